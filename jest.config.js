@@ -1,0 +1,20 @@
+// Jest runs TypeScript sources as native ES modules (node --experimental-vm-modules) through SWC,
+// with the same decorator settings as the build (.swcrc): Nest injection needs decorator metadata.
+import { readFileSync } from 'node:fs';
+
+const swc = JSON.parse(readFileSync(new URL('./.swcrc', import.meta.url), 'utf8'));
+delete swc.exclude;
+delete swc.$schema;
+
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false }] },
+  moduleNameMapper: {
+    '^#libs/(.*)\\.js$': '<rootDir>/libs/$1',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
+  globalSetup: '<rootDir>/test/global-setup.js',
+  testTimeout: 60000,
+};
