@@ -1,0 +1,41 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_PIPE, DiscoveryModule } from '@nestjs/core';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { AuthController } from './auth/auth.controller.js';
+import { AuthGuard } from './auth/auth.guard.js';
+import { AuthService } from './auth/auth.service.js';
+import { LoginThrottleService } from './auth/login-throttle.service.js';
+import { TokensController } from './auth/tokens.controller.js';
+import { TokensService } from './auth/tokens.service.js';
+import { DocsController } from './docs/docs.controller.js';
+import { DocsService } from './docs/docs.service.js';
+import { RouteTableService } from './docs/route-table.service.js';
+import { HealthController } from './health/health.controller.js';
+import { ErrorFilter } from './http/error.filter.js';
+import { StrictValidationPipe } from './http/validation.js';
+import { PANEL_RUNTIME, QUEUE_BACKEND, WARREN_CONFIG, type PanelRuntime } from './runtime.js';
+
+@Module({})
+export class AppModule {
+  static register(runtime: PanelRuntime): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [DiscoveryModule],
+      controllers: [AuthController, TokensController, DocsController, HealthController],
+      providers: [
+        { provide: PANEL_RUNTIME, useValue: runtime },
+        { provide: WARREN_CONFIG, useValue: runtime.config },
+        { provide: MikroORM, useValue: runtime.orm },
+        { provide: QUEUE_BACKEND, useValue: runtime.queues },
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_FILTER, useClass: ErrorFilter },
+        { provide: APP_PIPE, useClass: StrictValidationPipe },
+        AuthService,
+        LoginThrottleService,
+        TokensService,
+        RouteTableService,
+        DocsService,
+      ],
+    };
+  }
+}

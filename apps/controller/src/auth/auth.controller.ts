@@ -1,0 +1,52 @@
+import { Body, Controller, Inject, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Route } from '../http/route.decorator.js';
+import { WARREN_CONFIG } from '../runtime.js';
+import type { WarrenConfig } from '../config/config.js';
+import { AuthService } from './auth.service.js';
+import { CurrentPrincipal } from './current-principal.decorator.js';
+import { LoginDto } from './dto/login.dto.js';
+import { SESSION_COOKIE, type Principal } from './principal.js';
+
+@Controller()
+export class AuthController {
+  constructor(
+    private readonly auth: AuthService,
+    @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
+  ) {}
+
+  @Route({
+    method: 'POST',
+    path: 'auth/login',
+    group: 'auth',
+    summary: 'Sign in with username and password; returns a session token (also set as an HttpOnly cookie)',
+    example: { username: 'admin', password: 'correct horse battery staple' },
+    public: true,
+  })
+  async login(@Body() body: LoginDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const signedIn = await this.auth.login(body.username, body.password, request.ip);
+    reply.setCookie(SESSION_COOKIE, signedIn.token, {
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: request.protocol === 'https',
+      path: this.config.basePath || '/',
+      expires: signedIn.expiresAt,
+    });
+    return signedIn;
+  }
+
+  @Route({ method: 'GET', path: 'auth/me', group: 'auth', summary: 'Who the presented credential belongs to' })
+  me(@CurrentPrincipal() principal: Principal) {
+    return {
+      user: { id: principal.userId, username: principal.username, role: principal.role },
+      via: principal.via,
+    };
+  }
+
+  @Route({ method: 'POST', path: 'auth/logout', group: 'auth', summary: 'End the current session and clear its cookie' })
+  async logout(@CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.auth.logout(principal);
+    reply.clearCookie(SESSION_COOKIE, { path: this.config.basePath || '/' });
+    return { ok: true };
+  }
+}

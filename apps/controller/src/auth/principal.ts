@@ -1,0 +1,16 @@
+import type { FastifyRequest } from 'fastify';
+import type { UserRole } from './user.entity.js';
+
+/** Who is making a request, and with which credential. */
+export interface Principal {
+  userId: string;
+  username: string;
+  role: UserRole;
+  via: 'session' | 'token';
+  /** The session or API token id. */
+  credentialId: string;
+}
+
+export type AuthenticatedRequest = FastifyRequest & { principal?: Principal };
+
+export const SESSION_COOKIE = 'warren_session';

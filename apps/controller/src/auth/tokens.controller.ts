@@ -1,0 +1,46 @@
+import { Body, Controller, Param } from '@nestjs/common';
+import { Route } from '../http/route.decorator.js';
+import { CurrentPrincipal } from './current-principal.decorator.js';
+import { CreateTokenDto, UpdateTokenDto } from './dto/token.dto.js';
+import type { Principal } from './principal.js';
+import { TokensService } from './tokens.service.js';
+
+/** The tokens area of the panel's nodes section. */
+@Controller()
+export class TokensController {
+  constructor(private readonly tokens: TokensService) {}
+
+  @Route({ method: 'GET', path: 'tokens', group: 'tokens', summary: 'List API tokens (secrets are never shown again)' })
+  list() {
+    return this.tokens.list();
+  }
+
+  @Route({
+    method: 'POST',
+    path: 'tokens',
+    group: 'tokens',
+    summary: 'Issue an API token; the response is the only time its value is shown',
+    example: { name: 'ci-deploy' },
+    status: 201,
+  })
+  async issue(@CurrentPrincipal() principal: Principal, @Body() body: CreateTokenDto) {
+    const issued = await this.tokens.issue(principal.userId, body.name);
+    return { ...issued, usage: 'Authorization: Bearer <token>' };
+  }
+
+  @Route({
+    method: 'PATCH',
+    path: 'tokens/:id',
+    group: 'tokens',
+    summary: 'Rename, disable or re-enable an API token (takes effect on the next request)',
+    example: { enabled: false },
+  })
+  update(@Param('id') id: string, @Body() body: UpdateTokenDto) {
+    return this.tokens.update(id, body);
+  }
+
+  @Route({ method: 'DELETE', path: 'tokens/:id', group: 'tokens', summary: 'Delete an API token for good' })
+  remove(@Param('id') id: string) {
+    return this.tokens.remove(id);
+  }
+}

@@ -1,0 +1,20 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { randomUUID } from 'node:crypto';
+
+export const USER_ROLES = ['owner', 'admin'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
+/** A person who signs in to the panel. */
+export const User = defineEntity({
+  name: 'User',
+  tableName: 'users',
+  properties: {
+    id: p.uuid().primary().onCreate(() => randomUUID()),
+    username: p.string().length(64).unique(),
+    passwordHash: p.string().length(255).hidden(),
+    role: p.string().length(16).$type<UserRole>(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type User = InferEntity<typeof User>;

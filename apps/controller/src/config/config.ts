@@ -1,0 +1,143 @@
+import { isAbsolute, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
+
+/** Everything the controller reads from its environment, validated once at start. */
+export interface WarrenConfig {
+  dataDir: string;
+  host: string;
+  port: number;
+  /** "" or a path prefix such as "/x7k2" (leading slash, no trailing slash). */
+  basePath: string;
+  tls: { enabled: false } | { enabled: true; certFile?: string; keyFile?: string };
+  /** Unset: an embedded PostgreSQL in dataDir. */
+  databaseUrl?: string;
+  /** Unset: BullMQ runs on its PostgreSQL backend in the same database. */
+  redisUrl?: string;
+  /** Key prefix for BullMQ in Redis (lets several panels or test runs share one server). */
+  queuePrefix: string;
+  admin: { username?: string; password?: string };
+  /** Proxy addresses (IPs or CIDRs) whose X-Forwarded-* headers are believed. */
+  trustedProxies: string[];
+  sessionTtlHours: number;
+  logLevel: 'error' | 'warn' | 'log' | 'debug';
+}
+
+/** A configuration value that cannot be used; start-up stops with this message. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    reason: string,
+  ) {
+    super(`${variable}: ${reason}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'is not a valid URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+  }
+  return raw;
+}
+
+function basePath(env: Env): string {
+  const raw = text(env, 'WARREN_BASE_PATH');
+  if (raw === undefined || raw === '/') return '';
+  const trimmed = `/${raw.replace(/^\/+|\/+$/g, '')}`;
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(trimmed)) {
+    throw new ConfigError('WARREN_BASE_PATH', 'may hold only letters, digits and . _ ~ - between slashes');
+  }
+  return trimmed;
+}
+
+function tls(env: Env): WarrenConfig['tls'] {
+  const mode = (text(env, 'WARREN_TLS') ?? 'on').toLowerCase();
+  if (!['on', 'off', 'true', 'false', '1', '0'].includes(mode)) {
+    throw new ConfigError('WARREN_TLS', `must be "on" or "off", got "${mode}"`);
+  }
+  const certFile = text(env, 'WARREN_TLS_CERT');
+  const keyFile = text(env, 'WARREN_TLS_KEY');
+  if (['off', 'false', '0'].includes(mode)) return { enabled: false };
+  if (Boolean(certFile) !== Boolean(keyFile)) {
+    throw new ConfigError(certFile ? 'WARREN_TLS_KEY' : 'WARREN_TLS_CERT', 'must be set together with its pair');
+  }
+  for (const [name, file] of [['WARREN_TLS_CERT', certFile], ['WARREN_TLS_KEY', keyFile]] as const) {
+    if (file && !existsSync(file)) throw new ConfigError(name, `file not found: ${file}`);
+  }
+  return { enabled: true, certFile, keyFile };
+}
+
+function trustedProxies(env: Env): string[] {
+  const raw = text(env, 'WARREN_TRUSTED_PROXIES');
+  if (!raw) return [];
+  return raw.split(',').map((entry) => {
+    const value = entry.trim();
+    const [address, bits] = value.split('/');
+    const family = isIP(address ?? '');
+    const maxBits = family === 6 ? 128 : 32;
+    if (!family || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
+      throw new ConfigError('WARREN_TRUSTED_PROXIES', `"${value}" is not an IP address or CIDR`);
+    }
+    return value;
+  });
+}
+
+export function loadConfig(env: Env = process.env): WarrenConfig {
+  const dataDirRaw = text(env, 'WARREN_DATA_DIR') ?? './data';
+  const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(process.cwd(), dataDirRaw);
+  const tlsConfig = tls(env);
+  const host = text(env, 'WARREN_HOST') ?? '0.0.0.0';
+  if (!isIP(host) && !/^[A-Za-z0-9.-]+$/.test(host)) throw new ConfigError('WARREN_HOST', `"${host}" is not an address`);
+  const username = text(env, 'WARREN_ADMIN_USERNAME');
+  const password = env.WARREN_ADMIN_PASSWORD;
+  if (username !== undefined && !/^[A-Za-z0-9_.@-]{1,64}$/.test(username)) {
+    throw new ConfigError('WARREN_ADMIN_USERNAME', 'must be 1..64 of letters, digits and _ . @ -');
+  }
+  if (password !== undefined && password !== '' && password.length < 8) {
+    throw new ConfigError('WARREN_ADMIN_PASSWORD', 'must be at least 8 characters');
+  }
+  const prefix = text(env, 'WARREN_QUEUE_PREFIX') ?? 'warren';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(prefix)) throw new ConfigError('WARREN_QUEUE_PREFIX', 'must be 1..64 of letters, digits, _ and -');
+  const logLevel = (text(env, 'WARREN_LOG_LEVEL') ?? 'log') as WarrenConfig['logLevel'];
+  if (!['error', 'warn', 'log', 'debug'].includes(logLevel)) {
+    throw new ConfigError('WARREN_LOG_LEVEL', 'must be one of error, warn, log, debug');
+  }
+  return {
+    dataDir,
+    host,
+    port: integer(env, 'WARREN_PORT', tlsConfig.enabled ? 8443 : 8080, 0, 65535),
+    basePath: basePath(env),
+    tls: tlsConfig,
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    queuePrefix: prefix,
+    admin: { username, password: password === '' ? undefined : password },
+    trustedProxies: trustedProxies(env),
+    sessionTtlHours: integer(env, 'WARREN_SESSION_TTL_HOURS', 24, 1, 24 * 90),
+    logLevel,
+  };
+}

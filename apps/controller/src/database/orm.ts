@@ -1,0 +1,39 @@
+import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import { ENTITIES } from './entities.js';
+import { MIGRATIONS } from './migrations/index.js';
+
+/** BullMQ's PostgreSQL backend keeps its tables here; the ORM's schema diff must not touch them. */
+export const QUEUE_SCHEMA = 'bullmq';
+
+export function ormOptions(url: string): Options {
+  return {
+    clientUrl: url,
+    entities: ENTITIES,
+    extensions: [Migrator],
+    debug: false,
+    allowGlobalContext: false,
+    pool: { min: 1, max: 20 },
+    schemaGenerator: { skipTables: [/^bullmq\./] },
+    migrations: {
+      tableName: 'warren_migrations',
+      migrationsList: MIGRATIONS,
+      snapshot: false,
+      transactional: true,
+      allOrNothing: true,
+      silent: true,
+    },
+  };
+}
+
+/** Opens the database and brings its schema up to date with the committed migrations. */
+export async function openDatabase(url: string): Promise<MikroORM> {
+  const orm = await MikroORM.init(ormOptions(url));
+  try {
+    await orm.migrator.up();
+  } catch (error) {
+    await orm.close(true);
+    throw error;
+  }
+  return orm;
+}

@@ -1,0 +1,44 @@
+import { ConfigError, loadConfig } from './config/config.js';
+import { startPanel } from './panel.js';
+
+/** `npm start`: validate configuration, start the panel, print how to reach it. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`warren: configuration error: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const panel = await startPanel(config);
+  const url = `${panel.origin}${config.basePath}/`;
+  console.log(`warren: panel listening on ${url} (API: ${url}api/docs)`);
+  if (panel.owner?.generatedPassword) {
+    console.log(
+      `warren: created the owner account. username: ${panel.owner.username}  password: ${panel.owner.generatedPassword}\n` +
+        'warren: this password is shown only once; change it after signing in.',
+    );
+  } else if (panel.owner) {
+    console.log(`warren: created the owner account "${panel.owner.username}" from WARREN_ADMIN_USERNAME/WARREN_ADMIN_PASSWORD.`);
+  }
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`warren: ${signal} received, shutting down`);
+    panel.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  console.error(`warren: failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

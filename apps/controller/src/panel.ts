@@ -1,0 +1,96 @@
+import 'reflect-metadata';
+import fastifyCookie from '@fastify/cookie';
+import { Logger, type LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { AppModule } from './app.module.js';
+import { ensureOwner, type OwnerCreated } from './auth/owner-bootstrap.js';
+import type { WarrenConfig } from './config/config.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres.js';
+import { openDatabase } from './database/orm.js';
+import { loadTls } from './http/tls.js';
+import { openQueueBackend, type QueueBackend } from './queue/queue-backend.js';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface ServedRoute {
+  method: string;
+  url: string;
+}
+
+export interface Panel {
+  app: NestFastifyApplication;
+  /** Where the panel listens, e.g. https://127.0.0.1:8443 (no base path). */
+  origin: string;
+  owner?: OwnerCreated;
+  /** Every route the HTTP router serves, as registered (for the route-table test). */
+  servedRoutes: ServedRoute[];
+  close(): Promise<void>;
+}
+
+const LOG_LEVELS: Record<WarrenConfig['logLevel'], LogLevel[]> = {
+  error: ['fatal', 'error'],
+  warn: ['fatal', 'error', 'warn'],
+  log: ['fatal', 'error', 'warn', 'log'],
+  debug: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
+};
+
+/** Starts the whole controller: database (embedded or given), migrations, queue store, owner, HTTP. */
+export async function startPanel(config: WarrenConfig): Promise<Panel> {
+  const logger = new Logger('warren');
+  Logger.overrideLogger(LOG_LEVELS[config.logLevel]);
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const closeAll = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  };
+  try {
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      const embedded: EmbeddedDatabase = await startEmbeddedPostgres(config.dataDir, (m) => logger.log(m));
+      cleanups.push(() => embedded.stop());
+      databaseUrl = embedded.url;
+    }
+    const orm: MikroORM = await openDatabase(databaseUrl);
+    cleanups.push(() => orm.close(true));
+    const queues: QueueBackend = await openQueueBackend({ redisUrl: config.redisUrl, databaseUrl, prefix: config.queuePrefix });
+    cleanups.push(() => queues.close());
+    const owner = await ensureOwner(orm, config.admin);
+    const tls = await loadTls(config);
+
+    const adapter = new FastifyAdapter({
+      bodyLimit: BODY_LIMIT_BYTES,
+      trustProxy: config.trustedProxies.length ? config.trustedProxies : false,
+      ...(tls ? { https: { cert: tls.cert, key: tls.key } } : {}),
+    } as ConstructorParameters<typeof FastifyAdapter>[0]);
+    const fastify = adapter.getInstance();
+    const servedRoutes: ServedRoute[] = [];
+    fastify.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) servedRoutes.push({ method: String(method), url: route.url });
+    });
+    await fastify.register(fastifyCookie as never);
+
+    const app = await NestFactory.create<NestFastifyApplication>(
+      AppModule.register({ config, orm, queues, selfSignedTls: tls?.selfSigned ?? false }),
+      adapter,
+      { logger: LOG_LEVELS[config.logLevel], abortOnError: false },
+    );
+    app.setGlobalPrefix(`${config.basePath}/api`.replace(/^\//, ''));
+    app.enableShutdownHooks();
+    cleanups.push(() => app.close());
+    await app.listen(config.port, config.host);
+    const address = fastify.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+    return {
+      app,
+      origin: `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
+      owner,
+      servedRoutes,
+      close: closeAll,
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}

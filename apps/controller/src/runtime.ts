@@ -1,0 +1,16 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { WarrenConfig } from './config/config.js';
+import type { QueueBackend } from './queue/queue-backend.js';
+
+/** What start-up prepared before Nest runs: validated config, an open database, the queue store. */
+export interface PanelRuntime {
+  config: WarrenConfig;
+  orm: MikroORM;
+  queues: QueueBackend;
+  /** True when the panel serves a certificate it made itself (curl examples then add -k). */
+  selfSignedTls: boolean;
+}
+
+export const WARREN_CONFIG = Symbol('WARREN_CONFIG');
+export const QUEUE_BACKEND = Symbol('QUEUE_BACKEND');
+export const PANEL_RUNTIME = Symbol('PANEL_RUNTIME');

@@ -1,0 +1,58 @@
+import type { AmneziaParams } from './amnezia.js';
+import { isWireGuardKey } from './keys.js';
+
+/**
+ * Shared pieces of the INI-like text that wg, wg-quick and awg read. Every value is checked
+ * before it is written: a newline smuggled into a host name or DNS entry would otherwise add
+ * arbitrary directives (e.g. PostUp commands run as root by wg-quick) to the file.
+ */
+
+export class ConfigValueError extends TypeError {
+  override name = 'ConfigValueError';
+}
+
+// wg-quick strips everything after '#', and ',' separates list items; neither belongs inside
+// a single value, nor does whitespace or any control character.
+const UNSAFE_VALUE = /[\s#,\u0000-\u001f\u007f]/;
+
+export function safeValue(what: string, value: string): string {
+  if (value.length === 0 || UNSAFE_VALUE.test(value)) {
+    throw new ConfigValueError(`${what} ${JSON.stringify(value)} cannot be written to a WireGuard config`);
+  }
+  return value;
+}
+
+export function keyValue(what: string, value: string): string {
+  if (!isWireGuardKey(value)) throw new ConfigValueError(`${what} is not a base64 WireGuard key`);
+  return value;
+}
+
+export function portValue(what: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1 || value > 65535) {
+    throw new ConfigValueError(`${what} ${value} is not a port number (1..65535)`);
+  }
+  return value;
+}
+
+/** IPv6 literals must be bracketed, or the port would read as the address's last group. */
+export function formatEndpoint(host: string, port: number): string {
+  safeValue('endpoint host', host);
+  portValue('endpoint port', port);
+  const bracketed = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  return `${bracketed}:${port}`;
+}
+
+/** The [Interface] lines AmneziaWG adds; server and clients must carry identical values. */
+export function amneziaLines(p: AmneziaParams): string[] {
+  return [
+    `Jc = ${p.jc}`,
+    `Jmin = ${p.jmin}`,
+    `Jmax = ${p.jmax}`,
+    `S1 = ${p.s1}`,
+    `S2 = ${p.s2}`,
+    `H1 = ${p.h1}`,
+    `H2 = ${p.h2}`,
+    `H3 = ${p.h3}`,
+    `H4 = ${p.h4}`,
+  ];
+}
