@@ -1,0 +1,53 @@
+import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
+
+let t: TestPanel;
+beforeAll(async () => {
+  t = await startTestPanel();
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+describe('sign-in and sessions', () => {
+  test('login returns a session token usable as Bearer and sets a strict HttpOnly cookie', async () => {
+    const response = await t.call('POST', 'auth/login', { body: OWNER });
+    expect(response.status).toBe(200);
+    expect(typeof response.body.token).toBe('string');
+    expect(response.body.user).toMatchObject({ username: OWNER.username, role: 'owner' });
+    expect(response.body.user.passwordHash).toBeUndefined();
+    const cookie = response.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(/warren_session=/);
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/SameSite=Strict/i);
+
+    const me = await t.call('GET', 'auth/me', { token: response.body.token });
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ user: { username: OWNER.username }, via: 'session' });
+
+    const viaCookie = await t.call('GET', 'auth/me', { headers: { cookie: `warren_session=${response.body.token}` } });
+    expect(viaCookie.status).toBe(200);
+  });
+
+  test('the session token is stored hashed, never in the clear', async () => {
+    const token = await t.login();
+    const found = await t.call('GET', 'auth/me', { token });
+    expect(found.status).toBe(200);
+    const stored = await t.query<{ token_hash: string }>('select token_hash from sessions');
+    expect(stored.some((row) => row.token_hash === token)).toBe(false);
+    expect(stored.every((row) => /^[0-9a-f]{64}$/.test(row.token_hash))).toBe(true);
+  });
+
+  test('logout ends the session', async () => {
+    const token = await t.login();
+    expect((await t.call('POST', 'auth/logout', { token })).status).toBe(200);
+    const after = await t.call('GET', 'auth/me', { token });
+    expect(after.status).toBe(401);
+    expect(after.body).toEqual({ error: 'invalid or expired credentials', field: '' });
+  });
+
+  test('wrong password is a 401 with the error shape', async () => {
+    const response = await t.call('POST', 'auth/login', { body: { username: OWNER.username, password: 'nope-nope' } });
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual({ error: 'invalid username or password', field: '' });
+  });
+});

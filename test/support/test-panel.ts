@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, type WarrenConfig } from '../../apps/controller/src/config/config.js';
+import { startPanel, type Panel } from '../../apps/controller/src/panel.js';
+import { REDIS_URL } from './environment.js';
+import { createTestDatabase, type TestDatabase } from './test-database.js';
+
+export const OWNER = { username: 'owner', password: 'owner-password-123' };
+
+export interface TestPanel {
+  panel: Panel;
+  config: WarrenConfig;
+  /** Origin plus base path plus /api, e.g. http://127.0.0.1:40123/api */
+  api: string;
+  database: TestDatabase;
+  /** Signs in as the owner and returns the session token. */
+  login(): Promise<string>;
+  /** fetch with JSON in and out; `token` becomes a Bearer header. */
+  call(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  /** Reads the panel's database directly, to check what is stored. */
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real panel on a real HTTP port, with its own database on the machine's PostgreSQL and its own
+ * key prefix on the machine's Redis (unless `env` chooses otherwise).
+ */
+export async function startTestPanel(env: Record<string, string> = {}): Promise<TestPanel> {
+  const database = await createTestDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'warren-test-'));
+  const config = loadConfig({
+    WARREN_DATA_DIR: dataDir,
+    WARREN_HOST: '127.0.0.1',
+    WARREN_PORT: '0',
+    WARREN_TLS: 'off',
+    DATABASE_URL: database.url,
+    REDIS_URL,
+    WARREN_QUEUE_PREFIX: `wt${randomBytes(4).toString('hex')}`,
+    WARREN_ADMIN_USERNAME: OWNER.username,
+    WARREN_ADMIN_PASSWORD: OWNER.password,
+    WARREN_LOG_LEVEL: 'error',
+    ...env,
+  });
+  const panel = await startPanel(config);
+  const api = `${panel.origin}${config.basePath}/api`;
+  const call: TestPanel['call'] = async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    }
+    const response = await fetch(`${api}/${path.replace(/^\//, '')}`, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, body: parsed, headers: response.headers };
+  };
+  return {
+    panel,
+    config,
+    api,
+    database,
+    call,
+    async login() {
+      const response = await call('POST', 'auth/login', { body: OWNER });
+      if (response.status !== 200) throw new Error(`login failed: ${JSON.stringify(response.body)}`);
+      return response.body.token as string;
+    },
+    async query<T>(sql: string, params: unknown[] = []) {
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        return (await client.query(sql, params)).rows as T[];
+      } finally {
+        await client.end();
+      }
+    },
+    async stop() {
+      await panel.close();
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
