@@ -1,0 +1,61 @@
+import { ConfigError, loadConfig } from './config.js';
+
+function failure(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('configuration', () => {
+  test('defaults: embedded database, PostgreSQL queue, HTTPS on 8443, no base path', () => {
+    const config = loadConfig({});
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.redisUrl).toBeUndefined();
+    expect(config.tls.enabled).toBe(true);
+    expect(config.port).toBe(8443);
+    expect(config.basePath).toBe('');
+    expect(config.dataDir).toMatch(/\/data$/);
+  });
+
+  test('base path is normalised to a leading slash and no trailing slash', () => {
+    expect(loadConfig({ WARREN_BASE_PATH: 'x7k2/' }).basePath).toBe('/x7k2');
+    expect(loadConfig({ WARREN_BASE_PATH: '/a/b' }).basePath).toBe('/a/b');
+    expect(loadConfig({ WARREN_BASE_PATH: '/' }).basePath).toBe('');
+  });
+
+  test('WARREN_TLS=off serves plain HTTP on 8080', () => {
+    const config = loadConfig({ WARREN_TLS: 'off' });
+    expect(config.tls.enabled).toBe(false);
+    expect(config.port).toBe(8080);
+  });
+
+  test.each([
+    [{ WARREN_PORT: 'abc' }, 'WARREN_PORT'],
+    [{ WARREN_PORT: '70000' }, 'WARREN_PORT'],
+    [{ WARREN_TLS: 'maybe' }, 'WARREN_TLS'],
+    [{ WARREN_TLS_CERT: '/nonexistent/cert.pem', WARREN_TLS_KEY: '/nonexistent/key.pem' }, 'WARREN_TLS_CERT'],
+    [{ WARREN_TLS_CERT: '/etc/hostname' }, 'WARREN_TLS_KEY'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
+    [{ REDIS_URL: 'http://x' }, 'REDIS_URL'],
+    [{ WARREN_BASE_PATH: '/a b' }, 'WARREN_BASE_PATH'],
+    [{ WARREN_TRUSTED_PROXIES: '10.0.0.1,banana' }, 'WARREN_TRUSTED_PROXIES'],
+    [{ WARREN_TRUSTED_PROXIES: '10.0.0.0/33' }, 'WARREN_TRUSTED_PROXIES'],
+    [{ WARREN_ADMIN_PASSWORD: 'short' }, 'WARREN_ADMIN_PASSWORD'],
+    [{ WARREN_ADMIN_USERNAME: 'has space' }, 'WARREN_ADMIN_USERNAME'],
+    [{ WARREN_LOG_LEVEL: 'chatty' }, 'WARREN_LOG_LEVEL'],
+  ])('%j is refused naming %s', (env, variable) => {
+    const error = failure(env as Record<string, string>);
+    expect(error.variable).toBe(variable);
+    expect(error.message.startsWith(`${variable}:`)).toBe(true);
+  });
+
+  test('a bad value never echoes a secret', () => {
+    const error = failure({ DATABASE_URL: 'mysql://user:hunter2@db' });
+    expect(error.message).not.toContain('hunter2');
+  });
+});

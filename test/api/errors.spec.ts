@@ -1,0 +1,66 @@
+import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+
+let t: TestPanel;
+let token: string;
+
+beforeAll(async () => {
+  t = await startTestPanel();
+  token = await t.login();
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+async function tokenCount(): Promise<number> {
+  return Number((await t.query<{ n: string }>('select count(*) as n from api_tokens'))[0].n);
+}
+
+describe('bad input gets a 4xx with {error, field} and changes nothing', () => {
+  const cases: [string, { body?: unknown; headers?: Record<string, string> }, number, string][] = [
+    ['a wrong type', { body: { name: 42 } }, 400, 'name'],
+    ['a missing field', { body: {} }, 400, 'name'],
+    ['an empty name', { body: { name: '' } }, 400, 'name'],
+    ['an over-long name', { body: { name: 'x'.repeat(65) } }, 400, 'name'],
+    ['an unknown field', { body: { name: 'ok', admin: true } }, 400, 'admin'],
+    ['a JSON array', { body: [{ name: 'ok' }] }, 400, ''],
+    ['JSON null', { body: 'null' }, 400, ''],
+    ['a JSON string', { body: '"name"' }, 400, ''],
+    ['malformed JSON', { body: '{"name": "ok"' }, 400, ''],
+    ['a body over 1 MiB', { body: { name: 'x'.repeat(1024 * 1024 + 10) } }, 413, ''],
+    ['a non-JSON content type', { body: '<name>ok</name>', headers: { 'content-type': 'application/xml' } }, 415, ''],
+  ];
+
+  test.each(cases)('%s', async (_, request, status, field) => {
+    const before = await tokenCount();
+    const response = await t.call('POST', 'tokens', { token, ...request });
+    expect(response.status).toBe(status);
+    expect(response.body).toEqual({ error: expect.any(String), field });
+    expect(response.body.error).not.toMatch(/\bat \S+:\d+/); // no stack traces
+    expect(await tokenCount()).toBe(before);
+  });
+
+  test('unknown ids are 404 naming the id', async () => {
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+      const patch = await t.call('PATCH', `tokens/${id}`, { token, body: { enabled: false } });
+      expect(patch.status).toBe(404);
+      expect(patch.body).toEqual({ error: 'token not found', field: 'id' });
+      const remove = await t.call('DELETE', `tokens/${id}`, { token });
+      expect(remove.status).toBe(404);
+    }
+  });
+
+  test('an unknown route is a 404 in the same shape', async () => {
+    const response = await t.call('GET', 'no-such-thing', { token });
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ error: 'not found', field: '' });
+  });
+
+  test('a wrong type in PATCH names the field and changes nothing', async () => {
+    const issued = await t.call('POST', 'tokens', { token, body: { name: 'patch-me' } });
+    const response = await t.call('PATCH', `tokens/${issued.body.id}`, { token, body: { enabled: 'no' } });
+    expect(response.status).toBe(400);
+    expect(response.body.field).toBe('enabled');
+    const [row] = await t.query<{ enabled: boolean }>('select enabled from api_tokens where id = $1', [issued.body.id]);
+    expect(row.enabled).toBe(true);
+  });
+});
