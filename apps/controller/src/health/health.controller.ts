@@ -1,6 +1,7 @@
 import { Controller, Inject, Res } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyReply } from 'fastify';
+import { withTimeout } from '../common/with-timeout.js';
 import { Route } from '../http/route.decorator.js';
 import { QUEUE_BACKEND } from '../runtime.js';
 import type { QueueBackend } from '../queue/queue-backend.js';
@@ -33,7 +34,7 @@ export class HealthController {
   @Route({ method: 'GET', path: 'health', group: 'system', summary: 'Database and queue reachability (503 when either is down)', public: true })
   async health(@Res({ passthrough: true }) reply: FastifyReply) {
     const [database, queue] = await Promise.all([
-      timed(() => this.orm.em.getConnection().execute('select 1')),
+      timed(() => withTimeout(this.orm.em.getConnection().execute('select 1'), 2000, 'the database')),
       timed(() => this.queues.ping()),
     ]);
     const ok = database.ok && queue.ok;

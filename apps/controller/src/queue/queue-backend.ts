@@ -1,6 +1,7 @@
 import { Queue, createPostgresBackend, runMigrations } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { withTimeout } from '../common/with-timeout.js';
 import { QUEUE_SCHEMA } from '../database/orm.js';
 
 export type QueueBackendKind = 'redis' | 'postgres';
@@ -19,14 +20,6 @@ export interface QueueBackend {
   /** Resolves when the backing store answers a real queue operation within the timeout. */
   ping(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
-}
-
-function withTimeout<T>(work: Promise<T>, timeoutMs: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${timeoutMs} ms`)), timeoutMs);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 abstract class BaseQueueBackend implements QueueBackend {
