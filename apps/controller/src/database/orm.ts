@@ -14,7 +14,8 @@ export function ormOptions(url: string): Options {
     debug: false,
     allowGlobalContext: false,
     pool: { min: 1, max: 20 },
-    schemaGenerator: { skipTables: [/^bullmq\./] },
+    // BullMQ owns QUEUE_SCHEMA; without this the schema diff proposes dropping its tables.
+    schemaGenerator: { ignoreSchema: [QUEUE_SCHEMA] },
     migrations: {
       tableName: 'warren_migrations',
       migrationsList: MIGRATIONS,
