@@ -10,6 +10,7 @@ import type { WarrenConfig } from './config/config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres.js';
 import { openDatabase } from './database/orm.js';
 import { loadTls } from './http/tls.js';
+import { ensureLocalNode } from './nodes/local-node.js';
 import { openQueueBackend, type QueueBackend } from './queue/queue-backend.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -56,6 +57,7 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
     const queues: QueueBackend = await openQueueBackend({ redisUrl: config.redisUrl, databaseUrl, prefix: config.queuePrefix });
     cleanups.push(() => queues.close());
     const owner = await ensureOwner(orm, config.admin);
+    await ensureLocalNode(orm);
     const tls = await loadTls(config);
 
     const adapter = new FastifyAdapter({

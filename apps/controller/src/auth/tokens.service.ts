@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { generateApiToken, hashSecret, tokenHint } from '#libs/tokens/api-token.js';
 import { notFound } from '../http/api-error.js';
 import { ApiToken } from './api-token.entity.js';
-import { User } from './user.entity.js';
+import { issueApiToken } from './issue-token.js';
 
 export interface TokenView {
   id: string;
@@ -41,11 +40,7 @@ export class TokensService {
 
   /** Returns the token in the clear: the only time it is ever shown. */
   async issue(userId: string, name: string): Promise<TokenView & { token: string }> {
-    const em = this.orm.em.fork();
-    const user = await em.findOneOrFail(User, { id: userId });
-    const token = generateApiToken();
-    const row = em.create(ApiToken, { name, hint: tokenHint(token), secretHash: hashSecret(token), user, enabled: true });
-    await em.flush();
+    const { row, token } = await issueApiToken(this.orm.em.fork(), userId, name);
     return { ...view(row), token };
   }
 

