@@ -1,6 +1,7 @@
 import { CreateTokenDto } from '../auth/dto/token.dto.js';
 import { findOwner, issueApiToken } from '../auth/issue-token.js';
 import type { WarrenConfig } from '../config/config.js';
+import { embeddedClusterExists } from '../database/embedded-postgres.js';
 import { ApiError } from '../http/api-error.js';
 import { StrictValidationPipe } from '../http/validation.js';
 import { openPanelDatabase } from './panel-database.js';
@@ -27,17 +28,19 @@ function panelOrigin(config: WarrenConfig): string {
   return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${config.port}${config.basePath}`;
 }
 
+const NO_OWNER = 'there is no owner account yet: start the panel once (npm start) to create it, then issue tokens';
+
 export async function tokenIssue(config: WarrenConfig, options: { name: string; quiet: boolean }): Promise<void> {
   const name = await validateName(options.name);
+  // Never started here: no cluster, so no owner. Do not create a database as a side effect.
+  if (!config.databaseUrl && !embeddedClusterExists(config.dataDir)) throw new CommandFailed(NO_OWNER);
   const log = options.quiet ? () => undefined : (message: string) => console.error(`warren: ${message}`);
   const database = await openPanelDatabase(config, log);
   let issued: { token: string; owner: string };
   try {
     const em = database.orm.em.fork();
     const owner = await findOwner(em);
-    if (!owner) {
-      throw new CommandFailed('there is no owner account yet: start the panel once (npm start) to create it, then issue tokens');
-    }
+    if (!owner) throw new CommandFailed(NO_OWNER);
     const { token } = await issueApiToken(em, owner.id, name);
     issued = { token, owner: owner.username };
   } finally {

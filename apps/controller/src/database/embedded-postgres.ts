@@ -269,6 +269,11 @@ export async function startEmbeddedPostgres(dataDir: string, log: (message: stri
   return { url: urlFor(settings), stop };
 }
 
+/** True once a panel (or the CLI) has initialised the embedded cluster in this data directory. */
+export function embeddedClusterExists(dataDir: string): boolean {
+  return existsSync(join(clusterDir(dataDir), 'PG_VERSION'));
+}
+
 /**
  * For the command line: the URL of the embedded PostgreSQL if a panel on this data directory
  * is running it now, so the CLI talks to the live server instead of starting a second one.
