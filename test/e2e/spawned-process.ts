@@ -1,0 +1,133 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+/** The repository root: the built panel and CLI are run from dist/ there, as `npm start` does. */
+export const ROOT = new URL('../../', import.meta.url).pathname;
+export const PANEL_MAIN = join(ROOT, 'dist/apps/controller/src/main.js');
+export const CLI_MAIN = join(ROOT, 'dist/apps/controller/src/cli/main.js');
+
+export interface Spawned {
+  child: ChildProcess;
+  stdout: string;
+  stderr: string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const everySpawned = new Set<ChildProcess>();
+
+/** Runs a built entry point on this Node (24, the one jest runs on), collecting its output. */
+export function run(script: string, args: string[], env: NodeJS.ProcessEnv): Spawned {
+  const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  everySpawned.add(child);
+  const spawned: Spawned = {
+    child,
+    stdout: '',
+    stderr: '',
+    exited: new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal }))),
+  };
+  child.stdout!.on('data', (chunk: Buffer) => (spawned.stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (spawned.stderr += chunk.toString()));
+  void spawned.exited.then(() => everySpawned.delete(child));
+  return spawned;
+}
+
+/** Runs to completion; the output once it has exited. */
+export async function runToEnd(script: string, args: string[], env: NodeJS.ProcessEnv) {
+  const spawned = run(script, args, env);
+  const { code } = await spawned.exited;
+  return { code, stdout: spawned.stdout, stderr: spawned.stderr };
+}
+
+/** Resolves once the text appears in stdout; fails early with the output if the process exits first. */
+export async function waitForOutput(spawned: Spawned, text: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  void spawned.exited.then(() => (exited = true));
+  while (!spawned.stdout.includes(text)) {
+    if (exited || Date.now() > deadline) {
+      throw new Error(
+        `${exited ? 'exited' : 'timed out'} before printing "${text}"\n--- stdout\n${spawned.stdout}\n--- stderr\n${spawned.stderr}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export async function killAllSpawned(): Promise<void> {
+  await Promise.all(
+    [...everySpawned].map(async (child) => {
+      const gone = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await gone;
+    }),
+  );
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The embedded PostgreSQL still running on a data directory (an orphan of a killed panel), if any. */
+export function postmasterOf(dataDir: string): number | undefined {
+  const lockFile = join(dataDir, 'postgres', 'postmaster.pid');
+  if (!existsSync(lockFile)) return undefined;
+  const pid = Number(readFileSync(lockFile, 'utf8').split('\n')[0]);
+  return Number.isInteger(pid) && pid > 0 && alive(pid) ? pid : undefined;
+}
+
+export async function stopPostmaster(dataDir: string): Promise<void> {
+  const pid = postmasterOf(dataDir);
+  if (!pid) return;
+  process.kill(pid, 'SIGINT');
+  for (let waited = 0; alive(pid) && waited < 10_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+  if (alive(pid)) process.kill(pid, 'SIGKILL');
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** HTTPS to the panel's self-signed certificate (trust is not what this test is about). */
+export function https(
+  method: string,
+  url: string,
+  options: { token?: string; body?: unknown } = {},
+): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = {};
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+    if (payload) headers['content-type'] = 'application/json';
+    const req = request(url, { method, headers, rejectUnauthorized: false, agent: false, timeout: 10_000 }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => {
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // not JSON: keep the text
+        }
+        resolve({ status: res.statusCode ?? 0, body });
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error(`${method} ${url} timed out`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
