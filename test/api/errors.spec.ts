@@ -64,3 +64,8 @@ describe('bad input gets a 4xx with {error, field} and changes nothing', () => {
     expect(row.enabled).toBe(true);
   });
 });
+
+test('an empty name is reported as a length problem, not a character problem', async () => {
+  const response = await t.call('POST', 'tokens', { token, body: { name: '' } });
+  expect(response.body).toEqual({ error: 'name must be longer than or equal to 1 characters', field: 'name' });
+});

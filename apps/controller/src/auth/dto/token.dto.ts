@@ -1,6 +1,6 @@
 import { IsBoolean, IsOptional, IsString, Length, Matches } from 'class-validator';
 
-const NAME_RULE = /^[^\u0000-\u001f]+$/;
+const NAME_RULE = /^[^\u0000-\u001f]*$/; // length is checked separately, with its own message
 
 export class CreateTokenDto {
   @IsString()
