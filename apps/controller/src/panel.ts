@@ -9,6 +9,7 @@ import { ensureOwner, type OwnerCreated } from './auth/owner-bootstrap.js';
 import type { WarrenConfig } from './config/config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres.js';
 import { openDatabase } from './database/orm.js';
+import { PreparedPool } from './database/prepared-pool.js';
 import { loadTls } from './http/tls.js';
 import { ensureLocalNode } from './nodes/local-node.js';
 import { openQueueBackend, type QueueBackend } from './queue/queue-backend.js';
@@ -56,6 +57,8 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
     cleanups.push(() => orm.close(true));
     const queues: QueueBackend = await openQueueBackend({ redisUrl: config.redisUrl, databaseUrl, prefix: config.queuePrefix });
     cleanups.push(() => queues.close());
+    const prepared = new PreparedPool(databaseUrl);
+    cleanups.push(() => prepared.close());
     const owner = await ensureOwner(orm, config.admin);
     await ensureLocalNode(orm);
     const tls = await loadTls(config);
@@ -73,7 +76,7 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
     await fastify.register(fastifyCookie as never);
 
     const app = await NestFactory.create<NestFastifyApplication>(
-      AppModule.register({ config, orm, queues, selfSignedTls: tls?.selfSigned ?? false }),
+      AppModule.register({ config, orm, queues, prepared, selfSignedTls: tls?.selfSigned ?? false }),
       adapter,
       { logger: LOG_LEVELS[config.logLevel], abortOnError: false },
     );

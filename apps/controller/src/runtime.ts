@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { WarrenConfig } from './config/config.js';
+import type { PreparedPool } from './database/prepared-pool.js';
 import type { QueueBackend } from './queue/queue-backend.js';
 
 /** What start-up prepared before Nest runs: validated config, an open database, the queue store. */
@@ -7,6 +8,8 @@ export interface PanelRuntime {
   config: WarrenConfig;
   orm: MikroORM;
   queues: QueueBackend;
+  /** Named prepared statements for the queries every request runs. */
+  prepared: PreparedPool;
   /** True when the panel serves a certificate it made itself (curl examples then add -k). */
   selfSignedTls: boolean;
 }
@@ -14,3 +17,4 @@ export interface PanelRuntime {
 export const WARREN_CONFIG = Symbol('WARREN_CONFIG');
 export const QUEUE_BACKEND = Symbol('QUEUE_BACKEND');
 export const PANEL_RUNTIME = Symbol('PANEL_RUNTIME');
+export const PREPARED_POOL = Symbol('PREPARED_POOL');

@@ -3,13 +3,21 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
 import { hashSecret, isWellFormedApiToken, API_TOKEN_PREFIX } from '#libs/tokens/api-token.js';
 import { unauthorized } from '../http/api-error.js';
-import { WARREN_CONFIG } from '../runtime.js';
+import type { PreparedPool } from '../database/prepared-pool.js';
+import { PREPARED_POOL, WARREN_CONFIG } from '../runtime.js';
 import type { WarrenConfig } from '../config/config.js';
 import { LoginThrottleService } from './login-throttle.service.js';
 import { DECOY_HASH, verifyPassword } from './password.js';
 import type { Principal } from './principal.js';
 import { Session } from './session.entity.js';
 import { User } from './user.entity.js';
+
+interface CredentialRow {
+  id: string;
+  user_id: string;
+  username: string;
+  role: string;
+}
 
 export interface SignedIn {
   token: string;
@@ -24,6 +32,7 @@ export class AuthService {
     @Inject(MikroORM) private readonly orm: MikroORM,
     @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
     private readonly throttle: LoginThrottleService,
+    @Inject(PREPARED_POOL) private readonly prepared: PreparedPool,
   ) {}
 
   async login(username: string, password: string, ip: string): Promise<SignedIn> {
@@ -55,26 +64,27 @@ export class AuthService {
    * its user, must take effect on the very next request on every replica.
    */
   async authenticate(credential: string): Promise<Principal | undefined> {
-    const connection = this.orm.em.getConnection();
     if (credential.startsWith(API_TOKEN_PREFIX)) {
       if (!isWellFormedApiToken(credential)) return undefined;
-      const [row] = await connection.execute<{ id: string; user_id: string; username: string; role: string; stale: boolean }[]>(
+      const [row] = await this.prepared.query<CredentialRow & { stale: boolean }>(
+        'auth_api_token',
         `select t.id, t.user_id, u.username, u.role,
                 (t.last_used_at is null or t.last_used_at < now() - interval '60 seconds') as stale
            from api_tokens t join users u on u.id = t.user_id
-          where t.secret_hash = ? and t.enabled`,
+          where t.secret_hash = $1 and t.enabled`,
         [hashSecret(credential)],
       );
       if (!row) return undefined;
       // lastUsedAt is kept to the minute: a write per request would double the cost of every call.
-      if (row.stale) await connection.execute('update api_tokens set last_used_at = now() where id = ?', [row.id]);
+      if (row.stale) await this.prepared.query('auth_token_used', 'update api_tokens set last_used_at = now() where id = $1', [row.id]);
       return { userId: row.user_id, username: row.username, role: row.role as Principal['role'], via: 'token', credentialId: row.id };
     }
     if (credential.length > 128) return undefined;
-    const [row] = await connection.execute<{ id: string; user_id: string; username: string; role: string }[]>(
+    const [row] = await this.prepared.query<CredentialRow>(
+      'auth_session',
       `select s.id, s.user_id, u.username, u.role
          from sessions s join users u on u.id = s.user_id
-        where s.token_hash = ? and s.expires_at > now()`,
+        where s.token_hash = $1 and s.expires_at > now()`,
       [hashSecret(credential)],
     );
     if (!row) return undefined;

@@ -13,7 +13,8 @@ export function ormOptions(url: string): Options {
     extensions: [Migrator],
     debug: false,
     allowGlobalContext: false,
-    pool: { min: 1, max: 20 },
+    // About two connections per core: more only make PostgreSQL processes compete (docs/benchmarks.md).
+    pool: { min: 1, max: 8 },
     // BullMQ owns QUEUE_SCHEMA; without this the schema diff proposes dropping its tables.
     schemaGenerator: { ignoreSchema: [QUEUE_SCHEMA] },
     migrations: {
