@@ -13,7 +13,7 @@ import { RouteTableService } from './docs/route-table.service.js';
 import { HealthController } from './health/health.controller.js';
 import { ErrorFilter } from './http/error.filter.js';
 import { StrictValidationPipe } from './http/validation.js';
-import { PANEL_RUNTIME, QUEUE_BACKEND, WARREN_CONFIG, type PanelRuntime } from './runtime.js';
+import { PANEL_RUNTIME, PREPARED_POOL, QUEUE_BACKEND, WARREN_CONFIG, type PanelRuntime } from './runtime.js';
 
 @Module({})
 export class AppModule {
@@ -27,6 +27,7 @@ export class AppModule {
         { provide: WARREN_CONFIG, useValue: runtime.config },
         { provide: MikroORM, useValue: runtime.orm },
         { provide: QUEUE_BACKEND, useValue: runtime.queues },
+        { provide: PREPARED_POOL, useValue: runtime.prepared },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ErrorFilter },
         { provide: APP_PIPE, useClass: StrictValidationPipe },
