@@ -13,6 +13,12 @@ import { RouteTableService } from './docs/route-table.service.js';
 import { HealthController } from './health/health.controller.js';
 import { ErrorFilter } from './http/error.filter.js';
 import { StrictValidationPipe } from './http/validation.js';
+import { HostsController } from './interfaces/hosts.controller.js';
+import { HostsService } from './interfaces/hosts.service.js';
+import { InterfacesController } from './interfaces/interfaces.controller.js';
+import { InterfacesService } from './interfaces/interfaces.service.js';
+import { NodesController } from './nodes/nodes.controller.js';
+import { NodesService } from './nodes/nodes.service.js';
 import { PANEL_RUNTIME, PREPARED_POOL, QUEUE_BACKEND, WARREN_CONFIG, type PanelRuntime } from './runtime.js';
 
 @Module({})
@@ -21,7 +27,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [DiscoveryModule],
-      controllers: [AuthController, TokensController, DocsController, HealthController],
+      controllers: [AuthController, TokensController, DocsController, HealthController, NodesController, InterfacesController, HostsController],
       providers: [
         { provide: PANEL_RUNTIME, useValue: runtime },
         { provide: WARREN_CONFIG, useValue: runtime.config },
@@ -36,6 +42,9 @@ export class AppModule {
         TokensService,
         RouteTableService,
         DocsService,
+        NodesService,
+        InterfacesService,
+        HostsService,
       ],
     };
   }

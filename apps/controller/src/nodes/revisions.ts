@@ -6,12 +6,16 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * the other way round). Returns the new revision per node.
  */
 export async function bumpRevisions(em: EntityManager, nodeIds: Iterable<string>): Promise<Map<string, number>> {
-  const ids = [...new Set(nodeIds)];
+  const ids = [...new Set(nodeIds)].sort();
   if (ids.length === 0) return new Map();
-  // em.execute runs inside the caller's transaction when there is one.
+  // em.execute runs inside the caller's transaction when there is one. It inlines parameters and
+  // spells an array as a comma list, hence `array[?]`. The rows are locked in id order first, so
+  // two transactions bumping overlapping sets of nodes cannot deadlock on each other.
   const rows = await em.execute<{ id: string; desired_revision: string }[]>(
-    `update nodes set desired_revision = desired_revision + 1, updated_at = now()
-      where id = any(?::uuid[]) returning id, desired_revision`,
+    `with locked as (select id from nodes where id = any(array[?]::uuid[]) order by id for update)
+     update nodes set desired_revision = desired_revision + 1, updated_at = now()
+       from locked where nodes.id = locked.id
+     returning nodes.id, nodes.desired_revision`,
     [ids],
   );
   return new Map(rows.map((row) => [row.id, Number(row.desired_revision)]));

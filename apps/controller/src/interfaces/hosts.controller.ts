@@ -1,0 +1,49 @@
+import { Body, Controller, Param, Query } from '@nestjs/common';
+import { Route } from '../http/route.decorator.js';
+import { CreateHostDto, ListHostsQueryDto, UpdateHostDto } from './dto/host.dto.js';
+import { HostsService } from './hosts.service.js';
+
+/** The addresses clients dial for an interface; one profile is rendered per enabled host. */
+@Controller()
+export class HostsController {
+  constructor(private readonly hosts: HostsService) {}
+
+  @Route({
+    method: 'GET',
+    path: 'hosts',
+    group: 'hosts',
+    summary: 'List hosts (alternative addresses clients dial), highest priority first',
+    query: { interfaceId: 'only the hosts of this interface' },
+  })
+  list(@Query() query: ListHostsQueryDto) {
+    return this.hosts.list(query);
+  }
+
+  @Route({
+    method: 'POST',
+    path: 'hosts',
+    group: 'hosts',
+    summary: "Add a host to an interface; port 0 means the interface's listen port",
+    example: { interfaceId: '00000000-0000-4000-8000-000000000000', name: 'cdn', address: 'cdn.example.com', port: 443, priority: 10 },
+    status: 201,
+  })
+  create(@Body() body: CreateHostDto) {
+    return this.hosts.create(body);
+  }
+
+  @Route({
+    method: 'PATCH',
+    path: 'hosts/:id',
+    group: 'hosts',
+    summary: 'Change a host (name, address, port, priority, enabled)',
+    example: { enabled: false },
+  })
+  update(@Param('id') id: string, @Body() body: UpdateHostDto) {
+    return this.hosts.update(id, body);
+  }
+
+  @Route({ method: 'DELETE', path: 'hosts/:id', group: 'hosts', summary: 'Delete a host' })
+  remove(@Param('id') id: string) {
+    return this.hosts.remove(id);
+  }
+}

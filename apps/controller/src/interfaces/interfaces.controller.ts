@@ -1,0 +1,61 @@
+import { Body, Controller, Param, Query } from '@nestjs/common';
+import { Route } from '../http/route.decorator.js';
+import { ForceQueryDto, isForced } from '../nodes/dto/force-query.dto.js';
+import { CreateInterfaceDto, ListInterfacesQueryDto, UpdateInterfaceDto } from './dto/interface.dto.js';
+import { InterfacesService } from './interfaces.service.js';
+
+/** WireGuard and AmneziaWG interfaces (tunnels); rules and bounds are in docs/interfaces.md. */
+@Controller()
+export class InterfacesController {
+  constructor(private readonly interfaces: InterfacesService) {}
+
+  @Route({
+    method: 'GET',
+    path: 'interfaces',
+    group: 'interfaces',
+    summary: 'List interfaces with pool capacity and allocated, client and device counts',
+    query: { nodeId: 'only the interfaces of this node' },
+  })
+  list(@Query() query: ListInterfacesQueryDto) {
+    return this.interfaces.list(query);
+  }
+
+  @Route({ method: 'GET', path: 'interfaces/:id', group: 'interfaces', summary: 'Read one interface with its counts' })
+  get(@Param('id') id: string) {
+    return this.interfaces.get(id);
+  }
+
+  @Route({
+    method: 'POST',
+    path: 'interfaces',
+    group: 'interfaces',
+    summary: 'Create an interface (server keys, and AmneziaWG parameters in amnezia mode, are generated); nodeId defaults to the local node',
+    example: { name: 'wg0', mode: 'standard', listenPort: 51820, subnet: '10.8.0.0/24', endpointHost: 'vpn.example.com' },
+    status: 201,
+  })
+  create(@Body() body: CreateInterfaceDto) {
+    return this.interfaces.create(body);
+  }
+
+  @Route({
+    method: 'PATCH',
+    path: 'interfaces/:id',
+    group: 'interfaces',
+    summary: 'Change an interface; the subnet only while no addresses are allocated, never its node or mode',
+    example: { endpointHost: 'vpn2.example.com', mtu: 1380 },
+  })
+  update(@Param('id') id: string, @Body() body: UpdateInterfaceDto) {
+    return this.interfaces.update(id, body);
+  }
+
+  @Route({
+    method: 'DELETE',
+    path: 'interfaces/:id',
+    group: 'interfaces',
+    summary: 'Delete an interface; refused while devices use it unless forced',
+    query: { force: 'true to delete it together with its devices’ accounts on it' },
+  })
+  remove(@Param('id') id: string, @Query() query: ForceQueryDto) {
+    return this.interfaces.remove(id, isForced(query));
+  }
+}

@@ -1,0 +1,314 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
+import {
+  AMNEZIA_BOUNDS,
+  FORBIDDEN_S_DIFFERENCE,
+  generateAmneziaParams,
+  JMAX_MIN_GAP,
+  validateAmneziaParams,
+  type AmneziaField,
+  type AmneziaParams,
+} from '#libs/wireguard/amnezia.js';
+import { gatewayAddress, parseInterfaceSubnet, poolCapacity } from '#libs/wireguard/address-pool.js';
+import { cidrsOverlap, Ipv4FormatError, type Cidr } from '#libs/wireguard/ipv4.js';
+import { generateKeyPair } from '#libs/wireguard/keys.js';
+import { badRequest, conflict, notFound } from '../http/api-error.js';
+import { lockNode, mapUniqueViolations } from '../nodes/db.js';
+import { Node } from '../nodes/node.entity.js';
+import { bumpRevisions } from '../nodes/revisions.js';
+import type { CreateInterfaceDto, UpdateInterfaceDto } from './dto/interface.dto.js';
+import { TunnelInterface, type InterfaceMode } from './interface.entity.js';
+import { interfaceUsage, type InterfaceUsage } from './interface-usage.js';
+import { UUID } from './validators.js';
+
+export interface InterfaceView extends InterfaceUsage {
+  id: string;
+  nodeId: string;
+  name: string;
+  protocol: string;
+  mode: InterfaceMode;
+  listenPort: number;
+  subnet: string;
+  /** The server's address on the tunnel (first host of the subnet). */
+  gateway: string;
+  endpointHost: string;
+  mtu: number;
+  dns: string[];
+  natInterface: string | null;
+  enabled: boolean;
+  publicKey: string;
+  awg: AmneziaParams | null;
+  /** Addresses the pool can hand out (network, gateway and broadcast excluded). */
+  capacity: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+function view(row: TunnelInterface, usage: InterfaceUsage): InterfaceView {
+  // Built field by field: the private key must never reach a response, whatever the entity grows.
+  return {
+    id: row.id,
+    nodeId: row.node.id,
+    name: row.name,
+    protocol: row.protocol,
+    mode: row.mode,
+    listenPort: row.listenPort,
+    subnet: row.subnet,
+    gateway: gatewayAddress(row.subnet),
+    endpointHost: row.endpointHost,
+    mtu: row.mtu,
+    dns: [...row.dns],
+    natInterface: row.natInterface ?? null,
+    enabled: row.enabled,
+    publicKey: row.publicKey,
+    awg: row.awg ?? null,
+    capacity: poolCapacity(row.subnet),
+    allocated: usage.allocated,
+    clients: usage.clients,
+    devices: usage.devices,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+const UNIQUE_FIELDS = {
+  interfaces_node_id_name_unique: { field: 'name', message: 'an interface with this name already exists on this node' },
+  interfaces_node_id_listen_port_unique: { field: 'listenPort', message: 'this listen port is already used on this node' },
+};
+
+/** The part of an interface that must be unique on its node. */
+interface Placement {
+  name: string;
+  listenPort: number;
+  subnet: Cidr;
+  subnetText: string;
+}
+
+/**
+ * WireGuard / AmneziaWG interfaces. Every write locks what it checks (the interface row, then
+ * its node row), re-reads under the lock, and bumps the node's revision in the same transaction.
+ */
+@Injectable()
+export class InterfacesService {
+  constructor(@Inject(MikroORM) private readonly orm: MikroORM) {}
+
+  async list(filter: { nodeId?: string } = {}): Promise<InterfaceView[]> {
+    const em = this.orm.em.fork();
+    if (filter.nodeId !== undefined) await findNode(em, filter.nodeId, 'nodeId');
+    const rows = await em.find(TunnelInterface, filter.nodeId ? { node: filter.nodeId } : {}, {
+      orderBy: { name: 'asc', createdAt: 'asc' },
+    });
+    const usage = await interfaceUsage(em, rows.map((row) => row.id));
+    return rows.map((row) => view(row, usage.get(row.id)!));
+  }
+
+  async get(id: string): Promise<InterfaceView> {
+    const em = this.orm.em.fork();
+    const row = UUID.test(id) ? await em.findOne(TunnelInterface, { id }) : null;
+    if (!row) throw notFound('interface not found', 'id');
+    return view(row, (await interfaceUsage(em, [row.id])).get(row.id)!);
+  }
+
+  async create(input: CreateInterfaceDto): Promise<InterfaceView> {
+    const mode = input.mode ?? 'standard';
+    if (input.awg !== undefined && mode !== 'amnezia') throw badRequest('awg parameters apply only to amnezia mode', 'awg');
+    const subnet = parseSubnet(input.subnet);
+    const awg = mode === 'amnezia' ? (input.awg ? checkedAwg(input.awg) : generateAmneziaParams()) : null;
+    const keys = generateKeyPair();
+
+    const id = await this.write(async (em) => {
+      const nodeId = input.nodeId ?? (await localNodeId(em));
+      if (!UUID.test(nodeId)) throw notFound('node not found', 'nodeId');
+      await lockNode(em, nodeId, 'nodeId');
+      await assertPlacementFree(em, nodeId, { name: input.name, listenPort: input.listenPort, subnet, subnetText: input.subnet });
+      const row = em.create(TunnelInterface, {
+        node: em.getReference(Node, nodeId),
+        name: input.name,
+        protocol: 'wireguard',
+        mode,
+        listenPort: input.listenPort,
+        subnet: input.subnet,
+        endpointHost: input.endpointHost,
+        mtu: input.mtu ?? 1420,
+        dns: input.dns ?? [gatewayAddress(subnet)],
+        natInterface: input.natInterface ?? null,
+        enabled: input.enabled ?? true,
+        privateKey: keys.privateKey,
+        publicKey: keys.publicKey,
+        awg,
+        allocationCursor: null,
+      });
+      await em.flush();
+      await bumpRevisions(em, [nodeId]);
+      return row.id;
+    });
+    return this.get(id);
+  }
+
+  /**
+   * Name, port, endpoint, MTU, DNS, NAT, enabled and (amnezia only) awg may change at any time;
+   * the subnet only while no address is handed out from it. Node and mode are fixed.
+   */
+  async update(id: string, changes: UpdateInterfaceDto): Promise<InterfaceView> {
+    await this.write(async (em) => {
+      const row = await lockInterface(em, id);
+      const nodeId = row.node.id;
+      await lockNode(em, nodeId, 'nodeId');
+
+      if (changes.nodeId !== undefined && changes.nodeId !== nodeId) {
+        throw badRequest('an interface cannot move to another node; create one there instead', 'nodeId');
+      }
+      if (changes.mode !== undefined && changes.mode !== row.mode) {
+        throw badRequest(`mode cannot change (this interface is ${row.mode}); create a new interface instead`, 'mode');
+      }
+      if (changes.awg !== undefined && row.mode !== 'amnezia') throw badRequest('awg parameters apply only to amnezia mode', 'awg');
+      const awg = changes.awg !== undefined ? checkedAwg(changes.awg) : undefined;
+
+      const subnetChanges = changes.subnet !== undefined && changes.subnet !== row.subnet;
+      const subnet = parseSubnet(changes.subnet ?? row.subnet);
+      if (subnetChanges) {
+        const [{ count }] = await em.execute<{ count: string }[]>('select count(*) as count from accounts where interface_id = ?', [id]);
+        if (Number(count) > 0) {
+          throw conflict(
+            `the subnet cannot change while ${count} ${Number(count) === 1 ? 'address is' : 'addresses are'} allocated from it; delete the devices first or create a new interface`,
+            'subnet',
+          );
+        }
+      }
+      await assertPlacementFree(
+        em,
+        nodeId,
+        { name: changes.name ?? row.name, listenPort: changes.listenPort ?? row.listenPort, subnet, subnetText: changes.subnet ?? row.subnet },
+        id,
+      );
+
+      const before = JSON.stringify(snapshot(row));
+      if (subnetChanges) {
+        // DNS left at the old gateway (the default) follows the gateway to the new subnet.
+        const oldGateway = gatewayAddress(row.subnet);
+        if (changes.dns === undefined && row.dns.length === 1 && row.dns[0] === oldGateway) row.dns = [gatewayAddress(subnet)];
+        row.subnet = changes.subnet!;
+        row.allocationCursor = null;
+      }
+      if (changes.name !== undefined) row.name = changes.name;
+      if (changes.listenPort !== undefined) row.listenPort = changes.listenPort;
+      if (changes.endpointHost !== undefined) row.endpointHost = changes.endpointHost;
+      if (changes.mtu !== undefined) row.mtu = changes.mtu;
+      if (changes.dns !== undefined) row.dns = [...changes.dns];
+      if (changes.natInterface !== undefined) row.natInterface = changes.natInterface;
+      if (changes.enabled !== undefined) row.enabled = changes.enabled;
+      if (awg !== undefined) row.awg = awg;
+      // A change that changes nothing leaves the node's revision alone (no pointless apply).
+      if (JSON.stringify(snapshot(row)) === before) return;
+      await em.flush();
+      await bumpRevisions(em, [nodeId]);
+    });
+    return this.get(id);
+  }
+
+  /**
+   * Deleting cascades to the interface's hosts, its accounts (each device loses its peer here)
+   * and its client attachments. Refused while devices use it, unless forced.
+   */
+  async remove(id: string, force: boolean): Promise<{ id: string; deleted: true; accountsRemoved: number }> {
+    return this.write(async (em) => {
+      const row = await lockInterface(em, id);
+      const nodeId = row.node.id;
+      await lockNode(em, nodeId, 'nodeId');
+      const [usage] = await em.execute<{ accounts: string; devices: string }[]>(
+        'select count(*) as accounts, count(distinct device_id) as devices from accounts where interface_id = ?',
+        [id],
+      );
+      const devices = Number(usage.devices);
+      if (devices > 0 && !force) {
+        throw conflict(
+          `${devices} ${devices === 1 ? 'device still uses' : 'devices still use'} this interface; delete them or pass ?force=true`,
+        );
+      }
+      await em.execute('delete from interfaces where id = ?', [id]);
+      await bumpRevisions(em, [nodeId]);
+      return { id, deleted: true as const, accountsRemoved: Number(usage.accounts) };
+    });
+  }
+
+  private write<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
+    return mapUniqueViolations(() => this.orm.em.fork().transactional(work), UNIQUE_FIELDS);
+  }
+}
+
+/** The fields whose change alters what the node must look like. */
+function snapshot(row: TunnelInterface) {
+  // awg listed field by field: jsonb reorders keys, so comparing the objects' JSON would see a change that is none.
+  const awg = row.awg ? AWG_FIELDS.map((field) => row.awg![field]) : null;
+  return [row.name, row.listenPort, row.subnet, row.endpointHost, row.mtu, row.dns, row.natInterface ?? null, row.enabled, awg];
+}
+
+const AWG_FIELDS: readonly AmneziaField[] = ['jc', 'jmin', 'jmax', 's1', 's2', 'h1', 'h2', 'h3', 'h4'];
+
+/** Locks the interface row (before its node row: the controller's lock order) and reads it fresh. */
+export async function lockInterface(em: EntityManager, id: string, field = 'id'): Promise<TunnelInterface> {
+  const locked = UUID.test(id) ? await em.execute<{ id: string }[]>('select id from interfaces where id = ? for update', [id]) : [];
+  if (locked.length === 0) throw notFound('interface not found', field);
+  return em.findOneOrFail(TunnelInterface, { id }, { refresh: true });
+}
+
+async function findNode(em: EntityManager, id: string, field: string): Promise<Node> {
+  const node = UUID.test(id) ? await em.findOne(Node, { id }) : null;
+  if (!node) throw notFound('node not found', field);
+  return node;
+}
+
+async function localNodeId(em: EntityManager): Promise<string> {
+  const [local] = await em.execute<{ id: string }[]>('select id from nodes where is_local limit 1');
+  if (!local) throw notFound('there is no local node; pass nodeId', 'nodeId');
+  return local.id;
+}
+
+function parseSubnet(text: string): Cidr {
+  try {
+    return parseInterfaceSubnet(text);
+  } catch (error) {
+    if (error instanceof Ipv4FormatError) throw badRequest(error.message, 'subnet');
+    throw error;
+  }
+}
+
+/** Name, port and subnet must be free on the node; checked under the node's lock. */
+async function assertPlacementFree(em: EntityManager, nodeId: string, wanted: Placement, selfId?: string): Promise<void> {
+  const others = (
+    await em.execute<{ id: string; name: string; listen_port: number; subnet: string }[]>(
+      'select id, name, listen_port, subnet from interfaces where node_id = ? order by name',
+      [nodeId],
+    )
+  ).filter((other) => other.id !== selfId);
+  const sameName = others.find((other) => other.name === wanted.name);
+  if (sameName) throw conflict(`an interface named "${wanted.name}" already exists on this node`, 'name');
+  const samePort = others.find((other) => other.listen_port === wanted.listenPort);
+  if (samePort) throw conflict(`listen port ${wanted.listenPort} is already used by interface "${samePort.name}" on this node`, 'listenPort');
+  const overlapping = others.find((other) => cidrsOverlap(wanted.subnet, other.subnet));
+  if (overlapping) {
+    throw conflict(
+      `subnet ${wanted.subnetText} overlaps ${overlapping.subnet} of interface "${overlapping.name}" on this node`,
+      'subnet',
+    );
+  }
+}
+
+/** Operator-supplied AmneziaWG parameters, checked against the same bounds generation uses. */
+function checkedAwg(input: AmneziaParams): AmneziaParams {
+  const params = Object.fromEntries(AWG_FIELDS.map((field) => [field, input[field]])) as unknown as AmneziaParams;
+  const field = validateAmneziaParams(params);
+  if (field) throw badRequest(awgMessage(field, params), `awg.${field}`);
+  return params;
+}
+
+function awgMessage(field: AmneziaField, params: AmneziaParams): string {
+  const [min, max] = AMNEZIA_BOUNDS[field];
+  if (field === 'jmax' && params.jmax >= min && params.jmax <= max) {
+    return `awg.jmax must be at least awg.jmin + ${JMAX_MIN_GAP} (${params.jmin + JMAX_MIN_GAP})`;
+  }
+  if (field === 's2' && params.s2 - params.s1 === FORBIDDEN_S_DIFFERENCE) {
+    return `awg.s2 must not equal awg.s1 + ${FORBIDDEN_S_DIFFERENCE}: handshake initiation and response would have the same size`;
+  }
+  return `awg.${field} must be an integer in [${min}..${max}]`;
+}

@@ -1,0 +1,66 @@
+import { isIP, registerDecorator, ValidateIf, type ValidationOptions } from 'class-validator';
+import { isIpv4 } from '#libs/wireguard/ipv4.js';
+
+/** One DNS label (RFC 1123): letters, digits and inner hyphens, 1..63 characters. */
+const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+const ALL_DIGITS = /^[0-9]+$/;
+
+/** An IPv4 address in plain dotted-quad form (no leading zeros) or an IPv6 address without a zone. */
+export function isIpAddress(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  if (isIpv4(value as unknown)) return true; // `as unknown`: a false type guard must not narrow value to never
+  // A zone (fe80::1%eth0) only means something on the host that wrote it.
+  return !value.includes('%') && isIP(value, 6);
+}
+
+/**
+ * What a client or agent can dial: an IP address or an RFC 1123 hostname. A name whose last
+ * label is all digits is refused, so a mistyped address such as 10.0.0.256 is not taken for a
+ * hostname. Brackets, ports and trailing dots are refused: the value is stored bare and the
+ * port lives in its own field.
+ */
+export function isHostAddress(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 253) return false;
+  if (isIpAddress(value as unknown)) return true;
+  const labels = value.split('.');
+  return labels.every((label) => LABEL.test(label)) && !ALL_DIGITS.test(labels[labels.length - 1]);
+}
+
+export function IsHostAddress(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isHostAddress',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: `${String(propertyName)} must be an IPv4 address, an IPv6 address or a hostname`, ...options },
+      validator: { validate: (value: unknown) => isHostAddress(value) },
+    });
+}
+
+export function IsIpAddress(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isIpAddress',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: `${String(propertyName)} must hold IPv4 or IPv6 addresses`, ...options },
+      validator: { validate: (value: unknown) => isIpAddress(value) },
+    });
+}
+
+/**
+ * Optional, but not nullable: an absent field is skipped, while `null` is validated (and so
+ * refused by the type rule) instead of slipping through to a NOT NULL column.
+ */
+export function OptionalNotNull(): PropertyDecorator {
+  return ValidateIf((_object: unknown, value: unknown) => value !== undefined);
+}
+
+/** Becomes a host's network interface name, so it follows Linux's rules (IFNAMSIZ - 1). */
+export const INTERFACE_NAME = /^[A-Za-z0-9_-]{1,15}$/;
+export const INTERFACE_NAME_MESSAGE = 'name must be 1..15 characters of A-Z, a-z, 0-9, "_" and "-"';
+
+/** A host's uplink interface, e.g. eth0 or a VLAN such as eth0.100. */
+export const HOST_INTERFACE_NAME = /^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,15}$/;
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,0 +1,496 @@
+import { randomUUID } from 'node:crypto';
+import { validateAmneziaParams } from '../../libs/wireguard/amnezia.js';
+import { isWireGuardKey, publicKeyFromPrivate } from '../../libs/wireguard/keys.js';
+import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+
+let t: TestPanel;
+let token: string;
+let localNodeId: string;
+
+beforeAll(async () => {
+  t = await startTestPanel();
+  token = await t.login();
+  localNodeId = (await t.call('GET', 'nodes', { token })).body.find((node: { isLocal: boolean }) => node.isLocal).id;
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+const call = (method: string, path: string, body?: unknown) => t.call(method, path, { token, body });
+
+let nodeSeq = 0;
+async function newNode(): Promise<string> {
+  const created = await call('POST', 'nodes', { name: `node-${++nodeSeq}-${randomUUID().slice(0, 6)}`, address: `n${nodeSeq}.example.com` });
+  expect(created.status).toBe(201);
+  return created.body.id;
+}
+
+let portSeq = 40000;
+let netSeq = 0;
+/** A valid body whose name, port and subnet are fresh (no clash with earlier tests on the same node). */
+function fresh(over: Record<string, unknown> = {}): Record<string, unknown> {
+  netSeq++;
+  return {
+    name: `wg${netSeq}`,
+    listenPort: ++portSeq,
+    subnet: `10.${100 + (netSeq >> 8)}.${netSeq & 255}.0/24`,
+    endpointHost: 'vpn.example.com',
+    ...over,
+  };
+}
+
+async function createInterface(over: Record<string, unknown> = {}) {
+  const created = await call('POST', 'interfaces', fresh(over));
+  expect(created.status).toBe(201);
+  return created.body;
+}
+
+async function revision(nodeId: string): Promise<number> {
+  const [row] = await t.query<{ desired_revision: string }>('select desired_revision from nodes where id = $1', [nodeId]);
+  return Number(row.desired_revision);
+}
+
+async function rowCounts() {
+  const [row] = await t.query<Record<string, string>>(
+    `select (select count(*) from interfaces) as interfaces, (select count(*) from hosts) as hosts,
+            (select count(*) from accounts) as accounts, (select sum(desired_revision) from nodes) as revisions`,
+  );
+  return row;
+}
+
+/** Attaches `devices` new devices (each of its own client unless `clients` is smaller) with accounts on the interface. */
+async function addDevices(iface: { id: string; nodeId: string; subnet: string }, devices: number, clients = devices): Promise<string[]> {
+  const clientIds = Array.from({ length: clients }, () => randomUUID());
+  for (const clientId of clientIds) {
+    await t.query(
+      `insert into clients (id, name, status, sub_id, created_at, updated_at) values ($1, $2, 'active', $3, now(), now())`,
+      [clientId, `client-${clientId.slice(0, 8)}`, randomUUID().replace(/-/g, '')],
+    );
+    await t.query('insert into client_interfaces (client_id, interface_id) values ($1, $2)', [clientId, iface.id]);
+  }
+  const base = iface.subnet.split('/')[0].split('.').slice(0, 3).join('.');
+  const deviceIds: string[] = [];
+  for (let i = 0; i < devices; i++) {
+    const deviceId = randomUUID();
+    deviceIds.push(deviceId);
+    await t.query(`insert into devices (id, client_id, name, created_at) values ($1, $2, $3, now())`, [deviceId, clientIds[i % clients], `dev-${i}`]);
+    const key = Buffer.alloc(32, i + 1).toString('base64');
+    await t.query(
+      `insert into accounts (id, device_id, interface_id, node_id, ip, private_key, public_key, preshared_key, created_at)
+       values ($1, $2, $3, $4, $5, $6, $6, $6, now())`,
+      [randomUUID(), deviceId, iface.id, iface.nodeId, `${base}.${i + 2}`, key],
+    );
+  }
+  return deviceIds;
+}
+
+describe('creating interfaces', () => {
+  test('standard mode with defaults: local node, generated keys, gateway DNS, counts', async () => {
+    const before = await revision(localNodeId);
+    const created = await call('POST', 'interfaces', { name: 'wg-main', listenPort: 51820, subnet: '10.8.0.0/24', endpointHost: 'vpn.example.com' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      nodeId: localNodeId,
+      name: 'wg-main',
+      protocol: 'wireguard',
+      mode: 'standard',
+      listenPort: 51820,
+      subnet: '10.8.0.0/24',
+      gateway: '10.8.0.1',
+      endpointHost: 'vpn.example.com',
+      mtu: 1420,
+      dns: ['10.8.0.1'],
+      natInterface: null,
+      enabled: true,
+      awg: null,
+      capacity: 253,
+      allocated: 0,
+      clients: 0,
+      devices: 0,
+    });
+    expect(created.body.privateKey).toBeUndefined();
+    expect(isWireGuardKey(created.body.publicKey)).toBe(true);
+    expect(await revision(localNodeId)).toBe(before + 1);
+
+    const [stored] = await t.query<{ private_key: string; public_key: string }>('select private_key, public_key from interfaces where id = $1', [created.body.id]);
+    expect(isWireGuardKey(stored.private_key)).toBe(true);
+    expect(publicKeyFromPrivate(stored.private_key)).toBe(created.body.publicKey);
+
+    // The private key appears in no response of any kind.
+    const patched = await call('PATCH', `interfaces/${created.body.id}`, { mtu: 1380 });
+    expect(patched.status).toBe(200);
+    const responses = [created, patched, await call('GET', 'interfaces'), await call('GET', `interfaces/${created.body.id}`), await call('GET', `interfaces?nodeId=${localNodeId}`)];
+    for (const response of responses) {
+      expect(response.status).toBe(200 + (response === created ? 1 : 0));
+      const text = JSON.stringify(response.body);
+      expect(text).not.toContain(stored.private_key);
+      expect(text).not.toMatch(/privateKey|private_key/);
+    }
+  });
+
+  test('every field given explicitly', async () => {
+    const nodeId = await newNode();
+    const created = await call('POST', 'interfaces', {
+      nodeId,
+      name: 'Tun_9-x',
+      mode: 'standard',
+      listenPort: 443,
+      subnet: '172.16.0.0/12',
+      endpointHost: '2001:db8::10',
+      mtu: 9000,
+      dns: ['1.1.1.1', '2606:4700:4700::1111'],
+      natInterface: 'eth0.100',
+      enabled: false,
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      nodeId,
+      name: 'Tun_9-x',
+      listenPort: 443,
+      subnet: '172.16.0.0/12',
+      gateway: '172.16.0.1',
+      endpointHost: '2001:db8::10',
+      mtu: 9000,
+      dns: ['1.1.1.1', '2606:4700:4700::1111'],
+      natInterface: 'eth0.100',
+      enabled: false,
+      capacity: 2 ** 20 - 3,
+    });
+  });
+
+  test('amnezia mode generates parameters within bounds', async () => {
+    for (let i = 0; i < 5; i++) {
+      const created = await createInterface({ mode: 'amnezia' });
+      expect(created.mode).toBe('amnezia');
+      expect(validateAmneziaParams(created.awg)).toBeNull();
+      expect(Object.keys(created.awg).sort()).toEqual(['h1', 'h2', 'h3', 'h4', 'jc', 'jmax', 'jmin', 's1', 's2']);
+      expect(created.awg.jc).toBeGreaterThanOrEqual(3);
+      expect(created.awg.jc).toBeLessThanOrEqual(6);
+      expect(created.awg.jmax).toBeGreaterThanOrEqual(created.awg.jmin + 50);
+      expect(created.awg.s2 - created.awg.s1).not.toBe(56);
+    }
+  });
+
+  test('amnezia mode takes a full override of its parameters', async () => {
+    const awg = { jc: 3, jmin: 40, jmax: 90, s1: 15, s2: 150, h1: 100_000, h2: 1_000_000, h3: 10_000_000, h4: 100_000_000 };
+    const created = await createInterface({ mode: 'amnezia', awg });
+    expect(created.awg).toEqual(awg);
+  });
+
+  test('the same name, port and subnet on another node are fine', async () => {
+    const a = await newNode();
+    const b = await newNode();
+    const body = { name: 'wg0', listenPort: 51820, subnet: '10.9.0.0/24', endpointHost: 'vpn.example.com' };
+    expect((await call('POST', 'interfaces', { ...body, nodeId: a })).status).toBe(201);
+    expect((await call('POST', 'interfaces', { ...body, nodeId: b })).status).toBe(201);
+  });
+
+  test('adjacent subnets on one node do not overlap', async () => {
+    const nodeId = await newNode();
+    expect((await call('POST', 'interfaces', { ...fresh(), nodeId, subnet: '10.50.0.0/25' })).status).toBe(201);
+    expect((await call('POST', 'interfaces', { ...fresh(), nodeId, subnet: '10.50.0.128/25' })).status).toBe(201);
+    expect((await call('POST', 'interfaces', { ...fresh(), nodeId, subnet: '10.50.1.0/30' })).status).toBe(201);
+  });
+});
+
+describe('bad input: 4xx with {error, field}, no row written, no revision bump', () => {
+  let nodeId: string;
+  beforeAll(async () => {
+    nodeId = await newNode();
+    const existing = await call('POST', 'interfaces', { nodeId, name: 'taken', listenPort: 51000, subnet: '10.60.0.0/16', endpointHost: 'a.example.com' });
+    expect(existing.status).toBe(201);
+  });
+
+  const ok = () => ({ name: 'fresh0', listenPort: 51001, subnet: '10.61.0.0/24', endpointHost: 'vpn.example.com' });
+  const awg = { jc: 4, jmin: 40, jmax: 90, s1: 20, s2: 30, h1: 100_000, h2: 1_000_000, h3: 10_000_000, h4: 100_000_000 };
+
+  type Case = [string, (nodeId: string) => unknown, number, string, RegExp?];
+  const cases: Case[] = [
+    ['overlapping subnet (inside)', (n) => ({ ...ok(), nodeId: n, subnet: '10.60.5.0/24' }), 409, 'subnet', /overlaps 10\.60\.0\.0\/16 of interface "taken"/],
+    ['overlapping subnet (around)', (n) => ({ ...ok(), nodeId: n, subnet: '10.0.0.0/10' }), 409, 'subnet', /"taken"/],
+    ['duplicate name on the node', (n) => ({ ...ok(), nodeId: n, name: 'taken' }), 409, 'name', /taken/],
+    ['duplicate port on the node', (n) => ({ ...ok(), nodeId: n, listenPort: 51000 }), 409, 'listenPort', /51000.*"taken"/],
+    ['host bits set', (n) => ({ ...ok(), nodeId: n, subnet: '10.61.0.1/24' }), 400, 'subnet', /host bits/],
+    ['prefix too short (/9)', (n) => ({ ...ok(), nodeId: n, subnet: '10.0.0.0/9' }), 400, 'subnet', /\/10 and \/30/],
+    ['prefix too long (/31)', (n) => ({ ...ok(), nodeId: n, subnet: '10.61.0.0/31' }), 400, 'subnet', /\/10 and \/30/],
+    ['subnet not a CIDR', (n) => ({ ...ok(), nodeId: n, subnet: '10.61.0.0' }), 400, 'subnet'],
+    ['subnet of garbage', (n) => ({ ...ok(), nodeId: n, subnet: 'ten/24' }), 400, 'subnet'],
+    ['subnet wrong type', (n) => ({ ...ok(), nodeId: n, subnet: 24 }), 400, 'subnet'],
+    ['subnet missing', (n) => ({ ...ok(), nodeId: n, subnet: undefined }), 400, 'subnet'],
+    ['unknown node id', () => ({ ...ok(), nodeId: randomUUID() }), 404, 'nodeId'],
+    ['malformed node id', () => ({ ...ok(), nodeId: 'node-1' }), 404, 'nodeId'],
+    ['node id of the wrong type', () => ({ ...ok(), nodeId: 7 }), 400, 'nodeId'],
+    ['node id null', () => ({ ...ok(), nodeId: null }), 400, 'nodeId'],
+    ['mtu below 576', (n) => ({ ...ok(), nodeId: n, mtu: 575 }), 400, 'mtu'],
+    ['mtu above 9000', (n) => ({ ...ok(), nodeId: n, mtu: 9001 }), 400, 'mtu'],
+    ['mtu as a string', (n) => ({ ...ok(), nodeId: n, mtu: '1420' }), 400, 'mtu', /integer/],
+    ['mtu fractional', (n) => ({ ...ok(), nodeId: n, mtu: 1420.5 }), 400, 'mtu'],
+    ['listen port 0', (n) => ({ ...ok(), nodeId: n, listenPort: 0 }), 400, 'listenPort'],
+    ['listen port 65536', (n) => ({ ...ok(), nodeId: n, listenPort: 65536 }), 400, 'listenPort'],
+    ['listen port missing', (n) => ({ ...ok(), nodeId: n, listenPort: undefined }), 400, 'listenPort'],
+    ['name empty', (n) => ({ ...ok(), nodeId: n, name: '' }), 400, 'name'],
+    ['name 16 characters', (n) => ({ ...ok(), nodeId: n, name: 'a'.repeat(16) }), 400, 'name'],
+    ['name with a dot', (n) => ({ ...ok(), nodeId: n, name: 'wg.0' }), 400, 'name'],
+    ['name with a space', (n) => ({ ...ok(), nodeId: n, name: 'wg 0' }), 400, 'name'],
+    ['name with a slash', (n) => ({ ...ok(), nodeId: n, name: 'wg/0' }), 400, 'name'],
+    ['name of the wrong type', (n) => ({ ...ok(), nodeId: n, name: ['wg0'] }), 400, 'name', /string/],
+    ['mode unknown', (n) => ({ ...ok(), nodeId: n, mode: 'openvpn' }), 400, 'mode'],
+    ['endpointHost missing', (n) => ({ ...ok(), nodeId: n, endpointHost: undefined }), 400, 'endpointHost'],
+    ['endpointHost with a port', (n) => ({ ...ok(), nodeId: n, endpointHost: 'vpn.example.com:51820' }), 400, 'endpointHost'],
+    ['endpointHost a URL', (n) => ({ ...ok(), nodeId: n, endpointHost: 'https://vpn.example.com' }), 400, 'endpointHost'],
+    ['endpointHost a bad IPv4', (n) => ({ ...ok(), nodeId: n, endpointHost: '203.0.113.300' }), 400, 'endpointHost'],
+    ['dns not an array', (n) => ({ ...ok(), nodeId: n, dns: '1.1.1.1' }), 400, 'dns'],
+    ['dns with a hostname', (n) => ({ ...ok(), nodeId: n, dns: ['1.1.1.1', 'dns.google'] }), 400, 'dns'],
+    ['dns with a number', (n) => ({ ...ok(), nodeId: n, dns: [8888] }), 400, 'dns'],
+    ['natInterface invalid', (n) => ({ ...ok(), nodeId: n, natInterface: 'eth0; rm -rf /' }), 400, 'natInterface'],
+    ['enabled not a boolean', (n) => ({ ...ok(), nodeId: n, enabled: 'yes' }), 400, 'enabled'],
+    ['unknown field', (n) => ({ ...ok(), nodeId: n, colour: 'blue' }), 400, 'colour', /unknown field/],
+    ['privateKey given', (n) => ({ ...ok(), nodeId: n, privateKey: 'x' }), 400, 'privateKey', /unknown field/],
+    ['awg in standard mode', (n) => ({ ...ok(), nodeId: n, awg }), 400, 'awg'],
+    ['awg jmax too close to jmin', (n) => ({ ...ok(), nodeId: n, mode: 'amnezia', awg: { ...awg, jmax: 89 } }), 400, 'awg.jmax'],
+    ['awg s2 = s1 + 56', (n) => ({ ...ok(), nodeId: n, mode: 'amnezia', awg: { ...awg, s2: 76 } }), 400, 'awg.s2'],
+    ['awg h1 out of range', (n) => ({ ...ok(), nodeId: n, mode: 'amnezia', awg: { ...awg, h1: 1 } }), 400, 'awg.h1'],
+    ['awg missing a field', (n) => ({ ...ok(), nodeId: n, mode: 'amnezia', awg: { ...awg, h4: undefined } }), 400, 'awg.h4'],
+    ['awg unknown field', (n) => ({ ...ok(), nodeId: n, mode: 'amnezia', awg: { ...awg, h5: 1 } }), 400, 'awg.h5'],
+    ['awg field as a string', (n) => ({ ...ok(), nodeId: n, mode: 'amnezia', awg: { ...awg, jc: '4' } }), 400, 'awg.jc'],
+    ['awg not an object', (n) => ({ ...ok(), nodeId: n, mode: 'amnezia', awg: [1, 2] }), 400, 'awg'],
+    ['a JSON array body', (n) => [{ ...ok(), nodeId: n }], 400, ''],
+  ];
+
+  // A rest parameter: Jest reads a declared parameter beyond a row's length as a `done` callback.
+  test.each(cases)('%s', async (...[, body, status, field, message]: Case) => {
+    const before = await rowCounts();
+    const response = await call('POST', 'interfaces', body(nodeId));
+    expect({ status: response.status, field: response.body?.field }).toEqual({ status, field });
+    expect(Object.keys(response.body).sort()).toEqual(['error', 'field']);
+    if (message) expect(response.body.error).toMatch(message);
+    expect(await rowCounts()).toEqual(before);
+  });
+});
+
+describe('races', () => {
+  test('10 parallel creations with the same port and overlapping subnets: exactly one wins', async () => {
+    const nodeId = await newNode();
+    const before = await revision(nodeId);
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        call('POST', 'interfaces', { nodeId, name: `race${i}`, listenPort: 52000, subnet: `10.70.${i}.0/${i === 0 ? 16 : 24}`, endpointHost: 'vpn.example.com' }),
+      ),
+    );
+    const statuses = responses.map((response) => response.status).sort();
+    expect(statuses).toEqual([201, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
+    for (const response of responses.filter((r) => r.status === 409)) {
+      expect(['listenPort', 'subnet']).toContain(response.body.field);
+    }
+    const rows = await t.query('select id from interfaces where node_id = $1', [nodeId]);
+    expect(rows).toHaveLength(1);
+    expect(await revision(nodeId)).toBe(before + 1);
+  });
+
+  test('10 parallel creations with nested subnets only: exactly one wins, the rest name the subnet', async () => {
+    const nodeId = await newNode();
+    // 10.71.0.0/16 .. /25 all contain 10.71.0.0, so every pair overlaps.
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        call('POST', 'interfaces', { nodeId, name: `ov${i}`, listenPort: 53000 + i, subnet: `10.71.0.0/${16 + i}`, endpointHost: 'vpn.example.com' }),
+      ),
+    );
+    expect(responses.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
+    for (const response of responses.filter((r) => r.status === 409)) {
+      expect(response.body.field).toBe('subnet');
+      expect(response.body.error).toMatch(/overlaps 10\.71\.0\.0\/\d+ of interface "ov\d"/);
+    }
+    expect(await t.query('select id from interfaces where node_id = $1', [nodeId])).toHaveLength(1);
+  });
+
+  test('10 parallel creations with the same name: exactly one wins', async () => {
+    const nodeId = await newNode();
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        call('POST', 'interfaces', { nodeId, name: 'same', listenPort: 54000 + i, subnet: `10.72.${i}.0/24`, endpointHost: 'vpn.example.com' }),
+      ),
+    );
+    expect(responses.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
+    expect(responses.filter((r) => r.status === 409).every((r) => r.body.field === 'name')).toBe(true);
+  });
+});
+
+describe('changing interfaces', () => {
+  test('allowed fields change and bump the revision once; a no-op change does not', async () => {
+    const nodeId = await newNode();
+    const created = await createInterface({ nodeId });
+    let rev = await revision(nodeId);
+    const changes = { name: 'renamed', listenPort: 60001, endpointHost: '198.51.100.4', mtu: 1280, dns: ['9.9.9.9'], natInterface: 'ens3', enabled: false };
+    const patched = await call('PATCH', `interfaces/${created.id}`, changes);
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject(changes);
+    expect(patched.body.publicKey).toBe(created.publicKey);
+    expect(await revision(nodeId)).toBe(++rev);
+
+    expect((await call('PATCH', `interfaces/${created.id}`, changes)).status).toBe(200);
+    expect((await call('PATCH', `interfaces/${created.id}`, {})).status).toBe(200);
+    expect(await revision(nodeId)).toBe(rev);
+
+    const cleared = await call('PATCH', `interfaces/${created.id}`, { natInterface: null });
+    expect(cleared.body.natInterface).toBeNull();
+    expect(await revision(nodeId)).toBe(++rev);
+  });
+
+  test('the subnet changes while no address is allocated; DNS left at the gateway follows it', async () => {
+    const nodeId = await newNode();
+    const created = await createInterface({ nodeId, subnet: '10.80.0.0/24' });
+    const moved = await call('PATCH', `interfaces/${created.id}`, { subnet: '10.81.0.0/23' });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ subnet: '10.81.0.0/23', gateway: '10.81.0.1', dns: ['10.81.0.1'], capacity: 509 });
+
+    const custom = await createInterface({ nodeId, subnet: '10.82.0.0/24', dns: ['1.1.1.1'] });
+    expect((await call('PATCH', `interfaces/${custom.id}`, { subnet: '10.83.0.0/24' })).body.dns).toEqual(['1.1.1.1']);
+  });
+
+  test('the subnet is fixed once addresses are allocated', async () => {
+    const nodeId = await newNode();
+    const created = await createInterface({ nodeId, subnet: '10.84.0.0/24' });
+    await addDevices({ id: created.id, nodeId, subnet: created.subnet }, 2);
+    const rev = await revision(nodeId);
+    const refused = await call('PATCH', `interfaces/${created.id}`, { subnet: '10.85.0.0/24', mtu: 1300 });
+    expect(refused.status).toBe(409);
+    expect(refused.body.field).toBe('subnet');
+    expect(refused.body.error).toMatch(/2 addresses are allocated/);
+    expect((await call('GET', `interfaces/${created.id}`)).body).toMatchObject({ subnet: '10.84.0.0/24', mtu: 1420 });
+    expect(await revision(nodeId)).toBe(rev);
+    // Naming the same subnet again is not a change.
+    expect((await call('PATCH', `interfaces/${created.id}`, { subnet: '10.84.0.0/24', mtu: 1300 })).status).toBe(200);
+  });
+
+  test('refused changes: mode, node, awg on standard, clashes, bad values; nothing changes', async () => {
+    const nodeId = await newNode();
+    const other = await newNode();
+    const neighbour = await createInterface({ nodeId, name: 'neighbour', listenPort: 61000, subnet: '10.90.0.0/24' });
+    const target = await createInterface({ nodeId, name: 'target', listenPort: 61001, subnet: '10.91.0.0/24' });
+    expect(neighbour.nodeId).toBe(nodeId);
+    const cases: [unknown, number, string][] = [
+      [{ mode: 'amnezia' }, 400, 'mode'],
+      [{ nodeId: other }, 400, 'nodeId'],
+      [{ awg: { jc: 4, jmin: 40, jmax: 90, s1: 20, s2: 30, h1: 100_000, h2: 1_000_000, h3: 10_000_000, h4: 100_000_000 } }, 400, 'awg'],
+      [{ name: 'neighbour' }, 409, 'name'],
+      [{ listenPort: 61000 }, 409, 'listenPort'],
+      [{ subnet: '10.90.0.128/25' }, 409, 'subnet'],
+      [{ subnet: '10.91.0.1/24' }, 400, 'subnet'],
+      [{ mtu: null }, 400, 'mtu'],
+      [{ enabled: null }, 400, 'enabled'],
+      [{ mtu: 10000 }, 400, 'mtu'],
+      [{ protocol: 'openvpn' }, 400, 'protocol'],
+      [{ publicKey: target.publicKey }, 400, 'publicKey'],
+      [{ name: 'ok', listenPort: 'x' }, 400, 'listenPort'],
+    ];
+    const before = await call('GET', `interfaces/${target.id}`);
+    const rev = await revision(nodeId);
+    for (const [body, status, field] of cases) {
+      const response = await call('PATCH', `interfaces/${target.id}`, body);
+      expect({ body, status: response.status, field: response.body.field }).toEqual({ body, status, field });
+    }
+    expect((await call('GET', `interfaces/${target.id}`)).body).toEqual(before.body);
+    expect(await revision(nodeId)).toBe(rev);
+    // Naming the current mode and node is fine.
+    expect((await call('PATCH', `interfaces/${target.id}`, { mode: 'standard', nodeId })).status).toBe(200);
+  });
+
+  test('amnezia parameters can be replaced (and are validated)', async () => {
+    const created = await createInterface({ mode: 'amnezia' });
+    const awg = { jc: 6, jmin: 89, jmax: 250, s1: 150, s2: 15, h1: 500_000, h2: 5_000_000, h3: 50_000_000, h4: 500_000_000 };
+    const patched = await call('PATCH', `interfaces/${created.id}`, { awg });
+    expect(patched.status).toBe(200);
+    expect(patched.body.awg).toEqual(awg);
+    const [{ desired_revision: rev }] = await t.query<{ desired_revision: string }>('select desired_revision from nodes where id = $1', [created.nodeId]);
+    // The same parameters again (in another key order) are no change.
+    const reordered = Object.fromEntries(Object.entries(awg).reverse());
+    expect((await call('PATCH', `interfaces/${created.id}`, { awg: reordered })).status).toBe(200);
+    expect(await revision(created.nodeId)).toBe(Number(rev));
+    const refused = await call('PATCH', `interfaces/${created.id}`, { awg: { ...awg, jc: 7 } });
+    expect(refused.body).toEqual({ error: expect.stringMatching(/awg\.jc/), field: 'awg.jc' });
+    expect((await call('PATCH', `interfaces/${created.id}`, { mode: 'standard' })).body.field).toBe('mode');
+  });
+});
+
+describe('counts and deletion', () => {
+  test('list and GET carry capacity, allocated, clients and devices', async () => {
+    const nodeId = await newNode();
+    const busy = await createInterface({ nodeId, subnet: '10.95.0.0/28' });
+    const quiet = await createInterface({ nodeId, subnet: '10.96.0.0/30' });
+    await addDevices({ id: busy.id, nodeId, subnet: busy.subnet }, 5, 2);
+
+    const list = await call('GET', `interfaces?nodeId=${nodeId}`);
+    expect(list.status).toBe(200);
+    expect(list.body).toHaveLength(2);
+    const byId = new Map(list.body.map((entry: { id: string }) => [entry.id, entry]));
+    expect(byId.get(busy.id)).toMatchObject({ capacity: 13, allocated: 5, clients: 2, devices: 5 });
+    expect(byId.get(quiet.id)).toMatchObject({ capacity: 1, allocated: 0, clients: 0, devices: 0 });
+    expect((await call('GET', `interfaces/${busy.id}`)).body).toMatchObject({ capacity: 13, allocated: 5, clients: 2, devices: 5 });
+
+    const all = await call('GET', 'interfaces');
+    expect(all.body.length).toBeGreaterThan(2);
+    expect(all.body.find((entry: { id: string }) => entry.id === busy.id)).toMatchObject({ allocated: 5 });
+  });
+
+  test('list filter: an unknown node is a 404 naming nodeId; unknown query fields are refused', async () => {
+    expect((await call('GET', `interfaces?nodeId=${randomUUID()}`)).body).toEqual({ error: 'node not found', field: 'nodeId' });
+    expect((await call('GET', 'interfaces?nodeId=bad')).status).toBe(404);
+    expect((await call('GET', 'interfaces?page=2')).body.field).toBe('page');
+  });
+
+  test('DELETE refuses while devices use the interface, saying how many; ?force=true deletes', async () => {
+    const nodeId = await newNode();
+    const iface = await createInterface({ nodeId });
+    const deviceIds = await addDevices({ id: iface.id, nodeId, subnet: iface.subnet }, 3, 2);
+    const host = await call('POST', 'hosts', { interfaceId: iface.id, name: 'alt', address: 'alt.example.com' });
+    expect(host.status).toBe(201);
+    const rev = await revision(nodeId);
+    const before = await rowCounts();
+
+    const refused = await call('DELETE', `interfaces/${iface.id}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ error: '3 devices still use this interface; delete them or pass ?force=true', field: '' });
+    const explicitNo = await call('DELETE', `interfaces/${iface.id}?force=false`);
+    expect(explicitNo.status).toBe(409);
+    for (const bad of ['yes', '1', 'TRUE', '']) {
+      const response = await call('DELETE', `interfaces/${iface.id}?force=${bad}`);
+      expect({ bad, status: response.status, field: response.body.field }).toEqual({ bad, status: 400, field: 'force' });
+    }
+    expect(await rowCounts()).toEqual(before);
+    expect(await revision(nodeId)).toBe(rev);
+
+    const forced = await call('DELETE', `interfaces/${iface.id}?force=true`);
+    expect(forced.status).toBe(200);
+    expect(forced.body).toEqual({ id: iface.id, deleted: true, accountsRemoved: 3 });
+    expect(await revision(nodeId)).toBe(rev + 1);
+    expect(await t.query('select id from accounts where interface_id = $1', [iface.id])).toHaveLength(0);
+    expect(await t.query('select id from hosts where interface_id = $1', [iface.id])).toHaveLength(0);
+    expect(await t.query('select client_id from client_interfaces where interface_id = $1', [iface.id])).toHaveLength(0);
+    // The devices belong to their clients and stay; only their peers on this interface went.
+    expect(await t.query('select id from devices where id = any($1::uuid[])', [deviceIds])).toHaveLength(3);
+    expect((await call('GET', `interfaces/${iface.id}`)).status).toBe(404);
+  });
+
+  test('one device is counted in the singular', async () => {
+    const iface = await createInterface();
+    await addDevices({ id: iface.id, nodeId: iface.nodeId, subnet: iface.subnet }, 1);
+    expect((await call('DELETE', `interfaces/${iface.id}`)).body.error).toBe('1 device still uses this interface; delete them or pass ?force=true');
+  });
+
+  test('DELETE without devices needs no force and bumps the revision once', async () => {
+    const nodeId = await newNode();
+    const iface = await createInterface({ nodeId });
+    const rev = await revision(nodeId);
+    expect((await call('DELETE', `interfaces/${iface.id}`)).body).toEqual({ id: iface.id, deleted: true, accountsRemoved: 0 });
+    expect(await revision(nodeId)).toBe(rev + 1);
+  });
+
+  test('unknown ids are 404 naming id', async () => {
+    for (const id of [randomUUID(), 'not-a-uuid']) {
+      for (const [method, body] of [['GET', undefined], ['PATCH', { mtu: 1400 }], ['DELETE', undefined]] as const) {
+        const response = await call(method, `interfaces/${id}`, body);
+        expect({ method, status: response.status, body: response.body }).toEqual({ method, status: 404, body: { error: 'interface not found', field: 'id' } });
+      }
+    }
+  });
+});

@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+
+let t: TestPanel;
+let token: string;
+
+beforeAll(async () => {
+  t = await startTestPanel();
+  token = await t.login();
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+const call = (method: string, path: string, body?: unknown) => t.call(method, path, { token, body });
+
+async function nodeCount(): Promise<number> {
+  return Number((await t.query<{ n: string }>('select count(*) as n from nodes'))[0].n);
+}
+
+async function createNode(over: Record<string, unknown> = {}) {
+  const created = await call('POST', 'nodes', { name: `n-${randomUUID().slice(0, 8)}`, address: 'node.example.com', ...over });
+  expect(created.status).toBe(201);
+  return created.body;
+}
+
+type Case = [string, unknown, number, string];
+
+describe('the local node', () => {
+  test('exists from the first start, is listed first and cannot be deleted', async () => {
+    const list = await call('GET', 'nodes');
+    expect(list.status).toBe(200);
+    const local = list.body[0];
+    expect(local).toMatchObject({ isLocal: true, address: '127.0.0.1', note: '', desiredRevision: 1, appliedRevision: 0, inSync: false, interfaceCount: 0 });
+    expect(list.body.filter((node: { isLocal: boolean }) => node.isLocal)).toHaveLength(1);
+
+    for (const path of [`nodes/${local.id}`, `nodes/${local.id}?force=true`]) {
+      const refused = await call('DELETE', path);
+      expect(refused.status).toBe(409);
+      expect(refused.body).toEqual({ error: expect.stringMatching(/local node cannot be deleted/), field: '' });
+    }
+    expect((await call('GET', `nodes/${local.id}`)).status).toBe(200);
+  });
+
+  test('can be renamed and described', async () => {
+    const local = (await call('GET', 'nodes')).body[0];
+    const patched = await call('PATCH', `nodes/${local.id}`, { name: 'controller-host', note: 'runs the panel' });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ id: local.id, name: 'controller-host', note: 'runs the panel', isLocal: true });
+    // Metadata does not change what the host must look like: no revision bump.
+    expect(patched.body.desiredRevision).toBe(local.desiredRevision);
+  });
+});
+
+describe('nodes', () => {
+  test('create, read, list, change', async () => {
+    const created = await call('POST', 'nodes', { name: 'fra-1', address: 'fra-1.example.com', note: 'Frankfurt' });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      name: 'fra-1',
+      address: 'fra-1.example.com',
+      note: 'Frankfurt',
+      isLocal: false,
+      desiredRevision: 1,
+      appliedRevision: 0,
+      inSync: false,
+      interfaceCount: 0,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
+    expect((await call('GET', `nodes/${created.body.id}`)).body).toEqual(created.body);
+    expect((await call('GET', 'nodes')).body.map((node: { id: string }) => node.id)).toContain(created.body.id);
+
+    const patched = await call('PATCH', `nodes/${created.body.id}`, { address: '2001:db8::7', note: '' });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ name: 'fra-1', address: '2001:db8::7', note: '' });
+    expect((await call('POST', 'nodes', { name: 'ams-1', address: '198.51.100.9' })).body.note).toBe('');
+  });
+
+  test('interfaceCount counts each node\u2019s interfaces', async () => {
+    const node = await createNode();
+    for (let i = 0; i < 3; i++) {
+      const created = await call('POST', 'interfaces', { nodeId: node.id, name: `wg${i}`, listenPort: 51820 + i, subnet: `10.1.${i}.0/24`, endpointHost: 'vpn.example.com' });
+      expect(created.status).toBe(201);
+    }
+    expect((await call('GET', `nodes/${node.id}`)).body).toMatchObject({ interfaceCount: 3, desiredRevision: 4 });
+    const listed = (await call('GET', 'nodes')).body.find((entry: { id: string }) => entry.id === node.id);
+    expect(listed.interfaceCount).toBe(3);
+  });
+
+  describe('bad input: 4xx with {error, field}, nothing written', () => {
+    beforeAll(async () => {
+      await createNode({ name: 'taken' });
+    });
+
+    const cases: Case[] = [
+      ['duplicate name', { name: 'taken', address: 'a.example.com' }, 409, 'name'],
+      ['name missing', { address: 'a.example.com' }, 400, 'name'],
+      ['name empty', { name: '', address: 'a.example.com' }, 400, 'name'],
+      ['name too long', { name: 'x'.repeat(65), address: 'a.example.com' }, 400, 'name'],
+      ['name with a newline', { name: 'a\nb', address: 'a.example.com' }, 400, 'name'],
+      ['name of the wrong type', { name: 12, address: 'a.example.com' }, 400, 'name'],
+      ['address missing', { name: 'new' }, 400, 'address'],
+      ['address not a host', { name: 'new', address: 'not a host' }, 400, 'address'],
+      ['address with a port', { name: 'new', address: 'a.example.com:22' }, 400, 'address'],
+      ['address too long', { name: 'new', address: `${'a'.repeat(60)}.`.repeat(5) + 'com' }, 400, 'address'],
+      ['note too long', { name: 'new', address: 'a.example.com', note: 'x'.repeat(513) }, 400, 'note'],
+      ['note null', { name: 'new', address: 'a.example.com', note: null }, 400, 'note'],
+      ['unknown field', { name: 'new', address: 'a.example.com', isLocal: true }, 400, 'isLocal'],
+      ['revision given', { name: 'new', address: 'a.example.com', desiredRevision: 9 }, 400, 'desiredRevision'],
+    ];
+
+    test.each(cases)('%s', async (...[, body, status, field]: Case) => {
+      const before = await nodeCount();
+      const response = await call('POST', 'nodes', body);
+      expect({ status: response.status, body: response.body }).toEqual({ status, body: { error: expect.any(String), field } });
+      expect(await nodeCount()).toBe(before);
+    });
+
+    test('refused changes leave the node as it was', async () => {
+      const node = await createNode();
+      const cases: [unknown, number, string][] = [
+        [{ name: 'taken' }, 409, 'name'],
+        [{ name: null }, 400, 'name'],
+        [{ address: 'bad address' }, 400, 'address'],
+        [{ isLocal: true }, 400, 'isLocal'],
+        [{ appliedRevision: 5 }, 400, 'appliedRevision'],
+      ];
+      for (const [body, status, field] of cases) {
+        const response = await call('PATCH', `nodes/${node.id}`, body);
+        expect({ body, status: response.status, field: response.body.field }).toEqual({ body, status, field });
+      }
+      expect((await call('GET', `nodes/${node.id}`)).body).toEqual(node);
+    });
+  });
+
+  test('parallel creations with one name: exactly one wins', async () => {
+    const before = await nodeCount();
+    const responses = await Promise.all(Array.from({ length: 10 }, () => call('POST', 'nodes', { name: 'raced', address: 'r.example.com' })));
+    expect(responses.map((response) => response.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
+    expect(responses.filter((response) => response.status === 409).every((response) => response.body.field === 'name')).toBe(true);
+    expect(await nodeCount()).toBe(before + 1);
+  });
+
+  test('unknown ids are 404 naming id', async () => {
+    for (const id of [randomUUID(), 'nope']) {
+      for (const [method, body] of [['GET', undefined], ['PATCH', { note: 'x' }], ['DELETE', undefined]] as const) {
+        const response = await call(method, `nodes/${id}`, body);
+        expect({ method, status: response.status, body: response.body }).toEqual({ method, status: 404, body: { error: 'node not found', field: 'id' } });
+      }
+    }
+  });
+});
+
+describe('deleting nodes', () => {
+  test('a node without interfaces goes at once', async () => {
+    const node = await createNode();
+    expect((await call('DELETE', `nodes/${node.id}`)).body).toEqual({ id: node.id, deleted: true, interfacesRemoved: 0 });
+    expect((await call('GET', `nodes/${node.id}`)).status).toBe(404);
+  });
+
+  test('a node with interfaces refuses, saying how many, unless ?force=true', async () => {
+    const node = await createNode();
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const created = await call('POST', 'interfaces', { nodeId: node.id, name: `wg${i}`, listenPort: 51820 + i, subnet: `10.2.${i}.0/24`, endpointHost: 'vpn.example.com' });
+      ids.push(created.body.id);
+    }
+    await call('POST', 'hosts', { interfaceId: ids[0], name: 'alt', address: 'alt.example.com' });
+
+    const refused = await call('DELETE', `nodes/${node.id}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ error: '2 interfaces are still on this node; delete them or pass ?force=true', field: '' });
+    expect((await call('DELETE', `nodes/${node.id}?force=false`)).status).toBe(409);
+    for (const bad of ['yes', '1', 'True']) {
+      const response = await call('DELETE', `nodes/${node.id}?force=${bad}`);
+      expect({ bad, status: response.status, body: response.body }).toEqual({ bad, status: 400, body: { error: 'force must be true or false', field: 'force' } });
+    }
+    expect((await call('DELETE', `nodes/${node.id}?forced=true`)).body.field).toBe('forced');
+    expect((await call('GET', `nodes/${node.id}`)).body.interfaceCount).toBe(2);
+
+    const forced = await call('DELETE', `nodes/${node.id}?force=true`);
+    expect(forced.body).toEqual({ id: node.id, deleted: true, interfacesRemoved: 2 });
+    expect(await t.query('select id from interfaces where id = any($1::uuid[])', [ids])).toHaveLength(0);
+    expect(await t.query('select id from hosts where interface_id = any($1::uuid[])', [ids])).toHaveLength(0);
+  });
+
+  test('one interface is counted in the singular', async () => {
+    const node = await createNode();
+    await call('POST', 'interfaces', { nodeId: node.id, name: 'wg0', listenPort: 51820, subnet: '10.3.0.0/24', endpointHost: 'vpn.example.com' });
+    expect((await call('DELETE', `nodes/${node.id}`)).body.error).toBe('1 interface is still on this node; delete it or pass ?force=true');
+  });
+});
