@@ -7,6 +7,13 @@ import { AuthService } from './auth/auth.service.js';
 import { LoginThrottleService } from './auth/login-throttle.service.js';
 import { TokensController } from './auth/tokens.controller.js';
 import { TokensService } from './auth/tokens.service.js';
+import { ClientsController } from './clients/clients.controller.js';
+import { ClientsService } from './clients/clients.service.js';
+import { DevicesController } from './clients/devices.controller.js';
+import { DevicesService } from './clients/devices.service.js';
+import { ProfilesService } from './clients/profiles.service.js';
+import { TimeTransitionsScheduler } from './clients/time-transitions.scheduler.js';
+import { TimeTransitionsService } from './clients/time-transitions.service.js';
 import { DocsController } from './docs/docs.controller.js';
 import { DocsService } from './docs/docs.service.js';
 import { RouteTableService } from './docs/route-table.service.js';
@@ -27,7 +34,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [DiscoveryModule],
-      controllers: [AuthController, TokensController, DocsController, HealthController, NodesController, InterfacesController, HostsController],
+      controllers: [AuthController, TokensController, DocsController, HealthController, NodesController, InterfacesController, HostsController, ClientsController, DevicesController],
       providers: [
         { provide: PANEL_RUNTIME, useValue: runtime },
         { provide: WARREN_CONFIG, useValue: runtime.config },
@@ -45,6 +52,11 @@ export class AppModule {
         NodesService,
         InterfacesService,
         HostsService,
+        ClientsService,
+        DevicesService,
+        ProfilesService,
+        TimeTransitionsService,
+        TimeTransitionsScheduler,
       ],
     };
   }

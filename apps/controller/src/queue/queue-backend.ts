@@ -1,4 +1,4 @@
-import { Queue, createPostgresBackend, runMigrations } from 'bullmq';
+import { Queue, Worker, createPostgresBackend, runMigrations, type Processor } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { withTimeout } from '../common/with-timeout.js';
@@ -9,6 +9,8 @@ export type QueueBackendKind = 'redis' | 'postgres';
 /** A BullMQ queue on either store; producers use only the backend-neutral API. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyQueue = Queue<any, any, string, any, any, string, any, any>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyWorker = Worker<any, any, string, any, any, any>;
 
 /**
  * Where BullMQ keeps jobs: Redis when REDIS_URL is set, otherwise BullMQ's PostgreSQL backend in
@@ -17,6 +19,8 @@ export type AnyQueue = Queue<any, any, string, any, any, string, any, any>;
 export interface QueueBackend {
   readonly kind: QueueBackendKind;
   queue(name: string): AnyQueue;
+  /** A worker for one of the controller's own queues (e.g. `system`), on the same store; closed with it. */
+  worker(name: string, processor: Processor): AnyWorker;
   /** Resolves when the backing store answers a real queue operation within the timeout. */
   ping(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -25,8 +29,10 @@ export interface QueueBackend {
 abstract class BaseQueueBackend implements QueueBackend {
   abstract readonly kind: QueueBackendKind;
   protected readonly queues = new Map<string, AnyQueue>();
+  protected readonly workers = new Set<AnyWorker>();
 
   protected abstract open(name: string): AnyQueue;
+  protected abstract openWorker(name: string, processor: Processor): AnyWorker;
 
   queue(name: string): AnyQueue {
     let queue = this.queues.get(name);
@@ -38,11 +44,21 @@ abstract class BaseQueueBackend implements QueueBackend {
     return queue;
   }
 
+  worker(name: string, processor: Processor): AnyWorker {
+    const worker = this.openWorker(name, processor);
+    worker.on('error', () => undefined); // a store outage is reported by ping(), not by crashing
+    this.workers.add(worker);
+    return worker;
+  }
+
   async ping(timeoutMs = 2000): Promise<void> {
     await withTimeout(this.queue('system').getJobCounts('waiting'), timeoutMs, `the ${this.kind} queue store`);
   }
 
   async close(): Promise<void> {
+    // Bounded: a worker cut off from its store must not hold up shutdown (its connection is dropped next).
+    await Promise.allSettled([...this.workers].map((worker) => withTimeout(worker.close(), 5000, 'a queue worker')));
+    this.workers.clear();
     await Promise.allSettled([...this.queues.values()].map((queue) => queue.close()));
     this.queues.clear();
   }
@@ -51,9 +67,10 @@ abstract class BaseQueueBackend implements QueueBackend {
 class RedisQueueBackend extends BaseQueueBackend {
   readonly kind = 'redis';
   private readonly connection: Redis;
+  private readonly workerConnections: Redis[] = [];
 
   constructor(
-    url: string,
+    private readonly url: string,
     private readonly prefix: string,
   ) {
     super();
@@ -66,9 +83,18 @@ class RedisQueueBackend extends BaseQueueBackend {
     return new Queue(name, { connection: this.connection, prefix: this.prefix, skipWaitingForReady: true });
   }
 
+  protected openWorker(name: string, processor: Processor): AnyWorker {
+    // Workers block on Redis, which BullMQ allows only with unlimited retries per request.
+    const connection = new Redis(this.url, { maxRetriesPerRequest: null });
+    connection.on('error', () => undefined);
+    this.workerConnections.push(connection);
+    return new Worker(name, processor, { connection, prefix: this.prefix });
+  }
+
   override async close(): Promise<void> {
     await super.close();
     this.connection.disconnect();
+    for (const connection of this.workerConnections.splice(0)) connection.disconnect();
   }
 }
 
@@ -81,6 +107,10 @@ class PostgresQueueBackend extends BaseQueueBackend {
 
   protected open(name: string): AnyQueue {
     return new Queue(name, { connection: this.pool }, createPostgresBackend);
+  }
+
+  protected openWorker(name: string, processor: Processor): AnyWorker {
+    return new Worker(name, processor, { connection: this.pool }, createPostgresBackend);
   }
 
   override async close(): Promise<void> {

@@ -1,0 +1,150 @@
+import type { ClientStatus, ResetCycle } from './client.entity.js';
+import { readNullableNumber, readNumber, readRequiredTimestamp, readTimestamp } from './sql.js';
+
+/** A client as the API shows it. Derived fields (group, remainingBytes, deviceCount) are computed here. */
+export interface ClientView {
+  id: string;
+  name: string;
+  note: string;
+  groups: string[];
+  /** The first group, or null: what a one-group UI shows. */
+  group: string | null;
+  telegramId: number | null;
+  quotaBytes: number;
+  usedBytes: number;
+  upBytes: number;
+  downBytes: number;
+  /** null when the quota is unlimited (0). */
+  remainingBytes: number | null;
+  expiresAt: Date | null;
+  deviceLimit: number;
+  deviceCount: number;
+  rateBitsPerSec: number;
+  resetCycle: ResetCycle;
+  lastResetAt: Date | null;
+  startOnFirstUse: boolean;
+  durationSeconds: number;
+  activatedAt: Date | null;
+  status: ClientStatus;
+  subId: string;
+  interfaceIds: string[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * The select list of a client view over `clients c`. Device count and interface ids are
+ * correlated subqueries on indexed columns (devices.client_id, the client_interfaces primary key);
+ * list queries pick the page's ids first and join this only to those rows, so the subqueries run
+ * once per row shown, never once per row skipped.
+ */
+export const CLIENT_VIEW_COLUMNS = `
+  c.id, c.name, c.note, c.groups, c.telegram_id, c.quota_bytes, c.used_bytes, c.up_bytes, c.down_bytes,
+  c.expires_at, c.device_limit, c.rate_bits_per_sec, c.reset_cycle, c.last_reset_at, c.start_on_first_use,
+  c.duration_seconds, c.activated_at, c.status, c.sub_id, c.created_at, c.updated_at,
+  (select count(*) from devices d where d.client_id = c.id) as device_count,
+  array(select ci.interface_id::text from client_interfaces ci where ci.client_id = c.id order by ci.interface_id) as interface_ids`;
+
+export type ClientRow = Record<string, unknown>;
+
+/** The one mapper from a snake_case row (selected with CLIENT_VIEW_COLUMNS) to the view. */
+export function toClientView(row: ClientRow): ClientView {
+  const groups = (row.groups as string[] | null) ?? [];
+  const quotaBytes = readNumber(row.quota_bytes);
+  const usedBytes = readNumber(row.used_bytes);
+  return {
+    id: row.id as string,
+    name: row.name as string,
+    note: row.note as string,
+    groups,
+    group: groups[0] ?? null,
+    telegramId: readNullableNumber(row.telegram_id),
+    quotaBytes,
+    usedBytes,
+    upBytes: readNumber(row.up_bytes),
+    downBytes: readNumber(row.down_bytes),
+    remainingBytes: quotaBytes > 0 ? Math.max(0, quotaBytes - usedBytes) : null,
+    expiresAt: readTimestamp(row.expires_at),
+    deviceLimit: readNumber(row.device_limit),
+    deviceCount: readNumber(row.device_count),
+    rateBitsPerSec: readNumber(row.rate_bits_per_sec),
+    resetCycle: row.reset_cycle as ResetCycle,
+    lastResetAt: readTimestamp(row.last_reset_at),
+    startOnFirstUse: row.start_on_first_use as boolean,
+    durationSeconds: readNumber(row.duration_seconds),
+    activatedAt: readTimestamp(row.activated_at),
+    status: row.status as ClientStatus,
+    subId: row.sub_id as string,
+    interfaceIds: (row.interface_ids as string[] | null) ?? [],
+    createdAt: readRequiredTimestamp(row.created_at),
+    updatedAt: readRequiredTimestamp(row.updated_at),
+  };
+}
+
+/** A device as the API shows it: no private or preshared key, ever. */
+export interface DeviceView {
+  id: string;
+  clientId: string;
+  name: string;
+  upBytes: number;
+  downBytes: number;
+  lastHandshake: Date | null;
+  createdAt: Date;
+  accounts: AccountView[];
+}
+
+/** One device's peer on one interface; keys shown are public keys only. */
+export interface AccountView {
+  id: string;
+  interfaceId: string;
+  nodeId: string;
+  ip: string;
+  publicKey: string;
+  enabled: boolean;
+  upBytes: number;
+  downBytes: number;
+  lastHandshake: Date | null;
+  lastEndpoint: string | null;
+}
+
+/** Devices with their accounts for the given clients, from rows of DEVICE_ACCOUNT_COLUMNS. */
+export const DEVICE_ACCOUNT_COLUMNS = `
+  d.id as device_id, d.client_id, d.name as device_name, d.up_bytes as device_up_bytes,
+  d.down_bytes as device_down_bytes, d.last_handshake as device_last_handshake, d.created_at as device_created_at,
+  a.id as account_id, a.interface_id, a.node_id, a.ip, a.public_key, a.enabled, a.up_bytes, a.down_bytes,
+  a.last_handshake, a.last_endpoint`;
+
+export function toDeviceViews(rows: ClientRow[]): DeviceView[] {
+  const devices = new Map<string, DeviceView>();
+  for (const row of rows) {
+    let device = devices.get(row.device_id as string);
+    if (!device) {
+      device = {
+        id: row.device_id as string,
+        clientId: row.client_id as string,
+        name: row.device_name as string,
+        upBytes: readNumber(row.device_up_bytes),
+        downBytes: readNumber(row.device_down_bytes),
+        lastHandshake: readTimestamp(row.device_last_handshake),
+        createdAt: readRequiredTimestamp(row.device_created_at),
+        accounts: [],
+      };
+      devices.set(device.id, device);
+    }
+    if (row.account_id) {
+      device.accounts.push({
+        id: row.account_id as string,
+        interfaceId: row.interface_id as string,
+        nodeId: row.node_id as string,
+        ip: row.ip as string,
+        publicKey: row.public_key as string,
+        enabled: row.enabled as boolean,
+        upBytes: readNumber(row.up_bytes),
+        downBytes: readNumber(row.down_bytes),
+        lastHandshake: readTimestamp(row.last_handshake),
+        lastEndpoint: (row.last_endpoint as string | null) ?? null,
+      });
+    }
+  }
+  return [...devices.values()];
+}

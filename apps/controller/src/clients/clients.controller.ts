@@ -1,0 +1,85 @@
+import { Body, Controller, Param, Query } from '@nestjs/common';
+import { Route } from '../http/route.decorator.js';
+import { ClientsService } from './clients.service.js';
+import { CreateClientDto, ListClientsQuery, UpdateClientDto } from './dto/client.dto.js';
+
+const CREATE_EXAMPLE = {
+  name: 'alice',
+  note: 'family plan',
+  groups: ['family'],
+  telegramId: 5000000000,
+  quotaBytes: 107374182400,
+  expiresAt: '2027-01-01T00:00:00Z',
+  deviceLimit: 3,
+  interfaceIds: ['00000000-0000-4000-8000-000000000000'],
+  deviceNames: ['phone', 'laptop'],
+  resetCycle: 'monthly',
+};
+
+/** Clients (customers): quota, expiry, device limit, the interfaces they are attached to. */
+@Controller()
+export class ClientsController {
+  constructor(private readonly clients: ClientsService) {}
+
+  @Route({
+    method: 'GET',
+    path: 'clients',
+    group: 'clients',
+    summary: 'List clients, a page at a time: {items, total, page, perPage}',
+    query: {
+      search: 'case-insensitive text in name or note; all digits also matches telegramId exactly',
+      status: 'active | disabled | expired | exhausted',
+      group: 'clients whose groups include this one',
+      interfaceId: 'clients attached to this interface',
+      page: 'page number, from 1 (default 1)',
+      perPage: 'page size, 1..200 (default 25); out of range is a 400',
+      sort: 'newest (default) | oldest | name | traffic | remaining | expiry',
+    },
+  })
+  list(@Query() query: ListClientsQuery) {
+    return this.clients.list(query);
+  }
+
+  @Route({
+    method: 'POST',
+    path: 'clients',
+    group: 'clients',
+    summary: 'Create a client with its first devices: one account (key pair, preshared key, address) per device per interface',
+    example: CREATE_EXAMPLE,
+    status: 201,
+  })
+  create(@Body() body: CreateClientDto) {
+    return this.clients.create(body);
+  }
+
+  @Route({ method: 'GET', path: 'clients/:id', group: 'clients', summary: 'One client with its devices and their accounts (public keys only)' })
+  get(@Param('id') id: string) {
+    return this.clients.get(id);
+  }
+
+  @Route({
+    method: 'PATCH',
+    path: 'clients/:id',
+    group: 'clients',
+    summary: 'Change a client; quota, expiry and enabled recompute its status, interfaceIds re-provisions its devices',
+    example: { quotaBytes: 214748364800, expiresAt: null, enabled: true },
+  })
+  update(@Param('id') id: string, @Body() body: UpdateClientDto) {
+    return this.clients.update(id, body);
+  }
+
+  @Route({ method: 'DELETE', path: 'clients/:id', group: 'clients', summary: 'Delete a client with its devices and accounts' })
+  remove(@Param('id') id: string) {
+    return this.clients.remove(id);
+  }
+
+  @Route({
+    method: 'POST',
+    path: 'clients/:id/reset',
+    group: 'clients',
+    summary: "Reset the client's traffic to zero (revives an exhausted client); returns the counters before the reset",
+  })
+  reset(@Param('id') id: string) {
+    return this.clients.reset(id);
+  }
+}

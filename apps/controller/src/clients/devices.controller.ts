@@ -1,0 +1,68 @@
+import { Body, Controller, Param, Query, StreamableFile } from '@nestjs/common';
+import { Route } from '../http/route.decorator.js';
+import { DevicesService } from './devices.service.js';
+import { ConfigsQuery, CreateDeviceDto } from './dto/device.dto.js';
+import { ProfilesService } from './profiles.service.js';
+
+/** Devices and their profiles: the configs a device imports, one per interface and host. */
+@Controller()
+export class DevicesController {
+  constructor(
+    private readonly devices: DevicesService,
+    private readonly profiles: ProfilesService,
+  ) {}
+
+  @Route({
+    method: 'POST',
+    path: 'clients/:id/devices',
+    group: 'devices',
+    summary: "Add a device to a client (an account on each of the client's interfaces); at most deviceLimit devices",
+    example: { name: 'tablet' },
+    status: 201,
+  })
+  add(@Param('id') clientId: string, @Body() body: CreateDeviceDto) {
+    return this.devices.add(clientId, body.name);
+  }
+
+  @Route({ method: 'DELETE', path: 'devices/:id', group: 'devices', summary: 'Delete a device and its accounts (its addresses are not reused at once)' })
+  remove(@Param('id') id: string) {
+    return this.devices.remove(id);
+  }
+
+  @Route({
+    method: 'GET',
+    path: 'devices/:id/profiles',
+    group: 'devices',
+    summary: 'Every profile of a device: one WireGuard/AmneziaWG config per interface and host',
+  })
+  deviceProfiles(@Param('id') id: string) {
+    return this.profiles.deviceProfiles(id);
+  }
+
+  @Route({
+    method: 'POST',
+    path: 'clients/:id/rotate-keys',
+    group: 'devices',
+    summary: "New key pairs and preshared keys for all of the client's accounts; addresses stay (re-download the profiles)",
+  })
+  rotateKeys(@Param('id') id: string) {
+    return this.devices.rotateKeys(id);
+  }
+
+  @Route({
+    method: 'GET',
+    path: 'clients/:id/configs',
+    group: 'devices',
+    summary: 'Every config of the client, per device and host, as JSON or (format=zip) a zip of .conf files',
+    query: { format: 'json (default) | zip' },
+  })
+  async configs(@Param('id') id: string, @Query() query: ConfigsQuery) {
+    if (query.format !== 'zip') return this.profiles.clientConfigs(id);
+    const { filename, zip } = await this.profiles.clientConfigsZip(id);
+    return new StreamableFile(zip, {
+      type: 'application/zip',
+      disposition: `attachment; filename="${filename}"`,
+      length: zip.length,
+    });
+  }
+}

@@ -1,0 +1,19 @@
+import { Transform } from 'class-transformer';
+import { IsIn, IsString, Length, Matches, ValidateIf } from 'class-validator';
+import { CLIENT_LIMITS } from './client.dto.js';
+
+export class CreateDeviceDto {
+  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
+  @IsString()
+  @Length(1, CLIENT_LIMITS.deviceNameLength)
+  @Matches(/^[^\u0000-\u001f\u007f]*$/, { message: 'name must not contain control characters' })
+  name!: string;
+}
+
+export const CONFIG_FORMATS = ['json', 'zip'] as const;
+
+export class ConfigsQuery {
+  @ValidateIf((_object: unknown, value: unknown) => value !== undefined)
+  @IsIn(CONFIG_FORMATS)
+  format?: (typeof CONFIG_FORMATS)[number];
+}
