@@ -4,10 +4,11 @@ import { Session } from '../auth/session.entity.js';
 import { User } from '../auth/user.entity.js';
 import { Account } from '../clients/account.entity.js';
 import { Client } from '../clients/client.entity.js';
+import { ClientInterface } from '../clients/client-interface.entity.js';
 import { Device } from '../clients/device.entity.js';
 import { Host } from '../interfaces/host.entity.js';
 import { TunnelInterface } from '../interfaces/interface.entity.js';
 import { Node } from '../nodes/node.entity.js';
 
 /** Every entity the controller maps; the migration generator diffs against exactly this list. */
-export const ENTITIES = [User, Session, ApiToken, LoginThrottle, Node, TunnelInterface, Host, Client, Device, Account];
+export const ENTITIES = [User, Session, ApiToken, LoginThrottle, Node, TunnelInterface, Host, Client, ClientInterface, Device, Account];
