@@ -1,16 +1,30 @@
 // `npm run bench`: runs every benchmark in bench/ and writes docs/benchmarks.md (one section each).
-// Settings (environment): BENCH_DURATION seconds per measured run (10), BENCH_WARMUP (2),
+// BENCH_ONLY=http-auth|clients (comma-separated) runs just those.
+// Settings of http-auth (environment): BENCH_DURATION seconds per measured run (10), BENCH_WARMUP (2),
 // BENCH_CONNECTIONS (16), BENCH_PIPELINING (1), BENCH_ROUNDS (1), BENCH_CLIENT=process|inline,
-// BENCH_TARGETS=bare,token,session (a subset skips the doc), BENCH_WRITE=0 (print only),
-// DATABASE_URL / REDIS_URL (the machine's servers; a throw-away database is created and dropped).
+// BENCH_TARGETS=bare,token,session (a subset skips the doc). Settings of clients: see bench/clients.js
+// (BENCH_CLIENTS, BENCH_CREATE_CONCURRENCY, BENCH_LIST_CONNECTIONS, BENCH_SEQUENTIAL, BENCH_DURATION…).
+// Both: BENCH_WRITE=0 (print only), DATABASE_URL / REDIS_URL (the machine's servers; a throw-away
+// database is created and dropped).
 import { fileURLToPath } from 'node:url';
 import * as httpAuth from './http-auth.js';
+import * as clients from './clients.js';
+
+const BENCHMARKS = { 'http-auth': httpAuth, clients };
 
 const docFile = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
 const writeDoc = process.env.BENCH_WRITE !== '0';
 
 try {
-  await httpAuth.run({ writeDoc, docFile, command: 'npm run bench' });
+  const only = (process.env.BENCH_ONLY ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  for (const name of only) {
+    if (!(name in BENCHMARKS)) throw new Error(`BENCH_ONLY: unknown benchmark "${name}" (known: ${Object.keys(BENCHMARKS).join(', ')})`);
+  }
+  for (const [name, benchmark] of Object.entries(BENCHMARKS)) {
+    if (only.length && !only.includes(name)) continue;
+    console.log(`\n=== bench: ${name} (${benchmark.TITLE}) ===`);
+    await benchmark.run({ writeDoc, docFile, command: 'npm run bench' });
+  }
   process.exit(0);
 } catch (error) {
   console.error(`\nbench FAILED: ${error?.stack ?? error}`);

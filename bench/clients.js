@@ -1,0 +1,900 @@
+// Clients at scale: the real panel in a child process, 100,000 clients (each with its first device
+// and account) created through POST /api/clients, then list pages measured under load and one at
+// a time, against GET /api/auth/me (the auth + framework floor) measured the same way.
+//
+// Settings (environment): BENCH_CLIENTS (100000), BENCH_CREATE_CONCURRENCY (8), BENCH_DURATION (10)
+// and BENCH_WARMUP (2) seconds per load run, BENCH_LIST_CONNECTIONS (8), BENCH_SEQUENTIAL (200
+// requests per list, one at a time), BENCH_API_MINUTES (25: after that long creating through the
+// API, the rest is inserted with SQL, once at least BENCH_API_MIN_CLIENTS (10000) came from the API),
+// BENCH_WRITE=0 (print only), BENCH_KEEP_DATABASE=1 (leave the seeded database for EXPLAIN; its
+// name is printed; drop it by hand), DATABASE_URL / REDIS_URL (the machine's servers).
+import { spawn, execFileSync } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { createBenchDatabase, postgresVersion, REDIS_URL } from './lib/database.js';
+import { measure } from './lib/client-process.js';
+import { describeMachine, machineCpuTicks } from './lib/machine.js';
+import { markdownTable, textTable, writeSection } from './lib/report.js';
+
+export const ID = 'clients-100k';
+export const TITLE = 'Clients: 100,000 clients, creation and list pages';
+
+const ROOT = new URL('../', import.meta.url);
+const MAIN_JS = fileURLToPath(new URL('dist/apps/controller/src/main.js', ROOT));
+const OWNER = { username: 'bench-owner', password: 'bench-password-123' };
+const TARGET_P99_MS = 50;
+const SUBNET = '10.64.0.0/14';
+const PER_PAGE = 50;
+
+function envNumber(name, fallback, min) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return value;
+}
+
+export function settingsFromEnv() {
+  return {
+    clients: envNumber('BENCH_CLIENTS', 100_000, 100),
+    createConcurrency: envNumber('BENCH_CREATE_CONCURRENCY', 8, 1),
+    durationSeconds: envNumber('BENCH_DURATION', 10, 1),
+    warmupSeconds: envNumber('BENCH_WARMUP', 2, 0),
+    connections: envNumber('BENCH_LIST_CONNECTIONS', 8, 1),
+    sequential: envNumber('BENCH_SEQUENTIAL', 200, 10),
+    apiMinutes: envNumber('BENCH_API_MINUTES', 25, 1),
+    apiMinClients: envNumber('BENCH_API_MIN_CLIENTS', 10_000, 1),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The clients: deterministic variety, so the expected result of every filter is known up front.
+
+/** 100 words, none inside another, none inside a note, a group or "client-": each matches ~1% of names. */
+const WORDS = `aardvark albatross alligator anaconda armadillo avocet badger barracuda beaver bison bobcat buffalo
+buzzard camel capybara caribou cassowary chameleon cheetah chinchilla cobra condor cormorant coyote crane cricket dingo
+dolphin donkey dragonfly dugong eagle echidna egret elephant falcon ferret flamingo gazelle gecko gerbil gibbon giraffe
+gopher gorilla grouse hamster hedgehog heron hippo hornet hyena iguana impala jackal jaguar kangaroo kestrel koala
+lemming lemur leopard llama lobster macaque magpie manatee marmot meerkat mongoose moose narwhal nightingale ocelot
+octopus opossum orangutan osprey ostrich otter panther pelican penguin platypus porcupine puffin quokka raccoon reindeer
+rhino salamander scorpion seahorse squirrel starling tapir toucan vulture walrus wombat`.split(/\s+/);
+const NOTES = ['paid by card', 'family plan', 'referred by a friend', 'corporate account', 'annual plan', 'pays in crypto', 'priority support', 'moved from the old panel'];
+const GROUPS = ['retail', 'family', 'business', 'trial', 'partner'];
+/** The list filters measured: a word of ~1% of names, a text nobody has, a group. */
+const SEARCH_TERM = 'walrus';
+const NO_MATCH_TERM = 'nosuchclient';
+const GROUP_FILTER = 'business';
+
+function checkWords() {
+  if (WORDS.length !== 100 || new Set(WORDS).size !== 100) throw new Error(`expected 100 distinct words, got ${WORDS.length}`);
+  const others = [...NOTES, ...GROUPS, 'client-'];
+  for (const word of WORDS) {
+    const clash = [...WORDS.filter((w) => w !== word), ...others].find((text) => text.includes(word));
+    if (clash) throw new Error(`word "${word}" occurs inside "${clash}": the search figures would be off`);
+  }
+}
+
+/** A small seeded PRNG (mulberry32): client i always looks the same. */
+function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const GIB = 2 ** 30;
+const DAY_MS = 86_400_000;
+
+/** The creation body of client number i (0-based). */
+function clientSpec(i, digits, now) {
+  const rand = prng(i * 2654435761 + 12345);
+  const word = WORDS[Math.floor(rand() * WORDS.length)];
+  const spec = { name: `client-${String(i).padStart(digits, '0')} ${word}` };
+  if (rand() < 0.3) spec.note = NOTES[Math.floor(rand() * NOTES.length)];
+  const g = rand();
+  if (g < 0.6) spec.groups = [GROUPS[Math.floor(rand() * GROUPS.length)]];
+  else if (g < 0.8) {
+    const first = Math.floor(rand() * GROUPS.length);
+    spec.groups = [GROUPS[first], GROUPS[(first + 1 + Math.floor(rand() * (GROUPS.length - 1))) % GROUPS.length]];
+  }
+  // Half have a Telegram id; half of those above 2^31 (int8 territory), all exact as JSON numbers.
+  if (rand() < 0.5) spec.telegramId = rand() < 0.5 ? 5_000_000_000 + i * 7 : 100_000_000 + i;
+  if (rand() < 0.4) spec.quotaBytes = [10, 50, 100, 500][Math.floor(rand() * 4)] * GIB;
+  if (rand() < 0.4) spec.expiresAt = new Date(now + (1 + Math.floor(rand() * 365)) * DAY_MS).toISOString();
+  if (spec.quotaBytes && rand() < 0.5) spec.resetCycle = 'monthly';
+  spec.deviceLimit = 1 + Math.floor(rand() * 3);
+  return spec;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plumbing: HTTP with a keep-alive agent, the panel as a child process, /proc readings.
+
+function requester(origin, token, maxSockets) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets });
+  const { hostname, port } = new URL(origin);
+  const call = (method, path, body) =>
+    new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const headers = { accept: 'application/json' };
+      if (token.value) headers.authorization = `Bearer ${token.value}`;
+      if (payload !== undefined) {
+        headers['content-type'] = 'application/json';
+        headers['content-length'] = Buffer.byteLength(payload);
+      }
+      const started = process.hrtime.bigint();
+      const req = http.request({ agent, hostname, port, method, path, headers }, (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const ms = Number(process.hrtime.bigint() - started) / 1e6;
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            parsed = text;
+          }
+          resolve({ status: res.statusCode, body: parsed, ms });
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+  call.close = () => agent.destroy();
+  return call;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+let clockTicks;
+function ticksPerSecond() {
+  if (clockTicks === undefined) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
+
+/** VmRSS and VmHWM (peak) of a process, in MiB. */
+function memoryOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field) => Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1]);
+  return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
+}
+
+/** CPU time (user + system) a process has used so far, in microseconds. */
+function cpuMicrosOf(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / ticksPerSecond();
+}
+
+/** The panel exactly as `npm start` runs it (from dist), in its own process, on its own database. */
+async function startPanelProcess({ databaseUrl, queuePrefix, dataDir }) {
+  if (!existsSync(MAIN_JS)) throw new Error(`${MAIN_JS} is missing: run \`npm run build\` (npm run bench does)`);
+  const port = await freePort();
+  const child = spawn(process.execPath, [MAIN_JS], {
+    cwd: fileURLToPath(ROOT),
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      WARREN_TLS: 'off',
+      WARREN_HOST: '127.0.0.1',
+      WARREN_PORT: String(port),
+      WARREN_DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      REDIS_URL,
+      WARREN_QUEUE_PREFIX: queuePrefix,
+      WARREN_ADMIN_USERNAME: OWNER.username,
+      WARREN_ADMIN_PASSWORD: OWNER.password,
+      WARREN_LOG_LEVEL: 'error',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const tail = [];
+  const keep = (prefix) => (chunk) => {
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (!line.trim()) continue;
+      tail.push(`${prefix}${line}`);
+      if (tail.length > 40) tail.shift();
+    }
+  };
+  child.stderr.on('data', keep('[panel stderr] '));
+  let exited = null;
+  const exit = new Promise((resolve) => child.once('exit', (code, signal) => resolve((exited = { code, signal }))));
+  const origin = await new Promise((resolve, reject) => {
+    let buffer = '';
+    const timer = setTimeout(() => reject(new Error(`the panel did not say "panel listening on" within 60 s:\n${tail.join('\n')}`)), 60_000);
+    child.stdout.on('data', (chunk) => {
+      keep('[panel] ')(chunk);
+      buffer += chunk.toString('utf8');
+      const found = buffer.match(/panel listening on (https?:\/\/[^/\s]+)(\/\S*)?/);
+      if (found) {
+        clearTimeout(timer);
+        buffer = '';
+        resolve(`${found[1]}${(found[2] ?? '/').replace(/\/$/, '')}`);
+      }
+    });
+    exit.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`the panel exited (code ${code}, signal ${signal}) before listening:\n${tail.join('\n')}`));
+    });
+  });
+  const stop = async () => {
+    if (exited) return;
+    child.kill('SIGTERM');
+    const timeout = new Promise((resolve) => setTimeout(() => resolve('timeout'), 10_000));
+    if ((await Promise.race([exit, timeout])) === 'timeout') {
+      child.kill('SIGKILL');
+      await exit;
+    }
+  };
+  return {
+    pid: child.pid,
+    origin,
+    api: `${origin}/api`,
+    apiPath: `${new URL(origin).pathname.replace(/\/$/, '')}/api`,
+    alive: () => !exited,
+    tail: () => tail.join('\n'),
+    stop,
+  };
+}
+
+async function redisVersion() {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    return (await redis.info('server')).match(/redis_version:(\S+)/)?.[1];
+  } catch {
+    return undefined;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Removes what the panel's queues left in Redis under this run's prefix. */
+async function dropRedisPrefix(prefix) {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+const percentile = (sorted, q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] : undefined);
+const sortedCopy = (values) => Float64Array.from(values).sort();
+
+// ---------------------------------------------------------------------------------------------
+// Steps.
+
+async function signIn(call, token) {
+  const login = await call('POST', `${call.apiPath}/auth/login`, OWNER);
+  if (login.status !== 200) throw new Error(`login answered ${login.status}: ${JSON.stringify(login.body)}`);
+  token.value = login.body.token;
+  const issued = await call('POST', `${call.apiPath}/tokens`, { name: 'bench-clients' });
+  if (issued.status !== 201 || !String(issued.body.token).startsWith('wrn_')) {
+    throw new Error(`POST /api/tokens answered ${issued.status}: ${JSON.stringify(issued.body)}`);
+  }
+  token.value = issued.body.token;
+  const me = await call('GET', `${call.apiPath}/auth/me`);
+  if (me.status !== 200 || me.body.via !== 'token') throw new Error(`GET /api/auth/me with the API token: ${me.status} ${JSON.stringify(me.body)}`);
+}
+
+async function createInterface(call) {
+  const created = await call('POST', `${call.apiPath}/interfaces`, {
+    name: 'wgbench',
+    mode: 'standard',
+    listenPort: 51999,
+    subnet: SUBNET,
+    endpointHost: 'vpn.bench.example',
+  });
+  if (created.status !== 201) throw new Error(`POST /api/interfaces answered ${created.status}: ${JSON.stringify(created.body)}`);
+  return created.body;
+}
+
+function checkCreated(response, spec, iface) {
+  const b = response.body;
+  if (response.status !== 201) return `answered ${response.status}: ${JSON.stringify(b).slice(0, 500)}`;
+  if (b?.name !== spec.name) return `name ${JSON.stringify(b?.name)} instead of ${JSON.stringify(spec.name)}`;
+  if ((b.telegramId ?? undefined) !== spec.telegramId) return `telegramId ${b.telegramId} instead of ${spec.telegramId}`;
+  if (b.devices?.length !== 1 || b.devices[0].accounts?.length !== 1) return `expected 1 device with 1 account, got ${JSON.stringify(b.devices)}`;
+  if (b.devices[0].accounts[0].interfaceId !== iface.id) return 'the account is on another interface';
+  return undefined;
+}
+
+/**
+ * Creates clients [0, count) through the API with `concurrency` requests in flight, until all are
+ * made or the time budget is spent (then at least `minimum` are made). Fails on the first non-201.
+ */
+async function createThroughApi({ call, iface, settings, digits, now, panel }) {
+  const total = settings.clients;
+  const budgetMs = settings.apiMinutes * 60_000;
+  const completions = new Float64Array(total); // ms since start, in completion order
+  const latencies = new Float64Array(total);
+  let next = 0;
+  let done = 0;
+  let failure;
+  const started = performance.now();
+  const mark = { cpu: cpuMicrosOf(panel.pid), own: process.cpuUsage(), machine: machineCpuTicks() };
+  let lastReport = started;
+  const worker = async () => {
+    while (!failure && next < total) {
+      const elapsed = performance.now() - started;
+      if (elapsed > budgetMs && next >= settings.apiMinClients) return;
+      const i = next++;
+      const spec = clientSpec(i, digits, now);
+      let response;
+      try {
+        response = await call('POST', `${call.apiPath}/clients`, { ...spec, interfaceIds: [iface.id] });
+      } catch (error) {
+        failure = `client ${i}: ${error.message}`;
+        return;
+      }
+      const problem = checkCreated(response, spec, iface);
+      if (problem) {
+        failure = `POST /api/clients for client ${i} (${spec.name}): ${problem}`;
+        return;
+      }
+      completions[done] = performance.now() - started;
+      latencies[done] = response.ms;
+      done++;
+      const at = performance.now();
+      if (at - lastReport > 10_000) {
+        lastReport = at;
+        const rate = done / ((at - started) / 1000);
+        process.stderr.write(`bench: created ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} through the API (${Math.round(rate)}/s)\n`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: settings.createConcurrency }, worker));
+  if (failure) throw new Error(failure);
+  const elapsedMs = performance.now() - started;
+  const own = process.cpuUsage(mark.own);
+  const machineNow = machineCpuTicks();
+  const cores = describeMachine().cores;
+  const percentOfCore = (micros) => (100 * micros) / (elapsedMs * 1000);
+  const panelCpu = percentOfCore(cpuMicrosOf(panel.pid) - mark.cpu);
+  const clientCpu = percentOfCore(own.user + own.system);
+  const machineBusy = mark.machine && machineNow ? (100 * cores * (machineNow.busy - mark.machine.busy)) / (machineNow.total - mark.machine.total) : undefined;
+
+  const deciles = [];
+  for (let d = 0; d < 10; d++) {
+    const from = Math.floor((d * done) / 10);
+    const to = Math.floor(((d + 1) * done) / 10);
+    if (to <= from) continue;
+    const t0 = from === 0 ? 0 : completions[from - 1];
+    const t1 = completions[to - 1];
+    const lat = sortedCopy(latencies.subarray(from, to));
+    deciles.push({ from, to, rate: (to - from) / ((t1 - t0) / 1000), p50: percentile(lat, 0.5), p99: percentile(lat, 0.99) });
+  }
+  const all = sortedCopy(latencies.subarray(0, done));
+  return {
+    count: done,
+    elapsedMs,
+    rate: done / (elapsedMs / 1000),
+    p50: percentile(all, 0.5),
+    p99: percentile(all, 0.99),
+    max: percentile(all, 1),
+    deciles,
+    cpu: { panel: panelCpu, client: clientCpu, rest: machineBusy === undefined ? undefined : Math.max(0, machineBusy - panelCpu - clientCpu) },
+    budgetSpent: done < total,
+  };
+}
+
+/**
+ * Inserts clients [from, total) with SQL, shaped exactly as POST /api/clients makes them: the
+ * client, its device "device-1", its interface link and one account with a fresh key pair,
+ * preshared key and the next addresses of the pool; then moves the interface's cursor.
+ */
+async function seedWithSql({ db, iface, from, total, digits, now }) {
+  const { generateKeyPair, generatePresharedKey } = await import(new URL('dist/libs/wireguard/keys.js', ROOT).href);
+  const { allocateMany } = await import(new URL('dist/libs/wireguard/address-pool.js', ROOT).href);
+  const { ipToInt } = await import(new URL('dist/libs/wireguard/ipv4.js', ROOT).href);
+  const { generateSubId } = await import(new URL('dist/apps/controller/src/clients/sub-id.js', ROOT).href);
+  const started = performance.now();
+  const batch = 2000;
+  for (let start = from; start < total; start += batch) {
+    const end = Math.min(total, start + batch);
+    await db.query('begin');
+    try {
+      const [locked] = (await db.query('select allocation_cursor from interfaces where id = $1 for update', [iface.id])).rows;
+      const addresses = allocateMany(SUBNET, [], end - start, { cursor: locked.allocation_cursor === null ? null : Number(locked.allocation_cursor) });
+      if (!addresses) throw new Error('the pool is full');
+      const createdAt = new Date();
+      const clients = [];
+      const devices = [];
+      const accounts = [];
+      for (let i = start; i < end; i++) {
+        const spec = clientSpec(i, digits, now);
+        const clientId = randomUUID();
+        const deviceId = randomUUID();
+        const keys = generateKeyPair();
+        const at = new Date(createdAt.getTime() + (i - start)).toISOString();
+        clients.push({
+          id: clientId,
+          name: spec.name,
+          note: spec.note ?? '',
+          groups: spec.groups ?? [],
+          telegram_id: spec.telegramId ?? null,
+          quota_bytes: spec.quotaBytes ?? 0,
+          expires_at: spec.expiresAt ?? null,
+          device_limit: spec.deviceLimit,
+          reset_cycle: spec.resetCycle ?? 'none',
+          sub_id: generateSubId(),
+          created_at: at,
+        });
+        devices.push({ id: deviceId, client_id: clientId, created_at: at });
+        accounts.push({
+          id: randomUUID(),
+          device_id: deviceId,
+          ip: addresses[i - start],
+          private_key: keys.privateKey,
+          public_key: keys.publicKey,
+          preshared_key: generatePresharedKey(),
+          created_at: at,
+        });
+      }
+      await db.query(
+        `insert into clients (id, name, note, groups, telegram_id, quota_bytes, expires_at, device_limit, rate_bits_per_sec,
+                              reset_cycle, start_on_first_use, duration_seconds, status, sub_id, created_at, updated_at)
+         select x.id, x.name, x.note, array(select jsonb_array_elements_text(x.groups)), x.telegram_id, x.quota_bytes, x.expires_at,
+                x.device_limit, 0, x.reset_cycle, false, 0, 'active', x.sub_id, x.created_at, x.created_at
+           from jsonb_to_recordset($1::jsonb) as x(id uuid, name text, note text, groups jsonb, telegram_id bigint, quota_bytes bigint,
+                expires_at timestamptz, device_limit int, reset_cycle text, sub_id text, created_at timestamptz)`,
+        [JSON.stringify(clients)],
+      );
+      await db.query(
+        `insert into client_interfaces (client_id, interface_id) select x.id, $2 from jsonb_to_recordset($1::jsonb) as x(id uuid)`,
+        [JSON.stringify(clients.map((c) => ({ id: c.id }))), iface.id],
+      );
+      await db.query(
+        `insert into devices (id, client_id, name, created_at)
+         select x.id, x.client_id, 'device-1', x.created_at from jsonb_to_recordset($1::jsonb) as x(id uuid, client_id uuid, created_at timestamptz)`,
+        [JSON.stringify(devices)],
+      );
+      await db.query(
+        `insert into accounts (id, device_id, interface_id, node_id, ip, private_key, public_key, preshared_key, created_at)
+         select x.id, x.device_id, $2, $3, x.ip, x.private_key, x.public_key, x.preshared_key, x.created_at
+           from jsonb_to_recordset($1::jsonb) as x(id uuid, device_id uuid, ip text, private_key text, public_key text, preshared_key text, created_at timestamptz)`,
+        [JSON.stringify(accounts), iface.id, iface.nodeId],
+      );
+      await db.query('update interfaces set allocation_cursor = $1 where id = $2', [ipToInt(addresses[addresses.length - 1]), iface.id]);
+      await db.query('update nodes set desired_revision = desired_revision + 1, updated_at = now() where id = $1', [iface.nodeId]);
+      await db.query('commit');
+    } catch (error) {
+      await db.query('rollback').catch(() => undefined);
+      throw error;
+    }
+    if ((end - from) % 20_000 === 0 || end === total) {
+      process.stderr.write(`bench: inserted ${(end - from).toLocaleString('en-US')} of ${(total - from).toLocaleString('en-US')} with SQL\n`);
+    }
+  }
+  return { count: total - from, seconds: (performance.now() - started) / 1000 };
+}
+
+/**
+ * A realistic spread of statuses and traffic, in SQL (the API cannot make traffic, and creation
+ * refuses past expiry): by client number, 10% disabled, 5% expired (expiry 1..90 days ago),
+ * 5% exhausted (used = quota); about 70% of the rest have used some traffic, below their quota.
+ * Devices and accounts get the same counters (one of each per client). Then VACUUM ANALYZE.
+ */
+async function spreadStatuses(db) {
+  const started = performance.now();
+  await db.query('begin');
+  await db.query(`create temporary table numbered on commit drop as
+                    select id, (substring(name from '^client-(\\d+)'))::int as n from clients`);
+  await db.query(`update clients c set status = 'disabled', updated_at = now() from numbered x where x.id = c.id and x.n % 20 in (0, 1)`);
+  await db.query(`update clients c set status = 'expired', expires_at = now() - (1 + x.n % 90) * interval '1 day', updated_at = now()
+                    from numbered x where x.id = c.id and x.n % 20 = 2`);
+  await db.query(`update clients c set quota_bytes = case when c.quota_bytes = 0 then ${10 * GIB} else c.quota_bytes end,
+                         used_bytes = case when c.quota_bytes = 0 then ${10 * GIB} else c.quota_bytes end,
+                         status = 'exhausted', updated_at = now()
+                    from numbered x where x.id = c.id and x.n % 20 = 3`);
+  await db.query(`update clients c set used_bytes = case when c.quota_bytes > 0 then least(c.quota_bytes - 1, (random() * c.quota_bytes)::bigint)
+                                                         else (random() * ${200 * GIB})::bigint end
+                    from numbered x where x.id = c.id and x.n % 20 > 3 and x.n % 10 < 7`);
+  await db.query(`update clients set up_bytes = used_bytes / 5, down_bytes = used_bytes - used_bytes / 5 where used_bytes > 0`);
+  await db.query(`update devices d set up_bytes = c.up_bytes, down_bytes = c.down_bytes from clients c where c.id = d.client_id and c.used_bytes > 0`);
+  await db.query(`update accounts a set up_bytes = d.up_bytes, down_bytes = d.down_bytes from devices d where d.id = a.device_id and d.up_bytes > 0`);
+  await db.query('commit');
+  for (const table of ['clients', 'devices', 'accounts', 'client_interfaces']) await db.query(`vacuum (analyze) ${table}`);
+  const rows = (await db.query(`select status, count(*)::int as n from clients group by status order by status`)).rows;
+  return { statuses: Object.fromEntries(rows.map((r) => [r.status, r.n])), seconds: (performance.now() - started) / 1000 };
+}
+
+/** The list requests measured, each with what a correct answer must look like. */
+function listTargets({ total, expected, statuses }) {
+  const deepPage = Math.max(1, Math.floor(total / PER_PAGE) - 1);
+  const t = (key, label, query, expectTotal, extra = {}) => ({ key, label, path: `clients?${query}`, expectTotal, ...extra });
+  return [
+    t('first', 'first page', `perPage=${PER_PAGE}`, total),
+    t('deep', `deep page (page ${deepPage}, offset ${((deepPage - 1) * PER_PAGE).toLocaleString('en-US')})`, `perPage=${PER_PAGE}&page=${deepPage}`, total, { page: deepPage }),
+    t('search', `search "${SEARCH_TERM}" (~1% of names)`, `perPage=${PER_PAGE}&search=${SEARCH_TERM}`, expected.search),
+    t('nomatch', `search "${NO_MATCH_TERM}" (no match)`, `perPage=${PER_PAGE}&search=${NO_MATCH_TERM}`, 0),
+    t('status', 'status=disabled', `perPage=${PER_PAGE}&status=disabled`, statuses.disabled ?? 0),
+    t('group', `group=${GROUP_FILTER}`, `perPage=${PER_PAGE}&group=${GROUP_FILTER}`, expected.group),
+    t('traffic', 'sort=traffic', `perPage=${PER_PAGE}&sort=traffic`, total, { sortedBy: 'usedBytes' }),
+  ];
+}
+
+function checkList(target, response) {
+  const b = response.body;
+  if (response.status !== 200) return `answered ${response.status}: ${JSON.stringify(b).slice(0, 300)}`;
+  if (b.total !== target.expectTotal) return `total ${b.total}, expected ${target.expectTotal}`;
+  const page = target.page ?? 1;
+  const want = Math.max(0, Math.min(PER_PAGE, target.expectTotal - (page - 1) * PER_PAGE));
+  if (b.items?.length !== want) return `${b.items?.length} items, expected ${want}`;
+  if (target.sortedBy) {
+    for (let i = 1; i < b.items.length; i++) {
+      if (b.items[i - 1][target.sortedBy] < b.items[i][target.sortedBy]) return `items not sorted by ${target.sortedBy} descending`;
+    }
+  }
+  return undefined;
+}
+
+/** One autocannon run (child process) with CPU accounting for the panel, the client and the rest. */
+async function loadRun(url, token, settings, panelPid) {
+  let mark;
+  const result = await measure(
+    {
+      url,
+      headers: { authorization: `Bearer ${token}` },
+      connections: settings.connections,
+      pipelining: 1,
+      warmupSeconds: settings.warmupSeconds,
+      durationSeconds: settings.durationSeconds,
+    },
+    { onMeasuring: () => (mark = { at: process.hrtime.bigint(), panel: cpuMicrosOf(panelPid), machine: machineCpuTicks() }) },
+  );
+  const elapsedMicros = Number(process.hrtime.bigint() - mark.at) / 1000;
+  const machineNow = machineCpuTicks();
+  const cores = describeMachine().cores;
+  const panel = (100 * (cpuMicrosOf(panelPid) - mark.panel)) / elapsedMicros;
+  const client = (100 * result.clientCpuMicros) / elapsedMicros;
+  const busy = mark.machine && machineNow ? (100 * cores * (machineNow.busy - mark.machine.busy)) / (machineNow.total - mark.machine.total) : undefined;
+  return { ...result.measured, warmup: result.warmup, cpu: { panel, client, rest: busy === undefined ? undefined : Math.max(0, busy - panel - client) } };
+}
+
+function loadFailures(name, run) {
+  const out = [];
+  for (const [phase, r] of [['warm-up', run.warmup], ['measured', run]]) {
+    if (!r) continue;
+    if (r.non2xx + r.errors + r.timeouts > 0 || r.ok === 0) {
+      out.push(`${name} (${phase}): ${r.ok} 2xx, ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts; status codes ${JSON.stringify(r.statusCodeStats)}`);
+    }
+  }
+  return out;
+}
+
+/** `count` requests one after another (after 10 unrecorded ones): latency with nothing else in flight. */
+async function sequentialRun(call, path, count, check) {
+  for (let i = 0; i < 10; i++) await call('GET', path);
+  const times = [];
+  for (let i = 0; i < count; i++) {
+    const response = await call('GET', path);
+    if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status} (sequential run)`);
+    if (check && i === 0) {
+      const problem = check(response);
+      if (problem) throw new Error(`GET ${path} (sequential run): ${problem}`);
+    }
+    times.push(response.ms);
+  }
+  const sorted = sortedCopy(times);
+  return { count, p50: percentile(sorted, 0.5), p90: percentile(sorted, 0.9), p99: percentile(sorted, 0.99), max: percentile(sorted, 1) };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export async function run({ writeDoc = true, docFile, command } = {}) {
+  const settings = settingsFromEnv();
+  checkWords();
+  const machine = describeMachine();
+  const digits = Math.max(5, String(settings.clients - 1).length);
+  const now = Date.now();
+
+  // What every filter must return, from the specs themselves.
+  const expected = { search: 0, group: 0 };
+  for (let i = 0; i < settings.clients; i++) {
+    const s = clientSpec(i, digits, now);
+    if (`${s.name} ${s.note ?? ''}`.toLowerCase().includes(SEARCH_TERM)) expected.search++;
+    if (s.groups?.includes(GROUP_FILTER)) expected.group++;
+  }
+
+  const database = await createBenchDatabase();
+  const queuePrefix = `wbc${randomBytes(4).toString('hex')}`;
+  const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-clients-'));
+  let panel;
+  let db;
+  let call;
+  let cleaned = false;
+  const cleanup = async () => {
+    if (cleaned) return;
+    cleaned = true;
+    call?.close();
+    await db?.end().catch(() => undefined);
+    await panel?.stop().catch((e) => console.error('bench: stopping the panel failed:', e));
+    if (process.env.BENCH_KEEP_DATABASE === '1') console.error(`bench: kept the database ${database.name} (BENCH_KEEP_DATABASE=1): drop it with DROP DATABASE ${database.name}`);
+    else await database.drop().catch((e) => console.error(`bench: dropping ${database.name} failed:`, e));
+    await dropRedisPrefix(queuePrefix).catch((e) => console.error(`bench: clearing Redis prefix ${queuePrefix} failed:`, e));
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  const onSignal = () => void cleanup().finally(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    process.stderr.write(`bench: starting the panel (database ${database.name})…\n`);
+    panel = await startPanelProcess({ databaseUrl: database.url, queuePrefix, dataDir });
+    const memory = { start: memoryOf(panel.pid) };
+    const token = { value: undefined };
+    call = requester(panel.origin, token, Math.max(settings.createConcurrency, 4));
+    call.apiPath = panel.apiPath;
+    await signIn(call, token);
+    const ifaceView = await createInterface(call);
+    const iface = { id: ifaceView.id, nodeId: ifaceView.nodeId };
+    db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+
+    process.stderr.write(`bench: creating ${settings.clients.toLocaleString('en-US')} clients through POST /api/clients, ${settings.createConcurrency} at a time…\n`);
+    const creation = await createThroughApi({ call, iface, settings, digits, now, panel });
+    memory.afterApi = memoryOf(panel.pid);
+    let sqlSeed;
+    if (creation.count < settings.clients) {
+      process.stderr.write(`bench: the ${settings.apiMinutes}-minute API budget is spent after ${creation.count.toLocaleString('en-US')} clients; inserting the rest with SQL…\n`);
+      sqlSeed = await seedWithSql({ db, iface, from: creation.count, total: settings.clients, digits, now });
+    }
+
+    // Everything is there, exactly once.
+    const counts = (await db.query(`select (select count(*) from clients)::int as clients, (select count(*) from devices)::int as devices,
+                                           (select count(*) from accounts)::int as accounts, (select count(*) from client_interfaces)::int as links,
+                                           (select count(distinct ip) from accounts)::int as ips`)).rows[0];
+    for (const [name, value] of Object.entries(counts)) {
+      if (value !== settings.clients) throw new Error(`after seeding: ${value} ${name}, expected ${settings.clients}`);
+    }
+    const one = await call('GET', `${call.apiPath}/clients?perPage=1`);
+    if (one.status !== 200 || one.body.total !== settings.clients) throw new Error(`GET /api/clients?perPage=1: ${one.status}, total ${one.body?.total}, expected ${settings.clients}`);
+
+    process.stderr.write('bench: spreading statuses and traffic with SQL, then VACUUM ANALYZE…\n');
+    const spread = await spreadStatuses(db);
+    const sizes = (await db.query(`select pg_size_pretty(pg_database_size(current_database())) as database,
+                                          pg_size_pretty(pg_total_relation_size('clients')) as clients,
+                                          pg_size_pretty(pg_total_relation_size('accounts')) as accounts`)).rows[0];
+    memory.seeded = memoryOf(panel.pid);
+
+    const targets = listTargets({ total: settings.clients, expected, statuses: spread.statuses });
+    for (const target of targets) {
+      const response = await call('GET', `${call.apiPath}/${target.path}`);
+      const problem = checkList(target, response);
+      if (problem) throw new Error(`GET /api/${target.path}: ${problem}`);
+    }
+
+    const baseline = { key: 'baseline', label: 'baseline: GET /api/auth/me', path: 'auth/me' };
+    const all = [baseline, ...targets];
+    const loaded = {};
+    const problems = [];
+    for (const target of all) {
+      process.stderr.write(`bench: ${target.label}: ${settings.warmupSeconds}s warm-up + ${settings.durationSeconds}s at ${settings.connections} connections…\n`);
+      const result = await loadRun(`${panel.api}/${target.path}`, token.value, settings, panel.pid);
+      problems.push(...loadFailures(target.label, result));
+      loaded[target.key] = result;
+    }
+    if (problems.length) throw new Error(`responses other than 200 during the benchmark:\n  ${problems.join('\n  ')}`);
+    const sequential = {};
+    for (const target of all) {
+      process.stderr.write(`bench: ${target.label}: ${settings.sequential} requests one at a time…\n`);
+      sequential[target.key] = await sequentialRun(call, `${call.apiPath}/${target.path}`, settings.sequential, target.expectTotal === undefined ? undefined : (r) => checkList(target, r));
+    }
+    memory.afterLists = memoryOf(panel.pid);
+    if (!panel.alive()) throw new Error(`the panel exited during the benchmark:\n${panel.tail()}`);
+
+    const report = render({
+      settings,
+      machine,
+      command,
+      creation,
+      sqlSeed,
+      spread,
+      sizes,
+      expected,
+      targets: all,
+      loaded,
+      sequential,
+      memory,
+      postgres: await postgresVersion().catch(() => undefined),
+      redis: await redisVersion(),
+    });
+    console.log(`\n${report.text}\n`);
+    if (writeDoc && docFile) {
+      writeSection(docFile, ID, report.markdown);
+      console.log(`bench: wrote section "${TITLE}" of ${docFile}`);
+    }
+    return { creation, loaded, sequential, memory };
+  } catch (error) {
+    if (panel && !panel.alive()) console.error(`bench: the panel's last output:\n${panel.tail()}`);
+    throw error;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await cleanup();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report.
+
+const fixed = (n, digits = 0) => (n === undefined || Number.isNaN(n) ? '–' : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+const pct = (n) => (n === undefined ? '–' : `${Math.round(n)}%`);
+const ms = (n) => (n === undefined ? '–' : `${fixed(n, n < 10 ? 2 : 1)} ms`);
+const mib = (n) => `${fixed(n)} MiB`;
+const verdict = (p99) => (p99 < TARGET_P99_MS ? 'pass' : '**FAIL**');
+
+function render({ settings, machine, command, creation, sqlSeed, spread, sizes, expected, targets, loaded, sequential, memory, postgres, redis }) {
+  const N = settings.clients;
+  const base = loaded.baseline;
+  const baseSeq = sequential.baseline;
+  const lists = targets.filter((t) => t.key !== 'baseline');
+
+  const creationHeader = ['clients (in creation order)', 'clients/s', 'latency p50', 'latency p99'];
+  const creationRows = creation.deciles.map((d, index) => [
+    `${fixed(d.from + 1)}–${fixed(d.to)}${index === 0 ? ' (first 10%)' : index === creation.deciles.length - 1 ? ' (last 10%)' : ''}`,
+    fixed(d.rate),
+    ms(d.p50),
+    ms(d.p99),
+  ]);
+  creationRows.push([`**all ${fixed(creation.count)}**`, `**${fixed(creation.rate)}**`, `**${ms(creation.p50)}**`, `**${ms(creation.p99)}**`]);
+  const first = creation.deciles[0];
+  const last = creation.deciles[creation.deciles.length - 1];
+  const trend = last.rate / first.rate;
+
+  const loadHeader = ['request', 'requests/s', 'p50', 'p99', `p99 < ${TARGET_P99_MS} ms`, 'p50 above floor', 'panel CPU', 'client CPU', 'rest (PostgreSQL…)'];
+  const loadRow = (t, markdown) => {
+    const r = loaded[t.key];
+    return [
+      markdown ? (t.key === 'baseline' ? `*${t.label}*` : `\`${t.path.replace(/^clients/, '')}\` ${t.label}`) : t.label,
+      fixed(r.requestsPerSecond),
+      ms(r.latency.p50),
+      ms(r.latency.p99),
+      t.key === 'baseline' ? '–' : markdown ? verdict(r.latency.p99) : verdict(r.latency.p99).replace(/\*/g, ''),
+      t.key === 'baseline' ? '–' : `+${ms(r.latency.p50 - base.latency.p50)}`,
+      pct(r.cpu.panel),
+      pct(r.cpu.client),
+      pct(r.cpu.rest),
+    ];
+  };
+  const seqHeader = ['request', 'p50', 'p90', 'p99', 'max', `p99 < ${TARGET_P99_MS} ms`, 'p50 above floor'];
+  const seqRow = (t, markdown) => {
+    const r = sequential[t.key];
+    return [
+      markdown ? (t.key === 'baseline' ? `*${t.label}*` : `\`${t.path.replace(/^clients/, '')}\` ${t.label}`) : t.label,
+      ms(r.p50),
+      ms(r.p90),
+      ms(r.p99),
+      ms(r.max),
+      t.key === 'baseline' ? '–' : markdown ? verdict(r.p99) : verdict(r.p99).replace(/\*/g, ''),
+      t.key === 'baseline' ? '–' : `+${ms(r.p50 - baseSeq.p50)}`,
+    ];
+  };
+  const loadFails = lists.filter((t) => loaded[t.key].latency.p99 >= TARGET_P99_MS);
+  const seqFails = lists.filter((t) => sequential[t.key].p99 >= TARGET_P99_MS);
+  const memHeader = ['when', 'RSS', 'peak RSS so far (VmHWM)'];
+  const memRows = [
+    ['after start (signed in, nothing created)', mib(memory.start.rss), mib(memory.start.peak)],
+    [`after creating ${fixed(creation.count)} clients through the API`, mib(memory.afterApi.rss), mib(memory.afterApi.peak)],
+    [`seeded (${fixed(N)} clients, statuses spread)`, mib(memory.seeded.rss), mib(memory.seeded.peak)],
+    ['after all list runs', mib(memory.afterLists.rss), mib(memory.afterLists.peak)],
+  ];
+  const statusText = Object.entries(spread.statuses)
+    .map(([s, n]) => `${s} ${fixed(n)} (${fixed((100 * n) / N, 1)}%)`)
+    .join(', ');
+
+  const summary = (set, kind) =>
+    set.length === 0 ? `every list request passes (p99 < ${TARGET_P99_MS} ms) ${kind}` : `${set.map((t) => t.label).join('; ')} miss${set.length === 1 ? 'es' : ''} it ${kind}`;
+  const text = [
+    `Creation through POST /api/clients: ${fixed(creation.count)} clients in ${fixed(creation.elapsedMs / 1000, 1)} s = ${fixed(creation.rate)} clients/s at concurrency ${settings.createConcurrency}; p50 ${ms(creation.p50)}, p99 ${ms(creation.p99)}; first 10% ${fixed(first.rate)}/s, last 10% ${fixed(last.rate)}/s`,
+    sqlSeed ? `Remaining ${fixed(sqlSeed.count)} clients inserted with SQL in ${fixed(sqlSeed.seconds, 1)} s` : `All ${fixed(N)} clients through the API`,
+    '',
+    textTable(creationHeader, creationRows.map((r) => r.map((c) => String(c).replace(/\*/g, '')))),
+    '',
+    `List pages under load (${settings.connections} connections, ${settings.durationSeconds} s):`,
+    textTable(loadHeader, targets.map((t) => loadRow(t, false))),
+    '',
+    `List pages one at a time (${settings.sequential} requests each):`,
+    textTable(seqHeader, targets.map((t) => seqRow(t, false))),
+    '',
+    textTable(memHeader, memRows),
+    '',
+    `Target p99 < ${TARGET_P99_MS} ms: ${summary(loadFails, `under ${settings.connections} connections`)}; ${summary(seqFails, 'one at a time')}.`,
+  ].join('\n');
+
+  const envShown = `BENCH_CLIENTS=${N} BENCH_CREATE_CONCURRENCY=${settings.createConcurrency} BENCH_DURATION=${settings.durationSeconds} BENCH_WARMUP=${settings.warmupSeconds} BENCH_LIST_CONNECTIONS=${settings.connections} BENCH_SEQUENTIAL=${settings.sequential}`;
+  const markdown = `
+## ${TITLE}
+
+The real panel (\`node dist/apps/controller/src/main.js\`, as \`npm start\` runs it) in a child process on a fresh database: one interface (\`${SUBNET}\`, 262,141 addresses) on the local node, then ${fixed(N)} clients${sqlSeed ? '' : ', every one'} created through \`POST /api/clients\` with an API token, each with its first device and one account (key pair, preshared key, address). Then \`GET /api/clients\` pages are measured under load and one at a time, next to \`GET /api/auth/me\` with the same token: the floor of auth guard + NestJS + fastify + one PostgreSQL look-up, so the list's own cost is the difference.
+
+- Command: \`${command ?? 'node bench/run.js'}\` with \`BENCH_ONLY=clients\` (${envShown})
+- Date: ${new Date().toISOString()}
+- Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, ${machine.platform}
+- Software: Node ${machine.node}, PostgreSQL ${postgres ?? 'unknown'} and Redis ${redis ?? 'unknown'} on the same machine (TCP to 127.0.0.1, default server settings); plain HTTP (\`WARREN_TLS=off\`), \`WARREN_LOG_LEVEL=error\`, \`NODE_ENV=production\`
+- Data: ${fixed(N)} clients, ${fixed(N)} devices, ${fixed(N)} accounts; database ${sizes.database} (clients table with indexes ${sizes.clients}, accounts ${sizes.accounts})
+
+### Creation through the API
+
+${fixed(creation.count)} \`POST /api/clients\` requests, ${settings.createConcurrency} in flight at a time, over HTTP keep-alive from the bench process; every response was a 201 with the client, its device and its account (checked one by one). Names are \`client-NNNNN <word>\` (100 words, ~1% each), ~30% have a note, ~80% one or two of 5 groups, half a \`telegramId\` (half of those above 2^31), ~40% a quota (10–500 GiB, half of them with a monthly reset cycle), ~40% a future \`expiresAt\`, device limit 1–3.${sqlSeed ? `\n\n**Only the first ${fixed(creation.count)} clients came through the API**: the ${settings.apiMinutes}-minute budget for API creation was spent, so the other ${fixed(sqlSeed.count)} were inserted with direct SQL in ${fixed(sqlSeed.seconds, 1)} s, shaped exactly as the API makes them (client, device \`device-1\`, interface link, account with a fresh key pair and preshared key from \`libs/wireguard\`, the next addresses after the interface's allocation cursor, which then moves past them).` : ''}
+
+| ${creationHeader.join(' | ')} |
+| ${creationHeader.map(() => '---').join(' | ')} |
+${creationRows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
+
+**${fixed(creation.rate)} clients/s overall** (${fixed(creation.elapsedMs / 1000, 1)} s for ${fixed(creation.count)}); the last 10% ran at ${fixed(trend * 100)}% of the rate of the first 10% (${fixed(first.rate)} → ${fixed(last.rate)} clients/s)${trend < 0.8 ? ': **creation slows down as the tables grow**' : trend > 1.1 ? ' (the start includes connection and JIT warm-up)' : ': no material slow-down with table size'}. CPU during creation (per cent of one core, the machine has ${machine.cores * 100}%): panel ${pct(creation.cpu.panel)}, bench client ${pct(creation.cpu.client)}, rest of the machine (PostgreSQL, Redis) ${pct(creation.cpu.rest)}.
+
+Checked after seeding: \`GET /api/clients?perPage=1\` answers \`total: ${fixed(N)}\`; the database holds exactly ${fixed(N)} clients, devices, accounts, interface links and distinct addresses.
+
+### Statuses and traffic (SQL, after creation)
+
+The API cannot create traffic or a past expiry, so after creation one SQL pass gives the data a realistic spread: by client number, 10% \`disabled\`, 5% \`expired\` (expiry moved 1–90 days into the past), 5% \`exhausted\` (used = quota, 10 GiB where there was none); about 70% of the rest get traffic below their quota (0–200 GiB when unlimited), mirrored on their device and account. Result: ${statusText}. Then \`VACUUM (ANALYZE)\` on clients, devices, accounts and client_interfaces (what autovacuum does on its own shortly after a bulk load). The panel's 30-second expiry/reset-cycle job keeps running throughout, as in production.
+
+### List pages under load
+
+autocannon in a child process, ${settings.connections} connections, pipelining 1, ${settings.warmupSeconds} s warm-up then ${settings.durationSeconds} s measured per request, \`Authorization: Bearer wrn_…\`; each request's answer was checked once beforehand (status 200, \`total\` equal to what the seeded data must give, a full page, order where sorted) and every measured response was a 200 (the run fails otherwise). "p50 above floor" is the p50 minus the baseline's.
+
+${markdownTable(loadHeader, targets.map((t) => loadRow(t, true)))}
+
+### List pages one at a time
+
+${settings.sequential} requests per row, one after another (after 10 unrecorded), from the bench process over a keep-alive connection: the latency with nothing else in flight.
+
+${markdownTable(seqHeader, targets.map((t) => seqRow(t, true)))}
+
+**Target "list pages p99 under ${TARGET_P99_MS} ms at 100,000 clients"${N === 100_000 ? '' : ` (this run: ${fixed(N)} clients, so it does not count as the target measurement)`}:** ${
+    loadFails.length === 0 ? `**met under ${settings.connections} concurrent connections** (worst p99 ${ms(Math.max(...lists.map((t) => loaded[t.key].latency.p99)))}, ${lists.reduce((a, t) => (loaded[t.key].latency.p99 > loaded[a.key].latency.p99 ? t : a)).label})` : `**missed under ${settings.connections} concurrent connections** by ${loadFails.map((t) => `${t.label} (p99 ${ms(loaded[t.key].latency.p99)})`).join(', ')}`
+  }; ${
+    seqFails.length === 0 ? `**met one at a time** (worst p99 ${ms(Math.max(...lists.map((t) => sequential[t.key].p99)))}, ${lists.reduce((a, t) => (sequential[t.key].p99 > sequential[a.key].p99 ? t : a)).label})` : `**missed one at a time** by ${seqFails.map((t) => `${t.label} (p99 ${ms(sequential[t.key].p99)})`).join(', ')}`
+  }.
+
+Expected totals the answers were checked against: search "${SEARCH_TERM}" ${fixed(expected.search)}, group ${GROUP_FILTER} ${fixed(expected.group)}, disabled ${fixed(spread.statuses.disabled ?? 0)}.
+
+### Controller memory
+
+RSS of the panel process from \`/proc/<pid>/status\` (VmRSS; VmHWM is the peak so far):
+
+${markdownTable(memHeader, memRows)}
+
+How honest these numbers are:
+- Everything shares ${machine.cores} cores: the panel, PostgreSQL, Redis, and the load client (autocannon in its own process for the list runs; the bench process itself for creation and the one-at-a-time runs). Under load the "rest" column is mostly PostgreSQL; on a deployment with the database on its own cores or machine the panel would do better, so these are conservative for the panel but optimistic about network latency (loopback only, no TLS).
+- Every list page costs two queries run together (the page, picking ids first, and a \`count(*)\` of the whole filter): on an unfiltered list the count reads all ${fixed(N)} rows of an index on every request, which is a large part of what separates the list from the floor.
+- ${settings.connections} connections on ${machine.cores} cores means requests queue: p99 under load is mostly waiting for a core, while the one-at-a-time p99 is the latency a single operator sees.
+- A load run lasts ${settings.durationSeconds} s; the panel's 30 s scheduled job (expiry and reset cycles over all clients) may or may not fall inside a given run, and adds to the tail when it does.
+`;
+  return { text, markdown };
+}
