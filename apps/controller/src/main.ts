@@ -1,18 +1,10 @@
-import { ConfigError, loadConfig } from './config/config.js';
+import { loadConfigOrReport } from './config/config.js';
 import { startPanel } from './panel.js';
 
 /** `npm start`: validate configuration, start the panel, print how to reach it. */
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`warren: configuration error: ${error.message}`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const config = loadConfigOrReport();
+  if (!config) process.exit(2);
   const panel = await startPanel(config);
   const url = `${panel.origin}${config.basePath}/`;
   console.log(`warren: panel listening on ${url} (API: ${url}api/docs)`);

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config/config.js';
+import { loadConfigOrReport } from '../config/config.js';
 import { CommandFailed, tokenIssue } from './token-issue.js';
 import { USAGE, UsageError } from './usage.js';
 
@@ -26,16 +26,8 @@ async function run(argv: string[]): Promise<number> {
     throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
   }
   if (values.name === undefined) throw new UsageError('token issue needs --name NAME');
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`warren: configuration error: ${error.message}`);
-      return 2;
-    }
-    throw error;
-  }
+  const config = loadConfigOrReport();
+  if (!config) return 2;
   await tokenIssue(config, { name: values.name, quiet: values.quiet ?? false });
   return 0;
 }

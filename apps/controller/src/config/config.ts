@@ -141,3 +141,17 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
     logLevel,
   };
 }
+
+/**
+ * For the entry points (`npm start`, the CLI): the configuration, or undefined after printing
+ * the offending variable to stderr, so the caller exits with code 2.
+ */
+export function loadConfigOrReport(env: Env = process.env): WarrenConfig | undefined {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`warren: configuration error: ${error.message}`);
+    return undefined;
+  }
+}
