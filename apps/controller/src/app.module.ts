@@ -8,6 +8,7 @@ import { LoginThrottleService } from './auth/login-throttle.service.js';
 import { TokensController } from './auth/tokens.controller.js';
 import { TokensService } from './auth/tokens.service.js';
 import { ClientsController } from './clients/clients.controller.js';
+import { ClientTotals } from './clients/client-totals.js';
 import { ClientsService } from './clients/clients.service.js';
 import { DevicesController } from './clients/devices.controller.js';
 import { DevicesService } from './clients/devices.service.js';
@@ -53,6 +54,7 @@ export class AppModule {
         InterfacesService,
         HostsService,
         ClientsService,
+        ClientTotals,
         DevicesService,
         ProfilesService,
         TimeTransitionsService,

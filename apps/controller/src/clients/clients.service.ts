@@ -5,6 +5,7 @@ import { badRequest, conflict, notFound } from '../http/api-error.js';
 import { bumpRevisions } from '../nodes/revisions.js';
 import type { ClientStatus } from './client.entity.js';
 import { affectsPeers, nextStatus } from './client-status.js';
+import { ClientTotals } from './client-totals.js';
 import {
   CLIENT_VIEW_COLUMNS,
   DEVICE_ACCOUNT_COLUMNS,
@@ -96,7 +97,10 @@ export async function countDevices(em: EntityManager, clientId: string): Promise
 /** Clients: creation with their first devices, listing, changes, traffic reset and deletion. */
 @Injectable()
 export class ClientsService {
-  constructor(@Inject(MikroORM) private readonly orm: MikroORM) {}
+  constructor(
+    @Inject(MikroORM) private readonly orm: MikroORM,
+    private readonly totals: ClientTotals,
+  ) {}
 
   /** One query for the page (ids first, then views of just those rows) and one count, run together. */
   async list(query: ListClientsQuery): Promise<ClientPage> {
@@ -130,7 +134,7 @@ export class ClientsService {
     const filter = where.length ? `where ${where.join(' and ')}` : '';
     const orderBy = ORDER_BY[query.sort ?? 'newest'];
     const em = this.orm.em.fork();
-    const [rows, [counted]] = await Promise.all([
+    const [rows, total] = await Promise.all([
       em.execute<ClientRow[]>(
         `select ${CLIENT_VIEW_COLUMNS}
            from (select c.id from clients c ${filter} order by ${orderBy} limit ? offset ?) page
@@ -138,9 +142,12 @@ export class ClientsService {
           order by ${orderBy}`,
         [...params, perPage, (page - 1) * perPage],
       ),
-      em.execute<{ total: string }[]>(`select count(*) as total from clients c ${filter}`, params),
+      this.totals.get({ search, status: query.status, group: query.group, interfaceId: query.interfaceId }, async () => {
+        const [counted] = await em.execute<{ total: string }[]>(`select count(*) as total from clients c ${filter}`, params);
+        return readNumber(counted.total);
+      }),
     ]);
-    return { items: rows.map(toClientView), total: readNumber(counted.total), page, perPage };
+    return { items: rows.map(toClientView), total, page, perPage };
   }
 
   async get(id: string): Promise<ClientDetail> {
@@ -215,6 +222,7 @@ export class ClientsService {
       await createAccounts(em, deviceIds, interfaces, now);
       await bumpRevisions(em, interfaces.map((iface) => iface.nodeId));
     });
+    this.totals.changed();
     return this.get(id);
   }
 
@@ -262,6 +270,7 @@ export class ClientsService {
       await em.execute(`update clients set ${sets.join(', ')} where id = ?`, [...params, id]);
       await bumpRevisions(em, touchedNodes);
     });
+    this.totals.changed();
     return this.get(id);
   }
 
@@ -273,6 +282,7 @@ export class ClientsService {
       await em.execute(`delete from clients where id = ?`, [id]);
       await bumpRevisions(em, nodes);
     });
+    this.totals.changed();
     return { id, deleted: true };
   }
 
@@ -297,6 +307,7 @@ export class ClientsService {
       if (affectsPeers(client.status, status)) await bumpRevisions(em, await nodesOfClients(em, [id]));
       return { usedBytes: client.usedBytes, upBytes: client.upBytes, downBytes: client.downBytes };
     });
+    this.totals.changed();
     const { devices: _devices, ...client } = await this.get(id);
     return { client, previous };
   }

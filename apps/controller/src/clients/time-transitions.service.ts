@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { bumpRevisions } from '../nodes/revisions.js';
+import { ClientTotals } from './client-totals.js';
 import { nodesOfClients } from './provisioning.js';
 
 export interface TimeTransitionsResult {
@@ -47,10 +48,13 @@ const CYCLE_BOUNDARY = `
  */
 @Injectable()
 export class TimeTransitionsService {
-  constructor(@Inject(MikroORM) private readonly orm: MikroORM) {}
+  constructor(
+    @Inject(MikroORM) private readonly orm: MikroORM,
+    private readonly totals: ClientTotals,
+  ) {}
 
   async applyTimeTransitions(now: Date = new Date()): Promise<TimeTransitionsResult> {
-    return this.orm.em.fork().transactional(async (em) => {
+    const result = await this.orm.em.fork().transactional(async (em) => {
       // active|exhausted -> expired when expiresAt <= now (the expires_at index finds them).
       // Only active ones had live peers; exhausted ones were already off their nodes.
       const expiredLive = await em.execute<{ id: string }[]>(
@@ -96,5 +100,7 @@ export class TimeTransitionsService {
         nodes: nodes.length,
       };
     });
+    if (result.expired + result.renewed > 0) this.totals.changed();
+    return result;
   }
 }
