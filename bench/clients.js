@@ -201,7 +201,6 @@ async function startPanelProcess({ databaseUrl, queuePrefix, dataDir }) {
     cwd: fileURLToPath(ROOT),
     env: {
       ...process.env,
-      NODE_ENV: 'production',
       WARREN_TLS: 'off',
       WARREN_HOST: '127.0.0.1',
       WARREN_PORT: String(port),
@@ -756,6 +755,8 @@ const fixed = (n, digits = 0) => (n === undefined || Number.isNaN(n) ? '–' : n
 const pct = (n) => (n === undefined ? '–' : `${Math.round(n)}%`);
 const ms = (n) => (n === undefined ? '–' : `${fixed(n, n < 10 ? 2 : 1)} ms`);
 const mib = (n) => `${fixed(n)} MiB`;
+/** Milliseconds of CPU (panel process + rest of the machine) per request, from the load run's CPU shares. */
+const cpuPerRequest = (r) => (r.cpu.rest === undefined || !r.requestsPerSecond ? undefined : (10 * (r.cpu.panel + r.cpu.rest)) / r.requestsPerSecond);
 const verdict = (p99) => (p99 < TARGET_P99_MS ? 'pass' : '**FAIL**');
 
 function render({ settings, machine, command, creation, sqlSeed, spread, sizes, expected, targets, loaded, sequential, memory, postgres, redis }) {
@@ -776,7 +777,7 @@ function render({ settings, machine, command, creation, sqlSeed, spread, sizes, 
   const last = creation.deciles[creation.deciles.length - 1];
   const trend = last.rate / first.rate;
 
-  const loadHeader = ['request', 'requests/s', 'p50', 'p99', `p99 < ${TARGET_P99_MS} ms`, 'p50 above floor', 'panel CPU', 'client CPU', 'rest (PostgreSQL…)'];
+  const loadHeader = ['request', 'requests/s', 'p50', 'p99', `p99 < ${TARGET_P99_MS} ms`, 'p50 above floor', 'panel CPU', 'client CPU', 'rest (PostgreSQL…)', 'CPU per request (panel + rest)'];
   const loadRow = (t, markdown) => {
     const r = loaded[t.key];
     return [
@@ -789,6 +790,7 @@ function render({ settings, machine, command, creation, sqlSeed, spread, sizes, 
       pct(r.cpu.panel),
       pct(r.cpu.client),
       pct(r.cpu.rest),
+      cpuPerRequest(r) === undefined ? '–' : `${ms(cpuPerRequest(r))} (${ms((10 * r.cpu.panel) / r.requestsPerSecond)} + ${ms((10 * r.cpu.rest) / r.requestsPerSecond)})`,
     ];
   };
   const seqHeader = ['request', 'p50', 'p90', 'p99', 'max', `p99 < ${TARGET_P99_MS} ms`, 'p50 above floor'];
@@ -845,7 +847,7 @@ The real panel (\`node dist/apps/controller/src/main.js\`, as \`npm start\` runs
 - Command: \`${command ?? 'node bench/run.js'}\` with \`BENCH_ONLY=clients\` (${envShown})
 - Date: ${new Date().toISOString()}
 - Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, ${machine.platform}
-- Software: Node ${machine.node}, PostgreSQL ${postgres ?? 'unknown'} and Redis ${redis ?? 'unknown'} on the same machine (TCP to 127.0.0.1, default server settings); plain HTTP (\`WARREN_TLS=off\`), \`WARREN_LOG_LEVEL=error\`, \`NODE_ENV=production\`
+- Software: Node ${machine.node}, PostgreSQL ${postgres ?? 'unknown'} and Redis ${redis ?? 'unknown'} on the same machine (TCP to 127.0.0.1, default server settings); plain HTTP (\`WARREN_TLS=off\`), \`WARREN_LOG_LEVEL=error\`
 - Data: ${fixed(N)} clients, ${fixed(N)} devices, ${fixed(N)} accounts; database ${sizes.database} (clients table with indexes ${sizes.clients}, accounts ${sizes.accounts})
 
 ### Creation through the API
@@ -893,7 +895,7 @@ ${markdownTable(memHeader, memRows)}
 How honest these numbers are:
 - Everything shares ${machine.cores} cores: the panel, PostgreSQL, Redis, and the load client (autocannon in its own process for the list runs; the bench process itself for creation and the one-at-a-time runs). Under load the "rest" column is mostly PostgreSQL; on a deployment with the database on its own cores or machine the panel would do better, so these are conservative for the panel but optimistic about network latency (loopback only, no TLS).
 - Every list page costs two queries run together (the page, picking ids first, and a \`count(*)\` of the whole filter): on an unfiltered list the count reads all ${fixed(N)} rows of an index on every request, which is a large part of what separates the list from the floor.
-- ${settings.connections} connections on ${machine.cores} cores means requests queue: p99 under load is mostly waiting for a core, while the one-at-a-time p99 is the latency a single operator sees.
+- ${settings.connections} connections on ${machine.cores} cores means requests queue: once the machine is saturated, a request's latency is roughly ${settings.connections} × its CPU cost ÷ ${machine.cores} cores (first page: ${ms(cpuPerRequest(loaded.first))} of CPU per request, so about ${ms(((cpuPerRequest(loaded.first) ?? 0) * settings.connections) / machine.cores)} expected at p50, measured ${ms(loaded.first.latency.p50)}). p99 under load is therefore mostly waiting for a core, and a list page meets ${TARGET_P99_MS} ms at p99 under ${settings.connections} connections only if its CPU cost, panel and PostgreSQL together, stays within a few milliseconds; the one-at-a-time p99 is the latency a single operator sees.
 - A load run lasts ${settings.durationSeconds} s; the panel's 30 s scheduled job (expiry and reset cycles over all clients) may or may not fall inside a given run, and adds to the tail when it does.
 `;
   return { text, markdown };
