@@ -258,6 +258,7 @@ async function startPanelProcess({ databaseUrl, queuePrefix, dataDir }) {
     api: `${origin}/api`,
     apiPath: `${new URL(origin).pathname.replace(/\/$/, '')}/api`,
     alive: () => !exited,
+    exit: () => exited,
     tail: () => tail.join('\n'),
     stop,
   };
@@ -636,19 +637,23 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
   let panel;
   let db;
   let call;
-  let cleaned = false;
-  const cleanup = async () => {
-    if (cleaned) return;
-    cleaned = true;
-    call?.close();
-    await db?.end().catch(() => undefined);
-    await panel?.stop().catch((e) => console.error('bench: stopping the panel failed:', e));
-    if (process.env.BENCH_KEEP_DATABASE === '1') console.error(`bench: kept the database ${database.name} (BENCH_KEEP_DATABASE=1): drop it with DROP DATABASE ${database.name}`);
-    else await database.drop().catch((e) => console.error(`bench: dropping ${database.name} failed:`, e));
-    await dropRedisPrefix(queuePrefix).catch((e) => console.error(`bench: clearing Redis prefix ${queuePrefix} failed:`, e));
-    rmSync(dataDir, { recursive: true, force: true });
+  // One cleanup, however many callers: a signal and the failure it causes both wait for the same
+  // run of it, so the process never exits halfway (leaving the panel or the database behind).
+  let cleaning;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      call?.close();
+      await db?.end().catch(() => undefined);
+      await panel?.stop().catch((e) => console.error('bench: stopping the panel failed:', e));
+      if (process.env.BENCH_KEEP_DATABASE === '1') console.error(`bench: kept the database ${database.name} (BENCH_KEEP_DATABASE=1): drop it with DROP DATABASE ${database.name}`);
+      else await database.drop().catch((e) => console.error(`bench: dropping ${database.name} failed:`, e));
+      await dropRedisPrefix(queuePrefix).catch((e) => console.error(`bench: clearing Redis prefix ${queuePrefix} failed:`, e));
+      rmSync(dataDir, { recursive: true, force: true });
+    })());
+  const onSignal = (signal) => {
+    console.error(`bench: ${signal} received, stopping the panel and dropping ${database.name}…`);
+    void cleanup().finally(() => process.exit(130));
   };
-  const onSignal = () => void cleanup().finally(() => process.exit(130));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
@@ -739,7 +744,16 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     }
     return { creation, loaded, sequential, memory };
   } catch (error) {
-    if (panel && !panel.alive()) console.error(`bench: the panel's last output:\n${panel.tail()}`);
+    if (panel) {
+      // Give a dying panel a moment to be reaped, so a crash or an outside kill is named as such.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const exit = panel.exit();
+      console.error(
+        exit
+          ? `bench: the panel process had exited (code ${exit.code}, signal ${exit.signal}${exit.signal ? ': killed from outside the bench' : ''}); its last output:\n${panel.tail()}`
+          : `bench: the panel was still running; its last output:\n${panel.tail() || '(none)'}`,
+      );
+    }
     throw error;
   } finally {
     process.off('SIGINT', onSignal);
@@ -894,7 +908,7 @@ ${markdownTable(memHeader, memRows)}
 
 How honest these numbers are:
 - Everything shares ${machine.cores} cores: the panel, PostgreSQL, Redis, and the load client (autocannon in its own process for the list runs; the bench process itself for creation and the one-at-a-time runs). Under load the "rest" column is mostly PostgreSQL; on a deployment with the database on its own cores or machine the panel would do better, so these are conservative for the panel but optimistic about network latency (loopback only, no TLS).
-- Every list page costs two queries run together (the page, picking ids first, and a \`count(*)\` of the whole filter): on an unfiltered list the count reads all ${fixed(N)} rows of an index on every request, which is a large part of what separates the list from the floor.
+- A list answer carries \`total\`, the size of the whole filtered set (${fixed(N)} rows to count on an unfiltered list); how often the panel actually counts, rather than reusing a recent total, is its own business (docs/clients.md). Each load run and each one-at-a-time run repeats one request, so any reuse of totals shows here at its most favourable; the occasional request that does count lands in the tail (p99, max).
 - ${settings.connections} connections on ${machine.cores} cores means requests queue: once the machine is saturated, a request's latency is roughly ${settings.connections} × its CPU cost ÷ ${machine.cores} cores (first page: ${ms(cpuPerRequest(loaded.first))} of CPU per request, so about ${ms(((cpuPerRequest(loaded.first) ?? 0) * settings.connections) / machine.cores)} expected at p50, measured ${ms(loaded.first.latency.p50)}). p99 under load is therefore mostly waiting for a core, and a list page meets ${TARGET_P99_MS} ms at p99 under ${settings.connections} connections only if its CPU cost, panel and PostgreSQL together, stays within a few milliseconds; the one-at-a-time p99 is the latency a single operator sees.
 - A load run lasts ${settings.durationSeconds} s; the panel's 30 s scheduled job (expiry and reset cycles over all clients) may or may not fall inside a given run, and adds to the tail when it does.
 `;
