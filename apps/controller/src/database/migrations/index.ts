@@ -2,10 +2,12 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122060245_initial } from './Migration20261122060245_initial.js';
 import { Migration20261122061407_tunnels } from './Migration20261122061407_tunnels.js';
 import { Migration20261122065806_list_indexes } from './Migration20261122065806_list_indexes.js';
+import { Migration20261123140000_agents } from './Migration20261123140000_agents.js';
 
 /** Committed migrations in the order they run. `npm run migration:create` writes new files; list them here. */
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122060245_initial', class: Migration20261122060245_initial },
   { name: 'Migration20261122061407_tunnels', class: Migration20261122061407_tunnels },
   { name: 'Migration20261122065806_list_indexes', class: Migration20261122065806_list_indexes },
+  { name: 'Migration20261123140000_agents', class: Migration20261123140000_agents },
 ];

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/**
+ * What a node must look like, as the controller sends it in an `apply` job: the whole state, not
+ * a list of edits, so applying it twice (or an older copy after a newer one is refused) is safe.
+ */
+
+const key = z.string().regex(/^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw480]=$/, 'a WireGuard key (base64 of 32 bytes)');
+const ipv4 = z.string().regex(/^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/, 'an IPv4 address');
+/** A host interface name: what `ip link` accepts, and what the panel allows for interfaces. */
+export const interfaceName = z.string().regex(/^[A-Za-z0-9_-]{1,15}$/, 'an interface name (1..15 of A-Z a-z 0-9 _ -)');
+
+export const desiredPeerSchema = z.object({
+  publicKey: key,
+  presharedKey: key.nullable(),
+  /** The device's tunnel address; routed to this peer only, as a /32. */
+  ip: ipv4,
+});
+export type DesiredPeer = z.infer<typeof desiredPeerSchema>;
+
+export const amneziaSchema = z.object({
+  jc: z.number().int(),
+  jmin: z.number().int(),
+  jmax: z.number().int(),
+  s1: z.number().int(),
+  s2: z.number().int(),
+  h1: z.number().int(),
+  h2: z.number().int(),
+  h3: z.number().int(),
+  h4: z.number().int(),
+});
+
+export const desiredInterfaceSchema = z.object({
+  /** Host interface name; unique on the node. */
+  name: interfaceName,
+  mode: z.enum(['standard', 'amnezia']),
+  privateKey: key,
+  listenPort: z.number().int().min(1).max(65535),
+  /** The server's own address on the tunnel with the subnet's prefix, e.g. 10.8.0.1/24. */
+  address: z.string().regex(/^[\d.]+\/\d{1,2}$/, 'an IPv4 address with prefix length'),
+  /** The tunnel network, e.g. 10.8.0.0/24 (what NAT masquerades). */
+  subnet: z.string().regex(/^[\d.]+\/\d{1,2}$/, 'an IPv4 network in CIDR form'),
+  mtu: z.number().int().min(576).max(9000),
+  /** The host's uplink clients' traffic leaves through (masqueraded); null = no NAT. */
+  natInterface: interfaceName.nullable(),
+  amnezia: amneziaSchema.nullable(),
+  /** Only peers of active clients' enabled devices: everything else is absent from the host. */
+  peers: z.array(desiredPeerSchema),
+});
+export type DesiredInterface = z.infer<typeof desiredInterfaceSchema>;
+
+export const desiredStateSchema = z.object({
+  nodeId: z.uuid(),
+  revision: z.number().int().nonnegative(),
+  /** Enabled interfaces only: a disabled or deleted interface is removed from the host. */
+  interfaces: z.array(desiredInterfaceSchema),
+});
+export type DesiredState = z.infer<typeof desiredStateSchema>;
