@@ -16,6 +16,8 @@ export const Account = defineEntity({
     { properties: ['interface', 'publicKey'] },
     { properties: ['device', 'interface'] },
   ],
+  // Counters from an agent name a peer by its node and public key.
+  indexes: [{ properties: ['node', 'publicKey'] }],
   properties: {
     id: p.uuid().primary().onCreate(() => randomUUID()),
     device: () => p.manyToOne(Device).deleteRule('cascade').index(),

@@ -9,6 +9,7 @@ import { Device } from '../clients/device.entity.js';
 import { Host } from '../interfaces/host.entity.js';
 import { TunnelInterface } from '../interfaces/interface.entity.js';
 import { Node } from '../nodes/node.entity.js';
+import { NodeAgent } from '../nodes/node-agent.entity.js';
 
 /** Every entity the controller maps; the migration generator diffs against exactly this list. */
-export const ENTITIES = [User, Session, ApiToken, LoginThrottle, Node, TunnelInterface, Host, Client, ClientInterface, Device, Account];
+export const ENTITIES = [User, Session, ApiToken, LoginThrottle, Node, NodeAgent, TunnelInterface, Host, Client, ClientInterface, Device, Account];

@@ -18,6 +18,8 @@ export const Node = defineEntity({
     isLocal: p.boolean().default(false),
     desiredRevision: p.bigint('number').default(1),
     appliedRevision: p.bigint('number').default(0),
+    /** The highest revision an apply job was enqueued for (the outbox mark; see nodes/delivery). */
+    deliveredRevision: p.bigint('number').default(0).hidden(),
     note: p.string().length(512).default(''),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),

@@ -14,7 +14,7 @@ export class Migration20261123140000_agents extends Migration {
   override name = 'Migration20261123140000_agents';
 
   override up(): void | Promise<void> {
-    this.addSql(`alter table "nodes" add column "delivered_revision" bigint not null default 0;`);
+    this.addSql(`alter table "nodes" add column "delivered_revision" bigint not null default '0';`);
     this.addSql(`create table "node_agents" (
       "node_id" uuid not null,
       "enrolment_hash" varchar(64) null,
@@ -27,10 +27,10 @@ export class Migration20261123140000_agents extends Migration {
       "connected" boolean not null default false,
       "connected_at" timestamptz null,
       "last_seen_at" timestamptz null,
-      "counters_seq" bigint not null default 0,
+      "counters_seq" bigint not null default '0',
       "last_apply" jsonb null,
       primary key ("node_id"));`);
-    this.addSql(`alter table "node_agents" add constraint "node_agents_node_id_foreign" foreign key ("node_id") references "nodes" ("id") on delete cascade;`);
+    this.addSql(`alter table "node_agents" add constraint "node_agents_node_id_foreign" foreign key ("node_id") references "nodes" ("id") on update cascade on delete cascade;`);
     this.addSql(`create unique index "node_agents_credential_hash_unique" on "node_agents" ("credential_hash");`);
     this.addSql(`create unique index "node_agents_enrolment_hash_unique" on "node_agents" ("enrolment_hash");`);
     // Counters name a peer by node, interface name and public key.
