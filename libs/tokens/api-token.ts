@@ -10,7 +10,6 @@ export const API_TOKEN_PREFIX = 'wrn_';
 const SECRET_LENGTH = 40;
 const CHECKSUM_LENGTH = 6;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const TOKEN_PATTERN = new RegExp(`^${API_TOKEN_PREFIX}[0-9A-Za-z]{${SECRET_LENGTH + CHECKSUM_LENGTH}}$`);
 
 function toBase62(value: number, width: number): string {
   let out = '';
@@ -33,17 +32,35 @@ function randomBase62(length: number): string {
   return out;
 }
 
-/** A new token (about 238 bits of secret). */
-export function generateApiToken(): string {
-  const body = API_TOKEN_PREFIX + randomBase62(SECRET_LENGTH);
+/**
+ * A new secret in the token format with the given prefix (about 238 bits of secret). The panel's
+ * other secrets (node credentials `wnc_`, enrolment secrets `wne_`) share the format, so scanners
+ * and the offline checksum work for them too, while the prefix keeps each kind in its own lane.
+ */
+export function generatePrefixedSecret(prefix: string): string {
+  const body = prefix + randomBase62(SECRET_LENGTH);
   return body + checksum(body);
 }
 
-/** True when the text has the token shape and its checksum matches. */
-export function isWellFormedApiToken(token: string): boolean {
-  if (!TOKEN_PATTERN.test(token)) return false;
+const patterns = new Map<string, RegExp>();
+
+/** True when the text has the format with this prefix and its checksum matches. */
+export function isWellFormedPrefixedSecret(token: string, prefix: string): boolean {
+  let pattern = patterns.get(prefix);
+  if (!pattern) patterns.set(prefix, (pattern = new RegExp(`^${prefix}[0-9A-Za-z]{${SECRET_LENGTH + CHECKSUM_LENGTH}}$`)));
+  if (!pattern.test(token)) return false;
   const body = token.slice(0, -CHECKSUM_LENGTH);
   return checksum(body) === token.slice(-CHECKSUM_LENGTH);
+}
+
+/** A new API token. */
+export function generateApiToken(): string {
+  return generatePrefixedSecret(API_TOKEN_PREFIX);
+}
+
+/** True when the text has the API token shape and its checksum matches. */
+export function isWellFormedApiToken(token: string): boolean {
+  return isWellFormedPrefixedSecret(token, API_TOKEN_PREFIX);
 }
 
 /** What the database keeps instead of the token. */

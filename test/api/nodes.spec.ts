@@ -21,7 +21,9 @@ async function nodeCount(): Promise<number> {
 async function createNode(over: Record<string, unknown> = {}) {
   const created = await call('POST', 'nodes', { name: `n-${randomUUID().slice(0, 8)}`, address: 'node.example.com', ...over });
   expect(created.status).toBe(201);
-  return created.body;
+  // The enrolment secret is in the creation answer only.
+  const { enrolment: _enrolment, ...node } = created.body;
+  return node;
 }
 
 type Case = [string, unknown, number, string];
@@ -66,10 +68,18 @@ describe('nodes', () => {
       appliedRevision: 0,
       inSync: false,
       interfaceCount: 0,
+      agent: { state: 'never-enrolled', version: null, lastSeenAt: null, gaps: [], lastApply: null },
+      enrolment: {
+        secret: expect.stringMatching(/^wne_[0-9A-Za-z]{46}$/),
+        expiresAt: expect.any(String),
+        command: expect.stringContaining('warren-agent --controller http://127.0.0.1:'),
+      },
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
-    expect((await call('GET', `nodes/${created.body.id}`)).body).toEqual(created.body);
+    expect(created.body.enrolment.command).toContain(created.body.enrolment.secret);
+    const { enrolment: _enrolment, ...stored } = created.body;
+    expect((await call('GET', `nodes/${created.body.id}`)).body).toEqual(stored);
     expect((await call('GET', 'nodes')).body.map((node: { id: string }) => node.id)).toContain(created.body.id);
 
     const patched = await call('PATCH', `nodes/${created.body.id}`, { address: '2001:db8::7', note: '' });

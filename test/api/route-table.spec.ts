@@ -47,9 +47,9 @@ describe('route table', () => {
     expect(new Set(listed).size).toBe(listed.length);
   });
 
-  test('only login and health are public', () => {
+  test('only login, health and agent enrolment are public', () => {
     const publicRoutes = endpoints.filter((endpoint) => !endpoint.auth).map((endpoint) => `${endpoint.method} ${endpoint.path}`);
-    expect(publicRoutes.sort()).toEqual(['GET /api/health', 'POST /api/auth/login']);
+    expect(publicRoutes.sort()).toEqual(['GET /api/health', 'POST /api/agent/enrol', 'POST /api/auth/login']);
   });
 
   test('every entry carries a curl command built from the address the request reached', () => {
@@ -129,5 +129,6 @@ describe('every non-public route refuses', () => {
   test('public routes answer without credentials', async () => {
     expect((await t.call('GET', 'health')).status).toBe(200);
     expect((await t.call('POST', 'auth/login', { body: {} })).status).toBe(400);
+    expect((await t.call('POST', 'agent/enrol', { body: {} })).status).toBe(400);
   });
 });

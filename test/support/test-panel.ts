@@ -43,6 +43,7 @@ export async function startTestPanel(env: Record<string, string> = {}): Promise<
     WARREN_ADMIN_USERNAME: OWNER.username,
     WARREN_ADMIN_PASSWORD: OWNER.password,
     WARREN_LOG_LEVEL: 'error',
+    WARREN_LOCAL_AGENT: 'off',
     ...env,
   });
   const panel = await startPanel(config);

@@ -1,6 +1,9 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import { MikroORM } from '@mikro-orm/postgresql';
+import { AgentLinkGateway } from './agents/agent-link.gateway.js';
+import { AgentLinkService } from './agents/agent-link.service.js';
+import { SystemSamples } from './agents/system-samples.js';
 import { AuthController } from './auth/auth.controller.js';
 import { AuthGuard } from './auth/auth.guard.js';
 import { AuthService } from './auth/auth.service.js';
@@ -15,6 +18,7 @@ import { DevicesService } from './clients/devices.service.js';
 import { ProfilesService } from './clients/profiles.service.js';
 import { TimeTransitionsScheduler } from './clients/time-transitions.scheduler.js';
 import { TimeTransitionsService } from './clients/time-transitions.service.js';
+import { UsageService } from './clients/usage.service.js';
 import { DocsController } from './docs/docs.controller.js';
 import { DocsService } from './docs/docs.service.js';
 import { RouteTableService } from './docs/route-table.service.js';
@@ -25,6 +29,9 @@ import { HostsController } from './interfaces/hosts.controller.js';
 import { HostsService } from './interfaces/hosts.service.js';
 import { InterfacesController } from './interfaces/interfaces.controller.js';
 import { InterfacesService } from './interfaces/interfaces.service.js';
+import { AgentCredentialsService } from './nodes/agent-credentials.service.js';
+import { DeliveryService } from './nodes/delivery.service.js';
+import { EnrolmentController } from './nodes/enrolment.controller.js';
 import { NodesController } from './nodes/nodes.controller.js';
 import { NodesService } from './nodes/nodes.service.js';
 import { PANEL_RUNTIME, PREPARED_POOL, QUEUE_BACKEND, WARREN_CONFIG, type PanelRuntime } from './runtime.js';
@@ -35,7 +42,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [DiscoveryModule],
-      controllers: [AuthController, TokensController, DocsController, HealthController, NodesController, InterfacesController, HostsController, ClientsController, DevicesController],
+      controllers: [AuthController, TokensController, DocsController, HealthController, NodesController, EnrolmentController, InterfacesController, HostsController, ClientsController, DevicesController],
       providers: [
         { provide: PANEL_RUNTIME, useValue: runtime },
         { provide: WARREN_CONFIG, useValue: runtime.config },
@@ -59,6 +66,12 @@ export class AppModule {
         ProfilesService,
         TimeTransitionsService,
         TimeTransitionsScheduler,
+        AgentCredentialsService,
+        DeliveryService,
+        UsageService,
+        SystemSamples,
+        AgentLinkService,
+        AgentLinkGateway,
       ],
     };
   }

@@ -76,7 +76,7 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
     await fastify.register(fastifyCookie as never);
 
     const app = await NestFactory.create<NestFastifyApplication>(
-      AppModule.register({ config, orm, queues, prepared, selfSignedTls: tls?.selfSigned ?? false }),
+      AppModule.register({ config, orm, databaseUrl, queues, prepared, selfSignedTls: tls?.selfSigned ?? false }),
       adapter,
       { logger: LOG_LEVELS[config.logLevel], abortOnError: false },
     );

@@ -7,6 +7,8 @@ import type { QueueBackend } from './queue/queue-backend.js';
 export interface PanelRuntime {
   config: WarrenConfig;
   orm: MikroORM;
+  /** The database the panel runs on (the embedded one's address when DATABASE_URL is unset). */
+  databaseUrl: string;
   queues: QueueBackend;
   /** Named prepared statements for the queries every request runs. */
   prepared: PreparedPool;

@@ -20,6 +20,13 @@ export interface WarrenConfig {
   /** Proxy addresses (IPs or CIDRs) whose X-Forwarded-* headers are believed. */
   trustedProxies: string[];
   sessionTtlHours: number;
+  /**
+   * The Redis address given to enrolled agents (with their own user and password); defaults to
+   * REDIS_URL without its credentials. Set it when agents reach Redis by another address.
+   */
+  agentRedisUrl?: string;
+  /** Run an agent for the local node beside the controller (WARREN_LOCAL_AGENT, default on). */
+  localAgent: boolean;
   logLevel: 'error' | 'warn' | 'log' | 'debug';
 }
 
@@ -126,6 +133,11 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
   if (!['error', 'warn', 'log', 'debug'].includes(logLevel)) {
     throw new ConfigError('WARREN_LOG_LEVEL', 'must be one of error, warn, log, debug');
   }
+  const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  const localAgent = (text(env, 'WARREN_LOCAL_AGENT') ?? 'on').toLowerCase();
+  if (!['on', 'off', 'true', 'false', '1', '0'].includes(localAgent)) {
+    throw new ConfigError('WARREN_LOCAL_AGENT', `must be "on" or "off", got "${localAgent}"`);
+  }
   return {
     dataDir,
     host,
@@ -133,13 +145,22 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
     basePath: basePath(env),
     tls: tlsConfig,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
-    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisUrl,
+    agentRedisUrl: url(env, 'WARREN_AGENT_REDIS_URL', ['redis:', 'rediss:']) ?? (redisUrl ? withoutCredentials(redisUrl) : undefined),
+    localAgent: ['on', 'true', '1'].includes(localAgent),
     queuePrefix: prefix,
     admin: { username, password: password === '' ? undefined : password },
     trustedProxies: trustedProxies(env),
     sessionTtlHours: integer(env, 'WARREN_SESSION_TTL_HOURS', 24, 1, 24 * 90),
     logLevel,
   };
+}
+
+function withoutCredentials(raw: string): string {
+  const parsed = new URL(raw);
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.toString();
 }
 
 /**

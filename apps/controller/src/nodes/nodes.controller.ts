@@ -1,4 +1,10 @@
-import { Body, Controller, Param, Query } from '@nestjs/common';
+import { Body, Controller, Inject, Param, Query, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import type { WarrenConfig } from '../config/config.js';
+import { ApiError } from '../http/api-error.js';
+import { requestOrigin } from '../http/request-origin.js';
+import { WARREN_CONFIG } from '../runtime.js';
+import { AgentCredentialsService } from './agent-credentials.service.js';
 import { Route } from '../http/route.decorator.js';
 import { ForceQueryDto, isForced } from './dto/force-query.dto.js';
 import { CreateNodeDto, UpdateNodeDto } from './dto/node.dto.js';
@@ -7,7 +13,11 @@ import { NodesService } from './nodes.service.js';
 /** The registry of tunnel hosts; each has a desired-state revision and the revision its agent applied. */
 @Controller()
 export class NodesController {
-  constructor(private readonly nodes: NodesService) {}
+  constructor(
+    private readonly nodes: NodesService,
+    private readonly credentials: AgentCredentialsService,
+    @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
+  ) {}
 
   @Route({ method: 'GET', path: 'nodes', group: 'nodes', summary: 'List nodes with their revisions, sync state and interface counts' })
   list() {
@@ -23,12 +33,20 @@ export class NodesController {
     method: 'POST',
     path: 'nodes',
     group: 'nodes',
-    summary: 'Register a node (a tunnel host)',
+    summary: "Register a node (a tunnel host); the answer carries its agent's one-time enrolment secret and command",
     example: { name: 'fra-1', address: 'fra-1.example.com', note: 'Frankfurt' },
     status: 201,
   })
-  create(@Body() body: CreateNodeDto) {
-    return this.nodes.create(body);
+  async create(@Body() body: CreateNodeDto, @Req() request: FastifyRequest) {
+    const node = await this.nodes.create(body);
+    try {
+      const enrolment = await this.credentials.issueEnrolment(node.id, `${requestOrigin(request)}${this.config.basePath}`);
+      return { ...node, enrolment };
+    } catch (error) {
+      // The node exists either way; a panel that cannot enrol remote agents says why.
+      if (error instanceof ApiError && error.status === 409) return { ...node, enrolment: null, enrolmentError: error.message };
+      throw error;
+    }
   }
 
   @Route({
@@ -49,7 +67,9 @@ export class NodesController {
     summary: 'Delete a node; refused while it has interfaces unless forced, never for the local node',
     query: { force: 'true to delete the node together with its interfaces and their accounts' },
   })
-  remove(@Param('id') id: string, @Query() query: ForceQueryDto) {
-    return this.nodes.remove(id, isForced(query));
+  async remove(@Param('id') id: string, @Query() query: ForceQueryDto) {
+    const removed = await this.nodes.remove(id, isForced(query));
+    await this.credentials.forget(id).catch(() => undefined); // the Redis user; rows cascaded already
+    return removed;
   }
 }

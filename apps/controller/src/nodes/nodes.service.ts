@@ -3,7 +3,35 @@ import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { conflict, notFound } from '../http/api-error.js';
 import { UUID } from '../interfaces/validators.js';
 import { lockNode, mapUniqueViolations } from './db.js';
+import type { ApplyResult } from '#libs/contracts/node-queue.js';
+import { NodeAgent } from './node-agent.entity.js';
 import { Node } from './node.entity.js';
+
+/** What the node's agent last said, as the node's page shows it. */
+export interface NodeAgentView {
+  /** never-enrolled: no credential yet; enrolled: has one, never connected or gone; connected: link live. */
+  state: 'never-enrolled' | 'enrolled' | 'connected';
+  version: string | null;
+  lastSeenAt: Date | null;
+  /** What the host cannot do (not root, tools missing); empty when it can apply everything. */
+  gaps: string[];
+  /** The outcome of the agent's last apply (per interface), or null. */
+  lastApply: ApplyResult | null;
+}
+
+/** A link counts as live only while it keeps reporting: a crashed controller leaves `connected` set. */
+const LINK_FRESH_MS = 30_000;
+
+export function agentView(row: NodeAgent | null | undefined, now = Date.now()): NodeAgentView {
+  const live = Boolean(row?.connected && row.lastSeenAt && now - row.lastSeenAt.getTime() < LINK_FRESH_MS);
+  return {
+    state: live ? 'connected' : row?.enrolledAt ? 'enrolled' : 'never-enrolled',
+    version: row?.version ?? null,
+    lastSeenAt: row?.lastSeenAt ?? null,
+    gaps: row?.gaps ?? [],
+    lastApply: row?.lastApply ?? null,
+  };
+}
 
 export interface NodeView {
   id: string;
@@ -15,11 +43,12 @@ export interface NodeView {
   appliedRevision: number;
   inSync: boolean;
   interfaceCount: number;
+  agent: NodeAgentView;
   createdAt: Date;
   updatedAt: Date;
 }
 
-function view(node: Node, interfaceCount: number): NodeView {
+function view(node: Node, interfaceCount: number, agent?: NodeAgent | null): NodeView {
   return {
     id: node.id,
     name: node.name,
@@ -30,6 +59,7 @@ function view(node: Node, interfaceCount: number): NodeView {
     appliedRevision: node.appliedRevision,
     inSync: node.appliedRevision === node.desiredRevision,
     interfaceCount,
+    agent: agentView(agent),
     createdAt: node.createdAt,
     updatedAt: node.updatedAt,
   };
@@ -50,13 +80,15 @@ export class NodesService {
     const em = this.orm.em.fork();
     const nodes = await em.find(Node, {}, { orderBy: { isLocal: 'desc', name: 'asc' } });
     const counts = await interfaceCounts(em, nodes.map((node) => node.id));
-    return nodes.map((node) => view(node, counts.get(node.id) ?? 0));
+    const agents = new Map((await em.find(NodeAgent, {})).map((agent) => [agent.node.id, agent]));
+    return nodes.map((node) => view(node, counts.get(node.id) ?? 0, agents.get(node.id)));
   }
 
   async get(id: string): Promise<NodeView> {
     const em = this.orm.em.fork();
     const node = await findNode(em, id);
-    return view(node, (await interfaceCounts(em, [node.id])).get(node.id) ?? 0);
+    const agent = await em.findOne(NodeAgent, { node: node.id });
+    return view(node, (await interfaceCounts(em, [node.id])).get(node.id) ?? 0, agent);
   }
 
   async create(input: { name: string; address: string; note?: string }): Promise<NodeView> {

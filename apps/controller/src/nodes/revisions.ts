@@ -1,5 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 
+/** The PostgreSQL notification channel that carries the ids of nodes whose revision grew. */
+export const REVISIONS_CHANNEL = 'warren_revisions';
+
 /**
  * Marks that these nodes must change: their desired-state revision grows by one. Call it inside
  * the same transaction as the change itself, so a revision never exists without its change (or
@@ -18,5 +21,8 @@ export async function bumpRevisions(em: EntityManager, nodeIds: Iterable<string>
      returning nodes.id, nodes.desired_revision`,
     [ids],
   );
+  // Delivered only on commit (and not at all on rollback): the delivery service listens and
+  // enqueues the apply jobs at once; its sweep covers a notification lost to a dropped listener.
+  await em.execute(`select pg_notify(?, ?)`, [REVISIONS_CHANNEL, ids.join(',')]);
   return new Map(rows.map((row) => [row.id, Number(row.desired_revision)]));
 }

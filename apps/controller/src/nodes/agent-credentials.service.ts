@@ -1,0 +1,117 @@
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { generatePrefixedSecret, hashSecret, isWellFormedPrefixedSecret } from '#libs/tokens/api-token.js';
+import type { EnrolResponse } from '#libs/contracts/agent-link.js';
+import type { WarrenConfig } from '../config/config.js';
+import { conflict, notFound, unauthorized } from '../http/api-error.js';
+import { UUID } from '../interfaces/validators.js';
+import { WARREN_CONFIG } from '../runtime.js';
+import { AgentQueueAccess } from './agent-queue-access.js';
+
+export const ENROLMENT_PREFIX = 'wne_';
+export const NODE_CREDENTIAL_PREFIX = 'wnc_';
+const ENROLMENT_TTL_MS = 24 * 3600_000;
+
+export interface Enrolment {
+  /** The one-time secret (`wne_…`): shown once, exchanged by the agent for its credential. */
+  secret: string;
+  expiresAt: Date;
+  /** What to run on the host. */
+  command: string;
+}
+
+/**
+ * Enrolment and node credentials. A node gets a one-time enrolment secret (24 h); its agent
+ * exchanges it for the node credential (`wnc_…`) and its own queue access. Both are stored only
+ * as SHA-256. A new enrolment of the same node replaces the credential, so a lost or leaked host
+ * is cut off by enrolling it again (or deleting the node).
+ */
+@Injectable()
+export class AgentCredentialsService implements OnApplicationShutdown {
+  private readonly queueAccess: AgentQueueAccess;
+
+  constructor(
+    @Inject(MikroORM) private readonly orm: MikroORM,
+    @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
+  ) {
+    this.queueAccess = new AgentQueueAccess(config);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.queueAccess.close();
+  }
+
+  /** A fresh enrolment secret for the node; an earlier unused one stops working. */
+  async issueEnrolment(nodeId: string, panelUrl: string): Promise<Enrolment> {
+    if (!UUID.test(nodeId)) throw notFound('node not found', 'id');
+    const em = this.orm.em.fork();
+    const [node] = await em.execute<{ id: string; is_local: boolean }[]>('select id, is_local from nodes where id = ?', [nodeId]);
+    if (!node) throw notFound('node not found', 'id');
+    if (this.queueAccess.kind === 'postgres' && !node.is_local) {
+      throw conflict(
+        'this panel keeps its queues in PostgreSQL (no REDIS_URL), which cannot give a remote host access to only its own jobs: set REDIS_URL to enrol remote nodes',
+      );
+    }
+    const secret = generatePrefixedSecret(ENROLMENT_PREFIX);
+    const expiresAt = new Date(Date.now() + ENROLMENT_TTL_MS);
+    await em.execute(
+      `insert into node_agents (node_id, enrolment_hash, enrolment_expires_at) values (?, ?, ?)
+       on conflict (node_id) do update set enrolment_hash = excluded.enrolment_hash, enrolment_expires_at = excluded.enrolment_expires_at`,
+      [nodeId, hashSecret(secret), expiresAt],
+    );
+    return { secret, expiresAt, command: `warren-agent --controller ${panelUrl} --enrol ${secret}` };
+  }
+
+  /**
+   * Exchanges a valid enrolment secret for the node's credential and queue access, once: the
+   * secret is consumed in the same statement that finds it, so two agents racing with one secret
+   * cannot both win.
+   */
+  async enrol(secret: string): Promise<EnrolResponse> {
+    if (!isWellFormedPrefixedSecret(secret, ENROLMENT_PREFIX)) throw unauthorized('invalid or expired enrolment secret');
+    const credential = generatePrefixedSecret(NODE_CREDENTIAL_PREFIX);
+    const em = this.orm.em.fork();
+    const [claimed] = await em.execute<{ node_id: string; name: string; is_local: boolean }[]>(
+      `update node_agents a set enrolment_hash = null, enrolment_expires_at = null, credential_hash = ?, enrolled_at = now()
+         from nodes n
+        where a.enrolment_hash = ? and a.enrolment_expires_at > now() and n.id = a.node_id
+       returning a.node_id, n.name, n.is_local`,
+      [hashSecret(credential), hashSecret(secret)],
+    );
+    if (!claimed) throw unauthorized('invalid or expired enrolment secret');
+    const queue = await this.queueAccess.grant(claimed.node_id);
+    return { nodeId: claimed.node_id, nodeName: claimed.name, credential, queue };
+  }
+
+  /**
+   * The local node's agent runs beside the controller: it gets a fresh credential at every
+   * start, handed over on this host (a 0600 file), never over HTTP.
+   */
+  async issueLocalCredential(nodeId: string): Promise<EnrolResponse> {
+    const credential = generatePrefixedSecret(NODE_CREDENTIAL_PREFIX);
+    const em = this.orm.em.fork();
+    const [row] = await em.execute<{ name: string }[]>(
+      `with upsert as (
+         insert into node_agents (node_id, credential_hash, enrolled_at) values (?, ?, now())
+         on conflict (node_id) do update set credential_hash = excluded.credential_hash, enrolled_at = now()
+       ) select name from nodes where id = ?`,
+      [nodeId, hashSecret(credential), nodeId],
+    );
+    const queue = await this.queueAccess.grant(nodeId);
+    return { nodeId, nodeName: row?.name ?? 'local', credential, queue };
+  }
+
+  /** The node a credential belongs to, or undefined. */
+  async authenticate(credential: string): Promise<string | undefined> {
+    if (!isWellFormedPrefixedSecret(credential, NODE_CREDENTIAL_PREFIX)) return undefined;
+    const [row] = await this.orm.em
+      .fork()
+      .execute<{ node_id: string }[]>('select node_id from node_agents where credential_hash = ?', [hashSecret(credential)]);
+    return row?.node_id;
+  }
+
+  /** Called when a node is deleted: its queue user goes with it (rows cascade in the database). */
+  async forget(nodeId: string): Promise<void> {
+    await this.queueAccess.revoke(nodeId);
+  }
+}

@@ -1,0 +1,68 @@
+import { Redis } from 'ioredis';
+import { createHash, randomBytes } from 'node:crypto';
+import { nodeQueueName } from '#libs/contracts/node-queue.js';
+import type { QueueAccess } from '#libs/contracts/agent-link.js';
+import type { WarrenConfig } from '../config/config.js';
+
+/**
+ * The commands a BullMQ worker needs, and nothing that reads across keys: Redis checks every
+ * command a Lua script runs as well, and the key pattern limits each to the node's own queue.
+ * Not `+@all -@dangerous`: SCAN and KEYS would then list every node's key names.
+ */
+const WORKER_COMMANDS = [
+  '+@string', '+@hash', '+@list', '+@set', '+@sortedset', '+@stream',
+  '-keys', '-scan', '-sort', '-sort_ro', '-migrate', '-sintercard', // key-listing or cross-key
+  '+del', '+unlink', '+exists', '+type', '+expire', '+pexpire', '+pexpireat', '+ttl', '+pttl', '+persist', '+rename', '+renamenx',
+  '+hello', '+auth', '+ping', '+quit', '+client|setname', '+client|getname', '+client|id', '+info', '+select', '+time',
+  '+eval', '+evalsha', '+eval_ro', '+evalsha_ro', '+script|load', '+script|exists',
+  '+multi', '+exec', '+discard', '+watch', '+unwatch',
+];
+
+export function agentRedisUsername(prefix: string, nodeId: string): string {
+  return `${prefix}-node-${nodeId}`;
+}
+
+/**
+ * Gives each node's agent its own Redis user limited to the keys of its own queue, so one host
+ * can never read another node's jobs (which carry that node's private keys). In PostgreSQL queue
+ * mode there is no per-node isolation to give: only the local agent may connect (docs/agents.md).
+ */
+export class AgentQueueAccess {
+  private admin?: Redis;
+
+  constructor(private readonly config: WarrenConfig) {}
+
+  get kind(): QueueAccess['kind'] {
+    return this.config.redisUrl ? 'redis' : 'postgres';
+  }
+
+  /** Creates or re-keys the node's Redis user; the old password stops working at once. */
+  async grant(nodeId: string): Promise<QueueAccess> {
+    if (!this.config.redisUrl) return { kind: 'postgres' };
+    const password = randomBytes(32).toString('base64url');
+    const username = agentRedisUsername(this.config.queuePrefix, nodeId);
+    const keys = `~${this.config.queuePrefix}:${nodeQueueName(nodeId)}:*`;
+    const hash = createHash('sha256').update(password).digest('hex');
+    await this.redis().call('ACL', 'SETUSER', username, 'reset', 'on', `#${hash}`, keys, 'resetchannels', '-@all', ...WORKER_COMMANDS);
+    return { kind: 'redis', url: this.config.agentRedisUrl ?? this.config.redisUrl, username, password, prefix: this.config.queuePrefix };
+  }
+
+  /** Removes the node's Redis user (node deleted); its open connections are closed by Redis. */
+  async revoke(nodeId: string): Promise<void> {
+    if (!this.config.redisUrl) return;
+    await this.redis().call('ACL', 'DELUSER', agentRedisUsername(this.config.queuePrefix, nodeId));
+  }
+
+  async close(): Promise<void> {
+    this.admin?.disconnect();
+    this.admin = undefined;
+  }
+
+  private redis(): Redis {
+    if (!this.admin) {
+      this.admin = new Redis(this.config.redisUrl!, { maxRetriesPerRequest: 1 });
+      this.admin.on('error', () => undefined); // a failed grant is reported to its caller
+    }
+    return this.admin;
+  }
+}

@@ -1,0 +1,40 @@
+import { Body, Controller, Inject, Param, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import type { WarrenConfig } from '../config/config.js';
+import { Route } from '../http/route.decorator.js';
+import { requestOrigin } from '../http/request-origin.js';
+import { WARREN_CONFIG } from '../runtime.js';
+import { AgentCredentialsService } from './agent-credentials.service.js';
+import { EnrolDto } from './dto/enrol.dto.js';
+
+/** How an agent joins: a one-time secret per node, exchanged for the node's own credential. */
+@Controller()
+export class EnrolmentController {
+  constructor(
+    private readonly credentials: AgentCredentialsService,
+    @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
+  ) {}
+
+  @Route({
+    method: 'POST',
+    path: 'nodes/:id/enrolment',
+    group: 'nodes',
+    summary: "Issue a new one-time enrolment secret for the node's agent (24 h; replaces an unused one)",
+    status: 201,
+  })
+  issue(@Param('id') id: string, @Req() request: FastifyRequest) {
+    return this.credentials.issueEnrolment(id, `${requestOrigin(request)}${this.config.basePath}`);
+  }
+
+  @Route({
+    method: 'POST',
+    path: 'agent/enrol',
+    group: 'agents',
+    summary: "Agent only: exchange an enrolment secret for the node credential and the node's queue access",
+    example: { secret: 'wne_…' },
+    public: true,
+  })
+  enrol(@Body() body: EnrolDto) {
+    return this.credentials.enrol(body.secret);
+  }
+}
