@@ -1,0 +1,68 @@
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ApplyResult } from '#libs/contracts/node-queue.js';
+
+/**
+ * The agent's memory of the host, kept in `managed.json` in its state directory: which
+ * interfaces it created (only those are ever changed or deleted), how, and what it last
+ * applied to each. Written before an interface is created, so a crash between the two leaves
+ * an interface the agent still knows is its own.
+ */
+
+export type Driver = 'kernel' | 'wireguard-go';
+
+export interface ManagedInterface {
+  driver: Driver;
+  /** SHA-256 of the config file last loaded with `wg syncconf`; null until one was. */
+  configSha256: string | null;
+  /** The peers that config holds. */
+  peers: number;
+  /** The link's index when that config was loaded: a re-created link has a new one. */
+  ifindex: number | null;
+}
+
+export interface ManagedState {
+  nodeId: string | null;
+  /** The revision last applied (whatever its outcome), so an older job is not applied over it. */
+  appliedRevision: number;
+  lastResult: ApplyResult | null;
+  /** The agent's NAT table may exist (it has loaded one with rules, or failed to remove one). */
+  natTable: boolean;
+  interfaces: Record<string, ManagedInterface>;
+}
+
+const FILE = 'managed.json';
+
+function empty(): ManagedState {
+  return { nodeId: null, appliedRevision: 0, lastResult: null, natTable: false, interfaces: {} };
+}
+
+/** Creates the directory (0700: configs in it hold private keys) and reads the state, or starts empty. */
+export function loadManagedState(stateDir: string): ManagedState {
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  // mkdir's mode is ignored for an existing directory (and masked by umask for a new one).
+  chmodSync(stateDir, 0o700);
+  let text: string;
+  try {
+    text = readFileSync(join(stateDir, FILE), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return empty();
+    throw error;
+  }
+  const parsed = JSON.parse(text) as Partial<ManagedState>;
+  return { ...empty(), ...parsed, interfaces: { ...parsed.interfaces } };
+}
+
+/** Replaces the file atomically (write, then rename): a crash leaves the old or the new state. */
+export function saveManagedState(stateDir: string, state: ManagedState): void {
+  writeFileAtomic(join(stateDir, FILE), `${JSON.stringify(state, null, 1)}\n`);
+}
+
+/** Writes via a temporary file and rename, created 0600 (the file may hold private keys). */
+export function writeFileAtomic(path: string, content: string): void {
+  const temporary = `${path}.tmp`;
+  // A leftover from a crash would keep its old mode: the mode option applies only on creation.
+  rmSync(temporary, { force: true });
+  writeFileSync(temporary, content, { mode: 0o600 });
+  renameSync(temporary, path);
+}

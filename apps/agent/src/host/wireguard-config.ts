@@ -1,0 +1,63 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type { DesiredInterface } from '#libs/contracts/desired-state.js';
+import { renderServerConfig } from '#libs/wireguard/server-config.js';
+import type { CommandRunner } from './command-runner.js';
+import { writeFileAtomic } from './managed-state.js';
+
+/**
+ * Loading an interface's keys, port and peers with `wg syncconf`, which changes only what
+ * differs (peers added, removed or updated in place: a kept peer keeps its session, endpoint
+ * and counters). The config is rendered once as one string and written to a 0600 file in the
+ * state directory, because it holds the private key and syncconf reads a file, not stdin.
+ */
+
+export interface RenderedConfig {
+  text: string;
+  sha256: string;
+}
+
+export function renderInterfaceConfig(desired: DesiredInterface): RenderedConfig {
+  const text = renderServerConfig({
+    privateKey: desired.privateKey,
+    listenPort: desired.listenPort,
+    peers: desired.peers,
+    // `wg` refuses AmneziaWG keys; a standard interface never carries them, whatever the job says.
+    amnezia: desired.mode === 'amnezia' ? desired.amnezia : null,
+  });
+  return { text, sha256: createHash('sha256').update(text).digest('hex') };
+}
+
+export function configPath(stateDir: string, name: string): string {
+  return join(stateDir, `${name}.conf`);
+}
+
+export async function syncConfig(runner: CommandRunner, stateDir: string, name: string, config: RenderedConfig, peers: number): Promise<void> {
+  const file = configPath(stateDir, name);
+  writeFileAtomic(file, config.text);
+  // ~0.13 ms per peer on a 2-core machine through wireguard-go; leave a wide margin for slow hosts.
+  await runner.run('wg', ['syncconf', name, file], { timeoutMs: Math.max(30_000, peers * 3) });
+}
+
+/**
+ * True when the interface holds exactly the desired peers' keys. `wg show <if> peers` costs
+ * about a third of a no-op syncconf (both fetch the whole device; syncconf then sends every
+ * peer back), so an unchanged config is verified this way instead of re-loaded.
+ */
+export async function livePeersMatch(runner: CommandRunner, name: string, desired: DesiredInterface): Promise<boolean> {
+  const { stdout } = await runner.run('wg', ['show', name, 'peers'], { timeoutMs: Math.max(30_000, desired.peers.length) });
+  const keys = new Set<string>();
+  for (const peer of desired.peers) keys.add(peer.publicKey);
+  let count = 0;
+  let from = 0;
+  while (from < stdout.length) {
+    let to = stdout.indexOf('\n', from);
+    if (to === -1) to = stdout.length;
+    if (to > from) {
+      if (!keys.has(stdout.slice(from, to))) return false;
+      count++;
+    }
+    from = to + 1;
+  }
+  return count === keys.size;
+}

@@ -1,0 +1,276 @@
+import { rmSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import type { DesiredInterface, DesiredState } from '#libs/contracts/desired-state.js';
+import type { ApplyResult, InterfaceOutcome } from '#libs/contracts/node-queue.js';
+import { parseInterfaceAddress, reconcileAddressing } from './addressing.js';
+import { probeHost, type HostProbe } from './capabilities.js';
+import { errorText, type CommandRunner } from './command-runner.js';
+import { readLinkNames, readLinks, type Link } from './links.js';
+import { loadManagedState, saveManagedState, type Driver, type ManagedState } from './managed-state.js';
+import { applyNat, DEFAULT_NAT_TABLE, natRuleProblem, type NatRule } from './nat.js';
+import { configPath, livePeersMatch, renderInterfaceConfig, syncConfig } from './wireguard-config.js';
+import { createLink, removeLink } from './wireguard-link.js';
+
+/**
+ * Makes the host's WireGuard interfaces match a desired state, idempotently: interfaces are
+ * created when missing, loaded with `wg syncconf`, addressed and brought up; the agent's NAT
+ * table is rebuilt; interfaces the agent created that are no longer desired are deleted.
+ * Interfaces the agent did not create are never changed. One interface failing is an outcome,
+ * not an exception: the others are still applied. Calls are serialized.
+ */
+
+export interface WireGuardHostOptions {
+  runner: CommandRunner;
+  /** Holds managed.json and the 0600 config files; created 0700. */
+  stateDir: string;
+  /** What probeHost() found; probed on the first apply when absent. */
+  probe?: HostProbe;
+  /** The agent's own nftables table (family ip). */
+  natTable?: string;
+}
+
+/** The kind `ip -d link` reports for a link each driver creates. */
+const LINK_KIND: Record<Driver, string> = { kernel: 'wireguard', 'wireguard-go': 'tun' };
+
+export class WireGuardHost {
+  private readonly runner: CommandRunner;
+  private readonly stateDir: string;
+  private readonly natTable: string;
+  private probe: HostProbe | undefined;
+  private state: ManagedState | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: WireGuardHostOptions) {
+    this.runner = options.runner;
+    this.stateDir = options.stateDir;
+    this.natTable = options.natTable ?? DEFAULT_NAT_TABLE;
+    this.probe = options.probe;
+  }
+
+  /** Reconciles the host; never rejects. Concurrent calls run one after another, in call order. */
+  apply(desired: DesiredState): Promise<ApplyResult> {
+    const run = this.queue.then(() => this.applyNow(desired));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Names of interfaces the agent manages and has applied that no longer exist (one `ip` command). */
+  async missingInterfaces(): Promise<string[]> {
+    const state = this.loadState();
+    const applied = Object.entries(state.interfaces).filter(([, entry]) => entry.configSha256 !== null);
+    if (applied.length === 0) return [];
+    const present = await readLinkNames(this.runner);
+    return applied.map(([name]) => name).filter((name) => !present.has(name));
+  }
+
+  /** Interfaces this agent created and still manages (what counters are read for). */
+  managedInterfaces(): string[] {
+    return Object.keys(this.loadState().interfaces);
+  }
+
+  /** The revision last applied, 0 before the first. */
+  appliedRevision(): number {
+    return this.loadState().appliedRevision;
+  }
+
+  private loadState(): ManagedState {
+    this.state ??= loadManagedState(this.stateDir);
+    return this.state;
+  }
+
+  private saveState(): void {
+    saveManagedState(this.stateDir, this.loadState());
+  }
+
+  private async applyNow(desired: DesiredState): Promise<ApplyResult> {
+    const started = performance.now();
+    const finish = (revision: number, interfaces: InterfaceOutcome[]): ApplyResult => ({
+      revision,
+      ok: interfaces.every((o) => o.state !== 'failed' && o.error === undefined),
+      interfaces,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+    });
+    try {
+      const state = this.loadState();
+      // An older job than the one applied (queued before it, delivered after) must not undo it.
+      if (state.nodeId === desired.nodeId && desired.revision < state.appliedRevision && state.lastResult) {
+        return finish(state.appliedRevision, state.lastResult.interfaces);
+      }
+      const outcomes = await this.reconcile(desired, state);
+      const result = finish(desired.revision, outcomes);
+      state.nodeId = desired.nodeId;
+      state.appliedRevision = desired.revision;
+      state.lastResult = result;
+      this.saveState();
+      return result;
+    } catch (error) {
+      // Only the state directory itself failing gets here: every interface shares that fate.
+      const text = `apply failed: ${errorText(error)}`;
+      return finish(
+        desired.revision,
+        desired.interfaces.map((i) => ({ name: i.name, state: 'failed', driver: 'none', peers: 0, error: text })),
+      );
+    }
+  }
+
+  private async reconcile(desired: DesiredState, state: ManagedState): Promise<InterfaceOutcome[]> {
+    const probe = (this.probe ??= await probeHost(this.runner));
+    let links: Map<string, Link> | null = null;
+    let linksError = '';
+    if (probe.capabilities.ip) {
+      try {
+        links = await readLinks(this.runner);
+      } catch (error) {
+        linksError = errorText(error);
+      }
+    } else {
+      linksError = 'iproute2 (ip) not installed';
+    }
+
+    const outcomes: InterfaceOutcome[] = [];
+    const nat: { rule: NatRule; outcome: InterfaceOutcome }[] = [];
+    const desiredNames = new Set<string>();
+    for (const iface of desired.interfaces) {
+      if (desiredNames.has(iface.name)) {
+        outcomes.push(failed(iface.name, 'none', `interface ${iface.name} appears twice in the desired state`));
+        continue;
+      }
+      desiredNames.add(iface.name);
+      const outcome = links
+        ? await this.applyInterface(iface, links, probe, state)
+        : failed(iface.name, 'none', `cannot read the host's interfaces: ${linksError}`);
+      outcomes.push(outcome);
+      if (outcome.state === 'up' && iface.natInterface !== null) {
+        const rule = { subnet: iface.subnet, outInterface: iface.natInterface };
+        const problem = natRuleProblem(rule);
+        if (problem) outcome.error = problem;
+        else nat.push({ rule, outcome });
+      }
+    }
+
+    for (const name of Object.keys(state.interfaces)) {
+      if (desiredNames.has(name)) continue;
+      outcomes.push(links ? await this.removeInterface(name, links, state) : failed(name, state.interfaces[name].driver, `cannot remove: ${linksError}`));
+    }
+
+    await this.reconcileNat(nat, probe, state);
+    return outcomes;
+  }
+
+  private async applyInterface(iface: DesiredInterface, links: Map<string, Link>, probe: HostProbe, state: ManagedState): Promise<InterfaceOutcome> {
+    const { name } = iface;
+    const caps = probe.capabilities;
+    if (iface.mode === 'amnezia') {
+      return failed(
+        name,
+        'none',
+        probe.amnezia
+          ? 'AmneziaWG interfaces are not supported by this agent yet'
+          : 'AmneziaWG is not installed on this host (awg and amneziawg-go are missing): AmneziaWG interfaces cannot be applied',
+      );
+    }
+    if (!caps.wg) return failed(name, 'none', 'wireguard-tools (wg) not installed: the interface cannot be configured');
+    const address = parseInterfaceAddress(iface.address);
+    if (!address) return failed(name, 'none', `interface address ${JSON.stringify(iface.address)} is not an IPv4 address with a prefix length`);
+
+    let link = links.get(name);
+    const managed = state.interfaces[name];
+    if (link && !managed) return failed(name, 'none', `an interface named ${name} exists that this agent did not create; it is left alone`);
+    if (link && managed && link.kind !== LINK_KIND[managed.driver]) {
+      return failed(name, 'none', `${name} is now a ${link.kind ?? 'plain'} link, not the WireGuard interface this agent created; it is left alone`);
+    }
+    let driver: Driver | null = link && managed ? managed.driver : caps.wireguardKernel ? 'kernel' : caps.wireguardGo ? 'wireguard-go' : null;
+    if (!driver) return failed(name, 'none', 'no WireGuard implementation: no kernel module and wireguard-go is not installed');
+
+    try {
+      // Rendered before anything is created: a bad key or duplicate peer fails without side effects.
+      const config = renderInterfaceConfig(iface);
+      let created = false;
+      if (!link) {
+        // Recorded first: a crash after creating still leaves the interface known as ours.
+        state.interfaces[name] = { driver, configSha256: null, peers: 0, ifindex: null };
+        this.saveState();
+        try {
+          await createLink(this.runner, name, driver);
+        } catch (error) {
+          // Nothing of ours exists (the name may be a live interface elsewhere on the host).
+          delete state.interfaces[name];
+          this.saveState();
+          throw error;
+        }
+        created = true;
+        link = (await readLinks(this.runner, name)).get(name);
+        if (!link) throw new Error(`${name} was created but does not show up in ip link`);
+      }
+      const entry = state.interfaces[name];
+      const unchanged =
+        !created &&
+        entry.configSha256 === config.sha256 &&
+        entry.ifindex === link.ifindex &&
+        (await livePeersMatch(this.runner, name, iface));
+      if (!unchanged) {
+        await syncConfig(this.runner, this.stateDir, name, config, iface.peers.length);
+        entry.configSha256 = config.sha256;
+        entry.peers = iface.peers.length;
+        entry.ifindex = link.ifindex;
+      }
+      await reconcileAddressing(this.runner, link, address, iface.mtu);
+      return { name, state: 'up', driver, peers: iface.peers.length };
+    } catch (error) {
+      const entry = state.interfaces[name];
+      // The config on the host is unknown now: the next apply must load it again.
+      if (entry) entry.configSha256 = null;
+      driver = entry?.driver ?? driver;
+      return failed(name, driver, errorText(error));
+    }
+  }
+
+  private async removeInterface(name: string, links: Map<string, Link>, state: ManagedState): Promise<InterfaceOutcome> {
+    const entry = state.interfaces[name];
+    const link = links.get(name);
+    if (link && link.kind !== LINK_KIND[entry.driver]) {
+      // Ours vanished and something else took the name: not ours to delete.
+      delete state.interfaces[name];
+      rmSync(configPath(this.stateDir, name), { force: true });
+      return { name, state: 'removed', driver: entry.driver, peers: 0 };
+    }
+    try {
+      const leftover = await removeLink(this.runner, name, entry.driver, link !== undefined);
+      delete state.interfaces[name];
+      rmSync(configPath(this.stateDir, name), { force: true });
+      const outcome: InterfaceOutcome = { name, state: 'removed', driver: entry.driver, peers: 0 };
+      if (leftover) outcome.error = leftover;
+      return outcome;
+    } catch (error) {
+      return failed(name, entry.driver, `could not remove: ${errorText(error)}`);
+    }
+  }
+
+  /**
+   * Rebuilds the NAT table for the interfaces that are up and want it, or removes it when none
+   * do. Skipped entirely while the agent has never made a table (hosts without NAT never need nft).
+   */
+  private async reconcileNat(wanted: { rule: NatRule; outcome: InterfaceOutcome }[], probe: HostProbe, state: ManagedState): Promise<void> {
+    if (wanted.length === 0 && !state.natTable) return;
+    const rules = wanted.map((w) => w.rule);
+    const report = (why: string) => {
+      for (const { rule, outcome } of wanted) outcome.error = `NAT of ${rule.subnet} via ${rule.outInterface} not set up: ${why}`;
+    };
+    if (!probe.capabilities.nft) {
+      report('nftables (nft) not installed');
+      return;
+    }
+    try {
+      await applyNat(this.runner, this.stateDir, this.natTable, rules);
+      state.natTable = rules.length > 0;
+    } catch (error) {
+      // With no rules wanted there is no outcome to carry this; the next apply tries again.
+      state.natTable = true;
+      report(errorText(error));
+    }
+  }
+}
+
+function failed(name: string, driver: InterfaceOutcome['driver'], error: string): InterfaceOutcome {
+  return { name, state: 'failed', driver, peers: 0, error };
+}
