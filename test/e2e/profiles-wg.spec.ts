@@ -1,11 +1,12 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { AMNEZIA_BOUNDS } from '../../libs/wireguard/amnezia.js';
 import { publicKeyFromPrivate } from '../../libs/wireguard/keys.js';
+import { requireTools, TestNamespace } from '../support/netns.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 /**
@@ -18,50 +19,22 @@ import { startTestPanel, type TestPanel } from '../support/test-panel.js';
  */
 
 const exec = promisify(execFile);
-const namespace = `warren-t-${randomBytes(4).toString('hex')}`;
-const daemons: ChildProcess[] = [];
-let namespaceCreated = false;
+let ns: TestNamespace | undefined;
 let workDir: string;
 let t: TestPanel;
 let token: string;
 
-async function inNamespace(command: string, ...args: string[]): Promise<string> {
-  const { stdout } = await exec('ip', ['netns', 'exec', namespace, command, ...args]);
-  return stdout;
-}
-
-/** Starts wireguard-go in the namespace in the foreground, as our own child, and waits for its socket. */
-async function wireguardGo(ifname: string): Promise<void> {
-  const child = spawn('ip', ['netns', 'exec', namespace, 'wireguard-go', ifname], {
-    env: { ...process.env, WG_PROCESS_FOREGROUND: '1', WG_I_PREFER_BUGGY_USERSPACE_TO_POLISHED_KMOD: '1' },
-    stdio: 'ignore',
-  });
-  daemons.push(child);
-  for (let i = 0; i < 100; i++) {
-    if (existsSync(`/var/run/wireguard/${ifname}.sock`)) return;
-    if (child.exitCode !== null) throw new Error(`wireguard-go ${ifname} exited with ${child.exitCode}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`wireguard-go ${ifname} did not come up`);
-}
-
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error('profiles-wg.spec needs root (network namespaces, wireguard-go)');
-  for (const tool of ['wg', 'wg-quick', 'wireguard-go', 'ip']) {
-    await exec('sh', ['-c', `command -v ${tool}`]).catch(() => {
-      throw new Error(`${tool} is missing: apt-get install -y wireguard-tools wireguard-go iproute2`);
-    });
-  }
+  await requireTools(['wg', 'wg-quick', 'wireguard-go', 'ip'], 'wireguard-tools wireguard-go iproute2');
   workDir = mkdtempSync(join(tmpdir(), 'warren-wg-'));
-  await exec('ip', ['netns', 'add', namespace]);
-  namespaceCreated = true;
+  ns = await TestNamespace.create();
   t = await startTestPanel();
   token = await t.login();
 });
 
 afterAll(async () => {
-  for (const child of daemons) if (child.exitCode === null && child.pid) process.kill(child.pid, 'SIGTERM');
-  if (namespaceCreated) await exec('ip', ['netns', 'del', namespace]).catch(() => undefined);
+  await ns?.destroy().catch(() => undefined);
   if (workDir) rmSync(workDir, { recursive: true, force: true });
   await t?.stop();
 });
@@ -120,9 +93,9 @@ test('every profile of a client is accepted by wg-quick strip and wg setconf wit
       const strippedPath = join(workDir, `${ifname}.stripped`);
       writeFileSync(strippedPath, stripped, { mode: 0o600 });
 
-      await wireguardGo(ifname);
-      await inNamespace('wg', 'setconf', ifname, strippedPath);
-      const [self, peer, ...rest] = (await inNamespace('wg', 'show', ifname, 'dump')).trim().split('\n').map((line) => line.split('\t'));
+      await ns!.wireguardGo(ifname);
+      await ns!.exec('wg', 'setconf', ifname, strippedPath);
+      const [self, peer, ...rest] = (await ns!.exec('wg', 'show', ifname, 'dump')).trim().split('\n').map((line) => line.split('\t'));
       expect(rest).toEqual([]);
       expect(self[0]).toBe(account.private_key);
       expect(self[1]).toBe(publicKeyFromPrivate(account.private_key));
@@ -135,9 +108,9 @@ test('every profile of a client is accepted by wg-quick strip and wg setconf wit
       // What wg-quick up would do with the Address line.
       const address = /^Address = (.+)$/m.exec(profile.body)![1];
       expect(address).toBe(`${account.ip}/32`);
-      await inNamespace('ip', 'address', 'add', address, 'dev', ifname);
-      await inNamespace('ip', 'link', 'set', ifname, 'up');
-      expect(await inNamespace('ip', '-4', '-o', 'address', 'show', 'dev', ifname)).toContain(`inet ${address}`);
+      await ns!.exec('ip', 'address', 'add', address, 'dev', ifname);
+      await ns!.exec('ip', 'link', 'set', ifname, 'up');
+      expect(await ns!.exec('ip', '-4', '-o', 'address', 'show', 'dev', ifname)).toContain(`inet ${address}`);
       applied++;
     }
   }
