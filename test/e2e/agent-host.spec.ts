@@ -1,0 +1,418 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import type { DesiredInterface, DesiredPeer, DesiredState } from '../../libs/contracts/desired-state.js';
+import { applyResultSchema } from '../../libs/contracts/node-queue.js';
+import { generateKeyPair, generatePresharedKey, publicKeyFromPrivate } from '../../libs/wireguard/keys.js';
+import { probeHost, type HostProbe } from '../../apps/agent/src/host/capabilities.js';
+import { CommandRunner } from '../../apps/agent/src/host/command-runner.js';
+import { CounterReader } from '../../apps/agent/src/host/counters.js';
+import { WireGuardHost } from '../../apps/agent/src/host/wireguard-host.js';
+import { wireguardGoPids } from '../../apps/agent/src/host/wireguard-link.js';
+import { randomSuffix, requireTools, TestNamespace } from '../support/netns.js';
+
+/**
+ * The agent's host drivers against the real tools: wireguard-go, wg, ip and nft in network
+ * namespaces of this test's own (a "server" one the drivers manage, a "client" one joined to it
+ * by a veth pair). Every WireGuardHost here has its own state directory, so each test's
+ * interfaces are foreign to the others' hosts. Needs root and the Debian packages
+ * wireguard-tools, wireguard-go, nftables, iproute2 and iputils-ping (.ci/run installs them).
+ */
+
+const suffix = randomSuffix(5);
+/** Unique on the machine: wireguard-go's sockets are shared by every namespace. */
+const ifname = (role: string) => `wa${suffix}${role}`;
+const SERVER_VETH_IP = '192.0.2.1';
+const CLIENT_VETH_IP = '192.0.2.2';
+
+let server: TestNamespace | undefined;
+let client: TestNamespace | undefined;
+let veth: { mine: string; theirs: string };
+let runner: CommandRunner;
+let probe: HostProbe;
+let workDir: string;
+let listenPort = 52100 + Math.floor(Math.random() * 800);
+
+beforeAll(async () => {
+  if (process.getuid?.() !== 0) throw new Error('agent-host.spec needs root (network namespaces, wireguard-go)');
+  await requireTools(['wg', 'wireguard-go', 'ip', 'nft', 'ping'], 'wireguard-tools wireguard-go iproute2 nftables iputils-ping');
+  workDir = mkdtempSync(join(tmpdir(), 'warren-agent-host-'));
+  server = await TestNamespace.create('warren-ah');
+  client = await TestNamespace.create('warren-ah');
+  veth = await server.vethTo(client, `${SERVER_VETH_IP}/24`, `${CLIENT_VETH_IP}/24`);
+  runner = new CommandRunner({ namespace: server.name });
+  probe = await probeHost(runner);
+});
+
+afterAll(async () => {
+  await server?.destroy().catch((e) => console.error('destroying the server namespace failed:', e));
+  await client?.destroy().catch((e) => console.error('destroying the client namespace failed:', e));
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+  // Sockets of a daemon killed hard would outlive it; they are ours by name.
+  for (const entry of existsSync('/var/run/wireguard') ? readdirSync('/var/run/wireguard') : []) {
+    if (entry.startsWith(`wa${suffix}`)) rmSync(join('/var/run/wireguard', entry), { force: true });
+  }
+});
+
+/** A host with a state directory of its own; `probe: null` leaves the probing to the host. */
+function newHost(options: { natTable?: string; runner?: CommandRunner; probe?: HostProbe | null } = {}): { host: WireGuardHost; stateDir: string } {
+  const stateDir = join(mkdtempSync(join(workDir, 'state-')), 'agent');
+  const given = options.probe === undefined ? probe : (options.probe ?? undefined);
+  const host = new WireGuardHost({ runner: options.runner ?? runner, probe: given, stateDir, natTable: options.natTable });
+  return { host, stateDir };
+}
+
+function peer(ip: string, withPsk = true): DesiredPeer {
+  return { publicKey: generateKeyPair().publicKey, presharedKey: withPsk ? generatePresharedKey() : null, ip };
+}
+
+function iface(name: string, subnet: number, overrides: Partial<DesiredInterface> = {}): DesiredInterface {
+  return {
+    name,
+    mode: 'standard',
+    privateKey: generateKeyPair().privateKey,
+    listenPort: listenPort++,
+    address: `10.${subnet}.0.1/24`,
+    subnet: `10.${subnet}.0.0/24`,
+    mtu: 1380,
+    natInterface: null,
+    amnezia: null,
+    peers: [],
+    ...overrides,
+  };
+}
+
+const nodeId = randomUUID();
+function state(revision: number, interfaces: DesiredInterface[]): DesiredState {
+  return { nodeId, revision, interfaces };
+}
+
+interface DumpPeer {
+  presharedKey: string;
+  endpoint: string;
+  allowedIps: string;
+}
+async function wgDump(name: string): Promise<{ privateKey: string; listenPort: number; peers: Map<string, DumpPeer> }> {
+  const [self, ...lines] = (await server!.exec('wg', 'show', name, 'dump')).trim().split('\n').map((l) => l.split('\t'));
+  const peers = new Map<string, DumpPeer>();
+  for (const [key, presharedKey, endpoint, allowedIps] of lines) peers.set(key, { presharedKey, endpoint, allowedIps });
+  return { privateKey: self[0], listenPort: Number(self[2]), peers };
+}
+
+interface IpAddr {
+  ifindex: number;
+  mtu: number;
+  flags: string[];
+  addr_info: { family: string; local: string; prefixlen: number }[];
+}
+async function ipAddr(name: string): Promise<IpAddr> {
+  return (JSON.parse(await server!.exec('ip', '-j', 'address', 'show', 'dev', name)) as IpAddr[])[0];
+}
+async function linkExists(name: string): Promise<boolean> {
+  return server!.exec('ip', 'link', 'show', 'dev', name).then(
+    () => true,
+    () => false,
+  );
+}
+const inet = (a: IpAddr) => a.addr_info.filter((i) => i.family === 'inet').map((i) => `${i.local}/${i.prefixlen}`);
+
+async function eventually(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+test('the probe finds the tools installed here and no kernel module', () => {
+  expect(probe.capabilities).toEqual({ root: true, wireguardKernel: false, wireguardGo: true, wg: true, nft: true, ip: true });
+  expect(probe.gaps.join('\n')).toMatch(/AmneziaWG/);
+});
+
+test('apply creates the interface with address, MTU, up and the exact peers; a second apply changes only what changed', async () => {
+  const { host, stateDir } = newHost();
+  const name = ifname('m');
+  const [kept, rekeyed, dropped] = [peer('10.81.0.2'), peer('10.81.0.3', false), peer('10.81.0.4')];
+  const first = iface(name, 81, { peers: [kept, rekeyed, dropped] });
+
+  const result = await host.apply(state(1, [first]));
+  expect(applyResultSchema.parse(result)).toEqual(result);
+  expect(result).toMatchObject({ revision: 1, ok: true, interfaces: [{ name, state: 'up', driver: 'wireguard-go', peers: 3 }] });
+
+  let dump = await wgDump(name);
+  expect(dump.privateKey).toBe(first.privateKey);
+  expect(dump.listenPort).toBe(first.listenPort);
+  expect(new Map([...dump.peers].map(([k, p]) => [k, [p.presharedKey, p.allowedIps]]))).toEqual(
+    new Map([
+      [kept.publicKey, [kept.presharedKey, '10.81.0.2/32']],
+      [rekeyed.publicKey, ['(none)', '10.81.0.3/32']],
+      [dropped.publicKey, [dropped.presharedKey, '10.81.0.4/32']],
+    ]),
+  );
+  const link = await ipAddr(name);
+  expect(inet(link)).toEqual(['10.81.0.1/24']);
+  expect(link.mtu).toBe(1380);
+  expect(link.flags).toContain('UP');
+  // The config holds the private key.
+  expect(statSync(stateDir).mode & 0o777).toBe(0o700);
+  expect(statSync(join(stateDir, `${name}.conf`)).mode & 0o777).toBe(0o600);
+
+  // State a replaced peer would lose: an endpoint (as if the device had connected).
+  await server!.exec('wg', 'set', name, 'peer', kept.publicKey, 'endpoint', '192.0.2.77:51001');
+  await server!.exec('wg', 'set', name, 'peer', rekeyed.publicKey, 'endpoint', '192.0.2.78:51002');
+  // And an address nobody asked for.
+  await server!.exec('ip', 'address', 'add', '10.99.0.9/32', 'dev', name);
+
+  const added = peer('10.81.0.5');
+  const newPsk = generatePresharedKey();
+  const second = { ...first, mtu: 1400, peers: [kept, { ...rekeyed, presharedKey: newPsk }, added] };
+  expect(await host.apply(state(2, [second]))).toMatchObject({ revision: 2, ok: true, interfaces: [{ name, state: 'up', peers: 3 }] });
+
+  dump = await wgDump(name);
+  expect([...dump.peers.keys()].sort()).toEqual([kept.publicKey, rekeyed.publicKey, added.publicKey].sort());
+  expect(dump.peers.get(kept.publicKey)).toEqual({ presharedKey: kept.presharedKey, endpoint: '192.0.2.77:51001', allowedIps: '10.81.0.2/32' });
+  // Changed in place (syncconf), not removed and re-added: the endpoint survived.
+  expect(dump.peers.get(rekeyed.publicKey)).toEqual({ presharedKey: newPsk, endpoint: '192.0.2.78:51002', allowedIps: '10.81.0.3/32' });
+  expect(dump.peers.get(added.publicKey)).toMatchObject({ presharedKey: added.presharedKey, endpoint: '(none)' });
+  const after = await ipAddr(name);
+  expect(after.ifindex).toBe(link.ifindex);
+  expect(inet(after)).toEqual(['10.81.0.1/24']);
+  expect(after.mtu).toBe(1400);
+
+  // The same state again: nothing to do, nothing disturbed.
+  const again = await host.apply(state(3, [second]));
+  expect(again).toMatchObject({ revision: 3, ok: true, interfaces: [{ name, state: 'up', peers: 3 }] });
+  expect((await wgDump(name)).peers).toEqual(dump.peers);
+  expect((await ipAddr(name)).ifindex).toBe(link.ifindex);
+
+  // A peer removed by hand: the unchanged config is loaded again rather than trusted.
+  await server!.exec('wg', 'set', name, 'peer', added.publicKey, 'remove');
+  expect((await host.apply(state(4, [second]))).ok).toBe(true);
+  expect([...(await wgDump(name)).peers.keys()]).toContain(added.publicKey);
+});
+
+test('a real handshake and ping through the tunnel, then the counters show traffic for that peer only', async () => {
+  const { host } = newHost();
+  const name = ifname('t');
+  const clientName = ifname('c');
+  const clientKeys = generateKeyPair();
+  const desired = iface(name, 82, { peers: [{ publicKey: clientKeys.publicKey, presharedKey: null, ip: '10.82.0.2' }, peer('10.82.0.3')] });
+  expect((await host.apply(state(1, [desired]))).ok).toBe(true);
+
+  const keyFile = join(workDir, 'client.key');
+  writeFileSync(keyFile, clientKeys.privateKey, { mode: 0o600 });
+  await client!.wireguardGo(clientName);
+  const serverPublic = publicKeyFromPrivate(desired.privateKey);
+  await client!.exec(
+    'wg', 'set', clientName, 'private-key', keyFile,
+    'peer', serverPublic, 'endpoint', `${SERVER_VETH_IP}:${desired.listenPort}`, 'allowed-ips', '10.82.0.0/24',
+  );
+  await client!.exec('ip', 'address', 'add', '10.82.0.2/32', 'dev', clientName);
+  await client!.exec('ip', 'link', 'set', clientName, 'up');
+  await client!.exec('ip', 'route', 'add', '10.82.0.0/24', 'dev', clientName);
+  const ping = await client!.exec('ping', '-c', '3', '-i', '0.2', '-W', '3', '10.82.0.1');
+  expect(ping).toMatch(/3 received/);
+
+  // A foreign WireGuard interface in the same namespace must not show up in the readings.
+  const foreign = ifname('g');
+  await server!.wireguardGo(foreign);
+  await server!.exec('wg', 'set', foreign, 'peer', generateKeyPair().publicKey, 'allowed-ips', '10.250.0.1/32');
+
+  const readings = await new CounterReader(runner, () => host.managedInterfaces()).read();
+  expect(readings).toHaveLength(2);
+  expect(new Set(readings.map((r) => r.interface))).toEqual(new Set([name]));
+  const reading = readings.find((r) => r.publicKey === clientKeys.publicKey)!;
+  expect(reading.rxBytes).toBeGreaterThan(0);
+  expect(reading.txBytes).toBeGreaterThan(0);
+  expect(reading.lastHandshake).toBeGreaterThan(Date.now() - 60_000);
+  expect(reading.endpoint).toMatch(new RegExp(`^${CLIENT_VETH_IP.replace(/\./g, '\\.')}:\\d+$`));
+  const idle = readings.find((r) => r.publicKey !== clientKeys.publicKey)!;
+  expect(idle).toMatchObject({ rxBytes: 0, txBytes: 0, lastHandshake: null, endpoint: null });
+});
+
+test('NAT: the agent table masquerades the subnet out of natInterface, and is gone when no interface wants NAT', async () => {
+  const table = `warren_${suffix}`;
+  const { host } = newHost({ natTable: table });
+  const name = ifname('n');
+  const desired = iface(name, 83, { natInterface: veth.mine, peers: [peer('10.83.0.2')] });
+  const result = await host.apply(state(1, [desired]));
+  expect(result).toMatchObject({ ok: true, interfaces: [{ name, state: 'up' }] });
+  expect(result.interfaces[0].error).toBeUndefined();
+
+  const ruleset = JSON.parse(await server!.exec('nft', '-j', 'list', 'table', 'ip', table)) as { nftables: Record<string, any>[] };
+  const rules = ruleset.nftables.filter((o) => o.rule).map((o) => o.rule);
+  expect(rules).toHaveLength(1);
+  expect(rules[0].expr).toEqual([
+    { match: { op: '==', left: { payload: { protocol: 'ip', field: 'saddr' } }, right: { prefix: { addr: '10.83.0.0', len: 24 } } } },
+    { match: { op: '==', left: { meta: { key: 'oifname' } }, right: veth.mine } },
+    { masquerade: null },
+  ]);
+  expect(ruleset.nftables.find((o) => o.chain)?.chain).toMatchObject({ type: 'nat', hook: 'postrouting' });
+  expect((await server!.exec('cat', '/proc/sys/net/ipv4/ip_forward')).trim()).toBe('1');
+
+  expect((await host.apply(state(2, [{ ...desired, natInterface: null }]))).ok).toBe(true);
+  await expect(server!.exec('nft', 'list', 'table', 'ip', table)).rejects.toThrow(/No such file or directory/);
+  await host.apply(state(3, []));
+});
+
+test('an interface deleted behind the agent is reported missing and re-created by the next apply', async () => {
+  const { host } = newHost();
+  const name = ifname('v');
+  const other = ifname('w');
+  const peers = [peer('10.84.0.2'), peer('10.84.0.3')];
+  const desired = state(1, [iface(name, 84, { peers }), iface(other, 85)]);
+  expect((await host.apply(desired)).ok).toBe(true);
+  expect(await host.missingInterfaces()).toEqual([]);
+  const before = await ipAddr(name);
+
+  await server!.exec('ip', 'link', 'del', 'dev', name);
+  await eventually(() => !existsSync(`/var/run/wireguard/${name}.sock`), 'the daemon to go');
+  expect(await host.missingInterfaces()).toEqual([name]);
+
+  expect(await host.apply({ ...desired, revision: 2 })).toMatchObject({ ok: true, interfaces: [{ name, state: 'up', peers: 2 }, { name: other, state: 'up' }] });
+  expect(await host.missingInterfaces()).toEqual([]);
+  const after = await ipAddr(name);
+  expect(after.ifindex).not.toBe(before.ifindex);
+  expect(inet(after)).toEqual(['10.84.0.1/24']);
+  expect(after.flags).toContain('UP');
+  expect([...(await wgDump(name)).peers.keys()].sort()).toEqual(peers.map((p) => p.publicKey).sort());
+  await host.apply(state(3, []));
+});
+
+test('an interface no longer desired is removed with its daemon; an interface the agent did not create is left alone', async () => {
+  const { host, stateDir } = newHost();
+  const [kept, gone, foreign] = [ifname('k'), ifname('r'), ifname('f')];
+  await server!.wireguardGo(foreign);
+  const foreignBefore = await ipAddr(foreign);
+
+  const keptIface = iface(kept, 86, { peers: [peer('10.86.0.2')] });
+  expect((await host.apply(state(1, [keptIface, iface(gone, 87)]))).ok).toBe(true);
+  expect(wireguardGoPids(gone)).toHaveLength(1);
+  expect(host.managedInterfaces().sort()).toEqual([gone, kept].sort());
+
+  const result = await host.apply(state(2, [keptIface]));
+  expect(result.interfaces).toEqual([
+    { name: kept, state: 'up', driver: 'wireguard-go', peers: 1 },
+    { name: gone, state: 'removed', driver: 'wireguard-go', peers: 0 },
+  ]);
+  expect(await linkExists(gone)).toBe(false);
+  expect(existsSync(`/var/run/wireguard/${gone}.sock`)).toBe(false);
+  expect(existsSync(join(stateDir, `${gone}.conf`))).toBe(false);
+  expect(wireguardGoPids(gone)).toEqual([]);
+  expect(host.managedInterfaces()).toEqual([kept]);
+
+  // Desiring the foreign name does not make it the agent's: refused, and untouched.
+  const claim = await host.apply(state(3, [keptIface, iface(foreign, 88, { peers: [peer('10.88.0.2')] })]));
+  expect(claim.ok).toBe(false);
+  expect(claim.interfaces[1]).toMatchObject({ name: foreign, state: 'failed', error: expect.stringMatching(/did not create/) });
+  expect(claim.interfaces[0]).toMatchObject({ name: kept, state: 'up' });
+  expect((await wgDump(foreign)).peers.size).toBe(0);
+
+  await host.apply(state(4, []));
+  expect(await linkExists(kept)).toBe(false);
+  const foreignAfter = await ipAddr(foreign);
+  expect(foreignAfter.ifindex).toBe(foreignBefore.ifindex);
+  expect(existsSync(`/var/run/wireguard/${foreign}.sock`)).toBe(true);
+});
+
+test('an AmneziaWG interface fails with the reason while the others are applied', async () => {
+  const { host } = newHost();
+  const [standard, amnezia] = [ifname('s'), ifname('x')];
+  const params = { jc: 4, jmin: 40, jmax: 120, s1: 20, s2: 30, h1: 100_001, h2: 1_000_001, h3: 10_000_001, h4: 100_000_001 };
+  const result = await host.apply(state(1, [iface(amnezia, 89, { mode: 'amnezia', amnezia: params }), iface(standard, 90, { peers: [peer('10.90.0.2')] })]));
+  expect(result.ok).toBe(false);
+  expect(result.interfaces).toEqual([
+    { name: amnezia, state: 'failed', driver: 'none', peers: 0, error: expect.stringMatching(/AmneziaWG .*not installed.*awg and amneziawg-go/) },
+    { name: standard, state: 'up', driver: 'wireguard-go', peers: 1 },
+  ]);
+  expect(await linkExists(amnezia)).toBe(false);
+  expect((await ipAddr(standard)).flags).toContain('UP');
+  await host.apply(state(2, []));
+});
+
+test('concurrent applies run one after another, and an older revision does not undo a newer one', async () => {
+  const { host } = newHost();
+  const name = ifname('q');
+  const base = iface(name, 91);
+  const [a, b] = [peer('10.91.0.2'), peer('10.91.0.3')];
+  const results = await Promise.all([
+    host.apply(state(5, [{ ...base, peers: [a] }])),
+    host.apply(state(6, [{ ...base, peers: [b] }])),
+  ]);
+  expect(results.map((r) => [r.revision, r.ok])).toEqual([
+    [5, true],
+    [6, true],
+  ]);
+  expect([...(await wgDump(name)).peers.keys()]).toEqual([b.publicKey]);
+
+  const stale = await host.apply(state(4, [{ ...base, peers: [a] }]));
+  expect(stale.revision).toBe(6);
+  expect([...(await wgDump(name)).peers.keys()]).toEqual([b.publicKey]);
+  expect(host.appliedRevision()).toBe(6);
+  await host.apply(state(7, []));
+});
+
+describe('missing tools', () => {
+  let binDir: string;
+  /** A runner whose PATH holds only the named tools (symlinks to the real ones). */
+  function runnerWith(tools: string[]): CommandRunner {
+    const dir = mkdtempSync(join(binDir, 'path-'));
+    for (const tool of tools) symlinkSync(execFileSync('sh', ['-c', `command -v ${tool}`]).toString().trim(), join(dir, tool));
+    return new CommandRunner({ namespace: server!.name, env: { ...process.env, PATH: dir } });
+  }
+  beforeAll(() => {
+    binDir = mkdtempSync(join(workDir, 'bin-'));
+  });
+
+  test('without wg, wireguard-go and nft: gaps say so and apply fails the interfaces without throwing', async () => {
+    const bare = runnerWith(['ip']);
+    const found = await probeHost(bare);
+    expect(found.capabilities).toEqual({ root: true, wireguardKernel: false, wireguardGo: false, wg: false, nft: false, ip: true });
+    expect(found.gaps).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^wireguard-tools \(wg\) not installed/),
+        expect.stringMatching(/^no WireGuard implementation: the kernel module is unavailable \(no wireguard module\) and wireguard-go is not installed/),
+        expect.stringMatching(/^nftables \(nft\) not installed/),
+      ]),
+    );
+    const name = ifname('y');
+    const { host } = newHost({ runner: bare, probe: found });
+    const result = await host.apply(state(1, [iface(name, 92, { natInterface: veth.mine })]));
+    expect(result).toMatchObject({ ok: false, interfaces: [{ name, state: 'failed', error: expect.stringMatching(/wg\) not installed/) }] });
+    expect(await linkExists(name)).toBe(false);
+  });
+
+  test('without ip nothing can be done, and the probe still answers', async () => {
+    const none = runnerWith([]);
+    const found = await probeHost(none, { uid: 1000 });
+    expect(found.capabilities).toEqual({ root: false, wireguardKernel: false, wireguardGo: false, wg: false, nft: false, ip: false });
+    expect(found.gaps[0]).toBe('not running as root: interfaces cannot be created');
+    // The host probes for itself when not given a probe.
+    const { host } = newHost({ runner: none, probe: null });
+    const result = await host.apply(state(1, [iface(ifname('z'), 93)]));
+    expect(result).toMatchObject({ ok: false, interfaces: [{ state: 'failed', error: expect.stringMatching(/ip\) not installed/) }] });
+  });
+
+  test('a program name overridden to a missing path counts as not installed', async () => {
+    const found = await probeHost(new CommandRunner({ namespace: server!.name, programs: { wg: '/nonexistent/wg' } }));
+    expect(found.capabilities).toMatchObject({ wg: false, ip: true, nft: true, wireguardGo: true });
+  });
+
+  test('without nft the tunnel still comes up, and the outcome says NAT is missing', async () => {
+    const noNft = runnerWith(['ip', 'wg', 'wireguard-go']);
+    const found = await probeHost(noNft);
+    expect(found.capabilities).toMatchObject({ wg: true, wireguardGo: true, nft: false });
+    const name = ifname('p');
+    const { host } = newHost({ runner: noNft, probe: found });
+    const result = await host.apply(state(1, [iface(name, 94, { natInterface: veth.mine, peers: [peer('10.94.0.2')] })]));
+    expect(result.ok).toBe(false);
+    expect(result.interfaces).toEqual([
+      { name, state: 'up', driver: 'wireguard-go', peers: 1, error: expect.stringMatching(/^NAT of 10\.94\.0\.0\/24 via .* not set up: nftables \(nft\) not installed/) },
+    ]);
+    expect((await ipAddr(name)).flags).toContain('UP');
+    await host.apply(state(2, []));
+    expect(await linkExists(name)).toBe(false);
+  });
+});
