@@ -1,14 +1,37 @@
-/** `warren-agent`: the agent that runs on every tunnel host. A placeholder until issue 4 builds it. */
-const USAGE = `Usage: warren-agent [--help]
+import 'reflect-metadata';
+import { Logger, type LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { mkdirSync } from 'node:fs';
+import { AgentModule } from './agent.module.js';
+import { AGENT_USAGE, AgentConfigError, loadAgentConfig, type AgentConfig } from './config.js';
 
-warren-agent: not yet implemented; see issue 4 (the node agent: a BullMQ worker for its node's
-queue, host drivers for WireGuard, nftables and ip rules, and a WebSocket link to the controller).
-`;
+/** `warren-agent`: the agent on every tunnel host (docs/agents.md). */
+const LOG_LEVELS: Record<AgentConfig['logLevel'], LogLevel[]> = {
+  error: ['fatal', 'error'],
+  warn: ['fatal', 'error', 'warn'],
+  log: ['fatal', 'error', 'warn', 'log'],
+  debug: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
+};
 
 const args = process.argv.slice(2);
 if (args.includes('--help') || args.includes('-h')) {
-  process.stdout.write(USAGE);
+  process.stdout.write(AGENT_USAGE);
   process.exit(0);
 }
-process.stderr.write(USAGE);
-process.exit(2);
+let config: AgentConfig;
+try {
+  config = loadAgentConfig(args);
+} catch (error) {
+  if (!(error instanceof AgentConfigError)) throw error;
+  process.stderr.write(`warren-agent: ${error.message}\n\n${AGENT_USAGE}`);
+  process.exit(2);
+}
+mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+Logger.overrideLogger(LOG_LEVELS[config.logLevel]);
+try {
+  const app = await NestFactory.createApplicationContext(AgentModule.register(config), { logger: LOG_LEVELS[config.logLevel], abortOnError: false });
+  app.enableShutdownHooks();
+} catch (error) {
+  process.stderr.write(`warren-agent: cannot start: ${(error as Error).message}\n`);
+  process.exit(1);
+}

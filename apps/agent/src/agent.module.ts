@@ -1,0 +1,39 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { join } from 'node:path';
+import { createSampler } from '#libs/system/sampler.js';
+import { AgentService } from './agent.service.js';
+import type { AgentConfig } from './config.js';
+import { CommandRunner, CounterReader, probeHost, WireGuardHost } from './host/index.js';
+import { AGENT_CONFIG, HOST_DRIVER, type HostDriver } from './host-driver.js';
+import { SYSTEM_SAMPLER } from './system-sampler.js';
+
+/** The host drivers behind the agent's seam; every command runs in WARREN_NETNS when set. */
+export function createHostDriver(config: AgentConfig): HostDriver {
+  const runner = new CommandRunner({ namespace: config.netns });
+  const host = new WireGuardHost({ runner, stateDir: join(config.dataDir, 'host') });
+  const counters = new CounterReader(runner, () => host.managedInterfaces());
+  return {
+    probe: async () => {
+      const probe = await probeHost(runner);
+      return { capabilities: probe.capabilities, gaps: probe.gaps };
+    },
+    apply: (state) => host.apply(state),
+    missingInterfaces: () => host.missingInterfaces(),
+    readCounters: () => counters.read(),
+  };
+}
+
+@Module({})
+export class AgentModule {
+  static register(config: AgentConfig, host: HostDriver = createHostDriver(config)): DynamicModule {
+    return {
+      module: AgentModule,
+      providers: [
+        { provide: AGENT_CONFIG, useValue: config },
+        { provide: HOST_DRIVER, useValue: host },
+        { provide: SYSTEM_SAMPLER, useValue: createSampler({ diskPath: config.dataDir }) },
+        AgentService,
+      ],
+    };
+  }
+}

@@ -1,0 +1,156 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { readFileSync } from 'node:fs';
+import type { Job } from 'bullmq';
+import type { Capabilities } from '#libs/contracts/agent-link.js';
+import type { ApplyResult } from '#libs/contracts/node-queue.js';
+import type { SystemSample } from '#libs/contracts/system.js';
+import { AppliedState } from './applied-state.js';
+import type { AgentConfig } from './config.js';
+import { CounterSpool } from './counters/counter-spool.js';
+import { AGENT_CONFIG, HOST_DRIVER, type HostDriver } from './host-driver.js';
+import { ControllerLink } from './link/controller-link.js';
+import { loadOrEnrol, type AgentIdentity } from './link/credential.js';
+import { SYSTEM_SAMPLER, type SystemSampler } from './system-sampler.js';
+import { AGENT_VERSION } from './version.js';
+import { ApplyWorker, parseApplyJob } from './work/apply-worker.js';
+
+/** How often the host is checked for interfaces that vanished behind the agent's back. */
+const WATCHDOG_MS = 10_000;
+
+/**
+ * The agent: enrols (once), then keeps three loops going: the apply worker (desired state from
+ * the node's queue), the report loop (counters and system samples every interval over the link)
+ * and the watchdog (re-applies the last state when the host drifted).
+ */
+@Injectable()
+export class AgentService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('agent');
+  private identity!: AgentIdentity;
+  private link!: ControllerLink;
+  private worker!: ApplyWorker;
+  private readonly applied: AppliedState;
+  private readonly spool: CounterSpool;
+  private probe?: { capabilities: Capabilities; gaps: string[] };
+  private reportTimer?: NodeJS.Timeout;
+  private watchdogTimer?: NodeJS.Timeout;
+  private reporting = false;
+
+  constructor(
+    @Inject(AGENT_CONFIG) private readonly config: AgentConfig,
+    @Inject(HOST_DRIVER) private readonly host: HostDriver,
+    @Inject(SYSTEM_SAMPLER) private readonly sampler: SystemSampler,
+  ) {
+    this.applied = new AppliedState(config.dataDir);
+    this.spool = new CounterSpool(config.dataDir);
+  }
+
+  get nodeId(): string {
+    return this.identity.nodeId;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const ca = this.config.caFile ? readFileSync(this.config.caFile, 'utf8') : undefined;
+    this.identity = await loadOrEnrol(this.config, ca);
+    this.probe = await this.host.probe();
+    for (const gap of this.probe.gaps) this.logger.warn(`host: ${gap}`);
+    // A restarted host (or agent) first restores what it last applied, before anything else.
+    if (this.applied.state) await this.reapply('restoring the last applied state');
+
+    this.link = new ControllerLink(
+      this.identity.controllerUrl,
+      this.identity.credential,
+      {
+        hello: async () => ({
+          type: 'hello',
+          version: AGENT_VERSION,
+          capabilities: this.probe!.capabilities,
+          gaps: this.probe!.gaps,
+          appliedRevision: this.applied.revision,
+        }),
+        welcome: (message) => {
+          this.spool.resume(message.countersSeq);
+          if (this.applied.lastResult) this.link.send({ type: 'applied', result: this.applied.lastResult });
+          this.sendPendingCounters();
+        },
+        ack: (seq) => this.spool.acknowledge(seq),
+      },
+      ca,
+    );
+    this.link.start();
+
+    this.worker = new ApplyWorker(this.identity.nodeId, this.identity.queue, this.config.queueDatabaseUrl, (error) =>
+      this.logger.warn(`queue: ${error.message}`),
+    );
+    this.worker.start((job) => this.applyJob(job));
+
+    this.reportTimer = setInterval(() => void this.report(), this.config.reportIntervalMs);
+    this.watchdogTimer = setInterval(() => void this.watchdog(), WATCHDOG_MS);
+    this.logger.log(`node ${this.identity.nodeName} (${this.identity.nodeId}): applied revision ${this.applied.revision}`);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.reportTimer);
+    clearInterval(this.watchdogTimer);
+    await this.worker?.stop();
+    await this.link?.stop();
+  }
+
+  private async applyJob(job: Job): Promise<ApplyResult> {
+    const state = parseApplyJob(job);
+    if (state.nodeId !== this.identity.nodeId) throw new Error(`job for node ${state.nodeId} on the queue of ${this.identity.nodeId}`);
+    // An older revision than the host already matches is done: applying it would go back.
+    if (state.revision < this.applied.revision) {
+      return { revision: this.applied.revision, ok: true, interfaces: [], durationMs: 0 };
+    }
+    const result = await this.host.apply(state);
+    this.applied.record(state, result);
+    this.link.send({ type: 'applied', result });
+    if (!result.ok) {
+      const failed = result.interfaces.filter((outcome) => outcome.state === 'failed');
+      this.logger.warn(`revision ${state.revision}: ${failed.map((outcome) => `${outcome.name}: ${outcome.error}`).join('; ')}`);
+    }
+    return result;
+  }
+
+  private async reapply(reason: string): Promise<void> {
+    const state = this.applied.state;
+    if (!state) return;
+    this.logger.log(`${reason}: re-applying revision ${state.revision}`);
+    const result = await this.host.apply(state);
+    this.applied.record(state, result);
+    this.link?.send({ type: 'applied', result });
+  }
+
+  private async watchdog(): Promise<void> {
+    try {
+      const missing = await this.host.missingInterfaces();
+      if (missing.length > 0) await this.reapply(`interfaces vanished (${missing.join(', ')})`);
+    } catch (error) {
+      this.logger.warn(`watchdog: ${(error as Error).message}`);
+    }
+  }
+
+  /** One report round: a counter batch (when the last one was acknowledged) and a system sample. */
+  private async report(): Promise<void> {
+    if (this.reporting) return; // a slow round is not stacked on
+    this.reporting = true;
+    try {
+      if (!this.spool.pending) {
+        const readings = await this.host.readCounters();
+        this.spool.cut(readings);
+      }
+      this.sendPendingCounters();
+      const sample: SystemSample = await this.sampler.sample();
+      this.link.send({ type: 'system', sample });
+    } catch (error) {
+      this.logger.warn(`report: ${(error as Error).message}`);
+    } finally {
+      this.reporting = false;
+    }
+  }
+
+  private sendPendingCounters(): void {
+    const batch = this.spool.pending;
+    if (batch) this.link.send({ type: 'counters', seq: batch.seq, at: batch.at, peers: batch.peers });
+  }
+}

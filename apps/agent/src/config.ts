@@ -1,0 +1,91 @@
+import { isAbsolute, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+
+/** What the agent reads from its command line and environment, validated once at start. */
+export interface AgentConfig {
+  /** The panel's address with its base path, e.g. https://panel.example.com:8443/x7k2. */
+  controllerUrl?: string;
+  /** One-time enrolment secret (`wne_…`); needed only until the agent holds its credential. */
+  enrolSecret?: string;
+  /** Where the credential, the applied state and the counter spool live (0700). */
+  dataDir: string;
+  /** Run every host command inside this network namespace (tests; one host, several nodes). */
+  netns?: string;
+  /** A PEM file of the certificate or CA the controller's TLS must chain to (self-signed panels). */
+  caFile?: string;
+  /** BullMQ's PostgreSQL backend, for the agent on the controller's own host only. */
+  queueDatabaseUrl?: string;
+  /** How often counters and system samples are read, ms. */
+  reportIntervalMs: number;
+  logLevel: 'error' | 'warn' | 'log' | 'debug';
+}
+
+export class AgentConfigError extends Error {}
+
+export const AGENT_USAGE = `Usage: warren-agent [--controller URL] [--enrol SECRET] [--data-dir DIR] [--ca FILE] [--netns NAME]
+
+Runs on a tunnel host: enrols with the controller once (--enrol, from the node's page or
+POST /api/nodes), then applies the node's desired state (WireGuard interfaces, peers, NAT)
+and reports counters and system state over one WebSocket.
+
+Options (or environment variables):
+  --controller URL   WARREN_CONTROLLER_URL  the panel's address, with its base path
+  --enrol SECRET     WARREN_ENROL_SECRET    one-time enrolment secret (wne_…)
+  --data-dir DIR     WARREN_AGENT_DATA_DIR  state directory (default /var/lib/warren-agent)
+  --ca FILE          WARREN_CONTROLLER_CA   PEM to trust for the panel's TLS (self-signed panels)
+  --netns NAME       WARREN_NETNS           apply inside this network namespace
+`;
+
+type Env = Record<string, string | undefined>;
+
+const FLAGS: Record<string, string> = {
+  '--controller': 'WARREN_CONTROLLER_URL',
+  '--enrol': 'WARREN_ENROL_SECRET',
+  '--data-dir': 'WARREN_AGENT_DATA_DIR',
+  '--ca': 'WARREN_CONTROLLER_CA',
+  '--netns': 'WARREN_NETNS',
+};
+
+export function loadAgentConfig(argv: readonly string[], env: Env = process.env): AgentConfig {
+  const values: Env = { ...env };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split('=', 2) as [string, string | undefined];
+    const variable = FLAGS[flag];
+    if (!variable) throw new AgentConfigError(`unknown option ${flag}`);
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new AgentConfigError(`${flag} needs a value`);
+    values[variable] = value;
+  }
+  const text = (name: string) => values[name]?.trim() || undefined;
+  const controllerUrl = text('WARREN_CONTROLLER_URL');
+  if (controllerUrl) {
+    let parsed: URL;
+    try {
+      parsed = new URL(controllerUrl);
+    } catch {
+      throw new AgentConfigError(`WARREN_CONTROLLER_URL: "${controllerUrl}" is not a URL`);
+    }
+    if (!['http:', 'https:'].includes(parsed.protocol)) throw new AgentConfigError('WARREN_CONTROLLER_URL: must start with https:// (or http://)');
+  }
+  const dataDirRaw = text('WARREN_AGENT_DATA_DIR') ?? '/var/lib/warren-agent';
+  const caFile = text('WARREN_CONTROLLER_CA');
+  if (caFile && !existsSync(caFile)) throw new AgentConfigError(`WARREN_CONTROLLER_CA: file not found: ${caFile}`);
+  const netns = text('WARREN_NETNS');
+  if (netns && !/^[A-Za-z0-9_.-]{1,64}$/.test(netns)) throw new AgentConfigError('WARREN_NETNS: not a namespace name');
+  const interval = Number(text('WARREN_AGENT_REPORT_INTERVAL_MS') ?? 2000);
+  if (!Number.isInteger(interval) || interval < 100 || interval > 60_000) {
+    throw new AgentConfigError('WARREN_AGENT_REPORT_INTERVAL_MS: must be a whole number of ms in 100..60000');
+  }
+  const logLevel = (text('WARREN_LOG_LEVEL') ?? 'log') as AgentConfig['logLevel'];
+  if (!['error', 'warn', 'log', 'debug'].includes(logLevel)) throw new AgentConfigError('WARREN_LOG_LEVEL: must be one of error, warn, log, debug');
+  return {
+    controllerUrl: controllerUrl?.replace(/\/+$/, ''),
+    enrolSecret: text('WARREN_ENROL_SECRET'),
+    dataDir: isAbsolute(dataDirRaw) ? dataDirRaw : resolve(process.cwd(), dataDirRaw),
+    netns,
+    caFile,
+    queueDatabaseUrl: text('WARREN_AGENT_QUEUE_DATABASE_URL'),
+    reportIntervalMs: interval,
+    logLevel,
+  };
+}

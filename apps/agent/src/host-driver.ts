@@ -1,0 +1,16 @@
+import type { Capabilities } from '#libs/contracts/agent-link.js';
+import type { DesiredState } from '#libs/contracts/desired-state.js';
+import type { ApplyResult } from '#libs/contracts/node-queue.js';
+import type { PeerReading } from './host/index.js';
+
+/** What the agent needs from its host: the seam between the agent's work and host/ drivers. */
+export interface HostDriver {
+  probe(): Promise<{ capabilities: Capabilities; gaps: string[] }>;
+  apply(state: DesiredState): Promise<ApplyResult>;
+  /** Managed interfaces that should exist but do not (deleted behind the agent's back). */
+  missingInterfaces(): Promise<string[]>;
+  readCounters(): Promise<PeerReading[]>;
+}
+
+export const HOST_DRIVER = Symbol('HOST_DRIVER');
+export const AGENT_CONFIG = Symbol('AGENT_CONFIG');

@@ -1,0 +1,135 @@
+import { Logger } from '@nestjs/common';
+import WebSocket from 'ws';
+import { AGENT_LINK_PATH, controllerMessageSchema, type AgentMessage, type ControllerMessage } from '#libs/contracts/agent-link.js';
+
+export interface LinkEvents {
+  /** The link is up: return the hello to send. */
+  hello(): Promise<Extract<AgentMessage, { type: 'hello' }>>;
+  /** The controller answered hello. */
+  welcome(message: Extract<ControllerMessage, { type: 'welcome' }>): void;
+  ack(seq: number): void;
+}
+
+const HEARTBEAT_MS = 10_000;
+const MAX_BACKOFF_MS = 15_000;
+
+/**
+ * The agent's one WebSocket to the controller, kept up for the agent's life: reconnects with
+ * backoff (with jitter, so a restarted controller is not hit by every agent in one instant),
+ * says hello first on every connection, and sends heartbeats. Messages sent while it is down are
+ * not queued: everything that matters (counters, applied revision) is resent after `welcome`.
+ */
+export class ControllerLink {
+  private readonly logger = new Logger('link');
+  private socket?: WebSocket;
+  private ready = false;
+  private stopped = false;
+  private attempt = 0;
+  private reconnectTimer?: NodeJS.Timeout;
+  private heartbeatTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly controllerUrl: string,
+    private readonly credential: string,
+    private readonly events: LinkEvents,
+    private readonly ca?: string,
+  ) {}
+
+  /** True once the controller has answered hello on the current connection. */
+  get isReady(): boolean {
+    return this.ready;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.connect();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.reconnectTimer);
+    clearInterval(this.heartbeatTimer);
+    const socket = this.socket;
+    if (!socket || socket.readyState === WebSocket.CLOSED) return;
+    await new Promise<void>((resolve) => {
+      socket.once('close', () => resolve());
+      socket.close(1000, 'agent stopping');
+      setTimeout(() => {
+        socket.terminate();
+        resolve();
+      }, 2000).unref();
+    });
+  }
+
+  /** Sends when the link is ready; returns false otherwise (the caller resends after welcome). */
+  send(message: AgentMessage): boolean {
+    if (!this.ready || this.socket?.readyState !== WebSocket.OPEN) return false;
+    this.socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  private connect(): void {
+    if (this.stopped) return;
+    const url = `${this.controllerUrl.replace(/^http/, 'ws')}${AGENT_LINK_PATH}`;
+    const socket = new WebSocket(url, {
+      headers: { authorization: `Bearer ${this.credential}` },
+      handshakeTimeout: 10_000,
+      maxPayload: 16 * 1024 * 1024,
+      ...(this.ca ? { ca: this.ca } : {}),
+    });
+    this.socket = socket;
+    socket.on('open', () => {
+      this.attempt = 0;
+      void this.events
+        .hello()
+        .then((hello) => socket.readyState === WebSocket.OPEN && socket.send(JSON.stringify(hello)))
+        .catch((error: Error) => {
+          this.logger.error(`cannot say hello: ${error.message}`);
+          socket.terminate();
+        });
+      clearInterval(this.heartbeatTimer);
+      this.heartbeatTimer = setInterval(() => this.send({ type: 'heartbeat', at: Date.now() }), HEARTBEAT_MS);
+      this.heartbeatTimer.unref();
+    });
+    socket.on('message', (data) => this.receive(String(data)));
+    socket.on('unexpected-response', (_request, response) => {
+      this.logger.warn(`the controller refused the link: HTTP ${response.statusCode}${response.statusCode === 401 ? ' (credential not valid: enrol this host again)' : ''}`);
+    });
+    socket.on('error', (error) => this.logger.debug?.(`link error: ${error.message}`));
+    socket.on('close', () => {
+      this.ready = false;
+      clearInterval(this.heartbeatTimer);
+      if (this.socket === socket) this.scheduleReconnect();
+    });
+  }
+
+  private receive(text: string): void {
+    let message: ControllerMessage;
+    try {
+      message = controllerMessageSchema.parse(JSON.parse(text));
+    } catch {
+      this.logger.warn('the controller sent a message this agent does not understand');
+      return;
+    }
+    switch (message.type) {
+      case 'welcome':
+        this.ready = true;
+        this.logger.log(`linked to the controller as node ${message.nodeId}`);
+        this.events.welcome(message);
+        break;
+      case 'ack':
+        this.events.ack(message.seq);
+        break;
+      case 'error':
+        this.logger.warn(`controller: ${message.error}`);
+        break;
+    }
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped) return;
+    const base = Math.min(MAX_BACKOFF_MS, 500 * 2 ** this.attempt++);
+    const delay = base / 2 + Math.random() * (base / 2);
+    this.reconnectTimer = setTimeout(() => this.connect(), delay);
+  }
+}

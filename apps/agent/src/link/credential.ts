@@ -1,0 +1,40 @@
+import { join } from 'node:path';
+import { AGENT_ENROL_PATH, enrolResponseSchema, type EnrolResponse } from '#libs/contracts/agent-link.js';
+import type { AgentConfig } from '../config.js';
+import { readJson, writeJsonAtomic } from '../state-files.js';
+import { postJson } from './https-json.js';
+
+/** The agent's identity, kept in `<dataDir>/agent.json` (0600). */
+export interface AgentIdentity extends EnrolResponse {
+  controllerUrl: string;
+}
+
+export function identityFile(dataDir: string): string {
+  return join(dataDir, 'agent.json');
+}
+
+/**
+ * The stored identity, or a new one from enrolment. A new enrolment secret wins over a stored
+ * identity (re-enrolling a host replaces its credential).
+ */
+export async function loadOrEnrol(config: AgentConfig, ca?: string): Promise<AgentIdentity> {
+  const file = identityFile(config.dataDir);
+  const stored = readJson<AgentIdentity>(file);
+  if (!config.enrolSecret) {
+    if (!stored) throw new Error('not enrolled: start once with --controller URL --enrol SECRET (from the node in the panel)');
+    return config.controllerUrl ? { ...stored, controllerUrl: config.controllerUrl } : stored;
+  }
+  const controllerUrl = config.controllerUrl ?? stored?.controllerUrl;
+  if (!controllerUrl) throw new Error('--enrol needs --controller URL');
+  const response = await postJson(`${controllerUrl}${AGENT_ENROL_PATH}`, { secret: config.enrolSecret }, { ca });
+  if (response.status !== 200 && response.status !== 201) {
+    const error = (response.body as { error?: string } | undefined)?.error ?? `HTTP ${response.status}`;
+    // The stored identity may still be good (the secret was already used by this host).
+    if (stored && response.status === 401) return stored;
+    throw new Error(`enrolment refused: ${error}`);
+  }
+  const enrolled = enrolResponseSchema.parse(response.body);
+  const identity: AgentIdentity = { ...enrolled, controllerUrl };
+  writeJsonAtomic(file, identity);
+  return identity;
+}

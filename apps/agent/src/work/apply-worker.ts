@@ -1,0 +1,67 @@
+import { Worker, createPostgresBackend, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { APPLY_JOB, applyJobSchema, nodeQueueName, type ApplyResult } from '#libs/contracts/node-queue.js';
+import type { QueueAccess } from '#libs/contracts/agent-link.js';
+
+/** The schema BullMQ's PostgreSQL backend lives in (the controller's QUEUE_SCHEMA). */
+const QUEUE_SCHEMA = 'bullmq';
+
+export type ApplyHandler = (job: Job) => Promise<ApplyResult>;
+
+/** A worker on either store; only the backend-neutral part of its API is used. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyWorker = Worker<any, any, string, any, any, any>;
+
+/**
+ * The agent's end of the work channel: a BullMQ worker on its node's queue, one job at a time
+ * (applies must not interleave). In Redis mode it logs in as the node's own Redis user, which can
+ * touch nothing but this queue's keys.
+ */
+export class ApplyWorker {
+  private worker?: AnyWorker;
+  private redis?: Redis;
+  private pool?: pg.Pool;
+
+  constructor(
+    private readonly nodeId: string,
+    private readonly access: QueueAccess,
+    private readonly queueDatabaseUrl: string | undefined,
+    private readonly onError: (error: Error) => void,
+  ) {}
+
+  start(handler: ApplyHandler): void {
+    const name = nodeQueueName(this.nodeId);
+    const processor = async (job: Job) => {
+      if (job.name !== APPLY_JOB) throw new Error(`unknown job ${job.name}`);
+      return handler(job);
+    };
+    if (this.access.kind === 'redis') {
+      this.redis = new Redis(this.access.url, {
+        username: this.access.username,
+        password: this.access.password,
+        // BullMQ workers block on Redis and require unlimited retries per request.
+        maxRetriesPerRequest: null,
+      });
+      this.redis.on('error', (error) => this.onError(error));
+      this.worker = new Worker(name, processor, { connection: this.redis, prefix: this.access.prefix, concurrency: 1 });
+    } else {
+      if (!this.queueDatabaseUrl) throw new Error('the panel keeps its queues in PostgreSQL: WARREN_AGENT_QUEUE_DATABASE_URL is required (local agent only)');
+      this.pool = new pg.Pool({ connectionString: this.queueDatabaseUrl, max: 3, options: `-c search_path=${QUEUE_SCHEMA}` });
+      this.pool.on('error', (error) => this.onError(error));
+      this.worker = new Worker(name, processor, { connection: this.pool, concurrency: 1 }, createPostgresBackend);
+    }
+    this.worker!.on('error', (error: Error) => this.onError(error));
+  }
+
+  async stop(): Promise<void> {
+    // close() waits for the running job; a kill instead leaves it to BullMQ's stalled-job check.
+    await this.worker?.close();
+    this.redis?.disconnect();
+    await this.pool?.end();
+  }
+}
+
+export function parseApplyJob(job: Job) {
+  return applyJobSchema.parse(job.data);
+}

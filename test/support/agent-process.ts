@@ -1,0 +1,76 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run, ROOT, type Spawned } from '../e2e/spawned-process.js';
+
+export const AGENT_MAIN = join(ROOT, 'dist/apps/agent/src/main.js');
+
+export interface AgentProcess {
+  dataDir: string;
+  current: Spawned;
+  /** Starts it again on the same data directory (after kill or stop). */
+  restart(extraArgs?: string[]): Spawned;
+  /** SIGKILL: no shutdown hooks, as a crash or power loss. */
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+  output(): string;
+}
+
+/**
+ * The built agent (`dist/`, as production runs it) as a child process applying inside a test's
+ * network namespace, with its own data directory.
+ */
+export function startAgent(options: { controllerUrl: string; enrolSecret?: string; netns: string; env?: Record<string, string> }): AgentProcess {
+  const dataDir = mkdtempSync(join(tmpdir(), 'warren-agent-'));
+  const env = {
+    ...process.env,
+    WARREN_AGENT_REPORT_INTERVAL_MS: '500',
+    WARREN_LOG_LEVEL: 'log',
+    ...options.env,
+  };
+  const baseArgs = ['--controller', options.controllerUrl, '--data-dir', dataDir, '--netns', options.netns];
+  let log = '';
+  const launch = (args: string[]) => {
+    const spawned = run(AGENT_MAIN, args, env);
+    void spawned.exited.then(() => (log += spawned.stdout + spawned.stderr));
+    return spawned;
+  };
+  const agent: AgentProcess = {
+    dataDir,
+    current: launch(options.enrolSecret ? [...baseArgs, '--enrol', options.enrolSecret] : baseArgs),
+    restart(extraArgs = []) {
+      agent.current = launch([...baseArgs, ...extraArgs]);
+      return agent.current;
+    },
+    async kill() {
+      agent.current.child.kill('SIGKILL');
+      await agent.current.exited;
+    },
+    async stop() {
+      if (agent.current.child.exitCode === null && agent.current.child.signalCode === null) {
+        agent.current.child.kill('SIGTERM');
+        const timer = setTimeout(() => agent.current.child.kill('SIGKILL'), 10_000);
+        await agent.current.exited;
+        clearTimeout(timer);
+      }
+    },
+    output: () => log + agent.current.stdout + agent.current.stderr,
+  };
+  return agent;
+}
+
+/** Polls until `check` returns a value that is not undefined/false, or fails with `what`. */
+export async function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000, intervalMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}

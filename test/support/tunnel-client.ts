@@ -1,0 +1,74 @@
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { randomSuffix, type TestNamespace } from './netns.js';
+
+const exec = promisify(execFile);
+
+/**
+ * A client device for real: a profile from the API brought up as a wireguard-go interface in a
+ * test namespace, the way wg-quick would (strip, setconf, address, up), with a route to the
+ * tunnel network only (the namespace keeps its own default route).
+ */
+export async function bringUpProfile(ns: TestNamespace, profileBody: string, workDir: string, tunnelNetwork: string): Promise<string> {
+  const ifname = `wc${randomSuffix(8)}`;
+  const path = join(workDir, `${ifname}.conf`);
+  writeFileSync(path, profileBody, { mode: 0o600 });
+  const { stdout: stripped } = await exec('wg-quick', ['strip', path]);
+  const strippedPath = join(workDir, `${ifname}.stripped`);
+  writeFileSync(strippedPath, stripped, { mode: 0o600 });
+  await ns.wireguardGo(ifname);
+  await ns.exec('wg', 'setconf', ifname, strippedPath);
+  const address = /^Address = (.+)$/m.exec(profileBody)![1];
+  await ns.exec('ip', 'address', 'add', address, 'dev', ifname);
+  await ns.exec('ip', 'link', 'set', ifname, 'up');
+  await ns.exec('ip', 'route', 'add', tunnelNetwork, 'dev', ifname);
+  return ifname;
+}
+
+/** Public keys of the peers an interface in the namespace has. */
+export async function peersOf(ns: TestNamespace, ifname: string): Promise<string[]> {
+  const out = await ns.exec('wg', 'show', ifname, 'peers');
+  return out.split('\n').filter(Boolean);
+}
+
+/** Server-side transfer counters of one peer (what the kernel counted): [rx, tx]. */
+export async function transferOf(ns: TestNamespace, ifname: string, publicKey: string): Promise<[number, number] | undefined> {
+  const lines = (await ns.exec('wg', 'show', ifname, 'dump')).trim().split('\n').slice(1);
+  const line = lines.map((l) => l.split('\t')).find((fields) => fields[0] === publicKey);
+  return line ? [Number(line[5]), Number(line[6])] : undefined;
+}
+
+/** One ping through the tunnel; true when answered within a second. */
+export async function pingOnce(ns: TestNamespace, address: string): Promise<boolean> {
+  return ns.exec('ping', '-c', '1', '-W', '1', address).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Sends `bytes` over TCP from `from` to a sink listening in `to` on `address`, through whatever
+ * route connects them (the tunnel). Both ends are small Node programs inside the namespaces.
+ */
+export async function sendThrough(from: TestNamespace, to: TestNamespace, address: string, bytes: number): Promise<void> {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const sink = `const s=require('net').createServer(c=>{let n=0;c.on('data',d=>n+=d.length);c.on('end',()=>{c.end();s.close();console.log(n)})});s.listen(${port},'${address}',()=>console.log('ready'));`;
+  const { spawn } = await import('node:child_process');
+  const server = spawn('ip', ['netns', 'exec', to.name, process.execPath, '-e', sink], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  server.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const done = new Promise<void>((resolve, reject) => {
+    server.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`sink exited ${code}`))));
+  });
+  for (let i = 0; !out.includes('ready'); i++) {
+    if (i > 100) throw new Error('sink did not start');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const source = `const c=require('net').connect(${port},'${address}',()=>{const b=Buffer.alloc(65536,7);let left=${bytes};const w=()=>{while(left>0){const n=Math.min(left,b.length);left-=n;if(!c.write(b.subarray(0,n))){c.once('drain',w);return}}c.end()};w()});c.on('data',()=>{});c.on('close',()=>process.exit(0));c.on('error',e=>{console.error(e.message);process.exit(1)})`;
+  await exec('ip', ['netns', 'exec', from.name, process.execPath, '-e', source], { timeout: 60_000 });
+  await done;
+  const received = Number(out.split('\n')[1]);
+  if (received !== bytes) throw new Error(`the sink received ${received} of ${bytes} bytes`);
+}
