@@ -25,8 +25,8 @@ const TAB = 9;
  * Parses `wg show all dump`: per interface one line of 5 tab-separated fields (name, private
  * key, public key, port, fwmark), then one line of 9 per peer: name, public key, preshared key,
  * endpoint, allowed IPs, latest handshake (s), rx, tx, keepalive. Only interfaces `wanted`
- * accepts are kept. Fields are cut with indexOf rather than split or a regex: no array per
- * line, and measured about twice as fast on 10,000 peers (see docs/agent-host.md).
+ * accepts are kept. Fields are cut with indexOf rather than split or a regex: no array or
+ * match per line; measured 5-8 ms per 10,000 peers against 14-18 ms for either (docs/agent-host.md).
  */
 export function parseWgDump(dump: string, wanted: (name: string) => boolean): PeerReading[] {
   const readings: PeerReading[] = [];
