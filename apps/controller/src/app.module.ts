@@ -35,6 +35,8 @@ import { EnrolmentController } from './nodes/enrolment.controller.js';
 import { NodesController } from './nodes/nodes.controller.js';
 import { NodesService } from './nodes/nodes.service.js';
 import { PANEL_RUNTIME, PREPARED_POOL, QUEUE_BACKEND, WARREN_CONFIG, type PanelRuntime } from './runtime.js';
+import { SystemController } from './system/system.controller.js';
+import { SYSTEM_PROVIDERS } from './system/system.providers.js';
 
 @Module({})
 export class AppModule {
@@ -42,7 +44,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [DiscoveryModule],
-      controllers: [AuthController, TokensController, DocsController, HealthController, NodesController, EnrolmentController, InterfacesController, HostsController, ClientsController, DevicesController],
+      controllers: [AuthController, TokensController, DocsController, HealthController, NodesController, EnrolmentController, InterfacesController, HostsController, ClientsController, DevicesController, SystemController],
       providers: [
         { provide: PANEL_RUNTIME, useValue: runtime },
         { provide: WARREN_CONFIG, useValue: runtime.config },
@@ -66,6 +68,7 @@ export class AppModule {
         ProfilesService,
         TimeTransitionsService,
         TimeTransitionsScheduler,
+        ...SYSTEM_PROVIDERS,
         AgentCredentialsService,
         DeliveryService,
         UsageService,

@@ -10,6 +10,7 @@ import { Host } from '../interfaces/host.entity.js';
 import { TunnelInterface } from '../interfaces/interface.entity.js';
 import { Node } from '../nodes/node.entity.js';
 import { NodeAgent } from '../nodes/node-agent.entity.js';
+import { SystemSampleRow } from '../system/system-sample.entity.js';
 
 /** Every entity the controller maps; the migration generator diffs against exactly this list. */
-export const ENTITIES = [User, Session, ApiToken, LoginThrottle, Node, NodeAgent, TunnelInterface, Host, Client, ClientInterface, Device, Account];
+export const ENTITIES = [User, Session, ApiToken, LoginThrottle, Node, NodeAgent, TunnelInterface, Host, Client, ClientInterface, Device, Account, SystemSampleRow];

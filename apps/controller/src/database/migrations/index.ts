@@ -3,6 +3,7 @@ import { Migration20261122060245_initial } from './Migration20261122060245_initi
 import { Migration20261122061407_tunnels } from './Migration20261122061407_tunnels.js';
 import { Migration20261122065806_list_indexes } from './Migration20261122065806_list_indexes.js';
 import { Migration20261123140000_agents } from './Migration20261123140000_agents.js';
+import { Migration20261123150000_system_history } from './Migration20261123150000_system_history.js';
 
 /** Committed migrations in the order they run. `npm run migration:create` writes new files; list them here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -10,4 +11,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122061407_tunnels', class: Migration20261122061407_tunnels },
   { name: 'Migration20261122065806_list_indexes', class: Migration20261122065806_list_indexes },
   { name: 'Migration20261123140000_agents', class: Migration20261123140000_agents },
+  { name: 'Migration20261123150000_system_history', class: Migration20261123150000_system_history },
 ];

@@ -1,0 +1,72 @@
+import { Injectable, Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { SystemHistoryStore } from './history-store.js';
+import type { PendingSample } from './sample-rows.js';
+
+/** How often buffered samples are written: one INSERT per interval, whatever the number of agents. */
+export const FLUSH_EVERY_MS = 2000;
+/** Held while the database is away (a few minutes of 1,000 agents); the oldest go first beyond it. */
+const MAX_BUFFERED = 200_000;
+
+/**
+ * Buffers raw samples and writes them in one multi-row INSERT every 2 s. 200 agents each
+ * sending a sample every 2 s would otherwise be 100 INSERT round trips a second; batched it
+ * is one. A failed write keeps the batch for the next flush, so a database restart loses
+ * nothing but what exceeds the cap. Shutdown writes what is left.
+ */
+@Injectable()
+export class SampleWriter implements OnModuleInit, BeforeApplicationShutdown {
+  private readonly logger = new Logger('system');
+  private buffer: PendingSample[] = [];
+  private timer?: NodeJS.Timeout;
+  private flushing?: Promise<void>;
+  private failing = false;
+
+  constructor(private readonly store: SystemHistoryStore) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.flush(), FLUSH_EVERY_MS);
+    this.timer.unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+
+  add(sample: PendingSample): void {
+    this.buffer.push(sample);
+    if (this.buffer.length > MAX_BUFFERED) this.buffer.splice(0, this.buffer.length - MAX_BUFFERED);
+  }
+
+  /** Samples of one source not written yet (history reads add them, so the newest points are there). */
+  pending(source: string): PendingSample[] {
+    return this.buffer.filter((sample) => sample.source === source);
+  }
+
+  /** Writes everything buffered so far; resolves when it is stored (or the write failed and is kept). */
+  async flush(): Promise<void> {
+    // One write at a time; a flush asked for during one runs after it, so its caller sees its own samples stored.
+    while (this.flushing) await this.flushing;
+    if (this.buffer.length === 0) return;
+    const batch = this.buffer;
+    this.buffer = [];
+    this.flushing = this.write(batch).finally(() => {
+      this.flushing = undefined;
+    });
+    await this.flushing;
+  }
+
+  private async write(batch: PendingSample[]): Promise<void> {
+    try {
+      await this.store.insertRaw(batch);
+      if (this.failing) this.logger.log('system samples are being stored again');
+      this.failing = false;
+    } catch (error) {
+      // Put them back in front of what arrived meanwhile, keeping time order.
+      this.buffer = [...batch, ...this.buffer];
+      if (this.buffer.length > MAX_BUFFERED) this.buffer.splice(0, this.buffer.length - MAX_BUFFERED);
+      if (!this.failing) this.logger.warn(`storing system samples failed, keeping them for the next try: ${(error as Error).message}`);
+      this.failing = true;
+    }
+  }
+}

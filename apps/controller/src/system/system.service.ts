@@ -1,0 +1,177 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { systemSampleSchema, type SystemSample } from '#libs/contracts/system.js';
+import { createSampler, type Sampler } from '#libs/system/sampler.js';
+import type { Capabilities } from '#libs/contracts/agent-link.js';
+import type { WarrenConfig } from '../config/config.js';
+import { notFound } from '../http/api-error.js';
+import { UUID } from '../interfaces/validators.js';
+import { WARREN_CONFIG } from '../runtime.js';
+import { agentState, type AgentState } from './agent-state.js';
+import { alignedBuckets, bucketize, type Series } from './history-buckets.js';
+import { SystemHistoryStore } from './history-store.js';
+import { nodeExists, readNodeFacts } from './node-facts.js';
+import { metricValues, sampleFromRow, type StoredSample } from './sample-rows.js';
+import { SampleWriter } from './sample-writer.js';
+import { CONTROLLER_SOURCE, HISTORY_POINTS, HISTORY_RANGES, RAW, type HistoryRange } from './tiers.js';
+
+/** A sample as the API shows it: the contract's fields and `at` again as an ISO time. */
+export type SampleView = SystemSample & { sampledAt: string };
+
+export interface NodeSystemView {
+  id: string;
+  name: string;
+  isLocal: boolean;
+  agent: {
+    state: AgentState;
+    version: string | null;
+    lastSeenAt: Date | null;
+    capabilities: Capabilities | null;
+    gaps: string[];
+  };
+  sync: { desiredRevision: number; appliedRevision: number; inSync: boolean };
+  /** The newest sample within the raw tier's retention, or null. */
+  system: SampleView | null;
+}
+
+export interface SystemSnapshot {
+  controller: SampleView;
+  nodes: NodeSystemView[];
+}
+
+export interface SystemHistory {
+  range: HistoryRange;
+  points: number;
+  /** Seconds per point. */
+  step: number;
+  /** null: the controller's own host. */
+  nodeId: string | null;
+  series: Series;
+}
+
+interface Latest {
+  sample: SystemSample;
+  receivedAt: number;
+}
+
+/**
+ * A memory sample older than this may mean another replica holds the node's link now, so the
+ * database is asked too (it has whatever any replica flushed).
+ */
+const MEMORY_FRESH_MS = 10_000;
+
+const view = (sample: SystemSample): SampleView => ({ ...sample, sampledAt: new Date(sample.at).toISOString() });
+
+/**
+ * Host state and history of the controller's own host and of every node. Samples arrive through
+ * record(): the agent link for nodes (every 2 s per agent), the controller's own sampler for its
+ * host (controller-host-sampler.ts). The newest one per source is kept in memory for the
+ * snapshot; every one goes to the raw tier of the history through the batching writer.
+ */
+@Injectable()
+export class SystemService {
+  private readonly latest = new Map<string, Latest>();
+  private readonly ownHost: Sampler;
+
+  constructor(
+    @Inject(MikroORM) private readonly orm: MikroORM,
+    @Inject(WARREN_CONFIG) config: WarrenConfig,
+    private readonly store: SystemHistoryStore,
+    private readonly writer: SampleWriter,
+  ) {
+    // The disk that matters on the controller's host is the one holding its data directory.
+    this.ownHost = createSampler({ diskPath: config.dataDir });
+  }
+
+  /**
+   * Takes one sample of a node (`nodeId`) or of the controller's own host (null). Synchronous
+   * and cheap: it is called for every sample of every agent. The sample is checked against the
+   * contract here too, so one bad sample cannot fail the batch insert of everyone else's.
+   * `receivedAt` is its time in the history: the controller's clock, not the agent's, so a host
+   * with a wrong clock still lands in the right buckets (tests pass a chosen time).
+   */
+  record(nodeId: string | null, sample: SystemSample, receivedAt: Date = new Date()): void {
+    if (nodeId !== null && !UUID.test(nodeId)) throw new Error(`not a node id: ${nodeId}`);
+    const checked = systemSampleSchema.parse(sample);
+    const source = nodeId ?? CONTROLLER_SOURCE;
+    const at = receivedAt.getTime();
+    const previous = this.latest.get(source);
+    if (!previous || previous.receivedAt <= at) this.latest.set(source, { sample: checked, receivedAt: at });
+    this.writer.add({ source, at, values: metricValues(checked) });
+  }
+
+  /** Reads the controller's own host now and records it. */
+  async sampleControllerHost(): Promise<SystemSample> {
+    const sample = await this.ownHost.sample();
+    this.record(null, sample, new Date(sample.at));
+    return sample;
+  }
+
+  /** Writes every sample recorded so far (the writer does it every 2 s by itself). */
+  flush(): Promise<void> {
+    return this.writer.flush();
+  }
+
+  async snapshot(): Promise<SystemSnapshot> {
+    const controller = this.latest.get(CONTROLLER_SOURCE)?.sample ?? (await this.sampleControllerHost());
+    const nodes = await readNodeFacts(this.orm);
+    const now = Date.now();
+    const oldest = now - RAW.retentionSeconds * 1000;
+    const unsure = nodes.filter((node) => (this.latest.get(node.id)?.receivedAt ?? 0) < now - MEMORY_FRESH_MS).map((node) => node.id);
+    const stored = await this.store.newestRaw(unsure, oldest);
+
+    return {
+      controller: view(controller),
+      nodes: nodes.map((node) => ({
+        id: node.id,
+        name: node.name,
+        isLocal: node.isLocal,
+        agent: {
+          state: agentState(node, now),
+          version: node.version,
+          lastSeenAt: node.lastSeenAt,
+          capabilities: node.capabilities,
+          gaps: node.gaps,
+        },
+        sync: {
+          desiredRevision: node.desiredRevision,
+          appliedRevision: node.appliedRevision,
+          inSync: node.appliedRevision === node.desiredRevision,
+        },
+        system: this.newestSample(node.id, stored.get(node.id), oldest),
+      })),
+    };
+  }
+
+  /** The newer of what this replica received and what the database holds; nothing too old to chart. */
+  private newestSample(nodeId: string, stored: StoredSample | undefined, oldest: number): SampleView | null {
+    const memory = this.latest.get(nodeId);
+    if (memory && memory.receivedAt >= oldest && (!stored || memory.receivedAt >= stored.at)) return view(memory.sample);
+    return stored ? view(sampleFromRow(stored)) : null;
+  }
+
+  /**
+   * `points` buckets ending at now for one source, read from the tier the range is served from.
+   * The raw tier's answer includes samples still waiting in the write buffer, so the newest
+   * buckets are filled without waiting for the next flush.
+   */
+  async history(range: HistoryRange, nodeId?: string): Promise<SystemHistory> {
+    if (nodeId !== undefined && !(await nodeExists(this.orm, nodeId))) throw notFound('node not found', 'nodeId');
+    const source = nodeId ?? CONTROLLER_SOURCE;
+    const { seconds, tier } = HISTORY_RANGES[range];
+    const buckets = alignedBuckets(Date.now(), seconds, HISTORY_POINTS);
+    const tierMs = tier.seconds * 1000;
+    // One tier step either side: the 5-minute range fills a bucket from a row just outside it.
+    const fromMs = buckets.startMs - tierMs;
+    const toMs = buckets.startMs + buckets.points * buckets.stepMs + tierMs;
+    let rows = await this.store.range(source, tier, fromMs, toMs);
+    if (tier === RAW) {
+      const pending = this.writer
+        .pending(source)
+        .filter((sample) => sample.at >= fromMs && sample.at < toMs)
+        .map((sample): StoredSample => ({ source, at: sample.at, ...sample.values }));
+      if (pending.length > 0) rows = [...rows, ...pending].sort((a, b) => a.at - b.at);
+    }
+    return { range, points: HISTORY_POINTS, step: buckets.stepMs / 1000, nodeId: nodeId ?? null, series: bucketize(rows, buckets, tierMs) };
+  }
+}
