@@ -25,12 +25,20 @@ export interface TestPanel {
   stop(): Promise<void>;
 }
 
+export interface TestPanelOptions {
+  /**
+   * Start on this database instead of a new one (a restart: what the previous panel stored is
+   * still there). The caller made it and drops it; stop() leaves it.
+   */
+  database?: TestDatabase;
+}
+
 /**
  * A real panel on a real HTTP port, with its own database on the machine's PostgreSQL and its own
  * key prefix on the machine's Redis (unless `env` chooses otherwise).
  */
-export async function startTestPanel(env: Record<string, string> = {}): Promise<TestPanel> {
-  const database = await createTestDatabase();
+export async function startTestPanel(env: Record<string, string> = {}, options: TestPanelOptions = {}): Promise<TestPanel> {
+  const database = options.database ?? (await createTestDatabase());
   const dataDir = mkdtempSync(join(tmpdir(), 'warren-test-'));
   const config = loadConfig({
     WARREN_DATA_DIR: dataDir,
@@ -88,7 +96,7 @@ export async function startTestPanel(env: Record<string, string> = {}): Promise<
     },
     async stop() {
       await panel.close();
-      await database.drop();
+      if (!options.database) await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
