@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -22,8 +22,13 @@ import { randomSuffix, requireTools, TestNamespace } from '../support/netns.js';
  */
 
 const suffix = randomSuffix(5);
+const usedNames = new Set<string>();
 /** Unique on the machine: wireguard-go's sockets are shared by every namespace. */
-const ifname = (role: string) => `wa${suffix}${role}`;
+function ifname(role: string): string {
+  const name = `wh${suffix}${role}`;
+  usedNames.add(name);
+  return name;
+}
 const SERVER_VETH_IP = '192.0.2.1';
 const CLIENT_VETH_IP = '192.0.2.2';
 
@@ -50,10 +55,8 @@ afterAll(async () => {
   await server?.destroy().catch((e) => console.error('destroying the server namespace failed:', e));
   await client?.destroy().catch((e) => console.error('destroying the client namespace failed:', e));
   if (workDir) rmSync(workDir, { recursive: true, force: true });
-  // Sockets of a daemon killed hard would outlive it; they are ours by name.
-  for (const entry of existsSync('/var/run/wireguard') ? readdirSync('/var/run/wireguard') : []) {
-    if (entry.startsWith(`wa${suffix}`)) rmSync(join('/var/run/wireguard', entry), { force: true });
-  }
+  // Sockets of a daemon killed hard would outlive it; only the names this file used are ours.
+  for (const name of usedNames) rmSync(`/var/run/wireguard/${name}.sock`, { force: true });
 });
 
 /** A host with a state directory of its own; `probe: null` leaves the probing to the host. */

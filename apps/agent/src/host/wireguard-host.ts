@@ -208,13 +208,19 @@ export class WireGuardHost {
         entry.configSha256 === config.sha256 &&
         entry.ifindex === link.ifindex &&
         (await livePeersMatch(this.runner, name, iface));
+      // Addressing does not depend on the peers: done while wireguard-go digests the config, it
+      // costs no wall-clock time on a multi-core host.
+      const [synced, addressed] = await Promise.allSettled([
+        unchanged ? Promise.resolve() : syncConfig(this.runner, this.stateDir, name, config, iface.peers.length),
+        reconcileAddressing(this.runner, link, address, iface.mtu),
+      ]);
+      if (synced.status === 'rejected') throw synced.reason;
       if (!unchanged) {
-        await syncConfig(this.runner, this.stateDir, name, config, iface.peers.length);
         entry.configSha256 = config.sha256;
         entry.peers = iface.peers.length;
         entry.ifindex = link.ifindex;
       }
-      await reconcileAddressing(this.runner, link, address, iface.mtu);
+      if (addressed.status === 'rejected') throw addressed.reason;
       return { name, state: 'up', driver, peers: iface.peers.length };
     } catch (error) {
       const entry = state.interfaces[name];
