@@ -1,0 +1,411 @@
+// The agent's host drivers at 10,000 peers, in a network namespace of the bench's own, with the
+// real wireguard-go and wg: the full apply() of one interface against a bare `wg syncconf` of the
+// same file on a fresh wireguard-go interface (the floor), the no-op re-apply against a bare no-op
+// syncconf, an apply changing 1% of the peers, and counter collection (`wg show all dump` + parse
+// every 2 s) in a process of its own: its CPU (wg's included) and RSS.
+//
+// Settings (environment): BENCH_PEERS (10000), BENCH_REPS (5: fresh interfaces per variant, taken
+// in turns), BENCH_NOOP_REPS (10), BENCH_COUNTER_SECONDS (30), BENCH_COUNTER_INTERVAL_MS (2000),
+// BENCH_WRITE=0 (print only). Needs root and wireguard-go, wireguard-tools, iproute2.
+//
+// Internal: `node bench/agent-host.js --collect <namespace> <interface> <seconds> <interval-ms>`
+// is the collector process.
+import { execFile, execFileSync, fork } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describeMachine, machineCpuTicks } from './lib/machine.js';
+import { markdownTable, textTable, writeSection } from './lib/report.js';
+
+export const ID = 'agent-host';
+export const TITLE = 'Agent host: 10,000 peers, apply and counters';
+
+const SELF = fileURLToPath(import.meta.url);
+const DIST = new URL('../dist/', import.meta.url);
+const exec = promisify(execFile);
+const TARGET_RATIO = 1.5;
+const CLOCK_TICKS = 100; // USER_HZ on Linux: /proc stat times are in 1/100 s
+
+function envNumber(name, fallback, min) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return value;
+}
+
+export function settingsFromEnv() {
+  return {
+    peers: envNumber('BENCH_PEERS', 10_000, 1),
+    reps: envNumber('BENCH_REPS', 5, 1),
+    noopReps: envNumber('BENCH_NOOP_REPS', 10, 1),
+    counterSeconds: envNumber('BENCH_COUNTER_SECONDS', 30, 2),
+    counterIntervalMs: envNumber('BENCH_COUNTER_INTERVAL_MS', 2000, 100),
+  };
+}
+
+const driver = () => import(new URL('apps/agent/src/host/index.js', DIST).href);
+const keys = () => import(new URL('libs/wireguard/keys.js', DIST).href);
+const serverConfig = () => import(new URL('libs/wireguard/server-config.js', DIST).href);
+const links = () => import(new URL('apps/agent/src/host/wireguard-link.js', DIST).href);
+
+// ---------------------------------------------------------------------------------------------
+// Figures
+
+const median = (values) => {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+};
+const ms = (value) => (value >= 100 ? `${Math.round(value)} ms` : `${value.toFixed(1)} ms`);
+const spread = (values) => `${ms(median(values))} (${ms(Math.min(...values))}–${ms(Math.max(...values))})`;
+
+/** utime + stime of a process, in ms (Linux /proc). */
+function cpuMsOf(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The collector process: does nothing but read and parse counters on a timer.
+
+async function collect([namespace, ifname, secondsText, intervalText]) {
+  const { CommandRunner, CounterReader } = await driver();
+  const seconds = Number(secondsText);
+  const interval = Number(intervalText);
+  const reader = new CounterReader(new CommandRunner({ namespace }), () => [ifname]);
+  const rssBefore = process.memoryUsage().rss;
+  const ownStart = process.cpuUsage();
+  const childrenStart = childrenCpuMs();
+  const reads = [];
+  const rss = [];
+  let peers = 0;
+  const started = performance.now();
+  for (let tick = 0; performance.now() - started < seconds * 1000; tick++) {
+    const due = started + tick * interval;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (performance.now() - started >= seconds * 1000) break;
+    const t0 = performance.now();
+    const readings = await reader.read();
+    reads.push(performance.now() - t0);
+    peers = readings.length;
+    rss.push(process.memoryUsage().rss);
+  }
+  const elapsedMs = performance.now() - started;
+  const own = process.cpuUsage(ownStart);
+  process.send({
+    reads,
+    peers,
+    elapsedMs,
+    ownCpuMs: (own.user + own.system) / 1000,
+    childrenCpuMs: childrenCpuMs() - childrenStart,
+    rssBefore,
+    rssMax: Math.max(...rss),
+    maxRssKb: process.resourceUsage().maxRSS,
+  });
+}
+
+/** CPU of this process's reaped children (wg, via `ip netns exec`, which execs it in place), ms. */
+function childrenCpuMs() {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The bench
+
+async function inNamespace(namespace, command, ...args) {
+  return (await exec('ip', ['netns', 'exec', namespace, command, ...args], { maxBuffer: 1 << 28 })).stdout;
+}
+
+async function waitForGone(ifname) {
+  const { wireguardGoPids } = await links();
+  for (let i = 0; i < 250; i++) {
+    if (!existsSync(`/var/run/wireguard/${ifname}.sock`) && wireguardGoPids(ifname).length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`wireguard-go ${ifname} did not exit`);
+}
+
+async function makePeers(count) {
+  const { generatePresharedKey } = await keys();
+  const peers = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const n = i + 2; // 10.64.0.2 onwards
+    // Any 32 bytes are a valid public key to wg; real key pairs would only slow the set-up.
+    peers[i] = { publicKey: randomBytes(32).toString('base64'), presharedKey: generatePresharedKey(), ip: `10.64.${n >> 8}.${n & 255}` };
+  }
+  return peers;
+}
+
+export async function run({ writeDoc = true, docFile, command } = {}) {
+  const settings = settingsFromEnv();
+  if (process.getuid?.() !== 0) throw new Error('the agent-host bench needs root (network namespaces, wireguard-go)');
+  for (const tool of ['ip', 'wg', 'wireguard-go']) {
+    try {
+      execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
+    } catch {
+      throw new Error(`${tool} is missing: apt-get install -y wireguard-tools wireguard-go iproute2`);
+    }
+  }
+  const machine = describeMachine();
+  const { CommandRunner, WireGuardHost, probeHost } = await driver();
+  const { generateKeyPair } = await keys();
+  const { renderServerConfig } = await serverConfig();
+
+  const tag = randomBytes(3).toString('hex');
+  const namespace = `warren-bench-${tag}`;
+  const workDir = mkdtempSync(join(tmpdir(), 'warren-bench-agent-'));
+  let namespaceMade = false;
+  let cleaning;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      if (namespaceMade) {
+        // Every process in it is ours (wireguard-go daemons): end them, so their sockets go too.
+        const pids = (await exec('ip', ['netns', 'pids', namespace]).catch(() => ({ stdout: '' }))).stdout.split('\n').filter(Boolean).map(Number);
+        for (const pid of pids) {
+          try {
+            process.kill(pid, 'SIGTERM');
+          } catch {
+            // gone already
+          }
+        }
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        await exec('ip', ['netns', 'del', namespace]).catch((e) => console.error(`bench: deleting namespace ${namespace} failed:`, e));
+      }
+      rmSync(workDir, { recursive: true, force: true });
+    })());
+  const onSignal = () => void cleanup().then(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  try {
+    const machineBefore = machineCpuTicks();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const machineAfterIdle = machineCpuTicks();
+    const idleBusy = machineBefore && machineAfterIdle ? (100 * machine.cores * (machineAfterIdle.busy - machineBefore.busy)) / (machineAfterIdle.total - machineBefore.total) : undefined;
+
+    await exec('ip', ['netns', 'add', namespace]);
+    namespaceMade = true;
+    await inNamespace(namespace, 'ip', 'link', 'set', 'lo', 'up');
+    const runner = new CommandRunner({ namespace });
+    const probe = await probeHost(runner);
+
+    process.stderr.write(`bench: ${settings.peers.toLocaleString('en-US')} peers, ${settings.reps} fresh interfaces per variant, namespace ${namespace}\n`);
+    const peers = await makePeers(settings.peers);
+    const iface = (name) => ({
+      name,
+      mode: 'standard',
+      privateKey: generateKeyPair().privateKey,
+      listenPort: 51820,
+      address: '10.64.0.1/18',
+      subnet: '10.64.0.0/18',
+      mtu: 1420,
+      natInterface: null,
+      amnezia: null,
+      peers,
+    });
+    const nodeId = randomUUID();
+
+    const bare = { create: [], sync: [], noop: [], showPeers: [] };
+    const driverRuns = { full: [], noop: [], changed: [], remove: [] };
+    let configBytes = 0;
+    let keep = null;
+    for (let rep = 0; rep < settings.reps; rep++) {
+      // Baseline: what any agent must at least spend: wg syncconf of the file on a fresh interface.
+      const bareName = `wb${tag}b${rep}`;
+      const desired = iface(bareName);
+      const file = join(workDir, `${bareName}.conf`);
+      const text = renderServerConfig({ privateKey: desired.privateKey, listenPort: desired.listenPort, peers });
+      configBytes = Buffer.byteLength(text);
+      writeFileSync(file, text, { mode: 0o600 });
+      let t = performance.now();
+      await inNamespace(namespace, 'wireguard-go', bareName);
+      bare.create.push(performance.now() - t);
+      t = performance.now();
+      await inNamespace(namespace, 'wg', 'syncconf', bareName, file);
+      bare.sync.push(performance.now() - t);
+      t = performance.now();
+      await inNamespace(namespace, 'wg', 'syncconf', bareName, file);
+      bare.noop.push(performance.now() - t);
+      t = performance.now();
+      await inNamespace(namespace, 'wg', 'show', bareName, 'peers');
+      bare.showPeers.push(performance.now() - t);
+      await inNamespace(namespace, 'ip', 'link', 'del', 'dev', bareName);
+      await waitForGone(bareName);
+
+      // The driver: a fresh agent state and a fresh interface each time.
+      const name = `wb${tag}a${rep}`;
+      const host = new WireGuardHost({ runner, probe, stateDir: join(workDir, `state-${rep}`) });
+      const state = { nodeId, revision: 1, interfaces: [iface(name)] };
+      t = performance.now();
+      let result = await host.apply(state);
+      driverRuns.full.push(performance.now() - t);
+      if (!result.ok) throw new Error(`apply failed: ${JSON.stringify(result.interfaces)}`);
+      for (let i = 0; i < Math.ceil(settings.noopReps / settings.reps); i++) {
+        t = performance.now();
+        result = await host.apply({ ...state, revision: state.revision + 1 + i });
+        driverRuns.noop.push(performance.now() - t);
+        if (!result.ok) throw new Error(`no-op apply failed: ${JSON.stringify(result.interfaces)}`);
+      }
+      // 1% of the peers replaced by new devices.
+      const changedPeers = peers.slice();
+      const changes = Math.max(1, Math.floor(peers.length / 100));
+      for (let i = 0; i < changes; i++) changedPeers[i * 100] = { ...peers[i * 100], publicKey: randomBytes(32).toString('base64') };
+      t = performance.now();
+      result = await host.apply({ ...state, revision: 100, interfaces: [{ ...state.interfaces[0], peers: changedPeers }] });
+      driverRuns.changed.push(performance.now() - t);
+      if (!result.ok) throw new Error(`1% apply failed: ${JSON.stringify(result.interfaces)}`);
+      if (rep === settings.reps - 1) {
+        keep = { host, name };
+        break;
+      }
+      t = performance.now();
+      await host.apply({ ...state, revision: 101, interfaces: [] });
+      driverRuns.remove.push(performance.now() - t);
+    }
+    const dump = (await inNamespace(namespace, 'wg', 'show', keep.name, 'dump')).trim().split('\n');
+    if (dump.length !== settings.peers + 1) throw new Error(`the interface holds ${dump.length - 1} peers, expected ${settings.peers}`);
+
+    // Counters: a process doing nothing else, on the interface left up with all its peers.
+    process.stderr.write(`bench: counter collection every ${settings.counterIntervalMs} ms for ${settings.counterSeconds} s…\n`);
+    const { wireguardGoPids } = await links();
+    const [daemonPid] = wireguardGoPids(keep.name);
+    const daemonBefore = cpuMsOf(daemonPid);
+    const collected = await new Promise((resolve, reject) => {
+      const child = fork(SELF, ['--collect', namespace, keep.name, String(settings.counterSeconds), String(settings.counterIntervalMs)], {
+        execArgv: [],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
+      child.once('message', resolve);
+      child.once('error', reject);
+      child.once('exit', (code) => reject(new Error(`collector exited with code ${code} before reporting`)));
+    });
+    const daemonCpuMs = cpuMsOf(daemonPid) - daemonBefore;
+    if (collected.peers !== settings.peers) throw new Error(`collector read ${collected.peers} peers, expected ${settings.peers}`);
+
+    // Parse alone, in this process, on a real dump of the interface.
+    const { parseWgDump } = await driver();
+    const allDump = await inNamespace(namespace, 'wg', 'show', 'all', 'dump');
+    for (let i = 0; i < 20; i++) parseWgDump(allDump, () => true);
+    const parseTimes = [];
+    for (let i = 0; i < 50; i++) {
+      const t = performance.now();
+      parseWgDump(allDump, () => true);
+      parseTimes.push(performance.now() - t);
+    }
+    await keep.host.apply({ nodeId, revision: 200, interfaces: [] });
+    const machineEnd = machineCpuTicks();
+
+    const report = render({
+      settings,
+      machine,
+      command,
+      idleBusy,
+      configBytes,
+      bare,
+      driverRuns,
+      collected,
+      daemonCpuMs,
+      parseMs: median(parseTimes),
+      wgVersion: (await exec('wg', ['--version'])).stdout.trim(),
+      wgGoVersion: (await exec('wireguard-go', ['--version'])).stdout.split('\n')[0].trim(),
+      machineBusy:
+        machineAfterIdle && machineEnd ? (100 * machine.cores * (machineEnd.busy - machineAfterIdle.busy)) / (machineEnd.total - machineAfterIdle.total) : undefined,
+    });
+    console.log(`\n${report.text}\n`);
+    if (writeDoc && docFile) {
+      writeSection(docFile, ID, report.markdown);
+      console.log(`bench: wrote section "${TITLE}" of ${docFile}`);
+    }
+    return report.figures;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await cleanup();
+  }
+}
+
+function render({ settings, machine, command, idleBusy, configBytes, bare, driverRuns, collected, daemonCpuMs, parseMs, wgVersion, wgGoVersion, machineBusy }) {
+  const peers = settings.peers.toLocaleString('en-US');
+  const full = median(driverRuns.full);
+  const floor = median(bare.sync);
+  const ratio = full / floor;
+  const pass = ratio <= TARGET_RATIO;
+  const header = ['operation', 'median (min–max)', 'runs', 'vs bare syncconf'];
+  const vs = (values) => (median(values) / floor).toFixed(2);
+  const rows = [
+    [`*baseline:* bare \`wg syncconf\` of ${peers} peers on a fresh wireguard-go interface`, spread(bare.sync), bare.sync.length, '1.00'],
+    ['*reference:* bare `wireguard-go <if>` (create, until it returns)', spread(bare.create), bare.create.length, vs(bare.create)],
+    ['*reference:* bare no-op `wg syncconf` (same file again)', spread(bare.noop), bare.noop.length, vs(bare.noop)],
+    ['*reference:* bare `wg show <if> peers`', spread(bare.showPeers), bare.showPeers.length, vs(bare.showPeers)],
+    [`**apply(): create + ${peers} peers + address/MTU/up** (fresh interface)`, `**${spread(driverRuns.full)}**`, driverRuns.full.length, `**${ratio.toFixed(2)}**`],
+    ['apply(): no-op re-apply (same state again)', spread(driverRuns.noop), driverRuns.noop.length, vs(driverRuns.noop)],
+    ['apply(): 1% of the peers replaced', spread(driverRuns.changed), driverRuns.changed.length, vs(driverRuns.changed)],
+  ];
+  if (driverRuns.remove.length) rows.push(['apply(): interface removed (no longer desired)', spread(driverRuns.remove), driverRuns.remove.length, vs(driverRuns.remove)]);
+
+  const reads = collected.reads;
+  const wall = collected.elapsedMs;
+  const cpuOwn = collected.ownCpuMs;
+  const cpuWg = collected.childrenCpuMs;
+  const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+  const percent = (cpuMs) => `${((100 * cpuMs) / wall).toFixed(2)}%`;
+  const counterHeader = ['what', 'value'];
+  const counterRows = [
+    ['reads', `${reads.length} in ${(wall / 1000).toFixed(1)} s, ${collected.peers.toLocaleString('en-US')} peers each`],
+    ['one read (`wg show all dump` + parse), median (min–max)', spread(reads)],
+    ['parse alone, median of 50 (bench process)', ms(parseMs)],
+    ['collector CPU: Node (read + parse)', `${Math.round(cpuOwn)} ms = ${percent(cpuOwn)} of one core, ${(cpuOwn / reads.length).toFixed(1)} ms per read`],
+    ['collector CPU: `wg` children', `${Math.round(cpuWg)} ms = ${percent(cpuWg)} of one core, ${(cpuWg / reads.length).toFixed(1)} ms per read (10 ms clock ticks)`],
+    ['wireguard-go answering the reads', `${Math.round(daemonCpuMs)} ms = ${percent(daemonCpuMs)} of one core (its whole CPU in the window; the tunnel is idle)`],
+    ['collector RSS', `${mib(collected.rssBefore)} before the first read, ${mib(collected.rssMax)} at most after a read (peak RSS ${mib(collected.maxRssKb * 1024)})`],
+  ];
+
+  const settingsText = `BENCH_PEERS=${settings.peers} BENCH_REPS=${settings.reps} BENCH_NOOP_REPS=${settings.noopReps} BENCH_COUNTER_SECONDS=${settings.counterSeconds} BENCH_COUNTER_INTERVAL_MS=${settings.counterIntervalMs}`;
+  const busyText =
+    idleBusy === undefined
+      ? ''
+      : `The machine was ${idleBusy < 15 ? 'quiet' : 'busy'} before the run (${idleBusy.toFixed(0)}% of one core in use by other work over 1 s)${machineBusy === undefined ? '' : `; during the run the whole machine averaged ${machineBusy.toFixed(0)}% of one core (of ${machine.cores * 100}%)`}.`;
+  const markdown = `## ${TITLE}
+
+The agent's WireGuard driver (\`apps/agent/src/host\`, built to \`dist/\`) in a network namespace of the bench's own, with the real wireguard-go (no kernel module here) and \`wg\`. One interface with ${peers} peers (each with a preshared key, a /32 each; config file ${(configBytes / 1024).toFixed(0)} KiB). Each variant gets ${settings.reps} fresh interfaces, taken in turns with the baseline so drift hits both alike. Times are wall-clock as the caller of apply() sees them.
+
+- Command: \`${command}\` with \`BENCH_ONLY=agent-host\` (${settingsText})
+- Date: ${new Date().toISOString()}
+- Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, ${machine.platform}
+- Software: Node ${machine.node}, ${wgVersion.split(' - ')[0]}, ${wgGoVersion}; every command through \`ip netns exec\` (as the tests run it)
+- ${busyText}
+
+${markdownTable(header, rows)}
+
+**Full apply: ${ms(full)} against ${ms(floor)} for the bare syncconf: ${ratio.toFixed(2)}x (target ≤ ${TARGET_RATIO}x: ${pass ? 'pass' : '**FAIL**'}).** The full apply includes what the baseline leaves out: starting wireguard-go (${ms(median(bare.create))} bare), rendering and hashing the config, writing the 0600 file, reading the link table, and three \`ip\` commands (address, MTU and up).
+
+No-op re-apply: ${ms(median(driverRuns.noop))}. The driver skips \`wg syncconf\` when the rendered config is byte-identical to the last one loaded (SHA-256 in managed.json), the link has the same ifindex, and \`wg show <if> peers\` lists exactly the desired keys (${ms(median(bare.showPeers))} bare, against ${ms(median(bare.noop))} for a bare no-op syncconf); the rest is one \`ip -d -j address show\` and nothing else when nothing differs.
+
+### Counter collection (${settings.counterIntervalMs / 1000} s interval, ${settings.counterSeconds} s)
+
+A Node process doing nothing but \`CounterReader.read()\` (one \`wg show all dump\` through \`ip netns exec\`, parsed to per-peer readings of the managed interface) on a timer, on the interface above with all ${peers} peers.
+
+${markdownTable(counterHeader, counterRows)}
+`;
+  const text = `${textTable(header, rows.map((r) => r.map((c) => String(c).replace(/\*/g, ''))))}\n\nfull apply / bare syncconf: ${ratio.toFixed(2)} (target <= ${TARGET_RATIO}: ${pass ? 'pass' : 'FAIL'})\n\n${textTable(counterHeader, counterRows)}\n${busyText}`;
+  return { markdown, text, figures: { ratio, full, floor, noop: median(driverRuns.noop), reads } };
+}
+
+if (process.argv[1] === SELF && process.argv[2] === '--collect') {
+  collect(process.argv.slice(3)).then(
+    () => process.exit(0),
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}
