@@ -23,7 +23,7 @@ export interface WireGuardHostOptions {
   runner: CommandRunner;
   /** Holds managed.json and the 0600 config files; created 0700. */
   stateDir: string;
-  /** What probeHost() found; probed on the first apply when absent. */
+  /** What probeHost() found; probed on the first apply when absent, and again while a tool is missing. */
   probe?: HostProbe;
   /** The agent's own nftables table (family ip). */
   natTable?: string;
@@ -114,7 +114,9 @@ export class WireGuardHost {
   }
 
   private async reconcile(desired: DesiredState, state: ManagedState): Promise<InterfaceOutcome[]> {
-    const probe = (this.probe ??= await probeHost(this.runner));
+    // A host missing a tool is probed again on every apply, so installing it needs no agent restart.
+    if (!this.probe || incomplete(this.probe)) this.probe = await probeHost(this.runner);
+    const probe = this.probe;
     let links: Map<string, Link> | null = null;
     let linksError = '';
     if (probe.capabilities.ip) {
@@ -275,6 +277,10 @@ export class WireGuardHost {
       report(errorText(error));
     }
   }
+}
+
+function incomplete({ capabilities: c }: HostProbe): boolean {
+  return !c.ip || !c.wg || !c.nft || !(c.wireguardKernel || c.wireguardGo);
 }
 
 function failed(name: string, driver: InterfaceOutcome['driver'], error: string): InterfaceOutcome {
