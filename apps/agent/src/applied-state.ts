@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { DesiredState } from '#libs/contracts/desired-state.js';
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
-import { readJson, writeJsonAtomic } from './state-files.js';
+import { readJsonFile, writeJsonAtomic } from '#libs/files/atomic-file.js';
 
 interface AppliedFile {
   /** The revision the host fully matches (every interface up), 0 before the first. */
@@ -23,7 +23,7 @@ export class AppliedState {
 
   constructor(dataDir: string) {
     this.file = join(dataDir, 'applied.json');
-    this.current = readJson<AppliedFile>(this.file) ?? { revision: 0, state: null };
+    this.current = readJsonFile<AppliedFile>(this.file) ?? { revision: 0, state: null };
   }
 
   get revision(): number {

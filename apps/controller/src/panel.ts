@@ -11,6 +11,8 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedde
 import { openDatabase } from './database/orm.js';
 import { PreparedPool } from './database/prepared-pool.js';
 import { loadTls } from './http/tls.js';
+import { startLocalAgent } from './agents/local-agent.js';
+import { AgentCredentialsService } from './nodes/agent-credentials.service.js';
 import { ensureLocalNode } from './nodes/local-node.js';
 import { openQueueBackend, type QueueBackend } from './queue/queue-backend.js';
 
@@ -60,7 +62,7 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
     const prepared = new PreparedPool(databaseUrl);
     cleanups.push(() => prepared.close());
     const owner = await ensureOwner(orm, config.admin);
-    await ensureLocalNode(orm);
+    const localNode = await ensureLocalNode(orm);
     const tls = await loadTls(config);
 
     const adapter = new FastifyAdapter({
@@ -87,9 +89,21 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
     const address = fastify.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+    const origin = `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    if (config.localAgent) {
+      const localAgent = await startLocalAgent({
+        config,
+        credentials: app.get(AgentCredentialsService),
+        localNodeId: localNode.id,
+        panelUrl: `${origin}${config.basePath}`,
+        caFile: tls?.selfSigned ? tls.certFile : undefined,
+        databaseUrl,
+      });
+      cleanups.push(() => localAgent.stop());
+    }
     return {
       app,
-      origin: `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
+      origin,
       owner,
       servedRoutes,
       close: closeAll,

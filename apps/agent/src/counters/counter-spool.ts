@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { PeerCounters } from '#libs/contracts/agent-link.js';
 import type { PeerReading } from '../host/index.js';
-import { readJson, writeJsonAtomic } from '../state-files.js';
+import { readJsonFile, writeJsonAtomic } from '#libs/files/atomic-file.js';
 
 
 export interface CounterBatch {
@@ -39,7 +39,7 @@ export class CounterSpool {
 
   constructor(dataDir: string) {
     this.file = join(dataDir, 'counters.json');
-    this.state = readJson<SpoolFile>(this.file) ?? { nextSeq: 1, baseline: {}, pending: null };
+    this.state = readJsonFile<SpoolFile>(this.file) ?? { nextSeq: 1, baseline: {}, pending: null };
   }
 
   /** The batch waiting for its acknowledgement, if any. */

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { AGENT_ENROL_PATH, enrolResponseSchema, type EnrolResponse } from '#libs/contracts/agent-link.js';
 import type { AgentConfig } from '../config.js';
-import { readJson, writeJsonAtomic } from '../state-files.js';
+import { readJsonFile, writeJsonAtomic } from '#libs/files/atomic-file.js';
 import { postJson } from './https-json.js';
 
 /** The agent's identity, kept in `<dataDir>/agent.json` (0600). */
@@ -19,7 +19,7 @@ export function identityFile(dataDir: string): string {
  */
 export async function loadOrEnrol(config: AgentConfig, ca?: string): Promise<AgentIdentity> {
   const file = identityFile(config.dataDir);
-  const stored = readJson<AgentIdentity>(file);
+  const stored = readJsonFile<AgentIdentity>(file);
   if (!config.enrolSecret) {
     if (!stored) throw new Error('not enrolled: start once with --controller URL --enrol SECRET (from the node in the panel)');
     return config.controllerUrl ? { ...stored, controllerUrl: config.controllerUrl } : stored;

@@ -8,6 +8,8 @@ export interface TlsMaterial {
   cert: string;
   key: string;
   selfSigned: boolean;
+  /** The certificate's file (the local agent trusts exactly this one). */
+  certFile: string;
 }
 
 /**
@@ -17,7 +19,7 @@ export interface TlsMaterial {
 export async function loadTls(config: WarrenConfig): Promise<TlsMaterial | undefined> {
   if (!config.tls.enabled) return undefined;
   if (config.tls.certFile && config.tls.keyFile) {
-    return { cert: readFileSync(config.tls.certFile, 'utf8'), key: readFileSync(config.tls.keyFile, 'utf8'), selfSigned: false };
+    return { cert: readFileSync(config.tls.certFile, 'utf8'), key: readFileSync(config.tls.keyFile, 'utf8'), selfSigned: false, certFile: config.tls.certFile };
   }
   const dir = join(config.dataDir, 'tls');
   const certFile = join(dir, 'cert.pem');
@@ -48,5 +50,5 @@ export async function loadTls(config: WarrenConfig): Promise<TlsMaterial | undef
     writeFileSync(keyFile, pems.private, { mode: 0o600 });
     writeFileSync(certFile, pems.cert, { mode: 0o644 });
   }
-  return { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8'), selfSigned: true };
+  return { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8'), selfSigned: true, certFile };
 }

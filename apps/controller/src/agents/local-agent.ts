@@ -1,0 +1,90 @@
+import { Logger } from '@nestjs/common';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { WarrenConfig } from '../config/config.js';
+import type { AgentCredentialsService } from '../nodes/agent-credentials.service.js';
+import { writeJsonAtomic } from '#libs/files/atomic-file.js';
+
+/** The built agent beside the built controller (dist/apps/agent/src/main.js). */
+const AGENT_MAIN = fileURLToPath(new URL('../../../agent/src/main.js', import.meta.url));
+const MAX_BACKOFF_MS = 30_000;
+
+export interface LocalAgent {
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs an agent for the local node beside the controller, so a fresh install manages its own
+ * host. It gets a fresh credential at every start, written to its data directory (0600) rather
+ * than sent over the network; in PostgreSQL queue mode it also gets the database address, in
+ * its environment. It trusts exactly the panel's own certificate. When it exits it is started
+ * again, with backoff; when the host cannot apply (not root, tools missing) it says so on its
+ * link and the node shows the gap.
+ */
+export async function startLocalAgent(options: {
+  config: WarrenConfig;
+  credentials: AgentCredentialsService;
+  localNodeId: string;
+  /** The panel as the agent reaches it: scheme, loopback address, port and base path. */
+  panelUrl: string;
+  /** The self-signed certificate file the panel serves, if it made its own. */
+  caFile?: string;
+  databaseUrl: string;
+}): Promise<LocalAgent> {
+  const logger = new Logger('local-agent');
+  if (!existsSync(AGENT_MAIN)) {
+    logger.warn(`the agent is not built (${AGENT_MAIN}): run npm run build; the local node stays unmanaged`);
+    return { stop: async () => undefined };
+  }
+  const dataDir = join(options.config.dataDir, 'local-agent');
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const identity = await options.credentials.issueLocalCredential(options.localNodeId);
+  writeJsonAtomic(join(dataDir, 'agent.json'), { ...identity, controllerUrl: options.panelUrl });
+
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    WARREN_AGENT_DATA_DIR: dataDir,
+    WARREN_LOG_LEVEL: options.config.logLevel,
+    ...(options.caFile ? { WARREN_CONTROLLER_CA: options.caFile } : {}),
+    ...(identity.queue.kind === 'postgres' ? { WARREN_AGENT_QUEUE_DATABASE_URL: options.databaseUrl } : {}),
+  };
+  // Not the controller's own settings: the agent reads its own names only, but a stray
+  // DATABASE_URL has no business in a process that needs none.
+  delete env.DATABASE_URL;
+  delete env.WARREN_ADMIN_PASSWORD;
+
+  let child: ChildProcess | undefined;
+  let stopped = false;
+  let failures = 0;
+  let restartTimer: NodeJS.Timeout | undefined;
+  const launch = () => {
+    const startedAt = Date.now();
+    // Its log lines go where the controller's go, already labelled by the agent's own logger.
+    child = spawn(process.execPath, [AGENT_MAIN], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+    child.once('exit', (code, signal) => {
+      child = undefined;
+      if (stopped) return;
+      failures = Date.now() - startedAt > 60_000 ? 0 : failures + 1;
+      const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.max(0, failures - 1));
+      logger.warn(`the local agent exited (${signal ?? `code ${code}`}); starting it again in ${Math.round(delay / 1000)} s`);
+      restartTimer = setTimeout(launch, delay);
+      restartTimer.unref();
+    });
+  };
+  launch();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(restartTimer);
+      const running = child;
+      if (!running) return;
+      await new Promise<void>((resolve) => {
+        running.once('exit', () => resolve());
+        running.kill('SIGTERM');
+        setTimeout(() => running.kill('SIGKILL'), 10_000).unref();
+      });
+    },
+  };
+}
