@@ -80,6 +80,21 @@ test('a client created through the API gets a working tunnel on the node, and it
   expect(synced.agent.lastApply).toMatchObject({ ok: true, interfaces: [{ name: ifname, state: 'up' }] });
   expect(await nodeNs.exec('ip', '-4', '-o', 'address', 'show', 'dev', ifname)).toContain(`inet ${GATEWAY}/24`);
 
+  // The agent's system samples reach the snapshot and the node's history.
+  const system = await eventually('the node in GET /api/system with a sample', async () => {
+    const body = (await call('GET', 'system')).body;
+    const entry = body.nodes.find((n: { id: string }) => n.id === nodeId);
+    return entry?.system ? entry : undefined;
+  });
+  expect(system.agent.state).toBe('connected');
+  expect(system.sync).toMatchObject({ inSync: true });
+  expect(system.system.memory.total).toBeGreaterThan(0);
+  const history = await eventually('samples in the node history', async () => {
+    const body = (await call('GET', `system/history?range=5m&nodeId=${nodeId}`)).body;
+    return body.series.memory.some((point: { v: number | null }) => point.v !== null) ? body : undefined;
+  });
+  expect(history.series.memory).toHaveLength(240);
+
   // The enrolment secret was for one use.
   const again = await t.call('POST', 'agent/enrol', { body: { secret: node.body.enrolment.secret } });
   expect(again.status).toBe(401);

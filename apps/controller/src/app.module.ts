@@ -3,7 +3,6 @@ import { APP_FILTER, APP_GUARD, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { AgentLinkGateway } from './agents/agent-link.gateway.js';
 import { AgentLinkService } from './agents/agent-link.service.js';
-import { SystemSamples } from './agents/system-samples.js';
 import { AuthController } from './auth/auth.controller.js';
 import { AuthGuard } from './auth/auth.guard.js';
 import { AuthService } from './auth/auth.service.js';
@@ -72,7 +71,6 @@ export class AppModule {
         AgentCredentialsService,
         DeliveryService,
         UsageService,
-        SystemSamples,
         AgentLinkService,
         AgentLinkGateway,
       ],

@@ -4,7 +4,7 @@ import type { AgentMessage, ControllerMessage } from '#libs/contracts/agent-link
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
 import { UsageService } from '../clients/usage.service.js';
 import { DeliveryService } from '../nodes/delivery.service.js';
-import { SystemSamples } from './system-samples.js';
+import { SystemService } from '../system/system.service.js';
 
 /** How often "still here" reaches the database; the link itself knows at once. */
 const LAST_SEEN_WRITE_MS = 10_000;
@@ -22,7 +22,7 @@ export class AgentLinkService {
     @Inject(MikroORM) private readonly orm: MikroORM,
     private readonly usage: UsageService,
     private readonly delivery: DeliveryService,
-    private readonly samples: SystemSamples,
+    private readonly system: SystemService,
   ) {}
 
   /** Handles one message; returns what to answer (or nothing). */
@@ -34,7 +34,7 @@ export class AgentLinkService {
         await this.seen(nodeId);
         return undefined;
       case 'system':
-        this.samples.record(nodeId, message.sample);
+        this.system.record(nodeId, message.sample);
         await this.seen(nodeId);
         return undefined;
       case 'counters': {
