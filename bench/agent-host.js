@@ -236,8 +236,10 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       await inNamespace(namespace, 'wg', 'syncconf', bareName, file);
       bare.noop.push(performance.now() - t);
       t = performance.now();
-      await inNamespace(namespace, 'wg', 'show', bareName, 'peers');
+      const listed = await inNamespace(namespace, 'wg', 'show', bareName, 'peers');
       bare.showPeers.push(performance.now() - t);
+      // A syncconf wireguard-go refused mid-way (wg dies of SIGPIPE) would look fast: make sure it took.
+      if (listed.trim().split('\n').length !== settings.peers) throw new Error(`bare syncconf left ${listed.trim().split('\n').length} peers on ${bareName}`);
       await inNamespace(namespace, 'ip', 'link', 'del', 'dev', bareName);
       await waitForGone(bareName);
 

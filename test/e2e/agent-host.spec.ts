@@ -335,6 +335,24 @@ test('an AmneziaWG interface fails with the reason while the others are applied'
   await host.apply(state(2, []));
 });
 
+test('a listen port already taken fails that interface with the port named, and only that one', async () => {
+  const { host } = newHost();
+  const [first, second] = [ifname('o'), ifname('u')];
+  const taken = iface(first, 95, { peers: [peer('10.95.0.2')] });
+  const result = await host.apply(state(1, [taken, iface(second, 96, { listenPort: taken.listenPort, peers: [peer('10.96.0.2')] })]));
+  expect(result.ok).toBe(false);
+  expect(result.interfaces).toEqual([
+    { name: first, state: 'up', driver: 'wireguard-go', peers: 1 },
+    { name: second, state: 'failed', driver: 'wireguard-go', peers: 0, error: `listen port ${taken.listenPort} could not be bound on ${second} (already in use by another interface or program?)` },
+  ]);
+  // Fixed by the next revision: the interface is kept and loaded again.
+  const fixed = await host.apply(state(2, [taken, iface(second, 96, { peers: [peer('10.96.0.2')] })]));
+  expect(fixed.ok).toBe(true);
+  expect((await wgDump(second)).peers.size).toBe(1);
+  await host.apply(state(3, []));
+  expect(await linkExists(second)).toBe(false);
+});
+
 test('concurrent applies run one after another, and an older revision does not undo a newer one', async () => {
   const { host } = newHost();
   const name = ifname('q');

@@ -29,12 +29,14 @@ export class CommandError extends Error {
     readonly stderr: string,
     /** Whatever the program printed before failing (e.g. `wg show all dump` when one interface vanished mid-read). */
     readonly stdout: string,
+    /** The signal that ended it, other than our time limit's (e.g. SIGPIPE when wireguard-go hangs up on wg). */
+    readonly signal: NodeJS.Signals | null = null,
   ) {
-    super(CommandError.describe(command, reason, exitCode, stderr));
+    super(CommandError.describe(command, reason, exitCode, stderr, signal));
     this.name = 'CommandError';
   }
 
-  private static describe(command: string, reason: CommandFailure, exitCode: number | null, stderr: string): string {
+  private static describe(command: string, reason: CommandFailure, exitCode: number | null, stderr: string, signal: NodeJS.Signals | null): string {
     switch (reason) {
       case 'not-found':
         return `${command}: program not found`;
@@ -43,7 +45,7 @@ export class CommandError extends Error {
       case 'spawn':
         return `${command}: could not start${stderr ? `: ${stderr}` : ''}`;
       default:
-        return `${command}: exit ${exitCode ?? 'by signal'}${stderr ? `: ${stderr}` : ''}`;
+        return `${command}: ${exitCode === null ? `killed by ${signal ?? 'a signal'}` : `exit ${exitCode}`}${stderr ? `: ${stderr}` : ''}`;
     }
   }
 }
@@ -182,7 +184,7 @@ export class CommandRunner {
       const reason = /No such file or directory/.test(netnsExec[1]) ? 'not-found' : 'spawn';
       return new CommandError(command, reason, exitCode, text, stdout);
     }
-    return new CommandError(command, 'exit', exitCode, text, stdout);
+    return new CommandError(command, 'exit', exitCode, text, stdout, exitCode === null ? (error.signal ?? null) : null);
   }
 }
 

@@ -32,11 +32,38 @@ export function configPath(stateDir: string, name: string): string {
   return join(stateDir, `${name}.conf`);
 }
 
-export async function syncConfig(runner: CommandRunner, stateDir: string, name: string, config: RenderedConfig, peers: number): Promise<void> {
+export async function syncConfig(
+  runner: CommandRunner,
+  stateDir: string,
+  name: string,
+  config: RenderedConfig,
+  peers: number,
+  listenPort: number,
+): Promise<void> {
   const file = configPath(stateDir, name);
   writeFileAtomic(file, config.text);
-  // ~0.13 ms per peer on a 2-core machine through wireguard-go; leave a wide margin for slow hosts.
-  await runner.run('wg', ['syncconf', name, file], { timeoutMs: Math.max(30_000, peers * 3) });
+  try {
+    // ~0.13 ms per peer on a 2-core machine through wireguard-go; leave a wide margin for slow hosts.
+    await runner.run('wg', ['syncconf', name, file], { timeoutMs: Math.max(30_000, peers * 3) });
+  } catch (error) {
+    throw (await portProblem(runner, name, listenPort)) ?? error;
+  }
+}
+
+/**
+ * wireguard-go answers a setting it cannot apply by hanging up, and wg dies of SIGPIPE without
+ * a word. The usual cause is a listen port already bound (it is set before any peer), so that is
+ * checked and named instead.
+ */
+async function portProblem(runner: CommandRunner, name: string, listenPort: number): Promise<Error | null> {
+  try {
+    const { stdout } = await runner.run('wg', ['show', name, 'listen-port']);
+    const actual = Number(stdout.trim());
+    if (actual === listenPort) return null;
+    return new Error(`listen port ${listenPort} could not be bound on ${name} (already in use by another interface or program?)`);
+  } catch {
+    return null;
+  }
 }
 
 /**

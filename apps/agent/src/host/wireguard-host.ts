@@ -213,7 +213,7 @@ export class WireGuardHost {
       // Addressing does not depend on the peers: done while wireguard-go digests the config, it
       // costs no wall-clock time on a multi-core host.
       const [synced, addressed] = await Promise.allSettled([
-        unchanged ? Promise.resolve() : syncConfig(this.runner, this.stateDir, name, config, iface.peers.length),
+        unchanged ? Promise.resolve() : syncConfig(this.runner, this.stateDir, name, config, iface.peers.length, iface.listenPort),
         reconcileAddressing(this.runner, link, address, iface.mtu),
       ]);
       if (synced.status === 'rejected') throw synced.reason;
