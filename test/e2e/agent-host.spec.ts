@@ -184,8 +184,13 @@ test('apply creates the interface with address, MTU, up and the exact peers; a s
   expect(inet(after)).toEqual(['10.81.0.1/24']);
   expect(after.mtu).toBe(1400);
 
-  // The same state again: nothing to do, nothing disturbed.
+  // The same state again: nothing to do, nothing disturbed, syncconf skipped (the file is only
+  // ever written right before it).
+  const configFile = join(stateDir, `${name}.conf`);
+  const written = statSync(configFile).mtimeMs;
+  await new Promise((resolve) => setTimeout(resolve, 20));
   const again = await host.apply(state(3, [second]));
+  expect(statSync(configFile).mtimeMs).toBe(written);
   expect(again).toMatchObject({ revision: 3, ok: true, interfaces: [{ name, state: 'up', peers: 3 }] });
   expect((await wgDump(name)).peers).toEqual(dump.peers);
   expect((await ipAddr(name)).ifindex).toBe(link.ifindex);
@@ -194,6 +199,7 @@ test('apply creates the interface with address, MTU, up and the exact peers; a s
   await server!.exec('wg', 'set', name, 'peer', added.publicKey, 'remove');
   expect((await host.apply(state(4, [second]))).ok).toBe(true);
   expect([...(await wgDump(name)).peers.keys()]).toContain(added.publicKey);
+  expect(statSync(configFile).mtimeMs).toBeGreaterThan(written);
 });
 
 test('a real handshake and ping through the tunnel, then the counters show traffic for that peer only', async () => {

@@ -33,9 +33,8 @@ interface IpJsonLink {
   addr_info?: { family?: string; local?: string; prefixlen?: number; scope?: string }[];
 }
 
-/** Every link, or just `name`'s (an empty map when it does not exist). */
-export async function readLinks(runner: CommandRunner, name?: string): Promise<Map<string, Link>> {
-  const { stdout } = await runner.run('ip', ['-d', '-j', 'address', 'show', ...(name === undefined ? [] : ['dev', name])]);
+export async function readLinks(runner: CommandRunner): Promise<Map<string, Link>> {
+  const { stdout } = await runner.run('ip', ['-d', '-j', 'address', 'show']);
   return parseLinks(stdout);
 }
 

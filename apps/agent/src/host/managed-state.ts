@@ -17,7 +17,10 @@ export interface ManagedInterface {
   configSha256: string | null;
   /** The peers that config holds. */
   peers: number;
-  /** The link's index when that config was loaded: a re-created link has a new one. */
+  /**
+   * The link's index when that config was loaded (a re-created link has a new one); null until
+   * an apply after the one that created the link has seen it.
+   */
   ifindex: number | null;
 }
 

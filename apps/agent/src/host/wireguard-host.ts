@@ -201,15 +201,17 @@ export class WireGuardHost {
           throw error;
         }
         created = true;
-        link = (await readLinks(this.runner, name)).get(name);
-        if (!link) throw new Error(`${name} was created but does not show up in ip link`);
+        // A new WireGuard link is down with no address: no need to ask. Its index is learnt from
+        // the next apply's snapshot (null until then, which the unchanged check below accepts).
+        link = { ifindex: -1, name, kind: LINK_KIND[driver], mtu: 0, up: false, addresses: [] };
       }
       const entry = state.interfaces[name];
       const unchanged =
         !created &&
         entry.configSha256 === config.sha256 &&
-        entry.ifindex === link.ifindex &&
+        (entry.ifindex === null || entry.ifindex === link.ifindex) &&
         (await livePeersMatch(this.runner, name, iface));
+      if (unchanged) entry.ifindex = link.ifindex;
       // Addressing does not depend on the peers: done while wireguard-go digests the config, it
       // costs no wall-clock time on a multi-core host.
       const [synced, addressed] = await Promise.allSettled([
@@ -220,7 +222,7 @@ export class WireGuardHost {
       if (!unchanged) {
         entry.configSha256 = config.sha256;
         entry.peers = iface.peers.length;
-        entry.ifindex = link.ifindex;
+        entry.ifindex = created ? null : link.ifindex;
       }
       if (addressed.status === 'rejected') throw addressed.reason;
       return { name, state: 'up', driver, peers: iface.peers.length };
