@@ -23,6 +23,7 @@ test('no rules: the table is removed (and removing an absent table is not an err
 
 test('values nft would misread are refused before they reach a ruleset', () => {
   expect(natRuleProblem({ subnet: '10.8.0.0/24', outInterface: 'eth0' })).toBeNull();
+  expect(natRuleProblem({ subnet: '10.8.0.0/24', outInterface: 'eth0.100' })).toBeNull();
   expect(natRuleProblem({ subnet: '10.8.0.1/24', outInterface: 'eth0' })).toMatch(/host bits/);
   expect(natRuleProblem({ subnet: '300.8.0.0/24', outInterface: 'eth0' })).toMatch(/NAT subnet/);
   expect(natRuleProblem({ subnet: '10.8.0.0/24', outInterface: 'eth0" accept #' })).toMatch(/not an interface name/);

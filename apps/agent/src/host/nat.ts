@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { formatCidr, parseCidr } from '#libs/wireguard/ipv4.js';
-import { interfaceName } from '#libs/contracts/desired-state.js';
 import type { CommandRunner } from './command-runner.js';
 import { writeFileAtomic } from './managed-state.js';
 
@@ -13,6 +12,7 @@ import { writeFileAtomic } from './managed-state.js';
  */
 
 export const DEFAULT_NAT_TABLE = 'warren';
+const UPLINK_NAME = /^[A-Za-z0-9_.-]{1,15}$/;
 
 export interface NatRule {
   /** Tunnel network, e.g. 10.8.0.0/24. */
@@ -28,8 +28,9 @@ export function natRuleProblem(rule: NatRule): string | null {
   } catch (error) {
     return `NAT subnet: ${(error as Error).message}`;
   }
-  // The name is quoted in the ruleset: the contract's pattern (no quotes, no spaces) keeps it a name.
-  if (!interfaceName.safeParse(rule.outInterface).success) return `NAT interface ${JSON.stringify(rule.outInterface)} is not an interface name`;
+  // The name is quoted in the ruleset: no quotes, spaces or backslashes may reach it. Dots are
+  // allowed (VLAN uplinks such as eth0.100), as the panel allows them.
+  if (!UPLINK_NAME.test(rule.outInterface)) return `NAT interface ${JSON.stringify(rule.outInterface)} is not an interface name`;
   return null;
 }
 
