@@ -25,6 +25,10 @@ export interface ClientView {
   startOnFirstUse: boolean;
   durationSeconds: number;
   activatedAt: Date | null;
+  /** The latest handshake of any of its devices on any node (from the agents' counters). */
+  lastHandshake: Date | null;
+  /** Derived: a handshake within ONLINE_WINDOW_MS. */
+  onlineNow: boolean;
   status: ClientStatus;
   subId: string;
   interfaceIds: string[];
@@ -43,9 +47,21 @@ export const CLIENT_VIEW_COLUMNS = `
   c.expires_at, c.device_limit, c.rate_bits_per_sec, c.reset_cycle, c.last_reset_at, c.start_on_first_use,
   c.duration_seconds, c.activated_at, c.status, c.sub_id, c.created_at, c.updated_at,
   (select count(*) from devices d where d.client_id = c.id) as device_count,
+  (select max(d.last_handshake) from devices d where d.client_id = c.id) as last_handshake,
   array(select ci.interface_id::text from client_interfaces ci where ci.client_id = c.id order by ci.interface_id) as interface_ids`;
 
 export type ClientRow = Record<string, unknown>;
+
+/**
+ * How recent a handshake must be for a device to count as online. WireGuard renews a session's
+ * handshake every 2 minutes while packets flow (profiles keep alive every 25 s), so a live
+ * device's handshake is never older than that plus one report interval.
+ */
+export const ONLINE_WINDOW_MS = 180_000;
+
+export function isOnline(lastHandshake: Date | null, now = Date.now()): boolean {
+  return lastHandshake !== null && now - lastHandshake.getTime() < ONLINE_WINDOW_MS;
+}
 
 /** The one mapper from a snake_case row (selected with CLIENT_VIEW_COLUMNS) to the view. */
 export function toClientView(row: ClientRow): ClientView {
@@ -73,6 +89,8 @@ export function toClientView(row: ClientRow): ClientView {
     startOnFirstUse: row.start_on_first_use as boolean,
     durationSeconds: readNumber(row.duration_seconds),
     activatedAt: readTimestamp(row.activated_at),
+    lastHandshake: readTimestamp(row.last_handshake),
+    onlineNow: isOnline(readTimestamp(row.last_handshake)),
     status: row.status as ClientStatus,
     subId: row.sub_id as string,
     interfaceIds: (row.interface_ids as string[] | null) ?? [],
@@ -89,6 +107,7 @@ export interface DeviceView {
   upBytes: number;
   downBytes: number;
   lastHandshake: Date | null;
+  onlineNow: boolean;
   createdAt: Date;
   accounts: AccountView[];
 }
@@ -126,6 +145,7 @@ export function toDeviceViews(rows: ClientRow[]): DeviceView[] {
         upBytes: readNumber(row.device_up_bytes),
         downBytes: readNumber(row.device_down_bytes),
         lastHandshake: readTimestamp(row.device_last_handshake),
+        onlineNow: isOnline(readTimestamp(row.device_last_handshake)),
         createdAt: readRequiredTimestamp(row.device_created_at),
         accounts: [],
       };

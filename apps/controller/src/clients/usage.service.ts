@@ -5,6 +5,7 @@ import { bumpRevisions } from '../nodes/revisions.js';
 import type { ClientStatus } from './client.entity.js';
 import { activationOnFirstUse, affectsPeers, nextStatus } from './client-status.js';
 import { ClientTotals } from './client-totals.js';
+import { readTimestamp } from './sql.js';
 import { nodesOfClients } from './provisioning.js';
 
 export interface CountersOutcome {
@@ -21,11 +22,11 @@ interface TouchedClient {
   status: ClientStatus;
   quota_bytes: string;
   used_bytes: string;
-  expires_at: Date | null;
+  expires_at: unknown;
   start_on_first_use: boolean;
-  activated_at: Date | null;
+  activated_at: unknown;
   duration_seconds: number;
-  handshake: Date | null;
+  handshake: unknown;
 }
 
 /** Deadlock and serialization failures are retried: the transaction is whole or nothing. */
@@ -118,8 +119,9 @@ export class UsageService {
     const changes: { id: string; status: ClientStatus; activated_at: string | null; expires_at: string | null }[] = [];
     const lostOrGainedPeers: string[] = [];
     for (const row of touched) {
-      let expiresAt = row.expires_at;
-      let activatedAt = row.activated_at;
+      // Raw rows carry timestamps as the driver gives them (text here), hence readTimestamp.
+      let expiresAt = readTimestamp(row.expires_at);
+      let activatedAt = readTimestamp(row.activated_at);
       const activation =
         row.handshake !== null
           ? activationOnFirstUse({ startOnFirstUse: row.start_on_first_use, activatedAt, durationSeconds: row.duration_seconds }, now)
