@@ -54,13 +54,16 @@ export class WireGuardHost {
     return run;
   }
 
-  /** Names of interfaces the agent manages and has applied that no longer exist (one `ip` command). */
+  /**
+   * Names of interfaces the agent manages that no longer exist (one `ip` command): a watchdog's
+   * cue to apply the last desired state again. (An interface whose creation failed is not
+   * managed, so it is not reported over and over.)
+   */
   async missingInterfaces(): Promise<string[]> {
-    const state = this.loadState();
-    const applied = Object.entries(state.interfaces).filter(([, entry]) => entry.configSha256 !== null);
-    if (applied.length === 0) return [];
+    const managed = Object.keys(this.loadState().interfaces);
+    if (managed.length === 0) return [];
     const present = await readLinkNames(this.runner);
-    return applied.map(([name]) => name).filter((name) => !present.has(name));
+    return managed.filter((name) => !present.has(name));
   }
 
   /** Interfaces this agent created and still manages (what counters are read for). */
