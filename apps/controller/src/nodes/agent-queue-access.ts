@@ -36,7 +36,11 @@ export class AgentQueueAccess {
     return this.config.redisUrl ? 'redis' : 'postgres';
   }
 
-  /** Creates or re-keys the node's Redis user; the old password stops working at once. */
+  /**
+   * Creates or re-keys the node's Redis user; the old password stops working at once, and so do
+   * connections already logged in with it (Redis keeps those authenticated through a re-key: a
+   * lost host enrolled again would go on reading the node's jobs).
+   */
   async grant(nodeId: string): Promise<QueueAccess> {
     if (!this.config.redisUrl) return { kind: 'postgres' };
     const password = randomBytes(32).toString('base64url');
@@ -44,6 +48,7 @@ export class AgentQueueAccess {
     const keys = `~${this.config.queuePrefix}:${nodeQueueName(nodeId)}:*`;
     const hash = createHash('sha256').update(password).digest('hex');
     await this.redis().call('ACL', 'SETUSER', username, 'reset', 'on', `#${hash}`, keys, 'resetchannels', '-@all', ...WORKER_COMMANDS);
+    await this.redis().call('CLIENT', 'KILL', 'USER', username);
     return { kind: 'redis', url: this.config.agentRedisUrl ?? this.config.redisUrl, username, password, prefix: this.config.queuePrefix };
   }
 

@@ -1,5 +1,6 @@
 import { Body, Controller, Inject, Param, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { AgentLinkGateway } from '../agents/agent-link.gateway.js';
 import type { WarrenConfig } from '../config/config.js';
 import { Route } from '../http/route.decorator.js';
 import { requestOrigin } from '../http/request-origin.js';
@@ -12,6 +13,7 @@ import { EnrolDto } from './dto/enrol.dto.js';
 export class EnrolmentController {
   constructor(
     private readonly credentials: AgentCredentialsService,
+    private readonly links: AgentLinkGateway,
     @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
   ) {}
 
@@ -34,7 +36,10 @@ export class EnrolmentController {
     example: { secret: 'wne_…' },
     public: true,
   })
-  enrol(@Body() body: EnrolDto) {
-    return this.credentials.enrol(body.secret);
+  async enrol(@Body() body: EnrolDto) {
+    const enrolled = await this.credentials.enrol(body.secret);
+    // The node's previous credential is void: a link still open with it (a lost host) ends now.
+    this.links.disconnect(enrolled.nodeId);
+    return enrolled;
   }
 }
