@@ -1,6 +1,7 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatCidr, parseCidr } from '#libs/wireguard/ipv4.js';
-import type { CommandRunner } from './command-runner.js';
+import { CommandError, type CommandRunner } from './command-runner.js';
 import { writeFileAtomic } from './managed-state.js';
 
 /**
@@ -56,6 +57,19 @@ export async function applyNat(runner: CommandRunner, stateDir: string, table: s
   const file = join(stateDir, 'nat.nft');
   writeFileAtomic(file, renderNatRuleset(table, rules));
   await runner.run('nft', ['-f', file]);
-  // Through the runner, so it is the namespace's (or host's) own /proc/sys that changes.
-  if (rules.length > 0) await runner.run('sysctl', ['-q', '-w', 'net.ipv4.ip_forward=1']);
+  if (rules.length > 0) await enableForwarding(runner);
+}
+
+/**
+ * Through the runner, so it is the namespace's (or host's) own /proc/sys that changes. A host
+ * without procps (minimal images) gets the file written directly, which is the same thing when
+ * the agent runs in the host's own namespace.
+ */
+async function enableForwarding(runner: CommandRunner): Promise<void> {
+  try {
+    await runner.run('sysctl', ['-q', '-w', 'net.ipv4.ip_forward=1']);
+  } catch (error) {
+    if (!(error instanceof CommandError && error.reason === 'not-found' && runner.namespace === undefined)) throw error;
+    writeFileSync('/proc/sys/net/ipv4/ip_forward', '1\n');
+  }
 }
