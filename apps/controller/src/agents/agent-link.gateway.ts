@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -12,6 +12,8 @@ import { AgentLinkService } from './agent-link.service.js';
 /** A counter batch of 200,000 peers is about 30 MB of JSON; anything larger is not an agent. */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 const PING_INTERVAL_MS = 15_000;
+/** How long links get at shutdown to answer the close before they are dropped. */
+const CLOSE_GRACE_MS = 2_000;
 
 /**
  * The agents' WebSocket endpoint (`<base>/api/agent/link`). The upgrade is refused unless it
@@ -20,7 +22,7 @@ const PING_INTERVAL_MS = 15_000;
  * most one link: a new one replaces the old.
  */
 @Injectable()
-export class AgentLinkGateway implements OnApplicationBootstrap, OnApplicationShutdown {
+export class AgentLinkGateway implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('agent-link');
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   private readonly links = new Map<string, WebSocket>();
@@ -43,11 +45,21 @@ export class AgentLinkGateway implements OnApplicationBootstrap, OnApplicationSh
     this.pingTimer.unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Before the HTTP server closes, not after: closing it waits for every connection, upgraded
+   * ones included, and an agent's link never ends by itself (the panel hung on SIGTERM for as
+   * long as an agent was connected).
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.pingTimer);
     this.server?.off('upgrade', this.onUpgrade);
-    for (const socket of this.links.values()) socket.close(1001, 'controller shutting down');
-    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+    for (const socket of this.wss.clients) socket.close(1001, 'controller shutting down');
+    const closed = new Promise<void>((resolve) => this.wss.close(() => resolve()));
+    const drop = setTimeout(() => {
+      for (const socket of this.wss.clients) socket.terminate();
+    }, CLOSE_GRACE_MS);
+    await closed;
+    clearTimeout(drop);
   }
 
   /** Nodes with a live link to this controller. */
