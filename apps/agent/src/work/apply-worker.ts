@@ -9,6 +9,17 @@ const QUEUE_SCHEMA = 'bullmq';
 
 export type ApplyHandler = (job: Job) => Promise<ApplyResult>;
 
+/**
+ * How soon a job whose agent died mid-apply is offered again. Until then the controller's
+ * re-delivery collapses into it (same job id), so BullMQ's defaults (30 s lock, 30 s check, and
+ * a check is skipped within an interval of the dead worker's last) left a restarted node out of
+ * sync for about a minute; now about 15 s. The lock is renewed every 5 s while an apply runs
+ * (applies wait on child processes, not on the event loop); a false stall would only apply the
+ * same state twice.
+ */
+const LOCK_MS = 10_000;
+const STALLED_CHECK_MS = 5_000;
+
 /** A worker on either store; only the backend-neutral part of its API is used. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyWorker = Worker<any, any, string, any, any, any>;
@@ -44,12 +55,23 @@ export class ApplyWorker {
         maxRetriesPerRequest: null,
       });
       this.redis.on('error', (error) => this.onError(error));
-      this.worker = new Worker(name, processor, { connection: this.redis, prefix: this.access.prefix, concurrency: 1 });
+      this.worker = new Worker(name, processor, {
+        connection: this.redis,
+        prefix: this.access.prefix,
+        concurrency: 1,
+        lockDuration: LOCK_MS,
+        stalledInterval: STALLED_CHECK_MS,
+      });
     } else {
       if (!this.queueDatabaseUrl) throw new Error('the panel keeps its queues in PostgreSQL: WARREN_AGENT_QUEUE_DATABASE_URL is required (local agent only)');
       this.pool = new pg.Pool({ connectionString: this.queueDatabaseUrl, max: 3, options: `-c search_path=${QUEUE_SCHEMA}` });
       this.pool.on('error', (error) => this.onError(error));
-      this.worker = new Worker(name, processor, { connection: this.pool, concurrency: 1 }, createPostgresBackend);
+      this.worker = new Worker(
+        name,
+        processor,
+        { connection: this.pool, concurrency: 1, lockDuration: LOCK_MS, stalledInterval: STALLED_CHECK_MS },
+        createPostgresBackend,
+      );
     }
     this.worker!.on('error', (error: Error) => this.onError(error));
   }
