@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { generatePrefixedSecret, hashSecret, isWellFormedPrefixedSecret } from '#libs/tokens/api-token.js';
 import type { EnrolResponse } from '#libs/contracts/agent-link.js';
@@ -27,7 +27,8 @@ export interface Enrolment {
  * is cut off by enrolling it again (or deleting the node).
  */
 @Injectable()
-export class AgentCredentialsService implements OnApplicationShutdown {
+export class AgentCredentialsService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('agent-credentials');
   private readonly queueAccess: AgentQueueAccess;
 
   constructor(
@@ -37,8 +38,38 @@ export class AgentCredentialsService implements OnApplicationShutdown {
     this.queueAccess = new AgentQueueAccess(config);
   }
 
+  onApplicationBootstrap(): void {
+    this.queueAccess.watch(() => this.restoreQueueUsers());
+  }
+
   async onApplicationShutdown(): Promise<void> {
     await this.queueAccess.close();
+  }
+
+  /**
+   * Puts every enrolled node's Redis user back, with the password its agent holds (Redis came
+   * back empty: a restart without persistence). Agents are not involved: their connections retry
+   * and log in again. Twice: an enrolment running meanwhile stores its hash before it sets its
+   * user, so one re-read after the first pass sees every hash that pass may have overwritten.
+   */
+  private async restoreQueueUsers(): Promise<void> {
+    const read = async () =>
+      new Map(
+        (
+          await this.orm.em
+            .fork()
+            .execute<{ node_id: string; queue_password_hash: string }[]>('select node_id, queue_password_hash from node_agents where queue_password_hash is not null')
+        ).map((row) => [row.node_id, row.queue_password_hash]),
+      );
+    try {
+      const first = await read();
+      await Promise.all([...first].map(([nodeId, hash]) => this.queueAccess.restore(nodeId, hash)));
+      const changed = [...(await read())].filter(([nodeId, hash]) => first.get(nodeId) !== hash);
+      await Promise.all(changed.map(([nodeId, hash]) => this.queueAccess.restore(nodeId, hash)));
+    } catch (error) {
+      // The next reconnection tries again; until then agents whose users are gone wait.
+      this.logger.warn(`restoring the agents' Redis users failed: ${(error as Error).message}`);
+    }
   }
 
   /** A fresh enrolment secret for the node; an earlier unused one stops working. */
@@ -79,7 +110,7 @@ export class AgentCredentialsService implements OnApplicationShutdown {
       [hashSecret(credential), hashSecret(secret)],
     );
     if (!claimed) throw unauthorized('invalid or expired enrolment secret');
-    const queue = await this.queueAccess.grant(claimed.node_id);
+    const queue = await this.queueAccess.grant(claimed.node_id, (hash) => this.recordQueuePassword(claimed.node_id, hash));
     return { nodeId: claimed.node_id, nodeName: claimed.name, credential, queue };
   }
 
@@ -97,8 +128,12 @@ export class AgentCredentialsService implements OnApplicationShutdown {
        ) select name from nodes where id = ?`,
       [nodeId, hashSecret(credential), nodeId],
     );
-    const queue = await this.queueAccess.grant(nodeId);
+    const queue = await this.queueAccess.grant(nodeId, (hash) => this.recordQueuePassword(nodeId, hash));
     return { nodeId, nodeName: row?.name ?? 'local', credential, queue };
+  }
+
+  private async recordQueuePassword(nodeId: string, hash: string): Promise<void> {
+    await this.orm.em.fork().execute('update node_agents set queue_password_hash = ? where node_id = ?', [hash, nodeId]);
   }
 
   /** The node a credential belongs to, or undefined. */

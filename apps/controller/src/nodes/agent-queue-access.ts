@@ -39,17 +39,38 @@ export class AgentQueueAccess {
   /**
    * Creates or re-keys the node's Redis user; the old password stops working at once, and so do
    * connections already logged in with it (Redis keeps those authenticated through a re-key: a
-   * lost host enrolled again would go on reading the node's jobs).
+   * lost host enrolled again would go on reading the node's jobs). `record` keeps the password's
+   * hash before Redis gets it (see restore()).
    */
-  async grant(nodeId: string): Promise<QueueAccess> {
+  async grant(nodeId: string, record: (passwordHash: string) => Promise<void>): Promise<QueueAccess> {
     if (!this.config.redisUrl) return { kind: 'postgres' };
     const password = randomBytes(32).toString('base64url');
-    const username = agentRedisUsername(this.config.queuePrefix, nodeId);
-    const keys = `~${this.config.queuePrefix}:${nodeQueueName(nodeId)}:*`;
     const hash = createHash('sha256').update(password).digest('hex');
-    await this.redis().call('ACL', 'SETUSER', username, 'reset', 'on', `#${hash}`, keys, 'resetchannels', '-@all', ...WORKER_COMMANDS);
+    const username = agentRedisUsername(this.config.queuePrefix, nodeId);
+    await record(hash);
+    await this.setUser(nodeId, hash);
     await this.redis().call('CLIENT', 'KILL', 'USER', username);
     return { kind: 'redis', url: this.config.agentRedisUrl ?? this.config.redisUrl, username, password, prefix: this.config.queuePrefix };
+  }
+
+  /** Puts a node's user back as grant() made it, with the same password (its agent's retries then log in). */
+  async restore(nodeId: string, passwordHash: string): Promise<void> {
+    await this.setUser(nodeId, passwordHash);
+  }
+
+  /**
+   * Calls `restore` each time the controller's own connection to Redis is (re)established: a
+   * Redis that restarted without persistence, or a promoted replica, has no agent users.
+   */
+  watch(restore: () => Promise<void>): void {
+    if (!this.config.redisUrl) return;
+    this.redis().on('ready', () => void restore());
+  }
+
+  private async setUser(nodeId: string, passwordHash: string): Promise<void> {
+    const username = agentRedisUsername(this.config.queuePrefix, nodeId);
+    const keys = `~${this.config.queuePrefix}:${nodeQueueName(nodeId)}:*`;
+    await this.redis().call('ACL', 'SETUSER', username, 'reset', 'on', `#${passwordHash}`, keys, 'resetchannels', '-@all', ...WORKER_COMMANDS);
   }
 
   /** Removes the node's Redis user (node deleted); its open connections are closed by Redis. */

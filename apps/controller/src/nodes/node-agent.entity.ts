@@ -15,6 +15,8 @@ export const NodeAgent = defineEntity({
     enrolmentHash: p.string().length(64).nullable().unique().hidden(),
     enrolmentExpiresAt: p.datetime().nullable(),
     credentialHash: p.string().length(64).nullable().unique().hidden(),
+    /** SHA-256 of the node's Redis password: its ACL user is re-created from it when Redis lost it. */
+    queuePasswordHash: p.string().length(64).nullable().hidden(),
     enrolledAt: p.datetime().nullable(),
     version: p.string().length(64).nullable(),
     capabilities: p.json<Capabilities>().nullable(),
