@@ -41,8 +41,11 @@ export const desiredInterfaceSchema = z.object({
   /** The tunnel network, e.g. 10.8.0.0/24 (what NAT masquerades). */
   subnet: z.string().regex(/^[\d.]+\/\d{1,2}$/, 'an IPv4 network in CIDR form'),
   mtu: z.number().int().min(576).max(9000),
-  /** The host's uplink clients' traffic leaves through (masqueraded); null = no NAT. */
-  natInterface: interfaceName.nullable(),
+  /**
+   * The host's uplink clients' traffic leaves through (masqueraded); null = no NAT. An existing
+   * host link, so its name may carry what Linux allows beyond the panel's own names (eth0.100).
+   */
+  natInterface: z.string().regex(/^[A-Za-z0-9_.@-]{1,15}$/, 'a host interface name').nullable(),
   amnezia: amneziaSchema.nullable(),
   /** Only peers of active clients' enabled devices: everything else is absent from the host. */
   peers: z.array(desiredPeerSchema),
