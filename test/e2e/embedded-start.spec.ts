@@ -119,6 +119,28 @@ test('the CLI issues a token while the panel runs, and the panel accepts it', as
   expect(listed.body.map((token: { name: string }) => token.name)).toContain('e2e');
 }, SLOW);
 
+test('the local node\u2019s agent connects over the panel\u2019s own certificate and applies jobs from the PostgreSQL queue backend', async () => {
+  const localNode = async () => (await https('GET', `${origin}/api/nodes`, { token: cliToken })).body.find((node: { isLocal: boolean }) => node.isLocal);
+  const deadline = Date.now() + 30_000;
+  let node = await localNode();
+  while (!(node.agent.state === 'connected' && node.inSync) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    node = await localNode();
+  }
+  expect(node).toMatchObject({ inSync: true, agent: { state: 'connected' } });
+  // A change to the node (a disabled interface: nothing appears on this host) is a new revision,
+  // delivered as a job through the PostgreSQL backend and applied by the local agent.
+  const created = await https('POST', `${origin}/api/interfaces`, {
+    token: cliToken,
+    body: { nodeId: node.id, name: 'wgdisabled', listenPort: 51999, subnet: '10.99.0.0/24', endpointHost: '127.0.0.1', enabled: false },
+  });
+  expect(created.status).toBe(201);
+  const revision = (await localNode()).desiredRevision;
+  expect(revision).toBeGreaterThan(node.desiredRevision);
+  while ((await localNode()).appliedRevision !== revision && Date.now() < deadline + 15_000) await new Promise((resolve) => setTimeout(resolve, 200));
+  expect((await localNode()).appliedRevision).toBe(revision);
+}, SLOW);
+
 test('SIGTERM shuts down cleanly; the next start reuses the data directory', async () => {
   expect(await stopPanel('SIGTERM')).toEqual({ code: 0, signal: null });
   expect(postmasterOf(dataDir)).toBeUndefined();

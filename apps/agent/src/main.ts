@@ -31,6 +31,13 @@ Logger.overrideLogger(LOG_LEVELS[config.logLevel]);
 try {
   const app = await NestFactory.createApplicationContext(AgentModule.register(config), { logger: LOG_LEVELS[config.logLevel], abortOnError: false });
   app.enableShutdownHooks();
+  // Started by a controller as its local agent: it lives only as long as that controller does.
+  if (process.channel) {
+    process.once('disconnect', () => {
+      new Logger('agent').log('the controller that started this agent is gone: stopping');
+      void app.close().finally(() => process.exit(0));
+    });
+  }
 } catch (error) {
   process.stderr.write(`warren-agent: cannot start: ${(error as Error).message}\n`);
   process.exit(1);

@@ -61,8 +61,10 @@ export async function startLocalAgent(options: {
   let restartTimer: NodeJS.Timeout | undefined;
   const launch = () => {
     const startedAt = Date.now();
-    // Its log lines go where the controller's go, already labelled by the agent's own logger.
-    child = spawn(process.execPath, [AGENT_MAIN], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+    // Its log lines go where the controller's go, already labelled by the agent's own logger. The
+    // IPC channel is its lifeline: when the controller dies (even by SIGKILL) the channel closes
+    // and the agent stops, so a restarted controller never finds an orphan working its queue.
+    child = spawn(process.execPath, [AGENT_MAIN], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     child.once('exit', (code, signal) => {
       child = undefined;
       if (stopped) return;
