@@ -1,0 +1,516 @@
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { applyJobId, nodeQueueName } from '#libs/contracts/node-queue.js';
+import { AgentLinkGateway } from '../../apps/controller/src/agents/agent-link.gateway.js';
+import { UsageService } from '../../apps/controller/src/clients/usage.service.js';
+import { agentRedisUsername } from '../../apps/controller/src/nodes/agent-queue-access.js';
+import { wireguardGoPids } from '../../apps/agent/src/host/wireguard-link.js';
+import { freePort } from './spawned-process.js';
+import { eventually, startAgent, type AgentProcess } from '../support/agent-process.js';
+import { randomSuffix, requireTools, TestNamespace } from '../support/netns.js';
+import { startRedisServer, type TestRedisServer } from '../support/redis-server.js';
+import { createTestDatabase } from '../support/test-database.js';
+import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { bringUpProfile, peersOf, pingOnce, sendThrough, transferOf } from '../support/tunnel-client.js';
+
+/**
+ * Faults, with real parts: the built agent in a network namespace of the test's own, wireguard-go
+ * on both ends of the tunnel, the real panel on PostgreSQL and Redis. What must hold: a node
+ * converges to its desired revision after its agent dies mid-apply, after the controller
+ * restarts and after Redis restarts empty; and the traffic a client is charged is exactly what
+ * the node's WireGuard counted, however the link between them is cut. Needs root.
+ */
+
+const NODE_ADDRESS = '172.31.0.1';
+const CLIENT_ADDRESS = '172.31.0.2';
+const TUNNEL = '10.66.0.0/24';
+const GATEWAY = '10.66.0.1';
+
+/** What a test made; undone in reverse order after it (and again after all, should that fail). */
+const cleanups: { what: string; run: () => Promise<unknown> }[] = [];
+function onCleanup(what: string, run: () => Promise<unknown>): void {
+  let done = false;
+  cleanups.push({
+    what,
+    run: async () => {
+      if (done) return;
+      done = true;
+      await run();
+    },
+  });
+}
+async function cleanUp(): Promise<void> {
+  const failures: string[] = [];
+  for (const { what, run } of cleanups.splice(0).reverse()) {
+    await run().catch((error: Error) => failures.push(`${what}: ${error.message}`));
+  }
+  if (failures.length > 0) throw new Error(`cleanup failed: ${failures.join('; ')}`);
+}
+
+beforeAll(async () => {
+  if (process.getuid?.() !== 0) throw new Error('agent-faults.spec needs root (network namespaces, wireguard-go)');
+  await requireTools(['wg', 'wg-quick', 'wireguard-go', 'ip', 'ping', 'redis-server'], 'wireguard-tools wireguard-go iproute2 iputils-ping redis-server');
+});
+afterEach(cleanUp, 60_000);
+afterAll(cleanUp, 60_000);
+
+/** A node with one interface and its enrolled agent, applying in a namespace; optionally a client end. */
+interface Rig {
+  t: TestPanel;
+  token: string;
+  nodeId: string;
+  ifname: string;
+  interfaceId: string;
+  nodeNs: TestNamespace;
+  clientNs?: TestNamespace;
+  workDir: string;
+  agent: AgentProcess;
+}
+
+async function makeNamespaces(withClient: boolean): Promise<{ nodeNs: TestNamespace; clientNs?: TestNamespace; workDir: string }> {
+  const workDir = mkdtempSync(join(tmpdir(), 'warren-faults-'));
+  onCleanup('work directory', async () => rmSync(workDir, { recursive: true, force: true }));
+  const nodeNs = await TestNamespace.create('warren-fn');
+  onCleanup(`namespace ${nodeNs.name}`, () => nodeNs.destroy());
+  if (!withClient) return { nodeNs, workDir };
+  const clientNs = await TestNamespace.create('warren-fc');
+  onCleanup(`namespace ${clientNs.name}`, () => clientNs.destroy());
+  await nodeNs.vethTo(clientNs, `${NODE_ADDRESS}/24`, `${CLIENT_ADDRESS}/24`);
+  return { nodeNs, clientNs, workDir };
+}
+
+function panelStop(t: TestPanel): () => Promise<unknown> {
+  return () => t.stop();
+}
+
+/** Node, interface (named `prefix` + 8 random hex: unique on the machine) and agent, in sync. */
+async function makeRig(
+  t: TestPanel,
+  spaces: { nodeNs: TestNamespace; clientNs?: TestNamespace; workDir: string },
+  { prefix = 'wf', subnet = TUNNEL }: { prefix?: string; subnet?: string } = {},
+): Promise<Rig> {
+  const token = await t.login();
+  const call = (method: string, path: string, body?: unknown) => t.call(method, path, { token, body });
+  const node = await call('POST', 'nodes', { name: `faults-${randomSuffix(6)}`, address: NODE_ADDRESS });
+  expect(node.status).toBe(201);
+  const ifname = `${prefix}${randomSuffix(8)}`;
+  const iface = await call('POST', 'interfaces', { nodeId: node.body.id, name: ifname, listenPort: 51820, subnet, endpointHost: NODE_ADDRESS });
+  expect(iface.status).toBe(201);
+  const agent = startAgent({ controllerUrl: t.api.replace(/\/api$/, ''), enrolSecret: node.body.enrolment.secret, netns: spaces.nodeNs.name });
+  onCleanup('agent', async () => {
+    await agent.stop();
+    rmSync(agent.dataDir, { recursive: true, force: true });
+  });
+  const rig: Rig = { t, token, nodeId: node.body.id, ifname, interfaceId: iface.body.id, agent, ...spaces };
+  await inSync(rig);
+  return rig;
+}
+
+function api(rig: Rig) {
+  return (method: string, path: string, body?: unknown) => rig.t.call(method, path, { token: rig.token, body });
+}
+
+/** Waits until the node's agent is linked and the node applied its desired revision; returns the node. */
+async function inSync(rig: Rig, timeoutMs = 30_000): Promise<{ desiredRevision: number; appliedRevision: number }> {
+  return eventually(
+    'the agent to be linked and the node in sync',
+    async () => {
+      const node = (await api(rig)('GET', `nodes/${rig.nodeId}`)).body;
+      const linked = rig.t.panel.app.get(AgentLinkGateway).connectedNodes().includes(rig.nodeId);
+      return linked && node.agent.state === 'connected' && node.inSync ? node : undefined;
+    },
+    timeoutMs,
+    200,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}\n--- agent output\n${rig.agent.output().slice(-6000)}`);
+  });
+}
+
+/** Public keys the database says must be on the interface: enabled accounts of active clients. */
+async function desiredPeers(t: TestPanel, interfaceId: string): Promise<string[]> {
+  const rows = await t.query<{ public_key: string }>(
+    `select a.public_key from accounts a join devices d on d.id = a.device_id join clients c on c.id = d.client_id
+      where a.interface_id = $1 and a.enabled and c.status = 'active'`,
+    [interfaceId],
+  );
+  return rows.map((row) => row.public_key).sort();
+}
+
+async function hostPeers(ns: TestNamespace, ifname: string): Promise<string[]> {
+  return (await peersOf(ns, ifname)).sort();
+}
+
+/** Clients with `devices` devices each on the interfaces, a few requests at a time; their ids. */
+async function createClients(rig: Rig, count: number, devices: number, interfaceIds: string[]): Promise<string[]> {
+  const ids: string[] = [];
+  const deviceNames = Array.from({ length: devices }, (_, i) => `d${i}`);
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      next++;
+      const created = await api(rig)('POST', 'clients', { name: `bulk-${randomSuffix(8)}`, interfaceIds, deviceLimit: 0, deviceNames });
+      if (created.status !== 201) throw new Error(`creating a client: ${created.status} ${JSON.stringify(created.body)}`);
+      ids.push(created.body.id);
+    }
+  };
+  await Promise.all([worker(), worker(), worker()]);
+  return ids;
+}
+
+async function accountKey(t: TestPanel, clientId: string): Promise<string> {
+  const [account] = await t.query<{ public_key: string }>(
+    'select a.public_key from accounts a join devices d on d.id = a.device_id where d.client_id = $1',
+    [clientId],
+  );
+  return account.public_key;
+}
+
+/** A client whose profile is up in the client namespace, with a working tunnel; its id and peer key. */
+async function tunnelClient(rig: Rig): Promise<{ clientId: string; publicKey: string }> {
+  const created = await api(rig)('POST', 'clients', { name: `tunnel-${randomSuffix(6)}`, interfaceIds: [rig.interfaceId] });
+  expect(created.status).toBe(201);
+  const publicKey = await accountKey(rig.t, created.body.id);
+  await eventually('the peer on the node', async () => (await peersOf(rig.nodeNs, rig.ifname)).includes(publicKey));
+  const configs = await api(rig)('GET', `clients/${created.body.id}/configs`);
+  await bringUpProfile(rig.clientNs!, configs.body.devices[0].profiles[0].body, rig.workDir, TUNNEL);
+  await eventually('a ping through the tunnel', () => pingOnce(rig.clientNs!, GATEWAY), 15_000);
+  return { clientId: created.body.id, publicKey };
+}
+
+/** Sends 1 MiB after 1 MiB through the tunnel until stopped; stop() resolves to the bytes sent. */
+function keepSending(rig: Rig, chunk = 1024 * 1024): { sent(): number; stop(): Promise<number> } {
+  let stopping = false;
+  let sent = 0;
+  const loop = (async () => {
+    while (!stopping) {
+      await sendThrough(rig.clientNs!, rig.nodeNs, GATEWAY, chunk);
+      sent += chunk;
+    }
+  })();
+  onCleanup('traffic', async () => {
+    stopping = true;
+    await loop.catch(() => undefined);
+  });
+  return {
+    sent: () => sent,
+    async stop() {
+      stopping = true;
+      await loop;
+      return sent;
+    },
+  };
+}
+
+/**
+ * The client's usage through the API equals what the node's WireGuard counted for its peer, to
+ * the byte (polled: the last report may still be on its way). Returns the counters.
+ */
+async function usageMatchesHost(rig: Rig, client: { clientId: string; publicKey: string }, timeoutMs = 20_000): Promise<{ rx: number; tx: number }> {
+  let last = '';
+  return eventually(
+    'the client usage to equal the node counters',
+    async () => {
+      const [rx, tx] = (await transferOf(rig.nodeNs, rig.ifname, client.publicKey))!;
+      const body = (await api(rig)('GET', `clients/${client.clientId}`)).body;
+      last = `host rx ${rx} tx ${tx}, API up ${body.upBytes} down ${body.downBytes} used ${body.usedBytes}`;
+      return body.upBytes === rx && body.downBytes === tx && body.usedBytes === rx + tx ? { rx, tx } : undefined;
+    },
+    timeoutMs,
+    200,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message} (${last})\n--- agent output\n${rig.agent.output().slice(-4000)}`);
+  });
+}
+
+/** Command lines of the processes in the namespace. */
+async function processesIn(ns: TestNamespace): Promise<{ pid: number; argv: string[] }[]> {
+  const found: { pid: number; argv: string[] }[] = [];
+  for (const pid of await ns.pids()) {
+    try {
+      found.push({ pid, argv: readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').filter(Boolean) });
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return found;
+}
+
+function signalAll(pids: number[], signal: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // exited meanwhile
+    }
+  }
+}
+
+function adminQueue(t: TestPanel, nodeId: string): Queue {
+  const connection = new Redis(t.config.redisUrl!, { maxRetriesPerRequest: 1 });
+  const queue = new Queue(nodeQueueName(nodeId), { connection, prefix: t.config.queuePrefix });
+  onCleanup('admin queue', async () => {
+    await queue.close();
+    await connection.quit().catch(() => connection.disconnect());
+  });
+  return queue;
+}
+
+test('an agent killed in the middle of an apply converges after a restart on the same data directory', async () => {
+  const t = await startTestPanel();
+  onCleanup('panel', panelStop(t));
+  const rig = await makeRig(t, await makeNamespaces(false), { prefix: 'wz', subnet: '10.64.0.0/20' });
+  const call = api(rig);
+
+  // A sizeable interface first: 2,000 peers.
+  const first = await createClients(rig, 40, 50, [rig.interfaceId]);
+  await inSync(rig, 60_000);
+  expect(await hostPeers(rig.nodeNs, rig.ifname)).toEqual(await desiredPeers(t, rig.interfaceId));
+  expect((await desiredPeers(t, rig.interfaceId)).length).toBe(2000);
+
+  // The agent is held still while one change is made of several edits, so that a single job
+  // carries it: a second interface (applied before the first: names are applied in order), 500
+  // peers more on each, 250 fewer (clients disabled) and 100 gone (clients deleted). The first
+  // interface's wireguard-go is frozen too, so the apply hangs inside it (on the agent's `wg`).
+  const agentPid = rig.agent.current.child.pid!;
+  const frozen = wireguardGoPids(rig.ifname);
+  expect(frozen.length).toBeGreaterThan(0);
+  process.kill(agentPid, 'SIGSTOP');
+  let second: { id: string; name: string } | undefined;
+  let target = 0;
+  let wgStuck: number[] = [];
+  const queue = adminQueue(t, rig.nodeId);
+  try {
+    try {
+      const name = `wa${randomSuffix(8)}`;
+      const created = await call('POST', 'interfaces', { nodeId: rig.nodeId, name, listenPort: 51821, subnet: '10.67.0.0/22', endpointHost: NODE_ADDRESS });
+      expect(created.status).toBe(201);
+      second = { id: created.body.id, name };
+      await createClients(rig, 10, 50, [rig.interfaceId, second.id]);
+      for (const id of first.slice(0, 5)) expect((await call('PATCH', `clients/${id}`, { enabled: false })).status).toBe(200);
+      for (const id of first.slice(5, 7)) expect((await call('DELETE', `clients/${id}`)).status).toBe(200);
+      target = (await call('GET', `nodes/${rig.nodeId}`)).body.desiredRevision;
+      await eventually('one job carrying the whole change', async () => (await queue.getJob(applyJobId(rig.nodeId, target))) ?? undefined);
+      signalAll(frozen, 'SIGSTOP');
+    } finally {
+      process.kill(agentPid, 'SIGCONT');
+    }
+    await eventually(
+      'the agent to be inside the apply',
+      async () => {
+        if ((await (await queue.getJob(applyJobId(rig.nodeId, target)))?.getState()) !== 'active') return undefined;
+        wgStuck = (await processesIn(rig.nodeNs)).filter((p) => p.argv[0] === 'wg' && p.argv.includes(rig.ifname)).map((p) => p.pid);
+        return wgStuck.length > 0;
+      },
+      20_000,
+      20,
+    );
+    expect(await rig.nodeNs.exec('ip', '-o', 'link', 'show')).toContain(second!.name);
+    await rig.agent.kill();
+  } finally {
+    signalAll(frozen, 'SIGCONT');
+  }
+  // The killed agent's `wg` goes on alone, as it would on a host; let it finish.
+  await eventually('the orphaned wg to finish', async () => (await processesIn(rig.nodeNs)).every((p) => !wgStuck.includes(p.pid)));
+
+  // Killed mid-job: the job is still taken, the host half changed, the agent's record behind.
+  expect(await (await queue.getJob(applyJobId(rig.nodeId, target)))!.getState()).toBe('active');
+  const applied = JSON.parse(readFileSync(join(rig.agent.dataDir, 'applied.json'), 'utf8')) as { revision: number };
+  expect(applied.revision).toBeLessThan(target);
+
+  // The orphaned job comes back once its lock lapses (10 s) and a stalled check sees it (every
+  // 5 s); with BullMQ's defaults this took about a minute, which this bound refuses.
+  const restarted = Date.now();
+  rig.agent.restart();
+  const node = await inSync(rig, 45_000);
+  const convergedMs = Date.now() - restarted;
+  expect(node).toMatchObject({ desiredRevision: target, appliedRevision: target });
+  const wanted = await desiredPeers(t, rig.interfaceId);
+  expect(wanted.length).toBe(2000 + 500 - 250 - 100);
+  expect(await hostPeers(rig.nodeNs, rig.ifname)).toEqual(wanted);
+  const wantedSecond = await desiredPeers(t, second!.id);
+  expect(wantedSecond.length).toBe(500);
+  expect(await hostPeers(rig.nodeNs, second!.name)).toEqual(wantedSecond);
+  expect(await rig.nodeNs.exec('ip', '-4', '-o', 'address', 'show', 'dev', second!.name)).toContain('inet 10.67.0.1/22');
+  process.stdout.write(`agent-faults: converged ${convergedMs} ms after the restart\n`);
+}, 240_000);
+
+test('a controller restarted on the same database, Redis and port: changes reach the host, every byte counted once', async () => {
+  const database = await createTestDatabase();
+  onCleanup('database', () => database.drop());
+  // Same port, same queue prefix, same database: the agent finds the new controller where the old one was.
+  const env = { WARREN_PORT: String(await freePort()), WARREN_QUEUE_PREFIX: `wt${randomBytes(4).toString('hex')}` };
+  const first = await startTestPanel(env, { database });
+  onCleanup('first panel', panelStop(first));
+  const rig = await makeRig(first, await makeNamespaces(true));
+  const client = await tunnelClient(rig);
+
+  // Traffic throughout: before, while the controller is away, and after it is back.
+  const traffic = keepSending(rig);
+  await eventually('traffic to be counted', async () => (await api(rig)('GET', `clients/${client.clientId}`)).body.upBytes > 1024 * 1024, 20_000, 200);
+  await first.stop();
+  // While it is down (several report intervals) the tunnel carries on and the node keeps counting.
+  const stoppedAt = Date.now();
+  const [rxAtStop] = (await transferOf(rig.nodeNs, rig.ifname, client.publicKey))!;
+  await eventually(
+    'traffic while the controller is down',
+    async () => Date.now() - stoppedAt > 2000 && (await transferOf(rig.nodeNs, rig.ifname, client.publicKey))![0] > rxAtStop + 2 * 1024 * 1024,
+    30_000,
+    100,
+  );
+
+  const second = await startTestPanel(env, { database });
+  onCleanup('second panel', panelStop(second));
+  expect(second.api).toBe(first.api);
+  rig.t = second;
+  await inSync(rig);
+  await eventually('more traffic after the restart', async () => traffic.sent() > 6 * 1024 * 1024, 30_000, 200);
+  await traffic.stop();
+
+  // Changes made after the restart reach the host.
+  const call = api(rig);
+  const [added] = await createClients(rig, 1, 3, [rig.interfaceId]);
+  await eventually('the new client on the host', async () => {
+    const keys = await hostPeers(rig.nodeNs, rig.ifname);
+    return (await desiredPeers(second, rig.interfaceId)).every((key) => keys.includes(key)) && keys.length === 4;
+  });
+  expect((await call('PATCH', `clients/${added}`, { enabled: false })).status).toBe(200);
+  await eventually('the disabled client off the host', async () => (await hostPeers(rig.nodeNs, rig.ifname)).length === 1);
+  expect(await hostPeers(rig.nodeNs, rig.ifname)).toEqual([client.publicKey]);
+  await inSync(rig);
+
+  // Every byte the node counted is in the client's usage, once.
+  const { rx } = await usageMatchesHost(rig, client);
+  expect(rx).toBeGreaterThan(traffic.sent());
+  // Batches are numbered on, never reused: the controller's mark is the agent's last.
+  const [mark] = await second.query<{ counters_seq: string }>('select counters_seq from node_agents where node_id = $1', [rig.nodeId]);
+  expect(Number(mark.counters_seq)).toBeGreaterThan(1);
+}, 180_000);
+
+test('Redis restarted empty (jobs and ACL users gone): the node converges again on changes made afterwards', async () => {
+  const redis: TestRedisServer = await startRedisServer();
+  onCleanup('redis-server', () => redis.stop());
+  const t = await startTestPanel({ REDIS_URL: redis.url });
+  onCleanup('panel', panelStop(t));
+  const rig = await makeRig(t, await makeNamespaces(false));
+  const [before] = await createClients(rig, 1, 2, [rig.interfaceId]);
+  await inSync(rig);
+  expect(await hostPeers(rig.nodeNs, rig.ifname)).toEqual(await desiredPeers(t, rig.interfaceId));
+
+  const username = agentRedisUsername(t.config.queuePrefix, rig.nodeId);
+  const admin = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+  admin.on('error', () => undefined);
+  onCleanup('admin connection', () => admin.quit().catch(() => admin.disconnect()));
+  // ACL GETUSER as a comparable object (Redis lists single commands in no fixed order).
+  const userRules = async () => {
+    const reply = (await admin.call('ACL', 'GETUSER', username)) as unknown[] | null;
+    if (!reply) return null;
+    const fields: Record<string, unknown> = {};
+    for (let i = 0; i < reply.length; i += 2) fields[String(reply[i])] = reply[i + 1];
+    fields.commands = String(fields.commands).split(' ').sort();
+    return fields;
+  };
+  const rules = await userRules();
+  expect(rules).toMatchObject({ keys: `~${t.config.queuePrefix}:${nodeQueueName(rig.nodeId)}:*`, channels: '' });
+  const runId = () => admin.info('server').then((text) => /run_id:(\w+)/.exec(text)![1]);
+  const oldRunId = await runId();
+  await admin.set('faults:marker', '1');
+
+  // Killed and started again: a new server with nothing in it (the controller puts the agent's
+  // user back as soon as it reconnects, so its absence cannot be caught reliably from here).
+  await redis.restart();
+  await eventually('the admin connection back', async () => (await runId()) !== oldRunId, 10_000);
+  expect(await admin.get('faults:marker')).toBeNull();
+
+  // A change after the restart: more peers, and one client disabled.
+  const call = api(rig);
+  await createClients(rig, 1, 3, [rig.interfaceId]);
+  expect((await call('PATCH', `clients/${before}`, { enabled: false })).status).toBe(200);
+  const target = (await call('GET', `nodes/${rig.nodeId}`)).body.desiredRevision as number;
+  const node = await inSync(rig, 60_000);
+  expect(node.appliedRevision).toBe(target);
+  const wanted = await desiredPeers(t, rig.interfaceId);
+  expect(wanted).toHaveLength(3);
+  expect(await hostPeers(rig.nodeNs, rig.ifname)).toEqual(wanted);
+  // The node's Redis user is back, as narrow as before.
+  expect(await userRules()).toEqual(rules);
+}, 120_000);
+
+test('the agent link cut again and again while counters are in flight: usage equals the node counters exactly', async () => {
+  const t = await startTestPanel();
+  onCleanup('panel', panelStop(t));
+  const rig = await makeRig(t, await makeNamespaces(true));
+  const client = await tunnelClient(rig);
+  const gateway = t.panel.app.get(AgentLinkGateway);
+  const usage = t.panel.app.get(UsageService);
+  const linked = () => gateway.connectedNodes().includes(rig.nodeId);
+
+  // Besides cuts at arbitrary moments, faults placed exactly, each on the next batch that carries
+  // the client's traffic: the link cut after the batch was recorded but before its ack left (the
+  // agent must not count it again), the batch lost with the link before it was recorded (the
+  // agent must send it again, unchanged), and an ack so slow that the agent repeats the batch
+  // on the same link (the controller must record it once).
+  type Fault = 'cut after recording' | 'lost with the link' | 'slow ack';
+  let armed: Fault | undefined;
+  const injected: Record<Fault, number> = { 'cut after recording': 0, 'lost with the link': 0, 'slow ack': 0 };
+  let recorded = 0;
+  let repeats = 0;
+  const record = usage.recordCounters.bind(usage);
+  usage.recordCounters = async (...args: Parameters<UsageService['recordCounters']>) => {
+    const [nodeId, , peers] = args;
+    const fault = nodeId === rig.nodeId && peers.some((peer) => peer.publicKey === client.publicKey && peer.rxBytes > 0) ? armed : undefined;
+    if (fault) {
+      armed = undefined;
+      injected[fault]++;
+    }
+    if (fault === 'lost with the link') {
+      gateway.disconnect(rig.nodeId);
+      throw new Error('lost with the link (injected by the test)');
+    }
+    const outcome = await record(...args);
+    if (nodeId === rig.nodeId) {
+      recorded++;
+      if (outcome.duplicate) repeats++;
+    }
+    if (fault === 'cut after recording') gateway.disconnect(rig.nodeId);
+    if (fault === 'slow ack') await new Promise((resolve) => setTimeout(resolve, 1500));
+    return outcome;
+  };
+  onCleanup('usage service', async () => {
+    usage.recordCounters = record;
+  });
+
+  const traffic = keepSending(rig);
+  const rounds: (Fault | 'cut at random')[] = ['cut at random', 'cut after recording', 'lost with the link', 'slow ack'];
+  let cuts = 0;
+  for (let round = 0; round < 2 * rounds.length; round++) {
+    const kind = rounds[round % rounds.length];
+    await eventually('the link back', async () => linked(), 20_000, 20);
+    if (kind === 'cut at random') {
+      // Whatever is on the way on the link at that moment is lost with it.
+      await new Promise((resolve) => setTimeout(resolve, 150 + Math.floor(Math.random() * 600)));
+      gateway.disconnect(rig.nodeId);
+    } else {
+      armed = kind;
+      await eventually(`a batch to meet "${kind}"`, async () => armed === undefined, 20_000, 20);
+    }
+    if (kind !== 'slow ack') {
+      cuts++;
+      await eventually('the link to drop', async () => !linked(), 5_000, 10);
+    }
+  }
+  const sent = await traffic.stop();
+  await eventually('the link back', async () => linked(), 20_000, 20);
+
+  const { rx, tx } = await usageMatchesHost(rig, client);
+  expect(rx).toBeGreaterThan(sent);
+  expect(tx).toBeGreaterThan(0);
+  expect(cuts).toBe(6);
+  expect(injected).toEqual({ 'cut after recording': 2, 'lost with the link': 2, 'slow ack': 2 });
+  // The slow acks made the agent send batches again; the controller refused each repeat.
+  expect(repeats).toBeGreaterThan(0);
+  process.stdout.write(`agent-faults: ${recorded} batches recorded, ${repeats} repeats refused, ${sent} bytes sent\n`);
+}, 180_000);

@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
+import { freePort } from '../e2e/spawned-process.js';
+
+/**
+ * A Redis server of the test's own (never the machine's shared one), on a free port, keeping
+ * nothing on disk: killed and started again it comes back empty, ACL users included, as a Redis
+ * without persistence does after a crash. Our child process: stop() is for afterAll.
+ */
+export interface TestRedisServer {
+  port: number;
+  url: string;
+  /** SIGKILL, then a new server on the same port (empty). */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+  output(): string;
+}
+
+export async function startRedisServer(): Promise<TestRedisServer> {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  let log = '';
+
+  const launch = async () => {
+    const started = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    child = started;
+    started.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    started.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    for (let waited = 0; !(await answersPing(port)); waited += 50) {
+      if (started.exitCode !== null || waited > 10_000) throw new Error(`redis-server on ${port} did not start:\n${log}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const kill = async () => {
+    const running = child;
+    if (!running || running.exitCode !== null || running.signalCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    running.kill('SIGKILL');
+    await exited;
+  };
+
+  await launch();
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    async restart() {
+      await kill();
+      await launch();
+    },
+    stop: kill,
+    output: () => log,
+  };
+}
+
+/** True when something on the port answers PING with PONG (a bare socket: no client library state). */
+function answersPing(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let answer = '';
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.on('error', () => done(false));
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => {
+      answer += chunk.toString();
+      if (answer.includes('\r\n')) done(answer.startsWith('+PONG'));
+    });
+  });
+}
