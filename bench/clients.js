@@ -211,6 +211,8 @@ async function startPanelProcess({ databaseUrl, queuePrefix, dataDir }) {
       WARREN_ADMIN_USERNAME: OWNER.username,
       WARREN_ADMIN_PASSWORD: OWNER.password,
       WARREN_LOG_LEVEL: 'error',
+      // The clients live on the local node's interface: no agent may build it on this host.
+      WARREN_LOCAL_AGENT: 'off',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -83,6 +83,7 @@ async function startBenchPanel() {
       WARREN_ADMIN_USERNAME: OWNER.username,
       WARREN_ADMIN_PASSWORD: OWNER.password,
       WARREN_LOG_LEVEL: 'error',
+      WARREN_LOCAL_AGENT: 'off',
     });
     const panel = await startPanel(config);
     return { api: `${panel.origin}${config.basePath}/api`, stop: () => stop(panel) };

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type WarrenConfig } from '../../apps/controller/src/config/config.js';
 import { startPanel, type Panel } from '../../apps/controller/src/panel.js';
+import { Redis } from 'ioredis';
 import { REDIS_URL } from './environment.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -96,8 +97,25 @@ export async function startTestPanel(env: Record<string, string> = {}, options: 
     },
     async stop() {
       await panel.close();
+      await dropAgentRedisUsers(config);
       if (!options.database) await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The Redis users enrolment made for this panel's nodes (`<prefix>-node-<id>`): they outlive its keys otherwise. */
+async function dropAgentRedisUsers(config: WarrenConfig): Promise<void> {
+  if (!config.redisUrl) return;
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
+  try {
+    const users = (await redis.call('ACL', 'USERS')) as string[];
+    const ours = users.filter((user) => user.startsWith(`${config.queuePrefix}-node-`));
+    if (ours.length > 0) await redis.call('ACL', 'DELUSER', ...ours);
+  } catch {
+    // Redis is gone (a test stopped it on purpose): nothing to clean there.
+  } finally {
+    redis.disconnect();
+  }
 }

@@ -1,9 +1,9 @@
 import { Body, Controller, Inject, Param, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { AgentLinkGateway } from '../agents/agent-link.gateway.js';
 import type { WarrenConfig } from '../config/config.js';
 import { Route } from '../http/route.decorator.js';
 import { requestOrigin } from '../http/request-origin.js';
+import { AgentLinkGateway } from '../agents/agent-link.gateway.js';
 import { WARREN_CONFIG } from '../runtime.js';
 import { AgentCredentialsService } from './agent-credentials.service.js';
 import { EnrolDto } from './dto/enrol.dto.js';

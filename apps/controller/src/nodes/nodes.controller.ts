@@ -1,9 +1,10 @@
-import { Body, Controller, Inject, Param, Query, Req } from '@nestjs/common';
+import { Body, Controller, Inject, Logger, Param, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { WarrenConfig } from '../config/config.js';
 import { ApiError } from '../http/api-error.js';
 import { requestOrigin } from '../http/request-origin.js';
 import { WARREN_CONFIG } from '../runtime.js';
+import { AgentLinkGateway } from '../agents/agent-link.gateway.js';
 import { AgentCredentialsService } from './agent-credentials.service.js';
 import { Route } from '../http/route.decorator.js';
 import { ForceQueryDto, isForced } from './dto/force-query.dto.js';
@@ -13,9 +14,12 @@ import { NodesService } from './nodes.service.js';
 /** The registry of tunnel hosts; each has a desired-state revision and the revision its agent applied. */
 @Controller()
 export class NodesController {
+  private readonly logger = new Logger('nodes');
+
   constructor(
     private readonly nodes: NodesService,
     private readonly credentials: AgentCredentialsService,
+    private readonly links: AgentLinkGateway,
     @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
   ) {}
 
@@ -69,7 +73,9 @@ export class NodesController {
   })
   async remove(@Param('id') id: string, @Query() query: ForceQueryDto) {
     const removed = await this.nodes.remove(id, isForced(query));
-    await this.credentials.forget(id).catch(() => undefined); // the Redis user; rows cascaded already
+    // Its credential rows cascaded with the node; its Redis user and open link go now too.
+    this.links.disconnect(id);
+    await this.credentials.forget(id).catch((error: Error) => this.logger.warn(`removing the Redis user of node ${id} failed: ${error.message}`));
     return removed;
   }
 }
