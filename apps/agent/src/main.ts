@@ -35,6 +35,8 @@ try {
   if (process.channel) {
     process.once('disconnect', () => {
       new Logger('agent').log('the controller that started this agent is gone: stopping');
+      // Its database or Redis may be gone with it: a close that cannot finish must not keep it alive.
+      setTimeout(() => process.exit(0), 10_000).unref();
       void app.close().finally(() => process.exit(0));
     });
   }

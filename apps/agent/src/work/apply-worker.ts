@@ -77,10 +77,12 @@ export class ApplyWorker {
   }
 
   async stop(): Promise<void> {
-    // close() waits for the running job; a kill instead leaves it to BullMQ's stalled-job check.
-    await this.worker?.close();
+    // close() waits for the running job (a kill instead leaves it to BullMQ's stalled-job check),
+    // but not forever: with its store gone it would never return.
+    const closing = this.worker?.close();
+    await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]).catch(() => undefined);
     this.redis?.disconnect();
-    await this.pool?.end();
+    await Promise.race([this.pool?.end(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]).catch(() => undefined);
   }
 }
 
