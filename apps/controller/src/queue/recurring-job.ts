@@ -4,6 +4,11 @@ import { withTimeout } from '../common/with-timeout.js';
 import type { AnyWorker, QueueBackend } from './queue-backend.js';
 
 const RETRY_MS = 30_000;
+/**
+ * The schedule is upserted again this often: a Redis that restarted empty has forgotten it, and
+ * nothing else would bring it back before the controller restarts. The upsert is idempotent.
+ */
+const RENEW_MS = 60_000;
 
 export interface RecurringJobSpec {
   /** A queue of its own: its worker fails every job name but this one. */
@@ -24,6 +29,7 @@ export interface RecurringJobSpec {
 export class RecurringJob {
   private worker?: AnyWorker;
   private retry?: NodeJS.Timeout;
+  private renew?: NodeJS.Timeout;
   private stopped = false;
 
   constructor(
@@ -39,17 +45,23 @@ export class RecurringJob {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retry);
+    clearInterval(this.renew);
     await this.worker?.close().catch(() => undefined);
   }
 
-  private async schedule(): Promise<void> {
+  private upsert(): Promise<unknown> {
     const { queue, name, everyMs } = this.spec;
+    return withTimeout(
+      this.queues.queue(queue).upsertJobScheduler(name, { every: everyMs }, { name, opts: { removeOnComplete: 100, removeOnFail: 100 } }),
+      5000,
+      'the queue store',
+    );
+  }
+
+  private async schedule(): Promise<void> {
+    const { queue } = this.spec;
     try {
-      await withTimeout(
-        this.queues.queue(queue).upsertJobScheduler(name, { every: everyMs }, { name, opts: { removeOnComplete: 100, removeOnFail: 100 } }),
-        5000,
-        'the queue store',
-      );
+      await this.upsert();
     } catch (error) {
       if (this.stopped) return;
       this.logger.warn(`scheduling ${this.spec.what} failed, retrying in 30 s: ${(error as Error).message}`);
@@ -59,6 +71,8 @@ export class RecurringJob {
     }
     if (this.stopped) return;
     this.worker = this.queues.worker(queue, (job) => this.process(job));
+    this.renew = setInterval(() => void this.upsert().catch(() => undefined), RENEW_MS);
+    this.renew.unref();
   }
 
   private async process(job: Job): Promise<unknown> {
