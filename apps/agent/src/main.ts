@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Logger, type LogLevel } from '@nestjs/common';
+import { Logger, type INestApplicationContext, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { mkdirSync } from 'node:fs';
 import { AgentModule } from './agent.module.js';
@@ -28,18 +28,30 @@ try {
 }
 mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
 Logger.overrideLogger(LOG_LEVELS[config.logLevel]);
+/**
+ * Stopping, however asked: SIGTERM/SIGINT, or the controller that started this agent as its local
+ * agent going away (its IPC channel closes, even when it was killed). Registered before start-up,
+ * so a request to stop that arrives while the agent is still starting is not lost. Bounded: with
+ * the database or Redis gone, a close that cannot finish must not keep the agent alive.
+ */
+let app: INestApplicationContext | undefined;
+let stopping = false;
+function stop(reason: string): void {
+  if (stopping) return;
+  stopping = true;
+  new Logger('agent').log(`${reason}: stopping`);
+  setTimeout(() => process.exit(0), 10_000).unref();
+  void (app?.close() ?? Promise.resolve()).finally(() => process.exit(0));
+}
+process.once('SIGTERM', () => stop('SIGTERM'));
+process.once('SIGINT', () => stop('SIGINT'));
+if (process.channel) {
+  process.once('disconnect', () => stop('the controller that started this agent is gone'));
+  if (!process.connected) stop('the controller that started this agent is gone');
+}
 try {
-  const app = await NestFactory.createApplicationContext(AgentModule.register(config), { logger: LOG_LEVELS[config.logLevel], abortOnError: false });
-  app.enableShutdownHooks();
-  // Started by a controller as its local agent: it lives only as long as that controller does.
-  if (process.channel) {
-    process.once('disconnect', () => {
-      new Logger('agent').log('the controller that started this agent is gone: stopping');
-      // Its database or Redis may be gone with it: a close that cannot finish must not keep it alive.
-      setTimeout(() => process.exit(0), 10_000).unref();
-      void app.close().finally(() => process.exit(0));
-    });
-  }
+  app = await NestFactory.createApplicationContext(AgentModule.register(config), { logger: LOG_LEVELS[config.logLevel], abortOnError: false });
+  if (stopping) await app.close().finally(() => process.exit(0));
 } catch (error) {
   process.stderr.write(`warren-agent: cannot start: ${(error as Error).message}\n`);
   process.exit(1);

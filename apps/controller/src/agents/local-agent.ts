@@ -85,7 +85,9 @@ export async function startLocalAgent(options: {
       await new Promise<void>((resolve) => {
         running.once('exit', () => resolve());
         running.kill('SIGTERM');
-        setTimeout(() => running.kill('SIGKILL'), 10_000).unref();
+        // Not unref'd: the controller stays until its agent is gone, never leaving it behind.
+        const kill = setTimeout(() => running.kill('SIGKILL'), 12_000);
+        running.once('exit', () => clearTimeout(kill));
       });
     },
   };
