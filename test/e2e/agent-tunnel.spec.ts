@@ -124,8 +124,10 @@ test('a client created through the API gets a working tunnel on the node, and it
   // And that is what was sent, plus TCP/IP and WireGuard overhead of a few percent.
   expect(counted.upBytes).toBeGreaterThan(sent);
   expect(counted.upBytes).toBeLessThan(sent * 1.08);
-  const device = (await call('GET', `clients/${client.body.id}/devices`)).body;
-  expect(JSON.stringify(device)).toBeTruthy();
+  // The device and its account carry the same numbers, and it shows as online after its handshake.
+  expect(counted.onlineNow).toBe(true);
+  expect(counted.devices[0]).toMatchObject({ upBytes: rx, downBytes: tx, onlineNow: true });
+  expect(counted.devices[0].accounts[0]).toMatchObject({ upBytes: rx, downBytes: tx, lastEndpoint: expect.stringMatching(/^172\.31\.0\.2:\d+$/) });
 
   // The quota: a little above what is used now; the next megabyte exhausts the client.
   const patched = await call('PATCH', `clients/${client.body.id}`, { quotaBytes: counted.usedBytes + 200_000 });
