@@ -13,40 +13,33 @@
 // API makes them), BENCH_CREATE_CONCURRENCY (8), BENCH_WRITE=0 (print only), DATABASE_URL /
 // REDIS_URL (the machine's servers).
 import { fork } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { exitWatch } from './lib/child.js';
 import { cleanupScope } from './lib/cleanup.js';
 import { createBenchDatabase, postgresVersion, REDIS_URL } from './lib/database.js';
 import { describeMachine, machineCpuTicks } from './lib/machine.js';
 import { randomHex } from './lib/netns.js';
-import { apiClient, signIn, startPanelProcess } from './lib/panel-process.js';
-import { allProcessesCpu, backgroundBusy, cpuDelta, cpuMsOf, cpuMsOfProcesses, memoryOf, topOthers } from './lib/proc-stats.js';
+import { apiClient, reportPanelEnd, signIn, startPanelProcess } from './lib/panel-process.js';
+import { allProcessesCpu, backgroundBusy, cmdlineOf, cpuDelta, cpuMsOf, cpuMsOfProcesses, machineBusyPercent, memoryOf, topOthers } from './lib/proc-stats.js';
 import { codeVersion } from './lib/code-version.js';
 import { dropRedisPrefix, redisVersion } from './lib/redis-cleanup.js';
 import { markdownTable, textTable, writeSection } from './lib/report.js';
+import { envNumber } from './lib/settings.js';
+import { insertClients } from './lib/sql-seed.js';
 
 export const ID = 'agent-fleet';
 export const TITLE = 'Agent fleet: 200 agents reporting every 2 s into one controller';
 
 const LOAD = fileURLToPath(new URL('./lib/fleet-load.js', import.meta.url));
-const DIST = new URL('../dist/', import.meta.url);
 const IFNAME = 'wg0';
 const SUBNET = '10.66.0.0/24';
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function envNumber(name, fallback, min) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return value;
-}
 
 export function settingsFromEnv() {
   const seed = process.env.BENCH_SEED || 'api';
@@ -136,46 +129,9 @@ async function seed({ call, db, settings }) {
 
 /** Clients shaped exactly as POST /api/clients makes them (client, device-1, link, account), per node. */
 async function seedWithSql({ db, nodes, settings }) {
-  const { generateKeyPair, generatePresharedKey } = await import(new URL('libs/wireguard/keys.js', DIST).href);
-  const { allocateMany } = await import(new URL('libs/wireguard/address-pool.js', DIST).href);
-  const { ipToInt } = await import(new URL('libs/wireguard/ipv4.js', DIST).href);
-  const { generateSubId } = await import(new URL('apps/controller/src/clients/sub-id.js', DIST).href);
   for (const [n, node] of nodes.entries()) {
-    await db.query('begin');
-    try {
-      const addresses = allocateMany(SUBNET, [], settings.clientsPerNode, { cursor: null });
-      const clients = [];
-      const accounts = [];
-      for (let j = 0; j < settings.clientsPerNode; j++) {
-        const keys = generateKeyPair();
-        const id = randomUUID();
-        const deviceId = randomUUID();
-        clients.push({ id, device_id: deviceId, name: `fleet-client-${String(n * settings.clientsPerNode + j).padStart(5, '0')}`, sub_id: generateSubId() });
-        accounts.push({ id: randomUUID(), device_id: deviceId, ip: addresses[j], private_key: keys.privateKey, public_key: keys.publicKey, preshared_key: generatePresharedKey() });
-      }
-      await db.query(
-        `insert into clients (id, name, note, groups, quota_bytes, device_limit, rate_bits_per_sec, reset_cycle, start_on_first_use, duration_seconds, status, sub_id, created_at, updated_at)
-         select x.id, x.name, '', '{}', 0, 0, 0, 'none', false, 0, 'active', x.sub_id, now(), now() from jsonb_to_recordset($1::jsonb) as x(id uuid, name text, sub_id text)`,
-        [JSON.stringify(clients)],
-      );
-      await db.query(`insert into client_interfaces (client_id, interface_id) select x.id, $2 from jsonb_to_recordset($1::jsonb) as x(id uuid)`, [JSON.stringify(clients), node.interfaceId]);
-      await db.query(
-        `insert into devices (id, client_id, name, created_at) select x.device_id, x.id, 'device-1', now() from jsonb_to_recordset($1::jsonb) as x(id uuid, device_id uuid)`,
-        [JSON.stringify(clients)],
-      );
-      await db.query(
-        `insert into accounts (id, device_id, interface_id, node_id, ip, private_key, public_key, preshared_key, created_at)
-         select x.id, x.device_id, $2, $3, x.ip, x.private_key, x.public_key, x.preshared_key, now()
-           from jsonb_to_recordset($1::jsonb) as x(id uuid, device_id uuid, ip text, private_key text, public_key text, preshared_key text)`,
-        [JSON.stringify(accounts), node.interfaceId, node.id],
-      );
-      await db.query('update interfaces set allocation_cursor = $1 where id = $2', [ipToInt(addresses[addresses.length - 1]), node.interfaceId]);
-      await db.query('update nodes set desired_revision = desired_revision + 1, updated_at = now() where id = $1', [node.id]);
-      await db.query('commit');
-    } catch (error) {
-      await db.query('rollback').catch(() => undefined);
-      throw error;
-    }
+    const specs = Array.from({ length: settings.clientsPerNode }, (_, j) => ({ name: `fleet-client-${String(n * settings.clientsPerNode + j).padStart(5, '0')}`, deviceLimit: 0 }));
+    await insertClients(db, { iface: { id: node.interfaceId, nodeId: node.id }, subnet: SUBNET, specs });
   }
 }
 
@@ -185,8 +141,7 @@ async function seedWithSql({ db, nodes, settings }) {
 function startLoad() {
   const child = fork(LOAD, [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const waiting = new Map();
-  let exited = null;
-  const exit = new Promise((resolve) => child.once('exit', (code, signal) => resolve((exited = { code, signal }))));
+  const { exit, exited, stop } = exitWatch(child);
   child.on('message', (message) => {
     if (message.type === 'error') {
       for (const { reject } of waiting.values()) reject(new Error(`load process: ${message.message}`));
@@ -205,7 +160,7 @@ function startLoad() {
   });
   const request = (message, answer, timeoutMs = 120_000) =>
     new Promise((resolve, reject) => {
-      if (exited) return reject(new Error('the load process is gone'));
+      if (exited()) return reject(new Error('the load process is gone'));
       const timer = setTimeout(() => {
         waiting.delete(answer);
         reject(new Error(`the load process did not answer ${message.type} within ${timeoutMs / 1000} s`));
@@ -226,19 +181,17 @@ function startLoad() {
     pid: child.pid,
     request,
     send: (message) => child.send(message),
-    async stop() {
-      if (exited) return;
-      try {
-        child.send({ type: 'close' });
-      } catch {
-        // channel closed already
-      }
-      const timeout = new Promise((resolve) => setTimeout(() => resolve('timeout'), 3000));
-      if ((await Promise.race([exit, timeout])) === 'timeout') {
-        child.kill('SIGKILL');
-        await exit;
-      }
-    },
+    stop: () =>
+      stop({
+        graceMs: 3000,
+        ask: () => {
+          try {
+            child.send({ type: 'close' });
+          } catch {
+            // channel closed already
+          }
+        },
+      }),
   };
 }
 
@@ -254,13 +207,7 @@ function readings({ panelPid, loadPid, databaseName }) {
   const others = new Map();
   for (const [pid, ms] of postgres) {
     // Backends' titles: "postgres: <cluster>: <user> <database> <client> <state>".
-    let cmdline = '';
-    try {
-      cmdline = readCmdline(pid);
-    } catch {
-      // gone
-    }
-    (cmdline.includes(` ${databaseName} `) ? ours : others).set(pid, ms);
+    (cmdlineOf(pid).includes(` ${databaseName} `) ? ours : others).set(pid, ms);
   }
   return {
     at: performance.now(),
@@ -272,8 +219,6 @@ function readings({ panelPid, loadPid, databaseName }) {
     machine: machineCpuTicks(),
   };
 }
-
-const readCmdline = (pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
 
 async function historyCounts(db) {
   const [exists] = (await db.query(`select to_regclass('system_samples') is not null as present`)).rows;
@@ -345,7 +290,6 @@ function slowAcksAgainst(slow, jobs) {
 }
 
 async function measureWindow({ db, panel, load, database, settings, label, queuePrefix }) {
-  const cores = describeMachine().cores;
   await sleep(settings.settleSeconds * 1000);
   const tablesBefore = await tableStats(db);
   const everyoneBefore = allProcessesCpu();
@@ -381,8 +325,7 @@ async function measureWindow({ db, panel, load, database, settings, label, queue
   const [usageAfter] = (await db.query(`select coalesce(sum(used_bytes), 0)::float8 as used from clients`)).rows;
   const elapsedMs = after.at - before.at;
   const share = (ms) => (100 * ms) / elapsedMs;
-  const machineBusy =
-    before.machine && after.machine ? (100 * cores * (after.machine.busy - before.machine.busy)) / (after.machine.total - before.machine.total) : undefined;
+  const machineBusy = machineBusyPercent(before.machine, after.machine);
   const memory = memoryOf(panel.pid);
   const seconds = elapsedMs / 1000;
   return {
@@ -495,11 +438,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     }
     return { baseline, full };
   } catch (error) {
-    if (panel) {
-      await sleep(300);
-      const exit = panel.exit();
-      console.error(exit ? `bench: the panel had exited (code ${exit.code}, signal ${exit.signal}); its last output:\n${panel.tail()}` : `bench: the panel's last output:\n${panel.tail() || '(none)'}`);
-    }
+    if (panel) await reportPanelEnd(panel, 300);
     throw error;
   } finally {
     await scope.run();

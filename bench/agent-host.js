@@ -10,16 +10,20 @@
 //
 // Internal: `node bench/agent-host.js --collect <namespace> <interface> <seconds> <interval-ms>`
 // is the collector process.
-import { execFile, execFileSync, fork } from 'node:child_process';
+import { execFile, fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { cleanupScope } from './lib/cleanup.js';
 import { describeMachine, machineCpuTicks } from './lib/machine.js';
+import { createNamespace, requireTools } from './lib/netns.js';
+import { childrenCpuMsOf, cpuMsOf, machineBusyPercent } from './lib/proc-stats.js';
 import { markdownTable, textTable, writeSection } from './lib/report.js';
+import { envNumber } from './lib/settings.js';
 
 export const ID = 'agent-host';
 export const TITLE = 'Agent host: 10,000 peers, apply and counters';
@@ -28,15 +32,6 @@ const SELF = fileURLToPath(import.meta.url);
 const DIST = new URL('../dist/', import.meta.url);
 const exec = promisify(execFile);
 const TARGET_RATIO = 1.5;
-const CLOCK_TICKS = 100; // USER_HZ on Linux: /proc stat times are in 1/100 s
-
-function envNumber(name, fallback, min) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return value;
-}
 
 export function settingsFromEnv() {
   return {
@@ -64,13 +59,6 @@ const median = (values) => {
 const ms = (value) => (value >= 100 ? `${Math.round(value)} ms` : `${value.toFixed(1)} ms`);
 const spread = (values) => `${ms(median(values))} (${ms(Math.min(...values))}–${ms(Math.max(...values))})`;
 
-/** utime + stime of a process, in ms (Linux /proc). */
-function cpuMsOf(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-}
-
 // ---------------------------------------------------------------------------------------------
 // The collector process: does nothing but read and parse counters on a timer.
 
@@ -80,8 +68,11 @@ async function collect([namespace, ifname, secondsText, intervalText]) {
   const interval = Number(intervalText);
   const reader = new CounterReader(new CommandRunner({ namespace }), () => [ifname]);
   const rssBefore = process.memoryUsage().rss;
-  const ownStart = process.cpuUsage();
+  // CPU of this process's reaped children (wg, via `ip netns exec`, which execs it in place). Read
+  // before our own: the first reading asks getconf for the clock rate, work outside the figures.
+  const childrenCpuMs = () => childrenCpuMsOf(process.pid);
   const childrenStart = childrenCpuMs();
+  const ownStart = process.cpuUsage();
   const reads = [];
   const rss = [];
   let peers = 0;
@@ -116,19 +107,8 @@ async function collect([namespace, ifname, secondsText, intervalText]) {
   });
 }
 
-/** CPU of this process's reaped children (wg, via `ip netns exec`, which execs it in place), ms. */
-function childrenCpuMs() {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS;
-}
-
 // ---------------------------------------------------------------------------------------------
 // The bench
-
-async function inNamespace(namespace, command, ...args) {
-  return (await exec('ip', ['netns', 'exec', namespace, command, ...args], { maxBuffer: 1 << 28 })).stdout;
-}
 
 async function waitForGone(ifname) {
   const { wireguardGoPids } = await links();
@@ -153,53 +133,26 @@ async function makePeers(count) {
 export async function run({ writeDoc = true, docFile, command } = {}) {
   const settings = settingsFromEnv();
   if (process.getuid?.() !== 0) throw new Error('the agent-host bench needs root (network namespaces, wireguard-go)');
-  for (const tool of ['ip', 'wg', 'wireguard-go']) {
-    try {
-      execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
-    } catch {
-      throw new Error(`${tool} is missing: apt-get install -y wireguard-tools wireguard-go iproute2`);
-    }
-  }
+  await requireTools(['ip', 'wg', 'wireguard-go'], 'wireguard-tools wireguard-go iproute2');
   const machine = describeMachine();
   const { CommandRunner, WireGuardHost, probeHost } = await driver();
   const { generateKeyPair } = await keys();
   const { renderServerConfig } = await serverConfig();
 
   const tag = randomBytes(3).toString('hex');
-  const namespace = `warren-bench-${tag}`;
-  const workDir = mkdtempSync(join(tmpdir(), 'warren-bench-agent-'));
-  let namespaceMade = false;
-  let cleaning;
-  const cleanup = () =>
-    (cleaning ??= (async () => {
-      if (namespaceMade) {
-        // Every process in it is ours (wireguard-go daemons): end them, so their sockets go too.
-        const pids = (await exec('ip', ['netns', 'pids', namespace]).catch(() => ({ stdout: '' }))).stdout.split('\n').filter(Boolean).map(Number);
-        for (const pid of pids) {
-          try {
-            process.kill(pid, 'SIGTERM');
-          } catch {
-            // gone already
-          }
-        }
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        await exec('ip', ['netns', 'del', namespace]).catch((e) => console.error(`bench: deleting namespace ${namespace} failed:`, e));
-      }
-      rmSync(workDir, { recursive: true, force: true });
-    })());
-  const onSignal = () => void cleanup().then(() => process.exit(130));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-
+  const scope = cleanupScope('the agent-host run');
   try {
+    const workDir = mkdtempSync(join(tmpdir(), 'warren-bench-agent-'));
+    scope.add('work directory', () => rmSync(workDir, { recursive: true, force: true }));
     const machineBefore = machineCpuTicks();
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const machineAfterIdle = machineCpuTicks();
-    const idleBusy = machineBefore && machineAfterIdle ? (100 * machine.cores * (machineAfterIdle.busy - machineBefore.busy)) / (machineAfterIdle.total - machineBefore.total) : undefined;
+    const idleBusy = machineBusyPercent(machineBefore, machineAfterIdle);
 
-    await exec('ip', ['netns', 'add', namespace]);
-    namespaceMade = true;
-    await inNamespace(namespace, 'ip', 'link', 'set', 'lo', 'up');
+    // Every process in it is ours (wireguard-go daemons): destroy() ends them, so their sockets go too.
+    const ns = await createNamespace('warren-bench');
+    scope.add(`namespace ${ns.name}`, () => ns.destroy());
+    const namespace = ns.name;
     const runner = new CommandRunner({ namespace });
     const probe = await probeHost(runner);
 
@@ -232,26 +185,26 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       configBytes = Buffer.byteLength(text);
       writeFileSync(file, text, { mode: 0o600 });
       let t = performance.now();
-      await inNamespace(namespace, 'wireguard-go', bareName);
+      await ns.exec('wireguard-go', bareName);
       bare.create.push(performance.now() - t);
       t = performance.now();
-      await inNamespace(namespace, 'wg', 'syncconf', bareName, file);
+      await ns.exec('wg', 'syncconf', bareName, file);
       bare.sync.push(performance.now() - t);
       // The rest of what an apply does, by hand: address, MTU, up (a link going up starts every peer).
       t = performance.now();
-      await inNamespace(namespace, 'ip', 'address', 'add', desired.address, 'dev', bareName);
-      await inNamespace(namespace, 'ip', 'link', 'set', 'dev', bareName, 'mtu', String(desired.mtu), 'up');
+      await ns.exec('ip', 'address', 'add', desired.address, 'dev', bareName);
+      await ns.exec('ip', 'link', 'set', 'dev', bareName, 'mtu', String(desired.mtu), 'up');
       bare.addressUp.push(performance.now() - t);
       bare.byHand.push(bare.create.at(-1) + bare.sync.at(-1) + bare.addressUp.at(-1));
       t = performance.now();
-      await inNamespace(namespace, 'wg', 'syncconf', bareName, file);
+      await ns.exec('wg', 'syncconf', bareName, file);
       bare.noop.push(performance.now() - t);
       t = performance.now();
-      const listed = await inNamespace(namespace, 'wg', 'show', bareName, 'peers');
+      const listed = await ns.exec('wg', 'show', bareName, 'peers');
       bare.showPeers.push(performance.now() - t);
       // A syncconf wireguard-go refused mid-way (wg dies of SIGPIPE) would look fast: make sure it took.
       if (listed.trim().split('\n').length !== settings.peers) throw new Error(`bare syncconf left ${listed.trim().split('\n').length} peers on ${bareName}`);
-      await inNamespace(namespace, 'ip', 'link', 'del', 'dev', bareName);
+      await ns.exec('ip', 'link', 'del', 'dev', bareName);
       await waitForGone(bareName);
 
       // The driver: a fresh agent state and a fresh interface each time.
@@ -284,7 +237,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       await host.apply({ ...state, revision: 101, interfaces: [] });
       driverRuns.remove.push(performance.now() - t);
     }
-    const dump = (await inNamespace(namespace, 'wg', 'show', keep.name, 'dump')).trim().split('\n');
+    const dump = (await ns.exec('wg', 'show', keep.name, 'dump')).trim().split('\n');
     if (dump.length !== settings.peers + 1) throw new Error(`the interface holds ${dump.length - 1} peers, expected ${settings.peers}`);
 
     // Counters: a process doing nothing else, on the interface left up with all its peers.
@@ -306,7 +259,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
 
     // Parse alone, in this process, on a real dump of the interface.
     const { parseWgDump } = await driver();
-    const allDump = await inNamespace(namespace, 'wg', 'show', 'all', 'dump');
+    const allDump = await ns.exec('wg', 'show', 'all', 'dump');
     for (let i = 0; i < 20; i++) parseWgDump(allDump, () => true);
     const parseTimes = [];
     for (let i = 0; i < 50; i++) {
@@ -330,8 +283,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       parseMs: median(parseTimes),
       wgVersion: (await exec('wg', ['--version'])).stdout.trim(),
       wgGoVersion: (await exec('wireguard-go', ['--version'])).stdout.split('\n')[0].trim(),
-      machineBusy:
-        machineAfterIdle && machineEnd ? (100 * machine.cores * (machineEnd.busy - machineAfterIdle.busy)) / (machineEnd.total - machineAfterIdle.total) : undefined,
+      machineBusy: machineBusyPercent(machineAfterIdle, machineEnd),
     });
     console.log(`\n${report.text}\n`);
     if (writeDoc && docFile) {
@@ -340,9 +292,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     }
     return report.figures;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await cleanup();
+    await scope.run();
   }
 }
 

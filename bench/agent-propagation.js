@@ -10,8 +10,7 @@
 // per detector), BENCH_WRITE=0 (print only), DATABASE_URL / REDIS_URL (the machine's servers).
 // Needs root, wireguard-go, wireguard-tools, iproute2.
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,10 +24,11 @@ import { createBenchDatabase, postgresVersion, REDIS_URL } from './lib/database.
 import { describeMachine, machineCpuTicks } from './lib/machine.js';
 import { createNamespace, randomHex, requireTools } from './lib/netns.js';
 import { apiClient, signIn, startPanelProcess } from './lib/panel-process.js';
-import { allProcessesCpu, backgroundBusy, childrenCpuMsOf, cpuMsOf, cpuMsOfProcesses, machineBusyPercent, summarise, topOthers } from './lib/proc-stats.js';
+import { allProcessesCpu, backgroundBusy, childPids, childrenCpuMsOf, cmdlineOf, cpuMsOf, cpuMsOfProcesses, machineBusyPercent, summarise, topOthers } from './lib/proc-stats.js';
 import { codeVersion } from './lib/code-version.js';
 import { dropRedisPrefix, redisVersion } from './lib/redis-cleanup.js';
 import { markdownTable, textTable, writeSection } from './lib/report.js';
+import { envList, envNumber } from './lib/settings.js';
 
 export const ID = 'agent-propagation';
 export const TITLE = 'Agent propagation: API call to peer on the node';
@@ -39,21 +39,6 @@ const SUBNET = '10.77.0.0/16';
 const BARE_NET = '10.251';
 const QUEUE_SCHEMA = 'bullmq';
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function envNumber(name, fallback, min) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return value;
-}
-
-function envList(name, fallback, allowed) {
-  const list = (process.env[name] ?? fallback).split(',').map((s) => s.trim()).filter(Boolean);
-  for (const item of list) if (!allowed.includes(item)) throw new Error(`${name}: unknown "${item}" (known: ${allowed.join(', ')})`);
-  if (list.length === 0) throw new Error(`${name} is empty`);
-  return list;
-}
 
 export function settingsFromEnv() {
   return {
@@ -122,29 +107,6 @@ async function waitPresent(detector, publicKey, pollMs, timeoutMs) {
     if (after - started > timeoutMs) throw new Error(`the peer ${publicKey} did not appear within ${timeoutMs} ms`);
     if (pollMs > 0) await sleep(pollMs);
   }
-}
-
-function readCmdline(pid) {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-  } catch {
-    return '';
-  }
-}
-
-/** Pids whose parent is `pid`. */
-function childrenOf(pid) {
-  const out = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(name));
-    } catch {
-      // gone
-    }
-  }
-  return out;
 }
 
 async function waitFor(what, check, timeoutMs) {
@@ -258,13 +220,13 @@ async function runBackend({ kind, settings, scope }) {
     agent = startAgentProcess({ controllerUrl: panel.origin, enrolSecret: node.enrolment.secret, dataDir: join(workDir, 'agent'), netns: ns.name });
     scope.add('agent', () => agent.stop());
   } else {
-    const pid = await waitFor('the local agent process', () => childrenOf(panel.pid).find((p) => readCmdline(p).includes('apps/agent/src/main.js')), 30_000);
+    const pid = await waitFor('the local agent process', () => childPids(panel.pid).find((p) => cmdlineOf(p).includes('apps/agent/src/main.js')), 30_000);
     agent = { pid, alive: () => existsSync(`/proc/${pid}`), exit: () => 'exited', tail: () => '(its output goes to the panel\'s)' };
     // The panel stops its agent on shutdown; should the panel have died instead, end that one
     // process (by its pid) so nothing of the run outlives it.
     scope.add('local agent', async () => {
       await panel.stop();
-      if (existsSync(`/proc/${pid}`) && readCmdline(pid).includes('apps/agent/src/main.js')) process.kill(pid, 'SIGKILL');
+      if (existsSync(`/proc/${pid}`) && cmdlineOf(pid).includes('apps/agent/src/main.js')) process.kill(pid, 'SIGKILL');
     });
   }
   const describeFailure = () => `\n--- agent output\n${agent.tail() || '(none)'}\n--- panel output\n${panel.tail() || '(none)'}`;

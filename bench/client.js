@@ -10,3 +10,5 @@ process.once('message', async (options) => {
     process.send({ type: 'error', message: error?.stack ?? String(error) }, () => process.exit(1));
   }
 });
+// The bench is gone (Ctrl-C, a crash): no load without it.
+process.once('disconnect', () => process.exit(1));

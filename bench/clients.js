@@ -8,38 +8,28 @@
 // API, the rest is inserted with SQL, once at least BENCH_API_MIN_CLIENTS (10000) came from the API),
 // BENCH_WRITE=0 (print only), BENCH_KEEP_DATABASE=1 (leave the seeded database for EXPLAIN; its
 // name is printed; drop it by hand), DATABASE_URL / REDIS_URL (the machine's servers).
-import { spawn, execFileSync } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import http from 'node:http';
-import net from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import pg from 'pg';
+import { cleanupScope } from './lib/cleanup.js';
 import { createBenchDatabase, postgresVersion, REDIS_URL } from './lib/database.js';
-import { measure } from './lib/client-process.js';
+import { loadFailures, measureWithCpu } from './lib/client-process.js';
 import { describeMachine, machineCpuTicks } from './lib/machine.js';
+import { apiClient, issueApiToken, reportPanelEnd, signIn, startPanelProcess } from './lib/panel-process.js';
+import { cpuMsOf, machineBusyPercent, memoryOf, summarise } from './lib/proc-stats.js';
+import { dropRedisPrefix, redisVersion } from './lib/redis-cleanup.js';
 import { markdownTable, textTable, writeSection } from './lib/report.js';
+import { envNumber } from './lib/settings.js';
+import { insertClients } from './lib/sql-seed.js';
 
 export const ID = 'clients-100k';
 export const TITLE = 'Clients: 100,000 clients, creation and list pages';
 
-const ROOT = new URL('../', import.meta.url);
-const MAIN_JS = fileURLToPath(new URL('dist/apps/controller/src/main.js', ROOT));
-const OWNER = { username: 'bench-owner', password: 'bench-password-123' };
 const TARGET_P99_MS = 50;
 const SUBNET = '10.64.0.0/14';
 const PER_PAGE = 50;
-
-function envNumber(name, fallback, min) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return value;
-}
 
 export function settingsFromEnv() {
   return {
@@ -118,203 +108,18 @@ function clientSpec(i, digits, now) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Plumbing: HTTP with a keep-alive agent, the panel as a child process, /proc readings.
-
-function requester(origin, token, maxSockets) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets });
-  const { hostname, port } = new URL(origin);
-  const call = (method, path, body) =>
-    new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const headers = { accept: 'application/json' };
-      if (token.value) headers.authorization = `Bearer ${token.value}`;
-      if (payload !== undefined) {
-        headers['content-type'] = 'application/json';
-        headers['content-length'] = Buffer.byteLength(payload);
-      }
-      const started = process.hrtime.bigint();
-      const req = http.request({ agent, hostname, port, method, path, headers }, (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          const ms = Number(process.hrtime.bigint() - started) / 1e6;
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed;
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            parsed = text;
-          }
-          resolve({ status: res.statusCode, body: parsed, ms });
-        });
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(payload);
-    });
-  call.close = () => agent.destroy();
-  return call;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-let clockTicks;
-function ticksPerSecond() {
-  if (clockTicks === undefined) {
-    try {
-      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-    } catch {
-      clockTicks = 100;
-    }
-  }
-  return clockTicks;
-}
-
-/** VmRSS and VmHWM (peak) of a process, in MiB. */
-function memoryOf(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (field) => Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1]);
-  return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
-}
-
-/** CPU time (user + system) a process has used so far, in microseconds. */
-function cpuMicrosOf(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / ticksPerSecond();
-}
-
-/** The panel exactly as `npm start` runs it (from dist), in its own process, on its own database. */
-async function startPanelProcess({ databaseUrl, queuePrefix, dataDir }) {
-  if (!existsSync(MAIN_JS)) throw new Error(`${MAIN_JS} is missing: run \`npm run build\` (npm run bench does)`);
-  const port = await freePort();
-  const child = spawn(process.execPath, [MAIN_JS], {
-    cwd: fileURLToPath(ROOT),
-    env: {
-      ...process.env,
-      WARREN_TLS: 'off',
-      WARREN_HOST: '127.0.0.1',
-      WARREN_PORT: String(port),
-      WARREN_DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      REDIS_URL,
-      WARREN_QUEUE_PREFIX: queuePrefix,
-      WARREN_ADMIN_USERNAME: OWNER.username,
-      WARREN_ADMIN_PASSWORD: OWNER.password,
-      WARREN_LOG_LEVEL: 'error',
-      // The clients live on the local node's interface: no agent may build it on this host.
-      WARREN_LOCAL_AGENT: 'off',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const tail = [];
-  const keep = (prefix) => (chunk) => {
-    for (const line of chunk.toString('utf8').split('\n')) {
-      if (!line.trim()) continue;
-      tail.push(`${prefix}${line}`);
-      if (tail.length > 40) tail.shift();
-    }
-  };
-  child.stderr.on('data', keep('[panel stderr] '));
-  let exited = null;
-  const exit = new Promise((resolve) => child.once('exit', (code, signal) => resolve((exited = { code, signal }))));
-  const origin = await new Promise((resolve, reject) => {
-    let buffer = '';
-    const timer = setTimeout(() => reject(new Error(`the panel did not say "panel listening on" within 60 s:\n${tail.join('\n')}`)), 60_000);
-    child.stdout.on('data', (chunk) => {
-      keep('[panel] ')(chunk);
-      buffer += chunk.toString('utf8');
-      const found = buffer.match(/panel listening on (https?:\/\/[^/\s]+)(\/\S*)?/);
-      if (found) {
-        clearTimeout(timer);
-        buffer = '';
-        resolve(`${found[1]}${(found[2] ?? '/').replace(/\/$/, '')}`);
-      }
-    });
-    exit.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`the panel exited (code ${code}, signal ${signal}) before listening:\n${tail.join('\n')}`));
-    });
-  });
-  const stop = async () => {
-    if (exited) return;
-    child.kill('SIGTERM');
-    const timeout = new Promise((resolve) => setTimeout(() => resolve('timeout'), 10_000));
-    if ((await Promise.race([exit, timeout])) === 'timeout') {
-      child.kill('SIGKILL');
-      await exit;
-    }
-  };
-  return {
-    pid: child.pid,
-    origin,
-    api: `${origin}/api`,
-    apiPath: `${new URL(origin).pathname.replace(/\/$/, '')}/api`,
-    alive: () => !exited,
-    exit: () => exited,
-    tail: () => tail.join('\n'),
-    stop,
-  };
-}
-
-async function redisVersion() {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    return (await redis.info('server')).match(/redis_version:(\S+)/)?.[1];
-  } catch {
-    return undefined;
-  } finally {
-    redis.disconnect();
-  }
-}
-
-/** Removes what the panel's queues left in Redis under this run's prefix. */
-async function dropRedisPrefix(prefix) {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
-
-const percentile = (sorted, q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] : undefined);
-const sortedCopy = (values) => Float64Array.from(values).sort();
-
-// ---------------------------------------------------------------------------------------------
 // Steps.
 
-async function signIn(call, token) {
-  const login = await call('POST', `${call.apiPath}/auth/login`, OWNER);
-  if (login.status !== 200) throw new Error(`login answered ${login.status}: ${JSON.stringify(login.body)}`);
-  token.value = login.body.token;
-  const issued = await call('POST', `${call.apiPath}/tokens`, { name: 'bench-clients' });
-  if (issued.status !== 201 || !String(issued.body.token).startsWith('wrn_')) {
-    throw new Error(`POST /api/tokens answered ${issued.status}: ${JSON.stringify(issued.body)}`);
-  }
-  token.value = issued.body.token;
-  const me = await call('GET', `${call.apiPath}/auth/me`);
+/** Signs in and goes on with an API token, as an integration would; checks the panel takes it. */
+async function signInWithToken(call) {
+  await signIn(call);
+  call.token = await issueApiToken(call, 'bench-clients');
+  const me = await call('GET', 'auth/me');
   if (me.status !== 200 || me.body.via !== 'token') throw new Error(`GET /api/auth/me with the API token: ${me.status} ${JSON.stringify(me.body)}`);
 }
 
 async function createInterface(call) {
-  const created = await call('POST', `${call.apiPath}/interfaces`, {
+  const created = await call('POST', 'interfaces', {
     name: 'wgbench',
     mode: 'standard',
     listenPort: 51999,
@@ -348,7 +153,7 @@ async function createThroughApi({ call, iface, settings, digits, now, panel }) {
   let done = 0;
   let failure;
   const started = performance.now();
-  const mark = { cpu: cpuMicrosOf(panel.pid), own: process.cpuUsage(), machine: machineCpuTicks() };
+  const mark = { cpu: cpuMsOf(panel.pid), own: process.cpuUsage(), machine: machineCpuTicks() };
   let lastReport = started;
   const worker = async () => {
     while (!failure && next < total) {
@@ -358,7 +163,7 @@ async function createThroughApi({ call, iface, settings, digits, now, panel }) {
       const spec = clientSpec(i, digits, now);
       let response;
       try {
-        response = await call('POST', `${call.apiPath}/clients`, { ...spec, interfaceIds: [iface.id] });
+        response = await call('POST', 'clients', { ...spec, interfaceIds: [iface.id] });
       } catch (error) {
         failure = `client ${i}: ${error.message}`;
         return;
@@ -383,12 +188,9 @@ async function createThroughApi({ call, iface, settings, digits, now, panel }) {
   if (failure) throw new Error(failure);
   const elapsedMs = performance.now() - started;
   const own = process.cpuUsage(mark.own);
-  const machineNow = machineCpuTicks();
-  const cores = describeMachine().cores;
-  const percentOfCore = (micros) => (100 * micros) / (elapsedMs * 1000);
-  const panelCpu = percentOfCore(cpuMicrosOf(panel.pid) - mark.cpu);
-  const clientCpu = percentOfCore(own.user + own.system);
-  const machineBusy = mark.machine && machineNow ? (100 * cores * (machineNow.busy - mark.machine.busy)) / (machineNow.total - mark.machine.total) : undefined;
+  const machineBusy = machineBusyPercent(mark.machine, machineCpuTicks());
+  const panelCpu = (100 * (cpuMsOf(panel.pid) - mark.cpu)) / elapsedMs;
+  const clientCpu = (100 * (own.user + own.system)) / (elapsedMs * 1000);
 
   const deciles = [];
   for (let d = 0; d < 10; d++) {
@@ -397,107 +199,32 @@ async function createThroughApi({ call, iface, settings, digits, now, panel }) {
     if (to <= from) continue;
     const t0 = from === 0 ? 0 : completions[from - 1];
     const t1 = completions[to - 1];
-    const lat = sortedCopy(latencies.subarray(from, to));
-    deciles.push({ from, to, rate: (to - from) / ((t1 - t0) / 1000), p50: percentile(lat, 0.5), p99: percentile(lat, 0.99) });
+    const lat = summarise(latencies.subarray(from, to));
+    deciles.push({ from, to, rate: (to - from) / ((t1 - t0) / 1000), p50: lat.p50, p99: lat.p99 });
   }
-  const all = sortedCopy(latencies.subarray(0, done));
+  const all = summarise(latencies.subarray(0, done));
   return {
     count: done,
     elapsedMs,
     rate: done / (elapsedMs / 1000),
-    p50: percentile(all, 0.5),
-    p99: percentile(all, 0.99),
-    max: percentile(all, 1),
+    p50: all.p50,
+    p99: all.p99,
+    max: all.max,
     deciles,
     cpu: { panel: panelCpu, client: clientCpu, rest: machineBusy === undefined ? undefined : Math.max(0, machineBusy - panelCpu - clientCpu) },
     budgetSpent: done < total,
   };
 }
 
-/**
- * Inserts clients [from, total) with SQL, shaped exactly as POST /api/clients makes them: the
- * client, its device "device-1", its interface link and one account with a fresh key pair,
- * preshared key and the next addresses of the pool; then moves the interface's cursor.
- */
+/** Inserts clients [from, total) with SQL, shaped exactly as POST /api/clients makes them, in batches. */
 async function seedWithSql({ db, iface, from, total, digits, now }) {
-  const { generateKeyPair, generatePresharedKey } = await import(new URL('dist/libs/wireguard/keys.js', ROOT).href);
-  const { allocateMany } = await import(new URL('dist/libs/wireguard/address-pool.js', ROOT).href);
-  const { ipToInt } = await import(new URL('dist/libs/wireguard/ipv4.js', ROOT).href);
-  const { generateSubId } = await import(new URL('dist/apps/controller/src/clients/sub-id.js', ROOT).href);
   const started = performance.now();
   const batch = 2000;
   for (let start = from; start < total; start += batch) {
     const end = Math.min(total, start + batch);
-    await db.query('begin');
-    try {
-      const [locked] = (await db.query('select allocation_cursor from interfaces where id = $1 for update', [iface.id])).rows;
-      const addresses = allocateMany(SUBNET, [], end - start, { cursor: locked.allocation_cursor === null ? null : Number(locked.allocation_cursor) });
-      if (!addresses) throw new Error('the pool is full');
-      const createdAt = new Date();
-      const clients = [];
-      const devices = [];
-      const accounts = [];
-      for (let i = start; i < end; i++) {
-        const spec = clientSpec(i, digits, now);
-        const clientId = randomUUID();
-        const deviceId = randomUUID();
-        const keys = generateKeyPair();
-        const at = new Date(createdAt.getTime() + (i - start)).toISOString();
-        clients.push({
-          id: clientId,
-          name: spec.name,
-          note: spec.note ?? '',
-          groups: spec.groups ?? [],
-          telegram_id: spec.telegramId ?? null,
-          quota_bytes: spec.quotaBytes ?? 0,
-          expires_at: spec.expiresAt ?? null,
-          device_limit: spec.deviceLimit,
-          reset_cycle: spec.resetCycle ?? 'none',
-          sub_id: generateSubId(),
-          created_at: at,
-        });
-        devices.push({ id: deviceId, client_id: clientId, created_at: at });
-        accounts.push({
-          id: randomUUID(),
-          device_id: deviceId,
-          ip: addresses[i - start],
-          private_key: keys.privateKey,
-          public_key: keys.publicKey,
-          preshared_key: generatePresharedKey(),
-          created_at: at,
-        });
-      }
-      await db.query(
-        `insert into clients (id, name, note, groups, telegram_id, quota_bytes, expires_at, device_limit, rate_bits_per_sec,
-                              reset_cycle, start_on_first_use, duration_seconds, status, sub_id, created_at, updated_at)
-         select x.id, x.name, x.note, array(select jsonb_array_elements_text(x.groups)), x.telegram_id, x.quota_bytes, x.expires_at,
-                x.device_limit, 0, x.reset_cycle, false, 0, 'active', x.sub_id, x.created_at, x.created_at
-           from jsonb_to_recordset($1::jsonb) as x(id uuid, name text, note text, groups jsonb, telegram_id bigint, quota_bytes bigint,
-                expires_at timestamptz, device_limit int, reset_cycle text, sub_id text, created_at timestamptz)`,
-        [JSON.stringify(clients)],
-      );
-      await db.query(
-        `insert into client_interfaces (client_id, interface_id) select x.id, $2 from jsonb_to_recordset($1::jsonb) as x(id uuid)`,
-        [JSON.stringify(clients.map((c) => ({ id: c.id }))), iface.id],
-      );
-      await db.query(
-        `insert into devices (id, client_id, name, created_at)
-         select x.id, x.client_id, 'device-1', x.created_at from jsonb_to_recordset($1::jsonb) as x(id uuid, client_id uuid, created_at timestamptz)`,
-        [JSON.stringify(devices)],
-      );
-      await db.query(
-        `insert into accounts (id, device_id, interface_id, node_id, ip, private_key, public_key, preshared_key, created_at)
-         select x.id, x.device_id, $2, $3, x.ip, x.private_key, x.public_key, x.preshared_key, x.created_at
-           from jsonb_to_recordset($1::jsonb) as x(id uuid, device_id uuid, ip text, private_key text, public_key text, preshared_key text, created_at timestamptz)`,
-        [JSON.stringify(accounts), iface.id, iface.nodeId],
-      );
-      await db.query('update interfaces set allocation_cursor = $1 where id = $2', [ipToInt(addresses[addresses.length - 1]), iface.id]);
-      await db.query('update nodes set desired_revision = desired_revision + 1, updated_at = now() where id = $1', [iface.nodeId]);
-      await db.query('commit');
-    } catch (error) {
-      await db.query('rollback').catch(() => undefined);
-      throw error;
-    }
+    const specs = [];
+    for (let i = start; i < end; i++) specs.push(clientSpec(i, digits, now));
+    await insertClients(db, { iface, subnet: SUBNET, specs });
     if ((end - from) % 20_000 === 0 || end === total) {
       process.stderr.write(`bench: inserted ${(end - from).toLocaleString('en-US')} of ${(total - from).toLocaleString('en-US')} with SQL\n`);
     }
@@ -565,10 +292,9 @@ function checkList(target, response) {
   return undefined;
 }
 
-/** One autocannon run (child process) with CPU accounting for the panel, the client and the rest. */
-async function loadRun(url, token, settings, panelPid) {
-  let mark;
-  const result = await measure(
+/** One autocannon run (child process) with CPU accounting for the panel (`cpu.server`), the client and the rest. */
+function loadRun(url, token, settings, panelPid) {
+  return measureWithCpu(
     {
       url,
       headers: { authorization: `Bearer ${token}` },
@@ -577,26 +303,8 @@ async function loadRun(url, token, settings, panelPid) {
       warmupSeconds: settings.warmupSeconds,
       durationSeconds: settings.durationSeconds,
     },
-    { onMeasuring: () => (mark = { at: process.hrtime.bigint(), panel: cpuMicrosOf(panelPid), machine: machineCpuTicks() }) },
+    { serverCpuMs: () => cpuMsOf(panelPid) },
   );
-  const elapsedMicros = Number(process.hrtime.bigint() - mark.at) / 1000;
-  const machineNow = machineCpuTicks();
-  const cores = describeMachine().cores;
-  const panel = (100 * (cpuMicrosOf(panelPid) - mark.panel)) / elapsedMicros;
-  const client = (100 * result.clientCpuMicros) / elapsedMicros;
-  const busy = mark.machine && machineNow ? (100 * cores * (machineNow.busy - mark.machine.busy)) / (machineNow.total - mark.machine.total) : undefined;
-  return { ...result.measured, warmup: result.warmup, cpu: { panel, client, rest: busy === undefined ? undefined : Math.max(0, busy - panel - client) } };
-}
-
-function loadFailures(name, run) {
-  const out = [];
-  for (const [phase, r] of [['warm-up', run.warmup], ['measured', run]]) {
-    if (!r) continue;
-    if (r.non2xx + r.errors + r.timeouts > 0 || r.ok === 0) {
-      out.push(`${name} (${phase}): ${r.ok} 2xx, ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts; status codes ${JSON.stringify(r.statusCodeStats)}`);
-    }
-  }
-  return out;
 }
 
 /** `count` requests one after another (after 10 unrecorded ones): latency with nothing else in flight. */
@@ -605,15 +313,15 @@ async function sequentialRun(call, path, count, check) {
   const times = [];
   for (let i = 0; i < count; i++) {
     const response = await call('GET', path);
-    if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status} (sequential run)`);
+    if (response.status !== 200) throw new Error(`GET /api/${path} answered ${response.status} (sequential run)`);
     if (check && i === 0) {
       const problem = check(response);
-      if (problem) throw new Error(`GET ${path} (sequential run): ${problem}`);
+      if (problem) throw new Error(`GET /api/${path} (sequential run): ${problem}`);
     }
     times.push(response.ms);
   }
-  const sorted = sortedCopy(times);
-  return { count, p50: percentile(sorted, 0.5), p90: percentile(sorted, 0.9), p99: percentile(sorted, 0.99), max: percentile(sorted, 1) };
+  const { p50, p90, p99, max } = summarise(times);
+  return { count, p50, p90, p99, max };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -633,43 +341,31 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     if (s.groups?.includes(GROUP_FILTER)) expected.group++;
   }
 
-  const database = await createBenchDatabase();
-  const queuePrefix = `wbc${randomBytes(4).toString('hex')}`;
-  const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-clients-'));
+  const scope = cleanupScope('the clients run (stopping the panel, dropping its database)');
   let panel;
-  let db;
-  let call;
-  // One cleanup, however many callers: a signal and the failure it causes both wait for the same
-  // run of it, so the process never exits halfway (leaving the panel or the database behind).
-  let cleaning;
-  const cleanup = () =>
-    (cleaning ??= (async () => {
-      call?.close();
-      await db?.end().catch(() => undefined);
-      await panel?.stop().catch((e) => console.error('bench: stopping the panel failed:', e));
-      if (process.env.BENCH_KEEP_DATABASE === '1') console.error(`bench: kept the database ${database.name} (BENCH_KEEP_DATABASE=1): drop it with DROP DATABASE ${database.name}`);
-      else await database.drop().catch((e) => console.error(`bench: dropping ${database.name} failed:`, e));
-      await dropRedisPrefix(queuePrefix).catch((e) => console.error(`bench: clearing Redis prefix ${queuePrefix} failed:`, e));
-      rmSync(dataDir, { recursive: true, force: true });
-    })());
-  const onSignal = (signal) => {
-    console.error(`bench: ${signal} received, stopping the panel and dropping ${database.name}…`);
-    void cleanup().finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
   try {
+    const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-clients-'));
+    scope.add('data directory', () => rmSync(dataDir, { recursive: true, force: true }));
+    const queuePrefix = `wbc${randomBytes(4).toString('hex')}`;
+    scope.add(`Redis prefix ${queuePrefix}`, () => dropRedisPrefix(queuePrefix));
+    const database = await createBenchDatabase();
+    scope.add(`drop database ${database.name}`, async () => {
+      if (process.env.BENCH_KEEP_DATABASE === '1') console.error(`bench: kept the database ${database.name} (BENCH_KEEP_DATABASE=1): drop it with DROP DATABASE ${database.name}`);
+      else await database.drop();
+    });
     process.stderr.write(`bench: starting the panel (database ${database.name})…\n`);
-    panel = await startPanelProcess({ databaseUrl: database.url, queuePrefix, dataDir });
+    // The clients live on the local node's interface: no agent may build it on this host.
+    panel = await startPanelProcess({ databaseUrl: database.url, redisUrl: REDIS_URL, queuePrefix, dataDir, env: { WARREN_LOCAL_AGENT: 'off' } });
+    scope.add('panel', () => panel.stop());
     const memory = { start: memoryOf(panel.pid) };
-    const token = { value: undefined };
-    call = requester(panel.origin, token, Math.max(settings.createConcurrency, 4));
-    call.apiPath = panel.apiPath;
-    await signIn(call, token);
+    const call = apiClient(panel, Math.max(settings.createConcurrency, 4));
+    scope.add('http agent', () => call.close());
+    await signInWithToken(call);
     const ifaceView = await createInterface(call);
     const iface = { id: ifaceView.id, nodeId: ifaceView.nodeId };
-    db = new pg.Client({ connectionString: database.url });
+    const db = new pg.Client({ connectionString: database.url });
     await db.connect();
+    scope.add('database client', () => db.end());
 
     process.stderr.write(`bench: creating ${settings.clients.toLocaleString('en-US')} clients through POST /api/clients, ${settings.createConcurrency} at a time…\n`);
     const creation = await createThroughApi({ call, iface, settings, digits, now, panel });
@@ -687,7 +383,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     for (const [name, value] of Object.entries(counts)) {
       if (value !== settings.clients) throw new Error(`after seeding: ${value} ${name}, expected ${settings.clients}`);
     }
-    const one = await call('GET', `${call.apiPath}/clients?perPage=1`);
+    const one = await call('GET', 'clients?perPage=1');
     if (one.status !== 200 || one.body.total !== settings.clients) throw new Error(`GET /api/clients?perPage=1: ${one.status}, total ${one.body?.total}, expected ${settings.clients}`);
 
     process.stderr.write('bench: spreading statuses and traffic with SQL, then VACUUM ANALYZE…\n');
@@ -699,7 +395,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
 
     const targets = listTargets({ total: settings.clients, expected, statuses: spread.statuses });
     for (const target of targets) {
-      const response = await call('GET', `${call.apiPath}/${target.path}`);
+      const response = await call('GET', target.path);
       const problem = checkList(target, response);
       if (problem) throw new Error(`GET /api/${target.path}: ${problem}`);
     }
@@ -710,7 +406,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const problems = [];
     for (const target of all) {
       process.stderr.write(`bench: ${target.label}: ${settings.warmupSeconds}s warm-up + ${settings.durationSeconds}s at ${settings.connections} connections…\n`);
-      const result = await loadRun(`${panel.api}/${target.path}`, token.value, settings, panel.pid);
+      const result = await loadRun(`${panel.api}/${target.path}`, call.token, settings, panel.pid);
       problems.push(...loadFailures(target.label, result));
       loaded[target.key] = result;
     }
@@ -718,7 +414,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const sequential = {};
     for (const target of all) {
       process.stderr.write(`bench: ${target.label}: ${settings.sequential} requests one at a time…\n`);
-      sequential[target.key] = await sequentialRun(call, `${call.apiPath}/${target.path}`, settings.sequential, target.expectTotal === undefined ? undefined : (r) => checkList(target, r));
+      sequential[target.key] = await sequentialRun(call, target.path, settings.sequential, target.expectTotal === undefined ? undefined : (r) => checkList(target, r));
     }
     memory.afterLists = memoryOf(panel.pid);
     if (!panel.alive()) throw new Error(`the panel exited during the benchmark:\n${panel.tail()}`);
@@ -746,21 +442,10 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     }
     return { creation, loaded, sequential, memory };
   } catch (error) {
-    if (panel) {
-      // Give a dying panel a moment to be reaped, so a crash or an outside kill is named as such.
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const exit = panel.exit();
-      console.error(
-        exit
-          ? `bench: the panel process had exited (code ${exit.code}, signal ${exit.signal}${exit.signal ? ': killed from outside the bench' : ''}); its last output:\n${panel.tail()}`
-          : `bench: the panel was still running; its last output:\n${panel.tail() || '(none)'}`,
-      );
-    }
+    if (panel) await reportPanelEnd(panel);
     throw error;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await cleanup();
+    await scope.run();
   }
 }
 
@@ -772,7 +457,7 @@ const pct = (n) => (n === undefined ? '–' : `${Math.round(n)}%`);
 const ms = (n) => (n === undefined ? '–' : `${fixed(n, n < 10 ? 2 : 1)} ms`);
 const mib = (n) => `${fixed(n)} MiB`;
 /** Milliseconds of CPU (panel process + rest of the machine) per request, from the load run's CPU shares. */
-const cpuPerRequest = (r) => (r.cpu.rest === undefined || !r.requestsPerSecond ? undefined : (10 * (r.cpu.panel + r.cpu.rest)) / r.requestsPerSecond);
+const cpuPerRequest = (r) => (r.cpu.rest === undefined || !r.requestsPerSecond ? undefined : (10 * (r.cpu.server + r.cpu.rest)) / r.requestsPerSecond);
 const verdict = (p99) => (p99 < TARGET_P99_MS ? 'pass' : '**FAIL**');
 
 function render({ settings, machine, command, creation, sqlSeed, spread, sizes, expected, targets, loaded, sequential, memory, postgres, redis }) {
@@ -803,10 +488,10 @@ function render({ settings, machine, command, creation, sqlSeed, spread, sizes, 
       ms(r.latency.p99),
       t.key === 'baseline' ? '–' : markdown ? verdict(r.latency.p99) : verdict(r.latency.p99).replace(/\*/g, ''),
       t.key === 'baseline' ? '–' : `+${ms(r.latency.p50 - base.latency.p50)}`,
-      pct(r.cpu.panel),
+      pct(r.cpu.server),
       pct(r.cpu.client),
       pct(r.cpu.rest),
-      cpuPerRequest(r) === undefined ? '–' : `${ms(cpuPerRequest(r))} (${ms((10 * r.cpu.panel) / r.requestsPerSecond)} + ${ms((10 * r.cpu.rest) / r.requestsPerSecond)})`,
+      cpuPerRequest(r) === undefined ? '–' : `${ms(cpuPerRequest(r))} (${ms((10 * r.cpu.server) / r.requestsPerSecond)} + ${ms((10 * r.cpu.rest) / r.requestsPerSecond)})`,
     ];
   };
   const seqHeader = ['request', 'p50', 'p90', 'p99', 'max', `p99 < ${TARGET_P99_MS} ms`, 'p50 above floor'];

@@ -1,28 +1,25 @@
 // HTTP: an authenticated GET on the real panel against a bare fastify handler, same process, same load.
 import Fastify from 'fastify';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import { pathToFileURL } from 'node:url';
+import { builtFile } from './lib/child.js';
+import { cleanupScope } from './lib/cleanup.js';
 import { createBenchDatabase, postgresVersion, REDIS_URL } from './lib/database.js';
-import { measure } from './lib/client-process.js';
-import { describeMachine, machineCpuTicks } from './lib/machine.js';
+import { loadFailures, measureWithCpu } from './lib/client-process.js';
+import { describeMachine } from './lib/machine.js';
+import { apiClient, BENCH_OWNER, issueApiToken, signIn } from './lib/panel-process.js';
+import { backgroundBusy } from './lib/proc-stats.js';
+import { dropRedisPrefix, redisVersion } from './lib/redis-cleanup.js';
 import { markdownTable, textTable, writeSection } from './lib/report.js';
+import { envNumber } from './lib/settings.js';
 
 export const ID = 'http-auth';
 export const TITLE = 'HTTP: authenticated GET vs bare fastify';
 
-const DIST = new URL('../dist/apps/controller/src/', import.meta.url);
-const OWNER = { username: 'bench-owner', password: 'bench-password-123' };
-
-function envNumber(name, fallback, min) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number >= ${min}, got "${raw}"`);
-  return value;
-}
+const number = (name, fallback, min) => envNumber(name, fallback, min, { integer: false });
 
 export function settingsFromEnv() {
   const mode = process.env.BENCH_CLIENT ?? 'process';
@@ -30,11 +27,11 @@ export function settingsFromEnv() {
   const targets = (process.env.BENCH_TARGETS ?? 'bare,token,session').split(',').map((t) => t.trim()).filter(Boolean);
   for (const t of targets) if (!['bare', 'token', 'session'].includes(t)) throw new Error(`BENCH_TARGETS: unknown target "${t}"`);
   return {
-    durationSeconds: envNumber('BENCH_DURATION', 10, 1),
-    warmupSeconds: envNumber('BENCH_WARMUP', 2, 0),
-    connections: envNumber('BENCH_CONNECTIONS', 16, 1),
-    pipelining: envNumber('BENCH_PIPELINING', 1, 1),
-    rounds: envNumber('BENCH_ROUNDS', 3, 1),
+    durationSeconds: number('BENCH_DURATION', 10, 1),
+    warmupSeconds: number('BENCH_WARMUP', 2, 0),
+    connections: number('BENCH_CONNECTIONS', 16, 1),
+    pipelining: number('BENCH_PIPELINING', 1, 1),
+    rounds: number('BENCH_ROUNDS', 3, 1),
     mode,
     targets,
   };
@@ -58,59 +55,46 @@ async function json(url, init) {
   return { status: response.status, body };
 }
 
-/** Starts the real panel (from dist) on its own database and Redis prefix; `stop()` undoes all of it. */
-async function startBenchPanel() {
-  const panelJs = new URL('panel.js', DIST);
-  if (!existsSync(panelJs)) throw new Error(`${panelJs.pathname} is missing: run \`npm run build\` (npm run bench does)`);
-  const { startPanel } = await import(panelJs.href);
-  const { loadConfig } = await import(new URL('config/config.js', DIST).href);
+/**
+ * Starts the real panel (from dist) in this process, so that it and the bare handler share one
+ * process and one load, on its own database and Redis prefix; `scope` undoes all of it.
+ */
+async function startBenchPanel(scope) {
+  const { startPanel } = await import(pathToFileURL(builtFile('apps/controller/src/panel.js')).href);
+  const { loadConfig } = await import(pathToFileURL(builtFile('apps/controller/src/config/config.js')).href);
   const database = await createBenchDatabase();
+  scope.add(`drop database ${database.name}`, () => database.drop());
   const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-'));
-  const stop = async (panel) => {
-    await panel?.close().catch((e) => console.error('bench: closing the panel failed:', e));
-    await database.drop().catch((e) => console.error(`bench: dropping ${database.name} failed:`, e));
-    rmSync(dataDir, { recursive: true, force: true });
-  };
-  try {
-    const config = loadConfig({
-      WARREN_DATA_DIR: dataDir,
-      WARREN_HOST: '127.0.0.1',
-      WARREN_PORT: '0',
-      WARREN_TLS: 'off',
-      DATABASE_URL: database.url,
-      REDIS_URL,
-      WARREN_QUEUE_PREFIX: `wb${randomBytes(4).toString('hex')}`,
-      WARREN_ADMIN_USERNAME: OWNER.username,
-      WARREN_ADMIN_PASSWORD: OWNER.password,
-      WARREN_LOG_LEVEL: 'error',
-      WARREN_LOCAL_AGENT: 'off',
-    });
-    const panel = await startPanel(config);
-    return { api: `${panel.origin}${config.basePath}/api`, stop: () => stop(panel) };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  scope.add('data directory', () => rmSync(dataDir, { recursive: true, force: true }));
+  const queuePrefix = `wb${randomBytes(4).toString('hex')}`;
+  scope.add(`Redis prefix ${queuePrefix}`, () => dropRedisPrefix(queuePrefix));
+  const config = loadConfig({
+    WARREN_DATA_DIR: dataDir,
+    WARREN_HOST: '127.0.0.1',
+    WARREN_PORT: '0',
+    WARREN_TLS: 'off',
+    DATABASE_URL: database.url,
+    REDIS_URL,
+    WARREN_QUEUE_PREFIX: queuePrefix,
+    WARREN_ADMIN_USERNAME: BENCH_OWNER.username,
+    WARREN_ADMIN_PASSWORD: BENCH_OWNER.password,
+    WARREN_LOG_LEVEL: 'error',
+    WARREN_LOCAL_AGENT: 'off',
+  });
+  const panel = await startPanel(config);
+  scope.add('panel', () => panel.close());
+  return { origin: `${panel.origin}${config.basePath}`, api: `${panel.origin}${config.basePath}/api`, apiPath: `${config.basePath}/api` };
 }
 
 /** Signs in and issues an API token through the public API, exactly as an operator would. */
-async function credentials(api) {
-  const login = await json(`${api}/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(OWNER),
-  });
-  if (login.status !== 200) throw new Error(`login answered ${login.status}: ${JSON.stringify(login.body)}`);
-  const session = login.body.token;
-  const issued = await json(`${api}/tokens`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${session}` },
-    body: JSON.stringify({ name: 'bench' }),
-  });
-  if (issued.status !== 201 || !String(issued.body.token).startsWith('wrn_')) {
-    throw new Error(`POST /api/tokens answered ${issued.status}: ${JSON.stringify(issued.body)}`);
+async function credentials(panel) {
+  const call = apiClient(panel, 1);
+  try {
+    await signIn(call);
+    return { session: call.token, apiToken: await issueApiToken(call, 'bench') };
+  } finally {
+    call.close();
   }
-  return { session, apiToken: issued.body.token };
 }
 
 async function startBare(body) {
@@ -121,22 +105,13 @@ async function startBare(body) {
   return { url: `http://127.0.0.1:${port}/api/auth/me`, close: () => bare.close() };
 }
 
-async function redisVersion() {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    return (await redis.info('server')).match(/redis_version:(\S+)/)?.[1];
-  } catch {
-    return undefined;
-  } finally {
-    redis.disconnect();
-  }
-}
-
-/** One measured load run with CPU accounting for this process, the client and the whole machine. */
-async function measureTarget(target, settings) {
-  let mark;
-  const result = await measure(
+/** One measured load run with CPU accounting for this process (both servers), the client and the whole machine. */
+function measureTarget(target, settings) {
+  const ownCpuMs = () => {
+    const used = process.cpuUsage();
+    return (used.user + used.system) / 1000;
+  };
+  return measureWithCpu(
     {
       url: target.url,
       headers: target.headers,
@@ -145,49 +120,8 @@ async function measureTarget(target, settings) {
       warmupSeconds: settings.warmupSeconds,
       durationSeconds: settings.durationSeconds,
     },
-    {
-      mode: settings.mode,
-      onMeasuring: () => {
-        mark = { at: process.hrtime.bigint(), cpu: process.cpuUsage(), machine: machineCpuTicks() };
-      },
-    },
+    { mode: settings.mode, serverCpuMs: ownCpuMs },
   );
-  const elapsedMicros = Number(process.hrtime.bigint() - mark.at) / 1000;
-  const serverCpu = process.cpuUsage(mark.cpu);
-  const machineNow = machineCpuTicks();
-  const percentOfCore = (micros) => (100 * micros) / elapsedMicros;
-  const cores = describeMachine().cores;
-  const machineBusy =
-    mark.machine && machineNow ? (100 * cores * (machineNow.busy - mark.machine.busy)) / (machineNow.total - mark.machine.total) : undefined;
-  const server = percentOfCore(serverCpu.user + serverCpu.system);
-  // Inline, the client's CPU is already part of this process's.
-  const client = settings.mode === 'inline' ? undefined : percentOfCore(result.clientCpuMicros);
-  return {
-    ...result.measured,
-    warmup: result.warmup,
-    cpu: { server, client, rest: machineBusy === undefined ? undefined : Math.max(0, machineBusy - server - (client ?? 0)) },
-  };
-}
-
-export function failures(name, run) {
-  const out = [];
-  for (const [phase, r] of [['warm-up', run.warmup], ['measured', run]]) {
-    if (!r) continue;
-    const bad = r.non2xx + r.errors + r.timeouts;
-    if (bad > 0 || r.ok === 0) {
-      out.push(`${name} (${phase}): ${r.ok} 2xx, ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts; status codes ${JSON.stringify(r.statusCodeStats)}`);
-    }
-  }
-  return out;
-}
-
-/** CPU the machine spends with nothing of ours under load (per cent of one core, over one second). */
-async function backgroundLoad() {
-  const before = machineCpuTicks();
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  const after = machineCpuTicks();
-  if (!before || !after) return undefined;
-  return (100 * describeMachine().cores * (after.busy - before.busy)) / (after.total - before.total);
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -195,24 +129,18 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 export async function run({ writeDoc = true, docFile, command } = {}) {
   const settings = settingsFromEnv();
   const machine = describeMachine();
-  const panel = await startBenchPanel();
-  let bare;
-  const cleanup = async () => {
-    await bare?.close().catch(() => undefined);
-    await panel.stop();
-  };
-  const onSignal = () => void cleanup().finally(() => process.exit(130));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const scope = cleanupScope('the http-auth run');
   try {
-    const { session, apiToken } = await credentials(panel.api);
+    const panel = await startBenchPanel(scope);
+    const { session, apiToken } = await credentials(panel);
     const meUrl = `${panel.api}/auth/me`;
     const viaToken = await json(meUrl, { headers: { authorization: `Bearer ${apiToken}` } });
     const viaSession = await json(meUrl, { headers: { authorization: `Bearer ${session}` } });
     if (viaToken.status !== 200 || viaToken.body.via !== 'token') throw new Error(`GET /api/auth/me with the API token: ${viaToken.status} ${JSON.stringify(viaToken.body)}`);
     if (viaSession.status !== 200 || viaSession.body.via !== 'session') throw new Error(`GET /api/auth/me with the session: ${viaSession.status} ${JSON.stringify(viaSession.body)}`);
     // The bare handler answers the very same JSON the panel does, so only the work behind it differs.
-    bare = await startBare(viaToken.body);
+    const bare = await startBare(viaToken.body);
+    scope.add('bare fastify', () => bare.close());
     const check = await json(bare.url);
     if (check.status !== 200) throw new Error(`bare fastify answered ${check.status}`);
 
@@ -221,7 +149,8 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       token: { url: meUrl, headers: { authorization: `Bearer ${apiToken}` } },
       session: { url: meUrl, headers: { authorization: `Bearer ${session}` } },
     };
-    const background = await backgroundLoad();
+    // CPU the machine spends with nothing of ours under load, over one second.
+    const background = await backgroundBusy(1000);
     if (background !== undefined && background > 20) {
       process.stderr.write(`bench: warning: the machine is already ${Math.round(background)}% busy (of one core) before the load starts; figures will be noisy\n`);
     }
@@ -231,7 +160,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       for (const name of settings.targets) {
         process.stderr.write(`bench: ${name}${settings.rounds > 1 ? ` (round ${round}/${settings.rounds})` : ''}: ${settings.warmupSeconds}s warm-up + ${settings.durationSeconds}s…\n`);
         const result = await measureTarget(targets[name], settings);
-        problems.push(...failures(name, result));
+        problems.push(...loadFailures(name, result));
         rounds[name].push(result);
       }
     }
@@ -256,9 +185,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     }
     return chosen;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await cleanup();
+    await scope.run();
   }
 }
 

@@ -17,11 +17,15 @@ export function cleanupScope(label) {
       }
     })());
   const onSignal = (signal) => {
+    if (running) return;
     console.error(`bench: ${signal} received, cleaning up ${label}…`);
     void run().finally(() => process.exit(130));
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  // Kept (not once) until the cleanup is done: a signal that comes again meanwhile must not kill the
+  // process halfway. An in-process panel's NestJS shutdown hook does just that: it closes the app
+  // and raises the same signal on this process again.
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   return {
     /** Registers a step; it runs even when a later step fails. */
     add(name, step) {

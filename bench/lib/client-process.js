@@ -1,6 +1,8 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { runLoad } from './load.js';
+import { machineCpuTicks } from './machine.js';
+import { machineBusyPercent } from './proc-stats.js';
 
 const CLIENT = fileURLToPath(new URL('../client.js', import.meta.url));
 
@@ -30,4 +32,41 @@ export function measure(options, { mode = 'process', onMeasuring = () => {} } = 
     child.on('exit', (code) => settle(reject, new Error(`load client exited with code ${code} before reporting`)));
     child.send(options);
   });
+}
+
+/**
+ * One measure() run with CPU accounting over its measured part, in per cent of one core: the
+ * server (`serverCpuMs()`, a reading in ms of whatever serves the requests), the load client, and
+ * the rest of the machine's busy time.
+ */
+export async function measureWithCpu(options, { mode = 'process', serverCpuMs }) {
+  let mark;
+  const result = await measure(options, {
+    mode,
+    onMeasuring: () => {
+      mark = { at: process.hrtime.bigint(), server: serverCpuMs(), machine: machineCpuTicks() };
+    },
+  });
+  const elapsedMicros = Number(process.hrtime.bigint() - mark.at) / 1000;
+  const busy = machineBusyPercent(mark.machine, machineCpuTicks());
+  const server = (100 * 1000 * (serverCpuMs() - mark.server)) / elapsedMicros;
+  // Inline, the client's CPU is already part of this process's.
+  const client = mode === 'inline' ? undefined : (100 * result.clientCpuMicros) / elapsedMicros;
+  return {
+    ...result.measured,
+    warmup: result.warmup,
+    cpu: { server, client, rest: busy === undefined ? undefined : Math.max(0, busy - server - (client ?? 0)) },
+  };
+}
+
+/** What went wrong in a load run (warm-up and measured part): anything but a clean 2xx, or no 2xx at all. */
+export function loadFailures(name, run) {
+  const out = [];
+  for (const [phase, r] of [['warm-up', run.warmup], ['measured', run]]) {
+    if (!r) continue;
+    if (r.non2xx + r.errors + r.timeouts > 0 || r.ok === 0) {
+      out.push(`${name} (${phase}): ${r.ok} 2xx, ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts; status codes ${JSON.stringify(r.statusCodeStats)}`);
+    }
+  }
+  return out;
 }

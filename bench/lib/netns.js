@@ -28,7 +28,8 @@ export async function createNamespace(prefix) {
   let destroyed = false;
   const ns = {
     name,
-    exec: async (command, ...args) => (await exec('ip', ['netns', 'exec', name, command, ...args])).stdout,
+    // A large buffer: `wg show … dump` of 10,000 peers is megabytes.
+    exec: async (command, ...args) => (await exec('ip', ['netns', 'exec', name, command, ...args], { maxBuffer: 1 << 28 })).stdout,
     pids: async () => (await exec('ip', ['netns', 'pids', name])).stdout.split('\n').filter(Boolean).map(Number),
     async destroy() {
       if (destroyed) return;

@@ -1,13 +1,7 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { spawnBuilt } from './child.js';
 
-const ROOT = new URL('../../', import.meta.url);
-export const ROOT_DIR = fileURLToPath(ROOT);
-export const PANEL_MAIN = fileURLToPath(new URL('dist/apps/controller/src/main.js', ROOT));
-export const AGENT_MAIN = fileURLToPath(new URL('dist/apps/agent/src/main.js', ROOT));
 export const BENCH_OWNER = { username: 'bench-owner', password: 'bench-password-123' };
 
 export function freePort() {
@@ -21,27 +15,11 @@ export function freePort() {
   });
 }
 
-/** Keeps the last `size` lines of a child's output, for the error message when it dies. */
-export function outputTail(size = 40) {
-  const lines = [];
-  return {
-    keep: (prefix) => (chunk) => {
-      for (const line of chunk.toString('utf8').split('\n')) {
-        if (!line.trim()) continue;
-        lines.push(`${prefix}${line}`);
-        if (lines.length > size) lines.shift();
-      }
-    },
-    text: () => lines.join('\n'),
-  };
-}
-
 /**
  * The panel exactly as `npm start` runs it (from dist), in its own process, on its own database.
  * `redisUrl` undefined runs it with BullMQ's PostgreSQL queue backend (no REDIS_URL at all).
  */
 export async function startPanelProcess({ databaseUrl, redisUrl, queuePrefix, dataDir, env = {} }) {
-  if (!existsSync(PANEL_MAIN)) throw new Error(`${PANEL_MAIN} is missing: run \`npm run build\` (npm run bench does)`);
   const port = await freePort();
   const childEnv = {
     ...process.env,
@@ -59,16 +37,11 @@ export async function startPanelProcess({ databaseUrl, redisUrl, queuePrefix, da
   if (redisUrl) childEnv.REDIS_URL = redisUrl;
   else delete childEnv.REDIS_URL;
   delete childEnv.WARREN_AGENT_REDIS_URL;
-  const child = spawn(process.execPath, [PANEL_MAIN], { cwd: ROOT_DIR, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  const tail = outputTail();
-  child.stderr.on('data', tail.keep('[panel stderr] '));
-  let exited = null;
-  const exit = new Promise((resolve) => child.once('exit', (code, signal) => resolve((exited = { code, signal }))));
+  const panel = spawnBuilt('apps/controller/src/main.js', [], { env: childEnv, name: 'panel' });
   const origin = await new Promise((resolve, reject) => {
     let buffer = '';
-    const timer = setTimeout(() => reject(new Error(`the panel did not say "panel listening on" within 60 s:\n${tail.text()}`)), 60_000);
-    child.stdout.on('data', (chunk) => {
-      tail.keep('[panel] ')(chunk);
+    const timer = setTimeout(() => reject(new Error(`the panel did not say "panel listening on" within 60 s:\n${panel.tail()}`)), 60_000);
+    panel.child.stdout.on('data', (chunk) => {
       if (buffer === null) return;
       buffer += chunk.toString('utf8');
       const found = buffer.match(/panel listening on (https?:\/\/[^/\s]+)(\/\S*)?/);
@@ -78,29 +51,33 @@ export async function startPanelProcess({ databaseUrl, redisUrl, queuePrefix, da
         resolve(`${found[1]}${(found[2] ?? '/').replace(/\/$/, '')}`);
       }
     });
-    exit.then(({ code, signal }) => {
+    panel.exit.then(({ code, signal }) => {
       clearTimeout(timer);
-      reject(new Error(`the panel exited (code ${code}, signal ${signal}) before listening:\n${tail.text()}`));
+      reject(new Error(`the panel exited (code ${code}, signal ${signal}) before listening:\n${panel.tail()}`));
     });
   });
-  const stop = async () => {
-    if (exited) return;
-    child.kill('SIGTERM');
-    const timeout = new Promise((resolve) => setTimeout(() => resolve('timeout'), 10_000));
-    if ((await Promise.race([exit, timeout])) === 'timeout') {
-      child.kill('SIGKILL');
-      await exit;
-    }
-  };
   return {
-    pid: child.pid,
+    pid: panel.pid,
     origin,
+    api: `${origin}/api`,
     apiPath: `${new URL(origin).pathname.replace(/\/$/, '')}/api`,
-    alive: () => !exited,
-    exit: () => exited,
-    tail: tail.text,
-    stop,
+    alive: panel.alive,
+    exit: panel.exited,
+    tail: panel.tail,
+    stop: panel.stop,
   };
+}
+
+/** After a failure: whether the panel had exited (and how) or was still running, and its last output. */
+export async function reportPanelEnd(panel, graceMs = 500) {
+  // Give a dying panel a moment to be reaped, so a crash or an outside kill is named as such.
+  await new Promise((resolve) => setTimeout(resolve, graceMs));
+  const exit = panel.exit();
+  console.error(
+    exit
+      ? `bench: the panel process had exited (code ${exit.code}, signal ${exit.signal}${exit.signal ? ': killed from outside the bench' : ''}); its last output:\n${panel.tail()}`
+      : `bench: the panel was still running; its last output:\n${panel.tail() || '(none)'}`,
+  );
 }
 
 /**
@@ -154,4 +131,13 @@ export function apiClient(panel, maxSockets = 8) {
 export async function signIn(call) {
   const login = await call.expect(200, 'POST', 'auth/login', BENCH_OWNER);
   call.token = login.token;
+}
+
+/** Issues an API token (`wrn_…`) through the public API, as an operator would; the caller must be signed in. */
+export async function issueApiToken(call, name) {
+  const issued = await call('POST', 'tokens', { name });
+  if (issued.status !== 201 || !String(issued.body.token).startsWith('wrn_')) {
+    throw new Error(`POST /api/tokens answered ${issued.status}: ${JSON.stringify(issued.body)}`);
+  }
+  return issued.body.token;
 }

@@ -22,14 +22,40 @@ function statFields(pid) {
 
 /** CPU time (user + system) a process has used so far, in milliseconds. */
 export function cpuMsOf(pid) {
+  const hz = ticksPerSecond();
   const fields = statFields(pid);
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond();
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / hz;
 }
 
 /** CPU time of the waited-for children of a process (cutime + cstime), in milliseconds. */
 export function childrenCpuMsOf(pid) {
+  // The clock rate first: the first call asks getconf, a child whose CPU must not land in the reading.
+  const hz = ticksPerSecond();
   const fields = statFields(pid);
-  return ((Number(fields[13]) + Number(fields[14])) * 1000) / ticksPerSecond();
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / hz;
+}
+
+/** The command line of a process, '' when it is gone. */
+export function cmdlineOf(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+  } catch {
+    return '';
+  }
+}
+
+/** Pids whose parent is `pid`. */
+export function childPids(pid) {
+  const out = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (Number(statFields(name)[1]) === pid) out.push(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  return out;
 }
 
 /** VmRSS and VmHWM (peak) of a process, in MiB. */
