@@ -3,7 +3,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { generatePrefixedSecret, hashSecret, isWellFormedPrefixedSecret } from '#libs/tokens/api-token.js';
 import type { EnrolResponse } from '#libs/contracts/agent-link.js';
 import type { WarrenConfig } from '../config/config.js';
-import { conflict, notFound, unauthorized } from '../http/api-error.js';
+import { ApiError, conflict, notFound, unauthorized } from '../http/api-error.js';
 import { UUID } from '../interfaces/validators.js';
 import { WARREN_CONFIG } from '../runtime.js';
 import { AgentQueueAccess } from './agent-queue-access.js';
@@ -96,22 +96,32 @@ export class AgentCredentialsService implements OnApplicationBootstrap, OnApplic
   /**
    * Exchanges a valid enrolment secret for the node's credential and queue access, once: the
    * secret is consumed in the same statement that finds it, so two agents racing with one secret
-   * cannot both win.
+   * cannot both win. Claim and queue grant are one transaction: when the queue store cannot be
+   * reached the secret stays valid and the node's old credential keeps working (503: try again).
    */
   async enrol(secret: string): Promise<EnrolResponse> {
     if (!isWellFormedPrefixedSecret(secret, ENROLMENT_PREFIX)) throw unauthorized('invalid or expired enrolment secret');
     const credential = generatePrefixedSecret(NODE_CREDENTIAL_PREFIX);
-    const em = this.orm.em.fork();
-    const [claimed] = await em.execute<{ node_id: string; name: string; is_local: boolean }[]>(
-      `update node_agents a set enrolment_hash = null, enrolment_expires_at = null, credential_hash = ?, enrolled_at = now()
-         from nodes n
-        where a.enrolment_hash = ? and a.enrolment_expires_at > now() and n.id = a.node_id
-       returning a.node_id, n.name, n.is_local`,
-      [hashSecret(credential), hashSecret(secret)],
-    );
-    if (!claimed) throw unauthorized('invalid or expired enrolment secret');
-    const queue = await this.queueAccess.grant(claimed.node_id, (hash) => this.recordQueuePassword(claimed.node_id, hash));
-    return { nodeId: claimed.node_id, nodeName: claimed.name, credential, queue };
+    try {
+      return await this.orm.em.fork().transactional(async (tx) => {
+        const [claimed] = await tx.execute<{ node_id: string; name: string }[]>(
+          `update node_agents a set enrolment_hash = null, enrolment_expires_at = null, credential_hash = ?, enrolled_at = now()
+             from nodes n
+            where a.enrolment_hash = ? and a.enrolment_expires_at > now() and n.id = a.node_id
+           returning a.node_id, n.name`,
+          [hashSecret(credential), hashSecret(secret)],
+        );
+        if (!claimed) throw unauthorized('invalid or expired enrolment secret');
+        const queue = await this.queueAccess.grant(claimed.node_id, async (hash) => {
+          await tx.execute('update node_agents set queue_password_hash = ? where node_id = ?', [hash, claimed.node_id]);
+        });
+        return { nodeId: claimed.node_id, nodeName: claimed.name, credential, queue };
+      });
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      this.logger.warn(`enrolment could not grant queue access: ${(error as Error).message}`);
+      throw new ApiError(503, 'the queue store cannot be reached; the enrolment secret is still valid: try again');
+    }
   }
 
   /**

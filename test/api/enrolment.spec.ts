@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { REDIS_URL } from '../support/environment.js';
+import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+
+/**
+ * Enrolment when the queue store refuses the grant: the panel's own Redis user here may not run
+ * ACL commands, so giving the node its Redis user fails. The agent gets a 503, the one-time
+ * secret stays valid and nothing is half-written; once the panel may grant, the same secret works.
+ */
+
+const username = `wt-limited-${randomBytes(4).toString('hex')}`;
+const password = randomBytes(16).toString('hex');
+let admin: Redis;
+let t: TestPanel;
+let token: string;
+
+beforeAll(async () => {
+  admin = new Redis(REDIS_URL);
+  // Everything BullMQ and the panel need, except ACL: granting a node its user must fail.
+  await admin.call('ACL', 'SETUSER', username, 'on', `>${password}`, '~*', '&*', '+@all', '-acl');
+  const url = new URL(REDIS_URL);
+  url.username = username;
+  url.password = password;
+  t = await startTestPanel({ REDIS_URL: url.toString() });
+  token = await t.login();
+});
+
+afterAll(async () => {
+  await t?.stop();
+  await admin?.call('ACL', 'DELUSER', username);
+  admin?.disconnect();
+});
+
+test('a grant the queue store refuses leaves the secret valid and the node untouched; the same secret works later', async () => {
+  const node = await t.call('POST', 'nodes', { token, body: { name: 'grant-refused', address: '192.0.2.30' } });
+  expect(node.status).toBe(201);
+  const secret: string = node.body.enrolment.secret;
+  const before = await t.query('select enrolment_hash, credential_hash, queue_password_hash, enrolled_at from node_agents where node_id = $1', [node.body.id]);
+
+  const refused = await t.call('POST', 'agent/enrol', { body: { secret } });
+  expect(refused.status).toBe(503);
+  expect(refused.body).toEqual({ error: expect.stringContaining('enrolment secret is still valid'), field: '' });
+  expect(await t.query('select enrolment_hash, credential_hash, queue_password_hash, enrolled_at from node_agents where node_id = $1', [node.body.id])).toEqual(before);
+
+  await admin.call('ACL', 'SETUSER', username, '+acl');
+  const enrolled = await t.call('POST', 'agent/enrol', { body: { secret } });
+  expect(enrolled.status).toBe(200);
+  expect(enrolled.body).toMatchObject({ nodeId: node.body.id, credential: expect.stringMatching(/^wnc_/), queue: { kind: 'redis', username: expect.stringContaining(node.body.id) } });
+  expect((await t.call('POST', 'agent/enrol', { body: { secret } })).status).toBe(401);
+});
