@@ -4,13 +4,14 @@ import { conflict, notFound } from '../http/api-error.js';
 import { UUID } from '../interfaces/validators.js';
 import { lockNode, mapUniqueViolations } from './db.js';
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
+import { agentState, type AgentState } from '../system/agent-state.js';
 import { NodeAgent } from './node-agent.entity.js';
 import { Node } from './node.entity.js';
 
 /** What the node's agent last said, as the node's page shows it. */
 export interface NodeAgentView {
-  /** never-enrolled: no credential yet; enrolled: has one, never connected or gone; connected: link live. */
-  state: 'never-enrolled' | 'enrolled' | 'connected';
+  /** The one rule in system/agent-state.ts: never-enrolled, enrolled, connected or disconnected. */
+  state: AgentState;
   version: string | null;
   lastSeenAt: Date | null;
   /** What the host cannot do (not root, tools missing); empty when it can apply everything. */
@@ -19,13 +20,9 @@ export interface NodeAgentView {
   lastApply: ApplyResult | null;
 }
 
-/** A link counts as live only while it keeps reporting: a crashed controller leaves `connected` set. */
-const LINK_FRESH_MS = 30_000;
-
 export function agentView(row: NodeAgent | null | undefined, now = Date.now()): NodeAgentView {
-  const live = Boolean(row?.connected && row.lastSeenAt && now - row.lastSeenAt.getTime() < LINK_FRESH_MS);
   return {
-    state: live ? 'connected' : row?.enrolledAt ? 'enrolled' : 'never-enrolled',
+    state: agentState({ hasCredential: Boolean(row?.credentialHash), connected: row?.connected ?? false, lastSeenAt: row?.lastSeenAt ?? null }, now),
     version: row?.version ?? null,
     lastSeenAt: row?.lastSeenAt ?? null,
     gaps: row?.gaps ?? [],
