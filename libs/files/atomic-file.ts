@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
  * temporary file, flushed to disk, renamed over the old one. Mode 0600 (these files hold
  * credentials, private keys and counters), in a 0700 directory created when missing.
  */
-export function writeFileAtomic(path: string, content: string): void {
+export function writeFileAtomic(path: string, content: string, options: { durable?: boolean } = {}): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const temporary = `${path}.tmp`;
   // A leftover from a crash would keep its old mode: the mode applies only on creation.
@@ -14,7 +14,9 @@ export function writeFileAtomic(path: string, content: string): void {
   const fd = openSync(temporary, 'w', 0o600);
   try {
     writeSync(fd, content);
-    fsyncSync(fd);
+    // Durable unless asked otherwise: a file rebuilt from other state on every use (a rendered
+    // config) needs the atomic swap, not the wait for the disk.
+    if (options.durable !== false) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }

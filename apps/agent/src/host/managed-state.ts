@@ -1,5 +1,6 @@
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomic } from '#libs/files/atomic-file.js';
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
 
 /**
@@ -59,13 +60,4 @@ export function loadManagedState(stateDir: string): ManagedState {
 /** Replaces the file atomically (write, then rename): a crash leaves the old or the new state. */
 export function saveManagedState(stateDir: string, state: ManagedState): void {
   writeFileAtomic(join(stateDir, FILE), `${JSON.stringify(state, null, 1)}\n`);
-}
-
-/** Writes via a temporary file and rename, created 0600 (the file may hold private keys). */
-export function writeFileAtomic(path: string, content: string): void {
-  const temporary = `${path}.tmp`;
-  // A leftover from a crash would keep its old mode: the mode option applies only on creation.
-  rmSync(temporary, { force: true });
-  writeFileSync(temporary, content, { mode: 0o600 });
-  renameSync(temporary, path);
 }

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatCidr, parseCidr } from '#libs/wireguard/ipv4.js';
 import { CommandError, type CommandRunner } from './command-runner.js';
-import { writeFileAtomic } from './managed-state.js';
+import { writeFileAtomic } from '#libs/files/atomic-file.js';
 
 /**
  * NAT for tunnel subnets: one nftables table that belongs to the agent alone, rebuilt whole on
@@ -55,7 +55,7 @@ export function renderNatRuleset(table: string, rules: readonly NatRule[]): stri
  */
 export async function applyNat(runner: CommandRunner, stateDir: string, table: string, rules: readonly NatRule[]): Promise<void> {
   const file = join(stateDir, 'nat.nft');
-  writeFileAtomic(file, renderNatRuleset(table, rules));
+  writeFileAtomic(file, renderNatRuleset(table, rules), { durable: false });
   await runner.run('nft', ['-f', file]);
   if (rules.length > 0) await enableForwarding(runner);
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { DesiredInterface } from '#libs/contracts/desired-state.js';
 import { renderServerConfig } from '#libs/wireguard/server-config.js';
 import type { CommandRunner } from './command-runner.js';
-import { writeFileAtomic } from './managed-state.js';
+import { writeFileAtomic } from '#libs/files/atomic-file.js';
 
 /**
  * Loading an interface's keys, port and peers with `wg syncconf`, which changes only what
@@ -41,7 +41,7 @@ export async function syncConfig(
   listenPort: number,
 ): Promise<void> {
   const file = configPath(stateDir, name);
-  writeFileAtomic(file, config.text);
+  writeFileAtomic(file, config.text, { durable: false });
   try {
     // ~0.13 ms per peer on a 2-core machine through wireguard-go; leave a wide margin for slow hosts.
     await runner.run('wg', ['syncconf', name, file], { timeoutMs: Math.max(30_000, peers * 3) });
