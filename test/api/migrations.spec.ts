@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { runMigrations } from 'bullmq';
-import { openDatabase, QUEUE_SCHEMA } from '../../apps/controller/src/database/orm.js';
+import { QUEUE_SCHEMA } from '../../libs/contracts/queue-store.js';
+import { openDatabase } from '../../apps/controller/src/database/orm.js';
 import { createTestDatabase } from '../support/test-database.js';
 
 describe('migrations', () => {

@@ -3,9 +3,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { APPLY_JOB, applyJobSchema, nodeQueueName, type ApplyResult } from '#libs/contracts/node-queue.js';
 import type { QueueAccess } from '#libs/contracts/agent-link.js';
-
-/** The schema BullMQ's PostgreSQL backend lives in (the controller's QUEUE_SCHEMA). */
-const QUEUE_SCHEMA = 'bullmq';
+import { QUEUE_SCHEMA } from '#libs/contracts/queue-store.js';
 
 export type ApplyHandler = (job: Job) => Promise<ApplyResult>;
 

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, notFound } from '../http/api-error.js';
-import { bumpRevisions } from '../nodes/revisions.js';
+import { bumpRevisions } from '../revisions/revisions.js';
 import type { ClientStatus } from './client.entity.js';
 import { affectsPeers, nextStatus } from './client-status.js';
 import { ClientTotals } from './client-totals.js';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { generateKeyPair, generatePresharedKey } from '#libs/wireguard/keys.js';
 import { conflict, notFound } from '../http/api-error.js';
-import { bumpRevisions } from '../nodes/revisions.js';
+import { bumpRevisions } from '../revisions/revisions.js';
 import { DEVICE_ACCOUNT_COLUMNS, toDeviceViews, type ClientRow, type DeviceView } from './client-view.js';
 import { ClientsService, countDevices, lockClient, type ClientDetail } from './clients.service.js';
 import { createAccounts, createDevices, lockInterfaces, nodesOfClients } from './provisioning.js';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { bumpRevisions } from '../nodes/revisions.js';
+import { bumpRevisions } from '../revisions/revisions.js';
 import { ClientTotals } from './client-totals.js';
 import { nodesOfClients } from './provisioning.js';
 

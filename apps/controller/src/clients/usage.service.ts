@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import type { PeerCounters } from '#libs/contracts/agent-link.js';
-import { bumpRevisions } from '../nodes/revisions.js';
+import { bumpRevisions } from '../revisions/revisions.js';
 import type { ClientStatus } from './client.entity.js';
 import { activationOnFirstUse, affectsPeers, nextStatus } from './client-status.js';
 import { ClientTotals } from './client-totals.js';

@@ -1,10 +1,9 @@
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
+import { QUEUE_SCHEMA } from '#libs/contracts/queue-store.js';
 import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 
-/** BullMQ's PostgreSQL backend keeps its tables here; the ORM's schema diff must not touch them. */
-export const QUEUE_SCHEMA = 'bullmq';
 
 export function ormOptions(url: string): Options {
   return {

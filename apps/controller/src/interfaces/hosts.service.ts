@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { conflict, notFound } from '../http/api-error.js';
-import { bumpRevisions } from '../nodes/revisions.js';
+import { bumpRevisions } from '../revisions/revisions.js';
 import type { CreateHostDto, UpdateHostDto } from './dto/host.dto.js';
 import { Host } from './host.entity.js';
 import { TunnelInterface } from './interface.entity.js';
 import { lockInterface } from './interfaces.service.js';
-import { UUID } from './validators.js';
+import { UUID } from '../http/id.js';
 
 export interface HostView {
   id: string;

@@ -13,13 +13,13 @@ import { gatewayAddress, parseInterfaceSubnet, poolCapacity } from '#libs/wiregu
 import { cidrsOverlap, Ipv4FormatError, type Cidr } from '#libs/wireguard/ipv4.js';
 import { generateKeyPair } from '#libs/wireguard/keys.js';
 import { badRequest, conflict, notFound } from '../http/api-error.js';
-import { lockNode, mapUniqueViolations } from '../nodes/db.js';
+import { mapUniqueViolations } from '../database/unique-violations.js';
 import { Node } from '../nodes/node.entity.js';
-import { bumpRevisions } from '../nodes/revisions.js';
+import { bumpRevisions, lockNode } from '../revisions/revisions.js';
 import type { CreateInterfaceDto, UpdateInterfaceDto } from './dto/interface.dto.js';
 import { TunnelInterface, type InterfaceMode } from './interface.entity.js';
 import { interfaceUsage, type InterfaceUsage } from './interface-usage.js';
-import { UUID } from './validators.js';
+import { UUID } from '../http/id.js';
 
 export interface InterfaceView extends InterfaceUsage {
   id: string;

@@ -4,7 +4,7 @@ import { generatePrefixedSecret, hashSecret, isWellFormedPrefixedSecret } from '
 import type { EnrolResponse } from '#libs/contracts/agent-link.js';
 import type { WarrenConfig } from '../config/config.js';
 import { ApiError, conflict, notFound, unauthorized } from '../http/api-error.js';
-import { UUID } from '../interfaces/validators.js';
+import { UUID } from '../http/id.js';
 import { WARREN_CONFIG } from '../runtime.js';
 import { AgentQueueAccess } from './agent-queue-access.js';
 

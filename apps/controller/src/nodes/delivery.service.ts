@@ -5,7 +5,7 @@ import { APPLY_JOB, applyJobId, nodeQueueName } from '#libs/contracts/node-queue
 import type { QueueBackend } from '../queue/queue-backend.js';
 import { PANEL_RUNTIME, QUEUE_BACKEND, type PanelRuntime } from '../runtime.js';
 import { readDesiredState } from './desired-state.js';
-import { REVISIONS_CHANNEL } from './revisions.js';
+import { REVISIONS_CHANNEL } from '../revisions/revisions.js';
 
 const SWEEP_INTERVAL_MS = 5000;
 /** A job that failed is offered again after this long (the agent may have been fixed meanwhile). */

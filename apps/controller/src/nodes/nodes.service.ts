@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { conflict, notFound } from '../http/api-error.js';
-import { UUID } from '../interfaces/validators.js';
-import { lockNode, mapUniqueViolations } from './db.js';
+import { UUID } from '../http/id.js';
+import { mapUniqueViolations } from '../database/unique-violations.js';
+import { lockNode } from '../revisions/revisions.js';
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
 import { agentState, type AgentState } from '../system/agent-state.js';
 import { NodeAgent } from './node-agent.entity.js';

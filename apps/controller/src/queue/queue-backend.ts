@@ -2,7 +2,7 @@ import { Queue, Worker, createPostgresBackend, runMigrations, type Processor } f
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { withTimeout } from '../common/with-timeout.js';
-import { QUEUE_SCHEMA } from '../database/orm.js';
+import { QUEUE_SCHEMA } from '#libs/contracts/queue-store.js';
 
 export type QueueBackendKind = 'redis' | 'postgres';
 

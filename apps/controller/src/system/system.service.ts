@@ -5,7 +5,7 @@ import { createSampler, type Sampler } from '#libs/system/sampler.js';
 import type { Capabilities } from '#libs/contracts/agent-link.js';
 import type { WarrenConfig } from '../config/config.js';
 import { notFound } from '../http/api-error.js';
-import { UUID } from '../interfaces/validators.js';
+import { UUID } from '../http/id.js';
 import { WARREN_CONFIG } from '../runtime.js';
 import { agentState, type AgentState } from './agent-state.js';
 import { alignedBuckets, bucketize, type Series } from './history-buckets.js';

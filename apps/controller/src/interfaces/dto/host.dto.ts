@@ -1,5 +1,5 @@
 import { IsBoolean, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
-import { IsHostAddress, OptionalNotNull } from '../validators.js';
+import { IsHostAddress, OptionalNotNull } from '../../http/validators.js';
 
 export const PRIORITY_BOUNDS = [-1_000_000, 1_000_000] as const;
 const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f]*$/;

@@ -22,7 +22,7 @@ import {
   IsHostAddress,
   IsIpAddress,
   OptionalNotNull,
-} from '../validators.js';
+} from '../../http/validators.js';
 
 export const MTU_BOUNDS = [576, 9000] as const;
 export const MAX_DNS_SERVERS = 8;

@@ -1,5 +1,5 @@
 import { IsString, Length, Matches, MaxLength } from 'class-validator';
-import { IsHostAddress, OptionalNotNull } from '../../interfaces/validators.js';
+import { IsHostAddress, OptionalNotNull } from '../../http/validators.js';
 
 const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f]*$/;
 

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { notFound } from '../http/api-error.js';
 
 /** The PostgreSQL notification channel that carries the ids of nodes whose revision grew. */
 export const REVISIONS_CHANNEL = 'warren_revisions';
@@ -25,4 +26,15 @@ export async function bumpRevisions(em: EntityManager, nodeIds: Iterable<string>
   // enqueues the apply jobs at once; its sweep covers a notification lost to a dropped listener.
   await em.execute(`select pg_notify(?, ?)`, [REVISIONS_CHANNEL, ids.join(',')]);
   return new Map(rows.map((row) => [row.id, Number(row.desired_revision)]));
+}
+
+/**
+ * Locks a node row until the transaction ends. Every write that must see a node's interfaces
+ * as a whole (name, port and subnet uniqueness) takes this lock first, so two parallel
+ * requests check one after the other instead of both passing. Lock order across the
+ * controller: interface rows before node rows (bumpRevisions updates the node row last).
+ */
+export async function lockNode(em: EntityManager, nodeId: string, field: string): Promise<void> {
+  const rows = await em.execute<{ id: string }[]>('select id from nodes where id = ? for update', [nodeId]);
+  if (rows.length === 0) throw notFound('node not found', field);
 }

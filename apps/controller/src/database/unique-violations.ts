@@ -1,17 +1,5 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { conflict, notFound } from '../http/api-error.js';
-
-/**
- * Locks a node row until the transaction ends. Every write that must see a node's interfaces
- * as a whole (name, port and subnet uniqueness) takes this lock first, so two parallel
- * requests check one after the other instead of both passing. Lock order across the
- * controller: interface rows before node rows (bumpRevisions updates the node row last).
- */
-export async function lockNode(em: EntityManager, nodeId: string, field: string): Promise<void> {
-  const rows = await em.execute<{ id: string }[]>('select id from nodes where id = ? for update', [nodeId]);
-  if (rows.length === 0) throw notFound('node not found', field);
-}
+import { conflict } from '../http/api-error.js';
 
 /** The name of the unique constraint a failed write violated, if that is why it failed. */
 export function violatedUniqueConstraint(error: unknown): string | undefined {

@@ -62,5 +62,3 @@ export const INTERFACE_NAME_MESSAGE = 'name must be 1..15 characters of A-Z, a-z
 
 /** A host's uplink interface, e.g. eth0 or a VLAN such as eth0.100. */
 export const HOST_INTERFACE_NAME = /^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,15}$/;
-
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
