@@ -1,14 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_PIPE, DiscoveryModule } from '@nestjs/core';
-import { MikroORM } from '@mikro-orm/postgresql';
+import { APP_FILTER, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import { AgentLinkGateway } from './agents/agent-link.gateway.js';
 import { AgentLinkService } from './agents/agent-link.service.js';
-import { AuthController } from './auth/auth.controller.js';
-import { AuthGuard } from './auth/auth.guard.js';
-import { AuthService } from './auth/auth.service.js';
-import { LoginThrottleService } from './auth/login-throttle.service.js';
-import { TokensController } from './auth/tokens.controller.js';
-import { TokensService } from './auth/tokens.service.js';
+import { AuthModule } from './auth/auth.module.js';
 import { ClientsController } from './clients/clients.controller.js';
 import { ClientTotals } from './clients/client-totals.js';
 import { ClientsService } from './clients/clients.service.js';
@@ -21,53 +15,39 @@ import { UsageService } from './clients/usage.service.js';
 import { DocsController } from './docs/docs.controller.js';
 import { DocsService } from './docs/docs.service.js';
 import { RouteTableService } from './docs/route-table.service.js';
-import { HealthController } from './health/health.controller.js';
+import { HealthModule } from './health/health.module.js';
 import { ErrorFilter } from './http/error.filter.js';
 import { StrictValidationPipe } from './http/validation.js';
-import { HostsController } from './interfaces/hosts.controller.js';
-import { HostsService } from './interfaces/hosts.service.js';
-import { InterfacesController } from './interfaces/interfaces.controller.js';
-import { InterfacesService } from './interfaces/interfaces.service.js';
+import { TokensModule } from './tokens/tokens.module.js';
+import { InterfacesModule } from './interfaces/interfaces.module.js';
 import { AgentCredentialsService } from './nodes/agent-credentials.service.js';
 import { DeliveryService } from './nodes/delivery.service.js';
 import { EnrolmentController } from './nodes/enrolment.controller.js';
 import { NodesController } from './nodes/nodes.controller.js';
 import { NodesService } from './nodes/nodes.service.js';
-import { PANEL_RUNTIME, PREPARED_POOL, QUEUE_BACKEND, WARREN_CONFIG, type PanelRuntime } from './runtime.js';
-import { SystemController } from './system/system.controller.js';
-import { SYSTEM_PROVIDERS } from './system/system.providers.js';
+import type { PanelRuntime } from './runtime.js';
+import { RuntimeModule } from './runtime.module.js';
+import { SystemModule } from './system/system.module.js';
 
 @Module({})
 export class AppModule {
   static register(runtime: PanelRuntime): DynamicModule {
     return {
       module: AppModule,
-      imports: [DiscoveryModule],
-      controllers: [AuthController, TokensController, DocsController, HealthController, NodesController, EnrolmentController, InterfacesController, HostsController, ClientsController, DevicesController, SystemController],
+      imports: [DiscoveryModule, RuntimeModule.register(runtime), AuthModule, TokensModule, HealthModule, InterfacesModule, SystemModule],
+      controllers: [DocsController, NodesController, EnrolmentController, ClientsController, DevicesController],
       providers: [
-        { provide: PANEL_RUNTIME, useValue: runtime },
-        { provide: WARREN_CONFIG, useValue: runtime.config },
-        { provide: MikroORM, useValue: runtime.orm },
-        { provide: QUEUE_BACKEND, useValue: runtime.queues },
-        { provide: PREPARED_POOL, useValue: runtime.prepared },
-        { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ErrorFilter },
         { provide: APP_PIPE, useClass: StrictValidationPipe },
-        AuthService,
-        LoginThrottleService,
-        TokensService,
         RouteTableService,
         DocsService,
         NodesService,
-        InterfacesService,
-        HostsService,
         ClientsService,
         ClientTotals,
         DevicesService,
         ProfilesService,
         TimeTransitionsService,
         TimeTransitionsScheduler,
-        ...SYSTEM_PROVIDERS,
         AgentCredentialsService,
         DeliveryService,
         UsageService,

@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
 import type { WarrenConfig } from '../config/config.js';
 import { hashPassword } from './password.js';
-import { User } from './user.entity.js';
+import { UsersRepository } from './users.repository.js';
 
 export interface OwnerCreated {
   username: string;
@@ -12,11 +12,10 @@ export interface OwnerCreated {
 
 /** On the first start (no users at all) creates the owner; later starts change nothing. */
 export async function ensureOwner(orm: MikroORM, admin: WarrenConfig['admin']): Promise<OwnerCreated | undefined> {
-  const em = orm.em.fork();
-  if ((await em.count(User, {})) > 0) return undefined;
+  const users = new UsersRepository(orm);
+  if ((await users.count()) > 0) return undefined;
   const username = admin.username ?? 'admin';
   const generatedPassword = admin.password ? undefined : randomBytes(18).toString('base64url');
-  em.create(User, { username, passwordHash: await hashPassword(admin.password ?? generatedPassword!), role: 'owner' });
-  await em.flush();
+  await users.create({ username, passwordHash: await hashPassword(admin.password ?? generatedPassword!), role: 'owner' });
   return { username, generatedPassword };
 }

@@ -1,5 +1,7 @@
-import { CreateTokenDto } from '../auth/dto/token.dto.js';
-import { findOwner, issueApiToken } from '../auth/issue-token.js';
+import { UsersRepository } from '../auth/users.repository.js';
+import { CreateTokenDto } from '../tokens/dto/token.dto.js';
+import { issueApiToken } from '../tokens/issue-token.js';
+import { TokensRepository } from '../tokens/tokens.repository.js';
 import type { WarrenConfig } from '../config/config.js';
 import { embeddedClusterExists } from '../database/embedded-postgres.js';
 import { ApiError } from '../http/api-error.js';
@@ -38,10 +40,9 @@ export async function tokenIssue(config: WarrenConfig, options: { name: string; 
   const database = await openPanelDatabase(config, log);
   let issued: { token: string; owner: string };
   try {
-    const em = database.orm.em.fork();
-    const owner = await findOwner(em);
+    const owner = await new UsersRepository(database.orm).findOwner();
     if (!owner) throw new CommandFailed(NO_OWNER);
-    const { token } = await issueApiToken(em, owner.id, name);
+    const { token } = await issueApiToken(new TokensRepository(database.orm), owner.id, name);
     issued = { token, owner: owner.username };
   } finally {
     await database.close();

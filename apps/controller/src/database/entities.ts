@@ -1,4 +1,4 @@
-import { ApiToken } from '../auth/api-token.entity.js';
+import { ApiToken } from '../tokens/api-token.entity.js';
 import { LoginThrottle } from '../auth/login-throttle.entity.js';
 import { Session } from '../auth/session.entity.js';
 import { User } from '../auth/user.entity.js';

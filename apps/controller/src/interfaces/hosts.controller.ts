@@ -1,4 +1,5 @@
 import { Body, Controller, Param, Query } from '@nestjs/common';
+import { IdPipe } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
 import { CreateHostDto, ListHostsQueryDto, UpdateHostDto } from './dto/host.dto.js';
 import { HostsService } from './hosts.service.js';
@@ -38,12 +39,12 @@ export class HostsController {
     summary: 'Change a host (name, address, port, priority, enabled)',
     example: { enabled: false },
   })
-  update(@Param('id') id: string, @Body() body: UpdateHostDto) {
+  update(@Param('id', new IdPipe('host')) id: string, @Body() body: UpdateHostDto) {
     return this.hosts.update(id, body);
   }
 
   @Route({ method: 'DELETE', path: 'hosts/:id', group: 'hosts', summary: 'Delete a host' })
-  remove(@Param('id') id: string) {
+  remove(@Param('id', new IdPipe('host')) id: string) {
     return this.hosts.remove(id);
   }
 }

@@ -1,4 +1,5 @@
 import { Body, Controller, Param, Query } from '@nestjs/common';
+import { IdPipe } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
 import { ForceQueryDto, isForced } from '../nodes/dto/force-query.dto.js';
 import { CreateInterfaceDto, ListInterfacesQueryDto, UpdateInterfaceDto } from './dto/interface.dto.js';
@@ -21,7 +22,7 @@ export class InterfacesController {
   }
 
   @Route({ method: 'GET', path: 'interfaces/:id', group: 'interfaces', summary: 'Read one interface with its counts' })
-  get(@Param('id') id: string) {
+  get(@Param('id', new IdPipe('interface')) id: string) {
     return this.interfaces.get(id);
   }
 
@@ -44,7 +45,7 @@ export class InterfacesController {
     summary: 'Change an interface; the subnet only while no addresses are allocated, never its node or mode',
     example: { endpointHost: 'vpn2.example.com', mtu: 1380 },
   })
-  update(@Param('id') id: string, @Body() body: UpdateInterfaceDto) {
+  update(@Param('id', new IdPipe('interface')) id: string, @Body() body: UpdateInterfaceDto) {
     return this.interfaces.update(id, body);
   }
 
@@ -55,7 +56,7 @@ export class InterfacesController {
     summary: 'Delete an interface; refused while devices use it unless forced',
     query: { force: 'true to delete it together with its devices’ accounts on it' },
   })
-  remove(@Param('id') id: string, @Query() query: ForceQueryDto) {
+  remove(@Param('id', new IdPipe('interface')) id: string, @Query() query: ForceQueryDto) {
     return this.interfaces.remove(id, isForced(query));
   }
 }

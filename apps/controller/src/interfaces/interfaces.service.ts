@@ -1,5 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   AMNEZIA_BOUNDS,
   FORBIDDEN_S_DIFFERENCE,
@@ -9,67 +9,18 @@ import {
   type AmneziaField,
   type AmneziaParams,
 } from '#libs/wireguard/amnezia.js';
-import { gatewayAddress, parseInterfaceSubnet, poolCapacity } from '#libs/wireguard/address-pool.js';
+import { gatewayAddress, parseInterfaceSubnet } from '#libs/wireguard/address-pool.js';
 import { cidrsOverlap, Ipv4FormatError, type Cidr } from '#libs/wireguard/ipv4.js';
 import { generateKeyPair } from '#libs/wireguard/keys.js';
 import { badRequest, conflict, notFound } from '../http/api-error.js';
 import { mapUniqueViolations } from '../database/unique-violations.js';
-import { Node } from '../nodes/node.entity.js';
 import { bumpRevisions, lockNode } from '../revisions/revisions.js';
 import type { CreateInterfaceDto, UpdateInterfaceDto } from './dto/interface.dto.js';
-import { TunnelInterface, type InterfaceMode } from './interface.entity.js';
-import { interfaceUsage, type InterfaceUsage } from './interface-usage.js';
-import { UUID } from '../http/id.js';
+import { isId } from '../http/id.js';
+import type { TunnelInterface } from './interface.entity.js';
+import { InterfacesRepository, type InterfaceView } from './interfaces.repository.js';
 
-export interface InterfaceView extends InterfaceUsage {
-  id: string;
-  nodeId: string;
-  name: string;
-  protocol: string;
-  mode: InterfaceMode;
-  listenPort: number;
-  subnet: string;
-  /** The server's address on the tunnel (first host of the subnet). */
-  gateway: string;
-  endpointHost: string;
-  mtu: number;
-  dns: string[];
-  natInterface: string | null;
-  enabled: boolean;
-  publicKey: string;
-  awg: AmneziaParams | null;
-  /** Addresses the pool can hand out (network, gateway and broadcast excluded). */
-  capacity: number;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-function view(row: TunnelInterface, usage: InterfaceUsage): InterfaceView {
-  // Built field by field: the private key must never reach a response, whatever the entity grows.
-  return {
-    id: row.id,
-    nodeId: row.node.id,
-    name: row.name,
-    protocol: row.protocol,
-    mode: row.mode,
-    listenPort: row.listenPort,
-    subnet: row.subnet,
-    gateway: gatewayAddress(row.subnet),
-    endpointHost: row.endpointHost,
-    mtu: row.mtu,
-    dns: [...row.dns],
-    natInterface: row.natInterface ?? null,
-    enabled: row.enabled,
-    publicKey: row.publicKey,
-    awg: row.awg ?? null,
-    capacity: poolCapacity(row.subnet),
-    allocated: usage.allocated,
-    clients: usage.clients,
-    devices: usage.devices,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-  };
-}
+export type { InterfaceView } from './interfaces.repository.js';
 
 const UNIQUE_FIELDS = {
   interfaces_node_id_name_unique: { field: 'name', message: 'an interface with this name already exists on this node' },
@@ -77,7 +28,7 @@ const UNIQUE_FIELDS = {
 };
 
 /** The part of an interface that must be unique on its node. */
-interface Placement {
+interface WantedPlacement {
   name: string;
   listenPort: number;
   subnet: Cidr;
@@ -90,23 +41,26 @@ interface Placement {
  */
 @Injectable()
 export class InterfacesService {
-  constructor(@Inject(MikroORM) private readonly orm: MikroORM) {}
+  constructor(private readonly interfaces: InterfacesRepository) {}
 
   async list(filter: { nodeId?: string } = {}): Promise<InterfaceView[]> {
-    const em = this.orm.em.fork();
-    if (filter.nodeId !== undefined) await findNode(em, filter.nodeId, 'nodeId');
-    const rows = await em.find(TunnelInterface, filter.nodeId ? { node: filter.nodeId } : {}, {
-      orderBy: { name: 'asc', createdAt: 'asc' },
-    });
-    const usage = await interfaceUsage(em, rows.map((row) => row.id));
-    return rows.map((row) => view(row, usage.get(row.id)!));
+    if (filter.nodeId !== undefined && !(isId(filter.nodeId) && (await this.interfaces.nodeExists(filter.nodeId)))) {
+      throw notFound('node not found', 'nodeId');
+    }
+    return this.interfaces.list(filter.nodeId);
   }
 
   async get(id: string): Promise<InterfaceView> {
-    const em = this.orm.em.fork();
-    const row = UUID.test(id) ? await em.findOne(TunnelInterface, { id }) : null;
-    if (!row) throw notFound('interface not found', 'id');
-    return view(row, (await interfaceUsage(em, [row.id])).get(row.id)!);
+    const found = await this.interfaces.get(id);
+    if (!found) throw notFound('interface not found', 'id');
+    return found;
+  }
+
+  /** Locks the interface row (before its node row: the controller's lock order) and reads it fresh. */
+  async lock(em: EntityManager, id: string, field = 'id'): Promise<TunnelInterface> {
+    const row = isId(id) ? await this.interfaces.lock(em, id) : null;
+    if (!row) throw notFound('interface not found', field);
+    return row;
   }
 
   async create(input: CreateInterfaceDto): Promise<InterfaceView> {
@@ -117,12 +71,13 @@ export class InterfacesService {
     const keys = generateKeyPair();
 
     const id = await this.write(async (em) => {
-      const nodeId = input.nodeId ?? (await localNodeId(em));
-      if (!UUID.test(nodeId)) throw notFound('node not found', 'nodeId');
+      const nodeId = input.nodeId ?? (await this.interfaces.localNodeId(em));
+      if (nodeId === null) throw notFound('there is no local node; pass nodeId', 'nodeId');
+      if (!isId(nodeId)) throw notFound('node not found', 'nodeId');
       await lockNode(em, nodeId, 'nodeId');
-      await assertPlacementFree(em, nodeId, { name: input.name, listenPort: input.listenPort, subnet, subnetText: input.subnet });
-      const row = em.create(TunnelInterface, {
-        node: em.getReference(Node, nodeId),
+      await this.assertPlacementFree(em, nodeId, { name: input.name, listenPort: input.listenPort, subnet, subnetText: input.subnet });
+      const id = await this.interfaces.insert(em, {
+        nodeId,
         name: input.name,
         protocol: 'wireguard',
         mode,
@@ -138,9 +93,8 @@ export class InterfacesService {
         awg,
         allocationCursor: null,
       });
-      await em.flush();
       await bumpRevisions(em, [nodeId]);
-      return row.id;
+      return id;
     });
     return this.get(id);
   }
@@ -151,7 +105,7 @@ export class InterfacesService {
    */
   async update(id: string, changes: UpdateInterfaceDto): Promise<InterfaceView> {
     await this.write(async (em) => {
-      const row = await lockInterface(em, id);
+      const row = await this.lock(em, id);
       const nodeId = row.node.id;
       await lockNode(em, nodeId, 'nodeId');
 
@@ -167,15 +121,15 @@ export class InterfacesService {
       const subnetChanges = changes.subnet !== undefined && changes.subnet !== row.subnet;
       const subnet = parseSubnet(changes.subnet ?? row.subnet);
       if (subnetChanges) {
-        const [{ count }] = await em.execute<{ count: string }[]>('select count(*) as count from accounts where interface_id = ?', [id]);
-        if (Number(count) > 0) {
+        const count = (await this.interfaces.accountCounts(em, id)).accounts;
+        if (count > 0) {
           throw conflict(
-            `the subnet cannot change while ${count} ${Number(count) === 1 ? 'address is' : 'addresses are'} allocated from it; delete the devices first or create a new interface`,
+            `the subnet cannot change while ${count} ${count === 1 ? 'address is' : 'addresses are'} allocated from it; delete the devices first or create a new interface`,
             'subnet',
           );
         }
       }
-      await assertPlacementFree(
+      await this.assertPlacementFree(
         em,
         nodeId,
         { name: changes.name ?? row.name, listenPort: changes.listenPort ?? row.listenPort, subnet, subnetText: changes.subnet ?? row.subnet },
@@ -200,7 +154,7 @@ export class InterfacesService {
       if (awg !== undefined) row.awg = awg;
       // A change that changes nothing leaves the node's revision alone (no pointless apply).
       if (JSON.stringify(snapshot(row)) === before) return;
-      await em.flush();
+      await this.interfaces.save(em);
       await bumpRevisions(em, [nodeId]);
     });
     return this.get(id);
@@ -212,27 +166,40 @@ export class InterfacesService {
    */
   async remove(id: string, force: boolean): Promise<{ id: string; deleted: true; accountsRemoved: number }> {
     return this.write(async (em) => {
-      const row = await lockInterface(em, id);
+      const row = await this.lock(em, id);
       const nodeId = row.node.id;
       await lockNode(em, nodeId, 'nodeId');
-      const [usage] = await em.execute<{ accounts: string; devices: string }[]>(
-        'select count(*) as accounts, count(distinct device_id) as devices from accounts where interface_id = ?',
-        [id],
-      );
-      const devices = Number(usage.devices);
+      const usage = await this.interfaces.accountCounts(em, id);
+      const devices = usage.devices;
       if (devices > 0 && !force) {
         throw conflict(
           `${devices} ${devices === 1 ? 'device still uses' : 'devices still use'} this interface; delete them or pass ?force=true`,
         );
       }
-      await em.execute('delete from interfaces where id = ?', [id]);
+      await this.interfaces.delete(em, id);
       await bumpRevisions(em, [nodeId]);
-      return { id, deleted: true as const, accountsRemoved: Number(usage.accounts) };
+      return { id, deleted: true as const, accountsRemoved: usage.accounts };
     });
   }
 
   private write<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
-    return mapUniqueViolations(() => this.orm.em.fork().transactional(work), UNIQUE_FIELDS);
+    return mapUniqueViolations(() => this.interfaces.transaction(work), UNIQUE_FIELDS);
+  }
+
+  /** Name, port and subnet must be free on the node; checked under the node's lock. */
+  private async assertPlacementFree(em: EntityManager, nodeId: string, wanted: WantedPlacement, selfId?: string): Promise<void> {
+    const others = (await this.interfaces.placementsOnNode(em, nodeId)).filter((other) => other.id !== selfId);
+    const sameName = others.find((other) => other.name === wanted.name);
+    if (sameName) throw conflict(`an interface named "${wanted.name}" already exists on this node`, 'name');
+    const samePort = others.find((other) => other.listenPort === wanted.listenPort);
+    if (samePort) throw conflict(`listen port ${wanted.listenPort} is already used by interface "${samePort.name}" on this node`, 'listenPort');
+    const overlapping = others.find((other) => cidrsOverlap(wanted.subnet, other.subnet));
+    if (overlapping) {
+      throw conflict(
+        `subnet ${wanted.subnetText} overlaps ${overlapping.subnet} of interface "${overlapping.name}" on this node`,
+        'subnet',
+      );
+    }
   }
 }
 
@@ -245,52 +212,12 @@ function snapshot(row: TunnelInterface) {
 
 const AWG_FIELDS: readonly AmneziaField[] = ['jc', 'jmin', 'jmax', 's1', 's2', 'h1', 'h2', 'h3', 'h4'];
 
-/** Locks the interface row (before its node row: the controller's lock order) and reads it fresh. */
-export async function lockInterface(em: EntityManager, id: string, field = 'id'): Promise<TunnelInterface> {
-  const locked = UUID.test(id) ? await em.execute<{ id: string }[]>('select id from interfaces where id = ? for update', [id]) : [];
-  if (locked.length === 0) throw notFound('interface not found', field);
-  return em.findOneOrFail(TunnelInterface, { id }, { refresh: true });
-}
-
-async function findNode(em: EntityManager, id: string, field: string): Promise<Node> {
-  const node = UUID.test(id) ? await em.findOne(Node, { id }) : null;
-  if (!node) throw notFound('node not found', field);
-  return node;
-}
-
-async function localNodeId(em: EntityManager): Promise<string> {
-  const [local] = await em.execute<{ id: string }[]>('select id from nodes where is_local limit 1');
-  if (!local) throw notFound('there is no local node; pass nodeId', 'nodeId');
-  return local.id;
-}
-
 function parseSubnet(text: string): Cidr {
   try {
     return parseInterfaceSubnet(text);
   } catch (error) {
     if (error instanceof Ipv4FormatError) throw badRequest(error.message, 'subnet');
     throw error;
-  }
-}
-
-/** Name, port and subnet must be free on the node; checked under the node's lock. */
-async function assertPlacementFree(em: EntityManager, nodeId: string, wanted: Placement, selfId?: string): Promise<void> {
-  const others = (
-    await em.execute<{ id: string; name: string; listen_port: number; subnet: string }[]>(
-      'select id, name, listen_port, subnet from interfaces where node_id = ? order by name',
-      [nodeId],
-    )
-  ).filter((other) => other.id !== selfId);
-  const sameName = others.find((other) => other.name === wanted.name);
-  if (sameName) throw conflict(`an interface named "${wanted.name}" already exists on this node`, 'name');
-  const samePort = others.find((other) => other.listen_port === wanted.listenPort);
-  if (samePort) throw conflict(`listen port ${wanted.listenPort} is already used by interface "${samePort.name}" on this node`, 'listenPort');
-  const overlapping = others.find((other) => cidrsOverlap(wanted.subnet, other.subnet));
-  if (overlapping) {
-    throw conflict(
-      `subnet ${wanted.subnetText} overlaps ${overlapping.subnet} of interface "${overlapping.name}" on this node`,
-      'subnet',
-    );
   }
 }
 

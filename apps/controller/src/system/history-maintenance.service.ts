@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { SystemHistoryStore } from './history-store.js';
+import { SystemHistoryRepository } from './history.repository.js';
 import { ROLLUPS, TIERS } from './tiers.js';
 
 export interface MaintenanceResult {
@@ -15,7 +15,7 @@ export interface MaintenanceResult {
  */
 @Injectable()
 export class SystemHistoryMaintenance {
-  constructor(private readonly store: SystemHistoryStore) {}
+  constructor(private readonly store: SystemHistoryRepository) {}
 
   async run(now: Date = new Date()): Promise<MaintenanceResult> {
     const rolledUp = await this.rollUp(now);

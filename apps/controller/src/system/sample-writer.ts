@@ -1,5 +1,5 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { SystemHistoryStore } from './history-store.js';
+import { SystemHistoryRepository } from './history.repository.js';
 import type { PendingSample } from './sample-rows.js';
 
 /** How often buffered samples are written: one INSERT per interval, whatever the number of agents. */
@@ -21,7 +21,7 @@ export class SampleWriter implements OnModuleInit, BeforeApplicationShutdown {
   private flushing?: Promise<void>;
   private failing = false;
 
-  constructor(private readonly store: SystemHistoryStore) {}
+  constructor(private readonly store: SystemHistoryRepository) {}
 
   onModuleInit(): void {
     this.timer = setInterval(() => void this.flush(), FLUSH_EVERY_MS);

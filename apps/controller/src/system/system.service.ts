@@ -1,16 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MikroORM } from '@mikro-orm/postgresql';
 import { systemSampleSchema, type SystemSample } from '#libs/contracts/system.js';
 import { createSampler, type Sampler } from '#libs/system/sampler.js';
 import type { Capabilities } from '#libs/contracts/agent-link.js';
 import type { WarrenConfig } from '../config/config.js';
 import { notFound } from '../http/api-error.js';
-import { UUID } from '../http/id.js';
+import { isId } from '../http/id.js';
 import { WARREN_CONFIG } from '../runtime.js';
 import { agentState, type AgentState } from './agent-state.js';
 import { alignedBuckets, bucketize, type Series } from './history-buckets.js';
-import { SystemHistoryStore } from './history-store.js';
-import { nodeExists, readNodeFacts } from './node-facts.js';
+import { SystemHistoryRepository } from './history.repository.js';
+import { NodeFactsRepository } from './node-facts.repository.js';
 import { metricValues, sampleFromRow, type StoredSample } from './sample-rows.js';
 import { SampleWriter } from './sample-writer.js';
 import { CONTROLLER_SOURCE, HISTORY_POINTS, HISTORY_RANGES, RAW, type HistoryRange } from './tiers.js';
@@ -74,9 +73,9 @@ export class SystemService {
   private readonly ownHost: Sampler;
 
   constructor(
-    @Inject(MikroORM) private readonly orm: MikroORM,
     @Inject(WARREN_CONFIG) config: WarrenConfig,
-    private readonly store: SystemHistoryStore,
+    private readonly samples: SystemHistoryRepository,
+    private readonly nodes: NodeFactsRepository,
     private readonly writer: SampleWriter,
   ) {
     // The disk that matters on the controller's host is the one holding its data directory.
@@ -91,7 +90,7 @@ export class SystemService {
    * with a wrong clock still lands in the right buckets (tests pass a chosen time).
    */
   record(nodeId: string | null, sample: SystemSample, receivedAt: Date = new Date()): void {
-    if (nodeId !== null && !UUID.test(nodeId)) throw new Error(`not a node id: ${nodeId}`);
+    if (nodeId !== null && !isId(nodeId)) throw new Error(`not a node id: ${nodeId}`);
     const checked = systemSampleSchema.parse(sample);
     const source = nodeId ?? CONTROLLER_SOURCE;
     const at = receivedAt.getTime();
@@ -114,11 +113,11 @@ export class SystemService {
 
   async snapshot(): Promise<SystemSnapshot> {
     const controller = this.latest.get(CONTROLLER_SOURCE)?.sample ?? (await this.sampleControllerHost());
-    const nodes = await readNodeFacts(this.orm);
+    const nodes = await this.nodes.all();
     const now = Date.now();
     const oldest = now - RAW.retentionSeconds * 1000;
     const unsure = nodes.filter((node) => (this.latest.get(node.id)?.receivedAt ?? 0) < now - MEMORY_FRESH_MS).map((node) => node.id);
-    const stored = await this.store.newestRaw(unsure, oldest);
+    const stored = await this.samples.newestRaw(unsure, oldest);
 
     return {
       controller: view(controller),
@@ -156,7 +155,7 @@ export class SystemService {
    * buckets are filled without waiting for the next flush.
    */
   async history(range: HistoryRange, nodeId?: string): Promise<SystemHistory> {
-    if (nodeId !== undefined && !(await nodeExists(this.orm, nodeId))) throw notFound('node not found', 'nodeId');
+    if (nodeId !== undefined && !(await this.nodes.exists(nodeId))) throw notFound('node not found', 'nodeId');
     const source = nodeId ?? CONTROLLER_SOURCE;
     const { seconds, tier } = HISTORY_RANGES[range];
     const buckets = alignedBuckets(Date.now(), seconds, HISTORY_POINTS);
@@ -164,7 +163,7 @@ export class SystemService {
     // One tier step either side: the 5-minute range fills a bucket from a row just outside it.
     const fromMs = buckets.startMs - tierMs;
     const toMs = buckets.startMs + buckets.points * buckets.stepMs + tierMs;
-    let rows = await this.store.range(source, tier, fromMs, toMs);
+    let rows = await this.samples.range(source, tier, fromMs, toMs);
     if (tier === RAW) {
       const pending = this.writer
         .pending(source)

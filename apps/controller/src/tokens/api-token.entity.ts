@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
-import { User } from './user.entity.js';
+import { User } from '../auth/user.entity.js';
 
 /** A long-lived credential for automation. Only the SHA-256 of the whole token is kept. */
 export const ApiToken = defineEntity({

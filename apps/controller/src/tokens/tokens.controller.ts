@@ -1,8 +1,9 @@
 import { Body, Controller, Param } from '@nestjs/common';
+import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import type { Principal } from '../auth/principal.js';
+import { IdPipe } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
-import { CurrentPrincipal } from './current-principal.decorator.js';
 import { CreateTokenDto, UpdateTokenDto } from './dto/token.dto.js';
-import type { Principal } from './principal.js';
 import { TokensService } from './tokens.service.js';
 
 /** The tokens area of the panel's nodes section. */
@@ -35,12 +36,12 @@ export class TokensController {
     summary: 'Rename, disable or re-enable an API token (takes effect on the next request)',
     example: { enabled: false },
   })
-  update(@Param('id') id: string, @Body() body: UpdateTokenDto) {
+  update(@Param('id', new IdPipe('token')) id: string, @Body() body: UpdateTokenDto) {
     return this.tokens.update(id, body);
   }
 
   @Route({ method: 'DELETE', path: 'tokens/:id', group: 'tokens', summary: 'Delete an API token for good' })
-  remove(@Param('id') id: string) {
+  remove(@Param('id', new IdPipe('token')) id: string) {
     return this.tokens.remove(id);
   }
 }

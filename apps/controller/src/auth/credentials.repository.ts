@@ -1,0 +1,61 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { PreparedPool } from '../database/prepared-pool.js';
+import { PREPARED_POOL } from '../runtime.js';
+import type { UserRole } from './user.entity.js';
+
+/** Whose a presented credential is, when it is valid. */
+export interface CredentialOwner {
+  /** The session or API token id. */
+  credentialId: string;
+  userId: string;
+  username: string;
+  role: UserRole;
+}
+
+interface CredentialRow {
+  id: string;
+  user_id: string;
+  username: string;
+  role: UserRole;
+}
+
+const owner = (row: CredentialRow): CredentialOwner => ({ credentialId: row.id, userId: row.user_id, username: row.username, role: row.role });
+
+/**
+ * The look-up every authenticated request runs. Raw SQL on purpose: these are named prepared
+ * statements on their own small pool, parsed and planned once per connection, which more than
+ * doubles requests per second against the ORM's path (docs/benchmarks.md, the `GET /api/auth/me`
+ * floor). The API token table belongs to tokens/, which depends on auth/; reading it here by
+ * name keeps that dependency one way.
+ */
+@Injectable()
+export class CredentialsRepository {
+  constructor(@Inject(PREPARED_POOL) private readonly prepared: PreparedPool) {}
+
+  async sessionOwner(tokenHash: string): Promise<CredentialOwner | undefined> {
+    const [row] = await this.prepared.query<CredentialRow>(
+      'auth_session',
+      `select s.id, s.user_id, u.username, u.role
+         from sessions s join users u on u.id = s.user_id
+        where s.token_hash = $1 and s.expires_at > now()`,
+      [tokenHash],
+    );
+    return row && owner(row);
+  }
+
+  /** An enabled API token's owner; records the use when the last one is over a minute old. */
+  async apiTokenOwner(secretHash: string): Promise<CredentialOwner | undefined> {
+    const [row] = await this.prepared.query<CredentialRow & { stale: boolean }>(
+      'auth_api_token',
+      `select t.id, t.user_id, u.username, u.role,
+              (t.last_used_at is null or t.last_used_at < now() - interval '60 seconds') as stale
+         from api_tokens t join users u on u.id = t.user_id
+        where t.secret_hash = $1 and t.enabled`,
+      [secretHash],
+    );
+    if (!row) return undefined;
+    // lastUsedAt is kept to the minute: a write per request would double the cost of every call.
+    if (row.stale) await this.prepared.query('auth_token_used', 'update api_tokens set last_used_at = now() where id = $1', [row.id]);
+    return owner(row);
+  }
+}

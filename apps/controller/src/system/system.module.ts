@@ -1,0 +1,28 @@
+import { Module } from '@nestjs/common';
+import { ControllerHostSampler } from './controller-host-sampler.js';
+import { SystemHistoryMaintenance } from './history-maintenance.service.js';
+import { SystemHistoryScheduler } from './history-maintenance.scheduler.js';
+import { SystemHistoryRepository } from './history.repository.js';
+import { NodeFactsRepository } from './node-facts.repository.js';
+import { SampleWriter } from './sample-writer.js';
+import { SystemController } from './system.controller.js';
+import { SystemService } from './system.service.js';
+
+/**
+ * Host state and history. Exports SystemService alone: the agent link records nodes' samples
+ * through it. (nodes/ also uses agent-state.ts, a plain function, not a provider.)
+ */
+@Module({
+  controllers: [SystemController],
+  providers: [
+    SystemHistoryRepository,
+    NodeFactsRepository,
+    SampleWriter,
+    SystemService,
+    ControllerHostSampler,
+    SystemHistoryMaintenance,
+    SystemHistoryScheduler,
+  ],
+  exports: [SystemService],
+})
+export class SystemModule {}

@@ -1,0 +1,65 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { User } from '../auth/user.entity.js';
+import { ApiToken } from './api-token.entity.js';
+
+export interface TokenView {
+  id: string;
+  name: string;
+  hint: string;
+  enabled: boolean;
+  owner: string;
+  lastUsedAt: Date | null;
+  createdAt: Date;
+}
+
+/** Built field by field: the secret's hash must never reach a response. */
+function view(token: ApiToken): TokenView {
+  return {
+    id: token.id,
+    name: token.name,
+    hint: token.hint,
+    enabled: token.enabled,
+    owner: token.user.username,
+    lastUsedAt: token.lastUsedAt ?? null,
+    createdAt: token.createdAt,
+  };
+}
+
+/**
+ * API token rows. Built by Nest for the panel and with `new` by the command line. The
+ * per-request look-up by secret is auth's (credentials.repository.ts), on its prepared pool.
+ */
+@Injectable()
+export class TokensRepository {
+  constructor(@Inject(MikroORM) private readonly orm: MikroORM) {}
+
+  async list(): Promise<TokenView[]> {
+    const tokens = await this.orm.em.fork().find(ApiToken, {}, { populate: ['user'], orderBy: { createdAt: 'desc' } });
+    return tokens.map(view);
+  }
+
+  async insert(userId: string, token: { name: string; hint: string; secretHash: string }): Promise<TokenView> {
+    const em = this.orm.em.fork();
+    const user = await em.findOneOrFail(User, { id: userId });
+    const row = em.create(ApiToken, { ...token, user, enabled: true });
+    await em.flush();
+    return view(row);
+  }
+
+  /** The token after the change, or null when there is no such token. */
+  async update(id: string, changes: { name?: string; enabled?: boolean }): Promise<TokenView | null> {
+    const em = this.orm.em.fork();
+    const token = await em.findOne(ApiToken, { id }, { populate: ['user'] });
+    if (!token) return null;
+    if (changes.name !== undefined) token.name = changes.name;
+    if (changes.enabled !== undefined) token.enabled = changes.enabled;
+    await em.flush();
+    return view(token);
+  }
+
+  /** False when there was no such token. */
+  async remove(id: string): Promise<boolean> {
+    return (await this.orm.em.fork().nativeDelete(ApiToken, { id })) > 0;
+  }
+}
