@@ -1,8 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE, DiscoveryModule } from '@nestjs/core';
-import { MikroORM } from '@mikro-orm/postgresql';
-import { AgentLinkGateway } from './agents/agent-link.gateway.js';
-import { AgentLinkService } from './agents/agent-link.service.js';
 import { AuthController } from './auth/auth.controller.js';
 import { AuthGuard } from './auth/auth.guard.js';
 import { AuthService } from './auth/auth.service.js';
@@ -28,12 +25,9 @@ import { HostsController } from './interfaces/hosts.controller.js';
 import { HostsService } from './interfaces/hosts.service.js';
 import { InterfacesController } from './interfaces/interfaces.controller.js';
 import { InterfacesService } from './interfaces/interfaces.service.js';
-import { AgentCredentialsService } from './nodes/agent-credentials.service.js';
-import { DeliveryService } from './nodes/delivery.service.js';
-import { EnrolmentController } from './nodes/enrolment.controller.js';
-import { NodesController } from './nodes/nodes.controller.js';
-import { NodesService } from './nodes/nodes.service.js';
-import { PANEL_RUNTIME, PREPARED_POOL, QUEUE_BACKEND, WARREN_CONFIG, type PanelRuntime } from './runtime.js';
+import { NodesModule } from './nodes/nodes.module.js';
+import { type PanelRuntime } from './runtime.js';
+import { RuntimeModule } from './runtime.module.js';
 import { SystemController } from './system/system.controller.js';
 import { SYSTEM_PROVIDERS } from './system/system.providers.js';
 
@@ -42,14 +36,9 @@ export class AppModule {
   static register(runtime: PanelRuntime): DynamicModule {
     return {
       module: AppModule,
-      imports: [DiscoveryModule],
-      controllers: [AuthController, TokensController, DocsController, HealthController, NodesController, EnrolmentController, InterfacesController, HostsController, ClientsController, DevicesController, SystemController],
+      imports: [RuntimeModule.register(runtime), DiscoveryModule, NodesModule],
+      controllers: [AuthController, TokensController, DocsController, HealthController, InterfacesController, HostsController, ClientsController, DevicesController, SystemController],
       providers: [
-        { provide: PANEL_RUNTIME, useValue: runtime },
-        { provide: WARREN_CONFIG, useValue: runtime.config },
-        { provide: MikroORM, useValue: runtime.orm },
-        { provide: QUEUE_BACKEND, useValue: runtime.queues },
-        { provide: PREPARED_POOL, useValue: runtime.prepared },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ErrorFilter },
         { provide: APP_PIPE, useClass: StrictValidationPipe },
@@ -58,7 +47,6 @@ export class AppModule {
         TokensService,
         RouteTableService,
         DocsService,
-        NodesService,
         InterfacesService,
         HostsService,
         ClientsService,
@@ -68,11 +56,7 @@ export class AppModule {
         TimeTransitionsService,
         TimeTransitionsScheduler,
         ...SYSTEM_PROVIDERS,
-        AgentCredentialsService,
-        DeliveryService,
         UsageService,
-        AgentLinkService,
-        AgentLinkGateway,
       ],
     };
   }

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { WarrenConfig } from '../config/config.js';
-import type { AgentCredentialsService } from '../nodes/agent-credentials.service.js';
+import type { AgentCredentialsService } from './enrolment/agent-credentials.service.js';
 import { writeJsonAtomic } from '#libs/files/atomic-file.js';
 
 /** The built agent beside the built controller (dist/apps/agent/src/main.js). */
