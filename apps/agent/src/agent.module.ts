@@ -3,14 +3,15 @@ import { join } from 'node:path';
 import { createSampler } from '#libs/system/sampler.js';
 import { AgentService } from './agent.service.js';
 import type { AgentConfig } from './config.js';
-import { CommandRunner, CounterReader, probeHost, WireGuardHost } from './host/index.js';
+import { ApplyRecord, CommandRunner, CounterReader, probeHost, WireGuardHost } from './host/index.js';
 import { AGENT_CONFIG, HOST_DRIVER, type HostDriver } from './host-driver.js';
 import { SYSTEM_SAMPLER } from './system-sampler.js';
 
 /** The host drivers behind the agent's seam; every command runs in WARREN_NETNS when set. */
 export function createHostDriver(config: AgentConfig): HostDriver {
   const runner = new CommandRunner({ namespace: config.netns });
-  const host = new WireGuardHost({ runner, stateDir: join(config.dataDir, 'host') });
+  const record = new ApplyRecord(join(config.dataDir, 'applied.json'));
+  const host = new WireGuardHost({ runner, stateDir: join(config.dataDir, 'host'), record });
   const counters = new CounterReader(runner, () => host.managedInterfaces());
   return {
     probe: async () => {
@@ -18,6 +19,7 @@ export function createHostDriver(config: AgentConfig): HostDriver {
       return { capabilities: probe.capabilities, gaps: probe.gaps };
     },
     apply: (state) => host.apply(state),
+    applied: () => record.applied,
     missingInterfaces: () => host.missingInterfaces(),
     readCounters: () => counters.read(),
   };

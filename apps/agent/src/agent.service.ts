@@ -4,7 +4,6 @@ import type { Job } from 'bullmq';
 import type { Capabilities } from '#libs/contracts/agent-link.js';
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
 import type { SystemSample } from '#libs/contracts/system.js';
-import { AppliedState } from './applied-state.js';
 import type { AgentConfig } from './config.js';
 import { CounterSpool } from './counters/counter-spool.js';
 import { AGENT_CONFIG, HOST_DRIVER, type HostDriver } from './host-driver.js';
@@ -28,7 +27,6 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
   private identity!: AgentIdentity;
   private link!: ControllerLink;
   private worker!: ApplyWorker;
-  private readonly applied: AppliedState;
   private readonly spool: CounterSpool;
   private probe?: { capabilities: Capabilities; gaps: string[] };
   private reportTimer?: NodeJS.Timeout;
@@ -40,7 +38,6 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(HOST_DRIVER) private readonly host: HostDriver,
     @Inject(SYSTEM_SAMPLER) private readonly sampler: SystemSampler,
   ) {
-    this.applied = new AppliedState(config.dataDir);
     this.spool = new CounterSpool(config.dataDir);
   }
 
@@ -54,7 +51,7 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
     this.probe = await this.host.probe();
     for (const gap of this.probe.gaps) this.logger.warn(`host: ${gap}`);
     // A restarted host (or agent) first restores what it last applied, before anything else.
-    if (this.applied.state) await this.reapply('restoring the last applied state');
+    if (this.host.applied().state) await this.reapply('restoring the last applied state');
 
     this.link = new ControllerLink(
       this.identity.controllerUrl,
@@ -65,11 +62,12 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
           version: AGENT_VERSION,
           capabilities: this.probe!.capabilities,
           gaps: this.probe!.gaps,
-          appliedRevision: this.applied.revision,
+          appliedRevision: this.host.applied().revision,
         }),
         welcome: (message) => {
           this.spool.resume(message.countersSeq);
-          if (this.applied.lastResult) this.link.send({ type: 'applied', result: this.applied.lastResult });
+          const { result } = this.host.applied();
+          if (result) this.link.send({ type: 'applied', result });
           this.sendPendingCounters();
         },
         ack: (seq) => this.spool.acknowledge(seq),
@@ -85,7 +83,7 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
 
     this.reportTimer = setInterval(() => void this.report(), this.config.reportIntervalMs);
     this.watchdogTimer = setInterval(() => void this.watchdog(), WATCHDOG_MS);
-    this.logger.log(`node ${this.identity.nodeName} (${this.identity.nodeId}): applied revision ${this.applied.revision}`);
+    this.logger.log(`node ${this.identity.nodeName} (${this.identity.nodeId}): applied revision ${this.host.applied().revision}`);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -95,15 +93,15 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
     await this.link?.stop();
   }
 
+  /**
+   * The job's return value is the outcome: the controller's delivery sweep reads it when the
+   * `applied` message sent here did not arrive (docs/agents.md). An older revision than the
+   * host's newest is not applied; the host driver answers with that newer apply's outcome.
+   */
   private async applyJob(job: Job): Promise<ApplyResult> {
     const state = parseApplyJob(job);
     if (state.nodeId !== this.identity.nodeId) throw new Error(`job for node ${state.nodeId} on the queue of ${this.identity.nodeId}`);
-    // An older revision than the host already matches is done: applying it would go back.
-    if (state.revision < this.applied.revision) {
-      return { revision: this.applied.revision, ok: true, interfaces: [], durationMs: 0 };
-    }
     const result = await this.host.apply(state);
-    this.applied.record(state, result);
     this.link.send({ type: 'applied', result });
     if (!result.ok) {
       const failed = result.interfaces.filter((outcome) => outcome.state === 'failed');
@@ -113,11 +111,10 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   private async reapply(reason: string): Promise<void> {
-    const state = this.applied.state;
+    const { state } = this.host.applied();
     if (!state) return;
     this.logger.log(`${reason}: re-applying revision ${state.revision}`);
     const result = await this.host.apply(state);
-    this.applied.record(state, result);
     this.link?.send({ type: 'applied', result });
   }
 

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
+import { AGENT_ENV } from '#libs/contracts/local-agent.js';
 
 /** What the agent reads from its command line and environment, validated once at start. */
 export interface AgentConfig {
@@ -41,8 +42,8 @@ type Env = Record<string, string | undefined>;
 const FLAGS: Record<string, string> = {
   '--controller': 'WARREN_CONTROLLER_URL',
   '--enrol': 'WARREN_ENROL_SECRET',
-  '--data-dir': 'WARREN_AGENT_DATA_DIR',
-  '--ca': 'WARREN_CONTROLLER_CA',
+  '--data-dir': AGENT_ENV.dataDir,
+  '--ca': AGENT_ENV.controllerCa,
   '--netns': 'WARREN_NETNS',
 };
 
@@ -67,8 +68,8 @@ export function loadAgentConfig(argv: readonly string[], env: Env = process.env)
     }
     if (!['http:', 'https:'].includes(parsed.protocol)) throw new AgentConfigError('WARREN_CONTROLLER_URL: must start with https:// (or http://)');
   }
-  const dataDirRaw = text('WARREN_AGENT_DATA_DIR') ?? '/var/lib/warren-agent';
-  const caFile = text('WARREN_CONTROLLER_CA');
+  const dataDirRaw = text(AGENT_ENV.dataDir) ?? '/var/lib/warren-agent';
+  const caFile = text(AGENT_ENV.controllerCa);
   if (caFile && !existsSync(caFile)) throw new AgentConfigError(`WARREN_CONTROLLER_CA: file not found: ${caFile}`);
   const netns = text('WARREN_NETNS');
   if (netns && !/^[A-Za-z0-9_.-]{1,64}$/.test(netns)) throw new AgentConfigError('WARREN_NETNS: not a namespace name');
@@ -76,7 +77,7 @@ export function loadAgentConfig(argv: readonly string[], env: Env = process.env)
   if (!Number.isInteger(interval) || interval < 100 || interval > 60_000) {
     throw new AgentConfigError('WARREN_AGENT_REPORT_INTERVAL_MS: must be a whole number of ms in 100..60000');
   }
-  const logLevel = (text('WARREN_LOG_LEVEL') ?? 'log') as AgentConfig['logLevel'];
+  const logLevel = (text(AGENT_ENV.logLevel) ?? 'log') as AgentConfig['logLevel'];
   if (!['error', 'warn', 'log', 'debug'].includes(logLevel)) throw new AgentConfigError('WARREN_LOG_LEVEL: must be one of error, warn, log, debug');
   return {
     controllerUrl: controllerUrl?.replace(/\/+$/, ''),
@@ -84,7 +85,7 @@ export function loadAgentConfig(argv: readonly string[], env: Env = process.env)
     dataDir: isAbsolute(dataDirRaw) ? dataDirRaw : resolve(process.cwd(), dataDirRaw),
     netns,
     caFile,
-    queueDatabaseUrl: text('WARREN_AGENT_QUEUE_DATABASE_URL'),
+    queueDatabaseUrl: text(AGENT_ENV.queueDatabaseUrl),
     reportIntervalMs: interval,
     logLevel,
   };

@@ -11,8 +11,8 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedde
 import { openDatabase } from './database/orm.js';
 import { PreparedPool } from './database/prepared-pool.js';
 import { loadTls } from './http/tls.js';
-import { startLocalAgent } from './agents/local-agent.js';
-import { AgentCredentialsService } from './nodes/agent-credentials.service.js';
+import { startLocalAgent } from './nodes/local-agent.js';
+import { AgentCredentialsService } from './nodes/enrolment/agent-credentials.service.js';
 import { ensureLocalNode } from './nodes/local-node.js';
 import { openQueueBackend, type QueueBackend } from './queue/queue-backend.js';
 

@@ -3,3 +3,4 @@ export { CommandError, CommandRunner, errorText, type CommandFailure, type Comma
 export { probeHost, type HostProbe, type ProbeOptions } from './capabilities.js';
 export { WireGuardHost, type WireGuardHostOptions } from './wireguard-host.js';
 export { CounterReader, parseWgDump, type PeerReading } from './counters.js';
+export { ApplyRecord, type AppliedRecord } from './apply-record.js';

@@ -1,12 +1,12 @@
 import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '#libs/files/atomic-file.js';
-import type { ApplyResult } from '#libs/contracts/node-queue.js';
 
 /**
  * The agent's memory of the host, kept in `managed.json` in its state directory: which
  * interfaces it created (only those are ever changed or deleted), how, and what it last
- * applied to each. Written before an interface is created, so a crash between the two leaves
+ * loaded into each. Revisions and outcomes are not kept here but in the apply record
+ * (apply-record.ts). Written before an interface is created, so a crash between the two leaves
  * an interface the agent still knows is its own.
  */
 
@@ -26,10 +26,6 @@ export interface ManagedInterface {
 }
 
 export interface ManagedState {
-  nodeId: string | null;
-  /** The revision last applied (whatever its outcome), so an older job is not applied over it. */
-  appliedRevision: number;
-  lastResult: ApplyResult | null;
   /** The agent's NAT table may exist (it has loaded one with rules, or failed to remove one). */
   natTable: boolean;
   interfaces: Record<string, ManagedInterface>;
@@ -38,7 +34,7 @@ export interface ManagedState {
 const FILE = 'managed.json';
 
 function empty(): ManagedState {
-  return { nodeId: null, appliedRevision: 0, lastResult: null, natTable: false, interfaces: {} };
+  return { natTable: false, interfaces: {} };
 }
 
 /** Creates the directory (0700: configs in it hold private keys) and reads the state, or starts empty. */
@@ -54,7 +50,8 @@ export function loadManagedState(stateDir: string): ManagedState {
     throw error;
   }
   const parsed = JSON.parse(text) as Partial<ManagedState>;
-  return { ...empty(), ...parsed, interfaces: { ...parsed.interfaces } };
+  // Only the known fields: files of older agents also carry the revision, now in the apply record.
+  return { natTable: parsed.natTable ?? false, interfaces: { ...parsed.interfaces } };
 }
 
 /** Replaces the file atomically (write, then rename): a crash leaves the old or the new state. */

@@ -1,8 +1,10 @@
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { DesiredInterface, DesiredState } from '#libs/contracts/desired-state.js';
 import type { ApplyResult, InterfaceOutcome } from '#libs/contracts/node-queue.js';
 import { parseInterfaceAddress, reconcileAddressing } from './addressing.js';
+import { ApplyRecord } from './apply-record.js';
 import { probeHost, type HostProbe } from './capabilities.js';
 import { errorText, type CommandRunner } from './command-runner.js';
 import { readLinkNames, readLinks, type Link } from './links.js';
@@ -27,6 +29,8 @@ export interface WireGuardHostOptions {
   probe?: HostProbe;
   /** The agent's own nftables table (family ip). */
   natTable?: string;
+  /** Where applies are recorded; `<stateDir>/applied.json` when absent (the agent keeps it in its data directory). */
+  record?: ApplyRecord;
 }
 
 /** The kind `ip -d link` reports for a link each driver creates. */
@@ -38,6 +42,7 @@ export class WireGuardHost {
   private readonly natTable: string;
   private probe: HostProbe | undefined;
   private state: ManagedState | undefined;
+  private readonly record: ApplyRecord;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: WireGuardHostOptions) {
@@ -45,6 +50,7 @@ export class WireGuardHost {
     this.stateDir = options.stateDir;
     this.natTable = options.natTable ?? DEFAULT_NAT_TABLE;
     this.probe = options.probe;
+    this.record = options.record ?? new ApplyRecord(join(options.stateDir, 'applied.json'));
   }
 
   /** Reconciles the host; never rejects. Concurrent calls run one after another, in call order. */
@@ -71,9 +77,9 @@ export class WireGuardHost {
     return Object.keys(this.loadState().interfaces);
   }
 
-  /** The revision last applied, 0 before the first. */
+  /** The revision last applied (whatever its outcome), 0 before the first. */
   appliedRevision(): number {
-    return this.loadState().appliedRevision;
+    return this.record.applied.result?.revision ?? 0;
   }
 
   private loadState(): ManagedState {
@@ -93,26 +99,28 @@ export class WireGuardHost {
       interfaces,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
     });
+    // Inside the serialized apply, so two applies cannot both pass it.
+    const newer = this.record.supersededBy(desired);
+    if (newer) return finish(newer.revision, newer.interfaces);
     try {
       const state = this.loadState();
-      // An older job than the one applied (queued before it, delivered after) must not undo it.
-      if (state.nodeId === desired.nodeId && desired.revision < state.appliedRevision && state.lastResult) {
-        return finish(state.appliedRevision, state.lastResult.interfaces);
-      }
-      const outcomes = await this.reconcile(desired, state);
-      const result = finish(desired.revision, outcomes);
-      state.nodeId = desired.nodeId;
-      state.appliedRevision = desired.revision;
-      state.lastResult = result;
+      const result = finish(desired.revision, await this.reconcile(desired, state));
       this.saveState();
+      this.record.record(desired, result);
       return result;
     } catch (error) {
       // Only the state directory itself failing gets here: every interface shares that fate.
       const text = `apply failed: ${errorText(error)}`;
-      return finish(
+      const result = finish(
         desired.revision,
         desired.interfaces.map((i) => ({ name: i.name, state: 'failed', driver: 'none', peers: 0, error: text })),
       );
+      try {
+        this.record.record(desired, result);
+      } catch {
+        // The same disk: the outcome is still reported, and the next apply records again.
+      }
+      return result;
     }
   }
 

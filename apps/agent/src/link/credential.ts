@@ -1,16 +1,14 @@
 import { join } from 'node:path';
-import { AGENT_ENROL_PATH, enrolResponseSchema, type EnrolResponse } from '#libs/contracts/agent-link.js';
+import { AGENT_ENROL_PATH, enrolResponseSchema } from '#libs/contracts/agent-link.js';
+import { AGENT_IDENTITY_FILE, type AgentIdentity } from '#libs/contracts/local-agent.js';
 import type { AgentConfig } from '../config.js';
 import { readJsonFile, writeJsonAtomic } from '#libs/files/atomic-file.js';
 import { postJson } from './https-json.js';
 
-/** The agent's identity, kept in `<dataDir>/agent.json` (0600). */
-export interface AgentIdentity extends EnrolResponse {
-  controllerUrl: string;
-}
+export type { AgentIdentity } from '#libs/contracts/local-agent.js';
 
 export function identityFile(dataDir: string): string {
-  return join(dataDir, 'agent.json');
+  return join(dataDir, AGENT_IDENTITY_FILE);
 }
 
 /**

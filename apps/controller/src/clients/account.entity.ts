@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { TunnelInterface } from '../interfaces/interface.entity.js';
-import { Node } from '../nodes/node.entity.js';
+import { Node } from '../revisions/node.entity.js';
 import { Device } from './device.entity.js';
 
 /**

@@ -8,7 +8,7 @@ import { ClientInterface } from '../clients/client-interface.entity.js';
 import { Device } from '../clients/device.entity.js';
 import { Host } from '../interfaces/host.entity.js';
 import { TunnelInterface } from '../interfaces/interface.entity.js';
-import { Node } from '../nodes/node.entity.js';
+import { Node } from '../revisions/node.entity.js';
 import { NodeAgent } from '../nodes/node-agent.entity.js';
 import { SystemSampleRow } from '../system/system-sample.entity.js';
 

@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import type { AmneziaParams } from '#libs/wireguard/amnezia.js';
-import { Node } from '../nodes/node.entity.js';
+import { Node } from '../revisions/node.entity.js';
 
 export const INTERFACE_MODES = ['standard', 'amnezia'] as const;
 export type InterfaceMode = (typeof INTERFACE_MODES)[number];

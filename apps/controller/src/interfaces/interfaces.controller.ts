@@ -1,7 +1,7 @@
 import { Body, Controller, Param, Query } from '@nestjs/common';
 import { IdPipe } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
-import { ForceQueryDto, isForced } from '../nodes/dto/force-query.dto.js';
+import { ForceQueryDto, isForced } from '../http/force-query.dto.js';
 import { CreateInterfaceDto, ListInterfacesQueryDto, UpdateInterfaceDto } from './dto/interface.dto.js';
 import { InterfacesService } from './interfaces.service.js';
 

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { LockMode, MikroORM, type EntityManager, type InferKyselyDB } from '@mikro-orm/postgresql';
 import type { AmneziaParams } from '#libs/wireguard/amnezia.js';
 import { gatewayAddress, poolCapacity } from '#libs/wireguard/address-pool.js';
-import { Node } from '../nodes/node.entity.js';
+import { Node } from '../revisions/node.entity.js';
 import { TunnelInterface, type InterfaceMode } from './interface.entity.js';
 
 export interface InterfaceUsage {

@@ -2,18 +2,17 @@ import { Body, Controller, Inject, Param, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { WarrenConfig } from '../config/config.js';
 import { Route } from '../http/route.decorator.js';
+import { IdPipe } from '../http/id.js';
 import { requestOrigin } from '../http/request-origin.js';
-import { AgentLinkGateway } from '../agents/agent-link.gateway.js';
 import { WARREN_CONFIG } from '../runtime.js';
-import { AgentCredentialsService } from './agent-credentials.service.js';
 import { EnrolDto } from './dto/enrol.dto.js';
+import { NodesService } from './nodes.service.js';
 
 /** How an agent joins: a one-time secret per node, exchanged for the node's own credential. */
 @Controller()
 export class EnrolmentController {
   constructor(
-    private readonly credentials: AgentCredentialsService,
-    private readonly links: AgentLinkGateway,
+    private readonly nodes: NodesService,
     @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
   ) {}
 
@@ -24,8 +23,8 @@ export class EnrolmentController {
     summary: "Issue a new one-time enrolment secret for the node's agent (24 h; replaces an unused one)",
     status: 201,
   })
-  issue(@Param('id') id: string, @Req() request: FastifyRequest) {
-    return this.credentials.issueEnrolment(id, `${requestOrigin(request)}${this.config.basePath}`);
+  issue(@Param('id', new IdPipe('node')) id: string, @Req() request: FastifyRequest) {
+    return this.nodes.issueEnrolment(id, `${requestOrigin(request)}${this.config.basePath}`);
   }
 
   @Route({
@@ -36,10 +35,7 @@ export class EnrolmentController {
     example: { secret: 'wne_…' },
     public: true,
   })
-  async enrol(@Body() body: EnrolDto) {
-    const enrolled = await this.credentials.enrol(body.secret);
-    // The node's previous credential is void: a link still open with it (a lost host) ends now.
-    this.links.disconnect(enrolled.nodeId);
-    return enrolled;
+  enrol(@Body() body: EnrolDto) {
+    return this.nodes.enrolAgent(body.secret);
   }
 }

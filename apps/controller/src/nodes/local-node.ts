@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { hostname } from 'node:os';
-import { Node } from './node.entity.js';
+import { Node } from '../revisions/node.entity.js';
 
 /** The host the controller runs on is a node from the first start, so a fresh install manages itself. */
 export async function ensureLocalNode(orm: MikroORM): Promise<Node> {

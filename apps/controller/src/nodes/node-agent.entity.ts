@@ -1,7 +1,8 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
 import type { Capabilities } from '#libs/contracts/agent-link.js';
-import { Node } from './node.entity.js';
+import type { InferKyselyTable } from '@mikro-orm/sql';
+import { Node, type NodeTable } from '../revisions/node.entity.js';
 
 /**
  * A node's agent: how it enrols (one-time secret, hashed), its credential (hashed), what it said
@@ -30,3 +31,9 @@ export const NodeAgent = defineEntity({
   },
 });
 export type NodeAgent = InferEntity<typeof NodeAgent>;
+
+/** The node-area tables as `em.getKysely()` sees them (column names, typed from the entities). */
+export interface NodeTables {
+  nodes: NodeTable;
+  node_agents: InferKyselyTable<typeof NodeAgent>;
+}

@@ -1,116 +1,74 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
-import { conflict, notFound } from '../http/api-error.js';
-import { UUID } from '../http/id.js';
+import { Injectable, Logger } from '@nestjs/common';
+import type { EnrolResponse } from '#libs/contracts/agent-link.js';
 import { mapUniqueViolations } from '../database/unique-violations.js';
+import { ApiError, conflict, notFound } from '../http/api-error.js';
 import { lockNode } from '../revisions/revisions.js';
-import type { ApplyResult } from '#libs/contracts/node-queue.js';
-import { agentState, type AgentState } from '../system/agent-state.js';
-import { NodeAgent } from './node-agent.entity.js';
-import { Node } from './node.entity.js';
+import { AgentCredentialsService, type Enrolment } from './enrolment/agent-credentials.service.js';
+import { AgentLinkGateway } from './link/agent-link.gateway.js';
+import { NodesRepository, type NodeChanges, type NodeView } from './nodes.repository.js';
 
-/** What the node's agent last said, as the node's page shows it. */
-export interface NodeAgentView {
-  /** The one rule in system/agent-state.ts: never-enrolled, enrolled, connected or disconnected. */
-  state: AgentState;
-  version: string | null;
-  lastSeenAt: Date | null;
-  /** What the host cannot do (not root, tools missing); empty when it can apply everything. */
-  gaps: string[];
-  /** The outcome of the agent's last apply (per interface), or null. */
-  lastApply: ApplyResult | null;
-}
-
-export function agentView(row: NodeAgent | null | undefined, now = Date.now()): NodeAgentView {
-  return {
-    state: agentState({ hasCredential: Boolean(row?.credentialHash), connected: row?.connected ?? false, lastSeenAt: row?.lastSeenAt ?? null }, now),
-    version: row?.version ?? null,
-    lastSeenAt: row?.lastSeenAt ?? null,
-    gaps: row?.gaps ?? [],
-    lastApply: row?.lastApply ?? null,
-  };
-}
-
-export interface NodeView {
-  id: string;
-  name: string;
-  address: string;
-  note: string;
-  isLocal: boolean;
-  desiredRevision: number;
-  appliedRevision: number;
-  inSync: boolean;
-  interfaceCount: number;
-  agent: NodeAgentView;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-function view(node: Node, interfaceCount: number, agent?: NodeAgent | null): NodeView {
-  return {
-    id: node.id,
-    name: node.name,
-    address: node.address,
-    note: node.note,
-    isLocal: node.isLocal,
-    desiredRevision: node.desiredRevision,
-    appliedRevision: node.appliedRevision,
-    inSync: node.appliedRevision === node.desiredRevision,
-    interfaceCount,
-    agent: agentView(agent),
-    createdAt: node.createdAt,
-    updatedAt: node.updatedAt,
-  };
-}
+export type { NodeAgentView, NodeView } from './nodes.repository.js';
 
 const NAME_TAKEN = (name: string) => `a node named "${name}" already exists`;
 const UNIQUE_FIELDS = { nodes_name_unique: { field: 'name', message: 'a node with this name already exists' } };
+const nodeNotFound = () => notFound('node not found', 'id');
 
 /**
- * The registry of tunnel hosts. Editing a node's name, address or note changes nothing on the
- * host, so it does not bump the node's revision; its interfaces and clients do.
+ * The registry of tunnel hosts and what a node's life means for its agent: a new node gets an
+ * enrolment, a deleted or re-enrolled one loses its link and queue access at once. Editing a
+ * node's name, address or note changes nothing on the host, so it does not bump the node's
+ * revision; its interfaces and clients do.
  */
 @Injectable()
 export class NodesService {
-  constructor(@Inject(MikroORM) private readonly orm: MikroORM) {}
+  private readonly logger = new Logger('nodes');
 
-  async list(): Promise<NodeView[]> {
-    const em = this.orm.em.fork();
-    const nodes = await em.find(Node, {}, { orderBy: { isLocal: 'desc', name: 'asc' } });
-    const counts = await interfaceCounts(em, nodes.map((node) => node.id));
-    const agents = new Map((await em.find(NodeAgent, {})).map((agent) => [agent.node.id, agent]));
-    return nodes.map((node) => view(node, counts.get(node.id) ?? 0, agents.get(node.id)));
+  constructor(
+    private readonly nodes: NodesRepository,
+    private readonly credentials: AgentCredentialsService,
+    private readonly links: AgentLinkGateway,
+  ) {}
+
+  list(): Promise<NodeView[]> {
+    return this.nodes.list();
   }
 
   async get(id: string): Promise<NodeView> {
-    const em = this.orm.em.fork();
-    const node = await findNode(em, id);
-    const agent = await em.findOne(NodeAgent, { node: node.id });
-    return view(node, (await interfaceCounts(em, [node.id])).get(node.id) ?? 0, agent);
+    const node = await this.nodes.view(id);
+    if (!node) throw nodeNotFound();
+    return node;
   }
 
-  async create(input: { name: string; address: string; note?: string }): Promise<NodeView> {
-    const em = this.orm.em.fork();
+  /**
+   * The node exists either way; a panel that cannot enrol remote agents (no REDIS_URL) says why
+   * instead of an enrolment.
+   */
+  async create(
+    input: { name: string; address: string; note?: string },
+    panelUrl: string,
+  ): Promise<NodeView & ({ enrolment: Enrolment } | { enrolment: null; enrolmentError: string })> {
+    const em = this.nodes.fork();
     const node = await mapUniqueViolations(async () => {
-      if (await em.count(Node, { name: input.name })) throw conflict(NAME_TAKEN(input.name), 'name');
-      const created = em.create(Node, { name: input.name, address: input.address, note: input.note ?? '', isLocal: false });
-      await em.flush();
-      return created;
+      if (await this.nodes.nameTaken(input.name, em)) throw conflict(NAME_TAKEN(input.name), 'name');
+      return this.nodes.insert({ name: input.name, address: input.address, note: input.note ?? '' }, em);
     }, UNIQUE_FIELDS);
-    return view(node, 0);
+    try {
+      return { ...node, enrolment: await this.credentials.issueEnrolment(node.id, panelUrl) };
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 409) return { ...node, enrolment: null, enrolmentError: error.message };
+      throw error;
+    }
   }
 
-  async update(id: string, changes: { name?: string; address?: string; note?: string }): Promise<NodeView> {
-    const em = this.orm.em.fork();
-    const node = await findNode(em, id);
+  async update(id: string, changes: NodeChanges): Promise<NodeView> {
+    const em = this.nodes.fork();
+    const node = await this.nodes.find(id, em);
+    if (!node) throw nodeNotFound();
     await mapUniqueViolations(async () => {
-      if (changes.name !== undefined && changes.name !== node.name && (await em.count(Node, { name: changes.name }))) {
+      if (changes.name !== undefined && changes.name !== node.name && (await this.nodes.nameTaken(changes.name, em))) {
         throw conflict(NAME_TAKEN(changes.name), 'name');
       }
-      if (changes.name !== undefined) node.name = changes.name;
-      if (changes.address !== undefined) node.address = changes.address;
-      if (changes.note !== undefined) node.note = changes.note;
-      await em.flush();
+      await this.nodes.update(node, changes, em);
     }, UNIQUE_FIELDS);
     return this.get(id);
   }
@@ -118,40 +76,38 @@ export class NodesService {
   /**
    * Deleting a node cascades to its interfaces, their hosts and every account on them. That
    * is refused while the node has interfaces unless forced, and never allowed for the local
-   * node, which the controller itself runs on.
+   * node, which the controller itself runs on. Its agent is cut off: the credential rows
+   * cascade, the open link and the Redis user go here.
    */
   async remove(id: string, force: boolean): Promise<{ id: string; deleted: true; interfacesRemoved: number }> {
-    const em = this.orm.em.fork();
-    return em.transactional(async (tx) => {
-      const node = await findNode(tx, id);
+    const removed = await this.nodes.fork().transactional(async (tx) => {
+      const node = await this.nodes.find(id, tx);
+      if (!node) throw nodeNotFound();
       if (node.isLocal) throw conflict('the local node cannot be deleted: the controller runs on it');
-      // Interface rows before the node row: the lock order every writer follows.
-      const interfaces = await tx.execute<{ id: string }[]>('select id from interfaces where node_id = ? for update', [id]);
+      const count = await this.nodes.lockWithInterfaces(tx, id);
       await lockNode(tx, id, 'id');
-      if (interfaces.length > 0 && !force) {
-        const count = interfaces.length;
+      if (count > 0 && !force) {
         throw conflict(
           `${count} ${count === 1 ? 'interface is' : 'interfaces are'} still on this node; delete ${count === 1 ? 'it' : 'them'} or pass ?force=true`,
         );
       }
-      await tx.execute('delete from nodes where id = ?', [id]);
-      return { id, deleted: true as const, interfacesRemoved: interfaces.length };
+      await this.nodes.delete(tx, id);
+      return { id, deleted: true as const, interfacesRemoved: count };
     });
+    this.links.disconnect(id);
+    await this.credentials.forget(id).catch((error: Error) => this.logger.warn(`removing the Redis user of node ${id} failed: ${error.message}`));
+    return removed;
   }
-}
 
-async function findNode(em: EntityManager, id: string): Promise<Node> {
-  const node = UUID.test(id) ? await em.findOne(Node, { id }) : null;
-  if (!node) throw notFound('node not found', 'id');
-  return node;
-}
+  /** A fresh enrolment secret for the node; an earlier unused one stops working. */
+  issueEnrolment(id: string, panelUrl: string): Promise<Enrolment> {
+    return this.credentials.issueEnrolment(id, panelUrl);
+  }
 
-/** Interfaces per node, in one grouped query. */
-async function interfaceCounts(em: EntityManager, nodeIds: string[]): Promise<Map<string, number>> {
-  if (nodeIds.length === 0) return new Map();
-  const rows = await em.execute<{ node_id: string; count: string }[]>(
-    'select node_id, count(*) as count from interfaces where node_id = any(array[?]::uuid[]) group by node_id',
-    [nodeIds],
-  );
-  return new Map(rows.map((row) => [row.node_id, Number(row.count)]));
+  /** The agent's exchange; the node's previous credential is void, so a link still open with it (a lost host) ends now. */
+  async enrolAgent(secret: string): Promise<EnrolResponse> {
+    const enrolled = await this.credentials.enrol(secret);
+    this.links.disconnect(enrolled.nodeId);
+    return enrolled;
+  }
 }

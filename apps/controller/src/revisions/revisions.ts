@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../http/api-error.js';
+import type { NodeTable } from './node.entity.js';
 
 /** The PostgreSQL notification channel that carries the ids of nodes whose revision grew. */
 export const REVISIONS_CHANNEL = 'warren_revisions';
@@ -12,6 +13,8 @@ export const REVISIONS_CHANNEL = 'warren_revisions';
 export async function bumpRevisions(em: EntityManager, nodeIds: Iterable<string>): Promise<Map<string, number>> {
   const ids = [...new Set(nodeIds)].sort();
   if (ids.length === 0) return new Map();
+  // Raw SQL on purpose: every write of the panel runs this, and one statement locks the rows in
+  // order and bumps them (the typed builders need a select-for-update and an update apart).
   // em.execute runs inside the caller's transaction when there is one. It inlines parameters and
   // spells an array as a comma list, hence `array[?]`. The rows are locked in id order first, so
   // two transactions bumping overlapping sets of nodes cannot deadlock on each other.
@@ -35,6 +38,12 @@ export async function bumpRevisions(em: EntityManager, nodeIds: Iterable<string>
  * controller: interface rows before node rows (bumpRevisions updates the node row last).
  */
 export async function lockNode(em: EntityManager, nodeId: string, field: string): Promise<void> {
-  const rows = await em.execute<{ id: string }[]>('select id from nodes where id = ? for update', [nodeId]);
-  if (rows.length === 0) throw notFound('node not found', field);
+  const locked = await em
+    .getKysely<{ nodes: NodeTable }>()
+    .selectFrom('nodes')
+    .select('id')
+    .where('id', '=', nodeId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!locked) throw notFound('node not found', field);
 }

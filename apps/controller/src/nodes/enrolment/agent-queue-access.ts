@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { createHash, randomBytes } from 'node:crypto';
 import { nodeQueueName } from '#libs/contracts/node-queue.js';
 import type { QueueAccess } from '#libs/contracts/agent-link.js';
-import type { WarrenConfig } from '../config/config.js';
+import type { WarrenConfig } from '../../config/config.js';
 
 /**
  * The commands a BullMQ worker needs, and nothing that reads across keys: Redis checks every

@@ -4,9 +4,9 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AGENT_LINK_PATH, agentMessageSchema, type ControllerMessage } from '#libs/contracts/agent-link.js';
-import type { WarrenConfig } from '../config/config.js';
-import { AgentCredentialsService } from '../nodes/agent-credentials.service.js';
-import { WARREN_CONFIG } from '../runtime.js';
+import type { WarrenConfig } from '../../config/config.js';
+import { AgentCredentialsService } from '../enrolment/agent-credentials.service.js';
+import { WARREN_CONFIG } from '../../runtime.js';
 import { AgentLinkService } from './agent-link.service.js';
 
 /** A counter batch of 200,000 peers is about 30 MB of JSON; anything larger is not an agent. */

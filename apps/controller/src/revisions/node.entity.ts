@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { InferKyselyTable } from '@mikro-orm/sql';
 import { randomUUID } from 'node:crypto';
 
 /**
@@ -26,3 +27,6 @@ export const Node = defineEntity({
   },
 });
 export type Node = InferEntity<typeof Node>;
+
+/** The `nodes` table as `em.getKysely()` sees it (column names, typed from the entity). */
+export type NodeTable = InferKyselyTable<typeof Node>;

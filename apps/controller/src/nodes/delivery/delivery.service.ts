@@ -1,11 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
-import { APPLY_JOB, applyJobId, nodeQueueName } from '#libs/contracts/node-queue.js';
-import type { QueueBackend } from '../queue/queue-backend.js';
-import { PANEL_RUNTIME, QUEUE_BACKEND, type PanelRuntime } from '../runtime.js';
-import { readDesiredState } from './desired-state.js';
-import { REVISIONS_CHANNEL } from '../revisions/revisions.js';
+import { APPLY_JOB, applyJobId, applyResultSchema, nodeQueueName, type ApplyResult } from '#libs/contracts/node-queue.js';
+import type { QueueBackend } from '../../queue/queue-backend.js';
+import { REVISIONS_CHANNEL } from '../../revisions/revisions.js';
+import { PANEL_RUNTIME, QUEUE_BACKEND, type PanelRuntime } from '../../runtime.js';
+import { DeliveryRepository } from './delivery.repository.js';
 
 const SWEEP_INTERVAL_MS = 5000;
 /** A job that failed is offered again after this long (the agent may have been fixed meanwhile). */
@@ -20,6 +19,9 @@ const FAILED_RETRY_MS = 60_000;
  *
  * Deliveries of one node never overlap: a revision that grows while one is being delivered is
  * delivered after it, once, with whatever the state is by then (bursts of changes coalesce).
+ *
+ * It also records what came of a delivery (recordApplied, the one rule for both reports: the
+ * agent's `applied` message and the apply job's return value) and what the host says it runs.
  */
 @Injectable()
 export class DeliveryService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -34,7 +36,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
   private readonly idle = new Set<() => void>();
 
   constructor(
-    @Inject(MikroORM) private readonly orm: MikroORM,
+    private readonly repository: DeliveryRepository,
     @Inject(QUEUE_BACKEND) private readonly queues: QueueBackend,
     @Inject(PANEL_RUNTIME) private readonly runtime: PanelRuntime,
   ) {}
@@ -75,22 +77,46 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
     return new Promise((resolve) => this.idle.add(resolve));
   }
 
+  /**
+   * An apply finished. Only a complete apply moves the node's applied revision (a node with a
+   * failed interface is not in sync); either way the outcome is kept for the node's page.
+   */
+  async recordApplied(nodeId: string, result: ApplyResult): Promise<void> {
+    await this.repository.recordApplyResult(nodeId, result);
+    if (result.ok) await this.repository.markApplied(nodeId, result.revision);
+  }
+
+  /**
+   * The agent's applied revision (hello) is the host's truth: a rebuilt host may be behind what
+   * was recorded. A node that is behind gets a full apply.
+   */
+  async hostReports(nodeId: string, appliedRevision: number): Promise<void> {
+    const desired = await this.repository.setAppliedRevision(nodeId, appliedRevision);
+    if (desired !== undefined && desired > appliedRevision) this.deliver(nodeId, true);
+  }
+
   /** Finds nodes whose state no live job carries and delivers them. */
   async sweep(): Promise<void> {
     if (this.closed) return;
     try {
-      const rows = await this.orm.em.fork().execute<{ id: string; desired_revision: string; delivered_revision: string }[]>(
-        'select id, desired_revision, delivered_revision from nodes where desired_revision > applied_revision',
-      );
-      for (const row of rows) {
-        const desired = Number(row.desired_revision);
-        if (desired > Number(row.delivered_revision)) {
-          this.deliver(row.id);
+      for (const node of await this.repository.nodesBehind()) {
+        const desired = node.desiredRevision;
+        if (desired > node.deliveredRevision) {
+          this.deliver(node.id);
           continue;
         }
-        const job = await this.queues.queue(nodeQueueName(row.id)).getJob(applyJobId(row.id, desired));
+        const job = await this.queues.queue(nodeQueueName(node.id)).getJob(applyJobId(node.id, desired));
+        // The job's return value is the agent's report of that apply. It normally arrives on the
+        // link first; when that message was lost (the link was down and the agent restarted
+        // before its welcome), the completed job still brings the node in sync. A failed outcome
+        // changes nothing here: it is reported on the link and the job is not delivered again.
+        const returned = applyResultSchema.safeParse(job?.returnvalue);
+        if (returned.success && returned.data.ok) {
+          await this.recordApplied(node.id, returned.data);
+          continue;
+        }
         const failedLongAgo = job?.failedReason !== undefined && Date.now() - (job.finishedOn ?? 0) > FAILED_RETRY_MS;
-        if (!job || failedLongAgo) this.deliver(row.id, true);
+        if (!job || failedLongAgo) this.deliver(node.id, true);
       }
     } catch (error) {
       this.logger.warn(`delivery sweep failed: ${(error as Error).message}`);
@@ -118,8 +144,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
   }
 
   private async enqueue(nodeId: string, force: boolean): Promise<void> {
-    const em = this.orm.em.fork();
-    const state = await readDesiredState(em, nodeId);
+    const state = await this.repository.desiredState(nodeId);
     if (!state) return; // the node was deleted
     const queue = this.queues.queue(nodeQueueName(nodeId));
     const jobId = applyJobId(nodeId, state.revision);
@@ -138,7 +163,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
     const previous = this.lastJob.get(nodeId);
     if (previous && previous !== jobId) await queue.remove(previous).catch(() => undefined);
     this.lastJob.set(nodeId, jobId);
-    await em.execute('update nodes set delivered_revision = greatest(delivered_revision, ?) where id = ?', [state.revision, nodeId]);
+    await this.repository.markDelivered(nodeId, state.revision);
   }
 
   private async listen(): Promise<void> {

@@ -4,8 +4,9 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { WarrenConfig } from '../config/config.js';
-import type { AgentCredentialsService } from '../nodes/agent-credentials.service.js';
+import type { AgentCredentialsService } from './enrolment/agent-credentials.service.js';
 import { writeJsonAtomic } from '#libs/files/atomic-file.js';
+import { AGENT_ENV, AGENT_IDENTITY_FILE, type AgentIdentity } from '#libs/contracts/local-agent.js';
 
 /** The built agent beside the built controller (dist/apps/agent/src/main.js). */
 const AGENT_MAIN = fileURLToPath(new URL('../../../agent/src/main.js', import.meta.url));
@@ -41,14 +42,15 @@ export async function startLocalAgent(options: {
   const dataDir = join(options.config.dataDir, 'local-agent');
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const identity = await options.credentials.issueLocalCredential(options.localNodeId);
-  writeJsonAtomic(join(dataDir, 'agent.json'), { ...identity, controllerUrl: options.panelUrl });
+  const stored: AgentIdentity = { ...identity, controllerUrl: options.panelUrl };
+  writeJsonAtomic(join(dataDir, AGENT_IDENTITY_FILE), stored);
 
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    WARREN_AGENT_DATA_DIR: dataDir,
-    WARREN_LOG_LEVEL: options.config.logLevel,
-    ...(options.caFile ? { WARREN_CONTROLLER_CA: options.caFile } : {}),
-    ...(identity.queue.kind === 'postgres' ? { WARREN_AGENT_QUEUE_DATABASE_URL: options.databaseUrl } : {}),
+    [AGENT_ENV.dataDir]: dataDir,
+    [AGENT_ENV.logLevel]: options.config.logLevel,
+    ...(options.caFile ? { [AGENT_ENV.controllerCa]: options.caFile } : {}),
+    ...(identity.queue.kind === 'postgres' ? { [AGENT_ENV.queueDatabaseUrl]: options.databaseUrl } : {}),
   };
   // Not the controller's own settings: the agent reads its own names only, but a stray
   // DATABASE_URL has no business in a process that needs none.

@@ -1,11 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { MikroORM } from '@mikro-orm/postgresql';
 import { generatePrefixedSecret, hashSecret, isWellFormedPrefixedSecret } from '#libs/tokens/api-token.js';
 import type { EnrolResponse } from '#libs/contracts/agent-link.js';
-import type { WarrenConfig } from '../config/config.js';
-import { ApiError, conflict, notFound, unauthorized } from '../http/api-error.js';
-import { UUID } from '../http/id.js';
-import { WARREN_CONFIG } from '../runtime.js';
+import type { WarrenConfig } from '../../config/config.js';
+import { ApiError, conflict, notFound, unauthorized } from '../../http/api-error.js';
+import { WARREN_CONFIG } from '../../runtime.js';
+import { AgentCredentialsRepository } from './agent-credentials.repository.js';
 import { AgentQueueAccess } from './agent-queue-access.js';
 
 export const ENROLMENT_PREFIX = 'wne_';
@@ -32,7 +31,7 @@ export class AgentCredentialsService implements OnApplicationBootstrap, OnApplic
   private readonly queueAccess: AgentQueueAccess;
 
   constructor(
-    @Inject(MikroORM) private readonly orm: MikroORM,
+    private readonly repository: AgentCredentialsRepository,
     @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
   ) {
     this.queueAccess = new AgentQueueAccess(config);
@@ -53,14 +52,7 @@ export class AgentCredentialsService implements OnApplicationBootstrap, OnApplic
    * user, so one re-read after the first pass sees every hash that pass may have overwritten.
    */
   private async restoreQueueUsers(): Promise<void> {
-    const read = async () =>
-      new Map(
-        (
-          await this.orm.em
-            .fork()
-            .execute<{ node_id: string; queue_password_hash: string }[]>('select node_id, queue_password_hash from node_agents where queue_password_hash is not null')
-        ).map((row) => [row.node_id, row.queue_password_hash]),
-      );
+    const read = () => this.repository.queuePasswordHashes();
     try {
       const first = await read();
       await Promise.all([...first].map(([nodeId, hash]) => this.queueAccess.restore(nodeId, hash)));
@@ -72,24 +64,18 @@ export class AgentCredentialsService implements OnApplicationBootstrap, OnApplic
     }
   }
 
-  /** A fresh enrolment secret for the node; an earlier unused one stops working. */
+  /** A fresh enrolment secret for the node (an id the caller checked: IdPipe); an earlier unused one stops working. */
   async issueEnrolment(nodeId: string, panelUrl: string): Promise<Enrolment> {
-    if (!UUID.test(nodeId)) throw notFound('node not found', 'id');
-    const em = this.orm.em.fork();
-    const [node] = await em.execute<{ id: string; is_local: boolean }[]>('select id, is_local from nodes where id = ?', [nodeId]);
+    const node = await this.repository.node(nodeId);
     if (!node) throw notFound('node not found', 'id');
-    if (this.queueAccess.kind === 'postgres' && !node.is_local) {
+    if (this.queueAccess.kind === 'postgres' && !node.isLocal) {
       throw conflict(
         'this panel keeps its queues in PostgreSQL (no REDIS_URL), which cannot give a remote host access to only its own jobs: set REDIS_URL to enrol remote nodes',
       );
     }
     const secret = generatePrefixedSecret(ENROLMENT_PREFIX);
     const expiresAt = new Date(Date.now() + ENROLMENT_TTL_MS);
-    await em.execute(
-      `insert into node_agents (node_id, enrolment_hash, enrolment_expires_at) values (?, ?, ?)
-       on conflict (node_id) do update set enrolment_hash = excluded.enrolment_hash, enrolment_expires_at = excluded.enrolment_expires_at`,
-      [nodeId, hashSecret(secret), expiresAt],
-    );
+    await this.repository.storeEnrolment(nodeId, hashSecret(secret), expiresAt);
     return { secret, expiresAt, command: `warren-agent --controller ${panelUrl} --enrol ${secret}` };
   }
 
@@ -103,19 +89,11 @@ export class AgentCredentialsService implements OnApplicationBootstrap, OnApplic
     if (!isWellFormedPrefixedSecret(secret, ENROLMENT_PREFIX)) throw unauthorized('invalid or expired enrolment secret');
     const credential = generatePrefixedSecret(NODE_CREDENTIAL_PREFIX);
     try {
-      return await this.orm.em.fork().transactional(async (tx) => {
-        const [claimed] = await tx.execute<{ node_id: string; name: string }[]>(
-          `update node_agents a set enrolment_hash = null, enrolment_expires_at = null, credential_hash = ?, enrolled_at = now()
-             from nodes n
-            where a.enrolment_hash = ? and a.enrolment_expires_at > now() and n.id = a.node_id
-           returning a.node_id, n.name`,
-          [hashSecret(credential), hashSecret(secret)],
-        );
+      return await this.repository.transaction(async (tx) => {
+        const claimed = await this.repository.claimEnrolment(tx, hashSecret(secret), hashSecret(credential));
         if (!claimed) throw unauthorized('invalid or expired enrolment secret');
-        const queue = await this.queueAccess.grant(claimed.node_id, async (hash) => {
-          await tx.execute('update node_agents set queue_password_hash = ? where node_id = ?', [hash, claimed.node_id]);
-        });
-        return { nodeId: claimed.node_id, nodeName: claimed.name, credential, queue };
+        const queue = await this.queueAccess.grant(claimed.nodeId, (hash) => this.repository.recordQueuePassword(claimed.nodeId, hash, tx));
+        return { ...claimed, credential, queue };
       });
     } catch (error) {
       if (error instanceof ApiError) throw error;
@@ -130,29 +108,15 @@ export class AgentCredentialsService implements OnApplicationBootstrap, OnApplic
    */
   async issueLocalCredential(nodeId: string): Promise<EnrolResponse> {
     const credential = generatePrefixedSecret(NODE_CREDENTIAL_PREFIX);
-    const em = this.orm.em.fork();
-    const [row] = await em.execute<{ name: string }[]>(
-      `with upsert as (
-         insert into node_agents (node_id, credential_hash, enrolled_at) values (?, ?, now())
-         on conflict (node_id) do update set credential_hash = excluded.credential_hash, enrolled_at = now()
-       ) select name from nodes where id = ?`,
-      [nodeId, hashSecret(credential), nodeId],
-    );
-    const queue = await this.queueAccess.grant(nodeId, (hash) => this.recordQueuePassword(nodeId, hash));
-    return { nodeId, nodeName: row?.name ?? 'local', credential, queue };
-  }
-
-  private async recordQueuePassword(nodeId: string, hash: string): Promise<void> {
-    await this.orm.em.fork().execute('update node_agents set queue_password_hash = ? where node_id = ?', [hash, nodeId]);
+    const nodeName = await this.repository.setCredential(nodeId, hashSecret(credential));
+    const queue = await this.queueAccess.grant(nodeId, (hash) => this.repository.recordQueuePassword(nodeId, hash));
+    return { nodeId, nodeName: nodeName ?? 'local', credential, queue };
   }
 
   /** The node a credential belongs to, or undefined. */
   async authenticate(credential: string): Promise<string | undefined> {
     if (!isWellFormedPrefixedSecret(credential, NODE_CREDENTIAL_PREFIX)) return undefined;
-    const [row] = await this.orm.em
-      .fork()
-      .execute<{ node_id: string }[]>('select node_id from node_agents where credential_hash = ?', [hashSecret(credential)]);
-    return row?.node_id;
+    return this.repository.nodeOfCredential(hashSecret(credential));
   }
 
   /** Called when a node is deleted: its queue user goes with it (rows cascade in the database). */

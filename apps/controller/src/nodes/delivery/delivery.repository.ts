@@ -1,0 +1,133 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { MikroORM } from '@mikro-orm/postgresql';
+import type { AmneziaParams } from '#libs/wireguard/amnezia.js';
+import { gatewayAddress } from '#libs/wireguard/address-pool.js';
+import { parseCidr } from '#libs/wireguard/ipv4.js';
+import type { DesiredInterface, DesiredPeer, DesiredState } from '#libs/contracts/desired-state.js';
+import type { ApplyResult } from '#libs/contracts/node-queue.js';
+import { NodeAgent, type NodeTables } from '../node-agent.entity.js';
+
+/** A node whose agent has not applied its desired revision yet. */
+export interface NodeBehind {
+  id: string;
+  desiredRevision: number;
+  deliveredRevision: number;
+}
+
+/**
+ * What delivery reads and marks: a node's whole desired state, which nodes are behind, and the
+ * outbox mark (`nodes.delivered_revision`).
+ */
+@Injectable()
+export class DeliveryRepository {
+  constructor(@Inject(MikroORM) private readonly orm: MikroORM) {}
+
+  private db() {
+    return this.orm.em.fork().getKysely<NodeTables>();
+  }
+
+  async nodesBehind(): Promise<NodeBehind[]> {
+    const rows = await this.db()
+      .selectFrom('nodes')
+      .select(['id', 'desired_revision', 'delivered_revision'])
+      .whereRef('desired_revision', '>', 'applied_revision')
+      .execute();
+    // int8 arrives as a string from pg, whatever the entity-derived type says.
+    return rows.map((row) => ({ id: row.id, desiredRevision: Number(row.desired_revision), deliveredRevision: Number(row.delivered_revision) }));
+  }
+
+  /** The highest revision an apply job was enqueued for; never moves back. */
+  async markDelivered(nodeId: string, revision: number): Promise<void> {
+    await this.db()
+      .updateTable('nodes')
+      .set((eb) => ({ delivered_revision: eb.fn<number>('greatest', ['delivered_revision', eb.val(revision)]) }))
+      .where('id', '=', nodeId)
+      .execute();
+  }
+
+  /** The agent's own account of its host's revision (hello); returns the node's desired revision. */
+  async setAppliedRevision(nodeId: string, revision: number): Promise<number | undefined> {
+    const row = await this.db()
+      .updateTable('nodes')
+      .set({ applied_revision: revision })
+      .where('id', '=', nodeId)
+      .returning('desired_revision')
+      .executeTakeFirst();
+    return row && Number(row.desired_revision);
+  }
+
+  /** A complete apply of this revision; a no-op when it is already recorded. */
+  async markApplied(nodeId: string, revision: number): Promise<void> {
+    await this.db()
+      .updateTable('nodes')
+      .set({ applied_revision: revision })
+      .where('id', '=', nodeId)
+      .where('applied_revision', '<>', revision)
+      .execute();
+  }
+
+  /** The outcome of the agent's last apply, per interface, for the node's page. */
+  async recordApplyResult(nodeId: string, result: ApplyResult): Promise<void> {
+    await this.orm.em.fork().nativeUpdate(NodeAgent, { node: nodeId }, { lastApply: result });
+  }
+
+  /**
+   * What a node must look like at its current revision: its enabled interfaces, each with the
+   * peers of active clients' enabled accounts. Read in one repeatable-read snapshot, so the
+   * revision and the rows belong together (a change committed meanwhile carries a higher revision
+   * and gets its own job).
+   *
+   * Raw SQL on purpose: this is the delivery hot path (a node of 100,000 peers reads 100,000
+   * account rows per apply), the rows go straight into the job without entities, and it reads
+   * tables of the interfaces and clients domains without pulling their entities in here.
+   */
+  async desiredState(nodeId: string): Promise<DesiredState | undefined> {
+    return this.orm.em.fork().transactional(
+      async (tx) => {
+        const [node] = await tx.execute<{ desired_revision: string }[]>('select desired_revision from nodes where id = ?', [nodeId]);
+        if (!node) return undefined;
+        const interfaces = await tx.execute<
+          { id: string; name: string; mode: 'standard' | 'amnezia'; private_key: string; listen_port: number; subnet: string; mtu: number; nat_interface: string | null; awg: AmneziaParams | null }[]
+        >(
+          `select id, name, mode, private_key, listen_port, subnet, mtu, nat_interface, awg
+             from interfaces where node_id = ? and enabled order by name`,
+          [nodeId],
+        );
+        const peers = await tx.execute<{ interface_id: string; public_key: string; preshared_key: string; ip: string }[]>(
+          `select a.interface_id, a.public_key, a.preshared_key, a.ip
+             from accounts a
+             join devices d on d.id = a.device_id
+             join clients c on c.id = d.client_id
+            where a.node_id = ? and a.enabled and c.status = 'active'
+            order by a.interface_id, a.ip`,
+          [nodeId],
+        );
+        const byInterface = new Map<string, DesiredPeer[]>();
+        for (const row of peers) {
+          let list = byInterface.get(row.interface_id);
+          if (!list) byInterface.set(row.interface_id, (list = []));
+          list.push({ publicKey: row.public_key, presharedKey: row.preshared_key || null, ip: row.ip });
+        }
+        return {
+          nodeId,
+          revision: Number(node.desired_revision),
+          interfaces: interfaces.map(
+            (row): DesiredInterface => ({
+              name: row.name,
+              mode: row.mode,
+              privateKey: row.private_key,
+              listenPort: row.listen_port,
+              address: `${gatewayAddress(row.subnet)}/${parseCidr(row.subnet).prefix}`,
+              subnet: row.subnet,
+              mtu: row.mtu,
+              natInterface: row.nat_interface,
+              amnezia: row.mode === 'amnezia' ? row.awg : null,
+              peers: byInterface.get(row.id) ?? [],
+            }),
+          ),
+        };
+      },
+      { isolationLevel: 'repeatable read', readOnly: true },
+    );
+  }
+}

@@ -1,0 +1,84 @@
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { AgentMessage, ControllerMessage } from '#libs/contracts/agent-link.js';
+import { UsageService } from '../../clients/usage.service.js';
+import { SystemService } from '../../system/system.service.js';
+import { DeliveryService } from '../delivery/delivery.service.js';
+import { AgentLinkRepository } from './agent-link.repository.js';
+
+/** How often "still here" reaches the database; the link itself knows at once. */
+const LAST_SEEN_WRITE_MS = 10_000;
+
+/**
+ * What the controller does with each message of an agent's link. The node is the one the link's
+ * credential belongs to (the gateway authenticated it); nothing in a message can name another.
+ */
+@Injectable()
+export class AgentLinkService implements OnModuleInit {
+  private readonly logger = new Logger('agent-link');
+  private readonly lastSeenWritten = new Map<string, number>();
+  private usage!: UsageService;
+  private system!: SystemService;
+
+  constructor(
+    private readonly agents: AgentLinkRepository,
+    private readonly delivery: DeliveryService,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  /**
+   * Counter batches go to the clients domain, samples to the system domain. Until those domains
+   * are modules that export their services, both are resolved wherever they are provided (today
+   * AppModule); with a ClientsModule and a SystemModule exporting them, NodesModule imports those
+   * and these become constructor parameters.
+   */
+  onModuleInit(): void {
+    this.usage = this.moduleRef.get(UsageService, { strict: false });
+    this.system = this.moduleRef.get(SystemService, { strict: false });
+  }
+
+  /** Handles one message; returns what to answer (or nothing). */
+  async handle(nodeId: string, message: AgentMessage): Promise<ControllerMessage | undefined> {
+    switch (message.type) {
+      case 'hello':
+        return this.hello(nodeId, message);
+      case 'heartbeat':
+        await this.seen(nodeId);
+        return undefined;
+      case 'system':
+        this.system.record(nodeId, message.sample);
+        await this.seen(nodeId);
+        return undefined;
+      case 'counters': {
+        await this.usage.recordCounters(nodeId, message.seq, message.peers);
+        return { type: 'ack', seq: message.seq };
+      }
+      case 'applied':
+        await this.delivery.recordApplied(nodeId, message.result);
+        await this.seen(nodeId, true);
+        return undefined;
+    }
+  }
+
+  async disconnected(nodeId: string): Promise<void> {
+    this.lastSeenWritten.delete(nodeId);
+    await this.agents
+      .disconnected(nodeId)
+      .catch((error: Error) => this.logger.warn(`recording that node ${nodeId} went away failed: ${error.message}`));
+  }
+
+  /** The agent says who it is and what its host runs (its applied revision: see DeliveryService.hostReports). */
+  private async hello(nodeId: string, message: Extract<AgentMessage, { type: 'hello' }>): Promise<ControllerMessage> {
+    const countersSeq = await this.agents.connected(nodeId, { version: message.version, capabilities: message.capabilities, gaps: message.gaps });
+    this.lastSeenWritten.set(nodeId, Date.now());
+    await this.delivery.hostReports(nodeId, message.appliedRevision);
+    return { type: 'welcome', nodeId, countersSeq };
+  }
+
+  private async seen(nodeId: string, now = false): Promise<void> {
+    const at = Date.now();
+    if (!now && at - (this.lastSeenWritten.get(nodeId) ?? 0) < LAST_SEEN_WRITE_MS) return;
+    this.lastSeenWritten.set(nodeId, at);
+    await this.agents.seen(nodeId);
+  }
+}

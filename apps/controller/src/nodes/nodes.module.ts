@@ -1,0 +1,34 @@
+import { Module } from '@nestjs/common';
+import { AgentCredentialsRepository } from './enrolment/agent-credentials.repository.js';
+import { AgentCredentialsService } from './enrolment/agent-credentials.service.js';
+import { DeliveryRepository } from './delivery/delivery.repository.js';
+import { DeliveryService } from './delivery/delivery.service.js';
+import { AgentLinkGateway } from './link/agent-link.gateway.js';
+import { AgentLinkRepository } from './link/agent-link.repository.js';
+import { AgentLinkService } from './link/agent-link.service.js';
+import { EnrolmentController } from './enrolment.controller.js';
+import { NodesController } from './nodes.controller.js';
+import { NodesRepository } from './nodes.repository.js';
+import { NodesService } from './nodes.service.js';
+
+/**
+ * Nodes and their agents: the registry, enrolment and credentials, delivery of desired state,
+ * and the agents' link. Other domains reach nodes only through revisions/ (bumpRevisions,
+ * lockNode), so nothing is exported. The local agent is started by panel.ts once the panel
+ * listens, with AgentCredentialsService taken from the application.
+ */
+@Module({
+  controllers: [NodesController, EnrolmentController],
+  providers: [
+    NodesRepository,
+    NodesService,
+    AgentCredentialsRepository,
+    AgentCredentialsService,
+    DeliveryRepository,
+    DeliveryService,
+    AgentLinkRepository,
+    AgentLinkService,
+    AgentLinkGateway,
+  ],
+})
+export class NodesModule {}

@@ -1,0 +1,22 @@
+import type { EnrolResponse } from './agent-link.js';
+
+/**
+ * What the controller hands its local agent on the same host, instead of an enrolment over HTTP:
+ * the identity file it writes into the agent's data directory, and the environment it starts
+ * the agent with. The agent reads the same names (apps/agent/src/config.ts, link/credential.ts).
+ */
+
+/** The agent's identity in its data directory (0600): its enrolment answer and the panel's address. */
+export const AGENT_IDENTITY_FILE = 'agent.json';
+
+export interface AgentIdentity extends EnrolResponse {
+  controllerUrl: string;
+}
+
+export const AGENT_ENV = {
+  dataDir: 'WARREN_AGENT_DATA_DIR',
+  controllerCa: 'WARREN_CONTROLLER_CA',
+  /** BullMQ's PostgreSQL backend, for the agent on the controller's own host only. */
+  queueDatabaseUrl: 'WARREN_AGENT_QUEUE_DATABASE_URL',
+  logLevel: 'WARREN_LOG_LEVEL',
+} as const;
