@@ -1,6 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE, DiscoveryModule } from '@nestjs/core';
-import { MikroORM } from '@mikro-orm/postgresql';
 import { AgentLinkGateway } from './agents/agent-link.gateway.js';
 import { AgentLinkService } from './agents/agent-link.service.js';
 import { AuthController } from './auth/auth.controller.js';
@@ -9,15 +8,7 @@ import { AuthService } from './auth/auth.service.js';
 import { LoginThrottleService } from './auth/login-throttle.service.js';
 import { TokensController } from './auth/tokens.controller.js';
 import { TokensService } from './auth/tokens.service.js';
-import { ClientsController } from './clients/clients.controller.js';
-import { ClientTotals } from './clients/client-totals.js';
-import { ClientsService } from './clients/clients.service.js';
-import { DevicesController } from './clients/devices.controller.js';
-import { DevicesService } from './clients/devices.service.js';
-import { ProfilesService } from './clients/profiles.service.js';
-import { TimeTransitionsScheduler } from './clients/time-transitions.scheduler.js';
-import { TimeTransitionsService } from './clients/time-transitions.service.js';
-import { UsageService } from './clients/usage.service.js';
+import { ClientsModule } from './clients/clients.module.js';
 import { DocsController } from './docs/docs.controller.js';
 import { DocsService } from './docs/docs.service.js';
 import { RouteTableService } from './docs/route-table.service.js';
@@ -33,7 +24,8 @@ import { DeliveryService } from './nodes/delivery.service.js';
 import { EnrolmentController } from './nodes/enrolment.controller.js';
 import { NodesController } from './nodes/nodes.controller.js';
 import { NodesService } from './nodes/nodes.service.js';
-import { PANEL_RUNTIME, PREPARED_POOL, QUEUE_BACKEND, WARREN_CONFIG, type PanelRuntime } from './runtime.js';
+import type { PanelRuntime } from './runtime.js';
+import { RuntimeModule } from './runtime.module.js';
 import { SystemController } from './system/system.controller.js';
 import { SYSTEM_PROVIDERS } from './system/system.providers.js';
 
@@ -42,14 +34,9 @@ export class AppModule {
   static register(runtime: PanelRuntime): DynamicModule {
     return {
       module: AppModule,
-      imports: [DiscoveryModule],
-      controllers: [AuthController, TokensController, DocsController, HealthController, NodesController, EnrolmentController, InterfacesController, HostsController, ClientsController, DevicesController, SystemController],
+      imports: [DiscoveryModule, RuntimeModule.register(runtime), ClientsModule],
+      controllers: [AuthController, TokensController, DocsController, HealthController, NodesController, EnrolmentController, InterfacesController, HostsController, SystemController],
       providers: [
-        { provide: PANEL_RUNTIME, useValue: runtime },
-        { provide: WARREN_CONFIG, useValue: runtime.config },
-        { provide: MikroORM, useValue: runtime.orm },
-        { provide: QUEUE_BACKEND, useValue: runtime.queues },
-        { provide: PREPARED_POOL, useValue: runtime.prepared },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ErrorFilter },
         { provide: APP_PIPE, useClass: StrictValidationPipe },
@@ -61,16 +48,9 @@ export class AppModule {
         NodesService,
         InterfacesService,
         HostsService,
-        ClientsService,
-        ClientTotals,
-        DevicesService,
-        ProfilesService,
-        TimeTransitionsService,
-        TimeTransitionsScheduler,
         ...SYSTEM_PROVIDERS,
         AgentCredentialsService,
         DeliveryService,
-        UsageService,
         AgentLinkService,
         AgentLinkGateway,
       ],
