@@ -1,5 +1,7 @@
-import { Injectable } from '@nestjs/common';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { Inject, Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import type { PreparedPool } from '../database/prepared-pool.js';
+import { PREPARED_POOL } from '../runtime.js';
 import type { ClientStatus } from './client.entity.js';
 import type { ClientCursor } from './client-cursor.js';
 import { CLIENT_VIEW_COLUMNS, toClientView, type ClientRow, type ClientView } from './client-view.js';
@@ -45,42 +47,58 @@ function orderBy(order: SortOrder): string {
   return `${order.key} ${order.direction}${order.nullsLast ? ' nulls last' : ''}, c.id ${order.direction}`;
 }
 
+/** Statement parameters: `add` returns the placeholder of the value it appends. */
+class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
 /** The rows strictly after the cursor's row in `order`. */
-function after(order: SortOrder, cursor: ClientCursor, params: unknown[]): string {
+function after(order: SortOrder, cursor: ClientCursor, params: Params): string {
   const cmp = order.direction === 'asc' ? '>' : '<';
-  if (!order.nullsLast) {
-    params.push(cursor.key, cursor.id);
-    return `(${order.key}, c.id) ${cmp} (?::${order.cast}, ?::uuid)`;
-  }
-  if (cursor.key === null) {
-    params.push(cursor.id);
-    return `(${order.key} is null and c.id ${cmp} ?::uuid)`;
-  }
-  params.push(cursor.key, cursor.key, cursor.id);
-  return `(${order.key} ${cmp} ?::${order.cast} or ${order.key} is null or (${order.key} = ?::${order.cast} and c.id ${cmp} ?::uuid))`;
+  if (!order.nullsLast) return `(${order.key}, c.id) ${cmp} (${params.add(cursor.key)}::${order.cast}, ${params.add(cursor.id)}::uuid)`;
+  if (cursor.key === null) return `(${order.key} is null and c.id ${cmp} ${params.add(cursor.id)}::uuid)`;
+  const key = `${params.add(cursor.key)}::${order.cast}`;
+  return `(${order.key} ${cmp} ${key} or ${order.key} is null or (${order.key} = ${key} and c.id ${cmp} ${params.add(cursor.id)}::uuid))`;
 }
 
 /**
- * The client list. Raw SQL, measured (docs/clients.md, docs/benchmarks.md): the page's ids come
- * first from one index walk with the filters and order (search uses the trigram index, group the
- * GIN index, status and the orders their btree indexes; a cursor turns the offset into an index
- * seek), then the view columns, whose correlated subqueries run only for the rows shown.
+ * A statement name per query text: a list has a few dozen shapes (filters present, sort, offset
+ * or cursor), each parsed and planned once per connection instead of on every request.
+ */
+function statementName(text: string): string {
+  return `clients_list_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+}
+
+/**
+ * The client list. Raw SQL on the prepared pool, measured (docs/clients.md, docs/benchmarks.md):
+ * the page's ids come first from one index walk with the filters and order (search uses the
+ * trigram index, group the GIN index, status and the orders their btree indexes; a cursor turns
+ * the offset into an index seek), then the view columns, whose correlated subqueries run only for
+ * the rows shown. As named prepared statements PostgreSQL skips parsing and planning on every
+ * request, which was most of its share of a list request.
  */
 @Injectable()
 export class ClientListRepository {
-  async page(em: EntityManager, filter: ClientFilter, sort: ClientSort, position: PagePosition, perPage: number): Promise<ListedPage> {
+  constructor(@Inject(PREPARED_POOL) private readonly prepared: PreparedPool) {}
+
+  async page(filter: ClientFilter, sort: ClientSort, position: PagePosition, perPage: number): Promise<ListedPage> {
     const order = ORDERS[sort];
-    const params: unknown[] = [];
-    const where = this.conditions(filter, params);
+    const params = new Params();
+    const where = conditions(filter, params);
     if ('after' in position) where.push(after(order, position.after, params));
-    const sql = `select ${CLIENT_VIEW_COLUMNS}, ${order.key}::text as sort_key
+    // One row more than the page tells whether another page follows.
+    const limit = params.add(perPage + 1);
+    const offset = 'offset' in position ? ` offset ${params.add(position.offset)}` : '';
+    const text = `select ${CLIENT_VIEW_COLUMNS}, ${order.key}::text as sort_key
        from (select c.id from clients c ${where.length ? `where ${where.join(' and ')}` : ''}
-              order by ${orderBy(order)} limit ? offset ?) page
+              order by ${orderBy(order)} limit ${limit}${offset}) page
        join clients c on c.id = page.id
       order by ${orderBy(order)}`;
-    // One row more than the page tells whether another page follows.
-    params.push(perPage + 1, 'offset' in position ? position.offset : 0);
-    const rows = await em.execute<ClientRow[]>(sql, params);
+    const rows = await this.prepared.query<ClientRow>(statementName(text), text, params.values);
     const shown = rows.slice(0, perPage);
     const last = shown[shown.length - 1];
     return {
@@ -89,40 +107,29 @@ export class ClientListRepository {
     };
   }
 
-  async count(em: EntityManager, filter: ClientFilter): Promise<number> {
-    const params: unknown[] = [];
-    const where = this.conditions(filter, params);
-    const [row] = await em.execute<{ total: string }[]>(
-      `select count(*) as total from clients c ${where.length ? `where ${where.join(' and ')}` : ''}`,
-      params,
-    );
+  async count(filter: ClientFilter): Promise<number> {
+    const params = new Params();
+    const where = conditions(filter, params);
+    const text = `select count(*) as total from clients c ${where.length ? `where ${where.join(' and ')}` : ''}`;
+    const [row] = await this.prepared.query<{ total: string }>(statementName(text), text, params.values);
     return readNumber(row.total);
   }
+}
 
-  private conditions(filter: ClientFilter, params: unknown[]): string[] {
-    const where: string[] = [];
-    if (filter.search) {
-      // The expression matches the trigram index clients_search_trgm exactly.
-      let condition = `lower(c.name || ' ' || c.note) like lower(?)`;
-      params.push(likeContains(filter.search));
-      if (/^\d{1,16}$/.test(filter.search) && Number(filter.search) <= Number.MAX_SAFE_INTEGER) {
-        condition = `(${condition} or c.telegram_id = ?)`;
-        params.push(Number(filter.search));
-      }
-      where.push(condition);
+function conditions(filter: ClientFilter, params: Params): string[] {
+  const where: string[] = [];
+  if (filter.search) {
+    // The expression matches the trigram index clients_search_trgm exactly.
+    let condition = `lower(c.name || ' ' || c.note) like lower(${params.add(likeContains(filter.search))})`;
+    if (/^\d{1,16}$/.test(filter.search) && Number(filter.search) <= Number.MAX_SAFE_INTEGER) {
+      condition = `(${condition} or c.telegram_id = ${params.add(Number(filter.search))})`;
     }
-    if (filter.status) {
-      where.push('c.status = ?');
-      params.push(filter.status);
-    }
-    if (filter.group) {
-      where.push('c.groups @> array[?]::text[]');
-      params.push([filter.group]);
-    }
-    if (filter.interfaceId) {
-      where.push('exists (select 1 from client_interfaces ci where ci.client_id = c.id and ci.interface_id = ?)');
-      params.push(filter.interfaceId);
-    }
-    return where;
+    where.push(condition);
   }
+  if (filter.status) where.push(`c.status = ${params.add(filter.status)}`);
+  if (filter.group) where.push(`c.groups @> array[${params.add(filter.group)}::text]`);
+  if (filter.interfaceId) {
+    where.push(`exists (select 1 from client_interfaces ci where ci.client_id = c.id and ci.interface_id = ${params.add(filter.interfaceId)}::uuid)`);
+  }
+  return where;
 }

@@ -56,10 +56,9 @@ export class ClientsService {
     const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, sort);
     const page = query.page ?? 1;
     const filter: ClientFilter = { search: query.search?.trim() || undefined, status: query.status, group: query.group, interfaceId: query.interfaceId };
-    const em = this.orm.em.fork();
     const [listed, total] = await Promise.all([
-      this.listing.page(em, filter, sort, cursor ? { after: cursor } : { offset: (page - 1) * perPage }, perPage),
-      this.totals.get(filter, () => this.listing.count(em, filter)),
+      this.listing.page(filter, sort, cursor ? { after: cursor } : { offset: (page - 1) * perPage }, perPage),
+      this.totals.get(filter, () => this.listing.count(filter)),
     ]);
     const answer: ClientPage = cursor ? { items: listed.items, total, perPage } : { items: listed.items, total, page, perPage };
     if (listed.next) answer.nextCursor = encodeCursor(listed.next);
