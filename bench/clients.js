@@ -277,6 +277,23 @@ function listTargets({ total, expected, statuses }) {
   ];
 }
 
+/**
+ * The deep page again, reached by cursor: walks the list to that offset with nextCursor (200 rows
+ * a step) and measures the page after it, the same rows as the offset page.
+ */
+async function cursorTarget(call, deep) {
+  const offset = (deep.page - 1) * PER_PAGE;
+  let cursor;
+  for (let at = 0; at < offset; ) {
+    const step = Math.min(200, offset - at);
+    const response = await call('GET', `clients?perPage=${step}${cursor ? `&cursor=${cursor}` : ''}`);
+    if (response.status !== 200 || !response.body.nextCursor) throw new Error(`walking to offset ${offset} by cursor: ${response.status} at ${at}`);
+    cursor = response.body.nextCursor;
+    at += step;
+  }
+  return { key: 'cursor', label: `deep page by cursor (after offset ${offset.toLocaleString('en-US')})`, path: `clients?perPage=${PER_PAGE}&cursor=${cursor}`, expectTotal: deep.expectTotal, page: deep.page };
+}
+
 function checkList(target, response) {
   const b = response.body;
   if (response.status !== 200) return `answered ${response.status}: ${JSON.stringify(b).slice(0, 300)}`;
@@ -394,6 +411,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     memory.seeded = memoryOf(panel.pid);
 
     const targets = listTargets({ total: settings.clients, expected, statuses: spread.statuses });
+    targets.splice(2, 0, await cursorTarget(call, targets.find((t) => t.key === 'deep')));
     for (const target of targets) {
       const response = await call('GET', target.path);
       const problem = checkList(target, response);
@@ -482,7 +500,7 @@ function render({ settings, machine, command, creation, sqlSeed, spread, sizes, 
   const loadRow = (t, markdown) => {
     const r = loaded[t.key];
     return [
-      markdown ? (t.key === 'baseline' ? `*${t.label}*` : `\`${t.path.replace(/^clients/, '')}\` ${t.label}`) : t.label,
+      markdown ? (t.key === 'baseline' ? `*${t.label}*` : `\`${t.path.replace(/^clients/, '').replace(/cursor=[^&]+/, 'cursor=…')}\` ${t.label}`) : t.label,
       fixed(r.requestsPerSecond),
       ms(r.latency.p50),
       ms(r.latency.p99),
@@ -498,7 +516,7 @@ function render({ settings, machine, command, creation, sqlSeed, spread, sizes, 
   const seqRow = (t, markdown) => {
     const r = sequential[t.key];
     return [
-      markdown ? (t.key === 'baseline' ? `*${t.label}*` : `\`${t.path.replace(/^clients/, '')}\` ${t.label}`) : t.label,
+      markdown ? (t.key === 'baseline' ? `*${t.label}*` : `\`${t.path.replace(/^clients/, '').replace(/cursor=[^&]+/, 'cursor=…')}\` ${t.label}`) : t.label,
       ms(r.p50),
       ms(r.p90),
       ms(r.p99),

@@ -1,4 +1,5 @@
 import { Body, Controller, Param, Query } from '@nestjs/common';
+import { IdPipe } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
 import { ClientsService } from './clients.service.js';
 import { CreateClientDto, ListClientsQuery, UpdateClientDto } from './dto/client.dto.js';
@@ -53,7 +54,7 @@ export class ClientsController {
   }
 
   @Route({ method: 'GET', path: 'clients/:id', group: 'clients', summary: 'One client with its devices and their accounts (public keys only)' })
-  get(@Param('id') id: string) {
+  get(@Param('id', new IdPipe('client')) id: string) {
     return this.clients.get(id);
   }
 
@@ -64,12 +65,12 @@ export class ClientsController {
     summary: 'Change a client; quota, expiry and enabled recompute its status, interfaceIds re-provisions its devices',
     example: { quotaBytes: 214748364800, expiresAt: null, enabled: true },
   })
-  update(@Param('id') id: string, @Body() body: UpdateClientDto) {
+  update(@Param('id', new IdPipe('client')) id: string, @Body() body: UpdateClientDto) {
     return this.clients.update(id, body);
   }
 
   @Route({ method: 'DELETE', path: 'clients/:id', group: 'clients', summary: 'Delete a client with its devices and accounts' })
-  remove(@Param('id') id: string) {
+  remove(@Param('id', new IdPipe('client')) id: string) {
     return this.clients.remove(id);
   }
 
@@ -79,7 +80,7 @@ export class ClientsController {
     group: 'clients',
     summary: "Reset the client's traffic to zero (revives an exhausted client); returns the counters before the reset",
   })
-  reset(@Param('id') id: string) {
+  reset(@Param('id', new IdPipe('client')) id: string) {
     return this.clients.reset(id);
   }
 }

@@ -1,4 +1,5 @@
 import { Body, Controller, Param, Query, StreamableFile } from '@nestjs/common';
+import { IdPipe } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
 import { DevicesService } from './devices.service.js';
 import { ConfigsQuery, CreateDeviceDto } from './dto/device.dto.js';
@@ -20,12 +21,12 @@ export class DevicesController {
     example: { name: 'tablet' },
     status: 201,
   })
-  add(@Param('id') clientId: string, @Body() body: CreateDeviceDto) {
+  add(@Param('id', new IdPipe('client')) clientId: string, @Body() body: CreateDeviceDto) {
     return this.devices.add(clientId, body.name);
   }
 
   @Route({ method: 'DELETE', path: 'devices/:id', group: 'devices', summary: 'Delete a device and its accounts (its addresses are not reused at once)' })
-  remove(@Param('id') id: string) {
+  remove(@Param('id', new IdPipe('device')) id: string) {
     return this.devices.remove(id);
   }
 
@@ -35,7 +36,7 @@ export class DevicesController {
     group: 'devices',
     summary: 'Every profile of a device: one WireGuard/AmneziaWG config per interface and host',
   })
-  deviceProfiles(@Param('id') id: string) {
+  deviceProfiles(@Param('id', new IdPipe('device')) id: string) {
     return this.profiles.deviceProfiles(id);
   }
 
@@ -45,7 +46,7 @@ export class DevicesController {
     group: 'devices',
     summary: "New key pairs and preshared keys for all of the client's accounts; addresses stay (re-download the profiles)",
   })
-  rotateKeys(@Param('id') id: string) {
+  rotateKeys(@Param('id', new IdPipe('client')) id: string) {
     return this.devices.rotateKeys(id);
   }
 
@@ -56,7 +57,7 @@ export class DevicesController {
     summary: 'Every config of the client, per device and host, as JSON or (format=zip) a zip of .conf files',
     query: { format: 'json (default) | zip' },
   })
-  async configs(@Param('id') id: string, @Query() query: ConfigsQuery) {
+  async configs(@Param('id', new IdPipe('client')) id: string, @Query() query: ConfigsQuery) {
     if (query.format !== 'zip') return this.profiles.clientConfigs(id);
     const { filename, zip } = await this.profiles.clientConfigsZip(id);
     return new StreamableFile(zip, {

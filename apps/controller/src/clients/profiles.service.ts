@@ -1,12 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
-import type { AmneziaParams } from '#libs/wireguard/amnezia.js';
 import { profileFilename, renderClientProfile } from '#libs/wireguard/profile.js';
 import { notFound } from '../http/api-error.js';
-import { dialTargets, type DialHost } from '../interfaces/dial-targets.js';
-import { requireClientId } from './clients.service.js';
-import type { ClientRow } from './client-view.js';
-import { readNumber } from './sql.js';
+import { dialTargets } from '../interfaces/dial-targets.js';
+import { ClientsRepository } from './clients.repository.js';
+import { ProfilesRepository, type ProfileSource } from './profiles.repository.js';
 import { uniqueNames, zipTextFiles } from './zip.js';
 
 /** wg-quick profiles; AmneziaWG ones use the same format with extra [Interface] keys. */
@@ -36,44 +34,29 @@ export interface ClientConfigs {
   devices: DeviceProfiles[];
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/**
- * Everything a profile needs in one read: devices (even those without accounts), their accounts
- * with secrets, and their interfaces. Hosts come in a second query over just those interfaces.
- */
-const PROFILE_SOURCE = `
-  select c.id as client_id, c.name as client_name, d.id as device_id, d.name as device_name,
-         a.interface_id, a.ip, a.private_key, a.preshared_key,
-         i.name as interface_name, i.mode, i.listen_port, i.endpoint_host, i.mtu, i.dns,
-         i.public_key as server_public_key, i.awg
-    from devices d
-    join clients c on c.id = d.client_id
-    left join accounts a on a.device_id = d.id
-    left join interfaces i on i.id = a.interface_id`;
-const PROFILE_ORDER = 'order by d.created_at, d.id, i.name, i.id';
-
 /** Renders device profiles: one per account and dial target (enabled host, else the interface endpoint). */
 @Injectable()
 export class ProfilesService {
-  constructor(@Inject(MikroORM) private readonly orm: MikroORM) {}
+  constructor(
+    @Inject(MikroORM) private readonly orm: MikroORM,
+    private readonly clients: ClientsRepository,
+    private readonly sources: ProfilesRepository,
+  ) {}
 
   async deviceProfiles(deviceId: string): Promise<Profile[]> {
-    if (!UUID.test(deviceId)) throw notFound('device not found', 'id');
     const em = this.orm.em.fork();
-    const rows = await em.execute<ClientRow[]>(`${PROFILE_SOURCE} where d.id = ? ${PROFILE_ORDER}`, [deviceId]);
+    const rows = await this.sources.ofDevice(em, deviceId);
     if (rows.length === 0) throw notFound('device not found', 'id');
-    const [device] = await render(em, rows);
+    const [device] = await this.render(em, rows);
     return device.profiles;
   }
 
   async clientConfigs(clientId: string): Promise<ClientConfigs> {
-    requireClientId(clientId);
     const em = this.orm.em.fork();
-    const [client] = await em.execute<{ name: string }[]>(`select name from clients where id = ?`, [clientId]);
-    if (!client) throw notFound('client not found', 'id');
-    const rows = await em.execute<ClientRow[]>(`${PROFILE_SOURCE} where d.client_id = ? ${PROFILE_ORDER}`, [clientId]);
-    return { clientId, clientName: client.name, devices: await render(em, rows) };
+    const clientName = await this.clients.nameOf(em, clientId);
+    if (clientName === undefined) throw notFound('client not found', 'id');
+    const rows = await this.sources.ofClient(em, clientId);
+    return { clientId, clientName, devices: await this.render(em, rows) };
   }
 
   /** Every profile of the client as .conf files in one zip, names unique within it. */
@@ -91,64 +74,43 @@ export class ProfilesService {
       .replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^[._-]+|[._-]+$/g, '') || 'client';
     return { filename: `${stem.slice(0, 64)}-configs.zip`, zip };
   }
-}
 
-async function render(em: EntityManager, rows: ClientRow[]): Promise<DeviceProfiles[]> {
-  const interfaceIds = [...new Set(rows.map((row) => row.interface_id as string | null).filter((id) => id !== null))];
-  const hostsByInterface = new Map<string, DialHost[]>();
-  if (interfaceIds.length > 0) {
-    const hosts = await em.execute<ClientRow[]>(
-      `select id, interface_id, name, address, port, priority, enabled from hosts where interface_id = any(array[?]::uuid[])`,
-      [interfaceIds],
-    );
-    for (const host of hosts) {
-      const list = hostsByInterface.get(host.interface_id as string) ?? [];
-      list.push({
-        id: host.id as string,
-        name: host.name as string,
-        address: host.address as string,
-        port: readNumber(host.port),
-        priority: readNumber(host.priority),
-        enabled: host.enabled as boolean,
-      });
-      hostsByInterface.set(host.interface_id as string, list);
+  /** One profile per account and dial target: each enabled host of the interface, else its own endpoint. */
+  private async render(em: EntityManager, rows: readonly ProfileSource[]): Promise<DeviceProfiles[]> {
+    const interfaceIds = [...new Set(rows.flatMap((row) => (row.account ? [row.account.interfaceId] : [])))];
+    const hostsByInterface = await this.sources.hostsOf(em, interfaceIds);
+    const devices = new Map<string, DeviceProfiles>();
+    for (const row of rows) {
+      let device = devices.get(row.deviceId);
+      if (!device) {
+        device = { deviceId: row.deviceId, deviceName: row.deviceName, profiles: [] };
+        devices.set(row.deviceId, device);
+      }
+      const account = row.account;
+      if (!account) continue;
+      const targets = dialTargets(account, hostsByInterface.get(account.interfaceId) ?? []);
+      for (const target of targets) {
+        device.profiles.push({
+          filename: profileFilename(row.clientName, device.deviceName, target.hostName, account.interfaceName),
+          mimeType: PROFILE_MIME_TYPE,
+          body: renderClientProfile({
+            privateKey: account.privateKey,
+            address: account.ip,
+            dns: account.dns,
+            mtu: account.mtu,
+            serverPublicKey: account.serverPublicKey,
+            presharedKey: account.presharedKey,
+            endpointHost: target.address,
+            endpointPort: target.port,
+            amnezia: account.mode === 'amnezia' ? account.awg : null,
+          }),
+          hostId: target.hostId,
+          hostName: target.hostName,
+          interfaceId: account.interfaceId,
+          interfaceName: account.interfaceName,
+        });
+      }
     }
+    return [...devices.values()];
   }
-
-  const devices = new Map<string, DeviceProfiles>();
-  for (const row of rows) {
-    const deviceId = row.device_id as string;
-    let device = devices.get(deviceId);
-    if (!device) {
-      device = { deviceId, deviceName: row.device_name as string, profiles: [] };
-      devices.set(deviceId, device);
-    }
-    if (!row.interface_id) continue;
-    const interfaceId = row.interface_id as string;
-    const interfaceName = row.interface_name as string;
-    const listenPort = readNumber(row.listen_port);
-    const targets = dialTargets({ endpointHost: row.endpoint_host as string, listenPort }, hostsByInterface.get(interfaceId) ?? []);
-    for (const target of targets) {
-      device.profiles.push({
-        filename: profileFilename(row.client_name as string, device.deviceName, target.hostName, interfaceName),
-        mimeType: PROFILE_MIME_TYPE,
-        body: renderClientProfile({
-          privateKey: row.private_key as string,
-          address: row.ip as string,
-          dns: (row.dns as string[] | null) ?? [],
-          mtu: readNumber(row.mtu),
-          serverPublicKey: row.server_public_key as string,
-          presharedKey: row.preshared_key as string,
-          endpointHost: target.address,
-          endpointPort: target.port,
-          amnezia: row.mode === 'amnezia' ? (row.awg as AmneziaParams | null) : null,
-        }),
-        hostId: target.hostId,
-        hostName: target.hostName,
-        interfaceId,
-        interfaceName,
-      });
-    }
-  }
-  return [...devices.values()];
 }

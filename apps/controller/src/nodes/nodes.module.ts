@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { ClientsModule } from '../clients/clients.module.js';
+import { SystemModule } from '../system/system.module.js';
 import { AgentCredentialsRepository } from './enrolment/agent-credentials.repository.js';
 import { AgentCredentialsService } from './enrolment/agent-credentials.service.js';
 import { DeliveryRepository } from './delivery/delivery.repository.js';
@@ -18,6 +20,7 @@ import { NodesService } from './nodes.service.js';
  * listens, with AgentCredentialsService taken from the application.
  */
 @Module({
+  imports: [ClientsModule, SystemModule],
   controllers: [NodesController, EnrolmentController],
   providers: [
     NodesRepository,

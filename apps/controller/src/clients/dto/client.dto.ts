@@ -251,4 +251,9 @@ export class ListClientsQuery {
   @Optional()
   @IsIn(CLIENT_SORTS)
   sort?: ClientSort;
+  /** Opaque: the nextCursor of the previous answer; the next page starts after its row (instead of page). */
+  @Optional()
+  @IsString()
+  @MaxLength(1024)
+  cursor?: string;
 }

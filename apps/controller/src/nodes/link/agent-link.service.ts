@@ -1,5 +1,4 @@
-import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { Injectable, Logger } from '@nestjs/common';
 import type { AgentMessage, ControllerMessage } from '#libs/contracts/agent-link.js';
 import { UsageService } from '../../clients/usage.service.js';
 import { SystemService } from '../../system/system.service.js';
@@ -14,28 +13,16 @@ const LAST_SEEN_WRITE_MS = 10_000;
  * credential belongs to (the gateway authenticated it); nothing in a message can name another.
  */
 @Injectable()
-export class AgentLinkService implements OnModuleInit {
+export class AgentLinkService {
   private readonly logger = new Logger('agent-link');
   private readonly lastSeenWritten = new Map<string, number>();
-  private usage!: UsageService;
-  private system!: SystemService;
-
   constructor(
     private readonly agents: AgentLinkRepository,
     private readonly delivery: DeliveryService,
-    private readonly moduleRef: ModuleRef,
+    /** Counter batches belong to the clients domain, samples to the system domain. */
+    private readonly usage: UsageService,
+    private readonly system: SystemService,
   ) {}
-
-  /**
-   * Counter batches go to the clients domain, samples to the system domain. Until those domains
-   * are modules that export their services, both are resolved wherever they are provided (today
-   * AppModule); with a ClientsModule and a SystemModule exporting them, NodesModule imports those
-   * and these become constructor parameters.
-   */
-  onModuleInit(): void {
-    this.usage = this.moduleRef.get(UsageService, { strict: false });
-    this.system = this.moduleRef.get(SystemService, { strict: false });
-  }
 
   /** Handles one message; returns what to answer (or nothing). */
   async handle(nodeId: string, message: AgentMessage): Promise<ControllerMessage | undefined> {

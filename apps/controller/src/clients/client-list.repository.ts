@@ -1,0 +1,135 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import type { PreparedPool } from '../database/prepared-pool.js';
+import { PREPARED_POOL } from '../runtime.js';
+import type { ClientStatus } from './client.entity.js';
+import type { ClientCursor } from './client-cursor.js';
+import { CLIENT_VIEW_COLUMNS, toClientView, type ClientRow, type ClientView } from './client-view.js';
+import type { ClientSort } from './dto/client.dto.js';
+import { likeContains, readNumber } from './sql.js';
+
+export interface ClientFilter {
+  search?: string;
+  status?: ClientStatus;
+  group?: string;
+  interfaceId?: string;
+}
+
+/** A page either by offset or after a cursor's row. */
+export type PagePosition = { offset: number } | { after: ClientCursor };
+
+export interface ListedPage {
+  items: ClientView[];
+  /** Where the next page starts, when more rows follow. */
+  next: ClientCursor | null;
+}
+
+/**
+ * Every order ends in the unique id, so pages never overlap or skip a row, and each is a keyset:
+ * `key` is the sort value, `direction` its order, `nullsLast` whether rows without it come last.
+ */
+interface SortOrder {
+  key: string;
+  cast: string;
+  direction: 'asc' | 'desc';
+  nullsLast: boolean;
+}
+const ORDERS: Record<ClientSort, SortOrder> = {
+  newest: { key: 'c.created_at', cast: 'timestamptz', direction: 'desc', nullsLast: false },
+  oldest: { key: 'c.created_at', cast: 'timestamptz', direction: 'asc', nullsLast: false },
+  name: { key: 'c.name', cast: 'text', direction: 'asc', nullsLast: false },
+  traffic: { key: 'c.used_bytes', cast: 'int8', direction: 'desc', nullsLast: false },
+  remaining: { key: '(case when c.quota_bytes = 0 then null else c.quota_bytes - c.used_bytes end)', cast: 'int8', direction: 'asc', nullsLast: true },
+  expiry: { key: 'c.expires_at', cast: 'timestamptz', direction: 'asc', nullsLast: true },
+};
+
+function orderBy(order: SortOrder): string {
+  return `${order.key} ${order.direction}${order.nullsLast ? ' nulls last' : ''}, c.id ${order.direction}`;
+}
+
+/** Statement parameters: `add` returns the placeholder of the value it appends. */
+class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+/** The rows strictly after the cursor's row in `order`. */
+function after(order: SortOrder, cursor: ClientCursor, params: Params): string {
+  const cmp = order.direction === 'asc' ? '>' : '<';
+  if (!order.nullsLast) return `(${order.key}, c.id) ${cmp} (${params.add(cursor.key)}::${order.cast}, ${params.add(cursor.id)}::uuid)`;
+  if (cursor.key === null) return `(${order.key} is null and c.id ${cmp} ${params.add(cursor.id)}::uuid)`;
+  const key = `${params.add(cursor.key)}::${order.cast}`;
+  return `(${order.key} ${cmp} ${key} or ${order.key} is null or (${order.key} = ${key} and c.id ${cmp} ${params.add(cursor.id)}::uuid))`;
+}
+
+/**
+ * A statement name per query text: a list has a few dozen shapes (filters present, sort, offset
+ * or cursor), each parsed and planned once per connection instead of on every request.
+ */
+function statementName(text: string): string {
+  return `clients_list_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+}
+
+/**
+ * The client list. Raw SQL on the prepared pool, measured (docs/clients.md, docs/benchmarks.md):
+ * the page's ids come first from one index walk with the filters and order (search uses the
+ * trigram index, group the GIN index, status and the orders their btree indexes; a cursor turns
+ * the offset into an index seek), then the view columns, whose correlated subqueries run only for
+ * the rows shown. As named prepared statements PostgreSQL skips parsing and planning on every
+ * request, which was most of its share of a list request.
+ */
+@Injectable()
+export class ClientListRepository {
+  constructor(@Inject(PREPARED_POOL) private readonly prepared: PreparedPool) {}
+
+  async page(filter: ClientFilter, sort: ClientSort, position: PagePosition, perPage: number): Promise<ListedPage> {
+    const order = ORDERS[sort];
+    const params = new Params();
+    const where = conditions(filter, params);
+    if ('after' in position) where.push(after(order, position.after, params));
+    // One row more than the page tells whether another page follows.
+    const limit = params.add(perPage + 1);
+    const offset = 'offset' in position ? ` offset ${params.add(position.offset)}` : '';
+    const text = `select ${CLIENT_VIEW_COLUMNS}, ${order.key}::text as sort_key
+       from (select c.id from clients c ${where.length ? `where ${where.join(' and ')}` : ''}
+              order by ${orderBy(order)} limit ${limit}${offset}) page
+       join clients c on c.id = page.id
+      order by ${orderBy(order)}`;
+    const rows = await this.prepared.query<ClientRow>(statementName(text), text, params.values);
+    const shown = rows.slice(0, perPage);
+    const last = shown[shown.length - 1];
+    return {
+      items: shown.map(toClientView),
+      next: rows.length > perPage ? { sort, key: (last.sort_key as string | null) ?? null, id: last.id as string } : null,
+    };
+  }
+
+  async count(filter: ClientFilter): Promise<number> {
+    const params = new Params();
+    const where = conditions(filter, params);
+    const text = `select count(*) as total from clients c ${where.length ? `where ${where.join(' and ')}` : ''}`;
+    const [row] = await this.prepared.query<{ total: string }>(statementName(text), text, params.values);
+    return readNumber(row.total);
+  }
+}
+
+function conditions(filter: ClientFilter, params: Params): string[] {
+  const where: string[] = [];
+  if (filter.search) {
+    // The expression matches the trigram index clients_search_trgm exactly.
+    let condition = `lower(c.name || ' ' || c.note) like lower(${params.add(likeContains(filter.search))})`;
+    if (/^\d{1,16}$/.test(filter.search) && Number(filter.search) <= Number.MAX_SAFE_INTEGER) {
+      condition = `(${condition} or c.telegram_id = ${params.add(Number(filter.search))})`;
+    }
+    where.push(condition);
+  }
+  if (filter.status) where.push(`c.status = ${params.add(filter.status)}`);
+  if (filter.group) where.push(`c.groups @> array[${params.add(filter.group)}::text]`);
+  if (filter.interfaceId) {
+    where.push(`exists (select 1 from client_interfaces ci where ci.client_id = c.id and ci.interface_id = ${params.add(filter.interfaceId)}::uuid)`);
+  }
+  return where;
+}

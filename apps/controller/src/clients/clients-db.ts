@@ -1,0 +1,25 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Kysely } from 'kysely';
+import { Host } from '../interfaces/host.entity.js';
+import { TunnelInterface } from '../interfaces/interface.entity.js';
+import { NodeAgent } from '../nodes/node-agent.entity.js';
+import { Account } from './account.entity.js';
+import { Client } from './client.entity.js';
+import { ClientInterface } from './client-interface.entity.js';
+import { Device } from './device.entity.js';
+
+/**
+ * The tables the clients repositories read and write, typed from their defineEntity entities
+ * (table and column names as in the database). Values arrive as the driver gives them, which
+ * MikroORM's pg setup leaves raw: timestamps as text and int8 as strings, whatever the inferred
+ * type says; rows therefore go through the readers in sql.ts.
+ */
+export type ClientsDb = InferKyselyDB<
+  typeof Client | typeof ClientInterface | typeof Device | typeof Account | typeof TunnelInterface | typeof Host | typeof NodeAgent
+>;
+
+/** Kysely bound to `em`'s transaction when it has one. */
+export function kysely(em: EntityManager): Kysely<ClientsDb> {
+  return em.getKysely<ClientsDb>();
+}

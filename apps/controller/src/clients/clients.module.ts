@@ -1,0 +1,46 @@
+import { Module } from '@nestjs/common';
+import { AccountsRepository } from './accounts.repository.js';
+import { ClientListRepository } from './client-list.repository.js';
+import { ClientTotals } from './client-totals.js';
+import { ClientsController } from './clients.controller.js';
+import { ClientsRepository } from './clients.repository.js';
+import { ClientsService } from './clients.service.js';
+import { DevicesController } from './devices.controller.js';
+import { DevicesRepository } from './devices.repository.js';
+import { DevicesService } from './devices.service.js';
+import { ProfilesRepository } from './profiles.repository.js';
+import { ProfilesService } from './profiles.service.js';
+import { ProvisioningService } from './provisioning.service.js';
+import { TimeTransitionsRepository } from './time-transitions.repository.js';
+import { TimeTransitionsScheduler } from './time-transitions.scheduler.js';
+import { TimeTransitionsService } from './time-transitions.service.js';
+import { UsageRepository } from './usage.repository.js';
+import { UsageService } from './usage.service.js';
+
+/**
+ * Clients, their devices, accounts and profiles, traffic accounting and the scheduled status
+ * transitions. Needs the runtime (ORM, queue store) from the global RuntimeModule; the agent link
+ * records counters through UsageService, the only thing other modules use.
+ */
+@Module({
+  controllers: [ClientsController, DevicesController],
+  providers: [
+    ClientsRepository,
+    ClientListRepository,
+    DevicesRepository,
+    AccountsRepository,
+    ProfilesRepository,
+    UsageRepository,
+    TimeTransitionsRepository,
+    ClientTotals,
+    ProvisioningService,
+    ClientsService,
+    DevicesService,
+    ProfilesService,
+    UsageService,
+    TimeTransitionsService,
+    TimeTransitionsScheduler,
+  ],
+  exports: [UsageService],
+})
+export class ClientsModule {}

@@ -1,0 +1,190 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Updateable } from 'kysely';
+import { notFound } from '../http/api-error.js';
+import type { ClientStatus, ResetCycle } from './client.entity.js';
+import { CLIENT_VIEW_COLUMNS, toClientView, type ClientRow, type ClientView } from './client-view.js';
+import { kysely, type ClientsDb } from './clients-db.js';
+import { readNumber, readTimestamp } from './sql.js';
+
+/** The part of a client row the status rules and PATCH work from. */
+export interface LockedClient {
+  id: string;
+  status: ClientStatus;
+  quotaBytes: number;
+  usedBytes: number;
+  upBytes: number;
+  downBytes: number;
+  expiresAt: Date | null;
+  deviceLimit: number;
+  rateBitsPerSec: number;
+}
+
+export interface NewClient {
+  id: string;
+  name: string;
+  note: string;
+  groups: string[];
+  telegramId: number | null;
+  quotaBytes: number;
+  expiresAt: Date | null;
+  deviceLimit: number;
+  rateBitsPerSec: number;
+  resetCycle: ResetCycle;
+  startOnFirstUse: boolean;
+  durationSeconds: number;
+  status: ClientStatus;
+  subId: string;
+  now: Date;
+}
+
+/** Columns PATCH may change; absent ones stay. */
+export type ClientChanges = Partial<{
+  name: string;
+  note: string;
+  groups: string[];
+  telegramId: number | null;
+  quotaBytes: number;
+  expiresAt: Date | null;
+  deviceLimit: number;
+  resetCycle: ResetCycle;
+  rateBitsPerSec: number;
+}>;
+
+/** Client rows: row locks, writes, the one-client view, and the interfaces a client is attached to. */
+@Injectable()
+export class ClientsRepository {
+  /**
+   * Locks a client row for the rest of the transaction, or answers 404. Whatever the caller reads
+   * next (device count, interfaces) it reads in a later statement, so it sees every change committed
+   * by the transaction that held the lock before it (READ COMMITTED takes a new snapshot per statement).
+   */
+  async lock(em: EntityManager, id: string): Promise<LockedClient> {
+    const row = await kysely(em)
+      .selectFrom('clients')
+      .select(['id', 'status', 'quota_bytes', 'used_bytes', 'up_bytes', 'down_bytes', 'expires_at', 'device_limit', 'rate_bits_per_sec'])
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!row) throw notFound('client not found', 'id');
+    return {
+      id: row.id,
+      status: row.status,
+      quotaBytes: readNumber(row.quota_bytes),
+      usedBytes: readNumber(row.used_bytes),
+      upBytes: readNumber(row.up_bytes),
+      downBytes: readNumber(row.down_bytes),
+      expiresAt: readTimestamp(row.expires_at),
+      deviceLimit: readNumber(row.device_limit),
+      rateBitsPerSec: readNumber(row.rate_bits_per_sec),
+    };
+  }
+
+  /**
+   * The client as the API shows it, or undefined. Raw SQL: it shares its select list (correlated
+   * subqueries for device count, last handshake and interface ids) with the list's hot path.
+   */
+  async view(em: EntityManager, id: string): Promise<ClientView | undefined> {
+    const [row] = await em.execute<ClientRow[]>(`select ${CLIENT_VIEW_COLUMNS} from clients c where c.id = ?`, [id]);
+    return row ? toClientView(row) : undefined;
+  }
+
+  async nameOf(em: EntityManager, id: string): Promise<string | undefined> {
+    const row = await kysely(em).selectFrom('clients').select('name').where('id', '=', id).executeTakeFirst();
+    return row?.name;
+  }
+
+  async insert(em: EntityManager, client: NewClient): Promise<void> {
+    await kysely(em)
+      .insertInto('clients')
+      .values({
+        id: client.id,
+        name: client.name,
+        note: client.note,
+        groups: client.groups,
+        telegram_id: client.telegramId,
+        quota_bytes: client.quotaBytes,
+        expires_at: client.expiresAt,
+        device_limit: client.deviceLimit,
+        rate_bits_per_sec: client.rateBitsPerSec,
+        reset_cycle: client.resetCycle,
+        start_on_first_use: client.startOnFirstUse,
+        duration_seconds: client.durationSeconds,
+        status: client.status,
+        sub_id: client.subId,
+        created_at: client.now,
+        updated_at: client.now,
+      })
+      .execute();
+  }
+
+  async update(em: EntityManager, id: string, status: ClientStatus, changes: ClientChanges, now: Date): Promise<void> {
+    const set: Updateable<ClientsDb['clients']> = { status, updated_at: now };
+    if (changes.name !== undefined) set.name = changes.name;
+    if (changes.note !== undefined) set.note = changes.note;
+    if (changes.groups !== undefined) set.groups = changes.groups;
+    if (changes.telegramId !== undefined) set.telegram_id = changes.telegramId;
+    if (changes.quotaBytes !== undefined) set.quota_bytes = changes.quotaBytes;
+    if (changes.expiresAt !== undefined) set.expires_at = changes.expiresAt;
+    if (changes.deviceLimit !== undefined) set.device_limit = changes.deviceLimit;
+    if (changes.resetCycle !== undefined) set.reset_cycle = changes.resetCycle;
+    if (changes.rateBitsPerSec !== undefined) set.rate_bits_per_sec = changes.rateBitsPerSec;
+    await kysely(em).updateTable('clients').set(set).where('id', '=', id).execute();
+  }
+
+  /** Devices, accounts and interface links go with it (on delete cascade). */
+  async delete(em: EntityManager, id: string): Promise<void> {
+    await kysely(em).deleteFrom('clients').where('id', '=', id).execute();
+  }
+
+  /** Zeroes the traffic of the client, its devices and their accounts; stamps lastResetAt. */
+  async resetTraffic(em: EntityManager, id: string, status: ClientStatus, now: Date): Promise<void> {
+    const db = kysely(em);
+    await db.updateTable('devices').set({ up_bytes: 0, down_bytes: 0 }).where('client_id', '=', id).execute();
+    await db
+      .updateTable('accounts')
+      .set({ up_bytes: 0, down_bytes: 0 })
+      .where('device_id', 'in', db.selectFrom('devices').select('id').where('client_id', '=', id))
+      .execute();
+    await db
+      .updateTable('clients')
+      .set({ used_bytes: 0, up_bytes: 0, down_bytes: 0, last_reset_at: now, status, updated_at: now })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async interfaceIds(em: EntityManager, clientId: string): Promise<string[]> {
+    const rows = await kysely(em).selectFrom('client_interfaces').select('interface_id').where('client_id', '=', clientId).execute();
+    return rows.map((row) => row.interface_id);
+  }
+
+  async attachInterfaces(em: EntityManager, clientId: string, interfaceIds: readonly string[]): Promise<void> {
+    if (interfaceIds.length === 0) return;
+    await kysely(em)
+      .insertInto('client_interfaces')
+      .values(interfaceIds.map((interfaceId) => ({ client_id: clientId, interface_id: interfaceId })))
+      .execute();
+  }
+
+  async detachInterfaces(em: EntityManager, clientId: string, interfaceIds: readonly string[]): Promise<void> {
+    if (interfaceIds.length === 0) return;
+    await kysely(em)
+      .deleteFrom('client_interfaces')
+      .where('client_id', '=', clientId)
+      .where('interface_id', 'in', [...interfaceIds])
+      .execute();
+  }
+
+  /** The nodes that carry any of these clients' interfaces (whose desired state includes them). */
+  async nodesOf(em: EntityManager, clientIds: readonly string[]): Promise<string[]> {
+    if (clientIds.length === 0) return [];
+    const rows = await kysely(em)
+      .selectFrom('client_interfaces as ci')
+      .innerJoin('interfaces as i', 'i.id', 'ci.interface_id')
+      .select('i.node_id')
+      .distinct()
+      .where('ci.client_id', 'in', [...clientIds])
+      .execute();
+    return rows.map((row) => row.node_id);
+  }
+}

@@ -1,0 +1,111 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AmneziaParams } from '#libs/wireguard/amnezia.js';
+import type { DialHost } from '../interfaces/dial-targets.js';
+import type { InterfaceMode } from '../interfaces/interface.entity.js';
+import { kysely } from './clients-db.js';
+import { readNumber } from './sql.js';
+
+/** One device with one of its accounts (secrets included) and that account's interface. */
+export interface ProfileSource {
+  clientName: string;
+  deviceId: string;
+  deviceName: string;
+  /** The account part is null for a device without accounts. */
+  account: {
+    interfaceId: string;
+    interfaceName: string;
+    ip: string;
+    privateKey: string;
+    presharedKey: string;
+    mode: InterfaceMode;
+    listenPort: number;
+    endpointHost: string;
+    mtu: number;
+    dns: string[];
+    serverPublicKey: string;
+    awg: AmneziaParams | null;
+  } | null;
+}
+
+/** What profiles are rendered from: devices, their accounts with secrets, interfaces and hosts. */
+@Injectable()
+export class ProfilesRepository {
+  async ofDevice(em: EntityManager, deviceId: string): Promise<ProfileSource[]> {
+    return this.sources(em, 'd.id', deviceId);
+  }
+
+  async ofClient(em: EntityManager, clientId: string): Promise<ProfileSource[]> {
+    return this.sources(em, 'd.client_id', clientId);
+  }
+
+  /** The hosts (dial targets) of these interfaces, by interface id. */
+  async hostsOf(em: EntityManager, interfaceIds: readonly string[]): Promise<Map<string, DialHost[]>> {
+    const byInterface = new Map<string, DialHost[]>();
+    if (interfaceIds.length === 0) return byInterface;
+    const rows = await kysely(em)
+      .selectFrom('hosts')
+      .select(['id', 'interface_id', 'name', 'address', 'port', 'priority', 'enabled'])
+      .where('interface_id', 'in', [...interfaceIds])
+      .execute();
+    for (const row of rows) {
+      const list = byInterface.get(row.interface_id) ?? [];
+      list.push({ id: row.id, name: row.name, address: row.address, port: readNumber(row.port), priority: readNumber(row.priority), enabled: row.enabled });
+      byInterface.set(row.interface_id, list);
+    }
+    return byInterface;
+  }
+
+  /** Everything a profile needs in one read, devices without accounts included. */
+  private async sources(em: EntityManager, column: 'd.id' | 'd.client_id', id: string): Promise<ProfileSource[]> {
+    const rows = await kysely(em)
+      .selectFrom('devices as d')
+      .innerJoin('clients as c', 'c.id', 'd.client_id')
+      .leftJoin('accounts as a', 'a.device_id', 'd.id')
+      .leftJoin('interfaces as i', 'i.id', 'a.interface_id')
+      .select([
+        'c.name as client_name',
+        'd.id as device_id',
+        'd.name as device_name',
+        'a.interface_id',
+        'a.ip',
+        'a.private_key',
+        'a.preshared_key',
+        'i.name as interface_name',
+        'i.mode',
+        'i.listen_port',
+        'i.endpoint_host',
+        'i.mtu',
+        'i.dns',
+        'i.public_key as server_public_key',
+        'i.awg',
+      ])
+      .where(column, '=', id)
+      .orderBy('d.created_at')
+      .orderBy('d.id')
+      .orderBy('i.name')
+      .orderBy('i.id')
+      .execute();
+    return rows.map((row) => ({
+      clientName: row.client_name,
+      deviceId: row.device_id,
+      deviceName: row.device_name,
+      account: row.interface_id
+        ? {
+            interfaceId: row.interface_id,
+            interfaceName: row.interface_name!,
+            ip: row.ip!,
+            privateKey: row.private_key!,
+            presharedKey: row.preshared_key!,
+            mode: row.mode!,
+            listenPort: readNumber(row.listen_port),
+            endpointHost: row.endpoint_host!,
+            mtu: readNumber(row.mtu),
+            dns: row.dns ?? [],
+            serverPublicKey: row.server_public_key!,
+            awg: (row.awg as AmneziaParams | null) ?? null,
+          }
+        : null,
+    }));
+  }
+}

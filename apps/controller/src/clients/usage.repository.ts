@@ -1,0 +1,132 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PeerCounters } from '#libs/contracts/agent-link.js';
+import type { ClientStatus } from './client.entity.js';
+import { kysely } from './clients-db.js';
+import { readNumber, readTimestamp } from './sql.js';
+
+/** A client whose counters a batch raised, with what the status rules need. */
+export interface CountedClient {
+  id: string;
+  status: ClientStatus;
+  quotaBytes: number;
+  usedBytes: number;
+  expiresAt: Date | null;
+  startOnFirstUse: boolean;
+  activatedAt: Date | null;
+  durationSeconds: number;
+  /** The latest handshake among the batch's peers of this client, or null. */
+  handshake: Date | null;
+  /** Peers of the batch that matched an account of this client. */
+  matched: number;
+}
+
+export interface StatusChange {
+  id: string;
+  status: ClientStatus;
+  activatedAt: Date | null;
+  expiresAt: Date | null;
+}
+
+/** Traffic counters of accounts, devices and clients, and the per-node sequence that makes a batch count once. */
+@Injectable()
+export class UsageRepository {
+  /** Claims sequence number `seq` of the node's counter batches; false when it is not new. */
+  async claimBatch(em: EntityManager, nodeId: string, seq: number): Promise<boolean> {
+    const rows = await kysely(em)
+      .updateTable('node_agents')
+      .set({ counters_seq: seq })
+      .where('node_id', '=', nodeId)
+      .where('counters_seq', '<', seq)
+      .returning('node_id')
+      .execute();
+    return rows.length > 0;
+  }
+
+  /**
+   * Adds a batch of peer counters to accounts, their devices and clients; returns the clients
+   * touched. Raw SQL, measured: one statement for the whole batch (10,000 peers in a few
+   * milliseconds), the batch sent as one JSON parameter that jsonb_to_recordset turns back into
+   * rows, each level updated from the one below in data-modifying CTEs.
+   */
+  async addCounters(em: EntityManager, nodeId: string, peers: readonly PeerCounters[]): Promise<CountedClient[]> {
+    const batch = JSON.stringify(
+      peers.map((peer) => ({
+        ifname: peer.interface,
+        public_key: peer.publicKey,
+        rx: peer.rxBytes,
+        tx: peer.txBytes,
+        handshake: peer.lastHandshake === null ? null : new Date(peer.lastHandshake).toISOString(),
+        endpoint: peer.endpoint,
+      })),
+    );
+    // Server rx is what the client sent (upload), server tx what it received (download).
+    const rows = await em.execute<Record<string, unknown>[]>(
+      `with batch as (
+         select * from jsonb_to_recordset(?::jsonb)
+           as b(ifname text, public_key text, rx bigint, tx bigint, handshake timestamptz, endpoint text)
+       ), hit as (
+         select a.id, b.rx, b.tx, b.handshake, b.endpoint
+           from batch b
+           join interfaces i on i.node_id = ? and i.name = b.ifname
+           join accounts a on a.interface_id = i.id and a.public_key = b.public_key
+       ), acc as (
+         update accounts a
+            set up_bytes = a.up_bytes + hit.rx,
+                down_bytes = a.down_bytes + hit.tx,
+                last_handshake = greatest(a.last_handshake, hit.handshake),
+                last_endpoint = coalesce(hit.endpoint, a.last_endpoint)
+           from hit where a.id = hit.id
+         returning a.device_id, hit.rx, hit.tx, hit.handshake
+       ), dev as (
+         update devices d
+            set up_bytes = d.up_bytes + s.rx, down_bytes = d.down_bytes + s.tx,
+                last_handshake = greatest(d.last_handshake, s.handshake)
+           from (select device_id, sum(rx) as rx, sum(tx) as tx, max(handshake) as handshake, count(*) as n
+                   from acc group by device_id) s
+          where d.id = s.device_id
+         returning d.client_id, s.rx, s.tx, s.handshake, s.n
+       )
+       update clients c
+          set up_bytes = c.up_bytes + s.rx, down_bytes = c.down_bytes + s.tx, used_bytes = c.used_bytes + s.rx + s.tx
+         from (select client_id, sum(rx) as rx, sum(tx) as tx, max(handshake) as handshake, sum(n) as n
+                 from dev group by client_id) s
+        where c.id = s.client_id
+       returning c.id, c.status, c.quota_bytes, c.used_bytes, c.expires_at, c.start_on_first_use,
+                 c.activated_at, c.duration_seconds, s.handshake, s.n as matched`,
+      [batch, nodeId],
+    );
+    return rows.map((row) => ({
+      id: row.id as string,
+      status: row.status as ClientStatus,
+      quotaBytes: readNumber(row.quota_bytes),
+      usedBytes: readNumber(row.used_bytes),
+      expiresAt: readTimestamp(row.expires_at),
+      startOnFirstUse: row.start_on_first_use as boolean,
+      activatedAt: readTimestamp(row.activated_at),
+      durationSeconds: readNumber(row.duration_seconds),
+      handshake: readTimestamp(row.handshake),
+      matched: readNumber(row.matched),
+    }));
+  }
+
+  /**
+   * Writes the status changes the batch caused, all in one statement. Raw SQL for the same reason
+   * as addCounters: a batch can change thousands of clients at once.
+   */
+  async applyStatusChanges(em: EntityManager, changes: readonly StatusChange[], now: Date): Promise<void> {
+    if (changes.length === 0) return;
+    const rows = changes.map((change) => ({
+      id: change.id,
+      status: change.status,
+      activated_at: change.activatedAt?.toISOString() ?? null,
+      expires_at: change.expiresAt?.toISOString() ?? null,
+    }));
+    await em.execute(
+      `update clients c set status = s.status, activated_at = s.activated_at, expires_at = s.expires_at, updated_at = ?
+         from jsonb_to_recordset(?::jsonb) as s(id uuid, status text, activated_at timestamptz, expires_at timestamptz)
+        where c.id = s.id`,
+      [now, JSON.stringify(rows)],
+    );
+  }
+}
