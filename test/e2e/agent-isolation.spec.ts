@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { applyJobId, nodeQueueName } from '#libs/contracts/node-queue.js';
 import type { ControllerMessage, EnrolResponse } from '#libs/contracts/agent-link.js';
-import { eventually } from '../support/agent-process.js';
+import { waitFor } from '../support/wait-for.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 /**
@@ -110,7 +110,7 @@ function openLink(authorization?: string): Promise<LinkAttempt> {
         messages,
         // The next message of this type after the ones already taken.
         async next(type) {
-          return eventually(`a ${type} from the controller`, async () => {
+          return waitFor(`a ${type} from the controller`, async () => {
             const index = messages.findIndex((message, i) => i >= seen && message.type === type);
             if (index === -1) return undefined;
             seen = index + 1;
@@ -152,7 +152,7 @@ describe("an agent's Redis user", () => {
 
     // B's apply job exists: what A must not read.
     const bJobId = applyJobId(b.id, await revisionOf(b.id));
-    const bJob = await eventually("B's apply job on its queue", async () => (await admin.getJob(bJobId)) ?? undefined);
+    const bJob = await waitFor("B's apply job on its queue", async () => (await admin.getJob(bJobId)) ?? undefined);
     expect(bJob.data.interfaces[0].privateKey).toMatch(/=$/);
 
     const asA = redisAs(a);
@@ -194,7 +194,7 @@ describe("an agent's Redis user", () => {
     });
     thief.on('error', (error) => errors.push(error.message));
     opened.push({ close: () => thief.close(true) });
-    await eventually('the thief worker to be refused', async () => errors.some((message) => /NOPERM/.test(message)), 15_000);
+    await waitFor('the thief worker to be refused', async () => errors.some((message) => /NOPERM/.test(message)), 15_000);
     await thief.close(true);
     expect(await (await admin.getJob(bJobId))!.getState()).toBe('waiting');
 
@@ -210,14 +210,14 @@ describe("an agent's Redis user", () => {
       { connection: redisAs(a, { maxRetriesPerRequest: null }), prefix, concurrency: 1 },
     );
     opened.push({ close: () => worker.close(true) });
-    await eventually("A's worker to receive A's apply job", async () => received.find((job) => job.id === aJobId), 15_000);
+    await waitFor("A's worker to receive A's apply job", async () => received.find((job) => job.id === aJobId), 15_000);
     const aJob = received.find((job) => job.id === aJobId)!;
     expect(aJob.name).toBe('apply');
     expect(aJob.data).toMatchObject({ nodeId: a.id, interfaces: [{ name: IFNAME }] });
     // And the job it took is marked done in Redis, with A's login only.
     const aQueue = new Queue(nodeQueueName(a.id), { connection: adminRedis, prefix });
     opened.push({ close: () => aQueue.close() });
-    await eventually("A's job to complete", async () => (await (await aQueue.getJob(aJobId))?.getState()) === 'completed');
+    await waitFor("A's job to complete", async () => (await (await aQueue.getJob(aJobId))?.getState()) === 'completed');
     await worker.close();
     expect(received.every((job) => job.data.nodeId === a.id)).toBe(true);
   }, 60_000);
@@ -325,7 +325,7 @@ describe('the agent link', () => {
     expect(reEnrolled.body.credential).not.toBe(a.access.credential);
 
     // The lost host's live link ends, and it cannot come back with the old credential.
-    await eventually("the lost host's link to end", async () => closed, 10_000, 20);
+    await waitFor("the lost host's link to end", async () => closed, 10_000, 20);
     expect(await openLink(`Bearer ${a.access.credential}`)).toEqual({ status: 401 });
     const renewed = await openAs(reEnrolled.body.credential);
     renewed.socket.send(JSON.stringify({ type: 'hello', version: 'new-host', capabilities: CAPABILITIES, gaps: [], appliedRevision: 0 }));

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomSuffix, requireTools, TestNamespace } from '../support/netns.js';
-import { eventually, startAgent, type AgentProcess } from '../support/agent-process.js';
+import { startAgent, type AgentProcess } from '../support/agent-process.js';
+import { waitFor } from '../support/wait-for.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 import { bringUpProfile, peersOf, pingOnce, sendThrough, transferOf } from '../support/tunnel-client.js';
 
@@ -65,7 +66,7 @@ test('a client created through the API gets a working tunnel on the node, and it
   expect(iface.status).toBe(201);
 
   agent = startAgent({ controllerUrl: t.api.replace(/\/api$/, ''), enrolSecret: node.body.enrolment.secret, netns: nodeNs.name });
-  const synced = await eventually(
+  const synced = await waitFor(
     'the agent to connect and apply the node',
     async () => {
       const state = await nodeState(nodeId);
@@ -81,7 +82,7 @@ test('a client created through the API gets a working tunnel on the node, and it
   expect(await nodeNs.exec('ip', '-4', '-o', 'address', 'show', 'dev', ifname)).toContain(`inet ${GATEWAY}/24`);
 
   // The agent's system samples reach the snapshot and the node's history.
-  const system = await eventually('the node in GET /api/system with a sample', async () => {
+  const system = await waitFor('the node in GET /api/system with a sample', async () => {
     const body = (await call('GET', 'system')).body;
     const entry = body.nodes.find((n: { id: string }) => n.id === nodeId);
     return entry?.system ? entry : undefined;
@@ -89,7 +90,7 @@ test('a client created through the API gets a working tunnel on the node, and it
   expect(system.agent.state).toBe('connected');
   expect(system.sync).toMatchObject({ inSync: true });
   expect(system.system.memory.total).toBeGreaterThan(0);
-  const history = await eventually('samples in the node history', async () => {
+  const history = await waitFor('samples in the node history', async () => {
     const body = (await call('GET', `system/history?range=5m&nodeId=${nodeId}`)).body;
     return body.series.memory.some((point: { v: number | null }) => point.v !== null) ? body : undefined;
   });
@@ -105,18 +106,18 @@ test('a client created through the API gets a working tunnel on the node, and it
     'select a.public_key from accounts a join devices d on d.id = a.device_id where d.client_id = $1',
     [client.body.id],
   );
-  await eventually('the peer on the node', async () => (await peersOf(nodeNs, ifname)).includes(account.public_key));
+  await waitFor('the peer on the node', async () => (await peersOf(nodeNs, ifname)).includes(account.public_key));
 
   const configs = await call('GET', `clients/${client.body.id}/configs`);
   const profile = configs.body.devices[0].profiles[0];
   await bringUpProfile(clientNs, profile.body, workDir, TUNNEL);
-  await eventually('a ping through the tunnel', () => pingOnce(clientNs, GATEWAY), 15_000);
+  await waitFor('a ping through the tunnel', () => pingOnce(clientNs, GATEWAY), 15_000);
 
   const sent = 2 * 1024 * 1024;
   await sendThrough(clientNs, nodeNs, GATEWAY, sent);
   // Usage through the API matches what the node's WireGuard counted, to the byte, once reported.
   const [rx, tx] = (await transferOf(nodeNs, ifname, account.public_key))!;
-  const counted = await eventually('the usage to reach the API', async () => {
+  const counted = await waitFor('the usage to reach the API', async () => {
     const body = (await call('GET', `clients/${client.body.id}`)).body;
     return body.upBytes === rx && body.downBytes === tx ? body : undefined;
   });
@@ -133,14 +134,14 @@ test('a client created through the API gets a working tunnel on the node, and it
   const patched = await call('PATCH', `clients/${client.body.id}`, { quotaBytes: counted.usedBytes + 200_000 });
   expect(patched.status).toBe(200);
   await sendThrough(clientNs, nodeNs, GATEWAY, 1024 * 1024);
-  await eventually('the client to be exhausted', async () => (await call('GET', `clients/${client.body.id}`)).body.status === 'exhausted');
-  await eventually('the peer to leave the node', async () => !(await peersOf(nodeNs, ifname)).includes(account.public_key));
+  await waitFor('the client to be exhausted', async () => (await call('GET', `clients/${client.body.id}`)).body.status === 'exhausted');
+  await waitFor('the peer to leave the node', async () => !(await peersOf(nodeNs, ifname)).includes(account.public_key));
   expect(await pingOnce(clientNs, GATEWAY)).toBe(false);
 
   // Reset restores it.
   expect((await call('POST', `clients/${client.body.id}/reset`)).status).toBe(200);
-  await eventually('the peer back on the node', async () => (await peersOf(nodeNs, ifname)).includes(account.public_key));
-  await eventually('a ping through the tunnel again', () => pingOnce(clientNs, GATEWAY), 15_000);
+  await waitFor('the peer back on the node', async () => (await peersOf(nodeNs, ifname)).includes(account.public_key));
+  await waitFor('a ping through the tunnel again', () => pingOnce(clientNs, GATEWAY), 15_000);
   const after = (await call('GET', `clients/${client.body.id}`)).body;
   expect(after.status).toBe('active');
 }, 180_000);

@@ -2,6 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { GiveUp, waitFor } from './wait-for.js';
 
 /**
  * Network namespaces for tests that run real WireGuard tools: each test file makes its own,
@@ -54,12 +55,15 @@ export class TestNamespace {
       stdio: 'ignore',
     });
     this.children.push(child);
-    for (let i = 0; i < 100; i++) {
-      if (existsSync(`/var/run/wireguard/${ifname}.sock`)) return;
-      if (child.exitCode !== null) throw new Error(`wireguard-go ${ifname} exited with ${child.exitCode}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`wireguard-go ${ifname} did not come up`);
+    await waitFor(
+      `wireguard-go ${ifname} to come up`,
+      () => {
+        if (child.exitCode !== null) throw new GiveUp(`wireguard-go ${ifname} exited with ${child.exitCode}`);
+        return existsSync(`/var/run/wireguard/${ifname}.sock`);
+      },
+      5000,
+      50,
+    );
   }
 
   /**
