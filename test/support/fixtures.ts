@@ -42,6 +42,10 @@ export interface Fixtures {
   createNodeWithInterface(over?: { node?: Record<string, unknown>; interface?: Record<string, unknown> }): Promise<{ node: any; iface: any }>;
   /** POST /api/clients, with a random name unless `body` names it. */
   createClient(body?: Record<string, unknown>): Promise<any>;
+  /** GET /api/clients/{id}: the client's view. */
+  getClient(id: string): Promise<any>;
+  /** GET /api/nodes/{id}: the node's view (revisions, agent, sync). */
+  getNode(id: string): Promise<any>;
   /** POST /api/hosts. */
   createHost(body: Record<string, unknown>): Promise<any>;
   /** The node's desired revision, as stored. */
@@ -91,6 +95,8 @@ export function fixtures(session: () => Session, options: FixtureOptions = {}): 
       return { node, iface };
     },
     createClient: (body = {}) => created('clients', { name: `c-${suffix()}`, ...body }),
+    getClient: async (id) => (await call('GET', `clients/${id}`)).body,
+    getNode: async (id) => (await call('GET', `nodes/${id}`)).body,
     createHost: (body) => created('hosts', body),
     async revision(nodeId) {
       const [row] = await query<{ desired_revision: string }>('select desired_revision from nodes where id = $1', [nodeId]);
