@@ -11,7 +11,8 @@ import { CommandRunner } from '../../apps/agent/src/host/command-runner.js';
 import { CounterReader } from '../../apps/agent/src/host/counters.js';
 import { WireGuardHost } from '../../apps/agent/src/host/wireguard-host.js';
 import { wireguardGoPids } from '../../apps/agent/src/host/wireguard-link.js';
-import { randomSuffix, requireTools, TestNamespace } from '../support/netns.js';
+import { requireTools, TestNamespace } from '../support/netns.js';
+import { randomSuffix } from '../support/random-suffix.js';
 import { waitFor } from '../support/wait-for.js';
 
 /**

@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomSuffix, requireTools, TestNamespace } from '../support/netns.js';
+import { requireTools, TestNamespace } from '../support/netns.js';
+import { randomSuffix } from '../support/random-suffix.js';
 import { startAgent, type AgentProcess } from '../support/agent-process.js';
 import { waitFor } from '../support/wait-for.js';
+import { fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 import { bringUpProfile, peersOf, pingOnce, sendThrough, transferOf } from '../support/tunnel-client.js';
 
@@ -26,7 +28,7 @@ const TUNNEL = '10.66.0.0/24';
 const GATEWAY = '10.66.0.1';
 const ifname = `wa${randomSuffix(8)}`;
 
-const call = (method: string, path: string, body?: unknown) => t.call(method, path, { token, body });
+const { call, createNode, createInterface, createClient, accountsOf, getClient, getNode } = fixtures(() => ({ t, token }));
 
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error('agent-tunnel.spec needs root (network namespaces, wireguard-go)');
@@ -48,28 +50,22 @@ afterAll(async () => {
   await t?.stop();
 }, 60_000);
 
-async function nodeState(id: string) {
-  return (await call('GET', `nodes/${id}`)).body;
-}
-
 test('a client created through the API gets a working tunnel on the node, and its traffic is counted to the byte', async () => {
-  const node = await call('POST', 'nodes', { name: `e2e-${randomSuffix(6)}`, address: NODE_ADDRESS });
-  expect(node.status).toBe(201);
-  const nodeId: string = node.body.id;
-  const iface = await call('POST', 'interfaces', {
+  const node = await createNode({ name: `e2e-${randomSuffix(6)}`, address: NODE_ADDRESS });
+  const nodeId: string = node.id;
+  const iface = await createInterface({
     nodeId,
     name: ifname,
     listenPort: 51820,
     subnet: TUNNEL,
     endpointHost: NODE_ADDRESS,
   });
-  expect(iface.status).toBe(201);
 
-  agent = startAgent({ controllerUrl: t.api.replace(/\/api$/, ''), enrolSecret: node.body.enrolment.secret, netns: nodeNs.name });
+  agent = startAgent({ controllerUrl: t.api.replace(/\/api$/, ''), enrolSecret: node.enrolment.secret, netns: nodeNs.name });
   const synced = await waitFor(
     'the agent to connect and apply the node',
     async () => {
-      const state = await nodeState(nodeId);
+      const state = await getNode(nodeId);
       return state.agent.state === 'connected' && state.inSync ? state : undefined;
     },
     30_000,
@@ -97,18 +93,14 @@ test('a client created through the API gets a working tunnel on the node, and it
   expect(history.series.memory).toHaveLength(240);
 
   // The enrolment secret was for one use.
-  const again = await t.call('POST', 'agent/enrol', { body: { secret: node.body.enrolment.secret } });
+  const again = await t.call('POST', 'agent/enrol', { body: { secret: node.enrolment.secret } });
   expect(again.status).toBe(401);
 
-  const client = await call('POST', 'clients', { name: `e2e-${randomSuffix(6)}`, interfaceIds: [iface.body.id] });
-  expect(client.status).toBe(201);
-  const [account] = await t.query<{ public_key: string }>(
-    'select a.public_key from accounts a join devices d on d.id = a.device_id where d.client_id = $1',
-    [client.body.id],
-  );
+  const client = await createClient({ name: `e2e-${randomSuffix(6)}`, interfaceIds: [iface.id] });
+  const [account] = await accountsOf(client.id);
   await waitFor('the peer on the node', async () => (await peersOf(nodeNs, ifname)).includes(account.public_key));
 
-  const configs = await call('GET', `clients/${client.body.id}/configs`);
+  const configs = await call('GET', `clients/${client.id}/configs`);
   const profile = configs.body.devices[0].profiles[0];
   await bringUpProfile(clientNs, profile.body, workDir, TUNNEL);
   await waitFor('a ping through the tunnel', () => pingOnce(clientNs, GATEWAY), 15_000);
@@ -118,7 +110,7 @@ test('a client created through the API gets a working tunnel on the node, and it
   // Usage through the API matches what the node's WireGuard counted, to the byte, once reported.
   const [rx, tx] = (await transferOf(nodeNs, ifname, account.public_key))!;
   const counted = await waitFor('the usage to reach the API', async () => {
-    const body = (await call('GET', `clients/${client.body.id}`)).body;
+    const body = await getClient(client.id);
     return body.upBytes === rx && body.downBytes === tx ? body : undefined;
   });
   expect(counted.usedBytes).toBe(rx + tx);
@@ -131,17 +123,17 @@ test('a client created through the API gets a working tunnel on the node, and it
   expect(counted.devices[0].accounts[0]).toMatchObject({ upBytes: rx, downBytes: tx, lastEndpoint: expect.stringMatching(/^172\.31\.0\.2:\d+$/) });
 
   // The quota: a little above what is used now; the next megabyte exhausts the client.
-  const patched = await call('PATCH', `clients/${client.body.id}`, { quotaBytes: counted.usedBytes + 200_000 });
+  const patched = await call('PATCH', `clients/${client.id}`, { quotaBytes: counted.usedBytes + 200_000 });
   expect(patched.status).toBe(200);
   await sendThrough(clientNs, nodeNs, GATEWAY, 1024 * 1024);
-  await waitFor('the client to be exhausted', async () => (await call('GET', `clients/${client.body.id}`)).body.status === 'exhausted');
+  await waitFor('the client to be exhausted', async () => (await getClient(client.id)).status === 'exhausted');
   await waitFor('the peer to leave the node', async () => !(await peersOf(nodeNs, ifname)).includes(account.public_key));
   expect(await pingOnce(clientNs, GATEWAY)).toBe(false);
 
   // Reset restores it.
-  expect((await call('POST', `clients/${client.body.id}/reset`)).status).toBe(200);
+  expect((await call('POST', `clients/${client.id}/reset`)).status).toBe(200);
   await waitFor('the peer back on the node', async () => (await peersOf(nodeNs, ifname)).includes(account.public_key));
   await waitFor('a ping through the tunnel again', () => pingOnce(clientNs, GATEWAY), 15_000);
-  const after = (await call('GET', `clients/${client.body.id}`)).body;
+  const after = await getClient(client.id);
   expect(after.status).toBe('active');
 }, 180_000);

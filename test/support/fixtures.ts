@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomSuffix } from './random-suffix.js';
 import type { TestPanel } from './test-panel.js';
 
 /**
@@ -16,9 +16,6 @@ export interface Session {
   t: TestPanel;
   token: string;
 }
-
-/** A short random name part: names stay unique however many files share a database server. */
-export const suffix = (bytes = 4): string => randomBytes(bytes).toString('hex');
 
 let interfaceSequence = 0;
 
@@ -83,7 +80,7 @@ export function fixtures(session: () => Session, options: FixtureOptions = {}): 
     expect(response.status).toBe(201);
     return response.body;
   };
-  const createNode: Fixtures['createNode'] = (over = {}) => created('nodes', { name: `node-${suffix()}`, address: '192.0.2.10', ...over });
+  const createNode: Fixtures['createNode'] = (over = {}) => created('nodes', { name: `node-${randomSuffix(8)}`, address: '192.0.2.10', ...over });
   const createInterface: Fixtures['createInterface'] = (over = {}) => created('interfaces', freshInterface(over));
   return {
     call,
@@ -94,7 +91,7 @@ export function fixtures(session: () => Session, options: FixtureOptions = {}): 
       const iface = await createInterface({ nodeId: node.id, ...over.interface });
       return { node, iface };
     },
-    createClient: (body = {}) => created('clients', { name: `c-${suffix()}`, ...body }),
+    createClient: (body = {}) => created('clients', { name: `c-${randomSuffix(8)}`, ...body }),
     getClient: async (id) => (await call('GET', `clients/${id}`)).body,
     getNode: async (id) => (await call('GET', `nodes/${id}`)).body,
     createHost: (body) => created('hosts', body),

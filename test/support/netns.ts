@@ -1,7 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { randomSuffix } from './random-suffix.js';
 import { GiveUp, waitFor } from './wait-for.js';
 
 /**
@@ -13,11 +13,6 @@ import { GiveUp, waitFor } from './wait-for.js';
  */
 
 const exec = promisify(execFile);
-
-/** `length` random hex characters, for names no concurrent run shares (interfaces: 15 chars at most). */
-export function randomSuffix(length = 6): string {
-  return randomBytes(Math.ceil(length / 2)).toString('hex').slice(0, length);
-}
 
 /** Fails with the Debian package to install when a tool is missing. */
 export async function requireTools(tools: readonly string[], packages: string): Promise<void> {

@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { randomSuffix, type TestNamespace } from './netns.js';
+import type { TestNamespace } from './netns.js';
+import { randomSuffix } from './random-suffix.js';
 import { waitFor } from './wait-for.js';
 
 const exec = promisify(execFile);
