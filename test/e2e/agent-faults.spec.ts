@@ -15,6 +15,7 @@ import { waitFor } from '../support/wait-for.js';
 import { requireTools, TestNamespace } from '../support/netns.js';
 import { randomSuffix } from '../support/random-suffix.js';
 import { startRedisServer, type TestRedisServer } from '../support/redis-server.js';
+import { fixtures, type Fixtures } from '../support/fixtures.js';
 import { createTestDatabase } from '../support/test-database.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 import { bringUpProfile, peersOf, pingOnce, sendThrough, transferOf } from '../support/tunnel-client.js';
@@ -96,24 +97,23 @@ async function makeRig(
   { prefix = 'wf', subnet = TUNNEL }: { prefix?: string; subnet?: string } = {},
 ): Promise<Rig> {
   const token = await t.login();
-  const call = (method: string, path: string, body?: unknown) => t.call(method, path, { token, body });
-  const node = await call('POST', 'nodes', { name: `faults-${randomSuffix(6)}`, address: NODE_ADDRESS });
-  expect(node.status).toBe(201);
+  const api = fixtures(() => ({ t, token }));
+  const node = await api.createNode({ name: `faults-${randomSuffix(6)}`, address: NODE_ADDRESS });
   const ifname = `${prefix}${randomSuffix(8)}`;
-  const iface = await call('POST', 'interfaces', { nodeId: node.body.id, name: ifname, listenPort: 51820, subnet, endpointHost: NODE_ADDRESS });
-  expect(iface.status).toBe(201);
-  const agent = startAgent({ controllerUrl: t.api.replace(/\/api$/, ''), enrolSecret: node.body.enrolment.secret, netns: spaces.nodeNs.name });
+  const iface = await api.createInterface({ nodeId: node.id, name: ifname, listenPort: 51820, subnet, endpointHost: NODE_ADDRESS });
+  const agent = startAgent({ controllerUrl: t.api.replace(/\/api$/, ''), enrolSecret: node.enrolment.secret, netns: spaces.nodeNs.name });
   onCleanup('agent', async () => {
     await agent.stop();
     rmSync(agent.dataDir, { recursive: true, force: true });
   });
-  const rig: Rig = { t, token, nodeId: node.body.id, ifname, interfaceId: iface.body.id, agent, ...spaces };
+  const rig: Rig = { t, token, nodeId: node.id, ifname, interfaceId: iface.id, agent, ...spaces };
   await inSync(rig);
   return rig;
 }
 
-function api(rig: Rig) {
-  return (method: string, path: string, body?: unknown) => rig.t.call(method, path, { token: rig.token, body });
+/** The fixtures on the rig's panel as it is now (a test may put a restarted panel in its place). */
+function api(rig: Rig): Fixtures {
+  return fixtures(() => rig);
 }
 
 /** Waits until the node's agent is linked and the node applied its desired revision; returns the node. */
@@ -121,7 +121,7 @@ async function inSync(rig: Rig, timeoutMs = 30_000): Promise<{ desiredRevision: 
   return waitFor(
     'the agent to be linked and the node in sync',
     async () => {
-      const node = (await api(rig)('GET', `nodes/${rig.nodeId}`)).body;
+      const node = await api(rig).getNode(rig.nodeId);
       const linked = rig.t.panel.app.get(AgentLinkGateway).connectedNodes().includes(rig.nodeId);
       return linked && node.agent.state === 'connected' && node.inSync ? node : undefined;
     },
@@ -154,33 +154,22 @@ async function createClients(rig: Rig, count: number, devices: number, interface
   const worker = async () => {
     while (next < count) {
       next++;
-      const created = await api(rig)('POST', 'clients', { name: `bulk-${randomSuffix(8)}`, interfaceIds, deviceLimit: 0, deviceNames });
-      if (created.status !== 201) throw new Error(`creating a client: ${created.status} ${JSON.stringify(created.body)}`);
-      ids.push(created.body.id);
+      ids.push((await api(rig).createClient({ name: `bulk-${randomSuffix(8)}`, interfaceIds, deviceLimit: 0, deviceNames })).id);
     }
   };
   await Promise.all([worker(), worker(), worker()]);
   return ids;
 }
 
-async function accountKey(t: TestPanel, clientId: string): Promise<string> {
-  const [account] = await t.query<{ public_key: string }>(
-    'select a.public_key from accounts a join devices d on d.id = a.device_id where d.client_id = $1',
-    [clientId],
-  );
-  return account.public_key;
-}
-
 /** A client whose profile is up in the client namespace, with a working tunnel; its id and peer key. */
 async function tunnelClient(rig: Rig): Promise<{ clientId: string; publicKey: string }> {
-  const created = await api(rig)('POST', 'clients', { name: `tunnel-${randomSuffix(6)}`, interfaceIds: [rig.interfaceId] });
-  expect(created.status).toBe(201);
-  const publicKey = await accountKey(rig.t, created.body.id);
+  const created = await api(rig).createClient({ name: `tunnel-${randomSuffix(6)}`, interfaceIds: [rig.interfaceId] });
+  const [{ public_key: publicKey }] = await api(rig).accountsOf(created.id);
   await waitFor('the peer on the node', async () => (await peersOf(rig.nodeNs, rig.ifname)).includes(publicKey));
-  const configs = await api(rig)('GET', `clients/${created.body.id}/configs`);
+  const configs = await api(rig).call('GET', `clients/${created.id}/configs`);
   await bringUpProfile(rig.clientNs!, configs.body.devices[0].profiles[0].body, rig.workDir, TUNNEL);
   await waitFor('a ping through the tunnel', () => pingOnce(rig.clientNs!, GATEWAY), 15_000);
-  return { clientId: created.body.id, publicKey };
+  return { clientId: created.id, publicKey };
 }
 
 /** Sends 1 MiB after 1 MiB through the tunnel until stopped; stop() resolves to the bytes sent. */
@@ -217,7 +206,7 @@ async function usageMatchesHost(rig: Rig, client: { clientId: string; publicKey:
     'the client usage to equal the node counters',
     async () => {
       const [rx, tx] = (await transferOf(rig.nodeNs, rig.ifname, client.publicKey))!;
-      const body = (await api(rig)('GET', `clients/${client.clientId}`)).body;
+      const body = await api(rig).getClient(client.clientId);
       last = `host rx ${rx} tx ${tx}, API up ${body.upBytes} down ${body.downBytes} used ${body.usedBytes}`;
       return body.upBytes === rx && body.downBytes === tx && body.usedBytes === rx + tx ? { rx, tx } : undefined;
     },
@@ -265,7 +254,7 @@ test('an agent killed in the middle of an apply converges after a restart on the
   const t = await startTestPanel();
   onCleanup('panel', panelStop(t));
   const rig = await makeRig(t, await makeNamespaces(false), { prefix: 'wz', subnet: '10.64.0.0/20' });
-  const call = api(rig);
+  const { call } = api(rig);
 
   // A sizeable interface first: 2,000 peers.
   const first = await createClients(rig, 40, 50, [rig.interfaceId]);
@@ -352,7 +341,7 @@ test('a controller restarted on the same database, Redis and port: changes reach
 
   // Traffic throughout: before, while the controller is away, and after it is back.
   const traffic = keepSending(rig);
-  await waitFor('traffic to be counted', async () => (await api(rig)('GET', `clients/${client.clientId}`)).body.upBytes > 1024 * 1024, 20_000, 200);
+  await waitFor('traffic to be counted', async () => (await api(rig).getClient(client.clientId)).upBytes > 1024 * 1024, 20_000, 200);
   await first.stop();
   // While it is down (several report intervals) the tunnel carries on and the node keeps counting.
   const stoppedAt = Date.now();
@@ -373,7 +362,7 @@ test('a controller restarted on the same database, Redis and port: changes reach
   await traffic.stop();
 
   // Changes made after the restart reach the host.
-  const call = api(rig);
+  const { call } = api(rig);
   const [added] = await createClients(rig, 1, 3, [rig.interfaceId]);
   await waitFor('the new client on the host', async () => {
     const keys = await hostPeers(rig.nodeNs, rig.ifname);
@@ -428,7 +417,7 @@ test('Redis restarted empty (jobs and ACL users gone): the node converges again 
   expect(await admin.get('faults:marker')).toBeNull();
 
   // A change after the restart: more peers, and one client disabled.
-  const call = api(rig);
+  const { call } = api(rig);
   await createClients(rig, 1, 3, [rig.interfaceId]);
   expect((await call('PATCH', `clients/${before}`, { enabled: false })).status).toBe(200);
   const target = (await call('GET', `nodes/${rig.nodeId}`)).body.desiredRevision as number;

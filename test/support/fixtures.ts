@@ -77,7 +77,8 @@ export function fixtures(session: () => Session, options: FixtureOptions = {}): 
   const query = <T>(sql: string, params: unknown[] = []) => session().t.query<T>(sql, params);
   const created = async (path: string, body: Record<string, unknown>) => {
     const response = await call('POST', path, body);
-    expect(response.status).toBe(201);
+    // The body rides along so that a refusal shows its {error, field}.
+    expect({ status: response.status, body: response.body }).toMatchObject({ status: 201 });
     return response.body;
   };
   const createNode: Fixtures['createNode'] = (over = {}) => created('nodes', { name: `node-${randomSuffix(8)}`, address: '192.0.2.10', ...over });
