@@ -17,6 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -29,7 +30,7 @@ import { apiClient, reportPanelEnd, signIn, startPanelProcess } from './lib/pane
 import { allProcessesCpu, backgroundBusy, cmdlineOf, cpuDelta, cpuMsOf, cpuMsOfProcesses, machineBusyPercent, memoryOf, topOthers } from './lib/proc-stats.js';
 import { codeVersion } from './lib/code-version.js';
 import { dropRedisPrefix, redisVersion } from './lib/redis-cleanup.js';
-import { markdownTable, textTable, writeSection } from './lib/report.js';
+import { fixed, markdownTable, mib, ms, percentFine as pct, textTable, writeSection } from './lib/report.js';
 import { envNumber } from './lib/settings.js';
 import { insertClients } from './lib/sql-seed.js';
 
@@ -39,7 +40,6 @@ export const TITLE = 'Agent fleet: 200 agents reporting every 2 s into one contr
 const LOAD = fileURLToPath(new URL('./lib/fleet-load.js', import.meta.url));
 const IFNAME = 'wg0';
 const SUBNET = '10.66.0.0/24';
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function settingsFromEnv() {
   const seed = process.env.BENCH_SEED || 'api';
@@ -448,10 +448,6 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
 // ---------------------------------------------------------------------------------------------
 // Report.
 
-const fixed = (n, digits = 0) => (n === undefined || n === null || Number.isNaN(n) ? '–' : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
-const pct = (n) => (n === undefined ? '–' : `${fixed(n, n < 10 ? 1 : 0)}%`);
-const ms = (n) => (n === undefined || n === null ? '–' : `${fixed(n, n < 10 ? 1 : 0)} ms`);
-const mib = (n) => `${fixed(n)} MiB`;
 
 function render({ settings, machine, command, seeded, connected, liveCount, baseline, full, totals, counted, memory, versions, background }) {
   const N = settings.nodes;

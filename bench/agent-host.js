@@ -18,11 +18,12 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { cleanupScope } from './lib/cleanup.js';
 import { describeMachine, machineCpuTicks } from './lib/machine.js';
 import { createNamespace, requireTools } from './lib/netns.js';
 import { childrenCpuMsOf, cpuMsOf, machineBusyPercent } from './lib/proc-stats.js';
-import { markdownTable, textTable, writeSection } from './lib/report.js';
+import { fixed, markdownTable, mib, ms as formatMs, textTable, writeSection } from './lib/report.js';
 import { envNumber } from './lib/settings.js';
 
 export const ID = 'agent-host';
@@ -56,7 +57,7 @@ const median = (values) => {
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 };
-const ms = (value) => (value >= 100 ? `${Math.round(value)} ms` : `${value.toFixed(1)} ms`);
+const ms = (value) => formatMs(value, { threshold: 100, grouping: false });
 const spread = (values) => `${ms(median(values))} (${ms(Math.min(...values))}–${ms(Math.max(...values))})`;
 
 // ---------------------------------------------------------------------------------------------
@@ -80,7 +81,7 @@ async function collect([namespace, ifname, secondsText, intervalText]) {
   for (let tick = 0; performance.now() - started < seconds * 1000; tick++) {
     const due = started + tick * interval;
     const wait = due - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (wait > 0) await sleep(wait);
     if (performance.now() - started >= seconds * 1000) break;
     const t0 = performance.now();
     const readings = await reader.read();
@@ -114,7 +115,7 @@ async function waitForGone(ifname) {
   const { wireguardGoPids } = await links();
   for (let i = 0; i < 250; i++) {
     if (!existsSync(`/var/run/wireguard/${ifname}.sock`) && wireguardGoPids(ifname).length === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20);
   }
   throw new Error(`wireguard-go ${ifname} did not exit`);
 }
@@ -145,7 +146,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const workDir = mkdtempSync(join(tmpdir(), 'warren-bench-agent-'));
     scope.add('work directory', () => rmSync(workDir, { recursive: true, force: true }));
     const machineBefore = machineCpuTicks();
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await sleep(1000);
     const machineAfterIdle = machineCpuTicks();
     const idleBusy = machineBusyPercent(machineBefore, machineAfterIdle);
 
@@ -321,8 +322,7 @@ function render({ settings, machine, command, idleBusy, configBytes, bare, drive
   const wall = collected.elapsedMs;
   const cpuOwn = collected.ownCpuMs;
   const cpuWg = collected.childrenCpuMs;
-  const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
-  const percent = (cpuMs) => `${((100 * cpuMs) / wall).toFixed(2)}%`;
+  const percent = (cpuMs) => `${fixed((100 * cpuMs) / wall, 2)}%`;
   const counterHeader = ['what', 'value'];
   const counterRows = [
     ['reads', `${reads.length} in ${(wall / 1000).toFixed(1)} s, ${collected.peers.toLocaleString('en-US')} peers each`],
@@ -331,8 +331,8 @@ function render({ settings, machine, command, idleBusy, configBytes, bare, drive
     ['collector CPU: Node (read + parse)', `${Math.round(cpuOwn)} ms = ${percent(cpuOwn)} of one core, ${(cpuOwn / reads.length).toFixed(1)} ms per read`],
     ['collector CPU: `wg` children', `${Math.round(cpuWg)} ms = ${percent(cpuWg)} of one core, ${(cpuWg / reads.length).toFixed(1)} ms per read (10 ms clock ticks)`],
     ['wireguard-go answering the reads', `${Math.round(daemonCpuMs)} ms = ${percent(daemonCpuMs)} of one core (its whole CPU in the window; the tunnel is idle)`],
-    ['collector RSS', `${mib(collected.rssBefore)} before the first read, ${mib(collected.rssMax)} at most after a read (peak RSS ${mib(collected.maxRssKb * 1024)})`],
-    ['collector live heap after a full GC at the end', `${mib(collected.liveHeap)} (the rest of the RSS growth is freed heap V8 keeps for reuse)`],
+    ['collector RSS', `${mib(collected.rssBefore / 2 ** 20, 1)} before the first read, ${mib(collected.rssMax / 2 ** 20, 1)} at most after a read (peak RSS ${mib(collected.maxRssKb * 1024 / 2 ** 20, 1)})`],
+    ['collector live heap after a full GC at the end', `${mib(collected.liveHeap / 2 ** 20, 1)} (the rest of the RSS growth is freed heap V8 keeps for reuse)`],
   ];
 
   const settingsText = `BENCH_PEERS=${settings.peers} BENCH_REPS=${settings.reps} BENCH_NOOP_REPS=${settings.noopReps} BENCH_COUNTER_SECONDS=${settings.counterSeconds} BENCH_COUNTER_INTERVAL_MS=${settings.counterIntervalMs}`;

@@ -15,6 +15,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue, createPostgresBackend } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -27,7 +28,7 @@ import { apiClient, signIn, startPanelProcess } from './lib/panel-process.js';
 import { allProcessesCpu, backgroundBusy, childPids, childrenCpuMsOf, cmdlineOf, cpuMsOf, cpuMsOfProcesses, machineBusyPercent, summarise, topOthers } from './lib/proc-stats.js';
 import { codeVersion } from './lib/code-version.js';
 import { dropRedisPrefix, redisVersion } from './lib/redis-cleanup.js';
-import { markdownTable, textTable, writeSection } from './lib/report.js';
+import { fixed, markdownTable, ms, percent as pct, textTable, writeSection } from './lib/report.js';
 import { envList, envNumber } from './lib/settings.js';
 
 export const ID = 'agent-propagation';
@@ -37,8 +38,6 @@ const exec = promisify(execFile);
 const TARGET_P99_MS = 1000;
 const SUBNET = '10.77.0.0/16';
 const BARE_NET = '10.251';
-const QUEUE_SCHEMA = 'bullmq';
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function settingsFromEnv() {
   return {
@@ -122,7 +121,7 @@ async function waitFor(what, check, timeoutMs) {
 // ---------------------------------------------------------------------------------------------
 // The apply job's own timestamps (added, taken by the agent, finished), read from the queue store.
 
-function openJobReader({ kind, databaseUrl, queuePrefix, nodeId }) {
+async function openJobReader({ kind, databaseUrl, queuePrefix, nodeId }) {
   const name = `node.${nodeId}`;
   let queue;
   let close;
@@ -135,6 +134,8 @@ function openJobReader({ kind, databaseUrl, queuePrefix, nodeId }) {
       connection.disconnect();
     };
   } else {
+    // The schema the panel keeps BullMQ's tables in: the built contracts say which.
+    const { QUEUE_SCHEMA } = await import(new URL('../dist/libs/contracts/queue-store.js', import.meta.url).href);
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 2, options: `-c search_path=${QUEUE_SCHEMA}` });
     pool.on('error', () => undefined);
     queue = new Queue(name, { connection: pool }, createPostgresBackend);
@@ -242,7 +243,7 @@ async function runBackend({ kind, settings, scope }) {
   const firstKey = client.devices[0].accounts[0].publicKey;
   await waitPresent(detectors.wg, firstKey, settings.pollMs, 10_000);
 
-  const jobs = openJobReader({ kind, databaseUrl: database.url, queuePrefix, nodeId: node.id });
+  const jobs = await openJobReader({ kind, databaseUrl: database.url, queuePrefix, nodeId: node.id });
   scope.add('job reader', () => jobs.close());
 
   // Additions, one at a time; the detector alternates so both see the same conditions.
@@ -373,9 +374,6 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
 // ---------------------------------------------------------------------------------------------
 // Report.
 
-const fixed = (n, digits = 0) => (n === undefined || Number.isNaN(n) ? '–' : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
-const ms = (n) => (n === undefined || Number.isNaN(n) ? '–' : `${fixed(n, Math.abs(n) < 10 ? 1 : 0)} ms`);
-const pct = (n) => `${Math.round(n)}%`;
 const median = (values) => summarise(values).p50;
 const QUEUE_LABEL = { redis: 'Redis (remote node, own ACL user)', postgres: 'PostgreSQL (local node)' };
 

@@ -20,7 +20,7 @@ import { describeMachine, machineCpuTicks } from './lib/machine.js';
 import { apiClient, issueApiToken, reportPanelEnd, signIn, startPanelProcess } from './lib/panel-process.js';
 import { cpuMsOf, machineBusyPercent, memoryOf, summarise } from './lib/proc-stats.js';
 import { dropRedisPrefix, redisVersion } from './lib/redis-cleanup.js';
-import { markdownTable, textTable, writeSection } from './lib/report.js';
+import { fixed, latencyMs as ms, markdownTable, mib, percent as pct, textTable, writeSection } from './lib/report.js';
 import { envNumber } from './lib/settings.js';
 import { insertClients } from './lib/sql-seed.js';
 
@@ -470,10 +470,6 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
 // ---------------------------------------------------------------------------------------------
 // Report.
 
-const fixed = (n, digits = 0) => (n === undefined || Number.isNaN(n) ? '–' : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
-const pct = (n) => (n === undefined ? '–' : `${Math.round(n)}%`);
-const ms = (n) => (n === undefined ? '–' : `${fixed(n, n < 10 ? 2 : 1)} ms`);
-const mib = (n) => `${fixed(n)} MiB`;
 /** Milliseconds of CPU (panel process + rest of the machine) per request, from the load run's CPU shares. */
 const cpuPerRequest = (r) => (r.cpu.rest === undefined || !r.requestsPerSecond ? undefined : (10 * (r.cpu.server + r.cpu.rest)) / r.requestsPerSecond);
 const verdict = (p99) => (p99 < TARGET_P99_MS ? 'pass' : '**FAIL**');

@@ -13,7 +13,7 @@ import { describeMachine } from './lib/machine.js';
 import { apiClient, BENCH_OWNER, issueApiToken, signIn } from './lib/panel-process.js';
 import { backgroundBusy } from './lib/proc-stats.js';
 import { dropRedisPrefix, redisVersion } from './lib/redis-cleanup.js';
-import { markdownTable, textTable, writeSection } from './lib/report.js';
+import { fixed, latencyMs as ms, markdownTable, percent as pct, textTable, writeSection } from './lib/report.js';
 import { envNumber } from './lib/settings.js';
 
 export const ID = 'http-auth';
@@ -189,9 +189,6 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
   }
 }
 
-const fixed = (n, digits = 0) => (n === undefined ? '–' : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
-const pct = (n) => (n === undefined ? '–' : `${Math.round(n)}%`);
-const ms = (n) => (n === undefined ? '–' : `${fixed(n, n < 10 ? 2 : 1)} ms`);
 
 function render({ settings, machine, chosen, command, background, postgres, redis }) {
   const bareRps = chosen.bare?.requestsPerSecond;

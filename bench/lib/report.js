@@ -34,3 +34,35 @@ export function textTable(header, rows) {
   const line = (cells) => cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
+
+// Number formatting every report uses: '–' where there is no value, thousands separators, and
+// decimals only where the magnitude needs them.
+
+const missing = (n) => n === undefined || n === null || Number.isNaN(n);
+
+/** `n` with `digits` decimals and thousands separators (none with `grouping: false`); '–' when missing. */
+export function fixed(n, digits = 0, { grouping = true } = {}) {
+  if (missing(n)) return '–';
+  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: grouping });
+}
+
+/** Milliseconds: `small` decimals below `threshold` (absolute), `large` from there. */
+export function ms(n, { small = 1, large = 0, threshold = 10, grouping = true } = {}) {
+  return missing(n) ? '–' : `${fixed(n, Math.abs(n) < threshold ? small : large, { grouping })} ms`;
+}
+
+/** A percentage: whole numbers, or `small` decimals below 10. */
+export function percent(n, { small = 0 } = {}) {
+  return missing(n) ? '–' : `${fixed(n, n < 10 ? small : 0)}%`;
+}
+
+/** Mebibytes (the value already in MiB). */
+export function mib(n, digits = 0) {
+  return `${fixed(n, digits)} MiB`;
+}
+
+/** Milliseconds for request latencies: two decimals below 10 ms, one from there. */
+export const latencyMs = (n) => ms(n, { small: 2, large: 1 });
+
+/** A percentage with one decimal below 10%. */
+export const percentFine = (n) => percent(n, { small: 1 });

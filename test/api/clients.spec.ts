@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { publicKeyFromPrivate } from '../../libs/wireguard/keys.js';
+import { fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 let t: TestPanel;
 let token: string;
 let localNode: string;
-let ifaceCount = 0;
 
 beforeAll(async () => {
   t = await startTestPanel();
@@ -16,7 +16,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const call = (method: string, path: string, body?: unknown) => t.call(method, path, { token, body });
+const { call, createInterface, createNode, createClient, revisions, expectRefused } = fixtures(() => ({ t, token }), { unchanged: snapshot });
 
 interface Iface {
   id: string;
@@ -24,32 +24,6 @@ interface Iface {
   nodeId: string;
   publicKey: string;
   subnet: string;
-}
-
-/** A fresh interface on the given node (the local node by default), through the interfaces API. */
-async function createInterface(overrides: Record<string, unknown> = {}): Promise<Iface> {
-  const n = ++ifaceCount;
-  const response = await call('POST', 'interfaces', {
-    name: `wgc${n}`,
-    mode: 'standard',
-    listenPort: 40000 + n,
-    subnet: `10.${100 + n}.0.0/24`,
-    endpointHost: 'vpn.example.com',
-    ...overrides,
-  });
-  expect(response.status).toBe(201);
-  return response.body;
-}
-
-async function createNode(): Promise<string> {
-  const response = await call('POST', 'nodes', { name: `node-${randomUUID().slice(0, 8)}`, address: '192.0.2.10' });
-  expect(response.status).toBe(201);
-  return response.body.id;
-}
-
-async function revisions(): Promise<Record<string, number>> {
-  const rows = await t.query<{ id: string; desired_revision: string }>('select id, desired_revision from nodes');
-  return Object.fromEntries(rows.map((row) => [row.id, Number(row.desired_revision)]));
 }
 
 /** Everything a refused request must leave untouched. */
@@ -63,31 +37,9 @@ async function snapshot() {
   return { counts, cursors, clients, revisions: await revisions() };
 }
 
-async function createClient(body: Record<string, unknown>) {
-  const response = await call('POST', 'clients', body);
-  expect(response.status).toBe(201);
-  return response.body;
-}
-
-async function expectRefused(
-  method: string,
-  path: string,
-  body: unknown,
-  status: number,
-  field: string,
-  message?: RegExp,
-): Promise<{ error: string; field: string }> {
-  const before = await snapshot();
-  const response = await call(method, path, body);
-  expect({ status: response.status, body: response.body }).toEqual({ status, body: { error: expect.any(String), field } });
-  if (message) expect(response.body.error).toMatch(message);
-  expect(await snapshot()).toEqual(before);
-  return response.body;
-}
-
 describe('POST /api/clients', () => {
   test('creates the client, its first device and one account per interface, and bumps each node once', async () => {
-    const remoteNode = await createNode();
+    const remoteNode = (await createNode()).id;
     const a = await createInterface();
     const b = await createInterface({ nodeId: remoteNode });
     const before = await revisions();
@@ -489,7 +441,7 @@ describe('GET/PATCH/DELETE /api/clients/{id}', () => {
   });
 
   test('interfaceIds: attaching provisions every device on the new interface, detaching removes its accounts', async () => {
-    const remoteNode = await createNode();
+    const remoteNode = (await createNode()).id;
     const a = await createInterface();
     const b = await createInterface({ nodeId: remoteNode });
     const client = await createClient({ name: 'mover', interfaceIds: [a.id], deviceLimit: 2, deviceNames: ['one', 'two'] });

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { publicKeyFromPrivate } from '../../libs/wireguard/keys.js';
+import { fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 let t: TestPanel;
 let token: string;
-let ifaceCount = 0;
 
 beforeAll(async () => {
   t = await startTestPanel();
@@ -14,44 +14,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const call = (method: string, path: string, body?: unknown) => t.call(method, path, { token, body });
-
-interface Iface {
-  id: string;
-  name: string;
-  nodeId: string;
-}
-
-async function createInterface(overrides: Record<string, unknown> = {}): Promise<Iface> {
-  const n = ++ifaceCount;
-  const response = await call('POST', 'interfaces', {
-    name: `wgd${n}`,
-    mode: 'standard',
-    listenPort: 41000 + n,
-    subnet: `10.${100 + n}.0.0/24`,
-    endpointHost: 'vpn.example.com',
-    ...overrides,
-  });
-  expect(response.status).toBe(201);
-  return response.body;
-}
-
-async function createNode(): Promise<string> {
-  const response = await call('POST', 'nodes', { name: `dn-${randomUUID().slice(0, 8)}`, address: '192.0.2.30' });
-  expect(response.status).toBe(201);
-  return response.body.id;
-}
-
-async function createClient(body: Record<string, unknown>) {
-  const response = await call('POST', 'clients', { name: `d-${randomUUID().slice(0, 8)}`, ...body });
-  expect(response.status).toBe(201);
-  return response.body;
-}
-
-async function revisions(): Promise<Record<string, number>> {
-  const rows = await t.query<{ id: string; desired_revision: string }>('select id, desired_revision from nodes');
-  return Object.fromEntries(rows.map((row) => [row.id, Number(row.desired_revision)]));
-}
+const { call, createInterface, createNode, createClient, revisions, accountsOf, expectRefused } = fixtures(() => ({ t, token }), { unchanged: snapshot });
 
 async function snapshot() {
   const [counts] = await t.query(
@@ -66,24 +29,9 @@ async function snapshot() {
   };
 }
 
-async function expectRefused(method: string, path: string, body: unknown, status: number, field: string) {
-  const before = await snapshot();
-  const response = await call(method, path, body);
-  expect({ status: response.status, body: response.body }).toEqual({ status, body: { error: expect.any(String), field } });
-  expect(await snapshot()).toEqual(before);
-  return response.body as { error: string; field: string };
-}
-
-async function accountsOf(clientId: string) {
-  return t.query<Record<string, string>>(
-    `select a.*, d.name as device_name from accounts a join devices d on d.id = a.device_id where d.client_id = $1 order by a.id`,
-    [clientId],
-  );
-}
-
 describe('POST /api/clients/{id}/devices', () => {
   test("creates an account on each of the client's interfaces and bumps their nodes", async () => {
-    const remote = await createNode();
+    const remote = (await createNode()).id;
     const a = await createInterface();
     const b = await createInterface({ nodeId: remote });
     const client = await createClient({ interfaceIds: [a.id, b.id], deviceLimit: 2 });
@@ -204,7 +152,7 @@ describe('DELETE /api/devices/{id}', () => {
 
 describe('POST /api/clients/{id}/rotate-keys', () => {
   test('new key pairs and preshared keys for every account, same addresses, one bump per node', async () => {
-    const remote = await createNode();
+    const remote = (await createNode()).id;
     const a = await createInterface();
     const b = await createInterface({ nodeId: remote });
     const client = await createClient({ interfaceIds: [a.id, b.id], deviceLimit: 2, deviceNames: ['one', 'two'] });

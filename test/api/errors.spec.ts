@@ -1,3 +1,4 @@
+import { fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 let t: TestPanel;
@@ -11,9 +12,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-async function tokenCount(): Promise<number> {
-  return Number((await t.query<{ n: string }>('select count(*) as n from api_tokens'))[0].n);
-}
+const { count } = fixtures(() => ({ t, token }));
 
 describe('bad input gets a 4xx with {error, field} and changes nothing', () => {
   const cases: [string, { body?: unknown; headers?: Record<string, string> }, number, string][] = [
@@ -31,12 +30,12 @@ describe('bad input gets a 4xx with {error, field} and changes nothing', () => {
   ];
 
   test.each(cases)('%s', async (_, request, status, field) => {
-    const before = await tokenCount();
+    const before = await count('api_tokens');
     const response = await t.call('POST', 'tokens', { token, ...request });
     expect(response.status).toBe(status);
     expect(response.body).toEqual({ error: expect.any(String), field });
     expect(response.body.error).not.toMatch(/\bat \S+:\d+/); // no stack traces
-    expect(await tokenCount()).toBe(before);
+    expect(await count('api_tokens')).toBe(before);
   });
 
   test('unknown ids are 404 naming the id', async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { dialTargets } from '../../apps/controller/src/interfaces/dial-targets.js';
+import { fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 let t: TestPanel;
@@ -11,25 +12,18 @@ let otherIface: { id: string };
 beforeAll(async () => {
   t = await startTestPanel();
   token = await t.login();
-  nodeId = (await call('POST', 'nodes', { name: 'hosts-node', address: 'h.example.com' })).body.id;
-  iface = (await call('POST', 'interfaces', { nodeId, name: 'wg0', listenPort: 51820, subnet: '10.8.0.0/24', endpointHost: 'vpn.example.com' })).body;
-  otherIface = (await call('POST', 'interfaces', { nodeId, name: 'wg1', listenPort: 51821, subnet: '10.9.0.0/24', endpointHost: 'vpn.example.com' })).body;
+  nodeId = (await createNode({ name: 'hosts-node', address: 'h.example.com' })).id;
+  iface = await createInterface({ nodeId, name: 'wg0', listenPort: 51820, subnet: '10.8.0.0/24' });
+  otherIface = await createInterface({ nodeId, name: 'wg1', listenPort: 51821, subnet: '10.9.0.0/24' });
 });
 afterAll(async () => {
   await t?.stop();
 });
 
-function call(method: string, path: string, body?: unknown) {
-  return t.call(method, path, { token, body });
-}
-
-async function revision(): Promise<number> {
-  return Number((await t.query<{ r: string }>('select desired_revision as r from nodes where id = $1', [nodeId]))[0].r);
-}
-
-async function hostCount(): Promise<number> {
-  return Number((await t.query<{ n: string }>('select count(*) as n from hosts'))[0].n);
-}
+const api = fixtures(() => ({ t, token }));
+const { call, createNode, createInterface, count } = api;
+/** The revision of this file's node. */
+const revision = () => api.revision(nodeId);
 
 type Case = [string, (interfaceId: string) => unknown, number, string];
 
@@ -105,12 +99,12 @@ describe('hosts', () => {
   test('names are unique per interface regardless of case; another interface may reuse them', async () => {
     const first = await call('POST', 'hosts', { interfaceId: iface.id, name: 'Edge', address: 'e.example.com' });
     expect(first.status).toBe(201);
-    const before = await hostCount();
+    const before = await count('hosts');
     const rev = await revision();
     const dup = await call('POST', 'hosts', { interfaceId: iface.id, name: 'edge', address: 'f.example.com' });
     expect(dup.status).toBe(409);
     expect(dup.body).toEqual({ error: 'a host named "edge" already exists on this interface', field: 'name' });
-    expect(await hostCount()).toBe(before);
+    expect(await count('hosts')).toBe(before);
     expect(await revision()).toBe(rev);
     expect((await call('POST', 'hosts', { interfaceId: otherIface.id, name: 'edge', address: 'f.example.com' })).status).toBe(201);
 
@@ -143,11 +137,11 @@ describe('hosts', () => {
     ];
 
     test.each(cases)('%s', async (...[, body, status, field]: Case) => {
-      const before = await hostCount();
+      const before = await count('hosts');
       const rev = await revision();
       const response = await call('POST', 'hosts', body(iface.id));
       expect({ status: response.status, body: response.body }).toEqual({ status, body: { error: expect.any(String), field } });
-      expect(await hostCount()).toBe(before);
+      expect(await count('hosts')).toBe(before);
       expect(await revision()).toBe(rev);
     });
 

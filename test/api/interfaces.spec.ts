@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { validateAmneziaParams } from '../../libs/wireguard/amnezia.js';
 import { isWireGuardKey, publicKeyFromPrivate } from '../../libs/wireguard/keys.js';
+import { fixtures, freshInterface as fresh } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 let t: TestPanel;
@@ -16,39 +17,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const call = (method: string, path: string, body?: unknown) => t.call(method, path, { token, body });
-
-let nodeSeq = 0;
-async function newNode(): Promise<string> {
-  const created = await call('POST', 'nodes', { name: `node-${++nodeSeq}-${randomUUID().slice(0, 6)}`, address: `n${nodeSeq}.example.com` });
-  expect(created.status).toBe(201);
-  return created.body.id;
-}
-
-let portSeq = 40000;
-let netSeq = 0;
-/** A valid body whose name, port and subnet are fresh (no clash with earlier tests on the same node). */
-function fresh(over: Record<string, unknown> = {}): Record<string, unknown> {
-  netSeq++;
-  return {
-    name: `wg${netSeq}`,
-    listenPort: ++portSeq,
-    subnet: `10.${100 + (netSeq >> 8)}.${netSeq & 255}.0/24`,
-    endpointHost: 'vpn.example.com',
-    ...over,
-  };
-}
-
-async function createInterface(over: Record<string, unknown> = {}) {
-  const created = await call('POST', 'interfaces', fresh(over));
-  expect(created.status).toBe(201);
-  return created.body;
-}
-
-async function revision(nodeId: string): Promise<number> {
-  const [row] = await t.query<{ desired_revision: string }>('select desired_revision from nodes where id = $1', [nodeId]);
-  return Number(row.desired_revision);
-}
+const { call, createNode, createInterface, revision } = fixtures(() => ({ t, token }));
 
 async function rowCounts() {
   const [row] = await t.query<Record<string, string>>(
@@ -129,7 +98,7 @@ describe('creating interfaces', () => {
   });
 
   test('every field given explicitly', async () => {
-    const nodeId = await newNode();
+    const nodeId = (await createNode()).id;
     const created = await call('POST', 'interfaces', {
       nodeId,
       name: 'Tun_9-x',
@@ -178,15 +147,15 @@ describe('creating interfaces', () => {
   });
 
   test('the same name, port and subnet on another node are fine', async () => {
-    const a = await newNode();
-    const b = await newNode();
+    const a = (await createNode()).id;
+    const b = (await createNode()).id;
     const body = { name: 'wg0', listenPort: 51820, subnet: '10.9.0.0/24', endpointHost: 'vpn.example.com' };
     expect((await call('POST', 'interfaces', { ...body, nodeId: a })).status).toBe(201);
     expect((await call('POST', 'interfaces', { ...body, nodeId: b })).status).toBe(201);
   });
 
   test('adjacent subnets on one node do not overlap', async () => {
-    const nodeId = await newNode();
+    const nodeId = (await createNode()).id;
     expect((await call('POST', 'interfaces', { ...fresh(), nodeId, subnet: '10.50.0.0/25' })).status).toBe(201);
     expect((await call('POST', 'interfaces', { ...fresh(), nodeId, subnet: '10.50.0.128/25' })).status).toBe(201);
     expect((await call('POST', 'interfaces', { ...fresh(), nodeId, subnet: '10.50.1.0/30' })).status).toBe(201);
@@ -196,7 +165,7 @@ describe('creating interfaces', () => {
 describe('bad input: 4xx with {error, field}, no row written, no revision bump', () => {
   let nodeId: string;
   beforeAll(async () => {
-    nodeId = await newNode();
+    nodeId = (await createNode()).id;
     const existing = await call('POST', 'interfaces', { nodeId, name: 'taken', listenPort: 51000, subnet: '10.60.0.0/16', endpointHost: 'a.example.com' });
     expect(existing.status).toBe(201);
   });
@@ -270,7 +239,7 @@ describe('bad input: 4xx with {error, field}, no row written, no revision bump',
 
 describe('races', () => {
   test('10 parallel creations with the same port and overlapping subnets: exactly one wins', async () => {
-    const nodeId = await newNode();
+    const nodeId = (await createNode()).id;
     const before = await revision(nodeId);
     const responses = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
@@ -288,7 +257,7 @@ describe('races', () => {
   });
 
   test('10 parallel creations with nested subnets only: exactly one wins, the rest name the subnet', async () => {
-    const nodeId = await newNode();
+    const nodeId = (await createNode()).id;
     // 10.71.0.0/16 .. /25 all contain 10.71.0.0, so every pair overlaps.
     const responses = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
@@ -304,7 +273,7 @@ describe('races', () => {
   });
 
   test('10 parallel creations with the same name: exactly one wins', async () => {
-    const nodeId = await newNode();
+    const nodeId = (await createNode()).id;
     const responses = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
         call('POST', 'interfaces', { nodeId, name: 'same', listenPort: 54000 + i, subnet: `10.72.${i}.0/24`, endpointHost: 'vpn.example.com' }),
@@ -317,7 +286,7 @@ describe('races', () => {
 
 describe('changing interfaces', () => {
   test('allowed fields change and bump the revision once; a no-op change does not', async () => {
-    const nodeId = await newNode();
+    const nodeId = (await createNode()).id;
     const created = await createInterface({ nodeId });
     let rev = await revision(nodeId);
     const changes = { name: 'renamed', listenPort: 60001, endpointHost: '198.51.100.4', mtu: 1280, dns: ['9.9.9.9'], natInterface: 'ens3', enabled: false };
@@ -337,7 +306,7 @@ describe('changing interfaces', () => {
   });
 
   test('the subnet changes while no address is allocated; DNS left at the gateway follows it', async () => {
-    const nodeId = await newNode();
+    const nodeId = (await createNode()).id;
     const created = await createInterface({ nodeId, subnet: '10.80.0.0/24' });
     const moved = await call('PATCH', `interfaces/${created.id}`, { subnet: '10.81.0.0/23' });
     expect(moved.status).toBe(200);
@@ -348,7 +317,7 @@ describe('changing interfaces', () => {
   });
 
   test('the subnet is fixed once addresses are allocated', async () => {
-    const nodeId = await newNode();
+    const nodeId = (await createNode()).id;
     const created = await createInterface({ nodeId, subnet: '10.84.0.0/24' });
     await addDevices({ id: created.id, nodeId, subnet: created.subnet }, 2);
     const rev = await revision(nodeId);
@@ -363,8 +332,8 @@ describe('changing interfaces', () => {
   });
 
   test('refused changes: mode, node, awg on standard, clashes, bad values; nothing changes', async () => {
-    const nodeId = await newNode();
-    const other = await newNode();
+    const nodeId = (await createNode()).id;
+    const other = (await createNode()).id;
     const neighbour = await createInterface({ nodeId, name: 'neighbour', listenPort: 61000, subnet: '10.90.0.0/24' });
     const target = await createInterface({ nodeId, name: 'target', listenPort: 61001, subnet: '10.91.0.0/24' });
     expect(neighbour.nodeId).toBe(nodeId);
@@ -414,7 +383,7 @@ describe('changing interfaces', () => {
 
 describe('counts and deletion', () => {
   test('list and GET carry capacity, allocated, clients and devices', async () => {
-    const nodeId = await newNode();
+    const nodeId = (await createNode()).id;
     const busy = await createInterface({ nodeId, subnet: '10.95.0.0/28' });
     const quiet = await createInterface({ nodeId, subnet: '10.96.0.0/30' });
     await addDevices({ id: busy.id, nodeId, subnet: busy.subnet }, 5, 2);
@@ -439,7 +408,7 @@ describe('counts and deletion', () => {
   });
 
   test('DELETE refuses while devices use the interface, saying how many; ?force=true deletes', async () => {
-    const nodeId = await newNode();
+    const nodeId = (await createNode()).id;
     const iface = await createInterface({ nodeId });
     const deviceIds = await addDevices({ id: iface.id, nodeId, subnet: iface.subnet }, 3, 2);
     const host = await call('POST', 'hosts', { interfaceId: iface.id, name: 'alt', address: 'alt.example.com' });
@@ -478,7 +447,7 @@ describe('counts and deletion', () => {
   });
 
   test('DELETE without devices needs no force and bumps the revision once', async () => {
-    const nodeId = await newNode();
+    const nodeId = (await createNode()).id;
     const iface = await createInterface({ nodeId });
     const rev = await revision(nodeId);
     expect((await call('DELETE', `interfaces/${iface.id}`)).body).toEqual({ id: iface.id, deleted: true, accountsRemoved: 0 });

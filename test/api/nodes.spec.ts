@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 let t: TestPanel;
@@ -12,19 +13,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const call = (method: string, path: string, body?: unknown) => t.call(method, path, { token, body });
-
-async function nodeCount(): Promise<number> {
-  return Number((await t.query<{ n: string }>('select count(*) as n from nodes'))[0].n);
-}
-
-async function createNode(over: Record<string, unknown> = {}) {
-  const created = await call('POST', 'nodes', { name: `n-${randomUUID().slice(0, 8)}`, address: 'node.example.com', ...over });
-  expect(created.status).toBe(201);
-  // The enrolment secret is in the creation answer only.
-  const { enrolment: _enrolment, ...node } = created.body;
-  return node;
-}
+const { call, createNode, count } = fixtures(() => ({ t, token }));
 
 type Case = [string, unknown, number, string];
 
@@ -122,14 +111,15 @@ describe('nodes', () => {
     ];
 
     test.each(cases)('%s', async (...[, body, status, field]: Case) => {
-      const before = await nodeCount();
+      const before = await count('nodes');
       const response = await call('POST', 'nodes', body);
       expect({ status: response.status, body: response.body }).toEqual({ status, body: { error: expect.any(String), field } });
-      expect(await nodeCount()).toBe(before);
+      expect(await count('nodes')).toBe(before);
     });
 
     test('refused changes leave the node as it was', async () => {
-      const node = await createNode();
+      // The enrolment secret is in the creation answer only.
+      const { enrolment: _enrolment, ...node } = await createNode();
       const cases: [unknown, number, string][] = [
         [{ name: 'taken' }, 409, 'name'],
         [{ name: null }, 400, 'name'],
@@ -146,11 +136,11 @@ describe('nodes', () => {
   });
 
   test('parallel creations with one name: exactly one wins', async () => {
-    const before = await nodeCount();
+    const before = await count('nodes');
     const responses = await Promise.all(Array.from({ length: 10 }, () => call('POST', 'nodes', { name: 'raced', address: 'r.example.com' })));
     expect(responses.map((response) => response.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
     expect(responses.filter((response) => response.status === 409).every((response) => response.body.field === 'name')).toBe(true);
-    expect(await nodeCount()).toBe(before + 1);
+    expect(await count('nodes')).toBe(before + 1);
   });
 
   test('unknown ids are 404 naming id', async () => {

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
 import { AMNEZIA_BOUNDS, JMAX_MIN_GAP } from '../../libs/wireguard/amnezia.js';
+import { fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 let t: TestPanel;
 let token: string;
-let ifaceCount = 0;
 
 beforeAll(async () => {
   t = await startTestPanel();
@@ -15,33 +15,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const call = (method: string, path: string, body?: unknown) => t.call(method, path, { token, body });
-
-async function createInterface(overrides: Record<string, unknown> = {}) {
-  const n = ++ifaceCount;
-  const response = await call('POST', 'interfaces', {
-    name: `wgp${n}`,
-    mode: 'standard',
-    listenPort: 42000 + n,
-    subnet: `10.${100 + n}.0.0/24`,
-    endpointHost: 'vpn.example.com',
-    ...overrides,
-  });
-  expect(response.status).toBe(201);
-  return response.body;
-}
-
-async function createHost(body: Record<string, unknown>) {
-  const response = await call('POST', 'hosts', body);
-  expect(response.status).toBe(201);
-  return response.body;
-}
-
-async function createClient(body: Record<string, unknown>) {
-  const response = await call('POST', 'clients', { name: `p-${randomUUID().slice(0, 8)}`, ...body });
-  expect(response.status).toBe(201);
-  return response.body;
-}
+const { call, createInterface, createHost, createClient } = fixtures(() => ({ t, token }));
 
 /** A profile's `Key = value` lines per section. */
 function parseProfile(body: string): { Interface: Record<string, string>; Peer: Record<string, string> } {

@@ -7,7 +7,9 @@ import { HISTORY_MAINTENANCE_JOB, SYSTEM_HISTORY_QUEUE } from '../../apps/contro
 import { SystemService } from '../../apps/controller/src/system/system.service.js';
 import { CONTROLLER_SOURCE } from '../../apps/controller/src/system/tiers.js';
 import { createTestDatabase } from '../support/test-database.js';
+import { fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { waitFor } from '../support/wait-for.js';
 
 let t: TestPanel;
 let token: string;
@@ -22,8 +24,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const call = (method: string, path: string, body?: unknown) => t.call(method, path, { token, body });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const { call, createNode } = fixtures(() => ({ t, token }));
 
 const RANGES: [string, number][] = [
   ['5m', 300],
@@ -51,12 +52,6 @@ function sample(at: number, over: { cpu?: number; memoryUsed?: number; rxRate?: 
     uptimeSeconds: 1000,
     processRss: 50_000_000,
   };
-}
-
-async function createNode(): Promise<string> {
-  const created = await call('POST', 'nodes', { name: `sys-${randomUUID().slice(0, 8)}`, address: 'node.example.com' });
-  expect(created.status).toBe(201);
-  return created.body.id;
 }
 
 /** Records a sample every 2 s from `from` to `to` (controller clock), as the agent link would. */
@@ -95,14 +90,16 @@ describe('GET /api/system', () => {
 
   test('the controller samples its host every 2 s', async () => {
     const first = (await call('GET', 'system')).body.controller.at;
-    await sleep(2500);
-    const second = (await call('GET', 'system')).body.controller.at;
+    const second = await waitFor('a new sample of the controller host', async () => {
+      const at = (await call('GET', 'system')).body.controller.at;
+      return at !== first ? at : undefined;
+    });
     expect(second).toBeGreaterThan(first);
     expect(second - first).toBeLessThan(5000);
   });
 
   test('every node is listed, the local node first, with its agent, sync state and latest sample', async () => {
-    const id = await createNode();
+    const id = (await createNode()).id;
     const response = await call('GET', 'system');
     const [local, ...others] = response.body.nodes;
     expect(local).toEqual({
@@ -119,7 +116,7 @@ describe('GET /api/system', () => {
 
   test('agent state: connected only while the link was seen within 30 s; enrolled; never enrolled', async () => {
     const capabilities = { root: true, wireguardKernel: false, wireguardGo: true, wg: true, nft: false, ip: true };
-    const ids = { live: await createNode(), crashed: await createNode(), gone: await createNode(), quiet: await createNode(), pending: await createNode(), none: await createNode() };
+    const ids = { live: (await createNode()).id, crashed: (await createNode()).id, gone: (await createNode()).id, quiet: (await createNode()).id, pending: (await createNode()).id, none: (await createNode()).id };
     const credential = () => randomUUID().replace(/-/g, '').padEnd(64, '0');
     // Creating a node may already have made its agent row (the pending enrolment): upsert.
     const agent = (nodeId: string, columns: string, values: string) =>
@@ -153,7 +150,7 @@ describe('GET /api/system', () => {
   });
 
   test("a sample recorded for a node is that node's system", async () => {
-    const id = await createNode();
+    const id = (await createNode()).id;
     const now = Date.now();
     system.record(id, sample(now - 2000, { cpu: 10 }), new Date(now - 2000));
     system.record(id, sample(now, { cpu: 20 }), new Date(now));
@@ -162,7 +159,7 @@ describe('GET /api/system', () => {
   });
 
   test('without a sample in memory, the newest stored raw sample (another replica holds the link)', async () => {
-    const id = await createNode();
+    const id = (await createNode()).id;
     const at = Date.now() - 4000;
     // As another replica's flush would have written it.
     await t.query(
@@ -187,7 +184,7 @@ describe('GET /api/system', () => {
   });
 
   test('record() refuses what is not a node id or not a sample, and stores nothing of it', async () => {
-    const id = await createNode();
+    const id = (await createNode()).id;
     expect(() => system.record('not-a-node', sample(Date.now()))).toThrow(/node id/);
     expect(() => system.record(id, { ...sample(Date.now()), cpu: { ...sample(0).cpu, percent: 150 } })).toThrow();
     await system.flush();
@@ -237,7 +234,7 @@ describe('GET /api/system/history', () => {
   });
 
   test("samples recorded for a node show up in that node's history, before and after they are written", async () => {
-    const id = await createNode();
+    const id = (await createNode()).id;
     const now = Date.now();
     const times = recordEvery2s(id, now - 60_000, now, { cpu: 40, memoryUsed: 768, rxRate: 1234.5 });
 
@@ -261,13 +258,13 @@ describe('GET /api/system/history', () => {
     await check(); // from the database
 
     // Another node's history is its own.
-    const other = await createNode();
+    const other = (await createNode()).id;
     const empty = await history(`?range=5m&nodeId=${other}`);
     expect(empty.series.cpu.every((point) => point.v === null)).toBe(true);
   });
 
   test('a gap in the samples stays null in the 5-minute chart', async () => {
-    const id = await createNode();
+    const id = (await createNode()).id;
     const now = Date.now();
     recordEvery2s(id, now - 100_000, now - 70_000);
     recordEvery2s(id, now - 40_000, now);
@@ -305,17 +302,13 @@ describe('GET /api/system/history', () => {
 describe('rollups', () => {
   test('the maintenance job is scheduled on the system-history queue', async () => {
     const queue = t.panel.app.get<QueueBackend>(QUEUE_BACKEND).queue(SYSTEM_HISTORY_QUEUE);
-    let scheduler: unknown;
-    for (let attempt = 0; attempt < 50 && !scheduler; attempt++) {
-      scheduler = await queue.getJobScheduler(HISTORY_MAINTENANCE_JOB);
-      if (!scheduler) await sleep(100);
-    }
+    const scheduler = await waitFor('the history maintenance job scheduler', async () => (await queue.getJobScheduler(HISTORY_MAINTENANCE_JOB)) ?? undefined, 5000);
     expect(scheduler).toMatchObject({ every: 60_000 });
   });
 
   test('minute and ten-minute tiers are averages of the tier below, served to the longer ranges', async () => {
     const maintenance = t.panel.app.get(SystemHistoryMaintenance);
-    const id = await createNode();
+    const id = (await createNode()).id;
     // Ten whole minutes of samples, 30 to 20 minutes ago; minute m has cpu 10·m.
     const window = Math.floor((Date.now() - 30 * 60_000) / 600_000) * 600_000;
     for (let minute = 0; minute < 10; minute++) {
@@ -362,7 +355,7 @@ describe('rollups', () => {
 
   test('a rollup run again, or with late samples, replaces its windows; the current window is partial', async () => {
     const maintenance = t.panel.app.get(SystemHistoryMaintenance);
-    const id = await createNode();
+    const id = (await createNode()).id;
     const minute = Math.floor((Date.now() - 10 * 60_000) / 60_000) * 60_000;
     recordEvery2s(id, minute, minute + 20_000, { cpu: 10 });
     await system.flush();
@@ -427,7 +420,7 @@ describe('retention', () => {
   // Runs last: pruning with a clock in the future removes every source's old rows.
   test('each tier is pruned past its retention, younger rows stay', async () => {
     const maintenance = t.panel.app.get(SystemHistoryMaintenance);
-    const id = await createNode();
+    const id = (await createNode()).id;
     const now = Date.now();
     const insert = (tier: number, agoMs: number) =>
       t.query(

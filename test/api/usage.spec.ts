@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { generateKeyPair } from '../../libs/wireguard/keys.js';
 import type { PeerCounters } from '../../libs/contracts/agent-link.js';
 import { UsageService } from '../../apps/controller/src/clients/usage.service.js';
+import { fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 /**
@@ -25,7 +26,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const call = (method: string, path: string, body?: unknown) => t.call(method, path, { token, body });
+const { call, createNodeWithInterface, createClient, accountsOf, getClient, revision } = fixtures(() => ({ t, token }));
 
 interface Fixture {
   nodeId: string;
@@ -33,45 +34,36 @@ interface Fixture {
   ifaceId: string;
 }
 
-let subnet = 0;
+/** A node of its own with one interface. */
 async function fixture(): Promise<Fixture> {
-  const node = await call('POST', 'nodes', { name: `u-${randomUUID().slice(0, 8)}`, address: '192.0.2.20' });
-  expect(node.status).toBe(201);
+  const { node, iface } = await createNodeWithInterface();
   // Creating a node gave it an agent row (its enrolment); counters are claimed against it.
-  expect(await t.query('select 1 from node_agents where node_id = $1', [node.body.id])).toHaveLength(1);
-  const ifname = `wu${++subnet}`;
-  const iface = await call('POST', 'interfaces', { nodeId: node.body.id, name: ifname, listenPort: 51000 + subnet, subnet: `10.${150 + subnet}.0.0/24`, endpointHost: 'vpn.example.com' });
-  expect(iface.status).toBe(201);
-  return { nodeId: node.body.id, ifname, ifaceId: iface.body.id };
+  expect(await t.query('select 1 from node_agents where node_id = $1', [node.id])).toHaveLength(1);
+  return { nodeId: node.id, ifname: iface.name, ifaceId: iface.id };
 }
 
-async function createClient(f: Fixture, body: Record<string, unknown> = {}) {
-  const response = await call('POST', 'clients', { name: `c-${randomUUID().slice(0, 6)}`, interfaceIds: [f.ifaceId], ...body });
-  expect(response.status).toBe(201);
-  const keys = await t.query<{ public_key: string; device_id: string }>(
-    'select a.public_key, a.device_id from accounts a join devices d on d.id = a.device_id where d.client_id = $1 order by d.created_at',
-    [response.body.id],
-  );
-  return { id: response.body.id as string, keys: keys.map((row) => row.public_key), deviceIds: keys.map((row) => row.device_id) };
+/** A client on the fixture's interface; its id and its accounts' peer keys and devices, in device order. */
+async function clientOn(f: Fixture, body: Record<string, unknown> = {}) {
+  const created = await createClient({ interfaceIds: [f.ifaceId], ...body });
+  const accounts = await accountsOf(created.id);
+  return { id: created.id as string, keys: accounts.map((row) => row.public_key as string), deviceIds: accounts.map((row) => row.device_id as string) };
 }
 
 function peer(f: Fixture, publicKey: string, rx: number, tx: number, lastHandshake: number | null = null): PeerCounters {
   return { interface: f.ifname, publicKey, rxBytes: rx, txBytes: tx, lastHandshake, endpoint: '198.51.100.7:40000' };
 }
 
-const client = async (id: string) => (await call('GET', `clients/${id}`)).body;
-const revision = async (nodeId: string) => Number((await t.query<{ desired_revision: string }>('select desired_revision from nodes where id = $1', [nodeId]))[0].desired_revision);
 
 test('bytes add up from accounts to devices to the client; a repeated sequence number counts nothing', async () => {
   const f = await fixture();
-  const c = await createClient(f, { deviceLimit: 2, deviceNames: ['phone', 'laptop'] });
+  const c = await clientOn(f, { deviceLimit: 2, deviceNames: ['phone', 'laptop'] });
   const handshake = Date.now() - 5000;
   const first = await usage.recordCounters(f.nodeId, 1, [peer(f, c.keys[0], 1000, 5000, handshake), peer(f, c.keys[1], 200, 300)]);
   expect(first).toEqual({ duplicate: false, matched: 2, transitions: 0 });
   expect(await usage.recordCounters(f.nodeId, 1, [peer(f, c.keys[0], 1000, 5000)])).toMatchObject({ duplicate: true });
   expect(await usage.recordCounters(f.nodeId, 2, [peer(f, c.keys[0], 1, 2)])).toMatchObject({ duplicate: false, matched: 1 });
 
-  const view = await client(c.id);
+  const view = await getClient(c.id);
   expect(view).toMatchObject({ upBytes: 1201, downBytes: 5302, usedBytes: 6503, onlineNow: true });
   expect(new Date(view.lastHandshake).getTime()).toBe(handshake);
   const devices = view.devices;
@@ -85,23 +77,23 @@ test('bytes add up from accounts to devices to the client; a repeated sequence n
 test('a peer the node has no account for is ignored; another node cannot count for this node', async () => {
   const f = await fixture();
   const other = await fixture();
-  const c = await createClient(f);
+  const c = await clientOn(f);
   const stranger = generateKeyPair().publicKey;
   // The other node names this node's peer on its own interface name: no match there.
   expect(await usage.recordCounters(other.nodeId, 1, [peer(other, c.keys[0], 999, 999), peer(f, c.keys[0], 999, 999)])).toMatchObject({ matched: 0 });
   expect(await usage.recordCounters(f.nodeId, 1, [peer(f, stranger, 10, 10)])).toMatchObject({ matched: 0 });
-  expect((await client(c.id)).usedBytes).toBe(0);
+  expect((await getClient(c.id)).usedBytes).toBe(0);
 });
 
 test('reaching the quota exhausts the client and takes its peers off the node; reset revives', async () => {
   const f = await fixture();
-  const c = await createClient(f, { quotaBytes: 10_000 });
+  const c = await clientOn(f, { quotaBytes: 10_000 });
   const before = await revision(f.nodeId);
   expect(await usage.recordCounters(f.nodeId, 1, [peer(f, c.keys[0], 4000, 4000)])).toMatchObject({ transitions: 0 });
-  expect((await client(c.id)).status).toBe('active');
+  expect((await getClient(c.id)).status).toBe('active');
   expect(await revision(f.nodeId)).toBe(before);
   expect(await usage.recordCounters(f.nodeId, 2, [peer(f, c.keys[0], 1000, 1000)])).toMatchObject({ transitions: 1 });
-  expect((await client(c.id)).status).toBe('exhausted');
+  expect((await getClient(c.id)).status).toBe('exhausted');
   expect(await revision(f.nodeId)).toBe(before + 1);
   const desired = await t.query<{ n: string }>(
     `select count(*) as n from accounts a join devices d on d.id = a.device_id join clients c on c.id = d.client_id
@@ -111,24 +103,24 @@ test('reaching the quota exhausts the client and takes its peers off the node; r
   expect(Number(desired[0].n)).toBe(0);
 
   expect((await call('POST', `clients/${c.id}/reset`)).status).toBe(200);
-  expect(await client(c.id)).toMatchObject({ status: 'active', usedBytes: 0 });
+  expect(await getClient(c.id)).toMatchObject({ status: 'active', usedBytes: 0 });
   expect(await revision(f.nodeId)).toBe(before + 2);
 });
 
 test('start on first use: the first handshake starts the period, once', async () => {
   const f = await fixture();
-  const c = await createClient(f, { startOnFirstUse: true, durationDays: 30 });
-  expect((await client(c.id)).activatedAt).toBeNull();
+  const c = await clientOn(f, { startOnFirstUse: true, durationDays: 30 });
+  expect((await getClient(c.id)).activatedAt).toBeNull();
   // Traffic counters without a handshake do not start it.
   await usage.recordCounters(f.nodeId, 1, [peer(f, c.keys[0], 0, 0, null)]);
-  expect((await client(c.id)).activatedAt).toBeNull();
+  expect((await getClient(c.id)).activatedAt).toBeNull();
   const now = new Date('2026-12-01T10:00:00Z');
   await usage.recordCounters(f.nodeId, 2, [peer(f, c.keys[0], 100, 100, now.getTime() - 1000)], now);
-  const started = await client(c.id);
+  const started = await getClient(c.id);
   expect(new Date(started.activatedAt).toISOString()).toBe(now.toISOString());
   expect(new Date(started.expiresAt).toISOString()).toBe(new Date(now.getTime() + 30 * 86_400_000).toISOString());
   await usage.recordCounters(f.nodeId, 3, [peer(f, c.keys[0], 100, 100, now.getTime() + 60_000)], new Date(now.getTime() + 120_000));
-  expect(new Date((await client(c.id)).activatedAt).toISOString()).toBe(now.toISOString());
+  expect(new Date((await getClient(c.id)).activatedAt).toISOString()).toBe(now.toISOString());
 });
 
 test('concurrent batches of two nodes on one client all count, repeats never', async () => {
@@ -146,5 +138,5 @@ test('concurrent batches of two nodes on one client all count, repeats never', a
   };
   await Promise.all([send(a), send(b), send(a).catch(() => undefined)]);
   // The third sender repeats node a's numbers concurrently: every repeat is refused, none counts twice.
-  expect(await client(response.body.id)).toMatchObject({ upBytes: 400, downBytes: 40, usedBytes: 440 });
+  expect(await getClient(response.body.id)).toMatchObject({ upBytes: 400, downBytes: 40, usedBytes: 440 });
 });

@@ -9,10 +9,13 @@ import { AgentLinkGateway } from '../../apps/controller/src/nodes/link/agent-lin
 import { UsageService } from '../../apps/controller/src/clients/usage.service.js';
 import { agentRedisUsername } from '../../apps/controller/src/nodes/enrolment/agent-queue-access.js';
 import { wireguardGoPids } from '../../apps/agent/src/host/wireguard-link.js';
-import { freePort } from './spawned-process.js';
-import { eventually, startAgent, type AgentProcess } from '../support/agent-process.js';
-import { randomSuffix, requireTools, TestNamespace } from '../support/netns.js';
+import { freePort } from '../support/spawned-process.js';
+import { startAgent, type AgentProcess } from '../support/agent-process.js';
+import { waitFor } from '../support/wait-for.js';
+import { requireTools, TestNamespace } from '../support/netns.js';
+import { randomSuffix } from '../support/random-suffix.js';
 import { startRedisServer, type TestRedisServer } from '../support/redis-server.js';
+import { fixtures, type Fixtures } from '../support/fixtures.js';
 import { createTestDatabase } from '../support/test-database.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 import { bringUpProfile, peersOf, pingOnce, sendThrough, transferOf } from '../support/tunnel-client.js';
@@ -94,32 +97,31 @@ async function makeRig(
   { prefix = 'wf', subnet = TUNNEL }: { prefix?: string; subnet?: string } = {},
 ): Promise<Rig> {
   const token = await t.login();
-  const call = (method: string, path: string, body?: unknown) => t.call(method, path, { token, body });
-  const node = await call('POST', 'nodes', { name: `faults-${randomSuffix(6)}`, address: NODE_ADDRESS });
-  expect(node.status).toBe(201);
+  const api = fixtures(() => ({ t, token }));
+  const node = await api.createNode({ name: `faults-${randomSuffix(6)}`, address: NODE_ADDRESS });
   const ifname = `${prefix}${randomSuffix(8)}`;
-  const iface = await call('POST', 'interfaces', { nodeId: node.body.id, name: ifname, listenPort: 51820, subnet, endpointHost: NODE_ADDRESS });
-  expect(iface.status).toBe(201);
-  const agent = startAgent({ controllerUrl: t.api.replace(/\/api$/, ''), enrolSecret: node.body.enrolment.secret, netns: spaces.nodeNs.name });
+  const iface = await api.createInterface({ nodeId: node.id, name: ifname, listenPort: 51820, subnet, endpointHost: NODE_ADDRESS });
+  const agent = startAgent({ controllerUrl: t.api.replace(/\/api$/, ''), enrolSecret: node.enrolment.secret, netns: spaces.nodeNs.name });
   onCleanup('agent', async () => {
     await agent.stop();
     rmSync(agent.dataDir, { recursive: true, force: true });
   });
-  const rig: Rig = { t, token, nodeId: node.body.id, ifname, interfaceId: iface.body.id, agent, ...spaces };
+  const rig: Rig = { t, token, nodeId: node.id, ifname, interfaceId: iface.id, agent, ...spaces };
   await inSync(rig);
   return rig;
 }
 
-function api(rig: Rig) {
-  return (method: string, path: string, body?: unknown) => rig.t.call(method, path, { token: rig.token, body });
+/** The fixtures on the rig's panel as it is now (a test may put a restarted panel in its place). */
+function api(rig: Rig): Fixtures {
+  return fixtures(() => rig);
 }
 
 /** Waits until the node's agent is linked and the node applied its desired revision; returns the node. */
 async function inSync(rig: Rig, timeoutMs = 30_000): Promise<{ desiredRevision: number; appliedRevision: number }> {
-  return eventually(
+  return waitFor(
     'the agent to be linked and the node in sync',
     async () => {
-      const node = (await api(rig)('GET', `nodes/${rig.nodeId}`)).body;
+      const node = await api(rig).getNode(rig.nodeId);
       const linked = rig.t.panel.app.get(AgentLinkGateway).connectedNodes().includes(rig.nodeId);
       return linked && node.agent.state === 'connected' && node.inSync ? node : undefined;
     },
@@ -152,33 +154,22 @@ async function createClients(rig: Rig, count: number, devices: number, interface
   const worker = async () => {
     while (next < count) {
       next++;
-      const created = await api(rig)('POST', 'clients', { name: `bulk-${randomSuffix(8)}`, interfaceIds, deviceLimit: 0, deviceNames });
-      if (created.status !== 201) throw new Error(`creating a client: ${created.status} ${JSON.stringify(created.body)}`);
-      ids.push(created.body.id);
+      ids.push((await api(rig).createClient({ name: `bulk-${randomSuffix(8)}`, interfaceIds, deviceLimit: 0, deviceNames })).id);
     }
   };
   await Promise.all([worker(), worker(), worker()]);
   return ids;
 }
 
-async function accountKey(t: TestPanel, clientId: string): Promise<string> {
-  const [account] = await t.query<{ public_key: string }>(
-    'select a.public_key from accounts a join devices d on d.id = a.device_id where d.client_id = $1',
-    [clientId],
-  );
-  return account.public_key;
-}
-
 /** A client whose profile is up in the client namespace, with a working tunnel; its id and peer key. */
 async function tunnelClient(rig: Rig): Promise<{ clientId: string; publicKey: string }> {
-  const created = await api(rig)('POST', 'clients', { name: `tunnel-${randomSuffix(6)}`, interfaceIds: [rig.interfaceId] });
-  expect(created.status).toBe(201);
-  const publicKey = await accountKey(rig.t, created.body.id);
-  await eventually('the peer on the node', async () => (await peersOf(rig.nodeNs, rig.ifname)).includes(publicKey));
-  const configs = await api(rig)('GET', `clients/${created.body.id}/configs`);
+  const created = await api(rig).createClient({ name: `tunnel-${randomSuffix(6)}`, interfaceIds: [rig.interfaceId] });
+  const [{ public_key: publicKey }] = await api(rig).accountsOf(created.id);
+  await waitFor('the peer on the node', async () => (await peersOf(rig.nodeNs, rig.ifname)).includes(publicKey));
+  const configs = await api(rig).call('GET', `clients/${created.id}/configs`);
   await bringUpProfile(rig.clientNs!, configs.body.devices[0].profiles[0].body, rig.workDir, TUNNEL);
-  await eventually('a ping through the tunnel', () => pingOnce(rig.clientNs!, GATEWAY), 15_000);
-  return { clientId: created.body.id, publicKey };
+  await waitFor('a ping through the tunnel', () => pingOnce(rig.clientNs!, GATEWAY), 15_000);
+  return { clientId: created.id, publicKey };
 }
 
 /** Sends 1 MiB after 1 MiB through the tunnel until stopped; stop() resolves to the bytes sent. */
@@ -211,11 +202,11 @@ function keepSending(rig: Rig, chunk = 1024 * 1024): { sent(): number; stop(): P
  */
 async function usageMatchesHost(rig: Rig, client: { clientId: string; publicKey: string }, timeoutMs = 20_000): Promise<{ rx: number; tx: number }> {
   let last = '';
-  return eventually(
+  return waitFor(
     'the client usage to equal the node counters',
     async () => {
       const [rx, tx] = (await transferOf(rig.nodeNs, rig.ifname, client.publicKey))!;
-      const body = (await api(rig)('GET', `clients/${client.clientId}`)).body;
+      const body = await api(rig).getClient(client.clientId);
       last = `host rx ${rx} tx ${tx}, API up ${body.upBytes} down ${body.downBytes} used ${body.usedBytes}`;
       return body.upBytes === rx && body.downBytes === tx && body.usedBytes === rx + tx ? { rx, tx } : undefined;
     },
@@ -263,7 +254,7 @@ test('an agent killed in the middle of an apply converges after a restart on the
   const t = await startTestPanel();
   onCleanup('panel', panelStop(t));
   const rig = await makeRig(t, await makeNamespaces(false), { prefix: 'wz', subnet: '10.64.0.0/20' });
-  const call = api(rig);
+  const { call } = api(rig);
 
   // A sizeable interface first: 2,000 peers.
   const first = await createClients(rig, 40, 50, [rig.interfaceId]);
@@ -293,12 +284,12 @@ test('an agent killed in the middle of an apply converges after a restart on the
       for (const id of first.slice(0, 5)) expect((await call('PATCH', `clients/${id}`, { enabled: false })).status).toBe(200);
       for (const id of first.slice(5, 7)) expect((await call('DELETE', `clients/${id}`)).status).toBe(200);
       target = (await call('GET', `nodes/${rig.nodeId}`)).body.desiredRevision;
-      await eventually('one job carrying the whole change', async () => (await queue.getJob(applyJobId(rig.nodeId, target))) ?? undefined);
+      await waitFor('one job carrying the whole change', async () => (await queue.getJob(applyJobId(rig.nodeId, target))) ?? undefined);
       signalAll(frozen, 'SIGSTOP');
     } finally {
       process.kill(agentPid, 'SIGCONT');
     }
-    await eventually(
+    await waitFor(
       'the agent to be inside the apply',
       async () => {
         if ((await (await queue.getJob(applyJobId(rig.nodeId, target)))?.getState()) !== 'active') return undefined;
@@ -314,7 +305,7 @@ test('an agent killed in the middle of an apply converges after a restart on the
     signalAll(frozen, 'SIGCONT');
   }
   // The killed agent's `wg` goes on alone, as it would on a host; let it finish.
-  await eventually('the orphaned wg to finish', async () => (await processesIn(rig.nodeNs)).every((p) => !wgStuck.includes(p.pid)));
+  await waitFor('the orphaned wg to finish', async () => (await processesIn(rig.nodeNs)).every((p) => !wgStuck.includes(p.pid)));
 
   // Killed mid-job: the job is still taken, the host half changed, the agent's record behind.
   expect(await (await queue.getJob(applyJobId(rig.nodeId, target)))!.getState()).toBe('active');
@@ -350,12 +341,12 @@ test('a controller restarted on the same database, Redis and port: changes reach
 
   // Traffic throughout: before, while the controller is away, and after it is back.
   const traffic = keepSending(rig);
-  await eventually('traffic to be counted', async () => (await api(rig)('GET', `clients/${client.clientId}`)).body.upBytes > 1024 * 1024, 20_000, 200);
+  await waitFor('traffic to be counted', async () => (await api(rig).getClient(client.clientId)).upBytes > 1024 * 1024, 20_000, 200);
   await first.stop();
   // While it is down (several report intervals) the tunnel carries on and the node keeps counting.
   const stoppedAt = Date.now();
   const [rxAtStop] = (await transferOf(rig.nodeNs, rig.ifname, client.publicKey))!;
-  await eventually(
+  await waitFor(
     'traffic while the controller is down',
     async () => Date.now() - stoppedAt > 2000 && (await transferOf(rig.nodeNs, rig.ifname, client.publicKey))![0] > rxAtStop + 2 * 1024 * 1024,
     30_000,
@@ -367,18 +358,18 @@ test('a controller restarted on the same database, Redis and port: changes reach
   expect(second.api).toBe(first.api);
   rig.t = second;
   await inSync(rig);
-  await eventually('more traffic after the restart', async () => traffic.sent() > 6 * 1024 * 1024, 30_000, 200);
+  await waitFor('more traffic after the restart', async () => traffic.sent() > 6 * 1024 * 1024, 30_000, 200);
   await traffic.stop();
 
   // Changes made after the restart reach the host.
-  const call = api(rig);
+  const { call } = api(rig);
   const [added] = await createClients(rig, 1, 3, [rig.interfaceId]);
-  await eventually('the new client on the host', async () => {
+  await waitFor('the new client on the host', async () => {
     const keys = await hostPeers(rig.nodeNs, rig.ifname);
     return (await desiredPeers(second, rig.interfaceId)).every((key) => keys.includes(key)) && keys.length === 4;
   });
   expect((await call('PATCH', `clients/${added}`, { enabled: false })).status).toBe(200);
-  await eventually('the disabled client off the host', async () => (await hostPeers(rig.nodeNs, rig.ifname)).length === 1);
+  await waitFor('the disabled client off the host', async () => (await hostPeers(rig.nodeNs, rig.ifname)).length === 1);
   expect(await hostPeers(rig.nodeNs, rig.ifname)).toEqual([client.publicKey]);
   await inSync(rig);
 
@@ -422,11 +413,11 @@ test('Redis restarted empty (jobs and ACL users gone): the node converges again 
   // Killed and started again: a new server with nothing in it (the controller puts the agent's
   // user back as soon as it reconnects, so its absence cannot be caught reliably from here).
   await redis.restart();
-  await eventually('the admin connection back', async () => (await runId()) !== oldRunId, 10_000);
+  await waitFor('the admin connection back', async () => (await runId()) !== oldRunId, 10_000);
   expect(await admin.get('faults:marker')).toBeNull();
 
   // A change after the restart: more peers, and one client disabled.
-  const call = api(rig);
+  const { call } = api(rig);
   await createClients(rig, 1, 3, [rig.interfaceId]);
   expect((await call('PATCH', `clients/${before}`, { enabled: false })).status).toBe(200);
   const target = (await call('GET', `nodes/${rig.nodeId}`)).body.desiredRevision as number;
@@ -488,22 +479,22 @@ test('the agent link cut again and again while counters are in flight: usage equ
   let cuts = 0;
   for (let round = 0; round < 2 * rounds.length; round++) {
     const kind = rounds[round % rounds.length];
-    await eventually('the link back', async () => linked(), 20_000, 20);
+    await waitFor('the link back', async () => linked(), 20_000, 20);
     if (kind === 'cut at random') {
       // Whatever is on the way on the link at that moment is lost with it.
       await new Promise((resolve) => setTimeout(resolve, 150 + Math.floor(Math.random() * 600)));
       gateway.disconnect(rig.nodeId);
     } else {
       armed = kind;
-      await eventually(`a batch to meet "${kind}"`, async () => armed === undefined, 20_000, 20);
+      await waitFor(`a batch to meet "${kind}"`, async () => armed === undefined, 20_000, 20);
     }
     if (kind !== 'slow ack') {
       cuts++;
-      await eventually('the link to drop', async () => !linked(), 5_000, 10);
+      await waitFor('the link to drop', async () => !linked(), 5_000, 10);
     }
   }
   const sent = await traffic.stop();
-  await eventually('the link back', async () => linked(), 20_000, 20);
+  await waitFor('the link back', async () => linked(), 20_000, 20);
 
   const { rx, tx } = await usageMatchesHost(rig, client);
   expect(rx).toBeGreaterThan(sent);

@@ -11,7 +11,9 @@ import { CommandRunner } from '../../apps/agent/src/host/command-runner.js';
 import { CounterReader } from '../../apps/agent/src/host/counters.js';
 import { WireGuardHost } from '../../apps/agent/src/host/wireguard-host.js';
 import { wireguardGoPids } from '../../apps/agent/src/host/wireguard-link.js';
-import { randomSuffix, requireTools, TestNamespace } from '../support/netns.js';
+import { requireTools, TestNamespace } from '../support/netns.js';
+import { randomSuffix } from '../support/random-suffix.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * The agent's host drivers against the real tools: wireguard-go, wg, ip and nft in network
@@ -120,14 +122,6 @@ async function linkExists(name: string): Promise<boolean> {
   );
 }
 const inet = (a: IpAddr) => a.addr_info.filter((i) => i.family === 'inet').map((i) => `${i.local}/${i.prefixlen}`);
-
-async function eventually(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 test('the probe finds the tools installed here and no kernel module', () => {
   expect(probe.capabilities).toEqual({ root: true, wireguardKernel: false, wireguardGo: true, wg: true, nft: true, ip: true });
@@ -277,7 +271,7 @@ test('an interface deleted behind the agent is reported missing and re-created b
   const before = await ipAddr(name);
 
   await server!.exec('ip', 'link', 'del', 'dev', name);
-  await eventually(() => !existsSync(`/var/run/wireguard/${name}.sock`), 'the daemon to go');
+  await waitFor('the daemon to go', () => !existsSync(`/var/run/wireguard/${name}.sock`), 5000, 50);
   expect(await host.missingInterfaces()).toEqual([name]);
 
   expect(await host.apply({ ...desired, revision: 2 })).toMatchObject({ ok: true, interfaces: [{ name, state: 'up', peers: 2 }, { name: other, state: 'up' }] });

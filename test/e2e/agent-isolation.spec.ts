@@ -4,7 +4,9 @@ import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { applyJobId, nodeQueueName } from '#libs/contracts/node-queue.js';
 import type { ControllerMessage, EnrolResponse } from '#libs/contracts/agent-link.js';
-import { eventually } from '../support/agent-process.js';
+import { fixtures } from '../support/fixtures.js';
+import { randomSuffix } from '../support/random-suffix.js';
+import { waitFor } from '../support/wait-for.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 /**
@@ -18,8 +20,7 @@ let t: TestPanel;
 let token: string;
 const opened: { close(): unknown }[] = [];
 
-const call = (method: string, path: string, body?: unknown) => t.call(method, path, { token, body });
-const suffix = () => randomBytes(4).toString('hex');
+const { call, createNode, createInterface, createClient, accountsOf, getClient, getNode } = fixtures(() => ({ t, token }));
 
 interface EnrolledNode {
   id: string;
@@ -31,17 +32,15 @@ interface EnrolledNode {
 }
 
 /** Every node here gets an interface with this name: an agent naming it must still hit only its own. */
-const IFNAME = `wi${suffix()}`;
+const IFNAME = `wi${randomSuffix(8)}`;
 
 async function enrolledNode(): Promise<EnrolledNode> {
-  const node = await call('POST', 'nodes', { name: `iso-${suffix()}`, address: '192.0.2.10' });
-  expect(node.status).toBe(201);
-  const enrolled = await t.call('POST', 'agent/enrol', { body: { secret: node.body.enrolment.secret } });
+  const node = await createNode({ name: `iso-${randomSuffix(8)}`, address: '192.0.2.10' });
+  const enrolled = await t.call('POST', 'agent/enrol', { body: { secret: node.enrolment.secret } });
   expect(enrolled.status).toBe(200);
   expect(enrolled.body.queue).toMatchObject({ kind: 'redis', prefix: t.config.queuePrefix });
-  const iface = await call('POST', 'interfaces', { nodeId: node.body.id, name: IFNAME, listenPort: 51820, subnet: '10.77.0.0/24', endpointHost: '192.0.2.10' });
-  expect(iface.status).toBe(201);
-  return { id: node.body.id, interfaceId: iface.body.id, enrolmentSecret: node.body.enrolment.secret, access: enrolled.body };
+  const iface = await createInterface({ nodeId: node.id, name: IFNAME, listenPort: 51820, subnet: '10.77.0.0/24', endpointHost: '192.0.2.10' });
+  return { id: node.id, interfaceId: iface.id, enrolmentSecret: node.enrolment.secret, access: enrolled.body };
 }
 
 /** A Redis connection logged in as the node's own ACL user, as its agent makes it. */
@@ -66,23 +65,18 @@ async function closeRedis(redis: Redis): Promise<void> {
 }
 
 async function clientWithAccount(interfaceId: string): Promise<{ clientId: string; publicKey: string }> {
-  const client = await call('POST', 'clients', { name: `iso-${suffix()}`, interfaceIds: [interfaceId] });
-  expect(client.status).toBe(201);
-  const [account] = await t.query<{ public_key: string }>(
-    'select a.public_key from accounts a join devices d on d.id = a.device_id where d.client_id = $1',
-    [client.body.id],
-  );
-  return { clientId: client.body.id, publicKey: account.public_key };
+  const client = await createClient({ name: `iso-${randomSuffix(8)}`, interfaceIds: [interfaceId] });
+  const [account] = await accountsOf(client.id);
+  return { clientId: client.id, publicKey: account.public_key };
 }
 
 async function usageOf(clientId: string): Promise<{ upBytes: number; downBytes: number; usedBytes: number }> {
-  const body = (await call('GET', `clients/${clientId}`)).body;
-  return { upBytes: body.upBytes, downBytes: body.downBytes, usedBytes: body.usedBytes };
+  const { upBytes, downBytes, usedBytes } = await getClient(clientId);
+  return { upBytes, downBytes, usedBytes };
 }
 
 async function revisionOf(nodeId: string): Promise<number> {
-  const body = (await call('GET', `nodes/${nodeId}`)).body;
-  return body.desiredRevision;
+  return (await getNode(nodeId)).desiredRevision;
 }
 
 function linkUrl(): string {
@@ -110,7 +104,7 @@ function openLink(authorization?: string): Promise<LinkAttempt> {
         messages,
         // The next message of this type after the ones already taken.
         async next(type) {
-          return eventually(`a ${type} from the controller`, async () => {
+          return waitFor(`a ${type} from the controller`, async () => {
             const index = messages.findIndex((message, i) => i >= seen && message.type === type);
             if (index === -1) return undefined;
             seen = index + 1;
@@ -152,7 +146,7 @@ describe("an agent's Redis user", () => {
 
     // B's apply job exists: what A must not read.
     const bJobId = applyJobId(b.id, await revisionOf(b.id));
-    const bJob = await eventually("B's apply job on its queue", async () => (await admin.getJob(bJobId)) ?? undefined);
+    const bJob = await waitFor("B's apply job on its queue", async () => (await admin.getJob(bJobId)) ?? undefined);
     expect(bJob.data.interfaces[0].privateKey).toMatch(/=$/);
 
     const asA = redisAs(a);
@@ -194,7 +188,7 @@ describe("an agent's Redis user", () => {
     });
     thief.on('error', (error) => errors.push(error.message));
     opened.push({ close: () => thief.close(true) });
-    await eventually('the thief worker to be refused', async () => errors.some((message) => /NOPERM/.test(message)), 15_000);
+    await waitFor('the thief worker to be refused', async () => errors.some((message) => /NOPERM/.test(message)), 15_000);
     await thief.close(true);
     expect(await (await admin.getJob(bJobId))!.getState()).toBe('waiting');
 
@@ -210,14 +204,14 @@ describe("an agent's Redis user", () => {
       { connection: redisAs(a, { maxRetriesPerRequest: null }), prefix, concurrency: 1 },
     );
     opened.push({ close: () => worker.close(true) });
-    await eventually("A's worker to receive A's apply job", async () => received.find((job) => job.id === aJobId), 15_000);
+    await waitFor("A's worker to receive A's apply job", async () => received.find((job) => job.id === aJobId), 15_000);
     const aJob = received.find((job) => job.id === aJobId)!;
     expect(aJob.name).toBe('apply');
     expect(aJob.data).toMatchObject({ nodeId: a.id, interfaces: [{ name: IFNAME }] });
     // And the job it took is marked done in Redis, with A's login only.
     const aQueue = new Queue(nodeQueueName(a.id), { connection: adminRedis, prefix });
     opened.push({ close: () => aQueue.close() });
-    await eventually("A's job to complete", async () => (await (await aQueue.getJob(aJobId))?.getState()) === 'completed');
+    await waitFor("A's job to complete", async () => (await (await aQueue.getJob(aJobId))?.getState()) === 'completed');
     await worker.close();
     expect(received.every((job) => job.data.nodeId === a.id)).toBe(true);
   }, 60_000);
@@ -290,7 +284,7 @@ describe('the agent link', () => {
 
   test('is refused without a valid node credential, with 401', async () => {
     const a = await enrolledNode();
-    const apiToken = await call('POST', 'tokens', { name: `iso-${suffix()}` });
+    const apiToken = await call('POST', 'tokens', { name: `iso-${randomSuffix(8)}` });
     expect(apiToken.status).toBe(201);
     expect(apiToken.body.token).toMatch(/^wrn_/);
 
@@ -325,7 +319,7 @@ describe('the agent link', () => {
     expect(reEnrolled.body.credential).not.toBe(a.access.credential);
 
     // The lost host's live link ends, and it cannot come back with the old credential.
-    await eventually("the lost host's link to end", async () => closed, 10_000, 20);
+    await waitFor("the lost host's link to end", async () => closed, 10_000, 20);
     expect(await openLink(`Bearer ${a.access.credential}`)).toEqual({ status: 401 });
     const renewed = await openAs(reEnrolled.body.credential);
     renewed.socket.send(JSON.stringify({ type: 'hello', version: 'new-host', capabilities: CAPABILITIES, gaps: [], appliedRevision: 0 }));

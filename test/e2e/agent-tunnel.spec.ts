@@ -1,8 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomSuffix, requireTools, TestNamespace } from '../support/netns.js';
-import { eventually, startAgent, type AgentProcess } from '../support/agent-process.js';
+import { requireTools, TestNamespace } from '../support/netns.js';
+import { randomSuffix } from '../support/random-suffix.js';
+import { startAgent, type AgentProcess } from '../support/agent-process.js';
+import { waitFor } from '../support/wait-for.js';
+import { fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 import { bringUpProfile, peersOf, pingOnce, sendThrough, transferOf } from '../support/tunnel-client.js';
 
@@ -25,7 +28,7 @@ const TUNNEL = '10.66.0.0/24';
 const GATEWAY = '10.66.0.1';
 const ifname = `wa${randomSuffix(8)}`;
 
-const call = (method: string, path: string, body?: unknown) => t.call(method, path, { token, body });
+const { call, createNode, createInterface, createClient, accountsOf, getClient, getNode } = fixtures(() => ({ t, token }));
 
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error('agent-tunnel.spec needs root (network namespaces, wireguard-go)');
@@ -47,28 +50,22 @@ afterAll(async () => {
   await t?.stop();
 }, 60_000);
 
-async function nodeState(id: string) {
-  return (await call('GET', `nodes/${id}`)).body;
-}
-
 test('a client created through the API gets a working tunnel on the node, and its traffic is counted to the byte', async () => {
-  const node = await call('POST', 'nodes', { name: `e2e-${randomSuffix(6)}`, address: NODE_ADDRESS });
-  expect(node.status).toBe(201);
-  const nodeId: string = node.body.id;
-  const iface = await call('POST', 'interfaces', {
+  const node = await createNode({ name: `e2e-${randomSuffix(6)}`, address: NODE_ADDRESS });
+  const nodeId: string = node.id;
+  const iface = await createInterface({
     nodeId,
     name: ifname,
     listenPort: 51820,
     subnet: TUNNEL,
     endpointHost: NODE_ADDRESS,
   });
-  expect(iface.status).toBe(201);
 
-  agent = startAgent({ controllerUrl: t.api.replace(/\/api$/, ''), enrolSecret: node.body.enrolment.secret, netns: nodeNs.name });
-  const synced = await eventually(
+  agent = startAgent({ controllerUrl: t.api.replace(/\/api$/, ''), enrolSecret: node.enrolment.secret, netns: nodeNs.name });
+  const synced = await waitFor(
     'the agent to connect and apply the node',
     async () => {
-      const state = await nodeState(nodeId);
+      const state = await getNode(nodeId);
       return state.agent.state === 'connected' && state.inSync ? state : undefined;
     },
     30_000,
@@ -81,7 +78,7 @@ test('a client created through the API gets a working tunnel on the node, and it
   expect(await nodeNs.exec('ip', '-4', '-o', 'address', 'show', 'dev', ifname)).toContain(`inet ${GATEWAY}/24`);
 
   // The agent's system samples reach the snapshot and the node's history.
-  const system = await eventually('the node in GET /api/system with a sample', async () => {
+  const system = await waitFor('the node in GET /api/system with a sample', async () => {
     const body = (await call('GET', 'system')).body;
     const entry = body.nodes.find((n: { id: string }) => n.id === nodeId);
     return entry?.system ? entry : undefined;
@@ -89,35 +86,31 @@ test('a client created through the API gets a working tunnel on the node, and it
   expect(system.agent.state).toBe('connected');
   expect(system.sync).toMatchObject({ inSync: true });
   expect(system.system.memory.total).toBeGreaterThan(0);
-  const history = await eventually('samples in the node history', async () => {
+  const history = await waitFor('samples in the node history', async () => {
     const body = (await call('GET', `system/history?range=5m&nodeId=${nodeId}`)).body;
     return body.series.memory.some((point: { v: number | null }) => point.v !== null) ? body : undefined;
   });
   expect(history.series.memory).toHaveLength(240);
 
   // The enrolment secret was for one use.
-  const again = await t.call('POST', 'agent/enrol', { body: { secret: node.body.enrolment.secret } });
+  const again = await t.call('POST', 'agent/enrol', { body: { secret: node.enrolment.secret } });
   expect(again.status).toBe(401);
 
-  const client = await call('POST', 'clients', { name: `e2e-${randomSuffix(6)}`, interfaceIds: [iface.body.id] });
-  expect(client.status).toBe(201);
-  const [account] = await t.query<{ public_key: string }>(
-    'select a.public_key from accounts a join devices d on d.id = a.device_id where d.client_id = $1',
-    [client.body.id],
-  );
-  await eventually('the peer on the node', async () => (await peersOf(nodeNs, ifname)).includes(account.public_key));
+  const client = await createClient({ name: `e2e-${randomSuffix(6)}`, interfaceIds: [iface.id] });
+  const [account] = await accountsOf(client.id);
+  await waitFor('the peer on the node', async () => (await peersOf(nodeNs, ifname)).includes(account.public_key));
 
-  const configs = await call('GET', `clients/${client.body.id}/configs`);
+  const configs = await call('GET', `clients/${client.id}/configs`);
   const profile = configs.body.devices[0].profiles[0];
   await bringUpProfile(clientNs, profile.body, workDir, TUNNEL);
-  await eventually('a ping through the tunnel', () => pingOnce(clientNs, GATEWAY), 15_000);
+  await waitFor('a ping through the tunnel', () => pingOnce(clientNs, GATEWAY), 15_000);
 
   const sent = 2 * 1024 * 1024;
   await sendThrough(clientNs, nodeNs, GATEWAY, sent);
   // Usage through the API matches what the node's WireGuard counted, to the byte, once reported.
   const [rx, tx] = (await transferOf(nodeNs, ifname, account.public_key))!;
-  const counted = await eventually('the usage to reach the API', async () => {
-    const body = (await call('GET', `clients/${client.body.id}`)).body;
+  const counted = await waitFor('the usage to reach the API', async () => {
+    const body = await getClient(client.id);
     return body.upBytes === rx && body.downBytes === tx ? body : undefined;
   });
   expect(counted.usedBytes).toBe(rx + tx);
@@ -130,17 +123,17 @@ test('a client created through the API gets a working tunnel on the node, and it
   expect(counted.devices[0].accounts[0]).toMatchObject({ upBytes: rx, downBytes: tx, lastEndpoint: expect.stringMatching(/^172\.31\.0\.2:\d+$/) });
 
   // The quota: a little above what is used now; the next megabyte exhausts the client.
-  const patched = await call('PATCH', `clients/${client.body.id}`, { quotaBytes: counted.usedBytes + 200_000 });
+  const patched = await call('PATCH', `clients/${client.id}`, { quotaBytes: counted.usedBytes + 200_000 });
   expect(patched.status).toBe(200);
   await sendThrough(clientNs, nodeNs, GATEWAY, 1024 * 1024);
-  await eventually('the client to be exhausted', async () => (await call('GET', `clients/${client.body.id}`)).body.status === 'exhausted');
-  await eventually('the peer to leave the node', async () => !(await peersOf(nodeNs, ifname)).includes(account.public_key));
+  await waitFor('the client to be exhausted', async () => (await getClient(client.id)).status === 'exhausted');
+  await waitFor('the peer to leave the node', async () => !(await peersOf(nodeNs, ifname)).includes(account.public_key));
   expect(await pingOnce(clientNs, GATEWAY)).toBe(false);
 
   // Reset restores it.
-  expect((await call('POST', `clients/${client.body.id}/reset`)).status).toBe(200);
-  await eventually('the peer back on the node', async () => (await peersOf(nodeNs, ifname)).includes(account.public_key));
-  await eventually('a ping through the tunnel again', () => pingOnce(clientNs, GATEWAY), 15_000);
-  const after = (await call('GET', `clients/${client.body.id}`)).body;
+  expect((await call('POST', `clients/${client.id}/reset`)).status).toBe(200);
+  await waitFor('the peer back on the node', async () => (await peersOf(nodeNs, ifname)).includes(account.public_key));
+  await waitFor('a ping through the tunnel again', () => pingOnce(clientNs, GATEWAY), 15_000);
+  const after = await getClient(client.id);
   expect(after.status).toBe('active');
 }, 180_000);

@@ -17,7 +17,7 @@ import {
   stopPostmaster,
   waitForOutput,
   type Spawned,
-} from './spawned-process.js';
+} from '../support/spawned-process.js';
 
 // initdb and a first start take several seconds; a cold machine can take much longer.
 const SLOW = 180_000;

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { AMNEZIA_BOUNDS } from '../../libs/wireguard/amnezia.js';
 import { publicKeyFromPrivate } from '../../libs/wireguard/keys.js';
 import { requireTools, TestNamespace } from '../support/netns.js';
+import { fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 /**
@@ -39,7 +40,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const call = (method: string, path: string, body?: unknown) => t.call(method, path, { token, body });
+const { call, createInterface, createHost, createClient } = fixtures(() => ({ t, token }));
 
 interface Profile {
   filename: string;
@@ -49,7 +50,7 @@ interface Profile {
 }
 
 test('every profile of a client is accepted by wg-quick strip and wg setconf with the right keys, endpoint and address', async () => {
-  const iface = await call('POST', 'interfaces', {
+  const iface = await createInterface({
     name: 'wge2e',
     mode: 'standard',
     listenPort: 51900,
@@ -57,27 +58,25 @@ test('every profile of a client is accepted by wg-quick strip and wg setconf wit
     endpointHost: '192.0.2.1',
     dns: ['1.1.1.1'],
   });
-  expect(iface.status).toBe(201);
   for (const host of [
     { name: 'edge', address: '198.51.100.9', port: 443, priority: 1 },
     { name: 'v6', address: '2001:db8::7', port: 0 },
   ]) {
-    expect((await call('POST', 'hosts', { interfaceId: iface.body.id, ...host })).status).toBe(201);
+    await createHost({ interfaceId: iface.id, ...host });
   }
   // A random client name gives profile names (and so interface names) no other run shares.
-  const client = await call('POST', 'clients', {
+  const client = await createClient({
     name: `e2e-${randomUUID().slice(0, 6)}`,
-    interfaceIds: [iface.body.id],
+    interfaceIds: [iface.id],
     deviceLimit: 2,
     deviceNames: ['phone', 'laptop'],
   });
-  expect(client.status).toBe(201);
-  const configs = await call('GET', `clients/${client.body.id}/configs`);
+  const configs = await call('GET', `clients/${client.id}/configs`);
   expect(configs.status).toBe(200);
 
   const accounts = await t.query<{ device_id: string; ip: string; private_key: string; preshared_key: string }>(
     'select a.device_id, a.ip, a.private_key, a.preshared_key from accounts a join devices d on d.id = a.device_id where d.client_id = $1',
-    [client.body.id],
+    [client.id],
   );
   let applied = 0;
   for (const device of configs.body.devices as { deviceId: string; profiles: Profile[] }[]) {
@@ -99,7 +98,7 @@ test('every profile of a client is accepted by wg-quick strip and wg setconf wit
       expect(rest).toEqual([]);
       expect(self[0]).toBe(account.private_key);
       expect(self[1]).toBe(publicKeyFromPrivate(account.private_key));
-      expect(peer[0]).toBe(iface.body.publicKey);
+      expect(peer[0]).toBe(iface.publicKey);
       expect(peer[1]).toBe(account.preshared_key);
       expect(peer[2]).toBe(profile.hostName === 'edge' ? '198.51.100.9:443' : '[2001:db8::7]:51900');
       expect(peer[3]).toBe('0.0.0.0/0,::/0');
@@ -118,16 +117,15 @@ test('every profile of a client is accepted by wg-quick strip and wg setconf wit
 });
 
 test('an AmneziaWG profile carries Jc, Jmin, Jmax, S1, S2, H1..H4 within bounds (text only: no AmneziaWG tools here)', async () => {
-  const iface = await call('POST', 'interfaces', {
+  const iface = await createInterface({
     name: 'awge2e',
     mode: 'amnezia',
     listenPort: 51901,
     subnet: '10.78.0.0/24',
     endpointHost: '192.0.2.2',
   });
-  expect(iface.status).toBe(201);
-  const client = await call('POST', 'clients', { name: 'awg-e2e', interfaceIds: [iface.body.id] });
-  const [profile] = (await call('GET', `devices/${client.body.devices[0].id}/profiles`)).body as Profile[];
+  const client = await createClient({ name: 'awg-e2e', interfaceIds: [iface.id] });
+  const [profile] = (await call('GET', `devices/${client.devices[0].id}/profiles`)).body as Profile[];
   for (const [key, [min, max]] of Object.entries(AMNEZIA_BOUNDS)) {
     const line = new RegExp(`^${key[0].toUpperCase()}${key.slice(1)} = (\\d+)$`, 'm').exec(profile.body);
     expect({ key, present: line !== null }).toEqual({ key, present: true });

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run, ROOT, type Spawned } from '../e2e/spawned-process.js';
+import { run, ROOT, type Spawned } from './spawned-process.js';
 
 export const AGENT_MAIN = join(ROOT, 'dist/apps/agent/src/main.js');
 
@@ -57,20 +57,4 @@ export function startAgent(options: { controllerUrl: string; enrolSecret?: strin
     output: () => log + agent.current.stdout + agent.current.stderr,
   };
   return agent;
-}
-
-/** Polls until `check` returns a value that is not undefined/false, or fails with `what`. */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000, intervalMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
 }

@@ -1,7 +1,8 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { randomSuffix } from './random-suffix.js';
+import { GiveUp, waitFor } from './wait-for.js';
 
 /**
  * Network namespaces for tests that run real WireGuard tools: each test file makes its own,
@@ -12,11 +13,6 @@ import { promisify } from 'node:util';
  */
 
 const exec = promisify(execFile);
-
-/** `length` random hex characters, for names no concurrent run shares (interfaces: 15 chars at most). */
-export function randomSuffix(length = 6): string {
-  return randomBytes(Math.ceil(length / 2)).toString('hex').slice(0, length);
-}
 
 /** Fails with the Debian package to install when a tool is missing. */
 export async function requireTools(tools: readonly string[], packages: string): Promise<void> {
@@ -54,12 +50,15 @@ export class TestNamespace {
       stdio: 'ignore',
     });
     this.children.push(child);
-    for (let i = 0; i < 100; i++) {
-      if (existsSync(`/var/run/wireguard/${ifname}.sock`)) return;
-      if (child.exitCode !== null) throw new Error(`wireguard-go ${ifname} exited with ${child.exitCode}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`wireguard-go ${ifname} did not come up`);
+    await waitFor(
+      `wireguard-go ${ifname} to come up`,
+      () => {
+        if (child.exitCode !== null) throw new GiveUp(`wireguard-go ${ifname} exited with ${child.exitCode}`);
+        return existsSync(`/var/run/wireguard/${ifname}.sock`);
+      },
+      5000,
+      50,
+    );
   }
 
   /**

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
-import { freePort } from '../e2e/spawned-process.js';
+import { freePort } from './spawned-process.js';
+import { GiveUp, waitFor } from './wait-for.js';
 
 /**
  * A Redis server of the test's own (never the machine's shared one), on a free port, keeping
@@ -30,10 +31,17 @@ export async function startRedisServer(): Promise<TestRedisServer> {
     child = started;
     started.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
     started.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
-    for (let waited = 0; !(await answersPing(port)); waited += 50) {
-      if (started.exitCode !== null || waited > 10_000) throw new Error(`redis-server on ${port} did not start:\n${log}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitFor(
+      `redis-server on ${port} to answer`,
+      async () => {
+        if (started.exitCode !== null) throw new GiveUp(`redis-server on ${port} exited:\n${log}`);
+        return answersPing(port);
+      },
+      10_000,
+      50,
+    ).catch((error: Error) => {
+      throw error instanceof GiveUp ? error : new Error(`redis-server on ${port} did not start:\n${log}`);
+    });
   };
   const kill = async () => {
     const running = child;

@@ -2,7 +2,9 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { randomSuffix, type TestNamespace } from './netns.js';
+import type { TestNamespace } from './netns.js';
+import { randomSuffix } from './random-suffix.js';
+import { waitFor } from './wait-for.js';
 
 const exec = promisify(execFile);
 
@@ -62,10 +64,7 @@ export async function sendThrough(from: TestNamespace, to: TestNamespace, addres
   const done = new Promise<void>((resolve, reject) => {
     server.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`sink exited ${code}`))));
   });
-  for (let i = 0; !out.includes('ready'); i++) {
-    if (i > 100) throw new Error('sink did not start');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitFor('the sink to start', () => out.includes('ready'), 5000, 50);
   const source = `const c=require('net').connect(${port},'${address}',()=>{const b=Buffer.alloc(65536,7);let left=${bytes};const w=()=>{while(left>0){const n=Math.min(left,b.length);left-=n;if(!c.write(b.subarray(0,n))){c.once('drain',w);return}}c.end()};w()});c.on('data',()=>{});c.on('close',()=>process.exit(0));c.on('error',e=>{console.error(e.message);process.exit(1)})`;
   await exec('ip', ['netns', 'exec', from.name, process.execPath, '-e', source], { timeout: 60_000 });
   await done;

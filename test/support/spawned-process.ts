@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { GiveUp, waitFor } from './wait-for.js';
 
 /** The repository root: the built panel and CLI are run from dist/ there, as `npm start` does. */
 export const ROOT = new URL('../../', import.meta.url).pathname;
@@ -43,17 +44,20 @@ export async function runToEnd(script: string, args: string[], env: NodeJS.Proce
 
 /** Resolves once the text appears in stdout; fails early with the output if the process exits first. */
 export async function waitForOutput(spawned: Spawned, text: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   let exited = false;
   void spawned.exited.then(() => (exited = true));
-  while (!spawned.stdout.includes(text)) {
-    if (exited || Date.now() > deadline) {
-      throw new Error(
-        `${exited ? 'exited' : 'timed out'} before printing "${text}"\n--- stdout\n${spawned.stdout}\n--- stderr\n${spawned.stderr}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const output = () => `--- stdout\n${spawned.stdout}\n--- stderr\n${spawned.stderr}`;
+  await waitFor(
+    `"${text}" in the output`,
+    () => {
+      if (spawned.stdout.includes(text)) return true;
+      if (exited) throw new GiveUp(`exited before printing "${text}"\n${output()}`);
+      return false;
+    },
+    timeoutMs,
+  ).catch((error: Error) => {
+    throw error instanceof GiveUp ? error : new Error(`${error.message}\n${output()}`);
+  });
 }
 
 export async function killAllSpawned(): Promise<void> {
