@@ -3,7 +3,6 @@ import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Kysely } from 'kysely';
 import { Host } from '../interfaces/host.entity.js';
 import { TunnelInterface } from '../interfaces/interface.entity.js';
-import { NodeAgent } from '../nodes/node-agent.entity.js';
 import { Account } from './account.entity.js';
 import { Client } from './client.entity.js';
 import { ClientInterface } from './client-interface.entity.js';
@@ -16,8 +15,18 @@ import { Device } from './device.entity.js';
  * type says; rows therefore go through the readers in sql.ts.
  */
 export type ClientsDb = InferKyselyDB<
-  typeof Client | typeof ClientInterface | typeof Device | typeof Account | typeof TunnelInterface | typeof Host | typeof NodeAgent
->;
+  typeof Client | typeof ClientInterface | typeof Device | typeof Account | typeof TunnelInterface | typeof Host
+> & { node_agents: CounterSequence };
+
+/**
+ * The one column of a node's agent row that accounting owns: the last counter batch counted, claimed
+ * in the same transaction as the batch. Declared by hand because nodes/ (which owns the row) sits
+ * above clients/ and may not be imported from here.
+ */
+interface CounterSequence {
+  node_id: string;
+  counters_seq: number;
+}
 
 /** Kysely bound to `em`'s transaction when it has one. */
 export function kysely(em: EntityManager): Kysely<ClientsDb> {
