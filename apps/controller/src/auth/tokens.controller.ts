@@ -2,6 +2,8 @@ import { Body, Controller, Param } from '@nestjs/common';
 import { Route } from '../http/route.decorator.js';
 import { CurrentPrincipal } from './current-principal.decorator.js';
 import { CreateTokenDto, UpdateTokenDto } from './dto/token.dto.js';
+import { IssuedTokenDto, TokenDto } from './dto/token.response.js';
+import { DeletedDto } from '../http/api-fields.js';
 import type { Principal } from './principal.js';
 import { TokensService } from './tokens.service.js';
 
@@ -10,7 +12,7 @@ import { TokensService } from './tokens.service.js';
 export class TokensController {
   constructor(private readonly tokens: TokensService) {}
 
-  @Route({ method: 'GET', path: 'tokens', group: 'tokens', summary: 'List API tokens (secrets are never shown again)' })
+  @Route({ method: 'GET', path: 'tokens', group: 'tokens', summary: 'List API tokens (secrets are never shown again)', response: [TokenDto] })
   list() {
     return this.tokens.list();
   }
@@ -22,6 +24,7 @@ export class TokensController {
     summary: 'Issue an API token; the response is the only time its value is shown',
     example: { name: 'ci-deploy' },
     status: 201,
+    response: IssuedTokenDto,
   })
   async issue(@CurrentPrincipal() principal: Principal, @Body() body: CreateTokenDto) {
     const issued = await this.tokens.issue(principal.userId, body.name);
@@ -34,12 +37,13 @@ export class TokensController {
     group: 'tokens',
     summary: 'Rename, disable or re-enable an API token (takes effect on the next request)',
     example: { enabled: false },
+    response: TokenDto,
   })
   update(@Param('id') id: string, @Body() body: UpdateTokenDto) {
     return this.tokens.update(id, body);
   }
 
-  @Route({ method: 'DELETE', path: 'tokens/:id', group: 'tokens', summary: 'Delete an API token for good' })
+  @Route({ method: 'DELETE', path: 'tokens/:id', group: 'tokens', summary: 'Delete an API token for good', response: DeletedDto })
   remove(@Param('id') id: string) {
     return this.tokens.remove(id);
   }

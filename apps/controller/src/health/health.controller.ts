@@ -3,6 +3,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyReply } from 'fastify';
 import { withTimeout } from '../common/with-timeout.js';
 import { Route } from '../http/route.decorator.js';
+import { HealthDto } from './dto/health.response.js';
 import { QUEUE_BACKEND } from '../runtime.js';
 import type { QueueBackend } from '../queue/queue-backend.js';
 
@@ -31,7 +32,7 @@ export class HealthController {
     @Inject(QUEUE_BACKEND) private readonly queues: QueueBackend,
   ) {}
 
-  @Route({ method: 'GET', path: 'health', group: 'system', summary: 'Database and queue reachability (503 when either is down)', public: true })
+  @Route({ method: 'GET', path: 'health', group: 'system', summary: 'Database and queue reachability (503 when either is down)', public: true, response: HealthDto, alsoAnswers: [503] })
   async health(@Res({ passthrough: true }) reply: FastifyReply) {
     const [database, queue] = await Promise.all([
       timed(() => withTimeout(this.orm.em.getConnection().execute('select 1'), 2000, 'the database')),

@@ -3,6 +3,7 @@ import { Route } from '../http/route.decorator.js';
 import { ForceQueryDto, isForced } from '../nodes/dto/force-query.dto.js';
 import { CreateInterfaceDto, ListInterfacesQueryDto, UpdateInterfaceDto } from './dto/interface.dto.js';
 import { InterfacesService } from './interfaces.service.js';
+import { InterfaceDeletedDto, InterfaceDto } from './dto/interface.response.js';
 
 /** WireGuard and AmneziaWG interfaces (tunnels); rules and bounds are in docs/interfaces.md. */
 @Controller()
@@ -15,12 +16,13 @@ export class InterfacesController {
     group: 'interfaces',
     summary: 'List interfaces with pool capacity and allocated, client and device counts',
     query: { nodeId: 'only the interfaces of this node' },
+    response: [InterfaceDto],
   })
   list(@Query() query: ListInterfacesQueryDto) {
     return this.interfaces.list(query);
   }
 
-  @Route({ method: 'GET', path: 'interfaces/:id', group: 'interfaces', summary: 'Read one interface with its counts' })
+  @Route({ method: 'GET', path: 'interfaces/:id', group: 'interfaces', summary: 'Read one interface with its counts', response: InterfaceDto })
   get(@Param('id') id: string) {
     return this.interfaces.get(id);
   }
@@ -32,6 +34,8 @@ export class InterfacesController {
     summary: 'Create an interface (server keys, and AmneziaWG parameters in amnezia mode, are generated); nodeId defaults to the local node',
     example: { name: 'wg0', mode: 'standard', listenPort: 51820, subnet: '10.8.0.0/24', endpointHost: 'vpn.example.com' },
     status: 201,
+    response: InterfaceDto,
+    errors: [409],
   })
   create(@Body() body: CreateInterfaceDto) {
     return this.interfaces.create(body);
@@ -43,6 +47,8 @@ export class InterfacesController {
     group: 'interfaces',
     summary: 'Change an interface; the subnet only while no addresses are allocated, never its node or mode',
     example: { endpointHost: 'vpn2.example.com', mtu: 1380 },
+    response: InterfaceDto,
+    errors: [409],
   })
   update(@Param('id') id: string, @Body() body: UpdateInterfaceDto) {
     return this.interfaces.update(id, body);
@@ -54,6 +60,8 @@ export class InterfacesController {
     group: 'interfaces',
     summary: 'Delete an interface; refused while devices use it unless forced',
     query: { force: 'true to delete it together with its devices’ accounts on it' },
+    response: InterfaceDeletedDto,
+    errors: [409],
   })
   remove(@Param('id') id: string, @Query() query: ForceQueryDto) {
     return this.interfaces.remove(id, isForced(query));

@@ -7,6 +7,7 @@ import { AgentLinkGateway } from '../agents/agent-link.gateway.js';
 import { WARREN_CONFIG } from '../runtime.js';
 import { AgentCredentialsService } from './agent-credentials.service.js';
 import { EnrolDto } from './dto/enrol.dto.js';
+import { EnrolledDto, EnrolmentDto } from './dto/node.response.js';
 
 /** How an agent joins: a one-time secret per node, exchanged for the node's own credential. */
 @Controller()
@@ -23,6 +24,8 @@ export class EnrolmentController {
     group: 'nodes',
     summary: "Issue a new one-time enrolment secret for the node's agent (24 h; replaces an unused one)",
     status: 201,
+    response: EnrolmentDto,
+    errors: [409],
   })
   issue(@Param('id') id: string, @Req() request: FastifyRequest) {
     return this.credentials.issueEnrolment(id, `${requestOrigin(request)}${this.config.basePath}`);
@@ -35,6 +38,8 @@ export class EnrolmentController {
     summary: "Agent only: exchange an enrolment secret for the node credential and the node's queue access",
     example: { secret: 'wne_…' },
     public: true,
+    response: EnrolledDto,
+    errors: [503],
   })
   async enrol(@Body() body: EnrolDto) {
     const enrolled = await this.credentials.enrol(body.secret);
