@@ -24,7 +24,7 @@ export class AuthController {
     example: { username: 'admin', password: 'correct horse battery staple' },
     public: true,
     response: SignedInDto,
-    errors: [429],
+    errors: [401, 429],
   })
   async login(@Body() body: LoginDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const signedIn = await this.auth.login(body.username, body.password, request.ip);

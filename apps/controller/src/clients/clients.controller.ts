@@ -51,7 +51,7 @@ export class ClientsController {
     example: CREATE_EXAMPLE,
     status: 201,
     response: ClientDetailDto,
-    errors: [409],
+    errors: [404, 409],
   })
   create(@Body() body: CreateClientDto) {
     return this.clients.create(body);

@@ -15,7 +15,7 @@ import { ApiErrorDto } from './api-error.dto.js';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** Error statuses a route may answer besides the ones every route of its kind can (see errorStatuses). */
-export type ExtraErrorStatus = 403 | 409 | 429 | 503;
+export type ExtraErrorStatus = 401 | 403 | 404 | 409 | 429 | 503;
 
 /** What a handler declares beside its route; the docs, OpenAPI and the API page all read it. */
 export interface RouteSpec {
@@ -51,7 +51,7 @@ const METHOD_DECORATORS = { GET: Get, POST: Post, PUT: Put, PATCH: Patch, DELETE
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'invalid input: bad JSON, an unknown field or a failed rule (`field` names it)',
-  401: 'no valid credentials',
+  401: 'no valid credentials (or, signing in, a wrong username or password)',
   403: 'not allowed',
   404: 'no such resource (or an id that cannot be one)',
   409: 'conflicts with the current state',

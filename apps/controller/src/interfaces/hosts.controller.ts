@@ -17,6 +17,7 @@ export class HostsController {
     summary: 'List hosts (alternative addresses clients dial), highest priority first',
     query: { interfaceId: 'only the hosts of this interface' },
     response: [HostDto],
+    errors: [404],
   })
   list(@Query() query: ListHostsQueryDto) {
     return this.hosts.list(query);
@@ -30,7 +31,7 @@ export class HostsController {
     example: { interfaceId: '00000000-0000-4000-8000-000000000000', name: 'cdn', address: 'cdn.example.com', port: 443, priority: 10 },
     status: 201,
     response: HostDto,
-    errors: [409],
+    errors: [404, 409],
   })
   create(@Body() body: CreateHostDto) {
     return this.hosts.create(body);

@@ -17,6 +17,7 @@ export class InterfacesController {
     summary: 'List interfaces with pool capacity and allocated, client and device counts',
     query: { nodeId: 'only the interfaces of this node' },
     response: [InterfaceDto],
+    errors: [404],
   })
   list(@Query() query: ListInterfacesQueryDto) {
     return this.interfaces.list(query);
@@ -35,7 +36,7 @@ export class InterfacesController {
     example: { name: 'wg0', mode: 'standard', listenPort: 51820, subnet: '10.8.0.0/24', endpointHost: 'vpn.example.com' },
     status: 201,
     response: InterfaceDto,
-    errors: [409],
+    errors: [404, 409],
   })
   create(@Body() body: CreateInterfaceDto) {
     return this.interfaces.create(body);

@@ -31,6 +31,7 @@ export class SystemController {
       nodeId: "a node's id; without it, the controller's own host",
     },
     response: SystemHistoryDto,
+    errors: [404],
   })
   history(@Query() query: HistoryQueryDto) {
     return this.system.history(query.range ?? DEFAULT_HISTORY_RANGE, query.nodeId);
