@@ -39,7 +39,7 @@ export class EnrolmentController {
     example: { secret: 'wne_…' },
     public: true,
     response: EnrolledDto,
-    errors: [503],
+    errors: [401, 503],
   })
   async enrol(@Body() body: EnrolDto) {
     const enrolled = await this.credentials.enrol(body.secret);
