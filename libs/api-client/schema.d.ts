@@ -477,6 +477,17 @@ export interface components {
             publicKey: string;
             upBytes: number;
         };
+        AmneziaParamsDto: {
+            h1: number;
+            h2: number;
+            h3: number;
+            h4: number;
+            jc: number;
+            jmax: number;
+            jmin: number;
+            s1: number;
+            s2: number;
+        };
         AmneziaParamsViewDto: {
             h1: number;
             h2: number;
@@ -635,8 +646,41 @@ export interface components {
             load15: number;
             percent: number;
         };
-        CreateClientDto: Record<string, never>;
-        CreateDeviceDto: Record<string, never>;
+        CreateClientDto: {
+            /** @description 0 = unlimited */
+            deviceLimit?: number;
+            /** @description The first devices (default one named "device-1"); each 1..64 characters, unique regardless of case */
+            deviceNames?: string[];
+            durationDays?: number;
+            durationHours?: number;
+            /** @description false: disabled */
+            enabled?: boolean;
+            /**
+             * Format: date-time
+             * @description With a time zone; null = never expires
+             */
+            expiresAt?: string | null;
+            /** @description Each 1..64 characters */
+            groups?: string[];
+            interfaceIds: string[];
+            /** @description Trimmed; no control characters */
+            name: string;
+            note?: string;
+            /** @description 0 = unlimited */
+            quotaBytes?: number;
+            /** @description 0 = unmetered */
+            rateBitsPerSec?: number;
+            /** @enum {string} */
+            resetCycle?: "none" | "daily" | "weekly" | "monthly";
+            /** @description The expiry clock starts at the first handshake */
+            startOnFirstUse?: boolean;
+            /** @description null: no Telegram account */
+            telegramId?: number | null;
+        };
+        CreateDeviceDto: {
+            /** @description Trimmed; unique per client regardless of case */
+            name: string;
+        };
         CreatedNodeDto: {
             address: string;
             agent: components["schemas"]["NodeAgentDto"];
@@ -658,10 +702,63 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
-        CreateHostDto: Record<string, never>;
-        CreateInterfaceDto: Record<string, never>;
-        CreateNodeDto: Record<string, never>;
-        CreateTokenDto: Record<string, never>;
+        CreateHostDto: {
+            /** @description An IPv4 or IPv6 address or a hostname */
+            address: string;
+            /** @default true */
+            enabled: boolean;
+            /** @description The id of the interface */
+            interfaceId: string;
+            /** @description Unique per interface regardless of case; no control characters */
+            name: string;
+            /**
+             * @description 0: the interface's listen port
+             * @default 0
+             */
+            port: number;
+            /**
+             * @description Higher first
+             * @default 0
+             */
+            priority: number;
+        };
+        CreateInterfaceDto: {
+            /** @description A full set of AmneziaWG parameters instead of generated ones (amnezia mode only) */
+            awg?: components["schemas"]["AmneziaParamsDto"];
+            /** @description IPv4 or IPv6 addresses */
+            dns?: string[];
+            /** @default true */
+            enabled: boolean;
+            /** @description An IPv4 or IPv6 address or a hostname clients dial */
+            endpointHost: string;
+            listenPort: number;
+            /**
+             * @description Cannot change
+             * @default standard
+             * @enum {string}
+             */
+            mode: "standard" | "amnezia";
+            mtu?: number;
+            /** @description name must be 1..15 characters of A-Z, a-z, 0-9, "_" and "-" */
+            name: string;
+            /** @description Host uplink to NAT through; null: no NAT */
+            natInterface?: string | null;
+            /** @description The id of the node; defaults to the local node; cannot change */
+            nodeId?: string;
+            /** @description An IPv4 CIDR, e.g. 10.8.0.0/24 */
+            subnet: string;
+        };
+        CreateNodeDto: {
+            /** @description An IPv4 or IPv6 address or a hostname */
+            address: string;
+            /** @description No control characters */
+            name: string;
+            note?: string;
+        };
+        CreateTokenDto: {
+            /** @description No control characters */
+            name: string;
+        };
         DeletedDto: {
             /** @enum {boolean} */
             deleted: true;
@@ -721,7 +818,10 @@ export interface components {
             baseUrl: string;
             groups: components["schemas"]["DocsGroupDto"][];
         };
-        EnrolDto: Record<string, never>;
+        EnrolDto: {
+            /** @description The one-time enrolment secret (`wne_…`) */
+            secret: string;
+        };
         EnrolledDto: {
             /** @description The node credential (`wnc_…`), shown once */
             credential: string;
@@ -843,7 +943,11 @@ export interface components {
             /** @enum {boolean} */
             ok: true;
         };
-        LoginDto: Record<string, never>;
+        LoginDto: {
+            /** Format: password */
+            password: string;
+            username: string;
+        };
         MeDto: {
             user: components["schemas"]["UserDto"];
             /** @enum {string} */
@@ -1020,7 +1124,7 @@ export interface components {
             /** @enum {string} */
             range: "5m" | "1h" | "6h" | "24h" | "48h" | "7d";
             series: components["schemas"]["SeriesDto"];
-            /** @description Seconds per point */
+            /** @description Seconds per point (may be fractional) */
             step: number;
         };
         SystemSnapshotDto: {
@@ -1049,11 +1153,80 @@ export interface components {
             upBytes: number;
             usedBytes: number;
         };
-        UpdateClientDto: Record<string, never>;
-        UpdateHostDto: Record<string, never>;
-        UpdateInterfaceDto: Record<string, never>;
-        UpdateNodeDto: Record<string, never>;
-        UpdateTokenDto: Record<string, never>;
+        UpdateClientDto: {
+            /** @description 0 = unlimited */
+            deviceLimit?: number;
+            /** @description false: disabled */
+            enabled?: boolean;
+            /**
+             * Format: date-time
+             * @description With a time zone; null = never expires
+             */
+            expiresAt?: string | null;
+            /** @description Each 1..64 characters */
+            groups?: string[];
+            interfaceIds?: string[];
+            /** @description Trimmed; no control characters */
+            name?: string;
+            note?: string;
+            /** @description 0 = unlimited */
+            quotaBytes?: number;
+            /** @description 0 = unmetered */
+            rateBitsPerSec?: number;
+            /** @enum {string} */
+            resetCycle?: "none" | "daily" | "weekly" | "monthly";
+            /** @description null: no Telegram account */
+            telegramId?: number | null;
+        };
+        UpdateHostDto: {
+            /** @description An IPv4 or IPv6 address or a hostname */
+            address?: string;
+            enabled?: boolean;
+            /** @description Unique per interface regardless of case; no control characters */
+            name?: string;
+            /** @description 0: the interface's listen port */
+            port?: number;
+            /** @description Higher first */
+            priority?: number;
+        };
+        UpdateInterfaceDto: {
+            /** @description A full set of AmneziaWG parameters instead of generated ones (amnezia mode only) */
+            awg?: components["schemas"]["AmneziaParamsDto"];
+            /** @description IPv4 or IPv6 addresses */
+            dns?: string[];
+            enabled?: boolean;
+            /** @description An IPv4 or IPv6 address or a hostname clients dial */
+            endpointHost?: string;
+            listenPort?: number;
+            /**
+             * @description Cannot change
+             * @default standard
+             * @enum {string}
+             */
+            mode: "standard" | "amnezia";
+            mtu?: number;
+            /** @description name must be 1..15 characters of A-Z, a-z, 0-9, "_" and "-" */
+            name?: string;
+            /** @description Host uplink to NAT through; null: no NAT */
+            natInterface?: string | null;
+            /** @description The id of the node; defaults to the local node; cannot change */
+            nodeId?: string;
+            /** @description An IPv4 CIDR, e.g. 10.8.0.0/24 */
+            subnet?: string;
+        };
+        UpdateNodeDto: {
+            /** @description An IPv4 or IPv6 address or a hostname */
+            address?: string;
+            /** @description No control characters */
+            name?: string;
+            note?: string;
+        };
+        UpdateTokenDto: {
+            /** @description false disables the token at once */
+            enabled?: boolean;
+            /** @description No control characters */
+            name?: string;
+        };
         UsageDto: {
             percent: number;
             /** @description bytes */
@@ -1101,6 +1274,15 @@ export interface operations {
             };
             /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1177,6 +1359,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description body larger than 1 MiB */
             413: {
                 headers: {
@@ -1242,7 +1433,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1307,7 +1498,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1329,7 +1520,18 @@ export interface operations {
     };
     get_clients: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Clients whose groups include this one */
+                group?: string;
+                /** @description Clients attached to this interface */
+                interfaceId?: string;
+                page?: number;
+                perPage?: number;
+                /** @description Case-insensitive text in name or note; all digits also matches telegramId exactly */
+                search?: string;
+                sort?: "newest" | "oldest" | "name" | "traffic" | "remaining" | "expiry";
+                status?: "active" | "disabled" | "expired" | "exhausted";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1354,7 +1556,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1405,8 +1607,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1481,7 +1692,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1539,7 +1750,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1619,7 +1830,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1677,7 +1888,9 @@ export interface operations {
     };
     get_clients_id_configs: {
         parameters: {
-            query?: never;
+            query?: {
+                format?: "json" | "zip";
+            };
             header?: never;
             path: {
                 id: string;
@@ -1705,7 +1918,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1767,7 +1980,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1852,7 +2065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1928,7 +2141,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2004,7 +2217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2080,7 +2293,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2136,7 +2349,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2205,7 +2418,10 @@ export interface operations {
     };
     get_hosts: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only the hosts of this interface (its id) */
+                interfaceId?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2230,8 +2446,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2281,8 +2506,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2357,7 +2591,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2437,7 +2671,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2495,7 +2729,10 @@ export interface operations {
     };
     get_interfaces: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only the interfaces of this node (its id) */
+                nodeId?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2520,8 +2757,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2571,8 +2817,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2647,7 +2902,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2678,7 +2933,10 @@ export interface operations {
     };
     delete_interfaces_id: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true to delete together with what depends on it */
+                force?: "true" | "false";
+            };
             header?: never;
             path: {
                 id: string;
@@ -2705,7 +2963,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2794,7 +3052,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2877,7 +3135,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2928,7 +3186,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3004,7 +3262,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3035,7 +3293,10 @@ export interface operations {
     };
     delete_nodes_id: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true to delete together with what depends on it */
+                force?: "true" | "false";
+            };
             header?: never;
             path: {
                 id: string;
@@ -3062,7 +3323,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3151,7 +3412,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3236,7 +3497,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3319,7 +3580,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3366,7 +3627,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3388,7 +3649,11 @@ export interface operations {
     };
     get_system_history: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A node's id; without it, the controller's own host */
+                nodeId?: string;
+                range?: "5m" | "1h" | "6h" | "24h" | "48h" | "7d";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3413,8 +3678,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3460,7 +3734,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3511,7 +3785,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3578,7 +3852,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3658,7 +3932,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no valid credentials */
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
                 headers: {
                     [name: string]: unknown;

@@ -93,7 +93,7 @@ export const SeriesDto = seriesClass();
 export class SystemHistoryDto {
   @ApiProperty({ enum: HISTORY_RANGE_NAMES }) range!: HistoryRange;
   @IntField({ minimum: 1 }) points!: number;
-  @ApiProperty({ exclusiveMinimum: 0, description: 'Seconds per point (may be fractional)' }) step!: number;
+  @ApiProperty({ minimum: 0, description: 'Seconds per point (may be fractional)' }) step!: number;
   @IdField({ nullable: true, description: "null: the controller's own host" }) nodeId!: string | null;
   @ApiProperty({ type: SeriesDto }) series!: Record<(typeof SERIES)[number], PointDto[]>;
 }
