@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { components } from '#libs/api-client/index.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 let t: TestPanel;
@@ -18,11 +19,11 @@ async function nodeCount(): Promise<number> {
   return Number((await t.query<{ n: string }>('select count(*) as n from nodes'))[0].n);
 }
 
-async function createNode(over: Record<string, unknown> = {}) {
-  const created = await call('POST', 'nodes', { name: `n-${randomUUID().slice(0, 8)}`, address: 'node.example.com', ...over });
-  expect(created.status).toBe(201);
+async function createNode(over: Partial<components['schemas']['CreateNodeDto']> = {}) {
+  const created = await t.client(token).POST('/api/nodes', { body: { name: `n-${randomUUID().slice(0, 8)}`, address: 'node.example.com', ...over } });
+  expect(created.response.status).toBe(201);
   // The enrolment secret is in the creation answer only.
-  const { enrolment: _enrolment, ...node } = created.body;
+  const { enrolment: _enrolment, enrolmentError: _enrolmentError, ...node } = created.data!;
   return node;
 }
 
