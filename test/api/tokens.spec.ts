@@ -33,13 +33,16 @@ describe('API tokens', () => {
   });
 
   test('authenticates as Bearer and records lastUsedAt', async () => {
-    const issued = await t.call('POST', 'tokens', { token: session, body: { name: 'usage' } });
-    const me = await t.call('GET', 'auth/me', { token: issued.body.token });
-    expect(me.status).toBe(200);
-    expect(me.body.via).toBe('token');
-    const list = await t.call('GET', 'tokens', { token: session });
-    const listed = list.body.find((entry: { id: string }) => entry.id === issued.body.id);
-    expect(new Date(listed.lastUsedAt).getTime()).toBeGreaterThan(Date.now() - 60_000);
+    // Through the typed client (libs/api-client): paths, bodies and answers are checked by tsc.
+    const owner = t.client(session);
+    const issued = await owner.POST('/api/tokens', { body: { name: 'usage' } });
+    expect(issued.response.status).toBe(201);
+    const me = await t.client(issued.data!.token).GET('/api/auth/me');
+    expect(me.response.status).toBe(200);
+    expect(me.data!.via).toBe('token');
+    const list = await owner.GET('/api/tokens');
+    const listed = list.data!.find((entry) => entry.id === issued.data!.id)!;
+    expect(new Date(listed.lastUsedAt!).getTime()).toBeGreaterThan(Date.now() - 60_000);
   });
 
   test('disabling takes effect on the very next request; enabling restores it', async () => {

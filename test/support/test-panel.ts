@@ -5,9 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type WarrenConfig } from '../../apps/controller/src/config/config.js';
 import { startPanel, type Panel } from '../../apps/controller/src/panel.js';
+import { DocsService } from '../../apps/controller/src/docs/docs.service.js';
+import { createApiClient, type ApiClient } from '#libs/api-client/index.js';
 import { Redis } from 'ioredis';
 import { REDIS_URL } from './environment.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
+import { ResponseChecker } from './response-check.js';
 
 export const OWNER = { username: 'owner', password: 'owner-password-123' };
 
@@ -19,8 +22,13 @@ export interface TestPanel {
   database: TestDatabase;
   /** Signs in as the owner and returns the session token. */
   login(): Promise<string>;
-  /** fetch with JSON in and out; `token` becomes a Bearer header. */
+  /**
+   * fetch with JSON in and out; `token` becomes a Bearer header. Every answer is checked against
+   * the panel's OpenAPI document (declared status, media type, body schema): a mismatch throws.
+   */
   call(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  /** The typed client (libs/api-client) for this panel, its answers checked like call()'s. */
+  client(token?: string): ApiClient;
   /** Reads the panel's database directly, to check what is stored. */
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   stop(): Promise<void>;
@@ -57,6 +65,25 @@ export async function startTestPanel(env: Record<string, string> = {}, options: 
   });
   const panel = await startPanel(config);
   const api = `${panel.origin}${config.basePath}/api`;
+  let checker: ResponseChecker | undefined;
+  const checkResponse = async (method: string, url: string, response: Response, body: unknown) => {
+    checker ??= new ResponseChecker(panel.app.get(DocsService).openApi(panel.origin));
+    const path = new URL(url).pathname.slice(config.basePath.length);
+    checker.check(method.toUpperCase(), path, response.status, response.headers.get('content-type'), body);
+  };
+  // The typed client's fetch: the same check as call(), on a copy of the answer it hands on.
+  const checkedFetch = async (request: Request): Promise<Response> => {
+    const response = await fetch(request);
+    const text = await response.clone().text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: checked by its content type
+    }
+    await checkResponse(request.method, request.url, response, parsed);
+    return response;
+  };
   const call: TestPanel['call'] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -65,7 +92,8 @@ export async function startTestPanel(env: Record<string, string> = {}, options: 
       headers['content-type'] ??= 'application/json';
       body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
     }
-    const response = await fetch(`${api}/${path.replace(/^\//, '')}`, { method, headers, body });
+    const url = `${api}/${path.replace(/^\//, '')}`;
+    const response = await fetch(url, { method, headers, body });
     const text = await response.text();
     let parsed: unknown = text;
     try {
@@ -73,6 +101,7 @@ export async function startTestPanel(env: Record<string, string> = {}, options: 
     } catch {
       // not JSON: keep the text
     }
+    await checkResponse(method, url, response, parsed);
     return { status: response.status, body: parsed, headers: response.headers };
   };
   return {
@@ -81,6 +110,7 @@ export async function startTestPanel(env: Record<string, string> = {}, options: 
     api,
     database,
     call,
+    client: (token) => createApiClient(`${panel.origin}${config.basePath}`, token, { fetch: checkedFetch }),
     async login() {
       const response = await call('POST', 'auth/login', { body: OWNER });
       if (response.status !== 200) throw new Error(`login failed: ${JSON.stringify(response.body)}`);

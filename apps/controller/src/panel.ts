@@ -9,6 +9,8 @@ import { ensureOwner, type OwnerCreated } from './auth/owner-bootstrap.js';
 import type { WarrenConfig } from './config/config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres.js';
 import { openDatabase } from './database/orm.js';
+import { createOpenApiDocument } from './docs/openapi.js';
+import { DocsService } from './docs/docs.service.js';
 import { PreparedPool } from './database/prepared-pool.js';
 import { loadTls } from './http/tls.js';
 import { startLocalAgent } from './nodes/local-agent.js';
@@ -83,6 +85,7 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
       { logger: LOG_LEVELS[config.logLevel], abortOnError: false },
     );
     app.setGlobalPrefix(`${config.basePath}/api`.replace(/^\//, ''));
+    app.get(DocsService).publishOpenApi(createOpenApiDocument(app));
     app.enableShutdownHooks();
     cleanups.push(() => app.close());
     await app.listen(config.port, config.host);

@@ -6,6 +6,7 @@ import type { WarrenConfig } from '../config/config.js';
 import { AuthService } from './auth.service.js';
 import { CurrentPrincipal } from './current-principal.decorator.js';
 import { LoginDto } from './dto/login.dto.js';
+import { LoggedOutDto, MeDto, SignedInDto } from './dto/auth.response.js';
 import { SESSION_COOKIE, type Principal } from './principal.js';
 
 @Controller()
@@ -22,6 +23,8 @@ export class AuthController {
     summary: 'Sign in with username and password; returns a session token (also set as an HttpOnly cookie)',
     example: { username: 'admin', password: 'correct horse battery staple' },
     public: true,
+    response: SignedInDto,
+    errors: [401, 429],
   })
   async login(@Body() body: LoginDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const signedIn = await this.auth.login(body.username, body.password, request.ip);
@@ -35,7 +38,7 @@ export class AuthController {
     return signedIn;
   }
 
-  @Route({ method: 'GET', path: 'auth/me', group: 'auth', summary: 'Who the presented credential belongs to' })
+  @Route({ method: 'GET', path: 'auth/me', group: 'auth', summary: 'Who the presented credential belongs to', response: MeDto })
   me(@CurrentPrincipal() principal: Principal) {
     return {
       user: { id: principal.userId, username: principal.username, role: principal.role },
@@ -43,7 +46,7 @@ export class AuthController {
     };
   }
 
-  @Route({ method: 'POST', path: 'auth/logout', group: 'auth', summary: 'End the current session and clear its cookie' })
+  @Route({ method: 'POST', path: 'auth/logout', group: 'auth', summary: 'End the current session and clear its cookie', response: LoggedOutDto })
   async logout(@CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply) {
     await this.auth.logout(principal);
     reply.clearCookie(SESSION_COOKIE, { path: this.config.basePath || '/' });

@@ -3,6 +3,8 @@ import { IdPipe } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
 import { ClientsService } from './clients.service.js';
 import { CreateClientDto, ListClientsQuery, UpdateClientDto } from './dto/client.dto.js';
+import { ClientDetailDto, ClientPageDto, ClientResetDto } from './dto/client.response.js';
+import { DeletedDto } from '../http/api-fields.js';
 
 const CREATE_EXAMPLE = {
   name: 'alice',
@@ -36,6 +38,7 @@ export class ClientsController {
       perPage: 'page size, 1..200 (default 25); out of range is a 400',
       sort: 'newest (default) | oldest | name | traffic | remaining | expiry',
     },
+    response: ClientPageDto,
   })
   list(@Query() query: ListClientsQuery) {
     return this.clients.list(query);
@@ -48,12 +51,14 @@ export class ClientsController {
     summary: 'Create a client with its first devices: one account (key pair, preshared key, address) per device per interface',
     example: CREATE_EXAMPLE,
     status: 201,
+    response: ClientDetailDto,
+    errors: [404, 409],
   })
   create(@Body() body: CreateClientDto) {
     return this.clients.create(body);
   }
 
-  @Route({ method: 'GET', path: 'clients/:id', group: 'clients', summary: 'One client with its devices and their accounts (public keys only)' })
+  @Route({ method: 'GET', path: 'clients/:id', group: 'clients', summary: 'One client with its devices and their accounts (public keys only)', response: ClientDetailDto })
   get(@Param('id', new IdPipe('client')) id: string) {
     return this.clients.get(id);
   }
@@ -64,12 +69,14 @@ export class ClientsController {
     group: 'clients',
     summary: 'Change a client; quota, expiry and enabled recompute its status, interfaceIds re-provisions its devices',
     example: { quotaBytes: 214748364800, expiresAt: null, enabled: true },
+    response: ClientDetailDto,
+    errors: [409],
   })
   update(@Param('id', new IdPipe('client')) id: string, @Body() body: UpdateClientDto) {
     return this.clients.update(id, body);
   }
 
-  @Route({ method: 'DELETE', path: 'clients/:id', group: 'clients', summary: 'Delete a client with its devices and accounts' })
+  @Route({ method: 'DELETE', path: 'clients/:id', group: 'clients', summary: 'Delete a client with its devices and accounts', response: DeletedDto })
   remove(@Param('id', new IdPipe('client')) id: string) {
     return this.clients.remove(id);
   }
@@ -79,6 +86,7 @@ export class ClientsController {
     path: 'clients/:id/reset',
     group: 'clients',
     summary: "Reset the client's traffic to zero (revives an exhausted client); returns the counters before the reset",
+    response: ClientResetDto,
   })
   reset(@Param('id', new IdPipe('client')) id: string) {
     return this.clients.reset(id);

@@ -3,6 +3,9 @@ import { IdPipe } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
 import { DevicesService } from './devices.service.js';
 import { ConfigsQuery, CreateDeviceDto } from './dto/device.dto.js';
+import { ClientDetailDto, DeviceDto } from './dto/client.response.js';
+import { ClientConfigsDto, ProfileDto } from './dto/profile.response.js';
+import { DeletedDto } from '../http/api-fields.js';
 import { ProfilesService } from './profiles.service.js';
 
 /** Devices and their profiles: the configs a device imports, one per interface and host. */
@@ -20,12 +23,14 @@ export class DevicesController {
     summary: "Add a device to a client (an account on each of the client's interfaces); at most deviceLimit devices",
     example: { name: 'tablet' },
     status: 201,
+    response: DeviceDto,
+    errors: [409],
   })
   add(@Param('id', new IdPipe('client')) clientId: string, @Body() body: CreateDeviceDto) {
     return this.devices.add(clientId, body.name);
   }
 
-  @Route({ method: 'DELETE', path: 'devices/:id', group: 'devices', summary: 'Delete a device and its accounts (its addresses are not reused at once)' })
+  @Route({ method: 'DELETE', path: 'devices/:id', group: 'devices', summary: 'Delete a device and its accounts (its addresses are not reused at once)', response: DeletedDto })
   remove(@Param('id', new IdPipe('device')) id: string) {
     return this.devices.remove(id);
   }
@@ -35,6 +40,7 @@ export class DevicesController {
     path: 'devices/:id/profiles',
     group: 'devices',
     summary: 'Every profile of a device: one WireGuard/AmneziaWG config per interface and host',
+    response: [ProfileDto],
   })
   deviceProfiles(@Param('id', new IdPipe('device')) id: string) {
     return this.profiles.deviceProfiles(id);
@@ -45,6 +51,7 @@ export class DevicesController {
     path: 'clients/:id/rotate-keys',
     group: 'devices',
     summary: "New key pairs and preshared keys for all of the client's accounts; addresses stay (re-download the profiles)",
+    response: ClientDetailDto,
   })
   rotateKeys(@Param('id', new IdPipe('client')) id: string) {
     return this.devices.rotateKeys(id);
@@ -56,6 +63,8 @@ export class DevicesController {
     group: 'devices',
     summary: 'Every config of the client, per device and host, as JSON or (format=zip) a zip of .conf files',
     query: { format: 'json (default) | zip' },
+    response: ClientConfigsDto,
+    files: ['application/zip'],
   })
   async configs(@Param('id', new IdPipe('client')) id: string, @Query() query: ConfigsQuery) {
     if (query.format !== 'zip') return this.profiles.clientConfigs(id);

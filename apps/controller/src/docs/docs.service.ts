@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { OpenAPIObject } from '@nestjs/swagger';
 import { PANEL_RUNTIME, type PanelRuntime } from '../runtime.js';
 import { RouteTableService, type RouteEntry } from './route-table.service.js';
 
@@ -19,6 +20,8 @@ function shellQuote(text: string): string {
 /** The API listing and OpenAPI document, both built from the route table. */
 @Injectable()
 export class DocsService {
+  private document?: OpenAPIObject;
+
   constructor(
     private readonly routes: RouteTableService,
     @Inject(PANEL_RUNTIME) private readonly runtime: PanelRuntime,
@@ -58,44 +61,13 @@ export class DocsService {
     };
   }
 
-  openApi(origin: string) {
-    const paths: Record<string, Record<string, unknown>> = {};
-    for (const entry of this.routes.all()) {
-      const path = entry.fullPath.slice(this.runtime.config.basePath.length);
-      const parameters = [
-        ...[...path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
-        ...Object.entries(entry.query ?? {}).map(([name, description]) => ({ name, in: 'query', required: false, description, schema: { type: 'string' } })),
-      ];
-      (paths[path] ??= {})[entry.method.toLowerCase()] = {
-        tags: [entry.group],
-        summary: entry.summary,
-        operationId: `${entry.method.toLowerCase()}_${path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`,
-        security: entry.auth ? [{ bearer: [] }] : [],
-        ...(parameters.length ? { parameters } : {}),
-        ...(entry.example !== undefined
-          ? { requestBody: { required: true, content: { 'application/json': { example: entry.example } } } }
-          : {}),
-        responses: {
-          [String(entry.status ?? 200)]: { description: 'success' },
-          default: { description: 'error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-        },
-      };
-    }
-    return {
-      openapi: '3.1.0',
-      info: { title: 'Warren panel API', version: '0.1.0' },
-      servers: [{ url: origin + this.runtime.config.basePath }],
-      paths,
-      components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-        schemas: {
-          Error: {
-            type: 'object',
-            required: ['error', 'field'],
-            properties: { error: { type: 'string' }, field: { type: 'string' } },
-          },
-        },
-      },
-    };
+  /** Set once at start-up, when the application exists to be scanned (see createOpenApiDocument). */
+  publishOpenApi(document: OpenAPIObject): void {
+    this.document = document;
+  }
+
+  openApi(origin: string): OpenAPIObject {
+    if (!this.document) throw new Error('the OpenAPI document was not published at start-up');
+    return { ...this.document, servers: [{ url: origin + this.runtime.config.basePath }] };
   }
 }

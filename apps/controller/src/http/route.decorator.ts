@@ -1,6 +1,21 @@
-import { applyDecorators, Delete, Get, HttpCode, Patch, Post, Put, SetMetadata } from '@nestjs/common';
+import { applyDecorators, Delete, Get, HttpCode, Patch, Post, Put, SetMetadata, type Type } from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiExtraModels,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import { ApiErrorDto } from './api-error.dto.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Error statuses a route may answer besides the ones every route of its kind can (see errorStatuses). */
+export type ExtraErrorStatus = 401 | 403 | 404 | 409 | 429 | 503;
 
 /** What a handler declares beside its route; the docs, OpenAPI and the API page all read it. */
 export interface RouteSpec {
@@ -9,7 +24,7 @@ export interface RouteSpec {
   path: string;
   group: string;
   summary: string;
-  /** An example JSON body for routes that take one. */
+  /** An example JSON body for routes that take one (its schema is the handler's `@Body()` DTO). */
   example?: unknown;
   /** Query parameters worth knowing, with a short description each. */
   query?: Record<string, string>;
@@ -17,17 +32,104 @@ export interface RouteSpec {
   public?: boolean;
   /** Success status; defaults to 201 for POST that creates (`created: true`), else 200. */
   status?: number;
+  /** The success body: a response DTO class, or `[Class]` for an array of them. */
+  response: Type | [Type];
+  /** Other media types the success status may carry instead of JSON (e.g. `application/zip`). */
+  files?: string[];
+  /** Other statuses answering with the success body (health's 503). */
+  alsoAnswers?: number[];
+  /** Refusals beyond the ones every route of its kind can give; each answers `{error, field}`. */
+  errors?: ExtraErrorStatus[];
 }
 
 export const ROUTE_SPEC = Symbol('warren:route');
 
+/** The name of the bearer security scheme in the OpenAPI document. */
+export const BEARER_SCHEME = 'bearer';
+
 const METHOD_DECORATORS = { GET: Get, POST: Post, PUT: Put, PATCH: Patch, DELETE: Delete } as const;
 
-/** Registers a handler and its route-table entry in one place, so the two cannot drift apart. */
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'invalid input: bad JSON, an unknown field or a failed rule (`field` names it)',
+  401: 'no valid credentials (or, signing in, a wrong username or password)',
+  403: 'not allowed',
+  404: 'no such resource (or an id that cannot be one)',
+  409: 'conflicts with the current state',
+  413: 'body larger than 1 MiB',
+  415: 'body is not JSON',
+  429: 'too many attempts; see Retry-After',
+  500: 'internal error (no detail)',
+  503: 'a store the route depends on cannot be reached',
+};
+
+/**
+ * Every route can refuse malformed input (400, a bad URL or JSON body) and fail (500); private
+ * routes refuse missing credentials; `:id` routes name nothing for an unknown id; routes whose
+ * method carries a body refuse big and non-JSON ones.
+ */
+export function errorStatuses(spec: RouteSpec): number[] {
+  const statuses = new Set<number>([400, 500, ...(spec.errors ?? [])]);
+  if (!spec.public) statuses.add(401);
+  if (spec.path.includes(':')) statuses.add(404);
+  if (spec.method !== 'GET') statuses.add(413).add(415);
+  return [...statuses].sort((a, b) => a - b);
+}
+
+/**
+ * The `@Body()` DTO of the handler being decorated. Parameter decorators and design metadata run
+ * before method decorators, so they are there to read when this one runs.
+ */
+function bodyType(target: object, key: string | symbol): Type | undefined {
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, target.constructor, key) ?? {}) as Record<string, { index: number }>;
+  const types = (Reflect.getMetadata('design:paramtypes', target, key) ?? []) as Type[];
+  const entry = Object.entries(args).find(([name]) => name.split(':')[0] === String(RouteParamtypes.BODY));
+  return entry ? types[entry[1].index] : undefined;
+}
+
+function example(spec: RouteSpec): MethodDecorator {
+  return (target, key, descriptor) => {
+    if (spec.example === undefined) return;
+    const type = bodyType(target, key);
+    if (!type) throw new Error(`${spec.method} ${spec.path} has an example body but no @Body() DTO`);
+    ApiBody({ type, required: true, examples: { example: { summary: 'example', value: spec.example } } })(target, key, descriptor);
+  };
+}
+
+function success(spec: RouteSpec, status: number): MethodDecorator {
+  const [type, isArray] = Array.isArray(spec.response) ? [spec.response[0], true] : [spec.response, false];
+  const description = status === 204 ? 'no content' : 'success';
+  const decorators = [...[status, ...(spec.alsoAnswers ?? [])].map((code) => ApiResponse({ status: code, description, type, isArray }))];
+  if (spec.files?.length) {
+    const json = isArray ? { type: 'array', items: { $ref: getSchemaPath(type) } } : { $ref: getSchemaPath(type) };
+    const content = Object.fromEntries([
+      ['application/json', { schema: json }],
+      ...spec.files.map((mediaType) => [mediaType, { schema: { type: 'string', format: 'binary' } }]),
+    ]);
+    decorators.splice(0, 1, ApiExtraModels(type), ApiResponse({ status, description, content }));
+  }
+  return applyDecorators(...decorators);
+}
+
+/**
+ * Registers a handler, its route-table entry and its OpenAPI operation in one place, so the
+ * three cannot drift apart.
+ */
 export function Route(spec: RouteSpec): MethodDecorator {
+  const status = spec.status ?? 200;
   return applyDecorators(
     SetMetadata(ROUTE_SPEC, spec),
     METHOD_DECORATORS[spec.method](spec.path),
-    HttpCode(spec.status ?? 200),
+    HttpCode(status),
+    ApiTags(spec.group),
+    ApiOperation({ summary: spec.summary, operationId: operationId(spec) }),
+    ...(spec.public ? [] : [ApiBearerAuth(BEARER_SCHEME)]),
+    example(spec),
+    success(spec, status),
+    ...errorStatuses(spec).map((code) => ApiResponse({ status: code, description: ERROR_DESCRIPTIONS[code], type: ApiErrorDto })),
   );
+}
+
+/** Stable names for generated clients: `get_clients_id`, `post_auth_login`. */
+function operationId(spec: RouteSpec): string {
+  return `${spec.method.toLowerCase()}_${spec.path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`;
 }

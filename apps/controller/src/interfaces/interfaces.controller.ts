@@ -4,6 +4,7 @@ import { Route } from '../http/route.decorator.js';
 import { ForceQueryDto, isForced } from '../http/force-query.dto.js';
 import { CreateInterfaceDto, ListInterfacesQueryDto, UpdateInterfaceDto } from './dto/interface.dto.js';
 import { InterfacesService } from './interfaces.service.js';
+import { InterfaceDeletedDto, InterfaceDto } from './dto/interface.response.js';
 
 /** WireGuard and AmneziaWG interfaces (tunnels); rules and bounds are in docs/interfaces.md. */
 @Controller()
@@ -16,12 +17,14 @@ export class InterfacesController {
     group: 'interfaces',
     summary: 'List interfaces with pool capacity and allocated, client and device counts',
     query: { nodeId: 'only the interfaces of this node' },
+    response: [InterfaceDto],
+    errors: [404],
   })
   list(@Query() query: ListInterfacesQueryDto) {
     return this.interfaces.list(query);
   }
 
-  @Route({ method: 'GET', path: 'interfaces/:id', group: 'interfaces', summary: 'Read one interface with its counts' })
+  @Route({ method: 'GET', path: 'interfaces/:id', group: 'interfaces', summary: 'Read one interface with its counts', response: InterfaceDto })
   get(@Param('id', new IdPipe('interface')) id: string) {
     return this.interfaces.get(id);
   }
@@ -33,6 +36,8 @@ export class InterfacesController {
     summary: 'Create an interface (server keys, and AmneziaWG parameters in amnezia mode, are generated); nodeId defaults to the local node',
     example: { name: 'wg0', mode: 'standard', listenPort: 51820, subnet: '10.8.0.0/24', endpointHost: 'vpn.example.com' },
     status: 201,
+    response: InterfaceDto,
+    errors: [404, 409],
   })
   create(@Body() body: CreateInterfaceDto) {
     return this.interfaces.create(body);
@@ -44,6 +49,8 @@ export class InterfacesController {
     group: 'interfaces',
     summary: 'Change an interface; the subnet only while no addresses are allocated, never its node or mode',
     example: { endpointHost: 'vpn2.example.com', mtu: 1380 },
+    response: InterfaceDto,
+    errors: [409],
   })
   update(@Param('id', new IdPipe('interface')) id: string, @Body() body: UpdateInterfaceDto) {
     return this.interfaces.update(id, body);
@@ -55,6 +62,8 @@ export class InterfacesController {
     group: 'interfaces',
     summary: 'Delete an interface; refused while devices use it unless forced',
     query: { force: 'true to delete it together with its devices’ accounts on it' },
+    response: InterfaceDeletedDto,
+    errors: [409],
   })
   remove(@Param('id', new IdPipe('interface')) id: string, @Query() query: ForceQueryDto) {
     return this.interfaces.remove(id, isForced(query));

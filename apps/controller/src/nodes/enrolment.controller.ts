@@ -6,6 +6,7 @@ import { IdPipe } from '../http/id.js';
 import { requestOrigin } from '../http/request-origin.js';
 import { WARREN_CONFIG } from '../runtime.js';
 import { EnrolDto } from './dto/enrol.dto.js';
+import { EnrolledDto, EnrolmentDto } from './dto/node.response.js';
 import { NodesService } from './nodes.service.js';
 
 /** How an agent joins: a one-time secret per node, exchanged for the node's own credential. */
@@ -22,6 +23,8 @@ export class EnrolmentController {
     group: 'nodes',
     summary: "Issue a new one-time enrolment secret for the node's agent (24 h; replaces an unused one)",
     status: 201,
+    response: EnrolmentDto,
+    errors: [409],
   })
   issue(@Param('id', new IdPipe('node')) id: string, @Req() request: FastifyRequest) {
     return this.nodes.issueEnrolment(id, `${requestOrigin(request)}${this.config.basePath}`);
@@ -34,6 +37,8 @@ export class EnrolmentController {
     summary: "Agent only: exchange an enrolment secret for the node credential and the node's queue access",
     example: { secret: 'wne_…' },
     public: true,
+    response: EnrolledDto,
+    errors: [401, 503],
   })
   enrol(@Body() body: EnrolDto) {
     return this.nodes.enrolAgent(body.secret);

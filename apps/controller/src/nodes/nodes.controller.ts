@@ -8,6 +8,7 @@ import { Route } from '../http/route.decorator.js';
 import { ForceQueryDto, isForced } from '../http/force-query.dto.js';
 import { CreateNodeDto, UpdateNodeDto } from './dto/node.dto.js';
 import { NodesService } from './nodes.service.js';
+import { CreatedNodeDto, NodeDeletedDto, NodeDto } from './dto/node.response.js';
 
 /** The registry of tunnel hosts; each has a desired-state revision and the revision its agent applied. */
 @Controller()
@@ -17,12 +18,12 @@ export class NodesController {
     @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
   ) {}
 
-  @Route({ method: 'GET', path: 'nodes', group: 'nodes', summary: 'List nodes with their revisions, sync state and interface counts' })
+  @Route({ method: 'GET', path: 'nodes', group: 'nodes', summary: 'List nodes with their revisions, sync state and interface counts', response: [NodeDto] })
   list() {
     return this.nodes.list();
   }
 
-  @Route({ method: 'GET', path: 'nodes/:id', group: 'nodes', summary: 'Read one node' })
+  @Route({ method: 'GET', path: 'nodes/:id', group: 'nodes', summary: 'Read one node', response: NodeDto })
   get(@Param('id', new IdPipe('node')) id: string) {
     return this.nodes.get(id);
   }
@@ -34,6 +35,8 @@ export class NodesController {
     summary: "Register a node (a tunnel host); the answer carries its agent's one-time enrolment secret and command",
     example: { name: 'fra-1', address: 'fra-1.example.com', note: 'Frankfurt' },
     status: 201,
+    response: CreatedNodeDto,
+    errors: [409],
   })
   create(@Body() body: CreateNodeDto, @Req() request: FastifyRequest) {
     return this.nodes.create(body, `${requestOrigin(request)}${this.config.basePath}`);
@@ -45,6 +48,8 @@ export class NodesController {
     group: 'nodes',
     summary: "Rename a node or change its address or note",
     example: { note: 'moved to rack 4' },
+    response: NodeDto,
+    errors: [409],
   })
   update(@Param('id', new IdPipe('node')) id: string, @Body() body: UpdateNodeDto) {
     return this.nodes.update(id, body);
@@ -56,6 +61,8 @@ export class NodesController {
     group: 'nodes',
     summary: 'Delete a node; refused while it has interfaces unless forced, never for the local node',
     query: { force: 'true to delete the node together with its interfaces and their accounts' },
+    response: NodeDeletedDto,
+    errors: [409],
   })
   remove(@Param('id', new IdPipe('node')) id: string, @Query() query: ForceQueryDto) {
     return this.nodes.remove(id, isForced(query));

@@ -1,4 +1,5 @@
-export type AgentState = 'connected' | 'disconnected' | 'never-enrolled' | 'enrolled';
+export const AGENT_STATES = ['never-enrolled', 'enrolled', 'connected', 'disconnected'] as const;
+export type AgentState = (typeof AGENT_STATES)[number];
 
 /** A controller marks a link alive at least this often; a link silent for longer is gone. */
 export const AGENT_SILENCE_MS = 30_000;

@@ -2,6 +2,7 @@ import { Controller, Query } from '@nestjs/common';
 import { Route } from '../http/route.decorator.js';
 import { HistoryQueryDto } from './dto/history-query.dto.js';
 import { SystemService } from './system.service.js';
+import { SystemHistoryDto, SystemSnapshotDto } from './dto/system.response.js';
 import { DEFAULT_HISTORY_RANGE, HISTORY_POINTS, HISTORY_RANGE_NAMES } from './tiers.js';
 
 /** Host state and history: the controller's own host and every node (docs/system.md). */
@@ -14,6 +15,7 @@ export class SystemController {
     path: 'system',
     group: 'system',
     summary: "Host state: the controller's host, and every node with its agent, sync state and latest sample",
+    response: SystemSnapshotDto,
   })
   snapshot() {
     return this.system.snapshot();
@@ -28,6 +30,8 @@ export class SystemController {
       range: `${HISTORY_RANGE_NAMES.join(' | ')} (default ${DEFAULT_HISTORY_RANGE})`,
       nodeId: "a node's id; without it, the controller's own host",
     },
+    response: SystemHistoryDto,
+    errors: [404],
   })
   history(@Query() query: HistoryQueryDto) {
     return this.system.history(query.range ?? DEFAULT_HISTORY_RANGE, query.nodeId);

@@ -4,6 +4,8 @@ import type { Principal } from '../auth/principal.js';
 import { IdPipe } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
 import { CreateTokenDto, UpdateTokenDto } from './dto/token.dto.js';
+import { IssuedTokenDto, TokenDto } from './dto/token.response.js';
+import { DeletedDto } from '../http/api-fields.js';
 import { TokensService } from './tokens.service.js';
 
 /** The tokens area of the panel's nodes section. */
@@ -11,7 +13,7 @@ import { TokensService } from './tokens.service.js';
 export class TokensController {
   constructor(private readonly tokens: TokensService) {}
 
-  @Route({ method: 'GET', path: 'tokens', group: 'tokens', summary: 'List API tokens (secrets are never shown again)' })
+  @Route({ method: 'GET', path: 'tokens', group: 'tokens', summary: 'List API tokens (secrets are never shown again)', response: [TokenDto] })
   list() {
     return this.tokens.list();
   }
@@ -23,6 +25,7 @@ export class TokensController {
     summary: 'Issue an API token; the response is the only time its value is shown',
     example: { name: 'ci-deploy' },
     status: 201,
+    response: IssuedTokenDto,
   })
   async issue(@CurrentPrincipal() principal: Principal, @Body() body: CreateTokenDto) {
     const issued = await this.tokens.issue(principal.userId, body.name);
@@ -35,12 +38,13 @@ export class TokensController {
     group: 'tokens',
     summary: 'Rename, disable or re-enable an API token (takes effect on the next request)',
     example: { enabled: false },
+    response: TokenDto,
   })
   update(@Param('id', new IdPipe('token')) id: string, @Body() body: UpdateTokenDto) {
     return this.tokens.update(id, body);
   }
 
-  @Route({ method: 'DELETE', path: 'tokens/:id', group: 'tokens', summary: 'Delete an API token for good' })
+  @Route({ method: 'DELETE', path: 'tokens/:id', group: 'tokens', summary: 'Delete an API token for good', response: DeletedDto })
   remove(@Param('id', new IdPipe('token')) id: string) {
     return this.tokens.remove(id);
   }

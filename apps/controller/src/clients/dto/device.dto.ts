@@ -1,8 +1,10 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsString, Length, Matches, ValidateIf } from 'class-validator';
 import { CLIENT_LIMITS } from './client.dto.js';
 
 export class CreateDeviceDto {
+  @ApiProperty({ minLength: 1, maxLength: CLIENT_LIMITS.deviceNameLength, description: 'Trimmed; unique per client regardless of case' })
   @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
   @IsString()
   @Length(1, CLIENT_LIMITS.deviceNameLength)
@@ -13,6 +15,7 @@ export class CreateDeviceDto {
 export const CONFIG_FORMATS = ['json', 'zip'] as const;
 
 export class ConfigsQuery {
+  @ApiPropertyOptional({ enum: CONFIG_FORMATS, default: 'json' })
   @ValidateIf((_object: unknown, value: unknown) => value !== undefined)
   @IsIn(CONFIG_FORMATS)
   format?: (typeof CONFIG_FORMATS)[number];

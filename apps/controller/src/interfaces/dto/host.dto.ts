@@ -1,4 +1,5 @@
 import { IsBoolean, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsHostAddress, OptionalNotNull } from '../../http/validators.js';
 
 export const PRIORITY_BOUNDS = [-1_000_000, 1_000_000] as const;
@@ -17,25 +18,32 @@ const Address = () => rules(IsString(), MaxLength(255), IsHostAddress());
 const Port = () => rules(IsInt(), Min(0), Max(65535));
 const Priority = () => rules(IsInt(), Min(PRIORITY_BOUNDS[0]), Max(PRIORITY_BOUNDS[1]));
 
+// The same rules as the schema shows them (SWC runs no Nest CLI plugin to derive them).
+const NAME_DOC = { minLength: 1, maxLength: 64, description: 'Unique per interface regardless of case; no control characters' };
+const ADDRESS_DOC = { maxLength: 255, description: 'An IPv4 or IPv6 address or a hostname' };
+const PORT_DOC = { type: 'integer', minimum: 0, maximum: 65535, description: "0: the interface's listen port" } as const;
+const PRIORITY_DOC = { type: 'integer', minimum: PRIORITY_BOUNDS[0], maximum: PRIORITY_BOUNDS[1], description: 'Higher first' } as const;
+
 export class CreateHostDto {
-  @IsString() interfaceId!: string;
-  @HostName() name!: string;
-  @Address() address!: string;
-  @OptionalNotNull() @Port() port?: number;
-  @OptionalNotNull() @Priority() priority?: number;
-  @OptionalNotNull() @IsBoolean() enabled?: boolean;
+  @ApiProperty({ description: 'The id of the interface' }) @IsString() interfaceId!: string;
+  @ApiProperty(NAME_DOC) @HostName() name!: string;
+  @ApiProperty(ADDRESS_DOC) @Address() address!: string;
+  @ApiPropertyOptional({ ...PORT_DOC, default: 0 }) @OptionalNotNull() @Port() port?: number;
+  @ApiPropertyOptional({ ...PRIORITY_DOC, default: 0 }) @OptionalNotNull() @Priority() priority?: number;
+  @ApiPropertyOptional({ default: true }) @OptionalNotNull() @IsBoolean() enabled?: boolean;
 }
 
 /** A host stays with its interface: to move it, create one on the other interface. */
 export class UpdateHostDto {
-  @OptionalNotNull() @HostName() name?: string;
-  @OptionalNotNull() @Address() address?: string;
-  @OptionalNotNull() @Port() port?: number;
-  @OptionalNotNull() @Priority() priority?: number;
-  @OptionalNotNull() @IsBoolean() enabled?: boolean;
+  @ApiPropertyOptional(NAME_DOC) @OptionalNotNull() @HostName() name?: string;
+  @ApiPropertyOptional(ADDRESS_DOC) @OptionalNotNull() @Address() address?: string;
+  @ApiPropertyOptional(PORT_DOC) @OptionalNotNull() @Port() port?: number;
+  @ApiPropertyOptional(PRIORITY_DOC) @OptionalNotNull() @Priority() priority?: number;
+  @ApiPropertyOptional() @OptionalNotNull() @IsBoolean() enabled?: boolean;
 }
 
 export class ListHostsQueryDto {
+  @ApiPropertyOptional({ description: 'Only the hosts of this interface (its id)' })
   @IsOptional()
   @IsString()
   interfaceId?: string;

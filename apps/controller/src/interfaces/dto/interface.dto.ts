@@ -1,4 +1,5 @@
 import { Type } from 'class-transformer';
+import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
   IsArray,
@@ -27,17 +28,33 @@ import {
 export const MTU_BOUNDS = [576, 9000] as const;
 export const MAX_DNS_SERVERS = 8;
 
+const IntDoc = () => ApiProperty({ type: 'integer' });
+
+// The same rules as the schema shows them (SWC runs no Nest CLI plugin to derive them).
+const DOC = {
+  nodeId: { description: 'The id of the node; defaults to the local node; cannot change' },
+  name: { pattern: INTERFACE_NAME.source, description: INTERFACE_NAME_MESSAGE },
+  mode: { enum: INTERFACE_MODES, default: 'standard', description: 'Cannot change' },
+  listenPort: { type: 'integer', minimum: 1, maximum: 65535 },
+  subnet: { maxLength: 18, description: 'An IPv4 CIDR, e.g. 10.8.0.0/24' },
+  endpointHost: { maxLength: 255, description: 'An IPv4 or IPv6 address or a hostname clients dial' },
+  mtu: { type: 'integer', minimum: MTU_BOUNDS[0], maximum: MTU_BOUNDS[1] },
+  dns: { type: [String], maxItems: MAX_DNS_SERVERS, description: 'IPv4 or IPv6 addresses' },
+  natInterface: { type: String, nullable: true, pattern: HOST_INTERFACE_NAME.source, description: 'Host uplink to NAT through; null: no NAT' },
+  awg: { type: () => AmneziaParamsDto, description: 'A full set of AmneziaWG parameters instead of generated ones (amnezia mode only)' },
+} as const satisfies Record<string, ApiPropertyOptions>;
+
 /** Types only: bounds and cross-field rules come from validateAmneziaParams in the service. */
 export class AmneziaParamsDto {
-  @IsInt() jc!: number;
-  @IsInt() jmin!: number;
-  @IsInt() jmax!: number;
-  @IsInt() s1!: number;
-  @IsInt() s2!: number;
-  @IsInt() h1!: number;
-  @IsInt() h2!: number;
-  @IsInt() h3!: number;
-  @IsInt() h4!: number;
+  @IntDoc() @IsInt() jc!: number;
+  @IntDoc() @IsInt() jmin!: number;
+  @IntDoc() @IsInt() jmax!: number;
+  @IntDoc() @IsInt() s1!: number;
+  @IntDoc() @IsInt() s2!: number;
+  @IntDoc() @IsInt() h1!: number;
+  @IntDoc() @IsInt() h2!: number;
+  @IntDoc() @IsInt() h3!: number;
+  @IntDoc() @IsInt() h4!: number;
 }
 
 function rules(...decorators: PropertyDecorator[]): PropertyDecorator {
@@ -71,19 +88,17 @@ const NatInterface = () =>
 const Awg = () => rules(IsObject(), ValidateNested(), Type(() => AmneziaParamsDto) as PropertyDecorator);
 
 export class CreateInterfaceDto {
-  /** Defaults to the local node. */
-  @OptionalNotNull() @IsString() nodeId?: string;
-  @InterfaceName() name!: string;
-  @OptionalNotNull() @Mode() mode?: InterfaceMode;
-  @ListenPort() listenPort!: number;
-  @Subnet() subnet!: string;
-  @EndpointHost() endpointHost!: string;
-  @OptionalNotNull() @Mtu() mtu?: number;
-  @OptionalNotNull() @Dns() dns?: string[];
-  @NatInterface() natInterface?: string | null;
-  @OptionalNotNull() @IsBoolean() enabled?: boolean;
-  /** A full set of AmneziaWG parameters instead of generated ones (amnezia mode only). */
-  @OptionalNotNull() @Awg() awg?: AmneziaParamsDto;
+  @ApiPropertyOptional(DOC.nodeId) @OptionalNotNull() @IsString() nodeId?: string;
+  @ApiProperty(DOC.name) @InterfaceName() name!: string;
+  @ApiPropertyOptional(DOC.mode) @OptionalNotNull() @Mode() mode?: InterfaceMode;
+  @ApiProperty(DOC.listenPort) @ListenPort() listenPort!: number;
+  @ApiProperty(DOC.subnet) @Subnet() subnet!: string;
+  @ApiProperty(DOC.endpointHost) @EndpointHost() endpointHost!: string;
+  @ApiPropertyOptional(DOC.mtu) @OptionalNotNull() @Mtu() mtu?: number;
+  @ApiPropertyOptional(DOC.dns) @OptionalNotNull() @Dns() dns?: string[];
+  @ApiPropertyOptional(DOC.natInterface) @NatInterface() natInterface?: string | null;
+  @ApiPropertyOptional({ default: true }) @OptionalNotNull() @IsBoolean() enabled?: boolean;
+  @ApiPropertyOptional(DOC.awg) @OptionalNotNull() @Awg() awg?: AmneziaParamsDto;
 }
 
 /**
@@ -91,20 +106,21 @@ export class CreateInterfaceDto {
  * switching its mode is refused with a reason rather than as an unknown field.
  */
 export class UpdateInterfaceDto {
-  @OptionalNotNull() @IsString() nodeId?: string;
-  @OptionalNotNull() @InterfaceName() name?: string;
-  @OptionalNotNull() @Mode() mode?: InterfaceMode;
-  @OptionalNotNull() @ListenPort() listenPort?: number;
-  @OptionalNotNull() @Subnet() subnet?: string;
-  @OptionalNotNull() @EndpointHost() endpointHost?: string;
-  @OptionalNotNull() @Mtu() mtu?: number;
-  @OptionalNotNull() @Dns() dns?: string[];
-  @NatInterface() natInterface?: string | null;
-  @OptionalNotNull() @IsBoolean() enabled?: boolean;
-  @OptionalNotNull() @Awg() awg?: AmneziaParamsDto;
+  @ApiPropertyOptional(DOC.nodeId) @OptionalNotNull() @IsString() nodeId?: string;
+  @ApiPropertyOptional(DOC.name) @OptionalNotNull() @InterfaceName() name?: string;
+  @ApiPropertyOptional(DOC.mode) @OptionalNotNull() @Mode() mode?: InterfaceMode;
+  @ApiPropertyOptional(DOC.listenPort) @OptionalNotNull() @ListenPort() listenPort?: number;
+  @ApiPropertyOptional(DOC.subnet) @OptionalNotNull() @Subnet() subnet?: string;
+  @ApiPropertyOptional(DOC.endpointHost) @OptionalNotNull() @EndpointHost() endpointHost?: string;
+  @ApiPropertyOptional(DOC.mtu) @OptionalNotNull() @Mtu() mtu?: number;
+  @ApiPropertyOptional(DOC.dns) @OptionalNotNull() @Dns() dns?: string[];
+  @ApiPropertyOptional(DOC.natInterface) @NatInterface() natInterface?: string | null;
+  @ApiPropertyOptional() @OptionalNotNull() @IsBoolean() enabled?: boolean;
+  @ApiPropertyOptional(DOC.awg) @OptionalNotNull() @Awg() awg?: AmneziaParamsDto;
 }
 
 export class ListInterfacesQueryDto {
+  @ApiPropertyOptional({ description: 'Only the interfaces of this node (its id)' })
   @IsOptional()
   @IsString()
   nodeId?: string;

@@ -1,8 +1,10 @@
 import { IsBoolean, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 const NAME_RULE = /^[^\u0000-\u001f]*$/; // length is checked separately, with its own message
 
 export class CreateTokenDto {
+  @ApiProperty({ minLength: 1, maxLength: 64, description: 'No control characters' })
   @IsString()
   @Length(1, 64)
   @Matches(NAME_RULE, { message: 'name must not contain control characters' })
@@ -10,12 +12,14 @@ export class CreateTokenDto {
 }
 
 export class UpdateTokenDto {
+  @ApiPropertyOptional({ minLength: 1, maxLength: 64, description: 'No control characters' })
   @IsOptional()
   @IsString()
   @Length(1, 64)
   @Matches(NAME_RULE, { message: 'name must not contain control characters' })
   name?: string;
 
+  @ApiPropertyOptional({ description: 'false disables the token at once' })
   @IsOptional()
   @IsBoolean()
   enabled?: boolean;

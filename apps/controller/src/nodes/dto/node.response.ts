@@ -1,0 +1,150 @@
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { DateTimeField, DeletedDto, IdField, IntField } from '../../http/api-fields.js';
+import { AGENT_STATES, type AgentState } from '../../system/agent-state.js';
+
+export class InterfaceOutcomeDto {
+  @ApiProperty()
+  name!: string;
+
+  @ApiProperty({ enum: ['up', 'failed', 'removed'] })
+  state!: 'up' | 'failed' | 'removed';
+
+  @ApiProperty({ enum: ['kernel', 'wireguard-go', 'none'] })
+  driver!: 'kernel' | 'wireguard-go' | 'none';
+
+  @IntField({ minimum: 0 })
+  peers!: number;
+
+  @ApiPropertyOptional()
+  error?: string;
+}
+
+export class ApplyResultDto {
+  @IntField({ minimum: 0 })
+  revision!: number;
+
+  @ApiProperty({ description: 'True when every desired interface is up' })
+  ok!: boolean;
+
+  @ApiProperty({ type: [InterfaceOutcomeDto] })
+  interfaces!: InterfaceOutcomeDto[];
+
+  @ApiProperty({ minimum: 0 })
+  durationMs!: number;
+}
+
+export class NodeAgentDto {
+  @ApiProperty({ enum: AGENT_STATES })
+  state!: AgentState;
+
+  @ApiProperty({ type: String, nullable: true })
+  version!: string | null;
+
+  @DateTimeField({ nullable: true })
+  lastSeenAt!: string | null;
+
+  @ApiProperty({ type: [String], description: 'What the host cannot do; empty when it can apply everything' })
+  gaps!: string[];
+
+  @ApiProperty({ type: ApplyResultDto, nullable: true })
+  lastApply!: ApplyResultDto | null;
+}
+
+export class NodeDto {
+  @IdField()
+  id!: string;
+
+  @ApiProperty()
+  name!: string;
+
+  @ApiProperty()
+  address!: string;
+
+  @ApiProperty()
+  note!: string;
+
+  @ApiProperty()
+  isLocal!: boolean;
+
+  @IntField({ minimum: 0 })
+  desiredRevision!: number;
+
+  @IntField({ minimum: 0 })
+  appliedRevision!: number;
+
+  @ApiProperty()
+  inSync!: boolean;
+
+  @IntField({ minimum: 0 })
+  interfaceCount!: number;
+
+  @ApiProperty({ type: NodeAgentDto })
+  agent!: NodeAgentDto;
+
+  @DateTimeField()
+  createdAt!: string;
+
+  @DateTimeField()
+  updatedAt!: string;
+}
+
+export class EnrolmentDto {
+  @ApiProperty({ description: 'The one-time secret (`wne_…`), shown once' })
+  secret!: string;
+
+  @DateTimeField()
+  expiresAt!: string;
+
+  @ApiProperty({ description: 'What to run on the host' })
+  command!: string;
+}
+
+export class CreatedNodeDto extends NodeDto {
+  @ApiProperty({ type: EnrolmentDto, nullable: true, description: 'null when this panel cannot enrol remote agents (see enrolmentError)' })
+  enrolment!: EnrolmentDto | null;
+
+  @ApiPropertyOptional({ description: 'Why there is no enrolment' })
+  enrolmentError?: string;
+}
+
+export class NodeDeletedDto extends DeletedDto {
+  @IntField({ minimum: 0 })
+  interfacesRemoved!: number;
+}
+
+export class RedisQueueAccessDto {
+  @ApiProperty({ enum: ['redis'] })
+  kind!: 'redis';
+
+  @ApiProperty()
+  url!: string;
+
+  @ApiProperty()
+  username!: string;
+
+  @ApiProperty()
+  password!: string;
+
+  @ApiProperty()
+  prefix!: string;
+}
+
+export class PostgresQueueAccessDto {
+  @ApiProperty({ enum: ['postgres'] })
+  kind!: 'postgres';
+}
+
+@ApiExtraModels(RedisQueueAccessDto, PostgresQueueAccessDto)
+export class EnrolledDto {
+  @IdField()
+  nodeId!: string;
+
+  @ApiProperty()
+  nodeName!: string;
+
+  @ApiProperty({ description: 'The node credential (`wnc_…`), shown once' })
+  credential!: string;
+
+  @ApiProperty({ oneOf: [{ $ref: getSchemaPath(RedisQueueAccessDto) }, { $ref: getSchemaPath(PostgresQueueAccessDto) }] })
+  queue!: RedisQueueAccessDto | PostgresQueueAccessDto;
+}
