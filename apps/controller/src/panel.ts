@@ -16,6 +16,7 @@ import { loadTls } from './http/tls.js';
 import { startLocalAgent } from './nodes/local-agent.js';
 import { AgentCredentialsService } from './nodes/enrolment/agent-credentials.service.js';
 import { ensureLocalNode } from './nodes/local-node.js';
+import { NodesRepository } from './nodes/nodes.repository.js';
 import { openQueueBackend, type QueueBackend } from './queue/queue-backend.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -64,7 +65,7 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
     const prepared = new PreparedPool(databaseUrl);
     cleanups.push(() => prepared.close());
     const owner = await ensureOwner(orm, config.admin);
-    const localNode = await ensureLocalNode(orm);
+    const localNode = await ensureLocalNode(new NodesRepository(orm));
     const tls = await loadTls(config);
 
     const adapter = new FastifyAdapter({

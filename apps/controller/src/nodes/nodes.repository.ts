@@ -83,6 +83,17 @@ export class NodesRepository {
     return nodeView(node, 0);
   }
 
+  async findLocal(): Promise<Node | null> {
+    return this.fork().findOne(Node, { isLocal: true });
+  }
+
+  async insertLocal(name: string): Promise<Node> {
+    const em = this.fork();
+    const node = em.create(Node, { name, address: '127.0.0.1', isLocal: true });
+    await em.flush();
+    return node;
+  }
+
   async update(node: Node, changes: NodeChanges, em: EntityManager): Promise<void> {
     if (changes.name !== undefined) node.name = changes.name;
     if (changes.address !== undefined) node.address = changes.address;

@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import pg from 'pg';
 import { APPLY_JOB, applyJobId, applyResultSchema, nodeQueueName, type ApplyResult } from '#libs/contracts/node-queue.js';
 import type { QueueBackend } from '../../queue/queue-backend.js';
-import { REVISIONS_CHANNEL } from '../../revisions/revisions.js';
+import { RevisionListener } from '../../revisions/revision-listener.js';
 import { PANEL_RUNTIME, QUEUE_BACKEND, type PanelRuntime } from '../../runtime.js';
 import { DeliveryRepository } from './delivery.repository.js';
 
@@ -26,9 +25,8 @@ const FAILED_RETRY_MS = 60_000;
 @Injectable()
 export class DeliveryService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('delivery');
-  private listener?: pg.Client;
+  private readonly listener: RevisionListener;
   private sweepTimer?: NodeJS.Timeout;
-  private reconnectTimer?: NodeJS.Timeout;
   private closed = false;
   /** Nodes being delivered now; the value says whether another run is due after this one. */
   private readonly inFlight = new Map<string, { again: boolean; force: boolean }>();
@@ -38,11 +36,17 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
   constructor(
     private readonly repository: DeliveryRepository,
     @Inject(QUEUE_BACKEND) private readonly queues: QueueBackend,
-    @Inject(PANEL_RUNTIME) private readonly runtime: PanelRuntime,
-  ) {}
+    @Inject(PANEL_RUNTIME) runtime: PanelRuntime,
+  ) {
+    this.listener = new RevisionListener(
+      runtime.databaseUrl,
+      (nodeIds) => nodeIds.forEach((id) => this.deliver(id)),
+      () => void this.sweep(),
+    );
+  }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.listen();
+    await this.listener.start();
     this.sweepTimer = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
     this.sweepTimer.unref();
     void this.sweep();
@@ -51,8 +55,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
   async onApplicationShutdown(): Promise<void> {
     this.closed = true;
     clearInterval(this.sweepTimer);
-    clearTimeout(this.reconnectTimer);
-    await this.listener?.end().catch(() => undefined);
+    await this.listener.close();
     await this.settled();
   }
 
@@ -164,29 +167,5 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
     if (previous && previous !== jobId) await queue.remove(previous).catch(() => undefined);
     this.lastJob.set(nodeId, jobId);
     await this.repository.markDelivered(nodeId, state.revision);
-  }
-
-  private async listen(): Promise<void> {
-    if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.runtime.databaseUrl });
-    client.on('notification', (message) => {
-      for (const id of message.payload?.split(',') ?? []) if (id) this.deliver(id);
-    });
-    const retry = () => {
-      if (this.closed || this.listener !== client) return;
-      this.listener = undefined;
-      this.reconnectTimer = setTimeout(() => void this.listen().then(() => this.sweep()), 1000);
-      this.reconnectTimer.unref();
-    };
-    client.on('error', retry);
-    client.on('end', retry);
-    this.listener = client;
-    try {
-      await client.connect();
-      await client.query(`listen ${REVISIONS_CHANNEL}`);
-    } catch (error) {
-      this.logger.warn(`cannot listen for revision changes (${(error as Error).message}); retrying`);
-      retry();
-    }
   }
 }
