@@ -4,7 +4,8 @@ import type { PreparedPool } from '../database/prepared-pool.js';
 import { PREPARED_POOL } from '../runtime.js';
 import type { ClientStatus } from './client.entity.js';
 import type { ClientCursor } from './client-cursor.js';
-import { CLIENT_VIEW_COLUMNS, toClientView, type ClientRow, type ClientView } from './client-view.js';
+import { CLIENT_VIEW_COLUMNS, toClientListItem, type ClientListItem, type ClientRow } from './client-view.js';
+import { TIMESTAMPTZ_AS_TEXT } from './iso-timestamp.js';
 import type { ClientSort } from './dto/client.dto.js';
 import { likeContains, readNumber } from './sql.js';
 
@@ -19,7 +20,7 @@ export interface ClientFilter {
 export type PagePosition = { offset: number } | { after: ClientCursor };
 
 export interface ListedPage {
-  items: ClientView[];
+  items: ClientListItem[];
   /** Where the next page starts, when more rows follow. */
   next: ClientCursor | null;
 }
@@ -106,11 +107,11 @@ export class ClientListRepository {
        from (select c.id ${filtered} order by ${orderBy(order)} limit ${limit} offset ${params.add(skip)}) page
        join clients c on c.id = page.id
       order by ${orderBy(order)}`;
-    const rows = await this.prepared.query<ClientRow>(statementName(text), text, params.values);
+    const rows = await this.prepared.query<ClientRow>(statementName(text), text, params.values, TIMESTAMPTZ_AS_TEXT);
     const shown = rows.slice(0, perPage);
     const last = shown[shown.length - 1];
     return {
-      items: shown.map(toClientView),
+      items: shown.map(toClientListItem),
       next: rows.length > perPage ? { sort, key: (last.sort_key as string | null) ?? null, id: last.id as string } : null,
     };
   }
