@@ -5,7 +5,7 @@ import { PREPARED_POOL } from '../runtime.js';
 import type { ClientStatus } from './client.entity.js';
 import type { ClientCursor } from './client-cursor.js';
 import { CLIENT_VIEW_COLUMNS, toClientListItem, type ClientListItem, type ClientRow } from './client-view.js';
-import { TIMESTAMPTZ_AS_TEXT } from './iso-timestamp.js';
+import { LIST_ROW_TYPES } from './list-row-types.js';
 import type { ClientSort } from './dto/client.dto.js';
 import { likeContains, readNumber } from './sql.js';
 
@@ -107,7 +107,7 @@ export class ClientListRepository {
        from (select c.id ${filtered} order by ${orderBy(order)} limit ${limit} offset ${params.add(skip)}) page
        join clients c on c.id = page.id
       order by ${orderBy(order)}`;
-    const rows = await this.prepared.query<ClientRow>(statementName(text), text, params.values, TIMESTAMPTZ_AS_TEXT);
+    const rows = await this.prepared.query<ClientRow>(statementName(text), text, params.values, LIST_ROW_TYPES);
     const shown = rows.slice(0, perPage);
     const last = shown[shown.length - 1];
     return {

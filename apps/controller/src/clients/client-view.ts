@@ -1,5 +1,5 @@
 import type { ClientStatus, ResetCycle } from './client.entity.js';
-import { isoTimestamp } from './iso-timestamp.js';
+import { isoTimestamp } from './list-row-types.js';
 import { readNullableNumber, readNumber, readRequiredTimestamp, readTimestamp } from './sql.js';
 
 /**
@@ -45,7 +45,7 @@ export type ClientView = ClientFields<Date>;
 
 /**
  * A client as a list page shows it: timestamps already as their JSON text (isoTimestamp), from
- * rows whose timestamptz columns arrive as text (TIMESTAMPTZ_AS_TEXT). Serializes byte for byte
+ * rows whose timestamptz columns arrive as text (LIST_ROW_TYPES). Serializes byte for byte
  * as the ClientView of the same row.
  */
 export type ClientListItem = ClientFields<string>;
