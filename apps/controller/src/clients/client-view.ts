@@ -1,8 +1,12 @@
 import type { ClientStatus, ResetCycle } from './client.entity.js';
+import { isoTimestamp } from './list-row-types.js';
 import { readNullableNumber, readNumber, readRequiredTimestamp, readTimestamp } from './sql.js';
 
-/** A client as the API shows it. Derived fields (group, remainingBytes, deviceCount) are computed here. */
-export interface ClientView {
+/**
+ * A client as the API shows it, its timestamps of type `Time`. Derived fields (group,
+ * remainingBytes, deviceCount) are computed here.
+ */
+export interface ClientFields<Time> {
   id: string;
   name: string;
   note: string;
@@ -16,25 +20,35 @@ export interface ClientView {
   downBytes: number;
   /** null when the quota is unlimited (0). */
   remainingBytes: number | null;
-  expiresAt: Date | null;
+  expiresAt: Time | null;
   deviceLimit: number;
   deviceCount: number;
   rateBitsPerSec: number;
   resetCycle: ResetCycle;
-  lastResetAt: Date | null;
+  lastResetAt: Time | null;
   startOnFirstUse: boolean;
   durationSeconds: number;
-  activatedAt: Date | null;
+  activatedAt: Time | null;
   /** The latest handshake of any of its devices on any node (from the agents' counters). */
-  lastHandshake: Date | null;
+  lastHandshake: Time | null;
   /** Derived: a handshake within ONLINE_WINDOW_MS. */
   onlineNow: boolean;
   status: ClientStatus;
   subId: string;
   interfaceIds: string[];
-  createdAt: Date;
-  updatedAt: Date;
+  createdAt: Time;
+  updatedAt: Time;
 }
+
+/** A client with Date timestamps, for the services' rules. */
+export type ClientView = ClientFields<Date>;
+
+/**
+ * A client as a list page shows it: timestamps already as their JSON text (isoTimestamp), from
+ * rows whose timestamptz columns arrive as text (LIST_ROW_TYPES). Serializes byte for byte
+ * as the ClientView of the same row.
+ */
+export type ClientListItem = ClientFields<string>;
 
 /**
  * The select list of a client view over `clients c`. Device count and interface ids are
@@ -65,6 +79,32 @@ export function isOnline(lastHandshake: Date | null, now = Date.now()): boolean 
 
 /** The one mapper from a snake_case row (selected with CLIENT_VIEW_COLUMNS) to the view. */
 export function toClientView(row: ClientRow): ClientView {
+  const lastHandshake = readTimestamp(row.last_handshake);
+  return mapClient(row, readTimestamp, readRequiredTimestamp, isOnline(lastHandshake));
+}
+
+/** The same mapping for a list row whose timestamps arrived as PostgreSQL's text. */
+export function toClientListItem(row: ClientRow): ClientListItem {
+  const lastHandshake = textTimestamp(row.last_handshake);
+  return mapClient(row, textTimestamp, requiredTextTimestamp, lastHandshake !== null && isOnline(new Date(lastHandshake)));
+}
+
+function textTimestamp(value: unknown): string | null {
+  return value === null || value === undefined ? null : isoTimestamp(value as string);
+}
+
+function requiredTextTimestamp(value: unknown): string {
+  const text = textTimestamp(value);
+  if (text === null) throw new Error('expected a timestamp, got null');
+  return text;
+}
+
+function mapClient<Time>(
+  row: ClientRow,
+  time: (value: unknown) => Time | null,
+  requiredTime: (value: unknown) => Time,
+  onlineNow: boolean,
+): ClientFields<Time> {
   const groups = (row.groups as string[] | null) ?? [];
   const quotaBytes = readNumber(row.quota_bytes);
   const usedBytes = readNumber(row.used_bytes);
@@ -80,22 +120,22 @@ export function toClientView(row: ClientRow): ClientView {
     upBytes: readNumber(row.up_bytes),
     downBytes: readNumber(row.down_bytes),
     remainingBytes: quotaBytes > 0 ? Math.max(0, quotaBytes - usedBytes) : null,
-    expiresAt: readTimestamp(row.expires_at),
+    expiresAt: time(row.expires_at),
     deviceLimit: readNumber(row.device_limit),
     deviceCount: readNumber(row.device_count),
     rateBitsPerSec: readNumber(row.rate_bits_per_sec),
     resetCycle: row.reset_cycle as ResetCycle,
-    lastResetAt: readTimestamp(row.last_reset_at),
+    lastResetAt: time(row.last_reset_at),
     startOnFirstUse: row.start_on_first_use as boolean,
     durationSeconds: readNumber(row.duration_seconds),
-    activatedAt: readTimestamp(row.activated_at),
-    lastHandshake: readTimestamp(row.last_handshake),
-    onlineNow: isOnline(readTimestamp(row.last_handshake)),
+    activatedAt: time(row.activated_at),
+    lastHandshake: time(row.last_handshake),
+    onlineNow,
     status: row.status as ClientStatus,
     subId: row.sub_id as string,
     interfaceIds: (row.interface_ids as string[] | null) ?? [],
-    createdAt: readRequiredTimestamp(row.created_at),
-    updatedAt: readRequiredTimestamp(row.updated_at),
+    createdAt: requiredTime(row.created_at),
+    updatedAt: requiredTime(row.updated_at),
   };
 }
 

@@ -8,7 +8,7 @@ import { ClientListRepository, type ClientFilter } from './client-list.repositor
 import { decodeCursor, encodeCursor } from './client-cursor.js';
 import { affectsPeers, nextStatus } from './client-status.js';
 import { ClientTotals } from './client-totals.js';
-import type { ClientView, DeviceView } from './client-view.js';
+import type { ClientListItem, ClientView, DeviceView } from './client-view.js';
 import { ClientsRepository } from './clients.repository.js';
 import { DevicesRepository } from './devices.repository.js';
 import type { CreateClientDto, ListClientsQuery, UpdateClientDto } from './dto/client.dto.js';
@@ -20,7 +20,7 @@ export interface ClientDetail extends ClientView {
 }
 
 export interface ClientPage {
-  items: ClientView[];
+  items: ClientListItem[];
   total: number;
   /** Absent when the page was asked for by cursor. */
   page?: number;

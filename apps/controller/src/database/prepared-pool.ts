@@ -14,8 +14,9 @@ export class PreparedPool {
     this.pool.on('error', () => undefined); // a dropped idle connection is replaced on next use
   }
 
-  async query<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
-    return (await this.pool.query<T & pg.QueryResultRow>({ name, text, values })).rows;
+  /** `types` replaces node-postgres's value parsers for this statement (e.g. to keep a column's text). */
+  async query<T>(name: string, text: string, values: unknown[], types?: pg.CustomTypesConfig): Promise<T[]> {
+    return (await this.pool.query<T & pg.QueryResultRow>({ name, text, values, ...(types ? { types } : {}) })).rows;
   }
 
   close(): Promise<void> {
