@@ -1,10 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE, DiscoveryModule } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module.js';
 import { ClientsModule } from './clients/clients.module.js';
-import { DocsController } from './docs/docs.controller.js';
-import { DocsService } from './docs/docs.service.js';
-import { RouteTableService } from './docs/route-table.service.js';
+import { DocsModule } from './docs/docs.module.js';
 import { HealthModule } from './health/health.module.js';
 import { ErrorFilter } from './http/error.filter.js';
 import { StrictValidationPipe } from './http/validation.js';
@@ -21,7 +19,6 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        DiscoveryModule,
         RuntimeModule.register(runtime),
         AuthModule,
         TokensModule,
@@ -30,13 +27,11 @@ export class AppModule {
         ClientsModule,
         SystemModule,
         NodesModule,
+        DocsModule,
       ],
-      controllers: [DocsController],
       providers: [
         { provide: APP_FILTER, useClass: ErrorFilter },
         { provide: APP_PIPE, useClass: StrictValidationPipe },
-        RouteTableService,
-        DocsService,
       ],
     };
   }

@@ -30,9 +30,12 @@ export function encodeCursor(cursor: ClientCursor): string {
   return Buffer.from(JSON.stringify([cursor.sort, cursor.key, cursor.id])).toString('base64url');
 }
 
+/** The refusal of a cursor the list never handed out. */
+export const forgedCursor = () => badRequest('cursor is not a cursor this list handed out', 'cursor');
+
 /** The cursor, or a 400 naming `cursor` when it is malformed or belongs to another sort. */
 export function decodeCursor(text: string, sort: ClientSort): ClientCursor {
-  const malformed = () => badRequest('cursor is not a cursor this list handed out', 'cursor');
+  const malformed = forgedCursor;
   if (!/^[A-Za-z0-9_-]{1,1024}$/.test(text)) throw malformed();
   let value: unknown;
   try {

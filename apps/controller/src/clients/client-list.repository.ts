@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { PreparedPool } from '../database/prepared-pool.js';
 import { PREPARED_POOL } from '../runtime.js';
 import type { ClientStatus } from './client.entity.js';
-import type { ClientCursor } from './client-cursor.js';
+import { forgedCursor, type ClientCursor } from './client-cursor.js';
 import { CLIENT_VIEW_COLUMNS, toClientListItem, type ClientListItem, type ClientRow } from './client-view.js';
 import { LIST_ROW_TYPES } from './list-row-types.js';
 import type { ClientSort } from './dto/client.dto.js';
@@ -15,6 +15,9 @@ export interface ClientFilter {
   group?: string;
   interfaceId?: string;
 }
+
+/** PostgreSQL's codes for a value it cannot read as its type: bad date/time, out of range, bad text. */
+const UNREADABLE_VALUE = new Set(['22007', '22008', '22003', '22009', '22P02']);
 
 /** A page either by offset or after a cursor's row. */
 export type PagePosition = { offset: number } | { after: ClientCursor };
@@ -107,7 +110,12 @@ export class ClientListRepository {
        from (select c.id ${filtered} order by ${orderBy(order)} limit ${limit} offset ${params.add(skip)}) page
        join clients c on c.id = page.id
       order by ${orderBy(order)}`;
-    const rows = await this.prepared.query<ClientRow>(statementName(text), text, params.values, LIST_ROW_TYPES);
+    const rows = await this.prepared.query<ClientRow>(statementName(text), text, params.values, LIST_ROW_TYPES).catch((error: unknown) => {
+      // A cursor's key has the right shape but names no value of its type (February 30, beyond
+      // int8): only PostgreSQL can tell, and then it was not a key this list handed out.
+      if ('after' in position && UNREADABLE_VALUE.has((error as { code?: string }).code ?? '')) throw forgedCursor();
+      throw error;
+    });
     const shown = rows.slice(0, perPage);
     const last = shown[shown.length - 1];
     return {

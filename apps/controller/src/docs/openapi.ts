@@ -27,7 +27,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('Warren panel API')
     .setVersion('0.1.0')
     .setOpenAPIVersion('3.1.0')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'A session token (POST /api/auth/login) or an API token (wrn_…)' }, BEARER_SCHEME)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'A session token (POST /api/auth/login) or an API token (wrn_…)' }, BEARER_SCHEME)
     .build();
   const scanned = SwaggerModule.createDocument(app, config, { ignoreGlobalPrefix: true, autoTagControllers: false });
   const paths = Object.fromEntries(Object.entries(scanned.paths).map(([path, item]) => [`/api${path}`, item]));

@@ -6,6 +6,7 @@ import {
   ApiBody,
   ApiExtraModels,
   ApiOperation,
+  ApiParam,
   ApiResponse,
   ApiTags,
   getSchemaPath,
@@ -123,10 +124,18 @@ export function Route(spec: RouteSpec): MethodDecorator {
     ApiTags(spec.group),
     ApiOperation({ summary: spec.summary, operationId: operationId(spec) }),
     ...(spec.public ? [] : [ApiBearerAuth(BEARER_SCHEME)]),
+    ...pathIds(spec),
     example(spec),
     success(spec, status),
     ...errorStatuses(spec).map((code) => ApiResponse({ status: code, description: ERROR_DESCRIPTIONS[code], type: ApiErrorDto })),
   );
+}
+
+/** Every `:id` in a path is a resource id, which IdPipe checks: a uuid, said so in the schema. */
+function pathIds(spec: RouteSpec): MethodDecorator[] {
+  return [...spec.path.matchAll(/:([A-Za-z0-9_]+)/g)]
+    .filter(([, name]) => name === 'id')
+    .map(([, name]) => ApiParam({ name, required: true, schema: { type: 'string', format: 'uuid' } }));
 }
 
 /** Stable names for generated clients: `get_clients_id`, `post_auth_login`. */

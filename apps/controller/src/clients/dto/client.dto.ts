@@ -17,6 +17,7 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateBy,
   ValidateIf,
 } from 'class-validator';
 import { CLIENT_STATUSES, RESET_CYCLES, type ClientStatus, type ResetCycle } from '../client.entity.js';
@@ -73,8 +74,22 @@ const Groups = () =>
     Matches(NO_CONTROL, { each: true, message: 'groups must not contain control characters' }),
     ArrayUnique({ message: 'groups must not repeat a group' }),
   );
+/** The calendar both PostgreSQL and JavaScript print alike (four-digit years, AD). */
+const EARLIEST_EXPIRY = Date.UTC(1970, 0, 1);
+const LATEST_EXPIRY = Date.UTC(9999, 11, 31, 23, 59, 59);
 const ExpiresAt = () =>
-  apply(IsISO8601({ strict: true, strictSeparator: true }, { message: DATE_TIME_MESSAGE }), Matches(ISO_WITH_ZONE, { message: DATE_TIME_MESSAGE }));
+  apply(
+    IsISO8601({ strict: true, strictSeparator: true }, { message: DATE_TIME_MESSAGE }),
+    Matches(ISO_WITH_ZONE, { message: DATE_TIME_MESSAGE }),
+    ValidateBy({
+      name: 'expiryInRange',
+      validator: {
+        // A zone offset can carry 9999-12-31T23:59 into year 10000, which PostgreSQL stores but prints unreadably.
+        validate: (value: unknown) => typeof value !== 'string' || !(Date.parse(value) < EARLIEST_EXPIRY || Date.parse(value) > LATEST_EXPIRY),
+        defaultMessage: (args) => `${args?.property} must lie between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z`,
+      },
+    }),
+  );
 const InterfaceIds = () =>
   apply(
     IsArray(),
@@ -162,7 +177,7 @@ export class CreateClientDto {
   @IsString({ each: true })
   @Length(1, CLIENT_LIMITS.deviceNameLength, { each: true })
   @Matches(NO_CONTROL, { each: true, message: 'deviceNames must not contain control characters' })
-  @ArrayUnique((name: string) => name.toLowerCase(), { message: 'deviceNames must not repeat a name (case is ignored)' })
+  @ArrayUnique((name: unknown) => (typeof name === 'string' ? name.toLowerCase() : name), { message: 'deviceNames must not repeat a name (case is ignored)' })
   deviceNames?: string[];
 
   @ApiPropertyOptional({ description: 'The expiry clock starts at the first handshake' })

@@ -1,5 +1,6 @@
-import { IsBoolean, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsBoolean, IsString, Length, Matches } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { OptionalNotNull } from '../../http/validators.js';
 
 const NAME_RULE = /^[^\u0000-\u001f]*$/; // length is checked separately, with its own message
 
@@ -13,14 +14,14 @@ export class CreateTokenDto {
 
 export class UpdateTokenDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 64, description: 'No control characters' })
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @Length(1, 64)
   @Matches(NAME_RULE, { message: 'name must not contain control characters' })
   name?: string;
 
   @ApiPropertyOptional({ description: 'false disables the token at once' })
-  @IsOptional()
+  @OptionalNotNull()
   @IsBoolean()
   enabled?: boolean;
 }

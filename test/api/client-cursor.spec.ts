@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { startTestPanel, type TestPanel } from '../../../../test/support/test-panel.js';
-import { encodeCursor } from './client-cursor.js';
+import { encodeCursor } from '../../apps/controller/src/clients/client-cursor.js';
+import { fixtures } from '../support/fixtures.js';
+import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 /**
  * Cursor pages beside page/perPage: walking every sort by cursor gives the same rows, in the same
@@ -13,18 +14,17 @@ const CLIENT_SORTS = ['newest', 'oldest', 'name', 'traffic', 'remaining', 'expir
 let t: TestPanel;
 let token: string;
 let ifaceId: string;
+const { call, createNodeWithInterface, createClient } = fixtures(() => ({ t, token }));
 
 beforeAll(async () => {
   t = await startTestPanel();
   token = await t.login();
-  const node = await call('POST', 'nodes', { name: `cur-${randomUUID().slice(0, 8)}`, address: '192.0.2.30' });
-  const iface = await call('POST', 'interfaces', { nodeId: node.body.id, name: 'wgc', listenPort: 51830, subnet: '10.230.0.0/24', endpointHost: 'vpn.example.com' });
-  ifaceId = iface.body.id;
+  ifaceId = (await createNodeWithInterface()).iface.id;
   for (let i = 0; i < 11; i++) {
     const body: Record<string, unknown> = { name: `cursor-${i % 4}`, interfaceIds: [ifaceId] };
     if (i % 3 === 0) body.quotaBytes = 1000 * (i % 2 ? 1 : 2);
     if (i % 2 === 0) body.expiresAt = new Date(Date.now() + (1 + (i % 3)) * 86_400_000).toISOString();
-    expect((await call('POST', 'clients', body)).status).toBe(201);
+    await createClient(body);
   }
   // Equal keys (names, traffic, expiry, remaining) make the id tie-break matter.
   await t.query(`update clients set used_bytes = 500 where name in ('cursor-1', 'cursor-2')`);
@@ -33,8 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.stop();
 });
-
-const call = (method: string, path: string, body?: unknown) => t.call(method, path, { token, body });
 
 test.each(CLIENT_SORTS)('walking sort=%s by cursor gives the rows of one big page, once each', async (sort) => {
   const all = await call('GET', `clients?interfaceId=${ifaceId}&sort=${sort}&perPage=200`);
@@ -70,6 +68,18 @@ test('malformed cursors, a cursor of another sort, and cursor with page are a 40
     const response = await call('GET', `clients?cursor=${encodeURIComponent(cursor)}${cursor.includes('traffic') ? '&sort=traffic' : ''}`);
     expect(response.status).toBe(400);
     expect(response.body.field).toBe('cursor');
+  }
+  // Keys of the right shape that PostgreSQL cannot read as the sort's type (no such date, beyond int8).
+  const unreadable: [(typeof CLIENT_SORTS)[number], string][] = [
+    ['newest', '2026-13-45 25:61:61+00'],
+    ['oldest', '2026-02-30 00:00:00+00'],
+    ['expiry', '9999-99-99 00:00:00+99:99'],
+    ['traffic', '9999999999999999999'],
+    ['remaining', '9223372036854775808'],
+  ];
+  for (const [sort, key] of unreadable) {
+    const response = await call('GET', `clients?sort=${sort}&cursor=${encodeCursor({ sort, key, id: randomUUID() })}`);
+    expect([sort, response.status, response.body.field]).toEqual([sort, 400, 'cursor']);
   }
   const name = encodeCursor({ sort: 'name', key: 'cursor-1', id: randomUUID() });
   expect((await call('GET', `clients?cursor=${name}`)).body).toMatchObject({ field: 'cursor' });
