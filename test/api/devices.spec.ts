@@ -132,7 +132,7 @@ describe('DELETE /api/devices/{id}', () => {
   test('removes the device and its accounts, bumps the nodes; its address is not handed out again at once', async () => {
     const iface = await createInterface();
     const client = await createClient({ interfaceIds: [iface.id], deviceLimit: 0, deviceNames: ['keep', 'drop'] });
-    const drop = client.devices.find((device: { name: string }) => device.name === 'drop');
+    const drop = client.devices.find((device) => device.name === 'drop')!;
     const freed = drop.accounts[0].ip;
     const before = await revisions();
     const deleted = await call('DELETE', `devices/${drop.id}`);

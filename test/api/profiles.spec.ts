@@ -63,7 +63,7 @@ describe('profiles', () => {
 
   beforeAll(async () => {
     standard = await createInterface({ dns: ['1.1.1.1', '9.9.9.9'], mtu: 1380 });
-    amnezia = await createInterface({ mode: 'amnezia', endpointHost: '2001:db8::1' });
+    amnezia = (await createInterface({ mode: 'amnezia', endpointHost: '2001:db8::1' })) as typeof amnezia;
     hosts = [
       await createHost({ interfaceId: standard.id, name: 'cdn', address: 'cdn.example.net', port: 443, priority: 10 }),
       await createHost({ interfaceId: standard.id, name: 'direct', address: '203.0.113.7', port: 0, priority: 5 }),

@@ -65,9 +65,9 @@ test('bytes add up from accounts to devices to the client; a repeated sequence n
 
   const view = await getClient(c.id);
   expect(view).toMatchObject({ upBytes: 1201, downBytes: 5302, usedBytes: 6503, onlineNow: true });
-  expect(new Date(view.lastHandshake).getTime()).toBe(handshake);
+  expect(new Date(view.lastHandshake!).getTime()).toBe(handshake);
   const devices = view.devices;
-  const phone = devices.find((d: { id: string }) => d.id === c.deviceIds[0]);
+  const phone = devices.find((d) => d.id === c.deviceIds[0])!;
   expect(phone).toMatchObject({ upBytes: 1001, downBytes: 5002, onlineNow: true });
   expect(phone.accounts[0]).toMatchObject({ upBytes: 1001, downBytes: 5002, lastEndpoint: '198.51.100.7:40000' });
   const laptop = devices.find((d: { id: string }) => d.id === c.deviceIds[1]);
@@ -117,10 +117,10 @@ test('start on first use: the first handshake starts the period, once', async ()
   const now = new Date('2026-12-01T10:00:00Z');
   await usage.recordCounters(f.nodeId, 2, [peer(f, c.keys[0], 100, 100, now.getTime() - 1000)], now);
   const started = await getClient(c.id);
-  expect(new Date(started.activatedAt).toISOString()).toBe(now.toISOString());
-  expect(new Date(started.expiresAt).toISOString()).toBe(new Date(now.getTime() + 30 * 86_400_000).toISOString());
+  expect(new Date(started.activatedAt!).toISOString()).toBe(now.toISOString());
+  expect(new Date(started.expiresAt!).toISOString()).toBe(new Date(now.getTime() + 30 * 86_400_000).toISOString());
   await usage.recordCounters(f.nodeId, 3, [peer(f, c.keys[0], 100, 100, now.getTime() + 60_000)], new Date(now.getTime() + 120_000));
-  expect(new Date((await getClient(c.id)).activatedAt).toISOString()).toBe(now.toISOString());
+  expect(new Date((await getClient(c.id)).activatedAt!).toISOString()).toBe(now.toISOString());
 });
 
 test('concurrent batches of two nodes on one client all count, repeats never', async () => {
