@@ -35,6 +35,8 @@ export type IssuedToken = Schemas['IssuedTokenDto'];
 type Defaulted<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
 export type InterfaceBody = Defaulted<Schemas['CreateInterfaceDto'], 'enabled' | 'mode'>;
 export type HostBody = Defaulted<Schemas['CreateHostDto'], 'enabled' | 'port' | 'priority'>;
+/** The update schema carries the creation's default for `mode` (it cannot change; absent keeps it). */
+export type InterfaceUpdate = Defaulted<Schemas['UpdateInterfaceDto'], 'mode'>;
 
 /**
  * A typed client's answer in the raw call's shape, `{status, body, headers}`, so that a spec's
