@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { generateKeyPair } from '../../libs/wireguard/keys.js';
 import type { PeerCounters } from '../../libs/contracts/agent-link.js';
 import { UsageService } from '../../apps/controller/src/clients/usage.service.js';
-import { fixtures } from '../support/fixtures.js';
+import { answer, fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 /**
@@ -26,7 +26,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const { call, createNodeWithInterface, createClient, accountsOf, getClient, revision } = fixtures(() => ({ t, token }));
+const { call, typed, createNodeWithInterface, createClient, accountsOf, getClient, revision } = fixtures(() => ({ t, token }));
 
 interface Fixture {
   nodeId: string;
@@ -102,7 +102,7 @@ test('reaching the quota exhausts the client and takes its peers off the node; r
   );
   expect(Number(desired[0].n)).toBe(0);
 
-  expect((await call('POST', `clients/${c.id}/reset`)).status).toBe(200);
+  expect((await answer(typed().POST('/api/clients/{id}/reset', { params: { path: { id: c.id } } }))).status).toBe(200);
   expect(await getClient(c.id)).toMatchObject({ status: 'active', usedBytes: 0 });
   expect(await revision(f.nodeId)).toBe(before + 2);
 });
@@ -126,7 +126,7 @@ test('start on first use: the first handshake starts the period, once', async ()
 test('concurrent batches of two nodes on one client all count, repeats never', async () => {
   const a = await fixture();
   const b = await fixture();
-  const response = await call('POST', 'clients', { name: 'both', interfaceIds: [a.ifaceId, b.ifaceId] });
+  const response = await answer(typed().POST('/api/clients', { body: { name: 'both', interfaceIds: [a.ifaceId, b.ifaceId] } }));
   const keys = await t.query<{ public_key: string; node_id: string }>(
     'select a.public_key, a.node_id from accounts a join devices d on d.id = a.device_id where d.client_id = $1',
     [response.body.id],
