@@ -76,16 +76,16 @@ async function pool(count, concurrency, worker) {
 // ---------------------------------------------------------------------------------------------
 // Seeding: nodes, enrolment, interfaces, clients.
 
-async function seed({ call, db, settings }) {
+async function seed({ api, db, settings }) {
   const nodes = new Array(settings.nodes);
   const t0 = performance.now();
   await pool(settings.nodes, settings.createConcurrency, async (i) => {
-    const created = await call.expect(201, 'POST', 'nodes', { name: `fleet-${String(i).padStart(4, '0')}`, address: `10.${100 + (i >> 8)}.${i & 255}.1` });
+    const created = await api.expect(201, api.client.POST('/api/nodes', { body: { name: `fleet-${String(i).padStart(4, '0')}`, address: `10.${100 + (i >> 8)}.${i & 255}.1` } }));
     if (!created.enrolment?.secret) throw new Error(`POST /api/nodes gave no enrolment secret: ${JSON.stringify(created).slice(0, 300)}`);
     // The agent's own call: public, the secret is the only credential.
-    const enrolled = await call.expect(200, 'POST', 'agent/enrol', { secret: created.enrolment.secret });
+    const enrolled = await api.expect(200, api.client.POST('/api/agent/enrol', { body: { secret: created.enrolment.secret } }));
     if (enrolled.nodeId !== created.id || enrolled.queue?.kind !== 'redis') throw new Error(`enrolment answered ${JSON.stringify({ ...enrolled, credential: '…', queue: enrolled.queue?.kind })}`);
-    const iface = await call.expect(201, 'POST', 'interfaces', { nodeId: created.id, name: IFNAME, listenPort: 51820, subnet: SUBNET, endpointHost: `10.${100 + (i >> 8)}.${i & 255}.1` });
+    const iface = await api.expect(201, api.client.POST('/api/interfaces', { body: { nodeId: created.id, name: IFNAME, listenPort: 51820, subnet: SUBNET, endpointHost: `10.${100 + (i >> 8)}.${i & 255}.1` } }));
     nodes[i] = { id: created.id, credential: enrolled.credential, interfaceId: iface.id };
   });
   const nodesSeconds = (performance.now() - t0) / 1000;
@@ -97,7 +97,7 @@ async function seed({ call, db, settings }) {
     let lastReport = t1;
     await pool(total, settings.createConcurrency, async (k) => {
       const node = nodes[k % settings.nodes];
-      await call.expect(201, 'POST', 'clients', { name: `fleet-client-${String(k).padStart(5, '0')}`, interfaceIds: [node.interfaceId] });
+      await api.expect(201, api.client.POST('/api/clients', { body: { name: `fleet-client-${String(k).padStart(5, '0')}`, interfaceIds: [node.interfaceId] } }));
       done++;
       if (performance.now() - lastReport > 10_000) {
         lastReport = performance.now();
@@ -379,16 +379,16 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     // No local agent: it would apply on this host; the fleet is all remote nodes.
     panel = await startPanelProcess({ databaseUrl: database.url, redisUrl: REDIS_URL, queuePrefix, dataDir, env: { WARREN_LOCAL_AGENT: 'off' } });
     scope.add('panel', () => panel.stop());
-    const call = apiClient(panel, settings.createConcurrency);
-    scope.add('http agent', () => call.close());
-    await signIn(call);
+    const api = apiClient(panel, settings.createConcurrency);
+    scope.add('http agent', () => api.close());
+    await signIn(api);
     const db = new pg.Client({ connectionString: database.url });
     await db.connect();
     scope.add('database client', () => db.end());
     const memoryAtStart = memoryOf(panel.pid);
 
     process.stderr.write(`bench: creating and enrolling ${settings.nodes} nodes, then ${(settings.nodes * settings.clientsPerNode).toLocaleString('en-US')} clients (${settings.seed})…\n`);
-    const seeded = await seed({ call, db, settings });
+    const seeded = await seed({ api, db, settings });
     process.stderr.write(`bench: seeded in ${Math.round(seeded.nodesSeconds + seeded.clientsSeconds)} s; waiting for deliveries to settle…\n`);
     // Every node's revision moved with each client: let the controller enqueue its jobs (nobody
     // takes them: these agents are simulated) before the links come up.

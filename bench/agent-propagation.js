@@ -189,9 +189,9 @@ async function runBackend({ kind, settings, scope }) {
     env: kind === 'redis' ? { WARREN_LOCAL_AGENT: 'off' } : { WARREN_LOCAL_AGENT: 'on', WARREN_NETNS: ns.name },
   });
   scope.add('panel', () => panel.stop());
-  const call = apiClient(panel, 4);
-  scope.add('http agent', () => call.close());
-  await signIn(call);
+  const api = apiClient(panel, 4);
+  scope.add('http agent', () => api.close());
+  await signIn(api);
   const db = new pg.Client({ connectionString: database.url });
   await db.connect();
   scope.add('database client', () => db.end());
@@ -201,20 +201,20 @@ async function runBackend({ kind, settings, scope }) {
   let agent;
   const ifname = `wbp${randomHex(8)}`;
   if (kind === 'redis') {
-    node = await call.expect(201, 'POST', 'nodes', { name: `bench-${randomHex(6)}`, address: '10.200.0.1' });
+    node = await api.expect(201, api.client.POST('/api/nodes', { body: { name: `bench-${randomHex(6)}`, address: '10.200.0.1' } }));
     if (!node.enrolment?.secret) throw new Error(`POST /api/nodes gave no enrolment secret: ${JSON.stringify(node).slice(0, 300)}`);
   } else {
     // What the panel says to a remote node in this mode (expected: no enrolment, and why).
-    const remote = await call.expect(201, 'POST', 'nodes', { name: `bench-remote-${randomHex(6)}`, address: '10.200.0.2' });
+    const remote = await api.expect(201, api.client.POST('/api/nodes', { body: { name: `bench-remote-${randomHex(6)}`, address: '10.200.0.2' } }));
     remoteRefusal = remote.enrolment === null ? remote.enrolmentError ?? 'refused' : undefined;
     if (!remoteRefusal) throw new Error('the panel without REDIS_URL issued an enrolment secret for a remote node: unexpected, check the bench');
-    await call.expect(200, 'DELETE', `nodes/${remote.id}`);
-    const nodes = await call.expect(200, 'GET', 'nodes');
+    await api.expect(200, api.client.DELETE('/api/nodes/{id}', { params: { path: { id: remote.id } } }));
+    const nodes = await api.expect(200, api.client.GET('/api/nodes'));
     node = (Array.isArray(nodes) ? nodes : nodes.items).find((n) => n.isLocal);
     if (!node) throw new Error('no local node in GET /api/nodes');
   }
-  const iface = await call.expect(201, 'POST', 'interfaces', { nodeId: node.id, name: ifname, listenPort: 51820, subnet: SUBNET, endpointHost: '10.200.0.1' });
-  const client = await call.expect(201, 'POST', 'clients', { name: 'propagation', deviceLimit: 0, interfaceIds: [iface.id] });
+  const iface = await api.expect(201, api.client.POST('/api/interfaces', { body: { nodeId: node.id, name: ifname, listenPort: 51820, subnet: SUBNET, endpointHost: '10.200.0.1' } }));
+  const client = await api.expect(201, api.client.POST('/api/clients', { body: { name: 'propagation', deviceLimit: 0, interfaceIds: [iface.id] } }));
 
   if (kind === 'redis') {
     process.stderr.write(`bench: [${kind}] starting the agent in ${ns.name}…\n`);
@@ -233,7 +233,7 @@ async function runBackend({ kind, settings, scope }) {
   const describeFailure = () => `\n--- agent output\n${agent.tail() || '(none)'}\n--- panel output\n${panel.tail() || '(none)'}`;
   const syncDeadline = performance.now() + 60_000;
   for (;;) {
-    const view = await call.expect(200, 'GET', `nodes/${node.id}`);
+    const view = await api.expect(200, api.client.GET('/api/nodes/{id}', { params: { path: { id: node.id } } }));
     if (view.agent.state === 'connected' && view.inSync) break;
     if (!agent.alive()) throw new Error(`the agent exited (${JSON.stringify(agent.exit())})${describeFailure()}`);
     if (performance.now() > syncDeadline) throw new Error(`the node did not get in sync within 60 s: ${JSON.stringify(view.agent).slice(0, 400)}${describeFailure()}`);
@@ -264,7 +264,7 @@ async function runBackend({ kind, settings, scope }) {
     const childrenBefore = childrenCpuMsOf(selfPid);
     const wall0 = Date.now();
     const t0 = performance.now();
-    const request = call('POST', `clients/${client.id}/devices`, { name: `device-${String(i).padStart(4, '0')}` });
+    const request = api.timed(() => api.client.POST('/api/clients/{id}/devices', { params: { path: { id: client.id } }, body: { name: `device-${String(i).padStart(4, '0')}` } }));
     // The key is only known from the answer; polling starts at once all the same (it costs what
     // it costs while the API call runs) and checks for the key as soon as it is known.
     let key;

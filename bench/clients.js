@@ -111,23 +111,20 @@ function clientSpec(i, digits, now) {
 // Steps.
 
 /** Signs in and goes on with an API token, as an integration would; checks the panel takes it. */
-async function signInWithToken(call) {
-  await signIn(call);
-  call.token = await issueApiToken(call, 'bench-clients');
-  const me = await call('GET', 'auth/me');
+async function signInWithToken(api) {
+  await signIn(api);
+  api.token = await issueApiToken(api, 'bench-clients');
+  const me = await api.timed(() => api.client.GET('/api/auth/me'));
   if (me.status !== 200 || me.body.via !== 'token') throw new Error(`GET /api/auth/me with the API token: ${me.status} ${JSON.stringify(me.body)}`);
 }
 
-async function createInterface(call) {
-  const created = await call('POST', 'interfaces', {
-    name: 'wgbench',
-    mode: 'standard',
-    listenPort: 51999,
-    subnet: SUBNET,
-    endpointHost: 'vpn.bench.example',
-  });
-  if (created.status !== 201) throw new Error(`POST /api/interfaces answered ${created.status}: ${JSON.stringify(created.body)}`);
-  return created.body;
+async function createInterface(api) {
+  return api.expect(
+    201,
+    api.client.POST('/api/interfaces', {
+      body: { name: 'wgbench', mode: 'standard', listenPort: 51999, subnet: SUBNET, endpointHost: 'vpn.bench.example' },
+    }),
+  );
 }
 
 function checkCreated(response, spec, iface) {
@@ -144,7 +141,7 @@ function checkCreated(response, spec, iface) {
  * Creates clients [0, count) through the API with `concurrency` requests in flight, until all are
  * made or the time budget is spent (then at least `minimum` are made). Fails on the first non-201.
  */
-async function createThroughApi({ call, iface, settings, digits, now, panel }) {
+async function createThroughApi({ api, iface, settings, digits, now, panel }) {
   const total = settings.clients;
   const budgetMs = settings.apiMinutes * 60_000;
   const completions = new Float64Array(total); // ms since start, in completion order
@@ -163,7 +160,7 @@ async function createThroughApi({ call, iface, settings, digits, now, panel }) {
       const spec = clientSpec(i, digits, now);
       let response;
       try {
-        response = await call('POST', 'clients', { ...spec, interfaceIds: [iface.id] });
+        response = await api.timed(() => api.client.POST('/api/clients', { body: { ...spec, interfaceIds: [iface.id] } }));
       } catch (error) {
         failure = `client ${i}: ${error.message}`;
         return;
@@ -281,12 +278,12 @@ function listTargets({ total, expected, statuses }) {
  * The deep page again, reached by cursor: walks the list to that offset with nextCursor (200 rows
  * a step) and measures the page after it, the same rows as the offset page.
  */
-async function cursorTarget(call, deep) {
+async function cursorTarget(api, deep) {
   const offset = (deep.page - 1) * PER_PAGE;
   let cursor;
   for (let at = 0; at < offset; ) {
     const step = Math.min(200, offset - at);
-    const response = await call('GET', `clients?perPage=${step}${cursor ? `&cursor=${cursor}` : ''}`);
+    const response = await api.timed(() => api.client.GET('/api/clients', { params: { query: { perPage: step, ...(cursor ? { cursor } : {}) } } }));
     if (response.status !== 200 || !response.body.nextCursor) throw new Error(`walking to offset ${offset} by cursor: ${response.status} at ${at}`);
     cursor = response.body.nextCursor;
     at += step;
@@ -309,7 +306,21 @@ function checkList(target, response) {
   return undefined;
 }
 
-/** One autocannon run (child process) with CPU accounting for the panel (`cpu.server`), the client and the rest. */
+/**
+ * GET /api/<path> through the typed client, for a target's path relative to /api (the load runs
+ * use the same path as a URL): `auth/me`, or `clients?<query>`.
+ */
+function getTarget(api, path) {
+  if (path === 'auth/me') return api.client.GET('/api/auth/me');
+  const [route, search = ''] = path.split('?');
+  if (route !== 'clients') throw new Error(`getTarget: no typed request for ${path}`);
+  return api.client.GET('/api/clients', { params: { query: Object.fromEntries(new URLSearchParams(search)) } });
+}
+
+/**
+ * One autocannon run (child process) with CPU accounting for the panel (`cpu.server`), the client
+ * and the rest. Raw HTTP, not the typed client: autocannon drives its own sockets.
+ */
 function loadRun(url, token, settings, panelPid) {
   return measureWithCpu(
     {
@@ -325,11 +336,12 @@ function loadRun(url, token, settings, panelPid) {
 }
 
 /** `count` requests one after another (after 10 unrecorded ones): latency with nothing else in flight. */
-async function sequentialRun(call, path, count, check) {
-  for (let i = 0; i < 10; i++) await call('GET', path);
+async function sequentialRun(api, path, count, check) {
+  const request = () => getTarget(api, path);
+  for (let i = 0; i < 10; i++) await api.timed(request);
   const times = [];
   for (let i = 0; i < count; i++) {
-    const response = await call('GET', path);
+    const response = await api.timed(request);
     if (response.status !== 200) throw new Error(`GET /api/${path} answered ${response.status} (sequential run)`);
     if (check && i === 0) {
       const problem = check(response);
@@ -375,17 +387,17 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     panel = await startPanelProcess({ databaseUrl: database.url, redisUrl: REDIS_URL, queuePrefix, dataDir, env: { WARREN_LOCAL_AGENT: 'off' } });
     scope.add('panel', () => panel.stop());
     const memory = { start: memoryOf(panel.pid) };
-    const call = apiClient(panel, Math.max(settings.createConcurrency, 4));
-    scope.add('http agent', () => call.close());
-    await signInWithToken(call);
-    const ifaceView = await createInterface(call);
+    const api = apiClient(panel, Math.max(settings.createConcurrency, 4));
+    scope.add('http agent', () => api.close());
+    await signInWithToken(api);
+    const ifaceView = await createInterface(api);
     const iface = { id: ifaceView.id, nodeId: ifaceView.nodeId };
     const db = new pg.Client({ connectionString: database.url });
     await db.connect();
     scope.add('database client', () => db.end());
 
     process.stderr.write(`bench: creating ${settings.clients.toLocaleString('en-US')} clients through POST /api/clients, ${settings.createConcurrency} at a time…\n`);
-    const creation = await createThroughApi({ call, iface, settings, digits, now, panel });
+    const creation = await createThroughApi({ api, iface, settings, digits, now, panel });
     memory.afterApi = memoryOf(panel.pid);
     let sqlSeed;
     if (creation.count < settings.clients) {
@@ -400,7 +412,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     for (const [name, value] of Object.entries(counts)) {
       if (value !== settings.clients) throw new Error(`after seeding: ${value} ${name}, expected ${settings.clients}`);
     }
-    const one = await call('GET', 'clients?perPage=1');
+    const one = await api.timed(() => getTarget(api, 'clients?perPage=1'));
     if (one.status !== 200 || one.body.total !== settings.clients) throw new Error(`GET /api/clients?perPage=1: ${one.status}, total ${one.body?.total}, expected ${settings.clients}`);
 
     process.stderr.write('bench: spreading statuses and traffic with SQL, then VACUUM ANALYZE…\n');
@@ -411,9 +423,9 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     memory.seeded = memoryOf(panel.pid);
 
     const targets = listTargets({ total: settings.clients, expected, statuses: spread.statuses });
-    targets.splice(2, 0, await cursorTarget(call, targets.find((t) => t.key === 'deep')));
+    targets.splice(2, 0, await cursorTarget(api, targets.find((t) => t.key === 'deep')));
     for (const target of targets) {
-      const response = await call('GET', target.path);
+      const response = await api.timed(() => getTarget(api, target.path));
       const problem = checkList(target, response);
       if (problem) throw new Error(`GET /api/${target.path}: ${problem}`);
     }
@@ -424,7 +436,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const problems = [];
     for (const target of all) {
       process.stderr.write(`bench: ${target.label}: ${settings.warmupSeconds}s warm-up + ${settings.durationSeconds}s at ${settings.connections} connections…\n`);
-      const result = await loadRun(`${panel.api}/${target.path}`, call.token, settings, panel.pid);
+      const result = await loadRun(`${panel.api}/${target.path}`, api.token, settings, panel.pid);
       problems.push(...loadFailures(target.label, result));
       loaded[target.key] = result;
     }
@@ -432,7 +444,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const sequential = {};
     for (const target of all) {
       process.stderr.write(`bench: ${target.label}: ${settings.sequential} requests one at a time…\n`);
-      sequential[target.key] = await sequentialRun(call, target.path, settings.sequential, target.expectTotal === undefined ? undefined : (r) => checkList(target, r));
+      sequential[target.key] = await sequentialRun(api, target.path, settings.sequential, target.expectTotal === undefined ? undefined : (r) => checkList(target, r));
     }
     memory.afterLists = memoryOf(panel.pid);
     if (!panel.alive()) throw new Error(`the panel exited during the benchmark:\n${panel.tail()}`);

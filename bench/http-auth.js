@@ -43,6 +43,7 @@ const LABELS = {
   session: 'panel, session token',
 };
 
+/** A plain fetch with the answer parsed: for the bare handler, which is not the panel's API. */
 async function json(url, init) {
   const response = await fetch(url, init);
   const text = await response.text();
@@ -86,14 +87,27 @@ async function startBenchPanel(scope) {
   return { origin: `${panel.origin}${config.basePath}`, api: `${panel.origin}${config.basePath}/api`, apiPath: `${config.basePath}/api` };
 }
 
-/** Signs in and issues an API token through the public API, exactly as an operator would. */
+/**
+ * Signs in and issues an API token through the public API (the typed client), exactly as an
+ * operator would, and checks that GET /api/auth/me tells the two credentials apart.
+ */
 async function credentials(panel) {
-  const call = apiClient(panel, 1);
+  const api = apiClient(panel, 1);
   try {
-    await signIn(call);
-    return { session: call.token, apiToken: await issueApiToken(call, 'bench') };
+    await signIn(api);
+    const session = api.token;
+    const apiToken = await issueApiToken(api, 'bench');
+    const me = async (token, via) => {
+      api.token = token;
+      const answer = await api.timed(() => api.client.GET('/api/auth/me'));
+      if (answer.status !== 200 || answer.body.via !== via) throw new Error(`GET /api/auth/me with the ${via === 'token' ? 'API token' : via}: ${answer.status} ${JSON.stringify(answer.body)}`);
+      return answer.body;
+    };
+    const tokenMe = await me(apiToken, 'token');
+    await me(session, 'session');
+    return { session, apiToken, me: tokenMe };
   } finally {
-    call.close();
+    api.close();
   }
 }
 
@@ -132,18 +146,15 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
   const scope = cleanupScope('the http-auth run');
   try {
     const panel = await startBenchPanel(scope);
-    const { session, apiToken } = await credentials(panel);
+    const { session, apiToken, me } = await credentials(panel);
     const meUrl = `${panel.api}/auth/me`;
-    const viaToken = await json(meUrl, { headers: { authorization: `Bearer ${apiToken}` } });
-    const viaSession = await json(meUrl, { headers: { authorization: `Bearer ${session}` } });
-    if (viaToken.status !== 200 || viaToken.body.via !== 'token') throw new Error(`GET /api/auth/me with the API token: ${viaToken.status} ${JSON.stringify(viaToken.body)}`);
-    if (viaSession.status !== 200 || viaSession.body.via !== 'session') throw new Error(`GET /api/auth/me with the session: ${viaSession.status} ${JSON.stringify(viaSession.body)}`);
     // The bare handler answers the very same JSON the panel does, so only the work behind it differs.
-    const bare = await startBare(viaToken.body);
+    const bare = await startBare(me);
     scope.add('bare fastify', () => bare.close());
     const check = await json(bare.url);
     if (check.status !== 200) throw new Error(`bare fastify answered ${check.status}`);
 
+    // The load runs stay raw HTTP: autocannon drives its own sockets (not the typed client).
     const targets = {
       bare: { url: bare.url, headers: {} },
       token: { url: meUrl, headers: { authorization: `Bearer ${apiToken}` } },

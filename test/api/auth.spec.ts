@@ -1,3 +1,4 @@
+import { answer } from '../support/fixtures.js';
 import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 let t: TestPanel;
@@ -10,17 +11,17 @@ afterAll(async () => {
 
 describe('sign-in and sessions', () => {
   test('login returns a session token usable as Bearer and sets a strict HttpOnly cookie', async () => {
-    const response = await t.call('POST', 'auth/login', { body: OWNER });
+    const response = await answer(t.client().POST('/api/auth/login', { body: OWNER }));
     expect(response.status).toBe(200);
     expect(typeof response.body.token).toBe('string');
     expect(response.body.user).toMatchObject({ username: OWNER.username, role: 'owner' });
-    expect(response.body.user.passwordHash).toBeUndefined();
+    expect((response.body.user as Record<string, unknown>).passwordHash).toBeUndefined();
     const cookie = response.headers.get('set-cookie') ?? '';
     expect(cookie).toMatch(/warren_session=/);
     expect(cookie).toMatch(/HttpOnly/i);
     expect(cookie).toMatch(/SameSite=Strict/i);
 
-    const me = await t.call('GET', 'auth/me', { token: response.body.token });
+    const me = await answer(t.client(response.body.token).GET('/api/auth/me'));
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ user: { username: OWNER.username }, via: 'session' });
 
@@ -30,7 +31,7 @@ describe('sign-in and sessions', () => {
 
   test('the session token is stored hashed, never in the clear', async () => {
     const token = await t.login();
-    const found = await t.call('GET', 'auth/me', { token });
+    const found = await answer(t.client(token).GET('/api/auth/me'));
     expect(found.status).toBe(200);
     const stored = await t.query<{ token_hash: string }>('select token_hash from sessions');
     expect(stored.some((row) => row.token_hash === token)).toBe(false);
@@ -39,7 +40,7 @@ describe('sign-in and sessions', () => {
 
   test('logout ends the session', async () => {
     const token = await t.login();
-    expect((await t.call('POST', 'auth/logout', { token })).status).toBe(200);
+    expect((await answer(t.client(token).POST('/api/auth/logout'))).status).toBe(200);
     const after = await t.call('GET', 'auth/me', { token });
     expect(after.status).toBe(401);
     expect(after.body).toEqual({ error: 'invalid or expired credentials', field: '' });

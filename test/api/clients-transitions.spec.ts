@@ -9,7 +9,7 @@ import {
   TIME_TRANSITIONS_JOB,
 } from '../../apps/controller/src/clients/time-transitions.scheduler.js';
 import { TimeTransitionsService } from '../../apps/controller/src/clients/time-transitions.service.js';
-import { fixtures } from '../support/fixtures.js';
+import { answer, fixtures } from '../support/fixtures.js';
 import { waitFor } from '../support/wait-for.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
@@ -32,7 +32,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const { call, createNodeWithInterface, createClient, getClient, revision } = fixtures(() => ({ t, token }));
+const { call, typed, createNodeWithInterface, createClient, getClient, revision } = fixtures(() => ({ t, token }));
 
 const DAY = 86_400_000;
 
@@ -145,8 +145,8 @@ describe('reset cycles', () => {
   test('a reset by hand moves the anchor: the cycle counts from lastResetAt', async () => {
     const iface = (await createNodeWithInterface()).iface;
     const id = (await createClient({ interfaceIds: [iface.id], resetCycle: 'daily' })).id;
-    const reset = await call('POST', `clients/${id}/reset`);
-    const lastResetAt = new Date(reset.body.client.lastResetAt);
+    const reset = await answer(typed().POST('/api/clients/{id}/reset', { params: { path: { id } } }));
+    const lastResetAt = new Date(reset.body.client.lastResetAt!);
     await t.query(`update clients set used_bytes = 9, created_at = '2001-01-01' where id = $1`, [id]);
     await transitions.applyTimeTransitions(new Date(lastResetAt.getTime() + DAY - 1));
     expect((await getClient(id)).usedBytes).toBe(9);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { publicKeyFromPrivate } from '../../libs/wireguard/keys.js';
-import { fixtures } from '../support/fixtures.js';
+import type { components } from '#libs/api-client/index.js';
+import { answer, fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 let t: TestPanel;
@@ -16,7 +17,10 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const { call, createInterface, createNode, createClient, revisions, expectRefused } = fixtures(() => ({ t, token }), { unchanged: snapshot });
+const { call, typed, createInterface, createNode, createClient, revisions, expectRefused } = fixtures(() => ({ t, token }), { unchanged: snapshot });
+
+/** PATCH /api/clients/{id} through the typed client, answered as `{status, body}`. */
+const patchClient = (id: string, body: components['schemas']['UpdateClientDto']) => answer(typed().PATCH('/api/clients/{id}', { params: { path: { id } }, body }));
 
 interface Iface {
   id: string;
@@ -367,7 +371,7 @@ describe('GET/PATCH/DELETE /api/clients/{id}', () => {
     const iface = await createInterface();
     const client = await createClient({ name: 'patchy', interfaceIds: [iface.id], telegramId: 42 });
     const before = await revisions();
-    const patched = await call('PATCH', `clients/${client.id}`, {
+    const patched = await patchClient(client.id, {
       name: ' renamed ',
       note: 'new note',
       groups: ['a'],
@@ -385,14 +389,14 @@ describe('GET/PATCH/DELETE /api/clients/{id}', () => {
     const client = await createClient({ name: 'quota', interfaceIds: [iface.id], quotaBytes: 1000 });
     await t.query(`update clients set used_bytes = 1500, status = 'exhausted' where id = $1`, [client.id]);
     let before = await revisions();
-    const same = await call('PATCH', `clients/${client.id}`, { quotaBytes: 1500 });
+    const same = await patchClient(client.id, { quotaBytes: 1500 });
     expect(same.body.status).toBe('exhausted');
     expect(await revisions()).toEqual(before);
-    const revived = await call('PATCH', `clients/${client.id}`, { quotaBytes: 2000 });
+    const revived = await patchClient(client.id, { quotaBytes: 2000 });
     expect(revived.body).toMatchObject({ status: 'active', remainingBytes: 500 });
     expect((await revisions())[localNode]).toBe(before[localNode] + 1);
     before = await revisions();
-    const exhausted = await call('PATCH', `clients/${client.id}`, { quotaBytes: 1200 });
+    const exhausted = await patchClient(client.id, { quotaBytes: 1200 });
     expect(exhausted.body).toMatchObject({ status: 'exhausted', remainingBytes: 0 });
     expect((await revisions())[localNode]).toBe(before[localNode] + 1);
   });
@@ -400,12 +404,12 @@ describe('GET/PATCH/DELETE /api/clients/{id}', () => {
   test('moving the expiry to the future or clearing it revives expired; a past expiry expires at once', async () => {
     const iface = await createInterface();
     const client = await createClient({ name: 'expiry', interfaceIds: [iface.id], expiresAt: '2099-01-01T00:00:00Z' });
-    const expired = await call('PATCH', `clients/${client.id}`, { expiresAt: '2021-01-01T00:00:00Z' });
+    const expired = await patchClient(client.id, { expiresAt: '2021-01-01T00:00:00Z' });
     expect(expired.body).toMatchObject({ status: 'expired', expiresAt: '2021-01-01T00:00:00.000Z' });
-    const future = await call('PATCH', `clients/${client.id}`, { expiresAt: '2099-02-01T00:00:00+02:00' });
+    const future = await patchClient(client.id, { expiresAt: '2099-02-01T00:00:00+02:00' });
     expect(future.body).toMatchObject({ status: 'active', expiresAt: '2099-01-31T22:00:00.000Z' });
-    await call('PATCH', `clients/${client.id}`, { expiresAt: '2021-01-01T00:00:00Z' });
-    const cleared = await call('PATCH', `clients/${client.id}`, { expiresAt: null });
+    await patchClient(client.id, { expiresAt: '2021-01-01T00:00:00Z' });
+    const cleared = await patchClient(client.id, { expiresAt: null });
     expect(cleared.body).toMatchObject({ status: 'active', expiresAt: null });
   });
 
@@ -413,25 +417,25 @@ describe('GET/PATCH/DELETE /api/clients/{id}', () => {
     const iface = await createInterface();
     const client = await createClient({ name: 'toggle', interfaceIds: [iface.id], quotaBytes: 10 });
     const before = await revisions();
-    const disabled = await call('PATCH', `clients/${client.id}`, { enabled: false });
+    const disabled = await patchClient(client.id, { enabled: false });
     expect(disabled.body.status).toBe('disabled');
     expect((await revisions())[localNode]).toBe(before[localNode] + 1);
     // Raising the quota or moving the expiry leaves a disabled client disabled.
-    expect((await call('PATCH', `clients/${client.id}`, { quotaBytes: 20, expiresAt: '2099-01-01T00:00:00Z' })).body.status).toBe('disabled');
+    expect((await patchClient(client.id, { quotaBytes: 20, expiresAt: '2099-01-01T00:00:00Z' })).body.status).toBe('disabled');
     await t.query(`update clients set used_bytes = 50 where id = $1`, [client.id]);
-    expect((await call('PATCH', `clients/${client.id}`, { enabled: true })).body.status).toBe('exhausted');
-    await call('PATCH', `clients/${client.id}`, { enabled: false });
-    expect((await call('PATCH', `clients/${client.id}`, { enabled: true, quotaBytes: 0 })).body.status).toBe('active');
-    await call('PATCH', `clients/${client.id}`, { enabled: false, expiresAt: '2020-06-01T00:00:00Z' });
-    expect((await call('PATCH', `clients/${client.id}`, { enabled: true })).body.status).toBe('expired');
+    expect((await patchClient(client.id, { enabled: true })).body.status).toBe('exhausted');
+    await patchClient(client.id, { enabled: false });
+    expect((await patchClient(client.id, { enabled: true, quotaBytes: 0 })).body.status).toBe('active');
+    await patchClient(client.id, { enabled: false, expiresAt: '2020-06-01T00:00:00Z' });
+    expect((await patchClient(client.id, { enabled: true })).body.status).toBe('expired');
   });
 
   test('deviceLimit cannot go below the device count (409), 0 lifts it', async () => {
     const iface = await createInterface();
     const client = await createClient({ name: 'limits', interfaceIds: [iface.id], deviceLimit: 3, deviceNames: ['a', 'b'] });
     await expectRefused('PATCH', `clients/${client.id}`, { deviceLimit: 1, name: 'ignored' }, 409, 'deviceLimit', /2 devices/);
-    expect((await call('PATCH', `clients/${client.id}`, { deviceLimit: 2 })).body.deviceLimit).toBe(2);
-    expect((await call('PATCH', `clients/${client.id}`, { deviceLimit: 0 })).body.deviceLimit).toBe(0);
+    expect((await patchClient(client.id, { deviceLimit: 2 })).body.deviceLimit).toBe(2);
+    expect((await patchClient(client.id, { deviceLimit: 0 })).body.deviceLimit).toBe(0);
     await expectRefused('PATCH', `clients/${client.id}`, { deviceLimit: 51 }, 400, 'deviceLimit');
     await expectRefused('PATCH', `clients/${client.id}`, { quotaBytes: -1 }, 400, 'quotaBytes');
     await expectRefused('PATCH', `clients/${client.id}`, { interfaceIds: [iface.id, randomUUID()] }, 404, 'interfaceIds');
@@ -453,7 +457,7 @@ describe('GET/PATCH/DELETE /api/clients/{id}', () => {
     const onA = (await accountsOf()).filter((row) => row.interface_id === a.id);
 
     let before = await revisions();
-    const attached = await call('PATCH', `clients/${client.id}`, { interfaceIds: [a.id, b.id] });
+    const attached = await patchClient(client.id, { interfaceIds: [a.id, b.id] });
     expect(attached.status).toBe(200);
     expect([...attached.body.interfaceIds].sort()).toEqual([a.id, b.id].sort());
     const afterAttach = await accountsOf();
@@ -464,7 +468,7 @@ describe('GET/PATCH/DELETE /api/clients/{id}', () => {
     expect(after[localNode]).toBe(before[localNode]);
 
     before = after;
-    const detached = await call('PATCH', `clients/${client.id}`, { interfaceIds: [b.id] });
+    const detached = await patchClient(client.id, { interfaceIds: [b.id] });
     expect(detached.body.interfaceIds).toEqual([b.id]);
     expect((await accountsOf()).map((row) => row.interface_id)).toEqual([b.id, b.id]);
     after = await revisions();
@@ -477,7 +481,7 @@ describe('GET/PATCH/DELETE /api/clients/{id}', () => {
     const iface = await createInterface();
     const client = await createClient({ name: 'goner', interfaceIds: [iface.id], deviceLimit: 2, deviceNames: ['a', 'b'] });
     const before = await revisions();
-    const deleted = await call('DELETE', `clients/${client.id}`);
+    const deleted = await answer(typed().DELETE('/api/clients/{id}', { params: { path: { id: client.id } } }));
     expect(deleted).toMatchObject({ status: 200, body: { id: client.id, deleted: true } });
     const [left] = await t.query(
       `select (select count(*) from devices where client_id = $1)::int as devices,
@@ -509,11 +513,11 @@ describe('POST /api/clients/{id}/reset', () => {
     await t.query(`update clients set status = 'exhausted' where id = $1`, [client.id]);
     const before = await revisions();
     const started = Date.now();
-    const reset = await call('POST', `clients/${client.id}/reset`);
+    const reset = await answer(typed().POST('/api/clients/{id}/reset', { params: { path: { id: client.id } } }));
     expect(reset.status).toBe(200);
     expect(reset.body.previous).toEqual({ usedBytes: 3000, upBytes: 1000, downBytes: 2000 });
     expect(reset.body.client).toMatchObject({ id: client.id, usedBytes: 0, upBytes: 0, downBytes: 0, status: 'active', remainingBytes: 2000 });
-    expect(new Date(reset.body.client.lastResetAt).getTime()).toBeGreaterThanOrEqual(started - 1000);
+    expect(new Date(reset.body.client.lastResetAt!).getTime()).toBeGreaterThanOrEqual(started - 1000);
     const [counters] = await t.query(
       `select (select sum(up_bytes + down_bytes) from devices where client_id = $1)::int as devices,
               (select sum(a.up_bytes + a.down_bytes) from accounts a join devices d on d.id = a.device_id where d.client_id = $1)::int as accounts`,
@@ -531,8 +535,8 @@ describe('POST /api/clients/{id}/reset', () => {
     const disabled = await createClient({ name: 'reset-disabled', interfaceIds: [iface.id], quotaBytes: 100, enabled: false });
     await used(disabled.id);
     const before = await revisions();
-    expect((await call('POST', `clients/${expired.id}/reset`)).body.client).toMatchObject({ status: 'expired', usedBytes: 0 });
-    expect((await call('POST', `clients/${disabled.id}/reset`)).body.client).toMatchObject({ status: 'disabled', usedBytes: 0 });
+    expect((await answer(typed().POST('/api/clients/{id}/reset', { params: { path: { id: expired.id } } }))).body.client).toMatchObject({ status: 'expired', usedBytes: 0 });
+    expect((await answer(typed().POST('/api/clients/{id}/reset', { params: { path: { id: disabled.id } } }))).body.client).toMatchObject({ status: 'disabled', usedBytes: 0 });
     expect(await revisions()).toEqual(before);
   });
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { publicKeyFromPrivate } from '../../libs/wireguard/keys.js';
-import { fixtures } from '../support/fixtures.js';
+import type { components } from '#libs/api-client/index.js';
+import { answer, fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 let t: TestPanel;
@@ -14,7 +15,11 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const { call, createInterface, createNode, createClient, revisions, accountsOf, expectRefused } = fixtures(() => ({ t, token }), { unchanged: snapshot });
+const { call, typed, createInterface, createNode, createClient, revisions, accountsOf, expectRefused } = fixtures(() => ({ t, token }), { unchanged: snapshot });
+
+/** POST /api/clients/{id}/devices through the typed client, answered as `{status, body}`. */
+const addDevice = (clientId: string, body: components['schemas']['CreateDeviceDto']) =>
+  answer(typed().POST('/api/clients/{id}/devices', { params: { path: { id: clientId } }, body }));
 
 async function snapshot() {
   const [counts] = await t.query(
@@ -36,7 +41,7 @@ describe('POST /api/clients/{id}/devices', () => {
     const b = await createInterface({ nodeId: remote });
     const client = await createClient({ interfaceIds: [a.id, b.id], deviceLimit: 2 });
     const before = await revisions();
-    const added = await call('POST', `clients/${client.id}/devices`, { name: '  Tablet ' });
+    const added = await addDevice(client.id, { name: '  Tablet ' });
     expect(added.status).toBe(201);
     expect(added.body).toMatchObject({ clientId: client.id, name: 'Tablet', upBytes: 0, downBytes: 0 });
     expect(added.body.accounts.map((account: { interfaceId: string }) => account.interfaceId).sort()).toEqual([a.id, b.id].sort());
@@ -50,19 +55,19 @@ describe('POST /api/clients/{id}/devices', () => {
     const after = await revisions();
     expect(after[a.nodeId]).toBe(before[a.nodeId] + 1);
     expect(after[remote]).toBe(before[remote] + 1);
-    expect((await call('GET', `clients/${client.id}`)).body.deviceCount).toBe(2);
+    expect((await answer(typed().GET('/api/clients/{id}', { params: { path: { id: client.id } } }))).body.deviceCount).toBe(2);
   });
 
   test('at most deviceLimit devices: the next one is a 409 on deviceLimit; 0 means unlimited', async () => {
     const iface = await createInterface();
     const limited = await createClient({ interfaceIds: [iface.id], deviceLimit: 2 });
-    expect((await call('POST', `clients/${limited.id}/devices`, { name: 'second' })).status).toBe(201);
+    expect((await addDevice(limited.id, { name: 'second' })).status).toBe(201);
     const error = await expectRefused('POST', `clients/${limited.id}/devices`, { name: 'third' }, 409, 'deviceLimit');
     expect(error.error).toMatch(/2 of at most 2/);
 
     const unlimited = await createClient({ interfaceIds: [iface.id], deviceLimit: 0 });
-    for (let i = 0; i < 5; i++) expect((await call('POST', `clients/${unlimited.id}/devices`, { name: `n${i}` })).status).toBe(201);
-    expect((await call('GET', `clients/${unlimited.id}`)).body.deviceCount).toBe(6);
+    for (let i = 0; i < 5; i++) expect((await addDevice(unlimited.id, { name: `n${i}` })).status).toBe(201);
+    expect((await answer(typed().GET('/api/clients/{id}', { params: { path: { id: unlimited.id } } }))).body.deviceCount).toBe(6);
   });
 
   test('the limit holds under 10 concurrent additions: exactly 3 devices, the rest 409 deviceLimit', async () => {
@@ -70,7 +75,7 @@ describe('POST /api/clients/{id}/devices', () => {
     const client = await createClient({ interfaceIds: [iface.id], deviceLimit: 3 }); // device-1 counts
     const before = await revisions();
     const responses = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => call('POST', `clients/${client.id}/devices`, { name: `parallel-${i}` })),
+      Array.from({ length: 10 }, (_, i) => addDevice(client.id, { name: `parallel-${i}` })),
     );
     const statuses = responses.map((response) => response.status).sort();
     expect(statuses).toEqual([201, 201, 409, 409, 409, 409, 409, 409, 409, 409]);
@@ -90,7 +95,7 @@ describe('POST /api/clients/{id}/devices', () => {
     const iface = await createInterface();
     const clients = await Promise.all(Array.from({ length: 4 }, () => createClient({ interfaceIds: [iface.id], deviceLimit: 0 })));
     const responses = await Promise.all(
-      clients.flatMap((client) => Array.from({ length: 3 }, (_, i) => call('POST', `clients/${client.id}/devices`, { name: `x${i}` }))),
+      clients.flatMap((client) => Array.from({ length: 3 }, (_, i) => addDevice(client.id, { name: `x${i}` }))),
     );
     expect(responses.every((response) => response.status === 201)).toBe(true);
     const ips = await t.query<{ ip: string }>('select ip from accounts where interface_id = $1', [iface.id]);
@@ -104,7 +109,7 @@ describe('POST /api/clients/{id}/devices', () => {
     await expectRefused('POST', `clients/${client.id}/devices`, { name: 'phone' }, 409, 'name');
     // Another client may use the same name.
     const other = await createClient({ interfaceIds: [iface.id], deviceLimit: 0 });
-    expect((await call('POST', `clients/${other.id}/devices`, { name: 'phone' })).status).toBe(201);
+    expect((await addDevice(other.id, { name: 'phone' })).status).toBe(201);
   });
 
   test('bad input and unknown clients write nothing', async () => {
@@ -132,15 +137,15 @@ describe('DELETE /api/devices/{id}', () => {
   test('removes the device and its accounts, bumps the nodes; its address is not handed out again at once', async () => {
     const iface = await createInterface();
     const client = await createClient({ interfaceIds: [iface.id], deviceLimit: 0, deviceNames: ['keep', 'drop'] });
-    const drop = client.devices.find((device: { name: string }) => device.name === 'drop');
+    const drop = client.devices.find((device) => device.name === 'drop')!;
     const freed = drop.accounts[0].ip;
     const before = await revisions();
-    const deleted = await call('DELETE', `devices/${drop.id}`);
+    const deleted = await answer(typed().DELETE('/api/devices/{id}', { params: { path: { id: drop.id } } }));
     expect(deleted).toMatchObject({ status: 200, body: { id: drop.id, deleted: true } });
     expect(await t.query('select 1 from accounts where device_id = $1', [drop.id])).toHaveLength(0);
     expect((await revisions())[iface.nodeId]).toBe(before[iface.nodeId] + 1);
 
-    const next = await call('POST', `clients/${client.id}/devices`, { name: 'drop' });
+    const next = await addDevice(client.id, { name: 'drop' });
     expect(next.status).toBe(201);
     expect(next.body.accounts[0].ip).not.toBe(freed);
 
@@ -158,7 +163,7 @@ describe('POST /api/clients/{id}/rotate-keys', () => {
     const client = await createClient({ interfaceIds: [a.id, b.id], deviceLimit: 2, deviceNames: ['one', 'two'] });
     const old = await accountsOf(client.id);
     const before = await revisions();
-    const rotated = await call('POST', `clients/${client.id}/rotate-keys`);
+    const rotated = await answer(typed().POST('/api/clients/{id}/rotate-keys', { params: { path: { id: client.id } } }));
     expect(rotated.status).toBe(200);
     const fresh = await accountsOf(client.id);
     expect(fresh).toHaveLength(4);

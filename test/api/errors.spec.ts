@@ -12,7 +12,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const { count } = fixtures(() => ({ t, token }));
+const { count, createToken } = fixtures(() => ({ t, token }));
 
 describe('bad input gets a 4xx with {error, field} and changes nothing', () => {
   const cases: [string, { body?: unknown; headers?: Record<string, string> }, number, string][] = [
@@ -55,11 +55,11 @@ describe('bad input gets a 4xx with {error, field} and changes nothing', () => {
   });
 
   test('a wrong type in PATCH names the field and changes nothing', async () => {
-    const issued = await t.call('POST', 'tokens', { token, body: { name: 'patch-me' } });
-    const response = await t.call('PATCH', `tokens/${issued.body.id}`, { token, body: { enabled: 'no' } });
+    const issued = await createToken({ name: 'patch-me' });
+    const response = await t.call('PATCH', `tokens/${issued.id}`, { token, body: { enabled: 'no' } });
     expect(response.status).toBe(400);
     expect(response.body.field).toBe('enabled');
-    const [row] = await t.query<{ enabled: boolean }>('select enabled from api_tokens where id = $1', [issued.body.id]);
+    const [row] = await t.query<{ enabled: boolean }>('select enabled from api_tokens where id = $1', [issued.id]);
     expect(row.enabled).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { dialTargets } from '../../apps/controller/src/interfaces/dial-targets.js';
-import { fixtures } from '../support/fixtures.js';
+import type { components } from '#libs/api-client/index.js';
+import { answer, fixtures, type HostBody } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 let t: TestPanel;
@@ -21,7 +22,10 @@ afterAll(async () => {
 });
 
 const api = fixtures(() => ({ t, token }));
-const { call, createNode, createInterface, count } = api;
+const { call, typed, createNode, createInterface, count } = api;
+/** POST /api/hosts and PATCH /api/hosts/{id} through the typed client, answered as `{status, body}`. */
+const postHost = (body: HostBody) => answer(typed().POST('/api/hosts', { body: body as components['schemas']['CreateHostDto'] }));
+const patchHost = (id: string, body: components['schemas']['UpdateHostDto']) => answer(typed().PATCH('/api/hosts/{id}', { params: { path: { id } }, body }));
 /** The revision of this file's node. */
 const revision = () => api.revision(nodeId);
 
@@ -30,7 +34,7 @@ type Case = [string, (interfaceId: string) => unknown, number, string];
 describe('hosts', () => {
   test('create with defaults and explicit values; every change bumps the node revision once', async () => {
     let rev = await revision();
-    const plain = await call('POST', 'hosts', { interfaceId: iface.id, name: 'primary', address: 'edge.example.com' });
+    const plain = await postHost({ interfaceId: iface.id, name: 'primary', address: 'edge.example.com' });
     expect(plain.status).toBe(201);
     expect(plain.body).toEqual({
       id: expect.any(String),
@@ -46,41 +50,41 @@ describe('hosts', () => {
     });
     expect(await revision()).toBe(++rev);
 
-    const full = await call('POST', 'hosts', { interfaceId: iface.id, name: 'cdn', address: '2001:db8::443', port: 443, priority: 10, enabled: false });
+    const full = await postHost({ interfaceId: iface.id, name: 'cdn', address: '2001:db8::443', port: 443, priority: 10, enabled: false });
     expect(full.body).toMatchObject({ port: 443, effectivePort: 443, priority: 10, enabled: false });
     expect(await revision()).toBe(++rev);
 
-    const patched = await call('PATCH', `hosts/${full.body.id}`, { enabled: true, priority: 20, name: 'cdn-2', address: 'cdn.example.net', port: 0 });
+    const patched = await patchHost(full.body.id, { enabled: true, priority: 20, name: 'cdn-2', address: 'cdn.example.net', port: 0 });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ id: full.body.id, enabled: true, priority: 20, name: 'cdn-2', address: 'cdn.example.net', port: 0, effectivePort: 51820 });
     expect(await revision()).toBe(++rev);
 
     // The same values again change nothing, so nothing is bumped.
-    expect((await call('PATCH', `hosts/${full.body.id}`, { enabled: true, priority: 20 })).status).toBe(200);
+    expect((await patchHost(full.body.id, { enabled: true, priority: 20 })).status).toBe(200);
     expect(await revision()).toBe(rev);
 
-    const removed = await call('DELETE', `hosts/${plain.body.id}`);
+    const removed = await answer(typed().DELETE('/api/hosts/{id}', { params: { path: { id: plain.body.id } } }));
     expect(removed.body).toEqual({ id: plain.body.id, deleted: true });
     expect(await revision()).toBe(++rev);
     expect((await call('DELETE', `hosts/${plain.body.id}`)).status).toBe(404);
-    await call('DELETE', `hosts/${full.body.id}`);
+    await answer(typed().DELETE('/api/hosts/{id}', { params: { path: { id: full.body.id } } }));
   });
 
   test('list: all or one interface, highest priority first, effective ports follow the interface', async () => {
     const made = [];
     for (const [name, priority, port] of [['b', 1, 0], ['a', 1, 8443], ['top', 5, 0]] as const) {
-      made.push((await call('POST', 'hosts', { interfaceId: iface.id, name, address: `${name}.example.com`, priority, port })).body);
+      made.push((await postHost({ interfaceId: iface.id, name, address: `${name}.example.com`, priority, port })).body);
     }
-    const elsewhere = (await call('POST', 'hosts', { interfaceId: otherIface.id, name: 'other', address: 'o.example.com' })).body;
+    const elsewhere = (await postHost({ interfaceId: otherIface.id, name: 'other', address: 'o.example.com' })).body;
 
-    const mine = await call('GET', `hosts?interfaceId=${iface.id}`);
+    const mine = await answer(typed().GET('/api/hosts', { params: { query: { interfaceId: iface.id } } }));
     expect(mine.status).toBe(200);
     expect(mine.body.map((host: { name: string }) => host.name)).toEqual(['top', 'a', 'b']);
-    const all = await call('GET', 'hosts');
+    const all = await answer(typed().GET('/api/hosts'));
     expect(all.body.map((host: { id: string }) => host.id)).toEqual(expect.arrayContaining([...made.map((host) => host.id), elsewhere.id]));
 
     await call('PATCH', `interfaces/${iface.id}`, { listenPort: 51900 });
-    const after = (await call('GET', `hosts?interfaceId=${iface.id}`)).body;
+    const after = (await answer(typed().GET('/api/hosts', { params: { query: { interfaceId: iface.id } } }))).body;
     expect(after.map((host: { effectivePort: number }) => host.effectivePort)).toEqual([51900, 8443, 51900]);
 
     // What the clients module renders profiles for.
@@ -90,14 +94,14 @@ describe('hosts', () => {
       'a.example.com:8443',
       'b.example.com:51900',
     ]);
-    for (const host of [...made, elsewhere]) await call('DELETE', `hosts/${host.id}`);
-    expect(dialTargets(current, (await call('GET', `hosts?interfaceId=${iface.id}`)).body)).toEqual([
+    for (const host of [...made, elsewhere]) await answer(typed().DELETE('/api/hosts/{id}', { params: { path: { id: host.id } } }));
+    expect(dialTargets(current, (await answer(typed().GET('/api/hosts', { params: { query: { interfaceId: iface.id } } }))).body)).toEqual([
       { hostId: null, hostName: 'default', address: 'vpn.example.com', port: 51900, endpoint: 'vpn.example.com:51900' },
     ]);
   });
 
   test('names are unique per interface regardless of case; another interface may reuse them', async () => {
-    const first = await call('POST', 'hosts', { interfaceId: iface.id, name: 'Edge', address: 'e.example.com' });
+    const first = await postHost({ interfaceId: iface.id, name: 'Edge', address: 'e.example.com' });
     expect(first.status).toBe(201);
     const before = await count('hosts');
     const rev = await revision();
@@ -106,12 +110,12 @@ describe('hosts', () => {
     expect(dup.body).toEqual({ error: 'a host named "edge" already exists on this interface', field: 'name' });
     expect(await count('hosts')).toBe(before);
     expect(await revision()).toBe(rev);
-    expect((await call('POST', 'hosts', { interfaceId: otherIface.id, name: 'edge', address: 'f.example.com' })).status).toBe(201);
+    expect((await postHost({ interfaceId: otherIface.id, name: 'edge', address: 'f.example.com' })).status).toBe(201);
 
-    const second = await call('POST', 'hosts', { interfaceId: iface.id, name: 'second', address: 's.example.com' });
+    const second = await postHost({ interfaceId: iface.id, name: 'second', address: 's.example.com' });
     expect((await call('PATCH', `hosts/${second.body.id}`, { name: 'EDGE' })).status).toBe(409);
     // Changing only the case of its own name is fine.
-    expect((await call('PATCH', `hosts/${first.body.id}`, { name: 'EDGE' })).body.name).toBe('EDGE');
+    expect((await patchHost(first.body.id, { name: 'EDGE' })).body.name).toBe('EDGE');
   });
 
   describe('bad input: 4xx with {error, field}, no row, no revision bump', () => {
@@ -146,7 +150,7 @@ describe('hosts', () => {
     });
 
     test('refused changes leave the host as it was', async () => {
-      const host = (await call('POST', 'hosts', { interfaceId: iface.id, name: 'steady', address: 'steady.example.com' })).body;
+      const host = (await postHost({ interfaceId: iface.id, name: 'steady', address: 'steady.example.com' })).body;
       const rev = await revision();
       const cases: [unknown, number, string][] = [
         [{ interfaceId: otherIface.id }, 400, 'interfaceId'],
@@ -159,7 +163,7 @@ describe('hosts', () => {
         const response = await call('PATCH', `hosts/${host.id}`, body);
         expect({ body, status: response.status, field: response.body.field }).toEqual({ body, status, field });
       }
-      const listed = (await call('GET', `hosts?interfaceId=${iface.id}`)).body.find((entry: { id: string }) => entry.id === host.id);
+      const listed = (await answer(typed().GET('/api/hosts', { params: { query: { interfaceId: iface.id } } }))).body.find((entry: { id: string }) => entry.id === host.id);
       expect(listed).toEqual(host);
       expect(await revision()).toBe(rev);
     });
@@ -176,7 +180,7 @@ describe('hosts', () => {
 
   test('deleting the interface (forced or not) takes its hosts with it', async () => {
     const scratch = (await call('POST', 'interfaces', { nodeId, name: 'wg9', listenPort: 51829, subnet: '10.99.0.0/24', endpointHost: 'vpn.example.com' })).body;
-    await call('POST', 'hosts', { interfaceId: scratch.id, name: 'h', address: 'h.example.com' });
+    await postHost({ interfaceId: scratch.id, name: 'h', address: 'h.example.com' });
     expect((await call('DELETE', `interfaces/${scratch.id}`)).status).toBe(200);
     expect(await t.query('select id from hosts where interface_id = $1', [scratch.id])).toHaveLength(0);
   });

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { validateAmneziaParams } from '../../libs/wireguard/amnezia.js';
 import { isWireGuardKey, publicKeyFromPrivate } from '../../libs/wireguard/keys.js';
-import { fixtures, freshInterface as fresh } from '../support/fixtures.js';
+import type { components } from '#libs/api-client/index.js';
+import { answer, fixtures, freshInterface as fresh, type InterfaceUpdate } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 let t: TestPanel;
@@ -17,7 +18,11 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const { call, createNode, createInterface, revision } = fixtures(() => ({ t, token }));
+const { call, typed, createNode, createInterface, revision } = fixtures(() => ({ t, token }));
+
+/** PATCH /api/interfaces/{id} through the typed client, answered as `{status, body}`. */
+const patchInterface = (id: string, body: InterfaceUpdate) =>
+  answer(typed().PATCH('/api/interfaces/{id}', { params: { path: { id } }, body: body as components['schemas']['UpdateInterfaceDto'] }));
 
 async function rowCounts() {
   const [row] = await t.query<Record<string, string>>(
@@ -86,7 +91,7 @@ describe('creating interfaces', () => {
     expect(publicKeyFromPrivate(stored.private_key)).toBe(created.body.publicKey);
 
     // The private key appears in no response of any kind.
-    const patched = await call('PATCH', `interfaces/${created.body.id}`, { mtu: 1380 });
+    const patched = await patchInterface(created.body.id, { mtu: 1380 });
     expect(patched.status).toBe(200);
     const responses = [created, patched, await call('GET', 'interfaces'), await call('GET', `interfaces/${created.body.id}`), await call('GET', `interfaces?nodeId=${localNodeId}`)];
     for (const response of responses) {
@@ -131,12 +136,13 @@ describe('creating interfaces', () => {
     for (let i = 0; i < 5; i++) {
       const created = await createInterface({ mode: 'amnezia' });
       expect(created.mode).toBe('amnezia');
-      expect(validateAmneziaParams(created.awg)).toBeNull();
-      expect(Object.keys(created.awg).sort()).toEqual(['h1', 'h2', 'h3', 'h4', 'jc', 'jmax', 'jmin', 's1', 's2']);
-      expect(created.awg.jc).toBeGreaterThanOrEqual(3);
-      expect(created.awg.jc).toBeLessThanOrEqual(6);
-      expect(created.awg.jmax).toBeGreaterThanOrEqual(created.awg.jmin + 50);
-      expect(created.awg.s2 - created.awg.s1).not.toBe(56);
+      const awg = created.awg!;
+      expect(validateAmneziaParams(awg)).toBeNull();
+      expect(Object.keys(awg).sort()).toEqual(['h1', 'h2', 'h3', 'h4', 'jc', 'jmax', 'jmin', 's1', 's2']);
+      expect(awg.jc).toBeGreaterThanOrEqual(3);
+      expect(awg.jc).toBeLessThanOrEqual(6);
+      expect(awg.jmax).toBeGreaterThanOrEqual(awg.jmin + 50);
+      expect(awg.s2 - awg.s1).not.toBe(56);
     }
   });
 
@@ -290,17 +296,17 @@ describe('changing interfaces', () => {
     const created = await createInterface({ nodeId });
     let rev = await revision(nodeId);
     const changes = { name: 'renamed', listenPort: 60001, endpointHost: '198.51.100.4', mtu: 1280, dns: ['9.9.9.9'], natInterface: 'ens3', enabled: false };
-    const patched = await call('PATCH', `interfaces/${created.id}`, changes);
+    const patched = await patchInterface(created.id, changes);
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject(changes);
     expect(patched.body.publicKey).toBe(created.publicKey);
     expect(await revision(nodeId)).toBe(++rev);
 
-    expect((await call('PATCH', `interfaces/${created.id}`, changes)).status).toBe(200);
-    expect((await call('PATCH', `interfaces/${created.id}`, {})).status).toBe(200);
+    expect((await patchInterface(created.id, changes)).status).toBe(200);
+    expect((await patchInterface(created.id, {})).status).toBe(200);
     expect(await revision(nodeId)).toBe(rev);
 
-    const cleared = await call('PATCH', `interfaces/${created.id}`, { natInterface: null });
+    const cleared = await patchInterface(created.id, { natInterface: null });
     expect(cleared.body.natInterface).toBeNull();
     expect(await revision(nodeId)).toBe(++rev);
   });
@@ -308,12 +314,12 @@ describe('changing interfaces', () => {
   test('the subnet changes while no address is allocated; DNS left at the gateway follows it', async () => {
     const nodeId = (await createNode()).id;
     const created = await createInterface({ nodeId, subnet: '10.80.0.0/24' });
-    const moved = await call('PATCH', `interfaces/${created.id}`, { subnet: '10.81.0.0/23' });
+    const moved = await patchInterface(created.id, { subnet: '10.81.0.0/23' });
     expect(moved.status).toBe(200);
     expect(moved.body).toMatchObject({ subnet: '10.81.0.0/23', gateway: '10.81.0.1', dns: ['10.81.0.1'], capacity: 509 });
 
     const custom = await createInterface({ nodeId, subnet: '10.82.0.0/24', dns: ['1.1.1.1'] });
-    expect((await call('PATCH', `interfaces/${custom.id}`, { subnet: '10.83.0.0/24' })).body.dns).toEqual(['1.1.1.1']);
+    expect((await patchInterface(custom.id, { subnet: '10.83.0.0/24' })).body.dns).toEqual(['1.1.1.1']);
   });
 
   test('the subnet is fixed once addresses are allocated', async () => {
@@ -367,7 +373,7 @@ describe('changing interfaces', () => {
   test('amnezia parameters can be replaced (and are validated)', async () => {
     const created = await createInterface({ mode: 'amnezia' });
     const awg = { jc: 6, jmin: 89, jmax: 250, s1: 150, s2: 15, h1: 500_000, h2: 5_000_000, h3: 50_000_000, h4: 500_000_000 };
-    const patched = await call('PATCH', `interfaces/${created.id}`, { awg });
+    const patched = await patchInterface(created.id, { awg });
     expect(patched.status).toBe(200);
     expect(patched.body.awg).toEqual(awg);
     const [{ desired_revision: rev }] = await t.query<{ desired_revision: string }>('select desired_revision from nodes where id = $1', [created.nodeId]);
@@ -388,7 +394,7 @@ describe('counts and deletion', () => {
     const quiet = await createInterface({ nodeId, subnet: '10.96.0.0/30' });
     await addDevices({ id: busy.id, nodeId, subnet: busy.subnet }, 5, 2);
 
-    const list = await call('GET', `interfaces?nodeId=${nodeId}`);
+    const list = await answer(typed().GET('/api/interfaces', { params: { query: { nodeId } } }));
     expect(list.status).toBe(200);
     expect(list.body).toHaveLength(2);
     const byId = new Map(list.body.map((entry: { id: string }) => [entry.id, entry]));

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { fixtures } from '../support/fixtures.js';
+import type { components } from '#libs/api-client/index.js';
+import { answer, fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 let t: TestPanel;
@@ -13,13 +14,16 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const { call, createNode, count } = fixtures(() => ({ t, token }));
+const { call, typed, createNode, count } = fixtures(() => ({ t, token }));
+
+/** PATCH /api/nodes/{id} through the typed client, answered as `{status, body}`. */
+const patchNode = (id: string, body: components['schemas']['UpdateNodeDto']) => answer(typed().PATCH('/api/nodes/{id}', { params: { path: { id } }, body }));
 
 type Case = [string, unknown, number, string];
 
 describe('the local node', () => {
   test('exists from the first start, is listed first and cannot be deleted', async () => {
-    const list = await call('GET', 'nodes');
+    const list = await answer(typed().GET('/api/nodes'));
     expect(list.status).toBe(200);
     const local = list.body[0];
     expect(local).toMatchObject({ isLocal: true, address: '127.0.0.1', note: '', desiredRevision: 1, appliedRevision: 0, inSync: false, interfaceCount: 0 });
@@ -30,12 +34,12 @@ describe('the local node', () => {
       expect(refused.status).toBe(409);
       expect(refused.body).toEqual({ error: expect.stringMatching(/local node cannot be deleted/), field: '' });
     }
-    expect((await call('GET', `nodes/${local.id}`)).status).toBe(200);
+    expect((await answer(typed().GET('/api/nodes/{id}', { params: { path: { id: local.id } } }))).status).toBe(200);
   });
 
   test('can be renamed and described', async () => {
-    const local = (await call('GET', 'nodes')).body[0];
-    const patched = await call('PATCH', `nodes/${local.id}`, { name: 'controller-host', note: 'runs the panel' });
+    const local = (await answer(typed().GET('/api/nodes'))).body[0];
+    const patched = await patchNode(local.id, { name: 'controller-host', note: 'runs the panel' });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ id: local.id, name: 'controller-host', note: 'runs the panel', isLocal: true });
     // Metadata does not change what the host must look like: no revision bump.
@@ -45,7 +49,7 @@ describe('the local node', () => {
 
 describe('nodes', () => {
   test('create, read, list, change', async () => {
-    const created = await call('POST', 'nodes', { name: 'fra-1', address: 'fra-1.example.com', note: 'Frankfurt' });
+    const created = await answer(typed().POST('/api/nodes', { body: { name: 'fra-1', address: 'fra-1.example.com', note: 'Frankfurt' } }));
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       id: expect.any(String),
@@ -66,15 +70,15 @@ describe('nodes', () => {
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
-    expect(created.body.enrolment.command).toContain(created.body.enrolment.secret);
+    expect(created.body.enrolment!.command).toContain(created.body.enrolment!.secret);
     const { enrolment: _enrolment, ...stored } = created.body;
-    expect((await call('GET', `nodes/${created.body.id}`)).body).toEqual(stored);
-    expect((await call('GET', 'nodes')).body.map((node: { id: string }) => node.id)).toContain(created.body.id);
+    expect((await answer(typed().GET('/api/nodes/{id}', { params: { path: { id: created.body.id } } }))).body).toEqual(stored);
+    expect((await answer(typed().GET('/api/nodes'))).body.map((node: { id: string }) => node.id)).toContain(created.body.id);
 
-    const patched = await call('PATCH', `nodes/${created.body.id}`, { address: '2001:db8::7', note: '' });
+    const patched = await patchNode(created.body.id, { address: '2001:db8::7', note: '' });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ name: 'fra-1', address: '2001:db8::7', note: '' });
-    expect((await call('POST', 'nodes', { name: 'ams-1', address: '198.51.100.9' })).body.note).toBe('');
+    expect((await answer(typed().POST('/api/nodes', { body: { name: 'ams-1', address: '198.51.100.9' } }))).body.note).toBe('');
   });
 
   test('interfaceCount counts each node\u2019s interfaces', async () => {
@@ -83,8 +87,8 @@ describe('nodes', () => {
       const created = await call('POST', 'interfaces', { nodeId: node.id, name: `wg${i}`, listenPort: 51820 + i, subnet: `10.1.${i}.0/24`, endpointHost: 'vpn.example.com' });
       expect(created.status).toBe(201);
     }
-    expect((await call('GET', `nodes/${node.id}`)).body).toMatchObject({ interfaceCount: 3, desiredRevision: 4 });
-    const listed = (await call('GET', 'nodes')).body.find((entry: { id: string }) => entry.id === node.id);
+    expect((await answer(typed().GET('/api/nodes/{id}', { params: { path: { id: node.id } } }))).body).toMatchObject({ interfaceCount: 3, desiredRevision: 4 });
+    const listed = (await answer(typed().GET('/api/nodes'))).body.find((entry: { id: string }) => entry.id === node.id)!;
     expect(listed.interfaceCount).toBe(3);
   });
 
@@ -156,7 +160,7 @@ describe('nodes', () => {
 describe('deleting nodes', () => {
   test('a node without interfaces goes at once', async () => {
     const node = await createNode();
-    expect((await call('DELETE', `nodes/${node.id}`)).body).toEqual({ id: node.id, deleted: true, interfacesRemoved: 0 });
+    expect((await answer(typed().DELETE('/api/nodes/{id}', { params: { path: { id: node.id } } }))).body).toEqual({ id: node.id, deleted: true, interfacesRemoved: 0 });
     expect((await call('GET', `nodes/${node.id}`)).status).toBe(404);
   });
 
@@ -178,9 +182,9 @@ describe('deleting nodes', () => {
       expect({ bad, status: response.status, body: response.body }).toEqual({ bad, status: 400, body: { error: 'force must be true or false', field: 'force' } });
     }
     expect((await call('DELETE', `nodes/${node.id}?forced=true`)).body.field).toBe('forced');
-    expect((await call('GET', `nodes/${node.id}`)).body.interfaceCount).toBe(2);
+    expect((await answer(typed().GET('/api/nodes/{id}', { params: { path: { id: node.id } } }))).body.interfaceCount).toBe(2);
 
-    const forced = await call('DELETE', `nodes/${node.id}?force=true`);
+    const forced = await answer(typed().DELETE('/api/nodes/{id}', { params: { path: { id: node.id }, query: { force: 'true' } } }));
     expect(forced.body).toEqual({ id: node.id, deleted: true, interfacesRemoved: 2 });
     expect(await t.query('select id from interfaces where id = any($1::uuid[])', [ids])).toHaveLength(0);
     expect(await t.query('select id from hosts where interface_id = any($1::uuid[])', [ids])).toHaveLength(0);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
 import { AMNEZIA_BOUNDS, JMAX_MIN_GAP } from '../../libs/wireguard/amnezia.js';
-import { fixtures } from '../support/fixtures.js';
+import { answer, fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 let t: TestPanel;
@@ -15,7 +15,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const { call, createInterface, createHost, createClient } = fixtures(() => ({ t, token }));
+const { call, typed, createInterface, createHost, createClient } = fixtures(() => ({ t, token }));
 
 /** A profile's `Key = value` lines per section. */
 function parseProfile(body: string): { Interface: Record<string, string>; Peer: Record<string, string> } {
@@ -63,7 +63,7 @@ describe('profiles', () => {
 
   beforeAll(async () => {
     standard = await createInterface({ dns: ['1.1.1.1', '9.9.9.9'], mtu: 1380 });
-    amnezia = await createInterface({ mode: 'amnezia', endpointHost: '2001:db8::1' });
+    amnezia = (await createInterface({ mode: 'amnezia', endpointHost: '2001:db8::1' })) as typeof amnezia;
     hosts = [
       await createHost({ interfaceId: standard.id, name: 'cdn', address: 'cdn.example.net', port: 443, priority: 10 }),
       await createHost({ interfaceId: standard.id, name: 'direct', address: '203.0.113.7', port: 0, priority: 5 }),
@@ -78,7 +78,7 @@ describe('profiles', () => {
 
   test('GET /api/devices/{id}/profiles: one per account and enabled host (or the interface endpoint)', async () => {
     const device = client.devices[0];
-    const response = await call('GET', `devices/${device.id}/profiles`);
+    const response = await answer(typed().GET('/api/devices/{id}/profiles', { params: { path: { id: device.id } } }));
     expect(response.status).toBe(200);
     const profiles = response.body as { filename: string; mimeType: string; body: string; hostId: string | null; hostName: string; interfaceId: string }[];
     // Two enabled hosts on the standard interface, none on the amnezia one (its own endpoint).
@@ -116,7 +116,7 @@ describe('profiles', () => {
   });
 
   test('AmneziaWG profiles carry Jc, Jmin, Jmax, S1, S2, H1..H4 of their interface, within bounds', async () => {
-    const profiles = (await call('GET', `devices/${client.devices[1].id}/profiles`)).body as { interfaceId: string; body: string }[];
+    const profiles = (await answer(typed().GET('/api/devices/{id}/profiles', { params: { path: { id: client.devices[1].id } } }))).body as { interfaceId: string; body: string }[];
     const profile = profiles.find((entry) => entry.interfaceId === amnezia.id)!;
     const fields = parseProfile(profile.body).Interface;
     const value = (key: string) => Number(fields[key]);
@@ -138,7 +138,7 @@ describe('profiles', () => {
     expect(response.body.devices.map((device: { deviceName: string }) => device.deviceName)).toEqual(['phone', 'laptop']);
     for (const device of response.body.devices) {
       expect(device.profiles).toHaveLength(3);
-      const own = (await call('GET', `devices/${device.deviceId}/profiles`)).body;
+      const own = (await answer(typed().GET('/api/devices/{id}/profiles', { params: { path: { id: device.deviceId } } }))).body;
       expect(device.profiles).toEqual(own);
     }
   });
@@ -164,9 +164,9 @@ describe('profiles', () => {
     const lonely = await createInterface();
     const other = await createClient({ interfaceIds: [lonely.id], deviceLimit: 0 });
     await t.query('delete from accounts where device_id = $1', [other.devices[0].id]);
-    expect((await call('GET', `devices/${other.devices[0].id}/profiles`)).body).toEqual([]);
-    await call('DELETE', `devices/${other.devices[0].id}`);
-    expect((await call('GET', `clients/${other.id}/configs`)).body).toEqual({ clientId: other.id, clientName: other.name, devices: [] });
+    expect((await answer(typed().GET('/api/devices/{id}/profiles', { params: { path: { id: other.devices[0].id } } }))).body).toEqual([]);
+    await answer(typed().DELETE('/api/devices/{id}', { params: { path: { id: other.devices[0].id } } }));
+    expect((await answer(typed().GET('/api/clients/{id}/configs', { params: { path: { id: other.id } } }))).body).toEqual({ clientId: other.id, clientName: other.name, devices: [] });
   });
 
   test('unknown ids are 404; an unknown format is a 400', async () => {
@@ -181,7 +181,7 @@ describe('profiles', () => {
   test('private and preshared keys never appear in client or device JSON', async () => {
     const all = await t.query<{ private_key: string; preshared_key: string }>('select private_key, preshared_key from accounts');
     const json = JSON.stringify([
-      (await call('GET', `clients/${client.id}`)).body,
+      (await answer(typed().GET('/api/clients/{id}', { params: { path: { id: client.id } } }))).body,
       (await call('GET', 'clients?perPage=200')).body,
       (await call('PATCH', `clients/${client.id}`, { note: 'x' })).body,
       (await call('POST', `clients/${client.id}/reset`)).body,

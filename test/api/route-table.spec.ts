@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../../apps/controller/src/auth/password.js';
+import { fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 interface Endpoint {
@@ -30,11 +31,7 @@ function concrete(path: string): string {
   return path.replace(/^\/api\//, '').replace(/\{[^}]+\}/g, randomUUID());
 }
 
-async function issueToken(token: string, name: string): Promise<{ id: string; token: string }> {
-  const response = await t.call('POST', 'tokens', { token, body: { name } });
-  expect(response.status).toBe(201);
-  return response.body;
-}
+const { createToken } = fixtures(() => ({ t, token: ownerToken }));
 
 describe('route table', () => {
   test('GET /api/docs lists exactly the routes the router serves', () => {
@@ -77,12 +74,12 @@ describe('every non-public route refuses', () => {
   let orphaned: string;
 
   beforeAll(async () => {
-    revoked = (await issueToken(ownerToken, 'to-revoke')).token;
+    revoked = (await createToken({ name: 'to-revoke' })).token;
     const revokedId = (await t.call('GET', 'tokens', { token: ownerToken })).body.find((row: { name: string }) => row.name === 'to-revoke').id;
     expect((await t.call('GET', 'auth/me', { token: revoked })).status).toBe(200);
     expect((await t.call('PATCH', `tokens/${revokedId}`, { token: ownerToken, body: { enabled: false } })).status).toBe(200);
 
-    const toDelete = await issueToken(ownerToken, 'to-delete');
+    const toDelete = await createToken({ name: 'to-delete' });
     deleted = toDelete.token;
     expect((await t.call('DELETE', `tokens/${toDelete.id}`, { token: ownerToken })).status).toBe(200);
 
@@ -93,7 +90,7 @@ describe('every non-public route refuses', () => {
       [userId, await hashPassword('leaver-password')],
     );
     const session = await t.call('POST', 'auth/login', { body: { username: 'leaver', password: 'leaver-password' } });
-    orphaned = (await issueToken(session.body.token, 'leaver-token')).token;
+    orphaned = (await createToken({ name: 'leaver-token' }, session.body.token)).token;
     expect((await t.call('GET', 'auth/me', { token: orphaned })).status).toBe(200);
     await t.query('delete from users where id = $1', [userId]);
   });

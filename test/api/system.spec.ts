@@ -7,7 +7,7 @@ import { HISTORY_MAINTENANCE_JOB, SYSTEM_HISTORY_QUEUE } from '../../apps/contro
 import { SystemService } from '../../apps/controller/src/system/system.service.js';
 import { CONTROLLER_SOURCE } from '../../apps/controller/src/system/tiers.js';
 import { createTestDatabase } from '../support/test-database.js';
-import { fixtures } from '../support/fixtures.js';
+import { answer, fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -24,7 +24,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const { call, createNode } = fixtures(() => ({ t, token }));
+const { call, typed, createNode } = fixtures(() => ({ t, token }));
 
 const RANGES: [string, number][] = [
   ['5m', 300],
@@ -72,7 +72,7 @@ async function history(query: string) {
 
 describe('GET /api/system', () => {
   test("the controller's own host: a real sample of this machine, with sampledAt", async () => {
-    const response = await call('GET', 'system');
+    const response = await answer(typed().GET('/api/system'));
     expect(response.status).toBe(200);
     const { controller } = response.body;
     const { sampledAt, ...fields } = controller;
@@ -89,9 +89,9 @@ describe('GET /api/system', () => {
   });
 
   test('the controller samples its host every 2 s', async () => {
-    const first = (await call('GET', 'system')).body.controller.at;
+    const first = (await answer(typed().GET('/api/system'))).body.controller.at;
     const second = await waitFor('a new sample of the controller host', async () => {
-      const at = (await call('GET', 'system')).body.controller.at;
+      const at = (await answer(typed().GET('/api/system'))).body.controller.at;
       return at !== first ? at : undefined;
     });
     expect(second).toBeGreaterThan(first);
@@ -100,7 +100,7 @@ describe('GET /api/system', () => {
 
   test('every node is listed, the local node first, with its agent, sync state and latest sample', async () => {
     const id = (await createNode()).id;
-    const response = await call('GET', 'system');
+    const response = await answer(typed().GET('/api/system'));
     const [local, ...others] = response.body.nodes;
     expect(local).toEqual({
       id: expect.any(String),
@@ -134,12 +134,12 @@ describe('GET /api/system', () => {
     await t.query('delete from node_agents where node_id = $1', [ids.none]);
     await t.query('update nodes set applied_revision = desired_revision where id = $1', [ids.live]);
 
-    const nodes = new Map((await call('GET', 'system')).body.nodes.map((node: { id: string }) => [node.id, node]));
+    const nodes = new Map((await answer(typed().GET('/api/system'))).body.nodes.map((node) => [node.id, node]));
     const live = nodes.get(ids.live) as Record<string, any>;
     expect(live.agent).toEqual({ state: 'connected', version: '0.1.0', lastSeenAt: expect.any(String), capabilities, gaps: ['nft missing: no NAT'] });
     expect(Date.now() - Date.parse(live.agent.lastSeenAt)).toBeGreaterThanOrEqual(4000);
     expect(live.sync).toEqual({ desiredRevision: 1, appliedRevision: 1, inSync: true });
-    const state = (id: string) => (nodes.get(id) as { agent: { state: string } }).agent.state;
+    const state = (id: string) => nodes.get(id)!.agent.state;
     expect({
       crashed: state(ids.crashed),
       gone: state(ids.gone),
@@ -154,7 +154,7 @@ describe('GET /api/system', () => {
     const now = Date.now();
     system.record(id, sample(now - 2000, { cpu: 10 }), new Date(now - 2000));
     system.record(id, sample(now, { cpu: 20 }), new Date(now));
-    const node = (await call('GET', 'system')).body.nodes.find((entry: { id: string }) => entry.id === id);
+    const node = (await answer(typed().GET('/api/system'))).body.nodes.find((entry) => entry.id === id)!;
     expect(node.system).toEqual({ ...sample(now, { cpu: 20 }), sampledAt: new Date(now).toISOString() });
   });
 
@@ -169,7 +169,7 @@ describe('GET /api/system', () => {
               ($1, 2, to_timestamp($2 / 1000.0), 12.5, 2, 0.25, 0.5, 0.75, 256, 1024, 1, 4, 30, 120, 5000, 6000, 70, 80, 999, 12345)`,
       [id, at],
     );
-    const node = (await call('GET', 'system')).body.nodes.find((entry: { id: string }) => entry.id === id);
+    const node = (await answer(typed().GET('/api/system'))).body.nodes.find((entry) => entry.id === id)!;
     expect(node.system).toEqual({
       at,
       cpu: { percent: 12.5, cores: 2, load1: 0.25, load5: 0.5, load15: 0.75 },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { generateKeyPair } from '../../libs/wireguard/keys.js';
 import type { PeerCounters } from '../../libs/contracts/agent-link.js';
 import { UsageService } from '../../apps/controller/src/clients/usage.service.js';
-import { fixtures } from '../support/fixtures.js';
+import { answer, fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 /**
@@ -26,7 +26,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const { call, createNodeWithInterface, createClient, accountsOf, getClient, revision } = fixtures(() => ({ t, token }));
+const { call, typed, createNodeWithInterface, createClient, accountsOf, getClient, revision } = fixtures(() => ({ t, token }));
 
 interface Fixture {
   nodeId: string;
@@ -65,9 +65,9 @@ test('bytes add up from accounts to devices to the client; a repeated sequence n
 
   const view = await getClient(c.id);
   expect(view).toMatchObject({ upBytes: 1201, downBytes: 5302, usedBytes: 6503, onlineNow: true });
-  expect(new Date(view.lastHandshake).getTime()).toBe(handshake);
+  expect(new Date(view.lastHandshake!).getTime()).toBe(handshake);
   const devices = view.devices;
-  const phone = devices.find((d: { id: string }) => d.id === c.deviceIds[0]);
+  const phone = devices.find((d) => d.id === c.deviceIds[0])!;
   expect(phone).toMatchObject({ upBytes: 1001, downBytes: 5002, onlineNow: true });
   expect(phone.accounts[0]).toMatchObject({ upBytes: 1001, downBytes: 5002, lastEndpoint: '198.51.100.7:40000' });
   const laptop = devices.find((d: { id: string }) => d.id === c.deviceIds[1]);
@@ -102,7 +102,7 @@ test('reaching the quota exhausts the client and takes its peers off the node; r
   );
   expect(Number(desired[0].n)).toBe(0);
 
-  expect((await call('POST', `clients/${c.id}/reset`)).status).toBe(200);
+  expect((await answer(typed().POST('/api/clients/{id}/reset', { params: { path: { id: c.id } } }))).status).toBe(200);
   expect(await getClient(c.id)).toMatchObject({ status: 'active', usedBytes: 0 });
   expect(await revision(f.nodeId)).toBe(before + 2);
 });
@@ -117,16 +117,16 @@ test('start on first use: the first handshake starts the period, once', async ()
   const now = new Date('2026-12-01T10:00:00Z');
   await usage.recordCounters(f.nodeId, 2, [peer(f, c.keys[0], 100, 100, now.getTime() - 1000)], now);
   const started = await getClient(c.id);
-  expect(new Date(started.activatedAt).toISOString()).toBe(now.toISOString());
-  expect(new Date(started.expiresAt).toISOString()).toBe(new Date(now.getTime() + 30 * 86_400_000).toISOString());
+  expect(new Date(started.activatedAt!).toISOString()).toBe(now.toISOString());
+  expect(new Date(started.expiresAt!).toISOString()).toBe(new Date(now.getTime() + 30 * 86_400_000).toISOString());
   await usage.recordCounters(f.nodeId, 3, [peer(f, c.keys[0], 100, 100, now.getTime() + 60_000)], new Date(now.getTime() + 120_000));
-  expect(new Date((await getClient(c.id)).activatedAt).toISOString()).toBe(now.toISOString());
+  expect(new Date((await getClient(c.id)).activatedAt!).toISOString()).toBe(now.toISOString());
 });
 
 test('concurrent batches of two nodes on one client all count, repeats never', async () => {
   const a = await fixture();
   const b = await fixture();
-  const response = await call('POST', 'clients', { name: 'both', interfaceIds: [a.ifaceId, b.ifaceId] });
+  const response = await answer(typed().POST('/api/clients', { body: { name: 'both', interfaceIds: [a.ifaceId, b.ifaceId] } }));
   const keys = await t.query<{ public_key: string; node_id: string }>(
     'select a.public_key, a.node_id from accounts a join devices d on d.id = a.device_id where d.client_id = $1',
     [response.body.id],

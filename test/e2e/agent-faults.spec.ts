@@ -101,7 +101,7 @@ async function makeRig(
   const node = await api.createNode({ name: `faults-${randomSuffix(6)}`, address: NODE_ADDRESS });
   const ifname = `${prefix}${randomSuffix(8)}`;
   const iface = await api.createInterface({ nodeId: node.id, name: ifname, listenPort: 51820, subnet, endpointHost: NODE_ADDRESS });
-  const agent = startAgent({ controllerUrl: t.api.replace(/\/api$/, ''), enrolSecret: node.enrolment.secret, netns: spaces.nodeNs.name });
+  const agent = startAgent({ controllerUrl: t.api.replace(/\/api$/, ''), enrolSecret: node.enrolment!.secret, netns: spaces.nodeNs.name });
   onCleanup('agent', async () => {
     await agent.stop();
     rmSync(agent.dataDir, { recursive: true, force: true });

@@ -36,11 +36,11 @@ const IFNAME = `wi${randomSuffix(8)}`;
 
 async function enrolledNode(): Promise<EnrolledNode> {
   const node = await createNode({ name: `iso-${randomSuffix(8)}`, address: '192.0.2.10' });
-  const enrolled = await t.call('POST', 'agent/enrol', { body: { secret: node.enrolment.secret } });
+  const enrolled = await t.call('POST', 'agent/enrol', { body: { secret: node.enrolment!.secret } });
   expect(enrolled.status).toBe(200);
   expect(enrolled.body.queue).toMatchObject({ kind: 'redis', prefix: t.config.queuePrefix });
   const iface = await createInterface({ nodeId: node.id, name: IFNAME, listenPort: 51820, subnet: '10.77.0.0/24', endpointHost: '192.0.2.10' });
-  return { id: node.id, interfaceId: iface.id, enrolmentSecret: node.enrolment.secret, access: enrolled.body };
+  return { id: node.id, interfaceId: iface.id, enrolmentSecret: node.enrolment!.secret, access: enrolled.body };
 }
 
 /** A Redis connection logged in as the node's own ACL user, as its agent makes it. */

@@ -61,7 +61,7 @@ test('a client created through the API gets a working tunnel on the node, and it
     endpointHost: NODE_ADDRESS,
   });
 
-  agent = startAgent({ controllerUrl: t.api.replace(/\/api$/, ''), enrolSecret: node.enrolment.secret, netns: nodeNs.name });
+  agent = startAgent({ controllerUrl: t.api.replace(/\/api$/, ''), enrolSecret: node.enrolment!.secret, netns: nodeNs.name });
   const synced = await waitFor(
     'the agent to connect and apply the node',
     async () => {
@@ -93,7 +93,7 @@ test('a client created through the API gets a working tunnel on the node, and it
   expect(history.series.memory).toHaveLength(240);
 
   // The enrolment secret was for one use.
-  const again = await t.call('POST', 'agent/enrol', { body: { secret: node.enrolment.secret } });
+  const again = await t.call('POST', 'agent/enrol', { body: { secret: node.enrolment!.secret } });
   expect(again.status).toBe(401);
 
   const client = await createClient({ name: `e2e-${randomSuffix(6)}`, interfaceIds: [iface.id] });

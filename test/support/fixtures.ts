@@ -1,15 +1,52 @@
+import type { ApiClient, components } from '#libs/api-client/index.js';
 import { randomSuffix } from './random-suffix.js';
 import type { TestPanel } from './test-panel.js';
 
 /**
  * Fixture builders: what many tests make before the part they test (nodes, interfaces, clients,
- * hosts) made through the API as an operator would, and the few database readings several specs
- * check against. Every builder expects the creation to succeed (201) and returns the answer body.
+ * hosts, tokens) made through the API as an operator would, and the few database readings several
+ * specs check against. Every builder expects the creation to succeed (201) and returns the answer
+ * body; every reader expects 200.
+ *
+ * Two ways to call the panel, both checked against its OpenAPI document (test-panel.ts):
+ * - the typed client (`typed()`, libs/api-client) for well-formed calls: paths, parameters, bodies
+ *   and answers are typed by the document, so tsc catches a test that drifts from it. The builders
+ *   and readers below use it, and so should a spec's happy paths.
+ * - the raw `call(method, path, body)` for malformed requests the types would reject on purpose
+ *   (unknown fields, wrong types, bad ids, missing credentials...): refusals, `expectRefused`.
  */
 
 export type Answer = Awaited<ReturnType<TestPanel['call']>>;
-/** A signed-in call: JSON body in, `{status, body, headers}` out. */
+/** A signed-in raw call: JSON body in, `{status, body, headers}` out. For malformed requests. */
 export type Call = (method: string, path: string, body?: unknown) => Promise<Answer>;
+
+type Schemas = components['schemas'];
+export type NodeView = Schemas['CreatedNodeDto'];
+export type InterfaceView = Schemas['InterfaceDto'];
+export type ClientView = Schemas['ClientDetailDto'];
+export type HostView = Schemas['HostDto'];
+export type IssuedToken = Schemas['IssuedTokenDto'];
+
+/**
+ * A creation body whose fields with a default in the document may be left out, as the panel
+ * allows. (openapi-typescript marks such fields required in the generated types, so the builders
+ * hand the body on as the full DTO.)
+ */
+type Defaulted<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
+export type InterfaceBody = Defaulted<Schemas['CreateInterfaceDto'], 'enabled' | 'mode'>;
+export type HostBody = Defaulted<Schemas['CreateHostDto'], 'enabled' | 'port' | 'priority'>;
+/** The update schema carries the creation's default for `mode` (it cannot change; absent keeps it). */
+export type InterfaceUpdate = Defaulted<Schemas['UpdateInterfaceDto'], 'mode'>;
+
+/**
+ * A typed client's answer in the raw call's shape, `{status, body, headers}`, so that a spec's
+ * assertions read the same whichever way it called. `body` is typed as the success answer: use it
+ * for calls expected to succeed (a refusal's `{error, field}` is still there to show in a failure).
+ */
+export async function answer<D>(pending: Promise<{ data?: D; error?: unknown; response: Response }>): Promise<{ status: number; body: D; headers: Headers }> {
+  const { data, error, response } = await pending;
+  return { status: response.status, body: (data ?? error) as D, headers: response.headers };
+}
 
 /** The panel and the token to call it with. */
 export interface Session {
@@ -23,28 +60,33 @@ let interfaceSequence = 0;
  * A valid interface body whose name (`wg<n>`), port (40000 + n) and subnet (10.<100 + n>.0.0/24)
  * no earlier fresh body of this test file used, so they never clash on a node; `over` wins.
  */
-export function freshInterface(over: Record<string, unknown> = {}): Record<string, unknown> {
+export function freshInterface<T extends Record<string, unknown> = Partial<InterfaceBody>>(over: T = {} as T): InterfaceBody & T {
   const n = ++interfaceSequence;
   if (n > 155) throw new Error('freshInterface: no /24 left under 10.255 (more than 155 interfaces in one test file)');
   return { name: `wg${n}`, listenPort: 40000 + n, subnet: `10.${100 + n}.0.0/24`, endpointHost: 'vpn.example.com', ...over };
 }
 
 export interface Fixtures {
+  /** The raw call, signed in: for malformed requests the typed client would not let through. */
   call: Call;
+  /** The typed client (libs/api-client), signed in: for well-formed calls. */
+  typed(): ApiClient;
   /** POST /api/nodes; the body includes the one-time `enrolment`. */
-  createNode(over?: Record<string, unknown>): Promise<any>;
+  createNode(over?: Partial<Schemas['CreateNodeDto']>): Promise<NodeView>;
   /** POST /api/interfaces with a fresh name, port and subnet (on the local node unless `nodeId`). */
-  createInterface(over?: Record<string, unknown>): Promise<any>;
+  createInterface(over?: Partial<InterfaceBody>): Promise<InterfaceView>;
   /** A node of its own with one interface: revisions and names there belong to one test alone. */
-  createNodeWithInterface(over?: { node?: Record<string, unknown>; interface?: Record<string, unknown> }): Promise<{ node: any; iface: any }>;
+  createNodeWithInterface(over?: { node?: Partial<Schemas['CreateNodeDto']>; interface?: Partial<InterfaceBody> }): Promise<{ node: NodeView; iface: InterfaceView }>;
   /** POST /api/clients, with a random name unless `body` names it. */
-  createClient(body?: Record<string, unknown>): Promise<any>;
+  createClient(body: Omit<Schemas['CreateClientDto'], 'name'> & { name?: string }): Promise<ClientView>;
   /** GET /api/clients/{id}: the client's view. */
-  getClient(id: string): Promise<any>;
+  getClient(id: string): Promise<ClientView>;
   /** GET /api/nodes/{id}: the node's view (revisions, agent, sync). */
-  getNode(id: string): Promise<any>;
+  getNode(id: string): Promise<Schemas['NodeDto']>;
   /** POST /api/hosts. */
-  createHost(body: Record<string, unknown>): Promise<any>;
+  createHost(body: HostBody): Promise<HostView>;
+  /** POST /api/tokens (named at random unless `over` names it), issued with the session's token unless `as` is another. */
+  createToken(over?: Partial<Schemas['CreateTokenDto']>, as?: string): Promise<IssuedToken>;
   /** The node's desired revision, as stored. */
   revision(nodeId: string): Promise<number>;
   /** Every node's desired revision, by node id. */
@@ -55,7 +97,7 @@ export interface Fixtures {
   accountsOf(clientId: string): Promise<Record<string, any>[]>;
   /**
    * Expects the request refused with `status` and `{error, field}` (the error matching `message`
-   * if given), and the options' `unchanged` reading the same after it as before.
+   * if given), and the options' `unchanged` reading the same after it as before. A raw call.
    */
   expectRefused(method: string, path: string, body: unknown, status: number, field: string, message?: RegExp): Promise<{ error: string; field: string }>;
 }
@@ -74,17 +116,24 @@ export function fixtures(session: () => Session, options: FixtureOptions = {}): 
     const { t, token } = session();
     return t.call(method, path, { token, body });
   };
+  const typed = (as?: string) => {
+    const { t, token } = session();
+    return t.client(as ?? token);
+  };
   const query = <T>(sql: string, params: unknown[] = []) => session().t.query<T>(sql, params);
-  const created = async (path: string, body: Record<string, unknown>) => {
-    const response = await call('POST', path, body);
-    // The body rides along so that a refusal shows its {error, field}.
-    expect({ status: response.status, body: response.body }).toMatchObject({ status: 201 });
+  /** The answer's data once `status` is seen; the body rides along so that a refusal shows its {error, field}. */
+  const expectStatus = async <D>(status: number, pending: Promise<{ data?: D; error?: unknown; response: Response }>): Promise<D> => {
+    const response = await answer(pending);
+    expect({ status: response.status, body: response.body }).toMatchObject({ status });
     return response.body;
   };
-  const createNode: Fixtures['createNode'] = (over = {}) => created('nodes', { name: `node-${randomSuffix(8)}`, address: '192.0.2.10', ...over });
-  const createInterface: Fixtures['createInterface'] = (over = {}) => created('interfaces', freshInterface(over));
+  const createNode: Fixtures['createNode'] = (over = {}) =>
+    expectStatus(201, typed().POST('/api/nodes', { body: { name: `node-${randomSuffix(8)}`, address: '192.0.2.10', ...over } }));
+  const createInterface: Fixtures['createInterface'] = (over = {}) =>
+    expectStatus(201, typed().POST('/api/interfaces', { body: freshInterface(over) as Schemas['CreateInterfaceDto'] }));
   return {
     call,
+    typed: () => typed(),
     createNode,
     createInterface,
     async createNodeWithInterface(over = {}) {
@@ -92,10 +141,11 @@ export function fixtures(session: () => Session, options: FixtureOptions = {}): 
       const iface = await createInterface({ nodeId: node.id, ...over.interface });
       return { node, iface };
     },
-    createClient: (body = {}) => created('clients', { name: `c-${randomSuffix(8)}`, ...body }),
-    getClient: async (id) => (await call('GET', `clients/${id}`)).body,
-    getNode: async (id) => (await call('GET', `nodes/${id}`)).body,
-    createHost: (body) => created('hosts', body),
+    createClient: (body) => expectStatus(201, typed().POST('/api/clients', { body: { name: `c-${randomSuffix(8)}`, ...body } })),
+    getClient: (id) => expectStatus(200, typed().GET('/api/clients/{id}', { params: { path: { id } } })),
+    getNode: (id) => expectStatus(200, typed().GET('/api/nodes/{id}', { params: { path: { id } } })),
+    createHost: (body) => expectStatus(201, typed().POST('/api/hosts', { body: body as Schemas['CreateHostDto'] })),
+    createToken: (over = {}, as) => expectStatus(201, typed(as).POST('/api/tokens', { body: { name: `token-${randomSuffix(8)}`, ...over } })),
     async revision(nodeId) {
       const [row] = await query<{ desired_revision: string }>('select desired_revision from nodes where id = $1', [nodeId]);
       return Number(row.desired_revision);
