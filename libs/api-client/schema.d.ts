@@ -708,7 +708,7 @@ export interface components {
             /** @description An IPv4 or IPv6 address or a hostname */
             address: string;
             /** @default true */
-            enabled: boolean;
+            enabled?: boolean;
             /** @description The id of the interface */
             interfaceId: string;
             /** @description Unique per interface regardless of case; no control characters */
@@ -717,12 +717,12 @@ export interface components {
              * @description 0: the interface's listen port
              * @default 0
              */
-            port: number;
+            port?: number;
             /**
              * @description Higher first
              * @default 0
              */
-            priority: number;
+            priority?: number;
         };
         CreateInterfaceDto: {
             /** @description A full set of AmneziaWG parameters instead of generated ones (amnezia mode only) */
@@ -730,7 +730,7 @@ export interface components {
             /** @description IPv4 or IPv6 addresses */
             dns?: string[];
             /** @default true */
-            enabled: boolean;
+            enabled?: boolean;
             /** @description An IPv4 or IPv6 address or a hostname clients dial */
             endpointHost: string;
             listenPort: number;
@@ -739,7 +739,7 @@ export interface components {
              * @default standard
              * @enum {string}
              */
-            mode: "standard" | "amnezia";
+            mode?: "standard" | "amnezia";
             mtu?: number;
             /** @description name must be 1..15 characters of A-Z, a-z, 0-9, "_" and "-" */
             name: string;
@@ -1201,11 +1201,10 @@ export interface components {
             endpointHost?: string;
             listenPort?: number;
             /**
-             * @description Cannot change
-             * @default standard
+             * @description Cannot change: only the current mode is accepted
              * @enum {string}
              */
-            mode: "standard" | "amnezia";
+            mode?: "standard" | "amnezia";
             mtu?: number;
             /** @description name must be 1..15 characters of A-Z, a-z, 0-9, "_" and "-" */
             name?: string;

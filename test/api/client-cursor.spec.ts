@@ -21,10 +21,12 @@ beforeAll(async () => {
   token = await t.login();
   ifaceId = (await createNodeWithInterface()).iface.id;
   for (let i = 0; i < 11; i++) {
-    const body: Record<string, unknown> = { name: `cursor-${i % 4}`, interfaceIds: [ifaceId] };
-    if (i % 3 === 0) body.quotaBytes = 1000 * (i % 2 ? 1 : 2);
-    if (i % 2 === 0) body.expiresAt = new Date(Date.now() + (1 + (i % 3)) * 86_400_000).toISOString();
-    await createClient(body);
+    await createClient({
+      name: `cursor-${i % 4}`,
+      interfaceIds: [ifaceId],
+      ...(i % 3 === 0 ? { quotaBytes: 1000 * (i % 2 ? 1 : 2) } : {}),
+      ...(i % 2 === 0 ? { expiresAt: new Date(Date.now() + (1 + (i % 3)) * 86_400_000).toISOString() } : {}),
+    });
   }
   // Equal keys (names, traffic, expiry, remaining) make the id tie-break matter.
   await t.query(`update clients set used_bytes = 500 where name in ('cursor-1', 'cursor-2')`);

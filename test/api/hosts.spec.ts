@@ -24,7 +24,7 @@ afterAll(async () => {
 const api = fixtures(() => ({ t, token }));
 const { call, typed, createNode, createInterface, count } = api;
 /** POST /api/hosts and PATCH /api/hosts/{id} through the typed client, answered as `{status, body}`. */
-const postHost = (body: HostBody) => answer(typed().POST('/api/hosts', { body: body as components['schemas']['CreateHostDto'] }));
+const postHost = (body: HostBody) => answer(typed().POST('/api/hosts', { body }));
 const patchHost = (id: string, body: components['schemas']['UpdateHostDto']) => answer(typed().PATCH('/api/hosts/{id}', { params: { path: { id } }, body }));
 /** The revision of this file's node. */
 const revision = () => api.revision(nodeId);

@@ -27,16 +27,9 @@ export type ClientView = Schemas['ClientDetailDto'];
 export type HostView = Schemas['HostDto'];
 export type IssuedToken = Schemas['IssuedTokenDto'];
 
-/**
- * A creation body whose fields with a default in the document may be left out, as the panel
- * allows. (openapi-typescript marks such fields required in the generated types, so the builders
- * hand the body on as the full DTO.)
- */
-type Defaulted<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
-export type InterfaceBody = Defaulted<Schemas['CreateInterfaceDto'], 'enabled' | 'mode'>;
-export type HostBody = Defaulted<Schemas['CreateHostDto'], 'enabled' | 'port' | 'priority'>;
-/** The update schema carries the creation's default for `mode` (it cannot change; absent keeps it). */
-export type InterfaceUpdate = Defaulted<Schemas['UpdateInterfaceDto'], 'mode'>;
+export type InterfaceBody = Schemas['CreateInterfaceDto'];
+export type HostBody = Schemas['CreateHostDto'];
+export type InterfaceUpdate = Schemas['UpdateInterfaceDto'];
 
 /**
  * A typed client's answer in the raw call's shape, `{status, body, headers}`, so that a spec's
@@ -130,7 +123,7 @@ export function fixtures(session: () => Session, options: FixtureOptions = {}): 
   const createNode: Fixtures['createNode'] = (over = {}) =>
     expectStatus(201, typed().POST('/api/nodes', { body: { name: `node-${randomSuffix(8)}`, address: '192.0.2.10', ...over } }));
   const createInterface: Fixtures['createInterface'] = (over = {}) =>
-    expectStatus(201, typed().POST('/api/interfaces', { body: freshInterface(over) as Schemas['CreateInterfaceDto'] }));
+    expectStatus(201, typed().POST('/api/interfaces', { body: freshInterface(over) }));
   return {
     call,
     typed: () => typed(),
@@ -144,7 +137,7 @@ export function fixtures(session: () => Session, options: FixtureOptions = {}): 
     createClient: (body) => expectStatus(201, typed().POST('/api/clients', { body: { name: `c-${randomSuffix(8)}`, ...body } })),
     getClient: (id) => expectStatus(200, typed().GET('/api/clients/{id}', { params: { path: { id } } })),
     getNode: (id) => expectStatus(200, typed().GET('/api/nodes/{id}', { params: { path: { id } } })),
-    createHost: (body) => expectStatus(201, typed().POST('/api/hosts', { body: body as Schemas['CreateHostDto'] })),
+    createHost: (body) => expectStatus(201, typed().POST('/api/hosts', { body })),
     createToken: (over = {}, as) => expectStatus(201, typed(as).POST('/api/tokens', { body: { name: `token-${randomSuffix(8)}`, ...over } })),
     async revision(nodeId) {
       const [row] = await query<{ desired_revision: string }>('select desired_revision from nodes where id = $1', [nodeId]);

@@ -10,7 +10,8 @@ export async function apiClientFiles(): Promise<Record<'openapi.json' | 'schema.
   const document = await offlineOpenApiDocument();
   // A development tool: loaded only when the client is generated, never by the running panel.
   const { default: openapiTS, astToString } = await import('openapi-typescript');
-  const ast = await openapiTS(document as never, { alphabetize: true });
+  // A field with a default is optional to send: defaultNonNullable would make callers send it.
+  const ast = await openapiTS(document as never, { alphabetize: true, defaultNonNullable: false });
   return {
     'openapi.json': `${JSON.stringify(document, null, 2)}\n`,
     'schema.d.ts': HEADER + astToString(ast),

@@ -108,7 +108,7 @@ export class CreateInterfaceDto {
 export class UpdateInterfaceDto {
   @ApiPropertyOptional(DOC.nodeId) @OptionalNotNull() @IsString() nodeId?: string;
   @ApiPropertyOptional(DOC.name) @OptionalNotNull() @InterfaceName() name?: string;
-  @ApiPropertyOptional(DOC.mode) @OptionalNotNull() @Mode() mode?: InterfaceMode;
+  @ApiPropertyOptional({ enum: INTERFACE_MODES, description: 'Cannot change: only the current mode is accepted' }) @OptionalNotNull() @Mode() mode?: InterfaceMode;
   @ApiPropertyOptional(DOC.listenPort) @OptionalNotNull() @ListenPort() listenPort?: number;
   @ApiPropertyOptional(DOC.subnet) @OptionalNotNull() @Subnet() subnet?: string;
   @ApiPropertyOptional(DOC.endpointHost) @OptionalNotNull() @EndpointHost() endpointHost?: string;
