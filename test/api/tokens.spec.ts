@@ -58,6 +58,16 @@ describe('API tokens', () => {
     expect(back.body.find((entry: { id: string }) => entry.id === issued.id).name).toBe('toggled');
   });
 
+  test('null for a field a token always has is a 400 naming it, and the token stays as it was', async () => {
+    const issued = await createToken({ name: 'kept' });
+    for (const field of ['enabled', 'name']) {
+      const refused = await t.call('PATCH', `tokens/${issued.id}`, { token: session, body: { [field]: null } });
+      expect([refused.status, refused.body.field]).toEqual([400, field]);
+    }
+    const listed = await t.call('GET', 'tokens', { token: session });
+    expect(listed.body.find((entry: { id: string }) => entry.id === issued.id)).toMatchObject({ name: 'kept', enabled: true });
+  });
+
   test('deleting takes effect on the very next request', async () => {
     const issued = await createToken({ name: 'gone' });
     expect((await t.call('GET', 'auth/me', { token: issued.token })).status).toBe(200);
