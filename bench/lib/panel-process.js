@@ -4,6 +4,13 @@ import { spawnBuilt } from './child.js';
 
 export const BENCH_OWNER = { username: 'bench-owner', password: 'bench-password-123' };
 
+/**
+ * The V8 heap flags the panel runs with (`npm start`, deploy/warren.service, deploy/Dockerfile):
+ * without them V8 sizes its young generation and heap growth from the host's RAM and the panel's
+ * RSS runs to several times its live heap (docs/memory.md).
+ */
+export const PANEL_NODE_FLAGS = ['--max-semi-space-size=16', '--max-old-space-size=1024'];
+
 export function freePort() {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
@@ -16,10 +23,10 @@ export function freePort() {
 }
 
 /**
- * The panel exactly as `npm start` runs it (from dist), in its own process, on its own database.
+ * The panel exactly as `npm start` runs it (from dist, with PANEL_NODE_FLAGS), in its own process, on its own database.
  * `redisUrl` undefined runs it with BullMQ's PostgreSQL queue backend (no REDIS_URL at all).
  */
-export async function startPanelProcess({ databaseUrl, redisUrl, queuePrefix, dataDir, env = {} }) {
+export async function startPanelProcess({ databaseUrl, redisUrl, queuePrefix, dataDir, env = {}, nodeArgs = PANEL_NODE_FLAGS }) {
   const port = await freePort();
   const childEnv = {
     ...process.env,
@@ -37,7 +44,7 @@ export async function startPanelProcess({ databaseUrl, redisUrl, queuePrefix, da
   if (redisUrl) childEnv.REDIS_URL = redisUrl;
   else delete childEnv.REDIS_URL;
   delete childEnv.WARREN_AGENT_REDIS_URL;
-  const panel = spawnBuilt('apps/controller/src/main.js', [], { env: childEnv, name: 'panel' });
+  const panel = spawnBuilt('apps/controller/src/main.js', [], { env: childEnv, name: 'panel', nodeArgs });
   const origin = await new Promise((resolve, reject) => {
     let buffer = '';
     const timer = setTimeout(() => reject(new Error(`the panel did not say "panel listening on" within 60 s:\n${panel.tail()}`)), 60_000);
