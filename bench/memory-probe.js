@@ -5,7 +5,8 @@
 // the live heap after a forced GC at a few points. Prints a JSON line per sample and a markdown
 // table at the end.
 //
-// Settings (environment): PROBE_CLIENTS (20000), PROBE_STEP (2000), PROBE_CONCURRENCY (8),
+// Settings (environment): PROBE_SEED (0: clients inserted with SQL first, shaped as the API makes
+// them, so the API-created ones after them each trigger a delivery of the whole node), PROBE_CLIENTS (20000), PROBE_STEP (2000), PROBE_CONCURRENCY (8),
 // PROBE_LIST_SECONDS (10 per list run), PROBE_FLAGS=0 (the panel without PANEL_NODE_FLAGS, as
 // before docs/memory.md), PROBE_NODE_OPTIONS (more V8 flags), PROBE_PANEL_ENV (extra env for the panel, e.g.
 // "MALLOC_ARENA_MAX=2"), PROBE_LABEL (a name for the run), PROBE_SNAPSHOTS=1 (heap snapshots
@@ -15,12 +16,15 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { cleanupScope } from './lib/cleanup.js';
 import { createBenchDatabase, REDIS_URL } from './lib/database.js';
 import { apiClient, freePort, issueApiToken, signIn, startPanelProcess } from './lib/panel-process.js';
 import { dropRedisPrefix } from './lib/redis-cleanup.js';
 import { envNumber } from './lib/settings.js';
+import { insertClients } from './lib/sql-seed.js';
 
+const SEED = envNumber('PROBE_SEED', 0, 0);
 const CLIENTS = envNumber('PROBE_CLIENTS', 20_000, 10);
 const STEP = envNumber('PROBE_STEP', 2_000, 1);
 const CONCURRENCY = envNumber('PROBE_CONCURRENCY', 8, 1);
@@ -136,6 +140,18 @@ try {
   const iface = await call.expect(201, 'POST', 'interfaces', { name: 'wgprobe', mode: 'standard', listenPort: 51998, subnet: '10.64.0.0/14', endpointHost: 'vpn.probe.example' });
   await sample('start', 0, { gc: true });
   await snapshot('start');
+  if (SEED > 0) {
+    const db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    for (let from = 0; from < SEED; from += 5000) {
+      const specs = Array.from({ length: Math.min(5000, SEED - from) }, (_, k) => ({ name: `seeded-${String(from + k).padStart(6, '0')}`, groups: ['retail'], deviceLimit: 2 }));
+      await insertClients(db, { iface: { id: iface.id, nodeId: iface.nodeId }, subnet: '10.64.0.0/14', specs });
+    }
+    await db.end();
+    // The sweep (every 5 s) delivers the seeded state once; wait for it before measuring.
+    await new Promise((r) => setTimeout(r, 12_000));
+    await sample(`seeded ${SEED} with SQL`, SEED, { gc: true });
+  }
 
   let next = 0;
   let done = 0;
@@ -152,19 +168,19 @@ try {
       if (done >= nextSample) {
         nextSample += STEP;
         const at = done;
-        sampling = sampling.then(() => sample('create', at));
+        sampling = sampling.then(() => sample('create', SEED + at));
         process.stderr.write(`probe: ${at} created (${Math.round(at / ((performance.now() - started) / 1000))}/s)\n`);
       }
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   await sampling;
-  await sample('created', done, { gc: true });
+  await sample('created', SEED + done, { gc: true });
   await snapshot('created');
 
   const lists = [
     ['first page', 'clients?perPage=50'],
-    ['deep page', `clients?perPage=50&page=${Math.max(1, Math.floor(done / 50) - 1)}`],
+    ['deep page', `clients?perPage=50&page=${Math.max(1, Math.floor((SEED + done) / 50) - 1)}`],
     ['search', 'clients?perPage=50&search=client-0001'],
     ['group', 'clients?perPage=50&group=retail'],
     ['traffic', 'clients?perPage=50&sort=traffic'],
@@ -173,13 +189,13 @@ try {
   for (const [name, path] of lists) {
     const result = await autocannon({ url: `${panel.api}/${path}`, headers: { authorization: `Bearer ${call.token}` }, connections: 8, duration: LIST_SECONDS });
     process.stderr.write(`probe: ${name}: ${Math.round(result.requests.average)} req/s, non-2xx ${result.non2xx}\n`);
-    await sample(`list: ${name} (${Math.round(result.requests.total)} requests)`, done);
+    await sample(`list: ${name} (${Math.round(result.requests.total)} requests, ${Math.round(result.requests.average)}/s)`, SEED + done);
   }
-  await sample('after lists', done, { gc: true });
+  await sample('after lists', SEED + done, { gc: true });
   await snapshot('after lists');
   // Idle for a while: what the panel keeps when nothing happens.
   await new Promise((r) => setTimeout(r, 15_000));
-  await sample('idle 15 s', done, { gc: true });
+  await sample('idle 15 s', SEED + done, { gc: true });
 
   const f = (n) => (n === undefined ? '–' : n.toFixed(0));
   console.log(`\n### ${LABEL}\n\n| phase | clients | RSS MiB | peak (VmHWM) | heap used | heap total | external + arrayBuffers | heap used after GC | RSS after GC |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|`);
