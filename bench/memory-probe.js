@@ -7,8 +7,8 @@
 //
 // Settings (environment): PROBE_SEED (0: clients inserted with SQL first, shaped as the API makes
 // them, so the API-created ones after them each trigger a delivery of the whole node), PROBE_CLIENTS (20000), PROBE_STEP (2000), PROBE_CONCURRENCY (8),
-// PROBE_LIST_SECONDS (10 per list run), PROBE_FLAGS=0 (the panel without PANEL_NODE_FLAGS, as
-// before docs/memory.md), PROBE_NODE_OPTIONS (more V8 flags), PROBE_PANEL_ENV (extra env for the panel, e.g.
+// PROBE_LIST_SECONDS (10 per list run), PROBE_FLAGS=0 (the panel without PANEL_NODE_FLAGS and
+// PANEL_MALLOC_ENV, as before docs/memory.md), PROBE_NODE_OPTIONS (more V8 flags), PROBE_PANEL_ENV (extra env for the panel, e.g.
 // "MALLOC_ARENA_MAX=2"), PROBE_LABEL (a name for the run), PROBE_SNAPSHOTS=1 (heap snapshots
 // via SIGUSR2 into the data directory at the start, after creation and after the list runs).
 import { randomBytes } from 'node:crypto';
@@ -103,7 +103,7 @@ try {
     queuePrefix,
     dataDir,
     env: { WARREN_LOCAL_AGENT: 'off', NODE_OPTIONS: nodeOptions, ...PANEL_ENV },
-    ...(process.env.PROBE_FLAGS === '0' ? { nodeArgs: [] } : {}),
+    tuned: process.env.PROBE_FLAGS !== '0',
   });
   scope.add('panel', () => panel.stop());
   const cdp = await inspector(inspectPort);
