@@ -30,6 +30,8 @@ export const TITLE = 'Clients: 100,000 clients, creation and list pages';
 const TARGET_P99_MS = 50;
 const SUBNET = '10.64.0.0/14';
 const PER_PAGE = 50;
+/** Controller RSS is sampled every this many clients created through the API. */
+const MEMORY_STEP = 10_000;
 
 export function settingsFromEnv() {
   return {
@@ -141,7 +143,7 @@ function checkCreated(response, spec, iface) {
  * Creates clients [0, count) through the API with `concurrency` requests in flight, until all are
  * made or the time budget is spent (then at least `minimum` are made). Fails on the first non-201.
  */
-async function createThroughApi({ api, iface, settings, digits, now, panel }) {
+async function createThroughApi({ api, iface, settings, digits, now, panel, memory }) {
   const total = settings.clients;
   const budgetMs = settings.apiMinutes * 60_000;
   const completions = new Float64Array(total); // ms since start, in completion order
@@ -173,6 +175,8 @@ async function createThroughApi({ api, iface, settings, digits, now, panel }) {
       completions[done] = performance.now() - started;
       latencies[done] = response.ms;
       done++;
+      // The memory curve: RSS every MEMORY_STEP clients, to see what grows with the number of clients.
+      if (done % MEMORY_STEP === 0) memory.created.push({ clients: done, ...memoryOf(panel.pid) });
       const at = performance.now();
       if (at - lastReport > 10_000) {
         lastReport = at;
@@ -386,7 +390,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     // The clients live on the local node's interface: no agent may build it on this host.
     panel = await startPanelProcess({ databaseUrl: database.url, redisUrl: REDIS_URL, queuePrefix, dataDir, env: { WARREN_LOCAL_AGENT: 'off' } });
     scope.add('panel', () => panel.stop());
-    const memory = { start: memoryOf(panel.pid) };
+    const memory = { start: memoryOf(panel.pid), created: [], lists: [] };
     const api = apiClient(panel, Math.max(settings.createConcurrency, 4));
     scope.add('http agent', () => api.close());
     await signInWithToken(api);
@@ -397,7 +401,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     scope.add('database client', () => db.end());
 
     process.stderr.write(`bench: creating ${settings.clients.toLocaleString('en-US')} clients through POST /api/clients, ${settings.createConcurrency} at a time…\n`);
-    const creation = await createThroughApi({ api, iface, settings, digits, now, panel });
+    const creation = await createThroughApi({ api, iface, settings, digits, now, panel, memory });
     memory.afterApi = memoryOf(panel.pid);
     let sqlSeed;
     if (creation.count < settings.clients) {
@@ -439,6 +443,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       const result = await loadRun(`${panel.api}/${target.path}`, api.token, settings, panel.pid);
       problems.push(...loadFailures(target.label, result));
       loaded[target.key] = result;
+      memory.lists.push({ label: target.label, ...memoryOf(panel.pid) });
     }
     if (problems.length) throw new Error(`responses other than 200 during the benchmark:\n  ${problems.join('\n  ')}`);
     const sequential = {};
@@ -538,8 +543,10 @@ function render({ settings, machine, command, creation, sqlSeed, spread, sizes, 
   const memHeader = ['when', 'RSS', 'peak RSS so far (VmHWM)'];
   const memRows = [
     ['after start (signed in, nothing created)', mib(memory.start.rss), mib(memory.start.peak)],
+    ...memory.created.filter((m) => m.clients < creation.count).map((m) => [`after creating ${fixed(m.clients)} clients through the API`, mib(m.rss), mib(m.peak)]),
     [`after creating ${fixed(creation.count)} clients through the API`, mib(memory.afterApi.rss), mib(memory.afterApi.peak)],
     [`seeded (${fixed(N)} clients, statuses spread)`, mib(memory.seeded.rss), mib(memory.seeded.peak)],
+    ...memory.lists.map((m) => [`after the load run of ${m.label}`, mib(m.rss), mib(m.peak)]),
     ['after all list runs', mib(memory.afterLists.rss), mib(memory.afterLists.peak)],
   ];
   const statusText = Object.entries(spread.statuses)

@@ -55,13 +55,13 @@ export function exitWatch(child) {
 }
 
 /**
- * A built app (`dist/<path>`, run as production runs it: this Node, the repository as working
- * directory) as a child process; its output is kept (last lines) under `[<name>]` and
+ * A built app (`dist/<path>`, run as production runs it: this Node with `nodeArgs`, the repository
+ * as working directory) as a child process; its output is kept (last lines) under `[<name>]` and
  * `[<name> stderr]`.
  */
-export function spawnBuilt(path, args, { env, name }) {
+export function spawnBuilt(path, args, { env, name, nodeArgs = [] }) {
   const file = builtFile(path);
-  const child = spawn(process.execPath, [file, ...args], { cwd: ROOT_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, file, ...args], { cwd: ROOT_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const tail = outputTail();
   child.stdout.on('data', tail.keep(`[${name}] `));
   child.stderr.on('data', tail.keep(`[${name} stderr] `));

@@ -5,6 +5,15 @@ import { spawnBuilt } from './child.js';
 
 export const BENCH_OWNER = { username: 'bench-owner', password: 'bench-password-123' };
 
+/**
+ * The V8 heap flags the panel runs with (`npm start`, deploy/warren.service, deploy/Dockerfile):
+ * without them V8 sizes its young generation and heap growth from the host's RAM and the panel's
+ * RSS runs to several times its live heap (docs/memory.md).
+ */
+export const PANEL_NODE_FLAGS = ['--max-semi-space-size=16', '--max-old-space-size=1024'];
+/** glibc malloc settings of the same launchers: fewer arenas, large blocks given back on free. */
+export const PANEL_MALLOC_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
+
 export function freePort() {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
@@ -17,10 +26,11 @@ export function freePort() {
 }
 
 /**
- * The panel exactly as `npm start` runs it (from dist), in its own process, on its own database.
+ * The panel exactly as `npm start` runs it (from dist, with PANEL_NODE_FLAGS and PANEL_MALLOC_ENV;
+ * `tuned: false` runs it without them), in its own process, on its own database.
  * `redisUrl` undefined runs it with BullMQ's PostgreSQL queue backend (no REDIS_URL at all).
  */
-export async function startPanelProcess({ databaseUrl, redisUrl, queuePrefix, dataDir, env = {} }) {
+export async function startPanelProcess({ databaseUrl, redisUrl, queuePrefix, dataDir, env = {}, tuned = true }) {
   const port = await freePort();
   const childEnv = {
     ...process.env,
@@ -33,12 +43,13 @@ export async function startPanelProcess({ databaseUrl, redisUrl, queuePrefix, da
     WARREN_ADMIN_USERNAME: BENCH_OWNER.username,
     WARREN_ADMIN_PASSWORD: BENCH_OWNER.password,
     WARREN_LOG_LEVEL: 'error',
+    ...(tuned ? PANEL_MALLOC_ENV : {}),
     ...env,
   };
   if (redisUrl) childEnv.REDIS_URL = redisUrl;
   else delete childEnv.REDIS_URL;
   delete childEnv.WARREN_AGENT_REDIS_URL;
-  const panel = spawnBuilt('apps/controller/src/main.js', [], { env: childEnv, name: 'panel' });
+  const panel = spawnBuilt('apps/controller/src/main.js', [], { env: childEnv, name: 'panel', nodeArgs: tuned ? PANEL_NODE_FLAGS : [] });
   const origin = await new Promise((resolve, reject) => {
     let buffer = '';
     const timer = setTimeout(() => reject(new Error(`the panel did not say "panel listening on" within 60 s:\n${panel.tail()}`)), 60_000);

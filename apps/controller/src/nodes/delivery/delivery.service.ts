@@ -31,6 +31,10 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
   /** Nodes being delivered now; the value says whether another run is due after this one. */
   private readonly inFlight = new Map<string, { again: boolean; force: boolean }>();
   private readonly lastJob = new Map<string, string>();
+  /** Per node, the completed job whose result the sweep has read (it reads each once). */
+  private readonly resultRead = new Map<string, string>();
+  /** Per node, its failed job and when the sweep first saw it failed. */
+  private readonly failedSince = new Map<string, { jobId: string; since: number }>();
   private readonly idle = new Set<() => void>();
 
   constructor(
@@ -108,18 +112,33 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
           this.deliver(node.id);
           continue;
         }
-        const job = await this.queues.queue(nodeQueueName(node.id)).getJob(applyJobId(node.id, desired));
-        // The job's return value is the agent's report of that apply. It normally arrives on the
-        // link first; when that message was lost (the link was down and the agent restarted
-        // before its welcome), the completed job still brings the node in sync. A failed outcome
-        // changes nothing here: it is reported on the link and the job is not delivered again.
-        const returned = applyResultSchema.safeParse(job?.returnvalue);
-        if (returned.success && returned.data.ok) {
-          await this.recordApplied(node.id, returned.data);
-          continue;
+        // The job's state, not the job: getJob reads its data, the node's whole desired state (about
+        // 15 MB at 100,000 clients), and this runs every 5 s for as long as an agent is behind.
+        // ioredis keeps a buffer of three times the largest reply it parsed (docs/memory.md).
+        const queue = this.queues.queue(nodeQueueName(node.id));
+        const jobId = applyJobId(node.id, desired);
+        const state = await queue.getJobState(jobId);
+        if (state === 'unknown') {
+          this.deliver(node.id, true);
+        } else if (state === 'completed' && this.resultRead.get(node.id) !== jobId) {
+          // The job's return value is the agent's report of that apply. It normally arrives on the
+          // link first; when that message was lost (the link was down and the agent restarted
+          // before its welcome), the completed job still brings the node in sync. A failed outcome
+          // changes nothing here: it is reported on the link and the job is not delivered again.
+          // Read once per job, for the same reason as above.
+          this.resultRead.set(node.id, jobId);
+          const returned = applyResultSchema.safeParse((await queue.getJob(jobId))?.returnvalue);
+          if (returned.success && returned.data.ok) await this.recordApplied(node.id, returned.data);
+        } else if (state === 'failed') {
+          // Offered again once it has stayed failed this long (the agent may have been fixed).
+          const seen = this.failedSince.get(node.id);
+          const since = seen?.jobId === jobId ? seen.since : Date.now();
+          this.failedSince.set(node.id, { jobId, since });
+          if (Date.now() - since > FAILED_RETRY_MS) {
+            this.failedSince.delete(node.id);
+            this.deliver(node.id, true);
+          }
         }
-        const failedLongAgo = job?.failedReason !== undefined && Date.now() - (job.finishedOn ?? 0) > FAILED_RETRY_MS;
-        if (!job || failedLongAgo) this.deliver(node.id, true);
       }
     } catch (error) {
       this.logger.warn(`delivery sweep failed: ${(error as Error).message}`);
@@ -152,8 +171,9 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
     const queue = this.queues.queue(nodeQueueName(nodeId));
     const jobId = applyJobId(nodeId, state.revision);
     if (force) {
-      const existing = await queue.getJob(jobId);
-      if (existing && ((await existing.isCompleted()) || (await existing.isFailed()))) await existing.remove();
+      // By state, not getJob: that would read the whole state of the finished job back (see sweep).
+      const existing = await queue.getJobState(jobId);
+      if (existing === 'completed' || existing === 'failed') await queue.remove(jobId);
     }
     await queue.add(APPLY_JOB, state, {
       jobId,
