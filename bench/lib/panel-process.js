@@ -1,5 +1,5 @@
 import http from 'node:http';
-import net from 'node:net';
+import { freePort } from '../../dist/libs/net/free-port.js';
 import { createApiClient } from '../../dist/libs/api-client/index.js';
 import { spawnBuilt } from './child.js';
 
@@ -14,16 +14,6 @@ export const PANEL_NODE_FLAGS = ['--max-semi-space-size=16', '--max-old-space-si
 /** glibc malloc settings of the same launchers: fewer arenas, large blocks given back on free. */
 export const PANEL_MALLOC_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
 
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * The panel exactly as `npm start` runs it (from dist, with PANEL_NODE_FLAGS and PANEL_MALLOC_ENV;

@@ -9,7 +9,7 @@ import { AgentLinkGateway } from '../../apps/controller/src/nodes/link/agent-lin
 import { UsageService } from '../../apps/controller/src/clients/usage.service.js';
 import { agentRedisUsername } from '../../apps/controller/src/nodes/enrolment/agent-queue-access.js';
 import { wireguardGoPids } from '../../apps/agent/src/host/wireguard-link.js';
-import { freePort } from '../support/spawned-process.js';
+import { freePort } from '../../libs/net/free-port.js';
 import { startAgent, type AgentProcess } from '../support/agent-process.js';
 import { waitFor } from '../support/wait-for.js';
 import { requireTools, TestNamespace } from '../support/netns.js';

@@ -5,10 +5,10 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { freePort } from '../../libs/net/free-port.js';
 import {
   CLI_MAIN,
   PANEL_MAIN,
-  freePort,
   https,
   killAllSpawned,
   postmasterOf,

