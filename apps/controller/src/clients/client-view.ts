@@ -66,6 +66,15 @@ export const CLIENT_VIEW_COLUMNS = `
 
 export type ClientRow = Record<string, unknown>;
 
+/** The names of CLIENT_VIEW_COLUMNS in their order: where each sits in an array row. */
+export const CLIENT_VIEW_COLUMN_NAMES = [
+  'id', 'name', 'note', 'groups', 'telegram_id', 'quota_bytes', 'used_bytes', 'up_bytes', 'down_bytes',
+  'expires_at', 'device_limit', 'rate_bits_per_sec', 'reset_cycle', 'last_reset_at', 'start_on_first_use',
+  'duration_seconds', 'activated_at', 'status', 'sub_id', 'created_at', 'updated_at',
+  'device_count', 'last_handshake', 'interface_ids',
+] as const;
+const COL = Object.fromEntries(CLIENT_VIEW_COLUMN_NAMES.map((name, index) => [name, index])) as Record<(typeof CLIENT_VIEW_COLUMN_NAMES)[number], number>;
+
 /**
  * How recent a handshake must be for a device to count as online. WireGuard renews a session's
  * handshake every 2 minutes while packets flow (profiles keep alive every 25 s), so a live
@@ -80,13 +89,16 @@ export function isOnline(lastHandshake: Date | null, now = Date.now()): boolean 
 /** The one mapper from a snake_case row (selected with CLIENT_VIEW_COLUMNS) to the view. */
 export function toClientView(row: ClientRow): ClientView {
   const lastHandshake = readTimestamp(row.last_handshake);
-  return mapClient(row, readTimestamp, readRequiredTimestamp, isOnline(lastHandshake));
+  return mapClient(CLIENT_VIEW_COLUMN_NAMES.map((name) => row[name]), readTimestamp, readRequiredTimestamp, isOnline(lastHandshake));
 }
 
-/** The same mapping for a list row whose timestamps arrived as PostgreSQL's text. */
-export function toClientListItem(row: ClientRow): ClientListItem {
-  const lastHandshake = textTimestamp(row.last_handshake);
-  return mapClient(row, textTimestamp, requiredTextTimestamp, lastHandshake !== null && isOnline(new Date(lastHandshake)));
+/**
+ * The same mapping for a list row in node-postgres's array row mode (CLIENT_VIEW_COLUMN_NAMES
+ * order, more columns may follow), its timestamps as PostgreSQL's text.
+ */
+export function toClientListItem(values: unknown[]): ClientListItem {
+  const lastHandshake = textTimestamp(values[COL.last_handshake]);
+  return mapClient(values, textTimestamp, requiredTextTimestamp, lastHandshake !== null && isOnline(new Date(lastHandshake)));
 }
 
 function textTimestamp(value: unknown): string | null {
@@ -100,42 +112,42 @@ function requiredTextTimestamp(value: unknown): string {
 }
 
 function mapClient<Time>(
-  row: ClientRow,
+  v: unknown[],
   time: (value: unknown) => Time | null,
   requiredTime: (value: unknown) => Time,
   onlineNow: boolean,
 ): ClientFields<Time> {
-  const groups = (row.groups as string[] | null) ?? [];
-  const quotaBytes = readNumber(row.quota_bytes);
-  const usedBytes = readNumber(row.used_bytes);
+  const groups = (v[COL.groups] as string[] | null) ?? [];
+  const quotaBytes = readNumber(v[COL.quota_bytes]);
+  const usedBytes = readNumber(v[COL.used_bytes]);
   return {
-    id: row.id as string,
-    name: row.name as string,
-    note: row.note as string,
+    id: v[COL.id] as string,
+    name: v[COL.name] as string,
+    note: v[COL.note] as string,
     groups,
     group: groups[0] ?? null,
-    telegramId: readNullableNumber(row.telegram_id),
+    telegramId: readNullableNumber(v[COL.telegram_id]),
     quotaBytes,
     usedBytes,
-    upBytes: readNumber(row.up_bytes),
-    downBytes: readNumber(row.down_bytes),
+    upBytes: readNumber(v[COL.up_bytes]),
+    downBytes: readNumber(v[COL.down_bytes]),
     remainingBytes: quotaBytes > 0 ? Math.max(0, quotaBytes - usedBytes) : null,
-    expiresAt: time(row.expires_at),
-    deviceLimit: readNumber(row.device_limit),
-    deviceCount: readNumber(row.device_count),
-    rateBitsPerSec: readNumber(row.rate_bits_per_sec),
-    resetCycle: row.reset_cycle as ResetCycle,
-    lastResetAt: time(row.last_reset_at),
-    startOnFirstUse: row.start_on_first_use as boolean,
-    durationSeconds: readNumber(row.duration_seconds),
-    activatedAt: time(row.activated_at),
-    lastHandshake: time(row.last_handshake),
+    expiresAt: time(v[COL.expires_at]),
+    deviceLimit: readNumber(v[COL.device_limit]),
+    deviceCount: readNumber(v[COL.device_count]),
+    rateBitsPerSec: readNumber(v[COL.rate_bits_per_sec]),
+    resetCycle: v[COL.reset_cycle] as ResetCycle,
+    lastResetAt: time(v[COL.last_reset_at]),
+    startOnFirstUse: v[COL.start_on_first_use] as boolean,
+    durationSeconds: readNumber(v[COL.duration_seconds]),
+    activatedAt: time(v[COL.activated_at]),
+    lastHandshake: time(v[COL.last_handshake]),
     onlineNow,
-    status: row.status as ClientStatus,
-    subId: row.sub_id as string,
-    interfaceIds: (row.interface_ids as string[] | null) ?? [],
-    createdAt: requiredTime(row.created_at),
-    updatedAt: requiredTime(row.updated_at),
+    status: v[COL.status] as ClientStatus,
+    subId: v[COL.sub_id] as string,
+    interfaceIds: (v[COL.interface_ids] as string[] | null) ?? [],
+    createdAt: requiredTime(v[COL.created_at]),
+    updatedAt: requiredTime(v[COL.updated_at]),
   };
 }
 

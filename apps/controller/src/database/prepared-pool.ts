@@ -19,6 +19,12 @@ export class PreparedPool {
     return (await this.pool.query<T & pg.QueryResultRow>({ name, text, values, ...(types ? { types } : {}) })).rows;
   }
 
+  /** The same in node-postgres's array row mode: each row its values in `columns` order. */
+  async queryArrays(name: string, text: string, values: unknown[], types?: pg.CustomTypesConfig): Promise<{ rows: unknown[][]; columns: string[] }> {
+    const result = await this.pool.query<unknown[]>({ name, text, values, rowMode: 'array', ...(types ? { types } : {}) });
+    return { rows: result.rows, columns: result.fields.map((field) => field.name) };
+  }
+
   close(): Promise<void> {
     return this.pool.end();
   }

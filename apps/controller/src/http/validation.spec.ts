@@ -50,3 +50,31 @@ describe('validation failures name their field as a path', () => {
     expect(order).toBeInstanceOf(Order);
   });
 });
+
+class PageQuery {
+  @Type(() => Number)
+  @IsInt()
+  perPage!: number;
+}
+
+describe('query DTOs that passed are reused', () => {
+  const query = { type: 'query' as const, metatype: PageQuery };
+
+  test('the same query answers an equal but distinct instance each time', async () => {
+    const pipe = new StrictValidationPipe();
+    const first = await pipe.transform({ perPage: '50' }, query);
+    const second = await pipe.transform({ perPage: '50' }, query);
+    expect(first).toBeInstanceOf(PageQuery);
+    expect(second).toBeInstanceOf(PageQuery);
+    expect(second).toEqual(first);
+    expect(second).not.toBe(first);
+  });
+
+  test('a failing query fails every time, with the same answer', async () => {
+    const pipe = new StrictValidationPipe();
+    await pipe.transform({ perPage: '50' }, query);
+    for (const bad of [{ perPage: 'x' }, { perPage: 'x' }, { perPage: '50', extra: '1' }]) {
+      await expect(pipe.transform(bad, query)).rejects.toBeInstanceOf(ApiError);
+    }
+  });
+});
