@@ -9,7 +9,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Agent only: exchange an enrolment secret for the node credential and the node's queue access */
+        /**
+         * Agent only: exchange an enrolment secret for the node credential and the node's queue access
+         * @description Public: no credentials needed.
+         */
         post: operations["post_agent_enrol"];
         delete?: never;
         options?: never;
@@ -26,7 +29,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in with username and password; returns a session token (also set as an HttpOnly cookie) */
+        /**
+         * Sign in with username and password; returns a session token (also set as an HttpOnly cookie)
+         * @description Public: no credentials needed.
+         */
         post: operations["post_auth_login"];
         delete?: never;
         options?: never;
@@ -43,7 +49,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End the current session and clear its cookie */
+        /**
+         * End the current session and clear its cookie
+         * @description Roles: owner, admin, viewer.
+         */
         post: operations["post_auth_logout"];
         delete?: never;
         options?: never;
@@ -58,14 +67,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Who the presented credential belongs to */
+        /**
+         * Who the presented credential belongs to
+         * @description Roles: owner, admin, viewer.
+         */
         get: operations["get_auth_me"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change one's own password (the current one is required); the user's other sessions end, this one stays
+         * @description Roles: owner, admin, viewer.
+         */
+        patch: operations["patch_auth_me"];
         trace?: never;
     };
     "/api/clients": {
@@ -75,10 +91,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List clients, a page at a time: {items, total, page, perPage} */
+        /**
+         * List clients, a page at a time: {items, total, page, perPage}
+         * @description Roles: owner, admin, viewer.
+         */
         get: operations["get_clients"];
         put?: never;
-        /** Create a client with its first devices: one account (key pair, preshared key, address) per device per interface */
+        /**
+         * Create a client with its first devices: one account (key pair, preshared key, address) per device per interface
+         * @description Roles: owner, admin.
+         */
         post: operations["post_clients"];
         delete?: never;
         options?: never;
@@ -93,15 +115,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One client with its devices and their accounts (public keys only) */
+        /**
+         * One client with its devices and their accounts (public keys only)
+         * @description Roles: owner, admin, viewer.
+         */
         get: operations["get_clients_id"];
         put?: never;
         post?: never;
-        /** Delete a client with its devices and accounts */
+        /**
+         * Delete a client with its devices and accounts
+         * @description Roles: owner, admin.
+         */
         delete: operations["delete_clients_id"];
         options?: never;
         head?: never;
-        /** Change a client; quota, expiry and enabled recompute its status, interfaceIds re-provisions its devices */
+        /**
+         * Change a client; quota, expiry and enabled recompute its status, interfaceIds re-provisions its devices
+         * @description Roles: owner, admin.
+         */
         patch: operations["patch_clients_id"];
         trace?: never;
     };
@@ -112,7 +143,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every config of the client, per device and host, as JSON or (format=zip) a zip of .conf files */
+        /**
+         * Every config of the client, per device and host, as JSON or (format=zip) a zip of .conf files
+         * @description Roles: owner, admin.
+         */
         get: operations["get_clients_id_configs"];
         put?: never;
         post?: never;
@@ -131,7 +165,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add a device to a client (an account on each of the client's interfaces); at most deviceLimit devices */
+        /**
+         * Add a device to a client (an account on each of the client's interfaces); at most deviceLimit devices
+         * @description Roles: owner, admin.
+         */
         post: operations["post_clients_id_devices"];
         delete?: never;
         options?: never;
@@ -148,7 +185,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reset the client's traffic to zero (revives an exhausted client); returns the counters before the reset */
+        /**
+         * Reset the client's traffic to zero (revives an exhausted client); returns the counters before the reset
+         * @description Roles: owner, admin.
+         */
         post: operations["post_clients_id_reset"];
         delete?: never;
         options?: never;
@@ -165,7 +205,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** New key pairs and preshared keys for all of the client's accounts; addresses stay (re-download the profiles) */
+        /**
+         * New key pairs and preshared keys for all of the client's accounts; addresses stay (re-download the profiles)
+         * @description Roles: owner, admin.
+         */
         post: operations["post_clients_id_rotate_keys"];
         delete?: never;
         options?: never;
@@ -183,7 +226,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a device and its accounts (its addresses are not reused at once) */
+        /**
+         * Delete a device and its accounts (its addresses are not reused at once)
+         * @description Roles: owner, admin.
+         */
         delete: operations["delete_devices_id"];
         options?: never;
         head?: never;
@@ -197,7 +243,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every profile of a device: one WireGuard/AmneziaWG config per interface and host */
+        /**
+         * Every profile of a device: one WireGuard/AmneziaWG config per interface and host
+         * @description Roles: owner, admin.
+         */
         get: operations["get_devices_id_profiles"];
         put?: never;
         post?: never;
@@ -214,7 +263,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every endpoint, grouped, with an example body and a ready curl command */
+        /**
+         * Every endpoint, grouped, with an example body and a ready curl command
+         * @description Roles: owner, admin, viewer.
+         */
         get: operations["get_docs"];
         put?: never;
         post?: never;
@@ -231,7 +283,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Database and queue reachability (503 when either is down) */
+        /**
+         * Database and queue reachability (503 when either is down)
+         * @description Public: no credentials needed.
+         */
         get: operations["get_health"];
         put?: never;
         post?: never;
@@ -248,10 +303,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List hosts (alternative addresses clients dial), highest priority first */
+        /**
+         * List hosts (alternative addresses clients dial), highest priority first
+         * @description Roles: owner, admin, viewer.
+         */
         get: operations["get_hosts"];
         put?: never;
-        /** Add a host to an interface; port 0 means the interface's listen port */
+        /**
+         * Add a host to an interface; port 0 means the interface's listen port
+         * @description Roles: owner, admin.
+         */
         post: operations["post_hosts"];
         delete?: never;
         options?: never;
@@ -269,11 +330,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a host */
+        /**
+         * Delete a host
+         * @description Roles: owner, admin.
+         */
         delete: operations["delete_hosts_id"];
         options?: never;
         head?: never;
-        /** Change a host (name, address, port, priority, enabled) */
+        /**
+         * Change a host (name, address, port, priority, enabled)
+         * @description Roles: owner, admin.
+         */
         patch: operations["patch_hosts_id"];
         trace?: never;
     };
@@ -284,10 +351,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List interfaces with pool capacity and allocated, client and device counts */
+        /**
+         * List interfaces with pool capacity and allocated, client and device counts
+         * @description Roles: owner, admin, viewer.
+         */
         get: operations["get_interfaces"];
         put?: never;
-        /** Create an interface (server keys, and AmneziaWG parameters in amnezia mode, are generated); nodeId defaults to the local node */
+        /**
+         * Create an interface (server keys, and AmneziaWG parameters in amnezia mode, are generated); nodeId defaults to the local node
+         * @description Roles: owner, admin.
+         */
         post: operations["post_interfaces"];
         delete?: never;
         options?: never;
@@ -302,15 +375,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read one interface with its counts */
+        /**
+         * Read one interface with its counts
+         * @description Roles: owner, admin, viewer.
+         */
         get: operations["get_interfaces_id"];
         put?: never;
         post?: never;
-        /** Delete an interface; refused while devices use it unless forced */
+        /**
+         * Delete an interface; refused while devices use it unless forced
+         * @description Roles: owner, admin.
+         */
         delete: operations["delete_interfaces_id"];
         options?: never;
         head?: never;
-        /** Change an interface; the subnet only while no addresses are allocated, never its node or mode */
+        /**
+         * Change an interface; the subnet only while no addresses are allocated, never its node or mode
+         * @description Roles: owner, admin.
+         */
         patch: operations["patch_interfaces_id"];
         trace?: never;
     };
@@ -321,10 +403,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List nodes with their revisions, sync state and interface counts */
+        /**
+         * List nodes with their revisions, sync state and interface counts
+         * @description Roles: owner, admin, viewer.
+         */
         get: operations["get_nodes"];
         put?: never;
-        /** Register a node (a tunnel host); the answer carries its agent's one-time enrolment secret and command */
+        /**
+         * Register a node (a tunnel host); the answer carries its agent's one-time enrolment secret and command
+         * @description Roles: owner, admin.
+         */
         post: operations["post_nodes"];
         delete?: never;
         options?: never;
@@ -339,15 +427,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read one node */
+        /**
+         * Read one node
+         * @description Roles: owner, admin, viewer.
+         */
         get: operations["get_nodes_id"];
         put?: never;
         post?: never;
-        /** Delete a node; refused while it has interfaces unless forced, never for the local node */
+        /**
+         * Delete a node; refused while it has interfaces unless forced, never for the local node
+         * @description Roles: owner, admin.
+         */
         delete: operations["delete_nodes_id"];
         options?: never;
         head?: never;
-        /** Rename a node or change its address or note */
+        /**
+         * Rename a node or change its address or note
+         * @description Roles: owner, admin.
+         */
         patch: operations["patch_nodes_id"];
         trace?: never;
     };
@@ -360,7 +457,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue a new one-time enrolment secret for the node's agent (24 h; replaces an unused one) */
+        /**
+         * Issue a new one-time enrolment secret for the node's agent (24 h; replaces an unused one)
+         * @description Roles: owner, admin.
+         */
         post: operations["post_nodes_id_enrolment"];
         delete?: never;
         options?: never;
@@ -375,7 +475,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The OpenAPI 3.1 document, built from the same route table */
+        /**
+         * The OpenAPI 3.1 document, built from the same route table
+         * @description Roles: owner, admin, viewer.
+         */
         get: operations["get_openapi_json"];
         put?: never;
         post?: never;
@@ -392,7 +495,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Host state: the controller's host, and every node with its agent, sync state and latest sample */
+        /**
+         * Host state: the controller's host, and every node with its agent, sync state and latest sample
+         * @description Roles: owner, admin, viewer.
+         */
         get: operations["get_system"];
         put?: never;
         post?: never;
@@ -409,7 +515,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Host history: 240 points per series (cpu, memory, swap, disk, rxRate, txRate, load1) over a range */
+        /**
+         * Host history: 240 points per series (cpu, memory, swap, disk, rxRate, txRate, load1) over a range
+         * @description Roles: owner, admin, viewer.
+         */
         get: operations["get_system_history"];
         put?: never;
         post?: never;
@@ -426,10 +535,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List API tokens (secrets are never shown again) */
+        /**
+         * List API tokens (secrets are never shown again): the owner sees every user's, others their own
+         * @description Roles: owner, admin, viewer.
+         */
         get: operations["get_tokens"];
         put?: never;
-        /** Issue an API token; the response is the only time its value is shown */
+        /**
+         * Issue an API token; the response is the only time its value is shown
+         * @description Roles: owner, admin, viewer.
+         */
         post: operations["post_tokens"];
         delete?: never;
         options?: never;
@@ -447,11 +562,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete an API token for good */
+        /**
+         * Delete an API token for good; only the owner reaches other users' tokens
+         * @description Roles: owner, admin, viewer.
+         */
         delete: operations["delete_tokens_id"];
         options?: never;
         head?: never;
-        /** Rename, disable or re-enable an API token (takes effect on the next request) */
+        /**
+         * Rename, disable or re-enable an API token (takes effect on the next request); only the owner reaches other users' tokens
+         * @description Roles: owner, admin, viewer.
+         */
         patch: operations["patch_tokens_id"];
         trace?: never;
     };
@@ -513,6 +634,15 @@ export interface components {
             wg: boolean;
             wireguardGo: boolean;
             wireguardKernel: boolean;
+        };
+        ChangePasswordDto: {
+            /**
+             * Format: password
+             * @description The password in use now
+             */
+            currentPassword: string;
+            /** Format: password */
+            newPassword: string;
         };
         CheckDto: {
             /**
@@ -665,8 +795,8 @@ export interface components {
             /** @description Each 1..64 characters */
             groups?: string[];
             interfaceIds: string[];
-            /** @description Trimmed; no control characters */
-            name: string;
+            /** @description Trimmed; no control characters; default tg-<telegramId>, or client- and six random letters and digits */
+            name?: string;
             note?: string;
             /** @description 0 = unlimited */
             quotaBytes?: number;
@@ -727,7 +857,13 @@ export interface components {
         CreateInterfaceDto: {
             /** @description A full set of AmneziaWG parameters instead of generated ones (amnezia mode only) */
             awg?: components["schemas"]["AmneziaParamsDto"];
-            /** @description IPv4 or IPv6 addresses */
+            /**
+             * @description IPv4 or IPv6 addresses of resolvers clients use through the tunnel; [] for none
+             * @default [
+             *       "1.1.1.1",
+             *       "1.0.0.1"
+             *     ]
+             */
             dns?: string[];
             /** @default true */
             enabled?: boolean;
@@ -741,12 +877,18 @@ export interface components {
              */
             mode?: "standard" | "amnezia";
             mtu?: number;
-            /** @description name must be 1..15 characters of A-Z, a-z, 0-9, "_" and "-" */
+            /** @description The host's interface name: 1..15 characters of A-Z, a-z, 0-9, "_" and "-", not starting with "-", and not "all" or "interfaces" */
             name: string;
-            /** @description Host uplink to NAT through; null: no NAT */
+            /** @description Host uplink to NAT through (1..15 characters of A-Z, a-z, 0-9, "_", "." and "-", not starting with "-", and not "." or ".."); null: no NAT */
             natInterface?: string | null;
             /** @description The id of the node; defaults to the local node; cannot change */
             nodeId?: string;
+            /**
+             * @description Accepted so that a body read from GET can be posted back; wireguard is the only protocol
+             * @default wireguard
+             * @enum {string}
+             */
+            protocol?: "wireguard";
             /** @description An IPv4 CIDR, e.g. 10.8.0.0/24 */
             subnet: string;
         };
@@ -808,6 +950,8 @@ export interface components {
             query: {
                 [key: string]: string;
             };
+            /** @description The roles that may call the route (empty when it is public) */
+            roles: ("owner" | "admin" | "viewer")[];
             summary: string;
         };
         DocsGroupDto: {
@@ -887,6 +1031,7 @@ export interface components {
             clients: number;
             /** Format: date-time */
             createdAt: string;
+            /** @description Devices with an account on the interface */
             devices: number;
             dns: string[];
             enabled: boolean;
@@ -903,13 +1048,19 @@ export interface components {
             natInterface: string | null;
             /** Format: uuid */
             nodeId: string;
-            /** @example wireguard */
-            protocol: string;
+            /** @description Devices with a handshake on the interface within the last 3 minutes */
+            online: number;
+            /** @enum {string} */
+            protocol: "wireguard";
             publicKey: string;
+            /** @description The node's agent is connected and its last apply reported this interface (under its current name) up */
+            running: boolean;
             /** @example 10.8.0.0/24 */
             subnet: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description Bytes up and down through the interface, summed over its accounts (each since its client's last reset) */
+            usedBytes: number;
         };
         InterfaceOutcomeDto: {
             /** @enum {string} */
@@ -1034,6 +1185,11 @@ export interface components {
             tags: {
                 [key: string]: unknown;
             }[];
+        };
+        PasswordChangedDto: {
+            /** @description How many of the user's other sessions ended (the one making the change stays) */
+            sessionsEnded: number;
+            user: components["schemas"]["UserDto"];
         };
         PointDto: {
             /** @description Start of the bucket, ms since the epoch */
@@ -1194,7 +1350,13 @@ export interface components {
         UpdateInterfaceDto: {
             /** @description A full set of AmneziaWG parameters instead of generated ones (amnezia mode only) */
             awg?: components["schemas"]["AmneziaParamsDto"];
-            /** @description IPv4 or IPv6 addresses */
+            /**
+             * @description IPv4 or IPv6 addresses of resolvers clients use through the tunnel; [] for none
+             * @default [
+             *       "1.1.1.1",
+             *       "1.0.0.1"
+             *     ]
+             */
             dns?: string[];
             enabled?: boolean;
             /** @description An IPv4 or IPv6 address or a hostname clients dial */
@@ -1206,12 +1368,17 @@ export interface components {
              */
             mode?: "standard" | "amnezia";
             mtu?: number;
-            /** @description name must be 1..15 characters of A-Z, a-z, 0-9, "_" and "-" */
+            /** @description The host's interface name: 1..15 characters of A-Z, a-z, 0-9, "_" and "-", not starting with "-", and not "all" or "interfaces" */
             name?: string;
-            /** @description Host uplink to NAT through; null: no NAT */
+            /** @description Host uplink to NAT through (1..15 characters of A-Z, a-z, 0-9, "_", "." and "-", not starting with "-", and not "." or ".."); null: no NAT */
             natInterface?: string | null;
             /** @description The id of the node; defaults to the local node; cannot change */
             nodeId?: string;
+            /**
+             * @description Cannot change: only wireguard is accepted
+             * @enum {string}
+             */
+            protocol?: "wireguard";
             /** @description An IPv4 CIDR, e.g. 10.8.0.0/24 */
             subnet?: string;
         };
@@ -1239,7 +1406,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            role: "owner" | "admin";
+            role: "owner" | "admin" | "viewer";
             username: string;
         };
     };
@@ -1369,6 +1536,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description body larger than 1 MiB */
             413: {
                 headers: {
@@ -1443,6 +1619,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description body larger than 1 MiB */
             413: {
                 headers: {
@@ -1501,6 +1686,93 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patch_auth_me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangePasswordDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasswordChangedDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description too many attempts; see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1612,6 +1884,15 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1762,6 +2043,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description no such resource (or an id that cannot be one) */
             404: {
                 headers: {
@@ -1835,6 +2125,15 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1930,6 +2229,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description no such resource (or an id that cannot be one) */
             404: {
                 headers: {
@@ -1985,6 +2293,15 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2077,6 +2394,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description no such resource (or an id that cannot be one) */
             404: {
                 headers: {
@@ -2146,6 +2472,15 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2229,6 +2564,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description no such resource (or an id that cannot be one) */
             404: {
                 headers: {
@@ -2298,6 +2642,15 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2518,6 +2871,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description no such resource (or an id that cannot be one) */
             404: {
                 headers: {
@@ -2603,6 +2965,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description no such resource (or an id that cannot be one) */
             404: {
                 headers: {
@@ -2676,6 +3047,15 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2829,6 +3209,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description no such resource (or an id that cannot be one) */
             404: {
                 headers: {
@@ -2975,6 +3364,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description no such resource (or an id that cannot be one) */
             404: {
                 headers: {
@@ -3057,6 +3455,15 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3191,6 +3598,15 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3335,6 +3751,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description no such resource (or an id that cannot be one) */
             404: {
                 headers: {
@@ -3424,6 +3849,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description no such resource (or an id that cannot be one) */
             404: {
                 headers: {
@@ -3502,6 +3936,15 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3797,6 +4240,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description body larger than 1 MiB */
             413: {
                 headers: {
@@ -3857,6 +4309,15 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3937,6 +4398,15 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

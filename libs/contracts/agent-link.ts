@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { interfaceName } from './desired-state.js';
 import { applyResultSchema } from './node-queue.js';
+import { byteCount, timestampMs } from './numbers.js';
 import { systemSampleSchema } from './system.js';
 
 /**
@@ -26,44 +28,75 @@ export const capabilitiesSchema = z.object({
 });
 export type Capabilities = z.infer<typeof capabilitiesSchema>;
 
+/**
+ * Peers in one counter batch. A node with more peers that moved reports the rest in the next
+ * batch (their bytes stay in the agent's baseline until then): see apps/agent/src/counters.
+ */
+export const MAX_PEERS_PER_BATCH = 100_000;
+/**
+ * Bytes one peer may report in one direction in one batch (16 TiB: 10 Gbit/s for almost four
+ * hours). More after a long outage is carried to the next batches by the agent, so the sums the
+ * controller adds (bigint columns) stay far from overflowing.
+ */
+export const MAX_PEER_BYTES_PER_BATCH = 2 ** 44;
+/**
+ * How far a batch's sequence number may run ahead of the last one the controller recorded for
+ * the node. An agent sends the next number (one ahead); a number beyond the window would make
+ * every later genuine batch look like a repeat.
+ */
+export const COUNTER_SEQ_WINDOW = 1000;
+
+/** Where a peer's packets came from as `wg` prints it: 192.0.2.1:51820, [2001:db8::1]:51820, [fe80::1%eth0]:51820. */
+export const peerEndpoint = z.string().regex(/^[0-9A-Za-z.:%[\]_@-]{1,64}$/, 'an ip:port endpoint');
+
 /** One peer's traffic since the previous report, from the server's side of the tunnel. */
 export const peerCountersSchema = z.object({
-  interface: z.string().min(1).max(15),
-  publicKey: z.string().length(44),
+  interface: interfaceName,
+  publicKey: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, 'a WireGuard public key'),
   /** Bytes the server received from the peer (the client's upload) since the last report. */
-  rxBytes: z.number().int().nonnegative(),
+  rxBytes: z.number().int().nonnegative().max(MAX_PEER_BYTES_PER_BATCH),
   /** Bytes the server sent to the peer (the client's download) since the last report. */
-  txBytes: z.number().int().nonnegative(),
+  txBytes: z.number().int().nonnegative().max(MAX_PEER_BYTES_PER_BATCH),
   /** Latest handshake, ms since the epoch; null when none yet. */
-  lastHandshake: z.number().int().nonnegative().nullable(),
+  lastHandshake: timestampMs.nullable(),
   /** Where the peer's packets last came from (ip:port), null when unknown. */
-  endpoint: z.string().max(64).nullable(),
+  endpoint: peerEndpoint.nullable(),
 });
 export type PeerCounters = z.infer<typeof peerCountersSchema>;
+
+export const MAX_VERSION_TEXT = 64;
+export const MAX_GAPS = 50;
+export const MAX_GAP_TEXT = 500;
 
 export const agentMessageSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('hello'),
-    version: z.string().max(64),
+    version: z.string().max(MAX_VERSION_TEXT),
     capabilities: capabilitiesSchema,
     /** Human-readable reasons the host cannot apply what it may be asked to (empty when none). */
-    gaps: z.array(z.string().max(500)).max(50),
+    gaps: z.array(z.string().max(MAX_GAP_TEXT)).max(MAX_GAPS),
     /** The revision the host matches now (0 when nothing applied yet). */
     appliedRevision: z.number().int().nonnegative(),
   }),
-  z.object({ type: z.literal('heartbeat'), at: z.number().int().nonnegative() }),
+  z.object({ type: z.literal('heartbeat'), at: timestampMs }),
   z.object({ type: z.literal('system'), sample: systemSampleSchema }),
   z.object({
     type: z.literal('counters'),
-    /** Grows by one per batch and never repeats, across reconnects and agent restarts. */
+    /**
+     * Grows by one per batch and never repeats, across reconnects and agent restarts; at most
+     * COUNTER_SEQ_WINDOW above the last one recorded (the controller checks that part).
+     */
     seq: z.number().int().positive(),
     /** When the counters were read, ms since the epoch. */
-    at: z.number().int().nonnegative(),
-    peers: z.array(peerCountersSchema).max(200_000),
+    at: timestampMs,
+    peers: z.array(peerCountersSchema).max(MAX_PEERS_PER_BATCH),
   }),
   z.object({ type: z.literal('applied'), result: applyResultSchema }),
 ]);
 export type AgentMessage = z.infer<typeof agentMessageSchema>;
+
+/** The longest reason the controller gives in an `error` message. */
+export const MAX_ERROR_TEXT = 500;
 
 export const controllerMessageSchema = z.discriminatedUnion('type', [
   /** Answer to hello: the last counter batch the controller has recorded for this node. */
@@ -71,7 +104,7 @@ export const controllerMessageSchema = z.discriminatedUnion('type', [
   /** The counter batch with this sequence number is recorded (or was already): drop it and older ones. */
   z.object({ type: z.literal('ack'), seq: z.number().int().positive() }),
   /** The message was refused; the link stays open unless the error is fatal. */
-  z.object({ type: z.literal('error'), error: z.string() }),
+  z.object({ type: z.literal('error'), error: z.string().max(MAX_ERROR_TEXT) }),
 ]);
 export type ControllerMessage = z.infer<typeof controllerMessageSchema>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TUNNEL_NAME, TUNNEL_NAME_RULE, UPLINK_NAME, UPLINK_NAME_RULE } from './interface-names.js';
 
 /**
  * What a node must look like, as the controller sends it in an `apply` job: the whole state, not
@@ -7,8 +8,8 @@ import { z } from 'zod';
 
 const key = z.string().regex(/^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw480]=$/, 'a WireGuard key (base64 of 32 bytes)');
 const ipv4 = z.string().regex(/^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/, 'an IPv4 address');
-/** A host interface name: what `ip link` accepts, and what the panel allows for interfaces. */
-export const interfaceName = z.string().regex(/^[A-Za-z0-9_-]{1,15}$/, 'an interface name (1..15 of A-Z a-z 0-9 _ -)');
+/** A tunnel's host interface name, as the panel allows them (interface-names.ts). */
+export const interfaceName = z.string().regex(TUNNEL_NAME, `an interface name (${TUNNEL_NAME_RULE})`);
 
 export const desiredPeerSchema = z.object({
   publicKey: key,
@@ -43,9 +44,9 @@ export const desiredInterfaceSchema = z.object({
   mtu: z.number().int().min(576).max(9000),
   /**
    * The host's uplink clients' traffic leaves through (masqueraded); null = no NAT. An existing
-   * host link, so its name may carry what Linux allows beyond the panel's own names (eth0.100).
+   * host link, so its name may carry a dot (eth0.100), which tunnel names may not.
    */
-  natInterface: z.string().regex(/^[A-Za-z0-9_.@-]{1,15}$/, 'a host interface name').nullable(),
+  natInterface: z.string().regex(UPLINK_NAME, `a host interface name (${UPLINK_NAME_RULE})`).nullable(),
   amnezia: amneziaSchema.nullable(),
   /** Only peers of active clients' enabled devices: everything else is absent from the host. */
   peers: z.array(desiredPeerSchema),

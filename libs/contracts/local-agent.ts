@@ -19,4 +19,8 @@ export const AGENT_ENV = {
   /** BullMQ's PostgreSQL backend, for the agent on the controller's own host only. */
   queueDatabaseUrl: 'WARREN_AGENT_QUEUE_DATABASE_URL',
   logLevel: 'WARREN_LOG_LEVEL',
+  /** `1`: the agent may talk to its controller over plain http:// (`--allow-insecure-http`). */
+  allowInsecureHttp: 'WARREN_ALLOW_INSECURE_HTTP',
+  /** How often the agent reports counters and samples (ms); the operator's, passed on as it is. */
+  reportIntervalMs: 'WARREN_AGENT_REPORT_INTERVAL_MS',
 } as const;

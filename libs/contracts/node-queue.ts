@@ -19,14 +19,23 @@ export function applyJobId(nodeId: string, revision: number): string {
 
 export const applyJobSchema = desiredStateSchema;
 
+/** Outcomes in one apply result: far more interfaces than a host runs (each needs its own port). */
+export const MAX_INTERFACES_PER_APPLY = 4096;
+/** The longest error text of one interface's outcome; the agent cuts longer ones. */
+export const MAX_OUTCOME_ERROR_TEXT = 500;
+/** The longest apply duration reported (a day); a longer apply reports this. */
+export const MAX_APPLY_DURATION_MS = 86_400_000;
+/** Peers of one interface: its subnet has at most 22 host bits. */
+export const MAX_PEERS_PER_INTERFACE = 2 ** 22;
+
 export const interfaceOutcomeSchema = z.object({
-  name: z.string(),
+  name: z.string().min(1).max(15),
   /** up: matches the desired state; failed: could not be applied (see error); removed: no longer desired. */
   state: z.enum(['up', 'failed', 'removed']),
   /** How the interface exists on the host. */
   driver: z.enum(['kernel', 'wireguard-go', 'none']),
-  peers: z.number().int().nonnegative(),
-  error: z.string().optional(),
+  peers: z.number().int().nonnegative().max(MAX_PEERS_PER_INTERFACE),
+  error: z.string().max(MAX_OUTCOME_ERROR_TEXT).optional(),
 });
 export type InterfaceOutcome = z.infer<typeof interfaceOutcomeSchema>;
 
@@ -36,7 +45,7 @@ export const applyResultSchema = z.object({
   revision: z.number().int().nonnegative(),
   /** True when every desired interface is up. */
   ok: z.boolean(),
-  interfaces: z.array(interfaceOutcomeSchema),
-  durationMs: z.number().nonnegative(),
+  interfaces: z.array(interfaceOutcomeSchema).max(MAX_INTERFACES_PER_APPLY),
+  durationMs: z.number().nonnegative().max(MAX_APPLY_DURATION_MS),
 });
 export type ApplyResult = z.infer<typeof applyResultSchema>;

@@ -1,24 +1,30 @@
 import { z } from 'zod';
+import { byteCount, MAX_TIMESTAMP_MS, timestampMs } from './numbers.js';
 
 /**
  * One reading of a host's state. The agent samples every 2 s and sends it over its WebSocket;
  * the controller samples its own host the same way (libs/system).
  */
+/** Linux's largest CONFIG_NR_CPUS; the history keeps cores in a smallint column. */
+export const MAX_CORES = 8192;
+/** A load average far beyond any real host (it is a run-queue length), yet finite and printable. */
+export const MAX_LOAD = 1_000_000;
+
 const usage = z.object({
-  used: z.number().nonnegative(),
-  total: z.number().nonnegative(),
+  used: byteCount,
+  total: byteCount,
   percent: z.number().min(0).max(100),
 });
 
 export const systemSampleSchema = z.object({
   /** When it was read, ms since the epoch. */
-  at: z.number().int().nonnegative(),
+  at: timestampMs,
   cpu: z.object({
     percent: z.number().min(0).max(100),
-    cores: z.number().int().positive(),
-    load1: z.number().nonnegative(),
-    load5: z.number().nonnegative(),
-    load15: z.number().nonnegative(),
+    cores: z.number().int().min(1).max(MAX_CORES),
+    load1: z.number().nonnegative().max(MAX_LOAD),
+    load5: z.number().nonnegative().max(MAX_LOAD),
+    load15: z.number().nonnegative().max(MAX_LOAD),
   }),
   /** used = total - available. */
   memory: usage,
@@ -27,13 +33,13 @@ export const systemSampleSchema = z.object({
   disk: usage,
   /** All interfaces but loopback; rates in bytes per second over the last interval (0 on the first sample). */
   network: z.object({
-    rxBytes: z.number().nonnegative(),
-    txBytes: z.number().nonnegative(),
-    rxRate: z.number().nonnegative(),
-    txRate: z.number().nonnegative(),
+    rxBytes: byteCount,
+    txBytes: byteCount,
+    rxRate: byteCount,
+    txRate: byteCount,
   }),
-  uptimeSeconds: z.number().nonnegative(),
+  uptimeSeconds: z.number().nonnegative().max(MAX_TIMESTAMP_MS / 1000),
   /** Resident memory of the process that took the sample (agent or controller), bytes. */
-  processRss: z.number().nonnegative(),
+  processRss: byteCount,
 });
 export type SystemSample = z.infer<typeof systemSampleSchema>;

@@ -46,6 +46,15 @@ describe('sign-in and sessions', () => {
     expect(after.body).toEqual({ error: 'invalid or expired credentials', field: '' });
   });
 
+  test('logout with an API token is a 400 saying how to revoke it; the token keeps working', async () => {
+    const session = await t.login();
+    const issued = await answer(t.client(session).POST('/api/tokens', { body: { name: 'not-a-session' } }));
+    const token = (issued.body as { token: string }).token;
+    const refused = await t.call('POST', 'auth/logout', { token });
+    expect(refused).toMatchObject({ status: 400, body: { error: expect.stringContaining('not a session'), field: '' } });
+    expect((await t.call('GET', 'auth/me', { token })).status).toBe(200);
+  });
+
   test('wrong password is a 401 with the error shape', async () => {
     const response = await t.call('POST', 'auth/login', { body: { username: OWNER.username, password: 'nope-nope' } });
     expect(response.status).toBe(401);

@@ -120,6 +120,28 @@ describe('POST /api/clients', () => {
     expect(created.devices[0].accounts[0]).toMatchObject({ interfaceId: iface.id, nodeId: localNode, ip: expect.stringMatching(/^10\./) });
   });
 
+  test("the contract's fields alone (no name): created, named after the Telegram id, or client- and a short random suffix", async () => {
+    const iface = await createInterface();
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+    const contractOnly = { telegramId: 987654321012, quotaBytes: 5_000_000, expiresAt, deviceLimit: 2, interfaceIds: [iface.id] };
+    const withTelegram = await answer(typed().POST('/api/clients', { body: contractOnly }));
+    expect(withTelegram.status).toBe(201);
+    expect(withTelegram.body).toMatchObject({ name: 'tg-987654321012', telegramId: 987654321012, quotaBytes: 5_000_000, deviceLimit: 2, interfaceIds: [iface.id], status: 'active' });
+    expect(Date.parse(withTelegram.body.expiresAt!)).toBe(Date.parse(expiresAt));
+
+    const { telegramId: _none, ...withoutTelegram } = contractOnly;
+    const names = new Set<string>();
+    for (let i = 0; i < 3; i++) {
+      const created = await answer(typed().POST('/api/clients', { body: withoutTelegram }));
+      expect(created.status).toBe(201);
+      expect(created.body.name).toMatch(/^client-[a-z2-9]{6}$/);
+      names.add(created.body.name);
+    }
+    expect(names.size).toBe(3);
+    // A name given wins, as before.
+    expect((await createClient({ name: 'named', telegramId: 5, interfaceIds: [iface.id] })).name).toBe('named');
+  });
+
   test('enabled:false creates a disabled client; an expiry in the future is kept', async () => {
     const iface = await createInterface();
     const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
@@ -175,7 +197,7 @@ describe('POST /api/clients', () => {
       ['a device name that is no string', { deviceNames: [1] }, 'deviceNames'],
       ['a device name that is an object', { deviceNames: [{}] }, 'deviceNames'],
       ['a device name of 65 characters', { deviceNames: ['x'.repeat(65)] }, 'deviceNames'],
-      ['no name', { name: undefined }, 'name'],
+      ['a name of null', { name: null }, 'name'],
       ['a blank name', { name: '   ' }, 'name'],
       ['a name of 129 characters', { name: 'n'.repeat(129) }, 'name'],
       ['a note of 513 characters', { note: 'n'.repeat(513) }, 'note'],

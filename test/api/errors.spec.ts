@@ -38,6 +38,13 @@ describe('bad input gets a 4xx with {error, field} and changes nothing', () => {
     expect(await count('api_tokens')).toBe(before);
   });
 
+  test('a missing field says it is required, not that its type is wrong', async () => {
+    const response = await t.call('POST', 'tokens', { token, body: {} });
+    expect(response).toMatchObject({ status: 400, body: { error: 'name is required', field: 'name' } });
+    const wrongType = await t.call('POST', 'tokens', { token, body: { name: 42 } });
+    expect(wrongType.body.error).toMatch(/must be a string/);
+  });
+
   test('unknown ids are 404 naming the id', async () => {
     for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
       const patch = await t.call('PATCH', `tokens/${id}`, { token, body: { enabled: false } });

@@ -58,7 +58,7 @@ async function addDevices(iface: { id: string; nodeId: string; subnet: string },
 }
 
 describe('creating interfaces', () => {
-  test('standard mode with defaults: local node, generated keys, gateway DNS, counts', async () => {
+  test('standard mode with defaults: local node, generated keys, public resolvers for DNS, counts', async () => {
     const before = await revision(localNodeId);
     const created = await call('POST', 'interfaces', { name: 'wg-main', listenPort: 51820, subnet: '10.8.0.0/24', endpointHost: 'vpn.example.com' });
     expect(created.status).toBe(201);
@@ -72,7 +72,8 @@ describe('creating interfaces', () => {
       gateway: '10.8.0.1',
       endpointHost: 'vpn.example.com',
       mtu: 1420,
-      dns: ['10.8.0.1'],
+      // Not the gateway: nothing answers DNS there (test/e2e/profiles-dns.spec.ts resolves through these).
+      dns: ['1.1.1.1', '1.0.0.1'],
       natInterface: null,
       enabled: true,
       awg: null,
@@ -80,6 +81,9 @@ describe('creating interfaces', () => {
       allocated: 0,
       clients: 0,
       devices: 0,
+      online: 0,
+      usedBytes: 0,
+      running: false,
     });
     expect(created.body.privateKey).toBeUndefined();
     expect(isWireGuardKey(created.body.publicKey)).toBe(true);
@@ -151,6 +155,31 @@ describe('creating interfaces', () => {
     expect(created.awg).toEqual(awg);
   });
 
+  test('protocol: wireguard is accepted on create and change, so the writable fields of a GET body can be sent back', async () => {
+    const nodeId = (await createNode()).id;
+    const created = await answer(typed().POST('/api/interfaces', { body: fresh({ nodeId, protocol: 'wireguard' }) }));
+    expect(created.status).toBe(201);
+    expect(created.body.protocol).toBe('wireguard');
+    const read = (await call('GET', `interfaces/${created.body.id}`)).body;
+    const { protocol, mode, name, listenPort, subnet, endpointHost, mtu, dns, natInterface, enabled } = read;
+    const writable = { nodeId, protocol, mode, name, listenPort, subnet, endpointHost, mtu, dns, natInterface, enabled };
+    const rev = await revision(nodeId);
+    expect(await patchInterface(created.body.id, writable)).toMatchObject({ status: 200, body: writable });
+    expect(await revision(nodeId)).toBe(rev);
+    // The same fields create a twin elsewhere: on another node nothing clashes.
+    const twin = await call('POST', 'interfaces', { ...writable, nodeId: (await createNode()).id });
+    expect(twin.status).toBe(201);
+  });
+
+  test('a name that is a prototype key in JavaScript is a name like any other', async () => {
+    const nodeId = (await createNode()).id;
+    for (const name of ['__proto__', 'constructor', 'toString']) {
+      const created = await createInterface({ nodeId, name });
+      expect(created.name).toBe(name);
+      expect((await call('GET', `interfaces/${created.id}`)).body.name).toBe(name);
+    }
+  });
+
   test('the same name, port and subnet on another node are fine', async () => {
     const a = (await createNode()).id;
     const b = (await createNode()).id;
@@ -208,6 +237,15 @@ describe('bad input: 4xx with {error, field}, no row written, no revision bump',
     ['name with a space', (n) => ({ ...ok(), nodeId: n, name: 'wg 0' }), 400, 'name'],
     ['name with a slash', (n) => ({ ...ok(), nodeId: n, name: 'wg/0' }), 400, 'name'],
     ['name of the wrong type', (n) => ({ ...ok(), nodeId: n, name: ['wg0'] }), 400, 'name', /string/],
+    ['name with a leading "-" (an option to every tool)', (n) => ({ ...ok(), nodeId: n, name: '-f' }), 400, 'name', /not starting with "-"/],
+    ['name "all" (a wg show keyword)', (n) => ({ ...ok(), nodeId: n, name: 'all' }), 400, 'name', /"all"/],
+    ['name "interfaces" (a wg show keyword)', (n) => ({ ...ok(), nodeId: n, name: 'interfaces' }), 400, 'name'],
+    ['name ".."', (n) => ({ ...ok(), nodeId: n, name: '..' }), 400, 'name'],
+    ['name with a colon (an alias)', (n) => ({ ...ok(), nodeId: n, name: 'wg0:1' }), 400, 'name'],
+    ['name with a newline', (n) => ({ ...ok(), nodeId: n, name: 'wg0\n' }), 400, 'name'],
+    ['protocol other than wireguard', (n) => ({ ...ok(), nodeId: n, protocol: 'openvpn' }), 400, 'protocol', /wireguard/],
+    ['protocol of the wrong type', (n) => ({ ...ok(), nodeId: n, protocol: 1 }), 400, 'protocol'],
+    ['protocol null', (n) => ({ ...ok(), nodeId: n, protocol: null }), 400, 'protocol'],
     ['mode unknown', (n) => ({ ...ok(), nodeId: n, mode: 'openvpn' }), 400, 'mode'],
     ['endpointHost missing', (n) => ({ ...ok(), nodeId: n, endpointHost: undefined }), 400, 'endpointHost'],
     ['endpointHost with a port', (n) => ({ ...ok(), nodeId: n, endpointHost: 'vpn.example.com:51820' }), 400, 'endpointHost'],
@@ -217,6 +255,11 @@ describe('bad input: 4xx with {error, field}, no row written, no revision bump',
     ['dns with a hostname', (n) => ({ ...ok(), nodeId: n, dns: ['1.1.1.1', 'dns.google'] }), 400, 'dns'],
     ['dns with a number', (n) => ({ ...ok(), nodeId: n, dns: [8888] }), 400, 'dns'],
     ['natInterface invalid', (n) => ({ ...ok(), nodeId: n, natInterface: 'eth0; rm -rf /' }), 400, 'natInterface'],
+    ['natInterface with a leading "-"', (n) => ({ ...ok(), nodeId: n, natInterface: '-eth0' }), 400, 'natInterface'],
+    ['natInterface "."', (n) => ({ ...ok(), nodeId: n, natInterface: '.' }), 400, 'natInterface'],
+    ['natInterface ".."', (n) => ({ ...ok(), nodeId: n, natInterface: '..' }), 400, 'natInterface'],
+    ['natInterface with a quote', (n) => ({ ...ok(), nodeId: n, natInterface: 'eth0"' }), 400, 'natInterface'],
+    ['natInterface 16 characters', (n) => ({ ...ok(), nodeId: n, natInterface: 'e'.repeat(16) }), 400, 'natInterface'],
     ['enabled not a boolean', (n) => ({ ...ok(), nodeId: n, enabled: 'yes' }), 400, 'enabled'],
     ['unknown field', (n) => ({ ...ok(), nodeId: n, colour: 'blue' }), 400, 'colour', /unknown field/],
     ['privateKey given', (n) => ({ ...ok(), nodeId: n, privateKey: 'x' }), 400, 'privateKey', /unknown field/],
@@ -310,9 +353,9 @@ describe('changing interfaces', () => {
     expect(await revision(nodeId)).toBe(++rev);
   });
 
-  test('the subnet changes while no address is allocated; DNS left at the gateway follows it', async () => {
+  test('the subnet changes while no address is allocated; DNS set to the gateway follows it', async () => {
     const nodeId = (await createNode()).id;
-    const created = await createInterface({ nodeId, subnet: '10.80.0.0/24' });
+    const created = await createInterface({ nodeId, subnet: '10.80.0.0/24', dns: ['10.80.0.1'] });
     const moved = await patchInterface(created.id, { subnet: '10.81.0.0/23' });
     expect(moved.status).toBe(200);
     expect(moved.body).toMatchObject({ subnet: '10.81.0.0/23', gateway: '10.81.0.1', dns: ['10.81.0.1'], capacity: 509 });
@@ -387,19 +430,53 @@ describe('changing interfaces', () => {
 });
 
 describe('counts and deletion', () => {
-  test('list and GET carry capacity, allocated, clients and devices', async () => {
+  test('list and GET carry capacity, allocated, clients, devices, online, usedBytes and running', async () => {
     const nodeId = (await createNode()).id;
     const busy = await createInterface({ nodeId, subnet: '10.95.0.0/28' });
     const quiet = await createInterface({ nodeId, subnet: '10.96.0.0/30' });
-    await addDevices({ id: busy.id, nodeId, subnet: busy.subnet }, 5, 2);
+    const deviceIds = await addDevices({ id: busy.id, nodeId, subnet: busy.subnet }, 5, 2);
+    // Counters as agents report them: two devices shook hands a minute ago, one an hour ago.
+    const traffic = [
+      [deviceIds[0], 1000, 2000, '1 minute'],
+      [deviceIds[1], 30, 70, '1 minute'],
+      [deviceIds[2], 5, 0, '1 hour'],
+    ] as const;
+    for (const [deviceId, up, down, ago] of traffic) {
+      await t.query(`update accounts set up_bytes = $2, down_bytes = $3, last_handshake = now() - $4::interval where device_id = $1`, [deviceId, up, down, ago]);
+    }
+    const counts = { capacity: 13, allocated: 5, clients: 2, devices: 5, online: 2, usedBytes: 3105, running: false };
 
     const list = await answer(typed().GET('/api/interfaces', { params: { query: { nodeId } } }));
     expect(list.status).toBe(200);
     expect(list.body).toHaveLength(2);
     const byId = new Map(list.body.map((entry: { id: string }) => [entry.id, entry]));
-    expect(byId.get(busy.id)).toMatchObject({ capacity: 13, allocated: 5, clients: 2, devices: 5 });
-    expect(byId.get(quiet.id)).toMatchObject({ capacity: 1, allocated: 0, clients: 0, devices: 0 });
-    expect((await call('GET', `interfaces/${busy.id}`)).body).toMatchObject({ capacity: 13, allocated: 5, clients: 2, devices: 5 });
+    expect(byId.get(busy.id)).toMatchObject(counts);
+    expect(byId.get(quiet.id)).toMatchObject({ capacity: 1, allocated: 0, clients: 0, devices: 0, online: 0, usedBytes: 0, running: false });
+    expect((await call('GET', `interfaces/${busy.id}`)).body).toMatchObject(counts);
+
+    // running: the node's agent is connected (seen within 30 s) and its last apply has the interface up.
+    const setAgent = (connected: boolean, seenAgo: string, up: string[]) =>
+      t.query(
+        `insert into node_agents (node_id, credential_hash, connected, last_seen_at, last_apply) values ($1, $2, $3, now() - $4::interval, $5)
+           on conflict (node_id) do update set credential_hash = $2, connected = $3, last_seen_at = now() - $4::interval, last_apply = $5`,
+        [nodeId, 'a'.repeat(64), connected, seenAgo, { revision: 1, ok: true, durationMs: 1, interfaces: up.map((name) => ({ name, state: 'up', driver: 'wireguard-go', peers: 0 })) }],
+      );
+    const running = async () => {
+      const entries = (await call('GET', `interfaces?nodeId=${nodeId}`)).body as { id: string; running: boolean }[];
+      return Object.fromEntries(entries.map((entry) => [entry.id === busy.id ? 'busy' : 'quiet', entry.running]));
+    };
+    await setAgent(true, '1 second', [busy.name]);
+    expect(await running()).toEqual({ busy: true, quiet: false });
+    expect((await call('GET', `interfaces/${busy.id}`)).body.running).toBe(true);
+    await setAgent(true, '1 minute', [busy.name]);
+    expect(await running()).toEqual({ busy: false, quiet: false });
+    await setAgent(false, '1 second', [busy.name, quiet.name]);
+    expect(await running()).toEqual({ busy: false, quiet: false });
+    await setAgent(true, '1 second', [busy.name, quiet.name]);
+    expect(await running()).toEqual({ busy: true, quiet: true });
+    // Renamed and not applied yet: not known to run under the new name.
+    expect((await patchInterface(quiet.id, { name: 'renamed-q' })).status).toBe(200);
+    expect(await running()).toEqual({ busy: true, quiet: false });
 
     const all = await call('GET', 'interfaces');
     expect(all.body.length).toBeGreaterThan(2);

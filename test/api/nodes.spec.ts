@@ -37,6 +37,14 @@ describe('the local node', () => {
     expect((await answer(typed().GET('/api/nodes/{id}', { params: { path: { id: local.id } } }))).status).toBe(200);
   });
 
+  test('cannot be enrolled over the API (its agent gets its credential from the panel at start)', async () => {
+    const local = (await answer(typed().GET('/api/nodes'))).body[0];
+    const before = await t.query('select enrolment_hash, credential_hash from node_agents where node_id = $1', [local.id]);
+    const refused = await call('POST', `nodes/${local.id}/enrolment`);
+    expect(refused).toMatchObject({ status: 409, body: { error: expect.stringContaining('enrolled by the panel itself'), field: 'id' } });
+    expect(await t.query('select enrolment_hash, credential_hash from node_agents where node_id = $1', [local.id])).toEqual(before);
+  });
+
   test('can be renamed and described', async () => {
     const local = (await answer(typed().GET('/api/nodes'))).body[0];
     const patched = await patchNode(local.id, { name: 'controller-host', note: 'runs the panel' });
@@ -65,7 +73,7 @@ describe('nodes', () => {
       enrolment: {
         secret: expect.stringMatching(/^wne_[0-9A-Za-z]{46}$/),
         expiresAt: expect.any(String),
-        command: expect.stringContaining('warren-agent --controller http://127.0.0.1:'),
+        command: expect.stringMatching(/^warren-agent --controller 'http:\/\/127\.0\.0\.1:\d+' --enrol 'wne_[0-9A-Za-z]{46}'$/),
       },
       createdAt: expect.any(String),
       updatedAt: expect.any(String),

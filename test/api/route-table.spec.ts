@@ -1,15 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { hashPassword } from '../../apps/controller/src/auth/password.js';
-import { fixtures } from '../support/fixtures.js';
+import { readEndpoints, type Endpoint } from '../support/route-catalogue.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
-
-interface Endpoint {
-  method: string;
-  path: string;
-  auth: boolean;
-  example: unknown;
-  curl: string;
-}
 
 let t: TestPanel;
 let endpoints: Endpoint[];
@@ -18,20 +8,11 @@ let ownerToken: string;
 beforeAll(async () => {
   t = await startTestPanel();
   ownerToken = await t.login();
-  const docs = await t.call('GET', 'docs', { token: ownerToken });
-  expect(docs.status).toBe(200);
-  endpoints = docs.body.groups.flatMap((group: { endpoints: Endpoint[] }) => group.endpoints);
+  endpoints = await readEndpoints(t, ownerToken);
 });
 afterAll(async () => {
   await t?.stop();
 });
-
-/** The served path with concrete ids, relative to /api. */
-function concrete(path: string): string {
-  return path.replace(/^\/api\//, '').replace(/\{[^}]+\}/g, randomUUID());
-}
-
-const { createToken } = fixtures(() => ({ t, token: ownerToken }));
 
 describe('route table', () => {
   test('GET /api/docs lists exactly the routes the router serves', () => {
@@ -68,61 +49,9 @@ describe('route table', () => {
   });
 });
 
-describe('every non-public route refuses', () => {
-  let revoked: string;
-  let deleted: string;
-  let orphaned: string;
-
-  beforeAll(async () => {
-    revoked = (await createToken({ name: 'to-revoke' })).token;
-    const revokedId = (await t.call('GET', 'tokens', { token: ownerToken })).body.find((row: { name: string }) => row.name === 'to-revoke').id;
-    expect((await t.call('GET', 'auth/me', { token: revoked })).status).toBe(200);
-    expect((await t.call('PATCH', `tokens/${revokedId}`, { token: ownerToken, body: { enabled: false } })).status).toBe(200);
-
-    const toDelete = await createToken({ name: 'to-delete' });
-    deleted = toDelete.token;
-    expect((await t.call('DELETE', `tokens/${toDelete.id}`, { token: ownerToken })).status).toBe(200);
-
-    // A token whose user is then deleted must stop working with the user.
-    const userId = randomUUID();
-    await t.query(
-      `insert into users (id, username, password_hash, role, created_at, updated_at) values ($1, 'leaver', $2, 'admin', now(), now())`,
-      [userId, await hashPassword('leaver-password')],
-    );
-    const session = await t.call('POST', 'auth/login', { body: { username: 'leaver', password: 'leaver-password' } });
-    orphaned = (await createToken({ name: 'leaver-token' }, session.body.token)).token;
-    expect((await t.call('GET', 'auth/me', { token: orphaned })).status).toBe(200);
-    await t.query('delete from users where id = $1', [userId]);
-  });
-
-  const credentials: [string, () => Record<string, string>][] = [
-    ['no credentials', () => ({})],
-    ['a disabled token', () => ({ authorization: `Bearer ${revoked}` })],
-    ['a deleted token', () => ({ authorization: `Bearer ${deleted}` })],
-    ['a token of a deleted user', () => ({ authorization: `Bearer ${orphaned}` })],
-    ['a malformed token', () => ({ authorization: 'Bearer wrn_not-a-real-token' })],
-    ['a made-up session cookie', () => ({ cookie: 'warren_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' })],
-  ];
-
-  test.each(credentials)('with %s: 401 and {error, field}, nothing changed', async (_, headers) => {
-    const private_ = endpoints.filter((endpoint) => endpoint.auth);
-    expect(private_.length).toBeGreaterThan(5);
-    const tokensBefore = await t.query('select id, name, enabled from api_tokens order by id');
-    for (const endpoint of private_) {
-      const response = await t.call(endpoint.method, concrete(endpoint.path), {
-        headers: headers(),
-        body: endpoint.example ?? undefined,
-      });
-      expect({ route: `${endpoint.method} ${endpoint.path}`, status: response.status }).toEqual({
-        route: `${endpoint.method} ${endpoint.path}`,
-        status: 401,
-      });
-      expect(Object.keys(response.body).sort()).toEqual(['error', 'field']);
-      expect(response.body.field).toBe('');
-    }
-    expect(await t.query('select id, name, enabled from api_tokens order by id')).toEqual(tokensBefore);
-  });
-
+// Every credential against every route (no credentials, made-up, disabled, deleted, orphaned,
+// expired; each role's token and session): authorization-matrix.spec.ts and its table.
+describe('public routes', () => {
   test('public routes answer without credentials', async () => {
     expect((await t.call('GET', 'health')).status).toBe(200);
     expect((await t.call('POST', 'auth/login', { body: {} })).status).toBe(400);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -9,6 +9,7 @@ import { generateKeyPair, generatePresharedKey, publicKeyFromPrivate } from '../
 import { probeHost, type HostProbe } from '../../apps/agent/src/host/capabilities.js';
 import { CommandRunner } from '../../apps/agent/src/host/command-runner.js';
 import { CounterReader } from '../../apps/agent/src/host/counters.js';
+import { DEFAULT_NAT_TABLE } from '../../apps/agent/src/host/nat.js';
 import { WireGuardHost } from '../../apps/agent/src/host/wireguard-host.js';
 import { wireguardGoPids } from '../../apps/agent/src/host/wireguard-link.js';
 import { requireTools, TestNamespace } from '../support/netns.js';
@@ -436,4 +437,67 @@ describe('missing tools', () => {
     await host.apply(state(2, []));
     expect(await linkExists(name)).toBe(false);
   });
+});
+
+test('an interface named __proto__ is recorded, survives a restart of the agent, is counted and is removed', async () => {
+  // A valid Linux name, and the one key a plain object cannot hold: assigned, it sets the
+  // prototype instead. Unique on the machine only while no other test uses it; cleaned up below.
+  const name = '__proto__';
+  usedNames.add(name);
+  const { host, stateDir } = newHost();
+  const client = peer('10.91.0.2');
+  const result = await host.apply(state(1, [iface(name, 91, { peers: [client] })]));
+  expect(result).toMatchObject({ ok: true, interfaces: [{ name, state: 'up', peers: 1 }] });
+  expect(host.managedInterfaces()).toEqual([name]);
+  expect(await host.missingInterfaces()).toEqual([]);
+
+  // A restarted agent reads managed.json: the interface is still known as its own.
+  const restarted = new WireGuardHost({ runner, probe, stateDir });
+  expect(restarted.managedInterfaces()).toEqual([name]);
+  const readings = await new CounterReader(runner, () => restarted.managedInterfaces()).read();
+  expect(readings).toEqual([expect.objectContaining({ interface: name, publicKey: client.publicKey })]);
+
+  // Deleted behind its back: reported missing, so the watchdog re-applies.
+  await server!.exec('ip', 'link', 'del', 'dev', name);
+  expect(await restarted.missingInterfaces()).toEqual([name]);
+  expect((await restarted.apply(state(2, [iface(name, 91, { peers: [client] })]))).ok).toBe(true);
+  expect(await linkExists(name)).toBe(true);
+
+  const removed = await restarted.apply(state(3, []));
+  expect(removed.interfaces).toEqual([{ name, state: 'removed', driver: 'wireguard-go', peers: 0 }]);
+  expect(await linkExists(name)).toBe(false);
+  expect(wireguardGoPids(name)).toEqual([]);
+  expect(restarted.managedInterfaces()).toEqual([]);
+});
+
+test('values no host tool may see are refused by the agent itself, before anything runs, whatever the job carried', async () => {
+  // The job schema (libs/contracts) refuses all of these already; the host driver is called here
+  // directly, as a job that slipped past it would reach it.
+  const { host, stateDir } = newHost();
+  const good = ifname('gd');
+  const bad = ['-f', 'all', 'interfaces', '../../x', 'wg 0', 'wg0:1', '.', ''];
+  const badMtu = ifname('mt');
+  const result = await host.apply(
+    state(1, [
+      ...bad.map((name, i) => iface(name, 100 + i)),
+      iface(badMtu, 110, { mtu: 100_000 }),
+      iface(good, 111, { peers: [peer('10.111.0.2')], natInterface: 'eth0"; flush ruleset; #' }),
+    ]),
+  );
+  expect(result.interfaces.slice(0, bad.length)).toEqual(
+    bad.map((name) => ({ name, state: 'failed', driver: 'none', peers: 0, error: expect.stringMatching(/^interface name .* refused: it must be 1\.\.15 characters/) })),
+  );
+  expect(result.interfaces[bad.length]).toEqual({ name: badMtu, state: 'failed', driver: 'none', peers: 0, error: expect.stringMatching(/^MTU 100000 refused/) });
+  // The interface beside them comes up; only its NAT is refused, with the reason.
+  expect(result.interfaces[bad.length + 1]).toMatchObject({ name: good, state: 'up', error: expect.stringMatching(/NAT interface .* is not an interface name/) });
+
+  // Nothing of them exists: no link, no daemon, no file beside the state directory's own.
+  const links = (await server!.exec('ip', '-o', 'link', 'show')).split('\n').map((line) => line.split(': ')[1]?.split('@')[0]);
+  for (const name of [...bad, badMtu]) expect({ name, exists: links.includes(name) }).toEqual({ name, exists: false });
+  expect(wireguardGoPids(badMtu)).toEqual([]);
+  expect(host.managedInterfaces()).toEqual([good]);
+  expect(readdirSync(stateDir).sort()).toEqual(['applied.json', `${good}.conf`, 'managed.json'].sort());
+  expect(existsSync(join(stateDir, '..', '..', 'x.conf'))).toBe(false);
+  await expect(server!.exec('nft', 'list', 'table', 'ip', DEFAULT_NAT_TABLE)).rejects.toThrow(/No such file or directory/);
+  await host.apply(state(2, []));
 });

@@ -1,9 +1,10 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import WebSocket from 'ws';
 import { applyJobId, nodeQueueName } from '#libs/contracts/node-queue.js';
-import type { ControllerMessage, EnrolResponse } from '#libs/contracts/agent-link.js';
+import type { EnrolResponse } from '#libs/contracts/agent-link.js';
+import { CAPABILITIES, closeLinks, enrol, openAs as openLinkAs, openLink as openLinkOf } from '../support/agent-link-client.js';
+import { EvalshaOnlyRedis } from '../../apps/agent/src/work/evalsha-only-redis.js';
 import { fixtures } from '../support/fixtures.js';
 import { randomSuffix } from '../support/random-suffix.js';
 import { waitFor } from '../support/wait-for.js';
@@ -36,17 +37,16 @@ const IFNAME = `wi${randomSuffix(8)}`;
 
 async function enrolledNode(): Promise<EnrolledNode> {
   const node = await createNode({ name: `iso-${randomSuffix(8)}`, address: '192.0.2.10' });
-  const enrolled = await t.call('POST', 'agent/enrol', { body: { secret: node.enrolment!.secret } });
-  expect(enrolled.status).toBe(200);
-  expect(enrolled.body.queue).toMatchObject({ kind: 'redis', prefix: t.config.queuePrefix });
+  const access = await enrol(t, node.enrolment!.secret);
+  expect(access.queue).toMatchObject({ kind: 'redis', prefix: t.config.queuePrefix });
   const iface = await createInterface({ nodeId: node.id, name: IFNAME, listenPort: 51820, subnet: '10.77.0.0/24', endpointHost: '192.0.2.10' });
-  return { id: node.id, interfaceId: iface.id, enrolmentSecret: node.enrolment!.secret, access: enrolled.body };
+  return { id: node.id, interfaceId: iface.id, enrolmentSecret: node.enrolment!.secret, access };
 }
 
 /** A Redis connection logged in as the node's own ACL user, as its agent makes it. */
 function redisAs(node: EnrolledNode, options: { maxRetriesPerRequest?: number | null } = {}): Redis {
   const access = node.access.queue as Extract<EnrolResponse['queue'], { kind: 'redis' }>;
-  const redis = new Redis(access.url, {
+  const redis = new EvalshaOnlyRedis(access.url, {
     username: access.username,
     password: access.password,
     maxRetriesPerRequest: options.maxRetriesPerRequest === undefined ? 1 : options.maxRetriesPerRequest,
@@ -79,57 +79,17 @@ async function revisionOf(nodeId: string): Promise<number> {
   return (await getNode(nodeId)).desiredRevision;
 }
 
-function linkUrl(): string {
-  return `${t.api.replace(/^http/, 'ws')}/agent/link`;
-}
-
-type LinkAttempt = { status: number } | { socket: WebSocket; messages: ControllerMessage[]; next(type: ControllerMessage['type']): Promise<ControllerMessage> };
-
-/** Opens the agent link with the given Authorization header (or none): the refusal's status, or the open socket. */
-function openLink(authorization?: string): Promise<LinkAttempt> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(linkUrl(), { headers: authorization ? { authorization } : {}, handshakeTimeout: 10_000 });
-    opened.push({ close: () => socket.terminate() });
-    const messages: ControllerMessage[] = [];
-    let seen = 0;
-    socket.on('message', (data) => messages.push(JSON.parse(String(data)) as ControllerMessage));
-    socket.on('unexpected-response', (_request, response) => {
-      resolve({ status: response.statusCode ?? 0 });
-      socket.terminate();
-    });
-    socket.on('error', (error) => reject(error));
-    socket.on('open', () =>
-      resolve({
-        socket,
-        messages,
-        // The next message of this type after the ones already taken.
-        async next(type) {
-          return waitFor(`a ${type} from the controller`, async () => {
-            const index = messages.findIndex((message, i) => i >= seen && message.type === type);
-            if (index === -1) return undefined;
-            seen = index + 1;
-            return messages[index];
-          }, 10_000, 20);
-        },
-      }),
-    );
-  });
-}
-
-async function openAs(credential: string) {
-  const attempt = await openLink(`Bearer ${credential}`);
-  if ('status' in attempt) throw new Error(`the link was refused with ${attempt.status}`);
-  return attempt;
-}
-
-const CAPABILITIES = { root: true, wireguardKernel: false, wireguardGo: true, wg: true, nft: true, ip: true };
 
 beforeAll(async () => {
   t = await startTestPanel();
   token = await t.login();
 }, 60_000);
 
+const openLink = (authorization?: string) => openLinkOf(t, authorization);
+const openAs = (credential: string) => openLinkAs(t, credential);
+
 afterAll(async () => {
+  closeLinks();
   for (const resource of opened.splice(0).reverse()) await Promise.resolve(resource.close()).catch(() => undefined);
   await t?.stop();
 }, 60_000);

@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../../libs/net/free-port.js';
+import { waitFor } from '../support/wait-for.js';
 import {
   CLI_MAIN,
   PANEL_MAIN,
@@ -99,6 +100,9 @@ test('first start: real PostgreSQL and the PostgreSQL queue backend, over HTTPS,
   expect(owner?.[1]).toBe('admin');
   password = owner![2]!;
   expect(started.stdout.split(password)).toHaveLength(2); // printed exactly once
+  // ...with how to change it: over the API, or from the host.
+  expect(started.stdout).toContain(`change it after signing in: PATCH ${origin}/api/auth/me`);
+  expect(started.stdout).toContain('warren admin reset-password');
 
   const signedIn = await login(password);
   expect(signedIn.status).toBe(200);
@@ -121,12 +125,10 @@ test('the CLI issues a token while the panel runs, and the panel accepts it', as
 
 test('the local node\u2019s agent connects over the panel\u2019s own certificate and applies jobs from the PostgreSQL queue backend', async () => {
   const localNode = async () => (await https('GET', `${origin}/api/nodes`, { token: cliToken })).body.find((node: { isLocal: boolean }) => node.isLocal);
-  const deadline = Date.now() + 30_000;
-  let node = await localNode();
-  while (!(node.agent.state === 'connected' && node.inSync) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    node = await localNode();
-  }
+  const node = await waitFor('the local agent connected and in sync', async () => {
+    const current = await localNode();
+    return current.agent.state === 'connected' && current.inSync ? current : undefined;
+  }, 60_000);
   expect(node).toMatchObject({ inSync: true, agent: { state: 'connected' } });
   // A change to the node (a disabled interface: nothing appears on this host) is a new revision,
   // delivered as a job through the PostgreSQL backend and applied by the local agent.
@@ -137,7 +139,7 @@ test('the local node\u2019s agent connects over the panel\u2019s own certificate
   expect(created.status).toBe(201);
   const revision = (await localNode()).desiredRevision;
   expect(revision).toBeGreaterThan(node.desiredRevision);
-  while ((await localNode()).appliedRevision !== revision && Date.now() < deadline + 15_000) await new Promise((resolve) => setTimeout(resolve, 200));
+  await waitFor('the local agent to apply the new revision', async () => (await localNode()).appliedRevision === revision, 60_000);
   expect((await localNode()).appliedRevision).toBe(revision);
 }, SLOW);
 
@@ -173,7 +175,7 @@ test('with the panel stopped, the CLI starts and stops the embedded PostgreSQL i
   expect(result.code).toBe(0);
   const token = result.stdout.match(/Authorization: Bearer (wrn_[0-9A-Za-z]{46})/)?.[1];
   expect(token).toBeDefined();
-  expect(result.stdout).toContain(`curl -k -H 'Authorization: Bearer ${token}' ${origin}/api/auth/me`);
+  expect(result.stdout).toContain(`curl -k -H 'Authorization: Bearer ${token}' '${origin}/api/auth/me'`);
   expect(result.stdout.split(token!).length - 1).toBe(3); // the token line, the header line, the curl line
   expect(postmasterOf(dataDir)).toBeUndefined();
 

@@ -28,7 +28,8 @@ export function startAgent(options: { controllerUrl: string; enrolSecret?: strin
     WARREN_LOG_LEVEL: 'log',
     ...options.env,
   };
-  const baseArgs = ['--controller', options.controllerUrl, '--data-dir', dataDir, '--netns', options.netns];
+  // Test panels serve plain HTTP on loopback.
+  const baseArgs = ['--controller', options.controllerUrl, '--data-dir', dataDir, '--netns', options.netns, '--allow-insecure-http'];
   let log = '';
   const launch = (args: string[]) => {
     const spawned = run(AGENT_MAIN, args, env);

@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { ApiClient, components } from '#libs/api-client/index.js';
+import type { UserRole } from '#libs/contracts/user-roles.js';
+import { hashPassword } from '../../apps/controller/src/auth/password.js';
 import { randomSuffix } from './random-suffix.js';
-import type { TestPanel } from './test-panel.js';
+import { startTestPanel, type TestPanel } from './test-panel.js';
 
 /**
  * Fixture builders: what many tests make before the part they test (nodes, interfaces, clients,
@@ -27,6 +30,16 @@ export type ClientView = Schemas['ClientDetailDto'];
 export type HostView = Schemas['HostDto'];
 export type IssuedToken = Schemas['IssuedTokenDto'];
 
+/** A user made by `createUser`, signed in. */
+export interface TestUser {
+  id: string;
+  username: string;
+  password: string;
+  role: UserRole;
+  /** A session token from signing in. */
+  token: string;
+}
+
 export type InterfaceBody = Schemas['CreateInterfaceDto'];
 export type HostBody = Schemas['CreateHostDto'];
 export type InterfaceUpdate = Schemas['UpdateInterfaceDto'];
@@ -45,6 +58,25 @@ export async function answer<D>(pending: Promise<{ data?: D; error?: unknown; re
 export interface Session {
   t: TestPanel;
   token: string;
+}
+
+/**
+ * A panel for a whole spec file, signed in as the owner: started in beforeAll, stopped in
+ * afterAll. Read the session inside tests (`session().t`); it is also what fixtures() takes.
+ */
+export function signedInPanel(): () => Session {
+  let current: Session | undefined;
+  beforeAll(async () => {
+    const t = await startTestPanel();
+    current = { t, token: await t.login() };
+  });
+  afterAll(async () => {
+    await current?.t.stop();
+  });
+  return () => {
+    if (!current) throw new Error('signedInPanel: the panel is not started yet (read the session inside a test)');
+    return current;
+  };
 }
 
 let interfaceSequence = 0;
@@ -71,7 +103,7 @@ export interface Fixtures {
   /** A node of its own with one interface: revisions and names there belong to one test alone. */
   createNodeWithInterface(over?: { node?: Partial<Schemas['CreateNodeDto']>; interface?: Partial<InterfaceBody> }): Promise<{ node: NodeView; iface: InterfaceView }>;
   /** POST /api/clients, with a random name unless `body` names it. */
-  createClient(body: Omit<Schemas['CreateClientDto'], 'name'> & { name?: string }): Promise<ClientView>;
+  createClient(body: Schemas['CreateClientDto']): Promise<ClientView>;
   /** GET /api/clients/{id}: the client's view. */
   getClient(id: string): Promise<ClientView>;
   /** GET /api/nodes/{id}: the node's view (revisions, agent, sync). */
@@ -80,6 +112,11 @@ export interface Fixtures {
   createHost(body: HostBody): Promise<HostView>;
   /** POST /api/tokens (named at random unless `over` names it), issued with the session's token unless `as` is another. */
   createToken(over?: Partial<Schemas['CreateTokenDto']>, as?: string): Promise<IssuedToken>;
+  /**
+   * A user of the role, signed in. The API has no user management (the contract names none), so
+   * the row is written to the database as the panel would store it; signing in is the real route.
+   */
+  createUser(role: UserRole): Promise<TestUser>;
   /** The node's desired revision, as stored. */
   revision(nodeId: string): Promise<number>;
   /** Every node's desired revision, by node id. */
@@ -139,6 +176,15 @@ export function fixtures(session: () => Session, options: FixtureOptions = {}): 
     getNode: (id) => expectStatus(200, typed().GET('/api/nodes/{id}', { params: { path: { id } } })),
     createHost: (body) => expectStatus(201, typed().POST('/api/hosts', { body })),
     createToken: (over = {}, as) => expectStatus(201, typed(as).POST('/api/tokens', { body: { name: `token-${randomSuffix(8)}`, ...over } })),
+    async createUser(role) {
+      const user = { id: randomUUID(), username: `${role}-${randomSuffix(8)}`, password: `pw-${randomSuffix(16)}`, role };
+      await query(
+        `insert into users (id, username, password_hash, role, created_at, updated_at) values ($1, $2, $3, $4, now(), now())`,
+        [user.id, user.username, await hashPassword(user.password), role],
+      );
+      const signedIn = await expectStatus(200, typed().POST('/api/auth/login', { body: { username: user.username, password: user.password } }));
+      return { ...user, token: signedIn.token };
+    },
     async revision(nodeId) {
       const [row] = await query<{ desired_revision: string }>('select desired_revision from nodes where id = $1', [nodeId]);
       return Number(row.desired_revision);

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { connect } from 'node:net';
 import { freePort } from '../../libs/net/free-port.js';
+import { redisAnswers } from '../../libs/net/redis-ping.js';
 import { GiveUp, waitFor } from './wait-for.js';
 
 /**
@@ -35,7 +35,7 @@ export async function startRedisServer(): Promise<TestRedisServer> {
       `redis-server on ${port} to answer`,
       async () => {
         if (started.exitCode !== null) throw new GiveUp(`redis-server on ${port} exited:\n${log}`);
-        return answersPing(port);
+        return redisAnswers('127.0.0.1', port);
       },
       10_000,
       50,
@@ -62,23 +62,4 @@ export async function startRedisServer(): Promise<TestRedisServer> {
     stop: kill,
     output: () => log,
   };
-}
-
-/** True when something on the port answers PING with PONG (a bare socket: no client library state). */
-function answersPing(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    let answer = '';
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.on('error', () => done(false));
-    socket.on('connect', () => socket.write('PING\r\n'));
-    socket.on('data', (chunk) => {
-      answer += chunk.toString();
-      if (answer.includes('\r\n')) done(answer.startsWith('+PONG'));
-    });
-  });
 }

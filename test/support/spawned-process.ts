@@ -18,9 +18,10 @@ export interface Spawned {
 
 const everySpawned = new Set<ChildProcess>();
 
-/** Runs a built entry point on this Node (24, the one jest runs on), collecting its output. */
-export function run(script: string, args: string[], env: NodeJS.ProcessEnv): Spawned {
-  const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs a built entry point on this Node (24, the one jest runs on), collecting its output; `input` is its whole stdin. */
+export function run(script: string, args: string[], env: NodeJS.ProcessEnv, input?: string): Spawned {
+  const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  if (input !== undefined) child.stdin!.end(input);
   everySpawned.add(child);
   const spawned: Spawned = {
     child,
@@ -35,8 +36,8 @@ export function run(script: string, args: string[], env: NodeJS.ProcessEnv): Spa
 }
 
 /** Runs to completion; the output once it has exited. */
-export async function runToEnd(script: string, args: string[], env: NodeJS.ProcessEnv) {
-  const spawned = run(script, args, env);
+export async function runToEnd(script: string, args: string[], env: NodeJS.ProcessEnv, input?: string) {
+  const spawned = run(script, args, env, input);
   const { code } = await spawned.exited;
   return { code, stdout: spawned.stdout, stderr: spawned.stderr };
 }

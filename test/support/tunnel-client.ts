@@ -51,6 +51,21 @@ export async function pingOnce(ns: TestNamespace, address: string): Promise<bool
 }
 
 /**
+ * Resolves `name` (A records) from inside the namespace by asking `server` the way a client's
+ * stub resolver would: one UDP query, one second to answer. The addresses, or the resolver's
+ * error code (ECONNREFUSED, ETIMEOUT, ENOTFOUND...) as a rejection.
+ */
+export async function resolveIn(ns: TestNamespace, server: string, name: string): Promise<string[]> {
+  const program = `const r=new (require('node:dns').Resolver)({timeout:1000,tries:1});r.setServers([process.argv[1]]);r.resolve4(process.argv[2],(e,a)=>{if(e){console.error(e.code);process.exit(1)}console.log(JSON.stringify(a))})`;
+  try {
+    const { stdout } = await exec('ip', ['netns', 'exec', ns.name, process.execPath, '-e', program, server, name]);
+    return JSON.parse(stdout) as string[];
+  } catch (error) {
+    throw new Error(`resolving ${name} through ${server}: ${((error as { stderr?: string }).stderr ?? String(error)).trim()}`);
+  }
+}
+
+/**
  * Sends `bytes` over TCP from `from` to a sink listening in `to` on `address`, through whatever
  * route connects them (the tunnel). Both ends are small Node programs inside the namespaces.
  */
@@ -64,7 +79,7 @@ export async function sendThrough(from: TestNamespace, to: TestNamespace, addres
   const done = new Promise<void>((resolve, reject) => {
     server.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`sink exited ${code}`))));
   });
-  await waitFor('the sink to start', () => out.includes('ready'), 5000, 50);
+  await waitFor('the sink to start', () => out.includes('ready'), 20_000, 50);
   const source = `const c=require('net').connect(${port},'${address}',()=>{const b=Buffer.alloc(65536,7);let left=${bytes};const w=()=>{while(left>0){const n=Math.min(left,b.length);left-=n;if(!c.write(b.subarray(0,n))){c.once('drain',w);return}}c.end()};w()});c.on('data',()=>{});c.on('close',()=>process.exit(0));c.on('error',e=>{console.error(e.message);process.exit(1)})`;
   await exec('ip', ['netns', 'exec', from.name, process.execPath, '-e', source], { timeout: 60_000 });
   await done;

@@ -50,6 +50,12 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
     this.identity = await loadOrEnrol(this.config, ca);
     this.probe = await this.host.probe();
     for (const gap of this.probe.gaps) this.logger.warn(`host: ${gap}`);
+    // An agent that applied before has interfaces whose counters it reported from its spool: with
+    // the spool gone, what was reported is unknown, and counting it again would charge twice.
+    if (this.spool.started && this.host.applied().state) {
+      this.logger.warn('counter spool lost: the next reading becomes the baseline (traffic since the last recorded batch is not counted)');
+      this.spool.baselineLost();
+    }
     // A restarted host (or agent) first restores what it last applied, before anything else.
     if (this.host.applied().state) await this.reapply('restoring the last applied state');
 

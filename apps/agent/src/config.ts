@@ -16,6 +16,11 @@ export interface AgentConfig {
   caFile?: string;
   /** BullMQ's PostgreSQL backend, for the agent on the controller's own host only. */
   queueDatabaseUrl?: string;
+  /**
+   * The controller may be reached over plain http:// (`--allow-insecure-http`): the link's
+   * credential and the enrolment secret then cross the network readable. Off by default.
+   */
+  allowInsecureHttp: boolean;
   /** How often counters and system samples are read, ms. */
   reportIntervalMs: number;
   logLevel: 'error' | 'warn' | 'log' | 'debug';
@@ -23,7 +28,7 @@ export interface AgentConfig {
 
 export class AgentConfigError extends Error {}
 
-export const AGENT_USAGE = `Usage: warren-agent [--controller URL] [--enrol SECRET] [--data-dir DIR] [--ca FILE] [--netns NAME]
+export const AGENT_USAGE = `Usage: warren-agent [--controller URL] [--enrol SECRET] [--data-dir DIR] [--ca FILE] [--netns NAME] [--allow-insecure-http]
 
 Runs on a tunnel host: enrols with the controller once (--enrol, from the node's page or
 POST /api/nodes), then applies the node's desired state (WireGuard interfaces, peers, NAT)
@@ -35,9 +40,16 @@ Options (or environment variables):
   --data-dir DIR     WARREN_AGENT_DATA_DIR  state directory (default /var/lib/warren-agent)
   --ca FILE          WARREN_CONTROLLER_CA   PEM to trust for the panel's TLS (self-signed panels)
   --netns NAME       WARREN_NETNS           apply inside this network namespace
+  --allow-insecure-http  WARREN_ALLOW_INSECURE_HTTP=1  accept an http:// controller (its
+                     credential then crosses the network readable); otherwise https:// only
 `;
 
 type Env = Record<string, string | undefined>;
+
+/** Options without a value: present means on. */
+const SWITCHES: Record<string, string> = {
+  '--allow-insecure-http': AGENT_ENV.allowInsecureHttp,
+};
 
 const FLAGS: Record<string, string> = {
   '--controller': 'WARREN_CONTROLLER_URL',
@@ -51,6 +63,10 @@ export function loadAgentConfig(argv: readonly string[], env: Env = process.env)
   const values: Env = { ...env };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split('=', 2) as [string, string | undefined];
+    if (SWITCHES[flag] && inline === undefined) {
+      values[SWITCHES[flag]] = '1';
+      continue;
+    }
     const variable = FLAGS[flag];
     if (!variable) throw new AgentConfigError(`unknown option ${flag}`);
     const value = inline ?? argv[++i];
@@ -59,21 +75,16 @@ export function loadAgentConfig(argv: readonly string[], env: Env = process.env)
   }
   const text = (name: string) => values[name]?.trim() || undefined;
   const controllerUrl = text('WARREN_CONTROLLER_URL');
-  if (controllerUrl) {
-    let parsed: URL;
-    try {
-      parsed = new URL(controllerUrl);
-    } catch {
-      throw new AgentConfigError(`WARREN_CONTROLLER_URL: "${controllerUrl}" is not a URL`);
-    }
-    if (!['http:', 'https:'].includes(parsed.protocol)) throw new AgentConfigError('WARREN_CONTROLLER_URL: must start with https:// (or http://)');
-  }
+  const insecure = (text(AGENT_ENV.allowInsecureHttp) ?? '0').toLowerCase();
+  if (!['1', 'true', 'on', '0', 'false', 'off'].includes(insecure)) throw new AgentConfigError(`${AGENT_ENV.allowInsecureHttp}: must be 1 or 0`);
+  const allowInsecureHttp = ['1', 'true', 'on'].includes(insecure);
+  if (controllerUrl) checkControllerUrl(controllerUrl, allowInsecureHttp, 'WARREN_CONTROLLER_URL');
   const dataDirRaw = text(AGENT_ENV.dataDir) ?? '/var/lib/warren-agent';
   const caFile = text(AGENT_ENV.controllerCa);
   if (caFile && !existsSync(caFile)) throw new AgentConfigError(`WARREN_CONTROLLER_CA: file not found: ${caFile}`);
   const netns = text('WARREN_NETNS');
   if (netns && !/^[A-Za-z0-9_.-]{1,64}$/.test(netns)) throw new AgentConfigError('WARREN_NETNS: not a namespace name');
-  const interval = Number(text('WARREN_AGENT_REPORT_INTERVAL_MS') ?? 2000);
+  const interval = Number(text(AGENT_ENV.reportIntervalMs) ?? 2000);
   if (!Number.isInteger(interval) || interval < 100 || interval > 60_000) {
     throw new AgentConfigError('WARREN_AGENT_REPORT_INTERVAL_MS: must be a whole number of ms in 100..60000');
   }
@@ -86,7 +97,29 @@ export function loadAgentConfig(argv: readonly string[], env: Env = process.env)
     netns,
     caFile,
     queueDatabaseUrl: text(AGENT_ENV.queueDatabaseUrl),
+    allowInsecureHttp,
     reportIntervalMs: interval,
     logLevel,
   };
+}
+
+/**
+ * The one rule for the controller's address, whether it came from the command line or from the
+ * stored identity (the local agent's is written by its controller): https://, or http:// only
+ * when allowed explicitly. Throws AgentConfigError naming `source`.
+ */
+export function checkControllerUrl(url: string, allowInsecureHttp: boolean, source: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new AgentConfigError(`${source}: "${url}" is not a URL`);
+  }
+  if (parsed.protocol === 'https:') return;
+  if (parsed.protocol !== 'http:') throw new AgentConfigError(`${source}: must start with https://`);
+  if (!allowInsecureHttp) {
+    throw new AgentConfigError(
+      `${source}: ${parsed.origin} is plain http://, where the node credential would cross the network readable; use https:// (--ca FILE for a self-signed panel), or start with --allow-insecure-http (${AGENT_ENV.allowInsecureHttp}=1) to accept that`,
+    );
+  }
 }

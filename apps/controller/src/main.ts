@@ -1,4 +1,5 @@
 import { loadConfigOrReport } from './config/config.js';
+import { changePasswordHint } from './auth/owner-bootstrap.js';
 import { startPanel } from './panel.js';
 
 /** `npm start`: validate configuration, start the panel, print how to reach it. */
@@ -11,10 +12,10 @@ async function main(): Promise<void> {
   if (panel.owner?.generatedPassword) {
     console.log(
       `warren: created the owner account. username: ${panel.owner.username}  password: ${panel.owner.generatedPassword}\n` +
-        'warren: this password is shown only once; change it after signing in.',
+        `warren: this password is shown only once; ${changePasswordHint(url)}`,
     );
   } else if (panel.owner) {
-    console.log(`warren: created the owner account "${panel.owner.username}" from WARREN_ADMIN_USERNAME/WARREN_ADMIN_PASSWORD.`);
+    console.log(`warren: created the owner account "${panel.owner.username}" from WARREN_ADMIN_USERNAME/WARREN_ADMIN_PASSWORD; ${changePasswordHint(url)}`);
   }
   let stopping = false;
   const stop = (signal: string) => {

@@ -12,6 +12,7 @@ import { openDatabase } from './database/orm.js';
 import { createOpenApiDocument } from './docs/openapi.js';
 import { DocsService } from './docs/docs.service.js';
 import { PreparedPool } from './database/prepared-pool.js';
+import { installRequestLayer, requestLayerOptions } from './http/request-layer.js';
 import { loadTls } from './http/tls.js';
 import { startLocalAgent } from './nodes/local-agent.js';
 import { AgentCredentialsService } from './nodes/enrolment/agent-credentials.service.js';
@@ -71,6 +72,7 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
     const adapter = new FastifyAdapter({
       bodyLimit: BODY_LIMIT_BYTES,
       trustProxy: config.trustedProxies.length ? config.trustedProxies : false,
+      ...requestLayerOptions,
       ...(tls ? { https: { cert: tls.cert, key: tls.key } } : {}),
     } as ConstructorParameters<typeof FastifyAdapter>[0]);
     const fastify = adapter.getInstance();
@@ -78,12 +80,13 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
     fastify.addHook('onRoute', (route) => {
       for (const method of [route.method].flat()) servedRoutes.push({ method: String(method), url: route.url });
     });
+    installRequestLayer(fastify, BODY_LIMIT_BYTES);
     await fastify.register(fastifyCookie as never);
 
     const app = await NestFactory.create<NestFastifyApplication>(
       AppModule.register({ config, orm, databaseUrl, queues, prepared, selfSignedTls: tls?.selfSigned ?? false }),
       adapter,
-      { logger: LOG_LEVELS[config.logLevel], abortOnError: false },
+      { logger: LOG_LEVELS[config.logLevel], abortOnError: false, bodyParser: false },
     );
     app.setGlobalPrefix(`${config.basePath}/api`.replace(/^\//, ''));
     app.get(DocsService).publishOpenApi(createOpenApiDocument(app));

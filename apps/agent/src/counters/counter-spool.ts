@@ -1,8 +1,7 @@
 import { join } from 'node:path';
-import type { PeerCounters } from '#libs/contracts/agent-link.js';
+import { COUNTER_SEQ_WINDOW, MAX_PEER_BYTES_PER_BATCH, MAX_PEERS_PER_BATCH, peerEndpoint, type PeerCounters } from '#libs/contracts/agent-link.js';
 import type { PeerReading } from '../host/index.js';
 import { readJsonFile, writeJsonAtomic } from '#libs/files/atomic-file.js';
-
 
 export interface CounterBatch {
   seq: number;
@@ -10,13 +9,25 @@ export interface CounterBatch {
   peers: PeerCounters[];
 }
 
-/** [rx, tx, lastHandshake] per "interface publicKey". */
+/**
+ * [rx, tx, lastHandshake] per "interface publicKey". A plain object (it is the file's JSON), safe
+ * as one: every key holds a space, which no name on Object.prototype (`__proto__`...) does.
+ */
 type Baseline = Record<string, [number, number, number | null]>;
+
+function baselineKey(reading: PeerReading): string {
+  return `${reading.interface} ${reading.publicKey}`;
+}
 
 interface SpoolFile {
   nextSeq: number;
   baseline: Baseline;
   pending: CounterBatch | null;
+  /**
+   * The counters on the host were already reported, up to a point this spool no longer knows
+   * (it was lost): the next reading only sets the baseline. Absent in older files: false.
+   */
+  baselineUnknown?: boolean;
 }
 
 /**
@@ -31,15 +42,33 @@ interface SpoolFile {
  *
  * A counter lower than the baseline means the interface was re-created (counters restart at 0):
  * the new value is the delta. A peer absent from the reading leaves the baseline (a removed and
- * re-added peer starts from 0 again).
+ * re-added peer starts from 0 again). A batch stays within the contract's bounds (peers per
+ * batch, bytes per peer): the rest stays above the baseline for the next one.
  */
 export class CounterSpool {
   private state: SpoolFile;
   private readonly file: string;
 
+  /** No spool file was found: a first start, or a spool lost (see baselineUnknown). */
+  readonly started: boolean;
+
   constructor(dataDir: string) {
     this.file = join(dataDir, 'counters.json');
-    this.state = readJsonFile<SpoolFile>(this.file) ?? { nextSeq: 1, baseline: {}, pending: null };
+    const found = readJsonFile<SpoolFile>(this.file);
+    this.started = found === undefined;
+    this.state = found ?? { nextSeq: 1, baseline: {}, pending: null };
+  }
+
+  /**
+   * The spool was lost while the host kept its interfaces (the agent had applied a state before):
+   * their counters hold bytes already reported, and how many is gone with the spool. Counting
+   * them again would charge clients twice, so the next reading becomes the baseline and only
+   * what moves after it is counted. The price is what moved between the last recorded batch and
+   * that reading (at most one report interval plus the downtime); charging less is the lesser wrong.
+   */
+  baselineLost(): void {
+    this.state = { ...this.state, baseline: {}, pending: null, baselineUnknown: true };
+    this.save();
   }
 
   /** The batch waiting for its acknowledgement, if any. */
@@ -53,27 +82,43 @@ export class CounterSpool {
    */
   cut(readings: readonly PeerReading[], at = Date.now()): CounterBatch | null {
     if (this.state.pending) return null;
+    if (this.state.baselineUnknown) {
+      const baseline: Baseline = {};
+      for (const r of readings) baseline[baselineKey(r)] = [r.rxBytes, r.txBytes, r.lastHandshake];
+      this.state = { nextSeq: this.state.nextSeq, baseline, pending: null };
+      this.save();
+      return null;
+    }
     const baseline: Baseline = {};
     const peers: PeerCounters[] = [];
     for (const reading of readings) {
-      const key = `${reading.interface} ${reading.publicKey}`;
+      const key = baselineKey(reading);
       const before = this.state.baseline[key];
-      baseline[key] = [reading.rxBytes, reading.txBytes, reading.lastHandshake];
-      let rx = reading.rxBytes;
-      let tx = reading.txBytes;
-      if (before && reading.rxBytes >= before[0] && reading.txBytes >= before[1]) {
-        rx -= before[0];
-        tx -= before[1];
+      // Counters below the baseline: the interface was re-created and counts from 0 again.
+      const continues = before !== undefined && reading.rxBytes >= before[0] && reading.txBytes >= before[1];
+      const fromRx = continues ? before[0] : 0;
+      const fromTx = continues ? before[1] : 0;
+      const handshakeBefore = before?.[2] ?? null;
+      // The contract bounds a batch (agent-link.ts): what is beyond it stays above the baseline
+      // and goes into the next batch, so no byte is lost and none counted twice.
+      const rx = Math.min(reading.rxBytes - fromRx, MAX_PEER_BYTES_PER_BATCH);
+      const tx = Math.min(reading.txBytes - fromTx, MAX_PEER_BYTES_PER_BATCH);
+      const handshakeMoved = reading.lastHandshake !== null && reading.lastHandshake !== handshakeBefore;
+      const moved = rx > 0 || tx > 0 || handshakeMoved;
+      if (moved && peers.length >= MAX_PEERS_PER_BATCH) {
+        baseline[key] = [fromRx, fromTx, handshakeBefore]; // the batch is full: this peer waits for the next
+        continue;
       }
-      const handshakeMoved = reading.lastHandshake !== null && reading.lastHandshake !== (before?.[2] ?? null);
-      if (rx === 0 && tx === 0 && !handshakeMoved) continue;
+      baseline[key] = [fromRx + rx, fromTx + tx, reading.lastHandshake];
+      if (!moved) continue;
       peers.push({
         interface: reading.interface,
         publicKey: reading.publicKey,
         rxBytes: rx,
         txBytes: tx,
         lastHandshake: reading.lastHandshake,
-        endpoint: reading.endpoint,
+        // An endpoint the contract cannot carry (never seen from wg) is left out, not the batch.
+        endpoint: reading.endpoint !== null && peerEndpoint.safeParse(reading.endpoint).success ? reading.endpoint : null,
       });
     }
     const batch = peers.length > 0 ? { seq: this.state.nextSeq, at, peers } : null;
@@ -100,8 +145,16 @@ export class CounterSpool {
    * (otherwise new batches would look like repeats and be dropped).
    */
   resume(recordedSeq: number): void {
-    if (this.state.pending && this.state.pending.seq <= recordedSeq) this.state.pending = null;
+    const { pending } = this.state;
+    if (pending && pending.seq <= recordedSeq) this.state.pending = null;
     if (this.state.nextSeq <= recordedSeq) this.state.nextSeq = recordedSeq + 1;
+    // Further ahead than the controller accepts (COUNTER_SEQ_WINDOW; say its database came back
+    // from an older backup): numbering restarts right above its number. The waiting batch was
+    // never recorded (its number is above the recorded one), so renumbering it is safe.
+    if (this.state.nextSeq - 1 > recordedSeq + COUNTER_SEQ_WINDOW) {
+      if (this.state.pending) this.state.pending = { ...this.state.pending, seq: recordedSeq + 1 };
+      this.state.nextSeq = recordedSeq + (this.state.pending ? 2 : 1);
+    }
     this.save();
   }
 

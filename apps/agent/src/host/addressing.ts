@@ -1,5 +1,6 @@
 import { isIpv4 } from '#libs/wireguard/ipv4.js';
 import type { CommandRunner } from './command-runner.js';
+import { addressArg, mtuArg, tunnelArg } from './host-arguments.js';
 import type { Link } from './links.js';
 
 /**
@@ -28,14 +29,17 @@ export async function reconcileAddressing(
   address: InterfaceAddress,
   mtu: number,
 ): Promise<void> {
-  const name = link.name;
+  const name = tunnelArg(link.name);
+  const wanted = addressArg(address.local, address.prefixlen);
+  const mtuText = mtuArg(mtu);
   const present = link.addresses.some((a) => a.family === 'inet' && a.local === address.local && a.prefixlen === address.prefixlen);
-  if (!present) await runner.run('ip', ['address', 'replace', `${address.local}/${address.prefixlen}`, 'dev', name]);
+  if (!present) await runner.run('ip', ['address', 'replace', wanted, 'dev', name]);
   for (const stale of link.addresses) {
     if (stale.family === 'inet' && stale.local === address.local && stale.prefixlen === address.prefixlen) continue;
     // Link-local IPv6 is the kernel's own (a TUN device gets one); removing it only makes it come back.
+    // Stale addresses come from the kernel's own answer (ip -j), so they are not checked again.
     if (stale.scope === 'link') continue;
     await runner.run('ip', ['address', 'del', `${stale.local}/${stale.prefixlen}`, 'dev', name]);
   }
-  if (link.mtu !== mtu || !link.up) await runner.run('ip', ['link', 'set', 'dev', name, 'mtu', String(mtu), 'up']);
+  if (link.mtu !== mtu || !link.up) await runner.run('ip', ['link', 'set', 'dev', name, 'mtu', mtuText, 'up']);
 }

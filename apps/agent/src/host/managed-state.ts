@@ -28,13 +28,18 @@ export interface ManagedInterface {
 export interface ManagedState {
   /** The agent's NAT table may exist (it has loaded one with rules, or failed to remove one). */
   natTable: boolean;
-  interfaces: Record<string, ManagedInterface>;
+  /**
+   * By interface name. A Map, not an object: an interface named `__proto__` (a valid Linux
+   * name) assigned into an object sets its prototype instead of a key, so it would come up
+   * and never be recorded, removed or counted.
+   */
+  interfaces: Map<string, ManagedInterface>;
 }
 
 const FILE = 'managed.json';
 
 function empty(): ManagedState {
-  return { natTable: false, interfaces: {} };
+  return { natTable: false, interfaces: new Map() };
 }
 
 /** Creates the directory (0700: configs in it hold private keys) and reads the state, or starts empty. */
@@ -49,12 +54,15 @@ export function loadManagedState(stateDir: string): ManagedState {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return empty();
     throw error;
   }
-  const parsed = JSON.parse(text) as Partial<ManagedState>;
+  const parsed = JSON.parse(text) as { natTable?: boolean; interfaces?: Record<string, ManagedInterface> };
   // Only the known fields: files of older agents also carry the revision, now in the apply record.
-  return { natTable: parsed.natTable ?? false, interfaces: { ...parsed.interfaces } };
+  // JSON.parse makes `"__proto__"` an own key, which Object.entries lists like any other.
+  return { natTable: parsed.natTable ?? false, interfaces: new Map(Object.entries(parsed.interfaces ?? {})) };
 }
 
 /** Replaces the file atomically (write, then rename): a crash leaves the old or the new state. */
 export function saveManagedState(stateDir: string, state: ManagedState): void {
-  writeFileAtomic(join(stateDir, FILE), `${JSON.stringify(state, null, 1)}\n`);
+  // Object.fromEntries defines own keys (never the prototype), so `__proto__` is written too.
+  const file = { natTable: state.natTable, interfaces: Object.fromEntries(state.interfaces) };
+  writeFileAtomic(join(stateDir, FILE), `${JSON.stringify(file, null, 1)}\n`);
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { formatCidr, parseCidr } from '#libs/wireguard/ipv4.js';
 import { CommandError, type CommandRunner } from './command-runner.js';
 import { writeFileAtomic } from '#libs/files/atomic-file.js';
+import { HostArgumentError, uplinkArg } from './host-arguments.js';
 
 /**
  * NAT for tunnel subnets: one nftables table that belongs to the agent alone, rebuilt whole on
@@ -13,7 +14,6 @@ import { writeFileAtomic } from '#libs/files/atomic-file.js';
  */
 
 export const DEFAULT_NAT_TABLE = 'warren';
-const UPLINK_NAME = /^[A-Za-z0-9_.-]{1,15}$/;
 
 export interface NatRule {
   /** Tunnel network, e.g. 10.8.0.0/24. */
@@ -29,9 +29,13 @@ export function natRuleProblem(rule: NatRule): string | null {
   } catch (error) {
     return `NAT subnet: ${(error as Error).message}`;
   }
-  // The name is quoted in the ruleset: no quotes, spaces or backslashes may reach it. Dots are
-  // allowed (VLAN uplinks such as eth0.100), as the panel allows them.
-  if (!UPLINK_NAME.test(rule.outInterface)) return `NAT interface ${JSON.stringify(rule.outInterface)} is not an interface name`;
+  // The name is quoted in the ruleset: no quotes, spaces or backslashes may reach it.
+  try {
+    uplinkArg(rule.outInterface);
+  } catch (error) {
+    if (error instanceof HostArgumentError) return error.message;
+    throw error;
+  }
   return null;
 }
 
@@ -42,7 +46,7 @@ export function renderNatRuleset(table: string, rules: readonly NatRule[]): stri
     `table ip ${table} {`,
     '\tchain postrouting {',
     '\t\ttype nat hook postrouting priority srcnat; policy accept;',
-    ...rules.map((r) => `\t\tip saddr ${formatCidr(parseCidr(r.subnet))} oifname "${r.outInterface}" masquerade`),
+    ...rules.map((r) => `\t\tip saddr ${formatCidr(parseCidr(r.subnet))} oifname "${uplinkArg(r.outInterface)}" masquerade`),
     '\t}',
     '}',
   );

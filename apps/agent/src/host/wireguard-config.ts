@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { DesiredInterface } from '#libs/contracts/desired-state.js';
 import { renderServerConfig } from '#libs/wireguard/server-config.js';
 import type { CommandRunner } from './command-runner.js';
+import { tunnelArg } from './host-arguments.js';
 import { writeFileAtomic } from '#libs/files/atomic-file.js';
 
 /**
@@ -28,8 +29,9 @@ export function renderInterfaceConfig(desired: DesiredInterface): RenderedConfig
   return { text, sha256: createHash('sha256').update(text).digest('hex') };
 }
 
+/** The interface's config file; the name is checked, so it cannot point outside the state directory. */
 export function configPath(stateDir: string, name: string): string {
-  return join(stateDir, `${name}.conf`);
+  return join(stateDir, `${tunnelArg(name)}.conf`);
 }
 
 export async function syncConfig(
@@ -40,11 +42,12 @@ export async function syncConfig(
   peers: number,
   listenPort: number,
 ): Promise<void> {
+  const dev = tunnelArg(name);
   const file = configPath(stateDir, name);
   writeFileAtomic(file, config.text, { durable: false });
   try {
     // ~0.13 ms per peer on a 2-core machine through wireguard-go; leave a wide margin for slow hosts.
-    await runner.run('wg', ['syncconf', name, file], { timeoutMs: Math.max(30_000, peers * 3) });
+    await runner.run('wg', ['syncconf', dev, file], { timeoutMs: Math.max(30_000, peers * 3) });
   } catch (error) {
     throw (await portProblem(runner, name, listenPort)) ?? error;
   }
@@ -57,7 +60,7 @@ export async function syncConfig(
  */
 async function portProblem(runner: CommandRunner, name: string, listenPort: number): Promise<Error | null> {
   try {
-    const { stdout } = await runner.run('wg', ['show', name, 'listen-port']);
+    const { stdout } = await runner.run('wg', ['show', tunnelArg(name), 'listen-port']);
     const actual = Number(stdout.trim());
     if (actual === listenPort) return null;
     return new Error(`listen port ${listenPort} could not be bound on ${name} (already in use by another interface or program?)`);
@@ -72,7 +75,7 @@ async function portProblem(runner: CommandRunner, name: string, listenPort: numb
  * peer back), so an unchanged config is verified this way instead of re-loaded.
  */
 export async function livePeersMatch(runner: CommandRunner, name: string, desired: DesiredInterface): Promise<boolean> {
-  const { stdout } = await runner.run('wg', ['show', name, 'peers'], { timeoutMs: Math.max(30_000, desired.peers.length) });
+  const { stdout } = await runner.run('wg', ['show', tunnelArg(name), 'peers'], { timeoutMs: Math.max(30_000, desired.peers.length) });
   const keys = new Set<string>();
   for (const peer of desired.peers) keys.add(peer.publicKey);
   let count = 0;

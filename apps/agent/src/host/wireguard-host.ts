@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { DesiredInterface, DesiredState } from '#libs/contracts/desired-state.js';
-import type { ApplyResult, InterfaceOutcome } from '#libs/contracts/node-queue.js';
+import { MAX_APPLY_DURATION_MS, MAX_OUTCOME_ERROR_TEXT, type ApplyResult, type InterfaceOutcome } from '#libs/contracts/node-queue.js';
 import { parseInterfaceAddress, reconcileAddressing } from './addressing.js';
 import { ApplyRecord } from './apply-record.js';
 import { probeHost, type HostProbe } from './capabilities.js';
@@ -12,6 +12,7 @@ import { loadManagedState, saveManagedState, type Driver, type ManagedState } fr
 import { applyNat, DEFAULT_NAT_TABLE, natRuleProblem, type NatRule } from './nat.js';
 import { configPath, livePeersMatch, renderInterfaceConfig, syncConfig } from './wireguard-config.js';
 import { createLink, removeLink } from './wireguard-link.js';
+import { mtuArg, tunnelArg } from './host-arguments.js';
 
 /**
  * Makes the host's WireGuard interfaces match a desired state, idempotently: interfaces are
@@ -66,7 +67,7 @@ export class WireGuardHost {
    * managed, so it is not reported over and over.)
    */
   async missingInterfaces(): Promise<string[]> {
-    const managed = Object.keys(this.loadState().interfaces);
+    const managed = [...this.loadState().interfaces.keys()];
     if (managed.length === 0) return [];
     const present = await readLinkNames(this.runner);
     return managed.filter((name) => !present.has(name));
@@ -74,7 +75,7 @@ export class WireGuardHost {
 
   /** Interfaces this agent created and still manages (what counters are read for). */
   managedInterfaces(): string[] {
-    return Object.keys(this.loadState().interfaces);
+    return [...this.loadState().interfaces.keys()];
   }
 
   /** The revision last applied (whatever its outcome), 0 before the first. */
@@ -96,8 +97,9 @@ export class WireGuardHost {
     const finish = (revision: number, interfaces: InterfaceOutcome[]): ApplyResult => ({
       revision,
       ok: interfaces.every((o) => o.state !== 'failed' && o.error === undefined),
-      interfaces,
-      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      // Within the contract's bounds, or the controller would refuse the whole report.
+      interfaces: interfaces.map((o) => (o.error && o.error.length > MAX_OUTCOME_ERROR_TEXT ? { ...o, error: `${o.error.slice(0, MAX_OUTCOME_ERROR_TEXT - 1)}…` } : o)),
+      durationMs: Math.min(MAX_APPLY_DURATION_MS, Math.round((performance.now() - started) * 10) / 10),
     });
     // Inside the serialized apply, so two applies cannot both pass it.
     const newer = this.record.supersededBy(desired);
@@ -161,9 +163,9 @@ export class WireGuardHost {
       }
     }
 
-    for (const name of Object.keys(state.interfaces)) {
+    for (const [name, entry] of [...state.interfaces]) {
       if (desiredNames.has(name)) continue;
-      outcomes.push(links ? await this.removeInterface(name, links, state) : failed(name, state.interfaces[name].driver, `cannot remove: ${linksError}`));
+      outcomes.push(links ? await this.removeInterface(name, links, state) : failed(name, entry.driver, `cannot remove: ${linksError}`));
     }
 
     await this.reconcileNat(nat, probe, state);
@@ -173,6 +175,15 @@ export class WireGuardHost {
   private async applyInterface(iface: DesiredInterface, links: Map<string, Link>, probe: HostProbe, state: ManagedState): Promise<InterfaceOutcome> {
     const { name } = iface;
     const caps = probe.capabilities;
+    try {
+      // Before anything is recorded or run: a value no tool may see fails this interface alone,
+      // up front. (Keys and the port are checked by rendering the config, also before creation;
+      // the NAT uplink by natRuleProblem, which fails only the NAT.)
+      tunnelArg(name);
+      mtuArg(iface.mtu);
+    } catch (error) {
+      return failed(name, 'none', errorText(error));
+    }
     if (iface.mode === 'amnezia') {
       return failed(
         name,
@@ -187,7 +198,7 @@ export class WireGuardHost {
     if (!address) return failed(name, 'none', `interface address ${JSON.stringify(iface.address)} is not an IPv4 address with a prefix length`);
 
     let link = links.get(name);
-    const managed = state.interfaces[name];
+    const managed = state.interfaces.get(name);
     if (link && !managed) return failed(name, 'none', `an interface named ${name} exists that this agent did not create; it is left alone`);
     if (link && managed && link.kind !== LINK_KIND[managed.driver]) {
       return failed(name, 'none', `${name} is now a ${link.kind ?? 'plain'} link, not the WireGuard interface this agent created; it is left alone`);
@@ -201,13 +212,13 @@ export class WireGuardHost {
       let created = false;
       if (!link) {
         // Recorded first: a crash after creating still leaves the interface known as ours.
-        state.interfaces[name] = { driver, configSha256: null, peers: 0, ifindex: null };
+        state.interfaces.set(name, { driver, configSha256: null, peers: 0, ifindex: null });
         this.saveState();
         try {
           await createLink(this.runner, name, driver);
         } catch (error) {
           // Nothing of ours exists (the name may be a live interface elsewhere on the host).
-          delete state.interfaces[name];
+          state.interfaces.delete(name);
           this.saveState();
           throw error;
         }
@@ -216,7 +227,7 @@ export class WireGuardHost {
         // the next apply's snapshot (null until then, which the unchanged check below accepts).
         link = { ifindex: -1, name, kind: LINK_KIND[driver], mtu: 0, up: false, addresses: [] };
       }
-      const entry = state.interfaces[name];
+      const entry = state.interfaces.get(name)!;
       const unchanged =
         !created &&
         entry.configSha256 === config.sha256 &&
@@ -238,7 +249,7 @@ export class WireGuardHost {
       if (addressed.status === 'rejected') throw addressed.reason;
       return { name, state: 'up', driver, peers: iface.peers.length };
     } catch (error) {
-      const entry = state.interfaces[name];
+      const entry = state.interfaces.get(name);
       // The config on the host is unknown now: the next apply must load it again.
       if (entry) entry.configSha256 = null;
       driver = entry?.driver ?? driver;
@@ -247,17 +258,17 @@ export class WireGuardHost {
   }
 
   private async removeInterface(name: string, links: Map<string, Link>, state: ManagedState): Promise<InterfaceOutcome> {
-    const entry = state.interfaces[name];
+    const entry = state.interfaces.get(name)!;
     const link = links.get(name);
-    if (link && link.kind !== LINK_KIND[entry.driver]) {
-      // Ours vanished and something else took the name: not ours to delete.
-      delete state.interfaces[name];
-      rmSync(configPath(this.stateDir, name), { force: true });
-      return { name, state: 'removed', driver: entry.driver, peers: 0 };
-    }
     try {
+      if (link && link.kind !== LINK_KIND[entry.driver]) {
+        // Ours vanished and something else took the name: not ours to delete.
+        rmSync(configPath(this.stateDir, name), { force: true });
+        state.interfaces.delete(name);
+        return { name, state: 'removed', driver: entry.driver, peers: 0 };
+      }
       const leftover = await removeLink(this.runner, name, entry.driver, link !== undefined);
-      delete state.interfaces[name];
+      state.interfaces.delete(name);
       rmSync(configPath(this.stateDir, name), { force: true });
       const outcome: InterfaceOutcome = { name, state: 'removed', driver: entry.driver, peers: 0 };
       if (leftover) outcome.error = leftover;

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { CommandRunner } from './command-runner.js';
+import { tunnelArg } from './host-arguments.js';
 import type { Driver } from './managed-state.js';
 
 /**
@@ -21,8 +22,9 @@ export function socketPath(name: string): string {
 }
 
 export async function createLink(runner: CommandRunner, name: string, driver: Driver): Promise<void> {
-  if (driver === 'kernel') await runner.run('ip', ['link', 'add', 'dev', name, 'type', 'wireguard']);
-  else await runner.run('wireguard-go', [name]);
+  const dev = tunnelArg(name);
+  if (driver === 'kernel') await runner.run('ip', ['link', 'add', 'dev', dev, 'type', 'wireguard']);
+  else await runner.run('wireguard-go', [dev]);
 }
 
 /**
@@ -32,7 +34,9 @@ export async function createLink(runner: CommandRunner, name: string, driver: Dr
  * Resolves to a warning when something was left behind, or null.
  */
 export async function removeLink(runner: CommandRunner, name: string, driver: Driver, exists: boolean): Promise<string | null> {
-  if (exists) await runner.run('ip', ['link', 'del', 'dev', name]);
+  // Names come back from managed.json here: checked like new ones (the socket path is built from it too).
+  if (exists) await runner.run('ip', ['link', 'del', 'dev', tunnelArg(name)]);
+  else tunnelArg(name);
   if (driver === 'kernel') return null;
 
   const gone = () => !existsSync(socketPath(name)) && wireguardGoPids(name).length === 0;

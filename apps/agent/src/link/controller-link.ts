@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import WebSocket from 'ws';
 import { AGENT_LINK_PATH, controllerMessageSchema, type AgentMessage, type ControllerMessage } from '#libs/contracts/agent-link.js';
+import { MAX_CONTROLLER_MESSAGE_BYTES } from '#libs/contracts/link-message-size.js';
 
 export interface LinkEvents {
   /** The link is up: return the hello to send. */
@@ -74,7 +75,8 @@ export class ControllerLink {
     const socket = new WebSocket(url, {
       headers: { authorization: `Bearer ${this.credential}` },
       handshakeTimeout: 10_000,
-      maxPayload: 16 * 1024 * 1024,
+      // The controller's largest message, worked out from the contract: anything larger is not it.
+      maxPayload: MAX_CONTROLLER_MESSAGE_BYTES,
       ...(this.ca ? { ca: this.ca } : {}),
     });
     this.socket = socket;

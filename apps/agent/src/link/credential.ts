@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { AGENT_ENROL_PATH, enrolResponseSchema } from '#libs/contracts/agent-link.js';
 import { AGENT_IDENTITY_FILE, type AgentIdentity } from '#libs/contracts/local-agent.js';
-import type { AgentConfig } from '../config.js';
+import { checkControllerUrl, type AgentConfig } from '../config.js';
 import { readJsonFile, writeJsonAtomic } from '#libs/files/atomic-file.js';
 import { postJson } from './https-json.js';
 
@@ -20,10 +20,13 @@ export async function loadOrEnrol(config: AgentConfig, ca?: string): Promise<Age
   const stored = readJsonFile<AgentIdentity>(file);
   if (!config.enrolSecret) {
     if (!stored) throw new Error('not enrolled: start once with --controller URL --enrol SECRET (from the node in the panel)');
-    return config.controllerUrl ? { ...stored, controllerUrl: config.controllerUrl } : stored;
+    const identity = config.controllerUrl ? { ...stored, controllerUrl: config.controllerUrl } : stored;
+    checkControllerUrl(identity.controllerUrl, config.allowInsecureHttp, config.controllerUrl ? 'WARREN_CONTROLLER_URL' : file);
+    return identity;
   }
   const controllerUrl = config.controllerUrl ?? stored?.controllerUrl;
   if (!controllerUrl) throw new Error('--enrol needs --controller URL');
+  checkControllerUrl(controllerUrl, config.allowInsecureHttp, config.controllerUrl ? 'WARREN_CONTROLLER_URL' : file);
   const response = await postJson(`${controllerUrl}${AGENT_ENROL_PATH}`, { secret: config.enrolSecret }, { ca });
   if (response.status !== 200 && response.status !== 201) {
     const error = (response.body as { error?: string } | undefined)?.error ?? `HTTP ${response.status}`;

@@ -1,9 +1,9 @@
 import { Worker, createPostgresBackend, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { APPLY_JOB, applyJobSchema, nodeQueueName, type ApplyResult } from '#libs/contracts/node-queue.js';
 import type { QueueAccess } from '#libs/contracts/agent-link.js';
 import { QUEUE_SCHEMA } from '#libs/contracts/queue-store.js';
+import { EvalshaOnlyRedis } from './evalsha-only-redis.js';
 
 export type ApplyHandler = (job: Job) => Promise<ApplyResult>;
 
@@ -25,11 +25,11 @@ type AnyWorker = Worker<any, any, string, any, any, any>;
 /**
  * The agent's end of the work channel: a BullMQ worker on its node's queue, one job at a time
  * (applies must not interleave). In Redis mode it logs in as the node's own Redis user, which can
- * touch nothing but this queue's keys.
+ * touch nothing but this queue's keys and run no Lua but BullMQ's, by SHA (evalsha-only-redis.ts).
  */
 export class ApplyWorker {
   private worker?: AnyWorker;
-  private redis?: Redis;
+  private redis?: EvalshaOnlyRedis;
   private pool?: pg.Pool;
 
   constructor(
@@ -46,7 +46,7 @@ export class ApplyWorker {
       return handler(job);
     };
     if (this.access.kind === 'redis') {
-      this.redis = new Redis(this.access.url, {
+      this.redis = new EvalshaOnlyRedis(this.access.url, {
         username: this.access.username,
         password: this.access.password,
         // BullMQ workers block on Redis and require unlimited retries per request.

@@ -1,13 +1,16 @@
 import { Body, Controller, Inject, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SIGNED_IN } from '#libs/contracts/user-roles.js';
 import { Route } from '../http/route.decorator.js';
 import { WARREN_CONFIG } from '../runtime.js';
 import type { WarrenConfig } from '../config/config.js';
 import { AuthService } from './auth.service.js';
 import { CurrentPrincipal } from './current-principal.decorator.js';
+import { ChangePasswordDto } from './dto/change-password.dto.js';
 import { LoginDto } from './dto/login.dto.js';
-import { LoggedOutDto, MeDto, SignedInDto } from './dto/auth.response.js';
+import { LoggedOutDto, MeDto, PasswordChangedDto, SignedInDto } from './dto/auth.response.js';
 import { SESSION_COOKIE, type Principal } from './principal.js';
+import { assertSignInNotFromElsewhere } from './request-site.js';
 
 @Controller()
 export class AuthController {
@@ -24,9 +27,10 @@ export class AuthController {
     example: { username: 'admin', password: 'correct horse battery staple' },
     public: true,
     response: SignedInDto,
-    errors: [401, 429],
+    errors: [401, 403, 429],
   })
   async login(@Body() body: LoginDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    assertSignInNotFromElsewhere(request, this.config.publicUrl);
     const signedIn = await this.auth.login(body.username, body.password, request.ip);
     reply.setCookie(SESSION_COOKIE, signedIn.token, {
       httpOnly: true,
@@ -38,18 +42,32 @@ export class AuthController {
     return signedIn;
   }
 
-  @Route({ method: 'GET', path: 'auth/me', group: 'auth', summary: 'Who the presented credential belongs to', response: MeDto })
+  @Route({ method: 'GET', path: 'auth/me', group: 'auth', roles: SIGNED_IN, summary: 'Who the presented credential belongs to', response: MeDto })
   me(@CurrentPrincipal() principal: Principal) {
-    return {
-      user: { id: principal.userId, username: principal.username, role: principal.role },
-      via: principal.via,
-    };
+    return { user: userView(principal), via: principal.via };
   }
 
-  @Route({ method: 'POST', path: 'auth/logout', group: 'auth', summary: 'End the current session and clear its cookie', response: LoggedOutDto })
+  @Route({
+    method: 'PATCH',
+    path: 'auth/me',
+    group: 'auth',
+    roles: SIGNED_IN,
+    summary: "Change one's own password (the current one is required); the user's other sessions end, this one stays",
+    example: { currentPassword: 'correct horse battery staple', newPassword: 'a new and longer passphrase' },
+    response: PasswordChangedDto,
+    errors: [429],
+  })
+  async changePassword(@CurrentPrincipal() principal: Principal, @Body() body: ChangePasswordDto, @Req() request: FastifyRequest) {
+    const sessionsEnded = await this.auth.changePassword(principal, body.currentPassword, body.newPassword, request.ip);
+    return { user: userView(principal), sessionsEnded };
+  }
+
+  @Route({ method: 'POST', path: 'auth/logout', group: 'auth', roles: SIGNED_IN, summary: 'End the current session and clear its cookie', response: LoggedOutDto })
   async logout(@CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply) {
     await this.auth.logout(principal);
     reply.clearCookie(SESSION_COOKIE, { path: this.config.basePath || '/' });
     return { ok: true };
   }
 }
+
+const userView = (principal: Principal) => ({ id: principal.userId, username: principal.username, role: principal.role });

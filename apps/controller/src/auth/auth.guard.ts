@@ -1,29 +1,37 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { unauthorized } from '../http/api-error.js';
+import { forbidden, unauthorized } from '../http/api-error.js';
 import { ROUTE_SPEC, type RouteSpec } from '../http/route.decorator.js';
 import { AuthService } from './auth.service.js';
 import { SESSION_COOKIE, type AuthenticatedRequest } from './principal.js';
+import { assertCookieRequestFromPanel } from './request-site.js';
+import type { WarrenConfig } from '../config/config.js';
+import { WARREN_CONFIG } from '../runtime.js';
 
 /**
- * Every route needs credentials unless its route-table entry says `public: true`. A handler
- * with no entry at all is treated as private: forgetting the declaration fails closed.
+ * Every route needs credentials unless its route-table entry says `public: true`, and then a
+ * role its entry lists. A handler with no entry at all is treated as private and open to no
+ * role: forgetting the declaration fails closed. API tokens act with their user's role.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(
     @Inject(Reflector) private readonly reflector: Reflector,
     private readonly auth: AuthService,
+    @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const spec = this.reflector.get<RouteSpec | undefined>(ROUTE_SPEC, context.getHandler());
     if (spec?.public) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const credential = bearerToken(request.headers.authorization) ?? request.cookies?.[SESSION_COOKIE];
+    const bearer = bearerToken(request.headers.authorization);
+    const credential = bearer ?? request.cookies?.[SESSION_COOKIE];
     if (!credential) throw unauthorized('authentication required');
     const principal = await this.auth.authenticate(credential);
     if (!principal) throw unauthorized('invalid or expired credentials');
+    if (!bearer) assertCookieRequestFromPanel(request, this.config.publicUrl);
+    if (!spec?.roles.includes(principal.role)) throw forbidden(`the ${principal.role} role may not call this route`);
     request.principal = principal;
     return true;
   }

@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { hashSecret, isWellFormedApiToken, API_TOKEN_PREFIX } from '#libs/tokens/api-token.js';
-import { unauthorized } from '../http/api-error.js';
+import { badRequest, unauthorized } from '../http/api-error.js';
 import { WARREN_CONFIG } from '../runtime.js';
 import type { WarrenConfig } from '../config/config.js';
 import { CredentialsRepository } from './credentials.repository.js';
 import { LoginThrottleService } from './login-throttle.service.js';
-import { DECOY_HASH, verifyPassword } from './password.js';
+import { DECOY_HASH, hashPassword, verifyPassword } from './password.js';
 import type { Principal } from './principal.js';
 import { UsersRepository } from './users.repository.js';
 
@@ -28,14 +28,11 @@ export class AuthService {
 
   async login(username: string, password: string, ip: string): Promise<SignedIn> {
     const keys = LoginThrottleService.keys(ip, username);
-    await this.throttle.assertAllowed(keys);
+    await this.throttle.begin(keys);
     const user = await this.users.findByUsername(username);
     const valid = await verifyPassword(password, user?.passwordHash ?? DECOY_HASH);
-    if (!user || !valid) {
-      await this.throttle.recordFailure(keys);
-      throw unauthorized('invalid username or password');
-    }
-    await this.throttle.clear(keys[1]);
+    if (!user || !valid) throw unauthorized('invalid username or password');
+    await this.throttle.succeeded(keys);
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(Date.now() + this.config.sessionTtlHours * 3600_000);
     await this.users.createSession(user.id, hashSecret(token), expiresAt);
@@ -44,8 +41,30 @@ export class AuthService {
     return { token, expiresAt, user: { id: user.id, username: user.username, role: user.role } };
   }
 
+  /**
+   * Changes the caller's own password. The current one is checked under the sign-in throttle
+   * (a stolen session must not become a way to guess it unthrottled). Every session of the user
+   * ends except the one making the change: whoever holds it has just shown the password. API
+   * tokens stay; they are revoked one by one (docs/roles.md).
+   */
+  async changePassword(principal: Principal, currentPassword: string, newPassword: string, ip: string): Promise<number> {
+    const keys = LoginThrottleService.keys(ip, principal.username);
+    await this.throttle.begin(keys);
+    const user = await this.users.findById(principal.userId);
+    if (!user) throw unauthorized('invalid or expired credentials');
+    if (!(await verifyPassword(currentPassword, user.passwordHash))) throw badRequest('the current password is wrong', 'currentPassword');
+    await this.throttle.succeeded(keys);
+    if (newPassword === currentPassword) throw badRequest('the new password must differ from the current one', 'newPassword');
+    const keep = principal.via === 'session' ? principal.credentialId : undefined;
+    const ended = await this.users.changePassword(user.id, await hashPassword(newPassword), keep);
+    if (ended === null) throw unauthorized('invalid or expired credentials');
+    return ended;
+  }
+
+  /** Ends the session presented. An API token is no session: it is revoked through /api/tokens, not here. */
   async logout(principal: Principal): Promise<void> {
-    if (principal.via === 'session') await this.users.deleteSession(principal.credentialId);
+    if (principal.via !== 'session') throw badRequest('an API token is not a session: revoke it with PATCH /api/tokens/{id} {"enabled": false} or DELETE /api/tokens/{id}');
+    await this.users.deleteSession(principal.credentialId);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { PreparedPool } from '../database/prepared-pool.js';
 import { PREPARED_POOL } from '../runtime.js';
-import type { UserRole } from './user.entity.js';
+import type { UserRole } from '#libs/contracts/user-roles.js';
 
 /** Whose a presented credential is, when it is valid. */
 export interface CredentialOwner {

@@ -1,7 +1,8 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 /**
- * Failed sign-ins per source IP and per username. Kept in the database rather than in memory
+ * Sign-in attempt counts per username+address (`pair:<address> <username>`) and per address
+ * (`address:<address>`): login-throttle.service.ts. Kept in the database rather than in memory
  * so that every controller replica sees the same counts and a restart does not reset them.
  */
 export const LoginThrottle = defineEntity({

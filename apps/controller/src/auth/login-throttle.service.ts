@@ -1,40 +1,64 @@
 import { Injectable } from '@nestjs/common';
 import { tooManyRequests } from '../http/api-error.js';
-import { LoginThrottleRepository, type LockoutPolicy } from './login-throttle.repository.js';
+import { LoginThrottleRepository, type LockoutPolicy, type ThrottleKey } from './login-throttle.repository.js';
+import { throttleAddress } from './throttle-address.js';
 
 const LOCKOUT: LockoutPolicy = {
-  freeFailures: 5,
   firstLockoutMs: 30_000,
   longestLockoutMs: 15 * 60_000,
   /** Failures older than this are forgotten, so an honest typo last week costs nothing today. */
   forgetAfterMs: 15 * 60_000,
 };
 
+/** Wrong passwords one address may try for one username before lockouts start. */
+const FREE_FAILURES_PER_USERNAME = 5;
 /**
- * Sign-in throttling per source IP and per username: five free failures, then lockouts that
- * double from 30 s up to 15 min. A lockout answers 429 with Retry-After before any password check.
+ * Wrong passwords one address may try across all usernames: several people behind one NAT get
+ * room for their typos, one address spraying many usernames does not get five tries on each.
+ */
+const FREE_FAILURES_PER_ADDRESS = 20;
+
+/** The counters one sign-in attempt is counted against. */
+export interface AttemptKeys {
+  /** This username from this address: the lockout the owner meets only where the guessing happens. */
+  pair: ThrottleKey;
+  /** This address, whatever the username. */
+  address: ThrottleKey;
+}
+
+/**
+ * Sign-in throttling by username and address together, plus a cap per address: five free
+ * failures for a username from one address (twenty from one address overall), then lockouts
+ * that double from 30 s up to 15 min. Nothing is keyed by username alone, so guessing from one
+ * address cannot lock the owner out everywhere; the cost is that guesses spread over many
+ * addresses are limited per address (an IPv6 /64 counting as one). A lockout answers 429 with
+ * Retry-After before any password check.
  */
 @Injectable()
 export class LoginThrottleService {
   constructor(private readonly throttles: LoginThrottleRepository) {}
 
-  static keys(ip: string, username: string): string[] {
-    return [`ip:${ip}`, `user:${username.toLowerCase()}`];
+  static keys(ip: string, username: string): AttemptKeys {
+    const address = throttleAddress(ip);
+    return {
+      // The address holds no space, so the first space ends it whatever the username holds.
+      pair: { key: `pair:${address} ${username.toLowerCase()}`, freeFailures: FREE_FAILURES_PER_USERNAME },
+      address: { key: `address:${address}`, freeFailures: FREE_FAILURES_PER_ADDRESS },
+    };
   }
 
-  async assertAllowed(keys: string[]): Promise<void> {
-    const lockedUntil = (await this.throttles.lockedUntil(keys))?.getTime() ?? 0;
-    const now = Date.now();
-    if (lockedUntil > now) {
-      throw tooManyRequests('too many failed sign-ins; try again later', Math.ceil((lockedUntil - now) / 1000));
+  /** Counts the attempt as a failure until it proves right (`succeeded`), or answers 429. */
+  async begin(keys: AttemptKeys): Promise<void> {
+    const counted = await this.throttles.countAttempt([keys.pair, keys.address], LOCKOUT);
+    if (!counted.allowed) {
+      const seconds = Math.max(1, Math.ceil((counted.lockedUntil.getTime() - Date.now()) / 1000));
+      throw tooManyRequests('too many failed sign-ins; try again later', seconds);
     }
   }
 
-  async recordFailure(keys: string[]): Promise<void> {
-    for (const key of keys) await this.throttles.recordFailure(key, LOCKOUT);
-  }
-
-  async clear(key: string): Promise<void> {
-    await this.throttles.clear(key);
+  /** The password was right: this username starts afresh from this address, and the address gets its attempt back. */
+  async succeeded(keys: AttemptKeys): Promise<void> {
+    await this.throttles.clear(keys.pair.key);
+    await this.throttles.refund(keys.address);
   }
 }

@@ -32,3 +32,8 @@ export async function verifyPassword(password: string, stored: string): Promise<
 
 /** A hash of nothing, checked when the username is unknown so both paths take the same time. */
 export const DECOY_HASH = await hashPassword(randomBytes(16).toString('hex'));
+
+/** A password the panel makes up (first start, `warren admin reset-password`): 144 random bits, URL-safe. */
+export function generatePassword(): string {
+  return randomBytes(18).toString('base64url');
+}

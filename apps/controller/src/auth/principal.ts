@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { UserRole } from './user.entity.js';
+import type { UserRole } from '#libs/contracts/user-roles.js';
 
 /** Who is making a request, and with which credential. */
 export interface Principal {

@@ -1,8 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
-
-export const USER_ROLES = ['owner', 'admin'] as const;
-export type UserRole = (typeof USER_ROLES)[number];
+import type { UserRole } from '#libs/contracts/user-roles.js';
 
 /** A person who signs in to the panel. */
 export const User = defineEntity({

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Session } from './session.entity.js';
-import { User, type UserRole } from './user.entity.js';
+import type { UserRole } from '#libs/contracts/user-roles.js';
+import { User } from './user.entity.js';
 
 /** A user as sign-in needs it: the password hash never leaves auth/. */
 export interface UserCredentials {
@@ -24,7 +25,24 @@ export class UsersRepository {
     return user && { id: user.id, username: user.username, role: user.role, passwordHash: user.passwordHash };
   }
 
-  /** The account the command line acts for: the first owner (created on the panel's first start). */
+  async findById(id: string): Promise<UserCredentials | null> {
+    const user = await this.orm.em.fork().findOne(User, { id });
+    return user && { id: user.id, username: user.username, role: user.role, passwordHash: user.passwordHash };
+  }
+
+  /**
+   * Sets a new password hash and ends the user's sessions, all but `keepSessionId` when given,
+   * in one transaction: no session of the old password outlives the change. Returns how many
+   * sessions ended (null when there is no such user).
+   */
+  async changePassword(userId: string, passwordHash: string, keepSessionId?: string): Promise<number | null> {
+    return this.orm.em.fork().transactional(async (em) => {
+      if ((await em.nativeUpdate(User, { id: userId }, { passwordHash, updatedAt: new Date() })) === 0) return null;
+      return em.nativeDelete(Session, keepSessionId ? { user: userId, id: { $ne: keepSessionId } } : { user: userId });
+    });
+  }
+
+  /** The account the command line acts for by default: the first owner (created on the panel's first start). */
   async findOwner(): Promise<{ id: string; username: string } | null> {
     const owner = await this.orm.em.fork().findOne(User, { role: 'owner' }, { orderBy: { createdAt: 'asc' } });
     return owner && { id: owner.id, username: owner.username };

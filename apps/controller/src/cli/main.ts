@@ -1,7 +1,42 @@
 import { parseArgs } from 'node:util';
-import { loadConfigOrReport } from '../config/config.js';
-import { CommandFailed, tokenIssue } from './token-issue.js';
-import { USAGE, UsageError } from './usage.js';
+import { loadConfigOrReport, type WarrenConfig } from '../config/config.js';
+import { CommandFailed, USAGE, UsageError } from './usage.js';
+
+interface Options {
+  name?: string;
+  quiet?: boolean;
+  json?: boolean;
+  username?: string;
+  'password-stdin'?: boolean;
+}
+
+const OPTION_NAMES = ['name', 'quiet', 'json', 'username', 'password-stdin'] as const;
+
+/**
+ * Each command: the options it takes, how many positional arguments follow its words, and what it
+ * does. Commands load their code when they run (the ORM, Nest's DTOs...), so that help and usage
+ * errors answer at once.
+ */
+const COMMANDS: Record<string, { options: (keyof Options)[]; args: number; run(config: WarrenConfig, options: Options, args: string[]): Promise<void> }> = {
+  'token issue': {
+    options: ['name', 'quiet'],
+    args: 0,
+    run(config, options) {
+      if (options.name === undefined) throw new UsageError('token issue needs --name NAME');
+      const name = options.name;
+      return import('./token-issue.js').then(({ tokenIssue }) => tokenIssue(config, { name, quiet: options.quiet ?? false }));
+    },
+  },
+  'token list': { options: ['json'], args: 0, run: async (config, options) => (await import('./token-commands.js')).tokenList(config, { json: options.json ?? false }) },
+  'token revoke': { options: [], args: 1, run: async (config, _, [which]) => (await import('./token-commands.js')).tokenRevoke(config, which) },
+  status: { options: ['json'], args: 0, run: async (config, options) => (await import('./status.js')).status(config, { json: options.json ?? false }) },
+  migrate: { options: [], args: 0, run: async (config) => (await import('./migrate.js')).migrate(config) },
+  'admin reset-password': {
+    options: ['username', 'password-stdin'],
+    args: 0,
+    run: async (config, options) => (await import('./reset-password.js')).resetPassword(config, { username: options.username, passwordStdin: options['password-stdin'] ?? false }),
+  },
+};
 
 /** `warren`: the panel's command line. Exit codes: 0 done, 1 the command failed, 2 wrong usage or configuration. */
 async function run(argv: string[]): Promise<number> {
@@ -11,7 +46,14 @@ async function run(argv: string[]): Promise<number> {
       args: argv,
       allowPositionals: true,
       strict: true,
-      options: { name: { type: 'string' }, quiet: { type: 'boolean', short: 'q' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        name: { type: 'string' },
+        quiet: { type: 'boolean', short: 'q' },
+        json: { type: 'boolean' },
+        username: { type: 'string' },
+        'password-stdin': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (error) {
     throw new UsageError((error as Error).message);
@@ -21,14 +63,22 @@ async function run(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const command = positionals.join(' ');
-  if (command !== 'token issue') {
-    throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
-  }
-  if (values.name === undefined) throw new UsageError('token issue needs --name NAME');
+  // The longest run of words that names a command; what follows are its arguments.
+  const words = Object.keys(COMMANDS)
+    .map((name) => name.split(' '))
+    .filter((name) => name.every((word, i) => positionals[i] === word))
+    .sort((a, b) => b.length - a.length)[0];
+  if (!words) throw new UsageError(positionals.length ? `unknown command "${positionals.join(' ')}"` : 'no command given');
+  const name = words.join(' ');
+  const command = COMMANDS[name];
+  const args = positionals.slice(words.length);
+  if (args.length !== command.args) throw new UsageError(`${name} takes ${command.args || 'no'} argument${command.args === 1 ? '' : 's'}, got ${args.length}`);
+  const given = OPTION_NAMES.filter((option) => values[option] !== undefined);
+  const foreign = given.find((option) => !command.options.includes(option));
+  if (foreign) throw new UsageError(`${name} does not take --${foreign}`);
   const config = loadConfigOrReport();
   if (!config) return 2;
-  await tokenIssue(config, { name: values.name, quiet: values.quiet ?? false });
+  await command.run(config, values, args);
   return 0;
 }
 

@@ -3,39 +3,22 @@ import { CreateTokenDto } from '../tokens/dto/token.dto.js';
 import { issueApiToken } from '../tokens/issue-token.js';
 import { TokensRepository } from '../tokens/tokens.repository.js';
 import type { WarrenConfig } from '../config/config.js';
-import { embeddedClusterExists } from '../database/embedded-postgres.js';
-import { ApiError } from '../http/api-error.js';
-import { StrictValidationPipe } from '../http/validation.js';
+import { shellQuote } from '../common/shell-quote.js';
 import { openPanelDatabase } from './panel-database.js';
-import { UsageError } from './usage.js';
+import { CommandFailed, NO_OWNER } from './usage.js';
+import { validateOption } from './validate-option.js';
 
-/** Something the command could not do (no owner yet, database unreachable): exit code 1. */
-export class CommandFailed extends Error {}
-
-/** The name rule is the API's own: the same DTO and validation pipe as POST /api/tokens. */
-async function validateName(name: string): Promise<string> {
-  try {
-    const dto = (await new StrictValidationPipe().transform({ name }, { type: 'body', metatype: CreateTokenDto })) as CreateTokenDto;
-    return dto.name;
-  } catch (error) {
-    if (error instanceof ApiError) throw new UsageError(`--name: ${error.message}`);
-    throw error;
-  }
-}
-
-/** Where the panel with this configuration answers, for the example command. */
+/** Where the panel with this configuration answers, for the example command: WARREN_PUBLIC_URL when set. */
 function panelOrigin(config: WarrenConfig): string {
+  if (config.publicUrl) return `${config.publicUrl}${config.basePath}`;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const scheme = config.tls.enabled ? 'https' : 'http';
   return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${config.port}${config.basePath}`;
 }
 
-const NO_OWNER = 'there is no owner account yet: start the panel once (npm start) to create it, then issue tokens';
-
 export async function tokenIssue(config: WarrenConfig, options: { name: string; quiet: boolean }): Promise<void> {
-  const name = await validateName(options.name);
-  // Never started here: no cluster, so no owner. Do not create a database as a side effect.
-  if (!config.databaseUrl && !embeddedClusterExists(config.dataDir)) throw new CommandFailed(NO_OWNER);
+  // The name rule is the API's own: the same DTO as POST /api/tokens.
+  const { name } = await validateOption(CreateTokenDto, { name: options.name }, '--name');
   const log = options.quiet ? () => undefined : (message: string) => console.error(`warren: ${message}`);
   const database = await openPanelDatabase(config, log);
   let issued: { token: string; owner: string };
@@ -58,6 +41,6 @@ export async function tokenIssue(config: WarrenConfig, options: { name: string; 
       `Send it with every request:\n` +
       `  Authorization: Bearer ${issued.token}\n\n` +
       `For example:\n` +
-      `  curl ${insecure}-H 'Authorization: Bearer ${issued.token}' ${panelOrigin(config)}/api/auth/me\n`,
+      `  curl ${insecure}-H ${shellQuote(`Authorization: Bearer ${issued.token}`)} ${shellQuote(`${panelOrigin(config)}/api/auth/me`)}\n`,
   );
 }

@@ -4,9 +4,22 @@ Commands:
   token issue --name NAME [--quiet]   Issue an API token for the owner account and print it once.
                                       --name   1..64 characters, no control characters
                                       --quiet  print the token alone (for scripts)
+  token list [--json]                 List API tokens (never their secrets).
+  token revoke ID|NAME                Revoke a token at once (it stays listed, disabled).
+  status [--json]                     Nodes: agent state, sync state, queue backlog.
+  migrate                             Bring the database schema up to date (start does too).
+  admin reset-password [--username NAME] [--password-stdin]
+                                      Set a new password for the owner account (or NAME) and end
+                                      all of its sessions; its API tokens stay. Prints a generated
+                                      password once, unless --password-stdin reads one line
+                                      (8..1024 characters) from standard input.
 
 Options:
+  --json                              Machine-readable output (listing commands).
   -h, --help                          Show this help.
+
+Exit codes: 0 done; 1 the command failed (database unreachable, no such token...); 2 wrong
+usage or configuration.
 
 The command works on the panel's own database, whether or not the panel is running: DATABASE_URL
 when set, otherwise the embedded PostgreSQL in WARREN_DATA_DIR (default ./data), which it starts
@@ -15,3 +28,8 @@ and stops itself when no panel is running it. It reads the same environment as t
 
 /** A mistake in how the command was called: reported with a hint, exit code 2. */
 export class UsageError extends Error {}
+
+/** Something the command could not do (no owner yet, no such user or token, database unreachable): exit code 1. */
+export class CommandFailed extends Error {}
+
+export const NO_OWNER = 'there is no owner account yet: start the panel once (npm start) to create it';

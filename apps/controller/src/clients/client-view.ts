@@ -1,4 +1,5 @@
 import type { ClientStatus, ResetCycle } from './client.entity.js';
+import { isOnline } from '../common/online.js';
 import { isoTimestamp } from './list-row-types.js';
 import { readNullableNumber, readNumber, readRequiredTimestamp, readTimestamp } from './sql.js';
 
@@ -74,17 +75,6 @@ export const CLIENT_VIEW_COLUMN_NAMES = [
   'device_count', 'last_handshake', 'interface_ids',
 ] as const;
 const COL = Object.fromEntries(CLIENT_VIEW_COLUMN_NAMES.map((name, index) => [name, index])) as Record<(typeof CLIENT_VIEW_COLUMN_NAMES)[number], number>;
-
-/**
- * How recent a handshake must be for a device to count as online. WireGuard renews a session's
- * handshake every 2 minutes while packets flow (profiles keep alive every 25 s), so a live
- * device's handshake is never older than that plus one report interval.
- */
-export const ONLINE_WINDOW_MS = 180_000;
-
-export function isOnline(lastHandshake: Date | null, now = Date.now()): boolean {
-  return lastHandshake !== null && now - lastHandshake.getTime() < ONLINE_WINDOW_MS;
-}
 
 /** The one mapper from a snake_case row (selected with CLIENT_VIEW_COLUMNS) to the view. */
 export function toClientView(row: ClientRow): ClientView {

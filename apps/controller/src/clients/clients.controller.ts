@@ -1,4 +1,5 @@
 import { Body, Controller, Param, Query } from '@nestjs/common';
+import { MANAGERS, SIGNED_IN } from '#libs/contracts/user-roles.js';
 import { IdPipe } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
 import { ClientsService } from './clients.service.js';
@@ -28,6 +29,7 @@ export class ClientsController {
     method: 'GET',
     path: 'clients',
     group: 'clients',
+    roles: SIGNED_IN,
     summary: 'List clients, a page at a time: {items, total, page, perPage}',
     query: {
       search: 'case-insensitive text in name or note; all digits also matches telegramId exactly',
@@ -48,6 +50,7 @@ export class ClientsController {
     method: 'POST',
     path: 'clients',
     group: 'clients',
+    roles: MANAGERS,
     summary: 'Create a client with its first devices: one account (key pair, preshared key, address) per device per interface',
     example: CREATE_EXAMPLE,
     status: 201,
@@ -58,7 +61,7 @@ export class ClientsController {
     return this.clients.create(body);
   }
 
-  @Route({ method: 'GET', path: 'clients/:id', group: 'clients', summary: 'One client with its devices and their accounts (public keys only)', response: ClientDetailDto })
+  @Route({ method: 'GET', path: 'clients/:id', group: 'clients', roles: SIGNED_IN, summary: 'One client with its devices and their accounts (public keys only)', response: ClientDetailDto })
   get(@Param('id', new IdPipe('client')) id: string) {
     return this.clients.get(id);
   }
@@ -67,6 +70,7 @@ export class ClientsController {
     method: 'PATCH',
     path: 'clients/:id',
     group: 'clients',
+    roles: MANAGERS,
     summary: 'Change a client; quota, expiry and enabled recompute its status, interfaceIds re-provisions its devices',
     example: { quotaBytes: 214748364800, expiresAt: null, enabled: true },
     response: ClientDetailDto,
@@ -76,7 +80,7 @@ export class ClientsController {
     return this.clients.update(id, body);
   }
 
-  @Route({ method: 'DELETE', path: 'clients/:id', group: 'clients', summary: 'Delete a client with its devices and accounts', response: DeletedDto })
+  @Route({ method: 'DELETE', path: 'clients/:id', group: 'clients', roles: MANAGERS, summary: 'Delete a client with its devices and accounts', response: DeletedDto })
   remove(@Param('id', new IdPipe('client')) id: string) {
     return this.clients.remove(id);
   }
@@ -85,6 +89,7 @@ export class ClientsController {
     method: 'POST',
     path: 'clients/:id/reset',
     group: 'clients',
+    roles: MANAGERS,
     summary: "Reset the client's traffic to zero (revives an exhausted client); returns the counters before the reset",
     response: ClientResetDto,
   })

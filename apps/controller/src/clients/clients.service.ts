@@ -13,6 +13,7 @@ import { ClientsRepository } from './clients.repository.js';
 import { DevicesRepository } from './devices.repository.js';
 import type { CreateClientDto, ListClientsQuery, UpdateClientDto } from './dto/client.dto.js';
 import { ProvisioningService } from './provisioning.service.js';
+import { defaultClientName } from './default-client-name.js';
 import { generateSubId } from './sub-id.js';
 
 export interface ClientDetail extends ClientView {
@@ -104,7 +105,7 @@ export class ClientsService {
       const interfaces = await this.provisioning.lockInterfaces(em, dto.interfaceIds);
       await this.clients.insert(em, {
         id,
-        name: dto.name,
+        name: dto.name ?? defaultClientName(dto.telegramId),
         note: dto.note ?? '',
         groups: dto.groups ?? [],
         telegramId: dto.telegramId ?? null,

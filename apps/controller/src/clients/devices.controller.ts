@@ -1,4 +1,5 @@
 import { Body, Controller, Param, Query, StreamableFile } from '@nestjs/common';
+import { MANAGERS } from '#libs/contracts/user-roles.js';
 import { IdPipe } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
 import { DevicesService } from './devices.service.js';
@@ -20,6 +21,7 @@ export class DevicesController {
     method: 'POST',
     path: 'clients/:id/devices',
     group: 'devices',
+    roles: MANAGERS,
     summary: "Add a device to a client (an account on each of the client's interfaces); at most deviceLimit devices",
     example: { name: 'tablet' },
     status: 201,
@@ -30,7 +32,7 @@ export class DevicesController {
     return this.devices.add(clientId, body.name);
   }
 
-  @Route({ method: 'DELETE', path: 'devices/:id', group: 'devices', summary: 'Delete a device and its accounts (its addresses are not reused at once)', response: DeletedDto })
+  @Route({ method: 'DELETE', path: 'devices/:id', group: 'devices', roles: MANAGERS, summary: 'Delete a device and its accounts (its addresses are not reused at once)', response: DeletedDto })
   remove(@Param('id', new IdPipe('device')) id: string) {
     return this.devices.remove(id);
   }
@@ -39,6 +41,7 @@ export class DevicesController {
     method: 'GET',
     path: 'devices/:id/profiles',
     group: 'devices',
+    roles: MANAGERS,
     summary: 'Every profile of a device: one WireGuard/AmneziaWG config per interface and host',
     response: [ProfileDto],
   })
@@ -50,6 +53,7 @@ export class DevicesController {
     method: 'POST',
     path: 'clients/:id/rotate-keys',
     group: 'devices',
+    roles: MANAGERS,
     summary: "New key pairs and preshared keys for all of the client's accounts; addresses stay (re-download the profiles)",
     response: ClientDetailDto,
   })
@@ -61,6 +65,7 @@ export class DevicesController {
     method: 'GET',
     path: 'clients/:id/configs',
     group: 'devices',
+    roles: MANAGERS,
     summary: 'Every config of the client, per device and host, as JSON or (format=zip) a zip of .conf files',
     query: { format: 'json (default) | zip' },
     response: ClientConfigsDto,

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { randomUUID } from 'node:crypto';
-import { isOnline, type DeviceView } from './client-view.js';
+import { isOnline } from '../common/online.js';
+import type { DeviceView } from './client-view.js';
 import { kysely, type ClientsDb } from './clients-db.js';
 import { readNumber, readRequiredTimestamp, readTimestamp } from './sql.js';
 

@@ -28,19 +28,29 @@ export interface StatusChange {
   expiresAt: Date | null;
 }
 
+export type BatchClaim = { claimed: true } | { claimed: false; repeat: true } | { claimed: false; repeat: false; recorded: number };
+
 /** Traffic counters of accounts, devices and clients, and the per-node sequence that makes a batch count once. */
 @Injectable()
 export class UsageRepository {
-  /** Claims sequence number `seq` of the node's counter batches; false when it is not new. */
-  async claimBatch(em: EntityManager, nodeId: string, seq: number): Promise<boolean> {
+  /**
+   * Claims sequence number `seq` of the node's counter batches when it is new and at most
+   * `window` above the last one recorded. Otherwise says why not: a repeat, or too far ahead
+   * (with the last number recorded).
+   */
+  async claimBatch(em: EntityManager, nodeId: string, seq: number, window: number): Promise<BatchClaim> {
     const rows = await kysely(em)
       .updateTable('node_agents')
       .set({ counters_seq: seq })
       .where('node_id', '=', nodeId)
       .where('counters_seq', '<', seq)
+      .where('counters_seq', '>=', seq - window)
       .returning('node_id')
       .execute();
-    return rows.length > 0;
+    if (rows.length > 0) return { claimed: true };
+    const row = await kysely(em).selectFrom('node_agents').select('counters_seq').where('node_id', '=', nodeId).executeTakeFirst();
+    const recorded = row ? readNumber(row.counters_seq) : 0;
+    return seq <= recorded ? { claimed: false, repeat: true } : { claimed: false, repeat: false, recorded };
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
-import type { PeerCounters } from '#libs/contracts/agent-link.js';
+import { COUNTER_SEQ_WINDOW, type PeerCounters } from '#libs/contracts/agent-link.js';
 import { bumpRevisions } from '../revisions/revisions.js';
 import { activationOnFirstUse, affectsPeers, nextStatus } from './client-status.js';
 import { ClientTotals } from './client-totals.js';
@@ -10,6 +10,11 @@ import { UsageRepository, type StatusChange } from './usage.repository.js';
 export interface CountersOutcome {
   /** True when this batch was recorded before (its sequence number is not new): nothing changed. */
   duplicate: boolean;
+  /**
+   * Why the batch was refused, nothing recorded: its sequence number is more than
+   * COUNTER_SEQ_WINDOW above the last one recorded for the node.
+   */
+  refused?: string;
   /** Peers of the batch that matched an account (others were removed meanwhile; their bytes have no owner). */
   matched: number;
   /** Clients whose status changed (exhausted by this traffic, or started on first use). */
@@ -49,7 +54,12 @@ export class UsageService {
   }
 
   private async apply(em: EntityManager, nodeId: string, seq: number, peers: readonly PeerCounters[], now: Date): Promise<CountersOutcome> {
-    if (!(await this.usage.claimBatch(em, nodeId, seq))) return { duplicate: true, matched: 0, transitions: 0 };
+    const claim = await this.usage.claimBatch(em, nodeId, seq, COUNTER_SEQ_WINDOW);
+    if (!claim.claimed && claim.repeat) return { duplicate: true, matched: 0, transitions: 0 };
+    if (!claim.claimed) {
+      const refused = `counter batch ${seq} is more than ${COUNTER_SEQ_WINDOW} ahead of the last one recorded (${claim.recorded})`;
+      return { duplicate: false, refused, matched: 0, transitions: 0 };
+    }
     if (peers.length === 0) return { duplicate: false, matched: 0, transitions: 0 };
     const touched = await this.usage.addCounters(em, nodeId, peers);
 

@@ -48,10 +48,22 @@ describe('configuration', () => {
     [{ WARREN_ADMIN_PASSWORD: 'short' }, 'WARREN_ADMIN_PASSWORD'],
     [{ WARREN_ADMIN_USERNAME: 'has space' }, 'WARREN_ADMIN_USERNAME'],
     [{ WARREN_LOG_LEVEL: 'chatty' }, 'WARREN_LOG_LEVEL'],
+    [{ WARREN_PUBLIC_URL: 'ftp://panel.example' }, 'WARREN_PUBLIC_URL'],
+    [{ WARREN_PUBLIC_URL: 'https://panel$(id).example' }, 'WARREN_PUBLIC_URL'],
+    [{ WARREN_PUBLIC_URL: "https://panel';id;'.example" }, 'WARREN_PUBLIC_URL'],
+    [{ WARREN_PUBLIC_URL: 'https://panel.example/x7k2' }, 'WARREN_PUBLIC_URL'],
+    [{ WARREN_PUBLIC_URL: 'https://user:pw@panel.example' }, 'WARREN_PUBLIC_URL'],
+    [{ WARREN_PUBLIC_URL: 'https://panel.example/?a=1' }, 'WARREN_PUBLIC_URL'],
   ])('%j is refused naming %s', (env, variable) => {
     const error = failure(env as Record<string, string>);
     expect(error.variable).toBe(variable);
     expect(error.message.startsWith(`${variable}:`)).toBe(true);
+  });
+
+  test('WARREN_PUBLIC_URL is kept as scheme://host[:port]; unset, each request says where it reached', () => {
+    expect(loadConfig({ WARREN_PUBLIC_URL: 'https://Panel.Example.net:9443/' }).publicUrl).toBe('https://panel.example.net:9443');
+    expect(loadConfig({ WARREN_PUBLIC_URL: 'http://[2001:db8::1]' }).publicUrl).toBe('http://[2001:db8::1]');
+    expect(loadConfig({}).publicUrl).toBeUndefined();
   });
 
   test('a bad value never echoes a secret', () => {

@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { isHostAndPort } from '#libs/net/host-and-port.js';
 
 /** Everything the controller reads from its environment, validated once at start. */
 export interface WarrenConfig {
@@ -17,6 +18,12 @@ export interface WarrenConfig {
   /** Key prefix for BullMQ in Redis (lets several panels or test runs share one server). */
   queuePrefix: string;
   admin: { username?: string; password?: string };
+  /**
+   * `scheme://host[:port]` people reach the panel on (WARREN_PUBLIC_URL), for what it prints:
+   * enrolment commands, curl examples, docs and OpenAPI addresses. Unset: the address each request
+   * reached, validated (http/request-origin.ts).
+   */
+  publicUrl?: string;
   /** Proxy addresses (IPs or CIDRs) whose X-Forwarded-* headers are believed. */
   trustedProxies: string[];
   sessionTtlHours: number;
@@ -98,6 +105,17 @@ function tls(env: Env): WarrenConfig['tls'] {
   return { enabled: true, certFile, keyFile };
 }
 
+function publicUrl(env: Env): string | undefined {
+  const raw = url(env, 'WARREN_PUBLIC_URL', ['http:', 'https:']);
+  if (raw === undefined) return undefined;
+  const parsed = new URL(raw);
+  // The WHATWG parser lets `;`, `$` or quotes through in a host name; printed commands must not.
+  if (!isHostAndPort(parsed.host) || parsed.username || parsed.password || parsed.pathname !== '/' || parsed.search || parsed.hash) {
+    throw new ConfigError('WARREN_PUBLIC_URL', 'must be http(s)://host[:port] and nothing more (WARREN_BASE_PATH adds the path)');
+  }
+  return parsed.origin;
+}
+
 function trustedProxies(env: Env): string[] {
   const raw = text(env, 'WARREN_TRUSTED_PROXIES');
   if (!raw) return [];
@@ -150,6 +168,7 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
     localAgent: ['on', 'true', '1'].includes(localAgent),
     queuePrefix: prefix,
     admin: { username, password: password === '' ? undefined : password },
+    publicUrl: publicUrl(env),
     trustedProxies: trustedProxies(env),
     sessionTtlHours: integer(env, 'WARREN_SESSION_TTL_HOURS', 24, 1, 24 * 90),
     logLevel,

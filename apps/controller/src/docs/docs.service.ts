@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { shellQuote } from '../common/shell-quote.js';
+import type { UserRole } from '#libs/contracts/user-roles.js';
 import { PANEL_RUNTIME, type PanelRuntime } from '../runtime.js';
 import { RouteTableService, type RouteEntry } from './route-table.service.js';
 
@@ -8,13 +10,10 @@ export interface DocsEndpoint {
   path: string;
   summary: string;
   auth: boolean;
+  roles: readonly UserRole[];
   example: unknown;
   query: Record<string, string>;
   curl: string;
-}
-
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The API listing and OpenAPI document, both built from the route table. */
@@ -48,6 +47,7 @@ export class DocsService {
         path: entry.fullPath,
         summary: entry.summary,
         auth: entry.auth,
+        roles: entry.allowedRoles,
         example: entry.example ?? null,
         query: entry.query ?? {},
         curl: this.curl(entry, origin),

@@ -1,14 +1,17 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import type { UserRole } from '#libs/contracts/user-roles.js';
 import { ROUTE_SPEC, type RouteSpec } from '../http/route.decorator.js';
 import { WARREN_CONFIG } from '../runtime.js';
 import type { WarrenConfig } from '../config/config.js';
 
-export interface RouteEntry extends RouteSpec {
+export type RouteEntry = RouteSpec & {
   /** Full path as served, with the base path and `{name}` parameters, e.g. `/x7k2/api/tokens/{id}`. */
   fullPath: string;
   auth: boolean;
-}
+  /** The roles that may call the route; empty for a public route (no credentials needed). */
+  allowedRoles: readonly UserRole[];
+};
 
 /** The one route table: collected from the `@Route` declarations of every controller. */
 @Injectable()
@@ -35,6 +38,7 @@ export class RouteTableService implements OnModuleInit {
           ...spec,
           fullPath: `${this.config.basePath}/api/${spec.path}`.replace(/:([A-Za-z0-9_]+)/g, '{$1}'),
           auth: !spec.public,
+          allowedRoles: spec.public ? [] : spec.roles,
         });
       }
     }

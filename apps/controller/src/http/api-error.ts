@@ -16,7 +16,7 @@ export class ApiError extends Error {
 
 export const badRequest = (message: string, field = '') => new ApiError(400, message, field);
 export const unauthorized = (message = 'authentication required') => new ApiError(401, message);
-export const forbidden = (message = 'not allowed') => new ApiError(403, message);
+export const forbidden = (message = 'not allowed', field = '') => new ApiError(403, message, field);
 export const notFound = (message = 'not found', field = '') => new ApiError(404, message, field);
 export const conflict = (message: string, field = '') => new ApiError(409, message, field);
 export const tooManyRequests = (message: string, retryAfterSeconds: number) =>

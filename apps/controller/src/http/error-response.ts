@@ -31,6 +31,8 @@ const FASTIFY_ERRORS: Record<string, [number, string]> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported content type; send application/json'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'content length does not match the body'],
   FST_ERR_BAD_URL: [400, 'malformed URL'],
+  // 400, not fastify's 414: every route declares 400, and the parameter is input like any other.
+  FST_ERR_MAX_PARAM_LENGTH: [400, 'path parameter too long'],
 };
 
 function reply(status: number, error: string, field = '', headers: Record<string, string> = {}): ErrorResponse {

@@ -4,6 +4,7 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import {
   ApiBearerAuth,
   ApiBody,
+  ApiExtension,
   ApiExtraModels,
   ApiOperation,
   ApiParam,
@@ -11,6 +12,7 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
+import { USER_ROLES, type UserRole } from '#libs/contracts/user-roles.js';
 import { ApiErrorDto } from './api-error.dto.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -19,7 +21,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type ExtraErrorStatus = 401 | 403 | 404 | 409 | 429 | 503;
 
 /** What a handler declares beside its route; the docs, OpenAPI and the API page all read it. */
-export interface RouteSpec {
+interface RouteDeclaration {
   method: HttpMethod;
   /** Relative to `<base path>/api/`, with `:name` parameters, e.g. `tokens/:id`. */
   path: string;
@@ -29,8 +31,6 @@ export interface RouteSpec {
   example?: unknown;
   /** Query parameters worth knowing, with a short description each. */
   query?: Record<string, string>;
-  /** Public routes answer without credentials; every other route requires them. */
-  public?: boolean;
   /** Success status; defaults to 201 for POST that creates (`created: true`), else 200. */
   status?: number;
   /** The success body: a response DTO class, or `[Class]` for an array of them. */
@@ -43,6 +43,15 @@ export interface RouteSpec {
   errors?: ExtraErrorStatus[];
 }
 
+/**
+ * Who may call the route: anyone (`public: true`, no credentials needed), or signed-in users of
+ * the listed roles (libs/contracts/user-roles.ts). A private route without `roles` does not
+ * compile, so no route is left open to every role by forgetting; the AuthGuard enforces the list.
+ */
+type RouteAccess = { public: true; roles?: undefined } | { public?: false; roles: readonly UserRole[] };
+
+export type RouteSpec = RouteDeclaration & RouteAccess;
+
 export const ROUTE_SPEC = Symbol('warren:route');
 
 /** The name of the bearer security scheme in the OpenAPI document. */
@@ -53,7 +62,7 @@ const METHOD_DECORATORS = { GET: Get, POST: Post, PUT: Put, PATCH: Patch, DELETE
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'invalid input: bad JSON, an unknown field or a failed rule (`field` names it)',
   401: 'no valid credentials (or, signing in, a wrong username or password)',
-  403: 'not allowed',
+  403: "not allowed: the caller's role is not granted the route, or a session cookie came from another site",
   404: 'no such resource (or an id that cannot be one)',
   409: 'conflicts with the current state',
   413: 'body larger than 1 MiB',
@@ -63,14 +72,21 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   503: 'a store the route depends on cannot be reached',
 };
 
+/** Whether a route is closed to some signed-in role (the AuthGuard answers 403 to it). */
+export function excludesSomeRole(spec: RouteSpec): boolean {
+  return !spec.public && USER_ROLES.some((role) => !spec.roles.includes(role));
+}
+
 /**
  * Every route can refuse malformed input (400, a bad URL or JSON body) and fail (500); private
- * routes refuse missing credentials; `:id` routes name nothing for an unknown id; routes whose
- * method carries a body refuse big and non-JSON ones.
+ * routes refuse missing credentials, and a role they are not granted or a session cookie sent
+ * by another site with an unsafe method (403); `:id` routes name nothing for an unknown id;
+ * routes whose method carries a body refuse big and non-JSON ones.
  */
 export function errorStatuses(spec: RouteSpec): number[] {
   const statuses = new Set<number>([400, 500, ...(spec.errors ?? [])]);
   if (!spec.public) statuses.add(401);
+  if (excludesSomeRole(spec) || (!spec.public && spec.method !== 'GET')) statuses.add(403);
   if (spec.path.includes(':')) statuses.add(404);
   if (spec.method !== 'GET') statuses.add(413).add(415);
   return [...statuses].sort((a, b) => a - b);
@@ -122,13 +138,19 @@ export function Route(spec: RouteSpec): MethodDecorator {
     METHOD_DECORATORS[spec.method](spec.path),
     HttpCode(status),
     ApiTags(spec.group),
-    ApiOperation({ summary: spec.summary, operationId: operationId(spec) }),
+    ApiOperation({ summary: spec.summary, operationId: operationId(spec), description: rolesDescription(spec) }),
     ...(spec.public ? [] : [ApiBearerAuth(BEARER_SCHEME)]),
+    // Machine-readable for generated clients and the authorization-matrix suite; [] = public.
+    ApiExtension('x-roles', spec.public ? [] : [...spec.roles]),
     ...pathIds(spec),
     example(spec),
     success(spec, status),
     ...errorStatuses(spec).map((code) => ApiResponse({ status: code, description: ERROR_DESCRIPTIONS[code], type: ApiErrorDto })),
   );
+}
+
+function rolesDescription(spec: RouteSpec): string {
+  return spec.public ? 'Public: no credentials needed.' : `Roles: ${spec.roles.join(', ')}.`;
 }
 
 /** Every `:id` in a path is a resource id, which IdPipe checks: a uuid, said so in the schema. */

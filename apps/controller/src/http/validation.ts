@@ -11,6 +11,10 @@ function firstFailure(errors: ValidationError[], parent = ''): { field: string; 
     const field = parent ? `${parent}.${error.property}` : error.property;
     const constraints = error.constraints ?? {};
     if (constraints.whitelistValidation) return { field, message: `unknown field "${field}"` };
+    // Absent, not wrong: optional fields skip their rules when absent, so a rule failing on an
+    // absent value means the field is required ("must be a string" would send people looking
+    // for a wrong type). The value is read here only, never shown.
+    if (error.value === undefined && Object.keys(constraints).length > 0) return { field, message: `${field} is required` };
     // A wrong type explains itself better than the length or range rules that then also fail.
     const typeRule = Object.keys(constraints).find((rule) => TYPE_RULES.has(rule));
     const first = constraints[typeRule ?? ''] ?? Object.values(constraints)[0];
@@ -38,7 +42,7 @@ export class StrictValidationPipe extends ValidationPipe {
       forbidUnknownValues: true,
       transform: true,
       transformOptions: { enableImplicitConversion: false },
-      validationError: { target: false, value: false },
+      validationError: { target: false, value: true },
       exceptionFactory: validationError,
     });
   }

@@ -55,10 +55,3 @@ export function IsIpAddress(options?: ValidationOptions): PropertyDecorator {
 export function OptionalNotNull(): PropertyDecorator {
   return ValidateIf((_object: unknown, value: unknown) => value !== undefined);
 }
-
-/** Becomes a host's network interface name, so it follows Linux's rules (IFNAMSIZ - 1). */
-export const INTERFACE_NAME = /^[A-Za-z0-9_-]{1,15}$/;
-export const INTERFACE_NAME_MESSAGE = 'name must be 1..15 characters of A-Z, a-z, 0-9, "_" and "-"';
-
-/** A host's uplink interface, e.g. eth0 or a VLAN such as eth0.100. */
-export const HOST_INTERFACE_NAME = /^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,15}$/;

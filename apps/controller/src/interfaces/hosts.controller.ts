@@ -1,4 +1,5 @@
 import { Body, Controller, Param, Query } from '@nestjs/common';
+import { MANAGERS, SIGNED_IN } from '#libs/contracts/user-roles.js';
 import { IdPipe } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
 import { CreateHostDto, ListHostsQueryDto, UpdateHostDto } from './dto/host.dto.js';
@@ -15,6 +16,7 @@ export class HostsController {
     method: 'GET',
     path: 'hosts',
     group: 'hosts',
+    roles: SIGNED_IN,
     summary: 'List hosts (alternative addresses clients dial), highest priority first',
     query: { interfaceId: 'only the hosts of this interface' },
     response: [HostDto],
@@ -28,6 +30,7 @@ export class HostsController {
     method: 'POST',
     path: 'hosts',
     group: 'hosts',
+    roles: MANAGERS,
     summary: "Add a host to an interface; port 0 means the interface's listen port",
     example: { interfaceId: '00000000-0000-4000-8000-000000000000', name: 'cdn', address: 'cdn.example.com', port: 443, priority: 10 },
     status: 201,
@@ -42,6 +45,7 @@ export class HostsController {
     method: 'PATCH',
     path: 'hosts/:id',
     group: 'hosts',
+    roles: MANAGERS,
     summary: 'Change a host (name, address, port, priority, enabled)',
     example: { enabled: false },
     response: HostDto,
@@ -51,7 +55,7 @@ export class HostsController {
     return this.hosts.update(id, body);
   }
 
-  @Route({ method: 'DELETE', path: 'hosts/:id', group: 'hosts', summary: 'Delete a host', response: DeletedDto })
+  @Route({ method: 'DELETE', path: 'hosts/:id', group: 'hosts', roles: MANAGERS, summary: 'Delete a host', response: DeletedDto })
   remove(@Param('id', new IdPipe('host')) id: string) {
     return this.hosts.remove(id);
   }

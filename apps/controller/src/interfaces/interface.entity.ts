@@ -3,6 +3,10 @@ import { randomUUID } from 'node:crypto';
 import type { AmneziaParams } from '#libs/wireguard/amnezia.js';
 import { Node } from '../revisions/node.entity.js';
 
+/** The protocols an interface can run: WireGuard only for now (AmneziaWG is its `mode`). */
+export const INTERFACE_PROTOCOLS = ['wireguard'] as const;
+export type InterfaceProtocol = (typeof INTERFACE_PROTOCOLS)[number];
+
 export const INTERFACE_MODES = ['standard', 'amnezia'] as const;
 export type InterfaceMode = (typeof INTERFACE_MODES)[number];
 
@@ -18,7 +22,7 @@ export const TunnelInterface = defineEntity({
     id: p.uuid().primary().onCreate(() => randomUUID()),
     node: () => p.manyToOne(Node).deleteRule('cascade'),
     name: p.string().length(15),
-    protocol: p.string().length(16).default('wireguard'),
+    protocol: p.string().length(16).$type<InterfaceProtocol>().default('wireguard'),
     mode: p.string().length(16).$type<InterfaceMode>(),
     listenPort: p.integer(),
     /** IPv4 network in CIDR form, e.g. 10.8.0.0/24. */

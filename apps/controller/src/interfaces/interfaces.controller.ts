@@ -1,4 +1,5 @@
 import { Body, Controller, Param, Query } from '@nestjs/common';
+import { MANAGERS, SIGNED_IN } from '#libs/contracts/user-roles.js';
 import { IdPipe } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
 import { ForceQueryDto, isForced } from '../http/force-query.dto.js';
@@ -15,6 +16,7 @@ export class InterfacesController {
     method: 'GET',
     path: 'interfaces',
     group: 'interfaces',
+    roles: SIGNED_IN,
     summary: 'List interfaces with pool capacity and allocated, client and device counts',
     query: { nodeId: 'only the interfaces of this node' },
     response: [InterfaceDto],
@@ -24,7 +26,7 @@ export class InterfacesController {
     return this.interfaces.list(query);
   }
 
-  @Route({ method: 'GET', path: 'interfaces/:id', group: 'interfaces', summary: 'Read one interface with its counts', response: InterfaceDto })
+  @Route({ method: 'GET', path: 'interfaces/:id', group: 'interfaces', roles: SIGNED_IN, summary: 'Read one interface with its counts', response: InterfaceDto })
   get(@Param('id', new IdPipe('interface')) id: string) {
     return this.interfaces.get(id);
   }
@@ -33,6 +35,7 @@ export class InterfacesController {
     method: 'POST',
     path: 'interfaces',
     group: 'interfaces',
+    roles: MANAGERS,
     summary: 'Create an interface (server keys, and AmneziaWG parameters in amnezia mode, are generated); nodeId defaults to the local node',
     example: { name: 'wg0', mode: 'standard', listenPort: 51820, subnet: '10.8.0.0/24', endpointHost: 'vpn.example.com' },
     status: 201,
@@ -47,6 +50,7 @@ export class InterfacesController {
     method: 'PATCH',
     path: 'interfaces/:id',
     group: 'interfaces',
+    roles: MANAGERS,
     summary: 'Change an interface; the subnet only while no addresses are allocated, never its node or mode',
     example: { endpointHost: 'vpn2.example.com', mtu: 1380 },
     response: InterfaceDto,
@@ -60,6 +64,7 @@ export class InterfacesController {
     method: 'DELETE',
     path: 'interfaces/:id',
     group: 'interfaces',
+    roles: MANAGERS,
     summary: 'Delete an interface; refused while devices use it unless forced',
     query: { force: 'true to delete it together with its devices’ accounts on it' },
     response: InterfaceDeletedDto,

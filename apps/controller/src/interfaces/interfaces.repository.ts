@@ -1,9 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LockMode, MikroORM, type EntityManager, type InferKyselyDB } from '@mikro-orm/postgresql';
 import type { AmneziaParams } from '#libs/wireguard/amnezia.js';
+import type { ApplyResult } from '#libs/contracts/node-queue.js';
+import { ONLINE_WINDOW_MS } from '../common/online.js';
+import { agentState } from '../system/agent-state.js';
 import { gatewayAddress, poolCapacity } from '#libs/wireguard/address-pool.js';
 import { Node } from '../revisions/node.entity.js';
-import { TunnelInterface, type InterfaceMode } from './interface.entity.js';
+import { TunnelInterface, type InterfaceMode, type InterfaceProtocol } from './interface.entity.js';
 
 export interface InterfaceUsage {
   /** Addresses handed out (accounts on the interface). */
@@ -12,13 +15,26 @@ export interface InterfaceUsage {
   clients: number;
   /** Distinct devices with an account on the interface. */
   devices: number;
+  /** Distinct devices with a handshake on the interface within the online window (common/online.ts). */
+  online: number;
+  /** Up plus down bytes of the accounts on the interface (each counted since its client's last reset). */
+  usedBytes: number;
 }
 
-export interface InterfaceView extends InterfaceUsage {
+/** Whether the interface is up on its node, as far as the panel knows. */
+export interface InterfaceRunning {
+  /**
+   * The node's agent is connected and its last apply reported this interface, under its
+   * current name, as up. False while that is not known (agent away, change not applied yet).
+   */
+  running: boolean;
+}
+
+export interface InterfaceView extends InterfaceUsage, InterfaceRunning {
   id: string;
   nodeId: string;
   name: string;
-  protocol: string;
+  protocol: InterfaceProtocol;
   mode: InterfaceMode;
   listenPort: number;
   subnet: string;
@@ -49,9 +65,22 @@ export type NewInterface = Omit<TunnelInterface, 'id' | 'node' | 'createdAt' | '
 
 type InterfacesDb = InferKyselyDB<typeof TunnelInterface>;
 
-const NONE: InterfaceUsage = { allocated: 0, clients: 0, devices: 0 };
+const NONE: InterfaceUsage = { allocated: 0, clients: 0, devices: 0, online: 0, usedBytes: 0 };
 
-function view(row: TunnelInterface, usage: InterfaceUsage): InterfaceView {
+/** What node_agents says about a node's agent, as the running flag needs it. */
+interface NodeAgentFacts {
+  hasCredential: boolean;
+  connected: boolean;
+  lastSeenAt: Date | null;
+  lastApply: ApplyResult | null;
+}
+
+function isRunning(row: TunnelInterface, agent: NodeAgentFacts | undefined, now: number): boolean {
+  if (!agent || agentState(agent, now) !== 'connected') return false;
+  return agent.lastApply?.interfaces.some((outcome) => outcome.name === row.name && outcome.state === 'up') ?? false;
+}
+
+function view(row: TunnelInterface, usage: InterfaceUsage, running: boolean): InterfaceView {
   // Built field by field: the private key must never reach a response, whatever the entity grows.
   return {
     id: row.id,
@@ -73,6 +102,9 @@ function view(row: TunnelInterface, usage: InterfaceUsage): InterfaceView {
     allocated: usage.allocated,
     clients: usage.clients,
     devices: usage.devices,
+    online: usage.online,
+    usedBytes: usage.usedBytes,
+    running,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -95,14 +127,45 @@ export class InterfacesRepository {
   async list(nodeId?: string): Promise<InterfaceView[]> {
     const em = this.orm.em.fork();
     const rows = await em.find(TunnelInterface, nodeId ? { node: nodeId } : {}, { orderBy: { name: 'asc', createdAt: 'asc' } });
-    const usage = await this.usage(em, rows.map((row) => row.id));
-    return rows.map((row) => view(row, usage.get(row.id)!));
+    return this.views(em, rows);
   }
 
   async get(id: string): Promise<InterfaceView | null> {
     const em = this.orm.em.fork();
     const row = await em.findOne(TunnelInterface, { id });
-    return row && view(row, (await this.usage(em, [row.id])).get(row.id)!);
+    return row && (await this.views(em, [row]))[0];
+  }
+
+  private async views(em: EntityManager, rows: readonly TunnelInterface[]): Promise<InterfaceView[]> {
+    const [usage, agents] = await Promise.all([
+      this.usage(em, rows.map((row) => row.id)),
+      this.agents(em, [...new Set(rows.map((row) => row.node.id))]),
+    ]);
+    const now = Date.now();
+    return rows.map((row) => view(row, usage.get(row.id)!, isRunning(row, agents.get(row.node.id), now)));
+  }
+
+  /**
+   * The agents of some nodes, by node id. node_agents belongs to nodes/, above interfaces/ in the
+   * dependency order: read by table name, and judged with system/'s one agent-state rule.
+   */
+  private async agents(em: EntityManager, nodeIds: readonly string[]): Promise<Map<string, NodeAgentFacts>> {
+    const agents = new Map<string, NodeAgentFacts>();
+    if (nodeIds.length === 0) return agents;
+    const rows = await em.execute<{ node_id: string; has_credential: boolean; connected: boolean; last_seen_at: Date | null; last_apply: ApplyResult | null }[]>(
+      `select node_id, credential_hash is not null as has_credential, connected, last_seen_at, last_apply
+         from node_agents where node_id = any(array[?]::uuid[])`,
+      [[...nodeIds]],
+    );
+    for (const row of rows) {
+      agents.set(row.node_id, {
+        hasCredential: row.has_credential,
+        connected: row.connected,
+        lastSeenAt: row.last_seen_at === null ? null : new Date(row.last_seen_at),
+        lastApply: row.last_apply,
+      });
+    }
+    return agents;
   }
 
   async nodeExists(nodeId: string): Promise<boolean> {
@@ -165,10 +228,12 @@ export class InterfacesRepository {
     if (interfaceIds.length === 0) return usage;
     const ids = [...interfaceIds];
     const [accounts, clients] = await Promise.all([
-      em.execute<{ interface_id: string; allocated: string; devices: string }[]>(
-        `select interface_id, count(*) as allocated, count(distinct device_id) as devices
+      em.execute<{ interface_id: string; allocated: string; devices: string; online: string; used_bytes: string }[]>(
+        `select interface_id, count(*) as allocated, count(distinct device_id) as devices,
+                count(distinct device_id) filter (where last_handshake > ?) as online,
+                coalesce(sum(up_bytes + down_bytes), 0) as used_bytes
            from accounts where interface_id = any(array[?]::uuid[]) group by interface_id`,
-        [ids],
+        [new Date(Date.now() - ONLINE_WINDOW_MS), ids],
       ),
       em.execute<{ interface_id: string; clients: string }[]>(
         `select interface_id, count(distinct client_id) as clients
@@ -177,7 +242,14 @@ export class InterfacesRepository {
       ),
     ]);
     for (const id of ids) usage.set(id, { ...NONE });
-    for (const row of accounts) Object.assign(usage.get(row.interface_id)!, { allocated: Number(row.allocated), devices: Number(row.devices) });
+    for (const row of accounts) {
+      Object.assign(usage.get(row.interface_id)!, {
+        allocated: Number(row.allocated),
+        devices: Number(row.devices),
+        online: Number(row.online),
+        usedBytes: Number(row.used_bytes),
+      });
+    }
     for (const row of clients) usage.get(row.interface_id)!.clients = Number(row.clients);
     return usage;
   }

@@ -15,7 +15,7 @@ import { generateKeyPair } from '#libs/wireguard/keys.js';
 import { badRequest, conflict, notFound } from '../http/api-error.js';
 import { mapUniqueViolations } from '../database/unique-violations.js';
 import { bumpRevisions, lockNode } from '../revisions/revisions.js';
-import type { CreateInterfaceDto, UpdateInterfaceDto } from './dto/interface.dto.js';
+import { DEFAULT_DNS, type CreateInterfaceDto, type UpdateInterfaceDto } from './dto/interface.dto.js';
 import { isId } from '../http/id.js';
 import type { TunnelInterface } from './interface.entity.js';
 import { InterfacesRepository, type InterfaceView } from './interfaces.repository.js';
@@ -85,7 +85,7 @@ export class InterfacesService {
         subnet: input.subnet,
         endpointHost: input.endpointHost,
         mtu: input.mtu ?? 1420,
-        dns: input.dns ?? [gatewayAddress(subnet)],
+        dns: input.dns ?? [...DEFAULT_DNS],
         natInterface: input.natInterface ?? null,
         enabled: input.enabled ?? true,
         privateKey: keys.privateKey,
@@ -138,7 +138,7 @@ export class InterfacesService {
 
       const before = JSON.stringify(snapshot(row));
       if (subnetChanges) {
-        // DNS left at the old gateway (the default) follows the gateway to the new subnet.
+        // DNS set to the old gateway (a resolver the operator runs there) follows the gateway to the new subnet.
         const oldGateway = gatewayAddress(row.subnet);
         if (changes.dns === undefined && row.dns.length === 1 && row.dns[0] === oldGateway) row.dns = [gatewayAddress(subnet)];
         row.subnet = changes.subnet!;

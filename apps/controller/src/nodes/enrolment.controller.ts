@@ -1,5 +1,6 @@
 import { Body, Controller, Inject, Param, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { MANAGERS } from '#libs/contracts/user-roles.js';
 import type { WarrenConfig } from '../config/config.js';
 import { Route } from '../http/route.decorator.js';
 import { IdPipe } from '../http/id.js';
@@ -21,13 +22,14 @@ export class EnrolmentController {
     method: 'POST',
     path: 'nodes/:id/enrolment',
     group: 'nodes',
+    roles: MANAGERS,
     summary: "Issue a new one-time enrolment secret for the node's agent (24 h; replaces an unused one)",
     status: 201,
     response: EnrolmentDto,
     errors: [409],
   })
   issue(@Param('id', new IdPipe('node')) id: string, @Req() request: FastifyRequest) {
-    return this.nodes.issueEnrolment(id, `${requestOrigin(request)}${this.config.basePath}`);
+    return this.nodes.issueEnrolment(id, `${requestOrigin(request, this.config.publicUrl)}${this.config.basePath}`);
   }
 
   @Route({

@@ -12,6 +12,22 @@ import { AGENT_ENV, AGENT_IDENTITY_FILE, type AgentIdentity } from '#libs/contra
 const AGENT_MAIN = fileURLToPath(new URL('../../../agent/src/main.js', import.meta.url));
 const MAX_BACKOFF_MS = 30_000;
 
+/**
+ * What the local agent inherits of the controller's environment: what any process needs to run
+ * (the tools' PATH, locale, time zone, temporary directory) and the operator's own agent setting,
+ * nothing else. Not the controller's settings: REDIS_URL and DATABASE_URL carry its credentials,
+ * WARREN_ADMIN_PASSWORD and the TLS key path are its secrets, and whatever else the operator keeps
+ * in its environment is none of the agent's business. The agent gets its queue access from its
+ * identity file and, in PostgreSQL queue mode only, the database address it needs.
+ */
+const INHERITED = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', AGENT_ENV.reportIntervalMs];
+
+function localAgentEnvironment(parent: NodeJS.ProcessEnv, own: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const name of INHERITED) if (parent[name] !== undefined) env[name] = parent[name];
+  return { ...env, ...own };
+}
+
 export interface LocalAgent {
   stop(): Promise<void>;
 }
@@ -20,7 +36,7 @@ export interface LocalAgent {
  * Runs an agent for the local node beside the controller, so a fresh install manages its own
  * host. It gets a fresh credential at every start, written to its data directory (0600) rather
  * than sent over the network; in PostgreSQL queue mode it also gets the database address, in
- * its environment. It trusts exactly the panel's own certificate. When it exits it is started
+ * its environment, which carries nothing else of the controller's (localAgentEnvironment). It trusts exactly the panel's own certificate. When it exits it is started
  * again, with backoff; when the host cannot apply (not root, tools missing) it says so on its
  * link and the node shows the gap.
  */
@@ -45,17 +61,15 @@ export async function startLocalAgent(options: {
   const stored: AgentIdentity = { ...identity, controllerUrl: options.panelUrl };
   writeJsonAtomic(join(dataDir, AGENT_IDENTITY_FILE), stored);
 
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
+  const env = localAgentEnvironment(process.env, {
     [AGENT_ENV.dataDir]: dataDir,
     [AGENT_ENV.logLevel]: options.config.logLevel,
     ...(options.caFile ? { [AGENT_ENV.controllerCa]: options.caFile } : {}),
     ...(identity.queue.kind === 'postgres' ? { [AGENT_ENV.queueDatabaseUrl]: options.databaseUrl } : {}),
-  };
-  // Not the controller's own settings: the agent reads its own names only, but a stray
-  // DATABASE_URL has no business in a process that needs none.
-  delete env.DATABASE_URL;
-  delete env.WARREN_ADMIN_PASSWORD;
+    // The panel serving plain HTTP (behind a TLS proxy): its own agent reaches it on this host
+    // (loopback, or the address it listens on), so the credential never crosses a network.
+    ...(options.panelUrl.startsWith('http://') ? { [AGENT_ENV.allowInsecureHttp]: '1' } : {}),
+  });
 
   let child: ChildProcess | undefined;
   let stopped = false;

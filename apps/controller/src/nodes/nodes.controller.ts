@@ -1,5 +1,6 @@
 import { Body, Controller, Inject, Param, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { MANAGERS, SIGNED_IN } from '#libs/contracts/user-roles.js';
 import type { WarrenConfig } from '../config/config.js';
 import { IdPipe } from '../http/id.js';
 import { requestOrigin } from '../http/request-origin.js';
@@ -18,12 +19,12 @@ export class NodesController {
     @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
   ) {}
 
-  @Route({ method: 'GET', path: 'nodes', group: 'nodes', summary: 'List nodes with their revisions, sync state and interface counts', response: [NodeDto] })
+  @Route({ method: 'GET', path: 'nodes', group: 'nodes', roles: SIGNED_IN, summary: 'List nodes with their revisions, sync state and interface counts', response: [NodeDto] })
   list() {
     return this.nodes.list();
   }
 
-  @Route({ method: 'GET', path: 'nodes/:id', group: 'nodes', summary: 'Read one node', response: NodeDto })
+  @Route({ method: 'GET', path: 'nodes/:id', group: 'nodes', roles: SIGNED_IN, summary: 'Read one node', response: NodeDto })
   get(@Param('id', new IdPipe('node')) id: string) {
     return this.nodes.get(id);
   }
@@ -32,6 +33,7 @@ export class NodesController {
     method: 'POST',
     path: 'nodes',
     group: 'nodes',
+    roles: MANAGERS,
     summary: "Register a node (a tunnel host); the answer carries its agent's one-time enrolment secret and command",
     example: { name: 'fra-1', address: 'fra-1.example.com', note: 'Frankfurt' },
     status: 201,
@@ -39,13 +41,14 @@ export class NodesController {
     errors: [409],
   })
   create(@Body() body: CreateNodeDto, @Req() request: FastifyRequest) {
-    return this.nodes.create(body, `${requestOrigin(request)}${this.config.basePath}`);
+    return this.nodes.create(body, `${requestOrigin(request, this.config.publicUrl)}${this.config.basePath}`);
   }
 
   @Route({
     method: 'PATCH',
     path: 'nodes/:id',
     group: 'nodes',
+    roles: MANAGERS,
     summary: "Rename a node or change its address or note",
     example: { note: 'moved to rack 4' },
     response: NodeDto,
@@ -59,6 +62,7 @@ export class NodesController {
     method: 'DELETE',
     path: 'nodes/:id',
     group: 'nodes',
+    roles: MANAGERS,
     summary: 'Delete a node; refused while it has interfaces unless forced, never for the local node',
     query: { force: 'true to delete the node together with its interfaces and their accounts' },
     response: NodeDeletedDto,

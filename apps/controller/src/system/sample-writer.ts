@@ -57,16 +57,67 @@ export class SampleWriter implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   private async write(batch: PendingSample[]): Promise<void> {
+    let kept: PendingSample[] = [];
+    let failure: unknown;
     try {
       await this.store.insertRaw(batch);
+    } catch (error) {
+      failure = error;
+      kept = refusesRows(error) ? await this.writeEachSource(batch) : batch;
+    }
+    if (kept.length === 0) {
       if (this.failing) this.logger.log('system samples are being stored again');
       this.failing = false;
+      return;
+    }
+    // Put them back in front of what arrived meanwhile, keeping time order.
+    this.buffer = [...kept, ...this.buffer];
+    if (this.buffer.length > MAX_BUFFERED) this.buffer.splice(0, this.buffer.length - MAX_BUFFERED);
+    if (!this.failing) this.logger.warn(`storing system samples failed, keeping them for the next try: ${(failure as Error).message}`);
+    this.failing = true;
+  }
+
+  /**
+   * The shared INSERT was refused for a row's values: each source is written on its own, and a
+   * source refused again row by row, so one bad row costs only itself (dropped, and said so with
+   * its source) and never the history of every other node or of the controller. Returns the rows
+   * to try again (the database went away meanwhile).
+   */
+  private async writeEachSource(batch: readonly PendingSample[]): Promise<PendingSample[]> {
+    const kept: PendingSample[] = [];
+    const bySource = new Map<string, PendingSample[]>();
+    for (const sample of batch) {
+      const rows = bySource.get(sample.source);
+      if (rows) rows.push(sample);
+      else bySource.set(sample.source, [sample]);
+    }
+    for (const rows of bySource.values()) {
+      const refused = await this.insertOrKeep(rows, kept);
+      if (!refused) continue;
+      for (const row of rows) {
+        if (await this.insertOrKeep([row], kept)) {
+          this.logger.warn(`a system sample of ${row.source} at ${new Date(row.at).toISOString()} was refused by the database and dropped: ${refused.message}`);
+        }
+      }
+    }
+    return kept;
+  }
+
+  /** Inserts rows; the database's refusal of their values is returned, any other failure keeps them. */
+  private async insertOrKeep(rows: PendingSample[], kept: PendingSample[]): Promise<Error | undefined> {
+    try {
+      await this.store.insertRaw(rows);
+      return undefined;
     } catch (error) {
-      // Put them back in front of what arrived meanwhile, keeping time order.
-      this.buffer = [...batch, ...this.buffer];
-      if (this.buffer.length > MAX_BUFFERED) this.buffer.splice(0, this.buffer.length - MAX_BUFFERED);
-      if (!this.failing) this.logger.warn(`storing system samples failed, keeping them for the next try: ${(error as Error).message}`);
-      this.failing = true;
+      if (refusesRows(error)) return error as Error;
+      kept.push(...rows);
+      return undefined;
     }
   }
+}
+
+/** PostgreSQL refused the values themselves (class 22 data exception, 23 constraint), not the connection. */
+function refusesRows(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && /^2[23]/.test(code);
 }

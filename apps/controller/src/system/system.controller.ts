@@ -1,4 +1,5 @@
 import { Controller, Query } from '@nestjs/common';
+import { SIGNED_IN } from '#libs/contracts/user-roles.js';
 import { Route } from '../http/route.decorator.js';
 import { HistoryQueryDto } from './dto/history-query.dto.js';
 import { SystemService } from './system.service.js';
@@ -14,6 +15,7 @@ export class SystemController {
     method: 'GET',
     path: 'system',
     group: 'system',
+    roles: SIGNED_IN,
     summary: "Host state: the controller's host, and every node with its agent, sync state and latest sample",
     response: SystemSnapshotDto,
   })
@@ -25,6 +27,7 @@ export class SystemController {
     method: 'GET',
     path: 'system/history',
     group: 'system',
+    roles: SIGNED_IN,
     summary: `Host history: ${HISTORY_POINTS} points per series (cpu, memory, swap, disk, rxRate, txRate, load1) over a range`,
     query: {
       range: `${HISTORY_RANGE_NAMES.join(' | ')} (default ${DEFAULT_HISTORY_RANGE})`,

@@ -1,4 +1,5 @@
 import { Body, Controller, Param } from '@nestjs/common';
+import { SIGNED_IN } from '#libs/contracts/user-roles.js';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import type { Principal } from '../auth/principal.js';
 import { IdPipe } from '../http/id.js';
@@ -13,15 +14,16 @@ import { TokensService } from './tokens.service.js';
 export class TokensController {
   constructor(private readonly tokens: TokensService) {}
 
-  @Route({ method: 'GET', path: 'tokens', group: 'tokens', summary: 'List API tokens (secrets are never shown again)', response: [TokenDto] })
-  list() {
-    return this.tokens.list();
+  @Route({ method: 'GET', path: 'tokens', group: 'tokens', roles: SIGNED_IN, summary: "List API tokens (secrets are never shown again): the owner sees every user's, others their own", response: [TokenDto] })
+  list(@CurrentPrincipal() principal: Principal) {
+    return this.tokens.list(principal);
   }
 
   @Route({
     method: 'POST',
     path: 'tokens',
     group: 'tokens',
+    roles: SIGNED_IN,
     summary: 'Issue an API token; the response is the only time its value is shown',
     example: { name: 'ci-deploy' },
     status: 201,
@@ -36,16 +38,17 @@ export class TokensController {
     method: 'PATCH',
     path: 'tokens/:id',
     group: 'tokens',
-    summary: 'Rename, disable or re-enable an API token (takes effect on the next request)',
+    roles: SIGNED_IN,
+    summary: "Rename, disable or re-enable an API token (takes effect on the next request); only the owner reaches other users' tokens",
     example: { enabled: false },
     response: TokenDto,
   })
-  update(@Param('id', new IdPipe('token')) id: string, @Body() body: UpdateTokenDto) {
-    return this.tokens.update(id, body);
+  update(@CurrentPrincipal() principal: Principal, @Param('id', new IdPipe('token')) id: string, @Body() body: UpdateTokenDto) {
+    return this.tokens.update(principal, id, body);
   }
 
-  @Route({ method: 'DELETE', path: 'tokens/:id', group: 'tokens', summary: 'Delete an API token for good', response: DeletedDto })
-  remove(@Param('id', new IdPipe('token')) id: string) {
-    return this.tokens.remove(id);
+  @Route({ method: 'DELETE', path: 'tokens/:id', group: 'tokens', roles: SIGNED_IN, summary: "Delete an API token for good; only the owner reaches other users' tokens", response: DeletedDto })
+  remove(@CurrentPrincipal() principal: Principal, @Param('id', new IdPipe('token')) id: string) {
+    return this.tokens.remove(principal, id);
   }
 }

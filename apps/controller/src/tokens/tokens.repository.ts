@@ -26,6 +26,13 @@ function view(token: ApiToken): TokenView {
   };
 }
 
+/** Which users' tokens a query may touch: one user's, or (no userId) everyone's. */
+export interface TokenReach {
+  userId?: string;
+}
+
+const within = (reach: TokenReach) => (reach.userId ? { user: reach.userId } : {});
+
 /**
  * API token rows. Built by Nest for the panel and with `new` by the command line. The
  * per-request look-up by secret is auth's (credentials.repository.ts), on its prepared pool.
@@ -34,8 +41,8 @@ function view(token: ApiToken): TokenView {
 export class TokensRepository {
   constructor(@Inject(MikroORM) private readonly orm: MikroORM) {}
 
-  async list(): Promise<TokenView[]> {
-    const tokens = await this.orm.em.fork().find(ApiToken, {}, { populate: ['user'], orderBy: { createdAt: 'desc' } });
+  async list(reach: TokenReach): Promise<TokenView[]> {
+    const tokens = await this.orm.em.fork().find(ApiToken, within(reach), { populate: ['user'], orderBy: { createdAt: 'desc' } });
     return tokens.map(view);
   }
 
@@ -47,10 +54,10 @@ export class TokensRepository {
     return view(row);
   }
 
-  /** The token after the change, or null when there is no such token. */
-  async update(id: string, changes: { name?: string; enabled?: boolean }): Promise<TokenView | null> {
+  /** The token after the change, or null when there is no such token within reach. */
+  async update(reach: TokenReach, id: string, changes: { name?: string; enabled?: boolean }): Promise<TokenView | null> {
     const em = this.orm.em.fork();
-    const token = await em.findOne(ApiToken, { id }, { populate: ['user'] });
+    const token = await em.findOne(ApiToken, { id, ...within(reach) }, { populate: ['user'] });
     if (!token) return null;
     if (changes.name !== undefined) token.name = changes.name;
     if (changes.enabled !== undefined) token.enabled = changes.enabled;
@@ -58,8 +65,8 @@ export class TokensRepository {
     return view(token);
   }
 
-  /** False when there was no such token. */
-  async remove(id: string): Promise<boolean> {
-    return (await this.orm.em.fork().nativeDelete(ApiToken, { id })) > 0;
+  /** False when there was no such token within reach. */
+  async remove(reach: TokenReach, id: string): Promise<boolean> {
+    return (await this.orm.em.fork().nativeDelete(ApiToken, { id, ...within(reach) })) > 0;
   }
 }

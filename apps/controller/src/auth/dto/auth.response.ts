@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { DateTimeField, IdField } from '../../http/api-fields.js';
-import { USER_ROLES, type UserRole } from '../user.entity.js';
+import { USER_ROLES, type UserRole } from '#libs/contracts/user-roles.js';
 
 export class UserDto {
   @IdField()
@@ -35,4 +35,12 @@ export class MeDto {
 export class LoggedOutDto {
   @ApiProperty({ type: Boolean, enum: [true] })
   ok!: true;
+}
+
+export class PasswordChangedDto {
+  @ApiProperty({ type: UserDto })
+  user!: UserDto;
+
+  @ApiProperty({ type: 'integer', description: "How many of the user's other sessions ended (the one making the change stays)" })
+  sessionsEnded!: number;
 }

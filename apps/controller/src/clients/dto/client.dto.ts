@@ -123,9 +123,11 @@ const DOC = {
 } as const satisfies Record<string, ApiPropertyOptions>;
 
 export class CreateClientDto {
-  @ApiProperty(DOC.name)
+  /** Optional: the contract's create body has none; clients.service.ts gives a readable default. */
+  @ApiPropertyOptional({ ...DOC.name, description: `${DOC.name.description}; default tg-<telegramId>, or client- and six random letters and digits` })
+  @Optional()
   @Name()
-  name!: string;
+  name?: string;
 
   @ApiPropertyOptional(DOC.note)
   @Optional()

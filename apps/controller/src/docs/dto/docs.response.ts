@@ -1,10 +1,13 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { USER_ROLES, type UserRole } from '#libs/contracts/user-roles.js';
 
 export class DocsEndpointDto {
   @ApiProperty({ enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] }) method!: string;
   @ApiProperty({ description: 'Full path as served, base path included', example: '/api/clients/{id}' }) path!: string;
   @ApiProperty() summary!: string;
   @ApiProperty({ description: 'Whether the route needs credentials' }) auth!: boolean;
+  @ApiProperty({ enum: USER_ROLES, isArray: true, description: 'The roles that may call the route (empty when it is public)' })
+  roles!: UserRole[];
   @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'An example JSON body, or null' }) example!: unknown;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, description: 'Query parameters with a description each' })
   query!: Record<string, string>;

@@ -15,32 +15,33 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { INTERFACE_MODES, type InterfaceMode } from '../interface.entity.js';
-import {
-  HOST_INTERFACE_NAME,
-  INTERFACE_NAME,
-  INTERFACE_NAME_MESSAGE,
-  IsHostAddress,
-  IsIpAddress,
-  OptionalNotNull,
-} from '../../http/validators.js';
+import { INTERFACE_MODES, INTERFACE_PROTOCOLS, type InterfaceMode, type InterfaceProtocol } from '../interface.entity.js';
+import { TUNNEL_NAME, TUNNEL_NAME_RULE, UPLINK_NAME, UPLINK_NAME_RULE } from '#libs/contracts/interface-names.js';
+import { IsHostAddress, IsIpAddress, OptionalNotNull } from '../../http/validators.js';
 
 export const MTU_BOUNDS = [576, 9000] as const;
 export const MAX_DNS_SERVERS = 8;
+/**
+ * Resolvers profiles name when the operator gives none: public ones that answer from anywhere.
+ * Not the gateway: nothing on a node answers DNS there, so a full-tunnel client would connect and
+ * then resolve nothing. An operator who runs a resolver (on the gateway or elsewhere) sets `dns`.
+ */
+export const DEFAULT_DNS: readonly string[] = ['1.1.1.1', '1.0.0.1'];
 
 const IntDoc = () => ApiProperty({ type: 'integer' });
 
 // The same rules as the schema shows them (SWC runs no Nest CLI plugin to derive them).
 const DOC = {
   nodeId: { description: 'The id of the node; defaults to the local node; cannot change' },
-  name: { pattern: INTERFACE_NAME.source, description: INTERFACE_NAME_MESSAGE },
+  name: { pattern: TUNNEL_NAME.source, description: `The host's interface name: ${TUNNEL_NAME_RULE}` },
+  protocol: { enum: INTERFACE_PROTOCOLS, default: 'wireguard', description: 'Accepted so that a body read from GET can be posted back; wireguard is the only protocol' },
   mode: { enum: INTERFACE_MODES, default: 'standard', description: 'Cannot change' },
   listenPort: { type: 'integer', minimum: 1, maximum: 65535 },
   subnet: { maxLength: 18, description: 'An IPv4 CIDR, e.g. 10.8.0.0/24' },
   endpointHost: { maxLength: 255, description: 'An IPv4 or IPv6 address or a hostname clients dial' },
   mtu: { type: 'integer', minimum: MTU_BOUNDS[0], maximum: MTU_BOUNDS[1] },
-  dns: { type: [String], maxItems: MAX_DNS_SERVERS, description: 'IPv4 or IPv6 addresses' },
-  natInterface: { type: String, nullable: true, pattern: HOST_INTERFACE_NAME.source, description: 'Host uplink to NAT through; null: no NAT' },
+  dns: { type: [String], maxItems: MAX_DNS_SERVERS, default: DEFAULT_DNS, description: 'IPv4 or IPv6 addresses of resolvers clients use through the tunnel; [] for none' },
+  natInterface: { type: String, nullable: true, pattern: UPLINK_NAME.source, description: `Host uplink to NAT through (${UPLINK_NAME_RULE}); null: no NAT` },
   awg: { type: () => AmneziaParamsDto, description: 'A full set of AmneziaWG parameters instead of generated ones (amnezia mode only)' },
 } as const satisfies Record<string, ApiPropertyOptions>;
 
@@ -64,7 +65,8 @@ function rules(...decorators: PropertyDecorator[]): PropertyDecorator {
 }
 
 // One rule per field, shared by creation and change so the two cannot drift apart.
-const InterfaceName = () => rules(IsString(), Matches(INTERFACE_NAME, { message: INTERFACE_NAME_MESSAGE }));
+const InterfaceName = () => rules(IsString(), Matches(TUNNEL_NAME, { message: `name must be ${TUNNEL_NAME_RULE}` }));
+const Protocol = () => IsIn(INTERFACE_PROTOCOLS, { message: 'protocol must be wireguard (the only protocol this panel runs; AmneziaWG is mode: amnezia)' });
 const Mode = () => IsIn(INTERFACE_MODES, { message: 'mode must be standard or amnezia' });
 const ListenPort = () => rules(IsInt(), Min(1), Max(65535));
 /** Syntax and prefix bounds are checked by parseInterfaceSubnet, whose messages say what is wrong. */
@@ -83,13 +85,14 @@ const NatInterface = () =>
   rules(
     IsOptional(),
     IsString(),
-    Matches(HOST_INTERFACE_NAME, { message: 'natInterface must be a host interface name of 1..15 characters (e.g. eth0)' }),
+    Matches(UPLINK_NAME, { message: `natInterface must be a host interface name (e.g. eth0): ${UPLINK_NAME_RULE}` }),
   );
 const Awg = () => rules(IsObject(), ValidateNested(), Type(() => AmneziaParamsDto) as PropertyDecorator);
 
 export class CreateInterfaceDto {
   @ApiPropertyOptional(DOC.nodeId) @OptionalNotNull() @IsString() nodeId?: string;
   @ApiProperty(DOC.name) @InterfaceName() name!: string;
+  @ApiPropertyOptional(DOC.protocol) @OptionalNotNull() @Protocol() protocol?: InterfaceProtocol;
   @ApiPropertyOptional(DOC.mode) @OptionalNotNull() @Mode() mode?: InterfaceMode;
   @ApiProperty(DOC.listenPort) @ListenPort() listenPort!: number;
   @ApiProperty(DOC.subnet) @Subnet() subnet!: string;
@@ -102,12 +105,13 @@ export class CreateInterfaceDto {
 }
 
 /**
- * What a change may touch. `nodeId` and `mode` are accepted only so that moving an interface or
- * switching its mode is refused with a reason rather than as an unknown field.
+ * What a change may touch. `nodeId`, `protocol` and `mode` are accepted only so that moving an
+ * interface or switching its protocol or mode is refused with a reason rather than as an unknown field.
  */
 export class UpdateInterfaceDto {
   @ApiPropertyOptional(DOC.nodeId) @OptionalNotNull() @IsString() nodeId?: string;
   @ApiPropertyOptional(DOC.name) @OptionalNotNull() @InterfaceName() name?: string;
+  @ApiPropertyOptional({ enum: INTERFACE_PROTOCOLS, description: 'Cannot change: only wireguard is accepted' }) @OptionalNotNull() @Protocol() protocol?: InterfaceProtocol;
   @ApiPropertyOptional({ enum: INTERFACE_MODES, description: 'Cannot change: only the current mode is accepted' }) @OptionalNotNull() @Mode() mode?: InterfaceMode;
   @ApiPropertyOptional(DOC.listenPort) @OptionalNotNull() @ListenPort() listenPort?: number;
   @ApiPropertyOptional(DOC.subnet) @OptionalNotNull() @Subnet() subnet?: string;

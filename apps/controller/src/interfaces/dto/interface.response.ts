@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { DateTimeField, DeletedDto, IdField, IntField } from '../../http/api-fields.js';
-import { INTERFACE_MODES, type InterfaceMode } from '../interface.entity.js';
+import { INTERFACE_MODES, INTERFACE_PROTOCOLS, type InterfaceMode, type InterfaceProtocol } from '../interface.entity.js';
 
 export class AmneziaParamsViewDto {
   @IntField() jc!: number;
@@ -24,8 +24,8 @@ export class InterfaceDto {
   @ApiProperty()
   name!: string;
 
-  @ApiProperty({ example: 'wireguard' })
-  protocol!: string;
+  @ApiProperty({ enum: INTERFACE_PROTOCOLS })
+  protocol!: InterfaceProtocol;
 
   @ApiProperty({ enum: INTERFACE_MODES })
   mode!: InterfaceMode;
@@ -69,8 +69,17 @@ export class InterfaceDto {
   @IntField({ minimum: 0 })
   clients!: number;
 
-  @IntField({ minimum: 0 })
+  @IntField({ minimum: 0, description: 'Devices with an account on the interface' })
   devices!: number;
+
+  @IntField({ minimum: 0, description: 'Devices with a handshake on the interface within the last 3 minutes' })
+  online!: number;
+
+  @IntField({ minimum: 0, description: "Bytes up and down through the interface, summed over its accounts (each since its client's last reset)" })
+  usedBytes!: number;
+
+  @ApiProperty({ description: "The node's agent is connected and its last apply reported this interface (under its current name) up" })
+  running!: boolean;
 
   @DateTimeField()
   createdAt!: string;

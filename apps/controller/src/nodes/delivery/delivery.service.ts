@@ -8,6 +8,8 @@ import { DeliveryRepository } from './delivery.repository.js';
 const SWEEP_INTERVAL_MS = 5000;
 /** A job that failed is offered again after this long (the agent may have been fixed meanwhile). */
 const FAILED_RETRY_MS = 60_000;
+/** The longest a node's next delivery waits for the one before it (see run). */
+const MAX_REST_MS = SWEEP_INTERVAL_MS;
 
 /**
  * Delivers desired state: when a node's revision grows, an `apply` job carrying the node's whole
@@ -17,7 +19,12 @@ const FAILED_RETRY_MS = 60_000;
  * between commit and enqueue, a queue store that lost its jobs) and delivers them.
  *
  * Deliveries of one node never overlap: a revision that grows while one is being delivered is
- * delivered after it, once, with whatever the state is by then (bursts of changes coalesce).
+ * delivered after it, once, with whatever the state is by then (bursts of changes coalesce). And
+ * they are paced: after a delivery that took T ms, the node's next one starts no sooner than T ms
+ * later (at most MAX_REST_MS). A delivery carries the node's whole state (15 MB at 100,000 peers),
+ * so during a burst of changes back-to-back deliveries would take most of the controller's time;
+ * paced, they take at most about half of it, more changes coalesce into each, and a change still
+ * reaches the queue within about two deliveries' time.
  *
  * It also records what came of a delivery (recordApplied, the one rule for both reports: the
  * agent's `applied` message and the apply job's return value) and what the host says it runs.
@@ -30,6 +37,8 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
   private closed = false;
   /** Nodes being delivered now; the value says whether another run is due after this one. */
   private readonly inFlight = new Map<string, { again: boolean; force: boolean }>();
+  /** Per node, when its last delivery ended and how long it took (performance.now() ms). */
+  private readonly lastRun = new Map<string, { endedAt: number; tookMs: number }>();
   private readonly lastJob = new Map<string, string>();
   /** Per node, the completed job whose result the sweep has read (it reads each once). */
   private readonly resultRead = new Map<string, string>();
@@ -146,12 +155,18 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
   }
 
   private async run(nodeId: string, force: boolean): Promise<void> {
+    await this.rest(nodeId);
+    const started = performance.now();
+    let exists = true;
     try {
-      await this.enqueue(nodeId, force);
+      exists = await this.enqueue(nodeId, force);
     } catch (error) {
       // The sweep retries: delivered_revision did not move.
       this.logger.warn(`delivering node ${nodeId} failed: ${(error as Error).message}`);
     }
+    const endedAt = performance.now();
+    if (exists) this.lastRun.set(nodeId, { endedAt, tookMs: endedAt - started });
+    else this.lastRun.delete(nodeId);
     const state = this.inFlight.get(nodeId)!;
     if (state.again && !this.closed) {
       this.inFlight.set(nodeId, { again: false, force: false });
@@ -165,9 +180,18 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
     }
   }
 
-  private async enqueue(nodeId: string, force: boolean): Promise<void> {
+  /** Waits until as long after the node's last delivery as that delivery took (see the class). */
+  private async rest(nodeId: string): Promise<void> {
+    const last = this.lastRun.get(nodeId);
+    if (!last || this.closed) return;
+    const wait = last.endedAt + Math.min(last.tookMs, MAX_REST_MS) - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+
+  /** Enqueues the node's state; false when the node no longer exists. */
+  private async enqueue(nodeId: string, force: boolean): Promise<boolean> {
     const state = await this.repository.desiredState(nodeId);
-    if (!state) return; // the node was deleted
+    if (!state) return false; // the node was deleted
     const queue = this.queues.queue(nodeQueueName(nodeId));
     const jobId = applyJobId(nodeId, state.revision);
     if (force) {
@@ -187,5 +211,6 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
     if (previous && previous !== jobId) await queue.remove(previous).catch(() => undefined);
     this.lastJob.set(nodeId, jobId);
     await this.repository.markDelivered(nodeId, state.revision);
+    return true;
   }
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { generatePrefixedSecret, hashSecret, isWellFormedPrefixedSecret } from '#libs/tokens/api-token.js';
 import type { EnrolResponse } from '#libs/contracts/agent-link.js';
+import { shellQuote } from '../../common/shell-quote.js';
 import type { WarrenConfig } from '../../config/config.js';
 import { ApiError, conflict, notFound, unauthorized } from '../../http/api-error.js';
 import { WARREN_CONFIG } from '../../runtime.js';
@@ -15,7 +16,7 @@ export interface Enrolment {
   /** The one-time secret (`wne_…`): shown once, exchanged by the agent for its credential. */
   secret: string;
   expiresAt: Date;
-  /** What to run on the host. */
+  /** What to run on the host, every value shell-quoted. */
   command: string;
 }
 
@@ -47,13 +48,15 @@ export class AgentCredentialsService implements OnApplicationBootstrap, OnApplic
 
   /**
    * Puts every enrolled node's Redis user back, with the password its agent holds (Redis came
-   * back empty: a restart without persistence). Agents are not involved: their connections retry
-   * and log in again. Twice: an enrolment running meanwhile stores its hash before it sets its
-   * user, so one re-read after the first pass sees every hash that pass may have overwritten.
+   * back empty: a restart without persistence), after BullMQ's scripts, the only Lua those users
+   * may run. Agents are not involved: their connections retry and log in again. Twice: an
+   * enrolment running meanwhile stores its hash before it sets its user, so one re-read after the
+   * first pass sees every hash that pass may have overwritten.
    */
   private async restoreQueueUsers(): Promise<void> {
     const read = () => this.repository.queuePasswordHashes();
     try {
+      await this.queueAccess.loadScripts();
       const first = await read();
       await Promise.all([...first].map(([nodeId, hash]) => this.queueAccess.restore(nodeId, hash)));
       const changed = [...(await read())].filter(([nodeId, hash]) => first.get(nodeId) !== hash);
@@ -68,6 +71,9 @@ export class AgentCredentialsService implements OnApplicationBootstrap, OnApplic
   async issueEnrolment(nodeId: string, panelUrl: string): Promise<Enrolment> {
     const node = await this.repository.node(nodeId);
     if (!node) throw notFound('node not found', 'id');
+    // The local node's agent gets its credential from the panel at start (a 0600 file on this
+    // host); a secret over HTTP would let anyone who runs it take the node's identity from it.
+    if (node.isLocal) throw conflict("the local node's agent is enrolled by the panel itself at start; it cannot be enrolled over the API", 'id');
     if (this.queueAccess.kind === 'postgres' && !node.isLocal) {
       throw conflict(
         'this panel keeps its queues in PostgreSQL (no REDIS_URL), which cannot give a remote host access to only its own jobs: set REDIS_URL to enrol remote nodes',
@@ -76,7 +82,7 @@ export class AgentCredentialsService implements OnApplicationBootstrap, OnApplic
     const secret = generatePrefixedSecret(ENROLMENT_PREFIX);
     const expiresAt = new Date(Date.now() + ENROLMENT_TTL_MS);
     await this.repository.storeEnrolment(nodeId, hashSecret(secret), expiresAt);
-    return { secret, expiresAt, command: `warren-agent --controller ${panelUrl} --enrol ${secret}` };
+    return { secret, expiresAt, command: `warren-agent --controller ${shellQuote(panelUrl)} --enrol ${shellQuote(secret)}` };
   }
 
   /**

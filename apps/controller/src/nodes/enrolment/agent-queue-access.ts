@@ -3,18 +3,22 @@ import { createHash, randomBytes } from 'node:crypto';
 import { nodeQueueName } from '#libs/contracts/node-queue.js';
 import type { QueueAccess } from '#libs/contracts/agent-link.js';
 import type { WarrenConfig } from '../../config/config.js';
+import { QUEUE_SCRIPTS } from './queue-scripts.js';
 
 /**
  * The commands a BullMQ worker needs, and nothing that reads across keys: Redis checks every
  * command a Lua script runs as well, and the key pattern limits each to the node's own queue.
- * Not `+@all -@dangerous`: SCAN and KEYS would then list every node's key names.
+ * Not `+@all -@dangerous`: SCAN and KEYS would then list every node's key names. Lua only as
+ * EVALSHA of BullMQ's own scripts, each allowed by its SHA (Redis 7's first-argument rule): no
+ * EVAL and no SCRIPT LOAD, so a node cannot run Lua of its own in the shared Redis (a script
+ * runs atomically: one long loop would stall every node and the controller).
  */
 const WORKER_COMMANDS = [
   '+@string', '+@hash', '+@list', '+@set', '+@sortedset', '+@stream',
   '-keys', '-scan', '-sort', '-sort_ro', '-migrate', '-sintercard', // key-listing or cross-key
   '+del', '+unlink', '+exists', '+type', '+expire', '+pexpire', '+pexpireat', '+ttl', '+pttl', '+persist', '+rename', '+renamenx',
   '+hello', '+auth', '+ping', '+quit', '+client|setname', '+client|getname', '+client|id', '+info', '+select', '+time',
-  '+eval', '+evalsha', '+eval_ro', '+evalsha_ro', '+script|load', '+script|exists',
+  ...QUEUE_SCRIPTS.map(({ sha }) => `+evalsha|${sha}`),
   '+multi', '+exec', '+discard', '+watch', '+unwatch',
 ];
 
@@ -48,6 +52,7 @@ export class AgentQueueAccess {
     const hash = createHash('sha256').update(password).digest('hex');
     const username = agentRedisUsername(this.config.queuePrefix, nodeId);
     await record(hash);
+    await this.loadScripts();
     await this.setUser(nodeId, hash);
     await this.redis().call('CLIENT', 'KILL', 'USER', username);
     return { kind: 'redis', url: this.config.agentRedisUrl ?? this.config.redisUrl, username, password, prefix: this.config.queuePrefix };
@@ -60,11 +65,22 @@ export class AgentQueueAccess {
 
   /**
    * Calls `restore` each time the controller's own connection to Redis is (re)established: a
-   * Redis that restarted without persistence, or a promoted replica, has no agent users.
+   * Redis that restarted without persistence, or a promoted replica, has no agent users (and no
+   * scripts: restore loads them first, so an agent that logs in again finds them).
    */
   watch(restore: () => Promise<void>): void {
     if (!this.config.redisUrl) return;
     this.redis().on('ready', () => void restore());
+  }
+
+  /** Loads BullMQ's scripts into Redis (the only Lua agents may run, by SHA); loading one again changes nothing. */
+  async loadScripts(): Promise<void> {
+    if (!this.config.redisUrl) return;
+    const pipeline = this.redis().pipeline();
+    for (const { lua } of QUEUE_SCRIPTS) pipeline.script('LOAD', lua);
+    const results = (await pipeline.exec()) ?? [];
+    const failed = results.find(([error]) => error);
+    if (failed) throw failed[0];
   }
 
   private async setUser(nodeId: string, passwordHash: string): Promise<void> {

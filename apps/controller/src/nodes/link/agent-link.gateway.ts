@@ -2,30 +2,39 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnAppl
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
-import { AGENT_LINK_PATH, agentMessageSchema, type ControllerMessage } from '#libs/contracts/agent-link.js';
+import { WebSocketServer, type RawData, type ServerOptions, type WebSocket } from 'ws';
+import { AGENT_LINK_PATH, agentMessageSchema, MAX_ERROR_TEXT, type ControllerMessage } from '#libs/contracts/agent-link.js';
+import { MAX_AGENT_MESSAGE_BYTES } from '#libs/contracts/link-message-size.js';
 import type { WarrenConfig } from '../../config/config.js';
 import { AgentCredentialsService } from '../enrolment/agent-credentials.service.js';
 import { WARREN_CONFIG } from '../../runtime.js';
 import { AgentLinkService } from './agent-link.service.js';
+import { LinkInbox, MAX_UNSENT_BYTES, POLICY_VIOLATION } from './link-inbox.js';
+import { RefusalLog } from './refusal-log.js';
+import { RefusedMessage } from './refused-message.js';
 
-/** A counter batch of 200,000 peers is about 30 MB of JSON; anything larger is not an agent. */
-const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 const PING_INTERVAL_MS = 15_000;
 /** How long links get at shutdown to answer the close before they are dropped. */
 const CLOSE_GRACE_MS = 2_000;
+/** How long a link closed for breaking the bounds gets to read its close before it is dropped. */
+const CLOSE_TIMEOUT_MS = 5_000;
 
 /**
  * The agents' WebSocket endpoint (`<base>/api/agent/link`). The upgrade is refused unless it
  * carries a node credential; the link then speaks for that node only. Messages of one link are
- * handled one at a time, in order (counter batches must be recorded in sequence). A node has at
- * most one link: a new one replaces the old.
+ * handled one at a time, in order (counter batches must be recorded in sequence), with reading
+ * paused meanwhile (link-inbox.ts). A message larger than the contract's largest is refused
+ * before it is read (close 1009); one outside the contract's bounds is answered with `error` and
+ * logged for its node. A node has at most one link: a new one replaces the old.
  */
 @Injectable()
 export class AgentLinkGateway implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('agent-link');
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  // closeTimeout is ws 8.23's (its @types lag behind).
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_AGENT_MESSAGE_BYTES, closeTimeout: CLOSE_TIMEOUT_MS } as ServerOptions);
   private readonly links = new Map<string, WebSocket>();
+  private readonly inboxes = new WeakMap<WebSocket, LinkInbox>();
+  private readonly refusals = new RefusalLog();
   /** Whether a link answered (or spoke) since the last ping; one silent interval ends it. */
   private readonly answered = new WeakMap<WebSocket, boolean>();
   private pingTimer?: NodeJS.Timeout;
@@ -93,45 +102,78 @@ export class AgentLinkGateway implements OnApplicationBootstrap, BeforeApplicati
     this.links.set(nodeId, ws);
     this.answered.set(ws, true);
     ws.on('pong', () => this.answered.set(ws, true));
-    let queue = Promise.resolve();
+    const inbox = new LinkInbox(ws, (data, isBinary) => this.receive(nodeId, ws, data, isBinary));
+    this.inboxes.set(ws, inbox);
     ws.on('message', (data, isBinary) => {
       this.answered.set(ws, true);
-      queue = queue.then(() => this.receive(nodeId, ws, data, isBinary));
+      if (!inbox.push(data, isBinary)) this.cut(nodeId, ws, 'too many messages in flight');
     });
-    ws.on('close', () => {
-      if (this.links.get(nodeId) !== ws) return; // replaced: the newer link is the node's now
-      this.links.delete(nodeId);
-      void queue.then(() => this.service.disconnected(nodeId));
+    ws.on('close', () => this.forget(nodeId, ws));
+    ws.on('error', (error) => {
+      // A broken link closes and the agent reconnects; one that broke the size bound is worth a word.
+      if ((error as { code?: string }).code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') this.refusals.refused(nodeId, error.message);
     });
-    ws.on('error', () => undefined); // a broken link closes; the agent reconnects
   }
 
-  private async receive(nodeId: string, ws: WebSocket, data: unknown, isBinary: boolean): Promise<void> {
+  private async receive(nodeId: string, ws: WebSocket, data: RawData, isBinary: boolean): Promise<void> {
     if (ws.readyState !== ws.OPEN) return; // a closed link's backlog: the agent resends what was not acknowledged
     let parsed: unknown;
     try {
       if (isBinary) throw new Error('binary frame');
       parsed = JSON.parse(String(data));
     } catch {
-      return send(ws, { type: 'error', error: 'messages are JSON text frames' });
+      return this.refuse(nodeId, ws, 'messages are JSON text frames');
     }
     const message = agentMessageSchema.safeParse(parsed);
     if (!message.success) {
       const issue = message.error.issues[0];
-      return send(ws, { type: 'error', error: `invalid message: ${issue?.path.join('.') || 'message'}: ${issue?.message ?? 'invalid'}` });
+      return this.refuse(nodeId, ws, `invalid message: ${issue?.path.join('.') || 'message'}: ${issue?.message ?? 'invalid'}`);
     }
     try {
       const answer = await this.service.handle(nodeId, message.data);
-      if (answer) send(ws, answer);
+      if (answer) this.send(nodeId, ws, answer);
     } catch (error) {
+      if (error instanceof RefusedMessage) return this.refuse(nodeId, ws, error.message);
       // Not acknowledged: the agent sends it again. The detail stays in the controller's log.
       this.logger.warn(`node ${nodeId}: handling ${message.data.type} failed: ${(error as Error).message}`);
-      send(ws, { type: 'error', error: `${message.data.type} could not be recorded; send it again` });
+      this.send(nodeId, ws, { type: 'error', error: `${message.data.type} could not be recorded; send it again` });
     }
+  }
+
+  private refuse(nodeId: string, ws: WebSocket, reason: string): void {
+    const text = reason.length > MAX_ERROR_TEXT ? `${reason.slice(0, MAX_ERROR_TEXT - 1)}…` : reason;
+    this.refusals.refused(nodeId, text);
+    this.send(nodeId, ws, { type: 'error', error: text });
+  }
+
+  /** Answers, unless the agent has stopped reading its answers: such a link is cut instead. */
+  private send(nodeId: string, ws: WebSocket, message: ControllerMessage): void {
+    if (ws.readyState !== ws.OPEN) return;
+    if (ws.bufferedAmount > MAX_UNSENT_BYTES) return this.cut(nodeId, ws, 'not reading its answers');
+    ws.send(JSON.stringify(message));
+  }
+
+  /**
+   * Closes a link that broke the bounds (1008, policy violation). It stops being the node's link
+   * at once; its close frame waits behind what it has not read, and closeTimeout drops it if
+   * it never reads.
+   */
+  private cut(nodeId: string, ws: WebSocket, reason: string): void {
+    this.refusals.refused(nodeId, `${reason}: link closed`);
+    ws.close(POLICY_VIOLATION, reason);
+    this.forget(nodeId, ws);
+  }
+
+  private forget(nodeId: string, ws: WebSocket): void {
+    if (this.links.get(nodeId) !== ws) return; // replaced or cut already: the node's state is someone else's now
+    this.links.delete(nodeId);
+    void (this.inboxes.get(ws)?.drained() ?? Promise.resolve()).then(() => this.service.disconnected(nodeId));
   }
 
   private pingAll(): void {
     for (const ws of this.links.values()) {
+      // A link whose messages the controller is still working through is silent because of us.
+      if (this.inboxes.get(ws)?.busy) continue;
       if (!this.answered.get(ws)) {
         ws.terminate();
         continue;
@@ -140,10 +182,6 @@ export class AgentLinkGateway implements OnApplicationBootstrap, BeforeApplicati
       ws.ping();
     }
   }
-}
-
-function send(ws: WebSocket, message: ControllerMessage): void {
-  if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
 }
 
 function refuse(socket: Duplex, status: number, text: string): void {

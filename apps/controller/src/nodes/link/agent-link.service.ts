@@ -4,6 +4,7 @@ import { UsageService } from '../../clients/usage.service.js';
 import { SystemService } from '../../system/system.service.js';
 import { DeliveryService } from '../delivery/delivery.service.js';
 import { AgentLinkRepository } from './agent-link.repository.js';
+import { RefusedMessage } from './refused-message.js';
 
 /** How often "still here" reaches the database; the link itself knows at once. */
 const LAST_SEEN_WRITE_MS = 10_000;
@@ -37,7 +38,8 @@ export class AgentLinkService {
         await this.seen(nodeId);
         return undefined;
       case 'counters': {
-        await this.usage.recordCounters(nodeId, message.seq, message.peers);
+        const outcome = await this.usage.recordCounters(nodeId, message.seq, message.peers);
+        if (outcome.refused) throw new RefusedMessage(outcome.refused);
         return { type: 'ack', seq: message.seq };
       }
       case 'applied':

@@ -1,0 +1,17 @@
+import type { Type } from '@nestjs/common';
+import { ApiError } from '../http/api-error.js';
+import { StrictValidationPipe } from '../http/validation.js';
+import { UsageError } from './usage.js';
+
+/**
+ * A command-line value checked by the API's own rule: the route's DTO and the validation pipe,
+ * so the command and the route cannot disagree. A refusal is a usage error naming the option.
+ */
+export async function validateOption<T extends object>(metatype: Type<T>, body: T, option: string): Promise<T> {
+  try {
+    return (await new StrictValidationPipe().transform(body, { type: 'body', metatype })) as T;
+  } catch (error) {
+    if (error instanceof ApiError) throw new UsageError(`${option}: ${error.message}`);
+    throw error;
+  }
+}

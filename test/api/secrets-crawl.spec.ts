@@ -1,0 +1,138 @@
+import { fixtures } from '../support/fixtures.js';
+import { concretePath, readEndpoints, resourceOf, routeKey, type Endpoint } from '../support/route-catalogue.js';
+import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
+
+/**
+ * The secrets crawl: make one of every kind of secret the panel holds or hands out, then read
+ * every GET route (from the route table, so a new route is crawled the day it appears), the
+ * panel's whole log at its most verbose, and every row of its database, and find each secret only
+ * where it is meant to be:
+ * - a client's private and preshared keys: in that client's profiles and configs, and stored
+ *   (the panel builds configs from them);
+ * - an interface's private key: stored (the agent needs it), never shown;
+ * - token values, session tokens, enrolment secrets, node credentials, node queue passwords and
+ *   user passwords: shown once when made, never again, never logged, stored only as hashes.
+ */
+
+/** Routes that exist to hand a client's own keys to its owner. */
+const SHOWS_CLIENT_KEYS = ['GET /api/devices/{id}/profiles', 'GET /api/clients/{id}/configs'];
+
+interface Secret {
+  kind: string;
+  value: string;
+  /** Where it may appear in a GET answer ("route key"), besides nowhere. */
+  shownBy: string[];
+  /** Whether the database may hold it as it is (otherwise only a hash of it). */
+  storedPlain: boolean;
+}
+
+let t: TestPanel;
+let token: string;
+let endpoints: Endpoint[];
+const secrets: Secret[] = [];
+const realIds = new Map<string, string>();
+let log = '';
+const taps: (() => void)[] = [];
+
+const f = fixtures(() => ({ t, token }));
+
+/** Copies everything the process writes to stdout and stderr into `log`, still writing it. */
+function tapOutput(stream: NodeJS.WriteStream): void {
+  const write = stream.write.bind(stream);
+  stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+    log += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
+    return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
+  }) as typeof stream.write;
+  taps.push(() => (stream.write = write));
+}
+
+beforeAll(async () => {
+  tapOutput(process.stdout);
+  tapOutput(process.stderr);
+  t = await startTestPanel({ WARREN_LOG_LEVEL: 'debug' });
+  const session = await t.login();
+  secrets.push({ kind: 'session token', value: session, shownBy: [], storedPlain: false });
+  secrets.push({ kind: 'owner password', value: OWNER.password, shownBy: [], storedPlain: false });
+  const issued = await f.createToken({ name: 'crawler' }, session);
+  token = issued.token;
+  secrets.push({ kind: 'API token', value: issued.token, shownBy: [], storedPlain: false });
+  const spare = await f.createToken({ name: 'spare' });
+  secrets.push({ kind: 'API token', value: spare.token, shownBy: [], storedPlain: false });
+
+  // A node that enrolled (its credential and queue password exist) and one still waiting (its secret is live).
+  const enrolledNode = await f.createNode();
+  secrets.push({ kind: 'enrolment secret', value: enrolledNode.enrolment!.secret, shownBy: [], storedPlain: false });
+  const enrolled = await t.call('POST', 'agent/enrol', { body: { secret: enrolledNode.enrolment!.secret } });
+  expect(enrolled.status).toBe(200);
+  secrets.push({ kind: 'node credential', value: enrolled.body.credential, shownBy: [], storedPlain: false });
+  if (enrolled.body.queue?.password) secrets.push({ kind: 'node queue password', value: enrolled.body.queue.password, shownBy: [], storedPlain: false });
+  const waiting = await f.createNode();
+  secrets.push({ kind: 'enrolment secret', value: waiting.enrolment!.secret, shownBy: [], storedPlain: false });
+
+  const iface = await f.createInterface({ nodeId: enrolledNode.id });
+  const host = await f.createHost({ interfaceId: iface.id, name: 'edge', address: 'vpn.example.org', port: 443 });
+  const client = await f.createClient({ interfaceIds: [iface.id] });
+  const [stored] = await t.query<{ private_key: string }>('select private_key from interfaces where id = $1', [iface.id]);
+  secrets.push({ kind: 'interface private key', value: stored.private_key, shownBy: [], storedPlain: true });
+  for (const account of await f.accountsOf(client.id)) {
+    secrets.push({ kind: 'client private key', value: account.private_key, shownBy: SHOWS_CLIENT_KEYS, storedPlain: true });
+    secrets.push({ kind: 'client preshared key', value: account.preshared_key, shownBy: SHOWS_CLIENT_KEYS, storedPlain: true });
+  }
+  realIds.set('nodes', enrolledNode.id).set('interfaces', iface.id).set('hosts', host.id).set('clients', client.id);
+  realIds.set('devices', client.devices[0].id).set('tokens', spare.id);
+  endpoints = await readEndpoints(t, token);
+}, 60_000);
+
+afterAll(async () => {
+  await t?.stop();
+  for (const untap of taps) untap();
+});
+
+/** The secrets found in `text`, as "kind" labels. */
+function found(text: string, allowedFor?: string): string[] {
+  return secrets.filter((secret) => text.includes(secret.value) && !(allowedFor && secret.shownBy.includes(allowedFor))).map((secret) => secret.kind);
+}
+
+test('every kind of secret was made', () => {
+  expect(new Set(secrets.map((secret) => secret.kind))).toEqual(
+    new Set(['session token', 'owner password', 'API token', 'enrolment secret', 'node credential', 'node queue password', 'interface private key', 'client private key', 'client preshared key']),
+  );
+  for (const secret of secrets) expect(secret.value.length).toBeGreaterThanOrEqual(16);
+});
+
+test('no GET route shows a secret it is not meant to show', async () => {
+  const crawled: string[] = [];
+  for (const endpoint of endpoints.filter((candidate) => candidate.method === 'GET')) {
+    const path = concretePath(endpoint.path, () => realIds.get(resourceOf(endpoint.path)) ?? 'missing');
+    for (const as of [token, undefined]) {
+      const answer = await t.call('GET', path, { token: as });
+      const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+      expect({ route: routeKey(endpoint), status: answer.status, leaked: found(text, routeKey(endpoint)) }).toEqual({
+        route: routeKey(endpoint),
+        status: as || !endpoint.auth ? 200 : 401,
+        leaked: [],
+      });
+      if (as) crawled.push(routeKey(endpoint));
+    }
+  }
+  // The routes meant to show a client's keys do show them (so the crawl could see a key at all).
+  for (const route of SHOWS_CLIENT_KEYS) expect(crawled).toContain(route);
+  const profiles = await t.call('GET', `devices/${realIds.get('devices')}/profiles`, { token });
+  expect(secrets.filter((secret) => secret.kind === 'client private key').some((secret) => JSON.stringify(profiles.body).includes(secret.value))).toBe(true);
+});
+
+test('the log, at debug level, carries no secret', () => {
+  expect(log.length).toBeGreaterThan(0);
+  expect(found(log)).toEqual([]);
+});
+
+test('the database stores one-time secrets and passwords only as hashes', async () => {
+  const tables = await t.query<{ table_name: string }>(`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`);
+  const leaks: string[] = [];
+  for (const { table_name: table } of tables) {
+    const rows = await t.query<{ row: string }>(`select t::text as row from "${table}" t`);
+    const text = rows.map((row) => row.row).join('\n');
+    for (const secret of secrets) if (!secret.storedPlain && text.includes(secret.value)) leaks.push(`${secret.kind} in ${table}`);
+  }
+  expect(leaks).toEqual([]);
+});

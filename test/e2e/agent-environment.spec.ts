@@ -1,0 +1,144 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AGENT_ENV, AGENT_IDENTITY_FILE } from '#libs/contracts/local-agent.js';
+import { AGENT_MAIN } from '../support/agent-process.js';
+import { Redis } from 'ioredis';
+import { freePort } from '../../libs/net/free-port.js';
+import { startRedisServer, type TestRedisServer } from '../support/redis-server.js';
+import { PANEL_MAIN, run, runToEnd, waitForOutput, type Spawned } from '../support/spawned-process.js';
+import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { waitFor } from '../support/wait-for.js';
+
+/**
+ * What the agent is given and what it accepts: it refuses a plain http:// controller unless told
+ * so explicitly, and the local agent the controller starts inherits none of the controller's
+ * credentials (read from the running agent's /proc/<pid>/environ). The built agent and panel.
+ */
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'warren-agent-env-'));
+  dirs.push(dir);
+  return dir;
+}
+
+describe('the controller address', () => {
+  test('http:// is refused without --allow-insecure-http, naming the flag', async () => {
+    const refused = await runToEnd(AGENT_MAIN, ['--controller', 'http://127.0.0.1:9', '--enrol', 'wne_x', '--data-dir', tempDir()], { PATH: process.env.PATH });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/WARREN_CONTROLLER_URL: http:\/\/127\.0\.0\.1:9 is plain http:\/\/.*--allow-insecure-http/);
+
+    // With the flag it goes on to enrol (and fails only because nothing listens there).
+    const allowed = await runToEnd(AGENT_MAIN, ['--controller', 'http://127.0.0.1:9', '--enrol', 'wne_x', '--data-dir', tempDir(), '--allow-insecure-http'], {
+      PATH: process.env.PATH,
+    });
+    expect(allowed.code).toBe(1);
+    expect(allowed.stderr).not.toMatch(/plain http/);
+    expect(allowed.stderr).toMatch(/ECONNREFUSED|cannot start/);
+  });
+
+  test('an identity stored with an http:// controller is refused the same way', async () => {
+    const dataDir = tempDir();
+    const identity = { nodeId: '00000000-0000-4000-8000-000000000000', nodeName: 'n', credential: 'wnc_x', queue: { kind: 'postgres' }, controllerUrl: 'http://127.0.0.1:9' };
+    writeFileSync(join(dataDir, AGENT_IDENTITY_FILE), JSON.stringify(identity), { mode: 0o600 });
+    const refused = await runToEnd(AGENT_MAIN, ['--data-dir', dataDir], { PATH: process.env.PATH });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/is plain http:\/\/.*--allow-insecure-http/);
+  });
+});
+
+describe('the local agent', () => {
+  const planted = {
+    WARREN_ADMIN_PASSWORD: 'owner-password-123',
+    WARREN_TLS_KEY: '/secret/panel.key',
+    CLOUD_API_TOKEN: 'operator-cloud-secret',
+  };
+  let redis: TestRedisServer;
+  let database: TestDatabase;
+  let panel: Spawned;
+  let origin: string;
+  let redisUrl: string;
+
+  beforeAll(async () => {
+    // A Redis of the test's own with a password: REDIS_URL then carries the controller's credentials.
+    redis = await startRedisServer();
+    const admin = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    await admin.call('ACL', 'SETUSER', 'warren-admin', 'on', '>controller-redis-secret', '~*', '&*', '+@all');
+    await admin.call('ACL', 'SETUSER', 'default', 'off');
+    admin.disconnect();
+    redisUrl = redis.url.replace('redis://', 'redis://warren-admin:controller-redis-secret@');
+    database = await createTestDatabase();
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    // The built panel as production runs it, with its settings and secrets in its environment.
+    panel = run(PANEL_MAIN, [], {
+      PATH: process.env.PATH,
+      WARREN_DATA_DIR: tempDir(),
+      WARREN_HOST: '127.0.0.1',
+      WARREN_PORT: String(port),
+      WARREN_TLS: 'off',
+      DATABASE_URL: database.url,
+      REDIS_URL: redisUrl,
+      WARREN_ADMIN_USERNAME: 'owner',
+      WARREN_LOCAL_AGENT: 'on',
+      ...planted,
+    });
+    await waitForOutput(panel, 'warren: panel listening on', 120_000);
+  }, 180_000);
+  afterAll(async () => {
+    if (panel && panel.child.exitCode === null) {
+      panel.child.kill('SIGTERM');
+      await panel.exited;
+    }
+    await database?.drop();
+    await redis?.stop();
+  }, 60_000);
+
+  test("inherits none of the controller's credentials, and works with what it is given", async () => {
+    const pid = await waitFor('the local agent process', () => childRunning(panel.child.pid!, AGENT_MAIN), 60_000);
+    const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
+    const names = environ.map((entry) => entry.slice(0, entry.indexOf('=')));
+
+    expect(names).toEqual(expect.arrayContaining([AGENT_ENV.dataDir, AGENT_ENV.logLevel, AGENT_ENV.allowInsecureHttp, 'PATH']));
+    // What it inherits, its own settings, and Node's IPC channel to the controller (its lifeline).
+    const expected = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', ...Object.values(AGENT_ENV), 'NODE_CHANNEL_FD', 'NODE_CHANNEL_SERIALIZATION_MODE'];
+    expect(names.filter((name) => !expected.includes(name))).toEqual([]);
+    for (const secret of ['controller-redis-secret', ...Object.values(planted), database.url]) {
+      expect(environ.filter((entry) => entry.includes(secret))).toEqual([]);
+    }
+    // Redis queue mode: its queue access is its own Redis user, from its identity file.
+    expect(names).not.toContain(AGENT_ENV.queueDatabaseUrl);
+
+    // And it is the local node's agent, linked, with that environment.
+    const login = await fetch(`${origin}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'owner', password: planted.WARREN_ADMIN_PASSWORD }),
+    });
+    const { token } = (await login.json()) as { token: string };
+    await waitFor('the local agent linked', async () => {
+      const nodes = (await (await fetch(`${origin}/api/nodes`, { headers: { authorization: `Bearer ${token}` } })).json()) as { isLocal: boolean; agent: { state: string } }[];
+      return nodes.find((node) => node.isLocal)?.agent.state === 'connected';
+    }, 60_000);
+  }, 180_000);
+});
+
+/** The pid of a running child of `parentPid` whose command line runs `script`. */
+function childRunning(parentPid: number, script: string): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent !== parentPid) continue;
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(script)) return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}

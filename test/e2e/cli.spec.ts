@@ -1,0 +1,102 @@
+import { fixtures } from '../support/fixtures.js';
+import { CLI_MAIN, runToEnd } from '../support/spawned-process.js';
+import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+
+/**
+ * `warren` (the built CLI as a process) on a running panel's database and queue store: token
+ * list, revoke, status and migrate, their --json forms, exit codes and messages on bad usage and
+ * an unreachable database. (Token issue, and the CLI against the embedded default, are in
+ * embedded-start.spec.ts.)
+ */
+
+let t: TestPanel;
+let token: string;
+let env: NodeJS.ProcessEnv;
+
+const f = fixtures(() => ({ t, token }));
+const cli = (...args: string[]) => runToEnd(CLI_MAIN, args, env);
+
+beforeAll(async () => {
+  t = await startTestPanel();
+  token = await t.login();
+  env = { PATH: process.env.PATH, DATABASE_URL: t.database.url, REDIS_URL: t.config.redisUrl, WARREN_QUEUE_PREFIX: t.config.queuePrefix, WARREN_DATA_DIR: t.config.dataDir };
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+test('token list shows every token without its secret, as a table and as JSON', async () => {
+  const issued = await f.createToken({ name: 'listed' });
+  const listed = await cli('token', 'list');
+  expect(listed).toMatchObject({ code: 0 });
+  expect(listed.stdout).toMatch(/^ID\s+NAME\s+HINT\s+STATE\s+OWNER/);
+  expect(listed.stdout).toContain(issued.id);
+  expect(listed.stdout).not.toContain(issued.token);
+  const json = await cli('token', 'list', '--json');
+  expect(json.code).toBe(0);
+  const tokens = JSON.parse(json.stdout) as { id: string; name: string; enabled: boolean }[];
+  expect(tokens.find((row) => row.id === issued.id)).toMatchObject({ name: 'listed', enabled: true });
+  expect(json.stdout).not.toContain(issued.token);
+});
+
+test('token revoke by name or id refuses the token at once; ambiguity and unknown names fail with exit 1', async () => {
+  const issued = await f.createToken({ name: 'revoke-me' });
+  expect((await t.call('GET', 'auth/me', { token: issued.token })).status).toBe(200);
+  const revoked = await cli('token', 'revoke', 'revoke-me');
+  expect(revoked).toMatchObject({ code: 0 });
+  expect(revoked.stdout).toContain(issued.id);
+  expect((await t.call('GET', 'auth/me', { token: issued.token })).status).toBe(401);
+
+  const twin = [await f.createToken({ name: 'twin' }), await f.createToken({ name: 'twin' })];
+  const ambiguous = await cli('token', 'revoke', 'twin');
+  expect(ambiguous.code).toBe(1);
+  expect(ambiguous.stderr).toContain('2 tokens are named "twin"');
+  expect((await t.call('GET', 'auth/me', { token: twin[0].token })).status).toBe(200);
+  expect((await cli('token', 'revoke', twin[1].id)).code).toBe(0);
+  expect((await t.call('GET', 'auth/me', { token: twin[1].token })).status).toBe(401);
+
+  const unknown = await cli('token', 'revoke', 'no-such-token');
+  expect(unknown).toMatchObject({ code: 1, stdout: '' });
+  expect(unknown.stderr).toContain('no API token with the id or name "no-such-token"');
+});
+
+test('status lists every node with its agent, sync state and queue backlog', async () => {
+  const node = await f.createNode({ name: 'status-node' });
+  await f.createInterface({ nodeId: node.id });
+  const shown = await cli('status');
+  expect(shown.code).toBe(0);
+  expect(shown.stdout).toMatch(/status-node\s+\S+\s+never-enrolled\s+behind\s+0\/2/);
+  const json = await cli('status', '--json');
+  const report = JSON.parse(json.stdout) as { nodes: { id: string; agent: string; inSync: boolean; backlog: number | null }[]; queueStore: { ok: boolean } };
+  expect(report.queueStore).toEqual({ ok: true });
+  // Delivery put the node's apply job on its queue; no agent takes it.
+  expect(report.nodes.find((entry) => entry.id === node.id)).toMatchObject({ agent: 'never-enrolled', inSync: false, backlog: 1 });
+});
+
+test('migrate reports the migration level and changes nothing on an up-to-date database', async () => {
+  const before = await t.query('select name from warren_migrations order by id');
+  const migrated = await cli('migrate');
+  expect(migrated.code).toBe(0);
+  expect(migrated.stdout).toMatch(/^The database is at migration \S+ \(\d+ applied, none pending\)\.\n$/);
+  expect(await t.query('select name from warren_migrations order by id')).toEqual(before);
+});
+
+test.each([
+  [['token', 'frobnicate'], 'unknown command "token frobnicate"'],
+  [[], 'no command given'],
+  [['status', '--name', 'x'], 'status does not take --name'],
+  [['token', 'revoke'], 'token revoke takes 1 argument, got 0'],
+  [['token', 'list', '--colour'], "Unknown option '--colour'"],
+])('bad usage %j: exit 2 with a hint', async (args, message) => {
+  const result = await cli(...args);
+  expect(result).toMatchObject({ code: 2, stdout: '' });
+  expect(result.stderr).toContain(message);
+  expect(result.stderr).toContain('warren --help');
+});
+
+test('an unreachable database: exit 1 with a message, no stack trace', async () => {
+  const result = await runToEnd(CLI_MAIN, ['token', 'list'], { ...env, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
+  expect(result.code).toBe(1);
+  expect(result.stderr).toMatch(/^warren: /);
+  expect(result.stderr).not.toMatch(/\n\s+at /);
+});

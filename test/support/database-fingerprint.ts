@@ -1,0 +1,47 @@
+import pg from 'pg';
+import type { TestPanel } from './test-panel.js';
+
+/**
+ * Digests of every row of every table of a panel's database, per table, to prove that a refused
+ * request changed nothing. `volatile` names what changes on its own or by design on any request
+ * (a table, or `table.column`): the panel's own history samples, the login throttle that a refused
+ * login must count, a credential's last-use stamp. One connection, kept open (the suites read a
+ * fingerprint around thousands of requests).
+ */
+export interface DatabaseFingerprint {
+  read(): Promise<Record<string, string>>;
+  close(): Promise<void>;
+}
+
+export async function openDatabaseFingerprint(t: TestPanel, volatile: readonly string[] = []): Promise<DatabaseFingerprint> {
+  const client = new pg.Client({ connectionString: t.database.url });
+  await client.connect();
+  let statement: string | undefined;
+  /** One statement over the tables as they are now: each table's rows as text, hashed, ordered by hash. */
+  const build = async () => {
+    const { rows: columns } = await client.query<{ table_name: string; column_name: string }>(
+      `select table_name, column_name from information_schema.columns
+        where table_schema = 'public' order by table_name, ordinal_position`,
+    );
+    const byTable = new Map<string, string[]>();
+    for (const { table_name: table, column_name: column } of columns) {
+      if (volatile.includes(table) || volatile.includes(`${table}.${column}`)) continue;
+      byTable.set(table, [...(byTable.get(table) ?? []), column]);
+    }
+    return [...byTable]
+      .map(
+        ([table, cols]) =>
+          `select '${table}' as name, md5(coalesce(string_agg(h, ',' order by h), '')) as digest
+             from (select md5(row(${cols.map((column) => `"${column}"`).join(', ')})::text) as h from "${table}") rows`,
+      )
+      .join(' union all ');
+  };
+  return {
+    async read() {
+      statement ??= await build();
+      const { rows } = await client.query<{ name: string; digest: string }>(statement);
+      return Object.fromEntries(rows.map((row) => [row.name, row.digest]));
+    },
+    close: () => client.end(),
+  };
+}
