@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { interfaceName } from './desired-state.js';
 import { applyResultSchema } from './node-queue.js';
-import { byteCount, timestampMs } from './numbers.js';
+import { byteCount, revisionNumber, timestampMs } from './numbers.js';
 import { systemSampleSchema } from './system.js';
 
 /**
@@ -76,7 +76,7 @@ export const agentMessageSchema = z.discriminatedUnion('type', [
     /** Human-readable reasons the host cannot apply what it may be asked to (empty when none). */
     gaps: z.array(z.string().max(MAX_GAP_TEXT)).max(MAX_GAPS),
     /** The revision the host matches now (0 when nothing applied yet). */
-    appliedRevision: z.number().int().nonnegative(),
+    appliedRevision: revisionNumber,
   }),
   z.object({ type: z.literal('heartbeat'), at: timestampMs }),
   z.object({ type: z.literal('system'), sample: systemSampleSchema }),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { desiredStateSchema } from './desired-state.js';
+import { revisionNumber } from './numbers.js';
 
 /**
  * The work channel: one BullMQ queue per node (`node.<id>`), so a node's Redis ACL user can be
@@ -42,7 +43,7 @@ export type InterfaceOutcome = z.infer<typeof interfaceOutcomeSchema>;
 /** What an apply job returns (and the agent reports over the WebSocket as `applied`). */
 export const applyResultSchema = z.object({
   /** The revision the host now matches (an older job than what was applied returns the newer one). */
-  revision: z.number().int().nonnegative(),
+  revision: revisionNumber,
   /** True when every desired interface is up. */
   ok: z.boolean(),
   interfaces: z.array(interfaceOutcomeSchema).max(MAX_INTERFACES_PER_APPLY),

@@ -15,3 +15,10 @@ export const timestampMs = z.number().int().min(0).max(MAX_TIMESTAMP_MS);
 
 /** A size or amount of bytes: exact in a double, so never above 2^53 - 1. */
 export const byteCount = z.number().nonnegative().max(Number.MAX_SAFE_INTEGER);
+
+/**
+ * A desired-state revision (one per change of a node): far above any count of changes, and low
+ * enough that the controller can always go one past what an agent reports (see
+ * DeliveryService.hostReports) and stay an exact integer.
+ */
+export const revisionNumber = z.number().int().min(0).max(2 ** 52);

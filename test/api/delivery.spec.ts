@@ -3,11 +3,13 @@ import { applyJobId, applyJobSchema, nodeQueueName } from '#libs/contracts/node-
 import { DeliveryRepository } from '../../apps/controller/src/nodes/delivery/delivery.repository.js';
 import type { QueueBackend } from '../../apps/controller/src/queue/queue-backend.js';
 import { QUEUE_BACKEND } from '../../apps/controller/src/runtime.js';
-import { fixtures, signedInPanel } from '../support/fixtures.js';
+import { CAPABILITIES, closeLinks, enrol, openAs } from '../support/agent-link-client.js';
+import { answer, fixtures, signedInPanel } from '../support/fixtures.js';
 import { waitFor } from '../support/wait-for.js';
 
 const session = signedInPanel();
-const { createNodeWithInterface, createClient, revision } = fixtures(session);
+const { createNodeWithInterface, createClient, createNode, revision, typed } = fixtures(session);
+afterAll(() => closeLinks());
 
 /** The node's apply job for its current desired revision, once the delivery enqueued it. */
 async function currentJob(nodeId: string): Promise<Job> {
@@ -55,4 +57,31 @@ test('during a burst of changes a node is delivered paced: after a delivery of T
   });
   // A little slack for timer granularity (whole milliseconds, the event loop's cached clock).
   for (const { took, pause } of pauses) expect(pause).toBeGreaterThanOrEqual(took * 0.8 - 2);
+});
+
+test('a host ahead of every revision issued (a restored backup, a lying agent) is superseded; an apply beyond the desired revision is not recorded', async () => {
+  const { t } = session();
+  const node = await createNode();
+  const { credential } = await enrol(t, node.enrolment!.secret);
+  const link = await openAs(t, credential);
+  const ahead = 1_000_000;
+  link.send({ type: 'hello', version: 'test-agent', capabilities: CAPABILITIES, gaps: [], appliedRevision: ahead });
+  await link.next('welcome');
+  const view = async () => (await answer(typed().GET('/api/nodes/{id}', { params: { path: { id: node.id } } }))).body;
+  expect(await view()).toMatchObject({ desiredRevision: ahead + 1, appliedRevision: ahead, inSync: false });
+  // The host gets a job it will take: a revision above its own.
+  expect(applyJobSchema.parse((await currentJob(node.id)).data).revision).toBe(ahead + 1);
+
+  const applied = (revision: number) => ({ type: 'applied', result: { revision, ok: true, interfaces: [], durationMs: 1 } });
+  link.send(applied(ahead + 5));
+  link.send({ type: 'heartbeat', at: Date.now() });
+  await waitFor('the lying report handled', async () => ((await view()).agent?.lastApply?.revision === ahead + 5 ? true : undefined));
+  expect(await view()).toMatchObject({ desiredRevision: ahead + 1, appliedRevision: ahead, inSync: false });
+  link.send(applied(ahead + 1));
+  await waitFor('the node in sync', async () => ((await view()).inSync ? true : undefined));
+  expect(await view()).toMatchObject({ desiredRevision: ahead + 1, appliedRevision: ahead + 1 });
+
+  // Revisions are bounded by the contract, so the controller can always go one past.
+  link.send({ type: 'hello', version: 'test-agent', capabilities: CAPABILITIES, gaps: [], appliedRevision: 2 ** 53 - 1 });
+  expect(await link.next('error')).toMatchObject({ error: expect.stringMatching(/^invalid message: appliedRevision: /) });
 });

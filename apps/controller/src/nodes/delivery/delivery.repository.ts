@@ -45,24 +45,37 @@ export class DeliveryRepository {
       .execute();
   }
 
-  /** The agent's own account of its host's revision (hello); returns the node's desired revision. */
+  /**
+   * The agent's own account of its host's revision (hello); returns the node's desired revision.
+   * A host ahead of every revision this database issued (a restored backup, a recreated row, or
+   * an agent that lies) runs a state nobody here knows: the desired revision moves one past it,
+   * so the next delivery supersedes it (an agent skips jobs older than what it applied).
+   */
   async setAppliedRevision(nodeId: string, revision: number): Promise<number | undefined> {
     const row = await this.db()
       .updateTable('nodes')
-      .set({ applied_revision: revision })
+      .set((eb) => ({
+        applied_revision: revision,
+        desired_revision: eb.fn<number>('greatest', ['desired_revision', eb.val(revision + 1)]),
+      }))
       .where('id', '=', nodeId)
       .returning('desired_revision')
       .executeTakeFirst();
     return row && Number(row.desired_revision);
   }
 
-  /** A complete apply of this revision; a no-op when it is already recorded. */
+  /**
+   * A complete apply of this revision; a no-op when it is already recorded, or when it claims a
+   * revision beyond the desired one (no job ever carried it: recording it would take the node out
+   * of the sweep's sight).
+   */
   async markApplied(nodeId: string, revision: number): Promise<void> {
     await this.db()
       .updateTable('nodes')
       .set({ applied_revision: revision })
       .where('id', '=', nodeId)
       .where('applied_revision', '<>', revision)
+      .where('desired_revision', '>=', revision)
       .execute();
   }
 
