@@ -140,3 +140,47 @@ test('concurrent batches of two nodes on one client all count, repeats never', a
   // The third sender repeats node a's numbers concurrently: every repeat is refused, none counts twice.
   expect(await getClient(response.body.id)).toMatchObject({ upBytes: 400, downBytes: 40, usedBytes: 440 });
 });
+
+describe('client summaries kept on the client row (device count, latest handshake, interface ids)', () => {
+  /** Clients whose summaries differ from what their devices and interface links say. */
+  const drifted = () =>
+    t.query(`select c.id from clients c
+      where c.device_count <> (select count(*) from devices d where d.client_id = c.id)
+         or c.last_handshake is distinct from (select max(d.last_handshake) from devices d where d.client_id = c.id)
+         or c.interface_ids <> array(select ci.interface_id::text from client_interfaces ci where ci.client_id = c.id order by ci.interface_id)`);
+
+  test('they follow devices added and deleted, interfaces attached, detached and deleted, and counter batches; the list shows them', async () => {
+    const f = await fixture();
+    const g = await fixture();
+    const c = await clientOn(f, { deviceLimit: 3, deviceNames: ['phone', 'laptop'] });
+    expect(await getClient(c.id)).toMatchObject({ deviceCount: 2, interfaceIds: [f.ifaceId], lastHandshake: null });
+
+    await answer(typed().PATCH('/api/clients/{id}', { params: { path: { id: c.id } }, body: { interfaceIds: [g.ifaceId, f.ifaceId] } }));
+    expect((await getClient(c.id)).interfaceIds).toEqual([f.ifaceId, g.ifaceId].sort());
+
+    const early = Date.now() - 60_000;
+    const late = Date.now() - 1000;
+    await usage.recordCounters(f.nodeId, 1, [peer(f, c.keys[0], 1, 1, early), peer(f, c.keys[1], 1, 1, late)]);
+    expect(new Date((await getClient(c.id)).lastHandshake!).getTime()).toBe(late);
+    // An older handshake never moves it back.
+    await usage.recordCounters(f.nodeId, 2, [peer(f, c.keys[1], 1, 1, early)]);
+    expect(new Date((await getClient(c.id)).lastHandshake!).getTime()).toBe(late);
+
+    // The device with the latest handshake goes: the client's falls back to the other device's.
+    expect((await call('DELETE', `devices/${c.deviceIds[1]}`)).status).toBe(200);
+    const afterDelete = await getClient(c.id);
+    expect(afterDelete.deviceCount).toBe(1);
+    expect(new Date(afterDelete.lastHandshake!).getTime()).toBe(early);
+    await answer(typed().POST('/api/clients/{id}/devices', { params: { path: { id: c.id } }, body: { name: 'tablet' } }));
+    expect((await getClient(c.id)).deviceCount).toBe(2);
+
+    // An interface deleted by force takes its links with it (a cascade, not the clients' code).
+    expect((await call('DELETE', `interfaces/${g.ifaceId}?force=true`)).status).toBe(200);
+    const view = await getClient(c.id);
+    expect(view.interfaceIds).toEqual([f.ifaceId]);
+
+    const listed = (await answer(typed().GET('/api/clients', { params: { query: { interfaceId: f.ifaceId, perPage: 100 } } }))).body.items.find((item) => item.id === c.id)!;
+    expect(listed).toMatchObject({ deviceCount: 2, interfaceIds: [f.ifaceId], lastHandshake: view.lastHandshake, onlineNow: true });
+    expect(await drifted()).toEqual([]);
+  });
+});

@@ -46,6 +46,14 @@ export const Client = defineEntity({
     activatedAt: p.datetime().nullable(),
     status: p.string().length(16).$type<ClientStatus>(),
     subId: p.string().length(64).unique(),
+    // What a list row shows of the client's devices and interfaces, kept here by the database
+    // (triggers and the counter batches: Migration20261125090000_client_summaries), never written
+    // by the panel's code: a list page reads them instead of three subqueries per row.
+    deviceCount: p.integer().default(0),
+    /** The latest handshake of any of its devices. */
+    lastHandshake: p.datetime().nullable(),
+    /** Its interfaces' ids as text, in uuid order. */
+    interfaceIds: p.array().default([]),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

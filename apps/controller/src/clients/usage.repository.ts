@@ -98,7 +98,8 @@ export class UsageRepository {
          returning d.client_id, s.rx, s.tx, s.handshake, s.n
        )
        update clients c
-          set up_bytes = c.up_bytes + s.rx, down_bytes = c.down_bytes + s.tx, used_bytes = c.used_bytes + s.rx + s.tx
+          set up_bytes = c.up_bytes + s.rx, down_bytes = c.down_bytes + s.tx, used_bytes = c.used_bytes + s.rx + s.tx,
+              last_handshake = greatest(c.last_handshake, s.handshake)
          from (select client_id, sum(rx) as rx, sum(tx) as tx, max(handshake) as handshake, sum(n) as n
                  from dev group by client_id) s
         where c.id = s.client_id

@@ -14,8 +14,11 @@ export function ormOptions(url: string): Options {
     allowGlobalContext: false,
     // About two connections per core: more only make PostgreSQL processes compete (docs/benchmarks.md).
     pool: { min: 1, max: 8 },
-    // BullMQ owns QUEUE_SCHEMA; without this the schema diff proposes dropping its tables.
-    schemaGenerator: { ignoreSchema: [QUEUE_SCHEMA] },
+    // BullMQ owns QUEUE_SCHEMA; without this the schema diff proposes dropping its tables. The
+    // triggers that keep the clients' summaries (Migration20261125090000_client_summaries) use
+    // transition tables, which entity trigger definitions cannot declare: they live in that
+    // migration alone, and their behaviour is tested (test/api/usage.spec.ts, "client summaries").
+    schemaGenerator: { ignoreSchema: [QUEUE_SCHEMA], ignoreTriggers: true },
     migrations: {
       tableName: 'warren_migrations',
       migrationsList: MIGRATIONS,

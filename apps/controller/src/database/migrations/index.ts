@@ -5,6 +5,7 @@ import { Migration20261122065806_list_indexes } from './Migration20261122065806_
 import { Migration20261123140000_agents } from './Migration20261123140000_agents.js';
 import { Migration20261123150000_system_history } from './Migration20261123150000_system_history.js';
 import { Migration20261123160000_agent_queue_users } from './Migration20261123160000_agent_queue_users.js';
+import { Migration20261125090000_client_summaries } from './Migration20261125090000_client_summaries.js';
 
 /** Committed migrations in the order they run. `npm run migration:create` writes new files; list them here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -14,4 +15,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261123140000_agents', class: Migration20261123140000_agents },
   { name: 'Migration20261123150000_system_history', class: Migration20261123150000_system_history },
   { name: 'Migration20261123160000_agent_queue_users', class: Migration20261123160000_agent_queue_users },
+  { name: 'Migration20261125090000_client_summaries', class: Migration20261125090000_client_summaries },
 ];
