@@ -92,7 +92,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List clients, a page at a time: {items, total, page, perPage}
+         * List clients, a page at a time: {items, total, page, perPage, nextCursor?}
          * @description Roles: owner, admin, viewer.
          */
         get: operations["get_clients"];

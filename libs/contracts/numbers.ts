@@ -21,4 +21,5 @@ export const byteCount = z.number().nonnegative().max(Number.MAX_SAFE_INTEGER);
  * enough that the controller can always go one past what an agent reports (see
  * DeliveryService.hostReports) and stay an exact integer.
  */
-export const revisionNumber = z.number().int().min(0).max(2 ** 52);
+export const MAX_REVISION = 2 ** 52;
+export const revisionNumber = z.number().int().min(0).max(MAX_REVISION);

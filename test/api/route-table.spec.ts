@@ -1,4 +1,4 @@
-import { readEndpoints, type Endpoint } from '../support/route-catalogue.js';
+import { readEndpoints, routeKey, type Endpoint } from '../support/route-catalogue.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 let t: TestPanel;
@@ -46,6 +46,16 @@ describe('route table', () => {
       .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`))
       .sort();
     expect(operations).toEqual(endpoints.map((endpoint) => `${endpoint.method} ${endpoint.path}`).sort());
+  });
+
+  test('GET /api/docs describes exactly the query parameters the OpenAPI document declares', async () => {
+    const docs = await t.call('GET', 'docs', { token: ownerToken });
+    const described = new Map<string, string[]>(
+      docs.body.groups.flatMap((group: { endpoints: { method: string; path: string; query: Record<string, string> }[] }) =>
+        group.endpoints.map((endpoint) => [routeKey(endpoint), Object.keys(endpoint.query).sort()]),
+      ),
+    );
+    for (const endpoint of endpoints) expect([routeKey(endpoint), described.get(routeKey(endpoint))]).toEqual([routeKey(endpoint), endpoint.query.map((parameter) => parameter.name).sort()]);
   });
 });
 

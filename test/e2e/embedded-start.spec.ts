@@ -3,7 +3,7 @@
  * with a self-signed certificate. The built panel (dist/) runs as a child process so that start-up,
  * signals, hard kills and the CLI beside a running panel are the real thing.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../../libs/net/free-port.js';
 import { waitFor } from '../support/wait-for.js';
@@ -184,4 +184,17 @@ test('with the panel stopped, the CLI starts and stops the embedded PostgreSQL i
   expect(me.status).toBe(200);
   expect(me.body.via).toBe('token');
   expect((await stopPanel('SIGTERM')).code).toBe(0);
+}, SLOW);
+
+test('a data directory that lost postgres.json beside an existing cluster stops start-up saying where the cluster is', async () => {
+  const settings = join(dataDir, 'postgres.json');
+  renameSync(settings, `${settings}.aside`);
+  try {
+    const result = await runToEnd(PANEL_MAIN, [], env);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/has no postgres\.json, but a PostgreSQL cluster made for it earlier is in \S+\. Put the earlier data directory back, or remove/);
+    expect(existsSync(settings)).toBe(false);
+  } finally {
+    renameSync(`${settings}.aside`, settings);
+  }
 }, SLOW);

@@ -11,7 +11,11 @@ export async function validateOption<T extends object>(metatype: Type<T>, body: 
   try {
     return (await new StrictValidationPipe().transform(body, { type: 'body', metatype })) as T;
   } catch (error) {
-    if (error instanceof ApiError) throw new UsageError(`${option}: ${error.message}`);
+    if (error instanceof ApiError) {
+      // The DTO's messages name its field ("newPassword must be…"); the person typed an option.
+      const message = error.field && error.message.startsWith(`${error.field} `) ? `${option}${error.message.slice(error.field.length)}` : `${option}: ${error.message}`;
+      throw new UsageError(message);
+    }
     throw error;
   }
 }

@@ -60,6 +60,22 @@ function urlFor(settings: ClusterSettings, database = DATABASE): string {
 }
 
 
+/**
+ * A cluster kept outside the data directory (/var/lib/warren/clusters/<hash>, when the postgres
+ * user cannot reach it) outlives a deleted or moved data directory, and its password went with
+ * postgres.json: a fresh start would fail to sign in to it with PostgreSQL's bare "password
+ * authentication failed". Say what is there and what to do instead; never delete it here, it
+ * holds a panel's data.
+ */
+function refuseOrphanedCluster(dataDir: string): void {
+  const cluster = clusterDir(dataDir);
+  if (existsSync(settingsFile(dataDir)) || !existsSync(join(cluster, 'PG_VERSION'))) return;
+  throw new Error(
+    `the data directory ${dataDir} has no postgres.json, but a PostgreSQL cluster made for it earlier is in ${cluster}. ` +
+      `Put the earlier data directory back, or remove ${cluster} to start afresh (that deletes the earlier panel's data).`,
+  );
+}
+
 async function loadOrCreateSettings(dataDir: string): Promise<ClusterSettings> {
   const file = settingsFile(dataDir);
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as ClusterSettings;
@@ -167,6 +183,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (message: stri
     letPostgresEnter(dirname(clusterDir(dataDir)), log);
     useReachableBinaries(log);
   }
+  refuseOrphanedCluster(dataDir);
   const settings = await loadOrCreateSettings(dataDir);
   const recentOutput: string[] = [];
   const remember = (message: unknown) => {
