@@ -184,3 +184,13 @@ describe('client summaries kept on the client row (device count, latest handshak
     expect(await drifted()).toEqual([]);
   });
 });
+
+test('a handshake stamped in the future counts as now, so it cannot pin a client online', async () => {
+  const f = await fixture();
+  const c = await clientOn(f);
+  const before = Date.now();
+  await usage.recordCounters(f.nodeId, 1, [peer(f, c.keys[0], 1, 1, Date.now() + 365 * 86_400_000)]);
+  const stamped = new Date((await getClient(c.id)).lastHandshake!).getTime();
+  expect(stamped).toBeGreaterThanOrEqual(before - 1000);
+  expect(stamped).toBeLessThanOrEqual(Date.now());
+});

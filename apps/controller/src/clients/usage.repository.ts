@@ -76,7 +76,9 @@ export class UsageRepository {
          select * from jsonb_to_recordset(?::jsonb)
            as b(ifname text, public_key text, rx bigint, tx bigint, handshake timestamptz, endpoint text)
        ), hit as (
-         select a.id, b.rx, b.tx, b.handshake, b.endpoint
+         -- A handshake cannot lie in the future: a stamp past now (a wrong clock, or a node
+         -- that lies) would pin its client online, since the newest stamp wins.
+         select a.id, b.rx, b.tx, case when b.handshake > now() then now() else b.handshake end as handshake, b.endpoint
            from batch b
            join interfaces i on i.node_id = ? and i.name = b.ifname
            join accounts a on a.interface_id = i.id and a.public_key = b.public_key
