@@ -80,8 +80,13 @@ test('a host ahead of every revision issued (a restored backup, a lying agent) i
   link.send(applied(ahead + 1));
   await waitFor('the node in sync', async () => ((await view()).inSync ? true : undefined));
   expect(await view()).toMatchObject({ desiredRevision: ahead + 1, appliedRevision: ahead + 1 });
+  // A host that says it runs the desired revision (a reconnect) changes nothing.
+  const again = await openAs(t, credential);
+  again.send({ type: 'hello', version: 'test-agent', capabilities: CAPABILITIES, gaps: [], appliedRevision: ahead + 1 });
+  await again.next('welcome');
+  expect(await view()).toMatchObject({ desiredRevision: ahead + 1, appliedRevision: ahead + 1, inSync: true });
 
   // Revisions are bounded by the contract, so the controller can always go one past.
-  link.send({ type: 'hello', version: 'test-agent', capabilities: CAPABILITIES, gaps: [], appliedRevision: 2 ** 53 - 1 });
-  expect(await link.next('error')).toMatchObject({ error: expect.stringMatching(/^invalid message: appliedRevision: /) });
+  again.send({ type: 'hello', version: 'test-agent', capabilities: CAPABILITIES, gaps: [], appliedRevision: 2 ** 53 - 1 });
+  expect(await again.next('error')).toMatchObject({ error: expect.stringMatching(/^invalid message: appliedRevision: /) });
 });

@@ -56,7 +56,7 @@ export class DeliveryRepository {
       .updateTable('nodes')
       .set((eb) => ({
         applied_revision: revision,
-        desired_revision: eb.fn<number>('greatest', ['desired_revision', eb.val(revision + 1)]),
+        desired_revision: eb.case().when('desired_revision', '<', revision).then(revision + 1).else(eb.ref('desired_revision')).end(),
       }))
       .where('id', '=', nodeId)
       .returning('desired_revision')
