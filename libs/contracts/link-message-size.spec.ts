@@ -1,7 +1,7 @@
 import { agentMessageSchema, controllerMessageSchema, MAX_GAP_TEXT, MAX_GAPS, MAX_PEER_BYTES_PER_BATCH, MAX_PEERS_PER_BATCH, MAX_VERSION_TEXT, type AgentMessage } from './agent-link.js';
 import { AGENT_MESSAGE_BYTES, CONTROLLER_MESSAGE_BYTES, MAX_AGENT_MESSAGE_BYTES } from './link-message-size.js';
 import { MAX_APPLY_DURATION_MS, MAX_INTERFACES_PER_APPLY, MAX_OUTCOME_ERROR_TEXT, MAX_PEERS_PER_INTERFACE } from './node-queue.js';
-import { MAX_REVISION, MAX_TIMESTAMP_MS } from './numbers.js';
+import { MAX_TIMESTAMP_MS } from './numbers.js';
 
 /** Free text the schemas accept, written by JSON with the most bytes: control characters (\u0001). */
 const widest = (chars: number) => '\u0001'.repeat(chars);
@@ -25,7 +25,7 @@ const largest: Record<AgentMessage['type'], AgentMessage> = {
     version: widest(MAX_VERSION_TEXT),
     capabilities: { root: false, wireguardKernel: false, wireguardGo: false, wg: false, nft: false, ip: false },
     gaps: Array.from({ length: MAX_GAPS }, () => widest(MAX_GAP_TEXT)),
-    appliedRevision: MAX_REVISION,
+    appliedRevision: Number.MAX_SAFE_INTEGER,
   },
   heartbeat: { type: 'heartbeat', at: MAX_TIMESTAMP_MS },
   system: {
@@ -45,7 +45,7 @@ const largest: Record<AgentMessage['type'], AgentMessage> = {
   applied: {
     type: 'applied',
     result: {
-      revision: MAX_REVISION,
+      revision: Number.MAX_SAFE_INTEGER,
       ok: false,
       interfaces: Array.from({ length: MAX_INTERFACES_PER_APPLY }, () => ({
         name: widest(15),

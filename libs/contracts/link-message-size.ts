@@ -11,7 +11,7 @@ import {
   type PeerCounters,
 } from './agent-link.js';
 import { MAX_INTERFACES_PER_APPLY, MAX_OUTCOME_ERROR_TEXT, MAX_PEERS_PER_INTERFACE, type ApplyResult, type InterfaceOutcome } from './node-queue.js';
-import { MAX_REVISION, MAX_TIMESTAMP_MS } from './numbers.js';
+import { MAX_TIMESTAMP_MS } from './numbers.js';
 import type { SystemSample } from './system.js';
 
 /**
@@ -75,7 +75,7 @@ const OUTCOME = object<InterfaceOutcome>({
   error: text(MAX_OUTCOME_ERROR_TEXT),
 });
 const APPLY_RESULT = object<ApplyResult>({
-  revision: whole(MAX_REVISION),
+  revision: whole(Number.MAX_SAFE_INTEGER),
   ok: BOOLEAN,
   interfaces: array(MAX_INTERFACES_PER_APPLY, OUTCOME),
   durationMs: NUMBER,
@@ -90,7 +90,7 @@ export const AGENT_MESSAGE_BYTES: Sizes<AgentMessage> = {
     version: text(MAX_VERSION_TEXT),
     capabilities: CAPABILITIES,
     gaps: array(MAX_GAPS, text(MAX_GAP_TEXT)),
-    appliedRevision: whole(MAX_REVISION),
+    appliedRevision: whole(Number.MAX_SAFE_INTEGER),
   }),
   heartbeat: object<Extract<AgentMessage, { type: 'heartbeat' }>>({ type: type('heartbeat'), at: whole(MAX_TIMESTAMP_MS) }),
   system: object<Extract<AgentMessage, { type: 'system' }>>({ type: type('system'), sample: SAMPLE }),

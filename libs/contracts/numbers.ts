@@ -17,9 +17,11 @@ export const timestampMs = z.number().int().min(0).max(MAX_TIMESTAMP_MS);
 export const byteCount = z.number().nonnegative().max(Number.MAX_SAFE_INTEGER);
 
 /**
- * A desired-state revision (one per change of a node): far above any count of changes, and low
- * enough that the controller can always go one past what an agent reports (see
- * DeliveryService.hostReports) and stay an exact integer.
+ * A desired-state revision (one per change of a node): any exact integer. A host that claims one
+ * ahead of every revision the panel issued gets the node's desired revision moved one past it
+ * (DeliveryService.hostReports), but only below MAX_REVISION: far above any count of changes, and
+ * far enough below 2^53 that the revisions after it stay exact for as long as anyone can make
+ * changes.
  */
 export const MAX_REVISION = 2 ** 52;
-export const revisionNumber = z.number().int().min(0).max(MAX_REVISION);
+export const revisionNumber = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);

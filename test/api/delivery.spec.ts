@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
 import { applyJobId, applyJobSchema, nodeQueueName } from '#libs/contracts/node-queue.js';
+import { MAX_REVISION } from '#libs/contracts/numbers.js';
 import { DeliveryRepository } from '../../apps/controller/src/nodes/delivery/delivery.repository.js';
 import type { QueueBackend } from '../../apps/controller/src/queue/queue-backend.js';
 import { QUEUE_BACKEND } from '../../apps/controller/src/runtime.js';
@@ -86,7 +87,11 @@ test('a host ahead of every revision issued (a restored backup, a lying agent) i
   await again.next('welcome');
   expect(await view()).toMatchObject({ desiredRevision: ahead + 1, appliedRevision: ahead + 1, inSync: true });
 
-  // Revisions are bounded by the contract, so the controller can always go one past.
-  again.send({ type: 'hello', version: 'test-agent', capabilities: CAPABILITIES, gaps: [], appliedRevision: 2 ** 53 - 1 });
+  // A claim beyond MAX_REVISION moves nothing: the node shows out of sync, and its revisions stay
+  // where an honest agent's reports are accepted.
+  again.send({ type: 'hello', version: 'test-agent', capabilities: CAPABILITIES, gaps: [], appliedRevision: MAX_REVISION });
+  await again.next('welcome');
+  expect(await view()).toMatchObject({ desiredRevision: ahead + 1, appliedRevision: 0, inSync: false });
+  again.send({ type: 'hello', version: 'test-agent', capabilities: CAPABILITIES, gaps: [], appliedRevision: 2 ** 53 });
   expect(await again.next('error')).toMatchObject({ error: expect.stringMatching(/^invalid message: appliedRevision: /) });
 });

@@ -194,3 +194,20 @@ test('a handshake stamped in the future counts as now, so it cannot pin a client
   expect(stamped).toBeGreaterThanOrEqual(before - 1000);
   expect(stamped).toBeLessThanOrEqual(Date.now());
 });
+
+test('totals saturate at 2^53 - 1: bytes one node reports for a shared client never make another node\'s batches fail', async () => {
+  const a = await fixture();
+  const b = await fixture();
+  const shared = await createClient({ interfaceIds: [a.ifaceId, b.ifaceId] });
+  const other = await clientOn(b);
+  const keys = await accountsOf(shared.id);
+  const keyOn = (f: Fixture) => keys.find((row) => row.interface_id === f.ifaceId)!.public_key as string;
+  // Node A has pushed the shared client to the last exact byte (as 2^45-byte batches would, in time).
+  await t.query('update clients set used_bytes = $2, up_bytes = $2, down_bytes = $2 where id = $1', [shared.id, Number.MAX_SAFE_INTEGER - 10]);
+  const big = 2 ** 44;
+  expect(await usage.recordCounters(a.nodeId, 1, [peer(a, keyOn(a), big, big)])).toMatchObject({ duplicate: false, matched: 1 });
+  // Node B's batch for the shared client and its own still counts.
+  expect(await usage.recordCounters(b.nodeId, 1, [peer(b, keyOn(b), 10, 10), peer(b, other.keys[0], 1000, 2000)])).toMatchObject({ duplicate: false, matched: 2 });
+  expect(await getClient(shared.id)).toMatchObject({ usedBytes: Number.MAX_SAFE_INTEGER, upBytes: Number.MAX_SAFE_INTEGER, downBytes: Number.MAX_SAFE_INTEGER });
+  expect(await getClient(other.id)).toMatchObject({ usedBytes: 3000 });
+});

@@ -5,6 +5,9 @@ import type { ClientStatus } from './client.entity.js';
 import { kysely } from './clients-db.js';
 import { readNumber, readTimestamp } from './sql.js';
 
+/** The most bytes a total holds (2^53 - 1, exact as a JSON number); counting stops there. */
+const MAX_BYTES = Number.MAX_SAFE_INTEGER;
+
 /** A client whose counters a batch raised, with what the status rules need. */
 export interface CountedClient {
   id: string;
@@ -70,7 +73,10 @@ export class UsageRepository {
         endpoint: peer.endpoint,
       })),
     );
-    // Server rx is what the client sent (upload), server tx what it received (download).
+    // Server rx is what the client sent (upload), server tx what it received (download). Totals
+    // saturate at MAX_BYTES: they stay exact in JSON, and no node, however many bytes it reports
+    // for a client it shares with other nodes, can push the client's totals past bigint and make
+    // every later batch of those other nodes fail (sums of a batch are numeric: no overflow there).
     const rows = await em.execute<Record<string, unknown>[]>(
       `with batch as (
          select * from jsonb_to_recordset(?::jsonb)
@@ -84,15 +90,15 @@ export class UsageRepository {
            join accounts a on a.interface_id = i.id and a.public_key = b.public_key
        ), acc as (
          update accounts a
-            set up_bytes = a.up_bytes + hit.rx,
-                down_bytes = a.down_bytes + hit.tx,
+            set up_bytes = least(a.up_bytes + hit.rx, ${MAX_BYTES}),
+                down_bytes = least(a.down_bytes + hit.tx, ${MAX_BYTES}),
                 last_handshake = greatest(a.last_handshake, hit.handshake),
                 last_endpoint = coalesce(hit.endpoint, a.last_endpoint)
            from hit where a.id = hit.id
          returning a.device_id, hit.rx, hit.tx, hit.handshake
        ), dev as (
          update devices d
-            set up_bytes = d.up_bytes + s.rx, down_bytes = d.down_bytes + s.tx,
+            set up_bytes = least(d.up_bytes + s.rx, ${MAX_BYTES}), down_bytes = least(d.down_bytes + s.tx, ${MAX_BYTES}),
                 last_handshake = greatest(d.last_handshake, s.handshake)
            from (select device_id, sum(rx) as rx, sum(tx) as tx, max(handshake) as handshake, count(*) as n
                    from acc group by device_id) s
@@ -100,7 +106,8 @@ export class UsageRepository {
          returning d.client_id, s.rx, s.tx, s.handshake, s.n
        )
        update clients c
-          set up_bytes = c.up_bytes + s.rx, down_bytes = c.down_bytes + s.tx, used_bytes = c.used_bytes + s.rx + s.tx,
+          set up_bytes = least(c.up_bytes + s.rx, ${MAX_BYTES}), down_bytes = least(c.down_bytes + s.tx, ${MAX_BYTES}),
+              used_bytes = least(c.used_bytes + s.rx + s.tx, ${MAX_BYTES}),
               last_handshake = greatest(c.last_handshake, s.handshake)
          from (select client_id, sum(rx) as rx, sum(tx) as tx, max(handshake) as handshake, sum(n) as n
                  from dev group by client_id) s

@@ -5,6 +5,7 @@ import { gatewayAddress } from '#libs/wireguard/address-pool.js';
 import { parseCidr } from '#libs/wireguard/ipv4.js';
 import type { DesiredInterface, DesiredPeer, DesiredState } from '#libs/contracts/desired-state.js';
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
+import { MAX_REVISION } from '#libs/contracts/numbers.js';
 import { NodeAgent, type NodeTables } from '../node-agent.entity.js';
 
 /** A node whose agent has not applied its desired revision yet. */
@@ -49,14 +50,17 @@ export class DeliveryRepository {
    * The agent's own account of its host's revision (hello); returns the node's desired revision.
    * A host ahead of every revision this database issued (a restored backup, a recreated row, or
    * an agent that lies) runs a state nobody here knows: the desired revision moves one past it,
-   * so the next delivery supersedes it (an agent skips jobs older than what it applied).
+   * so the next delivery supersedes it (an agent skips jobs older than what it applied). A claim
+   * at or beyond MAX_REVISION is no honest host's: it is recorded as nothing applied, so the node
+   * shows out of sync instead of moving its revisions to where they would stop being exact.
    */
   async setAppliedRevision(nodeId: string, revision: number): Promise<number | undefined> {
+    const credible = revision < MAX_REVISION;
     const row = await this.db()
       .updateTable('nodes')
       .set((eb) => ({
-        applied_revision: revision,
-        desired_revision: eb.case().when('desired_revision', '<', revision).then(revision + 1).else(eb.ref('desired_revision')).end(),
+        applied_revision: credible ? revision : eb.case().when('desired_revision', '<', revision).then(0).else(revision).end(),
+        desired_revision: credible ? eb.case().when('desired_revision', '<', revision).then(revision + 1).else(eb.ref('desired_revision')).end() : eb.ref('desired_revision'),
       }))
       .where('id', '=', nodeId)
       .returning('desired_revision')
