@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { interfaceName } from './desired-state.js';
 import { applyResultSchema } from './node-queue.js';
 import { byteCount, revisionNumber, timestampMs } from './numbers.js';
+import { storableText } from './storable-text.js';
 import { systemSampleSchema } from './system.js';
 
 /**
@@ -71,10 +72,10 @@ export const MAX_GAP_TEXT = 500;
 export const agentMessageSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('hello'),
-    version: z.string().max(MAX_VERSION_TEXT),
+    version: storableText(MAX_VERSION_TEXT),
     capabilities: capabilitiesSchema,
     /** Human-readable reasons the host cannot apply what it may be asked to (empty when none). */
-    gaps: z.array(z.string().max(MAX_GAP_TEXT)).max(MAX_GAPS),
+    gaps: z.array(storableText(MAX_GAP_TEXT)).max(MAX_GAPS),
     /** The revision the host matches now (0 when nothing applied yet). */
     appliedRevision: revisionNumber,
   }),
@@ -104,7 +105,7 @@ export const controllerMessageSchema = z.discriminatedUnion('type', [
   /** The counter batch with this sequence number is recorded (or was already): drop it and older ones. */
   z.object({ type: z.literal('ack'), seq: z.number().int().positive() }),
   /** The message was refused; the link stays open unless the error is fatal. */
-  z.object({ type: z.literal('error'), error: z.string().max(MAX_ERROR_TEXT) }),
+  z.object({ type: z.literal('error'), error: storableText(MAX_ERROR_TEXT) }),
 ]);
 export type ControllerMessage = z.infer<typeof controllerMessageSchema>;
 

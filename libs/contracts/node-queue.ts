@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { desiredStateSchema } from './desired-state.js';
 import { revisionNumber } from './numbers.js';
+import { storableText } from './storable-text.js';
 
 /**
  * The work channel: one BullMQ queue per node (`node.<id>`), so a node's Redis ACL user can be
@@ -36,7 +37,7 @@ export const interfaceOutcomeSchema = z.object({
   /** How the interface exists on the host. */
   driver: z.enum(['kernel', 'wireguard-go', 'none']),
   peers: z.number().int().nonnegative().max(MAX_PEERS_PER_INTERFACE),
-  error: z.string().max(MAX_OUTCOME_ERROR_TEXT).optional(),
+  error: storableText(MAX_OUTCOME_ERROR_TEXT).optional(),
 });
 export type InterfaceOutcome = z.infer<typeof interfaceOutcomeSchema>;
 

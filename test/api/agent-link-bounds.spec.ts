@@ -7,7 +7,7 @@ import { metricValues } from '../../apps/controller/src/system/sample-rows.js';
 import { SampleWriter } from '../../apps/controller/src/system/sample-writer.js';
 import { SystemService } from '../../apps/controller/src/system/system.service.js';
 import { CONTROLLER_SOURCE } from '../../apps/controller/src/system/tiers.js';
-import { closeLinks, enrol, helloAs, type OpenLink } from '../support/agent-link-client.js';
+import { CAPABILITIES, closeLinks, enrol, helloAs, type OpenLink } from '../support/agent-link-client.js';
 import { answer, fixtures } from '../support/fixtures.js';
 import { randomSuffix } from '../support/random-suffix.js';
 import { systemSample } from '../support/system-sample.js';
@@ -102,6 +102,18 @@ describe('numbers in agent messages', () => {
     link.send({ type: 'counters', seq: 1 + COUNTER_SEQ_WINDOW, at: Date.now(), peers: [peer] });
     expect(await link.next('ack')).toEqual({ type: 'ack', seq: 1 + COUNTER_SEQ_WINDOW });
     expect(await seqOf()).toBe(String(1 + COUNTER_SEQ_WINDOW));
+  });
+
+  test('text no database can store (NUL, unpaired surrogates) is refused as invalid, not retried forever', async () => {
+    const { id, link } = await linkedNode();
+    link.send({ type: 'hello', version: '1.0\u0000x', capabilities: CAPABILITIES, gaps: [], appliedRevision: 0 });
+    expect(await link.next('error')).toMatchObject({ error: 'invalid message: version: text may not contain NUL characters or unpaired surrogates' });
+    link.send({ type: 'hello', version: '1.0', capabilities: CAPABILITIES, gaps: ['\ud800 gap'], appliedRevision: 0 });
+    expect(await link.next('error')).toMatchObject({ error: expect.stringMatching(/^invalid message: gaps\.0: text may not contain/) });
+    link.send({ type: 'applied', result: { revision: 1, ok: false, durationMs: 1, interfaces: [{ name: 'wg0', state: 'failed', driver: 'none', peers: 0, error: 'bad\u0000' }] } });
+    expect(await link.next('error')).toMatchObject({ error: expect.stringMatching(/^invalid message: result\.interfaces\.0\.error: text may not contain/) });
+    const [agent] = await t.query<{ version: string; last_apply: unknown }>('select version, last_apply from node_agents where node_id = $1', [id]);
+    expect(agent).toEqual({ version: 'test-agent', last_apply: null });
   });
 
   test('a row the database refuses costs only that row: other nodes and the controller keep their history', async () => {

@@ -1,16 +1,6 @@
-/**
- * Text the panel can store and hand on: no NUL (PostgreSQL refuses it in text, and C tools cut
- * strings there) and no unpaired UTF-16 surrogate (it has no UTF-8 form: the driver would store
- * U+FFFD in its place, silently changing the value). Every string that enters through a request,
- * body, query or path, passes this check before any handler sees it.
- */
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+import { isStorableText } from '#libs/contracts/storable-text.js';
 
-export const UNSTORABLE_TEXT = 'text may not contain NUL characters or unpaired surrogates';
-
-export function isStorableText(text: string): boolean {
-  return !UNSTORABLE.test(text);
-}
+export { isStorableText, UNSTORABLE_TEXT } from '#libs/contracts/storable-text.js';
 
 /**
  * The dotted path (`items.2.name`, "" for the value itself) of the first string in a parsed JSON
