@@ -116,6 +116,17 @@ describe('numbers in agent messages', () => {
     expect(agent).toEqual({ version: 'test-agent', last_apply: null });
   });
 
+  test('a node sending samples faster than one a second fills its history with one a second', async () => {
+    const { id, link } = await linkedNode();
+    for (let i = 0; i < 30; i++) link.send({ type: 'system', sample: systemSample(Date.now()) });
+    link.send({ type: 'heartbeat', at: Date.now() });
+    await waitFor('the samples handled', async () => ((await answer(typed().GET('/api/system'))).body.nodes.find((node) => node.id === id)?.system ? true : undefined));
+    await system.flush();
+    const [{ count }] = await t.query<{ count: string }>('select count(*) from system_samples where source = $1', [id]);
+    expect(Number(count)).toBeGreaterThanOrEqual(1);
+    expect(Number(count)).toBeLessThanOrEqual(2);
+  });
+
   test('a row the database refuses costs only that row: other nodes and the controller keep their history', async () => {
     const bad = (await createNode()).id;
     const good = (await createNode()).id;

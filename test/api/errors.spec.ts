@@ -21,6 +21,8 @@ describe('bad input gets a 4xx with {error, field} and changes nothing', () => {
     ['an empty name', { body: { name: '' } }, 400, 'name'],
     ['an over-long name', { body: { name: 'x'.repeat(65) } }, 400, 'name'],
     ['an unknown field', { body: { name: 'ok', admin: true } }, 400, 'admin'],
+    ['a field named like an inherited property', { body: { name: 'ok', valueOf: 'x' } }, 400, 'valueOf'],
+    ['another one', { body: { name: 'ok', hasOwnProperty: { a: 1 } } }, 400, 'hasOwnProperty'],
     ['a JSON array', { body: [{ name: 'ok' }] }, 400, ''],
     ['JSON null', { body: 'null' }, 400, ''],
     ['a JSON string', { body: '"name"' }, 400, ''],
@@ -36,6 +38,13 @@ describe('bad input gets a 4xx with {error, field} and changes nothing', () => {
     expect(response.body).toEqual({ error: expect.any(String), field });
     expect(response.body.error).not.toMatch(/\bat \S+:\d+/); // no stack traces
     expect(await count('api_tokens')).toBe(before);
+  });
+
+  test('query parameters named like inherited properties are unknown, not ignored', async () => {
+    for (const name of ['toString', 'valueOf', 'constructor', '__proto__', '__defineGetter__']) {
+      const response = await t.call('GET', `clients?${name}=1`, { token });
+      expect([name, response.status, response.body]).toEqual([name, 400, { error: `unknown field "${name}"`, field: name }]);
+    }
   });
 
   test('a missing field says it is required, not that its type is wrong', async () => {

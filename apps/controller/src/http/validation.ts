@@ -30,6 +30,28 @@ export function validationError(errors: ValidationError[]): ApiError {
   return failure ? badRequest(failure.message, failure.field ?? '') : badRequest('invalid request');
 }
 
+/** Names every object answers to without having them: `toString`, `constructor`, `__proto__`… */
+const OBJECT_PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/**
+ * The path of the first key, at any depth, named like a property every object inherits; undefined
+ * when there is none. class-transformer skips such keys when it builds a DTO (a function of the
+ * prototype is never overwritten), so the whitelist never sees them and `?toString=1` or
+ * `{"valueOf": 1}` would pass as if known; no DTO declares such a name, so each is unknown.
+ * Recursion is safe: bodies are refused above MAX_JSON_DEPTH before they are parsed.
+ */
+function inheritedKey(value: unknown, path = ''): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
+  for (const [key, item] of entries) {
+    const here = path ? `${path}.${key}` : key;
+    if (!Array.isArray(value) && OBJECT_PROTOTYPE_NAMES.has(key)) return here;
+    const found = inheritedKey(item, here);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 /**
  * Validates every DTO: unknown fields are refused (not silently dropped), types are converted
  * only where a DTO says so, and the first failure names its field as a path like `items.2.name`.
@@ -51,6 +73,10 @@ export class StrictValidationPipe extends ValidationPipe {
     const isDto = metadata.metatype && !([String, Number, Boolean, Array, Object] as unknown[]).includes(metadata.metatype);
     if (isDto && metadata.type === 'body' && (value === null || typeof value !== 'object' || Array.isArray(value))) {
       throw badRequest('request body must be a JSON object');
+    }
+    if (isDto && (metadata.type === 'body' || metadata.type === 'query')) {
+      const inherited = inheritedKey(value);
+      if (inherited !== undefined) throw badRequest(`unknown field "${inherited.split('.').pop()}"`, inherited);
     }
     if (isDto && metadata.type === 'query') {
       if (value === null || typeof value !== 'object') value = {};

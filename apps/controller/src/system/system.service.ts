@@ -67,6 +67,9 @@ const view = (sample: SystemSample): SampleView => ({ ...sample, sampledAt: new 
  * host (controller-host-sampler.ts). The newest one per source is kept in memory for the
  * snapshot; every one goes to the raw tier of the history through the batching writer.
  */
+/** The closest two samples of one source may be in the history. */
+const MIN_HISTORY_SPACING_MS = 1000;
+
 @Injectable()
 export class SystemService {
   private readonly latest = new Map<string, Latest>();
@@ -96,8 +99,17 @@ export class SystemService {
     const at = receivedAt.getTime();
     const previous = this.latest.get(source);
     if (!previous || previous.receivedAt <= at) this.latest.set(source, { sample: checked, receivedAt: at });
+    // Agents sample every 2 s; one that sends faster (a bug, or a node that floods) would fill the
+    // raw tier with a row per millisecond. A node's history keeps at most one sample a second.
+    if (nodeId !== null) {
+      const written = this.lastWritten.get(nodeId);
+      if (written !== undefined && at >= written && at - written < MIN_HISTORY_SPACING_MS) return;
+      this.lastWritten.set(nodeId, at);
+    }
     this.writer.add({ source, at, values: metricValues(checked) });
   }
+
+  private readonly lastWritten = new Map<string, number>();
 
   /** Reads the controller's own host now and records it. */
   async sampleControllerHost(): Promise<SystemSample> {
