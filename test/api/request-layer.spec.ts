@@ -182,6 +182,12 @@ describe("the router's own refusals answer {error, field}, never echoing the URL
     expect(response.body).toEqual({ error: 'malformed HTTP request', field: '' });
   });
 
+  test('an HTTP/1.1 request without Host', async () => {
+    const response = await rawRequest(`${t.api}/health`, { omitHost: true });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: 'the Host header is required', field: '' });
+  });
+
   test('a method the HTTP parser knows and the panel does not serve', async () => {
     const response = await rawRequest(`${t.api}/clients?marker=method-marker`, { method: 'PROPFIND', headers: { authorization: `Bearer ${token}` } });
     expect(response.status).toBe(404);

@@ -12,7 +12,7 @@ import { openDatabase } from './database/orm.js';
 import { createOpenApiDocument } from './docs/openapi.js';
 import { DocsService } from './docs/docs.service.js';
 import { PreparedPool } from './database/prepared-pool.js';
-import { installRequestLayer, requestLayerOptions } from './http/request-layer.js';
+import { installRequestLayer, requestLayerOptions, serverOptions } from './http/request-layer.js';
 import { loadTls } from './http/tls.js';
 import { startLocalAgent } from './nodes/local-agent.js';
 import { AgentCredentialsService } from './nodes/enrolment/agent-credentials.service.js';
@@ -73,7 +73,7 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
       bodyLimit: BODY_LIMIT_BYTES,
       trustProxy: config.trustedProxies.length ? config.trustedProxies : false,
       ...requestLayerOptions,
-      ...(tls ? { https: { cert: tls.cert, key: tls.key } } : {}),
+      ...(tls ? { https: { cert: tls.cert, key: tls.key, ...serverOptions } } : { http: serverOptions }),
     } as ConstructorParameters<typeof FastifyAdapter>[0]);
     const fastify = adapter.getInstance();
     const servedRoutes: ServedRoute[] = [];

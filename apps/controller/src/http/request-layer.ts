@@ -1,5 +1,6 @@
 import { answerClientError, answerFrameworkError } from './framework-errors.js';
 import { registerJsonBody, type PanelFastify } from './json-body.js';
+import { badRequest } from './api-error.js';
 import { refuseUnstorableUrlText } from './url-text.js';
 
 /**
@@ -12,7 +13,16 @@ export const requestLayerOptions = {
   clientErrorHandler: answerClientError,
 };
 
+/**
+ * Options for Node's HTTP(S) server. An HTTP/1.1 request without Host is refused by Node itself,
+ * with an empty 400 body; let it through to be refused here, in the `{error, field}` shape.
+ */
+export const serverOptions = { requireHostHeader: false };
+
 export function installRequestLayer(fastify: PanelFastify, bodyLimit: number): void {
   registerJsonBody(fastify, bodyLimit);
-  fastify.addHook('onRequest', async (request) => refuseUnstorableUrlText(request));
+  fastify.addHook('onRequest', async (request) => {
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) throw badRequest('the Host header is required');
+    refuseUnstorableUrlText(request);
+  });
 }
