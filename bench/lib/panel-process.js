@@ -10,7 +10,7 @@ export const BENCH_OWNER = { username: 'bench-owner', password: 'bench-password-
  * without them V8 sizes its young generation and heap growth from the host's RAM and the panel's
  * RSS runs to several times its live heap (docs/memory.md).
  */
-export const PANEL_NODE_FLAGS = ['--max-semi-space-size=16', '--max-old-space-size=1024'];
+export const PANEL_NODE_FLAGS = ['--max-semi-space-size=16', '--max-old-space-size=1024', '--expose-gc'];
 /** glibc malloc settings of the same launchers: fewer arenas, large blocks given back on free. */
 export const PANEL_MALLOC_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
 
