@@ -61,18 +61,21 @@ const MEMORY_FRESH_MS = 10_000;
 
 const view = (sample: SystemSample): SampleView => ({ ...sample, sampledAt: new Date(sample.at).toISOString() });
 
+/** The closest two samples of one node may be in the history. */
+const MIN_HISTORY_SPACING_MS = 1000;
+
 /**
  * Host state and history of the controller's own host and of every node. Samples arrive through
  * record(): the agent link for nodes (every 2 s per agent), the controller's own sampler for its
  * host (controller-host-sampler.ts). The newest one per source is kept in memory for the
- * snapshot; every one goes to the raw tier of the history through the batching writer.
+ * snapshot; each goes to the raw tier of the history through the batching writer (a node's at most
+ * one a second).
  */
-/** The closest two samples of one source may be in the history. */
-const MIN_HISTORY_SPACING_MS = 1000;
-
 @Injectable()
 export class SystemService {
   private readonly latest = new Map<string, Latest>();
+  /** Per node, the time of its last sample that went to the history. */
+  private readonly lastWritten = new Map<string, number>();
   private readonly ownHost: Sampler;
 
   constructor(
@@ -108,8 +111,6 @@ export class SystemService {
     }
     this.writer.add({ source, at, values: metricValues(checked) });
   }
-
-  private readonly lastWritten = new Map<string, number>();
 
   /** Reads the controller's own host now and records it. */
   async sampleControllerHost(): Promise<SystemSample> {
