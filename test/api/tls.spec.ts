@@ -1,42 +1,10 @@
 import { X509Certificate } from 'node:crypto';
-import { request } from 'node:https';
-import type { TLSSocket } from 'node:tls';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
+import { anyCertHttps as https } from '../support/any-cert-https.js';
 import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
-
-interface HttpsAnswer {
-  status: number;
-  fingerprint: string;
-  body: any;
-}
-
-/** One HTTPS request that accepts any certificate and reports which one the server presented. */
-function https(url: string, options: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<HttpsAnswer> {
-  return new Promise((resolve, reject) => {
-    const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
-    const req = request(
-      url,
-      {
-        method: options.method ?? 'GET',
-        rejectUnauthorized: false,
-        headers: { ...options.headers, ...(payload ? { 'content-type': 'application/json' } : {}) },
-      },
-      (res) => {
-        const fingerprint = (res.socket as TLSSocket).getPeerCertificate().fingerprint256;
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          resolve({ status: res.statusCode ?? 0, fingerprint, body: JSON.parse(Buffer.concat(chunks).toString() || 'null') });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
 
 describe('HTTPS', () => {
   let t: TestPanel | undefined;

@@ -2,12 +2,17 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AGENT_ENV, AGENT_IDENTITY_FILE } from '#libs/contracts/local-agent.js';
+import { pinOfPem } from '#libs/contracts/certificate-pin.js';
+import { PINNED_CERTIFICATE_FILE } from '../../apps/agent/src/link/controller-trust.js';
 import { AGENT_MAIN } from '../support/agent-process.js';
+import { anyCertHttps } from '../support/any-cert-https.js';
+import { TestNamespace } from '../support/netns.js';
 import { Redis } from 'ioredis';
 import { freePort } from '../../libs/net/free-port.js';
 import { startRedisServer, type TestRedisServer } from '../support/redis-server.js';
 import { PANEL_MAIN, run, runToEnd, waitForOutput, type Spawned } from '../support/spawned-process.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
 import { waitFor } from '../support/wait-for.js';
 
 /**
@@ -48,6 +53,61 @@ describe('the controller address', () => {
     const refused = await runToEnd(AGENT_MAIN, ['--data-dir', dataDir], { PATH: process.env.PATH });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/is plain http:\/\/.*--allow-insecure-http/);
+  });
+});
+
+describe('a panel with its own certificate: the enrolment command pins it', () => {
+  let t: TestPanel;
+  let token: string;
+  let namespace: TestNamespace;
+  beforeAll(async () => {
+    t = await startTestPanel({ WARREN_TLS: 'on' });
+    token = (await anyCertHttps(`${t.panel.origin}/api/auth/login`, { method: 'POST', body: OWNER })).body.token;
+    namespace = await TestNamespace.create();
+  }, 120_000);
+  afterAll(async () => {
+    await namespace?.destroy();
+    await t?.stop();
+  }, 60_000);
+
+  const createNode = async () =>
+    (await anyCertHttps(`${t.panel.origin}/api/nodes`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: { name: `pinned-${Date.now()}`, address: '192.0.2.10' } })).body;
+
+  test('the agent checks the pin before it sends anything, enrols with it, links, and keeps the certificate', async () => {
+    const pin = pinOfPem(readFileSync(join(t.config.dataDir, 'tls', 'cert.pem'), 'utf8'));
+    const node = await createNode();
+    expect(node.enrolment.command).toBe(`warren-agent --controller '${t.panel.origin}' --enrol '${node.enrolment.secret}' --pin ${pin}`);
+    const args = ['--controller', t.panel.origin, '--enrol', node.enrolment.secret, '--netns', namespace.name];
+
+    // A wrong pin: refused before the secret is sent (it still enrols below).
+    const wrong = await runToEnd(AGENT_MAIN, [...args, '--data-dir', tempDir(), '--pin', `sha256:${'0'.repeat(64)}`], { PATH: process.env.PATH });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain(`presents a certificate whose pin is ${pin}, not sha256:${'0'.repeat(64)}: refusing to send it anything`);
+    // Without a pin or a CA the self-made certificate is not trusted.
+    const unpinned = await runToEnd(AGENT_MAIN, [...args, '--data-dir', tempDir()], { PATH: process.env.PATH });
+    expect(unpinned.code).toBe(1);
+    expect(unpinned.stderr).toMatch(/self[- ]signed certificate/);
+
+    const dataDir = tempDir();
+    const agent = run(AGENT_MAIN, [...args, '--data-dir', dataDir, '--pin', pin], { PATH: process.env.PATH });
+    try {
+      await waitFor('the pinned agent connected', async () => {
+        const view = (await anyCertHttps(`${t.panel.origin}/api/nodes/${node.id}`, { headers: { authorization: `Bearer ${token}` } })).body;
+        return view.agent.state === 'connected' ? true : undefined;
+      });
+      expect(pinOfPem(readFileSync(join(dataDir, PINNED_CERTIFICATE_FILE), 'utf8'))).toBe(pin);
+    } finally {
+      agent.child.kill('SIGTERM');
+      await agent.exited;
+    }
+    // A later start needs no pin: the kept certificate is trusted.
+    const again = run(AGENT_MAIN, ['--data-dir', dataDir, '--netns', namespace.name], { PATH: process.env.PATH });
+    try {
+      await waitForOutput(again, `node ${node.name} (${node.id})`, 60_000);
+    } finally {
+      again.child.kill('SIGTERM');
+      await again.exited;
+    }
   });
 });
 

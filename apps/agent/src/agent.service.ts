@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { readFileSync } from 'node:fs';
 import type { Job } from 'bullmq';
 import type { Capabilities } from '#libs/contracts/agent-link.js';
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
@@ -8,7 +7,8 @@ import type { AgentConfig } from './config.js';
 import { CounterSpool } from './counters/counter-spool.js';
 import { AGENT_CONFIG, HOST_DRIVER, type HostDriver } from './host-driver.js';
 import { ControllerLink } from './link/controller-link.js';
-import { loadOrEnrol, type AgentIdentity } from './link/credential.js';
+import { resolveControllerTrust } from './link/controller-trust.js';
+import { loadOrEnrol, storedControllerUrl, type AgentIdentity } from './link/credential.js';
 import { SYSTEM_SAMPLER, type SystemSampler } from './system-sampler.js';
 import { AGENT_VERSION } from './version.js';
 import { ApplyWorker, parseApplyJob } from './work/apply-worker.js';
@@ -46,8 +46,8 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const ca = this.config.caFile ? readFileSync(this.config.caFile, 'utf8') : undefined;
-    this.identity = await loadOrEnrol(this.config, ca);
+    const trust = await resolveControllerTrust({ ...this.config, controllerUrl: this.config.controllerUrl ?? storedControllerUrl(this.config.dataDir) });
+    this.identity = await loadOrEnrol(this.config, trust);
     this.probe = await this.host.probe();
     for (const gap of this.probe.gaps) this.logger.warn(`host: ${gap}`);
     // An agent that applied before has interfaces whose counters it reported from its spool: with
@@ -78,7 +78,7 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
         },
         ack: (seq) => this.spool.acknowledge(seq),
       },
-      ca,
+      trust,
     );
     this.link.start();
 

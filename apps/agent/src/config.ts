@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
+import { PIN_PATTERN } from '#libs/contracts/certificate-pin.js';
 import { AGENT_ENV } from '#libs/contracts/local-agent.js';
 
 /** What the agent reads from its command line and environment, validated once at start. */
@@ -14,6 +15,8 @@ export interface AgentConfig {
   netns?: string;
   /** A PEM file of the certificate or CA the controller's TLS must chain to (self-signed panels). */
   caFile?: string;
+  /** The panel certificate's pin (`sha256:…`), from the enrolment command of a self-signed panel. */
+  pin?: string;
   /** BullMQ's PostgreSQL backend, for the agent on the controller's own host only. */
   queueDatabaseUrl?: string;
   /**
@@ -28,7 +31,7 @@ export interface AgentConfig {
 
 export class AgentConfigError extends Error {}
 
-export const AGENT_USAGE = `Usage: warren-agent [--controller URL] [--enrol SECRET] [--data-dir DIR] [--ca FILE] [--netns NAME] [--allow-insecure-http]
+export const AGENT_USAGE = `Usage: warren-agent [--controller URL] [--enrol SECRET] [--pin sha256:HEX] [--data-dir DIR] [--ca FILE] [--netns NAME] [--allow-insecure-http]
 
 Runs on a tunnel host: enrols with the controller once (--enrol, from the node's page or
 POST /api/nodes), then applies the node's desired state (WireGuard interfaces, peers, NAT)
@@ -38,7 +41,10 @@ Options (or environment variables):
   --controller URL   WARREN_CONTROLLER_URL  the panel's address, with its base path
   --enrol SECRET     WARREN_ENROL_SECRET    one-time enrolment secret (wne_…)
   --data-dir DIR     WARREN_AGENT_DATA_DIR  state directory (default /var/lib/warren-agent)
-  --ca FILE          WARREN_CONTROLLER_CA   PEM to trust for the panel's TLS (self-signed panels)
+  --pin sha256:HEX   WARREN_CONTROLLER_PIN  trust the panel's certificate with this SHA-256 (its
+                     enrolment command carries it when the panel made its own certificate);
+                     checked before anything is sent, then kept in the data directory
+  --ca FILE          WARREN_CONTROLLER_CA   PEM to trust for the panel's TLS instead
   --netns NAME       WARREN_NETNS           apply inside this network namespace
   --allow-insecure-http  WARREN_ALLOW_INSECURE_HTTP=1  accept an http:// controller (its
                      credential then crosses the network readable); otherwise https:// only
@@ -56,6 +62,7 @@ const FLAGS: Record<string, string> = {
   '--enrol': 'WARREN_ENROL_SECRET',
   '--data-dir': AGENT_ENV.dataDir,
   '--ca': AGENT_ENV.controllerCa,
+  '--pin': 'WARREN_CONTROLLER_PIN',
   '--netns': 'WARREN_NETNS',
 };
 
@@ -82,6 +89,9 @@ export function loadAgentConfig(argv: readonly string[], env: Env = process.env)
   const dataDirRaw = text(AGENT_ENV.dataDir) ?? '/var/lib/warren-agent';
   const caFile = text(AGENT_ENV.controllerCa);
   if (caFile && !existsSync(caFile)) throw new AgentConfigError(`WARREN_CONTROLLER_CA: file not found: ${caFile}`);
+  const pin = text('WARREN_CONTROLLER_PIN')?.toLowerCase();
+  if (pin && !PIN_PATTERN.test(pin)) throw new AgentConfigError('WARREN_CONTROLLER_PIN: must be sha256: and 64 hex digits, as the enrolment command prints it');
+  if (pin && caFile) throw new AgentConfigError('WARREN_CONTROLLER_PIN and WARREN_CONTROLLER_CA: give one of them');
   const netns = text('WARREN_NETNS');
   if (netns && !/^[A-Za-z0-9_.-]{1,64}$/.test(netns)) throw new AgentConfigError('WARREN_NETNS: not a namespace name');
   const interval = Number(text(AGENT_ENV.reportIntervalMs) ?? 2000);
@@ -96,6 +106,7 @@ export function loadAgentConfig(argv: readonly string[], env: Env = process.env)
     dataDir: isAbsolute(dataDirRaw) ? dataDirRaw : resolve(process.cwd(), dataDirRaw),
     netns,
     caFile,
+    pin,
     queueDatabaseUrl: text(AGENT_ENV.queueDatabaseUrl),
     allowInsecureHttp,
     reportIntervalMs: interval,

@@ -4,6 +4,7 @@ import { Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { pinOfPem } from '#libs/contracts/certificate-pin.js';
 import { AppModule } from './app.module.js';
 import { ensureOwner, type OwnerCreated } from './auth/owner-bootstrap.js';
 import type { WarrenConfig } from './config/config.js';
@@ -84,7 +85,15 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
     await fastify.register(fastifyCookie as never);
 
     const app = await NestFactory.create<NestFastifyApplication>(
-      AppModule.register({ config, orm, databaseUrl, queues, prepared, selfSignedTls: tls?.selfSigned ?? false }),
+      AppModule.register({
+        config,
+        orm,
+        databaseUrl,
+        queues,
+        prepared,
+        selfSignedTls: tls?.selfSigned ?? false,
+        ...(tls?.selfSigned ? { certificatePin: pinOfPem(tls.cert) } : {}),
+      }),
       adapter,
       { logger: LOG_LEVELS[config.logLevel], abortOnError: false, bodyParser: false },
     );

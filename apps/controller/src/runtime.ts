@@ -14,6 +14,11 @@ export interface PanelRuntime {
   prepared: PreparedPool;
   /** True when the panel serves a certificate it made itself (curl examples then add -k). */
   selfSignedTls: boolean;
+  /**
+   * The SHA-256 of that self-made certificate (hex, of its DER), which enrolment commands carry
+   * for the agent to pin (`--pin sha256:…`); absent with an operator's certificate or plain HTTP.
+   */
+  certificatePin?: string;
 }
 
 export const WARREN_CONFIG = Symbol('WARREN_CONFIG');

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import WebSocket from 'ws';
 import { AGENT_LINK_PATH, controllerMessageSchema, type AgentMessage, type ControllerMessage } from '#libs/contracts/agent-link.js';
 import { MAX_CONTROLLER_MESSAGE_BYTES } from '#libs/contracts/link-message-size.js';
+import { tlsOptions, type ControllerTrust } from './controller-trust.js';
 
 export interface LinkEvents {
   /** The link is up: return the hello to send. */
@@ -33,7 +34,7 @@ export class ControllerLink {
     private readonly controllerUrl: string,
     private readonly credential: string,
     private readonly events: LinkEvents,
-    private readonly ca?: string,
+    private readonly trust?: ControllerTrust,
   ) {}
 
   /** True once the controller has answered hello on the current connection. */
@@ -77,7 +78,7 @@ export class ControllerLink {
       handshakeTimeout: 10_000,
       // The controller's largest message, worked out from the contract: anything larger is not it.
       maxPayload: MAX_CONTROLLER_MESSAGE_BYTES,
-      ...(this.ca ? { ca: this.ca } : {}),
+      ...tlsOptions(this.trust),
     });
     this.socket = socket;
     socket.on('open', () => {

@@ -1,8 +1,9 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { tlsOptions, type ControllerTrust } from './controller-trust.js';
 
-/** POSTs JSON and parses the JSON answer; `ca` is trusted for the controller's TLS. */
-export function postJson(url: string, body: unknown, options: { ca?: string; timeoutMs?: number } = {}): Promise<{ status: number; body: unknown }> {
+/** POSTs JSON and parses the JSON answer; `trust` is what the controller's TLS is checked against. */
+export function postJson(url: string, body: unknown, options: { trust?: ControllerTrust; timeoutMs?: number } = {}): Promise<{ status: number; body: unknown }> {
   const target = new URL(url);
   const payload = JSON.stringify(body);
   const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -13,7 +14,7 @@ export function postJson(url: string, body: unknown, options: { ca?: string; tim
         method: 'POST',
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
         timeout: options.timeoutMs ?? 15_000,
-        ...(options.ca ? { ca: options.ca } : {}),
+        ...tlsOptions(options.trust),
       },
       (res) => {
         const chunks: Buffer[] = [];

@@ -4,7 +4,7 @@ import type { EnrolResponse } from '#libs/contracts/agent-link.js';
 import { shellQuote } from '../../common/shell-quote.js';
 import type { WarrenConfig } from '../../config/config.js';
 import { ApiError, conflict, notFound, unauthorized } from '../../http/api-error.js';
-import { WARREN_CONFIG } from '../../runtime.js';
+import { PANEL_RUNTIME, WARREN_CONFIG, type PanelRuntime } from '../../runtime.js';
 import { AgentCredentialsRepository } from './agent-credentials.repository.js';
 import { AgentQueueAccess } from './agent-queue-access.js';
 
@@ -34,6 +34,7 @@ export class AgentCredentialsService implements OnApplicationBootstrap, OnApplic
   constructor(
     private readonly repository: AgentCredentialsRepository,
     @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
+    @Inject(PANEL_RUNTIME) private readonly runtime: PanelRuntime,
   ) {
     this.queueAccess = new AgentQueueAccess(config);
   }
@@ -82,7 +83,19 @@ export class AgentCredentialsService implements OnApplicationBootstrap, OnApplic
     const secret = generatePrefixedSecret(ENROLMENT_PREFIX);
     const expiresAt = new Date(Date.now() + ENROLMENT_TTL_MS);
     await this.repository.storeEnrolment(nodeId, hashSecret(secret), expiresAt);
-    return { secret, expiresAt, command: `warren-agent --controller ${shellQuote(panelUrl)} --enrol ${shellQuote(secret)}` };
+    return { secret, expiresAt, command: this.enrolmentCommand(panelUrl, secret) };
+  }
+
+  /**
+   * What the operator runs on the host. With the panel's self-made certificate it carries that
+   * certificate's pin, so the agent trusts the panel from the command alone (and nothing else
+   * with that name). Not when WARREN_PUBLIC_URL names the address: a proxy there may present a
+   * certificate of its own.
+   */
+  private enrolmentCommand(panelUrl: string, secret: string): string {
+    const parts = ['warren-agent', '--controller', shellQuote(panelUrl), '--enrol', shellQuote(secret)];
+    if (this.runtime.certificatePin && !this.config.publicUrl && panelUrl.startsWith('https:')) parts.push('--pin', this.runtime.certificatePin);
+    return parts.join(' ');
   }
 
   /**
