@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -261,6 +261,22 @@ test('NAT: the agent table masquerades the subnet out of natInterface, and is go
   await host.apply(state(3, []));
 });
 
+test("wireguard-go's daemon runs in a session of its own: a Ctrl-C to the agent's process group leaves the tunnel up", async () => {
+  const { host } = newHost();
+  const name = ifname('s');
+  expect((await host.apply(state(1, [iface(name, 86)]))).ok).toBe(true);
+  const [daemon] = wireguardGoPids(name);
+  const sessionAndGroup = (pid: number | string) => {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return { group: fields[2], session: fields[3] };
+  };
+  const agent = sessionAndGroup('self');
+  const started = sessionAndGroup(daemon);
+  expect(started.session).not.toBe(agent.session);
+  expect(started.group).not.toBe(agent.group);
+  await host.apply(state(2, []));
+});
+
 test('an interface deleted behind the agent is reported missing and re-created by the next apply', async () => {
   const { host } = newHost();
   const name = ifname('v');
@@ -423,7 +439,7 @@ describe('missing tools', () => {
   });
 
   test('without nft the tunnel still comes up, and the outcome says NAT is missing', async () => {
-    const noNft = runnerWith(['ip', 'wg', 'wireguard-go']);
+    const noNft = runnerWith(['ip', 'wg', 'wireguard-go', 'setsid']);
     const found = await probeHost(noNft);
     expect(found.capabilities).toMatchObject({ wg: true, wireguardGo: true, nft: false });
     const name = ifname('p');

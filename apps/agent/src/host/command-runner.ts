@@ -66,6 +66,12 @@ export interface CommandRunnerOptions {
 
 export interface RunOptions {
   timeoutMs?: number;
+  /**
+   * Run it in a session of its own (`setsid --wait`): what it leaves running (wireguard-go's
+   * daemon) is then outside the agent's process group, so a Ctrl-C or a signal to that group (a
+   * terminal running `npm start`) does not take the tunnels down with the agent.
+   */
+  newSession?: boolean;
 }
 
 export interface CommandOutput {
@@ -104,15 +110,16 @@ export class CommandRunner {
   }
 
   /** The file and arguments actually executed for `program args…` (namespace prefix applied). */
-  argv(program: string, args: readonly string[]): { file: string; args: string[] } {
+  argv(program: string, args: readonly string[], options: Pick<RunOptions, 'newSession'> = {}): { file: string; args: string[] } {
     const resolved = this.programs[program] ?? program;
-    if (this.namespace === undefined) return { file: resolved, args: [...args] };
-    return { file: this.programs.ip ?? 'ip', args: ['netns', 'exec', this.namespace, resolved, ...args] };
+    const command = options.newSession ? [this.programs.setsid ?? 'setsid', '--wait', resolved, ...args] : [resolved, ...args];
+    if (this.namespace === undefined) return { file: command[0], args: command.slice(1) };
+    return { file: this.programs.ip ?? 'ip', args: ['netns', 'exec', this.namespace, ...command] };
   }
 
   /** Runs to completion; resolves with its output on exit 0, rejects with a CommandError otherwise. */
   run(program: string, args: readonly string[], options: RunOptions = {}): Promise<CommandOutput> {
-    const { file, args: argv } = this.argv(program, args);
+    const { file, args: argv } = this.argv(program, args, options);
     const command = [program, ...args].join(' ');
     return new Promise((resolve, reject) => {
       execFile(

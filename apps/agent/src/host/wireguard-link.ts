@@ -10,7 +10,9 @@ import type { Driver } from './managed-state.js';
  * wireguard-go is run in its default daemon mode: the parent creates the TUN device and binds
  * the UAPI socket before it forks the daemon and exits 0, so when the command returns the
  * interface is ready for `wg`, and a failure (name taken, socket in use) is its exit status.
- * The daemon belongs to no agent process: tunnels stay up while the agent restarts.
+ * The daemon belongs to no agent process, and to no process group of the agent's (it starts in a
+ * session of its own): tunnels stay up while the agent restarts, and when a terminal's Ctrl-C
+ * stops the agent with everything else in its foreground group.
  */
 
 /** Where wireguard-go's UAPI sockets live: one directory for the whole host, not per namespace. */
@@ -24,7 +26,7 @@ export function socketPath(name: string): string {
 export async function createLink(runner: CommandRunner, name: string, driver: Driver): Promise<void> {
   const dev = tunnelArg(name);
   if (driver === 'kernel') await runner.run('ip', ['link', 'add', 'dev', dev, 'type', 'wireguard']);
-  else await runner.run('wireguard-go', [dev]);
+  else await runner.run('wireguard-go', [dev], { newSession: true });
 }
 
 /**
