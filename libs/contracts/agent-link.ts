@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { interfaceName } from './desired-state.js';
 import { applyResultSchema } from './node-queue.js';
 import { byteCount, revisionNumber, timestampMs } from './numbers.js';
+import { MAX_RULES_PER_NODE } from './routing.js';
 import { storableText } from './storable-text.js';
 import { systemSampleSchema } from './system.js';
 
@@ -93,6 +94,14 @@ export const agentMessageSchema = z.discriminatedUnion('type', [
     peers: z.array(peerCountersSchema).max(MAX_PEERS_PER_BATCH),
   }),
   z.object({ type: z.literal('applied'), result: applyResultSchema }),
+  z.object({
+    type: z.literal('rule-hits'),
+    /**
+     * Packets each routing rule (libs/contracts/routing.ts, by rule id) matched since the
+     * previous report; rules with none are left out. Deltas: the controller adds them up.
+     */
+    rules: z.array(z.object({ id: z.uuid(), packets: z.number().int().positive().max(2 ** 44) })).max(MAX_RULES_PER_NODE),
+  }),
 ]);
 export type AgentMessage = z.infer<typeof agentMessageSchema>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { desiredOutboundSchema, desiredRoutingSchema } from './routing.js';
 import { TUNNEL_NAME, TUNNEL_NAME_RULE, UPLINK_NAME, UPLINK_NAME_RULE } from './interface-names.js';
 
 /**
@@ -58,5 +59,9 @@ export const desiredStateSchema = z.object({
   revision: z.number().int().nonnegative(),
   /** Enabled interfaces only: a disabled or deleted interface is removed from the host. */
   interfaces: z.array(desiredInterfaceSchema),
+  /** Hops this node runs (libs/contracts/routing.ts); absent = none. */
+  outbounds: z.array(desiredOutboundSchema).max(250).optional(),
+  /** Policy routing resolved for this node; absent = DEFAULT_ROUTING (everything direct). */
+  routing: desiredRoutingSchema.optional(),
 });
 export type DesiredState = z.infer<typeof desiredStateSchema>;

@@ -2,6 +2,7 @@ import { agentMessageSchema, controllerMessageSchema, MAX_GAP_TEXT, MAX_GAPS, MA
 import { AGENT_MESSAGE_BYTES, CONTROLLER_MESSAGE_BYTES, MAX_AGENT_MESSAGE_BYTES } from './link-message-size.js';
 import { MAX_APPLY_DURATION_MS, MAX_INTERFACES_PER_APPLY, MAX_OUTCOME_ERROR_TEXT, MAX_PEERS_PER_INTERFACE } from './node-queue.js';
 import { MAX_TIMESTAMP_MS } from './numbers.js';
+import { MAX_RULES_PER_NODE } from './routing.js';
 
 /** Free text the schemas accept, written by JSON with the most bytes: control characters (\u0001). */
 const widest = (chars: number) => '\u0001'.repeat(chars);
@@ -55,7 +56,12 @@ const largest: Record<AgentMessage['type'], AgentMessage> = {
         error: widest(MAX_OUTCOME_ERROR_TEXT),
       })),
       durationMs: MAX_APPLY_DURATION_MS - 0.1234567890123,
+      outbounds: Array.from({ length: 250 }, () => ({ tag: 'a'.repeat(64), state: 'failed' as const, error: widest(MAX_OUTCOME_ERROR_TEXT) })),
     },
+  },
+  'rule-hits': {
+    type: 'rule-hits',
+    rules: Array.from({ length: MAX_RULES_PER_NODE }, () => ({ id: '00000000-0000-4000-8000-000000000000', packets: 2 ** 44 })),
   },
 };
 

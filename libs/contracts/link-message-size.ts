@@ -10,7 +10,8 @@ import {
   type ControllerMessage,
   type PeerCounters,
 } from './agent-link.js';
-import { MAX_INTERFACES_PER_APPLY, MAX_OUTCOME_ERROR_TEXT, MAX_PEERS_PER_INTERFACE, type ApplyResult, type InterfaceOutcome } from './node-queue.js';
+import { MAX_INTERFACES_PER_APPLY, MAX_OUTCOME_ERROR_TEXT, MAX_PEERS_PER_INTERFACE, type ApplyResult, type InterfaceOutcome, type OutboundOutcome } from './node-queue.js';
+import { MAX_RULES_PER_NODE } from './routing.js';
 import { MAX_TIMESTAMP_MS } from './numbers.js';
 import type { SystemSample } from './system.js';
 
@@ -74,12 +75,17 @@ const OUTCOME = object<InterfaceOutcome>({
   peers: whole(MAX_PEERS_PER_INTERFACE),
   error: text(MAX_OUTCOME_ERROR_TEXT),
 });
+const OUTBOUND_OUTCOME = object<OutboundOutcome>({ tag: ascii(64), state: ascii('failed'.length), error: text(MAX_OUTCOME_ERROR_TEXT) });
+/** Outbounds a node runs (desired-state.ts). */
+const MAX_OUTBOUNDS = 250;
 const APPLY_RESULT = object<ApplyResult>({
   revision: whole(Number.MAX_SAFE_INTEGER),
   ok: BOOLEAN,
   interfaces: array(MAX_INTERFACES_PER_APPLY, OUTCOME),
   durationMs: NUMBER,
+  outbounds: array(MAX_OUTBOUNDS, OUTBOUND_OUTCOME),
 });
+const RULE_HITS = object<{ id: string; packets: number }>({ id: ascii(36), packets: whole(2 ** 44) });
 
 type Sizes<M extends { type: string }> = { [T in M['type']]: number };
 
@@ -101,6 +107,7 @@ export const AGENT_MESSAGE_BYTES: Sizes<AgentMessage> = {
     peers: array(MAX_PEERS_PER_BATCH, PEER),
   }),
   applied: object<Extract<AgentMessage, { type: 'applied' }>>({ type: type('applied'), result: APPLY_RESULT }),
+  'rule-hits': object<Extract<AgentMessage, { type: 'rule-hits' }>>({ type: type('rule-hits'), rules: array(MAX_RULES_PER_NODE, RULE_HITS) }),
 };
 
 /** The largest message of each type the controller sends. */

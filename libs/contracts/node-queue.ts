@@ -41,6 +41,14 @@ export const interfaceOutcomeSchema = z.object({
 });
 export type InterfaceOutcome = z.infer<typeof interfaceOutcomeSchema>;
 
+export const outboundOutcomeSchema = z.object({
+  tag: z.string().min(1).max(64),
+  /** up: the hop runs as desired; failed: could not be set up (see error; tools missing is a failure too). */
+  state: z.enum(['up', 'failed']),
+  error: storableText(MAX_OUTCOME_ERROR_TEXT).optional(),
+});
+export type OutboundOutcome = z.infer<typeof outboundOutcomeSchema>;
+
 /** What an apply job returns (and the agent reports over the WebSocket as `applied`). */
 export const applyResultSchema = z.object({
   /** The revision the host now matches (an older job than what was applied returns the newer one). */
@@ -49,5 +57,7 @@ export const applyResultSchema = z.object({
   ok: z.boolean(),
   interfaces: z.array(interfaceOutcomeSchema).max(MAX_INTERFACES_PER_APPLY),
   durationMs: z.number().nonnegative().max(MAX_APPLY_DURATION_MS),
+  /** Each desired outbound's hop on the host (absent from agents older than hops). */
+  outbounds: z.array(outboundOutcomeSchema).max(250).optional(),
 });
 export type ApplyResult = z.infer<typeof applyResultSchema>;

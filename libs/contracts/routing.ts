@@ -1,0 +1,183 @@
+import { z } from 'zod';
+import { storableText } from './storable-text.js';
+
+/**
+ * Hops (outbounds) and policy routing as a node must realise them: the part of the desired state
+ * the controller resolves for one node. Everything here is already node-local: rules name only
+ * outbounds this node runs (or the built-ins), and client, group and interface criteria arrive
+ * resolved to tunnel addresses and host interface names. Order of `rules` is the order of
+ * matching: the first rule whose criteria all match decides.
+ *
+ * Probes (`probe` jobs) also live here: they run on the node that owns the outbound.
+ */
+
+/** Built-in outbounds every node has: traffic leaves through the uplink, or is dropped. */
+export const BUILTIN_OUTBOUNDS = ['direct', 'blocked'] as const;
+export type BuiltinOutbound = (typeof BUILTIN_OUTBOUNDS)[number];
+
+/** `[A-Za-z0-9_-]`, 1..64: safe in names of sets, chains and files on the host. */
+export const OUTBOUND_TAG = /^[A-Za-z0-9_-]{1,64}$/;
+export const outboundTag = z.string().regex(OUTBOUND_TAG, 'an outbound tag ([A-Za-z0-9_-], 1..64)');
+
+/** Kinds a node here can really run (domain.md lists more; these have Debian-packaged runners). */
+export const HOP_KINDS = ['wireguard', 'socks', 'http', 'shadowsocks'] as const;
+export type HopKind = (typeof HOP_KINDS)[number];
+
+/** Ciphers ss-redir and ss-server (shadowsocks-libev 3.3) both speak; AEAD only. */
+export const SHADOWSOCKS_METHODS = ['aes-128-gcm', 'aes-256-gcm', 'chacha20-ietf-poly1305'] as const;
+
+const key = z.string().regex(/^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw480]=$/, 'a WireGuard key (base64 of 32 bytes)');
+/** host:port is split by the controller; host is an IP literal or a DNS name. */
+const hostName = z.string().min(1).max(253).regex(/^[A-Za-z0-9.:_-]+$/, 'an IP address or DNS name');
+const port = z.number().int().min(1).max(65535);
+const cidr = z.string().regex(/^[0-9a-fA-F.:]+\/\d{1,3}$/, 'an address with prefix length');
+/** Credentials: printable, no whitespace-free promise (redsocks and ss-redir read them from 0600 files). */
+const secretText = storableText(256);
+
+export const wireguardHopSchema = z.object({
+  kind: z.literal('wireguard'),
+  /** The hop's own host interface (wg-style name, unique on the node; created and owned by the agent). */
+  interfaceName: z.string().regex(/^[A-Za-z0-9_-]{1,15}$/),
+  privateKey: key,
+  /** This side's address on the hop's tunnel, e.g. 10.66.0.2/32. */
+  address: cidr,
+  peerPublicKey: key,
+  presharedKey: key.nullable(),
+  endpointHost: hostName,
+  endpointPort: port,
+  /** What the upstream accepts from us; traffic routed into the hop's table goes to 0.0.0.0/0 regardless. */
+  allowedIps: z.array(cidr).min(1).max(64),
+  mtu: z.number().int().min(576).max(9000),
+  persistentKeepalive: z.number().int().min(0).max(65535),
+});
+
+export const socksHopSchema = z.object({
+  kind: z.literal('socks'),
+  host: hostName,
+  port,
+  username: secretText.nullable(),
+  password: secretText.nullable(),
+});
+
+export const httpHopSchema = z.object({
+  kind: z.literal('http'),
+  host: hostName,
+  port,
+  username: secretText.nullable(),
+  password: secretText.nullable(),
+});
+
+export const shadowsocksHopSchema = z.object({
+  kind: z.literal('shadowsocks'),
+  host: hostName,
+  port,
+  method: z.enum(SHADOWSOCKS_METHODS),
+  password: secretText,
+});
+
+export const hopConfigSchema = z.discriminatedUnion('kind', [wireguardHopSchema, socksHopSchema, httpHopSchema, shadowsocksHopSchema]);
+export type HopConfig = z.infer<typeof hopConfigSchema>;
+
+/**
+ * One hop the node runs. `slot` (1..250) is stable for the outbound's life on the node and
+ * unique there: the agent derives the hop's routing table, fwmark and local redirector port
+ * from it, so an apply never renumbers what is already in place.
+ */
+export const desiredOutboundSchema = z.object({
+  id: z.uuid(),
+  tag: outboundTag,
+  slot: z.number().int().min(1).max(250),
+  config: hopConfigSchema,
+});
+export type DesiredOutbound = z.infer<typeof desiredOutboundSchema>;
+
+/** A port or an inclusive range, as nftables writes them: `443`, `6881-6889`. */
+export const portRange = z.string().regex(/^\d{1,5}(-\d{1,5})?$/, 'a port or port range (a-b)');
+/** A domain as dnsmasq matches it: the name and every name under it. */
+export const domainName = z
+  .string()
+  .max(253)
+  .regex(/^(?=.{1,253}$)([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.)*[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$/, 'a domain name');
+
+export const MAX_RULES_PER_NODE = 5000;
+export const MAX_LIST_ENTRIES = 10_000;
+
+/**
+ * One rule, resolved for this node. Every criterion given (non-empty list, non-null network)
+ * must match; an empty list means "any". `sourceIps` already contains the tunnel addresses of
+ * the rule's clients and groups; when the rule named clients or groups that have no device on
+ * this node, `sourceIps` is empty and `matchesNothing` is true (the rule must not fall back to
+ * "any source").
+ */
+export const desiredRuleSchema = z.object({
+  id: z.uuid(),
+  outbound: outboundTag,
+  sourceIps: z.array(cidr).max(MAX_LIST_ENTRIES),
+  sourcePorts: z.array(portRange).max(256),
+  network: z.enum(['tcp', 'udp', 'icmp']).nullable(),
+  destIps: z.array(cidr).max(MAX_LIST_ENTRIES),
+  domains: z.array(domainName).max(MAX_LIST_ENTRIES),
+  ports: z.array(portRange).max(256),
+  /** Tunnel interfaces (host names) the traffic must arrive on. */
+  inInterfaces: z.array(z.string().regex(/^[A-Za-z0-9_.-]{1,15}$/)).max(4096),
+  matchesNothing: z.boolean(),
+});
+export type DesiredRule = z.infer<typeof desiredRuleSchema>;
+
+export const desiredRoutingSchema = z.object({
+  /** Where traffic no rule matched goes: a built-in or one of this node's outbounds. */
+  defaultOutbound: outboundTag,
+  /** A hop that is down (process gone, interface missing) drops its traffic instead of leaking it through direct. */
+  failClosed: z.boolean(),
+  blockBitTorrent: z.boolean(),
+  blockIps: z.array(cidr).max(MAX_LIST_ENTRIES),
+  blockDomains: z.array(domainName).max(MAX_LIST_ENTRIES),
+  blockPorts: z.array(portRange).max(256),
+  directIps: z.array(cidr).max(MAX_LIST_ENTRIES),
+  directDomains: z.array(domainName).max(MAX_LIST_ENTRIES),
+  rules: z.array(desiredRuleSchema).max(MAX_RULES_PER_NODE),
+});
+export type DesiredRouting = z.infer<typeof desiredRoutingSchema>;
+
+/** Routing a node gets when nothing is configured: everything direct, nothing blocked. */
+export const DEFAULT_ROUTING: DesiredRouting = {
+  defaultOutbound: 'direct',
+  failClosed: false,
+  blockBitTorrent: false,
+  blockIps: [],
+  blockDomains: [],
+  blockPorts: [],
+  directIps: [],
+  directDomains: [],
+  rules: [],
+};
+
+/** Probe an outbound from the node that runs it (`POST /api/outbounds/{id}/check`). */
+export const PROBE_JOB = 'probe';
+
+export const probeJobSchema = z.object({
+  outboundId: z.uuid(),
+  /** tcp: time the connect to the hop only; http: fetch `url` through the hop. */
+  mode: z.enum(['tcp', 'http']),
+  /** The hop to go through; `direct` probes without one. */
+  config: z.union([hopConfigSchema, z.object({ kind: z.literal('direct') })]),
+  url: z.url().max(2048),
+  timeoutMs: z.number().int().min(100).max(60_000),
+  /** When false the agent refuses (errorClass `forbidden`) targets that resolve to loopback, link-local or its own addresses. */
+  allowPrivateTargets: z.boolean(),
+});
+export type ProbeJob = z.infer<typeof probeJobSchema>;
+
+export const PROBE_ERROR_CLASSES = ['dns', 'connect', 'timeout', 'handshake', 'auth', 'upstream', 'http', 'forbidden', 'unsupported', 'internal'] as const;
+
+const stageMs = z.number().nonnegative().max(600_000).nullable();
+export const probeResultSchema = z.object({
+  ok: z.boolean(),
+  latencyMs: z.number().nonnegative().max(600_000).nullable(),
+  stages: z.object({ dns: stageMs, connect: stageMs, handshake: stageMs, firstByte: stageMs }),
+  errorClass: z.enum(PROBE_ERROR_CLASSES).nullable(),
+  error: storableText(500).nullable(),
+  /** The address the test server saw (from the response body when it is an IP), else null. */
+  egressIp: z.string().max(45).nullable(),
+});
+export type ProbeResult = z.infer<typeof probeResultSchema>;
