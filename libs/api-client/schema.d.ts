@@ -488,6 +488,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Panel-wide options: backup schedule and retention, probe target and timeout, private targets
+         * @description Roles: owner, admin, viewer.
+         */
+        get: operations["get_settings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change panel-wide options; the fields given are validated together and written together
+         * @description Roles: owner, admin.
+         */
+        patch: operations["patch_settings"];
+        trace?: never;
+    };
     "/api/system": {
         parameters: {
             query?: never;
@@ -1260,6 +1284,17 @@ export interface components {
             swap: components["schemas"]["PointDto"][];
             txRate: components["schemas"]["PointDto"][];
         };
+        SettingsDto: {
+            /** @description Hop addresses and probe targets may be private (loopback, link-local, the panel’s own) */
+            allowPrivateTargets: boolean;
+            /** @description Hours between scheduled backups; 0 = no schedule */
+            backupIntervalHours: number;
+            /** @description How many of the newest backups are kept */
+            backupKeep: number;
+            probeTimeoutMs: number;
+            /** @description What an http-mode probe fetches through a hop */
+            probeUrl: string;
+        };
         SignedInDto: {
             /** Format: date-time */
             expiresAt: string;
@@ -1388,6 +1423,17 @@ export interface components {
             /** @description No control characters */
             name?: string;
             note?: string;
+        };
+        UpdateSettingsDto: {
+            /** @description Allow hop addresses and probe targets on loopback, link-local or the panel’s own addresses */
+            allowPrivateTargets?: boolean;
+            /** @description Hours between scheduled backups; 0 turns the schedule off */
+            backupIntervalHours?: number;
+            /** @description How many of the newest backups are kept */
+            backupKeep?: number;
+            probeTimeoutMs?: number;
+            /** @description http(s) URL an http-mode probe fetches through a hop */
+            probeUrl?: string;
         };
         UpdateTokenDto: {
             /** @description false disables the token at once */
@@ -4028,6 +4074,131 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettingsDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patch_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSettingsDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettingsDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,6 +10,7 @@ import { InterfacesModule } from './interfaces/interfaces.module.js';
 import { NodesModule } from './nodes/nodes.module.js';
 import type { PanelRuntime } from './runtime.js';
 import { RuntimeModule } from './runtime.module.js';
+import { SettingsModule } from './settings/settings.module.js';
 import { SystemModule } from './system/system.module.js';
 import { TokensModule } from './tokens/tokens.module.js';
 
@@ -25,6 +26,7 @@ export class AppModule {
         HealthModule,
         InterfacesModule,
         ClientsModule,
+        SettingsModule,
         SystemModule,
         NodesModule,
         DocsModule,

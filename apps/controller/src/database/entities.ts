@@ -10,7 +10,8 @@ import { Host } from '../interfaces/host.entity.js';
 import { TunnelInterface } from '../interfaces/interface.entity.js';
 import { Node } from '../revisions/node.entity.js';
 import { NodeAgent } from '../nodes/node-agent.entity.js';
+import { Setting } from '../settings/setting.entity.js';
 import { SystemSampleRow } from '../system/system-sample.entity.js';
 
 /** Every entity the controller maps; the migration generator diffs against exactly this list. */
-export const ENTITIES = [User, Session, ApiToken, LoginThrottle, Node, NodeAgent, TunnelInterface, Host, Client, ClientInterface, Device, Account, SystemSampleRow];
+export const ENTITIES = [User, Session, ApiToken, LoginThrottle, Node, NodeAgent, TunnelInterface, Host, Client, ClientInterface, Device, Account, SystemSampleRow, Setting];

@@ -1,0 +1,19 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IntField } from '../../http/api-fields.js';
+
+export class SettingsDto {
+  @IntField({ description: 'Hours between scheduled backups; 0 = no schedule' })
+  backupIntervalHours!: number;
+
+  @IntField({ description: 'How many of the newest backups are kept' })
+  backupKeep!: number;
+
+  @ApiProperty({ description: 'What an http-mode probe fetches through a hop' })
+  probeUrl!: string;
+
+  @IntField()
+  probeTimeoutMs!: number;
+
+  @ApiProperty({ description: 'Hop addresses and probe targets may be private (loopback, link-local, the panel’s own)' })
+  allowPrivateTargets!: boolean;
+}

@@ -1,0 +1,39 @@
+/**
+ * Panel-wide options (GET/PATCH /api/settings). Stored one row per key (settings.entity.ts), so a
+ * key added later reads as its default on a panel, or from a backup, that never stored it.
+ */
+export interface PanelSettings {
+  /** Hours between scheduled backups; 0 turns the schedule off. */
+  backupIntervalHours: number;
+  /** How many of the newest backups are kept; older ones are deleted after each backup. */
+  backupKeep: number;
+  /** What an `http` probe fetches through a hop (a 204 or any 2xx/3xx answer counts as reachable). */
+  probeUrl: string;
+  /** How long a probe may take, end to end, before it counts as a timeout. */
+  probeTimeoutMs: number;
+  /**
+   * Let hop addresses and probe targets be loopback, link-local or the panel's own addresses.
+   * Off by default: a probe is a request the panel makes on the caller's behalf, and private
+   * targets would let it reach services that are not meant to be reachable from outside.
+   */
+  allowPrivateTargets: boolean;
+}
+
+export const DEFAULT_SETTINGS: Readonly<PanelSettings> = Object.freeze({
+  backupIntervalHours: 24,
+  backupKeep: 7,
+  probeUrl: 'http://cp.cloudflare.com/generate_204',
+  probeTimeoutMs: 5000,
+  allowPrivateTargets: false,
+});
+
+/** Bounds shared by the request DTO and the read path (a stored value out of bounds reads as the default). */
+export const SETTING_BOUNDS = {
+  backupIntervalHours: { min: 0, max: 720 },
+  backupKeep: { min: 1, max: 1000 },
+  probeTimeoutMs: { min: 500, max: 60_000 },
+  probeUrlLength: 2048,
+} as const;
+
+export type SettingKey = keyof PanelSettings;
+export const SETTING_KEYS = Object.keys(DEFAULT_SETTINGS) as SettingKey[];

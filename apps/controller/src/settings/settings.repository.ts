@@ -1,0 +1,23 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { Setting } from './setting.entity.js';
+
+/** The settings rows as stored: key → JSON value. */
+@Injectable()
+export class SettingsRepository {
+  constructor(@Inject(MikroORM) private readonly orm: MikroORM) {}
+
+  async read(): Promise<Map<string, unknown>> {
+    const rows = await this.orm.em.fork().find(Setting, {});
+    return new Map(rows.map((row) => [row.key, row.value]));
+  }
+
+  /** Writes every given key in one transaction: all or none. */
+  async write(values: Record<string, unknown>): Promise<void> {
+    await this.orm.em.fork().transactional(async (em) => {
+      for (const [key, value] of Object.entries(values)) {
+        await em.upsert(Setting, { key, value, updatedAt: new Date() });
+      }
+    });
+  }
+}

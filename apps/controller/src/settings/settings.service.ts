@@ -1,0 +1,48 @@
+import { Injectable } from '@nestjs/common';
+import { z } from 'zod';
+import { DEFAULT_SETTINGS, SETTING_BOUNDS, SETTING_KEYS, type PanelSettings } from './panel-settings.js';
+import { SettingsRepository } from './settings.repository.js';
+
+const b = SETTING_BOUNDS;
+/** What a stored value must be to count: anything else (a row from a damaged restore, say) reads as the default. */
+const storedValue: { [K in keyof PanelSettings]: z.ZodType<PanelSettings[K]> } = {
+  backupIntervalHours: z.number().int().min(b.backupIntervalHours.min).max(b.backupIntervalHours.max),
+  backupKeep: z.number().int().min(b.backupKeep.min).max(b.backupKeep.max),
+  probeUrl: z.url({ protocol: /^https?$/ }).max(b.probeUrlLength),
+  probeTimeoutMs: z.number().int().min(b.probeTimeoutMs.min).max(b.probeTimeoutMs.max),
+  allowPrivateTargets: z.boolean(),
+};
+
+type SettingsListener = (settings: PanelSettings, changed: (keyof PanelSettings)[]) => void | Promise<void>;
+
+/** Panel-wide options: defaults for what was never set, validated writes, and who to tell. */
+@Injectable()
+export class SettingsService {
+  private readonly listeners: SettingsListener[] = [];
+
+  constructor(private readonly settings: SettingsRepository) {}
+
+  async get(): Promise<PanelSettings> {
+    const stored = await this.settings.read();
+    const result: Record<string, unknown> = { ...DEFAULT_SETTINGS };
+    for (const key of SETTING_KEYS) {
+      const parsed = storedValue[key].safeParse(stored.get(key));
+      if (parsed.success) result[key] = parsed.data;
+    }
+    return result as unknown as PanelSettings;
+  }
+
+  /** `changes` is already validated (UpdateSettingsDto); only the keys given are written. */
+  async update(changes: Partial<PanelSettings>): Promise<PanelSettings> {
+    const given = Object.fromEntries(Object.entries(changes).filter(([key, value]) => value !== undefined && SETTING_KEYS.includes(key as keyof PanelSettings)));
+    if (Object.keys(given).length > 0) await this.settings.write(given);
+    const settings = await this.get();
+    for (const listener of this.listeners) await listener(settings, Object.keys(given) as (keyof PanelSettings)[]);
+    return settings;
+  }
+
+  /** Called after every successful PATCH on this controller (the backup schedule follows its interval). */
+  onChange(listener: SettingsListener): void {
+    this.listeners.push(listener);
+  }
+}
