@@ -1,4 +1,4 @@
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { isHostAndPort } from '#libs/net/host-and-port.js';
@@ -35,6 +35,10 @@ export interface WarrenConfig {
   /** Run an agent for the local node beside the controller (WARREN_LOCAL_AGENT, default on). */
   localAgent: boolean;
   logLevel: 'error' | 'warn' | 'log' | 'debug';
+  /** Where backup archives live (WARREN_BACKUP_DIR, default `<dataDir>/backups`). */
+  backupDir: string;
+  /** The largest archive POST /api/backups/upload accepts (WARREN_BACKUP_MAX_UPLOAD_MB, default 1024). */
+  backupMaxUploadBytes: number;
 }
 
 /** A configuration value that cannot be used; start-up stops with this message. */
@@ -133,7 +137,7 @@ function trustedProxies(env: Env): string[] {
 
 export function loadConfig(env: Env = process.env): WarrenConfig {
   const dataDirRaw = text(env, 'WARREN_DATA_DIR') ?? './data';
-  const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(process.cwd(), dataDirRaw);
+  const dataDir = absolute(dataDirRaw);
   const tlsConfig = tls(env);
   const host = text(env, 'WARREN_HOST') ?? '0.0.0.0';
   if (!isIP(host) && !/^[A-Za-z0-9.-]+$/.test(host)) throw new ConfigError('WARREN_HOST', `"${host}" is not an address`);
@@ -172,7 +176,13 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
     trustedProxies: trustedProxies(env),
     sessionTtlHours: integer(env, 'WARREN_SESSION_TTL_HOURS', 24, 1, 24 * 90),
     logLevel,
+    backupDir: absolute(text(env, 'WARREN_BACKUP_DIR') ?? join(dataDir, 'backups')),
+    backupMaxUploadBytes: integer(env, 'WARREN_BACKUP_MAX_UPLOAD_MB', 1024, 1, 1024 * 1024) * 1024 * 1024,
   };
+}
+
+function absolute(path: string): string {
+  return isAbsolute(path) ? path : resolve(process.cwd(), path);
 }
 
 function withoutCredentials(raw: string): string {

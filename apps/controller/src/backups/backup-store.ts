@@ -1,0 +1,128 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+
+/** `backup-YYYYMMDD-HHMMSS.tar.gz`: the only names the store reads, writes or deletes. */
+export const BACKUP_NAME = /^backup-(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})\.tar\.gz$/;
+export const BACKUP_NAME_RULE = 'backup-YYYYMMDD-HHMMSS.tar.gz';
+
+export interface BackupFile {
+  name: string;
+  size: number;
+  createdAt: Date;
+  sha256: string;
+}
+
+/** The name a backup made at `at` gets (UTC). */
+export function backupNameAt(at: Date): string {
+  const iso = at.toISOString(); // 2026-11-25T10:00:37.123Z
+  return `backup-${iso.slice(0, 10).replaceAll('-', '')}-${iso.slice(11, 19).replaceAll(':', '')}.tar.gz`;
+}
+
+/** When a backup was made, from its name; null for any other name. */
+export function createdAtOf(name: string): Date | null {
+  const m = BACKUP_NAME.exec(name);
+  if (!m) return null;
+  const at = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]));
+  return backupNameAt(at) === name ? at : null; // 20261331 does not roll over into another date
+}
+
+export async function sha256OfFile(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  await pipeline(createReadStream(path), hash);
+  return hash.digest('hex');
+}
+
+/**
+ * The backup directory. Archives are written under a temporary name and renamed into place, so
+ * a crash mid-write never leaves a half archive under a backup name; each archive's SHA-256 sits
+ * beside it (`<name>.sha256`) so listing never reads archives. A name is checked against
+ * BACKUP_NAME before it is joined to the directory: nothing outside it can be named.
+ */
+export class BackupStore {
+  constructor(readonly dir: string) {}
+
+  /** The archive's path, or null when `name` is not a backup name. */
+  pathOf(name: string): string | null {
+    return createdAtOf(name) ? join(this.dir, name) : null;
+  }
+
+  /** A fresh path inside the store for an archive being written (renamed by `commit`). */
+  async scratch(purpose: string): Promise<string> {
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    return join(this.dir, `.${purpose}-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.part`);
+  }
+
+  /** Moves a finished archive into place under `name` with its checksum. */
+  async commit(scratch: string, name: string, sha256: string): Promise<BackupFile> {
+    const path = this.pathOf(name);
+    if (!path) throw new Error(`not a backup name: ${name}`);
+    await writeFile(`${path}.sha256`, `${sha256}\n`, { mode: 0o600 });
+    await rename(scratch, path);
+    const info = await stat(path);
+    return { name, size: info.size, createdAt: createdAtOf(name)!, sha256 };
+  }
+
+  async discard(scratch: string): Promise<void> {
+    await rm(scratch, { force: true });
+  }
+
+  /** Newest first. */
+  async list(): Promise<BackupFile[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    const files = await Promise.all(names.filter((name) => createdAtOf(name)).map((name) => this.get(name)));
+    return files.filter((file): file is BackupFile => file !== null).sort((a, b) => b.name.localeCompare(a.name));
+  }
+
+  async get(name: string): Promise<BackupFile | null> {
+    const path = this.pathOf(name);
+    if (!path) return null;
+    try {
+      const info = await stat(path);
+      if (!info.isFile()) return null;
+      return { name, size: info.size, createdAt: createdAtOf(name)!, sha256: await this.checksumOf(path) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  async latest(): Promise<BackupFile | null> {
+    return (await this.list())[0] ?? null;
+  }
+
+  /** False when there was no such backup. */
+  async remove(name: string): Promise<boolean> {
+    const path = this.pathOf(name);
+    if (!path) return false;
+    try {
+      await rm(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw error;
+    }
+    await rm(`${path}.sha256`, { force: true });
+    return true;
+  }
+
+  /** The recorded checksum, or (an archive copied in by hand) one computed now and recorded. */
+  private async checksumOf(path: string): Promise<string> {
+    try {
+      const recorded = (await readFile(`${path}.sha256`, 'utf8')).trim();
+      if (/^[0-9a-f]{64}$/.test(recorded)) return recorded;
+    } catch {
+      // none recorded
+    }
+    const sha256 = await sha256OfFile(path);
+    await writeFile(`${path}.sha256`, `${sha256}\n`, { mode: 0o600 }).catch(() => undefined);
+    return sha256;
+  }
+}
