@@ -11,3 +11,6 @@ export const SIGNED_IN: readonly UserRole[] = USER_ROLES;
 
 /** Who runs the tunnels: every change to nodes, interfaces, hosts and clients, and every secret they hold. */
 export const MANAGERS: readonly UserRole[] = ['owner', 'admin'];
+
+/** The owner alone: what holds every other user's secrets (backup archives: password and token hashes, every key). */
+export const OWNER_ONLY: readonly UserRole[] = ['owner'];

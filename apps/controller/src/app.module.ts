@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module.js';
+import { BackupsModule } from './backups/backups.module.js';
 import { ClientsModule } from './clients/clients.module.js';
 import { DocsModule } from './docs/docs.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -27,6 +28,7 @@ export class AppModule {
         InterfacesModule,
         ClientsModule,
         SettingsModule,
+        BackupsModule,
         SystemModule,
         NodesModule,
         DocsModule,

@@ -1,3 +1,5 @@
+import type { FastifyInstance } from 'fastify';
+import { registerRawUploads } from './raw-upload.js';
 import { answerClientError, answerFrameworkError } from './framework-errors.js';
 import { registerJsonBody, type PanelFastify } from './json-body.js';
 import { badRequest } from './api-error.js';
@@ -21,6 +23,7 @@ export const serverOptions = { requireHostHeader: false };
 
 export function installRequestLayer(fastify: PanelFastify, bodyLimit: number): void {
   registerJsonBody(fastify, bodyLimit);
+  registerRawUploads(fastify as unknown as FastifyInstance);
   fastify.addHook('onRequest', async (request) => {
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) throw badRequest('the Host header is required');
     refuseUnstorableUrlText(request);

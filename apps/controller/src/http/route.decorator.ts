@@ -4,6 +4,7 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import {
   ApiBearerAuth,
   ApiBody,
+  ApiConsumes,
   ApiExtension,
   ApiExtraModels,
   ApiOperation,
@@ -39,6 +40,10 @@ interface RouteDeclaration {
   files?: string[];
   /** Other statuses answering with the success body (health's 503). */
   alsoAnswers?: number[];
+  /** Long work: `202` with this body when the work goes on past the request (a job to follow). */
+  accepted?: Type;
+  /** A raw body of these media types instead of JSON (an upload), read by the handler as a stream. */
+  uploads?: string[];
   /** Refusals beyond the ones every route of its kind can give; each answers `{error, field}`. */
   errors?: ExtraErrorStatus[];
 }
@@ -115,7 +120,11 @@ function example(spec: RouteSpec): MethodDecorator {
 function success(spec: RouteSpec, status: number): MethodDecorator {
   const [type, isArray] = Array.isArray(spec.response) ? [spec.response[0], true] : [spec.response, false];
   const description = status === 204 ? 'no content' : 'success';
-  const decorators = [...[status, ...(spec.alsoAnswers ?? [])].map((code) => ApiResponse({ status: code, description, type, isArray }))];
+  const decorators: MethodDecorator[] = [...[status, ...(spec.alsoAnswers ?? [])].map((code) => ApiResponse({ status: code, description, type, isArray }))];
+  if (spec.accepted) decorators.push(ApiResponse({ status: 202, description: 'accepted: the work goes on; follow the job', type: spec.accepted }));
+  if (spec.uploads?.length) {
+    decorators.push(ApiConsumes(...spec.uploads), ApiBody({ required: true, schema: { type: 'string', format: 'binary' } }));
+  }
   if (spec.files?.length) {
     const json = isArray ? { type: 'array', items: { $ref: getSchemaPath(type) } } : { $ref: getSchemaPath(type) };
     const content = Object.fromEntries([

@@ -15,4 +15,5 @@ function findVersion(): string {
   return '0.0.0';
 }
 
-export const AGENT_VERSION = findVersion();
+/** Warren's version: the controller, its agents and backups all carry it. */
+export const PACKAGE_VERSION = findVersion();

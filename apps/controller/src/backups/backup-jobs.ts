@@ -1,0 +1,123 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { UnrecoverableError, type Job } from 'bullmq';
+import { conflict } from '../http/api-error.js';
+import { awaitJob, type JobOutcome } from '../queue/await-job.js';
+import type { AnyWorker, QueueBackend } from '../queue/queue-backend.js';
+import { QUEUE_BACKEND } from '../runtime.js';
+import { ArchiveRefused } from './backup-archive.js';
+import { BackupRunner, type RunProgress } from './backup-runner.js';
+import { BackupsRepository } from './backups.repository.js';
+
+export const BACKUPS_QUEUE = 'backups';
+export type RunKind = 'backup' | 'restore';
+export interface RunData {
+  /** For a restore: the archive; for a backup: what started it. */
+  name?: string;
+  trigger: 'api' | 'schedule';
+}
+
+export interface RunView {
+  id: string;
+  kind: RunKind;
+  state: 'waiting' | 'active' | 'completed' | 'failed';
+  progress: RunProgress | null;
+  name: string | null;
+  trigger: RunData['trigger'];
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  result: unknown;
+  error: string | null;
+}
+
+/** A run that failed for a reason the caller can fix; its job's failedReason starts with this. */
+const REFUSED = 'refused ';
+
+/**
+ * Backups and restores as jobs on the controller's `backups` queue: one worker per controller,
+ * one job at a time, and a database lock (BackupsRepository.withRunLock) so two controllers
+ * never run two at once either. A job that finds the lock taken fails as a refusal.
+ */
+@Injectable()
+export class BackupJobs implements OnApplicationBootstrap, OnModuleDestroy {
+  private worker?: AnyWorker;
+
+  constructor(
+    @Inject(QUEUE_BACKEND) private readonly queues: QueueBackend,
+    private readonly runner: BackupRunner,
+    private readonly repository: BackupsRepository,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.worker = this.queues.worker(BACKUPS_QUEUE, (job) => this.process(job));
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.worker?.close().catch(() => undefined);
+  }
+
+  private get queue() {
+    return this.queues.queue(BACKUPS_QUEUE);
+  }
+
+  /** The run waiting or going on now, if any. */
+  async current(): Promise<RunView | null> {
+    const [job] = await this.queue.getJobs(['active', 'waiting', 'prioritized', 'delayed'], 0, 0);
+    return job ? this.view(job) : null;
+  }
+
+  async find(id: string): Promise<RunView | null> {
+    const job = await this.queue.getJob(id);
+    return job ? this.view(job) : null;
+  }
+
+  /** Enqueues a run; 409 while another waits or runs. */
+  async start(kind: RunKind, data: RunData): Promise<string> {
+    const running = await this.current();
+    if (running) throw conflict(`a ${running.kind} is already running (job ${running.id}); wait for it to finish`, kind === 'restore' ? 'name' : '');
+    const job = await this.queue.add(kind, data, { attempts: 1, removeOnComplete: { count: 50 }, removeOnFail: { count: 50 } });
+    return job.id!;
+  }
+
+  wait(id: string, timeoutMs: number): Promise<JobOutcome> {
+    return awaitJob(this.queue, id, timeoutMs);
+  }
+
+  /** The refusal in a failed run's reason, if it was one: [status, message]. */
+  static refusal(reason: string): [400 | 409, string] | null {
+    const m = /^refused (400|409) ([\s\S]*)$/.exec(reason);
+    return m ? [Number(m[1]) as 400 | 409, m[2]] : null;
+  }
+
+  private async process(job: Job<RunData>): Promise<unknown> {
+    const report = (progress: RunProgress) => job.updateProgress(progress as unknown as object);
+    try {
+      const outcome = await this.repository.withRunLock<unknown>(() => {
+        if (job.name === 'backup') return this.runner.backup(report);
+        if (job.name === 'restore') return this.runner.restore(job.data.name ?? '', report);
+        throw new UnrecoverableError(`no handler for backups job "${job.name}"`);
+      });
+      if (!outcome.ran) throw new UnrecoverableError(`${REFUSED}409 another backup or restore is running`);
+      return outcome.result;
+    } catch (error) {
+      if (error instanceof ArchiveRefused) throw new UnrecoverableError(`${REFUSED}${error.status} ${error.message}`);
+      throw error;
+    }
+  }
+
+  private async view(job: Job<RunData>): Promise<RunView> {
+    const state = await job.getState();
+    const progress = typeof job.progress === 'object' && job.progress !== null ? (job.progress as unknown as RunProgress) : null;
+    return {
+      id: job.id!,
+      kind: job.name as RunKind,
+      state: (['waiting', 'active', 'completed', 'failed'].includes(state) ? state : 'waiting') as RunView['state'],
+      progress,
+      name: job.name === 'restore' ? (job.data.name ?? null) : ((job.returnvalue as { name?: string } | null)?.name ?? null),
+      trigger: job.data.trigger,
+      startedAt: job.processedOn ? new Date(job.processedOn) : null,
+      finishedAt: job.finishedOn ? new Date(job.finishedOn) : null,
+      result: state === 'completed' ? job.returnvalue : null,
+      error: state === 'failed' ? (BackupJobs.refusal(job.failedReason ?? '')?.[1] ?? job.failedReason ?? 'failed') : null,
+    };
+  }
+}

@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { PACKAGE_VERSION as PANEL_VERSION } from '#libs/version/package-version.js';
+import { PANEL_RUNTIME, type PanelRuntime } from '../runtime.js';
+import { SettingsService } from '../settings/settings.service.js';
+import { packArchive, unpackArchive } from './backup-archive.js';
+import { BackupStore, backupNameAt, sha256OfFile, type BackupFile } from './backup-store.js';
+import { BackupsRepository } from './backups.repository.js';
+import { HostStateCollector } from './host-state-collector.js';
+import { BACKUP_FORMAT, BACKUP_FORMAT_VERSION, MANIFEST_FILE, type Manifest } from './manifest.js';
+
+/** Where a run is, for GET /api/backups while it runs. */
+export interface RunProgress {
+  stage: 'database' | 'nodes' | 'packing' | 'checking' | 'restoring' | 'retention';
+  percent: number;
+}
+export type ReportProgress = (progress: RunProgress) => Promise<void>;
+
+/** An archive unpacks to at most this many times its own size (COPY text compresses about 5-10x). */
+const MAX_EXPANSION = 64;
+
+/**
+ * The work of a backup and of a restore, run inside their jobs (backup-jobs.ts). A backup
+ * stages its parts in a directory of its own inside the store, packs them into a scratch file
+ * and renames it into place: a crash at any step leaves no archive under a backup name.
+ */
+@Injectable()
+export class BackupRunner {
+  private readonly logger = new Logger('backups');
+
+  constructor(
+    readonly store: BackupStore,
+    private readonly repository: BackupsRepository,
+    private readonly hostStates: HostStateCollector,
+    private readonly settings: SettingsService,
+    @Inject(PANEL_RUNTIME) private readonly runtime: PanelRuntime,
+  ) {}
+
+  async backup(report: ReportProgress): Promise<BackupFile> {
+    const createdAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+    let name = backupNameAt(createdAt);
+    while (await this.store.get(name)) name = backupNameAt(new Date(createdAt.getTime() + 1000)); // two in one second
+    const staging = await this.store.scratch('staging');
+    const scratch = await this.store.scratch('archive');
+    try {
+      await mkdir(join(staging, 'database'), { recursive: true, mode: 0o700 });
+      const files: Record<string, string> = {};
+      const dumped = await this.repository.dump(staging, (done, total) => report({ stage: 'database', percent: Math.round((done / total) * 60) }));
+      for (const table of dumped.tables) files[table.file] = table.sha256;
+
+      await report({ stage: 'nodes', percent: 60 });
+      const nodes = await this.repository.nodes();
+      const collected = await this.hostStates.collect(
+        nodes.map((node) => node.id),
+        randomUUID(),
+      );
+      const manifestNodes: Manifest['nodes'] = [];
+      for (const node of nodes) {
+        const result = collected.get(node.id)!;
+        if (result.state === 'collected') {
+          const file = `nodes/${node.id}/host-state.json`;
+          await mkdir(join(staging, 'nodes', node.id), { recursive: true, mode: 0o700 });
+          await writeFile(join(staging, file), JSON.stringify(result.hostState), { mode: 0o600 });
+          files[file] = await sha256OfFile(join(staging, file));
+          manifestNodes.push({ id: node.id, name: node.name, state: 'collected', error: null, file });
+        } else {
+          manifestNodes.push({ id: node.id, name: node.name, state: 'unreachable', error: result.error, file: null });
+        }
+      }
+
+      await report({ stage: 'packing', percent: 80 });
+      const manifest: Manifest = {
+        format: BACKUP_FORMAT,
+        formatVersion: BACKUP_FORMAT_VERSION,
+        panelVersion: PANEL_VERSION,
+        createdAt: createdAt.toISOString(),
+        migration: dumped.migration,
+        tables: dumped.tables.map(({ name: table, columns, rows, file }) => ({ name: table, columns, rows, file })),
+        nodes: manifestNodes,
+        files,
+      };
+      await writeFile(join(staging, MANIFEST_FILE), JSON.stringify(manifest, null, 2), { mode: 0o600 });
+      await packArchive(staging, scratch, manifest);
+      const backup = await this.store.commit(scratch, name, await sha256OfFile(scratch));
+
+      await report({ stage: 'retention', percent: 95 });
+      await this.applyRetention();
+      return backup;
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+      await this.store.discard(scratch);
+    }
+  }
+
+  /** Keeps the newest `backupKeep` archives (settings), deletes the rest. */
+  async applyRetention(): Promise<string[]> {
+    const { backupKeep } = await this.settings.get();
+    const removed: string[] = [];
+    for (const old of (await this.store.list()).slice(backupKeep)) {
+      if (await this.store.remove(old.name)) removed.push(old.name);
+    }
+    if (removed.length > 0) this.logger.log(`retention removed ${removed.join(', ')}`);
+    return removed;
+  }
+
+  /** Checks the archive (backup-archive.ts) and, if it passes, restores it (backups.repository.ts). */
+  async restore(name: string, report: ReportProgress): Promise<{ name: string; createdAt: string; nodes: number; tables: number }> {
+    const path = this.store.pathOf(name)!;
+    const dir = await mkdtemp(join(this.store.dir, '.restore-'));
+    try {
+      await report({ stage: 'checking', percent: 5 });
+      const manifest = await this.verify(path, dir);
+      const restored = await this.repository.restore(dir, manifest, (done, total) => report({ stage: 'restoring', percent: 10 + Math.round((done / total) * 85) }));
+      this.logger.log(`restored ${name} (made ${manifest.createdAt} at ${manifest.migration}); ${restored.nodes.length} node(s) get the restored state`);
+      return { name, createdAt: manifest.createdAt, nodes: restored.nodes.length, tables: manifest.tables.length };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** Unpacks and checks an archive into `dir`; throws ArchiveRefused when it cannot be restored. */
+  async verify(path: string, dir: string): Promise<Manifest> {
+    const { size } = await stat(path);
+    const known = this.repository.migrations.map((migration) => migration.name);
+    return unpackArchive(path, dir, Math.max(256 * 1024 * 1024, size * MAX_EXPANSION), known);
+  }
+
+  /** A fresh directory inside the store for checking an upload. */
+  checkDir(): Promise<string> {
+    return mkdtemp(join(this.store.dir, '.check-'));
+  }
+
+  get maxUploadBytes(): number {
+    return this.runtime.config.backupMaxUploadBytes;
+  }
+}

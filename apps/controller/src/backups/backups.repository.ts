@@ -1,0 +1,277 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Inject, Injectable } from '@nestjs/common';
+import { MikroORM } from '@mikro-orm/postgresql';
+import type { AbstractSqlDriver } from '@mikro-orm/sql';
+import pg from 'pg';
+import copyStreams from 'pg-copy-streams';
+import type { MigrationObject } from '@mikro-orm/core';
+import { REVISIONS_CHANNEL } from '../revisions/revisions.js';
+import { PANEL_RUNTIME, type PanelRuntime } from '../runtime.js';
+import type { Manifest } from './manifest.js';
+
+/**
+ * Tables a backup leaves out, and why: `warren_migrations` is the schema's own record (the
+ * manifest carries the level instead); `sessions` and `login_throttles` are the live sign-ins and
+ * failed-attempt counts of the panel being restored into, not configuration: a restore keeps the
+ * current sessions of users who still exist and starts throttling afresh.
+ */
+export const TABLES_LEFT_OUT = ['warren_migrations', 'sessions', 'login_throttles'];
+export const RESTORED_CHANNEL = 'warren_restored';
+
+export interface DumpedTable {
+  name: string;
+  columns: string[];
+  rows: number;
+  file: string;
+  sha256: string;
+}
+
+const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** Counts rows and bytes of a COPY stream while hashing it. */
+function hashing(hash: ReturnType<typeof createHash>, counter: { rows: number }): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) counter.rows += 1;
+      done(null, chunk);
+    },
+  });
+}
+
+/**
+ * The whole database as backups see it: every table of the panel in PostgreSQL's COPY text
+ * format (exact for every type, and the fastest way in and out), read in one REPEATABLE READ
+ * snapshot, and written back in one transaction. Raw SQL on purpose: COPY, DDL and the
+ * catalogue are beyond what the ORM's builders express. One dedicated connection per run.
+ */
+@Injectable()
+export class BackupsRepository {
+  constructor(
+    @Inject(PANEL_RUNTIME) private readonly runtime: PanelRuntime,
+    @Inject(MikroORM) private readonly orm: MikroORM,
+  ) {}
+
+  private async connect(): Promise<pg.Client> {
+    const client = new pg.Client({ connectionString: this.runtime.databaseUrl });
+    client.on('error', () => undefined); // surfaced by the query that fails
+    await client.connect();
+    return client;
+  }
+
+  /**
+   * Runs `work` holding the panel-wide backup lock (a session advisory lock on a connection of
+   * its own, released when the connection ends, crash included); null when another run holds it.
+   * Backups and restores across every controller run one at a time.
+   */
+  async withRunLock<T>(work: () => Promise<T>): Promise<{ ran: true; result: T } | { ran: false }> {
+    const client = await this.connect();
+    try {
+      const { rows } = await client.query<{ locked: boolean }>(`select pg_try_advisory_lock(hashtext('warren.backups')) as locked`);
+      if (!rows[0].locked) return { ran: false };
+      return { ran: true, result: await work() };
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  /** Panel tables in the public schema, in an order foreign keys accept for inserts (parents first). */
+  private async tables(client: pg.Client): Promise<{ name: string; columns: string[] }[]> {
+    const { rows } = await client.query<{ name: string; columns: string[] }>(
+      `select c.relname as name, array_agg(a.attname order by a.attnum) as columns
+         from pg_class c
+         join pg_namespace n on n.oid = c.relnamespace and n.nspname = 'public'
+         join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped and a.attgenerated = ''
+        where c.relkind in ('r', 'p') and c.relname <> all($1::text[])
+          and not exists (select 1 from pg_depend d where d.objid = c.oid and d.deptype = 'e')
+        group by c.relname order by c.relname`,
+      [TABLES_LEFT_OUT],
+    );
+    const { rows: edges } = await client.query<{ child: string; parent: string }>(
+      `select c.relname as child, p.relname as parent from pg_constraint k
+         join pg_class c on c.oid = k.conrelid join pg_class p on p.oid = k.confrelid
+         join pg_namespace n on n.oid = c.relnamespace and n.nspname = 'public'
+        where k.contype = 'f' and c.oid <> p.oid`,
+    );
+    const parents = new Map<string, Set<string>>(rows.map((table) => [table.name, new Set()]));
+    for (const edge of edges) parents.get(edge.child)?.add(edge.parent);
+    const ordered: { name: string; columns: string[] }[] = [];
+    const placed = new Set<string>();
+    const byName = new Map(rows.map((table) => [table.name, table]));
+    while (ordered.length < rows.length) {
+      const ready = rows.filter((table) => !placed.has(table.name) && [...parents.get(table.name)!].every((parent) => placed.has(parent) || !byName.has(parent)));
+      if (ready.length === 0) throw new Error('foreign keys between panel tables form a cycle');
+      for (const table of ready) {
+        placed.add(table.name);
+        ordered.push(table);
+      }
+    }
+    return ordered;
+  }
+
+  /** The last migration the database has run. */
+  private async migrationLevel(client: pg.Client): Promise<string> {
+    const { rows } = await client.query<{ name: string }>(`select name from warren_migrations order by id desc limit 1`);
+    return rows[0]?.name ?? '';
+  }
+
+  /**
+   * Writes every panel table to `<dir>/database/<table>.copy` from one snapshot. `progress` is
+   * told after each table (tables done, tables in all).
+   */
+  async dump(dir: string, progress: (done: number, total: number) => Promise<void>): Promise<{ migration: string; tables: DumpedTable[] }> {
+    const client = await this.connect();
+    try {
+      await client.query('begin isolation level repeatable read read only');
+      const migration = await this.migrationLevel(client);
+      const tables = await this.tables(client);
+      const dumped: DumpedTable[] = [];
+      for (const table of tables) {
+        const file = `database/${table.name}.copy`;
+        const hash = createHash('sha256');
+        const counter = { rows: 0 };
+        const columns = table.columns.map(quote).join(', ');
+        await pipeline(
+          client.query(copyStreams.to(`copy ${quote(table.name)} (${columns}) to stdout`)),
+          hashing(hash, counter),
+          createWriteStream(join(dir, file), { mode: 0o600 }),
+        );
+        dumped.push({ name: table.name, columns: table.columns, rows: counter.rows, file, sha256: hash.digest('hex') });
+        await progress(dumped.length, tables.length);
+      }
+      await client.query('commit');
+      return { migration, tables: dumped };
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  /** When the panel was set up: its first user's creation; null on an empty database. */
+  async installedAt(): Promise<Date | null> {
+    const client = await this.connect();
+    try {
+      return (await client.query<{ at: Date | null }>('select min(created_at) as at from users')).rows[0]?.at ?? null;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  /** Nodes as the backup names them in its manifest. */
+  async nodes(): Promise<{ id: string; name: string }[]> {
+    const client = await this.connect();
+    try {
+      return (await client.query<{ id: string; name: string }>('select id, name from nodes order by name')).rows;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  /**
+   * The committed migrations in order, as the ORM was opened with them (the list itself belongs to
+   * start-up, database/migrations/index.ts, which a domain does not import).
+   */
+  get migrations(): MigrationObject[] {
+    return (this.orm.config.get('migrations').migrationsList ?? []) as MigrationObject[];
+  }
+
+  /** The SQL of one committed migration's `up`, as the migrator would run it. */
+  private async migrationSql(index: number): Promise<string[]> {
+    const entry = this.migrations[index];
+    const MigrationClass = entry.class as unknown as new (driver: AbstractSqlDriver, config: unknown) => {
+      up(): void | Promise<void>;
+      getQueries(): unknown[];
+    };
+    const migration = new MigrationClass(this.orm.em.getDriver() as AbstractSqlDriver, this.orm.config);
+    await migration.up();
+    return migration.getQueries().map((query) => {
+      if (typeof query !== 'string') throw new Error(`${entry.name}: only plain SQL migrations can be replayed by a restore`);
+      return query;
+    });
+  }
+
+  private async runMigrations(client: pg.Client, from: number, to: number): Promise<void> {
+    for (let i = from; i < to; i++) {
+      for (const sql of await this.migrationSql(i)) await client.query(sql);
+      await client.query('insert into warren_migrations (name, executed_at) values ($1, now())', [this.migrations[i].name]);
+    }
+  }
+
+  /**
+   * Replaces the whole database with the backup extracted in `dir`, in one transaction: nothing
+   * changes unless everything does. The schema is rebuilt to the backup's migration level, the
+   * tables are loaded, then the migrations the backup predates run over the loaded data, so an
+   * older backup comes back in today's shape. What must not go back in time does not: each
+   * node's revision ends above both the backup's and the current one (agents skip revisions
+   * at or below what they applied), counter sequence numbers keep the higher value (the agent's
+   * numbering never restarts), and the current sessions of users who still exist are kept.
+   * On commit every controller is told (RESTORED_CHANNEL) and every node's delivery is woken.
+   */
+  async restore(dir: string, manifest: Manifest, progress: (done: number, total: number) => Promise<void>): Promise<{ nodes: string[] }> {
+    const level = this.migrations.findIndex((migration) => migration.name === manifest.migration);
+    if (level < 0) throw new Error(`unknown migration level ${manifest.migration}`);
+    const client = await this.connect();
+    try {
+      await client.query('begin');
+      await client.query(`set local lock_timeout = '30s'`);
+      const before = await client.query<{ id: string; desired_revision: string; counters_seq: string | null }>(
+        `select n.id, n.desired_revision, a.counters_seq from nodes n left join node_agents a on a.node_id = n.id`,
+      );
+      const sessions = await client.query<{ rows: unknown }>(`select coalesce(json_agg(s), '[]'::json) as rows from sessions s`);
+
+      const { rows: dropTables } = await client.query<{ name: string }>(
+        `select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace and n.nspname = 'public'
+          where c.relkind in ('r', 'p') and c.relname <> 'warren_migrations'
+            and not exists (select 1 from pg_depend d where d.objid = c.oid and d.deptype = 'e')`,
+      );
+      if (dropTables.length > 0) await client.query(`drop table ${dropTables.map((t) => quote(t.name)).join(', ')} cascade`);
+      const { rows: dropFunctions } = await client.query<{ signature: string }>(
+        `select p.oid::regprocedure::text as signature from pg_proc p join pg_namespace n on n.oid = p.pronamespace and n.nspname = 'public'
+          where not exists (select 1 from pg_depend d where d.objid = p.oid and d.deptype = 'e')`,
+      );
+      for (const fn of dropFunctions) await client.query(`drop function ${fn.signature} cascade`);
+      await client.query('delete from warren_migrations');
+
+      await this.runMigrations(client, 0, level + 1);
+      const total = manifest.tables.length;
+      let done = 0;
+      for (const table of manifest.tables) {
+        const columns = table.columns.map(quote).join(', ');
+        await pipeline(createReadStream(join(dir, table.file)), client.query(copyStreams.from(`copy ${quote(table.name)} (${columns}) from stdin`)));
+        await progress(++done, total);
+      }
+      await this.runMigrations(client, level + 1, this.migrations.length);
+
+      // What must not go back in time (see above).
+      const previous = JSON.stringify(before.rows.map((row) => ({ id: row.id, revision: Number(row.desired_revision), seq: Number(row.counters_seq ?? 0) })));
+      await client.query(
+        `with previous as (select * from json_to_recordset($1::json) as p(id uuid, revision bigint, seq bigint))
+         update nodes set desired_revision = greatest(nodes.desired_revision, coalesce(p.revision, 0)) + 1, delivered_revision = 0, updated_at = now()
+           from nodes n left join previous p on p.id = n.id where nodes.id = n.id`,
+        [previous],
+      );
+      await client.query(
+        `with previous as (select * from json_to_recordset($1::json) as p(id uuid, revision bigint, seq bigint))
+         update node_agents set counters_seq = greatest(node_agents.counters_seq, p.seq) from previous p where p.id = node_agents.node_id`,
+        [previous],
+      );
+      await client.query(
+        `insert into sessions select s.* from json_populate_recordset(null::sessions, $1::json) s where exists (select 1 from users u where u.id = s.user_id)`,
+        [JSON.stringify(sessions.rows[0].rows)],
+      );
+      const { rows: nodes } = await client.query<{ id: string }>('select id from nodes order by id');
+      if (nodes.length > 0) await client.query('select pg_notify($1, $2)', [REVISIONS_CHANNEL, nodes.map((node) => node.id).join(',')]);
+      await client.query('select pg_notify($1, $2)', [RESTORED_CHANNEL, manifest.createdAt]);
+      await client.query('commit');
+      return { nodes: nodes.map((node) => node.id) };
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+}
