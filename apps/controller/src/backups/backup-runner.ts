@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { PACKAGE_VERSION as PANEL_VERSION } from '#libs/version/package-version.js';
+import { agentState } from '../system/agent-state.js';
 import { PANEL_RUNTIME, type PanelRuntime } from '../runtime.js';
 import { SettingsService } from '../settings/settings.service.js';
 import { packArchive, unpackArchive } from './backup-archive.js';
@@ -52,13 +53,16 @@ export class BackupRunner {
 
       await report({ stage: 'nodes', percent: 60 });
       const nodes = await this.repository.nodes();
+      // Only agents on a live link are asked: one that is not connected could not answer in time.
+      const now = Date.now();
+      const online = nodes.filter((node) => agentState(node.agent, now) === 'connected');
       const collected = await this.hostStates.collect(
-        nodes.map((node) => node.id),
+        online.map((node) => node.id),
         randomUUID(),
       );
       const manifestNodes: Manifest['nodes'] = [];
       for (const node of nodes) {
-        const result = collected.get(node.id)!;
+        const result = collected.get(node.id) ?? { state: 'unreachable' as const, error: `the agent is ${agentState(node.agent, now)}` };
         if (result.state === 'collected') {
           const file = `nodes/${node.id}/host-state.json`;
           await mkdir(join(staging, 'nodes', node.id), { recursive: true, mode: 0o700 });
@@ -89,7 +93,7 @@ export class BackupRunner {
       await this.applyRetention();
       return backup;
     } finally {
-      await rm(staging, { recursive: true, force: true });
+      await this.store.discardDir(staging);
       await this.store.discard(scratch);
     }
   }
@@ -116,7 +120,7 @@ export class BackupRunner {
       this.logger.log(`restored ${name} (made ${manifest.createdAt} at ${manifest.migration}); ${restored.nodes.length} node(s) get the restored state`);
       return { name, createdAt: manifest.createdAt, nodes: restored.nodes.length, tables: manifest.tables.length };
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      await this.store.discardDir(dir);
     }
   }
 

@@ -69,6 +69,15 @@ export class BackupStore {
     await rm(scratch, { force: true });
   }
 
+  /**
+   * Removes a working directory (staging, checking). Never throws: it runs in `finally`, where an
+   * error would hide the one that matters; retried, because an extraction that failed half-way
+   * may still be closing files in it.
+   */
+  async discardDir(dir: string): Promise<void> {
+    await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }).catch(() => undefined);
+  }
+
   /** Newest first. */
   async list(): Promise<BackupFile[]> {
     let names: string[];

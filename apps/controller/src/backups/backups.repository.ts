@@ -11,6 +11,7 @@ import copyStreams from 'pg-copy-streams';
 import type { MigrationObject } from '@mikro-orm/core';
 import { REVISIONS_CHANNEL } from '../revisions/revisions.js';
 import { PANEL_RUNTIME, type PanelRuntime } from '../runtime.js';
+import type { AgentFacts } from '../system/agent-state.js';
 import type { Manifest } from './manifest.js';
 
 /**
@@ -82,7 +83,7 @@ export class BackupsRepository {
   /** Panel tables in the public schema, in an order foreign keys accept for inserts (parents first). */
   private async tables(client: pg.Client): Promise<{ name: string; columns: string[] }[]> {
     const { rows } = await client.query<{ name: string; columns: string[] }>(
-      `select c.relname as name, array_agg(a.attname order by a.attnum) as columns
+      `select c.relname::text as name, array_agg(a.attname::text order by a.attnum) as columns
          from pg_class c
          join pg_namespace n on n.oid = c.relnamespace and n.nspname = 'public'
          join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped and a.attgenerated = ''
@@ -161,10 +162,14 @@ export class BackupsRepository {
   }
 
   /** Nodes as the backup names them in its manifest. */
-  async nodes(): Promise<{ id: string; name: string }[]> {
+  async nodes(): Promise<{ id: string; name: string; agent: AgentFacts }[]> {
     const client = await this.connect();
     try {
-      return (await client.query<{ id: string; name: string }>('select id, name from nodes order by name')).rows;
+      const { rows } = await client.query<{ id: string; name: string; has_credential: boolean | null; connected: boolean | null; last_seen_at: Date | null }>(
+        `select n.id, n.name, a.credential_hash is not null as has_credential, a.connected, a.last_seen_at
+           from nodes n left join node_agents a on a.node_id = n.id order by n.name`,
+      );
+      return rows.map((row) => ({ id: row.id, name: row.name, agent: { hasCredential: row.has_credential ?? false, connected: row.connected ?? false, lastSeenAt: row.last_seen_at } }));
     } finally {
       await client.end().catch(() => undefined);
     }

@@ -1,5 +1,4 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
@@ -75,7 +74,7 @@ export class BackupsService {
    * the same archive uploaded twice is the same backup, a different one under a taken name is 409.
    */
   async upload(body: unknown): Promise<BackupFile> {
-    if (!body || typeof (body as Readable).pipe !== 'function') throw badRequest('send the archive as the body (application/gzip)', 'archive');
+    if (!body || typeof (body as Readable).pipe !== 'function') throw new ApiError(415, 'send the archive as the body, as application/gzip', 'archive');
     const limit = this.runner.maxUploadBytes;
     const scratch = await this.store.scratch('upload');
     const dir = await this.runner.checkDir();
@@ -107,7 +106,7 @@ export class BackupsService {
       return await this.store.commit(scratch, name, sha256);
     } finally {
       await this.store.discard(scratch);
-      await rm(dir, { recursive: true, force: true });
+      await this.store.discardDir(dir);
     }
   }
 

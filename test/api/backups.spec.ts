@@ -1,0 +1,272 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import * as tar from 'tar';
+import { UsageService } from '../../apps/controller/src/clients/usage.service.js';
+import { answer, fixtures } from '../support/fixtures.js';
+import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+
+/**
+ * Backups and restore through the API against real PostgreSQL. No agents run here (the panels
+ * start without their local agent): every node's host state is recorded as unreachable; the
+ * agent side of a backup is tested in test/e2e (backup-agents.spec.ts).
+ */
+
+let a: TestPanel;
+let ownerA: string;
+const A = fixtures(() => ({ t: a, token: ownerA }));
+
+beforeAll(async () => {
+  a = await startTestPanel();
+  ownerA = await a.login();
+});
+afterAll(async () => {
+  await a?.stop();
+});
+
+async function makeBackup(t: TestPanel, token: string) {
+  const made = await t.call('POST', 'backups', { token });
+  expect(made.status).toBe(201);
+  return made.body as { name: string; size: number; createdAt: string; sha256: string };
+}
+
+async function download(t: TestPanel, token: string, name: string): Promise<Buffer> {
+  const response = await fetch(`${t.api}/backups/${name}`, { headers: { authorization: `Bearer ${token}` } });
+  expect([response.status, response.headers.get('content-type')]).toEqual([200, 'application/gzip']);
+  return Buffer.from(await response.arrayBuffer());
+}
+
+async function upload(t: TestPanel, token: string, archive: Buffer, type = 'application/gzip') {
+  const response = await fetch(`${t.api}/backups/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': type }, body: new Uint8Array(archive) });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+/** Every resource a backup must bring back, as the API shows it. */
+async function everything(t: TestPanel, token: string) {
+  const get = async (path: string) => {
+    const got = await t.call('GET', path, { token });
+    expect([path, got.status]).toEqual([path, 200]);
+    return got.body;
+  };
+  const clients = (await get('clients?perPage=100')).items as { id: string }[];
+  const withoutTimes = (nodes: any[]) => nodes.map(({ desiredRevision, appliedRevision, inSync, updatedAt, agent, ...rest }) => rest);
+  return {
+    nodes: withoutTimes(await get('nodes')),
+    interfaces: await get('interfaces'),
+    hosts: await get('hosts'),
+    clients: await Promise.all(clients.map((client) => get(`clients/${client.id}`))),
+    configs: await Promise.all(clients.map((client) => get(`clients/${client.id}/configs`))),
+    tokens: await get('tokens'),
+    settings: await get('settings'),
+  };
+}
+
+describe('a backup round trip', () => {
+  test('populate, back up, restore into a fresh panel: every resource reads the same; the panel the backup came from is untouched', async () => {
+    await answer(A.typed().PATCH('/api/settings', { body: { backupKeep: 5, probeTimeoutMs: 7000 } }));
+    const { node, iface } = await A.createNodeWithInterface();
+    const local = await A.createInterface();
+    await A.createHost({ interfaceId: local.id, name: 'edge', address: 'vpn.example.com', port: 443 });
+    const c1 = await A.createClient({ interfaceIds: [iface.id, local.id], deviceLimit: 2, deviceNames: ['phone', 'laptop'], quotaBytes: 10_000_000 } as any);
+    await A.createClient({ interfaceIds: [local.id], note: 'with a note' } as any);
+    const keys = (await A.accountsOf(c1.id)).filter((row) => row.interface_id === iface.id).map((row) => row.public_key as string);
+    const usage = a.panel.app.get(UsageService);
+    await usage.recordCounters(node.id, 1, [{ interface: iface.name, publicKey: keys[0], rxBytes: 1234, txBytes: 56789, lastHandshake: Date.now() - 1000, endpoint: '198.51.100.7:40000' }]);
+    await A.createToken({ name: 'automation' });
+    await A.createUser('viewer');
+
+    const before = await everything(a, ownerA);
+    expect(before.clients.find((c: any) => c.id === c1.id)).toMatchObject({ upBytes: 1234, downBytes: 56789 });
+    const backup = await makeBackup(a, ownerA);
+    expect(backup.name).toMatch(/^backup-\d{8}-\d{6}\.tar\.gz$/);
+    const archive = await download(a, ownerA, backup.name);
+    expect(archive.length).toBe(backup.size);
+    const { createHash } = await import('node:crypto');
+    expect(createHash('sha256').update(archive).digest('hex')).toBe(backup.sha256);
+
+    const b = await startTestPanel();
+    try {
+      let ownerB = await b.login();
+      const uploaded = await upload(b, ownerB, archive);
+      if (uploaded.status !== 201) console.log(uploaded.body);
+      expect([uploaded.status, uploaded.body]).toEqual([201, backup]);
+      const restored = await b.call('POST', `backups/${backup.name}/restore`, { token: ownerB });
+      expect([restored.status, restored.body]).toEqual([200, { name: backup.name, createdAt: backup.createdAt, nodes: 2, tables: expect.any(Number) }]);
+      // The owner of panel B was not in the backup: their session is gone with them.
+      expect((await b.call('GET', 'auth/me', { token: ownerB })).status).toBe(401);
+      ownerB = await b.login(); // the backup's owner, same name and password in these tests
+      const after = await everything(b, ownerB);
+      // Tokens are the backup's (their secrets hashed as they were): same names, hints, owners.
+      expect(after).toEqual(before);
+      // Revisions are above the backup's: agents that applied a newer one before do not skip it.
+      const nodesB = (await b.call('GET', 'nodes', { token: ownerB })).body as any[];
+      const nodesA = (await a.call('GET', 'nodes', { token: ownerA })).body as any[];
+      for (const n of nodesB) expect(n.desiredRevision).toBeGreaterThan(nodesA.find((x) => x.id === n.id).desiredRevision);
+    } finally {
+      await b.stop();
+    }
+    expect(await everything(a, ownerA)).toEqual(before);
+  });
+
+  test('a backup made at an older migration level restores into this panel, its data carried through the newer migrations', async () => {
+    // What a panel one migration older writes: the same format without the settings table, at
+    // the level before it (made here from a current backup, its manifest and parts edited).
+    const O = A;
+    const client = await O.createClient({ interfaceIds: [(await O.createInterface()).id] } as any);
+    const current = readTar(await download(a, ownerA, (await makeBackup(a, ownerA)).name));
+    const manifest = JSON.parse(current.get('manifest.json')!.toString());
+    current.delete('database/settings.copy');
+    delete manifest.files['database/settings.copy'];
+    manifest.tables = manifest.tables.filter((table: { name: string }) => table.name !== 'settings');
+    manifest.migration = 'Migration20261125090000_client_summaries';
+    manifest.createdAt = '2026-01-02T03:04:05.000Z';
+    current.set('manifest.json', Buffer.from(JSON.stringify(manifest)));
+    await answer(A.typed().PATCH('/api/settings', { body: { backupKeep: 3 } }));
+    await a.query('delete from clients where id = $1', [client.id]);
+
+    const uploaded = await upload(a, ownerA, writeTarGz(current));
+    expect([uploaded.status, uploaded.body.name]).toEqual([201, 'backup-20260102-030405.tar.gz']);
+    const restored = await a.call('POST', `backups/${uploaded.body.name}/restore`, { token: ownerA });
+    expect(restored.status).toBe(200);
+    ownerA = await a.login();
+    expect((await a.call('GET', `clients/${client.id}`, { token: ownerA })).status).toBe(200);
+    // The newer migration ran over the restored data: settings exist again, at their defaults.
+    expect((await a.call('GET', 'settings', { token: ownerA })).body.backupKeep).toBe(7);
+    expect((await a.query(`select name from warren_migrations order by id desc limit 1`))[0]).toEqual({ name: 'Migration20261125100000_settings' });
+  });
+});
+
+/** The files of a .tar.gz, by path (read with the same tar library the panel uses). */
+function readTar(archive: Buffer): Map<string, Buffer> {
+  const dir = mkdtempSync(join(tmpdir(), 'warren-tar-'));
+  try {
+    writeFileSync(join(dir, 'in.tar.gz'), archive);
+    mkdirSync(join(dir, 'x'));
+    tar.extract({ file: join(dir, 'in.tar.gz'), cwd: join(dir, 'x'), sync: true });
+    const files = new Map<string, Buffer>();
+    for (const entry of readdirSync(join(dir, 'x'), { recursive: true }) as string[]) {
+      if (statSync(join(dir, 'x', entry)).isFile()) files.set(entry, readFileSync(join(dir, 'x', entry)));
+    }
+    return files;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A .tar.gz of these files (the inverse of readTar). */
+function writeTarGz(files: Map<string, Buffer>): Buffer {
+  const dir = mkdtempSync(join(tmpdir(), 'warren-tar-'));
+  try {
+    for (const [path, data] of files) {
+      mkdirSync(dirname(join(dir, 'x', path)), { recursive: true });
+      writeFileSync(join(dir, 'x', path), data);
+    }
+    tar.create({ gzip: true, sync: true, file: join(dir, 'out.tar.gz'), cwd: join(dir, 'x'), noDirRecurse: true }, [...files.keys()]);
+    return readFileSync(join(dir, 'out.tar.gz'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('bad archives and names', () => {
+  let good: Buffer;
+  let goodName: string;
+  beforeAll(async () => {
+    ownerA = await a.login();
+    goodName = (await makeBackup(a, ownerA)).name;
+    good = await download(a, ownerA, goodName);
+  });
+
+  test('names with .., slashes, NUL or another shape are 400 on name; a well-formed unknown name is 404', async () => {
+    for (const name of ['..%2F..%2Fetc%2Fpasswd', 'backup-20261125-101500.tar.gz%00', '%2Fetc%2Fpasswd', 'backup-20261399-101500.tar.gz', 'x.tar.gz']) {
+      for (const [method, path] of [['GET', `backups/${name}`], ['DELETE', `backups/${name}`], ['POST', `backups/${name}/restore`]] as const) {
+        const refused = await a.call(method, path, { token: ownerA });
+        expect([name, method, refused.status, refused.body.field]).toEqual([name, method, 400, 'name']);
+      }
+    }
+    const unknown = await a.call('GET', 'backups/backup-20000101-000000.tar.gz', { token: ownerA });
+    expect([unknown.status, unknown.body.field]).toEqual([404, 'name']);
+  });
+
+  test('uploads that are not archives, damaged, truncated, foreign, of an unknown format version or over the limit are refused and nothing is kept', async () => {
+    const listed = async () => ((await a.call('GET', 'backups', { token: ownerA })).body.backups as { name: string }[]).map((b) => b.name).sort();
+    const before = await listed();
+    const files = readTar(good);
+    const repack = (change: (files: Map<string, Buffer>) => void) => {
+      const copy = new Map(files);
+      change(copy);
+      return writeTarGz(copy);
+    };
+    const manifest = JSON.parse(files.get('manifest.json')!.toString());
+    const cases: [string, Buffer, number][] = [
+      ['not gzip', Buffer.from('hello, this is not an archive'), 400],
+      ['gzip of not a tar', gzipSync(Buffer.from('x'.repeat(2000))), 400],
+      ['truncated', good.subarray(0, Math.floor(good.length / 2)), 400],
+      ['a flipped byte in a part', repack((f) => {
+        const [path, data] = [...f].find(([p]) => p.startsWith('database/') && f.get(p)!.length > 0)!;
+        const flipped = Buffer.from(data);
+        flipped[0] ^= 1;
+        f.set(path, flipped);
+      }), 400],
+      ['an unknown format version', repack((f) => f.set('manifest.json', Buffer.from(JSON.stringify({ ...manifest, formatVersion: 99 })))), 400],
+      ['a foreign format', repack((f) => f.set('manifest.json', Buffer.from(JSON.stringify({ ...manifest, format: 'other-panel' })))), 400],
+      ['a newer panel’s migration', repack((f) => f.set('manifest.json', Buffer.from(JSON.stringify({ ...manifest, migration: 'Migration29991231000000_future' })))), 409],
+      ['a part the manifest does not list', repack((f) => f.set('database/extra.copy', Buffer.from('1\n'))), 400],
+      ['no manifest', repack((f) => f.delete('manifest.json')), 400],
+    ];
+    for (const [what, body, status] of cases) {
+      const refused = await upload(a, ownerA, body);
+      expect([what, refused.status, refused.body.field]).toEqual([what, status, 'archive']);
+    }
+    const json = await a.call('POST', 'backups/upload', { token: ownerA, body: { archive: 'x' } });
+    expect([json.status, json.body.field]).toEqual([415, 'archive']);
+    expect(await listed()).toEqual(before);
+    const leftovers = readdirSync(a.config.backupDir).filter((name) => name.startsWith('.'));
+    expect(leftovers).toEqual([]);
+  });
+
+  test('an upload over the size limit is cut off with 413 and nothing kept', async () => {
+    const small = await startTestPanel({ WARREN_BACKUP_MAX_UPLOAD_MB: '1' });
+    try {
+      const owner = await small.login();
+      const refused = await upload(small, owner, Buffer.concat([good, Buffer.alloc(1024 * 1024 + 1)]));
+      expect([refused.status, refused.body.field]).toEqual([413, 'archive']);
+      expect(existsSync(small.config.backupDir) ? readdirSync(small.config.backupDir) : []).toEqual([]);
+    } finally {
+      await small.stop();
+    }
+  });
+
+  test('a restore of a damaged archive in the store is refused and changes nothing', async () => {
+    const damaged = 'backup-20000102-030405.tar.gz';
+    writeFileSync(join(a.config.backupDir, damaged), good.subarray(0, good.length - 100));
+    const clientsBefore = await A.count('clients');
+    const refused = await a.call('POST', `backups/${damaged}/restore`, { token: ownerA });
+    expect([refused.status, refused.body.field]).toEqual([400, 'name']);
+    expect(await A.count('clients')).toBe(clientsBefore);
+    expect((await a.call('GET', 'auth/me', { token: ownerA })).status).toBe(200);
+    expect((await a.call('DELETE', `backups/${damaged}`, { token: ownerA })).status).toBe(200);
+  });
+
+  test('retention keeps the newest backupKeep archives', async () => {
+    await answer(A.typed().PATCH('/api/settings', { body: { backupKeep: 2 } }));
+    for (const old of ['backup-20000101-000001.tar.gz', 'backup-20000101-000002.tar.gz']) writeFileSync(join(a.config.backupDir, old), good);
+    const newest = (await makeBackup(a, ownerA)).name;
+    const names = ((await a.call('GET', 'backups', { token: ownerA })).body.backups as { name: string }[]).map((b) => b.name);
+    expect(names).toHaveLength(2);
+    expect(names[0]).toBe(newest);
+    expect(names).not.toContain('backup-20000101-000001.tar.gz');
+    await answer(A.typed().PATCH('/api/settings', { body: { backupKeep: 7 } }));
+  });
+
+  test('only the owner reads, uploads, deletes or restores archives; an admin makes and lists them', async () => {
+    const admin = await A.createUser('admin');
+    expect((await a.call('GET', 'backups', { token: admin.token })).status).toBe(200);
+    expect((await a.call('GET', `backups/${goodName}`, { token: admin.token })).status).toBe(403);
+    expect((await a.call('POST', `backups/${goodName}/restore`, { token: admin.token })).status).toBe(403);
+    expect((await a.call('DELETE', `backups/${goodName}`, { token: admin.token })).status).toBe(403);
+    expect((await upload(a, admin.token, good)).status).toBe(403);
+  });
+});
+
