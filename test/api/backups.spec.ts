@@ -3,6 +3,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import * as tar from 'tar';
+import pg from 'pg';
+import { BACKUPS_QUEUE } from '../../apps/controller/src/backups/backup-jobs.js';
+import type { QueueBackend } from '../../apps/controller/src/queue/queue-backend.js';
+import { QUEUE_BACKEND } from '../../apps/controller/src/runtime.js';
+import { waitFor } from '../support/wait-for.js';
 import { UsageService } from '../../apps/controller/src/clients/usage.service.js';
 import { answer, fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
@@ -247,6 +252,42 @@ describe('bad archives and names', () => {
     expect(await A.count('clients')).toBe(clientsBefore);
     expect((await a.call('GET', 'auth/me', { token: ownerA })).status).toBe(200);
     expect((await a.call('DELETE', `backups/${damaged}`, { token: ownerA })).status).toBe(200);
+  });
+
+  test('while one backup or restore waits or runs, another is 409 and nothing changes; the running one shows its state and is followed to its end', async () => {
+    const queue = a.panel.app.get<QueueBackend>(QUEUE_BACKEND).queue(BACKUPS_QUEUE);
+    await queue.pause(); // the restore below waits in the queue: "running" for every other request
+    let restore: Promise<Awaited<ReturnType<TestPanel['call']>>> | undefined;
+    try {
+      restore = a.call('POST', `backups/${goodName}/restore`, { token: ownerA });
+      const running = await waitFor('the restore queued', async () => (await a.call('GET', 'backups', { token: ownerA })).body.running ?? undefined);
+      expect(running).toMatchObject({ kind: 'restore', state: 'waiting', name: goodName, trigger: 'api' });
+      const clientsBefore = await A.count('clients');
+      for (const [method, path] of [['POST', 'backups'], ['POST', `backups/${goodName}/restore`], ['DELETE', `backups/${goodName}`]] as const) {
+        const refused = await a.call(method, path, { token: ownerA });
+        expect([method, path, refused.status]).toEqual([method, path, 409]);
+      }
+      expect(await A.count('clients')).toBe(clientsBefore);
+      const followed = await a.call('GET', `backups/jobs/${running.id}`, { token: ownerA });
+      expect([followed.status, followed.body.state]).toEqual([200, 'waiting']);
+    } finally {
+      await queue.resume();
+    }
+    expect((await restore!).status).toBe(200);
+    ownerA = await a.login();
+  });
+
+  test('a backup or restore another controller holds (the database lock) is 409', async () => {
+    const holder = new pg.Client({ connectionString: a.database.url });
+    await holder.connect();
+    try {
+      await holder.query(`select pg_advisory_lock(hashtext('warren.backups'))`);
+      const refused = await a.call('POST', 'backups', { token: ownerA });
+      expect([refused.status, refused.body.error]).toEqual([409, 'another backup or restore is running']);
+    } finally {
+      await holder.end();
+    }
+    expect((await a.call('POST', 'backups', { token: ownerA })).status).toBe(201);
   });
 
   test('retention keeps the newest backupKeep archives', async () => {

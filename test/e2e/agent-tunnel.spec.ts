@@ -28,7 +28,7 @@ const TUNNEL = '10.66.0.0/24';
 const GATEWAY = '10.66.0.1';
 const ifname = `wa${randomSuffix(8)}`;
 
-const { call, createNode, createInterface, createClient, accountsOf, getClient, getNode } = fixtures(() => ({ t, token }));
+const { call, createNode, createInterface, createClient, accountsOf, getClient, getNode, nodeInSync } = fixtures(() => ({ t, token }));
 
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error('agent-tunnel.spec needs root (network namespaces, wireguard-go)');
@@ -62,14 +62,7 @@ test('a client created through the API gets a working tunnel on the node, and it
   });
 
   agent = startAgent({ controllerUrl: t.api.replace(/\/api$/, ''), enrolSecret: node.enrolment!.secret, netns: nodeNs.name });
-  const synced = await waitFor(
-    'the agent to connect and apply the node',
-    async () => {
-      const state = await getNode(nodeId);
-      return state.agent.state === 'connected' && state.inSync ? state : undefined;
-    },
-    30_000,
-  ).catch((error: Error) => {
+  const synced = await nodeInSync(nodeId).catch((error: Error) => {
     throw new Error(`${error.message}\n--- agent output\n${agent!.output()}`);
   });
   // This machine has no AmneziaWG tools; everything standard WireGuard needs is there.

@@ -1,3 +1,4 @@
+import { waitFor } from './wait-for.js';
 import { randomUUID } from 'node:crypto';
 import type { ApiClient, components } from '#libs/api-client/index.js';
 import type { UserRole } from '#libs/contracts/user-roles.js';
@@ -108,6 +109,8 @@ export interface Fixtures {
   getClient(id: string): Promise<ClientView>;
   /** GET /api/nodes/{id}: the node's view (revisions, agent, sync). */
   getNode(id: string): Promise<Schemas['NodeDto']>;
+  /** Waits until the node's agent is connected and the node applied its desired revision; the node then. */
+  nodeInSync(id: string, timeoutMs?: number): Promise<Schemas['NodeDto']>;
   /** POST /api/hosts. */
   createHost(body: HostBody): Promise<HostView>;
   /** POST /api/tokens (named at random unless `over` names it), issued with the session's token unless `as` is another. */
@@ -174,6 +177,16 @@ export function fixtures(session: () => Session, options: FixtureOptions = {}): 
     createClient: (body) => expectStatus(201, typed().POST('/api/clients', { body: { name: `c-${randomSuffix(8)}`, ...body } })),
     getClient: (id) => expectStatus(200, typed().GET('/api/clients/{id}', { params: { path: { id } } })),
     getNode: (id) => expectStatus(200, typed().GET('/api/nodes/{id}', { params: { path: { id } } })),
+    nodeInSync: (id, timeoutMs = 30_000) =>
+      waitFor(
+        'the node’s agent connected and the node in sync',
+        async () => {
+          const node = await expectStatus(200, typed().GET('/api/nodes/{id}', { params: { path: { id } } }));
+          return node.agent.state === 'connected' && node.inSync ? node : undefined;
+        },
+        timeoutMs,
+        200,
+      ),
     createHost: (body) => expectStatus(201, typed().POST('/api/hosts', { body })),
     createToken: (over = {}, as) => expectStatus(201, typed(as).POST('/api/tokens', { body: { name: `token-${randomSuffix(8)}`, ...over } })),
     async createUser(role) {

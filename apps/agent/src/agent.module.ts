@@ -22,6 +22,7 @@ export function createHostDriver(config: AgentConfig): HostDriver {
     applied: () => record.applied,
     missingInterfaces: () => host.missingInterfaces(),
     readCounters: () => counters.read(),
+    collectState: () => host.collectState(),
   };
 }
 

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import type { Job } from 'bullmq';
 import type { Capabilities } from '#libs/contracts/agent-link.js';
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
+import { HOST_STATE_JOB } from '#libs/contracts/host-state.js';
 import type { SystemSample } from '#libs/contracts/system.js';
 import type { AgentConfig } from './config.js';
 import { CounterSpool } from './counters/counter-spool.js';
@@ -85,7 +86,7 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
     this.worker = new ApplyWorker(this.identity.nodeId, this.identity.queue, this.config.queueDatabaseUrl, (error) =>
       this.logger.warn(`queue: ${error.message}`),
     );
-    this.worker.start((job) => this.applyJob(job));
+    this.worker.start((job) => this.applyJob(job), { [HOST_STATE_JOB]: () => this.host.collectState() });
 
     this.reportTimer = setInterval(() => void this.report(), this.config.reportIntervalMs);
     this.watchdogTimer = setInterval(() => void this.watchdog(), WATCHDOG_MS);

@@ -1,5 +1,6 @@
 import type { Capabilities } from '#libs/contracts/agent-link.js';
 import type { DesiredState } from '#libs/contracts/desired-state.js';
+import type { HostState } from '#libs/contracts/host-state.js';
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
 import type { AppliedRecord, PeerReading } from './host/index.js';
 
@@ -13,6 +14,8 @@ export interface HostDriver {
   /** Managed interfaces that should exist but do not (deleted behind the agent's back). */
   missingInterfaces(): Promise<string[]>;
   readCounters(): Promise<PeerReading[]>;
+  /** What the agent manages on the host, for a backup. */
+  collectState(): Promise<HostState>;
 }
 
 export const HOST_DRIVER = Symbol('HOST_DRIVER');

@@ -15,6 +15,7 @@ import { DocsService } from './docs/docs.service.js';
 import { PreparedPool } from './database/prepared-pool.js';
 import { installRequestLayer, requestLayerOptions, serverOptions } from './http/request-layer.js';
 import { loadTls } from './http/tls.js';
+import { DeliveryService } from './nodes/delivery/delivery.service.js';
 import { startLocalAgent } from './nodes/local-agent.js';
 import { AgentCredentialsService } from './nodes/enrolment/agent-credentials.service.js';
 import { ensureLocalNode } from './nodes/local-node.js';
@@ -107,15 +108,23 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
     const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
     const origin = `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
     if (config.localAgent) {
-      const localAgent = await startLocalAgent({
-        config,
-        credentials: app.get(AgentCredentialsService),
-        localNodeId: localNode.id,
-        panelUrl: `${origin}${config.basePath}`,
-        caFile: tls?.selfSigned ? tls.certFile : undefined,
-        databaseUrl,
-      });
+      const startLocal = async (localNodeId: string) =>
+        startLocalAgent({
+          config,
+          credentials: app.get(AgentCredentialsService),
+          localNodeId,
+          panelUrl: `${origin}${config.basePath}`,
+          caFile: tls?.selfSigned ? tls.certFile : undefined,
+          databaseUrl,
+        });
+      let localAgent = await startLocal(localNode.id);
       cleanups.push(() => localAgent.stop());
+      // A restore replaced the node rows and the local agent's credential: it starts again for
+      // the local node as restored (the backup's, or a new one when the backup had none).
+      app.get(DeliveryService).whenRestored(async () => {
+        await localAgent.stop();
+        localAgent = await startLocal((await ensureLocalNode(new NodesRepository(orm))).id);
+      });
     }
     return {
       app,

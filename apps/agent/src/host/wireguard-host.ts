@@ -1,3 +1,5 @@
+import type { HostState } from '#libs/contracts/host-state.js';
+import { collectHostState } from './host-state.js';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -52,6 +54,11 @@ export class WireGuardHost {
     this.natTable = options.natTable ?? DEFAULT_NAT_TABLE;
     this.probe = options.probe;
     this.record = options.record ?? new ApplyRecord(join(options.stateDir, 'applied.json'));
+  }
+
+  /** What the agent manages here, for a backup (host-state.ts). */
+  collectState(): Promise<HostState> {
+    return collectHostState(this.runner, this.stateDir, this.natTable);
   }
 
   /** Reconciles the host; never rejects. Concurrent calls run one after another, in call order. */

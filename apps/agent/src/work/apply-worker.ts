@@ -39,11 +39,14 @@ export class ApplyWorker {
     private readonly onError: (error: Error) => void,
   ) {}
 
-  start(handler: ApplyHandler): void {
+  /** `others`: handlers of the queue's other job names (a backup's HOST_STATE_JOB). */
+  start(handler: ApplyHandler, others: Record<string, (job: Job) => Promise<unknown>> = {}): void {
     const name = nodeQueueName(this.nodeId);
     const processor = async (job: Job) => {
-      if (job.name !== APPLY_JOB) throw new Error(`unknown job ${job.name}`);
-      return handler(job);
+      if (job.name === APPLY_JOB) return handler(job);
+      const other = others[job.name];
+      if (!other) throw new Error(`unknown job ${job.name}`);
+      return other(job);
     };
     if (this.access.kind === 'redis') {
       this.redis = new EvalshaOnlyRedis(this.access.url, {

@@ -9,7 +9,7 @@ import type { AbstractSqlDriver } from '@mikro-orm/sql';
 import pg from 'pg';
 import copyStreams from 'pg-copy-streams';
 import type { MigrationObject } from '@mikro-orm/core';
-import { REVISIONS_CHANNEL } from '../revisions/revisions.js';
+import { RESTORED_CHANNEL, REVISIONS_CHANNEL } from '../revisions/revisions.js';
 import { PANEL_RUNTIME, type PanelRuntime } from '../runtime.js';
 import type { AgentFacts } from '../system/agent-state.js';
 import type { Manifest } from './manifest.js';
@@ -21,7 +21,6 @@ import type { Manifest } from './manifest.js';
  * current sessions of users who still exist and starts throttling afresh.
  */
 export const TABLES_LEFT_OUT = ['warren_migrations', 'sessions', 'login_throttles'];
-export const RESTORED_CHANNEL = 'warren_restored';
 
 export interface DumpedTable {
   name: string;

@@ -4,6 +4,7 @@ import { mapUniqueViolations } from '../database/unique-violations.js';
 import { ApiError, conflict, notFound } from '../http/api-error.js';
 import { lockNode } from '../revisions/revisions.js';
 import { AgentCredentialsService, type Enrolment } from './enrolment/agent-credentials.service.js';
+import { DeliveryService } from './delivery/delivery.service.js';
 import { AgentLinkGateway } from './link/agent-link.gateway.js';
 import { NodesRepository, type NodeChanges, type NodeView } from './nodes.repository.js';
 
@@ -27,7 +28,15 @@ export class NodesService {
     private readonly nodes: NodesRepository,
     private readonly credentials: AgentCredentialsService,
     private readonly links: AgentLinkGateway,
-  ) {}
+    delivery: DeliveryService,
+  ) {
+    // After a restore the credentials and Redis users are the backup's: every link is cut (its
+    // agent reconnects and is checked against the restored credential) and every Redis user put back.
+    delivery.whenRestored(async () => {
+      for (const nodeId of this.links.connectedNodes()) this.links.disconnect(nodeId);
+      await this.credentials.restoreQueueUsers();
+    });
+  }
 
   list(): Promise<NodeView[]> {
     return this.nodes.list();

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import pg from 'pg';
-import { REVISIONS_CHANNEL } from './revisions.js';
+import { RESTORED_CHANNEL, REVISIONS_CHANNEL } from './revisions.js';
 
 /**
  * The receiving end of bumpRevisions' notifications: one dedicated connection LISTENing on
@@ -18,12 +18,17 @@ export class RevisionListener {
     private readonly databaseUrl: string,
     private readonly onNodes: (nodeIds: string[]) => void,
     private readonly onReconnect: () => void,
+    /** The database was replaced by a restore (RESTORED_CHANNEL). */
+    private readonly onRestored: () => void = () => undefined,
   ) {}
 
   async start(): Promise<void> {
     if (this.closed) return;
     const client = new pg.Client({ connectionString: this.databaseUrl });
-    client.on('notification', (message) => this.onNodes((message.payload ?? '').split(',').filter(Boolean)));
+    client.on('notification', (message) => {
+      if (message.channel === RESTORED_CHANNEL) this.onRestored();
+      else this.onNodes((message.payload ?? '').split(',').filter(Boolean));
+    });
     const retry = () => {
       if (this.closed || this.client !== client) return;
       this.client = undefined;
@@ -36,6 +41,7 @@ export class RevisionListener {
     try {
       await client.connect();
       await client.query(`listen ${REVISIONS_CHANNEL}`);
+      await client.query(`listen ${RESTORED_CHANNEL}`);
     } catch (error) {
       this.logger.warn(`cannot listen for revision changes (${(error as Error).message}); retrying`);
       retry();

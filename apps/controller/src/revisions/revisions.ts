@@ -4,6 +4,12 @@ import type { NodeTable } from './node.entity.js';
 
 /** The PostgreSQL notification channel that carries the ids of nodes whose revision grew. */
 export const REVISIONS_CHANNEL = 'warren_revisions';
+/**
+ * Notified when a restore replaced the whole database (its payload: when the restored backup
+ * was made). Every controller then drops what it holds about agents: their links (credentials
+ * may have changed) and their Redis users (put back from the restored rows).
+ */
+export const RESTORED_CHANNEL = 'warren_restored';
 
 /**
  * Marks that these nodes must change: their desired-state revision grows by one. Call it inside

@@ -59,6 +59,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
   /** Per node, its failed job and when the sweep first saw it failed. */
   private readonly failedSince = new Map<string, { jobId: string; since: number }>();
   private readonly idle = new Set<() => void>();
+  private readonly restoredHandlers: (() => Promise<void>)[] = [];
 
   constructor(
     private readonly repository: DeliveryRepository,
@@ -69,7 +70,24 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
       runtime.databaseUrl,
       (nodeIds) => nodeIds.forEach((id) => this.deliver(id)),
       () => void this.sweep(),
+      () => void this.restored(),
     );
+  }
+
+  /** Runs `handler` on this controller whenever a restore replaced the database (on any controller). */
+  whenRestored(handler: () => Promise<void>): void {
+    this.restoredHandlers.push(handler);
+  }
+
+  private async restored(): Promise<void> {
+    this.logger.log('the database was restored from a backup: every node gets its restored state');
+    this.lastJob.clear();
+    this.resultRead.clear();
+    this.failedSince.clear();
+    for (const handler of this.restoredHandlers) {
+      await handler().catch((error: Error) => this.logger.warn(`after the restore: ${error.message}`));
+    }
+    await this.sweep();
   }
 
   async onApplicationBootstrap(): Promise<void> {

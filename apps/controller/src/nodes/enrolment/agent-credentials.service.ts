@@ -54,7 +54,7 @@ export class AgentCredentialsService implements OnApplicationBootstrap, OnApplic
    * enrolment running meanwhile stores its hash before it sets its user, so one re-read after the
    * first pass sees every hash that pass may have overwritten.
    */
-  private async restoreQueueUsers(): Promise<void> {
+  async restoreQueueUsers(): Promise<void> {
     const read = () => this.repository.queuePasswordHashes();
     try {
       await this.queueAccess.loadScripts();
