@@ -40,9 +40,10 @@ export class BackupRunner {
   ) {}
 
   async backup(report: ReportProgress): Promise<BackupFile> {
-    const createdAt = new Date(Math.floor(Date.now() / 1000) * 1000);
-    let name = backupNameAt(createdAt);
-    while (await this.store.get(name)) name = backupNameAt(new Date(createdAt.getTime() + 1000)); // two in one second
+    // Names have one-second resolution: a second backup within the same second takes the next free one.
+    let createdAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+    while (await this.store.get(backupNameAt(createdAt))) createdAt = new Date(createdAt.getTime() + 1000);
+    const name = backupNameAt(createdAt);
     const staging = await this.store.scratch('staging');
     const scratch = await this.store.scratch('archive');
     try {
