@@ -159,7 +159,12 @@ describe('panel state and telemetry', () => {
       await store.commit(scratch, backupNameAt(new Date(Date.now() + offset)), 'a'.repeat(64));
     }
     const newest = (await store.list())[0];
-    expect((await overview()).panel.lastBackup).toEqual({ name: newest.name, size: 5, createdAt: newest.createdAt.toISOString(), sha256: 'a'.repeat(64) });
+    // The directory is listed at most every 5 s (overview.service.ts): the new archive shows within that.
+    const shown = await waitFor('the newest backup shown', async () => {
+      const last = (await overview()).panel.lastBackup;
+      return last?.name === newest.name ? last : undefined;
+    }, 15_000);
+    expect(shown).toEqual({ name: newest.name, size: 5, createdAt: newest.createdAt.toISOString(), sha256: 'a'.repeat(64) });
   });
 });
 
