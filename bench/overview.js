@@ -4,7 +4,7 @@
 // floor) in the same run, rounds interleaved so both see the same machine.
 //
 // Settings (environment): BENCH_CLIENTS (100000), BENCH_CONNECTIONS (8), BENCH_DURATION (10) and
-// BENCH_WARMUP (2) seconds per load run, BENCH_ROUNDS (2), BENCH_WRITE=0 (print only),
+// BENCH_WARMUP (2) seconds per load run, BENCH_ROUNDS (3), BENCH_WRITE=0 (print only),
 // DATABASE_URL / REDIS_URL (the machine's servers; a throw-away database is created and dropped).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -38,7 +38,7 @@ export function settingsFromEnv() {
     connections: envNumber('BENCH_CONNECTIONS', 8, 1),
     durationSeconds: envNumber('BENCH_DURATION', 10, 1),
     warmupSeconds: envNumber('BENCH_WARMUP', 2, 0),
-    rounds: envNumber('BENCH_ROUNDS', 2, 1),
+    rounds: envNumber('BENCH_ROUNDS', 3, 1),
   };
 }
 
