@@ -1,19 +1,20 @@
 // `npm run bench`: runs every benchmark in bench/ and writes docs/benchmarks.md (one section each).
-// BENCH_ONLY=http-auth|clients|agent-host|agent-propagation|agent-fleet (comma-separated) runs just those.
+// BENCH_ONLY=http-auth|clients|overview|agent-host|agent-propagation|agent-fleet (comma-separated) runs just those.
 // Settings of http-auth (environment): BENCH_DURATION seconds per measured run (10), BENCH_WARMUP (2),
 // BENCH_CONNECTIONS (16), BENCH_PIPELINING (1), BENCH_ROUNDS (1), BENCH_CLIENT=process|inline,
 // BENCH_TARGETS=bare,token,session (a subset skips the doc). Settings of clients: see bench/clients.js
 // (BENCH_CLIENTS, BENCH_CREATE_CONCURRENCY, BENCH_LIST_CONNECTIONS, BENCH_SEQUENTIAL, BENCH_DURATION…).
 // Both: BENCH_WRITE=0 (print only), DATABASE_URL / REDIS_URL (the machine's servers; a throw-away
-// database is created and dropped). agent-propagation and agent-fleet: settings at the top of each file.
+// database is created and dropped). overview, agent-propagation and agent-fleet: settings at the top of each file.
 import { fileURLToPath } from 'node:url';
 import * as httpAuth from './http-auth.js';
 import * as clients from './clients.js';
+import * as overview from './overview.js';
 import * as agentHost from './agent-host.js';
 import * as agentPropagation from './agent-propagation.js';
 import * as agentFleet from './agent-fleet.js';
 
-const BENCHMARKS = { 'http-auth': httpAuth, clients, 'agent-host': agentHost, 'agent-propagation': agentPropagation, 'agent-fleet': agentFleet };
+const BENCHMARKS = { 'http-auth': httpAuth, clients, overview, 'agent-host': agentHost, 'agent-propagation': agentPropagation, 'agent-fleet': agentFleet };
 
 const docFile = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
 const writeDoc = process.env.BENCH_WRITE !== '0';

@@ -596,6 +596,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/overview/full": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Telemetry, panel state and inventory in one call: host samples, version, backends, node sync, last enforcement and backup, counts and totals
+         * @description Roles: owner, admin, viewer.
+         */
+        get: operations["get_overview_full"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings": {
         parameters: {
             query?: never;
@@ -836,6 +856,13 @@ export interface components {
             clientId: string;
             clientName: string;
             devices: components["schemas"]["DeviceProfilesDto"][];
+        };
+        ClientCountsDto: {
+            active: number;
+            disabled: number;
+            exhausted: number;
+            expired: number;
+            total: number;
         };
         ClientDetailDto: {
             /** Format: date-time */
@@ -1087,6 +1114,12 @@ export interface components {
             /** Format: uuid */
             id: string;
         };
+        DeviceCountsDto: {
+            /** @description Devices with a handshake within the last onlineWindowSeconds (counted by the second) */
+            online: number;
+            onlineWindowSeconds: number;
+            total: number;
+        };
         DeviceDto: {
             accounts: components["schemas"]["AccountDto"][];
             /** Format: uuid */
@@ -1141,6 +1174,21 @@ export interface components {
             /** @description The panel address the request reached, base path included */
             baseUrl: string;
             groups: components["schemas"]["DocsGroupDto"][];
+        };
+        EnforcementRunDto: {
+            /**
+             * Format: date-time
+             * @description The time the run applied expiry and reset cycles for
+             */
+            at: string;
+            /** @description Clients moved to expired */
+            expired: number;
+            /** @description Nodes whose desired state changed */
+            nodes: number;
+            /** @description Clients whose reset cycle renewed */
+            renewed: number;
+            /** @description Of those, exhausted clients back to active */
+            revived: number;
         };
         EnrolDto: {
             /** @description The one-time enrolment secret (`wne_…`) */
@@ -1249,6 +1297,16 @@ export interface components {
             /** @enum {string} */
             state: "up" | "failed" | "removed";
         };
+        InventoryDto: {
+            clients: components["schemas"]["ClientCountsDto"];
+            devices: components["schemas"]["DeviceCountsDto"];
+            interfaces: number;
+            nodes: number;
+            /** @description Outbounds (hops); null while this panel does not count them yet */
+            outbounds: number | null;
+            quota: components["schemas"]["QuotaTotalsDto"];
+            usage: components["schemas"]["UsageTotalsDto"];
+        };
         IssuedTokenDto: {
             /** Format: date-time */
             createdAt: string;
@@ -1269,6 +1327,15 @@ export interface components {
             token: string;
             /** @example Authorization: Bearer <token> */
             usage: string;
+        };
+        LastBackupDto: {
+            /** Format: date-time */
+            createdAt: string;
+            /** @example backup-20261125-100037.tar.gz */
+            name: string;
+            sha256: string;
+            /** @description bytes */
+            size: number;
         };
         LoggedOutDto: {
             /** @enum {boolean} */
@@ -1326,6 +1393,15 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        NodeStatesDto: {
+            /** @description Agent connected, applied revision below the desired one */
+            behind: number;
+            /** @description Agent connected, applied revision = desired revision */
+            inSync: number;
+            /** @description Agent not connected (never enrolled, enrolled but never seen, or gone) */
+            offline: number;
+            total: number;
+        };
         NodeSystemAgentDto: {
             capabilities: components["schemas"]["CapabilitiesDto"] | null;
             gaps: string[];
@@ -1363,6 +1439,40 @@ export interface components {
             tags: {
                 [key: string]: unknown;
             }[];
+        };
+        OverviewDto: {
+            /** Format: date-time */
+            generatedAt: string;
+            inventory: components["schemas"]["InventoryDto"];
+            panel: components["schemas"]["PanelStateDto"];
+            /** @description The controller's host and every node, as GET /api/system */
+            telemetry: components["schemas"]["SystemSnapshotDto"];
+        };
+        PanelStateDto: {
+            /**
+             * @description embedded: the PostgreSQL the panel runs in its data directory; external: DATABASE_URL
+             * @enum {string}
+             */
+            database: "embedded" | "external";
+            /** @description The newest backup archive; null when there is none */
+            lastBackup: components["schemas"]["LastBackupDto"] | null;
+            /** @description The last run of the expiry and reset-cycle job; null before the first */
+            lastEnforcement: components["schemas"]["EnforcementRunDto"] | null;
+            nodes: components["schemas"]["NodeStatesDto"];
+            /**
+             * @description BullMQ's store: Redis (REDIS_URL) or its PostgreSQL backend
+             * @enum {string}
+             */
+            queue: "redis" | "postgres";
+            /**
+             * Format: date-time
+             * @description When this controller's process started
+             */
+            startedAt: string;
+            /** @description Seconds since this controller's process started */
+            uptimeSeconds: number;
+            /** @example 0.1.0 */
+            version: string;
         };
         PasswordChangedDto: {
             /** @description How many of the user's other sessions ended (the one making the change stays) */
@@ -1405,6 +1515,14 @@ export interface components {
             error?: "timed out" | "unreachable";
             latencyMs: number;
             ok: boolean;
+        };
+        QuotaTotalsDto: {
+            /** @description Clients with a quota */
+            limitedClients: number;
+            /** @description The sum of the quotas of clients that have one, bytes; exact up to 2^53 - 1, beyond that the nearest JSON number */
+            totalBytes: number;
+            /** @description Clients without a quota (quotaBytes 0) */
+            unlimitedClients: number;
         };
         RedisQueueAccessDto: {
             /** @enum {string} */
@@ -1617,6 +1735,14 @@ export interface components {
             total: number;
             /** @description bytes */
             used: number;
+        };
+        UsageTotalsDto: {
+            /** @description Received by all clients since their last reset, bytes; exact up to 2^53 - 1, beyond that the nearest JSON number */
+            downBytes: number;
+            /** @description Sent by all clients since their last reset, bytes; exact up to 2^53 - 1, beyond that the nearest JSON number */
+            upBytes: number;
+            /** @description The clients' usedBytes (what quotas count), bytes; exact up to 2^53 - 1, beyond that the nearest JSON number */
+            usedBytes: number;
         };
         UserDto: {
             /** Format: uuid */
@@ -4799,6 +4925,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OpenApiDocumentDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_overview_full: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OverviewDto"];
                 };
             };
             /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */

@@ -11,7 +11,7 @@ import { ControllerLink } from './link/controller-link.js';
 import { resolveControllerTrust } from './link/controller-trust.js';
 import { loadOrEnrol, storedControllerUrl, type AgentIdentity } from './link/credential.js';
 import { SYSTEM_SAMPLER, type SystemSampler } from './system-sampler.js';
-import { PACKAGE_VERSION as AGENT_VERSION } from '#libs/version/package-version.js';
+import { WARREN_VERSION as AGENT_VERSION } from '#libs/version/warren-version.js';
 import { ApplyWorker, parseApplyJob } from './work/apply-worker.js';
 
 /** How often the host is checked for interfaces that vanished behind the agent's back. */

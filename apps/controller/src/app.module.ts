@@ -9,6 +9,7 @@ import { ErrorFilter } from './http/error.filter.js';
 import { StrictValidationPipe } from './http/validation.js';
 import { InterfacesModule } from './interfaces/interfaces.module.js';
 import { NodesModule } from './nodes/nodes.module.js';
+import { OverviewModule } from './overview/overview.module.js';
 import type { PanelRuntime } from './runtime.js';
 import { RuntimeModule } from './runtime.module.js';
 import { SettingsModule } from './settings/settings.module.js';
@@ -31,6 +32,7 @@ export class AppModule {
         BackupsModule,
         SystemModule,
         NodesModule,
+        OverviewModule,
         DocsModule,
       ],
       providers: [

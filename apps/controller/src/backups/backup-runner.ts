@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { PACKAGE_VERSION as PANEL_VERSION } from '#libs/version/package-version.js';
+import { WARREN_VERSION as PANEL_VERSION } from '#libs/version/warren-version.js';
 import { agentState } from '../system/agent-state.js';
 import { PANEL_RUNTIME, type PanelRuntime } from '../runtime.js';
 import { SettingsService } from '../settings/settings.service.js';

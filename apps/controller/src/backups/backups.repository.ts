@@ -18,9 +18,11 @@ import type { Manifest } from './manifest.js';
  * Tables a backup leaves out, and why: `warren_migrations` is the schema's own record (the
  * manifest carries the level instead); `sessions` and `login_throttles` are the live sign-ins and
  * failed-attempt counts of the panel being restored into, not configuration: a restore keeps the
- * current sessions of users who still exist and starts throttling afresh.
+ * current sessions of users who still exist and starts throttling afresh. `inventory_counts` and
+ * `inventory_deltas` are derived (the overview's counters): the triggers on the restored tables
+ * count them again as the rows are loaded.
  */
-export const TABLES_LEFT_OUT = ['warren_migrations', 'sessions', 'login_throttles'];
+export const TABLES_LEFT_OUT = ['warren_migrations', 'sessions', 'login_throttles', 'inventory_counts', 'inventory_deltas'];
 
 export interface DumpedTable {
   name: string;

@@ -2,10 +2,10 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import type { QueueBackend } from '../queue/queue-backend.js';
 import { RecurringJob } from '../queue/recurring-job.js';
 import { QUEUE_BACKEND } from '../runtime.js';
-import { TimeTransitionsService } from './time-transitions.service.js';
+import { ENFORCEMENT_RUN, TimeTransitionsService } from './time-transitions.service.js';
 
 export const SYSTEM_QUEUE = 'system';
-export const TIME_TRANSITIONS_JOB = 'clients.time-transitions';
+export const TIME_TRANSITIONS_JOB = ENFORCEMENT_RUN;
 export const TIME_TRANSITIONS_EVERY_MS = 30_000;
 
 /** Runs applyTimeTransitions every 30 s on the system queue, once per tick across replicas. */

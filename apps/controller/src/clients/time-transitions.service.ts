@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
+import { recordRun } from '../queue/scheduled-runs.js';
 import { bumpRevisions } from '../revisions/revisions.js';
 import { ClientTotals } from './client-totals.js';
 import { ClientsRepository } from './clients.repository.js';
@@ -15,6 +16,9 @@ export interface TimeTransitionsResult {
   /** Nodes whose desired-state revision was bumped because a client gained or lost its peers. */
   nodes: number;
 }
+
+/** The name the enforcement run is recorded under (queue/scheduled-runs.ts), also its job's name. */
+export const ENFORCEMENT_RUN = 'clients.time-transitions';
 
 /**
  * The time-based half of the status rules (client-status.ts), applied set-based: expiry, and
@@ -41,12 +45,15 @@ export class TimeTransitionsService {
 
       const nodes = await this.clients.nodesOf(em, [...expiredLive, ...revived.map((row) => row.id)]);
       await bumpRevisions(em, nodes);
-      return {
+      const done: TimeTransitionsResult = {
         expired: expiredLive.length + expiredExhausted.length,
         renewed: renewed.length,
         revived: revived.length,
         nodes: nodes.length,
       };
+      // The overview shows when enforcement last ran (docs/overview.md).
+      await recordRun(em, ENFORCEMENT_RUN, now, { ...done });
+      return done;
     });
     if (result.expired + result.renewed > 0) this.totals.changed();
     return result;

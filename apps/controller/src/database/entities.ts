@@ -10,8 +10,11 @@ import { Host } from '../interfaces/host.entity.js';
 import { TunnelInterface } from '../interfaces/interface.entity.js';
 import { Node } from '../revisions/node.entity.js';
 import { NodeAgent } from '../nodes/node-agent.entity.js';
+import { InventoryCount } from '../overview/inventory-count.entity.js';
+import { InventoryDelta } from '../overview/inventory-delta.entity.js';
+import { ScheduledRun } from '../queue/scheduled-run.entity.js';
 import { Setting } from '../settings/setting.entity.js';
 import { SystemSampleRow } from '../system/system-sample.entity.js';
 
 /** Every entity the controller maps; the migration generator diffs against exactly this list. */
-export const ENTITIES = [User, Session, ApiToken, LoginThrottle, Node, NodeAgent, TunnelInterface, Host, Client, ClientInterface, Device, Account, SystemSampleRow, Setting];
+export const ENTITIES = [User, Session, ApiToken, LoginThrottle, Node, NodeAgent, TunnelInterface, Host, Client, ClientInterface, Device, Account, SystemSampleRow, Setting, ScheduledRun, InventoryCount, InventoryDelta];

@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
+import type { PreparedPool } from '../database/prepared-pool.js';
+import { PREPARED_POOL } from '../runtime.js';
 import { METRIC_COLUMNS, type MetricColumn, type PendingSample, type StoredSample } from './sample-rows.js';
 import { RAW, type Rollup, type Tier } from './tiers.js';
 
@@ -43,7 +45,10 @@ const iso = (ms: number) => new Date(ms).toISOString();
  */
 @Injectable()
 export class SystemHistoryRepository {
-  constructor(@Inject(MikroORM) private readonly orm: MikroORM) {}
+  constructor(
+    @Inject(MikroORM) private readonly orm: MikroORM,
+    @Inject(PREPARED_POOL) private readonly prepared: PreparedPool,
+  ) {}
 
   private rows<T>(sql: string, params: unknown[] = []): Promise<T[]> {
     return this.orm.em.getConnection().execute<T[]>(sql, params);
@@ -75,14 +80,19 @@ export class SystemHistoryRepository {
     );
   }
 
-  /** The newest raw row of each source at or after `notBeforeMs`: one index probe per source. */
+  /**
+   * The newest raw row of each source at or after `notBeforeMs`: one index probe per source. A
+   * named prepared statement: the snapshot asks this on every request for each node without a
+   * fresh sample in memory (an offline node, always).
+   */
   async newestRaw(sources: readonly string[], notBeforeMs: number): Promise<Map<string, StoredSample>> {
     if (sources.length === 0) return new Map();
-    const rows = await this.rows<StoredSample>(
-      `select latest.* from unnest(array[?]::uuid[]) as wanted(source)
+    const rows = await this.prepared.query<StoredSample>(
+      'system-newest-raw',
+      `select latest.* from unnest($1::uuid[]) as wanted(source)
         cross join lateral (
           select ${SELECT_ROW} from system_samples
-           where source = wanted.source and tier = ${RAW.seconds} and at >= ?::timestamptz
+           where source = wanted.source and tier = ${RAW.seconds} and at >= $2::timestamptz
            order by at desc limit 1
         ) latest`,
       [sources, iso(notBeforeMs)],

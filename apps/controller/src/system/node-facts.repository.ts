@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { Capabilities } from '#libs/contracts/agent-link.js';
+import type { PreparedPool } from '../database/prepared-pool.js';
+import { PREPARED_POOL } from '../runtime.js';
 
 /** A node with what its agent last said about itself, as the snapshot needs it. */
 export interface NodeFacts {
@@ -35,15 +37,20 @@ interface Row {
  * The nodes as the snapshot needs them. SQL by table name rather than through the nodes
  * entities: system/ sits below nodes/ in the one-way dependency order (nodes uses agent-state.ts
  * and SystemService), so it may not import nodes/. Read as plain columns, not entities: the
- * snapshot runs often and needs no identity map.
+ * snapshot runs on every GET /api/system and GET /api/overview/full, so `all()` is a named
+ * prepared statement (planned once per connection, docs/overview.md) and needs no identity map.
  */
 @Injectable()
 export class NodeFactsRepository {
-  constructor(@Inject(MikroORM) private readonly orm: MikroORM) {}
+  constructor(
+    @Inject(MikroORM) private readonly orm: MikroORM,
+    @Inject(PREPARED_POOL) private readonly prepared: PreparedPool,
+  ) {}
 
   /** Every node and its agent row in one query, in the nodes list's order (the local node first). */
   async all(): Promise<NodeFacts[]> {
-    const rows = await this.orm.em.fork().execute<Row[]>(
+    const rows = await this.prepared.query<Row>(
+      'system-node-facts',
       `select n.id, n.name, n.is_local,
               n.desired_revision::float8 as desired_revision, n.applied_revision::float8 as applied_revision,
               coalesce(a.credential_hash is not null, false) as has_credential,
@@ -52,6 +59,7 @@ export class NodeFactsRepository {
               a.version, a.capabilities, a.gaps
          from nodes n left join node_agents a on a.node_id = n.id
         order by n.is_local desc, n.name asc`,
+      [],
     );
     return rows.map((row) => ({
       id: row.id,

@@ -59,6 +59,14 @@ interface Latest {
  */
 const MEMORY_FRESH_MS = 10_000;
 
+/**
+ * The database's newest raw row of a node is asked at most this often: replicas write their
+ * samples every 2 s (sample-writer.ts), so asking more often finds nothing newer, and the snapshot
+ * (GET /api/system, GET /api/overview/full on every dashboard refresh) would otherwise probe the
+ * database on every request for each node without a live link here.
+ */
+const STORED_ASK_MS = 2000;
+
 const view = (sample: SystemSample): SampleView => ({ ...sample, sampledAt: new Date(sample.at).toISOString() });
 
 /** The closest two samples of one node may be in the history. */
@@ -76,6 +84,8 @@ export class SystemService {
   private readonly latest = new Map<string, Latest>();
   /** Per node, the time of its last sample that went to the history. */
   private readonly lastWritten = new Map<string, number>();
+  /** Per node, the database's newest raw row (or none) and when it was asked. */
+  private readonly storedNewest = new Map<string, { askedAt: number; sample: StoredSample | undefined }>();
   private readonly ownHost: Sampler;
 
   constructor(
@@ -130,7 +140,7 @@ export class SystemService {
     const now = Date.now();
     const oldest = now - RAW.retentionSeconds * 1000;
     const unsure = nodes.filter((node) => (this.latest.get(node.id)?.receivedAt ?? 0) < now - MEMORY_FRESH_MS).map((node) => node.id);
-    const stored = await this.samples.newestRaw(unsure, oldest);
+    const stored = await this.storedNewestOf(unsure, now, oldest);
 
     return {
       controller: view(controller),
@@ -153,6 +163,26 @@ export class SystemService {
         system: this.newestSample(node.id, stored.get(node.id), oldest),
       })),
     };
+  }
+
+  /** The newest stored raw row of each node, asked again only when the last answer is STORED_ASK_MS old. */
+  private async storedNewestOf(nodeIds: readonly string[], now: number, oldest: number): Promise<Map<string, StoredSample>> {
+    const ask = nodeIds.filter((id) => now - (this.storedNewest.get(id)?.askedAt ?? -Infinity) >= STORED_ASK_MS);
+    if (ask.length > 0) {
+      const found = await this.samples.newestRaw(ask, oldest);
+      for (const id of ask) this.storedNewest.set(id, { askedAt: now, sample: found.get(id) });
+    }
+    const stored = new Map<string, StoredSample>();
+    for (const id of nodeIds) {
+      const sample = this.storedNewest.get(id)?.sample;
+      if (sample && sample.at >= oldest) stored.set(id, sample);
+    }
+    // Nodes that have a live link here again, or were deleted, are forgotten.
+    if (this.storedNewest.size > nodeIds.length) {
+      const wanted = new Set(nodeIds);
+      for (const id of this.storedNewest.keys()) if (!wanted.has(id)) this.storedNewest.delete(id);
+    }
+    return stored;
   }
 
   /** The newer of what this replica received and what the database holds; nothing too old to chart. */

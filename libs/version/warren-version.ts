@@ -15,5 +15,5 @@ function findVersion(): string {
   return '0.0.0';
 }
 
-/** Warren's version: the controller, its agents and backups all carry it. */
-export const PACKAGE_VERSION = findVersion();
+/** What the controller and the agents report as their version: they ship as one package. */
+export const WARREN_VERSION = findVersion();
