@@ -5,6 +5,7 @@ import { gzipSync } from 'node:zlib';
 import * as tar from 'tar';
 import pg from 'pg';
 import { BackupsRepository } from '../../apps/controller/src/backups/backups.repository.js';
+import { BackupScheduler } from '../../apps/controller/src/backups/backup.scheduler.js';
 import { BACKUPS_QUEUE } from '../../apps/controller/src/backups/backup-jobs.js';
 import type { QueueBackend } from '../../apps/controller/src/queue/queue-backend.js';
 import { QUEUE_BACKEND } from '../../apps/controller/src/runtime.js';
@@ -295,6 +296,22 @@ describe('bad archives and names', () => {
       await holder.end();
     }
     expect((await a.call('POST', 'backups', { token: ownerA })).status).toBe(201);
+  });
+
+  test('scheduled backups: off at interval 0, not due within the interval of the newest backup, started once it has passed', async () => {
+    const scheduler = a.panel.app.get(BackupScheduler);
+    const newest = new Date(((await a.call('GET', 'backups', { token: ownerA })).body.backups[0] as { createdAt: string }).createdAt);
+    await answer(A.typed().PATCH('/api/settings', { body: { backupIntervalHours: 0 } }));
+    expect(await scheduler.runIfDue(new Date(newest.getTime() + 1000 * 3_600_000))).toBe('off');
+    await answer(A.typed().PATCH('/api/settings', { body: { backupIntervalHours: 6 } }));
+    expect(await scheduler.runIfDue(new Date(newest.getTime() + 5 * 3_600_000))).toBe('not due');
+    const before = (await a.call('GET', 'backups', { token: ownerA })).body.backups.length;
+    expect(await scheduler.runIfDue(new Date(newest.getTime() + 6 * 3_600_000))).toBe('started');
+    await waitFor('the scheduled backup made', async () => {
+      const listed = (await a.call('GET', 'backups', { token: ownerA })).body;
+      return listed.running === null && listed.backups.length > before ? true : undefined;
+    });
+    await answer(A.typed().PATCH('/api/settings', { body: { backupIntervalHours: 24 } }));
   });
 
   test('retention keeps the newest backupKeep archives', async () => {
