@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fixtures } from '../support/fixtures.js';
 import { CLI_MAIN, runToEnd } from '../support/spawned-process.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
@@ -79,6 +81,45 @@ test('migrate reports the migration level and changes nothing on an up-to-date d
   expect(migrated.code).toBe(0);
   expect(migrated.stdout).toMatch(/^The database is at migration \S+ \(\d+ applied, none pending\)\.\n$/);
   expect(await t.query('select name from warren_migrations order by id')).toEqual(before);
+});
+
+test('backup create, list and restore: progress on stderr, the archive where the panel keeps them, the database back as it was', async () => {
+  const kept = await f.createClient({ interfaceIds: [(await f.createInterface()).id] });
+  const made = await cli('backup', 'create', '--json');
+  expect(made.code).toBe(0);
+  expect(made.stderr).toMatch(/backup: database \d+%/);
+  const backup = JSON.parse(made.stdout) as { name: string; size: number; sha256: string };
+  expect(backup.name).toMatch(/^backup-\d{8}-\d{6}\.tar\.gz$/);
+  // The panel lists what the command made: one backup directory.
+  expect((await t.call('GET', 'backups', { token })).body.backups.map((b: { name: string }) => b.name)).toContain(backup.name);
+  const listed = await cli('backup', 'list', '--json');
+  expect(JSON.parse(listed.stdout).map((b: { name: string }) => b.name)).toContain(backup.name);
+
+  expect((await t.call('DELETE', `clients/${kept.id}`, { token })).status).toBe(200);
+  const restored = await cli('backup', 'restore', backup.name);
+  expect(restored.code).toBe(0);
+  expect(restored.stderr).toMatch(/restore: restoring \d+%/);
+  expect(restored.stdout).toContain(`restored ${backup.name}`);
+  token = await t.login();
+  expect((await t.call('GET', `clients/${kept.id}`, { token })).status).toBe(200);
+});
+
+test('backup restore refuses a name that is not a backup, an unknown one and a damaged archive, with exit 1 and nothing changed', async () => {
+  const clients = await f.count('clients');
+  for (const [name, message] of [
+    ['../etc/passwd', 'is not a backup name'],
+    ['backup-20000101-000000.tar.gz', 'no backup named'],
+  ]) {
+    const refused = await cli('backup', 'restore', name);
+    expect([name, refused.code]).toEqual([name, 1]);
+    expect(refused.stderr).toContain(message);
+  }
+  writeFileSync(join(t.config.backupDir, 'backup-20000102-000000.tar.gz'), 'not an archive');
+  const damaged = await cli('backup', 'restore', 'backup-20000102-000000.tar.gz');
+  expect(damaged.code).toBe(1);
+  expect(damaged.stderr).toContain('was not restored: not a backup archive');
+  expect(damaged.stderr).not.toMatch(/\n\s+at /);
+  expect(await f.count('clients')).toBe(clients);
 });
 
 test.each([

@@ -36,7 +36,7 @@ export class BackupRunner {
     private readonly repository: BackupsRepository,
     private readonly hostStates: HostStateCollector,
     private readonly settings: SettingsService,
-    @Inject(PANEL_RUNTIME) private readonly runtime: PanelRuntime,
+    @Inject(PANEL_RUNTIME) private readonly runtime: Pick<PanelRuntime, 'config'>,
   ) {}
 
   async backup(report: ReportProgress): Promise<BackupFile> {

@@ -54,7 +54,7 @@ function hashing(hash: ReturnType<typeof createHash>, counter: { rows: number })
 @Injectable()
 export class BackupsRepository {
   constructor(
-    @Inject(PANEL_RUNTIME) private readonly runtime: PanelRuntime,
+    @Inject(PANEL_RUNTIME) private readonly runtime: Pick<PanelRuntime, 'databaseUrl'>,
     @Inject(MikroORM) private readonly orm: MikroORM,
   ) {}
 

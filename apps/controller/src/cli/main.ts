@@ -30,6 +30,13 @@ const COMMANDS: Record<string, { options: (keyof Options)[]; args: number; run(c
   'token list': { options: ['json'], args: 0, run: async (config, options) => (await import('./token-commands.js')).tokenList(config, { json: options.json ?? false }) },
   'token revoke': { options: [], args: 1, run: async (config, _, [which]) => (await import('./token-commands.js')).tokenRevoke(config, which) },
   status: { options: ['json'], args: 0, run: async (config, options) => (await import('./status.js')).status(config, { json: options.json ?? false }) },
+  'backup create': { options: ['json'], args: 0, run: async (config, options) => (await import('./backup-commands.js')).backupCreate(config, { json: options.json ?? false }) },
+  'backup list': { options: ['json'], args: 0, run: async (config, options) => (await import('./backup-commands.js')).backupList(config, { json: options.json ?? false }) },
+  'backup restore': {
+    options: ['json'],
+    args: 1,
+    run: async (config, options, [name]) => (await import('./backup-commands.js')).backupRestore(config, name, { json: options.json ?? false }),
+  },
   migrate: { options: [], args: 0, run: async (config) => (await import('./migrate.js')).migrate(config) },
   'admin reset-password': {
     options: ['username', 'password-stdin'],

@@ -7,6 +7,10 @@ Commands:
   token list [--json]                 List API tokens (never their secrets).
   token revoke ID|NAME                Revoke a token at once (it stays listed, disabled).
   status [--json]                     Nodes: agent state, sync state, queue backlog.
+  backup create [--json]              Make a backup now (progress on stderr); prints its name.
+  backup list [--json]                List the backups in WARREN_BACKUP_DIR, newest first.
+  backup restore NAME [--json]        Check the archive, then restore it in one transaction (progress
+                                      on stderr); a running panel sends every node the restored state.
   migrate                             Bring the database schema up to date (start does too).
   admin reset-password [--username NAME] [--password-stdin]
                                       Set a new password for the owner account (or NAME) and end
