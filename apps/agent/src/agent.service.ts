@@ -11,7 +11,8 @@ import { resolveControllerTrust } from './link/controller-trust.js';
 import { loadOrEnrol, storedControllerUrl, type AgentIdentity } from './link/credential.js';
 import { SYSTEM_SAMPLER, type SystemSampler } from './system-sampler.js';
 import { AGENT_VERSION } from './version.js';
-import { ApplyWorker, parseApplyJob } from './work/apply-worker.js';
+import { ApplyWorker, parseApplyJob, parseProbeJob } from './work/apply-worker.js';
+import type { ProbeResult } from '#libs/contracts/routing.js';
 
 /** How often the host is checked for interfaces that vanished behind the agent's back. */
 const WATCHDOG_MS = 10_000;
@@ -85,7 +86,10 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
     this.worker = new ApplyWorker(this.identity.nodeId, this.identity.queue, this.config.queueDatabaseUrl, (error) =>
       this.logger.warn(`queue: ${error.message}`),
     );
-    this.worker.start((job) => this.applyJob(job));
+    this.worker.start(
+      (job) => this.applyJob(job),
+      (job) => this.probeJob(job),
+    );
 
     this.reportTimer = setInterval(() => void this.report(), this.config.reportIntervalMs);
     this.watchdogTimer = setInterval(() => void this.watchdog(), WATCHDOG_MS);
@@ -116,6 +120,11 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
     return result;
   }
 
+  /** A probe of one of this node's outbounds; its result is the job's return value. */
+  private probeJob(job: Job): Promise<ProbeResult> {
+    return this.host.probeOutbound(parseProbeJob(job));
+  }
+
   private async reapply(reason: string): Promise<void> {
     const { state } = this.host.applied();
     if (!state) return;
@@ -143,6 +152,8 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
         this.spool.cut(readings);
       }
       this.sendPendingCounters();
+      const hits = await this.host.readRuleHits();
+      if (hits.length === 0 || this.link.send({ type: 'rule-hits', rules: hits })) this.host.ruleHitsDelivered();
       const sample: SystemSample = await this.sampler.sample();
       this.link.send({ type: 'system', sample });
     } catch (error) {

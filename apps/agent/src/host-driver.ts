@@ -1,6 +1,7 @@
 import type { Capabilities } from '#libs/contracts/agent-link.js';
 import type { DesiredState } from '#libs/contracts/desired-state.js';
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
+import type { ProbeJob, ProbeResult } from '#libs/contracts/routing.js';
 import type { AppliedRecord, PeerReading } from './host/index.js';
 
 /** What the agent needs from its host: the seam between the agent's work and host/ drivers. */
@@ -13,6 +14,12 @@ export interface HostDriver {
   /** Managed interfaces that should exist but do not (deleted behind the agent's back). */
   missingInterfaces(): Promise<string[]>;
   readCounters(): Promise<PeerReading[]>;
+  /** Probes a hop from inside the node's namespace; never rejects. */
+  probeOutbound(job: ProbeJob): Promise<ProbeResult>;
+  /** Packets per routing rule id since the previous call (none moved: empty). */
+  readRuleHits(): Promise<{ id: string; packets: number }[]>;
+  /** The hits last read reached the controller's link: the next read counts from there. */
+  ruleHitsDelivered(): void;
 }
 
 export const HOST_DRIVER = Symbol('HOST_DRIVER');
