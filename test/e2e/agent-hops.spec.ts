@@ -113,6 +113,7 @@ function desired(outbounds: DesiredOutbound[], routing: Partial<DesiredRouting> 
 async function apply(state: DesiredState) {
   const result = await host.apply(state);
   expect(applyResultSchema.parse(result)).toEqual(result);
+  expect(result.routing?.error).toBeUndefined();
   return result;
 }
 
@@ -340,7 +341,10 @@ describe('policy routing (egress seen by the internet server)', () => {
     const viaSocks = rule('via-socks', { sourceIps: [`${clients[1].ip}/32`], network: 'tcp' });
     const result = await apply(desired([socksHop], { rules: [viaSocks], failClosed: true }));
     expect(result.outbounds).toEqual([{ tag: 'via-socks', state: 'up' }]);
-    await waitFor('client 2 through the SOCKS hop', async () => (await egressOf(1)) === HOP_EGRESS);
+    await waitFor('client 2 through the SOCKS hop', async () => (await egressOf(1)) === HOP_EGRESS).catch(async (e) => {
+      console.log(await node.exec('nft', 'list', 'ruleset'), await node.exec('ss', '-ltnp'), await node.exec('cat', join(workDir, 'agent', 'hop-7.log')).catch(String), await clients[1].ns.exec('curl', '-sS', '-m', '3', TEST_URL).catch(String));
+      throw e;
+    });
     expect(await egressOf(0)).toBe(DIRECT_EGRESS);
 
     const pid = Number((await node.exec('cat', join(workDir, 'agent', 'hop-7.pid'))).trim());

@@ -151,21 +151,22 @@ export function renderRuleset(input: RulesetInput): Ruleset {
   const proxies = [...input.hops.values()].filter((h) => h.kind !== 'wireguard' && h.up);
   if (proxies.length) {
     body.push(
-      '\tchain redirect {',
+      '\tchain to_redirector {',
       '\t\ttype nat hook prerouting priority dstnat; policy accept;',
       ...proxies.map((h) => `\t\tmeta mark ${hex(h.mark)} meta l4proto tcp redirect to :${h.port}`),
       '\t}',
       // The redirectors listen on 0.0.0.0 (a redirect goes to the incoming interface's address):
-      // nobody may reach them except through the redirect, or they would be open proxies.
-      '\tchain guard {',
+      // nobody may reach them except through the redirect, or they would be open proxies. (Masked:
+      // `ct status != dnat` compares the whole status word, which always has other bits set.)
+      '\tchain redirector_guard {',
       '\t\ttype filter hook input priority filter; policy accept;',
-      `\t\ttcp dport ${REDIRECT_PORT_BASE + 1}-${REDIRECT_PORT_BASE + MAX_SLOT} ct status != dnat drop`,
+      `\t\ttcp dport ${REDIRECT_PORT_BASE + 1}-${REDIRECT_PORT_BASE + MAX_SLOT} ct status & dnat == 0 drop`,
       '\t}',
     );
     if (routing.failClosed) {
       // Proxy hops carry TCP only: their UDP and ICMP would leave directly, which fail-closed forbids.
       body.push(
-        '\tchain forward {',
+        '\tchain proxy_udp {',
         '\t\ttype filter hook forward priority filter; policy accept;',
         `\t\tmeta mark ${list(proxies.map((h) => hex(h.mark)))} drop`,
         '\t}',
@@ -175,7 +176,7 @@ export function renderRuleset(input: RulesetInput): Ruleset {
   const wireguard = [...input.hops.values()].filter((h) => h.kind === 'wireguard' && h.interfaceName);
   if (wireguard.length) {
     body.push(
-      '\tchain postrouting {',
+      '\tchain hop_masquerade {',
       '\t\ttype nat hook postrouting priority srcnat; policy accept;',
       `\t\toifname ${quoted(wireguard.map((h) => tunnelArg(h.interfaceName!)))} masquerade`,
       '\t}',

@@ -96,7 +96,7 @@ export async function getOver(socket: Socket, url: URL, deadline: number, now: (
       method: 'GET',
       path: `${url.pathname}${url.search}`,
       headers: { host: url.host, 'user-agent': 'warren-probe', accept: '*/*', connection: 'close' },
-      agent: false,
+      // No agent: with one (even agent: false) Node opens a connection of its own instead.
     });
     const timer = setTimeout(() => {
       req.destroy(new ProbeFailure('timeout', 'no HTTP response in time'));

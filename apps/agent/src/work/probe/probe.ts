@@ -43,8 +43,7 @@ export async function runProbe(job: ProbeJob, options: ProbeOptions): Promise<Pr
     return { ok: true, latencyMs: round(performance.now() - started), stages, errorClass: null, error: null, egressIp };
   } catch (error) {
     const failure = error instanceof ProbeFailure ? error : new ProbeFailure('internal', (error as Error)?.message ?? String(error));
-    const errorClass = Date.now() >= deadline && failure.errorClass !== 'forbidden' ? 'timeout' : failure.errorClass;
-    return { ok: false, latencyMs: null, stages, errorClass, error: failure.message.slice(0, 500), egressIp: null };
+    return { ok: false, latencyMs: null, stages, errorClass: failure.errorClass, error: failure.message.slice(0, 500), egressIp: null };
   } finally {
     for (const cleanup of cleanups) cleanup();
   }
