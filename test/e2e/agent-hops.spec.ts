@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DesiredInterface, DesiredState } from '../../libs/contracts/desired-state.js';
@@ -11,7 +11,9 @@ import { CommandRunner } from '../../apps/agent/src/host/command-runner.js';
 import { RuleHitReader } from '../../apps/agent/src/host/routing/rule-hits.js';
 import { WireGuardHost } from '../../apps/agent/src/host/wireguard-host.js';
 import { probeThroughRunner } from '../../apps/agent/src/work/probe/probe-runner.js';
+import { startDnsResponder } from '../support/dns-responder.js';
 import { requireTools, TestNamespace } from '../support/netns.js';
+import { resolveIn } from '../support/tunnel-client.js';
 import { randomSuffix } from '../support/random-suffix.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -198,6 +200,7 @@ afterAll(async () => {
   await ssServer?.stop();
   for (const ns of [node, upstream, internet, ...clients.map((c) => c.ns)]) await ns?.destroy().catch((e) => console.error('destroying a namespace failed:', e));
   if (workDir) rmSync(workDir, { recursive: true, force: true });
+  if (node) rmSync(`/etc/netns/${node.name}`, { recursive: true, force: true });
   for (const name of [...Object.values(names), `wt${suffix}c0`, `wt${suffix}c1`]) rmSync(`/var/run/wireguard/${name}.sock`, { force: true });
 });
 
@@ -359,6 +362,28 @@ describe('policy routing (egress seen by the internet server)', () => {
     await apply(desired([], {}));
     expect(await host.missingInterfaces()).toEqual([]);
     await waitFor('redsocks gone', async () => !(await node.exec('sh', '-c', 'ps -eo args').then((o) => o.includes(join(workDir, 'agent', 'hop-7.conf')))));
+  });
+
+  test('a rule on domains matches what the tunnel gateway’s resolver (dnsmasq nftset) answered for them', async () => {
+    // The node's upstream resolver is a DNS server in the internet namespace (`ip netns exec`
+    // bind-mounts /etc/netns/<ns>/resolv.conf, so dnsmasq, run through the runner, reads this one).
+    mkdirSync(`/etc/netns/${node.name}`, { recursive: true });
+    writeFileSync(`/etc/netns/${node.name}/resolv.conf`, 'nameserver 203.0.113.2\n');
+    await startDnsResponder(internet, '203.0.113.2', { 'via-hop.test': SERVER_IP });
+    const viaDomain = rule('via-wg', { domains: ['via-hop.test'] });
+    const result = await apply(desired([wgHop], { rules: [viaDomain] }));
+    expect(result.routing).toEqual({ state: 'up', rules: 1 });
+    // Nothing resolved yet: the set is empty and traffic leaves directly.
+    expect(await egressOf(0)).toBe(DIRECT_EGRESS);
+    expect(await resolveIn(clients[0].ns, '10.77.0.1', 'via-hop.test')).toEqual([SERVER_IP]);
+    await waitFor('traffic to the resolved address through the hop', async () => (await egressOf(0)) === HOP_EGRESS);
+    // The set's contents survive a re-apply that changes the table.
+    await apply(desired([wgHop], { rules: [rule('direct', { sourceIps: ['10.99.0.0/24'] }), viaDomain] }));
+    expect(await egressOf(1)).toBe(HOP_EGRESS);
+    // No domain criteria left: the resolver is stopped.
+    await apply(desired([wgHop], { rules: [] }));
+    expect(await host.missingInterfaces()).toEqual([]);
+    await expect(resolveIn(clients[0].ns, '10.77.0.1', 'via-hop.test')).rejects.toThrow();
   });
 
   test('a missing redirector tool is a failed outbound and a capability gap, never a crash', async () => {

@@ -77,6 +77,9 @@ export class HopHost {
     const state = this.load();
     const outbounds = desired.outbounds ?? [];
     const routing = desired.routing ?? DEFAULT_ROUTING;
+    // A node that never had hops or routing does nothing here (and writes no hops.json).
+    const nothingWanted = outbounds.length === 0 && JSON.stringify(routing) === JSON.stringify(DEFAULT_ROUTING);
+    if (nothingWanted && state.hops.size === 0 && !state.routingTable && state.resolver.configText === null) return { outbounds: [], routing: { state: 'up', rules: 0 } };
     const outcomes: OutboundOutcome[] = [];
     const hopRoutes = new Map<string, HopRoute>();
     const wireguardRoutes: WireguardHopRoute[] = [];
