@@ -3,13 +3,15 @@
 # password-less sudo); says what it installs. Run by `npm test` before anything else.
 # - wireguard-tools, wireguard-go, iproute2, nftables: the agent's drivers, tested on real tunnels
 #   in network namespaces (no WireGuard kernel module here: wireguard-go);
-# - iputils-ping: traffic through those tunnels;
+# - iputils-ping, curl: traffic through those tunnels;
+# - redsocks, shadowsocks-libev (ss-redir, ss-local, ss-server), dnsmasq-base: the agent's hops and
+#   domain rules; microsocks: a real SOCKS5 proxy for them to go through (test/e2e/agent-hops.spec.ts);
 # - redis-server: a private Redis when none is reachable (test/global-setup.js).
 # PostgreSQL needs nothing from Debian: without a reachable one the tests run embedded-postgres.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
-packages=(wireguard-tools wireguard-go nftables iproute2 iputils-ping redis-server)
+packages=(wireguard-tools wireguard-go nftables iproute2 iputils-ping redis-server curl microsocks shadowsocks-libev redsocks dnsmasq-base)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
@@ -28,3 +30,5 @@ as_root apt-get update -qq </dev/null
 # redis-server's package starts a service on 6379 where systemd runs; the tests start their own
 # only when none answers, so an installed-and-running one is simply used.
 as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null
+# shadowsocks-libev's and redsocks' packages enable a system service; the agent runs its own
+# instances (on ports of its own), so a service started by the install is harmless but unneeded.

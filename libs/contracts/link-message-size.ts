@@ -10,7 +10,7 @@ import {
   type ControllerMessage,
   type PeerCounters,
 } from './agent-link.js';
-import { MAX_INTERFACES_PER_APPLY, MAX_OUTCOME_ERROR_TEXT, MAX_PEERS_PER_INTERFACE, type ApplyResult, type InterfaceOutcome, type OutboundOutcome } from './node-queue.js';
+import { MAX_INTERFACES_PER_APPLY, MAX_OUTCOME_ERROR_TEXT, MAX_PEERS_PER_INTERFACE, type ApplyResult, type InterfaceOutcome, type OutboundOutcome, type RoutingOutcome } from './node-queue.js';
 import { MAX_RULES_PER_NODE } from './routing.js';
 import { MAX_TIMESTAMP_MS } from './numbers.js';
 import type { SystemSample } from './system.js';
@@ -84,6 +84,7 @@ const APPLY_RESULT = object<ApplyResult>({
   interfaces: array(MAX_INTERFACES_PER_APPLY, OUTCOME),
   durationMs: NUMBER,
   outbounds: array(MAX_OUTBOUNDS, OUTBOUND_OUTCOME),
+  routing: object<RoutingOutcome>({ state: ascii('failed'.length), rules: whole(MAX_RULES_PER_NODE), error: text(MAX_OUTCOME_ERROR_TEXT) }),
 });
 const RULE_HITS = object<{ id: string; packets: number }>({ id: ascii(36), packets: whole(2 ** 44) });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { desiredStateSchema } from './desired-state.js';
 import { revisionNumber } from './numbers.js';
+import { MAX_RULES_PER_NODE } from './routing.js';
 import { storableText } from './storable-text.js';
 
 /**
@@ -49,6 +50,17 @@ export const outboundOutcomeSchema = z.object({
 });
 export type OutboundOutcome = z.infer<typeof outboundOutcomeSchema>;
 
+/**
+ * The node's policy routing (added with hops): up when the routing table, policy routes and the
+ * domain resolver are in place; `rules` is how many rules could match something on this node.
+ */
+export const routingOutcomeSchema = z.object({
+  state: z.enum(['up', 'failed']),
+  rules: z.number().int().nonnegative().max(MAX_RULES_PER_NODE),
+  error: storableText(MAX_OUTCOME_ERROR_TEXT).optional(),
+});
+export type RoutingOutcome = z.infer<typeof routingOutcomeSchema>;
+
 /** What an apply job returns (and the agent reports over the WebSocket as `applied`). */
 export const applyResultSchema = z.object({
   /** The revision the host now matches (an older job than what was applied returns the newer one). */
@@ -59,5 +71,7 @@ export const applyResultSchema = z.object({
   durationMs: z.number().nonnegative().max(MAX_APPLY_DURATION_MS),
   /** Each desired outbound's hop on the host (absent from agents older than hops). */
   outbounds: z.array(outboundOutcomeSchema).max(250).optional(),
+  /** The node's policy routing (absent from agents older than hops). */
+  routing: routingOutcomeSchema.optional(),
 });
 export type ApplyResult = z.infer<typeof applyResultSchema>;

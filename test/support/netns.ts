@@ -62,6 +62,27 @@ export class TestNamespace {
   }
 
   /**
+   * Starts a long-running program in the namespace as our own child (a proxy, a test server),
+   * ended by destroy() or by stopping it; `stop()` resolves once it has exited.
+   */
+  start(command: string, ...args: string[]): { child: ChildProcess; output: () => string; stop: () => Promise<void> } {
+    const child = spawn('ip', ['netns', 'exec', this.name, command, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.children.push(child);
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
+    return {
+      child,
+      output: () => output,
+      stop: async () => {
+        if (child.exitCode === null) child.kill('SIGKILL');
+        await exited;
+      },
+    };
+  }
+
+  /**
    * A veth pair from this namespace to `other` (created inside the namespaces, so the host never
    * sees it), with the given address on each end, both up. Returns the two ends' names.
    */

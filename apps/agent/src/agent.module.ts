@@ -6,6 +6,8 @@ import type { AgentConfig } from './config.js';
 import { ApplyRecord, CommandRunner, CounterReader, probeHost, WireGuardHost } from './host/index.js';
 import { AGENT_CONFIG, HOST_DRIVER, type HostDriver } from './host-driver.js';
 import { SYSTEM_SAMPLER } from './system-sampler.js';
+import { RuleHitReader } from './host/routing/rule-hits.js';
+import { probeThroughRunner } from './work/probe/probe-runner.js';
 
 /** The host drivers behind the agent's seam; every command runs in WARREN_NETNS when set. */
 export function createHostDriver(config: AgentConfig): HostDriver {
@@ -13,6 +15,7 @@ export function createHostDriver(config: AgentConfig): HostDriver {
   const record = new ApplyRecord(join(config.dataDir, 'applied.json'));
   const host = new WireGuardHost({ runner, stateDir: join(config.dataDir, 'host'), record });
   const counters = new CounterReader(runner, () => host.managedInterfaces());
+  const ruleHits = new RuleHitReader(runner, () => host.hops.table);
   return {
     probe: async () => {
       const probe = await probeHost(runner);
@@ -23,6 +26,9 @@ export function createHostDriver(config: AgentConfig): HostDriver {
     missingInterfaces: () => host.missingInterfaces(),
     readCounters: () => counters.read(),
     collectState: () => host.collectState(),
+    probeOutbound: (job) => probeThroughRunner(runner, join(config.dataDir, 'host', 'probes'), job),
+    readRuleHits: () => ruleHits.read(),
+    ruleHitsDelivered: () => ruleHits.commit(),
   };
 }
 

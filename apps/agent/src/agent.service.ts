@@ -12,7 +12,9 @@ import { resolveControllerTrust } from './link/controller-trust.js';
 import { loadOrEnrol, storedControllerUrl, type AgentIdentity } from './link/credential.js';
 import { SYSTEM_SAMPLER, type SystemSampler } from './system-sampler.js';
 import { WARREN_VERSION as AGENT_VERSION } from '#libs/version/warren-version.js';
-import { ApplyWorker, parseApplyJob } from './work/apply-worker.js';
+import { ApplyWorker, parseApplyJob, parseProbeJob } from './work/apply-worker.js';
+import type { ProbeResult } from '#libs/contracts/routing.js';
+import { PROBE_JOB } from '#libs/contracts/routing.js';
 
 /** How often the host is checked for interfaces that vanished behind the agent's back. */
 const WATCHDOG_MS = 10_000;
@@ -86,7 +88,10 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
     this.worker = new ApplyWorker(this.identity.nodeId, this.identity.queue, this.config.queueDatabaseUrl, (error) =>
       this.logger.warn(`queue: ${error.message}`),
     );
-    this.worker.start((job) => this.applyJob(job), { [HOST_STATE_JOB]: () => this.host.collectState() });
+    this.worker.start((job) => this.applyJob(job), {
+      [PROBE_JOB]: (job) => this.probeJob(job),
+      [HOST_STATE_JOB]: () => this.host.collectState(),
+    });
 
     this.reportTimer = setInterval(() => void this.report(), this.config.reportIntervalMs);
     this.watchdogTimer = setInterval(() => void this.watchdog(), WATCHDOG_MS);
@@ -117,6 +122,11 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
     return result;
   }
 
+  /** A probe of one of this node's outbounds; its result is the job's return value. */
+  private probeJob(job: Job): Promise<ProbeResult> {
+    return this.host.probeOutbound(parseProbeJob(job));
+  }
+
   private async reapply(reason: string): Promise<void> {
     const { state } = this.host.applied();
     if (!state) return;
@@ -144,6 +154,8 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
         this.spool.cut(readings);
       }
       this.sendPendingCounters();
+      const hits = await this.host.readRuleHits();
+      if (hits.length === 0 || this.link.send({ type: 'rule-hits', rules: hits })) this.host.ruleHitsDelivered();
       const sample: SystemSample = await this.sampler.sample();
       this.link.send({ type: 'system', sample });
     } catch (error) {

@@ -2,6 +2,7 @@ import type { Capabilities } from '#libs/contracts/agent-link.js';
 import type { DesiredState } from '#libs/contracts/desired-state.js';
 import type { HostState } from '#libs/contracts/host-state.js';
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
+import type { ProbeJob, ProbeResult } from '#libs/contracts/routing.js';
 import type { AppliedRecord, PeerReading } from './host/index.js';
 
 /** What the agent needs from its host: the seam between the agent's work and host/ drivers. */
@@ -16,6 +17,12 @@ export interface HostDriver {
   readCounters(): Promise<PeerReading[]>;
   /** What the agent manages on the host, for a backup. */
   collectState(): Promise<HostState>;
+  /** Probes a hop from inside the node's namespace; never rejects. */
+  probeOutbound(job: ProbeJob): Promise<ProbeResult>;
+  /** Packets per routing rule id since the previous call (none moved: empty). */
+  readRuleHits(): Promise<{ id: string; packets: number }[]>;
+  /** The hits last read reached the controller's link: the next read counts from there. */
+  ruleHitsDelivered(): void;
 }
 
 export const HOST_DRIVER = Symbol('HOST_DRIVER');

@@ -12,6 +12,8 @@ export interface HostProbe {
   capabilities: Capabilities;
   /** AmneziaWG tools (`awg` and `amneziawg-go`), which the contract's Capabilities do not carry. */
   amnezia: boolean;
+  /** Hops' tools (the contract's Capabilities do not carry them; their absence is a gap sentence). */
+  hops: { redsocks: boolean; ssRedir: boolean; ssLocal: boolean; dnsmasq: boolean };
   gaps: string[];
 }
 
@@ -22,13 +24,17 @@ export interface ProbeOptions {
 
 export async function probeHost(runner: CommandRunner, options: ProbeOptions = {}): Promise<HostProbe> {
   const root = (options.uid ?? process.getuid?.() ?? -1) === 0;
-  const [ip, wg, nft, wireguardGo, awg, amneziawgGo] = await Promise.all([
+  const [ip, wg, nft, wireguardGo, awg, amneziawgGo, redsocks, ssRedir, ssLocal, dnsmasq] = await Promise.all([
     installed(runner, 'ip', ['-V']),
     installed(runner, 'wg', ['--version']),
     installed(runner, 'nft', ['--version']),
     installed(runner, 'wireguard-go', ['--version']),
     installed(runner, 'awg', ['--version']),
     installed(runner, 'amneziawg-go', ['--version']),
+    installed(runner, 'redsocks', ['-v']),
+    installed(runner, 'ss-redir', ['-h']),
+    installed(runner, 'ss-local', ['-h']),
+    installed(runner, 'dnsmasq', ['--version']),
   ]);
   const kernel = ip && root ? await kernelWireGuard(runner) : { works: false, why: '' };
 
@@ -43,10 +49,14 @@ export async function probeHost(runner: CommandRunner, options: ProbeOptions = {
   }
   if (!nft) gaps.push('nftables (nft) not installed: NAT for tunnel subnets cannot be set up');
   if (!awg || !amneziawgGo) gaps.push('AmneziaWG (awg, amneziawg-go) not installed: AmneziaWG interfaces cannot be applied');
+  if (!redsocks) gaps.push('redsocks not installed: SOCKS5 and HTTP hops cannot carry tunnel traffic');
+  if (!ssRedir || !ssLocal) gaps.push('shadowsocks-libev (ss-redir, ss-local) not installed: shadowsocks hops cannot run or be probed');
+  if (!dnsmasq) gaps.push('dnsmasq not installed: routing rules on domains cannot match');
 
   return {
     capabilities: { root, wireguardKernel: kernel.works, wireguardGo, wg, nft, ip },
     amnezia: awg && amneziawgGo,
+    hops: { redsocks, ssRedir, ssLocal, dnsmasq },
     gaps,
   };
 }

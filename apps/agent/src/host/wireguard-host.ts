@@ -4,7 +4,14 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { DesiredInterface, DesiredState } from '#libs/contracts/desired-state.js';
-import { MAX_APPLY_DURATION_MS, MAX_OUTCOME_ERROR_TEXT, type ApplyResult, type InterfaceOutcome } from '#libs/contracts/node-queue.js';
+import {
+  MAX_APPLY_DURATION_MS,
+  MAX_OUTCOME_ERROR_TEXT,
+  type ApplyResult,
+  type InterfaceOutcome,
+  type OutboundOutcome,
+  type RoutingOutcome,
+} from '#libs/contracts/node-queue.js';
 import { parseInterfaceAddress, reconcileAddressing } from './addressing.js';
 import { ApplyRecord } from './apply-record.js';
 import { probeHost, type HostProbe } from './capabilities.js';
@@ -15,6 +22,7 @@ import { applyNat, DEFAULT_NAT_TABLE, natRuleProblem, type NatRule } from './nat
 import { configPath, livePeersMatch, renderInterfaceConfig, syncConfig } from './wireguard-config.js';
 import { createLink, removeLink } from './wireguard-link.js';
 import { mtuArg, tunnelArg } from './host-arguments.js';
+import { HopHost } from './routing/hop-host.js';
 
 /**
  * Makes the host's WireGuard interfaces match a desired state, idempotently: interfaces are
@@ -34,6 +42,15 @@ export interface WireGuardHostOptions {
   natTable?: string;
   /** Where applies are recorded; `<stateDir>/applied.json` when absent (the agent keeps it in its data directory). */
   record?: ApplyRecord;
+  /** The agent's policy-routing table (family ip); `warren_routing` when absent. */
+  routingTable?: string;
+}
+
+/** What one reconcile produced, before it is timed and bounded into an ApplyResult. */
+interface Reconciled {
+  interfaces: InterfaceOutcome[];
+  outbounds?: OutboundOutcome[];
+  routing?: RoutingOutcome;
 }
 
 /** The kind `ip -d link` reports for a link each driver creates. */
@@ -47,6 +64,8 @@ export class WireGuardHost {
   private state: ManagedState | undefined;
   private readonly record: ApplyRecord;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Hops and policy routing, applied after the tunnels they route. */
+  readonly hops: HopHost;
 
   constructor(options: WireGuardHostOptions) {
     this.runner = options.runner;
@@ -54,6 +73,7 @@ export class WireGuardHost {
     this.natTable = options.natTable ?? DEFAULT_NAT_TABLE;
     this.probe = options.probe;
     this.record = options.record ?? new ApplyRecord(join(options.stateDir, 'applied.json'));
+    this.hops = new HopHost(this.runner, this.stateDir, options.routingTable);
   }
 
   /** What the agent manages here, for a backup (host-state.ts). */
@@ -75,9 +95,10 @@ export class WireGuardHost {
    */
   async missingInterfaces(): Promise<string[]> {
     const managed = [...this.loadState().interfaces.keys()];
-    if (managed.length === 0) return [];
+    const hops = await this.hops.missing();
+    if (managed.length === 0) return hops;
     const present = await readLinkNames(this.runner);
-    return managed.filter((name) => !present.has(name));
+    return [...managed.filter((name) => !present.has(name)), ...hops];
   }
 
   /** Interfaces this agent created and still manages (what counters are read for). */
@@ -101,16 +122,21 @@ export class WireGuardHost {
 
   private async applyNow(desired: DesiredState): Promise<ApplyResult> {
     const started = performance.now();
-    const finish = (revision: number, interfaces: InterfaceOutcome[]): ApplyResult => ({
-      revision,
-      ok: interfaces.every((o) => o.state !== 'failed' && o.error === undefined),
-      // Within the contract's bounds, or the controller would refuse the whole report.
-      interfaces: interfaces.map((o) => (o.error && o.error.length > MAX_OUTCOME_ERROR_TEXT ? { ...o, error: `${o.error.slice(0, MAX_OUTCOME_ERROR_TEXT - 1)}…` } : o)),
-      durationMs: Math.min(MAX_APPLY_DURATION_MS, Math.round((performance.now() - started) * 10) / 10),
-    });
+    const finish = (revision: number, { interfaces, outbounds, routing }: Reconciled): ApplyResult => {
+      const result: ApplyResult = {
+        revision,
+        ok: interfaces.every((o) => o.state !== 'failed' && o.error === undefined),
+        // Within the contract's bounds, or the controller would refuse the whole report.
+        interfaces: interfaces.map(bounded),
+        durationMs: Math.min(MAX_APPLY_DURATION_MS, Math.round((performance.now() - started) * 10) / 10),
+      };
+      if (outbounds) result.outbounds = outbounds.map(bounded);
+      if (routing) result.routing = bounded(routing);
+      return result;
+    };
     // Inside the serialized apply, so two applies cannot both pass it.
     const newer = this.record.supersededBy(desired);
-    if (newer) return finish(newer.revision, newer.interfaces);
+    if (newer) return finish(newer.revision, newer);
     try {
       const state = this.loadState();
       const result = finish(desired.revision, await this.reconcile(desired, state));
@@ -120,10 +146,10 @@ export class WireGuardHost {
     } catch (error) {
       // Only the state directory itself failing gets here: every interface shares that fate.
       const text = `apply failed: ${errorText(error)}`;
-      const result = finish(
-        desired.revision,
-        desired.interfaces.map((i) => ({ name: i.name, state: 'failed', driver: 'none', peers: 0, error: text })),
-      );
+      const result = finish(desired.revision, {
+        interfaces: desired.interfaces.map((i) => ({ name: i.name, state: 'failed', driver: 'none', peers: 0, error: text })),
+        outbounds: desired.outbounds?.map((o) => ({ tag: o.tag, state: 'failed', error: text })),
+      });
       try {
         this.record.record(desired, result);
       } catch {
@@ -133,7 +159,7 @@ export class WireGuardHost {
     }
   }
 
-  private async reconcile(desired: DesiredState, state: ManagedState): Promise<InterfaceOutcome[]> {
+  private async reconcile(desired: DesiredState, state: ManagedState): Promise<Reconciled> {
     // A host missing a tool is probed again on every apply, so installing it needs no agent restart.
     if (!this.probe || incomplete(this.probe)) this.probe = await probeHost(this.runner);
     const probe = this.probe;
@@ -176,7 +202,18 @@ export class WireGuardHost {
     }
 
     await this.reconcileNat(nat, probe, state);
-    return outcomes;
+
+    // Hops and routing: only traffic of tunnels that are up is routed.
+    const up = desired.interfaces.filter((i) => outcomes.some((o) => o.name === i.name && o.state === 'up'));
+    const hops = await this.hops.apply(desired, {
+      links,
+      tunnels: up.map((i) => i.name),
+      tunnelAddresses: up.map((i) => i.address.split('/')[0]),
+      probe,
+    });
+    // An agent applying no hops and default routing reports neither (as agents before hops did).
+    const quiet = !desired.outbounds && !desired.routing && hops.outbounds.length === 0 && hops.routing.rules === 0 && hops.routing.state === 'up';
+    return quiet ? { interfaces: outcomes } : { interfaces: outcomes, ...hops };
   }
 
   private async applyInterface(iface: DesiredInterface, links: Map<string, Link>, probe: HostProbe, state: ManagedState): Promise<InterfaceOutcome> {
@@ -312,6 +349,10 @@ export class WireGuardHost {
 
 function incomplete({ capabilities: c }: HostProbe): boolean {
   return !c.ip || !c.wg || !c.nft || !(c.wireguardKernel || c.wireguardGo);
+}
+
+function bounded<T extends { error?: string }>(outcome: T): T {
+  return outcome.error && outcome.error.length > MAX_OUTCOME_ERROR_TEXT ? { ...outcome, error: `${outcome.error.slice(0, MAX_OUTCOME_ERROR_TEXT - 1)}…` } : outcome;
 }
 
 function failed(name: string, driver: InterfaceOutcome['driver'], error: string): InterfaceOutcome {

@@ -1,11 +1,21 @@
 import { Worker, createPostgresBackend, type Job } from 'bullmq';
 import pg from 'pg';
 import { APPLY_JOB, applyJobSchema, nodeQueueName, type ApplyResult } from '#libs/contracts/node-queue.js';
+import { PROBE_JOB, probeJobSchema, type ProbeResult } from '#libs/contracts/routing.js';
 import type { QueueAccess } from '#libs/contracts/agent-link.js';
 import { QUEUE_SCHEMA } from '#libs/contracts/queue-store.js';
 import { EvalshaOnlyRedis } from './evalsha-only-redis.js';
 
 export type ApplyHandler = (job: Job) => Promise<ApplyResult>;
+export type ProbeHandler = (job: Job) => Promise<ProbeResult>;
+
+/**
+ * Jobs taken at once. BullMQ hands a worker any job of its queue (it cannot filter by name), so
+ * one worker takes both kinds: applies still run one at a time (the host driver serializes them
+ * in the order taken), while probes run beside them and beside each other, so a probe never
+ * waits behind a long apply. Applies queue up inside the agent at most this many deep.
+ */
+const CONCURRENCY = 4;
 
 /**
  * How soon a job whose agent died mid-apply is offered again. Until then the controller's
@@ -23,8 +33,8 @@ const STALLED_CHECK_MS = 5_000;
 type AnyWorker = Worker<any, any, string, any, any, any>;
 
 /**
- * The agent's end of the work channel: a BullMQ worker on its node's queue, one job at a time
- * (applies must not interleave). In Redis mode it logs in as the node's own Redis user, which can
+ * The agent's end of the work channel: a BullMQ worker on its node's queue taking apply and
+ * probe jobs (applies never interleave: see CONCURRENCY). In Redis mode it logs in as the node's own Redis user, which can
  * touch nothing but this queue's keys and run no Lua but BullMQ's, by SHA (evalsha-only-redis.ts).
  */
 export class ApplyWorker {
@@ -59,18 +69,18 @@ export class ApplyWorker {
       this.worker = new Worker(name, processor, {
         connection: this.redis,
         prefix: this.access.prefix,
-        concurrency: 1,
+        concurrency: Object.keys(others).length > 0 ? CONCURRENCY : 1,
         lockDuration: LOCK_MS,
         stalledInterval: STALLED_CHECK_MS,
       });
     } else {
       if (!this.queueDatabaseUrl) throw new Error('the panel keeps its queues in PostgreSQL: WARREN_AGENT_QUEUE_DATABASE_URL is required (local agent only)');
-      this.pool = new pg.Pool({ connectionString: this.queueDatabaseUrl, max: 3, options: `-c search_path=${QUEUE_SCHEMA}` });
+      this.pool = new pg.Pool({ connectionString: this.queueDatabaseUrl, max: 3 + CONCURRENCY, options: `-c search_path=${QUEUE_SCHEMA}` });
       this.pool.on('error', (error) => this.onError(error));
       this.worker = new Worker(
         name,
         processor,
-        { connection: this.pool, concurrency: 1, lockDuration: LOCK_MS, stalledInterval: STALLED_CHECK_MS },
+        { connection: this.pool, concurrency: Object.keys(others).length > 0 ? CONCURRENCY : 1, lockDuration: LOCK_MS, stalledInterval: STALLED_CHECK_MS },
         createPostgresBackend,
       );
     }
@@ -89,4 +99,8 @@ export class ApplyWorker {
 
 export function parseApplyJob(job: Job) {
   return applyJobSchema.parse(job.data);
+}
+
+export function parseProbeJob(job: Job) {
+  return probeJobSchema.parse(job.data);
 }

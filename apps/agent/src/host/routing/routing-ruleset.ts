@@ -1,0 +1,233 @@
+import { createHash } from 'node:crypto';
+import type { DesiredRouting, DesiredRule } from '#libs/contracts/routing.js';
+import { intToIp, ipToInt, isIpv4, prefixMask } from '#libs/wireguard/ipv4.js';
+import { tunnelArg } from '../host-arguments.js';
+import { hex, REDIRECT_PORT_BASE, MAX_SLOT } from './hop-numbers.js';
+
+/**
+ * The agent's policy-routing table, rendered as one `nft -f` file that deletes and re-creates
+ * `table ip <name>` in one transaction (as nat.ts does): rules never disappear in between, and
+ * nothing outside the table is touched. Only traffic arriving on the agent's tunnel interfaces
+ * and not addressed to the host itself is routed.
+ *
+ * Order in the `route` chain (first match wins): block lists, BitTorrent, direct lists, then the
+ * rules in order (each with a counter and its id as comment), then the default outbound. A rule
+ * for a hop sets the hop's fwmark; `ip rule fwmark → table` (WireGuard hops) or the `redirect`
+ * chain (proxy hops: TCP to the local redsocks/ss-redir) does the rest.
+ */
+
+export interface HopRoute {
+  kind: 'wireguard' | 'socks' | 'http' | 'shadowsocks';
+  mark: number;
+  port: number;
+  /** The hop runs (process alive, interface up) as of this apply. */
+  up: boolean;
+  /** WireGuard hops: the hop's interface (masqueraded to its address). */
+  interfaceName: string | null;
+}
+
+export interface Counter {
+  packets: number;
+  bytes: number;
+}
+
+export interface RulesetInput {
+  table: string;
+  routing: DesiredRouting;
+  /** The agent's tunnel interfaces: the only traffic routed. */
+  tunnels: readonly string[];
+  /** Hops by tag. */
+  hops: ReadonlyMap<string, HopRoute>;
+  /** Rule counters read from the table being replaced, carried over so no hit is lost. */
+  counters: ReadonlyMap<string, Counter>;
+  /** Elements the resolver put into domain sets, carried over by set name. */
+  domainElements: ReadonlyMap<string, readonly string[]>;
+}
+
+export interface Ruleset {
+  text: string;
+  /** Domain set name → the domains whose answers fill it (the resolver's `nftset=` lines). */
+  domainSets: Map<string, string[]>;
+  /** Rules rendered (not skipped as matching nothing). */
+  rules: number;
+}
+
+/** BitTorrent's plain peer handshake starts "\x13BitTorrent prot…" (nft compares at most 128 bits). */
+const BT_HANDSHAKE = '0x13426974546f7272656e742070726f74';
+/** A DHT query is a bencoded dict starting "d1:ad2:id20:". */
+const BT_DHT = '0x64313a6164323a696432303a';
+
+/** An IPv4 CIDR or address as nft writes it, host bits cleared; null for IPv6 and anything else. */
+export function ipv4Element(text: string): string | null {
+  const slash = text.indexOf('/');
+  const address = slash === -1 ? text : text.slice(0, slash);
+  if (!isIpv4(address)) return null;
+  const prefix = slash === -1 ? 32 : Number(text.slice(slash + 1));
+  if (!Number.isInteger(prefix) || prefix < 0 || prefix > 32 || (slash !== -1 && !/^\d{1,2}$/.test(text.slice(slash + 1)))) return null;
+  const network = intToIp((ipToInt(address) & prefixMask(prefix)) >>> 0);
+  return prefix === 32 ? network : `${network}/${prefix}`;
+}
+
+/** `443` or `6881-6889` checked into nft's form; null when out of range. */
+export function portElement(text: string): string | null {
+  const match = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(text);
+  if (!match) return null;
+  const from = Number(match[1]);
+  const to = match[2] === undefined ? from : Number(match[2]);
+  if (from > 65535 || to > 65535 || to < from) return null;
+  return from === to ? String(from) : `${from}-${to}`;
+}
+
+export function domainSetName(domains: readonly string[]): string {
+  const key = [...new Set(domains.map((d) => d.toLowerCase()))].sort().join(',');
+  return `d_${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+}
+
+const list = (items: readonly string[]) => `{ ${items.join(', ')} }`;
+const quoted = (names: readonly string[]) => list(names.map((n) => `"${n}"`));
+
+export function renderRuleset(input: RulesetInput): Ruleset {
+  const { table, routing } = input;
+  const head = [`table ip ${table} {}`, `delete table ip ${table}`];
+  const domainSets = new Map<string, string[]>();
+  if (input.tunnels.length === 0) return { text: `${head.join('\n')}\n`, domainSets, rules: 0 };
+
+  const sets: string[] = [];
+  const chain: string[] = [];
+  const ipSet = (name: string, cidrs: readonly string[]): boolean => {
+    const elements = cidrs.map(ipv4Element).filter((e): e is string => e !== null);
+    if (elements.length === 0) return false;
+    sets.push(`\tset ${name} {\n\t\ttype ipv4_addr; flags interval; auto-merge;\n\t\telements = ${list(elements)}\n\t}`);
+    return true;
+  };
+  const domainSet = (domains: readonly string[]): string => {
+    const name = domainSetName(domains);
+    if (!domainSets.has(name)) {
+      domainSets.set(name, [...new Set(domains.map((d) => d.toLowerCase()))]);
+      const carried = (input.domainElements.get(name) ?? []).map(ipv4Element).filter((e): e is string => e !== null);
+      sets.push(`\tset ${name} {\n\t\ttype ipv4_addr;${carried.length ? `\n\t\telements = ${list(carried)}` : ''}\n\t}`);
+    }
+    return name;
+  };
+  const ports = (items: readonly string[]) => items.map(portElement).filter((p): p is string => p !== null);
+
+  const verdict = (tag: string): string => {
+    if (tag === 'blocked') return 'drop';
+    if (tag === 'direct') return 'accept';
+    const hop = input.hops.get(tag);
+    // A hop that is not running (or not on this node): dropped when fail-closed, else direct.
+    if (!hop || !hop.up) return routing.failClosed ? 'drop' : 'accept';
+    return `meta mark set ${hex(hop.mark)} accept`;
+  };
+
+  chain.push(`\t\tiifname != ${quoted(input.tunnels.map(tunnelArg))} return`, '\t\tfib daddr type local return');
+  if (ipSet('block_ips', routing.blockIps)) chain.push('\t\tip daddr @block_ips drop');
+  if (routing.blockDomains.length) chain.push(`\t\tip daddr @${domainSet(routing.blockDomains)} drop`);
+  const blockPorts = ports(routing.blockPorts);
+  if (blockPorts.length) chain.push(`\t\tmeta l4proto { tcp, udp } th dport ${list(blockPorts)} drop`);
+  if (routing.blockBitTorrent) {
+    chain.push(
+      `\t\tmeta l4proto tcp @ih,0,128 ${BT_HANDSHAKE} drop`,
+      `\t\tmeta l4proto udp @ih,0,96 ${BT_DHT} drop`,
+      '\t\tmeta l4proto { tcp, udp } th dport 6881-6889 drop',
+    );
+  }
+  if (ipSet('direct_ips', routing.directIps)) chain.push('\t\tip daddr @direct_ips accept');
+  if (routing.directDomains.length) chain.push(`\t\tip daddr @${domainSet(routing.directDomains)} accept`);
+
+  let rendered = 0;
+  routing.rules.forEach((rule, index) => {
+    const match = ruleMatch(rule, index, ipSet, domainSet, ports);
+    if (match === null) return;
+    const counter = input.counters.get(rule.id) ?? { packets: 0, bytes: 0 };
+    chain.push(`\t\t${match}counter packets ${counter.packets} bytes ${counter.bytes} ${verdict(rule.outbound)} comment "${uuidArg(rule.id)}"`);
+    rendered++;
+  });
+  const fallback = verdict(routing.defaultOutbound);
+  if (fallback !== 'accept') chain.push(`\t\t${fallback}`);
+
+  const body = [...sets, '\tchain route {', '\t\ttype filter hook prerouting priority mangle; policy accept;', ...chain, '\t}'];
+
+  const proxies = [...input.hops.values()].filter((h) => h.kind !== 'wireguard' && h.up);
+  if (proxies.length) {
+    body.push(
+      '\tchain to_redirector {',
+      '\t\ttype nat hook prerouting priority dstnat; policy accept;',
+      ...proxies.map((h) => `\t\tmeta mark ${hex(h.mark)} meta l4proto tcp redirect to :${h.port}`),
+      '\t}',
+      // The redirectors listen on 0.0.0.0 (a redirect goes to the incoming interface's address):
+      // nobody may reach them except through the redirect, or they would be open proxies. (Masked:
+      // `ct status != dnat` compares the whole status word, which always has other bits set.)
+      '\tchain redirector_guard {',
+      '\t\ttype filter hook input priority filter; policy accept;',
+      `\t\ttcp dport ${REDIRECT_PORT_BASE + 1}-${REDIRECT_PORT_BASE + MAX_SLOT} ct status & dnat == 0 drop`,
+      '\t}',
+    );
+    if (routing.failClosed) {
+      // Proxy hops carry TCP only: their UDP and ICMP would leave directly, which fail-closed forbids.
+      body.push(
+        '\tchain proxy_udp {',
+        '\t\ttype filter hook forward priority filter; policy accept;',
+        `\t\tmeta mark ${list(proxies.map((h) => hex(h.mark)))} drop`,
+        '\t}',
+      );
+    }
+  }
+  const wireguard = [...input.hops.values()].filter((h) => h.kind === 'wireguard' && h.interfaceName);
+  if (wireguard.length) {
+    body.push(
+      '\tchain hop_masquerade {',
+      '\t\ttype nat hook postrouting priority srcnat; policy accept;',
+      `\t\toifname ${quoted(wireguard.map((h) => tunnelArg(h.interfaceName!)))} masquerade`,
+      '\t}',
+    );
+  }
+  return { text: `${[...head, `table ip ${table} {`, ...body, '}'].join('\n')}\n`, domainSets, rules: rendered };
+}
+
+/**
+ * The match part of one rule ("… " ending in a space), or null when the rule can match nothing
+ * (its clients are not on this node, only IPv6 addresses, ports with ICMP…). An empty list means
+ * any; a list whose entries all fail the last check means none.
+ */
+function ruleMatch(
+  rule: DesiredRule,
+  index: number,
+  ipSet: (name: string, cidrs: readonly string[]) => boolean,
+  domainSet: (domains: readonly string[]) => string,
+  ports: (items: readonly string[]) => string[],
+): string | null {
+  if (rule.matchesNothing) return null;
+  const parts: string[] = [];
+  if (rule.inInterfaces.length) {
+    const names = rule.inInterfaces.filter((n) => /^[A-Za-z0-9_.-]{1,15}$/.test(n));
+    if (!names.length) return null;
+    parts.push(`iifname ${quoted(names)}`);
+  }
+  const sourcePorts = ports(rule.sourcePorts);
+  const destPorts = ports(rule.ports);
+  if ((rule.sourcePorts.length && !sourcePorts.length) || (rule.ports.length && !destPorts.length)) return null;
+  const needsPorts = sourcePorts.length > 0 || destPorts.length > 0;
+  if (rule.network === 'icmp') {
+    if (needsPorts) return null;
+    parts.push('meta l4proto icmp');
+  } else if (rule.network) parts.push(`meta l4proto ${rule.network}`);
+  else if (needsPorts) parts.push('meta l4proto { tcp, udp }');
+  if (rule.sourceIps.length) {
+    if (!ipSet(`r${index}_src`, rule.sourceIps)) return null;
+    parts.push(`ip saddr @r${index}_src`);
+  }
+  if (rule.destIps.length) {
+    if (!ipSet(`r${index}_dst`, rule.destIps)) return null;
+    parts.push(`ip daddr @r${index}_dst`);
+  }
+  if (rule.domains.length) parts.push(`ip daddr @${domainSet(rule.domains)}`);
+  if (sourcePorts.length) parts.push(`th sport { ${sourcePorts.join(', ')} }`);
+  if (destPorts.length) parts.push(`th dport { ${destPorts.join(', ')} }`);
+  return parts.length ? `${parts.join(' ')} ` : '';
+}
+
+function uuidArg(id: string): string {
+  if (!/^[0-9a-fA-F-]{36}$/.test(id)) throw new Error(`rule id ${JSON.stringify(id)} is not a UUID`);
+  return id;
+}

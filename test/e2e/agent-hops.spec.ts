@@ -1,0 +1,397 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DesiredInterface, DesiredState } from '../../libs/contracts/desired-state.js';
+import { applyResultSchema } from '../../libs/contracts/node-queue.js';
+import { DEFAULT_ROUTING, type DesiredOutbound, type DesiredRouting, type DesiredRule, type ProbeJob } from '../../libs/contracts/routing.js';
+import { generateKeyPair } from '../../libs/wireguard/keys.js';
+import { probeHost, type HostProbe } from '../../apps/agent/src/host/capabilities.js';
+import { CommandRunner } from '../../apps/agent/src/host/command-runner.js';
+import { RuleHitReader } from '../../apps/agent/src/host/routing/rule-hits.js';
+import { WireGuardHost } from '../../apps/agent/src/host/wireguard-host.js';
+import { probeThroughRunner } from '../../apps/agent/src/work/probe/probe-runner.js';
+import { startDnsResponder } from '../support/dns-responder.js';
+import { requireTools, TestNamespace } from '../support/netns.js';
+import { resolveIn } from '../support/tunnel-client.js';
+import { randomSuffix } from '../support/random-suffix.js';
+import { waitFor } from '../support/wait-for.js';
+
+/**
+ * Hops, policy routing and probes on the host, for real: the agent's drivers manage a "node"
+ * namespace with a WireGuard tunnel that two client namespaces dial into; an "upstream"
+ * namespace runs the hops' far ends (a WireGuard peer, microsocks, ss-server) and masquerades
+ * to an "internet" namespace, whose HTTP server answers every request with the address it sees.
+ * So the egress of a client's traffic is read off the answer: 203.0.113.1 (the node's uplink)
+ * when it left directly, 192.0.2.1 (the upstream) when it went through a hop.
+ *
+ *   c1, c2 ──wg──> node ──uplink 203.0.113.0/24──> internet (100.64.0.10:8080)
+ *                   └──198.51.100.0/24──> upstream ──192.0.2.0/24──┘
+ *
+ * Needs root, wireguard-go, wireguard-tools, nftables, iproute2, curl, microsocks,
+ * shadowsocks-libev, redsocks, dnsmasq (test/prepare-host.sh installs them).
+ */
+
+const suffix = randomSuffix(5);
+const SERVER_IP = '100.64.0.10';
+const TEST_URL = `http://${SERVER_IP}:8080/`;
+const DIRECT_EGRESS = '203.0.113.1';
+const HOP_EGRESS = '192.0.2.1';
+const UPSTREAM = '198.51.100.2';
+const SOCKS_PORT = 1080;
+const SS_PORT = 8388;
+const SS_PASSWORD = 'probe-secret';
+const UPSTREAM_WG_PORT = 51900 + Math.floor(Math.random() * 90);
+const TUNNEL_PORT = 52000 + Math.floor(Math.random() * 90);
+
+let node: TestNamespace;
+let upstream: TestNamespace;
+let internet: TestNamespace;
+const clients: { ns: TestNamespace; ip: string; keys: { privateKey: string; publicKey: string } }[] = [];
+let uplink: string;
+let runner: CommandRunner;
+let probe: HostProbe;
+let workDir: string;
+let host: WireGuardHost;
+let microsocks: ReturnType<TestNamespace['start']> | undefined;
+let ssServer: ReturnType<TestNamespace['start']> | undefined;
+let revision = 0;
+
+const nodeId = randomUUID();
+const tunnelKeys = generateKeyPair();
+const hopKeys = generateKeyPair();
+const upstreamKeys = generateKeyPair();
+const names = { tunnel: `wt${suffix}n`, hop: `wt${suffix}h`, deadHop: `wt${suffix}d`, upstream: `wt${suffix}u` };
+
+const wgHop: DesiredOutbound = {
+  id: randomUUID(),
+  tag: 'via-wg',
+  slot: 3,
+  config: {
+    kind: 'wireguard',
+    interfaceName: names.hop,
+    privateKey: hopKeys.privateKey,
+    address: '10.66.0.2/32',
+    peerPublicKey: upstreamKeys.publicKey,
+    presharedKey: null,
+    endpointHost: UPSTREAM,
+    endpointPort: UPSTREAM_WG_PORT,
+    allowedIps: ['0.0.0.0/0'],
+    mtu: 1380,
+    persistentKeepalive: 5,
+  },
+};
+const socksHop: DesiredOutbound = { id: randomUUID(), tag: 'via-socks', slot: 7, config: { kind: 'socks', host: UPSTREAM, port: SOCKS_PORT, username: null, password: null } };
+const ssHop: DesiredOutbound = {
+  id: randomUUID(),
+  tag: 'via-ss',
+  slot: 9,
+  config: { kind: 'shadowsocks', host: UPSTREAM, port: SS_PORT, method: 'chacha20-ietf-poly1305', password: SS_PASSWORD },
+};
+
+function tunnel(): DesiredInterface {
+  return {
+    name: names.tunnel,
+    mode: 'standard',
+    privateKey: tunnelKeys.privateKey,
+    listenPort: TUNNEL_PORT,
+    address: '10.77.0.1/24',
+    subnet: '10.77.0.0/24',
+    mtu: 1380,
+    natInterface: uplink,
+    amnezia: null,
+    peers: clients.map((c) => ({ publicKey: c.keys.publicKey, presharedKey: null, ip: c.ip })),
+  };
+}
+
+function rule(outbound: string, criteria: Partial<DesiredRule> = {}): DesiredRule {
+  return { id: randomUUID(), outbound, sourceIps: [], sourcePorts: [], network: null, destIps: [], domains: [], ports: [], inInterfaces: [], matchesNothing: false, ...criteria };
+}
+
+function desired(outbounds: DesiredOutbound[], routing: Partial<DesiredRouting> = {}): DesiredState {
+  return { nodeId, revision: ++revision, interfaces: [tunnel()], outbounds, routing: { ...DEFAULT_ROUTING, ...routing } };
+}
+
+async function apply(state: DesiredState) {
+  const result = await host.apply(state);
+  expect(applyResultSchema.parse(result)).toEqual(result);
+  expect(result.routing?.error).toBeUndefined();
+  return result;
+}
+
+/** What the internet's server saw as the client's address, or null when the request failed. */
+async function egressOf(client: number): Promise<string | null> {
+  return clients[client].ns.exec('curl', '-sS', '-m', '3', TEST_URL).then(
+    (body) => body.trim(),
+    () => null,
+  );
+}
+
+function probeJob(config: ProbeJob['config'], overrides: Partial<ProbeJob> = {}): ProbeJob {
+  return { outboundId: randomUUID(), mode: 'http', config, url: TEST_URL, timeoutMs: 4000, allowPrivateTargets: false, ...overrides };
+}
+
+async function startWireguardPeer(ns: TestNamespace, name: string, privateKey: string, port: number | null, peer: string, address: string): Promise<void> {
+  await ns.wireguardGo(name);
+  const keyFile = join(workDir, `${name}.key`);
+  writeFileSync(keyFile, privateKey, { mode: 0o600 });
+  await ns.exec('wg', 'set', name, 'private-key', keyFile, ...(port ? ['listen-port', String(port)] : []));
+  await ns.exec('sh', '-c', peer.replace(/^/, `wg set ${name} `));
+  await ns.exec('ip', 'address', 'add', address, 'dev', name);
+  await ns.exec('ip', 'link', 'set', name, 'up');
+}
+
+beforeAll(async () => {
+  if (process.getuid?.() !== 0) throw new Error('agent-hops.spec needs root (network namespaces, wireguard-go)');
+  await requireTools(
+    ['wg', 'wireguard-go', 'ip', 'nft', 'curl', 'microsocks', 'ss-server', 'ss-redir', 'ss-local', 'redsocks', 'dnsmasq'],
+    'wireguard-tools wireguard-go iproute2 nftables curl microsocks shadowsocks-libev redsocks dnsmasq-base',
+  );
+  workDir = mkdtempSync(join(tmpdir(), 'warren-agent-hops-'));
+  [node, upstream, internet] = await Promise.all([TestNamespace.create('warren-hn'), TestNamespace.create('warren-hu'), TestNamespace.create('warren-hi')]);
+
+  // The internet: the server's address on its loopback, reachable from the node and the upstream.
+  await internet.exec('ip', 'address', 'add', `${SERVER_IP}/32`, 'dev', 'lo');
+  uplink = (await node.vethTo(internet, `${DIRECT_EGRESS}/24`, '203.0.113.2/24')).mine;
+  await node.exec('ip', 'route', 'add', 'default', 'via', '203.0.113.2');
+  await node.vethTo(upstream, '198.51.100.1/24', `${UPSTREAM}/24`);
+  const upstreamOut = (await upstream.vethTo(internet, `${HOP_EGRESS}/24`, '192.0.2.2/24')).mine;
+  await upstream.exec('ip', 'route', 'add', 'default', 'via', '192.0.2.2');
+  await upstream.exec('sysctl', '-q', '-w', 'net.ipv4.ip_forward=1');
+  await upstream.exec('nft', `add table ip up; add chain ip up post { type nat hook postrouting priority srcnat; }; add rule ip up post oifname "${upstreamOut}" masquerade`);
+  const server = internet.start(
+    process.execPath,
+    '-e',
+    `require('node:http').createServer((q,s)=>s.end(q.socket.remoteAddress.replace(/^::ffff:/,''))).listen(8080,'0.0.0.0',()=>console.log('listening'))`,
+  );
+  await waitFor('the test server', () => server.output().includes('listening'), 10_000, 50);
+
+  // The upstream's end of the WireGuard hop.
+  await startWireguardPeer(upstream, names.upstream, upstreamKeys.privateKey, UPSTREAM_WG_PORT, `peer ${hopKeys.publicKey} allowed-ips 10.66.0.2/32`, '10.66.0.1/24');
+
+  // Two tunnel clients, each in a namespace of its own with a veth to the node.
+  for (const [index, ip] of ['10.77.0.2', '10.77.0.3'].entries()) {
+    const ns = await TestNamespace.create('warren-hc');
+    await node.vethTo(ns, `172.30.${index + 1}.1/24`, `172.30.${index + 1}.2/24`);
+    clients.push({ ns, ip, keys: generateKeyPair() });
+  }
+  runner = new CommandRunner({ namespace: node.name });
+  probe = await probeHost(runner);
+  host = new WireGuardHost({ runner, probe, stateDir: join(workDir, 'agent') });
+  const first = await apply(desired([]));
+  expect(first.ok).toBe(true);
+  for (const [index, client] of clients.entries()) {
+    const name = `wt${suffix}c${index}`;
+    await startWireguardPeer(
+      client.ns,
+      name,
+      client.keys.privateKey,
+      null,
+      `peer ${tunnelKeys.publicKey} endpoint 172.30.${index + 1}.1:${TUNNEL_PORT} allowed-ips 10.77.0.0/24,${SERVER_IP}/32 persistent-keepalive 1`,
+      `${client.ip}/24`,
+    );
+    await client.ns.exec('ip', 'route', 'add', `${SERVER_IP}/32`, 'dev', name);
+  }
+  await waitFor('both clients reaching the server directly', async () => (await egressOf(0)) === DIRECT_EGRESS && (await egressOf(1)) === DIRECT_EGRESS, 20_000, 200);
+}, 120_000);
+
+afterAll(async () => {
+  await microsocks?.stop();
+  await ssServer?.stop();
+  for (const ns of [node, upstream, internet, ...clients.map((c) => c.ns)]) await ns?.destroy().catch((e) => console.error('destroying a namespace failed:', e));
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+  if (node) rmSync(`/etc/netns/${node.name}`, { recursive: true, force: true });
+  for (const name of [...Object.values(names), `wt${suffix}c0`, `wt${suffix}c1`]) rmSync(`/var/run/wireguard/${name}.sock`, { force: true });
+});
+
+describe('probes (run in the node namespace through the runner)', () => {
+  test('direct: ok with the egress address; 127.0.0.1 and the node’s own address are refused', async () => {
+    const ok = await probeThroughRunner(runner, join(workDir, 'probes'), probeJob({ kind: 'direct' }));
+    expect(ok).toMatchObject({ ok: true, errorClass: null, egressIp: DIRECT_EGRESS });
+    expect(ok.stages.connect).not.toBeNull();
+    expect(ok.stages.firstByte).not.toBeNull();
+
+    const loopback = await probeThroughRunner(runner, join(workDir, 'probes'), probeJob({ kind: 'direct' }, { url: 'http://127.0.0.1:8080/' }));
+    expect(loopback).toMatchObject({ ok: false, errorClass: 'forbidden' });
+    const own = await probeThroughRunner(runner, join(workDir, 'probes'), probeJob({ kind: 'direct' }, { url: `http://${DIRECT_EGRESS}:8080/` }));
+    expect(own).toMatchObject({ ok: false, errorClass: 'forbidden' });
+    const hopOnLoopback = await probeThroughRunner(runner, join(workDir, 'probes'), probeJob({ ...socksHop.config, host: '127.0.0.1' } as ProbeJob['config']));
+    expect(hopOnLoopback).toMatchObject({ ok: false, errorClass: 'forbidden' });
+  });
+
+  test('SOCKS5 (microsocks): ok while up; connect while the proxy is down; upstream while its target is down', async () => {
+    microsocks = upstream.start('microsocks', '-i', UPSTREAM, '-p', String(SOCKS_PORT));
+    const job = probeJob(socksHop.config);
+    const up = await waitFor('the SOCKS probe to pass', async () => {
+      const r = await probeThroughRunner(runner, join(workDir, 'probes'), job);
+      return r.ok && r;
+    });
+    expect(up).toMatchObject({ ok: true, errorClass: null, egressIp: HOP_EGRESS });
+    expect(up.stages.handshake).not.toBeNull();
+
+    // The handshake with the proxy succeeds; the target behind it does not answer.
+    const deadTarget = await probeThroughRunner(runner, join(workDir, 'probes'), probeJob(socksHop.config, { url: `http://${SERVER_IP}:8081/` }));
+    expect(deadTarget.ok).toBe(false);
+    expect(['upstream', 'http']).toContain(deadTarget.errorClass);
+
+    const tcp = await probeThroughRunner(runner, join(workDir, 'probes'), probeJob(socksHop.config, { mode: 'tcp' }));
+    expect(tcp).toMatchObject({ ok: true });
+
+    await microsocks.stop();
+    microsocks = undefined;
+    const down = await probeThroughRunner(runner, join(workDir, 'probes'), job);
+    expect(down).toMatchObject({ ok: false, errorClass: 'connect' });
+  });
+
+  test('shadowsocks (ss-server): ok while up, connect while down', async () => {
+    ssServer = upstream.start('ss-server', '-s', UPSTREAM, '-p', String(SS_PORT), '-k', SS_PASSWORD, '-m', 'chacha20-ietf-poly1305');
+    const job = probeJob(ssHop.config);
+    const up = await waitFor('the shadowsocks probe to pass', async () => {
+      const r = await probeThroughRunner(runner, join(workDir, 'probes'), job);
+      return r.ok && r;
+    });
+    expect(up).toMatchObject({ ok: true, errorClass: null, egressIp: HOP_EGRESS });
+
+    const wrongPassword = await probeThroughRunner(runner, join(workDir, 'probes'), probeJob({ ...ssHop.config, password: 'not-it' } as ProbeJob['config']));
+    expect(wrongPassword.ok).toBe(false);
+
+    await ssServer.stop();
+    ssServer = undefined;
+    const down = await probeThroughRunner(runner, join(workDir, 'probes'), job);
+    expect(down).toMatchObject({ ok: false, errorClass: 'connect' });
+  });
+
+  test('WireGuard hop: ok through the hop interface while the upstream answers; handshake when it never does', async () => {
+    const result = await apply(desired([wgHop]));
+    expect(result.outbounds).toEqual([{ tag: 'via-wg', state: 'up' }]);
+    const up = await waitFor('the WireGuard probe to pass', async () => {
+      const r = await probeThroughRunner(runner, join(workDir, 'probes'), probeJob(wgHop.config));
+      return r.ok && r;
+    });
+    expect(up).toMatchObject({ ok: true, egressIp: HOP_EGRESS });
+
+    const dead: DesiredOutbound = {
+      ...wgHop,
+      id: randomUUID(),
+      tag: 'dead-wg',
+      slot: 4,
+      config: { ...(wgHop.config as Extract<DesiredOutbound['config'], { kind: 'wireguard' }>), interfaceName: names.deadHop, address: '10.67.0.2/32', endpointPort: UPSTREAM_WG_PORT + 100 },
+    };
+    expect((await apply(desired([wgHop, dead]))).outbounds).toEqual([
+      { tag: 'via-wg', state: 'up' },
+      { tag: 'dead-wg', state: 'up' },
+    ]);
+    const down = await probeThroughRunner(runner, join(workDir, 'probes'), probeJob(dead.config, { timeoutMs: 1500 }));
+    expect(down).toMatchObject({ ok: false, errorClass: 'handshake' });
+  });
+});
+
+describe('policy routing (egress seen by the internet server)', () => {
+  test('one client leaves through the WireGuard hop while the other leaves directly; reordering rules changes it', async () => {
+    const viaHop = rule('via-wg', { sourceIps: [`${clients[0].ip}/32`] });
+    const result = await apply(desired([wgHop], { rules: [viaHop] }));
+    expect(result).toMatchObject({ ok: true, outbounds: [{ tag: 'via-wg', state: 'up' }], routing: { state: 'up', rules: 1 } });
+    await waitFor('client 1 through the hop', async () => (await egressOf(0)) === HOP_EGRESS);
+    expect(await egressOf(1)).toBe(DIRECT_EGRESS);
+
+    // A direct rule for the same client placed first wins; placed after the hop rule it never matches.
+    const keepDirect = rule('direct', { sourceIps: ['10.77.0.0/24'] });
+    await apply(desired([wgHop], { rules: [keepDirect, viaHop] }));
+    expect(await egressOf(0)).toBe(DIRECT_EGRESS);
+    await apply(desired([wgHop], { rules: [viaHop, keepDirect] }));
+    expect(await egressOf(0)).toBe(HOP_EGRESS);
+    expect(await egressOf(1)).toBe(DIRECT_EGRESS);
+
+    // Hits are counted per rule and carried across re-applies.
+    const hits = new RuleHitReader(runner, () => host.hops.table);
+    expect(await hits.read()).toEqual([]);
+    await egressOf(0);
+    const moved = await hits.read();
+    expect(moved.find((h) => h.id === viaHop.id)?.packets).toBeGreaterThan(0);
+    hits.commit();
+    await apply(desired([wgHop], { rules: [viaHop, keepDirect] }));
+    expect((await hits.read()).find((h) => h.id === viaHop.id)).toBeUndefined();
+  });
+
+  test('fail-closed: a hop that is gone drops its traffic instead of leaking it; without fail-closed it leaves directly', async () => {
+    const viaHop = rule('via-wg', { sourceIps: [`${clients[0].ip}/32`] });
+    await apply(desired([wgHop], { rules: [viaHop], failClosed: true }));
+    expect(await egressOf(0)).toBe(HOP_EGRESS);
+
+    // The hop's interface vanishes behind the agent's back: the table's unreachable route holds.
+    await node.exec('ip', 'link', 'del', names.hop);
+    expect(await host.missingInterfaces()).toContain(names.hop);
+    expect(await egressOf(0)).toBeNull();
+    expect(await egressOf(1)).toBe(DIRECT_EGRESS);
+    // The watchdog's re-apply brings it back.
+    await apply(desired([wgHop], { rules: [viaHop], failClosed: true }));
+    await waitFor('client 1 through the re-created hop', async () => (await egressOf(0)) === HOP_EGRESS);
+
+    // The hop disabled (no longer among the node's outbounds) while a rule still names it.
+    await apply(desired([], { rules: [viaHop], failClosed: true }));
+    expect(await egressOf(0)).toBeNull();
+    await apply(desired([], { rules: [viaHop], failClosed: false }));
+    expect(await egressOf(0)).toBe(DIRECT_EGRESS);
+  });
+
+  test('a rule on blocked drops; a SOCKS5 hop carries TCP through redsocks; a killed redsocks is restarted', async () => {
+    microsocks ??= upstream.start('microsocks', '-i', UPSTREAM, '-p', String(SOCKS_PORT));
+    const block = rule('blocked', { sourceIps: [`${clients[1].ip}/32`] });
+    await apply(desired([], { rules: [block] }));
+    expect(await egressOf(1)).toBeNull();
+    expect(await egressOf(0)).toBe(DIRECT_EGRESS);
+
+    const viaSocks = rule('via-socks', { sourceIps: [`${clients[1].ip}/32`], network: 'tcp' });
+    const result = await apply(desired([socksHop], { rules: [viaSocks], failClosed: true }));
+    expect(result.outbounds).toEqual([{ tag: 'via-socks', state: 'up' }]);
+    await waitFor('client 2 through the SOCKS hop', async () => (await egressOf(1)) === HOP_EGRESS).catch(async (e) => {
+      console.log(await node.exec('nft', 'list', 'ruleset'), await node.exec('ss', '-ltnp'), await node.exec('cat', join(workDir, 'agent', 'hop-7.log')).catch(String), await clients[1].ns.exec('curl', '-sS', '-m', '3', TEST_URL).catch(String));
+      throw e;
+    });
+    expect(await egressOf(0)).toBe(DIRECT_EGRESS);
+
+    const pid = Number((await node.exec('cat', join(workDir, 'agent', 'hop-7.pid'))).trim());
+    process.kill(pid, 'SIGKILL');
+    await waitFor('redsocks reported missing', async () => (await host.missingInterfaces()).some((m) => m.includes('redsocks')));
+    expect(await egressOf(1)).toBeNull(); // fail-closed: nothing leaks while it is down
+    await apply(desired([socksHop], { rules: [viaSocks], failClosed: true }));
+    expect(await host.missingInterfaces()).toEqual([]);
+    expect(await egressOf(1)).toBe(HOP_EGRESS);
+
+    // Removed from the desired state: the daemon is stopped and the table has no redirect left.
+    await apply(desired([], {}));
+    expect(await host.missingInterfaces()).toEqual([]);
+    await waitFor('redsocks gone', async () => !(await node.exec('sh', '-c', 'ps -eo args').then((o) => o.includes(join(workDir, 'agent', 'hop-7.conf')))));
+  });
+
+  test('a rule on domains matches what the tunnel gateway’s resolver (dnsmasq nftset) answered for them', async () => {
+    // The node's upstream resolver is a DNS server in the internet namespace (`ip netns exec`
+    // bind-mounts /etc/netns/<ns>/resolv.conf, so dnsmasq, run through the runner, reads this one).
+    mkdirSync(`/etc/netns/${node.name}`, { recursive: true });
+    writeFileSync(`/etc/netns/${node.name}/resolv.conf`, 'nameserver 203.0.113.2\n');
+    await startDnsResponder(internet, '203.0.113.2', { 'via-hop.test': SERVER_IP });
+    const viaDomain = rule('via-wg', { domains: ['via-hop.test'] });
+    const result = await apply(desired([wgHop], { rules: [viaDomain] }));
+    expect(result.routing).toEqual({ state: 'up', rules: 1 });
+    // Nothing resolved yet: the set is empty and traffic leaves directly.
+    expect(await egressOf(0)).toBe(DIRECT_EGRESS);
+    expect(await resolveIn(clients[0].ns, '10.77.0.1', 'via-hop.test')).toEqual([SERVER_IP]);
+    await waitFor('traffic to the resolved address through the hop', async () => (await egressOf(0)) === HOP_EGRESS);
+    // The set's contents survive a re-apply that changes the table.
+    await apply(desired([wgHop], { rules: [rule('direct', { sourceIps: ['10.99.0.0/24'] }), viaDomain] }));
+    expect(await egressOf(1)).toBe(HOP_EGRESS);
+    // No domain criteria left: the resolver is stopped.
+    await apply(desired([wgHop], { rules: [] }));
+    expect(await host.missingInterfaces()).toEqual([]);
+    await expect(resolveIn(clients[0].ns, '10.77.0.1', 'via-hop.test')).rejects.toThrow();
+  });
+
+  test('a missing redirector tool is a failed outbound and a capability gap, never a crash', async () => {
+    const bare = new CommandRunner({ namespace: node.name, programs: { redsocks: '/nonexistent/redsocks' } });
+    const other = new WireGuardHost({ runner: bare, probe, stateDir: join(workDir, 'other') });
+    const result = await other.apply({ nodeId, revision: 1, interfaces: [], outbounds: [{ ...socksHop, slot: 11 }], routing: DEFAULT_ROUTING });
+    expect(result.outbounds).toEqual([{ tag: 'via-socks', state: 'failed', error: expect.stringMatching(/redsocks is not installed/) }]);
+    const gaps = (await probeHost(bare)).gaps.join('\n');
+    expect(gaps).toMatch(/redsocks/);
+  });
+});
