@@ -8,6 +8,8 @@ import { ErrorFilter } from './http/error.filter.js';
 import { StrictValidationPipe } from './http/validation.js';
 import { InterfacesModule } from './interfaces/interfaces.module.js';
 import { NodesModule } from './nodes/nodes.module.js';
+import { OutboundsModule } from './outbounds/outbounds.module.js';
+import { RoutingModule } from './routing/routing.module.js';
 import type { PanelRuntime } from './runtime.js';
 import { RuntimeModule } from './runtime.module.js';
 import { SystemModule } from './system/system.module.js';
@@ -25,6 +27,8 @@ export class AppModule {
         HealthModule,
         InterfacesModule,
         ClientsModule,
+        OutboundsModule,
+        RoutingModule,
         SystemModule,
         NodesModule,
         DocsModule,

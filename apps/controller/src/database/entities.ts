@@ -11,6 +11,9 @@ import { TunnelInterface } from '../interfaces/interface.entity.js';
 import { Node } from '../revisions/node.entity.js';
 import { NodeAgent } from '../nodes/node-agent.entity.js';
 import { SystemSampleRow } from '../system/system-sample.entity.js';
+import { Outbound } from '../outbounds/outbound.entity.js';
+import { RoutingBasic } from '../routing/routing-basic.entity.js';
+import { RoutingRule } from '../routing/routing-rule.entity.js';
 
 /** Every entity the controller maps; the migration generator diffs against exactly this list. */
-export const ENTITIES = [User, Session, ApiToken, LoginThrottle, Node, NodeAgent, TunnelInterface, Host, Client, ClientInterface, Device, Account, SystemSampleRow];
+export const ENTITIES = [User, Session, ApiToken, LoginThrottle, Node, NodeAgent, TunnelInterface, Host, Client, ClientInterface, Device, Account, SystemSampleRow, Outbound, RoutingBasic, RoutingRule];

@@ -6,6 +6,7 @@ import { Migration20261123140000_agents } from './Migration20261123140000_agents
 import { Migration20261123150000_system_history } from './Migration20261123150000_system_history.js';
 import { Migration20261123160000_agent_queue_users } from './Migration20261123160000_agent_queue_users.js';
 import { Migration20261125090000_client_summaries } from './Migration20261125090000_client_summaries.js';
+import { Migration20261125100558_outbounds_routing } from './Migration20261125100558_outbounds_routing.js';
 
 /** Committed migrations in the order they run. `npm run migration:create` writes new files; list them here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -16,4 +17,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261123150000_system_history', class: Migration20261123150000_system_history },
   { name: 'Migration20261123160000_agent_queue_users', class: Migration20261123160000_agent_queue_users },
   { name: 'Migration20261125090000_client_summaries', class: Migration20261125090000_client_summaries },
+  { name: 'Migration20261125100558_outbounds_routing', class: Migration20261125100558_outbounds_routing },
 ];
