@@ -18,6 +18,7 @@ export interface LockedClient {
   expiresAt: Date | null;
   deviceLimit: number;
   rateBitsPerSec: number;
+  groups: string[];
 }
 
 export interface NewClient {
@@ -54,7 +55,7 @@ export class ClientsRepository {
   async lock(em: EntityManager, id: string): Promise<LockedClient> {
     const row = await kysely(em)
       .selectFrom('clients')
-      .select(['id', 'status', 'quota_bytes', 'used_bytes', 'up_bytes', 'down_bytes', 'expires_at', 'device_limit', 'rate_bits_per_sec'])
+      .select(['id', 'status', 'quota_bytes', 'used_bytes', 'up_bytes', 'down_bytes', 'expires_at', 'device_limit', 'rate_bits_per_sec', 'groups'])
       .where('id', '=', id)
       .forUpdate()
       .executeTakeFirst();
@@ -69,6 +70,7 @@ export class ClientsRepository {
       expiresAt: readTimestamp(row.expires_at),
       deviceLimit: readNumber(row.device_limit),
       rateBitsPerSec: readNumber(row.rate_bits_per_sec),
+      groups: [...row.groups],
     };
   }
 

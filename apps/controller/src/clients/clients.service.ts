@@ -151,7 +151,9 @@ export class ClientsService {
         for (const nodeId of await this.changeInterfaces(em, id, dto.interfaceIds, now)) touchedNodes.add(nodeId);
       }
       const rateChanged = dto.rateBitsPerSec !== undefined && dto.rateBitsPerSec !== client.rateBitsPerSec;
-      if (affectsPeers(client.status, status) || rateChanged) {
+      // Routing rules may name the client's groups: its nodes resolve them to its addresses (docs/outbounds.md).
+      const groupsChanged = dto.groups !== undefined && JSON.stringify(dto.groups) !== JSON.stringify(client.groups);
+      if (affectsPeers(client.status, status) || rateChanged || groupsChanged) {
         for (const nodeId of await this.clients.nodesOf(em, [id])) touchedNodes.add(nodeId);
       }
       await this.clients.update(
