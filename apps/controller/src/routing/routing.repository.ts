@@ -90,7 +90,10 @@ export class RoutingRepository {
 
   async basic(nodeId: string, em: EntityManager = this.orm.em.fork()): Promise<RoutingBasicView> {
     const row = await em.findOne(RoutingBasic, { node: nodeId }, { populate: ['defaultOutbound'] });
-    if (!row) return { ...DEFAULT_ROUTING, blockIps: [], blockDomains: [], blockPorts: [], directIps: [], directDomains: [] };
+    if (!row) {
+      const { defaultOutbound, blockBitTorrent, failClosed } = DEFAULT_ROUTING;
+      return { defaultOutbound, blockBitTorrent, blockIps: [], blockDomains: [], blockPorts: [], directIps: [], directDomains: [], failClosed };
+    }
     return {
       defaultOutbound: row.defaultOutbound?.tag ?? 'direct',
       blockBitTorrent: row.blockBitTorrent,
