@@ -250,3 +250,15 @@ test("rule-hits from the node's agent add up into its rules' hits; another node'
   expect((await routingOf(other.id)).rules[0].hits).toBe(0);
   link.socket.terminate();
 });
+
+test('deleting a node takes its hops, rules and basics with it', async () => {
+  const node = await createNode();
+  await createHop('gone', node.id);
+  await createRule({ name: 'gone too', ports: ['1'], outboundTag: 'gone' }, node.id);
+  await answer(typed().PUT('/api/routing', { params: { query: { nodeId: node.id } }, body: { defaultOutbound: 'gone' } }));
+  const deleted = await answer(typed().DELETE('/api/nodes/{id}', { params: { path: { id: node.id } } }));
+  expect(deleted.status).toBe(200);
+  for (const table of ['outbounds', 'routing_rules', 'routing_basics']) {
+    expect(await session().t.query(`select 1 from ${table} where node_id = $1`, [node.id])).toEqual([]);
+  }
+});

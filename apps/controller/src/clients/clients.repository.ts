@@ -181,4 +181,18 @@ export class ClientsRepository {
       .execute();
     return rows.map((row) => row.node_id);
   }
+
+  /**
+   * The client's nodes where a routing rule names groups: there its group change moves its
+   * addresses in or out of rules. routing_rules belongs to routing/, above clients/ in the
+   * dependency order: read by table name.
+   */
+  async nodesRoutingByGroup(em: EntityManager, clientId: string): Promise<string[]> {
+    const rows = await em.execute<{ node_id: string }[]>(
+      `select distinct i.node_id from client_interfaces ci join interfaces i on i.id = ci.interface_id
+        where ci.client_id = ? and exists (select 1 from routing_rules r where r.node_id = i.node_id and cardinality(r.groups) > 0)`,
+      [clientId],
+    );
+    return rows.map((row) => row.node_id);
+  }
 }

@@ -151,10 +151,12 @@ export class ClientsService {
         for (const nodeId of await this.changeInterfaces(em, id, dto.interfaceIds, now)) touchedNodes.add(nodeId);
       }
       const rateChanged = dto.rateBitsPerSec !== undefined && dto.rateBitsPerSec !== client.rateBitsPerSec;
-      // Routing rules may name the client's groups: its nodes resolve them to its addresses (docs/outbounds.md).
-      const groupsChanged = dto.groups !== undefined && JSON.stringify(dto.groups) !== JSON.stringify(client.groups);
-      if (affectsPeers(client.status, status) || rateChanged || groupsChanged) {
+      if (affectsPeers(client.status, status) || rateChanged) {
         for (const nodeId of await this.clients.nodesOf(em, [id])) touchedNodes.add(nodeId);
+      }
+      // Routing rules may name groups: those nodes resolve them to the client's addresses (docs/outbounds.md).
+      if (dto.groups !== undefined && JSON.stringify(dto.groups) !== JSON.stringify(client.groups)) {
+        for (const nodeId of await this.clients.nodesRoutingByGroup(em, id)) touchedNodes.add(nodeId);
       }
       await this.clients.update(
         em,
