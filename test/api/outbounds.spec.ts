@@ -6,6 +6,7 @@ import { generateKeyPair } from '#libs/wireguard/keys.js';
 import { enrol, helloAs, closeLinks } from '../support/agent-link-client.js';
 import { answer, fixtures, signedInPanel, type Schemas } from '../support/fixtures.js';
 import { currentApplyJob, fakeAgentWorker, queuesOf } from '../support/node-queue.js';
+import { startTestPanel } from '../support/test-panel.js';
 import { waitFor } from '../support/wait-for.js';
 
 const session = signedInPanel();
@@ -226,6 +227,27 @@ describe('probes', () => {
     const queue = queuesOf(session().t).queue(nodeQueueName(node.id));
     expect((await queue.getJobs(['waiting'])).filter((job) => job.name === PROBE_JOB)).toEqual([]);
   }, 30_000);
+
+  test('on the PostgreSQL queue backend (no REDIS_URL) a check is answered the same way', async () => {
+    const other = await startTestPanel({ REDIS_URL: '' });
+    try {
+      expect(queuesOf(other).kind).toBe('postgres');
+      const token = await other.login();
+      const created = await other.call('POST', 'outbounds', { token, body: { tag: 'pg-hop', kind: 'socks', address: '203.0.113.17:1080' } });
+      expect(created.status).toBe(201);
+      const result: ProbeResult = { ok: true, latencyMs: 7, stages: { dns: null, connect: 7, handshake: null, firstByte: null }, errorClass: null, error: null, egressIp: null };
+      const [local] = await other.query<{ id: string }>('select id from nodes where is_local');
+      const worker = fakeAgentWorker(other, local.id, async (job) => (job.name === PROBE_JOB ? result : undefined));
+      try {
+        const checked = await other.call('POST', `outbounds/${created.body.id}/check?mode=tcp`, { token });
+        expect(checked).toMatchObject({ status: 200, body: result });
+      } finally {
+        await worker.close();
+      }
+    } finally {
+      await other.stop();
+    }
+  }, 60_000);
 
   test('an unknown outbound is a 404', async () => {
     await expectRefused('POST', 'outbounds/00000000-0000-4000-8000-000000000000/check', undefined, 404, 'id');
