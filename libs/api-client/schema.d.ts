@@ -785,6 +785,8 @@ export interface components {
             interfaces: components["schemas"]["InterfaceOutcomeDto"][];
             /** @description True when every desired interface is up */
             ok: boolean;
+            /** @description Each desired hop's outcome (absent from agents older than hops) */
+            outbounds?: components["schemas"]["OutboundOutcomeDto"][];
             revision: number;
         };
         CapabilitiesDto: {
@@ -1472,6 +1474,13 @@ export interface components {
             username: string | null;
             /** @description wireguard hops only */
             wireguard: components["schemas"]["WireguardHopDto"] | null;
+        };
+        OutboundOutcomeDto: {
+            error?: string;
+            /** @enum {string} */
+            state: "up" | "failed";
+            /** @description The hop's tag */
+            tag: string;
         };
         PasswordChangedDto: {
             /** @description How many of the user's other sessions ended (the one making the change stays) */

@@ -156,6 +156,8 @@ describe('outbounds', () => {
     await waitFor('the apply recorded', async () => (await listOutbounds(node.id)).find((outbound) => outbound.id === up.id)?.state === 'up');
     const listed = await listOutbounds(node.id);
     expect(listed.find((outbound) => outbound.id === failed.id)).toMatchObject({ state: 'failed', stateError: 'redsocks is not installed' });
+    // The node's page shows the same outcomes (its schema knows them).
+    expect((await f.getNode(node.id)).agent?.lastApply?.outbounds).toEqual([{ tag: 'st-up', state: 'up' }, { tag: 'st-failed', state: 'failed', error: 'redsocks is not installed' }]);
     link.socket.terminate();
   });
 });
