@@ -34,12 +34,12 @@ describe('outbounds', () => {
   test('every node lists the built-ins direct and blocked, which cannot be changed or removed', async () => {
     const local = await listOutbounds();
     expect(local.map((outbound) => [outbound.tag, outbound.kind, outbound.builtin, outbound.state])).toEqual([
-      ['blocked', 'blocked', true, 'up'],
       ['direct', 'direct', true, 'up'],
+      ['blocked', 'blocked', true, 'up'],
     ]);
     const node = await createNode();
     const remote = await listOutbounds(node.id);
-    expect(remote.map((outbound) => outbound.tag)).toEqual(['blocked', 'direct']);
+    expect(remote.map((outbound) => outbound.tag)).toEqual(['direct', 'blocked']);
     expect(remote.every((outbound) => outbound.nodeId === node.id)).toBe(true);
 
     const direct = local.find((outbound) => outbound.tag === 'direct')!;

@@ -126,7 +126,9 @@ export class OutboundsRepository {
     const em = this.orm.em.fork();
     const rows = await em.find(Outbound, { node: nodeId }, { orderBy: { position: 'asc', tag: 'asc' } });
     const agent = (await this.agents(em, [nodeId])).get(nodeId);
-    return rows.map((row) => view(row, agent));
+    // The built-ins first (direct, blocked), then the hops by position and tag.
+    const rank = (row: Outbound) => (row.kind === 'direct' ? 0 : row.kind === 'blocked' ? 1 : 2);
+    return rows.sort((a, b) => rank(a) - rank(b)).map((row) => view(row, agent));
   }
 
   async get(id: string): Promise<OutboundView | null> {
