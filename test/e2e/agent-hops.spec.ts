@@ -309,6 +309,13 @@ describe('policy routing (egress seen by the internet server)', () => {
     const moved = await hits.read();
     expect(moved.find((h) => h.id === viaHop.id)?.packets).toBeGreaterThan(0);
     hits.commit();
+    // The connection's last packets (FIN, ACK) may still be counted after the read: wait until the
+    // rule is quiet, so what the re-apply must not count again is all there was.
+    await waitFor('the hop rule quiet', async () => {
+      const late = (await hits.read()).find((h) => h.id === viaHop.id);
+      hits.commit();
+      return late ? undefined : true;
+    }, 10_000, 500);
     await apply(desired([wgHop], { rules: [viaHop, keepDirect] }));
     expect((await hits.read()).find((h) => h.id === viaHop.id)).toBeUndefined();
   });
