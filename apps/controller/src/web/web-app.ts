@@ -1,0 +1,73 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { PanelFastify } from '../http/json-body.js';
+
+/** Marks the web app's routes (route `config`), so the route table keeps them apart from the API's. */
+export const WEB_APP_ROUTE = 'warrenWebApp';
+
+/** Where `npm run build:web` writes the panel's static files: `<package root>/dist/web`. */
+export function defaultWebRoot(): string {
+  // From source (tests) or from dist/: walk up to the folder holding package.json.
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return join(dir, 'dist', 'web');
+}
+
+/** What index.html carries for the base path; the build is made once, the base path is set per panel. */
+const BASE_TAG = '<base href="/" data-warren-base>';
+
+/** Every file of the build, as URL paths relative to the root (the only files ever served). */
+function listFiles(root: string, dir = root): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    return entry.isDirectory() ? listFiles(root, path) : [relative(root, path).split('\\').join('/')];
+  });
+}
+
+/**
+ * Browsers may run only the panel's own scripts and talk only to the panel; Mantine writes its
+ * theme into style attributes, hence 'unsafe-inline' for styles alone. QR codes are data: URLs.
+ */
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self' data:; object-src 'none'; base-uri 'self'; frame-ancestors 'none'; form-action 'self'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'same-origin',
+};
+
+/**
+ * Serves the web panel (apps/web, built to `root`) under the base path, outside `/api`: its files
+ * by their exact names, and index.html, with the base path written into its `<base>`, for every
+ * other GET (deep links and reloads land on the app, which routes them). Paths under the API
+ * prefix never reach the app: an unknown API path stays the API's JSON 404. Returns false when
+ * no build is there (the API runs without a panel).
+ */
+export async function registerWebApp(fastify: PanelFastify, basePath: string, root: string): Promise<boolean> {
+  if (!existsSync(join(root, 'index.html'))) return false;
+  const files = new Set(listFiles(root));
+  const index = readFileSync(join(root, 'index.html'), 'utf8').replace(BASE_TAG, `<base href="${basePath}/" data-warren-base>`);
+  await fastify.register(fastifyStatic as never, { root, serve: false });
+
+  const serve = async (request: FastifyRequest<{ Params: { '*'?: string } }>, reply: FastifyReply) => {
+    const path = request.params['*'] ?? '';
+    if (path === 'api' || path.startsWith('api/')) return reply.code(404).send({ error: 'not found', field: '' });
+    void reply.headers(SECURITY_HEADERS);
+    if (files.has(path) && path !== 'index.html') {
+      // Vite names built assets by their content hash: they never change under the same name.
+      const immutable = path.startsWith('assets/');
+      return reply.sendFile(path, { cacheControl: false }).header('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+    }
+    return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(index);
+  };
+  const config = { [WEB_APP_ROUTE]: true };
+  fastify.get(`${basePath}/*`, { config }, serve as never);
+  if (basePath) {
+    // `/x7k2` itself: the app's relative asset paths need the trailing slash.
+    fastify.get(basePath, { config }, async (_request, reply) => reply.redirect(`${basePath}/`, 302));
+  }
+  return true;
+}
