@@ -1,0 +1,302 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Page } from 'playwright-core';
+import { assertWebBuilt, launchBrowser, type TestBrowser } from '../support/browser.js';
+import { ROOT } from '../support/spawned-process.js';
+import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { waitFor } from '../support/wait-for.js';
+
+/**
+ * The web panel in a real browser (Debian's Chromium through playwright-core) against a real
+ * panel serving the built app (dist/web): every step goes through the pages as a person would.
+ * Each page's screenshot is kept in docs/screenshots/ (shown in README.md).
+ */
+const SCREENSHOTS = join(ROOT, 'docs', 'screenshots');
+const exec = promisify(execFile);
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  // Let transitions and charts settle in the picture (waiting for a condition: no spinner left).
+  await page.locator('.mantine-Loader-root').first().waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+}
+
+async function signIn(page: Page): Promise<void> {
+  await page.getByLabel('Username').fill(OWNER.username);
+  await page.getByRole('textbox', { name: 'Password' }).fill(OWNER.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** The routes GET /api/docs lists, as patterns of request paths (`{id}` is one path segment). */
+async function listedRoutes(t: TestPanel, token: string): Promise<{ method: string; pattern: RegExp; path: string }[]> {
+  const docs = await t.call('GET', 'docs', { token });
+  return docs.body.groups.flatMap((group: { endpoints: { method: string; path: string }[] }) =>
+    group.endpoints.map((endpoint) => ({
+      method: endpoint.method,
+      path: endpoint.path,
+      pattern: new RegExp(`^${endpoint.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+    })),
+  );
+}
+
+/**
+ * Every call the page made to the panel is a route GET /api/docs lists (no private path), and
+ * everything else it fetched is the app's own files under the base path; nothing went elsewhere.
+ */
+async function expectOnlyListedRoutes(t: TestPanel, browser: TestBrowser, atLeast: number): Promise<void> {
+  const routes = await listedRoutes(t, await t.login());
+  const origin = t.panel.origin;
+  const base = t.config.basePath;
+  const unlisted: string[] = [];
+  let apiCalls = 0;
+  for (const request of browser.requests) {
+    const url = new URL(request.url);
+    if (url.protocol === 'data:' || url.protocol === 'blob:') continue;
+    expect(url.origin).toBe(origin);
+    if (url.pathname.startsWith(`${base}/api/`)) {
+      apiCalls++;
+      if (!routes.some((route) => route.method === request.method && route.pattern.test(url.pathname))) unlisted.push(`${request.method} ${url.pathname}`);
+    } else {
+      expect([request.method, url.pathname.startsWith(`${base}/`)]).toEqual(['GET', true]);
+    }
+  }
+  expect(unlisted).toEqual([]);
+  expect(apiCalls).toBeGreaterThanOrEqual(atLeast);
+}
+
+describe('the web panel in a browser', () => {
+  let t: TestPanel;
+  let browser: TestBrowser;
+  let page: Page;
+  const url = (path: string) => `${t.panel.origin}${t.config.basePath}${path}`;
+
+  beforeAll(async () => {
+    assertWebBuilt();
+    t = await startTestPanel();
+    browser = await launchBrowser();
+    page = browser.page;
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.panel.origin });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+
+  test('a deep link asks to sign in, then lands where it pointed', async () => {
+    expect(t.panel.webApp).toBe(true);
+    await page.goto(url('/interfaces'));
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/interfaces');
+    await screenshot(page, 'sign-in');
+    await page.getByLabel('Username').fill(OWNER.username);
+    await page.getByRole('textbox', { name: 'Password' }).fill('wrong-password-1');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByTestId('form-error').waitFor();
+    await signIn(page);
+    await page.getByRole('heading', { name: 'Interfaces' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/interfaces');
+    // The session is the HttpOnly cookie: no script can read it.
+    const cookies = await browser.context.cookies();
+    expect(cookies.find((cookie) => cookie.httpOnly)).toBeDefined();
+    expect(await page.evaluate(() => document.cookie)).toBe('');
+  });
+
+  test('create an interface: a refused field shows the API message beside it and keeps the input', async () => {
+    await page.getByTestId('new-interface').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Name').fill('wg-web');
+    const subnet = dialog.getByRole('textbox', { name: 'Subnet' });
+    await subnet.fill('not-a-subnet');
+    await dialog.getByTestId('interface-submit').click();
+    await waitFor('the subnet marked invalid', async () => (await subnet.getAttribute('aria-invalid')) === 'true');
+    expect(await subnet.inputValue()).toBe('not-a-subnet');
+    expect(await dialog.getByLabel('Name').inputValue()).toBe('wg-web');
+    await subnet.fill('10.66.0.0/24');
+    await dialog.getByTestId('interface-submit').click();
+    await page.getByTestId('interfaces-table').getByText('wg-web').waitFor();
+    await screenshot(page, 'interfaces');
+  });
+
+  test('create a client, open its configs and see a QR code', async () => {
+    await page.getByRole('link', { name: 'Clients' }).click();
+    await page.getByTestId('empty-state').waitFor();
+    await page.getByTestId('new-client').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Name').fill('alice-web');
+    await dialog.locator('.mantine-MultiSelect-input').click();
+    await page.getByRole('option', { name: 'wg-web' }).click();
+    await dialog.getByTestId('client-submit').click();
+    await page.getByTestId('open-configs').click();
+    await page.getByTestId('show-qr').first().click();
+    const qr = page.getByTestId('qr-code');
+    await qr.waitFor();
+    expect(await qr.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    await screenshot(page, 'client-qr');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Escape');
+    await page.goto(url('/clients'));
+    await page.getByTestId('clients-table').getByText('alice-web').waitFor();
+    await page.getByTestId('client-search').fill('nobody-matches-this');
+    await page.getByTestId('empty-state').waitFor();
+    await page.getByTestId('client-search').fill('alice');
+    await page.getByTestId('clients-table').getByText('alice-web').waitFor();
+    await screenshot(page, 'clients');
+  });
+
+  test('issue a token, copy a curl command from the API page and run it for real', async () => {
+    await page.goto(url('/nodes'));
+    await page.getByTestId('token-name').fill('web-test');
+    await page.getByTestId('issue-token').click();
+    const token = (await page.getByTestId('issued-token').textContent())!.trim();
+    expect(token).toMatch(/^wrn_/);
+    await screenshot(page, 'nodes');
+
+    await page.goto(url('/api-docs'));
+    const endpoint = page.locator(`[data-route="GET ${t.config.basePath}/api/clients"]`);
+    await endpoint.getByRole('button', { name: 'Copy' }).click();
+    const curl = await page.evaluate(() => navigator.clipboard.readText());
+    expect(curl).toContain(`${t.panel.origin}${t.config.basePath}/api/clients`);
+    expect(curl).toContain('$WARREN_TOKEN');
+    await screenshot(page, 'api');
+    const { stdout } = await exec('bash', ['-c', curl], { env: { ...process.env, WARREN_TOKEN: token } });
+    expect(JSON.parse(stdout).items.map((client: { name: string }) => client.name)).toEqual(['alice-web']);
+  });
+
+  test('create a backup with progress and download it', async () => {
+    await page.goto(url('/backups'));
+    await page.getByTestId('empty-state').waitFor();
+    await page.getByTestId('create-backup').click();
+    await page.getByTestId('backups-table').getByText(/^backup-.*\.tar\.gz$/).waitFor({ timeout: 60_000 });
+    await screenshot(page, 'backups');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-backup').first().click()]);
+    expect(download.suggestedFilename()).toMatch(/^backup-.*\.tar\.gz$/);
+    const archive = readFileSync((await download.path())!);
+    expect([archive[0], archive[1]]).toEqual([0x1f, 0x8b]);
+  });
+
+  test('the System page draws a chart of the host history', async () => {
+    const token = await t.login();
+    // The controller samples its own host every few seconds; wait until the history holds one.
+    await waitFor('a sample in the history', async () => {
+      const history = await t.call('GET', 'system/history?range=5m', { token });
+      return history.body.series.cpu.some((point: { v: number | null }) => point.v !== null);
+    }, 30_000);
+    await page.goto(url('/system'));
+    await page.getByTestId('range').locator('label', { hasText: /^5m$/ }).click();
+    await page.getByTestId('chart').first().locator('canvas').waitFor();
+    await screenshot(page, 'system');
+  });
+
+  test('overview, settings, hosts; a phone-sized screen gets a menu button', async () => {
+    await page.goto(url('/overview'));
+    await page.getByTestId('overview-updated').waitFor();
+    await screenshot(page, 'overview');
+    await page.goto(url('/settings'));
+    await page.getByTestId('save-settings').waitFor();
+    await screenshot(page, 'settings');
+    await page.goto(url('/hosts'));
+    await page.getByTestId('empty-state').waitFor();
+    await screenshot(page, 'hosts');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(url('/clients'));
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await page.getByRole('link', { name: 'Overview' }).waitFor();
+    await screenshot(page, 'phone-menu');
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  test('dark theme, then Persian flips the layout right to left', async () => {
+    await page.goto(url('/overview'));
+    await page.getByRole('button', { name: 'Light or dark theme' }).click();
+    await waitFor('the dark scheme', () => page.evaluate(() => document.documentElement.getAttribute('data-mantine-color-scheme') === 'dark'));
+    await screenshot(page, 'overview-dark');
+    await page.getByRole('button', { name: 'Light or dark theme' }).click();
+    await page.getByTestId('language-menu').click();
+    await page.getByTestId('language-fa').click();
+    await waitFor('dir=rtl', () => page.evaluate(() => document.documentElement.dir === 'rtl'));
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('fa');
+    await page.getByRole('link', { name: 'نمای کلی' }).waitFor();
+    await screenshot(page, 'overview-fa');
+    // The choice is kept across a reload.
+    await page.reload();
+    await page.getByRole('link', { name: 'نمای کلی' }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.dir)).toBe('rtl');
+    await page.getByTestId('language-menu').click();
+    await page.getByTestId('language-en').click();
+    await waitFor('dir=ltr', () => page.evaluate(() => document.documentElement.dir === 'ltr'));
+  });
+
+  test('a lost connection shows a banner, and it goes when the panel answers again', async () => {
+    await page.goto(url('/overview'));
+    await page.getByTestId('overview-updated').waitFor();
+    await page.route('**/api/**', (route) => route.abort('internetdisconnected'));
+    await page.getByTestId('connection-banner').waitFor({ timeout: 30_000 });
+    await page.unroute('**/api/**');
+    await page.getByTestId('connection-banner').waitFor({ state: 'detached', timeout: 30_000 });
+  });
+
+  test('an expired session goes to sign-in, then back to the page the person was on', async () => {
+    await page.goto(url('/hosts'));
+    await page.getByTestId('empty-state').waitFor();
+    await browser.context.clearCookies();
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/settings');
+    await signIn(page);
+    await page.getByTestId('save-settings').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/settings');
+  });
+
+  test('every call the page made is a route GET /api/docs lists', async () => {
+    expect(browser.pageErrors).toEqual([]);
+    await expectOnlyListedRoutes(t, browser, 30);
+  });
+});
+
+describe('the web panel under a base path', () => {
+  let t: TestPanel;
+  let browser: TestBrowser;
+
+  beforeAll(async () => {
+    assertWebBuilt();
+    t = await startTestPanel({ WARREN_BASE_PATH: '/x7k2' });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+
+  test('deep links and reloads work under the base path; the API keeps its JSON 404s', async () => {
+    const page = browser.page;
+    const base = `${t.panel.origin}/x7k2`;
+    await page.goto(`${base}/system`);
+    await signIn(page);
+    await page.getByRole('heading', { name: 'System' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/x7k2/system');
+    await page.reload();
+    await page.getByRole('heading', { name: 'System' }).waitFor();
+    await page.getByRole('link', { name: 'API' }).click();
+    await page.locator('[data-testid="curl"]').first().waitFor();
+    expect(await page.locator('[data-testid="curl"]').first().textContent()).toContain(`${base}/api/`);
+
+    const root = await fetch(`${t.panel.origin}/x7k2`, { redirect: 'manual' });
+    expect([root.status, root.headers.get('location')]).toEqual([302, '/x7k2/']);
+    const index = await (await fetch(`${base}/clients/some/deep/link`)).text();
+    expect(index).toContain('<base href="/x7k2/" data-warren-base>');
+    const unknownApi = await fetch(`${base}/api/no-such-route`);
+    expect([unknownApi.status, await unknownApi.json()]).toEqual([404, { error: 'not found', field: '' }]);
+    const outside = await fetch(`${t.panel.origin}/clients`);
+    expect([outside.status, await outside.json()]).toEqual([404, { error: 'not found', field: '' }]);
+    // The app's routes are GETs of its files and index.html, kept apart from the API's route table.
+    expect(t.panel.webRoutes.filter((route) => route.method !== 'HEAD')).toEqual([
+      { method: 'GET', url: '/x7k2/*' },
+      { method: 'GET', url: '/x7k2' },
+    ]);
+    expect(browser.pageErrors).toEqual([]);
+    await expectOnlyListedRoutes(t, browser, 5);
+  });
+});
