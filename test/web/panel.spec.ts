@@ -219,6 +219,14 @@ describe('the web panel in a browser', () => {
     await waitFor('dir=rtl', () => page.evaluate(() => document.documentElement.dir === 'rtl'));
     expect(await page.evaluate(() => document.documentElement.lang)).toBe('fa');
     await page.getByRole('link', { name: 'نمای کلی' }).waitFor();
+    // The sidebar moves to the right and the page beside it, clear of it.
+    await waitFor('the layout flipped', () =>
+      page.evaluate(() => {
+        const navbar = document.querySelector('nav')!.getBoundingClientRect();
+        const title = document.querySelector('main h2')!.getBoundingClientRect();
+        return navbar.left > window.innerWidth / 2 && title.right <= navbar.left && title.left >= 0;
+      }),
+    );
     await screenshot(page, 'overview-fa');
     // The choice is kept across a reload.
     await page.reload();
