@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { assertWebBuilt, launchBrowser, type TestBrowser } from '../support/browser.js';
+import { WEB_PATHS } from '#libs/contracts/web-paths.js';
 import { ROOT } from '../support/spawned-process.js';
 import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
 import { waitFor } from '../support/wait-for.js';
@@ -13,6 +14,11 @@ import { waitFor } from '../support/wait-for.js';
  * panel serving the built app (dist/web): every step goes through the pages as a person would.
  * Each page's screenshot is kept in docs/screenshots/ (shown in README.md).
  */
+// What the callbacks given to page.evaluate() see: they run in the page, not in Node.
+declare const document: any;
+declare const window: any;
+declare const navigator: any;
+
 const SCREENSHOTS = join(ROOT, 'docs', 'screenshots');
 const exec = promisify(execFile);
 
@@ -293,17 +299,23 @@ describe('the web panel under a base path', () => {
 
     const root = await fetch(`${t.panel.origin}/x7k2`, { redirect: 'manual' });
     expect([root.status, root.headers.get('location')]).toEqual([302, '/x7k2/']);
-    const index = await (await fetch(`${base}/clients/some/deep/link`)).text();
+    const index = await (await fetch(`${base}/clients/some-id`)).text();
     expect(index).toContain('<base href="/x7k2/" data-warren-base>');
     const unknownApi = await fetch(`${base}/api/no-such-route`);
     expect([unknownApi.status, await unknownApi.json()]).toEqual([404, { error: 'not found', field: '' }]);
     const outside = await fetch(`${t.panel.origin}/clients`);
     expect([outside.status, await outside.json()]).toEqual([404, { error: 'not found', field: '' }]);
-    // The app's routes are GETs of its files and index.html, kept apart from the API's route table.
-    expect(t.panel.webRoutes.filter((route) => route.method !== 'HEAD')).toEqual([
-      { method: 'GET', url: '/x7k2/*' },
-      { method: 'GET', url: '/x7k2' },
-    ]);
+    // The app's routes are GETs of its pages and files under the base path, none under its API, and
+    // kept apart from the API's route table; each page answers with the app.
+    const webRoutes = t.panel.webRoutes.filter((route) => route.method !== 'HEAD');
+    expect(webRoutes.every((route) => route.method === 'GET' && (route.url === '/x7k2' || route.url.startsWith('/x7k2/')) && !route.url.startsWith('/x7k2/api/'))).toBe(true);
+    expect(t.panel.servedRoutes.filter((route) => !route.url.startsWith('/x7k2/api/'))).toEqual([]);
+    for (const path of WEB_PATHS) {
+      const answer = await fetch(`${base}/${path.replace(':id', '0b7c5a51-0000-4000-8000-000000000000')}`);
+      expect([path, answer.status, answer.headers.get('content-type')]).toEqual([path, 200, 'text/html; charset=utf-8']);
+    }
+    const missingAsset = await fetch(`${base}/assets/no-such-file.js`);
+    expect([missingAsset.status, await missingAsset.json()]).toEqual([404, { error: 'not found', field: '' }]);
     expect(browser.pageErrors).toEqual([]);
     await expectOnlyListedRoutes(t, browser, 5);
   });

@@ -1,7 +1,8 @@
 import { DirectionProvider, MantineProvider, createTheme, useDirection } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { lazy, Suspense, useEffect } from 'react';
+import { lazy, Suspense, useEffect, type ComponentType, type LazyExoticComponent } from 'react';
+import { WEB_PAGES, type WebPage } from '../../../libs/contracts/web-paths.js';
 import { useTranslation } from 'react-i18next';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { ApiError } from './api.js';
@@ -12,17 +13,20 @@ import { Layout } from './layout.js';
 import { SessionGate } from './session.js';
 import { SignInPage } from './pages/sign-in.js';
 
-// Every page is its own chunk: the first load carries the shell and sign-in only.
-const OverviewPage = lazy(() => import('./pages/overview.js'));
-const ClientsPage = lazy(() => import('./pages/clients.js'));
-const InterfacesPage = lazy(() => import('./pages/interfaces.js'));
-const HostsPage = lazy(() => import('./pages/hosts.js'));
-const NodesPage = lazy(() => import('./pages/nodes.js'));
-const BackupsPage = lazy(() => import('./pages/backups.js'));
-const SystemPage = lazy(() => import('./pages/system.js'));
-const SettingsPage = lazy(() => import('./pages/settings.js'));
-const ApiPage = lazy(() => import('./pages/api-docs.js'));
-const AccountPage = lazy(() => import('./pages/account.js'));
+// Every page is its own chunk: the first load carries the shell and sign-in only. The pages are
+// the list the controller serves the app for (deep links, reloads): libs/contracts/web-paths.ts.
+const PAGES: Record<WebPage, LazyExoticComponent<ComponentType>> = {
+  overview: lazy(() => import('./pages/overview.js')),
+  clients: lazy(() => import('./pages/clients.js')),
+  interfaces: lazy(() => import('./pages/interfaces.js')),
+  hosts: lazy(() => import('./pages/hosts.js')),
+  nodes: lazy(() => import('./pages/nodes.js')),
+  backups: lazy(() => import('./pages/backups.js')),
+  system: lazy(() => import('./pages/system.js')),
+  settings: lazy(() => import('./pages/settings.js')),
+  'api-docs': lazy(() => import('./pages/api-docs.js')),
+  account: lazy(() => import('./pages/account.js')),
+};
 
 const theme = createTheme({ primaryColor: 'teal', defaultRadius: 'md', fontFamily: 'system-ui, -apple-system, "Segoe UI", Tahoma, sans-serif' });
 
@@ -60,17 +64,11 @@ export function App() {
               <Route path="/sign-in" element={<SignInPage />} />
               <Route element={<SessionGate><Layout /></SessionGate>}>
                 <Route index element={<Navigate to="/overview" replace />} />
-                <Route path="/overview" element={<Page><OverviewPage /></Page>} />
-                <Route path="/clients" element={<Page><ClientsPage /></Page>} />
-                <Route path="/clients/:id" element={<Page><ClientsPage /></Page>} />
-                <Route path="/interfaces" element={<Page><InterfacesPage /></Page>} />
-                <Route path="/hosts" element={<Page><HostsPage /></Page>} />
-                <Route path="/nodes" element={<Page><NodesPage /></Page>} />
-                <Route path="/backups" element={<Page><BackupsPage /></Page>} />
-                <Route path="/system" element={<Page><SystemPage /></Page>} />
-                <Route path="/settings" element={<Page><SettingsPage /></Page>} />
-                <Route path="/api-docs" element={<Page><ApiPage /></Page>} />
-                <Route path="/account" element={<Page><AccountPage /></Page>} />
+                {WEB_PAGES.map((name) => {
+                  const Page = PAGES[name];
+                  return <Route key={name} path={`/${name}`} element={<Suspense fallback={<PageLoader />}><Page /></Suspense>} />;
+                })}
+                <Route path="/clients/:id" element={<Suspense fallback={<PageLoader />}><PAGES.clients /></Suspense>} />
                 <Route path="*" element={<Navigate to="/overview" replace />} />
               </Route>
             </Routes>
@@ -79,8 +77,4 @@ export function App() {
       </MantineProvider>
     </DirectionProvider>
   );
-}
-
-function Page({ children }: { children: React.ReactNode }) {
-  return <Suspense fallback={<PageLoader />}>{children}</Suspense>;
 }

@@ -2,7 +2,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { WEB_PATHS } from '#libs/contracts/web-paths.js';
+import { toErrorResponse } from '../http/error-response.js';
 import type { PanelFastify } from '../http/json-body.js';
 
 /** Marks the web app's routes (route `config`), so the route table keeps them apart from the API's. */
@@ -40,34 +42,41 @@ const SECURITY_HEADERS = {
 };
 
 /**
- * Serves the web panel (apps/web, built to `root`) under the base path, outside `/api`: its files
- * by their exact names, and index.html, with the base path written into its `<base>`, for every
- * other GET (deep links and reloads land on the app, which routes them). Paths under the API
- * prefix never reach the app: an unknown API path stays the API's JSON 404. Returns false when
- * no build is there (the API runs without a panel).
+ * Serves the web panel (apps/web, built to `root`) under the base path, outside `/api`: its built
+ * files under `assets/`, and index.html, with the base path written into its `<base>`, for each of
+ * the app's own pages (libs/contracts/web-paths.ts), so deep links and reloads land on the app.
+ * Only those paths: an unknown path, API or not, stays the API's JSON 404, and no app route can
+ * shadow an API route. Returns false when no build is there (the API runs without a panel).
  */
-export async function registerWebApp(fastify: PanelFastify, basePath: string, root: string): Promise<boolean> {
+export async function registerWebApp(panelFastify: PanelFastify, basePath: string, root: string): Promise<boolean> {
+  // fastify types routes per server kind (HTTP or HTTPS); these use nothing server-specific.
+  const fastify = panelFastify as unknown as FastifyInstance;
   if (!existsSync(join(root, 'index.html'))) return false;
   const files = new Set(listFiles(root));
   const index = readFileSync(join(root, 'index.html'), 'utf8').replace(BASE_TAG, `<base href="${basePath}/" data-warren-base>`);
   await fastify.register(fastifyStatic as never, { root, serve: false });
 
-  const serve = async (request: FastifyRequest<{ Params: { '*'?: string } }>, reply: FastifyReply) => {
-    const path = request.params['*'] ?? '';
-    if (path === 'api' || path.startsWith('api/')) return reply.code(404).send({ error: 'not found', field: '' });
-    void reply.headers(SECURITY_HEADERS);
-    if (files.has(path) && path !== 'index.html') {
-      // Vite names built assets by their content hash: they never change under the same name.
-      const immutable = path.startsWith('assets/');
-      return reply.sendFile(path, { cacheControl: false }).header('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
-    }
-    return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(index);
+  // Errors of the request layer's hooks (a NUL in the path...) answer in the API's one shape.
+  const errorHandler = (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+    const answer = toErrorResponse(error);
+    void reply.code(answer.status).headers(answer.headers).send(answer.body);
   };
-  const config = { [WEB_APP_ROUTE]: true };
-  fastify.get(`${basePath}/*`, { config }, serve as never);
+  const options = { config: { [WEB_APP_ROUTE]: true }, errorHandler };
+  const notFound = (reply: FastifyReply) => reply.code(404).send({ error: 'not found', field: '' });
+
+  const page = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply.headers(SECURITY_HEADERS).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(index);
+  for (const path of WEB_PATHS) fastify.get(`${basePath}/${path}`, options, page);
+
+  fastify.get<{ Params: { '*'?: string } }>(`${basePath}/assets/*`, options, async (request, reply) => {
+    const path = `assets/${request.params['*'] ?? ''}`;
+    if (!files.has(path)) return notFound(reply);
+    // Vite names built files by their content hash: they never change under the same name.
+    return reply.headers(SECURITY_HEADERS).sendFile(path, { cacheControl: false }).header('cache-control', 'public, max-age=31536000, immutable');
+  });
   if (basePath) {
     // `/x7k2` itself: the app's relative asset paths need the trailing slash.
-    fastify.get(basePath, { config }, async (_request, reply) => reply.redirect(`${basePath}/`, 302));
+    fastify.get(basePath, options, async (_request, reply) => reply.redirect(`${basePath}/`, 302));
   }
   return true;
 }
