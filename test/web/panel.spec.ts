@@ -152,6 +152,64 @@ describe('the web panel in a browser', () => {
     await screenshot(page, 'clients');
   });
 
+  test('a client is changed, disabled, reset (after a confirmation) and given a device', async () => {
+    await page.getByTestId('clients-table').getByText('alice-web').click();
+    const drawer = page.getByRole('dialog');
+    // One device already, at the limit of one: the API refuses, its message shows, the name stays.
+    const deviceName = drawer.getByLabel('New device name');
+    await deviceName.fill('laptop');
+    await drawer.getByRole('button', { name: 'Add device' }).click();
+    await waitFor('the refusal shown', async () => (await drawer.getByTestId('form-error').count()) + (await deviceName.getAttribute('aria-invalid') === 'true' ? 1 : 0) > 0);
+    expect(await deviceName.inputValue()).toBe('laptop');
+
+    await drawer.getByTestId('edit-client').click();
+    await drawer.getByLabel('Note').fill('from the browser');
+    await drawer.getByLabel('Device limit').fill('2');
+    await drawer.getByTestId('client-submit').click();
+    await drawer.getByText('from the browser').waitFor();
+    await drawer.getByRole('switch', { name: 'Enabled' }).click();
+    await drawer.getByText('disabled', { exact: true }).waitFor();
+    await drawer.getByRole('switch', { name: 'Enabled' }).click();
+    await drawer.getByText('active', { exact: true }).waitFor();
+    await drawer.getByTestId('reset-client').click();
+    await page.getByRole('dialog', { name: 'Are you sure?' }).getByTestId('confirm').click();
+    await page.getByText('Traffic reset to zero').waitFor();
+    await drawer.getByLabel('New device name').fill('laptop');
+    await drawer.getByRole('button', { name: 'Add device' }).click();
+    await drawer.getByText('laptop', { exact: true }).waitFor();
+    await screenshot(page, 'client');
+    const [stored] = await t.query<{ note: string }>('select note from clients where name = $1', ['alice-web']);
+    expect(stored.note).toBe('from the browser');
+    await page.keyboard.press('Escape');
+  });
+
+  test('a host is added to the interface', async () => {
+    await page.goto(url('/hosts'));
+    await page.getByTestId('empty-state').waitFor();
+    await page.getByRole('button', { name: 'New host' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Name').fill('second-address');
+    await dialog.getByLabel('Address').fill('127.0.0.2');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('cell', { name: 'second-address' }).waitFor();
+    await screenshot(page, 'hosts');
+  });
+
+  test('add a node and copy its enrolment command', async () => {
+    await page.goto(url('/nodes'));
+    await page.getByTestId('new-node').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Name').fill('edge-1');
+    await dialog.getByLabel('Address').fill('192.0.2.10');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    const command = page.getByTestId('enrol-command');
+    await command.waitFor();
+    await page.getByRole('dialog').getByRole('button', { name: 'Copy' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(await command.textContent());
+    await page.keyboard.press('Escape');
+    await page.getByRole('cell', { name: 'edge-1' }).waitFor();
+  });
+
   test('issue a token, copy a curl command from the API page and run it for real', async () => {
     await page.goto(url('/nodes'));
     await page.getByTestId('token-name').fill('web-test');
@@ -181,6 +239,16 @@ describe('the web panel in a browser', () => {
     expect(download.suggestedFilename()).toMatch(/^backup-.*\.tar\.gz$/);
     const archive = readFileSync((await download.path())!);
     expect([archive[0], archive[1]]).toEqual([0x1f, 0x8b]);
+
+    // Delete it, upload the downloaded archive back, then restore it after the confirmation.
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog', { name: 'Are you sure?' }).getByTestId('confirm').click();
+    await page.getByTestId('empty-state').waitFor();
+    await page.locator('input[type="file"]').setInputFiles((await download.path())!);
+    await page.getByTestId('backups-table').getByText(download.suggestedFilename()).waitFor();
+    await page.getByRole('button', { name: 'Restore' }).click();
+    await page.getByRole('dialog', { name: 'Are you sure?' }).getByRole('button', { name: 'Restore' }).click();
+    await page.getByText('Backup restored').waitFor({ timeout: 60_000 });
   });
 
   test('the System page draws a chart of the host history', async () => {
@@ -196,16 +264,13 @@ describe('the web panel in a browser', () => {
     await screenshot(page, 'system');
   });
 
-  test('overview, settings, hosts; a phone-sized screen gets a menu button', async () => {
+  test('overview and settings; a phone-sized screen gets a menu button', async () => {
     await page.goto(url('/overview'));
     await page.getByTestId('overview-updated').waitFor();
     await screenshot(page, 'overview');
     await page.goto(url('/settings'));
     await page.getByTestId('save-settings').waitFor();
     await screenshot(page, 'settings');
-    await page.goto(url('/hosts'));
-    await page.getByTestId('empty-state').waitFor();
-    await screenshot(page, 'hosts');
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(url('/clients'));
     await page.getByRole('button', { name: 'Menu' }).click();
@@ -254,7 +319,7 @@ describe('the web panel in a browser', () => {
 
   test('an expired session goes to sign-in, then back to the page the person was on', async () => {
     await page.goto(url('/hosts'));
-    await page.getByTestId('empty-state').waitFor();
+    await page.getByRole('cell', { name: 'second-address' }).waitFor();
     await browser.context.clearCookies();
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
@@ -262,6 +327,18 @@ describe('the web panel in a browser', () => {
     await signIn(page);
     await page.getByTestId('save-settings').waitFor();
     expect(new URL(page.url()).pathname).toBe('/settings');
+  });
+
+  test('a refused password change names the field and keeps what was typed', async () => {
+    await page.goto(url('/account'));
+    const current = page.getByRole('textbox', { name: 'Current password' });
+    await current.fill('not-the-password');
+    await page.getByRole('textbox', { name: /New password/ }).fill('another-password-456');
+    await page.getByRole('button', { name: 'Save' }).click();
+    // The API's own message, under the field it names (currentPassword).
+    await page.locator('.mantine-PasswordInput-root', { has: current }).getByText('the current password is wrong').waitFor();
+    expect(await page.getByRole('textbox', { name: /New password/ }).inputValue()).toBe('another-password-456');
+    await screenshot(page, 'account');
   });
 
   test('every call the page made is a route GET /api/docs lists', async () => {
