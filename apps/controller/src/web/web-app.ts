@@ -52,9 +52,10 @@ export async function registerWebApp(panelFastify: PanelFastify, basePath: strin
   // fastify types routes per server kind (HTTP or HTTPS); these use nothing server-specific.
   const fastify = panelFastify as unknown as FastifyInstance;
   if (!existsSync(join(root, 'index.html'))) return false;
-  const files = new Set(listFiles(root));
+  // The build's own files; their precompressed twins (.br, .gz) are sent in their place, never by name.
+  const files = new Set(listFiles(root).filter((file) => !/\.(br|gz)$/.test(file)));
   const index = readFileSync(join(root, 'index.html'), 'utf8').replace(BASE_TAG, `<base href="${basePath}/" data-warren-base>`);
-  await fastify.register(fastifyStatic as never, { root, serve: false });
+  await fastify.register(fastifyStatic as never, { root, serve: false, preCompressed: true });
 
   // Errors of the request layer's hooks (a NUL in the path...) answer in the API's one shape.
   const errorHandler = (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {

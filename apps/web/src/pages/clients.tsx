@@ -31,10 +31,10 @@ export default function ClientsPage() {
   const { id } = useParams();
   const canManage = useCanManage();
   const [search, setSearch] = useState('');
-  const [debouncedSearch] = useDebouncedValue(search.trim(), 250);
+  const [debouncedSearch] = useDebouncedValue(search.trim(), 150);
   const [status, setStatus] = useState<string | null>(null);
   const [group, setGroup] = useState('');
-  const [debouncedGroup] = useDebouncedValue(group.trim(), 250);
+  const [debouncedGroup] = useDebouncedValue(group.trim(), 150);
   const [creating, setCreating] = useState(false);
   // The cursor of each page reached so far: page n+1 is asked with the nextCursor page n gave.
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
