@@ -38,6 +38,26 @@ export function settingsFromEnv() {
   return { clients: envNumber('BENCH_CLIENTS', 100_000, 100), rounds: envNumber('BENCH_ROUNDS', 7, 1) };
 }
 
+/**
+ * Timestamps taken inside the page (performance.now(), from the navigation's start), so the
+ * figures are what a person sees, not Playwright's polling: when the clients table first has a
+ * row, when a form is submitted, when a search is typed and when its one result is on screen.
+ */
+function installMarks() {
+  const rows = () => document.querySelectorAll('[data-testid="clients-table"] tbody tr');
+  const observer = new MutationObserver(() => {
+    const now = performance.now();
+    const found = rows();
+    if (window.__rowAt === undefined && found.length > 0) window.__rowAt = now;
+    if (window.__wanted && window.__resultAt === undefined && found.length === 1 && found[0].textContent.includes(window.__wanted)) window.__resultAt = now;
+  });
+  document.addEventListener('DOMContentLoaded', () => observer.observe(document.body, { childList: true, subtree: true, characterData: true }));
+  document.addEventListener('submit', () => (window.__submitAt = performance.now()), true);
+  document.addEventListener('input', (event) => {
+    if (event.target?.closest?.('[data-testid="client-search"]') || event.target?.getAttribute?.('data-testid') === 'client-search') window.__typedAt = performance.now();
+  }, true);
+}
+
 async function launch(scope) {
   const profile = mkdtempSync(join(tmpdir(), 'warren-bench-chromium-'));
   const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 800 } });
@@ -45,7 +65,9 @@ async function launch(scope) {
     await context.close().catch(() => undefined);
     rmSync(profile, { recursive: true, force: true });
   });
-  return { context, page: context.pages()[0] ?? (await context.newPage()) };
+  const page = context.pages()[0] ?? (await context.newPage());
+  await page.addInitScript(installMarks);
+  return { context, page };
 }
 
 /** Bytes on the wire (encoded bodies) of the scripts and stylesheets a navigation loads. */
@@ -104,24 +126,21 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     await page.getByLabel('Username').fill(BENCH_OWNER.username);
     await page.getByRole('textbox', { name: 'Password' }).fill(BENCH_OWNER.password);
     // From pressing "Sign in" to the first page of clients: the clients page's chunk is not loaded yet.
-    let started = performance.now();
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.locator('[data-testid="clients-table"] tbody tr').first().waitFor();
-    const coldMs = performance.now() - started;
+    await page.waitForFunction(() => window.__rowAt !== undefined);
+    const coldMs = await page.evaluate(() => window.__rowAt - window.__submitAt);
 
     const firstPage = [];
     const search = [];
     for (let round = 0; round < settings.rounds; round++) {
-      started = performance.now();
       await page.goto(`${panel.origin}/clients`);
-      await page.locator('[data-testid="clients-table"] tbody tr').first().waitFor();
-      firstPage.push(performance.now() - started);
+      await page.waitForFunction(() => window.__rowAt !== undefined);
+      firstPage.push(await page.evaluate(() => window.__rowAt));
       const wanted = `client-${String((round * 13_337 + 4_242) % settings.clients).padStart(6, '0')}`;
-      started = performance.now();
+      await page.evaluate((name) => (window.__wanted = name), wanted);
       await page.getByTestId('client-search').fill(wanted);
-      await page.locator('[data-testid="clients-table"] tbody tr').filter({ hasText: wanted }).waitFor();
-      await page.waitForFunction(() => document.querySelectorAll('[data-testid="clients-table"] tbody tr').length === 1);
-      search.push(performance.now() - started);
+      await page.waitForFunction(() => window.__resultAt !== undefined);
+      search.push(await page.evaluate(() => window.__resultAt - window.__typedAt));
     }
     const rows = await page.locator('[data-testid="clients-table"] tbody tr').count();
     if (rows !== 1) throw new Error(`the search showed ${rows} rows`);
@@ -152,15 +171,15 @@ function render({ settings, machine, command, result, code, postgres }) {
   const verdict = (value, target) => (value <= target ? 'met' : 'missed');
   const header = ['measure', 'median', 'rounds', 'target', ''];
   const rows = [
-    ['navigation → first page of clients (warm: app files cached)', ms(firstPage), result.firstPage.map((v) => ms(v)).join(' / '), `< ${TARGETS.firstPageMs} ms`, verdict(firstPage, TARGETS.firstPageMs)],
-    ['sign-in pressed → first page of clients (cold: fresh profile)', ms(result.coldMs), '1', `< ${TARGETS.firstPageMs} ms`, verdict(result.coldMs, TARGETS.firstPageMs)],
-    ['typing a search → its one result shown (150 ms debounce included)', ms(search), result.search.map((v) => ms(v)).join(' / '), `< ${TARGETS.searchMs} ms`, verdict(search, TARGETS.searchMs)],
+    ['navigation start → first page of clients on screen (warm: app files cached)', ms(firstPage), result.firstPage.map((v) => ms(v)).join(' / '), `< ${TARGETS.firstPageMs} ms`, verdict(firstPage, TARGETS.firstPageMs)],
+    ['sign-in submitted → first page of clients on screen (cold: fresh profile)', ms(result.coldMs), '1', `< ${TARGETS.firstPageMs} ms`, verdict(result.coldMs, TARGETS.firstPageMs)],
+    ['search typed → its one result alone on screen (150 ms debounce included)', ms(search), result.search.map((v) => ms(v)).join(' / '), `< ${TARGETS.searchMs} ms`, verdict(search, TARGETS.searchMs)],
     [`first load: JavaScript on the wire (${result.scripts} files) + CSS`, `${kb(result.initialJs)} + ${kb(result.initialCss)}`, '1', `< ${TARGETS.initialKb} KB`, verdict(initialKb, TARGETS.initialKb)],
   ];
   const markdown = [
     `## ${TITLE}`,
     '',
-    `The real panel (\`node dist/apps/controller/src/main.js\` with the flags \`npm start\` uses) serving the built web app, on a fresh database with ${fixed(settings.clients)} clients inserted with SQL exactly as \`POST /api/clients\` makes them; Debian's Chromium (headless, through playwright-core) with a fresh profile. The first page is 25 clients (newest first, a cursor page); a search is for one client's full name. The app files are sent precompressed (brotli), so the bytes are what a browser transfers.`,
+    `The real panel (\`node dist/apps/controller/src/main.js\` with the flags \`npm start\` uses) serving the built web app, on a fresh database with ${fixed(settings.clients)} clients inserted with SQL exactly as \`POST /api/clients\` makes them; Debian's Chromium (headless, through playwright-core) with a fresh profile. The first page is 25 clients (newest first, a cursor page); a search is for one client's full name. Times are taken inside the page (\`performance.now()\` marks from a MutationObserver: when the table first holds a row, when the search's one result is alone in it), from the navigation's start, the form's submit or the search's input event. The app files are sent precompressed (brotli), so the bytes are what a browser transfers.`,
     '',
     `- Command: \`${command ?? 'npm run bench'}\` with \`BENCH_ONLY=web\` (BENCH_CLIENTS=${settings.clients} BENCH_ROUNDS=${settings.rounds})`,
     `- Date: ${new Date().toISOString()}; code: ${code}`,

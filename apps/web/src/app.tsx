@@ -1,32 +1,17 @@
 import { DirectionProvider, MantineProvider, createTheme, useDirection } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { lazy, Suspense, useEffect, type ComponentType, type LazyExoticComponent } from 'react';
-import { WEB_PAGES, type WebPage } from '../../../libs/contracts/web-paths.js';
+import { useEffect } from 'react';
+import { WEB_PAGES } from '../../../libs/contracts/web-paths.js';
 import { useTranslation } from 'react-i18next';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { ApiError } from './api.js';
-import { PageLoader } from './components/page-loader.js';
 import { basePath } from './env.js';
 import { directionOf } from './i18n.js';
 import { Layout } from './layout.js';
+import { PageSlot } from './pages.js';
 import { SessionGate } from './session.js';
 import { SignInPage } from './pages/sign-in.js';
-
-// Every page is its own chunk: the first load carries the shell and sign-in only. The pages are
-// the list the controller serves the app for (deep links, reloads): libs/contracts/web-paths.ts.
-const PAGES: Record<WebPage, LazyExoticComponent<ComponentType>> = {
-  overview: lazy(() => import('./pages/overview.js')),
-  clients: lazy(() => import('./pages/clients.js')),
-  interfaces: lazy(() => import('./pages/interfaces.js')),
-  hosts: lazy(() => import('./pages/hosts.js')),
-  nodes: lazy(() => import('./pages/nodes.js')),
-  backups: lazy(() => import('./pages/backups.js')),
-  system: lazy(() => import('./pages/system.js')),
-  settings: lazy(() => import('./pages/settings.js')),
-  'api-docs': lazy(() => import('./pages/api-docs.js')),
-  account: lazy(() => import('./pages/account.js')),
-};
 
 const theme = createTheme({ primaryColor: 'teal', defaultRadius: 'md', fontFamily: 'system-ui, -apple-system, "Segoe UI", Tahoma, sans-serif' });
 
@@ -64,11 +49,10 @@ export function App() {
               <Route path="/sign-in" element={<SignInPage />} />
               <Route element={<SessionGate><Layout /></SessionGate>}>
                 <Route index element={<Navigate to="/overview" replace />} />
-                {WEB_PAGES.map((name) => {
-                  const Page = PAGES[name];
-                  return <Route key={name} path={`/${name}`} element={<Suspense fallback={<PageLoader />}><Page /></Suspense>} />;
-                })}
-                <Route path="/clients/:id" element={<Suspense fallback={<PageLoader />}><PAGES.clients /></Suspense>} />
+                {WEB_PAGES.map((name) => (
+                  <Route key={name} path={`/${name}`} element={<PageSlot key={name} name={name} />} />
+                ))}
+                <Route path="/clients/:id" element={<PageSlot key="clients" name="clients" />} />
                 <Route path="*" element={<Navigate to="/overview" replace />} />
               </Route>
             </Routes>
