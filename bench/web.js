@@ -142,12 +142,13 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       await page.waitForFunction(() => window.__resultAt !== undefined);
       search.push(await page.evaluate(() => window.__resultAt - window.__typedAt));
     }
+    const browser = `Chromium ${(await page.evaluate(() => navigator.userAgent)).match(/Chrome\/([\d.]+)/)?.[1] ?? '?'} (headless)`;
     const rows = await page.locator('[data-testid="clients-table"] tbody tr').count();
     if (rows !== 1) throw new Error(`the search showed ${rows} rows`);
     await context.close();
     if (!panel.alive()) throw new Error(`the panel exited during the benchmark:\n${panel.tail()}`);
 
-    const result = { coldMs, firstPage, search, initialJs, initialCss, scripts: scripts.length };
+    const result = { coldMs, firstPage, search, initialJs, initialCss, scripts: scripts.length, browser };
     const report = render({ settings, machine, command, result, code: codeVersion(), postgres: await postgresVersion().catch(() => undefined) });
     console.log(`\n${report.text}\n`);
     if (writeDoc && docFile) {
@@ -183,7 +184,10 @@ function render({ settings, machine, command, result, code, postgres }) {
     '',
     `- Command: \`${command ?? 'npm run bench'}\` with \`BENCH_ONLY=web\` (BENCH_CLIENTS=${settings.clients} BENCH_ROUNDS=${settings.rounds})`,
     `- Date: ${new Date().toISOString()}; code: ${code}`,
-    `- Machine: ${machine}; PostgreSQL ${postgres ?? '?'}`,
+    `- Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, ${machine.platform}; shared with other engineers' test runs`,
+    `- Software: Node ${machine.node}, ${result.browser}, PostgreSQL ${postgres ?? 'unknown'} on the same machine; plain HTTP`,
+    '',
+    'Anchors (the issue): panels of this kind take 6 to 40 s to show 900 to 1,250 users, and more than 10 minutes at 3,000; this page never loads more than one page of 25 (the cursor makes page n+1 cost the same at any depth).',
     '',
     markdownTable(header, rows),
     '',
