@@ -183,6 +183,35 @@ describe('the web panel in a browser', () => {
     await page.keyboard.press('Escape');
   });
 
+  test('clients come a page at a time (the next page by its cursor) and filter by status on the server', async () => {
+    const token = await t.login();
+    const [iface] = (await t.call('GET', 'interfaces', { token })).body;
+    for (let i = 0; i < 30; i++) {
+      const made = await t.call('POST', 'clients', { token, body: { name: `bulk-${String(i).padStart(2, '0')}`, interfaceIds: [iface.id], groups: i % 2 ? ['odd'] : [] } });
+      expect(made.status).toBe(201);
+      if (i === 7) expect((await t.call('PATCH', `clients/${made.body.id}`, { token, body: { enabled: false } })).status).toBe(200);
+    }
+    await page.goto(url('/clients'));
+    const rows = page.locator('[data-testid="clients-table"] tbody tr');
+    await page.getByText('31 clients').waitFor();
+    expect(await rows.count()).toBe(25);
+    const [next] = await Promise.all([
+      page.waitForRequest((request) => new URL(request.url()).pathname.endsWith('/api/clients') && new URL(request.url()).searchParams.has('cursor')),
+      page.getByRole('button', { name: '2', exact: true }).click(),
+    ]);
+    expect(new URL(next.url()).searchParams.get('perPage')).toBe('25');
+    await waitFor('the second page', async () => (await rows.count()) === 6);
+    await page.getByRole('combobox', { name: 'Status' }).click();
+    await page.getByRole('option', { name: 'disabled' }).click();
+    await waitFor('the disabled client alone', async () => (await rows.count()) === 1 && (await rows.first().textContent())!.includes('bulk-07'));
+    await page.getByRole('combobox', { name: 'Status' }).click();
+    await page.getByRole('option', { name: 'disabled' }).click();
+    await page.getByLabel('Group', { exact: true }).fill('odd');
+    await page.getByText('15 clients').waitFor();
+    await page.getByLabel('Group', { exact: true }).fill('');
+    await page.getByText('31 clients').waitFor();
+  });
+
   test('a host is added to the interface', async () => {
     await page.goto(url('/hosts'));
     await page.getByTestId('empty-state').waitFor();
@@ -226,7 +255,8 @@ describe('the web panel in a browser', () => {
     expect(curl).toContain('$WARREN_TOKEN');
     await screenshot(page, 'api');
     const { stdout } = await exec('bash', ['-c', curl], { env: { ...process.env, WARREN_TOKEN: token } });
-    expect(JSON.parse(stdout).items.map((client: { name: string }) => client.name)).toEqual(['alice-web']);
+    const answer = JSON.parse(stdout);
+    expect([answer.total, answer.items.length]).toEqual([31, 25]);
   });
 
   test('create a backup with progress and download it', async () => {
