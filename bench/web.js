@@ -85,7 +85,7 @@ function recordTransfers(page) {
 
 export async function run({ writeDoc = true, docFile, command } = {}) {
   const settings = settingsFromEnv();
-  if (!existsSync(join(ROOT_DIR, 'dist/web/index.html'))) throw new Error('no web panel build: run `npm run build:web` first');
+  if (!existsSync(join(ROOT_DIR, 'dist/web/index.html'))) throw new Error('no web panel build: run `npm run build` first');
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: run test/prepare-host.sh`);
   const machine = describeMachine();
   const scope = cleanupScope('the web run (browser, panel, database)');

@@ -21,7 +21,7 @@ export interface TestBrowser {
 
 /** Fails at once, naming the command, when the web panel was not built (its tests need dist/web). */
 export function assertWebBuilt(): void {
-  if (!existsSync(join(defaultWebRoot(), 'index.html'))) throw new Error('no web panel build in dist/web: run `npm run build:web` first');
+  if (!existsSync(join(defaultWebRoot(), 'index.html'))) throw new Error('no web panel build in dist/web: run `npm run build` first');
 }
 
 /** A fresh Chromium profile (its own --user-data-dir, removed on close), one page, its requests recorded. */

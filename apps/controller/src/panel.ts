@@ -92,7 +92,7 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
     installRequestLayer(fastify, BODY_LIMIT_BYTES);
     await fastify.register(fastifyCookie as never);
     const webApp = await registerWebApp(fastify, config.basePath, config.webRoot ?? defaultWebRoot());
-    if (!webApp) logger.log('no web panel build (npm run build:web): serving the API only');
+    if (!webApp) logger.log('no web panel build in dist/web (npm run build): serving the API only');
 
     const app = await NestFactory.create<NestFastifyApplication>(
       AppModule.register({
