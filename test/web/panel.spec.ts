@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { assertWebBuilt, launchBrowser, type TestBrowser } from '../support/browser.js';
 import { WEB_PATHS } from '#libs/contracts/web-paths.js';
+import { fixtures } from '../support/fixtures.js';
 import { ROOT } from '../support/spawned-process.js';
 import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
 import { waitFor } from '../support/wait-for.js';
@@ -369,6 +370,30 @@ describe('the web panel in a browser', () => {
     await page.locator('.mantine-PasswordInput-root', { has: current }).getByText('the current password is wrong').waitFor();
     expect(await page.getByRole('textbox', { name: /New password/ }).inputValue()).toBe('another-password-456');
     await screenshot(page, 'account');
+  });
+
+  test('a viewer sees the pages without their change buttons', async () => {
+    const { createUser } = fixtures(() => ({ t, token: '' }));
+    const viewer = await createUser('viewer');
+    const second = await launchBrowser();
+    try {
+      const view = second.page;
+      await view.goto(url('/clients'));
+      await view.getByLabel('Username').fill(viewer.username);
+      await view.getByRole('textbox', { name: 'Password' }).fill(viewer.password);
+      await view.getByRole('button', { name: 'Sign in' }).click();
+      await view.getByTestId('clients-table').waitFor();
+      expect(await view.getByTestId('new-client').count()).toBe(0);
+      await view.getByRole('link', { name: 'Interfaces' }).click();
+      await view.getByTestId('interfaces-table').waitFor();
+      expect(await view.getByTestId('new-interface').count()).toBe(0);
+      await view.getByRole('link', { name: 'Backups' }).click();
+      await view.getByText('Only the owner manages backups.').waitFor();
+      expect(second.pageErrors).toEqual([]);
+      await expectOnlyListedRoutes(t, second, 3);
+    } finally {
+      await second.close();
+    }
   });
 
   test('every call the page made is a route GET /api/docs lists', async () => {
