@@ -211,6 +211,9 @@ describe('the web panel in a browser', () => {
     await page.getByText('15 clients').waitFor();
     await page.getByLabel('Group', { exact: true }).fill('');
     await page.getByText('31 clients').waitFor();
+    await page.getByRole('combobox', { name: 'Order' }).click();
+    await page.getByRole('option', { name: 'By name' }).click();
+    await waitFor('the clients by name', async () => (await rows.first().textContent())!.includes('alice-web'));
   });
 
   test('a host is added to the interface', async () => {

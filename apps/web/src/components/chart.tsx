@@ -11,7 +11,8 @@ export interface ChartLine {
 }
 
 /** A time chart (uPlot: small and fast); `t` in milliseconds, gaps where `v` is null. */
-export default function Chart({ lines, format, height = 200 }: { lines: ChartLine[]; format: (value: number) => string; height?: number }) {
+/** `range` fixes the value axis (percentages: 0 to 100); without it the axis fits the data. */
+export default function Chart({ lines, format, height = 200, range }: { lines: ChartLine[]; format: (value: number) => string; height?: number; range?: [number, number] }) {
   const { ref: box, width } = useElementSize();
   const target = useRef<HTMLDivElement>(null);
   const dark = useComputedColorScheme('light') === 'dark';
@@ -26,14 +27,14 @@ export default function Chart({ lines, format, height = 200 }: { lines: ChartLin
         height,
         series: [{}, ...lines.map((line) => ({ label: line.label, stroke: line.color, width: 2, fill: `${line.color}22`, value: (_u: uPlot, v: number | null) => (v === null ? '—' : format(v)) }))],
         axes: [axis, { ...axis, values: (_u: uPlot, values: number[]) => values.map(format), size: 70 }],
-        scales: { x: { time: true } },
+        scales: { x: { time: true }, ...(range ? { y: { range } } : {}) },
         legend: { show: true },
       },
       data,
       target.current,
     );
     return () => plot.destroy();
-  }, [lines, width, height, dark, format]);
+  }, [lines, width, height, dark, format, range]);
   return (
     <div ref={box} style={{ width: '100%' }}>
       <div ref={target} data-testid="chart" dir="ltr" />

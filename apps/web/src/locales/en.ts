@@ -18,6 +18,7 @@ export const en = {
   },
   agentState: { 'never-enrolled': 'never enrolled', enrolled: 'enrolled', connected: 'connected', disconnected: 'disconnected' },
   clients: {
+    sortLabel: 'Order', sort: { newest: 'Newest first', oldest: 'Oldest first', name: 'By name', traffic: 'Most traffic', remaining: 'Least remaining', expiry: 'Expiring soonest' },
     new: 'New client', searchPlaceholder: 'Search name, note or Telegram ID', anyStatus: 'Any status', statusLabel: 'Status', group: 'Group', groups: 'Groups',
     status: { active: 'active', disabled: 'disabled', expired: 'expired', exhausted: 'exhausted' },
     empty: 'No clients yet. Create an interface first, then press “New client”.', noMatch: 'No client matches these filters.',

@@ -20,6 +20,7 @@ export const fa: Translation = {
   },
   agentState: { 'never-enrolled': 'ثبت نشده', enrolled: 'ثبت‌شده', connected: 'متصل', disconnected: 'قطع' },
   clients: {
+    sortLabel: 'ترتیب', sort: { newest: 'جدیدترین', oldest: 'قدیمی‌ترین', name: 'بر اساس نام', traffic: 'بیشترین ترافیک', remaining: 'کمترین باقی‌مانده', expiry: 'نزدیک‌ترین انقضا' },
     new: 'کاربر جدید', searchPlaceholder: 'جستجوی نام، یادداشت یا شناسه تلگرام', anyStatus: 'هر وضعیت', statusLabel: 'وضعیت', group: 'گروه', groups: 'گروه‌ها',
     status: { active: 'فعال', disabled: 'غیرفعال', expired: 'منقضی', exhausted: 'تمام‌شده' },
     empty: 'هنوز کاربری نیست. ابتدا یک اینترفیس بسازید، سپس «کاربر جدید» را بزنید.', noMatch: 'هیچ کاربری با این فیلترها پیدا نشد.',

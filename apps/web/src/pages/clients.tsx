@@ -13,6 +13,7 @@ const ClientDrawer = lazy(() => import('./client-drawer.js'));
 const ClientCreateModal = lazy(() => import('./client-create.js'));
 
 const STATUSES = ['active', 'disabled', 'expired', 'exhausted'] as const;
+const SORTS = ['newest', 'oldest', 'name', 'traffic', 'remaining', 'expiry'] as const;
 const PER_PAGE = 25;
 
 export function StatusBadge({ status }: { status: Schemas['ClientDto']['status'] }) {
@@ -35,14 +36,16 @@ export default function ClientsPage() {
   const [status, setStatus] = useState<string | null>(null);
   const [group, setGroup] = useState('');
   const [debouncedGroup] = useDebouncedValue(group.trim(), 150);
+  const [sort, setSort] = useState<(typeof SORTS)[number]>('newest');
   const [creating, setCreating] = useState(false);
   // The cursor of each page reached so far: page n+1 is asked with the nextCursor page n gave.
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const page = cursors.length;
-  useEffect(() => setCursors([undefined]), [debouncedSearch, status, debouncedGroup]);
+  useEffect(() => setCursors([undefined]), [debouncedSearch, status, debouncedGroup, sort]);
 
   const query = {
     perPage: PER_PAGE,
+    ...(sort !== 'newest' ? { sort } : {}),
     ...(debouncedSearch ? { search: debouncedSearch } : {}),
     ...(status ? { status: status as (typeof STATUSES)[number] } : {}),
     ...(debouncedGroup ? { group: debouncedGroup } : {}),
@@ -88,6 +91,14 @@ export default function ClientsPage() {
           clearable
           aria-label={t('clients.statusLabel')}
           w={160}
+        />
+        <Select
+          data={SORTS.map((value) => ({ value, label: t(`clients.sort.${value}`) }))}
+          value={sort}
+          onChange={(value) => value && setSort(value as (typeof SORTS)[number])}
+          allowDeselect={false}
+          aria-label={t('clients.sortLabel')}
+          w={170}
         />
         <TextInput placeholder={t('clients.group')} value={group} onChange={(e) => setGroup(e.currentTarget.value)} aria-label={t('clients.group')} maxLength={64} w={160} />
       </Group>

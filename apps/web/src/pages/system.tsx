@@ -12,6 +12,7 @@ const RANGES = ['5m', '1h', '6h', '24h', '48h', '7d'] as const;
 const percent = (value: number) => `${value.toFixed(0)}%`;
 const rate = (value: number) => `${formatBytes(value)}/s`;
 const load = (value: number) => value.toFixed(2);
+const PERCENT: [number, number] = [0, 100];
 
 /** Host history per range and node (GET /api/system/history), and the current state of each host (GET /api/system). */
 export default function SystemPage() {
@@ -44,7 +45,7 @@ export default function SystemPage() {
         <Suspense fallback={<PageLoader />}>
           <SimpleGrid cols={{ base: 1, lg: 2 }}>
             <ChartCard title={t('system.cpuMemory')}>
-              <Chart lines={[{ label: t('system.cpu'), color: '#12b886', points: series.cpu }, { label: t('system.memory'), color: '#228be6', points: series.memory }, { label: t('system.disk'), color: '#fab005', points: series.disk }]} format={percent} />
+              <Chart lines={[{ label: t('system.cpu'), color: '#12b886', points: series.cpu }, { label: t('system.memory'), color: '#228be6', points: series.memory }, { label: t('system.disk'), color: '#fab005', points: series.disk }]} format={percent} range={PERCENT} />
             </ChartCard>
             <ChartCard title={t('system.network')}>
               <Chart lines={[{ label: '↓', color: '#228be6', points: series.rxRate }, { label: '↑', color: '#fa5252', points: series.txRate }]} format={rate} />
@@ -53,7 +54,7 @@ export default function SystemPage() {
               <Chart lines={[{ label: 'load1', color: '#7950f2', points: series.load1 }]} format={load} />
             </ChartCard>
             <ChartCard title={t('system.swap')}>
-              <Chart lines={[{ label: t('system.swap'), color: '#fd7e14', points: series.swap }]} format={percent} />
+              <Chart lines={[{ label: t('system.swap'), color: '#fd7e14', points: series.swap }]} format={percent} range={PERCENT} />
             </ChartCard>
           </SimpleGrid>
         </Suspense>
