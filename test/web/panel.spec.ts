@@ -431,6 +431,13 @@ describe('the web panel under a base path', () => {
     await page.getByRole('link', { name: 'API' }).click();
     await page.locator('[data-testid="curl"]').first().waitFor();
     expect(await page.locator('[data-testid="curl"]').first().textContent()).toContain(`${base}/api/`);
+    // Sign-out ends the session (POST /api/auth/logout): a reload asks to sign in again.
+    await page.getByRole('button', { name: 'Account' }).click();
+    await page.getByTestId('sign-out').click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await page.goto(`${base}/system`);
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/x7k2/sign-in');
 
     const root = await fetch(`${t.panel.origin}/x7k2`, { redirect: 'manual' });
     expect([root.status, root.headers.get('location')]).toEqual([302, '/x7k2/']);
