@@ -150,7 +150,6 @@ describe('the web panel in a browser', () => {
     await page.getByTestId('empty-state').waitFor();
     await page.getByTestId('client-search').fill('alice');
     await page.getByTestId('clients-table').getByText('alice-web').waitFor();
-    await screenshot(page, 'clients');
   });
 
   test('a client is changed, disabled, reset (after a confirmation) and given a device', async () => {
@@ -214,6 +213,7 @@ describe('the web panel in a browser', () => {
     await page.getByRole('combobox', { name: 'Order' }).click();
     await page.getByRole('option', { name: 'By name' }).click();
     await waitFor('the clients by name', async () => (await rows.first().textContent())!.includes('alice-web'));
+    await screenshot(page, 'clients');
   });
 
   test('a host is added to the interface', async () => {
