@@ -596,6 +596,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/outbounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a node's outbounds (the built-ins direct and blocked first), with each hop's state and last check
+         * @description Roles: owner, admin, viewer.
+         */
+        get: operations["get_outbounds"];
+        put?: never;
+        /**
+         * Create a hop (wireguard, socks, http or shadowsocks) on a node; nodeId defaults to the local node
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_outbounds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/outbounds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one outbound (no secrets)
+         * @description Roles: owner, admin, viewer.
+         */
+        get: operations["get_outbounds_id"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a hop; refused for the built-ins and while rules or the default outbound use it (409 naming the rules)
+         * @description Roles: owner, admin.
+         */
+        delete: operations["delete_outbounds_id"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a hop; never its node or kind; the built-ins cannot change
+         * @description Roles: owner, admin.
+         */
+        patch: operations["patch_outbounds_id"];
+        trace?: never;
+    };
+    "/api/outbounds/{id}/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Probe an outbound from its node (tcp: connect only; http, the default: fetch the probe URL through it); no agent answer in time is ok:false, errorClass timeout
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_outbounds_id_check"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/overview/full": {
         parameters: {
             query?: never;
@@ -610,6 +682,94 @@ export interface paths {
         get: operations["get_overview_full"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/routing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A node's routing: basic settings and rules in matching order
+         * @description Roles: owner, admin, viewer.
+         */
+        get: operations["get_routing"];
+        /**
+         * Change the basic settings (default outbound, block and direct lists, fail-closed); absent fields keep their values
+         * @description Roles: owner, admin.
+         */
+        put: operations["put_routing"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/routing/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a rule at the end of the order; all given criteria must match, at least one is needed
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_routing_rules"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/routing/rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a rule
+         * @description Roles: owner, admin.
+         */
+        delete: operations["delete_routing_rules_id"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a rule
+         * @description Roles: owner, admin.
+         */
+        patch: operations["patch_routing_rules_id"];
+        trace?: never;
+    };
+    "/api/routing/rules/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the rules' matching order: ids lists every rule of the node once
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_routing_rules_order"];
         delete?: never;
         options?: never;
         head?: never;
@@ -777,6 +937,8 @@ export interface components {
             interfaces: components["schemas"]["InterfaceOutcomeDto"][];
             /** @description True when every desired interface is up */
             ok: boolean;
+            /** @description Each desired hop's outcome (absent from agents older than hops) */
+            outbounds?: components["schemas"]["OutboundOutcomeDto"][];
             revision: number;
         };
         BackupDeletedDto: {
@@ -1103,6 +1265,92 @@ export interface components {
             /** @description No control characters */
             name: string;
             note?: string;
+        };
+        CreateOutboundDto: {
+            /**
+             * @description host:port of the proxy server or WireGuard endpoint ([IPv6]:port)
+             * @example 203.0.113.7:1080
+             */
+            address: string;
+            /**
+             * @description wireguard only: what the upstream accepts from this side
+             * @default [
+             *       "0.0.0.0/0"
+             *     ]
+             */
+            allowedIps?: string[];
+            /** @default true */
+            enabled?: boolean;
+            /**
+             * @description wireguard only: persistent keepalive in seconds; 0 = off
+             * @default 25
+             */
+            keepalive?: number;
+            /**
+             * @description wireguard, socks (SOCKS5), http (HTTP CONNECT) or shadowsocks; cannot change. direct and blocked are built in
+             * @enum {string}
+             */
+            kind: "wireguard" | "socks" | "http" | "shadowsocks";
+            /**
+             * @description shadowsocks cipher (required for shadowsocks)
+             * @enum {string}
+             */
+            method?: "aes-128-gcm" | "aes-256-gcm" | "chacha20-ietf-poly1305";
+            /**
+             * @description wireguard only
+             * @default 1420
+             */
+            mtu?: number;
+            /** @description The node that runs the hop; defaults to the local node; cannot change */
+            nodeId?: string;
+            note?: string;
+            /** @description socks and http (optional), shadowsocks (required); never shown again */
+            password?: string | null;
+            /** @description wireguard only (required): the upstream peer's public key */
+            peerPublicKey?: string;
+            /**
+             * @description Display order
+             * @default 0
+             */
+            position?: number;
+            /** @description wireguard only; null for none; never shown */
+            presharedKey?: string | null;
+            /** @description wireguard only: this side's private key; generated when absent; never shown */
+            privateKey?: string;
+            /** @description Unique on the node; rules and the default outbound name hops by tag */
+            tag: string;
+            /** @description wireguard only (required): this side's address on the hop's tunnel, e.g. 10.66.0.2/32 */
+            tunnelAddress?: string;
+            /** @description socks and http only; null for none */
+            username?: string | null;
+        };
+        CreateRuleDto: {
+            /** @description Client ids: matches their devices' tunnel addresses on this node */
+            clients?: string[];
+            /** @description IPv4/IPv6 addresses or networks (10.0.0.0/8) */
+            destIps?: string[];
+            /** @description Domains; each matches itself and every name under it */
+            domains?: string[];
+            /** @default true */
+            enabled?: boolean;
+            /** @description Client group names: matches their clients' devices' tunnel addresses on this node */
+            groups?: string[];
+            /** @description Interface ids of this node the traffic arrives on */
+            interfaces?: string[];
+            name: string;
+            /**
+             * @description null: any
+             * @enum {string|null}
+             */
+            network?: "tcp" | "udp" | "icmp" | null;
+            /** @description Tag of an outbound of the node, or direct / blocked */
+            outboundTag: string;
+            /** @description Ports or ranges: "443", "6881-6889" */
+            ports?: string[];
+            /** @description IPv4/IPv6 addresses or networks (10.0.0.0/8) */
+            sourceIps?: string[];
+            /** @description Ports or ranges: "443", "6881-6889" */
+            sourcePorts?: string[];
         };
         CreateTokenDto: {
             /** @description No control characters */
@@ -1440,6 +1688,54 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        OutboundDto: {
+            /** @description host:port; null for the built-ins */
+            address: string | null;
+            /** @description direct and blocked: always there, cannot be changed or removed */
+            builtin: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            egressIp: string | null;
+            enabled: boolean;
+            /** @description A password is set (it is never shown) */
+            hasPassword: boolean;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "direct" | "blocked" | "wireguard" | "socks" | "http" | "shadowsocks";
+            /** Format: date-time */
+            lastCheckAt: string | null;
+            lastError: string | null;
+            latencyMs: number | null;
+            /** @enum {string|null} */
+            method: "aes-128-gcm" | "aes-256-gcm" | "chacha20-ietf-poly1305" | null;
+            /** Format: uuid */
+            nodeId: string;
+            note: string;
+            position: number;
+            /** @description The hop's slot on its node (its routing table, fwmark and redirector port); null for the built-ins */
+            slot: number | null;
+            /**
+             * @description up or failed: what the node's agent reported in its last apply (built-ins are always up); disabled; unknown: the agent is away or has not applied the hop yet
+             * @enum {string}
+             */
+            state: "up" | "failed" | "disabled" | "unknown";
+            /** @description Why the hop failed on its node */
+            stateError: string | null;
+            tag: string;
+            /** Format: date-time */
+            updatedAt: string;
+            username: string | null;
+            /** @description wireguard hops only */
+            wireguard: components["schemas"]["WireguardHopDto"] | null;
+        };
+        OutboundOutcomeDto: {
+            error?: string;
+            /** @enum {string} */
+            state: "up" | "failed";
+            /** @description The hop's tag */
+            tag: string;
+        };
         OverviewDto: {
             /** Format: date-time */
             generatedAt: string;
@@ -1488,6 +1784,29 @@ export interface components {
         PostgresQueueAccessDto: {
             /** @enum {string} */
             kind: "postgres";
+        };
+        ProbeResultDto: {
+            /** @description The address the test server saw, when it says */
+            egressIp: string | null;
+            error: string | null;
+            /**
+             * @description timeout also when no agent answered in time
+             * @enum {string|null}
+             */
+            errorClass: "dns" | "connect" | "timeout" | "handshake" | "auth" | "upstream" | "http" | "forbidden" | "unsupported" | "internal" | null;
+            latencyMs: number | null;
+            ok: boolean;
+            stages: components["schemas"]["ProbeStagesDto"];
+        };
+        ProbeStagesDto: {
+            /** @description ms to connect to the hop */
+            connect: number | null;
+            /** @description ms resolving names */
+            dns: number | null;
+            /** @description ms until the first byte of the answer */
+            firstByte: number | null;
+            /** @description ms of the hop's handshake */
+            handshake: number | null;
         };
         ProfileDto: {
             /** @description The config text, private and preshared keys included */
@@ -1542,6 +1861,60 @@ export interface components {
             /** @description Nodes that now get the restored desired state */
             nodes: number;
             tables: number;
+        };
+        RoutingBasicDto: {
+            blockBitTorrent: boolean;
+            blockDomains: string[];
+            blockIps: string[];
+            blockPorts: string[];
+            /** @description Tag of the outbound traffic no rule matched takes */
+            defaultOutbound: string;
+            directDomains: string[];
+            directIps: string[];
+            failClosed: boolean;
+        };
+        RoutingDto: {
+            basic: components["schemas"]["RoutingBasicDto"];
+            /** Format: uuid */
+            nodeId: string;
+            /** @description In matching order */
+            rules: components["schemas"]["RoutingRuleDto"][];
+        };
+        RoutingRuleDto: {
+            /** @description Client ids */
+            clients: string[];
+            /** Format: date-time */
+            createdAt: string;
+            destIps: string[];
+            domains: string[];
+            enabled: boolean;
+            /** @description Client group names */
+            groups: string[];
+            /** @description Packets matched, as the node reports them */
+            hits: number;
+            /** Format: uuid */
+            id: string;
+            /** @description Interface ids */
+            interfaces: string[];
+            name: string;
+            /** @enum {string|null} */
+            network: "tcp" | "udp" | "icmp" | null;
+            /** Format: uuid */
+            nodeId: string;
+            /** Format: uuid */
+            outboundId: string;
+            outboundTag: string;
+            ports: string[];
+            /** @description Matching order: the first rule whose criteria all match decides */
+            position: number;
+            sourceIps: string[];
+            sourcePorts: string[];
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        RuleOrderDto: {
+            /** @description Every rule id of the node, each once, in the new order */
+            ids: string[];
         };
         RunProgressDto: {
             percent: number;
@@ -1712,6 +2085,108 @@ export interface components {
             name?: string;
             note?: string;
         };
+        UpdateOutboundDto: {
+            /**
+             * @description host:port of the proxy server or WireGuard endpoint ([IPv6]:port)
+             * @example 203.0.113.7:1080
+             */
+            address?: string;
+            /**
+             * @description wireguard only: what the upstream accepts from this side
+             * @default [
+             *       "0.0.0.0/0"
+             *     ]
+             */
+            allowedIps?: string[];
+            enabled?: boolean;
+            /**
+             * @description wireguard only: persistent keepalive in seconds; 0 = off
+             * @default 25
+             */
+            keepalive?: number;
+            /**
+             * @description Cannot change: only the current kind is accepted
+             * @enum {string}
+             */
+            kind?: "wireguard" | "socks" | "http" | "shadowsocks";
+            /**
+             * @description shadowsocks cipher (required for shadowsocks)
+             * @enum {string}
+             */
+            method?: "aes-128-gcm" | "aes-256-gcm" | "chacha20-ietf-poly1305";
+            /**
+             * @description wireguard only
+             * @default 1420
+             */
+            mtu?: number;
+            /** @description The node that runs the hop; defaults to the local node; cannot change */
+            nodeId?: string;
+            note?: string;
+            /** @description socks and http (optional), shadowsocks (required); never shown again */
+            password?: string | null;
+            /** @description wireguard only (required): the upstream peer's public key */
+            peerPublicKey?: string;
+            /**
+             * @description Display order
+             * @default 0
+             */
+            position?: number;
+            /** @description wireguard only; null for none; never shown */
+            presharedKey?: string | null;
+            /** @description wireguard only: replaces this side's private key (its public key follows); never shown */
+            privateKey?: string;
+            /** @description Unique on the node; rules and the default outbound name hops by tag */
+            tag?: string;
+            /** @description wireguard only (required): this side's address on the hop's tunnel, e.g. 10.66.0.2/32 */
+            tunnelAddress?: string;
+            /** @description socks and http only; null for none */
+            username?: string | null;
+        };
+        UpdateRoutingDto: {
+            /** @description Drop BitTorrent traffic */
+            blockBitTorrent?: boolean;
+            /** @description Domains; each matches itself and every name under it */
+            blockDomains?: string[];
+            /** @description IPv4/IPv6 addresses or networks (10.0.0.0/8) */
+            blockIps?: string[];
+            /** @description Ports or ranges: "443", "6881-6889" */
+            blockPorts?: string[];
+            /** @description Tag of an enabled outbound of the node (default direct) */
+            defaultOutbound?: string;
+            /** @description Domains; each matches itself and every name under it */
+            directDomains?: string[];
+            /** @description IPv4/IPv6 addresses or networks (10.0.0.0/8) */
+            directIps?: string[];
+            /** @description Traffic for a hop that is down or disabled is dropped instead of leaving directly */
+            failClosed?: boolean;
+        };
+        UpdateRuleDto: {
+            /** @description Client ids: matches their devices' tunnel addresses on this node */
+            clients?: string[];
+            /** @description IPv4/IPv6 addresses or networks (10.0.0.0/8) */
+            destIps?: string[];
+            /** @description Domains; each matches itself and every name under it */
+            domains?: string[];
+            enabled?: boolean;
+            /** @description Client group names: matches their clients' devices' tunnel addresses on this node */
+            groups?: string[];
+            /** @description Interface ids of this node the traffic arrives on */
+            interfaces?: string[];
+            name?: string;
+            /**
+             * @description null: any
+             * @enum {string|null}
+             */
+            network?: "tcp" | "udp" | "icmp" | null;
+            /** @description Tag of an outbound of the node, or direct / blocked */
+            outboundTag?: string;
+            /** @description Ports or ranges: "443", "6881-6889" */
+            ports?: string[];
+            /** @description IPv4/IPv6 addresses or networks (10.0.0.0/8) */
+            sourceIps?: string[];
+            /** @description Ports or ranges: "443", "6881-6889" */
+            sourcePorts?: string[];
+        };
         UpdateSettingsDto: {
             /** @description Allow hop addresses and probe targets on loopback, link-local or the panel’s own addresses */
             allowPrivateTargets?: boolean;
@@ -1750,6 +2225,19 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "admin" | "viewer";
             username: string;
+        };
+        WireguardHopDto: {
+            allowedIps: string[];
+            hasPresharedKey: boolean;
+            /** @description The hop's host interface on its node */
+            interfaceName: string;
+            keepalive: number;
+            mtu: number;
+            peerPublicKey: string;
+            /** @description This side's public key (give it to the upstream peer) */
+            publicKey: string;
+            /** @example 10.66.0.2/32 */
+            tunnelAddress: string;
         };
     };
     responses: never;
@@ -4956,6 +5444,499 @@ export interface operations {
             };
         };
     };
+    get_outbounds: {
+        parameters: {
+            query?: {
+                /** @description The node (its id); defaults to the local node */
+                nodeId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutboundDto"][];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_outbounds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateOutboundDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutboundDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_outbounds_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutboundDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    delete_outbounds_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patch_outbounds_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateOutboundDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutboundDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_outbounds_id_check: {
+        parameters: {
+            query?: {
+                /** @description tcp: time the connect to the hop only; http: fetch the probe URL through the hop */
+                mode?: "tcp" | "http";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProbeResultDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     get_overview_full: {
         parameters: {
             query?: never;
@@ -4985,6 +5966,518 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_routing: {
+        parameters: {
+            query?: {
+                /** @description The node (its id); defaults to the local node */
+                nodeId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    put_routing: {
+        parameters: {
+            query?: {
+                /** @description The node (its id); defaults to the local node */
+                nodeId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateRoutingDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_routing_rules: {
+        parameters: {
+            query?: {
+                /** @description The node (its id); defaults to the local node */
+                nodeId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRuleDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingRuleDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    delete_routing_rules_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patch_routing_rules_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateRuleDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingRuleDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_routing_rules_order: {
+        parameters: {
+            query?: {
+                /** @description The node (its id); defaults to the local node */
+                nodeId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RuleOrderDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,11 +1,9 @@
-import type { Job } from 'bullmq';
-import { applyJobId, applyJobSchema, nodeQueueName } from '#libs/contracts/node-queue.js';
+import { applyJobSchema } from '#libs/contracts/node-queue.js';
 import { MAX_REVISION } from '#libs/contracts/numbers.js';
 import { DeliveryRepository } from '../../apps/controller/src/nodes/delivery/delivery.repository.js';
-import type { QueueBackend } from '../../apps/controller/src/queue/queue-backend.js';
-import { QUEUE_BACKEND } from '../../apps/controller/src/runtime.js';
 import { CAPABILITIES, closeLinks, enrol, openAs } from '../support/agent-link-client.js';
 import { answer, fixtures, signedInPanel } from '../support/fixtures.js';
+import { currentApplyJob } from '../support/node-queue.js';
 import { waitFor } from '../support/wait-for.js';
 
 const session = signedInPanel();
@@ -13,12 +11,7 @@ const { createNodeWithInterface, createClient, createNode, revision, typed } = f
 afterAll(() => closeLinks());
 
 /** The node's apply job for its current desired revision, once the delivery enqueued it. */
-async function currentJob(nodeId: string): Promise<Job> {
-  const { t } = session();
-  const queue = t.panel.app.get<QueueBackend>(QUEUE_BACKEND).queue(nodeQueueName(nodeId));
-  const desired = await revision(nodeId);
-  return waitFor(`the apply job of revision ${desired}`, async () => (await queue.getJob(applyJobId(nodeId, desired))) ?? undefined);
-}
+const currentJob = (nodeId: string) => currentApplyJob(session().t, nodeId);
 
 test('during a burst of changes a node is delivered paced: after a delivery of T ms the next starts at least T ms later', async () => {
   const { node, iface } = await createNodeWithInterface();

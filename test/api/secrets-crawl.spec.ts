@@ -1,4 +1,6 @@
 import { BackupJobs } from '../../apps/controller/src/backups/backup-jobs.js';
+import { randomUUID } from 'node:crypto';
+import { generateKeyPair } from '#libs/wireguard/keys.js';
 import { fixtures } from '../support/fixtures.js';
 import { concretePath, readEndpoints, resourceOf, routeKey, type Endpoint } from '../support/route-catalogue.js';
 import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
@@ -11,6 +13,8 @@ import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js'
  * - a client's private and preshared keys: in that client's profiles and configs, and stored
  *   (the panel builds configs from them);
  * - an interface's private key: stored (the agent needs it), never shown;
+ * - outbound (hop) passwords and a WireGuard hop's private and preshared keys: stored (the agent
+ *   runs the hop with them), never shown;
  * - token values, session tokens, enrolment secrets, node credentials, node queue passwords and
  *   user passwords: shown once when made, never again, never logged, stored only as hashes.
  */
@@ -80,15 +84,38 @@ beforeAll(async () => {
     secrets.push({ kind: 'client private key', value: account.private_key, shownBy: SHOWS_CLIENT_KEYS, storedPlain: true });
     secrets.push({ kind: 'client preshared key', value: account.preshared_key, shownBy: SHOWS_CLIENT_KEYS, storedPlain: true });
   }
+  // Hops on the local node (what GET /api/outbounds lists by default): a SOCKS password, a shadowsocks password, a WireGuard hop's private and preshared keys.
+  const hopPassword = `socks-${randomUUID()}`;
+  const ssPassword = `ss-${randomUUID()}`;
+  const hopKey = generateKeyPair().privateKey;
+  const hopPsk = generateKeyPair().privateKey;
+  const hops = [
+    { tag: 'crawl-socks', kind: 'socks', address: '203.0.113.30:1080', username: 'crawler', password: hopPassword },
+    { tag: 'crawl-ss', kind: 'shadowsocks', address: '203.0.113.31:8388', method: 'aes-256-gcm', password: ssPassword },
+    { tag: 'crawl-wg', kind: 'wireguard', address: '203.0.113.32:51820', privateKey: hopKey, presharedKey: hopPsk, peerPublicKey: generateKeyPair().publicKey, tunnelAddress: '10.66.0.2/32' },
+  ];
+  const made = [];
+  for (const body of hops) {
+    const created = await t.call('POST', 'outbounds', { token: session, body });
+    expect(created.status).toBe(201);
+    made.push(created.body);
+  }
+  secrets.push({ kind: 'outbound password', value: hopPassword, shownBy: [], storedPlain: true });
+  secrets.push({ kind: 'outbound password', value: ssPassword, shownBy: [], storedPlain: true });
+  secrets.push({ kind: 'hop private key', value: hopKey, shownBy: [], storedPlain: true });
+  secrets.push({ kind: 'hop preshared key', value: hopPsk, shownBy: [], storedPlain: true });
+  const rule = await t.call('POST', 'routing/rules', { token: session, body: { name: 'crawl', ports: ['443'], outboundTag: 'crawl-wg' } });
+  expect(rule.status).toBe(201);
+  realIds.set('outbounds', made[2].id);
   realIds.set('nodes', enrolledNode.id).set('interfaces', iface.id).set('hosts', host.id).set('clients', client.id);
   realIds.set('devices', client.devices[0].id).set('tokens', spare.id);
   // A finished backup (an archive holds every secret by design: its routes are the owner's; the
   // crawl sees it compressed) and its job, for the backup routes' {name} and {id}.
   const jobs = t.panel.app.get(BackupJobs);
   const jobId = await jobs.start('backup', { trigger: 'api' });
-  const made = await jobs.wait(jobId, 30_000);
-  expect(made.state).toBe('completed');
-  backupName = (made as { value: { name: string } }).value.name;
+  const backupRun = await jobs.wait(jobId, 30_000);
+  expect(backupRun.state).toBe('completed');
+  backupName = (backupRun as { value: { name: string } }).value.name;
   realIds.set('backups', jobId);
   endpoints = await readEndpoints(t, token);
 }, 60_000);
@@ -105,7 +132,10 @@ function found(text: string, allowedFor?: string): string[] {
 
 test('every kind of secret was made', () => {
   expect(new Set(secrets.map((secret) => secret.kind))).toEqual(
-    new Set(['session token', 'owner password', 'API token', 'enrolment secret', 'node credential', 'node queue password', 'interface private key', 'client private key', 'client preshared key']),
+    new Set([
+        'session token', 'owner password', 'API token', 'enrolment secret', 'node credential', 'node queue password', 'interface private key',
+        'client private key', 'client preshared key', 'outbound password', 'hop private key', 'hop preshared key',
+      ]),
   );
   for (const secret of secrets) expect(secret.value.length).toBeGreaterThanOrEqual(16);
 });

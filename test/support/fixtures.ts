@@ -24,7 +24,7 @@ export type Answer = Awaited<ReturnType<TestPanel['call']>>;
 /** A signed-in raw call: JSON body in, `{status, body, headers}` out. For malformed requests. */
 export type Call = (method: string, path: string, body?: unknown) => Promise<Answer>;
 
-type Schemas = components['schemas'];
+export type Schemas = components['schemas'];
 export type NodeView = Schemas['CreatedNodeDto'];
 export type InterfaceView = Schemas['InterfaceDto'];
 export type ClientView = Schemas['ClientDetailDto'];

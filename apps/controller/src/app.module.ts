@@ -10,6 +10,8 @@ import { StrictValidationPipe } from './http/validation.js';
 import { InterfacesModule } from './interfaces/interfaces.module.js';
 import { NodesModule } from './nodes/nodes.module.js';
 import { OverviewModule } from './overview/overview.module.js';
+import { OutboundsModule } from './outbounds/outbounds.module.js';
+import { RoutingModule } from './routing/routing.module.js';
 import type { PanelRuntime } from './runtime.js';
 import { RuntimeModule } from './runtime.module.js';
 import { SettingsModule } from './settings/settings.module.js';
@@ -30,6 +32,8 @@ export class AppModule {
         ClientsModule,
         SettingsModule,
         BackupsModule,
+        OutboundsModule,
+        RoutingModule,
         SystemModule,
         NodesModule,
         OverviewModule,

@@ -51,8 +51,9 @@ export class BackupJobs implements OnApplicationBootstrap, OnModuleDestroy {
     this.worker = this.queues.worker(BACKUPS_QUEUE, (job) => this.process(job));
   }
 
-  async onModuleDestroy(): Promise<void> {
-    await this.worker?.close().catch(() => undefined);
+  /** The worker is the queue store's: it closes it at shutdown, bounded (queue-backend.ts). */
+  onModuleDestroy(): void {
+    this.worker = undefined;
   }
 
   private get queue() {

@@ -18,6 +18,7 @@ export interface LockedClient {
   expiresAt: Date | null;
   deviceLimit: number;
   rateBitsPerSec: number;
+  groups: string[];
 }
 
 export interface NewClient {
@@ -54,7 +55,7 @@ export class ClientsRepository {
   async lock(em: EntityManager, id: string): Promise<LockedClient> {
     const row = await kysely(em)
       .selectFrom('clients')
-      .select(['id', 'status', 'quota_bytes', 'used_bytes', 'up_bytes', 'down_bytes', 'expires_at', 'device_limit', 'rate_bits_per_sec'])
+      .select(['id', 'status', 'quota_bytes', 'used_bytes', 'up_bytes', 'down_bytes', 'expires_at', 'device_limit', 'rate_bits_per_sec', 'groups'])
       .where('id', '=', id)
       .forUpdate()
       .executeTakeFirst();
@@ -69,6 +70,7 @@ export class ClientsRepository {
       expiresAt: readTimestamp(row.expires_at),
       deviceLimit: readNumber(row.device_limit),
       rateBitsPerSec: readNumber(row.rate_bits_per_sec),
+      groups: [...row.groups],
     };
   }
 
@@ -177,6 +179,20 @@ export class ClientsRepository {
       .distinct()
       .where('ci.client_id', 'in', [...clientIds])
       .execute();
+    return rows.map((row) => row.node_id);
+  }
+
+  /**
+   * The client's nodes where a routing rule names groups: there its group change moves its
+   * addresses in or out of rules. routing_rules belongs to routing/, above clients/ in the
+   * dependency order: read by table name.
+   */
+  async nodesRoutingByGroup(em: EntityManager, clientId: string): Promise<string[]> {
+    const rows = await em.execute<{ node_id: string }[]>(
+      `select distinct i.node_id from client_interfaces ci join interfaces i on i.id = ci.interface_id
+        where ci.client_id = ? and exists (select 1 from routing_rules r where r.node_id = i.node_id and cardinality(r.groups) > 0)`,
+      [clientId],
+    );
     return rows.map((row) => row.node_id);
   }
 }

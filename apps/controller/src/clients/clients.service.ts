@@ -154,6 +154,10 @@ export class ClientsService {
       if (affectsPeers(client.status, status) || rateChanged) {
         for (const nodeId of await this.clients.nodesOf(em, [id])) touchedNodes.add(nodeId);
       }
+      // Routing rules may name groups: those nodes resolve them to the client's addresses (docs/outbounds.md).
+      if (dto.groups !== undefined && JSON.stringify(dto.groups) !== JSON.stringify(client.groups)) {
+        for (const nodeId of await this.clients.nodesRoutingByGroup(em, id)) touchedNodes.add(nodeId);
+      }
       await this.clients.update(
         em,
         id,

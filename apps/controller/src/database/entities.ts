@@ -15,6 +15,9 @@ import { InventoryDelta } from '../overview/inventory-delta.entity.js';
 import { ScheduledRun } from '../queue/scheduled-run.entity.js';
 import { Setting } from '../settings/setting.entity.js';
 import { SystemSampleRow } from '../system/system-sample.entity.js';
+import { Outbound } from '../outbounds/outbound.entity.js';
+import { RoutingBasic } from '../routing/routing-basic.entity.js';
+import { RoutingRule } from '../routing/routing-rule.entity.js';
 
 /** Every entity the controller maps; the migration generator diffs against exactly this list. */
-export const ENTITIES = [User, Session, ApiToken, LoginThrottle, Node, NodeAgent, TunnelInterface, Host, Client, ClientInterface, Device, Account, SystemSampleRow, Setting, ScheduledRun, InventoryCount, InventoryDelta];
+export const ENTITIES = [User, Session, ApiToken, LoginThrottle, Node, NodeAgent, TunnelInterface, Host, Client, ClientInterface, Device, Account, SystemSampleRow, Setting, ScheduledRun, InventoryCount, InventoryDelta, Outbound, RoutingBasic, RoutingRule];

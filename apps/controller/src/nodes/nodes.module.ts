@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ClientsModule } from '../clients/clients.module.js';
+import { RoutingModule } from '../routing/routing.module.js';
 import { SystemModule } from '../system/system.module.js';
 import { AgentCredentialsRepository } from './enrolment/agent-credentials.repository.js';
 import { AgentCredentialsService } from './enrolment/agent-credentials.service.js';
@@ -20,7 +21,7 @@ import { NodesService } from './nodes.service.js';
  * listens, with AgentCredentialsService taken from the application.
  */
 @Module({
-  imports: [ClientsModule, SystemModule],
+  imports: [ClientsModule, SystemModule, RoutingModule],
   controllers: [NodesController, EnrolmentController],
   providers: [
     NodesRepository,

@@ -7,6 +7,7 @@ import { Migration20261123150000_system_history } from './Migration2026112315000
 import { Migration20261123160000_agent_queue_users } from './Migration20261123160000_agent_queue_users.js';
 import { Migration20261125090000_client_summaries } from './Migration20261125090000_client_summaries.js';
 import { Migration20261125100000_settings } from './Migration20261125100000_settings.js';
+import { Migration20261125100558_outbounds_routing } from './Migration20261125100558_outbounds_routing.js';
 import { Migration20261125110000_inventory_counters } from './Migration20261125110000_inventory_counters.js';
 
 /** Committed migrations in the order they run. `npm run migration:create` writes new files; list them here. */
@@ -19,5 +20,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261123160000_agent_queue_users', class: Migration20261123160000_agent_queue_users },
   { name: 'Migration20261125090000_client_summaries', class: Migration20261125090000_client_summaries },
   { name: 'Migration20261125100000_settings', class: Migration20261125100000_settings },
+  { name: 'Migration20261125100558_outbounds_routing', class: Migration20261125100558_outbounds_routing },
   { name: 'Migration20261125110000_inventory_counters', class: Migration20261125110000_inventory_counters },
 ];

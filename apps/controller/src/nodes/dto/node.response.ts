@@ -19,6 +19,17 @@ export class InterfaceOutcomeDto {
   error?: string;
 }
 
+export class OutboundOutcomeDto {
+  @ApiProperty({ description: "The hop's tag" })
+  tag!: string;
+
+  @ApiProperty({ enum: ['up', 'failed'] })
+  state!: 'up' | 'failed';
+
+  @ApiPropertyOptional()
+  error?: string;
+}
+
 export class ApplyResultDto {
   @IntField({ minimum: 0 })
   revision!: number;
@@ -31,6 +42,9 @@ export class ApplyResultDto {
 
   @ApiProperty({ minimum: 0 })
   durationMs!: number;
+
+  @ApiPropertyOptional({ type: [OutboundOutcomeDto], description: "Each desired hop's outcome (absent from agents older than hops)" })
+  outbounds?: OutboundOutcomeDto[];
 }
 
 export class NodeAgentDto {

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { AgentMessage, ControllerMessage } from '#libs/contracts/agent-link.js';
 import { UsageService } from '../../clients/usage.service.js';
+import { RuleHitsService } from '../../routing/rule-hits.service.js';
 import { SystemService } from '../../system/system.service.js';
 import { DeliveryService } from '../delivery/delivery.service.js';
 import { AgentLinkRepository } from './agent-link.repository.js';
@@ -23,6 +24,8 @@ export class AgentLinkService {
     /** Counter batches belong to the clients domain, samples to the system domain. */
     private readonly usage: UsageService,
     private readonly system: SystemService,
+    /** Rule-hit deltas belong to the routing domain. */
+    private readonly ruleHits: RuleHitsService,
   ) {}
 
   /** Handles one message; returns what to answer (or nothing). */
@@ -45,6 +48,10 @@ export class AgentLinkService {
       case 'applied':
         await this.delivery.recordApplied(nodeId, message.result);
         await this.seen(nodeId, true);
+        return undefined;
+      case 'rule-hits':
+        await this.ruleHits.record(nodeId, message.rules);
+        await this.seen(nodeId);
         return undefined;
     }
   }

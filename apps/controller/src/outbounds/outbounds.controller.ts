@@ -1,0 +1,92 @@
+import { Body, Controller, Param, Query } from '@nestjs/common';
+import { MANAGERS, SIGNED_IN } from '#libs/contracts/user-roles.js';
+import { DeletedDto } from '../http/api-fields.js';
+import { IdPipe } from '../http/id.js';
+import { Route } from '../http/route.decorator.js';
+import { CheckQueryDto, CreateOutboundDto, NodeQueryDto, UpdateOutboundDto } from './dto/outbound.dto.js';
+import { OutboundDto, ProbeResultDto } from './dto/outbound.response.js';
+import { OutboundsService } from './outbounds.service.js';
+import { ProbesService } from './probes.service.js';
+
+/** Outbounds (hops) and their probes; rules and decisions are in docs/outbounds.md. */
+@Controller()
+export class OutboundsController {
+  constructor(
+    private readonly outbounds: OutboundsService,
+    private readonly probes: ProbesService,
+  ) {}
+
+  @Route({
+    method: 'GET',
+    path: 'outbounds',
+    group: 'outbounds',
+    roles: SIGNED_IN,
+    summary: "List a node's outbounds (the built-ins direct and blocked first), with each hop's state and last check",
+    query: { nodeId: 'the node (default: the local node)' },
+    response: [OutboundDto],
+    errors: [404],
+  })
+  list(@Query() query: NodeQueryDto) {
+    return this.outbounds.list(query.nodeId);
+  }
+
+  @Route({ method: 'GET', path: 'outbounds/:id', group: 'outbounds', roles: SIGNED_IN, summary: 'Read one outbound (no secrets)', response: OutboundDto })
+  get(@Param('id', new IdPipe('outbound')) id: string) {
+    return this.outbounds.get(id);
+  }
+
+  @Route({
+    method: 'POST',
+    path: 'outbounds',
+    group: 'outbounds',
+    roles: MANAGERS,
+    summary: 'Create a hop (wireguard, socks, http or shadowsocks) on a node; nodeId defaults to the local node',
+    example: { tag: 'upstream-socks', kind: 'socks', address: '203.0.113.7:1080', username: 'user', password: 'secret' },
+    status: 201,
+    response: OutboundDto,
+    errors: [404, 409],
+  })
+  create(@Body() body: CreateOutboundDto) {
+    return this.outbounds.create(body);
+  }
+
+  @Route({
+    method: 'PATCH',
+    path: 'outbounds/:id',
+    group: 'outbounds',
+    roles: MANAGERS,
+    summary: 'Change a hop; never its node or kind; the built-ins cannot change',
+    example: { enabled: false, note: 'upstream under maintenance' },
+    response: OutboundDto,
+    errors: [409],
+  })
+  update(@Param('id', new IdPipe('outbound')) id: string, @Body() body: UpdateOutboundDto) {
+    return this.outbounds.update(id, body);
+  }
+
+  @Route({
+    method: 'DELETE',
+    path: 'outbounds/:id',
+    group: 'outbounds',
+    roles: MANAGERS,
+    summary: 'Delete a hop; refused for the built-ins and while rules or the default outbound use it (409 naming the rules)',
+    response: DeletedDto,
+    errors: [409],
+  })
+  remove(@Param('id', new IdPipe('outbound')) id: string) {
+    return this.outbounds.remove(id);
+  }
+
+  @Route({
+    method: 'POST',
+    path: 'outbounds/:id/check',
+    group: 'outbounds',
+    roles: MANAGERS,
+    summary: "Probe an outbound from its node (tcp: connect only; http, the default: fetch the probe URL through it); no agent answer in time is ok:false, errorClass timeout",
+    query: { mode: 'tcp or http (default)' },
+    response: ProbeResultDto,
+  })
+  check(@Param('id', new IdPipe('outbound')) id: string, @Query() query: CheckQueryDto) {
+    return this.probes.check(id, query.mode ?? 'http');
+  }
+}

@@ -1,0 +1,229 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { LockMode, MikroORM, type EntityManager } from '@mikro-orm/postgresql';
+import type { ApplyResult } from '#libs/contracts/node-queue.js';
+import type { ProbeResult } from '#libs/contracts/routing.js';
+import { agentState } from '../system/agent-state.js';
+import { Node } from '../revisions/node.entity.js';
+import { formatHopAddress } from './hop-address.js';
+import { Outbound, type OutboundKind } from './outbound.entity.js';
+import type { HopState } from './dto/outbound.response.js';
+
+export interface OutboundView {
+  id: string;
+  nodeId: string;
+  tag: string;
+  kind: OutboundKind;
+  builtin: boolean;
+  enabled: boolean;
+  position: number;
+  address: string | null;
+  username: string | null;
+  hasPassword: boolean;
+  method: string | null;
+  wireguard: {
+    publicKey: string;
+    peerPublicKey: string;
+    hasPresharedKey: boolean;
+    allowedIps: string[];
+    tunnelAddress: string;
+    mtu: number;
+    keepalive: number;
+    interfaceName: string;
+  } | null;
+  slot: number | null;
+  note: string;
+  state: HopState;
+  stateError: string | null;
+  lastCheckAt: Date | null;
+  latencyMs: number | null;
+  lastError: string | null;
+  egressIp: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** What must be unique among a node's outbounds. */
+export interface OutboundPlacement {
+  id: string;
+  tag: string;
+  slot: number | null;
+  interfaceName: string | null;
+}
+
+export type NewOutbound = Omit<Outbound, 'id' | 'node' | 'createdAt' | 'updatedAt' | 'lastCheckAt' | 'latencyMs' | 'lastError' | 'egressIp'> & { nodeId: string };
+
+export function isBuiltin(kind: OutboundKind): kind is 'direct' | 'blocked' {
+  return kind === 'direct' || kind === 'blocked';
+}
+
+interface AgentReport {
+  connected: boolean;
+  lastApply: ApplyResult | null;
+}
+
+/** A hop's state as its node's agent last reported it (see OutboundDto.state). */
+function hopState(row: Outbound, agent: AgentReport | undefined): { state: HopState; stateError: string | null } {
+  if (isBuiltin(row.kind)) return { state: 'up', stateError: null };
+  if (!row.enabled) return { state: 'disabled', stateError: null };
+  const outcome = agent?.connected ? agent.lastApply?.outbounds?.find((candidate) => candidate.tag === row.tag) : undefined;
+  if (!outcome) return { state: 'unknown', stateError: null };
+  return { state: outcome.state, stateError: outcome.error ?? null };
+}
+
+function view(row: Outbound, agent: AgentReport | undefined): OutboundView {
+  // Built field by field: passwords and private keys must never reach a response, whatever the entity grows.
+  const wireguard =
+    row.kind === 'wireguard'
+      ? {
+          publicKey: row.publicKey ?? '',
+          peerPublicKey: row.peerPublicKey ?? '',
+          hasPresharedKey: row.presharedKey != null,
+          allowedIps: [...row.allowedIps],
+          tunnelAddress: row.tunnelAddress ?? '',
+          mtu: row.mtu ?? 0,
+          keepalive: row.keepalive ?? 0,
+          interfaceName: row.interfaceName ?? '',
+        }
+      : null;
+  return {
+    id: row.id,
+    nodeId: row.node.id,
+    tag: row.tag,
+    kind: row.kind,
+    builtin: isBuiltin(row.kind),
+    enabled: row.enabled,
+    position: row.position,
+    address: formatHopAddress(row.host ?? null, row.port ?? null),
+    username: row.username ?? null,
+    hasPassword: row.password != null,
+    method: row.method ?? null,
+    wireguard,
+    slot: row.slot ?? null,
+    note: row.note,
+    ...hopState(row, agent),
+    lastCheckAt: row.lastCheckAt ?? null,
+    latencyMs: row.latencyMs ?? null,
+    lastError: row.lastError ?? null,
+    egressIp: row.egressIp ?? null,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/**
+ * Outbound rows, their locks and views. Routing rules and basics (routing/, which sits above
+ * outbounds/) and node_agents (nodes/) are read by table name, as the one-way dependency order wants.
+ */
+@Injectable()
+export class OutboundsRepository {
+  constructor(@Inject(MikroORM) private readonly orm: MikroORM) {}
+
+  transaction<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
+    return this.orm.em.fork().transactional(work);
+  }
+
+  async list(nodeId: string): Promise<OutboundView[]> {
+    const em = this.orm.em.fork();
+    const rows = await em.find(Outbound, { node: nodeId }, { orderBy: { position: 'asc', tag: 'asc' } });
+    const agent = (await this.agents(em, [nodeId])).get(nodeId);
+    // The built-ins first (direct, blocked), then the hops by position and tag.
+    const rank = (row: Outbound) => (row.kind === 'direct' ? 0 : row.kind === 'blocked' ? 1 : 2);
+    return rows.sort((a, b) => rank(a) - rank(b)).map((row) => view(row, agent));
+  }
+
+  async get(id: string): Promise<OutboundView | null> {
+    const em = this.orm.em.fork();
+    const row = await em.findOne(Outbound, { id });
+    if (!row) return null;
+    return view(row, (await this.agents(em, [row.node.id])).get(row.node.id));
+  }
+
+  /** The row with its secrets, for building a probe job. */
+  async find(id: string): Promise<Outbound | null> {
+    return this.orm.em.fork().findOne(Outbound, { id });
+  }
+
+  async nodeExists(nodeId: string): Promise<boolean> {
+    return (await this.orm.em.fork().count(Node, { id: nodeId })) > 0;
+  }
+
+  async localNodeId(): Promise<string | null> {
+    return (await this.orm.em.fork().findOne(Node, { isLocal: true }, { fields: ['id'] }))?.id ?? null;
+  }
+
+  /** Locks the outbound row until the transaction ends and reads it fresh (before the node row: the lock order). */
+  async lock(em: EntityManager, id: string): Promise<Outbound | null> {
+    return em.findOne(Outbound, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  }
+
+  async placementsOnNode(em: EntityManager, nodeId: string): Promise<OutboundPlacement[]> {
+    const rows = await em.find(Outbound, { node: nodeId }, { fields: ['id', 'tag', 'slot', 'interfaceName'] });
+    return rows.map((row) => ({ id: row.id, tag: row.tag, slot: row.slot ?? null, interfaceName: row.interfaceName ?? null }));
+  }
+
+  /** Tunnel interface names on the node (interfaces/): a hop's interface must not take one. */
+  async tunnelNames(em: EntityManager, nodeId: string): Promise<Set<string>> {
+    const rows = await em.execute<{ name: string }[]>('select name from interfaces where node_id = ?', [nodeId]);
+    return new Set(rows.map((row) => row.name));
+  }
+
+  async insert(em: EntityManager, input: NewOutbound): Promise<string> {
+    const { nodeId, ...fields } = input;
+    const row = em.create(Outbound, { ...fields, node: em.getReference(Node, nodeId) });
+    await em.flush();
+    return row.id;
+  }
+
+  async save(em: EntityManager): Promise<void> {
+    await em.flush();
+  }
+
+  async delete(em: EntityManager, id: string): Promise<void> {
+    await em.nativeDelete(Outbound, { id });
+  }
+
+  /** The rules routing through this outbound, in their order (routing_rules, by table name). */
+  async rulesUsing(em: EntityManager, outboundId: string): Promise<{ id: string; name: string }[]> {
+    return em.execute<{ id: string; name: string }[]>('select id, name from routing_rules where outbound_id = ? order by position, created_at', [outboundId]);
+  }
+
+  /** Whether the outbound is its node's default outbound (routing_basics, by table name). */
+  async isDefault(em: EntityManager, outboundId: string): Promise<boolean> {
+    const rows = await em.execute<{ node_id: string }[]>('select node_id from routing_basics where default_outbound_id = ?', [outboundId]);
+    return rows.length > 0;
+  }
+
+  /** The last check's result, kept on the outbound (its lastCheckAt, latency, error, egress). */
+  async recordCheck(id: string, result: ProbeResult, at: Date): Promise<void> {
+    await this.orm.em.fork().nativeUpdate(
+      Outbound,
+      { id },
+      {
+        lastCheckAt: at,
+        latencyMs: result.ok && result.latencyMs !== null ? Math.round(result.latencyMs) : null,
+        lastError: result.ok ? null : (result.error ?? result.errorClass ?? 'failed').slice(0, 500),
+        egressIp: result.ok ? result.egressIp : null,
+      },
+    );
+  }
+
+  /** Whether each node's agent is connected now (system/'s one rule) and its last apply. */
+  private async agents(em: EntityManager, nodeIds: readonly string[]): Promise<Map<string, AgentReport>> {
+    const rows = await em.execute<{ node_id: string; has_credential: boolean; connected: boolean; last_seen_at: Date | null; last_apply: ApplyResult | null }[]>(
+      `select node_id, credential_hash is not null as has_credential, connected, last_seen_at, last_apply
+         from node_agents where node_id = any(array[?]::uuid[])`,
+      [[...nodeIds]],
+    );
+    const now = Date.now();
+    return new Map(
+      rows.map((row) => [
+        row.node_id,
+        {
+          connected:
+            agentState({ hasCredential: row.has_credential, connected: row.connected, lastSeenAt: row.last_seen_at && new Date(row.last_seen_at) }, now) === 'connected',
+          lastApply: row.last_apply,
+        },
+      ]),
+    );
+  }
+}

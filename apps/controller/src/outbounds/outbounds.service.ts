@@ -1,0 +1,266 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { generateKeyPair, publicKeyFromPrivate } from '#libs/wireguard/keys.js';
+import { normalizeCidr, normalizeList } from '../common/network-text.js';
+import { mapUniqueViolations } from '../database/unique-violations.js';
+import { badRequest, conflict, notFound } from '../http/api-error.js';
+import { isId } from '../http/id.js';
+import { bumpRevisions, lockNode } from '../revisions/revisions.js';
+import {
+  DEFAULT_HOP_ALLOWED_IPS,
+  DEFAULT_HOP_KEEPALIVE,
+  DEFAULT_HOP_MTU,
+  type CreateOutboundDto,
+  type UpdateOutboundDto,
+} from './dto/outbound.dto.js';
+import { assertAllowedHopHost, parseHopAddress } from './hop-address.js';
+import type { Outbound } from './outbound.entity.js';
+import { isBuiltin, OutboundsRepository, type OutboundView } from './outbounds.repository.js';
+import { SettingsService } from '../settings/settings.service.js';
+
+export type { OutboundView } from './outbounds.repository.js';
+
+/** Slots a node hands its hops: the agent derives table, fwmark and redirector port from them. */
+export const MAX_SLOT = 250;
+
+const UNIQUE_FIELDS = {
+  outbounds_node_id_tag_unique: { field: 'tag', message: 'an outbound with this tag already exists on this node' },
+  outbounds_node_id_slot_unique: { field: '', message: 'another hop was created on this node at the same time; try again' },
+  outbounds_node_id_interface_name_unique: { field: '', message: 'another hop was created on this node at the same time; try again' },
+};
+
+/** Fields each hop kind takes; any other kind-specific field given is refused by name. */
+const KIND_FIELDS = {
+  socks: ['username', 'password'],
+  http: ['username', 'password'],
+  shadowsocks: ['password', 'method'],
+  wireguard: ['privateKey', 'peerPublicKey', 'presharedKey', 'allowedIps', 'tunnelAddress', 'mtu', 'keepalive'],
+} as const;
+const SPECIFIC_FIELDS = ['username', 'password', 'method', 'privateKey', 'peerPublicKey', 'presharedKey', 'allowedIps', 'tunnelAddress', 'mtu', 'keepalive'] as const;
+type SpecificField = (typeof SPECIFIC_FIELDS)[number];
+
+function assertFieldsFit(kind: keyof typeof KIND_FIELDS, input: Partial<Record<SpecificField, unknown>>): void {
+  const allowed: readonly string[] = KIND_FIELDS[kind];
+  const stray = SPECIFIC_FIELDS.find((field) => input[field] !== undefined && !allowed.includes(field));
+  if (stray) throw badRequest(`${stray} does not apply to a ${kind} outbound`, stray);
+}
+
+/**
+ * Outbounds (hops) per node. Writes lock the outbound row, then the node row (the controller's
+ * lock order), check under the lock and bump the node's revision in the same transaction.
+ */
+@Injectable()
+export class OutboundsService {
+  constructor(
+    private readonly outbounds: OutboundsRepository,
+    private readonly settings: SettingsService,
+  ) {}
+
+  /** The node a request acts on: the one named (it must exist), else the local node. */
+  async nodeOf(nodeId: string | undefined): Promise<string> {
+    if (nodeId !== undefined) {
+      if (!(isId(nodeId) && (await this.outbounds.nodeExists(nodeId)))) throw notFound('node not found', 'nodeId');
+      return nodeId;
+    }
+    const local = await this.outbounds.localNodeId();
+    if (local === null) throw notFound('there is no local node; pass nodeId', 'nodeId');
+    return local;
+  }
+
+  async list(nodeId: string | undefined): Promise<OutboundView[]> {
+    return this.outbounds.list(await this.nodeOf(nodeId));
+  }
+
+  async get(id: string): Promise<OutboundView> {
+    const found = await this.outbounds.get(id);
+    if (!found) throw notFound('outbound not found', 'id');
+    return found;
+  }
+
+  async create(input: CreateOutboundDto): Promise<OutboundView> {
+    assertFieldsFit(input.kind, input);
+    const address = parseHopAddress(input.address);
+    await this.assertAllowedHost(address.host);
+    const fields = this.kindFields(input.kind, input);
+    const nodeId = await this.nodeOf(input.nodeId);
+    const id = await this.write(async (em) => {
+      await lockNode(em, nodeId, 'nodeId');
+      const placements = await this.outbounds.placementsOnNode(em, nodeId);
+      if (placements.some((other) => other.tag === input.tag)) throw conflict(`an outbound tagged "${input.tag}" already exists on this node`, 'tag');
+      const used = new Set(placements.map((other) => other.slot));
+      const slot = Array.from({ length: MAX_SLOT }, (_, i) => i + 1).find((candidate) => !used.has(candidate));
+      if (slot === undefined) throw conflict(`a node runs at most ${MAX_SLOT} hops`);
+      const interfaceName = input.kind === 'wireguard' ? await this.hopInterfaceName(em, nodeId, slot, placements) : null;
+      const id = await this.outbounds.insert(em, {
+        nodeId,
+        tag: input.tag,
+        kind: input.kind,
+        enabled: input.enabled ?? true,
+        position: input.position ?? 0,
+        host: address.host,
+        port: address.port,
+        note: input.note ?? '',
+        slot,
+        interfaceName,
+        ...fields,
+      });
+      await bumpRevisions(em, [nodeId]);
+      return id;
+    });
+    return this.get(id);
+  }
+
+  async update(id: string, changes: UpdateOutboundDto): Promise<OutboundView> {
+    await this.write(async (em) => {
+      const row = await this.lock(em, id);
+      const nodeId = row.node.id;
+      await lockNode(em, nodeId, 'nodeId');
+      if (isBuiltin(row.kind)) {
+        const field = Object.keys(changes).find((key) => changes[key as keyof UpdateOutboundDto] !== undefined) ?? '';
+        throw badRequest(`the built-in outbound "${row.tag}" cannot be changed`, field);
+      }
+      if (changes.nodeId !== undefined && changes.nodeId !== nodeId) throw badRequest('an outbound cannot move to another node; create one there instead', 'nodeId');
+      if (changes.kind !== undefined && changes.kind !== row.kind) throw badRequest(`kind cannot change (this outbound is ${row.kind}); create a new one instead`, 'kind');
+      const kind = row.kind as keyof typeof KIND_FIELDS;
+      assertFieldsFit(kind, changes);
+      if (changes.tag !== undefined && changes.tag !== row.tag) {
+        const placements = await this.outbounds.placementsOnNode(em, nodeId);
+        if (placements.some((other) => other.tag === changes.tag)) throw conflict(`an outbound tagged "${changes.tag}" already exists on this node`, 'tag');
+      }
+      if (changes.enabled === false && row.enabled && (await this.outbounds.isDefault(em, row.id))) {
+        throw conflict(`"${row.tag}" is the node's default outbound; choose another default (PUT /api/routing) before disabling it`, 'enabled');
+      }
+      const before = JSON.stringify(snapshot(row));
+      if (changes.address !== undefined) {
+        const address = parseHopAddress(changes.address);
+        if (address.host !== row.host) await this.assertAllowedHost(address.host);
+        row.host = address.host;
+        row.port = address.port;
+      }
+      if (changes.tag !== undefined) row.tag = changes.tag;
+      if (changes.enabled !== undefined) row.enabled = changes.enabled;
+      if (changes.position !== undefined) row.position = changes.position;
+      if (changes.note !== undefined) row.note = changes.note;
+      if (changes.username !== undefined) row.username = changes.username;
+      if (changes.password !== undefined) {
+        if (changes.password === null && kind === 'shadowsocks') throw badRequest('a shadowsocks outbound needs a password', 'password');
+        row.password = changes.password;
+      }
+      if (changes.method !== undefined) row.method = changes.method;
+      if (changes.privateKey !== undefined) {
+        row.privateKey = changes.privateKey;
+        row.publicKey = publicKeyFromPrivate(changes.privateKey);
+      }
+      if (changes.peerPublicKey !== undefined) row.peerPublicKey = changes.peerPublicKey;
+      if (changes.presharedKey !== undefined) row.presharedKey = changes.presharedKey;
+      if (changes.allowedIps !== undefined) row.allowedIps = allowedIps(changes.allowedIps);
+      if (changes.tunnelAddress !== undefined) row.tunnelAddress = normalizeCidr(changes.tunnelAddress, 'tunnelAddress');
+      if (changes.mtu !== undefined) row.mtu = changes.mtu;
+      if (changes.keepalive !== undefined) row.keepalive = changes.keepalive;
+      // A change that changes nothing leaves the node's revision alone (no pointless apply).
+      if (JSON.stringify(snapshot(row)) === before) return;
+      await this.outbounds.save(em);
+      await bumpRevisions(em, [nodeId]);
+    });
+    return this.get(id);
+  }
+
+  /** Refused for the built-ins, and while rules or the node's default still route through it (409 naming them). */
+  async remove(id: string): Promise<{ id: string; deleted: true }> {
+    return this.write(async (em) => {
+      const row = await this.lock(em, id);
+      const nodeId = row.node.id;
+      await lockNode(em, nodeId, 'nodeId');
+      if (isBuiltin(row.kind)) throw conflict(`the built-in outbound "${row.tag}" cannot be removed`);
+      const rules = await this.outbounds.rulesUsing(em, id);
+      if (rules.length > 0) {
+        const names = rules.map((rule) => `"${rule.name}" (${rule.id})`).join(', ');
+        throw conflict(`outbound "${row.tag}" is used by ${rules.length === 1 ? 'rule' : 'rules'} ${names}; change or delete them first`);
+      }
+      if (await this.outbounds.isDefault(em, id)) throw conflict(`outbound "${row.tag}" is the node's default outbound; choose another default first`);
+      await this.outbounds.delete(em, id);
+      await bumpRevisions(em, [nodeId]);
+      return { id, deleted: true as const };
+    });
+  }
+
+  private async lock(em: EntityManager, id: string): Promise<Outbound> {
+    const row = isId(id) ? await this.outbounds.lock(em, id) : null;
+    if (!row) throw notFound('outbound not found', 'id');
+    return row;
+  }
+
+  private async assertAllowedHost(host: string): Promise<void> {
+    if (!(await this.settings.get()).allowPrivateTargets) await assertAllowedHopHost(host);
+  }
+
+  /** The kind's own columns for a new hop, checked; every other kind-specific column null. */
+  private kindFields(kind: CreateOutboundDto['kind'], input: CreateOutboundDto) {
+    const none = {
+      username: null,
+      password: null,
+      method: null,
+      privateKey: null,
+      publicKey: null,
+      peerPublicKey: null,
+      presharedKey: null,
+      allowedIps: [] as string[],
+      tunnelAddress: null,
+      mtu: null,
+      keepalive: null,
+    };
+    switch (kind) {
+      case 'socks':
+      case 'http':
+        return { ...none, username: input.username ?? null, password: input.password ?? null };
+      case 'shadowsocks':
+        if (input.method === undefined) throw badRequest('method is required for a shadowsocks outbound', 'method');
+        if (input.password == null) throw badRequest('password is required for a shadowsocks outbound', 'password');
+        return { ...none, method: input.method, password: input.password };
+      case 'wireguard': {
+        if (input.peerPublicKey === undefined) throw badRequest('peerPublicKey is required for a wireguard outbound', 'peerPublicKey');
+        if (input.tunnelAddress === undefined) throw badRequest('tunnelAddress is required for a wireguard outbound', 'tunnelAddress');
+        const keys = input.privateKey ? { privateKey: input.privateKey, publicKey: publicKeyFromPrivate(input.privateKey) } : generateKeyPair();
+        return {
+          ...none,
+          privateKey: keys.privateKey,
+          publicKey: keys.publicKey,
+          peerPublicKey: input.peerPublicKey,
+          presharedKey: input.presharedKey ?? null,
+          allowedIps: allowedIps(input.allowedIps ?? [...DEFAULT_HOP_ALLOWED_IPS]),
+          tunnelAddress: normalizeCidr(input.tunnelAddress, 'tunnelAddress'),
+          mtu: input.mtu ?? DEFAULT_HOP_MTU,
+          keepalive: input.keepalive ?? DEFAULT_HOP_KEEPALIVE,
+        };
+      }
+    }
+  }
+
+  /** `whop<slot>`, or a variant when a tunnel of the node already has that name. */
+  private async hopInterfaceName(em: EntityManager, nodeId: string, slot: number, placements: { interfaceName: string | null }[]): Promise<string> {
+    const taken = await this.outbounds.tunnelNames(em, nodeId);
+    for (const name of placements.map((other) => other.interfaceName)) if (name) taken.add(name);
+    for (let n = 0; ; n++) {
+      const name = n === 0 ? `whop${slot}` : `whop${slot}-${n}`;
+      if (!taken.has(name)) return name;
+    }
+  }
+
+  private write<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
+    return mapUniqueViolations(() => this.outbounds.transaction(work), UNIQUE_FIELDS);
+  }
+}
+
+function allowedIps(values: readonly string[]): string[] {
+  const list = normalizeList(values, 'allowedIps', normalizeCidr);
+  if (list.length === 0) throw badRequest('allowedIps needs at least one network (0.0.0.0/0 for everything)', 'allowedIps');
+  return list;
+}
+
+/** The fields whose change alters what the node runs (or shows). */
+function snapshot(row: Outbound) {
+  return [
+    row.tag, row.enabled, row.position, row.host, row.port, row.username, row.password, row.method, row.privateKey,
+    row.peerPublicKey, row.presharedKey, row.allowedIps, row.tunnelAddress, row.mtu, row.keepalive, row.note,
+  ];
+}

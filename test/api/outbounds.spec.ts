@@ -1,0 +1,258 @@
+import { networkInterfaces } from 'node:os';
+import type { Job } from 'bullmq';
+import { applyJobSchema, nodeQueueName } from '#libs/contracts/node-queue.js';
+import { PROBE_JOB, probeJobSchema, type ProbeResult } from '#libs/contracts/routing.js';
+import { generateKeyPair } from '#libs/wireguard/keys.js';
+import { enrol, helloAs, closeLinks } from '../support/agent-link-client.js';
+import { answer, fixtures, signedInPanel, type Schemas } from '../support/fixtures.js';
+import { currentApplyJob, fakeAgentWorker, queuesOf } from '../support/node-queue.js';
+import { startTestPanel } from '../support/test-panel.js';
+import { waitFor } from '../support/wait-for.js';
+
+const session = signedInPanel();
+const f = fixtures(session, { unchanged: async () => [await f.count('outbounds'), await f.revisions()] });
+const { typed, call, createNode, expectRefused } = f;
+afterAll(() => closeLinks());
+
+type OutboundBody = Schemas['CreateOutboundDto'];
+
+const PEER = generateKeyPair().publicKey;
+
+async function createOutbound(body: OutboundBody) {
+  const created = await answer(typed().POST('/api/outbounds', { body }));
+  expect({ status: created.status, body: created.body }).toMatchObject({ status: 201 });
+  return created.body;
+}
+
+async function listOutbounds(nodeId?: string) {
+  const listed = await answer(typed().GET('/api/outbounds', { params: { query: nodeId ? { nodeId } : {} } }));
+  expect(listed.status).toBe(200);
+  return listed.body;
+}
+
+describe('outbounds', () => {
+  test('every node lists the built-ins direct and blocked, which cannot be changed or removed', async () => {
+    const local = await listOutbounds();
+    expect(local.map((outbound) => [outbound.tag, outbound.kind, outbound.builtin, outbound.state])).toEqual([
+      ['direct', 'direct', true, 'up'],
+      ['blocked', 'blocked', true, 'up'],
+    ]);
+    const node = await createNode();
+    const remote = await listOutbounds(node.id);
+    expect(remote.map((outbound) => outbound.tag)).toEqual(['direct', 'blocked']);
+    expect(remote.every((outbound) => outbound.nodeId === node.id)).toBe(true);
+
+    const direct = local.find((outbound) => outbound.tag === 'direct')!;
+    await expectRefused('PATCH', `outbounds/${direct.id}`, { tag: 'plain' }, 400, 'tag', /built-in/);
+    await expectRefused('PATCH', `outbounds/${direct.id}`, { enabled: false }, 400, 'enabled', /built-in/);
+    await expectRefused('DELETE', `outbounds/${direct.id}`, undefined, 409, '', /built-in/);
+    await expectRefused('GET', 'outbounds?nodeId=00000000-0000-4000-8000-000000000000', undefined, 404, 'nodeId');
+  });
+
+  test('a SOCKS hop: created, read, changed and deleted; its password never shown; each change bumps its node', async () => {
+    const node = await createNode();
+    const before = await f.revision(node.id);
+    const hop = await createOutbound({ nodeId: node.id, tag: 'socks-a', kind: 'socks', address: '203.0.113.7:1080', username: 'alice', password: 'socks-secret-password' });
+    expect(hop).toMatchObject({ tag: 'socks-a', kind: 'socks', builtin: false, enabled: true, address: '203.0.113.7:1080', username: 'alice', hasPassword: true, wireguard: null, state: 'unknown', lastCheckAt: null });
+    expect(hop.slot).toBe(1);
+    expect(JSON.stringify(hop)).not.toContain('socks-secret-password');
+    expect(await f.revision(node.id)).toBe(before + 1);
+
+    const read = await answer(typed().GET('/api/outbounds/{id}', { params: { path: { id: hop.id } } }));
+    expect(read.body).toEqual(hop);
+
+    const changed = await answer(typed().PATCH('/api/outbounds/{id}', { params: { path: { id: hop.id } }, body: { tag: 'socks-b', address: '[2001:db8::7]:1081', password: null } }));
+    expect(changed.body).toMatchObject({ tag: 'socks-b', address: '[2001:db8::7]:1081', hasPassword: false, slot: 1 });
+    expect(await f.revision(node.id)).toBe(before + 2);
+    // A change that changes nothing does not bump.
+    await answer(typed().PATCH('/api/outbounds/{id}', { params: { path: { id: hop.id } }, body: { tag: 'socks-b' } }));
+    expect(await f.revision(node.id)).toBe(before + 2);
+
+    const deleted = await answer(typed().DELETE('/api/outbounds/{id}', { params: { path: { id: hop.id } } }));
+    expect(deleted.body).toEqual({ id: hop.id, deleted: true });
+    expect(await f.revision(node.id)).toBe(before + 3);
+    expect((await call('GET', `outbounds/${hop.id}`)).status).toBe(404);
+  });
+
+  test('a WireGuard hop gets a generated key pair (only the public key shown), a slot and an interface; a given private key gives its public key', async () => {
+    const node = await createNode();
+    const generated = await createOutbound({ nodeId: node.id, tag: 'wg-a', kind: 'wireguard', address: '198.51.100.20:51820', peerPublicKey: PEER, tunnelAddress: '10.66.0.2' });
+    expect(generated).toMatchObject({ slot: 1, wireguard: { peerPublicKey: PEER, hasPresharedKey: false, allowedIps: ['0.0.0.0/0'], tunnelAddress: '10.66.0.2/32', mtu: 1420, keepalive: 25, interfaceName: 'whop1' } });
+    const [stored] = await session().t.query<{ private_key: string; public_key: string }>('select private_key, public_key from outbounds where id = $1', [generated.id]);
+    expect(generated.wireguard!.publicKey).toBe(stored.public_key);
+    expect(JSON.stringify(generated)).not.toContain(stored.private_key);
+
+    const keys = generateKeyPair();
+    const psk = generateKeyPair().privateKey;
+    const given = await createOutbound({ nodeId: node.id, tag: 'wg-b', kind: 'wireguard', address: 'hop.example.net:51820', privateKey: keys.privateKey, presharedKey: psk, peerPublicKey: PEER, tunnelAddress: '10.67.0.2/32', allowedIps: ['0.0.0.0/0', '::/0'], mtu: 1380, keepalive: 0 });
+    expect(given).toMatchObject({ slot: 2, wireguard: { publicKey: keys.publicKey, hasPresharedKey: true, allowedIps: ['0.0.0.0/0', '::/0'], mtu: 1380, keepalive: 0, interfaceName: 'whop2' } });
+    expect(JSON.stringify(given)).not.toContain(keys.privateKey);
+    expect(JSON.stringify(given)).not.toContain(psk);
+
+    // The node's desired state carries its enabled hops, secrets included (the agent needs them).
+    const job = applyJobSchema.parse((await currentApplyJob(session().t, node.id)).data);
+    expect(job.outbounds).toEqual([
+      { id: generated.id, tag: 'wg-a', slot: 1, config: expect.objectContaining({ kind: 'wireguard', privateKey: stored.private_key, interfaceName: 'whop1', endpointHost: '198.51.100.20', endpointPort: 51820 }) },
+      { id: given.id, tag: 'wg-b', slot: 2, config: expect.objectContaining({ kind: 'wireguard', privateKey: keys.privateKey, presharedKey: psk, persistentKeepalive: 0 }) },
+    ]);
+    // A disabled hop is no longer delivered; its slot stays its own.
+    await answer(typed().PATCH('/api/outbounds/{id}', { params: { path: { id: generated.id } }, body: { enabled: false } }));
+    const after = applyJobSchema.parse((await currentApplyJob(session().t, node.id)).data);
+    expect(after.outbounds!.map((outbound) => outbound.tag)).toEqual(['wg-b']);
+    const third = await createOutbound({ nodeId: node.id, tag: 'http-c', kind: 'http', address: '203.0.113.9:3128' });
+    expect(third.slot).toBe(3);
+  });
+
+  test('shadowsocks needs its method and password; fields of another kind are refused by name; nothing is written', async () => {
+    const ok = await createOutbound({ tag: 'ss-a', kind: 'shadowsocks', address: '203.0.113.8:8388', method: 'chacha20-ietf-poly1305', password: 'ss-secret-password' });
+    expect(ok).toMatchObject({ method: 'chacha20-ietf-poly1305', hasPassword: true, username: null });
+    await expectRefused('POST', 'outbounds', { tag: 'ss-b', kind: 'shadowsocks', address: '203.0.113.8:8388', password: 'x' }, 400, 'method');
+    await expectRefused('POST', 'outbounds', { tag: 'ss-b', kind: 'shadowsocks', address: '203.0.113.8:8388', method: 'aes-256-gcm' }, 400, 'password');
+    await expectRefused('POST', 'outbounds', { tag: 'ss-b', kind: 'shadowsocks', address: '203.0.113.8:8388', method: 'rc4-md5', password: 'x' }, 400, 'method');
+    await expectRefused('POST', 'outbounds', { tag: 'so-b', kind: 'socks', address: '203.0.113.8:1080', peerPublicKey: PEER }, 400, 'peerPublicKey');
+    await expectRefused('POST', 'outbounds', { tag: 'wg-x', kind: 'wireguard', address: '203.0.113.8:51820', tunnelAddress: '10.1.0.2/32' }, 400, 'peerPublicKey');
+    await expectRefused('POST', 'outbounds', { tag: 'wg-x', kind: 'wireguard', address: '203.0.113.8:51820', peerPublicKey: PEER, tunnelAddress: '10.1.0.2/33' }, 400, 'tunnelAddress');
+    await expectRefused('POST', 'outbounds', { tag: 'wg-x', kind: 'wireguard', address: '203.0.113.8:51820', peerPublicKey: PEER, tunnelAddress: '10.1.0.2/32', allowedIps: ['0.0.0.0/0', 'nope'] }, 400, 'allowedIps.1');
+    await expectRefused('POST', 'outbounds', { tag: 'di', kind: 'direct', address: '203.0.113.8:1' }, 400, 'kind');
+    await expectRefused('POST', 'outbounds', { tag: 'bad tag!', kind: 'socks', address: '203.0.113.8:1080' }, 400, 'tag');
+    await expectRefused('POST', 'outbounds', { tag: 'noport', kind: 'socks', address: '203.0.113.8' }, 400, 'address');
+    await expectRefused('POST', 'outbounds', { tag: 'bigport', kind: 'socks', address: '203.0.113.8:70000' }, 400, 'address');
+    await expectRefused('PATCH', `outbounds/${ok.id}`, { kind: 'socks' }, 400, 'kind');
+    await expectRefused('PATCH', `outbounds/${ok.id}`, { password: null }, 400, 'password');
+    await expectRefused('PATCH', `outbounds/${ok.id}`, { username: 'bob' }, 400, 'username');
+  });
+
+  test('a duplicate tag on the node is a 409 on tag; the same tag on another node is fine', async () => {
+    await createOutbound({ tag: 'dup', kind: 'socks', address: '203.0.113.10:1080' });
+    await expectRefused('POST', 'outbounds', { tag: 'dup', kind: 'http', address: '203.0.113.11:3128' }, 409, 'tag');
+    await expectRefused('POST', 'outbounds', { tag: 'direct', kind: 'http', address: '203.0.113.11:3128' }, 409, 'tag');
+    const other = await createOutbound({ tag: 'dup-2', kind: 'socks', address: '203.0.113.10:1080' });
+    await expectRefused('PATCH', `outbounds/${other.id}`, { tag: 'dup' }, 409, 'tag');
+    const node = await createNode();
+    await createOutbound({ nodeId: node.id, tag: 'dup', kind: 'socks', address: '203.0.113.10:1080' });
+  });
+
+  test("hop addresses on loopback, link-local, unspecified or the panel's own addresses are refused", async () => {
+    const own = Object.values(networkInterfaces())
+      .flatMap((addresses) => addresses ?? [])
+      .find((address) => !address.internal && address.family === 'IPv4')?.address;
+    const forbidden = ['127.0.0.1:1080', '127.8.9.10:1080', '[::1]:1080', '169.254.169.254:80', '[fe80::1]:80', '0.0.0.0:1080', '[::]:1080', 'localhost:1080', '[::ffff:127.0.0.1]:1080'];
+    if (own) forbidden.push(`${own}:1080`);
+    for (const address of forbidden) await expectRefused('POST', 'outbounds', { tag: 'private', kind: 'socks', address }, 400, 'address');
+    const hop = await createOutbound({ tag: 'public', kind: 'socks', address: '203.0.113.12:1080' });
+    await expectRefused('PATCH', `outbounds/${hop.id}`, { address: '127.0.0.1:1080' }, 400, 'address');
+    await expectRefused('POST', 'outbounds', { tag: 'wgpriv', kind: 'wireguard', address: '127.0.0.1:51820', peerPublicKey: PEER, tunnelAddress: '10.1.0.2/32' }, 400, 'address');
+  });
+
+  test("a hop's state comes from its agent's last apply", async () => {
+    const { t } = session();
+    const node = await createNode();
+    const up = await createOutbound({ nodeId: node.id, tag: 'st-up', kind: 'socks', address: '203.0.113.13:1080' });
+    const failed = await createOutbound({ nodeId: node.id, tag: 'st-failed', kind: 'http', address: '203.0.113.14:3128' });
+    const { credential } = await enrol(t, node.enrolment!.secret);
+    const link = await helloAs(t, credential);
+    const revision = await f.revision(node.id);
+    link.send({ type: 'applied', result: { revision, ok: false, interfaces: [], durationMs: 3, outbounds: [{ tag: 'st-up', state: 'up' }, { tag: 'st-failed', state: 'failed', error: 'redsocks is not installed' }] } });
+    await waitFor('the apply recorded', async () => (await listOutbounds(node.id)).find((outbound) => outbound.id === up.id)?.state === 'up');
+    const listed = await listOutbounds(node.id);
+    expect(listed.find((outbound) => outbound.id === failed.id)).toMatchObject({ state: 'failed', stateError: 'redsocks is not installed' });
+    // The node's page shows the same outcomes (its schema knows them).
+    expect((await f.getNode(node.id)).agent?.lastApply?.outbounds).toEqual([{ tag: 'st-up', state: 'up' }, { tag: 'st-failed', state: 'failed', error: 'redsocks is not installed' }]);
+    link.socket.terminate();
+  });
+});
+
+describe('probes', () => {
+  /** Probe jobs a fake agent took, by outbound. */
+  const taken: Job[] = [];
+
+  test('a check is a probe job on the owning node; the agent’s answer is returned and stored on the outbound', async () => {
+    const { t } = session();
+    const node = await createNode();
+    const hop = await createOutbound({ nodeId: node.id, tag: 'probed', kind: 'socks', address: '203.0.113.15:1080', username: 'u', password: 'probe-secret' });
+    const answerOk: ProbeResult = { ok: true, latencyMs: 42.4, stages: { dns: 1, connect: 10, handshake: 5, firstByte: 26 }, errorClass: null, error: null, egressIp: '198.51.100.99' };
+    const worker = fakeAgentWorker(t, node.id, async (job) => {
+      taken.push(job);
+      return job.data.mode === 'tcp' ? { ...answerOk, stages: { ...answerOk.stages, handshake: null, firstByte: null }, egressIp: null } : answerOk;
+    });
+    try {
+      const checked = await answer(typed().POST('/api/outbounds/{id}/check', { params: { path: { id: hop.id } } }));
+      expect(checked).toMatchObject({ status: 200, body: answerOk });
+      const job = probeJobSchema.parse(taken[0].data);
+      expect(taken[0].name).toBe(PROBE_JOB);
+      expect(job).toEqual({
+        outboundId: hop.id,
+        mode: 'http',
+        config: { kind: 'socks', host: '203.0.113.15', port: 1080, username: 'u', password: 'probe-secret' },
+        url: 'http://cp.cloudflare.com/generate_204',
+        timeoutMs: 5000,
+        allowPrivateTargets: false,
+      });
+      const stored = await answer(typed().GET('/api/outbounds/{id}', { params: { path: { id: hop.id } } }));
+      expect(stored.body).toMatchObject({ latencyMs: 42, lastError: null, egressIp: '198.51.100.99', lastCheckAt: expect.any(String) });
+
+      const tcp = await answer(typed().POST('/api/outbounds/{id}/check', { params: { path: { id: hop.id }, query: { mode: 'tcp' } } }));
+      expect(tcp.body).toMatchObject({ ok: true, egressIp: null });
+      expect(probeJobSchema.parse(taken[1].data).mode).toBe('tcp');
+
+      // direct is probed too, without a hop.
+      const direct = (await listOutbounds(node.id)).find((outbound) => outbound.tag === 'direct')!;
+      await answer(typed().POST('/api/outbounds/{id}/check', { params: { path: { id: direct.id } } }));
+      expect(probeJobSchema.parse(taken[2].data).config).toEqual({ kind: 'direct' });
+
+      // blocked answers without a job.
+      const blocked = (await listOutbounds(node.id)).find((outbound) => outbound.tag === 'blocked')!;
+      const refused = await answer(typed().POST('/api/outbounds/{id}/check', { params: { path: { id: blocked.id } } }));
+      expect(refused.body).toMatchObject({ ok: false, errorClass: 'forbidden', latencyMs: null });
+      expect(taken).toHaveLength(3);
+
+      // A failed probe is stored as the last error.
+      await worker.close();
+      const failing = fakeAgentWorker(t, node.id, async () => ({ ok: false, latencyMs: null, stages: { dns: 1, connect: null, handshake: null, firstByte: null }, errorClass: 'connect', error: 'connection refused', egressIp: null }));
+      const down = await answer(typed().POST('/api/outbounds/{id}/check', { params: { path: { id: hop.id } } }));
+      expect(down.body).toMatchObject({ ok: false, errorClass: 'connect', error: 'connection refused' });
+      expect((await answer(typed().GET('/api/outbounds/{id}', { params: { path: { id: hop.id } } }))).body).toMatchObject({ latencyMs: null, lastError: 'connection refused', egressIp: null });
+      await failing.close();
+    } finally {
+      await worker.close();
+    }
+  });
+
+  test('with no agent answering, a check answers ok:false, errorClass timeout, and withdraws its job', async () => {
+    const node = await createNode();
+    const hop = await createOutbound({ nodeId: node.id, tag: 'lonely', kind: 'http', address: '203.0.113.16:3128' });
+    const checked = await answer(typed().POST('/api/outbounds/{id}/check', { params: { path: { id: hop.id } } }));
+    expect(checked).toMatchObject({ status: 200, body: { ok: false, errorClass: 'timeout', latencyMs: null, egressIp: null } });
+    expect(checked.body.error).toMatch(/no answer from the agent/);
+    const stored = (await answer(typed().GET('/api/outbounds/{id}', { params: { path: { id: hop.id } } }))).body;
+    expect(stored).toMatchObject({ lastCheckAt: expect.any(String), lastError: expect.stringMatching(/no answer/) });
+    const queue = queuesOf(session().t).queue(nodeQueueName(node.id));
+    expect((await queue.getJobs(['waiting'])).filter((job) => job.name === PROBE_JOB)).toEqual([]);
+  }, 30_000);
+
+  test('on the PostgreSQL queue backend (no REDIS_URL) a check is answered the same way', async () => {
+    const other = await startTestPanel({ REDIS_URL: '' });
+    try {
+      expect(queuesOf(other).kind).toBe('postgres');
+      const token = await other.login();
+      const created = await other.call('POST', 'outbounds', { token, body: { tag: 'pg-hop', kind: 'socks', address: '203.0.113.17:1080' } });
+      expect(created.status).toBe(201);
+      const result: ProbeResult = { ok: true, latencyMs: 7, stages: { dns: null, connect: 7, handshake: null, firstByte: null }, errorClass: null, error: null, egressIp: null };
+      const [local] = await other.query<{ id: string }>('select id from nodes where is_local');
+      const worker = fakeAgentWorker(other, local.id, async (job) => (job.name === PROBE_JOB ? result : undefined));
+      try {
+        const checked = await other.call('POST', `outbounds/${created.body.id}/check?mode=tcp`, { token });
+        expect(checked).toMatchObject({ status: 200, body: result });
+      } finally {
+        await worker.close();
+      }
+    } finally {
+      await other.stop();
+    }
+  }, 60_000);
+
+  test('an unknown outbound is a 404', async () => {
+    await expectRefused('POST', 'outbounds/00000000-0000-4000-8000-000000000000/check', undefined, 404, 'id');
+    await expectRefused('POST', 'outbounds/not-an-id/check', undefined, 404, 'id');
+  });
+});
