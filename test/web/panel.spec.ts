@@ -243,6 +243,60 @@ describe('the web panel in a browser', () => {
     await page.getByRole('cell', { name: 'edge-1' }).waitFor();
   });
 
+  test('create an outbound (a refused address named) and check it: the probe result with its stages', async () => {
+    const token = await t.login();
+    // No agent runs for the test panel's node: the check ends as a timeout, after the probe timeout.
+    expect((await t.call('PATCH', 'settings', { token, body: { probeTimeoutMs: 500 } })).status).toBe(200);
+    await page.goto(url('/outbounds'));
+    await page.locator('[data-testid="outbound-row"][data-tag="direct"]').waitFor();
+    await page.getByTestId('new-outbound').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Tag').fill('proxy-1');
+    const address = dialog.getByLabel('Server (host:port)');
+    await address.fill('127.0.0.1:1080');
+    await dialog.getByTestId('outbound-submit').click();
+    await waitFor('the private address refused', async () => (await address.getAttribute('aria-invalid')) === 'true');
+    await address.fill('203.0.113.7:1080');
+    await dialog.getByTestId('outbound-submit').click();
+    const row = page.locator('[data-testid="outbound-row"][data-tag="proxy-1"]');
+    await row.waitFor();
+    await row.getByTestId('check-outbound').click();
+    const result = page.getByTestId('probe-result');
+    await result.waitFor({ timeout: 30_000 });
+    expect(await result.getByTestId('probe-stage').count()).toBe(4);
+    expect(await result.getByTestId('probe-ok').textContent()).toBe('unreachable');
+    await screenshot(page, 'outbound-check');
+    await page.keyboard.press('Escape');
+    await screenshot(page, 'outbounds');
+  });
+
+  test('routing rules are reordered by dragging, and the order endpoint stores it', async () => {
+    const token = await t.login();
+    const [node] = (await t.call('GET', 'nodes', { token })).body;
+    for (const name of ['first-rule', 'second-rule']) {
+      expect((await t.call('POST', `routing/rules?nodeId=${node.id}`, { token, body: { name, domains: [`${name}.example`], outboundTag: 'direct' } })).status).toBe(201);
+    }
+    await page.goto(url('/routing'));
+    const rules = page.getByTestId('rule');
+    await rules.nth(1).waitFor();
+    expect(await rules.evaluateAll((cards) => cards.map((card) => card.getAttribute('data-name')))).toEqual(['first-rule', 'second-rule']);
+    // Drag the second rule's handle above the first.
+    const handle = rules.nth(1).getByTestId('drag-handle');
+    const from = (await handle.boundingBox())!;
+    const to = (await rules.nth(0).boundingBox())!;
+    await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(from.x + from.width / 2, from.y - 10, { steps: 5 });
+    await page.mouse.move(from.x + from.width / 2, to.y + 2, { steps: 10 });
+    await page.mouse.up();
+    await waitFor('the order stored', async () => {
+      const routing = await t.call('GET', `routing?nodeId=${node.id}`, { token });
+      return routing.body.rules.map((rule: { name: string }) => rule.name).join() === 'second-rule,first-rule';
+    });
+    expect(await rules.evaluateAll((cards) => cards.map((card) => card.getAttribute('data-name')))).toEqual(['second-rule', 'first-rule']);
+    await screenshot(page, 'routing');
+  });
+
   test('issue a token, copy a curl command from the API page and run it for real', async () => {
     await page.goto(url('/nodes'));
     await page.getByTestId('token-name').fill('web-test');

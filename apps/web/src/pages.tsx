@@ -11,6 +11,8 @@ const LOADERS: Record<WebPage, () => Promise<PageModule>> = {
   clients: () => import('./pages/clients.js'),
   interfaces: () => import('./pages/interfaces.js'),
   hosts: () => import('./pages/hosts.js'),
+  outbounds: () => import('./pages/outbounds.js'),
+  routing: () => import('./pages/routing.js'),
   nodes: () => import('./pages/nodes.js'),
   backups: () => import('./pages/backups.js'),
   system: () => import('./pages/system.js'),

@@ -1,6 +1,6 @@
 /** English: the complete set of the panel's words; other languages are checked against its keys. */
 export const en = {
-  nav: { menu: 'Menu', overview: 'Overview', clients: 'Clients', interfaces: 'Interfaces', hosts: 'Hosts', nodes: 'Nodes', backups: 'Backups', system: 'System', settings: 'Settings', api: 'API' },
+  nav: { menu: 'Menu', overview: 'Overview', clients: 'Clients', interfaces: 'Interfaces', hosts: 'Hosts', outbounds: 'Outbounds', routing: 'Routing', nodes: 'Nodes', backups: 'Backups', system: 'System', settings: 'Settings', api: 'API' },
   header: { language: 'Language', theme: 'Light or dark theme', account: 'Account', password: 'Change password', signOut: 'Sign out' },
   roles: { owner: 'Owner', admin: 'Admin', viewer: 'Viewer' },
   connection: { lost: 'Connection to the panel lost', retrying: 'Retrying… what you typed is kept.' },
@@ -43,6 +43,27 @@ export const en = {
     new: 'New host', empty: 'No hosts: clients dial the interface’s endpoint. Add a host for another address.', needInterface: 'Create an interface first.',
     interface: 'Interface', address: 'Address', port: 'Port', portZero: '0 means the interface’s port', priority: 'Priority', enabled: 'Enabled', disabled: 'disabled',
     confirmDelete: 'Delete the host {{name}}?',
+  },
+  outbounds: {
+    new: 'New outbound', empty: 'Only the built-in outbounds (direct, blocked). Add a hop to send traffic through another server.',
+    tag: 'Tag', tagHelp: 'Letters, digits, - and _: rules name the outbound by it', kind: 'Kind', address: 'Server (host:port)', lastCheck: 'Last check',
+    kinds: { socks: 'SOCKS5', http: 'HTTP CONNECT', shadowsocks: 'Shadowsocks', wireguard: 'WireGuard' },
+    state: { up: 'up', failed: 'failed', disabled: 'disabled', unknown: 'not checked' },
+    builtin: 'built in', check: 'Check', checkOf: 'Check of {{tag}}', reachable: 'reachable', unreachable: 'unreachable', egress: 'Leaves as',
+    stage: { dns: 'DNS', connect: 'Connect', handshake: 'Handshake', firstByte: 'First byte' },
+    errorClass: { dns: 'DNS', connect: 'Connect', timeout: 'Timeout', handshake: 'Handshake', auth: 'Authentication', upstream: 'Upstream', http: 'HTTP', forbidden: 'Forbidden target', unsupported: 'Unsupported', internal: 'Internal' },
+    username: 'Username', password: 'Password', keepPassword: 'unchanged', method: 'Cipher', peerPublicKey: 'Peer public key', tunnelAddress: 'Tunnel address',
+    presharedKey: 'Preshared key (optional)', allowedIps: 'Allowed IPs', keepalive: 'Keepalive (s)',
+    confirmDelete: 'Delete the outbound {{tag}}? Rules that use it must be changed first.',
+  },
+  routing: {
+    newRule: 'New rule', rules: 'Rules', rulesHelp: 'The first rule that matches decides; drag the handle to change the order.',
+    empty: 'No rules: all traffic takes the default outbound. Add a rule to send some of it elsewhere.',
+    drag: 'Move {{name}}', hits: '{{count}} hits', hits_one: '{{count}} hit', hits_other: '{{count}} hits',
+    outbound: 'Outbound', network: 'Network', anyNetwork: 'any', allMustMatch: 'Every criterion given must match; at least one is needed.',
+    confirmDelete: 'Delete the rule {{name}}?', defaultOutbound: 'Default outbound', blockBitTorrent: 'Block BitTorrent', failClosed: 'Fail closed (block when a hop is down)',
+    lists: { domains: 'Domains', destIps: 'Destination IPs', ports: 'Ports', sourceIps: 'Source IPs', sourcePorts: 'Source ports', groups: 'Client groups', clients: 'Client ids', interfaces: 'Interface ids' },
+    basic: { blockDomains: 'Blocked domains', blockIps: 'Blocked IPs', blockPorts: 'Blocked ports', directDomains: 'Direct domains', directIps: 'Direct IPs' },
   },
   nodes: {
     new: 'Add node', address: 'Address', note: 'Note', agent: 'Agent', sync: 'Sync', interfaces: 'Interfaces', local: 'local', inSync: 'in sync', behind: 'behind',

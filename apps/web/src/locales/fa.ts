@@ -2,7 +2,7 @@ import type { Translation } from './en.js';
 
 /** Persian (right to left). */
 export const fa: Translation = {
-  nav: { menu: 'منو', overview: 'نمای کلی', clients: 'کاربران', interfaces: 'اینترفیس‌ها', hosts: 'میزبان‌ها', nodes: 'نودها', backups: 'پشتیبان‌ها', system: 'سیستم', settings: 'تنظیمات', api: 'API' },
+  nav: { menu: 'منو', overview: 'نمای کلی', clients: 'کاربران', interfaces: 'اینترفیس‌ها', hosts: 'میزبان‌ها', outbounds: 'خروجی‌ها', routing: 'مسیریابی', nodes: 'نودها', backups: 'پشتیبان‌ها', system: 'سیستم', settings: 'تنظیمات', api: 'API' },
   header: { language: 'زبان', theme: 'پوسته روشن یا تیره', account: 'حساب', password: 'تغییر گذرواژه', signOut: 'خروج' },
   roles: { owner: 'مالک', admin: 'مدیر', viewer: 'بیننده' },
   connection: { lost: 'ارتباط با پنل قطع شد', retrying: 'در حال تلاش دوباره… آنچه نوشته‌اید حفظ می‌شود.' },
@@ -45,6 +45,27 @@ export const fa: Translation = {
     new: 'میزبان جدید', empty: 'میزبانی نیست: کاربران به نقطه اتصال اینترفیس وصل می‌شوند. برای آدرسی دیگر یک میزبان بیفزایید.', needInterface: 'ابتدا یک اینترفیس بسازید.',
     interface: 'اینترفیس', address: 'آدرس', port: 'پورت', portZero: '۰ یعنی پورت اینترفیس', priority: 'اولویت', enabled: 'فعال', disabled: 'غیرفعال',
     confirmDelete: 'میزبان {{name}} حذف شود؟',
+  },
+  outbounds: {
+    new: 'خروجی جدید', empty: 'تنها خروجی‌های داخلی (مستقیم، مسدود). برای عبور ترافیک از سروری دیگر یک خروجی بیفزایید.',
+    tag: 'برچسب', tagHelp: 'حروف، ارقام، - و _: قوانین خروجی را با آن نام می‌برند', kind: 'نوع', address: 'سرور (host:port)', lastCheck: 'آخرین بررسی',
+    kinds: { socks: 'SOCKS5', http: 'HTTP CONNECT', shadowsocks: 'Shadowsocks', wireguard: 'WireGuard' },
+    state: { up: 'فعال', failed: 'ناموفق', disabled: 'غیرفعال', unknown: 'بررسی‌نشده' },
+    builtin: 'داخلی', check: 'بررسی', checkOf: 'بررسی {{tag}}', reachable: 'در دسترس', unreachable: 'در دسترس نیست', egress: 'خروج با',
+    stage: { dns: 'DNS', connect: 'اتصال', handshake: 'دست‌دهی', firstByte: 'نخستین بایت' },
+    errorClass: { dns: 'DNS', connect: 'اتصال', timeout: 'پایان مهلت', handshake: 'دست‌دهی', auth: 'احراز هویت', upstream: 'بالادست', http: 'HTTP', forbidden: 'مقصد ممنوع', unsupported: 'پشتیبانی‌نشده', internal: 'داخلی' },
+    username: 'نام کاربری', password: 'گذرواژه', keepPassword: 'بدون تغییر', method: 'رمزنگاری', peerPublicKey: 'کلید عمومی همتا', tunnelAddress: 'آدرس تونل',
+    presharedKey: 'کلید از پیش مشترک (اختیاری)', allowedIps: 'IPهای مجاز', keepalive: 'Keepalive (ثانیه)',
+    confirmDelete: 'خروجی {{tag}} حذف شود؟ ابتدا قوانینی که از آن استفاده می‌کنند را تغییر دهید.',
+  },
+  routing: {
+    newRule: 'قانون جدید', rules: 'قوانین', rulesHelp: 'نخستین قانونی که منطبق شود تصمیم می‌گیرد؛ برای تغییر ترتیب، دستگیره را بکشید.',
+    empty: 'قانونی نیست: همه ترافیک از خروجی پیش‌فرض می‌رود. برای فرستادن بخشی از آن به جای دیگر قانونی بیفزایید.',
+    drag: 'جابه‌جایی {{name}}', hits: '{{count}} تطابق', hits_one: '{{count}} تطابق', hits_other: '{{count}} تطابق',
+    outbound: 'خروجی', network: 'شبکه', anyNetwork: 'هر', allMustMatch: 'همه معیارهای داده‌شده باید منطبق باشند؛ دست‌کم یکی لازم است.',
+    confirmDelete: 'قانون {{name}} حذف شود؟', defaultOutbound: 'خروجی پیش‌فرض', blockBitTorrent: 'مسدودسازی BitTorrent', failClosed: 'بسته در خطا (مسدود هنگام از کار افتادن خروجی)',
+    lists: { domains: 'دامنه‌ها', destIps: 'IPهای مقصد', ports: 'پورت‌ها', sourceIps: 'IPهای مبدأ', sourcePorts: 'پورت‌های مبدأ', groups: 'گروه‌های کاربر', clients: 'شناسه‌های کاربر', interfaces: 'شناسه‌های اینترفیس' },
+    basic: { blockDomains: 'دامنه‌های مسدود', blockIps: 'IPهای مسدود', blockPorts: 'پورت‌های مسدود', directDomains: 'دامنه‌های مستقیم', directIps: 'IPهای مستقیم' },
   },
   nodes: {
     new: 'افزودن نود', address: 'آدرس', note: 'یادداشت', agent: 'عامل', sync: 'همگامی', interfaces: 'اینترفیس‌ها', local: 'محلی', inSync: 'همگام', behind: 'عقب',
