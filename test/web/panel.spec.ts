@@ -6,6 +6,7 @@ import type { Page } from 'playwright-core';
 import { assertWebBuilt, launchBrowser, type TestBrowser } from '../support/browser.js';
 import { WEB_PATHS } from '#libs/contracts/web-paths.js';
 import { fixtures } from '../support/fixtures.js';
+import { fakeAgentWorker } from '../support/node-queue.js';
 import { ROOT } from '../support/spawned-process.js';
 import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
 import { waitFor } from '../support/wait-for.js';
@@ -265,8 +266,26 @@ describe('the web panel in a browser', () => {
     await result.waitFor({ timeout: 30_000 });
     expect(await result.getByTestId('probe-stage').count()).toBe(4);
     expect(await result.getByTestId('probe-ok').textContent()).toBe('unreachable');
-    await screenshot(page, 'outbound-check');
     await page.keyboard.press('Escape');
+    await result.waitFor({ state: 'detached' });
+
+    // A stand-in for the node's agent answers the next probe job (test/support/node-queue.ts): the
+    // page shows what the agent measured, stage by stage.
+    const local = (await t.call('GET', 'nodes', { token })).body.find((node: { isLocal: boolean }) => node.isLocal);
+    const measured = { ok: true, latencyMs: 42.4, stages: { dns: 1.2, connect: 10.5, handshake: 5.1, firstByte: 25.6 }, errorClass: null, error: null, egressIp: '198.51.100.99' };
+    const agent = fakeAgentWorker(t, local.id, async () => measured);
+    try {
+      await row.getByTestId('check-outbound').click();
+      await result.waitFor({ timeout: 30_000 });
+      expect(await result.getByTestId('probe-ok').textContent()).toBe('reachable');
+      expect(await result.getByTestId('probe-stage').allTextContents()).toEqual(['DNS1 ms', 'Connect11 ms', 'Handshake5 ms', 'First byte26 ms']);
+      await result.getByText('198.51.100.99').waitFor();
+      await screenshot(page, 'outbound-check');
+    } finally {
+      await agent.close();
+    }
+    await page.keyboard.press('Escape');
+    await row.getByText('198.51.100.99').waitFor();
     await screenshot(page, 'outbounds');
   });
 

@@ -101,7 +101,7 @@ export default function OutboundsPage() {
                   </Table.Td>
                   <Table.Td>
                     <Group gap={4} wrap="nowrap">
-                      {!outbound.builtin && canManage && (
+                      {outbound.kind !== 'blocked' && canManage && (
                         <Button size="xs" variant="light" leftSection={<IconRadar size={14} />} loading={check.isPending && check.variables?.id === outbound.id} onClick={() => check.mutate(outbound)} data-testid="check-outbound">
                           {t('outbounds.check')}
                         </Button>
