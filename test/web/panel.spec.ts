@@ -242,6 +242,10 @@ describe('the web panel in a browser', () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(await command.textContent());
     await page.keyboard.press('Escape');
     await page.getByRole('cell', { name: 'edge-1' }).waitFor();
+    await page.getByRole('row', { name: /edge-1/ }).getByRole('button', { name: 'Edit' }).click();
+    await page.getByRole('dialog').getByLabel('Name').fill('edge-one');
+    await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('cell', { name: 'edge-one' }).waitFor();
   });
 
   test('create an outbound (a refused address named) and check it: the probe result with its stages', async () => {

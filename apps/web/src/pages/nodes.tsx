@@ -17,6 +17,7 @@ export default function NodesPage() {
   const canManage = useCanManage();
   const queryClient = useQueryClient();
   const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState<Schemas['NodeDto'] | null>(null);
   const [enrolment, setEnrolment] = useState<{ name: string; enrolment: Schemas['EnrolmentDto'] } | null>(null);
   const nodes = useQuery({ queryKey: ['nodes'], queryFn: () => must(api.GET('/api/nodes')), refetchInterval: 5000 });
   const reissue = useMutation({
@@ -70,8 +71,13 @@ export default function NodesPage() {
                   </Table.Td>
                   <Table.Td>{node.interfaceCount}</Table.Td>
                   <Table.Td>
-                    {canManage && !node.isLocal && (
+                    {canManage && (
                       <Group gap={4} wrap="nowrap">
+                        <Button size="xs" variant="default" onClick={() => setEditing(node)}>{t('common.edit')}</Button>
+                      </Group>
+                    )}
+                    {canManage && !node.isLocal && (
+                      <Group gap={4} wrap="nowrap" mt={4}>
                         <Button size="xs" variant="default" onClick={() => reissue.mutate(node)}>{t('nodes.enrolment')}</Button>
                         <ConfirmButton message={t('nodes.confirmDelete', { name: node.name })} onConfirm={() => remove.mutate({ id: node.id, force: node.interfaceCount > 0 })}>
                           {t('common.delete')}
@@ -85,7 +91,8 @@ export default function NodesPage() {
           </Table>
         </Table.ScrollContainer>
       )}
-      {adding && <AddNodeModal onClose={() => setAdding(false)} onCreated={(name, answer) => setEnrolment({ name, enrolment: answer })} />}
+      {adding && <NodeModal onClose={() => setAdding(false)} onCreated={(name, answer) => setEnrolment({ name, enrolment: answer })} />}
+      {editing && <NodeModal node={editing} onClose={() => setEditing(null)} onCreated={() => undefined} />}
       {enrolment && (
         <Modal opened onClose={() => setEnrolment(null)} title={t('nodes.enrolCommand', { name: enrolment.name })} size="lg">
           <Stack>
@@ -100,17 +107,25 @@ export default function NodesPage() {
   );
 }
 
-function AddNodeModal({ onClose, onCreated }: { onClose: () => void; onCreated: (name: string, enrolment: Schemas['EnrolmentDto']) => void }) {
+/** Adds a node (its enrolment command follows), or changes one's name, address or note. */
+function NodeModal({ node, onClose, onCreated }: { node?: Schemas['NodeDto']; onClose: () => void; onCreated: (name: string, enrolment: Schemas['EnrolmentDto']) => void }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
-  const [values, setValues] = useState({ name: '', address: '', note: '' });
+  const [values, setValues] = useState({ name: node?.name ?? '', address: node?.address ?? '', note: node?.note ?? '' });
   const create = useMutation({
-    mutationFn: () => must(api.POST('/api/nodes', { body: { name: values.name.trim(), address: values.address.trim(), note: values.note } })),
-    onSuccess: (node) => {
+    mutationFn: async () => {
+      const body = { name: values.name.trim(), address: values.address.trim(), note: values.note };
+      if (node) {
+        await must(api.PATCH('/api/nodes/{id}', { params: { path: { id: node.id } }, body }));
+        return undefined;
+      }
+      return must(api.POST('/api/nodes', { body }));
+    },
+    onSuccess: (created) => {
       void queryClient.invalidateQueries({ queryKey: ['nodes'] });
       onClose();
-      if (node.enrolment) onCreated(node.name, node.enrolment as Schemas['EnrolmentDto']);
-      else if (node.enrolmentError) notifications.show({ message: node.enrolmentError, color: 'orange' });
+      if (created?.enrolment) onCreated(created.name, created.enrolment as Schemas['EnrolmentDto']);
+      else if (created?.enrolmentError) notifications.show({ message: created.enrolmentError, color: 'orange' });
     },
   });
   const submit = (event: FormEvent) => {
@@ -118,13 +133,13 @@ function AddNodeModal({ onClose, onCreated }: { onClose: () => void; onCreated: 
     create.mutate();
   };
   return (
-    <Modal opened onClose={onClose} title={t('nodes.new')}>
+    <Modal opened onClose={onClose} title={node ? node.name : t('nodes.new')}>
       <Stack component="form" onSubmit={submit} gap="sm">
         <TextInput label={t('common.name')} value={values.name} onChange={(e) => setValues({ ...values, name: e.currentTarget.value })} error={fieldError(create.error, 'name')} />
         <TextInput label={t('nodes.address')} value={values.address} onChange={(e) => setValues({ ...values, address: e.currentTarget.value })} error={fieldError(create.error, 'address')} />
         <TextInput label={t('nodes.note')} value={values.note} onChange={(e) => setValues({ ...values, note: e.currentTarget.value })} error={fieldError(create.error, 'note')} />
         <FormError error={create.error} fields={['name', 'address', 'note']} />
-        <Group justify="flex-end"><Button type="submit" loading={create.isPending}>{t('common.create')}</Button></Group>
+        <Group justify="flex-end"><Button type="submit" loading={create.isPending}>{node ? t('common.save') : t('common.create')}</Button></Group>
       </Stack>
     </Modal>
   );

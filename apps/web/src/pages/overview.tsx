@@ -46,6 +46,7 @@ export default function OverviewPage() {
               <Row label={t('overview.uptime')} value={formatDuration(panel.uptimeSeconds)} />
               <Row label={t('overview.backends')} value={`${panel.database} · ${panel.queue}`} />
               <Row label={t('overview.interfaces')} value={inventory.interfaces} />
+              {inventory.outbounds !== null && <Row label={t('nav.outbounds')} value={inventory.outbounds} />}
               <Row label={t('overview.lastBackup')} value={panel.lastBackup ? formatDate(panel.lastBackup.createdAt, i18n.language) : t('overview.never')} />
               <Row label={t('overview.lastEnforcement')} value={panel.lastEnforcement ? formatDate(panel.lastEnforcement.at, i18n.language) : t('overview.never')} />
             </Table.Tbody>
