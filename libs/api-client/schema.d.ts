@@ -152,7 +152,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/backups/jobs/{id}": {
+    "/api/backups/jobs/{job}": {
         parameters: {
             query?: never;
             header?: never;
@@ -160,10 +160,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A backup or restore job: state, progress, result or error
+         * A backup or restore job (its number): state, progress, result or error
          * @description Roles: owner, admin.
          */
-        get: operations["get_backups_jobs_id"];
+        get: operations["get_backups_jobs_job"];
         put?: never;
         post?: never;
         delete?: never;
@@ -794,7 +794,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change panel-wide options; the fields given are validated together and written together
+         * Change panel-wide options; the fields given are validated together and written together (backup schedule, retention and private targets: the owner only)
          * @description Roles: owner, admin.
          */
         patch: operations["patch_settings"];
@@ -1919,7 +1919,7 @@ export interface components {
         RunProgressDto: {
             percent: number;
             /** @enum {string} */
-            stage: "database" | "nodes" | "packing" | "checking" | "restoring" | "retention";
+            stage: "database" | "nodes" | "packing" | "checking" | "restoring" | "retention" | "done";
         };
         SampleDto: {
             /** @description ms since the epoch */
@@ -3034,12 +3034,12 @@ export interface operations {
             };
         };
     };
-    get_backups_jobs_id: {
+    get_backups_jobs_job: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                job: string;
             };
             cookie?: never;
         };

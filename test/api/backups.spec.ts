@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -91,7 +92,6 @@ describe('a backup round trip', () => {
     expect(backup.name).toMatch(/^backup-\d{8}-\d{6}\.tar\.gz$/);
     const archive = await download(a, ownerA, backup.name);
     expect(archive.length).toBe(backup.size);
-    const { createHash } = await import('node:crypto');
     expect(createHash('sha256').update(archive).digest('hex')).toBe(backup.sha256);
 
     const b = await startTestPanel();
@@ -326,6 +326,69 @@ describe('bad archives and names', () => {
     await answer(A.typed().PATCH('/api/settings', { body: { backupKeep: 7 } }));
   });
 
+  test('archives that pass their checksums but name what a backup may not hold are refused at restore, and nothing changes', async () => {
+    const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+    /** A well-formed archive (checksums recomputed) with a table added to its manifest, dated `at`. */
+    const crafted = (at: string, table: { name: string; columns: string[] }, rows: string) => {
+      const files = readTar(good);
+      const manifest = JSON.parse(files.get('manifest.json')!.toString());
+      const file = `database/${table.name}.copy`;
+      files.set(file, Buffer.from(rows));
+      manifest.tables = [...manifest.tables.filter((t: { name: string }) => t.name !== table.name), { ...table, rows: 1, file }];
+      manifest.files[file] = sha(files.get(file)!);
+      manifest.createdAt = at;
+      files.set('manifest.json', Buffer.from(JSON.stringify(manifest)));
+      return writeTarGz(files);
+    };
+    const roles = async () => (await a.query<{ n: string }>(`select count(*)::text as n from pg_roles`))[0].n;
+    const before = { clients: await A.count('clients'), sessions: await A.count('sessions'), roles: await roles() };
+    const cases: [string, Buffer, RegExp][] = [
+      // PostgreSQL's catalogue, found first on the search path by an unqualified name.
+      ['a system table', crafted('2001-01-01T00:00:01.000Z', { name: 'pg_authid', columns: ['oid', 'rolname', 'rolsuper'] }, '987654\tevil\tt\n'), /does not back up: pg_authid/],
+      ['a table backups leave out', crafted('2001-01-01T00:00:02.000Z', { name: 'sessions', columns: ['id', 'token_hash'] }, 'x\ty\n'), /does not back up: sessions/],
+      ['a column the table lacks', crafted('2001-01-01T00:00:03.000Z', { name: 'users', columns: ['id', 'nonexistent_col'] }, 'x\ty\n'), /users names a column it does not have: nonexistent_col/],
+    ];
+    for (const [what, archive, message] of cases) {
+      const uploaded = await upload(a, ownerA, archive);
+      expect([what, uploaded.status]).toEqual([what, 201]);
+      const refused = await a.call('POST', `backups/${uploaded.body.name}/restore`, { token: ownerA });
+      expect([what, refused.status, refused.body.field]).toEqual([what, 400, 'name']);
+      expect(refused.body.error).toMatch(message);
+    }
+    // Values that do not load (not a uuid) are a 400 that does not quote them.
+    const files = readTar(good);
+    const manifest = JSON.parse(files.get('manifest.json')!.toString());
+    const usersPart = manifest.tables.find((t: { name: string }) => t.name === 'users');
+    files.set(usersPart.file, Buffer.from(`not-a-uuid-SECRET\t${'x\t'.repeat(usersPart.columns.length - 2)}x\n`));
+    manifest.files[usersPart.file] = sha(files.get(usersPart.file)!);
+    manifest.createdAt = '2001-01-01T00:00:04.000Z';
+    files.set('manifest.json', Buffer.from(JSON.stringify(manifest)));
+    const bad = await upload(a, ownerA, writeTarGz(files));
+    const refused = await a.call('POST', `backups/${bad.body.name}/restore`, { token: ownerA });
+    expect([refused.status, refused.body.error]).toEqual([400, expect.stringMatching(/table users does not load into this panel \(PostgreSQL error/)]);
+    expect(refused.body.error).not.toContain('SECRET');
+    expect({ clients: await A.count('clients'), sessions: await A.count('sessions'), roles: await roles() }).toEqual(before);
+    expect((await a.call('GET', 'auth/me', { token: ownerA })).status).toBe(200);
+  });
+
+  test('an archive dated in the future is refused; a symbolic link under a backup name is no backup; job numbers only', async () => {
+    const files = readTar(good);
+    const manifest = JSON.parse(files.get('manifest.json')!.toString());
+    files.set('manifest.json', Buffer.from(JSON.stringify({ ...manifest, createdAt: '2099-12-31T23:59:59.000Z' })));
+    const future = await upload(a, ownerA, writeTarGz(files));
+    expect([future.status, future.body.field]).toEqual([400, 'archive']);
+
+    const victim = join(a.config.dataDir, 'not-a-backup.txt');
+    writeFileSync(victim, 'private');
+    symlinkSync(victim, join(a.config.backupDir, 'backup-20000101-010101.tar.gz'));
+    expect((await a.call('GET', 'backups/backup-20000101-010101.tar.gz', { token: ownerA })).status).toBe(404);
+    const listed = ((await a.call('GET', 'backups', { token: ownerA })).body.backups as { name: string }[]).map((b) => b.name);
+    expect(listed).not.toContain('backup-20000101-010101.tar.gz');
+    rmSync(join(a.config.backupDir, 'backup-20000101-010101.tar.gz'));
+
+    for (const job of ['meta', 'events', '1e3']) expect((await a.call('GET', `backups/jobs/${job}`, { token: ownerA })).status).toBe(404);
+  });
+
   test('only the owner reads, uploads, deletes or restores archives; an admin makes and lists them', async () => {
     const admin = await A.createUser('admin');
     expect((await a.call('GET', 'backups', { token: admin.token })).status).toBe(200);
@@ -333,6 +396,12 @@ describe('bad archives and names', () => {
     expect((await a.call('POST', `backups/${goodName}/restore`, { token: admin.token })).status).toBe(403);
     expect((await a.call('DELETE', `backups/${goodName}`, { token: admin.token })).status).toBe(403);
     expect((await upload(a, admin.token, good)).status).toBe(403);
+    // Retention deletes backups, so it is the owner's too (as are the schedule and private targets).
+    for (const body of [{ backupKeep: 1 }, { backupIntervalHours: 1 }, { allowPrivateTargets: true }]) {
+      const refused = await a.call('PATCH', 'settings', { token: admin.token, body });
+      expect([body, refused.status, refused.body.field]).toEqual([body, 403, Object.keys(body)[0]]);
+    }
+    expect((await a.call('PATCH', 'settings', { token: admin.token, body: { probeTimeoutMs: 6000 } })).status).toBe(200);
   });
 });
 

@@ -50,6 +50,11 @@ describe('/api/settings', () => {
       [{ probeTimeoutMs: 10 }, 'probeTimeoutMs'],
       [{ allowPrivateTargets: 'yes' }, 'allowPrivateTargets'],
       [{ unknownOption: 1 }, 'unknownOption'],
+      [{ probeUrl: 'https://user:pw@example.com/' }, 'probeUrl'],
+      [{ probeUrl: 'http://127.0.0.1:6379/' }, 'probeUrl'],
+      [{ probeUrl: 'http://169.254.169.254/latest/meta-data/' }, 'probeUrl'],
+      [{ probeUrl: 'http://[::1]:5432/' }, 'probeUrl'],
+      [{ probeUrl: 'http://localhost/' }, 'probeUrl'],
     ];
     for (const [body, field] of cases) {
       const refused = await t.call('PATCH', 'settings', { token: ownerToken, body });

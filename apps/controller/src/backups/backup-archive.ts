@@ -20,6 +20,7 @@ export async function packArchive(stagingDir: string, file: string, manifest: Ma
   await tar.create({ gzip: { level: 6 }, file, cwd: stagingDir, portable: true, noDirRecurse: true, mode: 0o600 }, parts);
 }
 
+const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
 const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
 
 /**
@@ -52,7 +53,8 @@ export async function unpackArchive(file: string, targetDir: string, maxBytes: n
         const type = 'type' in entry ? entry.type : 'File';
         const size = 'size' in entry ? Number(entry.size) : 0;
         const clean = path.replace(/^\.\//, '');
-        if (type === 'Directory' && /^(database|nodes|nodes\/[0-9a-f-]{36})\/?$/.test(clean)) return true;
+        // `tar czf x.tar.gz -C dir .` writes the directories too, `./` first.
+        if (type === 'Directory' && /^(\.?\/?|database\/?|nodes\/?|nodes\/[0-9a-f-]{36}\/?)$/.test(clean)) return true;
         if (type !== 'File' || !(clean === MANIFEST_FILE || TABLE_PART.test(clean) || NODE_PART.test(clean))) {
           refusal ??= `the archive holds an entry a backup does not have: ${clean.slice(0, 100)}`;
           return false;
@@ -65,14 +67,20 @@ export async function unpackArchive(file: string, targetDir: string, maxBytes: n
         return true;
       },
     });
-  } catch (error) {
-    throw new ArchiveRefused(`the archive is damaged or truncated: ${(error as Error).message}`);
+  } catch {
+    // The tar library's own words (base256, TAR_BAD_ARCHIVE) tell an operator nothing.
+    throw new ArchiveRefused(refusal ?? 'the archive is damaged or truncated (not a readable .tar.gz)');
   }
   if (refusal) throw new ArchiveRefused(refusal);
+  const manifestPath = join(targetDir, MANIFEST_FILE);
+  const manifestSize = (await stat(manifestPath).catch(() => null))?.size;
+  if (manifestSize === undefined) throw new ArchiveRefused('the archive has no manifest.json');
+  // A manifest is a few kilobytes per table and node: a huge one is an attack on the parser.
+  if (manifestSize > MAX_MANIFEST_BYTES) throw new ArchiveRefused(`the archive's manifest is larger than ${MAX_MANIFEST_BYTES} bytes`);
 
   let manifest: Manifest;
   try {
-    const raw = JSON.parse(await readFile(join(targetDir, MANIFEST_FILE), 'utf8')) as { format?: unknown; formatVersion?: unknown };
+    const raw = JSON.parse(await readFile(manifestPath, 'utf8')) as { format?: unknown; formatVersion?: unknown };
     if (raw.format !== BACKUP_FORMAT) throw new ArchiveRefused('not a Warren backup (its manifest names another format)');
     if (raw.formatVersion !== BACKUP_FORMAT_VERSION) {
       throw new ArchiveRefused(`unknown backup format version ${JSON.stringify(raw.formatVersion)} (this panel reads version ${BACKUP_FORMAT_VERSION})`);

@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
-import { conflict } from '../http/api-error.js';
+import { ApiError, conflict } from '../http/api-error.js';
+import { withTimeout } from '../common/with-timeout.js';
 import { awaitJob, type JobOutcome } from '../queue/await-job.js';
 import type { AnyWorker, QueueBackend } from '../queue/queue-backend.js';
 import { QUEUE_BACKEND } from '../runtime.js';
@@ -29,6 +30,8 @@ export interface RunView {
   error: string | null;
 }
 
+const QUEUE_TIMEOUT_MS = 5000;
+
 /** A run that failed for a reason the caller can fix; its job's failedReason starts with this. */
 const REFUSED = 'refused ';
 
@@ -49,6 +52,14 @@ export class BackupJobs implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     this.worker = this.queues.worker(BACKUPS_QUEUE, (job) => this.process(job));
+    void this.runner.store.sweepScratch().catch(() => undefined);
+  }
+
+  /** A queue store that does not answer is a 503 naming it, not a request that hangs. */
+  private bounded<T>(operation: Promise<T>): Promise<T> {
+    return withTimeout(operation, QUEUE_TIMEOUT_MS, `the ${this.queues.kind} queue store`).catch((error: Error) => {
+      throw new ApiError(503, `${error.message}: backups are unavailable until it answers`);
+    });
   }
 
   /** The worker is the queue store's: it closes it at shutdown, bounded (queue-backend.ts). */
@@ -62,20 +73,22 @@ export class BackupJobs implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** The run waiting or going on now, if any. */
   async current(): Promise<RunView | null> {
-    const [job] = await this.queue.getJobs(['active', 'waiting', 'prioritized', 'delayed'], 0, 0);
+    const [job] = await this.bounded(this.queue.getJobs(['active', 'waiting', 'prioritized', 'delayed'], 0, 0));
     return job ? this.view(job) : null;
   }
 
   async find(id: string): Promise<RunView | null> {
-    const job = await this.queue.getJob(id);
+    if (!/^\d{1,15}$/.test(id)) return null; // the queue's own ids are numbers; other keys are its internals
+    const job = await this.bounded(this.queue.getJob(id));
+    if (job && job.name !== 'backup' && job.name !== 'restore') return null;
     return job ? this.view(job) : null;
   }
 
   /** Enqueues a run; 409 while another waits or runs. */
   async start(kind: RunKind, data: RunData): Promise<string> {
     const running = await this.current();
-    if (running) throw conflict(`a ${running.kind} is already running (job ${running.id}); wait for it to finish`, kind === 'restore' ? 'name' : '');
-    const job = await this.queue.add(kind, data, { attempts: 1, removeOnComplete: { count: 50 }, removeOnFail: { count: 50 } });
+    if (running) throw conflict(`a ${running.kind} is already running (job ${running.id}); wait for it to finish`);
+    const job = await this.bounded(this.queue.add(kind, data, { attempts: 1, removeOnComplete: { count: 50 }, removeOnFail: { count: 50 } }));
     return job.id!;
   }
 
@@ -98,6 +111,7 @@ export class BackupJobs implements OnApplicationBootstrap, OnModuleDestroy {
         throw new UnrecoverableError(`no handler for backups job "${job.name}"`);
       });
       if (!outcome.ran) throw new UnrecoverableError(`${REFUSED}409 another backup or restore is running`);
+      await report({ stage: 'done', percent: 100 });
       return outcome.result;
     } catch (error) {
       if (error instanceof ArchiveRefused) throw new UnrecoverableError(`${REFUSED}${error.status} ${error.message}`);

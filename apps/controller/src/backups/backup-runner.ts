@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { WARREN_VERSION as PANEL_VERSION } from '#libs/version/warren-version.js';
-import { agentState } from '../system/agent-state.js';
+import { agentState, type AgentState } from '../system/agent-state.js';
 import { PANEL_RUNTIME, type PanelRuntime } from '../runtime.js';
 import { SettingsService } from '../settings/settings.service.js';
 import { packArchive, unpackArchive } from './backup-archive.js';
@@ -14,10 +14,18 @@ import { BACKUP_FORMAT, BACKUP_FORMAT_VERSION, MANIFEST_FILE, type Manifest } fr
 
 /** Where a run is, for GET /api/backups while it runs. */
 export interface RunProgress {
-  stage: 'database' | 'nodes' | 'packing' | 'checking' | 'restoring' | 'retention';
+  stage: 'database' | 'nodes' | 'packing' | 'checking' | 'restoring' | 'retention' | 'done';
   percent: number;
 }
 export type ReportProgress = (progress: RunProgress) => Promise<void>;
+
+/** Why a node's host state is not in a backup, by its agent's state. */
+const AGENT_NOT_LINKED: Record<AgentState, string> = {
+  'never-enrolled': 'the node has no enrolled agent',
+  enrolled: 'the node\'s agent has never connected',
+  disconnected: 'the node\'s agent is not connected',
+  connected: 'the node\'s agent did not answer',
+};
 
 /** An archive unpacks to at most this many times its own size (COPY text compresses about 5-10x). */
 const MAX_EXPANSION = 64;
@@ -49,7 +57,7 @@ export class BackupRunner {
     try {
       await mkdir(join(staging, 'database'), { recursive: true, mode: 0o700 });
       const files: Record<string, string> = {};
-      const dumped = await this.repository.dump(staging, (done, total) => report({ stage: 'database', percent: Math.round((done / total) * 60) }));
+      const dumped = await this.repository.dump(staging, (done, total) => report({ stage: 'database', percent: Math.round((done / total) * 55) }));
       for (const table of dumped.tables) files[table.file] = table.sha256;
 
       await report({ stage: 'nodes', percent: 60 });
@@ -63,7 +71,7 @@ export class BackupRunner {
       );
       const manifestNodes: Manifest['nodes'] = [];
       for (const node of nodes) {
-        const result = collected.get(node.id) ?? { state: 'unreachable' as const, error: `the agent is ${agentState(node.agent, now)}` };
+        const result = collected.get(node.id) ?? { state: 'unreachable' as const, error: AGENT_NOT_LINKED[agentState(node.agent, now)] };
         if (result.state === 'collected') {
           const file = `nodes/${node.id}/host-state.json`;
           await mkdir(join(staging, 'nodes', node.id), { recursive: true, mode: 0o700 });
@@ -89,6 +97,7 @@ export class BackupRunner {
       await writeFile(join(staging, MANIFEST_FILE), JSON.stringify(manifest, null, 2), { mode: 0o600 });
       await packArchive(staging, scratch, manifest);
       const backup = await this.store.commit(scratch, name, await sha256OfFile(scratch));
+      if (!backup) throw new Error(`the name ${name} was taken meanwhile (an upload of the same second); try again`);
 
       await report({ stage: 'retention', percent: 95 });
       await this.applyRetention();

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { link, lstat, mkdir, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 
@@ -29,9 +30,15 @@ export function createdAtOf(name: string): Date | null {
   return backupNameAt(at) === name ? at : null; // 20261331 does not roll over into another date
 }
 
+/** A read stream of a regular file that is not a symbolic link (O_NOFOLLOW). */
+export async function openNoFollow(path: string): Promise<Readable> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  return handle.createReadStream();
+}
+
 export async function sha256OfFile(path: string): Promise<string> {
   const hash = createHash('sha256');
-  await pipeline(createReadStream(path), hash);
+  await pipeline(await openNoFollow(path), hash);
   return hash.digest('hex');
 }
 
@@ -55,14 +62,42 @@ export class BackupStore {
     return join(this.dir, `.${purpose}-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.part`);
   }
 
-  /** Moves a finished archive into place under `name` with its checksum. */
-  async commit(scratch: string, name: string, sha256: string): Promise<BackupFile> {
+  /**
+   * Puts a finished archive in place under `name` with its checksum; false when the name is taken
+   * (two uploads or backups racing for one name: the second never overwrites the first). A hard
+   * link is exclusive where a rename would replace.
+   */
+  async commit(scratch: string, name: string, sha256: string): Promise<BackupFile | null> {
     const path = this.pathOf(name);
     if (!path) throw new Error(`not a backup name: ${name}`);
-    await writeFile(`${path}.sha256`, `${sha256}\n`, { mode: 0o600 });
-    await rename(scratch, path);
-    const info = await stat(path);
+    try {
+      await link(scratch, path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return null;
+      throw error;
+    }
+    await rm(scratch, { force: true });
+    await rm(`${path}.sha256`, { force: true }); // never written through a link someone left there
+    await writeFile(`${path}.sha256`, `${sha256}\n`, { mode: 0o600, flag: 'wx' });
+    const info = await lstat(path);
     return { name, size: info.size, createdAt: createdAtOf(name)!, sha256 };
+  }
+
+  /**
+   * Removes what runs that died left behind (staging and check directories, partial uploads):
+   * entries of the scratch kinds older than an hour, so a run in progress on another controller
+   * sharing the directory is left alone.
+   */
+  async sweepScratch(olderThanMs = 3_600_000): Promise<number> {
+    const names = await readdir(this.dir).catch(() => [] as string[]);
+    let removed = 0;
+    for (const name of names.filter((entry) => /^\.(staging|archive|upload|check|restore)-/.test(entry))) {
+      const info = await lstat(join(this.dir, name)).catch(() => null);
+      if (!info || Date.now() - info.mtimeMs < olderThanMs) continue;
+      await this.discardDir(join(this.dir, name));
+      removed += 1;
+    }
+    return removed;
   }
 
   async discard(scratch: string): Promise<void> {
@@ -95,7 +130,9 @@ export class BackupStore {
     const path = this.pathOf(name);
     if (!path) return null;
     try {
-      const info = await stat(path);
+      // lstat: a symbolic link under a backup name (put there by whoever else can write the
+      // directory) is not a backup, and is never followed.
+      const info = await lstat(path);
       if (!info.isFile()) return null;
       return { name, size: info.size, createdAt: createdAtOf(name)!, sha256: await this.checksumOf(path) };
     } catch (error) {
@@ -122,16 +159,19 @@ export class BackupStore {
     return true;
   }
 
-  /** The recorded checksum, or (an archive copied in by hand) one computed now and recorded. */
+  /**
+   * The recorded checksum, or (an archive copied in by hand) one computed now. Reading never
+   * writes: a list or an overview request must not create files.
+   */
   private async checksumOf(path: string): Promise<string> {
     try {
-      const recorded = (await readFile(`${path}.sha256`, 'utf8')).trim();
-      if (/^[0-9a-f]{64}$/.test(recorded)) return recorded;
+      if ((await lstat(`${path}.sha256`)).isFile()) {
+        const recorded = (await readFile(`${path}.sha256`, 'utf8')).trim();
+        if (/^[0-9a-f]{64}$/.test(recorded)) return recorded;
+      }
     } catch {
       // none recorded
     }
-    const sha256 = await sha256OfFile(path);
-    await writeFile(`${path}.sha256`, `${sha256}\n`, { mode: 0o600 }).catch(() => undefined);
-    return sha256;
+    return sha256OfFile(path);
   }
 }

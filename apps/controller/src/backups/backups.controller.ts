@@ -45,8 +45,8 @@ export class BackupsController {
     return answer(reply, await this.backups.create(), HttpStatus.CREATED);
   }
 
-  @Route({ method: 'GET', path: 'backups/jobs/:id', group: 'backups', roles: MANAGERS, summary: 'A backup or restore job: state, progress, result or error', response: BackupJobDto })
-  job(@Param('id') id: string) {
+  @Route({ method: 'GET', path: 'backups/jobs/:job', group: 'backups', roles: MANAGERS, summary: 'A backup or restore job (its number): state, progress, result or error', response: BackupJobDto })
+  job(@Param('job') id: string) {
     return this.backups.job(id);
   }
 

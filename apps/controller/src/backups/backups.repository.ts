@@ -12,6 +12,7 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { RESTORED_CHANNEL, REVISIONS_CHANNEL } from '../revisions/revisions.js';
 import { PANEL_RUNTIME, type PanelRuntime } from '../runtime.js';
 import type { AgentFacts } from '../system/agent-state.js';
+import { ArchiveRefused } from './backup-archive.js';
 import type { Manifest } from './manifest.js';
 
 /**
@@ -81,6 +82,17 @@ export class BackupsRepository {
     }
   }
 
+  /**
+   * The panel's own tables: those its entities map. Nothing else in the database (another
+   * application's tables sharing DATABASE_URL, PostgreSQL's catalogues) is ever read into an
+   * archive, dropped, or written by a restore, whatever an archive names.
+   */
+  private panelTables(): string[] {
+    return [...this.orm.getMetadata().getAll().values()]
+      .filter((meta) => !meta.embeddable && !meta.virtual && meta.tableName && (!meta.schema || meta.schema === 'public'))
+      .map((meta) => meta.tableName);
+  }
+
   /** Panel tables in the public schema, in an order foreign keys accept for inserts (parents first). */
   private async tables(client: pg.Client): Promise<{ name: string; columns: string[] }[]> {
     const { rows } = await client.query<{ name: string; columns: string[] }>(
@@ -88,10 +100,9 @@ export class BackupsRepository {
          from pg_class c
          join pg_namespace n on n.oid = c.relnamespace and n.nspname = 'public'
          join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped and a.attgenerated = ''
-        where c.relkind in ('r', 'p') and c.relname <> all($1::text[])
-          and not exists (select 1 from pg_depend d where d.objid = c.oid and d.deptype = 'e')
+        where c.relkind in ('r', 'p') and c.relname <> all($1::text[]) and c.relname = any($2::text[])
         group by c.relname order by c.relname`,
-      [TABLES_LEFT_OUT],
+      [TABLES_LEFT_OUT, this.panelTables()],
     );
     const { rows: edges } = await client.query<{ child: string; parent: string }>(
       `select c.relname as child, p.relname as parent from pg_constraint k
@@ -229,27 +240,46 @@ export class BackupsRepository {
       const sessions = await client.query<{ rows: unknown }>(`select coalesce(json_agg(s), '[]'::json) as rows from sessions s`);
 
       const { rows: dropTables } = await client.query<{ name: string }>(
-        `select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace and n.nspname = 'public'
-          where c.relkind in ('r', 'p') and c.relname <> 'warren_migrations'
-            and not exists (select 1 from pg_depend d where d.objid = c.oid and d.deptype = 'e')`,
+        `select c.relname::text as name from pg_class c join pg_namespace n on n.oid = c.relnamespace and n.nspname = 'public'
+          where c.relkind in ('r', 'p') and c.relname <> 'warren_migrations' and c.relname = any($1::text[])`,
+        [this.panelTables()],
       );
-      if (dropTables.length > 0) await client.query(`drop table ${dropTables.map((t) => quote(t.name)).join(', ')} cascade`);
+      if (dropTables.length > 0) await client.query(`drop table ${dropTables.map((t) => `public.${quote(t.name)}`).join(', ')} cascade`);
+      // The panel's trigger functions are all named warren_… (its migrations); nobody else's go.
       const { rows: dropFunctions } = await client.query<{ signature: string }>(
         `select p.oid::regprocedure::text as signature from pg_proc p join pg_namespace n on n.oid = p.pronamespace and n.nspname = 'public'
-          where not exists (select 1 from pg_depend d where d.objid = p.oid and d.deptype = 'e')`,
+          where p.proname like 'warren\\_%' and not exists (select 1 from pg_depend d where d.objid = p.oid and d.deptype = 'e')`,
       );
       for (const fn of dropFunctions) await client.query(`drop function ${fn.signature} cascade`);
       await client.query('delete from warren_migrations');
 
       await this.runMigrations(client, 0, level + 1);
+      // Only the panel's tables at the backup's level, with their own columns, can be loaded.
+      const existing = new Map((await this.tables(client)).map((table) => [table.name, new Set(table.columns)]));
+      const seen = new Set<string>();
+      for (const table of manifest.tables) {
+        const columns = existing.get(table.name);
+        if (!columns) throw new ArchiveRefused(`the archive names a table a panel at ${manifest.migration} does not back up: ${table.name}`);
+        if (seen.has(table.name)) throw new ArchiveRefused(`the archive names the table ${table.name} twice`);
+        const foreign = table.columns.find((column) => !columns.has(column));
+        if (foreign || new Set(table.columns).size !== table.columns.length) throw new ArchiveRefused(`the archive's table ${table.name} names a column it does not have: ${foreign ?? 'a repeated one'}`);
+        seen.add(table.name);
+      }
       const total = manifest.tables.length;
       let done = 0;
       for (const table of manifest.tables) {
-        const columns = table.columns.map(quote).join(', ');
+        const target = `public.${quote(table.name)}`;
         // Rows triggers made while earlier tables loaded (every node's built-in outbounds) are
         // replaced by the backup's own: the table holds exactly what the backup holds.
-        await client.query(`delete from ${quote(table.name)}`);
-        await pipeline(createReadStream(join(dir, table.file)), client.query(copyStreams.from(`copy ${quote(table.name)} (${columns}) from stdin`)));
+        await client.query(`delete from ${target}`);
+        try {
+          await pipeline(createReadStream(join(dir, table.file)), client.query(copyStreams.from(`copy ${target} (${table.columns.map(quote).join(', ')}) from stdin`)));
+        } catch (error) {
+          // Said without PostgreSQL's message: it quotes the archive's values.
+          const code = (error as { code?: string }).code;
+          if (code) throw new ArchiveRefused(`the archive's table ${table.name} does not load into this panel (PostgreSQL error ${code})`);
+          throw error;
+        }
         await progress(++done, total);
       }
       await this.runMigrations(client, level + 1, this.migrations.length);

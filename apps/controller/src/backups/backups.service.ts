@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
@@ -7,7 +7,7 @@ import { ApiError, badRequest, conflict, notFound } from '../http/api-error.js';
 import { ArchiveRefused } from './backup-archive.js';
 import { BackupJobs, type RunKind, type RunView } from './backup-jobs.js';
 import { BackupRunner } from './backup-runner.js';
-import { BACKUP_NAME_RULE, backupNameAt, sha256OfFile, type BackupFile } from './backup-store.js';
+import { BACKUP_NAME_RULE, backupNameAt, openNoFollow, sha256OfFile, type BackupFile } from './backup-store.js';
 
 /** How long POST /api/backups and a restore wait for their job before answering 202 with it. */
 export const REQUEST_WAIT_MS = 25_000;
@@ -41,7 +41,7 @@ export class BackupsService {
 
   async open(name: string): Promise<{ backup: BackupFile; stream: Readable }> {
     const backup = await this.get(name);
-    return { backup, stream: createReadStream(this.store.pathOf(name)!) };
+    return { backup, stream: await openNoFollow(this.store.pathOf(name)!) };
   }
 
   async remove(name: string): Promise<{ name: string; deleted: true }> {
@@ -63,7 +63,7 @@ export class BackupsService {
 
   async job(id: string): Promise<RunView> {
     const job = await this.jobs.find(id);
-    if (!job) throw notFound('backup job not found', 'id');
+    if (!job) throw notFound('backup job not found', 'job');
     return job;
   }
 
@@ -96,6 +96,9 @@ export class BackupsService {
         if (error instanceof ArchiveRefused) throw new ApiError(error.status, error.message, 'archive');
         throw error;
       }
+      // An archive "made" in the future would stay the newest for ever: retention would delete
+      // every real backup and the schedule would never find one due.
+      if (new Date(createdAt).getTime() > Date.now() + 86_400_000) throw badRequest(`the archive says it was made in the future (${createdAt})`, 'archive');
       const name = backupNameAt(new Date(createdAt));
       const sha256 = await sha256OfFile(scratch);
       const existing = await this.store.get(name);
@@ -103,7 +106,9 @@ export class BackupsService {
         if (existing.sha256 === sha256) return existing;
         throw conflict(`a different backup named ${name} already exists; delete it first`, 'archive');
       }
-      return await this.store.commit(scratch, name, sha256);
+      const kept = await this.store.commit(scratch, name, sha256);
+      if (!kept) throw conflict(`a backup named ${name} was stored meanwhile; upload again to compare`, 'archive');
+      return kept;
     } finally {
       await this.store.discard(scratch);
       await this.store.discardDir(dir);

@@ -15,7 +15,8 @@ export const manifestSchema = z.object({
   format: z.literal(BACKUP_FORMAT),
   formatVersion: z.number().int(),
   panelVersion: z.string().max(64),
-  createdAt: z.iso.datetime(),
+  /** Within 2000..9999: the backup's name is made from it (backup-YYYYMMDD-HHMMSS). */
+  createdAt: z.iso.datetime().refine((at) => at >= '2000-01-01' && at < '9999-12-31', 'a time within the years 2000..9998'),
   /** The last migration applied to the database the backup was taken from. */
   migration: z.string().regex(/^Migration\d{14}_[a-z0-9_]+$/),
   tables: z

@@ -1,5 +1,7 @@
 import { Body, Controller } from '@nestjs/common';
 import { MANAGERS, SIGNED_IN } from '#libs/contracts/user-roles.js';
+import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import type { Principal } from '../auth/principal.js';
 import { Route } from '../http/route.decorator.js';
 import { UpdateSettingsDto } from './dto/settings.dto.js';
 import { SettingsDto } from './dto/settings.response.js';
@@ -20,11 +22,11 @@ export class SettingsController {
     path: 'settings',
     group: 'settings',
     roles: MANAGERS,
-    summary: 'Change panel-wide options; the fields given are validated together and written together',
+    summary: 'Change panel-wide options; the fields given are validated together and written together (backup schedule, retention and private targets: the owner only)',
     example: { backupIntervalHours: 12, backupKeep: 14 },
     response: SettingsDto,
   })
-  update(@Body() body: UpdateSettingsDto) {
-    return this.settings.update(body);
+  update(@CurrentPrincipal() principal: Principal, @Body() body: UpdateSettingsDto) {
+    return this.settings.update(body, principal.role);
   }
 }

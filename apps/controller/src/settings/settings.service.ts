@@ -1,5 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
+import type { UserRole } from '#libs/contracts/user-roles.js';
+import { assertPublicTarget } from '../common/private-targets.js';
+import { badRequest, forbidden } from '../http/api-error.js';
 import { DEFAULT_SETTINGS, SETTING_BOUNDS, SETTING_KEYS, type PanelSettings } from './panel-settings.js';
 import { SettingsRepository } from './settings.repository.js';
 
@@ -12,6 +15,9 @@ const storedValue: { [K in keyof PanelSettings]: z.ZodType<PanelSettings[K]> } =
   probeTimeoutMs: z.number().int().min(b.probeTimeoutMs.min).max(b.probeTimeoutMs.max),
   allowPrivateTargets: z.boolean(),
 };
+
+/** Keys only the owner changes (see update). */
+const OWNER_SETTINGS: (keyof PanelSettings)[] = ['backupKeep', 'backupIntervalHours', 'allowPrivateTargets'];
 
 type SettingsListener = (settings: PanelSettings, changed: (keyof PanelSettings)[]) => void | Promise<void>;
 
@@ -32,9 +38,22 @@ export class SettingsService {
     return result as unknown as PanelSettings;
   }
 
-  /** `changes` is already validated (UpdateSettingsDto); only the keys given are written. */
-  async update(changes: Partial<PanelSettings>): Promise<PanelSettings> {
+  /**
+   * `changes` is already validated (UpdateSettingsDto); only the keys given are written. Some keys
+   * are the owner's: retention could delete every backup (which only the owner may delete), and
+   * private targets open the panel's own services to probes.
+   */
+  async update(changes: Partial<PanelSettings>, role: UserRole): Promise<PanelSettings> {
     const given = Object.fromEntries(Object.entries(changes).filter(([key, value]) => value !== undefined && SETTING_KEYS.includes(key as keyof PanelSettings)));
+    const ownersOnly = OWNER_SETTINGS.find((key) => key in given);
+    if (ownersOnly && role !== 'owner') throw forbidden(`only the owner may change ${ownersOnly}`, ownersOnly);
+    if (typeof given.probeUrl === 'string') {
+      const url = new URL(given.probeUrl);
+      // Every role reads the settings: a password in the URL would be shown to all of them.
+      if (url.username || url.password) throw badRequest('probeUrl must not carry a user name or password', 'probeUrl');
+      const allowPrivate = (given.allowPrivateTargets as boolean | undefined) ?? (await this.get()).allowPrivateTargets;
+      if (!allowPrivate) await assertPublicTarget(url.hostname.replace(/^\[(.*)\]$/, '$1'), 'probeUrl', 'probes');
+    }
     if (Object.keys(given).length > 0) await this.settings.write(given);
     const settings = await this.get();
     for (const listener of this.listeners) await listener(settings, Object.keys(given) as (keyof PanelSettings)[]);

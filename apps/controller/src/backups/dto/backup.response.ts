@@ -16,7 +16,7 @@ export class BackupDto {
 }
 
 export class RunProgressDto {
-  @ApiProperty({ enum: ['database', 'nodes', 'packing', 'checking', 'restoring', 'retention'] })
+  @ApiProperty({ enum: ['database', 'nodes', 'packing', 'checking', 'restoring', 'retention', 'done'] })
   stage!: string;
 
   @IntField({ minimum: 0, maximum: 100 })
