@@ -381,6 +381,10 @@ describe('the web panel in a browser', () => {
     await screenshot(page, 'overview');
     await page.goto(url('/settings'));
     await page.getByTestId('save-settings').waitFor();
+    await page.getByLabel('Probe timeout (ms)').fill('6000');
+    await page.getByTestId('save-settings').click();
+    await page.getByText('Saved', { exact: true }).waitFor();
+    expect((await t.call('GET', 'settings', { token: await t.login() })).body.probeTimeoutMs).toBe(6000);
     await screenshot(page, 'settings');
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(url('/clients'));

@@ -79,7 +79,7 @@ export const en = {
     create: 'Create backup', created: 'Backup created', upload: 'Upload', uploaded: 'Backup uploaded', restore: 'Restore', restored: 'Backup restored',
     empty: 'No backups yet. Press “Create backup”.', size: 'Size', createdAt: 'Made', ownerOnly: 'Only the owner manages backups.', waiting: 'Waiting…',
     running: { backup: 'Making a backup', restore: 'Restoring' },
-    stage: { database: 'Database', nodes: 'Node state', packing: 'Packing', checking: 'Checking', restoring: 'Restoring', retention: 'Old backups' },
+    stage: { database: 'Database', nodes: 'Node state', packing: 'Packing', checking: 'Checking', restoring: 'Restoring', retention: 'Old backups', done: 'Done' },
     confirmRestore: 'Restore {{name}}? Everything made since it is replaced.', confirmDelete: 'Delete the backup {{name}}?',
   },
   system: {

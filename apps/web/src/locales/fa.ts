@@ -81,7 +81,7 @@ export const fa: Translation = {
     create: 'ساخت پشتیبان', created: 'پشتیبان ساخته شد', upload: 'بارگذاری', uploaded: 'پشتیبان بارگذاری شد', restore: 'بازگردانی', restored: 'پشتیبان بازگردانی شد',
     empty: 'هنوز پشتیبانی نیست. «ساخت پشتیبان» را بزنید.', size: 'اندازه', createdAt: 'زمان ساخت', ownerOnly: 'تنها مالک پشتیبان‌ها را مدیریت می‌کند.', waiting: 'در انتظار…',
     running: { backup: 'در حال ساخت پشتیبان', restore: 'در حال بازگردانی' },
-    stage: { database: 'پایگاه داده', nodes: 'وضعیت نودها', packing: 'بسته‌بندی', checking: 'بررسی', restoring: 'بازگردانی', retention: 'پشتیبان‌های قدیمی' },
+    stage: { database: 'پایگاه داده', nodes: 'وضعیت نودها', packing: 'بسته‌بندی', checking: 'بررسی', restoring: 'بازگردانی', retention: 'پشتیبان‌های قدیمی', done: 'انجام شد' },
     confirmRestore: '{{name}} بازگردانی شود؟ هر چه پس از آن ساخته شده جایگزین می‌شود.', confirmDelete: 'پشتیبان {{name}} حذف شود؟',
   },
   system: {

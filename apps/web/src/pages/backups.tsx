@@ -13,12 +13,12 @@ type Job = Schemas['BackupJobDto'];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Follows a job the API answered 202 for (GET /api/backups/jobs/{id}) until it is done; the
+ * Follows a job the API answered 202 for (GET /api/backups/jobs/{job}) until it is done; the
  * list's `running` shows its progress meanwhile.
  */
 async function followJob(id: string, onProgress: (job: Job) => void): Promise<Job> {
   for (;;) {
-    const job = await must(api.GET('/api/backups/jobs/{id}', { params: { path: { id } } }));
+    const job = await must(api.GET('/api/backups/jobs/{job}', { params: { path: { job: id } } }));
     onProgress(job);
     if (job.state === 'completed') return job;
     if (job.state === 'failed') throw new Error(job.error ?? 'failed');

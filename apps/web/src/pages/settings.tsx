@@ -7,14 +7,18 @@ import { api, must, type Schemas } from '../api.js';
 import { PageHeader } from '../components/common.js';
 import { fieldError, FormError } from '../components/form-errors.js';
 import { PageLoader } from '../components/page-loader.js';
-import { useCanManage } from '../session.js';
+import { useCanManage, useUser } from '../session.js';
 
 type Settings = Schemas['SettingsDto'];
+/** What only the owner may change (the API refuses these keys from anyone else, even unchanged). */
+const OWNER_ONLY: (keyof Settings)[] = ['backupIntervalHours', 'backupKeep', 'allowPrivateTargets'];
 
 /** Panel-wide options (GET/PATCH /api/settings): written together, refused together. */
 export default function SettingsPage() {
   const { t } = useTranslation();
   const canManage = useCanManage();
+  const isOwner = useUser().role === 'owner';
+  const locked = (key: keyof Settings) => !canManage || (OWNER_ONLY.includes(key) && !isOwner);
   const queryClient = useQueryClient();
   const settings = useQuery({ queryKey: ['settings'], queryFn: () => must(api.GET('/api/settings')) });
   const [values, setValues] = useState<Settings | null>(null);
@@ -22,7 +26,7 @@ export default function SettingsPage() {
     if (settings.data && !values) setValues(settings.data);
   }, [settings.data, values]);
   const save = useMutation({
-    mutationFn: (body: Settings) => must(api.PATCH('/api/settings', { body })),
+    mutationFn: (body: Partial<Settings>) => must(api.PATCH('/api/settings', { body })),
     onSuccess: (saved) => {
       queryClient.setQueryData(['settings'], saved);
       setValues(saved);
@@ -33,7 +37,10 @@ export default function SettingsPage() {
   const set = <K extends keyof Settings>(key: K, value: Settings[K]) => setValues({ ...values, [key]: value });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    save.mutate({ ...values, backupIntervalHours: Number(values.backupIntervalHours), backupKeep: Number(values.backupKeep), probeTimeoutMs: Number(values.probeTimeoutMs) });
+    const wanted: Settings = { ...values, backupIntervalHours: Number(values.backupIntervalHours), backupKeep: Number(values.backupKeep), probeTimeoutMs: Number(values.probeTimeoutMs) };
+    // Only what changed: the fields given are what the API checks (and some are the owner's alone).
+    const changed = Object.fromEntries(Object.entries(wanted).filter(([key, value]) => settings.data?.[key as keyof Settings] !== value));
+    save.mutate(changed);
   };
   const error = save.error;
   return (
@@ -42,12 +49,12 @@ export default function SettingsPage() {
       <Card withBorder maw={640}>
         <Stack component="form" onSubmit={submit} gap="sm">
           <Group grow>
-            <NumberInput label={t('settings.backupIntervalHours')} description={t('settings.zeroOff')} min={0} value={values.backupIntervalHours} onChange={(v) => set('backupIntervalHours', v as number)} error={fieldError(error, 'backupIntervalHours')} disabled={!canManage} />
-            <NumberInput label={t('settings.backupKeep')} min={1} value={values.backupKeep} onChange={(v) => set('backupKeep', v as number)} error={fieldError(error, 'backupKeep')} disabled={!canManage} />
+            <NumberInput label={t('settings.backupIntervalHours')} description={t('settings.zeroOff')} min={0} value={values.backupIntervalHours} onChange={(v) => set('backupIntervalHours', v as number)} error={fieldError(error, 'backupIntervalHours')} disabled={locked('backupIntervalHours')} />
+            <NumberInput label={t('settings.backupKeep')} min={1} value={values.backupKeep} onChange={(v) => set('backupKeep', v as number)} error={fieldError(error, 'backupKeep')} disabled={locked('backupKeep')} />
           </Group>
           <TextInput label={t('settings.probeUrl')} value={values.probeUrl} onChange={(e) => set('probeUrl', e.currentTarget.value)} error={fieldError(error, 'probeUrl')} disabled={!canManage} />
           <NumberInput label={t('settings.probeTimeoutMs')} min={1} value={values.probeTimeoutMs} onChange={(v) => set('probeTimeoutMs', v as number)} error={fieldError(error, 'probeTimeoutMs')} disabled={!canManage} />
-          <Switch label={t('settings.allowPrivateTargets')} checked={values.allowPrivateTargets} onChange={(e) => set('allowPrivateTargets', e.currentTarget.checked)} disabled={!canManage} />
+          <Switch label={t('settings.allowPrivateTargets')} checked={values.allowPrivateTargets} onChange={(e) => set('allowPrivateTargets', e.currentTarget.checked)} disabled={locked('allowPrivateTargets')} />
           <FormError error={error} fields={['backupIntervalHours', 'backupKeep', 'probeUrl', 'probeTimeoutMs', 'allowPrivateTargets']} />
           {canManage && (
             <Group justify="flex-end">
