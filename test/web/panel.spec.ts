@@ -423,13 +423,20 @@ describe('the web panel in a browser', () => {
     await waitFor('dir=ltr', () => page.evaluate(() => document.documentElement.dir === 'ltr'));
   });
 
-  test('a lost connection shows a banner, and it goes when the panel answers again', async () => {
-    await page.goto(url('/overview'));
-    await page.getByTestId('overview-updated').waitFor();
+  test('a lost connection shows a banner, a failed submit keeps the form, and the banner goes when the panel answers', async () => {
+    await page.goto(url('/nodes'));
+    await page.getByTestId('tokens-area').waitFor();
     await page.route('**/api/**', (route) => route.abort('internetdisconnected'));
-    await page.getByTestId('connection-banner').waitFor({ timeout: 30_000 });
+    await page.getByTestId('token-name').fill('made-offline');
+    await page.getByTestId('issue-token').click();
+    await page.getByTestId('connection-banner').waitFor();
+    await page.getByTestId('form-error').getByText('Connection to the panel lost').waitFor();
+    expect(await page.getByTestId('token-name').inputValue()).toBe('made-offline');
     await page.unroute('**/api/**');
     await page.getByTestId('connection-banner').waitFor({ state: 'detached', timeout: 30_000 });
+    // Submitted again once the panel answers: the same input goes through.
+    await page.getByTestId('issue-token').click();
+    await page.getByTestId('issued-token').waitFor();
   });
 
   test('an expired session goes to sign-in, then back to the page the person was on', async () => {

@@ -1,5 +1,6 @@
 import { createApiClient, type components } from '../../../libs/api-client/index.js';
 import { panelUrl } from './env.js';
+import { i18next } from './i18n.js';
 
 export type Schemas = components['schemas'];
 
@@ -35,7 +36,8 @@ async function watchedFetch(request: Request): Promise<Response> {
     response = await fetch(request);
   } catch (error) {
     emit('offline');
-    throw error;
+    // The browser's own words ("Failed to fetch") say nothing to a person: say what happened.
+    throw new Error(i18next.t('connection.lost'), { cause: error });
   }
   emit('online');
   if (response.status === 401 && !request.url.endsWith('/api/auth/login')) emit('expired');
