@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import * as tar from 'tar';
@@ -15,6 +17,8 @@ import { UsageService } from '../../apps/controller/src/clients/usage.service.js
 import { answer, fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
+
+const run = promisify(execFile);
 /**
  * Backups and restore through the API against real PostgreSQL. No agents run here (the panels
  * start without their local agent): every node's host state is recorded as unreachable; the
@@ -387,6 +391,23 @@ describe('bad archives and names', () => {
     rmSync(join(a.config.backupDir, 'backup-20000101-010101.tar.gz'));
 
     for (const job of ['meta', 'events', '1e3']) expect((await a.call('GET', `backups/jobs/${job}`, { token: ownerA })).status).toBe(404);
+  });
+
+  test('the curl commands GET /api/docs gives for download and upload work as printed', async () => {
+    const docs = (await a.call('GET', 'docs', { token: ownerA })).body as { groups: { endpoints: { method: string; path: string; curl: string }[] }[] };
+    const curlOf = (method: string, path: string) => docs.groups.flatMap((g) => g.endpoints).find((e) => e.method === method && e.path.endsWith(path))!.curl;
+    const dir = mkdtempSync(join(tmpdir(), 'warren-curl-'));
+    try {
+      const env = { ...process.env, WARREN_TOKEN: ownerA };
+      // Asynchronously: the panel answering curl runs in this process.
+      await run('bash', ['-c', curlOf('GET', '/backups/{name}').replace('{name}', goodName) + ' -sSf'], { cwd: dir, env });
+      expect(readFileSync(join(dir, goodName))).toEqual(good);
+      rmSync(join(a.config.backupDir, goodName));
+      const { stdout: out } = await run('bash', ['-c', curlOf('POST', '/backups/upload').replace('@FILE', `@${goodName}`) + ' -sS'], { cwd: dir, env });
+      expect(JSON.parse(out)).toMatchObject({ name: goodName });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('only the owner reads, uploads, deletes or restores archives; an admin makes and lists them', async () => {

@@ -34,6 +34,9 @@ export class DocsService {
     if (entry.example !== undefined) {
       parts.push('-H', shellQuote('Content-Type: application/json'), '-d', shellQuote(JSON.stringify(entry.example)));
     }
+    // A raw upload sends a file as it is; a file answer is saved under the name the panel gives.
+    if (entry.uploads?.length) parts.push('-H', shellQuote(`Content-Type: ${entry.uploads[0]}`), '--data-binary', '@FILE');
+    if (entry.files?.length) parts.push('-OJ');
     parts.push(shellQuote(origin + entry.fullPath));
     return parts.join(' ');
   }
