@@ -24,6 +24,7 @@ export const en = {
     empty: 'No clients yet. Create an interface first, then press “New client”.', noMatch: 'No client matches these filters.',
     usage: 'Usage', devices: 'Devices', expires: 'Expires', total: '{{count}} clients', total_one: '{{count}} client', total_other: '{{count}} clients',
     interfaces: 'Interfaces', noInterfaces: 'No interfaces: create one on the Interfaces page', quotaGb: 'Quota (GB)', zeroUnlimited: '0 means unlimited',
+    deviceNames: 'First devices', deviceNamesHelp: 'Names of the devices made with the client (none: one named device-1)',
     deviceLimit: 'Device limit', resetCycle: 'Traffic reset', cycle: { none: 'never', daily: 'daily', weekly: 'weekly', monthly: 'monthly' },
     telegramId: 'Telegram ID', note: 'Note', enabled: 'Enabled', lastHandshake: 'Last handshake', configs: 'Configs and QR codes',
     reset: 'Reset traffic', resetDone: 'Traffic reset to zero', rotate: 'New keys', rotated: 'New keys made: download the profiles again',

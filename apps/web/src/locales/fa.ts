@@ -26,6 +26,7 @@ export const fa: Translation = {
     empty: 'هنوز کاربری نیست. ابتدا یک اینترفیس بسازید، سپس «کاربر جدید» را بزنید.', noMatch: 'هیچ کاربری با این فیلترها پیدا نشد.',
     usage: 'مصرف', devices: 'دستگاه‌ها', expires: 'انقضا', total: '{{count}} کاربر', total_one: '{{count}} کاربر', total_other: '{{count}} کاربر',
     interfaces: 'اینترفیس‌ها', noInterfaces: 'اینترفیسی نیست: در صفحه اینترفیس‌ها یکی بسازید', quotaGb: 'سهمیه (گیگابایت)', zeroUnlimited: '۰ یعنی نامحدود',
+    deviceNames: 'نخستین دستگاه‌ها', deviceNamesHelp: 'نام دستگاه‌هایی که با کاربر ساخته می‌شوند (خالی: یک دستگاه به نام device-1)',
     deviceLimit: 'حداکثر دستگاه', resetCycle: 'بازنشانی ترافیک', cycle: { none: 'هرگز', daily: 'روزانه', weekly: 'هفتگی', monthly: 'ماهانه' },
     telegramId: 'شناسه تلگرام', note: 'یادداشت', enabled: 'فعال', lastHandshake: 'آخرین اتصال', configs: 'کانفیگ‌ها و کد QR',
     reset: 'بازنشانی ترافیک', resetDone: 'ترافیک صفر شد', rotate: 'کلیدهای جدید', rotated: 'کلیدهای جدید ساخته شد: پروفایل‌ها را دوباره دانلود کنید',

@@ -8,7 +8,7 @@ export default function ClientCreateModal({ onClose, onCreated }: { onClose: () 
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const create = useMutation({
-    mutationFn: (body: ReturnType<typeof toBody>) => must(api.POST('/api/clients', { body })),
+    mutationFn: (body: ReturnType<typeof toBody> & { deviceNames?: string[] }) => must(api.POST('/api/clients', { body })),
     onSuccess: (client) => {
       void queryClient.invalidateQueries({ queryKey: ['clients'] });
       onClose();
@@ -17,7 +17,7 @@ export default function ClientCreateModal({ onClose, onCreated }: { onClose: () 
   });
   return (
     <Modal opened onClose={onClose} title={t('clients.new')} size="lg">
-      <ClientForm initial={initialValues()} error={create.error} pending={create.isPending} submitLabel={t('common.create')} onSubmit={(values) => create.mutate(toBody(values))} />
+      <ClientForm creating initial={initialValues()} error={create.error} pending={create.isPending} submitLabel={t('common.create')} onSubmit={(values) => create.mutate({ ...toBody(values), ...(values.deviceNames.length ? { deviceNames: values.deviceNames } : {}) })} />
     </Modal>
   );
 }

@@ -18,6 +18,8 @@ export interface ClientFormValues {
   deviceLimit: number | string;
   interfaceIds: string[];
   resetCycle: Schemas['ClientDto']['resetCycle'];
+  /** At creation only: the first devices' names (none given: the API makes "device-1"). */
+  deviceNames: string[];
 }
 
 export function initialValues(client?: Schemas['ClientDto']): ClientFormValues {
@@ -32,6 +34,7 @@ export function initialValues(client?: Schemas['ClientDto']): ClientFormValues {
     deviceLimit: client?.deviceLimit ?? 1,
     interfaceIds: client?.interfaceIds ?? [],
     resetCycle: client?.resetCycle ?? 'none',
+    deviceNames: [],
   };
 }
 
@@ -57,7 +60,7 @@ export function toBody(values: ClientFormValues) {
 }
 
 /** The client's fields; keeps what was typed when the server refuses (the error shows beside its field). */
-export function ClientForm({ initial, error, pending, submitLabel, onSubmit }: { initial: ClientFormValues; error: unknown; pending: boolean; submitLabel: string; onSubmit: (values: ClientFormValues) => void }) {
+export function ClientForm({ initial, error, pending, submitLabel, onSubmit, creating = false }: { initial: ClientFormValues; error: unknown; pending: boolean; submitLabel: string; onSubmit: (values: ClientFormValues) => void; creating?: boolean }) {
   const { t } = useTranslation();
   const [values, setValues] = useState(initial);
   const set = <K extends keyof ClientFormValues>(key: K, value: ClientFormValues[K]) => setValues((before) => ({ ...before, [key]: value }));
@@ -93,6 +96,9 @@ export function ClientForm({ initial, error, pending, submitLabel, onSubmit }: {
           error={fieldError(error, 'resetCycle')}
         />
       </Group>
+      {creating && (
+        <TagsInput label={t('clients.deviceNames')} description={t('clients.deviceNamesHelp')} value={values.deviceNames} onChange={(value) => set('deviceNames', value)} error={fieldError(error, 'deviceNames')} />
+      )}
       <TagsInput label={t('clients.groups')} value={values.groups} onChange={(value) => set('groups', value)} error={fieldError(error, 'groups')} />
       <TextInput label={t('clients.telegramId')} inputMode="numeric" value={values.telegramId} onChange={(e) => set('telegramId', e.currentTarget.value)} error={fieldError(error, 'telegramId')} />
       <Textarea label={t('clients.note')} value={values.note} onChange={(e) => set('note', e.currentTarget.value)} error={fieldError(error, 'note')} autosize minRows={2} />
