@@ -6,12 +6,14 @@
 # - iputils-ping, curl: traffic through those tunnels;
 # - redsocks, shadowsocks-libev (ss-redir, ss-local, ss-server), dnsmasq-base: the agent's hops and
 #   domain rules; microsocks: a real SOCKS5 proxy for them to go through (test/e2e/agent-hops.spec.ts);
-# - redis-server: a private Redis when none is reachable (test/global-setup.js).
+# - redis-server: a private Redis when none is reachable (test/global-setup.js);
+# - chromium: the browser the web panel's tests drive through playwright-core (test/web/; no
+#   browser download works here, so Debian's build it is).
 # PostgreSQL needs nothing from Debian: without a reachable one the tests run embedded-postgres.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
-packages=(wireguard-tools wireguard-go nftables iproute2 iputils-ping redis-server curl microsocks shadowsocks-libev redsocks dnsmasq-base)
+packages=(wireguard-tools wireguard-go nftables iproute2 iputils-ping redis-server curl microsocks shadowsocks-libev redsocks dnsmasq-base chromium)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")

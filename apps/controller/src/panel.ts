@@ -21,6 +21,7 @@ import { AgentCredentialsService } from './nodes/enrolment/agent-credentials.ser
 import { ensureLocalNode } from './nodes/local-node.js';
 import { NodesRepository } from './nodes/nodes.repository.js';
 import { openQueueBackend, type QueueBackend } from './queue/queue-backend.js';
+import { defaultWebRoot, registerWebApp, WEB_APP_ROUTE } from './web/web-app.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -34,8 +35,12 @@ export interface Panel {
   /** Where the panel listens, e.g. https://127.0.0.1:8443 (no base path). */
   origin: string;
   owner?: OwnerCreated;
-  /** Every route the HTTP router serves, as registered (for the route-table test). */
+  /** Every API route the HTTP router serves, as registered (for the route-table test). */
   servedRoutes: ServedRoute[];
+  /** The web panel's routes (static files and index.html under the base path), kept apart from the API's. */
+  webRoutes: ServedRoute[];
+  /** Whether a built web panel (dist/web) is served. */
+  webApp: boolean;
   close(): Promise<void>;
 }
 
@@ -79,11 +84,15 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
     } as ConstructorParameters<typeof FastifyAdapter>[0]);
     const fastify = adapter.getInstance();
     const servedRoutes: ServedRoute[] = [];
+    const webRoutes: ServedRoute[] = [];
     fastify.addHook('onRoute', (route) => {
-      for (const method of [route.method].flat()) servedRoutes.push({ method: String(method), url: route.url });
+      const list = (route.config as Record<string, unknown> | undefined)?.[WEB_APP_ROUTE] ? webRoutes : servedRoutes;
+      for (const method of [route.method].flat()) list.push({ method: String(method), url: route.url });
     });
     installRequestLayer(fastify, BODY_LIMIT_BYTES);
     await fastify.register(fastifyCookie as never);
+    const webApp = await registerWebApp(fastify, config.basePath, config.webRoot ?? defaultWebRoot());
+    if (!webApp) logger.log('no web panel build in dist/web (npm run build): serving the API only');
 
     const app = await NestFactory.create<NestFastifyApplication>(
       AppModule.register({
@@ -131,6 +140,8 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
       origin,
       owner,
       servedRoutes,
+      webRoutes,
+      webApp,
       close: closeAll,
     };
   } catch (error) {

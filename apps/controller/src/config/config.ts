@@ -39,6 +39,8 @@ export interface WarrenConfig {
   backupDir: string;
   /** The largest archive POST /api/backups/upload accepts (WARREN_BACKUP_MAX_UPLOAD_MB, default 1024). */
   backupMaxUploadBytes: number;
+  /** The built web panel's folder (WARREN_WEB_DIR; default `dist/web` in the package). */
+  webRoot?: string;
 }
 
 /** A configuration value that cannot be used; start-up stops with this message. */
@@ -178,6 +180,7 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
     logLevel,
     backupDir: absolute(text(env, 'WARREN_BACKUP_DIR') ?? join(dataDir, 'backups')),
     backupMaxUploadBytes: integer(env, 'WARREN_BACKUP_MAX_UPLOAD_MB', 1024, 1, 1024 * 1024) * 1024 * 1024,
+    ...(text(env, 'WARREN_WEB_DIR') ? { webRoot: absolute(text(env, 'WARREN_WEB_DIR')!) } : {}),
   };
 }
 

@@ -1,0 +1,106 @@
+import { ActionIcon, Button, CopyButton, Group, Modal, Stack, Text, Title, Tooltip, type ButtonProps } from '@mantine/core';
+import { IconCheck, IconCopy } from '@tabler/icons-react';
+import { useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+
+export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <Group justify="space-between" mb="md" wrap="wrap" gap="sm">
+      <Title order={2}>{title}</Title>
+      <Group gap="xs">{children}</Group>
+    </Group>
+  );
+}
+
+/** What an empty list says: what there is not, and what to do next. */
+export function EmptyState({ children }: { children: ReactNode }) {
+  return (
+    <Text c="dimmed" ta="center" py="xl" data-testid="empty-state">
+      {children}
+    </Text>
+  );
+}
+
+export function Copy({ value, label }: { value: string; label?: string }) {
+  const { t } = useTranslation();
+  return (
+    <CopyButton value={value} timeout={1500}>
+      {({ copied, copy }) =>
+        label ? (
+          <Button size="xs" variant="light" leftSection={copied ? <IconCheck size={14} /> : <IconCopy size={14} />} onClick={copy}>
+            {copied ? t('common.copied') : label}
+          </Button>
+        ) : (
+          <Tooltip label={copied ? t('common.copied') : t('common.copy')} withArrow>
+            <ActionIcon variant="subtle" onClick={copy} aria-label={t('common.copy')}>
+              {copied ? <IconCheck size={16} /> : <IconCopy size={16} />}
+            </ActionIcon>
+          </Tooltip>
+        )
+      }
+    </CopyButton>
+  );
+}
+
+/** A destructive action: asks first, in words that name what will happen. */
+export function ConfirmButton({
+  children,
+  message,
+  onConfirm,
+  confirmLabel,
+  ...props
+}: ButtonProps & { message: ReactNode; onConfirm: () => unknown; confirmLabel?: string; children: ReactNode; 'data-testid'?: string }) {
+  const { t } = useTranslation();
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <Button color="red" variant="light" size="xs" {...props} onClick={() => setOpen(true)}>
+        {children}
+      </Button>
+      <Modal opened={open} onClose={() => setOpen(false)} title={t('common.areYouSure')} centered>
+        <Stack>
+          <Text size="sm">{message}</Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setOpen(false)}>
+              {t('common.cancel')}
+            </Button>
+            <Button
+              color="red"
+              data-testid="confirm"
+              onClick={() => {
+                setOpen(false);
+                void onConfirm();
+              }}
+            >
+              {confirmLabel ?? t('common.confirm')}
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
+    </>
+  );
+}
+
+const UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
+export function formatBytes(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined) return '∞';
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(unit === 0 ? 0 : 1)} ${UNITS[unit]}`;
+}
+
+export function formatDate(value: string | number | null | undefined, language: string): string {
+  if (value === null || value === undefined) return '—';
+  return new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(value));
+}
+
+export function formatDuration(seconds: number): string {
+  const d = Math.floor(seconds / 86400);
+  const h = Math.floor((seconds % 86400) / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  return d ? `${d}d ${h}h` : h ? `${h}h ${m}m` : `${m}m`;
+}

@@ -1,0 +1,24 @@
+import { Select } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api, must } from '../api.js';
+
+/** Chooses the node a per-node page shows (outbounds, routing); the local node first. */
+export function NodeSelect({ value, onChange }: { value: string | null; onChange: (id: string) => void }) {
+  const { t } = useTranslation();
+  const nodes = useQuery({ queryKey: ['nodes'], queryFn: () => must(api.GET('/api/nodes')) });
+  useEffect(() => {
+    if (!value && nodes.data?.length) onChange((nodes.data.find((node) => node.isLocal) ?? nodes.data[0]!).id);
+  }, [value, nodes.data, onChange]);
+  return (
+    <Select
+      aria-label={t('interfaces.node')}
+      data={(nodes.data ?? []).map((node) => ({ value: node.id, label: node.name }))}
+      value={value}
+      onChange={(id) => id && onChange(id)}
+      allowDeselect={false}
+      w={200}
+    />
+  );
+}

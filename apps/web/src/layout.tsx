@@ -1,0 +1,177 @@
+import { ActionIcon, Alert, AppShell, Burger, Group, Menu, NavLink, ScrollArea, Text, Title, useComputedColorScheme, useMantineColorScheme } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useQueryClient } from '@tanstack/react-query';
+import {
+  IconApi,
+  IconArchive,
+  IconChartLine,
+  IconDashboard,
+  IconLanguage,
+  IconLogout,
+  IconMoon,
+  IconNetwork,
+  IconPlugConnected,
+  IconRoute,
+  IconServer,
+  IconSettings,
+  IconSun,
+  IconUser,
+  IconUsers,
+  IconWorld,
+} from '@tabler/icons-react';
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Outlet, NavLink as RouterLink, useLocation, useNavigate } from 'react-router';
+import { api, onConnection } from './api.js';
+import { LANGUAGES } from './i18n.js';
+import { useUser } from './session.js';
+
+const NAV = [
+  { to: '/overview', key: 'nav.overview', icon: IconDashboard },
+  { to: '/clients', key: 'nav.clients', icon: IconUsers },
+  { to: '/interfaces', key: 'nav.interfaces', icon: IconNetwork },
+  { to: '/hosts', key: 'nav.hosts', icon: IconWorld },
+  { to: '/outbounds', key: 'nav.outbounds', icon: IconPlugConnected },
+  { to: '/routing', key: 'nav.routing', icon: IconRoute },
+  { to: '/nodes', key: 'nav.nodes', icon: IconServer },
+  { to: '/backups', key: 'nav.backups', icon: IconArchive },
+  { to: '/system', key: 'nav.system', icon: IconChartLine },
+  { to: '/settings', key: 'nav.settings', icon: IconSettings },
+  { to: '/api-docs', key: 'nav.api', icon: IconApi },
+] as const;
+
+/** The signed-in frame: a sidebar (a drawer on a phone), a header with language, theme and account. */
+export function Layout() {
+  const { t } = useTranslation();
+  const [opened, { toggle, close }] = useDisclosure();
+  const location = useLocation();
+  useEffect(close, [location.pathname, close]);
+  return (
+    <AppShell header={{ height: 56 }} navbar={{ width: 230, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap">
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label={t('nav.menu')} />
+            <Title order={4}>Warren</Title>
+          </Group>
+          <Group gap="xs" wrap="nowrap">
+            <LanguageMenu />
+            <ThemeToggle />
+            <AccountMenu />
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" component="nav" aria-label={t('nav.menu')}>
+        <AppShell.Section grow component={ScrollArea}>
+          {NAV.map((item) => (
+            <NavLink
+              key={item.to}
+              component={RouterLink}
+              to={item.to}
+              label={t(item.key)}
+              leftSection={<item.icon size={18} stroke={1.6} />}
+              active={location.pathname.startsWith(item.to)}
+            />
+          ))}
+        </AppShell.Section>
+      </AppShell.Navbar>
+      <AppShell.Main>
+        <ConnectionBanner />
+        <Outlet />
+      </AppShell.Main>
+    </AppShell>
+  );
+}
+
+function LanguageMenu() {
+  const { t, i18n } = useTranslation();
+  return (
+    <Menu position="bottom-end">
+      <Menu.Target>
+        <ActionIcon variant="default" size="lg" aria-label={t('header.language')} data-testid="language-menu">
+          <IconLanguage size={18} />
+        </ActionIcon>
+      </Menu.Target>
+      <Menu.Dropdown>
+        {LANGUAGES.map((language) => (
+          <Menu.Item key={language.code} onClick={() => void i18n.changeLanguage(language.code)} data-testid={`language-${language.code}`}>
+            {language.label}
+          </Menu.Item>
+        ))}
+      </Menu.Dropdown>
+    </Menu>
+  );
+}
+
+function ThemeToggle() {
+  const { t } = useTranslation();
+  const { setColorScheme } = useMantineColorScheme();
+  const scheme = useComputedColorScheme('light');
+  return (
+    <ActionIcon variant="default" size="lg" aria-label={t('header.theme')} onClick={() => setColorScheme(scheme === 'dark' ? 'light' : 'dark')}>
+      {scheme === 'dark' ? <IconSun size={18} /> : <IconMoon size={18} />}
+    </ActionIcon>
+  );
+}
+
+function AccountMenu() {
+  const { t } = useTranslation();
+  const user = useUser();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const signOut = async () => {
+    await api.POST('/api/auth/logout').catch(() => undefined);
+    queryClient.clear();
+    navigate('/sign-in', { replace: true });
+  };
+  return (
+    <Menu position="bottom-end">
+      <Menu.Target>
+        <ActionIcon variant="default" size="lg" aria-label={t('header.account')}>
+          <IconUser size={18} />
+        </ActionIcon>
+      </Menu.Target>
+      <Menu.Dropdown>
+        <Menu.Label>
+          <Text size="sm" fw={500}>{user.username}</Text>
+          <Text size="xs" c="dimmed">{t(`roles.${user.role}`)}</Text>
+        </Menu.Label>
+        <Menu.Item leftSection={<IconUser size={16} />} onClick={() => navigate('/account')}>
+          {t('header.password')}
+        </Menu.Item>
+        <Menu.Item leftSection={<IconLogout size={16} />} onClick={() => void signOut()} data-testid="sign-out">
+          {t('header.signOut')}
+        </Menu.Item>
+      </Menu.Dropdown>
+    </Menu>
+  );
+}
+
+/** Shown while requests do not reach the panel; queries retry meanwhile, and the health route is asked every few seconds. */
+function ConnectionBanner() {
+  const { t } = useTranslation();
+  const queryClient = useQueryClient();
+  const [offline, setOffline] = useState(false);
+  useEffect(
+    () =>
+      onConnection((event) => {
+        if (event === 'offline') setOffline(true);
+        if (event === 'online') setOffline((was) => {
+          if (was) void queryClient.invalidateQueries();
+          return false;
+        });
+      }),
+    [queryClient],
+  );
+  useEffect(() => {
+    if (!offline) return;
+    const timer = setInterval(() => void api.GET('/api/health').catch(() => undefined), 3000);
+    return () => clearInterval(timer);
+  }, [offline]);
+  if (!offline) return null;
+  return (
+    <Alert color="red" mb="md" title={t('connection.lost')} data-testid="connection-banner">
+      {t('connection.retrying')}
+    </Alert>
+  );
+}

@@ -1,0 +1,68 @@
+import { useEffect, useState, type ComponentType } from 'react';
+import type { WebPage } from '../../../libs/contracts/web-paths.js';
+import { PageLoader } from './components/page-loader.js';
+
+type PageModule = { default: ComponentType };
+
+// Every page is its own chunk: the first load carries the shell and sign-in only. The pages are
+// the list the controller serves the app for (deep links, reloads): libs/contracts/web-paths.ts.
+const LOADERS: Record<WebPage, () => Promise<PageModule>> = {
+  overview: () => import('./pages/overview.js'),
+  clients: () => import('./pages/clients.js'),
+  interfaces: () => import('./pages/interfaces.js'),
+  hosts: () => import('./pages/hosts.js'),
+  outbounds: () => import('./pages/outbounds.js'),
+  routing: () => import('./pages/routing.js'),
+  nodes: () => import('./pages/nodes.js'),
+  backups: () => import('./pages/backups.js'),
+  system: () => import('./pages/system.js'),
+  settings: () => import('./pages/settings.js'),
+  'api-docs': () => import('./pages/api-docs.js'),
+  account: () => import('./pages/account.js'),
+};
+
+const loaded = new Map<WebPage, ComponentType>();
+const loading = new Map<WebPage, Promise<ComponentType>>();
+
+/** Starts loading a page's chunk (once); main.tsx calls it for the page in the address at start, beside the session check. */
+export function preloadPage(name: WebPage): Promise<ComponentType> {
+  let pending = loading.get(name);
+  if (!pending) {
+    pending = LOADERS[name]().then((module) => {
+      loaded.set(name, module.default);
+      return module.default;
+    });
+    pending.catch(() => loading.delete(name));
+    loading.set(name, pending);
+  }
+  return pending;
+}
+
+/** The page of a path inside the app ("/clients/x" → clients), if it is one. */
+export function pageOf(pathname: string): WebPage | undefined {
+  const first = pathname.split('/').filter(Boolean)[0];
+  return first && first in LOADERS ? (first as WebPage) : undefined;
+}
+
+/**
+ * A page, rendered as soon as its chunk is there. Not React.lazy: a Suspense boundary that showed
+ * its fallback reveals the page no sooner than 300 ms later (React's fallback throttle), which
+ * would be most of the time the clients page takes to show.
+ */
+export function PageSlot({ name }: { name: WebPage }) {
+  const [Page, setPage] = useState<ComponentType | undefined>(() => loaded.get(name));
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    if (Page) return;
+    let live = true;
+    preloadPage(name).then(
+      (component) => live && setPage(() => component),
+      () => live && setFailed(true),
+    );
+    return () => {
+      live = false;
+    };
+  }, [name, Page]);
+  if (failed) throw new Error(`the ${name} page could not be loaded`);
+  return Page ? <Page /> : <PageLoader />;
+}

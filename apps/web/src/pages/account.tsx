@@ -1,0 +1,42 @@
+import { Button, Card, Group, PasswordInput, Stack } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { useMutation } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api, must } from '../api.js';
+import { PageHeader } from '../components/common.js';
+import { fieldError, FormError } from '../components/form-errors.js';
+
+/** Password change (PATCH /api/auth/me): the user's other sessions end, this one stays. */
+export default function AccountPage() {
+  const { t } = useTranslation();
+  const [currentPassword, setCurrent] = useState('');
+  const [newPassword, setNew] = useState('');
+  const change = useMutation({
+    mutationFn: () => must(api.PATCH('/api/auth/me', { body: { currentPassword, newPassword } })),
+    onSuccess: () => {
+      setCurrent('');
+      setNew('');
+      notifications.show({ message: t('account.changed'), color: 'teal' });
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    change.mutate();
+  };
+  return (
+    <>
+      <PageHeader title={t('header.password')} />
+      <Card withBorder maw={420}>
+        <Stack component="form" onSubmit={submit} gap="sm">
+          <PasswordInput label={t('account.current')} autoComplete="current-password" value={currentPassword} onChange={(e) => setCurrent(e.currentTarget.value)} error={fieldError(change.error, 'currentPassword')} />
+          <PasswordInput label={t('account.new')} autoComplete="new-password" value={newPassword} onChange={(e) => setNew(e.currentTarget.value)} error={fieldError(change.error, 'newPassword')} />
+          <FormError error={change.error} fields={['currentPassword', 'newPassword']} />
+          <Group justify="flex-end">
+            <Button type="submit" loading={change.isPending}>{t('common.save')}</Button>
+          </Group>
+        </Stack>
+      </Card>
+    </>
+  );
+}

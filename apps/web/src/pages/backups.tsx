@@ -1,0 +1,152 @@
+import { Alert, Button, FileButton, Group, Progress, Stack, Table, Text } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { IconDownload, IconPlus, IconUpload } from '@tabler/icons-react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api, ApiError, messageOf, must, saveFile, type Schemas } from '../api.js';
+import { ConfirmButton, EmptyState, formatBytes, formatDate, PageHeader } from '../components/common.js';
+import { PageLoader } from '../components/page-loader.js';
+import { useUser } from '../session.js';
+
+type Job = Schemas['BackupJobDto'];
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Follows a job the API answered 202 for (GET /api/backups/jobs/{job}) until it is done; the
+ * list's `running` shows its progress meanwhile.
+ */
+async function followJob(id: string, onProgress: (job: Job) => void): Promise<Job> {
+  for (;;) {
+    const job = await must(api.GET('/api/backups/jobs/{job}', { params: { path: { job: id } } }));
+    onProgress(job);
+    if (job.state === 'completed') return job;
+    if (job.state === 'failed') throw new Error(job.error ?? 'failed');
+    await sleep(1000);
+  }
+}
+
+/** Backups (owner only): create with progress, download, upload, restore after confirmation, delete. */
+export default function BackupsPage() {
+  const { t, i18n } = useTranslation();
+  const user = useUser();
+  const queryClient = useQueryClient();
+  const [job, setJob] = useState<Job | null>(null);
+  const backups = useQuery({
+    queryKey: ['backups'],
+    queryFn: () => must(api.GET('/api/backups')),
+    enabled: user.role === 'owner',
+    // While a backup or restore runs, its progress is asked every second.
+    refetchInterval: (query) => (query.state.data?.running || job ? 1000 : false),
+  });
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['backups'] });
+  const runJob = async (start: () => Promise<{ data?: unknown; error?: unknown; response: Response }>) => {
+    const answer = await start();
+    if (answer.response.status === 202) {
+      const accepted = answer.data as Job;
+      setJob(accepted);
+      await followJob(accepted.id, setJob);
+    } else await must(Promise.resolve(answer));
+  };
+  const onDone = (message: string) => () => {
+    setJob(null);
+    refresh();
+    notifications.show({ message, color: 'teal' });
+  };
+  const onFailed = (error: unknown) => {
+    setJob(null);
+    refresh();
+    notifications.show({ message: messageOf(error), color: 'red' });
+  };
+  const create = useMutation({ mutationFn: () => runJob(() => api.POST('/api/backups')), onSuccess: onDone(t('backups.created')), onError: onFailed });
+  const restore = useMutation({
+    mutationFn: (name: string) => runJob(() => api.POST('/api/backups/{name}/restore', { params: { path: { name } } })),
+    onSuccess: () => {
+      onDone(t('backups.restored'))();
+      void queryClient.invalidateQueries();
+    },
+    onError: onFailed,
+  });
+  const download = useMutation({
+    mutationFn: async (name: string) => {
+      const answer = await api.GET('/api/backups/{name}', { params: { path: { name } }, parseAs: 'blob' });
+      if (!answer.response.ok) throw new ApiError(answer.response.status, answer.response.statusText, '');
+      saveFile(answer.data as unknown as Blob, name);
+    },
+    onError: onFailed,
+  });
+  const upload = useMutation({
+    mutationFn: (file: File) =>
+      must(api.POST('/api/backups/upload', { body: file as never, bodySerializer: (body: unknown) => body as BodyInit, headers: { 'content-type': 'application/gzip' } })),
+    onSuccess: onDone(t('backups.uploaded')),
+    onError: onFailed,
+  });
+  const remove = useMutation({ mutationFn: (name: string) => must(api.DELETE('/api/backups/{name}', { params: { path: { name } } })), onSuccess: refresh, onError: onFailed });
+
+  if (user.role !== 'owner') return <Alert color="gray">{t('backups.ownerOnly')}</Alert>;
+  if (!backups.data) return <PageLoader />;
+  const running = job ?? backups.data.running;
+  const busy = Boolean(running) || create.isPending || restore.isPending || upload.isPending;
+  return (
+    <>
+      <PageHeader title={t('nav.backups')}>
+        <FileButton onChange={(file) => file && upload.mutate(file)} accept=".gz,.tar.gz,application/gzip">
+          {(props) => (
+            <Button {...props} variant="default" leftSection={<IconUpload size={16} />} loading={upload.isPending} disabled={busy}>
+              {t('backups.upload')}
+            </Button>
+          )}
+        </FileButton>
+        <Button leftSection={<IconPlus size={16} />} onClick={() => create.mutate()} loading={create.isPending} disabled={busy} data-testid="create-backup">
+          {t('backups.create')}
+        </Button>
+      </PageHeader>
+      {running && (
+        <Alert mb="md" color="blue" title={t(`backups.running.${running.kind}`)} data-testid="backup-progress">
+          <Stack gap={4}>
+            <Text size="sm">{running.progress ? t(`backups.stage.${running.progress.stage}`) : t('backups.waiting')}</Text>
+            <Progress value={running.progress?.percent ?? 0} animated />
+          </Stack>
+        </Alert>
+      )}
+      {backups.data.backups.length === 0 ? (
+        <EmptyState>{t('backups.empty')}</EmptyState>
+      ) : (
+        <Table.ScrollContainer minWidth={600}>
+          <Table striped data-testid="backups-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('common.name')}</Table.Th>
+                <Table.Th>{t('backups.size')}</Table.Th>
+                <Table.Th>{t('backups.createdAt')}</Table.Th>
+                <Table.Th />
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {backups.data.backups.map((backup) => (
+                <Table.Tr key={backup.name}>
+                  <Table.Td style={{ wordBreak: 'break-all' }}>{backup.name}</Table.Td>
+                  <Table.Td>{formatBytes(backup.size)}</Table.Td>
+                  <Table.Td>{formatDate(backup.createdAt, i18n.language)}</Table.Td>
+                  <Table.Td>
+                    <Group gap={4} wrap="nowrap">
+                      <Button size="xs" variant="default" leftSection={<IconDownload size={14} />} onClick={() => download.mutate(backup.name)} data-testid="download-backup">
+                        {t('common.download')}
+                      </Button>
+                      <ConfirmButton color="orange" disabled={busy} message={t('backups.confirmRestore', { name: backup.name })} confirmLabel={t('backups.restore')} onConfirm={() => restore.mutate(backup.name)}>
+                        {t('backups.restore')}
+                      </ConfirmButton>
+                      <ConfirmButton disabled={busy} message={t('backups.confirmDelete', { name: backup.name })} onConfirm={() => remove.mutate(backup.name)}>
+                        {t('common.delete')}
+                      </ConfirmButton>
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,23 @@
+import { Modal } from '@mantine/core';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { api, must, type Schemas } from '../api.js';
+import { ClientForm, initialValues, toBody } from './client-form.js';
+
+export default function ClientCreateModal({ onClose, onCreated }: { onClose: () => void; onCreated: (client: Schemas['ClientDetailDto']) => void }) {
+  const { t } = useTranslation();
+  const queryClient = useQueryClient();
+  const create = useMutation({
+    mutationFn: (body: ReturnType<typeof toBody> & { deviceNames?: string[] }) => must(api.POST('/api/clients', { body })),
+    onSuccess: (client) => {
+      void queryClient.invalidateQueries({ queryKey: ['clients'] });
+      onClose();
+      onCreated(client);
+    },
+  });
+  return (
+    <Modal opened onClose={onClose} title={t('clients.new')} size="lg">
+      <ClientForm creating initial={initialValues()} error={create.error} pending={create.isPending} submitLabel={t('common.create')} onSubmit={(values) => create.mutate({ ...toBody(values), ...(values.deviceNames.length ? { deviceNames: values.deviceNames } : {}) })} />
+    </Modal>
+  );
+}

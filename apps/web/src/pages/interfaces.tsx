@@ -1,0 +1,152 @@
+import { Badge, Button, Group, Modal, NumberInput, Select, Stack, Switch, Table, TagsInput, Text, TextInput } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { IconPlus } from '@tabler/icons-react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api, messageOf, must, type Schemas } from '../api.js';
+import { ConfirmButton, EmptyState, formatBytes, PageHeader } from '../components/common.js';
+import { fieldError, FormError } from '../components/form-errors.js';
+import { PageLoader } from '../components/page-loader.js';
+import { useCanManage } from '../session.js';
+
+type Interface = Schemas['InterfaceDto'];
+const FIELDS = ['name', 'nodeId', 'mode', 'listenPort', 'subnet', 'endpointHost', 'mtu', 'dns', 'natInterface', 'enabled'];
+
+export default function InterfacesPage() {
+  const { t } = useTranslation();
+  const canManage = useCanManage();
+  const queryClient = useQueryClient();
+  const [editing, setEditing] = useState<Interface | 'new' | null>(null);
+  const interfaces = useQuery({ queryKey: ['interfaces'], queryFn: () => must(api.GET('/api/interfaces')) });
+  const remove = useMutation({
+    mutationFn: ({ id, force }: { id: string; force: boolean }) => must(api.DELETE('/api/interfaces/{id}', { params: { path: { id }, query: force ? { force: 'true' as const } : {} } })),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['interfaces'] }),
+    onError: (error) => notifications.show({ message: messageOf(error), color: 'red' }),
+  });
+  if (!interfaces.data) return <PageLoader />;
+  return (
+    <>
+      <PageHeader title={t('nav.interfaces')}>
+        {canManage && (
+          <Button leftSection={<IconPlus size={16} />} onClick={() => setEditing('new')} data-testid="new-interface">
+            {t('interfaces.new')}
+          </Button>
+        )}
+      </PageHeader>
+      {interfaces.data.length === 0 ? (
+        <EmptyState>{t('interfaces.empty')}</EmptyState>
+      ) : (
+        <Table.ScrollContainer minWidth={720}>
+          <Table striped data-testid="interfaces-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('common.name')}</Table.Th>
+                <Table.Th>{t('interfaces.mode')}</Table.Th>
+                <Table.Th>{t('interfaces.endpoint')}</Table.Th>
+                <Table.Th>{t('interfaces.subnet')}</Table.Th>
+                <Table.Th>{t('interfaces.addresses')}</Table.Th>
+                <Table.Th>{t('interfaces.state')}</Table.Th>
+                <Table.Th />
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {interfaces.data.map((entry) => (
+                <Table.Tr key={entry.id}>
+                  <Table.Td fw={500}>{entry.name}</Table.Td>
+                  <Table.Td>{entry.mode}</Table.Td>
+                  <Table.Td>{entry.endpointHost}:{entry.listenPort}</Table.Td>
+                  <Table.Td>{entry.subnet}</Table.Td>
+                  <Table.Td>{entry.allocated} / {entry.capacity} · {t('interfaces.clientsDevices', { clients: entry.clients, devices: entry.devices })} · {formatBytes(entry.usedBytes)}</Table.Td>
+                  <Table.Td>
+                    <Badge color={!entry.enabled ? 'gray' : entry.running ? 'green' : 'yellow'} variant="light">
+                      {!entry.enabled ? t('interfaces.disabled') : entry.running ? t('interfaces.running') : t('interfaces.pending')}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>
+                    {canManage && (
+                      <Group gap={4} wrap="nowrap">
+                        <Button size="xs" variant="default" onClick={() => setEditing(entry)}>{t('common.edit')}</Button>
+                        <ConfirmButton message={entry.devices > 0 ? t('interfaces.confirmDeleteUsed', { name: entry.name, devices: entry.devices }) : t('interfaces.confirmDelete', { name: entry.name })} onConfirm={() => remove.mutate({ id: entry.id, force: entry.devices > 0 })}>
+                          {t('common.delete')}
+                        </ConfirmButton>
+                      </Group>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      {editing && <InterfaceModal entry={editing === 'new' ? undefined : editing} onClose={() => setEditing(null)} />}
+    </>
+  );
+}
+
+function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose: () => void }) {
+  const { t } = useTranslation();
+  const queryClient = useQueryClient();
+  const nodes = useQuery({ queryKey: ['nodes'], queryFn: () => must(api.GET('/api/nodes')), enabled: !entry });
+  const [values, setValues] = useState({
+    name: entry?.name ?? '',
+    nodeId: entry?.nodeId ?? '',
+    mode: entry?.mode ?? 'standard',
+    listenPort: entry?.listenPort ?? 51820,
+    subnet: entry?.subnet ?? '10.8.0.0/24',
+    endpointHost: entry?.endpointHost ?? window.location.hostname,
+    mtu: entry?.mtu ?? 1420,
+    dns: entry?.dns ?? ['1.1.1.1'],
+    enabled: entry?.enabled ?? true,
+  });
+  const set = (key: keyof typeof values, value: unknown) => setValues((before) => ({ ...before, [key]: value }));
+  const save = useMutation({
+    mutationFn: () => {
+      const body = { name: values.name.trim(), listenPort: Number(values.listenPort), subnet: values.subnet.trim(), endpointHost: values.endpointHost.trim(), mtu: Number(values.mtu), dns: values.dns, enabled: values.enabled };
+      return entry
+        ? must(api.PATCH('/api/interfaces/{id}', { params: { path: { id: entry.id } }, body }))
+        : must(api.POST('/api/interfaces', { body: { ...body, mode: values.mode as 'standard' | 'amnezia', ...(values.nodeId ? { nodeId: values.nodeId } : {}) } }));
+    },
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: ['interfaces'] });
+      onClose();
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate();
+  };
+  const error = save.error;
+  return (
+    <Modal opened onClose={onClose} title={entry ? entry.name : t('interfaces.new')} size="lg">
+      <Stack component="form" onSubmit={submit} gap="sm">
+        <Group grow>
+          <TextInput label={t('common.name')} name="name" value={values.name} onChange={(e) => set('name', e.currentTarget.value)} error={fieldError(error, 'name')} />
+          {!entry && (
+            <Select label={t('interfaces.mode')} data={[{ value: 'standard', label: 'WireGuard' }, { value: 'amnezia', label: 'AmneziaWG' }]} value={values.mode} onChange={(value) => set('mode', value)} error={fieldError(error, 'mode')} />
+          )}
+        </Group>
+        {!entry && (
+          <Select label={t('interfaces.node')} placeholder={t('interfaces.localNode')} data={(nodes.data ?? []).map((node) => ({ value: node.id, label: node.name }))} value={values.nodeId || null} onChange={(value) => set('nodeId', value ?? '')} clearable error={fieldError(error, 'nodeId')} />
+        )}
+        <Group grow>
+          <TextInput label={t('interfaces.endpointHost')} name="endpointHost" value={values.endpointHost} onChange={(e) => set('endpointHost', e.currentTarget.value)} error={fieldError(error, 'endpointHost')} />
+          <NumberInput label={t('interfaces.listenPort')} name="listenPort" value={values.listenPort} onChange={(value) => set('listenPort', value)} error={fieldError(error, 'listenPort')} />
+        </Group>
+        <Group grow>
+          <TextInput label={t('interfaces.subnet')} name="subnet" value={values.subnet} onChange={(e) => set('subnet', e.currentTarget.value)} error={fieldError(error, 'subnet')} />
+          <NumberInput label="MTU" value={values.mtu} onChange={(value) => set('mtu', value)} error={fieldError(error, 'mtu')} />
+        </Group>
+        <TagsInput label="DNS" value={values.dns} onChange={(value) => set('dns', value)} error={fieldError(error, 'dns')} />
+        <Switch label={t('interfaces.enabled')} checked={values.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />
+        <FormError error={error} fields={FIELDS} />
+        <Group justify="flex-end">
+          <Button type="submit" loading={save.isPending} data-testid="interface-submit">
+            {entry ? t('common.save') : t('common.create')}
+          </Button>
+        </Group>
+        {entry && <Text size="xs" c="dimmed">{t('interfaces.subnetNote')}</Text>}
+      </Stack>
+    </Modal>
+  );
+}

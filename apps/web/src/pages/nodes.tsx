@@ -1,0 +1,235 @@
+import { Alert, Badge, Button, Code, Group, Modal, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { IconKey, IconPlus } from '@tabler/icons-react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api, messageOf, must, type Schemas } from '../api.js';
+import { ConfirmButton, Copy, EmptyState, formatDate, PageHeader } from '../components/common.js';
+import { fieldError, FormError } from '../components/form-errors.js';
+import { PageLoader } from '../components/page-loader.js';
+import { useCanManage } from '../session.js';
+import { AgentBadge, SyncBadge } from './overview.js';
+
+/** Nodes (tunnel hosts) with their agent and sync state, enrolment commands, and the API tokens area. */
+export default function NodesPage() {
+  const { t, i18n } = useTranslation();
+  const canManage = useCanManage();
+  const queryClient = useQueryClient();
+  const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState<Schemas['NodeDto'] | null>(null);
+  const [enrolment, setEnrolment] = useState<{ name: string; enrolment: Schemas['EnrolmentDto'] } | null>(null);
+  const nodes = useQuery({ queryKey: ['nodes'], queryFn: () => must(api.GET('/api/nodes')), refetchInterval: 5000 });
+  const reissue = useMutation({
+    mutationFn: (node: Schemas['NodeDto']) => must(api.POST('/api/nodes/{id}/enrolment', { params: { path: { id: node.id } } })).then((answer) => ({ name: node.name, enrolment: answer })),
+    onSuccess: setEnrolment,
+    onError: (error) => notifications.show({ message: messageOf(error), color: 'red' }),
+  });
+  const remove = useMutation({
+    mutationFn: ({ id, force }: { id: string; force: boolean }) => must(api.DELETE('/api/nodes/{id}', { params: { path: { id }, query: force ? { force: 'true' as const } : {} } })),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['nodes'] }),
+    onError: (error) => notifications.show({ message: messageOf(error), color: 'red' }),
+  });
+  return (
+    <>
+      <PageHeader title={t('nav.nodes')}>
+        {canManage && (
+          <Button leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)} data-testid="new-node">
+            {t('nodes.new')}
+          </Button>
+        )}
+      </PageHeader>
+      {!nodes.data ? (
+        <PageLoader />
+      ) : (
+        <Table.ScrollContainer minWidth={640}>
+          <Table striped>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('common.name')}</Table.Th>
+                <Table.Th>{t('nodes.address')}</Table.Th>
+                <Table.Th>{t('nodes.agent')}</Table.Th>
+                <Table.Th>{t('nodes.sync')}</Table.Th>
+                <Table.Th>{t('nodes.interfaces')}</Table.Th>
+                <Table.Th />
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {nodes.data.map((node) => (
+                <Table.Tr key={node.id}>
+                  <Table.Td fw={500}>
+                    {node.name} {node.isLocal && <Badge variant="outline" size="xs">{t('nodes.local')}</Badge>}
+                  </Table.Td>
+                  <Table.Td>{node.address}</Table.Td>
+                  <Table.Td>
+                    <AgentBadge state={node.agent.state} />
+                    {node.agent.lastSeenAt && <Text size="xs" c="dimmed">{formatDate(node.agent.lastSeenAt, i18n.language)}</Text>}
+                  </Table.Td>
+                  <Table.Td>
+                    <SyncBadge inSync={node.inSync} />
+                    <Text size="xs" c="dimmed">{node.appliedRevision} / {node.desiredRevision}</Text>
+                  </Table.Td>
+                  <Table.Td>{node.interfaceCount}</Table.Td>
+                  <Table.Td>
+                    {canManage && (
+                      <Group gap={4} wrap="nowrap">
+                        <Button size="xs" variant="default" onClick={() => setEditing(node)}>{t('common.edit')}</Button>
+                      </Group>
+                    )}
+                    {canManage && !node.isLocal && (
+                      <Group gap={4} wrap="nowrap" mt={4}>
+                        <Button size="xs" variant="default" onClick={() => reissue.mutate(node)}>{t('nodes.enrolment')}</Button>
+                        <ConfirmButton message={t('nodes.confirmDelete', { name: node.name })} onConfirm={() => remove.mutate({ id: node.id, force: node.interfaceCount > 0 })}>
+                          {t('common.delete')}
+                        </ConfirmButton>
+                      </Group>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      {adding && <NodeModal onClose={() => setAdding(false)} onCreated={(name, answer) => setEnrolment({ name, enrolment: answer })} />}
+      {editing && <NodeModal node={editing} onClose={() => setEditing(null)} onCreated={() => undefined} />}
+      {enrolment && (
+        <Modal opened onClose={() => setEnrolment(null)} title={t('nodes.enrolCommand', { name: enrolment.name })} size="lg">
+          <Stack>
+            <Text size="sm">{t('nodes.enrolHelp', { expires: formatDate(enrolment.enrolment.expiresAt, i18n.language) })}</Text>
+            <Code block data-testid="enrol-command">{enrolment.enrolment.command}</Code>
+            <Group justify="flex-end"><Copy value={enrolment.enrolment.command} label={t('common.copy')} /></Group>
+          </Stack>
+        </Modal>
+      )}
+      <TokensArea />
+    </>
+  );
+}
+
+/** Adds a node (its enrolment command follows), or changes one's name, address or note. */
+function NodeModal({ node, onClose, onCreated }: { node?: Schemas['NodeDto']; onClose: () => void; onCreated: (name: string, enrolment: Schemas['EnrolmentDto']) => void }) {
+  const { t } = useTranslation();
+  const queryClient = useQueryClient();
+  const [values, setValues] = useState({ name: node?.name ?? '', address: node?.address ?? '', note: node?.note ?? '' });
+  const create = useMutation({
+    mutationFn: async () => {
+      const body = { name: values.name.trim(), address: values.address.trim(), note: values.note };
+      if (node) {
+        await must(api.PATCH('/api/nodes/{id}', { params: { path: { id: node.id } }, body }));
+        return undefined;
+      }
+      return must(api.POST('/api/nodes', { body }));
+    },
+    onSuccess: (created) => {
+      void queryClient.invalidateQueries({ queryKey: ['nodes'] });
+      onClose();
+      if (created?.enrolment) onCreated(created.name, created.enrolment as Schemas['EnrolmentDto']);
+      else if (created?.enrolmentError) notifications.show({ message: created.enrolmentError, color: 'orange' });
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  return (
+    <Modal opened onClose={onClose} title={node ? node.name : t('nodes.new')}>
+      <Stack component="form" onSubmit={submit} gap="sm">
+        <TextInput label={t('common.name')} value={values.name} onChange={(e) => setValues({ ...values, name: e.currentTarget.value })} error={fieldError(create.error, 'name')} />
+        <TextInput label={t('nodes.address')} value={values.address} onChange={(e) => setValues({ ...values, address: e.currentTarget.value })} error={fieldError(create.error, 'address')} />
+        <TextInput label={t('nodes.note')} value={values.note} onChange={(e) => setValues({ ...values, note: e.currentTarget.value })} error={fieldError(create.error, 'note')} />
+        <FormError error={create.error} fields={['name', 'address', 'note']} />
+        <Group justify="flex-end"><Button type="submit" loading={create.isPending}>{node ? t('common.save') : t('common.create')}</Button></Group>
+      </Stack>
+    </Modal>
+  );
+}
+
+/** API tokens: issue (the value is shown once, with a copy button), disable, delete. */
+function TokensArea() {
+  const { t, i18n } = useTranslation();
+  const queryClient = useQueryClient();
+  const [name, setName] = useState('');
+  const [issued, setIssued] = useState<Schemas['IssuedTokenDto'] | null>(null);
+  const tokens = useQuery({ queryKey: ['tokens'], queryFn: () => must(api.GET('/api/tokens')) });
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['tokens'] });
+  const issue = useMutation({
+    mutationFn: () => must(api.POST('/api/tokens', { body: { name: name.trim() } })),
+    onSuccess: (token) => {
+      setIssued(token);
+      setName('');
+      refresh();
+    },
+  });
+  const toggle = useMutation({
+    mutationFn: ({ id, enabled }: { id: string; enabled: boolean }) => must(api.PATCH('/api/tokens/{id}', { params: { path: { id } }, body: { enabled } })),
+    onSuccess: refresh,
+    onError: (error) => notifications.show({ message: messageOf(error), color: 'red' }),
+  });
+  const remove = useMutation({
+    mutationFn: (id: string) => must(api.DELETE('/api/tokens/{id}', { params: { path: { id } } })),
+    onSuccess: refresh,
+    onError: (error) => notifications.show({ message: messageOf(error), color: 'red' }),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    issue.mutate();
+  };
+  return (
+    <Stack mt="xl" gap="sm" data-testid="tokens-area">
+      <Title order={3}>
+        <IconKey size={20} style={{ verticalAlign: 'middle' }} /> {t('tokens.title')}
+      </Title>
+      <Group component="form" onSubmit={submit} align="flex-start" gap="xs">
+        <TextInput placeholder={t('tokens.name')} aria-label={t('tokens.name')} value={name} onChange={(e) => setName(e.currentTarget.value)} error={fieldError(issue.error, 'name')} style={{ flex: '1 1 200px' }} data-testid="token-name" />
+        <Button type="submit" loading={issue.isPending} data-testid="issue-token">{t('tokens.issue')}</Button>
+      </Group>
+      <FormError error={issue.error} fields={['name']} />
+      {issued && (
+        <Alert color="teal" title={t('tokens.issuedTitle', { name: issued.name })} withCloseButton onClose={() => setIssued(null)}>
+          <Text size="sm" mb="xs">{t('tokens.shownOnce')}</Text>
+          <Group gap="xs" wrap="nowrap">
+            <Code style={{ wordBreak: 'break-all' }} data-testid="issued-token">{issued.token}</Code>
+            <Copy value={issued.token} />
+          </Group>
+        </Alert>
+      )}
+      {tokens.data?.length === 0 ? (
+        <EmptyState>{t('tokens.empty')}</EmptyState>
+      ) : (
+        <Table.ScrollContainer minWidth={560}>
+          <Table striped>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('common.name')}</Table.Th>
+                <Table.Th>{t('tokens.hint')}</Table.Th>
+                <Table.Th>{t('tokens.owner')}</Table.Th>
+                <Table.Th>{t('tokens.lastUsed')}</Table.Th>
+                <Table.Th>{t('tokens.enabled')}</Table.Th>
+                <Table.Th />
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {tokens.data?.map((token) => (
+                <Table.Tr key={token.id}>
+                  <Table.Td>{token.name}</Table.Td>
+                  <Table.Td><Code>{token.hint}</Code></Table.Td>
+                  <Table.Td>{token.owner}</Table.Td>
+                  <Table.Td>{formatDate(token.lastUsedAt, i18n.language)}</Table.Td>
+                  <Table.Td>
+                    <Switch checked={token.enabled} onChange={(e) => toggle.mutate({ id: token.id, enabled: e.currentTarget.checked })} aria-label={t('tokens.enabled')} />
+                  </Table.Td>
+                  <Table.Td>
+                    <ConfirmButton message={t('tokens.confirmDelete', { name: token.name })} onConfirm={() => remove.mutate(token.id)}>
+                      {t('common.delete')}
+                    </ConfirmButton>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+    </Stack>
+  );
+}

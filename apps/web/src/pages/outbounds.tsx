@@ -1,0 +1,261 @@
+import { Badge, Button, Group, Modal, NumberInput, PasswordInput, Select, SimpleGrid, Stack, Switch, Table, TagsInput, Text, TextInput } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { IconPlus, IconRadar } from '@tabler/icons-react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api, messageOf, must, type Schemas } from '../api.js';
+import { ConfirmButton, EmptyState, formatDate, PageHeader } from '../components/common.js';
+import { fieldError, FormError } from '../components/form-errors.js';
+import { NodeSelect } from '../components/node-select.js';
+import { PageLoader } from '../components/page-loader.js';
+import { useCanManage } from '../session.js';
+
+type Outbound = Schemas['OutboundDto'];
+type Probe = Schemas['ProbeResultDto'];
+const KINDS = ['socks', 'http', 'shadowsocks', 'wireguard'] as const;
+const METHODS = ['aes-128-gcm', 'aes-256-gcm', 'chacha20-ietf-poly1305'] as const;
+const STAGES = ['dns', 'connect', 'handshake', 'firstByte'] as const;
+
+export function OutboundState({ outbound }: { outbound: Outbound }) {
+  const { t } = useTranslation();
+  const color = { up: 'green', failed: 'red', disabled: 'gray', unknown: 'yellow' }[outbound.state];
+  return <Badge color={color} variant="light">{t(`outbounds.state.${outbound.state}`)}</Badge>;
+}
+
+/** A node's outbounds (hops): list, create, change, delete, and a check that shows the probe's stages. */
+export default function OutboundsPage() {
+  const { t, i18n } = useTranslation();
+  const canManage = useCanManage();
+  const queryClient = useQueryClient();
+  const [nodeId, setNodeId] = useState<string | null>(null);
+  const [editing, setEditing] = useState<Outbound | 'new' | null>(null);
+  const [probe, setProbe] = useState<{ outbound: Outbound; result: Probe } | null>(null);
+  const outbounds = useQuery({
+    queryKey: ['outbounds', nodeId],
+    queryFn: () => must(api.GET('/api/outbounds', { params: { query: { nodeId: nodeId! } } })),
+    enabled: Boolean(nodeId),
+  });
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['outbounds'] });
+  const check = useMutation({
+    mutationFn: async (outbound: Outbound) => ({ outbound, result: await must(api.POST('/api/outbounds/{id}/check', { params: { path: { id: outbound.id } } })) }),
+    onSuccess: (answer) => {
+      setProbe(answer);
+      refresh();
+    },
+    onError: (error) => notifications.show({ message: messageOf(error), color: 'red' }),
+  });
+  const remove = useMutation({
+    mutationFn: (id: string) => must(api.DELETE('/api/outbounds/{id}', { params: { path: { id } } })),
+    onSuccess: refresh,
+    onError: (error) => notifications.show({ message: messageOf(error), color: 'red' }),
+  });
+  return (
+    <>
+      <PageHeader title={t('nav.outbounds')}>
+        <NodeSelect value={nodeId} onChange={setNodeId} />
+        {canManage && (
+          <Button leftSection={<IconPlus size={16} />} onClick={() => setEditing('new')} disabled={!nodeId} data-testid="new-outbound">
+            {t('outbounds.new')}
+          </Button>
+        )}
+      </PageHeader>
+      {!outbounds.data ? (
+        <PageLoader />
+      ) : outbounds.data.every((outbound) => outbound.builtin) && outbounds.data.length <= 2 && !canManage ? (
+        <EmptyState>{t('outbounds.empty')}</EmptyState>
+      ) : (
+        <Table.ScrollContainer minWidth={720}>
+          <Table striped data-testid="outbounds-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('outbounds.tag')}</Table.Th>
+                <Table.Th>{t('outbounds.kind')}</Table.Th>
+                <Table.Th>{t('hosts.address')}</Table.Th>
+                <Table.Th>{t('interfaces.state')}</Table.Th>
+                <Table.Th>{t('outbounds.lastCheck')}</Table.Th>
+                <Table.Th />
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {outbounds.data.map((outbound) => (
+                <Table.Tr key={outbound.id} data-testid="outbound-row" data-tag={outbound.tag}>
+                  <Table.Td fw={500}>{outbound.tag}</Table.Td>
+                  <Table.Td>{outbound.kind}</Table.Td>
+                  <Table.Td>{outbound.address ?? '—'}</Table.Td>
+                  <Table.Td>
+                    <OutboundState outbound={outbound} />
+                    {outbound.stateError && <Text size="xs" c="red">{outbound.stateError}</Text>}
+                  </Table.Td>
+                  <Table.Td>
+                    {outbound.lastCheckAt ? (
+                      <Text size="xs">
+                        {formatDate(outbound.lastCheckAt, i18n.language)}
+                        {outbound.latencyMs !== null && ` · ${outbound.latencyMs} ms`}
+                        {outbound.egressIp && ` · ${outbound.egressIp}`}
+                        {outbound.lastError && <Text span c="red" size="xs"> · {outbound.lastError}</Text>}
+                      </Text>
+                    ) : (
+                      '—'
+                    )}
+                  </Table.Td>
+                  <Table.Td>
+                    <Group gap={4} wrap="nowrap">
+                      {outbound.kind !== 'blocked' && canManage && (
+                        <Button size="xs" variant="light" leftSection={<IconRadar size={14} />} loading={check.isPending && check.variables?.id === outbound.id} onClick={() => check.mutate(outbound)} data-testid="check-outbound">
+                          {t('outbounds.check')}
+                        </Button>
+                      )}
+                      {!outbound.builtin && canManage && (
+                        <>
+                          <Button size="xs" variant="default" onClick={() => setEditing(outbound)}>{t('common.edit')}</Button>
+                          <ConfirmButton message={t('outbounds.confirmDelete', { tag: outbound.tag })} onConfirm={() => remove.mutate(outbound.id)}>
+                            {t('common.delete')}
+                          </ConfirmButton>
+                        </>
+                      )}
+                      {outbound.builtin && <Badge variant="outline" size="xs">{t('outbounds.builtin')}</Badge>}
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      {editing && nodeId && <OutboundModal nodeId={nodeId} outbound={editing === 'new' ? undefined : editing} onClose={() => setEditing(null)} onSaved={refresh} />}
+      {probe && <ProbeModal {...probe} onClose={() => setProbe(null)} />}
+    </>
+  );
+}
+
+/** The probe's answer: reachable or not, the error's class, and how long each stage took. */
+function ProbeModal({ outbound, result, onClose }: { outbound: Outbound; result: Probe; onClose: () => void }) {
+  const { t } = useTranslation();
+  const total = STAGES.reduce((sum, stage) => sum + (result.stages[stage] ?? 0), 0) || 1;
+  return (
+    <Modal opened onClose={onClose} title={t('outbounds.checkOf', { tag: outbound.tag })} centered>
+      <Stack data-testid="probe-result">
+        <Group>
+          <Badge color={result.ok ? 'green' : 'red'} size="lg" data-testid="probe-ok">{result.ok ? t('outbounds.reachable') : t('outbounds.unreachable')}</Badge>
+          {result.latencyMs !== null && <Text>{Math.round(result.latencyMs)} ms</Text>}
+          {result.egressIp && <Text size="sm" c="dimmed">{t('outbounds.egress')}: {result.egressIp}</Text>}
+        </Group>
+        {!result.ok && (
+          <Text c="red" size="sm">
+            {result.errorClass && <b>{t(`outbounds.errorClass.${result.errorClass}`, { defaultValue: result.errorClass })}: </b>}
+            {result.error}
+          </Text>
+        )}
+        <Table>
+          <Table.Tbody>
+            {STAGES.map((stage) => (
+              <Table.Tr key={stage} data-testid="probe-stage">
+                <Table.Td w="35%">{t(`outbounds.stage.${stage}`)}</Table.Td>
+                <Table.Td>
+                  {result.stages[stage] === null ? (
+                    <Text c="dimmed" size="sm">—</Text>
+                  ) : (
+                    <Group gap="xs" wrap="nowrap">
+                      <div style={{ height: 8, borderRadius: 4, background: 'var(--mantine-color-teal-5)', width: `${Math.max(2, (100 * result.stages[stage]!) / total)}%` }} />
+                      <Text size="sm">{Math.round(result.stages[stage]!)} ms</Text>
+                    </Group>
+                  )}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Stack>
+    </Modal>
+  );
+}
+
+const FIELDS = ['tag', 'kind', 'address', 'username', 'password', 'method', 'privateKey', 'peerPublicKey', 'presharedKey', 'allowedIps', 'tunnelAddress', 'mtu', 'keepalive', 'note', 'enabled'];
+
+function OutboundModal({ nodeId, outbound, onClose, onSaved }: { nodeId: string; outbound?: Outbound; onClose: () => void; onSaved: () => void }) {
+  const { t } = useTranslation();
+  const [values, setValues] = useState({
+    tag: outbound?.tag ?? '',
+    kind: (outbound?.kind ?? 'socks') as (typeof KINDS)[number],
+    address: outbound?.address ?? '',
+    username: outbound?.username ?? '',
+    password: '',
+    method: (outbound?.method || 'chacha20-ietf-poly1305') as (typeof METHODS)[number],
+    peerPublicKey: outbound?.wireguard?.peerPublicKey ?? '',
+    presharedKey: '',
+    allowedIps: outbound?.wireguard?.allowedIps ?? ['0.0.0.0/0'],
+    tunnelAddress: outbound?.wireguard?.tunnelAddress ?? '',
+    mtu: outbound?.wireguard?.mtu ?? 1420,
+    keepalive: outbound?.wireguard?.keepalive ?? 25,
+    note: outbound?.note ?? '',
+    enabled: outbound?.enabled ?? true,
+  });
+  const set = (key: keyof typeof values, value: unknown) => setValues((before) => ({ ...before, [key]: value }));
+  const save = useMutation({
+    mutationFn: () => {
+      const common = { tag: values.tag.trim(), address: values.address.trim(), note: values.note, enabled: values.enabled };
+      const byKind =
+        values.kind === 'wireguard'
+          ? { peerPublicKey: values.peerPublicKey.trim(), allowedIps: values.allowedIps, tunnelAddress: values.tunnelAddress.trim(), mtu: Number(values.mtu), keepalive: Number(values.keepalive), ...(values.presharedKey ? { presharedKey: values.presharedKey.trim() } : {}) }
+          : values.kind === 'shadowsocks'
+            ? { method: values.method, ...(values.password || !outbound ? { password: values.password } : {}) }
+            : { username: values.username.trim() || null, ...(values.password ? { password: values.password } : {}) };
+      return outbound
+        ? must(api.PATCH('/api/outbounds/{id}', { params: { path: { id: outbound.id } }, body: { ...common, ...byKind } }))
+        : must(api.POST('/api/outbounds', { body: { nodeId, kind: values.kind, ...common, ...byKind } }));
+    },
+    onSuccess: () => {
+      onSaved();
+      onClose();
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate();
+  };
+  const error = save.error;
+  return (
+    <Modal opened onClose={onClose} title={outbound ? outbound.tag : t('outbounds.new')} size="lg">
+      <Stack component="form" onSubmit={submit} gap="sm">
+        <SimpleGrid cols={{ base: 1, sm: 2 }}>
+          <TextInput label={t('outbounds.tag')} description={t('outbounds.tagHelp')} value={values.tag} onChange={(e) => set('tag', e.currentTarget.value)} error={fieldError(error, 'tag')} />
+          <Select label={t('outbounds.kind')} data={KINDS.map((kind) => ({ value: kind, label: t(`outbounds.kinds.${kind}`) }))} value={values.kind} onChange={(kind) => kind && set('kind', kind)} disabled={Boolean(outbound)} error={fieldError(error, 'kind')} />
+        </SimpleGrid>
+        <TextInput label={t('outbounds.address')} placeholder="203.0.113.7:1080" value={values.address} onChange={(e) => set('address', e.currentTarget.value)} error={fieldError(error, 'address')} />
+        {(values.kind === 'socks' || values.kind === 'http') && (
+          <SimpleGrid cols={{ base: 1, sm: 2 }}>
+            <TextInput label={t('outbounds.username')} value={values.username} onChange={(e) => set('username', e.currentTarget.value)} error={fieldError(error, 'username')} />
+            <PasswordInput label={t('outbounds.password')} placeholder={outbound?.hasPassword ? t('outbounds.keepPassword') : ''} value={values.password} onChange={(e) => set('password', e.currentTarget.value)} error={fieldError(error, 'password')} />
+          </SimpleGrid>
+        )}
+        {values.kind === 'shadowsocks' && (
+          <SimpleGrid cols={{ base: 1, sm: 2 }}>
+            <Select label={t('outbounds.method')} data={[...METHODS]} value={values.method} onChange={(method) => method && set('method', method)} error={fieldError(error, 'method')} />
+            <PasswordInput label={t('outbounds.password')} placeholder={outbound?.hasPassword ? t('outbounds.keepPassword') : ''} value={values.password} onChange={(e) => set('password', e.currentTarget.value)} error={fieldError(error, 'password')} />
+          </SimpleGrid>
+        )}
+        {values.kind === 'wireguard' && (
+          <>
+            <TextInput label={t('outbounds.peerPublicKey')} value={values.peerPublicKey} onChange={(e) => set('peerPublicKey', e.currentTarget.value)} error={fieldError(error, 'peerPublicKey')} />
+            <SimpleGrid cols={{ base: 1, sm: 2 }}>
+              <TextInput label={t('outbounds.tunnelAddress')} placeholder="10.66.0.2/32" value={values.tunnelAddress} onChange={(e) => set('tunnelAddress', e.currentTarget.value)} error={fieldError(error, 'tunnelAddress')} />
+              <PasswordInput label={t('outbounds.presharedKey')} value={values.presharedKey} onChange={(e) => set('presharedKey', e.currentTarget.value)} error={fieldError(error, 'presharedKey')} />
+            </SimpleGrid>
+            <TagsInput label={t('outbounds.allowedIps')} value={values.allowedIps} onChange={(value) => set('allowedIps', value)} error={fieldError(error, 'allowedIps')} />
+            <SimpleGrid cols={2}>
+              <NumberInput label="MTU" value={values.mtu} onChange={(value) => set('mtu', value)} error={fieldError(error, 'mtu')} />
+              <NumberInput label={t('outbounds.keepalive')} value={values.keepalive} onChange={(value) => set('keepalive', value)} error={fieldError(error, 'keepalive')} />
+            </SimpleGrid>
+          </>
+        )}
+        <TextInput label={t('nodes.note')} value={values.note} onChange={(e) => set('note', e.currentTarget.value)} error={fieldError(error, 'note')} />
+        <Switch label={t('interfaces.enabled')} checked={values.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />
+        <FormError error={error} fields={FIELDS} />
+        <Group justify="flex-end">
+          <Button type="submit" loading={save.isPending} data-testid="outbound-submit">{outbound ? t('common.save') : t('common.create')}</Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}

@@ -1,0 +1,68 @@
+import { Button, Card, Group, NumberInput, Stack, Switch, TextInput } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api, must, type Schemas } from '../api.js';
+import { PageHeader } from '../components/common.js';
+import { fieldError, FormError } from '../components/form-errors.js';
+import { PageLoader } from '../components/page-loader.js';
+import { useCanManage, useUser } from '../session.js';
+
+type Settings = Schemas['SettingsDto'];
+/** What only the owner may change (the API refuses these keys from anyone else, even unchanged). */
+const OWNER_ONLY: (keyof Settings)[] = ['backupIntervalHours', 'backupKeep', 'allowPrivateTargets'];
+
+/** Panel-wide options (GET/PATCH /api/settings): written together, refused together. */
+export default function SettingsPage() {
+  const { t } = useTranslation();
+  const canManage = useCanManage();
+  const isOwner = useUser().role === 'owner';
+  const locked = (key: keyof Settings) => !canManage || (OWNER_ONLY.includes(key) && !isOwner);
+  const queryClient = useQueryClient();
+  const settings = useQuery({ queryKey: ['settings'], queryFn: () => must(api.GET('/api/settings')) });
+  const [values, setValues] = useState<Settings | null>(null);
+  useEffect(() => {
+    if (settings.data && !values) setValues(settings.data);
+  }, [settings.data, values]);
+  const save = useMutation({
+    mutationFn: (body: Partial<Settings>) => must(api.PATCH('/api/settings', { body })),
+    onSuccess: (saved) => {
+      queryClient.setQueryData(['settings'], saved);
+      setValues(saved);
+      notifications.show({ message: t('common.saved'), color: 'teal' });
+    },
+  });
+  if (!values) return <PageLoader />;
+  const set = <K extends keyof Settings>(key: K, value: Settings[K]) => setValues({ ...values, [key]: value });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const wanted: Settings = { ...values, backupIntervalHours: Number(values.backupIntervalHours), backupKeep: Number(values.backupKeep), probeTimeoutMs: Number(values.probeTimeoutMs) };
+    // Only what changed: the fields given are what the API checks (and some are the owner's alone).
+    const changed = Object.fromEntries(Object.entries(wanted).filter(([key, value]) => settings.data?.[key as keyof Settings] !== value));
+    save.mutate(changed);
+  };
+  const error = save.error;
+  return (
+    <>
+      <PageHeader title={t('nav.settings')} />
+      <Card withBorder maw={640}>
+        <Stack component="form" onSubmit={submit} gap="sm">
+          <Group grow>
+            <NumberInput label={t('settings.backupIntervalHours')} description={t('settings.zeroOff')} min={0} value={values.backupIntervalHours} onChange={(v) => set('backupIntervalHours', v as number)} error={fieldError(error, 'backupIntervalHours')} disabled={locked('backupIntervalHours')} />
+            <NumberInput label={t('settings.backupKeep')} min={1} value={values.backupKeep} onChange={(v) => set('backupKeep', v as number)} error={fieldError(error, 'backupKeep')} disabled={locked('backupKeep')} />
+          </Group>
+          <TextInput label={t('settings.probeUrl')} value={values.probeUrl} onChange={(e) => set('probeUrl', e.currentTarget.value)} error={fieldError(error, 'probeUrl')} disabled={!canManage} />
+          <NumberInput label={t('settings.probeTimeoutMs')} min={1} value={values.probeTimeoutMs} onChange={(v) => set('probeTimeoutMs', v as number)} error={fieldError(error, 'probeTimeoutMs')} disabled={!canManage} />
+          <Switch label={t('settings.allowPrivateTargets')} checked={values.allowPrivateTargets} onChange={(e) => set('allowPrivateTargets', e.currentTarget.checked)} disabled={locked('allowPrivateTargets')} />
+          <FormError error={error} fields={['backupIntervalHours', 'backupKeep', 'probeUrl', 'probeTimeoutMs', 'allowPrivateTargets']} />
+          {canManage && (
+            <Group justify="flex-end">
+              <Button type="submit" loading={save.isPending} data-testid="save-settings">{t('common.save')}</Button>
+            </Group>
+          )}
+        </Stack>
+      </Card>
+    </>
+  );
+}

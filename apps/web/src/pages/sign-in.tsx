@@ -1,0 +1,45 @@
+import { Button, Center, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate, useSearchParams } from 'react-router';
+import { api, must } from '../api.js';
+import { fieldError, FormError } from '../components/form-errors.js';
+import { ME_KEY } from '../session.js';
+
+/** Sign-in: POST /api/auth/login sets the HttpOnly session cookie; then back to where the person was going. */
+export function SignInPage() {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const queryClient = useQueryClient();
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const signIn = useMutation({
+    mutationFn: () => must(api.POST('/api/auth/login', { body: { username, password } })),
+    onSuccess: (signedIn) => {
+      queryClient.setQueryData(ME_KEY, { user: signedIn.user, via: 'session' });
+      const next = params.get('next');
+      navigate(next && next.startsWith('/') && !next.startsWith('//') ? next : '/overview', { replace: true });
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    signIn.mutate();
+  };
+  return (
+    <Center mih="100vh" p="md">
+      <Paper withBorder shadow="sm" p="xl" w="100%" maw={380} component="form" onSubmit={submit}>
+        <Stack>
+          <Title order={3}>{t('signIn.title')}</Title>
+          <TextInput label={t('signIn.username')} name="username" autoComplete="username" required value={username} onChange={(e) => setUsername(e.currentTarget.value)} error={fieldError(signIn.error, 'username')} />
+          <PasswordInput label={t('signIn.password')} name="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.currentTarget.value)} error={fieldError(signIn.error, 'password')} />
+          <FormError error={signIn.error} fields={['username', 'password']} />
+          <Button type="submit" loading={signIn.isPending}>
+            {t('signIn.submit')}
+          </Button>
+        </Stack>
+      </Paper>
+    </Center>
+  );
+}

@@ -1,0 +1,90 @@
+import { Card, Group, SegmentedControl, Select, SimpleGrid, Text } from '@mantine/core';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { lazy, Suspense, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api, must, type Schemas } from '../api.js';
+import { formatBytes, PageHeader } from '../components/common.js';
+import { PageLoader } from '../components/page-loader.js';
+
+// uPlot comes with this page only.
+const Chart = lazy(() => import('../components/chart.js'));
+const RANGES = ['5m', '1h', '6h', '24h', '48h', '7d'] as const;
+const percent = (value: number) => `${value.toFixed(0)}%`;
+const rate = (value: number) => `${formatBytes(value)}/s`;
+const load = (value: number) => value.toFixed(2);
+const PERCENT: [number, number] = [0, 100];
+
+/** Host history per range and node (GET /api/system/history), and the current state of each host (GET /api/system). */
+export default function SystemPage() {
+  const { t } = useTranslation();
+  const [range, setRange] = useState<(typeof RANGES)[number]>('1h');
+  const [nodeId, setNodeId] = useState<string | null>(null);
+  const system = useQuery({ queryKey: ['system'], queryFn: () => must(api.GET('/api/system')), refetchInterval: 10_000 });
+  const history = useQuery({
+    queryKey: ['system-history', range, nodeId],
+    queryFn: () => must(api.GET('/api/system/history', { params: { query: { range, ...(nodeId ? { nodeId } : {}) } } })),
+    refetchInterval: 15_000,
+    placeholderData: keepPreviousData,
+  });
+  const series = history.data?.series;
+  return (
+    <>
+      <PageHeader title={t('nav.system')}>
+        <Select
+          aria-label={t('system.host')}
+          data={[{ value: '', label: t('system.controller') }, ...(system.data?.nodes ?? []).map((node) => ({ value: node.id, label: node.name }))]}
+          value={nodeId ?? ''}
+          onChange={(value) => setNodeId(value || null)}
+          w={180}
+        />
+        <SegmentedControl data={[...RANGES]} value={range} onChange={(value) => setRange(value as typeof range)} data-testid="range" />
+      </PageHeader>
+      {!series ? (
+        <PageLoader />
+      ) : (
+        <Suspense fallback={<PageLoader />}>
+          <SimpleGrid cols={{ base: 1, lg: 2 }}>
+            <ChartCard title={t('system.cpuMemory')}>
+              <Chart lines={[{ label: t('system.cpu'), color: '#12b886', points: series.cpu }, { label: t('system.memory'), color: '#228be6', points: series.memory }, { label: t('system.disk'), color: '#fab005', points: series.disk }]} format={percent} range={PERCENT} />
+            </ChartCard>
+            <ChartCard title={t('system.network')}>
+              <Chart lines={[{ label: '↓', color: '#228be6', points: series.rxRate }, { label: '↑', color: '#fa5252', points: series.txRate }]} format={rate} />
+            </ChartCard>
+            <ChartCard title={t('system.load')}>
+              <Chart lines={[{ label: 'load1', color: '#7950f2', points: series.load1 }]} format={load} />
+            </ChartCard>
+            <ChartCard title={t('system.swap')}>
+              <Chart lines={[{ label: t('system.swap'), color: '#fd7e14', points: series.swap }]} format={percent} range={PERCENT} />
+            </ChartCard>
+          </SimpleGrid>
+        </Suspense>
+      )}
+      {system.data && <Snapshot snapshot={system.data} />}
+    </>
+  );
+}
+
+function ChartCard({ title, children }: { title: string; children: React.ReactNode }) {
+  return (
+    <Card withBorder>
+      <Text fw={600} mb="xs">{title}</Text>
+      {children}
+    </Card>
+  );
+}
+
+function Snapshot({ snapshot }: { snapshot: Schemas['SystemSnapshotDto'] }) {
+  const { t } = useTranslation();
+  const host = snapshot.controller;
+  return (
+    <Card withBorder mt="md">
+      <Text fw={600} mb="xs">{t('system.controller')}</Text>
+      <Group gap="xl">
+        <Text size="sm">{t('system.cpu')}: {percent(host.cpu.percent)} ({host.cpu.cores})</Text>
+        <Text size="sm">{t('system.memory')}: {formatBytes(host.memory.used)} / {formatBytes(host.memory.total)}</Text>
+        <Text size="sm">{t('system.disk')}: {formatBytes(host.disk.used)} / {formatBytes(host.disk.total)}</Text>
+        <Text size="sm">{t('system.rss')}: {formatBytes(host.processRss)}</Text>
+      </Group>
+    </Card>
+  );
+}

@@ -1,0 +1,2 @@
+// Stylesheets imported for their effect (Vite bundles them).
+declare module '*.css';

@@ -1,0 +1,54 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { defaultWebRoot } from '../../apps/controller/src/web/web-app.js';
+
+/** Debian's Chromium (test/prepare-host.sh installs it): no browser download works here. */
+export const CHROMIUM = process.env.WARREN_TEST_CHROMIUM ?? '/usr/bin/chromium';
+
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export interface TestBrowser {
+  context: BrowserContext;
+  page: Page;
+  /** Every request the page made, in order: method and full URL. */
+  requests: { method: string; url: string }[];
+  /** Errors thrown in the page (uncaught): a test asserts there were none. */
+  pageErrors: string[];
+  close(): Promise<void>;
+}
+
+/** Fails at once, naming the command, when the web panel was not built (its tests need dist/web). */
+export function assertWebBuilt(): void {
+  if (!existsSync(join(defaultWebRoot(), 'index.html'))) throw new Error('no web panel build in dist/web: run `npm run build` first');
+}
+
+/** A fresh Chromium profile (its own --user-data-dir, removed on close), one page, its requests recorded. */
+export async function launchBrowser(options: { viewport?: { width: number; height: number } } = {}): Promise<TestBrowser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: run test/prepare-host.sh (it installs Debian's chromium)`);
+  const profile = mkdtempSync(join(tmpdir(), 'warren-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+    viewport: options.viewport ?? { width: 1280, height: 800 },
+    acceptDownloads: true,
+    locale: 'en-US',
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const requests: TestBrowser['requests'] = [];
+  const pageErrors: string[] = [];
+  context.on('request', (request) => requests.push({ method: request.method(), url: request.url() }));
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  return {
+    context,
+    page,
+    requests,
+    pageErrors,
+    async close() {
+      await context.close().catch(() => undefined);
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
