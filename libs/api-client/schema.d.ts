@@ -940,6 +940,8 @@ export interface components {
             /** @description Each desired hop's outcome (absent from agents older than hops) */
             outbounds?: components["schemas"]["OutboundOutcomeDto"][];
             revision: number;
+            /** @description The policy routing outcome (absent when the node routes everything directly, and from older agents) */
+            routing?: components["schemas"]["RoutingOutcomeDto"];
         };
         BackupDeletedDto: {
             /** @enum {boolean} */
@@ -1879,6 +1881,16 @@ export interface components {
             nodeId: string;
             /** @description In matching order */
             rules: components["schemas"]["RoutingRuleDto"][];
+        };
+        RoutingOutcomeDto: {
+            error?: string;
+            /** @description Rules in place */
+            rules: number;
+            /**
+             * @description Whether the policy routing (nft table, ip rules, routes) is in place
+             * @enum {string}
+             */
+            state: "up" | "failed";
         };
         RoutingRuleDto: {
             /** @description Client ids */

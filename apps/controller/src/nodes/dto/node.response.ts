@@ -30,6 +30,17 @@ export class OutboundOutcomeDto {
   error?: string;
 }
 
+export class RoutingOutcomeDto {
+  @ApiProperty({ enum: ['up', 'failed'], description: 'Whether the policy routing (nft table, ip rules, routes) is in place' })
+  state!: 'up' | 'failed';
+
+  @IntField({ minimum: 0, description: 'Rules in place' })
+  rules!: number;
+
+  @ApiPropertyOptional()
+  error?: string;
+}
+
 export class ApplyResultDto {
   @IntField({ minimum: 0 })
   revision!: number;
@@ -45,6 +56,9 @@ export class ApplyResultDto {
 
   @ApiPropertyOptional({ type: [OutboundOutcomeDto], description: "Each desired hop's outcome (absent from agents older than hops)" })
   outbounds?: OutboundOutcomeDto[];
+
+  @ApiPropertyOptional({ type: RoutingOutcomeDto, description: 'The policy routing outcome (absent when the node routes everything directly, and from older agents)' })
+  routing?: RoutingOutcomeDto;
 }
 
 export class NodeAgentDto {
