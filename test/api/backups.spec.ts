@@ -396,15 +396,17 @@ describe('bad archives and names', () => {
   test('the curl commands GET /api/docs gives for download and upload work as printed', async () => {
     const docs = (await a.call('GET', 'docs', { token: ownerA })).body as { groups: { endpoints: { method: string; path: string; curl: string }[] }[] };
     const curlOf = (method: string, path: string) => docs.groups.flatMap((g) => g.endpoints).find((e) => e.method === method && e.path.endsWith(path))!.curl;
+    const name = (await makeBackup(a, ownerA)).name; // its own: retention above may have taken older ones
+    const archive = await download(a, ownerA, name);
     const dir = mkdtempSync(join(tmpdir(), 'warren-curl-'));
     try {
       const env = { ...process.env, WARREN_TOKEN: ownerA };
       // Asynchronously: the panel answering curl runs in this process.
-      await run('bash', ['-c', curlOf('GET', '/backups/{name}').replace('{name}', goodName) + ' -sSf'], { cwd: dir, env });
-      expect(readFileSync(join(dir, goodName))).toEqual(good);
-      rmSync(join(a.config.backupDir, goodName));
-      const { stdout: out } = await run('bash', ['-c', curlOf('POST', '/backups/upload').replace('@FILE', `@${goodName}`) + ' -sS'], { cwd: dir, env });
-      expect(JSON.parse(out)).toMatchObject({ name: goodName });
+      await run('bash', ['-c', curlOf('GET', '/backups/{name}').replace('{name}', name) + ' -sSf'], { cwd: dir, env });
+      expect(readFileSync(join(dir, name))).toEqual(archive);
+      rmSync(join(a.config.backupDir, name));
+      const { stdout: out } = await run('bash', ['-c', curlOf('POST', '/backups/upload').replace('@FILE', `@${name}`) + ' -sS'], { cwd: dir, env });
+      expect(JSON.parse(out)).toMatchObject({ name: name });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
