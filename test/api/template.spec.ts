@@ -149,8 +149,8 @@ describe('round trip into an empty panel', () => {
 
     // References are checked too: an unknown node, interface or outbound tag.
     for (const [change, field] of [
-      [(t: Template) => t.hosts!.push({ ...t.hosts![0], interface: 'nope' }), `hosts.${template.hosts!.length - 1 + 1}.interface`],
-      [(t: Template) => t.outbounds!.push({ ...t.outbounds![0], node: 'nowhere', tag: 'x' }), `outbounds.${template.outbounds!.length}.node`],
+      [(t: Template) => t.hosts!.push({ ...t.hosts![0], interface: 'nope' }), `hosts.${snapshot.hosts.length}.interface`],
+      [(t: Template) => t.outbounds!.push({ ...t.outbounds![0], node: 'nowhere', tag: 'x' }), `outbounds.${snapshot.outbounds.length}.node`],
       [(t: Template) => (t.routing![0].rules[0].outboundTag = 'missing'), 'routing.0.rules.0.outboundTag'],
     ] as [(t: Template) => void, string][]) {
       const copy = structuredClone(snapshot) as Template;
