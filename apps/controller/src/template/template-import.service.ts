@@ -4,7 +4,8 @@ import type { UserRole } from '#libs/contracts/user-roles.js';
 import { parseInterfaceSubnet } from '#libs/wireguard/address-pool.js';
 import { validateAmneziaParams, type AmneziaParams } from '#libs/wireguard/amnezia.js';
 import { cidrsOverlap, type Cidr } from '#libs/wireguard/ipv4.js';
-import { badRequest, forbidden } from '../http/api-error.js';
+import { normalizeCidr, normalizeDomain, normalizeList, normalizePortRange } from '../common/network-text.js';
+import { ApiError, badRequest, conflict, forbidden } from '../http/api-error.js';
 import { CreateHostDto, UpdateHostDto } from '../interfaces/dto/host.dto.js';
 import { CreateInterfaceDto, UpdateInterfaceDto } from '../interfaces/dto/interface.dto.js';
 import { HostsService } from '../interfaces/hosts.service.js';
@@ -12,8 +13,8 @@ import { InterfacesService } from '../interfaces/interfaces.service.js';
 import { CreateNodeDto, UpdateNodeDto } from '../nodes/dto/node.dto.js';
 import { NodesService } from '../nodes/nodes.service.js';
 import { CreateOutboundDto, UpdateOutboundDto, WG_KEY } from '../outbounds/dto/outbound.dto.js';
-import { parseHopAddress } from '../outbounds/hop-address.js';
-import { OutboundsService } from '../outbounds/outbounds.service.js';
+import { assertAllowedHopHost, parseHopAddress } from '../outbounds/hop-address.js';
+import { assertFieldsFit, OutboundsService } from '../outbounds/outbounds.service.js';
 import { CreateRuleDto, UpdateRoutingDto, UpdateRuleDto } from '../routing/dto/routing.dto.js';
 import { RoutingService } from '../routing/routing.service.js';
 import { UpdateSettingsDto } from '../settings/dto/settings.dto.js';
@@ -21,7 +22,7 @@ import type { PanelSettings } from '../settings/panel-settings.js';
 import { OWNER_SETTINGS, SettingsService } from '../settings/settings.service.js';
 import { TEMPLATE_SECTIONS, type TemplateImportDto, type TemplateSection } from './dto/template.dto.js';
 import type { TemplateImportResultDto, TemplateSectionCountsDto } from './dto/template.response.js';
-import { nameField, underPath, validRow, without } from './row-validation.js';
+import { atPath, nameField, underPath, validRow, without } from './row-validation.js';
 import { TemplateRepository } from './template.repository.js';
 
 type Row = Record<string, unknown>;
@@ -43,6 +44,25 @@ interface Plan {
   rules: RuleStep[];
   settings: Partial<PanelSettings>;
   skipped: { path: string; reason: string }[];
+}
+
+/** The lists routing normalises (routing.service.ts), checked here so a bad entry fails the plan, not the apply. */
+const LIST_RULES = {
+  sourceIps: normalizeCidr, destIps: normalizeCidr, blockIps: normalizeCidr, directIps: normalizeCidr,
+  sourcePorts: normalizePortRange, ports: normalizePortRange, blockPorts: normalizePortRange,
+  domains: normalizeDomain, blockDomains: normalizeDomain, directDomains: normalizeDomain,
+} as const;
+
+function checkLists(dto: object, path: string): void {
+  for (const [field, normalize] of Object.entries(LIST_RULES)) {
+    const values = (dto as Record<string, unknown>)[field];
+    if (!Array.isArray(values)) continue;
+    try {
+      normalizeList(values as string[], field, normalize);
+    } catch (error) {
+      throw error instanceof ApiError ? atPath(error, path) : error;
+    }
+  }
 }
 
 const RULE_CRITERIA = ['sourceIps', 'sourcePorts', 'destIps', 'domains', 'ports', 'clients', 'groups', 'interfaces'] as const;
@@ -130,6 +150,9 @@ export class TemplateImportService {
         const field = validateAmneziaParams(dto.awg as AmneziaParams);
         if (field) throw badRequest(`awg.${field} is out of bounds`, `${path}.awg.${field}`);
       }
+      if (existing && dto.subnet !== undefined && dto.subnet !== existing.subnet && existing.allocated > 0) {
+        throw conflict(`the subnet of interface "${existing.name}" cannot change while ${existing.allocated} addresses are allocated from it`, `${path}.subnet`);
+      }
       const subnetText = dto.subnet ?? existing!.subnet;
       const subnet = await underPath(path, () => {
         try {
@@ -166,6 +189,8 @@ export class TemplateImportService {
     }
 
     const tags = new Set([...hops.keys()]);
+    // What the apply will see: settings are written last.
+    const { allowPrivateTargets } = await this.settings.get();
     for (const [i, row] of (body.outbounds ?? []).entries()) {
       const path = `outbounds.${i}`;
       const node = this.knownNode(nameField(row, 'node', path), nodeNames, `${path}.node`);
@@ -174,7 +199,17 @@ export class TemplateImportService {
       const dto = await validRow<CreateOutboundDto>(existing ? UpdateOutboundDto as never : CreateOutboundDto, without(row, 'node'), path);
       if (existing && dto.kind !== undefined && dto.kind !== existing.kind) throw badRequest(`outbound "${dto.tag}" of node "${node}" is ${existing.kind}; its kind cannot change`, `${path}.kind`);
       if (plan.outbounds.some((step) => step.node === node && step.body.tag === dto.tag)) throw badRequest(`outbound "${dto.tag}" of node "${node}" is listed twice`, `${path}.tag`);
-      if (dto.address !== undefined) await underPath(path, () => parseHopAddress(dto.address));
+      await underPath(path, async () => {
+        assertFieldsFit((existing?.kind ?? dto.kind) as CreateOutboundDto['kind'], dto);
+        if (dto.address !== undefined) {
+          const address = parseHopAddress(dto.address);
+          if (!allowPrivateTargets) await assertAllowedHopHost(address.host);
+        }
+        if (dto.tunnelAddress !== undefined) normalizeCidr(dto.tunnelAddress, 'tunnelAddress');
+        if (dto.allowedIps !== undefined && normalizeList(dto.allowedIps, 'allowedIps', normalizeCidr).length === 0) {
+          throw badRequest('allowedIps needs at least one network (0.0.0.0/0 for everything)', 'allowedIps');
+        }
+      });
       if (!existing) {
         const required = { shadowsocks: ['method', 'password'], wireguard: ['peerPublicKey', 'tunnelAddress'], socks: [], http: [] }[dto.kind] as (keyof CreateOutboundDto)[];
         const missing = required.find((field) => dto[field] == null);
@@ -196,6 +231,7 @@ export class TemplateImportService {
       if (row.basic !== undefined) {
         if (row.basic === null || typeof row.basic !== 'object' || Array.isArray(row.basic)) throw badRequest('basic must be an object', `${path}.basic`);
         const basic = await validRow(UpdateRoutingDto, row.basic as Row, `${path}.basic`);
+        checkLists(basic, `${path}.basic`);
         if (basic.defaultOutbound !== undefined && !knownTag(basic.defaultOutbound)) {
           throw badRequest(`node "${node}" has no outbound tagged "${basic.defaultOutbound}"`, `${path}.basic.defaultOutbound`);
         }
@@ -212,6 +248,8 @@ export class TemplateImportService {
         const interfaceNames = this.names(named, 'interfaces', rulePath);
         const existingId = typeof named.name === 'string' ? rules.get(key(node, named.name.trim())) : undefined;
         const dto = await validRow<CreateRuleDto>(existingId ? UpdateRuleDto as never : CreateRuleDto, without(named, 'clients', 'interfaces'), rulePath);
+        if (dto.name !== undefined && dto.name.trim() === '') throw badRequest('name must not be blank', `${rulePath}.name`);
+        checkLists(dto, rulePath);
         if (names.has(dto.name.trim())) throw badRequest(`rule "${dto.name}" is listed twice for node "${node}"`, `${rulePath}.name`);
         names.add(dto.name.trim());
         if (dto.outboundTag !== undefined && !knownTag(dto.outboundTag)) throw badRequest(`node "${node}" has no outbound tagged "${dto.outboundTag}"`, `${rulePath}.outboundTag`);
@@ -254,7 +292,7 @@ export class TemplateImportService {
       const iface = await underPath(step.path, () =>
         step.existingId ? this.interfaces.update(step.existingId, step.body) : this.interfaces.create({ ...step.body, nodeId: nodeId(step.node) }),
       );
-      if (step.privateKey) await this.repository.setInterfaceKey(iface.id, iface.nodeId, step.privateKey);
+      if (step.privateKey) await this.repository.setInterfaceKey(iface.id, step.privateKey);
       tally('interfaces', step.existingId);
     }
     const ifaceIds = new Map((await this.interfaces.list()).map((row) => [key(row.nodeId, row.name), row.id]));
