@@ -153,6 +153,7 @@ describe('round trip into an empty panel', () => {
       [(t: Template) => t.outbounds!.push({ ...t.outbounds![0], node: 'nowhere', tag: 'x' }), `outbounds.${snapshot.outbounds.length}.node`],
       [(t: Template) => (t.routing![0].rules[0].outboundTag = 'missing'), 'routing.0.rules.0.outboundTag'],
       // What the services normalise is checked before the first write, too.
+      [(t: Template) => (t.interfaces!.find((row) => row.name === 'awg0')!.mode = 'standard'), `interfaces.${snapshot.interfaces.findIndex((row: { name: string }) => row.name === 'awg0')}.mode`],
       [(t: Template) => (t.routing![0].rules[0].destIps = ['192.0.2.0/24', '300.1.1.1']), 'routing.0.rules.0.destIps.1'],
       [(t: Template) => (t.routing![0].basic.blockPorts = ['70000']), 'routing.0.basic.blockPorts.0'],
       [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'socks')!, tag: 'y', method: 'aes-256-gcm' }), `outbounds.${snapshot.outbounds.length}.method`],

@@ -146,6 +146,11 @@ export class TemplateImportService {
       const rest = without(row, 'node', 'privateKey', ...(row.awg === null ? ['awg'] : []));
       const dto = await validRow<CreateInterfaceDto>(existing ? UpdateInterfaceDto as never : CreateInterfaceDto, rest, path);
       if (plan.interfaces.some((step) => step.node === node && step.body.name === dto.name)) throw badRequest(`interface "${dto.name}" of node "${node}" is listed twice`, `${path}.name`);
+      const mode = existing?.mode ?? dto.mode ?? 'standard';
+      if (existing && dto.mode !== undefined && dto.mode !== existing.mode) {
+        throw badRequest(`interface "${existing.name}" of node "${node}" is ${existing.mode}; its mode cannot change`, `${path}.mode`);
+      }
+      if (dto.awg && mode !== 'amnezia') throw badRequest('awg parameters apply only to amnezia mode', `${path}.awg`);
       if (dto.awg) {
         const field = validateAmneziaParams(dto.awg as AmneziaParams);
         if (field) throw badRequest(`awg.${field} is out of bounds`, `${path}.awg.${field}`);
