@@ -840,6 +840,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The configuration (nodes, interfaces, hosts, outbounds, routing, settings) with rows naming each other by name; secrets only for the owner's session
+         * @description Roles: owner, admin, viewer.
+         */
+        get: operations["get_template"];
+        /**
+         * Import a template: rows matched by name are updated, new ones created, nothing deleted; every row is checked before anything is written
+         * @description Roles: owner, admin.
+         */
+        put: operations["put_template"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tokens": {
         parameters: {
             query?: never;
@@ -1996,6 +2020,144 @@ export interface components {
         SystemSnapshotDto: {
             controller: components["schemas"]["SampleDto"];
             nodes: components["schemas"]["NodeSystemDto"][];
+        };
+        TemplateDto: {
+            hosts?: components["schemas"]["TemplateHostDto"][];
+            interfaces?: components["schemas"]["TemplateInterfaceDto"][];
+            nodes?: components["schemas"]["TemplateNodeDto"][];
+            /** @description Built-in outbounds (direct, blocked) are not listed */
+            outbounds?: components["schemas"]["TemplateOutboundDto"][];
+            routing?: components["schemas"]["TemplateRoutingDto"][];
+            settings?: components["schemas"]["SettingsDto"];
+        };
+        TemplateHostDto: {
+            address: string;
+            enabled: boolean;
+            /** @description The interface's name */
+            interface: string;
+            /** @description Matches with node and interface on import (regardless of case) */
+            name: string;
+            /** @description The interface's node's name */
+            node: string;
+            port: number;
+            priority: number;
+        };
+        TemplateImportDto: {
+            hosts?: components["schemas"]["TemplateHostDto"][];
+            interfaces?: components["schemas"]["TemplateInterfaceDto"][];
+            nodes?: components["schemas"]["TemplateNodeDto"][];
+            outbounds?: components["schemas"]["TemplateOutboundDto"][];
+            routing?: components["schemas"]["TemplateRoutingDto"][];
+            settings?: components["schemas"]["SettingsDto"];
+        };
+        TemplateImportResultDto: {
+            created: components["schemas"]["TemplateSectionCountsDto"];
+            skipped: components["schemas"]["TemplateSkippedDto"][];
+            /** @description Rows matched by name (written even when nothing differed) */
+            updated: components["schemas"]["TemplateSectionCountsDto"];
+        };
+        TemplateInterfaceDto: {
+            /** @description amnezia mode only */
+            awg?: components["schemas"]["AmneziaParamsViewDto"] | null;
+            dns: string[];
+            enabled: boolean;
+            endpointHost: string;
+            listenPort: number;
+            /** @enum {string} */
+            mode: "standard" | "amnezia";
+            mtu: number;
+            /** @description Unique per node; matches with node on import */
+            name: string;
+            natInterface: string | null;
+            /** @description The node's name */
+            node: string;
+            /** @description The server's private key. Secret: present only for the owner's session; on import, absent keeps (or generates) the key */
+            privateKey?: string;
+            subnet: string;
+        };
+        TemplateNodeDto: {
+            address: string;
+            /** @description Unique; matches a node of the panel on import */
+            name: string;
+            note: string;
+        };
+        TemplateOutboundDto: {
+            /** @description host:port */
+            address: string;
+            /** @description wireguard */
+            allowedIps?: string[];
+            enabled: boolean;
+            /** @description wireguard */
+            keepalive?: number;
+            /** @enum {string} */
+            kind: "wireguard" | "socks" | "http" | "shadowsocks";
+            /**
+             * @description shadowsocks
+             * @enum {string}
+             */
+            method?: "aes-128-gcm" | "aes-256-gcm" | "chacha20-ietf-poly1305";
+            /** @description wireguard */
+            mtu?: number;
+            /** @description The node's name */
+            node: string;
+            note: string;
+            /** @description socks, http and shadowsocks. Secret: present only for the owner's session; on import, absent keeps (or generates) the key */
+            password?: string | null;
+            /** @description wireguard */
+            peerPublicKey?: string;
+            position: number;
+            /** @description wireguard. Secret: present only for the owner's session; on import, absent keeps (or generates) the key */
+            presharedKey?: string | null;
+            /** @description wireguard. Secret: present only for the owner's session; on import, absent keeps (or generates) the key */
+            privateKey?: string;
+            /** @description Matches with node on import */
+            tag: string;
+            /** @description wireguard */
+            tunnelAddress?: string;
+            /** @description socks and http */
+            username?: string | null;
+        };
+        TemplateRoutingDto: {
+            basic: components["schemas"]["RoutingBasicDto"];
+            /** @description The node's name */
+            node: string;
+            /** @description In matching order */
+            rules: components["schemas"]["TemplateRuleDto"][];
+        };
+        TemplateRuleDto: {
+            /** @description Client names (clients are not part of the template) */
+            clients: string[];
+            destIps: string[];
+            domains: string[];
+            enabled: boolean;
+            groups: string[];
+            /** @description Interface names of the node */
+            interfaces: string[];
+            /** @description Matches with the node on import */
+            name: string;
+            /** @enum {string|null} */
+            network: "tcp" | "udp" | "icmp" | null;
+            /** @description An outbound tag of the node, or direct / blocked */
+            outboundTag: string;
+            ports: string[];
+            sourceIps: string[];
+            sourcePorts: string[];
+        };
+        TemplateSectionCountsDto: {
+            hosts: number;
+            interfaces: number;
+            nodes: number;
+            outbounds: number;
+            /** @description Nodes whose basic routing was written */
+            routing: number;
+            rules: number;
+            /** @description Settings keys changed */
+            settings: number;
+        };
+        TemplateSkippedDto: {
+            /** @description The row, e.g. routing.0.rules.3 */
+            path: string;
+            reason: string;
         };
         TokenDto: {
             /** Format: date-time */
@@ -6722,6 +6884,155 @@ export interface operations {
             };
             /** @description no such resource (or an id that cannot be one) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_template: {
+        parameters: {
+            query?: {
+                /** @description One part only, answered (or taken) as {section: ...} */
+                section?: "nodes" | "interfaces" | "hosts" | "outbounds" | "routing" | "settings";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    put_template: {
+        parameters: {
+            query?: {
+                /** @description One part only, answered (or taken) as {section: ...} */
+                section?: "nodes" | "interfaces" | "hosts" | "outbounds" | "routing" | "settings";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplateImportDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateImportResultDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

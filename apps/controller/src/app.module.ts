@@ -15,6 +15,7 @@ import { RoutingModule } from './routing/routing.module.js';
 import type { PanelRuntime } from './runtime.js';
 import { RuntimeModule } from './runtime.module.js';
 import { SettingsModule } from './settings/settings.module.js';
+import { TemplateModule } from './template/template.module.js';
 import { SystemModule } from './system/system.module.js';
 import { TokensModule } from './tokens/tokens.module.js';
 
@@ -37,6 +38,7 @@ export class AppModule {
         SystemModule,
         NodesModule,
         OverviewModule,
+        TemplateModule,
         DocsModule,
       ],
       providers: [

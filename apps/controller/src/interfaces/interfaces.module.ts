@@ -7,11 +7,12 @@ import { InterfacesRepository } from './interfaces.repository.js';
 import { InterfacesService } from './interfaces.service.js';
 
 /**
- * Interfaces (tunnels) and their hosts. Exports nothing: clients/ uses only the entities and
- * dial-targets.ts, plain imports rather than providers.
+ * Interfaces (tunnels) and their hosts. clients/ uses only the entities and dial-targets.ts,
+ * plain imports; the services are exported for the template (template/).
  */
 @Module({
   controllers: [InterfacesController, HostsController],
   providers: [InterfacesService, InterfacesRepository, HostsService, HostsRepository],
+  exports: [InterfacesService, HostsService],
 })
 export class InterfacesModule {}

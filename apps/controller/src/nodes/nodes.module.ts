@@ -17,7 +17,7 @@ import { NodesService } from './nodes.service.js';
 /**
  * Nodes and their agents: the registry, enrolment and credentials, delivery of desired state,
  * and the agents' link. Other domains reach nodes only through revisions/ (bumpRevisions,
- * lockNode), so nothing is exported. The local agent is started by panel.ts once the panel
+ * lockNode); NodesService is exported for the template (template/) alone. The local agent is started by panel.ts once the panel
  * listens, with AgentCredentialsService taken from the application.
  */
 @Module({
@@ -34,5 +34,6 @@ import { NodesService } from './nodes.service.js';
     AgentLinkService,
     AgentLinkGateway,
   ],
+  exports: [NodesService],
 })
 export class NodesModule {}

@@ -39,7 +39,7 @@ const KIND_FIELDS = {
 const SPECIFIC_FIELDS = ['username', 'password', 'method', 'privateKey', 'peerPublicKey', 'presharedKey', 'allowedIps', 'tunnelAddress', 'mtu', 'keepalive'] as const;
 type SpecificField = (typeof SPECIFIC_FIELDS)[number];
 
-function assertFieldsFit(kind: keyof typeof KIND_FIELDS, input: Partial<Record<SpecificField, unknown>>): void {
+export function assertFieldsFit(kind: keyof typeof KIND_FIELDS, input: Partial<Record<SpecificField, unknown>>): void {
   const allowed: readonly string[] = KIND_FIELDS[kind];
   const stray = SPECIFIC_FIELDS.find((field) => input[field] !== undefined && !allowed.includes(field));
   if (stray) throw badRequest(`${stray} does not apply to a ${kind} outbound`, stray);

@@ -10,6 +10,6 @@ import { RuleHitsService } from './rule-hits.service.js';
   imports: [OutboundsModule],
   controllers: [RoutingController],
   providers: [RoutingService, RoutingRepository, RuleHitsService],
-  exports: [RuleHitsService],
+  exports: [RuleHitsService, RoutingService],
 })
 export class RoutingModule {}

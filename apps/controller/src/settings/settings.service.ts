@@ -17,7 +17,7 @@ const storedValue: { [K in keyof PanelSettings]: z.ZodType<PanelSettings[K]> } =
 };
 
 /** Keys only the owner changes (see update). */
-const OWNER_SETTINGS: (keyof PanelSettings)[] = ['backupKeep', 'backupIntervalHours', 'allowPrivateTargets'];
+export const OWNER_SETTINGS: (keyof PanelSettings)[] = ['backupKeep', 'backupIntervalHours', 'allowPrivateTargets'];
 
 type SettingsListener = (settings: PanelSettings, changed: (keyof PanelSettings)[]) => void | Promise<void>;
 
