@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
@@ -318,6 +319,28 @@ describe('the web panel in a browser', () => {
     });
     expect(await rules.evaluateAll((cards) => cards.map((card) => card.getAttribute('data-name')))).toEqual(['second-rule', 'first-rule']);
     await screenshot(page, 'routing');
+  });
+
+  test('the template: view a section, import a file after its preview, see what was created and updated', async () => {
+    const token = await t.login();
+    const { hosts } = (await t.call('GET', 'template?section=hosts', { token })).body;
+    expect(hosts.map((host: { name: string }) => host.name)).toEqual(['second-address']);
+    const file = join(mkdtempSync(join(tmpdir(), 'warren-template-')), 'hosts.json');
+    writeFileSync(file, JSON.stringify({ hosts: [hosts[0], { ...hosts[0], name: 'imported-host', address: '127.0.0.3' }] }));
+    await page.goto(url('/template'));
+    await page.getByTestId('template-section').locator('label', { hasText: /^Hosts$/ }).click();
+    await page.getByTestId('template-view').getByText('second-address').waitFor();
+    await page.locator('input[type="file"]').setInputFiles(file);
+    const preview = page.locator('[data-testid="import-preview"] tr[data-section="hosts"]');
+    expect(await preview.locator('td').allTextContents()).toEqual(['Hosts', '1', '1']);
+    await screenshot(page, 'template-import');
+    await page.getByTestId('confirm-import').click();
+    const result = page.locator('[data-testid="import-result"] tr[data-section="hosts"]');
+    await result.waitFor();
+    expect(await result.locator('td').allTextContents()).toEqual(['Hosts', '1', '1']);
+    await page.keyboard.press('Escape');
+    await page.getByTestId('template-view').getByText('imported-host').waitFor();
+    await screenshot(page, 'template');
   });
 
   test('issue a token, copy a curl command from the API page and run it for real', async () => {

@@ -13,6 +13,7 @@ const LOADERS: Record<WebPage, () => Promise<PageModule>> = {
   hosts: () => import('./pages/hosts.js'),
   outbounds: () => import('./pages/outbounds.js'),
   routing: () => import('./pages/routing.js'),
+  template: () => import('./pages/template.js'),
   nodes: () => import('./pages/nodes.js'),
   backups: () => import('./pages/backups.js'),
   system: () => import('./pages/system.js'),

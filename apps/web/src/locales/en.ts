@@ -1,6 +1,6 @@
 /** English: the complete set of the panel's words; other languages are checked against its keys. */
 export const en = {
-  nav: { menu: 'Menu', overview: 'Overview', clients: 'Clients', interfaces: 'Interfaces', hosts: 'Hosts', outbounds: 'Outbounds', routing: 'Routing', nodes: 'Nodes', backups: 'Backups', system: 'System', settings: 'Settings', api: 'API' },
+  nav: { menu: 'Menu', overview: 'Overview', clients: 'Clients', interfaces: 'Interfaces', hosts: 'Hosts', outbounds: 'Outbounds', routing: 'Routing', template: 'Template', nodes: 'Nodes', backups: 'Backups', system: 'System', settings: 'Settings', api: 'API' },
   header: { language: 'Language', theme: 'Light or dark theme', account: 'Account', password: 'Change password', signOut: 'Sign out' },
   roles: { owner: 'Owner', admin: 'Admin', viewer: 'Viewer' },
   connection: { lost: 'Connection to the panel lost', retrying: 'Retrying… what you typed is kept.' },
@@ -65,6 +65,13 @@ export const en = {
     confirmDelete: 'Delete the rule {{name}}?', defaultOutbound: 'Default outbound', blockBitTorrent: 'Block BitTorrent', failClosed: 'Fail closed (block when a hop is down)',
     lists: { domains: 'Domains', destIps: 'Destination IPs', ports: 'Ports', sourceIps: 'Source IPs', sourcePorts: 'Source ports', groups: 'Client groups', clients: 'Client ids', interfaces: 'Interface ids' },
     basic: { blockDomains: 'Blocked domains', blockIps: 'Blocked IPs', blockPorts: 'Blocked ports', directDomains: 'Direct domains', directIps: 'Direct IPs' },
+  },
+  template: {
+    import: 'Import', all: 'Everything', section: 'Section', importOf: 'Import {{name}}', notObject: 'not a template (a JSON object)',
+    previewHelp: 'Rows are matched by name: matched rows are updated, the others created, nothing is deleted. Every row is checked before anything is written.',
+    willCreate: 'Will create', willUpdate: 'Will update', created: 'Created', updated: 'Updated',
+    skipped: '{{count}} skipped', skipped_one: '{{count}} skipped', skipped_other: '{{count}} skipped',
+    sections: { nodes: 'Nodes', interfaces: 'Interfaces', hosts: 'Hosts', outbounds: 'Outbounds', routing: 'Routing', rules: 'Rules', settings: 'Settings' },
   },
   nodes: {
     new: 'Add node', address: 'Address', note: 'Note', agent: 'Agent', sync: 'Sync', interfaces: 'Interfaces', local: 'local', inSync: 'in sync', behind: 'behind',

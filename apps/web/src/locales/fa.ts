@@ -2,7 +2,7 @@ import type { Translation } from './en.js';
 
 /** Persian (right to left). */
 export const fa: Translation = {
-  nav: { menu: 'منو', overview: 'نمای کلی', clients: 'کاربران', interfaces: 'اینترفیس‌ها', hosts: 'میزبان‌ها', outbounds: 'خروجی‌ها', routing: 'مسیریابی', nodes: 'نودها', backups: 'پشتیبان‌ها', system: 'سیستم', settings: 'تنظیمات', api: 'API' },
+  nav: { menu: 'منو', overview: 'نمای کلی', clients: 'کاربران', interfaces: 'اینترفیس‌ها', hosts: 'میزبان‌ها', outbounds: 'خروجی‌ها', routing: 'مسیریابی', template: 'قالب', nodes: 'نودها', backups: 'پشتیبان‌ها', system: 'سیستم', settings: 'تنظیمات', api: 'API' },
   header: { language: 'زبان', theme: 'پوسته روشن یا تیره', account: 'حساب', password: 'تغییر گذرواژه', signOut: 'خروج' },
   roles: { owner: 'مالک', admin: 'مدیر', viewer: 'بیننده' },
   connection: { lost: 'ارتباط با پنل قطع شد', retrying: 'در حال تلاش دوباره… آنچه نوشته‌اید حفظ می‌شود.' },
@@ -67,6 +67,13 @@ export const fa: Translation = {
     confirmDelete: 'قانون {{name}} حذف شود؟', defaultOutbound: 'خروجی پیش‌فرض', blockBitTorrent: 'مسدودسازی BitTorrent', failClosed: 'بسته در خطا (مسدود هنگام از کار افتادن خروجی)',
     lists: { domains: 'دامنه‌ها', destIps: 'IPهای مقصد', ports: 'پورت‌ها', sourceIps: 'IPهای مبدأ', sourcePorts: 'پورت‌های مبدأ', groups: 'گروه‌های کاربر', clients: 'شناسه‌های کاربر', interfaces: 'شناسه‌های اینترفیس' },
     basic: { blockDomains: 'دامنه‌های مسدود', blockIps: 'IPهای مسدود', blockPorts: 'پورت‌های مسدود', directDomains: 'دامنه‌های مستقیم', directIps: 'IPهای مستقیم' },
+  },
+  template: {
+    import: 'درون‌ریزی', all: 'همه', section: 'بخش', importOf: 'درون‌ریزی {{name}}', notObject: 'قالب نیست (یک شیء JSON)',
+    previewHelp: 'ردیف‌ها بر اساس نام تطبیق داده می‌شوند: ردیف‌های منطبق به‌روز و بقیه ساخته می‌شوند، چیزی حذف نمی‌شود. هر ردیف پیش از نوشتن بررسی می‌شود.',
+    willCreate: 'ساخته می‌شود', willUpdate: 'به‌روز می‌شود', created: 'ساخته شد', updated: 'به‌روز شد',
+    skipped: '{{count}} رد شد', skipped_one: '{{count}} رد شد', skipped_other: '{{count}} رد شد',
+    sections: { nodes: 'نودها', interfaces: 'اینترفیس‌ها', hosts: 'میزبان‌ها', outbounds: 'خروجی‌ها', routing: 'مسیریابی', rules: 'قوانین', settings: 'تنظیمات' },
   },
   nodes: {
     new: 'افزودن نود', address: 'آدرس', note: 'یادداشت', agent: 'عامل', sync: 'همگامی', interfaces: 'اینترفیس‌ها', local: 'محلی', inSync: 'همگام', behind: 'عقب',

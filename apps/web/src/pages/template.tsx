@@ -1,0 +1,165 @@
+import { Alert, Button, Code, FileButton, Group, Modal, SegmentedControl, Stack, Table, Text } from '@mantine/core';
+import { IconDownload, IconFileImport } from '@tabler/icons-react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api, must, saveFile, type Schemas } from '../api.js';
+import { PageHeader } from '../components/common.js';
+import { FormError } from '../components/form-errors.js';
+import { PageLoader } from '../components/page-loader.js';
+import { useCanManage } from '../session.js';
+
+type Template = Schemas['TemplateDto'];
+type Import = Schemas['TemplateImportDto'];
+const SECTIONS = ['nodes', 'interfaces', 'hosts', 'outbounds', 'routing', 'settings'] as const;
+type Section = (typeof SECTIONS)[number];
+type Row = Record<string, unknown>;
+
+/** How the API matches an imported row to an existing one (by names, regardless of case). */
+const KEYS: Record<Exclude<Section, 'settings'>, (row: Row) => string> = {
+  nodes: (row) => String(row.name),
+  interfaces: (row) => `${row.node}/${row.name}`,
+  hosts: (row) => `${row.node}/${row.interface}/${row.name}`,
+  outbounds: (row) => `${row.node}/${row.tag}`,
+  routing: (row) => String(row.node),
+};
+
+interface Preview {
+  section: Section;
+  create: number;
+  update: number;
+}
+
+/** What an import would do, row by row against the current configuration: the API creates what no row matches by name and updates the rest. */
+function previewOf(file: Import, current: Template): Preview[] {
+  return SECTIONS.flatMap((section): Preview[] => {
+    const rows = file[section];
+    if (rows === undefined) return [];
+    if (section === 'settings') return [{ section, create: 0, update: Object.keys(rows).length }];
+    const key = KEYS[section];
+    const existing = new Set(((current[section] ?? []) as Row[]).map((row) => key(row).toLowerCase()));
+    const list = rows as Row[];
+    const update = list.filter((row) => existing.has(key(row).toLowerCase())).length;
+    return [{ section, create: list.length - update, update }];
+  });
+}
+
+/** The configuration as a template: one section or all of it, downloadable; an import shows what it will do first, then what it did. */
+export default function TemplatePage() {
+  const { t } = useTranslation();
+  const canManage = useCanManage();
+  const queryClient = useQueryClient();
+  const [section, setSection] = useState<Section | 'all'>('all');
+  const [file, setFile] = useState<{ name: string; body: Import } | null>(null);
+  const [parseError, setParseError] = useState<string | null>(null);
+  const view = useQuery({
+    queryKey: ['template', section],
+    queryFn: () => must(api.GET('/api/template', { params: { query: section === 'all' ? {} : { section } } })),
+  });
+  const whole = useQuery({ queryKey: ['template', 'all'], queryFn: () => must(api.GET('/api/template')), enabled: Boolean(file) });
+  const importing = useMutation({
+    mutationFn: (body: Import) => must(api.PUT('/api/template', { body })),
+    onSuccess: () => void queryClient.invalidateQueries(),
+  });
+  const open = async (chosen: File | null) => {
+    if (!chosen) return;
+    importing.reset();
+    setParseError(null);
+    try {
+      const body = JSON.parse(await chosen.text()) as unknown;
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Error(t('template.notObject'));
+      setFile({ name: chosen.name, body: body as Import });
+    } catch (error) {
+      setParseError(`${chosen.name}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  const text = view.data ? JSON.stringify(view.data, null, 2) : '';
+  return (
+    <>
+      <PageHeader title={t('nav.template')}>
+        <Button variant="default" leftSection={<IconDownload size={16} />} disabled={!view.data} onClick={() => saveFile(new Blob([text], { type: 'application/json' }), `warren-template${section === 'all' ? '' : `-${section}`}.json`)}>
+          {t('common.download')}
+        </Button>
+        {canManage && (
+          <FileButton onChange={(chosen) => void open(chosen)} accept="application/json,.json">
+            {(props) => (
+              <Button {...props} leftSection={<IconFileImport size={16} />} data-testid="import-template">
+                {t('template.import')}
+              </Button>
+            )}
+          </FileButton>
+        )}
+      </PageHeader>
+      <SegmentedControl mb="md" data={[{ value: 'all', label: t('template.all') }, ...SECTIONS.map((value) => ({ value, label: t(`template.sections.${value}`) }))]} value={section} onChange={(value) => setSection(value as Section | 'all')} data-testid="template-section" />
+      {parseError && <Alert color="red" mb="md">{parseError}</Alert>}
+      {!view.data ? <PageLoader /> : <Code block data-testid="template-view" dir="ltr" style={{ maxHeight: '65vh', overflow: 'auto' }}>{text}</Code>}
+      {file && (
+        <Modal opened onClose={() => setFile(null)} title={t('template.importOf', { name: file.name })} size="lg">
+          {!whole.data ? (
+            <PageLoader />
+          ) : importing.data ? (
+            <ImportResult result={importing.data} />
+          ) : (
+            <Stack>
+              <Text size="sm">{t('template.previewHelp')}</Text>
+              <Table data-testid="import-preview">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>{t('template.section')}</Table.Th>
+                    <Table.Th>{t('template.willCreate')}</Table.Th>
+                    <Table.Th>{t('template.willUpdate')}</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {previewOf(file.body, whole.data).map((row) => (
+                    <Table.Tr key={row.section} data-section={row.section}>
+                      <Table.Td>{t(`template.sections.${row.section}`)}</Table.Td>
+                      <Table.Td>{row.create}</Table.Td>
+                      <Table.Td>{row.update}</Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+              <FormError error={importing.error} />
+              <Group justify="flex-end">
+                <Button variant="default" onClick={() => setFile(null)}>{t('common.cancel')}</Button>
+                <Button onClick={() => importing.mutate(file.body)} loading={importing.isPending} data-testid="confirm-import">{t('template.import')}</Button>
+              </Group>
+            </Stack>
+          )}
+        </Modal>
+      )}
+    </>
+  );
+}
+
+function ImportResult({ result }: { result: Schemas['TemplateImportResultDto'] }) {
+  const { t } = useTranslation();
+  const sections = Object.keys(result.created) as (keyof typeof result.created)[];
+  return (
+    <Stack data-testid="import-result">
+      <Table>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{t('template.section')}</Table.Th>
+            <Table.Th>{t('template.created')}</Table.Th>
+            <Table.Th>{t('template.updated')}</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {sections.map((section) => (
+            <Table.Tr key={section} data-section={section}>
+              <Table.Td>{t(`template.sections.${section}`)}</Table.Td>
+              <Table.Td>{result.created[section]}</Table.Td>
+              <Table.Td>{result.updated[section]}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      <Text size="sm" fw={500}>{t('template.skipped', { count: result.skipped.length })}</Text>
+      {result.skipped.map((skip) => (
+        <Text key={skip.path} size="xs" c="dimmed"><Code>{skip.path}</Code> {skip.reason}</Text>
+      ))}
+    </Stack>
+  );
+}
