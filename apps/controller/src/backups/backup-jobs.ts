@@ -43,6 +43,7 @@ const REFUSED = 'refused ';
 @Injectable()
 export class BackupJobs implements OnApplicationBootstrap, OnModuleDestroy {
   private worker?: AnyWorker;
+  private stopped = false;
 
   constructor(
     @Inject(QUEUE_BACKEND) private readonly queues: QueueBackend,
@@ -51,8 +52,26 @@ export class BackupJobs implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    this.worker = this.queues.worker(BACKUPS_QUEUE, (job) => this.process(job));
+    void this.startWorker();
     void this.runner.store.sweepScratch().catch(() => undefined);
+  }
+
+  /**
+   * The worker starts once the queue store answers (retried every 30 s), as the recurring jobs'
+   * do: a worker made while the store is unreachable opens connections that retry for ever, and
+   * a shutdown that cannot close it leaves the process running.
+   */
+  private async startWorker(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        await this.queues.ping(2000);
+        if (this.stopped) return;
+        this.worker = this.queues.worker(BACKUPS_QUEUE, (job) => this.process(job));
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 30_000).unref());
+      }
+    }
   }
 
   /** A queue store that does not answer is a 503 naming it, not a request that hangs. */
@@ -64,6 +83,7 @@ export class BackupJobs implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** The worker is the queue store's: it closes it at shutdown, bounded (queue-backend.ts). */
   onModuleDestroy(): void {
+    this.stopped = true;
     this.worker = undefined;
   }
 
