@@ -5,6 +5,7 @@ import { PROBE_JOB, probeJobSchema, probeResultSchema, type HopConfig, type Prob
 import { notFound } from '../http/api-error.js';
 import type { QueueBackend } from '../queue/queue-backend.js';
 import { QUEUE_BACKEND } from '../runtime.js';
+import { awaitJob } from '../queue/await-job.js';
 import type { ProbeMode } from './dto/outbound.dto.js';
 import type { Outbound } from './outbound.entity.js';
 import { OutboundsRepository } from './outbounds.repository.js';
@@ -15,12 +16,6 @@ import { SettingsService } from '../settings/settings.service.js';
  * agent to take the job (it may be finishing an apply first) and report back.
  */
 export const PICKUP_MARGIN_MS = 3000;
-
-/**
- * Checks waiting at once. Each wait holds a connection of the queue store (a LISTEN connection
- * of the PostgreSQL backend's pool of 16, which the workers and delivery share); more callers queue up here.
- */
-const MAX_WAITING_CHECKS = 2;
 
 const NO_STAGES = { dns: null, connect: null, handshake: null, firstByte: null };
 
@@ -57,16 +52,13 @@ function hopConfig(row: Outbound): HopConfig | { kind: 'direct' } {
 
 /**
  * Probes an outbound from the node that runs it: a `probe` job on that node's queue, run by its
- * agent, awaited here through the queue's events (job.waitUntilFinished), which both queue stores
- * deliver. No answer within the probe's timeout plus PICKUP_MARGIN_MS is the answer
+ * agent, awaited here by reading its state (awaitJob, as backups await theirs: no event
+ * connection held per waiting check). No answer within the probe's timeout plus PICKUP_MARGIN_MS is the answer
  * `{ok: false, errorClass: 'timeout'}` (an agent away or busy), and the job is withdrawn so a
  * late agent does not run a stale probe. Every result is kept on the outbound.
  */
 @Injectable()
 export class ProbesService {
-  private waiting = 0;
-  private readonly line: (() => void)[] = [];
-
   constructor(
     private readonly outbounds: OutboundsRepository,
     private readonly settings: SettingsService,
@@ -93,49 +85,20 @@ export class ProbesService {
       allowPrivateTargets: settings.allowPrivateTargets,
     });
     const waitMs = settings.probeTimeoutMs + PICKUP_MARGIN_MS;
-    await this.enterLine();
-    const queueName = nodeQueueName(row.node.id);
-    const listener = this.queues.events(queueName);
-    try {
-      await listener.events.waitUntilReady();
-      const queue = this.queues.queue(queueName);
-      const added = await queue.add(PROBE_JOB, job, {
-        jobId: `probe:${row.id}:${randomUUID()}`,
-        attempts: 1,
-        removeOnComplete: { age: 300 },
-        removeOnFail: { age: 300 },
-      });
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), waitMs)));
-      const finished = added.waitUntilFinished(listener.events).then(
-        (value: unknown) => ({ value }),
-        (error: Error) => ({ error }),
-      );
-      const outcome = await Promise.race([finished, timedOut]).finally(() => clearTimeout(timer));
-      if (outcome === 'timeout') {
-        await queue.remove(added.id!).catch(() => undefined);
-        return failure('timeout', `no answer from the agent of node ${row.node.id} within ${waitMs} ms (is it connected?)`);
-      }
-      if ('error' in outcome) return failure('internal', `the probe failed on the node: ${outcome.error.message}`);
-      const parsed = probeResultSchema.safeParse(outcome.value);
-      return parsed.success ? parsed.data : failure('internal', 'the agent answered something that is not a probe result');
-    } finally {
-      await listener.close();
-      this.leaveLine();
+    const queue = this.queues.queue(nodeQueueName(row.node.id));
+    const added = await queue.add(PROBE_JOB, job, {
+      jobId: `probe:${row.id}:${randomUUID()}`,
+      attempts: 1,
+      removeOnComplete: { age: 300 },
+      removeOnFail: { age: 300 },
+    });
+    const outcome = await awaitJob(queue, added.id!, waitMs);
+    if (outcome.state === 'pending') {
+      await queue.remove(added.id!).catch(() => undefined);
+      return failure('timeout', `no answer from the agent of node ${row.node.id} within ${waitMs} ms (is it connected?)`);
     }
-  }
-
-  private async enterLine(): Promise<void> {
-    if (this.waiting < MAX_WAITING_CHECKS) {
-      this.waiting++;
-      return;
-    }
-    await new Promise<void>((resolve) => this.line.push(resolve));
-  }
-
-  private leaveLine(): void {
-    const next = this.line.shift();
-    if (next) next();
-    else this.waiting--;
+    if (outcome.state === 'failed') return failure('internal', `the probe failed on the node: ${outcome.reason}`);
+    const parsed = probeResultSchema.safeParse(outcome.value);
+    return parsed.success ? parsed.data : failure('internal', 'the agent answered something that is not a probe result');
   }
 }

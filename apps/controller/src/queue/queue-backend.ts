@@ -1,4 +1,4 @@
-import { Queue, QueueEvents, Worker, createPostgresBackend, runMigrations, type Processor } from 'bullmq';
+import { Queue, Worker, createPostgresBackend, runMigrations, type Processor } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { withTimeout } from '../common/with-timeout.js';
@@ -21,23 +21,8 @@ export interface QueueBackend {
   queue(name: string): AnyQueue;
   /** A worker for one of the controller's own queues (e.g. `system`), on the same store; closed with it. */
   worker(name: string, processor: Processor): AnyWorker;
-  /**
-   * A listener for one queue's job events (completed, failed…), for waiting on a job's outcome
-   * (job.waitUntilFinished). It holds a connection of its own (a blocking Redis connection, or a
-   * LISTEN connection from the pool): open it for the wait and close it afterwards.
-   */
-  events(name: string): OpenQueueEvents;
   /** Resolves when the backing store answers a real queue operation within the timeout. */
   ping(timeoutMs?: number): Promise<void>;
-  close(): Promise<void>;
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyQueueEvents = QueueEvents<any, any, any>;
-
-/** A QueueEvents with what closes it and its connection. */
-export interface OpenQueueEvents {
-  readonly events: AnyQueueEvents;
   close(): Promise<void>;
 }
 
@@ -48,7 +33,6 @@ abstract class BaseQueueBackend implements QueueBackend {
 
   protected abstract open(name: string): AnyQueue;
   protected abstract openWorker(name: string, processor: Processor): AnyWorker;
-  abstract events(name: string): OpenQueueEvents;
 
   queue(name: string): AnyQueue {
     let queue = this.queues.get(name);
@@ -107,21 +91,6 @@ class RedisQueueBackend extends BaseQueueBackend {
     return new Worker(name, processor, { connection, prefix: this.prefix });
   }
 
-  events(name: string): OpenQueueEvents {
-    // QueueEvents blocks on its connection (XREAD BLOCK), so it gets one of its own, as workers do.
-    const connection = new Redis(this.url, { maxRetriesPerRequest: null });
-    connection.on('error', () => undefined);
-    const events = new QueueEvents(name, { connection, prefix: this.prefix });
-    events.on('error', () => undefined);
-    return {
-      events,
-      close: async () => {
-        await withTimeout(events.close(), 5000, 'a queue event listener').catch(() => undefined);
-        connection.disconnect();
-      },
-    };
-  }
-
   override async close(): Promise<void> {
     await super.close();
     this.connection.disconnect();
@@ -144,13 +113,6 @@ class PostgresQueueBackend extends BaseQueueBackend {
     return new Worker(name, processor, { connection: this.pool }, createPostgresBackend);
   }
 
-  events(name: string): OpenQueueEvents {
-    // Its LISTEN connection comes from the pool and goes back to it on close.
-    const events = new QueueEvents(name, { connection: this.pool }, createPostgresBackend);
-    events.on('error', () => undefined);
-    return { events, close: () => withTimeout(events.close(), 5000, 'a queue event listener').catch(() => undefined) };
-  }
-
   override async close(): Promise<void> {
     await super.close();
     await this.pool.end();
@@ -164,10 +126,10 @@ export async function openQueueBackend(options: {
 }): Promise<QueueBackend> {
   if (options.redisUrl) return new RedisQueueBackend(options.redisUrl, options.prefix);
   // The pool is ours, so BullMQ cannot set search_path on it: every connection starts in its schema.
-  // Every worker (and every QueueEvents) on a user-supplied pool holds one pooled connection for
-  // its LISTEN as long as it runs: the controller's five workers (system, system history,
-  // inventory, backups, backup schedule), up to two probe waits, and room for queries. With 5 the
-  // workers alone took the pool and every queue operation waited forever.
+  // Every worker on a user-supplied pool holds one pooled connection for its LISTEN as long as it
+  // runs: the controller's five workers (system, system history, inventory, backups, backup
+  // schedule), and room for queries. With 5 the workers alone took the pool and every queue
+  // operation waited forever.
   const pool = new pg.Pool({
     connectionString: options.databaseUrl,
     max: 16,
