@@ -50,7 +50,8 @@ function hashing(hash: ReturnType<typeof createHash>, counter: { rows: number })
  * The whole database as backups see it: every table of the panel in PostgreSQL's COPY text
  * format (exact for every type, and the fastest way in and out), read in one REPEATABLE READ
  * snapshot, and written back in one transaction. Raw SQL on purpose: COPY, DDL and the
- * catalogue are beyond what the ORM's builders express. One dedicated connection per run.
+ * catalogue are beyond what the ORM's builders express. One dedicated connection per run; the
+ * small reads around a run go through the ORM's pool.
  */
 @Injectable()
 export class BackupsRepository {
@@ -165,26 +166,17 @@ export class BackupsRepository {
 
   /** When the panel was set up: its first user's creation; null on an empty database. */
   async installedAt(): Promise<Date | null> {
-    const client = await this.connect();
-    try {
-      return (await client.query<{ at: Date | null }>('select min(created_at) as at from users')).rows[0]?.at ?? null;
-    } finally {
-      await client.end().catch(() => undefined);
-    }
+    const rows = await this.orm.em.fork().execute<{ at: Date | null }[]>('select min(created_at) as at from users');
+    return rows[0]?.at ?? null;
   }
 
   /** Nodes as the backup names them in its manifest. */
   async nodes(): Promise<{ id: string; name: string; agent: AgentFacts }[]> {
-    const client = await this.connect();
-    try {
-      const { rows } = await client.query<{ id: string; name: string; has_credential: boolean | null; connected: boolean | null; last_seen_at: Date | null }>(
-        `select n.id, n.name, a.credential_hash is not null as has_credential, a.connected, a.last_seen_at
-           from nodes n left join node_agents a on a.node_id = n.id order by n.name`,
-      );
-      return rows.map((row) => ({ id: row.id, name: row.name, agent: { hasCredential: row.has_credential ?? false, connected: row.connected ?? false, lastSeenAt: row.last_seen_at } }));
-    } finally {
-      await client.end().catch(() => undefined);
-    }
+    const rows = await this.orm.em.fork().execute<{ id: string; name: string; has_credential: boolean | null; connected: boolean | null; last_seen_at: Date | null }[]>(
+      `select n.id, n.name, a.credential_hash is not null as has_credential, a.connected, a.last_seen_at
+         from nodes n left join node_agents a on a.node_id = n.id order by n.name`,
+    );
+    return rows.map((row) => ({ id: row.id, name: row.name, agent: { hasCredential: row.has_credential ?? false, connected: row.connected ?? false, lastSeenAt: row.last_seen_at } }));
   }
 
   /**
