@@ -1,10 +1,17 @@
 import { Queue, Worker, createPostgresBackend, runMigrations, type Processor } from 'bullmq';
 import { Redis } from 'ioredis';
+import { hostname } from 'node:os';
 import pg from 'pg';
 import { withTimeout } from '../common/with-timeout.js';
 import { QUEUE_SCHEMA } from '#libs/contracts/queue-store.js';
 
 export type QueueBackendKind = 'redis' | 'postgres';
+
+/**
+ * The name this controller's workers stamp on every job they run (BullMQ's `processedBy`): with
+ * several controllers on one store, it says which one ran a scheduled tick or a backup.
+ */
+export const WORKER_NAME = `controller ${hostname()} pid ${process.pid}`;
 
 /** A BullMQ queue on either store; producers use only the backend-neutral API. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -88,7 +95,7 @@ class RedisQueueBackend extends BaseQueueBackend {
     const connection = new Redis(this.url, { maxRetriesPerRequest: null });
     connection.on('error', () => undefined);
     this.workerConnections.push(connection);
-    return new Worker(name, processor, { connection, prefix: this.prefix });
+    return new Worker(name, processor, { connection, prefix: this.prefix, name: WORKER_NAME });
   }
 
   override async close(): Promise<void> {
@@ -110,7 +117,7 @@ class PostgresQueueBackend extends BaseQueueBackend {
   }
 
   protected openWorker(name: string, processor: Processor): AnyWorker {
-    return new Worker(name, processor, { connection: this.pool }, createPostgresBackend);
+    return new Worker(name, processor, { connection: this.pool, name: WORKER_NAME }, createPostgresBackend);
   }
 
   override async close(): Promise<void> {
