@@ -1,7 +1,9 @@
 import { ActionIcon, Button, CopyButton, Group, Modal, Stack, Text, Title, Tooltip, type ButtonProps } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
 import { IconCheck, IconCopy } from '@tabler/icons-react';
 import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { messageOf } from '../api.js';
 
 export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {
   return (
@@ -79,6 +81,26 @@ export function ConfirmButton({
       </Modal>
     </>
   );
+}
+
+/** A row's edit and delete buttons; delete asks first with `confirmMessage`. */
+export function EditAndDelete({ onEdit, confirmMessage, onDelete }: { onEdit: () => void; confirmMessage: string; onDelete: () => unknown }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <Button size="xs" variant="default" onClick={onEdit}>
+        {t('common.edit')}
+      </Button>
+      <ConfirmButton message={confirmMessage} onConfirm={onDelete}>
+        {t('common.delete')}
+      </ConfirmButton>
+    </>
+  );
+}
+
+/** What a failed action outside a form says: the API's message, as a red notification. */
+export function notifyFailure(error: unknown): void {
+  notifications.show({ message: messageOf(error), color: 'red' });
 }
 
 const UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];

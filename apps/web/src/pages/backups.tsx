@@ -1,4 +1,4 @@
-import { Alert, Button, FileButton, Group, Progress, Stack, Table, Text } from '@mantine/core';
+import { Alert, Button, FileButton, Progress, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconDownload, IconPlus, IconUpload } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, ApiError, messageOf, must, saveFile, type Schemas } from '../api.js';
 import { ConfirmButton, EmptyState, formatBytes, formatDate, PageHeader } from '../components/common.js';
+import { ListTable } from '../components/list-table.js';
 import { PageLoader } from '../components/page-loader.js';
 import { useUser } from '../session.js';
 
@@ -112,40 +113,30 @@ export default function BackupsPage() {
       {backups.data.backups.length === 0 ? (
         <EmptyState>{t('backups.empty')}</EmptyState>
       ) : (
-        <Table.ScrollContainer minWidth={600}>
-          <Table striped data-testid="backups-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('common.name')}</Table.Th>
-                <Table.Th>{t('backups.size')}</Table.Th>
-                <Table.Th>{t('backups.createdAt')}</Table.Th>
-                <Table.Th />
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {backups.data.backups.map((backup) => (
-                <Table.Tr key={backup.name}>
-                  <Table.Td style={{ wordBreak: 'break-all' }}>{backup.name}</Table.Td>
-                  <Table.Td>{formatBytes(backup.size)}</Table.Td>
-                  <Table.Td>{formatDate(backup.createdAt, i18n.language)}</Table.Td>
-                  <Table.Td>
-                    <Group gap={4} wrap="nowrap">
-                      <Button size="xs" variant="default" leftSection={<IconDownload size={14} />} onClick={() => download.mutate(backup.name)} data-testid="download-backup">
-                        {t('common.download')}
-                      </Button>
-                      <ConfirmButton color="orange" disabled={busy} message={t('backups.confirmRestore', { name: backup.name })} confirmLabel={t('backups.restore')} onConfirm={() => restore.mutate(backup.name)}>
-                        {t('backups.restore')}
-                      </ConfirmButton>
-                      <ConfirmButton disabled={busy} message={t('backups.confirmDelete', { name: backup.name })} onConfirm={() => remove.mutate(backup.name)}>
-                        {t('common.delete')}
-                      </ConfirmButton>
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <ListTable
+          rows={backups.data.backups}
+          rowKey={(backup) => backup.name}
+          minWidth={600}
+          testId="backups-table"
+          columns={[
+            { header: t('common.name'), breakWords: true, cell: (backup) => backup.name },
+            { header: t('backups.size'), cell: (backup) => formatBytes(backup.size) },
+            { header: t('backups.createdAt'), cell: (backup) => formatDate(backup.createdAt, i18n.language) },
+          ]}
+          actions={(backup) => (
+            <>
+              <Button size="xs" variant="default" leftSection={<IconDownload size={14} />} onClick={() => download.mutate(backup.name)} data-testid="download-backup">
+                {t('common.download')}
+              </Button>
+              <ConfirmButton color="orange" disabled={busy} message={t('backups.confirmRestore', { name: backup.name })} confirmLabel={t('backups.restore')} onConfirm={() => restore.mutate(backup.name)}>
+                {t('backups.restore')}
+              </ConfirmButton>
+              <ConfirmButton disabled={busy} message={t('backups.confirmDelete', { name: backup.name })} onConfirm={() => remove.mutate(backup.name)}>
+                {t('common.delete')}
+              </ConfirmButton>
+            </>
+          )}
+        />
       )}
     </>
   );

@@ -1,4 +1,4 @@
-import { Badge, Button, Group, Pagination, Select, Stack, Table, Text, TextInput, UnstyledButton } from '@mantine/core';
+import { Badge, Button, Group, Pagination, Select, Stack, Text, TextInput, UnstyledButton } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconPlus, IconSearch } from '@tabler/icons-react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
@@ -7,6 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate, useParams } from 'react-router';
 import { api, must, type Schemas } from '../api.js';
 import { EmptyState, formatBytes, formatDate, PageHeader } from '../components/common.js';
+import { ListTable } from '../components/list-table.js';
 import { useCanManage } from '../session.js';
 
 const ClientDrawer = lazy(() => import('./client-drawer.js'));
@@ -105,37 +106,30 @@ export default function ClientsPage() {
       {data && data.items.length === 0 ? (
         <EmptyState>{debouncedSearch || status || debouncedGroup ? t('clients.noMatch') : t('clients.empty')}</EmptyState>
       ) : (
-        <Table.ScrollContainer minWidth={640}>
-          <Table highlightOnHover striped data-testid="clients-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('common.name')}</Table.Th>
-                <Table.Th>{t('clients.statusLabel')}</Table.Th>
-                <Table.Th>{t('clients.usage')}</Table.Th>
-                <Table.Th>{t('clients.devices')}</Table.Th>
-                <Table.Th>{t('clients.expires')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {data?.items.map((client) => (
-                <Table.Tr key={client.id} onClick={() => navigate(`/clients/${client.id}`)} style={{ cursor: 'pointer' }}>
-                  <Table.Td>
-                    <UnstyledButton onClick={() => navigate(`/clients/${client.id}`)} fw={500}>
-                      {client.name}
-                    </UnstyledButton>
-                    {client.groups.length > 0 && <Text size="xs" c="dimmed">{client.groups.join(', ')}</Text>}
-                  </Table.Td>
-                  <Table.Td><StatusBadge status={client.status} /></Table.Td>
-                  <Table.Td>
-                    {formatBytes(client.usedBytes)} / {client.quotaBytes ? formatBytes(client.quotaBytes) : '∞'}
-                  </Table.Td>
-                  <Table.Td>{client.deviceCount} / {client.deviceLimit}</Table.Td>
-                  <Table.Td>{client.expiresAt ? formatDate(client.expiresAt, i18n.language) : '—'}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <ListTable
+          rows={data?.items ?? []}
+          rowKey={(client) => client.id}
+          minWidth={640}
+          testId="clients-table"
+          rowProps={(client) => ({ onClick: () => navigate(`/clients/${client.id}`), style: { cursor: 'pointer' } })}
+          columns={[
+            {
+              header: t('common.name'),
+              cell: (client) => (
+                <>
+                  <UnstyledButton onClick={() => navigate(`/clients/${client.id}`)} fw={500}>
+                    {client.name}
+                  </UnstyledButton>
+                  {client.groups.length > 0 && <Text size="xs" c="dimmed">{client.groups.join(', ')}</Text>}
+                </>
+              ),
+            },
+            { header: t('clients.statusLabel'), cell: (client) => <StatusBadge status={client.status} /> },
+            { header: t('clients.usage'), cell: (client) => `${formatBytes(client.usedBytes)} / ${client.quotaBytes ? formatBytes(client.quotaBytes) : '∞'}` },
+            { header: t('clients.devices'), cell: (client) => `${client.deviceCount} / ${client.deviceLimit}` },
+            { header: t('clients.expires'), cell: (client) => (client.expiresAt ? formatDate(client.expiresAt, i18n.language) : '—') },
+          ]}
+        />
       )}
       {data && data.total > 0 && (
         <Stack align="center" mt="md" gap={4}>

@@ -1,12 +1,13 @@
-import { Badge, Button, Group, Modal, NumberInput, Select, Stack, Switch, Table, TextInput } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
+import { Badge, Button, Group, NumberInput, Select, Switch, TextInput } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, messageOf, must, type Schemas } from '../api.js';
-import { ConfirmButton, EmptyState, PageHeader } from '../components/common.js';
-import { fieldError, FormError } from '../components/form-errors.js';
+import { api, must, type Schemas } from '../api.js';
+import { EditAndDelete, EmptyState, notifyFailure, PageHeader } from '../components/common.js';
+import { fieldError } from '../components/form-errors.js';
+import { FormModal } from '../components/form-modal.js';
+import { ListTable } from '../components/list-table.js';
 import { PageLoader } from '../components/page-loader.js';
 import { useCanManage } from '../session.js';
 
@@ -24,7 +25,7 @@ export default function HostsPage() {
   const remove = useMutation({
     mutationFn: (id: string) => must(api.DELETE('/api/hosts/{id}', { params: { path: { id } } })),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['hosts'] }),
-    onError: (error) => notifications.show({ message: messageOf(error), color: 'red' }),
+    onError: notifyFailure,
   });
   if (!hosts.data) return <PageLoader />;
   return (
@@ -39,41 +40,18 @@ export default function HostsPage() {
       {hosts.data.length === 0 ? (
         <EmptyState>{interfaces.data?.length ? t('hosts.empty') : t('hosts.needInterface')}</EmptyState>
       ) : (
-        <Table.ScrollContainer minWidth={600}>
-          <Table striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('common.name')}</Table.Th>
-                <Table.Th>{t('hosts.interface')}</Table.Th>
-                <Table.Th>{t('hosts.address')}</Table.Th>
-                <Table.Th>{t('hosts.priority')}</Table.Th>
-                <Table.Th />
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {hosts.data.map((host) => (
-                <Table.Tr key={host.id}>
-                  <Table.Td fw={500}>
-                    {host.name} {!host.enabled && <Badge color="gray" variant="light">{t('hosts.disabled')}</Badge>}
-                  </Table.Td>
-                  <Table.Td>{names.get(host.interfaceId) ?? host.interfaceId}</Table.Td>
-                  <Table.Td>{host.address}:{host.effectivePort}</Table.Td>
-                  <Table.Td>{host.priority}</Table.Td>
-                  <Table.Td>
-                    {canManage && (
-                      <Group gap={4} wrap="nowrap">
-                        <Button size="xs" variant="default" onClick={() => setEditing(host)}>{t('common.edit')}</Button>
-                        <ConfirmButton message={t('hosts.confirmDelete', { name: host.name })} onConfirm={() => remove.mutate(host.id)}>
-                          {t('common.delete')}
-                        </ConfirmButton>
-                      </Group>
-                    )}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <ListTable
+          rows={hosts.data}
+          rowKey={(host) => host.id}
+          minWidth={600}
+          columns={[
+            { header: t('common.name'), naming: true, cell: (host) => <>{host.name} {!host.enabled && <Badge color="gray" variant="light">{t('hosts.disabled')}</Badge>}</> },
+            { header: t('hosts.interface'), cell: (host) => names.get(host.interfaceId) ?? host.interfaceId },
+            { header: t('hosts.address'), cell: (host) => `${host.address}:${host.effectivePort}` },
+            { header: t('hosts.priority'), cell: (host) => host.priority },
+          ]}
+          actions={(host) => canManage && <EditAndDelete onEdit={() => setEditing(host)} confirmMessage={t('hosts.confirmDelete', { name: host.name })} onDelete={() => remove.mutate(host.id)} />}
+        />
       )}
       {editing && <HostModal host={editing === 'new' ? undefined : editing} interfaces={interfaces.data ?? []} onClose={() => setEditing(null)} />}
     </>
@@ -95,26 +73,16 @@ function HostModal({ host, interfaces, onClose }: { host?: Host; interfaces: Sch
       onClose();
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    save.mutate();
-  };
   return (
-    <Modal opened onClose={onClose} title={host ? host.name : t('hosts.new')}>
-      <Stack component="form" onSubmit={submit} gap="sm">
-        {!host && <Select label={t('hosts.interface')} data={interfaces.map((entry) => ({ value: entry.id, label: entry.name }))} value={values.interfaceId} onChange={(value) => set('interfaceId', value ?? '')} error={fieldError(save.error, 'interfaceId')} />}
-        <TextInput label={t('common.name')} value={values.name} onChange={(e) => set('name', e.currentTarget.value)} error={fieldError(save.error, 'name')} />
-        <TextInput label={t('hosts.address')} value={values.address} onChange={(e) => set('address', e.currentTarget.value)} error={fieldError(save.error, 'address')} />
-        <Group grow>
-          <NumberInput label={t('hosts.port')} description={t('hosts.portZero')} value={values.port} onChange={(value) => set('port', value)} error={fieldError(save.error, 'port')} />
-          <NumberInput label={t('hosts.priority')} value={values.priority} onChange={(value) => set('priority', value)} error={fieldError(save.error, 'priority')} />
-        </Group>
-        <Switch label={t('hosts.enabled')} checked={values.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />
-        <FormError error={save.error} fields={['interfaceId', 'name', 'address', 'port', 'priority', 'enabled']} />
-        <Group justify="flex-end">
-          <Button type="submit" loading={save.isPending}>{host ? t('common.save') : t('common.create')}</Button>
-        </Group>
-      </Stack>
-    </Modal>
+    <FormModal title={host ? host.name : t('hosts.new')} onClose={onClose} save={save} fields={['interfaceId', 'name', 'address', 'port', 'priority', 'enabled']} editing={Boolean(host)}>
+      {!host && <Select label={t('hosts.interface')} data={interfaces.map((entry) => ({ value: entry.id, label: entry.name }))} value={values.interfaceId} onChange={(value) => set('interfaceId', value ?? '')} error={fieldError(save.error, 'interfaceId')} />}
+      <TextInput label={t('common.name')} value={values.name} onChange={(e) => set('name', e.currentTarget.value)} error={fieldError(save.error, 'name')} />
+      <TextInput label={t('hosts.address')} value={values.address} onChange={(e) => set('address', e.currentTarget.value)} error={fieldError(save.error, 'address')} />
+      <Group grow>
+        <NumberInput label={t('hosts.port')} description={t('hosts.portZero')} value={values.port} onChange={(value) => set('port', value)} error={fieldError(save.error, 'port')} />
+        <NumberInput label={t('hosts.priority')} value={values.priority} onChange={(value) => set('priority', value)} error={fieldError(save.error, 'priority')} />
+      </Group>
+      <Switch label={t('hosts.enabled')} checked={values.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />
+    </FormModal>
   );
 }

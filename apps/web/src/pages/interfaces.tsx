@@ -1,12 +1,13 @@
-import { Badge, Button, Group, Modal, NumberInput, Select, Stack, Switch, Table, TagsInput, Text, TextInput } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
+import { Badge, Button, Group, NumberInput, Select, Switch, TagsInput, Text, TextInput } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, messageOf, must, type Schemas } from '../api.js';
-import { ConfirmButton, EmptyState, formatBytes, PageHeader } from '../components/common.js';
-import { fieldError, FormError } from '../components/form-errors.js';
+import { api, must, type Schemas } from '../api.js';
+import { EditAndDelete, EmptyState, formatBytes, notifyFailure, PageHeader } from '../components/common.js';
+import { fieldError } from '../components/form-errors.js';
+import { FormModal } from '../components/form-modal.js';
+import { ListTable } from '../components/list-table.js';
 import { PageLoader } from '../components/page-loader.js';
 import { useCanManage } from '../session.js';
 
@@ -22,7 +23,7 @@ export default function InterfacesPage() {
   const remove = useMutation({
     mutationFn: ({ id, force }: { id: string; force: boolean }) => must(api.DELETE('/api/interfaces/{id}', { params: { path: { id }, query: force ? { force: 'true' as const } : {} } })),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['interfaces'] }),
-    onError: (error) => notifications.show({ message: messageOf(error), color: 'red' }),
+    onError: notifyFailure,
   });
   if (!interfaces.data) return <PageLoader />;
   return (
@@ -37,47 +38,39 @@ export default function InterfacesPage() {
       {interfaces.data.length === 0 ? (
         <EmptyState>{t('interfaces.empty')}</EmptyState>
       ) : (
-        <Table.ScrollContainer minWidth={720}>
-          <Table striped data-testid="interfaces-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('common.name')}</Table.Th>
-                <Table.Th>{t('interfaces.mode')}</Table.Th>
-                <Table.Th>{t('interfaces.endpoint')}</Table.Th>
-                <Table.Th>{t('interfaces.subnet')}</Table.Th>
-                <Table.Th>{t('interfaces.addresses')}</Table.Th>
-                <Table.Th>{t('interfaces.state')}</Table.Th>
-                <Table.Th />
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {interfaces.data.map((entry) => (
-                <Table.Tr key={entry.id}>
-                  <Table.Td fw={500}>{entry.name}</Table.Td>
-                  <Table.Td>{entry.mode}</Table.Td>
-                  <Table.Td>{entry.endpointHost}:{entry.listenPort}</Table.Td>
-                  <Table.Td>{entry.subnet}</Table.Td>
-                  <Table.Td>{entry.allocated} / {entry.capacity} · {t('interfaces.clientsDevices', { clients: entry.clients, devices: entry.devices })} · {formatBytes(entry.usedBytes)}</Table.Td>
-                  <Table.Td>
-                    <Badge color={!entry.enabled ? 'gray' : entry.running ? 'green' : 'yellow'} variant="light">
-                      {!entry.enabled ? t('interfaces.disabled') : entry.running ? t('interfaces.running') : t('interfaces.pending')}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>
-                    {canManage && (
-                      <Group gap={4} wrap="nowrap">
-                        <Button size="xs" variant="default" onClick={() => setEditing(entry)}>{t('common.edit')}</Button>
-                        <ConfirmButton message={entry.devices > 0 ? t('interfaces.confirmDeleteUsed', { name: entry.name, devices: entry.devices }) : t('interfaces.confirmDelete', { name: entry.name })} onConfirm={() => remove.mutate({ id: entry.id, force: entry.devices > 0 })}>
-                          {t('common.delete')}
-                        </ConfirmButton>
-                      </Group>
-                    )}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <ListTable
+          rows={interfaces.data}
+          rowKey={(entry) => entry.id}
+          minWidth={720}
+          testId="interfaces-table"
+          columns={[
+            { header: t('common.name'), naming: true, cell: (entry) => entry.name },
+            { header: t('interfaces.mode'), cell: (entry) => entry.mode },
+            { header: t('interfaces.endpoint'), cell: (entry) => `${entry.endpointHost}:${entry.listenPort}` },
+            { header: t('interfaces.subnet'), cell: (entry) => entry.subnet },
+            {
+              header: t('interfaces.addresses'),
+              cell: (entry) => `${entry.allocated} / ${entry.capacity} · ${t('interfaces.clientsDevices', { clients: entry.clients, devices: entry.devices })} · ${formatBytes(entry.usedBytes)}`,
+            },
+            {
+              header: t('interfaces.state'),
+              cell: (entry) => (
+                <Badge color={!entry.enabled ? 'gray' : entry.running ? 'green' : 'yellow'} variant="light">
+                  {!entry.enabled ? t('interfaces.disabled') : entry.running ? t('interfaces.running') : t('interfaces.pending')}
+                </Badge>
+              ),
+            },
+          ]}
+          actions={(entry) =>
+            canManage && (
+              <EditAndDelete
+                onEdit={() => setEditing(entry)}
+                confirmMessage={entry.devices > 0 ? t('interfaces.confirmDeleteUsed', { name: entry.name, devices: entry.devices }) : t('interfaces.confirmDelete', { name: entry.name })}
+                onDelete={() => remove.mutate({ id: entry.id, force: entry.devices > 0 })}
+              />
+            )
+          }
+        />
       )}
       {editing && <InterfaceModal entry={editing === 'new' ? undefined : editing} onClose={() => setEditing(null)} />}
     </>
@@ -112,41 +105,37 @@ function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose: () => 
       onClose();
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    save.mutate();
-  };
   const error = save.error;
   return (
-    <Modal opened onClose={onClose} title={entry ? entry.name : t('interfaces.new')} size="lg">
-      <Stack component="form" onSubmit={submit} gap="sm">
-        <Group grow>
-          <TextInput label={t('common.name')} name="name" value={values.name} onChange={(e) => set('name', e.currentTarget.value)} error={fieldError(error, 'name')} />
-          {!entry && (
-            <Select label={t('interfaces.mode')} data={[{ value: 'standard', label: 'WireGuard' }, { value: 'amnezia', label: 'AmneziaWG' }]} value={values.mode} onChange={(value) => set('mode', value)} error={fieldError(error, 'mode')} />
-          )}
-        </Group>
+    <FormModal
+      title={entry ? entry.name : t('interfaces.new')}
+      onClose={onClose}
+      save={save}
+      fields={FIELDS}
+      editing={Boolean(entry)}
+      size="lg"
+      submitTestId="interface-submit"
+      footer={entry && <Text size="xs" c="dimmed">{t('interfaces.subnetNote')}</Text>}
+    >
+      <Group grow>
+        <TextInput label={t('common.name')} name="name" value={values.name} onChange={(e) => set('name', e.currentTarget.value)} error={fieldError(error, 'name')} />
         {!entry && (
-          <Select label={t('interfaces.node')} placeholder={t('interfaces.localNode')} data={(nodes.data ?? []).map((node) => ({ value: node.id, label: node.name }))} value={values.nodeId || null} onChange={(value) => set('nodeId', value ?? '')} clearable error={fieldError(error, 'nodeId')} />
+          <Select label={t('interfaces.mode')} data={[{ value: 'standard', label: 'WireGuard' }, { value: 'amnezia', label: 'AmneziaWG' }]} value={values.mode} onChange={(value) => set('mode', value)} error={fieldError(error, 'mode')} />
         )}
-        <Group grow>
-          <TextInput label={t('interfaces.endpointHost')} name="endpointHost" value={values.endpointHost} onChange={(e) => set('endpointHost', e.currentTarget.value)} error={fieldError(error, 'endpointHost')} />
-          <NumberInput label={t('interfaces.listenPort')} name="listenPort" value={values.listenPort} onChange={(value) => set('listenPort', value)} error={fieldError(error, 'listenPort')} />
-        </Group>
-        <Group grow>
-          <TextInput label={t('interfaces.subnet')} name="subnet" value={values.subnet} onChange={(e) => set('subnet', e.currentTarget.value)} error={fieldError(error, 'subnet')} />
-          <NumberInput label="MTU" value={values.mtu} onChange={(value) => set('mtu', value)} error={fieldError(error, 'mtu')} />
-        </Group>
-        <TagsInput label="DNS" value={values.dns} onChange={(value) => set('dns', value)} error={fieldError(error, 'dns')} />
-        <Switch label={t('interfaces.enabled')} checked={values.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />
-        <FormError error={error} fields={FIELDS} />
-        <Group justify="flex-end">
-          <Button type="submit" loading={save.isPending} data-testid="interface-submit">
-            {entry ? t('common.save') : t('common.create')}
-          </Button>
-        </Group>
-        {entry && <Text size="xs" c="dimmed">{t('interfaces.subnetNote')}</Text>}
-      </Stack>
-    </Modal>
+      </Group>
+      {!entry && (
+        <Select label={t('interfaces.node')} placeholder={t('interfaces.localNode')} data={(nodes.data ?? []).map((node) => ({ value: node.id, label: node.name }))} value={values.nodeId || null} onChange={(value) => set('nodeId', value ?? '')} clearable error={fieldError(error, 'nodeId')} />
+      )}
+      <Group grow>
+        <TextInput label={t('interfaces.endpointHost')} name="endpointHost" value={values.endpointHost} onChange={(e) => set('endpointHost', e.currentTarget.value)} error={fieldError(error, 'endpointHost')} />
+        <NumberInput label={t('interfaces.listenPort')} name="listenPort" value={values.listenPort} onChange={(value) => set('listenPort', value)} error={fieldError(error, 'listenPort')} />
+      </Group>
+      <Group grow>
+        <TextInput label={t('interfaces.subnet')} name="subnet" value={values.subnet} onChange={(e) => set('subnet', e.currentTarget.value)} error={fieldError(error, 'subnet')} />
+        <NumberInput label="MTU" value={values.mtu} onChange={(value) => set('mtu', value)} error={fieldError(error, 'mtu')} />
+      </Group>
+      <TagsInput label="DNS" value={values.dns} onChange={(value) => set('dns', value)} error={fieldError(error, 'dns')} />
+      <Switch label={t('interfaces.enabled')} checked={values.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />
+    </FormModal>
   );
 }

@@ -1,12 +1,14 @@
-import { Alert, Badge, Button, Code, Group, Modal, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Code, Group, Modal, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconKey, IconPlus } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, messageOf, must, type Schemas } from '../api.js';
-import { ConfirmButton, Copy, EmptyState, formatDate, PageHeader } from '../components/common.js';
+import { api, must, type Schemas } from '../api.js';
+import { ConfirmButton, Copy, EditAndDelete, EmptyState, formatDate, notifyFailure, PageHeader } from '../components/common.js';
 import { fieldError, FormError } from '../components/form-errors.js';
+import { FormModal } from '../components/form-modal.js';
+import { ListTable } from '../components/list-table.js';
 import { PageLoader } from '../components/page-loader.js';
 import { useCanManage } from '../session.js';
 import { AgentBadge, SyncBadge } from './overview.js';
@@ -23,12 +25,12 @@ export default function NodesPage() {
   const reissue = useMutation({
     mutationFn: (node: Schemas['NodeDto']) => must(api.POST('/api/nodes/{id}/enrolment', { params: { path: { id: node.id } } })).then((answer) => ({ name: node.name, enrolment: answer })),
     onSuccess: setEnrolment,
-    onError: (error) => notifications.show({ message: messageOf(error), color: 'red' }),
+    onError: notifyFailure,
   });
   const remove = useMutation({
     mutationFn: ({ id, force }: { id: string; force: boolean }) => must(api.DELETE('/api/nodes/{id}', { params: { path: { id }, query: force ? { force: 'true' as const } : {} } })),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['nodes'] }),
-    onError: (error) => notifications.show({ message: messageOf(error), color: 'red' }),
+    onError: notifyFailure,
   });
   return (
     <>
@@ -42,54 +44,48 @@ export default function NodesPage() {
       {!nodes.data ? (
         <PageLoader />
       ) : (
-        <Table.ScrollContainer minWidth={640}>
-          <Table striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('common.name')}</Table.Th>
-                <Table.Th>{t('nodes.address')}</Table.Th>
-                <Table.Th>{t('nodes.agent')}</Table.Th>
-                <Table.Th>{t('nodes.sync')}</Table.Th>
-                <Table.Th>{t('nodes.interfaces')}</Table.Th>
-                <Table.Th />
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {nodes.data.map((node) => (
-                <Table.Tr key={node.id}>
-                  <Table.Td fw={500}>
-                    {node.name} {node.isLocal && <Badge variant="outline" size="xs">{t('nodes.local')}</Badge>}
-                  </Table.Td>
-                  <Table.Td>{node.address}</Table.Td>
-                  <Table.Td>
-                    <AgentBadge state={node.agent.state} />
-                    {node.agent.lastSeenAt && <Text size="xs" c="dimmed">{formatDate(node.agent.lastSeenAt, i18n.language)}</Text>}
-                  </Table.Td>
-                  <Table.Td>
-                    <SyncBadge inSync={node.inSync} />
-                    <Text size="xs" c="dimmed">{node.appliedRevision} / {node.desiredRevision}</Text>
-                  </Table.Td>
-                  <Table.Td>{node.interfaceCount}</Table.Td>
-                  <Table.Td>
-                    {canManage && (
-                      <Group gap={4} wrap="nowrap">
-                        <Button size="xs" variant="default" onClick={() => setEditing(node)}>{t('common.edit')}</Button>
-                      </Group>
-                    )}
-                    {canManage && !node.isLocal && (
-                      <Group gap={4} wrap="nowrap" mt={4}>
-                        <Button size="xs" variant="default" onClick={() => reissue.mutate(node)}>{t('nodes.enrolment')}</Button>
-                        <ConfirmButton message={t('nodes.confirmDelete', { name: node.name })} onConfirm={() => remove.mutate({ id: node.id, force: node.interfaceCount > 0 })}>
-                          {t('common.delete')}
-                        </ConfirmButton>
-                      </Group>
-                    )}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <ListTable
+          rows={nodes.data}
+          rowKey={(node) => node.id}
+          minWidth={640}
+          columns={[
+            { header: t('common.name'), naming: true, cell: (node) => <>{node.name} {node.isLocal && <Badge variant="outline" size="xs">{t('nodes.local')}</Badge>}</> },
+            { header: t('nodes.address'), cell: (node) => node.address },
+            {
+              header: t('nodes.agent'),
+              cell: (node) => (
+                <>
+                  <AgentBadge state={node.agent.state} />
+                  {node.agent.lastSeenAt && <Text size="xs" c="dimmed">{formatDate(node.agent.lastSeenAt, i18n.language)}</Text>}
+                </>
+              ),
+            },
+            {
+              header: t('nodes.sync'),
+              cell: (node) => (
+                <>
+                  <SyncBadge inSync={node.inSync} />
+                  <Text size="xs" c="dimmed">{node.appliedRevision} / {node.desiredRevision}</Text>
+                </>
+              ),
+            },
+            { header: t('nodes.interfaces'), cell: (node) => node.interfaceCount },
+          ]}
+          actions={(node) =>
+            canManage && (
+              <>
+                {node.isLocal ? (
+                  <Button size="xs" variant="default" onClick={() => setEditing(node)}>{t('common.edit')}</Button>
+                ) : (
+                  <>
+                    <Button size="xs" variant="default" onClick={() => reissue.mutate(node)}>{t('nodes.enrolment')}</Button>
+                    <EditAndDelete onEdit={() => setEditing(node)} confirmMessage={t('nodes.confirmDelete', { name: node.name })} onDelete={() => remove.mutate({ id: node.id, force: node.interfaceCount > 0 })} />
+                  </>
+                )}
+              </>
+            )
+          }
+        />
       )}
       {adding && <NodeModal onClose={() => setAdding(false)} onCreated={(name, answer) => setEnrolment({ name, enrolment: answer })} />}
       {editing && <NodeModal node={editing} onClose={() => setEditing(null)} onCreated={() => undefined} />}
@@ -128,20 +124,12 @@ function NodeModal({ node, onClose, onCreated }: { node?: Schemas['NodeDto']; on
       else if (created?.enrolmentError) notifications.show({ message: created.enrolmentError, color: 'orange' });
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
   return (
-    <Modal opened onClose={onClose} title={node ? node.name : t('nodes.new')}>
-      <Stack component="form" onSubmit={submit} gap="sm">
-        <TextInput label={t('common.name')} value={values.name} onChange={(e) => setValues({ ...values, name: e.currentTarget.value })} error={fieldError(create.error, 'name')} />
-        <TextInput label={t('nodes.address')} value={values.address} onChange={(e) => setValues({ ...values, address: e.currentTarget.value })} error={fieldError(create.error, 'address')} />
-        <TextInput label={t('nodes.note')} value={values.note} onChange={(e) => setValues({ ...values, note: e.currentTarget.value })} error={fieldError(create.error, 'note')} />
-        <FormError error={create.error} fields={['name', 'address', 'note']} />
-        <Group justify="flex-end"><Button type="submit" loading={create.isPending}>{node ? t('common.save') : t('common.create')}</Button></Group>
-      </Stack>
-    </Modal>
+    <FormModal title={node ? node.name : t('nodes.new')} onClose={onClose} save={create} fields={['name', 'address', 'note']} editing={Boolean(node)}>
+      <TextInput label={t('common.name')} value={values.name} onChange={(e) => setValues({ ...values, name: e.currentTarget.value })} error={fieldError(create.error, 'name')} />
+      <TextInput label={t('nodes.address')} value={values.address} onChange={(e) => setValues({ ...values, address: e.currentTarget.value })} error={fieldError(create.error, 'address')} />
+      <TextInput label={t('nodes.note')} value={values.note} onChange={(e) => setValues({ ...values, note: e.currentTarget.value })} error={fieldError(create.error, 'note')} />
+    </FormModal>
   );
 }
 
@@ -164,12 +152,12 @@ function TokensArea() {
   const toggle = useMutation({
     mutationFn: ({ id, enabled }: { id: string; enabled: boolean }) => must(api.PATCH('/api/tokens/{id}', { params: { path: { id } }, body: { enabled } })),
     onSuccess: refresh,
-    onError: (error) => notifications.show({ message: messageOf(error), color: 'red' }),
+    onError: notifyFailure,
   });
   const remove = useMutation({
     mutationFn: (id: string) => must(api.DELETE('/api/tokens/{id}', { params: { path: { id } } })),
     onSuccess: refresh,
-    onError: (error) => notifications.show({ message: messageOf(error), color: 'red' }),
+    onError: notifyFailure,
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -197,38 +185,26 @@ function TokensArea() {
       {tokens.data?.length === 0 ? (
         <EmptyState>{t('tokens.empty')}</EmptyState>
       ) : (
-        <Table.ScrollContainer minWidth={560}>
-          <Table striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('common.name')}</Table.Th>
-                <Table.Th>{t('tokens.hint')}</Table.Th>
-                <Table.Th>{t('tokens.owner')}</Table.Th>
-                <Table.Th>{t('tokens.lastUsed')}</Table.Th>
-                <Table.Th>{t('tokens.enabled')}</Table.Th>
-                <Table.Th />
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {tokens.data?.map((token) => (
-                <Table.Tr key={token.id}>
-                  <Table.Td>{token.name}</Table.Td>
-                  <Table.Td><Code>{token.hint}</Code></Table.Td>
-                  <Table.Td>{token.owner}</Table.Td>
-                  <Table.Td>{formatDate(token.lastUsedAt, i18n.language)}</Table.Td>
-                  <Table.Td>
-                    <Switch checked={token.enabled} onChange={(e) => toggle.mutate({ id: token.id, enabled: e.currentTarget.checked })} aria-label={t('tokens.enabled')} />
-                  </Table.Td>
-                  <Table.Td>
-                    <ConfirmButton message={t('tokens.confirmDelete', { name: token.name })} onConfirm={() => remove.mutate(token.id)}>
-                      {t('common.delete')}
-                    </ConfirmButton>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <ListTable
+          rows={tokens.data ?? []}
+          rowKey={(token) => token.id}
+          minWidth={560}
+          columns={[
+            { header: t('common.name'), cell: (token) => token.name },
+            { header: t('tokens.hint'), cell: (token) => <Code>{token.hint}</Code> },
+            { header: t('tokens.owner'), cell: (token) => token.owner },
+            { header: t('tokens.lastUsed'), cell: (token) => formatDate(token.lastUsedAt, i18n.language) },
+            {
+              header: t('tokens.enabled'),
+              cell: (token) => <Switch checked={token.enabled} onChange={(e) => toggle.mutate({ id: token.id, enabled: e.currentTarget.checked })} aria-label={t('tokens.enabled')} />,
+            },
+          ]}
+          actions={(token) => (
+            <ConfirmButton message={t('tokens.confirmDelete', { name: token.name })} onConfirm={() => remove.mutate(token.id)}>
+              {t('common.delete')}
+            </ConfirmButton>
+          )}
+        />
       )}
     </Stack>
   );

@@ -1,12 +1,13 @@
 import { Badge, Button, Group, Modal, NumberInput, PasswordInput, Select, SimpleGrid, Stack, Switch, Table, TagsInput, Text, TextInput } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { IconPlus, IconRadar } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, messageOf, must, type Schemas } from '../api.js';
-import { ConfirmButton, EmptyState, formatDate, PageHeader } from '../components/common.js';
-import { fieldError, FormError } from '../components/form-errors.js';
+import { api, must, type Schemas } from '../api.js';
+import { EditAndDelete, EmptyState, formatDate, notifyFailure, PageHeader } from '../components/common.js';
+import { fieldError } from '../components/form-errors.js';
+import { FormModal } from '../components/form-modal.js';
+import { ListTable } from '../components/list-table.js';
 import { NodeSelect } from '../components/node-select.js';
 import { PageLoader } from '../components/page-loader.js';
 import { useCanManage } from '../session.js';
@@ -43,12 +44,12 @@ export default function OutboundsPage() {
       setProbe(answer);
       refresh();
     },
-    onError: (error) => notifications.show({ message: messageOf(error), color: 'red' }),
+    onError: notifyFailure,
   });
   const remove = useMutation({
     mutationFn: (id: string) => must(api.DELETE('/api/outbounds/{id}', { params: { path: { id } } })),
     onSuccess: refresh,
-    onError: (error) => notifications.show({ message: messageOf(error), color: 'red' }),
+    onError: notifyFailure,
   });
   return (
     <>
@@ -65,63 +66,54 @@ export default function OutboundsPage() {
       ) : outbounds.data.every((outbound) => outbound.builtin) && outbounds.data.length <= 2 && !canManage ? (
         <EmptyState>{t('outbounds.empty')}</EmptyState>
       ) : (
-        <Table.ScrollContainer minWidth={720}>
-          <Table striped data-testid="outbounds-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('outbounds.tag')}</Table.Th>
-                <Table.Th>{t('outbounds.kind')}</Table.Th>
-                <Table.Th>{t('hosts.address')}</Table.Th>
-                <Table.Th>{t('interfaces.state')}</Table.Th>
-                <Table.Th>{t('outbounds.lastCheck')}</Table.Th>
-                <Table.Th />
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {outbounds.data.map((outbound) => (
-                <Table.Tr key={outbound.id} data-testid="outbound-row" data-tag={outbound.tag}>
-                  <Table.Td fw={500}>{outbound.tag}</Table.Td>
-                  <Table.Td>{outbound.kind}</Table.Td>
-                  <Table.Td>{outbound.address ?? '—'}</Table.Td>
-                  <Table.Td>
-                    <OutboundState outbound={outbound} />
-                    {outbound.stateError && <Text size="xs" c="red">{outbound.stateError}</Text>}
-                  </Table.Td>
-                  <Table.Td>
-                    {outbound.lastCheckAt ? (
-                      <Text size="xs">
-                        {formatDate(outbound.lastCheckAt, i18n.language)}
-                        {outbound.latencyMs !== null && ` · ${outbound.latencyMs} ms`}
-                        {outbound.egressIp && ` · ${outbound.egressIp}`}
-                        {outbound.lastError && <Text span c="red" size="xs"> · {outbound.lastError}</Text>}
-                      </Text>
-                    ) : (
-                      '—'
-                    )}
-                  </Table.Td>
-                  <Table.Td>
-                    <Group gap={4} wrap="nowrap">
-                      {outbound.kind !== 'blocked' && canManage && (
-                        <Button size="xs" variant="light" leftSection={<IconRadar size={14} />} loading={check.isPending && check.variables?.id === outbound.id} onClick={() => check.mutate(outbound)} data-testid="check-outbound">
-                          {t('outbounds.check')}
-                        </Button>
-                      )}
-                      {!outbound.builtin && canManage && (
-                        <>
-                          <Button size="xs" variant="default" onClick={() => setEditing(outbound)}>{t('common.edit')}</Button>
-                          <ConfirmButton message={t('outbounds.confirmDelete', { tag: outbound.tag })} onConfirm={() => remove.mutate(outbound.id)}>
-                            {t('common.delete')}
-                          </ConfirmButton>
-                        </>
-                      )}
-                      {outbound.builtin && <Badge variant="outline" size="xs">{t('outbounds.builtin')}</Badge>}
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <ListTable
+          rows={outbounds.data}
+          rowKey={(outbound) => outbound.id}
+          minWidth={720}
+          testId="outbounds-table"
+          rowProps={(outbound) => ({ 'data-testid': 'outbound-row', 'data-tag': outbound.tag })}
+          columns={[
+            { header: t('outbounds.tag'), naming: true, cell: (outbound) => outbound.tag },
+            { header: t('outbounds.kind'), cell: (outbound) => outbound.kind },
+            { header: t('hosts.address'), cell: (outbound) => outbound.address ?? '—' },
+            {
+              header: t('interfaces.state'),
+              cell: (outbound) => (
+                <>
+                  <OutboundState outbound={outbound} />
+                  {outbound.stateError && <Text size="xs" c="red">{outbound.stateError}</Text>}
+                </>
+              ),
+            },
+            {
+              header: t('outbounds.lastCheck'),
+              cell: (outbound) =>
+                outbound.lastCheckAt ? (
+                  <Text size="xs">
+                    {formatDate(outbound.lastCheckAt, i18n.language)}
+                    {outbound.latencyMs !== null && ` · ${outbound.latencyMs} ms`}
+                    {outbound.egressIp && ` · ${outbound.egressIp}`}
+                    {outbound.lastError && <Text span c="red" size="xs"> · {outbound.lastError}</Text>}
+                  </Text>
+                ) : (
+                  '—'
+                ),
+            },
+          ]}
+          actions={(outbound) => (
+            <>
+              {outbound.kind !== 'blocked' && canManage && (
+                <Button size="xs" variant="light" leftSection={<IconRadar size={14} />} loading={check.isPending && check.variables?.id === outbound.id} onClick={() => check.mutate(outbound)} data-testid="check-outbound">
+                  {t('outbounds.check')}
+                </Button>
+              )}
+              {!outbound.builtin && canManage && (
+                <EditAndDelete onEdit={() => setEditing(outbound)} confirmMessage={t('outbounds.confirmDelete', { tag: outbound.tag })} onDelete={() => remove.mutate(outbound.id)} />
+              )}
+              {outbound.builtin && <Badge variant="outline" size="xs">{t('outbounds.builtin')}</Badge>}
+            </>
+          )}
+        />
       )}
       {editing && nodeId && <OutboundModal nodeId={nodeId} outbound={editing === 'new' ? undefined : editing} onClose={() => setEditing(null)} onSaved={refresh} />}
       {probe && <ProbeModal {...probe} onClose={() => setProbe(null)} />}
@@ -210,52 +202,42 @@ function OutboundModal({ nodeId, outbound, onClose, onSaved }: { nodeId: string;
       onClose();
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    save.mutate();
-  };
   const error = save.error;
   return (
-    <Modal opened onClose={onClose} title={outbound ? outbound.tag : t('outbounds.new')} size="lg">
-      <Stack component="form" onSubmit={submit} gap="sm">
+    <FormModal title={outbound ? outbound.tag : t('outbounds.new')} onClose={onClose} save={save} fields={FIELDS} editing={Boolean(outbound)} size="lg" submitTestId="outbound-submit">
+      <SimpleGrid cols={{ base: 1, sm: 2 }}>
+        <TextInput label={t('outbounds.tag')} description={t('outbounds.tagHelp')} value={values.tag} onChange={(e) => set('tag', e.currentTarget.value)} error={fieldError(error, 'tag')} />
+        <Select label={t('outbounds.kind')} data={KINDS.map((kind) => ({ value: kind, label: t(`outbounds.kinds.${kind}`) }))} value={values.kind} onChange={(kind) => kind && set('kind', kind)} disabled={Boolean(outbound)} error={fieldError(error, 'kind')} />
+      </SimpleGrid>
+      <TextInput label={t('outbounds.address')} placeholder="203.0.113.7:1080" value={values.address} onChange={(e) => set('address', e.currentTarget.value)} error={fieldError(error, 'address')} />
+      {(values.kind === 'socks' || values.kind === 'http') && (
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
-          <TextInput label={t('outbounds.tag')} description={t('outbounds.tagHelp')} value={values.tag} onChange={(e) => set('tag', e.currentTarget.value)} error={fieldError(error, 'tag')} />
-          <Select label={t('outbounds.kind')} data={KINDS.map((kind) => ({ value: kind, label: t(`outbounds.kinds.${kind}`) }))} value={values.kind} onChange={(kind) => kind && set('kind', kind)} disabled={Boolean(outbound)} error={fieldError(error, 'kind')} />
+          <TextInput label={t('outbounds.username')} value={values.username} onChange={(e) => set('username', e.currentTarget.value)} error={fieldError(error, 'username')} />
+          <PasswordInput label={t('outbounds.password')} placeholder={outbound?.hasPassword ? t('outbounds.keepPassword') : ''} value={values.password} onChange={(e) => set('password', e.currentTarget.value)} error={fieldError(error, 'password')} />
         </SimpleGrid>
-        <TextInput label={t('outbounds.address')} placeholder="203.0.113.7:1080" value={values.address} onChange={(e) => set('address', e.currentTarget.value)} error={fieldError(error, 'address')} />
-        {(values.kind === 'socks' || values.kind === 'http') && (
+      )}
+      {values.kind === 'shadowsocks' && (
+        <SimpleGrid cols={{ base: 1, sm: 2 }}>
+          <Select label={t('outbounds.method')} data={[...METHODS]} value={values.method} onChange={(method) => method && set('method', method)} error={fieldError(error, 'method')} />
+          <PasswordInput label={t('outbounds.password')} placeholder={outbound?.hasPassword ? t('outbounds.keepPassword') : ''} value={values.password} onChange={(e) => set('password', e.currentTarget.value)} error={fieldError(error, 'password')} />
+        </SimpleGrid>
+      )}
+      {values.kind === 'wireguard' && (
+        <>
+          <TextInput label={t('outbounds.peerPublicKey')} value={values.peerPublicKey} onChange={(e) => set('peerPublicKey', e.currentTarget.value)} error={fieldError(error, 'peerPublicKey')} />
           <SimpleGrid cols={{ base: 1, sm: 2 }}>
-            <TextInput label={t('outbounds.username')} value={values.username} onChange={(e) => set('username', e.currentTarget.value)} error={fieldError(error, 'username')} />
-            <PasswordInput label={t('outbounds.password')} placeholder={outbound?.hasPassword ? t('outbounds.keepPassword') : ''} value={values.password} onChange={(e) => set('password', e.currentTarget.value)} error={fieldError(error, 'password')} />
+            <TextInput label={t('outbounds.tunnelAddress')} placeholder="10.66.0.2/32" value={values.tunnelAddress} onChange={(e) => set('tunnelAddress', e.currentTarget.value)} error={fieldError(error, 'tunnelAddress')} />
+            <PasswordInput label={t('outbounds.presharedKey')} value={values.presharedKey} onChange={(e) => set('presharedKey', e.currentTarget.value)} error={fieldError(error, 'presharedKey')} />
           </SimpleGrid>
-        )}
-        {values.kind === 'shadowsocks' && (
-          <SimpleGrid cols={{ base: 1, sm: 2 }}>
-            <Select label={t('outbounds.method')} data={[...METHODS]} value={values.method} onChange={(method) => method && set('method', method)} error={fieldError(error, 'method')} />
-            <PasswordInput label={t('outbounds.password')} placeholder={outbound?.hasPassword ? t('outbounds.keepPassword') : ''} value={values.password} onChange={(e) => set('password', e.currentTarget.value)} error={fieldError(error, 'password')} />
+          <TagsInput label={t('outbounds.allowedIps')} value={values.allowedIps} onChange={(value) => set('allowedIps', value)} error={fieldError(error, 'allowedIps')} />
+          <SimpleGrid cols={2}>
+            <NumberInput label="MTU" value={values.mtu} onChange={(value) => set('mtu', value)} error={fieldError(error, 'mtu')} />
+            <NumberInput label={t('outbounds.keepalive')} value={values.keepalive} onChange={(value) => set('keepalive', value)} error={fieldError(error, 'keepalive')} />
           </SimpleGrid>
-        )}
-        {values.kind === 'wireguard' && (
-          <>
-            <TextInput label={t('outbounds.peerPublicKey')} value={values.peerPublicKey} onChange={(e) => set('peerPublicKey', e.currentTarget.value)} error={fieldError(error, 'peerPublicKey')} />
-            <SimpleGrid cols={{ base: 1, sm: 2 }}>
-              <TextInput label={t('outbounds.tunnelAddress')} placeholder="10.66.0.2/32" value={values.tunnelAddress} onChange={(e) => set('tunnelAddress', e.currentTarget.value)} error={fieldError(error, 'tunnelAddress')} />
-              <PasswordInput label={t('outbounds.presharedKey')} value={values.presharedKey} onChange={(e) => set('presharedKey', e.currentTarget.value)} error={fieldError(error, 'presharedKey')} />
-            </SimpleGrid>
-            <TagsInput label={t('outbounds.allowedIps')} value={values.allowedIps} onChange={(value) => set('allowedIps', value)} error={fieldError(error, 'allowedIps')} />
-            <SimpleGrid cols={2}>
-              <NumberInput label="MTU" value={values.mtu} onChange={(value) => set('mtu', value)} error={fieldError(error, 'mtu')} />
-              <NumberInput label={t('outbounds.keepalive')} value={values.keepalive} onChange={(value) => set('keepalive', value)} error={fieldError(error, 'keepalive')} />
-            </SimpleGrid>
-          </>
-        )}
-        <TextInput label={t('nodes.note')} value={values.note} onChange={(e) => set('note', e.currentTarget.value)} error={fieldError(error, 'note')} />
-        <Switch label={t('interfaces.enabled')} checked={values.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />
-        <FormError error={error} fields={FIELDS} />
-        <Group justify="flex-end">
-          <Button type="submit" loading={save.isPending} data-testid="outbound-submit">{outbound ? t('common.save') : t('common.create')}</Button>
-        </Group>
-      </Stack>
-    </Modal>
+        </>
+      )}
+      <TextInput label={t('nodes.note')} value={values.note} onChange={(e) => set('note', e.currentTarget.value)} error={fieldError(error, 'note')} />
+      <Switch label={t('interfaces.enabled')} checked={values.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />
+    </FormModal>
   );
 }

@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
 import { formatBytes, formatDate, formatDuration, PageHeader } from '../components/common.js';
+import { ListTable } from '../components/list-table.js';
 import { PageLoader } from '../components/page-loader.js';
 
 /** GET /api/overview/full, asked again every few seconds: live telemetry, panel state and inventory. */
@@ -55,28 +56,17 @@ export default function OverviewPage() {
       </SimpleGrid>
       <Card withBorder mt="md">
         <Text fw={600} mb="sm">{t('nav.nodes')}</Text>
-        <Table.ScrollContainer minWidth={480}>
-          <Table>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('common.name')}</Table.Th>
-                <Table.Th>{t('nodes.agent')}</Table.Th>
-                <Table.Th>{t('nodes.sync')}</Table.Th>
-                <Table.Th>{t('system.cpu')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {telemetry.nodes.map((node) => (
-                <Table.Tr key={node.id}>
-                  <Table.Td>{node.name}</Table.Td>
-                  <Table.Td><AgentBadge state={node.agent.state} /></Table.Td>
-                  <Table.Td><SyncBadge inSync={node.sync.inSync} /></Table.Td>
-                  <Table.Td>{node.system ? `${node.system.cpu.percent.toFixed(0)}%` : '—'}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <ListTable
+          rows={telemetry.nodes}
+          rowKey={(node) => node.id}
+          minWidth={480}
+          columns={[
+            { header: t('common.name'), cell: (node) => node.name },
+            { header: t('nodes.agent'), cell: (node) => <AgentBadge state={node.agent.state} /> },
+            { header: t('nodes.sync'), cell: (node) => <SyncBadge inSync={node.sync.inSync} /> },
+            { header: t('system.cpu'), cell: (node) => (node.system ? `${node.system.cpu.percent.toFixed(0)}%` : '—') },
+          ]}
+        />
       </Card>
     </>
   );

@@ -1,7 +1,7 @@
 import { closestCenter, DndContext, KeyboardSensor, PointerSensor, useSensor, useSensors, type DragEndEvent } from '@dnd-kit/core';
 import { arrayMove, SortableContext, sortableKeyboardCoordinates, useSortable, verticalListSortingStrategy } from '@dnd-kit/sortable';
 import { CSS } from '@dnd-kit/utilities';
-import { ActionIcon, Badge, Button, Card, Group, Modal, Select, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { ActionIcon, Badge, Button, Card, Group, Select, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconGripVertical, IconPlus } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -10,6 +10,7 @@ import { useTranslation } from 'react-i18next';
 import { api, messageOf, must, type Schemas } from '../api.js';
 import { ConfirmButton, EmptyState, PageHeader } from '../components/common.js';
 import { fieldError, FormError } from '../components/form-errors.js';
+import { FormModal } from '../components/form-modal.js';
 import { NodeSelect } from '../components/node-select.js';
 import { PageLoader } from '../components/page-loader.js';
 import { useCanManage } from '../session.js';
@@ -208,36 +209,26 @@ function RuleModal({ nodeId, rule, tags, onClose, onSaved }: { nodeId: string; r
       onClose();
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    save.mutate();
-  };
   return (
-    <Modal opened onClose={onClose} title={rule ? rule.name : t('routing.newRule')} size="lg">
-      <Stack component="form" onSubmit={submit} gap="sm">
-        <SimpleGrid cols={{ base: 1, sm: 3 }}>
-          <TextInput label={t('common.name')} value={values.name} onChange={(e) => setValues({ ...values, name: e.currentTarget.value })} error={fieldError(save.error, 'name')} />
-          <Select label={t('routing.outbound')} data={tags} value={values.outboundTag} onChange={(tag) => tag && setValues({ ...values, outboundTag: tag })} error={fieldError(save.error, 'outboundTag')} />
-          <Select
-            label={t('routing.network')}
-            data={[{ value: '', label: t('routing.anyNetwork') }, ...['tcp', 'udp', 'icmp'].map((value) => ({ value, label: value }))]}
-            value={values.network ?? ''}
-            onChange={(value) => setValues({ ...values, network: (value || null) as Rule['network'] })}
-            error={fieldError(save.error, 'network')}
-          />
-        </SimpleGrid>
-        <Text size="xs" c="dimmed">{t('routing.allMustMatch')}</Text>
-        <SimpleGrid cols={{ base: 1, sm: 2 }}>
-          {LISTS.map((list) => (
-            <TagsInput key={list} label={t(`routing.lists.${list}`)} value={values[list]} onChange={(value) => setValues({ ...values, [list]: value })} error={fieldError(save.error, list)} />
-          ))}
-        </SimpleGrid>
-        <Switch label={t('interfaces.enabled')} checked={values.enabled} onChange={(e) => setValues({ ...values, enabled: e.currentTarget.checked })} />
-        <FormError error={save.error} fields={['name', 'outboundTag', 'network', 'enabled', ...LISTS]} />
-        <Group justify="flex-end">
-          <Button type="submit" loading={save.isPending} data-testid="rule-submit">{rule ? t('common.save') : t('common.create')}</Button>
-        </Group>
-      </Stack>
-    </Modal>
+    <FormModal title={rule ? rule.name : t('routing.newRule')} onClose={onClose} save={save} fields={['name', 'outboundTag', 'network', 'enabled', ...LISTS]} editing={Boolean(rule)} size="lg" submitTestId="rule-submit">
+      <SimpleGrid cols={{ base: 1, sm: 3 }}>
+        <TextInput label={t('common.name')} value={values.name} onChange={(e) => setValues({ ...values, name: e.currentTarget.value })} error={fieldError(save.error, 'name')} />
+        <Select label={t('routing.outbound')} data={tags} value={values.outboundTag} onChange={(tag) => tag && setValues({ ...values, outboundTag: tag })} error={fieldError(save.error, 'outboundTag')} />
+        <Select
+          label={t('routing.network')}
+          data={[{ value: '', label: t('routing.anyNetwork') }, ...['tcp', 'udp', 'icmp'].map((value) => ({ value, label: value }))]}
+          value={values.network ?? ''}
+          onChange={(value) => setValues({ ...values, network: (value || null) as Rule['network'] })}
+          error={fieldError(save.error, 'network')}
+        />
+      </SimpleGrid>
+      <Text size="xs" c="dimmed">{t('routing.allMustMatch')}</Text>
+      <SimpleGrid cols={{ base: 1, sm: 2 }}>
+        {LISTS.map((list) => (
+          <TagsInput key={list} label={t(`routing.lists.${list}`)} value={values[list]} onChange={(value) => setValues({ ...values, [list]: value })} error={fieldError(save.error, list)} />
+        ))}
+      </SimpleGrid>
+      <Switch label={t('interfaces.enabled')} checked={values.enabled} onChange={(e) => setValues({ ...values, enabled: e.currentTarget.checked })} />
+    </FormModal>
   );
 }
