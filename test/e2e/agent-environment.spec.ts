@@ -8,9 +8,8 @@ import { AGENT_MAIN } from '../support/agent-process.js';
 import { anyCertHttps } from '../support/any-cert-https.js';
 import { TestNamespace } from '../support/netns.js';
 import { Redis } from 'ioredis';
-import { freePort } from '../../libs/net/free-port.js';
 import { startRedisServer, type TestRedisServer } from '../support/redis-server.js';
-import { PANEL_MAIN, run, runToEnd, waitForOutput, type Spawned } from '../support/spawned-process.js';
+import { run, runToEnd, startPanelProcess, waitForOutput, type Spawned } from '../support/spawned-process.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
 import { waitFor } from '../support/wait-for.js';
@@ -132,22 +131,17 @@ describe('the local agent', () => {
     admin.disconnect();
     redisUrl = redis.url.replace('redis://', 'redis://warren-admin:controller-redis-secret@');
     database = await createTestDatabase();
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
     // The built panel as production runs it, with its settings and secrets in its environment.
-    panel = run(PANEL_MAIN, [], {
-      PATH: process.env.PATH,
+    const started = await startPanelProcess({
       WARREN_DATA_DIR: tempDir(),
-      WARREN_HOST: '127.0.0.1',
-      WARREN_PORT: String(port),
-      WARREN_TLS: 'off',
       DATABASE_URL: database.url,
       REDIS_URL: redisUrl,
       WARREN_ADMIN_USERNAME: 'owner',
       WARREN_LOCAL_AGENT: 'on',
       ...planted,
     });
-    await waitForOutput(panel, 'warren: panel listening on', 120_000);
+    panel = started.spawned;
+    origin = started.origin;
   }, 180_000);
   afterAll(async () => {
     if (panel && panel.child.exitCode === null) {

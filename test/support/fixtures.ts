@@ -4,7 +4,7 @@ import type { ApiClient, components } from '#libs/api-client/index.js';
 import type { UserRole } from '#libs/contracts/user-roles.js';
 import { hashPassword } from '../../apps/controller/src/auth/password.js';
 import { randomSuffix } from './random-suffix.js';
-import { startTestPanel, type TestPanel } from './test-panel.js';
+import { startTestPanel, type PanelEndpoint, type TestPanel } from './test-panel.js';
 
 /**
  * Fixture builders: what many tests make before the part they test (nodes, interfaces, clients,
@@ -144,7 +144,7 @@ export interface FixtureOptions {
  * The builders for a session. `session` is read on every call, so a spec can build its fixtures
  * at the top and start its panel in beforeAll: `fixtures(() => ({ t, token }))`.
  */
-export function fixtures(session: () => Session, options: FixtureOptions = {}): Fixtures {
+export function fixtures(session: () => { t: PanelEndpoint; token: string }, options: FixtureOptions = {}): Fixtures {
   const call: Call = (method, path, body) => {
     const { t, token } = session();
     return t.call(method, path, { token, body });

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
+import { freePort } from '../../libs/net/free-port.js';
 import { GiveUp, waitFor } from './wait-for.js';
 
 /** The repository root: the built panel and CLI are run from dist/ there, as `npm start` does. */
@@ -124,4 +125,35 @@ export function https(
     req.on('error', reject);
     req.end(payload);
   });
+}
+
+export interface PanelProcess {
+  spawned: Spawned;
+  /** http://127.0.0.1:<port> (plain HTTP on loopback, no base path). */
+  origin: string;
+  pid: number;
+  /** SIGTERM, then the exit (SIGKILL after 20 s). */
+  stop(): Promise<void>;
+}
+
+/**
+ * The built panel (dist/, as `npm start` runs it) as a process of its own, on a free loopback
+ * port over plain HTTP, with `env` on top of PATH; resolves once it listens.
+ */
+export async function startPanelProcess(env: NodeJS.ProcessEnv): Promise<PanelProcess> {
+  const port = await freePort();
+  const spawned = run(PANEL_MAIN, [], { PATH: process.env.PATH, WARREN_HOST: '127.0.0.1', WARREN_PORT: String(port), WARREN_TLS: 'off', ...env });
+  await waitForOutput(spawned, 'warren: panel listening on', 120_000);
+  return {
+    spawned,
+    origin: `http://127.0.0.1:${port}`,
+    pid: spawned.child.pid!,
+    async stop() {
+      if (spawned.child.exitCode !== null || spawned.child.signalCode !== null) return;
+      spawned.child.kill('SIGTERM');
+      const timer = setTimeout(() => spawned.child.kill('SIGKILL'), 20_000);
+      await spawned.exited;
+      clearTimeout(timer);
+    },
+  };
 }

@@ -14,12 +14,10 @@ import { ResponseChecker } from './response-check.js';
 
 export const OWNER = { username: 'owner', password: 'owner-password-123' };
 
-export interface TestPanel {
-  panel: Panel;
-  config: WarrenConfig;
+/** What talks to one controller over HTTP, and reads the database it serves. */
+export interface PanelEndpoint {
   /** Origin plus base path plus /api, e.g. http://127.0.0.1:40123/api */
   api: string;
-  database: TestDatabase;
   /** Signs in as the owner and returns the session token. */
   login(): Promise<string>;
   /**
@@ -31,6 +29,12 @@ export interface TestPanel {
   client(token?: string): ApiClient;
   /** Reads the panel's database directly, to check what is stored. */
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+}
+
+export interface TestPanel extends PanelEndpoint {
+  panel: Panel;
+  config: WarrenConfig;
+  database: TestDatabase;
   stop(): Promise<void>;
 }
 
@@ -64,12 +68,36 @@ export async function startTestPanel(env: Record<string, string> = {}, options: 
     ...env,
   });
   const panel = await startPanel(config);
-  const api = `${panel.origin}${config.basePath}/api`;
   let checker: ResponseChecker | undefined;
+  const check = () => (checker ??= new ResponseChecker(panel.app.get(DocsService).openApi(panel.origin)));
+  return {
+    ...endpoint(`${panel.origin}${config.basePath}`, config.basePath, database.url, check),
+    panel,
+    config,
+    database,
+    async stop() {
+      await panel.close();
+      await dropAgentRedisUsers(config);
+      if (!options.database) await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Another controller serving the same database as `t` (a second process in a multi-controller
+ * test) at `origin`: called and checked as `t` is, against the same OpenAPI document.
+ */
+export function endpointOf(t: TestPanel, origin: string): PanelEndpoint {
+  let checker: ResponseChecker | undefined;
+  return endpoint(`${origin}${t.config.basePath}`, t.config.basePath, t.database.url, () => (checker ??= new ResponseChecker(t.panel.app.get(DocsService).openApi(origin))));
+}
+
+function endpoint(base: string, basePath: string, databaseUrl: string, checker: () => ResponseChecker): PanelEndpoint {
+  const api = `${base}/api`;
   const checkResponse = async (method: string, url: string, response: Response, body: unknown) => {
-    checker ??= new ResponseChecker(panel.app.get(DocsService).openApi(panel.origin));
-    const path = new URL(url).pathname.slice(config.basePath.length);
-    checker.check(method.toUpperCase(), path, response.status, response.headers.get('content-type'), body);
+    const path = new URL(url).pathname.slice(basePath.length);
+    checker().check(method.toUpperCase(), path, response.status, response.headers.get('content-type'), body);
   };
   // The typed client's fetch: the same check as call(), on a copy of the answer it hands on.
   const checkedFetch = async (request: Request): Promise<Response> => {
@@ -84,7 +112,7 @@ export async function startTestPanel(env: Record<string, string> = {}, options: 
     await checkResponse(request.method, request.url, response, parsed);
     return response;
   };
-  const call: TestPanel['call'] = async (method, path, options = {}) => {
+  const call: PanelEndpoint['call'] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     let body: string | undefined;
@@ -105,31 +133,22 @@ export async function startTestPanel(env: Record<string, string> = {}, options: 
     return { status: response.status, body: parsed, headers: response.headers };
   };
   return {
-    panel,
-    config,
     api,
-    database,
     call,
-    client: (token) => createApiClient(`${panel.origin}${config.basePath}`, token, { fetch: checkedFetch }),
+    client: (token) => createApiClient(base, token, { fetch: checkedFetch }),
     async login() {
       const response = await call('POST', 'auth/login', { body: OWNER });
       if (response.status !== 200) throw new Error(`login failed: ${JSON.stringify(response.body)}`);
       return response.body.token as string;
     },
     async query<T>(sql: string, params: unknown[] = []) {
-      const client = new pg.Client({ connectionString: database.url });
+      const client = new pg.Client({ connectionString: databaseUrl });
       await client.connect();
       try {
         return (await client.query(sql, params)).rows as T[];
       } finally {
         await client.end();
       }
-    },
-    async stop() {
-      await panel.close();
-      await dropAgentRedisUsers(config);
-      if (!options.database) await database.drop();
-      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -9,6 +9,7 @@ import { AppModule } from './app.module.js';
 import { ensureOwner, type OwnerCreated } from './auth/owner-bootstrap.js';
 import type { WarrenConfig } from './config/config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres.js';
+import { withAdvisoryLock } from './database/advisory-lock.js';
 import { openDatabase } from './database/orm.js';
 import { createOpenApiDocument } from './docs/openapi.js';
 import { DocsService } from './docs/docs.service.js';
@@ -68,12 +69,15 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
     }
     const orm: MikroORM = await openDatabase(databaseUrl);
     cleanups.push(() => orm.close(true));
-    const queues: QueueBackend = await openQueueBackend({ redisUrl: config.redisUrl, databaseUrl, prefix: config.queuePrefix });
-    cleanups.push(() => queues.close());
+    // What a first start creates (the queue store's schema, the owner, the local node), created
+    // once when several controllers start together on one database.
+    const { queues, owner, localNode } = await withAdvisoryLock(databaseUrl, 'warren.first-start', async () => {
+      const queues: QueueBackend = await openQueueBackend({ redisUrl: config.redisUrl, databaseUrl, prefix: config.queuePrefix });
+      cleanups.push(() => queues.close());
+      return { queues, owner: await ensureOwner(orm, config.admin), localNode: await ensureLocalNode(new NodesRepository(orm)) };
+    });
     const prepared = new PreparedPool(databaseUrl);
     cleanups.push(() => prepared.close());
-    const owner = await ensureOwner(orm, config.admin);
-    const localNode = await ensureLocalNode(new NodesRepository(orm));
     const tls = await loadTls(config);
 
     const adapter = new FastifyAdapter({

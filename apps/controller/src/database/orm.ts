@@ -1,6 +1,7 @@
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { QUEUE_SCHEMA } from '#libs/contracts/queue-store.js';
+import { withAdvisoryLock } from './advisory-lock.js';
 import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 
@@ -30,11 +31,14 @@ export function ormOptions(url: string): Options {
   };
 }
 
-/** Opens the database and brings its schema up to date with the committed migrations. */
+/**
+ * Opens the database and brings its schema up to date with the committed migrations, one
+ * controller (or CLI) at a time: two starting together would both run the same migration.
+ */
 export async function openDatabase(url: string): Promise<MikroORM> {
   const orm = await MikroORM.init(ormOptions(url));
   try {
-    await orm.migrator.up();
+    await withAdvisoryLock(url, 'warren.migrations', () => orm.migrator.up());
   } catch (error) {
     await orm.close(true);
     throw error;

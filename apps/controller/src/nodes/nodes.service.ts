@@ -36,6 +36,9 @@ export class NodesService {
       for (const nodeId of this.links.connectedNodes()) this.links.disconnect(nodeId);
       await this.credentials.restoreQueueUsers();
     });
+    // A node re-enrolled or deleted through any controller: a link this one holds with the old
+    // credential ends (the new agent's link, on whichever controller, still authenticates).
+    delivery.whenCredentialsChanged((nodeIds) => nodeIds.forEach((nodeId) => void this.links.recheck(nodeId)));
   }
 
   list(): Promise<NodeView[]> {

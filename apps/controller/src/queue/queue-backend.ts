@@ -143,6 +143,9 @@ export async function openQueueBackend(options: {
     options: `-c search_path=${QUEUE_SCHEMA}`,
   });
   pool.on('error', () => undefined);
+  // BullMQ's PostgreSQL backend adds an 'error' listener to the pool per queue and worker: a
+  // panel has more than Node's default ten, which is expected and no leak.
+  pool.setMaxListeners(0);
   const client = await pool.connect();
   try {
     await runMigrations(client, QUEUE_SCHEMA);

@@ -1,10 +1,11 @@
 import { Logger } from '@nestjs/common';
 import pg from 'pg';
-import { RESTORED_CHANNEL, REVISIONS_CHANNEL } from './revisions.js';
+import { CREDENTIALS_CHANNEL, RESTORED_CHANNEL, REVISIONS_CHANNEL } from './revisions.js';
 
 /**
  * The receiving end of bumpRevisions' notifications: one dedicated connection LISTENing on
- * REVISIONS_CHANNEL (a pooled connection would lose the subscription when returned). It
+ * REVISIONS_CHANNEL, RESTORED_CHANNEL and CREDENTIALS_CHANNEL (a pooled connection would lose
+ * the subscription when returned). It
  * reconnects a second after the connection drops; notifications sent meanwhile are lost, so
  * `onReconnect` tells the owner to look for what it missed.
  */
@@ -20,14 +21,18 @@ export class RevisionListener {
     private readonly onReconnect: () => void,
     /** The database was replaced by a restore (RESTORED_CHANNEL). */
     private readonly onRestored: () => void = () => undefined,
+    /** These nodes' agent credentials changed or went (CREDENTIALS_CHANNEL). */
+    private readonly onCredentials: (nodeIds: string[]) => void = () => undefined,
   ) {}
 
   async start(): Promise<void> {
     if (this.closed) return;
     const client = new pg.Client({ connectionString: this.databaseUrl });
     client.on('notification', (message) => {
+      const nodeIds = () => (message.payload ?? '').split(',').filter(Boolean);
       if (message.channel === RESTORED_CHANNEL) this.onRestored();
-      else this.onNodes((message.payload ?? '').split(',').filter(Boolean));
+      else if (message.channel === CREDENTIALS_CHANNEL) this.onCredentials(nodeIds());
+      else this.onNodes(nodeIds());
     });
     const retry = () => {
       if (this.closed || this.client !== client) return;
@@ -42,6 +47,7 @@ export class RevisionListener {
       await client.connect();
       await client.query(`listen ${REVISIONS_CHANNEL}`);
       await client.query(`listen ${RESTORED_CHANNEL}`);
+      await client.query(`listen ${CREDENTIALS_CHANNEL}`);
     } catch (error) {
       this.logger.warn(`cannot listen for revision changes (${(error as Error).message}); retrying`);
       retry();

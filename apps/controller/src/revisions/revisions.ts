@@ -10,6 +10,11 @@ export const REVISIONS_CHANNEL = 'warren_revisions';
  * may have changed) and their Redis users (put back from the restored rows).
  */
 export const RESTORED_CHANNEL = 'warren_restored';
+/**
+ * Notified (by a trigger on node_agents, migration credential_changes) with a node's id when its
+ * agent credential changed or went: every controller checks the link it holds for that node.
+ */
+export const CREDENTIALS_CHANNEL = 'warren_credentials';
 
 /**
  * Marks that these nodes must change: their desired-state revision grows by one. Call it inside

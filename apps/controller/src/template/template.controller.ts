@@ -44,7 +44,8 @@ export class TemplateController {
     roles: MANAGERS,
     summary: 'Import a template: rows matched by name are updated, new ones created, nothing deleted; every row is checked before anything is written',
     query: SECTION_QUERY,
-    example: { hosts: [{ node: 'local', interface: 'wg0', name: 'backup', address: 'vpn2.example.com', port: 0, priority: 0, enabled: true }] },
+    // Valid on a fresh panel as it is, for an admin too: rows of other sections name nodes, whose names differ per install.
+    example: { settings: { probeTimeoutMs: 5000 } },
     response: TemplateImportResultDto,
     errors: [403, 404, 409],
   })

@@ -60,6 +60,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
   private readonly failedSince = new Map<string, { jobId: string; since: number }>();
   private readonly idle = new Set<() => void>();
   private readonly restoredHandlers: (() => Promise<void>)[] = [];
+  private readonly credentialHandlers: ((nodeIds: string[]) => void)[] = [];
 
   constructor(
     private readonly repository: DeliveryRepository,
@@ -71,7 +72,16 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
       (nodeIds) => nodeIds.forEach((id) => this.deliver(id)),
       () => void this.sweep(),
       () => void this.restored(),
+      (nodeIds) => this.credentialHandlers.forEach((handler) => handler(nodeIds)),
     );
+  }
+
+  /**
+   * Runs `handler` on this controller whenever nodes' agent credentials changed or went, through
+   * any controller (the notifications share this service's listening connection).
+   */
+  whenCredentialsChanged(handler: (nodeIds: string[]) => void): void {
+    this.credentialHandlers.push(handler);
   }
 
   /** Runs `handler` on this controller whenever a restore replaced the database (on any controller). */

@@ -34,6 +34,8 @@ export class AgentLinkGateway implements OnApplicationBootstrap, BeforeApplicati
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_AGENT_MESSAGE_BYTES, closeTimeout: CLOSE_TIMEOUT_MS } as ServerOptions);
   private readonly links = new Map<string, WebSocket>();
   private readonly inboxes = new WeakMap<WebSocket, LinkInbox>();
+  /** The credential each link was opened with, to check again when the node's credential changes. */
+  private readonly credentialOf = new WeakMap<WebSocket, string>();
   private readonly refusals = new RefusalLog();
   /** Whether a link answered (or spoke) since the last ping; one silent interval ends it. */
   private readonly answered = new WeakMap<WebSocket, boolean>();
@@ -81,6 +83,22 @@ export class AgentLinkGateway implements OnApplicationBootstrap, BeforeApplicati
     this.links.get(nodeId)?.terminate();
   }
 
+  /**
+   * Checks the node's link, if this controller holds one, against the credential stored now; a
+   * link whose credential was replaced (the node re-enrolled) or removed (deleted) ends.
+   */
+  async recheck(nodeId: string): Promise<void> {
+    const ws = this.links.get(nodeId);
+    const credential = ws && this.credentialOf.get(ws);
+    if (!ws || !credential) return;
+    // A database that does not answer keeps the link: it proves nothing about the credential.
+    const owner = await this.credentials.authenticate(credential).catch(() => nodeId);
+    if (owner !== nodeId && this.links.get(nodeId) === ws) {
+      this.logger.log(`node ${nodeId}: its agent credential was replaced or removed; ending the link that used it`);
+      ws.terminate();
+    }
+  }
+
   private readonly onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const path = new URL(request.url ?? '/', 'http://x').pathname;
     if (path !== `${this.config.basePath}${AGENT_LINK_PATH}`) {
@@ -91,7 +109,10 @@ export class AgentLinkGateway implements OnApplicationBootstrap, BeforeApplicati
     void (credential ? this.credentials.authenticate(credential) : Promise.resolve(undefined)).then(
       (nodeId) => {
         if (!nodeId) return refuse(socket, 401, 'Unauthorized');
-        this.wss.handleUpgrade(request, socket, head, (ws) => this.attach(nodeId, ws));
+        this.wss.handleUpgrade(request, socket, head, (ws) => {
+          this.credentialOf.set(ws, credential!);
+          this.attach(nodeId, ws);
+        });
       },
       () => refuse(socket, 503, 'Service Unavailable'),
     );
