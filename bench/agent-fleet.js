@@ -76,7 +76,7 @@ async function pool(count, concurrency, worker) {
 // ---------------------------------------------------------------------------------------------
 // Seeding: nodes, enrolment, interfaces, clients.
 
-async function seed({ api, db, settings }) {
+export async function seed({ api, db, settings }) {
   const nodes = new Array(settings.nodes);
   const t0 = performance.now();
   await pool(settings.nodes, settings.createConcurrency, async (i) => {
@@ -138,7 +138,7 @@ async function seedWithSql({ db, nodes, settings }) {
 // ---------------------------------------------------------------------------------------------
 // The load process.
 
-function startLoad() {
+export function startLoad() {
   const child = fork(LOAD, [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const waiting = new Map();
   const { exit, exited, stop } = exitWatch(child);
@@ -246,8 +246,8 @@ async function tableStats(db) {
 /** The controller's own scheduled queues (clients' time transitions, system history maintenance). */
 const SCHEDULED_QUEUES = ['system', 'system-history'];
 
-/** The controller's scheduled jobs that ran recently: name, start and end (ms since the epoch). */
-async function scheduledJobs(prefix) {
+/** The controller's scheduled jobs that ran recently: name, id, start and end (ms since the epoch), and the worker that ran it. */
+export async function scheduledJobs(prefix) {
   const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
   connection.on('error', () => undefined);
   const out = [];
@@ -257,7 +257,7 @@ async function scheduledJobs(prefix) {
       queue.on('error', () => undefined);
       try {
         const jobs = await queue.getJobs(['completed', 'failed'], 0, 200);
-        out.push(...jobs.filter((j) => j.processedOn && j.finishedOn).map((j) => ({ name: j.name, start: j.processedOn, end: j.finishedOn })));
+        out.push(...jobs.filter((j) => j.processedOn && j.finishedOn).map((j) => ({ name: j.name, id: j.id, start: j.processedOn, end: j.finishedOn, by: j.processedBy })));
       } catch {
         // not there in this build
       } finally {

@@ -1,5 +1,5 @@
 // `npm run bench`: runs every benchmark in bench/ and writes docs/benchmarks.md (one section each).
-// BENCH_ONLY=http-auth|clients|overview|agent-host|agent-propagation|agent-fleet|routing-apply|web (comma-separated) runs just those.
+// BENCH_ONLY=http-auth|clients|overview|agent-host|agent-propagation|agent-fleet|routing-apply|web|two-controllers (comma-separated) runs just those.
 // Settings of http-auth (environment): BENCH_DURATION seconds per measured run (10), BENCH_WARMUP (2),
 // BENCH_CONNECTIONS (16), BENCH_PIPELINING (1), BENCH_ROUNDS (1), BENCH_CLIENT=process|inline,
 // BENCH_TARGETS=bare,token,session (a subset skips the doc). Settings of clients: see bench/clients.js
@@ -15,8 +15,9 @@ import * as agentPropagation from './agent-propagation.js';
 import * as agentFleet from './agent-fleet.js';
 import * as routingApply from './routing-apply.js';
 import * as web from './web.js';
+import * as twoControllers from './two-controllers.js';
 
-const BENCHMARKS = { 'http-auth': httpAuth, clients, overview, 'agent-host': agentHost, 'agent-propagation': agentPropagation, 'agent-fleet': agentFleet, 'routing-apply': routingApply, web };
+const BENCHMARKS = { 'http-auth': httpAuth, clients, overview, 'agent-host': agentHost, 'agent-propagation': agentPropagation, 'agent-fleet': agentFleet, 'routing-apply': routingApply, web, 'two-controllers': twoControllers };
 
 const docFile = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
 const writeDoc = process.env.BENCH_WRITE !== '0';

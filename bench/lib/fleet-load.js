@@ -1,7 +1,7 @@
 // The load process of bench/agent-fleet.js: N simulated agents, each one WebSocket to the
 // controller's agent link, in this one process (its own event loop, so the bench's bookkeeping
 // does not delay it). Driven over IPC by the parent:
-//   {type:'start', url, intervalMs, links:[{credential, ifname, keys, appliedRevision}]}
+//   {type:'start', url, intervalMs, links:[{credential, ifname, keys, appliedRevision, url?}]} (a link's own url: another controller)
 //        → {type:'connected', ms, welcomes}
 //   {type:'mode', mode:'heartbeat'|'full'}   switches what every link sends each interval
 //   {type:'mark'}                            starts a measurement window → {type:'marked'}
@@ -197,7 +197,7 @@ process.on('message', async (message) => {
       const started = performance.now();
       // Connect in groups, as a fleet coming back after a controller restart would (not all at one instant).
       for (let i = 0; i < message.links.length; i += 20) {
-        links.push(...(await Promise.all(message.links.slice(i, i + 20).map((spec, j) => connect(message.url, spec, i + j)))));
+        links.push(...(await Promise.all(message.links.slice(i, i + 20).map((spec, j) => connect(spec.url ?? message.url, spec, i + j)))));
       }
       const ms = performance.now() - started;
       // Every link reports on its own timer, spread evenly over one interval.
