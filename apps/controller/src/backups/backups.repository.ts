@@ -166,17 +166,18 @@ export class BackupsRepository {
 
   /** When the panel was set up: its first user's creation; null on an empty database. */
   async installedAt(): Promise<Date | null> {
-    const rows = await this.orm.em.fork().execute<{ at: Date | null }[]>('select min(created_at) as at from users');
-    return rows[0]?.at ?? null;
+    // Raw rows through the ORM carry timestamps as text (it hydrates entities, not rows).
+    const rows = await this.orm.em.fork().execute<{ at: string | null }[]>('select min(created_at) as at from users');
+    return rows[0]?.at ? new Date(rows[0].at) : null;
   }
 
   /** Nodes as the backup names them in its manifest. */
   async nodes(): Promise<{ id: string; name: string; agent: AgentFacts }[]> {
-    const rows = await this.orm.em.fork().execute<{ id: string; name: string; has_credential: boolean | null; connected: boolean | null; last_seen_at: Date | null }[]>(
+    const rows = await this.orm.em.fork().execute<{ id: string; name: string; has_credential: boolean | null; connected: boolean | null; last_seen_at: string | null }[]>(
       `select n.id, n.name, a.credential_hash is not null as has_credential, a.connected, a.last_seen_at
          from nodes n left join node_agents a on a.node_id = n.id order by n.name`,
     );
-    return rows.map((row) => ({ id: row.id, name: row.name, agent: { hasCredential: row.has_credential ?? false, connected: row.connected ?? false, lastSeenAt: row.last_seen_at } }));
+    return rows.map((row) => ({ id: row.id, name: row.name, agent: { hasCredential: row.has_credential ?? false, connected: row.connected ?? false, lastSeenAt: row.last_seen_at ? new Date(row.last_seen_at) : null } }));
   }
 
   /**
