@@ -21,6 +21,7 @@
 #   --pin sha256:HEX     the panel's self-made certificate's pin (also spelt --ca-pin)
 #   --ca FILE            a PEM the panel's certificate chains to, instead of a pin
 #   --netns NAME         run the agent's host commands in this network namespace (tests)
+#   --allow-insecure-http  accept an http:// panel (its credential then crosses the network readable)
 #   --help
 # Environment (tests and unusual hosts):
 #   WARREN_INSTALL_ROOT=DIR       install under DIR instead of / (no root needed then)
@@ -33,8 +34,20 @@
 set -euo pipefail
 
 usage() {
-  sed -n '/^# Options:/,/^# Exit codes/p' "${BASH_SOURCE[0]}" 2>/dev/null | sed 's/^# \{0,1\}//' ||
-    echo "usage: install-agent.sh --controller URL [--enrol SECRET] [--pin sha256:HEX | --ca FILE]"
+  # Not read from this file: piped from curl, the script has no file.
+  cat <<'USAGE'
+usage: install-agent.sh --controller URL [--enrol SECRET] [--pin sha256:HEX | --ca FILE] [--netns NAME]
+Installs the Warren agent from the panel at URL (its base path included) and enrols it (as root).
+  --controller URL     the panel's address with its base path (required)
+  --enrol SECRET       the node's one-time enrolment secret (wne_...); needed once
+  --pin sha256:HEX     the panel's self-made certificate's pin (also spelt --ca-pin)
+  --ca FILE            a PEM the panel's certificate chains to, instead of a pin
+  --netns NAME         run the agent's host commands in this network namespace (tests)
+  --allow-insecure-http  accept an http:// panel (the credential then crosses the network readable)
+Environment: WARREN_INSTALL_ROOT, WARREN_INSTALL_PREFIX, WARREN_INSTALL_SKIP_APT=1,
+WARREN_INSTALL_SKIP_SYSTEMD=1 (run the agent in the foreground), WARREN_INSTALL_NPM_FLAGS.
+Exit codes: 0 done, 1 a step failed, 2 bad usage, 3 the certificate does not match --pin.
+USAGE
 }
 fail() { echo "install-agent.sh: $*" >&2; exit 1; }
 bad_usage() {
@@ -43,11 +56,12 @@ bad_usage() {
   exit 2
 }
 
-CONTROLLER='' ENROL='' PIN='' CA='' NETNS=''
+CONTROLLER='' ENROL='' PIN='' CA='' NETNS='' INSECURE=0
 while [ $# -gt 0 ]; do
   flag=$1
   case "$flag" in
     --help | -h) usage; exit 0 ;;
+    --allow-insecure-http) INSECURE=1; shift ;;
     --controller | --enrol | --pin | --ca-pin | --ca | --netns)
       [ $# -ge 2 ] && [ -n "$2" ] || bad_usage "$flag needs a value"
       case "$flag" in
@@ -62,7 +76,11 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$CONTROLLER" ] || bad_usage "--controller URL is required"
-case "$CONTROLLER" in https://* | http://*) ;; *) bad_usage "--controller must be an https:// URL" ;; esac
+case "$CONTROLLER" in
+  https://*) ;;
+  http://*) [ "$INSECURE" = 1 ] || bad_usage "--controller $CONTROLLER is plain http://, where the enrolment secret and the node credential cross the network readable: use the panel's https:// address, or add --allow-insecure-http to accept that" ;;
+  *) bad_usage "--controller must be an https:// URL" ;;
+esac
 [ -z "$PIN" ] || [[ "$PIN" =~ ^sha256:[0-9a-f]{64}$ ]] || bad_usage "--pin must be sha256: and 64 hex digits, as the enrolment command prints it"
 [ -z "$PIN" ] || [ -z "$CA" ] || bad_usage "give --pin or --ca, not both"
 [ -z "$CA" ] || [ -r "$CA" ] || bad_usage "--ca $CA: no such file"
@@ -152,6 +170,7 @@ if [ -n "$CA" ]; then install -m 0644 "$CA" "$ETC/panel-ca.pem"; fi
   [ -z "$PIN" ] || echo "WARREN_CONTROLLER_PIN=$PIN"
   [ -z "$CA" ] || echo "WARREN_CONTROLLER_CA=$ETC/panel-ca.pem"
   [ -z "$NETNS" ] || echo "WARREN_NETNS=$NETNS"
+  [ "$INSECURE" = 0 ] || echo "WARREN_ALLOW_INSECURE_HTTP=1"
 } >"$work/agent.env"
 install -m 0600 "$work/agent.env" "$ENV_FILE"
 

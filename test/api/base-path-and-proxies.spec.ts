@@ -74,8 +74,9 @@ describe('WARREN_BASE_PATH and forwarded headers', () => {
       body: JSON.stringify({ name: 'quoted-command', address: '192.0.2.41' }),
     });
     expect(response.status).toBe(201);
-    const { secret, command } = response.body.enrolment;
-    expect(command).toBe(`warren-agent --controller 'http://panel.example:8443/x7k2' --enrol '${secret}'`);
+    const { secret, command, agentCommand } = response.body.enrolment;
+    expect(agentCommand).toBe(`warren-agent --controller 'http://panel.example:8443/x7k2' --enrol '${secret}'`);
+    expect(command).toBe(`curl -fsSL 'http://panel.example:8443/x7k2/api/agent/install.sh' | bash -s -- --controller 'http://panel.example:8443/x7k2' --enrol '${secret}'`);
   });
 
   test('the session cookie is scoped to the base path', async () => {
