@@ -20,6 +20,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent/install.sh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The agent installer (deploy/install-agent.sh) that the enrolment command pipes to bash on a new host
+         * @description Public: no credentials needed.
+         */
+        get: operations["get_agent_install_sh"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/package.tgz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The agent's package built from this panel (its dist, package.json and lock file), which install.sh installs with npm
+         * @description Public: no credentials needed.
+         */
+        get: operations["get_agent_package_tgz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -934,6 +974,10 @@ export interface components {
             publicKey: string;
             upBytes: number;
         };
+        AgentPackageDto: {
+            /** @description What the file is */
+            description: string;
+        };
         AmneziaParamsDto: {
             h1: number;
             h2: number;
@@ -1477,7 +1521,9 @@ export interface components {
             queue: components["schemas"]["RedisQueueAccessDto"] | components["schemas"]["PostgresQueueAccessDto"];
         };
         EnrolmentDto: {
-            /** @description What to run on the host */
+            /** @description The agent's own enrolment command, for a host where warren-agent is installed already */
+            agentCommand: string;
+            /** @description What to run on a new host, as root: one line that installs the agent from this panel and enrols it */
             command: string;
             /** Format: date-time */
             expiresAt: string;
@@ -2473,6 +2519,93 @@ export interface operations {
             };
             /** @description body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_agent_install_sh: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentPackageDto"];
+                    "text/x-shellscript": string;
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_agent_package_tgz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": string;
+                    "application/json": components["schemas"]["AgentPackageDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };

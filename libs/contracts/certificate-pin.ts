@@ -15,3 +15,9 @@ export function pinOfDer(der: Buffer): string {
 export function pinOfPem(pem: string): string {
   return pinOfDer(new X509Certificate(pem).raw);
 }
+
+/** curl's `--pinnedpubkey` form of a certificate's key: `sha256//` and the base64 SHA-256 of its SPKI DER. */
+export function publicKeyPinOfPem(pem: string): string {
+  const spki = new X509Certificate(pem).publicKey.export({ type: 'spki', format: 'der' });
+  return `sha256//${createHash('sha256').update(spki).digest('base64')}`;
+}

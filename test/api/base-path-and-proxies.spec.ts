@@ -74,8 +74,9 @@ describe('WARREN_BASE_PATH and forwarded headers', () => {
       body: JSON.stringify({ name: 'quoted-command', address: '192.0.2.41' }),
     });
     expect(response.status).toBe(201);
-    const { secret, command } = response.body.enrolment;
-    expect(command).toBe(`warren-agent --controller 'http://panel.example:8443/x7k2' --enrol '${secret}'`);
+    const { secret, command, agentCommand } = response.body.enrolment;
+    expect(agentCommand).toBe(`warren-agent --controller 'http://panel.example:8443/x7k2' --enrol '${secret}'`);
+    expect(command).toBe(`curl -fsSL 'http://panel.example:8443/x7k2/api/agent/install.sh' | bash -s -- --controller 'http://panel.example:8443/x7k2' --enrol '${secret}'`);
   });
 
   test('the session cookie is scoped to the base path', async () => {
@@ -159,7 +160,11 @@ describe('WARREN_PUBLIC_URL', () => {
       body: JSON.stringify({ name: 'public-url', address: '192.0.2.42' }),
     });
     expect(node.status).toBe(201);
-    expect(node.body.enrolment.command).toBe(`warren-agent --controller 'https://panel.example.net:9443/x7k2' --enrol '${node.body.enrolment.secret}'`);
+    expect(node.body.enrolment.agentCommand).toBe(`warren-agent --controller 'https://panel.example.net:9443/x7k2' --enrol '${node.body.enrolment.secret}'`);
+    // No pins: WARREN_PUBLIC_URL may be a proxy with a certificate of its own.
+    expect(node.body.enrolment.command).toBe(
+      `curl -fsSL 'https://panel.example.net:9443/x7k2/api/agent/install.sh' | bash -s -- --controller 'https://panel.example.net:9443/x7k2' --enrol '${node.body.enrolment.secret}'`,
+    );
   });
 
   test("is the panel's origin for cookie requests too (as is the address reached)", async () => {

@@ -73,7 +73,10 @@ describe('nodes', () => {
       enrolment: {
         secret: expect.stringMatching(/^wne_[0-9A-Za-z]{46}$/),
         expiresAt: expect.any(String),
-        command: expect.stringMatching(/^warren-agent --controller 'http:\/\/127\.0\.0\.1:\d+' --enrol 'wne_[0-9A-Za-z]{46}'$/),
+        command: expect.stringMatching(
+          /^curl -fsSL 'http:\/\/127\.0\.0\.1:\d+\/api\/agent\/install\.sh' \| bash -s -- --controller 'http:\/\/127\.0\.0\.1:\d+' --enrol 'wne_[0-9A-Za-z]{46}'$/,
+        ),
+        agentCommand: expect.stringMatching(/^warren-agent --controller 'http:\/\/127\.0\.0\.1:\d+' --enrol 'wne_[0-9A-Za-z]{46}'$/),
       },
       createdAt: expect.any(String),
       updatedAt: expect.any(String),

@@ -13,6 +13,7 @@ import { run, runToEnd, startPanelProcess, waitForOutput, type Spawned } from '.
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
 import { waitFor } from '../support/wait-for.js';
+import { REDIS_URL } from '../support/environment.js';
 
 /**
  * What the agent is given and what it accepts: it refuses a plain http:// controller unless told
@@ -75,7 +76,7 @@ describe('a panel with its own certificate: the enrolment command pins it', () =
   test('the agent checks the pin before it sends anything, enrols with it, links, and keeps the certificate', async () => {
     const pin = pinOfPem(readFileSync(join(t.config.dataDir, 'tls', 'cert.pem'), 'utf8'));
     const node = await createNode();
-    expect(node.enrolment.command).toBe(`warren-agent --controller '${t.panel.origin}' --enrol '${node.enrolment.secret}' --pin ${pin}`);
+    expect(node.enrolment.agentCommand).toBe(`warren-agent --controller '${t.panel.origin}' --enrol '${node.enrolment.secret}' --pin ${pin}`);
     const args = ['--controller', t.panel.origin, '--enrol', node.enrolment.secret, '--netns', namespace.name];
 
     // A wrong pin: refused before the secret is sent (it still enrols below).
@@ -179,6 +180,84 @@ describe('the local agent', () => {
       return nodes.find((node) => node.isLocal)?.agent.state === 'connected';
     }, 60_000);
   }, 180_000);
+});
+
+describe('the local agent in a unit of its own (WARREN_LOCAL_AGENT=external, as deploy/install.sh runs it)', () => {
+  let database: TestDatabase;
+  let namespace: TestNamespace;
+  const dataDir = tempDir();
+  let port: number;
+  const panelEnv = (): NodeJS.ProcessEnv => ({
+    PATH: process.env.PATH,
+    WARREN_DATA_DIR: dataDir,
+    WARREN_HOST: '127.0.0.1',
+    WARREN_PORT: String(port),
+    DATABASE_URL: database.url,
+    REDIS_URL,
+    WARREN_QUEUE_PREFIX: `wx${Date.now().toString(36)}`,
+    WARREN_ADMIN_USERNAME: OWNER.username,
+    WARREN_ADMIN_PASSWORD: OWNER.password,
+    WARREN_LOCAL_AGENT: 'external',
+  });
+  // What warren-local-agent.service gives the agent.
+  const startAgent = () =>
+    run(AGENT_MAIN, [], {
+      PATH: process.env.PATH,
+      [AGENT_ENV.dataDir]: join(dataDir, 'local-agent'),
+      [AGENT_ENV.controllerCa]: join(dataDir, 'tls', 'cert.pem'),
+      WARREN_NETNS: namespace.name,
+    });
+  const startPanel = async () => {
+    const panel = run(PANEL_MAIN, [], panelEnv());
+    await waitForOutput(panel, 'warren: panel listening on', 120_000);
+    return panel;
+  };
+  const stopProcess = async (spawned: Spawned | undefined) => {
+    if (spawned && spawned.child.exitCode === null) {
+      spawned.child.kill('SIGTERM');
+      await spawned.exited;
+    }
+  };
+  const localAgentState = async () => {
+    const origin = `https://127.0.0.1:${port}`;
+    const token = (await anyCertHttps(`${origin}/api/auth/login`, { method: 'POST', body: OWNER })).body.token;
+    const nodes = (await anyCertHttps(`${origin}/api/nodes`, { headers: { authorization: `Bearer ${token}` } })).body as { isLocal: boolean; agent: { state: string } }[];
+    return nodes.find((node) => node.isLocal)?.agent.state;
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    namespace = await TestNamespace.create();
+    port = await freePort();
+  }, 60_000);
+  afterAll(async () => {
+    await namespace?.destroy();
+    await database?.drop();
+  }, 60_000);
+
+  test('the panel starts no agent but hands the credential over; the agent in its own process links, and after a panel restart picks up the new credential', async () => {
+    let panel: Spawned | undefined = await startPanel();
+    let agent: Spawned | undefined;
+    try {
+      expect(childRunning(panel.child.pid!, AGENT_MAIN)).toBeUndefined();
+      expect(panel.stdout + panel.stderr).toContain('WARREN_LOCAL_AGENT=external');
+      agent = startAgent();
+      await waitFor('the external local agent linked', async () => ((await localAgentState()) === 'connected' ? true : undefined), 60_000);
+
+      // A restart issues a new credential: the agent holding the old one is refused, finds the
+      // newer one in its identity file and stops, for its unit to start it again.
+      await stopProcess(panel);
+      panel = await startPanel();
+      const { code } = await agent.exited;
+      expect(code).toBe(0);
+      expect(agent.stdout + agent.stderr).toContain('the identity file holds a newer credential than this agent: restarting to use it');
+      agent = startAgent();
+      await waitFor('the restarted local agent linked', async () => ((await localAgentState()) === 'connected' ? true : undefined), 60_000);
+    } finally {
+      await stopProcess(agent);
+      await stopProcess(panel);
+    }
+  }, 300_000);
 });
 
 /** The pid of a running child of `parentPid` whose command line runs `script`. */

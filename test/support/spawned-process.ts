@@ -21,7 +21,16 @@ const everySpawned = new Set<ChildProcess>();
 
 /** Runs a built entry point on this Node (24, the one jest runs on), collecting its output; `input` is its whole stdin. */
 export function run(script: string, args: string[], env: NodeJS.ProcessEnv, input?: string): Spawned {
-  const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  return runProgram(process.execPath, [script, ...args], env, { input });
+}
+
+/**
+ * Runs any program (a shell script), collecting its output. `group`: in a process group of its
+ * own, so that killGroup() stops whatever it started too (a pipeline's exec'd last command).
+ */
+export function runProgram(program: string, args: string[], env: NodeJS.ProcessEnv, options: { input?: string; group?: boolean } = {}): Spawned {
+  const { input } = options;
+  const child = spawn(program, args, { cwd: ROOT, env, detached: options.group ?? false, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
   if (input !== undefined) child.stdin!.end(input);
   everySpawned.add(child);
   const spawned: Spawned = {
@@ -59,6 +68,16 @@ export async function waitForOutput(spawned: Spawned, text: string, timeoutMs: n
   ).catch((error: Error) => {
     throw error instanceof GiveUp ? error : new Error(`${error.message}\n${output()}`);
   });
+}
+
+/** SIGTERM to a runProgram(…, {group: true}) process and everything in its group; resolves when the leader exited. */
+export async function killGroup(spawned: Spawned): Promise<void> {
+  try {
+    process.kill(-spawned.child.pid!, 'SIGTERM');
+  } catch {
+    // already gone
+  }
+  await spawned.exited;
 }
 
 export async function killAllSpawned(): Promise<void> {

@@ -9,7 +9,8 @@ import { CounterSpool } from './counters/counter-spool.js';
 import { AGENT_CONFIG, HOST_DRIVER, type HostDriver } from './host-driver.js';
 import { ControllerLink } from './link/controller-link.js';
 import { resolveControllerTrust } from './link/controller-trust.js';
-import { loadOrEnrol, storedControllerUrl, type AgentIdentity } from './link/credential.js';
+import { identityFile, loadOrEnrol, storedControllerUrl, type AgentIdentity } from './link/credential.js';
+import { readJsonFile } from '#libs/files/atomic-file.js';
 import { SYSTEM_SAMPLER, type SystemSampler } from './system-sampler.js';
 import { WARREN_VERSION as AGENT_VERSION } from '#libs/version/warren-version.js';
 import { ApplyWorker, parseApplyJob, parseProbeJob } from './work/apply-worker.js';
@@ -80,6 +81,7 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
           this.sendPendingCounters();
         },
         ack: (seq) => this.spool.acknowledge(seq),
+        refused: () => this.restartIfCredentialReplaced(),
       },
       trust,
     );
@@ -96,6 +98,19 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
     this.reportTimer = setInterval(() => void this.report(), this.config.reportIntervalMs);
     this.watchdogTimer = setInterval(() => void this.watchdog(), WATCHDOG_MS);
     this.logger.log(`node ${this.identity.nodeName} (${this.identity.nodeId}): applied revision ${this.host.applied().revision}`);
+  }
+
+  /**
+   * The link's credential was refused while a different one is in the identity file: someone
+   * (the controller of an external local agent, at its every start) replaced it. The queue access
+   * came with it, so the whole agent starts again from the file: SIGTERM is the ordinary stop, and
+   * its unit (Restart=always) starts it again.
+   */
+  private restartIfCredentialReplaced(): void {
+    const onDisk = readJsonFile<AgentIdentity>(identityFile(this.config.dataDir));
+    if (!onDisk || onDisk.credential === this.identity.credential) return;
+    this.logger.warn('the identity file holds a newer credential than this agent: restarting to use it');
+    process.kill(process.pid, 'SIGTERM');
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -53,6 +53,11 @@ try {
   app = await NestFactory.createApplicationContext(AgentModule.register(config), { logger: LOG_LEVELS[config.logLevel], abortOnError: false });
   if (stopping) await app.close().finally(() => process.exit(0));
 } catch (error) {
-  process.stderr.write(`warren-agent: cannot start: ${(error as Error).message}\n`);
+  const message = (error as Error).message;
+  // Node's words for an untrusted chain say nothing of what to do about it.
+  const hint = /self[- ]signed certificate|unable to (get|verify) .*certificate|certificate has expired/i.test(message)
+    ? " (the panel's certificate is not trusted here: use the enrolment command the panel prints, which carries --pin sha256:… for its self-made certificate, or give --ca FILE)"
+    : '';
+  process.stderr.write(`warren-agent: cannot start: ${message}${hint}\n`);
   process.exit(1);
 }

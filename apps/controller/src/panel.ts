@@ -4,7 +4,7 @@ import { Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { pinOfPem } from '#libs/contracts/certificate-pin.js';
+import { pinOfPem, publicKeyPinOfPem } from '#libs/contracts/certificate-pin.js';
 import { AppModule } from './app.module.js';
 import { ensureOwner, type OwnerCreated } from './auth/owner-bootstrap.js';
 import type { WarrenConfig } from './config/config.js';
@@ -106,7 +106,7 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
         queues,
         prepared,
         selfSignedTls: tls?.selfSigned ?? false,
-        ...(tls?.selfSigned ? { certificatePin: pinOfPem(tls.cert) } : {}),
+        ...(tls?.selfSigned ? { certificatePin: pinOfPem(tls.cert), publicKeyPin: publicKeyPinOfPem(tls.cert) } : {}),
       }),
       adapter,
       { logger: LOG_LEVELS[config.logLevel], abortOnError: false, bodyParser: false },

@@ -19,6 +19,11 @@ export interface PanelRuntime {
    * for the agent to pin (`--pin sha256:…`); absent with an operator's certificate or plain HTTP.
    */
   certificatePin?: string;
+  /**
+   * The same certificate's public key as curl pins it (`sha256//<base64 of the SPKI's SHA-256>`),
+   * for the `curl --pinnedpubkey` that fetches the agent installer in the enrolment command.
+   */
+  publicKeyPin?: string;
 }
 
 export const WARREN_CONFIG = Symbol('WARREN_CONFIG');

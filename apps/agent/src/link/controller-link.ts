@@ -10,6 +10,8 @@ export interface LinkEvents {
   /** The controller answered hello. */
   welcome(message: Extract<ControllerMessage, { type: 'welcome' }>): void;
   ack(seq: number): void;
+  /** The controller refused the link's credential (401). */
+  refused?(): void;
 }
 
 const HEARTBEAT_MS = 10_000;
@@ -97,6 +99,7 @@ export class ControllerLink {
     socket.on('message', (data) => this.receive(String(data)));
     socket.on('unexpected-response', (_request, response) => {
       this.logger.warn(`the controller refused the link: HTTP ${response.statusCode}${response.statusCode === 401 ? ' (credential not valid: enrol this host again)' : ''}`);
+      if (response.statusCode === 401) this.events.refused?.();
     });
     socket.on('error', (error) => this.logger.debug?.(`link error: ${error.message}`));
     socket.on('close', () => {

@@ -66,6 +66,14 @@ describe('configuration', () => {
     expect(loadConfig({}).publicUrl).toBeUndefined();
   });
 
+  test('WARREN_LOCAL_AGENT: on by default, off, or external (the credential handed over, the agent run by a unit of its own; needs Redis)', () => {
+    expect(loadConfig({})).toMatchObject({ localAgent: true, localAgentExternal: false });
+    expect(loadConfig({ WARREN_LOCAL_AGENT: 'off' })).toMatchObject({ localAgent: false, localAgentExternal: false });
+    expect(loadConfig({ WARREN_LOCAL_AGENT: 'external', REDIS_URL: 'redis://127.0.0.1:6379' })).toMatchObject({ localAgent: true, localAgentExternal: true });
+    expect(failure({ WARREN_LOCAL_AGENT: 'external' }).message).toContain('needs REDIS_URL');
+    expect(failure({ WARREN_LOCAL_AGENT: 'sometimes' }).message).toContain('must be "on", "off" or "external"');
+  });
+
   test('a bad value never echoes a secret', () => {
     const error = failure({ DATABASE_URL: 'mysql://user:hunter2@db' });
     expect(error.message).not.toContain('hunter2');

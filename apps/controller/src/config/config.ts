@@ -34,6 +34,12 @@ export interface WarrenConfig {
   agentRedisUrl?: string;
   /** Run an agent for the local node beside the controller (WARREN_LOCAL_AGENT, default on). */
   localAgent: boolean;
+  /**
+   * WARREN_LOCAL_AGENT=external: the controller hands the local node's credential over in
+   * `<dataDir>/local-agent/agent.json` as usual but does not start the agent; a unit of its own
+   * (root, deploy/warren-local-agent.service) runs it, while the controller runs unprivileged.
+   */
+  localAgentExternal: boolean;
   logLevel: 'error' | 'warn' | 'log' | 'debug';
   /** Where backup archives live (WARREN_BACKUP_DIR, default `<dataDir>/backups`). */
   backupDir: string;
@@ -159,9 +165,11 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
   }
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
   const localAgent = (text(env, 'WARREN_LOCAL_AGENT') ?? 'on').toLowerCase();
-  if (!['on', 'off', 'true', 'false', '1', '0'].includes(localAgent)) {
-    throw new ConfigError('WARREN_LOCAL_AGENT', `must be "on" or "off", got "${localAgent}"`);
+  if (!['on', 'off', 'external', 'true', 'false', '1', '0'].includes(localAgent)) {
+    throw new ConfigError('WARREN_LOCAL_AGENT', `must be "on", "off" or "external", got "${localAgent}"`);
   }
+  // The external agent has no way to get the embedded database's address: its queue is Redis.
+  if (localAgent === 'external' && !redisUrl) throw new ConfigError('WARREN_LOCAL_AGENT', '"external" needs REDIS_URL (the external agent takes its jobs from Redis)');
   return {
     dataDir,
     host,
@@ -171,7 +179,8 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl,
     agentRedisUrl: url(env, 'WARREN_AGENT_REDIS_URL', ['redis:', 'rediss:']) ?? (redisUrl ? withoutCredentials(redisUrl) : undefined),
-    localAgent: ['on', 'true', '1'].includes(localAgent),
+    localAgent: ['on', 'true', '1', 'external'].includes(localAgent),
+    localAgentExternal: localAgent === 'external',
     queuePrefix: prefix,
     admin: { username, password: password === '' ? undefined : password },
     publicUrl: publicUrl(env),

@@ -61,6 +61,13 @@ export async function startLocalAgent(options: {
   const stored: AgentIdentity = { ...identity, controllerUrl: options.panelUrl };
   writeJsonAtomic(join(dataDir, AGENT_IDENTITY_FILE), stored);
 
+  if (options.config.localAgentExternal) {
+    // Its own unit runs it as root; it reads the identity written above (and restarts itself when
+    // a newer one replaces the credential it holds: a controller restart issues a fresh one).
+    logger.log(`local agent credential written to ${dataDir}; the agent itself runs in its own unit (WARREN_LOCAL_AGENT=external)`);
+    return { stop: async () => undefined };
+  }
+
   const env = localAgentEnvironment(process.env, {
     [AGENT_ENV.dataDir]: dataDir,
     [AGENT_ENV.logLevel]: options.config.logLevel,

@@ -10,6 +10,8 @@ import { AgentLinkGateway } from './link/agent-link.gateway.js';
 import { AgentLinkRepository } from './link/agent-link.repository.js';
 import { AgentLinkService } from './link/agent-link.service.js';
 import { EnrolmentController } from './enrolment.controller.js';
+import { AgentInstallController } from './agent-install/agent-install.controller.js';
+import { AgentInstallService } from './agent-install/agent-install.service.js';
 import { NodesController } from './nodes.controller.js';
 import { NodesRepository } from './nodes.repository.js';
 import { NodesService } from './nodes.service.js';
@@ -22,7 +24,7 @@ import { NodesService } from './nodes.service.js';
  */
 @Module({
   imports: [ClientsModule, SystemModule, RoutingModule],
-  controllers: [NodesController, EnrolmentController],
+  controllers: [NodesController, EnrolmentController, AgentInstallController],
   providers: [
     NodesRepository,
     NodesService,
@@ -33,6 +35,7 @@ import { NodesService } from './nodes.service.js';
     AgentLinkRepository,
     AgentLinkService,
     AgentLinkGateway,
+    AgentInstallService,
   ],
   exports: [NodesService],
 })

@@ -123,8 +123,11 @@ export class EnrolmentDto {
   @DateTimeField()
   expiresAt!: string;
 
-  @ApiProperty({ description: 'What to run on the host' })
+  @ApiProperty({ description: 'What to run on a new host, as root: one line that installs the agent from this panel and enrols it' })
   command!: string;
+
+  @ApiProperty({ description: 'The agent\'s own enrolment command, for a host where warren-agent is installed already' })
+  agentCommand!: string;
 }
 
 export class CreatedNodeDto extends NodeDto {

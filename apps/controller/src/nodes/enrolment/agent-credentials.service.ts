@@ -16,8 +16,10 @@ export interface Enrolment {
   /** The one-time secret (`wne_…`): shown once, exchanged by the agent for its credential. */
   secret: string;
   expiresAt: Date;
-  /** What to run on the host, every value shell-quoted. */
+  /** What to run on a new host (installs the agent from the panel and enrols it), every value shell-quoted. */
   command: string;
+  /** The agent's own command, for a host where the agent is installed already. */
+  agentCommand: string;
 }
 
 /**
@@ -83,19 +85,27 @@ export class AgentCredentialsService implements OnApplicationBootstrap, OnApplic
     const secret = generatePrefixedSecret(ENROLMENT_PREFIX);
     const expiresAt = new Date(Date.now() + ENROLMENT_TTL_MS);
     await this.repository.storeEnrolment(nodeId, hashSecret(secret), expiresAt);
-    return { secret, expiresAt, command: this.enrolmentCommand(panelUrl, secret) };
+    return { secret, expiresAt, ...this.enrolmentCommand(panelUrl, secret) };
   }
 
   /**
-   * What the operator runs on the host. With the panel's self-made certificate it carries that
-   * certificate's pin, so the agent trusts the panel from the command alone (and nothing else
-   * with that name). Not when WARREN_PUBLIC_URL names the address: a proxy there may present a
-   * certificate of its own.
+   * What the operator runs on the host: one line that fetches the agent installer from this panel
+   * (`GET /api/agent/install.sh`) and runs it with the enrolment arguments; the installer installs
+   * the agent from the panel's own package and enrols it. With the panel's self-made certificate
+   * the line carries that certificate's pins: curl's `--pinnedpubkey` (its key) for the download,
+   * and `--pin sha256:…` (the certificate) for the installer's downloads and the agent, so the host
+   * trusts the panel from the command alone (and nothing else with that name). Not when
+   * WARREN_PUBLIC_URL names the address: a proxy there may present a certificate of its own.
    */
-  private enrolmentCommand(panelUrl: string, secret: string): string {
-    const parts = ['warren-agent', '--controller', shellQuote(panelUrl), '--enrol', shellQuote(secret)];
-    if (this.runtime.certificatePin && !this.config.publicUrl && panelUrl.startsWith('https:')) parts.push('--pin', this.runtime.certificatePin);
-    return parts.join(' ');
+  private enrolmentCommand(panelUrl: string, secret: string): { command: string; agentCommand: string } {
+    const pinned = Boolean(this.runtime.certificatePin && this.runtime.publicKeyPin && !this.config.publicUrl && panelUrl.startsWith('https:'));
+    const enrol = ['--controller', shellQuote(panelUrl), '--enrol', shellQuote(secret), ...(pinned ? ['--pin', this.runtime.certificatePin!] : [])];
+    // -k only beside the key pin: curl then checks the key instead of the (self-made) chain and name.
+    const curl = ['curl', '-fsSL', ...(pinned ? ['-k', '--pinnedpubkey', shellQuote(this.runtime.publicKeyPin!)] : []), shellQuote(`${panelUrl}/api/agent/install.sh`)];
+    return {
+      command: `${curl.join(' ')} | bash -s -- ${enrol.join(' ')}`,
+      agentCommand: ['warren-agent', ...enrol].join(' '),
+    };
   }
 
   /**
