@@ -1,6 +1,7 @@
 import { Queue, QueueEvents, Worker, createPostgresBackend, runMigrations, type Processor } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { withLogContext } from '#libs/logging/index.js';
 import { withTimeout } from '../common/with-timeout.js';
 import { QUEUE_SCHEMA } from '#libs/contracts/queue-store.js';
 
@@ -41,8 +42,12 @@ export interface OpenQueueEvents {
   close(): Promise<void>;
 }
 
+/** Told when a job of one of the controller's own queues ends (for the metrics). */
+export type JobDoneObserver = (queue: string, outcome: 'completed' | 'failed') => void;
+
 abstract class BaseQueueBackend implements QueueBackend {
   abstract readonly kind: QueueBackendKind;
+  onJobDone?: JobDoneObserver;
   protected readonly queues = new Map<string, AnyQueue>();
   protected readonly workers = new Set<AnyWorker>();
 
@@ -61,7 +66,18 @@ abstract class BaseQueueBackend implements QueueBackend {
   }
 
   worker(name: string, processor: Processor): AnyWorker {
-    const worker = this.openWorker(name, processor);
+    // Every line the job's processor logs carries its id and queue (libs/logging).
+    const inContext: Processor = async (job, token, signal) => {
+      try {
+        const value = await withLogContext({ jobId: job.id, queue: name }, () => processor(job, token, signal));
+        this.onJobDone?.(name, 'completed');
+        return value;
+      } catch (error) {
+        this.onJobDone?.(name, 'failed');
+        throw error;
+      }
+    };
+    const worker = this.openWorker(name, inContext);
     worker.on('error', () => undefined); // a store outage is reported by ping(), not by crashing
     this.workers.add(worker);
     return worker;
@@ -161,7 +177,14 @@ export async function openQueueBackend(options: {
   redisUrl?: string;
   databaseUrl: string;
   prefix: string;
+  onJobDone?: JobDoneObserver;
 }): Promise<QueueBackend> {
+  const backend = await openStore(options);
+  backend.onJobDone = options.onJobDone;
+  return backend;
+}
+
+async function openStore(options: { redisUrl?: string; databaseUrl: string; prefix: string }): Promise<BaseQueueBackend> {
   if (options.redisUrl) return new RedisQueueBackend(options.redisUrl, options.prefix);
   // The pool is ours, so BullMQ cannot set search_path on it: every connection starts in its schema.
   // Every worker (and every QueueEvents) on a user-supplied pool holds one pooled connection for
