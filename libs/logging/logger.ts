@@ -63,8 +63,9 @@ export function createLogger(options: LoggerOptions): Logger {
       base: { pid: process.pid },
       timestamp: stdTimeFunctions.isoTime,
       redact: { paths: REDACT_PATHS, censor: CENSOR },
-      // The request or job this line belongs to; a field given on the line itself wins.
-      mixin: () => logContext.getStore() ?? {},
+      // The request or job this line belongs to; a field given on the line itself wins. A copy:
+      // pino merges the line's fields into what the mixin returns, which must not be the context.
+      mixin: () => ({ ...logContext.getStore() }),
       serializers: {
         err: (error: Error) => {
           const serialized = stdSerializers.err(error);

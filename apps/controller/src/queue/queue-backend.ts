@@ -1,4 +1,5 @@
 import { Queue, QueueEvents, Worker, createPostgresBackend, runMigrations, type Processor } from 'bullmq';
+import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { withLogContext } from '#libs/logging/index.js';
@@ -6,6 +7,8 @@ import { withTimeout } from '../common/with-timeout.js';
 import { QUEUE_SCHEMA } from '#libs/contracts/queue-store.js';
 
 export type QueueBackendKind = 'redis' | 'postgres';
+
+const logger = new Logger('queue');
 
 /** A BullMQ queue on either store; producers use only the backend-neutral API. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -67,16 +70,20 @@ abstract class BaseQueueBackend implements QueueBackend {
 
   worker(name: string, processor: Processor): AnyWorker {
     // Every line the job's processor logs carries its id and queue (libs/logging).
-    const inContext: Processor = async (job, token, signal) => {
-      try {
-        const value = await withLogContext({ jobId: job.id, queue: name }, () => processor(job, token, signal));
-        this.onJobDone?.(name, 'completed');
-        return value;
-      } catch (error) {
-        this.onJobDone?.(name, 'failed');
-        throw error;
-      }
-    };
+    const inContext: Processor = (job, token, signal) =>
+      withLogContext({ jobId: job.id, queue: name }, async () => {
+        logger.debug(`job ${job.name} started`);
+        try {
+          const value = await processor(job, token, signal);
+          this.onJobDone?.(name, 'completed');
+          logger.debug(`job ${job.name} completed`);
+          return value;
+        } catch (error) {
+          this.onJobDone?.(name, 'failed');
+          logger.warn(`job ${job.name} failed: ${(error as Error).message}`);
+          throw error;
+        }
+      });
     const worker = this.openWorker(name, inContext);
     worker.on('error', () => undefined); // a store outage is reported by ping(), not by crashing
     this.workers.add(worker);
