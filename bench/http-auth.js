@@ -79,7 +79,9 @@ async function startBenchPanel(scope) {
     WARREN_QUEUE_PREFIX: queuePrefix,
     WARREN_ADMIN_USERNAME: BENCH_OWNER.username,
     WARREN_ADMIN_PASSWORD: BENCH_OWNER.password,
-    WARREN_LOG_LEVEL: 'error',
+    // BENCH_LOG_LEVEL=log measures with a JSON line per request (the panel's default level).
+    WARREN_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'error',
+    WARREN_LOG_FORMAT: 'json',
     WARREN_LOCAL_AGENT: 'off',
   });
   const panel = await startPanel(config);

@@ -2,7 +2,7 @@
 // BENCH_ONLY=http-auth|clients|overview|agent-host|agent-propagation|agent-fleet|routing-apply|web|two-controllers (comma-separated) runs just those.
 // Settings of http-auth (environment): BENCH_DURATION seconds per measured run (10), BENCH_WARMUP (2),
 // BENCH_CONNECTIONS (16), BENCH_PIPELINING (1), BENCH_ROUNDS (1), BENCH_CLIENT=process|inline,
-// BENCH_TARGETS=bare,token,session (a subset skips the doc). Settings of clients: see bench/clients.js
+// BENCH_TARGETS=bare,token,session (a subset skips the doc), BENCH_LOG_LEVEL (the panel's WARREN_LOG_LEVEL, default error). Settings of clients: see bench/clients.js
 // (BENCH_CLIENTS, BENCH_CREATE_CONCURRENCY, BENCH_LIST_CONNECTIONS, BENCH_SEQUENTIAL, BENCH_DURATION…).
 // Both: BENCH_WRITE=0 (print only), DATABASE_URL / REDIS_URL (the machine's servers; a throw-away
 // database is created and dropped). overview, agent-propagation and agent-fleet: settings at the top of each file.

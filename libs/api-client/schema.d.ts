@@ -432,10 +432,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Database and queue reachability (503 when either is down)
+         * Liveness: the process answers (touches no store)
          * @description Public: no credentials needed.
          */
         get: operations["get_health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness: database and queue store answer and migrations are done (503 when not)
+         * @description Public: no credentials needed.
+         */
+        get: operations["get_health_ready"];
         put?: never;
         post?: never;
         delete?: never;
@@ -542,6 +562,26 @@ export interface paths {
          * @description Roles: owner, admin.
          */
         patch: operations["patch_interfaces_id"];
+        trace?: never;
+    };
+    "/api/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics (text exposition format): HTTP, queues and jobs per node, sync, agents, counters, history, process
+         * @description Roles: owner, admin, viewer.
+         */
+        get: operations["get_metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/nodes": {
@@ -1536,12 +1576,6 @@ export interface components {
             /** @description The offending input as a path such as `items.2.name`, or "" when no field is at fault */
             field: string;
         };
-        HealthDto: {
-            database: components["schemas"]["CheckDto"];
-            queue: components["schemas"]["QueueCheckDto"];
-            /** @enum {string} */
-            status: "ok" | "degraded";
-        };
         HostDto: {
             address: string;
             /** Format: date-time */
@@ -1657,6 +1691,11 @@ export interface components {
             /** @description bytes */
             size: number;
         };
+        LivenessDto: {
+            /** @enum {string} */
+            status: "ok";
+            uptimeSeconds: number;
+        };
         LoggedOutDto: {
             /** @enum {boolean} */
             ok: true;
@@ -1670,6 +1709,11 @@ export interface components {
             user: components["schemas"]["UserDto"];
             /** @enum {string} */
             via: "session" | "token";
+        };
+        MigrationsCheckDto: {
+            ok: boolean;
+            /** @description Committed migrations the database has not run (-1: could not be read) */
+            pending: number;
         };
         NetworkDto: {
             rxBytes: number;
@@ -1914,6 +1958,13 @@ export interface components {
             totalBytes: number;
             /** @description Clients without a quota (quotaBytes 0) */
             unlimitedClients: number;
+        };
+        ReadinessDto: {
+            database: components["schemas"]["CheckDto"];
+            migrations: components["schemas"]["MigrationsCheckDto"];
+            queue: components["schemas"]["QueueCheckDto"];
+            /** @enum {string} */
+            status: "ready" | "not ready";
         };
         RedisQueueAccessDto: {
             /** @enum {string} */
@@ -4445,7 +4496,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HealthDto"];
+                    "application/json": components["schemas"]["LivenessDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_health_ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadinessDto"];
                 };
             };
             /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
@@ -4472,7 +4561,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HealthDto"];
+                    "application/json": components["schemas"]["ReadinessDto"];
                 };
             };
         };
@@ -5205,6 +5294,53 @@ export interface operations {
             };
             /** @description body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_metrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -19,6 +19,8 @@ export const AGENT_ENV = {
   /** BullMQ's PostgreSQL backend, for the agent on the controller's own host only. */
   queueDatabaseUrl: 'WARREN_AGENT_QUEUE_DATABASE_URL',
   logLevel: 'WARREN_LOG_LEVEL',
+  /** `json` or `pretty`; unset: pretty on a terminal, JSON otherwise. */
+  logFormat: 'WARREN_LOG_FORMAT',
   /** `1`: the agent may talk to its controller over plain http:// (`--allow-insecure-http`). */
   allowInsecureHttp: 'WARREN_ALLOW_INSECURE_HTTP',
   /** How often the agent reports counters and samples (ms); the operator's, passed on as it is. */

@@ -233,7 +233,7 @@ describe('schedule', () => {
   test('an unreachable queue store does not hold up start-up or shutdown', async () => {
     const other = await startTestPanel({ REDIS_URL: 'redis://127.0.0.1:1' });
     try {
-      expect((await other.call('GET', 'health')).status).toBe(503);
+      expect((await other.call('GET', 'health/ready')).status).toBe(503);
     } finally {
       await other.stop();
     }

@@ -27,7 +27,7 @@ describe('route table', () => {
 
   test("only login, health, agent enrolment and what a new agent host downloads (the installer, the agent's package) are public", () => {
     const publicRoutes = endpoints.filter((endpoint) => !endpoint.auth).map((endpoint) => `${endpoint.method} ${endpoint.path}`);
-    expect(publicRoutes.sort()).toEqual(['GET /api/agent/install.sh', 'GET /api/agent/package.tgz', 'GET /api/health', 'POST /api/agent/enrol', 'POST /api/auth/login']);
+    expect(publicRoutes.sort()).toEqual(['GET /api/agent/install.sh', 'GET /api/agent/package.tgz', 'GET /api/health', 'GET /api/health/ready', 'POST /api/agent/enrol', 'POST /api/auth/login']);
   });
 
   test('every entry carries a curl command built from the address the request reached', () => {

@@ -92,9 +92,9 @@ test('the CLI refuses to issue a token before the panel has created an owner', a
 
 test('first start: real PostgreSQL and the PostgreSQL queue backend, over HTTPS, with a generated owner password printed once', async () => {
   const started = await startPanel();
-  const health = await https('GET', `${origin}/api/health`);
+  const health = await https('GET', `${origin}/api/health/ready`);
   expect(health.status).toBe(200);
-  expect(health.body).toMatchObject({ status: 'ok', database: { ok: true }, queue: { backend: 'postgres', ok: true } });
+  expect(health.body).toMatchObject({ status: 'ready', database: { ok: true }, queue: { backend: 'postgres', ok: true } });
 
   const owner = started.stdout.match(OWNER_LINE);
   expect(owner?.[1]).toBe('admin');
@@ -160,7 +160,7 @@ test('after a hard kill (SIGKILL) the next start recovers the cluster and comes 
   const started = await startPanel();
   // The killed panel's PostgreSQL either survived as an orphan or left a stale postmaster.pid.
   expect(started.stdout).toMatch(/stopping PostgreSQL left running by an earlier run|removing a stale postmaster\.pid/);
-  const health = await https('GET', `${origin}/api/health`);
+  const health = await https('GET', `${origin}/api/health/ready`);
   expect(health.status).toBe(200);
   expect(health.body).toMatchObject({ database: { ok: true }, queue: { backend: 'postgres', ok: true } });
   expect((await login(password)).status).toBe(200);

@@ -27,6 +27,8 @@ export interface AgentConfig {
   /** How often counters and system samples are read, ms. */
   reportIntervalMs: number;
   logLevel: 'error' | 'warn' | 'log' | 'debug';
+  /** Unset: pretty on a terminal, JSON otherwise. */
+  logFormat?: 'json' | 'pretty';
 }
 
 export class AgentConfigError extends Error {}
@@ -100,6 +102,8 @@ export function loadAgentConfig(argv: readonly string[], env: Env = process.env)
   }
   const logLevel = (text(AGENT_ENV.logLevel) ?? 'log') as AgentConfig['logLevel'];
   if (!['error', 'warn', 'log', 'debug'].includes(logLevel)) throw new AgentConfigError('WARREN_LOG_LEVEL: must be one of error, warn, log, debug');
+  const logFormat = text(AGENT_ENV.logFormat)?.toLowerCase();
+  if (logFormat !== undefined && logFormat !== 'json' && logFormat !== 'pretty') throw new AgentConfigError('WARREN_LOG_FORMAT: must be json or pretty');
   return {
     controllerUrl: controllerUrl?.replace(/\/+$/, ''),
     enrolSecret: text('WARREN_ENROL_SECRET'),
@@ -111,6 +115,7 @@ export function loadAgentConfig(argv: readonly string[], env: Env = process.env)
     allowInsecureHttp,
     reportIntervalMs: interval,
     logLevel,
+    ...(logFormat ? { logFormat } : {}),
   };
 }
 

@@ -1,18 +1,12 @@
 import 'reflect-metadata';
-import { Logger, type INestApplicationContext, type LogLevel } from '@nestjs/common';
+import { Logger, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { mkdirSync } from 'node:fs';
 import { AgentModule } from './agent.module.js';
+import { createLogger, NestPinoLogger } from '#libs/logging/index.js';
 import { AGENT_USAGE, AgentConfigError, loadAgentConfig, type AgentConfig } from './config.js';
 
 /** `warren-agent`: the agent on every tunnel host (docs/agents.md). */
-const LOG_LEVELS: Record<AgentConfig['logLevel'], LogLevel[]> = {
-  error: ['fatal', 'error'],
-  warn: ['fatal', 'error', 'warn'],
-  log: ['fatal', 'error', 'warn', 'log'],
-  debug: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
-};
-
 const args = process.argv.slice(2);
 if (args.includes('--help') || args.includes('-h')) {
   process.stdout.write(AGENT_USAGE);
@@ -27,7 +21,9 @@ try {
   process.exit(2);
 }
 mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-Logger.overrideLogger(LOG_LEVELS[config.logLevel]);
+// JSON lines (pretty on a terminal), secrets redacted, job ids on what a job's processor logs (libs/logging).
+const nestLogger = new NestPinoLogger(createLogger({ name: 'warren-agent', level: config.logLevel, ...(config.logFormat ? { pretty: config.logFormat === 'pretty' } : {}) }));
+Logger.overrideLogger(nestLogger);
 /**
  * Stopping, however asked: SIGTERM/SIGINT, or the controller that started this agent as its local
  * agent going away (its IPC channel closes, even when it was killed). Registered before start-up,
@@ -50,7 +46,7 @@ if (process.channel) {
   if (!process.connected) stop('the controller that started this agent is gone');
 }
 try {
-  app = await NestFactory.createApplicationContext(AgentModule.register(config), { logger: LOG_LEVELS[config.logLevel], abortOnError: false });
+  app = await NestFactory.createApplicationContext(AgentModule.register(config), { logger: nestLogger, abortOnError: false });
   if (stopping) await app.close().finally(() => process.exit(0));
 } catch (error) {
   const message = (error as Error).message;

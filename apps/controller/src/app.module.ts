@@ -8,6 +8,7 @@ import { HealthModule } from './health/health.module.js';
 import { ErrorFilter } from './http/error.filter.js';
 import { StrictValidationPipe } from './http/validation.js';
 import { InterfacesModule } from './interfaces/interfaces.module.js';
+import { MonitoringModule } from './monitoring/monitoring.module.js';
 import { NodesModule } from './nodes/nodes.module.js';
 import { OverviewModule } from './overview/overview.module.js';
 import { OutboundsModule } from './outbounds/outbounds.module.js';
@@ -38,6 +39,7 @@ export class AppModule {
         SystemModule,
         NodesModule,
         OverviewModule,
+        MonitoringModule,
         TemplateModule,
         DocsModule,
       ],

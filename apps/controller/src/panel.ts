@@ -1,10 +1,11 @@
 import 'reflect-metadata';
 import fastifyCookie from '@fastify/cookie';
-import { Logger, type LogLevel } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { pinOfPem, publicKeyPinOfPem } from '#libs/contracts/certificate-pin.js';
+import { createLogger, NestPinoLogger } from '#libs/logging/index.js';
 import { AppModule } from './app.module.js';
 import { ensureOwner, type OwnerCreated } from './auth/owner-bootstrap.js';
 import type { WarrenConfig } from './config/config.js';
@@ -15,6 +16,8 @@ import { createOpenApiDocument } from './docs/openapi.js';
 import { DocsService } from './docs/docs.service.js';
 import { PreparedPool } from './database/prepared-pool.js';
 import { installRequestLayer, requestLayerOptions, serverOptions } from './http/request-layer.js';
+import { installRequestLog, requestId } from './http/request-log.js';
+import { PanelMetrics } from './metrics/panel-metrics.js';
 import { loadTls } from './http/tls.js';
 import { DeliveryService } from './nodes/delivery/delivery.service.js';
 import { startLocalAgent } from './nodes/local-agent.js';
@@ -45,17 +48,14 @@ export interface Panel {
   close(): Promise<void>;
 }
 
-const LOG_LEVELS: Record<WarrenConfig['logLevel'], LogLevel[]> = {
-  error: ['fatal', 'error'],
-  warn: ['fatal', 'error', 'warn'],
-  log: ['fatal', 'error', 'warn', 'log'],
-  debug: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
-};
-
 /** Starts the whole controller: database (embedded or given), migrations, queue store, owner, HTTP. */
 export async function startPanel(config: WarrenConfig): Promise<Panel> {
+  // One pino logger for the process (JSON lines, or pretty on a terminal); Nest's Logger writes to it.
+  const log = createLogger({ name: 'warren', level: config.logLevel, ...(config.logFormat ? { pretty: config.logFormat === 'pretty' } : {}) });
+  const nestLogger = new NestPinoLogger(log);
+  Logger.overrideLogger(nestLogger);
   const logger = new Logger('warren');
-  Logger.overrideLogger(LOG_LEVELS[config.logLevel]);
+  const metrics = new PanelMetrics();
   const cleanups: (() => Promise<unknown>)[] = [];
   const closeAll = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
@@ -72,7 +72,12 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
     // What a first start creates (the queue store's schema, the owner, the local node), created
     // once when several controllers start together on one database.
     const { queues, owner, localNode } = await withAdvisoryLock(databaseUrl, 'warren.first-start', async () => {
-      const queues: QueueBackend = await openQueueBackend({ redisUrl: config.redisUrl, databaseUrl, prefix: config.queuePrefix });
+      const queues: QueueBackend = await openQueueBackend({
+        redisUrl: config.redisUrl,
+        databaseUrl,
+        prefix: config.queuePrefix,
+        onJobDone: (queue, outcome) => metrics.jobs.inc({ queue, outcome }),
+      });
       cleanups.push(() => queues.close());
       return { queues, owner: await ensureOwner(orm, config.admin), localNode: await ensureLocalNode(new NodesRepository(orm)) };
     });
@@ -84,6 +89,7 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
       bodyLimit: BODY_LIMIT_BYTES,
       trustProxy: config.trustedProxies.length ? config.trustedProxies : false,
       ...requestLayerOptions,
+      genReqId: requestId,
       ...(tls ? { https: { cert: tls.cert, key: tls.key, ...serverOptions } } : { http: serverOptions }),
     } as ConstructorParameters<typeof FastifyAdapter>[0]);
     const fastify = adapter.getInstance();
@@ -93,6 +99,8 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
       const list = (route.config as Record<string, unknown> | undefined)?.[WEB_APP_ROUTE] ? webRoutes : servedRoutes;
       for (const method of [route.method].flat()) list.push({ method: String(method), url: route.url });
     });
+    // First: every request, refused or not, gets its id before anything else can answer it.
+    installRequestLog(fastify, { logger: log, metrics, basePath: config.basePath });
     installRequestLayer(fastify, BODY_LIMIT_BYTES);
     await fastify.register(fastifyCookie as never);
     const webApp = await registerWebApp(fastify, config.basePath, config.webRoot ?? defaultWebRoot());
@@ -105,11 +113,12 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
         databaseUrl,
         queues,
         prepared,
+        metrics,
         selfSignedTls: tls?.selfSigned ?? false,
         ...(tls?.selfSigned ? { certificatePin: pinOfPem(tls.cert), publicKeyPin: publicKeyPinOfPem(tls.cert) } : {}),
       }),
       adapter,
-      { logger: LOG_LEVELS[config.logLevel], abortOnError: false, bodyParser: false },
+      { logger: nestLogger, abortOnError: false, bodyParser: false },
     );
     app.setGlobalPrefix(`${config.basePath}/api`.replace(/^\//, ''));
     app.get(DocsService).publishOpenApi(createOpenApiDocument(app));

@@ -1,5 +1,6 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
+import { PanelMetrics } from './metrics/panel-metrics.js';
 import { PANEL_RUNTIME, PREPARED_POOL, QUEUE_BACKEND, WARREN_CONFIG, type PanelRuntime } from './runtime.js';
 
 /**
@@ -16,6 +17,7 @@ export class RuntimeModule {
       { provide: MikroORM, useValue: runtime.orm },
       { provide: QUEUE_BACKEND, useValue: runtime.queues },
       { provide: PREPARED_POOL, useValue: runtime.prepared },
+      { provide: PanelMetrics, useValue: runtime.metrics },
     ];
     return { module: RuntimeModule, providers, exports: providers.map((provider) => provider.provide) };
   }

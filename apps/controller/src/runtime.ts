@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { WarrenConfig } from './config/config.js';
 import type { PreparedPool } from './database/prepared-pool.js';
+import type { PanelMetrics } from './metrics/panel-metrics.js';
 import type { QueueBackend } from './queue/queue-backend.js';
 
 /** What start-up prepared before Nest runs: validated config, an open database, the queue store. */
@@ -12,6 +13,8 @@ export interface PanelRuntime {
   queues: QueueBackend;
   /** Named prepared statements for the queries every request runs. */
   prepared: PreparedPool;
+  /** What GET /api/metrics serves; services record into it (injectable as PanelMetrics). */
+  metrics: PanelMetrics;
   /** True when the panel serves a certificate it made itself (curl examples then add -k). */
   selfSignedTls: boolean;
   /**

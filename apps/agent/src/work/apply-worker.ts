@@ -4,6 +4,7 @@ import { APPLY_JOB, applyJobSchema, nodeQueueName, type ApplyResult } from '#lib
 import { PROBE_JOB, probeJobSchema, type ProbeResult } from '#libs/contracts/routing.js';
 import type { QueueAccess } from '#libs/contracts/agent-link.js';
 import { QUEUE_SCHEMA } from '#libs/contracts/queue-store.js';
+import { withLogContext } from '#libs/logging/index.js';
 import { EvalshaOnlyRedis } from './evalsha-only-redis.js';
 
 export type ApplyHandler = (job: Job) => Promise<ApplyResult>;
@@ -52,12 +53,14 @@ export class ApplyWorker {
   /** `others`: handlers of the queue's other job names (a backup's HOST_STATE_JOB). */
   start(handler: ApplyHandler, others: Record<string, (job: Job) => Promise<unknown>> = {}): void {
     const name = nodeQueueName(this.nodeId);
-    const processor = async (job: Job) => {
-      if (job.name === APPLY_JOB) return handler(job);
-      const other = others[job.name];
-      if (!other) throw new Error(`unknown job ${job.name}`);
-      return other(job);
-    };
+    // Every line a job's handler logs carries the job's id and queue (libs/logging).
+    const processor = (job: Job) =>
+      withLogContext({ jobId: job.id, queue: name }, async () => {
+        if (job.name === APPLY_JOB) return handler(job);
+        const other = others[job.name];
+        if (!other) throw new Error(`unknown job ${job.name}`);
+        return other(job);
+      });
     if (this.access.kind === 'redis') {
       this.redis = new EvalshaOnlyRedis(this.access.url, {
         username: this.access.username,

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { hashSecret, isWellFormedApiToken, API_TOKEN_PREFIX } from '#libs/tokens/api-token.js';
 import { badRequest, unauthorized } from '../http/api-error.js';
@@ -19,6 +19,7 @@ export interface SignedIn {
 /** Password sign-in, sessions, and turning a presented credential into a Principal. */
 @Injectable()
 export class AuthService {
+  private readonly logger = new Logger('auth');
   constructor(
     @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
     private readonly throttle: LoginThrottleService,
@@ -31,8 +32,13 @@ export class AuthService {
     await this.throttle.begin(keys);
     const user = await this.users.findByUsername(username);
     const valid = await verifyPassword(password, user?.passwordHash ?? DECOY_HASH);
-    if (!user || !valid) throw unauthorized('invalid username or password');
+    if (!user || !valid) {
+      // An operator's signal of guessing (the throttle then stops it); the username is quoted, never the password.
+      this.logger.warn(`sign-in refused for ${JSON.stringify(username.slice(0, 64))} from ${ip}`);
+      throw unauthorized('invalid username or password');
+    }
     await this.throttle.succeeded(keys);
+    this.logger.log(`${user.username} signed in from ${ip}`);
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(Date.now() + this.config.sessionTtlHours * 3600_000);
     await this.users.createSession(user.id, hashSecret(token), expiresAt);

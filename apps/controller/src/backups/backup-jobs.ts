@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { ApiError, conflict } from '../http/api-error.js';
 import { withTimeout } from '../common/with-timeout.js';
@@ -42,6 +42,7 @@ const REFUSED = 'refused ';
  */
 @Injectable()
 export class BackupJobs implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('backups');
   private worker?: AnyWorker;
   private stopped = false;
 
@@ -132,6 +133,9 @@ export class BackupJobs implements OnApplicationBootstrap, OnModuleDestroy {
       });
       if (!outcome.ran) throw new UnrecoverableError(`${REFUSED}409 another backup or restore is running`);
       await report({ stage: 'done', percent: 100 });
+      // The line carries the job's id (the queue's log context), which the API's answer names too.
+      const made = (outcome.result as { name?: string } | undefined)?.name;
+      this.logger.log(job.name === 'backup' ? `backup ${made} made` : `restore of ${job.data.name} done`);
       return outcome.result;
     } catch (error) {
       if (error instanceof ArchiveRefused) throw new UnrecoverableError(`${REFUSED}${error.status} ${error.message}`);

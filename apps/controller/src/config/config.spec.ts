@@ -21,6 +21,12 @@ describe('configuration', () => {
     expect(config.dataDir).toMatch(/\/data$/);
   });
 
+  test('log format: unset (pretty on a terminal, JSON otherwise), or json / pretty in any case', () => {
+    expect(loadConfig({}).logFormat).toBeUndefined();
+    expect(loadConfig({ WARREN_LOG_FORMAT: 'JSON' }).logFormat).toBe('json');
+    expect(loadConfig({ WARREN_LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+  });
+
   test('base path is normalised to a leading slash and no trailing slash', () => {
     expect(loadConfig({ WARREN_BASE_PATH: 'x7k2/' }).basePath).toBe('/x7k2');
     expect(loadConfig({ WARREN_BASE_PATH: '/a/b' }).basePath).toBe('/a/b');
@@ -48,6 +54,7 @@ describe('configuration', () => {
     [{ WARREN_ADMIN_PASSWORD: 'short' }, 'WARREN_ADMIN_PASSWORD'],
     [{ WARREN_ADMIN_USERNAME: 'has space' }, 'WARREN_ADMIN_USERNAME'],
     [{ WARREN_LOG_LEVEL: 'chatty' }, 'WARREN_LOG_LEVEL'],
+    [{ WARREN_LOG_FORMAT: 'xml' }, 'WARREN_LOG_FORMAT'],
     [{ WARREN_PUBLIC_URL: 'ftp://panel.example' }, 'WARREN_PUBLIC_URL'],
     [{ WARREN_PUBLIC_URL: 'https://panel$(id).example' }, 'WARREN_PUBLIC_URL'],
     [{ WARREN_PUBLIC_URL: "https://panel';id;'.example" }, 'WARREN_PUBLIC_URL'],

@@ -41,6 +41,8 @@ export interface WarrenConfig {
    */
   localAgentExternal: boolean;
   logLevel: 'error' | 'warn' | 'log' | 'debug';
+  /** WARREN_LOG_FORMAT; unset: pretty lines on a terminal, JSON lines otherwise. */
+  logFormat?: 'json' | 'pretty';
   /** Where backup archives live (WARREN_BACKUP_DIR, default `<dataDir>/backups`). */
   backupDir: string;
   /** The largest archive POST /api/backups/upload accepts (WARREN_BACKUP_MAX_UPLOAD_MB, default 1024). */
@@ -163,6 +165,8 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
   if (!['error', 'warn', 'log', 'debug'].includes(logLevel)) {
     throw new ConfigError('WARREN_LOG_LEVEL', 'must be one of error, warn, log, debug');
   }
+  const logFormat = text(env, 'WARREN_LOG_FORMAT')?.toLowerCase();
+  if (logFormat !== undefined && logFormat !== 'json' && logFormat !== 'pretty') throw new ConfigError('WARREN_LOG_FORMAT', 'must be json or pretty');
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
   const localAgent = (text(env, 'WARREN_LOCAL_AGENT') ?? 'on').toLowerCase();
   if (!['on', 'off', 'external', 'true', 'false', '1', '0'].includes(localAgent)) {
@@ -187,6 +191,7 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
     trustedProxies: trustedProxies(env),
     sessionTtlHours: integer(env, 'WARREN_SESSION_TTL_HOURS', 24, 1, 24 * 90),
     logLevel,
+    ...(logFormat ? { logFormat: logFormat as WarrenConfig['logFormat'] } : {}),
     backupDir: absolute(text(env, 'WARREN_BACKUP_DIR') ?? join(dataDir, 'backups')),
     backupMaxUploadBytes: integer(env, 'WARREN_BACKUP_MAX_UPLOAD_MB', 1024, 1, 1024 * 1024) * 1024 * 1024,
     ...(text(env, 'WARREN_WEB_DIR') ? { webRoot: absolute(text(env, 'WARREN_WEB_DIR')!) } : {}),

@@ -19,6 +19,7 @@ export async function offlineOpenApiDocument(): Promise<OpenAPIObject> {
     databaseUrl: '',
     queues: {} as PanelRuntime['queues'],
     prepared: {} as PanelRuntime['prepared'],
+    metrics: {} as PanelRuntime['metrics'],
     selfSignedTls: false,
   };
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(runtime), new FastifyAdapter(), {

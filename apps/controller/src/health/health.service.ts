@@ -10,10 +10,17 @@ export interface Check {
   error?: string;
 }
 
-export interface Health {
-  status: 'ok' | 'degraded';
+export interface Liveness {
+  status: 'ok';
+  uptimeSeconds: number;
+}
+
+export interface Readiness {
+  status: 'ready' | 'not ready';
   database: Check;
   queue: Check & { backend: QueueBackend['kind'] };
+  /** -1 pending: the migration table could not be read (the database check says why). */
+  migrations: { ok: boolean; pending: number };
 }
 
 async function timed(work: () => Promise<unknown>): Promise<Check> {
@@ -28,7 +35,7 @@ async function timed(work: () => Promise<unknown>): Promise<Check> {
   }
 }
 
-/** Whether the database and the queue store answer, and how fast. */
+/** Whether the process answers (liveness); whether it can serve: stores answer, schema current (readiness). */
 @Injectable()
 export class HealthService {
   constructor(
@@ -36,10 +43,25 @@ export class HealthService {
     @Inject(QUEUE_BACKEND) private readonly queues: QueueBackend,
   ) {}
 
-  async check(): Promise<Health> {
-    const [database, queue] = await Promise.all([timed(() => withTimeout(this.pingDatabase(), 2000, 'the database')), timed(() => this.queues.ping())]);
-    const ok = database.ok && queue.ok;
-    return { status: ok ? 'ok' : 'degraded', database, queue: { backend: this.queues.kind, ...queue } };
+  /** Answering is the whole test: nothing here waits on a store. */
+  liveness(): Liveness {
+    return { status: 'ok', uptimeSeconds: Math.round(process.uptime() * 10) / 10 };
+  }
+
+  async readiness(): Promise<Readiness> {
+    const [database, queue, pending] = await Promise.all([
+      timed(() => withTimeout(this.pingDatabase(), 2000, 'the database')),
+      timed(() => this.queues.ping()),
+      withTimeout(this.pendingMigrations(), 2000, 'the database').catch(() => -1),
+    ]);
+    const migrations = { ok: pending === 0, pending };
+    const ready = database.ok && queue.ok && migrations.ok;
+    return { status: ready ? 'ready' : 'not ready', database, queue: { backend: this.queues.kind, ...queue }, migrations };
+  }
+
+  /** Start-up runs them before listening; a restore of an older schema or a shared database changed under us would show here. */
+  private async pendingMigrations(): Promise<number> {
+    return (await this.orm.migrator.getPending()).length;
   }
 
   /** MikroORM's own round trip (a `select 1` on a pooled connection). */

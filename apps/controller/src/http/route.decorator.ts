@@ -34,8 +34,11 @@ interface RouteDeclaration {
   query?: Record<string, string>;
   /** Success status; defaults to 201 for POST that creates (`created: true`), else 200. */
   status?: number;
-  /** The success body: a response DTO class, or `[Class]` for an array of them. */
-  response: Type | [Type];
+  /**
+   * The success body: a response DTO class, or `[Class]` for an array of them; or `{ text }`, a
+   * body that is text of that media type and never JSON (Prometheus' exposition format).
+   */
+  response: Type | [Type] | { text: string };
   /** Other media types the success status may carry instead of JSON (e.g. `application/zip`). */
   files?: string[];
   /** Other statuses answering with the success body (health's 503). */
@@ -118,6 +121,10 @@ function example(spec: RouteSpec): MethodDecorator {
 }
 
 function success(spec: RouteSpec, status: number): MethodDecorator {
+  if ('text' in spec.response) {
+    const content = { [spec.response.text]: { schema: { type: 'string' } } };
+    return ApiResponse({ status, description: 'success', content });
+  }
   const [type, isArray] = Array.isArray(spec.response) ? [spec.response[0], true] : [spec.response, false];
   const description = status === 204 ? 'no content' : 'success';
   const decorators: MethodDecorator[] = [...[status, ...(spec.alsoAnswers ?? [])].map((code) => ApiResponse({ status: code, description, type, isArray }))];

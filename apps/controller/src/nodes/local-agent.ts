@@ -71,6 +71,7 @@ export async function startLocalAgent(options: {
   const env = localAgentEnvironment(process.env, {
     [AGENT_ENV.dataDir]: dataDir,
     [AGENT_ENV.logLevel]: options.config.logLevel,
+    ...(options.config.logFormat ? { [AGENT_ENV.logFormat]: options.config.logFormat } : {}),
     ...(options.caFile ? { [AGENT_ENV.controllerCa]: options.caFile } : {}),
     ...(identity.queue.kind === 'postgres' ? { [AGENT_ENV.queueDatabaseUrl]: options.databaseUrl } : {}),
     // The panel serving plain HTTP (behind a TLS proxy): its own agent reaches it on this host

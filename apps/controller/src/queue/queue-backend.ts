@@ -1,7 +1,9 @@
 import { Queue, Worker, createPostgresBackend, runMigrations, type Processor } from 'bullmq';
+import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { hostname } from 'node:os';
 import pg from 'pg';
+import { withLogContext } from '#libs/logging/index.js';
 import { withTimeout } from '../common/with-timeout.js';
 import { QUEUE_SCHEMA } from '#libs/contracts/queue-store.js';
 
@@ -12,6 +14,8 @@ export type QueueBackendKind = 'redis' | 'postgres';
  * several controllers on one store, it says which one ran a scheduled tick or a backup.
  */
 export const WORKER_NAME = `controller ${hostname()} pid ${process.pid}`;
+
+const logger = new Logger('queue');
 
 /** A BullMQ queue on either store; producers use only the backend-neutral API. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -33,8 +37,12 @@ export interface QueueBackend {
   close(): Promise<void>;
 }
 
+/** Told when a job of one of the controller's own queues ends (for the metrics). */
+export type JobDoneObserver = (queue: string, outcome: 'completed' | 'failed') => void;
+
 abstract class BaseQueueBackend implements QueueBackend {
   abstract readonly kind: QueueBackendKind;
+  onJobDone?: JobDoneObserver;
   protected readonly queues = new Map<string, AnyQueue>();
   protected readonly workers = new Set<AnyWorker>();
 
@@ -52,7 +60,22 @@ abstract class BaseQueueBackend implements QueueBackend {
   }
 
   worker(name: string, processor: Processor): AnyWorker {
-    const worker = this.openWorker(name, processor);
+    // Every line the job's processor logs carries its id and queue (libs/logging).
+    const inContext: Processor = (job, token, signal) =>
+      withLogContext({ jobId: job.id, queue: name }, async () => {
+        logger.debug(`job ${job.name} started`);
+        try {
+          const value = await processor(job, token, signal);
+          this.onJobDone?.(name, 'completed');
+          logger.debug(`job ${job.name} completed`);
+          return value;
+        } catch (error) {
+          this.onJobDone?.(name, 'failed');
+          logger.warn(`job ${job.name} failed: ${(error as Error).message}`);
+          throw error;
+        }
+      });
+    const worker = this.openWorker(name, inContext);
     worker.on('error', () => undefined); // a store outage is reported by ping(), not by crashing
     this.workers.add(worker);
     return worker;
@@ -130,7 +153,14 @@ export async function openQueueBackend(options: {
   redisUrl?: string;
   databaseUrl: string;
   prefix: string;
+  onJobDone?: JobDoneObserver;
 }): Promise<QueueBackend> {
+  const backend = await openStore(options);
+  backend.onJobDone = options.onJobDone;
+  return backend;
+}
+
+async function openStore(options: { redisUrl?: string; databaseUrl: string; prefix: string }): Promise<BaseQueueBackend> {
   if (options.redisUrl) return new RedisQueueBackend(options.redisUrl, options.prefix);
   // The pool is ours, so BullMQ cannot set search_path on it: every connection starts in its schema.
   // Every worker on a user-supplied pool holds one pooled connection for its LISTEN as long as it

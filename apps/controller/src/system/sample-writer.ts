@@ -1,4 +1,5 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { PanelMetrics } from '../metrics/panel-metrics.js';
 import { SystemHistoryRepository } from './history.repository.js';
 import type { PendingSample } from './sample-rows.js';
 
@@ -21,7 +22,10 @@ export class SampleWriter implements OnModuleInit, BeforeApplicationShutdown {
   private flushing?: Promise<void>;
   private failing = false;
 
-  constructor(private readonly store: SystemHistoryRepository) {}
+  constructor(
+    private readonly store: SystemHistoryRepository,
+    private readonly metrics: PanelMetrics,
+  ) {}
 
   onModuleInit(): void {
     this.timer = setInterval(() => void this.flush(), FLUSH_EVERY_MS);
@@ -65,6 +69,8 @@ export class SampleWriter implements OnModuleInit, BeforeApplicationShutdown {
       failure = error;
       kept = refusesRows(error) ? await this.writeEachSource(batch) : batch;
     }
+    this.metrics.historyWritten.inc(batch.length - kept.length);
+    this.metrics.historyBuffered.set(this.buffer.length + kept.length);
     if (kept.length === 0) {
       if (this.failing) this.logger.log('system samples are being stored again');
       this.failing = false;

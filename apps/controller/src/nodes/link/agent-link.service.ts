@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { AgentMessage, ControllerMessage } from '#libs/contracts/agent-link.js';
 import { UsageService } from '../../clients/usage.service.js';
 import { RuleHitsService } from '../../routing/rule-hits.service.js';
+import { PanelMetrics } from '../../metrics/panel-metrics.js';
 import { SystemService } from '../../system/system.service.js';
 import { DeliveryService } from '../delivery/delivery.service.js';
 import { AgentLinkRepository } from './agent-link.repository.js';
@@ -26,6 +27,7 @@ export class AgentLinkService {
     private readonly system: SystemService,
     /** Rule-hit deltas belong to the routing domain. */
     private readonly ruleHits: RuleHitsService,
+    private readonly metrics: PanelMetrics,
   ) {}
 
   /** Handles one message; returns what to answer (or nothing). */
@@ -42,10 +44,14 @@ export class AgentLinkService {
         return undefined;
       case 'counters': {
         const outcome = await this.usage.recordCounters(nodeId, message.seq, message.peers);
+        this.metrics.counterBatches.inc({ outcome: outcome.refused ? 'refused' : outcome.duplicate ? 'duplicate' : 'recorded' });
+        // By the agent's clock: a skewed host shows as lag (or none: never below 0).
+        if (!outcome.refused && !outcome.duplicate) this.metrics.counterBatchLag.observe(Math.max(0, Date.now() - message.at) / 1000);
         if (outcome.refused) throw new RefusedMessage(outcome.refused);
         return { type: 'ack', seq: message.seq };
       }
       case 'applied':
+        this.metrics.applies.inc({ node: nodeId, outcome: message.result.ok ? 'ok' : 'failed' });
         await this.delivery.recordApplied(nodeId, message.result);
         await this.seen(nodeId, true);
         return undefined;

@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { SystemModule } from '../system/system.module.js';
+import { MetricsController } from './metrics.controller.js';
+import { MetricsService } from './metrics.service.js';
+
+/** `GET /api/metrics` for Prometheus (docs/operations.md); exports nothing. */
+@Module({ imports: [SystemModule], controllers: [MetricsController], providers: [MetricsService] })
+export class MonitoringModule {}

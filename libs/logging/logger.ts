@@ -1,0 +1,93 @@
+import { pino, stdSerializers, stdTimeFunctions, type DestinationStream, type Logger } from 'pino';
+import { PinoPretty } from 'pino-pretty';
+import { logContext } from './log-context.js';
+import { redactFields, scrubText } from './redact.js';
+
+export type { Logger } from 'pino';
+
+/** The levels operators set (WARREN_LOG_LEVEL, the agent's --log-level), in Nest's words. */
+export type WarrenLogLevel = 'error' | 'warn' | 'log' | 'debug';
+
+const PINO_LEVELS: Record<WarrenLogLevel, string> = { error: 'error', warn: 'warn', log: 'info', debug: 'debug' };
+
+export interface LoggerOptions {
+  /** `warren` or `warren-agent`: which process wrote the line. */
+  name: string;
+  level: WarrenLogLevel;
+  /**
+   * Human-readable lines instead of JSON. Default: when stdout is a terminal (someone is
+   * watching); JSON otherwise (journald, docker, a log shipper).
+   */
+  pretty?: boolean;
+  /** Where every line goes; default: warnings and errors to stderr, the rest to stdout (as Nest's own logger did). */
+  destination?: DestinationStream;
+}
+
+/** Writes through process.stdout/stderr as they are at each write (so a test's tap on them sees the lines). */
+const stdout: DestinationStream = { write: (line: string) => void process.stdout.write(line) };
+const stderr: DestinationStream = { write: (line: string) => void process.stderr.write(line) };
+
+function prettyTo(fd: 1 | 2): DestinationStream {
+  return PinoPretty({
+    colorize: Boolean(process.stdout.isTTY),
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,name,context',
+    messageFormat: '{if context}[{context}] {end}{msg}',
+    destination: fd,
+    sync: true,
+  });
+}
+
+const WARN = 40;
+
+/**
+ * Warnings and worse to stderr, the rest to stdout, each line once. pino tells a stream that asks
+ * for it (pino.metadata) the level of the line it is about to write; cheaper than multistream.
+ */
+function standardStreams(pretty: boolean): DestinationStream {
+  const [out, err] = pretty ? [prettyTo(1), prettyTo(2)] : [stdout, stderr];
+  return {
+    [Symbol.for('pino.metadata')]: true,
+    lastLevel: 0,
+    write(this: { lastLevel: number }, line: string) {
+      (this.lastLevel >= WARN ? err : out).write(line);
+    },
+  } as DestinationStream;
+}
+
+/**
+ * The process's one pino logger: JSON lines with time, level, name, the request or job id of the
+ * work running (log-context.ts) and the Nest context; secrets redacted (redact.ts).
+ */
+export function createLogger(options: LoggerOptions): Logger {
+  const pretty = options.pretty ?? Boolean(process.stdout.isTTY);
+  const destination = options.destination ?? standardStreams(pretty);
+  return pino(
+    {
+      name: options.name,
+      level: PINO_LEVELS[options.level],
+      base: { pid: process.pid },
+      timestamp: stdTimeFunctions.isoTime,
+      formatters: { log: redactFields },
+      // The request or job this line belongs to; a field given on the line itself wins. A copy:
+      // pino merges the line's fields into what the mixin returns, which must not be the context.
+      mixin: () => ({ ...logContext.getStore() }),
+      serializers: {
+        err: (error: Error) => {
+          const serialized = stdSerializers.err(error);
+          serialized.message = scrubText(serialized.message ?? '');
+          if (serialized.stack) serialized.stack = scrubText(serialized.stack);
+          return serialized;
+        },
+      },
+      hooks: {
+        // Messages are sentences services wrote: scrub secret-shaped text from every string part.
+        logMethod(args, method) {
+          for (let i = 0; i < args.length; i++) if (typeof args[i] === 'string') args[i] = scrubText(args[i] as string);
+          return method.apply(this, args as Parameters<typeof method>);
+        },
+      },
+    },
+    destination,
+  );
+}
