@@ -126,7 +126,7 @@ export default function ClientsPage() {
             },
             { header: t('clients.statusLabel'), cell: (client) => <StatusBadge status={client.status} /> },
             { header: t('clients.usage'), cell: (client) => <Ltr>{`${formatBytes(client.usedBytes)} / ${client.quotaBytes ? formatBytes(client.quotaBytes) : '∞'}`}</Ltr> },
-            { header: t('clients.devices'), cell: (client) => `${client.deviceCount} / ${client.deviceLimit}` },
+            { header: t('clients.devices'), cell: (client) => <Ltr>{`${client.deviceCount} / ${client.deviceLimit}`}</Ltr> },
             { header: t('clients.expires'), cell: (client) => (client.expiresAt ? formatDate(client.expiresAt, i18n.language) : '—') },
           ]}
         />

@@ -51,9 +51,11 @@ export default function InterfacesPage() {
             {
               header: t('interfaces.addresses'),
               cell: (entry) => (
-                <>
-                  <Ltr>{`${entry.allocated} / ${entry.capacity}`}</Ltr> · {t('interfaces.clientsDevices', { clients: entry.clients, devices: entry.devices })} · <Ltr>{formatBytes(entry.usedBytes)}</Ltr>
-                </>
+                // Two short lines, not one squeezed a word a line into a narrow column.
+                <div style={{ whiteSpace: 'nowrap' }}>
+                  <Ltr>{`${entry.allocated} / ${entry.capacity}`}</Ltr> · <Ltr>{formatBytes(entry.usedBytes)}</Ltr>
+                  <Text size="xs" c="dimmed">{t('interfaces.clientsDevices', { clients: entry.clients, devices: entry.devices })}</Text>
+                </div>
               ),
             },
             {

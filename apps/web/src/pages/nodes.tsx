@@ -65,7 +65,7 @@ export default function NodesPage() {
               cell: (node) => (
                 <>
                   <SyncBadge inSync={node.inSync} />
-                  <Text size="xs" c="dimmed">{node.appliedRevision} / {node.desiredRevision}</Text>
+                  <Text size="xs" c="dimmed"><Ltr>{node.appliedRevision} / {node.desiredRevision}</Ltr></Text>
                 </>
               ),
             },
