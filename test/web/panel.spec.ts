@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { assertWebBuilt, launchBrowser, type TestBrowser } from '../support/browser.js';
-import { WEB_PATHS } from '#libs/contracts/web-paths.js';
+import { WEB_PAGES, WEB_PATHS } from '#libs/contracts/web-paths.js';
 import { fixtures } from '../support/fixtures.js';
 import { fakeAgentWorker } from '../support/node-queue.js';
 import { ROOT } from '../support/spawned-process.js';
@@ -319,6 +319,26 @@ describe('the web panel in a browser', () => {
     });
     expect(await rules.evaluateAll((cards) => cards.map((card) => card.getAttribute('data-name')))).toEqual(['second-rule', 'first-rule']);
     await screenshot(page, 'routing');
+
+    // Clients and interfaces are picked by name (clients found by a search the API answers); the rule stores their ids.
+    await page.getByTestId('new-rule').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Name').fill('picked-rule');
+    await dialog.getByTestId('rule-clients').click();
+    const [search] = await Promise.all([
+      page.waitForRequest((request) => new URL(request.url()).pathname.endsWith('/api/clients') && new URL(request.url()).searchParams.get('search') === 'alice'),
+      page.keyboard.type('alice'),
+    ]);
+    expect(Number(new URL(search.url()).searchParams.get('perPage'))).toBeLessThanOrEqual(50);
+    await page.getByRole('option', { name: 'alice-web' }).click();
+    await dialog.getByTestId('rule-interfaces').click();
+    await page.getByRole('option', { name: 'wg-web' }).click();
+    await dialog.getByTestId('rule-submit').click();
+    await page.locator('[data-testid="rule"][data-name="picked-rule"]').getByText('alice-web').waitFor();
+    const stored = (await t.call('GET', `routing?nodeId=${node.id}`, { token })).body.rules.find((rule: { name: string }) => rule.name === 'picked-rule');
+    const [alice] = (await t.call('GET', 'clients?search=alice-web', { token })).body.items;
+    const wgWeb = (await t.call('GET', 'interfaces', { token })).body.find((entry: { name: string }) => entry.name === 'wg-web');
+    expect([stored.clients, stored.interfaces]).toEqual([[alice.id], [wgWeb.id]]);
   });
 
   test('the template: view a section, import a file after its preview, see what was created and updated', async () => {
@@ -332,6 +352,7 @@ describe('the web panel in a browser', () => {
     await page.getByTestId('template-view').getByText('second-address').waitFor();
     await page.locator('input[type="file"]').setInputFiles(file);
     const preview = page.locator('[data-testid="import-preview"] tr[data-section="hosts"]');
+    await preview.waitFor();
     expect(await preview.locator('td').allTextContents()).toEqual(['Hosts', '1', '1']);
     await screenshot(page, 'template-import');
     await page.getByTestId('confirm-import').click();
@@ -437,6 +458,18 @@ describe('the web panel in a browser', () => {
       }),
     );
     await screenshot(page, 'overview-fa');
+    // On a phone, right to left, no page is wider than the screen (a wide one opens scrolled sideways, its title off-screen).
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const name of WEB_PAGES) {
+      await page.goto(url(`/${name}`));
+      await page.locator('main h2').waitFor();
+      await page.locator('.mantine-Loader-root').first().waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
+      expect([name, await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)]).toEqual([name, true]);
+    }
+    await page.goto(url('/routing'));
+    await page.getByTestId('rule').first().scrollIntoViewIfNeeded();
+    await screenshot(page, 'routing-fa-phone');
+    await page.setViewportSize({ width: 1280, height: 800 });
     // The choice is kept across a reload.
     await page.reload();
     await page.getByRole('link', { name: 'نمای کلی' }).waitFor();

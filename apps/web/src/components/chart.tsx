@@ -2,6 +2,7 @@ import 'uplot/dist/uPlot.min.css';
 import { useComputedColorScheme } from '@mantine/core';
 import { useElementSize } from '@mantine/hooks';
 import { useEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
 import uPlot from 'uplot';
 
 export interface ChartLine {
@@ -16,25 +17,33 @@ export default function Chart({ lines, format, height = 200, range }: { lines: C
   const { ref: box, width } = useElementSize();
   const target = useRef<HTMLDivElement>(null);
   const dark = useComputedColorScheme('light') === 'dark';
+  const { t, i18n } = useTranslation();
+  const language = i18n.language;
   useEffect(() => {
     if (!target.current || width === 0 || lines.length === 0) return;
     const times = lines[0]!.points.map((point) => point.t / 1000);
     const data: uPlot.AlignedData = [times, ...lines.map((line) => line.points.map((point) => point.v))];
+    // Times in the page's language (uPlot's own are English: "Time", "12:20pm"); days too once the range spans them.
+    const span = times.length > 1 ? times[times.length - 1]! - times[0]! : 0;
+    const tick = new Intl.DateTimeFormat(language, span > 36 * 3600 ? { month: 'short', day: 'numeric', hour: 'numeric' } : { hour: 'numeric', minute: '2-digit' });
+    const full = new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short' });
     const axis = { stroke: dark ? '#c1c2c5' : '#495057', grid: { stroke: dark ? '#373a40' : '#e9ecef' }, ticks: { stroke: dark ? '#373a40' : '#e9ecef' } };
     const plot = new uPlot(
       {
         width,
         height,
-        series: [{}, ...lines.map((line) => ({ label: line.label, stroke: line.color, width: 2, fill: `${line.color}22`, value: (_u: uPlot, v: number | null) => (v === null ? '—' : format(v)) }))],
-        axes: [axis, { ...axis, values: (_u: uPlot, values: number[]) => values.map(format), size: 70 }],
+        series: [{ label: t('system.time'), value: (_u: uPlot, v: number | null) => (v === null ? '—' : full.format(v * 1000)) }, ...lines.map((line) => ({ label: line.label, stroke: line.color, width: 2, fill: `${line.color}22`, value: (_u: uPlot, v: number | null) => (v === null ? '—' : format(v)) }))],
+        axes: [{ ...axis, space: span > 36 * 3600 ? 90 : 60, values: (_u: uPlot, values: number[]) => values.map((v) => tick.format(v * 1000)) }, { ...axis, values: (_u: uPlot, values: number[]) => values.map(format), size: 70 }],
         scales: { x: { time: true }, ...(range ? { y: { range } } : {}) },
         legend: { show: true },
       },
       data,
       target.current,
     );
+    // The plot reads left to right (time runs that way); its legend, words, in the page's direction.
+    plot.root.querySelector('.u-legend')?.setAttribute('dir', i18n.dir(language));
     return () => plot.destroy();
-  }, [lines, width, height, dark, format, range]);
+  }, [lines, width, height, dark, format, range, language, t, i18n]);
   return (
     <div ref={box} style={{ width: '100%' }}>
       <div ref={target} data-testid="chart" dir="ltr" />

@@ -103,6 +103,21 @@ export function notifyFailure(error: unknown): void {
   notifications.show({ message: messageOf(error), color: 'red' });
 }
 
+/**
+ * A value read left to right whatever the page's direction (addresses, sizes, durations, keys,
+ * commands): isolated, so a right-to-left page neither reorders its parts ("1080:[db8::1:2001]",
+ * "GB 2.7") nor lets it reorder the words around it.
+ */
+export function Ltr({ children }: { children: ReactNode }) {
+  return <bdi dir="ltr">{children}</bdi>;
+}
+
+/** An arrow pointing forward in the reading direction (→ left to right, ← right to left). */
+export function ForwardArrow() {
+  const { i18n } = useTranslation();
+  return <>{i18n.dir(i18n.language) === 'rtl' ? '←' : '→'}</>;
+}
+
 const UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
 export function formatBytes(bytes: number | null | undefined): string {
   if (bytes === null || bytes === undefined) return '∞';
@@ -113,6 +128,11 @@ export function formatBytes(bytes: number | null | undefined): string {
     unit++;
   }
   return `${value.toFixed(unit === 0 ? 0 : 1)} ${UNITS[unit]}`;
+}
+
+/** host:port, an IPv6 address in brackets (the port would read as part of it). */
+export function hostPort(host: string, port: number): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 export function formatDate(value: string | number | null | undefined, language: string): string {

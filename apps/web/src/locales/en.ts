@@ -25,7 +25,7 @@ export const en = {
     usage: 'Usage', devices: 'Devices', expires: 'Expires', total: '{{count}} clients', total_one: '{{count}} client', total_other: '{{count}} clients',
     interfaces: 'Interfaces', noInterfaces: 'No interfaces: create one on the Interfaces page', quotaGb: 'Quota (GB)', zeroUnlimited: '0 means unlimited',
     deviceNames: 'First devices', deviceNamesHelp: 'Names of the devices made with the client (none: one named device-1)',
-    deviceLimit: 'Device limit', resetCycle: 'Traffic reset', cycle: { none: 'never', daily: 'daily', weekly: 'weekly', monthly: 'monthly' },
+    deviceLimit: 'Device limit', resetCycle: 'Traffic reset', cycle: { none: 'Never', daily: 'Every day', weekly: 'Every week', monthly: 'Every month' },
     telegramId: 'Telegram ID', note: 'Note', enabled: 'Enabled', lastHandshake: 'Last handshake', configs: 'Configs and QR codes',
     reset: 'Reset traffic', resetDone: 'Traffic reset to zero', rotate: 'New keys', rotated: 'New keys made: download the profiles again',
     confirmReset: 'Reset the traffic of {{name}} to zero?', confirmRotate: 'Make new keys for every device of {{name}}? Its current profiles stop working.',
@@ -49,7 +49,14 @@ export const en = {
     new: 'New outbound', empty: 'Only the built-in outbounds (direct, blocked). Add a hop to send traffic through another server.',
     tag: 'Tag', tagHelp: 'Letters, digits, - and _: rules name the outbound by it', kind: 'Kind', address: 'Server (host:port)', lastCheck: 'Last check',
     kinds: { socks: 'SOCKS5', http: 'HTTP CONNECT', shadowsocks: 'Shadowsocks', wireguard: 'WireGuard' },
-    state: { up: 'up', failed: 'failed', disabled: 'disabled', unknown: 'not checked' },
+    onNode: 'On the node', state: { up: 'running', failed: 'not running', disabled: 'disabled', unknown: 'not reported' },
+    stateHelp: {
+      up: 'The node runs this hop (its local redirector). Whether the server behind it answers is the last check.',
+      failed: 'The node could not start this hop; the reason is below.',
+      disabled: 'Turned off: no traffic goes through it.',
+      unknown: 'The node’s agent has not reported this hop yet (away, or not applied).',
+    },
+    checkPassed: 'check passed', checkFailed: 'check failed',
     builtin: 'built in', check: 'Check', checkOf: 'Check of {{tag}}', reachable: 'reachable', unreachable: 'unreachable', egress: 'Leaves as',
     stage: { dns: 'DNS', connect: 'Connect', handshake: 'Handshake', firstByte: 'First byte' },
     errorClass: { dns: 'DNS', connect: 'Connect', timeout: 'Timeout', handshake: 'Handshake', auth: 'Authentication', upstream: 'Upstream', http: 'HTTP', forbidden: 'Forbidden target', unsupported: 'Unsupported', internal: 'Internal' },
@@ -63,7 +70,8 @@ export const en = {
     drag: 'Move {{name}}', hits: '{{count}} hits', hits_one: '{{count}} hit', hits_other: '{{count}} hits',
     outbound: 'Outbound', network: 'Network', anyNetwork: 'any', allMustMatch: 'Every criterion given must match; at least one is needed.',
     confirmDelete: 'Delete the rule {{name}}?', defaultOutbound: 'Default outbound', blockBitTorrent: 'Block BitTorrent', failClosed: 'Fail closed (block when a hop is down)',
-    lists: { domains: 'Domains', destIps: 'Destination IPs', ports: 'Ports', sourceIps: 'Source IPs', sourcePorts: 'Source ports', groups: 'Client groups', clients: 'Client ids', interfaces: 'Interface ids' },
+    lists: { domains: 'Domains', destIps: 'Destination IPs', ports: 'Ports', sourceIps: 'Source IPs', sourcePorts: 'Source ports', groups: 'Client groups', clients: 'Clients', interfaces: 'Interfaces' },
+    searchClients: 'Type to search clients by name', searching: 'Searching…',
     basic: { blockDomains: 'Blocked domains', blockIps: 'Blocked IPs', blockPorts: 'Blocked ports', directDomains: 'Direct domains', directIps: 'Direct IPs' },
   },
   template: {
@@ -72,6 +80,9 @@ export const en = {
     willCreate: 'Will create', willUpdate: 'Will update', created: 'Created', updated: 'Updated',
     skipped: '{{count}} skipped', skipped_one: '{{count}} skipped', skipped_other: '{{count}} skipped',
     sections: { nodes: 'Nodes', interfaces: 'Interfaces', hosts: 'Hosts', outbounds: 'Outbounds', routing: 'Routing', rules: 'Rules', settings: 'Settings' },
+    willSkipRules: '{{count}} rules will be skipped: they name a client this panel lacks, or a name several clients share',
+    willSkipRules_one: '{{count}} rule will be skipped: it names a client this panel lacks, or a name several clients share',
+    willSkipRules_other: '{{count}} rules will be skipped: they name a client this panel lacks, or a name several clients share',
   },
   nodes: {
     new: 'Add node', address: 'Address', note: 'Note', agent: 'Agent', sync: 'Sync', interfaces: 'Interfaces', local: 'local', inSync: 'in sync', behind: 'behind',
@@ -92,7 +103,7 @@ export const en = {
   },
   system: {
     host: 'Host', controller: 'Controller', cpu: 'CPU', memory: 'Memory', disk: 'Disk', swap: 'Swap', network: 'Network', load: 'Load', rss: 'Panel memory',
-    cpuMemory: 'CPU, memory and disk',
+    cpuMemory: 'CPU, memory and disk', time: 'Time', load1: 'Load (1 min)',
   },
   settings: {
     backupIntervalHours: 'Backup every (hours)', zeroOff: '0 turns scheduled backups off', backupKeep: 'Backups kept', probeUrl: 'Probe URL',

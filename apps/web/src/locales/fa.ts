@@ -27,7 +27,7 @@ export const fa: Translation = {
     usage: 'مصرف', devices: 'دستگاه‌ها', expires: 'انقضا', total: '{{count}} کاربر', total_one: '{{count}} کاربر', total_other: '{{count}} کاربر',
     interfaces: 'اینترفیس‌ها', noInterfaces: 'اینترفیسی نیست: در صفحه اینترفیس‌ها یکی بسازید', quotaGb: 'سهمیه (گیگابایت)', zeroUnlimited: '۰ یعنی نامحدود',
     deviceNames: 'نخستین دستگاه‌ها', deviceNamesHelp: 'نام دستگاه‌هایی که با کاربر ساخته می‌شوند (خالی: یک دستگاه به نام device-1)',
-    deviceLimit: 'حداکثر دستگاه', resetCycle: 'بازنشانی ترافیک', cycle: { none: 'هرگز', daily: 'روزانه', weekly: 'هفتگی', monthly: 'ماهانه' },
+    deviceLimit: 'حداکثر دستگاه', resetCycle: 'بازنشانی ترافیک', cycle: { none: 'هرگز', daily: 'هر روز', weekly: 'هر هفته', monthly: 'هر ماه' },
     telegramId: 'شناسه تلگرام', note: 'یادداشت', enabled: 'فعال', lastHandshake: 'آخرین اتصال', configs: 'کانفیگ‌ها و کد QR',
     reset: 'بازنشانی ترافیک', resetDone: 'ترافیک صفر شد', rotate: 'کلیدهای جدید', rotated: 'کلیدهای جدید ساخته شد: پروفایل‌ها را دوباره دانلود کنید',
     confirmReset: 'ترافیک {{name}} صفر شود؟', confirmRotate: 'برای همه دستگاه‌های {{name}} کلید جدید ساخته شود؟ پروفایل‌های فعلی کار نخواهند کرد.',
@@ -51,7 +51,14 @@ export const fa: Translation = {
     new: 'خروجی جدید', empty: 'تنها خروجی‌های داخلی (مستقیم، مسدود). برای عبور ترافیک از سروری دیگر یک خروجی بیفزایید.',
     tag: 'برچسب', tagHelp: 'حروف، ارقام، - و _: قوانین خروجی را با آن نام می‌برند', kind: 'نوع', address: 'سرور (host:port)', lastCheck: 'آخرین بررسی',
     kinds: { socks: 'SOCKS5', http: 'HTTP CONNECT', shadowsocks: 'Shadowsocks', wireguard: 'WireGuard' },
-    state: { up: 'فعال', failed: 'ناموفق', disabled: 'غیرفعال', unknown: 'بررسی‌نشده' },
+    onNode: 'روی نود', state: { up: 'در حال اجرا', failed: 'اجرا نشد', disabled: 'غیرفعال', unknown: 'گزارش‌نشده' },
+    stateHelp: {
+      up: 'نود این خروجی (تغییرمسیردهنده محلی آن) را اجرا می‌کند. پاسخ‌دادن سرور پشت آن را آخرین بررسی نشان می‌دهد.',
+      failed: 'نود نتوانست این خروجی را اجرا کند؛ دلیل در زیر آمده است.',
+      disabled: 'خاموش است: ترافیکی از آن نمی‌گذرد.',
+      unknown: 'عامل نود هنوز این خروجی را گزارش نکرده است (در دسترس نیست یا هنوز اعمال نشده).',
+    },
+    checkPassed: 'بررسی موفق', checkFailed: 'بررسی ناموفق',
     builtin: 'داخلی', check: 'بررسی', checkOf: 'بررسی {{tag}}', reachable: 'در دسترس', unreachable: 'در دسترس نیست', egress: 'خروج با',
     stage: { dns: 'DNS', connect: 'اتصال', handshake: 'دست‌دهی', firstByte: 'نخستین بایت' },
     errorClass: { dns: 'DNS', connect: 'اتصال', timeout: 'پایان مهلت', handshake: 'دست‌دهی', auth: 'احراز هویت', upstream: 'بالادست', http: 'HTTP', forbidden: 'مقصد ممنوع', unsupported: 'پشتیبانی‌نشده', internal: 'داخلی' },
@@ -65,7 +72,8 @@ export const fa: Translation = {
     drag: 'جابه‌جایی {{name}}', hits: '{{count}} تطابق', hits_one: '{{count}} تطابق', hits_other: '{{count}} تطابق',
     outbound: 'خروجی', network: 'شبکه', anyNetwork: 'هر', allMustMatch: 'همه معیارهای داده‌شده باید منطبق باشند؛ دست‌کم یکی لازم است.',
     confirmDelete: 'قانون {{name}} حذف شود؟', defaultOutbound: 'خروجی پیش‌فرض', blockBitTorrent: 'مسدودسازی BitTorrent', failClosed: 'بسته در خطا (مسدود هنگام از کار افتادن خروجی)',
-    lists: { domains: 'دامنه‌ها', destIps: 'IPهای مقصد', ports: 'پورت‌ها', sourceIps: 'IPهای مبدأ', sourcePorts: 'پورت‌های مبدأ', groups: 'گروه‌های کاربر', clients: 'شناسه‌های کاربر', interfaces: 'شناسه‌های اینترفیس' },
+    lists: { domains: 'دامنه‌ها', destIps: 'IPهای مقصد', ports: 'پورت‌ها', sourceIps: 'IPهای مبدأ', sourcePorts: 'پورت‌های مبدأ', groups: 'گروه‌های کاربر', clients: 'کاربران', interfaces: 'اینترفیس‌ها' },
+    searchClients: 'برای جستجوی کاربر، نام را بنویسید', searching: 'در حال جستجو…',
     basic: { blockDomains: 'دامنه‌های مسدود', blockIps: 'IPهای مسدود', blockPorts: 'پورت‌های مسدود', directDomains: 'دامنه‌های مستقیم', directIps: 'IPهای مستقیم' },
   },
   template: {
@@ -74,6 +82,9 @@ export const fa: Translation = {
     willCreate: 'ساخته می‌شود', willUpdate: 'به‌روز می‌شود', created: 'ساخته شد', updated: 'به‌روز شد',
     skipped: '{{count}} رد شد', skipped_one: '{{count}} رد شد', skipped_other: '{{count}} رد شد',
     sections: { nodes: 'نودها', interfaces: 'اینترفیس‌ها', hosts: 'میزبان‌ها', outbounds: 'خروجی‌ها', routing: 'مسیریابی', rules: 'قوانین', settings: 'تنظیمات' },
+    willSkipRules: '{{count}} قانون رد می‌شود: کاربری را نام می‌برد که در این پنل نیست، یا نامی که چند کاربر دارند',
+    willSkipRules_one: '{{count}} قانون رد می‌شود: کاربری را نام می‌برد که در این پنل نیست، یا نامی که چند کاربر دارند',
+    willSkipRules_other: '{{count}} قانون رد می‌شود: کاربری را نام می‌برد که در این پنل نیست، یا نامی که چند کاربر دارند',
   },
   nodes: {
     new: 'افزودن نود', address: 'آدرس', note: 'یادداشت', agent: 'عامل', sync: 'همگامی', interfaces: 'اینترفیس‌ها', local: 'محلی', inSync: 'همگام', behind: 'عقب',
@@ -94,7 +105,7 @@ export const fa: Translation = {
   },
   system: {
     host: 'میزبان', controller: 'کنترلر', cpu: 'پردازنده', memory: 'حافظه', disk: 'دیسک', swap: 'سواپ', network: 'شبکه', load: 'بار', rss: 'حافظه پنل',
-    cpuMemory: 'پردازنده، حافظه و دیسک',
+    cpuMemory: 'پردازنده، حافظه و دیسک', time: 'زمان', load1: 'بار (۱ دقیقه)',
   },
   settings: {
     backupIntervalHours: 'پشتیبان هر (ساعت)', zeroOff: '۰ پشتیبان زمان‌بندی‌شده را خاموش می‌کند', backupKeep: 'تعداد پشتیبان نگه‌داشته', probeUrl: 'نشانی آزمون',

@@ -31,9 +31,9 @@ export default function ApiDocsPage() {
         <Text size="sm">{t('apiDocs.intro')}</Text>
         <Group gap="xs">
           <Text size="sm" c="dimmed">{t('apiDocs.auth')}</Text>
-          <Code>{docs.data.auth}</Code>
+          <Code dir="ltr">{docs.data.auth}</Code>
         </Group>
-        <Code block>export WARREN_TOKEN=wrn_…</Code>
+        <Code block dir="ltr">export WARREN_TOKEN=wrn_…</Code>
         <TextInput leftSection={<IconSearch size={16} />} placeholder={t('common.search')} value={filter} onChange={(e) => setFilter(e.currentTarget.value)} aria-label={t('common.search')} />
       </Stack>
       <Accordion multiple variant="separated" defaultValue={groups.map((group) => group.name)}>
@@ -70,7 +70,7 @@ function Endpoint({ endpoint }: { endpoint: Schemas['DocsEndpointDto'] }) {
     <Stack gap={6} data-testid="endpoint" data-route={`${endpoint.method} ${endpoint.path}`}>
       <Group gap="xs" wrap="nowrap">
         <Badge color={METHOD_COLORS[endpoint.method]} variant="light" w={70}>{endpoint.method}</Badge>
-        <Code style={{ wordBreak: 'break-all' }}>{endpoint.path}</Code>
+        <Code dir="ltr" style={{ wordBreak: 'break-all' }}>{endpoint.path}</Code>
         {!endpoint.auth && <Badge variant="outline" size="xs">{t('apiDocs.public')}</Badge>}
       </Group>
       <Text size="sm">{endpoint.summary}</Text>
@@ -83,7 +83,7 @@ function Endpoint({ endpoint }: { endpoint: Schemas['DocsEndpointDto'] }) {
       {endpoint.example !== null && (
         <>
           <Text size="xs" c="dimmed">{t('apiDocs.example')}</Text>
-          <Code block>{JSON.stringify(endpoint.example, null, 2)}</Code>
+          <Code block dir="ltr">{JSON.stringify(endpoint.example, null, 2)}</Code>
         </>
       )}
       <Group gap="xs" align="flex-start" wrap="nowrap">

@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, ApiError, messageOf, must, saveFile, type Schemas } from '../api.js';
-import { ConfirmButton, EmptyState, formatBytes, formatDate, PageHeader } from '../components/common.js';
+import { ConfirmButton, EmptyState, formatBytes, formatDate, Ltr, PageHeader } from '../components/common.js';
 import { ListTable } from '../components/list-table.js';
 import { PageLoader } from '../components/page-loader.js';
 import { useUser } from '../session.js';
@@ -120,7 +120,7 @@ export default function BackupsPage() {
           testId="backups-table"
           columns={[
             { header: t('common.name'), breakWords: true, cell: (backup) => backup.name },
-            { header: t('backups.size'), cell: (backup) => formatBytes(backup.size) },
+            { header: t('backups.size'), cell: (backup) => <Ltr>{formatBytes(backup.size)}</Ltr> },
             { header: t('backups.createdAt'), cell: (backup) => formatDate(backup.createdAt, i18n.language) },
           ]}
           actions={(backup) => (

@@ -2,10 +2,10 @@ import { ActionIcon, Button, Card, Divider, Drawer, Group, Modal, Stack, Switch,
 import { notifications } from '@mantine/notifications';
 import { IconQrcode, IconTrash } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useState, type FormEvent } from 'react';
+import { lazy, Suspense, useState, type FormEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, messageOf, must, saveFile } from '../api.js';
-import { ConfirmButton, formatBytes, formatDate } from '../components/common.js';
+import { ConfirmButton, formatBytes, formatDate, Ltr } from '../components/common.js';
 import { fieldError, FormError } from '../components/form-errors.js';
 import { PageLoader } from '../components/page-loader.js';
 import { useCanManage } from '../session.js';
@@ -70,9 +70,9 @@ export default function ClientDrawer({ id, onClose }: { id: string; onClose: () 
           </Group>
           <Table>
             <Table.Tbody>
-              <Info label={t('clients.usage')} value={`${formatBytes(data.usedBytes)} / ${data.quotaBytes ? formatBytes(data.quotaBytes) : '∞'} (↑ ${formatBytes(data.upBytes)} ↓ ${formatBytes(data.downBytes)})`} />
+              <Info label={t('clients.usage')} value={<Ltr>{`${formatBytes(data.usedBytes)} / ${data.quotaBytes ? formatBytes(data.quotaBytes) : '∞'} (↑ ${formatBytes(data.upBytes)} ↓ ${formatBytes(data.downBytes)})`}</Ltr>} />
               <Info label={t('clients.expires')} value={data.expiresAt ? formatDate(data.expiresAt, i18n.language) : '—'} />
-              <Info label={t('clients.devices')} value={`${data.deviceCount} / ${data.deviceLimit}`} />
+              <Info label={t('clients.devices')} value={<Ltr>{`${data.deviceCount} / ${data.deviceLimit}`}</Ltr>} />
               <Info label={t('clients.groups')} value={data.groups.join(', ') || '—'} />
               <Info label={t('clients.telegramId')} value={data.telegramId?.toString() ?? '—'} />
               <Info label={t('clients.lastHandshake')} value={formatDate(data.lastHandshake, i18n.language)} />
@@ -109,7 +109,7 @@ export default function ClientDrawer({ id, onClose }: { id: string; onClose: () 
   );
 }
 
-function Info({ label, value }: { label: string; value: string }) {
+function Info({ label, value }: { label: string; value: ReactNode }) {
   return (
     <Table.Tr>
       <Table.Td c="dimmed" w="40%">{label}</Table.Td>
@@ -145,7 +145,7 @@ function Devices({ clientId, devices, canManage, onChange }: { clientId: string;
             <div>
               <Text size="sm" fw={500}>{device.name}</Text>
               <Text size="xs" c="dimmed">
-                {device.onlineNow ? t('clients.online') : t('clients.offline')} · ↑ {formatBytes(device.upBytes)} ↓ {formatBytes(device.downBytes)}
+                {device.onlineNow ? t('clients.online') : t('clients.offline')} · <Ltr>↑ {formatBytes(device.upBytes)}</Ltr> <Ltr>↓ {formatBytes(device.downBytes)}</Ltr>
               </Text>
             </div>
             <Group gap={4}>

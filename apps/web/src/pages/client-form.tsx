@@ -1,4 +1,4 @@
-import { Button, Group, MultiSelect, NumberInput, Select, Stack, TagsInput, Textarea, TextInput } from '@mantine/core';
+import { Button, Group, MultiSelect, NumberInput, Select, SimpleGrid, Stack, TagsInput, Textarea, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -82,11 +82,11 @@ export function ClientForm({ initial, error, pending, submitLabel, onSubmit, cre
         nothingFoundMessage={t('clients.noInterfaces')}
         data-testid="client-interfaces"
       />
-      <Group grow>
+      <SimpleGrid cols={{ base: 1, xs: 2 }}>
         <NumberInput label={t('clients.quotaGb')} description={t('clients.zeroUnlimited')} min={0} decimalScale={3} value={values.quotaGb} onChange={(value) => set('quotaGb', value)} error={fieldError(error, 'quotaBytes')} />
         <NumberInput label={t('clients.deviceLimit')} min={1} value={values.deviceLimit} onChange={(value) => set('deviceLimit', value)} error={fieldError(error, 'deviceLimit')} />
-      </Group>
-      <Group grow>
+      </SimpleGrid>
+      <SimpleGrid cols={{ base: 1, xs: 2 }}>
         <TextInput type="datetime-local" label={t('clients.expires')} value={values.expiresAt} onChange={(e) => set('expiresAt', e.currentTarget.value)} error={fieldError(error, 'expiresAt')} />
         <Select
           label={t('clients.resetCycle')}
@@ -95,7 +95,7 @@ export function ClientForm({ initial, error, pending, submitLabel, onSubmit, cre
           onChange={(value) => value && set('resetCycle', value as ClientFormValues['resetCycle'])}
           error={fieldError(error, 'resetCycle')}
         />
-      </Group>
+      </SimpleGrid>
       {creating && (
         <TagsInput label={t('clients.deviceNames')} description={t('clients.deviceNamesHelp')} value={values.deviceNames} onChange={(value) => set('deviceNames', value)} error={fieldError(error, 'deviceNames')} />
       )}

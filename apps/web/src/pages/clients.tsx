@@ -6,7 +6,7 @@ import { lazy, Suspense, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useParams } from 'react-router';
 import { api, must, type Schemas } from '../api.js';
-import { EmptyState, formatBytes, formatDate, PageHeader } from '../components/common.js';
+import { EmptyState, formatBytes, formatDate, Ltr, PageHeader } from '../components/common.js';
 import { ListTable } from '../components/list-table.js';
 import { useCanManage } from '../session.js';
 
@@ -125,8 +125,8 @@ export default function ClientsPage() {
               ),
             },
             { header: t('clients.statusLabel'), cell: (client) => <StatusBadge status={client.status} /> },
-            { header: t('clients.usage'), cell: (client) => `${formatBytes(client.usedBytes)} / ${client.quotaBytes ? formatBytes(client.quotaBytes) : '∞'}` },
-            { header: t('clients.devices'), cell: (client) => `${client.deviceCount} / ${client.deviceLimit}` },
+            { header: t('clients.usage'), cell: (client) => <Ltr>{`${formatBytes(client.usedBytes)} / ${client.quotaBytes ? formatBytes(client.quotaBytes) : '∞'}`}</Ltr> },
+            { header: t('clients.devices'), cell: (client) => <Ltr>{`${client.deviceCount} / ${client.deviceLimit}`}</Ltr> },
             { header: t('clients.expires'), cell: (client) => (client.expiresAt ? formatDate(client.expiresAt, i18n.language) : '—') },
           ]}
         />

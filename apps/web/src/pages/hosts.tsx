@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
-import { EditAndDelete, EmptyState, notifyFailure, PageHeader } from '../components/common.js';
+import { EditAndDelete, EmptyState, hostPort, Ltr, notifyFailure, PageHeader } from '../components/common.js';
 import { fieldError } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
@@ -47,7 +47,7 @@ export default function HostsPage() {
           columns={[
             { header: t('common.name'), naming: true, cell: (host) => <>{host.name} {!host.enabled && <Badge color="gray" variant="light">{t('hosts.disabled')}</Badge>}</> },
             { header: t('hosts.interface'), cell: (host) => names.get(host.interfaceId) ?? host.interfaceId },
-            { header: t('hosts.address'), cell: (host) => `${host.address}:${host.effectivePort}` },
+            { header: t('hosts.address'), cell: (host) => <Ltr>{hostPort(host.address, host.effectivePort)}</Ltr> },
             { header: t('hosts.priority'), cell: (host) => host.priority },
           ]}
           actions={(host) => canManage && <EditAndDelete onEdit={() => setEditing(host)} confirmMessage={t('hosts.confirmDelete', { name: host.name })} onDelete={() => remove.mutate(host.id)} />}

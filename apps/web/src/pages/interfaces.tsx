@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
-import { EditAndDelete, EmptyState, formatBytes, notifyFailure, PageHeader } from '../components/common.js';
+import { EditAndDelete, EmptyState, formatBytes, hostPort, Ltr, notifyFailure, PageHeader } from '../components/common.js';
 import { fieldError } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
@@ -46,11 +46,17 @@ export default function InterfacesPage() {
           columns={[
             { header: t('common.name'), naming: true, cell: (entry) => entry.name },
             { header: t('interfaces.mode'), cell: (entry) => entry.mode },
-            { header: t('interfaces.endpoint'), cell: (entry) => `${entry.endpointHost}:${entry.listenPort}` },
-            { header: t('interfaces.subnet'), cell: (entry) => entry.subnet },
+            { header: t('interfaces.endpoint'), cell: (entry) => <Ltr>{hostPort(entry.endpointHost, entry.listenPort)}</Ltr> },
+            { header: t('interfaces.subnet'), cell: (entry) => <Ltr>{entry.subnet}</Ltr> },
             {
               header: t('interfaces.addresses'),
-              cell: (entry) => `${entry.allocated} / ${entry.capacity} · ${t('interfaces.clientsDevices', { clients: entry.clients, devices: entry.devices })} · ${formatBytes(entry.usedBytes)}`,
+              cell: (entry) => (
+                // Two short lines, not one squeezed a word a line into a narrow column.
+                <div style={{ whiteSpace: 'nowrap' }}>
+                  <Ltr>{`${entry.allocated} / ${entry.capacity}`}</Ltr> · <Ltr>{formatBytes(entry.usedBytes)}</Ltr>
+                  <Text size="xs" c="dimmed">{t('interfaces.clientsDevices', { clients: entry.clients, devices: entry.devices })}</Text>
+                </div>
+              ),
             },
             {
               header: t('interfaces.state'),

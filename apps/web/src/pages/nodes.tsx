@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
-import { ConfirmButton, Copy, EditAndDelete, EmptyState, formatDate, notifyFailure, PageHeader } from '../components/common.js';
+import { ConfirmButton, Copy, EditAndDelete, EmptyState, formatDate, Ltr, notifyFailure, PageHeader } from '../components/common.js';
 import { fieldError, FormError } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
@@ -50,7 +50,7 @@ export default function NodesPage() {
           minWidth={640}
           columns={[
             { header: t('common.name'), naming: true, cell: (node) => <>{node.name} {node.isLocal && <Badge variant="outline" size="xs">{t('nodes.local')}</Badge>}</> },
-            { header: t('nodes.address'), cell: (node) => node.address },
+            { header: t('nodes.address'), cell: (node) => <Ltr>{node.address}</Ltr> },
             {
               header: t('nodes.agent'),
               cell: (node) => (
@@ -65,7 +65,7 @@ export default function NodesPage() {
               cell: (node) => (
                 <>
                   <SyncBadge inSync={node.inSync} />
-                  <Text size="xs" c="dimmed">{node.appliedRevision} / {node.desiredRevision}</Text>
+                  <Text size="xs" c="dimmed"><Ltr>{node.appliedRevision} / {node.desiredRevision}</Ltr></Text>
                 </>
               ),
             },
@@ -93,7 +93,7 @@ export default function NodesPage() {
         <Modal opened onClose={() => setEnrolment(null)} title={t('nodes.enrolCommand', { name: enrolment.name })} size="lg">
           <Stack>
             <Text size="sm">{t('nodes.enrolHelp', { expires: formatDate(enrolment.enrolment.expiresAt, i18n.language) })}</Text>
-            <Code block data-testid="enrol-command">{enrolment.enrolment.command}</Code>
+            <Code block dir="ltr" data-testid="enrol-command">{enrolment.enrolment.command}</Code>
             <Group justify="flex-end"><Copy value={enrolment.enrolment.command} label={t('common.copy')} /></Group>
           </Stack>
         </Modal>
@@ -177,7 +177,7 @@ function TokensArea() {
         <Alert color="teal" title={t('tokens.issuedTitle', { name: issued.name })} withCloseButton onClose={() => setIssued(null)}>
           <Text size="sm" mb="xs">{t('tokens.shownOnce')}</Text>
           <Group gap="xs" wrap="nowrap">
-            <Code style={{ wordBreak: 'break-all' }} data-testid="issued-token">{issued.token}</Code>
+            <Code dir="ltr" style={{ wordBreak: 'break-all' }} data-testid="issued-token">{issued.token}</Code>
             <Copy value={issued.token} />
           </Group>
         </Alert>
@@ -191,7 +191,7 @@ function TokensArea() {
           minWidth={560}
           columns={[
             { header: t('common.name'), cell: (token) => token.name },
-            { header: t('tokens.hint'), cell: (token) => <Code>{token.hint}</Code> },
+            { header: t('tokens.hint'), cell: (token) => <Code dir="ltr">{token.hint}</Code> },
             { header: t('tokens.owner'), cell: (token) => token.owner },
             { header: t('tokens.lastUsed'), cell: (token) => formatDate(token.lastUsedAt, i18n.language) },
             {

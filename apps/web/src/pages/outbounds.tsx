@@ -1,10 +1,10 @@
-import { Badge, Button, Group, Modal, NumberInput, PasswordInput, Select, SimpleGrid, Stack, Switch, Table, TagsInput, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Group, Modal, Tooltip, NumberInput, PasswordInput, Select, SimpleGrid, Stack, Switch, Table, TagsInput, Text, TextInput } from '@mantine/core';
 import { IconPlus, IconRadar } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
-import { EditAndDelete, EmptyState, formatDate, notifyFailure, PageHeader } from '../components/common.js';
+import { EditAndDelete, EmptyState, formatDate, Ltr, notifyFailure, PageHeader } from '../components/common.js';
 import { fieldError } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
@@ -18,10 +18,29 @@ const KINDS = ['socks', 'http', 'shadowsocks', 'wireguard'] as const;
 const METHODS = ['aes-128-gcm', 'aes-256-gcm', 'chacha20-ietf-poly1305'] as const;
 const STAGES = ['dns', 'connect', 'handshake', 'firstByte'] as const;
 
+/**
+ * Whether the node runs the hop (its local redirector, as the agent last reported): not whether
+ * the server behind it answers, which is the last check's (CheckResult).
+ */
 export function OutboundState({ outbound }: { outbound: Outbound }) {
   const { t } = useTranslation();
   const color = { up: 'green', failed: 'red', disabled: 'gray', unknown: 'yellow' }[outbound.state];
-  return <Badge color={color} variant="light">{t(`outbounds.state.${outbound.state}`)}</Badge>;
+  return (
+    <Tooltip label={t(`outbounds.stateHelp.${outbound.state}`)} multiline w={260} withArrow>
+      <Badge color={color} variant="light" miw="max-content" data-testid="outbound-state">{t(`outbounds.state.${outbound.state}`)}</Badge>
+    </Tooltip>
+  );
+}
+
+/** The last check's verdict (reachable or not), so a running hop whose server refused is not read as healthy. */
+function CheckResult({ outbound }: { outbound: Outbound }) {
+  const { t } = useTranslation();
+  const failed = outbound.lastError !== null;
+  return (
+    <Badge color={failed ? 'red' : 'green'} variant="outline" size="sm" miw="max-content" data-testid="check-verdict">
+      {failed ? t('outbounds.checkFailed') : t('outbounds.checkPassed')}
+    </Badge>
+  );
 }
 
 /** A node's outbounds (hops): list, create, change, delete, and a check that shows the probe's stages. */
@@ -75,9 +94,9 @@ export default function OutboundsPage() {
           columns={[
             { header: t('outbounds.tag'), naming: true, cell: (outbound) => outbound.tag },
             { header: t('outbounds.kind'), cell: (outbound) => outbound.kind },
-            { header: t('hosts.address'), cell: (outbound) => outbound.address ?? '—' },
+            { header: t('hosts.address'), cell: (outbound) => (outbound.address ? <Ltr>{outbound.address}</Ltr> : '—') },
             {
-              header: t('interfaces.state'),
+              header: t('outbounds.onNode'),
               cell: (outbound) => (
                 <>
                   <OutboundState outbound={outbound} />
@@ -89,10 +108,11 @@ export default function OutboundsPage() {
               header: t('outbounds.lastCheck'),
               cell: (outbound) =>
                 outbound.lastCheckAt ? (
-                  <Text size="xs">
+                  <Text size="xs" component="div">
+                    <CheckResult outbound={outbound} />{' '}
                     {formatDate(outbound.lastCheckAt, i18n.language)}
-                    {outbound.latencyMs !== null && ` · ${outbound.latencyMs} ms`}
-                    {outbound.egressIp && ` · ${outbound.egressIp}`}
+                    {outbound.latencyMs !== null && <> · <Ltr>{outbound.latencyMs} ms</Ltr></>}
+                    {outbound.egressIp && <> · <Ltr>{outbound.egressIp}</Ltr></>}
                     {outbound.lastError && <Text span c="red" size="xs"> · {outbound.lastError}</Text>}
                   </Text>
                 ) : (
@@ -130,8 +150,8 @@ function ProbeModal({ outbound, result, onClose }: { outbound: Outbound; result:
       <Stack data-testid="probe-result">
         <Group>
           <Badge color={result.ok ? 'green' : 'red'} size="lg" data-testid="probe-ok">{result.ok ? t('outbounds.reachable') : t('outbounds.unreachable')}</Badge>
-          {result.latencyMs !== null && <Text>{Math.round(result.latencyMs)} ms</Text>}
-          {result.egressIp && <Text size="sm" c="dimmed">{t('outbounds.egress')}: {result.egressIp}</Text>}
+          {result.latencyMs !== null && <Text><Ltr>{Math.round(result.latencyMs)} ms</Ltr></Text>}
+          {result.egressIp && <Text size="sm" c="dimmed">{t('outbounds.egress')}: <Ltr>{result.egressIp}</Ltr></Text>}
         </Group>
         {!result.ok && (
           <Text c="red" size="sm">
@@ -150,7 +170,7 @@ function ProbeModal({ outbound, result, onClose }: { outbound: Outbound; result:
                   ) : (
                     <Group gap="xs" wrap="nowrap">
                       <div style={{ height: 8, borderRadius: 4, background: 'var(--mantine-color-teal-5)', width: `${Math.max(2, (100 * result.stages[stage]!) / total)}%` }} />
-                      <Text size="sm">{Math.round(result.stages[stage]!)} ms</Text>
+                      <Text size="sm"><Ltr>{Math.round(result.stages[stage]!)} ms</Ltr></Text>
                     </Group>
                   )}
                 </Table.Td>

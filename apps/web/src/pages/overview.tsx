@@ -1,8 +1,9 @@
 import { Badge, Card, Group, Progress, SimpleGrid, Stack, Table, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
-import { formatBytes, formatDate, formatDuration, PageHeader } from '../components/common.js';
+import { formatBytes, formatDate, formatDuration, Ltr, PageHeader } from '../components/common.js';
 import { ListTable } from '../components/list-table.js';
 import { PageLoader } from '../components/page-loader.js';
 
@@ -23,19 +24,19 @@ export default function OverviewPage() {
       </PageHeader>
       <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }} mb="md">
         <Stat label={t('overview.clients')} value={inventory.clients.total} detail={t('overview.clientStates', inventory.clients)} />
-        <Stat label={t('overview.devicesOnline')} value={`${inventory.devices.online} / ${inventory.devices.total}`} />
-        <Stat label={t('overview.traffic')} value={formatBytes(inventory.usage.usedBytes)} detail={`↑ ${formatBytes(inventory.usage.upBytes)} · ↓ ${formatBytes(inventory.usage.downBytes)}`} />
-        <Stat label={t('overview.nodesInSync')} value={`${panel.nodes.inSync} / ${panel.nodes.total}`} detail={t('overview.nodeStates', panel.nodes)} />
+        <Stat label={t('overview.devicesOnline')} value={<Ltr>{`${inventory.devices.online} / ${inventory.devices.total}`}</Ltr>} />
+        <Stat label={t('overview.traffic')} value={<Ltr>{formatBytes(inventory.usage.usedBytes)}</Ltr>} detail={<Ltr>{`↑ ${formatBytes(inventory.usage.upBytes)} · ↓ ${formatBytes(inventory.usage.downBytes)}`}</Ltr>} />
+        <Stat label={t('overview.nodesInSync')} value={<Ltr>{`${panel.nodes.inSync} / ${panel.nodes.total}`}</Ltr>} detail={t('overview.nodeStates', panel.nodes)} />
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Card withBorder>
           <Text fw={600} mb="sm">{t('overview.host')}</Text>
           <Stack gap="xs">
-            <Meter label={t('system.cpu')} percent={host.cpu.percent} detail={`${host.cpu.cores} · ${t('system.load')} ${host.cpu.load1.toFixed(2)}`} />
-            <Meter label={t('system.memory')} percent={host.memory.percent} detail={`${formatBytes(host.memory.used)} / ${formatBytes(host.memory.total)}`} />
-            <Meter label={t('system.disk')} percent={host.disk.percent} detail={`${formatBytes(host.disk.used)} / ${formatBytes(host.disk.total)}`} />
+            <Meter label={t('system.cpu')} percent={host.cpu.percent} detail={<>{host.cpu.cores} · {t('system.load')} <Ltr>{host.cpu.load1.toFixed(2)}</Ltr></>} />
+            <Meter label={t('system.memory')} percent={host.memory.percent} detail={<Ltr>{`${formatBytes(host.memory.used)} / ${formatBytes(host.memory.total)}`}</Ltr>} />
+            <Meter label={t('system.disk')} percent={host.disk.percent} detail={<Ltr>{`${formatBytes(host.disk.used)} / ${formatBytes(host.disk.total)}`}</Ltr>} />
             <Text size="sm">
-              {t('system.network')}: ↓ {formatBytes(host.network.rxRate)}/s · ↑ {formatBytes(host.network.txRate)}/s
+              {t('system.network')}: <Ltr>↓ {formatBytes(host.network.rxRate)}/s</Ltr> · <Ltr>↑ {formatBytes(host.network.txRate)}/s</Ltr>
             </Text>
           </Stack>
         </Card>
@@ -43,9 +44,9 @@ export default function OverviewPage() {
           <Text fw={600} mb="sm">{t('overview.panel')}</Text>
           <Table>
             <Table.Tbody>
-              <Row label={t('overview.version')} value={panel.version} />
-              <Row label={t('overview.uptime')} value={formatDuration(panel.uptimeSeconds)} />
-              <Row label={t('overview.backends')} value={`${panel.database} · ${panel.queue}`} />
+              <Row label={t('overview.version')} value={<Ltr>{panel.version}</Ltr>} />
+              <Row label={t('overview.uptime')} value={<Ltr>{formatDuration(panel.uptimeSeconds)}</Ltr>} />
+              <Row label={t('overview.backends')} value={<Ltr>{`${panel.database} · ${panel.queue}`}</Ltr>} />
               <Row label={t('overview.interfaces')} value={inventory.interfaces} />
               {inventory.outbounds !== null && <Row label={t('nav.outbounds')} value={inventory.outbounds} />}
               <Row label={t('overview.lastBackup')} value={panel.lastBackup ? formatDate(panel.lastBackup.createdAt, i18n.language) : t('overview.never')} />
@@ -72,7 +73,7 @@ export default function OverviewPage() {
   );
 }
 
-function Stat({ label, value, detail }: { label: string; value: string | number; detail?: string }) {
+function Stat({ label, value, detail }: { label: string; value: ReactNode; detail?: ReactNode }) {
   return (
     <Card withBorder>
       <Text size="xs" c="dimmed" tt="uppercase" fw={600}>{label}</Text>
@@ -82,19 +83,19 @@ function Stat({ label, value, detail }: { label: string; value: string | number;
   );
 }
 
-function Meter({ label, percent, detail }: { label: string; percent: number; detail: string }) {
+function Meter({ label, percent, detail }: { label: string; percent: number; detail: ReactNode }) {
   return (
     <div>
       <Group justify="space-between">
         <Text size="sm">{label}</Text>
-        <Text size="xs" c="dimmed">{percent.toFixed(0)}% · {detail}</Text>
+        <Text size="xs" c="dimmed"><Ltr>{percent.toFixed(0)}%</Ltr> · {detail}</Text>
       </Group>
       <Progress value={percent} color={percent > 85 ? 'red' : percent > 60 ? 'yellow' : 'teal'} />
     </div>
   );
 }
 
-function Row({ label, value }: { label: string; value: string | number }) {
+function Row({ label, value }: { label: string; value: ReactNode }) {
   return (
     <Table.Tr>
       <Table.Td c="dimmed">{label}</Table.Td>

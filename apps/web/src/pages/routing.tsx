@@ -4,20 +4,23 @@ import { CSS } from '@dnd-kit/utilities';
 import { ActionIcon, Badge, Button, Card, Group, Select, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconGripVertical, IconPlus } from '@tabler/icons-react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, messageOf, must, type Schemas } from '../api.js';
-import { ConfirmButton, EmptyState, PageHeader } from '../components/common.js';
+import { ConfirmButton, EmptyState, ForwardArrow, PageHeader } from '../components/common.js';
 import { fieldError, FormError } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { NodeSelect } from '../components/node-select.js';
 import { PageLoader } from '../components/page-loader.js';
+import { ClientPicker, InterfacePicker } from '../components/rule-pickers.js';
 import { useCanManage } from '../session.js';
 
 type Routing = Schemas['RoutingDto'];
 type Rule = Schemas['RoutingRuleDto'];
 const LISTS = ['domains', 'destIps', 'ports', 'sourceIps', 'sourcePorts', 'groups', 'clients', 'interfaces'] as const;
+/** The lists typed as text; clients and interfaces are ids, picked by name. */
+const TEXT_LISTS = ['domains', 'destIps', 'ports', 'sourceIps', 'sourcePorts', 'groups'] as const;
 
 /**
  * A node's routing: the basic settings, and the rules in matching order, reordered by dragging
@@ -106,7 +109,8 @@ export default function RoutingPage() {
 function SortableRule({ rule, index, canManage, onEdit, onToggle, onDelete }: { rule: Rule; index: number; canManage: boolean; onEdit: () => void; onToggle: () => void; onDelete: () => void }) {
   const { t } = useTranslation();
   const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging } = useSortable({ id: rule.id, disabled: !canManage });
-  const criteria = LISTS.filter((list) => rule[list].length > 0).map((list) => `${t(`routing.lists.${list}`)}: ${rule[list].slice(0, 3).join(', ')}${rule[list].length > 3 ? ` +${rule[list].length - 3}` : ''}`);
+  const names = useRuleNames(rule);
+  const criteria = LISTS.filter((list) => rule[list].length > 0).map((list) => `${t(`routing.lists.${list}`)}: ${rule[list].slice(0, 3).map((id) => names.get(id) ?? id).join(', ')}${rule[list].length > 3 ? ` +${rule[list].length - 3}` : ''}`);
   if (rule.network) criteria.push(`${t('routing.network')}: ${rule.network}`);
   return (
     <Card
@@ -124,26 +128,48 @@ function SortableRule({ rule, index, canManage, onEdit, onToggle, onDelete }: { 
           </ActionIcon>
         )}
         <Text size="sm" c="dimmed" w={24}>{index + 1}</Text>
-        <div style={{ flex: 1, minWidth: 0 }}>
-          <Group gap="xs">
-            <Text fw={500}>{rule.name}</Text>
-            <Text size="sm">→</Text>
-            <Badge variant="light">{rule.outboundTag}</Badge>
-            {!rule.enabled && <Badge color="gray" variant="outline">{t('hosts.disabled')}</Badge>}
+        {/* Name and criteria first; the hits and buttons beside them, or below them on a phone. */}
+        <Group gap="sm" justify="space-between" style={{ flex: 1, minWidth: 0 }}>
+          <div style={{ flex: '1 1 220px', minWidth: 0 }}>
+            <Group gap="xs">
+              <Text fw={500}>{rule.name}</Text>
+              <Text size="sm" aria-hidden><ForwardArrow /></Text>
+              <Badge variant="light" style={{ flexShrink: 0 }}>{rule.outboundTag}</Badge>
+              {!rule.enabled && <Badge color="gray" variant="outline">{t('hosts.disabled')}</Badge>}
+            </Group>
+            <Text size="xs" c="dimmed" truncate>{criteria.join(' · ')}</Text>
+          </div>
+          <Group gap="sm" wrap="nowrap">
+            <Text size="xs" c="dimmed">{t('routing.hits', { count: rule.hits })}</Text>
+            {canManage && (
+              <Group gap={4} wrap="nowrap">
+                <Switch size="xs" checked={rule.enabled} onChange={onToggle} aria-label={t('interfaces.enabled')} />
+                <Button size="xs" variant="default" onClick={onEdit}>{t('common.edit')}</Button>
+                <ConfirmButton message={t('routing.confirmDelete', { name: rule.name })} onConfirm={onDelete}>{t('common.delete')}</ConfirmButton>
+              </Group>
+            )}
           </Group>
-          <Text size="xs" c="dimmed" truncate>{criteria.join(' · ')}</Text>
-        </div>
-        <Text size="xs" c="dimmed">{t('routing.hits', { count: rule.hits })}</Text>
-        {canManage && (
-          <Group gap={4} wrap="nowrap">
-            <Switch size="xs" checked={rule.enabled} onChange={onToggle} aria-label={t('interfaces.enabled')} />
-            <Button size="xs" variant="default" onClick={onEdit}>{t('common.edit')}</Button>
-            <ConfirmButton message={t('routing.confirmDelete', { name: rule.name })} onConfirm={onDelete}>{t('common.delete')}</ConfirmButton>
-          </Group>
-        )}
+        </Group>
       </Group>
     </Card>
   );
+}
+
+/** The names of the interfaces and (the first three) clients a rule's card shows, in place of their ids. */
+function useRuleNames(rule: Rule): Map<string, string> {
+  const interfaces = useQuery({ queryKey: ['interfaces'], queryFn: () => must(api.GET('/api/interfaces')), enabled: rule.interfaces.length > 0 });
+  const clients = useQueries({
+    queries: rule.clients.slice(0, 3).map((id) => ({
+      queryKey: ['client', id],
+      queryFn: () => must(api.GET('/api/clients/{id}', { params: { path: { id } } })),
+      retry: false,
+      staleTime: 60_000,
+    })),
+  });
+  const names = new Map<string, string>();
+  for (const entry of interfaces.data ?? []) names.set(entry.id, entry.name);
+  for (const client of clients) if (client.data) names.set(client.data.id, client.data.name);
+  return names;
 }
 
 const BASIC_LISTS = ['blockDomains', 'blockIps', 'blockPorts', 'directDomains', 'directIps'] as const;
@@ -167,11 +193,12 @@ function BasicSettings({ nodeId, routing, tags, canManage }: { nodeId: string; r
   return (
     <Card withBorder component="form" onSubmit={submit}>
       <Stack gap="sm">
-        <Group grow align="flex-end">
+        {/* One row on a wide screen; stacked on a phone, where three side by side squeeze the labels. */}
+        <SimpleGrid cols={{ base: 1, sm: 3 }} style={{ alignItems: 'end' }}>
           <Select label={t('routing.defaultOutbound')} data={tags} value={values.defaultOutbound} onChange={(tag) => tag && setValues({ ...values, defaultOutbound: tag })} error={fieldError(save.error, 'defaultOutbound')} disabled={!canManage} />
           <Switch label={t('routing.blockBitTorrent')} checked={values.blockBitTorrent} onChange={(e) => setValues({ ...values, blockBitTorrent: e.currentTarget.checked })} disabled={!canManage} />
           <Switch label={t('routing.failClosed')} checked={values.failClosed} onChange={(e) => setValues({ ...values, failClosed: e.currentTarget.checked })} disabled={!canManage} />
-        </Group>
+        </SimpleGrid>
         <SimpleGrid cols={{ base: 1, md: 2 }}>
           {BASIC_LISTS.map((list) => (
             <TagsInput key={list} label={t(`routing.basic.${list}`)} value={values[list]} onChange={(value) => setValues({ ...values, [list]: value })} error={fieldError(save.error, list)} disabled={!canManage} />
@@ -224,9 +251,11 @@ function RuleModal({ nodeId, rule, tags, onClose, onSaved }: { nodeId: string; r
       </SimpleGrid>
       <Text size="xs" c="dimmed">{t('routing.allMustMatch')}</Text>
       <SimpleGrid cols={{ base: 1, sm: 2 }}>
-        {LISTS.map((list) => (
+        {TEXT_LISTS.map((list) => (
           <TagsInput key={list} label={t(`routing.lists.${list}`)} value={values[list]} onChange={(value) => setValues({ ...values, [list]: value })} error={fieldError(save.error, list)} />
         ))}
+        <ClientPicker label={t('routing.lists.clients')} value={values.clients} onChange={(value) => setValues({ ...values, clients: value })} error={fieldError(save.error, 'clients')} />
+        <InterfacePicker nodeId={nodeId} label={t('routing.lists.interfaces')} value={values.interfaces} onChange={(value) => setValues({ ...values, interfaces: value })} error={fieldError(save.error, 'interfaces')} />
       </SimpleGrid>
       <Switch label={t('interfaces.enabled')} checked={values.enabled} onChange={(e) => setValues({ ...values, enabled: e.currentTarget.checked })} />
     </FormModal>

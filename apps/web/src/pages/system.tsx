@@ -3,7 +3,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
-import { formatBytes, PageHeader } from '../components/common.js';
+import { formatBytes, Ltr, PageHeader } from '../components/common.js';
 import { PageLoader } from '../components/page-loader.js';
 
 // uPlot comes with this page only.
@@ -51,7 +51,7 @@ export default function SystemPage() {
               <Chart lines={[{ label: '↓', color: '#228be6', points: series.rxRate }, { label: '↑', color: '#fa5252', points: series.txRate }]} format={rate} />
             </ChartCard>
             <ChartCard title={t('system.load')}>
-              <Chart lines={[{ label: 'load1', color: '#7950f2', points: series.load1 }]} format={load} />
+              <Chart lines={[{ label: t('system.load1'), color: '#7950f2', points: series.load1 }]} format={load} />
             </ChartCard>
             <ChartCard title={t('system.swap')}>
               <Chart lines={[{ label: t('system.swap'), color: '#fd7e14', points: series.swap }]} format={percent} range={PERCENT} />
@@ -80,10 +80,10 @@ function Snapshot({ snapshot }: { snapshot: Schemas['SystemSnapshotDto'] }) {
     <Card withBorder mt="md">
       <Text fw={600} mb="xs">{t('system.controller')}</Text>
       <Group gap="xl">
-        <Text size="sm">{t('system.cpu')}: {percent(host.cpu.percent)} ({host.cpu.cores})</Text>
-        <Text size="sm">{t('system.memory')}: {formatBytes(host.memory.used)} / {formatBytes(host.memory.total)}</Text>
-        <Text size="sm">{t('system.disk')}: {formatBytes(host.disk.used)} / {formatBytes(host.disk.total)}</Text>
-        <Text size="sm">{t('system.rss')}: {formatBytes(host.processRss)}</Text>
+        <Text size="sm">{t('system.cpu')}: <Ltr>{percent(host.cpu.percent)}</Ltr> ({host.cpu.cores})</Text>
+        <Text size="sm">{t('system.memory')}: <Ltr>{formatBytes(host.memory.used)} / {formatBytes(host.memory.total)}</Ltr></Text>
+        <Text size="sm">{t('system.disk')}: <Ltr>{formatBytes(host.disk.used)} / {formatBytes(host.disk.total)}</Ltr></Text>
+        <Text size="sm">{t('system.rss')}: <Ltr>{formatBytes(host.processRss)}</Ltr></Text>
       </Group>
     </Card>
   );

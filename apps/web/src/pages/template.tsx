@@ -1,4 +1,4 @@
-import { Alert, Button, Code, FileButton, Group, Modal, SegmentedControl, Stack, Table, Text } from '@mantine/core';
+import { Alert, Button, Code, FileButton, Group, Modal, ScrollArea, SegmentedControl, Stack, Table, Text } from '@mantine/core';
 import { IconDownload, IconFileImport } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -7,42 +7,12 @@ import { api, must, saveFile, type Schemas } from '../api.js';
 import { PageHeader } from '../components/common.js';
 import { FormError } from '../components/form-errors.js';
 import { PageLoader } from '../components/page-loader.js';
+import { previewOf } from './template-preview.js';
 import { useCanManage } from '../session.js';
 
-type Template = Schemas['TemplateDto'];
 type Import = Schemas['TemplateImportDto'];
 const SECTIONS = ['nodes', 'interfaces', 'hosts', 'outbounds', 'routing', 'settings'] as const;
 type Section = (typeof SECTIONS)[number];
-type Row = Record<string, unknown>;
-
-/** How the API matches an imported row to an existing one (by names, regardless of case). */
-const KEYS: Record<Exclude<Section, 'settings'>, (row: Row) => string> = {
-  nodes: (row) => String(row.name),
-  interfaces: (row) => `${row.node}/${row.name}`,
-  hosts: (row) => `${row.node}/${row.interface}/${row.name}`,
-  outbounds: (row) => `${row.node}/${row.tag}`,
-  routing: (row) => String(row.node),
-};
-
-interface Preview {
-  section: Section;
-  create: number;
-  update: number;
-}
-
-/** What an import would do, row by row against the current configuration: the API creates what no row matches by name and updates the rest. */
-function previewOf(file: Import, current: Template): Preview[] {
-  return SECTIONS.flatMap((section): Preview[] => {
-    const rows = file[section];
-    if (rows === undefined) return [];
-    if (section === 'settings') return [{ section, create: 0, update: Object.keys(rows).length }];
-    const key = KEYS[section];
-    const existing = new Set(((current[section] ?? []) as Row[]).map((row) => key(row).toLowerCase()));
-    const list = rows as Row[];
-    const update = list.filter((row) => existing.has(key(row).toLowerCase())).length;
-    return [{ section, create: list.length - update, update }];
-  });
-}
 
 /** The configuration as a template: one section or all of it, downloadable; an import shows what it will do first, then what it did. */
 export default function TemplatePage() {
@@ -50,13 +20,18 @@ export default function TemplatePage() {
   const canManage = useCanManage();
   const queryClient = useQueryClient();
   const [section, setSection] = useState<Section | 'all'>('all');
-  const [file, setFile] = useState<{ name: string; body: Import } | null>(null);
+  const [file, setFile] = useState<{ id: number; name: string; body: Import } | null>(null);
   const [parseError, setParseError] = useState<string | null>(null);
   const view = useQuery({
     queryKey: ['template', section],
     queryFn: () => must(api.GET('/api/template', { params: { query: section === 'all' ? {} : { section } } })),
   });
-  const whole = useQuery({ queryKey: ['template', 'all'], queryFn: () => must(api.GET('/api/template')), enabled: Boolean(file) });
+  const preview = useQuery({
+    queryKey: ['template-preview', file?.id],
+    queryFn: async () => previewOf(file!.body, await must(api.GET('/api/template'))),
+    enabled: Boolean(file),
+    staleTime: Infinity,
+  });
   const importing = useMutation({
     mutationFn: (body: Import) => must(api.PUT('/api/template', { body })),
     onSuccess: () => void queryClient.invalidateQueries(),
@@ -68,7 +43,7 @@ export default function TemplatePage() {
     try {
       const body = JSON.parse(await chosen.text()) as unknown;
       if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Error(t('template.notObject'));
-      setFile({ name: chosen.name, body: body as Import });
+      setFile({ id: Date.now(), name: chosen.name, body: body as Import });
     } catch (error) {
       setParseError(`${chosen.name}: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -90,15 +65,20 @@ export default function TemplatePage() {
           </FileButton>
         )}
       </PageHeader>
-      <SegmentedControl mb="md" data={[{ value: 'all', label: t('template.all') }, ...SECTIONS.map((value) => ({ value, label: t(`template.sections.${value}`) }))]} value={section} onChange={(value) => setSection(value as Section | 'all')} data-testid="template-section" />
+      {/* Seven tabs are wider than a phone: they scroll inside their own box, never the page. */}
+      <ScrollArea type="auto" scrollbarSize={6} offsetScrollbars="x" mb="md">
+        <SegmentedControl data={[{ value: 'all', label: t('template.all') }, ...SECTIONS.map((value) => ({ value, label: t(`template.sections.${value}`) }))]} value={section} onChange={(value) => setSection(value as Section | 'all')} data-testid="template-section" />
+      </ScrollArea>
       {parseError && <Alert color="red" mb="md">{parseError}</Alert>}
       {!view.data ? <PageLoader /> : <Code block data-testid="template-view" dir="ltr" style={{ maxHeight: '65vh', overflow: 'auto' }}>{text}</Code>}
       {file && (
         <Modal opened onClose={() => setFile(null)} title={t('template.importOf', { name: file.name })} size="lg">
-          {!whole.data ? (
-            <PageLoader />
-          ) : importing.data ? (
+          {importing.data ? (
             <ImportResult result={importing.data} />
+          ) : preview.error ? (
+            <FormError error={preview.error} />
+          ) : !preview.data ? (
+            <PageLoader />
           ) : (
             <Stack>
               <Text size="sm">{t('template.previewHelp')}</Text>
@@ -111,7 +91,7 @@ export default function TemplatePage() {
                   </Table.Tr>
                 </Table.Thead>
                 <Table.Tbody>
-                  {previewOf(file.body, whole.data).map((row) => (
+                  {preview.data.rows.map((row) => (
                     <Table.Tr key={row.section} data-section={row.section}>
                       <Table.Td>{t(`template.sections.${row.section}`)}</Table.Td>
                       <Table.Td>{row.create}</Table.Td>
@@ -120,6 +100,7 @@ export default function TemplatePage() {
                   ))}
                 </Table.Tbody>
               </Table>
+              {preview.data.skippedRules > 0 && <Text size="sm" c="orange" data-testid="preview-skipped">{t('template.willSkipRules', { count: preview.data.skippedRules })}</Text>}
               <FormError error={importing.error} />
               <Group justify="flex-end">
                 <Button variant="default" onClick={() => setFile(null)}>{t('common.cancel')}</Button>
@@ -158,7 +139,7 @@ function ImportResult({ result }: { result: Schemas['TemplateImportResultDto'] }
       </Table>
       <Text size="sm" fw={500}>{t('template.skipped', { count: result.skipped.length })}</Text>
       {result.skipped.map((skip) => (
-        <Text key={skip.path} size="xs" c="dimmed"><Code>{skip.path}</Code> {skip.reason}</Text>
+        <Text key={skip.path} size="xs" c="dimmed"><Code dir="ltr">{skip.path}</Code> {skip.reason}</Text>
       ))}
     </Stack>
   );

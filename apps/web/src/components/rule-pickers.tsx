@@ -1,0 +1,77 @@
+import { MultiSelect } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { keepPreviousData, useQueries, useQuery } from '@tanstack/react-query';
+import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api, ApiError, must } from '../api.js';
+
+/** How many matches the client search shows: enough to pick from, never the whole list (there can be 100,000 clients). */
+const SEARCH_PAGE = 20;
+
+/** A node's interfaces, picked by name; the values are their ids (what the API takes). */
+export function InterfacePicker({ nodeId, label, value, onChange, error }: { nodeId: string; label: string; value: string[]; onChange: (ids: string[]) => void; error?: string }) {
+  const { t } = useTranslation();
+  const interfaces = useQuery({ queryKey: ['interfaces'], queryFn: () => must(api.GET('/api/interfaces')) });
+  const ofNode = (interfaces.data ?? []).filter((entry) => entry.nodeId === nodeId);
+  // An id no interface of the node bears (deleted since) still shows, as its id, so it can be removed.
+  const unknown = value.filter((id) => !ofNode.some((entry) => entry.id === id)).map((id) => ({ value: id, label: id }));
+  return (
+    <MultiSelect
+      label={label}
+      data={[...ofNode.map((entry) => ({ value: entry.id, label: entry.name })), ...(interfaces.data ? unknown : [])]}
+      value={value}
+      onChange={onChange}
+      error={error}
+      searchable
+      nothingFoundMessage={t('clients.noInterfaces')}
+      data-testid="rule-interfaces"
+    />
+  );
+}
+
+/**
+ * Clients picked by name, found by asking the API as one types (GET /api/clients?search=, a page
+ * of matches); the chosen ones keep their names, asked one by one (GET /api/clients/{id}) when not
+ * among the matches. An id that no client bears any more shows as the id.
+ */
+export function ClientPicker({ label, value, onChange, error }: { label: string; value: string[]; onChange: (ids: string[]) => void; error?: string }) {
+  const { t } = useTranslation();
+  const [search, setSearch] = useState('');
+  const [needle] = useDebouncedValue(search.trim(), 250);
+  const matches = useQuery({
+    queryKey: ['clients', { search: needle, perPage: SEARCH_PAGE, picker: true }],
+    queryFn: () => must(api.GET('/api/clients', { params: { query: { search: needle || undefined, perPage: SEARCH_PAGE, sort: 'name' } } })),
+    placeholderData: keepPreviousData,
+  });
+  const found = useMemo(() => new Map((matches.data?.items ?? []).map((client) => [client.id, client.name])), [matches.data]);
+  const missing = value.filter((id) => !found.has(id));
+  const chosen = useQueries({
+    queries: missing.map((id) => ({
+      queryKey: ['client', id],
+      queryFn: () => must(api.GET('/api/clients/{id}', { params: { path: { id } } })),
+      // A deleted client answers 404: shown as its id, not asked again and again.
+      retry: (count: number, failure: Error) => !(failure instanceof ApiError && failure.status === 404) && count < 2,
+      staleTime: 60_000,
+    })),
+  });
+  const names = new Map(found);
+  missing.forEach((id, index) => names.set(id, chosen[index]?.data?.name ?? id));
+  const data = [...new Set([...value, ...found.keys()])].map((id) => ({ value: id, label: names.get(id) ?? id }));
+  return (
+    <MultiSelect
+      label={label}
+      placeholder={value.length ? undefined : t('routing.searchClients')}
+      data={data}
+      value={value}
+      onChange={onChange}
+      error={error}
+      searchable
+      searchValue={search}
+      onSearchChange={setSearch}
+      // The API already matched the text (name or note): every answer it gave is an option.
+      filter={({ options }) => options}
+      nothingFoundMessage={matches.isFetching ? t('routing.searching') : t('clients.noMatch')}
+      data-testid="rule-clients"
+    />
+  );
+}
