@@ -144,6 +144,28 @@ describe('outbounds', () => {
     await expectRefused('POST', 'outbounds', { tag: 'wgpriv', kind: 'wireguard', address: '127.0.0.1:51820', peerPublicKey: PEER, tunnelAddress: '10.1.0.2/32' }, 400, 'address');
   });
 
+  test('hop addresses in private, multicast, broadcast or reserved ranges, in any spelling, are refused unless the owner allows private targets', async () => {
+    const forbidden = [
+      '10.0.0.5:1080', '172.16.0.1:1080', '172.31.255.254:1080', '192.168.1.1:1080', '100.64.0.1:1080', '[fd00::2]:1080', '[fc00::1]:1080',
+      '224.0.0.1:1080', '[ff02::1]:1080', '255.255.255.255:1080', '0.1.2.3:1080', '240.0.0.1:1080', '[::ffff:10.0.0.5]:1080', '[::ffff:a00:5]:1080',
+      // Non-canonical spellings of loopback and mapped forms.
+      '[0:0:0:0:0:0:0:1]:1080', '[::ffff:7f00:1]:1080', '[::127.0.0.1]:1080', '[FD00:0:0::0002]:1080',
+    ];
+    // The panel host's own address written as IPv4-mapped IPv6 (compared as text, it passed).
+    const own = Object.values(networkInterfaces()).flatMap((list) => list ?? []).find((a) => !a.internal && a.family === 'IPv4')?.address;
+    if (own) forbidden.push(`[::ffff:${own}]:1080`);
+    for (const address of forbidden) await expectRefused('POST', 'outbounds', { tag: 'private', kind: 'socks', address }, 400, 'address');
+    // Public neighbours of the ranges pass.
+    for (const [i, address] of ['172.32.0.1:1080', '100.128.0.1:1080', '[2001:db8::9]:1080'].entries()) await createOutbound({ tag: `edge-${i}`, kind: 'socks', address });
+
+    // The session is the owner's.
+    expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: true } }))).status).toBe(200);
+    const inside = await createOutbound({ tag: 'inside', kind: 'socks', address: '10.0.0.5:1080' });
+    expect(inside.address).toBe('10.0.0.5:1080');
+    await answer(typed().DELETE('/api/outbounds/{id}', { params: { path: { id: inside.id } } }));
+    expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: false } }))).status).toBe(200);
+  });
+
   test("a hop's state comes from its agent's last apply", async () => {
     const { t } = session();
     const node = await createNode();

@@ -25,7 +25,7 @@ import { waitFor } from '../support/wait-for.js';
  * So the egress of a client's traffic is read off the answer: 203.0.113.1 (the node's uplink)
  * when it left directly, 192.0.2.1 (the upstream) when it went through a hop.
  *
- *   c1, c2 ──wg──> node ──uplink 203.0.113.0/24──> internet (100.64.0.10:8080)
+ *   c1, c2 ──wg──> node ──uplink 203.0.113.0/24──> internet (198.18.0.10:8080)
  *                   └──198.51.100.0/24──> upstream ──192.0.2.0/24──┘
  *
  * Needs root, wireguard-go, wireguard-tools, nftables, iproute2, curl, microsocks,
@@ -33,7 +33,8 @@ import { waitFor } from '../support/wait-for.js';
  */
 
 const suffix = randomSuffix(5);
-const SERVER_IP = '100.64.0.10';
+// Not in a private range (100.64/10 is CGNAT): probes with allowPrivateTargets false reach it.
+const SERVER_IP = '198.18.0.10';
 const TEST_URL = `http://${SERVER_IP}:8080/`;
 const DIRECT_EGRESS = '203.0.113.1';
 const HOP_EGRESS = '192.0.2.1';
@@ -217,6 +218,15 @@ describe('probes (run in the node namespace through the runner)', () => {
     expect(own).toMatchObject({ ok: false, errorClass: 'forbidden' });
     const hopOnLoopback = await probeThroughRunner(runner, join(workDir, 'probes'), probeJob({ ...socksHop.config, host: '127.0.0.1' } as ProbeJob['config']));
     expect(hopOnLoopback).toMatchObject({ ok: false, errorClass: 'forbidden' });
+    // Spellings that compared as text passed, and the private ranges.
+    for (const host of ['0:0:0:0:0:0:0:1', '::ffff:7f00:1', '10.77.0.1', '172.30.1.1']) {
+      const refused = await probeThroughRunner(runner, join(workDir, 'probes'), probeJob({ ...socksHop.config, host } as ProbeJob['config']));
+      expect([host, refused]).toMatchObject([host, { ok: false, errorClass: 'forbidden' }]);
+    }
+    for (const url of ['http://[::ffff:7f00:1]:8080/', 'http://[::ffff:203.0.113.1]:8080/', 'http://192.168.7.7:8080/']) {
+      const refused = await probeThroughRunner(runner, join(workDir, 'probes'), probeJob({ kind: 'direct' }, { url }));
+      expect([url, refused]).toMatchObject([url, { ok: false, errorClass: 'forbidden' }]);
+    }
   });
 
   test('SOCKS5 (microsocks): ok while up; connect while the proxy is down; upstream while its target is down', async () => {
