@@ -166,6 +166,22 @@ describe('outbounds', () => {
     expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: false } }))).status).toBe(200);
   });
 
+  test('socks and http credentials redsocks cannot read (quote, backslash, control characters) are refused', async () => {
+    const cases: [Partial<OutboundBody>, string][] = [
+      [{ kind: 'socks', username: 'a"b' }, 'username'],
+      [{ kind: 'socks', password: 'back\\slash' }, 'password'],
+      [{ kind: 'http', username: 'crlf\r\ninjected' }, 'username'],
+      [{ kind: 'http', password: 'tab\there' }, 'password'],
+      [{ kind: 'http', password: 'del\u007f' }, 'password'],
+    ];
+    for (const [body, field] of cases) await expectRefused('POST', 'outbounds', { tag: 'creds', address: '203.0.113.40:1080', ...body }, 400, field);
+    const hop = await createOutbound({ tag: 'creds-ok', kind: 'socks', address: '203.0.113.40:1080', username: 'user name', password: "p@ss w'rd" });
+    await expectRefused('PATCH', `outbounds/${hop.id}`, { password: 'x"y' }, 400, 'password');
+    await expectRefused('PATCH', `outbounds/${hop.id}`, { username: 'line\nbreak' }, 400, 'username');
+    // ss-redir reads JSON (escaped), so a shadowsocks password may hold them.
+    await createOutbound({ tag: 'ss-quote', kind: 'shadowsocks', address: '203.0.113.41:8388', method: 'aes-256-gcm', password: 'a"b\\c' });
+  });
+
   test("a hop's state comes from its agent's last apply", async () => {
     const { t } = session();
     const node = await createNode();

@@ -158,6 +158,9 @@ describe('round trip into an empty panel', () => {
       [(t: Template) => (t.routing![0].basic.blockPorts = ['70000']), 'routing.0.basic.blockPorts.0'],
       [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'socks')!, tag: 'y', method: 'aes-256-gcm' }), `outbounds.${snapshot.outbounds.length}.method`],
       [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'socks')!, tag: 'z', address: '127.0.0.1:1080' }), `outbounds.${snapshot.outbounds.length}.address`],
+      // Credentials redsocks cannot read.
+      [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'socks')!, tag: 'z', password: 'a"b' }), `outbounds.${snapshot.outbounds.length}.password`],
+      [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'socks')!, tag: 'z', username: 'a\r\nb' }), `outbounds.${snapshot.outbounds.length}.username`],
     ] as [(t: Template) => void, string][]) {
       const copy = structuredClone(snapshot) as Template;
       change(copy);

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { REDSOCKS_TEXT } from '#libs/contracts/routing.js';
 import { generateKeyPair, publicKeyFromPrivate } from '#libs/wireguard/keys.js';
 import { normalizeCidr, normalizeList } from '../common/network-text.js';
 import { mapUniqueViolations } from '../database/unique-violations.js';
@@ -39,10 +40,22 @@ const KIND_FIELDS = {
 const SPECIFIC_FIELDS = ['username', 'password', 'method', 'privateKey', 'peerPublicKey', 'presharedKey', 'allowedIps', 'tunnelAddress', 'mtu', 'keepalive'] as const;
 type SpecificField = (typeof SPECIFIC_FIELDS)[number];
 
+/**
+ * Fields of another kind are refused by name; so are SOCKS and HTTP credentials redsocks cannot
+ * read (a quote, backslash or control character): accepted, the hop would only fail on its node.
+ */
 export function assertFieldsFit(kind: keyof typeof KIND_FIELDS, input: Partial<Record<SpecificField, unknown>>): void {
   const allowed: readonly string[] = KIND_FIELDS[kind];
   const stray = SPECIFIC_FIELDS.find((field) => input[field] !== undefined && !allowed.includes(field));
   if (stray) throw badRequest(`${stray} does not apply to a ${kind} outbound`, stray);
+  if (kind === 'socks' || kind === 'http') {
+    for (const field of ['username', 'password'] as const) {
+      const value = input[field];
+      if (typeof value === 'string' && !REDSOCKS_TEXT.test(value)) {
+        throw badRequest(`${field} may not contain a quote ("), a backslash or a control character: the node's redirector (redsocks) cannot read them`, field);
+      }
+    }
+  }
 }
 
 /**
