@@ -182,6 +182,23 @@ describe('outbounds', () => {
     await createOutbound({ tag: 'ss-quote', kind: 'shadowsocks', address: '203.0.113.41:8388', method: 'aes-256-gcm', password: 'a"b\\c' });
   });
 
+  test("a built-in's tag in any case, an all-zero hop key and a hop key pair equal to the peer's are refused", async () => {
+    for (const tag of ['Direct', 'BLOCKED', 'dIrEcT']) await expectRefused('POST', 'outbounds', { tag, kind: 'socks', address: '203.0.113.42:1080' }, 409, 'tag');
+    const hop = await createOutbound({ tag: 'case-hop', kind: 'socks', address: '203.0.113.42:1080' });
+    await expectRefused('PATCH', `outbounds/${hop.id}`, { tag: 'Blocked' }, 409, 'tag');
+
+    const zero = `${'A'.repeat(43)}=`;
+    const wg = { kind: 'wireguard' as const, address: '203.0.113.43:51820', tunnelAddress: '10.1.0.2/32' };
+    await expectRefused('POST', 'outbounds', { ...wg, tag: 'wg-zero', privateKey: zero, peerPublicKey: PEER }, 400, 'privateKey');
+    const mine = generateKeyPair();
+    await expectRefused('POST', 'outbounds', { ...wg, tag: 'wg-self', privateKey: mine.privateKey, peerPublicKey: mine.publicKey }, 400, 'peerPublicKey');
+    const ok = await createOutbound({ ...wg, tag: 'wg-keys', privateKey: mine.privateKey, peerPublicKey: PEER });
+    await expectRefused('PATCH', `outbounds/${ok.id}`, { privateKey: zero }, 400, 'privateKey');
+    await expectRefused('PATCH', `outbounds/${ok.id}`, { peerPublicKey: mine.publicKey }, 400, 'peerPublicKey');
+    const other = generateKeyPair();
+    await expectRefused('PATCH', `outbounds/${ok.id}`, { privateKey: other.privateKey, peerPublicKey: other.publicKey }, 400, 'peerPublicKey');
+  });
+
   test("a hop's state comes from its agent's last apply", async () => {
     const { t } = session();
     const node = await createNode();

@@ -1,3 +1,4 @@
+import { publicKeyFromPrivate } from '../../libs/wireguard/keys.js';
 import { answer, fixtures, signedInPanel, type Schemas } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
@@ -15,6 +16,7 @@ const { typed, createNode, createInterface, createHost } = f;
 
 const WG_PEER = 'xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=';
 const HOP_KEY = 'YFU0R0nwaKQoB/Pb5aNf9tPD6ZZ5kDz7vLq+fHqS0m4=';
+const ZERO_KEY = `${'A'.repeat(43)}=`;
 const HOP_PSK = 'lWvHbO1GbKzT6X3Yj8C4Hq6h4W9m7rZ0cQ2eY1uVnAE=';
 
 /** What the owner's panel is configured with before each export. */
@@ -158,9 +160,17 @@ describe('round trip into an empty panel', () => {
       [(t: Template) => (t.routing![0].basic.blockPorts = ['70000']), 'routing.0.basic.blockPorts.0'],
       [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'socks')!, tag: 'y', method: 'aes-256-gcm' }), `outbounds.${snapshot.outbounds.length}.method`],
       [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'socks')!, tag: 'z', address: '127.0.0.1:1080' }), `outbounds.${snapshot.outbounds.length}.address`],
+      // The shared forbidden-address check (private ranges, canonical forms) applies to imports.
+      [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'socks')!, tag: 'z', address: '[::ffff:10.0.0.1]:1080' }), `outbounds.${snapshot.outbounds.length}.address`],
+      [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'socks')!, tag: 'z', address: '[0:0:0:0:0:0:0:1]:1080' }), `outbounds.${snapshot.outbounds.length}.address`],
       // Credentials redsocks cannot read.
       [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'socks')!, tag: 'z', password: 'a"b' }), `outbounds.${snapshot.outbounds.length}.password`],
       [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'socks')!, tag: 'z', username: 'a\r\nb' }), `outbounds.${snapshot.outbounds.length}.username`],
+      // A built-in's tag in another case.
+      [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'socks')!, tag: 'Direct' }), `outbounds.${snapshot.outbounds.length}.tag`],
+      // WireGuard keys that cannot work: all-zero, or the peer's own key pair.
+      [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'wireguard')!, tag: 'w', privateKey: ZERO_KEY }), `outbounds.${snapshot.outbounds.length}.privateKey`],
+      [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'wireguard')!, tag: 'w', privateKey: HOP_KEY, peerPublicKey: publicKeyFromPrivate(HOP_KEY) }), `outbounds.${snapshot.outbounds.length}.peerPublicKey`],
     ] as [(t: Template) => void, string][]) {
       const copy = structuredClone(snapshot) as Template;
       change(copy);
