@@ -166,6 +166,26 @@ describe('outbounds', () => {
     expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: false } }))).status).toBe(200);
   });
 
+  test('the desired state carries allowPrivateTargets; changing it bumps every node with hops (its agent stops hops now forbidden)', async () => {
+    const withHop = await createNode();
+    const withoutHop = await createNode();
+    await createOutbound({ nodeId: withHop.id, tag: 'flag-hop', kind: 'socks', address: '203.0.113.44:1080' });
+    expect(applyJobSchema.parse((await currentApplyJob(session().t, withHop.id)).data).allowPrivateTargets).toBe(false);
+    const [hopBefore, bareBefore] = [await f.revision(withHop.id), await f.revision(withoutHop.id)];
+
+    expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: true } }))).status).toBe(200);
+    expect(await f.revision(withHop.id)).toBe(hopBefore + 1);
+    expect(await f.revision(withoutHop.id)).toBe(bareBefore);
+    expect(applyJobSchema.parse((await currentApplyJob(session().t, withHop.id)).data).allowPrivateTargets).toBe(true);
+    // Writing the same value again changes nothing.
+    await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: true } }));
+    expect(await f.revision(withHop.id)).toBe(hopBefore + 1);
+
+    expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: false } }))).status).toBe(200);
+    expect(await f.revision(withHop.id)).toBe(hopBefore + 2);
+    expect(applyJobSchema.parse((await currentApplyJob(session().t, withHop.id)).data).allowPrivateTargets).toBe(false);
+  });
+
   test('socks and http credentials redsocks cannot read (quote, backslash, control characters) are refused', async () => {
     const cases: [Partial<OutboundBody>, string][] = [
       [{ kind: 'socks', username: 'a"b' }, 'username'],

@@ -403,6 +403,42 @@ describe('policy routing (egress seen by the internet server)', () => {
     await expect(resolveIn(clients[0].ns, '10.77.0.1', 'via-hop.test')).rejects.toThrow();
   });
 
+  test('a hop whose address is, or resolves on the node to, a forbidden address fails unless private targets are allowed; one running stops when they are turned off', async () => {
+    const files = { conf: join(workDir, 'agent', 'hop-13.conf') };
+    const running = async () => node.exec('sh', '-c', 'ps -eo args').then((o) => o.includes(files.conf));
+    // The node's own tunnel gateway (private and its own): allowed, redsocks runs with it.
+    const inside: DesiredOutbound = { id: randomUUID(), tag: 'inside', slot: 13, config: { kind: 'socks', host: '10.77.0.1', port: 1080, username: null, password: null } };
+    const allowed = await apply({ ...desired([inside]), allowPrivateTargets: true });
+    expect(allowed.outbounds).toEqual([{ tag: 'inside', state: 'up' }]);
+    expect(await running()).toBe(true);
+    // Turned off: the hop fails with the reason and its redsocks is stopped.
+    const refused = await apply(desired([inside]));
+    expect(refused.outbounds).toEqual([{ tag: 'inside', state: 'failed', error: expect.stringMatching(/10\.77\.0\.1 is a private .*private targets are not allowed/) }]);
+    await waitFor('redsocks of the forbidden hop gone', async () => !(await running()));
+    expect(await host.missingInterfaces()).toEqual([]);
+
+    // Names the controller could not resolve are checked on the node (here: its /etc/hosts).
+    mkdirSync(`/etc/netns/${node.name}`, { recursive: true });
+    writeFileSync(`/etc/netns/${node.name}/hosts`, `127.0.0.1 localhost\n10.77.0.1 inside.test\n::ffff:127.0.0.1 mapped.test\n${UPSTREAM} upstream.test\n`);
+    try {
+      const byName: DesiredOutbound = { ...inside, config: { ...inside.config, host: 'inside.test' } as DesiredOutbound['config'] };
+      const wgByName: DesiredOutbound = { ...wgHop, tag: 'wg-inside', config: { ...(wgHop.config as Extract<DesiredOutbound['config'], { kind: 'wireguard' }>), endpointHost: 'mapped.test' } };
+      const named = await apply(desired([byName, wgByName]));
+      expect(named.outbounds).toEqual([
+        { tag: 'inside', state: 'failed', error: expect.stringMatching(/inside\.test resolves to 10\.77\.0\.1/) },
+        { tag: 'wg-inside', state: 'failed', error: expect.stringMatching(/mapped\.test resolves to .*loopback/) },
+      ]);
+      expect(await running()).toBe(false);
+      expect(await node.exec('ip', '-o', 'link', 'show')).not.toContain(names.hop);
+      // A name resolving to a public address runs.
+      const fine = await apply(desired([{ ...inside, config: { ...inside.config, host: 'upstream.test' } as DesiredOutbound['config'] }]));
+      expect(fine.outbounds).toEqual([{ tag: 'inside', state: 'up' }]);
+    } finally {
+      rmSync(`/etc/netns/${node.name}/hosts`, { force: true });
+      await apply(desired([]));
+    }
+  });
+
   test('a missing redirector tool is a failed outbound and a capability gap, never a crash', async () => {
     const bare = new CommandRunner({ namespace: node.name, programs: { redsocks: '/nonexistent/redsocks' } });
     const other = new WireGuardHost({ runner: bare, probe, stateDir: join(workDir, 'other') });

@@ -8,11 +8,12 @@ import { writeFileAtomic } from '#libs/files/atomic-file.js';
 import type { HostProbe } from '../capabilities.js';
 import { CommandError, errorText, type CommandRunner } from '../command-runner.js';
 import { tunnelArg } from '../host-arguments.js';
-import { readLinkNames, type Link } from '../links.js';
+import { ownAddresses } from '#libs/net/forbidden-targets.js';
+import { readLinkNames, readLinks, type Link } from '../links.js';
 import { removeLink } from '../wireguard-link.js';
 import { reconcileResolver, resolverFiles } from './domain-resolver.js';
 import { isOurDaemon, startDaemon, stopDaemon } from './hop-daemon.js';
-import { resolveHopHost } from './hop-address.js';
+import { assertAllowedHopTarget, ForbiddenHopTarget, resolveEndpointHost, resolveHopHost } from './hop-address.js';
 import { hopNumbers } from './hop-numbers.js';
 import { loadHopState, saveHopState, type HopState, type ManagedHop } from './hop-state.js';
 import { reconcilePolicyRoutes, type WireguardHopRoute } from './policy-routes.js';
@@ -29,6 +30,12 @@ import { reconcileWireguardHop, wireguardHopConfigPath } from './wireguard-hop.j
  */
 
 export const DEFAULT_ROUTING_TABLE = 'warren_routing';
+
+/** Whether hops may target forbidden addresses, and the node's own addresses when they may not. */
+interface TargetRule {
+  allowPrivate: boolean;
+  own: readonly string[];
+}
 
 export interface HopContext {
   /** The host's links at the start of the apply, or null when they could not be read. */
@@ -113,13 +120,17 @@ export class HopHost {
       if (!same) await this.teardown(slot, hop, context.links);
     }
 
+    const targets: TargetRule = { allowPrivate: desired.allowPrivateTargets === true, own: desired.allowPrivateTargets === true ? [] : await this.nodeAddresses(context) };
     for (const [slot, outbound] of wanted) {
       const numbers = hopNumbers(slot);
       let error: string | null = null;
       try {
-        if (outbound.config.kind === 'wireguard') await this.applyWireguard(slot, outbound, context);
-        else await this.applyProxy(slot, outbound, outbound.config);
+        if (outbound.config.kind === 'wireguard') await this.applyWireguard(slot, outbound, context, targets);
+        else await this.applyProxy(slot, outbound, outbound.config, targets);
       } catch (e) {
+        // A forbidden target: what runs of the hop (an older config) stops too.
+        const running = state.hops.get(slot);
+        if (e instanceof ForbiddenHopTarget && running) await this.teardown(slot, running, context.links);
         error = errorText(e);
       }
       const wireguardName = outbound.config.kind === 'wireguard' ? outbound.config.interfaceName : null;
@@ -136,7 +147,13 @@ export class HopHost {
     return { outbounds: outcomes, routing: routingOutcome };
   }
 
-  private async applyProxy(slot: number, outbound: DesiredOutbound, config: ProxyHop): Promise<void> {
+  /** The node's own addresses (its links'), for the forbidden-target check. */
+  private async nodeAddresses(context: HopContext): Promise<string[]> {
+    const links = context.links ?? (await readLinks(this.runner).catch(() => null));
+    return links ? [...links.values()].flatMap((link) => link.addresses.map((address) => address.local)) : ownAddresses();
+  }
+
+  private async applyProxy(slot: number, outbound: DesiredOutbound, config: ProxyHop, targets: TargetRule): Promise<void> {
     const state = this.load();
     const program = HOP_PROGRAM[config.kind];
     if (!(program === 'redsocks' ? this.tools.redsocks : this.tools.ssRedir)) {
@@ -149,6 +166,7 @@ export class HopHost {
     }
     const files = hopFiles(this.stateDir, slot);
     const address = await resolveHopHost(this.runner, config.host);
+    assertAllowedHopTarget(config.host, address, targets.allowPrivate, targets.own);
     const rendered = renderProxyHop(config, address, hopNumbers(slot).port, files);
     const sha256 = createHash('sha256').update(rendered.text).digest('hex');
     const current = state.hops.get(slot);
@@ -171,8 +189,11 @@ export class HopHost {
 
   private readonly tools = { redsocks: false, ssRedir: false, dnsmasq: false };
 
-  private async applyWireguard(slot: number, outbound: DesiredOutbound, context: HopContext): Promise<void> {
-    const config = outbound.config as Extract<DesiredOutbound['config'], { kind: 'wireguard' }>;
+  private async applyWireguard(slot: number, outbound: DesiredOutbound, context: HopContext, targets: TargetRule): Promise<void> {
+    const given = outbound.config as Extract<DesiredOutbound['config'], { kind: 'wireguard' }>;
+    const endpoint = await resolveEndpointHost(this.runner, given.endpointHost);
+    assertAllowedHopTarget(given.endpointHost, endpoint, targets.allowPrivate, targets.own);
+    const config = { ...given, endpointHost: endpoint };
     const state = this.load();
     const name = tunnelArg(config.interfaceName);
     if (!context.links) throw new Error("cannot read the host's interfaces");
