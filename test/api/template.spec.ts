@@ -198,6 +198,22 @@ describe('round trip into an empty panel', () => {
     expect({ status: refused.status, body: refused.body }).toEqual({ status: 400, body: { error: expect.any(String), field: 'nodes' } });
   });
 
+  test('a template that turns private targets off may not bring hops on private addresses', async () => {
+    expect((await other.call('PATCH', 'settings', { token: otherToken, body: { allowPrivateTargets: true } })).status).toBe(200);
+    try {
+      const hop = { ...(await exported()).outbounds!.find((row) => row.kind === 'socks')!, tag: 'inside', address: '10.0.0.5:1080' };
+      const refused = await put(other, otherToken, { outbounds: [hop], settings: { allowPrivateTargets: false } });
+      expect({ status: refused.status, body: refused.body }).toEqual({ status: 400, body: { error: expect.any(String), field: 'outbounds.0.address' } });
+      // Kept on, the same hop is accepted.
+      const imported = await put(other, otherToken, { outbounds: [hop] });
+      expect(imported.status).toBe(200);
+    } finally {
+      const listed = (await other.call('GET', 'outbounds', { token: otherToken })).body as { id: string; tag: string }[];
+      for (const row of listed.filter((outbound) => outbound.tag === 'inside')) await other.call('DELETE', `outbounds/${row.id}`, { token: otherToken });
+      await other.call('PATCH', 'settings', { token: otherToken, body: { allowPrivateTargets: false } });
+    }
+  });
+
   test('an admin imports a template as it is, but cannot change owner-only settings through it', async () => {
     const adminPanel = fixtures(() => ({ t: other, token: otherToken }));
     const admin = await adminPanel.createUser('admin');

@@ -183,8 +183,10 @@ export class TemplatePlanService {
     }
 
     const tags = new Set([...hops.keys()]);
-    // What the apply will see: settings are written last.
-    const { allowPrivateTargets } = await this.settings.get();
+    // What the apply will see: settings are written last. A template that turns private targets
+    // off is held to that already (its hops would only fail on their nodes afterwards).
+    const turnsOff = (body.settings as Record<string, unknown> | undefined)?.allowPrivateTargets === false;
+    const allowPrivateTargets = (await this.settings.get()).allowPrivateTargets && !turnsOff;
     for (const [i, row] of (body.outbounds ?? []).entries()) {
       const path = `outbounds.${i}`;
       const node = this.knownNode(nameField(row, 'node', path), nodeNames, `${path}.node`);
