@@ -439,6 +439,29 @@ describe('policy routing (egress seen by the internet server)', () => {
     }
   });
 
+  test('the redirector guard is in place while a redirector runs, also on a node with no tunnel up', async () => {
+    // An agent of its own in the node namespace, with no tunnel: its routing table is never rendered.
+    const bare = new WireGuardHost({ runner, probe, stateDir: join(workDir, 'guarded'), routingTable: 'wt_guarded' });
+    const hop: DesiredOutbound = { ...socksHop, tag: 'guarded', slot: 12 };
+    const state = (revision: number, outbounds: DesiredOutbound[]): DesiredState => ({ nodeId, revision, interfaces: [], outbounds, routing: DEFAULT_ROUTING });
+    // redsocks listens on 0.0.0.0:12312; a client on the node's veth tries it directly.
+    const reachable = () => clients[0].ns.exec('timeout', '2', 'bash', '-c', 'echo > /dev/tcp/172.30.1.1/12312').then(() => true, () => false);
+    try {
+      expect((await bare.apply(state(1, [hop]))).outbounds).toEqual([{ tag: 'guarded', state: 'up' }]);
+      expect(await node.exec('nft', 'list', 'table', 'ip', 'wt_guarded_guard')).toContain('tcp dport 12301-12550');
+      expect(await reachable()).toBe(false);
+      // The guard is what stops it: without it redsocks answers (an open proxy into the hop).
+      await node.exec('nft', 'delete', 'table', 'ip', 'wt_guarded_guard');
+      expect(await reachable()).toBe(true);
+      await bare.apply(state(2, [hop]));
+      expect(await reachable()).toBe(false);
+    } finally {
+      // The last redirector gone, the guard goes too.
+      await bare.apply(state(3, []));
+    }
+    await expect(node.exec('nft', 'list', 'table', 'ip', 'wt_guarded_guard')).rejects.toThrow();
+  });
+
   test('a missing redirector tool is a failed outbound and a capability gap, never a crash', async () => {
     const bare = new CommandRunner({ namespace: node.name, programs: { redsocks: '/nonexistent/redsocks' } });
     const other = new WireGuardHost({ runner: bare, probe, stateDir: join(workDir, 'other') });

@@ -18,7 +18,7 @@ import { hopNumbers } from './hop-numbers.js';
 import { loadHopState, saveHopState, type HopState, type ManagedHop } from './hop-state.js';
 import { reconcilePolicyRoutes, type WireguardHopRoute } from './policy-routes.js';
 import { HOP_PROGRAM, hopFiles, renderProxyHop, type ProxyHop } from './proxy-hop-config.js';
-import { renderRuleset, type HopRoute } from './routing-ruleset.js';
+import { renderRedirectorGuard, renderRuleset, type HopRoute } from './routing-ruleset.js';
 import { readLiveRoutingTable } from './routing-table-state.js';
 import { reconcileWireguardHop, wireguardHopConfigPath } from './wireguard-hop.js';
 
@@ -30,6 +30,9 @@ import { reconcileWireguardHop, wireguardHopConfigPath } from './wireguard-hop.j
  */
 
 export const DEFAULT_ROUTING_TABLE = 'warren_routing';
+
+/** The redirector guard could not be loaded: no redirector may run. */
+class GuardMissing extends Error {}
 
 /** Whether hops may target forbidden addresses, and the node's own addresses when they may not. */
 interface TargetRule {
@@ -86,7 +89,7 @@ export class HopHost {
     const routing = desired.routing ?? DEFAULT_ROUTING;
     // A node that never had hops or routing does nothing here (and writes no hops.json).
     const nothingWanted = outbounds.length === 0 && JSON.stringify(routing) === JSON.stringify(DEFAULT_ROUTING);
-    if (nothingWanted && state.hops.size === 0 && !state.routingTable && state.resolver.configText === null) return { outbounds: [], routing: { state: 'up', rules: 0 } };
+    if (nothingWanted && state.hops.size === 0 && !state.routingTable && !state.guardTable && state.resolver.configText === null) return { outbounds: [], routing: { state: 'up', rules: 0 } };
     const outcomes: OutboundOutcome[] = [];
     const hopRoutes = new Map<string, HopRoute>();
     const wireguardRoutes: WireguardHopRoute[] = [];
@@ -120,17 +123,21 @@ export class HopHost {
       if (!same) await this.teardown(slot, hop, context.links);
     }
 
+    // The guard first: no redirector may listen before direct connections to it are dropped.
+    const proxiesWanted = [...wanted.values()].some((outbound) => outbound.config.kind !== 'wireguard');
+    const guardError = proxiesWanted ? await this.loadGuard(context) : null;
     const targets: TargetRule = { allowPrivate: desired.allowPrivateTargets === true, own: desired.allowPrivateTargets === true ? [] : await this.nodeAddresses(context) };
     for (const [slot, outbound] of wanted) {
       const numbers = hopNumbers(slot);
       let error: string | null = null;
       try {
         if (outbound.config.kind === 'wireguard') await this.applyWireguard(slot, outbound, context, targets);
+        else if (guardError !== null) throw new GuardMissing(`the redirector guard could not be loaded, so no redirector may listen (it would be an open proxy): ${guardError}`);
         else await this.applyProxy(slot, outbound, outbound.config, targets);
       } catch (e) {
-        // A forbidden target: what runs of the hop (an older config) stops too.
+        // A forbidden target, or no guard: what runs of the hop (an older config) stops too.
         const running = state.hops.get(slot);
-        if (e instanceof ForbiddenHopTarget && running) await this.teardown(slot, running, context.links);
+        if ((e instanceof ForbiddenHopTarget || e instanceof GuardMissing) && running) await this.teardown(slot, running, context.links);
         error = errorText(e);
       }
       const wireguardName = outbound.config.kind === 'wireguard' ? outbound.config.interfaceName : null;
@@ -140,11 +147,42 @@ export class HopHost {
       }
       outcomes.push(error === null ? { tag: outbound.tag, state: 'up' } : { tag: outbound.tag, state: 'failed', error });
     }
+    // The guard goes after the last redirector.
+    if (state.guardTable && ![...state.hops.values()].some((hop) => hop.kind !== 'wireguard')) await this.dropGuard();
     this.save();
 
     const routingOutcome = await this.applyRouting(routing, context, hopRoutes, wireguardRoutes);
     this.save();
     return { outbounds: outcomes, routing: routingOutcome };
+  }
+
+  /** Loads the redirector guard table (routing-ruleset.ts); the reason when it could not be. */
+  private async loadGuard(context: HopContext): Promise<string | null> {
+    if (!context.probe.capabilities.nft) return 'nftables (nft) not installed';
+    const state = this.load();
+    try {
+      const file = join(this.stateDir, 'redirector-guard.nft');
+      writeFileAtomic(file, renderRedirectorGuard(this.table), { durable: false });
+      state.guardTable = true;
+      this.save();
+      await this.runner.run('nft', ['-f', file]);
+      return null;
+    } catch (error) {
+      return errorText(error);
+    }
+  }
+
+  private async dropGuard(): Promise<void> {
+    const state = this.load();
+    try {
+      const file = join(this.stateDir, 'redirector-guard.nft');
+      writeFileAtomic(file, `table ip ${this.table}_guard {}\ndelete table ip ${this.table}_guard\n`, { durable: false });
+      await this.runner.run('nft', ['-f', file]);
+      rmSync(file, { force: true });
+      state.guardTable = false;
+    } catch {
+      // Kept as "may exist": the next apply tries again.
+    }
   }
 
   /** The node's own addresses (its links'), for the forbidden-target check. */
