@@ -171,7 +171,7 @@ export const probeJobSchema = z.object({
   config: z.union([hopConfigSchema, z.object({ kind: z.literal('direct') })]),
   url: z.url().max(2048),
   timeoutMs: z.number().int().min(100).max(60_000),
-  /** When false the agent refuses (errorClass `forbidden`) targets that resolve to loopback, link-local or its own addresses. */
+  /** When false the agent refuses (errorClass `forbidden`) targets that resolve to a forbidden address (libs/net/forbidden-targets.ts) or its own. */
   allowPrivateTargets: z.boolean(),
 });
 export type ProbeJob = z.infer<typeof probeJobSchema>;
