@@ -4,7 +4,7 @@ import { answerClientError, answerFrameworkError } from './framework-errors.js';
 import { registerJsonBody, type PanelFastify } from './json-body.js';
 import { badRequest } from './api-error.js';
 import { refuseUnstorableUrlText } from './url-text.js';
-import { WEB_APP_ROUTE } from '../web/web-app.js';
+import { WEB_APP_ROUTE } from './web-route-flag.js';
 
 /**
  * What every request passes before routing, guards and pipes: checks that hold for all routes,
