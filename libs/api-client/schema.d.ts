@@ -2079,7 +2079,7 @@ export interface components {
             txRate: components["schemas"]["PointDto"][];
         };
         SettingsDto: {
-            /** @description Hop addresses and probe targets may be private (loopback, link-local, the panel’s own) */
+            /** @description Hop addresses and probe targets may be private (loopback, RFC 1918, CGNAT, ULA, link-local, multicast, reserved, the host’s own) */
             allowPrivateTargets: boolean;
             /** @description Hours between scheduled backups; 0 = no schedule */
             backupIntervalHours: number;
@@ -2459,7 +2459,7 @@ export interface components {
             sourcePorts?: string[];
         };
         UpdateSettingsDto: {
-            /** @description Allow hop addresses and probe targets on loopback, link-local or the panel’s own addresses */
+            /** @description Allow hop addresses and probe targets on private addresses (loopback, RFC 1918, CGNAT, ULA, link-local, multicast, reserved, the host’s own); owner only */
             allowPrivateTargets?: boolean;
             /** @description Hours between scheduled backups; 0 turns the schedule off */
             backupIntervalHours?: number;

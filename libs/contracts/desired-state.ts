@@ -63,5 +63,11 @@ export const desiredStateSchema = z.object({
   outbounds: z.array(desiredOutboundSchema).max(250).optional(),
   /** Policy routing resolved for this node; absent = DEFAULT_ROUTING (everything direct). */
   routing: desiredRoutingSchema.optional(),
+  /**
+   * The owner's `allowPrivateTargets` setting. Unless true (absent = false) the agent refuses to
+   * run a hop whose address is or resolves on the node to a forbidden address
+   * (libs/net/forbidden-targets.ts): the hop fails, and one running is stopped.
+   */
+  allowPrivateTargets: z.boolean().optional(),
 });
 export type DesiredState = z.infer<typeof desiredStateSchema>;

@@ -33,6 +33,14 @@ const port = z.number().int().min(1).max(65535);
 const cidr = z.string().regex(/^[0-9a-fA-F.:]+\/\d{1,3}$/, 'an address with prefix length');
 /** Credentials: printable, no whitespace-free promise (redsocks and ss-redir read them from 0600 files). */
 const secretText = storableText(256);
+/**
+ * What redsocks reads in a quoted string: it takes everything up to the next `"` and knows no
+ * escapes, so a quote, a backslash or a control character (CR/LF) cannot be written into its
+ * config. SOCKS and HTTP hop credentials must match; the API refuses others (400) so a hop is
+ * never accepted that its node cannot run.
+ */
+export const REDSOCKS_TEXT = /^[^"\\\u0000-\u001f\u007f]*$/;
+const redsocksText = secretText.regex(REDSOCKS_TEXT, 'no quote, backslash or control character (redsocks cannot read them)');
 
 export const wireguardHopSchema = z.object({
   kind: z.literal('wireguard'),
@@ -55,16 +63,16 @@ export const socksHopSchema = z.object({
   kind: z.literal('socks'),
   host: hostName,
   port,
-  username: secretText.nullable(),
-  password: secretText.nullable(),
+  username: redsocksText.nullable(),
+  password: redsocksText.nullable(),
 });
 
 export const httpHopSchema = z.object({
   kind: z.literal('http'),
   host: hostName,
   port,
-  username: secretText.nullable(),
-  password: secretText.nullable(),
+  username: redsocksText.nullable(),
+  password: redsocksText.nullable(),
 });
 
 export const shadowsocksHopSchema = z.object({
@@ -163,7 +171,7 @@ export const probeJobSchema = z.object({
   config: z.union([hopConfigSchema, z.object({ kind: z.literal('direct') })]),
   url: z.url().max(2048),
   timeoutMs: z.number().int().min(100).max(60_000),
-  /** When false the agent refuses (errorClass `forbidden`) targets that resolve to loopback, link-local or its own addresses. */
+  /** When false the agent refuses (errorClass `forbidden`) targets that resolve to a forbidden address (libs/net/forbidden-targets.ts) or its own. */
   allowPrivateTargets: z.boolean(),
 });
 export type ProbeJob = z.infer<typeof probeJobSchema>;

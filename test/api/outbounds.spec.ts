@@ -144,6 +144,81 @@ describe('outbounds', () => {
     await expectRefused('POST', 'outbounds', { tag: 'wgpriv', kind: 'wireguard', address: '127.0.0.1:51820', peerPublicKey: PEER, tunnelAddress: '10.1.0.2/32' }, 400, 'address');
   });
 
+  test('hop addresses in private, multicast, broadcast or reserved ranges, in any spelling, are refused unless the owner allows private targets', async () => {
+    const forbidden = [
+      '10.0.0.5:1080', '172.16.0.1:1080', '172.31.255.254:1080', '192.168.1.1:1080', '100.64.0.1:1080', '[fd00::2]:1080', '[fc00::1]:1080',
+      '224.0.0.1:1080', '[ff02::1]:1080', '255.255.255.255:1080', '0.1.2.3:1080', '240.0.0.1:1080', '[::ffff:10.0.0.5]:1080', '[::ffff:a00:5]:1080',
+      // Non-canonical spellings of loopback and mapped forms.
+      '[0:0:0:0:0:0:0:1]:1080', '[::ffff:7f00:1]:1080', '[::127.0.0.1]:1080', '[FD00:0:0::0002]:1080',
+    ];
+    // The panel host's own address written as IPv4-mapped IPv6 (compared as text, it passed).
+    const own = Object.values(networkInterfaces()).flatMap((list) => list ?? []).find((a) => !a.internal && a.family === 'IPv4')?.address;
+    if (own) forbidden.push(`[::ffff:${own}]:1080`);
+    for (const address of forbidden) await expectRefused('POST', 'outbounds', { tag: 'private', kind: 'socks', address }, 400, 'address');
+    // Public neighbours of the ranges pass.
+    for (const [i, address] of ['172.32.0.1:1080', '100.128.0.1:1080', '[2001:db8::9]:1080'].entries()) await createOutbound({ tag: `edge-${i}`, kind: 'socks', address });
+
+    // The session is the owner's.
+    expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: true } }))).status).toBe(200);
+    const inside = await createOutbound({ tag: 'inside', kind: 'socks', address: '10.0.0.5:1080' });
+    expect(inside.address).toBe('10.0.0.5:1080');
+    await answer(typed().DELETE('/api/outbounds/{id}', { params: { path: { id: inside.id } } }));
+    expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: false } }))).status).toBe(200);
+  });
+
+  test('the desired state carries allowPrivateTargets; changing it bumps every node with hops (its agent stops hops now forbidden)', async () => {
+    const withHop = await createNode();
+    const withoutHop = await createNode();
+    await createOutbound({ nodeId: withHop.id, tag: 'flag-hop', kind: 'socks', address: '203.0.113.44:1080' });
+    expect(applyJobSchema.parse((await currentApplyJob(session().t, withHop.id)).data).allowPrivateTargets).toBe(false);
+    const [hopBefore, bareBefore] = [await f.revision(withHop.id), await f.revision(withoutHop.id)];
+
+    expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: true } }))).status).toBe(200);
+    expect(await f.revision(withHop.id)).toBe(hopBefore + 1);
+    expect(await f.revision(withoutHop.id)).toBe(bareBefore);
+    expect(applyJobSchema.parse((await currentApplyJob(session().t, withHop.id)).data).allowPrivateTargets).toBe(true);
+    // Writing the same value again changes nothing.
+    await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: true } }));
+    expect(await f.revision(withHop.id)).toBe(hopBefore + 1);
+
+    expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: false } }))).status).toBe(200);
+    expect(await f.revision(withHop.id)).toBe(hopBefore + 2);
+    expect(applyJobSchema.parse((await currentApplyJob(session().t, withHop.id)).data).allowPrivateTargets).toBe(false);
+  });
+
+  test('socks and http credentials redsocks cannot read (quote, backslash, control characters) are refused', async () => {
+    const cases: [Partial<OutboundBody>, string][] = [
+      [{ kind: 'socks', username: 'a"b' }, 'username'],
+      [{ kind: 'socks', password: 'back\\slash' }, 'password'],
+      [{ kind: 'http', username: 'crlf\r\ninjected' }, 'username'],
+      [{ kind: 'http', password: 'tab\there' }, 'password'],
+      [{ kind: 'http', password: 'del\u007f' }, 'password'],
+    ];
+    for (const [body, field] of cases) await expectRefused('POST', 'outbounds', { tag: 'creds', address: '203.0.113.40:1080', ...body }, 400, field);
+    const hop = await createOutbound({ tag: 'creds-ok', kind: 'socks', address: '203.0.113.40:1080', username: 'user name', password: "p@ss w'rd" });
+    await expectRefused('PATCH', `outbounds/${hop.id}`, { password: 'x"y' }, 400, 'password');
+    await expectRefused('PATCH', `outbounds/${hop.id}`, { username: 'line\nbreak' }, 400, 'username');
+    // ss-redir reads JSON (escaped), so a shadowsocks password may hold them.
+    await createOutbound({ tag: 'ss-quote', kind: 'shadowsocks', address: '203.0.113.41:8388', method: 'aes-256-gcm', password: 'a"b\\c' });
+  });
+
+  test("a built-in's tag in any case, an all-zero hop key and a hop key pair equal to the peer's are refused", async () => {
+    for (const tag of ['Direct', 'BLOCKED', 'dIrEcT']) await expectRefused('POST', 'outbounds', { tag, kind: 'socks', address: '203.0.113.42:1080' }, 409, 'tag');
+    const hop = await createOutbound({ tag: 'case-hop', kind: 'socks', address: '203.0.113.42:1080' });
+    await expectRefused('PATCH', `outbounds/${hop.id}`, { tag: 'Blocked' }, 409, 'tag');
+
+    const zero = `${'A'.repeat(43)}=`;
+    const wg = { kind: 'wireguard' as const, address: '203.0.113.43:51820', tunnelAddress: '10.1.0.2/32' };
+    await expectRefused('POST', 'outbounds', { ...wg, tag: 'wg-zero', privateKey: zero, peerPublicKey: PEER }, 400, 'privateKey');
+    const mine = generateKeyPair();
+    await expectRefused('POST', 'outbounds', { ...wg, tag: 'wg-self', privateKey: mine.privateKey, peerPublicKey: mine.publicKey }, 400, 'peerPublicKey');
+    const ok = await createOutbound({ ...wg, tag: 'wg-keys', privateKey: mine.privateKey, peerPublicKey: PEER });
+    await expectRefused('PATCH', `outbounds/${ok.id}`, { privateKey: zero }, 400, 'privateKey');
+    await expectRefused('PATCH', `outbounds/${ok.id}`, { peerPublicKey: mine.publicKey }, 400, 'peerPublicKey');
+    const other = generateKeyPair();
+    await expectRefused('PATCH', `outbounds/${ok.id}`, { privateKey: other.privateKey, peerPublicKey: other.publicKey }, 400, 'peerPublicKey');
+  });
+
   test("a hop's state comes from its agent's last apply", async () => {
     const { t } = session();
     const node = await createNode();

@@ -195,3 +195,26 @@ describe("the router's own refusals answer {error, field}, never echoing the URL
     expectNoEcho(response.text, 'method-marker');
   });
 });
+
+describe('caching', () => {
+  test('every API answer is no-store (secrets, errors, 404s); the web app keeps its own caching', async () => {
+    for (const [path, status] of [['template', 200], ['settings', 200], ['outbounds', 200], ['no-such-route', 404], ['clients/not-an-id', 404]] as const) {
+      const answer = await t.call('GET', path, { token });
+      expect([path, answer.status, answer.headers.get('cache-control')]).toEqual([path, status, 'no-store']);
+    }
+    const refused = await t.call('PATCH', 'settings', { token, body: { backupKeep: 0 } });
+    expect([refused.status, refused.headers.get('cache-control')]).toEqual([400, 'no-store']);
+    const signedOut = await t.call('GET', 'template');
+    expect([signedOut.status, signedOut.headers.get('cache-control')]).toEqual([401, 'no-store']);
+    // The web app (served when dist/web is built): its page is revalidated, its hashed assets immutable.
+    const page = await fetch(`${t.panel.origin}/sign-in`);
+    if (page.headers.get('content-type')?.startsWith('text/html')) {
+      expect(page.headers.get('cache-control')).toBe('no-cache');
+      const asset = /(assets\/[^"]+\.js)"/.exec(await page.text())?.[1];
+      expect(asset).toBeDefined();
+      expect((await fetch(`${t.panel.origin}/${asset}`)).headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    } else {
+      await page.arrayBuffer();
+    }
+  });
+});

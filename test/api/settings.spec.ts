@@ -55,6 +55,17 @@ describe('/api/settings', () => {
       [{ probeUrl: 'http://169.254.169.254/latest/meta-data/' }, 'probeUrl'],
       [{ probeUrl: 'http://[::1]:5432/' }, 'probeUrl'],
       [{ probeUrl: 'http://localhost/' }, 'probeUrl'],
+      // Internal networks and spellings that compared as text passed.
+      [{ probeUrl: 'http://10.0.0.1/' }, 'probeUrl'],
+      [{ probeUrl: 'http://172.16.5.5:8080/' }, 'probeUrl'],
+      [{ probeUrl: 'http://192.168.0.1/' }, 'probeUrl'],
+      [{ probeUrl: 'http://100.64.0.1/' }, 'probeUrl'],
+      [{ probeUrl: 'http://[fd00::1]/' }, 'probeUrl'],
+      [{ probeUrl: 'http://224.0.0.1/' }, 'probeUrl'],
+      [{ probeUrl: 'http://255.255.255.255/' }, 'probeUrl'],
+      [{ probeUrl: 'http://[0:0:0:0:0:0:0:1]/' }, 'probeUrl'],
+      [{ probeUrl: 'http://[::ffff:7f00:1]/' }, 'probeUrl'],
+      [{ probeUrl: 'http://[::ffff:10.0.0.1]/' }, 'probeUrl'],
     ];
     for (const [body, field] of cases) {
       const refused = await t.call('PATCH', 'settings', { token: ownerToken, body });

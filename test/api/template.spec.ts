@@ -1,3 +1,4 @@
+import { publicKeyFromPrivate } from '../../libs/wireguard/keys.js';
 import { answer, fixtures, signedInPanel, type Schemas } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
@@ -15,6 +16,7 @@ const { typed, createNode, createInterface, createHost } = f;
 
 const WG_PEER = 'xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=';
 const HOP_KEY = 'YFU0R0nwaKQoB/Pb5aNf9tPD6ZZ5kDz7vLq+fHqS0m4=';
+const ZERO_KEY = `${'A'.repeat(43)}=`;
 const HOP_PSK = 'lWvHbO1GbKzT6X3Yj8C4Hq6h4W9m7rZ0cQ2eY1uVnAE=';
 
 /** What the owner's panel is configured with before each export. */
@@ -158,6 +160,17 @@ describe('round trip into an empty panel', () => {
       [(t: Template) => (t.routing![0].basic.blockPorts = ['70000']), 'routing.0.basic.blockPorts.0'],
       [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'socks')!, tag: 'y', method: 'aes-256-gcm' }), `outbounds.${snapshot.outbounds.length}.method`],
       [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'socks')!, tag: 'z', address: '127.0.0.1:1080' }), `outbounds.${snapshot.outbounds.length}.address`],
+      // The shared forbidden-address check (private ranges, canonical forms) applies to imports.
+      [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'socks')!, tag: 'z', address: '[::ffff:10.0.0.1]:1080' }), `outbounds.${snapshot.outbounds.length}.address`],
+      [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'socks')!, tag: 'z', address: '[0:0:0:0:0:0:0:1]:1080' }), `outbounds.${snapshot.outbounds.length}.address`],
+      // Credentials redsocks cannot read.
+      [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'socks')!, tag: 'z', password: 'a"b' }), `outbounds.${snapshot.outbounds.length}.password`],
+      [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'socks')!, tag: 'z', username: 'a\r\nb' }), `outbounds.${snapshot.outbounds.length}.username`],
+      // A built-in's tag in another case.
+      [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'socks')!, tag: 'Direct' }), `outbounds.${snapshot.outbounds.length}.tag`],
+      // WireGuard keys that cannot work: all-zero, or the peer's own key pair.
+      [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'wireguard')!, tag: 'w', privateKey: ZERO_KEY }), `outbounds.${snapshot.outbounds.length}.privateKey`],
+      [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'wireguard')!, tag: 'w', privateKey: HOP_KEY, peerPublicKey: publicKeyFromPrivate(HOP_KEY) }), `outbounds.${snapshot.outbounds.length}.peerPublicKey`],
     ] as [(t: Template) => void, string][]) {
       const copy = structuredClone(snapshot) as Template;
       change(copy);
@@ -183,6 +196,22 @@ describe('round trip into an empty panel', () => {
     // Another section in the body than the one named is refused.
     const refused = await put(other, otherToken, { ...body, nodes: [] }, '?section=routing');
     expect({ status: refused.status, body: refused.body }).toEqual({ status: 400, body: { error: expect.any(String), field: 'nodes' } });
+  });
+
+  test('a template that turns private targets off may not bring hops on private addresses', async () => {
+    expect((await other.call('PATCH', 'settings', { token: otherToken, body: { allowPrivateTargets: true } })).status).toBe(200);
+    try {
+      const hop = { ...(await exported()).outbounds!.find((row) => row.kind === 'socks')!, tag: 'inside', address: '10.0.0.5:1080' };
+      const refused = await put(other, otherToken, { outbounds: [hop], settings: { allowPrivateTargets: false } });
+      expect({ status: refused.status, body: refused.body }).toEqual({ status: 400, body: { error: expect.any(String), field: 'outbounds.0.address' } });
+      // Kept on, the same hop is accepted.
+      const imported = await put(other, otherToken, { outbounds: [hop] });
+      expect(imported.status).toBe(200);
+    } finally {
+      const listed = (await other.call('GET', 'outbounds', { token: otherToken })).body as { id: string; tag: string }[];
+      for (const row of listed.filter((outbound) => outbound.tag === 'inside')) await other.call('DELETE', `outbounds/${row.id}`, { token: otherToken });
+      await other.call('PATCH', 'settings', { token: otherToken, body: { allowPrivateTargets: false } });
+    }
   });
 
   test('an admin imports a template as it is, but cannot change owner-only settings through it', async () => {

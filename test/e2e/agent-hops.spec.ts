@@ -25,7 +25,7 @@ import { waitFor } from '../support/wait-for.js';
  * So the egress of a client's traffic is read off the answer: 203.0.113.1 (the node's uplink)
  * when it left directly, 192.0.2.1 (the upstream) when it went through a hop.
  *
- *   c1, c2 ──wg──> node ──uplink 203.0.113.0/24──> internet (100.64.0.10:8080)
+ *   c1, c2 ──wg──> node ──uplink 203.0.113.0/24──> internet (198.18.0.10:8080)
  *                   └──198.51.100.0/24──> upstream ──192.0.2.0/24──┘
  *
  * Needs root, wireguard-go, wireguard-tools, nftables, iproute2, curl, microsocks,
@@ -33,7 +33,8 @@ import { waitFor } from '../support/wait-for.js';
  */
 
 const suffix = randomSuffix(5);
-const SERVER_IP = '100.64.0.10';
+// Not in a private range (100.64/10 is CGNAT): probes with allowPrivateTargets false reach it.
+const SERVER_IP = '198.18.0.10';
 const TEST_URL = `http://${SERVER_IP}:8080/`;
 const DIRECT_EGRESS = '203.0.113.1';
 const HOP_EGRESS = '192.0.2.1';
@@ -217,6 +218,15 @@ describe('probes (run in the node namespace through the runner)', () => {
     expect(own).toMatchObject({ ok: false, errorClass: 'forbidden' });
     const hopOnLoopback = await probeThroughRunner(runner, join(workDir, 'probes'), probeJob({ ...socksHop.config, host: '127.0.0.1' } as ProbeJob['config']));
     expect(hopOnLoopback).toMatchObject({ ok: false, errorClass: 'forbidden' });
+    // Spellings that compared as text passed, and the private ranges.
+    for (const host of ['0:0:0:0:0:0:0:1', '::ffff:7f00:1', '10.77.0.1', '172.30.1.1']) {
+      const refused = await probeThroughRunner(runner, join(workDir, 'probes'), probeJob({ ...socksHop.config, host } as ProbeJob['config']));
+      expect([host, refused]).toMatchObject([host, { ok: false, errorClass: 'forbidden' }]);
+    }
+    for (const url of ['http://[::ffff:7f00:1]:8080/', 'http://[::ffff:203.0.113.1]:8080/', 'http://192.168.7.7:8080/']) {
+      const refused = await probeThroughRunner(runner, join(workDir, 'probes'), probeJob({ kind: 'direct' }, { url }));
+      expect([url, refused]).toMatchObject([url, { ok: false, errorClass: 'forbidden' }]);
+    }
   });
 
   test('SOCKS5 (microsocks): ok while up; connect while the proxy is down; upstream while its target is down', async () => {
@@ -391,6 +401,65 @@ describe('policy routing (egress seen by the internet server)', () => {
     await apply(desired([wgHop], { rules: [] }));
     expect(await host.missingInterfaces()).toEqual([]);
     await expect(resolveIn(clients[0].ns, '10.77.0.1', 'via-hop.test')).rejects.toThrow();
+  });
+
+  test('a hop whose address is, or resolves on the node to, a forbidden address fails unless private targets are allowed; one running stops when they are turned off', async () => {
+    const files = { conf: join(workDir, 'agent', 'hop-13.conf') };
+    const running = async () => node.exec('sh', '-c', 'ps -eo args').then((o) => o.includes(files.conf));
+    // The node's own tunnel gateway (private and its own): allowed, redsocks runs with it.
+    const inside: DesiredOutbound = { id: randomUUID(), tag: 'inside', slot: 13, config: { kind: 'socks', host: '10.77.0.1', port: 1080, username: null, password: null } };
+    const allowed = await apply({ ...desired([inside]), allowPrivateTargets: true });
+    expect(allowed.outbounds).toEqual([{ tag: 'inside', state: 'up' }]);
+    expect(await running()).toBe(true);
+    // Turned off: the hop fails with the reason and its redsocks is stopped.
+    const refused = await apply(desired([inside]));
+    expect(refused.outbounds).toEqual([{ tag: 'inside', state: 'failed', error: expect.stringMatching(/10\.77\.0\.1 is a private .*private targets are not allowed/) }]);
+    await waitFor('redsocks of the forbidden hop gone', async () => !(await running()));
+    expect(await host.missingInterfaces()).toEqual([]);
+
+    // Names the controller could not resolve are checked on the node (here: its /etc/hosts).
+    mkdirSync(`/etc/netns/${node.name}`, { recursive: true });
+    writeFileSync(`/etc/netns/${node.name}/hosts`, `127.0.0.1 localhost\n10.77.0.1 inside.test\n::ffff:127.0.0.1 mapped.test\n${UPSTREAM} upstream.test\n`);
+    try {
+      const byName: DesiredOutbound = { ...inside, config: { ...inside.config, host: 'inside.test' } as DesiredOutbound['config'] };
+      const wgByName: DesiredOutbound = { ...wgHop, tag: 'wg-inside', config: { ...(wgHop.config as Extract<DesiredOutbound['config'], { kind: 'wireguard' }>), endpointHost: 'mapped.test' } };
+      const named = await apply(desired([byName, wgByName]));
+      expect(named.outbounds).toEqual([
+        { tag: 'inside', state: 'failed', error: expect.stringMatching(/inside\.test resolves to 10\.77\.0\.1/) },
+        { tag: 'wg-inside', state: 'failed', error: expect.stringMatching(/mapped\.test resolves to .*loopback/) },
+      ]);
+      expect(await running()).toBe(false);
+      expect(await node.exec('ip', '-o', 'link', 'show')).not.toContain(names.hop);
+      // A name resolving to a public address runs.
+      const fine = await apply(desired([{ ...inside, config: { ...inside.config, host: 'upstream.test' } as DesiredOutbound['config'] }]));
+      expect(fine.outbounds).toEqual([{ tag: 'inside', state: 'up' }]);
+    } finally {
+      rmSync(`/etc/netns/${node.name}/hosts`, { force: true });
+      await apply(desired([]));
+    }
+  });
+
+  test('the redirector guard is in place while a redirector runs, also on a node with no tunnel up', async () => {
+    // An agent of its own in the node namespace, with no tunnel: its routing table is never rendered.
+    const bare = new WireGuardHost({ runner, probe, stateDir: join(workDir, 'guarded'), routingTable: 'wt_guarded' });
+    const hop: DesiredOutbound = { ...socksHop, tag: 'guarded', slot: 12 };
+    const state = (revision: number, outbounds: DesiredOutbound[]): DesiredState => ({ nodeId, revision, interfaces: [], outbounds, routing: DEFAULT_ROUTING });
+    // redsocks listens on 0.0.0.0:12312; a client on the node's veth tries it directly.
+    const reachable = () => clients[0].ns.exec('timeout', '2', 'bash', '-c', 'echo > /dev/tcp/172.30.1.1/12312').then(() => true, () => false);
+    try {
+      expect((await bare.apply(state(1, [hop]))).outbounds).toEqual([{ tag: 'guarded', state: 'up' }]);
+      expect(await node.exec('nft', 'list', 'table', 'ip', 'wt_guarded_guard')).toContain('tcp dport 12301-12550');
+      expect(await reachable()).toBe(false);
+      // The guard is what stops it: without it redsocks answers (an open proxy into the hop).
+      await node.exec('nft', 'delete', 'table', 'ip', 'wt_guarded_guard');
+      expect(await reachable()).toBe(true);
+      await bare.apply(state(2, [hop]));
+      expect(await reachable()).toBe(false);
+    } finally {
+      // The last redirector gone, the guard goes too.
+      await bare.apply(state(3, []));
+    }
+    await expect(node.exec('nft', 'list', 'table', 'ip', 'wt_guarded_guard')).rejects.toThrow();
   });
 
   test('a missing redirector tool is a failed outbound and a capability gap, never a crash', async () => {

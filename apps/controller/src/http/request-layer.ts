@@ -4,6 +4,7 @@ import { answerClientError, answerFrameworkError } from './framework-errors.js';
 import { registerJsonBody, type PanelFastify } from './json-body.js';
 import { badRequest } from './api-error.js';
 import { refuseUnstorableUrlText } from './url-text.js';
+import { WEB_APP_ROUTE } from './web-route-flag.js';
 
 /**
  * What every request passes before routing, guards and pipes: checks that hold for all routes,
@@ -27,5 +28,11 @@ export function installRequestLayer(fastify: PanelFastify, bodyLimit: number): v
   fastify.addHook('onRequest', async (request) => {
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) throw badRequest('the Host header is required');
     refuseUnstorableUrlText(request);
+  });
+  // API answers may carry secrets (the template, client configs, backups, tokens): no browser
+  // or proxy cache may keep them. Every answer but the web app's own (its routes set their own
+  // caching: hashed assets for a year, index.html revalidated) is no-store, errors and 404s too.
+  fastify.addHook('onSend', async (request, reply) => {
+    if (!(request.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[WEB_APP_ROUTE]) reply.header('cache-control', 'no-store');
   });
 }

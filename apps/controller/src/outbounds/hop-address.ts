@@ -27,10 +27,11 @@ export function formatHopAddress(host: string | null, port: number | null): stri
 }
 
 /**
- * Refuses a hop whose host is, or resolves to, a loopback, link-local, unspecified or own
- * address: a hop there would aim probes (and clients' traffic) at the panel's private services.
- * A name that does not resolve now is accepted: it may resolve on the node, whose agent checks
- * every probe target again (the probe job's allowPrivateTargets).
+ * Refuses a hop whose host is, or resolves to, a forbidden address (libs/net/forbidden-targets.ts:
+ * loopback, private, link-local, multicast, own…): a hop there would aim probes (and clients'
+ * traffic) into internal networks. A name that does not resolve now is accepted: the node's agent
+ * checks what it resolves to there, for probes and before running the hop (allowPrivateTargets
+ * in the probe job and the desired state).
  */
 export function assertAllowedHopHost(host: string, field = 'address'): Promise<void> {
   return assertPublicTarget(host, field, 'hops');

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { BUILTIN_OUTBOUNDS, REDSOCKS_TEXT } from '#libs/contracts/routing.js';
 import { generateKeyPair, publicKeyFromPrivate } from '#libs/wireguard/keys.js';
 import { normalizeCidr, normalizeList } from '../common/network-text.js';
 import { mapUniqueViolations } from '../database/unique-violations.js';
@@ -39,10 +40,39 @@ const KIND_FIELDS = {
 const SPECIFIC_FIELDS = ['username', 'password', 'method', 'privateKey', 'peerPublicKey', 'presharedKey', 'allowedIps', 'tunnelAddress', 'mtu', 'keepalive'] as const;
 type SpecificField = (typeof SPECIFIC_FIELDS)[number];
 
+/**
+ * Fields of another kind are refused by name; so are SOCKS and HTTP credentials redsocks cannot
+ * read (a quote, backslash or control character): accepted, the hop would only fail on its node.
+ */
 export function assertFieldsFit(kind: keyof typeof KIND_FIELDS, input: Partial<Record<SpecificField, unknown>>): void {
   const allowed: readonly string[] = KIND_FIELDS[kind];
   const stray = SPECIFIC_FIELDS.find((field) => input[field] !== undefined && !allowed.includes(field));
   if (stray) throw badRequest(`${stray} does not apply to a ${kind} outbound`, stray);
+  if (kind === 'socks' || kind === 'http') {
+    for (const field of ['username', 'password'] as const) {
+      const value = input[field];
+      if (typeof value === 'string' && !REDSOCKS_TEXT.test(value)) {
+        throw badRequest(`${field} may not contain a quote ("), a backslash or a control character: the node's redirector (redsocks) cannot read them`, field);
+      }
+    }
+  }
+}
+
+/** A tag that spells a built-in in any case (`Direct`): it would read as the built-in in lists and rules. */
+export function isBuiltinTag(tag: unknown): boolean {
+  return typeof tag === 'string' && (BUILTIN_OUTBOUNDS as readonly string[]).includes(tag.toLowerCase());
+}
+
+/**
+ * A WireGuard hop's keys that cannot work: an all-zero private key (no real key pair; every
+ * handshake with it is predictable), or a private key whose public key is the peer's own (the hop
+ * would "peer" with itself). `field` names what the caller gave.
+ */
+export function assertUsableHopKeys(privateKey: string | null | undefined, peerPublicKey: string | null | undefined, field: 'privateKey' | 'peerPublicKey'): void {
+  if (privateKey && Buffer.from(privateKey, 'base64').every((byte) => byte === 0)) throw badRequest('privateKey must not be all zeros', 'privateKey');
+  if (privateKey && peerPublicKey && publicKeyFromPrivate(privateKey) === peerPublicKey) {
+    throw badRequest("peerPublicKey is this hop's own public key: the peer must be the upstream, with a key pair of its own", field);
+  }
 }
 
 /**
@@ -79,6 +109,8 @@ export class OutboundsService {
 
   async create(input: CreateOutboundDto): Promise<OutboundView> {
     assertFieldsFit(input.kind, input);
+    if (isBuiltinTag(input.tag)) throw conflict(`"${input.tag}" is the tag of a built-in outbound (in any case); choose another`, 'tag');
+    if (input.kind === 'wireguard') assertUsableHopKeys(input.privateKey, input.peerPublicKey, 'peerPublicKey');
     const address = parseHopAddress(input.address);
     await this.assertAllowedHost(address.host);
     const fields = this.kindFields(input.kind, input);
@@ -124,6 +156,7 @@ export class OutboundsService {
       const kind = row.kind as keyof typeof KIND_FIELDS;
       assertFieldsFit(kind, changes);
       if (changes.tag !== undefined && changes.tag !== row.tag) {
+        if (isBuiltinTag(changes.tag)) throw conflict(`"${changes.tag}" is the tag of a built-in outbound (in any case); choose another`, 'tag');
         const placements = await this.outbounds.placementsOnNode(em, nodeId);
         if (placements.some((other) => other.tag === changes.tag)) throw conflict(`an outbound tagged "${changes.tag}" already exists on this node`, 'tag');
       }
@@ -157,6 +190,9 @@ export class OutboundsService {
       if (changes.tunnelAddress !== undefined) row.tunnelAddress = normalizeCidr(changes.tunnelAddress, 'tunnelAddress');
       if (changes.mtu !== undefined) row.mtu = changes.mtu;
       if (changes.keepalive !== undefined) row.keepalive = changes.keepalive;
+      if (changes.privateKey !== undefined || changes.peerPublicKey !== undefined) {
+        assertUsableHopKeys(row.privateKey, row.peerPublicKey, changes.peerPublicKey !== undefined ? 'peerPublicKey' : 'privateKey');
+      }
       // A change that changes nothing leaves the node's revision alone (no pointless apply).
       if (JSON.stringify(snapshot(row)) === before) return;
       await this.outbounds.save(em);

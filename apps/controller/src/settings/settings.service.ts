@@ -54,7 +54,11 @@ export class SettingsService {
       const allowPrivate = (given.allowPrivateTargets as boolean | undefined) ?? (await this.get()).allowPrivateTargets;
       if (!allowPrivate) await assertPublicTarget(url.hostname.replace(/^\[(.*)\]$/, '$1'), 'probeUrl', 'probes');
     }
-    if (Object.keys(given).length > 0) await this.settings.write(given);
+    // The agents get allowPrivateTargets with their desired state and refuse hops on forbidden
+    // targets unless it is on: a change reaches every node with hops at once (turned off, hops
+    // on private or loopback addresses stop, instead of running until the next change).
+    const privateTargetsChange = typeof given.allowPrivateTargets === 'boolean' && given.allowPrivateTargets !== (await this.get()).allowPrivateTargets;
+    if (Object.keys(given).length > 0) await this.settings.write(given, { bumpHopNodes: privateTargetsChange });
     const settings = await this.get();
     for (const listener of this.listeners) await listener(settings, Object.keys(given) as (keyof PanelSettings)[]);
     return settings;

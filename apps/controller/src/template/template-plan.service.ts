@@ -14,7 +14,7 @@ import { CreateNodeDto, UpdateNodeDto } from '../nodes/dto/node.dto.js';
 import { NodesService } from '../nodes/nodes.service.js';
 import { CreateOutboundDto, UpdateOutboundDto, WG_KEY } from '../outbounds/dto/outbound.dto.js';
 import { assertAllowedHopHost, parseHopAddress } from '../outbounds/hop-address.js';
-import { assertFieldsFit, OutboundsService } from '../outbounds/outbounds.service.js';
+import { assertFieldsFit, assertUsableHopKeys, isBuiltinTag, OutboundsService } from '../outbounds/outbounds.service.js';
 import { CreateRuleDto, UpdateRoutingDto, UpdateRuleDto } from '../routing/dto/routing.dto.js';
 import { RoutingService } from '../routing/routing.service.js';
 import { UpdateSettingsDto } from '../settings/dto/settings.dto.js';
@@ -183,18 +183,22 @@ export class TemplatePlanService {
     }
 
     const tags = new Set([...hops.keys()]);
-    // What the apply will see: settings are written last.
-    const { allowPrivateTargets } = await this.settings.get();
+    // What the apply will see: settings are written last. A template that turns private targets
+    // off is held to that already (its hops would only fail on their nodes afterwards).
+    const turnsOff = (body.settings as Record<string, unknown> | undefined)?.allowPrivateTargets === false;
+    const allowPrivateTargets = (await this.settings.get()).allowPrivateTargets && !turnsOff;
     for (const [i, row] of (body.outbounds ?? []).entries()) {
       const path = `outbounds.${i}`;
       const node = this.knownNode(nameField(row, 'node', path), nodeNames, `${path}.node`);
-      if ((BUILTIN_OUTBOUNDS as readonly unknown[]).includes(row.tag)) throw badRequest(`the built-in outbound "${row.tag as string}" is not part of a template`, `${path}.tag`);
+      if (isBuiltinTag(row.tag)) throw badRequest(`the built-in outbound "${row.tag as string}" (in any case) is not part of a template`, `${path}.tag`);
       const existing = typeof row.tag === 'string' ? hops.get(key(node, row.tag)) : undefined;
       const dto = await validRow<CreateOutboundDto>(existing ? UpdateOutboundDto as never : CreateOutboundDto, without(row, 'node'), path);
       if (existing && dto.kind !== undefined && dto.kind !== existing.kind) throw badRequest(`outbound "${dto.tag}" of node "${node}" is ${existing.kind}; its kind cannot change`, `${path}.kind`);
       if (plan.outbounds.some((step) => step.node === node && step.body.tag === dto.tag)) throw badRequest(`outbound "${dto.tag}" of node "${node}" is listed twice`, `${path}.tag`);
       await underPath(path, async () => {
         assertFieldsFit((existing?.kind ?? dto.kind) as CreateOutboundDto['kind'], dto);
+        // An existing hop's other key is checked again when the import changes it (OutboundsService.update).
+        assertUsableHopKeys(dto.privateKey, dto.peerPublicKey, 'peerPublicKey');
         if (dto.address !== undefined) {
           const address = parseHopAddress(dto.address);
           if (!allowPrivateTargets) await assertAllowedHopHost(address.host);

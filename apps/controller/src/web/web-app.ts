@@ -5,10 +5,11 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WEB_PATHS } from '#libs/contracts/web-paths.js';
 import { toErrorResponse } from '../http/error-response.js';
+import { WEB_APP_ROUTE } from '../http/web-route-flag.js';
 import type { PanelFastify } from '../http/json-body.js';
 
 /** Marks the web app's routes (route `config`), so the route table keeps them apart from the API's. */
-export const WEB_APP_ROUTE = 'warrenWebApp';
+export { WEB_APP_ROUTE };
 
 /** Where `npm run build:web` writes the panel's static files: `<package root>/dist/web`. */
 export function defaultWebRoot(): string {

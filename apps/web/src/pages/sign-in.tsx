@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import { api, must } from '../api.js';
 import { fieldError, FormError } from '../components/form-errors.js';
+import { safeNext } from '../safe-next.js';
 import { ME_KEY } from '../session.js';
 
 /** Sign-in: POST /api/auth/login sets the HttpOnly session cookie; then back to where the person was going. */
@@ -19,8 +20,7 @@ export function SignInPage() {
     mutationFn: () => must(api.POST('/api/auth/login', { body: { username, password } })),
     onSuccess: (signedIn) => {
       queryClient.setQueryData(ME_KEY, { user: signedIn.user, via: 'session' });
-      const next = params.get('next');
-      navigate(next && next.startsWith('/') && !next.startsWith('//') ? next : '/overview', { replace: true });
+      navigate(safeNext(params.get('next')), { replace: true });
     },
   });
   const submit = (event: FormEvent) => {

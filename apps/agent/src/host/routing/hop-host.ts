@@ -8,16 +8,17 @@ import { writeFileAtomic } from '#libs/files/atomic-file.js';
 import type { HostProbe } from '../capabilities.js';
 import { CommandError, errorText, type CommandRunner } from '../command-runner.js';
 import { tunnelArg } from '../host-arguments.js';
-import { readLinkNames, type Link } from '../links.js';
+import { ownAddresses } from '#libs/net/forbidden-targets.js';
+import { readLinkNames, readLinks, type Link } from '../links.js';
 import { removeLink } from '../wireguard-link.js';
 import { reconcileResolver, resolverFiles } from './domain-resolver.js';
 import { isOurDaemon, startDaemon, stopDaemon } from './hop-daemon.js';
-import { resolveHopHost } from './hop-address.js';
+import { assertAllowedHopTarget, ForbiddenHopTarget, resolveEndpointHost, resolveHopHost } from './hop-address.js';
 import { hopNumbers } from './hop-numbers.js';
 import { loadHopState, saveHopState, type HopState, type ManagedHop } from './hop-state.js';
 import { reconcilePolicyRoutes, type WireguardHopRoute } from './policy-routes.js';
 import { HOP_PROGRAM, hopFiles, renderProxyHop, type ProxyHop } from './proxy-hop-config.js';
-import { renderRuleset, type HopRoute } from './routing-ruleset.js';
+import { renderRedirectorGuard, renderRuleset, type HopRoute } from './routing-ruleset.js';
 import { readLiveRoutingTable } from './routing-table-state.js';
 import { reconcileWireguardHop, wireguardHopConfigPath } from './wireguard-hop.js';
 
@@ -29,6 +30,15 @@ import { reconcileWireguardHop, wireguardHopConfigPath } from './wireguard-hop.j
  */
 
 export const DEFAULT_ROUTING_TABLE = 'warren_routing';
+
+/** The redirector guard could not be loaded: no redirector may run. */
+class GuardMissing extends Error {}
+
+/** Whether hops may target forbidden addresses, and the node's own addresses when they may not. */
+interface TargetRule {
+  allowPrivate: boolean;
+  own: readonly string[];
+}
 
 export interface HopContext {
   /** The host's links at the start of the apply, or null when they could not be read. */
@@ -79,7 +89,7 @@ export class HopHost {
     const routing = desired.routing ?? DEFAULT_ROUTING;
     // A node that never had hops or routing does nothing here (and writes no hops.json).
     const nothingWanted = outbounds.length === 0 && JSON.stringify(routing) === JSON.stringify(DEFAULT_ROUTING);
-    if (nothingWanted && state.hops.size === 0 && !state.routingTable && state.resolver.configText === null) return { outbounds: [], routing: { state: 'up', rules: 0 } };
+    if (nothingWanted && state.hops.size === 0 && !state.routingTable && !state.guardTable && state.resolver.configText === null) return { outbounds: [], routing: { state: 'up', rules: 0 } };
     const outcomes: OutboundOutcome[] = [];
     const hopRoutes = new Map<string, HopRoute>();
     const wireguardRoutes: WireguardHopRoute[] = [];
@@ -113,13 +123,21 @@ export class HopHost {
       if (!same) await this.teardown(slot, hop, context.links);
     }
 
+    // The guard first: no redirector may listen before direct connections to it are dropped.
+    const proxiesWanted = [...wanted.values()].some((outbound) => outbound.config.kind !== 'wireguard');
+    const guardError = proxiesWanted ? await this.loadGuard(context) : null;
+    const targets: TargetRule = { allowPrivate: desired.allowPrivateTargets === true, own: desired.allowPrivateTargets === true ? [] : await this.nodeAddresses(context) };
     for (const [slot, outbound] of wanted) {
       const numbers = hopNumbers(slot);
       let error: string | null = null;
       try {
-        if (outbound.config.kind === 'wireguard') await this.applyWireguard(slot, outbound, context);
-        else await this.applyProxy(slot, outbound, outbound.config);
+        if (outbound.config.kind === 'wireguard') await this.applyWireguard(slot, outbound, context, targets);
+        else if (guardError !== null) throw new GuardMissing(`the redirector guard could not be loaded, so no redirector may listen (it would be an open proxy): ${guardError}`);
+        else await this.applyProxy(slot, outbound, outbound.config, targets);
       } catch (e) {
+        // A forbidden target, or no guard: what runs of the hop (an older config) stops too.
+        const running = state.hops.get(slot);
+        if ((e instanceof ForbiddenHopTarget || e instanceof GuardMissing) && running) await this.teardown(slot, running, context.links);
         error = errorText(e);
       }
       const wireguardName = outbound.config.kind === 'wireguard' ? outbound.config.interfaceName : null;
@@ -129,6 +147,8 @@ export class HopHost {
       }
       outcomes.push(error === null ? { tag: outbound.tag, state: 'up' } : { tag: outbound.tag, state: 'failed', error });
     }
+    // The guard goes after the last redirector.
+    if (state.guardTable && ![...state.hops.values()].some((hop) => hop.kind !== 'wireguard')) await this.dropGuard();
     this.save();
 
     const routingOutcome = await this.applyRouting(routing, context, hopRoutes, wireguardRoutes);
@@ -136,7 +156,42 @@ export class HopHost {
     return { outbounds: outcomes, routing: routingOutcome };
   }
 
-  private async applyProxy(slot: number, outbound: DesiredOutbound, config: ProxyHop): Promise<void> {
+  /** Loads the redirector guard table (routing-ruleset.ts); the reason when it could not be. */
+  private async loadGuard(context: HopContext): Promise<string | null> {
+    if (!context.probe.capabilities.nft) return 'nftables (nft) not installed';
+    const state = this.load();
+    try {
+      const file = join(this.stateDir, 'redirector-guard.nft');
+      writeFileAtomic(file, renderRedirectorGuard(this.table), { durable: false });
+      state.guardTable = true;
+      this.save();
+      await this.runner.run('nft', ['-f', file]);
+      return null;
+    } catch (error) {
+      return errorText(error);
+    }
+  }
+
+  private async dropGuard(): Promise<void> {
+    const state = this.load();
+    try {
+      const file = join(this.stateDir, 'redirector-guard.nft');
+      writeFileAtomic(file, `table ip ${this.table}_guard {}\ndelete table ip ${this.table}_guard\n`, { durable: false });
+      await this.runner.run('nft', ['-f', file]);
+      rmSync(file, { force: true });
+      state.guardTable = false;
+    } catch {
+      // Kept as "may exist": the next apply tries again.
+    }
+  }
+
+  /** The node's own addresses (its links'), for the forbidden-target check. */
+  private async nodeAddresses(context: HopContext): Promise<string[]> {
+    const links = context.links ?? (await readLinks(this.runner).catch(() => null));
+    return links ? [...links.values()].flatMap((link) => link.addresses.map((address) => address.local)) : ownAddresses();
+  }
+
+  private async applyProxy(slot: number, outbound: DesiredOutbound, config: ProxyHop, targets: TargetRule): Promise<void> {
     const state = this.load();
     const program = HOP_PROGRAM[config.kind];
     if (!(program === 'redsocks' ? this.tools.redsocks : this.tools.ssRedir)) {
@@ -149,6 +204,7 @@ export class HopHost {
     }
     const files = hopFiles(this.stateDir, slot);
     const address = await resolveHopHost(this.runner, config.host);
+    assertAllowedHopTarget(config.host, address, targets.allowPrivate, targets.own);
     const rendered = renderProxyHop(config, address, hopNumbers(slot).port, files);
     const sha256 = createHash('sha256').update(rendered.text).digest('hex');
     const current = state.hops.get(slot);
@@ -171,8 +227,11 @@ export class HopHost {
 
   private readonly tools = { redsocks: false, ssRedir: false, dnsmasq: false };
 
-  private async applyWireguard(slot: number, outbound: DesiredOutbound, context: HopContext): Promise<void> {
-    const config = outbound.config as Extract<DesiredOutbound['config'], { kind: 'wireguard' }>;
+  private async applyWireguard(slot: number, outbound: DesiredOutbound, context: HopContext, targets: TargetRule): Promise<void> {
+    const given = outbound.config as Extract<DesiredOutbound['config'], { kind: 'wireguard' }>;
+    const endpoint = await resolveEndpointHost(this.runner, given.endpointHost);
+    assertAllowedHopTarget(given.endpointHost, endpoint, targets.allowPrivate, targets.own);
+    const config = { ...given, endpointHost: endpoint };
     const state = this.load();
     const name = tunnelArg(config.interfaceName);
     if (!context.links) throw new Error("cannot read the host's interfaces");

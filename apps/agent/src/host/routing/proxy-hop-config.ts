@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import type { HopConfig } from '#libs/contracts/routing.js';
+import { REDSOCKS_TEXT, type HopConfig } from '#libs/contracts/routing.js';
 import type { DaemonSpec } from './hop-daemon.js';
 
 /**
@@ -22,7 +22,7 @@ export function hopFiles(stateDir: string, slot: number) {
 
 /** redsocks reads a quoted string up to the next quote and knows no escapes. */
 function redsocksString(what: string, value: string): string {
-  if (/["\\\0-\x1f\x7f]/.test(value)) throw new Error(`${what} contains a quote, backslash or control character, which redsocks cannot read`);
+  if (!REDSOCKS_TEXT.test(value)) throw new Error(`${what} contains a quote, backslash or control character, which redsocks cannot read`);
   return `"${value}"`;
 }
 

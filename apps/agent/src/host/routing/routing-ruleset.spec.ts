@@ -1,7 +1,7 @@
 import { DEFAULT_ROUTING, type DesiredRule } from '#libs/contracts/routing.js';
 import { hopNumbers } from './hop-numbers.js';
 import { policyRouteCommands } from './policy-routes.js';
-import { domainSetName, ipv4Element, portElement, renderRuleset, type HopRoute } from './routing-ruleset.js';
+import { domainSetName, ipv4Element, portElement, renderRedirectorGuard, renderRuleset, type HopRoute } from './routing-ruleset.js';
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 function rule(n: number, outbound: string, criteria: Partial<DesiredRule> = {}): DesiredRule {
@@ -45,8 +45,16 @@ test('first match wins in position order; verdicts per outbound; counters carrie
   expect(route[route.indexOf('}') - 1]).toBe('drop');
   expect(text).toContain('meta mark 0x5707 meta l4proto tcp redirect to :12307');
   expect(text).not.toContain('redirect to :12308');
-  expect(text).toContain('tcp dport 12301-12550 ct status & dnat == 0 drop');
+  // The redirector guard is a table of its own (renderRedirectorGuard), loaded before redirectors start.
+  expect(text).not.toContain('redirector_guard');
   expect(text).toContain('oifname { "hop0" } masquerade');
+});
+
+test('the redirector guard: its own table, every redirector port, only connections that were not redirected dropped', () => {
+  const text = renderRedirectorGuard('warren_routing');
+  expect(text.split('\n').slice(0, 3)).toEqual(['table ip warren_routing_guard {}', 'delete table ip warren_routing_guard', 'table ip warren_routing_guard {']);
+  expect(text).toContain('type filter hook input priority filter; policy accept;');
+  expect(text).toContain('tcp dport 12301-12550 ct status & dnat == 0 drop');
 });
 
 test('fail-closed drops what a missing hop would carry, and proxy hops’ UDP', () => {

@@ -155,14 +155,9 @@ export function renderRuleset(input: RulesetInput): Ruleset {
       '\t\ttype nat hook prerouting priority dstnat; policy accept;',
       ...proxies.map((h) => `\t\tmeta mark ${hex(h.mark)} meta l4proto tcp redirect to :${h.port}`),
       '\t}',
-      // The redirectors listen on 0.0.0.0 (a redirect goes to the incoming interface's address):
-      // nobody may reach them except through the redirect, or they would be open proxies. (Masked:
-      // `ct status != dnat` compares the whole status word, which always has other bits set.)
-      '\tchain redirector_guard {',
-      '\t\ttype filter hook input priority filter; policy accept;',
-      `\t\ttcp dport ${REDIRECT_PORT_BASE + 1}-${REDIRECT_PORT_BASE + MAX_SLOT} ct status & dnat == 0 drop`,
-      '\t}',
     );
+    // The guard against reaching the redirectors directly is a table of its own
+    // (renderRedirectorGuard), loaded before any redirector starts and kept while one runs.
     if (routing.failClosed) {
       // Proxy hops carry TCP only: their UDP and ICMP would leave directly, which fail-closed forbids.
       body.push(
@@ -183,6 +178,33 @@ export function renderRuleset(input: RulesetInput): Ruleset {
     );
   }
   return { text: `${[...head, `table ip ${table} {`, ...body, '}'].join('\n')}\n`, domainSets, rules: rendered };
+}
+
+/**
+ * The redirector guard, a table of its own (`<table>_guard`). The redirectors (redsocks,
+ * ss-redir) listen on 0.0.0.0: an nft `redirect` sends a connection to the primary address of
+ * the interface it came in on, so a listener bound to 127.0.0.1 or to one tunnel's address would
+ * miss the others (reaching 127.0.0.1 would take a `dnat` plus route_localnet, which opens
+ * loopback services to the network, worse than this). So nobody may reach a redirector port
+ * except through the redirect, or it would be an open proxy into the hop. Not part of the
+ * routing table because that one exists only while tunnels are up and is loaded after the hops
+ * start; this one is loaded before the first redirector starts and removed after the last
+ * stops. (Masked: `ct status != dnat` compares the whole status word, which always has other
+ * bits set.)
+ */
+export function renderRedirectorGuard(table: string): string {
+  const name = `${table}_guard`;
+  return [
+    `table ip ${name} {}`,
+    `delete table ip ${name}`,
+    `table ip ${name} {`,
+    '\tchain redirector_guard {',
+    '\t\ttype filter hook input priority filter; policy accept;',
+    `\t\ttcp dport ${REDIRECT_PORT_BASE + 1}-${REDIRECT_PORT_BASE + MAX_SLOT} ct status & dnat == 0 drop`,
+    '\t}',
+    '}',
+    '',
+  ].join('\n');
 }
 
 /**

@@ -5,8 +5,8 @@ import { createServer, isIP, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { SocksClient } from 'socks';
 import type { ProbeJob, ProbeResult } from '#libs/contracts/routing.js';
+import { forbiddenReason } from '#libs/net/forbidden-targets.js';
 import { ProbeFailure } from './probe-errors.js';
-import { forbiddenReason } from './probe-targets.js';
 import { getOver, httpConnect, remaining, tcpConnect, tlsWrap } from './probe-socket.js';
 
 /**
@@ -138,6 +138,7 @@ async function resolve(host: string, what: string): Promise<string> {
   }
 }
 
+/** Evaluated inside the node's namespace (the probe child runs there): "own addresses" are the node's. */
 function refuse(address: string, what: string): void {
   const reason = forbiddenReason(address);
   if (reason) throw new ProbeFailure('forbidden', `${what} resolves to ${address} (${reason}); private targets are not allowed (settings)`);

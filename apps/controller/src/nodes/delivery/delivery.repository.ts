@@ -134,11 +134,14 @@ export class DeliveryRepository {
           list.push({ publicKey: row.public_key, presharedKey: row.preshared_key || null, ip: row.ip });
         }
         const { outbounds, routing } = await this.routing(tx, nodeId);
+        // The agent checks its hops' resolved addresses against it (settings change bumps every node with hops).
+        const [allowPrivate] = await tx.execute<{ value: unknown }[]>(`select value from settings where key = 'allowPrivateTargets'`);
         return {
           nodeId,
           revision: Number(node.desired_revision),
           outbounds,
           routing,
+          allowPrivateTargets: allowPrivate?.value === true,
           interfaces: interfaces.map(
             (row): DesiredInterface => ({
               name: row.name,

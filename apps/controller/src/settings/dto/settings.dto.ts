@@ -33,7 +33,7 @@ export class UpdateSettingsDto {
   @Max(b.probeTimeoutMs.max)
   probeTimeoutMs?: number;
 
-  @ApiPropertyOptional({ description: 'Allow hop addresses and probe targets on loopback, link-local or the panel’s own addresses' })
+  @ApiPropertyOptional({ description: 'Allow hop addresses and probe targets on private addresses (loopback, RFC 1918, CGNAT, ULA, link-local, multicast, reserved, the host’s own); owner only' })
   @OptionalNotNull()
   @IsBoolean()
   allowPrivateTargets?: boolean;
