@@ -61,8 +61,8 @@ describe('outbounds', () => {
     const read = await answer(typed().GET('/api/outbounds/{id}', { params: { path: { id: hop.id } } }));
     expect(read.body).toEqual(hop);
 
-    const changed = await answer(typed().PATCH('/api/outbounds/{id}', { params: { path: { id: hop.id } }, body: { tag: 'socks-b', address: '[2001:db8::7]:1081', password: null } }));
-    expect(changed.body).toMatchObject({ tag: 'socks-b', address: '[2001:db8::7]:1081', hasPassword: false, slot: 1 });
+    const changed = await answer(typed().PATCH('/api/outbounds/{id}', { params: { path: { id: hop.id } }, body: { tag: 'socks-b', address: '198.51.100.77:1081', password: null } }));
+    expect(changed.body).toMatchObject({ tag: 'socks-b', address: '198.51.100.77:1081', hasPassword: false, slot: 1 });
     expect(await f.revision(node.id)).toBe(before + 2);
     // A change that changes nothing does not bump.
     await answer(typed().PATCH('/api/outbounds/{id}', { params: { path: { id: hop.id } }, body: { tag: 'socks-b' } }));
@@ -119,6 +119,12 @@ describe('outbounds', () => {
     await expectRefused('POST', 'outbounds', { tag: 'bigport', kind: 'socks', address: '203.0.113.8:70000' }, 400, 'address');
     await expectRefused('PATCH', `outbounds/${ok.id}`, { kind: 'socks' }, 400, 'kind');
     await expectRefused('PATCH', `outbounds/${ok.id}`, { password: null }, 400, 'password');
+    // An empty password is no password; an IPv6 upstream is one redsocks and ss-redir cannot dial.
+    await expectRefused('POST', 'outbounds', { tag: 'ss-e', kind: 'shadowsocks', address: '203.0.113.8:8388', method: 'aes-256-gcm', password: '' }, 400, 'password');
+    await expectRefused('PATCH', `outbounds/${ok.id}`, { password: '' }, 400, 'password');
+    await expectRefused('POST', 'outbounds', { tag: 'so-6', kind: 'socks', address: '[2001:db8::1]:1080' }, 400, 'address');
+    await expectRefused('PATCH', `outbounds/${ok.id}`, { address: '[2001:db8::1]:8388' }, 400, 'address');
+    expect(await createOutbound({ tag: 'wg-6', kind: 'wireguard', address: '[2001:db8::1]:51820', peerPublicKey: PEER, tunnelAddress: '10.1.0.2/32' })).toMatchObject({ address: '[2001:db8::1]:51820' });
     await expectRefused('PATCH', `outbounds/${ok.id}`, { username: 'bob' }, 400, 'username');
   });
 
@@ -156,7 +162,8 @@ describe('outbounds', () => {
     if (own) forbidden.push(`[::ffff:${own}]:1080`);
     for (const address of forbidden) await expectRefused('POST', 'outbounds', { tag: 'private', kind: 'socks', address }, 400, 'address');
     // Public neighbours of the ranges pass.
-    for (const [i, address] of ['172.32.0.1:1080', '100.128.0.1:1080', '[2001:db8::9]:1080'].entries()) await createOutbound({ tag: `edge-${i}`, kind: 'socks', address });
+    for (const [i, address] of ['172.32.0.1:1080', '100.128.0.1:1080'].entries()) await createOutbound({ tag: `edge-${i}`, kind: 'socks', address });
+    await createOutbound({ tag: 'edge-6', kind: 'wireguard', address: '[2001:db8::9]:51820', peerPublicKey: PEER, tunnelAddress: '10.1.0.9/32' });
 
     // The session is the owner's.
     expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: true } }))).status).toBe(200);

@@ -166,6 +166,9 @@ describe('round trip into an empty panel', () => {
       // Credentials redsocks cannot read.
       [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'socks')!, tag: 'z', password: 'a"b' }), `outbounds.${snapshot.outbounds.length}.password`],
       [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'socks')!, tag: 'z', username: 'a\r\nb' }), `outbounds.${snapshot.outbounds.length}.username`],
+      // A socks hop at an IPv6 literal (its redirector dials IPv4); a shadowsocks hop with an empty password.
+      [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'socks')!, tag: 'z', address: '[2001:db8::5]:1080' }), `outbounds.${snapshot.outbounds.length}.address`],
+      [(t: Template) => t.outbounds!.push({ node: t.outbounds![0].node, tag: 's', kind: 'shadowsocks', address: '203.0.113.50:8388', method: 'aes-256-gcm', password: '', enabled: true, note: '', position: 0 }), `outbounds.${snapshot.outbounds.length}.password`],
       // A built-in's tag in another case.
       [(t: Template) => t.outbounds!.push({ ...t.outbounds!.find((hop) => hop.kind === 'socks')!, tag: 'Direct' }), `outbounds.${snapshot.outbounds.length}.tag`],
       // WireGuard keys that cannot work: all-zero, or the peer's own key pair.

@@ -36,3 +36,14 @@ export function formatHopAddress(host: string | null, port: number | null): stri
 export function assertAllowedHopHost(host: string, field = 'address'): Promise<void> {
   return assertPublicTarget(host, field, 'hops');
 }
+
+/**
+ * redsocks and ss-redir take an IPv4 upstream (the agent resolves names with `getent ahostsv4`):
+ * an IPv6 literal for those kinds could never run, so it is refused here rather than failing on
+ * the node. A WireGuard hop's endpoint may be IPv6.
+ */
+export function assertReachableByKind(kind: string, host: string, field = 'address'): void {
+  if (kind !== 'wireguard' && isIP(host) === 6) {
+    throw badRequest(`a ${kind} outbound is reached over IPv4 on the node: give an IPv4 address or a host name, not ${host}`, field);
+  }
+}

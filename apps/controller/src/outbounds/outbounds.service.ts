@@ -14,7 +14,7 @@ import {
   type CreateOutboundDto,
   type UpdateOutboundDto,
 } from './dto/outbound.dto.js';
-import { assertAllowedHopHost, parseHopAddress } from './hop-address.js';
+import { assertAllowedHopHost, assertReachableByKind, parseHopAddress } from './hop-address.js';
 import type { Outbound } from './outbound.entity.js';
 import { isBuiltin, OutboundsRepository, type OutboundView } from './outbounds.repository.js';
 import { SettingsService } from '../settings/settings.service.js';
@@ -48,6 +48,7 @@ export function assertFieldsFit(kind: keyof typeof KIND_FIELDS, input: Partial<R
   const allowed: readonly string[] = KIND_FIELDS[kind];
   const stray = SPECIFIC_FIELDS.find((field) => input[field] !== undefined && !allowed.includes(field));
   if (stray) throw badRequest(`${stray} does not apply to a ${kind} outbound`, stray);
+  if (kind === 'shadowsocks' && input.password === '') throw badRequest('a shadowsocks outbound needs a password (not empty)', 'password');
   if (kind === 'socks' || kind === 'http') {
     for (const field of ['username', 'password'] as const) {
       const value = input[field];
@@ -112,6 +113,7 @@ export class OutboundsService {
     if (isBuiltinTag(input.tag)) throw conflict(`"${input.tag}" is the tag of a built-in outbound (in any case); choose another`, 'tag');
     if (input.kind === 'wireguard') assertUsableHopKeys(input.privateKey, input.peerPublicKey, 'peerPublicKey');
     const address = parseHopAddress(input.address);
+    assertReachableByKind(input.kind, address.host);
     await this.assertAllowedHost(address.host);
     const fields = this.kindFields(input.kind, input);
     const nodeId = await this.nodeOf(input.nodeId);
@@ -166,6 +168,7 @@ export class OutboundsService {
       const before = JSON.stringify(snapshot(row));
       if (changes.address !== undefined) {
         const address = parseHopAddress(changes.address);
+        assertReachableByKind(kind, address.host);
         if (address.host !== row.host) await this.assertAllowedHost(address.host);
         row.host = address.host;
         row.port = address.port;
@@ -176,7 +179,7 @@ export class OutboundsService {
       if (changes.note !== undefined) row.note = changes.note;
       if (changes.username !== undefined) row.username = changes.username;
       if (changes.password !== undefined) {
-        if (changes.password === null && kind === 'shadowsocks') throw badRequest('a shadowsocks outbound needs a password', 'password');
+        if (!changes.password && kind === 'shadowsocks') throw badRequest('a shadowsocks outbound needs a password', 'password');
         row.password = changes.password;
       }
       if (changes.method !== undefined) row.method = changes.method;
@@ -251,7 +254,7 @@ export class OutboundsService {
         return { ...none, username: input.username ?? null, password: input.password ?? null };
       case 'shadowsocks':
         if (input.method === undefined) throw badRequest('method is required for a shadowsocks outbound', 'method');
-        if (input.password == null) throw badRequest('password is required for a shadowsocks outbound', 'password');
+        if (!input.password) throw badRequest('password is required for a shadowsocks outbound (not empty)', 'password');
         return { ...none, method: input.method, password: input.password };
       case 'wireguard': {
         if (input.peerPublicKey === undefined) throw badRequest('peerPublicKey is required for a wireguard outbound', 'peerPublicKey');

@@ -13,7 +13,7 @@ import { InterfacesService } from '../interfaces/interfaces.service.js';
 import { CreateNodeDto, UpdateNodeDto } from '../nodes/dto/node.dto.js';
 import { NodesService } from '../nodes/nodes.service.js';
 import { CreateOutboundDto, UpdateOutboundDto, WG_KEY } from '../outbounds/dto/outbound.dto.js';
-import { assertAllowedHopHost, parseHopAddress } from '../outbounds/hop-address.js';
+import { assertAllowedHopHost, assertReachableByKind, parseHopAddress } from '../outbounds/hop-address.js';
 import { assertFieldsFit, assertUsableHopKeys, isBuiltinTag, OutboundsService } from '../outbounds/outbounds.service.js';
 import { CreateRuleDto, UpdateRoutingDto, UpdateRuleDto } from '../routing/dto/routing.dto.js';
 import { RoutingService } from '../routing/routing.service.js';
@@ -201,6 +201,7 @@ export class TemplatePlanService {
         assertUsableHopKeys(dto.privateKey, dto.peerPublicKey, 'peerPublicKey');
         if (dto.address !== undefined) {
           const address = parseHopAddress(dto.address);
+          assertReachableByKind(existing?.kind ?? dto.kind, address.host);
           if (!allowPrivateTargets) await assertAllowedHopHost(address.host);
         }
         if (dto.tunnelAddress !== undefined) normalizeCidr(dto.tunnelAddress, 'tunnelAddress');
