@@ -3,7 +3,7 @@
 # The panel serves this script (GET <panel>/api/agent/install.sh) and prints the line that runs it
 # in a node's enrolment command, e.g.
 #   curl -fsSL -k --pinnedpubkey 'sha256//…' 'https://panel:8443/x7k2/api/agent/install.sh' \
-#     | bash -s -- --controller 'https://panel:8443/x7k2' --enrol 'wne_…' --pin sha256:…
+#     | WARREN_ENROL_SECRET='wne_…' bash -s -- --controller 'https://panel:8443/x7k2' --pin sha256:…
 # What it does (docs/operations.md, "Agents on other hosts"):
 #   1. installs the host tools from Debian (WireGuard, nftables, iproute2, the outbounds' redsocks,
 #      shadowsocks-libev and dnsmasq, npm to install the agent);
@@ -17,7 +17,8 @@
 #
 # Options:
 #   --controller URL     the panel's address with its base path (required)
-#   --enrol SECRET       the node's one-time enrolment secret (wne_…); needed once
+#   --enrol SECRET       the node's one-time enrolment secret (wne_…); needed once (or WARREN_ENROL_SECRET
+#                        in the environment, as the printed command passes it: not readable by other users)
 #   --pin sha256:HEX     the panel's self-made certificate's pin (also spelt --ca-pin)
 #   --ca FILE            a PEM the panel's certificate chains to, instead of a pin
 #   --netns NAME         run the agent's host commands in this network namespace (tests)
@@ -40,6 +41,7 @@ usage: install-agent.sh --controller URL [--enrol SECRET] [--pin sha256:HEX | --
 Installs the Warren agent from the panel at URL (its base path included) and enrols it (as root).
   --controller URL     the panel's address with its base path (required)
   --enrol SECRET       the node's one-time enrolment secret (wne_...); needed once
+                       (or WARREN_ENROL_SECRET in the environment, which other users cannot read)
   --pin sha256:HEX     the panel's self-made certificate's pin (also spelt --ca-pin)
   --ca FILE            a PEM the panel's certificate chains to, instead of a pin
   --netns NAME         run the agent's host commands in this network namespace (tests)
@@ -56,7 +58,9 @@ bad_usage() {
   exit 2
 }
 
-CONTROLLER='' ENROL='' PIN='' CA='' NETNS='' INSECURE=0
+# The secret may come in the environment (WARREN_ENROL_SECRET, as the printed command gives it):
+# other users of the host can read a process's arguments (/proc/<pid>/cmdline), not its environment.
+CONTROLLER='' ENROL=${WARREN_ENROL_SECRET:-} PIN='' CA='' NETNS='' INSECURE=0
 while [ $# -gt 0 ]; do
   flag=$1
   case "$flag" in

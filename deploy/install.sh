@@ -59,7 +59,10 @@ SERVICE_GROUP=$(id -gn "$SERVICE_USER" 2>/dev/null || echo "$SERVICE_USER")
 [ "$SKIP_SYSTEMD" = 1 ] || command -v systemctl >/dev/null || fail "systemd is needed (or WARREN_INSTALL_SKIP_SYSTEMD=1)"
 
 # 1. Debian packages. dnsmasq-base: dnsmasq without its system service (the agent runs its own).
-packages=(wireguard-tools wireguard-go nftables iproute2 redsocks shadowsocks-libev dnsmasq-base npm openssl ca-certificates)
+packages=(wireguard-tools wireguard-go nftables iproute2 redsocks shadowsocks-libev dnsmasq-base openssl ca-certificates)
+# Any npm runs the install (Node itself comes pinned from npm): Debian's only when there is none
+# (a NodeSource nodejs brings its own npm and conflicts with Debian's).
+command -v npm >/dev/null || packages+=(npm)
 [ -n "${REDIS_URL:-}" ] || [ -e "$ENV_FILE" ] || packages+=(redis-server)
 if [ "${WARREN_INSTALL_SKIP_APT:-0}" != 1 ]; then
   missing=()
@@ -70,8 +73,8 @@ if [ "${WARREN_INSTALL_SKIP_APT:-0}" != 1 ]; then
     command -v apt-get >/dev/null || fail "missing ${missing[*]} and no apt-get: this installer is for Debian and Ubuntu"
     echo "install.sh: installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq </dev/null
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null
+    apt-get update -qq </dev/null || fail "apt-get update failed (its output is above)"
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null || fail "apt-get could not install ${missing[*]} (its output is above)"
   fi
 fi
 
@@ -103,6 +106,8 @@ random_text() { tr -dc "$1" </dev/urandom 2>/dev/null | head -c "$2" || true; }
 first_install=0
 if [ ! -e "$ENV_FILE" ]; then
   first_install=1
+  # Made 0600 before a byte is written: it holds the owner's password (and a database URL).
+  install -m 0600 /dev/null "$ETC/.warren.env.new"
   {
     echo "# Warren settings (README.md, \"Configuration\"), made by install.sh on its first run; kept by upgrades."
     echo "# The owner password is used only when the owner account is created (the first start)."
@@ -129,6 +134,20 @@ render() {
 }
 render "$PREFIX/deploy/warren.service" "$UNIT_DIR/warren.service"
 render "$PREFIX/deploy/warren-local-agent.service" "$UNIT_DIR/warren-local-agent.service"
+
+# The `warren` command (docs/operations.md, "The command line on an installed host"): the CLI on
+# the pinned Node, as the panel's user, with the panel's settings.
+BIN_DIR=${ROOT}/usr/local/bin
+install -d -m 0755 "$BIN_DIR"
+cat >"$BIN_DIR/warren.new" <<WRAPPER
+#!/bin/sh
+# Made by Warren's install.sh: runs the panel's command line as the panel does.
+set -a; . '$ENV_FILE'; set +a
+export WARREN_DATA_DIR='$DATA_DIR'
+if [ "\$(id -un)" = '$SERVICE_USER' ]; then exec '$NODE' '$PREFIX/dist/apps/controller/src/cli/main.js' "\$@"; fi
+exec runuser -u '$SERVICE_USER' -- '$NODE' '$PREFIX/dist/apps/controller/src/cli/main.js' "\$@"
+WRAPPER
+chmod 0755 "$BIN_DIR/warren.new" && mv "$BIN_DIR/warren.new" "$BIN_DIR/warren"
 
 LOG=$DATA_DIR/install-start.log
 panel_pid=''
@@ -184,6 +203,7 @@ if [ ! -e "$SUMMARY" ]; then
     case "$address" in *:*) address="[$address]" ;; esac
     public="$scheme://$address:$port"
   fi
+  install -m 0600 /dev/null "$ETC/.install-summary.new"
   {
     echo "Warren panel, installed $(date -u '+%Y-%m-%d %H:%M UTC') by deploy/install.sh"
     echo "URL:       ${public%/}$(setting WARREN_BASE_PATH)/"
@@ -198,8 +218,10 @@ if [ ! -e "$SUMMARY" ]; then
   } >"$ETC/.install-summary.new"
   install -m 0600 "$ETC/.install-summary.new" "$SUMMARY"
   rm -f "$ETC/.install-summary.new"
+  echo
+  cat "$SUMMARY"
 else
-  echo "install.sh: upgraded in place; settings, password, base path and API token unchanged"
+  # Not printed again: the password and token may have changed since, and an upgrade's output
+  # lands in logs (terminals, CI, configuration management).
+  echo "install.sh: upgraded in place; settings, password, base path and API token unchanged (the first run's summary: $SUMMARY, 0600)"
 fi
-echo
-cat "$SUMMARY"

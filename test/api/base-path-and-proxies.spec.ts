@@ -160,10 +160,10 @@ describe('WARREN_PUBLIC_URL', () => {
       body: JSON.stringify({ name: 'public-url', address: '192.0.2.42' }),
     });
     expect(node.status).toBe(201);
-    expect(node.body.enrolment.agentCommand).toBe(`warren-agent --controller 'https://panel.example.net:9443/x7k2' --enrol '${node.body.enrolment.secret}'`);
+    expect(node.body.enrolment.agentCommand).toBe(`WARREN_ENROL_SECRET='${node.body.enrolment.secret}' warren-agent --controller 'https://panel.example.net:9443/x7k2'`);
     // No pins: WARREN_PUBLIC_URL may be a proxy with a certificate of its own.
     expect(node.body.enrolment.command).toBe(
-      `curl -fsSL 'https://panel.example.net:9443/x7k2/api/agent/install.sh' | bash -s -- --controller 'https://panel.example.net:9443/x7k2' --enrol '${node.body.enrolment.secret}'`,
+      `curl -fsSL 'https://panel.example.net:9443/x7k2/api/agent/install.sh' | WARREN_ENROL_SECRET='${node.body.enrolment.secret}' bash -s -- --controller 'https://panel.example.net:9443/x7k2'`,
     );
   });
 

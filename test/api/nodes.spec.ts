@@ -73,10 +73,9 @@ describe('nodes', () => {
       enrolment: {
         secret: expect.stringMatching(/^wne_[0-9A-Za-z]{46}$/),
         expiresAt: expect.any(String),
-        command: expect.stringMatching(
-          /^curl -fsSL 'http:\/\/127\.0\.0\.1:\d+\/api\/agent\/install\.sh' \| bash -s -- --controller 'http:\/\/127\.0\.0\.1:\d+' --enrol 'wne_[0-9A-Za-z]{46}'$/,
-        ),
-        agentCommand: expect.stringMatching(/^warren-agent --controller 'http:\/\/127\.0\.0\.1:\d+' --enrol 'wne_[0-9A-Za-z]{46}'$/),
+        // A plain-http panel prints no installer piped into bash: the agent's own command, the secret in its environment.
+        command: expect.stringMatching(/^WARREN_ENROL_SECRET='wne_[0-9A-Za-z]{46}' warren-agent --controller 'http:\/\/127\.0\.0\.1:\d+'$/),
+        agentCommand: expect.stringMatching(/^WARREN_ENROL_SECRET='wne_[0-9A-Za-z]{46}' warren-agent --controller 'http:\/\/127\.0\.0\.1:\d+'$/),
       },
       createdAt: expect.any(String),
       updatedAt: expect.any(String),

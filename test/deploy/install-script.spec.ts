@@ -82,6 +82,8 @@ describe('deploy/install.sh', () => {
     expect(firstSummary).toMatch(/^API token: +wrn_\S+$/m);
     expect(output).toContain(firstSummary);
     expect(await tokensNamedInstaller()).toBe(1);
+    // The `warren` command, for the CLI on this host.
+    expect(readFileSync(join(root, 'usr/local/bin/warren'), 'utf8')).toContain(`${ROOT}dist/apps/controller/src/cli/main.js`);
 
     // The units, with this install's paths; the panel unprivileged, its host's agent as root.
     const panelUnit = readFileSync(join(root, 'etc/systemd/system/warren.service'), 'utf8');
@@ -102,7 +104,9 @@ describe('deploy/install.sh', () => {
     expect(output).toContain('upgraded in place');
     expect(readFileSync(join(root, 'etc/warren/warren.env'), 'utf8')).toBe(settings);
     expect(readFileSync(join(root, 'etc/warren/install-summary'), 'utf8')).toBe(firstSummary);
-    expect(output).toContain(firstSummary);
+    // The summary's secrets are not printed again: an upgrade's output lands in logs.
+    expect(output).not.toContain(firstSummary);
+    expect(output).toContain(join(root, 'etc/warren/install-summary'));
     expect(await tokensNamedInstaller()).toBe(1);
   }, 240_000);
 

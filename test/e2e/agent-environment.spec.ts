@@ -77,7 +77,7 @@ describe('a panel with its own certificate: the enrolment command pins it', () =
   test('the agent checks the pin before it sends anything, enrols with it, links, and keeps the certificate', async () => {
     const pin = pinOfPem(readFileSync(join(t.config.dataDir, 'tls', 'cert.pem'), 'utf8'));
     const node = await createNode();
-    expect(node.enrolment.agentCommand).toBe(`warren-agent --controller '${t.panel.origin}' --enrol '${node.enrolment.secret}' --pin ${pin}`);
+    expect(node.enrolment.agentCommand).toBe(`WARREN_ENROL_SECRET='${node.enrolment.secret}' warren-agent --controller '${t.panel.origin}' --pin ${pin}`);
     const args = ['--controller', t.panel.origin, '--enrol', node.enrolment.secret, '--netns', namespace.name];
 
     // A wrong pin: refused before the secret is sent (it still enrols below).

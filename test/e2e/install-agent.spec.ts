@@ -78,7 +78,7 @@ describe('the enrolment command installs the agent from the panel and enrols it 
     const pin = pinOfPem(readFileSync(join(t.config.dataDir, 'tls', 'cert.pem'), 'utf8'));
     const panelUrl = `${t.panel.origin}${BASE_PATH}`;
     expect(node.enrolment.command).toMatch(
-      new RegExp(`^curl -fsSL -k --pinnedpubkey 'sha256//[A-Za-z0-9+/=]{44}' '${panelUrl}/api/agent/install.sh' \\| bash -s -- --controller '${panelUrl}' --enrol '${node.enrolment.secret}' --pin ${pin}$`),
+      new RegExp(`^curl -fsSL -k --pinnedpubkey 'sha256//[A-Za-z0-9+/=]{44}' '${panelUrl}/api/agent/install.sh' \\| WARREN_ENROL_SECRET='${node.enrolment.secret}' bash -s -- --controller '${panelUrl}' --pin ${pin}$`),
     );
     const root = tempRoot();
     // --netns: the test's agent applies inside a namespace of its own, not on this machine.

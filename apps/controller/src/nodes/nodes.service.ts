@@ -120,6 +120,7 @@ export class NodesService {
   async enrolAgent(secret: string): Promise<EnrolResponse> {
     const enrolled = await this.credentials.enrol(secret);
     this.links.disconnect(enrolled.nodeId);
+    this.logger.log(`node ${enrolled.nodeName} (${enrolled.nodeId}): an agent enrolled; a previous credential is void`);
     return enrolled;
   }
 }

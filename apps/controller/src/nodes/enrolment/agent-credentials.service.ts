@@ -99,12 +99,19 @@ export class AgentCredentialsService implements OnApplicationBootstrap, OnApplic
    */
   private enrolmentCommand(panelUrl: string, secret: string): { command: string; agentCommand: string } {
     const pinned = Boolean(this.runtime.certificatePin && this.runtime.publicKeyPin && !this.config.publicUrl && panelUrl.startsWith('https:'));
-    const enrol = ['--controller', shellQuote(panelUrl), '--enrol', shellQuote(secret), ...(pinned ? ['--pin', this.runtime.certificatePin!] : [])];
+    const pin = pinned ? ['--pin', this.runtime.certificatePin!] : [];
+    // The secret rides in the environment, not the arguments: any user of the host can read a
+    // process's arguments while it installs (/proc/<pid>/cmdline), only its owner its environment.
+    const secretVar = `WARREN_ENROL_SECRET=${shellQuote(secret)}`;
+    const agentCommand = [secretVar, 'warren-agent', '--controller', shellQuote(panelUrl), ...pin].join(' ');
+    // A script piped into a root shell must not cross the network in the clear (anyone on the path
+    // could swap it): a plain-http panel gets no one-line installer, only the agent's own command.
+    if (!panelUrl.startsWith('https:')) return { command: agentCommand, agentCommand };
     // -k only beside the key pin: curl then checks the key instead of the (self-made) chain and name.
     const curl = ['curl', '-fsSL', ...(pinned ? ['-k', '--pinnedpubkey', shellQuote(this.runtime.publicKeyPin!)] : []), shellQuote(`${panelUrl}/api/agent/install.sh`)];
     return {
-      command: `${curl.join(' ')} | bash -s -- ${enrol.join(' ')}`,
-      agentCommand: ['warren-agent', ...enrol].join(' '),
+      command: `${curl.join(' ')} | ${secretVar} bash -s -- ${['--controller', shellQuote(panelUrl), ...pin].join(' ')}`,
+      agentCommand,
     };
   }
 

@@ -119,6 +119,7 @@ export class AgentLinkGateway implements OnApplicationBootstrap, BeforeApplicati
   };
 
   private attach(nodeId: string, ws: WebSocket): void {
+    this.logger.log(`node ${nodeId}: agent linked`);
     this.links.get(nodeId)?.close(4000, 'replaced by a newer link');
     this.links.set(nodeId, ws);
     this.answered.set(ws, true);
@@ -188,6 +189,7 @@ export class AgentLinkGateway implements OnApplicationBootstrap, BeforeApplicati
   private forget(nodeId: string, ws: WebSocket): void {
     if (this.links.get(nodeId) !== ws) return; // replaced or cut already: the node's state is someone else's now
     this.links.delete(nodeId);
+    this.logger.log(`node ${nodeId}: agent link closed`);
     void (this.inboxes.get(ws)?.drained() ?? Promise.resolve()).then(() => this.service.disconnected(nodeId));
   }
 
