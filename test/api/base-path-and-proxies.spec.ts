@@ -75,8 +75,9 @@ describe('WARREN_BASE_PATH and forwarded headers', () => {
     });
     expect(response.status).toBe(201);
     const { secret, command, agentCommand } = response.body.enrolment;
-    expect(agentCommand).toBe(`warren-agent --controller 'http://panel.example:8443/x7k2' --enrol '${secret}'`);
-    expect(command).toBe(`curl -fsSL 'http://panel.example:8443/x7k2/api/agent/install.sh' | bash -s -- --controller 'http://panel.example:8443/x7k2' --enrol '${secret}'`);
+    expect(agentCommand).toBe(`WARREN_ENROL_SECRET='${secret}' warren-agent --controller 'http://panel.example:8443/x7k2'`);
+    // Plain http: no installer piped into bash, the agent's own command.
+    expect(command).toBe(agentCommand);
   });
 
   test('the session cookie is scoped to the base path', async () => {
