@@ -100,7 +100,11 @@ SKIP_SYSTEMD=${WARREN_INSTALL_SKIP_SYSTEMD:-0}
 if [ -z "$ROOT" ] && [ "$(id -u)" -ne 0 ]; then fail "run as root (the agent creates interfaces and firewall rules): … | sudo bash -s -- …"; fi
 
 # 1. Host tools. dnsmasq-base is dnsmasq without its system service: the agent runs its own.
-packages=(wireguard-tools wireguard-go nftables iproute2 redsocks shadowsocks-libev dnsmasq-base curl openssl ca-certificates npm)
+# The same steps as install.sh's (this script is served alone, so it cannot share a file with it).
+packages=(wireguard-tools wireguard-go nftables iproute2 redsocks shadowsocks-libev dnsmasq-base curl openssl ca-certificates)
+# Any npm runs the install (Node itself comes pinned from npm): Debian's only when there is none
+# (a NodeSource nodejs brings its own npm and conflicts with Debian's).
+command -v npm >/dev/null || packages+=(npm)
 if [ "${WARREN_INSTALL_SKIP_APT:-0}" != 1 ]; then
   missing=()
   for package in "${packages[@]}"; do
@@ -110,8 +114,8 @@ if [ "${WARREN_INSTALL_SKIP_APT:-0}" != 1 ]; then
     command -v apt-get >/dev/null || fail "missing ${missing[*]} and no apt-get: this installer is for Debian and Ubuntu"
     echo "install-agent.sh: installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq </dev/null
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null
+    apt-get update -qq </dev/null || fail "apt-get update failed (its output is above)"
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null || fail "apt-get could not install ${missing[*]} (its output is above)"
   fi
 fi
 for tool in curl npm tar; do command -v "$tool" >/dev/null || fail "$tool is needed"; done
