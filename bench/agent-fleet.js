@@ -27,7 +27,17 @@ import { createBenchDatabase, postgresVersion, REDIS_URL } from './lib/database.
 import { describeMachine, machineCpuTicks } from './lib/machine.js';
 import { randomHex } from './lib/netns.js';
 import { apiClient, reportPanelEnd, signIn, startPanelProcess } from './lib/panel-process.js';
-import { allProcessesCpu, backgroundBusy, cmdlineOf, cpuDelta, cpuMsOf, cpuMsOfProcesses, machineBusyPercent, memoryOf, topOthers } from './lib/proc-stats.js';
+import {
+  allProcessesCpu,
+  backgroundBusy,
+  cmdlineOf,
+  cpuDelta,
+  cpuMsOf,
+  cpuMsOfProcesses,
+  machineBusyPercent,
+  memoryOf,
+  topOthers,
+} from './lib/proc-stats.js';
 import { codeVersion } from './lib/code-version.js';
 import { dropRedisPrefix, redisVersion } from './lib/redis-cleanup.js';
 import { fixed, markdownTable, mib, ms, percentFine as pct, textTable, writeSection } from './lib/report.js';
@@ -80,12 +90,35 @@ export async function seed({ api, db, settings }) {
   const nodes = new Array(settings.nodes);
   const t0 = performance.now();
   await pool(settings.nodes, settings.createConcurrency, async (i) => {
-    const created = await api.expect(201, api.client.POST('/api/nodes', { body: { name: `fleet-${String(i).padStart(4, '0')}`, address: `10.${100 + (i >> 8)}.${i & 255}.1` } }));
-    if (!created.enrolment?.secret) throw new Error(`POST /api/nodes gave no enrolment secret: ${JSON.stringify(created).slice(0, 300)}`);
+    const created = await api.expect(
+      201,
+      api.client.POST('/api/nodes', {
+        body: { name: `fleet-${String(i).padStart(4, '0')}`, address: `10.${100 + (i >> 8)}.${i & 255}.1` },
+      }),
+    );
+    if (!created.enrolment?.secret)
+      throw new Error(`POST /api/nodes gave no enrolment secret: ${JSON.stringify(created).slice(0, 300)}`);
     // The agent's own call: public, the secret is the only credential.
-    const enrolled = await api.expect(200, api.client.POST('/api/agent/enrol', { body: { secret: created.enrolment.secret } }));
-    if (enrolled.nodeId !== created.id || enrolled.queue?.kind !== 'redis') throw new Error(`enrolment answered ${JSON.stringify({ ...enrolled, credential: '…', queue: enrolled.queue?.kind })}`);
-    const iface = await api.expect(201, api.client.POST('/api/interfaces', { body: { nodeId: created.id, name: IFNAME, listenPort: 51820, subnet: SUBNET, endpointHost: `10.${100 + (i >> 8)}.${i & 255}.1` } }));
+    const enrolled = await api.expect(
+      200,
+      api.client.POST('/api/agent/enrol', { body: { secret: created.enrolment.secret } }),
+    );
+    if (enrolled.nodeId !== created.id || enrolled.queue?.kind !== 'redis')
+      throw new Error(
+        `enrolment answered ${JSON.stringify({ ...enrolled, credential: '…', queue: enrolled.queue?.kind })}`,
+      );
+    const iface = await api.expect(
+      201,
+      api.client.POST('/api/interfaces', {
+        body: {
+          nodeId: created.id,
+          name: IFNAME,
+          listenPort: 51820,
+          subnet: SUBNET,
+          endpointHost: `10.${100 + (i >> 8)}.${i & 255}.1`,
+        },
+      }),
+    );
     nodes[i] = { id: created.id, credential: enrolled.credential, interfaceId: iface.id };
   });
   const nodesSeconds = (performance.now() - t0) / 1000;
@@ -97,11 +130,18 @@ export async function seed({ api, db, settings }) {
     let lastReport = t1;
     await pool(total, settings.createConcurrency, async (k) => {
       const node = nodes[k % settings.nodes];
-      await api.expect(201, api.client.POST('/api/clients', { body: { name: `fleet-client-${String(k).padStart(5, '0')}`, interfaceIds: [node.interfaceId] } }));
+      await api.expect(
+        201,
+        api.client.POST('/api/clients', {
+          body: { name: `fleet-client-${String(k).padStart(5, '0')}`, interfaceIds: [node.interfaceId] },
+        }),
+      );
       done++;
       if (performance.now() - lastReport > 10_000) {
         lastReport = performance.now();
-        process.stderr.write(`bench: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} clients (${Math.round(done / ((lastReport - t1) / 1000))}/s)\n`);
+        process.stderr.write(
+          `bench: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} clients (${Math.round(done / ((lastReport - t1) / 1000))}/s)\n`,
+        );
       }
     });
   } else {
@@ -110,19 +150,20 @@ export async function seed({ api, db, settings }) {
   const clientsSeconds = (performance.now() - t1) / 1000;
 
   // What each simulated agent reports on: its interface's peers, and the revision it "applied".
-  const rows = (
-    await db.query(`select a.node_id, a.public_key from accounts a order by a.node_id, a.created_at`)
-  ).rows;
+  const rows = (await db.query(`select a.node_id, a.public_key from accounts a order by a.node_id, a.created_at`)).rows;
   const keysByNode = new Map();
   for (const row of rows) {
     if (!keysByNode.has(row.node_id)) keysByNode.set(row.node_id, []);
     keysByNode.get(row.node_id).push(row.public_key);
   }
-  const revisions = new Map((await db.query('select id, desired_revision from nodes')).rows.map((r) => [r.id, Number(r.desired_revision)]));
+  const revisions = new Map(
+    (await db.query('select id, desired_revision from nodes')).rows.map((r) => [r.id, Number(r.desired_revision)]),
+  );
   for (const node of nodes) {
     node.keys = keysByNode.get(node.id) ?? [];
     node.appliedRevision = revisions.get(node.id);
-    if (node.keys.length !== settings.clientsPerNode) throw new Error(`node ${node.id} has ${node.keys.length} accounts, expected ${settings.clientsPerNode}`);
+    if (node.keys.length !== settings.clientsPerNode)
+      throw new Error(`node ${node.id} has ${node.keys.length} accounts, expected ${settings.clientsPerNode}`);
   }
   return { nodes, nodesSeconds, clientsSeconds, clients: total };
 }
@@ -130,7 +171,10 @@ export async function seed({ api, db, settings }) {
 /** Clients shaped exactly as POST /api/clients makes them (client, device-1, link, account), per node. */
 async function seedWithSql({ db, nodes, settings }) {
   for (const [n, node] of nodes.entries()) {
-    const specs = Array.from({ length: settings.clientsPerNode }, (_, j) => ({ name: `fleet-client-${String(n * settings.clientsPerNode + j).padStart(5, '0')}`, deviceLimit: 0 }));
+    const specs = Array.from({ length: settings.clientsPerNode }, (_, j) => ({
+      name: `fleet-client-${String(n * settings.clientsPerNode + j).padStart(5, '0')}`,
+      deviceLimit: 0,
+    }));
     await insertClients(db, { iface: { id: node.interfaceId, nodeId: node.id }, subnet: SUBNET, specs });
   }
 }
@@ -155,7 +199,8 @@ export function startLoad() {
     }
   });
   exit.then(({ code, signal }) => {
-    for (const { reject } of waiting.values()) reject(new Error(`the load process exited (code ${code}, signal ${signal})`));
+    for (const { reject } of waiting.values())
+      reject(new Error(`the load process exited (code ${code}, signal ${signal})`));
     waiting.clear();
   });
   const request = (message, answer, timeoutMs = 120_000) =>
@@ -198,7 +243,8 @@ export function startLoad() {
 // ---------------------------------------------------------------------------------------------
 // Readings over a window.
 
-const isPostgresProcess = (cmdline) => cmdline.startsWith('postgres') || cmdline.includes('/postgres ') || cmdline.includes('bin/postgres');
+const isPostgresProcess = (cmdline) =>
+  cmdline.startsWith('postgres') || cmdline.includes('/postgres ') || cmdline.includes('bin/postgres');
 const redisPids = (cmdline) => cmdline.startsWith('redis-server') || cmdline.includes('/redis-server');
 
 function readings({ panelPid, loadPid, databaseName }) {
@@ -223,7 +269,9 @@ function readings({ panelPid, loadPid, databaseName }) {
 async function historyCounts(db) {
   const [exists] = (await db.query(`select to_regclass('system_samples') is not null as present`)).rows;
   if (!exists.present) return undefined;
-  const [row] = (await db.query(`select count(*) filter (where tier = 2)::int as raw, count(*)::int as all from system_samples`)).rows;
+  const [row] = (
+    await db.query(`select count(*) filter (where tier = 2)::int as raw, count(*)::int as all from system_samples`)
+  ).rows;
   return row;
 }
 
@@ -257,7 +305,11 @@ export async function scheduledJobs(prefix) {
       queue.on('error', () => undefined);
       try {
         const jobs = await queue.getJobs(['completed', 'failed'], 0, 200);
-        out.push(...jobs.filter((j) => j.processedOn && j.finishedOn).map((j) => ({ name: j.name, id: j.id, start: j.processedOn, end: j.finishedOn, by: j.processedBy })));
+        out.push(
+          ...jobs
+            .filter((j) => j.processedOn && j.finishedOn)
+            .map((j) => ({ name: j.name, id: j.id, start: j.processedOn, end: j.finishedOn, by: j.processedBy })),
+        );
       } catch {
         // not there in this build
       } finally {
@@ -309,7 +361,10 @@ async function measureWindow({ db, panel, load, database, settings, label, queue
     if (performance.now() - sliceMark.at >= SLICE_MS - 500) {
       const now = readings({ panelPid: panel.pid, loadPid: load.pid, databaseName: database.name });
       const span = now.at - sliceMark.at;
-      slices.push({ panel: (100 * (now.panel - sliceMark.panel)) / span, pgOurs: (100 * cpuDelta(sliceMark.pgOurs, now.pgOurs)) / span });
+      slices.push({
+        panel: (100 * (now.panel - sliceMark.panel)) / span,
+        pgOurs: (100 * cpuDelta(sliceMark.pgOurs, now.pgOurs)) / span,
+      });
       sliceMark = now;
     }
   }
@@ -317,7 +372,14 @@ async function measureWindow({ db, panel, load, database, settings, label, queue
   const scheduled = await scheduledJobs(queuePrefix);
   const after = readings({ panelPid: panel.pid, loadPid: load.pid, databaseName: database.name });
   const everyoneAfter = allProcessesCpu();
-  const ours = new Set([panel.pid, load.pid, process.pid, ...after.pgOurs.keys(), ...after.pgOthers.keys(), ...after.redis.keys()]);
+  const ours = new Set([
+    panel.pid,
+    load.pid,
+    process.pid,
+    ...after.pgOurs.keys(),
+    ...after.pgOthers.keys(),
+    ...after.redis.keys(),
+  ]);
   const others = topOthers(everyoneBefore, everyoneAfter, after.at - before.at, ours);
   await sleep(1200); // PostgreSQL publishes table statistics at most once a second
   const tablesAfter = await tableStats(db);
@@ -339,8 +401,20 @@ async function measureWindow({ db, panel, load, database, settings, label, queue
       redis: share(cpuDelta(before.redis, after.redis)),
       machine: machineBusy,
     },
-    rss: { mean: rss.reduce((s, v) => s + v, 0) / rss.length, max: Math.max(...rss), peak: memory.peak, end: memory.rss },
-    history: historyBefore && historyAfter ? { rawPerSecond: (historyAfter.raw - historyBefore.raw) / seconds, allPerSecond: (historyAfter.all - historyBefore.all) / seconds, rawTotal: historyAfter.raw } : undefined,
+    rss: {
+      mean: rss.reduce((s, v) => s + v, 0) / rss.length,
+      max: Math.max(...rss),
+      peak: memory.peak,
+      end: memory.rss,
+    },
+    history:
+      historyBefore && historyAfter
+        ? {
+            rawPerSecond: (historyAfter.raw - historyBefore.raw) / seconds,
+            allPerSecond: (historyAfter.all - historyBefore.all) / seconds,
+            rawTotal: historyAfter.raw,
+          }
+        : undefined,
     usedBytesPerSecond: (usageAfter.used - usageBefore.used) / seconds,
     slices,
     others,
@@ -349,7 +423,17 @@ async function measureWindow({ db, panel, load, database, settings, label, queue
       COUNTED_TABLES.map((t) => {
         const a = tablesBefore[t];
         const b = tablesAfter[t];
-        return [t, { updates: b.upd - a.upd, hot: b.hot - a.hot, deadAfter: b.dead, bytesBefore: a.bytes, bytesAfter: b.bytes, autovacuums: b.autovacuums - a.autovacuums }];
+        return [
+          t,
+          {
+            updates: b.upd - a.upd,
+            hot: b.hot - a.hot,
+            deadAfter: b.dead,
+            bytesBefore: a.bytes,
+            bytesAfter: b.bytes,
+            autovacuums: b.autovacuums - a.autovacuums,
+          },
+        ];
       }),
     ),
     load: stats,
@@ -377,7 +461,13 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
 
     process.stderr.write(`bench: starting the panel (database ${database.name})…\n`);
     // No local agent: it would apply on this host; the fleet is all remote nodes.
-    panel = await startPanelProcess({ databaseUrl: database.url, redisUrl: REDIS_URL, queuePrefix, dataDir, env: { WARREN_LOCAL_AGENT: 'off' } });
+    panel = await startPanelProcess({
+      databaseUrl: database.url,
+      redisUrl: REDIS_URL,
+      queuePrefix,
+      dataDir,
+      env: { WARREN_LOCAL_AGENT: 'off' },
+    });
     scope.add('panel', () => panel.stop());
     const api = apiClient(panel, settings.createConcurrency);
     scope.add('http agent', () => api.close());
@@ -387,9 +477,13 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     scope.add('database client', () => db.end());
     const memoryAtStart = memoryOf(panel.pid);
 
-    process.stderr.write(`bench: creating and enrolling ${settings.nodes} nodes, then ${(settings.nodes * settings.clientsPerNode).toLocaleString('en-US')} clients (${settings.seed})…\n`);
+    process.stderr.write(
+      `bench: creating and enrolling ${settings.nodes} nodes, then ${(settings.nodes * settings.clientsPerNode).toLocaleString('en-US')} clients (${settings.seed})…\n`,
+    );
     const seeded = await seed({ api, db, settings });
-    process.stderr.write(`bench: seeded in ${Math.round(seeded.nodesSeconds + seeded.clientsSeconds)} s; waiting for deliveries to settle…\n`);
+    process.stderr.write(
+      `bench: seeded in ${Math.round(seeded.nodesSeconds + seeded.clientsSeconds)} s; waiting for deliveries to settle…\n`,
+    );
     // Every node's revision moved with each client: let the controller enqueue its jobs (nobody
     // takes them: these agents are simulated) before the links come up.
     await sleep(3000);
@@ -401,18 +495,52 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const url = `${panel.origin.replace(/^http/, 'ws')}/api/agent/link`;
     process.stderr.write(`bench: opening ${settings.nodes} agent links…\n`);
     const connected = await load.request(
-      { type: 'start', url, intervalMs: settings.intervalMs, links: seeded.nodes.map((n) => ({ credential: n.credential, ifname: IFNAME, keys: n.keys, appliedRevision: n.appliedRevision })) },
+      {
+        type: 'start',
+        url,
+        intervalMs: settings.intervalMs,
+        links: seeded.nodes.map((n) => ({
+          credential: n.credential,
+          ifname: IFNAME,
+          keys: n.keys,
+          appliedRevision: n.appliedRevision,
+        })),
+      },
       'connected',
     );
-    const [{ connected: liveCount }] = (await db.query(`select count(*) filter (where connected)::int as connected from node_agents`)).rows;
+    const [{ connected: liveCount }] = (
+      await db.query(`select count(*) filter (where connected)::int as connected from node_agents`)
+    ).rows;
 
     load.send({ type: 'mode', mode: 'heartbeat' });
-    const baseline = await measureWindow({ db, panel, load, database, settings, queuePrefix, label: 'baseline: heartbeats only' });
+    const baseline = await measureWindow({
+      db,
+      panel,
+      load,
+      database,
+      settings,
+      queuePrefix,
+      label: 'baseline: heartbeats only',
+    });
     load.send({ type: 'mode', mode: 'full' });
-    const full = await measureWindow({ db, panel, load, database, settings, queuePrefix, label: 'counters + system samples' });
+    const full = await measureWindow({
+      db,
+      panel,
+      load,
+      database,
+      settings,
+      queuePrefix,
+      label: 'counters + system samples',
+    });
     const { totals } = await load.request({ type: 'drain' }, 'drained', 60_000);
-    const [counted] = (await db.query(`select coalesce(sum(used_bytes), 0)::text as used, coalesce(sum(up_bytes + down_bytes), 0)::text as accounts from clients`)).rows;
-    const [accountsSum] = (await db.query(`select coalesce(sum(up_bytes + down_bytes), 0)::text as bytes from accounts`)).rows;
+    const [counted] = (
+      await db.query(
+        `select coalesce(sum(used_bytes), 0)::text as used, coalesce(sum(up_bytes + down_bytes), 0)::text as accounts from clients`,
+      )
+    ).rows;
+    const [accountsSum] = (
+      await db.query(`select coalesce(sum(up_bytes + down_bytes), 0)::text as bytes from accounts`)
+    ).rows;
     const [seqs] = (await db.query(`select coalesce(sum(counters_seq), 0)::int as seqs from node_agents`)).rows;
     if (!panel.alive()) throw new Error(`the panel exited during the benchmark:\n${panel.tail()}`);
 
@@ -429,7 +557,11 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       counted: { clients: Number(counted.used), accounts: Number(accountsSum.bytes), seqs: seqs.seqs },
       memory: { start: memoryAtStart, seeded: memorySeeded, end: memoryOf(panel.pid) },
       background,
-      versions: { postgres: await postgresVersion().catch(() => undefined), redis: await redisVersion(), code: codeVersion() },
+      versions: {
+        postgres: await postgresVersion().catch(() => undefined),
+        redis: await redisVersion(),
+        code: codeVersion(),
+      },
     });
     console.log(`\n${report.text}\n`);
     if (writeDoc && docFile) {
@@ -448,12 +580,42 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
 // ---------------------------------------------------------------------------------------------
 // Report.
 
-
-function render({ settings, machine, command, seeded, connected, liveCount, baseline, full, totals, counted, memory, versions, background }) {
+function render({
+  settings,
+  machine,
+  command,
+  seeded,
+  connected,
+  liveCount,
+  baseline,
+  full,
+  totals,
+  counted,
+  memory,
+  versions,
+  background,
+}) {
   const N = settings.nodes;
   const M = settings.clientsPerNode;
-  const rest = (w) => (w.cpu.machine === undefined ? undefined : Math.max(0, w.cpu.machine - w.cpu.panel - w.cpu.load - w.cpu.pgOurs - w.cpu.pgOthers - w.cpu.redis));
-  const header = ['phase', 'messages/s sent', 'controller CPU', 'PostgreSQL: bench DB backends', 'PostgreSQL: rest of server', 'Redis', 'load process', 'rest of machine', 'controller RSS mean / max', 'ack p50', 'ack p99', 'ack max', 'history rows/s (raw)'];
+  const rest = (w) =>
+    w.cpu.machine === undefined
+      ? undefined
+      : Math.max(0, w.cpu.machine - w.cpu.panel - w.cpu.load - w.cpu.pgOurs - w.cpu.pgOthers - w.cpu.redis);
+  const header = [
+    'phase',
+    'messages/s sent',
+    'controller CPU',
+    'PostgreSQL: bench DB backends',
+    'PostgreSQL: rest of server',
+    'Redis',
+    'load process',
+    'rest of machine',
+    'controller RSS mean / max',
+    'ack p50',
+    'ack p99',
+    'ack max',
+    'history rows/s (raw)',
+  ];
   const row = (w) => {
     const l = w.load;
     const messages = (l.heartbeats + l.batches + l.resends + l.systems) / l.seconds;
@@ -483,16 +645,46 @@ function render({ settings, machine, command, seeded, connected, liveCount, base
   const expectedRaw = N / (settings.intervalMs / 1000);
   const lost = totals.bytes - counted.clients;
   const plain = (table) => table.map((r) => r.map((c) => String(c).replace(/\*\*/g, '')));
-  const sliceHeader = ['seconds into the window', 'acks', 'ack p50', 'ack p99', 'ack max', 'controller CPU', 'PostgreSQL: bench DB backends'];
+  const sliceHeader = [
+    'seconds into the window',
+    'acks',
+    'ack p50',
+    'ack p99',
+    'ack max',
+    'controller CPU',
+    'PostgreSQL: bench DB backends',
+  ];
   const sliceRows = full.load.slices.slice(0, Math.floor((settings.windowSeconds * 1000) / SLICE_MS)).map((a, k) => {
     const c = full.slices[k];
-    return [`${(k * SLICE_MS) / 1000}–${((k + 1) * SLICE_MS) / 1000}`, fixed(a.count), ms(a.p50), ms(a.p99), ms(a.max), c ? pct(c.panel) : '–', c ? pct(c.pgOurs) : '–'];
+    return [
+      `${(k * SLICE_MS) / 1000}–${((k + 1) * SLICE_MS) / 1000}`,
+      fixed(a.count),
+      ms(a.p50),
+      ms(a.p99),
+      ms(a.max),
+      c ? pct(c.panel) : '–',
+      c ? pct(c.pgOurs) : '–',
+    ];
   });
   const MB = 2 ** 20;
-  const tableHeader = ['table', 'row updates/s', 'of them HOT', 'size with indexes before → after', 'dead rows after', 'autovacuum runs'];
+  const tableHeader = [
+    'table',
+    'row updates/s',
+    'of them HOT',
+    'size with indexes before → after',
+    'dead rows after',
+    'autovacuum runs',
+  ];
   const tableRows = COUNTED_TABLES.map((t) => {
     const x = full.tables[t];
-    return [t, fixed(x.updates / full.seconds), x.updates ? pct((100 * x.hot) / x.updates) : '–', `${fixed(x.bytesBefore / MB, 1)} → ${fixed(x.bytesAfter / MB, 1)} MiB`, fixed(x.deadAfter), fixed(x.autovacuums)];
+    return [
+      t,
+      fixed(x.updates / full.seconds),
+      x.updates ? pct((100 * x.hot) / x.updates) : '–',
+      `${fixed(x.bytesBefore / MB, 1)} → ${fixed(x.bytesAfter / MB, 1)} MiB`,
+      fixed(x.deadAfter),
+      fixed(x.autovacuums),
+    ];
   });
 
   const text = [

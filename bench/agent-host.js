@@ -126,7 +126,11 @@ async function makePeers(count) {
   for (let i = 0; i < count; i++) {
     const n = i + 2; // 10.64.0.2 onwards
     // Any 32 bytes are a valid public key to wg; real key pairs would only slow the set-up.
-    peers[i] = { publicKey: randomBytes(32).toString('base64'), presharedKey: generatePresharedKey(), ip: `10.64.${n >> 8}.${n & 255}` };
+    peers[i] = {
+      publicKey: randomBytes(32).toString('base64'),
+      presharedKey: generatePresharedKey(),
+      ip: `10.64.${n >> 8}.${n & 255}`,
+    };
   }
   return peers;
 }
@@ -157,7 +161,9 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const runner = new CommandRunner({ namespace });
     const probe = await probeHost(runner);
 
-    process.stderr.write(`bench: ${settings.peers.toLocaleString('en-US')} peers, ${settings.reps} fresh interfaces per variant, namespace ${namespace}\n`);
+    process.stderr.write(
+      `bench: ${settings.peers.toLocaleString('en-US')} peers, ${settings.reps} fresh interfaces per variant, namespace ${namespace}\n`,
+    );
     const peers = await makePeers(settings.peers);
     const iface = (name) => ({
       name,
@@ -204,7 +210,8 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       const listed = await ns.exec('wg', 'show', bareName, 'peers');
       bare.showPeers.push(performance.now() - t);
       // A syncconf wireguard-go refused mid-way (wg dies of SIGPIPE) would look fast: make sure it took.
-      if (listed.trim().split('\n').length !== settings.peers) throw new Error(`bare syncconf left ${listed.trim().split('\n').length} peers on ${bareName}`);
+      if (listed.trim().split('\n').length !== settings.peers)
+        throw new Error(`bare syncconf left ${listed.trim().split('\n').length} peers on ${bareName}`);
       await ns.exec('ip', 'link', 'del', 'dev', bareName);
       await waitForGone(bareName);
 
@@ -225,9 +232,14 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       // 1% of the peers replaced by new devices.
       const changedPeers = peers.slice();
       const changes = Math.max(1, Math.floor(peers.length / 100));
-      for (let i = 0; i < changes; i++) changedPeers[i * 100] = { ...peers[i * 100], publicKey: randomBytes(32).toString('base64') };
+      for (let i = 0; i < changes; i++)
+        changedPeers[i * 100] = { ...peers[i * 100], publicKey: randomBytes(32).toString('base64') };
       t = performance.now();
-      result = await host.apply({ ...state, revision: 100, interfaces: [{ ...state.interfaces[0], peers: changedPeers }] });
+      result = await host.apply({
+        ...state,
+        revision: 100,
+        interfaces: [{ ...state.interfaces[0], peers: changedPeers }],
+      });
       driverRuns.changed.push(performance.now() - t);
       if (!result.ok) throw new Error(`1% apply failed: ${JSON.stringify(result.interfaces)}`);
       if (rep === settings.reps - 1) {
@@ -239,24 +251,32 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       driverRuns.remove.push(performance.now() - t);
     }
     const dump = (await ns.exec('wg', 'show', keep.name, 'dump')).trim().split('\n');
-    if (dump.length !== settings.peers + 1) throw new Error(`the interface holds ${dump.length - 1} peers, expected ${settings.peers}`);
+    if (dump.length !== settings.peers + 1)
+      throw new Error(`the interface holds ${dump.length - 1} peers, expected ${settings.peers}`);
 
     // Counters: a process doing nothing else, on the interface left up with all its peers.
-    process.stderr.write(`bench: counter collection every ${settings.counterIntervalMs} ms for ${settings.counterSeconds} s…\n`);
+    process.stderr.write(
+      `bench: counter collection every ${settings.counterIntervalMs} ms for ${settings.counterSeconds} s…\n`,
+    );
     const { wireguardGoPids } = await links();
     const [daemonPid] = wireguardGoPids(keep.name);
     const daemonBefore = cpuMsOf(daemonPid);
     const collected = await new Promise((resolve, reject) => {
-      const child = fork(SELF, ['--collect', namespace, keep.name, String(settings.counterSeconds), String(settings.counterIntervalMs)], {
-        execArgv: ['--expose-gc'],
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      });
+      const child = fork(
+        SELF,
+        ['--collect', namespace, keep.name, String(settings.counterSeconds), String(settings.counterIntervalMs)],
+        {
+          execArgv: ['--expose-gc'],
+          stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        },
+      );
       child.once('message', resolve);
       child.once('error', reject);
       child.once('exit', (code) => reject(new Error(`collector exited with code ${code} before reporting`)));
     });
     const daemonCpuMs = cpuMsOf(daemonPid) - daemonBefore;
-    if (collected.peers !== settings.peers) throw new Error(`collector read ${collected.peers} peers, expected ${settings.peers}`);
+    if (collected.peers !== settings.peers)
+      throw new Error(`collector read ${collected.peers} peers, expected ${settings.peers}`);
 
     // Parse alone, in this process, on a real dump of the interface.
     const { parseWgDump } = await driver();
@@ -297,7 +317,21 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
   }
 }
 
-function render({ settings, machine, command, idleBusy, configBytes, bare, driverRuns, collected, daemonCpuMs, parseMs, wgVersion, wgGoVersion, machineBusy }) {
+function render({
+  settings,
+  machine,
+  command,
+  idleBusy,
+  configBytes,
+  bare,
+  driverRuns,
+  collected,
+  daemonCpuMs,
+  parseMs,
+  wgVersion,
+  wgGoVersion,
+  machineBusy,
+}) {
   const peers = settings.peers.toLocaleString('en-US');
   const full = median(driverRuns.full);
   const floor = median(bare.sync);
@@ -306,17 +340,63 @@ function render({ settings, machine, command, idleBusy, configBytes, bare, drive
   const header = ['operation', 'median (min–max)', 'runs', 'vs bare syncconf'];
   const vs = (values) => (median(values) / floor).toFixed(2);
   const rows = [
-    [`*baseline:* bare \`wg syncconf\` of ${peers} peers on a fresh wireguard-go interface`, spread(bare.sync), bare.sync.length, '1.00'],
-    ['*reference:* bare `wireguard-go <if>` (create, until it returns)', spread(bare.create), bare.create.length, vs(bare.create)],
-    ['*reference:* bare `ip address add` + `ip link set … mtu … up` after it', spread(bare.addressUp), bare.addressUp.length, vs(bare.addressUp)],
-    ['*reference:* the same work by hand: create + syncconf + address + up, one after another', spread(bare.byHand), bare.byHand.length, vs(bare.byHand)],
-    ['*reference:* bare no-op `wg syncconf` (same file again, interface up)', spread(bare.noop), bare.noop.length, vs(bare.noop)],
+    [
+      `*baseline:* bare \`wg syncconf\` of ${peers} peers on a fresh wireguard-go interface`,
+      spread(bare.sync),
+      bare.sync.length,
+      '1.00',
+    ],
+    [
+      '*reference:* bare `wireguard-go <if>` (create, until it returns)',
+      spread(bare.create),
+      bare.create.length,
+      vs(bare.create),
+    ],
+    [
+      '*reference:* bare `ip address add` + `ip link set … mtu … up` after it',
+      spread(bare.addressUp),
+      bare.addressUp.length,
+      vs(bare.addressUp),
+    ],
+    [
+      '*reference:* the same work by hand: create + syncconf + address + up, one after another',
+      spread(bare.byHand),
+      bare.byHand.length,
+      vs(bare.byHand),
+    ],
+    [
+      '*reference:* bare no-op `wg syncconf` (same file again, interface up)',
+      spread(bare.noop),
+      bare.noop.length,
+      vs(bare.noop),
+    ],
     ['*reference:* bare `wg show <if> peers`', spread(bare.showPeers), bare.showPeers.length, vs(bare.showPeers)],
-    [`**apply(): create + ${peers} peers + address/MTU/up** (fresh interface)`, `**${spread(driverRuns.full)}**`, driverRuns.full.length, `**${ratio.toFixed(2)}**`],
-    ['apply(): no-op re-apply (same state again)', spread(driverRuns.noop), driverRuns.noop.length, vs(driverRuns.noop)],
-    ['apply(): 1% of the peers replaced', spread(driverRuns.changed), driverRuns.changed.length, vs(driverRuns.changed)],
+    [
+      `**apply(): create + ${peers} peers + address/MTU/up** (fresh interface)`,
+      `**${spread(driverRuns.full)}**`,
+      driverRuns.full.length,
+      `**${ratio.toFixed(2)}**`,
+    ],
+    [
+      'apply(): no-op re-apply (same state again)',
+      spread(driverRuns.noop),
+      driverRuns.noop.length,
+      vs(driverRuns.noop),
+    ],
+    [
+      'apply(): 1% of the peers replaced',
+      spread(driverRuns.changed),
+      driverRuns.changed.length,
+      vs(driverRuns.changed),
+    ],
   ];
-  if (driverRuns.remove.length) rows.push(['apply(): interface removed (no longer desired)', spread(driverRuns.remove), driverRuns.remove.length, vs(driverRuns.remove)]);
+  if (driverRuns.remove.length)
+    rows.push([
+      'apply(): interface removed (no longer desired)',
+      spread(driverRuns.remove),
+      driverRuns.remove.length,
+      vs(driverRuns.remove),
+    ]);
 
   const reads = collected.reads;
   const wall = collected.elapsedMs;
@@ -325,14 +405,32 @@ function render({ settings, machine, command, idleBusy, configBytes, bare, drive
   const percent = (cpuMs) => `${fixed((100 * cpuMs) / wall, 2)}%`;
   const counterHeader = ['what', 'value'];
   const counterRows = [
-    ['reads', `${reads.length} in ${(wall / 1000).toFixed(1)} s, ${collected.peers.toLocaleString('en-US')} peers each`],
+    [
+      'reads',
+      `${reads.length} in ${(wall / 1000).toFixed(1)} s, ${collected.peers.toLocaleString('en-US')} peers each`,
+    ],
     ['one read (`wg show all dump` + parse), median (min–max)', spread(reads)],
     ['parse alone, median of 50 (bench process)', ms(parseMs)],
-    ['collector CPU: Node (read + parse)', `${Math.round(cpuOwn)} ms = ${percent(cpuOwn)} of one core, ${(cpuOwn / reads.length).toFixed(1)} ms per read`],
-    ['collector CPU: `wg` children', `${Math.round(cpuWg)} ms = ${percent(cpuWg)} of one core, ${(cpuWg / reads.length).toFixed(1)} ms per read (10 ms clock ticks)`],
-    ['wireguard-go answering the reads', `${Math.round(daemonCpuMs)} ms = ${percent(daemonCpuMs)} of one core (its whole CPU in the window; the tunnel is idle)`],
-    ['collector RSS', `${mib(collected.rssBefore / 2 ** 20, 1)} before the first read, ${mib(collected.rssMax / 2 ** 20, 1)} at most after a read (peak RSS ${mib(collected.maxRssKb * 1024 / 2 ** 20, 1)})`],
-    ['collector live heap after a full GC at the end', `${mib(collected.liveHeap / 2 ** 20, 1)} (the rest of the RSS growth is freed heap V8 keeps for reuse)`],
+    [
+      'collector CPU: Node (read + parse)',
+      `${Math.round(cpuOwn)} ms = ${percent(cpuOwn)} of one core, ${(cpuOwn / reads.length).toFixed(1)} ms per read`,
+    ],
+    [
+      'collector CPU: `wg` children',
+      `${Math.round(cpuWg)} ms = ${percent(cpuWg)} of one core, ${(cpuWg / reads.length).toFixed(1)} ms per read (10 ms clock ticks)`,
+    ],
+    [
+      'wireguard-go answering the reads',
+      `${Math.round(daemonCpuMs)} ms = ${percent(daemonCpuMs)} of one core (its whole CPU in the window; the tunnel is idle)`,
+    ],
+    [
+      'collector RSS',
+      `${mib(collected.rssBefore / 2 ** 20, 1)} before the first read, ${mib(collected.rssMax / 2 ** 20, 1)} at most after a read (peak RSS ${mib((collected.maxRssKb * 1024) / 2 ** 20, 1)})`,
+    ],
+    [
+      'collector live heap after a full GC at the end',
+      `${mib(collected.liveHeap / 2 ** 20, 1)} (the rest of the RSS growth is freed heap V8 keeps for reuse)`,
+    ],
   ];
 
   const settingsText = `BENCH_PEERS=${settings.peers} BENCH_REPS=${settings.reps} BENCH_NOOP_REPS=${settings.noopReps} BENCH_COUNTER_SECONDS=${settings.counterSeconds} BENCH_COUNTER_INTERVAL_MS=${settings.counterIntervalMs}`;
@@ -368,7 +466,10 @@ How honest these numbers are:
 - wireguard-go does the heavy part of both the baseline and the apply (reading the UAPI stream, one X25519 computation per new peer), so what separates the two is the driver's fixed cost per apply: tens of ms. With fewer peers (or the kernel module, untested here) that fixed cost weighs more in the ratio.
 - The counter figures are for an idle tunnel; under traffic wireguard-go is busier, but the dump's size (what the reads cost) depends only on the number of peers.
 `;
-  const text = `${textTable(header, rows.map((r) => r.map((c) => String(c).replace(/\*/g, ''))))}\n\nfull apply / bare syncconf: ${ratio.toFixed(2)} (target <= ${TARGET_RATIO}: ${pass ? 'pass' : 'FAIL'})\n\n${textTable(counterHeader, counterRows)}\n${busyText}`;
+  const text = `${textTable(
+    header,
+    rows.map((r) => r.map((c) => String(c).replace(/\*/g, ''))),
+  )}\n\nfull apply / bare syncconf: ${ratio.toFixed(2)} (target <= ${TARGET_RATIO}: ${pass ? 'pass' : 'FAIL'})\n\n${textTable(counterHeader, counterRows)}\n${busyText}`;
   return { markdown, text, figures: { ratio, full, floor, noop: median(driverRuns.noop), reads } };
 }
 

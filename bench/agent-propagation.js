@@ -25,7 +25,18 @@ import { createBenchDatabase, postgresVersion, REDIS_URL } from './lib/database.
 import { describeMachine, machineCpuTicks } from './lib/machine.js';
 import { createNamespace, randomHex, requireTools } from './lib/netns.js';
 import { apiClient, signIn, startPanelProcess } from './lib/panel-process.js';
-import { allProcessesCpu, backgroundBusy, childPids, childrenCpuMsOf, cmdlineOf, cpuMsOf, cpuMsOfProcesses, machineBusyPercent, summarise, topOthers } from './lib/proc-stats.js';
+import {
+  allProcessesCpu,
+  backgroundBusy,
+  childPids,
+  childrenCpuMsOf,
+  cmdlineOf,
+  cpuMsOf,
+  cpuMsOfProcesses,
+  machineBusyPercent,
+  summarise,
+  topOthers,
+} from './lib/proc-stats.js';
 import { codeVersion } from './lib/code-version.js';
 import { dropRedisPrefix, redisVersion } from './lib/redis-cleanup.js';
 import { fixed, markdownTable, ms, percent as pct, textTable, writeSection } from './lib/report.js';
@@ -78,11 +89,13 @@ function makeDetectors(ns, ifname) {
   return {
     wg: {
       label: '`wg show <if> peers` (via `ip netns exec`)',
-      present: async (publicKey) => (await exec('ip', ['netns', 'exec', ns.name, 'wg', 'show', ifname, 'peers'])).stdout.includes(publicKey),
+      present: async (publicKey) =>
+        (await exec('ip', ['netns', 'exec', ns.name, 'wg', 'show', ifname, 'peers'])).stdout.includes(publicKey),
     },
     uapi: {
       label: "wireguard-go's UAPI socket (`get=1`, what `wg show` reads)",
-      present: async (publicKey) => (await uapiGet(ifname)).includes(`public_key=${Buffer.from(publicKey, 'base64').toString('hex')}\n`),
+      present: async (publicKey) =>
+        (await uapiGet(ifname)).includes(`public_key=${Buffer.from(publicKey, 'base64').toString('hex')}\n`),
     },
   };
 }
@@ -152,9 +165,18 @@ async function openJobReader({ kind, databaseUrl, queuePrefix, nodeId }) {
       for (;;) {
         const job = await queue.getJob(`apply:${nodeId}:${revision}`);
         if (job?.finishedOn) {
-          return { added: job.timestamp, processed: job.processedOn, finished: job.finishedOn, applyMs: job.returnvalue?.durationMs, ok: job.returnvalue?.ok };
+          return {
+            added: job.timestamp,
+            processed: job.processedOn,
+            finished: job.finishedOn,
+            applyMs: job.returnvalue?.durationMs,
+            ok: job.returnvalue?.ok,
+          };
         }
-        if (performance.now() > deadline) throw new Error(`the apply job of revision ${revision} did not finish within ${timeoutMs} ms (${job ? 'found, unfinished' : 'not found'})`);
+        if (performance.now() > deadline)
+          throw new Error(
+            `the apply job of revision ${revision} did not finish within ${timeoutMs} ms (${job ? 'found, unfinished' : 'not found'})`,
+          );
         await sleep(5);
       }
     },
@@ -201,28 +223,60 @@ async function runBackend({ kind, settings, scope }) {
   let agent;
   const ifname = `wbp${randomHex(8)}`;
   if (kind === 'redis') {
-    node = await api.expect(201, api.client.POST('/api/nodes', { body: { name: `bench-${randomHex(6)}`, address: '10.200.0.1' } }));
-    if (!node.enrolment?.secret) throw new Error(`POST /api/nodes gave no enrolment secret: ${JSON.stringify(node).slice(0, 300)}`);
+    node = await api.expect(
+      201,
+      api.client.POST('/api/nodes', { body: { name: `bench-${randomHex(6)}`, address: '10.200.0.1' } }),
+    );
+    if (!node.enrolment?.secret)
+      throw new Error(`POST /api/nodes gave no enrolment secret: ${JSON.stringify(node).slice(0, 300)}`);
   } else {
     // What the panel says to a remote node in this mode (expected: no enrolment, and why).
-    const remote = await api.expect(201, api.client.POST('/api/nodes', { body: { name: `bench-remote-${randomHex(6)}`, address: '10.200.0.2' } }));
-    remoteRefusal = remote.enrolment === null ? remote.enrolmentError ?? 'refused' : undefined;
-    if (!remoteRefusal) throw new Error('the panel without REDIS_URL issued an enrolment secret for a remote node: unexpected, check the bench');
+    const remote = await api.expect(
+      201,
+      api.client.POST('/api/nodes', { body: { name: `bench-remote-${randomHex(6)}`, address: '10.200.0.2' } }),
+    );
+    remoteRefusal = remote.enrolment === null ? (remote.enrolmentError ?? 'refused') : undefined;
+    if (!remoteRefusal)
+      throw new Error(
+        'the panel without REDIS_URL issued an enrolment secret for a remote node: unexpected, check the bench',
+      );
     await api.expect(200, api.client.DELETE('/api/nodes/{id}', { params: { path: { id: remote.id } } }));
     const nodes = await api.expect(200, api.client.GET('/api/nodes'));
     node = (Array.isArray(nodes) ? nodes : nodes.items).find((n) => n.isLocal);
     if (!node) throw new Error('no local node in GET /api/nodes');
   }
-  const iface = await api.expect(201, api.client.POST('/api/interfaces', { body: { nodeId: node.id, name: ifname, listenPort: 51820, subnet: SUBNET, endpointHost: '10.200.0.1' } }));
-  const client = await api.expect(201, api.client.POST('/api/clients', { body: { name: 'propagation', deviceLimit: 0, interfaceIds: [iface.id] } }));
+  const iface = await api.expect(
+    201,
+    api.client.POST('/api/interfaces', {
+      body: { nodeId: node.id, name: ifname, listenPort: 51820, subnet: SUBNET, endpointHost: '10.200.0.1' },
+    }),
+  );
+  const client = await api.expect(
+    201,
+    api.client.POST('/api/clients', { body: { name: 'propagation', deviceLimit: 0, interfaceIds: [iface.id] } }),
+  );
 
   if (kind === 'redis') {
     process.stderr.write(`bench: [${kind}] starting the agent in ${ns.name}…\n`);
-    agent = startAgentProcess({ controllerUrl: panel.origin, enrolSecret: node.enrolment.secret, dataDir: join(workDir, 'agent'), netns: ns.name });
+    agent = startAgentProcess({
+      controllerUrl: panel.origin,
+      enrolSecret: node.enrolment.secret,
+      dataDir: join(workDir, 'agent'),
+      netns: ns.name,
+    });
     scope.add('agent', () => agent.stop());
   } else {
-    const pid = await waitFor('the local agent process', () => childPids(panel.pid).find((p) => cmdlineOf(p).includes('apps/agent/src/main.js')), 30_000);
-    agent = { pid, alive: () => existsSync(`/proc/${pid}`), exit: () => 'exited', tail: () => '(its output goes to the panel\'s)' };
+    const pid = await waitFor(
+      'the local agent process',
+      () => childPids(panel.pid).find((p) => cmdlineOf(p).includes('apps/agent/src/main.js')),
+      30_000,
+    );
+    agent = {
+      pid,
+      alive: () => existsSync(`/proc/${pid}`),
+      exit: () => 'exited',
+      tail: () => "(its output goes to the panel's)",
+    };
     // The panel stops its agent on shutdown; should the panel have died instead, end that one
     // process (by its pid) so nothing of the run outlives it.
     scope.add('local agent', async () => {
@@ -230,13 +284,17 @@ async function runBackend({ kind, settings, scope }) {
       if (existsSync(`/proc/${pid}`) && cmdlineOf(pid).includes('apps/agent/src/main.js')) process.kill(pid, 'SIGKILL');
     });
   }
-  const describeFailure = () => `\n--- agent output\n${agent.tail() || '(none)'}\n--- panel output\n${panel.tail() || '(none)'}`;
+  const describeFailure = () =>
+    `\n--- agent output\n${agent.tail() || '(none)'}\n--- panel output\n${panel.tail() || '(none)'}`;
   const syncDeadline = performance.now() + 60_000;
   for (;;) {
     const view = await api.expect(200, api.client.GET('/api/nodes/{id}', { params: { path: { id: node.id } } }));
     if (view.agent.state === 'connected' && view.inSync) break;
     if (!agent.alive()) throw new Error(`the agent exited (${JSON.stringify(agent.exit())})${describeFailure()}`);
-    if (performance.now() > syncDeadline) throw new Error(`the node did not get in sync within 60 s: ${JSON.stringify(view.agent).slice(0, 400)}${describeFailure()}`);
+    if (performance.now() > syncDeadline)
+      throw new Error(
+        `the node did not get in sync within 60 s: ${JSON.stringify(view.agent).slice(0, 400)}${describeFailure()}`,
+      );
     await sleep(100);
   }
   const detectors = makeDetectors(ns, ifname);
@@ -248,8 +306,10 @@ async function runBackend({ kind, settings, scope }) {
 
   // Additions, one at a time; the detector alternates so both see the same conditions.
   const order = [];
-  for (let i = 0; i < settings.warmup; i++) for (const d of settings.detectors) order.push({ detector: d, warmup: true });
-  for (let i = 0; i < settings.additions; i++) for (const d of settings.detectors) order.push({ detector: d, warmup: false });
+  for (let i = 0; i < settings.warmup; i++)
+    for (const d of settings.detectors) order.push({ detector: d, warmup: true });
+  for (let i = 0; i < settings.additions; i++)
+    for (const d of settings.detectors) order.push({ detector: d, warmup: false });
   const records = [];
   const selfPid = process.pid;
   const ownCpu = () => {
@@ -257,29 +317,56 @@ async function runBackend({ kind, settings, scope }) {
     return (u.user + u.system) / 1000 + childrenCpuMsOf(selfPid);
   };
   const everyoneBefore = allProcessesCpu();
-  const cpuMark = { panel: cpuMsOf(panel.pid), agent: cpuMsOf(agent.pid) + childrenCpuMsOf(agent.pid), bench: ownCpu(), machine: machineCpuTicks(), at: performance.now() };
-  process.stderr.write(`bench: [${kind}] ${order.length} device additions (${settings.warmup} warm-up + ${settings.additions} measured per detector)…\n`);
+  const cpuMark = {
+    panel: cpuMsOf(panel.pid),
+    agent: cpuMsOf(agent.pid) + childrenCpuMsOf(agent.pid),
+    bench: ownCpu(),
+    machine: machineCpuTicks(),
+    at: performance.now(),
+  };
+  process.stderr.write(
+    `bench: [${kind}] ${order.length} device additions (${settings.warmup} warm-up + ${settings.additions} measured per detector)…\n`,
+  );
   for (let i = 0; i < order.length; i++) {
     const { detector, warmup } = order[i];
     const childrenBefore = childrenCpuMsOf(selfPid);
     const wall0 = Date.now();
     const t0 = performance.now();
-    const request = api.timed(() => api.client.POST('/api/clients/{id}/devices', { params: { path: { id: client.id } }, body: { name: `device-${String(i).padStart(4, '0')}` } }));
+    const request = api.timed(() =>
+      api.client.POST('/api/clients/{id}/devices', {
+        params: { path: { id: client.id } },
+        body: { name: `device-${String(i).padStart(4, '0')}` },
+      }),
+    );
     // The key is only known from the answer; polling starts at once all the same (it costs what
     // it costs while the API call runs) and checks for the key as soon as it is known.
     let key;
     const keyKnown = request.then((response) => {
-      if (response.status !== 201) throw new Error(`POST /api/clients/${client.id}/devices answered ${response.status}: ${JSON.stringify(response.body).slice(0, 300)}`);
+      if (response.status !== 201)
+        throw new Error(
+          `POST /api/clients/${client.id}/devices answered ${response.status}: ${JSON.stringify(response.body).slice(0, 300)}`,
+        );
       key = response.body.accounts?.[0]?.publicKey;
       if (!key) throw new Error(`the new device has no account: ${JSON.stringify(response.body).slice(0, 300)}`);
       return response;
     });
-    const seen = waitPresent({ present: async (k) => (key ? detectors[detector].present(k()) : (await detectors[detector].present('-'), false)) }, () => key, settings.pollMs, 10_000);
+    const seen = waitPresent(
+      {
+        present: async (k) =>
+          key ? detectors[detector].present(k()) : (await detectors[detector].present('-'), false),
+      },
+      () => key,
+      settings.pollMs,
+      10_000,
+    );
     const [response, visible] = await Promise.all([keyKnown, seen]);
     const childrenMs = childrenCpuMsOf(selfPid) - childrenBefore;
-    const { desired_revision: revision } = (await db.query('select desired_revision from nodes where id = $1', [node.id])).rows[0];
+    const { desired_revision: revision } = (
+      await db.query('select desired_revision from nodes where id = $1', [node.id])
+    ).rows[0];
     const job = await jobs.finished(Number(revision));
-    if (!job.ok) throw new Error(`the apply of revision ${revision} failed: ${JSON.stringify(job)}${describeFailure()}`);
+    if (!job.ok)
+      throw new Error(`the apply of revision ${revision} failed: ${JSON.stringify(job)}${describeFailure()}`);
     if (!warmup) {
       records.push({
         detector,
@@ -300,7 +387,12 @@ async function runBackend({ kind, settings, scope }) {
   }
   const elapsed = performance.now() - cpuMark.at;
   const servers = cpuMsOfProcesses((cmdline) => /^postgres|\/postgres |redis-server|wireguard-go/.test(cmdline));
-  const others = topOthers(everyoneBefore, allProcessesCpu(), elapsed, new Set([panel.pid, agent.pid, process.pid, ...servers.keys()]));
+  const others = topOthers(
+    everyoneBefore,
+    allProcessesCpu(),
+    elapsed,
+    new Set([panel.pid, agent.pid, process.pid, ...servers.keys()]),
+  );
   const cpu = {
     panelMs: cpuMsOf(panel.pid) - cpuMark.panel,
     agentMs: cpuMsOf(agent.pid) + childrenCpuMsOf(agent.pid) - cpuMark.agent,
@@ -324,15 +416,25 @@ async function runBackend({ kind, settings, scope }) {
       const ip = `${BARE_NET}.${Math.floor(i / 250)}.${(i % 250) + 1}/32`;
       const childrenBefore = childrenCpuMsOf(selfPid);
       const t0 = performance.now();
-      const set = exec('ip', ['netns', 'exec', ns.name, 'wg', 'set', ifname, 'peer', key, 'allowed-ips', ip]).then(() => performance.now() - t0);
+      const set = exec('ip', ['netns', 'exec', ns.name, 'wg', 'set', ifname, 'peer', key, 'allowed-ips', ip]).then(
+        () => performance.now() - t0,
+      );
       const seen = waitPresent(detectors[detector], key, settings.pollMs, 10_000);
       const [setMs, visible] = await Promise.all([set, seen]);
       added.push(key);
-      bare.push({ detector, setMs, visibleMs: visible.at - t0, polls: visible.polls, pollMs: visible.pollTime / visible.polls, childrenMs: childrenCpuMsOf(selfPid) - childrenBefore });
+      bare.push({
+        detector,
+        setMs,
+        visibleMs: visible.at - t0,
+        polls: visible.polls,
+        pollMs: visible.pollTime / visible.polls,
+        childrenMs: childrenCpuMsOf(selfPid) - childrenBefore,
+      });
       await sleep(20);
     }
     // Leave the interface as the agent made it (the namespace goes anyway).
-    for (const key of added) await exec('ip', ['netns', 'exec', ns.name, 'wg', 'set', ifname, 'peer', key, 'remove']).catch(() => undefined);
+    for (const key of added)
+      await exec('ip', ['netns', 'exec', ns.name, 'wg', 'set', ifname, 'peer', key, 'remove']).catch(() => undefined);
   }
   if (!panel.alive()) throw new Error(`the panel exited during the benchmark:\n${panel.tail()}`);
   return { kind, records, bare, cpu, others, peersAtEnd, nodeLocal: node.isLocal, remoteRefusal };
@@ -378,11 +480,42 @@ const median = (values) => summarise(values).p50;
 const QUEUE_LABEL = { redis: 'Redis (remote node, own ACL user)', postgres: 'PostgreSQL (local node)' };
 
 function render({ settings, machine, command, results, versions, background }) {
-  const header = ['queue backend', 'detector', 'n', 'API answer p50', 'API answer p99', 'visible p50', 'visible p90', 'visible p99', 'max', `p99 < ${TARGET_P99_MS} ms`];
+  const header = [
+    'queue backend',
+    'detector',
+    'n',
+    'API answer p50',
+    'API answer p99',
+    'visible p50',
+    'visible p90',
+    'visible p99',
+    'max',
+    `p99 < ${TARGET_P99_MS} ms`,
+  ];
   const rows = [];
-  const breakdownHeader = ['queue backend', 'detector', 'API → job added', 'added → taken by agent', 'taken → peer visible', 'apply (agent-reported)', 'taken → job finished', 'polls per addition', 'one poll'];
+  const breakdownHeader = [
+    'queue backend',
+    'detector',
+    'API → job added',
+    'added → taken by agent',
+    'taken → peer visible',
+    'apply (agent-reported)',
+    'taken → job finished',
+    'polls per addition',
+    'one poll',
+  ];
   const breakdown = [];
-  const baseHeader = ['queue backend', 'detector', 'n', '`wg set` itself p50', 'visible p50', 'visible p99', 'max', 'polls', 'one poll'];
+  const baseHeader = [
+    'queue backend',
+    'detector',
+    'n',
+    '`wg set` itself p50',
+    'visible p50',
+    'visible p99',
+    'max',
+    'polls',
+    'one poll',
+  ];
   const baseRows = [];
   let worst;
   for (const r of results) {
@@ -392,7 +525,18 @@ function render({ settings, machine, command, results, versions, background }) {
       const api = summarise(recs.map((x) => x.apiMs));
       const vis = summarise(recs.map((x) => x.visibleMs));
       if (!worst || vis.p99 > worst.p99) worst = { ...vis, kind: r.kind, detector: d };
-      rows.push([QUEUE_LABEL[r.kind], d, fixed(vis.count), ms(api.p50), ms(api.p99), ms(vis.p50), ms(vis.p90), `**${ms(vis.p99)}**`, ms(vis.max), vis.p99 < TARGET_P99_MS ? 'pass' : '**FAIL**']);
+      rows.push([
+        QUEUE_LABEL[r.kind],
+        d,
+        fixed(vis.count),
+        ms(api.p50),
+        ms(api.p99),
+        ms(vis.p50),
+        ms(vis.p90),
+        `**${ms(vis.p99)}**`,
+        ms(vis.max),
+        vis.p99 < TARGET_P99_MS ? 'pass' : '**FAIL**',
+      ]);
       breakdown.push([
         QUEUE_LABEL[r.kind],
         d,
@@ -427,7 +571,16 @@ function render({ settings, machine, command, results, versions, background }) {
     const recs = r.records.filter((x) => x.detector === d);
     if (!recs.length) return '';
     const m = (f) => median(recs.map(f));
-    return `- ${QUEUE_LABEL[r.kind]} (detector ${d}): answer at ${ms(m((x) => x.apiMs))}, job added at ${ms(m((x) => x.enqueuedMs))}, taken by the agent at ${ms(m((x) => x.pickedMs))}, peer visible at ${ms(m((x) => x.visibleMs))}; the agent's apply itself (read links, \`wg syncconf\`, addresses, NAT table, state file: one process per command) takes ${ms(m((x) => x.applyMs))}${m((x) => x.applyMs) > Math.max(m((x) => x.apiMs), m((x) => x.pickedMs - x.enqueuedMs), m((x) => x.enqueuedMs - x.apiMs)) ? ', the largest single part' : ''}.`;
+    return `- ${QUEUE_LABEL[r.kind]} (detector ${d}): answer at ${ms(m((x) => x.apiMs))}, job added at ${ms(m((x) => x.enqueuedMs))}, taken by the agent at ${ms(m((x) => x.pickedMs))}, peer visible at ${ms(m((x) => x.visibleMs))}; the agent's apply itself (read links, \`wg syncconf\`, addresses, NAT table, state file: one process per command) takes ${ms(m((x) => x.applyMs))}${
+      m((x) => x.applyMs) >
+      Math.max(
+        m((x) => x.apiMs),
+        m((x) => x.pickedMs - x.enqueuedMs),
+        m((x) => x.enqueuedMs - x.apiMs),
+      )
+        ? ', the largest single part'
+        : ''
+    }.`;
   });
   // What polling `wg show` costs: CPU of its processes per poll and per second of polling.
   const wgRecs = results.flatMap((r) => r.records.filter((x) => x.detector === 'wg'));
@@ -443,9 +596,20 @@ function render({ settings, machine, command, results, versions, background }) {
     pct((100 * r.cpu.panelMs) / r.cpu.elapsedMs),
     pct((100 * r.cpu.agentMs) / r.cpu.elapsedMs),
     pct((100 * r.cpu.benchMs) / r.cpu.elapsedMs),
-    r.cpu.machineBusy === undefined ? '–' : pct(Math.max(0, r.cpu.machineBusy - (100 * (r.cpu.panelMs + r.cpu.agentMs + r.cpu.benchMs)) / r.cpu.elapsedMs)),
+    r.cpu.machineBusy === undefined
+      ? '–'
+      : pct(Math.max(0, r.cpu.machineBusy - (100 * (r.cpu.panelMs + r.cpu.agentMs + r.cpu.benchMs)) / r.cpu.elapsedMs)),
   ]);
-  const cpuHeader = ['queue backend', 'additions', 'panel CPU per addition', 'agent CPU per addition (with its ip/wg/nft)', 'panel', 'agent', 'bench (with its pollers)', 'rest of machine'];
+  const cpuHeader = [
+    'queue backend',
+    'additions',
+    'panel CPU per addition',
+    'agent CPU per addition (with its ip/wg/nft)',
+    'panel',
+    'agent',
+    'bench (with its pollers)',
+    'rest of machine',
+  ];
 
   const plain = (table) => table.map((row) => row.map((c) => String(c).replace(/\*\*/g, '').replace(/`/g, '')));
   const text = [
@@ -460,7 +624,9 @@ function render({ settings, machine, command, results, versions, background }) {
     textTable(cpuHeader, plain(cpuRows)),
     '',
     `Other processes: ${results.map((r) => `${r.kind}: ${r.others.map(([l, p]) => `${l} ${pct(p)}`).join(', ') || 'none'}`).join('; ')}`,
-    worst ? `Target p99 < ${TARGET_P99_MS} ms: worst p99 ${ms(worst.p99)} (${worst.kind}, ${worst.detector}): ${worst.p99 < TARGET_P99_MS ? 'met' : 'MISSED'}` : '',
+    worst
+      ? `Target p99 < ${TARGET_P99_MS} ms: worst p99 ${ms(worst.p99)} (${worst.kind}, ${worst.detector}): ${worst.p99 < TARGET_P99_MS ? 'met' : 'MISSED'}`
+      : '',
   ].join('\n');
 
   const envShown = `BENCH_ADDITIONS=${settings.additions} BENCH_WARMUP_ADDITIONS=${settings.warmup} BENCH_QUEUES=${settings.queues.join(',')} BENCH_DETECTORS=${settings.detectors.join(',')} BENCH_POLL_MS=${settings.pollMs} BENCH_BARE=${settings.bare}`;

@@ -57,7 +57,16 @@ gopher gorilla grouse hamster hedgehog heron hippo hornet hyena iguana impala ja
 lemming lemur leopard llama lobster macaque magpie manatee marmot meerkat mongoose moose narwhal nightingale ocelot
 octopus opossum orangutan osprey ostrich otter panther pelican penguin platypus porcupine puffin quokka raccoon reindeer
 rhino salamander scorpion seahorse squirrel starling tapir toucan vulture walrus wombat`.split(/\s+/);
-const NOTES = ['paid by card', 'family plan', 'referred by a friend', 'corporate account', 'annual plan', 'pays in crypto', 'priority support', 'moved from the old panel'];
+const NOTES = [
+  'paid by card',
+  'family plan',
+  'referred by a friend',
+  'corporate account',
+  'annual plan',
+  'pays in crypto',
+  'priority support',
+  'moved from the old panel',
+];
 const GROUPS = ['retail', 'family', 'business', 'trial', 'partner'];
 /** The list filters measured: a word of ~1% of names, a text nobody has, a group. */
 const SEARCH_TERM = 'walrus';
@@ -65,7 +74,8 @@ const NO_MATCH_TERM = 'nosuchclient';
 const GROUP_FILTER = 'business';
 
 function checkWords() {
-  if (WORDS.length !== 100 || new Set(WORDS).size !== 100) throw new Error(`expected 100 distinct words, got ${WORDS.length}`);
+  if (WORDS.length !== 100 || new Set(WORDS).size !== 100)
+    throw new Error(`expected 100 distinct words, got ${WORDS.length}`);
   const others = [...NOTES, ...GROUPS, 'client-'];
   for (const word of WORDS) {
     const clash = [...WORDS.filter((w) => w !== word), ...others].find((text) => text.includes(word));
@@ -117,7 +127,8 @@ async function signInWithToken(api) {
   await signIn(api);
   api.token = await issueApiToken(api, 'bench-clients');
   const me = await api.timed(() => api.client.GET('/api/auth/me'));
-  if (me.status !== 200 || me.body.via !== 'token') throw new Error(`GET /api/auth/me with the API token: ${me.status} ${JSON.stringify(me.body)}`);
+  if (me.status !== 200 || me.body.via !== 'token')
+    throw new Error(`GET /api/auth/me with the API token: ${me.status} ${JSON.stringify(me.body)}`);
 }
 
 async function createInterface(api) {
@@ -133,8 +144,10 @@ function checkCreated(response, spec, iface) {
   const b = response.body;
   if (response.status !== 201) return `answered ${response.status}: ${JSON.stringify(b).slice(0, 500)}`;
   if (b?.name !== spec.name) return `name ${JSON.stringify(b?.name)} instead of ${JSON.stringify(spec.name)}`;
-  if ((b.telegramId ?? undefined) !== spec.telegramId) return `telegramId ${b.telegramId} instead of ${spec.telegramId}`;
-  if (b.devices?.length !== 1 || b.devices[0].accounts?.length !== 1) return `expected 1 device with 1 account, got ${JSON.stringify(b.devices)}`;
+  if ((b.telegramId ?? undefined) !== spec.telegramId)
+    return `telegramId ${b.telegramId} instead of ${spec.telegramId}`;
+  if (b.devices?.length !== 1 || b.devices[0].accounts?.length !== 1)
+    return `expected 1 device with 1 account, got ${JSON.stringify(b.devices)}`;
   if (b.devices[0].accounts[0].interfaceId !== iface.id) return 'the account is on another interface';
   return undefined;
 }
@@ -162,7 +175,9 @@ async function createThroughApi({ api, iface, settings, digits, now, panel, memo
       const spec = clientSpec(i, digits, now);
       let response;
       try {
-        response = await api.timed(() => api.client.POST('/api/clients', { body: { ...spec, interfaceIds: [iface.id] } }));
+        response = await api.timed(() =>
+          api.client.POST('/api/clients', { body: { ...spec, interfaceIds: [iface.id] } }),
+        );
       } catch (error) {
         failure = `client ${i}: ${error.message}`;
         return;
@@ -181,7 +196,9 @@ async function createThroughApi({ api, iface, settings, digits, now, panel, memo
       if (at - lastReport > 10_000) {
         lastReport = at;
         const rate = done / ((at - started) / 1000);
-        process.stderr.write(`bench: created ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} through the API (${Math.round(rate)}/s)\n`);
+        process.stderr.write(
+          `bench: created ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} through the API (${Math.round(rate)}/s)\n`,
+        );
       }
     }
   };
@@ -212,7 +229,11 @@ async function createThroughApi({ api, iface, settings, digits, now, panel, memo
     p99: all.p99,
     max: all.max,
     deciles,
-    cpu: { panel: panelCpu, client: clientCpu, rest: machineBusy === undefined ? undefined : Math.max(0, machineBusy - panelCpu - clientCpu) },
+    cpu: {
+      panel: panelCpu,
+      client: clientCpu,
+      rest: machineBusy === undefined ? undefined : Math.max(0, machineBusy - panelCpu - clientCpu),
+    },
     budgetSpent: done < total,
   };
 }
@@ -227,7 +248,9 @@ async function seedWithSql({ db, iface, from, total, digits, now }) {
     for (let i = start; i < end; i++) specs.push(clientSpec(i, digits, now));
     await insertClients(db, { iface, subnet: SUBNET, specs });
     if ((end - from) % 20_000 === 0 || end === total) {
-      process.stderr.write(`bench: inserted ${(end - from).toLocaleString('en-US')} of ${(total - from).toLocaleString('en-US')} with SQL\n`);
+      process.stderr.write(
+        `bench: inserted ${(end - from).toLocaleString('en-US')} of ${(total - from).toLocaleString('en-US')} with SQL\n`,
+      );
     }
   }
   return { count: total - from, seconds: (performance.now() - started) / 1000 };
@@ -244,7 +267,9 @@ async function spreadStatuses(db) {
   await db.query('begin');
   await db.query(`create temporary table numbered on commit drop as
                     select id, (substring(name from '^client-(\\d+)'))::int as n from clients`);
-  await db.query(`update clients c set status = 'disabled', updated_at = now() from numbered x where x.id = c.id and x.n % 20 in (0, 1)`);
+  await db.query(
+    `update clients c set status = 'disabled', updated_at = now() from numbered x where x.id = c.id and x.n % 20 in (0, 1)`,
+  );
   await db.query(`update clients c set status = 'expired', expires_at = now() - (1 + x.n % 90) * interval '1 day', updated_at = now()
                     from numbered x where x.id = c.id and x.n % 20 = 2`);
   await db.query(`update clients c set quota_bytes = case when c.quota_bytes = 0 then ${10 * GIB} else c.quota_bytes end,
@@ -254,22 +279,44 @@ async function spreadStatuses(db) {
   await db.query(`update clients c set used_bytes = case when c.quota_bytes > 0 then least(c.quota_bytes - 1, (random() * c.quota_bytes)::bigint)
                                                          else (random() * ${200 * GIB})::bigint end
                     from numbered x where x.id = c.id and x.n % 20 > 3 and x.n % 10 < 7`);
-  await db.query(`update clients set up_bytes = used_bytes / 5, down_bytes = used_bytes - used_bytes / 5 where used_bytes > 0`);
-  await db.query(`update devices d set up_bytes = c.up_bytes, down_bytes = c.down_bytes from clients c where c.id = d.client_id and c.used_bytes > 0`);
-  await db.query(`update accounts a set up_bytes = d.up_bytes, down_bytes = d.down_bytes from devices d where d.id = a.device_id and d.up_bytes > 0`);
+  await db.query(
+    `update clients set up_bytes = used_bytes / 5, down_bytes = used_bytes - used_bytes / 5 where used_bytes > 0`,
+  );
+  await db.query(
+    `update devices d set up_bytes = c.up_bytes, down_bytes = c.down_bytes from clients c where c.id = d.client_id and c.used_bytes > 0`,
+  );
+  await db.query(
+    `update accounts a set up_bytes = d.up_bytes, down_bytes = d.down_bytes from devices d where d.id = a.device_id and d.up_bytes > 0`,
+  );
   await db.query('commit');
-  for (const table of ['clients', 'devices', 'accounts', 'client_interfaces']) await db.query(`vacuum (analyze) ${table}`);
+  for (const table of ['clients', 'devices', 'accounts', 'client_interfaces'])
+    await db.query(`vacuum (analyze) ${table}`);
   const rows = (await db.query(`select status, count(*)::int as n from clients group by status order by status`)).rows;
-  return { statuses: Object.fromEntries(rows.map((r) => [r.status, r.n])), seconds: (performance.now() - started) / 1000 };
+  return {
+    statuses: Object.fromEntries(rows.map((r) => [r.status, r.n])),
+    seconds: (performance.now() - started) / 1000,
+  };
 }
 
 /** The list requests measured, each with what a correct answer must look like. */
 function listTargets({ total, expected, statuses }) {
   const deepPage = Math.max(1, Math.floor(total / PER_PAGE) - 1);
-  const t = (key, label, query, expectTotal, extra = {}) => ({ key, label, path: `clients?${query}`, expectTotal, ...extra });
+  const t = (key, label, query, expectTotal, extra = {}) => ({
+    key,
+    label,
+    path: `clients?${query}`,
+    expectTotal,
+    ...extra,
+  });
   return [
     t('first', 'first page', `perPage=${PER_PAGE}`, total),
-    t('deep', `deep page (page ${deepPage}, offset ${((deepPage - 1) * PER_PAGE).toLocaleString('en-US')})`, `perPage=${PER_PAGE}&page=${deepPage}`, total, { page: deepPage }),
+    t(
+      'deep',
+      `deep page (page ${deepPage}, offset ${((deepPage - 1) * PER_PAGE).toLocaleString('en-US')})`,
+      `perPage=${PER_PAGE}&page=${deepPage}`,
+      total,
+      { page: deepPage },
+    ),
     t('search', `search "${SEARCH_TERM}" (~1% of names)`, `perPage=${PER_PAGE}&search=${SEARCH_TERM}`, expected.search),
     t('nomatch', `search "${NO_MATCH_TERM}" (no match)`, `perPage=${PER_PAGE}&search=${NO_MATCH_TERM}`, 0),
     t('status', 'status=disabled', `perPage=${PER_PAGE}&status=disabled`, statuses.disabled ?? 0),
@@ -285,14 +332,23 @@ function listTargets({ total, expected, statuses }) {
 async function cursorTarget(api, deep) {
   const offset = (deep.page - 1) * PER_PAGE;
   let cursor;
-  for (let at = 0; at < offset; ) {
+  for (let at = 0; at < offset;) {
     const step = Math.min(200, offset - at);
-    const response = await api.timed(() => api.client.GET('/api/clients', { params: { query: { perPage: step, ...(cursor ? { cursor } : {}) } } }));
-    if (response.status !== 200 || !response.body.nextCursor) throw new Error(`walking to offset ${offset} by cursor: ${response.status} at ${at}`);
+    const response = await api.timed(() =>
+      api.client.GET('/api/clients', { params: { query: { perPage: step, ...(cursor ? { cursor } : {}) } } }),
+    );
+    if (response.status !== 200 || !response.body.nextCursor)
+      throw new Error(`walking to offset ${offset} by cursor: ${response.status} at ${at}`);
     cursor = response.body.nextCursor;
     at += step;
   }
-  return { key: 'cursor', label: `deep page by cursor (after offset ${offset.toLocaleString('en-US')})`, path: `clients?perPage=${PER_PAGE}&cursor=${cursor}`, expectTotal: deep.expectTotal, page: deep.page };
+  return {
+    key: 'cursor',
+    label: `deep page by cursor (after offset ${offset.toLocaleString('en-US')})`,
+    path: `clients?perPage=${PER_PAGE}&cursor=${cursor}`,
+    expectTotal: deep.expectTotal,
+    page: deep.page,
+  };
 }
 
 function checkList(target, response) {
@@ -304,7 +360,8 @@ function checkList(target, response) {
   if (b.items?.length !== want) return `${b.items?.length} items, expected ${want}`;
   if (target.sortedBy) {
     for (let i = 1; i < b.items.length; i++) {
-      if (b.items[i - 1][target.sortedBy] < b.items[i][target.sortedBy]) return `items not sorted by ${target.sortedBy} descending`;
+      if (b.items[i - 1][target.sortedBy] < b.items[i][target.sortedBy])
+        return `items not sorted by ${target.sortedBy} descending`;
     }
   }
   return undefined;
@@ -383,12 +440,21 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     scope.add(`Redis prefix ${queuePrefix}`, () => dropRedisPrefix(queuePrefix));
     const database = await createBenchDatabase();
     scope.add(`drop database ${database.name}`, async () => {
-      if (process.env.BENCH_KEEP_DATABASE === '1') console.error(`bench: kept the database ${database.name} (BENCH_KEEP_DATABASE=1): drop it with DROP DATABASE ${database.name}`);
+      if (process.env.BENCH_KEEP_DATABASE === '1')
+        console.error(
+          `bench: kept the database ${database.name} (BENCH_KEEP_DATABASE=1): drop it with DROP DATABASE ${database.name}`,
+        );
       else await database.drop();
     });
     process.stderr.write(`bench: starting the panel (database ${database.name})…\n`);
     // The clients live on the local node's interface: no agent may build it on this host.
-    panel = await startPanelProcess({ databaseUrl: database.url, redisUrl: REDIS_URL, queuePrefix, dataDir, env: { WARREN_LOCAL_AGENT: 'off' } });
+    panel = await startPanelProcess({
+      databaseUrl: database.url,
+      redisUrl: REDIS_URL,
+      queuePrefix,
+      dataDir,
+      env: { WARREN_LOCAL_AGENT: 'off' },
+    });
     scope.add('panel', () => panel.stop());
     const memory = { start: memoryOf(panel.pid), created: [], lists: [] };
     const api = apiClient(panel, Math.max(settings.createConcurrency, 4));
@@ -400,34 +466,52 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     await db.connect();
     scope.add('database client', () => db.end());
 
-    process.stderr.write(`bench: creating ${settings.clients.toLocaleString('en-US')} clients through POST /api/clients, ${settings.createConcurrency} at a time…\n`);
+    process.stderr.write(
+      `bench: creating ${settings.clients.toLocaleString('en-US')} clients through POST /api/clients, ${settings.createConcurrency} at a time…\n`,
+    );
     const creation = await createThroughApi({ api, iface, settings, digits, now, panel, memory });
     memory.afterApi = memoryOf(panel.pid);
     let sqlSeed;
     if (creation.count < settings.clients) {
-      process.stderr.write(`bench: the ${settings.apiMinutes}-minute API budget is spent after ${creation.count.toLocaleString('en-US')} clients; inserting the rest with SQL…\n`);
+      process.stderr.write(
+        `bench: the ${settings.apiMinutes}-minute API budget is spent after ${creation.count.toLocaleString('en-US')} clients; inserting the rest with SQL…\n`,
+      );
       sqlSeed = await seedWithSql({ db, iface, from: creation.count, total: settings.clients, digits, now });
     }
 
     // Everything is there, exactly once.
-    const counts = (await db.query(`select (select count(*) from clients)::int as clients, (select count(*) from devices)::int as devices,
+    const counts = (
+      await db.query(`select (select count(*) from clients)::int as clients, (select count(*) from devices)::int as devices,
                                            (select count(*) from accounts)::int as accounts, (select count(*) from client_interfaces)::int as links,
-                                           (select count(distinct ip) from accounts)::int as ips`)).rows[0];
+                                           (select count(distinct ip) from accounts)::int as ips`)
+    ).rows[0];
     for (const [name, value] of Object.entries(counts)) {
       if (value !== settings.clients) throw new Error(`after seeding: ${value} ${name}, expected ${settings.clients}`);
     }
     const one = await api.timed(() => getTarget(api, 'clients?perPage=1'));
-    if (one.status !== 200 || one.body.total !== settings.clients) throw new Error(`GET /api/clients?perPage=1: ${one.status}, total ${one.body?.total}, expected ${settings.clients}`);
+    if (one.status !== 200 || one.body.total !== settings.clients)
+      throw new Error(
+        `GET /api/clients?perPage=1: ${one.status}, total ${one.body?.total}, expected ${settings.clients}`,
+      );
 
     process.stderr.write('bench: spreading statuses and traffic with SQL, then VACUUM ANALYZE…\n');
     const spread = await spreadStatuses(db);
-    const sizes = (await db.query(`select pg_size_pretty(pg_database_size(current_database())) as database,
+    const sizes = (
+      await db.query(`select pg_size_pretty(pg_database_size(current_database())) as database,
                                           pg_size_pretty(pg_total_relation_size('clients')) as clients,
-                                          pg_size_pretty(pg_total_relation_size('accounts')) as accounts`)).rows[0];
+                                          pg_size_pretty(pg_total_relation_size('accounts')) as accounts`)
+    ).rows[0];
     memory.seeded = memoryOf(panel.pid);
 
     const targets = listTargets({ total: settings.clients, expected, statuses: spread.statuses });
-    targets.splice(2, 0, await cursorTarget(api, targets.find((t) => t.key === 'deep')));
+    targets.splice(
+      2,
+      0,
+      await cursorTarget(
+        api,
+        targets.find((t) => t.key === 'deep'),
+      ),
+    );
     for (const target of targets) {
       const response = await api.timed(() => getTarget(api, target.path));
       const problem = checkList(target, response);
@@ -439,7 +523,9 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const loaded = {};
     const problems = [];
     for (const target of all) {
-      process.stderr.write(`bench: ${target.label}: ${settings.warmupSeconds}s warm-up + ${settings.durationSeconds}s at ${settings.connections} connections…\n`);
+      process.stderr.write(
+        `bench: ${target.label}: ${settings.warmupSeconds}s warm-up + ${settings.durationSeconds}s at ${settings.connections} connections…\n`,
+      );
       const result = await loadRun(`${panel.api}/${target.path}`, api.token, settings, panel.pid);
       problems.push(...loadFailures(target.label, result));
       loaded[target.key] = result;
@@ -449,7 +535,12 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const sequential = {};
     for (const target of all) {
       process.stderr.write(`bench: ${target.label}: ${settings.sequential} requests one at a time…\n`);
-      sequential[target.key] = await sequentialRun(api, target.path, settings.sequential, target.expectTotal === undefined ? undefined : (r) => checkList(target, r));
+      sequential[target.key] = await sequentialRun(
+        api,
+        target.path,
+        settings.sequential,
+        target.expectTotal === undefined ? undefined : (r) => checkList(target, r),
+      );
     }
     memory.afterLists = memoryOf(panel.pid);
     if (!panel.alive()) throw new Error(`the panel exited during the benchmark:\n${panel.tail()}`);
@@ -488,10 +579,28 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
 // Report.
 
 /** Milliseconds of CPU (panel process + rest of the machine) per request, from the load run's CPU shares. */
-const cpuPerRequest = (r) => (r.cpu.rest === undefined || !r.requestsPerSecond ? undefined : (10 * (r.cpu.server + r.cpu.rest)) / r.requestsPerSecond);
+const cpuPerRequest = (r) =>
+  r.cpu.rest === undefined || !r.requestsPerSecond
+    ? undefined
+    : (10 * (r.cpu.server + r.cpu.rest)) / r.requestsPerSecond;
 const verdict = (p99) => (p99 < TARGET_P99_MS ? 'pass' : '**FAIL**');
 
-function render({ settings, machine, command, creation, sqlSeed, spread, sizes, expected, targets, loaded, sequential, memory, postgres, redis }) {
+function render({
+  settings,
+  machine,
+  command,
+  creation,
+  sqlSeed,
+  spread,
+  sizes,
+  expected,
+  targets,
+  loaded,
+  sequential,
+  memory,
+  postgres,
+  redis,
+}) {
   const N = settings.clients;
   const base = loaded.baseline;
   const baseSeq = sequential.baseline;
@@ -504,16 +613,36 @@ function render({ settings, machine, command, creation, sqlSeed, spread, sizes, 
     ms(d.p50),
     ms(d.p99),
   ]);
-  creationRows.push([`**all ${fixed(creation.count)}**`, `**${fixed(creation.rate)}**`, `**${ms(creation.p50)}**`, `**${ms(creation.p99)}**`]);
+  creationRows.push([
+    `**all ${fixed(creation.count)}**`,
+    `**${fixed(creation.rate)}**`,
+    `**${ms(creation.p50)}**`,
+    `**${ms(creation.p99)}**`,
+  ]);
   const first = creation.deciles[0];
   const last = creation.deciles[creation.deciles.length - 1];
   const trend = last.rate / first.rate;
 
-  const loadHeader = ['request', 'requests/s', 'p50', 'p99', `p99 < ${TARGET_P99_MS} ms`, 'p50 above floor', 'panel CPU', 'client CPU', 'rest (PostgreSQL…)', 'CPU per request (panel + rest)'];
+  const loadHeader = [
+    'request',
+    'requests/s',
+    'p50',
+    'p99',
+    `p99 < ${TARGET_P99_MS} ms`,
+    'p50 above floor',
+    'panel CPU',
+    'client CPU',
+    'rest (PostgreSQL…)',
+    'CPU per request (panel + rest)',
+  ];
   const loadRow = (t, markdown) => {
     const r = loaded[t.key];
     return [
-      markdown ? (t.key === 'baseline' ? `*${t.label}*` : `\`${t.path.replace(/^clients/, '').replace(/cursor=[^&]+/, 'cursor=…')}\` ${t.label}`) : t.label,
+      markdown
+        ? t.key === 'baseline'
+          ? `*${t.label}*`
+          : `\`${t.path.replace(/^clients/, '').replace(/cursor=[^&]+/, 'cursor=…')}\` ${t.label}`
+        : t.label,
       fixed(r.requestsPerSecond),
       ms(r.latency.p50),
       ms(r.latency.p99),
@@ -522,14 +651,20 @@ function render({ settings, machine, command, creation, sqlSeed, spread, sizes, 
       pct(r.cpu.server),
       pct(r.cpu.client),
       pct(r.cpu.rest),
-      cpuPerRequest(r) === undefined ? '–' : `${ms(cpuPerRequest(r))} (${ms((10 * r.cpu.server) / r.requestsPerSecond)} + ${ms((10 * r.cpu.rest) / r.requestsPerSecond)})`,
+      cpuPerRequest(r) === undefined
+        ? '–'
+        : `${ms(cpuPerRequest(r))} (${ms((10 * r.cpu.server) / r.requestsPerSecond)} + ${ms((10 * r.cpu.rest) / r.requestsPerSecond)})`,
     ];
   };
   const seqHeader = ['request', 'p50', 'p90', 'p99', 'max', `p99 < ${TARGET_P99_MS} ms`, 'p50 above floor'];
   const seqRow = (t, markdown) => {
     const r = sequential[t.key];
     return [
-      markdown ? (t.key === 'baseline' ? `*${t.label}*` : `\`${t.path.replace(/^clients/, '').replace(/cursor=[^&]+/, 'cursor=…')}\` ${t.label}`) : t.label,
+      markdown
+        ? t.key === 'baseline'
+          ? `*${t.label}*`
+          : `\`${t.path.replace(/^clients/, '').replace(/cursor=[^&]+/, 'cursor=…')}\` ${t.label}`
+        : t.label,
       ms(r.p50),
       ms(r.p90),
       ms(r.p99),
@@ -543,8 +678,14 @@ function render({ settings, machine, command, creation, sqlSeed, spread, sizes, 
   const memHeader = ['when', 'RSS', 'peak RSS so far (VmHWM)'];
   const memRows = [
     ['after start (signed in, nothing created)', mib(memory.start.rss), mib(memory.start.peak)],
-    ...memory.created.filter((m) => m.clients < creation.count).map((m) => [`after creating ${fixed(m.clients)} clients through the API`, mib(m.rss), mib(m.peak)]),
-    [`after creating ${fixed(creation.count)} clients through the API`, mib(memory.afterApi.rss), mib(memory.afterApi.peak)],
+    ...memory.created
+      .filter((m) => m.clients < creation.count)
+      .map((m) => [`after creating ${fixed(m.clients)} clients through the API`, mib(m.rss), mib(m.peak)]),
+    [
+      `after creating ${fixed(creation.count)} clients through the API`,
+      mib(memory.afterApi.rss),
+      mib(memory.afterApi.peak),
+    ],
     [`seeded (${fixed(N)} clients, statuses spread)`, mib(memory.seeded.rss), mib(memory.seeded.peak)],
     ...memory.lists.map((m) => [`after the load run of ${m.label}`, mib(m.rss), mib(m.peak)]),
     ['after all list runs', mib(memory.afterLists.rss), mib(memory.afterLists.peak)],
@@ -554,18 +695,31 @@ function render({ settings, machine, command, creation, sqlSeed, spread, sizes, 
     .join(', ');
 
   const summary = (set, kind) =>
-    set.length === 0 ? `every list request passes (p99 < ${TARGET_P99_MS} ms) ${kind}` : `${set.map((t) => t.label).join('; ')} miss${set.length === 1 ? 'es' : ''} it ${kind}`;
+    set.length === 0
+      ? `every list request passes (p99 < ${TARGET_P99_MS} ms) ${kind}`
+      : `${set.map((t) => t.label).join('; ')} miss${set.length === 1 ? 'es' : ''} it ${kind}`;
   const text = [
     `Creation through POST /api/clients: ${fixed(creation.count)} clients in ${fixed(creation.elapsedMs / 1000, 1)} s = ${fixed(creation.rate)} clients/s at concurrency ${settings.createConcurrency}; p50 ${ms(creation.p50)}, p99 ${ms(creation.p99)}; first 10% ${fixed(first.rate)}/s, last 10% ${fixed(last.rate)}/s`,
-    sqlSeed ? `Remaining ${fixed(sqlSeed.count)} clients inserted with SQL in ${fixed(sqlSeed.seconds, 1)} s` : `All ${fixed(N)} clients through the API`,
+    sqlSeed
+      ? `Remaining ${fixed(sqlSeed.count)} clients inserted with SQL in ${fixed(sqlSeed.seconds, 1)} s`
+      : `All ${fixed(N)} clients through the API`,
     '',
-    textTable(creationHeader, creationRows.map((r) => r.map((c) => String(c).replace(/\*/g, '')))),
+    textTable(
+      creationHeader,
+      creationRows.map((r) => r.map((c) => String(c).replace(/\*/g, ''))),
+    ),
     '',
     `List pages under load (${settings.connections} connections, ${settings.durationSeconds} s):`,
-    textTable(loadHeader, targets.map((t) => loadRow(t, false))),
+    textTable(
+      loadHeader,
+      targets.map((t) => loadRow(t, false)),
+    ),
     '',
     `List pages one at a time (${settings.sequential} requests each):`,
-    textTable(seqHeader, targets.map((t) => seqRow(t, false))),
+    textTable(
+      seqHeader,
+      targets.map((t) => seqRow(t, false)),
+    ),
     '',
     textTable(memHeader, memRows),
     '',
@@ -604,18 +758,28 @@ The API cannot create traffic or a past expiry, so after creation one SQL pass g
 
 autocannon in a child process, ${settings.connections} connections, pipelining 1, ${settings.warmupSeconds} s warm-up then ${settings.durationSeconds} s measured per request, \`Authorization: Bearer wrn_…\`; each request's answer was checked once beforehand (status 200, \`total\` equal to what the seeded data must give, a full page, order where sorted) and every measured response was a 200 (the run fails otherwise). "p50 above floor" is the p50 minus the baseline's.
 
-${markdownTable(loadHeader, targets.map((t) => loadRow(t, true)))}
+${markdownTable(
+  loadHeader,
+  targets.map((t) => loadRow(t, true)),
+)}
 
 ### List pages one at a time
 
 ${settings.sequential} requests per row, one after another (after 10 unrecorded), from the bench process over a keep-alive connection: the latency with nothing else in flight.
 
-${markdownTable(seqHeader, targets.map((t) => seqRow(t, true)))}
+${markdownTable(
+  seqHeader,
+  targets.map((t) => seqRow(t, true)),
+)}
 
 **Target "list pages p99 under ${TARGET_P99_MS} ms at 100,000 clients"${N === 100_000 ? '' : ` (this run: ${fixed(N)} clients, so it does not count as the target measurement)`}:** ${
-    loadFails.length === 0 ? `**met under ${settings.connections} concurrent connections** (worst p99 ${ms(Math.max(...lists.map((t) => loaded[t.key].latency.p99)))}, ${lists.reduce((a, t) => (loaded[t.key].latency.p99 > loaded[a.key].latency.p99 ? t : a)).label})` : `**missed under ${settings.connections} concurrent connections** by ${loadFails.map((t) => `${t.label} (p99 ${ms(loaded[t.key].latency.p99)})`).join(', ')}`
+    loadFails.length === 0
+      ? `**met under ${settings.connections} concurrent connections** (worst p99 ${ms(Math.max(...lists.map((t) => loaded[t.key].latency.p99)))}, ${lists.reduce((a, t) => (loaded[t.key].latency.p99 > loaded[a.key].latency.p99 ? t : a)).label})`
+      : `**missed under ${settings.connections} concurrent connections** by ${loadFails.map((t) => `${t.label} (p99 ${ms(loaded[t.key].latency.p99)})`).join(', ')}`
   }; ${
-    seqFails.length === 0 ? `**met one at a time** (worst p99 ${ms(Math.max(...lists.map((t) => sequential[t.key].p99)))}, ${lists.reduce((a, t) => (sequential[t.key].p99 > sequential[a.key].p99 ? t : a)).label})` : `**missed one at a time** by ${seqFails.map((t) => `${t.label} (p99 ${ms(sequential[t.key].p99)})`).join(', ')}`
+    seqFails.length === 0
+      ? `**met one at a time** (worst p99 ${ms(Math.max(...lists.map((t) => sequential[t.key].p99)))}, ${lists.reduce((a, t) => (sequential[t.key].p99 > sequential[a.key].p99 ? t : a)).label})`
+      : `**missed one at a time** by ${seqFails.map((t) => `${t.label} (p99 ${ms(sequential[t.key].p99)})`).join(', ')}`
   }.
 
 Expected totals the answers were checked against: search "${SEARCH_TERM}" ${fixed(expected.search)}, group ${GROUP_FILTER} ${fixed(expected.group)}, disabled ${fixed(spread.statuses.disabled ?? 0)}.

@@ -23,9 +23,14 @@ const number = (name, fallback, min) => envNumber(name, fallback, min, { integer
 
 export function settingsFromEnv() {
   const mode = process.env.BENCH_CLIENT ?? 'process';
-  if (!['process', 'inline'].includes(mode)) throw new Error(`BENCH_CLIENT must be "process" or "inline", got "${mode}"`);
-  const targets = (process.env.BENCH_TARGETS ?? 'bare,token,session').split(',').map((t) => t.trim()).filter(Boolean);
-  for (const t of targets) if (!['bare', 'token', 'session'].includes(t)) throw new Error(`BENCH_TARGETS: unknown target "${t}"`);
+  if (!['process', 'inline'].includes(mode))
+    throw new Error(`BENCH_CLIENT must be "process" or "inline", got "${mode}"`);
+  const targets = (process.env.BENCH_TARGETS ?? 'bare,token,session')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+  for (const t of targets)
+    if (!['bare', 'token', 'session'].includes(t)) throw new Error(`BENCH_TARGETS: unknown target "${t}"`);
   return {
     durationSeconds: number('BENCH_DURATION', 10, 1),
     warmupSeconds: number('BENCH_WARMUP', 2, 0),
@@ -86,7 +91,11 @@ async function startBenchPanel(scope) {
   });
   const panel = await startPanel(config);
   scope.add('panel', () => panel.close());
-  return { origin: `${panel.origin}${config.basePath}`, api: `${panel.origin}${config.basePath}/api`, apiPath: `${config.basePath}/api` };
+  return {
+    origin: `${panel.origin}${config.basePath}`,
+    api: `${panel.origin}${config.basePath}/api`,
+    apiPath: `${config.basePath}/api`,
+  };
 }
 
 /**
@@ -102,7 +111,10 @@ async function credentials(panel) {
     const me = async (token, via) => {
       api.token = token;
       const answer = await api.timed(() => api.client.GET('/api/auth/me'));
-      if (answer.status !== 200 || answer.body.via !== via) throw new Error(`GET /api/auth/me with the ${via === 'token' ? 'API token' : via}: ${answer.status} ${JSON.stringify(answer.body)}`);
+      if (answer.status !== 200 || answer.body.via !== via)
+        throw new Error(
+          `GET /api/auth/me with the ${via === 'token' ? 'API token' : via}: ${answer.status} ${JSON.stringify(answer.body)}`,
+        );
       return answer.body;
     };
     const tokenMe = await me(apiToken, 'token');
@@ -165,13 +177,17 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     // CPU the machine spends with nothing of ours under load, over one second.
     const background = await backgroundBusy(1000);
     if (background !== undefined && background > 20) {
-      process.stderr.write(`bench: warning: the machine is already ${Math.round(background)}% busy (of one core) before the load starts; figures will be noisy\n`);
+      process.stderr.write(
+        `bench: warning: the machine is already ${Math.round(background)}% busy (of one core) before the load starts; figures will be noisy\n`,
+      );
     }
     const rounds = Object.fromEntries(settings.targets.map((t) => [t, []]));
     const problems = [];
     for (let round = 1; round <= settings.rounds; round++) {
       for (const name of settings.targets) {
-        process.stderr.write(`bench: ${name}${settings.rounds > 1 ? ` (round ${round}/${settings.rounds})` : ''}: ${settings.warmupSeconds}s warm-up + ${settings.durationSeconds}s…\n`);
+        process.stderr.write(
+          `bench: ${name}${settings.rounds > 1 ? ` (round ${round}/${settings.rounds})` : ''}: ${settings.warmupSeconds}s warm-up + ${settings.durationSeconds}s…\n`,
+        );
         const result = await measureTarget(targets[name], settings);
         problems.push(...loadFailures(name, result));
         rounds[name].push(result);
@@ -183,10 +199,21 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const chosen = Object.fromEntries(
       Object.entries(rounds).map(([name, list]) => {
         const mid = median(list.map((r) => r.requestsPerSecond));
-        return [name, { ...list.find((r) => r.requestsPerSecond === mid), all: list.map((r) => r.requestsPerSecond), rounds: list }];
+        return [
+          name,
+          { ...list.find((r) => r.requestsPerSecond === mid), all: list.map((r) => r.requestsPerSecond), rounds: list },
+        ];
       }),
     );
-    const report = render({ settings, machine, chosen, command, background, postgres: await postgresVersion().catch(() => undefined), redis: await redisVersion() });
+    const report = render({
+      settings,
+      machine,
+      chosen,
+      command,
+      background,
+      postgres: await postgresVersion().catch(() => undefined),
+      redis: await redisVersion(),
+    });
     console.log(`\n${report.text}\n`);
     if (writeDoc && docFile) {
       if (['bare', 'token', 'session'].every((t) => settings.targets.includes(t))) {
@@ -202,12 +229,20 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
   }
 }
 
-
 function render({ settings, machine, chosen, command, background, postgres, redis }) {
   const bareRps = chosen.bare?.requestsPerSecond;
   const ratio = (r) => (bareRps ? r.requestsPerSecond / bareRps : undefined);
   const names = settings.targets;
-  const header = ['target', 'requests/s (avg)', 'latency p50', 'latency p99', 'panel/bare', 'server CPU', 'client CPU', 'rest of machine CPU'];
+  const header = [
+    'target',
+    'requests/s (avg)',
+    'latency p50',
+    'latency p99',
+    'panel/bare',
+    'server CPU',
+    'client CPU',
+    'rest of machine CPU',
+  ];
   const row = (name, label) => {
     const r = chosen[name];
     const q = ratio(r);
@@ -223,11 +258,17 @@ function render({ settings, machine, chosen, command, background, postgres, redi
       pct(r.cpu.rest),
     ];
   };
-  const text = textTable(header, names.map((n) => row(n, LABELS[n].replace(/`/g, ''))));
+  const text = textTable(
+    header,
+    names.map((n) => row(n, LABELS[n].replace(/`/g, ''))),
+  );
   if (!chosen.bare || !chosen.token || !chosen.session) return { text };
 
   const b = chosen.bare;
-  const roundRatios = (name) => chosen[name].rounds.map((r, i) => (r.requestsPerSecond / chosen.bare.rounds[i].requestsPerSecond).toFixed(3)).join(', ');
+  const roundRatios = (name) =>
+    chosen[name].rounds
+      .map((r, i) => (r.requestsPerSecond / chosen.bare.rounds[i].requestsPerSecond).toFixed(3))
+      .join(', ');
   const panelDbBound = (chosen.token.cpu.rest ?? 0) > chosen.token.cpu.server;
   const noisy = (background ?? 0) > 20 || (b.cpu.rest ?? 0) > 30;
   const clientBound = b.cpu.client !== undefined && b.cpu.client >= 85;
@@ -242,16 +283,19 @@ function render({ settings, machine, chosen, command, background, postgres, redi
 - Date: ${new Date().toISOString()}
 - Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, ${machine.platform}
 - Software: Node ${machine.node}, PostgreSQL ${postgres ?? '?'} and Redis ${redis ?? '?'} on the same machine (over TCP to 127.0.0.1); plain HTTP (\`WARREN_TLS=off\`), log level error
-- Load client: ${settings.mode === 'process' ? 'autocannon in a child Node process (its own event loop), the same for every target' : 'autocannon on the server\'s own event loop (`BENCH_CLIENT=inline`: distorts both figures; for comparison only)'}
+- Load client: ${settings.mode === 'process' ? 'autocannon in a child Node process (its own event loop), the same for every target' : "autocannon on the server's own event loop (`BENCH_CLIENT=inline`: distorts both figures; for comparison only)"}
 
-${markdownTable(header, names.map((n) => row(n, LABELS[n])))}
+${markdownTable(
+  header,
+  names.map((n) => row(n, LABELS[n])),
+)}
 
 **Ratio panel/bare: ${ratio(chosen.token).toFixed(3)} with an API token, ${ratio(chosen.session).toFixed(3)} with a session token.**${settings.rounds > 1 ? ` Round by round (each panel run against the bare run of the same round): API token ${roundRatios('token')}; session ${roundRatios('session')}.` : ''}
 
 CPU columns are per cent of one core over the measured run (the machine has ${machine.cores * 100}% in all): the Node process holding both servers, the load client, and everything else busy on the machine meanwhile (PostgreSQL and Redis for the panel, the kernel's loopback work, and anything unrelated running on the box).
 
 How honest these numbers are:
-- The ${machine.cores} cores are shared by the server process, the load client${settings.mode === 'process' ? ' (a separate process, so at least it does not share the server\'s event loop)' : ''} and PostgreSQL. The panel's figure pays for PostgreSQL's CPU for the per-request credential look-up on the same cores; on a real deployment the database usually has cores (or a machine) of its own, so the panel would do better there, and the bare handler would gain from a client on another machine too.
+- The ${machine.cores} cores are shared by the server process, the load client${settings.mode === 'process' ? " (a separate process, so at least it does not share the server's event loop)" : ''} and PostgreSQL. The panel's figure pays for PostgreSQL's CPU for the per-request credential look-up on the same cores; on a real deployment the database usually has cores (or a machine) of its own, so the panel would do better there, and the bare handler would gain from a client on another machine too.
 - ${clientBound ? `For the bare handler the client used ${pct(b.cpu.client)} of a core while the server used ${pct(b.cpu.server)}: the load generator, not fastify, is the limit, so the bare figure is a *lower* bound of what fastify can do and the ratio *flatters* the panel.` : serverBound ? `For the bare handler the server used ${pct(b.cpu.server)} of a core (the client ${pct(b.cpu.client)}): fastify's single event loop was close to the limit, so the bare figure is a fair ceiling for one process on this machine${b.cpu.client >= 60 ? ', though with the client on a machine of its own it would still rise a little' : ''}.` : `For the bare handler neither side saturated a core (server ${pct(b.cpu.server)}, client ${pct(b.cpu.client)}): the machine as a whole (or scheduling between the processes) was the limit.`}
 - ${panelDbBound ? `For the panel, the rest of the machine (PostgreSQL answering the per-request credential look-up, plus Redis) used ${pct(chosen.token.cpu.rest)} of a core against the panel process's own ${pct(chosen.token.cpu.server)}: the database look-up, not Nest's request pipeline, sets the panel's pace on this machine.` : `For the panel, the process itself used ${pct(chosen.token.cpu.server)} of a core and the rest of the machine (mostly PostgreSQL) ${pct(chosen.token.cpu.rest)}.`}
 - ${noisy ? `**This run was disturbed**: the machine was ${pct(background)} busy before the load started and the bare run's "rest of machine" was ${pct(b.cpu.rest)} (it should be near zero: nothing else is involved in serving it). Something else was running; treat these figures as low and re-run on a quiet machine.` : `Background load before the run was ${pct(background)} of a core, and the bare run's "rest of machine" ${pct(b.cpu.rest)}: the machine was otherwise quiet.`}

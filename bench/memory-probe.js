@@ -41,7 +41,12 @@ const PANEL_ENV = Object.fromEntries(
 function procMemory(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const mib = (field) => Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1]) / 1024;
-  return { rss: mib('VmRSS'), hwm: mib('VmHWM'), anon: mib('RssAnon'), threads: Number(status.match(/^Threads:\s+(\d+)/m)?.[1]) };
+  return {
+    rss: mib('VmRSS'),
+    hwm: mib('VmHWM'),
+    anon: mib('RssAnon'),
+    threads: Number(status.match(/^Threads:\s+(\d+)/m)?.[1]),
+  };
 }
 
 /** A minimal Chrome DevTools Protocol client over the panel's inspector. */
@@ -97,7 +102,11 @@ try {
   const database = await createBenchDatabase();
   scope.add('database', () => database.drop());
   const inspectPort = await freePort();
-  const nodeOptions = [`--inspect=127.0.0.1:${inspectPort}`, '--heapsnapshot-signal=SIGUSR2', process.env.PROBE_NODE_OPTIONS ?? ''].join(' ');
+  const nodeOptions = [
+    `--inspect=127.0.0.1:${inspectPort}`,
+    '--heapsnapshot-signal=SIGUSR2',
+    process.env.PROBE_NODE_OPTIONS ?? '',
+  ].join(' ');
   const panel = await startPanelProcess({
     databaseUrl: database.url,
     redisUrl: REDIS_URL,
@@ -140,7 +149,15 @@ try {
   api.token = await issueApiToken(api, 'memory-probe');
   const iface = await api.expect(
     201,
-    api.client.POST('/api/interfaces', { body: { name: 'wgprobe', mode: 'standard', listenPort: 51998, subnet: '10.64.0.0/14', endpointHost: 'vpn.probe.example' } }),
+    api.client.POST('/api/interfaces', {
+      body: {
+        name: 'wgprobe',
+        mode: 'standard',
+        listenPort: 51998,
+        subnet: '10.64.0.0/14',
+        endpointHost: 'vpn.probe.example',
+      },
+    }),
   );
   await sample('start', 0, { gc: true });
   await snapshot('start');
@@ -148,7 +165,11 @@ try {
     const db = new pg.Client({ connectionString: database.url });
     await db.connect();
     for (let from = 0; from < SEED; from += 5000) {
-      const specs = Array.from({ length: Math.min(5000, SEED - from) }, (_, k) => ({ name: `seeded-${String(from + k).padStart(6, '0')}`, groups: ['retail'], deviceLimit: 2 }));
+      const specs = Array.from({ length: Math.min(5000, SEED - from) }, (_, k) => ({
+        name: `seeded-${String(from + k).padStart(6, '0')}`,
+        groups: ['retail'],
+        deviceLimit: 2,
+      }));
       await insertClients(db, { iface: { id: iface.id, nodeId: iface.nodeId }, subnet: '10.64.0.0/14', specs });
     }
     await db.end();
@@ -165,9 +186,16 @@ try {
   const worker = async () => {
     while (next < CLIENTS) {
       const i = next++;
-      const body = { name: `client-${String(i).padStart(6, '0')}`, interfaceIds: [iface.id], groups: ['retail'], deviceLimit: 2, note: i % 3 ? '' : 'paid by card' };
+      const body = {
+        name: `client-${String(i).padStart(6, '0')}`,
+        interfaceIds: [iface.id],
+        groups: ['retail'],
+        deviceLimit: 2,
+        note: i % 3 ? '' : 'paid by card',
+      };
       const response = await api.timed(() => api.client.POST('/api/clients', { body }));
-      if (response.status !== 201) throw new Error(`POST /api/clients ${i}: ${response.status} ${JSON.stringify(response.body).slice(0, 300)}`);
+      if (response.status !== 201)
+        throw new Error(`POST /api/clients ${i}: ${response.status} ${JSON.stringify(response.body).slice(0, 300)}`);
       done++;
       if (done >= nextSample) {
         nextSample += STEP;
@@ -191,9 +219,17 @@ try {
     ['me', 'auth/me'],
   ];
   for (const [name, path] of lists) {
-    const result = await autocannon({ url: `${panel.api}/${path}`, headers: { authorization: `Bearer ${api.token}` }, connections: 8, duration: LIST_SECONDS });
+    const result = await autocannon({
+      url: `${panel.api}/${path}`,
+      headers: { authorization: `Bearer ${api.token}` },
+      connections: 8,
+      duration: LIST_SECONDS,
+    });
     process.stderr.write(`probe: ${name}: ${Math.round(result.requests.average)} req/s, non-2xx ${result.non2xx}\n`);
-    await sample(`list: ${name} (${Math.round(result.requests.total)} requests, ${Math.round(result.requests.average)}/s)`, SEED + done);
+    await sample(
+      `list: ${name} (${Math.round(result.requests.total)} requests, ${Math.round(result.requests.average)}/s)`,
+      SEED + done,
+    );
   }
   await sample('after lists', SEED + done, { gc: true });
   await snapshot('after lists');
@@ -202,9 +238,13 @@ try {
   await sample('idle 15 s', SEED + done, { gc: true });
 
   const f = (n) => (n === undefined ? '–' : n.toFixed(0));
-  console.log(`\n### ${LABEL}\n\n| phase | clients | RSS MiB | peak (VmHWM) | heap used | heap total | external + arrayBuffers | heap used after GC | RSS after GC |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|`);
+  console.log(
+    `\n### ${LABEL}\n\n| phase | clients | RSS MiB | peak (VmHWM) | heap used | heap total | external + arrayBuffers | heap used after GC | RSS after GC |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|`,
+  );
   for (const s of samples) {
-    console.log(`| ${s.phase} | ${s.clients.toLocaleString('en-US')} | ${f(s.rss)} | ${f(s.hwm)} | ${f(s.heap.heapUsed)} | ${f(s.heap.heapTotal)} | ${f(s.heap.external + s.heap.arrayBuffers)} | ${f(s.heapAfterGc?.heapUsed)} | ${f(s.rssAfterGc)} |`);
+    console.log(
+      `| ${s.phase} | ${s.clients.toLocaleString('en-US')} | ${f(s.rss)} | ${f(s.hwm)} | ${f(s.heap.heapUsed)} | ${f(s.heap.heapTotal)} | ${f(s.heap.external + s.heap.arrayBuffers)} | ${f(s.heapAfterGc?.heapUsed)} | ${f(s.rssAfterGc)} |`,
+    );
   }
 } catch (error) {
   console.error(`probe FAILED: ${error?.stack ?? error}`);

@@ -71,41 +71,62 @@ async function seed(db, iface, total, now) {
  */
 async function spread(db) {
   await db.query('begin');
-  await db.query(`create temporary table numbered on commit drop as select id, (substring(name from '^client-(\\d+)'))::int as n from clients`);
+  await db.query(
+    `create temporary table numbered on commit drop as select id, (substring(name from '^client-(\\d+)'))::int as n from clients`,
+  );
   await db.query(`update clients c set status = 'disabled' from numbered x where x.id = c.id and x.n % 20 in (0, 1)`);
-  await db.query(`update clients c set status = 'expired', expires_at = now() - (1 + x.n % 90) * interval '1 day' from numbered x where x.id = c.id and x.n % 20 = 2`);
+  await db.query(
+    `update clients c set status = 'expired', expires_at = now() - (1 + x.n % 90) * interval '1 day' from numbered x where x.id = c.id and x.n % 20 = 2`,
+  );
   await db.query(`update clients c set quota_bytes = case when c.quota_bytes = 0 then ${10 * GIB} else c.quota_bytes end,
                                       used_bytes = case when c.quota_bytes = 0 then ${10 * GIB} else c.quota_bytes end, status = 'exhausted'
                     from numbered x where x.id = c.id and x.n % 20 = 3`);
   await db.query(`update clients c set used_bytes = case when c.quota_bytes > 0 then least(c.quota_bytes - 1, (random() * c.quota_bytes)::bigint)
                                                          else (random() * ${200 * GIB})::bigint end
                     from numbered x where x.id = c.id and x.n % 20 > 3 and x.n % 10 < 7`);
-  await db.query(`update clients set up_bytes = used_bytes / 5, down_bytes = used_bytes - used_bytes / 5 where used_bytes > 0`);
+  await db.query(
+    `update clients set up_bytes = used_bytes / 5, down_bytes = used_bytes - used_bytes / 5 where used_bytes > 0`,
+  );
   await db.query(`update devices d set up_bytes = c.up_bytes, down_bytes = c.down_bytes,
                          last_handshake = case when x.n % 5 = 0 then now() - (x.n % 120) * interval '1 second'
                                                else now() - interval '5 minutes' - (x.n % 4320) * interval '1 minute' end
                     from clients c join numbered x on x.id = c.id where c.id = d.client_id and x.n % 5 < 3`);
   await db.query('commit');
-  for (const table of ['clients', 'devices', 'accounts', 'client_interfaces']) await db.query(`vacuum (analyze) ${table}`);
+  for (const table of ['clients', 'devices', 'accounts', 'client_interfaces'])
+    await db.query(`vacuum (analyze) ${table}`);
 }
 
 /** What the overview must say, from a scan of the tables (the online edge is far from every handshake but the newest). */
 async function expectedInventory(db) {
-  const [c] = (await db.query(`select count(*)::int as total, count(*) filter (where status = 'active')::int as active,
+  const [c] = (
+    await db.query(`select count(*)::int as total, count(*) filter (where status = 'active')::int as active,
                                       count(*) filter (where status = 'disabled')::int as disabled, count(*) filter (where status = 'expired')::int as expired,
-                                      count(*) filter (where status = 'exhausted')::int as exhausted, sum(used_bytes)::float8 as used from clients`)).rows;
-  const [d] = (await db.query(`select count(*)::int as total, count(*) filter (where last_handshake > now() - interval '180 seconds')::int as online from devices`)).rows;
-  return { clients: { total: c.total, active: c.active, disabled: c.disabled, expired: c.expired, exhausted: c.exhausted }, devices: d, usedBytes: c.used };
+                                      count(*) filter (where status = 'exhausted')::int as exhausted, sum(used_bytes)::float8 as used from clients`)
+  ).rows;
+  const [d] = (
+    await db.query(
+      `select count(*)::int as total, count(*) filter (where last_handshake > now() - interval '180 seconds')::int as online from devices`,
+    )
+  ).rows;
+  return {
+    clients: { total: c.total, active: c.active, disabled: c.disabled, expired: c.expired, exhausted: c.exhausted },
+    devices: d,
+    usedBytes: c.used,
+  };
 }
 
 function checkOverview(body, expected) {
   const inv = body?.inventory;
   if (!inv) return `no inventory: ${JSON.stringify(body).slice(0, 300)}`;
-  if (JSON.stringify(inv.clients) !== JSON.stringify(expected.clients)) return `clients ${JSON.stringify(inv.clients)}, expected ${JSON.stringify(expected.clients)}`;
-  if (inv.devices.total !== expected.devices.total) return `devices ${inv.devices.total}, expected ${expected.devices.total}`;
+  if (JSON.stringify(inv.clients) !== JSON.stringify(expected.clients))
+    return `clients ${JSON.stringify(inv.clients)}, expected ${JSON.stringify(expected.clients)}`;
+  if (inv.devices.total !== expected.devices.total)
+    return `devices ${inv.devices.total}, expected ${expected.devices.total}`;
   // Handshakes are a second apart near the window's edge: allow the seconds between the two readings.
-  if (Math.abs(inv.devices.online - expected.devices.online) > 10 * Math.ceil(expected.devices.total / 600)) return `online ${inv.devices.online}, expected about ${expected.devices.online}`;
-  if (inv.usage.usedBytes !== expected.usedBytes) return `usedBytes ${inv.usage.usedBytes}, expected ${expected.usedBytes}`;
+  if (Math.abs(inv.devices.online - expected.devices.online) > 10 * Math.ceil(expected.devices.total / 600))
+    return `online ${inv.devices.online}, expected about ${expected.devices.online}`;
+  if (inv.usage.usedBytes !== expected.usedBytes)
+    return `usedBytes ${inv.usage.usedBytes}, expected ${expected.usedBytes}`;
   return undefined;
 }
 
@@ -125,7 +146,13 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const database = await createBenchDatabase();
     scope.add(`drop database ${database.name}`, () => database.drop());
     process.stderr.write(`bench: starting the panel (database ${database.name})…\n`);
-    panel = await startPanelProcess({ databaseUrl: database.url, redisUrl: REDIS_URL, queuePrefix, dataDir, env: { WARREN_LOCAL_AGENT: 'off' } });
+    panel = await startPanelProcess({
+      databaseUrl: database.url,
+      redisUrl: REDIS_URL,
+      queuePrefix,
+      dataDir,
+      env: { WARREN_LOCAL_AGENT: 'off' },
+    });
     scope.add('panel', () => panel.stop());
     const api = apiClient(panel, 4);
     scope.add('http agent', () => api.close());
@@ -133,7 +160,15 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     api.token = await issueApiToken(api, 'bench-overview');
     const iface = await api.expect(
       201,
-      api.client.POST('/api/interfaces', { body: { name: 'wgbench', mode: 'standard', listenPort: 51999, subnet: SUBNET, endpointHost: 'vpn.bench.example' } }),
+      api.client.POST('/api/interfaces', {
+        body: {
+          name: 'wgbench',
+          mode: 'standard',
+          listenPort: 51999,
+          subnet: SUBNET,
+          endpointHost: 'vpn.bench.example',
+        },
+      }),
     );
     const db = new pg.Client({ connectionString: database.url });
     await db.connect();
@@ -147,16 +182,20 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     for (;;) {
       const [{ n }] = (await db.query('select count(*)::int as n from inventory_deltas')).rows;
       if (n === 0) break;
-      if (performance.now() - foldStarted > 120_000) throw new Error(`${n} inventory deltas still unfolded after 2 minutes`);
+      if (performance.now() - foldStarted > 120_000)
+        throw new Error(`${n} inventory deltas still unfolded after 2 minutes`);
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     const expected = await expectedInventory(db);
     const first = await api.timed(() => api.client.GET('/api/overview/full'));
-    if (first.status !== 200) throw new Error(`GET /api/overview/full answered ${first.status}: ${JSON.stringify(first.body).slice(0, 300)}`);
+    if (first.status !== 200)
+      throw new Error(`GET /api/overview/full answered ${first.status}: ${JSON.stringify(first.body).slice(0, 300)}`);
     const problem = checkOverview(first.body, expected);
     if (problem) throw new Error(`GET /api/overview/full: ${problem}`);
-    const sizes = (await db.query(`select pg_size_pretty(pg_database_size(current_database())) as database,
-                                          (select count(*) from inventory_counts)::int as count_rows`)).rows[0];
+    const sizes = (
+      await db.query(`select pg_size_pretty(pg_database_size(current_database())) as database,
+                                          (select count(*) from inventory_counts)::int as count_rows`)
+    ).rows[0];
 
     const targets = [
       { key: 'floor', label: 'floor: GET /api/auth/me', path: 'auth/me' },
@@ -166,7 +205,9 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const problems = [];
     for (let round = 1; round <= settings.rounds; round++) {
       for (const target of targets) {
-        process.stderr.write(`bench: round ${round}/${settings.rounds}, ${target.label}: ${settings.warmupSeconds}s warm-up + ${settings.durationSeconds}s at ${settings.connections} connections…\n`);
+        process.stderr.write(
+          `bench: round ${round}/${settings.rounds}, ${target.label}: ${settings.warmupSeconds}s warm-up + ${settings.durationSeconds}s at ${settings.connections} connections…\n`,
+        );
         const result = await measureWithCpu(
           {
             url: `${panel.api}/${target.path}`,
@@ -213,16 +254,40 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
   }
 }
 
-function render({ settings, machine, command, targets, runs, seedSeconds, expected, inventory, sizes, code, postgres, redis }) {
+function render({
+  settings,
+  machine,
+  command,
+  targets,
+  runs,
+  seedSeconds,
+  expected,
+  inventory,
+  sizes,
+  code,
+  postgres,
+  redis,
+}) {
   const pick = (key, f) => median(runs[key].map(f));
   const rate = (key) => pick(key, (r) => r.requestsPerSecond);
   const ratios = runs.overview.map((r, i) => r.requestsPerSecond / runs.floor[i].requestsPerSecond);
   const ratio = median(ratios);
   const met = ratio >= TARGET_RATIO;
-  const header = ['request', 'requests/s (median round)', 'rounds', 'ratio to floor', 'p50', 'p99', 'panel CPU', 'rest (PostgreSQL…)', 'CPU per request (panel + rest)'];
+  const header = [
+    'request',
+    'requests/s (median round)',
+    'rounds',
+    'ratio to floor',
+    'p50',
+    'p99',
+    'panel CPU',
+    'rest (PostgreSQL…)',
+    'CPU per request (panel + rest)',
+  ];
   const row = (t) => {
     const rs = runs[t.key];
-    const perRequest = (r) => (r.cpu.rest === undefined ? undefined : (10 * (r.cpu.server + r.cpu.rest)) / r.requestsPerSecond);
+    const perRequest = (r) =>
+      r.cpu.rest === undefined ? undefined : (10 * (r.cpu.server + r.cpu.rest)) / r.requestsPerSecond;
     return [
       t.label,
       fixed(rate(t.key)),

@@ -49,7 +49,10 @@ export function settingsFromEnv() {
 export async function run({ writeDoc = true, docFile, command } = {}) {
   const settings = settingsFromEnv();
   if (process.getuid?.() !== 0) throw new Error('the routing-apply bench needs root (network namespaces)');
-  await requireTools(['ip', 'wg', 'wireguard-go', 'nft', 'redsocks', 'microsocks', 'curl'], 'wireguard-tools wireguard-go iproute2 nftables redsocks microsocks curl');
+  await requireTools(
+    ['ip', 'wg', 'wireguard-go', 'nft', 'redsocks', 'microsocks', 'curl'],
+    'wireguard-tools wireguard-go iproute2 nftables redsocks microsocks curl',
+  );
   const machine = describeMachine();
   const { CommandRunner, WireGuardHost, probeHost } = await load('apps/agent/src/host/index.js');
   const { probeThroughRunner } = await load('apps/agent/src/work/probe/probe-runner.js');
@@ -66,7 +69,19 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const upstream = await createNamespace('warren-bench-ru');
     scope.add(`namespace ${upstream.name}`, () => upstream.destroy());
     const veth = { mine: `wr${tag}a`, theirs: `wr${tag}b` };
-    await node.exec('ip', 'link', 'add', veth.mine, 'type', 'veth', 'peer', 'name', veth.theirs, 'netns', upstream.name);
+    await node.exec(
+      'ip',
+      'link',
+      'add',
+      veth.mine,
+      'type',
+      'veth',
+      'peer',
+      'name',
+      veth.theirs,
+      'netns',
+      upstream.name,
+    );
     await node.exec('ip', 'address', 'add', '198.51.100.1/24', 'dev', veth.mine);
     await upstream.exec('ip', 'address', 'add', '198.51.100.2/24', 'dev', veth.theirs);
     await node.exec('ip', 'link', 'set', veth.mine, 'up');
@@ -114,7 +129,12 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
                 persistentKeepalive: 0,
               },
             }
-          : { id: randomUUID(), tag: `hop-${slot}`, slot, config: { kind: 'socks', host: '198.51.100.2', port: 1080, username: null, password: null } },
+          : {
+              id: randomUUID(),
+              tag: `hop-${slot}`,
+              slot,
+              config: { kind: 'socks', host: '198.51.100.2', port: 1080, username: null, password: null },
+            },
       );
     }
     const targets = [...outbounds.map((o) => o.tag), 'direct', 'blocked'];
@@ -132,18 +152,28 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     }));
     const nodeId = randomUUID();
     let revision = 0;
-    const state = (ruleList) => ({ nodeId, revision: ++revision, interfaces: [tunnel], outbounds, routing: { ...DEFAULT_ROUTING, failClosed: true, rules: ruleList } });
+    const state = (ruleList) => ({
+      nodeId,
+      revision: ++revision,
+      interfaces: [tunnel],
+      outbounds,
+      routing: { ...DEFAULT_ROUTING, failClosed: true, rules: ruleList },
+    });
     const timedApply = async (desired) => {
       const t = performance.now();
       const result = await host.apply(desired);
       const took = performance.now() - t;
       if (!result.ok || result.routing?.state !== 'up' || result.outbounds?.some((o) => o.state !== 'up')) {
-        throw new Error(`apply failed: ${JSON.stringify({ routing: result.routing, outbounds: result.outbounds?.filter((o) => o.state !== 'up'), interfaces: result.interfaces })}`);
+        throw new Error(
+          `apply failed: ${JSON.stringify({ routing: result.routing, outbounds: result.outbounds?.filter((o) => o.state !== 'up'), interfaces: result.interfaces })}`,
+        );
       }
       return took;
     };
 
-    process.stderr.write(`bench: ${settings.rules} rules, ${settings.outbounds} outbounds, ${settings.reps} applies per variant, namespace ${node.name}\n`);
+    process.stderr.write(
+      `bench: ${settings.rules} rules, ${settings.outbounds} outbounds, ${settings.reps} applies per variant, namespace ${node.name}\n`,
+    );
     const first = await timedApply(state(rules));
     const changed = [];
     const noop = [];
@@ -156,8 +186,14 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const ipFlush = [];
     for (const o of outbounds.filter((o) => o.config.kind === 'wireguard')) {
       const mark = 0x5700 + o.slot;
-      ipLines.push(`rule add pref ${22000 + o.slot} fwmark 0x${mark.toString(16)} lookup ${mark}`, `rule add pref ${22300 + o.slot} from ${o.config.address.split('/')[0]} lookup ${mark}`);
-      ipLines.push(`route replace default dev ${o.config.interfaceName} table ${mark}`, `route replace unreachable default table ${mark} metric 4000000000`);
+      ipLines.push(
+        `rule add pref ${22000 + o.slot} fwmark 0x${mark.toString(16)} lookup ${mark}`,
+        `rule add pref ${22300 + o.slot} from ${o.config.address.split('/')[0]} lookup ${mark}`,
+      );
+      ipLines.push(
+        `route replace default dev ${o.config.interfaceName} table ${mark}`,
+        `route replace unreachable default table ${mark} metric 4000000000`,
+      );
       ipFlush.push(`rule del pref ${22000 + o.slot}`, `rule del pref ${22300 + o.slot}`, `route flush table ${mark}`);
     }
     const ipFile = join(workDir, 'bare.batch');
@@ -199,7 +235,11 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       return child;
     };
     spawnIn(upstream, ['microsocks', '-i', '198.51.100.2', '-p', '1080']);
-    spawnIn(upstream, [process.execPath, '-e', `require('node:http').createServer((q,s)=>s.end(q.socket.remoteAddress)).listen(8080,'198.51.100.2')`]);
+    spawnIn(upstream, [
+      process.execPath,
+      '-e',
+      `require('node:http').createServer((q,s)=>s.end(q.socket.remoteAddress)).listen(8080,'198.51.100.2')`,
+    ]);
     const url = 'http://198.51.100.2:8080/';
     const job = {
       outboundId: randomUUID(),
@@ -209,9 +249,25 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       timeoutMs: 5000,
       allowPrivateTargets: false,
     };
-    const curl = () => node.exec('curl', '-sS', '-m', '5', '-o', '/dev/null', '-w', '%{time_total}', '--socks5', '198.51.100.2:1080', url);
+    const curl = () =>
+      node.exec(
+        'curl',
+        '-sS',
+        '-m',
+        '5',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{time_total}',
+        '--socks5',
+        '198.51.100.2:1080',
+        url,
+      );
     for (let tries = 0; ; tries++) {
-      const ok = await curl().then(() => true, () => false);
+      const ok = await curl().then(
+        () => true,
+        () => false,
+      );
       if (ok) break;
       if (tries > 50) throw new Error('microsocks or the test server did not come up');
       await sleep(100);
@@ -234,7 +290,10 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     }
 
     const report = render({
-      load: `load average ${os.loadavg().map((l) => l.toFixed(1)).join(', ')} (other work on the machine; ratios hold better than absolute times)`,
+      load: `load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(', ')} (other work on the machine; ratios hold better than absolute times)`,
       settings,
       machine,
       command,
@@ -262,24 +321,73 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
   }
 }
 
-function render({ load, settings, machine, command, first, changed, noop, bareNft, bareIp, bareBoth, rulesetBytes, probeWall, probeLatency, curlWall, curlTotal, nftVersion }) {
+function render({
+  load,
+  settings,
+  machine,
+  command,
+  first,
+  changed,
+  noop,
+  bareNft,
+  bareIp,
+  bareBoth,
+  rulesetBytes,
+  probeWall,
+  probeLatency,
+  curlWall,
+  curlTotal,
+  nftVersion,
+}) {
   const floor = median(bareBoth);
   const vs = (values) => (median(values) / floor).toFixed(2);
   const header = ['operation', 'median (min–max)', 'runs', 'vs bare nft -f + ip -batch'];
   const rows = [
-    [`*baseline:* bare \`nft -f\` of the agent's ruleset file (${(rulesetBytes / 1024).toFixed(0)} KiB) + bare \`ip -batch\` of its ${(settings.outbounds / 2) * 4} rule/route lines`, spread(bareBoth), bareBoth.length, '1.00'],
+    [
+      `*baseline:* bare \`nft -f\` of the agent's ruleset file (${(rulesetBytes / 1024).toFixed(0)} KiB) + bare \`ip -batch\` of its ${(settings.outbounds / 2) * 4} rule/route lines`,
+      spread(bareBoth),
+      bareBoth.length,
+      '1.00',
+    ],
     ['*reference:* the bare `nft -f` alone', spread(bareNft), bareNft.length, vs(bareNft)],
     ['*reference:* the bare `ip -batch` alone', spread(bareIp), bareIp.length, vs(bareIp)],
-    [`**apply(): ${settings.rules} rules reordered** (table read, rendered, loaded; ip rules/routes restored)`, `**${spread(changed)}**`, changed.length, `**${vs(changed)}**`],
-    ['apply(): no-op re-apply (same state: hops checked, table read but not reloaded)', spread(noop), noop.length, vs(noop)],
-    [`apply(): first (creates the tunnel, ${settings.outbounds / 2} wireguard-go hops, ${settings.outbounds / 2} redsocks)`, ms(first), 1, vs([first])],
+    [
+      `**apply(): ${settings.rules} rules reordered** (table read, rendered, loaded; ip rules/routes restored)`,
+      `**${spread(changed)}**`,
+      changed.length,
+      `**${vs(changed)}**`,
+    ],
+    [
+      'apply(): no-op re-apply (same state: hops checked, table read but not reloaded)',
+      spread(noop),
+      noop.length,
+      vs(noop),
+    ],
+    [
+      `apply(): first (creates the tunnel, ${settings.outbounds / 2} wireguard-go hops, ${settings.outbounds / 2} redsocks)`,
+      ms(first),
+      1,
+      vs([first]),
+    ],
   ];
   const probeHeader = ['what', 'median (min–max)', 'runs'];
   const probeRows = [
-    ['*baseline:* `curl --socks5` in the namespace, wall time (process start included)', spread(curlWall), curlWall.length],
+    [
+      '*baseline:* `curl --socks5` in the namespace, wall time (process start included)',
+      spread(curlWall),
+      curlWall.length,
+    ],
     ['*baseline:* the same curl, its own `time_total`', spread(curlTotal), curlTotal.length],
-    ['**probe job as the agent runs it** (child `node` via `ip netns exec`, wall time)', `**${spread(probeWall)}**`, probeWall.length],
-    ['the probe\'s own `latencyMs` (DNS skipped for literals, connect + SOCKS5 + GET)', spread(probeLatency), probeLatency.length],
+    [
+      '**probe job as the agent runs it** (child `node` via `ip netns exec`, wall time)',
+      `**${spread(probeWall)}**`,
+      probeWall.length,
+    ],
+    [
+      "the probe's own `latencyMs` (DNS skipped for literals, connect + SOCKS5 + GET)",
+      spread(probeLatency),
+      probeLatency.length,
+    ],
   ];
   const settingsText = `BENCH_RULES=${settings.rules} BENCH_OUTBOUNDS=${settings.outbounds} BENCH_REPS=${settings.reps} BENCH_PROBES=${settings.probes}`;
   const markdown = `## ${TITLE}
@@ -303,6 +411,14 @@ Machine load during the run: ${load}.
   return {
     markdown,
     text,
-    figures: { changedMs: median(changed), noopMs: median(noop), bareMs: floor, probeWallMs: median(probeWall), probeLatencyMs: median(probeLatency), curlWallMs: median(curlWall), curlTotalMs: median(curlTotal) },
+    figures: {
+      changedMs: median(changed),
+      noopMs: median(noop),
+      bareMs: floor,
+      probeWallMs: median(probeWall),
+      probeLatencyMs: median(probeLatency),
+      curlWallMs: median(curlWall),
+      curlTotalMs: median(curlTotal),
+    },
   };
 }

@@ -17,15 +17,29 @@ import * as routingApply from './routing-apply.js';
 import * as web from './web.js';
 import * as twoControllers from './two-controllers.js';
 
-const BENCHMARKS = { 'http-auth': httpAuth, clients, overview, 'agent-host': agentHost, 'agent-propagation': agentPropagation, 'agent-fleet': agentFleet, 'routing-apply': routingApply, web, 'two-controllers': twoControllers };
+const BENCHMARKS = {
+  'http-auth': httpAuth,
+  clients,
+  overview,
+  'agent-host': agentHost,
+  'agent-propagation': agentPropagation,
+  'agent-fleet': agentFleet,
+  'routing-apply': routingApply,
+  web,
+  'two-controllers': twoControllers,
+};
 
 const docFile = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
 const writeDoc = process.env.BENCH_WRITE !== '0';
 
 try {
-  const only = (process.env.BENCH_ONLY ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  const only = (process.env.BENCH_ONLY ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   for (const name of only) {
-    if (!(name in BENCHMARKS)) throw new Error(`BENCH_ONLY: unknown benchmark "${name}" (known: ${Object.keys(BENCHMARKS).join(', ')})`);
+    if (!(name in BENCHMARKS))
+      throw new Error(`BENCH_ONLY: unknown benchmark "${name}" (known: ${Object.keys(BENCHMARKS).join(', ')})`);
   }
   for (const [name, benchmark] of Object.entries(BENCHMARKS)) {
     if (only.length && !only.includes(name)) continue;

@@ -61,8 +61,17 @@ function changeLoop(apis, nodes, perSecond) {
       const api = apis[k % apis.length];
       const node = nodes[k % nodes.length];
       try {
-        const made = await api.expect(201, api.client.POST('/api/clients', { body: { name: `churn-${k}`, interfaceIds: [node.interfaceId] } }));
-        await api.expect(200, apis[(k + 1) % apis.length].client.PATCH('/api/clients/{id}', { params: { path: { id: made.id } }, body: { enabled: false } }));
+        const made = await api.expect(
+          201,
+          api.client.POST('/api/clients', { body: { name: `churn-${k}`, interfaceIds: [node.interfaceId] } }),
+        );
+        await api.expect(
+          200,
+          apis[(k + 1) % apis.length].client.PATCH('/api/clients/{id}', {
+            params: { path: { id: made.id } },
+            body: { enabled: false },
+          }),
+        );
         await api.expect(200, api.client.DELETE('/api/clients/{id}', { params: { path: { id: made.id } } }));
         counts[k % apis.length] += 3;
       } catch (error) {
@@ -105,7 +114,11 @@ async function measure({ panels, settings, apis, nodes, queuePrefix, label }) {
     seconds: elapsed / 1000,
     cpu,
     pgCpu,
-    rss: rss.map((values, i) => ({ mean: values.reduce((s, v) => s + v, 0) / values.length, max: Math.max(...values), peak: memoryOf(panels[i].pid).peak })),
+    rss: rss.map((values, i) => ({
+      mean: values.reduce((s, v) => s + v, 0) / values.length,
+      max: Math.max(...values),
+      peak: memoryOf(panels[i].pid).peak,
+    })),
     changes: churn.counts,
     changeFailures: churn.failures,
     ticks: ticksOf(jobs, panels),
@@ -137,7 +150,13 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const start = async (i) => {
       const dataDir = mkdtempSync(join(tmpdir(), `warren-bench-2c-${i}-`));
       scope.add(`data directory ${i}`, () => rmSync(dataDir, { recursive: true, force: true }));
-      const panel = await startPanelProcess({ databaseUrl: database.url, redisUrl: REDIS_URL, queuePrefix, dataDir, env: { WARREN_LOCAL_AGENT: 'off' } });
+      const panel = await startPanelProcess({
+        databaseUrl: database.url,
+        redisUrl: REDIS_URL,
+        queuePrefix,
+        dataDir,
+        env: { WARREN_LOCAL_AGENT: 'off' },
+      });
       scope.add(`controller ${i}`, () => panel.stop());
       return panel;
     };
@@ -165,7 +184,13 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
             type: 'start',
             url: linkUrl(panels[0]),
             intervalMs: settings.intervalMs,
-            links: seeded.nodes.map((n, i) => ({ credential: n.credential, ifname: IFNAME, keys: n.keys, appliedRevision: n.appliedRevision, url: linkUrl(panels[controllerOf(i)]) })),
+            links: seeded.nodes.map((n, i) => ({
+              credential: n.credential,
+              ifname: IFNAME,
+              keys: n.keys,
+              appliedRevision: n.appliedRevision,
+              url: linkUrl(panels[controllerOf(i)]),
+            })),
           },
           'connected',
         );
@@ -176,16 +201,35 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
         const { stats } = await load.request({ type: 'report', sliceMs: 10_000 }, 'report');
         const { totals } = await load.request({ type: 'drain' }, 'drained', 60_000);
         const [linked] = (await db.query(`select count(*) filter (where connected)::int as n from node_agents`)).rows;
-        return { ...measured, stats, totals, linked: linked.n, agents: panels.map((_, k) => seeded.nodes.filter((__, i) => controllerOf(i) === k).length) };
+        return {
+          ...measured,
+          stats,
+          totals,
+          linked: linked.n,
+          agents: panels.map((_, k) => seeded.nodes.filter((__, i) => controllerOf(i) === k).length),
+        };
       } finally {
         await load.stop();
       }
     };
-    const alone = await phase('baseline: every agent and change on controller 1 (controller 2 idle)', () => 0, [apis[0]]);
+    const alone = await phase('baseline: every agent and change on controller 1 (controller 2 idle)', () => 0, [
+      apis[0],
+    ]);
     const split = await phase('two controllers: agents split, changes through both', (i) => i % 2, apis);
     const [counted] = (await db.query(`select coalesce(sum(used_bytes), 0)::text as used from clients`)).rows;
 
-    const report = render({ settings, machine, command, phases: [alone, split], counted: Number(counted.used), versions: { postgres: await postgresVersion().catch(() => undefined), redis: await redisVersion(), code: codeVersion() } });
+    const report = render({
+      settings,
+      machine,
+      command,
+      phases: [alone, split],
+      counted: Number(counted.used),
+      versions: {
+        postgres: await postgresVersion().catch(() => undefined),
+        redis: await redisVersion(),
+        code: codeVersion(),
+      },
+    });
     console.log(`\n${report.text}\n`);
     if (writeDoc && docFile) {
       writeSection(docFile, ID, report.markdown);
@@ -201,12 +245,46 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
 }
 
 function render({ settings, machine, command, phases, counted, versions }) {
-  const header = ['phase', 'controller', 'agents linked', 'changes made through it', 'CPU (of one core)', 'RSS mean / max / peak', 'PostgreSQL CPU (all)', 'ack p50 / p99'];
+  const header = [
+    'phase',
+    'controller',
+    'agents linked',
+    'changes made through it',
+    'CPU (of one core)',
+    'RSS mean / max / peak',
+    'PostgreSQL CPU (all)',
+    'ack p50 / p99',
+  ];
   const rows = phases.flatMap((p) =>
-    p.cpu.map((cpu, i) => [i === 0 ? p.label : '', `controller ${i + 1}`, fixed(p.agents[i]), fixed(p.changes[i] ?? 0), pct(cpu), `${mib(p.rss[i].mean)} / ${mib(p.rss[i].max)} / ${mib(p.rss[i].peak)}`, i === 0 ? pct(p.pgCpu) : '', i === 0 ? `${fixed(p.stats.ack.p50, 1)} / ${fixed(p.stats.ack.p99, 1)} ms` : '']),
+    p.cpu.map((cpu, i) => [
+      i === 0 ? p.label : '',
+      `controller ${i + 1}`,
+      fixed(p.agents[i]),
+      fixed(p.changes[i] ?? 0),
+      pct(cpu),
+      `${mib(p.rss[i].mean)} / ${mib(p.rss[i].max)} / ${mib(p.rss[i].peak)}`,
+      i === 0 ? pct(p.pgCpu) : '',
+      i === 0 ? `${fixed(p.stats.ack.p50, 1)} / ${fixed(p.stats.ack.p99, 1)} ms` : '',
+    ]),
   );
-  const tickHeader = ['phase', 'scheduled job', 'every', 'runs in the window', 'by controller 1 / 2', 'ticks that ran twice'];
-  const tickRows = phases.flatMap((p) => p.ticks.map((t, k) => [k === 0 ? p.label : '', `\`${t.name}\``, `${t.everyMs / 1000} s`, fixed(t.runs), t.byController.join(' / '), `**${t.twice}**`]));
+  const tickHeader = [
+    'phase',
+    'scheduled job',
+    'every',
+    'runs in the window',
+    'by controller 1 / 2',
+    'ticks that ran twice',
+  ];
+  const tickRows = phases.flatMap((p) =>
+    p.ticks.map((t, k) => [
+      k === 0 ? p.label : '',
+      `\`${t.name}\``,
+      `${t.everyMs / 1000} s`,
+      fixed(t.runs),
+      t.byController.join(' / '),
+      `**${t.twice}**`,
+    ]),
+  );
   const bytes = phases.reduce((sum, p) => sum + p.totals.bytes, 0);
   const lost = bytes - counted;
   const failures = phases.flatMap((p) => p.changeFailures);

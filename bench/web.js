@@ -31,7 +31,16 @@ export const TITLE = 'Web panel: the clients page at 100,000 clients, in the bro
 const TARGETS = { firstPageMs: 1000, searchMs: 300, initialKb: 400 };
 const SUBNET = '10.64.0.0/14';
 const CHROMIUM = process.env.WARREN_TEST_CHROMIUM ?? '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
 
 export function settingsFromEnv() {
@@ -49,18 +58,39 @@ function installMarks() {
     const now = performance.now();
     const found = rows();
     if (window.__rowAt === undefined && found.length > 0) window.__rowAt = now;
-    if (window.__wanted && window.__resultAt === undefined && found.length === 1 && found[0].textContent.includes(window.__wanted)) window.__resultAt = now;
+    if (
+      window.__wanted &&
+      window.__resultAt === undefined &&
+      found.length === 1 &&
+      found[0].textContent.includes(window.__wanted)
+    )
+      window.__resultAt = now;
   });
-  document.addEventListener('DOMContentLoaded', () => observer.observe(document.body, { childList: true, subtree: true, characterData: true }));
+  document.addEventListener('DOMContentLoaded', () =>
+    observer.observe(document.body, { childList: true, subtree: true, characterData: true }),
+  );
   document.addEventListener('submit', () => (window.__submitAt = performance.now()), true);
-  document.addEventListener('input', (event) => {
-    if (event.target?.closest?.('[data-testid="client-search"]') || event.target?.getAttribute?.('data-testid') === 'client-search') window.__typedAt = performance.now();
-  }, true);
+  document.addEventListener(
+    'input',
+    (event) => {
+      if (
+        event.target?.closest?.('[data-testid="client-search"]') ||
+        event.target?.getAttribute?.('data-testid') === 'client-search'
+      )
+        window.__typedAt = performance.now();
+    },
+    true,
+  );
 }
 
 async function launch(scope) {
   const profile = mkdtempSync(join(tmpdir(), 'warren-bench-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 800 } });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 1280, height: 800 },
+  });
   scope.add('browser', async () => {
     await context.close().catch(() => undefined);
     rmSync(profile, { recursive: true, force: true });
@@ -85,7 +115,8 @@ function recordTransfers(page) {
 
 export async function run({ writeDoc = true, docFile, command } = {}) {
   const settings = settingsFromEnv();
-  if (!existsSync(join(ROOT_DIR, 'dist/web/index.html'))) throw new Error('no web panel build: run `npm run build` first');
+  if (!existsSync(join(ROOT_DIR, 'dist/web/index.html')))
+    throw new Error('no web panel build: run `npm run build` first');
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: run test/prepare-host.sh`);
   const machine = describeMachine();
   const scope = cleanupScope('the web run (browser, panel, database)');
@@ -97,21 +128,40 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     scope.add(`Redis prefix ${queuePrefix}`, () => dropRedisPrefix(queuePrefix));
     const database = await createBenchDatabase();
     scope.add(`drop database ${database.name}`, () => database.drop());
-    panel = await startPanelProcess({ databaseUrl: database.url, redisUrl: REDIS_URL, queuePrefix, dataDir, env: { WARREN_LOCAL_AGENT: 'off' } });
+    panel = await startPanelProcess({
+      databaseUrl: database.url,
+      redisUrl: REDIS_URL,
+      queuePrefix,
+      dataDir,
+      env: { WARREN_LOCAL_AGENT: 'off' },
+    });
     scope.add('panel', () => panel.stop());
     const api = apiClient(panel, 4);
     scope.add('http agent', () => api.close());
     await signIn(api);
-    const iface = await api.expect(201, api.client.POST('/api/interfaces', { body: { name: 'wgbench', mode: 'standard', listenPort: 51998, subnet: SUBNET, endpointHost: 'vpn.bench.example' } }));
+    const iface = await api.expect(
+      201,
+      api.client.POST('/api/interfaces', {
+        body: {
+          name: 'wgbench',
+          mode: 'standard',
+          listenPort: 51998,
+          subnet: SUBNET,
+          endpointHost: 'vpn.bench.example',
+        },
+      }),
+    );
     const db = new pg.Client({ connectionString: database.url });
     await db.connect();
     scope.add('database client', () => db.end());
     for (let start = 0; start < settings.clients; start += 2000) {
       const specs = [];
-      for (let i = start; i < Math.min(settings.clients, start + 2000); i++) specs.push({ name: `client-${String(i).padStart(6, '0')}`, deviceLimit: 1 + (i % 3) });
+      for (let i = start; i < Math.min(settings.clients, start + 2000); i++)
+        specs.push({ name: `client-${String(i).padStart(6, '0')}`, deviceLimit: 1 + (i % 3) });
       await insertClients(db, { iface: { id: iface.id, nodeId: iface.nodeId }, subnet: SUBNET, specs });
     }
-    for (const table of ['clients', 'devices', 'accounts', 'client_interfaces']) await db.query(`vacuum (analyze) ${table}`);
+    for (const table of ['clients', 'devices', 'accounts', 'client_interfaces'])
+      await db.query(`vacuum (analyze) ${table}`);
     process.stderr.write(`bench: ${fixed(settings.clients)} clients inserted; opening the browser…\n`);
 
     const { context, page } = await launch(scope);
@@ -152,8 +202,25 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     await context.close();
     if (!panel.alive()) throw new Error(`the panel exited during the benchmark:\n${panel.tail()}`);
 
-    const result = { coldMs, firstPage, search, initialJs, initialCss, gzipJs, gzipCss, scripts: scripts.length, browser };
-    const report = render({ settings, machine, command, result, code: codeVersion(), postgres: await postgresVersion().catch(() => undefined) });
+    const result = {
+      coldMs,
+      firstPage,
+      search,
+      initialJs,
+      initialCss,
+      gzipJs,
+      gzipCss,
+      scripts: scripts.length,
+      browser,
+    };
+    const report = render({
+      settings,
+      machine,
+      command,
+      result,
+      code: codeVersion(),
+      postgres: await postgresVersion().catch(() => undefined),
+    });
     console.log(`\n${report.text}\n`);
     if (writeDoc && docFile) {
       writeSection(docFile, ID, report.markdown);
@@ -176,11 +243,41 @@ function render({ settings, machine, command, result, code, postgres }) {
   const verdict = (value, target) => (value <= target ? 'met' : 'missed');
   const header = ['measure', 'median', 'rounds', 'target', ''];
   const rows = [
-    ['navigation start → first page of clients on screen (warm: app files cached)', ms(firstPage), result.firstPage.map((v) => ms(v)).join(' / '), `< ${TARGETS.firstPageMs} ms`, verdict(firstPage, TARGETS.firstPageMs)],
-    ['sign-in submitted → first page of clients on screen (cold: fresh profile)', ms(result.coldMs), '1', `< ${TARGETS.firstPageMs} ms`, verdict(result.coldMs, TARGETS.firstPageMs)],
-    ['search typed → its one result alone on screen (150 ms debounce included)', ms(search), result.search.map((v) => ms(v)).join(' / '), `< ${TARGETS.searchMs} ms`, verdict(search, TARGETS.searchMs)],
-    [`first load: JavaScript (${result.scripts} files) + CSS, gzip`, `${kb(result.gzipJs)} + ${kb(result.gzipCss)}`, '1', `< ${TARGETS.initialKb} KB`, verdict(initialKb, TARGETS.initialKb)],
-    [`first load: the same on the wire (brotli, what Chromium was sent)`, `${kb(result.initialJs)} + ${kb(result.initialCss)}`, '1', '', ''],
+    [
+      'navigation start → first page of clients on screen (warm: app files cached)',
+      ms(firstPage),
+      result.firstPage.map((v) => ms(v)).join(' / '),
+      `< ${TARGETS.firstPageMs} ms`,
+      verdict(firstPage, TARGETS.firstPageMs),
+    ],
+    [
+      'sign-in submitted → first page of clients on screen (cold: fresh profile)',
+      ms(result.coldMs),
+      '1',
+      `< ${TARGETS.firstPageMs} ms`,
+      verdict(result.coldMs, TARGETS.firstPageMs),
+    ],
+    [
+      'search typed → its one result alone on screen (150 ms debounce included)',
+      ms(search),
+      result.search.map((v) => ms(v)).join(' / '),
+      `< ${TARGETS.searchMs} ms`,
+      verdict(search, TARGETS.searchMs),
+    ],
+    [
+      `first load: JavaScript (${result.scripts} files) + CSS, gzip`,
+      `${kb(result.gzipJs)} + ${kb(result.gzipCss)}`,
+      '1',
+      `< ${TARGETS.initialKb} KB`,
+      verdict(initialKb, TARGETS.initialKb),
+    ],
+    [
+      `first load: the same on the wire (brotli, what Chromium was sent)`,
+      `${kb(result.initialJs)} + ${kb(result.initialCss)}`,
+      '1',
+      '',
+      '',
+    ],
   ];
   const markdown = [
     `## ${TITLE}`,

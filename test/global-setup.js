@@ -58,14 +58,24 @@ async function startRedis() {
   const { freePort } = await import('../dist/libs/net/free-port.js');
   const port = await freePort();
   say(`starting redis-server on 127.0.0.1:${port} (no persistence)`);
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
   const failed = new Promise((_, reject) => {
-    child.once('error', (error) => reject(new Error(`redis-server could not start (${error.message}); install Debian's redis-server (test/prepare-host.sh does)`)));
+    child.once('error', (error) =>
+      reject(
+        new Error(
+          `redis-server could not start (${error.message}); install Debian's redis-server (test/prepare-host.sh does)`,
+        ),
+      ),
+    );
     child.once('exit', (code) => reject(new Error(`redis-server exited with code ${code}:\n${output}`)));
   });
   const url = `redis://127.0.0.1:${port}`;
@@ -101,7 +111,9 @@ async function provide({ name, variable, machineUrl, answers, start }, own) {
     process.env[variable] = machineUrl;
     return undefined;
   }
-  say(`${name}: ${own ? 'WARREN_TEST_SERVICES=own' : `${variable} not set and none answers at ${redact(machineUrl)}`}: starting one for this run`);
+  say(
+    `${name}: ${own ? 'WARREN_TEST_SERVICES=own' : `${variable} not set and none answers at ${redact(machineUrl)}`}: starting one for this run`,
+  );
   const service = await start();
   process.env[variable] = service.url;
   return service;
@@ -110,8 +122,26 @@ async function provide({ name, variable, machineUrl, answers, start }, own) {
 export default async function globalSetup() {
   const own = process.env.WARREN_TEST_SERVICES === 'own';
   const started = [
-    await provide({ name: 'PostgreSQL', variable: 'DATABASE_URL', machineUrl: MACHINE_DATABASE_URL, answers: postgresAnswers, start: startPostgres }, own),
-    await provide({ name: 'Redis', variable: 'REDIS_URL', machineUrl: MACHINE_REDIS_URL, answers: redisAnswersAt, start: startRedis }, own),
+    await provide(
+      {
+        name: 'PostgreSQL',
+        variable: 'DATABASE_URL',
+        machineUrl: MACHINE_DATABASE_URL,
+        answers: postgresAnswers,
+        start: startPostgres,
+      },
+      own,
+    ),
+    await provide(
+      {
+        name: 'Redis',
+        variable: 'REDIS_URL',
+        machineUrl: MACHINE_REDIS_URL,
+        answers: redisAnswersAt,
+        start: startRedis,
+      },
+      own,
+    ),
   ].filter(Boolean);
   say(`PostgreSQL ${redact(process.env.DATABASE_URL)}, Redis ${redact(process.env.REDIS_URL)}`);
   globalThis.__warrenTestServices = started;

@@ -7,6 +7,9 @@ import { spawnBuilt } from './child.js';
 export function startAgentProcess({ controllerUrl, enrolSecret, dataDir, netns, env = {} }) {
   const args = ['--controller', controllerUrl, '--data-dir', dataDir, '--netns', netns];
   if (enrolSecret) args.push('--enrol', enrolSecret);
-  const agent = spawnBuilt('apps/agent/src/main.js', args, { env: { ...process.env, WARREN_LOG_LEVEL: 'warn', ...env }, name: 'agent' });
+  const agent = spawnBuilt('apps/agent/src/main.js', args, {
+    env: { ...process.env, WARREN_LOG_LEVEL: 'warn', ...env },
+    name: 'agent',
+  });
   return { pid: agent.pid, alive: agent.alive, exit: agent.exited, tail: agent.tail, stop: agent.stop };
 }

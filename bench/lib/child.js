@@ -61,7 +61,11 @@ export function exitWatch(child) {
  */
 export function spawnBuilt(path, args, { env, name, nodeArgs = [] }) {
   const file = builtFile(path);
-  const child = spawn(process.execPath, [...nodeArgs, file, ...args], { cwd: ROOT_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, file, ...args], {
+    cwd: ROOT_DIR,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const tail = outputTail();
   child.stdout.on('data', tail.keep(`[${name}] `));
   child.stderr.on('data', tail.keep(`[${name} stderr] `));

@@ -62,10 +62,15 @@ export async function measureWithCpu(options, { mode = 'process', serverCpuMs })
 /** What went wrong in a load run (warm-up and measured part): anything but a clean 2xx, or no 2xx at all. */
 export function loadFailures(name, run) {
   const out = [];
-  for (const [phase, r] of [['warm-up', run.warmup], ['measured', run]]) {
+  for (const [phase, r] of [
+    ['warm-up', run.warmup],
+    ['measured', run],
+  ]) {
     if (!r) continue;
     if (r.non2xx + r.errors + r.timeouts > 0 || r.ok === 0) {
-      out.push(`${name} (${phase}): ${r.ok} 2xx, ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts; status codes ${JSON.stringify(r.statusCodeStats)}`);
+      out.push(
+        `${name} (${phase}): ${r.ok} 2xx, ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts; status codes ${JSON.stringify(r.statusCodeStats)}`,
+      );
     }
   }
   return out;

@@ -7,8 +7,12 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export function codeVersion() {
   try {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'apps', 'libs'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean).length;
-    return dirty ? `commit ${commit} with ${dirty} uncommitted file(s) under apps/ and libs/ (the working tree is shared with concurrent work)` : `commit ${commit} (apps/ and libs/ clean)`;
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'apps', 'libs'], { cwd: ROOT, encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean).length;
+    return dirty
+      ? `commit ${commit} with ${dirty} uncommitted file(s) under apps/ and libs/ (the working tree is shared with concurrent work)`
+      : `commit ${commit} (apps/ and libs/ clean)`;
   } catch {
     return 'unknown (no git)';
   }

@@ -21,7 +21,21 @@ let fatal;
 
 function newWindow() {
   const cpu = process.cpuUsage();
-  return { startedAt: performance.now(), cpu, ackMs: [], ackAt: [], slow: [], batches: 0, resends: 0, systems: 0, heartbeats: 0, errors: 0, errorTexts: new Map(), peers: 0, late: 0 };
+  return {
+    startedAt: performance.now(),
+    cpu,
+    ackMs: [],
+    ackAt: [],
+    slow: [],
+    batches: 0,
+    resends: 0,
+    systems: 0,
+    heartbeats: 0,
+    errors: 0,
+    errorTexts: new Map(),
+    peers: 0,
+    late: 0,
+  };
 }
 
 function rand(min, max) {
@@ -40,11 +54,22 @@ function systemSample(link, now) {
   const load = (s.cpu / 100) * s.cores;
   return {
     at: now,
-    cpu: { percent: Math.round(s.cpu * 10) / 10, cores: s.cores, load1: Math.round(load * 100) / 100, load5: Math.round(load * 90) / 100, load15: Math.round(load * 80) / 100 },
+    cpu: {
+      percent: Math.round(s.cpu * 10) / 10,
+      cores: s.cores,
+      load1: Math.round(load * 100) / 100,
+      load5: Math.round(load * 90) / 100,
+      load15: Math.round(load * 80) / 100,
+    },
     memory: { used: Math.round(s.mem), total: s.memTotal, percent: Math.round((1000 * s.mem) / s.memTotal) / 10 },
     swap: { used: 0, total: 1073741824, percent: 0 },
     disk: { used: 8.4e9, total: 3.2e10, percent: 26.3 },
-    network: { rxBytes: Math.round(s.rx), txBytes: Math.round(s.tx), rxRate: Math.round(rxRate), txRate: Math.round(txRate) },
+    network: {
+      rxBytes: Math.round(s.rx),
+      txBytes: Math.round(s.tx),
+      rxRate: Math.round(rxRate),
+      txRate: Math.round(txRate),
+    },
     uptimeSeconds: Math.round((now - s.bootedAt) / 1000),
     processRss: Math.round(rand(58e6, 62e6)),
   };
@@ -135,7 +160,10 @@ function onMessage(link, data) {
 
 function connect(url, spec, index) {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { headers: { authorization: `Bearer ${spec.credential}` }, perMessageDeflate: false });
+    const ws = new WebSocket(url, {
+      headers: { authorization: `Bearer ${spec.credential}` },
+      perMessageDeflate: false,
+    });
     const link = {
       index,
       ws,
@@ -145,7 +173,15 @@ function connect(url, spec, index) {
       pending: undefined,
       acked: 0,
       ackedBytes: 0,
-      system: { cpu: rand(5, 30), cores: 2, mem: rand(4e8, 9e8), memTotal: 2 * 2 ** 30, rx: rand(1e9, 1e11), tx: rand(1e9, 1e11), bootedAt: Date.now() - rand(1e6, 1e8) },
+      system: {
+        cpu: rand(5, 30),
+        cores: 2,
+        mem: rand(4e8, 9e8),
+        memTotal: 2 * 2 ** 30,
+        rx: rand(1e9, 1e11),
+        tx: rand(1e9, 1e11),
+        bootedAt: Date.now() - rand(1e6, 1e8),
+      },
     };
     const timer = setTimeout(() => reject(new Error(`link ${index}: no welcome within 30 s`)), 30_000);
     link.welcome = () => {
@@ -184,10 +220,18 @@ function checkDrained() {
 
 function summary(values) {
   const sorted = Float64Array.from(values).sort();
-  const at = (q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] : null);
+  const at = (q) =>
+    sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] : null;
   let sum = 0;
   for (const v of sorted) sum += v;
-  return { count: sorted.length, mean: sorted.length ? sum / sorted.length : null, p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1) };
+  return {
+    count: sorted.length,
+    mean: sorted.length ? sum / sorted.length : null,
+    p50: at(0.5),
+    p90: at(0.9),
+    p99: at(0.99),
+    max: at(1),
+  };
 }
 
 process.on('message', async (message) => {
@@ -197,15 +241,22 @@ process.on('message', async (message) => {
       const started = performance.now();
       // Connect in groups, as a fleet coming back after a controller restart would (not all at one instant).
       for (let i = 0; i < message.links.length; i += 20) {
-        links.push(...(await Promise.all(message.links.slice(i, i + 20).map((spec, j) => connect(spec.url ?? message.url, spec, i + j)))));
+        links.push(
+          ...(await Promise.all(
+            message.links.slice(i, i + 20).map((spec, j) => connect(spec.url ?? message.url, spec, i + j)),
+          )),
+        );
       }
       const ms = performance.now() - started;
       // Every link reports on its own timer, spread evenly over one interval.
       links.forEach((link, i) => {
-        link.startTimer = setTimeout(() => {
-          tick(link);
-          link.timer = setInterval(() => tick(link), intervalMs);
-        }, (i * intervalMs) / links.length);
+        link.startTimer = setTimeout(
+          () => {
+            tick(link);
+            link.timer = setInterval(() => tick(link), intervalMs);
+          },
+          (i * intervalMs) / links.length,
+        );
       });
       process.send({ type: 'connected', ms });
     } else if (message.type === 'mode') {
@@ -224,7 +275,9 @@ process.on('message', async (message) => {
           ack: summary(w.ackMs),
           // Acks by when they arrived, in slices of the window: does latency drift as it runs?
           slices: Array.from({ length: Math.ceil((performance.now() - w.startedAt) / message.sliceMs) }, (_, k) =>
-            summary(w.ackMs.filter((_, i) => w.ackAt[i] >= k * message.sliceMs && w.ackAt[i] < (k + 1) * message.sliceMs)),
+            summary(
+              w.ackMs.filter((_, i) => w.ackAt[i] >= k * message.sliceMs && w.ackAt[i] < (k + 1) * message.sliceMs),
+            ),
           ),
           slow: w.slow,
           batches: w.batches,

@@ -4,7 +4,10 @@ import autocannon from 'autocannon';
  * One load run against one URL: a warm-up whose figures are thrown away, then the measured run.
  * `onMeasuring` fires between the two so the caller can start its own CPU accounting.
  */
-export async function runLoad({ url, headers = {}, connections, pipelining, warmupSeconds, durationSeconds }, onMeasuring = () => {}) {
+export async function runLoad(
+  { url, headers = {}, connections, pipelining, warmupSeconds, durationSeconds },
+  onMeasuring = () => {},
+) {
   const base = { url, headers, connections, pipelining, method: 'GET' };
   let warmup;
   if (warmupSeconds > 0) warmup = await autocannon({ ...base, duration: warmupSeconds });
@@ -41,10 +44,18 @@ class LatencyLog {
 
   summary() {
     const sorted = this.values.subarray(0, this.length).sort();
-    const at = (q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : undefined);
+    const at = (q) =>
+      sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : undefined;
     let sum = 0;
     for (const v of sorted) sum += v;
-    return { count: sorted.length, mean: sorted.length ? sum / sorted.length : undefined, p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1) };
+    return {
+      count: sorted.length,
+      mean: sorted.length ? sum / sorted.length : undefined,
+      p50: at(0.5),
+      p90: at(0.9),
+      p99: at(0.99),
+      max: at(1),
+    };
   }
 }
 
@@ -54,7 +65,13 @@ function summarise(result) {
     requestsPerSecond: result.requests.average,
     requestsPerSecondStddev: result.requests.stddev,
     total: result.requests.total,
-    latency: { mean: result.latency.mean, p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
+    latency: {
+      mean: result.latency.mean,
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      max: result.latency.max,
+    },
     durationSeconds: result.duration,
     ok: result['2xx'],
     non2xx: result.non2xx,

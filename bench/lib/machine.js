@@ -5,7 +5,9 @@ import os from 'node:os';
 export function describeMachine() {
   let cpuModel = os.cpus()[0]?.model ?? 'unknown';
   try {
-    const line = readFileSync('/proc/cpuinfo', 'utf8').split('\n').find((l) => l.startsWith('model name'));
+    const line = readFileSync('/proc/cpuinfo', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('model name'));
     if (line) cpuModel = line.split(':')[1].trim();
   } catch {
     // not Linux: os.cpus() is good enough

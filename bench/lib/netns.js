@@ -5,7 +5,10 @@ import { promisify } from 'node:util';
 
 const exec = promisify(execFile);
 
-export const randomHex = (length) => randomBytes(Math.ceil(length / 2)).toString('hex').slice(0, length);
+export const randomHex = (length) =>
+  randomBytes(Math.ceil(length / 2))
+    .toString('hex')
+    .slice(0, length);
 
 /** Fails with the Debian package to install when a tool is missing. */
 export async function requireTools(tools, packages) {
@@ -29,7 +32,8 @@ export async function createNamespace(prefix) {
   const ns = {
     name,
     // A large buffer: `wg show … dump` of 10,000 peers is megabytes.
-    exec: async (command, ...args) => (await exec('ip', ['netns', 'exec', name, command, ...args], { maxBuffer: 1 << 28 })).stdout,
+    exec: async (command, ...args) =>
+      (await exec('ip', ['netns', 'exec', name, command, ...args], { maxBuffer: 1 << 28 })).stdout,
     pids: async () => (await exec('ip', ['netns', 'pids', name])).stdout.split('\n').filter(Boolean).map(Number),
     async destroy() {
       if (destroyed) return;
@@ -41,7 +45,9 @@ export async function createNamespace(prefix) {
         pids = pids.filter(alive);
       }
       for (const pid of pids) signal(pid, 'SIGKILL');
-      await exec('ip', ['netns', 'del', name]).catch((error) => console.error(`bench: deleting namespace ${name} failed: ${error.message}`));
+      await exec('ip', ['netns', 'del', name]).catch((error) =>
+        console.error(`bench: deleting namespace ${name} failed: ${error.message}`),
+      );
     },
   };
   try {

@@ -14,7 +14,6 @@ export const PANEL_NODE_FLAGS = ['--max-semi-space-size=16', '--max-old-space-si
 /** glibc malloc settings of the same launchers: fewer arenas, large blocks given back on free. */
 export const PANEL_MALLOC_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
 
-
 /**
  * The panel exactly as `npm start` runs it (from dist, with PANEL_NODE_FLAGS and PANEL_MALLOC_ENV;
  * `tuned: false` runs it without them), in its own process, on its own database.
@@ -39,10 +38,17 @@ export async function startPanelProcess({ databaseUrl, redisUrl, queuePrefix, da
   if (redisUrl) childEnv.REDIS_URL = redisUrl;
   else delete childEnv.REDIS_URL;
   delete childEnv.WARREN_AGENT_REDIS_URL;
-  const panel = spawnBuilt('apps/controller/src/main.js', [], { env: childEnv, name: 'panel', nodeArgs: tuned ? PANEL_NODE_FLAGS : [] });
+  const panel = spawnBuilt('apps/controller/src/main.js', [], {
+    env: childEnv,
+    name: 'panel',
+    nodeArgs: tuned ? PANEL_NODE_FLAGS : [],
+  });
   const origin = await new Promise((resolve, reject) => {
     let buffer = '';
-    const timer = setTimeout(() => reject(new Error(`the panel did not say "panel listening on" within 60 s:\n${panel.tail()}`)), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`the panel did not say "panel listening on" within 60 s:\n${panel.tail()}`)),
+      60_000,
+    );
     panel.child.stdout.on('data', (chunk) => {
       if (buffer === null) return;
       buffer += chunk.toString('utf8');
@@ -125,7 +131,9 @@ export function apiClient(panel, maxSockets = 8) {
       const { data, error, response } = await pending;
       if (response.status !== status) {
         const { method, url } = response.request;
-        throw new Error(`${method} ${new URL(url).pathname} answered ${response.status}: ${JSON.stringify(data ?? error).slice(0, 500)}`);
+        throw new Error(
+          `${method} ${new URL(url).pathname} answered ${response.status}: ${JSON.stringify(data ?? error).slice(0, 500)}`,
+        );
       }
       return data;
     },
@@ -162,12 +170,22 @@ function fetchOver(agent) {
       const url = new URL(request.url);
       const headers = Object.fromEntries(request.headers);
       if (request.body !== null) headers['content-length'] = Buffer.byteLength(request.body);
-      const req = http.request({ agent, hostname: url.hostname, port: url.port, method: request.method, path: url.pathname + url.search, headers }, (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => resolve(new PlainResponse(request, res, Buffer.concat(chunks).toString('utf8'))));
-        res.on('error', reject);
-      });
+      const req = http.request(
+        {
+          agent,
+          hostname: url.hostname,
+          port: url.port,
+          method: request.method,
+          path: url.pathname + url.search,
+          headers,
+        },
+        (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => resolve(new PlainResponse(request, res, Buffer.concat(chunks).toString('utf8'))));
+          res.on('error', reject);
+        },
+      );
       req.on('error', reject);
       req.end(request.body ?? undefined);
     });

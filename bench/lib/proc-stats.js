@@ -92,7 +92,8 @@ export function cpuDelta(before, after) {
   return sum;
 }
 
-export const percentile = (sorted, q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] : undefined);
+export const percentile = (sorted, q) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] : undefined;
 
 /** p50/p90/p99/max/mean of a list of numbers. */
 export function summarise(values) {

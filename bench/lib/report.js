@@ -31,7 +31,8 @@ export function markdownTable(header, rows) {
 /** The same table, aligned for a terminal. */
 export function textTable(header, rows) {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (cells) => cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
+  const line = (cells) =>
+    cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
@@ -43,7 +44,11 @@ const missing = (n) => n === undefined || n === null || Number.isNaN(n);
 /** `n` with `digits` decimals and thousands separators (none with `grouping: false`); '–' when missing. */
 export function fixed(n, digits = 0, { grouping = true } = {}) {
   if (missing(n)) return '–';
-  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: grouping });
+  return n.toLocaleString('en-US', {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+    useGrouping: grouping,
+  });
 }
 
 /** Milliseconds: `small` decimals below `threshold` (absolute), `large` from there. */

@@ -14,8 +14,12 @@ export function envNumber(name, fallback, min, { integer = true } = {}) {
 
 /** A comma-separated setting, each item one of `allowed`; never empty. */
 export function envList(name, fallback, allowed) {
-  const list = (process.env[name] ?? fallback).split(',').map((s) => s.trim()).filter(Boolean);
-  for (const item of list) if (!allowed.includes(item)) throw new Error(`${name}: unknown "${item}" (known: ${allowed.join(', ')})`);
+  const list = (process.env[name] ?? fallback)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const item of list)
+    if (!allowed.includes(item)) throw new Error(`${name}: unknown "${item}" (known: ${allowed.join(', ')})`);
   if (list.length === 0) throw new Error(`${name} is empty`);
   return list;
 }

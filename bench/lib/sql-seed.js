@@ -19,8 +19,11 @@ export async function insertClients(db, { iface, subnet, specs }) {
   const { generateSubId } = await built('apps/controller/src/clients/sub-id.js');
   await db.query('begin');
   try {
-    const [locked] = (await db.query('select allocation_cursor from interfaces where id = $1 for update', [iface.id])).rows;
-    const addresses = allocateMany(subnet, [], specs.length, { cursor: locked.allocation_cursor === null ? null : Number(locked.allocation_cursor) });
+    const [locked] = (await db.query('select allocation_cursor from interfaces where id = $1 for update', [iface.id]))
+      .rows;
+    const addresses = allocateMany(subnet, [], specs.length, {
+      cursor: locked.allocation_cursor === null ? null : Number(locked.allocation_cursor),
+    });
     if (!addresses) throw new Error('the pool is full');
     const createdAt = new Date();
     const clients = [];
@@ -79,8 +82,13 @@ export async function insertClients(db, { iface, subnet, specs }) {
          from jsonb_to_recordset($1::jsonb) as x(id uuid, device_id uuid, ip text, private_key text, public_key text, preshared_key text, created_at timestamptz)`,
       [JSON.stringify(accounts), iface.id, iface.nodeId],
     );
-    await db.query('update interfaces set allocation_cursor = $1 where id = $2', [ipToInt(addresses[addresses.length - 1]), iface.id]);
-    await db.query('update nodes set desired_revision = desired_revision + 1, updated_at = now() where id = $1', [iface.nodeId]);
+    await db.query('update interfaces set allocation_cursor = $1 where id = $2', [
+      ipToInt(addresses[addresses.length - 1]),
+      iface.id,
+    ]);
+    await db.query('update nodes set desired_revision = desired_revision + 1, updated_at = now() where id = $1', [
+      iface.nodeId,
+    ]);
     await db.query('commit');
   } catch (error) {
     await db.query('rollback').catch(() => undefined);

@@ -10,7 +10,14 @@ export type ApiClient = Client<paths>;
  * `baseUrl` is the panel's address with its base path and without `/api`, e.g.
  * `https://panel.example.com/x7k2`; `token` (a session or `wrn_` API token) is sent as Bearer.
  */
-export function createApiClient(baseUrl: string, token?: string, options: Omit<ClientOptions, 'baseUrl'> = {}): ApiClient {
-  const headers = { ...(options.headers as Record<string, string> | undefined), ...(token ? { authorization: `Bearer ${token}` } : {}) };
+export function createApiClient(
+  baseUrl: string,
+  token?: string,
+  options: Omit<ClientOptions, 'baseUrl'> = {},
+): ApiClient {
+  const headers = {
+    ...(options.headers as Record<string, string> | undefined),
+    ...(token ? { authorization: `Bearer ${token}` } : {}),
+  };
   return createClient<paths>({ ...options, baseUrl, headers });
 }

@@ -100,7 +100,18 @@ export const agentMessageSchema = z.discriminatedUnion('type', [
      * Packets each routing rule (libs/contracts/routing.ts, by rule id) matched since the
      * previous report; rules with none are left out. Deltas: the controller adds them up.
      */
-    rules: z.array(z.object({ id: z.uuid(), packets: z.number().int().positive().max(2 ** 44) })).max(MAX_RULES_PER_NODE),
+    rules: z
+      .array(
+        z.object({
+          id: z.uuid(),
+          packets: z
+            .number()
+            .int()
+            .positive()
+            .max(2 ** 44),
+        }),
+      )
+      .max(MAX_RULES_PER_NODE),
   }),
 ]);
 export type AgentMessage = z.infer<typeof agentMessageSchema>;

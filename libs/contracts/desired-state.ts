@@ -8,7 +8,9 @@ import { TUNNEL_NAME, TUNNEL_NAME_RULE, UPLINK_NAME, UPLINK_NAME_RULE } from './
  */
 
 const key = z.string().regex(/^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw480]=$/, 'a WireGuard key (base64 of 32 bytes)');
-const ipv4 = z.string().regex(/^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/, 'an IPv4 address');
+const ipv4 = z
+  .string()
+  .regex(/^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/, 'an IPv4 address');
 /** A tunnel's host interface name, as the panel allows them (interface-names.ts). */
 export const interfaceName = z.string().regex(TUNNEL_NAME, `an interface name (${TUNNEL_NAME_RULE})`);
 

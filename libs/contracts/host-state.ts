@@ -19,7 +19,11 @@ export const hostStateSchema = z.object({
     .array(
       z.object({
         /** Relative to the agent's data directory. */
-        path: z.string().min(1).max(512).regex(/^(?!\/)(?!.*(^|\/)\.\.(\/|$))[\x20-\x7e]+$/, 'a relative path inside the agent data directory'),
+        path: z
+          .string()
+          .min(1)
+          .max(512)
+          .regex(/^(?!\/)(?!.*(^|\/)\.\.(\/|$))[\x20-\x7e]+$/, 'a relative path inside the agent data directory'),
         mode: z.number().int().min(0).max(0o7777),
         contentBase64: z.string().max(Math.ceil(MAX_HOST_STATE_FILE_BYTES / 3) * 4),
         truncated: z.boolean(),

@@ -15,11 +15,13 @@
 
 /** A tunnel the agent creates: 1..15 of A-Z a-z 0-9 _ -, not starting with `-`, not `all` or `interfaces`. */
 export const TUNNEL_NAME = /^(?!-)(?!(?:all|interfaces)$)[A-Za-z0-9_-]{1,15}$/;
-export const TUNNEL_NAME_RULE = '1..15 characters of A-Z, a-z, 0-9, "_" and "-", not starting with "-", and not "all" or "interfaces"';
+export const TUNNEL_NAME_RULE =
+  '1..15 characters of A-Z, a-z, 0-9, "_" and "-", not starting with "-", and not "all" or "interfaces"';
 
 /** An existing host uplink NAT goes out through: as above plus `.`, and not `.` or `..`. */
 export const UPLINK_NAME = /^(?!-)(?!\.{1,2}$)[A-Za-z0-9_.-]{1,15}$/;
-export const UPLINK_NAME_RULE = '1..15 characters of A-Z, a-z, 0-9, "_", "." and "-", not starting with "-", and not "." or ".."';
+export const UPLINK_NAME_RULE =
+  '1..15 characters of A-Z, a-z, 0-9, "_", "." and "-", not starting with "-", and not "." or ".."';
 
 export function isTunnelName(value: unknown): value is string {
   return typeof value === 'string' && TUNNEL_NAME.test(value);

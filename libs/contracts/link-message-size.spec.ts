@@ -1,6 +1,20 @@
-import { agentMessageSchema, controllerMessageSchema, MAX_GAP_TEXT, MAX_GAPS, MAX_PEER_BYTES_PER_BATCH, MAX_PEERS_PER_BATCH, MAX_VERSION_TEXT, type AgentMessage } from './agent-link.js';
+import {
+  agentMessageSchema,
+  controllerMessageSchema,
+  MAX_GAP_TEXT,
+  MAX_GAPS,
+  MAX_PEER_BYTES_PER_BATCH,
+  MAX_PEERS_PER_BATCH,
+  MAX_VERSION_TEXT,
+  type AgentMessage,
+} from './agent-link.js';
 import { AGENT_MESSAGE_BYTES, CONTROLLER_MESSAGE_BYTES, MAX_AGENT_MESSAGE_BYTES } from './link-message-size.js';
-import { MAX_APPLY_DURATION_MS, MAX_INTERFACES_PER_APPLY, MAX_OUTCOME_ERROR_TEXT, MAX_PEERS_PER_INTERFACE } from './node-queue.js';
+import {
+  MAX_APPLY_DURATION_MS,
+  MAX_INTERFACES_PER_APPLY,
+  MAX_OUTCOME_ERROR_TEXT,
+  MAX_PEERS_PER_INTERFACE,
+} from './node-queue.js';
 import { MAX_TIMESTAMP_MS } from './numbers.js';
 import { MAX_RULES_PER_NODE } from './routing.js';
 
@@ -56,19 +70,29 @@ const largest: Record<AgentMessage['type'], AgentMessage> = {
         error: widest(MAX_OUTCOME_ERROR_TEXT),
       })),
       durationMs: MAX_APPLY_DURATION_MS - 0.1234567890123,
-      outbounds: Array.from({ length: 250 }, () => ({ tag: 'a'.repeat(64), state: 'failed' as const, error: widest(MAX_OUTCOME_ERROR_TEXT) })),
+      outbounds: Array.from({ length: 250 }, () => ({
+        tag: 'a'.repeat(64),
+        state: 'failed' as const,
+        error: widest(MAX_OUTCOME_ERROR_TEXT),
+      })),
     },
   },
   'rule-hits': {
     type: 'rule-hits',
-    rules: Array.from({ length: MAX_RULES_PER_NODE }, () => ({ id: '00000000-0000-4000-8000-000000000000', packets: 2 ** 44 })),
+    rules: Array.from({ length: MAX_RULES_PER_NODE }, () => ({
+      id: '00000000-0000-4000-8000-000000000000',
+      packets: 2 ** 44,
+    })),
   },
 };
 
 test('every message the schemas accept fits the size worked out for its type', () => {
   for (const [type, message] of Object.entries(largest)) {
     expect(agentMessageSchema.parse(message)).toEqual(message);
-    expect({ type, bytes: bytes(message) <= AGENT_MESSAGE_BYTES[type as AgentMessage['type']] }).toEqual({ type, bytes: true });
+    expect({ type, bytes: bytes(message) <= AGENT_MESSAGE_BYTES[type as AgentMessage['type']] }).toEqual({
+      type,
+      bytes: true,
+    });
   }
   const error = { type: 'error', error: widest(500) };
   expect(controllerMessageSchema.parse(error)).toEqual(error);

@@ -10,7 +10,15 @@ import {
   type ControllerMessage,
   type PeerCounters,
 } from './agent-link.js';
-import { MAX_INTERFACES_PER_APPLY, MAX_OUTCOME_ERROR_TEXT, MAX_PEERS_PER_INTERFACE, type ApplyResult, type InterfaceOutcome, type OutboundOutcome, type RoutingOutcome } from './node-queue.js';
+import {
+  MAX_INTERFACES_PER_APPLY,
+  MAX_OUTCOME_ERROR_TEXT,
+  MAX_PEERS_PER_INTERFACE,
+  type ApplyResult,
+  type InterfaceOutcome,
+  type OutboundOutcome,
+  type RoutingOutcome,
+} from './node-queue.js';
 import { MAX_RULES_PER_NODE } from './routing.js';
 import { MAX_TIMESTAMP_MS } from './numbers.js';
 import type { SystemSample } from './system.js';
@@ -39,7 +47,9 @@ const NULL = 'null'.length;
 /** `{"key":value,...}` with every key of T sized (optional keys included, as if present). */
 function object<T extends object>(sizes: { [K in keyof T]-?: number }): number {
   const entries = Object.entries(sizes) as [string, number][];
-  return 2 + entries.reduce((sum, [key, size]) => sum + ascii(key.length) + 1 + size, 0) + Math.max(0, entries.length - 1);
+  return (
+    2 + entries.reduce((sum, [key, size]) => sum + ascii(key.length) + 1 + size, 0) + Math.max(0, entries.length - 1)
+  );
 }
 /** `[item,item,...]` of at most `count` items. */
 const array = (count: number, item: number) => 2 + count * item + Math.max(0, count - 1);
@@ -54,7 +64,14 @@ const PEER = object<PeerCounters>({
   endpoint: Math.max(ascii(64), NULL),
 });
 
-const CAPABILITIES = object<Capabilities>({ root: BOOLEAN, wireguardKernel: BOOLEAN, wireguardGo: BOOLEAN, wg: BOOLEAN, nft: BOOLEAN, ip: BOOLEAN });
+const CAPABILITIES = object<Capabilities>({
+  root: BOOLEAN,
+  wireguardKernel: BOOLEAN,
+  wireguardGo: BOOLEAN,
+  wg: BOOLEAN,
+  nft: BOOLEAN,
+  ip: BOOLEAN,
+});
 
 const USAGE = object<SystemSample['memory']>({ used: NUMBER, total: NUMBER, percent: NUMBER });
 const SAMPLE = object<SystemSample>({
@@ -75,7 +92,11 @@ const OUTCOME = object<InterfaceOutcome>({
   peers: whole(MAX_PEERS_PER_INTERFACE),
   error: text(MAX_OUTCOME_ERROR_TEXT),
 });
-const OUTBOUND_OUTCOME = object<OutboundOutcome>({ tag: ascii(64), state: ascii('failed'.length), error: text(MAX_OUTCOME_ERROR_TEXT) });
+const OUTBOUND_OUTCOME = object<OutboundOutcome>({
+  tag: ascii(64),
+  state: ascii('failed'.length),
+  error: text(MAX_OUTCOME_ERROR_TEXT),
+});
 /** Outbounds a node runs (desired-state.ts). */
 const MAX_OUTBOUNDS = 250;
 const APPLY_RESULT = object<ApplyResult>({
@@ -84,7 +105,11 @@ const APPLY_RESULT = object<ApplyResult>({
   interfaces: array(MAX_INTERFACES_PER_APPLY, OUTCOME),
   durationMs: NUMBER,
   outbounds: array(MAX_OUTBOUNDS, OUTBOUND_OUTCOME),
-  routing: object<RoutingOutcome>({ state: ascii('failed'.length), rules: whole(MAX_RULES_PER_NODE), error: text(MAX_OUTCOME_ERROR_TEXT) }),
+  routing: object<RoutingOutcome>({
+    state: ascii('failed'.length),
+    rules: whole(MAX_RULES_PER_NODE),
+    error: text(MAX_OUTCOME_ERROR_TEXT),
+  }),
 });
 const RULE_HITS = object<{ id: string; packets: number }>({ id: ascii(36), packets: whole(2 ** 44) });
 
@@ -99,7 +124,10 @@ export const AGENT_MESSAGE_BYTES: Sizes<AgentMessage> = {
     gaps: array(MAX_GAPS, text(MAX_GAP_TEXT)),
     appliedRevision: whole(Number.MAX_SAFE_INTEGER),
   }),
-  heartbeat: object<Extract<AgentMessage, { type: 'heartbeat' }>>({ type: type('heartbeat'), at: whole(MAX_TIMESTAMP_MS) }),
+  heartbeat: object<Extract<AgentMessage, { type: 'heartbeat' }>>({
+    type: type('heartbeat'),
+    at: whole(MAX_TIMESTAMP_MS),
+  }),
   system: object<Extract<AgentMessage, { type: 'system' }>>({ type: type('system'), sample: SAMPLE }),
   counters: object<Extract<AgentMessage, { type: 'counters' }>>({
     type: type('counters'),
@@ -108,12 +136,19 @@ export const AGENT_MESSAGE_BYTES: Sizes<AgentMessage> = {
     peers: array(MAX_PEERS_PER_BATCH, PEER),
   }),
   applied: object<Extract<AgentMessage, { type: 'applied' }>>({ type: type('applied'), result: APPLY_RESULT }),
-  'rule-hits': object<Extract<AgentMessage, { type: 'rule-hits' }>>({ type: type('rule-hits'), rules: array(MAX_RULES_PER_NODE, RULE_HITS) }),
+  'rule-hits': object<Extract<AgentMessage, { type: 'rule-hits' }>>({
+    type: type('rule-hits'),
+    rules: array(MAX_RULES_PER_NODE, RULE_HITS),
+  }),
 };
 
 /** The largest message of each type the controller sends. */
 export const CONTROLLER_MESSAGE_BYTES: Sizes<ControllerMessage> = {
-  welcome: object<Extract<ControllerMessage, { type: 'welcome' }>>({ type: type('welcome'), nodeId: ascii(36), countersSeq: whole(Number.MAX_SAFE_INTEGER) }),
+  welcome: object<Extract<ControllerMessage, { type: 'welcome' }>>({
+    type: type('welcome'),
+    nodeId: ascii(36),
+    countersSeq: whole(Number.MAX_SAFE_INTEGER),
+  }),
   ack: object<Extract<ControllerMessage, { type: 'ack' }>>({ type: type('ack'), seq: whole(Number.MAX_SAFE_INTEGER) }),
   error: object<Extract<ControllerMessage, { type: 'error' }>>({ type: type('error'), error: text(MAX_ERROR_TEXT) }),
 };
@@ -122,4 +157,3 @@ export const CONTROLLER_MESSAGE_BYTES: Sizes<ControllerMessage> = {
 export const MAX_AGENT_MESSAGE_BYTES = Math.max(...Object.values(AGENT_MESSAGE_BYTES));
 /** What the agent's end accepts. */
 export const MAX_CONTROLLER_MESSAGE_BYTES = Math.max(...Object.values(CONTROLLER_MESSAGE_BYTES));
-

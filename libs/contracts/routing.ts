@@ -28,7 +28,11 @@ export const SHADOWSOCKS_METHODS = ['aes-128-gcm', 'aes-256-gcm', 'chacha20-ietf
 
 const key = z.string().regex(/^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw480]=$/, 'a WireGuard key (base64 of 32 bytes)');
 /** host:port is split by the controller; host is an IP literal or a DNS name. */
-const hostName = z.string().min(1).max(253).regex(/^[A-Za-z0-9.:_-]+$/, 'an IP address or DNS name');
+const hostName = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[A-Za-z0-9.:_-]+$/, 'an IP address or DNS name');
 const port = z.number().int().min(1).max(65535);
 const cidr = z.string().regex(/^[0-9a-fA-F.:]+\/\d{1,3}$/, 'an address with prefix length');
 /** Credentials: printable, no whitespace-free promise (redsocks and ss-redir read them from 0600 files). */
@@ -40,7 +44,10 @@ const secretText = storableText(256);
  * never accepted that its node cannot run.
  */
 export const REDSOCKS_TEXT = /^[^"\\\u0000-\u001f\u007f]*$/;
-const redsocksText = secretText.regex(REDSOCKS_TEXT, 'no quote, backslash or control character (redsocks cannot read them)');
+const redsocksText = secretText.regex(
+  REDSOCKS_TEXT,
+  'no quote, backslash or control character (redsocks cannot read them)',
+);
 
 export const wireguardHopSchema = z.object({
   kind: z.literal('wireguard'),
@@ -83,7 +90,12 @@ export const shadowsocksHopSchema = z.object({
   password: secretText,
 });
 
-export const hopConfigSchema = z.discriminatedUnion('kind', [wireguardHopSchema, socksHopSchema, httpHopSchema, shadowsocksHopSchema]);
+export const hopConfigSchema = z.discriminatedUnion('kind', [
+  wireguardHopSchema,
+  socksHopSchema,
+  httpHopSchema,
+  shadowsocksHopSchema,
+]);
 export type HopConfig = z.infer<typeof hopConfigSchema>;
 
 /**
@@ -105,7 +117,10 @@ export const portRange = z.string().regex(/^\d{1,5}(-\d{1,5})?$/, 'a port or por
 export const domainName = z
   .string()
   .max(253)
-  .regex(/^(?=.{1,253}$)([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.)*[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$/, 'a domain name');
+  .regex(
+    /^(?=.{1,253}$)([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.)*[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$/,
+    'a domain name',
+  );
 
 export const MAX_RULES_PER_NODE = 5000;
 export const MAX_LIST_ENTRIES = 10_000;
@@ -176,7 +191,18 @@ export const probeJobSchema = z.object({
 });
 export type ProbeJob = z.infer<typeof probeJobSchema>;
 
-export const PROBE_ERROR_CLASSES = ['dns', 'connect', 'timeout', 'handshake', 'auth', 'upstream', 'http', 'forbidden', 'unsupported', 'internal'] as const;
+export const PROBE_ERROR_CLASSES = [
+  'dns',
+  'connect',
+  'timeout',
+  'handshake',
+  'auth',
+  'upstream',
+  'http',
+  'forbidden',
+  'unsupported',
+  'internal',
+] as const;
 
 const stageMs = z.number().nonnegative().max(600_000).nullable();
 export const probeResultSchema = z.object({

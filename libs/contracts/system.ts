@@ -38,7 +38,10 @@ export const systemSampleSchema = z.object({
     rxRate: byteCount,
     txRate: byteCount,
   }),
-  uptimeSeconds: z.number().nonnegative().max(MAX_TIMESTAMP_MS / 1000),
+  uptimeSeconds: z
+    .number()
+    .nonnegative()
+    .max(MAX_TIMESTAMP_MS / 1000),
   /** Resident memory of the process that took the sample (agent or controller), bytes. */
   processRss: byteCount,
 });

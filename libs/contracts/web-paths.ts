@@ -4,7 +4,21 @@
  * every other path stays the API's JSON 404, and nothing of the app's can shadow an API route.
  * The app's router (apps/web/src/app.tsx) declares its routes from the same list.
  */
-export const WEB_PAGES = ['overview', 'clients', 'interfaces', 'hosts', 'outbounds', 'routing', 'template', 'nodes', 'backups', 'system', 'settings', 'api-docs', 'account'] as const;
+export const WEB_PAGES = [
+  'overview',
+  'clients',
+  'interfaces',
+  'hosts',
+  'outbounds',
+  'routing',
+  'template',
+  'nodes',
+  'backups',
+  'system',
+  'settings',
+  'api-docs',
+  'account',
+] as const;
 export type WebPage = (typeof WEB_PAGES)[number];
 
 /** Every path the app routes, `:param` for a path segment ("" is the base path itself, with its slash). */

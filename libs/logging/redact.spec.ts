@@ -20,7 +20,16 @@ describe('scrubText', () => {
       '-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----',
     ].join('\n');
     const scrubbed = scrubText(text);
-    for (const secret of [token.slice(4), enrolment.slice(4), 'abc.def-123', 's3cr3t-pass', key, 'hunter2-long', 'MIIB']) expect(scrubbed).not.toContain(secret);
+    for (const secret of [
+      token.slice(4),
+      enrolment.slice(4),
+      'abc.def-123',
+      's3cr3t-pass',
+      key,
+      'hunter2-long',
+      'MIIB',
+    ])
+      expect(scrubbed).not.toContain(secret);
     expect(scrubbed).toContain('wrn_[redacted]');
     expect(scrubbed).toContain('redis://agent:[redacted]@10.0.0.1:6379');
   });

@@ -64,7 +64,10 @@ const TEXT_RULES: [RegExp, string][] = [
   // Passwords in connection strings: scheme://user:password@host.
   [/(\b[a-z][a-z0-9+.-]*:\/\/[^:/\s@]*:)[^@\s/]+@/gi, `$1${CENSOR}@`],
   // key = value / "key": "value" for secret names (WireGuard's PrivateKey = …, JSON bodies).
-  [/\b((?:password|passwd|secret|token|credential|private_?key|preshared_?key)["']?\s*[:=]\s*["']?)[^\s"',;}&]+/gi, `$1${CENSOR}`],
+  [
+    /\b((?:password|passwd|secret|token|credential|private_?key|preshared_?key)["']?\s*[:=]\s*["']?)[^\s"',;}&]+/gi,
+    `$1${CENSOR}`,
+  ],
   // PEM private keys, whole.
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g, CENSOR],
 ];

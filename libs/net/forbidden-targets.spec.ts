@@ -15,25 +15,60 @@ describe('canonicalAddress', () => {
     ['192.0.2.7', '192.0.2.7'],
   ])('%s is %s', (text, canonical) => expect(canonicalAddress(text)?.text).toBe(canonical));
 
-  test.each(['example.org', '', '1.2.3', '::g', '1::2::3'])('%j is not an address', (text) => expect(canonicalAddress(text)).toBeNull());
+  test.each(['example.org', '', '1.2.3', '::g', '1::2::3'])('%j is not an address', (text) =>
+    expect(canonicalAddress(text)).toBeNull(),
+  );
 });
 
 describe('forbiddenReason', () => {
   const own = ['192.0.2.2', 'fd00::2', '2001:db8::5'];
   test.each([
-    '127.0.0.1', '::1', '0:0:0:0:0:0:0:1', '::ffff:7f00:1', '::ffff:127.0.0.1', '::127.0.0.1', '0.0.0.0', '::', '0.1.2.3',
-    '169.254.169.254', 'fe80::1', '10.0.0.1', '::ffff:10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '100.64.0.1', '100.127.255.254',
-    'fc00::1', 'fd12:3456::1', 'FD00::0002', '224.0.0.1', '239.255.255.250', 'ff02::1', '255.255.255.255', '240.0.0.1', '::ffff:255.255.255.255',
+    '127.0.0.1',
+    '::1',
+    '0:0:0:0:0:0:0:1',
+    '::ffff:7f00:1',
+    '::ffff:127.0.0.1',
+    '::127.0.0.1',
+    '0.0.0.0',
+    '::',
+    '0.1.2.3',
+    '169.254.169.254',
+    'fe80::1',
+    '10.0.0.1',
+    '::ffff:10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '100.64.0.1',
+    '100.127.255.254',
+    'fc00::1',
+    'fd12:3456::1',
+    'FD00::0002',
+    '224.0.0.1',
+    '239.255.255.250',
+    'ff02::1',
+    '255.255.255.255',
+    '240.0.0.1',
+    '::ffff:255.255.255.255',
     // Own addresses in every spelling.
-    '192.0.2.2', '::ffff:192.0.2.2', '2001:DB8:0::0005',
+    '192.0.2.2',
+    '::ffff:192.0.2.2',
+    '2001:DB8:0::0005',
   ])('%s is refused', (address) => expect(forbiddenReason(address, own)).not.toBeNull());
 
-  test.each(['203.0.113.7', '198.51.100.2', '172.32.0.1', '100.128.0.1', '11.0.0.1', '2001:db8::7', '::ffff:203.0.113.7', '2606:4700::1111'])(
-    '%s is allowed',
-    (address) => expect(forbiddenReason(address, own)).toBeNull(),
-  );
+  test.each([
+    '203.0.113.7',
+    '198.51.100.2',
+    '172.32.0.1',
+    '100.128.0.1',
+    '11.0.0.1',
+    '2001:db8::7',
+    '::ffff:203.0.113.7',
+    '2606:4700::1111',
+  ])('%s is allowed', (address) => expect(forbiddenReason(address, own)).toBeNull());
 
-  test('a name is not an address (callers resolve first)', () => expect(forbiddenReason('example.org', own)).toBe('not an IP address'));
+  test('a name is not an address (callers resolve first)', () =>
+    expect(forbiddenReason('example.org', own)).toBe('not an IP address'));
   test('this host: localhost names', () => {
     expect(isLocalhostName('LOCALHOST.')).toBe(true);
     expect(isLocalhostName('a.localhost')).toBe(true);

@@ -35,7 +35,13 @@ function ipv6Bytes(text: string): Uint8Array | null {
     if (head.endsWith(':') && !head.endsWith('::')) head = head.slice(0, -1);
   }
   const [left, right] = head.includes('::') ? head.split('::') : [head, undefined];
-  const words = (part: string | undefined) => (part ? part.split(':').filter((w) => w !== '').map((w) => parseInt(w, 16)) : []);
+  const words = (part: string | undefined) =>
+    part
+      ? part
+          .split(':')
+          .filter((w) => w !== '')
+          .map((w) => parseInt(w, 16))
+      : [];
   const before = words(left);
   const after = [...words(right), ...tail];
   const missing = 8 - before.length - after.length;
@@ -57,14 +63,18 @@ export function canonicalAddress(text: string): CanonicalAddress | null {
   if (isIP(trimmed) === 4) return { family: 4, text: trimmed.split('.').map(Number).join('.') };
   const bytes = ipv6Bytes(trimmed);
   if (!bytes) return null;
-  const v4 = (offset: number): CanonicalAddress => ({ family: 4, text: [...bytes.slice(offset, offset + 4)].join('.') });
+  const v4 = (offset: number): CanonicalAddress => ({
+    family: 4,
+    text: [...bytes.slice(offset, offset + 4)].join('.'),
+  });
   // ::ffff:a.b.c.d (mapped) and ::ffff:0:a.b.c.d (translated).
   if (zero(bytes, 0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return v4(12);
   if (zero(bytes, 0, 8) && bytes[8] === 0xff && bytes[9] === 0xff && zero(bytes, 10, 12)) return v4(12);
   // ::a.b.c.d (compatible, deprecated), but not :: and ::1 themselves.
   if (zero(bytes, 0, 12) && !(zero(bytes, 12, 15) && bytes[15] <= 1)) return v4(12);
   // 64:ff9b::a.b.c.d (the NAT64 well-known prefix reaches the IPv4 address).
-  if (bytes[0] === 0 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zero(bytes, 4, 12)) return v4(12);
+  if (bytes[0] === 0 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zero(bytes, 4, 12))
+    return v4(12);
   const hextets: string[] = [];
   for (let i = 0; i < 16; i += 2) hextets.push(((bytes[i] << 8) | bytes[i + 1]).toString(16));
   return { family: 6, text: hextets.join(':') };
@@ -109,7 +119,8 @@ export function forbiddenReason(address: string, own: readonly string[] = ownAdd
   const canonical = canonicalAddress(address);
   if (!canonical) return 'not an IP address';
   const family = canonical.family === 4 ? 'ipv4' : 'ipv6';
-  for (const range of LISTS) if (range.family === family && range.list.check(canonical.text, family)) return `a ${range.reason} address`;
+  for (const range of LISTS)
+    if (range.family === family && range.list.check(canonical.text, family)) return `a ${range.reason} address`;
   if (own.some((mine) => canonicalAddress(mine)?.text === canonical.text)) return "one of this host's own addresses";
   return null;
 }

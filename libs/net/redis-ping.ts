@@ -5,7 +5,11 @@ import { connect } from 'node:net';
  * retries). A server that wants a password answers NOAUTH: it is there, counted as answering
  * when `passwordProtected` allows it. Used where a Redis must be found or waited for (the tests).
  */
-export function redisAnswers(host: string, port: number, options: { timeoutMs?: number; passwordProtected?: boolean } = {}): Promise<boolean> {
+export function redisAnswers(
+  host: string,
+  port: number,
+  options: { timeoutMs?: number; passwordProtected?: boolean } = {},
+): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, host);
     let answer = '';
@@ -18,7 +22,8 @@ export function redisAnswers(host: string, port: number, options: { timeoutMs?: 
     socket.on('connect', () => socket.write('PING\r\n'));
     socket.on('data', (chunk) => {
       answer += chunk.toString();
-      if (answer.includes('\r\n')) done(answer.startsWith('+PONG') || (options.passwordProtected === true && answer.startsWith('-NOAUTH')));
+      if (answer.includes('\r\n'))
+        done(answer.startsWith('+PONG') || (options.passwordProtected === true && answer.startsWith('-NOAUTH')));
     });
   });
 }

@@ -17,7 +17,11 @@ const NET_DEV = `Inter-|   Receive                                              
 
 describe('/proc parsers', () => {
   test('cpu: total and idle ticks (iowait counts as idle), cores from the per-CPU lines', () => {
-    expect(parseCpuTimes(STAT)).toEqual({ total: 18220 + 9192 + 181281 + 1062 + 164 + 198, idle: 181281 + 1062, cores: 2 });
+    expect(parseCpuTimes(STAT)).toEqual({
+      total: 18220 + 9192 + 181281 + 1062 + 164 + 198,
+      idle: 181281 + 1062,
+      cores: 2,
+    });
   });
 
   test('cpu percent is the busy share of the ticks between two readings', () => {
@@ -28,8 +32,14 @@ describe('/proc parsers', () => {
   });
 
   test('meminfo in bytes; MemAvailable, or the old estimate without it', () => {
-    const modern = 'MemTotal: 1000 kB\nMemFree: 100 kB\nMemAvailable: 600 kB\nBuffers: 10 kB\nCached: 200 kB\nSwapTotal: 50 kB\nSwapFree: 20 kB\n';
-    expect(parseMeminfo(modern)).toEqual({ memoryTotal: 1024000, memoryAvailable: 614400, swapTotal: 51200, swapFree: 20480 });
+    const modern =
+      'MemTotal: 1000 kB\nMemFree: 100 kB\nMemAvailable: 600 kB\nBuffers: 10 kB\nCached: 200 kB\nSwapTotal: 50 kB\nSwapFree: 20 kB\n';
+    expect(parseMeminfo(modern)).toEqual({
+      memoryTotal: 1024000,
+      memoryAvailable: 614400,
+      swapTotal: 51200,
+      swapFree: 20480,
+    });
     const old = 'MemTotal: 1000 kB\nMemFree: 100 kB\nBuffers: 10 kB\nCached: 200 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n';
     expect(parseMeminfo(old).memoryAvailable).toBe(310 * 1024);
     expect(() => parseMeminfo('nothing here')).toThrow(/MemTotal/);

@@ -54,7 +54,9 @@ export function parseMeminfo(meminfo: string): MemoryInfo {
   const value = (key: string) => (kib.get(key) ?? 0) * 1024;
   if (!kib.has('MemTotal')) throw new Error('/proc/meminfo has no MemTotal');
   // Kernels before 3.14 have no MemAvailable; free + buffers + page cache is the old estimate.
-  const available = kib.has('MemAvailable') ? value('MemAvailable') : value('MemFree') + value('Buffers') + value('Cached');
+  const available = kib.has('MemAvailable')
+    ? value('MemAvailable')
+    : value('MemFree') + value('Buffers') + value('Cached');
   return {
     memoryTotal: value('MemTotal'),
     memoryAvailable: Math.min(available, value('MemTotal')),
@@ -75,7 +77,11 @@ export function parseNetDev(netDev: string): Map<string, InterfaceCounters> {
     const colon = line.indexOf(':');
     if (colon < 0) continue; // the two header lines have no colon
     const name = line.slice(0, colon).trim();
-    const fields = line.slice(colon + 1).trim().split(/\s+/).map(Number);
+    const fields = line
+      .slice(colon + 1)
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     // Receive: bytes packets errs drop fifo frame compressed multicast; then transmit: bytes ...
     if (!name || fields.length < 9 || !Number.isFinite(fields[0]) || !Number.isFinite(fields[8])) continue;
     interfaces.set(name, { rxBytes: fields[0], txBytes: fields[8] });

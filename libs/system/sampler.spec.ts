@@ -10,7 +10,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Keeps one core busy for `ms` in a worker thread (the test's own thread stays free to sample). */
 function burnCpu(ms: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(`const end = Date.now() + ${ms}; let x = 0; while (Date.now() < end) x += Math.sqrt(x + 1);`, { eval: true });
+    const worker = new Worker(
+      `const end = Date.now() + ${ms}; let x = 0; while (Date.now() < end) x += Math.sqrt(x + 1);`,
+      { eval: true },
+    );
     worker.once('error', reject);
     worker.once('exit', () => resolve());
   });

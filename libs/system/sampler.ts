@@ -4,7 +4,16 @@ import { join } from 'node:path';
 import type { SystemSample } from '#libs/contracts/system.js';
 import { diskUsage } from './disk.js';
 import { hostTotals, transferredBetween } from './network.js';
-import { clampPercent, cpuPercent, parseCpuTimes, parseMeminfo, parseNetDev, parseUptime, type CpuTimes, type InterfaceCounters } from './proc.js';
+import {
+  clampPercent,
+  cpuPercent,
+  parseCpuTimes,
+  parseMeminfo,
+  parseNetDev,
+  parseUptime,
+  type CpuTimes,
+  type InterfaceCounters,
+} from './proc.js';
 
 export interface SamplerOptions {
   /** The filesystem holding this path is the sample's `disk` (the data directory). */

@@ -47,7 +47,8 @@ const patterns = new Map<string, RegExp>();
 /** True when the text has the format with this prefix and its checksum matches. */
 export function isWellFormedPrefixedSecret(token: string, prefix: string): boolean {
   let pattern = patterns.get(prefix);
-  if (!pattern) patterns.set(prefix, (pattern = new RegExp(`^${prefix}[0-9A-Za-z]{${SECRET_LENGTH + CHECKSUM_LENGTH}}$`)));
+  if (!pattern)
+    patterns.set(prefix, (pattern = new RegExp(`^${prefix}[0-9A-Za-z]{${SECRET_LENGTH + CHECKSUM_LENGTH}}$`)));
   if (!pattern.test(token)) return false;
   const body = token.slice(0, -CHECKSUM_LENGTH);
   return checksum(body) === token.slice(-CHECKSUM_LENGTH);

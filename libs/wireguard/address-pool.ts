@@ -53,11 +53,7 @@ export function isAssignable(subnet: Cidr | string, ip: string | number): boolea
 }
 
 /** The next free address after the cursor (wrapping), or null when the pool is full. */
-export function allocate(
-  subnet: Cidr | string,
-  used: UsedAddresses,
-  options: AllocateOptions = {},
-): string | null {
+export function allocate(subnet: Cidr | string, used: UsedAddresses, options: AllocateOptions = {}): string | null {
   return allocateMany(subnet, used, 1, options)?.[0] ?? null;
 }
 

@@ -38,13 +38,10 @@ describe('ipToInt / intToIp', () => {
     '1.2.3.\u0664',
     '::1',
     '1.2.3.4/32',
-  ])(
-    'rejects %j',
-    (ip) => {
-      expect(isIpv4(ip)).toBe(false);
-      expect(() => ipToInt(ip)).toThrow(Ipv4FormatError);
-    },
-  );
+  ])('rejects %j', (ip) => {
+    expect(isIpv4(ip)).toBe(false);
+    expect(() => ipToInt(ip)).toThrow(Ipv4FormatError);
+  });
 
   test('agrees with node:net on random dotted strings', () => {
     const alphabet = '0123456789.';

@@ -87,9 +87,7 @@ export function parseCidr(s: string): Cidr {
   const ip = ipToInt(addr);
   const network = (ip & prefixMask(prefix)) >>> 0;
   if (network !== ip) {
-    throw new Ipv4FormatError(
-      `"${s}" has host bits set; the network is ${intToIp(network)}/${prefix}`,
-    );
+    throw new Ipv4FormatError(`"${s}" has host bits set; the network is ${intToIp(network)}/${prefix}`);
   }
   return { network, prefix };
 }
@@ -116,5 +114,5 @@ export function cidrsOverlap(a: Cidr | string, b: Cidr | string): boolean {
   const x = typeof a === 'string' ? parseCidr(a) : a;
   const y = typeof b === 'string' ? parseCidr(b) : b;
   const mask = prefixMask(Math.min(x.prefix, y.prefix));
-  return ((x.network & mask) >>> 0) === ((y.network & mask) >>> 0);
+  return (x.network & mask) >>> 0 === (y.network & mask) >>> 0;
 }

@@ -81,7 +81,9 @@ PersistentKeepalive = 25
 
   test('brackets IPv6 endpoint hosts once', () => {
     expect(renderClientProfile({ ...base, endpointHost: '2001:db8::1' })).toContain('Endpoint = [2001:db8::1]:51820\n');
-    expect(renderClientProfile({ ...base, endpointHost: '[2001:db8::1]' })).toContain('Endpoint = [2001:db8::1]:51820\n');
+    expect(renderClientProfile({ ...base, endpointHost: '[2001:db8::1]' })).toContain(
+      'Endpoint = [2001:db8::1]:51820\n',
+    );
   });
 
   test('omits PresharedKey when there is none', () => {

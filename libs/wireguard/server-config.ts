@@ -52,9 +52,7 @@ export function renderServerPeers(peers: readonly ServerPeer[]): string {
     if (ips.has(peer.ip)) throw new ConfigValueError(`peer address ${peer.ip} appears twice`);
     keys.add(publicKey);
     ips.add(peer.ip);
-    const psk = peer.presharedKey
-      ? `PresharedKey = ${keyValue('peer preshared key', peer.presharedKey)}\n`
-      : '';
+    const psk = peer.presharedKey ? `PresharedKey = ${keyValue('peer preshared key', peer.presharedKey)}\n` : '';
     blocks[i] = `[Peer]\nPublicKey = ${publicKey}\n${psk}AllowedIPs = ${peer.ip}/32\n`;
   }
   // Each block ends in a newline; joining with another leaves one blank line between blocks.

@@ -52,7 +52,10 @@ function warnings(): string[] {
 }
 
 async function storedSources(sources: string[]): Promise<string[]> {
-  const rows = await t.query<{ source: string }>('select distinct source from system_samples where source = any($1::uuid[])', [sources]);
+  const rows = await t.query<{ source: string }>(
+    'select distinct source from system_samples where source = any($1::uuid[])',
+    [sources],
+  );
   return rows.map((row) => row.source).sort();
 }
 
@@ -63,13 +66,22 @@ describe('numbers in agent messages', () => {
     const logged = warnings();
     const now = Date.now();
 
-    hostile.link.send({ type: 'system', sample: { ...systemSample(now), cpu: { ...systemSample(now).cpu, cores: 40_000 } } });
-    expect(await hostile.link.next('error')).toMatchObject({ error: expect.stringMatching(/^invalid message: sample\.cpu\.cores: /) });
+    hostile.link.send({
+      type: 'system',
+      sample: { ...systemSample(now), cpu: { ...systemSample(now).cpu, cores: 40_000 } },
+    });
+    expect(await hostile.link.next('error')).toMatchObject({
+      error: expect.stringMatching(/^invalid message: sample\.cpu\.cores: /),
+    });
     hostile.link.send({ type: 'system', sample: systemSample(2 ** 53) });
-    expect(await hostile.link.next('error')).toMatchObject({ error: expect.stringMatching(/^invalid message: sample\.at: /) });
+    expect(await hostile.link.next('error')).toMatchObject({
+      error: expect.stringMatching(/^invalid message: sample\.at: /),
+    });
     hostile.link.send({ type: 'heartbeat', at: 2 ** 53 });
     expect(await hostile.link.next('error')).toMatchObject({ error: expect.stringMatching(/^invalid message: at: /) });
-    expect(logged.some((line) => line.includes(`node ${hostile.id}: refused a message: invalid message: sample.cpu.cores`))).toBe(true);
+    expect(
+      logged.some((line) => line.includes(`node ${hostile.id}: refused a message: invalid message: sample.cpu.cores`)),
+    ).toBe(true);
     expect(logged.every((line) => !line.includes(good.id))).toBe(true);
 
     good.link.send({ type: 'system', sample: systemSample(now, { cpu: 12 }) });
@@ -77,7 +89,10 @@ describe('numbers in agent messages', () => {
       const body = (await answer(typed().GET('/api/system'))).body;
       return body.nodes.find((node) => node.id === good.id)?.system ? body : undefined;
     });
-    expect(snapshot.nodes.find((node) => node.id === good.id)!.system).toMatchObject({ at: now, cpu: { percent: 12, cores: 4 } });
+    expect(snapshot.nodes.find((node) => node.id === good.id)!.system).toMatchObject({
+      at: now,
+      cpu: { percent: 12, cores: 4 },
+    });
     expect(snapshot.nodes.find((node) => node.id === hostile.id)!.system).toBeNull();
     await system.flush();
     expect(await storedSources([hostile.id, good.id])).toEqual([good.id]);
@@ -85,19 +100,40 @@ describe('numbers in agent messages', () => {
 
   test('counters out of bounds are refused, nothing recorded; a sequence number beyond the window too, within it counts', async () => {
     const { id, link } = await linkedNode();
-    const peer = { interface: 'wg0', publicKey: `${'A'.repeat(43)}=`, rxBytes: 1, txBytes: 1, lastHandshake: null, endpoint: '192.0.2.1:51820' };
-    const seqOf = async () => (await t.query<{ counters_seq: string }>('select counters_seq from node_agents where node_id = $1', [id]))[0].counters_seq;
+    const peer = {
+      interface: 'wg0',
+      publicKey: `${'A'.repeat(43)}=`,
+      rxBytes: 1,
+      txBytes: 1,
+      lastHandshake: null,
+      endpoint: '192.0.2.1:51820',
+    };
+    const seqOf = async () =>
+      (await t.query<{ counters_seq: string }>('select counters_seq from node_agents where node_id = $1', [id]))[0]
+        .counters_seq;
 
-    link.send({ type: 'counters', seq: 1, at: Date.now(), peers: [{ ...peer, rxBytes: MAX_PEER_BYTES_PER_BATCH + 1 }] });
-    expect(await link.next('error')).toMatchObject({ error: expect.stringMatching(/^invalid message: peers\.0\.rxBytes: /) });
+    link.send({
+      type: 'counters',
+      seq: 1,
+      at: Date.now(),
+      peers: [{ ...peer, rxBytes: MAX_PEER_BYTES_PER_BATCH + 1 }],
+    });
+    expect(await link.next('error')).toMatchObject({
+      error: expect.stringMatching(/^invalid message: peers\.0\.rxBytes: /),
+    });
     link.send({ type: 'counters', seq: 1, at: Date.now(), peers: [{ ...peer, endpoint: 'x'.repeat(65) }] });
-    expect(await link.next('error')).toMatchObject({ error: expect.stringMatching(/^invalid message: peers\.0\.endpoint: /) });
+    expect(await link.next('error')).toMatchObject({
+      error: expect.stringMatching(/^invalid message: peers\.0\.endpoint: /),
+    });
     expect(await seqOf()).toBe('0');
 
     link.send({ type: 'counters', seq: 1, at: Date.now(), peers: [peer] });
     expect(await link.next('ack')).toEqual({ type: 'ack', seq: 1 });
     link.send({ type: 'counters', seq: 2 + COUNTER_SEQ_WINDOW, at: Date.now(), peers: [peer] });
-    expect(await link.next('error')).toEqual({ type: 'error', error: `counter batch ${2 + COUNTER_SEQ_WINDOW} is more than ${COUNTER_SEQ_WINDOW} ahead of the last one recorded (1)` });
+    expect(await link.next('error')).toEqual({
+      type: 'error',
+      error: `counter batch ${2 + COUNTER_SEQ_WINDOW} is more than ${COUNTER_SEQ_WINDOW} ahead of the last one recorded (1)`,
+    });
     expect(await seqOf()).toBe('1');
     link.send({ type: 'counters', seq: 1 + COUNTER_SEQ_WINDOW, at: Date.now(), peers: [peer] });
     expect(await link.next('ack')).toEqual({ type: 'ack', seq: 1 + COUNTER_SEQ_WINDOW });
@@ -107,12 +143,29 @@ describe('numbers in agent messages', () => {
   test('text no database can store (NUL, unpaired surrogates) is refused as invalid, not retried forever', async () => {
     const { id, link } = await linkedNode();
     link.send({ type: 'hello', version: '1.0\u0000x', capabilities: CAPABILITIES, gaps: [], appliedRevision: 0 });
-    expect(await link.next('error')).toMatchObject({ error: 'invalid message: version: text may not contain NUL characters or unpaired surrogates' });
+    expect(await link.next('error')).toMatchObject({
+      error: 'invalid message: version: text may not contain NUL characters or unpaired surrogates',
+    });
     link.send({ type: 'hello', version: '1.0', capabilities: CAPABILITIES, gaps: ['\ud800 gap'], appliedRevision: 0 });
-    expect(await link.next('error')).toMatchObject({ error: expect.stringMatching(/^invalid message: gaps\.0: text may not contain/) });
-    link.send({ type: 'applied', result: { revision: 1, ok: false, durationMs: 1, interfaces: [{ name: 'wg0', state: 'failed', driver: 'none', peers: 0, error: 'bad\u0000' }] } });
-    expect(await link.next('error')).toMatchObject({ error: expect.stringMatching(/^invalid message: result\.interfaces\.0\.error: text may not contain/) });
-    const [agent] = await t.query<{ version: string; last_apply: unknown }>('select version, last_apply from node_agents where node_id = $1', [id]);
+    expect(await link.next('error')).toMatchObject({
+      error: expect.stringMatching(/^invalid message: gaps\.0: text may not contain/),
+    });
+    link.send({
+      type: 'applied',
+      result: {
+        revision: 1,
+        ok: false,
+        durationMs: 1,
+        interfaces: [{ name: 'wg0', state: 'failed', driver: 'none', peers: 0, error: 'bad\u0000' }],
+      },
+    });
+    expect(await link.next('error')).toMatchObject({
+      error: expect.stringMatching(/^invalid message: result\.interfaces\.0\.error: text may not contain/),
+    });
+    const [agent] = await t.query<{ version: string; last_apply: unknown }>(
+      'select version, last_apply from node_agents where node_id = $1',
+      [id],
+    );
     expect(agent).toEqual({ version: 'test-agent', last_apply: null });
   });
 
@@ -120,7 +173,9 @@ describe('numbers in agent messages', () => {
     const { id, link } = await linkedNode();
     for (let i = 0; i < 30; i++) link.send({ type: 'system', sample: systemSample(Date.now()) });
     link.send({ type: 'heartbeat', at: Date.now() });
-    await waitFor('the samples handled', async () => ((await answer(typed().GET('/api/system'))).body.nodes.find((node) => node.id === id)?.system ? true : undefined));
+    await waitFor('the samples handled', async () =>
+      (await answer(typed().GET('/api/system'))).body.nodes.find((node) => node.id === id)?.system ? true : undefined,
+    );
     await system.flush();
     const [{ count }] = await t.query<{ count: string }>('select count(*) from system_samples where source = $1', [id]);
     expect(Number(count)).toBeGreaterThanOrEqual(1);
@@ -141,10 +196,10 @@ describe('numbers in agent messages', () => {
     expect(await storedSources([bad, good])).toEqual([bad, good].sort());
     const badRows = await t.query<{ cores: number }>('select cores from system_samples where source = $1', [bad]);
     expect(badRows).toEqual([{ cores: 4 }]);
-    const [controller] = await t.query<{ count: string }>('select count(*) from system_samples where source = $1 and at = to_timestamp($2 / 1000.0)', [
-      CONTROLLER_SOURCE,
-      now,
-    ]);
+    const [controller] = await t.query<{ count: string }>(
+      'select count(*) from system_samples where source = $1 and at = to_timestamp($2 / 1000.0)',
+      [CONTROLLER_SOURCE, now],
+    );
     expect(controller.count).toBe('1');
     // Nothing stays behind to fail the next writes.
     expect(writer.pending(bad)).toEqual([]);

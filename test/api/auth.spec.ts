@@ -51,7 +51,10 @@ describe('sign-in and sessions', () => {
     const issued = await answer(t.client(session).POST('/api/tokens', { body: { name: 'not-a-session' } }));
     const token = (issued.body as { token: string }).token;
     const refused = await t.call('POST', 'auth/logout', { token });
-    expect(refused).toMatchObject({ status: 400, body: { error: expect.stringContaining('not a session'), field: '' } });
+    expect(refused).toMatchObject({
+      status: 400,
+      body: { error: expect.stringContaining('not a session'), field: '' },
+    });
     expect((await t.call('GET', 'auth/me', { token })).status).toBe(200);
   });
 

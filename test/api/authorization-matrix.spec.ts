@@ -19,7 +19,14 @@ import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js'
  */
 
 const MATRIX_FILE = new URL('./authorization-matrix.md', import.meta.url);
-const VOLATILE = ['system_samples', 'login_throttles', 'sessions', 'api_tokens.last_used_at', 'nodes.delivered_revision', 'nodes.applied_revision'];
+const VOLATILE = [
+  'system_samples',
+  'login_throttles',
+  'sessions',
+  'api_tokens.last_used_at',
+  'nodes.delivered_revision',
+  'nodes.applied_revision',
+];
 
 interface Credential {
   column: string;
@@ -34,10 +41,10 @@ const credentials: Credential[] = [];
 
 const f = fixtures(() => ({ t, token: ownerToken }));
 
-
 async function signIn(username: string, password: string): Promise<string> {
   const response = await t.call('POST', 'auth/login', { body: { username, password } });
-  if (response.status !== 200) throw new Error(`sign-in of ${username}: ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== 200)
+    throw new Error(`sign-in of ${username}: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.token;
 }
 
@@ -48,10 +55,14 @@ async function signIn(username: string, password: string): Promise<string> {
 function sessionOf(user: { username: string; password: string }): Credential['headers'] {
   let session: string | undefined;
   return async (method) => {
-    if (!session || (await t.call('GET', 'auth/me', { headers: { cookie: `warren_session=${session}` } })).status !== 200) {
+    if (
+      !session ||
+      (await t.call('GET', 'auth/me', { headers: { cookie: `warren_session=${session}` } })).status !== 200
+    ) {
       session = await signIn(user.username, user.password);
     }
-    const browser: Record<string, string> = method === 'GET' ? {} : { origin: t.panel.origin, 'sec-fetch-site': 'same-origin' };
+    const browser: Record<string, string> =
+      method === 'GET' ? {} : { origin: t.panel.origin, 'sec-fetch-site': 'same-origin' };
     return { cookie: `warren_session=${session}`, ...browser };
   };
 }
@@ -64,11 +75,15 @@ beforeAll(async () => {
   const bearer = (token: string) => async () => ({ authorization: `Bearer ${token}` });
 
   const disabled = await f.createToken({ name: 'disabled' });
-  expect((await t.call('PATCH', `tokens/${disabled.id}`, { token: ownerToken, body: { enabled: false } })).status).toBe(200);
+  expect((await t.call('PATCH', `tokens/${disabled.id}`, { token: ownerToken, body: { enabled: false } })).status).toBe(
+    200,
+  );
   const deleted = await f.createToken({ name: 'deleted' });
   expect((await t.call('DELETE', `tokens/${deleted.id}`, { token: ownerToken })).status).toBe(200);
   const expired = await signIn(OWNER.username, OWNER.password);
-  await t.query(`update sessions set expires_at = now() - interval '1 second' where created_at = (select max(created_at) from sessions)`);
+  await t.query(
+    `update sessions set expires_at = now() - interval '1 second' where created_at = (select max(created_at) from sessions)`,
+  );
   expect((await t.call('GET', 'auth/me', { token: expired })).status).toBe(401);
   const leaver = await f.createUser('admin');
   const orphaned = await f.createToken({ name: 'orphaned' }, leaver.token);
@@ -87,7 +102,10 @@ beforeAll(async () => {
   for (const role of USER_ROLES) {
     const user = role === 'owner' ? { ...OWNER, token: ownerToken } : await f.createUser(role);
     const token = (await f.createToken({ name: `${role}-token` }, user.token)).token;
-    credentials.push({ column: `${role} token`, headers: bearer(token) }, { column: `${role} session`, headers: sessionOf(user) });
+    credentials.push(
+      { column: `${role} token`, headers: bearer(token) },
+      { column: `${role} session`, headers: sessionOf(user) },
+    );
   }
 }, 60_000);
 
@@ -98,16 +116,30 @@ afterAll(async () => {
 
 /** The matrix file's table: route key → column → cell. */
 function readMatrix(): Map<string, Map<string, string>> {
-  const lines = readFileSync(MATRIX_FILE, 'utf8').split('\n').filter((line) => line.startsWith('| '));
-  const [header, , ...rows] = lines.map((line) => line.slice(2, -2).split(' | ').map((cell) => cell.trim()));
-  return new Map(rows.map((row) => [row[0].replace(/`/g, ''), new Map(header.slice(1).map((column, i) => [column, row[i + 1]]))]));
+  const lines = readFileSync(MATRIX_FILE, 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('| '));
+  const [header, , ...rows] = lines.map((line) =>
+    line
+      .slice(2, -2)
+      .split(' | ')
+      .map((cell) => cell.trim()),
+  );
+  return new Map(
+    rows.map((row) => [row[0].replace(/`/g, ''), new Map(header.slice(1).map((column, i) => [column, row[i + 1]]))]),
+  );
 }
 
 function writeMatrix(actual: Map<string, Map<string, string>>): void {
   const columns = credentials.map((credential) => credential.column);
   const intro = readFileSync(MATRIX_FILE, 'utf8').split('\n| ')[0].trimEnd();
-  const rows = [...actual].map(([route, cells]) => `| \`${route}\` | ${columns.map((column) => cells.get(column)).join(' | ')} |`);
-  writeFileSync(MATRIX_FILE, `${intro}\n\n| route | ${columns.join(' | ')} |\n| --- | ${columns.map(() => '---').join(' | ')} |\n${rows.join('\n')}\n`);
+  const rows = [...actual].map(
+    ([route, cells]) => `| \`${route}\` | ${columns.map((column) => cells.get(column)).join(' | ')} |`,
+  );
+  writeFileSync(
+    MATRIX_FILE,
+    `${intro}\n\n| route | ${columns.join(' | ')} |\n| --- | ${columns.map(() => '---').join(' | ')} |\n${rows.join('\n')}\n`,
+  );
 }
 
 function cell(endpoint: Endpoint, status: number): string {
@@ -126,23 +158,40 @@ test('every route with every credential answers as the matrix says', async () =>
     for (const credential of endpoint.auth ? credentials : credentials.slice(0, 1)) {
       const before = await fingerprint.read();
       const path = concretePath(endpoint.path, () => randomUUID());
-      const answer = await t.call(endpoint.method, path, { headers: await credential.headers(endpoint.method), body: endpoint.example ?? undefined });
+      const answer = await t.call(endpoint.method, path, {
+        headers: await credential.headers(endpoint.method),
+        body: endpoint.example ?? undefined,
+      });
       cells.set(credential.column, cell(endpoint, answer.status));
       if (endpoint.auth && (answer.status === 401 || answer.status === 403)) {
         const where = `${routeKey(endpoint)} with ${credential.column}`;
-        if (Object.keys(answer.body ?? {}).sort().join() !== 'error,field') refusals.push(`${where}: body ${JSON.stringify(answer.body)}`);
+        if (
+          Object.keys(answer.body ?? {})
+            .sort()
+            .join() !== 'error,field'
+        )
+          refusals.push(`${where}: body ${JSON.stringify(answer.body)}`);
         const after = await fingerprint.read();
         const changed = Object.keys(after).filter((table) => after[table] !== before[table]);
         if (changed.length > 0) refusals.push(`${where}: changed ${changed.join(', ')}`);
       }
     }
-    if (!endpoint.auth) for (const { column } of credentials) cells.set(column, cells.get('none') === 'public' ? 'public' : cells.get('none')!);
+    if (!endpoint.auth)
+      for (const { column } of credentials)
+        cells.set(column, cells.get('none') === 'public' ? 'public' : cells.get('none')!);
     actual.set(routeKey(endpoint), cells);
   }
   if (process.env.UPDATE_MATRIX) writeMatrix(actual);
   const expected = readMatrix();
   const table = (matrix: Map<string, Map<string, string>>) =>
-    Object.fromEntries([...matrix].sort(([a], [b]) => a.localeCompare(b)).map(([route, cells]) => [route, Object.fromEntries(credentials.map(({ column }) => [column, cells.get(column)]))]));
+    Object.fromEntries(
+      [...matrix]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([route, cells]) => [
+          route,
+          Object.fromEntries(credentials.map(({ column }) => [column, cells.get(column)])),
+        ]),
+    );
   expect(table(actual)).toEqual(table(expected));
   expect(refusals).toEqual([]);
 }, 300_000);

@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -16,7 +26,6 @@ import { waitFor } from '../support/wait-for.js';
 import { UsageService } from '../../apps/controller/src/clients/usage.service.js';
 import { answer, fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
-
 
 const run = promisify(execFile);
 /**
@@ -50,7 +59,11 @@ async function download(t: TestPanel, token: string, name: string): Promise<Buff
 }
 
 async function upload(t: TestPanel, token: string, archive: Buffer, type = 'application/gzip') {
-  const response = await fetch(`${t.api}/backups/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': type }, body: new Uint8Array(archive) });
+  const response = await fetch(`${t.api}/backups/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': type },
+    body: new Uint8Array(archive),
+  });
   return { status: response.status, body: (await response.json()) as any };
 }
 
@@ -62,7 +75,8 @@ async function everything(t: TestPanel, token: string) {
     return got.body;
   };
   const clients = (await get('clients?perPage=100')).items as { id: string }[];
-  const withoutTimes = (nodes: any[]) => nodes.map(({ desiredRevision, appliedRevision, inSync, updatedAt, agent, ...rest }) => rest);
+  const withoutTimes = (nodes: any[]) =>
+    nodes.map(({ desiredRevision, appliedRevision, inSync, updatedAt, agent, ...rest }) => rest);
   return {
     nodes: withoutTimes(await get('nodes')),
     interfaces: await get('interfaces'),
@@ -82,11 +96,27 @@ describe('a backup round trip', () => {
     const { node, iface } = await A.createNodeWithInterface();
     const local = await A.createInterface();
     await A.createHost({ interfaceId: local.id, name: 'edge', address: 'vpn.example.com', port: 443 });
-    const c1 = await A.createClient({ interfaceIds: [iface.id, local.id], deviceLimit: 2, deviceNames: ['phone', 'laptop'], quotaBytes: 10_000_000 } as any);
+    const c1 = await A.createClient({
+      interfaceIds: [iface.id, local.id],
+      deviceLimit: 2,
+      deviceNames: ['phone', 'laptop'],
+      quotaBytes: 10_000_000,
+    } as any);
     await A.createClient({ interfaceIds: [local.id], note: 'with a note' } as any);
-    const keys = (await A.accountsOf(c1.id)).filter((row) => row.interface_id === iface.id).map((row) => row.public_key as string);
+    const keys = (await A.accountsOf(c1.id))
+      .filter((row) => row.interface_id === iface.id)
+      .map((row) => row.public_key as string);
     const usage = a.panel.app.get(UsageService);
-    await usage.recordCounters(node.id, 1, [{ interface: iface.name, publicKey: keys[0], rxBytes: 1234, txBytes: 56789, lastHandshake: Date.now() - 1000, endpoint: '198.51.100.7:40000' }]);
+    await usage.recordCounters(node.id, 1, [
+      {
+        interface: iface.name,
+        publicKey: keys[0],
+        rxBytes: 1234,
+        txBytes: 56789,
+        lastHandshake: Date.now() - 1000,
+        endpoint: '198.51.100.7:40000',
+      },
+    ]);
     await A.createToken({ name: 'automation' });
     await A.createUser('viewer');
 
@@ -105,7 +135,10 @@ describe('a backup round trip', () => {
       if (uploaded.status !== 201) console.log(uploaded.body);
       expect([uploaded.status, uploaded.body]).toEqual([201, backup]);
       const restored = await b.call('POST', `backups/${backup.name}/restore`, { token: ownerB });
-      expect([restored.status, restored.body]).toEqual([200, { name: backup.name, createdAt: backup.createdAt, nodes: 2, tables: expect.any(Number) }]);
+      expect([restored.status, restored.body]).toEqual([
+        200,
+        { name: backup.name, createdAt: backup.createdAt, nodes: 2, tables: expect.any(Number) },
+      ]);
       // The owner of panel B was not in the backup: their session is gone with them.
       expect((await b.call('GET', 'auth/me', { token: ownerB })).status).toBe(401);
       ownerB = await b.login(); // the backup's owner, same name and password in these tests
@@ -115,7 +148,8 @@ describe('a backup round trip', () => {
       // Revisions are above the backup's: agents that applied a newer one before do not skip it.
       const nodesB = (await b.call('GET', 'nodes', { token: ownerB })).body as any[];
       const nodesA = (await a.call('GET', 'nodes', { token: ownerA })).body as any[];
-      for (const n of nodesB) expect(n.desiredRevision).toBeGreaterThan(nodesA.find((x) => x.id === n.id).desiredRevision);
+      for (const n of nodesB)
+        expect(n.desiredRevision).toBeGreaterThan(nodesA.find((x) => x.id === n.id).desiredRevision);
     } finally {
       await b.stop();
     }
@@ -146,7 +180,9 @@ describe('a backup round trip', () => {
     ownerA = await a.login();
     expect((await a.call('GET', `clients/${client.id}`, { token: ownerA })).status).toBe(200);
     // The newest migration ran over the restored data: its counters counted the loaded clients.
-    expect((await a.query(`select name from warren_migrations order by id desc limit 1`))[0]).toEqual({ name: migrations.at(-1)!.name });
+    expect((await a.query(`select name from warren_migrations order by id desc limit 1`))[0]).toEqual({
+      name: migrations.at(-1)!.name,
+    });
     const clients = (await a.call('GET', 'overview/full', { token: ownerA })).body.inventory.clients;
     expect(clients.total).toBe(await A.count('clients'));
     // Settings are the backup's (5, set by the round trip above), not the 3 set after it.
@@ -180,7 +216,9 @@ function writeTarGz(files: Map<string, Buffer>): Buffer {
       mkdirSync(dirname(join(dir, 'x', path)), { recursive: true });
       writeFileSync(join(dir, 'x', path), data);
     }
-    tar.create({ gzip: true, sync: true, file: join(dir, 'out.tar.gz'), cwd: join(dir, 'x'), noDirRecurse: true }, [...files.keys()]);
+    tar.create({ gzip: true, sync: true, file: join(dir, 'out.tar.gz'), cwd: join(dir, 'x'), noDirRecurse: true }, [
+      ...files.keys(),
+    ]);
     return readFileSync(join(dir, 'out.tar.gz'));
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -197,8 +235,18 @@ describe('bad archives and names', () => {
   });
 
   test('names with .., slashes, NUL or another shape are 400 on name; a well-formed unknown name is 404', async () => {
-    for (const name of ['..%2F..%2Fetc%2Fpasswd', 'backup-20261125-101500.tar.gz%00', '%2Fetc%2Fpasswd', 'backup-20261399-101500.tar.gz', 'x.tar.gz']) {
-      for (const [method, path] of [['GET', `backups/${name}`], ['DELETE', `backups/${name}`], ['POST', `backups/${name}/restore`]] as const) {
+    for (const name of [
+      '..%2F..%2Fetc%2Fpasswd',
+      'backup-20261125-101500.tar.gz%00',
+      '%2Fetc%2Fpasswd',
+      'backup-20261399-101500.tar.gz',
+      'x.tar.gz',
+    ]) {
+      for (const [method, path] of [
+        ['GET', `backups/${name}`],
+        ['DELETE', `backups/${name}`],
+        ['POST', `backups/${name}/restore`],
+      ] as const) {
         const refused = await a.call(method, path, { token: ownerA });
         expect([name, method, refused.status, refused.body.field]).toEqual([name, method, 400, 'name']);
       }
@@ -208,7 +256,10 @@ describe('bad archives and names', () => {
   });
 
   test('uploads that are not archives, damaged, truncated, foreign, of an unknown format version or over the limit are refused and nothing is kept', async () => {
-    const listed = async () => ((await a.call('GET', 'backups', { token: ownerA })).body.backups as { name: string }[]).map((b) => b.name).sort();
+    const listed = async () =>
+      ((await a.call('GET', 'backups', { token: ownerA })).body.backups as { name: string }[])
+        .map((b) => b.name)
+        .sort();
     const before = await listed();
     const files = readTar(good);
     const repack = (change: (files: Map<string, Buffer>) => void) => {
@@ -221,15 +272,36 @@ describe('bad archives and names', () => {
       ['not gzip', Buffer.from('hello, this is not an archive'), 400],
       ['gzip of not a tar', gzipSync(Buffer.from('x'.repeat(2000))), 400],
       ['truncated', good.subarray(0, Math.floor(good.length / 2)), 400],
-      ['a flipped byte in a part', repack((f) => {
-        const [path, data] = [...f].find(([p]) => p.startsWith('database/') && f.get(p)!.length > 0)!;
-        const flipped = Buffer.from(data);
-        flipped[0] ^= 1;
-        f.set(path, flipped);
-      }), 400],
-      ['an unknown format version', repack((f) => f.set('manifest.json', Buffer.from(JSON.stringify({ ...manifest, formatVersion: 99 })))), 400],
-      ['a foreign format', repack((f) => f.set('manifest.json', Buffer.from(JSON.stringify({ ...manifest, format: 'other-panel' })))), 400],
-      ['a newer panel’s migration', repack((f) => f.set('manifest.json', Buffer.from(JSON.stringify({ ...manifest, migration: 'Migration29991231000000_future' })))), 409],
+      [
+        'a flipped byte in a part',
+        repack((f) => {
+          const [path, data] = [...f].find(([p]) => p.startsWith('database/') && f.get(p)!.length > 0)!;
+          const flipped = Buffer.from(data);
+          flipped[0] ^= 1;
+          f.set(path, flipped);
+        }),
+        400,
+      ],
+      [
+        'an unknown format version',
+        repack((f) => f.set('manifest.json', Buffer.from(JSON.stringify({ ...manifest, formatVersion: 99 })))),
+        400,
+      ],
+      [
+        'a foreign format',
+        repack((f) => f.set('manifest.json', Buffer.from(JSON.stringify({ ...manifest, format: 'other-panel' })))),
+        400,
+      ],
+      [
+        'a newer panel’s migration',
+        repack((f) =>
+          f.set(
+            'manifest.json',
+            Buffer.from(JSON.stringify({ ...manifest, migration: 'Migration29991231000000_future' })),
+          ),
+        ),
+        409,
+      ],
       ['a part the manifest does not list', repack((f) => f.set('database/extra.copy', Buffer.from('1\n'))), 400],
       ['no manifest', repack((f) => f.delete('manifest.json')), 400],
     ];
@@ -273,10 +345,17 @@ describe('bad archives and names', () => {
     let restore: Promise<Awaited<ReturnType<TestPanel['call']>>> | undefined;
     try {
       restore = a.call('POST', `backups/${goodName}/restore`, { token: ownerA });
-      const running = await waitFor('the restore queued', async () => (await a.call('GET', 'backups', { token: ownerA })).body.running ?? undefined);
+      const running = await waitFor(
+        'the restore queued',
+        async () => (await a.call('GET', 'backups', { token: ownerA })).body.running ?? undefined,
+      );
       expect(running).toMatchObject({ kind: 'restore', state: 'waiting', name: goodName, trigger: 'api' });
       const clientsBefore = await A.count('clients');
-      for (const [method, path] of [['POST', 'backups'], ['POST', `backups/${goodName}/restore`], ['DELETE', `backups/${goodName}`]] as const) {
+      for (const [method, path] of [
+        ['POST', 'backups'],
+        ['POST', `backups/${goodName}/restore`],
+        ['DELETE', `backups/${goodName}`],
+      ] as const) {
         const refused = await a.call(method, path, { token: ownerA });
         expect([method, path, refused.status]).toEqual([method, path, 409]);
       }
@@ -305,25 +384,34 @@ describe('bad archives and names', () => {
 
   test('scheduled backups: off at interval 0, not due within the interval of the newest backup, started once it has passed', async () => {
     const scheduler = a.panel.app.get(BackupScheduler);
-    const newest = new Date(((await a.call('GET', 'backups', { token: ownerA })).body.backups[0] as { createdAt: string }).createdAt);
+    const newest = new Date(
+      ((await a.call('GET', 'backups', { token: ownerA })).body.backups[0] as { createdAt: string }).createdAt,
+    );
     await answer(A.typed().PATCH('/api/settings', { body: { backupIntervalHours: 0 } }));
     expect(await scheduler.runIfDue(new Date(newest.getTime() + 1000 * 3_600_000))).toBe('off');
     await answer(A.typed().PATCH('/api/settings', { body: { backupIntervalHours: 6 } }));
     expect(await scheduler.runIfDue(new Date(newest.getTime() + 5 * 3_600_000))).toBe('not due');
-    const before = ((await a.call('GET', 'backups', { token: ownerA })).body.backups as { name: string }[]).map((b) => b.name);
+    const before = ((await a.call('GET', 'backups', { token: ownerA })).body.backups as { name: string }[]).map(
+      (b) => b.name,
+    );
     expect(await scheduler.runIfDue(new Date(newest.getTime() + 6 * 3_600_000))).toBe('started');
     await waitFor('the scheduled backup made', async () => {
       const listed = (await a.call('GET', 'backups', { token: ownerA })).body;
-      return listed.running === null && listed.backups.some((b: { name: string }) => !before.includes(b.name)) ? true : undefined;
+      return listed.running === null && listed.backups.some((b: { name: string }) => !before.includes(b.name))
+        ? true
+        : undefined;
     });
     await answer(A.typed().PATCH('/api/settings', { body: { backupIntervalHours: 24 } }));
   });
 
   test('retention keeps the newest backupKeep archives', async () => {
     await answer(A.typed().PATCH('/api/settings', { body: { backupKeep: 2 } }));
-    for (const old of ['backup-20000101-000001.tar.gz', 'backup-20000101-000002.tar.gz']) writeFileSync(join(a.config.backupDir, old), good);
+    for (const old of ['backup-20000101-000001.tar.gz', 'backup-20000101-000002.tar.gz'])
+      writeFileSync(join(a.config.backupDir, old), good);
     const newest = (await makeBackup(a, ownerA)).name;
-    const names = ((await a.call('GET', 'backups', { token: ownerA })).body.backups as { name: string }[]).map((b) => b.name);
+    const names = ((await a.call('GET', 'backups', { token: ownerA })).body.backups as { name: string }[]).map(
+      (b) => b.name,
+    );
     expect(names).toHaveLength(2);
     expect(names[0]).toBe(newest);
     expect(names).not.toContain('backup-20000101-000001.tar.gz');
@@ -338,7 +426,10 @@ describe('bad archives and names', () => {
       const manifest = JSON.parse(files.get('manifest.json')!.toString());
       const file = `database/${table.name}.copy`;
       files.set(file, Buffer.from(rows));
-      manifest.tables = [...manifest.tables.filter((t: { name: string }) => t.name !== table.name), { ...table, rows: 1, file }];
+      manifest.tables = [
+        ...manifest.tables.filter((t: { name: string }) => t.name !== table.name),
+        { ...table, rows: 1, file },
+      ];
       manifest.files[file] = sha(files.get(file)!);
       manifest.createdAt = at;
       files.set('manifest.json', Buffer.from(JSON.stringify(manifest)));
@@ -348,9 +439,25 @@ describe('bad archives and names', () => {
     const before = { clients: await A.count('clients'), sessions: await A.count('sessions'), roles: await roles() };
     const cases: [string, Buffer, RegExp][] = [
       // PostgreSQL's catalogue, found first on the search path by an unqualified name.
-      ['a system table', crafted('2001-01-01T00:00:01.000Z', { name: 'pg_authid', columns: ['oid', 'rolname', 'rolsuper'] }, '987654\tevil\tt\n'), /does not back up: pg_authid/],
-      ['a table backups leave out', crafted('2001-01-01T00:00:02.000Z', { name: 'sessions', columns: ['id', 'token_hash'] }, 'x\ty\n'), /does not back up: sessions/],
-      ['a column the table lacks', crafted('2001-01-01T00:00:03.000Z', { name: 'users', columns: ['id', 'nonexistent_col'] }, 'x\ty\n'), /users names a column it does not have: nonexistent_col/],
+      [
+        'a system table',
+        crafted(
+          '2001-01-01T00:00:01.000Z',
+          { name: 'pg_authid', columns: ['oid', 'rolname', 'rolsuper'] },
+          '987654\tevil\tt\n',
+        ),
+        /does not back up: pg_authid/,
+      ],
+      [
+        'a table backups leave out',
+        crafted('2001-01-01T00:00:02.000Z', { name: 'sessions', columns: ['id', 'token_hash'] }, 'x\ty\n'),
+        /does not back up: sessions/,
+      ],
+      [
+        'a column the table lacks',
+        crafted('2001-01-01T00:00:03.000Z', { name: 'users', columns: ['id', 'nonexistent_col'] }, 'x\ty\n'),
+        /users names a column it does not have: nonexistent_col/,
+      ],
     ];
     for (const [what, archive, message] of cases) {
       const uploaded = await upload(a, ownerA, archive);
@@ -369,9 +476,14 @@ describe('bad archives and names', () => {
     files.set('manifest.json', Buffer.from(JSON.stringify(manifest)));
     const bad = await upload(a, ownerA, writeTarGz(files));
     const refused = await a.call('POST', `backups/${bad.body.name}/restore`, { token: ownerA });
-    expect([refused.status, refused.body.error]).toEqual([400, expect.stringMatching(/table users does not load into this panel \(PostgreSQL error/)]);
+    expect([refused.status, refused.body.error]).toEqual([
+      400,
+      expect.stringMatching(/table users does not load into this panel \(PostgreSQL error/),
+    ]);
     expect(refused.body.error).not.toContain('SECRET');
-    expect({ clients: await A.count('clients'), sessions: await A.count('sessions'), roles: await roles() }).toEqual(before);
+    expect({ clients: await A.count('clients'), sessions: await A.count('sessions'), roles: await roles() }).toEqual(
+      before,
+    );
     expect((await a.call('GET', 'auth/me', { token: ownerA })).status).toBe(200);
   });
 
@@ -386,16 +498,22 @@ describe('bad archives and names', () => {
     writeFileSync(victim, 'private');
     symlinkSync(victim, join(a.config.backupDir, 'backup-20000101-010101.tar.gz'));
     expect((await a.call('GET', 'backups/backup-20000101-010101.tar.gz', { token: ownerA })).status).toBe(404);
-    const listed = ((await a.call('GET', 'backups', { token: ownerA })).body.backups as { name: string }[]).map((b) => b.name);
+    const listed = ((await a.call('GET', 'backups', { token: ownerA })).body.backups as { name: string }[]).map(
+      (b) => b.name,
+    );
     expect(listed).not.toContain('backup-20000101-010101.tar.gz');
     rmSync(join(a.config.backupDir, 'backup-20000101-010101.tar.gz'));
 
-    for (const job of ['meta', 'events', '1e3']) expect((await a.call('GET', `backups/jobs/${job}`, { token: ownerA })).status).toBe(404);
+    for (const job of ['meta', 'events', '1e3'])
+      expect((await a.call('GET', `backups/jobs/${job}`, { token: ownerA })).status).toBe(404);
   });
 
   test('the curl commands GET /api/docs gives for download and upload work as printed', async () => {
-    const docs = (await a.call('GET', 'docs', { token: ownerA })).body as { groups: { endpoints: { method: string; path: string; curl: string }[] }[] };
-    const curlOf = (method: string, path: string) => docs.groups.flatMap((g) => g.endpoints).find((e) => e.method === method && e.path.endsWith(path))!.curl;
+    const docs = (await a.call('GET', 'docs', { token: ownerA })).body as {
+      groups: { endpoints: { method: string; path: string; curl: string }[] }[];
+    };
+    const curlOf = (method: string, path: string) =>
+      docs.groups.flatMap((g) => g.endpoints).find((e) => e.method === method && e.path.endsWith(path))!.curl;
     const name = (await makeBackup(a, ownerA)).name; // its own: retention above may have taken older ones
     const archive = await download(a, ownerA, name);
     const dir = mkdtempSync(join(tmpdir(), 'warren-curl-'));
@@ -405,7 +523,11 @@ describe('bad archives and names', () => {
       await run('bash', ['-c', curlOf('GET', '/backups/{name}').replace('{name}', name) + ' -sSf'], { cwd: dir, env });
       expect(readFileSync(join(dir, name))).toEqual(archive);
       rmSync(join(a.config.backupDir, name));
-      const { stdout: out } = await run('bash', ['-c', curlOf('POST', '/backups/upload').replace('@FILE', `@${name}`) + ' -sS'], { cwd: dir, env });
+      const { stdout: out } = await run(
+        'bash',
+        ['-c', curlOf('POST', '/backups/upload').replace('@FILE', `@${name}`) + ' -sS'],
+        { cwd: dir, env },
+      );
       expect(JSON.parse(out)).toMatchObject({ name: name });
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -424,7 +546,8 @@ describe('bad archives and names', () => {
       const refused = await a.call('PATCH', 'settings', { token: admin.token, body });
       expect([body, refused.status, refused.body.field]).toEqual([body, 403, Object.keys(body)[0]]);
     }
-    expect((await a.call('PATCH', 'settings', { token: admin.token, body: { probeTimeoutMs: 6000 } })).status).toBe(200);
+    expect((await a.call('PATCH', 'settings', { token: admin.token, body: { probeTimeoutMs: 6000 } })).status).toBe(
+      200,
+    );
   });
 });
-

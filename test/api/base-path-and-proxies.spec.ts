@@ -27,7 +27,9 @@ describe('WARREN_BASE_PATH and forwarded headers', () => {
 
   test('docs paths and curl commands carry the base path', async () => {
     const docs = await t.call('GET', 'docs', { token });
-    const paths = docs.body.groups.flatMap((group: { endpoints: { path: string }[] }) => group.endpoints.map((e) => e.path));
+    const paths = docs.body.groups.flatMap((group: { endpoints: { path: string }[] }) =>
+      group.endpoints.map((e) => e.path),
+    );
     expect(paths).toContain('/x7k2/api/docs');
     expect(paths.every((path: string) => path.startsWith('/x7k2/api/'))).toBe(true);
     expect(docs.body.baseUrl).toBe(`${t.panel.origin}/x7k2`);
@@ -50,7 +52,11 @@ describe('WARREN_BASE_PATH and forwarded headers', () => {
     const as = (method: string, path: string, body?: unknown) =>
       rawRequest(`${t.api}/${path}`, {
         method,
-        headers: { host: HOSTILE_HOST, authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          host: HOSTILE_HOST,
+          authorization: `Bearer ${token}`,
+          ...(body ? { 'content-type': 'application/json' } : {}),
+        },
         body: body ? JSON.stringify(body) : undefined,
       });
     for (const [method, path, body] of [
@@ -64,7 +70,9 @@ describe('WARREN_BASE_PATH and forwarded headers', () => {
       expect(response.text).not.toContain(HOSTILE_HOST);
     }
     expect(await count('nodes')).toBe(nodesBefore);
-    expect(await t.query('select enrolment_hash from node_agents where node_id = $1', [node.id])).toEqual([enrolmentBefore]);
+    expect(await t.query('select enrolment_hash from node_agents where node_id = $1', [node.id])).toEqual([
+      enrolmentBefore,
+    ]);
   });
 
   test('a valid Host is printed as reached, every value of the enrolment command shell-quoted', async () => {
@@ -75,7 +83,9 @@ describe('WARREN_BASE_PATH and forwarded headers', () => {
     });
     expect(response.status).toBe(201);
     const { secret, command, agentCommand } = response.body.enrolment;
-    expect(agentCommand).toBe(`WARREN_ENROL_SECRET='${secret}' warren-agent --controller 'http://panel.example:8443/x7k2'`);
+    expect(agentCommand).toBe(
+      `WARREN_ENROL_SECRET='${secret}' warren-agent --controller 'http://panel.example:8443/x7k2'`,
+    );
     // Plain http: no installer piped into bash, the agent's own command.
     expect(command).toBe(agentCommand);
   });
@@ -87,7 +97,10 @@ describe('WARREN_BASE_PATH and forwarded headers', () => {
 
   test('the panel’s origin for cookie requests is scheme, host and port: the base path is no part of it', async () => {
     const cookie = `warren_session=${token}`;
-    const fromPanel = await t.call('POST', 'tokens', { headers: { cookie, origin: t.panel.origin }, body: { name: 'under-base-path' } });
+    const fromPanel = await t.call('POST', 'tokens', {
+      headers: { cookie, origin: t.panel.origin },
+      body: { name: 'under-base-path' },
+    });
     expect(fromPanel.status).toBe(201);
   });
 });
@@ -126,10 +139,20 @@ describe('a trusted proxy', () => {
   });
 
   test('cookie requests must come from the origin the proxy says the browser used', async () => {
-    const headers = { cookie: `warren_session=${token}`, 'x-forwarded-proto': 'https', 'x-forwarded-host': 'panel.example.net' };
-    const fromPublic = await t.call('POST', 'tokens', { headers: { ...headers, origin: 'https://panel.example.net' }, body: { name: 'via-proxy' } });
+    const headers = {
+      cookie: `warren_session=${token}`,
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'panel.example.net',
+    };
+    const fromPublic = await t.call('POST', 'tokens', {
+      headers: { ...headers, origin: 'https://panel.example.net' },
+      body: { name: 'via-proxy' },
+    });
     expect(fromPublic.status).toBe(201);
-    const fromInside = await t.call('POST', 'tokens', { headers: { ...headers, origin: t.panel.origin }, body: { name: 'inside' } });
+    const fromInside = await t.call('POST', 'tokens', {
+      headers: { ...headers, origin: t.panel.origin },
+      body: { name: 'inside' },
+    });
     expect([fromInside.status, fromInside.body.field]).toEqual([403, 'origin']);
   });
 });
@@ -161,7 +184,9 @@ describe('WARREN_PUBLIC_URL', () => {
       body: JSON.stringify({ name: 'public-url', address: '192.0.2.42' }),
     });
     expect(node.status).toBe(201);
-    expect(node.body.enrolment.agentCommand).toBe(`WARREN_ENROL_SECRET='${node.body.enrolment.secret}' warren-agent --controller 'https://panel.example.net:9443/x7k2'`);
+    expect(node.body.enrolment.agentCommand).toBe(
+      `WARREN_ENROL_SECRET='${node.body.enrolment.secret}' warren-agent --controller 'https://panel.example.net:9443/x7k2'`,
+    );
     // No pins: WARREN_PUBLIC_URL may be a proxy with a certificate of its own.
     expect(node.body.enrolment.command).toBe(
       `curl -fsSL 'https://panel.example.net:9443/x7k2/api/agent/install.sh' | WARREN_ENROL_SECRET='${node.body.enrolment.secret}' bash -s -- --controller 'https://panel.example.net:9443/x7k2'`,
@@ -170,11 +195,20 @@ describe('WARREN_PUBLIC_URL', () => {
 
   test("is the panel's origin for cookie requests too (as is the address reached)", async () => {
     const cookie = `warren_session=${token}`;
-    const fromPublic = await t.call('POST', 'tokens', { headers: { cookie, origin: 'https://panel.example.net:9443' }, body: { name: 'public-origin' } });
+    const fromPublic = await t.call('POST', 'tokens', {
+      headers: { cookie, origin: 'https://panel.example.net:9443' },
+      body: { name: 'public-origin' },
+    });
     expect(fromPublic.status).toBe(201);
-    const fromReached = await t.call('POST', 'tokens', { headers: { cookie, origin: t.panel.origin }, body: { name: 'reached-origin' } });
+    const fromReached = await t.call('POST', 'tokens', {
+      headers: { cookie, origin: t.panel.origin },
+      body: { name: 'reached-origin' },
+    });
     expect(fromReached.status).toBe(201);
-    const fromElsewhere = await t.call('POST', 'tokens', { headers: { cookie, origin: 'https://panel.example.net:9444' }, body: { name: 'other-port' } });
+    const fromElsewhere = await t.call('POST', 'tokens', {
+      headers: { cookie, origin: 'https://panel.example.net:9444' },
+      body: { name: 'other-port' },
+    });
     expect([fromElsewhere.status, fromElsewhere.body.field]).toEqual([403, 'origin']);
   });
 });

@@ -67,7 +67,10 @@ test('malformed cursors, a cursor of another sort, and cursor with page are a 40
     Buffer.from(JSON.stringify(['name', 'a\u0000b', randomUUID()])).toString('base64url'),
   ];
   for (const cursor of forged) {
-    const response = await call('GET', `clients?cursor=${encodeURIComponent(cursor)}${cursor.includes('traffic') ? '&sort=traffic' : ''}`);
+    const response = await call(
+      'GET',
+      `clients?cursor=${encodeURIComponent(cursor)}${cursor.includes('traffic') ? '&sort=traffic' : ''}`,
+    );
     expect(response.status).toBe(400);
     expect(response.body.field).toBe('cursor');
   }

@@ -41,10 +41,16 @@ describe('expiry', () => {
     const iface = (await createNodeWithInterface()).iface;
     const expiresAt = new Date(Date.now() + 30 * DAY);
     const active = (await createClient({ interfaceIds: [iface.id], expiresAt: expiresAt.toISOString() })).id;
-    const exhausted = (await createClient({ interfaceIds: [iface.id], expiresAt: expiresAt.toISOString(), quotaBytes: 10 })).id;
+    const exhausted = (
+      await createClient({ interfaceIds: [iface.id], expiresAt: expiresAt.toISOString(), quotaBytes: 10 })
+    ).id;
     await t.query(`update clients set used_bytes = 10, status = 'exhausted' where id = $1`, [exhausted]);
-    const disabled = (await createClient({ interfaceIds: [iface.id], expiresAt: expiresAt.toISOString(), enabled: false })).id;
-    const later = (await createClient({ interfaceIds: [iface.id], expiresAt: new Date(expiresAt.getTime() + DAY).toISOString() })).id;
+    const disabled = (
+      await createClient({ interfaceIds: [iface.id], expiresAt: expiresAt.toISOString(), enabled: false })
+    ).id;
+    const later = (
+      await createClient({ interfaceIds: [iface.id], expiresAt: new Date(expiresAt.getTime() + DAY).toISOString() })
+    ).id;
 
     const before = await revision(iface.nodeId);
     await transitions.applyTimeTransitions(new Date(expiresAt.getTime() - 1));
@@ -67,7 +73,9 @@ describe('expiry', () => {
   test('only exhausted clients expiring: no peers change, no bump', async () => {
     const iface = (await createNodeWithInterface()).iface;
     const expiresAt = new Date(Date.now() + 40 * DAY);
-    const exhausted = (await createClient({ interfaceIds: [iface.id], expiresAt: expiresAt.toISOString(), quotaBytes: 1 })).id;
+    const exhausted = (
+      await createClient({ interfaceIds: [iface.id], expiresAt: expiresAt.toISOString(), quotaBytes: 1 })
+    ).id;
     await t.query(`update clients set used_bytes = 5, status = 'exhausted' where id = $1`, [exhausted]);
     const before = await revision(iface.nodeId);
     await transitions.applyTimeTransitions(new Date(expiresAt.getTime() + 1000));
@@ -79,13 +87,15 @@ describe('expiry', () => {
 describe('reset cycles', () => {
   /** Puts a client's anchor (created_at) at `anchor` and gives it traffic on every level. */
   async function anchorWithTraffic(id: string, anchor: Date, status = 'active'): Promise<void> {
-    await t.query(`update clients set created_at = $2, used_bytes = 700, up_bytes = 300, down_bytes = 400, status = $3 where id = $1`, [
-      id,
-      anchor,
-      status,
-    ]);
+    await t.query(
+      `update clients set created_at = $2, used_bytes = 700, up_bytes = 300, down_bytes = 400, status = $3 where id = $1`,
+      [id, anchor, status],
+    );
     await t.query(`update devices set up_bytes = 300, down_bytes = 400 where client_id = $1`, [id]);
-    await t.query(`update accounts set up_bytes = 300, down_bytes = 400 where device_id in (select id from devices where client_id = $1)`, [id]);
+    await t.query(
+      `update accounts set up_bytes = 300, down_bytes = 400 where device_id in (select id from devices where client_id = $1)`,
+      [id],
+    );
   }
 
   async function traffic(id: string) {
@@ -129,7 +139,14 @@ describe('reset cycles', () => {
   test('renewal leaves expiry alone: an expired client stays expired, a disabled one disabled; no bump', async () => {
     const iface = (await createNodeWithInterface()).iface;
     const anchor = new Date(Math.ceil((Date.now() + 200 * DAY) / 1000) * 1000);
-    const expired = (await createClient({ interfaceIds: [iface.id], resetCycle: 'weekly', quotaBytes: 500, expiresAt: new Date(anchor.getTime() + DAY).toISOString() })).id;
+    const expired = (
+      await createClient({
+        interfaceIds: [iface.id],
+        resetCycle: 'weekly',
+        quotaBytes: 500,
+        expiresAt: new Date(anchor.getTime() + DAY).toISOString(),
+      })
+    ).id;
     await anchorWithTraffic(expired, anchor, 'exhausted');
     const disabled = (await createClient({ interfaceIds: [iface.id], resetCycle: 'weekly', enabled: false })).id;
     await anchorWithTraffic(disabled, anchor, 'disabled');
@@ -137,7 +154,11 @@ describe('reset cycles', () => {
 
     await transitions.applyTimeTransitions(new Date(anchor.getTime() + 8 * DAY));
     const afterExpired = await getClient(expired);
-    expect(afterExpired).toMatchObject({ status: 'expired', usedBytes: 0, lastResetAt: new Date(anchor.getTime() + 7 * DAY).toISOString() });
+    expect(afterExpired).toMatchObject({
+      status: 'expired',
+      usedBytes: 0,
+      lastResetAt: new Date(anchor.getTime() + 7 * DAY).toISOString(),
+    });
     expect(await getClient(disabled)).toMatchObject({ status: 'disabled', usedBytes: 0 });
     expect(await revision(iface.nodeId)).toBe(before);
   });
@@ -151,7 +172,10 @@ describe('reset cycles', () => {
     await transitions.applyTimeTransitions(new Date(lastResetAt.getTime() + DAY - 1));
     expect((await getClient(id)).usedBytes).toBe(9);
     await transitions.applyTimeTransitions(new Date(lastResetAt.getTime() + DAY));
-    expect(await getClient(id)).toMatchObject({ usedBytes: 0, lastResetAt: new Date(lastResetAt.getTime() + DAY).toISOString() });
+    expect(await getClient(id)).toMatchObject({
+      usedBytes: 0,
+      lastResetAt: new Date(lastResetAt.getTime() + DAY).toISOString(),
+    });
   });
 
   test('the SQL boundaries agree with lastCycleBoundary (monthly clamps to short months, activation beats creation)', async () => {
@@ -174,8 +198,12 @@ describe('reset cycles', () => {
       const id = (await createClient({ interfaceIds: [iface.id], resetCycle: entry.cycle })).id;
       // Anchors by activation or last reset sit on top of a creation time far in the past, to
       // show those take precedence.
-      await t.query(`update clients set created_at = $2, used_bytes = 5 where id = $1`, [id, entry.by === 'created_at' ? entry.anchor : '2100-01-01T00:00:00Z']);
-      if (entry.by !== 'created_at') await t.query(`update clients set ${entry.by} = $2 where id = $1`, [id, entry.anchor]);
+      await t.query(`update clients set created_at = $2, used_bytes = 5 where id = $1`, [
+        id,
+        entry.by === 'created_at' ? entry.anchor : '2100-01-01T00:00:00Z',
+      ]);
+      if (entry.by !== 'created_at')
+        await t.query(`update clients set ${entry.by} = $2 where id = $1`, [id, entry.anchor]);
       ids.push(id);
     }
     await transitions.applyTimeTransitions(now);
@@ -189,15 +217,23 @@ describe('reset cycles', () => {
         usedBytes: expected ? 0 : 5,
       });
     }
-    expect(lastCycleBoundary('monthly', new Date(cases[0].anchor), now)?.toISOString()).toBe('2300-03-31T10:00:00.000Z');
-    expect(lastCycleBoundary('monthly', new Date(cases[1].anchor), now)?.toISOString()).toBe('2300-03-28T13:00:00.000Z');
+    expect(lastCycleBoundary('monthly', new Date(cases[0].anchor), now)?.toISOString()).toBe(
+      '2300-03-31T10:00:00.000Z',
+    );
+    expect(lastCycleBoundary('monthly', new Date(cases[1].anchor), now)?.toISOString()).toBe(
+      '2300-03-28T13:00:00.000Z',
+    );
   });
 });
 
 /** Waits until the scheduler exists, then runs one tick through the worker like the scheduler would. */
 async function scheduledTickRuns(panel: TestPanel): Promise<void> {
   const queue = panel.panel.app.get<QueueBackend>(QUEUE_BACKEND).queue(SYSTEM_QUEUE);
-  const scheduler = await waitFor('the time-transitions job scheduler', async () => (await queue.getJobScheduler(TIME_TRANSITIONS_JOB)) ?? undefined, 10_000);
+  const scheduler = await waitFor(
+    'the time-transitions job scheduler',
+    async () => (await queue.getJobScheduler(TIME_TRANSITIONS_JOB)) ?? undefined,
+    10_000,
+  );
   expect(Number(scheduler?.every)).toBe(TIME_TRANSITIONS_EVERY_MS);
 
   const job = await queue.add(TIME_TRANSITIONS_JOB, {});

@@ -17,10 +17,14 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const { call, typed, createInterface, createNode, createClient, revisions, expectRefused } = fixtures(() => ({ t, token }), { unchanged: snapshot });
+const { call, typed, createInterface, createNode, createClient, revisions, expectRefused } = fixtures(
+  () => ({ t, token }),
+  { unchanged: snapshot },
+);
 
 /** PATCH /api/clients/{id} through the typed client, answered as `{status, body}`. */
-const patchClient = (id: string, body: components['schemas']['UpdateClientDto']) => answer(typed().PATCH('/api/clients/{id}', { params: { path: { id } }, body }));
+const patchClient = (id: string, body: components['schemas']['UpdateClientDto']) =>
+  answer(typed().PATCH('/api/clients/{id}', { params: { path: { id } }, body }));
 
 interface Iface {
   id: string;
@@ -92,13 +96,23 @@ describe('POST /api/clients', () => {
     }
     expect(new Set(accounts.map((account) => account.public_key)).size).toBe(4);
     expect(new Set(accounts.map((account) => account.preshared_key)).size).toBe(4);
-    const ipsOnA = accounts.filter((account) => account.interface_id === a.id).map((account) => account.ip).sort();
+    const ipsOnA = accounts
+      .filter((account) => account.interface_id === a.id)
+      .map((account) => account.ip)
+      .sort();
     expect(ipsOnA).toEqual([`10.${a.subnet.split('.')[1]}.0.2`, `10.${a.subnet.split('.')[1]}.0.3`]);
-    const [cursor] = await t.query<{ allocation_cursor: string }>('select allocation_cursor from interfaces where id = $1', [a.id]);
+    const [cursor] = await t.query<{ allocation_cursor: string }>(
+      'select allocation_cursor from interfaces where id = $1',
+      [a.id],
+    );
     expect(Number(cursor.allocation_cursor)).toBeGreaterThan(0);
 
     // Secrets appear nowhere in the API's JSON.
-    const json = JSON.stringify([created, (await call('GET', `clients/${created.id}`)).body, (await call('GET', 'clients')).body]);
+    const json = JSON.stringify([
+      created,
+      (await call('GET', `clients/${created.id}`)).body,
+      (await call('GET', 'clients')).body,
+    ]);
     for (const account of accounts) {
       expect(json).not.toContain(account.private_key);
       expect(json).not.toContain(account.preshared_key);
@@ -113,20 +127,46 @@ describe('POST /api/clients', () => {
   test('defaults: one device named device-1, device limit 1, no quota, never expires, active', async () => {
     const iface = await createInterface();
     const created = await createClient({ name: 'bob', interfaceIds: [iface.id] });
-    expect(created).toMatchObject({ deviceLimit: 1, deviceCount: 1, quotaBytes: 0, remainingBytes: null, status: 'active', groups: [], group: null, note: '' });
+    expect(created).toMatchObject({
+      deviceLimit: 1,
+      deviceCount: 1,
+      quotaBytes: 0,
+      remainingBytes: null,
+      status: 'active',
+      groups: [],
+      group: null,
+      note: '',
+    });
     expect(created.devices).toHaveLength(1);
     expect(created.devices[0].name).toBe('device-1');
     expect(created.devices[0].accounts).toHaveLength(1);
-    expect(created.devices[0].accounts[0]).toMatchObject({ interfaceId: iface.id, nodeId: localNode, ip: expect.stringMatching(/^10\./) });
+    expect(created.devices[0].accounts[0]).toMatchObject({
+      interfaceId: iface.id,
+      nodeId: localNode,
+      ip: expect.stringMatching(/^10\./),
+    });
   });
 
   test("the contract's fields alone (no name): created, named after the Telegram id, or client- and a short random suffix", async () => {
     const iface = await createInterface();
     const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
-    const contractOnly = { telegramId: 987654321012, quotaBytes: 5_000_000, expiresAt, deviceLimit: 2, interfaceIds: [iface.id] };
+    const contractOnly = {
+      telegramId: 987654321012,
+      quotaBytes: 5_000_000,
+      expiresAt,
+      deviceLimit: 2,
+      interfaceIds: [iface.id],
+    };
     const withTelegram = await answer(typed().POST('/api/clients', { body: contractOnly }));
     expect(withTelegram.status).toBe(201);
-    expect(withTelegram.body).toMatchObject({ name: 'tg-987654321012', telegramId: 987654321012, quotaBytes: 5_000_000, deviceLimit: 2, interfaceIds: [iface.id], status: 'active' });
+    expect(withTelegram.body).toMatchObject({
+      name: 'tg-987654321012',
+      telegramId: 987654321012,
+      quotaBytes: 5_000_000,
+      deviceLimit: 2,
+      interfaceIds: [iface.id],
+      status: 'active',
+    });
     expect(Date.parse(withTelegram.body.expiresAt!)).toBe(Date.parse(expiresAt));
 
     const { telegramId: _none, ...withoutTelegram } = contractOnly;
@@ -152,8 +192,20 @@ describe('POST /api/clients', () => {
 
   test('start on first use stores its duration and no expiry', async () => {
     const iface = await createInterface();
-    const created = await createClient({ name: 'dave', interfaceIds: [iface.id], startOnFirstUse: true, durationDays: 30, durationHours: 12 });
-    expect(created).toMatchObject({ startOnFirstUse: true, durationSeconds: 30 * 86_400 + 12 * 3_600, activatedAt: null, expiresAt: null, status: 'active' });
+    const created = await createClient({
+      name: 'dave',
+      interfaceIds: [iface.id],
+      startOnFirstUse: true,
+      durationDays: 30,
+      durationHours: 12,
+    });
+    expect(created).toMatchObject({
+      startOnFirstUse: true,
+      durationSeconds: 30 * 86_400 + 12 * 3_600,
+      activatedAt: null,
+      expiresAt: null,
+      status: 'active',
+    });
   });
 
   test('deviceLimit 0 is unlimited and allows many first devices', async () => {
@@ -161,7 +213,9 @@ describe('POST /api/clients', () => {
     const names = Array.from({ length: 12 }, (_, i) => `dev-${i}`);
     const created = await createClient({ name: 'erin', interfaceIds: [iface.id], deviceLimit: 0, deviceNames: names });
     expect(created.deviceCount).toBe(12);
-    expect(new Set(created.devices.map((device: { accounts: { ip: string }[] }) => device.accounts[0].ip)).size).toBe(12);
+    expect(new Set(created.devices.map((device: { accounts: { ip: string }[] }) => device.accounts[0].ip)).size).toBe(
+      12,
+    );
   });
 
   describe('refuses bad input with {error, field} and writes nothing', () => {
@@ -172,8 +226,21 @@ describe('POST /api/clients', () => {
     const valid = () => ({ name: 'refused', interfaceIds: [iface.id] });
 
     test('unknown interface ids: 404 on interfaceIds, even next to a known one', async () => {
-      await expectRefused('POST', 'clients', { ...valid(), interfaceIds: [randomUUID()] }, 404, 'interfaceIds', /interface .* not found/);
-      await expectRefused('POST', 'clients', { ...valid(), interfaceIds: [iface.id, randomUUID()] }, 404, 'interfaceIds');
+      await expectRefused(
+        'POST',
+        'clients',
+        { ...valid(), interfaceIds: [randomUUID()] },
+        404,
+        'interfaceIds',
+        /interface .* not found/,
+      );
+      await expectRefused(
+        'POST',
+        'clients',
+        { ...valid(), interfaceIds: [iface.id, randomUUID()] },
+        404,
+        'interfaceIds',
+      );
     });
 
     test.each<[string, Record<string, unknown>, string]>([
@@ -210,7 +277,11 @@ describe('POST /api/clients', () => {
       ['a negative rate', { rateBitsPerSec: -5 }, 'rateBitsPerSec'],
       ['start on first use without a duration', { startOnFirstUse: true }, 'durationDays'],
       ['a duration without start on first use', { durationDays: 3 }, 'durationDays'],
-      ['start on first use with an expiry', { startOnFirstUse: true, durationDays: 1, expiresAt: '2099-01-01T00:00:00Z' }, 'expiresAt'],
+      [
+        'start on first use with an expiry',
+        { startOnFirstUse: true, durationDays: 1, expiresAt: '2099-01-01T00:00:00Z' },
+        'expiresAt',
+      ],
       ['an unknown field', { colour: 'blue' }, 'colour'],
     ])('%s', async (_, overrides, field) => {
       const body: Record<string, unknown> = { ...valid(), ...overrides };
@@ -222,10 +293,22 @@ describe('POST /api/clients', () => {
     test('a full address pool: 400 naming the interface, suggesting a wider subnet, and nothing allocated elsewhere', async () => {
       const tiny = await createInterface({ subnet: '10.250.0.0/30' }); // room for exactly one device
       await createClient({ name: 'fills-tiny', interfaceIds: [tiny.id] });
-      const error = await expectRefused('POST', 'clients', { name: 'no-room', interfaceIds: [iface.id, tiny.id] }, 400, 'interfaceIds');
+      const error = await expectRefused(
+        'POST',
+        'clients',
+        { name: 'no-room', interfaceIds: [iface.id, tiny.id] },
+        400,
+        'interfaceIds',
+      );
       expect(error.error).toContain(`"${tiny.name}"`);
       expect(error.error).toMatch(/wider subnet/);
-      await expectRefused('POST', 'clients', { name: 'no-room', deviceLimit: 2, deviceNames: ['a', 'b'], interfaceIds: [tiny.id] }, 400, 'interfaceIds');
+      await expectRefused(
+        'POST',
+        'clients',
+        { name: 'no-room', deviceLimit: 2, deviceNames: ['a', 'b'], interfaceIds: [tiny.id] },
+        400,
+        'interfaceIds',
+      );
     });
   });
 });
@@ -235,7 +318,9 @@ describe('telegramId', () => {
     const iface = await createInterface();
     const created = await createClient({ name: `tg-${telegramId}`, interfaceIds: [iface.id], telegramId });
     expect(created.telegramId).toBe(telegramId);
-    const [stored] = await t.query<{ telegram_id: string }>('select telegram_id::text from clients where id = $1', [created.id]);
+    const [stored] = await t.query<{ telegram_id: string }>('select telegram_id::text from clients where id = $1', [
+      created.id,
+    ]);
     expect(stored.telegram_id).toBe(String(telegramId));
     expect((await call('GET', `clients/${created.id}`)).body.telegramId).toBe(telegramId);
     const found = await call('GET', `clients?search=${telegramId}`);
@@ -265,7 +350,12 @@ describe('GET /api/clients', () => {
       ids[name] = (await createClient({ name, interfaceIds: [listIface.id], ...body })).id;
     };
     await make('zeta Corp', { note: 'VIP customer', groups: ['vip', 'eu'], quotaBytes: 1000 });
-    await make('alpha', { note: 'pays 50% upfront', groups: ['eu'], expiresAt: '2099-06-01T00:00:00Z', quotaBytes: 5000 });
+    await make('alpha', {
+      note: 'pays 50% upfront',
+      groups: ['eu'],
+      expiresAt: '2099-06-01T00:00:00Z',
+      quotaBytes: 5000,
+    });
     await make('beta_user', { note: '', groups: ['us'], expiresAt: '2098-01-01T00:00:00Z' });
     await make('gamma', { note: 'zeta referral', interfaceIds: [listIface.id, other.id], enabled: false });
     await t.query(`update clients set used_bytes = 900 where id = $1`, [ids['zeta Corp']]);
@@ -372,21 +462,34 @@ describe('GET/PATCH/DELETE /api/clients/{id}', () => {
     for (const id of [randomUUID(), 'nope']) {
       for (const method of ['GET', 'PATCH', 'DELETE']) {
         const response = await call(method, `clients/${id}`, method === 'PATCH' ? { name: 'x' } : undefined);
-        expect({ method, status: response.status, field: response.body.field }).toEqual({ method, status: 404, field: 'id' });
+        expect({ method, status: response.status, field: response.body.field }).toEqual({
+          method,
+          status: 404,
+          field: 'id',
+        });
       }
     }
   });
 
-  test("quotes, question marks, backslashes and array syntax survive the raw SQL and search finds them", async () => {
+  test('quotes, question marks, backslashes and array syntax survive the raw SQL and search finds them', async () => {
     const iface = await createInterface();
     const name = `O'Brien? 100% \\ {x}`;
     const groups = ['with, "quotes" {braces}', 'back\\slash', "it's"];
-    const created = await createClient({ name, note: 'a?b', groups, interfaceIds: [iface.id], deviceNames: [`Bob's "phone"`] });
+    const created = await createClient({
+      name,
+      note: 'a?b',
+      groups,
+      interfaceIds: [iface.id],
+      deviceNames: [`Bob's "phone"`],
+    });
     expect(created).toMatchObject({ name, note: 'a?b', groups, group: groups[0] });
     expect(created.devices[0].name).toBe(`Bob's "phone"`);
     for (const search of [`o'brien?`, '100%', '\\ {', 'a?b']) {
       const found = await call('GET', `clients?search=${encodeURIComponent(search)}`);
-      expect({ search, names: found.body.items.map((item: { name: string }) => item.name) }).toEqual({ search, names: [name] });
+      expect({ search, names: found.body.items.map((item: { name: string }) => item.name) }).toEqual({
+        search,
+        names: [name],
+      });
     }
     const byGroup = await call('GET', `clients?group=${encodeURIComponent(groups[0])}`);
     expect(byGroup.body.items.map((item: { id: string }) => item.id)).toEqual([created.id]);
@@ -404,7 +507,16 @@ describe('GET/PATCH/DELETE /api/clients/{id}', () => {
       deviceLimit: 5,
     });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ name: 'renamed', note: 'new note', groups: ['a'], group: 'a', resetCycle: 'weekly', deviceLimit: 5, telegramId: 42, status: 'active' });
+    expect(patched.body).toMatchObject({
+      name: 'renamed',
+      note: 'new note',
+      groups: ['a'],
+      group: 'a',
+      resetCycle: 'weekly',
+      deviceLimit: 5,
+      telegramId: 42,
+      status: 'active',
+    });
     expect(new Date(patched.body.updatedAt).getTime()).toBeGreaterThanOrEqual(new Date(client.updatedAt).getTime());
     expect(await revisions()).toEqual(before);
   });
@@ -446,7 +558,9 @@ describe('GET/PATCH/DELETE /api/clients/{id}', () => {
     expect(disabled.body.status).toBe('disabled');
     expect((await revisions())[localNode]).toBe(before[localNode] + 1);
     // Raising the quota or moving the expiry leaves a disabled client disabled.
-    expect((await patchClient(client.id, { quotaBytes: 20, expiresAt: '2099-01-01T00:00:00Z' })).body.status).toBe('disabled');
+    expect((await patchClient(client.id, { quotaBytes: 20, expiresAt: '2099-01-01T00:00:00Z' })).body.status).toBe(
+      'disabled',
+    );
     await t.query(`update clients set used_bytes = 50 where id = $1`, [client.id]);
     expect((await patchClient(client.id, { enabled: true })).body.status).toBe('exhausted');
     await patchClient(client.id, { enabled: false });
@@ -457,13 +571,31 @@ describe('GET/PATCH/DELETE /api/clients/{id}', () => {
 
   test('deviceLimit cannot go below the device count (409), 0 lifts it', async () => {
     const iface = await createInterface();
-    const client = await createClient({ name: 'limits', interfaceIds: [iface.id], deviceLimit: 3, deviceNames: ['a', 'b'] });
-    await expectRefused('PATCH', `clients/${client.id}`, { deviceLimit: 1, name: 'ignored' }, 409, 'deviceLimit', /2 devices/);
+    const client = await createClient({
+      name: 'limits',
+      interfaceIds: [iface.id],
+      deviceLimit: 3,
+      deviceNames: ['a', 'b'],
+    });
+    await expectRefused(
+      'PATCH',
+      `clients/${client.id}`,
+      { deviceLimit: 1, name: 'ignored' },
+      409,
+      'deviceLimit',
+      /2 devices/,
+    );
     expect((await patchClient(client.id, { deviceLimit: 2 })).body.deviceLimit).toBe(2);
     expect((await patchClient(client.id, { deviceLimit: 0 })).body.deviceLimit).toBe(0);
     await expectRefused('PATCH', `clients/${client.id}`, { deviceLimit: 51 }, 400, 'deviceLimit');
     await expectRefused('PATCH', `clients/${client.id}`, { quotaBytes: -1 }, 400, 'quotaBytes');
-    await expectRefused('PATCH', `clients/${client.id}`, { interfaceIds: [iface.id, randomUUID()] }, 404, 'interfaceIds');
+    await expectRefused(
+      'PATCH',
+      `clients/${client.id}`,
+      { interfaceIds: [iface.id, randomUUID()] },
+      404,
+      'interfaceIds',
+    );
     await expectRefused('PATCH', `clients/${client.id}`, { interfaceIds: [] }, 400, 'interfaceIds');
     await expectRefused('PATCH', `clients/${client.id}`, { name: null }, 400, 'name');
     await expectRefused('PATCH', `clients/${client.id}`, { subId: 'x' }, 400, 'subId');
@@ -473,7 +605,12 @@ describe('GET/PATCH/DELETE /api/clients/{id}', () => {
     const remoteNode = (await createNode()).id;
     const a = await createInterface();
     const b = await createInterface({ nodeId: remoteNode });
-    const client = await createClient({ name: 'mover', interfaceIds: [a.id], deviceLimit: 2, deviceNames: ['one', 'two'] });
+    const client = await createClient({
+      name: 'mover',
+      interfaceIds: [a.id],
+      deviceLimit: 2,
+      deviceNames: ['one', 'two'],
+    });
     const accountsOf = async () =>
       t.query<{ interface_id: string; ip: string; device_id: string }>(
         `select a.interface_id, a.ip, a.device_id from accounts a join devices d on d.id = a.device_id where d.client_id = $1 order by a.interface_id, a.ip`,
@@ -504,7 +641,12 @@ describe('GET/PATCH/DELETE /api/clients/{id}', () => {
 
   test('DELETE removes the client with its devices, accounts and links, and bumps its nodes', async () => {
     const iface = await createInterface();
-    const client = await createClient({ name: 'goner', interfaceIds: [iface.id], deviceLimit: 2, deviceNames: ['a', 'b'] });
+    const client = await createClient({
+      name: 'goner',
+      interfaceIds: [iface.id],
+      deviceLimit: 2,
+      deviceNames: ['a', 'b'],
+    });
     const before = await revisions();
     const deleted = await answer(typed().DELETE('/api/clients/{id}', { params: { path: { id: client.id } } }));
     expect(deleted).toMatchObject({ status: 200, body: { id: client.id, deleted: true } });
@@ -541,7 +683,14 @@ describe('POST /api/clients/{id}/reset', () => {
     const reset = await answer(typed().POST('/api/clients/{id}/reset', { params: { path: { id: client.id } } }));
     expect(reset.status).toBe(200);
     expect(reset.body.previous).toEqual({ usedBytes: 3000, upBytes: 1000, downBytes: 2000 });
-    expect(reset.body.client).toMatchObject({ id: client.id, usedBytes: 0, upBytes: 0, downBytes: 0, status: 'active', remainingBytes: 2000 });
+    expect(reset.body.client).toMatchObject({
+      id: client.id,
+      usedBytes: 0,
+      upBytes: 0,
+      downBytes: 0,
+      status: 'active',
+      remainingBytes: 2000,
+    });
     expect(new Date(reset.body.client.lastResetAt!).getTime()).toBeGreaterThanOrEqual(started - 1000);
     const [counters] = await t.query(
       `select (select sum(up_bytes + down_bytes) from devices where client_id = $1)::int as devices,
@@ -557,11 +706,20 @@ describe('POST /api/clients/{id}/reset', () => {
     const expired = await createClient({ name: 'reset-expired', interfaceIds: [iface.id], quotaBytes: 100 });
     await used(expired.id);
     await t.query(`update clients set status = 'expired', expires_at = '2020-01-01' where id = $1`, [expired.id]);
-    const disabled = await createClient({ name: 'reset-disabled', interfaceIds: [iface.id], quotaBytes: 100, enabled: false });
+    const disabled = await createClient({
+      name: 'reset-disabled',
+      interfaceIds: [iface.id],
+      quotaBytes: 100,
+      enabled: false,
+    });
     await used(disabled.id);
     const before = await revisions();
-    expect((await answer(typed().POST('/api/clients/{id}/reset', { params: { path: { id: expired.id } } }))).body.client).toMatchObject({ status: 'expired', usedBytes: 0 });
-    expect((await answer(typed().POST('/api/clients/{id}/reset', { params: { path: { id: disabled.id } } }))).body.client).toMatchObject({ status: 'disabled', usedBytes: 0 });
+    expect(
+      (await answer(typed().POST('/api/clients/{id}/reset', { params: { path: { id: expired.id } } }))).body.client,
+    ).toMatchObject({ status: 'expired', usedBytes: 0 });
+    expect(
+      (await answer(typed().POST('/api/clients/{id}/reset', { params: { path: { id: disabled.id } } }))).body.client,
+    ).toMatchObject({ status: 'disabled', usedBytes: 0 });
     expect(await revisions()).toEqual(before);
   });
 

@@ -21,7 +21,8 @@ afterAll(async () => {
 });
 
 /** POST /api/tokens signed in by the cookie alone, with the browser's headers given. */
-const issueByCookie = (headers: Record<string, string>) => t.call('POST', 'tokens', { headers: { cookie, ...headers }, body: { name: 'by-cookie' } });
+const issueByCookie = (headers: Record<string, string>) =>
+  t.call('POST', 'tokens', { headers: { cookie, ...headers }, body: { name: 'by-cookie' } });
 
 describe('cookie-authenticated unsafe requests', () => {
   test.each([
@@ -34,7 +35,10 @@ describe('cookie-authenticated unsafe requests', () => {
   ])('are refused with 403 {error, field: "origin"} and change nothing: %s', async (_, headers) => {
     const before = await count('api_tokens');
     const refused = await issueByCookie(headers);
-    expect([refused.status, refused.body]).toEqual([403, { error: expect.stringMatching(/must come from the panel/), field: 'origin' }]);
+    expect([refused.status, refused.body]).toEqual([
+      403,
+      { error: expect.stringMatching(/must come from the panel/), field: 'origin' },
+    ]);
     expect(await count('api_tokens')).toBe(before);
   });
 
@@ -53,16 +57,24 @@ describe('cookie-authenticated unsafe requests', () => {
   });
 
   test('bearer tokens are unaffected, whatever the Origin', async () => {
-    const issued = await t.call('POST', 'tokens', { token: session, headers: { origin: 'https://evil.example' }, body: { name: 'by-bearer' } });
+    const issued = await t.call('POST', 'tokens', {
+      token: session,
+      headers: { origin: 'https://evil.example' },
+      body: { name: 'by-bearer' },
+    });
     expect(issued.status).toBe(201);
   });
 
   test('logout by cookie from another site is refused: the session stays', async () => {
     const other = await t.login();
-    const refused = await t.call('POST', 'auth/logout', { headers: { cookie: `warren_session=${other}`, origin: 'https://evil.example' } });
+    const refused = await t.call('POST', 'auth/logout', {
+      headers: { cookie: `warren_session=${other}`, origin: 'https://evil.example' },
+    });
     expect(refused.status).toBe(403);
     expect((await t.call('GET', 'auth/me', { token: other })).status).toBe(200);
-    const done = await t.call('POST', 'auth/logout', { headers: { cookie: `warren_session=${other}`, origin: t.panel.origin } });
+    const done = await t.call('POST', 'auth/logout', {
+      headers: { cookie: `warren_session=${other}`, origin: t.panel.origin },
+    });
     expect(done.status).toBe(200);
     expect((await t.call('GET', 'auth/me', { token: other })).status).toBe(401);
   });
@@ -71,9 +83,15 @@ describe('cookie-authenticated unsafe requests', () => {
 describe('login CSRF', () => {
   test('a sign-in another site makes the browser send is refused: no session, no cookie', async () => {
     const before = await count('sessions');
-    for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }] as Record<string, string>[]) {
+    for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }] as Record<
+      string,
+      string
+    >[]) {
       const refused = await t.call('POST', 'auth/login', { headers, body: OWNER });
-      expect([refused.status, refused.body]).toEqual([403, { error: 'sign-in from another site is refused', field: 'origin' }]);
+      expect([refused.status, refused.body]).toEqual([
+        403,
+        { error: 'sign-in from another site is refused', field: 'origin' },
+      ]);
       expect(refused.headers.get('set-cookie')).toBeNull();
     }
     expect(await count('sessions')).toBe(before);

@@ -16,7 +16,8 @@ const currentJob = (nodeId: string) => currentApplyJob(session().t, nodeId);
 test('during a burst of changes a node is delivered paced: after a delivery of T ms the next starts at least T ms later', async () => {
   const { node, iface } = await createNodeWithInterface();
   // Some peers first, so that a delivery takes measurable time.
-  for (let i = 0; i < 4; i++) await Promise.all(Array.from({ length: 10 }, () => createClient({ interfaceIds: [iface.id] })));
+  for (let i = 0; i < 4; i++)
+    await Promise.all(Array.from({ length: 10 }, () => createClient({ interfaceIds: [iface.id] })));
   await currentJob(node.id);
   const { t } = session();
 
@@ -38,7 +39,16 @@ test('during a burst of changes a node is delivered paced: after a delivery of T
     const job = await currentJob(node.id);
     // Every change arrived: the last job carries every client's peer.
     expect(applyJobSchema.parse(job.data).interfaces[0].peers).toHaveLength(40 + created.length);
-    await waitFor('the node marked delivered', async () => (await t.query<{ ok: boolean }>('select desired_revision = delivered_revision as ok from nodes where id = $1', [node.id]))[0].ok);
+    await waitFor(
+      'the node marked delivered',
+      async () =>
+        (
+          await t.query<{ ok: boolean }>(
+            'select desired_revision = delivered_revision as ok from nodes where id = $1',
+            [node.id],
+          )
+        )[0].ok,
+    );
   } finally {
     repository.desiredState = desiredState;
     repository.markDelivered = markDelivered;
@@ -66,25 +76,44 @@ test('a host ahead of every revision issued (a restored backup, a lying agent) i
   // The host gets a job it will take: a revision above its own.
   expect(applyJobSchema.parse((await currentJob(node.id)).data).revision).toBe(ahead + 1);
 
-  const applied = (revision: number) => ({ type: 'applied', result: { revision, ok: true, interfaces: [], durationMs: 1 } });
+  const applied = (revision: number) => ({
+    type: 'applied',
+    result: { revision, ok: true, interfaces: [], durationMs: 1 },
+  });
   link.send(applied(ahead + 5));
   link.send({ type: 'heartbeat', at: Date.now() });
-  await waitFor('the lying report handled', async () => ((await view()).agent?.lastApply?.revision === ahead + 5 ? true : undefined));
+  await waitFor('the lying report handled', async () =>
+    (await view()).agent?.lastApply?.revision === ahead + 5 ? true : undefined,
+  );
   expect(await view()).toMatchObject({ desiredRevision: ahead + 1, appliedRevision: ahead, inSync: false });
   link.send(applied(ahead + 1));
   await waitFor('the node in sync', async () => ((await view()).inSync ? true : undefined));
   expect(await view()).toMatchObject({ desiredRevision: ahead + 1, appliedRevision: ahead + 1 });
   // A host that says it runs the desired revision (a reconnect) changes nothing.
   const again = await openAs(t, credential);
-  again.send({ type: 'hello', version: 'test-agent', capabilities: CAPABILITIES, gaps: [], appliedRevision: ahead + 1 });
+  again.send({
+    type: 'hello',
+    version: 'test-agent',
+    capabilities: CAPABILITIES,
+    gaps: [],
+    appliedRevision: ahead + 1,
+  });
   await again.next('welcome');
   expect(await view()).toMatchObject({ desiredRevision: ahead + 1, appliedRevision: ahead + 1, inSync: true });
 
   // A claim beyond MAX_REVISION moves nothing: the node shows out of sync, and its revisions stay
   // where an honest agent's reports are accepted.
-  again.send({ type: 'hello', version: 'test-agent', capabilities: CAPABILITIES, gaps: [], appliedRevision: MAX_REVISION });
+  again.send({
+    type: 'hello',
+    version: 'test-agent',
+    capabilities: CAPABILITIES,
+    gaps: [],
+    appliedRevision: MAX_REVISION,
+  });
   await again.next('welcome');
   expect(await view()).toMatchObject({ desiredRevision: ahead + 1, appliedRevision: 0, inSync: false });
   again.send({ type: 'hello', version: 'test-agent', capabilities: CAPABILITIES, gaps: [], appliedRevision: 2 ** 53 });
-  expect(await again.next('error')).toMatchObject({ error: expect.stringMatching(/^invalid message: appliedRevision: /) });
+  expect(await again.next('error')).toMatchObject({
+    error: expect.stringMatching(/^invalid message: appliedRevision: /),
+  });
 });

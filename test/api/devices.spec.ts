@@ -15,7 +15,10 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const { call, typed, createInterface, createNode, createClient, revisions, accountsOf, expectRefused } = fixtures(() => ({ t, token }), { unchanged: snapshot });
+const { call, typed, createInterface, createNode, createClient, revisions, accountsOf, expectRefused } = fixtures(
+  () => ({ t, token }),
+  { unchanged: snapshot },
+);
 
 /** POST /api/clients/{id}/devices through the typed client, answered as `{status, body}`. */
 const addDevice = (clientId: string, body: components['schemas']['CreateDeviceDto']) =>
@@ -44,7 +47,9 @@ describe('POST /api/clients/{id}/devices', () => {
     const added = await addDevice(client.id, { name: '  Tablet ' });
     expect(added.status).toBe(201);
     expect(added.body).toMatchObject({ clientId: client.id, name: 'Tablet', upBytes: 0, downBytes: 0 });
-    expect(added.body.accounts.map((account: { interfaceId: string }) => account.interfaceId).sort()).toEqual([a.id, b.id].sort());
+    expect(added.body.accounts.map((account: { interfaceId: string }) => account.interfaceId).sort()).toEqual(
+      [a.id, b.id].sort(),
+    );
     const stored = (await accountsOf(client.id)).filter((account) => account.device_id === added.body.id);
     expect(stored).toHaveLength(2);
     for (const account of stored) {
@@ -55,7 +60,9 @@ describe('POST /api/clients/{id}/devices', () => {
     const after = await revisions();
     expect(after[a.nodeId]).toBe(before[a.nodeId] + 1);
     expect(after[remote]).toBe(before[remote] + 1);
-    expect((await answer(typed().GET('/api/clients/{id}', { params: { path: { id: client.id } } }))).body.deviceCount).toBe(2);
+    expect(
+      (await answer(typed().GET('/api/clients/{id}', { params: { path: { id: client.id } } }))).body.deviceCount,
+    ).toBe(2);
   });
 
   test('at most deviceLimit devices: the next one is a 409 on deviceLimit; 0 means unlimited', async () => {
@@ -67,7 +74,9 @@ describe('POST /api/clients/{id}/devices', () => {
 
     const unlimited = await createClient({ interfaceIds: [iface.id], deviceLimit: 0 });
     for (let i = 0; i < 5; i++) expect((await addDevice(unlimited.id, { name: `n${i}` })).status).toBe(201);
-    expect((await answer(typed().GET('/api/clients/{id}', { params: { path: { id: unlimited.id } } }))).body.deviceCount).toBe(6);
+    expect(
+      (await answer(typed().GET('/api/clients/{id}', { params: { path: { id: unlimited.id } } }))).body.deviceCount,
+    ).toBe(6);
   });
 
   test('the limit holds under 10 concurrent additions: exactly 3 devices, the rest 409 deviceLimit', async () => {
@@ -93,7 +102,9 @@ describe('POST /api/clients/{id}/devices', () => {
 
   test('concurrent additions to different clients on one interface get distinct addresses', async () => {
     const iface = await createInterface();
-    const clients = await Promise.all(Array.from({ length: 4 }, () => createClient({ interfaceIds: [iface.id], deviceLimit: 0 })));
+    const clients = await Promise.all(
+      Array.from({ length: 4 }, () => createClient({ interfaceIds: [iface.id], deviceLimit: 0 })),
+    );
     const responses = await Promise.all(
       clients.flatMap((client) => Array.from({ length: 3 }, (_, i) => addDevice(client.id, { name: `x${i}` }))),
     );
@@ -126,7 +137,11 @@ describe('POST /api/clients/{id}/devices', () => {
   test('a full pool: 400 on interfaceIds naming the interface; no device, no account', async () => {
     const roomy = await createInterface();
     const tiny = await createInterface({ subnet: '10.251.0.0/29' }); // 5 usable addresses
-    const client = await createClient({ interfaceIds: [roomy.id, tiny.id], deviceLimit: 0, deviceNames: ['1', '2', '3', '4', '5'] });
+    const client = await createClient({
+      interfaceIds: [roomy.id, tiny.id],
+      deviceLimit: 0,
+      deviceNames: ['1', '2', '3', '4', '5'],
+    });
     const error = await expectRefused('POST', `clients/${client.id}/devices`, { name: 'sixth' }, 400, 'interfaceIds');
     expect(error.error).toContain(`"${tiny.name}"`);
     expect(error.error).toMatch(/wider subnet/);
@@ -163,7 +178,9 @@ describe('POST /api/clients/{id}/rotate-keys', () => {
     const client = await createClient({ interfaceIds: [a.id, b.id], deviceLimit: 2, deviceNames: ['one', 'two'] });
     const old = await accountsOf(client.id);
     const before = await revisions();
-    const rotated = await answer(typed().POST('/api/clients/{id}/rotate-keys', { params: { path: { id: client.id } } }));
+    const rotated = await answer(
+      typed().POST('/api/clients/{id}/rotate-keys', { params: { path: { id: client.id } } }),
+    );
     expect(rotated.status).toBe(200);
     const fresh = await accountsOf(client.id);
     expect(fresh).toHaveLength(4);
@@ -177,7 +194,9 @@ describe('POST /api/clients/{id}/rotate-keys', () => {
       expect(JSON.stringify(rotated.body)).not.toContain(account.private_key);
       expect(JSON.stringify(rotated.body)).not.toContain(account.preshared_key);
     }
-    const shown = rotated.body.devices.flatMap((device: { accounts: { publicKey: string }[] }) => device.accounts.map((account) => account.publicKey));
+    const shown = rotated.body.devices.flatMap((device: { accounts: { publicKey: string }[] }) =>
+      device.accounts.map((account) => account.publicKey),
+    );
     expect(shown.sort()).toEqual(fresh.map((account) => account.public_key).sort());
     const after = await revisions();
     expect(after[a.nodeId]).toBe(before[a.nodeId] + 1);

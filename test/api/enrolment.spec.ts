@@ -36,16 +36,28 @@ test('a grant the queue store refuses leaves the secret valid and the node untou
   const node = await t.call('POST', 'nodes', { token, body: { name: 'grant-refused', address: '192.0.2.30' } });
   expect(node.status).toBe(201);
   const secret: string = node.body.enrolment.secret;
-  const before = await t.query('select enrolment_hash, credential_hash, queue_password_hash, enrolled_at from node_agents where node_id = $1', [node.body.id]);
+  const before = await t.query(
+    'select enrolment_hash, credential_hash, queue_password_hash, enrolled_at from node_agents where node_id = $1',
+    [node.body.id],
+  );
 
   const refused = await t.call('POST', 'agent/enrol', { body: { secret } });
   expect(refused.status).toBe(503);
   expect(refused.body).toEqual({ error: expect.stringContaining('enrolment secret is still valid'), field: '' });
-  expect(await t.query('select enrolment_hash, credential_hash, queue_password_hash, enrolled_at from node_agents where node_id = $1', [node.body.id])).toEqual(before);
+  expect(
+    await t.query(
+      'select enrolment_hash, credential_hash, queue_password_hash, enrolled_at from node_agents where node_id = $1',
+      [node.body.id],
+    ),
+  ).toEqual(before);
 
   await admin.call('ACL', 'SETUSER', username, '+acl');
   const enrolled = await t.call('POST', 'agent/enrol', { body: { secret } });
   expect(enrolled.status).toBe(200);
-  expect(enrolled.body).toMatchObject({ nodeId: node.body.id, credential: expect.stringMatching(/^wnc_/), queue: { kind: 'redis', username: expect.stringContaining(node.body.id) } });
+  expect(enrolled.body).toMatchObject({
+    nodeId: node.body.id,
+    credential: expect.stringMatching(/^wnc_/),
+    queue: { kind: 'redis', username: expect.stringContaining(node.body.id) },
+  });
   expect((await t.call('POST', 'agent/enrol', { body: { secret } })).status).toBe(401);
 });

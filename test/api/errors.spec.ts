@@ -43,7 +43,11 @@ describe('bad input gets a 4xx with {error, field} and changes nothing', () => {
   test('query parameters named like inherited properties are unknown, not ignored', async () => {
     for (const name of ['toString', 'valueOf', 'constructor', '__proto__', '__defineGetter__']) {
       const response = await t.call('GET', `clients?${name}=1`, { token });
-      expect([name, response.status, response.body]).toEqual([name, 400, { error: `unknown field "${name}"`, field: name }]);
+      expect([name, response.status, response.body]).toEqual([
+        name,
+        400,
+        { error: `unknown field "${name}"`, field: name },
+      ]);
     }
   });
 

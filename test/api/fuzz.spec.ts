@@ -20,7 +20,14 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 
 /** What changes on its own or by design while requests are refused (see databaseFingerprint). */
-const VOLATILE = ['system_samples', 'login_throttles', 'api_tokens.last_used_at', 'node_agents.last_seen_at', 'nodes.delivered_revision', 'nodes.applied_revision'];
+const VOLATILE = [
+  'system_samples',
+  'login_throttles',
+  'api_tokens.last_used_at',
+  'node_agents.last_seen_at',
+  'nodes.delivered_revision',
+  'nodes.applied_revision',
+];
 
 /**
  * `levels` of alternating arrays and objects around a number, as JSON.stringify writes it; shown
@@ -40,8 +47,31 @@ const shortStrings = fc.oneof(
   fc.string({ maxLength: 24 }),
   fc.string({ unit: 'grapheme', maxLength: 12 }),
   fc.string({ maxLength: 12 }).map((s) => `${s}\u0000${s}`),
-  fc.constantFrom('\u0000', '\ud800', 'a\udfffb', '\u202e', '🙂🙂🙂', '%00', '%zz', '..', '../../etc/passwd', '__proto__', 'constructor'),
-  fc.constantFrom('', ' ', "'; drop table clients; --", '<script>alert(1)</script>', '${7*7}', '-1', '1e999', 'NaN', 'true', 'null'),
+  fc.constantFrom(
+    '\u0000',
+    '\ud800',
+    'a\udfffb',
+    '\u202e',
+    '🙂🙂🙂',
+    '%00',
+    '%zz',
+    '..',
+    '../../etc/passwd',
+    '__proto__',
+    'constructor',
+  ),
+  fc.constantFrom(
+    '',
+    ' ',
+    "'; drop table clients; --",
+    '<script>alert(1)</script>',
+    '${7*7}',
+    '-1',
+    '1e999',
+    'NaN',
+    'true',
+    'null',
+  ),
   fc.constant('x'.repeat(4000)),
 );
 /** Strings for bodies: also far beyond any field's bound. */
@@ -49,7 +79,22 @@ const strings = fc.oneof(shortStrings, fc.constant('x'.repeat(70_000)));
 const numbers = fc.oneof(
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
-  fc.constantFrom(1e308, -1e308, -1, 0, -0.5, 1.5, 2 ** 31, 2 ** 32, 2 ** 53, -(2 ** 53), 2 ** 63, 2 ** 64, 65_536, 99_999_999_999),
+  fc.constantFrom(
+    1e308,
+    -1e308,
+    -1,
+    0,
+    -0.5,
+    1.5,
+    2 ** 31,
+    2 ** 32,
+    2 ** 53,
+    -(2 ** 53),
+    2 ** 63,
+    2 ** 64,
+    65_536,
+    99_999_999_999,
+  ),
 );
 const hostile: fc.Arbitrary<unknown> = fc.oneof(
   strings,
@@ -71,21 +116,45 @@ function bodies(example: unknown): fc.Arbitrary<BodyInput> {
       ? []
       : [
           fc
-            .tuple(fc.subarray(keys, { minLength: 1, maxLength: Math.min(2, keys.length) }), fc.array(hostile, { minLength: 2, maxLength: 2 }))
-            .map(([replaced, values]) => ({ kind: 'example with fields replaced', json: { ...(example as object), ...Object.fromEntries(replaced.map((key, i) => [key, values[i]])) } })),
-          fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), hostile).map(([key, value]) => ({ kind: 'example with an unknown field', json: { ...(example as object), [key]: value } })),
+            .tuple(
+              fc.subarray(keys, { minLength: 1, maxLength: Math.min(2, keys.length) }),
+              fc.array(hostile, { minLength: 2, maxLength: 2 }),
+            )
+            .map(([replaced, values]) => ({
+              kind: 'example with fields replaced',
+              json: { ...(example as object), ...Object.fromEntries(replaced.map((key, i) => [key, values[i]])) },
+            })),
+          fc
+            .tuple(fc.string({ minLength: 1, maxLength: 12 }), hostile)
+            .map(([key, value]) => ({
+              kind: 'example with an unknown field',
+              json: { ...(example as object), [key]: value },
+            })),
         ];
   return fc.oneof(
     ...mutated,
     hostile.map((json) => ({ kind: 'a whole hostile body', json })),
     fc
-      .constantFrom('{"a":', '{"a":1}garbage', '\u0000', '[', '"unterminated', '{"a":1,"a":2}', 'nul', `[${'1,'.repeat(200_000)}1]`, '{}'.padStart(5000, ' '))
+      .constantFrom(
+        '{"a":',
+        '{"a":1}garbage',
+        '\u0000',
+        '[',
+        '"unterminated',
+        '{"a":1,"a":2}',
+        'nul',
+        `[${'1,'.repeat(200_000)}1]`,
+        '{}'.padStart(5000, ' '),
+      )
       .map((text) => ({ kind: 'malformed or odd JSON text', text, contentType: 'application/json' })),
     fc
       .constantFrom(
         { text: 'name=x&enabled=true', contentType: 'application/x-www-form-urlencoded' },
         { text: JSON.stringify(example ?? {}), contentType: 'text/plain' },
-        { text: '--b\r\nContent-Disposition: form-data; name="name"\r\n\r\nx\r\n--b--', contentType: 'multipart/form-data; boundary=b' },
+        {
+          text: '--b\r\nContent-Disposition: form-data; name="name"\r\n\r\nx\r\n--b--',
+          contentType: 'multipart/form-data; boundary=b',
+        },
         { text: JSON.stringify(example ?? {}), contentType: 'application/json; charset=utf-16' },
       )
       .map((raw) => ({ kind: 'another content type', ...raw })),
@@ -97,7 +166,12 @@ function encodeAny(value: string): string {
   let out = '';
   for (const char of value) {
     const code = char.codePointAt(0)!;
-    out += code >= 0xd800 && code <= 0xdfff ? [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('') : encodeURIComponent(char);
+    out +=
+      code >= 0xd800 && code <= 0xdfff
+        ? [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
+            .map((b) => `%${b.toString(16).toUpperCase()}`)
+            .join('')
+        : encodeURIComponent(char);
   }
   return out;
 }
@@ -108,7 +182,11 @@ function queries(endpoint: Endpoint): fc.Arbitrary<string> {
   const names = [...endpoint.query.map((parameter) => parameter.name), 'unknown', '__proto__'];
   return fc
     .array(fc.tuple(fc.constantFrom(...names), queryValue, fc.boolean()), { minLength: 1, maxLength: 4 })
-    .map((pairs) => pairs.map(([name, value, raw]) => `${encodeAny(name)}=${raw ? value.replace(/[#?/&\s]/g, '') : encodeAny(value)}`).join('&'));
+    .map((pairs) =>
+      pairs
+        .map(([name, value, raw]) => `${encodeAny(name)}=${raw ? value.replace(/[#?/&\s]/g, '') : encodeAny(value)}`)
+        .join('&'),
+    );
 }
 
 const pathIds = fc.oneof(
@@ -127,7 +205,13 @@ let known: Record<string, string> | undefined;
 let endpoints: Endpoint[];
 /** A real id per resource, so that fuzzed bodies reach the routes' logic past the 404. */
 const realIds = new Map<string, string>();
-const tally = { requests: 0, refused: 0, accepted: 0, byKind: new Map<string, number>(), byStatus: new Map<number, number>() };
+const tally = {
+  requests: 0,
+  refused: 0,
+  accepted: 0,
+  byKind: new Map<string, number>(),
+  byStatus: new Map<number, number>(),
+};
 
 const f = fixtures(() => ({ t, token }));
 
@@ -141,7 +225,11 @@ beforeAll(async () => {
   const client = await f.createClient({ interfaceIds: [iface.id] });
   const host = await f.createHost({ interfaceId: iface.id, name: 'edge', address: 'vpn.example.org', port: 443 });
   const decoy = await f.createToken({ name: 'decoy' });
-  realIds.set('nodes', node.id).set('interfaces', iface.id).set('clients', client.id).set('devices', client.devices[0].id);
+  realIds
+    .set('nodes', node.id)
+    .set('interfaces', iface.id)
+    .set('clients', client.id)
+    .set('devices', client.devices[0].id);
   realIds.set('hosts', host.id).set('tokens', decoy.id);
 }, 60_000);
 
@@ -149,8 +237,13 @@ afterAll(async () => {
   await fingerprint?.close();
   await t?.stop();
   const kinds = [...tally.byKind].map(([kind, n]) => `${kind}: ${n}`).join('; ');
-  const statuses = [...tally.byStatus].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(' ');
-  process.stdout.write(`fuzz: ${tally.requests} requests over ${endpoints?.length} routes (${tally.refused} refused, ${tally.accepted} accepted); ${kinds}; statuses ${statuses}\n`);
+  const statuses = [...tally.byStatus]
+    .sort(([a], [b]) => a - b)
+    .map(([status, n]) => `${status}×${n}`)
+    .join(' ');
+  process.stdout.write(
+    `fuzz: ${tally.requests} requests over ${endpoints?.length} routes (${tally.refused} refused, ${tally.accepted} accepted); ${kinds}; statuses ${statuses}\n`,
+  );
 });
 
 /** The route's example as the body of a request whose query or path is fuzzed. */
@@ -181,14 +274,21 @@ async function probe(endpoint: Endpoint, kind: string, path: string, body?: Body
   tally.requests++;
   tally.byKind.set(what, (tally.byKind.get(what) ?? 0) + 1);
   tally.byStatus.set(answer.status, (tally.byStatus.get(answer.status) ?? 0) + 1);
-  expect({ label, status: answer.status < 500 ? 'below 500' : answer.status, body: answer.status < 500 ? null : answer.body }).toEqual({ label, status: 'below 500', body: null });
+  expect({
+    label,
+    status: answer.status < 500 ? 'below 500' : answer.status,
+    body: answer.status < 500 ? null : answer.body,
+  }).toEqual({ label, status: 'below 500', body: null });
   if (answer.status < 400) {
     tally.accepted++;
     if (endpoint.method !== 'GET') known = undefined;
     return;
   }
   tally.refused++;
-  expect({ label, body: answer.body }).toEqual({ label, body: { error: expect.any(String), field: expect.any(String) } });
+  expect({ label, body: answer.body }).toEqual({
+    label,
+    body: { error: expect.any(String), field: expect.any(String) },
+  });
   expect(answer.body.error.length).toBeGreaterThan(0);
   if (before) expect({ label, tables: await fingerprint.read() }).toEqual({ label, tables: before });
 }
@@ -202,11 +302,18 @@ function shorten(text: string): string {
  * fc.assert with the run's settings, per route; returns the routes' failures, each cut short
  * (values can be 70 KB long), so that one run reports every failing route, not only the first.
  */
-async function failures<T>(routes: Endpoint[], inputs: (endpoint: Endpoint) => fc.Arbitrary<T>, run: (endpoint: Endpoint, input: T) => Promise<void>): Promise<string[]> {
+async function failures<T>(
+  routes: Endpoint[],
+  inputs: (endpoint: Endpoint) => fc.Arbitrary<T>,
+  run: (endpoint: Endpoint, input: T) => Promise<void>,
+): Promise<string[]> {
   const failed: string[] = [];
   for (const endpoint of routes) {
     try {
-      await fc.assert(fc.asyncProperty(inputs(endpoint), (input) => run(endpoint, input)), { numRuns: RUNS, seed: SEED, endOnFailure: true });
+      await fc.assert(
+        fc.asyncProperty(inputs(endpoint), (input) => run(endpoint, input)),
+        { numRuns: RUNS, seed: SEED, endOnFailure: true },
+      );
     } catch (error) {
       const cause = (error as Error).cause as Error | undefined;
       failed.push(shorten(`${routeKey(endpoint)}: ${(error as Error).message}\ncause: ${cause?.message ?? 'none'}`));
@@ -222,19 +329,44 @@ describe('fuzzing every route', () => {
 
   test('hostile bodies', async () => {
     const routes = endpoints.filter((candidate) => ['POST', 'PUT', 'PATCH'].includes(candidate.method));
-    const path = (endpoint: Endpoint) => concretePath(endpoint.path, () => realIds.get(resourceOf(endpoint.path)) ?? randomUUID());
-    expect(await failures(routes, (endpoint) => bodies(endpoint.example), (endpoint, body) => probe(endpoint, 'body', path(endpoint), body))).toEqual([]);
+    const path = (endpoint: Endpoint) =>
+      concretePath(endpoint.path, () => realIds.get(resourceOf(endpoint.path)) ?? randomUUID());
+    expect(
+      await failures(
+        routes,
+        (endpoint) => bodies(endpoint.example),
+        (endpoint, body) => probe(endpoint, 'body', path(endpoint), body),
+      ),
+    ).toEqual([]);
   }, 600_000);
 
   test('hostile query strings', async () => {
     // A DELETE would succeed on the real id and take the fixture away from the rest of the run.
     const path = (endpoint: Endpoint) =>
-      concretePath(endpoint.path, () => (endpoint.method === 'DELETE' ? randomUUID() : (realIds.get(resourceOf(endpoint.path)) ?? randomUUID())));
-    expect(await failures(endpoints, queries, (endpoint, query) => probe(endpoint, 'query string', `${path(endpoint)}?${query}`, exampleBody(endpoint)))).toEqual([]);
+      concretePath(endpoint.path, () =>
+        endpoint.method === 'DELETE' ? randomUUID() : (realIds.get(resourceOf(endpoint.path)) ?? randomUUID()),
+      );
+    expect(
+      await failures(endpoints, queries, (endpoint, query) =>
+        probe(endpoint, 'query string', `${path(endpoint)}?${query}`, exampleBody(endpoint)),
+      ),
+    ).toEqual([]);
   }, 600_000);
 
   test('hostile path ids', async () => {
     const routes = endpoints.filter((candidate) => candidate.path.includes('{'));
-    expect(await failures(routes, () => pathIds, (endpoint, id) => probe(endpoint, 'path id', concretePath(endpoint.path, () => id), exampleBody(endpoint)))).toEqual([]);
+    expect(
+      await failures(
+        routes,
+        () => pathIds,
+        (endpoint, id) =>
+          probe(
+            endpoint,
+            'path id',
+            concretePath(endpoint.path, () => id),
+            exampleBody(endpoint),
+          ),
+      ),
+    ).toEqual([]);
   }, 600_000);
 });

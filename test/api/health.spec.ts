@@ -20,7 +20,12 @@ describe('GET /api/health and /api/health/ready', () => {
     expect(live.body.uptimeSeconds).toBeGreaterThanOrEqual(0);
     const ready = await answer(t.client().GET('/api/health/ready'));
     expect(ready.status).toBe(200);
-    expect(ready.body).toMatchObject({ status: 'ready', database: { ok: true }, queue: { ok: true, backend: 'redis' }, migrations: { ok: true, pending: 0 } });
+    expect(ready.body).toMatchObject({
+      status: 'ready',
+      database: { ok: true },
+      queue: { ok: true, backend: 'redis' },
+      migrations: { ok: true, pending: 0 },
+    });
   });
 
   test('without REDIS_URL the queue runs on PostgreSQL in its own schema', async () => {
@@ -37,7 +42,11 @@ describe('GET /api/health and /api/health/ready', () => {
     expect((await answer(t.client().GET('/api/health'))).status).toBe(200);
     const response = await answer(t.client().GET('/api/health/ready'));
     expect(response.status).toBe(503);
-    expect(response.body).toMatchObject({ status: 'not ready', database: { ok: true }, queue: { ok: false, backend: 'redis' } });
+    expect(response.body).toMatchObject({
+      status: 'not ready',
+      database: { ok: true },
+      queue: { ok: false, backend: 'redis' },
+    });
     expect(JSON.stringify(response.body)).not.toContain('secret-pass');
   });
 

@@ -25,7 +25,8 @@ const api = fixtures(() => ({ t, token }));
 const { call, typed, createNode, createInterface, count } = api;
 /** POST /api/hosts and PATCH /api/hosts/{id} through the typed client, answered as `{status, body}`. */
 const postHost = (body: HostBody) => answer(typed().POST('/api/hosts', { body }));
-const patchHost = (id: string, body: components['schemas']['UpdateHostDto']) => answer(typed().PATCH('/api/hosts/{id}', { params: { path: { id } }, body }));
+const patchHost = (id: string, body: components['schemas']['UpdateHostDto']) =>
+  answer(typed().PATCH('/api/hosts/{id}', { params: { path: { id } }, body }));
 /** The revision of this file's node. */
 const revision = () => api.revision(nodeId);
 
@@ -50,13 +51,34 @@ describe('hosts', () => {
     });
     expect(await revision()).toBe(++rev);
 
-    const full = await postHost({ interfaceId: iface.id, name: 'cdn', address: '2001:db8::443', port: 443, priority: 10, enabled: false });
+    const full = await postHost({
+      interfaceId: iface.id,
+      name: 'cdn',
+      address: '2001:db8::443',
+      port: 443,
+      priority: 10,
+      enabled: false,
+    });
     expect(full.body).toMatchObject({ port: 443, effectivePort: 443, priority: 10, enabled: false });
     expect(await revision()).toBe(++rev);
 
-    const patched = await patchHost(full.body.id, { enabled: true, priority: 20, name: 'cdn-2', address: 'cdn.example.net', port: 0 });
+    const patched = await patchHost(full.body.id, {
+      enabled: true,
+      priority: 20,
+      name: 'cdn-2',
+      address: 'cdn.example.net',
+      port: 0,
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ id: full.body.id, enabled: true, priority: 20, name: 'cdn-2', address: 'cdn.example.net', port: 0, effectivePort: 51820 });
+    expect(patched.body).toMatchObject({
+      id: full.body.id,
+      enabled: true,
+      priority: 20,
+      name: 'cdn-2',
+      address: 'cdn.example.net',
+      port: 0,
+      effectivePort: 51820,
+    });
     expect(await revision()).toBe(++rev);
 
     // The same values again change nothing, so nothing is bumped.
@@ -72,7 +94,11 @@ describe('hosts', () => {
 
   test('list: all or one interface, highest priority first, effective ports follow the interface', async () => {
     const made = [];
-    for (const [name, priority, port] of [['b', 1, 0], ['a', 1, 8443], ['top', 5, 0]] as const) {
+    for (const [name, priority, port] of [
+      ['b', 1, 0],
+      ['a', 1, 8443],
+      ['top', 5, 0],
+    ] as const) {
       made.push((await postHost({ interfaceId: iface.id, name, address: `${name}.example.com`, priority, port })).body);
     }
     const elsewhere = (await postHost({ interfaceId: otherIface.id, name: 'other', address: 'o.example.com' })).body;
@@ -81,7 +107,9 @@ describe('hosts', () => {
     expect(mine.status).toBe(200);
     expect(mine.body.map((host: { name: string }) => host.name)).toEqual(['top', 'a', 'b']);
     const all = await answer(typed().GET('/api/hosts'));
-    expect(all.body.map((host: { id: string }) => host.id)).toEqual(expect.arrayContaining([...made.map((host) => host.id), elsewhere.id]));
+    expect(all.body.map((host: { id: string }) => host.id)).toEqual(
+      expect.arrayContaining([...made.map((host) => host.id), elsewhere.id]),
+    );
 
     await call('PATCH', `interfaces/${iface.id}`, { listenPort: 51900 });
     const after = (await answer(typed().GET('/api/hosts', { params: { query: { interfaceId: iface.id } } }))).body;
@@ -94,8 +122,14 @@ describe('hosts', () => {
       'a.example.com:8443',
       'b.example.com:51900',
     ]);
-    for (const host of [...made, elsewhere]) await answer(typed().DELETE('/api/hosts/{id}', { params: { path: { id: host.id } } }));
-    expect(dialTargets(current, (await answer(typed().GET('/api/hosts', { params: { query: { interfaceId: iface.id } } }))).body)).toEqual([
+    for (const host of [...made, elsewhere])
+      await answer(typed().DELETE('/api/hosts/{id}', { params: { path: { id: host.id } } }));
+    expect(
+      dialTargets(
+        current,
+        (await answer(typed().GET('/api/hosts', { params: { query: { interfaceId: iface.id } } }))).body,
+      ),
+    ).toEqual([
       { hostId: null, hostName: 'default', address: 'vpn.example.com', port: 51900, endpoint: 'vpn.example.com:51900' },
     ]);
   });
@@ -144,7 +178,10 @@ describe('hosts', () => {
       const before = await count('hosts');
       const rev = await revision();
       const response = await call('POST', 'hosts', body(iface.id));
-      expect({ status: response.status, body: response.body }).toEqual({ status, body: { error: expect.any(String), field } });
+      expect({ status: response.status, body: response.body }).toEqual({
+        status,
+        body: { error: expect.any(String), field },
+      });
       expect(await count('hosts')).toBe(before);
       expect(await revision()).toBe(rev);
     });
@@ -163,23 +200,39 @@ describe('hosts', () => {
         const response = await call('PATCH', `hosts/${host.id}`, body);
         expect({ body, status: response.status, field: response.body.field }).toEqual({ body, status, field });
       }
-      const listed = (await answer(typed().GET('/api/hosts', { params: { query: { interfaceId: iface.id } } }))).body.find((entry: { id: string }) => entry.id === host.id);
+      const listed = (
+        await answer(typed().GET('/api/hosts', { params: { query: { interfaceId: iface.id } } }))
+      ).body.find((entry: { id: string }) => entry.id === host.id);
       expect(listed).toEqual(host);
       expect(await revision()).toBe(rev);
     });
 
     test('unknown ids and filters are 404s naming their field', async () => {
       for (const id of [randomUUID(), 'nope']) {
-        expect((await call('PATCH', `hosts/${id}`, { enabled: false })).body).toEqual({ error: 'host not found', field: 'id' });
+        expect((await call('PATCH', `hosts/${id}`, { enabled: false })).body).toEqual({
+          error: 'host not found',
+          field: 'id',
+        });
         expect((await call('DELETE', `hosts/${id}`)).body).toEqual({ error: 'host not found', field: 'id' });
-        expect((await call('GET', `hosts?interfaceId=${id}`)).body).toEqual({ error: 'interface not found', field: 'interfaceId' });
+        expect((await call('GET', `hosts?interfaceId=${id}`)).body).toEqual({
+          error: 'interface not found',
+          field: 'interfaceId',
+        });
       }
       expect((await call('GET', 'hosts?nodeId=x')).body.field).toBe('nodeId');
     });
   });
 
   test('deleting the interface (forced or not) takes its hosts with it', async () => {
-    const scratch = (await call('POST', 'interfaces', { nodeId, name: 'wg9', listenPort: 51829, subnet: '10.99.0.0/24', endpointHost: 'vpn.example.com' })).body;
+    const scratch = (
+      await call('POST', 'interfaces', {
+        nodeId,
+        name: 'wg9',
+        listenPort: 51829,
+        subnet: '10.99.0.0/24',
+        endpointHost: 'vpn.example.com',
+      })
+    ).body;
     await postHost({ interfaceId: scratch.id, name: 'h', address: 'h.example.com' });
     expect((await call('DELETE', `interfaces/${scratch.id}`)).status).toBe(200);
     expect(await t.query('select id from hosts where interface_id = $1', [scratch.id])).toHaveLength(0);

@@ -32,7 +32,11 @@ async function rowCounts() {
 }
 
 /** Attaches `devices` new devices (each of its own client unless `clients` is smaller) with accounts on the interface. */
-async function addDevices(iface: { id: string; nodeId: string; subnet: string }, devices: number, clients = devices): Promise<string[]> {
+async function addDevices(
+  iface: { id: string; nodeId: string; subnet: string },
+  devices: number,
+  clients = devices,
+): Promise<string[]> {
   const clientIds = Array.from({ length: clients }, () => randomUUID());
   for (const clientId of clientIds) {
     await t.query(
@@ -46,7 +50,11 @@ async function addDevices(iface: { id: string; nodeId: string; subnet: string },
   for (let i = 0; i < devices; i++) {
     const deviceId = randomUUID();
     deviceIds.push(deviceId);
-    await t.query(`insert into devices (id, client_id, name, created_at) values ($1, $2, $3, now())`, [deviceId, clientIds[i % clients], `dev-${i}`]);
+    await t.query(`insert into devices (id, client_id, name, created_at) values ($1, $2, $3, now())`, [
+      deviceId,
+      clientIds[i % clients],
+      `dev-${i}`,
+    ]);
     const key = Buffer.alloc(32, i + 1).toString('base64');
     await t.query(
       `insert into accounts (id, device_id, interface_id, node_id, ip, private_key, public_key, preshared_key, created_at)
@@ -60,7 +68,12 @@ async function addDevices(iface: { id: string; nodeId: string; subnet: string },
 describe('creating interfaces', () => {
   test('standard mode with defaults: local node, generated keys, public resolvers for DNS, counts', async () => {
     const before = await revision(localNodeId);
-    const created = await call('POST', 'interfaces', { name: 'wg-main', listenPort: 51820, subnet: '10.8.0.0/24', endpointHost: 'vpn.example.com' });
+    const created = await call('POST', 'interfaces', {
+      name: 'wg-main',
+      listenPort: 51820,
+      subnet: '10.8.0.0/24',
+      endpointHost: 'vpn.example.com',
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
       nodeId: localNodeId,
@@ -89,14 +102,23 @@ describe('creating interfaces', () => {
     expect(isWireGuardKey(created.body.publicKey)).toBe(true);
     expect(await revision(localNodeId)).toBe(before + 1);
 
-    const [stored] = await t.query<{ private_key: string; public_key: string }>('select private_key, public_key from interfaces where id = $1', [created.body.id]);
+    const [stored] = await t.query<{ private_key: string; public_key: string }>(
+      'select private_key, public_key from interfaces where id = $1',
+      [created.body.id],
+    );
     expect(isWireGuardKey(stored.private_key)).toBe(true);
     expect(publicKeyFromPrivate(stored.private_key)).toBe(created.body.publicKey);
 
     // The private key appears in no response of any kind.
     const patched = await patchInterface(created.body.id, { mtu: 1380 });
     expect(patched.status).toBe(200);
-    const responses = [created, patched, await call('GET', 'interfaces'), await call('GET', `interfaces/${created.body.id}`), await call('GET', `interfaces?nodeId=${localNodeId}`)];
+    const responses = [
+      created,
+      patched,
+      await call('GET', 'interfaces'),
+      await call('GET', `interfaces/${created.body.id}`),
+      await call('GET', `interfaces?nodeId=${localNodeId}`),
+    ];
     for (const response of responses) {
       expect(response.status).toBe(200 + (response === created ? 1 : 0));
       const text = JSON.stringify(response.body);
@@ -150,7 +172,17 @@ describe('creating interfaces', () => {
   });
 
   test('amnezia mode takes a full override of its parameters', async () => {
-    const awg = { jc: 3, jmin: 40, jmax: 90, s1: 15, s2: 150, h1: 100_000, h2: 1_000_000, h3: 10_000_000, h4: 100_000_000 };
+    const awg = {
+      jc: 3,
+      jmin: 40,
+      jmax: 90,
+      s1: 15,
+      s2: 150,
+      h1: 100_000,
+      h2: 1_000_000,
+      h3: 10_000_000,
+      h4: 100_000_000,
+    };
     const created = await createInterface({ mode: 'amnezia', awg });
     expect(created.awg).toEqual(awg);
   });
@@ -162,7 +194,19 @@ describe('creating interfaces', () => {
     expect(created.body.protocol).toBe('wireguard');
     const read = (await call('GET', `interfaces/${created.body.id}`)).body;
     const { protocol, mode, name, listenPort, subnet, endpointHost, mtu, dns, natInterface, enabled } = read;
-    const writable = { nodeId, protocol, mode, name, listenPort, subnet, endpointHost, mtu, dns, natInterface, enabled };
+    const writable = {
+      nodeId,
+      protocol,
+      mode,
+      name,
+      listenPort,
+      subnet,
+      endpointHost,
+      mtu,
+      dns,
+      natInterface,
+      enabled,
+    };
     const rev = await revision(nodeId);
     expect(await patchInterface(created.body.id, writable)).toMatchObject({ status: 200, body: writable });
     expect(await revision(nodeId)).toBe(rev);
@@ -200,19 +244,47 @@ describe('bad input: 4xx with {error, field}, no row written, no revision bump',
   let nodeId: string;
   beforeAll(async () => {
     nodeId = (await createNode()).id;
-    const existing = await call('POST', 'interfaces', { nodeId, name: 'taken', listenPort: 51000, subnet: '10.60.0.0/16', endpointHost: 'a.example.com' });
+    const existing = await call('POST', 'interfaces', {
+      nodeId,
+      name: 'taken',
+      listenPort: 51000,
+      subnet: '10.60.0.0/16',
+      endpointHost: 'a.example.com',
+    });
     expect(existing.status).toBe(201);
   });
 
   const ok = () => ({ name: 'fresh0', listenPort: 51001, subnet: '10.61.0.0/24', endpointHost: 'vpn.example.com' });
-  const awg = { jc: 4, jmin: 40, jmax: 90, s1: 20, s2: 30, h1: 100_000, h2: 1_000_000, h3: 10_000_000, h4: 100_000_000 };
+  const awg = {
+    jc: 4,
+    jmin: 40,
+    jmax: 90,
+    s1: 20,
+    s2: 30,
+    h1: 100_000,
+    h2: 1_000_000,
+    h3: 10_000_000,
+    h4: 100_000_000,
+  };
 
   type Case = [string, (nodeId: string) => unknown, number, string, RegExp?];
   const cases: Case[] = [
-    ['overlapping subnet (inside)', (n) => ({ ...ok(), nodeId: n, subnet: '10.60.5.0/24' }), 409, 'subnet', /overlaps 10\.60\.0\.0\/16 of interface "taken"/],
+    [
+      'overlapping subnet (inside)',
+      (n) => ({ ...ok(), nodeId: n, subnet: '10.60.5.0/24' }),
+      409,
+      'subnet',
+      /overlaps 10\.60\.0\.0\/16 of interface "taken"/,
+    ],
     ['overlapping subnet (around)', (n) => ({ ...ok(), nodeId: n, subnet: '10.0.0.0/10' }), 409, 'subnet', /"taken"/],
     ['duplicate name on the node', (n) => ({ ...ok(), nodeId: n, name: 'taken' }), 409, 'name', /taken/],
-    ['duplicate port on the node', (n) => ({ ...ok(), nodeId: n, listenPort: 51000 }), 409, 'listenPort', /51000.*"taken"/],
+    [
+      'duplicate port on the node',
+      (n) => ({ ...ok(), nodeId: n, listenPort: 51000 }),
+      409,
+      'listenPort',
+      /51000.*"taken"/,
+    ],
     ['host bits set', (n) => ({ ...ok(), nodeId: n, subnet: '10.61.0.1/24' }), 400, 'subnet', /host bits/],
     ['prefix too short (/9)', (n) => ({ ...ok(), nodeId: n, subnet: '10.0.0.0/9' }), 400, 'subnet', /\/10 and \/30/],
     ['prefix too long (/31)', (n) => ({ ...ok(), nodeId: n, subnet: '10.61.0.0/31' }), 400, 'subnet', /\/10 and \/30/],
@@ -237,19 +309,41 @@ describe('bad input: 4xx with {error, field}, no row written, no revision bump',
     ['name with a space', (n) => ({ ...ok(), nodeId: n, name: 'wg 0' }), 400, 'name'],
     ['name with a slash', (n) => ({ ...ok(), nodeId: n, name: 'wg/0' }), 400, 'name'],
     ['name of the wrong type', (n) => ({ ...ok(), nodeId: n, name: ['wg0'] }), 400, 'name', /string/],
-    ['name with a leading "-" (an option to every tool)', (n) => ({ ...ok(), nodeId: n, name: '-f' }), 400, 'name', /not starting with "-"/],
+    [
+      'name with a leading "-" (an option to every tool)',
+      (n) => ({ ...ok(), nodeId: n, name: '-f' }),
+      400,
+      'name',
+      /not starting with "-"/,
+    ],
     ['name "all" (a wg show keyword)', (n) => ({ ...ok(), nodeId: n, name: 'all' }), 400, 'name', /"all"/],
     ['name "interfaces" (a wg show keyword)', (n) => ({ ...ok(), nodeId: n, name: 'interfaces' }), 400, 'name'],
     ['name ".."', (n) => ({ ...ok(), nodeId: n, name: '..' }), 400, 'name'],
     ['name with a colon (an alias)', (n) => ({ ...ok(), nodeId: n, name: 'wg0:1' }), 400, 'name'],
     ['name with a newline', (n) => ({ ...ok(), nodeId: n, name: 'wg0\n' }), 400, 'name'],
-    ['protocol other than wireguard', (n) => ({ ...ok(), nodeId: n, protocol: 'openvpn' }), 400, 'protocol', /wireguard/],
+    [
+      'protocol other than wireguard',
+      (n) => ({ ...ok(), nodeId: n, protocol: 'openvpn' }),
+      400,
+      'protocol',
+      /wireguard/,
+    ],
     ['protocol of the wrong type', (n) => ({ ...ok(), nodeId: n, protocol: 1 }), 400, 'protocol'],
     ['protocol null', (n) => ({ ...ok(), nodeId: n, protocol: null }), 400, 'protocol'],
     ['mode unknown', (n) => ({ ...ok(), nodeId: n, mode: 'openvpn' }), 400, 'mode'],
     ['endpointHost missing', (n) => ({ ...ok(), nodeId: n, endpointHost: undefined }), 400, 'endpointHost'],
-    ['endpointHost with a port', (n) => ({ ...ok(), nodeId: n, endpointHost: 'vpn.example.com:51820' }), 400, 'endpointHost'],
-    ['endpointHost a URL', (n) => ({ ...ok(), nodeId: n, endpointHost: 'https://vpn.example.com' }), 400, 'endpointHost'],
+    [
+      'endpointHost with a port',
+      (n) => ({ ...ok(), nodeId: n, endpointHost: 'vpn.example.com:51820' }),
+      400,
+      'endpointHost',
+    ],
+    [
+      'endpointHost a URL',
+      (n) => ({ ...ok(), nodeId: n, endpointHost: 'https://vpn.example.com' }),
+      400,
+      'endpointHost',
+    ],
     ['endpointHost a bad IPv4', (n) => ({ ...ok(), nodeId: n, endpointHost: '203.0.113.300' }), 400, 'endpointHost'],
     ['dns not an array', (n) => ({ ...ok(), nodeId: n, dns: '1.1.1.1' }), 400, 'dns'],
     ['dns with a hostname', (n) => ({ ...ok(), nodeId: n, dns: ['1.1.1.1', 'dns.google'] }), 400, 'dns'],
@@ -264,12 +358,27 @@ describe('bad input: 4xx with {error, field}, no row written, no revision bump',
     ['unknown field', (n) => ({ ...ok(), nodeId: n, colour: 'blue' }), 400, 'colour', /unknown field/],
     ['privateKey given', (n) => ({ ...ok(), nodeId: n, privateKey: 'x' }), 400, 'privateKey', /unknown field/],
     ['awg in standard mode', (n) => ({ ...ok(), nodeId: n, awg }), 400, 'awg'],
-    ['awg jmax too close to jmin', (n) => ({ ...ok(), nodeId: n, mode: 'amnezia', awg: { ...awg, jmax: 89 } }), 400, 'awg.jmax'],
+    [
+      'awg jmax too close to jmin',
+      (n) => ({ ...ok(), nodeId: n, mode: 'amnezia', awg: { ...awg, jmax: 89 } }),
+      400,
+      'awg.jmax',
+    ],
     ['awg s2 = s1 + 56', (n) => ({ ...ok(), nodeId: n, mode: 'amnezia', awg: { ...awg, s2: 76 } }), 400, 'awg.s2'],
     ['awg h1 out of range', (n) => ({ ...ok(), nodeId: n, mode: 'amnezia', awg: { ...awg, h1: 1 } }), 400, 'awg.h1'],
-    ['awg missing a field', (n) => ({ ...ok(), nodeId: n, mode: 'amnezia', awg: { ...awg, h4: undefined } }), 400, 'awg.h4'],
+    [
+      'awg missing a field',
+      (n) => ({ ...ok(), nodeId: n, mode: 'amnezia', awg: { ...awg, h4: undefined } }),
+      400,
+      'awg.h4',
+    ],
     ['awg unknown field', (n) => ({ ...ok(), nodeId: n, mode: 'amnezia', awg: { ...awg, h5: 1 } }), 400, 'awg.h5'],
-    ['awg field as a string', (n) => ({ ...ok(), nodeId: n, mode: 'amnezia', awg: { ...awg, jc: '4' } }), 400, 'awg.jc'],
+    [
+      'awg field as a string',
+      (n) => ({ ...ok(), nodeId: n, mode: 'amnezia', awg: { ...awg, jc: '4' } }),
+      400,
+      'awg.jc',
+    ],
     ['awg not an object', (n) => ({ ...ok(), nodeId: n, mode: 'amnezia', awg: [1, 2] }), 400, 'awg'],
     ['a JSON array body', (n) => [{ ...ok(), nodeId: n }], 400, ''],
   ];
@@ -291,7 +400,13 @@ describe('races', () => {
     const before = await revision(nodeId);
     const responses = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        call('POST', 'interfaces', { nodeId, name: `race${i}`, listenPort: 52000, subnet: `10.70.${i}.0/${i === 0 ? 16 : 24}`, endpointHost: 'vpn.example.com' }),
+        call('POST', 'interfaces', {
+          nodeId,
+          name: `race${i}`,
+          listenPort: 52000,
+          subnet: `10.70.${i}.0/${i === 0 ? 16 : 24}`,
+          endpointHost: 'vpn.example.com',
+        }),
       ),
     );
     const statuses = responses.map((response) => response.status).sort();
@@ -309,7 +424,13 @@ describe('races', () => {
     // 10.71.0.0/16 .. /25 all contain 10.71.0.0, so every pair overlaps.
     const responses = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        call('POST', 'interfaces', { nodeId, name: `ov${i}`, listenPort: 53000 + i, subnet: `10.71.0.0/${16 + i}`, endpointHost: 'vpn.example.com' }),
+        call('POST', 'interfaces', {
+          nodeId,
+          name: `ov${i}`,
+          listenPort: 53000 + i,
+          subnet: `10.71.0.0/${16 + i}`,
+          endpointHost: 'vpn.example.com',
+        }),
       ),
     );
     expect(responses.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
@@ -324,7 +445,13 @@ describe('races', () => {
     const nodeId = (await createNode()).id;
     const responses = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        call('POST', 'interfaces', { nodeId, name: 'same', listenPort: 54000 + i, subnet: `10.72.${i}.0/24`, endpointHost: 'vpn.example.com' }),
+        call('POST', 'interfaces', {
+          nodeId,
+          name: 'same',
+          listenPort: 54000 + i,
+          subnet: `10.72.${i}.0/24`,
+          endpointHost: 'vpn.example.com',
+        }),
       ),
     );
     expect(responses.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
@@ -337,7 +464,15 @@ describe('changing interfaces', () => {
     const nodeId = (await createNode()).id;
     const created = await createInterface({ nodeId });
     let rev = await revision(nodeId);
-    const changes = { name: 'renamed', listenPort: 60001, endpointHost: '198.51.100.4', mtu: 1280, dns: ['9.9.9.9'], natInterface: 'ens3', enabled: false };
+    const changes = {
+      name: 'renamed',
+      listenPort: 60001,
+      endpointHost: '198.51.100.4',
+      mtu: 1280,
+      dns: ['9.9.9.9'],
+      natInterface: 'ens3',
+      enabled: false,
+    };
     const patched = await patchInterface(created.id, changes);
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject(changes);
@@ -358,7 +493,12 @@ describe('changing interfaces', () => {
     const created = await createInterface({ nodeId, subnet: '10.80.0.0/24', dns: ['10.80.0.1'] });
     const moved = await patchInterface(created.id, { subnet: '10.81.0.0/23' });
     expect(moved.status).toBe(200);
-    expect(moved.body).toMatchObject({ subnet: '10.81.0.0/23', gateway: '10.81.0.1', dns: ['10.81.0.1'], capacity: 509 });
+    expect(moved.body).toMatchObject({
+      subnet: '10.81.0.0/23',
+      gateway: '10.81.0.1',
+      dns: ['10.81.0.1'],
+      capacity: 509,
+    });
 
     const custom = await createInterface({ nodeId, subnet: '10.82.0.0/24', dns: ['1.1.1.1'] });
     expect((await patchInterface(custom.id, { subnet: '10.83.0.0/24' })).body.dns).toEqual(['1.1.1.1']);
@@ -388,7 +528,23 @@ describe('changing interfaces', () => {
     const cases: [unknown, number, string][] = [
       [{ mode: 'amnezia' }, 400, 'mode'],
       [{ nodeId: other }, 400, 'nodeId'],
-      [{ awg: { jc: 4, jmin: 40, jmax: 90, s1: 20, s2: 30, h1: 100_000, h2: 1_000_000, h3: 10_000_000, h4: 100_000_000 } }, 400, 'awg'],
+      [
+        {
+          awg: {
+            jc: 4,
+            jmin: 40,
+            jmax: 90,
+            s1: 20,
+            s2: 30,
+            h1: 100_000,
+            h2: 1_000_000,
+            h3: 10_000_000,
+            h4: 100_000_000,
+          },
+        },
+        400,
+        'awg',
+      ],
       [{ name: 'neighbour' }, 409, 'name'],
       [{ listenPort: 61000 }, 409, 'listenPort'],
       [{ subnet: '10.90.0.128/25' }, 409, 'subnet'],
@@ -414,11 +570,24 @@ describe('changing interfaces', () => {
 
   test('amnezia parameters can be replaced (and are validated)', async () => {
     const created = await createInterface({ mode: 'amnezia' });
-    const awg = { jc: 6, jmin: 89, jmax: 250, s1: 150, s2: 15, h1: 500_000, h2: 5_000_000, h3: 50_000_000, h4: 500_000_000 };
+    const awg = {
+      jc: 6,
+      jmin: 89,
+      jmax: 250,
+      s1: 150,
+      s2: 15,
+      h1: 500_000,
+      h2: 5_000_000,
+      h3: 50_000_000,
+      h4: 500_000_000,
+    };
     const patched = await patchInterface(created.id, { awg });
     expect(patched.status).toBe(200);
     expect(patched.body.awg).toEqual(awg);
-    const [{ desired_revision: rev }] = await t.query<{ desired_revision: string }>('select desired_revision from nodes where id = $1', [created.nodeId]);
+    const [{ desired_revision: rev }] = await t.query<{ desired_revision: string }>(
+      'select desired_revision from nodes where id = $1',
+      [created.nodeId],
+    );
     // The same parameters again (in another key order) are no change.
     const reordered = Object.fromEntries(Object.entries(awg).reverse());
     expect((await call('PATCH', `interfaces/${created.id}`, { awg: reordered })).status).toBe(200);
@@ -442,7 +611,10 @@ describe('counts and deletion', () => {
       [deviceIds[2], 5, 0, '1 hour'],
     ] as const;
     for (const [deviceId, up, down, ago] of traffic) {
-      await t.query(`update accounts set up_bytes = $2, down_bytes = $3, last_handshake = now() - $4::interval where device_id = $1`, [deviceId, up, down, ago]);
+      await t.query(
+        `update accounts set up_bytes = $2, down_bytes = $3, last_handshake = now() - $4::interval where device_id = $1`,
+        [deviceId, up, down, ago],
+      );
     }
     const counts = { capacity: 13, allocated: 5, clients: 2, devices: 5, online: 2, usedBytes: 3105, running: false };
 
@@ -451,7 +623,15 @@ describe('counts and deletion', () => {
     expect(list.body).toHaveLength(2);
     const byId = new Map(list.body.map((entry: { id: string }) => [entry.id, entry]));
     expect(byId.get(busy.id)).toMatchObject(counts);
-    expect(byId.get(quiet.id)).toMatchObject({ capacity: 1, allocated: 0, clients: 0, devices: 0, online: 0, usedBytes: 0, running: false });
+    expect(byId.get(quiet.id)).toMatchObject({
+      capacity: 1,
+      allocated: 0,
+      clients: 0,
+      devices: 0,
+      online: 0,
+      usedBytes: 0,
+      running: false,
+    });
     expect((await call('GET', `interfaces/${busy.id}`)).body).toMatchObject(counts);
 
     // running: the node's agent is connected (seen within 30 s) and its last apply has the interface up.
@@ -459,7 +639,18 @@ describe('counts and deletion', () => {
       t.query(
         `insert into node_agents (node_id, credential_hash, connected, last_seen_at, last_apply) values ($1, $2, $3, now() - $4::interval, $5)
            on conflict (node_id) do update set credential_hash = $2, connected = $3, last_seen_at = now() - $4::interval, last_apply = $5`,
-        [nodeId, 'a'.repeat(64), connected, seenAgo, { revision: 1, ok: true, durationMs: 1, interfaces: up.map((name) => ({ name, state: 'up', driver: 'wireguard-go', peers: 0 })) }],
+        [
+          nodeId,
+          'a'.repeat(64),
+          connected,
+          seenAgo,
+          {
+            revision: 1,
+            ok: true,
+            durationMs: 1,
+            interfaces: up.map((name) => ({ name, state: 'up', driver: 'wireguard-go', peers: 0 })),
+          },
+        ],
       );
     const running = async () => {
       const entries = (await call('GET', `interfaces?nodeId=${nodeId}`)).body as { id: string; running: boolean }[];
@@ -484,7 +675,10 @@ describe('counts and deletion', () => {
   });
 
   test('list filter: an unknown node is a 404 naming nodeId; unknown query fields are refused', async () => {
-    expect((await call('GET', `interfaces?nodeId=${randomUUID()}`)).body).toEqual({ error: 'node not found', field: 'nodeId' });
+    expect((await call('GET', `interfaces?nodeId=${randomUUID()}`)).body).toEqual({
+      error: 'node not found',
+      field: 'nodeId',
+    });
     expect((await call('GET', 'interfaces?nodeId=bad')).status).toBe(404);
     expect((await call('GET', 'interfaces?page=2')).body.field).toBe('page');
   });
@@ -500,12 +694,19 @@ describe('counts and deletion', () => {
 
     const refused = await call('DELETE', `interfaces/${iface.id}`);
     expect(refused.status).toBe(409);
-    expect(refused.body).toEqual({ error: '3 devices still use this interface; delete them or pass ?force=true', field: '' });
+    expect(refused.body).toEqual({
+      error: '3 devices still use this interface; delete them or pass ?force=true',
+      field: '',
+    });
     const explicitNo = await call('DELETE', `interfaces/${iface.id}?force=false`);
     expect(explicitNo.status).toBe(409);
     for (const bad of ['yes', '1', 'TRUE', '']) {
       const response = await call('DELETE', `interfaces/${iface.id}?force=${bad}`);
-      expect({ bad, status: response.status, field: response.body.field }).toEqual({ bad, status: 400, field: 'force' });
+      expect({ bad, status: response.status, field: response.body.field }).toEqual({
+        bad,
+        status: 400,
+        field: 'force',
+      });
     }
     expect(await rowCounts()).toEqual(before);
     expect(await revision(nodeId)).toBe(rev);
@@ -516,7 +717,9 @@ describe('counts and deletion', () => {
     expect(await revision(nodeId)).toBe(rev + 1);
     expect(await t.query('select id from accounts where interface_id = $1', [iface.id])).toHaveLength(0);
     expect(await t.query('select id from hosts where interface_id = $1', [iface.id])).toHaveLength(0);
-    expect(await t.query('select client_id from client_interfaces where interface_id = $1', [iface.id])).toHaveLength(0);
+    expect(await t.query('select client_id from client_interfaces where interface_id = $1', [iface.id])).toHaveLength(
+      0,
+    );
     // The devices belong to their clients and stay; only their peers on this interface went.
     expect(await t.query('select id from devices where id = any($1::uuid[])', [deviceIds])).toHaveLength(3);
     expect((await call('GET', `interfaces/${iface.id}`)).status).toBe(404);
@@ -525,22 +728,36 @@ describe('counts and deletion', () => {
   test('one device is counted in the singular', async () => {
     const iface = await createInterface();
     await addDevices({ id: iface.id, nodeId: iface.nodeId, subnet: iface.subnet }, 1);
-    expect((await call('DELETE', `interfaces/${iface.id}`)).body.error).toBe('1 device still uses this interface; delete them or pass ?force=true');
+    expect((await call('DELETE', `interfaces/${iface.id}`)).body.error).toBe(
+      '1 device still uses this interface; delete them or pass ?force=true',
+    );
   });
 
   test('DELETE without devices needs no force and bumps the revision once', async () => {
     const nodeId = (await createNode()).id;
     const iface = await createInterface({ nodeId });
     const rev = await revision(nodeId);
-    expect((await call('DELETE', `interfaces/${iface.id}`)).body).toEqual({ id: iface.id, deleted: true, accountsRemoved: 0 });
+    expect((await call('DELETE', `interfaces/${iface.id}`)).body).toEqual({
+      id: iface.id,
+      deleted: true,
+      accountsRemoved: 0,
+    });
     expect(await revision(nodeId)).toBe(rev + 1);
   });
 
   test('unknown ids are 404 naming id', async () => {
     for (const id of [randomUUID(), 'not-a-uuid']) {
-      for (const [method, body] of [['GET', undefined], ['PATCH', { mtu: 1400 }], ['DELETE', undefined]] as const) {
+      for (const [method, body] of [
+        ['GET', undefined],
+        ['PATCH', { mtu: 1400 }],
+        ['DELETE', undefined],
+      ] as const) {
         const response = await call(method, `interfaces/${id}`, body);
-        expect({ method, status: response.status, body: response.body }).toEqual({ method, status: 404, body: { error: 'interface not found', field: 'id' } });
+        expect({ method, status: response.status, body: response.body }).toEqual({
+          method,
+          status: 404,
+          body: { error: 'interface not found', field: 'id' },
+        });
       }
     }
   });

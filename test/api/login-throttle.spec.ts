@@ -16,7 +16,8 @@ afterAll(async () => {
 
 const signIn = (from: string, body: { username: string; password: string }) =>
   t.call('POST', 'auth/login', { headers: { 'x-forwarded-for': from }, body });
-const wrong = (from: string, username = OWNER.username) => signIn(from, { username, password: `wrong-${randomSuffix(6)}` });
+const wrong = (from: string, username = OWNER.username) =>
+  signIn(from, { username, password: `wrong-${randomSuffix(6)}` });
 
 describe('login throttling', () => {
   test('after five free failures a username is locked out from that address with 429 and Retry-After, even with the right password', async () => {
@@ -53,7 +54,8 @@ describe('login throttling', () => {
   });
 
   test('one address spraying usernames meets its own cap: twenty free failures, then every username is locked from there', async () => {
-    for (let attempt = 1; attempt <= 21; attempt++) expect((await wrong('192.0.2.4', `guess-${attempt}`)).status).toBe(401);
+    for (let attempt = 1; attempt <= 21; attempt++)
+      expect((await wrong('192.0.2.4', `guess-${attempt}`)).status).toBe(401);
     const locked = await signIn('192.0.2.4', OWNER);
     expect(locked.status).toBe(429);
     expect((await signIn('192.0.2.5', OWNER)).status).toBe(200);
@@ -68,7 +70,9 @@ describe('login throttling', () => {
   test('a right password clears the username from that address and gives the address its attempt back', async () => {
     for (let attempt = 1; attempt <= 3; attempt++) await wrong('192.0.2.6');
     expect((await signIn('192.0.2.6', OWNER)).status).toBe(200);
-    const rows = await t.query<{ key: string; failures: number }>(`select key, failures from login_throttles where key like '%192.0.2.6%' order by key`);
+    const rows = await t.query<{ key: string; failures: number }>(
+      `select key, failures from login_throttles where key like '%192.0.2.6%' order by key`,
+    );
     expect(rows).toEqual([{ key: 'address:192.0.2.6', failures: 3 }]);
   });
 });

@@ -29,7 +29,8 @@ const lines = () => jsonLines(tap.text()).filter((line) => line.name === 'warren
 test('every line is JSON with a time, a level and a message', () => {
   const all = lines();
   expect(all.length).toBeGreaterThan(0);
-  for (const line of all) expect(line).toMatchObject({ time: expect.any(String), level: expect.any(Number), msg: expect.any(String) });
+  for (const line of all)
+    expect(line).toMatchObject({ time: expect.any(String), level: expect.any(Number), msg: expect.any(String) });
 });
 
 test('a request gets an id (X-Request-Id), and its line carries it with the route pattern', async () => {
@@ -40,7 +41,10 @@ test('a request gets an id (X-Request-Id), and its line carries it with the rout
   const line = await waitFor('the request line', () => lines().find((candidate) => candidate.reqId === id));
   expect(line).toMatchObject({ msg: 'request answered', method: 'GET', route: '/api/clients/:id', status: 404 });
   // Only its own fields: nothing an earlier line of the same request set (a service's context) leaks into it.
-  const signIn = lines().find((candidate) => candidate.msg === 'request answered' && candidate.route === '/api/auth/login' && candidate.status === 200);
+  const signIn = lines().find(
+    (candidate) =>
+      candidate.msg === 'request answered' && candidate.route === '/api/auth/login' && candidate.status === 200,
+  );
   expect(signIn).toBeDefined();
   expect(signIn!.context).toBeUndefined();
 });
@@ -60,19 +64,29 @@ test("a caller's sane X-Request-Id is kept; one too long or with unsafe characte
 
 test("lines a service writes while handling a request carry the request's id; secrets sent never appear", async () => {
   const password = `wrong-${randomUUID()}`;
-  const refused = await t.call('POST', 'auth/login', { body: { username: OWNER.username, password }, headers: { 'x-request-id': 'login-refused-1' } });
+  const refused = await t.call('POST', 'auth/login', {
+    body: { username: OWNER.username, password },
+    headers: { 'x-request-id': 'login-refused-1' },
+  });
   expect(refused.status).toBe(401);
-  const line = await waitFor('the refused sign-in line', () => lines().find((candidate) => candidate.reqId === 'login-refused-1' && candidate.context === 'auth'));
+  const line = await waitFor('the refused sign-in line', () =>
+    lines().find((candidate) => candidate.reqId === 'login-refused-1' && candidate.context === 'auth'),
+  );
   expect(line.msg).toMatch(/sign-in refused for "owner"/);
   expect(line.level).toBe(40);
 
   // A made-up API token and session cookie: refused, and nowhere in the log.
   const fakeToken = `wrn_${'A1b2C3d4'.repeat(5)}xyz123`;
   const cookie = `warren_session=${randomUUID()}`;
-  expect((await t.call('GET', 'auth/me', { headers: { authorization: `Bearer ${fakeToken}`, cookie } })).status).toBe(401);
+  expect((await t.call('GET', 'auth/me', { headers: { authorization: `Bearer ${fakeToken}`, cookie } })).status).toBe(
+    401,
+  );
   const session = await t.login();
   expect((await t.call('GET', 'auth/me', { token: session })).status).toBe(200);
-  await waitFor('the last request line', () => lines().filter((candidate) => candidate.route === '/api/auth/me').length >= 2);
+  await waitFor(
+    'the last request line',
+    () => lines().filter((candidate) => candidate.route === '/api/auth/me').length >= 2,
+  );
   const text = tap.text();
   for (const secret of [password, OWNER.password, fakeToken, cookie, session]) expect(text).not.toContain(secret);
 });

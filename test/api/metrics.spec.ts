@@ -25,7 +25,9 @@ function parse(text: string): Sample[] {
     if (!line || line.startsWith('#')) continue;
     const found = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!found) throw new Error(`not an exposition line: ${line}`);
-    const labels = Object.fromEntries([...(found[2] ?? '').matchAll(/([a-zA-Z_]+)="((?:[^"\\]|\\.)*)"/g)].map(([, key, value]) => [key!, value!]));
+    const labels = Object.fromEntries(
+      [...(found[2] ?? '').matchAll(/([a-zA-Z_]+)="((?:[^"\\]|\\.)*)"/g)].map(([, key, value]) => [key!, value!]),
+    );
     samples.push({ name: found[1]!, labels, value: Number(found[3]) });
   }
   return samples;
@@ -44,7 +46,9 @@ async function scrape(as = scraper): Promise<Sample[]> {
 }
 
 function value(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
-  return samples.find((sample) => sample.name === name && Object.entries(labels).every(([key, wanted]) => sample.labels[key] === wanted))?.value;
+  return samples.find(
+    (sample) => sample.name === name && Object.entries(labels).every(([key, wanted]) => sample.labels[key] === wanted),
+  )?.value;
 }
 
 beforeAll(async () => {
@@ -77,13 +81,29 @@ test('HTTP durations by route pattern and status: no raw URL becomes a label', a
   const samples = await scrape();
   const text = JSON.stringify(samples);
   for (const id of ids) expect(text).not.toContain(id);
-  expect(value(samples, 'warren_http_request_duration_seconds_count', { method: 'GET', route: '/api/clients/:id', status: '404' })).toBe(ids.length);
-  expect(value(samples, 'warren_http_request_duration_seconds_count', { route: 'unmatched', status: '404' })).toBeGreaterThanOrEqual(1);
-  const sum = value(samples, 'warren_http_request_duration_seconds_sum', { method: 'GET', route: '/api/clients/:id', status: '404' })!;
+  expect(
+    value(samples, 'warren_http_request_duration_seconds_count', {
+      method: 'GET',
+      route: '/api/clients/:id',
+      status: '404',
+    }),
+  ).toBe(ids.length);
+  expect(
+    value(samples, 'warren_http_request_duration_seconds_count', { route: 'unmatched', status: '404' }),
+  ).toBeGreaterThanOrEqual(1);
+  const sum = value(samples, 'warren_http_request_duration_seconds_sum', {
+    method: 'GET',
+    route: '/api/clients/:id',
+    status: '404',
+  })!;
   expect(sum).toBeGreaterThan(0);
   expect(sum).toBeLessThan(60);
   // Every route label is a pattern of the route table (or 'unmatched').
-  const routes = new Set(samples.filter((sample) => sample.name.startsWith('warren_http_request_duration_seconds')).map((sample) => sample.labels.route));
+  const routes = new Set(
+    samples
+      .filter((sample) => sample.name.startsWith('warren_http_request_duration_seconds'))
+      .map((sample) => sample.labels.route),
+  );
   for (const route of routes) expect(route).toMatch(/^(unmatched|\/api\/[a-z0-9./:_-]*)$/);
 });
 
@@ -127,11 +147,17 @@ test("the controller's own jobs, history writes and the process", async () => {
   const jobs = t.panel.app.get(BackupJobs);
   expect((await jobs.wait(await jobs.start('backup', { trigger: 'api' }), 30_000)).state).toBe('completed');
   // The controller samples its own host every 2 s and writes history in batches every 2 s.
-  const samples = await waitFor('history written', async () => {
-    const now = await scrape();
-    return (value(now, 'warren_history_samples_written_total') ?? 0) > 0 ? now : undefined;
-  }, 20_000);
-  const completed = samples.filter((sample) => sample.name === 'warren_jobs_total' && sample.labels.outcome === 'completed');
+  const samples = await waitFor(
+    'history written',
+    async () => {
+      const now = await scrape();
+      return (value(now, 'warren_history_samples_written_total') ?? 0) > 0 ? now : undefined;
+    },
+    20_000,
+  );
+  const completed = samples.filter(
+    (sample) => sample.name === 'warren_jobs_total' && sample.labels.outcome === 'completed',
+  );
   expect(completed.reduce((sum, sample) => sum + sample.value, 0)).toBeGreaterThanOrEqual(1);
   expect(value(samples, 'warren_history_samples_buffered')).toBeGreaterThanOrEqual(0);
   expect(value(samples, 'process_resident_memory_bytes')).toBeGreaterThan(1024 * 1024);

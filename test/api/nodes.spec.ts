@@ -17,7 +17,8 @@ afterAll(async () => {
 const { call, typed, createNode, count } = fixtures(() => ({ t, token }));
 
 /** PATCH /api/nodes/{id} through the typed client, answered as `{status, body}`. */
-const patchNode = (id: string, body: components['schemas']['UpdateNodeDto']) => answer(typed().PATCH('/api/nodes/{id}', { params: { path: { id } }, body }));
+const patchNode = (id: string, body: components['schemas']['UpdateNodeDto']) =>
+  answer(typed().PATCH('/api/nodes/{id}', { params: { path: { id } }, body }));
 
 type Case = [string, unknown, number, string];
 
@@ -26,7 +27,15 @@ describe('the local node', () => {
     const list = await answer(typed().GET('/api/nodes'));
     expect(list.status).toBe(200);
     const local = list.body[0];
-    expect(local).toMatchObject({ isLocal: true, address: '127.0.0.1', note: '', desiredRevision: 1, appliedRevision: 0, inSync: false, interfaceCount: 0 });
+    expect(local).toMatchObject({
+      isLocal: true,
+      address: '127.0.0.1',
+      note: '',
+      desiredRevision: 1,
+      appliedRevision: 0,
+      inSync: false,
+      interfaceCount: 0,
+    });
     expect(list.body.filter((node: { isLocal: boolean }) => node.isLocal)).toHaveLength(1);
 
     for (const path of [`nodes/${local.id}`, `nodes/${local.id}?force=true`]) {
@@ -39,17 +48,29 @@ describe('the local node', () => {
 
   test('cannot be enrolled over the API (its agent gets its credential from the panel at start)', async () => {
     const local = (await answer(typed().GET('/api/nodes'))).body[0];
-    const before = await t.query('select enrolment_hash, credential_hash from node_agents where node_id = $1', [local.id]);
+    const before = await t.query('select enrolment_hash, credential_hash from node_agents where node_id = $1', [
+      local.id,
+    ]);
     const refused = await call('POST', `nodes/${local.id}/enrolment`);
-    expect(refused).toMatchObject({ status: 409, body: { error: expect.stringContaining('enrolled by the panel itself'), field: 'id' } });
-    expect(await t.query('select enrolment_hash, credential_hash from node_agents where node_id = $1', [local.id])).toEqual(before);
+    expect(refused).toMatchObject({
+      status: 409,
+      body: { error: expect.stringContaining('enrolled by the panel itself'), field: 'id' },
+    });
+    expect(
+      await t.query('select enrolment_hash, credential_hash from node_agents where node_id = $1', [local.id]),
+    ).toEqual(before);
   });
 
   test('can be renamed and described', async () => {
     const local = (await answer(typed().GET('/api/nodes'))).body[0];
     const patched = await patchNode(local.id, { name: 'controller-host', note: 'runs the panel' });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ id: local.id, name: 'controller-host', note: 'runs the panel', isLocal: true });
+    expect(patched.body).toMatchObject({
+      id: local.id,
+      name: 'controller-host',
+      note: 'runs the panel',
+      isLocal: true,
+    });
     // Metadata does not change what the host must look like: no revision bump.
     expect(patched.body.desiredRevision).toBe(local.desiredRevision);
   });
@@ -57,7 +78,9 @@ describe('the local node', () => {
 
 describe('nodes', () => {
   test('create, read, list, change', async () => {
-    const created = await answer(typed().POST('/api/nodes', { body: { name: 'fra-1', address: 'fra-1.example.com', note: 'Frankfurt' } }));
+    const created = await answer(
+      typed().POST('/api/nodes', { body: { name: 'fra-1', address: 'fra-1.example.com', note: 'Frankfurt' } }),
+    );
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       id: expect.any(String),
@@ -74,31 +97,52 @@ describe('nodes', () => {
         secret: expect.stringMatching(/^wne_[0-9A-Za-z]{46}$/),
         expiresAt: expect.any(String),
         // A plain-http panel prints no installer piped into bash: the agent's own command, the secret in its environment.
-        command: expect.stringMatching(/^WARREN_ENROL_SECRET='wne_[0-9A-Za-z]{46}' warren-agent --controller 'http:\/\/127\.0\.0\.1:\d+'$/),
-        agentCommand: expect.stringMatching(/^WARREN_ENROL_SECRET='wne_[0-9A-Za-z]{46}' warren-agent --controller 'http:\/\/127\.0\.0\.1:\d+'$/),
+        command: expect.stringMatching(
+          /^WARREN_ENROL_SECRET='wne_[0-9A-Za-z]{46}' warren-agent --controller 'http:\/\/127\.0\.0\.1:\d+'$/,
+        ),
+        agentCommand: expect.stringMatching(
+          /^WARREN_ENROL_SECRET='wne_[0-9A-Za-z]{46}' warren-agent --controller 'http:\/\/127\.0\.0\.1:\d+'$/,
+        ),
       },
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
     expect(created.body.enrolment!.command).toContain(created.body.enrolment!.secret);
     const { enrolment: _enrolment, ...stored } = created.body;
-    expect((await answer(typed().GET('/api/nodes/{id}', { params: { path: { id: created.body.id } } }))).body).toEqual(stored);
-    expect((await answer(typed().GET('/api/nodes'))).body.map((node: { id: string }) => node.id)).toContain(created.body.id);
+    expect((await answer(typed().GET('/api/nodes/{id}', { params: { path: { id: created.body.id } } }))).body).toEqual(
+      stored,
+    );
+    expect((await answer(typed().GET('/api/nodes'))).body.map((node: { id: string }) => node.id)).toContain(
+      created.body.id,
+    );
 
     const patched = await patchNode(created.body.id, { address: '2001:db8::7', note: '' });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ name: 'fra-1', address: '2001:db8::7', note: '' });
-    expect((await answer(typed().POST('/api/nodes', { body: { name: 'ams-1', address: '198.51.100.9' } }))).body.note).toBe('');
+    expect(
+      (await answer(typed().POST('/api/nodes', { body: { name: 'ams-1', address: '198.51.100.9' } }))).body.note,
+    ).toBe('');
   });
 
   test('interfaceCount counts each node\u2019s interfaces', async () => {
     const node = await createNode();
     for (let i = 0; i < 3; i++) {
-      const created = await call('POST', 'interfaces', { nodeId: node.id, name: `wg${i}`, listenPort: 51820 + i, subnet: `10.1.${i}.0/24`, endpointHost: 'vpn.example.com' });
+      const created = await call('POST', 'interfaces', {
+        nodeId: node.id,
+        name: `wg${i}`,
+        listenPort: 51820 + i,
+        subnet: `10.1.${i}.0/24`,
+        endpointHost: 'vpn.example.com',
+      });
       expect(created.status).toBe(201);
     }
-    expect((await answer(typed().GET('/api/nodes/{id}', { params: { path: { id: node.id } } }))).body).toMatchObject({ interfaceCount: 3, desiredRevision: 4 });
-    const listed = (await answer(typed().GET('/api/nodes'))).body.find((entry: { id: string }) => entry.id === node.id)!;
+    expect((await answer(typed().GET('/api/nodes/{id}', { params: { path: { id: node.id } } }))).body).toMatchObject({
+      interfaceCount: 3,
+      desiredRevision: 4,
+    });
+    const listed = (await answer(typed().GET('/api/nodes'))).body.find(
+      (entry: { id: string }) => entry.id === node.id,
+    )!;
     expect(listed.interfaceCount).toBe(3);
   });
 
@@ -127,7 +171,10 @@ describe('nodes', () => {
     test.each(cases)('%s', async (...[, body, status, field]: Case) => {
       const before = await count('nodes');
       const response = await call('POST', 'nodes', body);
-      expect({ status: response.status, body: response.body }).toEqual({ status, body: { error: expect.any(String), field } });
+      expect({ status: response.status, body: response.body }).toEqual({
+        status,
+        body: { error: expect.any(String), field },
+      });
       expect(await count('nodes')).toBe(before);
     });
 
@@ -151,17 +198,31 @@ describe('nodes', () => {
 
   test('parallel creations with one name: exactly one wins', async () => {
     const before = await count('nodes');
-    const responses = await Promise.all(Array.from({ length: 10 }, () => call('POST', 'nodes', { name: 'raced', address: 'r.example.com' })));
-    expect(responses.map((response) => response.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
-    expect(responses.filter((response) => response.status === 409).every((response) => response.body.field === 'name')).toBe(true);
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () => call('POST', 'nodes', { name: 'raced', address: 'r.example.com' })),
+    );
+    expect(responses.map((response) => response.status).sort()).toEqual([
+      201, 409, 409, 409, 409, 409, 409, 409, 409, 409,
+    ]);
+    expect(
+      responses.filter((response) => response.status === 409).every((response) => response.body.field === 'name'),
+    ).toBe(true);
     expect(await count('nodes')).toBe(before + 1);
   });
 
   test('unknown ids are 404 naming id', async () => {
     for (const id of [randomUUID(), 'nope']) {
-      for (const [method, body] of [['GET', undefined], ['PATCH', { note: 'x' }], ['DELETE', undefined]] as const) {
+      for (const [method, body] of [
+        ['GET', undefined],
+        ['PATCH', { note: 'x' }],
+        ['DELETE', undefined],
+      ] as const) {
         const response = await call(method, `nodes/${id}`, body);
-        expect({ method, status: response.status, body: response.body }).toEqual({ method, status: 404, body: { error: 'node not found', field: 'id' } });
+        expect({ method, status: response.status, body: response.body }).toEqual({
+          method,
+          status: 404,
+          body: { error: 'node not found', field: 'id' },
+        });
       }
     }
   });
@@ -170,7 +231,11 @@ describe('nodes', () => {
 describe('deleting nodes', () => {
   test('a node without interfaces goes at once', async () => {
     const node = await createNode();
-    expect((await answer(typed().DELETE('/api/nodes/{id}', { params: { path: { id: node.id } } }))).body).toEqual({ id: node.id, deleted: true, interfacesRemoved: 0 });
+    expect((await answer(typed().DELETE('/api/nodes/{id}', { params: { path: { id: node.id } } }))).body).toEqual({
+      id: node.id,
+      deleted: true,
+      interfacesRemoved: 0,
+    });
     expect((await call('GET', `nodes/${node.id}`)).status).toBe(404);
   });
 
@@ -178,23 +243,40 @@ describe('deleting nodes', () => {
     const node = await createNode();
     const ids: string[] = [];
     for (let i = 0; i < 2; i++) {
-      const created = await call('POST', 'interfaces', { nodeId: node.id, name: `wg${i}`, listenPort: 51820 + i, subnet: `10.2.${i}.0/24`, endpointHost: 'vpn.example.com' });
+      const created = await call('POST', 'interfaces', {
+        nodeId: node.id,
+        name: `wg${i}`,
+        listenPort: 51820 + i,
+        subnet: `10.2.${i}.0/24`,
+        endpointHost: 'vpn.example.com',
+      });
       ids.push(created.body.id);
     }
     await call('POST', 'hosts', { interfaceId: ids[0], name: 'alt', address: 'alt.example.com' });
 
     const refused = await call('DELETE', `nodes/${node.id}`);
     expect(refused.status).toBe(409);
-    expect(refused.body).toEqual({ error: '2 interfaces are still on this node; delete them or pass ?force=true', field: '' });
+    expect(refused.body).toEqual({
+      error: '2 interfaces are still on this node; delete them or pass ?force=true',
+      field: '',
+    });
     expect((await call('DELETE', `nodes/${node.id}?force=false`)).status).toBe(409);
     for (const bad of ['yes', '1', 'True']) {
       const response = await call('DELETE', `nodes/${node.id}?force=${bad}`);
-      expect({ bad, status: response.status, body: response.body }).toEqual({ bad, status: 400, body: { error: 'force must be true or false', field: 'force' } });
+      expect({ bad, status: response.status, body: response.body }).toEqual({
+        bad,
+        status: 400,
+        body: { error: 'force must be true or false', field: 'force' },
+      });
     }
     expect((await call('DELETE', `nodes/${node.id}?forced=true`)).body.field).toBe('forced');
-    expect((await answer(typed().GET('/api/nodes/{id}', { params: { path: { id: node.id } } }))).body.interfaceCount).toBe(2);
+    expect(
+      (await answer(typed().GET('/api/nodes/{id}', { params: { path: { id: node.id } } }))).body.interfaceCount,
+    ).toBe(2);
 
-    const forced = await answer(typed().DELETE('/api/nodes/{id}', { params: { path: { id: node.id }, query: { force: 'true' } } }));
+    const forced = await answer(
+      typed().DELETE('/api/nodes/{id}', { params: { path: { id: node.id }, query: { force: 'true' } } }),
+    );
     expect(forced.body).toEqual({ id: node.id, deleted: true, interfacesRemoved: 2 });
     expect(await t.query('select id from interfaces where id = any($1::uuid[])', [ids])).toHaveLength(0);
     expect(await t.query('select id from hosts where interface_id = any($1::uuid[])', [ids])).toHaveLength(0);
@@ -202,7 +284,15 @@ describe('deleting nodes', () => {
 
   test('one interface is counted in the singular', async () => {
     const node = await createNode();
-    await call('POST', 'interfaces', { nodeId: node.id, name: 'wg0', listenPort: 51820, subnet: '10.3.0.0/24', endpointHost: 'vpn.example.com' });
-    expect((await call('DELETE', `nodes/${node.id}`)).body.error).toBe('1 interface is still on this node; delete it or pass ?force=true');
+    await call('POST', 'interfaces', {
+      nodeId: node.id,
+      name: 'wg0',
+      listenPort: 51820,
+      subnet: '10.3.0.0/24',
+      endpointHost: 'vpn.example.com',
+    });
+    expect((await call('DELETE', `nodes/${node.id}`)).body.error).toBe(
+      '1 interface is still on this node; delete it or pass ?force=true',
+    );
   });
 });

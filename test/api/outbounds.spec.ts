@@ -52,8 +52,26 @@ describe('outbounds', () => {
   test('a SOCKS hop: created, read, changed and deleted; its password never shown; each change bumps its node', async () => {
     const node = await createNode();
     const before = await f.revision(node.id);
-    const hop = await createOutbound({ nodeId: node.id, tag: 'socks-a', kind: 'socks', address: '203.0.113.7:1080', username: 'alice', password: 'socks-secret-password' });
-    expect(hop).toMatchObject({ tag: 'socks-a', kind: 'socks', builtin: false, enabled: true, address: '203.0.113.7:1080', username: 'alice', hasPassword: true, wireguard: null, state: 'unknown', lastCheckAt: null });
+    const hop = await createOutbound({
+      nodeId: node.id,
+      tag: 'socks-a',
+      kind: 'socks',
+      address: '203.0.113.7:1080',
+      username: 'alice',
+      password: 'socks-secret-password',
+    });
+    expect(hop).toMatchObject({
+      tag: 'socks-a',
+      kind: 'socks',
+      builtin: false,
+      enabled: true,
+      address: '203.0.113.7:1080',
+      username: 'alice',
+      hasPassword: true,
+      wireguard: null,
+      state: 'unknown',
+      lastCheckAt: null,
+    });
     expect(hop.slot).toBe(1);
     expect(JSON.stringify(hop)).not.toContain('socks-secret-password');
     expect(await f.revision(node.id)).toBe(before + 1);
@@ -61,7 +79,12 @@ describe('outbounds', () => {
     const read = await answer(typed().GET('/api/outbounds/{id}', { params: { path: { id: hop.id } } }));
     expect(read.body).toEqual(hop);
 
-    const changed = await answer(typed().PATCH('/api/outbounds/{id}', { params: { path: { id: hop.id } }, body: { tag: 'socks-b', address: '198.51.100.77:1081', password: null } }));
+    const changed = await answer(
+      typed().PATCH('/api/outbounds/{id}', {
+        params: { path: { id: hop.id } },
+        body: { tag: 'socks-b', address: '198.51.100.77:1081', password: null },
+      }),
+    );
     expect(changed.body).toMatchObject({ tag: 'socks-b', address: '198.51.100.77:1081', hasPassword: false, slot: 1 });
     expect(await f.revision(node.id)).toBe(before + 2);
     // A change that changes nothing does not bump.
@@ -76,27 +99,93 @@ describe('outbounds', () => {
 
   test('a WireGuard hop gets a generated key pair (only the public key shown), a slot and an interface; a given private key gives its public key', async () => {
     const node = await createNode();
-    const generated = await createOutbound({ nodeId: node.id, tag: 'wg-a', kind: 'wireguard', address: '198.51.100.20:51820', peerPublicKey: PEER, tunnelAddress: '10.66.0.2' });
-    expect(generated).toMatchObject({ slot: 1, wireguard: { peerPublicKey: PEER, hasPresharedKey: false, allowedIps: ['0.0.0.0/0'], tunnelAddress: '10.66.0.2/32', mtu: 1420, keepalive: 25, interfaceName: 'whop1' } });
-    const [stored] = await session().t.query<{ private_key: string; public_key: string }>('select private_key, public_key from outbounds where id = $1', [generated.id]);
+    const generated = await createOutbound({
+      nodeId: node.id,
+      tag: 'wg-a',
+      kind: 'wireguard',
+      address: '198.51.100.20:51820',
+      peerPublicKey: PEER,
+      tunnelAddress: '10.66.0.2',
+    });
+    expect(generated).toMatchObject({
+      slot: 1,
+      wireguard: {
+        peerPublicKey: PEER,
+        hasPresharedKey: false,
+        allowedIps: ['0.0.0.0/0'],
+        tunnelAddress: '10.66.0.2/32',
+        mtu: 1420,
+        keepalive: 25,
+        interfaceName: 'whop1',
+      },
+    });
+    const [stored] = await session().t.query<{ private_key: string; public_key: string }>(
+      'select private_key, public_key from outbounds where id = $1',
+      [generated.id],
+    );
     expect(generated.wireguard!.publicKey).toBe(stored.public_key);
     expect(JSON.stringify(generated)).not.toContain(stored.private_key);
 
     const keys = generateKeyPair();
     const psk = generateKeyPair().privateKey;
-    const given = await createOutbound({ nodeId: node.id, tag: 'wg-b', kind: 'wireguard', address: 'hop.example.net:51820', privateKey: keys.privateKey, presharedKey: psk, peerPublicKey: PEER, tunnelAddress: '10.67.0.2/32', allowedIps: ['0.0.0.0/0', '::/0'], mtu: 1380, keepalive: 0 });
-    expect(given).toMatchObject({ slot: 2, wireguard: { publicKey: keys.publicKey, hasPresharedKey: true, allowedIps: ['0.0.0.0/0', '::/0'], mtu: 1380, keepalive: 0, interfaceName: 'whop2' } });
+    const given = await createOutbound({
+      nodeId: node.id,
+      tag: 'wg-b',
+      kind: 'wireguard',
+      address: 'hop.example.net:51820',
+      privateKey: keys.privateKey,
+      presharedKey: psk,
+      peerPublicKey: PEER,
+      tunnelAddress: '10.67.0.2/32',
+      allowedIps: ['0.0.0.0/0', '::/0'],
+      mtu: 1380,
+      keepalive: 0,
+    });
+    expect(given).toMatchObject({
+      slot: 2,
+      wireguard: {
+        publicKey: keys.publicKey,
+        hasPresharedKey: true,
+        allowedIps: ['0.0.0.0/0', '::/0'],
+        mtu: 1380,
+        keepalive: 0,
+        interfaceName: 'whop2',
+      },
+    });
     expect(JSON.stringify(given)).not.toContain(keys.privateKey);
     expect(JSON.stringify(given)).not.toContain(psk);
 
     // The node's desired state carries its enabled hops, secrets included (the agent needs them).
     const job = applyJobSchema.parse((await currentApplyJob(session().t, node.id)).data);
     expect(job.outbounds).toEqual([
-      { id: generated.id, tag: 'wg-a', slot: 1, config: expect.objectContaining({ kind: 'wireguard', privateKey: stored.private_key, interfaceName: 'whop1', endpointHost: '198.51.100.20', endpointPort: 51820 }) },
-      { id: given.id, tag: 'wg-b', slot: 2, config: expect.objectContaining({ kind: 'wireguard', privateKey: keys.privateKey, presharedKey: psk, persistentKeepalive: 0 }) },
+      {
+        id: generated.id,
+        tag: 'wg-a',
+        slot: 1,
+        config: expect.objectContaining({
+          kind: 'wireguard',
+          privateKey: stored.private_key,
+          interfaceName: 'whop1',
+          endpointHost: '198.51.100.20',
+          endpointPort: 51820,
+        }),
+      },
+      {
+        id: given.id,
+        tag: 'wg-b',
+        slot: 2,
+        config: expect.objectContaining({
+          kind: 'wireguard',
+          privateKey: keys.privateKey,
+          presharedKey: psk,
+          persistentKeepalive: 0,
+        }),
+      },
     ]);
     // A disabled hop is no longer delivered; its slot stays its own.
-    await answer(typed().PATCH('/api/outbounds/{id}', { params: { path: { id: generated.id } }, body: { enabled: false } }));
+    await answer(
+      typed().PATCH('/api/outbounds/{id}', { params: { path: { id: generated.id } }, body: { enabled: false } }),
+    );
     const after = applyJobSchema.parse((await currentApplyJob(session().t, node.id)).data);
     expect(after.outbounds!.map((outbound) => outbound.tag)).toEqual(['wg-b']);
     const third = await createOutbound({ nodeId: node.id, tag: 'http-c', kind: 'http', address: '203.0.113.9:3128' });
@@ -104,27 +193,120 @@ describe('outbounds', () => {
   });
 
   test('shadowsocks needs its method and password; fields of another kind are refused by name; nothing is written', async () => {
-    const ok = await createOutbound({ tag: 'ss-a', kind: 'shadowsocks', address: '203.0.113.8:8388', method: 'chacha20-ietf-poly1305', password: 'ss-secret-password' });
+    const ok = await createOutbound({
+      tag: 'ss-a',
+      kind: 'shadowsocks',
+      address: '203.0.113.8:8388',
+      method: 'chacha20-ietf-poly1305',
+      password: 'ss-secret-password',
+    });
     expect(ok).toMatchObject({ method: 'chacha20-ietf-poly1305', hasPassword: true, username: null });
-    await expectRefused('POST', 'outbounds', { tag: 'ss-b', kind: 'shadowsocks', address: '203.0.113.8:8388', password: 'x' }, 400, 'method');
-    await expectRefused('POST', 'outbounds', { tag: 'ss-b', kind: 'shadowsocks', address: '203.0.113.8:8388', method: 'aes-256-gcm' }, 400, 'password');
-    await expectRefused('POST', 'outbounds', { tag: 'ss-b', kind: 'shadowsocks', address: '203.0.113.8:8388', method: 'rc4-md5', password: 'x' }, 400, 'method');
-    await expectRefused('POST', 'outbounds', { tag: 'so-b', kind: 'socks', address: '203.0.113.8:1080', peerPublicKey: PEER }, 400, 'peerPublicKey');
-    await expectRefused('POST', 'outbounds', { tag: 'wg-x', kind: 'wireguard', address: '203.0.113.8:51820', tunnelAddress: '10.1.0.2/32' }, 400, 'peerPublicKey');
-    await expectRefused('POST', 'outbounds', { tag: 'wg-x', kind: 'wireguard', address: '203.0.113.8:51820', peerPublicKey: PEER, tunnelAddress: '10.1.0.2/33' }, 400, 'tunnelAddress');
-    await expectRefused('POST', 'outbounds', { tag: 'wg-x', kind: 'wireguard', address: '203.0.113.8:51820', peerPublicKey: PEER, tunnelAddress: '10.1.0.2/32', allowedIps: ['0.0.0.0/0', 'nope'] }, 400, 'allowedIps.1');
+    await expectRefused(
+      'POST',
+      'outbounds',
+      { tag: 'ss-b', kind: 'shadowsocks', address: '203.0.113.8:8388', password: 'x' },
+      400,
+      'method',
+    );
+    await expectRefused(
+      'POST',
+      'outbounds',
+      { tag: 'ss-b', kind: 'shadowsocks', address: '203.0.113.8:8388', method: 'aes-256-gcm' },
+      400,
+      'password',
+    );
+    await expectRefused(
+      'POST',
+      'outbounds',
+      { tag: 'ss-b', kind: 'shadowsocks', address: '203.0.113.8:8388', method: 'rc4-md5', password: 'x' },
+      400,
+      'method',
+    );
+    await expectRefused(
+      'POST',
+      'outbounds',
+      { tag: 'so-b', kind: 'socks', address: '203.0.113.8:1080', peerPublicKey: PEER },
+      400,
+      'peerPublicKey',
+    );
+    await expectRefused(
+      'POST',
+      'outbounds',
+      { tag: 'wg-x', kind: 'wireguard', address: '203.0.113.8:51820', tunnelAddress: '10.1.0.2/32' },
+      400,
+      'peerPublicKey',
+    );
+    await expectRefused(
+      'POST',
+      'outbounds',
+      {
+        tag: 'wg-x',
+        kind: 'wireguard',
+        address: '203.0.113.8:51820',
+        peerPublicKey: PEER,
+        tunnelAddress: '10.1.0.2/33',
+      },
+      400,
+      'tunnelAddress',
+    );
+    await expectRefused(
+      'POST',
+      'outbounds',
+      {
+        tag: 'wg-x',
+        kind: 'wireguard',
+        address: '203.0.113.8:51820',
+        peerPublicKey: PEER,
+        tunnelAddress: '10.1.0.2/32',
+        allowedIps: ['0.0.0.0/0', 'nope'],
+      },
+      400,
+      'allowedIps.1',
+    );
     await expectRefused('POST', 'outbounds', { tag: 'di', kind: 'direct', address: '203.0.113.8:1' }, 400, 'kind');
-    await expectRefused('POST', 'outbounds', { tag: 'bad tag!', kind: 'socks', address: '203.0.113.8:1080' }, 400, 'tag');
+    await expectRefused(
+      'POST',
+      'outbounds',
+      { tag: 'bad tag!', kind: 'socks', address: '203.0.113.8:1080' },
+      400,
+      'tag',
+    );
     await expectRefused('POST', 'outbounds', { tag: 'noport', kind: 'socks', address: '203.0.113.8' }, 400, 'address');
-    await expectRefused('POST', 'outbounds', { tag: 'bigport', kind: 'socks', address: '203.0.113.8:70000' }, 400, 'address');
+    await expectRefused(
+      'POST',
+      'outbounds',
+      { tag: 'bigport', kind: 'socks', address: '203.0.113.8:70000' },
+      400,
+      'address',
+    );
     await expectRefused('PATCH', `outbounds/${ok.id}`, { kind: 'socks' }, 400, 'kind');
     await expectRefused('PATCH', `outbounds/${ok.id}`, { password: null }, 400, 'password');
     // An empty password is no password; an IPv6 upstream is one redsocks and ss-redir cannot dial.
-    await expectRefused('POST', 'outbounds', { tag: 'ss-e', kind: 'shadowsocks', address: '203.0.113.8:8388', method: 'aes-256-gcm', password: '' }, 400, 'password');
+    await expectRefused(
+      'POST',
+      'outbounds',
+      { tag: 'ss-e', kind: 'shadowsocks', address: '203.0.113.8:8388', method: 'aes-256-gcm', password: '' },
+      400,
+      'password',
+    );
     await expectRefused('PATCH', `outbounds/${ok.id}`, { password: '' }, 400, 'password');
-    await expectRefused('POST', 'outbounds', { tag: 'so-6', kind: 'socks', address: '[2001:db8::1]:1080' }, 400, 'address');
+    await expectRefused(
+      'POST',
+      'outbounds',
+      { tag: 'so-6', kind: 'socks', address: '[2001:db8::1]:1080' },
+      400,
+      'address',
+    );
     await expectRefused('PATCH', `outbounds/${ok.id}`, { address: '[2001:db8::1]:8388' }, 400, 'address');
-    expect(await createOutbound({ tag: 'wg-6', kind: 'wireguard', address: '[2001:db8::1]:51820', peerPublicKey: PEER, tunnelAddress: '10.1.0.2/32' })).toMatchObject({ address: '[2001:db8::1]:51820' });
+    expect(
+      await createOutbound({
+        tag: 'wg-6',
+        kind: 'wireguard',
+        address: '[2001:db8::1]:51820',
+        peerPublicKey: PEER,
+        tunnelAddress: '10.1.0.2/32',
+      }),
+    ).toMatchObject({ address: '[2001:db8::1]:51820' });
     await expectRefused('PATCH', `outbounds/${ok.id}`, { username: 'bob' }, 400, 'username');
   });
 
@@ -142,28 +324,76 @@ describe('outbounds', () => {
     const own = Object.values(networkInterfaces())
       .flatMap((addresses) => addresses ?? [])
       .find((address) => !address.internal && address.family === 'IPv4')?.address;
-    const forbidden = ['127.0.0.1:1080', '127.8.9.10:1080', '[::1]:1080', '169.254.169.254:80', '[fe80::1]:80', '0.0.0.0:1080', '[::]:1080', 'localhost:1080', '[::ffff:127.0.0.1]:1080'];
+    const forbidden = [
+      '127.0.0.1:1080',
+      '127.8.9.10:1080',
+      '[::1]:1080',
+      '169.254.169.254:80',
+      '[fe80::1]:80',
+      '0.0.0.0:1080',
+      '[::]:1080',
+      'localhost:1080',
+      '[::ffff:127.0.0.1]:1080',
+    ];
     if (own) forbidden.push(`${own}:1080`);
-    for (const address of forbidden) await expectRefused('POST', 'outbounds', { tag: 'private', kind: 'socks', address }, 400, 'address');
+    for (const address of forbidden)
+      await expectRefused('POST', 'outbounds', { tag: 'private', kind: 'socks', address }, 400, 'address');
     const hop = await createOutbound({ tag: 'public', kind: 'socks', address: '203.0.113.12:1080' });
     await expectRefused('PATCH', `outbounds/${hop.id}`, { address: '127.0.0.1:1080' }, 400, 'address');
-    await expectRefused('POST', 'outbounds', { tag: 'wgpriv', kind: 'wireguard', address: '127.0.0.1:51820', peerPublicKey: PEER, tunnelAddress: '10.1.0.2/32' }, 400, 'address');
+    await expectRefused(
+      'POST',
+      'outbounds',
+      {
+        tag: 'wgpriv',
+        kind: 'wireguard',
+        address: '127.0.0.1:51820',
+        peerPublicKey: PEER,
+        tunnelAddress: '10.1.0.2/32',
+      },
+      400,
+      'address',
+    );
   });
 
   test('hop addresses in private, multicast, broadcast or reserved ranges, in any spelling, are refused unless the owner allows private targets', async () => {
     const forbidden = [
-      '10.0.0.5:1080', '172.16.0.1:1080', '172.31.255.254:1080', '192.168.1.1:1080', '100.64.0.1:1080', '[fd00::2]:1080', '[fc00::1]:1080',
-      '224.0.0.1:1080', '[ff02::1]:1080', '255.255.255.255:1080', '0.1.2.3:1080', '240.0.0.1:1080', '[::ffff:10.0.0.5]:1080', '[::ffff:a00:5]:1080',
+      '10.0.0.5:1080',
+      '172.16.0.1:1080',
+      '172.31.255.254:1080',
+      '192.168.1.1:1080',
+      '100.64.0.1:1080',
+      '[fd00::2]:1080',
+      '[fc00::1]:1080',
+      '224.0.0.1:1080',
+      '[ff02::1]:1080',
+      '255.255.255.255:1080',
+      '0.1.2.3:1080',
+      '240.0.0.1:1080',
+      '[::ffff:10.0.0.5]:1080',
+      '[::ffff:a00:5]:1080',
       // Non-canonical spellings of loopback and mapped forms.
-      '[0:0:0:0:0:0:0:1]:1080', '[::ffff:7f00:1]:1080', '[::127.0.0.1]:1080', '[FD00:0:0::0002]:1080',
+      '[0:0:0:0:0:0:0:1]:1080',
+      '[::ffff:7f00:1]:1080',
+      '[::127.0.0.1]:1080',
+      '[FD00:0:0::0002]:1080',
     ];
     // The panel host's own address written as IPv4-mapped IPv6 (compared as text, it passed).
-    const own = Object.values(networkInterfaces()).flatMap((list) => list ?? []).find((a) => !a.internal && a.family === 'IPv4')?.address;
+    const own = Object.values(networkInterfaces())
+      .flatMap((list) => list ?? [])
+      .find((a) => !a.internal && a.family === 'IPv4')?.address;
     if (own) forbidden.push(`[::ffff:${own}]:1080`);
-    for (const address of forbidden) await expectRefused('POST', 'outbounds', { tag: 'private', kind: 'socks', address }, 400, 'address');
+    for (const address of forbidden)
+      await expectRefused('POST', 'outbounds', { tag: 'private', kind: 'socks', address }, 400, 'address');
     // Public neighbours of the ranges pass.
-    for (const [i, address] of ['172.32.0.1:1080', '100.128.0.1:1080'].entries()) await createOutbound({ tag: `edge-${i}`, kind: 'socks', address });
-    await createOutbound({ tag: 'edge-6', kind: 'wireguard', address: '[2001:db8::9]:51820', peerPublicKey: PEER, tunnelAddress: '10.1.0.9/32' });
+    for (const [i, address] of ['172.32.0.1:1080', '100.128.0.1:1080'].entries())
+      await createOutbound({ tag: `edge-${i}`, kind: 'socks', address });
+    await createOutbound({
+      tag: 'edge-6',
+      kind: 'wireguard',
+      address: '[2001:db8::9]:51820',
+      peerPublicKey: PEER,
+      tunnelAddress: '10.1.0.9/32',
+    });
 
     // The session is the owner's.
     expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: true } }))).status).toBe(200);
@@ -201,45 +431,103 @@ describe('outbounds', () => {
       [{ kind: 'http', password: 'tab\there' }, 'password'],
       [{ kind: 'http', password: 'del\u007f' }, 'password'],
     ];
-    for (const [body, field] of cases) await expectRefused('POST', 'outbounds', { tag: 'creds', address: '203.0.113.40:1080', ...body }, 400, field);
-    const hop = await createOutbound({ tag: 'creds-ok', kind: 'socks', address: '203.0.113.40:1080', username: 'user name', password: "p@ss w'rd" });
+    for (const [body, field] of cases)
+      await expectRefused('POST', 'outbounds', { tag: 'creds', address: '203.0.113.40:1080', ...body }, 400, field);
+    const hop = await createOutbound({
+      tag: 'creds-ok',
+      kind: 'socks',
+      address: '203.0.113.40:1080',
+      username: 'user name',
+      password: "p@ss w'rd",
+    });
     await expectRefused('PATCH', `outbounds/${hop.id}`, { password: 'x"y' }, 400, 'password');
     await expectRefused('PATCH', `outbounds/${hop.id}`, { username: 'line\nbreak' }, 400, 'username');
     // ss-redir reads JSON (escaped), so a shadowsocks password may hold them.
-    await createOutbound({ tag: 'ss-quote', kind: 'shadowsocks', address: '203.0.113.41:8388', method: 'aes-256-gcm', password: 'a"b\\c' });
+    await createOutbound({
+      tag: 'ss-quote',
+      kind: 'shadowsocks',
+      address: '203.0.113.41:8388',
+      method: 'aes-256-gcm',
+      password: 'a"b\\c',
+    });
   });
 
   test("a built-in's tag in any case, an all-zero hop key and a hop key pair equal to the peer's are refused", async () => {
-    for (const tag of ['Direct', 'BLOCKED', 'dIrEcT']) await expectRefused('POST', 'outbounds', { tag, kind: 'socks', address: '203.0.113.42:1080' }, 409, 'tag');
+    for (const tag of ['Direct', 'BLOCKED', 'dIrEcT'])
+      await expectRefused('POST', 'outbounds', { tag, kind: 'socks', address: '203.0.113.42:1080' }, 409, 'tag');
     const hop = await createOutbound({ tag: 'case-hop', kind: 'socks', address: '203.0.113.42:1080' });
     await expectRefused('PATCH', `outbounds/${hop.id}`, { tag: 'Blocked' }, 409, 'tag');
 
     const zero = `${'A'.repeat(43)}=`;
     const wg = { kind: 'wireguard' as const, address: '203.0.113.43:51820', tunnelAddress: '10.1.0.2/32' };
-    await expectRefused('POST', 'outbounds', { ...wg, tag: 'wg-zero', privateKey: zero, peerPublicKey: PEER }, 400, 'privateKey');
+    await expectRefused(
+      'POST',
+      'outbounds',
+      { ...wg, tag: 'wg-zero', privateKey: zero, peerPublicKey: PEER },
+      400,
+      'privateKey',
+    );
     const mine = generateKeyPair();
-    await expectRefused('POST', 'outbounds', { ...wg, tag: 'wg-self', privateKey: mine.privateKey, peerPublicKey: mine.publicKey }, 400, 'peerPublicKey');
+    await expectRefused(
+      'POST',
+      'outbounds',
+      { ...wg, tag: 'wg-self', privateKey: mine.privateKey, peerPublicKey: mine.publicKey },
+      400,
+      'peerPublicKey',
+    );
     const ok = await createOutbound({ ...wg, tag: 'wg-keys', privateKey: mine.privateKey, peerPublicKey: PEER });
     await expectRefused('PATCH', `outbounds/${ok.id}`, { privateKey: zero }, 400, 'privateKey');
     await expectRefused('PATCH', `outbounds/${ok.id}`, { peerPublicKey: mine.publicKey }, 400, 'peerPublicKey');
     const other = generateKeyPair();
-    await expectRefused('PATCH', `outbounds/${ok.id}`, { privateKey: other.privateKey, peerPublicKey: other.publicKey }, 400, 'peerPublicKey');
+    await expectRefused(
+      'PATCH',
+      `outbounds/${ok.id}`,
+      { privateKey: other.privateKey, peerPublicKey: other.publicKey },
+      400,
+      'peerPublicKey',
+    );
   });
 
   test("a hop's state comes from its agent's last apply", async () => {
     const { t } = session();
     const node = await createNode();
     const up = await createOutbound({ nodeId: node.id, tag: 'st-up', kind: 'socks', address: '203.0.113.13:1080' });
-    const failed = await createOutbound({ nodeId: node.id, tag: 'st-failed', kind: 'http', address: '203.0.113.14:3128' });
+    const failed = await createOutbound({
+      nodeId: node.id,
+      tag: 'st-failed',
+      kind: 'http',
+      address: '203.0.113.14:3128',
+    });
     const { credential } = await enrol(t, node.enrolment!.secret);
     const link = await helloAs(t, credential);
     const revision = await f.revision(node.id);
-    link.send({ type: 'applied', result: { revision, ok: false, interfaces: [], durationMs: 3, outbounds: [{ tag: 'st-up', state: 'up' }, { tag: 'st-failed', state: 'failed', error: 'redsocks is not installed' }] } });
-    await waitFor('the apply recorded', async () => (await listOutbounds(node.id)).find((outbound) => outbound.id === up.id)?.state === 'up');
+    link.send({
+      type: 'applied',
+      result: {
+        revision,
+        ok: false,
+        interfaces: [],
+        durationMs: 3,
+        outbounds: [
+          { tag: 'st-up', state: 'up' },
+          { tag: 'st-failed', state: 'failed', error: 'redsocks is not installed' },
+        ],
+      },
+    });
+    await waitFor(
+      'the apply recorded',
+      async () => (await listOutbounds(node.id)).find((outbound) => outbound.id === up.id)?.state === 'up',
+    );
     const listed = await listOutbounds(node.id);
-    expect(listed.find((outbound) => outbound.id === failed.id)).toMatchObject({ state: 'failed', stateError: 'redsocks is not installed' });
+    expect(listed.find((outbound) => outbound.id === failed.id)).toMatchObject({
+      state: 'failed',
+      stateError: 'redsocks is not installed',
+    });
     // The node's page shows the same outcomes (its schema knows them).
-    expect((await f.getNode(node.id)).agent?.lastApply?.outbounds).toEqual([{ tag: 'st-up', state: 'up' }, { tag: 'st-failed', state: 'failed', error: 'redsocks is not installed' }]);
+    expect((await f.getNode(node.id)).agent?.lastApply?.outbounds).toEqual([
+      { tag: 'st-up', state: 'up' },
+      { tag: 'st-failed', state: 'failed', error: 'redsocks is not installed' },
+    ]);
     link.socket.terminate();
   });
 });
@@ -251,11 +539,27 @@ describe('probes', () => {
   test('a check is a probe job on the owning node; the agent’s answer is returned and stored on the outbound', async () => {
     const { t } = session();
     const node = await createNode();
-    const hop = await createOutbound({ nodeId: node.id, tag: 'probed', kind: 'socks', address: '203.0.113.15:1080', username: 'u', password: 'probe-secret' });
-    const answerOk: ProbeResult = { ok: true, latencyMs: 42.4, stages: { dns: 1, connect: 10, handshake: 5, firstByte: 26 }, errorClass: null, error: null, egressIp: '198.51.100.99' };
+    const hop = await createOutbound({
+      nodeId: node.id,
+      tag: 'probed',
+      kind: 'socks',
+      address: '203.0.113.15:1080',
+      username: 'u',
+      password: 'probe-secret',
+    });
+    const answerOk: ProbeResult = {
+      ok: true,
+      latencyMs: 42.4,
+      stages: { dns: 1, connect: 10, handshake: 5, firstByte: 26 },
+      errorClass: null,
+      error: null,
+      egressIp: '198.51.100.99',
+    };
     const worker = fakeAgentWorker(t, node.id, async (job) => {
       taken.push(job);
-      return job.data.mode === 'tcp' ? { ...answerOk, stages: { ...answerOk.stages, handshake: null, firstByte: null }, egressIp: null } : answerOk;
+      return job.data.mode === 'tcp'
+        ? { ...answerOk, stages: { ...answerOk.stages, handshake: null, firstByte: null }, egressIp: null }
+        : answerOk;
     });
     try {
       const checked = await answer(typed().POST('/api/outbounds/{id}/check', { params: { path: { id: hop.id } } }));
@@ -271,9 +575,16 @@ describe('probes', () => {
         allowPrivateTargets: false,
       });
       const stored = await answer(typed().GET('/api/outbounds/{id}', { params: { path: { id: hop.id } } }));
-      expect(stored.body).toMatchObject({ latencyMs: 42, lastError: null, egressIp: '198.51.100.99', lastCheckAt: expect.any(String) });
+      expect(stored.body).toMatchObject({
+        latencyMs: 42,
+        lastError: null,
+        egressIp: '198.51.100.99',
+        lastCheckAt: expect.any(String),
+      });
 
-      const tcp = await answer(typed().POST('/api/outbounds/{id}/check', { params: { path: { id: hop.id }, query: { mode: 'tcp' } } }));
+      const tcp = await answer(
+        typed().POST('/api/outbounds/{id}/check', { params: { path: { id: hop.id }, query: { mode: 'tcp' } } }),
+      );
       expect(tcp.body).toMatchObject({ ok: true, egressIp: null });
       expect(probeJobSchema.parse(taken[1].data).mode).toBe('tcp');
 
@@ -290,10 +601,19 @@ describe('probes', () => {
 
       // A failed probe is stored as the last error.
       await worker.close();
-      const failing = fakeAgentWorker(t, node.id, async () => ({ ok: false, latencyMs: null, stages: { dns: 1, connect: null, handshake: null, firstByte: null }, errorClass: 'connect', error: 'connection refused', egressIp: null }));
+      const failing = fakeAgentWorker(t, node.id, async () => ({
+        ok: false,
+        latencyMs: null,
+        stages: { dns: 1, connect: null, handshake: null, firstByte: null },
+        errorClass: 'connect',
+        error: 'connection refused',
+        egressIp: null,
+      }));
       const down = await answer(typed().POST('/api/outbounds/{id}/check', { params: { path: { id: hop.id } } }));
       expect(down.body).toMatchObject({ ok: false, errorClass: 'connect', error: 'connection refused' });
-      expect((await answer(typed().GET('/api/outbounds/{id}', { params: { path: { id: hop.id } } }))).body).toMatchObject({ latencyMs: null, lastError: 'connection refused', egressIp: null });
+      expect(
+        (await answer(typed().GET('/api/outbounds/{id}', { params: { path: { id: hop.id } } }))).body,
+      ).toMatchObject({ latencyMs: null, lastError: 'connection refused', egressIp: null });
       await failing.close();
     } finally {
       await worker.close();
@@ -304,7 +624,10 @@ describe('probes', () => {
     const node = await createNode();
     const hop = await createOutbound({ nodeId: node.id, tag: 'lonely', kind: 'http', address: '203.0.113.16:3128' });
     const checked = await answer(typed().POST('/api/outbounds/{id}/check', { params: { path: { id: hop.id } } }));
-    expect(checked).toMatchObject({ status: 200, body: { ok: false, errorClass: 'timeout', latencyMs: null, egressIp: null } });
+    expect(checked).toMatchObject({
+      status: 200,
+      body: { ok: false, errorClass: 'timeout', latencyMs: null, egressIp: null },
+    });
     expect(checked.body.error).toMatch(/no answer from the agent/);
     const stored = (await answer(typed().GET('/api/outbounds/{id}', { params: { path: { id: hop.id } } }))).body;
     expect(stored).toMatchObject({ lastCheckAt: expect.any(String), lastError: expect.stringMatching(/no answer/) });
@@ -317,9 +640,19 @@ describe('probes', () => {
     try {
       expect(queuesOf(other).kind).toBe('postgres');
       const token = await other.login();
-      const created = await other.call('POST', 'outbounds', { token, body: { tag: 'pg-hop', kind: 'socks', address: '203.0.113.17:1080' } });
+      const created = await other.call('POST', 'outbounds', {
+        token,
+        body: { tag: 'pg-hop', kind: 'socks', address: '203.0.113.17:1080' },
+      });
       expect(created.status).toBe(201);
-      const result: ProbeResult = { ok: true, latencyMs: 7, stages: { dns: null, connect: 7, handshake: null, firstByte: null }, errorClass: null, error: null, egressIp: null };
+      const result: ProbeResult = {
+        ok: true,
+        latencyMs: 7,
+        stages: { dns: null, connect: 7, handshake: null, firstByte: null },
+        errorClass: null,
+        error: null,
+        egressIp: null,
+      };
       const [local] = await other.query<{ id: string }>('select id from nodes where is_local');
       const worker = fakeAgentWorker(other, local.id, async (job) => (job.name === PROBE_JOB ? result : undefined));
       try {

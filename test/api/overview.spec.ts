@@ -26,7 +26,11 @@ const { typed, call, createNode, createNodeWithInterface, createClient, accounts
 afterAll(() => closeLinks());
 
 async function overview(token?: string): Promise<Overview> {
-  const response = await answer(session().t.client(token ?? session().token).GET('/api/overview/full'));
+  const response = await answer(
+    session()
+      .t.client(token ?? session().token)
+      .GET('/api/overview/full'),
+  );
   expect(response.status).toBe(200);
   return response.body;
 }
@@ -51,7 +55,13 @@ async function scanned(onlineAfter: Date) {
   );
   const n = (value: string) => Number(value);
   return {
-    clients: { total: n(c.total), active: n(c.active), disabled: n(c.disabled), expired: n(c.expired), exhausted: n(c.exhausted) },
+    clients: {
+      total: n(c.total),
+      active: n(c.active),
+      disabled: n(c.disabled),
+      expired: n(c.expired),
+      exhausted: n(c.exhausted),
+    },
     devices: { total: n(d.devices), online: n(d.online), onlineWindowSeconds: 180 },
     interfaces: n(d.interfaces),
     nodes: n(d.nodes),
@@ -76,7 +86,13 @@ async function expectNoDrift(step: string) {
   }
 }
 
-const peer = (ifname: string, publicKey: string, rx: number, tx: number, lastHandshake: number | null): PeerCounters => ({
+const peer = (
+  ifname: string,
+  publicKey: string,
+  rx: number,
+  tx: number,
+  lastHandshake: number | null,
+): PeerCounters => ({
   interface: ifname,
   publicKey,
   rxBytes: rx,
@@ -93,7 +109,8 @@ describe('panel state and telemetry', () => {
     const synced = await createNode();
     const behindLink = await helloAs(t, (await enrol(t, behind.enrolment!.secret)).credential);
     const syncedLink = await helloAs(t, (await enrol(t, synced.enrolment!.secret)).credential);
-    const desired = (await answer(typed().GET('/api/nodes/{id}', { params: { path: { id: synced.id } } }))).body.desiredRevision;
+    const desired = (await answer(typed().GET('/api/nodes/{id}', { params: { path: { id: synced.id } } }))).body
+      .desiredRevision;
     syncedLink.send({ type: 'applied', result: { revision: desired, ok: true, interfaces: [], durationMs: 1 } });
     const sample = systemSample(Date.now(), { cpu: 12.5, memoryUsed: 700 });
     syncedLink.send({ type: 'system', sample });
@@ -105,8 +122,15 @@ describe('panel state and telemetry', () => {
       return node?.sync.inSync && node.system ? current : undefined;
     });
     const byId = new Map(body.telemetry.nodes.map((node) => [node.id, node]));
-    expect(byId.get(synced.id)).toMatchObject({ agent: { state: 'connected' }, sync: { inSync: true, appliedRevision: desired }, system: { ...sample, sampledAt: new Date(sample.at).toISOString() } });
-    expect(byId.get(behind.id)).toMatchObject({ agent: { state: 'connected' }, sync: { inSync: false, appliedRevision: 0 } });
+    expect(byId.get(synced.id)).toMatchObject({
+      agent: { state: 'connected' },
+      sync: { inSync: true, appliedRevision: desired },
+      system: { ...sample, sampledAt: new Date(sample.at).toISOString() },
+    });
+    expect(byId.get(behind.id)).toMatchObject({
+      agent: { state: 'connected' },
+      sync: { inSync: false, appliedRevision: 0 },
+    });
     expect(byId.get(offline.id)).toMatchObject({ agent: { state: 'never-enrolled' }, system: null });
     // The local node (no agent in tests), the offline one, and the two on links.
     expect(body.panel.nodes).toEqual({ total: 4, inSync: 1, behind: 1, offline: 2 });
@@ -121,7 +145,9 @@ describe('panel state and telemetry', () => {
     await syncedLink.closed;
     const after = await waitFor('the closed link offline', async () => {
       const current = await overview();
-      return current.telemetry.nodes.find((n) => n.id === synced.id)?.agent.state === 'disconnected' ? current : undefined;
+      return current.telemetry.nodes.find((n) => n.id === synced.id)?.agent.state === 'disconnected'
+        ? current
+        : undefined;
     });
     expect(after.panel.nodes).toEqual({ total: 4, inSync: 0, behind: 1, offline: 3 });
 
@@ -134,7 +160,9 @@ describe('panel state and telemetry', () => {
 
   test('version, start, backends, the last enforcement run and the last backup', async () => {
     const { t } = session();
-    const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    const version = (
+      JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+    ).version;
     const before = await overview();
     expect(before.panel).toMatchObject({ version, database: 'external', queue: 'redis', lastBackup: null });
     expect(Date.parse(before.panel.startedAt)).toBeLessThanOrEqual(Date.parse(before.generatedAt));
@@ -153,18 +181,30 @@ describe('panel state and telemetry', () => {
 
     // The newest archive of the backup directory.
     const store = new BackupStore(t.config.backupDir);
-    for (const [offset, content] of [[-3_600_000, 'older'], [-60_000, 'newer']] as const) {
+    for (const [offset, content] of [
+      [-3_600_000, 'older'],
+      [-60_000, 'newer'],
+    ] as const) {
       const scratch = await store.scratch('test');
       await writeFile(scratch, content);
       await store.commit(scratch, backupNameAt(new Date(Date.now() + offset)), 'a'.repeat(64));
     }
     const newest = (await store.list())[0];
     // The directory is listed at most every 5 s (overview.service.ts): the new archive shows within that.
-    const shown = await waitFor('the newest backup shown', async () => {
-      const last = (await overview()).panel.lastBackup;
-      return last?.name === newest.name ? last : undefined;
-    }, 15_000);
-    expect(shown).toEqual({ name: newest.name, size: 5, createdAt: newest.createdAt.toISOString(), sha256: 'a'.repeat(64) });
+    const shown = await waitFor(
+      'the newest backup shown',
+      async () => {
+        const last = (await overview()).panel.lastBackup;
+        return last?.name === newest.name ? last : undefined;
+      },
+      15_000,
+    );
+    expect(shown).toEqual({
+      name: newest.name,
+      size: 5,
+      createdAt: newest.createdAt.toISOString(),
+      sha256: 'a'.repeat(64),
+    });
   });
 });
 
@@ -180,19 +220,33 @@ describe('inventory counters never drift from the tables', () => {
     await expectNoDrift('two nodes with an interface each');
 
     const plain = await createClient({ interfaceIds: [iface.id] });
-    const limited = await createClient({ interfaceIds: [iface.id, second.iface.id], quotaBytes: 10_000, deviceLimit: 3, deviceNames: ['phone', 'laptop'] });
-    const expiring = await createClient({ interfaceIds: [iface.id], expiresAt: new Date(Date.now() + 2000).toISOString(), quotaBytes: 1 << 30 });
+    const limited = await createClient({
+      interfaceIds: [iface.id, second.iface.id],
+      quotaBytes: 10_000,
+      deviceLimit: 3,
+      deviceNames: ['phone', 'laptop'],
+    });
+    const expiring = await createClient({
+      interfaceIds: [iface.id],
+      expiresAt: new Date(Date.now() + 2000).toISOString(),
+      quotaBytes: 1 << 30,
+    });
     const cycling = await createClient({ interfaceIds: [iface.id], resetCycle: 'daily' });
     await expectNoDrift('clients created');
 
-    const added = await answer(typed().POST('/api/clients/{id}/devices', { params: { path: { id: limited.id } }, body: { name: 'tablet' } }));
+    const added = await answer(
+      typed().POST('/api/clients/{id}/devices', { params: { path: { id: limited.id } }, body: { name: 'tablet' } }),
+    );
     expect(added.status).toBe(201);
     await expectNoDrift('a device added');
-    expect((await answer(typed().DELETE('/api/devices/{id}', { params: { path: { id: added.body.id } } }))).status).toBe(200);
+    expect(
+      (await answer(typed().DELETE('/api/devices/{id}', { params: { path: { id: added.body.id } } }))).status,
+    ).toBe(200);
     await expectNoDrift('a device deleted');
 
     // Counter batches: bytes, handshakes (one recent, one long ago), and a quota reached.
-    const keys = async (clientId: string) => (await accountsOf(clientId)).filter((a) => a.interface_id === iface.id).map((a) => a.public_key as string);
+    const keys = async (clientId: string) =>
+      (await accountsOf(clientId)).filter((a) => a.interface_id === iface.id).map((a) => a.public_key as string);
     const [plainKey] = await keys(plain.id);
     const [phoneKey, laptopKey] = await keys(limited.id);
     const [cyclingKey] = await keys(cycling.id);
@@ -202,18 +256,38 @@ describe('inventory counters never drift from the tables', () => {
       peer(iface.name, cyclingKey, 400, 600, Date.now() - 2000),
     ]);
     await expectNoDrift('a counter batch');
-    expect((await usage.recordCounters(node.id, 2, [peer(iface.name, laptopKey, 5000, 1000, Date.now() - 1000)])).transitions).toBe(1);
+    expect(
+      (await usage.recordCounters(node.id, 2, [peer(iface.name, laptopKey, 5000, 1000, Date.now() - 1000)]))
+        .transitions,
+    ).toBe(1);
     expect((await getClient(limited.id)).status).toBe('exhausted');
     await expectNoDrift('a counter batch exhausting a client');
     // A handshake moving from one second to a later one, and one from long ago into the window.
-    await usage.recordCounters(node.id, 3, [peer(iface.name, plainKey, 1, 1, Date.now() - 1000), peer(iface.name, phoneKey, 1, 1, Date.now() - 3000)]);
+    await usage.recordCounters(node.id, 3, [
+      peer(iface.name, plainKey, 1, 1, Date.now() - 1000),
+      peer(iface.name, phoneKey, 1, 1, Date.now() - 3000),
+    ]);
     await expectNoDrift('handshakes moving');
 
     // Status changes through the API.
-    expect((await answer(typed().PATCH('/api/clients/{id}', { params: { path: { id: plain.id } }, body: { enabled: false } }))).status).toBe(200);
-    expect((await answer(typed().PATCH('/api/clients/{id}', { params: { path: { id: limited.id } }, body: { quotaBytes: 0 } }))).status).toBe(200);
+    expect(
+      (
+        await answer(
+          typed().PATCH('/api/clients/{id}', { params: { path: { id: plain.id } }, body: { enabled: false } }),
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await answer(
+          typed().PATCH('/api/clients/{id}', { params: { path: { id: limited.id } }, body: { quotaBytes: 0 } }),
+        )
+      ).status,
+    ).toBe(200);
     await expectNoDrift('disabled; quota lifted');
-    expect((await answer(typed().POST('/api/clients/{id}/reset', { params: { path: { id: limited.id } } }))).status).toBe(200);
+    expect(
+      (await answer(typed().POST('/api/clients/{id}/reset', { params: { path: { id: limited.id } } }))).status,
+    ).toBe(200);
     await expectNoDrift('usage reset');
 
     // Enforcement: expiry, and a daily cycle whose day has passed (its anchor moved back by SQL).
@@ -226,7 +300,9 @@ describe('inventory counters never drift from the tables', () => {
 
     // Deletes and cascades: a client (its devices go with it), an interface by force (accounts
     // and links go), a node (its interfaces go).
-    expect((await answer(typed().DELETE('/api/clients/{id}', { params: { path: { id: cycling.id } } }))).status).toBe(200);
+    expect((await answer(typed().DELETE('/api/clients/{id}', { params: { path: { id: cycling.id } } }))).status).toBe(
+      200,
+    );
     await expectNoDrift('a client deleted');
     expect((await call('DELETE', `interfaces/${second.iface.id}?force=true`)).status).toBe(200);
     await expectNoDrift('an interface deleted by force');
@@ -239,19 +315,35 @@ describe('inventory counters never drift from the tables', () => {
     const usage = t.panel.app.get(UsageService);
     const nodes = await Promise.all([createNodeWithInterface(), createNodeWithInterface()]);
     const created = await Promise.all(
-      Array.from({ length: 16 }, (_, i) => createClient({ interfaceIds: [nodes[i % 2].iface.id], quotaBytes: i % 3 === 0 ? 0 : 50_000 })),
+      Array.from({ length: 16 }, (_, i) =>
+        createClient({ interfaceIds: [nodes[i % 2].iface.id], quotaBytes: i % 3 === 0 ? 0 : 50_000 }),
+      ),
     );
     await expectNoDrift('parallel creations');
     const batches = [];
     for (const [n, { node, iface }] of nodes.entries()) {
       const mine = created.filter((_, i) => i % 2 === n);
-      const peers = await Promise.all(mine.map(async (client) => (await accountsOf(client.id))[0].public_key as string));
+      const peers = await Promise.all(
+        mine.map(async (client) => (await accountsOf(client.id))[0].public_key as string),
+      );
       for (let seq = 1; seq <= 4; seq++) {
-        batches.push(usage.recordCounters(node.id, seq, peers.map((key) => peer(iface.name, key, 7000 * seq, 5000, Date.now() - seq * 1000))));
+        batches.push(
+          usage.recordCounters(
+            node.id,
+            seq,
+            peers.map((key) => peer(iface.name, key, 7000 * seq, 5000, Date.now() - seq * 1000)),
+          ),
+        );
       }
     }
     // Client writes at the same time as the batches.
-    const writes = created.slice(0, 6).map((client) => answer(typed().PATCH('/api/clients/{id}', { params: { path: { id: client.id } }, body: { quotaBytes: 20_000 } })));
+    const writes = created
+      .slice(0, 6)
+      .map((client) =>
+        answer(
+          typed().PATCH('/api/clients/{id}', { params: { path: { id: client.id } }, body: { quotaBytes: 20_000 } }),
+        ),
+      );
     await Promise.all([...batches, ...writes]);
     await expectNoDrift('parallel batches and changes');
   });
@@ -261,7 +353,9 @@ describe('inventory counters never drift from the tables', () => {
     await t.query(`update clients set status = 'disabled', quota_bytes = quota_bytes + 1, up_bytes = up_bytes + 5`);
     await t.query(`update devices set last_handshake = now() - interval '10 seconds'`);
     await expectNoDrift('bulk updates');
-    await t.query(`begin; update clients set up_bytes = up_bytes + 1000; delete from devices; rollback;`).catch(() => undefined);
+    await t
+      .query(`begin; update clients set up_bytes = up_bytes + 1000; delete from devices; rollback;`)
+      .catch(() => undefined);
     await expectNoDrift('a rolled-back change');
     await t.query('truncate clients cascade');
     await expectNoDrift('truncate');

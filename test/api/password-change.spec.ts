@@ -16,7 +16,9 @@ afterAll(async () => {
 });
 
 const signIn = (username: string, password: string) => t.call('POST', 'auth/login', { body: { username, password } });
-const passwordHashOf = async (user: TestUser) => (await t.query<{ password_hash: string }>('select password_hash from users where id = $1', [user.id]))[0].password_hash;
+const passwordHashOf = async (user: TestUser) =>
+  (await t.query<{ password_hash: string }>('select password_hash from users where id = $1', [user.id]))[0]
+    .password_hash;
 
 describe('PATCH /api/auth/me: changing one’s own password', () => {
   test('ends the user’s other sessions, keeps this one and their API tokens; the new password signs in, the old does not', async () => {
@@ -26,9 +28,14 @@ describe('PATCH /api/auth/me: changing one’s own password', () => {
     const ownersSession = await t.login();
 
     const changed = await answer(
-      t.client(user.token).PATCH('/api/auth/me', { body: { currentPassword: user.password, newPassword: 'a-brand-new-passphrase' } }),
+      t
+        .client(user.token)
+        .PATCH('/api/auth/me', { body: { currentPassword: user.password, newPassword: 'a-brand-new-passphrase' } }),
     );
-    expect([changed.status, changed.body]).toEqual([200, { user: { id: user.id, username: user.username, role: 'viewer' }, sessionsEnded: 1 }]);
+    expect([changed.status, changed.body]).toEqual([
+      200,
+      { user: { id: user.id, username: user.username, role: 'viewer' }, sessionsEnded: 1 },
+    ]);
 
     expect((await t.call('GET', 'auth/me', { token: other })).status).toBe(401);
     expect((await t.call('GET', 'auth/me', { token: user.token })).status).toBe(200);
@@ -41,7 +48,10 @@ describe('PATCH /api/auth/me: changing one’s own password', () => {
   test('through an API token it ends every session of the user', async () => {
     const user = await createUser('admin');
     const apiToken = (await createToken({ name: 'changer' }, user.token)).token;
-    const changed = await t.call('PATCH', 'auth/me', { token: apiToken, body: { currentPassword: user.password, newPassword: 'another-passphrase' } });
+    const changed = await t.call('PATCH', 'auth/me', {
+      token: apiToken,
+      body: { currentPassword: user.password, newPassword: 'another-passphrase' },
+    });
     expect([changed.status, changed.body.sessionsEnded]).toEqual([200, 1]);
     expect((await t.call('GET', 'auth/me', { token: user.token })).status).toBe(401);
   });
@@ -68,23 +78,36 @@ describe('PATCH /api/auth/me: changing one’s own password', () => {
   test('guessing the current password through a stolen session meets the sign-in throttle', async () => {
     const user = await createUser('admin');
     for (let attempt = 1; attempt <= 6; attempt++) {
-      const refused = await t.call('PATCH', 'auth/me', { token: user.token, body: { currentPassword: `guess-${attempt}`, newPassword: 'taken-over-1' } });
+      const refused = await t.call('PATCH', 'auth/me', {
+        token: user.token,
+        body: { currentPassword: `guess-${attempt}`, newPassword: 'taken-over-1' },
+      });
       expect(refused.status).toBe(400);
     }
-    const locked = await t.call('PATCH', 'auth/me', { token: user.token, body: { currentPassword: user.password, newPassword: 'taken-over-1' } });
+    const locked = await t.call('PATCH', 'auth/me', {
+      token: user.token,
+      body: { currentPassword: user.password, newPassword: 'taken-over-1' },
+    });
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
   test('needs credentials', async () => {
-    const refused = await t.call('PATCH', 'auth/me', { body: { currentPassword: OWNER.password, newPassword: 'whatever-long' } });
+    const refused = await t.call('PATCH', 'auth/me', {
+      body: { currentPassword: OWNER.password, newPassword: 'whatever-long' },
+    });
     expect(refused.status).toBe(401);
   });
 });
 
 describe('warren admin reset-password', () => {
   const cli = (args: string[], input?: string) =>
-    runToEnd(CLI_MAIN, ['admin', 'reset-password', ...args], { ...process.env, DATABASE_URL: t.database.url, WARREN_LOG_LEVEL: 'error' }, input);
+    runToEnd(
+      CLI_MAIN,
+      ['admin', 'reset-password', ...args],
+      { ...process.env, DATABASE_URL: t.database.url, WARREN_LOG_LEVEL: 'error' },
+      input,
+    );
 
   test('prints a generated password for the owner and ends all the owner’s sessions; API tokens stay', async () => {
     const session = await t.login();
@@ -100,7 +123,10 @@ describe('warren admin reset-password', () => {
     const signedIn = await signIn(OWNER.username, password!);
     expect(signedIn.status).toBe(200);
     // Back to the password the other tests sign in with, the way a person would.
-    const restored = await t.call('PATCH', 'auth/me', { token: signedIn.body.token, body: { currentPassword: password, newPassword: OWNER.password } });
+    const restored = await t.call('PATCH', 'auth/me', {
+      token: signedIn.body.token,
+      body: { currentPassword: password, newPassword: OWNER.password },
+    });
     expect(restored.status).toBe(200);
     ownerToken = await t.login();
   });
@@ -119,7 +145,7 @@ describe('warren admin reset-password', () => {
     const before = await passwordHashOf(user);
     const short = await cli(['--username', user.username, '--password-stdin'], 'short\n');
     expect(short.code).toBe(2);
-    expect(short.stderr).toContain("warren: password must be longer than or equal to 8 characters");
+    expect(short.stderr).toContain('warren: password must be longer than or equal to 8 characters');
     const unknown = await cli(['--username', 'nobody-here']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/no user "nobody-here"/);

@@ -69,7 +69,12 @@ describe('profiles', () => {
       await createHost({ interfaceId: standard.id, name: 'direct', address: '203.0.113.7', port: 0, priority: 5 }),
       await createHost({ interfaceId: standard.id, name: 'off', address: 'off.example.net', enabled: false }),
     ];
-    client = await createClient({ name: 'Zoë Müller', interfaceIds: [standard.id, amnezia.id], deviceLimit: 2, deviceNames: ['phone', 'laptop'] });
+    client = await createClient({
+      name: 'Zoë Müller',
+      interfaceIds: [standard.id, amnezia.id],
+      deviceLimit: 2,
+      deviceNames: ['phone', 'laptop'],
+    });
   });
 
   async function secretsOf(deviceId: string) {
@@ -80,7 +85,14 @@ describe('profiles', () => {
     const device = client.devices[0];
     const response = await answer(typed().GET('/api/devices/{id}/profiles', { params: { path: { id: device.id } } }));
     expect(response.status).toBe(200);
-    const profiles = response.body as { filename: string; mimeType: string; body: string; hostId: string | null; hostName: string; interfaceId: string }[];
+    const profiles = response.body as {
+      filename: string;
+      mimeType: string;
+      body: string;
+      hostId: string | null;
+      hostName: string;
+      interfaceId: string;
+    }[];
     // Two enabled hosts on the standard interface, none on the amnezia one (its own endpoint).
     expect(profiles.map((profile) => [profile.interfaceId, profile.hostName, profile.hostId])).toEqual(
       expect.arrayContaining([
@@ -105,7 +117,9 @@ describe('profiles', () => {
       if (profile.interfaceId === standard.id) {
         expect(parsed.Interface).toMatchObject({ DNS: '1.1.1.1, 9.9.9.9', MTU: '1380' });
         expect(parsed.Peer.PublicKey).toBe(standard.publicKey);
-        expect(parsed.Peer.Endpoint).toBe(profile.hostName === 'cdn' ? 'cdn.example.net:443' : `203.0.113.7:${standard.listenPort}`);
+        expect(parsed.Peer.Endpoint).toBe(
+          profile.hostName === 'cdn' ? 'cdn.example.net:443' : `203.0.113.7:${standard.listenPort}`,
+        );
         expect(parsed.Interface.Jc).toBeUndefined();
       } else {
         expect(parsed.Peer.PublicKey).toBe(amnezia.publicKey);
@@ -116,7 +130,9 @@ describe('profiles', () => {
   });
 
   test('AmneziaWG profiles carry Jc, Jmin, Jmax, S1, S2, H1..H4 of their interface, within bounds', async () => {
-    const profiles = (await answer(typed().GET('/api/devices/{id}/profiles', { params: { path: { id: client.devices[1].id } } }))).body as { interfaceId: string; body: string }[];
+    const profiles = (
+      await answer(typed().GET('/api/devices/{id}/profiles', { params: { path: { id: client.devices[1].id } } }))
+    ).body as { interfaceId: string; body: string }[];
     const profile = profiles.find((entry) => entry.interfaceId === amnezia.id)!;
     const fields = parseProfile(profile.body).Interface;
     const value = (key: string) => Number(fields[key]);
@@ -135,25 +151,36 @@ describe('profiles', () => {
     const response = await call('GET', `clients/${client.id}/configs`);
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ clientId: client.id, clientName: 'Zoë Müller' });
-    expect(response.body.devices.map((device: { deviceName: string }) => device.deviceName)).toEqual(['phone', 'laptop']);
+    expect(response.body.devices.map((device: { deviceName: string }) => device.deviceName)).toEqual([
+      'phone',
+      'laptop',
+    ]);
     for (const device of response.body.devices) {
       expect(device.profiles).toHaveLength(3);
-      const own = (await answer(typed().GET('/api/devices/{id}/profiles', { params: { path: { id: device.deviceId } } }))).body;
+      const own = (
+        await answer(typed().GET('/api/devices/{id}/profiles', { params: { path: { id: device.deviceId } } }))
+      ).body;
       expect(device.profiles).toEqual(own);
     }
   });
 
   test('?format=zip: an attachment of .conf files with unique names, the same bodies, mode 0600', async () => {
-    const response = await fetch(`${t.api}/clients/${client.id}/configs?format=zip`, { headers: { authorization: `Bearer ${token}` } });
+    const response = await fetch(`${t.api}/clients/${client.id}/configs?format=zip`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/zip');
     expect(response.headers.get('content-disposition')).toBe('attachment; filename="Zoe_Muller-configs.zip"');
     const entries = unzip(Buffer.from(await response.arrayBuffer()));
     const json = (await call('GET', `clients/${client.id}/configs`)).body;
-    const profiles = json.devices.flatMap((device: { profiles: { filename: string; body: string }[] }) => device.profiles);
+    const profiles = json.devices.flatMap(
+      (device: { profiles: { filename: string; body: string }[] }) => device.profiles,
+    );
     expect(entries).toHaveLength(6);
     expect(new Set(entries.map((entry) => entry.name)).size).toBe(6);
-    expect(entries.map((entry) => entry.body).sort()).toEqual(profiles.map((profile: { body: string }) => profile.body).sort());
+    expect(entries.map((entry) => entry.body).sort()).toEqual(
+      profiles.map((profile: { body: string }) => profile.body).sort(),
+    );
     for (const entry of entries) {
       expect(entry.name).toMatch(/^[A-Za-z0-9_.=+-]{1,15}\.conf$/);
       expect(entry.mode & 0o777).toBe(0o600);
@@ -164,22 +191,34 @@ describe('profiles', () => {
     const lonely = await createInterface();
     const other = await createClient({ interfaceIds: [lonely.id], deviceLimit: 0 });
     await t.query('delete from accounts where device_id = $1', [other.devices[0].id]);
-    expect((await answer(typed().GET('/api/devices/{id}/profiles', { params: { path: { id: other.devices[0].id } } }))).body).toEqual([]);
+    expect(
+      (await answer(typed().GET('/api/devices/{id}/profiles', { params: { path: { id: other.devices[0].id } } }))).body,
+    ).toEqual([]);
     await answer(typed().DELETE('/api/devices/{id}', { params: { path: { id: other.devices[0].id } } }));
-    expect((await answer(typed().GET('/api/clients/{id}/configs', { params: { path: { id: other.id } } }))).body).toEqual({ clientId: other.id, clientName: other.name, devices: [] });
+    expect(
+      (await answer(typed().GET('/api/clients/{id}/configs', { params: { path: { id: other.id } } }))).body,
+    ).toEqual({ clientId: other.id, clientName: other.name, devices: [] });
   });
 
   test('unknown ids are 404; an unknown format is a 400', async () => {
-    expect((await call('GET', `devices/${randomUUID()}/profiles`)).body).toEqual({ error: 'device not found', field: 'id' });
+    expect((await call('GET', `devices/${randomUUID()}/profiles`)).body).toEqual({
+      error: 'device not found',
+      field: 'id',
+    });
     expect((await call('GET', 'devices/nope/profiles')).status).toBe(404);
-    expect((await call('GET', `clients/${randomUUID()}/configs`)).body).toEqual({ error: 'client not found', field: 'id' });
+    expect((await call('GET', `clients/${randomUUID()}/configs`)).body).toEqual({
+      error: 'client not found',
+      field: 'id',
+    });
     expect((await call('GET', `clients/${randomUUID()}/configs?format=zip`)).status).toBe(404);
     const bad = await call('GET', `clients/${client.id}/configs?format=tar`);
     expect(bad).toMatchObject({ status: 400, body: { field: 'format' } });
   });
 
   test('private and preshared keys never appear in client or device JSON', async () => {
-    const all = await t.query<{ private_key: string; preshared_key: string }>('select private_key, preshared_key from accounts');
+    const all = await t.query<{ private_key: string; preshared_key: string }>(
+      'select private_key, preshared_key from accounts',
+    );
     const json = JSON.stringify([
       (await answer(typed().GET('/api/clients/{id}', { params: { path: { id: client.id } } }))).body,
       (await call('GET', 'clients?perPage=200')).body,

@@ -49,7 +49,10 @@ describe('JSON nesting is limited to 64 levels', () => {
   test('brackets and escaped quotes inside strings are text, not nesting', async () => {
     const note = `${'['.repeat(200)}\\"{${'{'.repeat(200)}`;
     const before = await count('clients');
-    const response = await t.call('POST', 'clients', { token, body: `{"name": "brackets-in-text", "interfaceIds": ${JSON.stringify(interfaceIds)}, "note": "${note}"}` });
+    const response = await t.call('POST', 'clients', {
+      token,
+      body: `{"name": "brackets-in-text", "interfaceIds": ${JSON.stringify(interfaceIds)}, "note": "${note}"}`,
+    });
     expect(response.status).toBe(201);
     expect(response.body.note).toBe(note.replace('\\"', '"'));
     expect(await count('clients')).toBe(before + 1);
@@ -60,7 +63,11 @@ describe('NUL and unpaired surrogates are a 400 naming the field', () => {
   test('in a query string: ?search=a%00b, an encoded lone surrogate, a bad escape', async () => {
     for (const query of ['search=a%00b', 'search=%ED%A0%80', 'search=%F0%9F', 'perPage=5&search=a%zzb']) {
       const response = await t.call('GET', `clients?${query}`, { token });
-      expect({ query, status: response.status, field: response.body.field }).toEqual({ query, status: 400, field: 'search' });
+      expect({ query, status: response.status, field: response.body.field }).toEqual({
+        query,
+        status: 400,
+        field: 'search',
+      });
     }
     const emoji = await t.call('GET', `clients?search=${encodeURIComponent('🙂')}`, { token });
     expect(emoji.status).toBe(200);
@@ -82,7 +89,9 @@ describe('NUL and unpaired surrogates are a 400 naming the field', () => {
   });
 
   test('in a login username (public): a 400, not a database error', async () => {
-    const response = await t.call('POST', 'auth/login', { body: { username: 'own\u0000er', password: OWNER.password } });
+    const response = await t.call('POST', 'auth/login', {
+      body: { username: 'own\u0000er', password: OWNER.password },
+    });
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ error: UNSTORABLE, field: 'username' });
   });
@@ -98,7 +107,11 @@ describe('NUL and unpaired surrogates are a 400 naming the field', () => {
     ];
     for (const [body, field] of cases) {
       const response = await t.call('POST', 'clients', { token, body: { ...(body as object), interfaceIds } });
-      expect({ field, answer: response.body, status: response.status }).toEqual({ field, answer: { error: UNSTORABLE, field }, status: 400 });
+      expect({ field, answer: response.body, status: response.status }).toEqual({
+        field,
+        answer: { error: UNSTORABLE, field },
+        status: 400,
+      });
     }
     const patched = await t.call('PATCH', `clients/${client.id}`, { token, body: { note: 'x\u0000' } });
     expect(patched.body).toEqual({ error: UNSTORABLE, field: 'note' });
@@ -108,7 +121,10 @@ describe('NUL and unpaired surrogates are a 400 naming the field', () => {
   });
 
   test('in a key: the object holding it is named', async () => {
-    const response = await t.call('POST', 'clients', { token, body: `{"name": "bad-key", "interfaceIds": ${JSON.stringify(interfaceIds)}, "no\\u0000te": "x"}` });
+    const response = await t.call('POST', 'clients', {
+      token,
+      body: `{"name": "bad-key", "interfaceIds": ${JSON.stringify(interfaceIds)}, "no\\u0000te": "x"}`,
+    });
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ error: UNSTORABLE, field: '' });
   });
@@ -123,7 +139,11 @@ describe('bodies are JSON only: any other content type is a 415', () => {
   test.each([
     ['a form', 'application/x-www-form-urlencoded', 'name=from-a-form'],
     ['plain text', 'text/plain', '{"name": "as-text"}'],
-    ['multipart', 'multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="name"\r\n\r\nmultipart\r\n--x--\r\n'],
+    [
+      'multipart',
+      'multipart/form-data; boundary=x',
+      '--x\r\nContent-Disposition: form-data; name="name"\r\n\r\nmultipart\r\n--x--\r\n',
+    ],
   ])('%s', async (_, contentType, body) => {
     const before = await count('api_tokens');
     const response = await t.call('POST', 'tokens', { token, body, headers: { 'content-type': contentType } });
@@ -141,20 +161,30 @@ describe('bodies are JSON only: any other content type is a 415', () => {
   });
 
   test('application/json with a charset is JSON', async () => {
-    const response = await t.call('POST', 'auth/login', { body: OWNER, headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const response = await t.call('POST', 'auth/login', {
+      body: OWNER,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     expect(response.status).toBe(200);
   });
 
   test('JSON declared in another charset than UTF-8 is a 415, nothing stored', async () => {
     const before = await count('api_tokens');
-    const response = await t.call('POST', 'tokens', { token, body: '{"name":"sixteen"}', headers: { 'content-type': 'application/json; charset=utf-16' } });
+    const response = await t.call('POST', 'tokens', {
+      token,
+      body: '{"name":"sixteen"}',
+      headers: { 'content-type': 'application/json; charset=utf-16' },
+    });
     expect(response).toMatchObject({ status: 415, body: { error: 'JSON bodies must be UTF-8', field: '' } });
     expect(await count('api_tokens')).toBe(before);
   });
 
   test('a JSON content type with nothing sent is no body (a DELETE from a client that always sets it)', async () => {
     const issued = await t.call('POST', 'tokens', { token, body: { name: 'bodyless-delete' } });
-    const removed = await t.call('DELETE', `tokens/${issued.body.id}`, { token, headers: { 'content-type': 'application/json' } });
+    const removed = await t.call('DELETE', `tokens/${issued.body.id}`, {
+      token,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(removed.status).toBe(200);
   });
 });
@@ -163,14 +193,18 @@ describe("the router's own refusals answer {error, field}, never echoing the URL
   const expectNoEcho = (text: string, marker: string) => expect(text).not.toContain(marker);
 
   test('a malformed percent-escape in the path', async () => {
-    const response = await rawRequest(`${t.api}/clients/zz-marker%zz`, { headers: { authorization: `Bearer ${token}` } });
+    const response = await rawRequest(`${t.api}/clients/zz-marker%zz`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ error: 'malformed URL', field: '' });
     expectNoEcho(response.text, 'zz-marker');
   });
 
   test('a path parameter over the router limit', async () => {
-    const response = await rawRequest(`${t.api}/clients/${'long-marker'.repeat(30)}`, { headers: { authorization: `Bearer ${token}` } });
+    const response = await rawRequest(`${t.api}/clients/${'long-marker'.repeat(30)}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ error: 'path parameter too long', field: '' });
     expectNoEcho(response.text, 'long-marker');
@@ -189,7 +223,10 @@ describe("the router's own refusals answer {error, field}, never echoing the URL
   });
 
   test('a method the HTTP parser knows and the panel does not serve', async () => {
-    const response = await rawRequest(`${t.api}/clients?marker=method-marker`, { method: 'PROPFIND', headers: { authorization: `Bearer ${token}` } });
+    const response = await rawRequest(`${t.api}/clients?marker=method-marker`, {
+      method: 'PROPFIND',
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ error: 'not found', field: '' });
     expectNoEcho(response.text, 'method-marker');
@@ -198,7 +235,13 @@ describe("the router's own refusals answer {error, field}, never echoing the URL
 
 describe('caching', () => {
   test('every API answer is no-store (secrets, errors, 404s); the web app keeps its own caching', async () => {
-    for (const [path, status] of [['template', 200], ['settings', 200], ['outbounds', 200], ['no-such-route', 404], ['clients/not-an-id', 404]] as const) {
+    for (const [path, status] of [
+      ['template', 200],
+      ['settings', 200],
+      ['outbounds', 200],
+      ['no-such-route', 404],
+      ['clients/not-an-id', 404],
+    ] as const) {
       const answer = await t.call('GET', path, { token });
       expect([path, answer.status, answer.headers.get('cache-control')]).toEqual([path, status, 'no-store']);
     }
@@ -212,7 +255,9 @@ describe('caching', () => {
       expect(page.headers.get('cache-control')).toBe('no-cache');
       const asset = /(assets\/[^"]+\.js)"/.exec(await page.text())?.[1];
       expect(asset).toBeDefined();
-      expect((await fetch(`${t.panel.origin}/${asset}`)).headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect((await fetch(`${t.panel.origin}/${asset}`)).headers.get('cache-control')).toBe(
+        'public, max-age=31536000, immutable',
+      );
     } else {
       await page.arrayBuffer();
     }

@@ -59,35 +59,52 @@ describe('the route table names the roles of every route', () => {
 });
 
 describe('the guard enforces the route table', () => {
-  test.each(['viewer', 'admin'] as const)('a %s (session and API token alike) gets 403 {error, field} exactly on the routes not granted to it, changing nothing', async (role) => {
-    const user = role === 'viewer' ? viewer : admin;
-    const apiToken = (await createToken({ name: `${role}-token` }, user.token)).token;
-    const tables = ['nodes', 'interfaces', 'hosts', 'clients', 'devices', 'api_tokens', 'sessions'];
-    const before = await Promise.all(tables.map(count));
-    for (const token of [user.token, apiToken]) {
-      for (const endpoint of endpoints.filter((entry) => entry.auth && !entry.roles.includes(role))) {
-        // The logout and password routes are granted to every role, so none of these ends the session.
-        const response = await t.call(endpoint.method, concrete(endpoint.path), { token, body: endpoint.example ?? undefined });
-        const route = `${endpoint.method} ${endpoint.path}`;
-        expect({ route, status: response.status, body: response.body }).toEqual({
-          route,
-          status: 403,
-          body: { error: `the ${role} role may not call this route`, field: '' },
-        });
+  test.each(['viewer', 'admin'] as const)(
+    'a %s (session and API token alike) gets 403 {error, field} exactly on the routes not granted to it, changing nothing',
+    async (role) => {
+      const user = role === 'viewer' ? viewer : admin;
+      const apiToken = (await createToken({ name: `${role}-token` }, user.token)).token;
+      const tables = ['nodes', 'interfaces', 'hosts', 'clients', 'devices', 'api_tokens', 'sessions'];
+      const before = await Promise.all(tables.map(count));
+      for (const token of [user.token, apiToken]) {
+        for (const endpoint of endpoints.filter((entry) => entry.auth && !entry.roles.includes(role))) {
+          // The logout and password routes are granted to every role, so none of these ends the session.
+          const response = await t.call(endpoint.method, concrete(endpoint.path), {
+            token,
+            body: endpoint.example ?? undefined,
+          });
+          const route = `${endpoint.method} ${endpoint.path}`;
+          expect({ route, status: response.status, body: response.body }).toEqual({
+            route,
+            status: 403,
+            body: { error: `the ${role} role may not call this route`, field: '' },
+          });
+        }
       }
-    }
-    expect(await Promise.all(tables.map(count))).toEqual(before);
-  });
+      expect(await Promise.all(tables.map(count))).toEqual(before);
+    },
+  );
 
   test('routes granted to a role answer it: a viewer reads, an admin changes', async () => {
     const iface = await createInterface();
     expect((await answer(t.client(viewer.token).GET('/api/interfaces'))).status).toBe(200);
     expect((await answer(t.client(viewer.token).GET('/api/clients'))).status).toBe(200);
-    const created = await answer(t.client(admin.token).POST('/api/clients', { body: { name: 'by-admin', interfaceIds: [iface.id] } }));
+    const created = await answer(
+      t.client(admin.token).POST('/api/clients', { body: { name: 'by-admin', interfaceIds: [iface.id] } }),
+    );
     expect(created.status).toBe(201);
-    expect((await answer(t.client(admin.token).GET('/api/clients/{id}/configs', { params: { path: { id: created.body.id } } }))).status).toBe(200);
+    expect(
+      (
+        await answer(
+          t.client(admin.token).GET('/api/clients/{id}/configs', { params: { path: { id: created.body.id } } }),
+        )
+      ).status,
+    ).toBe(200);
     // A viewer sees the client but not its private keys.
-    expect((await answer(t.client(viewer.token).GET('/api/clients/{id}', { params: { path: { id: created.body.id } } }))).status).toBe(200);
+    expect(
+      (await answer(t.client(viewer.token).GET('/api/clients/{id}', { params: { path: { id: created.body.id } } })))
+        .status,
+    ).toBe(200);
     const configs = await t.call('GET', `clients/${created.body.id}/configs`, { token: viewer.token });
     expect([configs.status, configs.body.field]).toEqual([403, '']);
   });
@@ -103,19 +120,28 @@ describe('API tokens belong to their user; only the owner reaches other users’
     expect(listed.body.map((token) => token.owner)).toEqual(listed.body.map(() => admin.username));
     expect(listed.body.map((token) => token.id)).toContain(adminsToken.id);
 
-    for (const [method, body] of [['PATCH', { enabled: false }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['PATCH', { enabled: false }],
+      ['DELETE', undefined],
+    ] as const) {
       const refused = await t.call(method, `tokens/${ownersToken.id}`, { token: admin.token, body });
       expect([refused.status, refused.body]).toEqual([404, { error: 'token not found', field: 'id' }]);
     }
     expect((await t.call('GET', 'auth/me', { token: ownersToken.token })).status).toBe(200);
-    expect(await t.query('select enabled from api_tokens where id = $1', [ownersToken.id])).toEqual([{ enabled: true }]);
+    expect(await t.query('select enabled from api_tokens where id = $1', [ownersToken.id])).toEqual([
+      { enabled: true },
+    ]);
   });
 
   test('the owner lists every user’s tokens and can disable another user’s', async () => {
     const viewersToken = await createToken({ name: 'viewers' }, viewer.token);
     const listed = await answer(t.client(ownerToken).GET('/api/tokens'));
     expect(listed.body.find((token) => token.id === viewersToken.id)).toMatchObject({ owner: viewer.username });
-    const disabled = await answer(t.client(ownerToken).PATCH('/api/tokens/{id}', { params: { path: { id: viewersToken.id } }, body: { enabled: false } }));
+    const disabled = await answer(
+      t
+        .client(ownerToken)
+        .PATCH('/api/tokens/{id}', { params: { path: { id: viewersToken.id } }, body: { enabled: false } }),
+    );
     expect(disabled.status).toBe(200);
     expect((await t.call('GET', 'auth/me', { token: viewersToken.token })).status).toBe(401);
   });
@@ -124,7 +150,10 @@ describe('API tokens belong to their user; only the owner reaches other users’
     const viewersToken = await createToken({ name: 'viewer-acts' }, viewer.token);
     const me = await answer(t.client(viewersToken.token).GET('/api/auth/me'));
     expect(me.body).toMatchObject({ user: { role: 'viewer' }, via: 'token' });
-    const refused = await t.call('POST', 'nodes', { token: viewersToken.token, body: { name: 'nope', address: '192.0.2.1' } });
+    const refused = await t.call('POST', 'nodes', {
+      token: viewersToken.token,
+      body: { name: 'nope', address: '192.0.2.1' },
+    });
     expect(refused.status).toBe(403);
   });
 });

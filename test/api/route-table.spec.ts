@@ -26,8 +26,17 @@ describe('route table', () => {
   });
 
   test("only login, health, agent enrolment and what a new agent host downloads (the installer, the agent's package) are public", () => {
-    const publicRoutes = endpoints.filter((endpoint) => !endpoint.auth).map((endpoint) => `${endpoint.method} ${endpoint.path}`);
-    expect(publicRoutes.sort()).toEqual(['GET /api/agent/install.sh', 'GET /api/agent/package.tgz', 'GET /api/health', 'GET /api/health/ready', 'POST /api/agent/enrol', 'POST /api/auth/login']);
+    const publicRoutes = endpoints
+      .filter((endpoint) => !endpoint.auth)
+      .map((endpoint) => `${endpoint.method} ${endpoint.path}`);
+    expect(publicRoutes.sort()).toEqual([
+      'GET /api/agent/install.sh',
+      'GET /api/agent/package.tgz',
+      'GET /api/health',
+      'GET /api/health/ready',
+      'POST /api/agent/enrol',
+      'POST /api/auth/login',
+    ]);
   });
 
   test('every entry carries a curl command built from the address the request reached', () => {
@@ -51,11 +60,16 @@ describe('route table', () => {
   test('GET /api/docs describes exactly the query parameters the OpenAPI document declares', async () => {
     const docs = await t.call('GET', 'docs', { token: ownerToken });
     const described = new Map<string, string[]>(
-      docs.body.groups.flatMap((group: { endpoints: { method: string; path: string; query: Record<string, string> }[] }) =>
-        group.endpoints.map((endpoint) => [routeKey(endpoint), Object.keys(endpoint.query).sort()]),
+      docs.body.groups.flatMap(
+        (group: { endpoints: { method: string; path: string; query: Record<string, string> }[] }) =>
+          group.endpoints.map((endpoint) => [routeKey(endpoint), Object.keys(endpoint.query).sort()]),
       ),
     );
-    for (const endpoint of endpoints) expect([routeKey(endpoint), described.get(routeKey(endpoint))]).toEqual([routeKey(endpoint), endpoint.query.map((parameter) => parameter.name).sort()]);
+    for (const endpoint of endpoints)
+      expect([routeKey(endpoint), described.get(routeKey(endpoint))]).toEqual([
+        routeKey(endpoint),
+        endpoint.query.map((parameter) => parameter.name).sort(),
+      ]);
   });
 });
 

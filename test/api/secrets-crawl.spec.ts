@@ -61,18 +61,31 @@ beforeAll(async () => {
   const enrolled = await t.call('POST', 'agent/enrol', { body: { secret: enrolledNode.enrolment!.secret } });
   expect(enrolled.status).toBe(200);
   secrets.push({ kind: 'node credential', value: enrolled.body.credential, shownBy: [], storedPlain: false });
-  if (enrolled.body.queue?.password) secrets.push({ kind: 'node queue password', value: enrolled.body.queue.password, shownBy: [], storedPlain: false });
+  if (enrolled.body.queue?.password)
+    secrets.push({ kind: 'node queue password', value: enrolled.body.queue.password, shownBy: [], storedPlain: false });
   const waiting = await f.createNode();
   secrets.push({ kind: 'enrolment secret', value: waiting.enrolment!.secret, shownBy: [], storedPlain: false });
 
   const iface = await f.createInterface({ nodeId: enrolledNode.id });
   const host = await f.createHost({ interfaceId: iface.id, name: 'edge', address: 'vpn.example.org', port: 443 });
   const client = await f.createClient({ interfaceIds: [iface.id] });
-  const [stored] = await t.query<{ private_key: string }>('select private_key from interfaces where id = $1', [iface.id]);
+  const [stored] = await t.query<{ private_key: string }>('select private_key from interfaces where id = $1', [
+    iface.id,
+  ]);
   secrets.push({ kind: 'interface private key', value: stored.private_key, shownBy: [], storedPlain: true });
   for (const account of await f.accountsOf(client.id)) {
-    secrets.push({ kind: 'client private key', value: account.private_key, shownBy: SHOWS_CLIENT_KEYS, storedPlain: true });
-    secrets.push({ kind: 'client preshared key', value: account.preshared_key, shownBy: SHOWS_CLIENT_KEYS, storedPlain: true });
+    secrets.push({
+      kind: 'client private key',
+      value: account.private_key,
+      shownBy: SHOWS_CLIENT_KEYS,
+      storedPlain: true,
+    });
+    secrets.push({
+      kind: 'client preshared key',
+      value: account.preshared_key,
+      shownBy: SHOWS_CLIENT_KEYS,
+      storedPlain: true,
+    });
   }
   // Hops on the local node (what GET /api/outbounds lists by default): a SOCKS password, a shadowsocks password, a WireGuard hop's private and preshared keys.
   const hopPassword = `socks-${randomUUID()}`;
@@ -82,7 +95,15 @@ beforeAll(async () => {
   const hops = [
     { tag: 'crawl-socks', kind: 'socks', address: '203.0.113.30:1080', username: 'crawler', password: hopPassword },
     { tag: 'crawl-ss', kind: 'shadowsocks', address: '203.0.113.31:8388', method: 'aes-256-gcm', password: ssPassword },
-    { tag: 'crawl-wg', kind: 'wireguard', address: '203.0.113.32:51820', privateKey: hopKey, presharedKey: hopPsk, peerPublicKey: generateKeyPair().publicKey, tunnelAddress: '10.66.0.2/32' },
+    {
+      tag: 'crawl-wg',
+      kind: 'wireguard',
+      address: '203.0.113.32:51820',
+      privateKey: hopKey,
+      presharedKey: hopPsk,
+      peerPublicKey: generateKeyPair().publicKey,
+      tunnelAddress: '10.66.0.2/32',
+    },
   ];
   const made = [];
   for (const body of hops) {
@@ -94,7 +115,10 @@ beforeAll(async () => {
   secrets.push({ kind: 'outbound password', value: ssPassword, shownBy: [], storedPlain: true });
   secrets.push({ kind: 'hop private key', value: hopKey, shownBy: [], storedPlain: true });
   secrets.push({ kind: 'hop preshared key', value: hopPsk, shownBy: [], storedPlain: true });
-  const rule = await t.call('POST', 'routing/rules', { token: session, body: { name: 'crawl', ports: ['443'], outboundTag: 'crawl-wg' } });
+  const rule = await t.call('POST', 'routing/rules', {
+    token: session,
+    body: { name: 'crawl', ports: ['443'], outboundTag: 'crawl-wg' },
+  });
   expect(rule.status).toBe(201);
   realIds.set('outbounds', made[2].id);
   realIds.set('nodes', enrolledNode.id).set('interfaces', iface.id).set('hosts', host.id).set('clients', client.id);
@@ -117,15 +141,27 @@ afterAll(async () => {
 
 /** The secrets found in `text`, as "kind" labels. */
 function found(text: string, allowedFor?: string): string[] {
-  return secrets.filter((secret) => text.includes(secret.value) && !(allowedFor && secret.shownBy.includes(allowedFor))).map((secret) => secret.kind);
+  return secrets
+    .filter((secret) => text.includes(secret.value) && !(allowedFor && secret.shownBy.includes(allowedFor)))
+    .map((secret) => secret.kind);
 }
 
 test('every kind of secret was made', () => {
   expect(new Set(secrets.map((secret) => secret.kind))).toEqual(
     new Set([
-        'session token', 'owner password', 'API token', 'enrolment secret', 'node credential', 'node queue password', 'interface private key',
-        'client private key', 'client preshared key', 'outbound password', 'hop private key', 'hop preshared key',
-      ]),
+      'session token',
+      'owner password',
+      'API token',
+      'enrolment secret',
+      'node credential',
+      'node queue password',
+      'interface private key',
+      'client private key',
+      'client preshared key',
+      'outbound password',
+      'hop private key',
+      'hop preshared key',
+    ]),
   );
   for (const secret of secrets) expect(secret.value.length).toBeGreaterThanOrEqual(16);
 });
@@ -133,7 +169,9 @@ test('every kind of secret was made', () => {
 test('no GET route shows a secret it is not meant to show', async () => {
   const crawled: string[] = [];
   for (const endpoint of endpoints.filter((candidate) => candidate.method === 'GET')) {
-    const path = concretePath(endpoint.path, (param) => (param === 'name' ? backupName : (realIds.get(resourceOf(endpoint.path)) ?? 'missing')));
+    const path = concretePath(endpoint.path, (param) =>
+      param === 'name' ? backupName : (realIds.get(resourceOf(endpoint.path)) ?? 'missing'),
+    );
     for (const as of [token, undefined]) {
       const answer = await t.call('GET', path, { token: as });
       const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
@@ -148,7 +186,11 @@ test('no GET route shows a secret it is not meant to show', async () => {
   // The routes meant to show a client's keys do show them (so the crawl could see a key at all).
   for (const route of SHOWS_CLIENT_KEYS) expect(crawled).toContain(route);
   const profiles = await t.call('GET', `devices/${realIds.get('devices')}/profiles`, { token });
-  expect(secrets.filter((secret) => secret.kind === 'client private key').some((secret) => JSON.stringify(profiles.body).includes(secret.value))).toBe(true);
+  expect(
+    secrets
+      .filter((secret) => secret.kind === 'client private key')
+      .some((secret) => JSON.stringify(profiles.body).includes(secret.value)),
+  ).toBe(true);
 });
 
 test('the log, at debug level, carries no secret', () => {
@@ -159,12 +201,15 @@ test('the log, at debug level, carries no secret', () => {
 });
 
 test('the database stores one-time secrets and passwords only as hashes', async () => {
-  const tables = await t.query<{ table_name: string }>(`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`);
+  const tables = await t.query<{ table_name: string }>(
+    `select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`,
+  );
   const leaks: string[] = [];
   for (const { table_name: table } of tables) {
     const rows = await t.query<{ row: string }>(`select t::text as row from "${table}" t`);
     const text = rows.map((row) => row.row).join('\n');
-    for (const secret of secrets) if (!secret.storedPlain && text.includes(secret.value)) leaks.push(`${secret.kind} in ${table}`);
+    for (const secret of secrets)
+      if (!secret.storedPlain && text.includes(secret.value)) leaks.push(`${secret.kind} in ${table}`);
   }
   expect(leaks).toEqual([]);
 });

@@ -27,10 +27,22 @@ describe('/api/settings', () => {
     const fresh = await answer(t.client(ownerToken).GET('/api/settings'));
     expect([fresh.status, fresh.body]).toEqual([200, DEFAULTS]);
 
-    const changed = await answer(t.client(ownerToken).PATCH('/api/settings', { body: { backupIntervalHours: 6, backupKeep: 3 } }));
+    const changed = await answer(
+      t.client(ownerToken).PATCH('/api/settings', { body: { backupIntervalHours: 6, backupKeep: 3 } }),
+    );
     expect([changed.status, changed.body]).toEqual([200, { ...DEFAULTS, backupIntervalHours: 6, backupKeep: 3 }]);
-    const more = await answer(t.client(ownerToken).PATCH('/api/settings', { body: { allowPrivateTargets: true, probeUrl: 'http://192.0.2.10:8080/ip' } }));
-    expect(more.body).toEqual({ ...DEFAULTS, backupIntervalHours: 6, backupKeep: 3, allowPrivateTargets: true, probeUrl: 'http://192.0.2.10:8080/ip' });
+    const more = await answer(
+      t
+        .client(ownerToken)
+        .PATCH('/api/settings', { body: { allowPrivateTargets: true, probeUrl: 'http://192.0.2.10:8080/ip' } }),
+    );
+    expect(more.body).toEqual({
+      ...DEFAULTS,
+      backupIntervalHours: 6,
+      backupKeep: 3,
+      allowPrivateTargets: true,
+      probeUrl: 'http://192.0.2.10:8080/ip',
+    });
     expect((await answer(t.client(ownerToken).GET('/api/settings'))).body).toEqual(more.body);
 
     await answer(t.client(ownerToken).PATCH('/api/settings', { body: DEFAULTS }));
@@ -75,7 +87,9 @@ describe('/api/settings', () => {
   });
 
   test('a stored value that is not valid (a damaged row) reads as its default', async () => {
-    await t.query(`insert into settings (key, value, updated_at) values ('backupKeep', '"seven"', now()) on conflict (key) do update set value = excluded.value`);
+    await t.query(
+      `insert into settings (key, value, updated_at) values ('backupKeep', '"seven"', now()) on conflict (key) do update set value = excluded.value`,
+    );
     expect((await answer(t.client(ownerToken).GET('/api/settings'))).body.backupKeep).toBe(7);
     await t.query(`delete from settings where key = 'backupKeep'`);
   });

@@ -3,7 +3,10 @@ import { systemSampleSchema } from '#libs/contracts/system.js';
 import { QUEUE_BACKEND } from '../../apps/controller/src/runtime.js';
 import type { QueueBackend } from '../../apps/controller/src/queue/queue-backend.js';
 import { SystemHistoryMaintenance } from '../../apps/controller/src/system/history-maintenance.service.js';
-import { HISTORY_MAINTENANCE_JOB, SYSTEM_HISTORY_QUEUE } from '../../apps/controller/src/system/history-maintenance.scheduler.js';
+import {
+  HISTORY_MAINTENANCE_JOB,
+  SYSTEM_HISTORY_QUEUE,
+} from '../../apps/controller/src/system/history-maintenance.scheduler.js';
 import { SystemService } from '../../apps/controller/src/system/system.service.js';
 import { CONTROLLER_SOURCE } from '../../apps/controller/src/system/tiers.js';
 import { systemSample } from '../support/system-sample.js';
@@ -60,7 +63,13 @@ function recordEvery2s(nodeId: string, from: number, to: number, over: Parameter
 async function history(query: string) {
   const response = await call('GET', `system/history${query}`);
   expect(response.status).toBe(200);
-  return response.body as { range: string; points: number; step: number; nodeId: string | null; series: Record<string, Point[]> };
+  return response.body as {
+    range: string;
+    points: number;
+    step: number;
+    nodeId: string | null;
+    series: Record<string, Point[]>;
+  };
 }
 
 describe('GET /api/system', () => {
@@ -109,19 +118,41 @@ describe('GET /api/system', () => {
 
   test('agent state: connected only while the link was seen within 30 s; enrolled; never enrolled', async () => {
     const capabilities = { root: true, wireguardKernel: false, wireguardGo: true, wg: true, nft: false, ip: true };
-    const ids = { live: (await createNode()).id, crashed: (await createNode()).id, gone: (await createNode()).id, quiet: (await createNode()).id, pending: (await createNode()).id, none: (await createNode()).id };
+    const ids = {
+      live: (await createNode()).id,
+      crashed: (await createNode()).id,
+      gone: (await createNode()).id,
+      quiet: (await createNode()).id,
+      pending: (await createNode()).id,
+      none: (await createNode()).id,
+    };
     const credential = () => randomUUID().replace(/-/g, '').padEnd(64, '0');
     // Creating a node may already have made its agent row (the pending enrolment): upsert.
     const agent = (nodeId: string, columns: string, values: string) =>
       t.query(
         `insert into node_agents (node_id, ${columns}) values ($1, ${values})
-         on conflict (node_id) do update set ${columns.split(', ').map((column) => `${column} = excluded.${column}`).join(', ')}`,
+         on conflict (node_id) do update set ${columns
+           .split(', ')
+           .map((column) => `${column} = excluded.${column}`)
+           .join(', ')}`,
         [nodeId],
       );
-    await agent(ids.live, 'credential_hash, enrolled_at, connected, last_seen_at, version, capabilities, gaps', `'${credential()}', now(), true, now() - interval '5 seconds', '0.1.0', '${JSON.stringify(capabilities)}', '["nft missing: no NAT"]'`);
+    await agent(
+      ids.live,
+      'credential_hash, enrolled_at, connected, last_seen_at, version, capabilities, gaps',
+      `'${credential()}', now(), true, now() - interval '5 seconds', '0.1.0', '${JSON.stringify(capabilities)}', '["nft missing: no NAT"]'`,
+    );
     // A controller that crashed leaves connected = true behind.
-    await agent(ids.crashed, 'credential_hash, enrolled_at, connected, last_seen_at, version', `'${credential()}', now(), true, now() - interval '45 seconds', '0.1.0'`);
-    await agent(ids.gone, 'credential_hash, enrolled_at, connected, last_seen_at', `'${credential()}', now(), false, now() - interval '2 seconds'`);
+    await agent(
+      ids.crashed,
+      'credential_hash, enrolled_at, connected, last_seen_at, version',
+      `'${credential()}', now(), true, now() - interval '45 seconds', '0.1.0'`,
+    );
+    await agent(
+      ids.gone,
+      'credential_hash, enrolled_at, connected, last_seen_at',
+      `'${credential()}', now(), false, now() - interval '2 seconds'`,
+    );
     await agent(ids.quiet, 'credential_hash, enrolled_at', `'${credential()}', now()`);
     await agent(ids.pending, 'enrolment_hash, enrolment_expires_at', `'${credential()}', now() + interval '1 hour'`);
     await t.query('delete from node_agents where node_id = $1', [ids.none]);
@@ -129,7 +160,13 @@ describe('GET /api/system', () => {
 
     const nodes = new Map((await answer(typed().GET('/api/system'))).body.nodes.map((node) => [node.id, node]));
     const live = nodes.get(ids.live) as Record<string, any>;
-    expect(live.agent).toEqual({ state: 'connected', version: '0.1.0', lastSeenAt: expect.any(String), capabilities, gaps: ['nft missing: no NAT'] });
+    expect(live.agent).toEqual({
+      state: 'connected',
+      version: '0.1.0',
+      lastSeenAt: expect.any(String),
+      capabilities,
+      gaps: ['nft missing: no NAT'],
+    });
     expect(Date.now() - Date.parse(live.agent.lastSeenAt)).toBeGreaterThanOrEqual(4000);
     expect(live.sync).toEqual({ desiredRevision: 1, appliedRevision: 1, inSync: true });
     const state = (id: string) => nodes.get(id)!.agent.state;
@@ -139,7 +176,13 @@ describe('GET /api/system', () => {
       quiet: state(ids.quiet),
       pending: state(ids.pending),
       none: state(ids.none),
-    }).toEqual({ crashed: 'disconnected', gone: 'disconnected', quiet: 'enrolled', pending: 'never-enrolled', none: 'never-enrolled' });
+    }).toEqual({
+      crashed: 'disconnected',
+      gone: 'disconnected',
+      quiet: 'enrolled',
+      pending: 'never-enrolled',
+      none: 'never-enrolled',
+    });
   });
 
   test("a sample recorded for a node is that node's system", async () => {
@@ -232,22 +275,43 @@ describe('GET /api/system/history', () => {
     const times = recordEvery2s(id, now - 60_000, now, { cpu: 40, memoryUsed: 768, rxRate: 1234.5 });
 
     const check = async () => {
-      for (const [range, query] of [['5m', `?range=5m&nodeId=${id}`], ['1h', `?nodeId=${id}`]]) {
+      for (const [range, query] of [
+        ['5m', `?range=5m&nodeId=${id}`],
+        ['1h', `?nodeId=${id}`],
+      ]) {
         const body = await history(query);
         expect({ range: body.range, nodeId: body.nodeId }).toEqual({ range, nodeId: id });
         const stepMs = body.step * 1000;
         const covered = (point: Point) => point.t + stepMs > times[0] && point.t <= times.at(-1)!;
         const before = (point: Point) => point.t + stepMs + 2000 < times[0];
         expect(body.series.cpu.filter(covered).length).toBeGreaterThan(range === '5m' ? 40 : 3);
-        for (const [name, value] of [['cpu', 40], ['memory', 75], ['disk', 25], ['swap', 0], ['rxRate', 1234.5], ['txRate', 200], ['load1', 1.5]] as const) {
-          expect({ range, name, values: [...new Set(body.series[name].filter(covered).map((point) => point.v))] }).toEqual({ range, name, values: [value] });
-          expect({ range, name, values: [...new Set(body.series[name].filter(before).map((point) => point.v))] }).toEqual({ range, name, values: [null] });
+        for (const [name, value] of [
+          ['cpu', 40],
+          ['memory', 75],
+          ['disk', 25],
+          ['swap', 0],
+          ['rxRate', 1234.5],
+          ['txRate', 200],
+          ['load1', 1.5],
+        ] as const) {
+          expect({
+            range,
+            name,
+            values: [...new Set(body.series[name].filter(covered).map((point) => point.v))],
+          }).toEqual({ range, name, values: [value] });
+          expect({
+            range,
+            name,
+            values: [...new Set(body.series[name].filter(before).map((point) => point.v))],
+          }).toEqual({ range, name, values: [null] });
         }
       }
     };
     await check(); // still in the write buffer
     await system.flush();
-    expect(await t.query('select 1 from system_samples where source = $1 and tier = 2', [id])).toHaveLength(times.length);
+    expect(await t.query('select 1 from system_samples where source = $1 and tier = 2', [id])).toHaveLength(
+      times.length,
+    );
     await check(); // from the database
 
     // Another node's history is its own.
@@ -281,13 +345,20 @@ describe('GET /api/system/history', () => {
   ];
   test.each(bad)('%s (%s): %i naming %s', async (_, query, status, field) => {
     const response = await call('GET', `system/history${query}`);
-    expect({ status: response.status, body: response.body }).toEqual({ status, body: { error: expect.any(String), field } });
+    expect({ status: response.status, body: response.body }).toEqual({
+      status,
+      body: { error: expect.any(String), field },
+    });
   });
 
   test('unauthenticated: 401', async () => {
     for (const path of ['system', 'system/history', 'system/history?range=7d']) {
       const response = await t.call('GET', path);
-      expect({ path, status: response.status, body: response.body }).toEqual({ path, status: 401, body: { error: expect.any(String), field: '' } });
+      expect({ path, status: response.status, body: response.body }).toEqual({
+        path,
+        status: 401,
+        body: { error: expect.any(String), field: '' },
+      });
     }
   });
 });
@@ -295,7 +366,11 @@ describe('GET /api/system/history', () => {
 describe('rollups', () => {
   test('the maintenance job is scheduled on the system-history queue', async () => {
     const queue = t.panel.app.get<QueueBackend>(QUEUE_BACKEND).queue(SYSTEM_HISTORY_QUEUE);
-    const scheduler = await waitFor('the history maintenance job scheduler', async () => (await queue.getJobScheduler(HISTORY_MAINTENANCE_JOB)) ?? undefined, 5000);
+    const scheduler = await waitFor(
+      'the history maintenance job scheduler',
+      async () => (await queue.getJobScheduler(HISTORY_MAINTENANCE_JOB)) ?? undefined,
+      5000,
+    );
     expect(scheduler).toMatchObject({ every: 60_000 });
   });
 
@@ -305,7 +380,10 @@ describe('rollups', () => {
     // Ten whole minutes of samples, 30 to 20 minutes ago; minute m has cpu 10·m.
     const window = Math.floor((Date.now() - 30 * 60_000) / 600_000) * 600_000;
     for (let minute = 0; minute < 10; minute++) {
-      recordEvery2s(id, window + minute * 60_000, window + minute * 60_000 + 58_000, { cpu: 10 * minute, rxRate: 100 * minute });
+      recordEvery2s(id, window + minute * 60_000, window + minute * 60_000 + 58_000, {
+        cpu: 10 * minute,
+        rxRate: 100 * minute,
+      });
     }
     await system.flush();
 
@@ -319,7 +397,13 @@ describe('rollups', () => {
       [id],
     );
     expect(rows).toEqual([
-      ...Array.from({ length: 10 }, (_, minute) => ({ tier: 60, at: window + minute * 60_000, cpu: 10 * minute, rx: 100 * minute, cores: 4 })),
+      ...Array.from({ length: 10 }, (_, minute) => ({
+        tier: 60,
+        at: window + minute * 60_000,
+        cpu: 10 * minute,
+        rx: 100 * minute,
+        cores: 4,
+      })),
       { tier: 600, at: window, cpu: 45, rx: 450, cores: 4 },
     ]);
 
@@ -330,7 +414,9 @@ describe('rollups', () => {
       const stepMs = body.step * 1000;
       const expected = body.series.cpu.map((point) => {
         const inside = minutes.filter((row) => row.at >= point.t && row.at < point.t + stepMs);
-        return inside.length ? Math.round((inside.reduce((sum, row) => sum + row.cpu, 0) / inside.length) * 100) / 100 : null;
+        return inside.length
+          ? Math.round((inside.reduce((sum, row) => sum + row.cpu, 0) / inside.length) * 100) / 100
+          : null;
       });
       expect({ range, values: body.series.cpu.map((point) => point.v) }).toEqual({ range, values: expected });
       expect(expected.filter((value) => value !== null).length).toBeGreaterThan(0);
@@ -354,7 +440,12 @@ describe('rollups', () => {
     await system.flush();
     await maintenance.rollUp(new Date(minute + 21_000));
     const cpuOf = async () =>
-      (await t.query<{ cpu: number }>('select cpu_percent as cpu from system_samples where source = $1 and tier = 60', [id])).map((row) => row.cpu);
+      (
+        await t.query<{ cpu: number }>(
+          'select cpu_percent as cpu from system_samples where source = $1 and tier = 60',
+          [id],
+        )
+      ).map((row) => row.cpu);
     expect(await cpuOf()).toEqual([10]);
     // The rest of the minute arrives (one of them late, as another replica's flush would deliver it).
     recordEvery2s(id, minute + 22_000, minute + 58_000, { cpu: 40 });
@@ -370,7 +461,10 @@ describe('rollups', () => {
     const maintenance = t.panel.app.get(SystemHistoryMaintenance);
     await system.flush();
     await maintenance.rollUp(new Date());
-    const tiers = await t.query<{ tier: number }>('select distinct tier from system_samples where source = $1 order by tier', [CONTROLLER_SOURCE]);
+    const tiers = await t.query<{ tier: number }>(
+      'select distinct tier from system_samples where source = $1 order by tier',
+      [CONTROLLER_SOURCE],
+    );
     expect(tiers.map((row) => row.tier)).toEqual([2, 60, 600]);
   });
 });
@@ -382,7 +476,10 @@ describe('history survives a restart', () => {
     let second: TestPanel | undefined;
     try {
       const firstToken = await first.login();
-      const created = await first.call('POST', 'nodes', { token: firstToken, body: { name: 'restarted', address: 'r.example.com' } });
+      const created = await first.call('POST', 'nodes', {
+        token: firstToken,
+        body: { name: 'restarted', address: 'r.example.com' },
+      });
       const id = created.body.id as string;
       const now = Date.now();
       const recorder = first.panel.app.get(SystemService);
@@ -399,7 +496,9 @@ describe('history survives a restart', () => {
       expect(filled.length).toBeGreaterThan(20);
       expect(new Set(filled.map((point) => point.v))).toEqual(new Set([33]));
       // The snapshot finds the newest sample in the database: this panel never received one.
-      const node = (await second.call('GET', 'system', { token: secondToken })).body.nodes.find((entry: { id: string }) => entry.id === id);
+      const node = (await second.call('GET', 'system', { token: secondToken })).body.nodes.find(
+        (entry: { id: string }) => entry.id === id,
+      );
       expect(node.system).toMatchObject({ at: now, cpu: { percent: 33 } });
     } finally {
       await first?.stop();
@@ -423,9 +522,12 @@ describe('retention', () => {
         [id, tier, now - agoMs],
       );
     const ages = async (tier: number) =>
-      (await t.query<{ ago: number }>('select ($2 - extract(epoch from at) * 1000)::float8 as ago from system_samples where source = $1 and tier = $3 order by at', [id, now, tier])).map(
-        (row) => Math.round(row.ago / 60_000),
-      );
+      (
+        await t.query<{ ago: number }>(
+          'select ($2 - extract(epoch from at) * 1000)::float8 as ago from system_samples where source = $1 and tier = $3 order by at',
+          [id, now, tier],
+        )
+      ).map((row) => Math.round(row.ago / 60_000));
     const minutes = (count: number) => count * 60_000;
     await insert(2, minutes(30));
     await insert(2, minutes(1));

@@ -23,7 +23,9 @@ describe('HTTPS', () => {
 
     const login = await https(`${t.panel.origin}/api/auth/login`, { method: 'POST', body: OWNER });
     expect(login.status).toBe(200);
-    const docs = await https(`${t.panel.origin}/api/docs`, { headers: { authorization: `Bearer ${login.body.token}` } });
+    const docs = await https(`${t.panel.origin}/api/docs`, {
+      headers: { authorization: `Bearer ${login.body.token}` },
+    });
     const curl: string = docs.body.groups[0].endpoints[0].curl;
     expect(curl).toMatch(/^curl -k /); // self-signed: the ready command must work as printed
     expect(curl).toContain(`'${t.panel.origin}/api/`);
@@ -31,10 +33,17 @@ describe('HTTPS', () => {
 
   test('WARREN_TLS_CERT and WARREN_TLS_KEY are served when given', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'warren-tls-'));
-    const pems = await generate([{ name: 'commonName', value: 'given.example' }], { keyType: 'ec', algorithm: 'sha256' });
+    const pems = await generate([{ name: 'commonName', value: 'given.example' }], {
+      keyType: 'ec',
+      algorithm: 'sha256',
+    });
     writeFileSync(join(dir, 'cert.pem'), pems.cert);
     writeFileSync(join(dir, 'key.pem'), pems.private);
-    t = await startTestPanel({ WARREN_TLS: 'on', WARREN_TLS_CERT: join(dir, 'cert.pem'), WARREN_TLS_KEY: join(dir, 'key.pem') });
+    t = await startTestPanel({
+      WARREN_TLS: 'on',
+      WARREN_TLS_CERT: join(dir, 'cert.pem'),
+      WARREN_TLS_KEY: join(dir, 'key.pem'),
+    });
     const health = await https(`${t.panel.origin}/api/health`);
     expect(health.fingerprint).toBe(new X509Certificate(pems.cert).fingerprint256);
   });

@@ -20,7 +20,9 @@ describe('API tokens', () => {
     expect(issued.token).toMatch(/^wrn_[0-9A-Za-z]{46}$/);
     expect(issued).toMatchObject({ name: 'deploy', enabled: true, lastUsedAt: null, hint: issued.token.slice(0, 10) });
 
-    const [row] = await t.query<{ secret_hash: string }>('select secret_hash from api_tokens where id = $1', [issued.id]);
+    const [row] = await t.query<{ secret_hash: string }>('select secret_hash from api_tokens where id = $1', [
+      issued.id,
+    ]);
     const { createHash } = await import('node:crypto');
     expect(row.secret_hash).toBe(createHash('sha256').update(issued.token).digest('hex'));
     const everything = JSON.stringify(await t.query('select * from api_tokens'));
@@ -65,7 +67,10 @@ describe('API tokens', () => {
       expect([refused.status, refused.body.field]).toEqual([400, field]);
     }
     const listed = await t.call('GET', 'tokens', { token: session });
-    expect(listed.body.find((entry: { id: string }) => entry.id === issued.id)).toMatchObject({ name: 'kept', enabled: true });
+    expect(listed.body.find((entry: { id: string }) => entry.id === issued.id)).toMatchObject({
+      name: 'kept',
+      enabled: true,
+    });
   });
 
   test('deleting takes effect on the very next request', async () => {

@@ -26,7 +26,10 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const { call, typed, createNodeWithInterface, createClient, accountsOf, getClient, revision } = fixtures(() => ({ t, token }));
+const { call, typed, createNodeWithInterface, createClient, accountsOf, getClient, revision } = fixtures(() => ({
+  t,
+  token,
+}));
 
 interface Fixture {
   nodeId: string;
@@ -46,22 +49,37 @@ async function fixture(): Promise<Fixture> {
 async function clientOn(f: Fixture, body: Record<string, unknown> = {}) {
   const created = await createClient({ interfaceIds: [f.ifaceId], ...body });
   const accounts = await accountsOf(created.id);
-  return { id: created.id as string, keys: accounts.map((row) => row.public_key as string), deviceIds: accounts.map((row) => row.device_id as string) };
+  return {
+    id: created.id as string,
+    keys: accounts.map((row) => row.public_key as string),
+    deviceIds: accounts.map((row) => row.device_id as string),
+  };
 }
 
-function peer(f: Fixture, publicKey: string, rx: number, tx: number, lastHandshake: number | null = null): PeerCounters {
+function peer(
+  f: Fixture,
+  publicKey: string,
+  rx: number,
+  tx: number,
+  lastHandshake: number | null = null,
+): PeerCounters {
   return { interface: f.ifname, publicKey, rxBytes: rx, txBytes: tx, lastHandshake, endpoint: '198.51.100.7:40000' };
 }
-
 
 test('bytes add up from accounts to devices to the client; a repeated sequence number counts nothing', async () => {
   const f = await fixture();
   const c = await clientOn(f, { deviceLimit: 2, deviceNames: ['phone', 'laptop'] });
   const handshake = Date.now() - 5000;
-  const first = await usage.recordCounters(f.nodeId, 1, [peer(f, c.keys[0], 1000, 5000, handshake), peer(f, c.keys[1], 200, 300)]);
+  const first = await usage.recordCounters(f.nodeId, 1, [
+    peer(f, c.keys[0], 1000, 5000, handshake),
+    peer(f, c.keys[1], 200, 300),
+  ]);
   expect(first).toEqual({ duplicate: false, matched: 2, transitions: 0 });
   expect(await usage.recordCounters(f.nodeId, 1, [peer(f, c.keys[0], 1000, 5000)])).toMatchObject({ duplicate: true });
-  expect(await usage.recordCounters(f.nodeId, 2, [peer(f, c.keys[0], 1, 2)])).toMatchObject({ duplicate: false, matched: 1 });
+  expect(await usage.recordCounters(f.nodeId, 2, [peer(f, c.keys[0], 1, 2)])).toMatchObject({
+    duplicate: false,
+    matched: 1,
+  });
 
   const view = await getClient(c.id);
   expect(view).toMatchObject({ upBytes: 1201, downBytes: 5302, usedBytes: 6503, onlineNow: true });
@@ -80,7 +98,9 @@ test('a peer the node has no account for is ignored; another node cannot count f
   const c = await clientOn(f);
   const stranger = generateKeyPair().publicKey;
   // The other node names this node's peer on its own interface name: no match there.
-  expect(await usage.recordCounters(other.nodeId, 1, [peer(other, c.keys[0], 999, 999), peer(f, c.keys[0], 999, 999)])).toMatchObject({ matched: 0 });
+  expect(
+    await usage.recordCounters(other.nodeId, 1, [peer(other, c.keys[0], 999, 999), peer(f, c.keys[0], 999, 999)]),
+  ).toMatchObject({ matched: 0 });
   expect(await usage.recordCounters(f.nodeId, 1, [peer(f, stranger, 10, 10)])).toMatchObject({ matched: 0 });
   expect((await getClient(c.id)).usedBytes).toBe(0);
 });
@@ -119,14 +139,21 @@ test('start on first use: the first handshake starts the period, once', async ()
   const started = await getClient(c.id);
   expect(new Date(started.activatedAt!).toISOString()).toBe(now.toISOString());
   expect(new Date(started.expiresAt!).toISOString()).toBe(new Date(now.getTime() + 30 * 86_400_000).toISOString());
-  await usage.recordCounters(f.nodeId, 3, [peer(f, c.keys[0], 100, 100, now.getTime() + 60_000)], new Date(now.getTime() + 120_000));
+  await usage.recordCounters(
+    f.nodeId,
+    3,
+    [peer(f, c.keys[0], 100, 100, now.getTime() + 60_000)],
+    new Date(now.getTime() + 120_000),
+  );
   expect(new Date((await getClient(c.id)).activatedAt!).toISOString()).toBe(now.toISOString());
 });
 
 test('concurrent batches of two nodes on one client all count, repeats never', async () => {
   const a = await fixture();
   const b = await fixture();
-  const response = await answer(typed().POST('/api/clients', { body: { name: 'both', interfaceIds: [a.ifaceId, b.ifaceId] } }));
+  const response = await answer(
+    typed().POST('/api/clients', { body: { name: 'both', interfaceIds: [a.ifaceId, b.ifaceId] } }),
+  );
   const keys = await t.query<{ public_key: string; node_id: string }>(
     'select a.public_key, a.node_id from accounts a join devices d on d.id = a.device_id where d.client_id = $1',
     [response.body.id],
@@ -155,7 +182,12 @@ describe('client summaries kept on the client row (device count, latest handshak
     const c = await clientOn(f, { deviceLimit: 3, deviceNames: ['phone', 'laptop'] });
     expect(await getClient(c.id)).toMatchObject({ deviceCount: 2, interfaceIds: [f.ifaceId], lastHandshake: null });
 
-    await answer(typed().PATCH('/api/clients/{id}', { params: { path: { id: c.id } }, body: { interfaceIds: [g.ifaceId, f.ifaceId] } }));
+    await answer(
+      typed().PATCH('/api/clients/{id}', {
+        params: { path: { id: c.id } },
+        body: { interfaceIds: [g.ifaceId, f.ifaceId] },
+      }),
+    );
     expect((await getClient(c.id)).interfaceIds).toEqual([f.ifaceId, g.ifaceId].sort());
 
     const early = Date.now() - 60_000;
@@ -171,7 +203,9 @@ describe('client summaries kept on the client row (device count, latest handshak
     const afterDelete = await getClient(c.id);
     expect(afterDelete.deviceCount).toBe(1);
     expect(new Date(afterDelete.lastHandshake!).getTime()).toBe(early);
-    await answer(typed().POST('/api/clients/{id}/devices', { params: { path: { id: c.id } }, body: { name: 'tablet' } }));
+    await answer(
+      typed().POST('/api/clients/{id}/devices', { params: { path: { id: c.id } }, body: { name: 'tablet' } }),
+    );
     expect((await getClient(c.id)).deviceCount).toBe(2);
 
     // An interface deleted by force takes its links with it (a cascade, not the clients' code).
@@ -179,8 +213,15 @@ describe('client summaries kept on the client row (device count, latest handshak
     const view = await getClient(c.id);
     expect(view.interfaceIds).toEqual([f.ifaceId]);
 
-    const listed = (await answer(typed().GET('/api/clients', { params: { query: { interfaceId: f.ifaceId, perPage: 100 } } }))).body.items.find((item) => item.id === c.id)!;
-    expect(listed).toMatchObject({ deviceCount: 2, interfaceIds: [f.ifaceId], lastHandshake: view.lastHandshake, onlineNow: true });
+    const listed = (
+      await answer(typed().GET('/api/clients', { params: { query: { interfaceId: f.ifaceId, perPage: 100 } } }))
+    ).body.items.find((item) => item.id === c.id)!;
+    expect(listed).toMatchObject({
+      deviceCount: 2,
+      interfaceIds: [f.ifaceId],
+      lastHandshake: view.lastHandshake,
+      onlineNow: true,
+    });
     expect(await drifted()).toEqual([]);
   });
 });
@@ -195,7 +236,7 @@ test('a handshake stamped in the future counts as now, so it cannot pin a client
   expect(stamped).toBeLessThanOrEqual(Date.now());
 });
 
-test('totals saturate at 2^53 - 1: bytes one node reports for a shared client never make another node\'s batches fail', async () => {
+test("totals saturate at 2^53 - 1: bytes one node reports for a shared client never make another node's batches fail", async () => {
   const a = await fixture();
   const b = await fixture();
   const shared = await createClient({ interfaceIds: [a.ifaceId, b.ifaceId] });
@@ -203,11 +244,23 @@ test('totals saturate at 2^53 - 1: bytes one node reports for a shared client ne
   const keys = await accountsOf(shared.id);
   const keyOn = (f: Fixture) => keys.find((row) => row.interface_id === f.ifaceId)!.public_key as string;
   // Node A has pushed the shared client to the last exact byte (as 2^45-byte batches would, in time).
-  await t.query('update clients set used_bytes = $2, up_bytes = $2, down_bytes = $2 where id = $1', [shared.id, Number.MAX_SAFE_INTEGER - 10]);
+  await t.query('update clients set used_bytes = $2, up_bytes = $2, down_bytes = $2 where id = $1', [
+    shared.id,
+    Number.MAX_SAFE_INTEGER - 10,
+  ]);
   const big = 2 ** 44;
-  expect(await usage.recordCounters(a.nodeId, 1, [peer(a, keyOn(a), big, big)])).toMatchObject({ duplicate: false, matched: 1 });
+  expect(await usage.recordCounters(a.nodeId, 1, [peer(a, keyOn(a), big, big)])).toMatchObject({
+    duplicate: false,
+    matched: 1,
+  });
   // Node B's batch for the shared client and its own still counts.
-  expect(await usage.recordCounters(b.nodeId, 1, [peer(b, keyOn(b), 10, 10), peer(b, other.keys[0], 1000, 2000)])).toMatchObject({ duplicate: false, matched: 2 });
-  expect(await getClient(shared.id)).toMatchObject({ usedBytes: Number.MAX_SAFE_INTEGER, upBytes: Number.MAX_SAFE_INTEGER, downBytes: Number.MAX_SAFE_INTEGER });
+  expect(
+    await usage.recordCounters(b.nodeId, 1, [peer(b, keyOn(b), 10, 10), peer(b, other.keys[0], 1000, 2000)]),
+  ).toMatchObject({ duplicate: false, matched: 2 });
+  expect(await getClient(shared.id)).toMatchObject({
+    usedBytes: Number.MAX_SAFE_INTEGER,
+    upBytes: Number.MAX_SAFE_INTEGER,
+    downBytes: Number.MAX_SAFE_INTEGER,
+  });
   expect(await getClient(other.id)).toMatchObject({ usedBytes: 3000 });
 });

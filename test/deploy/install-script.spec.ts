@@ -44,7 +44,8 @@ describe('deploy/install.sh', () => {
     const client = new Client({ connectionString: database.url });
     await client.connect();
     try {
-      return (await client.query("SELECT count(*)::int AS n FROM api_tokens WHERE name = 'installer'")).rows[0].n as number;
+      return (await client.query("SELECT count(*)::int AS n FROM api_tokens WHERE name = 'installer'")).rows[0]
+        .n as number;
     } finally {
       await client.end();
     }
@@ -83,7 +84,9 @@ describe('deploy/install.sh', () => {
     expect(output).toContain(firstSummary);
     expect(await tokensNamedInstaller()).toBe(1);
     // The `warren` command, for the CLI on this host.
-    expect(readFileSync(join(root, 'usr/local/bin/warren'), 'utf8')).toContain(`${ROOT}dist/apps/controller/src/cli/main.js`);
+    expect(readFileSync(join(root, 'usr/local/bin/warren'), 'utf8')).toContain(
+      `${ROOT}dist/apps/controller/src/cli/main.js`,
+    );
 
     // The units, with this install's paths; the panel unprivileged, its host's agent as root.
     const panelUnit = readFileSync(join(root, 'etc/systemd/system/warren.service'), 'utf8');

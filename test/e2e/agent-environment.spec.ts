@@ -9,7 +9,14 @@ import { anyCertHttps } from '../support/any-cert-https.js';
 import { TestNamespace } from '../support/netns.js';
 import { Redis } from 'ioredis';
 import { startRedisServer, type TestRedisServer } from '../support/redis-server.js';
-import { PANEL_MAIN, run, runToEnd, startPanelProcess, waitForOutput, type Spawned } from '../support/spawned-process.js';
+import {
+  PANEL_MAIN,
+  run,
+  runToEnd,
+  startPanelProcess,
+  waitForOutput,
+  type Spawned,
+} from '../support/spawned-process.js';
 import { freePort } from '../../libs/net/free-port.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
@@ -34,14 +41,24 @@ function tempDir(): string {
 
 describe('the controller address', () => {
   test('http:// is refused without --allow-insecure-http, naming the flag', async () => {
-    const refused = await runToEnd(AGENT_MAIN, ['--controller', 'http://127.0.0.1:9', '--enrol', 'wne_x', '--data-dir', tempDir()], { PATH: process.env.PATH });
+    const refused = await runToEnd(
+      AGENT_MAIN,
+      ['--controller', 'http://127.0.0.1:9', '--enrol', 'wne_x', '--data-dir', tempDir()],
+      { PATH: process.env.PATH },
+    );
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/WARREN_CONTROLLER_URL: http:\/\/127\.0\.0\.1:9 is plain http:\/\/.*--allow-insecure-http/);
+    expect(refused.stderr).toMatch(
+      /WARREN_CONTROLLER_URL: http:\/\/127\.0\.0\.1:9 is plain http:\/\/.*--allow-insecure-http/,
+    );
 
     // With the flag it goes on to enrol (and fails only because nothing listens there).
-    const allowed = await runToEnd(AGENT_MAIN, ['--controller', 'http://127.0.0.1:9', '--enrol', 'wne_x', '--data-dir', tempDir(), '--allow-insecure-http'], {
-      PATH: process.env.PATH,
-    });
+    const allowed = await runToEnd(
+      AGENT_MAIN,
+      ['--controller', 'http://127.0.0.1:9', '--enrol', 'wne_x', '--data-dir', tempDir(), '--allow-insecure-http'],
+      {
+        PATH: process.env.PATH,
+      },
+    );
     expect(allowed.code).toBe(1);
     expect(allowed.stderr).not.toMatch(/plain http/);
     expect(allowed.stderr).toMatch(/ECONNREFUSED|cannot start/);
@@ -49,7 +66,13 @@ describe('the controller address', () => {
 
   test('an identity stored with an http:// controller is refused the same way', async () => {
     const dataDir = tempDir();
-    const identity = { nodeId: '00000000-0000-4000-8000-000000000000', nodeName: 'n', credential: 'wnc_x', queue: { kind: 'postgres' }, controllerUrl: 'http://127.0.0.1:9' };
+    const identity = {
+      nodeId: '00000000-0000-4000-8000-000000000000',
+      nodeName: 'n',
+      credential: 'wnc_x',
+      queue: { kind: 'postgres' },
+      controllerUrl: 'http://127.0.0.1:9',
+    };
     writeFileSync(join(dataDir, AGENT_IDENTITY_FILE), JSON.stringify(identity), { mode: 0o600 });
     const refused = await runToEnd(AGENT_MAIN, ['--data-dir', dataDir], { PATH: process.env.PATH });
     expect(refused.code).toBe(1);
@@ -72,18 +95,30 @@ describe('a panel with its own certificate: the enrolment command pins it', () =
   }, 60_000);
 
   const createNode = async () =>
-    (await anyCertHttps(`${t.panel.origin}/api/nodes`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: { name: `pinned-${Date.now()}`, address: '192.0.2.10' } })).body;
+    (
+      await anyCertHttps(`${t.panel.origin}/api/nodes`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: { name: `pinned-${Date.now()}`, address: '192.0.2.10' },
+      })
+    ).body;
 
   test('the agent checks the pin before it sends anything, enrols with it, links, and keeps the certificate', async () => {
     const pin = pinOfPem(readFileSync(join(t.config.dataDir, 'tls', 'cert.pem'), 'utf8'));
     const node = await createNode();
-    expect(node.enrolment.agentCommand).toBe(`WARREN_ENROL_SECRET='${node.enrolment.secret}' warren-agent --controller '${t.panel.origin}' --pin ${pin}`);
+    expect(node.enrolment.agentCommand).toBe(
+      `WARREN_ENROL_SECRET='${node.enrolment.secret}' warren-agent --controller '${t.panel.origin}' --pin ${pin}`,
+    );
     const args = ['--controller', t.panel.origin, '--enrol', node.enrolment.secret, '--netns', namespace.name];
 
     // A wrong pin: refused before the secret is sent (it still enrols below).
-    const wrong = await runToEnd(AGENT_MAIN, [...args, '--data-dir', tempDir(), '--pin', `sha256:${'0'.repeat(64)}`], { PATH: process.env.PATH });
+    const wrong = await runToEnd(AGENT_MAIN, [...args, '--data-dir', tempDir(), '--pin', `sha256:${'0'.repeat(64)}`], {
+      PATH: process.env.PATH,
+    });
     expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toContain(`presents a certificate whose pin is ${pin}, not sha256:${'0'.repeat(64)}: refusing to send it anything`);
+    expect(wrong.stderr).toContain(
+      `presents a certificate whose pin is ${pin}, not sha256:${'0'.repeat(64)}: refusing to send it anything`,
+    );
     // Without a pin or a CA the self-made certificate is not trusted.
     const unpinned = await runToEnd(AGENT_MAIN, [...args, '--data-dir', tempDir()], { PATH: process.env.PATH });
     expect(unpinned.code).toBe(1);
@@ -93,7 +128,11 @@ describe('a panel with its own certificate: the enrolment command pins it', () =
     const agent = run(AGENT_MAIN, [...args, '--data-dir', dataDir, '--pin', pin], { PATH: process.env.PATH });
     try {
       await waitFor('the pinned agent connected', async () => {
-        const view = (await anyCertHttps(`${t.panel.origin}/api/nodes/${node.id}`, { headers: { authorization: `Bearer ${token}` } })).body;
+        const view = (
+          await anyCertHttps(`${t.panel.origin}/api/nodes/${node.id}`, {
+            headers: { authorization: `Bearer ${token}` },
+          })
+        ).body;
         return view.agent.state === 'connected' ? true : undefined;
       });
       expect(pinOfPem(readFileSync(join(dataDir, PINNED_CERTIFICATE_FILE), 'utf8'))).toBe(pin);
@@ -159,9 +198,21 @@ describe('the local agent', () => {
     const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
     const names = environ.map((entry) => entry.slice(0, entry.indexOf('=')));
 
-    expect(names).toEqual(expect.arrayContaining([AGENT_ENV.dataDir, AGENT_ENV.logLevel, AGENT_ENV.allowInsecureHttp, 'PATH']));
+    expect(names).toEqual(
+      expect.arrayContaining([AGENT_ENV.dataDir, AGENT_ENV.logLevel, AGENT_ENV.allowInsecureHttp, 'PATH']),
+    );
     // What it inherits, its own settings, and Node's IPC channel to the controller (its lifeline).
-    const expected = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', ...Object.values(AGENT_ENV), 'NODE_CHANNEL_FD', 'NODE_CHANNEL_SERIALIZATION_MODE'];
+    const expected = [
+      'PATH',
+      'HOME',
+      'LANG',
+      'LC_ALL',
+      'TZ',
+      'TMPDIR',
+      ...Object.values(AGENT_ENV),
+      'NODE_CHANNEL_FD',
+      'NODE_CHANNEL_SERIALIZATION_MODE',
+    ];
     expect(names.filter((name) => !expected.includes(name))).toEqual([]);
     for (const secret of ['controller-redis-secret', ...Object.values(planted), database.url]) {
       expect(environ.filter((entry) => entry.includes(secret))).toEqual([]);
@@ -176,10 +227,16 @@ describe('the local agent', () => {
       body: JSON.stringify({ username: 'owner', password: planted.WARREN_ADMIN_PASSWORD }),
     });
     const { token } = (await login.json()) as { token: string };
-    await waitFor('the local agent linked', async () => {
-      const nodes = (await (await fetch(`${origin}/api/nodes`, { headers: { authorization: `Bearer ${token}` } })).json()) as { isLocal: boolean; agent: { state: string } }[];
-      return nodes.find((node) => node.isLocal)?.agent.state === 'connected';
-    }, 60_000);
+    await waitFor(
+      'the local agent linked',
+      async () => {
+        const nodes = (await (
+          await fetch(`${origin}/api/nodes`, { headers: { authorization: `Bearer ${token}` } })
+        ).json()) as { isLocal: boolean; agent: { state: string } }[];
+        return nodes.find((node) => node.isLocal)?.agent.state === 'connected';
+      },
+      60_000,
+    );
   }, 180_000);
 });
 
@@ -222,7 +279,8 @@ describe('the local agent in a unit of its own (WARREN_LOCAL_AGENT=external, as 
   const localAgentState = async () => {
     const origin = `https://127.0.0.1:${port}`;
     const token = (await anyCertHttps(`${origin}/api/auth/login`, { method: 'POST', body: OWNER })).body.token;
-    const nodes = (await anyCertHttps(`${origin}/api/nodes`, { headers: { authorization: `Bearer ${token}` } })).body as { isLocal: boolean; agent: { state: string } }[];
+    const nodes = (await anyCertHttps(`${origin}/api/nodes`, { headers: { authorization: `Bearer ${token}` } }))
+      .body as { isLocal: boolean; agent: { state: string } }[];
     return nodes.find((node) => node.isLocal)?.agent.state;
   };
 
@@ -243,7 +301,11 @@ describe('the local agent in a unit of its own (WARREN_LOCAL_AGENT=external, as 
       expect(childRunning(panel.child.pid!, AGENT_MAIN)).toBeUndefined();
       expect(panel.stdout + panel.stderr).toContain('WARREN_LOCAL_AGENT=external');
       agent = startAgent();
-      await waitFor('the external local agent linked', async () => ((await localAgentState()) === 'connected' ? true : undefined), 60_000);
+      await waitFor(
+        'the external local agent linked',
+        async () => ((await localAgentState()) === 'connected' ? true : undefined),
+        60_000,
+      );
 
       // A restart issues a new credential: the agent holding the old one is refused, finds the
       // newer one in its identity file and stops, for its unit to start it again.
@@ -251,9 +313,15 @@ describe('the local agent in a unit of its own (WARREN_LOCAL_AGENT=external, as 
       panel = await startPanel();
       const { code } = await agent.exited;
       expect(code).toBe(0);
-      expect(agent.stdout + agent.stderr).toContain('the identity file holds a newer credential than this agent: restarting to use it');
+      expect(agent.stdout + agent.stderr).toContain(
+        'the identity file holds a newer credential than this agent: restarting to use it',
+      );
       agent = startAgent();
-      await waitFor('the restarted local agent linked', async () => ((await localAgentState()) === 'connected' ? true : undefined), 60_000);
+      await waitFor(
+        'the restarted local agent linked',
+        async () => ((await localAgentState()) === 'connected' ? true : undefined),
+        60_000,
+      );
     } finally {
       await stopProcess(agent);
       await stopProcess(panel);

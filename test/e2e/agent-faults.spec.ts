@@ -56,7 +56,10 @@ async function cleanUp(): Promise<void> {
 
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error('agent-faults.spec needs root (network namespaces, wireguard-go)');
-  await requireTools(['wg', 'wg-quick', 'wireguard-go', 'ip', 'ping', 'redis-server'], 'wireguard-tools wireguard-go iproute2 iputils-ping redis-server');
+  await requireTools(
+    ['wg', 'wg-quick', 'wireguard-go', 'ip', 'ping', 'redis-server'],
+    'wireguard-tools wireguard-go iproute2 iputils-ping redis-server',
+  );
 });
 afterEach(cleanUp, 60_000);
 afterAll(cleanUp, 60_000);
@@ -74,7 +77,9 @@ interface Rig {
   agent: AgentProcess;
 }
 
-async function makeNamespaces(withClient: boolean): Promise<{ nodeNs: TestNamespace; clientNs?: TestNamespace; workDir: string }> {
+async function makeNamespaces(
+  withClient: boolean,
+): Promise<{ nodeNs: TestNamespace; clientNs?: TestNamespace; workDir: string }> {
   const workDir = mkdtempSync(join(tmpdir(), 'warren-faults-'));
   onCleanup('work directory', async () => rmSync(workDir, { recursive: true, force: true }));
   const nodeNs = await TestNamespace.create('warren-fn');
@@ -100,8 +105,18 @@ async function makeRig(
   const api = fixtures(() => ({ t, token }));
   const node = await api.createNode({ name: `faults-${randomSuffix(6)}`, address: NODE_ADDRESS });
   const ifname = `${prefix}${randomSuffix(8)}`;
-  const iface = await api.createInterface({ nodeId: node.id, name: ifname, listenPort: 51820, subnet, endpointHost: NODE_ADDRESS });
-  const agent = startAgent({ controllerUrl: t.api.replace(/\/api$/, ''), enrolSecret: node.enrolment!.secret, netns: spaces.nodeNs.name });
+  const iface = await api.createInterface({
+    nodeId: node.id,
+    name: ifname,
+    listenPort: 51820,
+    subnet,
+    endpointHost: NODE_ADDRESS,
+  });
+  const agent = startAgent({
+    controllerUrl: t.api.replace(/\/api$/, ''),
+    enrolSecret: node.enrolment!.secret,
+    netns: spaces.nodeNs.name,
+  });
   onCleanup('agent', async () => {
     await agent.stop();
     rmSync(agent.dataDir, { recursive: true, force: true });
@@ -154,7 +169,10 @@ async function createClients(rig: Rig, count: number, devices: number, interface
   const worker = async () => {
     while (next < count) {
       next++;
-      ids.push((await api(rig).createClient({ name: `bulk-${randomSuffix(8)}`, interfaceIds, deviceLimit: 0, deviceNames })).id);
+      ids.push(
+        (await api(rig).createClient({ name: `bulk-${randomSuffix(8)}`, interfaceIds, deviceLimit: 0, deviceNames }))
+          .id,
+      );
     }
   };
   await Promise.all([worker(), worker(), worker()]);
@@ -201,7 +219,11 @@ async function reconnect(rig: Rig, client: TunnelClient): Promise<void> {
  * keepalive it would owe 10 s later. From here the node's counters stand still, so every byte is
  * either reported or still in them. Waits until the API counts all of it; those counters.
  */
-async function silence(rig: Rig, client: TunnelClient, before?: { rx: number; tx: number }): Promise<{ rx: number; tx: number }> {
+async function silence(
+  rig: Rig,
+  client: TunnelClient,
+  before?: { rx: number; tx: number },
+): Promise<{ rx: number; tx: number }> {
   expect(await pingOnce(rig.clientNs!, GATEWAY)).toBe(true);
   await rig.clientNs!.exec('ip', 'link', 'del', 'dev', client.ifname);
   return usageMatchesHost(rig, client, 20_000, before);
@@ -212,7 +234,14 @@ function spoolFile(rig: Rig): string {
 }
 
 /** The agent's counter spool as on disk (null before the first write). */
-function readSpool(rig: Rig): { nextSeq: number; baseline: Record<string, number[]>; pending: { seq: number } | null; baselineUnknown?: boolean } | null {
+function readSpool(
+  rig: Rig,
+): {
+  nextSeq: number;
+  baseline: Record<string, number[]>;
+  pending: { seq: number } | null;
+  baselineUnknown?: boolean;
+} | null {
   return existsSync(spoolFile(rig)) ? JSON.parse(readFileSync(spoolFile(rig), 'utf8')) : null;
 }
 
@@ -221,7 +250,12 @@ async function killAndRestart(rig: Rig, meanwhile: () => Promise<unknown> = asyn
   await rig.agent.kill();
   await meanwhile();
   rig.agent.restart();
-  await waitFor('the restarted agent linked', async () => rig.t.panel.app.get(AgentLinkGateway).connectedNodes().includes(rig.nodeId), 30_000, 50);
+  await waitFor(
+    'the restarted agent linked',
+    async () => rig.t.panel.app.get(AgentLinkGateway).connectedNodes().includes(rig.nodeId),
+    30_000,
+    50,
+  );
 }
 
 /** Sends 1 MiB after 1 MiB through the tunnel until stopped; stop() resolves to the bytes sent. */
@@ -260,7 +294,9 @@ async function usageMatchesHost(
 ): Promise<{ rx: number; tx: number }> {
   let last = '';
   return waitFor(
-    before.rx === 0 && before.tx === 0 ? 'the client usage to equal the node counters' : 'the client usage to equal what was counted before plus the node counters',
+    before.rx === 0 && before.tx === 0
+      ? 'the client usage to equal the node counters'
+      : 'the client usage to equal what was counted before plus the node counters',
     async () => {
       const [hostRx, hostTx] = (await transferOf(rig.nodeNs, rig.ifname, client.publicKey))!;
       const [rx, tx] = [before.rx + hostRx, before.tx + hostTx];
@@ -335,14 +371,24 @@ test('an agent killed in the middle of an apply converges after a restart on the
   try {
     try {
       const name = `wa${randomSuffix(8)}`;
-      const created = await call('POST', 'interfaces', { nodeId: rig.nodeId, name, listenPort: 51821, subnet: '10.67.0.0/22', endpointHost: NODE_ADDRESS });
+      const created = await call('POST', 'interfaces', {
+        nodeId: rig.nodeId,
+        name,
+        listenPort: 51821,
+        subnet: '10.67.0.0/22',
+        endpointHost: NODE_ADDRESS,
+      });
       expect(created.status).toBe(201);
       second = { id: created.body.id, name };
       await createClients(rig, 10, 50, [rig.interfaceId, second.id]);
-      for (const id of first.slice(0, 5)) expect((await call('PATCH', `clients/${id}`, { enabled: false })).status).toBe(200);
+      for (const id of first.slice(0, 5))
+        expect((await call('PATCH', `clients/${id}`, { enabled: false })).status).toBe(200);
       for (const id of first.slice(5, 7)) expect((await call('DELETE', `clients/${id}`)).status).toBe(200);
       target = (await call('GET', `nodes/${rig.nodeId}`)).body.desiredRevision;
-      await waitFor('one job carrying the whole change', async () => (await queue.getJob(applyJobId(rig.nodeId, target))) ?? undefined);
+      await waitFor(
+        'one job carrying the whole change',
+        async () => (await queue.getJob(applyJobId(rig.nodeId, target))) ?? undefined,
+      );
       signalAll(frozen, 'SIGSTOP');
     } finally {
       process.kill(agentPid, 'SIGCONT');
@@ -351,7 +397,9 @@ test('an agent killed in the middle of an apply converges after a restart on the
       'the agent to be inside the apply',
       async () => {
         if ((await (await queue.getJob(applyJobId(rig.nodeId, target)))?.getState()) !== 'active') return undefined;
-        wgStuck = (await processesIn(rig.nodeNs)).filter((p) => p.argv[0] === 'wg' && p.argv.includes(rig.ifname)).map((p) => p.pid);
+        wgStuck = (await processesIn(rig.nodeNs))
+          .filter((p) => p.argv[0] === 'wg' && p.argv.includes(rig.ifname))
+          .map((p) => p.pid);
         return wgStuck.length > 0;
       },
       20_000,
@@ -363,7 +411,9 @@ test('an agent killed in the middle of an apply converges after a restart on the
     signalAll(frozen, 'SIGCONT');
   }
   // The killed agent's `wg` goes on alone, as it would on a host; let it finish.
-  await waitFor('the orphaned wg to finish', async () => (await processesIn(rig.nodeNs)).every((p) => !wgStuck.includes(p.pid)));
+  await waitFor('the orphaned wg to finish', async () =>
+    (await processesIn(rig.nodeNs)).every((p) => !wgStuck.includes(p.pid)),
+  );
 
   // Killed mid-job: the job is still taken, the host half changed, the agent's record behind.
   expect(await (await queue.getJob(applyJobId(rig.nodeId, target)))!.getState()).toBe('active');
@@ -384,7 +434,9 @@ test('an agent killed in the middle of an apply converges after a restart on the
   const wantedSecond = await desiredPeers(t, second!.id);
   expect(wantedSecond.length).toBe(500);
   expect(await hostPeers(rig.nodeNs, second!.name)).toEqual(wantedSecond);
-  expect(await rig.nodeNs.exec('ip', '-4', '-o', 'address', 'show', 'dev', second!.name)).toContain('inet 10.67.0.1/22');
+  expect(await rig.nodeNs.exec('ip', '-4', '-o', 'address', 'show', 'dev', second!.name)).toContain(
+    'inet 10.67.0.1/22',
+  );
   process.stdout.write(`agent-faults: converged ${convergedMs} ms after the restart\n`);
 }, 240_000);
 
@@ -400,14 +452,21 @@ test('a controller restarted on the same database, Redis and port: changes reach
 
   // Traffic throughout: before, while the controller is away, and after it is back.
   const traffic = keepSending(rig);
-  await waitFor('traffic to be counted', async () => (await api(rig).getClient(client.clientId)).upBytes > 1024 * 1024, 20_000, 200);
+  await waitFor(
+    'traffic to be counted',
+    async () => (await api(rig).getClient(client.clientId)).upBytes > 1024 * 1024,
+    20_000,
+    200,
+  );
   await first.stop();
   // While it is down (several report intervals) the tunnel carries on and the node keeps counting.
   const stoppedAt = Date.now();
   const [rxAtStop] = (await transferOf(rig.nodeNs, rig.ifname, client.publicKey))!;
   await waitFor(
     'traffic while the controller is down',
-    async () => Date.now() - stoppedAt > 2000 && (await transferOf(rig.nodeNs, rig.ifname, client.publicKey))![0] > rxAtStop + 2 * 1024 * 1024,
+    async () =>
+      Date.now() - stoppedAt > 2000 &&
+      (await transferOf(rig.nodeNs, rig.ifname, client.publicKey))![0] > rxAtStop + 2 * 1024 * 1024,
     30_000,
     100,
   );
@@ -436,7 +495,10 @@ test('a controller restarted on the same database, Redis and port: changes reach
   const { rx } = await usageMatchesHost(rig, client);
   expect(rx).toBeGreaterThan(traffic.sent());
   // Batches are numbered on, never reused: the controller's mark is the agent's last.
-  const [mark] = await second.query<{ counters_seq: string }>('select counters_seq from node_agents where node_id = $1', [rig.nodeId]);
+  const [mark] = await second.query<{ counters_seq: string }>(
+    'select counters_seq from node_agents where node_id = $1',
+    [rig.nodeId],
+  );
   expect(Number(mark.counters_seq)).toBeGreaterThan(1);
 }, 180_000);
 
@@ -508,7 +570,10 @@ test('the agent link cut again and again while counters are in flight: usage equ
   const record = usage.recordCounters.bind(usage);
   usage.recordCounters = async (...args: Parameters<UsageService['recordCounters']>) => {
     const [nodeId, , peers] = args;
-    const fault = nodeId === rig.nodeId && peers.some((peer) => peer.publicKey === client.publicKey && peer.rxBytes > 0) ? armed : undefined;
+    const fault =
+      nodeId === rig.nodeId && peers.some((peer) => peer.publicKey === client.publicKey && peer.rxBytes > 0)
+        ? armed
+        : undefined;
     if (fault) {
       armed = undefined;
       injected[fault]++;
@@ -531,7 +596,12 @@ test('the agent link cut again and again while counters are in flight: usage equ
   });
 
   const traffic = keepSending(rig);
-  const rounds: (Fault | 'cut at random')[] = ['cut at random', 'cut after recording', 'lost with the link', 'slow ack'];
+  const rounds: (Fault | 'cut at random')[] = [
+    'cut at random',
+    'cut after recording',
+    'lost with the link',
+    'slow ack',
+  ];
   let cuts = 0;
   for (let round = 0; round < 2 * rounds.length; round++) {
     const kind = rounds[round % rounds.length];
@@ -576,7 +646,10 @@ test('the agent SIGKILLed again and again while traffic flows and counter batche
   const record = usage.recordCounters.bind(usage);
   usage.recordCounters = async (...args: Parameters<UsageService['recordCounters']>) => {
     const [nodeId, , peers] = args;
-    const hold = nodeId === rig.nodeId && peers.some((peer) => peer.publicKey === client.publicKey && peer.rxBytes > 0) ? armed : undefined;
+    const hold =
+      nodeId === rig.nodeId && peers.some((peer) => peer.publicKey === client.publicKey && peer.rxBytes > 0)
+        ? armed
+        : undefined;
     if (!hold) return record(...args);
     armed = undefined;
     const released = new Promise<void>((resolve) => (held = { hold, release: resolve }));

@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DesiredInterface, DesiredState } from '../../libs/contracts/desired-state.js';
 import { applyResultSchema } from '../../libs/contracts/node-queue.js';
-import { DEFAULT_ROUTING, type DesiredOutbound, type DesiredRouting, type DesiredRule, type ProbeJob } from '../../libs/contracts/routing.js';
+import {
+  DEFAULT_ROUTING,
+  type DesiredOutbound,
+  type DesiredRouting,
+  type DesiredRule,
+  type ProbeJob,
+} from '../../libs/contracts/routing.js';
 import { generateKeyPair } from '../../libs/wireguard/keys.js';
 import { probeHost, type HostProbe } from '../../apps/agent/src/host/capabilities.js';
 import { CommandRunner } from '../../apps/agent/src/host/command-runner.js';
@@ -82,12 +88,23 @@ const wgHop: DesiredOutbound = {
     persistentKeepalive: 5,
   },
 };
-const socksHop: DesiredOutbound = { id: randomUUID(), tag: 'via-socks', slot: 7, config: { kind: 'socks', host: UPSTREAM, port: SOCKS_PORT, username: null, password: null } };
+const socksHop: DesiredOutbound = {
+  id: randomUUID(),
+  tag: 'via-socks',
+  slot: 7,
+  config: { kind: 'socks', host: UPSTREAM, port: SOCKS_PORT, username: null, password: null },
+};
 const ssHop: DesiredOutbound = {
   id: randomUUID(),
   tag: 'via-ss',
   slot: 9,
-  config: { kind: 'shadowsocks', host: UPSTREAM, port: SS_PORT, method: 'chacha20-ietf-poly1305', password: SS_PASSWORD },
+  config: {
+    kind: 'shadowsocks',
+    host: UPSTREAM,
+    port: SS_PORT,
+    method: 'chacha20-ietf-poly1305',
+    password: SS_PASSWORD,
+  },
 };
 
 function tunnel(): DesiredInterface {
@@ -106,11 +123,29 @@ function tunnel(): DesiredInterface {
 }
 
 function rule(outbound: string, criteria: Partial<DesiredRule> = {}): DesiredRule {
-  return { id: randomUUID(), outbound, sourceIps: [], sourcePorts: [], network: null, destIps: [], domains: [], ports: [], inInterfaces: [], matchesNothing: false, ...criteria };
+  return {
+    id: randomUUID(),
+    outbound,
+    sourceIps: [],
+    sourcePorts: [],
+    network: null,
+    destIps: [],
+    domains: [],
+    ports: [],
+    inInterfaces: [],
+    matchesNothing: false,
+    ...criteria,
+  };
 }
 
 function desired(outbounds: DesiredOutbound[], routing: Partial<DesiredRouting> = {}): DesiredState {
-  return { nodeId, revision: ++revision, interfaces: [tunnel()], outbounds, routing: { ...DEFAULT_ROUTING, ...routing } };
+  return {
+    nodeId,
+    revision: ++revision,
+    interfaces: [tunnel()],
+    outbounds,
+    routing: { ...DEFAULT_ROUTING, ...routing },
+  };
 }
 
 async function apply(state: DesiredState) {
@@ -129,10 +164,25 @@ async function egressOf(client: number): Promise<string | null> {
 }
 
 function probeJob(config: ProbeJob['config'], overrides: Partial<ProbeJob> = {}): ProbeJob {
-  return { outboundId: randomUUID(), mode: 'http', config, url: TEST_URL, timeoutMs: 4000, allowPrivateTargets: false, ...overrides };
+  return {
+    outboundId: randomUUID(),
+    mode: 'http',
+    config,
+    url: TEST_URL,
+    timeoutMs: 4000,
+    allowPrivateTargets: false,
+    ...overrides,
+  };
 }
 
-async function startWireguardPeer(ns: TestNamespace, name: string, privateKey: string, port: number | null, peer: string, address: string): Promise<void> {
+async function startWireguardPeer(
+  ns: TestNamespace,
+  name: string,
+  privateKey: string,
+  port: number | null,
+  peer: string,
+  address: string,
+): Promise<void> {
   await ns.wireguardGo(name);
   const keyFile = join(workDir, `${name}.key`);
   writeFileSync(keyFile, privateKey, { mode: 0o600 });
@@ -145,11 +195,27 @@ async function startWireguardPeer(ns: TestNamespace, name: string, privateKey: s
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error('agent-hops.spec needs root (network namespaces, wireguard-go)');
   await requireTools(
-    ['wg', 'wireguard-go', 'ip', 'nft', 'curl', 'microsocks', 'ss-server', 'ss-redir', 'ss-local', 'redsocks', 'dnsmasq'],
+    [
+      'wg',
+      'wireguard-go',
+      'ip',
+      'nft',
+      'curl',
+      'microsocks',
+      'ss-server',
+      'ss-redir',
+      'ss-local',
+      'redsocks',
+      'dnsmasq',
+    ],
     'wireguard-tools wireguard-go iproute2 nftables curl microsocks shadowsocks-libev redsocks dnsmasq-base',
   );
   workDir = mkdtempSync(join(tmpdir(), 'warren-agent-hops-'));
-  [node, upstream, internet] = await Promise.all([TestNamespace.create('warren-hn'), TestNamespace.create('warren-hu'), TestNamespace.create('warren-hi')]);
+  [node, upstream, internet] = await Promise.all([
+    TestNamespace.create('warren-hn'),
+    TestNamespace.create('warren-hu'),
+    TestNamespace.create('warren-hi'),
+  ]);
 
   // The internet: the server's address on its loopback, reachable from the node and the upstream.
   await internet.exec('ip', 'address', 'add', `${SERVER_IP}/32`, 'dev', 'lo');
@@ -159,7 +225,10 @@ beforeAll(async () => {
   const upstreamOut = (await upstream.vethTo(internet, `${HOP_EGRESS}/24`, '192.0.2.2/24')).mine;
   await upstream.exec('ip', 'route', 'add', 'default', 'via', '192.0.2.2');
   await upstream.exec('sysctl', '-q', '-w', 'net.ipv4.ip_forward=1');
-  await upstream.exec('nft', `add table ip up; add chain ip up post { type nat hook postrouting priority srcnat; }; add rule ip up post oifname "${upstreamOut}" masquerade`);
+  await upstream.exec(
+    'nft',
+    `add table ip up; add chain ip up post { type nat hook postrouting priority srcnat; }; add rule ip up post oifname "${upstreamOut}" masquerade`,
+  );
   const server = internet.start(
     process.execPath,
     '-e',
@@ -168,7 +237,14 @@ beforeAll(async () => {
   await waitFor('the test server', () => server.output().includes('listening'), 10_000, 50);
 
   // The upstream's end of the WireGuard hop.
-  await startWireguardPeer(upstream, names.upstream, upstreamKeys.privateKey, UPSTREAM_WG_PORT, `peer ${hopKeys.publicKey} allowed-ips 10.66.0.2/32`, '10.66.0.1/24');
+  await startWireguardPeer(
+    upstream,
+    names.upstream,
+    upstreamKeys.privateKey,
+    UPSTREAM_WG_PORT,
+    `peer ${hopKeys.publicKey} allowed-ips 10.66.0.2/32`,
+    '10.66.0.1/24',
+  );
 
   // Two tunnel clients, each in a namespace of its own with a veth to the node.
   for (const [index, ip] of ['10.77.0.2', '10.77.0.3'].entries()) {
@@ -193,16 +269,23 @@ beforeAll(async () => {
     );
     await client.ns.exec('ip', 'route', 'add', `${SERVER_IP}/32`, 'dev', name);
   }
-  await waitFor('both clients reaching the server directly', async () => (await egressOf(0)) === DIRECT_EGRESS && (await egressOf(1)) === DIRECT_EGRESS, 20_000, 200);
+  await waitFor(
+    'both clients reaching the server directly',
+    async () => (await egressOf(0)) === DIRECT_EGRESS && (await egressOf(1)) === DIRECT_EGRESS,
+    20_000,
+    200,
+  );
 }, 120_000);
 
 afterAll(async () => {
   await microsocks?.stop();
   await ssServer?.stop();
-  for (const ns of [node, upstream, internet, ...clients.map((c) => c.ns)]) await ns?.destroy().catch((e) => console.error('destroying a namespace failed:', e));
+  for (const ns of [node, upstream, internet, ...clients.map((c) => c.ns)])
+    await ns?.destroy().catch((e) => console.error('destroying a namespace failed:', e));
   if (workDir) rmSync(workDir, { recursive: true, force: true });
   if (node) rmSync(`/etc/netns/${node.name}`, { recursive: true, force: true });
-  for (const name of [...Object.values(names), `wt${suffix}c0`, `wt${suffix}c1`]) rmSync(`/var/run/wireguard/${name}.sock`, { force: true });
+  for (const name of [...Object.values(names), `wt${suffix}c0`, `wt${suffix}c1`])
+    rmSync(`/var/run/wireguard/${name}.sock`, { force: true });
 });
 
 describe('probes (run in the node namespace through the runner)', () => {
@@ -212,18 +295,38 @@ describe('probes (run in the node namespace through the runner)', () => {
     expect(ok.stages.connect).not.toBeNull();
     expect(ok.stages.firstByte).not.toBeNull();
 
-    const loopback = await probeThroughRunner(runner, join(workDir, 'probes'), probeJob({ kind: 'direct' }, { url: 'http://127.0.0.1:8080/' }));
+    const loopback = await probeThroughRunner(
+      runner,
+      join(workDir, 'probes'),
+      probeJob({ kind: 'direct' }, { url: 'http://127.0.0.1:8080/' }),
+    );
     expect(loopback).toMatchObject({ ok: false, errorClass: 'forbidden' });
-    const own = await probeThroughRunner(runner, join(workDir, 'probes'), probeJob({ kind: 'direct' }, { url: `http://${DIRECT_EGRESS}:8080/` }));
+    const own = await probeThroughRunner(
+      runner,
+      join(workDir, 'probes'),
+      probeJob({ kind: 'direct' }, { url: `http://${DIRECT_EGRESS}:8080/` }),
+    );
     expect(own).toMatchObject({ ok: false, errorClass: 'forbidden' });
-    const hopOnLoopback = await probeThroughRunner(runner, join(workDir, 'probes'), probeJob({ ...socksHop.config, host: '127.0.0.1' } as ProbeJob['config']));
+    const hopOnLoopback = await probeThroughRunner(
+      runner,
+      join(workDir, 'probes'),
+      probeJob({ ...socksHop.config, host: '127.0.0.1' } as ProbeJob['config']),
+    );
     expect(hopOnLoopback).toMatchObject({ ok: false, errorClass: 'forbidden' });
     // Spellings that compared as text passed, and the private ranges.
     for (const host of ['0:0:0:0:0:0:0:1', '::ffff:7f00:1', '10.77.0.1', '172.30.1.1']) {
-      const refused = await probeThroughRunner(runner, join(workDir, 'probes'), probeJob({ ...socksHop.config, host } as ProbeJob['config']));
+      const refused = await probeThroughRunner(
+        runner,
+        join(workDir, 'probes'),
+        probeJob({ ...socksHop.config, host } as ProbeJob['config']),
+      );
       expect([host, refused]).toMatchObject([host, { ok: false, errorClass: 'forbidden' }]);
     }
-    for (const url of ['http://[::ffff:7f00:1]:8080/', 'http://[::ffff:203.0.113.1]:8080/', 'http://192.168.7.7:8080/']) {
+    for (const url of [
+      'http://[::ffff:7f00:1]:8080/',
+      'http://[::ffff:203.0.113.1]:8080/',
+      'http://192.168.7.7:8080/',
+    ]) {
       const refused = await probeThroughRunner(runner, join(workDir, 'probes'), probeJob({ kind: 'direct' }, { url }));
       expect([url, refused]).toMatchObject([url, { ok: false, errorClass: 'forbidden' }]);
     }
@@ -240,7 +343,11 @@ describe('probes (run in the node namespace through the runner)', () => {
     expect(up.stages.handshake).not.toBeNull();
 
     // The handshake with the proxy succeeds; the target behind it does not answer.
-    const deadTarget = await probeThroughRunner(runner, join(workDir, 'probes'), probeJob(socksHop.config, { url: `http://${SERVER_IP}:8081/` }));
+    const deadTarget = await probeThroughRunner(
+      runner,
+      join(workDir, 'probes'),
+      probeJob(socksHop.config, { url: `http://${SERVER_IP}:8081/` }),
+    );
     expect(deadTarget.ok).toBe(false);
     expect(['upstream', 'http']).toContain(deadTarget.errorClass);
 
@@ -254,7 +361,17 @@ describe('probes (run in the node namespace through the runner)', () => {
   });
 
   test('shadowsocks (ss-server): ok while up, connect while down', async () => {
-    ssServer = upstream.start('ss-server', '-s', UPSTREAM, '-p', String(SS_PORT), '-k', SS_PASSWORD, '-m', 'chacha20-ietf-poly1305');
+    ssServer = upstream.start(
+      'ss-server',
+      '-s',
+      UPSTREAM,
+      '-p',
+      String(SS_PORT),
+      '-k',
+      SS_PASSWORD,
+      '-m',
+      'chacha20-ietf-poly1305',
+    );
     const job = probeJob(ssHop.config);
     const up = await waitFor('the shadowsocks probe to pass', async () => {
       const r = await probeThroughRunner(runner, join(workDir, 'probes'), job);
@@ -262,7 +379,11 @@ describe('probes (run in the node namespace through the runner)', () => {
     });
     expect(up).toMatchObject({ ok: true, errorClass: null, egressIp: HOP_EGRESS });
 
-    const wrongPassword = await probeThroughRunner(runner, join(workDir, 'probes'), probeJob({ ...ssHop.config, password: 'not-it' } as ProbeJob['config']));
+    const wrongPassword = await probeThroughRunner(
+      runner,
+      join(workDir, 'probes'),
+      probeJob({ ...ssHop.config, password: 'not-it' } as ProbeJob['config']),
+    );
     expect(wrongPassword.ok).toBe(false);
 
     await ssServer.stop();
@@ -285,7 +406,12 @@ describe('probes (run in the node namespace through the runner)', () => {
       id: randomUUID(),
       tag: 'dead-wg',
       slot: 4,
-      config: { ...(wgHop.config as Extract<DesiredOutbound['config'], { kind: 'wireguard' }>), interfaceName: names.deadHop, address: '10.67.0.2/32', endpointPort: UPSTREAM_WG_PORT + 100 },
+      config: {
+        ...(wgHop.config as Extract<DesiredOutbound['config'], { kind: 'wireguard' }>),
+        interfaceName: names.deadHop,
+        address: '10.67.0.2/32',
+        endpointPort: UPSTREAM_WG_PORT + 100,
+      },
     };
     expect((await apply(desired([wgHop, dead]))).outbounds).toEqual([
       { tag: 'via-wg', state: 'up' },
@@ -300,7 +426,11 @@ describe('policy routing (egress seen by the internet server)', () => {
   test('one client leaves through the WireGuard hop while the other leaves directly; reordering rules changes it', async () => {
     const viaHop = rule('via-wg', { sourceIps: [`${clients[0].ip}/32`] });
     const result = await apply(desired([wgHop], { rules: [viaHop] }));
-    expect(result).toMatchObject({ ok: true, outbounds: [{ tag: 'via-wg', state: 'up' }], routing: { state: 'up', rules: 1 } });
+    expect(result).toMatchObject({
+      ok: true,
+      outbounds: [{ tag: 'via-wg', state: 'up' }],
+      routing: { state: 'up', rules: 1 },
+    });
     await waitFor('client 1 through the hop', async () => (await egressOf(0)) === HOP_EGRESS);
     expect(await egressOf(1)).toBe(DIRECT_EGRESS);
 
@@ -321,11 +451,16 @@ describe('policy routing (egress seen by the internet server)', () => {
     hits.commit();
     // The connection's last packets (FIN, ACK) may still be counted after the read: wait until the
     // rule is quiet, so what the re-apply must not count again is all there was.
-    await waitFor('the hop rule quiet', async () => {
-      const late = (await hits.read()).find((h) => h.id === viaHop.id);
-      hits.commit();
-      return late ? undefined : true;
-    }, 10_000, 500);
+    await waitFor(
+      'the hop rule quiet',
+      async () => {
+        const late = (await hits.read()).find((h) => h.id === viaHop.id);
+        hits.commit();
+        return late ? undefined : true;
+      },
+      10_000,
+      500,
+    );
     await apply(desired([wgHop], { rules: [viaHop, keepDirect] }));
     expect((await hits.read()).find((h) => h.id === viaHop.id)).toBeUndefined();
   });
@@ -362,14 +497,21 @@ describe('policy routing (egress seen by the internet server)', () => {
     const result = await apply(desired([socksHop], { rules: [viaSocks], failClosed: true }));
     expect(result.outbounds).toEqual([{ tag: 'via-socks', state: 'up' }]);
     await waitFor('client 2 through the SOCKS hop', async () => (await egressOf(1)) === HOP_EGRESS).catch(async (e) => {
-      console.log(await node.exec('nft', 'list', 'ruleset'), await node.exec('ss', '-ltnp'), await node.exec('cat', join(workDir, 'agent', 'hop-7.log')).catch(String), await clients[1].ns.exec('curl', '-sS', '-m', '3', TEST_URL).catch(String));
+      console.log(
+        await node.exec('nft', 'list', 'ruleset'),
+        await node.exec('ss', '-ltnp'),
+        await node.exec('cat', join(workDir, 'agent', 'hop-7.log')).catch(String),
+        await clients[1].ns.exec('curl', '-sS', '-m', '3', TEST_URL).catch(String),
+      );
       throw e;
     });
     expect(await egressOf(0)).toBe(DIRECT_EGRESS);
 
     const pid = Number((await node.exec('cat', join(workDir, 'agent', 'hop-7.pid'))).trim());
     process.kill(pid, 'SIGKILL');
-    await waitFor('redsocks reported missing', async () => (await host.missingInterfaces()).some((m) => m.includes('redsocks')));
+    await waitFor('redsocks reported missing', async () =>
+      (await host.missingInterfaces()).some((m) => m.includes('redsocks')),
+    );
     expect(await egressOf(1)).toBeNull(); // fail-closed: nothing leaks while it is down
     await apply(desired([socksHop], { rules: [viaSocks], failClosed: true }));
     expect(await host.missingInterfaces()).toEqual([]);
@@ -378,7 +520,11 @@ describe('policy routing (egress seen by the internet server)', () => {
     // Removed from the desired state: the daemon is stopped and the table has no redirect left.
     await apply(desired([], {}));
     expect(await host.missingInterfaces()).toEqual([]);
-    await waitFor('redsocks gone', async () => !(await node.exec('sh', '-c', 'ps -eo args').then((o) => o.includes(join(workDir, 'agent', 'hop-7.conf')))));
+    await waitFor(
+      'redsocks gone',
+      async () =>
+        !(await node.exec('sh', '-c', 'ps -eo args').then((o) => o.includes(join(workDir, 'agent', 'hop-7.conf')))),
+    );
   });
 
   test('a rule on domains matches what the tunnel gateway’s resolver (dnsmasq nftset) answered for them', async () => {
@@ -407,22 +553,46 @@ describe('policy routing (egress seen by the internet server)', () => {
     const files = { conf: join(workDir, 'agent', 'hop-13.conf') };
     const running = async () => node.exec('sh', '-c', 'ps -eo args').then((o) => o.includes(files.conf));
     // The node's own tunnel gateway (private and its own): allowed, redsocks runs with it.
-    const inside: DesiredOutbound = { id: randomUUID(), tag: 'inside', slot: 13, config: { kind: 'socks', host: '10.77.0.1', port: 1080, username: null, password: null } };
+    const inside: DesiredOutbound = {
+      id: randomUUID(),
+      tag: 'inside',
+      slot: 13,
+      config: { kind: 'socks', host: '10.77.0.1', port: 1080, username: null, password: null },
+    };
     const allowed = await apply({ ...desired([inside]), allowPrivateTargets: true });
     expect(allowed.outbounds).toEqual([{ tag: 'inside', state: 'up' }]);
     expect(await running()).toBe(true);
     // Turned off: the hop fails with the reason and its redsocks is stopped.
     const refused = await apply(desired([inside]));
-    expect(refused.outbounds).toEqual([{ tag: 'inside', state: 'failed', error: expect.stringMatching(/10\.77\.0\.1 is a private .*private targets are not allowed/) }]);
+    expect(refused.outbounds).toEqual([
+      {
+        tag: 'inside',
+        state: 'failed',
+        error: expect.stringMatching(/10\.77\.0\.1 is a private .*private targets are not allowed/),
+      },
+    ]);
     await waitFor('redsocks of the forbidden hop gone', async () => !(await running()));
     expect(await host.missingInterfaces()).toEqual([]);
 
     // Names the controller could not resolve are checked on the node (here: its /etc/hosts).
     mkdirSync(`/etc/netns/${node.name}`, { recursive: true });
-    writeFileSync(`/etc/netns/${node.name}/hosts`, `127.0.0.1 localhost\n10.77.0.1 inside.test\n::ffff:127.0.0.1 mapped.test\n${UPSTREAM} upstream.test\n`);
+    writeFileSync(
+      `/etc/netns/${node.name}/hosts`,
+      `127.0.0.1 localhost\n10.77.0.1 inside.test\n::ffff:127.0.0.1 mapped.test\n${UPSTREAM} upstream.test\n`,
+    );
     try {
-      const byName: DesiredOutbound = { ...inside, config: { ...inside.config, host: 'inside.test' } as DesiredOutbound['config'] };
-      const wgByName: DesiredOutbound = { ...wgHop, tag: 'wg-inside', config: { ...(wgHop.config as Extract<DesiredOutbound['config'], { kind: 'wireguard' }>), endpointHost: 'mapped.test' } };
+      const byName: DesiredOutbound = {
+        ...inside,
+        config: { ...inside.config, host: 'inside.test' } as DesiredOutbound['config'],
+      };
+      const wgByName: DesiredOutbound = {
+        ...wgHop,
+        tag: 'wg-inside',
+        config: {
+          ...(wgHop.config as Extract<DesiredOutbound['config'], { kind: 'wireguard' }>),
+          endpointHost: 'mapped.test',
+        },
+      };
       const named = await apply(desired([byName, wgByName]));
       expect(named.outbounds).toEqual([
         { tag: 'inside', state: 'failed', error: expect.stringMatching(/inside\.test resolves to 10\.77\.0\.1/) },
@@ -431,7 +601,9 @@ describe('policy routing (egress seen by the internet server)', () => {
       expect(await running()).toBe(false);
       expect(await node.exec('ip', '-o', 'link', 'show')).not.toContain(names.hop);
       // A name resolving to a public address runs.
-      const fine = await apply(desired([{ ...inside, config: { ...inside.config, host: 'upstream.test' } as DesiredOutbound['config'] }]));
+      const fine = await apply(
+        desired([{ ...inside, config: { ...inside.config, host: 'upstream.test' } as DesiredOutbound['config'] }]),
+      );
       expect(fine.outbounds).toEqual([{ tag: 'inside', state: 'up' }]);
     } finally {
       rmSync(`/etc/netns/${node.name}/hosts`, { force: true });
@@ -443,9 +615,19 @@ describe('policy routing (egress seen by the internet server)', () => {
     // An agent of its own in the node namespace, with no tunnel: its routing table is never rendered.
     const bare = new WireGuardHost({ runner, probe, stateDir: join(workDir, 'guarded'), routingTable: 'wt_guarded' });
     const hop: DesiredOutbound = { ...socksHop, tag: 'guarded', slot: 12 };
-    const state = (revision: number, outbounds: DesiredOutbound[]): DesiredState => ({ nodeId, revision, interfaces: [], outbounds, routing: DEFAULT_ROUTING });
+    const state = (revision: number, outbounds: DesiredOutbound[]): DesiredState => ({
+      nodeId,
+      revision,
+      interfaces: [],
+      outbounds,
+      routing: DEFAULT_ROUTING,
+    });
     // redsocks listens on 0.0.0.0:12312; a client on the node's veth tries it directly.
-    const reachable = () => clients[0].ns.exec('timeout', '2', 'bash', '-c', 'echo > /dev/tcp/172.30.1.1/12312').then(() => true, () => false);
+    const reachable = () =>
+      clients[0].ns.exec('timeout', '2', 'bash', '-c', 'echo > /dev/tcp/172.30.1.1/12312').then(
+        () => true,
+        () => false,
+      );
     try {
       expect((await bare.apply(state(1, [hop]))).outbounds).toEqual([{ tag: 'guarded', state: 'up' }]);
       expect(await node.exec('nft', 'list', 'table', 'ip', 'wt_guarded_guard')).toContain('tcp dport 12301-12550');
@@ -465,8 +647,16 @@ describe('policy routing (egress seen by the internet server)', () => {
   test('a missing redirector tool is a failed outbound and a capability gap, never a crash', async () => {
     const bare = new CommandRunner({ namespace: node.name, programs: { redsocks: '/nonexistent/redsocks' } });
     const other = new WireGuardHost({ runner: bare, probe, stateDir: join(workDir, 'other') });
-    const result = await other.apply({ nodeId, revision: 1, interfaces: [], outbounds: [{ ...socksHop, slot: 11 }], routing: DEFAULT_ROUTING });
-    expect(result.outbounds).toEqual([{ tag: 'via-socks', state: 'failed', error: expect.stringMatching(/redsocks is not installed/) }]);
+    const result = await other.apply({
+      nodeId,
+      revision: 1,
+      interfaces: [],
+      outbounds: [{ ...socksHop, slot: 11 }],
+      routing: DEFAULT_ROUTING,
+    });
+    expect(result.outbounds).toEqual([
+      { tag: 'via-socks', state: 'failed', error: expect.stringMatching(/redsocks is not installed/) },
+    ]);
     const gaps = (await probeHost(bare)).gaps.join('\n');
     expect(gaps).toMatch(/redsocks/);
   });

@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -45,7 +54,10 @@ let listenPort = 52100 + Math.floor(Math.random() * 800);
 
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error('agent-host.spec needs root (network namespaces, wireguard-go)');
-  await requireTools(['wg', 'wireguard-go', 'ip', 'nft', 'ping'], 'wireguard-tools wireguard-go iproute2 nftables iputils-ping');
+  await requireTools(
+    ['wg', 'wireguard-go', 'ip', 'nft', 'ping'],
+    'wireguard-tools wireguard-go iproute2 nftables iputils-ping',
+  );
   workDir = mkdtempSync(join(tmpdir(), 'warren-agent-host-'));
   server = await TestNamespace.create('warren-ah');
   client = await TestNamespace.create('warren-ah');
@@ -63,10 +75,18 @@ afterAll(async () => {
 });
 
 /** A host with a state directory of its own; `probe: null` leaves the probing to the host. */
-function newHost(options: { natTable?: string; runner?: CommandRunner; probe?: HostProbe | null } = {}): { host: WireGuardHost; stateDir: string } {
+function newHost(options: { natTable?: string; runner?: CommandRunner; probe?: HostProbe | null } = {}): {
+  host: WireGuardHost;
+  stateDir: string;
+} {
   const stateDir = join(mkdtempSync(join(workDir, 'state-')), 'agent');
   const given = options.probe === undefined ? probe : (options.probe ?? undefined);
-  const host = new WireGuardHost({ runner: options.runner ?? runner, probe: given, stateDir, natTable: options.natTable });
+  const host = new WireGuardHost({
+    runner: options.runner ?? runner,
+    probe: given,
+    stateDir,
+    natTable: options.natTable,
+  });
   return { host, stateDir };
 }
 
@@ -101,7 +121,10 @@ interface DumpPeer {
   allowedIps: string;
 }
 async function wgDump(name: string): Promise<{ privateKey: string; listenPort: number; peers: Map<string, DumpPeer> }> {
-  const [self, ...lines] = (await server!.exec('wg', 'show', name, 'dump')).trim().split('\n').map((l) => l.split('\t'));
+  const [self, ...lines] = (await server!.exec('wg', 'show', name, 'dump'))
+    .trim()
+    .split('\n')
+    .map((l) => l.split('\t'));
   const peers = new Map<string, DumpPeer>();
   for (const [key, presharedKey, endpoint, allowedIps] of lines) peers.set(key, { presharedKey, endpoint, allowedIps });
   return { privateKey: self[0], listenPort: Number(self[2]), peers };
@@ -125,7 +148,14 @@ async function linkExists(name: string): Promise<boolean> {
 const inet = (a: IpAddr) => a.addr_info.filter((i) => i.family === 'inet').map((i) => `${i.local}/${i.prefixlen}`);
 
 test('the probe finds the tools installed here and no kernel module', () => {
-  expect(probe.capabilities).toEqual({ root: true, wireguardKernel: false, wireguardGo: true, wg: true, nft: true, ip: true });
+  expect(probe.capabilities).toEqual({
+    root: true,
+    wireguardKernel: false,
+    wireguardGo: true,
+    wg: true,
+    nft: true,
+    ip: true,
+  });
   expect(probe.gaps.join('\n')).toMatch(/AmneziaWG/);
 });
 
@@ -137,7 +167,11 @@ test('apply creates the interface with address, MTU, up and the exact peers; a s
 
   const result = await host.apply(state(1, [first]));
   expect(applyResultSchema.parse(result)).toEqual(result);
-  expect(result).toMatchObject({ revision: 1, ok: true, interfaces: [{ name, state: 'up', driver: 'wireguard-go', peers: 3 }] });
+  expect(result).toMatchObject({
+    revision: 1,
+    ok: true,
+    interfaces: [{ name, state: 'up', driver: 'wireguard-go', peers: 3 }],
+  });
 
   let dump = await wgDump(name);
   expect(dump.privateKey).toBe(first.privateKey);
@@ -166,13 +200,25 @@ test('apply creates the interface with address, MTU, up and the exact peers; a s
   const added = peer('10.81.0.5');
   const newPsk = generatePresharedKey();
   const second = { ...first, mtu: 1400, peers: [kept, { ...rekeyed, presharedKey: newPsk }, added] };
-  expect(await host.apply(state(2, [second]))).toMatchObject({ revision: 2, ok: true, interfaces: [{ name, state: 'up', peers: 3 }] });
+  expect(await host.apply(state(2, [second]))).toMatchObject({
+    revision: 2,
+    ok: true,
+    interfaces: [{ name, state: 'up', peers: 3 }],
+  });
 
   dump = await wgDump(name);
   expect([...dump.peers.keys()].sort()).toEqual([kept.publicKey, rekeyed.publicKey, added.publicKey].sort());
-  expect(dump.peers.get(kept.publicKey)).toEqual({ presharedKey: kept.presharedKey, endpoint: '192.0.2.77:51001', allowedIps: '10.81.0.2/32' });
+  expect(dump.peers.get(kept.publicKey)).toEqual({
+    presharedKey: kept.presharedKey,
+    endpoint: '192.0.2.77:51001',
+    allowedIps: '10.81.0.2/32',
+  });
   // Changed in place (syncconf), not removed and re-added: the endpoint survived.
-  expect(dump.peers.get(rekeyed.publicKey)).toEqual({ presharedKey: newPsk, endpoint: '192.0.2.78:51002', allowedIps: '10.81.0.3/32' });
+  expect(dump.peers.get(rekeyed.publicKey)).toEqual({
+    presharedKey: newPsk,
+    endpoint: '192.0.2.78:51002',
+    allowedIps: '10.81.0.3/32',
+  });
   expect(dump.peers.get(added.publicKey)).toMatchObject({ presharedKey: added.presharedKey, endpoint: '(none)' });
   const after = await ipAddr(name);
   expect(after.ifindex).toBe(link.ifindex);
@@ -202,7 +248,9 @@ test('a real handshake and ping through the tunnel, then the counters show traff
   const name = ifname('t');
   const clientName = ifname('c');
   const clientKeys = generateKeyPair();
-  const desired = iface(name, 82, { peers: [{ publicKey: clientKeys.publicKey, presharedKey: null, ip: '10.82.0.2' }, peer('10.82.0.3')] });
+  const desired = iface(name, 82, {
+    peers: [{ publicKey: clientKeys.publicKey, presharedKey: null, ip: '10.82.0.2' }, peer('10.82.0.3')],
+  });
   expect((await host.apply(state(1, [desired]))).ok).toBe(true);
 
   const keyFile = join(workDir, 'client.key');
@@ -210,8 +258,17 @@ test('a real handshake and ping through the tunnel, then the counters show traff
   await client!.wireguardGo(clientName);
   const serverPublic = publicKeyFromPrivate(desired.privateKey);
   await client!.exec(
-    'wg', 'set', clientName, 'private-key', keyFile,
-    'peer', serverPublic, 'endpoint', `${SERVER_VETH_IP}:${desired.listenPort}`, 'allowed-ips', '10.82.0.0/24',
+    'wg',
+    'set',
+    clientName,
+    'private-key',
+    keyFile,
+    'peer',
+    serverPublic,
+    'endpoint',
+    `${SERVER_VETH_IP}:${desired.listenPort}`,
+    'allowed-ips',
+    '10.82.0.0/24',
   );
   await client!.exec('ip', 'address', 'add', '10.82.0.2/32', 'dev', clientName);
   await client!.exec('ip', 'link', 'set', clientName, 'up');
@@ -245,11 +302,19 @@ test('NAT: the agent table masquerades the subnet out of natInterface, and is go
   expect(result).toMatchObject({ ok: true, interfaces: [{ name, state: 'up' }] });
   expect(result.interfaces[0].error).toBeUndefined();
 
-  const ruleset = JSON.parse(await server!.exec('nft', '-j', 'list', 'table', 'ip', table)) as { nftables: Record<string, any>[] };
+  const ruleset = JSON.parse(await server!.exec('nft', '-j', 'list', 'table', 'ip', table)) as {
+    nftables: Record<string, any>[];
+  };
   const rules = ruleset.nftables.filter((o) => o.rule).map((o) => o.rule);
   expect(rules).toHaveLength(1);
   expect(rules[0].expr).toEqual([
-    { match: { op: '==', left: { payload: { protocol: 'ip', field: 'saddr' } }, right: { prefix: { addr: '10.83.0.0', len: 24 } } } },
+    {
+      match: {
+        op: '==',
+        left: { payload: { protocol: 'ip', field: 'saddr' } },
+        right: { prefix: { addr: '10.83.0.0', len: 24 } },
+      },
+    },
     { match: { op: '==', left: { meta: { key: 'oifname' } }, right: veth.mine } },
     { masquerade: null },
   ]);
@@ -267,7 +332,9 @@ test("wireguard-go's daemon runs in a session of its own: a Ctrl-C to the agent'
   expect((await host.apply(state(1, [iface(name, 86)]))).ok).toBe(true);
   const [daemon] = wireguardGoPids(name);
   const sessionAndGroup = (pid: number | string) => {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /s, '')
+      .split(' ');
     return { group: fields[2], session: fields[3] };
   };
   const agent = sessionAndGroup('self');
@@ -291,7 +358,13 @@ test('an interface deleted behind the agent is reported missing and re-created b
   await waitFor('the daemon to go', () => !existsSync(`/var/run/wireguard/${name}.sock`), 5000, 50);
   expect(await host.missingInterfaces()).toEqual([name]);
 
-  expect(await host.apply({ ...desired, revision: 2 })).toMatchObject({ ok: true, interfaces: [{ name, state: 'up', peers: 2 }, { name: other, state: 'up' }] });
+  expect(await host.apply({ ...desired, revision: 2 })).toMatchObject({
+    ok: true,
+    interfaces: [
+      { name, state: 'up', peers: 2 },
+      { name: other, state: 'up' },
+    ],
+  });
   expect(await host.missingInterfaces()).toEqual([]);
   const after = await ipAddr(name);
   expect(after.ifindex).not.toBe(before.ifindex);
@@ -326,7 +399,11 @@ test('an interface no longer desired is removed with its daemon; an interface th
   // Desiring the foreign name does not make it the agent's: refused, and untouched.
   const claim = await host.apply(state(3, [keptIface, iface(foreign, 88, { peers: [peer('10.88.0.2')] })]));
   expect(claim.ok).toBe(false);
-  expect(claim.interfaces[1]).toMatchObject({ name: foreign, state: 'failed', error: expect.stringMatching(/did not create/) });
+  expect(claim.interfaces[1]).toMatchObject({
+    name: foreign,
+    state: 'failed',
+    error: expect.stringMatching(/did not create/),
+  });
   expect(claim.interfaces[0]).toMatchObject({ name: kept, state: 'up' });
   expect((await wgDump(foreign)).peers.size).toBe(0);
 
@@ -340,11 +417,32 @@ test('an interface no longer desired is removed with its daemon; an interface th
 test('an AmneziaWG interface fails with the reason while the others are applied', async () => {
   const { host } = newHost();
   const [standard, amnezia] = [ifname('s'), ifname('x')];
-  const params = { jc: 4, jmin: 40, jmax: 120, s1: 20, s2: 30, h1: 100_001, h2: 1_000_001, h3: 10_000_001, h4: 100_000_001 };
-  const result = await host.apply(state(1, [iface(amnezia, 89, { mode: 'amnezia', amnezia: params }), iface(standard, 90, { peers: [peer('10.90.0.2')] })]));
+  const params = {
+    jc: 4,
+    jmin: 40,
+    jmax: 120,
+    s1: 20,
+    s2: 30,
+    h1: 100_001,
+    h2: 1_000_001,
+    h3: 10_000_001,
+    h4: 100_000_001,
+  };
+  const result = await host.apply(
+    state(1, [
+      iface(amnezia, 89, { mode: 'amnezia', amnezia: params }),
+      iface(standard, 90, { peers: [peer('10.90.0.2')] }),
+    ]),
+  );
   expect(result.ok).toBe(false);
   expect(result.interfaces).toEqual([
-    { name: amnezia, state: 'failed', driver: 'none', peers: 0, error: expect.stringMatching(/AmneziaWG .*not installed.*awg and amneziawg-go/) },
+    {
+      name: amnezia,
+      state: 'failed',
+      driver: 'none',
+      peers: 0,
+      error: expect.stringMatching(/AmneziaWG .*not installed.*awg and amneziawg-go/),
+    },
     { name: standard, state: 'up', driver: 'wireguard-go', peers: 1 },
   ]);
   expect(await linkExists(amnezia)).toBe(false);
@@ -356,11 +454,19 @@ test('a listen port already taken fails that interface with the port named, and 
   const { host } = newHost();
   const [first, second] = [ifname('o'), ifname('u')];
   const taken = iface(first, 95, { peers: [peer('10.95.0.2')] });
-  const result = await host.apply(state(1, [taken, iface(second, 96, { listenPort: taken.listenPort, peers: [peer('10.96.0.2')] })]));
+  const result = await host.apply(
+    state(1, [taken, iface(second, 96, { listenPort: taken.listenPort, peers: [peer('10.96.0.2')] })]),
+  );
   expect(result.ok).toBe(false);
   expect(result.interfaces).toEqual([
     { name: first, state: 'up', driver: 'wireguard-go', peers: 1 },
-    { name: second, state: 'failed', driver: 'wireguard-go', peers: 0, error: `listen port ${taken.listenPort} could not be bound on ${second} (already in use by another interface or program?)` },
+    {
+      name: second,
+      state: 'failed',
+      driver: 'wireguard-go',
+      peers: 0,
+      error: `listen port ${taken.listenPort} could not be bound on ${second} (already in use by another interface or program?)`,
+    },
   ]);
   // Fixed by the next revision: the interface is kept and loaded again.
   const fixed = await host.apply(state(2, [taken, iface(second, 96, { peers: [peer('10.96.0.2')] })]));
@@ -397,7 +503,13 @@ describe('missing tools', () => {
   /** A runner whose PATH holds only the named tools (symlinks to the real ones). */
   function runnerWith(tools: string[]): CommandRunner {
     const dir = mkdtempSync(join(binDir, 'path-'));
-    for (const tool of tools) symlinkSync(execFileSync('sh', ['-c', `command -v ${tool}`]).toString().trim(), join(dir, tool));
+    for (const tool of tools)
+      symlinkSync(
+        execFileSync('sh', ['-c', `command -v ${tool}`])
+          .toString()
+          .trim(),
+        join(dir, tool),
+      );
     return new CommandRunner({ namespace: server!.name, env: { ...process.env, PATH: dir } });
   }
   beforeAll(() => {
@@ -407,30 +519,52 @@ describe('missing tools', () => {
   test('without wg, wireguard-go and nft: gaps say so and apply fails the interfaces without throwing', async () => {
     const bare = runnerWith(['ip']);
     const found = await probeHost(bare);
-    expect(found.capabilities).toEqual({ root: true, wireguardKernel: false, wireguardGo: false, wg: false, nft: false, ip: true });
+    expect(found.capabilities).toEqual({
+      root: true,
+      wireguardKernel: false,
+      wireguardGo: false,
+      wg: false,
+      nft: false,
+      ip: true,
+    });
     expect(found.gaps).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^wireguard-tools \(wg\) not installed/),
-        expect.stringMatching(/^no WireGuard implementation: the kernel module is unavailable \(no wireguard module\) and wireguard-go is not installed/),
+        expect.stringMatching(
+          /^no WireGuard implementation: the kernel module is unavailable \(no wireguard module\) and wireguard-go is not installed/,
+        ),
         expect.stringMatching(/^nftables \(nft\) not installed/),
       ]),
     );
     const name = ifname('y');
     const { host } = newHost({ runner: bare, probe: found });
     const result = await host.apply(state(1, [iface(name, 92, { natInterface: veth.mine })]));
-    expect(result).toMatchObject({ ok: false, interfaces: [{ name, state: 'failed', error: expect.stringMatching(/wg\) not installed/) }] });
+    expect(result).toMatchObject({
+      ok: false,
+      interfaces: [{ name, state: 'failed', error: expect.stringMatching(/wg\) not installed/) }],
+    });
     expect(await linkExists(name)).toBe(false);
   });
 
   test('without ip nothing can be done, and the probe still answers', async () => {
     const none = runnerWith([]);
     const found = await probeHost(none, { uid: 1000 });
-    expect(found.capabilities).toEqual({ root: false, wireguardKernel: false, wireguardGo: false, wg: false, nft: false, ip: false });
+    expect(found.capabilities).toEqual({
+      root: false,
+      wireguardKernel: false,
+      wireguardGo: false,
+      wg: false,
+      nft: false,
+      ip: false,
+    });
     expect(found.gaps[0]).toBe('not running as root: interfaces cannot be created');
     // The host probes for itself when not given a probe.
     const { host } = newHost({ runner: none, probe: null });
     const result = await host.apply(state(1, [iface(ifname('z'), 93)]));
-    expect(result).toMatchObject({ ok: false, interfaces: [{ state: 'failed', error: expect.stringMatching(/ip\) not installed/) }] });
+    expect(result).toMatchObject({
+      ok: false,
+      interfaces: [{ state: 'failed', error: expect.stringMatching(/ip\) not installed/) }],
+    });
   });
 
   test('a program name overridden to a missing path counts as not installed', async () => {
@@ -444,10 +578,18 @@ describe('missing tools', () => {
     expect(found.capabilities).toMatchObject({ wg: true, wireguardGo: true, nft: false });
     const name = ifname('p');
     const { host } = newHost({ runner: noNft, probe: found });
-    const result = await host.apply(state(1, [iface(name, 94, { natInterface: veth.mine, peers: [peer('10.94.0.2')] })]));
+    const result = await host.apply(
+      state(1, [iface(name, 94, { natInterface: veth.mine, peers: [peer('10.94.0.2')] })]),
+    );
     expect(result.ok).toBe(false);
     expect(result.interfaces).toEqual([
-      { name, state: 'up', driver: 'wireguard-go', peers: 1, error: expect.stringMatching(/^NAT of 10\.94\.0\.0\/24 via .* not set up: nftables \(nft\) not installed/) },
+      {
+        name,
+        state: 'up',
+        driver: 'wireguard-go',
+        peers: 1,
+        error: expect.stringMatching(/^NAT of 10\.94\.0\.0\/24 via .* not set up: nftables \(nft\) not installed/),
+      },
     ]);
     expect((await ipAddr(name)).flags).toContain('UP');
     await host.apply(state(2, []));
@@ -501,19 +643,39 @@ test('values no host tool may see are refused by the agent itself, before anythi
     ]),
   );
   expect(result.interfaces.slice(0, bad.length)).toEqual(
-    bad.map((name) => ({ name, state: 'failed', driver: 'none', peers: 0, error: expect.stringMatching(/^interface name .* refused: it must be 1\.\.15 characters/) })),
+    bad.map((name) => ({
+      name,
+      state: 'failed',
+      driver: 'none',
+      peers: 0,
+      error: expect.stringMatching(/^interface name .* refused: it must be 1\.\.15 characters/),
+    })),
   );
-  expect(result.interfaces[bad.length]).toEqual({ name: badMtu, state: 'failed', driver: 'none', peers: 0, error: expect.stringMatching(/^MTU 100000 refused/) });
+  expect(result.interfaces[bad.length]).toEqual({
+    name: badMtu,
+    state: 'failed',
+    driver: 'none',
+    peers: 0,
+    error: expect.stringMatching(/^MTU 100000 refused/),
+  });
   // The interface beside them comes up; only its NAT is refused, with the reason.
-  expect(result.interfaces[bad.length + 1]).toMatchObject({ name: good, state: 'up', error: expect.stringMatching(/NAT interface .* is not an interface name/) });
+  expect(result.interfaces[bad.length + 1]).toMatchObject({
+    name: good,
+    state: 'up',
+    error: expect.stringMatching(/NAT interface .* is not an interface name/),
+  });
 
   // Nothing of them exists: no link, no daemon, no file beside the state directory's own.
-  const links = (await server!.exec('ip', '-o', 'link', 'show')).split('\n').map((line) => line.split(': ')[1]?.split('@')[0]);
+  const links = (await server!.exec('ip', '-o', 'link', 'show'))
+    .split('\n')
+    .map((line) => line.split(': ')[1]?.split('@')[0]);
   for (const name of [...bad, badMtu]) expect({ name, exists: links.includes(name) }).toEqual({ name, exists: false });
   expect(wireguardGoPids(badMtu)).toEqual([]);
   expect(host.managedInterfaces()).toEqual([good]);
   expect(readdirSync(stateDir).sort()).toEqual(['applied.json', `${good}.conf`, 'managed.json'].sort());
   expect(existsSync(join(stateDir, '..', '..', 'x.conf'))).toBe(false);
-  await expect(server!.exec('nft', 'list', 'table', 'ip', DEFAULT_NAT_TABLE)).rejects.toThrow(/No such file or directory/);
+  await expect(server!.exec('nft', 'list', 'table', 'ip', DEFAULT_NAT_TABLE)).rejects.toThrow(
+    /No such file or directory/,
+  );
   await host.apply(state(2, []));
 });

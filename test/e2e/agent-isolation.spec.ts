@@ -3,7 +3,13 @@ import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { applyJobId, nodeQueueName } from '#libs/contracts/node-queue.js';
 import type { EnrolResponse } from '#libs/contracts/agent-link.js';
-import { CAPABILITIES, closeLinks, enrol, openAs as openLinkAs, openLink as openLinkOf } from '../support/agent-link-client.js';
+import {
+  CAPABILITIES,
+  closeLinks,
+  enrol,
+  openAs as openLinkAs,
+  openLink as openLinkOf,
+} from '../support/agent-link-client.js';
 import { EvalshaOnlyRedis } from '../../apps/agent/src/work/evalsha-only-redis.js';
 import { fixtures } from '../support/fixtures.js';
 import { randomSuffix } from '../support/random-suffix.js';
@@ -21,7 +27,10 @@ let t: TestPanel;
 let token: string;
 const opened: { close(): unknown }[] = [];
 
-const { call, createNode, createInterface, createClient, accountsOf, getClient, getNode } = fixtures(() => ({ t, token }));
+const { call, createNode, createInterface, createClient, accountsOf, getClient, getNode } = fixtures(() => ({
+  t,
+  token,
+}));
 
 interface EnrolledNode {
   id: string;
@@ -39,7 +48,13 @@ async function enrolledNode(): Promise<EnrolledNode> {
   const node = await createNode({ name: `iso-${randomSuffix(8)}`, address: '192.0.2.10' });
   const access = await enrol(t, node.enrolment!.secret);
   expect(access.queue).toMatchObject({ kind: 'redis', prefix: t.config.queuePrefix });
-  const iface = await createInterface({ nodeId: node.id, name: IFNAME, listenPort: 51820, subnet: '10.77.0.0/24', endpointHost: '192.0.2.10' });
+  const iface = await createInterface({
+    nodeId: node.id,
+    name: IFNAME,
+    listenPort: 51820,
+    subnet: '10.77.0.0/24',
+    endpointHost: '192.0.2.10',
+  });
   return { id: node.id, interfaceId: iface.id, enrolmentSecret: node.enrolment!.secret, access };
 }
 
@@ -79,7 +94,6 @@ async function revisionOf(nodeId: string): Promise<number> {
   return (await getNode(nodeId)).desiredRevision;
 }
 
-
 beforeAll(async () => {
   t = await startTestPanel();
   token = await t.login();
@@ -118,7 +132,9 @@ describe("an agent's Redis user", () => {
     await expect(bQueueAsA.getJob(bJobId)).rejects.toThrow(/NOPERM/);
     await expect(bQueueAsA.getJobs(['waiting', 'active', 'completed', 'failed', 'delayed'])).rejects.toThrow(/NOPERM/);
     await expect(bQueueAsA.getJobCounts()).rejects.toThrow(/NOPERM/);
-    await expect(bQueueAsA.add('apply', { nodeId: b.id, revision: 999_999, interfaces: [] }, { jobId: 'forged' })).rejects.toThrow(/NOPERM/);
+    await expect(
+      bQueueAsA.add('apply', { nodeId: b.id, revision: 999_999, interfaces: [] }, { jobId: 'forged' }),
+    ).rejects.toThrow(/NOPERM/);
 
     // Raw commands: no key listing at all, and none of B's keys by name.
     const bKeys = await adminRedis.keys(`${prefix}:${nodeQueueName(b.id)}:*`);
@@ -136,7 +152,9 @@ describe("an agent's Redis user", () => {
     await expect(asA.call('FLUSHALL')).rejects.toThrow(/NOPERM/);
     await expect(asA.call('PUBLISH', `${prefix}:events`, 'x')).rejects.toThrow(/NOPERM/);
     // A script is checked command by command: it cannot read B's keys either.
-    await expect(asA.eval(`return redis.call('get', KEYS[1])`, 1, `${prefix}:${nodeQueueName(b.id)}:id`)).rejects.toThrow(/NOPERM|permission/i);
+    await expect(
+      asA.eval(`return redis.call('get', KEYS[1])`, 1, `${prefix}:${nodeQueueName(b.id)}:id`),
+    ).rejects.toThrow(/NOPERM|permission/i);
 
     // A worker on B's queue with A's login gets nothing: it fails on Redis's refusal, and B's job stays put.
     const errors: string[] = [];
@@ -148,7 +166,11 @@ describe("an agent's Redis user", () => {
     });
     thief.on('error', (error) => errors.push(error.message));
     opened.push({ close: () => thief.close(true) });
-    await waitFor('the thief worker to be refused', async () => errors.some((message) => /NOPERM/.test(message)), 15_000);
+    await waitFor(
+      'the thief worker to be refused',
+      async () => errors.some((message) => /NOPERM/.test(message)),
+      15_000,
+    );
     await thief.close(true);
     expect(await (await admin.getJob(bJobId))!.getState()).toBe('waiting');
 
@@ -209,16 +231,36 @@ describe('the agent link', () => {
     const link = await openAs(a.access.credential);
     // A hello naming B is A's hello: the controller answers for the credential's node.
     link.socket.send(
-      JSON.stringify({ type: 'hello', nodeId: b.id, version: 'hostile', capabilities: CAPABILITIES, gaps: [], appliedRevision: bBefore.desiredRevision }),
+      JSON.stringify({
+        type: 'hello',
+        nodeId: b.id,
+        version: 'hostile',
+        capabilities: CAPABILITIES,
+        gaps: [],
+        appliedRevision: bBefore.desiredRevision,
+      }),
     );
     expect(await link.next('welcome')).toEqual({ type: 'welcome', nodeId: a.id, countersSeq: 0 });
 
     // Counters naming B's interface (A has one of the same name) and B's peer: recorded as A's, matching nothing.
-    const forged = { interface: IFNAME, publicKey: other.publicKey, rxBytes: 7_000_000, txBytes: 9_000_000, lastHandshake: Date.now(), endpoint: '198.51.100.7:4242' };
+    const forged = {
+      interface: IFNAME,
+      publicKey: other.publicKey,
+      rxBytes: 7_000_000,
+      txBytes: 9_000_000,
+      lastHandshake: Date.now(),
+      endpoint: '198.51.100.7:4242',
+    };
     link.socket.send(JSON.stringify({ type: 'counters', nodeId: b.id, seq: 1, at: Date.now(), peers: [forged] }));
     expect(await link.next('ack')).toEqual({ type: 'ack', seq: 1 });
     // An apply result naming B's revision moves A's applied revision, not B's.
-    link.socket.send(JSON.stringify({ type: 'applied', nodeId: b.id, result: { revision: bBefore.desiredRevision, ok: true, interfaces: [], durationMs: 1 } }));
+    link.socket.send(
+      JSON.stringify({
+        type: 'applied',
+        nodeId: b.id,
+        result: { revision: bBefore.desiredRevision, ok: true, interfaces: [], durationMs: 1 },
+      }),
+    );
 
     // The same link reporting A's own peer is counted: the path works, the forgery just has no target.
     const genuine = { ...forged, publicKey: own.publicKey, rxBytes: 1234, txBytes: 5678 };
@@ -227,14 +269,24 @@ describe('the agent link', () => {
     expect(await usageOf(own.clientId)).toEqual({ upBytes: 1234, downBytes: 5678, usedBytes: 1234 + 5678 });
 
     expect(await usageOf(other.clientId)).toEqual({ upBytes: 0, downBytes: 0, usedBytes: 0 });
-    const [otherAccount] = await t.query<{ up_bytes: string; down_bytes: string; last_handshake: Date | null; last_endpoint: string | null }>(
-      'select up_bytes, down_bytes, last_handshake, last_endpoint from accounts where public_key = $1',
-      [other.publicKey],
-    );
+    const [otherAccount] = await t.query<{
+      up_bytes: string;
+      down_bytes: string;
+      last_handshake: Date | null;
+      last_endpoint: string | null;
+    }>('select up_bytes, down_bytes, last_handshake, last_endpoint from accounts where public_key = $1', [
+      other.publicKey,
+    ]);
     expect(otherAccount).toEqual({ up_bytes: '0', down_bytes: '0', last_handshake: null, last_endpoint: null });
     const bAfter = (await call('GET', `nodes/${b.id}`)).body;
-    expect(bAfter).toMatchObject({ appliedRevision: bBefore.appliedRevision, agent: { state: 'enrolled', version: null } });
-    const [bAgent] = await t.query<{ counters_seq: string }>('select counters_seq from node_agents where node_id = $1', [b.id]);
+    expect(bAfter).toMatchObject({
+      appliedRevision: bBefore.appliedRevision,
+      agent: { state: 'enrolled', version: null },
+    });
+    const [bAgent] = await t.query<{ counters_seq: string }>(
+      'select counters_seq from node_agents where node_id = $1',
+      [b.id],
+    );
     expect(bAgent.counters_seq).toBe('0');
     // Everything A said landed on A.
     const aAfter = (await call('GET', `nodes/${a.id}`)).body;
@@ -250,7 +302,9 @@ describe('the agent link', () => {
 
     expect(await openLink()).toEqual({ status: 401 });
     expect(await openLink('Bearer')).toEqual({ status: 401 });
-    expect(await openLink(`Basic ${Buffer.from(`x:${a.access.credential}`).toString('base64')}`)).toEqual({ status: 401 });
+    expect(await openLink(`Basic ${Buffer.from(`x:${a.access.credential}`).toString('base64')}`)).toEqual({
+      status: 401,
+    });
     // Well-formed but unknown, and a node credential with one character changed.
     expect(await openLink(`Bearer wnc_${randomBytes(32).toString('base64url')}`)).toEqual({ status: 401 });
     const flipped = a.access.credential.slice(0, -1) + (a.access.credential.endsWith('A') ? 'B' : 'A');
@@ -268,7 +322,9 @@ describe('the agent link', () => {
   test('refuses a credential replaced by a new enrolment, and cuts the link it had open', async () => {
     const a = await enrolledNode();
     const old = await openAs(a.access.credential);
-    old.socket.send(JSON.stringify({ type: 'hello', version: 'old-host', capabilities: CAPABILITIES, gaps: [], appliedRevision: 0 }));
+    old.socket.send(
+      JSON.stringify({ type: 'hello', version: 'old-host', capabilities: CAPABILITIES, gaps: [], appliedRevision: 0 }),
+    );
     await old.next('welcome');
     let closed = false;
     old.socket.once('close', () => (closed = true));
@@ -282,7 +338,9 @@ describe('the agent link', () => {
     await waitFor("the lost host's link to end", async () => closed, 10_000, 20);
     expect(await openLink(`Bearer ${a.access.credential}`)).toEqual({ status: 401 });
     const renewed = await openAs(reEnrolled.body.credential);
-    renewed.socket.send(JSON.stringify({ type: 'hello', version: 'new-host', capabilities: CAPABILITIES, gaps: [], appliedRevision: 0 }));
+    renewed.socket.send(
+      JSON.stringify({ type: 'hello', version: 'new-host', capabilities: CAPABILITIES, gaps: [], appliedRevision: 0 }),
+    );
     expect(await renewed.next('welcome')).toMatchObject({ nodeId: a.id });
     renewed.socket.terminate();
   }, 60_000);

@@ -25,7 +25,14 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-const probeResult: ProbeResult = { ok: true, latencyMs: 1, stages: { dns: null, connect: 1, handshake: null, firstByte: null }, errorClass: null, error: null, egressIp: null };
+const probeResult: ProbeResult = {
+  ok: true,
+  latencyMs: 1,
+  stages: { dns: null, connect: 1, handshake: null, firstByte: null },
+  errorClass: null,
+  error: null,
+  egressIp: null,
+};
 
 test('a probe is answered while a long apply runs; applies are handed over in order; unknown jobs fail', async () => {
   const nodeId = randomUUID();
@@ -49,7 +56,12 @@ test('a probe is answered while a long apply runs; applies are handed over in or
   const done: string[] = [];
   // What WireGuardHost.apply does: one apply at a time, in the order the worker hands them over.
   let chain: Promise<unknown> = Promise.resolve();
-  const worker = new ApplyWorker(nodeId, { kind: 'redis', url: REDIS_URL, username: 'default', password: '', prefix }, undefined, () => undefined);
+  const worker = new ApplyWorker(
+    nodeId,
+    { kind: 'redis', url: REDIS_URL, username: 'default', password: '', prefix },
+    undefined,
+    () => undefined,
+  );
   closers.push(() => worker.stop());
   worker.start(
     (job: Job): Promise<ApplyResult> => {
@@ -76,7 +88,9 @@ test('a probe is answered while a long apply runs; applies are handed over in or
   await waitFor('the probe answered while the first apply is held', () => done.includes('probe'));
   expect(done).not.toContain('apply 1');
   expect((await queue.getJob(probe.id!))?.returnvalue).toEqual(probeResult);
-  await waitFor('the unknown job failed', async () => (await queue.getJob(unknown.id!))?.failedReason?.includes('unknown job reboot'));
+  await waitFor('the unknown job failed', async () =>
+    (await queue.getJob(unknown.id!))?.failedReason?.includes('unknown job reboot'),
+  );
 
   releaseApply();
   await waitFor('both applies done', () => done.includes('apply 2'));

@@ -37,7 +37,11 @@ afterAll(async () => {
 
 /** A plain client logged in as the node's Redis user: what a hostile host would send. */
 function loggedInAs(access: Extract<EnrolResponse['queue'], { kind: 'redis' }>): Redis {
-  const client = new Redis(access.url, { username: access.username, password: access.password, maxRetriesPerRequest: 1 });
+  const client = new Redis(access.url, {
+    username: access.username,
+    password: access.password,
+    maxRetriesPerRequest: 1,
+  });
   client.on('error', () => undefined);
   closers.push(() => client.disconnect());
   return client;
@@ -52,7 +56,9 @@ async function refusesLua(client: Redis): Promise<void> {
   const other = new Redis(redis.url);
   await other.script('LOAD', 'return 1');
   other.disconnect();
-  await expect(client.call('EVALSHA', createHash('sha1').update('return 1').digest('hex'), '0')).rejects.toThrow(/NOPERM/);
+  await expect(client.call('EVALSHA', createHash('sha1').update('return 1').digest('hex'), '0')).rejects.toThrow(
+    /NOPERM/,
+  );
 }
 
 test("a node's Redis user cannot run its own Lua, while its worker takes jobs, also after Redis restarts empty", async () => {
@@ -70,14 +76,22 @@ test("a node's Redis user cannot run its own Lua, while its worker takes jobs, a
     return { revision: job.data.revision, ok: true, interfaces: [], durationMs: 1 };
   });
   const first = await revision(node.id);
-  await waitFor('the worker to take the first apply job', () => taken.find((job) => job.data.revision === first), 30_000);
+  await waitFor(
+    'the worker to take the first apply job',
+    () => taken.find((job) => job.data.revision === first),
+    30_000,
+  );
 
   await redis.restart();
   // Users and scripts come back from the controller; a change made now reaches the worker.
   await createInterface(freshInterface({ nodeId: node.id }));
   const second = await revision(node.id);
   expect(second).toBeGreaterThan(first);
-  await waitFor('the worker to take the apply job made after the restart', () => taken.find((job) => job.data.revision === second), 60_000);
+  await waitFor(
+    'the worker to take the apply job made after the restart',
+    () => taken.find((job) => job.data.revision === second),
+    60_000,
+  );
   await refusesLua(loggedInAs(access));
   expect(errors.filter((message) => /NOPERM/.test(message))).toEqual([]);
   expect(taken.every((job) => job.queueName === nodeQueueName(node.id))).toBe(true);

@@ -28,11 +28,16 @@ const TUNNEL = '10.66.0.0/24';
 const GATEWAY = '10.66.0.1';
 const ifname = `wa${randomSuffix(8)}`;
 
-const { call, createNode, createInterface, createClient, accountsOf, getClient, getNode, nodeInSync } = fixtures(() => ({ t, token }));
+const { call, createNode, createInterface, createClient, accountsOf, getClient, getNode, nodeInSync } = fixtures(
+  () => ({ t, token }),
+);
 
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error('agent-tunnel.spec needs root (network namespaces, wireguard-go)');
-  await requireTools(['wg', 'wg-quick', 'wireguard-go', 'ip', 'ping'], 'wireguard-tools wireguard-go iproute2 iputils-ping');
+  await requireTools(
+    ['wg', 'wg-quick', 'wireguard-go', 'ip', 'ping'],
+    'wireguard-tools wireguard-go iproute2 iputils-ping',
+  );
   workDir = mkdtempSync(join(tmpdir(), 'warren-e2e-'));
   nodeNs = await TestNamespace.create('warren-node');
   clientNs = await TestNamespace.create('warren-client');
@@ -61,7 +66,11 @@ test('a client created through the API gets a working tunnel on the node, and it
     endpointHost: NODE_ADDRESS,
   });
 
-  agent = startAgent({ controllerUrl: t.api.replace(/\/api$/, ''), enrolSecret: node.enrolment!.secret, netns: nodeNs.name });
+  agent = startAgent({
+    controllerUrl: t.api.replace(/\/api$/, ''),
+    enrolSecret: node.enrolment!.secret,
+    netns: nodeNs.name,
+  });
   const synced = await nodeInSync(nodeId).catch((error: Error) => {
     throw new Error(`${error.message}\n--- agent output\n${agent!.output()}`);
   });
@@ -113,14 +122,21 @@ test('a client created through the API gets a working tunnel on the node, and it
   // The device and its account carry the same numbers, and it shows as online after its handshake.
   expect(counted.onlineNow).toBe(true);
   expect(counted.devices[0]).toMatchObject({ upBytes: rx, downBytes: tx, onlineNow: true });
-  expect(counted.devices[0].accounts[0]).toMatchObject({ upBytes: rx, downBytes: tx, lastEndpoint: expect.stringMatching(/^172\.31\.0\.2:\d+$/) });
+  expect(counted.devices[0].accounts[0]).toMatchObject({
+    upBytes: rx,
+    downBytes: tx,
+    lastEndpoint: expect.stringMatching(/^172\.31\.0\.2:\d+$/),
+  });
 
   // The quota: a little above what is used now; the next megabyte exhausts the client.
   const patched = await call('PATCH', `clients/${client.id}`, { quotaBytes: counted.usedBytes + 200_000 });
   expect(patched.status).toBe(200);
   await sendThrough(clientNs, nodeNs, GATEWAY, 1024 * 1024);
   await waitFor('the client to be exhausted', async () => (await getClient(client.id)).status === 'exhausted');
-  await waitFor('the peer to leave the node', async () => !(await peersOf(nodeNs, ifname)).includes(account.public_key));
+  await waitFor(
+    'the peer to leave the node',
+    async () => !(await peersOf(nodeNs, ifname)).includes(account.public_key),
+  );
   expect(await pingOnce(clientNs, GATEWAY)).toBe(false);
 
   // Reset restores it.

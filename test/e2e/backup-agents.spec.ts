@@ -42,8 +42,19 @@ afterAll(async () => {
 test('a backup holds the node’s host state from its agent; restoring it while the agent is connected brings the host back to the backup’s peers', async () => {
   const node = await api.createNode({ name: `backup-${randomSuffix(6)}`, address: NODE_ADDRESS });
   const ifname = `wb${randomSuffix(8)}`;
-  const iface = await api.createInterface({ nodeId: node.id, name: ifname, listenPort: 51820, subnet: '10.67.0.0/24', endpointHost: NODE_ADDRESS, natInterface: 'lo' });
-  agent = startAgent({ controllerUrl: t.api.replace(/\/api$/, ''), enrolSecret: node.enrolment!.secret, netns: ns.name });
+  const iface = await api.createInterface({
+    nodeId: node.id,
+    name: ifname,
+    listenPort: 51820,
+    subnet: '10.67.0.0/24',
+    endpointHost: NODE_ADDRESS,
+    natInterface: 'lo',
+  });
+  agent = startAgent({
+    controllerUrl: t.api.replace(/\/api$/, ''),
+    enrolSecret: node.enrolment!.secret,
+    netns: ns.name,
+  });
   await api.nodeInSync(node.id).catch((error: Error) => {
     throw new Error(`${error.message}\n--- agent output\n${agent.output().slice(-6000)}`);
   });
@@ -60,7 +71,9 @@ test('a backup holds the node’s host state from its agent; restoring it while 
   expect(entry).toMatchObject({ state: 'collected', file: `nodes/${node.id}/host-state.json` });
   const hostState = JSON.parse(partOf(made.body.name, entry.file).toString());
   const configs = hostState.files.filter((f: { path: string }) => f.path.endsWith('.conf'));
-  expect(configs.map((f: { contentBase64: string }) => Buffer.from(f.contentBase64, 'base64').toString())).toEqual([expect.stringContaining(keptKey)]);
+  expect(configs.map((f: { contentBase64: string }) => Buffer.from(f.contentBase64, 'base64').toString())).toEqual([
+    expect.stringContaining(keptKey),
+  ]);
   expect(hostState.nftables).toContain('table ip warren');
   const revisionAtBackup = (await api.getNode(node.id)).desiredRevision;
 
@@ -77,7 +90,11 @@ test('a backup holds the node’s host state from its agent; restoring it while 
   // The agent, cut off by the restore, links again with its (restored, unchanged) credential and applies.
   const synced = await api.nodeInSync(node.id, 60_000);
   expect(synced.desiredRevision).toBeGreaterThan(Math.max(revisionAtBackup, revisionBeforeRestore));
-  await waitFor('the host back at the backup’s peers', async () => ((await peersOf(ns, ifname)).join() === keptKey ? true : undefined), 30_000);
+  await waitFor(
+    'the host back at the backup’s peers',
+    async () => ((await peersOf(ns, ifname)).join() === keptKey ? true : undefined),
+    30_000,
+  );
   expect((await t.call('GET', `clients/${kept.id}`, { token })).status).toBe(200);
   expect((await t.call('GET', `clients/${later.id}`, { token })).status).toBe(404);
 }, 180_000);
@@ -99,4 +116,3 @@ function partOf(name: string, path: string): Buffer {
 async function manifestOf(name: string) {
   return JSON.parse(partOf(name, 'manifest.json').toString());
 }
-

@@ -21,7 +21,13 @@ const cli = (...args: string[]) => runToEnd(CLI_MAIN, args, env);
 beforeAll(async () => {
   t = await startTestPanel();
   token = await t.login();
-  env = { PATH: process.env.PATH, DATABASE_URL: t.database.url, REDIS_URL: t.config.redisUrl, WARREN_QUEUE_PREFIX: t.config.queuePrefix, WARREN_DATA_DIR: t.config.dataDir };
+  env = {
+    PATH: process.env.PATH,
+    DATABASE_URL: t.database.url,
+    REDIS_URL: t.config.redisUrl,
+    WARREN_QUEUE_PREFIX: t.config.queuePrefix,
+    WARREN_DATA_DIR: t.config.dataDir,
+  };
 });
 afterAll(async () => {
   await t?.stop();
@@ -69,10 +75,17 @@ test('status lists every node with its agent, sync state and queue backlog', asy
   expect(shown.code).toBe(0);
   expect(shown.stdout).toMatch(/status-node\s+\S+\s+never-enrolled\s+behind\s+0\/2/);
   const json = await cli('status', '--json');
-  const report = JSON.parse(json.stdout) as { nodes: { id: string; agent: string; inSync: boolean; backlog: number | null }[]; queueStore: { ok: boolean } };
+  const report = JSON.parse(json.stdout) as {
+    nodes: { id: string; agent: string; inSync: boolean; backlog: number | null }[];
+    queueStore: { ok: boolean };
+  };
   expect(report.queueStore).toEqual({ ok: true });
   // Delivery put the node's apply job on its queue; no agent takes it.
-  expect(report.nodes.find((entry) => entry.id === node.id)).toMatchObject({ agent: 'never-enrolled', inSync: false, backlog: 1 });
+  expect(report.nodes.find((entry) => entry.id === node.id)).toMatchObject({
+    agent: 'never-enrolled',
+    inSync: false,
+    backlog: 1,
+  });
 });
 
 test('migrate reports the migration level and changes nothing on an up-to-date database', async () => {
@@ -91,7 +104,9 @@ test('backup create, list and restore: progress on stderr, the archive where the
   const backup = JSON.parse(made.stdout) as { name: string; size: number; sha256: string };
   expect(backup.name).toMatch(/^backup-\d{8}-\d{6}\.tar\.gz$/);
   // The panel lists what the command made: one backup directory.
-  expect((await t.call('GET', 'backups', { token })).body.backups.map((b: { name: string }) => b.name)).toContain(backup.name);
+  expect((await t.call('GET', 'backups', { token })).body.backups.map((b: { name: string }) => b.name)).toContain(
+    backup.name,
+  );
   const listed = await cli('backup', 'list', '--json');
   expect(JSON.parse(listed.stdout).map((b: { name: string }) => b.name)).toContain(backup.name);
 
@@ -136,7 +151,10 @@ test.each([
 });
 
 test('an unreachable database: exit 1 with a message, no stack trace', async () => {
-  const result = await runToEnd(CLI_MAIN, ['token', 'list'], { ...env, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
+  const result = await runToEnd(CLI_MAIN, ['token', 'list'], {
+    ...env,
+    DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none',
+  });
   expect(result.code).toBe(1);
   expect(result.stderr).toMatch(/^warren: /);
   expect(result.stderr).not.toMatch(/\n\s+at /);

@@ -82,119 +82,180 @@ test('a bad configuration value stops start-up with a message naming the variabl
   expect(result.stdout).not.toContain(LISTENING);
 });
 
-test('the CLI refuses to issue a token before the panel has created an owner', async () => {
-  const result = await runToEnd(CLI_MAIN, ['token', 'issue', '--name', 'early'], { ...env, WARREN_DATA_DIR: emptyDataDir });
-  expect(result.code).toBe(1);
-  expect(result.stderr).toMatch(/no owner account yet/);
-  expect(result.stdout).toBe('');
-  expect(postmasterOf(emptyDataDir)).toBeUndefined(); // it stopped the server it started
-}, SLOW);
+test(
+  'the CLI refuses to issue a token before the panel has created an owner',
+  async () => {
+    const result = await runToEnd(CLI_MAIN, ['token', 'issue', '--name', 'early'], {
+      ...env,
+      WARREN_DATA_DIR: emptyDataDir,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/no owner account yet/);
+    expect(result.stdout).toBe('');
+    expect(postmasterOf(emptyDataDir)).toBeUndefined(); // it stopped the server it started
+  },
+  SLOW,
+);
 
-test('first start: real PostgreSQL and the PostgreSQL queue backend, over HTTPS, with a generated owner password printed once', async () => {
-  const started = await startPanel();
-  const health = await https('GET', `${origin}/api/health/ready`);
-  expect(health.status).toBe(200);
-  expect(health.body).toMatchObject({ status: 'ready', database: { ok: true }, queue: { backend: 'postgres', ok: true } });
+test(
+  'first start: real PostgreSQL and the PostgreSQL queue backend, over HTTPS, with a generated owner password printed once',
+  async () => {
+    const started = await startPanel();
+    const health = await https('GET', `${origin}/api/health/ready`);
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({
+      status: 'ready',
+      database: { ok: true },
+      queue: { backend: 'postgres', ok: true },
+    });
 
-  const owner = started.stdout.match(OWNER_LINE);
-  expect(owner?.[1]).toBe('admin');
-  password = owner![2]!;
-  expect(started.stdout.split(password)).toHaveLength(2); // printed exactly once
-  // ...with how to change it: over the API, or from the host.
-  expect(started.stdout).toContain(`change it after signing in: PATCH ${origin}/api/auth/me`);
-  expect(started.stdout).toContain('warren admin reset-password');
+    const owner = started.stdout.match(OWNER_LINE);
+    expect(owner?.[1]).toBe('admin');
+    password = owner![2]!;
+    expect(started.stdout.split(password)).toHaveLength(2); // printed exactly once
+    // ...with how to change it: over the API, or from the host.
+    expect(started.stdout).toContain(`change it after signing in: PATCH ${origin}/api/auth/me`);
+    expect(started.stdout).toContain('warren admin reset-password');
 
-  const signedIn = await login(password);
-  expect(signedIn.status).toBe(200);
-  expect(signedIn.body.user).toMatchObject({ username: 'admin', role: 'owner' });
-  expect((await https('GET', `${origin}/api/auth/me`, { token: signedIn.body.token })).status).toBe(200);
-}, SLOW);
+    const signedIn = await login(password);
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.body.user).toMatchObject({ username: 'admin', role: 'owner' });
+    expect((await https('GET', `${origin}/api/auth/me`, { token: signedIn.body.token })).status).toBe(200);
+  },
+  SLOW,
+);
 
-test('the CLI issues a token while the panel runs, and the panel accepts it', async () => {
-  const result = await runToEnd(CLI_MAIN, ['token', 'issue', '--name', 'e2e', '--quiet'], env);
-  expect(result).toMatchObject({ code: 0, stderr: '' });
-  expect(result.stdout).toMatch(/^wrn_[0-9A-Za-z]{46}\n$/);
-  cliToken = result.stdout.trim();
+test(
+  'the CLI issues a token while the panel runs, and the panel accepts it',
+  async () => {
+    const result = await runToEnd(CLI_MAIN, ['token', 'issue', '--name', 'e2e', '--quiet'], env);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toMatch(/^wrn_[0-9A-Za-z]{46}\n$/);
+    cliToken = result.stdout.trim();
 
-  const me = await https('GET', `${origin}/api/auth/me`, { token: cliToken });
-  expect(me.status).toBe(200);
-  expect(me.body).toMatchObject({ user: { username: 'admin', role: 'owner' }, via: 'token' });
-  const listed = await https('GET', `${origin}/api/tokens`, { token: cliToken });
-  expect(listed.body.map((token: { name: string }) => token.name)).toContain('e2e');
-}, SLOW);
+    const me = await https('GET', `${origin}/api/auth/me`, { token: cliToken });
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ user: { username: 'admin', role: 'owner' }, via: 'token' });
+    const listed = await https('GET', `${origin}/api/tokens`, { token: cliToken });
+    expect(listed.body.map((token: { name: string }) => token.name)).toContain('e2e');
+  },
+  SLOW,
+);
 
-test('the local node\u2019s agent connects over the panel\u2019s own certificate and applies jobs from the PostgreSQL queue backend', async () => {
-  const localNode = async () => (await https('GET', `${origin}/api/nodes`, { token: cliToken })).body.find((node: { isLocal: boolean }) => node.isLocal);
-  const node = await waitFor('the local agent connected and in sync', async () => {
-    const current = await localNode();
-    return current.agent.state === 'connected' && current.inSync ? current : undefined;
-  }, 60_000);
-  expect(node).toMatchObject({ inSync: true, agent: { state: 'connected' } });
-  // A change to the node (a disabled interface: nothing appears on this host) is a new revision,
-  // delivered as a job through the PostgreSQL backend and applied by the local agent.
-  const created = await https('POST', `${origin}/api/interfaces`, {
-    token: cliToken,
-    body: { nodeId: node.id, name: 'wgdisabled', listenPort: 51999, subnet: '10.99.0.0/24', endpointHost: '127.0.0.1', enabled: false },
-  });
-  expect(created.status).toBe(201);
-  const revision = (await localNode()).desiredRevision;
-  expect(revision).toBeGreaterThan(node.desiredRevision);
-  await waitFor('the local agent to apply the new revision', async () => (await localNode()).appliedRevision === revision, 60_000);
-  expect((await localNode()).appliedRevision).toBe(revision);
-}, SLOW);
+test(
+  'the local node\u2019s agent connects over the panel\u2019s own certificate and applies jobs from the PostgreSQL queue backend',
+  async () => {
+    const localNode = async () =>
+      (await https('GET', `${origin}/api/nodes`, { token: cliToken })).body.find(
+        (node: { isLocal: boolean }) => node.isLocal,
+      );
+    const node = await waitFor(
+      'the local agent connected and in sync',
+      async () => {
+        const current = await localNode();
+        return current.agent.state === 'connected' && current.inSync ? current : undefined;
+      },
+      60_000,
+    );
+    expect(node).toMatchObject({ inSync: true, agent: { state: 'connected' } });
+    // A change to the node (a disabled interface: nothing appears on this host) is a new revision,
+    // delivered as a job through the PostgreSQL backend and applied by the local agent.
+    const created = await https('POST', `${origin}/api/interfaces`, {
+      token: cliToken,
+      body: {
+        nodeId: node.id,
+        name: 'wgdisabled',
+        listenPort: 51999,
+        subnet: '10.99.0.0/24',
+        endpointHost: '127.0.0.1',
+        enabled: false,
+      },
+    });
+    expect(created.status).toBe(201);
+    const revision = (await localNode()).desiredRevision;
+    expect(revision).toBeGreaterThan(node.desiredRevision);
+    await waitFor(
+      'the local agent to apply the new revision',
+      async () => (await localNode()).appliedRevision === revision,
+      60_000,
+    );
+    expect((await localNode()).appliedRevision).toBe(revision);
+  },
+  SLOW,
+);
 
-test('SIGTERM shuts down cleanly; the next start reuses the data directory', async () => {
-  expect(await stopPanel('SIGTERM')).toEqual({ code: 0, signal: null });
-  expect(postmasterOf(dataDir)).toBeUndefined();
+test(
+  'SIGTERM shuts down cleanly; the next start reuses the data directory',
+  async () => {
+    expect(await stopPanel('SIGTERM')).toEqual({ code: 0, signal: null });
+    expect(postmasterOf(dataDir)).toBeUndefined();
 
-  const started = await startPanel();
-  expect(started.stdout).not.toMatch(OWNER_LINE);
-  expect(started.stdout).not.toContain(password);
-  expect((await login(password)).status).toBe(200);
-  expect((await https('GET', `${origin}/api/auth/me`, { token: cliToken })).status).toBe(200);
-}, SLOW);
+    const started = await startPanel();
+    expect(started.stdout).not.toMatch(OWNER_LINE);
+    expect(started.stdout).not.toContain(password);
+    expect((await login(password)).status).toBe(200);
+    expect((await https('GET', `${origin}/api/auth/me`, { token: cliToken })).status).toBe(200);
+  },
+  SLOW,
+);
 
-test('after a hard kill (SIGKILL) the next start recovers the cluster and comes up healthy', async () => {
-  expect(await stopPanel('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+test(
+  'after a hard kill (SIGKILL) the next start recovers the cluster and comes up healthy',
+  async () => {
+    expect(await stopPanel('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
 
-  const started = await startPanel();
-  // The killed panel's PostgreSQL either survived as an orphan or left a stale postmaster.pid.
-  expect(started.stdout).toMatch(/stopping PostgreSQL left running by an earlier run|removing a stale postmaster\.pid/);
-  const health = await https('GET', `${origin}/api/health/ready`);
-  expect(health.status).toBe(200);
-  expect(health.body).toMatchObject({ database: { ok: true }, queue: { backend: 'postgres', ok: true } });
-  expect((await login(password)).status).toBe(200);
-  expect((await https('GET', `${origin}/api/auth/me`, { token: cliToken })).status).toBe(200);
-}, SLOW);
+    const started = await startPanel();
+    // The killed panel's PostgreSQL either survived as an orphan or left a stale postmaster.pid.
+    expect(started.stdout).toMatch(
+      /stopping PostgreSQL left running by an earlier run|removing a stale postmaster\.pid/,
+    );
+    const health = await https('GET', `${origin}/api/health/ready`);
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({ database: { ok: true }, queue: { backend: 'postgres', ok: true } });
+    expect((await login(password)).status).toBe(200);
+    expect((await https('GET', `${origin}/api/auth/me`, { token: cliToken })).status).toBe(200);
+  },
+  SLOW,
+);
 
-test('with the panel stopped, the CLI starts and stops the embedded PostgreSQL itself', async () => {
-  expect((await stopPanel('SIGTERM')).code).toBe(0);
-  expect(postmasterOf(dataDir)).toBeUndefined();
+test(
+  'with the panel stopped, the CLI starts and stops the embedded PostgreSQL itself',
+  async () => {
+    expect((await stopPanel('SIGTERM')).code).toBe(0);
+    expect(postmasterOf(dataDir)).toBeUndefined();
 
-  const result = await runToEnd(CLI_MAIN, ['token', 'issue', '--name', 'offline'], env);
-  expect(result.code).toBe(0);
-  const token = result.stdout.match(/Authorization: Bearer (wrn_[0-9A-Za-z]{46})/)?.[1];
-  expect(token).toBeDefined();
-  expect(result.stdout).toContain(`curl -k -H 'Authorization: Bearer ${token}' '${origin}/api/auth/me'`);
-  expect(result.stdout.split(token!).length - 1).toBe(3); // the token line, the header line, the curl line
-  expect(postmasterOf(dataDir)).toBeUndefined();
+    const result = await runToEnd(CLI_MAIN, ['token', 'issue', '--name', 'offline'], env);
+    expect(result.code).toBe(0);
+    const token = result.stdout.match(/Authorization: Bearer (wrn_[0-9A-Za-z]{46})/)?.[1];
+    expect(token).toBeDefined();
+    expect(result.stdout).toContain(`curl -k -H 'Authorization: Bearer ${token}' '${origin}/api/auth/me'`);
+    expect(result.stdout.split(token!).length - 1).toBe(3); // the token line, the header line, the curl line
+    expect(postmasterOf(dataDir)).toBeUndefined();
 
-  await startPanel();
-  const me = await https('GET', `${origin}/api/auth/me`, { token });
-  expect(me.status).toBe(200);
-  expect(me.body.via).toBe('token');
-  expect((await stopPanel('SIGTERM')).code).toBe(0);
-}, SLOW);
+    await startPanel();
+    const me = await https('GET', `${origin}/api/auth/me`, { token });
+    expect(me.status).toBe(200);
+    expect(me.body.via).toBe('token');
+    expect((await stopPanel('SIGTERM')).code).toBe(0);
+  },
+  SLOW,
+);
 
-test('a data directory that lost postgres.json beside an existing cluster stops start-up saying where the cluster is', async () => {
-  const settings = join(dataDir, 'postgres.json');
-  renameSync(settings, `${settings}.aside`);
-  try {
-    const result = await runToEnd(PANEL_MAIN, [], env);
-    expect(result.code).not.toBe(0);
-    expect(result.stderr).toMatch(/has no postgres\.json, but a PostgreSQL cluster made for it earlier is in \S+\. Put the earlier data directory back, or remove/);
-    expect(existsSync(settings)).toBe(false);
-  } finally {
-    renameSync(`${settings}.aside`, settings);
-  }
-}, SLOW);
+test(
+  'a data directory that lost postgres.json beside an existing cluster stops start-up saying where the cluster is',
+  async () => {
+    const settings = join(dataDir, 'postgres.json');
+    renameSync(settings, `${settings}.aside`);
+    try {
+      const result = await runToEnd(PANEL_MAIN, [], env);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toMatch(
+        /has no postgres\.json, but a PostgreSQL cluster made for it earlier is in \S+\. Put the earlier data directory back, or remove/,
+      );
+      expect(existsSync(settings)).toBe(false);
+    } finally {
+      renameSync(`${settings}.aside`, settings);
+    }
+  },
+  SLOW,
+);

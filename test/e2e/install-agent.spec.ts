@@ -15,7 +15,9 @@ import { waitFor } from '../support/wait-for.js';
  * in the foreground); npm installs the agent's package from the panel, preferring its cache.
  */
 const BASE_PATH = '/x7k2';
-const PINNED_NODE = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies.node;
+const PINNED_NODE = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
+).devDependencies.node;
 
 describe('the enrolment command installs the agent from the panel and enrols it (install-agent.sh)', () => {
   let t: TestPanel;
@@ -36,11 +38,15 @@ describe('the enrolment command installs the agent from the panel and enrols it 
     WARREN_INSTALL_NPM_FLAGS: '--prefer-offline',
   });
   const api = (path: string, options: { method?: string; body?: unknown } = {}) =>
-    anyCertHttps(`${t.panel.origin}${BASE_PATH}/api/${path}`, { ...options, headers: { authorization: `Bearer ${token}` } });
+    anyCertHttps(`${t.panel.origin}${BASE_PATH}/api/${path}`, {
+      ...options,
+      headers: { authorization: `Bearer ${token}` },
+    });
 
   beforeAll(async () => {
     t = await startTestPanel({ WARREN_TLS: 'on', WARREN_BASE_PATH: BASE_PATH });
-    token = (await anyCertHttps(`${t.panel.origin}${BASE_PATH}/api/auth/login`, { method: 'POST', body: OWNER })).body.token;
+    token = (await anyCertHttps(`${t.panel.origin}${BASE_PATH}/api/auth/login`, { method: 'POST', body: OWNER })).body
+      .token;
     namespace = await TestNamespace.create();
   }, 120_000);
   afterAll(async () => {
@@ -59,13 +65,19 @@ describe('the enrolment command installs the agent from the panel and enrols it 
     const run = runProgram('bash', ['-c', command], installEnv(root));
     const { code } = await run.exited;
     expect(code).toBe(3);
-    expect(run.stderr).toContain(`presents a certificate whose pin is ${pin}, not ${wrong}: refusing to download anything`);
+    expect(run.stderr).toContain(
+      `presents a certificate whose pin is ${pin}, not ${wrong}: refusing to download anything`,
+    );
     expect(existsSync(join(root, 'opt', 'warren-agent'))).toBe(false);
   });
 
   test('unknown options and missing values are refused with exit code 2', async () => {
     const script = join(ROOT, 'deploy', 'install-agent.sh');
-    const unknown = runProgram('bash', [script, '--controller', 'https://127.0.0.1:1', '--frobnicate'], installEnv(tempRoot()));
+    const unknown = runProgram(
+      'bash',
+      [script, '--controller', 'https://127.0.0.1:1', '--frobnicate'],
+      installEnv(tempRoot()),
+    );
     expect((await unknown.exited).code).toBe(2);
     expect(unknown.stderr).toContain('unknown option --frobnicate');
     const missing = runProgram('bash', [script, '--enrol', 'wne_x'], installEnv(tempRoot()));
@@ -78,16 +90,24 @@ describe('the enrolment command installs the agent from the panel and enrols it 
     const pin = pinOfPem(readFileSync(join(t.config.dataDir, 'tls', 'cert.pem'), 'utf8'));
     const panelUrl = `${t.panel.origin}${BASE_PATH}`;
     expect(node.enrolment.command).toMatch(
-      new RegExp(`^curl -fsSL -k --pinnedpubkey 'sha256//[A-Za-z0-9+/=]{44}' '${panelUrl}/api/agent/install.sh' \\| WARREN_ENROL_SECRET='${node.enrolment.secret}' bash -s -- --controller '${panelUrl}' --pin ${pin}$`),
+      new RegExp(
+        `^curl -fsSL -k --pinnedpubkey 'sha256//[A-Za-z0-9+/=]{44}' '${panelUrl}/api/agent/install.sh' \\| WARREN_ENROL_SECRET='${node.enrolment.secret}' bash -s -- --controller '${panelUrl}' --pin ${pin}$`,
+      ),
     );
     const root = tempRoot();
     // --netns: the test's agent applies inside a namespace of its own, not on this machine.
-    const install = runProgram('bash', ['-c', `${node.enrolment.command} --netns ${namespace.name}`], installEnv(root), { group: true });
+    const install = runProgram(
+      'bash',
+      ['-c', `${node.enrolment.command} --netns ${namespace.name}`],
+      installEnv(root),
+      { group: true },
+    );
     try {
       await waitFor(
         'the installed agent connected',
         async () => {
-          if (install.child.exitCode !== null) throw new Error(`the installer exited (${install.child.exitCode}):\n${install.stdout}\n${install.stderr}`);
+          if (install.child.exitCode !== null)
+            throw new Error(`the installer exited (${install.child.exitCode}):\n${install.stdout}\n${install.stderr}`);
           const view = (await api(`nodes/${node.id}`)).body;
           return view.agent.state === 'connected' ? true : undefined;
         },

@@ -40,7 +40,10 @@ const { call, createNode, createInterface, createClient, getClient, getNode } = 
 
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error('profiles-dns.spec needs root (network namespaces, wireguard-go)');
-  await requireTools(['wg', 'wg-quick', 'wireguard-go', 'ip', 'ping', 'nft'], 'wireguard-tools wireguard-go iproute2 iputils-ping nftables');
+  await requireTools(
+    ['wg', 'wg-quick', 'wireguard-go', 'ip', 'ping', 'nft'],
+    'wireguard-tools wireguard-go iproute2 iputils-ping nftables',
+  );
   workDir = mkdtempSync(join(tmpdir(), 'warren-dns-'));
   nodeNs = await TestNamespace.create('warren-dn');
   clientNs = await TestNamespace.create('warren-dc');
@@ -77,11 +80,19 @@ test('a full-tunnel client resolves a name through the tunnel with the default D
     natInterface: uplink.mine,
   });
   expect(iface.dns).toEqual(['1.1.1.1', '1.0.0.1']);
-  agent = startAgent({ controllerUrl: t.api.replace(/\/api$/, ''), enrolSecret: node.enrolment!.secret, netns: nodeNs!.name });
-  await waitFor('the agent to connect and apply the node', async () => {
-    const state = await getNode(node.id);
-    return state.agent.state === 'connected' && state.inSync;
-  }, 30_000).catch((error: Error) => {
+  agent = startAgent({
+    controllerUrl: t.api.replace(/\/api$/, ''),
+    enrolSecret: node.enrolment!.secret,
+    netns: nodeNs!.name,
+  });
+  await waitFor(
+    'the agent to connect and apply the node',
+    async () => {
+      const state = await getNode(node.id);
+      return state.agent.state === 'connected' && state.inSync;
+    },
+    30_000,
+  ).catch((error: Error) => {
     throw new Error(`${error.message}\n--- agent output\n${agent!.output()}`);
   });
 
@@ -97,7 +108,11 @@ test('a full-tunnel client resolves a name through the tunnel with the default D
 
   // The client asks the first resolver of its profile, as its stub resolver would.
   const resolver = /^DNS = ([^,\s]+)/m.exec(profile)![1];
-  const addresses = await waitFor('the name to resolve through the tunnel', () => resolveIn(clientNs!, resolver, NAME), 15_000);
+  const addresses = await waitFor(
+    'the name to resolve through the tunnel',
+    () => resolveIn(clientNs!, resolver, NAME),
+    15_000,
+  );
   expect(addresses).toEqual([NAME_ADDRESS]);
   // The query went through the tunnel and out of the node's uplink, masqueraded.
   expect(dns.queries()).toContain(`${NAME} from ${NODE_UPLINK}`);
@@ -106,7 +121,11 @@ test('a full-tunnel client resolves a name through the tunnel with the default D
 
   // The interface list tells what runs and who is on it, from the same agent reports.
   const entry = await waitFor('the interface to show its client online, with its traffic', async () => {
-    const [listed] = (await call('GET', `interfaces?nodeId=${node.id}`)).body as { running: boolean; online: number; usedBytes: number }[];
+    const [listed] = (await call('GET', `interfaces?nodeId=${node.id}`)).body as {
+      running: boolean;
+      online: number;
+      usedBytes: number;
+    }[];
     const used = (await getClient(client.id)).usedBytes;
     return listed.running && listed.online === 1 && used > 0 && listed.usedBytes === used ? listed : undefined;
   });

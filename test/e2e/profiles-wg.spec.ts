@@ -94,7 +94,10 @@ test('every profile of a client is accepted by wg-quick strip and wg setconf wit
 
       await ns!.wireguardGo(ifname);
       await ns!.exec('wg', 'setconf', ifname, strippedPath);
-      const [self, peer, ...rest] = (await ns!.exec('wg', 'show', ifname, 'dump')).trim().split('\n').map((line) => line.split('\t'));
+      const [self, peer, ...rest] = (await ns!.exec('wg', 'show', ifname, 'dump'))
+        .trim()
+        .split('\n')
+        .map((line) => line.split('\t'));
       expect(rest).toEqual([]);
       expect(self[0]).toBe(account.private_key);
       expect(self[1]).toBe(publicKeyFromPrivate(account.private_key));

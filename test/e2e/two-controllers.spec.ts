@@ -4,8 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { SYSTEM_QUEUE, TIME_TRANSITIONS_EVERY_MS, TIME_TRANSITIONS_JOB } from '../../apps/controller/src/clients/time-transitions.scheduler.js';
-import { HISTORY_MAINTENANCE_EVERY_MS, HISTORY_MAINTENANCE_JOB, SYSTEM_HISTORY_QUEUE } from '../../apps/controller/src/system/history-maintenance.scheduler.js';
+import {
+  SYSTEM_QUEUE,
+  TIME_TRANSITIONS_EVERY_MS,
+  TIME_TRANSITIONS_JOB,
+} from '../../apps/controller/src/clients/time-transitions.scheduler.js';
+import {
+  HISTORY_MAINTENANCE_EVERY_MS,
+  HISTORY_MAINTENANCE_JOB,
+  SYSTEM_HISTORY_QUEUE,
+} from '../../apps/controller/src/system/history-maintenance.scheduler.js';
 import { startAgent, type AgentProcess } from '../support/agent-process.js';
 import { REDIS_URL } from '../support/environment.js';
 import { fixtures, type Fixtures } from '../support/fixtures.js';
@@ -77,7 +85,14 @@ afterAll(async () => {
 async function nodeWithAgent(controllerOrigin: string, address: string, subnet: string) {
   const node = await onA.createNode({ name: `two-${randomSuffix(6)}`, address });
   const ifname = `wc${randomSuffix(8)}`;
-  const iface = await onA.createInterface({ nodeId: node.id, name: ifname, listenPort: 51820, subnet, endpointHost: address, natInterface: 'lo' });
+  const iface = await onA.createInterface({
+    nodeId: node.id,
+    name: ifname,
+    listenPort: 51820,
+    subnet,
+    endpointHost: address,
+    natInterface: 'lo',
+  });
   const ns = await TestNamespace.create('warren-2c');
   namespaces.push(ns);
   const agent = startAgent({ controllerUrl: controllerOrigin, enrolSecret: node.enrolment!.secret, netns: ns.name });
@@ -94,7 +109,9 @@ test('one owner, one local node: the first start ran once although both controll
   expect(await a.query('select username, role from users')).toEqual([{ username: OWNER.username, role: 'owner' }]);
   expect(await a.query('select count(*)::int as n from nodes where is_local')).toEqual([{ n: 1 }]);
   // B signs in and answers with the same database.
-  expect((await viaB.call('GET', 'auth/me', { token })).body).toMatchObject({ user: { username: OWNER.username, role: 'owner' } });
+  expect((await viaB.call('GET', 'auth/me', { token })).body).toMatchObject({
+    user: { username: OWNER.username, role: 'owner' },
+  });
 });
 
 test('changes made through either controller reach every agent, whichever controller it is linked to; both answer alike', async () => {
@@ -107,27 +124,71 @@ test('changes made through either controller reach every agent, whichever contro
   const keyOf = async (clientId: string) => (await onA.accountsOf(clientId))[0].public_key as string;
   await onA.nodeInSync(first.node.id);
   await onB.nodeInSync(second.node.id);
-  await waitFor('the client made through B on the host linked to A', async () => (await peersOf(first.ns, first.ifname)).join() === (await keyOf(throughB.id)));
-  await waitFor('the client made through A on the host linked to B', async () => (await peersOf(second.ns, second.ifname)).join() === (await keyOf(throughA.id)));
+  await waitFor(
+    'the client made through B on the host linked to A',
+    async () => (await peersOf(first.ns, first.ifname)).join() === (await keyOf(throughB.id)),
+  );
+  await waitFor(
+    'the client made through A on the host linked to B',
+    async () => (await peersOf(second.ns, second.ifname)).join() === (await keyOf(throughA.id)),
+  );
 
   // A change through B to a client A made, and the other way round: both hosts follow.
   expect((await viaB.call('PATCH', `clients/${throughA.id}`, { token, body: { enabled: false } })).status).toBe(200);
   expect((await a.call('DELETE', `clients/${throughB.id}`, { token })).status).toBe(200);
-  await waitFor('both hosts without their client', async () => (await peersOf(second.ns, second.ifname)).length === 0 && (await peersOf(first.ns, first.ifname)).length === 0, 30_000);
+  await waitFor(
+    'both hosts without their client',
+    async () =>
+      (await peersOf(second.ns, second.ifname)).length === 0 && (await peersOf(first.ns, first.ifname)).length === 0,
+    30_000,
+  );
 
   // The same answers from both, agent state included (it is the database's, not the controller's).
-  const summary = (nodes: { id: string; name: string; desiredRevision: number; appliedRevision: number; inSync: boolean; agent: { state: string } }[]) =>
-    nodes.map((node) => ({ id: node.id, name: node.name, desired: node.desiredRevision, applied: node.appliedRevision, inSync: node.inSync, agent: linkedTo(node) }));
-  await waitFor('both nodes in sync on both controllers', async () => {
-    const [fromA, fromB] = await Promise.all([a.call('GET', 'nodes', { token }), viaB.call('GET', 'nodes', { token })]);
-    const remote = (list: { isLocal: boolean }[]) => summary(list.filter((node) => !node.isLocal) as never);
-    return remote(fromA.body).every((node) => node.inSync && node.agent === 'connected') && JSON.stringify(remote(fromA.body)) === JSON.stringify(remote(fromB.body));
-  }, 30_000);
-  for (const path of ['clients', `clients/${throughA.id}`, 'interfaces', 'settings', 'routing?nodeId=' + first.node.id]) {
+  const summary = (
+    nodes: {
+      id: string;
+      name: string;
+      desiredRevision: number;
+      appliedRevision: number;
+      inSync: boolean;
+      agent: { state: string };
+    }[],
+  ) =>
+    nodes.map((node) => ({
+      id: node.id,
+      name: node.name,
+      desired: node.desiredRevision,
+      applied: node.appliedRevision,
+      inSync: node.inSync,
+      agent: linkedTo(node),
+    }));
+  await waitFor(
+    'both nodes in sync on both controllers',
+    async () => {
+      const [fromA, fromB] = await Promise.all([
+        a.call('GET', 'nodes', { token }),
+        viaB.call('GET', 'nodes', { token }),
+      ]);
+      const remote = (list: { isLocal: boolean }[]) => summary(list.filter((node) => !node.isLocal) as never);
+      return (
+        remote(fromA.body).every((node) => node.inSync && node.agent === 'connected') &&
+        JSON.stringify(remote(fromA.body)) === JSON.stringify(remote(fromB.body))
+      );
+    },
+    30_000,
+  );
+  for (const path of [
+    'clients',
+    `clients/${throughA.id}`,
+    'interfaces',
+    'settings',
+    'routing?nodeId=' + first.node.id,
+  ]) {
     const [fromA, fromB] = await Promise.all([a.call('GET', path, { token }), viaB.call('GET', path, { token })]);
     expect({ path, status: fromB.status, body: fromB.body }).toEqual({ path, status: fromA.status, body: fromA.body });
   }
-  const inventory = async (endpoint: PanelEndpoint) => (await endpoint.call('GET', 'overview/full', { token })).body.inventory;
+  const inventory = async (endpoint: PanelEndpoint) =>
+    (await endpoint.call('GET', 'overview/full', { token })).body.inventory;
   expect(await inventory(viaB)).toEqual(await inventory(a));
 }, 240_000);
 
@@ -142,8 +203,16 @@ test('re-enrolling a node through B ends its old agent’s link on A', async () 
   expect(enrolled.status).toBe(200);
 
   // A hears of it and ends the link that used the old credential; the old agent cannot link again.
-  await waitFor('the old agent’s link on A ended', async () => linkedTo(await onA.getNode(node.id)) !== 'connected', 30_000);
-  await waitFor('the old agent refused when it tries again', () => agent.output().includes('refused the link: HTTP 401'), 60_000);
+  await waitFor(
+    'the old agent’s link on A ended',
+    async () => linkedTo(await onA.getNode(node.id)) !== 'connected',
+    30_000,
+  );
+  await waitFor(
+    'the old agent refused when it tries again',
+    () => agent.output().includes('refused the link: HTTP 401'),
+    60_000,
+  );
   expect(linkedTo(await onB.getNode(node.id))).not.toBe('connected');
   expect(agent.output().split('linked to the controller').length).toBe(linksBefore);
 }, 180_000);
@@ -162,10 +231,15 @@ test('scheduled work runs once per tick across both controllers', async () => {
   try {
     // Two ticks of the 30 s time transitions at least (the earlier tests took part of that).
     const waitMs = Math.max(0, startedAt + 2 * TIME_TRANSITIONS_EVERY_MS + 15_000 - Date.now());
-    const transitions = await waitFor('two ticks of client time transitions', async () => {
-      const jobs = await runs(SYSTEM_QUEUE, TIME_TRANSITIONS_JOB);
-      return jobs.length >= 2 ? jobs : undefined;
-    }, waitMs + 60_000, 1000);
+    const transitions = await waitFor(
+      'two ticks of client time transitions',
+      async () => {
+        const jobs = await runs(SYSTEM_QUEUE, TIME_TRANSITIONS_JOB);
+        return jobs.length >= 2 ? jobs : undefined;
+      },
+      waitMs + 60_000,
+      1000,
+    );
     const history = await runs(SYSTEM_HISTORY_QUEUE, HISTORY_MAINTENANCE_JOB);
     expect(history.length).toBeGreaterThanOrEqual(1);
 

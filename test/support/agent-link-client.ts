@@ -9,7 +9,14 @@ import { waitFor } from './wait-for.js';
  * after the tests ends what is still open.
  */
 
-export const CAPABILITIES: Capabilities = { root: true, wireguardKernel: false, wireguardGo: true, wg: true, nft: true, ip: true };
+export const CAPABILITIES: Capabilities = {
+  root: true,
+  wireguardKernel: false,
+  wireguardGo: true,
+  wg: true,
+  nft: true,
+  ip: true,
+};
 
 export interface OpenLink {
   socket: WebSocket;
@@ -29,11 +36,16 @@ const open = new Set<WebSocket>();
 /** Opens the agent link with the given Authorization header (or none): the refusal's status, or the open link. */
 export function openLink(t: TestPanel, authorization?: string): Promise<LinkAttempt> {
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(`${t.api.replace(/^http/, 'ws')}/agent/link`, { headers: authorization ? { authorization } : {}, handshakeTimeout: 10_000 });
+    const socket = new WebSocket(`${t.api.replace(/^http/, 'ws')}/agent/link`, {
+      headers: authorization ? { authorization } : {},
+      handshakeTimeout: 10_000,
+    });
     open.add(socket);
     const messages: ControllerMessage[] = [];
     let seen = 0;
-    const closed = new Promise<{ code: number; reason: string }>((done) => socket.once('close', (code, reason) => done({ code, reason: String(reason) })));
+    const closed = new Promise<{ code: number; reason: string }>((done) =>
+      socket.once('close', (code, reason) => done({ code, reason: String(reason) })),
+    );
     void closed.then(() => open.delete(socket));
     socket.on('message', (data) => messages.push(JSON.parse(String(data)) as ControllerMessage));
     socket.on('unexpected-response', (_request, response) => {
@@ -48,12 +60,17 @@ export function openLink(t: TestPanel, authorization?: string): Promise<LinkAtte
         closed,
         send: (message) => socket.send(JSON.stringify(message)),
         async next(type) {
-          return waitFor(`a ${type} from the controller`, async () => {
-            const index = messages.findIndex((message, i) => i >= seen && message.type === type);
-            if (index === -1) return undefined;
-            seen = index + 1;
-            return messages[index];
-          }, 10_000, 20);
+          return waitFor(
+            `a ${type} from the controller`,
+            async () => {
+              const index = messages.findIndex((message, i) => i >= seen && message.type === type);
+              if (index === -1) return undefined;
+              seen = index + 1;
+              return messages[index];
+            },
+            10_000,
+            20,
+          );
         },
       }),
     );
@@ -63,7 +80,8 @@ export function openLink(t: TestPanel, authorization?: string): Promise<LinkAtte
 /** Exchanges a node's enrolment secret as its agent would: the node credential and queue access. */
 export async function enrol(t: TestPanel, secret: string): Promise<EnrolResponse> {
   const enrolled = await t.call('POST', 'agent/enrol', { body: { secret } });
-  if (enrolled.status !== 200) throw new Error(`enrolment refused: ${enrolled.status} ${JSON.stringify(enrolled.body)}`);
+  if (enrolled.status !== 200)
+    throw new Error(`enrolment refused: ${enrolled.status} ${JSON.stringify(enrolled.body)}`);
   return enrolled.body as EnrolResponse;
 }
 

@@ -20,7 +20,12 @@ export interface AgentProcess {
  * The built agent (`dist/`, as production runs it) as a child process applying inside a test's
  * network namespace, with its own data directory.
  */
-export function startAgent(options: { controllerUrl: string; enrolSecret?: string; netns: string; env?: Record<string, string> }): AgentProcess {
+export function startAgent(options: {
+  controllerUrl: string;
+  enrolSecret?: string;
+  netns: string;
+  env?: Record<string, string>;
+}): AgentProcess {
   const dataDir = mkdtempSync(join(tmpdir(), 'warren-agent-'));
   const env = {
     ...process.env,
@@ -29,7 +34,15 @@ export function startAgent(options: { controllerUrl: string; enrolSecret?: strin
     ...options.env,
   };
   // Test panels serve plain HTTP on loopback.
-  const baseArgs = ['--controller', options.controllerUrl, '--data-dir', dataDir, '--netns', options.netns, '--allow-insecure-http'];
+  const baseArgs = [
+    '--controller',
+    options.controllerUrl,
+    '--data-dir',
+    dataDir,
+    '--netns',
+    options.netns,
+    '--allow-insecure-http',
+  ];
   let log = '';
   const launch = (args: string[]) => {
     const spawned = run(AGENT_MAIN, args, env);

@@ -12,7 +12,10 @@ export interface HttpsAnswer {
  * One HTTPS request that accepts any certificate and reports which one the server presented: for
  * panels serving their own self-made certificate (fetch would refuse it).
  */
-export function anyCertHttps(url: string, options: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<HttpsAnswer> {
+export function anyCertHttps(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<HttpsAnswer> {
   return new Promise((resolve, reject) => {
     const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
     const req = request(
@@ -27,7 +30,11 @@ export function anyCertHttps(url: string, options: { method?: string; headers?: 
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
-          resolve({ status: res.statusCode ?? 0, fingerprint, body: JSON.parse(Buffer.concat(chunks).toString() || 'null') });
+          resolve({
+            status: res.statusCode ?? 0,
+            fingerprint,
+            body: JSON.parse(Buffer.concat(chunks).toString() || 'null'),
+          });
         });
       },
     );

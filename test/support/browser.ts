@@ -7,7 +7,16 @@ import { defaultWebRoot } from '../../apps/controller/src/web/web-app.js';
 /** Debian's Chromium (test/prepare-host.sh installs it): no browser download works here. */
 export const CHROMIUM = process.env.WARREN_TEST_CHROMIUM ?? '/usr/bin/chromium';
 
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export interface TestBrowser {
   context: BrowserContext;
@@ -21,12 +30,16 @@ export interface TestBrowser {
 
 /** Fails at once, naming the command, when the web panel was not built (its tests need dist/web). */
 export function assertWebBuilt(): void {
-  if (!existsSync(join(defaultWebRoot(), 'index.html'))) throw new Error('no web panel build in dist/web: run `npm run build` first');
+  if (!existsSync(join(defaultWebRoot(), 'index.html')))
+    throw new Error('no web panel build in dist/web: run `npm run build` first');
 }
 
 /** A fresh Chromium profile (its own --user-data-dir, removed on close), one page, its requests recorded. */
-export async function launchBrowser(options: { viewport?: { width: number; height: number } } = {}): Promise<TestBrowser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: run test/prepare-host.sh (it installs Debian's chromium)`);
+export async function launchBrowser(
+  options: { viewport?: { width: number; height: number } } = {},
+): Promise<TestBrowser> {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} not found: run test/prepare-host.sh (it installs Debian's chromium)`);
   const profile = mkdtempSync(join(tmpdir(), 'warren-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,

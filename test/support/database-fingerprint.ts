@@ -22,7 +22,10 @@ export interface DatabaseFingerprint {
  */
 const ALWAYS_VOLATILE = ['inventory_counts', 'inventory_deltas', 'scheduled_runs'];
 
-export async function openDatabaseFingerprint(t: TestPanel, volatile: readonly string[] = []): Promise<DatabaseFingerprint> {
+export async function openDatabaseFingerprint(
+  t: TestPanel,
+  volatile: readonly string[] = [],
+): Promise<DatabaseFingerprint> {
   const client = new pg.Client({ connectionString: t.database.url });
   await client.connect();
   let statement: string | undefined;
@@ -34,7 +37,8 @@ export async function openDatabaseFingerprint(t: TestPanel, volatile: readonly s
     );
     const byTable = new Map<string, string[]>();
     for (const { table_name: table, column_name: column } of columns) {
-      if (ALWAYS_VOLATILE.includes(table) || volatile.includes(table) || volatile.includes(`${table}.${column}`)) continue;
+      if (ALWAYS_VOLATILE.includes(table) || volatile.includes(table) || volatile.includes(`${table}.${column}`))
+        continue;
       byTable.set(table, [...(byTable.get(table) ?? []), column]);
     }
     return [...byTable]

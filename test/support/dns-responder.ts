@@ -46,10 +46,18 @@ export interface DnsResponder {
   queries(): string[];
 }
 
-export async function startDnsResponder(ns: TestNamespace, address: string, records: Record<string, string>): Promise<DnsResponder> {
-  const child = spawn('ip', ['netns', 'exec', ns.name, process.execPath, '-e', PROGRAM, address, JSON.stringify(records)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export async function startDnsResponder(
+  ns: TestNamespace,
+  address: string,
+  records: Record<string, string>,
+): Promise<DnsResponder> {
+  const child = spawn(
+    'ip',
+    ['netns', 'exec', ns.name, process.execPath, '-e', PROGRAM, address, JSON.stringify(records)],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -60,6 +68,10 @@ export async function startDnsResponder(ns: TestNamespace, address: string, reco
     return out.includes('ready');
   });
   return {
-    queries: () => out.split('\n').filter((line) => line.startsWith('query ')).map((line) => line.slice('query '.length)),
+    queries: () =>
+      out
+        .split('\n')
+        .filter((line) => line.startsWith('query '))
+        .map((line) => line.slice('query '.length)),
   };
 }

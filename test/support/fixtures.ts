@@ -50,7 +50,9 @@ export type InterfaceUpdate = Schemas['UpdateInterfaceDto'];
  * assertions read the same whichever way it called. `body` is typed as the success answer: use it
  * for calls expected to succeed (a refusal's `{error, field}` is still there to show in a failure).
  */
-export async function answer<D>(pending: Promise<{ data?: D; error?: unknown; response: Response }>): Promise<{ status: number; body: D; headers: Headers }> {
+export async function answer<D>(
+  pending: Promise<{ data?: D; error?: unknown; response: Response }>,
+): Promise<{ status: number; body: D; headers: Headers }> {
   const { data, error, response } = await pending;
   return { status: response.status, body: (data ?? error) as D, headers: response.headers };
 }
@@ -86,10 +88,18 @@ let interfaceSequence = 0;
  * A valid interface body whose name (`wg<n>`), port (40000 + n) and subnet (10.<100 + n>.0.0/24)
  * no earlier fresh body of this test file used, so they never clash on a node; `over` wins.
  */
-export function freshInterface<T extends Record<string, unknown> = Partial<InterfaceBody>>(over: T = {} as T): InterfaceBody & T {
+export function freshInterface<T extends Record<string, unknown> = Partial<InterfaceBody>>(
+  over: T = {} as T,
+): InterfaceBody & T {
   const n = ++interfaceSequence;
   if (n > 155) throw new Error('freshInterface: no /24 left under 10.255 (more than 155 interfaces in one test file)');
-  return { name: `wg${n}`, listenPort: 40000 + n, subnet: `10.${100 + n}.0.0/24`, endpointHost: 'vpn.example.com', ...over };
+  return {
+    name: `wg${n}`,
+    listenPort: 40000 + n,
+    subnet: `10.${100 + n}.0.0/24`,
+    endpointHost: 'vpn.example.com',
+    ...over,
+  };
 }
 
 export interface Fixtures {
@@ -102,7 +112,10 @@ export interface Fixtures {
   /** POST /api/interfaces with a fresh name, port and subnet (on the local node unless `nodeId`). */
   createInterface(over?: Partial<InterfaceBody>): Promise<InterfaceView>;
   /** A node of its own with one interface: revisions and names there belong to one test alone. */
-  createNodeWithInterface(over?: { node?: Partial<Schemas['CreateNodeDto']>; interface?: Partial<InterfaceBody> }): Promise<{ node: NodeView; iface: InterfaceView }>;
+  createNodeWithInterface(over?: {
+    node?: Partial<Schemas['CreateNodeDto']>;
+    interface?: Partial<InterfaceBody>;
+  }): Promise<{ node: NodeView; iface: InterfaceView }>;
   /** POST /api/clients, with a random name unless `body` names it. */
   createClient(body: Schemas['CreateClientDto']): Promise<ClientView>;
   /** GET /api/clients/{id}: the client's view. */
@@ -132,7 +145,14 @@ export interface Fixtures {
    * Expects the request refused with `status` and `{error, field}` (the error matching `message`
    * if given), and the options' `unchanged` reading the same after it as before. A raw call.
    */
-  expectRefused(method: string, path: string, body: unknown, status: number, field: string, message?: RegExp): Promise<{ error: string; field: string }>;
+  expectRefused(
+    method: string,
+    path: string,
+    body: unknown,
+    status: number,
+    field: string,
+    message?: RegExp,
+  ): Promise<{ error: string; field: string }>;
 }
 
 export interface FixtureOptions {
@@ -155,13 +175,19 @@ export function fixtures(session: () => { t: PanelEndpoint; token: string }, opt
   };
   const query = <T>(sql: string, params: unknown[] = []) => session().t.query<T>(sql, params);
   /** The answer's data once `status` is seen; the body rides along so that a refusal shows its {error, field}. */
-  const expectStatus = async <D>(status: number, pending: Promise<{ data?: D; error?: unknown; response: Response }>): Promise<D> => {
+  const expectStatus = async <D>(
+    status: number,
+    pending: Promise<{ data?: D; error?: unknown; response: Response }>,
+  ): Promise<D> => {
     const response = await answer(pending);
     expect({ status: response.status, body: response.body }).toMatchObject({ status });
     return response.body;
   };
   const createNode: Fixtures['createNode'] = (over = {}) =>
-    expectStatus(201, typed().POST('/api/nodes', { body: { name: `node-${randomSuffix(8)}`, address: '192.0.2.10', ...over } }));
+    expectStatus(
+      201,
+      typed().POST('/api/nodes', { body: { name: `node-${randomSuffix(8)}`, address: '192.0.2.10', ...over } }),
+    );
   const createInterface: Fixtures['createInterface'] = (over = {}) =>
     expectStatus(201, typed().POST('/api/interfaces', { body: freshInterface(over) }));
   return {
@@ -174,7 +200,8 @@ export function fixtures(session: () => { t: PanelEndpoint; token: string }, opt
       const iface = await createInterface({ nodeId: node.id, ...over.interface });
       return { node, iface };
     },
-    createClient: (body) => expectStatus(201, typed().POST('/api/clients', { body: { name: `c-${randomSuffix(8)}`, ...body } })),
+    createClient: (body) =>
+      expectStatus(201, typed().POST('/api/clients', { body: { name: `c-${randomSuffix(8)}`, ...body } })),
     getClient: (id) => expectStatus(200, typed().GET('/api/clients/{id}', { params: { path: { id } } })),
     getNode: (id) => expectStatus(200, typed().GET('/api/nodes/{id}', { params: { path: { id } } })),
     nodeInSync: (id, timeoutMs = 30_000) =>
@@ -188,18 +215,29 @@ export function fixtures(session: () => { t: PanelEndpoint; token: string }, opt
         200,
       ),
     createHost: (body) => expectStatus(201, typed().POST('/api/hosts', { body })),
-    createToken: (over = {}, as) => expectStatus(201, typed(as).POST('/api/tokens', { body: { name: `token-${randomSuffix(8)}`, ...over } })),
+    createToken: (over = {}, as) =>
+      expectStatus(201, typed(as).POST('/api/tokens', { body: { name: `token-${randomSuffix(8)}`, ...over } })),
     async createUser(role) {
-      const user = { id: randomUUID(), username: `${role}-${randomSuffix(8)}`, password: `pw-${randomSuffix(16)}`, role };
+      const user = {
+        id: randomUUID(),
+        username: `${role}-${randomSuffix(8)}`,
+        password: `pw-${randomSuffix(16)}`,
+        role,
+      };
       await query(
         `insert into users (id, username, password_hash, role, created_at, updated_at) values ($1, $2, $3, $4, now(), now())`,
         [user.id, user.username, await hashPassword(user.password), role],
       );
-      const signedIn = await expectStatus(200, typed().POST('/api/auth/login', { body: { username: user.username, password: user.password } }));
+      const signedIn = await expectStatus(
+        200,
+        typed().POST('/api/auth/login', { body: { username: user.username, password: user.password } }),
+      );
       return { ...user, token: signedIn.token };
     },
     async revision(nodeId) {
-      const [row] = await query<{ desired_revision: string }>('select desired_revision from nodes where id = $1', [nodeId]);
+      const [row] = await query<{ desired_revision: string }>('select desired_revision from nodes where id = $1', [
+        nodeId,
+      ]);
       return Number(row.desired_revision);
     },
     async revisions() {
@@ -218,7 +256,10 @@ export function fixtures(session: () => { t: PanelEndpoint; token: string }, opt
     async expectRefused(method, path, body, status, field, message) {
       const before = await options.unchanged?.();
       const response = await call(method, path, body);
-      expect({ status: response.status, body: response.body }).toEqual({ status, body: { error: expect.any(String), field } });
+      expect({ status: response.status, body: response.body }).toEqual({
+        status,
+        body: { error: expect.any(String), field },
+      });
       if (message) expect(response.body.error).toMatch(message);
       if (options.unchanged) expect(await options.unchanged()).toEqual(before);
       return response.body;

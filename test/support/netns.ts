@@ -71,7 +71,9 @@ export class TestNamespace {
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
+    const exited = new Promise<void>((resolve) =>
+      child.exitCode !== null ? resolve() : child.once('exit', () => resolve()),
+    );
     return {
       child,
       output: () => output,

@@ -13,9 +13,14 @@ export function queuesOf(t: TestPanel): QueueBackend {
 /** The node's apply job for its current desired revision, once delivery enqueued it. */
 export async function currentApplyJob(t: TestPanel, nodeId: string): Promise<Job> {
   const queue = queuesOf(t).queue(nodeQueueName(nodeId));
-  const [row] = await t.query<{ desired_revision: string }>('select desired_revision from nodes where id = $1', [nodeId]);
+  const [row] = await t.query<{ desired_revision: string }>('select desired_revision from nodes where id = $1', [
+    nodeId,
+  ]);
   const desired = Number(row.desired_revision);
-  return waitFor(`the apply job of revision ${desired}`, async () => (await queue.getJob(applyJobId(nodeId, desired))) ?? undefined);
+  return waitFor(
+    `the apply job of revision ${desired}`,
+    async () => (await queue.getJob(applyJobId(nodeId, desired))) ?? undefined,
+  );
 }
 
 /**

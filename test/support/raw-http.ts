@@ -14,12 +14,22 @@ export interface RawAnswer {
  * caller's choosing, a method token no router knows, a path left exactly as written. Answers are
  * not checked against the OpenAPI document: these requests are off the contract on purpose.
  */
-export function rawRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: string; omitHost?: boolean } = {}): Promise<RawAnswer> {
+export function rawRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string; omitHost?: boolean } = {},
+): Promise<RawAnswer> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(
       // path as given: URL would normalise it (and encode what the test means to send raw)
-      { host: target.hostname, port: target.port, method: options.method ?? 'GET', path: url.slice(target.origin.length), headers: options.headers, setHost: !options.omitHost },
+      {
+        host: target.hostname,
+        port: target.port,
+        method: options.method ?? 'GET',
+        path: url.slice(target.origin.length),
+        headers: options.headers,
+        setHost: !options.omitHost,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -43,7 +43,9 @@ export class ResponseChecker {
         .split('/')
         .map((segment) => (segment.startsWith('{') ? '[^/]+' : segment.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&')))
         .join('/');
-      for (const [method, operation] of Object.entries(item as Record<string, { responses?: Operation['responses'] }>)) {
+      for (const [method, operation] of Object.entries(
+        item as Record<string, { responses?: Operation['responses'] }>,
+      )) {
         if (!operation?.responses) continue;
         this.operations.push({
           method: method.toUpperCase(),
@@ -69,7 +71,9 @@ export class ResponseChecker {
     }
     const declared = operation.responses[String(status)];
     if (!declared) {
-      throw new Error(`${where}: status not declared for ${method} ${operation.template} (declared: ${Object.keys(operation.responses).join(', ')})`);
+      throw new Error(
+        `${where}: status not declared for ${method} ${operation.template} (declared: ${Object.keys(operation.responses).join(', ')})`,
+      );
     }
     const content = declared.content ?? {};
     if (Object.keys(content).length === 0) {
@@ -77,9 +81,23 @@ export class ResponseChecker {
       return;
     }
     const type = mediaType(contentType);
-    if (!(type in content)) throw new Error(`${where}: content type "${type}" not declared (declared: ${Object.keys(content).join(', ')})`);
+    if (!(type in content))
+      throw new Error(`${where}: content type "${type}" not declared (declared: ${Object.keys(content).join(', ')})`);
     if (type !== 'application/json') return; // files: the declared media type is the contract
-    this.validate(where, pointer('paths', operation.template, method.toLowerCase(), 'responses', String(status), 'content', type, 'schema'), body);
+    this.validate(
+      where,
+      pointer(
+        'paths',
+        operation.template,
+        method.toLowerCase(),
+        'responses',
+        String(status),
+        'content',
+        type,
+        'schema',
+      ),
+      body,
+    );
   }
 
   private validate(where: string, schemaPointer: string, body: unknown): void {
@@ -89,7 +107,14 @@ export class ResponseChecker {
       this.compiled.set(schemaPointer, validate);
     }
     if (validate(body)) return;
-    const problems = (validate.errors ?? []).slice(0, 8).map((error) => `${error.instancePath || '/'} ${error.message}${error.params ? ' ' + JSON.stringify(error.params) : ''}`);
-    throw new Error(`${where}: the body does not match the OpenAPI schema:\n  ${problems.join('\n  ')}\nbody: ${JSON.stringify(body)?.slice(0, 1500)}`);
+    const problems = (validate.errors ?? [])
+      .slice(0, 8)
+      .map(
+        (error) =>
+          `${error.instancePath || '/'} ${error.message}${error.params ? ' ' + JSON.stringify(error.params) : ''}`,
+      );
+    throw new Error(
+      `${where}: the body does not match the OpenAPI schema:\n  ${problems.join('\n  ')}\nbody: ${JSON.stringify(body)?.slice(0, 1500)}`,
+    );
   }
 }

@@ -26,14 +26,19 @@ export const routeKey = (endpoint: Pick<Endpoint, 'method' | 'path'>): string =>
 export async function readEndpoints(t: TestPanel, token: string): Promise<Endpoint[]> {
   const docs = await t.call('GET', 'docs', { token });
   const openapi = await t.call('GET', 'openapi.json', { token });
-  if (docs.status !== 200 || openapi.status !== 200) throw new Error(`route catalogue: docs ${docs.status}, openapi ${openapi.status}`);
-  const listed = docs.body.groups.flatMap((group: { endpoints: Omit<Endpoint, 'query' | 'operation'>[] }) => group.endpoints) as Omit<Endpoint, 'query' | 'operation'>[];
+  if (docs.status !== 200 || openapi.status !== 200)
+    throw new Error(`route catalogue: docs ${docs.status}, openapi ${openapi.status}`);
+  const listed = docs.body.groups.flatMap(
+    (group: { endpoints: Omit<Endpoint, 'query' | 'operation'>[] }) => group.endpoints,
+  ) as Omit<Endpoint, 'query' | 'operation'>[];
   return listed.map((entry) => {
     const operation = (openapi.body.paths[entry.path]?.[entry.method.toLowerCase()] ?? {}) as Record<string, unknown>;
     const parameters = (operation.parameters ?? []) as { name: string; in: string; schema?: Record<string, unknown> }[];
     return {
       ...entry,
-      query: parameters.filter((parameter) => parameter.in === 'query').map((parameter) => ({ name: parameter.name, schema: parameter.schema ?? {} })),
+      query: parameters
+        .filter((parameter) => parameter.in === 'query')
+        .map((parameter) => ({ name: parameter.name, schema: parameter.schema ?? {} })),
       operation,
     };
   });

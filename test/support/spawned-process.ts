@@ -28,9 +28,19 @@ export function run(script: string, args: string[], env: NodeJS.ProcessEnv, inpu
  * Runs any program (a shell script), collecting its output. `group`: in a process group of its
  * own, so that killGroup() stops whatever it started too (a pipeline's exec'd last command).
  */
-export function runProgram(program: string, args: string[], env: NodeJS.ProcessEnv, options: { input?: string; group?: boolean } = {}): Spawned {
+export function runProgram(
+  program: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  options: { input?: string; group?: boolean } = {},
+): Spawned {
   const { input } = options;
-  const child = spawn(program, args, { cwd: ROOT, env, detached: options.group ?? false, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  const child = spawn(program, args, {
+    cwd: ROOT,
+    env,
+    detached: options.group ?? false,
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
   if (input !== undefined) child.stdin!.end(input);
   everySpawned.add(child);
   const spawned: Spawned = {
@@ -115,7 +125,6 @@ export async function stopPostmaster(dataDir: string): Promise<void> {
   if (alive(pid)) process.kill(pid, 'SIGKILL');
 }
 
-
 /** HTTPS to the panel's self-signed certificate (trust is not what this test is about). */
 export function https(
   method: string,
@@ -161,7 +170,13 @@ export interface PanelProcess {
  */
 export async function startPanelProcess(env: NodeJS.ProcessEnv): Promise<PanelProcess> {
   const port = await freePort();
-  const spawned = run(PANEL_MAIN, [], { PATH: process.env.PATH, WARREN_HOST: '127.0.0.1', WARREN_PORT: String(port), WARREN_TLS: 'off', ...env });
+  const spawned = run(PANEL_MAIN, [], {
+    PATH: process.env.PATH,
+    WARREN_HOST: '127.0.0.1',
+    WARREN_PORT: String(port),
+    WARREN_TLS: 'off',
+    ...env,
+  });
   await waitForOutput(spawned, 'warren: panel listening on', 120_000);
   return {
     spawned,

@@ -1,7 +1,10 @@
 import type { SystemSample } from '#libs/contracts/system.js';
 
 /** A valid system sample taken at `at` (ms), as an agent or the controller's own sampler sends one. */
-export function systemSample(at: number, over: { cpu?: number; memoryUsed?: number; rxRate?: number } = {}): SystemSample {
+export function systemSample(
+  at: number,
+  over: { cpu?: number; memoryUsed?: number; rxRate?: number } = {},
+): SystemSample {
   return {
     at,
     cpu: { percent: over.cpu ?? 40, cores: 4, load1: 1.5, load5: 1, load15: 0.5 },

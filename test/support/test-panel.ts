@@ -24,7 +24,11 @@ export interface PanelEndpoint {
    * fetch with JSON in and out; `token` becomes a Bearer header. Every answer is checked against
    * the panel's OpenAPI document (declared status, media type, body schema): a mismatch throws.
    */
-  call(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  call(
+    method: string,
+    path: string,
+    options?: { token?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   /** The typed client (libs/api-client) for this panel, its answers checked like call()'s. */
   client(token?: string): ApiClient;
   /** Reads the panel's database directly, to check what is stored. */
@@ -50,7 +54,10 @@ export interface TestPanelOptions {
  * A real panel on a real HTTP port, with its own database on the machine's PostgreSQL and its own
  * key prefix on the machine's Redis (unless `env` chooses otherwise).
  */
-export async function startTestPanel(env: Record<string, string> = {}, options: TestPanelOptions = {}): Promise<TestPanel> {
+export async function startTestPanel(
+  env: Record<string, string> = {},
+  options: TestPanelOptions = {},
+): Promise<TestPanel> {
   const database = options.database ?? (await createTestDatabase());
   const dataDir = mkdtempSync(join(tmpdir(), 'warren-test-'));
   const config = loadConfig({
@@ -90,7 +97,12 @@ export async function startTestPanel(env: Record<string, string> = {}, options: 
  */
 export function endpointOf(t: TestPanel, origin: string): PanelEndpoint {
   let checker: ResponseChecker | undefined;
-  return endpoint(`${origin}${t.config.basePath}`, t.config.basePath, t.database.url, () => (checker ??= new ResponseChecker(t.panel.app.get(DocsService).openApi(origin))));
+  return endpoint(
+    `${origin}${t.config.basePath}`,
+    t.config.basePath,
+    t.database.url,
+    () => (checker ??= new ResponseChecker(t.panel.app.get(DocsService).openApi(origin))),
+  );
 }
 
 function endpoint(base: string, basePath: string, databaseUrl: string, checker: () => ResponseChecker): PanelEndpoint {

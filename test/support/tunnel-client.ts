@@ -13,7 +13,12 @@ const exec = promisify(execFile);
  * test namespace, the way wg-quick would (strip, setconf, address, up), with a route to the
  * tunnel network only (the namespace keeps its own default route).
  */
-export async function bringUpProfile(ns: TestNamespace, profileBody: string, workDir: string, tunnelNetwork: string): Promise<string> {
+export async function bringUpProfile(
+  ns: TestNamespace,
+  profileBody: string,
+  workDir: string,
+  tunnelNetwork: string,
+): Promise<string> {
   const ifname = `wc${randomSuffix(8)}`;
   const path = join(workDir, `${ifname}.conf`);
   writeFileSync(path, profileBody, { mode: 0o600 });
@@ -36,7 +41,11 @@ export async function peersOf(ns: TestNamespace, ifname: string): Promise<string
 }
 
 /** Server-side transfer counters of one peer (what the kernel counted): [rx, tx]. */
-export async function transferOf(ns: TestNamespace, ifname: string, publicKey: string): Promise<[number, number] | undefined> {
+export async function transferOf(
+  ns: TestNamespace,
+  ifname: string,
+  publicKey: string,
+): Promise<[number, number] | undefined> {
   const lines = (await ns.exec('wg', 'show', ifname, 'dump')).trim().split('\n').slice(1);
   const line = lines.map((l) => l.split('\t')).find((fields) => fields[0] === publicKey);
   return line ? [Number(line[5]), Number(line[6])] : undefined;
@@ -61,7 +70,9 @@ export async function resolveIn(ns: TestNamespace, server: string, name: string)
     const { stdout } = await exec('ip', ['netns', 'exec', ns.name, process.execPath, '-e', program, server, name]);
     return JSON.parse(stdout) as string[];
   } catch (error) {
-    throw new Error(`resolving ${name} through ${server}: ${((error as { stderr?: string }).stderr ?? String(error)).trim()}`);
+    throw new Error(
+      `resolving ${name} through ${server}: ${((error as { stderr?: string }).stderr ?? String(error)).trim()}`,
+    );
   }
 }
 
@@ -69,11 +80,18 @@ export async function resolveIn(ns: TestNamespace, server: string, name: string)
  * Sends `bytes` over TCP from `from` to a sink listening in `to` on `address`, through whatever
  * route connects them (the tunnel). Both ends are small Node programs inside the namespaces.
  */
-export async function sendThrough(from: TestNamespace, to: TestNamespace, address: string, bytes: number): Promise<void> {
+export async function sendThrough(
+  from: TestNamespace,
+  to: TestNamespace,
+  address: string,
+  bytes: number,
+): Promise<void> {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const sink = `const s=require('net').createServer(c=>{let n=0;c.on('data',d=>n+=d.length);c.on('end',()=>{c.end();s.close();console.log(n)})});s.listen(${port},'${address}',()=>console.log('ready'));`;
   const { spawn } = await import('node:child_process');
-  const server = spawn('ip', ['netns', 'exec', to.name, process.execPath, '-e', sink], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const server = spawn('ip', ['netns', 'exec', to.name, process.execPath, '-e', sink], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   server.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const done = new Promise<void>((resolve, reject) => {

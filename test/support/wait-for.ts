@@ -28,7 +28,8 @@ export async function waitFor<T>(
       if (error instanceof GiveUp) throw error;
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

@@ -28,7 +28,11 @@ const exec = promisify(execFile);
 async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   // Let transitions and charts settle in the picture (waiting for a condition: no spinner left).
-  await page.locator('.mantine-Loader-root').first().waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
+  await page
+    .locator('.mantine-Loader-root')
+    .first()
+    .waitFor({ state: 'detached', timeout: 10_000 })
+    .catch(() => undefined);
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
 }
 
@@ -66,7 +70,8 @@ async function expectOnlyListedRoutes(t: TestPanel, browser: TestBrowser, atLeas
     expect(url.origin).toBe(origin);
     if (url.pathname.startsWith(`${base}/api/`)) {
       apiCalls++;
-      if (!routes.some((route) => route.method === request.method && route.pattern.test(url.pathname))) unlisted.push(`${request.method} ${url.pathname}`);
+      if (!routes.some((route) => route.method === request.method && route.pattern.test(url.pathname)))
+        unlisted.push(`${request.method} ${url.pathname}`);
     } else {
       expect([request.method, url.pathname.startsWith(`${base}/`)]).toEqual(['GET', true]);
     }
@@ -161,7 +166,13 @@ describe('the web panel in a browser', () => {
     const deviceName = drawer.getByLabel('New device name');
     await deviceName.fill('laptop');
     await drawer.getByRole('button', { name: 'Add device' }).click();
-    await waitFor('the refusal shown', async () => (await drawer.getByTestId('form-error').count()) + (await deviceName.getAttribute('aria-invalid') === 'true' ? 1 : 0) > 0);
+    await waitFor(
+      'the refusal shown',
+      async () =>
+        (await drawer.getByTestId('form-error').count()) +
+          ((await deviceName.getAttribute('aria-invalid')) === 'true' ? 1 : 0) >
+        0,
+    );
     expect(await deviceName.inputValue()).toBe('laptop');
 
     await drawer.getByTestId('edit-client').click();
@@ -189,23 +200,35 @@ describe('the web panel in a browser', () => {
     const token = await t.login();
     const [iface] = (await t.call('GET', 'interfaces', { token })).body;
     for (let i = 0; i < 30; i++) {
-      const made = await t.call('POST', 'clients', { token, body: { name: `bulk-${String(i).padStart(2, '0')}`, interfaceIds: [iface.id], groups: i % 2 ? ['odd'] : [] } });
+      const made = await t.call('POST', 'clients', {
+        token,
+        body: { name: `bulk-${String(i).padStart(2, '0')}`, interfaceIds: [iface.id], groups: i % 2 ? ['odd'] : [] },
+      });
       expect(made.status).toBe(201);
-      if (i === 7) expect((await t.call('PATCH', `clients/${made.body.id}`, { token, body: { enabled: false } })).status).toBe(200);
+      if (i === 7)
+        expect((await t.call('PATCH', `clients/${made.body.id}`, { token, body: { enabled: false } })).status).toBe(
+          200,
+        );
     }
     await page.goto(url('/clients'));
     const rows = page.locator('[data-testid="clients-table"] tbody tr');
     await page.getByText('31 clients').waitFor();
     expect(await rows.count()).toBe(25);
     const [next] = await Promise.all([
-      page.waitForRequest((request) => new URL(request.url()).pathname.endsWith('/api/clients') && new URL(request.url()).searchParams.has('cursor')),
+      page.waitForRequest(
+        (request) =>
+          new URL(request.url()).pathname.endsWith('/api/clients') && new URL(request.url()).searchParams.has('cursor'),
+      ),
       page.getByRole('button', { name: '2', exact: true }).click(),
     ]);
     expect(new URL(next.url()).searchParams.get('perPage')).toBe('25');
     await waitFor('the second page', async () => (await rows.count()) === 6);
     await page.getByRole('combobox', { name: 'Status' }).click();
     await page.getByRole('option', { name: 'disabled' }).click();
-    await waitFor('the disabled client alone', async () => (await rows.count()) === 1 && (await rows.first().textContent())!.includes('bulk-07'));
+    await waitFor(
+      'the disabled client alone',
+      async () => (await rows.count()) === 1 && (await rows.first().textContent())!.includes('bulk-07'),
+    );
     await page.getByRole('combobox', { name: 'Status' }).click();
     await page.getByRole('option', { name: 'disabled' }).click();
     await page.getByLabel('Group', { exact: true }).fill('odd');
@@ -243,7 +266,10 @@ describe('the web panel in a browser', () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(await command.textContent());
     await page.keyboard.press('Escape');
     await page.getByRole('cell', { name: 'edge-1' }).waitFor();
-    await page.getByRole('row', { name: /edge-1/ }).getByRole('button', { name: 'Edit' }).click();
+    await page
+      .getByRole('row', { name: /edge-1/ })
+      .getByRole('button', { name: 'Edit' })
+      .click();
     await page.getByRole('dialog').getByLabel('Name').fill('edge-one');
     await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
     await page.getByRole('cell', { name: 'edge-one' }).waitFor();
@@ -277,13 +303,25 @@ describe('the web panel in a browser', () => {
     // A stand-in for the node's agent answers the next probe job (test/support/node-queue.ts): the
     // page shows what the agent measured, stage by stage.
     const local = (await t.call('GET', 'nodes', { token })).body.find((node: { isLocal: boolean }) => node.isLocal);
-    const measured = { ok: true, latencyMs: 42.4, stages: { dns: 1.2, connect: 10.5, handshake: 5.1, firstByte: 25.6 }, errorClass: null, error: null, egressIp: '198.51.100.99' };
+    const measured = {
+      ok: true,
+      latencyMs: 42.4,
+      stages: { dns: 1.2, connect: 10.5, handshake: 5.1, firstByte: 25.6 },
+      errorClass: null,
+      error: null,
+      egressIp: '198.51.100.99',
+    };
     const agent = fakeAgentWorker(t, local.id, async () => measured);
     try {
       await row.getByTestId('check-outbound').click();
       await result.waitFor({ timeout: 30_000 });
       expect(await result.getByTestId('probe-ok').textContent()).toBe('reachable');
-      expect(await result.getByTestId('probe-stage').allTextContents()).toEqual(['DNS1 ms', 'Connect11 ms', 'Handshake5 ms', 'First byte26 ms']);
+      expect(await result.getByTestId('probe-stage').allTextContents()).toEqual([
+        'DNS1 ms',
+        'Connect11 ms',
+        'Handshake5 ms',
+        'First byte26 ms',
+      ]);
       await result.getByText('198.51.100.99').waitFor();
       await screenshot(page, 'outbound-check');
     } finally {
@@ -298,12 +336,22 @@ describe('the web panel in a browser', () => {
     const token = await t.login();
     const [node] = (await t.call('GET', 'nodes', { token })).body;
     for (const name of ['first-rule', 'second-rule']) {
-      expect((await t.call('POST', `routing/rules?nodeId=${node.id}`, { token, body: { name, domains: [`${name}.example`], outboundTag: 'direct' } })).status).toBe(201);
+      expect(
+        (
+          await t.call('POST', `routing/rules?nodeId=${node.id}`, {
+            token,
+            body: { name, domains: [`${name}.example`], outboundTag: 'direct' },
+          })
+        ).status,
+      ).toBe(201);
     }
     await page.goto(url('/routing'));
     const rules = page.getByTestId('rule');
     await rules.nth(1).waitFor();
-    expect(await rules.evaluateAll((cards) => cards.map((card) => card.getAttribute('data-name')))).toEqual(['first-rule', 'second-rule']);
+    expect(await rules.evaluateAll((cards) => cards.map((card) => card.getAttribute('data-name')))).toEqual([
+      'first-rule',
+      'second-rule',
+    ]);
     // Drag the second rule's handle above the first.
     const handle = rules.nth(1).getByTestId('drag-handle');
     const from = (await handle.boundingBox())!;
@@ -317,7 +365,10 @@ describe('the web panel in a browser', () => {
       const routing = await t.call('GET', `routing?nodeId=${node.id}`, { token });
       return routing.body.rules.map((rule: { name: string }) => rule.name).join() === 'second-rule,first-rule';
     });
-    expect(await rules.evaluateAll((cards) => cards.map((card) => card.getAttribute('data-name')))).toEqual(['second-rule', 'first-rule']);
+    expect(await rules.evaluateAll((cards) => cards.map((card) => card.getAttribute('data-name')))).toEqual([
+      'second-rule',
+      'first-rule',
+    ]);
     await screenshot(page, 'routing');
 
     // Clients and interfaces are picked by name (clients found by a search the API answers); the rule stores their ids.
@@ -326,7 +377,11 @@ describe('the web panel in a browser', () => {
     await dialog.getByLabel('Name').fill('picked-rule');
     await dialog.getByTestId('rule-clients').click();
     const [search] = await Promise.all([
-      page.waitForRequest((request) => new URL(request.url()).pathname.endsWith('/api/clients') && new URL(request.url()).searchParams.get('search') === 'alice'),
+      page.waitForRequest(
+        (request) =>
+          new URL(request.url()).pathname.endsWith('/api/clients') &&
+          new URL(request.url()).searchParams.get('search') === 'alice',
+      ),
       page.keyboard.type('alice'),
     ]);
     expect(Number(new URL(search.url()).searchParams.get('perPage'))).toBeLessThanOrEqual(50);
@@ -335,9 +390,13 @@ describe('the web panel in a browser', () => {
     await page.getByRole('option', { name: 'wg-web' }).click();
     await dialog.getByTestId('rule-submit').click();
     await page.locator('[data-testid="rule"][data-name="picked-rule"]').getByText('alice-web').waitFor();
-    const stored = (await t.call('GET', `routing?nodeId=${node.id}`, { token })).body.rules.find((rule: { name: string }) => rule.name === 'picked-rule');
+    const stored = (await t.call('GET', `routing?nodeId=${node.id}`, { token })).body.rules.find(
+      (rule: { name: string }) => rule.name === 'picked-rule',
+    );
     const [alice] = (await t.call('GET', 'clients?search=alice-web', { token })).body.items;
-    const wgWeb = (await t.call('GET', 'interfaces', { token })).body.find((entry: { name: string }) => entry.name === 'wg-web');
+    const wgWeb = (await t.call('GET', 'interfaces', { token })).body.find(
+      (entry: { name: string }) => entry.name === 'wg-web',
+    );
     expect([stored.clients, stored.interfaces]).toEqual([[alice.id], [wgWeb.id]]);
   });
 
@@ -346,9 +405,15 @@ describe('the web panel in a browser', () => {
     const { hosts } = (await t.call('GET', 'template?section=hosts', { token })).body;
     expect(hosts.map((host: { name: string }) => host.name)).toEqual(['second-address']);
     const file = join(mkdtempSync(join(tmpdir(), 'warren-template-')), 'hosts.json');
-    writeFileSync(file, JSON.stringify({ hosts: [hosts[0], { ...hosts[0], name: 'imported-host', address: '127.0.0.3' }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({ hosts: [hosts[0], { ...hosts[0], name: 'imported-host', address: '127.0.0.3' }] }),
+    );
     await page.goto(url('/template'));
-    await page.getByTestId('template-section').locator('label', { hasText: /^Hosts$/ }).click();
+    await page
+      .getByTestId('template-section')
+      .locator('label', { hasText: /^Hosts$/ })
+      .click();
     await page.getByTestId('template-view').getByText('second-address').waitFor();
     await page.locator('input[type="file"]').setInputFiles(file);
     const preview = page.locator('[data-testid="import-preview"] tr[data-section="hosts"]');
@@ -388,9 +453,15 @@ describe('the web panel in a browser', () => {
     await page.goto(url('/backups'));
     await page.getByTestId('empty-state').waitFor();
     await page.getByTestId('create-backup').click();
-    await page.getByTestId('backups-table').getByText(/^backup-.*\.tar\.gz$/).waitFor({ timeout: 60_000 });
+    await page
+      .getByTestId('backups-table')
+      .getByText(/^backup-.*\.tar\.gz$/)
+      .waitFor({ timeout: 60_000 });
     await screenshot(page, 'backups');
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-backup').first().click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('download-backup').first().click(),
+    ]);
     expect(download.suggestedFilename()).toMatch(/^backup-.*\.tar\.gz$/);
     const archive = readFileSync((await download.path())!);
     expect([archive[0], archive[1]]).toEqual([0x1f, 0x8b]);
@@ -409,10 +480,14 @@ describe('the web panel in a browser', () => {
   test('the System page draws a chart of the host history', async () => {
     const token = await t.login();
     // The controller samples its own host every few seconds; wait until the history holds one.
-    await waitFor('a sample in the history', async () => {
-      const history = await t.call('GET', 'system/history?range=5m', { token });
-      return history.body.series.cpu.some((point: { v: number | null }) => point.v !== null);
-    }, 30_000);
+    await waitFor(
+      'a sample in the history',
+      async () => {
+        const history = await t.call('GET', 'system/history?range=5m', { token });
+        return history.body.series.cpu.some((point: { v: number | null }) => point.v !== null);
+      },
+      30_000,
+    );
     await page.goto(url('/system'));
     await page.getByTestId('range').locator('label', { hasText: /^5m$/ }).click();
     await page.getByTestId('chart').first().locator('canvas').waitFor();
@@ -441,7 +516,9 @@ describe('the web panel in a browser', () => {
   test('dark theme, then Persian flips the layout right to left', async () => {
     await page.goto(url('/overview'));
     await page.getByRole('button', { name: 'Light or dark theme' }).click();
-    await waitFor('the dark scheme', () => page.evaluate(() => document.documentElement.getAttribute('data-mantine-color-scheme') === 'dark'));
+    await waitFor('the dark scheme', () =>
+      page.evaluate(() => document.documentElement.getAttribute('data-mantine-color-scheme') === 'dark'),
+    );
     await screenshot(page, 'overview-dark');
     await page.getByRole('button', { name: 'Light or dark theme' }).click();
     await page.getByTestId('language-menu').click();
@@ -463,8 +540,15 @@ describe('the web panel in a browser', () => {
     for (const name of WEB_PAGES) {
       await page.goto(url(`/${name}`));
       await page.locator('main h2').waitFor();
-      await page.locator('.mantine-Loader-root').first().waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
-      expect([name, await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)]).toEqual([name, true]);
+      await page
+        .locator('.mantine-Loader-root')
+        .first()
+        .waitFor({ state: 'detached', timeout: 10_000 })
+        .catch(() => undefined);
+      expect([name, await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)]).toEqual([
+        name,
+        true,
+      ]);
     }
     await page.goto(url('/routing'));
     await page.getByTestId('rule').first().scrollIntoViewIfNeeded();
@@ -514,7 +598,10 @@ describe('the web panel in a browser', () => {
     await page.getByRole('textbox', { name: /New password/ }).fill('another-password-456');
     await page.getByRole('button', { name: 'Save' }).click();
     // The API's own message, under the field it names (currentPassword).
-    await page.locator('.mantine-PasswordInput-root', { has: current }).getByText('the current password is wrong').waitFor();
+    await page
+      .locator('.mantine-PasswordInput-root', { has: current })
+      .getByText('the current password is wrong')
+      .waitFor();
     expect(await page.getByRole('textbox', { name: /New password/ }).inputValue()).toBe('another-password-456');
     await screenshot(page, 'account');
   });
@@ -594,11 +681,22 @@ describe('the web panel under a base path', () => {
     // The app's routes are GETs of its pages and files under the base path, none under its API, and
     // kept apart from the API's route table; each page answers with the app.
     const webRoutes = t.panel.webRoutes.filter((route) => route.method !== 'HEAD');
-    expect(webRoutes.every((route) => route.method === 'GET' && (route.url === '/x7k2' || route.url.startsWith('/x7k2/')) && !route.url.startsWith('/x7k2/api/'))).toBe(true);
+    expect(
+      webRoutes.every(
+        (route) =>
+          route.method === 'GET' &&
+          (route.url === '/x7k2' || route.url.startsWith('/x7k2/')) &&
+          !route.url.startsWith('/x7k2/api/'),
+      ),
+    ).toBe(true);
     expect(t.panel.servedRoutes.filter((route) => !route.url.startsWith('/x7k2/api/'))).toEqual([]);
     for (const path of WEB_PATHS) {
       const answer = await fetch(`${base}/${path.replace(':id', '0b7c5a51-0000-4000-8000-000000000000')}`);
-      expect([path, answer.status, answer.headers.get('content-type')]).toEqual([path, 200, 'text/html; charset=utf-8']);
+      expect([path, answer.status, answer.headers.get('content-type')]).toEqual([
+        path,
+        200,
+        'text/html; charset=utf-8',
+      ]);
     }
     const missingAsset = await fetch(`${base}/assets/no-such-file.js`);
     expect([missingAsset.status, await missingAsset.json()]).toEqual([404, { error: 'not found', field: '' }]);

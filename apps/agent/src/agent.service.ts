@@ -50,14 +50,19 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const trust = await resolveControllerTrust({ ...this.config, controllerUrl: this.config.controllerUrl ?? storedControllerUrl(this.config.dataDir) });
+    const trust = await resolveControllerTrust({
+      ...this.config,
+      controllerUrl: this.config.controllerUrl ?? storedControllerUrl(this.config.dataDir),
+    });
     this.identity = await loadOrEnrol(this.config, trust);
     this.probe = await this.host.probe();
     for (const gap of this.probe.gaps) this.logger.warn(`host: ${gap}`);
     // An agent that applied before has interfaces whose counters it reported from its spool: with
     // the spool gone, what was reported is unknown, and counting it again would charge twice.
     if (this.spool.started && this.host.applied().state) {
-      this.logger.warn('counter spool lost: the next reading becomes the baseline (traffic since the last recorded batch is not counted)');
+      this.logger.warn(
+        'counter spool lost: the next reading becomes the baseline (traffic since the last recorded batch is not counted)',
+      );
       this.spool.baselineLost();
     }
     // A restarted host (or agent) first restores what it last applied, before anything else.
@@ -97,7 +102,9 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
 
     this.reportTimer = setInterval(() => void this.report(), this.config.reportIntervalMs);
     this.watchdogTimer = setInterval(() => void this.watchdog(), WATCHDOG_MS);
-    this.logger.log(`node ${this.identity.nodeName} (${this.identity.nodeId}): applied revision ${this.host.applied().revision}`);
+    this.logger.log(
+      `node ${this.identity.nodeName} (${this.identity.nodeId}): applied revision ${this.host.applied().revision}`,
+    );
   }
 
   /**
@@ -127,12 +134,15 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
    */
   private async applyJob(job: Job): Promise<ApplyResult> {
     const state = parseApplyJob(job);
-    if (state.nodeId !== this.identity.nodeId) throw new Error(`job for node ${state.nodeId} on the queue of ${this.identity.nodeId}`);
+    if (state.nodeId !== this.identity.nodeId)
+      throw new Error(`job for node ${state.nodeId} on the queue of ${this.identity.nodeId}`);
     const result = await this.host.apply(state);
     this.link.send({ type: 'applied', result });
     if (!result.ok) {
       const failed = result.interfaces.filter((outcome) => outcome.state === 'failed');
-      this.logger.warn(`revision ${state.revision}: ${failed.map((outcome) => `${outcome.name}: ${outcome.error}`).join('; ')}`);
+      this.logger.warn(
+        `revision ${state.revision}: ${failed.map((outcome) => `${outcome.name}: ${outcome.error}`).join('; ')}`,
+      );
     }
     return result;
   }

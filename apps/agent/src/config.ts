@@ -85,14 +85,18 @@ export function loadAgentConfig(argv: readonly string[], env: Env = process.env)
   const text = (name: string) => values[name]?.trim() || undefined;
   const controllerUrl = text('WARREN_CONTROLLER_URL');
   const insecure = (text(AGENT_ENV.allowInsecureHttp) ?? '0').toLowerCase();
-  if (!['1', 'true', 'on', '0', 'false', 'off'].includes(insecure)) throw new AgentConfigError(`${AGENT_ENV.allowInsecureHttp}: must be 1 or 0`);
+  if (!['1', 'true', 'on', '0', 'false', 'off'].includes(insecure))
+    throw new AgentConfigError(`${AGENT_ENV.allowInsecureHttp}: must be 1 or 0`);
   const allowInsecureHttp = ['1', 'true', 'on'].includes(insecure);
   if (controllerUrl) checkControllerUrl(controllerUrl, allowInsecureHttp, 'WARREN_CONTROLLER_URL');
   const dataDirRaw = text(AGENT_ENV.dataDir) ?? '/var/lib/warren-agent';
   const caFile = text(AGENT_ENV.controllerCa);
   if (caFile && !existsSync(caFile)) throw new AgentConfigError(`WARREN_CONTROLLER_CA: file not found: ${caFile}`);
   const pin = text('WARREN_CONTROLLER_PIN')?.toLowerCase();
-  if (pin && !PIN_PATTERN.test(pin)) throw new AgentConfigError('WARREN_CONTROLLER_PIN: must be sha256: and 64 hex digits, as the enrolment command prints it');
+  if (pin && !PIN_PATTERN.test(pin))
+    throw new AgentConfigError(
+      'WARREN_CONTROLLER_PIN: must be sha256: and 64 hex digits, as the enrolment command prints it',
+    );
   if (pin && caFile) throw new AgentConfigError('WARREN_CONTROLLER_PIN and WARREN_CONTROLLER_CA: give one of them');
   const netns = text('WARREN_NETNS');
   if (netns && !/^[A-Za-z0-9_.-]{1,64}$/.test(netns)) throw new AgentConfigError('WARREN_NETNS: not a namespace name');
@@ -101,9 +105,11 @@ export function loadAgentConfig(argv: readonly string[], env: Env = process.env)
     throw new AgentConfigError('WARREN_AGENT_REPORT_INTERVAL_MS: must be a whole number of ms in 100..60000');
   }
   const logLevel = (text(AGENT_ENV.logLevel) ?? 'log') as AgentConfig['logLevel'];
-  if (!['error', 'warn', 'log', 'debug'].includes(logLevel)) throw new AgentConfigError('WARREN_LOG_LEVEL: must be one of error, warn, log, debug');
+  if (!['error', 'warn', 'log', 'debug'].includes(logLevel))
+    throw new AgentConfigError('WARREN_LOG_LEVEL: must be one of error, warn, log, debug');
   const logFormat = text(AGENT_ENV.logFormat)?.toLowerCase();
-  if (logFormat !== undefined && logFormat !== 'json' && logFormat !== 'pretty') throw new AgentConfigError('WARREN_LOG_FORMAT: must be json or pretty');
+  if (logFormat !== undefined && logFormat !== 'json' && logFormat !== 'pretty')
+    throw new AgentConfigError('WARREN_LOG_FORMAT: must be json or pretty');
   return {
     controllerUrl: controllerUrl?.replace(/\/+$/, ''),
     enrolSecret: text('WARREN_ENROL_SECRET'),

@@ -22,7 +22,13 @@ try {
 }
 mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
 // JSON lines (pretty on a terminal), secrets redacted, job ids on what a job's processor logs (libs/logging).
-const nestLogger = new NestPinoLogger(createLogger({ name: 'warren-agent', level: config.logLevel, ...(config.logFormat ? { pretty: config.logFormat === 'pretty' } : {}) }));
+const nestLogger = new NestPinoLogger(
+  createLogger({
+    name: 'warren-agent',
+    level: config.logLevel,
+    ...(config.logFormat ? { pretty: config.logFormat === 'pretty' } : {}),
+  }),
+);
 Logger.overrideLogger(nestLogger);
 /**
  * Stopping, however asked: SIGTERM/SIGINT, or the controller that started this agent as its local
@@ -46,7 +52,10 @@ if (process.channel) {
   if (!process.connected) stop('the controller that started this agent is gone');
 }
 try {
-  app = await NestFactory.createApplicationContext(AgentModule.register(config), { logger: nestLogger, abortOnError: false });
+  app = await NestFactory.createApplicationContext(AgentModule.register(config), {
+    logger: nestLogger,
+    abortOnError: false,
+  });
   if (stopping) await app.close().finally(() => process.exit(0));
 } catch (error) {
   const message = (error as Error).message;

@@ -15,7 +15,9 @@ async function main(): Promise<void> {
         `warren: this password is shown only once; ${changePasswordHint(url)}`,
     );
   } else if (panel.owner) {
-    console.log(`warren: created the owner account "${panel.owner.username}" from WARREN_ADMIN_USERNAME/WARREN_ADMIN_PASSWORD; ${changePasswordHint(url)}`);
+    console.log(
+      `warren: created the owner account "${panel.owner.username}" from WARREN_ADMIN_USERNAME/WARREN_ADMIN_PASSWORD; ${changePasswordHint(url)}`,
+    );
   }
   let stopping = false;
   const stop = (signal: string) => {

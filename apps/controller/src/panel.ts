@@ -51,7 +51,11 @@ export interface Panel {
 /** Starts the whole controller: database (embedded or given), migrations, queue store, owner, HTTP. */
 export async function startPanel(config: WarrenConfig): Promise<Panel> {
   // One pino logger for the process (JSON lines, or pretty on a terminal); Nest's Logger writes to it.
-  const log = createLogger({ name: 'warren', level: config.logLevel, ...(config.logFormat ? { pretty: config.logFormat === 'pretty' } : {}) });
+  const log = createLogger({
+    name: 'warren',
+    level: config.logLevel,
+    ...(config.logFormat ? { pretty: config.logFormat === 'pretty' } : {}),
+  });
   const nestLogger = new NestPinoLogger(log);
   Logger.overrideLogger(nestLogger);
   const logger = new Logger('warren');
@@ -79,7 +83,11 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
         onJobDone: (queue, outcome) => metrics.jobs.inc({ queue, outcome }),
       });
       cleanups.push(() => queues.close());
-      return { queues, owner: await ensureOwner(orm, config.admin), localNode: await ensureLocalNode(new NodesRepository(orm)) };
+      return {
+        queues,
+        owner: await ensureOwner(orm, config.admin),
+        localNode: await ensureLocalNode(new NodesRepository(orm)),
+      };
     });
     const prepared = new PreparedPool(databaseUrl);
     cleanups.push(() => prepared.close());

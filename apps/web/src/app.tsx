@@ -13,7 +13,11 @@ import { PageSlot } from './pages.js';
 import { SessionGate } from './session.js';
 import { SignInPage } from './pages/sign-in.js';
 
-const theme = createTheme({ primaryColor: 'teal', defaultRadius: 'md', fontFamily: 'system-ui, -apple-system, "Segoe UI", Tahoma, sans-serif' });
+const theme = createTheme({
+  primaryColor: 'teal',
+  defaultRadius: 'md',
+  fontFamily: 'system-ui, -apple-system, "Segoe UI", Tahoma, sans-serif',
+});
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -47,7 +51,13 @@ export function App() {
           <BrowserRouter basename={basePath || '/'}>
             <Routes>
               <Route path="/sign-in" element={<SignInPage />} />
-              <Route element={<SessionGate><Layout /></SessionGate>}>
+              <Route
+                element={
+                  <SessionGate>
+                    <Layout />
+                  </SessionGate>
+                }
+              >
                 <Route index element={<Navigate to="/overview" replace />} />
                 {WEB_PAGES.map((name) => (
                   <Route key={name} path={`/${name}`} element={<PageSlot key={name} name={name} />} />

@@ -11,7 +11,8 @@ export type Language = (typeof LANGUAGES)[number]['code'];
 
 const STORED = 'warren.language';
 const stored = localStorage.getItem(STORED);
-const initial: Language = stored === 'fa' || stored === 'en' ? stored : navigator.language.startsWith('fa') ? 'fa' : 'en';
+const initial: Language =
+  stored === 'fa' || stored === 'en' ? stored : navigator.language.startsWith('fa') ? 'fa' : 'en';
 
 export function directionOf(language: string): 'ltr' | 'rtl' {
   return LANGUAGES.find((entry) => entry.code === language)?.dir ?? 'ltr';

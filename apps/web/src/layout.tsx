@@ -1,4 +1,17 @@
-import { ActionIcon, Alert, AppShell, Burger, Group, Menu, NavLink, ScrollArea, Text, Title, useComputedColorScheme, useMantineColorScheme } from '@mantine/core';
+import {
+  ActionIcon,
+  Alert,
+  AppShell,
+  Burger,
+  Group,
+  Menu,
+  NavLink,
+  ScrollArea,
+  Text,
+  Title,
+  useComputedColorScheme,
+  useMantineColorScheme,
+} from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import {
@@ -49,7 +62,11 @@ export function Layout() {
   const location = useLocation();
   useEffect(close, [location.pathname, close]);
   return (
-    <AppShell header={{ height: 56 }} navbar={{ width: 230, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+    <AppShell
+      header={{ height: 56 }}
+      navbar={{ width: 230, breakpoint: 'sm', collapsed: { mobile: !opened } }}
+      padding="md"
+    >
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group gap="sm" wrap="nowrap">
@@ -96,7 +113,11 @@ function LanguageMenu() {
       </Menu.Target>
       <Menu.Dropdown>
         {LANGUAGES.map((language) => (
-          <Menu.Item key={language.code} onClick={() => void i18n.changeLanguage(language.code)} data-testid={`language-${language.code}`}>
+          <Menu.Item
+            key={language.code}
+            onClick={() => void i18n.changeLanguage(language.code)}
+            data-testid={`language-${language.code}`}
+          >
             {language.label}
           </Menu.Item>
         ))}
@@ -110,7 +131,12 @@ function ThemeToggle() {
   const { setColorScheme } = useMantineColorScheme();
   const scheme = useComputedColorScheme('light');
   return (
-    <ActionIcon variant="default" size="lg" aria-label={t('header.theme')} onClick={() => setColorScheme(scheme === 'dark' ? 'light' : 'dark')}>
+    <ActionIcon
+      variant="default"
+      size="lg"
+      aria-label={t('header.theme')}
+      onClick={() => setColorScheme(scheme === 'dark' ? 'light' : 'dark')}
+    >
       {scheme === 'dark' ? <IconSun size={18} /> : <IconMoon size={18} />}
     </ActionIcon>
   );
@@ -135,8 +161,12 @@ function AccountMenu() {
       </Menu.Target>
       <Menu.Dropdown>
         <Menu.Label>
-          <Text size="sm" fw={500}>{user.username}</Text>
-          <Text size="xs" c="dimmed">{t(`roles.${user.role}`)}</Text>
+          <Text size="sm" fw={500}>
+            {user.username}
+          </Text>
+          <Text size="xs" c="dimmed">
+            {t(`roles.${user.role}`)}
+          </Text>
         </Menu.Label>
         <Menu.Item leftSection={<IconUser size={16} />} onClick={() => navigate('/account')}>
           {t('header.password')}
@@ -158,10 +188,11 @@ function ConnectionBanner() {
     () =>
       onConnection((event) => {
         if (event === 'offline') setOffline(true);
-        if (event === 'online') setOffline((was) => {
-          if (was) void queryClient.invalidateQueries();
-          return false;
-        });
+        if (event === 'online')
+          setOffline((was) => {
+            if (was) void queryClient.invalidateQueries();
+            return false;
+          });
       }),
     [queryClient],
   );

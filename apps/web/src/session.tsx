@@ -25,7 +25,9 @@ export const ME_KEY = ['auth', 'me'];
 /** Where sign-in sends back to: the page the person was on. */
 export function signInPath(location: { pathname: string; search: string }): string {
   const next = `${location.pathname}${location.search}`;
-  return next && next !== '/' && !next.startsWith('/sign-in') ? `/sign-in?next=${encodeURIComponent(next)}` : '/sign-in';
+  return next && next !== '/' && !next.startsWith('/sign-in')
+    ? `/sign-in?next=${encodeURIComponent(next)}`
+    : '/sign-in';
 }
 
 /**

@@ -1,7 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { agentMessageSchema, COUNTER_SEQ_WINDOW, MAX_PEER_BYTES_PER_BATCH, MAX_PEERS_PER_BATCH } from '#libs/contracts/agent-link.js';
+import {
+  agentMessageSchema,
+  COUNTER_SEQ_WINDOW,
+  MAX_PEER_BYTES_PER_BATCH,
+  MAX_PEERS_PER_BATCH,
+} from '#libs/contracts/agent-link.js';
 import type { PeerReading } from '../host/index.js';
 import { CounterSpool, type CounterBatch } from './counter-spool.js';
 
@@ -15,7 +20,12 @@ beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'warren-spool-'))));
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const key = (n: number) => `${n.toString(36).padStart(8, '0')}${'A'.repeat(35)}=`;
-const reading = (n: number, rxBytes: number, txBytes = 0, endpoint: string | null = '192.0.2.1:51820'): PeerReading => ({
+const reading = (
+  n: number,
+  rxBytes: number,
+  txBytes = 0,
+  endpoint: string | null = '192.0.2.1:51820',
+): PeerReading => ({
   interface: 'wg0',
   publicKey: key(n),
   rxBytes,

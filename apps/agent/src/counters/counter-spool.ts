@@ -1,5 +1,11 @@
 import { join } from 'node:path';
-import { COUNTER_SEQ_WINDOW, MAX_PEER_BYTES_PER_BATCH, MAX_PEERS_PER_BATCH, peerEndpoint, type PeerCounters } from '#libs/contracts/agent-link.js';
+import {
+  COUNTER_SEQ_WINDOW,
+  MAX_PEER_BYTES_PER_BATCH,
+  MAX_PEERS_PER_BATCH,
+  peerEndpoint,
+  type PeerCounters,
+} from '#libs/contracts/agent-link.js';
 import type { PeerReading } from '../host/index.js';
 import { readJsonFile, writeJsonAtomic } from '#libs/files/atomic-file.js';
 
@@ -118,7 +124,8 @@ export class CounterSpool {
         txBytes: tx,
         lastHandshake: reading.lastHandshake,
         // An endpoint the contract cannot carry (never seen from wg) is left out, not the batch.
-        endpoint: reading.endpoint !== null && peerEndpoint.safeParse(reading.endpoint).success ? reading.endpoint : null,
+        endpoint:
+          reading.endpoint !== null && peerEndpoint.safeParse(reading.endpoint).success ? reading.endpoint : null,
       });
     }
     const batch = peers.length > 0 ? { seq: this.state.nextSeq, at, peers } : null;

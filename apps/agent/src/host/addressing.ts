@@ -32,7 +32,9 @@ export async function reconcileAddressing(
   const name = tunnelArg(link.name);
   const wanted = addressArg(address.local, address.prefixlen);
   const mtuText = mtuArg(mtu);
-  const present = link.addresses.some((a) => a.family === 'inet' && a.local === address.local && a.prefixlen === address.prefixlen);
+  const present = link.addresses.some(
+    (a) => a.family === 'inet' && a.local === address.local && a.prefixlen === address.prefixlen,
+  );
   if (!present) await runner.run('ip', ['address', 'replace', wanted, 'dev', name]);
   for (const stale of link.addresses) {
     if (stale.family === 'inet' && stale.local === address.local && stale.prefixlen === address.prefixlen) continue;

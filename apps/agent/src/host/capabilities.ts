@@ -48,9 +48,11 @@ export async function probeHost(runner: CommandRunner, options: ProbeOptions = {
     );
   }
   if (!nft) gaps.push('nftables (nft) not installed: NAT for tunnel subnets cannot be set up');
-  if (!awg || !amneziawgGo) gaps.push('AmneziaWG (awg, amneziawg-go) not installed: AmneziaWG interfaces cannot be applied');
+  if (!awg || !amneziawgGo)
+    gaps.push('AmneziaWG (awg, amneziawg-go) not installed: AmneziaWG interfaces cannot be applied');
   if (!redsocks) gaps.push('redsocks not installed: SOCKS5 and HTTP hops cannot carry tunnel traffic');
-  if (!ssRedir || !ssLocal) gaps.push('shadowsocks-libev (ss-redir, ss-local) not installed: shadowsocks hops cannot run or be probed');
+  if (!ssRedir || !ssLocal)
+    gaps.push('shadowsocks-libev (ss-redir, ss-local) not installed: shadowsocks hops cannot run or be probed');
   if (!dnsmasq) gaps.push('dnsmasq not installed: routing rules on domains cannot match');
 
   return {

@@ -36,7 +36,13 @@ export class CommandError extends Error {
     this.name = 'CommandError';
   }
 
-  private static describe(command: string, reason: CommandFailure, exitCode: number | null, stderr: string, signal: NodeJS.Signals | null): string {
+  private static describe(
+    command: string,
+    reason: CommandFailure,
+    exitCode: number | null,
+    stderr: string,
+    signal: NodeJS.Signals | null,
+  ): string {
     switch (reason) {
       case 'not-found':
         return `${command}: program not found`;
@@ -110,9 +116,15 @@ export class CommandRunner {
   }
 
   /** The file and arguments actually executed for `program args…` (namespace prefix applied). */
-  argv(program: string, args: readonly string[], options: Pick<RunOptions, 'newSession'> = {}): { file: string; args: string[] } {
+  argv(
+    program: string,
+    args: readonly string[],
+    options: Pick<RunOptions, 'newSession'> = {},
+  ): { file: string; args: string[] } {
     const resolved = this.programs[program] ?? program;
-    const command = options.newSession ? [this.programs.setsid ?? 'setsid', '--wait', resolved, ...args] : [resolved, ...args];
+    const command = options.newSession
+      ? [this.programs.setsid ?? 'setsid', '--wait', resolved, ...args]
+      : [resolved, ...args];
     if (this.namespace === undefined) return { file: command[0], args: command.slice(1) };
     return { file: this.programs.ip ?? 'ip', args: ['netns', 'exec', this.namespace, ...command] };
   }

@@ -16,7 +16,14 @@ const dump = [
 
 test('peer lines become readings; interface lines are skipped; only wanted interfaces are kept', () => {
   expect(parseWgDump(dump, (name) => name === 'wg0')).toEqual([
-    { interface: 'wg0', publicKey: K1, rxBytes: 9007199254740991, txBytes: 42, lastHandshake: 1700000000000, endpoint: '198.51.100.7:40123' },
+    {
+      interface: 'wg0',
+      publicKey: K1,
+      rxBytes: 9007199254740991,
+      txBytes: 42,
+      lastHandshake: 1700000000000,
+      endpoint: '198.51.100.7:40123',
+    },
     { interface: 'wg0', publicKey: K2, rxBytes: 0, txBytes: 0, lastHandshake: null, endpoint: null },
   ]);
 });
@@ -24,7 +31,14 @@ test('peer lines become readings; interface lines are skipped; only wanted inter
 test('IPv6 endpoints, a missing final newline and an empty dump', () => {
   const readings = parseWgDump(dump.trimEnd(), () => true);
   expect(readings).toHaveLength(3);
-  expect(readings[2]).toEqual({ interface: 'other', publicKey: K3, rxBytes: 1, txBytes: 2, lastHandshake: 1700000001000, endpoint: '[2001:db8::1]:51820' });
+  expect(readings[2]).toEqual({
+    interface: 'other',
+    publicKey: K3,
+    rxBytes: 1,
+    txBytes: 2,
+    lastHandshake: 1700000001000,
+    endpoint: '[2001:db8::1]:51820',
+  });
   expect(parseWgDump('', () => true)).toEqual([]);
 });
 

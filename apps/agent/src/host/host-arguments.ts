@@ -16,26 +16,33 @@ export class HostArgumentError extends Error {
 
 /** A tunnel's name, for `ip link … dev <name>`, `wg … <name>`, `wireguard-go <name>` and file names. */
 export function tunnelArg(name: string): string {
-  if (!isTunnelName(name)) throw new HostArgumentError(`interface name ${JSON.stringify(name)} refused: it must be ${TUNNEL_NAME_RULE}`);
+  if (!isTunnelName(name))
+    throw new HostArgumentError(`interface name ${JSON.stringify(name)} refused: it must be ${TUNNEL_NAME_RULE}`);
   return name;
 }
 
 /** An uplink's name, for the quoted `oifname "<name>"` of the NAT ruleset. */
 export function uplinkArg(name: string): string {
-  if (!isUplinkName(name)) throw new HostArgumentError(`NAT interface ${JSON.stringify(name)} is not an interface name: it must be ${UPLINK_NAME_RULE}`);
+  if (!isUplinkName(name))
+    throw new HostArgumentError(
+      `NAT interface ${JSON.stringify(name)} is not an interface name: it must be ${UPLINK_NAME_RULE}`,
+    );
   return name;
 }
 
 /** An MTU in the panel's bounds, for `ip link set … mtu <n>`. */
 export function mtuArg(mtu: number): string {
-  if (!Number.isInteger(mtu) || mtu < 576 || mtu > 9000) throw new HostArgumentError(`MTU ${JSON.stringify(mtu)} refused: it must be a whole number in 576..9000`);
+  if (!Number.isInteger(mtu) || mtu < 576 || mtu > 9000)
+    throw new HostArgumentError(`MTU ${JSON.stringify(mtu)} refused: it must be a whole number in 576..9000`);
   return String(mtu);
 }
 
 /** An IPv4 address with a prefix length, for `ip address replace|del <address> …`. */
 export function addressArg(local: string, prefixlen: number): string {
   if (!isIpv4(local) || !Number.isInteger(prefixlen) || prefixlen < 0 || prefixlen > 32) {
-    throw new HostArgumentError(`address ${JSON.stringify(`${local}/${prefixlen}`)} refused: it must be an IPv4 address with a prefix length`);
+    throw new HostArgumentError(
+      `address ${JSON.stringify(`${local}/${prefixlen}`)} refused: it must be an IPv4 address with a prefix length`,
+    );
   }
   return `${local}/${prefixlen}`;
 }

@@ -10,7 +10,11 @@ import type { CommandRunner } from './command-runner.js';
  * Nothing outside the state directory is read, symbolic links are not followed, and the agent's
  * own credential (kept beside the state directory, not in it) is never part of it.
  */
-export async function collectHostState(runner: CommandRunner, stateDir: string, tablePrefix: string): Promise<HostState> {
+export async function collectHostState(
+  runner: CommandRunner,
+  stateDir: string,
+  tablePrefix: string,
+): Promise<HostState> {
   const files: HostState['files'] = [];
   const entries = (await readdir(stateDir, { recursive: true }).catch(() => [] as string[])).sort();
   for (const entry of entries) {
@@ -20,7 +24,12 @@ export async function collectHostState(runner: CommandRunner, stateDir: string, 
     if (!info?.isFile()) continue;
     const truncated = info.size > MAX_HOST_STATE_FILE_BYTES;
     const content = truncated ? Buffer.alloc(0) : await readFile(path).catch(() => Buffer.alloc(0));
-    files.push({ path: relative(stateDir, path), mode: info.mode & 0o7777, contentBase64: content.toString('base64'), truncated });
+    files.push({
+      path: relative(stateDir, path),
+      mode: info.mode & 0o7777,
+      contentBase64: content.toString('base64'),
+      truncated,
+    });
   }
   return { collectedAt: Date.now(), files, nftables: await ownTables(runner, tablePrefix) };
 }
@@ -33,7 +42,8 @@ async function ownTables(runner: CommandRunner, prefix: string): Promise<string 
       .map((line) => /^table (\S+) (\S+)$/.exec(line.trim()))
       .filter((m): m is RegExpExecArray => m !== null && m[2].startsWith(prefix));
     const listed: string[] = [];
-    for (const [, family, name] of tables) listed.push((await runner.run('nft', ['list', 'table', family, name])).stdout);
+    for (const [, family, name] of tables)
+      listed.push((await runner.run('nft', ['list', 'table', family, name])).stdout);
     return listed.join('\n').slice(0, MAX_HOST_STATE_FILE_BYTES);
   } catch {
     return null; // nft missing or not permitted: reported as a gap already

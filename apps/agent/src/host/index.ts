@@ -1,5 +1,11 @@
 /** The agent's host drivers: framework-free, wired into the agent's Nest modules elsewhere. */
-export { CommandError, CommandRunner, errorText, type CommandFailure, type CommandRunnerOptions } from './command-runner.js';
+export {
+  CommandError,
+  CommandRunner,
+  errorText,
+  type CommandFailure,
+  type CommandRunnerOptions,
+} from './command-runner.js';
 export { probeHost, type HostProbe, type ProbeOptions } from './capabilities.js';
 export { WireGuardHost, type WireGuardHostOptions } from './wireguard-host.js';
 export { CounterReader, parseWgDump, type PeerReading } from './counters.js';

@@ -1,7 +1,12 @@
 import { natRuleProblem, renderNatRuleset } from './nat.js';
 
 test('one transaction: make sure the table exists, delete it, create it with the rules', () => {
-  expect(renderNatRuleset('warren', [{ subnet: '10.8.0.0/24', outInterface: 'eth0' }, { subnet: '10.9.0.0/16', outInterface: 'ens3' }])).toBe(
+  expect(
+    renderNatRuleset('warren', [
+      { subnet: '10.8.0.0/24', outInterface: 'eth0' },
+      { subnet: '10.9.0.0/16', outInterface: 'ens3' },
+    ]),
+  ).toBe(
     [
       'table ip warren {}',
       'delete table ip warren',

@@ -46,7 +46,9 @@ export function renderNatRuleset(table: string, rules: readonly NatRule[]): stri
     `table ip ${table} {`,
     '\tchain postrouting {',
     '\t\ttype nat hook postrouting priority srcnat; policy accept;',
-    ...rules.map((r) => `\t\tip saddr ${formatCidr(parseCidr(r.subnet))} oifname "${uplinkArg(r.outInterface)}" masquerade`),
+    ...rules.map(
+      (r) => `\t\tip saddr ${formatCidr(parseCidr(r.subnet))} oifname "${uplinkArg(r.outInterface)}" masquerade`,
+    ),
     '\t}',
     '}',
   );
@@ -57,7 +59,12 @@ export function renderNatRuleset(table: string, rules: readonly NatRule[]): stri
  * Loads the table (or removes it when there are no rules) and, when there are rules, turns on
  * IPv4 forwarding. Forwarding is never turned off again: other things on the host may rely on it.
  */
-export async function applyNat(runner: CommandRunner, stateDir: string, table: string, rules: readonly NatRule[]): Promise<void> {
+export async function applyNat(
+  runner: CommandRunner,
+  stateDir: string,
+  table: string,
+  rules: readonly NatRule[],
+): Promise<void> {
   const file = join(stateDir, 'nat.nft');
   writeFileAtomic(file, renderNatRuleset(table, rules), { durable: false });
   await runner.run('nft', ['-f', file]);

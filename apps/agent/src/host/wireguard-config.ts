@@ -63,7 +63,9 @@ async function portProblem(runner: CommandRunner, name: string, listenPort: numb
     const { stdout } = await runner.run('wg', ['show', tunnelArg(name), 'listen-port']);
     const actual = Number(stdout.trim());
     if (actual === listenPort) return null;
-    return new Error(`listen port ${listenPort} could not be bound on ${name} (already in use by another interface or program?)`);
+    return new Error(
+      `listen port ${listenPort} could not be bound on ${name} (already in use by another interface or program?)`,
+    );
   } catch {
     return null;
   }
@@ -75,7 +77,9 @@ async function portProblem(runner: CommandRunner, name: string, listenPort: numb
  * peer back), so an unchanged config is verified this way instead of re-loaded.
  */
 export async function livePeersMatch(runner: CommandRunner, name: string, desired: DesiredInterface): Promise<boolean> {
-  const { stdout } = await runner.run('wg', ['show', tunnelArg(name), 'peers'], { timeoutMs: Math.max(30_000, desired.peers.length) });
+  const { stdout } = await runner.run('wg', ['show', tunnelArg(name), 'peers'], {
+    timeoutMs: Math.max(30_000, desired.peers.length),
+  });
   const keys = new Set<string>();
   for (const peer of desired.peers) keys.add(peer.publicKey);
   let count = 0;

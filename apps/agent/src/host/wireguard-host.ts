@@ -147,7 +147,13 @@ export class WireGuardHost {
       // Only the state directory itself failing gets here: every interface shares that fate.
       const text = `apply failed: ${errorText(error)}`;
       const result = finish(desired.revision, {
-        interfaces: desired.interfaces.map((i) => ({ name: i.name, state: 'failed', driver: 'none', peers: 0, error: text })),
+        interfaces: desired.interfaces.map((i) => ({
+          name: i.name,
+          state: 'failed',
+          driver: 'none',
+          peers: 0,
+          error: text,
+        })),
         outbounds: desired.outbounds?.map((o) => ({ tag: o.tag, state: 'failed', error: text })),
       });
       try {
@@ -198,7 +204,11 @@ export class WireGuardHost {
 
     for (const [name, entry] of [...state.interfaces]) {
       if (desiredNames.has(name)) continue;
-      outcomes.push(links ? await this.removeInterface(name, links, state) : failed(name, entry.driver, `cannot remove: ${linksError}`));
+      outcomes.push(
+        links
+          ? await this.removeInterface(name, links, state)
+          : failed(name, entry.driver, `cannot remove: ${linksError}`),
+      );
     }
 
     await this.reconcileNat(nat, probe, state);
@@ -212,11 +222,21 @@ export class WireGuardHost {
       probe,
     });
     // An agent applying no hops and default routing reports neither (as agents before hops did).
-    const quiet = !desired.outbounds && !desired.routing && hops.outbounds.length === 0 && hops.routing.rules === 0 && hops.routing.state === 'up';
+    const quiet =
+      !desired.outbounds &&
+      !desired.routing &&
+      hops.outbounds.length === 0 &&
+      hops.routing.rules === 0 &&
+      hops.routing.state === 'up';
     return quiet ? { interfaces: outcomes } : { interfaces: outcomes, ...hops };
   }
 
-  private async applyInterface(iface: DesiredInterface, links: Map<string, Link>, probe: HostProbe, state: ManagedState): Promise<InterfaceOutcome> {
+  private async applyInterface(
+    iface: DesiredInterface,
+    links: Map<string, Link>,
+    probe: HostProbe,
+    state: ManagedState,
+  ): Promise<InterfaceOutcome> {
     const { name } = iface;
     const caps = probe.capabilities;
     try {
@@ -239,16 +259,28 @@ export class WireGuardHost {
     }
     if (!caps.wg) return failed(name, 'none', 'wireguard-tools (wg) not installed: the interface cannot be configured');
     const address = parseInterfaceAddress(iface.address);
-    if (!address) return failed(name, 'none', `interface address ${JSON.stringify(iface.address)} is not an IPv4 address with a prefix length`);
+    if (!address)
+      return failed(
+        name,
+        'none',
+        `interface address ${JSON.stringify(iface.address)} is not an IPv4 address with a prefix length`,
+      );
 
     let link = links.get(name);
     const managed = state.interfaces.get(name);
-    if (link && !managed) return failed(name, 'none', `an interface named ${name} exists that this agent did not create; it is left alone`);
+    if (link && !managed)
+      return failed(name, 'none', `an interface named ${name} exists that this agent did not create; it is left alone`);
     if (link && managed && link.kind !== LINK_KIND[managed.driver]) {
-      return failed(name, 'none', `${name} is now a ${link.kind ?? 'plain'} link, not the WireGuard interface this agent created; it is left alone`);
+      return failed(
+        name,
+        'none',
+        `${name} is now a ${link.kind ?? 'plain'} link, not the WireGuard interface this agent created; it is left alone`,
+      );
     }
-    let driver: Driver | null = link && managed ? managed.driver : caps.wireguardKernel ? 'kernel' : caps.wireguardGo ? 'wireguard-go' : null;
-    if (!driver) return failed(name, 'none', 'no WireGuard implementation: no kernel module and wireguard-go is not installed');
+    let driver: Driver | null =
+      link && managed ? managed.driver : caps.wireguardKernel ? 'kernel' : caps.wireguardGo ? 'wireguard-go' : null;
+    if (!driver)
+      return failed(name, 'none', 'no WireGuard implementation: no kernel module and wireguard-go is not installed');
 
     try {
       // Rendered before anything is created: a bad key or duplicate peer fails without side effects.
@@ -281,7 +313,9 @@ export class WireGuardHost {
       // Addressing does not depend on the peers: done while wireguard-go digests the config, it
       // costs no wall-clock time on a multi-core host.
       const [synced, addressed] = await Promise.allSettled([
-        unchanged ? Promise.resolve() : syncConfig(this.runner, this.stateDir, name, config, iface.peers.length, iface.listenPort),
+        unchanged
+          ? Promise.resolve()
+          : syncConfig(this.runner, this.stateDir, name, config, iface.peers.length, iface.listenPort),
         reconcileAddressing(this.runner, link, address, iface.mtu),
       ]);
       if (synced.status === 'rejected') throw synced.reason;
@@ -301,7 +335,11 @@ export class WireGuardHost {
     }
   }
 
-  private async removeInterface(name: string, links: Map<string, Link>, state: ManagedState): Promise<InterfaceOutcome> {
+  private async removeInterface(
+    name: string,
+    links: Map<string, Link>,
+    state: ManagedState,
+  ): Promise<InterfaceOutcome> {
     const entry = state.interfaces.get(name)!;
     const link = links.get(name);
     try {
@@ -326,11 +364,16 @@ export class WireGuardHost {
    * Rebuilds the NAT table for the interfaces that are up and want it, or removes it when none
    * do. Skipped entirely while the agent has never made a table (hosts without NAT never need nft).
    */
-  private async reconcileNat(wanted: { rule: NatRule; outcome: InterfaceOutcome }[], probe: HostProbe, state: ManagedState): Promise<void> {
+  private async reconcileNat(
+    wanted: { rule: NatRule; outcome: InterfaceOutcome }[],
+    probe: HostProbe,
+    state: ManagedState,
+  ): Promise<void> {
     if (wanted.length === 0 && !state.natTable) return;
     const rules = wanted.map((w) => w.rule);
     const report = (why: string) => {
-      for (const { rule, outcome } of wanted) outcome.error = `NAT of ${rule.subnet} via ${rule.outInterface} not set up: ${why}`;
+      for (const { rule, outcome } of wanted)
+        outcome.error = `NAT of ${rule.subnet} via ${rule.outInterface} not set up: ${why}`;
     };
     if (!probe.capabilities.nft) {
       report('nftables (nft) not installed');
@@ -352,7 +395,9 @@ function incomplete({ capabilities: c }: HostProbe): boolean {
 }
 
 function bounded<T extends { error?: string }>(outcome: T): T {
-  return outcome.error && outcome.error.length > MAX_OUTCOME_ERROR_TEXT ? { ...outcome, error: `${outcome.error.slice(0, MAX_OUTCOME_ERROR_TEXT - 1)}…` } : outcome;
+  return outcome.error && outcome.error.length > MAX_OUTCOME_ERROR_TEXT
+    ? { ...outcome, error: `${outcome.error.slice(0, MAX_OUTCOME_ERROR_TEXT - 1)}…` }
+    : outcome;
 }
 
 function failed(name: string, driver: InterfaceOutcome['driver'], error: string): InterfaceOutcome {

@@ -35,7 +35,12 @@ export async function createLink(runner: CommandRunner, name: string, driver: Dr
  * and exits when it goes) and finally signals a daemon that still serves this name.
  * Resolves to a warning when something was left behind, or null.
  */
-export async function removeLink(runner: CommandRunner, name: string, driver: Driver, exists: boolean): Promise<string | null> {
+export async function removeLink(
+  runner: CommandRunner,
+  name: string,
+  driver: Driver,
+  exists: boolean,
+): Promise<string | null> {
   // Names come back from managed.json here: checked like new ones (the socket path is built from it too).
   if (exists) await runner.run('ip', ['link', 'del', 'dev', tunnelArg(name)]);
   else tunnelArg(name);

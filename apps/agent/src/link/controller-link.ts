@@ -1,6 +1,11 @@
 import { Logger } from '@nestjs/common';
 import WebSocket from 'ws';
-import { AGENT_LINK_PATH, controllerMessageSchema, type AgentMessage, type ControllerMessage } from '#libs/contracts/agent-link.js';
+import {
+  AGENT_LINK_PATH,
+  controllerMessageSchema,
+  type AgentMessage,
+  type ControllerMessage,
+} from '#libs/contracts/agent-link.js';
 import { MAX_CONTROLLER_MESSAGE_BYTES } from '#libs/contracts/link-message-size.js';
 import { tlsOptions, type ControllerTrust } from './controller-trust.js';
 
@@ -98,7 +103,9 @@ export class ControllerLink {
     });
     socket.on('message', (data) => this.receive(String(data)));
     socket.on('unexpected-response', (_request, response) => {
-      this.logger.warn(`the controller refused the link: HTTP ${response.statusCode}${response.statusCode === 401 ? ' (credential not valid: enrol this host again)' : ''}`);
+      this.logger.warn(
+        `the controller refused the link: HTTP ${response.statusCode}${response.statusCode === 401 ? ' (credential not valid: enrol this host again)' : ''}`,
+      );
       if (response.statusCode === 401) this.events.refused?.();
     });
     socket.on('error', (error) => this.logger.debug?.(`link error: ${error.message}`));

@@ -31,7 +31,12 @@ export function tlsOptions(trust: ControllerTrust | undefined): { ca?: string; c
  * panel presents, checked against the pin on a connection that sends nothing (and kept in the data
  * directory); else a certificate pinned by an earlier start; else the system's CAs (undefined).
  */
-export async function resolveControllerTrust(options: { caFile?: string; pin?: string; dataDir: string; controllerUrl?: string }): Promise<ControllerTrust | undefined> {
+export async function resolveControllerTrust(options: {
+  caFile?: string;
+  pin?: string;
+  dataDir: string;
+  controllerUrl?: string;
+}): Promise<ControllerTrust | undefined> {
   if (options.caFile) return { ca: readFileSync(options.caFile, 'utf8'), anyName: false };
   const file = join(options.dataDir, PINNED_CERTIFICATE_FILE);
   if (options.pin) {
@@ -63,10 +68,19 @@ export function fetchPinnedCertificate(controllerUrl: string, pin: string): Prom
       socket.destroy();
       const presented = pinOfDer(der);
       if (presented !== pin) {
-        reject(new Error(`the panel at ${target.origin} presents a certificate whose pin is ${presented}, not ${pin}: refusing to send it anything`));
+        reject(
+          new Error(
+            `the panel at ${target.origin} presents a certificate whose pin is ${presented}, not ${pin}: refusing to send it anything`,
+          ),
+        );
         return;
       }
-      resolve(`-----BEGIN CERTIFICATE-----\n${der.toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`);
+      resolve(
+        `-----BEGIN CERTIFICATE-----\n${der
+          .toString('base64')
+          .match(/.{1,64}/g)!
+          .join('\n')}\n-----END CERTIFICATE-----\n`,
+      );
     });
   });
 }

@@ -25,9 +25,14 @@ export async function loadOrEnrol(config: AgentConfig, trust?: ControllerTrust):
   const file = identityFile(config.dataDir);
   const stored = readJsonFile<AgentIdentity>(file);
   if (!config.enrolSecret) {
-    if (!stored) throw new Error('not enrolled: start once with --controller URL --enrol SECRET (from the node in the panel)');
+    if (!stored)
+      throw new Error('not enrolled: start once with --controller URL --enrol SECRET (from the node in the panel)');
     const identity = config.controllerUrl ? { ...stored, controllerUrl: config.controllerUrl } : stored;
-    checkControllerUrl(identity.controllerUrl, config.allowInsecureHttp, config.controllerUrl ? 'WARREN_CONTROLLER_URL' : file);
+    checkControllerUrl(
+      identity.controllerUrl,
+      config.allowInsecureHttp,
+      config.controllerUrl ? 'WARREN_CONTROLLER_URL' : file,
+    );
     return identity;
   }
   const controllerUrl = config.controllerUrl ?? stored?.controllerUrl;

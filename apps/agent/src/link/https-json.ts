@@ -3,7 +3,11 @@ import { request as httpsRequest } from 'node:https';
 import { tlsOptions, type ControllerTrust } from './controller-trust.js';
 
 /** POSTs JSON and parses the JSON answer; `trust` is what the controller's TLS is checked against. */
-export function postJson(url: string, body: unknown, options: { trust?: ControllerTrust; timeoutMs?: number } = {}): Promise<{ status: number; body: unknown }> {
+export function postJson(
+  url: string,
+  body: unknown,
+  options: { trust?: ControllerTrust; timeoutMs?: number } = {},
+): Promise<{ status: number; body: unknown }> {
   const target = new URL(url);
   const payload = JSON.stringify(body);
   const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -32,7 +36,9 @@ export function postJson(url: string, body: unknown, options: { trust?: Controll
         res.on('error', reject);
       },
     );
-    req.on('timeout', () => req.destroy(new Error(`no answer from ${target.origin} within ${options.timeoutMs ?? 15_000} ms`)));
+    req.on('timeout', () =>
+      req.destroy(new Error(`no answer from ${target.origin} within ${options.timeoutMs ?? 15_000} ms`)),
+    );
     req.on('error', reject);
     req.end(payload);
   });

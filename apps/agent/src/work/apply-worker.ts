@@ -77,13 +77,25 @@ export class ApplyWorker {
         stalledInterval: STALLED_CHECK_MS,
       });
     } else {
-      if (!this.queueDatabaseUrl) throw new Error('the panel keeps its queues in PostgreSQL: WARREN_AGENT_QUEUE_DATABASE_URL is required (local agent only)');
-      this.pool = new pg.Pool({ connectionString: this.queueDatabaseUrl, max: 3 + CONCURRENCY, options: `-c search_path=${QUEUE_SCHEMA}` });
+      if (!this.queueDatabaseUrl)
+        throw new Error(
+          'the panel keeps its queues in PostgreSQL: WARREN_AGENT_QUEUE_DATABASE_URL is required (local agent only)',
+        );
+      this.pool = new pg.Pool({
+        connectionString: this.queueDatabaseUrl,
+        max: 3 + CONCURRENCY,
+        options: `-c search_path=${QUEUE_SCHEMA}`,
+      });
       this.pool.on('error', (error) => this.onError(error));
       this.worker = new Worker(
         name,
         processor,
-        { connection: this.pool, concurrency: Object.keys(others).length > 0 ? CONCURRENCY : 1, lockDuration: LOCK_MS, stalledInterval: STALLED_CHECK_MS },
+        {
+          connection: this.pool,
+          concurrency: Object.keys(others).length > 0 ? CONCURRENCY : 1,
+          lockDuration: LOCK_MS,
+          stalledInterval: STALLED_CHECK_MS,
+        },
         createPostgresBackend,
       );
     }
@@ -96,7 +108,9 @@ export class ApplyWorker {
     const closing = this.worker?.close();
     await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]).catch(() => undefined);
     this.redis?.disconnect();
-    await Promise.race([this.pool?.end(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]).catch(() => undefined);
+    await Promise.race([this.pool?.end(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]).catch(
+      () => undefined,
+    );
   }
 }
 

@@ -5,8 +5,19 @@ import { createHash } from 'node:crypto';
 const NOSCRIPT_RETRY_MS = 1000;
 const NOSCRIPT_RETRIES = 120;
 
-type Container = { isPipeline?: boolean; redis?: { sendCommand(command: Command): unknown }; sendCommand(command: Command): unknown };
-type Script = { execute(container: Container, args: ConstructorParameters<typeof Command>[1] & unknown[], options: object, callback?: (error: Error | null, result?: unknown) => void): unknown };
+type Container = {
+  isPipeline?: boolean;
+  redis?: { sendCommand(command: Command): unknown };
+  sendCommand(command: Command): unknown;
+};
+type Script = {
+  execute(
+    container: Container,
+    args: ConstructorParameters<typeof Command>[1] & unknown[],
+    options: object,
+    callback?: (error: Error | null, result?: unknown) => void,
+  ): unknown;
+};
 
 /**
  * The agent's Redis client. Its Redis user may run only the Lua scripts its controller loaded
@@ -32,7 +43,11 @@ export class EvalshaOnlyRedis extends Redis {
         (container.isPipeline ? container.redis! : container).sendCommand(again);
         return again.promise.catch((next: Error) => retry(next, attempt + 1));
       });
-      if (callback) first.promise.then((result) => callback(null, result), (error: Error) => callback(error));
+      if (callback)
+        first.promise.then(
+          (result) => callback(null, result),
+          (error: Error) => callback(error),
+        );
       return container.sendCommand(first);
     };
   }

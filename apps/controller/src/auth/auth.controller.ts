@@ -42,7 +42,14 @@ export class AuthController {
     return signedIn;
   }
 
-  @Route({ method: 'GET', path: 'auth/me', group: 'auth', roles: SIGNED_IN, summary: 'Who the presented credential belongs to', response: MeDto })
+  @Route({
+    method: 'GET',
+    path: 'auth/me',
+    group: 'auth',
+    roles: SIGNED_IN,
+    summary: 'Who the presented credential belongs to',
+    response: MeDto,
+  })
   me(@CurrentPrincipal() principal: Principal) {
     return { user: userView(principal), via: principal.via };
   }
@@ -57,12 +64,23 @@ export class AuthController {
     response: PasswordChangedDto,
     errors: [429],
   })
-  async changePassword(@CurrentPrincipal() principal: Principal, @Body() body: ChangePasswordDto, @Req() request: FastifyRequest) {
+  async changePassword(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: ChangePasswordDto,
+    @Req() request: FastifyRequest,
+  ) {
     const sessionsEnded = await this.auth.changePassword(principal, body.currentPassword, body.newPassword, request.ip);
     return { user: userView(principal), sessionsEnded };
   }
 
-  @Route({ method: 'POST', path: 'auth/logout', group: 'auth', roles: SIGNED_IN, summary: 'End the current session and clear its cookie', response: LoggedOutDto })
+  @Route({
+    method: 'POST',
+    path: 'auth/logout',
+    group: 'auth',
+    roles: SIGNED_IN,
+    summary: 'End the current session and clear its cookie',
+    response: LoggedOutDto,
+  })
   async logout(@CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply) {
     await this.auth.logout(principal);
     reply.clearCookie(SESSION_COOKIE, { path: this.config.basePath || '/' });
@@ -70,4 +88,8 @@ export class AuthController {
   }
 }
 
-const userView = (principal: Principal) => ({ id: principal.userId, username: principal.username, role: principal.role });
+const userView = (principal: Principal) => ({
+  id: principal.userId,
+  username: principal.username,
+  role: principal.role,
+});

@@ -53,14 +53,21 @@ export class AuthService {
    * ends except the one making the change: whoever holds it has just shown the password. API
    * tokens stay; they are revoked one by one (docs/roles.md).
    */
-  async changePassword(principal: Principal, currentPassword: string, newPassword: string, ip: string): Promise<number> {
+  async changePassword(
+    principal: Principal,
+    currentPassword: string,
+    newPassword: string,
+    ip: string,
+  ): Promise<number> {
     const keys = LoginThrottleService.keys(ip, principal.username);
     await this.throttle.begin(keys);
     const user = await this.users.findById(principal.userId);
     if (!user) throw unauthorized('invalid or expired credentials');
-    if (!(await verifyPassword(currentPassword, user.passwordHash))) throw badRequest('the current password is wrong', 'currentPassword');
+    if (!(await verifyPassword(currentPassword, user.passwordHash)))
+      throw badRequest('the current password is wrong', 'currentPassword');
     await this.throttle.succeeded(keys);
-    if (newPassword === currentPassword) throw badRequest('the new password must differ from the current one', 'newPassword');
+    if (newPassword === currentPassword)
+      throw badRequest('the new password must differ from the current one', 'newPassword');
     const keep = principal.via === 'session' ? principal.credentialId : undefined;
     const ended = await this.users.changePassword(user.id, await hashPassword(newPassword), keep);
     if (ended === null) throw unauthorized('invalid or expired credentials');
@@ -69,7 +76,10 @@ export class AuthService {
 
   /** Ends the session presented. An API token is no session: it is revoked through /api/tokens, not here. */
   async logout(principal: Principal): Promise<void> {
-    if (principal.via !== 'session') throw badRequest('an API token is not a session: revoke it with PATCH /api/tokens/{id} {"enabled": false} or DELETE /api/tokens/{id}');
+    if (principal.via !== 'session')
+      throw badRequest(
+        'an API token is not a session: revoke it with PATCH /api/tokens/{id} {"enabled": false} or DELETE /api/tokens/{id}',
+      );
     await this.users.deleteSession(principal.credentialId);
   }
 
@@ -81,10 +91,26 @@ export class AuthService {
     if (credential.startsWith(API_TOKEN_PREFIX)) {
       if (!isWellFormedApiToken(credential)) return undefined;
       const owner = await this.credentials.apiTokenOwner(hashSecret(credential));
-      return owner && { userId: owner.userId, username: owner.username, role: owner.role, via: 'token', credentialId: owner.credentialId };
+      return (
+        owner && {
+          userId: owner.userId,
+          username: owner.username,
+          role: owner.role,
+          via: 'token',
+          credentialId: owner.credentialId,
+        }
+      );
     }
     if (credential.length > 128) return undefined;
     const owner = await this.credentials.sessionOwner(hashSecret(credential));
-    return owner && { userId: owner.userId, username: owner.username, role: owner.role, via: 'session', credentialId: owner.credentialId };
+    return (
+      owner && {
+        userId: owner.userId,
+        username: owner.username,
+        role: owner.role,
+        via: 'session',
+        credentialId: owner.credentialId,
+      }
+    );
   }
 }

@@ -19,7 +19,12 @@ interface CredentialRow {
   role: UserRole;
 }
 
-const owner = (row: CredentialRow): CredentialOwner => ({ credentialId: row.id, userId: row.user_id, username: row.username, role: row.role });
+const owner = (row: CredentialRow): CredentialOwner => ({
+  credentialId: row.id,
+  userId: row.user_id,
+  username: row.username,
+  role: row.role,
+});
 
 /**
  * The look-up every authenticated request runs. Raw SQL on purpose: these are named prepared
@@ -55,7 +60,10 @@ export class CredentialsRepository {
     );
     if (!row) return undefined;
     // lastUsedAt is kept to the minute: a write per request would double the cost of every call.
-    if (row.stale) await this.prepared.query('auth_token_used', 'update api_tokens set last_used_at = now() where id = $1', [row.id]);
+    if (row.stale)
+      await this.prepared.query('auth_token_used', 'update api_tokens set last_used_at = now() where id = $1', [
+        row.id,
+      ]);
     return owner(row);
   }
 }

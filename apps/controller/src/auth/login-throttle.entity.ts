@@ -12,7 +12,10 @@ export const LoginThrottle = defineEntity({
     key: p.string().length(160).primary(),
     failures: p.integer().default(0),
     lockedUntil: p.datetime().nullable(),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type LoginThrottle = InferEntity<typeof LoginThrottle>;

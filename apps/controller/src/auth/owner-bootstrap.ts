@@ -15,7 +15,11 @@ export async function ensureOwner(orm: MikroORM, admin: WarrenConfig['admin']): 
   if ((await users.count()) > 0) return undefined;
   const username = admin.username ?? 'admin';
   const generatedPassword = admin.password ? undefined : generatePassword();
-  await users.create({ username, passwordHash: await hashPassword(admin.password ?? generatedPassword!), role: 'owner' });
+  await users.create({
+    username,
+    passwordHash: await hashPassword(admin.password ?? generatedPassword!),
+    role: 'owner',
+  });
   return { username, generatedPassword };
 }
 

@@ -27,7 +27,10 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function assertCookieRequestFromPanel(request: FastifyRequest, publicUrl: string | undefined): void {
   if (SAFE_METHODS.has(request.method)) return;
   if (requestSite(request, publicUrl) !== 'panel') {
-    throw forbidden('a request signed in by cookie must come from the panel itself (Origin or Sec-Fetch-Site)', 'origin');
+    throw forbidden(
+      'a request signed in by cookie must come from the panel itself (Origin or Sec-Fetch-Site)',
+      'origin',
+    );
   }
 }
 

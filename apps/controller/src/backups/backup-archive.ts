@@ -2,7 +2,15 @@ import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as tar from 'tar';
 import { sha256OfFile } from './backup-store.js';
-import { MANIFEST_FILE, manifestSchema, NODE_PART, TABLE_PART, BACKUP_FORMAT, BACKUP_FORMAT_VERSION, type Manifest } from './manifest.js';
+import {
+  MANIFEST_FILE,
+  manifestSchema,
+  NODE_PART,
+  TABLE_PART,
+  BACKUP_FORMAT,
+  BACKUP_FORMAT_VERSION,
+  type Manifest,
+} from './manifest.js';
 
 /** Why an archive cannot be restored: said to the caller as a 400 (or 409 for a newer panel's). */
 export class ArchiveRefused extends Error {
@@ -17,7 +25,10 @@ export class ArchiveRefused extends Error {
 /** Packs a staging directory (manifest.json plus its parts) into one gzip-compressed tar. */
 export async function packArchive(stagingDir: string, file: string, manifest: Manifest): Promise<void> {
   const parts = [MANIFEST_FILE, ...Object.keys(manifest.files).sort()];
-  await tar.create({ gzip: { level: 6 }, file, cwd: stagingDir, portable: true, noDirRecurse: true, mode: 0o600 }, parts);
+  await tar.create(
+    { gzip: { level: 6 }, file, cwd: stagingDir, portable: true, noDirRecurse: true, mode: 0o600 },
+    parts,
+  );
 }
 
 const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
@@ -30,7 +41,12 @@ const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
  * manifest of a known format and version at a migration level this panel knows, and every part
  * present with the SHA-256 the manifest gives, and no part the manifest does not list.
  */
-export async function unpackArchive(file: string, targetDir: string, maxBytes: number, knownMigrations: string[]): Promise<Manifest> {
+export async function unpackArchive(
+  file: string,
+  targetDir: string,
+  maxBytes: number,
+  knownMigrations: string[],
+): Promise<Manifest> {
   const head = Buffer.alloc(2);
   const handle = await open(file, 'r');
   try {
@@ -76,14 +92,18 @@ export async function unpackArchive(file: string, targetDir: string, maxBytes: n
   const manifestSize = (await stat(manifestPath).catch(() => null))?.size;
   if (manifestSize === undefined) throw new ArchiveRefused('the archive has no manifest.json');
   // A manifest is a few kilobytes per table and node: a huge one is an attack on the parser.
-  if (manifestSize > MAX_MANIFEST_BYTES) throw new ArchiveRefused(`the archive's manifest is larger than ${MAX_MANIFEST_BYTES} bytes`);
+  if (manifestSize > MAX_MANIFEST_BYTES)
+    throw new ArchiveRefused(`the archive's manifest is larger than ${MAX_MANIFEST_BYTES} bytes`);
 
   let manifest: Manifest;
   try {
     const raw = JSON.parse(await readFile(manifestPath, 'utf8')) as { format?: unknown; formatVersion?: unknown };
-    if (raw.format !== BACKUP_FORMAT) throw new ArchiveRefused('not a Warren backup (its manifest names another format)');
+    if (raw.format !== BACKUP_FORMAT)
+      throw new ArchiveRefused('not a Warren backup (its manifest names another format)');
     if (raw.formatVersion !== BACKUP_FORMAT_VERSION) {
-      throw new ArchiveRefused(`unknown backup format version ${JSON.stringify(raw.formatVersion)} (this panel reads version ${BACKUP_FORMAT_VERSION})`);
+      throw new ArchiveRefused(
+        `unknown backup format version ${JSON.stringify(raw.formatVersion)} (this panel reads version ${BACKUP_FORMAT_VERSION})`,
+      );
     }
     manifest = manifestSchema.parse(raw);
   } catch (error) {
@@ -91,16 +111,23 @@ export async function unpackArchive(file: string, targetDir: string, maxBytes: n
     throw new ArchiveRefused(`the archive has no readable manifest: ${(error as Error).message.slice(0, 200)}`);
   }
   if (!knownMigrations.includes(manifest.migration)) {
-    throw new ArchiveRefused(`the backup was made by a newer panel (migration ${manifest.migration} is unknown here): upgrade this panel first`, 409);
+    throw new ArchiveRefused(
+      `the backup was made by a newer panel (migration ${manifest.migration} is unknown here): upgrade this panel first`,
+      409,
+    );
   }
 
   const present = await listParts(targetDir);
-  for (const path of present) if (!(path in manifest.files)) throw new ArchiveRefused(`the archive holds a part its manifest does not list: ${path}`);
+  for (const path of present)
+    if (!(path in manifest.files))
+      throw new ArchiveRefused(`the archive holds a part its manifest does not list: ${path}`);
   for (const [path, sha256] of Object.entries(manifest.files)) {
     if (!present.includes(path)) throw new ArchiveRefused(`the archive lacks a part its manifest lists: ${path}`);
-    if ((await sha256OfFile(join(targetDir, path))) !== sha256) throw new ArchiveRefused(`checksum mismatch: ${path} is not what the backup wrote`);
+    if ((await sha256OfFile(join(targetDir, path))) !== sha256)
+      throw new ArchiveRefused(`checksum mismatch: ${path} is not what the backup wrote`);
   }
-  for (const table of manifest.tables) if (!(table.file in manifest.files)) throw new ArchiveRefused(`table ${table.name} has no part`);
+  for (const table of manifest.tables)
+    if (!(table.file in manifest.files)) throw new ArchiveRefused(`table ${table.name} has no part`);
   return manifest;
 }
 

@@ -109,7 +109,9 @@ export class BackupJobs implements OnApplicationBootstrap, OnModuleDestroy {
   async start(kind: RunKind, data: RunData): Promise<string> {
     const running = await this.current();
     if (running) throw conflict(`a ${running.kind} is already running (job ${running.id}); wait for it to finish`);
-    const job = await this.bounded(this.queue.add(kind, data, { attempts: 1, removeOnComplete: { count: 50 }, removeOnFail: { count: 50 } }));
+    const job = await this.bounded(
+      this.queue.add(kind, data, { attempts: 1, removeOnComplete: { count: 50 }, removeOnFail: { count: 50 } }),
+    );
     return job.id!;
   }
 
@@ -145,18 +147,23 @@ export class BackupJobs implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async view(job: Job<RunData>): Promise<RunView> {
     const state = await job.getState();
-    const progress = typeof job.progress === 'object' && job.progress !== null ? (job.progress as unknown as RunProgress) : null;
+    const progress =
+      typeof job.progress === 'object' && job.progress !== null ? (job.progress as unknown as RunProgress) : null;
     return {
       id: job.id!,
       kind: job.name as RunKind,
       state: (['waiting', 'active', 'completed', 'failed'].includes(state) ? state : 'waiting') as RunView['state'],
       progress,
-      name: job.name === 'restore' ? (job.data.name ?? null) : ((job.returnvalue as { name?: string } | null)?.name ?? null),
+      name:
+        job.name === 'restore'
+          ? (job.data.name ?? null)
+          : ((job.returnvalue as { name?: string } | null)?.name ?? null),
       trigger: job.data.trigger,
       startedAt: job.processedOn ? new Date(job.processedOn) : null,
       finishedAt: job.finishedOn ? new Date(job.finishedOn) : null,
       result: state === 'completed' ? job.returnvalue : null,
-      error: state === 'failed' ? (BackupJobs.refusal(job.failedReason ?? '')?.[1] ?? job.failedReason ?? 'failed') : null,
+      error:
+        state === 'failed' ? (BackupJobs.refusal(job.failedReason ?? '')?.[1] ?? job.failedReason ?? 'failed') : null,
     };
   }
 }

@@ -22,9 +22,9 @@ export type ReportProgress = (progress: RunProgress) => Promise<void>;
 /** Why a node's host state is not in a backup, by its agent's state. */
 const AGENT_NOT_LINKED: Record<AgentState, string> = {
   'never-enrolled': 'the node has no enrolled agent',
-  enrolled: 'the node\'s agent has never connected',
-  disconnected: 'the node\'s agent is not connected',
-  connected: 'the node\'s agent did not answer',
+  enrolled: "the node's agent has never connected",
+  disconnected: "the node's agent is not connected",
+  connected: "the node's agent did not answer",
 };
 
 /** An archive unpacks to at most this many times its own size (COPY text compresses about 5-10x). */
@@ -57,7 +57,9 @@ export class BackupRunner {
     try {
       await mkdir(join(staging, 'database'), { recursive: true, mode: 0o700 });
       const files: Record<string, string> = {};
-      const dumped = await this.repository.dump(staging, (done, total) => report({ stage: 'database', percent: Math.round((done / total) * 55) }));
+      const dumped = await this.repository.dump(staging, (done, total) =>
+        report({ stage: 'database', percent: Math.round((done / total) * 55) }),
+      );
       for (const table of dumped.tables) files[table.file] = table.sha256;
 
       await report({ stage: 'nodes', percent: 60 });
@@ -71,7 +73,10 @@ export class BackupRunner {
       );
       const manifestNodes: Manifest['nodes'] = [];
       for (const node of nodes) {
-        const result = collected.get(node.id) ?? { state: 'unreachable' as const, error: AGENT_NOT_LINKED[agentState(node.agent, now)] };
+        const result = collected.get(node.id) ?? {
+          state: 'unreachable' as const,
+          error: AGENT_NOT_LINKED[agentState(node.agent, now)],
+        };
         if (result.state === 'collected') {
           const file = `nodes/${node.id}/host-state.json`;
           await mkdir(join(staging, 'nodes', node.id), { recursive: true, mode: 0o700 });
@@ -120,14 +125,21 @@ export class BackupRunner {
   }
 
   /** Checks the archive (backup-archive.ts) and, if it passes, restores it (backups.repository.ts). */
-  async restore(name: string, report: ReportProgress): Promise<{ name: string; createdAt: string; nodes: number; tables: number }> {
+  async restore(
+    name: string,
+    report: ReportProgress,
+  ): Promise<{ name: string; createdAt: string; nodes: number; tables: number }> {
     const path = this.store.pathOf(name)!;
     const dir = await mkdtemp(join(this.store.dir, '.restore-'));
     try {
       await report({ stage: 'checking', percent: 5 });
       const manifest = await this.verify(path, dir);
-      const restored = await this.repository.restore(dir, manifest, (done, total) => report({ stage: 'restoring', percent: 10 + Math.round((done / total) * 85) }));
-      this.logger.log(`restored ${name} (made ${manifest.createdAt} at ${manifest.migration}); ${restored.nodes.length} node(s) get the restored state`);
+      const restored = await this.repository.restore(dir, manifest, (done, total) =>
+        report({ stage: 'restoring', percent: 10 + Math.round((done / total) * 85) }),
+      );
+      this.logger.log(
+        `restored ${name} (made ${manifest.createdAt} at ${manifest.migration}); ${restored.nodes.length} node(s) get the restored state`,
+      );
       return { name, createdAt: manifest.createdAt, nodes: restored.nodes.length, tables: manifest.tables.length };
     } finally {
       await this.store.discardDir(dir);

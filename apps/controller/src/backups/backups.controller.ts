@@ -25,7 +25,14 @@ function answer<T>(reply: FastifyReply, outcome: RunAnswer<T>, doneStatus: numbe
 export class BackupsController {
   constructor(private readonly backups: BackupsService) {}
 
-  @Route({ method: 'GET', path: 'backups', group: 'backups', roles: MANAGERS, summary: 'List backups (newest first) and the backup or restore running now, with its progress', response: BackupListDto })
+  @Route({
+    method: 'GET',
+    path: 'backups',
+    group: 'backups',
+    roles: MANAGERS,
+    summary: 'List backups (newest first) and the backup or restore running now, with its progress',
+    response: BackupListDto,
+  })
   list() {
     return this.backups.list();
   }
@@ -35,7 +42,8 @@ export class BackupsController {
     path: 'backups',
     group: 'backups',
     roles: MANAGERS,
-    summary: 'Make a backup now: 201 with it when done within the request, else 202 with the job to follow; one backup or restore at a time',
+    summary:
+      'Make a backup now: 201 with it when done within the request, else 202 with the job to follow; one backup or restore at a time',
     status: 201,
     response: BackupDto,
     accepted: BackupJobDto,
@@ -45,7 +53,14 @@ export class BackupsController {
     return answer(reply, await this.backups.create(), HttpStatus.CREATED);
   }
 
-  @Route({ method: 'GET', path: 'backups/jobs/:job', group: 'backups', roles: MANAGERS, summary: 'A backup or restore job (its number): state, progress, result or error', response: BackupJobDto })
+  @Route({
+    method: 'GET',
+    path: 'backups/jobs/:job',
+    group: 'backups',
+    roles: MANAGERS,
+    summary: 'A backup or restore job (its number): state, progress, result or error',
+    response: BackupJobDto,
+  })
   job(@Param('job') id: string) {
     return this.backups.job(id);
   }
@@ -55,7 +70,8 @@ export class BackupsController {
     path: 'backups/upload',
     group: 'backups',
     roles: OWNER_ONLY,
-    summary: 'Upload a backup archive (application/gzip, streamed, size-limited); it is checked like a restore before it is kept',
+    summary:
+      'Upload a backup archive (application/gzip, streamed, size-limited); it is checked like a restore before it is kept',
     status: 201,
     response: BackupDto,
     uploads: UPLOAD_MEDIA_TYPES,
@@ -65,13 +81,33 @@ export class BackupsController {
     return this.backups.upload(request.body);
   }
 
-  @Route({ method: 'GET', path: 'backups/:name', group: 'backups', roles: OWNER_ONLY, summary: 'Download a backup archive', response: BackupDto, files: ['application/gzip'] })
+  @Route({
+    method: 'GET',
+    path: 'backups/:name',
+    group: 'backups',
+    roles: OWNER_ONLY,
+    summary: 'Download a backup archive',
+    response: BackupDto,
+    files: ['application/gzip'],
+  })
   async download(@Param('name') name: string) {
     const { backup, stream } = await this.backups.open(name);
-    return new StreamableFile(stream, { type: 'application/gzip', disposition: `attachment; filename="${backup.name}"`, length: backup.size });
+    return new StreamableFile(stream, {
+      type: 'application/gzip',
+      disposition: `attachment; filename="${backup.name}"`,
+      length: backup.size,
+    });
   }
 
-  @Route({ method: 'DELETE', path: 'backups/:name', group: 'backups', roles: OWNER_ONLY, summary: 'Delete a backup archive', response: BackupDeletedDto, errors: [409] })
+  @Route({
+    method: 'DELETE',
+    path: 'backups/:name',
+    group: 'backups',
+    roles: OWNER_ONLY,
+    summary: 'Delete a backup archive',
+    response: BackupDeletedDto,
+    errors: [409],
+  })
   remove(@Param('name') name: string) {
     return this.backups.remove(name);
   }
@@ -81,7 +117,8 @@ export class BackupsController {
     path: 'backups/:name/restore',
     group: 'backups',
     roles: OWNER_ONLY,
-    summary: 'Restore a backup: checks the archive first (a damaged or foreign one changes nothing), replaces every table in one transaction, then sends every node its restored state',
+    summary:
+      'Restore a backup: checks the archive first (a damaged or foreign one changes nothing), replaces every table in one transaction, then sends every node its restored state',
     response: RestoredDto,
     accepted: BackupJobDto,
     errors: [409],

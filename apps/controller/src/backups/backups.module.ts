@@ -16,7 +16,11 @@ import { HostStateCollector } from './host-state-collector.js';
   imports: [SettingsModule],
   controllers: [BackupsController],
   providers: [
-    { provide: BackupStore, inject: [WARREN_CONFIG], useFactory: (config: WarrenConfig) => new BackupStore(config.backupDir) },
+    {
+      provide: BackupStore,
+      inject: [WARREN_CONFIG],
+      useFactory: (config: WarrenConfig) => new BackupStore(config.backupDir),
+    },
     BackupsRepository,
     HostStateCollector,
     BackupRunner,

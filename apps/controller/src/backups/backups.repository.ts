@@ -23,7 +23,13 @@ import type { Manifest } from './manifest.js';
  * `inventory_deltas` are derived (the overview's counters): the triggers on the restored tables
  * count them again as the rows are loaded.
  */
-export const TABLES_LEFT_OUT = ['warren_migrations', 'sessions', 'login_throttles', 'inventory_counts', 'inventory_deltas'];
+export const TABLES_LEFT_OUT = [
+  'warren_migrations',
+  'sessions',
+  'login_throttles',
+  'inventory_counts',
+  'inventory_deltas',
+];
 
 export interface DumpedTable {
   name: string;
@@ -75,7 +81,9 @@ export class BackupsRepository {
   async withRunLock<T>(work: () => Promise<T>): Promise<{ ran: true; result: T } | { ran: false }> {
     const client = await this.connect();
     try {
-      const { rows } = await client.query<{ locked: boolean }>(`select pg_try_advisory_lock(hashtext('warren.backups')) as locked`);
+      const { rows } = await client.query<{ locked: boolean }>(
+        `select pg_try_advisory_lock(hashtext('warren.backups')) as locked`,
+      );
       if (!rows[0].locked) return { ran: false };
       return { ran: true, result: await work() };
     } finally {
@@ -90,7 +98,9 @@ export class BackupsRepository {
    */
   private panelTables(): string[] {
     return [...this.orm.getMetadata().getAll().values()]
-      .filter((meta) => !meta.embeddable && !meta.virtual && meta.tableName && (!meta.schema || meta.schema === 'public'))
+      .filter(
+        (meta) => !meta.embeddable && !meta.virtual && meta.tableName && (!meta.schema || meta.schema === 'public'),
+      )
       .map((meta) => meta.tableName);
   }
 
@@ -117,7 +127,11 @@ export class BackupsRepository {
     const placed = new Set<string>();
     const byName = new Map(rows.map((table) => [table.name, table]));
     while (ordered.length < rows.length) {
-      const ready = rows.filter((table) => !placed.has(table.name) && [...parents.get(table.name)!].every((parent) => placed.has(parent) || !byName.has(parent)));
+      const ready = rows.filter(
+        (table) =>
+          !placed.has(table.name) &&
+          [...parents.get(table.name)!].every((parent) => placed.has(parent) || !byName.has(parent)),
+      );
       if (ready.length === 0) throw new Error('foreign keys between panel tables form a cycle');
       for (const table of ready) {
         placed.add(table.name);
@@ -129,7 +143,9 @@ export class BackupsRepository {
 
   /** The last migration the database has run. */
   private async migrationLevel(client: pg.Client): Promise<string> {
-    const { rows } = await client.query<{ name: string }>(`select name from warren_migrations order by id desc limit 1`);
+    const { rows } = await client.query<{ name: string }>(
+      `select name from warren_migrations order by id desc limit 1`,
+    );
     return rows[0]?.name ?? '';
   }
 
@@ -137,7 +153,10 @@ export class BackupsRepository {
    * Writes every panel table to `<dir>/database/<table>.copy` from one snapshot. `progress` is
    * told after each table (tables done, tables in all).
    */
-  async dump(dir: string, progress: (done: number, total: number) => Promise<void>): Promise<{ migration: string; tables: DumpedTable[] }> {
+  async dump(
+    dir: string,
+    progress: (done: number, total: number) => Promise<void>,
+  ): Promise<{ migration: string; tables: DumpedTable[] }> {
     const client = await this.connect();
     try {
       await client.query('begin isolation level repeatable read read only');
@@ -173,11 +192,29 @@ export class BackupsRepository {
 
   /** Nodes as the backup names them in its manifest. */
   async nodes(): Promise<{ id: string; name: string; agent: AgentFacts }[]> {
-    const rows = await this.orm.em.fork().execute<{ id: string; name: string; has_credential: boolean | null; connected: boolean | null; last_seen_at: string | null }[]>(
-      `select n.id, n.name, a.credential_hash is not null as has_credential, a.connected, a.last_seen_at
+    const rows = await this.orm.em
+      .fork()
+      .execute<
+        {
+          id: string;
+          name: string;
+          has_credential: boolean | null;
+          connected: boolean | null;
+          last_seen_at: string | null;
+        }[]
+      >(
+        `select n.id, n.name, a.credential_hash is not null as has_credential, a.connected, a.last_seen_at
          from nodes n left join node_agents a on a.node_id = n.id order by n.name`,
-    );
-    return rows.map((row) => ({ id: row.id, name: row.name, agent: { hasCredential: row.has_credential ?? false, connected: row.connected ?? false, lastSeenAt: row.last_seen_at ? new Date(row.last_seen_at) : null } }));
+      );
+    return rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      agent: {
+        hasCredential: row.has_credential ?? false,
+        connected: row.connected ?? false,
+        lastSeenAt: row.last_seen_at ? new Date(row.last_seen_at) : null,
+      },
+    }));
   }
 
   /**
@@ -191,14 +228,18 @@ export class BackupsRepository {
   /** The SQL of one committed migration's `up`, as the migrator would run it. */
   private async migrationSql(index: number): Promise<string[]> {
     const entry = this.migrations[index];
-    const MigrationClass = entry.class as unknown as new (driver: AbstractSqlDriver, config: unknown) => {
+    const MigrationClass = entry.class as unknown as new (
+      driver: AbstractSqlDriver,
+      config: unknown,
+    ) => {
       up(): void | Promise<void>;
       getQueries(): unknown[];
     };
     const migration = new MigrationClass(this.orm.em.getDriver() as AbstractSqlDriver, this.orm.config);
     await migration.up();
     return migration.getQueries().map((query) => {
-      if (typeof query !== 'string') throw new Error(`${entry.name}: only plain SQL migrations can be replayed by a restore`);
+      if (typeof query !== 'string')
+        throw new Error(`${entry.name}: only plain SQL migrations can be replayed by a restore`);
       return query;
     });
   }
@@ -206,7 +247,9 @@ export class BackupsRepository {
   private async runMigrations(client: pg.Client, from: number, to: number): Promise<void> {
     for (let i = from; i < to; i++) {
       for (const sql of await this.migrationSql(i)) await client.query(sql);
-      await client.query('insert into warren_migrations (name, executed_at) values ($1, now())', [this.migrations[i].name]);
+      await client.query('insert into warren_migrations (name, executed_at) values ($1, now())', [
+        this.migrations[i].name,
+      ]);
     }
   }
 
@@ -220,7 +263,11 @@ export class BackupsRepository {
    * numbering never restarts), and the current sessions of users who still exist are kept.
    * On commit every controller is told (RESTORED_CHANNEL) and every node's delivery is woken.
    */
-  async restore(dir: string, manifest: Manifest, progress: (done: number, total: number) => Promise<void>): Promise<{ nodes: string[] }> {
+  async restore(
+    dir: string,
+    manifest: Manifest,
+    progress: (done: number, total: number) => Promise<void>,
+  ): Promise<{ nodes: string[] }> {
     const level = this.migrations.findIndex((migration) => migration.name === manifest.migration);
     if (level < 0) throw new Error(`unknown migration level ${manifest.migration}`);
     const client = await this.connect();
@@ -230,14 +277,17 @@ export class BackupsRepository {
       const before = await client.query<{ id: string; desired_revision: string; counters_seq: string | null }>(
         `select n.id, n.desired_revision, a.counters_seq from nodes n left join node_agents a on a.node_id = n.id`,
       );
-      const sessions = await client.query<{ rows: unknown }>(`select coalesce(json_agg(s), '[]'::json) as rows from sessions s`);
+      const sessions = await client.query<{ rows: unknown }>(
+        `select coalesce(json_agg(s), '[]'::json) as rows from sessions s`,
+      );
 
       const { rows: dropTables } = await client.query<{ name: string }>(
         `select c.relname::text as name from pg_class c join pg_namespace n on n.oid = c.relnamespace and n.nspname = 'public'
           where c.relkind in ('r', 'p') and c.relname <> 'warren_migrations' and c.relname = any($1::text[])`,
         [this.panelTables()],
       );
-      if (dropTables.length > 0) await client.query(`drop table ${dropTables.map((t) => `public.${quote(t.name)}`).join(', ')} cascade`);
+      if (dropTables.length > 0)
+        await client.query(`drop table ${dropTables.map((t) => `public.${quote(t.name)}`).join(', ')} cascade`);
       // The panel's trigger functions are all named warren_… (its migrations); nobody else's go.
       const { rows: dropFunctions } = await client.query<{ signature: string }>(
         `select p.oid::regprocedure::text as signature from pg_proc p join pg_namespace n on n.oid = p.pronamespace and n.nspname = 'public'
@@ -252,10 +302,16 @@ export class BackupsRepository {
       const seen = new Set<string>();
       for (const table of manifest.tables) {
         const columns = existing.get(table.name);
-        if (!columns) throw new ArchiveRefused(`the archive names a table a panel at ${manifest.migration} does not back up: ${table.name}`);
+        if (!columns)
+          throw new ArchiveRefused(
+            `the archive names a table a panel at ${manifest.migration} does not back up: ${table.name}`,
+          );
         if (seen.has(table.name)) throw new ArchiveRefused(`the archive names the table ${table.name} twice`);
         const foreign = table.columns.find((column) => !columns.has(column));
-        if (foreign || new Set(table.columns).size !== table.columns.length) throw new ArchiveRefused(`the archive's table ${table.name} names a column it does not have: ${foreign ?? 'a repeated one'}`);
+        if (foreign || new Set(table.columns).size !== table.columns.length)
+          throw new ArchiveRefused(
+            `the archive's table ${table.name} names a column it does not have: ${foreign ?? 'a repeated one'}`,
+          );
         seen.add(table.name);
       }
       const total = manifest.tables.length;
@@ -266,11 +322,17 @@ export class BackupsRepository {
         // replaced by the backup's own: the table holds exactly what the backup holds.
         await client.query(`delete from ${target}`);
         try {
-          await pipeline(createReadStream(join(dir, table.file)), client.query(copyStreams.from(`copy ${target} (${table.columns.map(quote).join(', ')}) from stdin`)));
+          await pipeline(
+            createReadStream(join(dir, table.file)),
+            client.query(copyStreams.from(`copy ${target} (${table.columns.map(quote).join(', ')}) from stdin`)),
+          );
         } catch (error) {
           // Said without PostgreSQL's message: it quotes the archive's values.
           const code = (error as { code?: string }).code;
-          if (code) throw new ArchiveRefused(`the archive's table ${table.name} does not load into this panel (PostgreSQL error ${code})`);
+          if (code)
+            throw new ArchiveRefused(
+              `the archive's table ${table.name} does not load into this panel (PostgreSQL error ${code})`,
+            );
           throw error;
         }
         await progress(++done, total);
@@ -278,7 +340,13 @@ export class BackupsRepository {
       await this.runMigrations(client, level + 1, this.migrations.length);
 
       // What must not go back in time (see above).
-      const previous = JSON.stringify(before.rows.map((row) => ({ id: row.id, revision: Number(row.desired_revision), seq: Number(row.counters_seq ?? 0) })));
+      const previous = JSON.stringify(
+        before.rows.map((row) => ({
+          id: row.id,
+          revision: Number(row.desired_revision),
+          seq: Number(row.counters_seq ?? 0),
+        })),
+      );
       await client.query(
         `with previous as (select * from json_to_recordset($1::json) as p(id uuid, revision bigint, seq bigint))
          update nodes set desired_revision = greatest(nodes.desired_revision, coalesce(p.revision, 0)) + 1, delivered_revision = 0, updated_at = now()
@@ -295,7 +363,8 @@ export class BackupsRepository {
         [JSON.stringify(sessions.rows[0].rows)],
       );
       const { rows: nodes } = await client.query<{ id: string }>('select id from nodes order by id');
-      if (nodes.length > 0) await client.query('select pg_notify($1, $2)', [REVISIONS_CHANNEL, nodes.map((node) => node.id).join(',')]);
+      if (nodes.length > 0)
+        await client.query('select pg_notify($1, $2)', [REVISIONS_CHANNEL, nodes.map((node) => node.id).join(',')]);
       await client.query('select pg_notify($1, $2)', [RESTORED_CHANNEL, manifest.createdAt]);
       await client.query('commit');
       return { nodes: nodes.map((node) => node.id) };

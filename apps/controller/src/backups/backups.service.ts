@@ -74,7 +74,8 @@ export class BackupsService {
    * the same archive uploaded twice is the same backup, a different one under a taken name is 409.
    */
   async upload(body: unknown): Promise<BackupFile> {
-    if (!body || typeof (body as Readable).pipe !== 'function') throw new ApiError(415, 'send the archive as the body, as application/gzip', 'archive');
+    if (!body || typeof (body as Readable).pipe !== 'function')
+      throw new ApiError(415, 'send the archive as the body, as application/gzip', 'archive');
     const limit = this.runner.maxUploadBytes;
     const scratch = await this.store.scratch('upload');
     const dir = await this.runner.checkDir();
@@ -83,7 +84,8 @@ export class BackupsService {
       const limiter = new Transform({
         transform(chunk: Buffer, _encoding, done) {
           received += chunk.length;
-          if (received > limit) done(new ApiError(413, `the archive is larger than the upload limit (${limit} bytes)`, 'archive'));
+          if (received > limit)
+            done(new ApiError(413, `the archive is larger than the upload limit (${limit} bytes)`, 'archive'));
           else done(null, chunk);
         },
       });
@@ -98,7 +100,8 @@ export class BackupsService {
       }
       // An archive "made" in the future would stay the newest for ever: retention would delete
       // every real backup and the schedule would never find one due.
-      if (new Date(createdAt).getTime() > Date.now() + 86_400_000) throw badRequest(`the archive says it was made in the future (${createdAt})`, 'archive');
+      if (new Date(createdAt).getTime() > Date.now() + 86_400_000)
+        throw badRequest(`the archive says it was made in the future (${createdAt})`, 'archive');
       const name = backupNameAt(new Date(createdAt));
       const sha256 = await sha256OfFile(scratch);
       const existing = await this.store.get(name);

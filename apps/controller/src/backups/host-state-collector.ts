@@ -19,8 +19,14 @@ export type CollectedHostState = { state: 'collected'; hostState: HostState } | 
 export class HostStateCollector {
   constructor(@Inject(QUEUE_BACKEND) private readonly queues: QueueBackend) {}
 
-  async collect(nodeIds: string[], runId: string, timeoutMs = HOST_STATE_TIMEOUT_MS): Promise<Map<string, CollectedHostState>> {
-    const results = await Promise.all(nodeIds.map(async (nodeId) => [nodeId, await this.collectOne(nodeId, runId, timeoutMs)] as const));
+  async collect(
+    nodeIds: string[],
+    runId: string,
+    timeoutMs = HOST_STATE_TIMEOUT_MS,
+  ): Promise<Map<string, CollectedHostState>> {
+    const results = await Promise.all(
+      nodeIds.map(async (nodeId) => [nodeId, await this.collectOne(nodeId, runId, timeoutMs)] as const),
+    );
     return new Map(results);
   }
 
@@ -30,13 +36,19 @@ export class HostStateCollector {
     try {
       await queue.add(HOST_STATE_JOB, {}, { jobId, attempts: 1, removeOnFail: { count: 5 } });
       const outcome = await awaitJob(queue, jobId, timeoutMs);
-      if (outcome.state === 'pending') return { state: 'unreachable', error: `the agent did not answer within ${timeoutMs / 1000} s` };
-      if (outcome.state === 'failed') return { state: 'unreachable', error: `the agent failed: ${outcome.reason.slice(0, 300)}` };
+      if (outcome.state === 'pending')
+        return { state: 'unreachable', error: `the agent did not answer within ${timeoutMs / 1000} s` };
+      if (outcome.state === 'failed')
+        return { state: 'unreachable', error: `the agent failed: ${outcome.reason.slice(0, 300)}` };
       const parsed = hostStateSchema.safeParse(outcome.value);
-      if (!parsed.success) return { state: 'unreachable', error: 'the agent answered with something that is not host state' };
+      if (!parsed.success)
+        return { state: 'unreachable', error: 'the agent answered with something that is not host state' };
       return { state: 'collected', hostState: parsed.data };
     } catch (error) {
-      return { state: 'unreachable', error: `the node's queue could not be reached: ${(error as Error).message.slice(0, 300)}` };
+      return {
+        state: 'unreachable',
+        error: `the node's queue could not be reached: ${(error as Error).message.slice(0, 300)}`,
+      };
     } finally {
       await queue.remove(jobId).catch(() => undefined);
     }

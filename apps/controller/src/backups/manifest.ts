@@ -16,14 +16,19 @@ export const manifestSchema = z.object({
   formatVersion: z.number().int(),
   panelVersion: z.string().max(64),
   /** Within 2000..9999: the backup's name is made from it (backup-YYYYMMDD-HHMMSS). */
-  createdAt: z.iso.datetime().refine((at) => at >= '2000-01-01' && at < '9999-12-31', 'a time within the years 2000..9998'),
+  createdAt: z.iso
+    .datetime()
+    .refine((at) => at >= '2000-01-01' && at < '9999-12-31', 'a time within the years 2000..9998'),
   /** The last migration applied to the database the backup was taken from. */
   migration: z.string().regex(/^Migration\d{14}_[a-z0-9_]+$/),
   tables: z
     .array(
       z.object({
         name: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/),
-        columns: z.array(z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/)).min(1).max(200),
+        columns: z
+          .array(z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/))
+          .min(1)
+          .max(200),
         rows: z.number().int().nonnegative(),
         file: z.string().regex(TABLE_PART),
       }),

@@ -31,12 +31,25 @@ function progressPrinter(what: string): { report: (progress: RunProgress) => Pro
  * The same work the panel's backup jobs do (backups/backup-runner.ts), run by this process, under
  * the same database lock: with or without a panel running, never beside a backup or restore it runs.
  */
-async function withRunner<T>(config: WarrenConfig, work: (runner: BackupRunner, repository: BackupsRepository) => Promise<T>): Promise<T> {
+async function withRunner<T>(
+  config: WarrenConfig,
+  work: (runner: BackupRunner, repository: BackupsRepository) => Promise<T>,
+): Promise<T> {
   const database = await openPanelDatabase(config, (message) => console.error(`warren: ${message}`));
-  const queues = await openQueueBackend({ redisUrl: config.redisUrl, databaseUrl: database.url, prefix: config.queuePrefix });
+  const queues = await openQueueBackend({
+    redisUrl: config.redisUrl,
+    databaseUrl: database.url,
+    prefix: config.queuePrefix,
+  });
   try {
     const repository = new BackupsRepository({ databaseUrl: database.url }, database.orm);
-    const runner = new BackupRunner(new BackupStore(config.backupDir), repository, new HostStateCollector(queues), new SettingsService(new SettingsRepository(database.orm)), { config });
+    const runner = new BackupRunner(
+      new BackupStore(config.backupDir),
+      repository,
+      new HostStateCollector(queues),
+      new SettingsService(new SettingsRepository(database.orm)),
+      { config },
+    );
     return await work(runner, repository);
   } finally {
     await queues.close();
@@ -53,10 +66,15 @@ async function locked<T>(repository: BackupsRepository, work: () => Promise<T>):
 /** `warren backup create [--json]`: makes a backup now and prints where it is. */
 export async function backupCreate(config: WarrenConfig, options: { json: boolean }): Promise<void> {
   const progress = progressPrinter('backup');
-  const backup = await withRunner(config, (runner, repository) => locked(repository, () => runner.backup(progress.report)));
+  const backup = await withRunner(config, (runner, repository) =>
+    locked(repository, () => runner.backup(progress.report)),
+  );
   progress.done();
   if (options.json) process.stdout.write(`${JSON.stringify(backup, null, 2)}\n`);
-  else process.stdout.write(`${backup.name}  ${backup.size} bytes  sha256 ${backup.sha256}\n${config.backupDir}/${backup.name}\n`);
+  else
+    process.stdout.write(
+      `${backup.name}  ${backup.size} bytes  sha256 ${backup.sha256}\n${config.backupDir}/${backup.name}\n`,
+    );
 }
 
 /** `warren backup list [--json]`: the archives in the backup directory, newest first. */
@@ -70,20 +88,29 @@ export async function backupList(config: WarrenConfig, options: { json: boolean 
     process.stdout.write(`No backups in ${config.backupDir}. Make one with: warren backup create\n`);
     return;
   }
-  for (const backup of backups) process.stdout.write(`${backup.name}  ${backup.size} bytes  ${backup.createdAt.toISOString()}\n`);
+  for (const backup of backups)
+    process.stdout.write(`${backup.name}  ${backup.size} bytes  ${backup.createdAt.toISOString()}\n`);
 }
 
 /** `warren backup restore NAME`: checks the archive, restores it in one transaction; running panels send every node the restored state. */
 export async function backupRestore(config: WarrenConfig, name: string, options: { json: boolean }): Promise<void> {
   const store = new BackupStore(config.backupDir);
-  if (!store.pathOf(name)) throw new CommandFailed(`"${name}" is not a backup name (backup-YYYYMMDD-HHMMSS.tar.gz); warren backup list shows them`);
+  if (!store.pathOf(name))
+    throw new CommandFailed(
+      `"${name}" is not a backup name (backup-YYYYMMDD-HHMMSS.tar.gz); warren backup list shows them`,
+    );
   if (!(await store.get(name))) throw new CommandFailed(`no backup named ${name} in ${config.backupDir}`);
   const progress = progressPrinter('restore');
   try {
-    const restored = await withRunner(config, (runner, repository) => locked(repository, () => runner.restore(name, progress.report)));
+    const restored = await withRunner(config, (runner, repository) =>
+      locked(repository, () => runner.restore(name, progress.report)),
+    );
     progress.done();
     if (options.json) process.stdout.write(`${JSON.stringify(restored, null, 2)}\n`);
-    else process.stdout.write(`restored ${restored.name} (made ${restored.createdAt}): ${restored.tables} tables; ${restored.nodes} node(s) get the restored state from the running panel\n`);
+    else
+      process.stdout.write(
+        `restored ${restored.name} (made ${restored.createdAt}): ${restored.tables} tables; ${restored.nodes} node(s) get the restored state from the running panel\n`,
+      );
   } catch (error) {
     progress.done();
     if (error instanceof ArchiveRefused) throw new CommandFailed(`${name} was not restored: ${error.message}`);

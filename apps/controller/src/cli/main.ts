@@ -17,31 +17,68 @@ const OPTION_NAMES = ['name', 'quiet', 'json', 'username', 'password-stdin'] as 
  * does. Commands load their code when they run (the ORM, Nest's DTOs...), so that help and usage
  * errors answer at once.
  */
-const COMMANDS: Record<string, { options: (keyof Options)[]; args: number; run(config: WarrenConfig, options: Options, args: string[]): Promise<void> }> = {
+const COMMANDS: Record<
+  string,
+  {
+    options: (keyof Options)[];
+    args: number;
+    run(config: WarrenConfig, options: Options, args: string[]): Promise<void>;
+  }
+> = {
   'token issue': {
     options: ['name', 'quiet'],
     args: 0,
     run(config, options) {
       if (options.name === undefined) throw new UsageError('token issue needs --name NAME');
       const name = options.name;
-      return import('./token-issue.js').then(({ tokenIssue }) => tokenIssue(config, { name, quiet: options.quiet ?? false }));
+      return import('./token-issue.js').then(({ tokenIssue }) =>
+        tokenIssue(config, { name, quiet: options.quiet ?? false }),
+      );
     },
   },
-  'token list': { options: ['json'], args: 0, run: async (config, options) => (await import('./token-commands.js')).tokenList(config, { json: options.json ?? false }) },
-  'token revoke': { options: [], args: 1, run: async (config, _, [which]) => (await import('./token-commands.js')).tokenRevoke(config, which) },
-  status: { options: ['json'], args: 0, run: async (config, options) => (await import('./status.js')).status(config, { json: options.json ?? false }) },
-  'backup create': { options: ['json'], args: 0, run: async (config, options) => (await import('./backup-commands.js')).backupCreate(config, { json: options.json ?? false }) },
-  'backup list': { options: ['json'], args: 0, run: async (config, options) => (await import('./backup-commands.js')).backupList(config, { json: options.json ?? false }) },
+  'token list': {
+    options: ['json'],
+    args: 0,
+    run: async (config, options) =>
+      (await import('./token-commands.js')).tokenList(config, { json: options.json ?? false }),
+  },
+  'token revoke': {
+    options: [],
+    args: 1,
+    run: async (config, _, [which]) => (await import('./token-commands.js')).tokenRevoke(config, which),
+  },
+  status: {
+    options: ['json'],
+    args: 0,
+    run: async (config, options) => (await import('./status.js')).status(config, { json: options.json ?? false }),
+  },
+  'backup create': {
+    options: ['json'],
+    args: 0,
+    run: async (config, options) =>
+      (await import('./backup-commands.js')).backupCreate(config, { json: options.json ?? false }),
+  },
+  'backup list': {
+    options: ['json'],
+    args: 0,
+    run: async (config, options) =>
+      (await import('./backup-commands.js')).backupList(config, { json: options.json ?? false }),
+  },
   'backup restore': {
     options: ['json'],
     args: 1,
-    run: async (config, options, [name]) => (await import('./backup-commands.js')).backupRestore(config, name, { json: options.json ?? false }),
+    run: async (config, options, [name]) =>
+      (await import('./backup-commands.js')).backupRestore(config, name, { json: options.json ?? false }),
   },
   migrate: { options: [], args: 0, run: async (config) => (await import('./migrate.js')).migrate(config) },
   'admin reset-password': {
     options: ['username', 'password-stdin'],
     args: 0,
-    run: async (config, options) => (await import('./reset-password.js')).resetPassword(config, { username: options.username, passwordStdin: options['password-stdin'] ?? false }),
+    run: async (config, options) =>
+      (await import('./reset-password.js')).resetPassword(config, {
+        username: options.username,
+        passwordStdin: options['password-stdin'] ?? false,
+      }),
   },
 };
 
@@ -75,11 +112,15 @@ async function run(argv: string[]): Promise<number> {
     .map((name) => name.split(' '))
     .filter((name) => name.every((word, i) => positionals[i] === word))
     .sort((a, b) => b.length - a.length)[0];
-  if (!words) throw new UsageError(positionals.length ? `unknown command "${positionals.join(' ')}"` : 'no command given');
+  if (!words)
+    throw new UsageError(positionals.length ? `unknown command "${positionals.join(' ')}"` : 'no command given');
   const name = words.join(' ');
   const command = COMMANDS[name];
   const args = positionals.slice(words.length);
-  if (args.length !== command.args) throw new UsageError(`${name} takes ${command.args || 'no'} argument${command.args === 1 ? '' : 's'}, got ${args.length}`);
+  if (args.length !== command.args)
+    throw new UsageError(
+      `${name} takes ${command.args || 'no'} argument${command.args === 1 ? '' : 's'}, got ${args.length}`,
+    );
   const given = OPTION_NAMES.filter((option) => values[option] !== undefined);
   const foreign = given.find((option) => !command.options.includes(option));
   if (foreign) throw new UsageError(`${name} does not take --${foreign}`);
@@ -97,7 +138,9 @@ run(process.argv.slice(2)).then(
       console.error(`warren: ${error.message}\nRun "warren --help" for usage.`);
       process.exit(2);
     }
-    console.error(`warren: ${error instanceof CommandFailed ? '' : 'failed: '}${error instanceof Error ? error.message : String(error)}`);
+    console.error(
+      `warren: ${error instanceof CommandFailed ? '' : 'failed: '}${error instanceof Error ? error.message : String(error)}`,
+    );
     process.exit(1);
   },
 );

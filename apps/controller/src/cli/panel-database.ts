@@ -1,6 +1,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { WarrenConfig } from '../config/config.js';
-import { embeddedClusterExists, runningEmbeddedPostgresUrl, startEmbeddedPostgres } from '../database/embedded-postgres.js';
+import {
+  embeddedClusterExists,
+  runningEmbeddedPostgresUrl,
+  startEmbeddedPostgres,
+} from '../database/embedded-postgres.js';
 import { openDatabase } from '../database/orm.js';
 import { CommandFailed, NO_OWNER } from './usage.js';
 

@@ -20,15 +20,23 @@ async function readPasswordLine(): Promise<string> {
  * Sets it (generated and printed once, or one line from stdin, under the same rule as
  * PATCH /api/auth/me) and ends every session of the user, so whoever held one is out.
  */
-export async function resetPassword(config: WarrenConfig, options: { username?: string; passwordStdin: boolean }): Promise<void> {
+export async function resetPassword(
+  config: WarrenConfig,
+  options: { username?: string; passwordStdin: boolean },
+): Promise<void> {
   const given = options.passwordStdin ? await readPasswordLine() : undefined;
-  const password = given === undefined ? generatePassword() : (await validateOption(NewPasswordDto, { newPassword: given }, 'password')).newPassword;
+  const password =
+    given === undefined
+      ? generatePassword()
+      : (await validateOption(NewPasswordDto, { newPassword: given }, 'password')).newPassword;
   const database = await openPanelDatabase(config, (message) => console.error(`warren: ${message}`));
   let result: { username: string; sessionsEnded: number };
   try {
     const users = new UsersRepository(database.orm);
-    const user = options.username === undefined ? await users.findOwner() : await users.findByUsername(options.username);
-    if (!user) throw new CommandFailed(options.username === undefined ? NO_OWNER : `there is no user "${options.username}"`);
+    const user =
+      options.username === undefined ? await users.findOwner() : await users.findByUsername(options.username);
+    if (!user)
+      throw new CommandFailed(options.username === undefined ? NO_OWNER : `there is no user "${options.username}"`);
     const sessionsEnded = await users.changePassword(user.id, await hashPassword(password));
     if (sessionsEnded === null) throw new CommandFailed(`the user "${user.username}" was deleted meanwhile`);
     result = { username: user.username, sessionsEnded };

@@ -22,21 +22,30 @@ export interface NodeStatus {
 
 /** `warren status [--json]`: every node with its agent, sync state and queue backlog. */
 export async function status(config: WarrenConfig, options: { json: boolean }): Promise<void> {
-  const database = await openPanelDatabase(config, options.json ? () => undefined : (message) => console.error(`warren: ${message}`));
+  const database = await openPanelDatabase(
+    config,
+    options.json ? () => undefined : (message) => console.error(`warren: ${message}`),
+  );
   let nodes: NodeStatus[];
   let queueError: string | undefined;
   try {
     const listed = await new NodesRepository(database.orm).list();
-    const queues = await openQueueBackend({ redisUrl: config.redisUrl, databaseUrl: database.url, prefix: config.queuePrefix });
+    const queues = await openQueueBackend({
+      redisUrl: config.redisUrl,
+      databaseUrl: database.url,
+      prefix: config.queuePrefix,
+    });
     try {
       nodes = await Promise.all(
         listed.map(async (node) => {
-          const counts = await withTimeout(queues.queue(nodeQueueName(node.id)).getJobCounts('waiting', 'delayed', 'active', 'prioritized', 'failed'), 3000, `the ${queues.kind} queue store`).catch(
-            (error: Error) => {
-              queueError = error.message;
-              return undefined;
-            },
-          );
+          const counts = await withTimeout(
+            queues.queue(nodeQueueName(node.id)).getJobCounts('waiting', 'delayed', 'active', 'prioritized', 'failed'),
+            3000,
+            `the ${queues.kind} queue store`,
+          ).catch((error: Error) => {
+            queueError = error.message;
+            return undefined;
+          });
           return {
             id: node.id,
             name: node.name,
@@ -57,7 +66,9 @@ export async function status(config: WarrenConfig, options: { json: boolean }): 
     await database.close();
   }
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ nodes, queueStore: queueError ? { ok: false, error: queueError } : { ok: true } }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ nodes, queueStore: queueError ? { ok: false, error: queueError } : { ok: true } }, null, 2)}\n`,
+    );
     return;
   }
   process.stdout.write(
@@ -75,5 +86,7 @@ export async function status(config: WarrenConfig, options: { json: boolean }): 
     ),
   );
   const behind = nodes.filter((node) => !node.inSync).length;
-  process.stdout.write(`\n${nodes.length} node(s), ${nodes.length - behind} in sync, ${behind} behind.${queueError ? ` Queue store: ${queueError}.` : ''}\n`);
+  process.stdout.write(
+    `\n${nodes.length} node(s), ${nodes.length - behind} in sync, ${behind} behind.${queueError ? ` Queue store: ${queueError}.` : ''}\n`,
+  );
 }

@@ -4,8 +4,15 @@ import { openPanelDatabase } from './panel-database.js';
 import { CommandFailed } from './usage.js';
 import { table } from './table.js';
 
-async function withTokens<T>(config: WarrenConfig, quiet: boolean, use: (tokens: TokensRepository) => Promise<T>): Promise<T> {
-  const database = await openPanelDatabase(config, quiet ? () => undefined : (message) => console.error(`warren: ${message}`));
+async function withTokens<T>(
+  config: WarrenConfig,
+  quiet: boolean,
+  use: (tokens: TokensRepository) => Promise<T>,
+): Promise<T> {
+  const database = await openPanelDatabase(
+    config,
+    quiet ? () => undefined : (message) => console.error(`warren: ${message}`),
+  );
   try {
     return await use(new TokensRepository(database.orm));
   } finally {
@@ -27,7 +34,15 @@ export async function tokenList(config: WarrenConfig, options: { json: boolean }
   process.stdout.write(
     table(
       ['ID', 'NAME', 'HINT', 'STATE', 'OWNER', 'LAST USED', 'CREATED'],
-      tokens.map((token) => [token.id, token.name, token.hint, token.enabled ? 'enabled' : 'revoked', token.owner, token.lastUsedAt?.toISOString() ?? 'never', token.createdAt.toISOString()]),
+      tokens.map((token) => [
+        token.id,
+        token.name,
+        token.hint,
+        token.enabled ? 'enabled' : 'revoked',
+        token.owner,
+        token.lastUsedAt?.toISOString() ?? 'never',
+        token.createdAt.toISOString(),
+      ]),
     ),
   );
 }
@@ -36,9 +51,15 @@ export async function tokenList(config: WarrenConfig, options: { json: boolean }
 export async function tokenRevoke(config: WarrenConfig, which: string): Promise<void> {
   const revoked = await withTokens(config, false, async (repository) => {
     const matches = (await repository.list({})).filter((token) => token.id === which || token.name === which);
-    if (matches.length === 0) throw new CommandFailed(`no API token with the id or name "${which}" (warren token list shows them)`);
-    if (matches.length > 1) throw new CommandFailed(`${matches.length} tokens are named "${which}": revoke one by its id (${matches.map((token) => token.id).join(', ')})`);
+    if (matches.length === 0)
+      throw new CommandFailed(`no API token with the id or name "${which}" (warren token list shows them)`);
+    if (matches.length > 1)
+      throw new CommandFailed(
+        `${matches.length} tokens are named "${which}": revoke one by its id (${matches.map((token) => token.id).join(', ')})`,
+      );
     return (await repository.update({}, matches[0].id, { enabled: false })) as TokenView;
   });
-  process.stdout.write(`API token "${revoked.name}" (${revoked.id}) is revoked: requests carrying it are refused from now on.\n`);
+  process.stdout.write(
+    `API token "${revoked.name}" (${revoked.id}) is revoked: requests carrying it are refused from now on.\n`,
+  );
 }

@@ -13,7 +13,10 @@ export async function validateOption<T extends object>(metatype: Type<T>, body: 
   } catch (error) {
     if (error instanceof ApiError) {
       // The DTO's messages name its field ("newPassword must be…"); the person typed an option.
-      const message = error.field && error.message.startsWith(`${error.field} `) ? `${option}${error.message.slice(error.field.length)}` : `${option}: ${error.message}`;
+      const message =
+        error.field && error.message.startsWith(`${error.field} `)
+          ? `${option}${error.message.slice(error.field.length)}`
+          : `${option}: ${error.message}`;
       throw new UsageError(message);
     }
     throw error;

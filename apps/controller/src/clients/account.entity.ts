@@ -19,7 +19,10 @@ export const Account = defineEntity({
   // Counters from an agent name a peer by its node and public key.
   indexes: [{ properties: ['node', 'publicKey'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     device: () => p.manyToOne(Device).deleteRule('cascade').index(),
     interface: () => p.manyToOne(TunnelInterface).deleteRule('cascade'),
     node: () => p.manyToOne(Node).deleteRule('cascade').index(),

@@ -51,13 +51,26 @@ export class AccountsRepository {
       .forUpdate()
       .execute();
     return new Map(
-      rows.map((row) => [row.id, { id: row.id, nodeId: row.node_id, name: row.name, subnet: row.subnet, cursor: readNullableNumber(row.allocation_cursor) }]),
+      rows.map((row) => [
+        row.id,
+        {
+          id: row.id,
+          nodeId: row.node_id,
+          name: row.name,
+          subnet: row.subnet,
+          cursor: readNullableNumber(row.allocation_cursor),
+        },
+      ]),
     );
   }
 
   async nodesOfInterfaces(em: EntityManager, interfaceIds: readonly string[]): Promise<string[]> {
     if (interfaceIds.length === 0) return [];
-    const rows = await kysely(em).selectFrom('interfaces').select('node_id').where('id', 'in', [...interfaceIds]).execute();
+    const rows = await kysely(em)
+      .selectFrom('interfaces')
+      .select('node_id')
+      .where('id', 'in', [...interfaceIds])
+      .execute();
     return rows.map((row) => row.node_id);
   }
 
@@ -70,7 +83,11 @@ export class AccountsRepository {
   }
 
   async moveCursor(em: EntityManager, interfaceId: string, cursor: number): Promise<void> {
-    await kysely(em).updateTable('interfaces').set({ allocation_cursor: cursor }).where('id', '=', interfaceId).execute();
+    await kysely(em)
+      .updateTable('interfaces')
+      .set({ allocation_cursor: cursor })
+      .where('id', '=', interfaceId)
+      .execute();
   }
 
   async insert(em: EntityManager, accounts: readonly NewAccount[]): Promise<void> {
@@ -105,7 +122,12 @@ export class AccountsRepository {
   }
 
   async nodesOfDevice(em: EntityManager, deviceId: string): Promise<string[]> {
-    const rows = await kysely(em).selectFrom('accounts').select('node_id').distinct().where('device_id', '=', deviceId).execute();
+    const rows = await kysely(em)
+      .selectFrom('accounts')
+      .select('node_id')
+      .distinct()
+      .where('device_id', '=', deviceId)
+      .execute();
     return rows.map((row) => row.node_id);
   }
 

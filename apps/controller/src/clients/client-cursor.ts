@@ -46,9 +46,16 @@ export function decodeCursor(text: string, sort: ClientSort): ClientCursor {
   if (!Array.isArray(value) || value.length !== 3) throw malformed();
   const [cursorSort, key, id] = value as unknown[];
   if (typeof cursorSort !== 'string' || !Object.hasOwn(KEY_SHAPE, cursorSort) || !isId(id)) throw malformed();
-  if (cursorSort !== sort) throw badRequest(`cursor belongs to sort=${cursorSort}; keep the sort of the walk`, 'cursor');
+  if (cursorSort !== sort)
+    throw badRequest(`cursor belongs to sort=${cursorSort}; keep the sort of the walk`, 'cursor');
   const shape = KEY_SHAPE[sort];
-  if (key === null ? !shape.nullable : typeof key !== 'string' || key.length > MAX_KEY_LENGTH || (shape.pattern ? !shape.pattern.test(key) : key.includes('\u0000'))) {
+  if (
+    key === null
+      ? !shape.nullable
+      : typeof key !== 'string' ||
+        key.length > MAX_KEY_LENGTH ||
+        (shape.pattern ? !shape.pattern.test(key) : key.includes('\u0000'))
+  ) {
     throw malformed();
   }
   return { sort, key: key as string | null, id };

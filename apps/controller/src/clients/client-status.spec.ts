@@ -152,8 +152,12 @@ describe('reset cycles', () => {
     expect(lastCycleBoundary('monthly', anchor, at('2027-02-28T10:00:00Z'))).toEqual(at('2027-02-28T10:00:00Z'));
     expect(lastCycleBoundary('monthly', anchor, at('2027-03-30T00:00:00Z'))).toEqual(at('2027-02-28T10:00:00Z'));
     expect(lastCycleBoundary('monthly', anchor, at('2027-03-31T10:00:00Z'))).toEqual(at('2027-03-31T10:00:00Z'));
-    expect(lastCycleBoundary('monthly', at('2028-01-31T00:00:00Z'), at('2028-02-29T00:00:00Z'))).toEqual(at('2028-02-29T00:00:00Z'));
-    expect(lastCycleBoundary('monthly', at('2026-12-15T00:00:00Z'), at('2027-01-15T00:00:00Z'))).toEqual(at('2027-01-15T00:00:00Z'));
+    expect(lastCycleBoundary('monthly', at('2028-01-31T00:00:00Z'), at('2028-02-29T00:00:00Z'))).toEqual(
+      at('2028-02-29T00:00:00Z'),
+    );
+    expect(lastCycleBoundary('monthly', at('2026-12-15T00:00:00Z'), at('2027-01-15T00:00:00Z'))).toEqual(
+      at('2027-01-15T00:00:00Z'),
+    );
     expect(lastCycleBoundary('monthly', at('2026-12-15T00:00:00Z'), at('2027-01-14T23:59:59Z'))).toBeNull();
     expect(lastCycleBoundary('monthly', at('2025-06-15T00:00:00Z'), NOW)).toEqual(at('2027-03-15T00:00:00Z'));
   });

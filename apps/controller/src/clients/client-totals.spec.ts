@@ -5,7 +5,10 @@ describe('ClientTotals', () => {
   test('the same filter is counted once while fresh; concurrent requests share the count', async () => {
     const totals = new ClientTotals();
     const count = jest.fn(async () => 42);
-    const [a, b] = await Promise.all([totals.get({ status: 'active' }, count), totals.get({ status: 'active' }, count)]);
+    const [a, b] = await Promise.all([
+      totals.get({ status: 'active' }, count),
+      totals.get({ status: 'active' }, count),
+    ]);
     expect([a, b]).toEqual([42, 42]);
     expect(await totals.get({ status: 'active' }, count)).toBe(42);
     expect(count).toHaveBeenCalledTimes(1);

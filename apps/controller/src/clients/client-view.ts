@@ -66,17 +66,45 @@ export type ClientRow = Record<string, unknown>;
 
 /** The names of CLIENT_VIEW_COLUMNS in their order: where each sits in an array row. */
 export const CLIENT_VIEW_COLUMN_NAMES = [
-  'id', 'name', 'note', 'groups', 'telegram_id', 'quota_bytes', 'used_bytes', 'up_bytes', 'down_bytes',
-  'expires_at', 'device_limit', 'rate_bits_per_sec', 'reset_cycle', 'last_reset_at', 'start_on_first_use',
-  'duration_seconds', 'activated_at', 'status', 'sub_id', 'created_at', 'updated_at',
-  'device_count', 'last_handshake', 'interface_ids',
+  'id',
+  'name',
+  'note',
+  'groups',
+  'telegram_id',
+  'quota_bytes',
+  'used_bytes',
+  'up_bytes',
+  'down_bytes',
+  'expires_at',
+  'device_limit',
+  'rate_bits_per_sec',
+  'reset_cycle',
+  'last_reset_at',
+  'start_on_first_use',
+  'duration_seconds',
+  'activated_at',
+  'status',
+  'sub_id',
+  'created_at',
+  'updated_at',
+  'device_count',
+  'last_handshake',
+  'interface_ids',
 ] as const;
-const COL = Object.fromEntries(CLIENT_VIEW_COLUMN_NAMES.map((name, index) => [name, index])) as Record<(typeof CLIENT_VIEW_COLUMN_NAMES)[number], number>;
+const COL = Object.fromEntries(CLIENT_VIEW_COLUMN_NAMES.map((name, index) => [name, index])) as Record<
+  (typeof CLIENT_VIEW_COLUMN_NAMES)[number],
+  number
+>;
 
 /** The one mapper from a snake_case row (selected with CLIENT_VIEW_COLUMNS) to the view. */
 export function toClientView(row: ClientRow): ClientView {
   const lastHandshake = readTimestamp(row.last_handshake);
-  return mapClient(CLIENT_VIEW_COLUMN_NAMES.map((name) => row[name]), readTimestamp, readRequiredTimestamp, isOnline(lastHandshake));
+  return mapClient(
+    CLIENT_VIEW_COLUMN_NAMES.map((name) => row[name]),
+    readTimestamp,
+    readRequiredTimestamp,
+    isOnline(lastHandshake),
+  );
 }
 
 /**
@@ -85,7 +113,12 @@ export function toClientView(row: ClientRow): ClientView {
  */
 export function toClientListItem(values: unknown[]): ClientListItem {
   const lastHandshake = textTimestamp(values[COL.last_handshake]);
-  return mapClient(values, textTimestamp, requiredTextTimestamp, lastHandshake !== null && isOnline(new Date(lastHandshake)));
+  return mapClient(
+    values,
+    textTimestamp,
+    requiredTextTimestamp,
+    lastHandshake !== null && isOnline(new Date(lastHandshake)),
+  );
 }
 
 function textTimestamp(value: unknown): string | null {

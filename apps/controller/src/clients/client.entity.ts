@@ -25,7 +25,10 @@ export const Client = defineEntity({
     { name: 'clients_groups_gin', expression: `create index "clients_groups_gin" on "clients" using gin ("groups")` },
   ],
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     name: p.string().length(128),
     note: p.string().length(512).default(''),
     groups: p.array().default([]),
@@ -55,7 +58,10 @@ export const Client = defineEntity({
     /** Its interfaces' ids as text, in uuid order. */
     interfaceIds: p.array().default([]),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type Client = InferEntity<typeof Client>;

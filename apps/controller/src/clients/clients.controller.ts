@@ -37,7 +37,8 @@ export class ClientsController {
       group: 'clients whose groups include this one',
       interfaceId: 'clients attached to this interface',
       page: 'page number, from 1 (default 1)',
-      cursor: "instead of page: the previous answer's nextCursor, for the page after it (any depth at the cost of the first)",
+      cursor:
+        "instead of page: the previous answer's nextCursor, for the page after it (any depth at the cost of the first)",
       perPage: 'page size, 1..200 (default 25); out of range is a 400',
       sort: 'newest (default) | oldest | name | traffic | remaining | expiry',
     },
@@ -52,7 +53,8 @@ export class ClientsController {
     path: 'clients',
     group: 'clients',
     roles: MANAGERS,
-    summary: 'Create a client with its first devices: one account (key pair, preshared key, address) per device per interface',
+    summary:
+      'Create a client with its first devices: one account (key pair, preshared key, address) per device per interface',
     example: CREATE_EXAMPLE,
     status: 201,
     response: ClientDetailDto,
@@ -62,7 +64,14 @@ export class ClientsController {
     return this.clients.create(body);
   }
 
-  @Route({ method: 'GET', path: 'clients/:id', group: 'clients', roles: SIGNED_IN, summary: 'One client with its devices and their accounts (public keys only)', response: ClientDetailDto })
+  @Route({
+    method: 'GET',
+    path: 'clients/:id',
+    group: 'clients',
+    roles: SIGNED_IN,
+    summary: 'One client with its devices and their accounts (public keys only)',
+    response: ClientDetailDto,
+  })
   get(@Param('id', new IdPipe('client')) id: string) {
     return this.clients.get(id);
   }
@@ -81,7 +90,14 @@ export class ClientsController {
     return this.clients.update(id, body);
   }
 
-  @Route({ method: 'DELETE', path: 'clients/:id', group: 'clients', roles: MANAGERS, summary: 'Delete a client with its devices and accounts', response: DeletedDto })
+  @Route({
+    method: 'DELETE',
+    path: 'clients/:id',
+    group: 'clients',
+    roles: MANAGERS,
+    summary: 'Delete a client with its devices and accounts',
+    response: DeletedDto,
+  })
   remove(@Param('id', new IdPipe('client')) id: string) {
     return this.clients.remove(id);
   }

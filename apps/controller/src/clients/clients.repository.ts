@@ -41,7 +41,18 @@ export interface NewClient {
 
 /** Columns PATCH may change; absent ones stay. */
 export type ClientChanges = Partial<
-  Pick<NewClient, 'name' | 'note' | 'groups' | 'telegramId' | 'quotaBytes' | 'expiresAt' | 'deviceLimit' | 'resetCycle' | 'rateBitsPerSec'>
+  Pick<
+    NewClient,
+    | 'name'
+    | 'note'
+    | 'groups'
+    | 'telegramId'
+    | 'quotaBytes'
+    | 'expiresAt'
+    | 'deviceLimit'
+    | 'resetCycle'
+    | 'rateBitsPerSec'
+  >
 >;
 
 /** Client rows: row locks, writes, the one-client view, and the interfaces a client is attached to. */
@@ -55,7 +66,18 @@ export class ClientsRepository {
   async lock(em: EntityManager, id: string): Promise<LockedClient> {
     const row = await kysely(em)
       .selectFrom('clients')
-      .select(['id', 'status', 'quota_bytes', 'used_bytes', 'up_bytes', 'down_bytes', 'expires_at', 'device_limit', 'rate_bits_per_sec', 'groups'])
+      .select([
+        'id',
+        'status',
+        'quota_bytes',
+        'used_bytes',
+        'up_bytes',
+        'down_bytes',
+        'expires_at',
+        'device_limit',
+        'rate_bits_per_sec',
+        'groups',
+      ])
       .where('id', '=', id)
       .forUpdate()
       .executeTakeFirst();
@@ -148,7 +170,11 @@ export class ClientsRepository {
   }
 
   async interfaceIds(em: EntityManager, clientId: string): Promise<string[]> {
-    const rows = await kysely(em).selectFrom('client_interfaces').select('interface_id').where('client_id', '=', clientId).execute();
+    const rows = await kysely(em)
+      .selectFrom('client_interfaces')
+      .select('interface_id')
+      .where('client_id', '=', clientId)
+      .execute();
     return rows.map((row) => row.interface_id);
   }
 

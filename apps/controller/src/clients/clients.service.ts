@@ -53,15 +53,23 @@ export class ClientsService {
   async list(query: ListClientsQuery): Promise<ClientPage> {
     const perPage = query.perPage ?? DEFAULT_PAGE_SIZE;
     const sort = query.sort ?? 'newest';
-    if (query.cursor !== undefined && query.page !== undefined) throw badRequest('use page or cursor, not both', 'cursor');
+    if (query.cursor !== undefined && query.page !== undefined)
+      throw badRequest('use page or cursor, not both', 'cursor');
     const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, sort);
     const page = query.page ?? 1;
-    const filter: ClientFilter = { search: query.search?.trim() || undefined, status: query.status, group: query.group, interfaceId: query.interfaceId };
+    const filter: ClientFilter = {
+      search: query.search?.trim() || undefined,
+      status: query.status,
+      group: query.group,
+      interfaceId: query.interfaceId,
+    };
     const [listed, total] = await Promise.all([
       this.listing.page(filter, sort, cursor ? { after: cursor } : { offset: (page - 1) * perPage }, perPage),
       this.totals.get(filter, () => this.listing.count(filter)),
     ]);
-    const answer: ClientPage = cursor ? { items: listed.items, total, perPage } : { items: listed.items, total, page, perPage };
+    const answer: ClientPage = cursor
+      ? { items: listed.items, total, perPage }
+      : { items: listed.items, total, page, perPage };
     if (listed.next) answer.nextCursor = encodeCursor(listed.next);
     return answer;
   }
@@ -85,7 +93,8 @@ export class ClientsService {
       throw badRequest(`${deviceNames.length} devices exceed the device limit of ${deviceLimit}`, 'deviceNames');
     }
     const expiresAt = dto.expiresAt ? new Date(dto.expiresAt) : null;
-    if (expiresAt && expiresAt.getTime() <= now.getTime()) throw badRequest('expiresAt must lie in the future', 'expiresAt');
+    if (expiresAt && expiresAt.getTime() <= now.getTime())
+      throw badRequest('expiresAt must lie in the future', 'expiresAt');
     const durationSeconds = (dto.durationDays ?? 0) * 86_400 + (dto.durationHours ?? 0) * 3_600;
     const startOnFirstUse = dto.startOnFirstUse ?? false;
     if (startOnFirstUse && durationSeconds <= 0) {
@@ -95,7 +104,10 @@ export class ClientsService {
       throw badRequest('durationDays and durationHours apply only with startOnFirstUse: true', 'durationDays');
     }
     if (startOnFirstUse && expiresAt) {
-      throw badRequest('a client that starts on first use gets its expiry from the first use; leave expiresAt out', 'expiresAt');
+      throw badRequest(
+        'a client that starts on first use gets its expiry from the first use; leave expiresAt out',
+        'expiresAt',
+      );
     }
     const quotaBytes = dto.quotaBytes ?? 0;
     const status = nextStatus(null, { quotaBytes, usedBytes: 0, expiresAt }, now, dto.enabled ?? true);
@@ -120,10 +132,17 @@ export class ClientsService {
         subId: generateSubId(),
         now,
       });
-      await this.clients.attachInterfaces(em, id, interfaces.map((iface) => iface.id));
+      await this.clients.attachInterfaces(
+        em,
+        id,
+        interfaces.map((iface) => iface.id),
+      );
       const deviceIds = await this.devices.insert(em, id, deviceNames, now);
       await this.provisioning.createAccounts(em, deviceIds, interfaces, now);
-      await bumpRevisions(em, interfaces.map((iface) => iface.nodeId));
+      await bumpRevisions(
+        em,
+        interfaces.map((iface) => iface.nodeId),
+      );
     });
     this.totals.changed();
     return this.get(id);
@@ -143,8 +162,14 @@ export class ClientsService {
         }
       }
       const quotaBytes = dto.quotaBytes ?? client.quotaBytes;
-      const expiresAt = dto.expiresAt === undefined ? client.expiresAt : dto.expiresAt === null ? null : new Date(dto.expiresAt);
-      const status = nextStatus(client.status, { quotaBytes, usedBytes: client.usedBytes, expiresAt }, now, dto.enabled);
+      const expiresAt =
+        dto.expiresAt === undefined ? client.expiresAt : dto.expiresAt === null ? null : new Date(dto.expiresAt);
+      const status = nextStatus(
+        client.status,
+        { quotaBytes, usedBytes: client.usedBytes, expiresAt },
+        now,
+        dto.enabled,
+      );
 
       const touchedNodes = new Set<string>();
       if (dto.interfaceIds) {
@@ -196,11 +221,17 @@ export class ClientsService {
    * Zeroes the traffic of the client, its devices and accounts, stamps lastResetAt and recomputes
    * the status: exhausted comes back, expired and disabled stay as they are.
    */
-  async reset(id: string): Promise<{ client: ClientView; previous: { usedBytes: number; upBytes: number; downBytes: number } }> {
+  async reset(
+    id: string,
+  ): Promise<{ client: ClientView; previous: { usedBytes: number; upBytes: number; downBytes: number } }> {
     const now = new Date();
     const previous = await this.orm.em.fork().transactional(async (em) => {
       const client = await this.clients.lock(em, id);
-      const status = nextStatus(client.status, { quotaBytes: client.quotaBytes, usedBytes: 0, expiresAt: client.expiresAt }, now);
+      const status = nextStatus(
+        client.status,
+        { quotaBytes: client.quotaBytes, usedBytes: 0, expiresAt: client.expiresAt },
+        now,
+      );
       await this.clients.resetTraffic(em, id, status, now);
       if (affectsPeers(client.status, status)) await bumpRevisions(em, await this.clients.nodesOf(em, [id]));
       return { usedBytes: client.usedBytes, upBytes: client.upBytes, downBytes: client.downBytes };
@@ -214,7 +245,12 @@ export class ClientsService {
    * Makes `wanted` the client's set of interfaces: a new interface gets an account for every
    * device, a dropped one loses them. Returns the nodes whose interfaces gained or lost accounts.
    */
-  private async changeInterfaces(em: EntityManager, clientId: string, wanted: readonly string[], now: Date): Promise<string[]> {
+  private async changeInterfaces(
+    em: EntityManager,
+    clientId: string,
+    wanted: readonly string[],
+    now: Date,
+  ): Promise<string[]> {
     const current = new Set(await this.clients.interfaceIds(em, clientId));
     const wantedSet = new Set(wanted);
     const added = wanted.filter((id) => !current.has(id));

@@ -14,7 +14,10 @@ export const Device = defineEntity({
     },
   ],
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     client: () => p.manyToOne(Client).deleteRule('cascade').index(),
     name: p.string().length(64),
     upBytes: p.bigint('number').default(0),

@@ -32,7 +32,14 @@ export class DevicesController {
     return this.devices.add(clientId, body.name);
   }
 
-  @Route({ method: 'DELETE', path: 'devices/:id', group: 'devices', roles: MANAGERS, summary: 'Delete a device and its accounts (its addresses are not reused at once)', response: DeletedDto })
+  @Route({
+    method: 'DELETE',
+    path: 'devices/:id',
+    group: 'devices',
+    roles: MANAGERS,
+    summary: 'Delete a device and its accounts (its addresses are not reused at once)',
+    response: DeletedDto,
+  })
   remove(@Param('id', new IdPipe('device')) id: string) {
     return this.devices.remove(id);
   }
@@ -54,7 +61,8 @@ export class DevicesController {
     path: 'clients/:id/rotate-keys',
     group: 'devices',
     roles: MANAGERS,
-    summary: "New key pairs and preshared keys for all of the client's accounts; addresses stay (re-download the profiles)",
+    summary:
+      "New key pairs and preshared keys for all of the client's accounts; addresses stay (re-download the profiles)",
     response: ClientDetailDto,
   })
   rotateKeys(@Param('id', new IdPipe('client')) id: string) {

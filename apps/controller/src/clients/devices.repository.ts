@@ -51,12 +51,22 @@ export class DevicesRepository {
   }
 
   async idsOf(em: EntityManager, clientId: string): Promise<string[]> {
-    const rows = await kysely(em).selectFrom('devices').select('id').where('client_id', '=', clientId).orderBy('created_at').orderBy('id').execute();
+    const rows = await kysely(em)
+      .selectFrom('devices')
+      .select('id')
+      .where('client_id', '=', clientId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     return rows.map((row) => row.id);
   }
 
   async clientOf(em: EntityManager, deviceId: string): Promise<string | undefined> {
-    const row = await kysely(em).selectFrom('devices').select('client_id').where('id', '=', deviceId).executeTakeFirst();
+    const row = await kysely(em)
+      .selectFrom('devices')
+      .select('client_id')
+      .where('id', '=', deviceId)
+      .executeTakeFirst();
     return row?.client_id;
   }
 
@@ -108,7 +118,8 @@ function devicesWithAccounts(em: EntityManager) {
     ]);
 }
 
-type DeviceAccountRow = ReturnType<typeof devicesWithAccounts> extends SelectQueryBuilder<ClientsDb, never, infer Row> ? Row : never;
+type DeviceAccountRow =
+  ReturnType<typeof devicesWithAccounts> extends SelectQueryBuilder<ClientsDb, never, infer Row> ? Row : never;
 
 function toDeviceViews(rows: readonly DeviceAccountRow[]): DeviceView[] {
   const devices = new Map<string, DeviceView>();

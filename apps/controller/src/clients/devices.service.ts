@@ -43,7 +43,10 @@ export class DevicesService {
       const interfaces = await this.provisioning.lockInterfaces(em, await this.clients.interfaceIds(em, clientId));
       const [id] = await this.devices.insert(em, clientId, [name], now);
       await this.provisioning.createAccounts(em, [id], interfaces, now);
-      await bumpRevisions(em, interfaces.map((iface) => iface.nodeId));
+      await bumpRevisions(
+        em,
+        interfaces.map((iface) => iface.nodeId),
+      );
       return id;
     });
     const device = await this.devices.view(this.orm.em.fork(), deviceId);
@@ -68,7 +71,8 @@ export class DevicesService {
   async rotateKeys(clientId: string): Promise<ClientDetail> {
     await this.orm.em.fork().transactional(async (em) => {
       await this.clients.lock(em, clientId);
-      if ((await this.provisioning.rotateKeys(em, clientId)) > 0) await bumpRevisions(em, await this.clients.nodesOf(em, [clientId]));
+      if ((await this.provisioning.rotateKeys(em, clientId)) > 0)
+        await bumpRevisions(em, await this.clients.nodesOf(em, [clientId]));
     });
     return this.clientsService.get(clientId);
   }

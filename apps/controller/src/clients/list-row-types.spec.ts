@@ -3,7 +3,7 @@ import { isoTimestamp, parseTextArrayFast } from './list-row-types.js';
 
 // The fast paths must answer exactly what node-postgres's own parsers (plus Date#toJSON) answer.
 const parseTimestamptz = pg.types.getTypeParser(1184, 'text') as (text: string) => Date | number;
-const parseTextArray = pg.types.getTypeParser(1009 as never, "text") as (text: string) => (string | null)[];
+const parseTextArray = pg.types.getTypeParser(1009 as never, 'text') as (text: string) => (string | null)[];
 const viaDate = (text: string) => {
   const value = parseTimestamptz(text);
   return (value instanceof Date ? value : new Date(value)).toJSON();
@@ -38,10 +38,20 @@ describe('isoTimestamp', () => {
 });
 
 describe('parseTextArrayFast', () => {
-  it.each(['{}', '{a}', '{a,b,c}', '{NULL}', '{a,NULL,b}', '{"NULL"}', '{"a,b",c}', '{"a\\"b"}', '{"a b"}', '{""}', '{{a,b},{c,d}}', '{"{x}"}'])(
-    '%s parses as node-postgres parses it',
-    (text) => {
-      expect(parseTextArrayFast(text)).toEqual(parseTextArray(text));
-    },
-  );
+  it.each([
+    '{}',
+    '{a}',
+    '{a,b,c}',
+    '{NULL}',
+    '{a,NULL,b}',
+    '{"NULL"}',
+    '{"a,b",c}',
+    '{"a\\"b"}',
+    '{"a b"}',
+    '{""}',
+    '{{a,b},{c,d}}',
+    '{"{x}"}',
+  ])('%s parses as node-postgres parses it', (text) => {
+    expect(parseTextArrayFast(text)).toEqual(parseTextArray(text));
+  });
 });

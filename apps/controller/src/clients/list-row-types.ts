@@ -35,7 +35,8 @@ function toDate(value: Date | number): Date {
  */
 export function parseTextArrayFast(text: string): (string | null)[] {
   if (text === '{}') return [];
-  if (text.charCodeAt(0) !== 123 || /["\\{}]/.test(text.slice(1, -1)) || text.charCodeAt(text.length - 1) !== 125) return parseTextArray(text);
+  if (text.charCodeAt(0) !== 123 || /["\\{}]/.test(text.slice(1, -1)) || text.charCodeAt(text.length - 1) !== 125)
+    return parseTextArray(text);
   const items: (string | null)[] = text.slice(1, -1).split(',');
   for (let i = 0; i < items.length; i++) if (items[i] === 'NULL') items[i] = null;
   return items;

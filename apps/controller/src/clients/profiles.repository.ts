@@ -50,7 +50,14 @@ export class ProfilesRepository {
       .execute();
     for (const row of rows) {
       const list = byInterface.get(row.interface_id) ?? [];
-      list.push({ id: row.id, name: row.name, address: row.address, port: readNumber(row.port), priority: readNumber(row.priority), enabled: row.enabled });
+      list.push({
+        id: row.id,
+        name: row.name,
+        address: row.address,
+        port: readNumber(row.port),
+        priority: readNumber(row.priority),
+        enabled: row.enabled,
+      });
       byInterface.set(row.interface_id, list);
     }
     return byInterface;

@@ -68,10 +68,12 @@ export class ProfilesService {
       profiles.map((profile, index) => ({ name: names[index], body: profile.body })),
       new Date(),
     );
-    const stem = configs.clientName
-      .normalize('NFKD')
-      .replace(/\p{M}+/gu, '')
-      .replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^[._-]+|[._-]+$/g, '') || 'client';
+    const stem =
+      configs.clientName
+        .normalize('NFKD')
+        .replace(/\p{M}+/gu, '')
+        .replace(/[^A-Za-z0-9_.-]+/g, '_')
+        .replace(/^[._-]+|[._-]+$/g, '') || 'client';
     return { filename: `${stem.slice(0, 64)}-configs.zip`, zip };
   }
 

@@ -28,7 +28,12 @@ export class ProvisioningService {
   }
 
   /** One account per device per interface: its own key pair, preshared key and address. */
-  async createAccounts(em: EntityManager, deviceIds: readonly string[], interfaces: readonly LockedInterface[], now: Date): Promise<void> {
+  async createAccounts(
+    em: EntityManager,
+    deviceIds: readonly string[],
+    interfaces: readonly LockedInterface[],
+    now: Date,
+  ): Promise<void> {
     if (deviceIds.length === 0 || interfaces.length === 0) return;
     const accounts: NewAccount[] = [];
     for (const iface of interfaces) {

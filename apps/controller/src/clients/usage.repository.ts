@@ -31,7 +31,8 @@ export interface StatusChange {
   expiresAt: Date | null;
 }
 
-export type BatchClaim = { claimed: true } | { claimed: false; repeat: true } | { claimed: false; repeat: false; recorded: number };
+export type BatchClaim =
+  { claimed: true } | { claimed: false; repeat: true } | { claimed: false; repeat: false; recorded: number };
 
 /** Traffic counters of accounts, devices and clients, and the per-node sequence that makes a batch count once. */
 @Injectable()
@@ -51,7 +52,11 @@ export class UsageRepository {
       .returning('node_id')
       .execute();
     if (rows.length > 0) return { claimed: true };
-    const row = await kysely(em).selectFrom('node_agents').select('counters_seq').where('node_id', '=', nodeId).executeTakeFirst();
+    const row = await kysely(em)
+      .selectFrom('node_agents')
+      .select('counters_seq')
+      .where('node_id', '=', nodeId)
+      .executeTakeFirst();
     const recorded = row ? readNumber(row.counters_seq) : 0;
     return seq <= recorded ? { claimed: false, repeat: true } : { claimed: false, repeat: false, recorded };
   }

@@ -40,7 +40,12 @@ export class UsageService {
     private readonly clients: ClientsRepository,
   ) {}
 
-  async recordCounters(nodeId: string, seq: number, peers: readonly PeerCounters[], now = new Date()): Promise<CountersOutcome> {
+  async recordCounters(
+    nodeId: string,
+    seq: number,
+    peers: readonly PeerCounters[],
+    now = new Date(),
+  ): Promise<CountersOutcome> {
     for (let attempt = 1; ; attempt++) {
       try {
         const outcome = await this.orm.em.fork().transactional((em) => this.apply(em, nodeId, seq, peers, now));
@@ -53,7 +58,13 @@ export class UsageService {
     }
   }
 
-  private async apply(em: EntityManager, nodeId: string, seq: number, peers: readonly PeerCounters[], now: Date): Promise<CountersOutcome> {
+  private async apply(
+    em: EntityManager,
+    nodeId: string,
+    seq: number,
+    peers: readonly PeerCounters[],
+    now: Date,
+  ): Promise<CountersOutcome> {
     const claim = await this.usage.claimBatch(em, nodeId, seq, COUNTER_SEQ_WINDOW);
     if (!claim.claimed && claim.repeat) return { duplicate: true, matched: 0, transitions: 0 };
     if (!claim.claimed) {
@@ -69,7 +80,11 @@ export class UsageService {
       let { expiresAt, activatedAt } = client;
       const activation = client.handshake !== null ? activationOnFirstUse(client, now) : null;
       if (activation) ({ activatedAt, expiresAt } = activation);
-      const status = nextStatus(client.status, { quotaBytes: client.quotaBytes, usedBytes: client.usedBytes, expiresAt }, now);
+      const status = nextStatus(
+        client.status,
+        { quotaBytes: client.quotaBytes, usedBytes: client.usedBytes, expiresAt },
+        now,
+      );
       if (!activation && status === client.status) continue;
       changes.push({ id: client.id, status, activatedAt, expiresAt });
       if (affectsPeers(client.status, status)) lostOrGainedPeers.push(client.id);

@@ -26,7 +26,8 @@ export function normalizePortRange(text: string, field: string): string {
   const match = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(text);
   const low = match ? Number(match[1]) : NaN;
   const high = match?.[2] !== undefined ? Number(match[2]) : low;
-  if (!(low >= 1 && high <= 65535 && low <= high)) throw badRequest(`${field} must be a port 1..65535 or a range low-high`, field);
+  if (!(low >= 1 && high <= 65535 && low <= high))
+    throw badRequest(`${field} must be a port 1..65535 or a range low-high`, field);
   return low === high ? String(low) : `${low}-${high}`;
 }
 
@@ -38,7 +39,11 @@ export function normalizeDomain(text: string, field: string): string {
 }
 
 /** Each entry normalised, duplicates dropped (first kept), or a 400 naming the bad entry. */
-export function normalizeList(values: readonly string[], field: string, normalize: (text: string, field: string) => string): string[] {
+export function normalizeList(
+  values: readonly string[],
+  field: string,
+  normalize: (text: string, field: string) => string,
+): string[] {
   const seen = new Set<string>();
   values.forEach((value, index) => seen.add(normalize(value, `${field}.${index}`)));
   return [...seen];

@@ -15,14 +15,19 @@ const RESOLVE_TIMEOUT_MS = 2000;
  */
 export async function assertPublicTarget(host: string, field: string, what: string): Promise<void> {
   const refuse = (reason: string) =>
-    badRequest(`${reason}; ${what} may not point at the panel's own or private addresses unless settings allow private targets`, field);
+    badRequest(
+      `${reason}; ${what} may not point at the panel's own or private addresses unless settings allow private targets`,
+      field,
+    );
   if (isLocalhostName(host)) throw refuse(`${host} is this host`);
   if (isIP(host) !== 0) {
     const reason = forbiddenReason(host);
     if (reason) throw refuse(`${host} is ${reason}`);
     return;
   }
-  const resolved = await withTimeout(lookup(host, { all: true }), RESOLVE_TIMEOUT_MS, `resolving ${host}`).catch(() => []);
+  const resolved = await withTimeout(lookup(host, { all: true }), RESOLVE_TIMEOUT_MS, `resolving ${host}`).catch(
+    () => [],
+  );
   for (const { address } of resolved) {
     const reason = forbiddenReason(address);
     if (reason) throw refuse(`${host} resolves to ${address}, ${reason}`);

@@ -68,7 +68,9 @@ describe('configuration', () => {
   });
 
   test('WARREN_PUBLIC_URL is kept as scheme://host[:port]; unset, each request says where it reached', () => {
-    expect(loadConfig({ WARREN_PUBLIC_URL: 'https://Panel.Example.net:9443/' }).publicUrl).toBe('https://panel.example.net:9443');
+    expect(loadConfig({ WARREN_PUBLIC_URL: 'https://Panel.Example.net:9443/' }).publicUrl).toBe(
+      'https://panel.example.net:9443',
+    );
     expect(loadConfig({ WARREN_PUBLIC_URL: 'http://[2001:db8::1]' }).publicUrl).toBe('http://[2001:db8::1]');
     expect(loadConfig({}).publicUrl).toBeUndefined();
   });
@@ -76,7 +78,10 @@ describe('configuration', () => {
   test('WARREN_LOCAL_AGENT: on by default, off, or external (the credential handed over, the agent run by a unit of its own; needs Redis)', () => {
     expect(loadConfig({})).toMatchObject({ localAgent: true, localAgentExternal: false });
     expect(loadConfig({ WARREN_LOCAL_AGENT: 'off' })).toMatchObject({ localAgent: false, localAgentExternal: false });
-    expect(loadConfig({ WARREN_LOCAL_AGENT: 'external', REDIS_URL: 'redis://127.0.0.1:6379' })).toMatchObject({ localAgent: true, localAgentExternal: true });
+    expect(loadConfig({ WARREN_LOCAL_AGENT: 'external', REDIS_URL: 'redis://127.0.0.1:6379' })).toMatchObject({
+      localAgent: true,
+      localAgentExternal: true,
+    });
     expect(failure({ WARREN_LOCAL_AGENT: 'external' }).message).toContain('needs REDIS_URL');
     expect(failure({ WARREN_LOCAL_AGENT: 'sometimes' }).message).toContain('must be "on", "off" or "external"');
   });

@@ -113,7 +113,10 @@ function tls(env: Env): WarrenConfig['tls'] {
   if (Boolean(certFile) !== Boolean(keyFile)) {
     throw new ConfigError(certFile ? 'WARREN_TLS_KEY' : 'WARREN_TLS_CERT', 'must be set together with its pair');
   }
-  for (const [name, file] of [['WARREN_TLS_CERT', certFile], ['WARREN_TLS_KEY', keyFile]] as const) {
+  for (const [name, file] of [
+    ['WARREN_TLS_CERT', certFile],
+    ['WARREN_TLS_KEY', keyFile],
+  ] as const) {
     if (file && !existsSync(file)) throw new ConfigError(name, `file not found: ${file}`);
   }
   return { enabled: true, certFile, keyFile };
@@ -124,8 +127,18 @@ function publicUrl(env: Env): string | undefined {
   if (raw === undefined) return undefined;
   const parsed = new URL(raw);
   // The WHATWG parser lets `;`, `$` or quotes through in a host name; printed commands must not.
-  if (!isHostAndPort(parsed.host) || parsed.username || parsed.password || parsed.pathname !== '/' || parsed.search || parsed.hash) {
-    throw new ConfigError('WARREN_PUBLIC_URL', 'must be http(s)://host[:port] and nothing more (WARREN_BASE_PATH adds the path)');
+  if (
+    !isHostAndPort(parsed.host) ||
+    parsed.username ||
+    parsed.password ||
+    parsed.pathname !== '/' ||
+    parsed.search ||
+    parsed.hash
+  ) {
+    throw new ConfigError(
+      'WARREN_PUBLIC_URL',
+      'must be http(s)://host[:port] and nothing more (WARREN_BASE_PATH adds the path)',
+    );
   }
   return parsed.origin;
 }
@@ -150,7 +163,8 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
   const dataDir = absolute(dataDirRaw);
   const tlsConfig = tls(env);
   const host = text(env, 'WARREN_HOST') ?? '0.0.0.0';
-  if (!isIP(host) && !/^[A-Za-z0-9.-]+$/.test(host)) throw new ConfigError('WARREN_HOST', `"${host}" is not an address`);
+  if (!isIP(host) && !/^[A-Za-z0-9.-]+$/.test(host))
+    throw new ConfigError('WARREN_HOST', `"${host}" is not an address`);
   const username = text(env, 'WARREN_ADMIN_USERNAME');
   const password = env.WARREN_ADMIN_PASSWORD;
   if (username !== undefined && !/^[A-Za-z0-9_.@-]{1,64}$/.test(username)) {
@@ -160,20 +174,26 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
     throw new ConfigError('WARREN_ADMIN_PASSWORD', 'must be at least 8 characters');
   }
   const prefix = text(env, 'WARREN_QUEUE_PREFIX') ?? 'warren';
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(prefix)) throw new ConfigError('WARREN_QUEUE_PREFIX', 'must be 1..64 of letters, digits, _ and -');
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(prefix))
+    throw new ConfigError('WARREN_QUEUE_PREFIX', 'must be 1..64 of letters, digits, _ and -');
   const logLevel = (text(env, 'WARREN_LOG_LEVEL') ?? 'log') as WarrenConfig['logLevel'];
   if (!['error', 'warn', 'log', 'debug'].includes(logLevel)) {
     throw new ConfigError('WARREN_LOG_LEVEL', 'must be one of error, warn, log, debug');
   }
   const logFormat = text(env, 'WARREN_LOG_FORMAT')?.toLowerCase();
-  if (logFormat !== undefined && logFormat !== 'json' && logFormat !== 'pretty') throw new ConfigError('WARREN_LOG_FORMAT', 'must be json or pretty');
+  if (logFormat !== undefined && logFormat !== 'json' && logFormat !== 'pretty')
+    throw new ConfigError('WARREN_LOG_FORMAT', 'must be json or pretty');
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
   const localAgent = (text(env, 'WARREN_LOCAL_AGENT') ?? 'on').toLowerCase();
   if (!['on', 'off', 'external', 'true', 'false', '1', '0'].includes(localAgent)) {
     throw new ConfigError('WARREN_LOCAL_AGENT', `must be "on", "off" or "external", got "${localAgent}"`);
   }
   // The external agent has no way to get the embedded database's address: its queue is Redis.
-  if (localAgent === 'external' && !redisUrl) throw new ConfigError('WARREN_LOCAL_AGENT', '"external" needs REDIS_URL (the external agent takes its jobs from Redis)');
+  if (localAgent === 'external' && !redisUrl)
+    throw new ConfigError(
+      'WARREN_LOCAL_AGENT',
+      '"external" needs REDIS_URL (the external agent takes its jobs from Redis)',
+    );
   return {
     dataDir,
     host,
@@ -182,7 +202,9 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
     tls: tlsConfig,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl,
-    agentRedisUrl: url(env, 'WARREN_AGENT_REDIS_URL', ['redis:', 'rediss:']) ?? (redisUrl ? withoutCredentials(redisUrl) : undefined),
+    agentRedisUrl:
+      url(env, 'WARREN_AGENT_REDIS_URL', ['redis:', 'rediss:']) ??
+      (redisUrl ? withoutCredentials(redisUrl) : undefined),
     localAgent: ['on', 'true', '1', 'external'].includes(localAgent),
     localAgentExternal: localAgent === 'external',
     queuePrefix: prefix,

@@ -59,7 +59,6 @@ function urlFor(settings: ClusterSettings, database = DATABASE): string {
   return `postgres://postgres:${encodeURIComponent(settings.password)}@127.0.0.1:${settings.port}/${database}`;
 }
 
-
 /**
  * A cluster kept outside the data directory (/var/lib/warren/clusters/<hash>, when the postgres
  * user cannot reach it) outlives a deleted or moved data directory, and its password went with
@@ -150,7 +149,9 @@ async function recoverFromHardKill(dataDir: string, log: (message: string) => vo
   const orphan = livePostmaster(dataDir);
   const owner = orphan ? liveOwner(dataDir) : undefined;
   if (orphan && owner) {
-    throw new Error(`its cluster ${clusterDir(dataDir)} is in use by another running process (pid ${owner}); is a panel already running on this data directory?`);
+    throw new Error(
+      `its cluster ${clusterDir(dataDir)} is in use by another running process (pid ${owner}); is a panel already running on this data directory?`,
+    );
   }
   if (orphan) {
     log(`stopping PostgreSQL left running by an earlier run (pid ${orphan})`);
@@ -177,7 +178,10 @@ async function ensureDatabase(settings: ClusterSettings): Promise<void> {
   }
 }
 
-export async function startEmbeddedPostgres(dataDir: string, log: (message: string) => void): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  log: (message: string) => void,
+): Promise<EmbeddedDatabase> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   if (runningAsRoot()) {
     letPostgresEnter(dirname(clusterDir(dataDir)), log);

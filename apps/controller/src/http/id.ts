@@ -15,7 +15,10 @@ export function isId(value: unknown): value is string {
  */
 @Injectable()
 export class IdPipe implements PipeTransform<string, string> {
-  constructor(private readonly resource: string, private readonly field = 'id') {}
+  constructor(
+    private readonly resource: string,
+    private readonly field = 'id',
+  ) {}
 
   transform(value: string): string {
     if (!isId(value)) throw notFound(`${this.resource} not found`, this.field);

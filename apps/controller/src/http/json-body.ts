@@ -1,9 +1,19 @@
-import type { FastifyInstance, FastifyRequest, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerBase } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyRequest,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerBase,
+} from 'fastify';
 import { ApiError, badRequest } from './api-error.js';
 import { findUnstorableText, UNSTORABLE_TEXT } from './storable-text.js';
 
 /** The fastify instance as the Nest adapter types it (HTTP or HTTPS server). */
-export type PanelFastify = FastifyInstance<RawServerBase, RawRequestDefaultExpression<RawServerBase>, RawReplyDefaultExpression<RawServerBase>>;
+export type PanelFastify = FastifyInstance<
+  RawServerBase,
+  RawRequestDefaultExpression<RawServerBase>,
+  RawReplyDefaultExpression<RawServerBase>
+>;
 
 /**
  * Deeper than any body a route takes (the deepest DTO nests 3 levels), shallow enough that
@@ -19,7 +29,8 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (inString) {
-      if (code === 0x5c) i++; // backslash: the next character is escaped, even a quote
+      if (code === 0x5c)
+        i++; // backslash: the next character is escaped, even a quote
       else if (code === 0x22) inString = false;
     } else if (code === 0x22) {
       inString = true;

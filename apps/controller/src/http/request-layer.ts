@@ -26,13 +26,15 @@ export function installRequestLayer(fastify: PanelFastify, bodyLimit: number): v
   registerJsonBody(fastify, bodyLimit);
   registerRawUploads(fastify as unknown as FastifyInstance);
   fastify.addHook('onRequest', async (request) => {
-    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) throw badRequest('the Host header is required');
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined)
+      throw badRequest('the Host header is required');
     refuseUnstorableUrlText(request);
   });
   // API answers may carry secrets (the template, client configs, backups, tokens): no browser
   // or proxy cache may keep them. Every answer but the web app's own (its routes set their own
   // caching: hashed assets for a year, index.html revalidated) is no-store, errors and 404s too.
   fastify.addHook('onSend', async (request, reply) => {
-    if (!(request.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[WEB_APP_ROUTE]) reply.header('cache-control', 'no-store');
+    if (!(request.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[WEB_APP_ROUTE])
+      reply.header('cache-control', 'no-store');
   });
 }

@@ -27,9 +27,13 @@ const QUIET_ROUTES = new Set(['/api/health', '/api/health/ready', '/api/metrics'
  * body parsing resumes in the socket's context), one line when it is answered, and the duration
  * histogram by route pattern (never the raw URL: the label set stays as small as the route table).
  */
-export function installRequestLog(fastify: PanelFastify, options: { logger: Logger; metrics: PanelMetrics; basePath: string }): void {
+export function installRequestLog(
+  fastify: PanelFastify,
+  options: { logger: Logger; metrics: PanelMetrics; basePath: string },
+): void {
   const { logger, metrics, basePath } = options;
-  const enter = (request: { id: string }, _reply: unknown, done: () => void) => logContext.run({ reqId: request.id }, done);
+  const enter = (request: { id: string }, _reply: unknown, done: () => void) =>
+    logContext.run({ reqId: request.id }, done);
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
     enter(request, reply, done);
@@ -37,7 +41,12 @@ export function installRequestLog(fastify: PanelFastify, options: { logger: Logg
   fastify.addHook('preHandler', enter);
   fastify.addHook('onResponse', (request, reply, done) => {
     const pattern = request.routeOptions.url;
-    const route = pattern === undefined ? 'unmatched' : pattern.startsWith(basePath) ? pattern.slice(basePath.length) || '/' : pattern;
+    const route =
+      pattern === undefined
+        ? 'unmatched'
+        : pattern.startsWith(basePath)
+          ? pattern.slice(basePath.length) || '/'
+          : pattern;
     const status = reply.statusCode;
     const seconds = reply.elapsedTime / 1000;
     metrics.httpDuration.observe({ method: request.method, route, status: String(status) }, seconds);
@@ -45,7 +54,10 @@ export function installRequestLog(fastify: PanelFastify, options: { logger: Logg
     if (logger.isLevelEnabled(level)) {
       // The path without its query string: searches and filters are the caller's business.
       const path = scrubText(request.url.split('?', 1)[0]!.slice(0, 512));
-      logger[level]({ reqId: request.id, method: request.method, path, route, status, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request answered');
+      logger[level](
+        { reqId: request.id, method: request.method, path, route, status, ms: Math.round(reply.elapsedTime * 10) / 10 },
+        'request answered',
+      );
     }
     done();
   });

@@ -33,5 +33,7 @@ export function isPanelOrigin(request: FastifyRequest, origin: string, publicUrl
       return false;
     }
   };
-  return (publicUrl !== undefined && sameOrigin(() => publicUrl)) || sameOrigin(() => requestOrigin(request, undefined));
+  return (
+    (publicUrl !== undefined && sameOrigin(() => publicUrl)) || sameOrigin(() => requestOrigin(request, undefined))
+  );
 }

@@ -105,7 +105,10 @@ export function errorStatuses(spec: RouteSpec): number[] {
  * before method decorators, so they are there to read when this one runs.
  */
 function bodyType(target: object, key: string | symbol): Type | undefined {
-  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, target.constructor, key) ?? {}) as Record<string, { index: number }>;
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, target.constructor, key) ?? {}) as Record<
+    string,
+    { index: number }
+  >;
   const types = (Reflect.getMetadata('design:paramtypes', target, key) ?? []) as Type[];
   const entry = Object.entries(args).find(([name]) => name.split(':')[0] === String(RouteParamtypes.BODY));
   return entry ? types[entry[1].index] : undefined;
@@ -116,7 +119,11 @@ function example(spec: RouteSpec): MethodDecorator {
     if (spec.example === undefined) return;
     const type = bodyType(target, key);
     if (!type) throw new Error(`${spec.method} ${spec.path} has an example body but no @Body() DTO`);
-    ApiBody({ type, required: true, examples: { example: { summary: 'example', value: spec.example } } })(target, key, descriptor);
+    ApiBody({ type, required: true, examples: { example: { summary: 'example', value: spec.example } } })(
+      target,
+      key,
+      descriptor,
+    );
   };
 }
 
@@ -127,10 +134,18 @@ function success(spec: RouteSpec, status: number): MethodDecorator {
   }
   const [type, isArray] = Array.isArray(spec.response) ? [spec.response[0], true] : [spec.response, false];
   const description = status === 204 ? 'no content' : 'success';
-  const decorators: MethodDecorator[] = [...[status, ...(spec.alsoAnswers ?? [])].map((code) => ApiResponse({ status: code, description, type, isArray }))];
-  if (spec.accepted) decorators.push(ApiResponse({ status: 202, description: 'accepted: the work goes on; follow the job', type: spec.accepted }));
+  const decorators: MethodDecorator[] = [
+    ...[status, ...(spec.alsoAnswers ?? [])].map((code) => ApiResponse({ status: code, description, type, isArray })),
+  ];
+  if (spec.accepted)
+    decorators.push(
+      ApiResponse({ status: 202, description: 'accepted: the work goes on; follow the job', type: spec.accepted }),
+    );
   if (spec.uploads?.length) {
-    decorators.push(ApiConsumes(...spec.uploads), ApiBody({ required: true, schema: { type: 'string', format: 'binary' } }));
+    decorators.push(
+      ApiConsumes(...spec.uploads),
+      ApiBody({ required: true, schema: { type: 'string', format: 'binary' } }),
+    );
   }
   if (spec.files?.length) {
     const json = isArray ? { type: 'array', items: { $ref: getSchemaPath(type) } } : { $ref: getSchemaPath(type) };
@@ -161,7 +176,9 @@ export function Route(spec: RouteSpec): MethodDecorator {
     ...pathIds(spec),
     example(spec),
     success(spec, status),
-    ...errorStatuses(spec).map((code) => ApiResponse({ status: code, description: ERROR_DESCRIPTIONS[code], type: ApiErrorDto })),
+    ...errorStatuses(spec).map((code) =>
+      ApiResponse({ status: code, description: ERROR_DESCRIPTIONS[code], type: ApiErrorDto }),
+    ),
   );
 }
 

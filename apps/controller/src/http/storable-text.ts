@@ -10,7 +10,9 @@ export { isStorableText, UNSTORABLE_TEXT } from '#libs/contracts/storable-text.j
 export function findUnstorableText(value: unknown, path = ''): string | undefined {
   if (typeof value === 'string') return isStorableText(value) ? undefined : path;
   if (value === null || typeof value !== 'object') return undefined;
-  const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
+  const entries = Array.isArray(value)
+    ? value.map((item, index) => [String(index), item] as const)
+    : Object.entries(value);
   for (const [key, item] of entries) {
     // A bad key cannot name itself: the object holding it is the field at fault.
     if (!isStorableText(key)) return path;

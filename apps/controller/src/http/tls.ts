@@ -19,7 +19,12 @@ export interface TlsMaterial {
 export async function loadTls(config: WarrenConfig): Promise<TlsMaterial | undefined> {
   if (!config.tls.enabled) return undefined;
   if (config.tls.certFile && config.tls.keyFile) {
-    return { cert: readFileSync(config.tls.certFile, 'utf8'), key: readFileSync(config.tls.keyFile, 'utf8'), selfSigned: false, certFile: config.tls.certFile };
+    return {
+      cert: readFileSync(config.tls.certFile, 'utf8'),
+      key: readFileSync(config.tls.keyFile, 'utf8'),
+      selfSigned: false,
+      certFile: config.tls.certFile,
+    };
   }
   const dir = join(config.dataDir, 'tls');
   const certFile = join(dir, 'cert.pem');

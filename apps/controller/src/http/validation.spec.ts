@@ -38,11 +38,17 @@ describe('validation failures name their field as a path', () => {
   });
 
   test('nested wrong type reports the type, not the length', async () => {
-    expect(await fieldOf({ items: [{ name: 5, count: 1 }] })).toEqual({ field: 'items.0.name', message: 'name must be a string' });
+    expect(await fieldOf({ items: [{ name: 5, count: 1 }] })).toEqual({
+      field: 'items.0.name',
+      message: 'name must be a string',
+    });
   });
 
   test('unknown nested field', async () => {
-    expect(await fieldOf({ items: [{ ...ok, colour: 'red' }] })).toEqual({ field: 'items.0.colour', message: 'unknown field "items.0.colour"' });
+    expect(await fieldOf({ items: [{ ...ok, colour: 'red' }] })).toEqual({
+      field: 'items.0.colour',
+      message: 'unknown field "items.0.colour"',
+    });
   });
 
   test('valid input passes through as the DTO class', async () => {

@@ -2,7 +2,17 @@ import { ValidationPipe, type ArgumentMetadata, type Type, type ValidationError 
 import { badRequest, type ApiError } from './api-error.js';
 
 const TYPE_RULES = new Set([
-  'isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject', 'isDateString', 'isIn', 'isEnum', 'isUUID', 'nestedValidation',
+  'isString',
+  'isInt',
+  'isNumber',
+  'isBoolean',
+  'isArray',
+  'isObject',
+  'isDateString',
+  'isIn',
+  'isEnum',
+  'isUUID',
+  'nestedValidation',
 ]);
 
 /** The first failure of a (possibly nested) validation result, with its dotted path. */
@@ -14,7 +24,8 @@ function firstFailure(errors: ValidationError[], parent = ''): { field: string; 
     // Absent, not wrong: optional fields skip their rules when absent, so a rule failing on an
     // absent value means the field is required ("must be a string" would send people looking
     // for a wrong type). The value is read here only, never shown.
-    if (error.value === undefined && Object.keys(constraints).length > 0) return { field, message: `${field} is required` };
+    if (error.value === undefined && Object.keys(constraints).length > 0)
+      return { field, message: `${field} is required` };
     // A wrong type explains itself better than the length or range rules that then also fail.
     const typeRule = Object.keys(constraints).find((rule) => TYPE_RULES.has(rule));
     const first = constraints[typeRule ?? ''] ?? Object.values(constraints)[0];
@@ -42,7 +53,9 @@ const OBJECT_PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototy
  */
 function inheritedKey(value: unknown, path = ''): string | undefined {
   if (value === null || typeof value !== 'object') return undefined;
-  const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
+  const entries = Array.isArray(value)
+    ? value.map((item, index) => [String(index), item] as const)
+    : Object.entries(value);
   for (const [key, item] of entries) {
     const here = path ? `${path}.${key}` : key;
     if (!Array.isArray(value) && OBJECT_PROTOTYPE_NAMES.has(key)) return here;
@@ -70,7 +83,8 @@ export class StrictValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    const isDto = metadata.metatype && !([String, Number, Boolean, Array, Object] as unknown[]).includes(metadata.metatype);
+    const isDto =
+      metadata.metatype && !([String, Number, Boolean, Array, Object] as unknown[]).includes(metadata.metatype);
     if (isDto && metadata.type === 'body' && (value === null || typeof value !== 'object' || Array.isArray(value))) {
       throw badRequest('request body must be a JSON object');
     }
@@ -80,7 +94,9 @@ export class StrictValidationPipe extends ValidationPipe {
     }
     if (isDto && metadata.type === 'query') {
       if (value === null || typeof value !== 'object') value = {};
-      return this.validQueries.transform(metadata.metatype as Type, value as object, () => super.transform(value, metadata));
+      return this.validQueries.transform(metadata.metatype as Type, value as object, () =>
+        super.transform(value, metadata),
+      );
     }
     return super.transform(value, metadata);
   }

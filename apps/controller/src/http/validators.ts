@@ -32,7 +32,10 @@ export function IsHostAddress(options?: ValidationOptions): PropertyDecorator {
       name: 'isHostAddress',
       target: target.constructor,
       propertyName: propertyName as string,
-      options: { message: `${String(propertyName)} must be an IPv4 address, an IPv6 address or a hostname`, ...options },
+      options: {
+        message: `${String(propertyName)} must be an IPv4 address, an IPv6 address or a hostname`,
+        ...options,
+      },
       validator: { validate: (value: unknown) => isHostAddress(value) },
     });
 }

@@ -39,7 +39,9 @@ export function dialTargets(iface: DialInterface, hosts: readonly DialHost[]): D
   if (enabled.length === 0) {
     return [target(null, DEFAULT_HOST_NAME, iface.endpointHost, iface.listenPort)];
   }
-  return enabled.map((host) => target(host.id, host.name, host.address, host.port === 0 ? iface.listenPort : host.port));
+  return enabled.map((host) =>
+    target(host.id, host.name, host.address, host.port === 0 ? iface.listenPort : host.port),
+  );
 }
 
 function target(hostId: string | null, hostName: string, address: string, port: number): DialTarget {

@@ -7,7 +7,10 @@ export const Host = defineEntity({
   name: 'Host',
   tableName: 'hosts',
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     interface: () => p.manyToOne(TunnelInterface).deleteRule('cascade').index(),
     name: p.string().length(64),
     address: p.string().length(255),
@@ -16,7 +19,10 @@ export const Host = defineEntity({
     priority: p.integer().default(0),
     enabled: p.boolean().default(true),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type Host = InferEntity<typeof Host>;

@@ -32,7 +32,13 @@ export class HostsController {
     group: 'hosts',
     roles: MANAGERS,
     summary: "Add a host to an interface; port 0 means the interface's listen port",
-    example: { interfaceId: '00000000-0000-4000-8000-000000000000', name: 'cdn', address: 'cdn.example.com', port: 443, priority: 10 },
+    example: {
+      interfaceId: '00000000-0000-4000-8000-000000000000',
+      name: 'cdn',
+      address: 'cdn.example.com',
+      port: 443,
+      priority: 10,
+    },
     status: 201,
     response: HostDto,
     errors: [404, 409],
@@ -55,7 +61,14 @@ export class HostsController {
     return this.hosts.update(id, body);
   }
 
-  @Route({ method: 'DELETE', path: 'hosts/:id', group: 'hosts', roles: MANAGERS, summary: 'Delete a host', response: DeletedDto })
+  @Route({
+    method: 'DELETE',
+    path: 'hosts/:id',
+    group: 'hosts',
+    roles: MANAGERS,
+    summary: 'Delete a host',
+    response: DeletedDto,
+  })
   remove(@Param('id', new IdPipe('host')) id: string) {
     return this.hosts.remove(id);
   }

@@ -25,7 +25,10 @@ export class HostsService {
   ) {}
 
   async list(filter: { interfaceId?: string } = {}): Promise<HostView[]> {
-    if (filter.interfaceId !== undefined && !(isId(filter.interfaceId) && (await this.hosts.interfaceExists(filter.interfaceId)))) {
+    if (
+      filter.interfaceId !== undefined &&
+      !(isId(filter.interfaceId) && (await this.hosts.interfaceExists(filter.interfaceId)))
+    ) {
       throw notFound('interface not found', 'interfaceId');
     }
     return this.hosts.list(filter.interfaceId);
@@ -94,7 +97,8 @@ export class HostsService {
 
   /** Host names name the profiles rendered for them, so they are unique per interface regardless of case. */
   private async assertNameFree(em: EntityManager, interfaceId: string, name: string): Promise<void> {
-    if (await this.hosts.nameTaken(em, interfaceId, name)) throw conflict(`a host named "${name}" already exists on this interface`, 'name');
+    if (await this.hosts.nameTaken(em, interfaceId, name))
+      throw conflict(`a host named "${name}" already exists on this interface`, 'name');
   }
 }
 

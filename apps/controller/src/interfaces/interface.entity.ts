@@ -14,12 +14,12 @@ export type InterfaceMode = (typeof INTERFACE_MODES)[number];
 export const TunnelInterface = defineEntity({
   name: 'TunnelInterface',
   tableName: 'interfaces',
-  uniques: [
-    { properties: ['node', 'name'] },
-    { properties: ['node', 'listenPort'] },
-  ],
+  uniques: [{ properties: ['node', 'name'] }, { properties: ['node', 'listenPort'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     node: () => p.manyToOne(Node).deleteRule('cascade'),
     name: p.string().length(15),
     protocol: p.string().length(16).$type<InterfaceProtocol>().default('wireguard'),
@@ -38,7 +38,10 @@ export const TunnelInterface = defineEntity({
     /** The last address handed out, so freed addresses are not reused at once. */
     allocationCursor: p.bigint('number').nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type TunnelInterface = InferEntity<typeof TunnelInterface>;

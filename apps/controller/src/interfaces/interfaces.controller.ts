@@ -26,7 +26,14 @@ export class InterfacesController {
     return this.interfaces.list(query);
   }
 
-  @Route({ method: 'GET', path: 'interfaces/:id', group: 'interfaces', roles: SIGNED_IN, summary: 'Read one interface with its counts', response: InterfaceDto })
+  @Route({
+    method: 'GET',
+    path: 'interfaces/:id',
+    group: 'interfaces',
+    roles: SIGNED_IN,
+    summary: 'Read one interface with its counts',
+    response: InterfaceDto,
+  })
   get(@Param('id', new IdPipe('interface')) id: string) {
     return this.interfaces.get(id);
   }
@@ -36,8 +43,15 @@ export class InterfacesController {
     path: 'interfaces',
     group: 'interfaces',
     roles: MANAGERS,
-    summary: 'Create an interface (server keys, and AmneziaWG parameters in amnezia mode, are generated); nodeId defaults to the local node',
-    example: { name: 'wg0', mode: 'standard', listenPort: 51820, subnet: '10.8.0.0/24', endpointHost: 'vpn.example.com' },
+    summary:
+      'Create an interface (server keys, and AmneziaWG parameters in amnezia mode, are generated); nodeId defaults to the local node',
+    example: {
+      name: 'wg0',
+      mode: 'standard',
+      listenPort: 51820,
+      subnet: '10.8.0.0/24',
+      endpointHost: 'vpn.example.com',
+    },
     status: 201,
     response: InterfaceDto,
     errors: [404, 409],

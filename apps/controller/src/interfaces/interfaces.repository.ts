@@ -126,7 +126,9 @@ export class InterfacesRepository {
 
   async list(nodeId?: string): Promise<InterfaceView[]> {
     const em = this.orm.em.fork();
-    const rows = await em.find(TunnelInterface, nodeId ? { node: nodeId } : {}, { orderBy: { name: 'asc', createdAt: 'asc' } });
+    const rows = await em.find(TunnelInterface, nodeId ? { node: nodeId } : {}, {
+      orderBy: { name: 'asc', createdAt: 'asc' },
+    });
     return this.views(em, rows);
   }
 
@@ -138,7 +140,10 @@ export class InterfacesRepository {
 
   private async views(em: EntityManager, rows: readonly TunnelInterface[]): Promise<InterfaceView[]> {
     const [usage, agents] = await Promise.all([
-      this.usage(em, rows.map((row) => row.id)),
+      this.usage(
+        em,
+        rows.map((row) => row.id),
+      ),
       this.agents(em, [...new Set(rows.map((row) => row.node.id))]),
     ]);
     const now = Date.now();
@@ -152,7 +157,15 @@ export class InterfacesRepository {
   private async agents(em: EntityManager, nodeIds: readonly string[]): Promise<Map<string, NodeAgentFacts>> {
     const agents = new Map<string, NodeAgentFacts>();
     if (nodeIds.length === 0) return agents;
-    const rows = await em.execute<{ node_id: string; has_credential: boolean; connected: boolean; last_seen_at: Date | null; last_apply: ApplyResult | null }[]>(
+    const rows = await em.execute<
+      {
+        node_id: string;
+        has_credential: boolean;
+        connected: boolean;
+        last_seen_at: Date | null;
+        last_apply: ApplyResult | null;
+      }[]
+    >(
       `select node_id, credential_hash is not null as has_credential, connected, last_seen_at, last_apply
          from node_agents where node_id = any(array[?]::uuid[])`,
       [[...nodeIds]],

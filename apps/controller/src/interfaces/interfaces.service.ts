@@ -24,7 +24,10 @@ export type { InterfaceView } from './interfaces.repository.js';
 
 const UNIQUE_FIELDS = {
   interfaces_node_id_name_unique: { field: 'name', message: 'an interface with this name already exists on this node' },
-  interfaces_node_id_listen_port_unique: { field: 'listenPort', message: 'this listen port is already used on this node' },
+  interfaces_node_id_listen_port_unique: {
+    field: 'listenPort',
+    message: 'this listen port is already used on this node',
+  },
 };
 
 /** The part of an interface that must be unique on its node. */
@@ -65,7 +68,8 @@ export class InterfacesService {
 
   async create(input: CreateInterfaceDto): Promise<InterfaceView> {
     const mode = input.mode ?? 'standard';
-    if (input.awg !== undefined && mode !== 'amnezia') throw badRequest('awg parameters apply only to amnezia mode', 'awg');
+    if (input.awg !== undefined && mode !== 'amnezia')
+      throw badRequest('awg parameters apply only to amnezia mode', 'awg');
     const subnet = parseSubnet(input.subnet);
     const awg = mode === 'amnezia' ? (input.awg ? checkedAwg(input.awg) : generateAmneziaParams()) : null;
     const keys = generateKeyPair();
@@ -75,7 +79,12 @@ export class InterfacesService {
       if (nodeId === null) throw notFound('there is no local node; pass nodeId', 'nodeId');
       if (!isId(nodeId)) throw notFound('node not found', 'nodeId');
       await lockNode(em, nodeId, 'nodeId');
-      await this.assertPlacementFree(em, nodeId, { name: input.name, listenPort: input.listenPort, subnet, subnetText: input.subnet });
+      await this.assertPlacementFree(em, nodeId, {
+        name: input.name,
+        listenPort: input.listenPort,
+        subnet,
+        subnetText: input.subnet,
+      });
       const id = await this.interfaces.insert(em, {
         nodeId,
         name: input.name,
@@ -115,7 +124,8 @@ export class InterfacesService {
       if (changes.mode !== undefined && changes.mode !== row.mode) {
         throw badRequest(`mode cannot change (this interface is ${row.mode}); create a new interface instead`, 'mode');
       }
-      if (changes.awg !== undefined && row.mode !== 'amnezia') throw badRequest('awg parameters apply only to amnezia mode', 'awg');
+      if (changes.awg !== undefined && row.mode !== 'amnezia')
+        throw badRequest('awg parameters apply only to amnezia mode', 'awg');
       const awg = changes.awg !== undefined ? checkedAwg(changes.awg) : undefined;
 
       const subnetChanges = changes.subnet !== undefined && changes.subnet !== row.subnet;
@@ -132,7 +142,12 @@ export class InterfacesService {
       await this.assertPlacementFree(
         em,
         nodeId,
-        { name: changes.name ?? row.name, listenPort: changes.listenPort ?? row.listenPort, subnet, subnetText: changes.subnet ?? row.subnet },
+        {
+          name: changes.name ?? row.name,
+          listenPort: changes.listenPort ?? row.listenPort,
+          subnet,
+          subnetText: changes.subnet ?? row.subnet,
+        },
         id,
       );
 
@@ -140,7 +155,8 @@ export class InterfacesService {
       if (subnetChanges) {
         // DNS set to the old gateway (a resolver the operator runs there) follows the gateway to the new subnet.
         const oldGateway = gatewayAddress(row.subnet);
-        if (changes.dns === undefined && row.dns.length === 1 && row.dns[0] === oldGateway) row.dns = [gatewayAddress(subnet)];
+        if (changes.dns === undefined && row.dns.length === 1 && row.dns[0] === oldGateway)
+          row.dns = [gatewayAddress(subnet)];
         row.subnet = changes.subnet!;
         row.allocationCursor = null;
       }
@@ -187,12 +203,21 @@ export class InterfacesService {
   }
 
   /** Name, port and subnet must be free on the node; checked under the node's lock. */
-  private async assertPlacementFree(em: EntityManager, nodeId: string, wanted: WantedPlacement, selfId?: string): Promise<void> {
+  private async assertPlacementFree(
+    em: EntityManager,
+    nodeId: string,
+    wanted: WantedPlacement,
+    selfId?: string,
+  ): Promise<void> {
     const others = (await this.interfaces.placementsOnNode(em, nodeId)).filter((other) => other.id !== selfId);
     const sameName = others.find((other) => other.name === wanted.name);
     if (sameName) throw conflict(`an interface named "${wanted.name}" already exists on this node`, 'name');
     const samePort = others.find((other) => other.listenPort === wanted.listenPort);
-    if (samePort) throw conflict(`listen port ${wanted.listenPort} is already used by interface "${samePort.name}" on this node`, 'listenPort');
+    if (samePort)
+      throw conflict(
+        `listen port ${wanted.listenPort} is already used by interface "${samePort.name}" on this node`,
+        'listenPort',
+      );
     const overlapping = others.find((other) => cidrsOverlap(wanted.subnet, other.subnet));
     if (overlapping) {
       throw conflict(
@@ -207,7 +232,17 @@ export class InterfacesService {
 function snapshot(row: TunnelInterface) {
   // awg listed field by field: jsonb reorders keys, so comparing the objects' JSON would see a change that is none.
   const awg = row.awg ? AWG_FIELDS.map((field) => row.awg![field]) : null;
-  return [row.name, row.listenPort, row.subnet, row.endpointHost, row.mtu, row.dns, row.natInterface ?? null, row.enabled, awg];
+  return [
+    row.name,
+    row.listenPort,
+    row.subnet,
+    row.endpointHost,
+    row.mtu,
+    row.dns,
+    row.natInterface ?? null,
+    row.enabled,
+    awg,
+  ];
 }
 
 const AWG_FIELDS: readonly AmneziaField[] = ['jc', 'jmin', 'jmax', 's1', 's2', 'h1', 'h2', 'h3', 'h4'];

@@ -33,7 +33,7 @@ export class PanelMetrics {
 
   readonly applies = new Counter({
     name: 'warren_node_applies_total',
-    help: "Apply jobs an agent reported done, by node and outcome (ok, failed)",
+    help: 'Apply jobs an agent reported done, by node and outcome (ok, failed)',
     labelNames: ['node', 'outcome'] as const,
     registers: [this.registry],
   });

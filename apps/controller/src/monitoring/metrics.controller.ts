@@ -15,7 +15,8 @@ export class MetricsController {
     path: 'metrics',
     group: 'system',
     roles: SIGNED_IN,
-    summary: 'Prometheus metrics (text exposition format): HTTP, queues and jobs per node, sync, agents, counters, history, process',
+    summary:
+      'Prometheus metrics (text exposition format): HTTP, queues and jobs per node, sync, agents, counters, history, process',
     response: { text: METRICS_MEDIA_TYPE },
   })
   async scrape(@Res({ passthrough: true }) reply: FastifyReply): Promise<string> {

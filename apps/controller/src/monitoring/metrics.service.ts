@@ -49,12 +49,18 @@ export class MetricsService {
       m.nodeInfo.set({ node: node.id, name: node.name }, 1);
     }
     const counts = await withTimeout(
-      Promise.all(nodes.map(async (node) => [node.id, await this.queues.queue(nodeQueueName(node.id)).getJobCounts(...QUEUE_STATES)] as const)),
+      Promise.all(
+        nodes.map(
+          async (node) =>
+            [node.id, await this.queues.queue(nodeQueueName(node.id)).getJobCounts(...QUEUE_STATES)] as const,
+        ),
+      ),
       QUEUE_READ_MS,
       `the ${this.queues.kind} queue store`,
     ).catch(() => undefined);
     m.queueJobs.reset();
     m.queueStoreUp.set(counts ? 1 : 0);
-    for (const [node, byState] of counts ?? []) for (const state of QUEUE_STATES) m.queueJobs.set({ node, state }, byState[state] ?? 0);
+    for (const [node, byState] of counts ?? [])
+      for (const state of QUEUE_STATES) m.queueJobs.set({ node, state }, byState[state] ?? 0);
   }
 }

@@ -64,7 +64,9 @@ export async function startLocalAgent(options: {
   if (options.config.localAgentExternal) {
     // Its own unit runs it as root; it reads the identity written above (and restarts itself when
     // a newer one replaces the credential it holds: a controller restart issues a fresh one).
-    logger.log(`local agent credential written to ${dataDir}; the agent itself runs in its own unit (WARREN_LOCAL_AGENT=external)`);
+    logger.log(
+      `local agent credential written to ${dataDir}; the agent itself runs in its own unit (WARREN_LOCAL_AGENT=external)`,
+    );
     return { stop: async () => undefined };
   }
 
@@ -94,7 +96,9 @@ export async function startLocalAgent(options: {
       if (stopped) return;
       failures = Date.now() - startedAt > 60_000 ? 0 : failures + 1;
       const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.max(0, failures - 1));
-      logger.warn(`the local agent exited (${signal ?? `code ${code}`}); starting it again in ${Math.round(delay / 1000)} s`);
+      logger.warn(
+        `the local agent exited (${signal ?? `code ${code}`}); starting it again in ${Math.round(delay / 1000)} s`,
+      );
       restartTimer = setTimeout(launch, delay);
       restartTimer.unref();
     });

@@ -19,12 +19,26 @@ export class NodesController {
     @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
   ) {}
 
-  @Route({ method: 'GET', path: 'nodes', group: 'nodes', roles: SIGNED_IN, summary: 'List nodes with their revisions, sync state and interface counts', response: [NodeDto] })
+  @Route({
+    method: 'GET',
+    path: 'nodes',
+    group: 'nodes',
+    roles: SIGNED_IN,
+    summary: 'List nodes with their revisions, sync state and interface counts',
+    response: [NodeDto],
+  })
   list() {
     return this.nodes.list();
   }
 
-  @Route({ method: 'GET', path: 'nodes/:id', group: 'nodes', roles: SIGNED_IN, summary: 'Read one node', response: NodeDto })
+  @Route({
+    method: 'GET',
+    path: 'nodes/:id',
+    group: 'nodes',
+    roles: SIGNED_IN,
+    summary: 'Read one node',
+    response: NodeDto,
+  })
   get(@Param('id', new IdPipe('node')) id: string) {
     return this.nodes.get(id);
   }
@@ -49,7 +63,7 @@ export class NodesController {
     path: 'nodes/:id',
     group: 'nodes',
     roles: MANAGERS,
-    summary: "Rename a node or change its address or note",
+    summary: 'Rename a node or change its address or note',
     example: { note: 'moved to rack 4' },
     response: NodeDto,
     errors: [409],

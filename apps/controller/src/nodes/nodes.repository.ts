@@ -56,7 +56,10 @@ export class NodesRepository {
   async list(): Promise<NodeView[]> {
     const em = this.fork();
     const nodes = await em.find(Node, {}, { orderBy: { isLocal: 'desc', name: 'asc' } });
-    const counts = await interfaceCounts(em, nodes.map((node) => node.id));
+    const counts = await interfaceCounts(
+      em,
+      nodes.map((node) => node.id),
+    );
     const agents = new Map((await em.find(NodeAgent, {})).map((agent) => [agent.node.id, agent]));
     return nodes.map((node) => nodeView(node, counts.get(node.id) ?? 0, agents.get(node.id)));
   }
@@ -77,7 +80,10 @@ export class NodesRepository {
     return (await em.count(Node, { name })) > 0;
   }
 
-  async insert(input: { name: string; address: string; note: string }, em: EntityManager = this.fork()): Promise<NodeView> {
+  async insert(
+    input: { name: string; address: string; note: string },
+    em: EntityManager = this.fork(),
+  ): Promise<NodeView> {
     const node = em.create(Node, { ...input, isLocal: false });
     await em.flush();
     return nodeView(node, 0);
@@ -106,7 +112,11 @@ export class NodesRepository {
    * lock order every writer follows (see revisions/). Returns how many interfaces it has.
    */
   async lockWithInterfaces(tx: EntityManager, id: string): Promise<number> {
-    const interfaces = await tx.find(TunnelInterface, { node: id }, { fields: ['id'], lockMode: LockMode.PESSIMISTIC_WRITE });
+    const interfaces = await tx.find(
+      TunnelInterface,
+      { node: id },
+      { fields: ['id'], lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
     return interfaces.length;
   }
 
@@ -135,7 +145,14 @@ function nodeView(node: Node, interfaceCount: number, agent?: NodeAgent | null):
 
 function agentView(row: NodeAgent | null | undefined, now = Date.now()): NodeAgentView {
   return {
-    state: agentState({ hasCredential: Boolean(row?.credentialHash), connected: row?.connected ?? false, lastSeenAt: row?.lastSeenAt ?? null }, now),
+    state: agentState(
+      {
+        hasCredential: Boolean(row?.credentialHash),
+        connected: row?.connected ?? false,
+        lastSeenAt: row?.lastSeenAt ?? null,
+      },
+      now,
+    ),
     version: row?.version ?? null,
     lastSeenAt: row?.lastSeenAt ?? null,
     gaps: row?.gaps ?? [],

@@ -67,7 +67,8 @@ export class NodesService {
     try {
       return { ...node, enrolment: await this.credentials.issueEnrolment(node.id, panelUrl) };
     } catch (error) {
-      if (error instanceof ApiError && error.status === 409) return { ...node, enrolment: null, enrolmentError: error.message };
+      if (error instanceof ApiError && error.status === 409)
+        return { ...node, enrolment: null, enrolmentError: error.message };
       throw error;
     }
   }
@@ -107,7 +108,9 @@ export class NodesService {
       return { id, deleted: true as const, interfacesRemoved: count };
     });
     this.links.disconnect(id);
-    await this.credentials.forget(id).catch((error: Error) => this.logger.warn(`removing the Redis user of node ${id} failed: ${error.message}`));
+    await this.credentials
+      .forget(id)
+      .catch((error: Error) => this.logger.warn(`removing the Redis user of node ${id} failed: ${error.message}`));
     return removed;
   }
 

@@ -15,8 +15,16 @@ const PLAIN = /^([^:[\]]+):(\d{1,5})$/;
 export function parseHopAddress(text: string, field = 'address'): HopAddress {
   const match = BRACKETED.exec(text) ?? PLAIN.exec(text);
   const port = match ? Number(match[2]) : NaN;
-  if (!match || !isHostAddress(match[1]) || (BRACKETED.test(text) && isIP(match[1]) !== 6) || !(port >= 1 && port <= 65535)) {
-    throw badRequest(`${field} must be host:port (an IPv4 address, [IPv6 address] or hostname, and a port 1..65535)`, field);
+  if (
+    !match ||
+    !isHostAddress(match[1]) ||
+    (BRACKETED.test(text) && isIP(match[1]) !== 6) ||
+    !(port >= 1 && port <= 65535)
+  ) {
+    throw badRequest(
+      `${field} must be host:port (an IPv4 address, [IPv6 address] or hostname, and a port 1..65535)`,
+      field,
+    );
   }
   return { host: match[1], port };
 }
@@ -44,6 +52,9 @@ export function assertAllowedHopHost(host: string, field = 'address'): Promise<v
  */
 export function assertReachableByKind(kind: string, host: string, field = 'address'): void {
   if (kind !== 'wireguard' && isIP(host) === 6) {
-    throw badRequest(`a ${kind} outbound is reached over IPv4 on the node: give an IPv4 address or a host name, not ${host}`, field);
+    throw badRequest(
+      `a ${kind} outbound is reached over IPv4 on the node: give an IPv4 address or a host name, not ${host}`,
+      field,
+    );
   }
 }

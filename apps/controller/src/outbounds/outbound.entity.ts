@@ -23,7 +23,10 @@ export const Outbound = defineEntity({
     { properties: ['node', 'interfaceName'] },
   ],
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     node: () => p.manyToOne(Node).deleteRule('cascade'),
     tag: p.string().length(64),
     kind: p.string().length(16).$type<OutboundKind>(),
@@ -54,7 +57,10 @@ export const Outbound = defineEntity({
     lastError: p.string().length(500).nullable(),
     egressIp: p.string().length(45).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type Outbound = InferEntity<typeof Outbound>;

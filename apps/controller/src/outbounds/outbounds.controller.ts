@@ -30,7 +30,14 @@ export class OutboundsController {
     return this.outbounds.list(query.nodeId);
   }
 
-  @Route({ method: 'GET', path: 'outbounds/:id', group: 'outbounds', roles: SIGNED_IN, summary: 'Read one outbound (no secrets)', response: OutboundDto })
+  @Route({
+    method: 'GET',
+    path: 'outbounds/:id',
+    group: 'outbounds',
+    roles: SIGNED_IN,
+    summary: 'Read one outbound (no secrets)',
+    response: OutboundDto,
+  })
   get(@Param('id', new IdPipe('outbound')) id: string) {
     return this.outbounds.get(id);
   }
@@ -41,7 +48,13 @@ export class OutboundsController {
     group: 'outbounds',
     roles: MANAGERS,
     summary: 'Create a hop (wireguard, socks, http or shadowsocks) on a node; nodeId defaults to the local node',
-    example: { tag: 'upstream-socks', kind: 'socks', address: '203.0.113.7:1080', username: 'user', password: 'secret' },
+    example: {
+      tag: 'upstream-socks',
+      kind: 'socks',
+      address: '203.0.113.7:1080',
+      username: 'user',
+      password: 'secret',
+    },
     status: 201,
     response: OutboundDto,
     errors: [404, 409],
@@ -69,7 +82,8 @@ export class OutboundsController {
     path: 'outbounds/:id',
     group: 'outbounds',
     roles: MANAGERS,
-    summary: 'Delete a hop; refused for the built-ins and while rules or the default outbound use it (409 naming the rules)',
+    summary:
+      'Delete a hop; refused for the built-ins and while rules or the default outbound use it (409 naming the rules)',
     response: DeletedDto,
     errors: [409],
   })
@@ -82,7 +96,8 @@ export class OutboundsController {
     path: 'outbounds/:id/check',
     group: 'outbounds',
     roles: MANAGERS,
-    summary: "Probe an outbound from its node (tcp: connect only; http, the default: fetch the probe URL through it); no agent answer in time is ok:false, errorClass timeout",
+    summary:
+      'Probe an outbound from its node (tcp: connect only; http, the default: fetch the probe URL through it); no agent answer in time is ok:false, errorClass timeout',
     query: { mode: 'tcp or http (default)' },
     response: ProbeResultDto,
   })

@@ -50,7 +50,10 @@ export interface OutboundPlacement {
   interfaceName: string | null;
 }
 
-export type NewOutbound = Omit<Outbound, 'id' | 'node' | 'createdAt' | 'updatedAt' | 'lastCheckAt' | 'latencyMs' | 'lastError' | 'egressIp'> & { nodeId: string };
+export type NewOutbound = Omit<
+  Outbound,
+  'id' | 'node' | 'createdAt' | 'updatedAt' | 'lastCheckAt' | 'latencyMs' | 'lastError' | 'egressIp'
+> & { nodeId: string };
 
 export function isBuiltin(kind: OutboundKind): kind is 'direct' | 'blocked' {
   return kind === 'direct' || kind === 'blocked';
@@ -65,7 +68,9 @@ interface AgentReport {
 function hopState(row: Outbound, agent: AgentReport | undefined): { state: HopState; stateError: string | null } {
   if (isBuiltin(row.kind)) return { state: 'up', stateError: null };
   if (!row.enabled) return { state: 'disabled', stateError: null };
-  const outcome = agent?.connected ? agent.lastApply?.outbounds?.find((candidate) => candidate.tag === row.tag) : undefined;
+  const outcome = agent?.connected
+    ? agent.lastApply?.outbounds?.find((candidate) => candidate.tag === row.tag)
+    : undefined;
   if (!outcome) return { state: 'unknown', stateError: null };
   return { state: outcome.state, stateError: outcome.error ?? null };
 }
@@ -158,7 +163,12 @@ export class OutboundsRepository {
 
   async placementsOnNode(em: EntityManager, nodeId: string): Promise<OutboundPlacement[]> {
     const rows = await em.find(Outbound, { node: nodeId }, { fields: ['id', 'tag', 'slot', 'interfaceName'] });
-    return rows.map((row) => ({ id: row.id, tag: row.tag, slot: row.slot ?? null, interfaceName: row.interfaceName ?? null }));
+    return rows.map((row) => ({
+      id: row.id,
+      tag: row.tag,
+      slot: row.slot ?? null,
+      interfaceName: row.interfaceName ?? null,
+    }));
   }
 
   /** Tunnel interface names on the node (interfaces/): a hop's interface must not take one. */
@@ -184,12 +194,18 @@ export class OutboundsRepository {
 
   /** The rules routing through this outbound, in their order (routing_rules, by table name). */
   async rulesUsing(em: EntityManager, outboundId: string): Promise<{ id: string; name: string }[]> {
-    return em.execute<{ id: string; name: string }[]>('select id, name from routing_rules where outbound_id = ? order by position, created_at', [outboundId]);
+    return em.execute<{ id: string; name: string }[]>(
+      'select id, name from routing_rules where outbound_id = ? order by position, created_at',
+      [outboundId],
+    );
   }
 
   /** Whether the outbound is its node's default outbound (routing_basics, by table name). */
   async isDefault(em: EntityManager, outboundId: string): Promise<boolean> {
-    const rows = await em.execute<{ node_id: string }[]>('select node_id from routing_basics where default_outbound_id = ?', [outboundId]);
+    const rows = await em.execute<{ node_id: string }[]>(
+      'select node_id from routing_basics where default_outbound_id = ?',
+      [outboundId],
+    );
     return rows.length > 0;
   }
 
@@ -209,7 +225,15 @@ export class OutboundsRepository {
 
   /** Whether each node's agent is connected now (system/'s one rule) and its last apply. */
   private async agents(em: EntityManager, nodeIds: readonly string[]): Promise<Map<string, AgentReport>> {
-    const rows = await em.execute<{ node_id: string; has_credential: boolean; connected: boolean; last_seen_at: Date | null; last_apply: ApplyResult | null }[]>(
+    const rows = await em.execute<
+      {
+        node_id: string;
+        has_credential: boolean;
+        connected: boolean;
+        last_seen_at: Date | null;
+        last_apply: ApplyResult | null;
+      }[]
+    >(
       `select node_id, credential_hash is not null as has_credential, connected, last_seen_at, last_apply
          from node_agents where node_id = any(array[?]::uuid[])`,
       [[...nodeIds]],
@@ -220,7 +244,14 @@ export class OutboundsRepository {
         row.node_id,
         {
           connected:
-            agentState({ hasCredential: row.has_credential, connected: row.connected, lastSeenAt: row.last_seen_at && new Date(row.last_seen_at) }, now) === 'connected',
+            agentState(
+              {
+                hasCredential: row.has_credential,
+                connected: row.connected,
+                lastSeenAt: row.last_seen_at && new Date(row.last_seen_at),
+              },
+              now,
+            ) === 'connected',
           lastApply: row.last_apply,
         },
       ]),

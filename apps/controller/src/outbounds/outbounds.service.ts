@@ -26,8 +26,14 @@ export const MAX_SLOT = 250;
 
 const UNIQUE_FIELDS = {
   outbounds_node_id_tag_unique: { field: 'tag', message: 'an outbound with this tag already exists on this node' },
-  outbounds_node_id_slot_unique: { field: '', message: 'another hop was created on this node at the same time; try again' },
-  outbounds_node_id_interface_name_unique: { field: '', message: 'another hop was created on this node at the same time; try again' },
+  outbounds_node_id_slot_unique: {
+    field: '',
+    message: 'another hop was created on this node at the same time; try again',
+  },
+  outbounds_node_id_interface_name_unique: {
+    field: '',
+    message: 'another hop was created on this node at the same time; try again',
+  },
 };
 
 /** Fields each hop kind takes; any other kind-specific field given is refused by name. */
@@ -37,7 +43,18 @@ const KIND_FIELDS = {
   shadowsocks: ['password', 'method'],
   wireguard: ['privateKey', 'peerPublicKey', 'presharedKey', 'allowedIps', 'tunnelAddress', 'mtu', 'keepalive'],
 } as const;
-const SPECIFIC_FIELDS = ['username', 'password', 'method', 'privateKey', 'peerPublicKey', 'presharedKey', 'allowedIps', 'tunnelAddress', 'mtu', 'keepalive'] as const;
+const SPECIFIC_FIELDS = [
+  'username',
+  'password',
+  'method',
+  'privateKey',
+  'peerPublicKey',
+  'presharedKey',
+  'allowedIps',
+  'tunnelAddress',
+  'mtu',
+  'keepalive',
+] as const;
 type SpecificField = (typeof SPECIFIC_FIELDS)[number];
 
 /**
@@ -48,12 +65,16 @@ export function assertFieldsFit(kind: keyof typeof KIND_FIELDS, input: Partial<R
   const allowed: readonly string[] = KIND_FIELDS[kind];
   const stray = SPECIFIC_FIELDS.find((field) => input[field] !== undefined && !allowed.includes(field));
   if (stray) throw badRequest(`${stray} does not apply to a ${kind} outbound`, stray);
-  if (kind === 'shadowsocks' && input.password === '') throw badRequest('a shadowsocks outbound needs a password (not empty)', 'password');
+  if (kind === 'shadowsocks' && input.password === '')
+    throw badRequest('a shadowsocks outbound needs a password (not empty)', 'password');
   if (kind === 'socks' || kind === 'http') {
     for (const field of ['username', 'password'] as const) {
       const value = input[field];
       if (typeof value === 'string' && !REDSOCKS_TEXT.test(value)) {
-        throw badRequest(`${field} may not contain a quote ("), a backslash or a control character: the node's redirector (redsocks) cannot read them`, field);
+        throw badRequest(
+          `${field} may not contain a quote ("), a backslash or a control character: the node's redirector (redsocks) cannot read them`,
+          field,
+        );
       }
     }
   }
@@ -69,10 +90,18 @@ export function isBuiltinTag(tag: unknown): boolean {
  * handshake with it is predictable), or a private key whose public key is the peer's own (the hop
  * would "peer" with itself). `field` names what the caller gave.
  */
-export function assertUsableHopKeys(privateKey: string | null | undefined, peerPublicKey: string | null | undefined, field: 'privateKey' | 'peerPublicKey'): void {
-  if (privateKey && Buffer.from(privateKey, 'base64').every((byte) => byte === 0)) throw badRequest('privateKey must not be all zeros', 'privateKey');
+export function assertUsableHopKeys(
+  privateKey: string | null | undefined,
+  peerPublicKey: string | null | undefined,
+  field: 'privateKey' | 'peerPublicKey',
+): void {
+  if (privateKey && Buffer.from(privateKey, 'base64').every((byte) => byte === 0))
+    throw badRequest('privateKey must not be all zeros', 'privateKey');
   if (privateKey && peerPublicKey && publicKeyFromPrivate(privateKey) === peerPublicKey) {
-    throw badRequest("peerPublicKey is this hop's own public key: the peer must be the upstream, with a key pair of its own", field);
+    throw badRequest(
+      "peerPublicKey is this hop's own public key: the peer must be the upstream, with a key pair of its own",
+      field,
+    );
   }
 }
 
@@ -110,7 +139,8 @@ export class OutboundsService {
 
   async create(input: CreateOutboundDto): Promise<OutboundView> {
     assertFieldsFit(input.kind, input);
-    if (isBuiltinTag(input.tag)) throw conflict(`"${input.tag}" is the tag of a built-in outbound (in any case); choose another`, 'tag');
+    if (isBuiltinTag(input.tag))
+      throw conflict(`"${input.tag}" is the tag of a built-in outbound (in any case); choose another`, 'tag');
     if (input.kind === 'wireguard') assertUsableHopKeys(input.privateKey, input.peerPublicKey, 'peerPublicKey');
     const address = parseHopAddress(input.address);
     assertReachableByKind(input.kind, address.host);
@@ -120,11 +150,13 @@ export class OutboundsService {
     const id = await this.write(async (em) => {
       await lockNode(em, nodeId, 'nodeId');
       const placements = await this.outbounds.placementsOnNode(em, nodeId);
-      if (placements.some((other) => other.tag === input.tag)) throw conflict(`an outbound tagged "${input.tag}" already exists on this node`, 'tag');
+      if (placements.some((other) => other.tag === input.tag))
+        throw conflict(`an outbound tagged "${input.tag}" already exists on this node`, 'tag');
       const used = new Set(placements.map((other) => other.slot));
       const slot = Array.from({ length: MAX_SLOT }, (_, i) => i + 1).find((candidate) => !used.has(candidate));
       if (slot === undefined) throw conflict(`a node runs at most ${MAX_SLOT} hops`);
-      const interfaceName = input.kind === 'wireguard' ? await this.hopInterfaceName(em, nodeId, slot, placements) : null;
+      const interfaceName =
+        input.kind === 'wireguard' ? await this.hopInterfaceName(em, nodeId, slot, placements) : null;
       const id = await this.outbounds.insert(em, {
         nodeId,
         tag: input.tag,
@@ -153,17 +185,24 @@ export class OutboundsService {
         const field = Object.keys(changes).find((key) => changes[key as keyof UpdateOutboundDto] !== undefined) ?? '';
         throw badRequest(`the built-in outbound "${row.tag}" cannot be changed`, field);
       }
-      if (changes.nodeId !== undefined && changes.nodeId !== nodeId) throw badRequest('an outbound cannot move to another node; create one there instead', 'nodeId');
-      if (changes.kind !== undefined && changes.kind !== row.kind) throw badRequest(`kind cannot change (this outbound is ${row.kind}); create a new one instead`, 'kind');
+      if (changes.nodeId !== undefined && changes.nodeId !== nodeId)
+        throw badRequest('an outbound cannot move to another node; create one there instead', 'nodeId');
+      if (changes.kind !== undefined && changes.kind !== row.kind)
+        throw badRequest(`kind cannot change (this outbound is ${row.kind}); create a new one instead`, 'kind');
       const kind = row.kind as keyof typeof KIND_FIELDS;
       assertFieldsFit(kind, changes);
       if (changes.tag !== undefined && changes.tag !== row.tag) {
-        if (isBuiltinTag(changes.tag)) throw conflict(`"${changes.tag}" is the tag of a built-in outbound (in any case); choose another`, 'tag');
+        if (isBuiltinTag(changes.tag))
+          throw conflict(`"${changes.tag}" is the tag of a built-in outbound (in any case); choose another`, 'tag');
         const placements = await this.outbounds.placementsOnNode(em, nodeId);
-        if (placements.some((other) => other.tag === changes.tag)) throw conflict(`an outbound tagged "${changes.tag}" already exists on this node`, 'tag');
+        if (placements.some((other) => other.tag === changes.tag))
+          throw conflict(`an outbound tagged "${changes.tag}" already exists on this node`, 'tag');
       }
       if (changes.enabled === false && row.enabled && (await this.outbounds.isDefault(em, row.id))) {
-        throw conflict(`"${row.tag}" is the node's default outbound; choose another default (PUT /api/routing) before disabling it`, 'enabled');
+        throw conflict(
+          `"${row.tag}" is the node's default outbound; choose another default (PUT /api/routing) before disabling it`,
+          'enabled',
+        );
       }
       const before = JSON.stringify(snapshot(row));
       if (changes.address !== undefined) {
@@ -179,7 +218,8 @@ export class OutboundsService {
       if (changes.note !== undefined) row.note = changes.note;
       if (changes.username !== undefined) row.username = changes.username;
       if (changes.password !== undefined) {
-        if (!changes.password && kind === 'shadowsocks') throw badRequest('a shadowsocks outbound needs a password', 'password');
+        if (!changes.password && kind === 'shadowsocks')
+          throw badRequest('a shadowsocks outbound needs a password', 'password');
         row.password = changes.password;
       }
       if (changes.method !== undefined) row.method = changes.method;
@@ -190,11 +230,16 @@ export class OutboundsService {
       if (changes.peerPublicKey !== undefined) row.peerPublicKey = changes.peerPublicKey;
       if (changes.presharedKey !== undefined) row.presharedKey = changes.presharedKey;
       if (changes.allowedIps !== undefined) row.allowedIps = allowedIps(changes.allowedIps);
-      if (changes.tunnelAddress !== undefined) row.tunnelAddress = normalizeCidr(changes.tunnelAddress, 'tunnelAddress');
+      if (changes.tunnelAddress !== undefined)
+        row.tunnelAddress = normalizeCidr(changes.tunnelAddress, 'tunnelAddress');
       if (changes.mtu !== undefined) row.mtu = changes.mtu;
       if (changes.keepalive !== undefined) row.keepalive = changes.keepalive;
       if (changes.privateKey !== undefined || changes.peerPublicKey !== undefined) {
-        assertUsableHopKeys(row.privateKey, row.peerPublicKey, changes.peerPublicKey !== undefined ? 'peerPublicKey' : 'privateKey');
+        assertUsableHopKeys(
+          row.privateKey,
+          row.peerPublicKey,
+          changes.peerPublicKey !== undefined ? 'peerPublicKey' : 'privateKey',
+        );
       }
       // A change that changes nothing leaves the node's revision alone (no pointless apply).
       if (JSON.stringify(snapshot(row)) === before) return;
@@ -214,9 +259,12 @@ export class OutboundsService {
       const rules = await this.outbounds.rulesUsing(em, id);
       if (rules.length > 0) {
         const names = rules.map((rule) => `"${rule.name}" (${rule.id})`).join(', ');
-        throw conflict(`outbound "${row.tag}" is used by ${rules.length === 1 ? 'rule' : 'rules'} ${names}; change or delete them first`);
+        throw conflict(
+          `outbound "${row.tag}" is used by ${rules.length === 1 ? 'rule' : 'rules'} ${names}; change or delete them first`,
+        );
       }
-      if (await this.outbounds.isDefault(em, id)) throw conflict(`outbound "${row.tag}" is the node's default outbound; choose another default first`);
+      if (await this.outbounds.isDefault(em, id))
+        throw conflict(`outbound "${row.tag}" is the node's default outbound; choose another default first`);
       await this.outbounds.delete(em, id);
       await bumpRevisions(em, [nodeId]);
       return { id, deleted: true as const };
@@ -254,12 +302,17 @@ export class OutboundsService {
         return { ...none, username: input.username ?? null, password: input.password ?? null };
       case 'shadowsocks':
         if (input.method === undefined) throw badRequest('method is required for a shadowsocks outbound', 'method');
-        if (!input.password) throw badRequest('password is required for a shadowsocks outbound (not empty)', 'password');
+        if (!input.password)
+          throw badRequest('password is required for a shadowsocks outbound (not empty)', 'password');
         return { ...none, method: input.method, password: input.password };
       case 'wireguard': {
-        if (input.peerPublicKey === undefined) throw badRequest('peerPublicKey is required for a wireguard outbound', 'peerPublicKey');
-        if (input.tunnelAddress === undefined) throw badRequest('tunnelAddress is required for a wireguard outbound', 'tunnelAddress');
-        const keys = input.privateKey ? { privateKey: input.privateKey, publicKey: publicKeyFromPrivate(input.privateKey) } : generateKeyPair();
+        if (input.peerPublicKey === undefined)
+          throw badRequest('peerPublicKey is required for a wireguard outbound', 'peerPublicKey');
+        if (input.tunnelAddress === undefined)
+          throw badRequest('tunnelAddress is required for a wireguard outbound', 'tunnelAddress');
+        const keys = input.privateKey
+          ? { privateKey: input.privateKey, publicKey: publicKeyFromPrivate(input.privateKey) }
+          : generateKeyPair();
         return {
           ...none,
           privateKey: keys.privateKey,
@@ -276,7 +329,12 @@ export class OutboundsService {
   }
 
   /** `whop<slot>`, or a variant when a tunnel of the node already has that name. */
-  private async hopInterfaceName(em: EntityManager, nodeId: string, slot: number, placements: { interfaceName: string | null }[]): Promise<string> {
+  private async hopInterfaceName(
+    em: EntityManager,
+    nodeId: string,
+    slot: number,
+    placements: { interfaceName: string | null }[],
+  ): Promise<string> {
     const taken = await this.outbounds.tunnelNames(em, nodeId);
     for (const name of placements.map((other) => other.interfaceName)) if (name) taken.add(name);
     for (let n = 0; ; n++) {
@@ -292,14 +350,29 @@ export class OutboundsService {
 
 function allowedIps(values: readonly string[]): string[] {
   const list = normalizeList(values, 'allowedIps', normalizeCidr);
-  if (list.length === 0) throw badRequest('allowedIps needs at least one network (0.0.0.0/0 for everything)', 'allowedIps');
+  if (list.length === 0)
+    throw badRequest('allowedIps needs at least one network (0.0.0.0/0 for everything)', 'allowedIps');
   return list;
 }
 
 /** The fields whose change alters what the node runs (or shows). */
 function snapshot(row: Outbound) {
   return [
-    row.tag, row.enabled, row.position, row.host, row.port, row.username, row.password, row.method, row.privateKey,
-    row.peerPublicKey, row.presharedKey, row.allowedIps, row.tunnelAddress, row.mtu, row.keepalive, row.note,
+    row.tag,
+    row.enabled,
+    row.position,
+    row.host,
+    row.port,
+    row.username,
+    row.password,
+    row.method,
+    row.privateKey,
+    row.peerPublicKey,
+    row.presharedKey,
+    row.allowedIps,
+    row.tunnelAddress,
+    row.mtu,
+    row.keepalive,
+    row.note,
   ];
 }

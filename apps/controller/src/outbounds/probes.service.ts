@@ -1,7 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { nodeQueueName } from '#libs/contracts/node-queue.js';
-import { PROBE_JOB, probeJobSchema, probeResultSchema, type HopConfig, type ProbeJob, type ProbeResult } from '#libs/contracts/routing.js';
+import {
+  PROBE_JOB,
+  probeJobSchema,
+  probeResultSchema,
+  type HopConfig,
+  type ProbeJob,
+  type ProbeResult,
+} from '#libs/contracts/routing.js';
 import { notFound } from '../http/api-error.js';
 import type { QueueBackend } from '../queue/queue-backend.js';
 import { QUEUE_BACKEND } from '../runtime.js';
@@ -20,7 +27,14 @@ export const PICKUP_MARGIN_MS = 3000;
 const NO_STAGES = { dns: null, connect: null, handshake: null, firstByte: null };
 
 function failure(errorClass: ProbeResult['errorClass'], error: string): ProbeResult {
-  return { ok: false, latencyMs: null, stages: { ...NO_STAGES }, errorClass, error: error.slice(0, 500), egressIp: null };
+  return {
+    ok: false,
+    latencyMs: null,
+    stages: { ...NO_STAGES },
+    errorClass,
+    error: error.slice(0, 500),
+    egressIp: null,
+  };
 }
 
 /** The hop as the agent runs it, secrets included: a probe goes through the real hop. */
@@ -42,9 +56,21 @@ function hopConfig(row: Outbound): HopConfig | { kind: 'direct' } {
       };
     case 'socks':
     case 'http':
-      return { kind: row.kind, host: row.host!, port: row.port!, username: row.username ?? null, password: row.password ?? null };
+      return {
+        kind: row.kind,
+        host: row.host!,
+        port: row.port!,
+        username: row.username ?? null,
+        password: row.password ?? null,
+      };
     case 'shadowsocks':
-      return { kind: 'shadowsocks', host: row.host!, port: row.port!, method: row.method as 'aes-256-gcm', password: row.password! };
+      return {
+        kind: 'shadowsocks',
+        host: row.host!,
+        port: row.port!,
+        method: row.method as 'aes-256-gcm',
+        password: row.password!,
+      };
     default:
       return { kind: 'direct' };
   }
@@ -69,7 +95,10 @@ export class ProbesService {
     const row = await this.outbounds.find(id);
     if (!row) throw notFound('outbound not found', 'id');
     const at = new Date();
-    const result = row.kind === 'blocked' ? failure('forbidden', 'the blocked outbound drops all traffic') : await this.run(row, mode);
+    const result =
+      row.kind === 'blocked'
+        ? failure('forbidden', 'the blocked outbound drops all traffic')
+        : await this.run(row, mode);
     await this.outbounds.recordCheck(id, result, at);
     return result;
   }
@@ -95,10 +124,15 @@ export class ProbesService {
     const outcome = await awaitJob(queue, added.id!, waitMs);
     if (outcome.state === 'pending') {
       await queue.remove(added.id!).catch(() => undefined);
-      return failure('timeout', `no answer from the agent of node ${row.node.id} within ${waitMs} ms (is it connected?)`);
+      return failure(
+        'timeout',
+        `no answer from the agent of node ${row.node.id} within ${waitMs} ms (is it connected?)`,
+      );
     }
     if (outcome.state === 'failed') return failure('internal', `the probe failed on the node: ${outcome.reason}`);
     const parsed = probeResultSchema.safeParse(outcome.value);
-    return parsed.success ? parsed.data : failure('internal', 'the agent answered something that is not a probe result');
+    return parsed.success
+      ? parsed.data
+      : failure('internal', 'the agent answered something that is not a probe result');
   }
 }

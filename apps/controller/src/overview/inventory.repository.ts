@@ -60,7 +60,8 @@ export class InventoryRepository {
       [Math.floor(onlineAfterMs / 1000), job],
     );
     const counters = new Map(Object.entries(row?.counters ?? {}).map(([name, value]) => [name, Number(value)]));
-    const run = row && row.ran_at_ms !== null && row.result ? { ranAt: new Date(row.ran_at_ms), result: row.result } : null;
+    const run =
+      row && row.ran_at_ms !== null && row.result ? { ranAt: new Date(row.ran_at_ms), result: row.result } : null;
     return { counters, run };
   }
 
@@ -71,7 +72,9 @@ export class InventoryRepository {
    */
   async fold(): Promise<number> {
     return this.orm.em.fork().transactional(async (em) => {
-      const [lock] = await em.execute<{ locked: boolean }[]>(`select pg_try_advisory_xact_lock(hashtext('warren_inventory_fold')) as locked`);
+      const [lock] = await em.execute<{ locked: boolean }[]>(
+        `select pg_try_advisory_xact_lock(hashtext('warren_inventory_fold')) as locked`,
+      );
       if (!lock.locked) return 0;
       const [moved] = await em.execute<{ n: string }[]>(
         `with d as (delete from inventory_deltas returning bucket, counter, delta),

@@ -15,11 +15,20 @@ export interface InventoryCounts {
  */
 export function inventoryFrom(counters: CounterValues, onlineWindowMs: number): InventoryCounts {
   const value = (name: string) => counters.get(name) ?? 0;
-  const byStatus = Object.fromEntries(CLIENT_STATUSES.map((status) => [status, value(`clients.${status}`)])) as Record<(typeof CLIENT_STATUSES)[number], number>;
+  const byStatus = Object.fromEntries(CLIENT_STATUSES.map((status) => [status, value(`clients.${status}`)])) as Record<
+    (typeof CLIENT_STATUSES)[number],
+    number
+  >;
   const total = CLIENT_STATUSES.reduce((sum, status) => sum + byStatus[status], 0);
   const unlimited = value('quota.unlimited');
   return {
-    clients: { total, active: byStatus.active, disabled: byStatus.disabled, expired: byStatus.expired, exhausted: byStatus.exhausted },
+    clients: {
+      total,
+      active: byStatus.active,
+      disabled: byStatus.disabled,
+      expired: byStatus.expired,
+      exhausted: byStatus.exhausted,
+    },
     devices: { total: value('devices'), online: value('online'), onlineWindowSeconds: onlineWindowMs / 1000 },
     interfaces: value('interfaces'),
     usage: { upBytes: value('usage.up'), downBytes: value('usage.down'), usedBytes: value('usage.used') },

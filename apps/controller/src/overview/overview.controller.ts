@@ -14,7 +14,8 @@ export class OverviewController {
     path: 'overview/full',
     group: 'overview',
     roles: SIGNED_IN,
-    summary: 'Telemetry, panel state and inventory in one call: host samples, version, backends, node sync, last enforcement and backup, counts and totals',
+    summary:
+      'Telemetry, panel state and inventory in one call: host samples, version, backends, node sync, last enforcement and backup, counts and totals',
     response: OverviewDto,
   })
   full() {

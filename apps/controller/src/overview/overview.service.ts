@@ -42,7 +42,13 @@ const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(
 function enforcementRun(run: RecordedRun | null): EnforcementRun | null {
   if (!run) return null;
   const { expired, renewed, revived, nodes } = run.result;
-  return { at: run.ranAt, expired: count(expired), renewed: count(renewed), revived: count(revived), nodes: count(nodes) };
+  return {
+    at: run.ranAt,
+    expired: count(expired),
+    renewed: count(renewed),
+    revived: count(revived),
+    nodes: count(nodes),
+  };
 }
 
 /**
@@ -86,7 +92,11 @@ export class OverviewService {
         lastEnforcement: enforcementRun(reading.run),
         lastBackup,
       },
-      inventory: { ...inventoryFrom(reading.counters, ONLINE_WINDOW_MS), nodes: telemetry.nodes.length, outbounds: null },
+      inventory: {
+        ...inventoryFrom(reading.counters, ONLINE_WINDOW_MS),
+        nodes: telemetry.nodes.length,
+        outbounds: null,
+      },
     };
   }
 

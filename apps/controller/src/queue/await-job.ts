@@ -1,6 +1,7 @@
 import type { AnyQueue } from './queue-backend.js';
 
-export type JobOutcome = { state: 'completed'; value: unknown } | { state: 'failed'; reason: string } | { state: 'pending' };
+export type JobOutcome =
+  { state: 'completed'; value: unknown } | { state: 'failed'; reason: string } | { state: 'pending' };
 
 /**
  * Waits for a job to finish, up to `timeoutMs`, by reading its state: the same on both queue
@@ -16,7 +17,9 @@ export async function awaitJob(queue: AnyQueue, jobId: string, timeoutMs: number
     if (state === 'completed' || state === 'failed') {
       const job = await queue.getJob(jobId);
       if (!job) return { state: 'failed', reason: 'the job was removed before its result was read' };
-      return state === 'completed' ? { state, value: job.returnvalue } : { state, reason: job.failedReason ?? 'failed' };
+      return state === 'completed'
+        ? { state, value: job.returnvalue }
+        : { state, reason: job.failedReason ?? 'failed' };
     }
     if (state === 'unknown') return { state: 'failed', reason: 'no such job' };
     const left = deadline - Date.now();

@@ -160,7 +160,11 @@ export async function openQueueBackend(options: {
   return backend;
 }
 
-async function openStore(options: { redisUrl?: string; databaseUrl: string; prefix: string }): Promise<BaseQueueBackend> {
+async function openStore(options: {
+  redisUrl?: string;
+  databaseUrl: string;
+  prefix: string;
+}): Promise<BaseQueueBackend> {
   if (options.redisUrl) return new RedisQueueBackend(options.redisUrl, options.prefix);
   // The pool is ours, so BullMQ cannot set search_path on it: every connection starts in its schema.
   // Every worker on a user-supplied pool holds one pooled connection for its LISTEN as long as it

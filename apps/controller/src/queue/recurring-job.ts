@@ -52,7 +52,9 @@ export class RecurringJob {
   private upsert(): Promise<unknown> {
     const { queue, name, everyMs } = this.spec;
     return withTimeout(
-      this.queues.queue(queue).upsertJobScheduler(name, { every: everyMs }, { name, opts: { removeOnComplete: 100, removeOnFail: 100 } }),
+      this.queues
+        .queue(queue)
+        .upsertJobScheduler(name, { every: everyMs }, { name, opts: { removeOnComplete: 100, removeOnFail: 100 } }),
       5000,
       'the queue store',
     );

@@ -10,7 +10,12 @@ type RunsDb = InferKyselyDB<typeof ScheduledRun>;
  * for an earlier time than the one recorded (a replica with a slow clock, a test's chosen clock)
  * does not replace it.
  */
-export async function recordRun(em: EntityManager, job: string, ranAt: Date, result: Record<string, unknown>): Promise<void> {
+export async function recordRun(
+  em: EntityManager,
+  job: string,
+  ranAt: Date,
+  result: Record<string, unknown>,
+): Promise<void> {
   await em
     .getKysely<RunsDb>()
     .insertInto('scheduled_runs')

@@ -11,7 +11,10 @@ export const Node = defineEntity({
   name: 'Node',
   tableName: 'nodes',
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     name: p.string().length(64).unique(),
     /** Where operators and agents reach the host (informational until agents exist). */
     address: p.string().length(255).default(''),
@@ -23,7 +26,10 @@ export const Node = defineEntity({
     deliveredRevision: p.bigint('number').default(0).hidden(),
     note: p.string().length(512).default(''),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type Node = InferEntity<typeof Node>;

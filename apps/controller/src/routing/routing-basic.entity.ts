@@ -20,7 +20,10 @@ export const RoutingBasic = defineEntity({
     directIps: p.array().default([]),
     directDomains: p.array().default([]),
     failClosed: p.boolean().default(false),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type RoutingBasic = InferEntity<typeof RoutingBasic>;

@@ -17,7 +17,10 @@ export const RoutingRule = defineEntity({
   tableName: 'routing_rules',
   indexes: [{ properties: ['node', 'position'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     node: () => p.manyToOne(Node).deleteRule('cascade'),
     name: p.string().length(128),
     enabled: p.boolean().default(true),
@@ -35,7 +38,10 @@ export const RoutingRule = defineEntity({
     /** Packets matched, added up from the agents' rule-hits reports. */
     hits: p.bigint('number').default(0),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type RoutingRule = InferEntity<typeof RoutingRule>;

@@ -34,7 +34,8 @@ export class RoutingController {
     path: 'routing',
     group: 'routing',
     roles: MANAGERS,
-    summary: 'Change the basic settings (default outbound, block and direct lists, fail-closed); absent fields keep their values',
+    summary:
+      'Change the basic settings (default outbound, block and direct lists, fail-closed); absent fields keep their values',
     query: NODE_QUERY,
     example: { defaultOutbound: 'direct', blockBitTorrent: true, blockPorts: ['25'], failClosed: true },
     response: RoutingDto,
@@ -73,7 +74,14 @@ export class RoutingController {
     return this.routing.updateRule(id, body);
   }
 
-  @Route({ method: 'DELETE', path: 'routing/rules/:id', group: 'routing', roles: MANAGERS, summary: 'Delete a rule', response: DeletedDto })
+  @Route({
+    method: 'DELETE',
+    path: 'routing/rules/:id',
+    group: 'routing',
+    roles: MANAGERS,
+    summary: 'Delete a rule',
+    response: DeletedDto,
+  })
   removeRule(@Param('id', new IdPipe('rule')) id: string) {
     return this.routing.removeRule(id);
   }

@@ -48,7 +48,13 @@ export interface OutboundRef {
   enabled: boolean;
 }
 
-export type NewRule = RuleCriteria & { nodeId: string; name: string; enabled: boolean; position: number; outboundId: string };
+export type NewRule = RuleCriteria & {
+  nodeId: string;
+  name: string;
+  enabled: boolean;
+  position: number;
+  outboundId: string;
+};
 export type BasicFields = Omit<RoutingBasicView, 'defaultOutbound'> & { defaultOutboundId: string | null };
 
 function ruleView(row: RoutingRule): RoutingRuleView {
@@ -92,7 +98,16 @@ export class RoutingRepository {
     const row = await em.findOne(RoutingBasic, { node: nodeId }, { populate: ['defaultOutbound'] });
     if (!row) {
       const { defaultOutbound, blockBitTorrent, failClosed } = DEFAULT_ROUTING;
-      return { defaultOutbound, blockBitTorrent, blockIps: [], blockDomains: [], blockPorts: [], directIps: [], directDomains: [], failClosed };
+      return {
+        defaultOutbound,
+        blockBitTorrent,
+        blockIps: [],
+        blockDomains: [],
+        blockPorts: [],
+        directIps: [],
+        directDomains: [],
+        failClosed,
+      };
     }
     return {
       defaultOutbound: row.defaultOutbound?.tag ?? 'direct',
@@ -107,7 +122,11 @@ export class RoutingRepository {
   }
 
   async rules(nodeId: string, em: EntityManager = this.orm.em.fork()): Promise<RoutingRuleView[]> {
-    const rows = await em.find(RoutingRule, { node: nodeId }, { populate: ['outbound'], orderBy: { position: 'asc', createdAt: 'asc', id: 'asc' } });
+    const rows = await em.find(
+      RoutingRule,
+      { node: nodeId },
+      { populate: ['outbound'], orderBy: { position: 'asc', createdAt: 'asc', id: 'asc' } },
+    );
     return rows.map(ruleView);
   }
 
@@ -129,14 +148,19 @@ export class RoutingRepository {
   /** Which of these client ids exist (clients, by table name). */
   async existingClients(em: EntityManager, ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const rows = await em.execute<{ id: string }[]>('select id from clients where id = any(array[?]::uuid[])', [[...ids]]);
+    const rows = await em.execute<{ id: string }[]>('select id from clients where id = any(array[?]::uuid[])', [
+      [...ids],
+    ]);
     return new Set(rows.map((row) => row.id));
   }
 
   /** Which of these interface ids are interfaces of the node (interfaces, by table name). */
   async interfacesOfNode(em: EntityManager, nodeId: string, ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const rows = await em.execute<{ id: string }[]>('select id from interfaces where node_id = ? and id = any(array[?]::uuid[])', [nodeId, [...ids]]);
+    const rows = await em.execute<{ id: string }[]>(
+      'select id from interfaces where node_id = ? and id = any(array[?]::uuid[])',
+      [nodeId, [...ids]],
+    );
     return new Set(rows.map((row) => row.id));
   }
 
@@ -146,13 +170,20 @@ export class RoutingRepository {
   }
 
   async nextPosition(em: EntityManager, nodeId: string): Promise<number> {
-    const [row] = await em.execute<{ next: number }[]>('select coalesce(max(position) + 1, 0)::int as next from routing_rules where node_id = ?', [nodeId]);
+    const [row] = await em.execute<{ next: number }[]>(
+      'select coalesce(max(position) + 1, 0)::int as next from routing_rules where node_id = ?',
+      [nodeId],
+    );
     return row.next;
   }
 
   async insertRule(em: EntityManager, input: NewRule): Promise<string> {
     const { nodeId, outboundId, ...fields } = input;
-    const row = em.create(RoutingRule, { ...fields, node: em.getReference(Node, nodeId), outbound: em.getReference(Outbound, outboundId) });
+    const row = em.create(RoutingRule, {
+      ...fields,
+      node: em.getReference(Node, nodeId),
+      outbound: em.getReference(Outbound, outboundId),
+    });
     await em.flush();
     return row.id;
   }

@@ -9,7 +9,13 @@ import { OutboundsService } from '../outbounds/outbounds.service.js';
 import { bumpRevisions, lockNode } from '../revisions/revisions.js';
 import type { CreateRuleDto, UpdateRoutingDto, UpdateRuleDto } from './dto/routing.dto.js';
 import type { RoutingRule } from './routing-rule.entity.js';
-import { RoutingRepository, type OutboundRef, type RoutingBasicView, type RoutingRuleView, type RuleCriteria } from './routing.repository.js';
+import {
+  RoutingRepository,
+  type OutboundRef,
+  type RoutingBasicView,
+  type RoutingRuleView,
+  type RuleCriteria,
+} from './routing.repository.js';
 
 export interface RoutingView {
   nodeId: string;
@@ -17,7 +23,17 @@ export interface RoutingView {
   rules: RoutingRuleView[];
 }
 
-const CRITERIA = ['sourceIps', 'sourcePorts', 'network', 'destIps', 'domains', 'ports', 'clients', 'groups', 'interfaces'] as const;
+const CRITERIA = [
+  'sourceIps',
+  'sourcePorts',
+  'network',
+  'destIps',
+  'domains',
+  'ports',
+  'clients',
+  'groups',
+  'interfaces',
+] as const;
 
 /**
  * Policy routing per node: the basic settings and the ordered rules (docs/outbounds.md). Every
@@ -51,7 +67,8 @@ export class RoutingService {
       const tag = changes.defaultOutbound ?? current.defaultOutbound;
       const target = await this.routing.outboundByTag(em, node, tag);
       if (!target) throw badRequest(`there is no outbound tagged "${tag}" on this node`, 'defaultOutbound');
-      if (!target.enabled) throw badRequest(`outbound "${tag}" is disabled; enable it before making it the default`, 'defaultOutbound');
+      if (!target.enabled)
+        throw badRequest(`outbound "${tag}" is disabled; enable it before making it the default`, 'defaultOutbound');
       const next = {
         blockBitTorrent: changes.blockBitTorrent ?? current.blockBitTorrent,
         blockIps: lists.blockIps ?? current.blockIps,
@@ -87,7 +104,8 @@ export class RoutingService {
       await lockNode(em, node, 'nodeId');
       const target = await this.outboundOf(em, node, input.outboundTag);
       await this.assertNamedExist(em, node, criteria);
-      if ((await this.routing.ruleIds(em, node)).length >= MAX_RULES_PER_NODE) throw conflict(`a node has at most ${MAX_RULES_PER_NODE} rules`);
+      if ((await this.routing.ruleIds(em, node)).length >= MAX_RULES_PER_NODE)
+        throw conflict(`a node has at most ${MAX_RULES_PER_NODE} rules`);
       const id = await this.routing.insertRule(em, {
         nodeId: node,
         name: ruleName(input.name),
@@ -163,7 +181,10 @@ export class RoutingService {
       const unknown = [...seen].find((id) => !existing.has(id));
       if (unknown) throw badRequest(`rule ${unknown} is not a rule of this node`, 'ids');
       if (seen.size !== existing.size) {
-        throw badRequest(`ids must list every rule of the node once (${existing.size}); ${existing.size - seen.size} missing`, 'ids');
+        throw badRequest(
+          `ids must list every rule of the node once (${existing.size}); ${existing.size - seen.size} missing`,
+          'ids',
+        );
       }
       await this.routing.setOrder(em, node, [...seen]);
       await bumpRevisions(em, [node]);
@@ -199,16 +220,30 @@ export class RoutingService {
   private async assertNamedExist(em: EntityManager, nodeId: string, criteria: RuleCriteria): Promise<void> {
     const clients = await this.routing.existingClients(em, criteria.clients);
     const missingClient = criteria.clients.findIndex((id) => !clients.has(id));
-    if (missingClient >= 0) throw badRequest(`there is no client ${criteria.clients[missingClient]}`, `clients.${missingClient}`);
+    if (missingClient >= 0)
+      throw badRequest(`there is no client ${criteria.clients[missingClient]}`, `clients.${missingClient}`);
     const interfaces = await this.routing.interfacesOfNode(em, nodeId, criteria.interfaces);
     const missingInterface = criteria.interfaces.findIndex((id) => !interfaces.has(id));
-    if (missingInterface >= 0) throw badRequest(`there is no interface ${criteria.interfaces[missingInterface]} on this node`, `interfaces.${missingInterface}`);
+    if (missingInterface >= 0)
+      throw badRequest(
+        `there is no interface ${criteria.interfaces[missingInterface]} on this node`,
+        `interfaces.${missingInterface}`,
+      );
   }
 }
 
 function sameBasic(a: RoutingBasicView, b: RoutingBasicView): boolean {
   const key = (v: RoutingBasicView) =>
-    JSON.stringify([v.defaultOutbound, v.blockBitTorrent, v.blockIps, v.blockDomains, v.blockPorts, v.directIps, v.directDomains, v.failClosed]);
+    JSON.stringify([
+      v.defaultOutbound,
+      v.blockBitTorrent,
+      v.blockIps,
+      v.blockDomains,
+      v.blockPorts,
+      v.directIps,
+      v.directDomains,
+      v.failClosed,
+    ]);
   return key(a) === key(b);
 }
 

@@ -7,7 +7,10 @@ export const Setting = defineEntity({
   properties: {
     key: p.string().length(64).primary(),
     value: p.json<unknown>(),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type Setting = InferEntity<typeof Setting>;

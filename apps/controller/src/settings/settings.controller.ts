@@ -12,7 +12,14 @@ import { SettingsService } from './settings.service.js';
 export class SettingsController {
   constructor(private readonly settings: SettingsService) {}
 
-  @Route({ method: 'GET', path: 'settings', group: 'settings', roles: SIGNED_IN, summary: 'Panel-wide options: backup schedule and retention, probe target and timeout, private targets', response: SettingsDto })
+  @Route({
+    method: 'GET',
+    path: 'settings',
+    group: 'settings',
+    roles: SIGNED_IN,
+    summary: 'Panel-wide options: backup schedule and retention, probe target and timeout, private targets',
+    response: SettingsDto,
+  })
   get() {
     return this.settings.get();
   }
@@ -22,7 +29,8 @@ export class SettingsController {
     path: 'settings',
     group: 'settings',
     roles: MANAGERS,
-    summary: 'Change panel-wide options; the fields given are validated together and written together (backup schedule, retention and private targets: the owner only)',
+    summary:
+      'Change panel-wide options; the fields given are validated together and written together (backup schedule, retention and private targets: the owner only)',
     example: { backupIntervalHours: 12, backupKeep: 14 },
     response: SettingsDto,
   })

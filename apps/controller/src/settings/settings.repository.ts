@@ -23,8 +23,13 @@ export class SettingsRepository {
         await em.upsert(Setting, { key, value, updatedAt: new Date() });
       }
       if (options.bumpHopNodes) {
-        const rows = await em.execute<{ node_id: string }[]>(`select distinct node_id from outbounds where kind not in ('direct', 'blocked')`);
-        await bumpRevisions(em, rows.map((row) => row.node_id));
+        const rows = await em.execute<{ node_id: string }[]>(
+          `select distinct node_id from outbounds where kind not in ('direct', 'blocked')`,
+        );
+        await bumpRevisions(
+          em,
+          rows.map((row) => row.node_id),
+        );
       }
     });
   }

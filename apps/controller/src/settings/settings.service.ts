@@ -44,7 +44,11 @@ export class SettingsService {
    * private targets open the panel's own services to probes.
    */
   async update(changes: Partial<PanelSettings>, role: UserRole): Promise<PanelSettings> {
-    const given = Object.fromEntries(Object.entries(changes).filter(([key, value]) => value !== undefined && SETTING_KEYS.includes(key as keyof PanelSettings)));
+    const given = Object.fromEntries(
+      Object.entries(changes).filter(
+        ([key, value]) => value !== undefined && SETTING_KEYS.includes(key as keyof PanelSettings),
+      ),
+    );
     const ownersOnly = OWNER_SETTINGS.find((key) => key in given);
     if (ownersOnly && role !== 'owner') throw forbidden(`only the owner may change ${ownersOnly}`, ownersOnly);
     if (typeof given.probeUrl === 'string') {
@@ -57,7 +61,9 @@ export class SettingsService {
     // The agents get allowPrivateTargets with their desired state and refuse hops on forbidden
     // targets unless it is on: a change reaches every node with hops at once (turned off, hops
     // on private or loopback addresses stop, instead of running until the next change).
-    const privateTargetsChange = typeof given.allowPrivateTargets === 'boolean' && given.allowPrivateTargets !== (await this.get()).allowPrivateTargets;
+    const privateTargetsChange =
+      typeof given.allowPrivateTargets === 'boolean' &&
+      given.allowPrivateTargets !== (await this.get()).allowPrivateTargets;
     if (Object.keys(given).length > 0) await this.settings.write(given, { bumpHopNodes: privateTargetsChange });
     const settings = await this.get();
     for (const listener of this.listeners) await listener(settings, Object.keys(given) as (keyof PanelSettings)[]);

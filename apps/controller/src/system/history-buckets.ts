@@ -63,9 +63,15 @@ export function bucketize(rows: readonly StoredSample[], buckets: Buckets, tierM
   const series = Object.fromEntries(SERIES.map((name) => [name, [] as Point[]])) as Series;
   for (let index = 0; index < buckets.points; index++) {
     const t = buckets.startMs + index * buckets.stepMs;
-    const fill = counts[index] === 0 && buckets.stepMs < tierMs ? nearestRow(rows, t + buckets.stepMs / 2, tierMs) : undefined;
+    const fill =
+      counts[index] === 0 && buckets.stepMs < tierMs ? nearestRow(rows, t + buckets.stepMs / 2, tierMs) : undefined;
     SERIES.forEach((name, s) => {
-      const v = counts[index] > 0 ? round(sums[s][index] / counts[index]) : fill !== undefined ? round(values[fill][name]) : null;
+      const v =
+        counts[index] > 0
+          ? round(sums[s][index] / counts[index])
+          : fill !== undefined
+            ? round(values[fill][name])
+            : null;
       series[name].push({ t, v });
     });
   }

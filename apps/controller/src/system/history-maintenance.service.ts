@@ -44,7 +44,8 @@ export class SystemHistoryMaintenance {
 
   async prune(now: Date = new Date()): Promise<Record<number, number>> {
     const pruned: Record<number, number> = {};
-    for (const tier of TIERS) pruned[tier.seconds] = await this.store.prune(tier, now.getTime() - tier.retentionSeconds * 1000);
+    for (const tier of TIERS)
+      pruned[tier.seconds] = await this.store.prune(tier, now.getTime() - tier.retentionSeconds * 1000);
     return pruned;
   }
 }

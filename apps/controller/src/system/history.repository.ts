@@ -66,7 +66,11 @@ export class SystemHistoryRepository {
       const row = `(?, ${RAW.seconds}, ?::timestamptz, ${METRIC_COLUMNS.map(() => '?').join(', ')})`;
       await this.run(
         `insert into system_samples (${COLUMNS}) values ${chunk.map(() => row).join(', ')} on conflict do nothing`,
-        chunk.flatMap((sample) => [sample.source, iso(sample.at), ...METRIC_COLUMNS.map((column) => sample.values[column])]),
+        chunk.flatMap((sample) => [
+          sample.source,
+          iso(sample.at),
+          ...METRIC_COLUMNS.map((column) => sample.values[column]),
+        ]),
       );
     }
   }

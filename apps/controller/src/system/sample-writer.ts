@@ -79,7 +79,8 @@ export class SampleWriter implements OnModuleInit, BeforeApplicationShutdown {
     // Put them back in front of what arrived meanwhile, keeping time order.
     this.buffer = [...kept, ...this.buffer];
     if (this.buffer.length > MAX_BUFFERED) this.buffer.splice(0, this.buffer.length - MAX_BUFFERED);
-    if (!this.failing) this.logger.warn(`storing system samples failed, keeping them for the next try: ${(failure as Error).message}`);
+    if (!this.failing)
+      this.logger.warn(`storing system samples failed, keeping them for the next try: ${(failure as Error).message}`);
     this.failing = true;
   }
 
@@ -102,7 +103,9 @@ export class SampleWriter implements OnModuleInit, BeforeApplicationShutdown {
       if (!refused) continue;
       for (const row of rows) {
         if (await this.insertOrKeep([row], kept)) {
-          this.logger.warn(`a system sample of ${row.source} at ${new Date(row.at).toISOString()} was refused by the database and dropped: ${refused.message}`);
+          this.logger.warn(
+            `a system sample of ${row.source} at ${new Date(row.at).toISOString()} was refused by the database and dropped: ${refused.message}`,
+          );
         }
       }
     }

@@ -139,7 +139,9 @@ export class SystemService {
     const nodes = await this.nodes.all();
     const now = Date.now();
     const oldest = now - RAW.retentionSeconds * 1000;
-    const unsure = nodes.filter((node) => (this.latest.get(node.id)?.receivedAt ?? 0) < now - MEMORY_FRESH_MS).map((node) => node.id);
+    const unsure = nodes
+      .filter((node) => (this.latest.get(node.id)?.receivedAt ?? 0) < now - MEMORY_FRESH_MS)
+      .map((node) => node.id);
     const stored = await this.storedNewestOf(unsure, now, oldest);
 
     return {
@@ -166,7 +168,11 @@ export class SystemService {
   }
 
   /** The newest stored raw row of each node, asked again only when the last answer is STORED_ASK_MS old. */
-  private async storedNewestOf(nodeIds: readonly string[], now: number, oldest: number): Promise<Map<string, StoredSample>> {
+  private async storedNewestOf(
+    nodeIds: readonly string[],
+    now: number,
+    oldest: number,
+  ): Promise<Map<string, StoredSample>> {
     const ask = nodeIds.filter((id) => now - (this.storedNewest.get(id)?.askedAt ?? -Infinity) >= STORED_ASK_MS);
     if (ask.length > 0) {
       const found = await this.samples.newestRaw(ask, oldest);
@@ -188,7 +194,8 @@ export class SystemService {
   /** The newer of what this replica received and what the database holds; nothing too old to chart. */
   private newestSample(nodeId: string, stored: StoredSample | undefined, oldest: number): SampleView | null {
     const memory = this.latest.get(nodeId);
-    if (memory && memory.receivedAt >= oldest && (!stored || memory.receivedAt >= stored.at)) return view(memory.sample);
+    if (memory && memory.receivedAt >= oldest && (!stored || memory.receivedAt >= stored.at))
+      return view(memory.sample);
     return stored ? view(sampleFromRow(stored)) : null;
   }
 
@@ -214,6 +221,12 @@ export class SystemService {
         .map((sample): StoredSample => ({ source, at: sample.at, ...sample.values }));
       if (pending.length > 0) rows = [...rows, ...pending].sort((a, b) => a.at - b.at);
     }
-    return { range, points: HISTORY_POINTS, step: buckets.stepMs / 1000, nodeId: nodeId ?? null, series: bucketize(rows, buckets, tierMs) };
+    return {
+      range,
+      points: HISTORY_POINTS,
+      step: buckets.stepMs / 1000,
+      nodeId: nodeId ?? null,
+      series: bucketize(rows, buckets, tierMs),
+    };
   }
 }

@@ -13,7 +13,11 @@ export function atPath(error: ApiError, path: string): ApiError {
  * A template row checked by the DTO class the row's own route validates with, under the same
  * options as StrictValidationPipe (unknown fields refused, no type conversion).
  */
-export async function validRow<T extends object>(dto: Type<T>, plain: Record<string, unknown>, path: string): Promise<T> {
+export async function validRow<T extends object>(
+  dto: Type<T>,
+  plain: Record<string, unknown>,
+  path: string,
+): Promise<T> {
   const instance = plainToInstance(dto, plain, { enableImplicitConversion: false });
   const errors = await validate(instance, {
     whitelist: true,
@@ -29,7 +33,8 @@ export async function validRow<T extends object>(dto: Type<T>, plain: Record<str
 export function nameField(row: Record<string, unknown>, field: string, path: string): string {
   const value = row[field];
   if (value === undefined) throw badRequest(`${field} is required`, `${path}.${field}`);
-  if (typeof value !== 'string' || value.length === 0 || value.length > 128) throw badRequest(`${field} must be a name`, `${path}.${field}`);
+  if (typeof value !== 'string' || value.length === 0 || value.length > 128)
+    throw badRequest(`${field} must be a name`, `${path}.${field}`);
   return value;
 }
 

@@ -43,7 +43,11 @@ export class TemplateExportService {
     for (const part of wanted) {
       switch (part) {
         case 'nodes':
-          result.nodes = nodes.map((node): TemplateNodeDto => ({ name: node.name, address: node.address, note: node.note }));
+          result.nodes = nodes.map((node): TemplateNodeDto => ({
+            name: node.name,
+            address: node.address,
+            note: node.note,
+          }));
           break;
         case 'interfaces': {
           const keys = withSecrets ? await this.repository.interfaceKeys() : undefined;
@@ -80,10 +84,18 @@ export class TemplateExportService {
           break;
         }
         case 'outbounds':
-          result.outbounds = await this.exportOutbounds(nodes.map((node) => node.id), nodeName, withSecrets);
+          result.outbounds = await this.exportOutbounds(
+            nodes.map((node) => node.id),
+            nodeName,
+            withSecrets,
+          );
           break;
         case 'routing':
-          result.routing = await this.exportRouting(nodes.map((node) => node.id), nodeName, interfaces);
+          result.routing = await this.exportRouting(
+            nodes.map((node) => node.id),
+            nodeName,
+            interfaces,
+          );
           break;
         case 'settings':
           result.settings = await this.settings.get();
@@ -93,7 +105,11 @@ export class TemplateExportService {
     return result;
   }
 
-  private async exportOutbounds(nodeIds: string[], nodeName: Map<string, string>, withSecrets: boolean): Promise<TemplateOutboundDto[]> {
+  private async exportOutbounds(
+    nodeIds: string[],
+    nodeName: Map<string, string>,
+    withSecrets: boolean,
+  ): Promise<TemplateOutboundDto[]> {
     const secrets = withSecrets ? await this.repository.outboundSecrets() : undefined;
     const rows: TemplateOutboundDto[] = [];
     for (const nodeId of nodeIds) {
@@ -120,8 +136,15 @@ export class TemplateExportService {
         }
         if (hop.kind === 'wireguard' && hop.wireguard) {
           const wg = hop.wireguard;
-          Object.assign(row, { peerPublicKey: wg.peerPublicKey, allowedIps: [...wg.allowedIps], tunnelAddress: wg.tunnelAddress, mtu: wg.mtu, keepalive: wg.keepalive });
-          if (secret) Object.assign(row, { privateKey: secret.privateKey ?? undefined, presharedKey: secret.presharedKey });
+          Object.assign(row, {
+            peerPublicKey: wg.peerPublicKey,
+            allowedIps: [...wg.allowedIps],
+            tunnelAddress: wg.tunnelAddress,
+            mtu: wg.mtu,
+            keepalive: wg.keepalive,
+          });
+          if (secret)
+            Object.assign(row, { privateKey: secret.privateKey ?? undefined, presharedKey: secret.presharedKey });
         }
         rows.push(row);
       }
@@ -129,12 +152,18 @@ export class TemplateExportService {
     return rows;
   }
 
-  private async exportRouting(nodeIds: string[], nodeName: Map<string, string>, interfaces: { id: string; name: string }[]): Promise<TemplateRoutingDto[]> {
+  private async exportRouting(
+    nodeIds: string[],
+    nodeName: Map<string, string>,
+    interfaces: { id: string; name: string }[],
+  ): Promise<TemplateRoutingDto[]> {
     const interfaceName = new Map(interfaces.map((row) => [row.id, row.name]));
     const result: TemplateRoutingDto[] = [];
     for (const nodeId of nodeIds) {
       const routing = await this.routing.get(nodeId);
-      const clientNames = await this.repository.clientNames([...new Set(routing.rules.flatMap((rule) => rule.clients))]);
+      const clientNames = await this.repository.clientNames([
+        ...new Set(routing.rules.flatMap((rule) => rule.clients)),
+      ]);
       result.push({
         node: nodeName.get(nodeId)!,
         basic: routing.basic,

@@ -13,7 +13,15 @@ import { underPath } from './row-validation.js';
 import { key, TemplatePlanService, type Plan } from './template-plan.service.js';
 import { TemplateRepository } from './template.repository.js';
 
-const counts = (): TemplateSectionCountsDto => ({ nodes: 0, interfaces: 0, hosts: 0, outbounds: 0, routing: 0, rules: 0, settings: 0 });
+const counts = (): TemplateSectionCountsDto => ({
+  nodes: 0,
+  interfaces: 0,
+  hosts: 0,
+  outbounds: 0,
+  routing: 0,
+  rules: 0,
+  settings: 0,
+});
 
 /**
  * PUT /api/template (docs/template.md): the plan (TemplatePlanService) checks every row before the
@@ -33,7 +41,12 @@ export class TemplateImportService {
     private readonly repository: TemplateRepository,
   ) {}
 
-  async import(body: TemplateImportDto, section: TemplateSection | undefined, role: UserRole, panelUrl: string): Promise<TemplateImportResultDto> {
+  async import(
+    body: TemplateImportDto,
+    section: TemplateSection | undefined,
+    role: UserRole,
+    panelUrl: string,
+  ): Promise<TemplateImportResultDto> {
     if (section) {
       const other = TEMPLATE_SECTIONS.find((name) => name !== section && body[name] !== undefined);
       if (other) throw badRequest(`?section=${section} imports ${section} only; ${other} was given`, other);
@@ -44,10 +57,13 @@ export class TemplateImportService {
 
   private async apply(plan: Plan, role: UserRole, panelUrl: string): Promise<TemplateImportResultDto> {
     const result: TemplateImportResultDto = { created: counts(), updated: counts(), skipped: plan.skipped };
-    const tally = (section: keyof TemplateSectionCountsDto, existingId: string | undefined) => (existingId ? result.updated : result.created)[section]++;
+    const tally = (section: keyof TemplateSectionCountsDto, existingId: string | undefined) =>
+      (existingId ? result.updated : result.created)[section]++;
 
     for (const step of plan.nodes) {
-      await underPath(step.path, () => (step.existingId ? this.nodes.update(step.existingId, step.body) : this.nodes.create(step.body, panelUrl)));
+      await underPath(step.path, () =>
+        step.existingId ? this.nodes.update(step.existingId, step.body) : this.nodes.create(step.body, panelUrl),
+      );
       tally('nodes', step.existingId);
     }
     // Names resolved only now: nodes (and below, interfaces) made above have ids from here on.
@@ -56,7 +72,9 @@ export class TemplateImportService {
 
     for (const step of plan.interfaces) {
       const iface = await underPath(step.path, () =>
-        step.existingId ? this.interfaces.update(step.existingId, step.body) : this.interfaces.create({ ...step.body, nodeId: nodeId(step.node) }),
+        step.existingId
+          ? this.interfaces.update(step.existingId, step.body)
+          : this.interfaces.create({ ...step.body, nodeId: nodeId(step.node) }),
       );
       if (step.privateKey) await this.repository.setInterfaceKey(iface.id, step.privateKey);
       tally('interfaces', step.existingId);
@@ -67,13 +85,17 @@ export class TemplateImportService {
     for (const step of plan.hosts) {
       const { interfaceId: _placeholder, ...fields } = step.body;
       await underPath(step.path, () =>
-        step.existingId ? this.hosts.update(step.existingId, fields) : this.hosts.create({ ...fields, interfaceId: ifaceId(step.node, step.iface)! }),
+        step.existingId
+          ? this.hosts.update(step.existingId, fields)
+          : this.hosts.create({ ...fields, interfaceId: ifaceId(step.node, step.iface)! }),
       );
       tally('hosts', step.existingId);
     }
     for (const step of plan.outbounds) {
       await underPath(step.path, () =>
-        step.existingId ? this.outbounds.update(step.existingId, step.body) : this.outbounds.create({ ...step.body, nodeId: nodeId(step.node) }),
+        step.existingId
+          ? this.outbounds.update(step.existingId, step.body)
+          : this.outbounds.create({ ...step.body, nodeId: nodeId(step.node) }),
       );
       tally('outbounds', step.existingId);
     }
@@ -82,7 +104,9 @@ export class TemplateImportService {
       result.updated.routing++;
     }
 
-    const clientIds = await this.repository.clientIdsByName([...new Set(plan.rules.flatMap((step) => step.clientNames))]);
+    const clientIds = await this.repository.clientIdsByName([
+      ...new Set(plan.rules.flatMap((step) => step.clientNames)),
+    ]);
     for (const step of plan.rules) {
       // A rule naming a client this panel lacks would match more (or less) than it says: left out whole.
       const missing = step.clientNames.find((name) => !clientIds.has(name));
@@ -100,7 +124,11 @@ export class TemplateImportService {
         clients: step.clientNames.map((name) => clientIds.get(name)![0]),
         interfaces: step.interfaceNames.map((name) => ifaceId(step.node, name)!),
       };
-      await underPath(step.path, () => (step.existingId ? this.routing.updateRule(step.existingId, body) : this.routing.createRule(nodeId(step.node), body)));
+      await underPath(step.path, () =>
+        step.existingId
+          ? this.routing.updateRule(step.existingId, body)
+          : this.routing.createRule(nodeId(step.node), body),
+      );
       tally('rules', step.existingId);
     }
 

@@ -12,7 +12,9 @@ import { TemplateDto, TemplateImportResultDto } from './dto/template.response.js
 import { TemplateExportService } from './template-export.service.js';
 import { TemplateImportService } from './template-import.service.js';
 
-const SECTION_QUERY = { section: 'nodes, interfaces, hosts, outbounds, routing or settings: that part only, as {section: ...}' };
+const SECTION_QUERY = {
+  section: 'nodes, interfaces, hosts, outbounds, routing or settings: that part only, as {section: ...}',
+};
 
 /** The whole configuration as one document (docs/template.md). */
 @Controller()
@@ -28,7 +30,8 @@ export class TemplateController {
     path: 'template',
     group: 'template',
     roles: SIGNED_IN,
-    summary: "The configuration (nodes, interfaces, hosts, outbounds, routing, settings) with rows naming each other by name; secrets only for the owner's session",
+    summary:
+      "The configuration (nodes, interfaces, hosts, outbounds, routing, settings) with rows naming each other by name; secrets only for the owner's session",
     query: SECTION_QUERY,
     response: TemplateDto,
   })
@@ -42,14 +45,25 @@ export class TemplateController {
     path: 'template',
     group: 'template',
     roles: MANAGERS,
-    summary: 'Import a template: rows matched by name are updated, new ones created, nothing deleted; every row is checked before anything is written',
+    summary:
+      'Import a template: rows matched by name are updated, new ones created, nothing deleted; every row is checked before anything is written',
     query: SECTION_QUERY,
     // Valid on a fresh panel as it is, for an admin too: rows of other sections name nodes, whose names differ per install.
     example: { settings: { probeTimeoutMs: 5000 } },
     response: TemplateImportResultDto,
     errors: [403, 404, 409],
   })
-  put(@CurrentPrincipal() principal: Principal, @Query() query: TemplateQueryDto, @Body() body: TemplateImportDto, @Req() request: FastifyRequest) {
-    return this.importer.import(body, query.section, principal.role, `${requestOrigin(request, this.config.publicUrl)}${this.config.basePath}`);
+  put(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: TemplateQueryDto,
+    @Body() body: TemplateImportDto,
+    @Req() request: FastifyRequest,
+  ) {
+    return this.importer.import(
+      body,
+      query.section,
+      principal.role,
+      `${requestOrigin(request, this.config.publicUrl)}${this.config.basePath}`,
+    );
   }
 }

@@ -27,8 +27,15 @@ export class TemplateRepository {
   }
 
   async outboundSecrets(): Promise<Map<string, OutboundSecrets>> {
-    const rows = await this.orm.em.fork().find(Outbound, {}, { fields: ['id', 'password', 'privateKey', 'presharedKey'] });
-    return new Map(rows.map((row) => [row.id, { password: row.password ?? null, privateKey: row.privateKey ?? null, presharedKey: row.presharedKey ?? null }]));
+    const rows = await this.orm.em
+      .fork()
+      .find(Outbound, {}, { fields: ['id', 'password', 'privateKey', 'presharedKey'] });
+    return new Map(
+      rows.map((row) => [
+        row.id,
+        { password: row.password ?? null, privateKey: row.privateKey ?? null, presharedKey: row.presharedKey ?? null },
+      ]),
+    );
   }
 
   /** Client id → name, for the ids rules name. */
@@ -42,7 +49,9 @@ export class TemplateRepository {
   async clientIdsByName(names: readonly string[]): Promise<Map<string, string[]>> {
     const result = new Map<string, string[]>();
     if (names.length === 0) return result;
-    const rows = await this.orm.em.fork().find(Client, { name: { $in: [...names] } }, { fields: ['id', 'name'], orderBy: { id: 'asc' } });
+    const rows = await this.orm.em
+      .fork()
+      .find(Client, { name: { $in: [...names] } }, { fields: ['id', 'name'], orderBy: { id: 'asc' } });
     for (const row of rows) result.set(row.name, [...(result.get(row.name) ?? []), row.id]);
     return result;
   }
@@ -51,7 +60,11 @@ export class TemplateRepository {
   async setInterfaceKey(interfaceId: string, privateKey: string): Promise<void> {
     await this.orm.em.fork().transactional(async (em) => {
       // The controller's lock order: the interface row, then its node row.
-      const row = await em.findOne(TunnelInterface, { id: interfaceId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+      const row = await em.findOne(
+        TunnelInterface,
+        { id: interfaceId },
+        { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+      );
       if (!row || row.privateKey === privateKey) return;
       await lockNode(em, row.node.id, 'nodeId');
       row.privateKey = privateKey;

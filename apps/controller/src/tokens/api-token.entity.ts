@@ -7,7 +7,10 @@ export const ApiToken = defineEntity({
   name: 'ApiToken',
   tableName: 'api_tokens',
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     name: p.string().length(64),
     /** The first characters of the token, so people can tell tokens apart without the secret. */
     hint: p.string().length(16),

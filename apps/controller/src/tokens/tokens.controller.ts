@@ -14,7 +14,14 @@ import { TokensService } from './tokens.service.js';
 export class TokensController {
   constructor(private readonly tokens: TokensService) {}
 
-  @Route({ method: 'GET', path: 'tokens', group: 'tokens', roles: SIGNED_IN, summary: "List API tokens (secrets are never shown again): the owner sees every user's, others their own", response: [TokenDto] })
+  @Route({
+    method: 'GET',
+    path: 'tokens',
+    group: 'tokens',
+    roles: SIGNED_IN,
+    summary: "List API tokens (secrets are never shown again): the owner sees every user's, others their own",
+    response: [TokenDto],
+  })
   list(@CurrentPrincipal() principal: Principal) {
     return this.tokens.list(principal);
   }
@@ -39,15 +46,27 @@ export class TokensController {
     path: 'tokens/:id',
     group: 'tokens',
     roles: SIGNED_IN,
-    summary: "Rename, disable or re-enable an API token (takes effect on the next request); only the owner reaches other users' tokens",
+    summary:
+      "Rename, disable or re-enable an API token (takes effect on the next request); only the owner reaches other users' tokens",
     example: { enabled: false },
     response: TokenDto,
   })
-  update(@CurrentPrincipal() principal: Principal, @Param('id', new IdPipe('token')) id: string, @Body() body: UpdateTokenDto) {
+  update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', new IdPipe('token')) id: string,
+    @Body() body: UpdateTokenDto,
+  ) {
     return this.tokens.update(principal, id, body);
   }
 
-  @Route({ method: 'DELETE', path: 'tokens/:id', group: 'tokens', roles: SIGNED_IN, summary: "Delete an API token for good; only the owner reaches other users' tokens", response: DeletedDto })
+  @Route({
+    method: 'DELETE',
+    path: 'tokens/:id',
+    group: 'tokens',
+    roles: SIGNED_IN,
+    summary: "Delete an API token for good; only the owner reaches other users' tokens",
+    response: DeletedDto,
+  })
   remove(@CurrentPrincipal() principal: Principal, @Param('id', new IdPipe('token')) id: string) {
     return this.tokens.remove(principal, id);
   }

@@ -42,7 +42,9 @@ export class TokensRepository {
   constructor(@Inject(MikroORM) private readonly orm: MikroORM) {}
 
   async list(reach: TokenReach): Promise<TokenView[]> {
-    const tokens = await this.orm.em.fork().find(ApiToken, within(reach), { populate: ['user'], orderBy: { createdAt: 'desc' } });
+    const tokens = await this.orm.em
+      .fork()
+      .find(ApiToken, within(reach), { populate: ['user'], orderBy: { createdAt: 'desc' } });
     return tokens.map(view);
   }
 
@@ -55,7 +57,11 @@ export class TokensRepository {
   }
 
   /** The token after the change, or null when there is no such token within reach. */
-  async update(reach: TokenReach, id: string, changes: { name?: string; enabled?: boolean }): Promise<TokenView | null> {
+  async update(
+    reach: TokenReach,
+    id: string,
+    changes: { name?: string; enabled?: boolean },
+  ): Promise<TokenView | null> {
     const em = this.orm.em.fork();
     const token = await em.findOne(ApiToken, { id, ...within(reach) }, { populate: ['user'] });
     if (!token) return null;

@@ -55,7 +55,10 @@ export async function registerWebApp(panelFastify: PanelFastify, basePath: strin
   if (!existsSync(join(root, 'index.html'))) return false;
   // The build's own files; their precompressed twins (.br, .gz) are sent in their place, never by name.
   const files = new Set(listFiles(root).filter((file) => !/\.(br|gz)$/.test(file)));
-  const index = readFileSync(join(root, 'index.html'), 'utf8').replace(BASE_TAG, `<base href="${basePath}/" data-warren-base>`);
+  const index = readFileSync(join(root, 'index.html'), 'utf8').replace(
+    BASE_TAG,
+    `<base href="${basePath}/" data-warren-base>`,
+  );
   await fastify.register(fastifyStatic as never, { root, serve: false, preCompressed: true });
 
   // Errors of the request layer's hooks (a NUL in the path...) answer in the API's one shape.
@@ -74,7 +77,10 @@ export async function registerWebApp(panelFastify: PanelFastify, basePath: strin
     const path = `assets/${request.params['*'] ?? ''}`;
     if (!files.has(path)) return notFound(reply);
     // Vite names built files by their content hash: they never change under the same name.
-    return reply.headers(SECURITY_HEADERS).sendFile(path, { cacheControl: false }).header('cache-control', 'public, max-age=31536000, immutable');
+    return reply
+      .headers(SECURITY_HEADERS)
+      .sendFile(path, { cacheControl: false })
+      .header('cache-control', 'public, max-age=31536000, immutable');
   });
   if (basePath) {
     // `/x7k2` itself: the app's relative asset paths need the trailing slash.

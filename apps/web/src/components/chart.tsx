@@ -13,7 +13,17 @@ export interface ChartLine {
 
 /** A time chart (uPlot: small and fast); `t` in milliseconds, gaps where `v` is null. */
 /** `range` fixes the value axis (percentages: 0 to 100); without it the axis fits the data. */
-export default function Chart({ lines, format, height = 200, range }: { lines: ChartLine[]; format: (value: number) => string; height?: number; range?: [number, number] }) {
+export default function Chart({
+  lines,
+  format,
+  height = 200,
+  range,
+}: {
+  lines: ChartLine[];
+  format: (value: number) => string;
+  height?: number;
+  range?: [number, number];
+}) {
   const { ref: box, width } = useElementSize();
   const target = useRef<HTMLDivElement>(null);
   const dark = useComputedColorScheme('light') === 'dark';
@@ -25,15 +35,41 @@ export default function Chart({ lines, format, height = 200, range }: { lines: C
     const data: uPlot.AlignedData = [times, ...lines.map((line) => line.points.map((point) => point.v))];
     // Times in the page's language (uPlot's own are English: "Time", "12:20pm"); days too once the range spans them.
     const span = times.length > 1 ? times[times.length - 1]! - times[0]! : 0;
-    const tick = new Intl.DateTimeFormat(language, span > 36 * 3600 ? { month: 'short', day: 'numeric', hour: 'numeric' } : { hour: 'numeric', minute: '2-digit' });
+    const tick = new Intl.DateTimeFormat(
+      language,
+      span > 36 * 3600 ? { month: 'short', day: 'numeric', hour: 'numeric' } : { hour: 'numeric', minute: '2-digit' },
+    );
     const full = new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short' });
-    const axis = { stroke: dark ? '#c1c2c5' : '#495057', grid: { stroke: dark ? '#373a40' : '#e9ecef' }, ticks: { stroke: dark ? '#373a40' : '#e9ecef' } };
+    const axis = {
+      stroke: dark ? '#c1c2c5' : '#495057',
+      grid: { stroke: dark ? '#373a40' : '#e9ecef' },
+      ticks: { stroke: dark ? '#373a40' : '#e9ecef' },
+    };
     const plot = new uPlot(
       {
         width,
         height,
-        series: [{ label: t('system.time'), value: (_u: uPlot, v: number | null) => (v === null ? '—' : full.format(v * 1000)) }, ...lines.map((line) => ({ label: line.label, stroke: line.color, width: 2, fill: `${line.color}22`, value: (_u: uPlot, v: number | null) => (v === null ? '—' : format(v)) }))],
-        axes: [{ ...axis, space: span > 36 * 3600 ? 90 : 60, values: (_u: uPlot, values: number[]) => values.map((v) => tick.format(v * 1000)) }, { ...axis, values: (_u: uPlot, values: number[]) => values.map(format), size: 70 }],
+        series: [
+          {
+            label: t('system.time'),
+            value: (_u: uPlot, v: number | null) => (v === null ? '—' : full.format(v * 1000)),
+          },
+          ...lines.map((line) => ({
+            label: line.label,
+            stroke: line.color,
+            width: 2,
+            fill: `${line.color}22`,
+            value: (_u: uPlot, v: number | null) => (v === null ? '—' : format(v)),
+          })),
+        ],
+        axes: [
+          {
+            ...axis,
+            space: span > 36 * 3600 ? 90 : 60,
+            values: (_u: uPlot, values: number[]) => values.map((v) => tick.format(v * 1000)),
+          },
+          { ...axis, values: (_u: uPlot, values: number[]) => values.map(format), size: 70 },
+        ],
         scales: { x: { time: true }, ...(range ? { y: { range } } : {}) },
         legend: { show: true },
       },

@@ -1,4 +1,15 @@
-import { ActionIcon, Button, CopyButton, Group, Modal, Stack, Text, Title, Tooltip, type ButtonProps } from '@mantine/core';
+import {
+  ActionIcon,
+  Button,
+  CopyButton,
+  Group,
+  Modal,
+  Stack,
+  Text,
+  Title,
+  Tooltip,
+  type ButtonProps,
+} from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconCheck, IconCopy } from '@tabler/icons-react';
 import { useState, type ReactNode } from 'react';
@@ -29,7 +40,12 @@ export function Copy({ value, label }: { value: string; label?: string }) {
     <CopyButton value={value} timeout={1500}>
       {({ copied, copy }) =>
         label ? (
-          <Button size="xs" variant="light" leftSection={copied ? <IconCheck size={14} /> : <IconCopy size={14} />} onClick={copy}>
+          <Button
+            size="xs"
+            variant="light"
+            leftSection={copied ? <IconCheck size={14} /> : <IconCopy size={14} />}
+            onClick={copy}
+          >
             {copied ? t('common.copied') : label}
           </Button>
         ) : (
@@ -51,7 +67,13 @@ export function ConfirmButton({
   onConfirm,
   confirmLabel,
   ...props
-}: ButtonProps & { message: ReactNode; onConfirm: () => unknown; confirmLabel?: string; children: ReactNode; 'data-testid'?: string }) {
+}: ButtonProps & {
+  message: ReactNode;
+  onConfirm: () => unknown;
+  confirmLabel?: string;
+  children: ReactNode;
+  'data-testid'?: string;
+}) {
   const { t } = useTranslation();
   const [open, setOpen] = useState(false);
   return (
@@ -84,7 +106,15 @@ export function ConfirmButton({
 }
 
 /** A row's edit and delete buttons; delete asks first with `confirmMessage`. */
-export function EditAndDelete({ onEdit, confirmMessage, onDelete }: { onEdit: () => void; confirmMessage: string; onDelete: () => unknown }) {
+export function EditAndDelete({
+  onEdit,
+  confirmMessage,
+  onDelete,
+}: {
+  onEdit: () => void;
+  confirmMessage: string;
+  onDelete: () => unknown;
+}) {
   const { t } = useTranslation();
   return (
     <>

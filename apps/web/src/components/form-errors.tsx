@@ -7,7 +7,9 @@ import { ApiError, messageOf } from '../api.js';
  */
 export function fieldError(error: unknown, ...fields: string[]): string | undefined {
   if (!(error instanceof ApiError) || !error.field) return undefined;
-  return fields.some((field) => error.field === field || error.field.startsWith(`${field}.`)) ? error.message : undefined;
+  return fields.some((field) => error.field === field || error.field.startsWith(`${field}.`))
+    ? error.message
+    : undefined;
 }
 
 /** The error of a failed submit that no input of the form shows (no field, or a field the form has not). */

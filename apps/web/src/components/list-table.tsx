@@ -46,7 +46,11 @@ export function ListTable<Row>({
           {rows.map((row) => (
             <Table.Tr key={rowKey(row)} {...rowProps?.(row)}>
               {columns.map((column, index) => (
-                <Table.Td key={index} fw={column.naming ? 500 : undefined} style={column.breakWords ? { wordBreak: 'break-all' } : undefined}>
+                <Table.Td
+                  key={index}
+                  fw={column.naming ? 500 : undefined}
+                  style={column.breakWords ? { wordBreak: 'break-all' } : undefined}
+                >
                   {column.cell(row)}
                 </Table.Td>
               ))}

@@ -9,12 +9,26 @@ import { api, ApiError, must } from '../api.js';
 const SEARCH_PAGE = 20;
 
 /** A node's interfaces, picked by name; the values are their ids (what the API takes). */
-export function InterfacePicker({ nodeId, label, value, onChange, error }: { nodeId: string; label: string; value: string[]; onChange: (ids: string[]) => void; error?: string }) {
+export function InterfacePicker({
+  nodeId,
+  label,
+  value,
+  onChange,
+  error,
+}: {
+  nodeId: string;
+  label: string;
+  value: string[];
+  onChange: (ids: string[]) => void;
+  error?: string;
+}) {
   const { t } = useTranslation();
   const interfaces = useQuery({ queryKey: ['interfaces'], queryFn: () => must(api.GET('/api/interfaces')) });
   const ofNode = (interfaces.data ?? []).filter((entry) => entry.nodeId === nodeId);
   // An id no interface of the node bears (deleted since) still shows, as its id, so it can be removed.
-  const unknown = value.filter((id) => !ofNode.some((entry) => entry.id === id)).map((id) => ({ value: id, label: id }));
+  const unknown = value
+    .filter((id) => !ofNode.some((entry) => entry.id === id))
+    .map((id) => ({ value: id, label: id }));
   return (
     <MultiSelect
       label={label}
@@ -34,16 +48,34 @@ export function InterfacePicker({ nodeId, label, value, onChange, error }: { nod
  * of matches); the chosen ones keep their names, asked one by one (GET /api/clients/{id}) when not
  * among the matches. An id that no client bears any more shows as the id.
  */
-export function ClientPicker({ label, value, onChange, error }: { label: string; value: string[]; onChange: (ids: string[]) => void; error?: string }) {
+export function ClientPicker({
+  label,
+  value,
+  onChange,
+  error,
+}: {
+  label: string;
+  value: string[];
+  onChange: (ids: string[]) => void;
+  error?: string;
+}) {
   const { t } = useTranslation();
   const [search, setSearch] = useState('');
   const [needle] = useDebouncedValue(search.trim(), 250);
   const matches = useQuery({
     queryKey: ['clients', { search: needle, perPage: SEARCH_PAGE, picker: true }],
-    queryFn: () => must(api.GET('/api/clients', { params: { query: { search: needle || undefined, perPage: SEARCH_PAGE, sort: 'name' } } })),
+    queryFn: () =>
+      must(
+        api.GET('/api/clients', {
+          params: { query: { search: needle || undefined, perPage: SEARCH_PAGE, sort: 'name' } },
+        }),
+      ),
     placeholderData: keepPreviousData,
   });
-  const found = useMemo(() => new Map((matches.data?.items ?? []).map((client) => [client.id, client.name])), [matches.data]);
+  const found = useMemo(
+    () => new Map((matches.data?.items ?? []).map((client) => [client.id, client.name])),
+    [matches.data],
+  );
   const missing = value.filter((id) => !found.has(id));
   const chosen = useQueries({
     queries: missing.map((id) => ({

@@ -29,11 +29,25 @@ export default function AccountPage() {
       <PageHeader title={t('header.password')} />
       <Card withBorder maw={420}>
         <Stack component="form" onSubmit={submit} gap="sm">
-          <PasswordInput label={t('account.current')} autoComplete="current-password" value={currentPassword} onChange={(e) => setCurrent(e.currentTarget.value)} error={fieldError(change.error, 'currentPassword')} />
-          <PasswordInput label={t('account.new')} autoComplete="new-password" value={newPassword} onChange={(e) => setNew(e.currentTarget.value)} error={fieldError(change.error, 'newPassword')} />
+          <PasswordInput
+            label={t('account.current')}
+            autoComplete="current-password"
+            value={currentPassword}
+            onChange={(e) => setCurrent(e.currentTarget.value)}
+            error={fieldError(change.error, 'currentPassword')}
+          />
+          <PasswordInput
+            label={t('account.new')}
+            autoComplete="new-password"
+            value={newPassword}
+            onChange={(e) => setNew(e.currentTarget.value)}
+            error={fieldError(change.error, 'newPassword')}
+          />
           <FormError error={change.error} fields={['currentPassword', 'newPassword']} />
           <Group justify="flex-end">
-            <Button type="submit" loading={change.isPending}>{t('common.save')}</Button>
+            <Button type="submit" loading={change.isPending}>
+              {t('common.save')}
+            </Button>
           </Group>
         </Stack>
       </Card>

@@ -8,7 +8,13 @@ import { Copy, PageHeader } from '../components/common.js';
 import { PageLoader } from '../components/page-loader.js';
 import { panelUrl } from '../env.js';
 
-const METHOD_COLORS: Record<string, string> = { GET: 'blue', POST: 'green', PUT: 'orange', PATCH: 'yellow', DELETE: 'red' };
+const METHOD_COLORS: Record<string, string> = {
+  GET: 'blue',
+  POST: 'green',
+  PUT: 'orange',
+  PATCH: 'yellow',
+  DELETE: 'red',
+};
 
 /**
  * The API page, built from GET /api/docs (the same table that registers the routes): every
@@ -22,7 +28,12 @@ export default function ApiDocsPage() {
   if (!docs.data) return <PageLoader />;
   const needle = filter.trim().toLowerCase();
   const groups = docs.data.groups
-    .map((group) => ({ ...group, endpoints: group.endpoints.filter((e) => !needle || `${e.method} ${e.path} ${e.summary}`.toLowerCase().includes(needle)) }))
+    .map((group) => ({
+      ...group,
+      endpoints: group.endpoints.filter(
+        (e) => !needle || `${e.method} ${e.path} ${e.summary}`.toLowerCase().includes(needle),
+      ),
+    }))
     .filter((group) => group.endpoints.length > 0);
   return (
     <>
@@ -30,17 +41,29 @@ export default function ApiDocsPage() {
       <Stack gap="xs" mb="md">
         <Text size="sm">{t('apiDocs.intro')}</Text>
         <Group gap="xs">
-          <Text size="sm" c="dimmed">{t('apiDocs.auth')}</Text>
+          <Text size="sm" c="dimmed">
+            {t('apiDocs.auth')}
+          </Text>
           <Code dir="ltr">{docs.data.auth}</Code>
         </Group>
-        <Code block dir="ltr">export WARREN_TOKEN=wrn_…</Code>
-        <TextInput leftSection={<IconSearch size={16} />} placeholder={t('common.search')} value={filter} onChange={(e) => setFilter(e.currentTarget.value)} aria-label={t('common.search')} />
+        <Code block dir="ltr">
+          export WARREN_TOKEN=wrn_…
+        </Code>
+        <TextInput
+          leftSection={<IconSearch size={16} />}
+          placeholder={t('common.search')}
+          value={filter}
+          onChange={(e) => setFilter(e.currentTarget.value)}
+          aria-label={t('common.search')}
+        />
       </Stack>
       <Accordion multiple variant="separated" defaultValue={groups.map((group) => group.name)}>
         {groups.map((group) => (
           <Accordion.Item key={group.name} value={group.name}>
             <Accordion.Control>
-              <Text fw={600} tt="capitalize">{group.name}</Text>
+              <Text fw={600} tt="capitalize">
+                {group.name}
+              </Text>
             </Accordion.Control>
             <Accordion.Panel>
               <Stack gap="md">
@@ -69,25 +92,44 @@ function Endpoint({ endpoint }: { endpoint: Schemas['DocsEndpointDto'] }) {
   return (
     <Stack gap={6} data-testid="endpoint" data-route={`${endpoint.method} ${endpoint.path}`}>
       <Group gap="xs" wrap="nowrap">
-        <Badge color={METHOD_COLORS[endpoint.method]} variant="light" w={70}>{endpoint.method}</Badge>
-        <Code dir="ltr" style={{ wordBreak: 'break-all' }}>{endpoint.path}</Code>
-        {!endpoint.auth && <Badge variant="outline" size="xs">{t('apiDocs.public')}</Badge>}
+        <Badge color={METHOD_COLORS[endpoint.method]} variant="light" w={70}>
+          {endpoint.method}
+        </Badge>
+        <Code dir="ltr" style={{ wordBreak: 'break-all' }}>
+          {endpoint.path}
+        </Code>
+        {!endpoint.auth && (
+          <Badge variant="outline" size="xs">
+            {t('apiDocs.public')}
+          </Badge>
+        )}
       </Group>
       <Text size="sm">{endpoint.summary}</Text>
-      {endpoint.roles.length > 0 && <Text size="xs" c="dimmed">{t('apiDocs.roles')}: {endpoint.roles.join(', ')}</Text>}
+      {endpoint.roles.length > 0 && (
+        <Text size="xs" c="dimmed">
+          {t('apiDocs.roles')}: {endpoint.roles.join(', ')}
+        </Text>
+      )}
       {query.length > 0 && (
         <Text size="xs" c="dimmed">
-          {t('apiDocs.query')}: {query.map(([name, description]) => `${name}${description ? ` (${String(description)})` : ''}`).join('; ')}
+          {t('apiDocs.query')}:{' '}
+          {query.map(([name, description]) => `${name}${description ? ` (${String(description)})` : ''}`).join('; ')}
         </Text>
       )}
       {endpoint.example !== null && (
         <>
-          <Text size="xs" c="dimmed">{t('apiDocs.example')}</Text>
-          <Code block dir="ltr">{JSON.stringify(endpoint.example, null, 2)}</Code>
+          <Text size="xs" c="dimmed">
+            {t('apiDocs.example')}
+          </Text>
+          <Code block dir="ltr">
+            {JSON.stringify(endpoint.example, null, 2)}
+          </Code>
         </>
       )}
       <Group gap="xs" align="flex-start" wrap="nowrap">
-        <Code block style={{ flex: 1, whiteSpace: 'pre-wrap', wordBreak: 'break-all' }} data-testid="curl" dir="ltr">{curl}</Code>
+        <Code block style={{ flex: 1, whiteSpace: 'pre-wrap', wordBreak: 'break-all' }} data-testid="curl" dir="ltr">
+          {curl}
+        </Code>
         <Copy value={curl} />
       </Group>
     </Stack>

@@ -59,7 +59,11 @@ export default function BackupsPage() {
     refresh();
     notifications.show({ message: messageOf(error), color: 'red' });
   };
-  const create = useMutation({ mutationFn: () => runJob(() => api.POST('/api/backups')), onSuccess: onDone(t('backups.created')), onError: onFailed });
+  const create = useMutation({
+    mutationFn: () => runJob(() => api.POST('/api/backups')),
+    onSuccess: onDone(t('backups.created')),
+    onError: onFailed,
+  });
   const restore = useMutation({
     mutationFn: (name: string) => runJob(() => api.POST('/api/backups/{name}/restore', { params: { path: { name } } })),
     onSuccess: () => {
@@ -78,11 +82,21 @@ export default function BackupsPage() {
   });
   const upload = useMutation({
     mutationFn: (file: File) =>
-      must(api.POST('/api/backups/upload', { body: file as never, bodySerializer: (body: unknown) => body as BodyInit, headers: { 'content-type': 'application/gzip' } })),
+      must(
+        api.POST('/api/backups/upload', {
+          body: file as never,
+          bodySerializer: (body: unknown) => body as BodyInit,
+          headers: { 'content-type': 'application/gzip' },
+        }),
+      ),
     onSuccess: onDone(t('backups.uploaded')),
     onError: onFailed,
   });
-  const remove = useMutation({ mutationFn: (name: string) => must(api.DELETE('/api/backups/{name}', { params: { path: { name } } })), onSuccess: refresh, onError: onFailed });
+  const remove = useMutation({
+    mutationFn: (name: string) => must(api.DELETE('/api/backups/{name}', { params: { path: { name } } })),
+    onSuccess: refresh,
+    onError: onFailed,
+  });
 
   if (user.role !== 'owner') return <Alert color="gray">{t('backups.ownerOnly')}</Alert>;
   if (!backups.data) return <PageLoader />;
@@ -93,19 +107,33 @@ export default function BackupsPage() {
       <PageHeader title={t('nav.backups')}>
         <FileButton onChange={(file) => file && upload.mutate(file)} accept=".gz,.tar.gz,application/gzip">
           {(props) => (
-            <Button {...props} variant="default" leftSection={<IconUpload size={16} />} loading={upload.isPending} disabled={busy}>
+            <Button
+              {...props}
+              variant="default"
+              leftSection={<IconUpload size={16} />}
+              loading={upload.isPending}
+              disabled={busy}
+            >
               {t('backups.upload')}
             </Button>
           )}
         </FileButton>
-        <Button leftSection={<IconPlus size={16} />} onClick={() => create.mutate()} loading={create.isPending} disabled={busy} data-testid="create-backup">
+        <Button
+          leftSection={<IconPlus size={16} />}
+          onClick={() => create.mutate()}
+          loading={create.isPending}
+          disabled={busy}
+          data-testid="create-backup"
+        >
           {t('backups.create')}
         </Button>
       </PageHeader>
       {running && (
         <Alert mb="md" color="blue" title={t(`backups.running.${running.kind}`)} data-testid="backup-progress">
           <Stack gap={4}>
-            <Text size="sm">{running.progress ? t(`backups.stage.${running.progress.stage}`) : t('backups.waiting')}</Text>
+            <Text size="sm">
+              {running.progress ? t(`backups.stage.${running.progress.stage}`) : t('backups.waiting')}
+            </Text>
             <Progress value={running.progress?.percent ?? 0} animated />
           </Stack>
         </Alert>
@@ -125,13 +153,29 @@ export default function BackupsPage() {
           ]}
           actions={(backup) => (
             <>
-              <Button size="xs" variant="default" leftSection={<IconDownload size={14} />} onClick={() => download.mutate(backup.name)} data-testid="download-backup">
+              <Button
+                size="xs"
+                variant="default"
+                leftSection={<IconDownload size={14} />}
+                onClick={() => download.mutate(backup.name)}
+                data-testid="download-backup"
+              >
                 {t('common.download')}
               </Button>
-              <ConfirmButton color="orange" disabled={busy} message={t('backups.confirmRestore', { name: backup.name })} confirmLabel={t('backups.restore')} onConfirm={() => restore.mutate(backup.name)}>
+              <ConfirmButton
+                color="orange"
+                disabled={busy}
+                message={t('backups.confirmRestore', { name: backup.name })}
+                confirmLabel={t('backups.restore')}
+                onConfirm={() => restore.mutate(backup.name)}
+              >
                 {t('backups.restore')}
               </ConfirmButton>
-              <ConfirmButton disabled={busy} message={t('backups.confirmDelete', { name: backup.name })} onConfirm={() => remove.mutate(backup.name)}>
+              <ConfirmButton
+                disabled={busy}
+                message={t('backups.confirmDelete', { name: backup.name })}
+                onConfirm={() => remove.mutate(backup.name)}
+              >
                 {t('common.delete')}
               </ConfirmButton>
             </>

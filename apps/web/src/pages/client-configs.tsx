@@ -12,11 +12,21 @@ import { PageLoader } from '../components/page-loader.js';
 /** Every config of a client, per device and host (GET /api/clients/{id}/configs): download each, scan each as a QR code, or take all as a zip. */
 export default function ConfigsModal({ clientId, onClose }: { clientId: string; onClose: () => void }) {
   const { t } = useTranslation();
-  const configs = useQuery({ queryKey: ['configs', clientId], queryFn: async () => (await must(api.GET('/api/clients/{id}/configs', { params: { path: { id: clientId } } }))) as Schemas['ClientConfigsDto'], staleTime: 0 });
+  const configs = useQuery({
+    queryKey: ['configs', clientId],
+    queryFn: async () =>
+      (await must(
+        api.GET('/api/clients/{id}/configs', { params: { path: { id: clientId } } }),
+      )) as Schemas['ClientConfigsDto'],
+    staleTime: 0,
+  });
   const [qr, setQr] = useState<Schemas['ProfileDto'] | null>(null);
   const zip = useMutation({
     mutationFn: async () => {
-      const answer = await api.GET('/api/clients/{id}/configs', { params: { path: { id: clientId }, query: { format: 'zip' } }, parseAs: 'blob' });
+      const answer = await api.GET('/api/clients/{id}/configs', {
+        params: { path: { id: clientId }, query: { format: 'zip' } },
+        parseAs: 'blob',
+      });
       if (!answer.response.ok) throw new Error(answer.response.statusText);
       return answer.data as unknown as Blob;
     },
@@ -27,13 +37,23 @@ export default function ConfigsModal({ clientId, onClose }: { clientId: string; 
   return (
     <Modal opened onClose={onClose} title={t('clients.configs')} size="lg">
       {!data ? (
-        configs.error ? <Text c="red">{messageOf(configs.error)}</Text> : <PageLoader />
+        configs.error ? (
+          <Text c="red">{messageOf(configs.error)}</Text>
+        ) : (
+          <PageLoader />
+        )
       ) : data.devices.every((device) => device.profiles.length === 0) ? (
         <EmptyState>{t('clients.noConfigs')}</EmptyState>
       ) : (
         <Stack>
           <Group justify="flex-end">
-            <Button size="xs" variant="light" leftSection={<IconDownload size={14} />} onClick={() => zip.mutate()} loading={zip.isPending}>
+            <Button
+              size="xs"
+              variant="light"
+              leftSection={<IconDownload size={14} />}
+              onClick={() => zip.mutate()}
+              loading={zip.isPending}
+            >
               {t('clients.downloadZip')}
             </Button>
           </Group>
@@ -46,14 +66,31 @@ export default function ConfigsModal({ clientId, onClose }: { clientId: string; 
                     {device.profiles.map((profile) => (
                       <Group key={profile.filename} justify="space-between" wrap="nowrap" data-testid="profile">
                         <div style={{ minWidth: 0 }}>
-                          <Text size="sm" fw={500} truncate>{profile.filename}</Text>
-                          <Text size="xs" c="dimmed">{profile.interfaceName} · {profile.hostName}</Text>
+                          <Text size="sm" fw={500} truncate>
+                            {profile.filename}
+                          </Text>
+                          <Text size="xs" c="dimmed">
+                            {profile.interfaceName} · {profile.hostName}
+                          </Text>
                         </div>
                         <Group gap={4} wrap="nowrap">
-                          <Button size="compact-sm" variant="light" leftSection={<IconQrcode size={14} />} onClick={() => setQr(profile)} data-testid="show-qr">
+                          <Button
+                            size="compact-sm"
+                            variant="light"
+                            leftSection={<IconQrcode size={14} />}
+                            onClick={() => setQr(profile)}
+                            data-testid="show-qr"
+                          >
                             {t('clients.qr')}
                           </Button>
-                          <Button size="compact-sm" variant="default" leftSection={<IconDownload size={14} />} onClick={() => saveFile(new Blob([profile.body], { type: profile.mimeType }), profile.filename)}>
+                          <Button
+                            size="compact-sm"
+                            variant="default"
+                            leftSection={<IconDownload size={14} />}
+                            onClick={() =>
+                              saveFile(new Blob([profile.body], { type: profile.mimeType }), profile.filename)
+                            }
+                          >
                             {t('common.download')}
                           </Button>
                         </Group>
@@ -75,12 +112,24 @@ function QrModal({ profile, onClose }: { profile: Schemas['ProfileDto']; onClose
   const [url, setUrl] = useState<string>();
   const [error, setError] = useState<string>();
   useEffect(() => {
-    QRCode.toDataURL(profile.body, { errorCorrectionLevel: 'M', margin: 2, width: 320 }).then(setUrl, (e: unknown) => setError(messageOf(e)));
+    QRCode.toDataURL(profile.body, { errorCorrectionLevel: 'M', margin: 2, width: 320 }).then(setUrl, (e: unknown) =>
+      setError(messageOf(e)),
+    );
   }, [profile.body]);
   return (
     <Modal opened onClose={onClose} title={profile.filename} centered>
-      <Center>{error ? <Text c="red">{error}</Text> : url ? <Image src={url} alt={profile.filename} w={320} h={320} data-testid="qr-code" /> : <PageLoader />}</Center>
-      <Text size="xs" c="dimmed" ta="center" mt="xs">{profile.interfaceName} · {profile.hostName}</Text>
+      <Center>
+        {error ? (
+          <Text c="red">{error}</Text>
+        ) : url ? (
+          <Image src={url} alt={profile.filename} w={320} h={320} data-testid="qr-code" />
+        ) : (
+          <PageLoader />
+        )}
+      </Center>
+      <Text size="xs" c="dimmed" ta="center" mt="xs">
+        {profile.interfaceName} · {profile.hostName}
+      </Text>
     </Modal>
   );
 }

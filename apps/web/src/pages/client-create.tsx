@@ -4,11 +4,18 @@ import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
 import { ClientForm, initialValues, toBody } from './client-form.js';
 
-export default function ClientCreateModal({ onClose, onCreated }: { onClose: () => void; onCreated: (client: Schemas['ClientDetailDto']) => void }) {
+export default function ClientCreateModal({
+  onClose,
+  onCreated,
+}: {
+  onClose: () => void;
+  onCreated: (client: Schemas['ClientDetailDto']) => void;
+}) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const create = useMutation({
-    mutationFn: (body: ReturnType<typeof toBody> & { deviceNames?: string[] }) => must(api.POST('/api/clients', { body })),
+    mutationFn: (body: ReturnType<typeof toBody> & { deviceNames?: string[] }) =>
+      must(api.POST('/api/clients', { body })),
     onSuccess: (client) => {
       void queryClient.invalidateQueries({ queryKey: ['clients'] });
       onClose();
@@ -17,7 +24,19 @@ export default function ClientCreateModal({ onClose, onCreated }: { onClose: () 
   });
   return (
     <Modal opened onClose={onClose} title={t('clients.new')} size="lg">
-      <ClientForm creating initial={initialValues()} error={create.error} pending={create.isPending} submitLabel={t('common.create')} onSubmit={(values) => create.mutate({ ...toBody(values), ...(values.deviceNames.length ? { deviceNames: values.deviceNames } : {}) })} />
+      <ClientForm
+        creating
+        initial={initialValues()}
+        error={create.error}
+        pending={create.isPending}
+        submitLabel={t('common.create')}
+        onSubmit={(values) =>
+          create.mutate({
+            ...toBody(values),
+            ...(values.deviceNames.length ? { deviceNames: values.deviceNames } : {}),
+          })
+        }
+      />
     </Modal>
   );
 }

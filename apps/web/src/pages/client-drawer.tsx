@@ -1,4 +1,17 @@
-import { ActionIcon, Button, Card, Divider, Drawer, Group, Modal, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
+import {
+  ActionIcon,
+  Button,
+  Card,
+  Divider,
+  Drawer,
+  Group,
+  Modal,
+  Stack,
+  Switch,
+  Table,
+  Text,
+  TextInput,
+} from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconQrcode, IconTrash } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -21,7 +34,10 @@ export default function ClientDrawer({ id, onClose }: { id: string; onClose: () 
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState(false);
   const [configs, setConfigs] = useState(false);
-  const client = useQuery({ queryKey: ['client', id], queryFn: () => must(api.GET('/api/clients/{id}', { params: { path: { id } } })) });
+  const client = useQuery({
+    queryKey: ['client', id],
+    queryFn: () => must(api.GET('/api/clients/{id}', { params: { path: { id } } })),
+  });
   const refresh = () => {
     void queryClient.invalidateQueries({ queryKey: ['client', id] });
     void queryClient.invalidateQueries({ queryKey: ['clients'] });
@@ -32,19 +48,29 @@ export default function ClientDrawer({ id, onClose }: { id: string; onClose: () 
   };
   const failed = (error: unknown) => notifications.show({ message: messageOf(error), color: 'red' });
   const update = useMutation({
-    mutationFn: (body: Partial<ReturnType<typeof toBody>> & { enabled?: boolean }) => must(api.PATCH('/api/clients/{id}', { params: { path: { id } }, body })),
+    mutationFn: (body: Partial<ReturnType<typeof toBody>> & { enabled?: boolean }) =>
+      must(api.PATCH('/api/clients/{id}', { params: { path: { id } }, body })),
     onSuccess: () => {
       setEditing(false);
       done(t('common.saved'))();
     },
   });
   const toggle = useMutation({
-    mutationFn: (enabled: boolean) => must(api.PATCH('/api/clients/{id}', { params: { path: { id } }, body: { enabled } })),
+    mutationFn: (enabled: boolean) =>
+      must(api.PATCH('/api/clients/{id}', { params: { path: { id } }, body: { enabled } })),
     onSuccess: done(t('common.saved')),
     onError: failed,
   });
-  const reset = useMutation({ mutationFn: () => must(api.POST('/api/clients/{id}/reset', { params: { path: { id } } })), onSuccess: done(t('clients.resetDone')), onError: failed });
-  const rotate = useMutation({ mutationFn: () => must(api.POST('/api/clients/{id}/rotate-keys', { params: { path: { id } } })), onSuccess: done(t('clients.rotated')), onError: failed });
+  const reset = useMutation({
+    mutationFn: () => must(api.POST('/api/clients/{id}/reset', { params: { path: { id } } })),
+    onSuccess: done(t('clients.resetDone')),
+    onError: failed,
+  });
+  const rotate = useMutation({
+    mutationFn: () => must(api.POST('/api/clients/{id}/rotate-keys', { params: { path: { id } } })),
+    onSuccess: done(t('clients.rotated')),
+    onError: failed,
+  });
   const remove = useMutation({
     mutationFn: () => must(api.DELETE('/api/clients/{id}', { params: { path: { id } } })),
     onSuccess: () => {
@@ -55,23 +81,52 @@ export default function ClientDrawer({ id, onClose }: { id: string; onClose: () 
   });
   const data = client.data;
   return (
-    <Drawer opened onClose={onClose} position={i18n.dir() === 'rtl' ? 'left' : 'right'} size="lg" title={data?.name ?? t('nav.clients')}>
+    <Drawer
+      opened
+      onClose={onClose}
+      position={i18n.dir() === 'rtl' ? 'left' : 'right'}
+      size="lg"
+      title={data?.name ?? t('nav.clients')}
+    >
       {!data ? (
-        client.error ? <Text c="red">{messageOf(client.error)}</Text> : <PageLoader />
+        client.error ? (
+          <Text c="red">{messageOf(client.error)}</Text>
+        ) : (
+          <PageLoader />
+        )
       ) : editing ? (
-        <ClientForm initial={initialValues(data)} error={update.error} pending={update.isPending} submitLabel={t('common.save')} onSubmit={(values) => update.mutate(toBody(values))} />
+        <ClientForm
+          initial={initialValues(data)}
+          error={update.error}
+          pending={update.isPending}
+          submitLabel={t('common.save')}
+          onSubmit={(values) => update.mutate(toBody(values))}
+        />
       ) : (
         <Stack>
           <Group justify="space-between">
             <StatusBadge status={data.status} />
             {canManage && (
-              <Switch label={t('clients.enabled')} checked={data.status !== 'disabled'} onChange={(e) => toggle.mutate(e.currentTarget.checked)} data-testid="client-enabled" />
+              <Switch
+                label={t('clients.enabled')}
+                checked={data.status !== 'disabled'}
+                onChange={(e) => toggle.mutate(e.currentTarget.checked)}
+                data-testid="client-enabled"
+              />
             )}
           </Group>
           <Table>
             <Table.Tbody>
-              <Info label={t('clients.usage')} value={<Ltr>{`${formatBytes(data.usedBytes)} / ${data.quotaBytes ? formatBytes(data.quotaBytes) : '∞'} (↑ ${formatBytes(data.upBytes)} ↓ ${formatBytes(data.downBytes)})`}</Ltr>} />
-              <Info label={t('clients.expires')} value={data.expiresAt ? formatDate(data.expiresAt, i18n.language) : '—'} />
+              <Info
+                label={t('clients.usage')}
+                value={
+                  <Ltr>{`${formatBytes(data.usedBytes)} / ${data.quotaBytes ? formatBytes(data.quotaBytes) : '∞'} (↑ ${formatBytes(data.upBytes)} ↓ ${formatBytes(data.downBytes)})`}</Ltr>
+                }
+              />
+              <Info
+                label={t('clients.expires')}
+                value={data.expiresAt ? formatDate(data.expiresAt, i18n.language) : '—'}
+              />
               <Info label={t('clients.devices')} value={<Ltr>{`${data.deviceCount} / ${data.deviceLimit}`}</Ltr>} />
               <Info label={t('clients.groups')} value={data.groups.join(', ') || '—'} />
               <Info label={t('clients.telegramId')} value={data.telegramId?.toString() ?? '—'} />
@@ -80,7 +135,12 @@ export default function ClientDrawer({ id, onClose }: { id: string; onClose: () 
             </Table.Tbody>
           </Table>
           <Group gap="xs">
-            <Button size="xs" onClick={() => setConfigs(true)} data-testid="open-configs" leftSection={<IconQrcode size={14} />}>
+            <Button
+              size="xs"
+              onClick={() => setConfigs(true)}
+              data-testid="open-configs"
+              leftSection={<IconQrcode size={14} />}
+            >
               {t('clients.configs')}
             </Button>
             {canManage && (
@@ -88,13 +148,26 @@ export default function ClientDrawer({ id, onClose }: { id: string; onClose: () 
                 <Button size="xs" variant="default" onClick={() => setEditing(true)} data-testid="edit-client">
                   {t('common.edit')}
                 </Button>
-                <ConfirmButton message={t('clients.confirmReset', { name: data.name })} onConfirm={() => reset.mutate()} color="orange" data-testid="reset-client">
+                <ConfirmButton
+                  message={t('clients.confirmReset', { name: data.name })}
+                  onConfirm={() => reset.mutate()}
+                  color="orange"
+                  data-testid="reset-client"
+                >
                   {t('clients.reset')}
                 </ConfirmButton>
-                <ConfirmButton message={t('clients.confirmRotate', { name: data.name })} onConfirm={() => rotate.mutate()} color="orange">
+                <ConfirmButton
+                  message={t('clients.confirmRotate', { name: data.name })}
+                  onConfirm={() => rotate.mutate()}
+                  color="orange"
+                >
                   {t('clients.rotate')}
                 </ConfirmButton>
-                <ConfirmButton message={t('clients.confirmDelete', { name: data.name })} onConfirm={() => remove.mutate()} data-testid="delete-client">
+                <ConfirmButton
+                  message={t('clients.confirmDelete', { name: data.name })}
+                  onConfirm={() => remove.mutate()}
+                  data-testid="delete-client"
+                >
                   {t('common.delete')}
                 </ConfirmButton>
               </>
@@ -112,17 +185,30 @@ export default function ClientDrawer({ id, onClose }: { id: string; onClose: () 
 function Info({ label, value }: { label: string; value: ReactNode }) {
   return (
     <Table.Tr>
-      <Table.Td c="dimmed" w="40%">{label}</Table.Td>
+      <Table.Td c="dimmed" w="40%">
+        {label}
+      </Table.Td>
       <Table.Td>{value}</Table.Td>
     </Table.Tr>
   );
 }
 
-function Devices({ clientId, devices, canManage, onChange }: { clientId: string; devices: { id: string; name: string; onlineNow: boolean; upBytes: number; downBytes: number }[]; canManage: boolean; onChange: () => void }) {
+function Devices({
+  clientId,
+  devices,
+  canManage,
+  onChange,
+}: {
+  clientId: string;
+  devices: { id: string; name: string; onlineNow: boolean; upBytes: number; downBytes: number }[];
+  canManage: boolean;
+  onChange: () => void;
+}) {
   const { t } = useTranslation();
   const [name, setName] = useState('');
   const add = useMutation({
-    mutationFn: () => must(api.POST('/api/clients/{id}/devices', { params: { path: { id: clientId } }, body: { name: name.trim() } })),
+    mutationFn: () =>
+      must(api.POST('/api/clients/{id}/devices', { params: { path: { id: clientId } }, body: { name: name.trim() } })),
     onSuccess: () => {
       setName('');
       onChange();
@@ -143,15 +229,21 @@ function Devices({ clientId, devices, canManage, onChange }: { clientId: string;
         <Card key={device.id} withBorder padding="xs">
           <Group justify="space-between">
             <div>
-              <Text size="sm" fw={500}>{device.name}</Text>
+              <Text size="sm" fw={500}>
+                {device.name}
+              </Text>
               <Text size="xs" c="dimmed">
-                {device.onlineNow ? t('clients.online') : t('clients.offline')} · <Ltr>↑ {formatBytes(device.upBytes)}</Ltr> <Ltr>↓ {formatBytes(device.downBytes)}</Ltr>
+                {device.onlineNow ? t('clients.online') : t('clients.offline')} ·{' '}
+                <Ltr>↑ {formatBytes(device.upBytes)}</Ltr> <Ltr>↓ {formatBytes(device.downBytes)}</Ltr>
               </Text>
             </div>
             <Group gap={4}>
               <DeviceDownloads deviceId={device.id} />
               {canManage && (
-                <ConfirmIcon message={t('clients.confirmDeleteDevice', { name: device.name })} onConfirm={() => remove.mutate(device.id)} />
+                <ConfirmIcon
+                  message={t('clients.confirmDeleteDevice', { name: device.name })}
+                  onConfirm={() => remove.mutate(device.id)}
+                />
               )}
             </Group>
           </Group>
@@ -159,7 +251,14 @@ function Devices({ clientId, devices, canManage, onChange }: { clientId: string;
       ))}
       {canManage && (
         <Group component="form" onSubmit={submit} align="flex-start" gap="xs">
-          <TextInput placeholder={t('clients.deviceName')} value={name} onChange={(e) => setName(e.currentTarget.value)} error={fieldError(add.error, 'name')} style={{ flex: 1 }} aria-label={t('clients.deviceName')} />
+          <TextInput
+            placeholder={t('clients.deviceName')}
+            value={name}
+            onChange={(e) => setName(e.currentTarget.value)}
+            error={fieldError(add.error, 'name')}
+            style={{ flex: 1 }}
+            aria-label={t('clients.deviceName')}
+          />
           <Button type="submit" variant="light" loading={add.isPending}>
             {t('clients.addDevice')}
           </Button>
@@ -175,7 +274,8 @@ function DeviceDownloads({ deviceId }: { deviceId: string }) {
   const { t } = useTranslation();
   const download = useMutation({
     mutationFn: () => must(api.GET('/api/devices/{id}/profiles', { params: { path: { id: deviceId } } })),
-    onSuccess: (profiles) => profiles.forEach((profile) => saveFile(new Blob([profile.body], { type: profile.mimeType }), profile.filename)),
+    onSuccess: (profiles) =>
+      profiles.forEach((profile) => saveFile(new Blob([profile.body], { type: profile.mimeType }), profile.filename)),
     onError: (error) => notifications.show({ message: messageOf(error), color: 'red' }),
   });
   return (
@@ -194,10 +294,23 @@ function ConfirmIcon({ message, onConfirm }: { message: string; onConfirm: () =>
         <IconTrash size={16} />
       </ActionIcon>
       <Modal opened={open} onClose={() => setOpen(false)} title={t('common.areYouSure')} centered>
-        <Text size="sm" mb="md">{message}</Text>
+        <Text size="sm" mb="md">
+          {message}
+        </Text>
         <Group justify="flex-end">
-          <Button variant="default" onClick={() => setOpen(false)}>{t('common.cancel')}</Button>
-          <Button color="red" data-testid="confirm" onClick={() => { setOpen(false); onConfirm(); }}>{t('common.delete')}</Button>
+          <Button variant="default" onClick={() => setOpen(false)}>
+            {t('common.cancel')}
+          </Button>
+          <Button
+            color="red"
+            data-testid="confirm"
+            onClick={() => {
+              setOpen(false);
+              onConfirm();
+            }}
+          >
+            {t('common.delete')}
+          </Button>
         </Group>
       </Modal>
     </>

@@ -1,4 +1,15 @@
-import { Button, Group, MultiSelect, NumberInput, Select, SimpleGrid, Stack, TagsInput, Textarea, TextInput } from '@mantine/core';
+import {
+  Button,
+  Group,
+  MultiSelect,
+  NumberInput,
+  Select,
+  SimpleGrid,
+  Stack,
+  TagsInput,
+  Textarea,
+  TextInput,
+} from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -6,7 +17,18 @@ import { api, must, type Schemas } from '../api.js';
 import { fieldError, FormError } from '../components/form-errors.js';
 
 const GB = 1024 ** 3;
-const FIELDS = ['name', 'note', 'groups', 'telegramId', 'quotaBytes', 'expiresAt', 'deviceLimit', 'interfaceIds', 'resetCycle', 'deviceNames'];
+const FIELDS = [
+  'name',
+  'note',
+  'groups',
+  'telegramId',
+  'quotaBytes',
+  'expiresAt',
+  'deviceLimit',
+  'interfaceIds',
+  'resetCycle',
+  'deviceNames',
+];
 
 export interface ClientFormValues {
   name: string;
@@ -60,10 +82,25 @@ export function toBody(values: ClientFormValues) {
 }
 
 /** The client's fields; keeps what was typed when the server refuses (the error shows beside its field). */
-export function ClientForm({ initial, error, pending, submitLabel, onSubmit, creating = false }: { initial: ClientFormValues; error: unknown; pending: boolean; submitLabel: string; onSubmit: (values: ClientFormValues) => void; creating?: boolean }) {
+export function ClientForm({
+  initial,
+  error,
+  pending,
+  submitLabel,
+  onSubmit,
+  creating = false,
+}: {
+  initial: ClientFormValues;
+  error: unknown;
+  pending: boolean;
+  submitLabel: string;
+  onSubmit: (values: ClientFormValues) => void;
+  creating?: boolean;
+}) {
   const { t } = useTranslation();
   const [values, setValues] = useState(initial);
-  const set = <K extends keyof ClientFormValues>(key: K, value: ClientFormValues[K]) => setValues((before) => ({ ...before, [key]: value }));
+  const set = <K extends keyof ClientFormValues>(key: K, value: ClientFormValues[K]) =>
+    setValues((before) => ({ ...before, [key]: value }));
   const interfaces = useQuery({ queryKey: ['interfaces'], queryFn: () => must(api.GET('/api/interfaces')) });
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -71,7 +108,13 @@ export function ClientForm({ initial, error, pending, submitLabel, onSubmit, cre
   };
   return (
     <Stack component="form" onSubmit={submit} gap="sm">
-      <TextInput label={t('common.name')} name="name" value={values.name} onChange={(e) => set('name', e.currentTarget.value)} error={fieldError(error, 'name')} />
+      <TextInput
+        label={t('common.name')}
+        name="name"
+        value={values.name}
+        onChange={(e) => set('name', e.currentTarget.value)}
+        error={fieldError(error, 'name')}
+      />
       <MultiSelect
         label={t('clients.interfaces')}
         name="interfaceIds"
@@ -83,25 +126,72 @@ export function ClientForm({ initial, error, pending, submitLabel, onSubmit, cre
         data-testid="client-interfaces"
       />
       <SimpleGrid cols={{ base: 1, xs: 2 }}>
-        <NumberInput label={t('clients.quotaGb')} description={t('clients.zeroUnlimited')} min={0} decimalScale={3} value={values.quotaGb} onChange={(value) => set('quotaGb', value)} error={fieldError(error, 'quotaBytes')} />
-        <NumberInput label={t('clients.deviceLimit')} min={1} value={values.deviceLimit} onChange={(value) => set('deviceLimit', value)} error={fieldError(error, 'deviceLimit')} />
+        <NumberInput
+          label={t('clients.quotaGb')}
+          description={t('clients.zeroUnlimited')}
+          min={0}
+          decimalScale={3}
+          value={values.quotaGb}
+          onChange={(value) => set('quotaGb', value)}
+          error={fieldError(error, 'quotaBytes')}
+        />
+        <NumberInput
+          label={t('clients.deviceLimit')}
+          min={1}
+          value={values.deviceLimit}
+          onChange={(value) => set('deviceLimit', value)}
+          error={fieldError(error, 'deviceLimit')}
+        />
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, xs: 2 }}>
-        <TextInput type="datetime-local" label={t('clients.expires')} value={values.expiresAt} onChange={(e) => set('expiresAt', e.currentTarget.value)} error={fieldError(error, 'expiresAt')} />
+        <TextInput
+          type="datetime-local"
+          label={t('clients.expires')}
+          value={values.expiresAt}
+          onChange={(e) => set('expiresAt', e.currentTarget.value)}
+          error={fieldError(error, 'expiresAt')}
+        />
         <Select
           label={t('clients.resetCycle')}
-          data={(['none', 'daily', 'weekly', 'monthly'] as const).map((value) => ({ value, label: t(`clients.cycle.${value}`) }))}
+          data={(['none', 'daily', 'weekly', 'monthly'] as const).map((value) => ({
+            value,
+            label: t(`clients.cycle.${value}`),
+          }))}
           value={values.resetCycle}
           onChange={(value) => value && set('resetCycle', value as ClientFormValues['resetCycle'])}
           error={fieldError(error, 'resetCycle')}
         />
       </SimpleGrid>
       {creating && (
-        <TagsInput label={t('clients.deviceNames')} description={t('clients.deviceNamesHelp')} value={values.deviceNames} onChange={(value) => set('deviceNames', value)} error={fieldError(error, 'deviceNames')} />
+        <TagsInput
+          label={t('clients.deviceNames')}
+          description={t('clients.deviceNamesHelp')}
+          value={values.deviceNames}
+          onChange={(value) => set('deviceNames', value)}
+          error={fieldError(error, 'deviceNames')}
+        />
       )}
-      <TagsInput label={t('clients.groups')} value={values.groups} onChange={(value) => set('groups', value)} error={fieldError(error, 'groups')} />
-      <TextInput label={t('clients.telegramId')} inputMode="numeric" value={values.telegramId} onChange={(e) => set('telegramId', e.currentTarget.value)} error={fieldError(error, 'telegramId')} />
-      <Textarea label={t('clients.note')} value={values.note} onChange={(e) => set('note', e.currentTarget.value)} error={fieldError(error, 'note')} autosize minRows={2} />
+      <TagsInput
+        label={t('clients.groups')}
+        value={values.groups}
+        onChange={(value) => set('groups', value)}
+        error={fieldError(error, 'groups')}
+      />
+      <TextInput
+        label={t('clients.telegramId')}
+        inputMode="numeric"
+        value={values.telegramId}
+        onChange={(e) => set('telegramId', e.currentTarget.value)}
+        error={fieldError(error, 'telegramId')}
+      />
+      <Textarea
+        label={t('clients.note')}
+        value={values.note}
+        onChange={(e) => set('note', e.currentTarget.value)}
+        error={fieldError(error, 'note')}
+        autosize
+        minRows={2}
+      />
       <FormError error={error} fields={FIELDS} />
       <Group justify="flex-end">
         <Button type="submit" loading={pending} data-testid="client-submit">

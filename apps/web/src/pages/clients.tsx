@@ -20,7 +20,11 @@ const PER_PAGE = 25;
 export function StatusBadge({ status }: { status: Schemas['ClientDto']['status'] }) {
   const { t } = useTranslation();
   const color = { active: 'green', disabled: 'gray', expired: 'orange', exhausted: 'red' }[status];
-  return <Badge color={color} variant="light">{t(`clients.status.${status}`)}</Badge>;
+  return (
+    <Badge color={color} variant="light">
+      {t(`clients.status.${status}`)}
+    </Badge>
+  );
 }
 
 /**
@@ -101,10 +105,19 @@ export default function ClientsPage() {
           aria-label={t('clients.sortLabel')}
           w={170}
         />
-        <TextInput placeholder={t('clients.group')} value={group} onChange={(e) => setGroup(e.currentTarget.value)} aria-label={t('clients.group')} maxLength={64} w={160} />
+        <TextInput
+          placeholder={t('clients.group')}
+          value={group}
+          onChange={(e) => setGroup(e.currentTarget.value)}
+          aria-label={t('clients.group')}
+          maxLength={64}
+          w={160}
+        />
       </Group>
       {data && data.items.length === 0 ? (
-        <EmptyState>{debouncedSearch || status || debouncedGroup ? t('clients.noMatch') : t('clients.empty')}</EmptyState>
+        <EmptyState>
+          {debouncedSearch || status || debouncedGroup ? t('clients.noMatch') : t('clients.empty')}
+        </EmptyState>
       ) : (
         <ListTable
           rows={data?.items ?? []}
@@ -120,26 +133,53 @@ export default function ClientsPage() {
                   <UnstyledButton onClick={() => navigate(`/clients/${client.id}`)} fw={500}>
                     {client.name}
                   </UnstyledButton>
-                  {client.groups.length > 0 && <Text size="xs" c="dimmed">{client.groups.join(', ')}</Text>}
+                  {client.groups.length > 0 && (
+                    <Text size="xs" c="dimmed">
+                      {client.groups.join(', ')}
+                    </Text>
+                  )}
                 </>
               ),
             },
             { header: t('clients.statusLabel'), cell: (client) => <StatusBadge status={client.status} /> },
-            { header: t('clients.usage'), cell: (client) => <Ltr>{`${formatBytes(client.usedBytes)} / ${client.quotaBytes ? formatBytes(client.quotaBytes) : '∞'}`}</Ltr> },
-            { header: t('clients.devices'), cell: (client) => <Ltr>{`${client.deviceCount} / ${client.deviceLimit}`}</Ltr> },
-            { header: t('clients.expires'), cell: (client) => (client.expiresAt ? formatDate(client.expiresAt, i18n.language) : '—') },
+            {
+              header: t('clients.usage'),
+              cell: (client) => (
+                <Ltr>{`${formatBytes(client.usedBytes)} / ${client.quotaBytes ? formatBytes(client.quotaBytes) : '∞'}`}</Ltr>
+              ),
+            },
+            {
+              header: t('clients.devices'),
+              cell: (client) => <Ltr>{`${client.deviceCount} / ${client.deviceLimit}`}</Ltr>,
+            },
+            {
+              header: t('clients.expires'),
+              cell: (client) => (client.expiresAt ? formatDate(client.expiresAt, i18n.language) : '—'),
+            },
           ]}
         />
       )}
       {data && data.total > 0 && (
         <Stack align="center" mt="md" gap={4}>
           {/* A cursor reaches the next page only: pages beyond it open one step at a time. */}
-          <Pagination total={pages} value={page} onChange={goTo} getItemProps={(n) => ({ disabled: n > page + 1 || (n === page + 1 && !data.nextCursor) })} />
-          <Text size="xs" c="dimmed">{t('clients.total', { count: data.total })}</Text>
+          <Pagination
+            total={pages}
+            value={page}
+            onChange={goTo}
+            getItemProps={(n) => ({ disabled: n > page + 1 || (n === page + 1 && !data.nextCursor) })}
+          />
+          <Text size="xs" c="dimmed">
+            {t('clients.total', { count: data.total })}
+          </Text>
         </Stack>
       )}
       <Suspense>
-        {creating && <ClientCreateModal onClose={() => setCreating(false)} onCreated={(client) => navigate(`/clients/${client.id}`)} />}
+        {creating && (
+          <ClientCreateModal
+            onClose={() => setCreating(false)}
+            onCreated={(client) => navigate(`/clients/${client.id}`)}
+          />
+        )}
         {id && <ClientDrawer id={id} onClose={() => navigate('/clients')} />}
       </Suspense>
     </>

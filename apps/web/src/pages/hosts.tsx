@@ -32,7 +32,11 @@ export default function HostsPage() {
     <>
       <PageHeader title={t('nav.hosts')}>
         {canManage && (
-          <Button leftSection={<IconPlus size={16} />} onClick={() => setEditing('new')} disabled={!interfaces.data?.length}>
+          <Button
+            leftSection={<IconPlus size={16} />}
+            onClick={() => setEditing('new')}
+            disabled={!interfaces.data?.length}
+          >
             {t('hosts.new')}
           </Button>
         )}
@@ -45,28 +49,78 @@ export default function HostsPage() {
           rowKey={(host) => host.id}
           minWidth={600}
           columns={[
-            { header: t('common.name'), naming: true, cell: (host) => <>{host.name} {!host.enabled && <Badge color="gray" variant="light">{t('hosts.disabled')}</Badge>}</> },
+            {
+              header: t('common.name'),
+              naming: true,
+              cell: (host) => (
+                <>
+                  {host.name}{' '}
+                  {!host.enabled && (
+                    <Badge color="gray" variant="light">
+                      {t('hosts.disabled')}
+                    </Badge>
+                  )}
+                </>
+              ),
+            },
             { header: t('hosts.interface'), cell: (host) => names.get(host.interfaceId) ?? host.interfaceId },
             { header: t('hosts.address'), cell: (host) => <Ltr>{hostPort(host.address, host.effectivePort)}</Ltr> },
             { header: t('hosts.priority'), cell: (host) => host.priority },
           ]}
-          actions={(host) => canManage && <EditAndDelete onEdit={() => setEditing(host)} confirmMessage={t('hosts.confirmDelete', { name: host.name })} onDelete={() => remove.mutate(host.id)} />}
+          actions={(host) =>
+            canManage && (
+              <EditAndDelete
+                onEdit={() => setEditing(host)}
+                confirmMessage={t('hosts.confirmDelete', { name: host.name })}
+                onDelete={() => remove.mutate(host.id)}
+              />
+            )
+          }
         />
       )}
-      {editing && <HostModal host={editing === 'new' ? undefined : editing} interfaces={interfaces.data ?? []} onClose={() => setEditing(null)} />}
+      {editing && (
+        <HostModal
+          host={editing === 'new' ? undefined : editing}
+          interfaces={interfaces.data ?? []}
+          onClose={() => setEditing(null)}
+        />
+      )}
     </>
   );
 }
 
-function HostModal({ host, interfaces, onClose }: { host?: Host; interfaces: Schemas['InterfaceDto'][]; onClose: () => void }) {
+function HostModal({
+  host,
+  interfaces,
+  onClose,
+}: {
+  host?: Host;
+  interfaces: Schemas['InterfaceDto'][];
+  onClose: () => void;
+}) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
-  const [values, setValues] = useState({ interfaceId: host?.interfaceId ?? interfaces[0]?.id ?? '', name: host?.name ?? '', address: host?.address ?? '', port: host?.port ?? 0, priority: host?.priority ?? 0, enabled: host?.enabled ?? true });
+  const [values, setValues] = useState({
+    interfaceId: host?.interfaceId ?? interfaces[0]?.id ?? '',
+    name: host?.name ?? '',
+    address: host?.address ?? '',
+    port: host?.port ?? 0,
+    priority: host?.priority ?? 0,
+    enabled: host?.enabled ?? true,
+  });
   const set = (key: keyof typeof values, value: unknown) => setValues((before) => ({ ...before, [key]: value }));
   const save = useMutation({
     mutationFn: () => {
-      const body = { name: values.name.trim(), address: values.address.trim(), port: Number(values.port), priority: Number(values.priority), enabled: values.enabled };
-      return host ? must(api.PATCH('/api/hosts/{id}', { params: { path: { id: host.id } }, body })) : must(api.POST('/api/hosts', { body: { ...body, interfaceId: values.interfaceId } }));
+      const body = {
+        name: values.name.trim(),
+        address: values.address.trim(),
+        port: Number(values.port),
+        priority: Number(values.priority),
+        enabled: values.enabled,
+      };
+      return host
+        ? must(api.PATCH('/api/hosts/{id}', { params: { path: { id: host.id } }, body }))
+        : must(api.POST('/api/hosts', { body: { ...body, interfaceId: values.interfaceId } }));
     },
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: ['hosts'] });
@@ -74,15 +128,54 @@ function HostModal({ host, interfaces, onClose }: { host?: Host; interfaces: Sch
     },
   });
   return (
-    <FormModal title={host ? host.name : t('hosts.new')} onClose={onClose} save={save} fields={['interfaceId', 'name', 'address', 'port', 'priority', 'enabled']} editing={Boolean(host)}>
-      {!host && <Select label={t('hosts.interface')} data={interfaces.map((entry) => ({ value: entry.id, label: entry.name }))} value={values.interfaceId} onChange={(value) => set('interfaceId', value ?? '')} error={fieldError(save.error, 'interfaceId')} />}
-      <TextInput label={t('common.name')} value={values.name} onChange={(e) => set('name', e.currentTarget.value)} error={fieldError(save.error, 'name')} />
-      <TextInput label={t('hosts.address')} value={values.address} onChange={(e) => set('address', e.currentTarget.value)} error={fieldError(save.error, 'address')} />
+    <FormModal
+      title={host ? host.name : t('hosts.new')}
+      onClose={onClose}
+      save={save}
+      fields={['interfaceId', 'name', 'address', 'port', 'priority', 'enabled']}
+      editing={Boolean(host)}
+    >
+      {!host && (
+        <Select
+          label={t('hosts.interface')}
+          data={interfaces.map((entry) => ({ value: entry.id, label: entry.name }))}
+          value={values.interfaceId}
+          onChange={(value) => set('interfaceId', value ?? '')}
+          error={fieldError(save.error, 'interfaceId')}
+        />
+      )}
+      <TextInput
+        label={t('common.name')}
+        value={values.name}
+        onChange={(e) => set('name', e.currentTarget.value)}
+        error={fieldError(save.error, 'name')}
+      />
+      <TextInput
+        label={t('hosts.address')}
+        value={values.address}
+        onChange={(e) => set('address', e.currentTarget.value)}
+        error={fieldError(save.error, 'address')}
+      />
       <Group grow>
-        <NumberInput label={t('hosts.port')} description={t('hosts.portZero')} value={values.port} onChange={(value) => set('port', value)} error={fieldError(save.error, 'port')} />
-        <NumberInput label={t('hosts.priority')} value={values.priority} onChange={(value) => set('priority', value)} error={fieldError(save.error, 'priority')} />
+        <NumberInput
+          label={t('hosts.port')}
+          description={t('hosts.portZero')}
+          value={values.port}
+          onChange={(value) => set('port', value)}
+          error={fieldError(save.error, 'port')}
+        />
+        <NumberInput
+          label={t('hosts.priority')}
+          value={values.priority}
+          onChange={(value) => set('priority', value)}
+          error={fieldError(save.error, 'priority')}
+        />
       </Group>
-      <Switch label={t('hosts.enabled')} checked={values.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />
+      <Switch
+        label={t('hosts.enabled')}
+        checked={values.enabled}
+        onChange={(e) => set('enabled', e.currentTarget.checked)}
+      />
     </FormModal>
   );
 }

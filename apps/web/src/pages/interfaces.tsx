@@ -4,7 +4,15 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
-import { EditAndDelete, EmptyState, formatBytes, hostPort, Ltr, notifyFailure, PageHeader } from '../components/common.js';
+import {
+  EditAndDelete,
+  EmptyState,
+  formatBytes,
+  hostPort,
+  Ltr,
+  notifyFailure,
+  PageHeader,
+} from '../components/common.js';
 import { fieldError } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
@@ -12,7 +20,18 @@ import { PageLoader } from '../components/page-loader.js';
 import { useCanManage } from '../session.js';
 
 type Interface = Schemas['InterfaceDto'];
-const FIELDS = ['name', 'nodeId', 'mode', 'listenPort', 'subnet', 'endpointHost', 'mtu', 'dns', 'natInterface', 'enabled'];
+const FIELDS = [
+  'name',
+  'nodeId',
+  'mode',
+  'listenPort',
+  'subnet',
+  'endpointHost',
+  'mtu',
+  'dns',
+  'natInterface',
+  'enabled',
+];
 
 export default function InterfacesPage() {
   const { t } = useTranslation();
@@ -21,7 +40,12 @@ export default function InterfacesPage() {
   const [editing, setEditing] = useState<Interface | 'new' | null>(null);
   const interfaces = useQuery({ queryKey: ['interfaces'], queryFn: () => must(api.GET('/api/interfaces')) });
   const remove = useMutation({
-    mutationFn: ({ id, force }: { id: string; force: boolean }) => must(api.DELETE('/api/interfaces/{id}', { params: { path: { id }, query: force ? { force: 'true' as const } : {} } })),
+    mutationFn: ({ id, force }: { id: string; force: boolean }) =>
+      must(
+        api.DELETE('/api/interfaces/{id}', {
+          params: { path: { id }, query: force ? { force: 'true' as const } : {} },
+        }),
+      ),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['interfaces'] }),
     onError: notifyFailure,
   });
@@ -46,7 +70,10 @@ export default function InterfacesPage() {
           columns={[
             { header: t('common.name'), naming: true, cell: (entry) => entry.name },
             { header: t('interfaces.mode'), cell: (entry) => entry.mode },
-            { header: t('interfaces.endpoint'), cell: (entry) => <Ltr>{hostPort(entry.endpointHost, entry.listenPort)}</Ltr> },
+            {
+              header: t('interfaces.endpoint'),
+              cell: (entry) => <Ltr>{hostPort(entry.endpointHost, entry.listenPort)}</Ltr>,
+            },
             { header: t('interfaces.subnet'), cell: (entry) => <Ltr>{entry.subnet}</Ltr> },
             {
               header: t('interfaces.addresses'),
@@ -54,7 +81,9 @@ export default function InterfacesPage() {
                 // Two short lines, not one squeezed a word a line into a narrow column.
                 <div style={{ whiteSpace: 'nowrap' }}>
                   <Ltr>{`${entry.allocated} / ${entry.capacity}`}</Ltr> · <Ltr>{formatBytes(entry.usedBytes)}</Ltr>
-                  <Text size="xs" c="dimmed">{t('interfaces.clientsDevices', { clients: entry.clients, devices: entry.devices })}</Text>
+                  <Text size="xs" c="dimmed">
+                    {t('interfaces.clientsDevices', { clients: entry.clients, devices: entry.devices })}
+                  </Text>
                 </div>
               ),
             },
@@ -62,7 +91,11 @@ export default function InterfacesPage() {
               header: t('interfaces.state'),
               cell: (entry) => (
                 <Badge color={!entry.enabled ? 'gray' : entry.running ? 'green' : 'yellow'} variant="light">
-                  {!entry.enabled ? t('interfaces.disabled') : entry.running ? t('interfaces.running') : t('interfaces.pending')}
+                  {!entry.enabled
+                    ? t('interfaces.disabled')
+                    : entry.running
+                      ? t('interfaces.running')
+                      : t('interfaces.pending')}
                 </Badge>
               ),
             },
@@ -71,7 +104,11 @@ export default function InterfacesPage() {
             canManage && (
               <EditAndDelete
                 onEdit={() => setEditing(entry)}
-                confirmMessage={entry.devices > 0 ? t('interfaces.confirmDeleteUsed', { name: entry.name, devices: entry.devices }) : t('interfaces.confirmDelete', { name: entry.name })}
+                confirmMessage={
+                  entry.devices > 0
+                    ? t('interfaces.confirmDeleteUsed', { name: entry.name, devices: entry.devices })
+                    : t('interfaces.confirmDelete', { name: entry.name })
+                }
                 onDelete={() => remove.mutate({ id: entry.id, force: entry.devices > 0 })}
               />
             )
@@ -101,10 +138,26 @@ function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose: () => 
   const set = (key: keyof typeof values, value: unknown) => setValues((before) => ({ ...before, [key]: value }));
   const save = useMutation({
     mutationFn: () => {
-      const body = { name: values.name.trim(), listenPort: Number(values.listenPort), subnet: values.subnet.trim(), endpointHost: values.endpointHost.trim(), mtu: Number(values.mtu), dns: values.dns, enabled: values.enabled };
+      const body = {
+        name: values.name.trim(),
+        listenPort: Number(values.listenPort),
+        subnet: values.subnet.trim(),
+        endpointHost: values.endpointHost.trim(),
+        mtu: Number(values.mtu),
+        dns: values.dns,
+        enabled: values.enabled,
+      };
       return entry
         ? must(api.PATCH('/api/interfaces/{id}', { params: { path: { id: entry.id } }, body }))
-        : must(api.POST('/api/interfaces', { body: { ...body, mode: values.mode as 'standard' | 'amnezia', ...(values.nodeId ? { nodeId: values.nodeId } : {}) } }));
+        : must(
+            api.POST('/api/interfaces', {
+              body: {
+                ...body,
+                mode: values.mode as 'standard' | 'amnezia',
+                ...(values.nodeId ? { nodeId: values.nodeId } : {}),
+              },
+            }),
+          );
     },
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: ['interfaces'] });
@@ -121,27 +174,88 @@ function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose: () => 
       editing={Boolean(entry)}
       size="lg"
       submitTestId="interface-submit"
-      footer={entry && <Text size="xs" c="dimmed">{t('interfaces.subnetNote')}</Text>}
+      footer={
+        entry && (
+          <Text size="xs" c="dimmed">
+            {t('interfaces.subnetNote')}
+          </Text>
+        )
+      }
     >
       <Group grow>
-        <TextInput label={t('common.name')} name="name" value={values.name} onChange={(e) => set('name', e.currentTarget.value)} error={fieldError(error, 'name')} />
+        <TextInput
+          label={t('common.name')}
+          name="name"
+          value={values.name}
+          onChange={(e) => set('name', e.currentTarget.value)}
+          error={fieldError(error, 'name')}
+        />
         {!entry && (
-          <Select label={t('interfaces.mode')} data={[{ value: 'standard', label: 'WireGuard' }, { value: 'amnezia', label: 'AmneziaWG' }]} value={values.mode} onChange={(value) => set('mode', value)} error={fieldError(error, 'mode')} />
+          <Select
+            label={t('interfaces.mode')}
+            data={[
+              { value: 'standard', label: 'WireGuard' },
+              { value: 'amnezia', label: 'AmneziaWG' },
+            ]}
+            value={values.mode}
+            onChange={(value) => set('mode', value)}
+            error={fieldError(error, 'mode')}
+          />
         )}
       </Group>
       {!entry && (
-        <Select label={t('interfaces.node')} placeholder={t('interfaces.localNode')} data={(nodes.data ?? []).map((node) => ({ value: node.id, label: node.name }))} value={values.nodeId || null} onChange={(value) => set('nodeId', value ?? '')} clearable error={fieldError(error, 'nodeId')} />
+        <Select
+          label={t('interfaces.node')}
+          placeholder={t('interfaces.localNode')}
+          data={(nodes.data ?? []).map((node) => ({ value: node.id, label: node.name }))}
+          value={values.nodeId || null}
+          onChange={(value) => set('nodeId', value ?? '')}
+          clearable
+          error={fieldError(error, 'nodeId')}
+        />
       )}
       <Group grow>
-        <TextInput label={t('interfaces.endpointHost')} name="endpointHost" value={values.endpointHost} onChange={(e) => set('endpointHost', e.currentTarget.value)} error={fieldError(error, 'endpointHost')} />
-        <NumberInput label={t('interfaces.listenPort')} name="listenPort" value={values.listenPort} onChange={(value) => set('listenPort', value)} error={fieldError(error, 'listenPort')} />
+        <TextInput
+          label={t('interfaces.endpointHost')}
+          name="endpointHost"
+          value={values.endpointHost}
+          onChange={(e) => set('endpointHost', e.currentTarget.value)}
+          error={fieldError(error, 'endpointHost')}
+        />
+        <NumberInput
+          label={t('interfaces.listenPort')}
+          name="listenPort"
+          value={values.listenPort}
+          onChange={(value) => set('listenPort', value)}
+          error={fieldError(error, 'listenPort')}
+        />
       </Group>
       <Group grow>
-        <TextInput label={t('interfaces.subnet')} name="subnet" value={values.subnet} onChange={(e) => set('subnet', e.currentTarget.value)} error={fieldError(error, 'subnet')} />
-        <NumberInput label="MTU" value={values.mtu} onChange={(value) => set('mtu', value)} error={fieldError(error, 'mtu')} />
+        <TextInput
+          label={t('interfaces.subnet')}
+          name="subnet"
+          value={values.subnet}
+          onChange={(e) => set('subnet', e.currentTarget.value)}
+          error={fieldError(error, 'subnet')}
+        />
+        <NumberInput
+          label="MTU"
+          value={values.mtu}
+          onChange={(value) => set('mtu', value)}
+          error={fieldError(error, 'mtu')}
+        />
       </Group>
-      <TagsInput label="DNS" value={values.dns} onChange={(value) => set('dns', value)} error={fieldError(error, 'dns')} />
-      <Switch label={t('interfaces.enabled')} checked={values.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />
+      <TagsInput
+        label="DNS"
+        value={values.dns}
+        onChange={(value) => set('dns', value)}
+        error={fieldError(error, 'dns')}
+      />
+      <Switch
+        label={t('interfaces.enabled')}
+        checked={values.enabled}
+        onChange={(e) => set('enabled', e.currentTarget.checked)}
+      />
     </FormModal>
   );
 }

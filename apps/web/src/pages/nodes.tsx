@@ -5,7 +5,16 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
-import { ConfirmButton, Copy, EditAndDelete, EmptyState, formatDate, Ltr, notifyFailure, PageHeader } from '../components/common.js';
+import {
+  ConfirmButton,
+  Copy,
+  EditAndDelete,
+  EmptyState,
+  formatDate,
+  Ltr,
+  notifyFailure,
+  PageHeader,
+} from '../components/common.js';
 import { fieldError, FormError } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
@@ -23,12 +32,17 @@ export default function NodesPage() {
   const [enrolment, setEnrolment] = useState<{ name: string; enrolment: Schemas['EnrolmentDto'] } | null>(null);
   const nodes = useQuery({ queryKey: ['nodes'], queryFn: () => must(api.GET('/api/nodes')), refetchInterval: 5000 });
   const reissue = useMutation({
-    mutationFn: (node: Schemas['NodeDto']) => must(api.POST('/api/nodes/{id}/enrolment', { params: { path: { id: node.id } } })).then((answer) => ({ name: node.name, enrolment: answer })),
+    mutationFn: (node: Schemas['NodeDto']) =>
+      must(api.POST('/api/nodes/{id}/enrolment', { params: { path: { id: node.id } } })).then((answer) => ({
+        name: node.name,
+        enrolment: answer,
+      })),
     onSuccess: setEnrolment,
     onError: notifyFailure,
   });
   const remove = useMutation({
-    mutationFn: ({ id, force }: { id: string; force: boolean }) => must(api.DELETE('/api/nodes/{id}', { params: { path: { id }, query: force ? { force: 'true' as const } : {} } })),
+    mutationFn: ({ id, force }: { id: string; force: boolean }) =>
+      must(api.DELETE('/api/nodes/{id}', { params: { path: { id }, query: force ? { force: 'true' as const } : {} } })),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['nodes'] }),
     onError: notifyFailure,
   });
@@ -49,14 +63,31 @@ export default function NodesPage() {
           rowKey={(node) => node.id}
           minWidth={640}
           columns={[
-            { header: t('common.name'), naming: true, cell: (node) => <>{node.name} {node.isLocal && <Badge variant="outline" size="xs">{t('nodes.local')}</Badge>}</> },
+            {
+              header: t('common.name'),
+              naming: true,
+              cell: (node) => (
+                <>
+                  {node.name}{' '}
+                  {node.isLocal && (
+                    <Badge variant="outline" size="xs">
+                      {t('nodes.local')}
+                    </Badge>
+                  )}
+                </>
+              ),
+            },
             { header: t('nodes.address'), cell: (node) => <Ltr>{node.address}</Ltr> },
             {
               header: t('nodes.agent'),
               cell: (node) => (
                 <>
                   <AgentBadge state={node.agent.state} />
-                  {node.agent.lastSeenAt && <Text size="xs" c="dimmed">{formatDate(node.agent.lastSeenAt, i18n.language)}</Text>}
+                  {node.agent.lastSeenAt && (
+                    <Text size="xs" c="dimmed">
+                      {formatDate(node.agent.lastSeenAt, i18n.language)}
+                    </Text>
+                  )}
                 </>
               ),
             },
@@ -65,7 +96,11 @@ export default function NodesPage() {
               cell: (node) => (
                 <>
                   <SyncBadge inSync={node.inSync} />
-                  <Text size="xs" c="dimmed"><Ltr>{node.appliedRevision} / {node.desiredRevision}</Ltr></Text>
+                  <Text size="xs" c="dimmed">
+                    <Ltr>
+                      {node.appliedRevision} / {node.desiredRevision}
+                    </Ltr>
+                  </Text>
                 </>
               ),
             },
@@ -75,11 +110,19 @@ export default function NodesPage() {
             canManage && (
               <>
                 {node.isLocal ? (
-                  <Button size="xs" variant="default" onClick={() => setEditing(node)}>{t('common.edit')}</Button>
+                  <Button size="xs" variant="default" onClick={() => setEditing(node)}>
+                    {t('common.edit')}
+                  </Button>
                 ) : (
                   <>
-                    <Button size="xs" variant="default" onClick={() => reissue.mutate(node)}>{t('nodes.enrolment')}</Button>
-                    <EditAndDelete onEdit={() => setEditing(node)} confirmMessage={t('nodes.confirmDelete', { name: node.name })} onDelete={() => remove.mutate({ id: node.id, force: node.interfaceCount > 0 })} />
+                    <Button size="xs" variant="default" onClick={() => reissue.mutate(node)}>
+                      {t('nodes.enrolment')}
+                    </Button>
+                    <EditAndDelete
+                      onEdit={() => setEditing(node)}
+                      confirmMessage={t('nodes.confirmDelete', { name: node.name })}
+                      onDelete={() => remove.mutate({ id: node.id, force: node.interfaceCount > 0 })}
+                    />
                   </>
                 )}
               </>
@@ -87,14 +130,30 @@ export default function NodesPage() {
           }
         />
       )}
-      {adding && <NodeModal onClose={() => setAdding(false)} onCreated={(name, answer) => setEnrolment({ name, enrolment: answer })} />}
+      {adding && (
+        <NodeModal
+          onClose={() => setAdding(false)}
+          onCreated={(name, answer) => setEnrolment({ name, enrolment: answer })}
+        />
+      )}
       {editing && <NodeModal node={editing} onClose={() => setEditing(null)} onCreated={() => undefined} />}
       {enrolment && (
-        <Modal opened onClose={() => setEnrolment(null)} title={t('nodes.enrolCommand', { name: enrolment.name })} size="lg">
+        <Modal
+          opened
+          onClose={() => setEnrolment(null)}
+          title={t('nodes.enrolCommand', { name: enrolment.name })}
+          size="lg"
+        >
           <Stack>
-            <Text size="sm">{t('nodes.enrolHelp', { expires: formatDate(enrolment.enrolment.expiresAt, i18n.language) })}</Text>
-            <Code block dir="ltr" data-testid="enrol-command">{enrolment.enrolment.command}</Code>
-            <Group justify="flex-end"><Copy value={enrolment.enrolment.command} label={t('common.copy')} /></Group>
+            <Text size="sm">
+              {t('nodes.enrolHelp', { expires: formatDate(enrolment.enrolment.expiresAt, i18n.language) })}
+            </Text>
+            <Code block dir="ltr" data-testid="enrol-command">
+              {enrolment.enrolment.command}
+            </Code>
+            <Group justify="flex-end">
+              <Copy value={enrolment.enrolment.command} label={t('common.copy')} />
+            </Group>
           </Stack>
         </Modal>
       )}
@@ -104,10 +163,22 @@ export default function NodesPage() {
 }
 
 /** Adds a node (its enrolment command follows), or changes one's name, address or note. */
-function NodeModal({ node, onClose, onCreated }: { node?: Schemas['NodeDto']; onClose: () => void; onCreated: (name: string, enrolment: Schemas['EnrolmentDto']) => void }) {
+function NodeModal({
+  node,
+  onClose,
+  onCreated,
+}: {
+  node?: Schemas['NodeDto'];
+  onClose: () => void;
+  onCreated: (name: string, enrolment: Schemas['EnrolmentDto']) => void;
+}) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
-  const [values, setValues] = useState({ name: node?.name ?? '', address: node?.address ?? '', note: node?.note ?? '' });
+  const [values, setValues] = useState({
+    name: node?.name ?? '',
+    address: node?.address ?? '',
+    note: node?.note ?? '',
+  });
   const create = useMutation({
     mutationFn: async () => {
       const body = { name: values.name.trim(), address: values.address.trim(), note: values.note };
@@ -125,10 +196,31 @@ function NodeModal({ node, onClose, onCreated }: { node?: Schemas['NodeDto']; on
     },
   });
   return (
-    <FormModal title={node ? node.name : t('nodes.new')} onClose={onClose} save={create} fields={['name', 'address', 'note']} editing={Boolean(node)}>
-      <TextInput label={t('common.name')} value={values.name} onChange={(e) => setValues({ ...values, name: e.currentTarget.value })} error={fieldError(create.error, 'name')} />
-      <TextInput label={t('nodes.address')} value={values.address} onChange={(e) => setValues({ ...values, address: e.currentTarget.value })} error={fieldError(create.error, 'address')} />
-      <TextInput label={t('nodes.note')} value={values.note} onChange={(e) => setValues({ ...values, note: e.currentTarget.value })} error={fieldError(create.error, 'note')} />
+    <FormModal
+      title={node ? node.name : t('nodes.new')}
+      onClose={onClose}
+      save={create}
+      fields={['name', 'address', 'note']}
+      editing={Boolean(node)}
+    >
+      <TextInput
+        label={t('common.name')}
+        value={values.name}
+        onChange={(e) => setValues({ ...values, name: e.currentTarget.value })}
+        error={fieldError(create.error, 'name')}
+      />
+      <TextInput
+        label={t('nodes.address')}
+        value={values.address}
+        onChange={(e) => setValues({ ...values, address: e.currentTarget.value })}
+        error={fieldError(create.error, 'address')}
+      />
+      <TextInput
+        label={t('nodes.note')}
+        value={values.note}
+        onChange={(e) => setValues({ ...values, note: e.currentTarget.value })}
+        error={fieldError(create.error, 'note')}
+      />
     </FormModal>
   );
 }
@@ -150,7 +242,8 @@ function TokensArea() {
     },
   });
   const toggle = useMutation({
-    mutationFn: ({ id, enabled }: { id: string; enabled: boolean }) => must(api.PATCH('/api/tokens/{id}', { params: { path: { id } }, body: { enabled } })),
+    mutationFn: ({ id, enabled }: { id: string; enabled: boolean }) =>
+      must(api.PATCH('/api/tokens/{id}', { params: { path: { id } }, body: { enabled } })),
     onSuccess: refresh,
     onError: notifyFailure,
   });
@@ -169,15 +262,34 @@ function TokensArea() {
         <IconKey size={20} style={{ verticalAlign: 'middle' }} /> {t('tokens.title')}
       </Title>
       <Group component="form" onSubmit={submit} align="flex-start" gap="xs">
-        <TextInput placeholder={t('tokens.name')} aria-label={t('tokens.name')} value={name} onChange={(e) => setName(e.currentTarget.value)} error={fieldError(issue.error, 'name')} style={{ flex: '1 1 200px' }} data-testid="token-name" />
-        <Button type="submit" loading={issue.isPending} data-testid="issue-token">{t('tokens.issue')}</Button>
+        <TextInput
+          placeholder={t('tokens.name')}
+          aria-label={t('tokens.name')}
+          value={name}
+          onChange={(e) => setName(e.currentTarget.value)}
+          error={fieldError(issue.error, 'name')}
+          style={{ flex: '1 1 200px' }}
+          data-testid="token-name"
+        />
+        <Button type="submit" loading={issue.isPending} data-testid="issue-token">
+          {t('tokens.issue')}
+        </Button>
       </Group>
       <FormError error={issue.error} fields={['name']} />
       {issued && (
-        <Alert color="teal" title={t('tokens.issuedTitle', { name: issued.name })} withCloseButton onClose={() => setIssued(null)}>
-          <Text size="sm" mb="xs">{t('tokens.shownOnce')}</Text>
+        <Alert
+          color="teal"
+          title={t('tokens.issuedTitle', { name: issued.name })}
+          withCloseButton
+          onClose={() => setIssued(null)}
+        >
+          <Text size="sm" mb="xs">
+            {t('tokens.shownOnce')}
+          </Text>
           <Group gap="xs" wrap="nowrap">
-            <Code dir="ltr" style={{ wordBreak: 'break-all' }} data-testid="issued-token">{issued.token}</Code>
+            <Code dir="ltr" style={{ wordBreak: 'break-all' }} data-testid="issued-token">
+              {issued.token}
+            </Code>
             <Copy value={issued.token} />
           </Group>
         </Alert>
@@ -196,11 +308,20 @@ function TokensArea() {
             { header: t('tokens.lastUsed'), cell: (token) => formatDate(token.lastUsedAt, i18n.language) },
             {
               header: t('tokens.enabled'),
-              cell: (token) => <Switch checked={token.enabled} onChange={(e) => toggle.mutate({ id: token.id, enabled: e.currentTarget.checked })} aria-label={t('tokens.enabled')} />,
+              cell: (token) => (
+                <Switch
+                  checked={token.enabled}
+                  onChange={(e) => toggle.mutate({ id: token.id, enabled: e.currentTarget.checked })}
+                  aria-label={t('tokens.enabled')}
+                />
+              ),
             },
           ]}
           actions={(token) => (
-            <ConfirmButton message={t('tokens.confirmDelete', { name: token.name })} onConfirm={() => remove.mutate(token.id)}>
+            <ConfirmButton
+              message={t('tokens.confirmDelete', { name: token.name })}
+              onConfirm={() => remove.mutate(token.id)}
+            >
               {t('common.delete')}
             </ConfirmButton>
           )}

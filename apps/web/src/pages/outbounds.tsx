@@ -1,4 +1,20 @@
-import { Badge, Button, Group, Modal, Tooltip, NumberInput, PasswordInput, Select, SimpleGrid, Stack, Switch, Table, TagsInput, Text, TextInput } from '@mantine/core';
+import {
+  Badge,
+  Button,
+  Group,
+  Modal,
+  Tooltip,
+  NumberInput,
+  PasswordInput,
+  Select,
+  SimpleGrid,
+  Stack,
+  Switch,
+  Table,
+  TagsInput,
+  Text,
+  TextInput,
+} from '@mantine/core';
 import { IconPlus, IconRadar } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -27,7 +43,9 @@ export function OutboundState({ outbound }: { outbound: Outbound }) {
   const color = { up: 'green', failed: 'red', disabled: 'gray', unknown: 'yellow' }[outbound.state];
   return (
     <Tooltip label={t(`outbounds.stateHelp.${outbound.state}`)} multiline w={260} withArrow>
-      <Badge color={color} variant="light" miw="max-content" data-testid="outbound-state">{t(`outbounds.state.${outbound.state}`)}</Badge>
+      <Badge color={color} variant="light" miw="max-content" data-testid="outbound-state">
+        {t(`outbounds.state.${outbound.state}`)}
+      </Badge>
     </Tooltip>
   );
 }
@@ -58,7 +76,10 @@ export default function OutboundsPage() {
   });
   const refresh = () => void queryClient.invalidateQueries({ queryKey: ['outbounds'] });
   const check = useMutation({
-    mutationFn: async (outbound: Outbound) => ({ outbound, result: await must(api.POST('/api/outbounds/{id}/check', { params: { path: { id: outbound.id } } })) }),
+    mutationFn: async (outbound: Outbound) => ({
+      outbound,
+      result: await must(api.POST('/api/outbounds/{id}/check', { params: { path: { id: outbound.id } } })),
+    }),
     onSuccess: (answer) => {
       setProbe(answer);
       refresh();
@@ -75,7 +96,12 @@ export default function OutboundsPage() {
       <PageHeader title={t('nav.outbounds')}>
         <NodeSelect value={nodeId} onChange={setNodeId} />
         {canManage && (
-          <Button leftSection={<IconPlus size={16} />} onClick={() => setEditing('new')} disabled={!nodeId} data-testid="new-outbound">
+          <Button
+            leftSection={<IconPlus size={16} />}
+            onClick={() => setEditing('new')}
+            disabled={!nodeId}
+            data-testid="new-outbound"
+          >
             {t('outbounds.new')}
           </Button>
         )}
@@ -94,13 +120,20 @@ export default function OutboundsPage() {
           columns={[
             { header: t('outbounds.tag'), naming: true, cell: (outbound) => outbound.tag },
             { header: t('outbounds.kind'), cell: (outbound) => outbound.kind },
-            { header: t('hosts.address'), cell: (outbound) => (outbound.address ? <Ltr>{outbound.address}</Ltr> : '—') },
+            {
+              header: t('hosts.address'),
+              cell: (outbound) => (outbound.address ? <Ltr>{outbound.address}</Ltr> : '—'),
+            },
             {
               header: t('outbounds.onNode'),
               cell: (outbound) => (
                 <>
                   <OutboundState outbound={outbound} />
-                  {outbound.stateError && <Text size="xs" c="red">{outbound.stateError}</Text>}
+                  {outbound.stateError && (
+                    <Text size="xs" c="red">
+                      {outbound.stateError}
+                    </Text>
+                  )}
                 </>
               ),
             },
@@ -109,11 +142,25 @@ export default function OutboundsPage() {
               cell: (outbound) =>
                 outbound.lastCheckAt ? (
                   <Text size="xs" component="div">
-                    <CheckResult outbound={outbound} />{' '}
-                    {formatDate(outbound.lastCheckAt, i18n.language)}
-                    {outbound.latencyMs !== null && <> · <Ltr>{outbound.latencyMs} ms</Ltr></>}
-                    {outbound.egressIp && <> · <Ltr>{outbound.egressIp}</Ltr></>}
-                    {outbound.lastError && <Text span c="red" size="xs"> · {outbound.lastError}</Text>}
+                    <CheckResult outbound={outbound} /> {formatDate(outbound.lastCheckAt, i18n.language)}
+                    {outbound.latencyMs !== null && (
+                      <>
+                        {' '}
+                        · <Ltr>{outbound.latencyMs} ms</Ltr>
+                      </>
+                    )}
+                    {outbound.egressIp && (
+                      <>
+                        {' '}
+                        · <Ltr>{outbound.egressIp}</Ltr>
+                      </>
+                    )}
+                    {outbound.lastError && (
+                      <Text span c="red" size="xs">
+                        {' '}
+                        · {outbound.lastError}
+                      </Text>
+                    )}
                   </Text>
                 ) : (
                   '—'
@@ -123,19 +170,41 @@ export default function OutboundsPage() {
           actions={(outbound) => (
             <>
               {outbound.kind !== 'blocked' && canManage && (
-                <Button size="xs" variant="light" leftSection={<IconRadar size={14} />} loading={check.isPending && check.variables?.id === outbound.id} onClick={() => check.mutate(outbound)} data-testid="check-outbound">
+                <Button
+                  size="xs"
+                  variant="light"
+                  leftSection={<IconRadar size={14} />}
+                  loading={check.isPending && check.variables?.id === outbound.id}
+                  onClick={() => check.mutate(outbound)}
+                  data-testid="check-outbound"
+                >
                   {t('outbounds.check')}
                 </Button>
               )}
               {!outbound.builtin && canManage && (
-                <EditAndDelete onEdit={() => setEditing(outbound)} confirmMessage={t('outbounds.confirmDelete', { tag: outbound.tag })} onDelete={() => remove.mutate(outbound.id)} />
+                <EditAndDelete
+                  onEdit={() => setEditing(outbound)}
+                  confirmMessage={t('outbounds.confirmDelete', { tag: outbound.tag })}
+                  onDelete={() => remove.mutate(outbound.id)}
+                />
               )}
-              {outbound.builtin && <Badge variant="outline" size="xs">{t('outbounds.builtin')}</Badge>}
+              {outbound.builtin && (
+                <Badge variant="outline" size="xs">
+                  {t('outbounds.builtin')}
+                </Badge>
+              )}
             </>
           )}
         />
       )}
-      {editing && nodeId && <OutboundModal nodeId={nodeId} outbound={editing === 'new' ? undefined : editing} onClose={() => setEditing(null)} onSaved={refresh} />}
+      {editing && nodeId && (
+        <OutboundModal
+          nodeId={nodeId}
+          outbound={editing === 'new' ? undefined : editing}
+          onClose={() => setEditing(null)}
+          onSaved={refresh}
+        />
+      )}
       {probe && <ProbeModal {...probe} onClose={() => setProbe(null)} />}
     </>
   );
@@ -149,13 +218,25 @@ function ProbeModal({ outbound, result, onClose }: { outbound: Outbound; result:
     <Modal opened onClose={onClose} title={t('outbounds.checkOf', { tag: outbound.tag })} centered>
       <Stack data-testid="probe-result">
         <Group>
-          <Badge color={result.ok ? 'green' : 'red'} size="lg" data-testid="probe-ok">{result.ok ? t('outbounds.reachable') : t('outbounds.unreachable')}</Badge>
-          {result.latencyMs !== null && <Text><Ltr>{Math.round(result.latencyMs)} ms</Ltr></Text>}
-          {result.egressIp && <Text size="sm" c="dimmed">{t('outbounds.egress')}: <Ltr>{result.egressIp}</Ltr></Text>}
+          <Badge color={result.ok ? 'green' : 'red'} size="lg" data-testid="probe-ok">
+            {result.ok ? t('outbounds.reachable') : t('outbounds.unreachable')}
+          </Badge>
+          {result.latencyMs !== null && (
+            <Text>
+              <Ltr>{Math.round(result.latencyMs)} ms</Ltr>
+            </Text>
+          )}
+          {result.egressIp && (
+            <Text size="sm" c="dimmed">
+              {t('outbounds.egress')}: <Ltr>{result.egressIp}</Ltr>
+            </Text>
+          )}
         </Group>
         {!result.ok && (
           <Text c="red" size="sm">
-            {result.errorClass && <b>{t(`outbounds.errorClass.${result.errorClass}`, { defaultValue: result.errorClass })}: </b>}
+            {result.errorClass && (
+              <b>{t(`outbounds.errorClass.${result.errorClass}`, { defaultValue: result.errorClass })}: </b>
+            )}
             {result.error}
           </Text>
         )}
@@ -166,11 +247,22 @@ function ProbeModal({ outbound, result, onClose }: { outbound: Outbound; result:
                 <Table.Td w="35%">{t(`outbounds.stage.${stage}`)}</Table.Td>
                 <Table.Td>
                   {result.stages[stage] === null ? (
-                    <Text c="dimmed" size="sm">—</Text>
+                    <Text c="dimmed" size="sm">
+                      —
+                    </Text>
                   ) : (
                     <Group gap="xs" wrap="nowrap">
-                      <div style={{ height: 8, borderRadius: 4, background: 'var(--mantine-color-teal-5)', width: `${Math.max(2, (100 * result.stages[stage]!) / total)}%` }} />
-                      <Text size="sm"><Ltr>{Math.round(result.stages[stage]!)} ms</Ltr></Text>
+                      <div
+                        style={{
+                          height: 8,
+                          borderRadius: 4,
+                          background: 'var(--mantine-color-teal-5)',
+                          width: `${Math.max(2, (100 * result.stages[stage]!) / total)}%`,
+                        }}
+                      />
+                      <Text size="sm">
+                        <Ltr>{Math.round(result.stages[stage]!)} ms</Ltr>
+                      </Text>
                     </Group>
                   )}
                 </Table.Td>
@@ -183,9 +275,35 @@ function ProbeModal({ outbound, result, onClose }: { outbound: Outbound; result:
   );
 }
 
-const FIELDS = ['tag', 'kind', 'address', 'username', 'password', 'method', 'privateKey', 'peerPublicKey', 'presharedKey', 'allowedIps', 'tunnelAddress', 'mtu', 'keepalive', 'note', 'enabled'];
+const FIELDS = [
+  'tag',
+  'kind',
+  'address',
+  'username',
+  'password',
+  'method',
+  'privateKey',
+  'peerPublicKey',
+  'presharedKey',
+  'allowedIps',
+  'tunnelAddress',
+  'mtu',
+  'keepalive',
+  'note',
+  'enabled',
+];
 
-function OutboundModal({ nodeId, outbound, onClose, onSaved }: { nodeId: string; outbound?: Outbound; onClose: () => void; onSaved: () => void }) {
+function OutboundModal({
+  nodeId,
+  outbound,
+  onClose,
+  onSaved,
+}: {
+  nodeId: string;
+  outbound?: Outbound;
+  onClose: () => void;
+  onSaved: () => void;
+}) {
   const { t } = useTranslation();
   const [values, setValues] = useState({
     tag: outbound?.tag ?? '',
@@ -206,15 +324,29 @@ function OutboundModal({ nodeId, outbound, onClose, onSaved }: { nodeId: string;
   const set = (key: keyof typeof values, value: unknown) => setValues((before) => ({ ...before, [key]: value }));
   const save = useMutation({
     mutationFn: () => {
-      const common = { tag: values.tag.trim(), address: values.address.trim(), note: values.note, enabled: values.enabled };
+      const common = {
+        tag: values.tag.trim(),
+        address: values.address.trim(),
+        note: values.note,
+        enabled: values.enabled,
+      };
       const byKind =
         values.kind === 'wireguard'
-          ? { peerPublicKey: values.peerPublicKey.trim(), allowedIps: values.allowedIps, tunnelAddress: values.tunnelAddress.trim(), mtu: Number(values.mtu), keepalive: Number(values.keepalive), ...(values.presharedKey ? { presharedKey: values.presharedKey.trim() } : {}) }
+          ? {
+              peerPublicKey: values.peerPublicKey.trim(),
+              allowedIps: values.allowedIps,
+              tunnelAddress: values.tunnelAddress.trim(),
+              mtu: Number(values.mtu),
+              keepalive: Number(values.keepalive),
+              ...(values.presharedKey ? { presharedKey: values.presharedKey.trim() } : {}),
+            }
           : values.kind === 'shadowsocks'
             ? { method: values.method, ...(values.password || !outbound ? { password: values.password } : {}) }
             : { username: values.username.trim() || null, ...(values.password ? { password: values.password } : {}) };
       return outbound
-        ? must(api.PATCH('/api/outbounds/{id}', { params: { path: { id: outbound.id } }, body: { ...common, ...byKind } }))
+        ? must(
+            api.PATCH('/api/outbounds/{id}', { params: { path: { id: outbound.id } }, body: { ...common, ...byKind } }),
+          )
         : must(api.POST('/api/outbounds', { body: { nodeId, kind: values.kind, ...common, ...byKind } }));
     },
     onSuccess: () => {
@@ -224,40 +356,130 @@ function OutboundModal({ nodeId, outbound, onClose, onSaved }: { nodeId: string;
   });
   const error = save.error;
   return (
-    <FormModal title={outbound ? outbound.tag : t('outbounds.new')} onClose={onClose} save={save} fields={FIELDS} editing={Boolean(outbound)} size="lg" submitTestId="outbound-submit">
+    <FormModal
+      title={outbound ? outbound.tag : t('outbounds.new')}
+      onClose={onClose}
+      save={save}
+      fields={FIELDS}
+      editing={Boolean(outbound)}
+      size="lg"
+      submitTestId="outbound-submit"
+    >
       <SimpleGrid cols={{ base: 1, sm: 2 }}>
-        <TextInput label={t('outbounds.tag')} description={t('outbounds.tagHelp')} value={values.tag} onChange={(e) => set('tag', e.currentTarget.value)} error={fieldError(error, 'tag')} />
-        <Select label={t('outbounds.kind')} data={KINDS.map((kind) => ({ value: kind, label: t(`outbounds.kinds.${kind}`) }))} value={values.kind} onChange={(kind) => kind && set('kind', kind)} disabled={Boolean(outbound)} error={fieldError(error, 'kind')} />
+        <TextInput
+          label={t('outbounds.tag')}
+          description={t('outbounds.tagHelp')}
+          value={values.tag}
+          onChange={(e) => set('tag', e.currentTarget.value)}
+          error={fieldError(error, 'tag')}
+        />
+        <Select
+          label={t('outbounds.kind')}
+          data={KINDS.map((kind) => ({ value: kind, label: t(`outbounds.kinds.${kind}`) }))}
+          value={values.kind}
+          onChange={(kind) => kind && set('kind', kind)}
+          disabled={Boolean(outbound)}
+          error={fieldError(error, 'kind')}
+        />
       </SimpleGrid>
-      <TextInput label={t('outbounds.address')} placeholder="203.0.113.7:1080" value={values.address} onChange={(e) => set('address', e.currentTarget.value)} error={fieldError(error, 'address')} />
+      <TextInput
+        label={t('outbounds.address')}
+        placeholder="203.0.113.7:1080"
+        value={values.address}
+        onChange={(e) => set('address', e.currentTarget.value)}
+        error={fieldError(error, 'address')}
+      />
       {(values.kind === 'socks' || values.kind === 'http') && (
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
-          <TextInput label={t('outbounds.username')} value={values.username} onChange={(e) => set('username', e.currentTarget.value)} error={fieldError(error, 'username')} />
-          <PasswordInput label={t('outbounds.password')} placeholder={outbound?.hasPassword ? t('outbounds.keepPassword') : ''} value={values.password} onChange={(e) => set('password', e.currentTarget.value)} error={fieldError(error, 'password')} />
+          <TextInput
+            label={t('outbounds.username')}
+            value={values.username}
+            onChange={(e) => set('username', e.currentTarget.value)}
+            error={fieldError(error, 'username')}
+          />
+          <PasswordInput
+            label={t('outbounds.password')}
+            placeholder={outbound?.hasPassword ? t('outbounds.keepPassword') : ''}
+            value={values.password}
+            onChange={(e) => set('password', e.currentTarget.value)}
+            error={fieldError(error, 'password')}
+          />
         </SimpleGrid>
       )}
       {values.kind === 'shadowsocks' && (
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
-          <Select label={t('outbounds.method')} data={[...METHODS]} value={values.method} onChange={(method) => method && set('method', method)} error={fieldError(error, 'method')} />
-          <PasswordInput label={t('outbounds.password')} placeholder={outbound?.hasPassword ? t('outbounds.keepPassword') : ''} value={values.password} onChange={(e) => set('password', e.currentTarget.value)} error={fieldError(error, 'password')} />
+          <Select
+            label={t('outbounds.method')}
+            data={[...METHODS]}
+            value={values.method}
+            onChange={(method) => method && set('method', method)}
+            error={fieldError(error, 'method')}
+          />
+          <PasswordInput
+            label={t('outbounds.password')}
+            placeholder={outbound?.hasPassword ? t('outbounds.keepPassword') : ''}
+            value={values.password}
+            onChange={(e) => set('password', e.currentTarget.value)}
+            error={fieldError(error, 'password')}
+          />
         </SimpleGrid>
       )}
       {values.kind === 'wireguard' && (
         <>
-          <TextInput label={t('outbounds.peerPublicKey')} value={values.peerPublicKey} onChange={(e) => set('peerPublicKey', e.currentTarget.value)} error={fieldError(error, 'peerPublicKey')} />
+          <TextInput
+            label={t('outbounds.peerPublicKey')}
+            value={values.peerPublicKey}
+            onChange={(e) => set('peerPublicKey', e.currentTarget.value)}
+            error={fieldError(error, 'peerPublicKey')}
+          />
           <SimpleGrid cols={{ base: 1, sm: 2 }}>
-            <TextInput label={t('outbounds.tunnelAddress')} placeholder="10.66.0.2/32" value={values.tunnelAddress} onChange={(e) => set('tunnelAddress', e.currentTarget.value)} error={fieldError(error, 'tunnelAddress')} />
-            <PasswordInput label={t('outbounds.presharedKey')} value={values.presharedKey} onChange={(e) => set('presharedKey', e.currentTarget.value)} error={fieldError(error, 'presharedKey')} />
+            <TextInput
+              label={t('outbounds.tunnelAddress')}
+              placeholder="10.66.0.2/32"
+              value={values.tunnelAddress}
+              onChange={(e) => set('tunnelAddress', e.currentTarget.value)}
+              error={fieldError(error, 'tunnelAddress')}
+            />
+            <PasswordInput
+              label={t('outbounds.presharedKey')}
+              value={values.presharedKey}
+              onChange={(e) => set('presharedKey', e.currentTarget.value)}
+              error={fieldError(error, 'presharedKey')}
+            />
           </SimpleGrid>
-          <TagsInput label={t('outbounds.allowedIps')} value={values.allowedIps} onChange={(value) => set('allowedIps', value)} error={fieldError(error, 'allowedIps')} />
+          <TagsInput
+            label={t('outbounds.allowedIps')}
+            value={values.allowedIps}
+            onChange={(value) => set('allowedIps', value)}
+            error={fieldError(error, 'allowedIps')}
+          />
           <SimpleGrid cols={2}>
-            <NumberInput label="MTU" value={values.mtu} onChange={(value) => set('mtu', value)} error={fieldError(error, 'mtu')} />
-            <NumberInput label={t('outbounds.keepalive')} value={values.keepalive} onChange={(value) => set('keepalive', value)} error={fieldError(error, 'keepalive')} />
+            <NumberInput
+              label="MTU"
+              value={values.mtu}
+              onChange={(value) => set('mtu', value)}
+              error={fieldError(error, 'mtu')}
+            />
+            <NumberInput
+              label={t('outbounds.keepalive')}
+              value={values.keepalive}
+              onChange={(value) => set('keepalive', value)}
+              error={fieldError(error, 'keepalive')}
+            />
           </SimpleGrid>
         </>
       )}
-      <TextInput label={t('nodes.note')} value={values.note} onChange={(e) => set('note', e.currentTarget.value)} error={fieldError(error, 'note')} />
-      <Switch label={t('interfaces.enabled')} checked={values.enabled} onChange={(e) => set('enabled', e.currentTarget.checked)} />
+      <TextInput
+        label={t('nodes.note')}
+        value={values.note}
+        onChange={(e) => set('note', e.currentTarget.value)}
+        error={fieldError(error, 'note')}
+      />
+      <Switch
+        label={t('interfaces.enabled')}
+        checked={values.enabled}
+        onChange={(e) => set('enabled', e.currentTarget.checked)}
+      />
     </FormModal>
   );
 }

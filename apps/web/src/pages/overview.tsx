@@ -10,7 +10,11 @@ import { PageLoader } from '../components/page-loader.js';
 /** GET /api/overview/full, asked again every few seconds: live telemetry, panel state and inventory. */
 export default function OverviewPage() {
   const { t, i18n } = useTranslation();
-  const overview = useQuery({ queryKey: ['overview'], queryFn: () => must(api.GET('/api/overview/full')), refetchInterval: 5000 });
+  const overview = useQuery({
+    queryKey: ['overview'],
+    queryFn: () => must(api.GET('/api/overview/full')),
+    refetchInterval: 5000,
+  });
   const data = overview.data;
   if (!data) return <PageLoader />;
   const { telemetry, panel, inventory } = data;
@@ -23,25 +27,63 @@ export default function OverviewPage() {
         </Text>
       </PageHeader>
       <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }} mb="md">
-        <Stat label={t('overview.clients')} value={inventory.clients.total} detail={t('overview.clientStates', inventory.clients)} />
-        <Stat label={t('overview.devicesOnline')} value={<Ltr>{`${inventory.devices.online} / ${inventory.devices.total}`}</Ltr>} />
-        <Stat label={t('overview.traffic')} value={<Ltr>{formatBytes(inventory.usage.usedBytes)}</Ltr>} detail={<Ltr>{`↑ ${formatBytes(inventory.usage.upBytes)} · ↓ ${formatBytes(inventory.usage.downBytes)}`}</Ltr>} />
-        <Stat label={t('overview.nodesInSync')} value={<Ltr>{`${panel.nodes.inSync} / ${panel.nodes.total}`}</Ltr>} detail={t('overview.nodeStates', panel.nodes)} />
+        <Stat
+          label={t('overview.clients')}
+          value={inventory.clients.total}
+          detail={t('overview.clientStates', inventory.clients)}
+        />
+        <Stat
+          label={t('overview.devicesOnline')}
+          value={<Ltr>{`${inventory.devices.online} / ${inventory.devices.total}`}</Ltr>}
+        />
+        <Stat
+          label={t('overview.traffic')}
+          value={<Ltr>{formatBytes(inventory.usage.usedBytes)}</Ltr>}
+          detail={
+            <Ltr>{`↑ ${formatBytes(inventory.usage.upBytes)} · ↓ ${formatBytes(inventory.usage.downBytes)}`}</Ltr>
+          }
+        />
+        <Stat
+          label={t('overview.nodesInSync')}
+          value={<Ltr>{`${panel.nodes.inSync} / ${panel.nodes.total}`}</Ltr>}
+          detail={t('overview.nodeStates', panel.nodes)}
+        />
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Card withBorder>
-          <Text fw={600} mb="sm">{t('overview.host')}</Text>
+          <Text fw={600} mb="sm">
+            {t('overview.host')}
+          </Text>
           <Stack gap="xs">
-            <Meter label={t('system.cpu')} percent={host.cpu.percent} detail={<>{host.cpu.cores} · {t('system.load')} <Ltr>{host.cpu.load1.toFixed(2)}</Ltr></>} />
-            <Meter label={t('system.memory')} percent={host.memory.percent} detail={<Ltr>{`${formatBytes(host.memory.used)} / ${formatBytes(host.memory.total)}`}</Ltr>} />
-            <Meter label={t('system.disk')} percent={host.disk.percent} detail={<Ltr>{`${formatBytes(host.disk.used)} / ${formatBytes(host.disk.total)}`}</Ltr>} />
+            <Meter
+              label={t('system.cpu')}
+              percent={host.cpu.percent}
+              detail={
+                <>
+                  {host.cpu.cores} · {t('system.load')} <Ltr>{host.cpu.load1.toFixed(2)}</Ltr>
+                </>
+              }
+            />
+            <Meter
+              label={t('system.memory')}
+              percent={host.memory.percent}
+              detail={<Ltr>{`${formatBytes(host.memory.used)} / ${formatBytes(host.memory.total)}`}</Ltr>}
+            />
+            <Meter
+              label={t('system.disk')}
+              percent={host.disk.percent}
+              detail={<Ltr>{`${formatBytes(host.disk.used)} / ${formatBytes(host.disk.total)}`}</Ltr>}
+            />
             <Text size="sm">
-              {t('system.network')}: <Ltr>↓ {formatBytes(host.network.rxRate)}/s</Ltr> · <Ltr>↑ {formatBytes(host.network.txRate)}/s</Ltr>
+              {t('system.network')}: <Ltr>↓ {formatBytes(host.network.rxRate)}/s</Ltr> ·{' '}
+              <Ltr>↑ {formatBytes(host.network.txRate)}/s</Ltr>
             </Text>
           </Stack>
         </Card>
         <Card withBorder>
-          <Text fw={600} mb="sm">{t('overview.panel')}</Text>
+          <Text fw={600} mb="sm">
+            {t('overview.panel')}
+          </Text>
           <Table>
             <Table.Tbody>
               <Row label={t('overview.version')} value={<Ltr>{panel.version}</Ltr>} />
@@ -49,14 +91,24 @@ export default function OverviewPage() {
               <Row label={t('overview.backends')} value={<Ltr>{`${panel.database} · ${panel.queue}`}</Ltr>} />
               <Row label={t('overview.interfaces')} value={inventory.interfaces} />
               {inventory.outbounds !== null && <Row label={t('nav.outbounds')} value={inventory.outbounds} />}
-              <Row label={t('overview.lastBackup')} value={panel.lastBackup ? formatDate(panel.lastBackup.createdAt, i18n.language) : t('overview.never')} />
-              <Row label={t('overview.lastEnforcement')} value={panel.lastEnforcement ? formatDate(panel.lastEnforcement.at, i18n.language) : t('overview.never')} />
+              <Row
+                label={t('overview.lastBackup')}
+                value={panel.lastBackup ? formatDate(panel.lastBackup.createdAt, i18n.language) : t('overview.never')}
+              />
+              <Row
+                label={t('overview.lastEnforcement')}
+                value={
+                  panel.lastEnforcement ? formatDate(panel.lastEnforcement.at, i18n.language) : t('overview.never')
+                }
+              />
             </Table.Tbody>
           </Table>
         </Card>
       </SimpleGrid>
       <Card withBorder mt="md">
-        <Text fw={600} mb="sm">{t('nav.nodes')}</Text>
+        <Text fw={600} mb="sm">
+          {t('nav.nodes')}
+        </Text>
         <ListTable
           rows={telemetry.nodes}
           rowKey={(node) => node.id}
@@ -76,9 +128,17 @@ export default function OverviewPage() {
 function Stat({ label, value, detail }: { label: string; value: ReactNode; detail?: ReactNode }) {
   return (
     <Card withBorder>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>{label}</Text>
-      <Text size="xl" fw={700}>{value}</Text>
-      {detail && <Text size="xs" c="dimmed">{detail}</Text>}
+      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+        {label}
+      </Text>
+      <Text size="xl" fw={700}>
+        {value}
+      </Text>
+      {detail && (
+        <Text size="xs" c="dimmed">
+          {detail}
+        </Text>
+      )}
     </Card>
   );
 }
@@ -88,7 +148,9 @@ function Meter({ label, percent, detail }: { label: string; percent: number; det
     <div>
       <Group justify="space-between">
         <Text size="sm">{label}</Text>
-        <Text size="xs" c="dimmed"><Ltr>{percent.toFixed(0)}%</Ltr> · {detail}</Text>
+        <Text size="xs" c="dimmed">
+          <Ltr>{percent.toFixed(0)}%</Ltr> · {detail}
+        </Text>
       </Group>
       <Progress value={percent} color={percent > 85 ? 'red' : percent > 60 ? 'yellow' : 'teal'} />
     </div>
@@ -107,10 +169,18 @@ function Row({ label, value }: { label: string; value: ReactNode }) {
 export function AgentBadge({ state }: { state: Schemas['NodeAgentDto']['state'] }) {
   const { t } = useTranslation();
   const color = state === 'connected' ? 'green' : state === 'disconnected' ? 'red' : 'gray';
-  return <Badge color={color} variant="light">{t(`agentState.${state}`)}</Badge>;
+  return (
+    <Badge color={color} variant="light">
+      {t(`agentState.${state}`)}
+    </Badge>
+  );
 }
 
 export function SyncBadge({ inSync }: { inSync: boolean }) {
   const { t } = useTranslation();
-  return <Badge color={inSync ? 'green' : 'yellow'} variant="light">{inSync ? t('nodes.inSync') : t('nodes.behind')}</Badge>;
+  return (
+    <Badge color={inSync ? 'green' : 'yellow'} variant="light">
+      {inSync ? t('nodes.inSync') : t('nodes.behind')}
+    </Badge>
+  );
 }

@@ -1,7 +1,35 @@
-import { closestCenter, DndContext, KeyboardSensor, PointerSensor, useSensor, useSensors, type DragEndEvent } from '@dnd-kit/core';
-import { arrayMove, SortableContext, sortableKeyboardCoordinates, useSortable, verticalListSortingStrategy } from '@dnd-kit/sortable';
+import {
+  closestCenter,
+  DndContext,
+  KeyboardSensor,
+  PointerSensor,
+  useSensor,
+  useSensors,
+  type DragEndEvent,
+} from '@dnd-kit/core';
+import {
+  arrayMove,
+  SortableContext,
+  sortableKeyboardCoordinates,
+  useSortable,
+  verticalListSortingStrategy,
+} from '@dnd-kit/sortable';
 import { CSS } from '@dnd-kit/utilities';
-import { ActionIcon, Badge, Button, Card, Group, Select, SimpleGrid, Stack, Switch, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import {
+  ActionIcon,
+  Badge,
+  Button,
+  Card,
+  Group,
+  Select,
+  SimpleGrid,
+  Stack,
+  Switch,
+  TagsInput,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconGripVertical, IconPlus } from '@tabler/icons-react';
 import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -34,17 +62,30 @@ export default function RoutingPage() {
   const [nodeId, setNodeId] = useState<string | null>(null);
   const [editing, setEditing] = useState<Rule | 'new' | null>(null);
   const key = ['routing', nodeId];
-  const routing = useQuery({ queryKey: key, queryFn: () => must(api.GET('/api/routing', { params: { query: { nodeId: nodeId! } } })), enabled: Boolean(nodeId) });
-  const outbounds = useQuery({ queryKey: ['outbounds', nodeId], queryFn: () => must(api.GET('/api/outbounds', { params: { query: { nodeId: nodeId! } } })), enabled: Boolean(nodeId) });
+  const routing = useQuery({
+    queryKey: key,
+    queryFn: () => must(api.GET('/api/routing', { params: { query: { nodeId: nodeId! } } })),
+    enabled: Boolean(nodeId),
+  });
+  const outbounds = useQuery({
+    queryKey: ['outbounds', nodeId],
+    queryFn: () => must(api.GET('/api/outbounds', { params: { query: { nodeId: nodeId! } } })),
+    enabled: Boolean(nodeId),
+  });
   const tags = (outbounds.data ?? []).map((outbound) => outbound.tag);
   const refresh = () => void queryClient.invalidateQueries({ queryKey: ['routing'] });
   const failed = (error: unknown) => notifications.show({ message: messageOf(error), color: 'red' });
 
   const order = useMutation({
-    mutationFn: (ids: string[]) => must(api.POST('/api/routing/rules/order', { params: { query: { nodeId: nodeId! } }, body: { ids } })),
+    mutationFn: (ids: string[]) =>
+      must(api.POST('/api/routing/rules/order', { params: { query: { nodeId: nodeId! } }, body: { ids } })),
     onMutate: (ids) => {
       const before = queryClient.getQueryData<Routing>(key);
-      if (before) queryClient.setQueryData<Routing>(key, { ...before, rules: ids.map((id) => before.rules.find((rule) => rule.id === id)!) });
+      if (before)
+        queryClient.setQueryData<Routing>(key, {
+          ...before,
+          rules: ids.map((id) => before.rules.find((rule) => rule.id === id)!),
+        });
       return { before };
     },
     onError: (error, _ids, context) => {
@@ -54,13 +95,23 @@ export default function RoutingPage() {
     onSuccess: (saved) => queryClient.setQueryData(key, saved),
   });
   const toggle = useMutation({
-    mutationFn: (rule: Rule) => must(api.PATCH('/api/routing/rules/{id}', { params: { path: { id: rule.id } }, body: { enabled: !rule.enabled } })),
+    mutationFn: (rule: Rule) =>
+      must(
+        api.PATCH('/api/routing/rules/{id}', { params: { path: { id: rule.id } }, body: { enabled: !rule.enabled } }),
+      ),
     onSuccess: refresh,
     onError: failed,
   });
-  const remove = useMutation({ mutationFn: (id: string) => must(api.DELETE('/api/routing/rules/{id}', { params: { path: { id } } })), onSuccess: refresh, onError: failed });
+  const remove = useMutation({
+    mutationFn: (id: string) => must(api.DELETE('/api/routing/rules/{id}', { params: { path: { id } } })),
+    onSuccess: refresh,
+    onError: failed,
+  });
 
-  const sensors = useSensors(useSensor(PointerSensor, { activationConstraint: { distance: 4 } }), useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates }));
+  const sensors = useSensors(
+    useSensor(PointerSensor, { activationConstraint: { distance: 4 } }),
+    useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates }),
+  );
   const onDragEnd = ({ active, over }: DragEndEvent) => {
     const rules = routing.data?.rules;
     if (!rules || !over || active.id === over.id) return;
@@ -74,7 +125,12 @@ export default function RoutingPage() {
       <PageHeader title={t('nav.routing')}>
         <NodeSelect value={nodeId} onChange={setNodeId} />
         {canManage && (
-          <Button leftSection={<IconPlus size={16} />} onClick={() => setEditing('new')} disabled={!routing.data} data-testid="new-rule">
+          <Button
+            leftSection={<IconPlus size={16} />}
+            onClick={() => setEditing('new')}
+            disabled={!routing.data}
+            data-testid="new-rule"
+          >
             {t('routing.newRule')}
           </Button>
         )}
@@ -85,7 +141,9 @@ export default function RoutingPage() {
         <Stack>
           <BasicSettings key={nodeId} nodeId={nodeId} routing={routing.data} tags={tags} canManage={canManage} />
           <Title order={4}>{t('routing.rules')}</Title>
-          <Text size="sm" c="dimmed">{t('routing.rulesHelp')}</Text>
+          <Text size="sm" c="dimmed">
+            {t('routing.rulesHelp')}
+          </Text>
           {routing.data.rules.length === 0 ? (
             <EmptyState>{t('routing.empty')}</EmptyState>
           ) : (
@@ -93,7 +151,15 @@ export default function RoutingPage() {
               <SortableContext items={routing.data.rules.map((rule) => rule.id)} strategy={verticalListSortingStrategy}>
                 <Stack gap="xs" data-testid="rules">
                   {routing.data.rules.map((rule, index) => (
-                    <SortableRule key={rule.id} rule={rule} index={index} canManage={canManage} onEdit={() => setEditing(rule)} onToggle={() => toggle.mutate(rule)} onDelete={() => remove.mutate(rule.id)} />
+                    <SortableRule
+                      key={rule.id}
+                      rule={rule}
+                      index={index}
+                      canManage={canManage}
+                      onEdit={() => setEditing(rule)}
+                      onToggle={() => toggle.mutate(rule)}
+                      onDelete={() => remove.mutate(rule.id)}
+                    />
                   ))}
                 </Stack>
               </SortableContext>
@@ -101,51 +167,114 @@ export default function RoutingPage() {
           )}
         </Stack>
       )}
-      {editing && nodeId && <RuleModal nodeId={nodeId} rule={editing === 'new' ? undefined : editing} tags={tags} onClose={() => setEditing(null)} onSaved={refresh} />}
+      {editing && nodeId && (
+        <RuleModal
+          nodeId={nodeId}
+          rule={editing === 'new' ? undefined : editing}
+          tags={tags}
+          onClose={() => setEditing(null)}
+          onSaved={refresh}
+        />
+      )}
     </>
   );
 }
 
-function SortableRule({ rule, index, canManage, onEdit, onToggle, onDelete }: { rule: Rule; index: number; canManage: boolean; onEdit: () => void; onToggle: () => void; onDelete: () => void }) {
+function SortableRule({
+  rule,
+  index,
+  canManage,
+  onEdit,
+  onToggle,
+  onDelete,
+}: {
+  rule: Rule;
+  index: number;
+  canManage: boolean;
+  onEdit: () => void;
+  onToggle: () => void;
+  onDelete: () => void;
+}) {
   const { t } = useTranslation();
-  const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging } = useSortable({ id: rule.id, disabled: !canManage });
+  const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging } = useSortable({
+    id: rule.id,
+    disabled: !canManage,
+  });
   const names = useRuleNames(rule);
-  const criteria = LISTS.filter((list) => rule[list].length > 0).map((list) => `${t(`routing.lists.${list}`)}: ${rule[list].slice(0, 3).map((id) => names.get(id) ?? id).join(', ')}${rule[list].length > 3 ? ` +${rule[list].length - 3}` : ''}`);
+  const criteria = LISTS.filter((list) => rule[list].length > 0).map(
+    (list) =>
+      `${t(`routing.lists.${list}`)}: ${rule[list]
+        .slice(0, 3)
+        .map((id) => names.get(id) ?? id)
+        .join(', ')}${rule[list].length > 3 ? ` +${rule[list].length - 3}` : ''}`,
+  );
   if (rule.network) criteria.push(`${t('routing.network')}: ${rule.network}`);
   return (
     <Card
       ref={setNodeRef}
       withBorder
       padding="xs"
-      style={{ transform: CSS.Transform.toString(transform), transition, opacity: isDragging ? 0.6 : 1, zIndex: isDragging ? 1 : undefined }}
+      style={{
+        transform: CSS.Transform.toString(transform),
+        transition,
+        opacity: isDragging ? 0.6 : 1,
+        zIndex: isDragging ? 1 : undefined,
+      }}
       data-testid="rule"
       data-name={rule.name}
     >
       <Group wrap="nowrap" gap="sm">
         {canManage && (
-          <ActionIcon ref={setActivatorNodeRef} variant="subtle" color="gray" style={{ cursor: 'grab', touchAction: 'none' }} aria-label={t('routing.drag', { name: rule.name })} data-testid="drag-handle" {...attributes} {...listeners}>
+          <ActionIcon
+            ref={setActivatorNodeRef}
+            variant="subtle"
+            color="gray"
+            style={{ cursor: 'grab', touchAction: 'none' }}
+            aria-label={t('routing.drag', { name: rule.name })}
+            data-testid="drag-handle"
+            {...attributes}
+            {...listeners}
+          >
             <IconGripVertical size={18} />
           </ActionIcon>
         )}
-        <Text size="sm" c="dimmed" w={24}>{index + 1}</Text>
+        <Text size="sm" c="dimmed" w={24}>
+          {index + 1}
+        </Text>
         {/* Name and criteria first; the hits and buttons beside them, or below them on a phone. */}
         <Group gap="sm" justify="space-between" style={{ flex: 1, minWidth: 0 }}>
           <div style={{ flex: '1 1 220px', minWidth: 0 }}>
             <Group gap="xs">
               <Text fw={500}>{rule.name}</Text>
-              <Text size="sm" aria-hidden><ForwardArrow /></Text>
-              <Badge variant="light" style={{ flexShrink: 0 }}>{rule.outboundTag}</Badge>
-              {!rule.enabled && <Badge color="gray" variant="outline">{t('hosts.disabled')}</Badge>}
+              <Text size="sm" aria-hidden>
+                <ForwardArrow />
+              </Text>
+              <Badge variant="light" style={{ flexShrink: 0 }}>
+                {rule.outboundTag}
+              </Badge>
+              {!rule.enabled && (
+                <Badge color="gray" variant="outline">
+                  {t('hosts.disabled')}
+                </Badge>
+              )}
             </Group>
-            <Text size="xs" c="dimmed" truncate>{criteria.join(' · ')}</Text>
+            <Text size="xs" c="dimmed" truncate>
+              {criteria.join(' · ')}
+            </Text>
           </div>
           <Group gap="sm" wrap="nowrap">
-            <Text size="xs" c="dimmed">{t('routing.hits', { count: rule.hits })}</Text>
+            <Text size="xs" c="dimmed">
+              {t('routing.hits', { count: rule.hits })}
+            </Text>
             {canManage && (
               <Group gap={4} wrap="nowrap">
                 <Switch size="xs" checked={rule.enabled} onChange={onToggle} aria-label={t('interfaces.enabled')} />
-                <Button size="xs" variant="default" onClick={onEdit}>{t('common.edit')}</Button>
-                <ConfirmButton message={t('routing.confirmDelete', { name: rule.name })} onConfirm={onDelete}>{t('common.delete')}</ConfirmButton>
+                <Button size="xs" variant="default" onClick={onEdit}>
+                  {t('common.edit')}
+                </Button>
+                <ConfirmButton message={t('routing.confirmDelete', { name: rule.name })} onConfirm={onDelete}>
+                  {t('common.delete')}
+                </ConfirmButton>
               </Group>
             )}
           </Group>
@@ -157,7 +286,11 @@ function SortableRule({ rule, index, canManage, onEdit, onToggle, onDelete }: { 
 
 /** The names of the interfaces and (the first three) clients a rule's card shows, in place of their ids. */
 function useRuleNames(rule: Rule): Map<string, string> {
-  const interfaces = useQuery({ queryKey: ['interfaces'], queryFn: () => must(api.GET('/api/interfaces')), enabled: rule.interfaces.length > 0 });
+  const interfaces = useQuery({
+    queryKey: ['interfaces'],
+    queryFn: () => must(api.GET('/api/interfaces')),
+    enabled: rule.interfaces.length > 0,
+  });
   const clients = useQueries({
     queries: rule.clients.slice(0, 3).map((id) => ({
       queryKey: ['client', id],
@@ -174,7 +307,17 @@ function useRuleNames(rule: Rule): Map<string, string> {
 
 const BASIC_LISTS = ['blockDomains', 'blockIps', 'blockPorts', 'directDomains', 'directIps'] as const;
 
-function BasicSettings({ nodeId, routing, tags, canManage }: { nodeId: string; routing: Routing; tags: string[]; canManage: boolean }) {
+function BasicSettings({
+  nodeId,
+  routing,
+  tags,
+  canManage,
+}: {
+  nodeId: string;
+  routing: Routing;
+  tags: string[];
+  canManage: boolean;
+}) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const [values, setValues] = useState(routing.basic);
@@ -195,19 +338,45 @@ function BasicSettings({ nodeId, routing, tags, canManage }: { nodeId: string; r
       <Stack gap="sm">
         {/* One row on a wide screen; stacked on a phone, where three side by side squeeze the labels. */}
         <SimpleGrid cols={{ base: 1, sm: 3 }} style={{ alignItems: 'end' }}>
-          <Select label={t('routing.defaultOutbound')} data={tags} value={values.defaultOutbound} onChange={(tag) => tag && setValues({ ...values, defaultOutbound: tag })} error={fieldError(save.error, 'defaultOutbound')} disabled={!canManage} />
-          <Switch label={t('routing.blockBitTorrent')} checked={values.blockBitTorrent} onChange={(e) => setValues({ ...values, blockBitTorrent: e.currentTarget.checked })} disabled={!canManage} />
-          <Switch label={t('routing.failClosed')} checked={values.failClosed} onChange={(e) => setValues({ ...values, failClosed: e.currentTarget.checked })} disabled={!canManage} />
+          <Select
+            label={t('routing.defaultOutbound')}
+            data={tags}
+            value={values.defaultOutbound}
+            onChange={(tag) => tag && setValues({ ...values, defaultOutbound: tag })}
+            error={fieldError(save.error, 'defaultOutbound')}
+            disabled={!canManage}
+          />
+          <Switch
+            label={t('routing.blockBitTorrent')}
+            checked={values.blockBitTorrent}
+            onChange={(e) => setValues({ ...values, blockBitTorrent: e.currentTarget.checked })}
+            disabled={!canManage}
+          />
+          <Switch
+            label={t('routing.failClosed')}
+            checked={values.failClosed}
+            onChange={(e) => setValues({ ...values, failClosed: e.currentTarget.checked })}
+            disabled={!canManage}
+          />
         </SimpleGrid>
         <SimpleGrid cols={{ base: 1, md: 2 }}>
           {BASIC_LISTS.map((list) => (
-            <TagsInput key={list} label={t(`routing.basic.${list}`)} value={values[list]} onChange={(value) => setValues({ ...values, [list]: value })} error={fieldError(save.error, list)} disabled={!canManage} />
+            <TagsInput
+              key={list}
+              label={t(`routing.basic.${list}`)}
+              value={values[list]}
+              onChange={(value) => setValues({ ...values, [list]: value })}
+              error={fieldError(save.error, list)}
+              disabled={!canManage}
+            />
           ))}
         </SimpleGrid>
         <FormError error={save.error} fields={['defaultOutbound', 'blockBitTorrent', 'failClosed', ...BASIC_LISTS]} />
         {canManage && (
           <Group justify="flex-end">
-            <Button type="submit" loading={save.isPending}>{t('common.save')}</Button>
+            <Button type="submit" loading={save.isPending}>
+              {t('common.save')}
+            </Button>
           </Group>
         )}
       </Stack>
@@ -215,7 +384,19 @@ function BasicSettings({ nodeId, routing, tags, canManage }: { nodeId: string; r
   );
 }
 
-function RuleModal({ nodeId, rule, tags, onClose, onSaved }: { nodeId: string; rule?: Rule; tags: string[]; onClose: () => void; onSaved: () => void }) {
+function RuleModal({
+  nodeId,
+  rule,
+  tags,
+  onClose,
+  onSaved,
+}: {
+  nodeId: string;
+  rule?: Rule;
+  tags: string[];
+  onClose: () => void;
+  onSaved: () => void;
+}) {
   const { t } = useTranslation();
   const [values, setValues] = useState({
     name: rule?.name ?? '',
@@ -223,7 +404,10 @@ function RuleModal({ nodeId, rule, tags, onClose, onSaved }: { nodeId: string; r
     network: rule?.network ?? null,
     enabled: rule?.enabled ?? true,
     ...Object.fromEntries(LISTS.map((list) => [list, rule?.[list] ?? []])),
-  } as { name: string; outboundTag: string; network: Rule['network']; enabled: boolean } & Record<(typeof LISTS)[number], string[]>);
+  } as { name: string; outboundTag: string; network: Rule['network']; enabled: boolean } & Record<
+    (typeof LISTS)[number],
+    string[]
+  >);
   const save = useMutation({
     mutationFn: () => {
       const body = { ...values, name: values.name.trim() };
@@ -237,27 +421,72 @@ function RuleModal({ nodeId, rule, tags, onClose, onSaved }: { nodeId: string; r
     },
   });
   return (
-    <FormModal title={rule ? rule.name : t('routing.newRule')} onClose={onClose} save={save} fields={['name', 'outboundTag', 'network', 'enabled', ...LISTS]} editing={Boolean(rule)} size="lg" submitTestId="rule-submit">
+    <FormModal
+      title={rule ? rule.name : t('routing.newRule')}
+      onClose={onClose}
+      save={save}
+      fields={['name', 'outboundTag', 'network', 'enabled', ...LISTS]}
+      editing={Boolean(rule)}
+      size="lg"
+      submitTestId="rule-submit"
+    >
       <SimpleGrid cols={{ base: 1, sm: 3 }}>
-        <TextInput label={t('common.name')} value={values.name} onChange={(e) => setValues({ ...values, name: e.currentTarget.value })} error={fieldError(save.error, 'name')} />
-        <Select label={t('routing.outbound')} data={tags} value={values.outboundTag} onChange={(tag) => tag && setValues({ ...values, outboundTag: tag })} error={fieldError(save.error, 'outboundTag')} />
+        <TextInput
+          label={t('common.name')}
+          value={values.name}
+          onChange={(e) => setValues({ ...values, name: e.currentTarget.value })}
+          error={fieldError(save.error, 'name')}
+        />
+        <Select
+          label={t('routing.outbound')}
+          data={tags}
+          value={values.outboundTag}
+          onChange={(tag) => tag && setValues({ ...values, outboundTag: tag })}
+          error={fieldError(save.error, 'outboundTag')}
+        />
         <Select
           label={t('routing.network')}
-          data={[{ value: '', label: t('routing.anyNetwork') }, ...['tcp', 'udp', 'icmp'].map((value) => ({ value, label: value }))]}
+          data={[
+            { value: '', label: t('routing.anyNetwork') },
+            ...['tcp', 'udp', 'icmp'].map((value) => ({ value, label: value })),
+          ]}
           value={values.network ?? ''}
           onChange={(value) => setValues({ ...values, network: (value || null) as Rule['network'] })}
           error={fieldError(save.error, 'network')}
         />
       </SimpleGrid>
-      <Text size="xs" c="dimmed">{t('routing.allMustMatch')}</Text>
+      <Text size="xs" c="dimmed">
+        {t('routing.allMustMatch')}
+      </Text>
       <SimpleGrid cols={{ base: 1, sm: 2 }}>
         {TEXT_LISTS.map((list) => (
-          <TagsInput key={list} label={t(`routing.lists.${list}`)} value={values[list]} onChange={(value) => setValues({ ...values, [list]: value })} error={fieldError(save.error, list)} />
+          <TagsInput
+            key={list}
+            label={t(`routing.lists.${list}`)}
+            value={values[list]}
+            onChange={(value) => setValues({ ...values, [list]: value })}
+            error={fieldError(save.error, list)}
+          />
         ))}
-        <ClientPicker label={t('routing.lists.clients')} value={values.clients} onChange={(value) => setValues({ ...values, clients: value })} error={fieldError(save.error, 'clients')} />
-        <InterfacePicker nodeId={nodeId} label={t('routing.lists.interfaces')} value={values.interfaces} onChange={(value) => setValues({ ...values, interfaces: value })} error={fieldError(save.error, 'interfaces')} />
+        <ClientPicker
+          label={t('routing.lists.clients')}
+          value={values.clients}
+          onChange={(value) => setValues({ ...values, clients: value })}
+          error={fieldError(save.error, 'clients')}
+        />
+        <InterfacePicker
+          nodeId={nodeId}
+          label={t('routing.lists.interfaces')}
+          value={values.interfaces}
+          onChange={(value) => setValues({ ...values, interfaces: value })}
+          error={fieldError(save.error, 'interfaces')}
+        />
       </SimpleGrid>
-      <Switch label={t('interfaces.enabled')} checked={values.enabled} onChange={(e) => setValues({ ...values, enabled: e.currentTarget.checked })} />
+      <Switch
+        label={t('interfaces.enabled')}
+        checked={values.enabled}
+        onChange={(e) => setValues({ ...values, enabled: e.currentTarget.checked })}
+      />
     </FormModal>
   );
 }

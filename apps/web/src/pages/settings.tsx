@@ -37,9 +37,16 @@ export default function SettingsPage() {
   const set = <K extends keyof Settings>(key: K, value: Settings[K]) => setValues({ ...values, [key]: value });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const wanted: Settings = { ...values, backupIntervalHours: Number(values.backupIntervalHours), backupKeep: Number(values.backupKeep), probeTimeoutMs: Number(values.probeTimeoutMs) };
+    const wanted: Settings = {
+      ...values,
+      backupIntervalHours: Number(values.backupIntervalHours),
+      backupKeep: Number(values.backupKeep),
+      probeTimeoutMs: Number(values.probeTimeoutMs),
+    };
     // Only what changed: the fields given are what the API checks (and some are the owner's alone).
-    const changed = Object.fromEntries(Object.entries(wanted).filter(([key, value]) => settings.data?.[key as keyof Settings] !== value));
+    const changed = Object.fromEntries(
+      Object.entries(wanted).filter(([key, value]) => settings.data?.[key as keyof Settings] !== value),
+    );
     save.mutate(changed);
   };
   const error = save.error;
@@ -49,16 +56,54 @@ export default function SettingsPage() {
       <Card withBorder maw={640}>
         <Stack component="form" onSubmit={submit} gap="sm">
           <Group grow>
-            <NumberInput label={t('settings.backupIntervalHours')} description={t('settings.zeroOff')} min={0} value={values.backupIntervalHours} onChange={(v) => set('backupIntervalHours', v as number)} error={fieldError(error, 'backupIntervalHours')} disabled={locked('backupIntervalHours')} />
-            <NumberInput label={t('settings.backupKeep')} min={1} value={values.backupKeep} onChange={(v) => set('backupKeep', v as number)} error={fieldError(error, 'backupKeep')} disabled={locked('backupKeep')} />
+            <NumberInput
+              label={t('settings.backupIntervalHours')}
+              description={t('settings.zeroOff')}
+              min={0}
+              value={values.backupIntervalHours}
+              onChange={(v) => set('backupIntervalHours', v as number)}
+              error={fieldError(error, 'backupIntervalHours')}
+              disabled={locked('backupIntervalHours')}
+            />
+            <NumberInput
+              label={t('settings.backupKeep')}
+              min={1}
+              value={values.backupKeep}
+              onChange={(v) => set('backupKeep', v as number)}
+              error={fieldError(error, 'backupKeep')}
+              disabled={locked('backupKeep')}
+            />
           </Group>
-          <TextInput label={t('settings.probeUrl')} value={values.probeUrl} onChange={(e) => set('probeUrl', e.currentTarget.value)} error={fieldError(error, 'probeUrl')} disabled={!canManage} />
-          <NumberInput label={t('settings.probeTimeoutMs')} min={1} value={values.probeTimeoutMs} onChange={(v) => set('probeTimeoutMs', v as number)} error={fieldError(error, 'probeTimeoutMs')} disabled={!canManage} />
-          <Switch label={t('settings.allowPrivateTargets')} checked={values.allowPrivateTargets} onChange={(e) => set('allowPrivateTargets', e.currentTarget.checked)} disabled={locked('allowPrivateTargets')} />
-          <FormError error={error} fields={['backupIntervalHours', 'backupKeep', 'probeUrl', 'probeTimeoutMs', 'allowPrivateTargets']} />
+          <TextInput
+            label={t('settings.probeUrl')}
+            value={values.probeUrl}
+            onChange={(e) => set('probeUrl', e.currentTarget.value)}
+            error={fieldError(error, 'probeUrl')}
+            disabled={!canManage}
+          />
+          <NumberInput
+            label={t('settings.probeTimeoutMs')}
+            min={1}
+            value={values.probeTimeoutMs}
+            onChange={(v) => set('probeTimeoutMs', v as number)}
+            error={fieldError(error, 'probeTimeoutMs')}
+            disabled={!canManage}
+          />
+          <Switch
+            label={t('settings.allowPrivateTargets')}
+            checked={values.allowPrivateTargets}
+            onChange={(e) => set('allowPrivateTargets', e.currentTarget.checked)}
+            disabled={locked('allowPrivateTargets')}
+          />
+          <FormError
+            error={error}
+            fields={['backupIntervalHours', 'backupKeep', 'probeUrl', 'probeTimeoutMs', 'allowPrivateTargets']}
+          />
           {canManage && (
             <Group justify="flex-end">
-              <Button type="submit" loading={save.isPending} data-testid="save-settings">{t('common.save')}</Button>
+              <Button type="submit" loading={save.isPending} data-testid="save-settings">
+                {t('common.save')}
+              </Button>
             </Group>
           )}
         </Stack>

@@ -32,8 +32,24 @@ export function SignInPage() {
       <Paper withBorder shadow="sm" p="xl" w="100%" maw={380} component="form" onSubmit={submit}>
         <Stack>
           <Title order={3}>{t('signIn.title')}</Title>
-          <TextInput label={t('signIn.username')} name="username" autoComplete="username" required value={username} onChange={(e) => setUsername(e.currentTarget.value)} error={fieldError(signIn.error, 'username')} />
-          <PasswordInput label={t('signIn.password')} name="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.currentTarget.value)} error={fieldError(signIn.error, 'password')} />
+          <TextInput
+            label={t('signIn.username')}
+            name="username"
+            autoComplete="username"
+            required
+            value={username}
+            onChange={(e) => setUsername(e.currentTarget.value)}
+            error={fieldError(signIn.error, 'username')}
+          />
+          <PasswordInput
+            label={t('signIn.password')}
+            name="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(e) => setPassword(e.currentTarget.value)}
+            error={fieldError(signIn.error, 'password')}
+          />
           <FormError error={signIn.error} fields={['username', 'password']} />
           <Button type="submit" loading={signIn.isPending}>
             {t('signIn.submit')}

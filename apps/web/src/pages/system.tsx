@@ -19,10 +19,15 @@ export default function SystemPage() {
   const { t } = useTranslation();
   const [range, setRange] = useState<(typeof RANGES)[number]>('1h');
   const [nodeId, setNodeId] = useState<string | null>(null);
-  const system = useQuery({ queryKey: ['system'], queryFn: () => must(api.GET('/api/system')), refetchInterval: 10_000 });
+  const system = useQuery({
+    queryKey: ['system'],
+    queryFn: () => must(api.GET('/api/system')),
+    refetchInterval: 10_000,
+  });
   const history = useQuery({
     queryKey: ['system-history', range, nodeId],
-    queryFn: () => must(api.GET('/api/system/history', { params: { query: { range, ...(nodeId ? { nodeId } : {}) } } })),
+    queryFn: () =>
+      must(api.GET('/api/system/history', { params: { query: { range, ...(nodeId ? { nodeId } : {}) } } })),
     refetchInterval: 15_000,
     placeholderData: keepPreviousData,
   });
@@ -32,12 +37,20 @@ export default function SystemPage() {
       <PageHeader title={t('nav.system')}>
         <Select
           aria-label={t('system.host')}
-          data={[{ value: '', label: t('system.controller') }, ...(system.data?.nodes ?? []).map((node) => ({ value: node.id, label: node.name }))]}
+          data={[
+            { value: '', label: t('system.controller') },
+            ...(system.data?.nodes ?? []).map((node) => ({ value: node.id, label: node.name })),
+          ]}
           value={nodeId ?? ''}
           onChange={(value) => setNodeId(value || null)}
           w={180}
         />
-        <SegmentedControl data={[...RANGES]} value={range} onChange={(value) => setRange(value as typeof range)} data-testid="range" />
+        <SegmentedControl
+          data={[...RANGES]}
+          value={range}
+          onChange={(value) => setRange(value as typeof range)}
+          data-testid="range"
+        />
       </PageHeader>
       {!series ? (
         <PageLoader />
@@ -45,16 +58,34 @@ export default function SystemPage() {
         <Suspense fallback={<PageLoader />}>
           <SimpleGrid cols={{ base: 1, lg: 2 }}>
             <ChartCard title={t('system.cpuMemory')}>
-              <Chart lines={[{ label: t('system.cpu'), color: '#12b886', points: series.cpu }, { label: t('system.memory'), color: '#228be6', points: series.memory }, { label: t('system.disk'), color: '#fab005', points: series.disk }]} format={percent} range={PERCENT} />
+              <Chart
+                lines={[
+                  { label: t('system.cpu'), color: '#12b886', points: series.cpu },
+                  { label: t('system.memory'), color: '#228be6', points: series.memory },
+                  { label: t('system.disk'), color: '#fab005', points: series.disk },
+                ]}
+                format={percent}
+                range={PERCENT}
+              />
             </ChartCard>
             <ChartCard title={t('system.network')}>
-              <Chart lines={[{ label: '↓', color: '#228be6', points: series.rxRate }, { label: '↑', color: '#fa5252', points: series.txRate }]} format={rate} />
+              <Chart
+                lines={[
+                  { label: '↓', color: '#228be6', points: series.rxRate },
+                  { label: '↑', color: '#fa5252', points: series.txRate },
+                ]}
+                format={rate}
+              />
             </ChartCard>
             <ChartCard title={t('system.load')}>
               <Chart lines={[{ label: t('system.load1'), color: '#7950f2', points: series.load1 }]} format={load} />
             </ChartCard>
             <ChartCard title={t('system.swap')}>
-              <Chart lines={[{ label: t('system.swap'), color: '#fd7e14', points: series.swap }]} format={percent} range={PERCENT} />
+              <Chart
+                lines={[{ label: t('system.swap'), color: '#fd7e14', points: series.swap }]}
+                format={percent}
+                range={PERCENT}
+              />
             </ChartCard>
           </SimpleGrid>
         </Suspense>
@@ -67,7 +98,9 @@ export default function SystemPage() {
 function ChartCard({ title, children }: { title: string; children: React.ReactNode }) {
   return (
     <Card withBorder>
-      <Text fw={600} mb="xs">{title}</Text>
+      <Text fw={600} mb="xs">
+        {title}
+      </Text>
       {children}
     </Card>
   );
@@ -78,12 +111,28 @@ function Snapshot({ snapshot }: { snapshot: Schemas['SystemSnapshotDto'] }) {
   const host = snapshot.controller;
   return (
     <Card withBorder mt="md">
-      <Text fw={600} mb="xs">{t('system.controller')}</Text>
+      <Text fw={600} mb="xs">
+        {t('system.controller')}
+      </Text>
       <Group gap="xl">
-        <Text size="sm">{t('system.cpu')}: <Ltr>{percent(host.cpu.percent)}</Ltr> ({host.cpu.cores})</Text>
-        <Text size="sm">{t('system.memory')}: <Ltr>{formatBytes(host.memory.used)} / {formatBytes(host.memory.total)}</Ltr></Text>
-        <Text size="sm">{t('system.disk')}: <Ltr>{formatBytes(host.disk.used)} / {formatBytes(host.disk.total)}</Ltr></Text>
-        <Text size="sm">{t('system.rss')}: <Ltr>{formatBytes(host.processRss)}</Ltr></Text>
+        <Text size="sm">
+          {t('system.cpu')}: <Ltr>{percent(host.cpu.percent)}</Ltr> ({host.cpu.cores})
+        </Text>
+        <Text size="sm">
+          {t('system.memory')}:{' '}
+          <Ltr>
+            {formatBytes(host.memory.used)} / {formatBytes(host.memory.total)}
+          </Ltr>
+        </Text>
+        <Text size="sm">
+          {t('system.disk')}:{' '}
+          <Ltr>
+            {formatBytes(host.disk.used)} / {formatBytes(host.disk.total)}
+          </Ltr>
+        </Text>
+        <Text size="sm">
+          {t('system.rss')}: <Ltr>{formatBytes(host.processRss)}</Ltr>
+        </Text>
       </Group>
     </Card>
   );

@@ -54,13 +54,20 @@ export async function previewOf(file: Import, current: Template): Promise<Import
   if (Array.isArray(routing)) {
     // Basic settings are written whenever given (counted as updated, one per node).
     rows.push({ section: 'routing', create: 0, update: routing.filter((row) => row.basic !== undefined).length });
-    const existing = new Set((current.routing ?? []).flatMap((node) => node.rules.map((rule) => json(node.node, rule.name.trim()))));
-    const rules = routing.flatMap((row) => (Array.isArray(row.rules) ? (row.rules as Row[]).map((rule) => ({ node: row.node, rule })) : []));
-    const clients = await clientCounts([...new Set(rules.flatMap(({ rule }) => (Array.isArray(rule.clients) ? (rule.clients as string[]) : [])))]);
+    const existing = new Set(
+      (current.routing ?? []).flatMap((node) => node.rules.map((rule) => json(node.node, rule.name.trim()))),
+    );
+    const rules = routing.flatMap((row) =>
+      Array.isArray(row.rules) ? (row.rules as Row[]).map((rule) => ({ node: row.node, rule })) : [],
+    );
+    const clients = await clientCounts([
+      ...new Set(rules.flatMap(({ rule }) => (Array.isArray(rule.clients) ? (rule.clients as string[]) : []))),
+    ]);
     let create = 0;
     let update = 0;
     for (const { node, rule } of rules) {
-      if (Array.isArray(rule.clients) && (rule.clients as string[]).some((name) => clients.get(name) !== 1)) skippedRules++;
+      if (Array.isArray(rule.clients) && (rule.clients as string[]).some((name) => clients.get(name) !== 1))
+        skippedRules++;
       else if (existing.has(json(node, text(rule.name).trim()))) update++;
       else create++;
     }
@@ -70,7 +77,9 @@ export async function previewOf(file: Import, current: Template): Promise<Import
   if (file.settings !== undefined && file.settings !== null) {
     // Only the keys whose value differs are written (and counted).
     const now = (current.settings ?? {}) as Row;
-    const changed = Object.entries(file.settings as Row).filter(([name, value]) => value !== undefined && now[name] !== value).length;
+    const changed = Object.entries(file.settings as Row).filter(
+      ([name, value]) => value !== undefined && now[name] !== value,
+    ).length;
     rows.push({ section: 'settings', create: 0, update: changed });
   }
   return { rows, skippedRules };
@@ -82,7 +91,9 @@ async function clientCounts(names: string[]): Promise<Map<string, number>> {
   await Promise.all(
     names.map(async (name) => {
       if (typeof name !== 'string' || name === '') return;
-      const page = await must(api.GET('/api/clients', { params: { query: { search: name.slice(0, 128), perPage: 200 } } }));
+      const page = await must(
+        api.GET('/api/clients', { params: { query: { search: name.slice(0, 128), perPage: 200 } } }),
+      );
       counts.set(name, page.items.filter((client) => client.name === name).length);
     }),
   );

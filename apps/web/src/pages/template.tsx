@@ -1,4 +1,16 @@
-import { Alert, Button, Code, FileButton, Group, Modal, ScrollArea, SegmentedControl, Stack, Table, Text } from '@mantine/core';
+import {
+  Alert,
+  Button,
+  Code,
+  FileButton,
+  Group,
+  Modal,
+  ScrollArea,
+  SegmentedControl,
+  Stack,
+  Table,
+  Text,
+} from '@mantine/core';
 import { IconDownload, IconFileImport } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -52,7 +64,17 @@ export default function TemplatePage() {
   return (
     <>
       <PageHeader title={t('nav.template')}>
-        <Button variant="default" leftSection={<IconDownload size={16} />} disabled={!view.data} onClick={() => saveFile(new Blob([text], { type: 'application/json' }), `warren-template${section === 'all' ? '' : `-${section}`}.json`)}>
+        <Button
+          variant="default"
+          leftSection={<IconDownload size={16} />}
+          disabled={!view.data}
+          onClick={() =>
+            saveFile(
+              new Blob([text], { type: 'application/json' }),
+              `warren-template${section === 'all' ? '' : `-${section}`}.json`,
+            )
+          }
+        >
           {t('common.download')}
         </Button>
         {canManage && (
@@ -67,10 +89,28 @@ export default function TemplatePage() {
       </PageHeader>
       {/* Seven tabs are wider than a phone: they scroll inside their own box, never the page. */}
       <ScrollArea type="auto" scrollbarSize={6} offsetScrollbars="x" mb="md">
-        <SegmentedControl data={[{ value: 'all', label: t('template.all') }, ...SECTIONS.map((value) => ({ value, label: t(`template.sections.${value}`) }))]} value={section} onChange={(value) => setSection(value as Section | 'all')} data-testid="template-section" />
+        <SegmentedControl
+          data={[
+            { value: 'all', label: t('template.all') },
+            ...SECTIONS.map((value) => ({ value, label: t(`template.sections.${value}`) })),
+          ]}
+          value={section}
+          onChange={(value) => setSection(value as Section | 'all')}
+          data-testid="template-section"
+        />
       </ScrollArea>
-      {parseError && <Alert color="red" mb="md">{parseError}</Alert>}
-      {!view.data ? <PageLoader /> : <Code block data-testid="template-view" dir="ltr" style={{ maxHeight: '65vh', overflow: 'auto' }}>{text}</Code>}
+      {parseError && (
+        <Alert color="red" mb="md">
+          {parseError}
+        </Alert>
+      )}
+      {!view.data ? (
+        <PageLoader />
+      ) : (
+        <Code block data-testid="template-view" dir="ltr" style={{ maxHeight: '65vh', overflow: 'auto' }}>
+          {text}
+        </Code>
+      )}
       {file && (
         <Modal opened onClose={() => setFile(null)} title={t('template.importOf', { name: file.name })} size="lg">
           {importing.data ? (
@@ -100,11 +140,23 @@ export default function TemplatePage() {
                   ))}
                 </Table.Tbody>
               </Table>
-              {preview.data.skippedRules > 0 && <Text size="sm" c="orange" data-testid="preview-skipped">{t('template.willSkipRules', { count: preview.data.skippedRules })}</Text>}
+              {preview.data.skippedRules > 0 && (
+                <Text size="sm" c="orange" data-testid="preview-skipped">
+                  {t('template.willSkipRules', { count: preview.data.skippedRules })}
+                </Text>
+              )}
               <FormError error={importing.error} />
               <Group justify="flex-end">
-                <Button variant="default" onClick={() => setFile(null)}>{t('common.cancel')}</Button>
-                <Button onClick={() => importing.mutate(file.body)} loading={importing.isPending} data-testid="confirm-import">{t('template.import')}</Button>
+                <Button variant="default" onClick={() => setFile(null)}>
+                  {t('common.cancel')}
+                </Button>
+                <Button
+                  onClick={() => importing.mutate(file.body)}
+                  loading={importing.isPending}
+                  data-testid="confirm-import"
+                >
+                  {t('template.import')}
+                </Button>
               </Group>
             </Stack>
           )}
@@ -137,9 +189,13 @@ function ImportResult({ result }: { result: Schemas['TemplateImportResultDto'] }
           ))}
         </Table.Tbody>
       </Table>
-      <Text size="sm" fw={500}>{t('template.skipped', { count: result.skipped.length })}</Text>
+      <Text size="sm" fw={500}>
+        {t('template.skipped', { count: result.skipped.length })}
+      </Text>
       {result.skipped.map((skip) => (
-        <Text key={skip.path} size="xs" c="dimmed"><Code dir="ltr">{skip.path}</Code> {skip.reason}</Text>
+        <Text key={skip.path} size="xs" c="dimmed">
+          <Code dir="ltr">{skip.path}</Code> {skip.reason}
+        </Text>
       ))}
     </Stack>
   );

@@ -17,7 +17,11 @@ export function resolverFiles(stateDir: string) {
   return { config: join(stateDir, 'resolver.conf'), pid: join(stateDir, 'resolver.pid') };
 }
 
-export function renderResolverConfig(table: string, listen: readonly string[], domainSets: ReadonlyMap<string, readonly string[]>): string {
+export function renderResolverConfig(
+  table: string,
+  listen: readonly string[],
+  domainSets: ReadonlyMap<string, readonly string[]>,
+): string {
   const addresses = listen.filter(isIpv4);
   const lines = [
     'port=53',
@@ -52,6 +56,11 @@ export async function reconcileResolver(
   if (text === current.configText && isOurDaemon(current.pid, files.config)) return current;
   await stopDaemon(current.pid, files.config);
   writeFileAtomic(files.config, text, { durable: false });
-  const pid = await startDaemon(runner, { program: 'dnsmasq', args: ['-C', files.config, '-x', files.pid], configFile: files.config, pidFile: files.pid });
+  const pid = await startDaemon(runner, {
+    program: 'dnsmasq',
+    args: ['-C', files.config, '-x', files.pid],
+    configFile: files.config,
+    pidFile: files.pid,
+  });
   return { pid, configText: text };
 }

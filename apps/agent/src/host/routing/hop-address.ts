@@ -28,7 +28,8 @@ async function resolveName(runner: CommandRunner, host: string, database: 'ahost
   if (host.startsWith('-')) throw new Error(`hop host ${JSON.stringify(host)} refused`);
   const { stdout } = await runner.run('getent', [database, host], { timeoutMs: 10_000 }).catch(() => ({ stdout: '' }));
   const first = stdout.split('\n')[0]?.split(/\s+/)[0] ?? '';
-  if (isIP(first) === 0 || (database === 'ahostsv4' && isIP(first) !== 4)) throw new Error(`hop host ${host} does not resolve to an ${database === 'ahostsv4' ? 'IPv4 ' : 'IP '}address`);
+  if (isIP(first) === 0 || (database === 'ahostsv4' && isIP(first) !== 4))
+    throw new Error(`hop host ${host} does not resolve to an ${database === 'ahostsv4' ? 'IPv4 ' : 'IP '}address`);
   return first;
 }
 
@@ -40,10 +41,17 @@ export class ForbiddenHopTarget extends Error {}
  * node's own addresses), unless private targets are allowed: a name that did not resolve at the
  * controller (or resolves differently here) is checked here, before any daemon config holds it.
  */
-export function assertAllowedHopTarget(host: string, address: string, allowPrivateTargets: boolean, own: readonly string[]): void {
+export function assertAllowedHopTarget(
+  host: string,
+  address: string,
+  allowPrivateTargets: boolean,
+  own: readonly string[],
+): void {
   if (allowPrivateTargets) return;
   const reason = forbiddenReason(address, own);
   if (reason === null) return;
   const what = host === address ? `hop address ${address} is` : `hop host ${host} resolves to ${address},`;
-  throw new ForbiddenHopTarget(`${what} ${reason.replace("this host's", "this node's")}: private targets are not allowed (settings allowPrivateTargets), so the hop is not run`);
+  throw new ForbiddenHopTarget(
+    `${what} ${reason.replace("this host's", "this node's")}: private targets are not allowed (settings allowPrivateTargets), so the hop is not run`,
+  );
 }

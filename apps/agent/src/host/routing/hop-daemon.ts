@@ -47,7 +47,10 @@ export async function startDaemon(runner: CommandRunner, spec: DaemonSpec): Prom
   if (!pid) throw new Error(`${spec.program} started but wrote no pid file (${spec.pidFile})`);
   // Some (ss-redir) bind only after forking: one that cannot bind exits right away.
   await sleep(SETTLE_MS);
-  if (!isOurDaemon(pid, spec.configFile)) throw new Error(`${spec.program} exited right after starting (port in use or bad settings? see ${spec.configFile.replace(/\.[a-z]+$/, '.log')})`);
+  if (!isOurDaemon(pid, spec.configFile))
+    throw new Error(
+      `${spec.program} exited right after starting (port in use or bad settings? see ${spec.configFile.replace(/\.[a-z]+$/, '.log')})`,
+    );
   return pid;
 }
 

@@ -77,19 +77,31 @@ export class HopHost {
       if (hop.kind === 'wireguard') {
         names ??= await readLinkNames(this.runner);
         if (hop.interfaceName && !names.has(hop.interfaceName)) missing.push(hop.interfaceName);
-      } else if (!isOurDaemon(hop.pid, hopFiles(this.stateDir, slot).config)) missing.push(`${HOP_PROGRAM[hop.kind]} of ${hop.tag}`);
+      } else if (!isOurDaemon(hop.pid, hopFiles(this.stateDir, slot).config))
+        missing.push(`${HOP_PROGRAM[hop.kind]} of ${hop.tag}`);
     }
-    if (state.resolver.configText !== null && !isOurDaemon(state.resolver.pid, resolverFiles(this.stateDir).config)) missing.push('dnsmasq');
+    if (state.resolver.configText !== null && !isOurDaemon(state.resolver.pid, resolverFiles(this.stateDir).config))
+      missing.push('dnsmasq');
     return missing;
   }
 
-  async apply(desired: DesiredState, context: HopContext): Promise<{ outbounds: OutboundOutcome[]; routing: RoutingOutcome }> {
+  async apply(
+    desired: DesiredState,
+    context: HopContext,
+  ): Promise<{ outbounds: OutboundOutcome[]; routing: RoutingOutcome }> {
     const state = this.load();
     const outbounds = desired.outbounds ?? [];
     const routing = desired.routing ?? DEFAULT_ROUTING;
     // A node that never had hops or routing does nothing here (and writes no hops.json).
     const nothingWanted = outbounds.length === 0 && JSON.stringify(routing) === JSON.stringify(DEFAULT_ROUTING);
-    if (nothingWanted && state.hops.size === 0 && !state.routingTable && !state.guardTable && state.resolver.configText === null) return { outbounds: [], routing: { state: 'up', rules: 0 } };
+    if (
+      nothingWanted &&
+      state.hops.size === 0 &&
+      !state.routingTable &&
+      !state.guardTable &&
+      state.resolver.configText === null
+    )
+      return { outbounds: [], routing: { state: 'up', rules: 0 } };
     const outcomes: OutboundOutcome[] = [];
     const hopRoutes = new Map<string, HopRoute>();
     const wireguardRoutes: WireguardHopRoute[] = [];
@@ -119,33 +131,56 @@ export class HopHost {
     // What is no longer wanted, or changed kind or interface, goes first: its slot or name may be reused.
     for (const [slot, hop] of [...state.hops]) {
       const next = wanted.get(slot);
-      const same = next && next.config.kind === hop.kind && (next.config.kind !== 'wireguard' || next.config.interfaceName === hop.interfaceName);
+      const same =
+        next &&
+        next.config.kind === hop.kind &&
+        (next.config.kind !== 'wireguard' || next.config.interfaceName === hop.interfaceName);
       if (!same) await this.teardown(slot, hop, context.links);
     }
 
     // The guard first: no redirector may listen before direct connections to it are dropped.
     const proxiesWanted = [...wanted.values()].some((outbound) => outbound.config.kind !== 'wireguard');
     const guardError = proxiesWanted ? await this.loadGuard(context) : null;
-    const targets: TargetRule = { allowPrivate: desired.allowPrivateTargets === true, own: desired.allowPrivateTargets === true ? [] : await this.nodeAddresses(context) };
+    const targets: TargetRule = {
+      allowPrivate: desired.allowPrivateTargets === true,
+      own: desired.allowPrivateTargets === true ? [] : await this.nodeAddresses(context),
+    };
     for (const [slot, outbound] of wanted) {
       const numbers = hopNumbers(slot);
       let error: string | null = null;
       try {
         if (outbound.config.kind === 'wireguard') await this.applyWireguard(slot, outbound, context, targets);
-        else if (guardError !== null) throw new GuardMissing(`the redirector guard could not be loaded, so no redirector may listen (it would be an open proxy): ${guardError}`);
+        else if (guardError !== null)
+          throw new GuardMissing(
+            `the redirector guard could not be loaded, so no redirector may listen (it would be an open proxy): ${guardError}`,
+          );
         else await this.applyProxy(slot, outbound, outbound.config, targets);
       } catch (e) {
         // A forbidden target, or no guard: what runs of the hop (an older config) stops too.
         const running = state.hops.get(slot);
-        if ((e instanceof ForbiddenHopTarget || e instanceof GuardMissing) && running) await this.teardown(slot, running, context.links);
+        if ((e instanceof ForbiddenHopTarget || e instanceof GuardMissing) && running)
+          await this.teardown(slot, running, context.links);
         error = errorText(e);
       }
       const wireguardName = outbound.config.kind === 'wireguard' ? outbound.config.interfaceName : null;
-      hopRoutes.set(outbound.tag, { kind: outbound.config.kind, mark: numbers.mark, port: numbers.port, up: error === null, interfaceName: wireguardName });
+      hopRoutes.set(outbound.tag, {
+        kind: outbound.config.kind,
+        mark: numbers.mark,
+        port: numbers.port,
+        up: error === null,
+        interfaceName: wireguardName,
+      });
       if (outbound.config.kind === 'wireguard' && state.hops.has(slot)) {
-        wireguardRoutes.push({ slot, interfaceName: outbound.config.interfaceName, address: outbound.config.address.split('/')[0], up: error === null });
+        wireguardRoutes.push({
+          slot,
+          interfaceName: outbound.config.interfaceName,
+          address: outbound.config.address.split('/')[0],
+          up: error === null,
+        });
       }
-      outcomes.push(error === null ? { tag: outbound.tag, state: 'up' } : { tag: outbound.tag, state: 'failed', error });
+      outcomes.push(
+        error === null ? { tag: outbound.tag, state: 'up' } : { tag: outbound.tag, state: 'failed', error },
+      );
     }
     // The guard goes after the last redirector.
     if (state.guardTable && ![...state.hops.values()].some((hop) => hop.kind !== 'wireguard')) await this.dropGuard();
@@ -176,7 +211,9 @@ export class HopHost {
     const state = this.load();
     try {
       const file = join(this.stateDir, 'redirector-guard.nft');
-      writeFileAtomic(file, `table ip ${this.table}_guard {}\ndelete table ip ${this.table}_guard\n`, { durable: false });
+      writeFileAtomic(file, `table ip ${this.table}_guard {}\ndelete table ip ${this.table}_guard\n`, {
+        durable: false,
+      });
       await this.runner.run('nft', ['-f', file]);
       rmSync(file, { force: true });
       state.guardTable = false;
@@ -188,16 +225,25 @@ export class HopHost {
   /** The node's own addresses (its links'), for the forbidden-target check. */
   private async nodeAddresses(context: HopContext): Promise<string[]> {
     const links = context.links ?? (await readLinks(this.runner).catch(() => null));
-    return links ? [...links.values()].flatMap((link) => link.addresses.map((address) => address.local)) : ownAddresses();
+    return links
+      ? [...links.values()].flatMap((link) => link.addresses.map((address) => address.local))
+      : ownAddresses();
   }
 
-  private async applyProxy(slot: number, outbound: DesiredOutbound, config: ProxyHop, targets: TargetRule): Promise<void> {
+  private async applyProxy(
+    slot: number,
+    outbound: DesiredOutbound,
+    config: ProxyHop,
+    targets: TargetRule,
+  ): Promise<void> {
     const state = this.load();
     const program = HOP_PROGRAM[config.kind];
     if (!(program === 'redsocks' ? this.tools.redsocks : this.tools.ssRedir)) {
       // Checked again on every apply: installing the package needs no agent restart.
       if (!(await toolInstalled(this.runner, program))) {
-        throw new Error(`${program} is not installed (Debian package ${program === 'redsocks' ? 'redsocks' : 'shadowsocks-libev'}): ${config.kind} hops cannot run on this host`);
+        throw new Error(
+          `${program} is not installed (Debian package ${program === 'redsocks' ? 'redsocks' : 'shadowsocks-libev'}): ${config.kind} hops cannot run on this host`,
+        );
       }
       if (program === 'redsocks') this.tools.redsocks = true;
       else this.tools.ssRedir = true;
@@ -213,13 +259,21 @@ export class HopHost {
       return;
     }
     if (current) await stopDaemon(current.pid, files.config);
-    const entry: ManagedHop = { tag: outbound.tag, kind: config.kind, pid: null, configSha256: null, interfaceName: null, driver: null };
+    const entry: ManagedHop = {
+      tag: outbound.tag,
+      kind: config.kind,
+      pid: null,
+      configSha256: null,
+      interfaceName: null,
+      driver: null,
+    };
     state.hops.set(slot, entry);
     writeFileAtomic(files.config, rendered.text, { durable: false });
     try {
       entry.pid = await startDaemon(this.runner, rendered.daemon);
     } catch (error) {
-      if (error instanceof CommandError && error.reason === 'not-found') this.tools[program === 'redsocks' ? 'redsocks' : 'ssRedir'] = false;
+      if (error instanceof CommandError && error.reason === 'not-found')
+        this.tools[program === 'redsocks' ? 'redsocks' : 'ssRedir'] = false;
       throw error;
     }
     entry.configSha256 = sha256;
@@ -227,7 +281,12 @@ export class HopHost {
 
   private readonly tools = { redsocks: false, ssRedir: false, dnsmasq: false };
 
-  private async applyWireguard(slot: number, outbound: DesiredOutbound, context: HopContext, targets: TargetRule): Promise<void> {
+  private async applyWireguard(
+    slot: number,
+    outbound: DesiredOutbound,
+    context: HopContext,
+    targets: TargetRule,
+  ): Promise<void> {
     const given = outbound.config as Extract<DesiredOutbound['config'], { kind: 'wireguard' }>;
     const endpoint = await resolveEndpointHost(this.runner, given.endpointHost);
     assertAllowedHopTarget(given.endpointHost, endpoint, targets.allowPrivate, targets.own);
@@ -239,7 +298,8 @@ export class HopHost {
     if (!caps.wg) throw new Error('wireguard-tools (wg) not installed: the hop interface cannot be configured');
     const link = context.links.get(name);
     let current = state.hops.get(slot);
-    if (link && !current) throw new Error(`an interface named ${name} exists that this agent did not create; it is left alone`);
+    if (link && !current)
+      throw new Error(`an interface named ${name} exists that this agent did not create; it is left alone`);
     const driver = current?.driver ?? (caps.wireguardKernel ? 'kernel' : caps.wireguardGo ? 'wireguard-go' : null);
     if (!driver) throw new Error('no WireGuard implementation: no kernel module and wireguard-go is not installed');
     if (!current) {
@@ -249,7 +309,15 @@ export class HopHost {
     }
     current.tag = outbound.tag;
     try {
-      const { sha256 } = await reconcileWireguardHop(this.runner, this.stateDir, slot, config, link, driver, link ? current.configSha256 : null);
+      const { sha256 } = await reconcileWireguardHop(
+        this.runner,
+        this.stateDir,
+        slot,
+        config,
+        link,
+        driver,
+        link ? current.configSha256 : null,
+      );
       current.configSha256 = sha256;
     } catch (error) {
       current.configSha256 = null;
@@ -265,7 +333,8 @@ export class HopHost {
   private async teardown(slot: number, hop: ManagedHop, links: Map<string, Link> | null): Promise<void> {
     try {
       if (hop.kind === 'wireguard') {
-        if (hop.interfaceName && hop.driver) await removeLink(this.runner, hop.interfaceName, hop.driver, links?.has(hop.interfaceName) ?? true);
+        if (hop.interfaceName && hop.driver)
+          await removeLink(this.runner, hop.interfaceName, hop.driver, links?.has(hop.interfaceName) ?? true);
         rmSync(wireguardHopConfigPath(this.stateDir, slot), { force: true });
       } else {
         const files = hopFiles(this.stateDir, slot);
@@ -285,9 +354,11 @@ export class HopHost {
     wireguard: WireguardHopRoute[],
   ): Promise<RoutingOutcome> {
     const state = this.load();
-    const isDefault = hops.size === 0 && routing.rules.length === 0 && routing.defaultOutbound === 'direct' && !hasLists(routing);
+    const isDefault =
+      hops.size === 0 && routing.rules.length === 0 && routing.defaultOutbound === 'direct' && !hasLists(routing);
     if (isDefault && !state.routingTable) return { state: 'up', rules: 0 };
-    if (!context.probe.capabilities.nft) return { state: 'failed', rules: 0, error: 'nftables (nft) not installed: routing rules cannot be applied' };
+    if (!context.probe.capabilities.nft)
+      return { state: 'failed', rules: 0, error: 'nftables (nft) not installed: routing rules cannot be applied' };
     const errors: string[] = [];
     let rendered = 0;
     try {
@@ -303,7 +374,9 @@ export class HopHost {
       rendered = ruleset.rules;
       // The same table as last loaded (counters aside) that still holds all its rules is not
       // loaded again: a no-op apply of 1,000 rules costs the read instead of read + load.
-      const sha256 = createHash('sha256').update(ruleset.text.replace(/counter packets \d+ bytes \d+/g, 'counter')).digest('hex');
+      const sha256 = createHash('sha256')
+        .update(ruleset.text.replace(/counter packets \d+ bytes \d+/g, 'counter'))
+        .digest('hex');
       const unchanged = live.exists && sha256 === state.routingSha256 && live.counters.size === rendered;
       if (!unchanged) {
         const file = join(this.stateDir, 'routing.nft');
@@ -314,9 +387,20 @@ export class HopHost {
         state.routingTable = !isDefault;
         state.routingSha256 = isDefault ? null : sha256;
       }
-      for (const [name, domains] of ruleset.domainSets) ruleset.domainSets.set(name, domains.filter((d) => domainName.safeParse(d).success));
+      for (const [name, domains] of ruleset.domainSets)
+        ruleset.domainSets.set(
+          name,
+          domains.filter((d) => domainName.safeParse(d).success),
+        );
       try {
-        state.resolver = await reconcileResolver(this.runner, this.stateDir, this.table, context.tunnelAddresses, ruleset.domainSets, state.resolver);
+        state.resolver = await reconcileResolver(
+          this.runner,
+          this.stateDir,
+          this.table,
+          context.tunnelAddresses,
+          ruleset.domainSets,
+          state.resolver,
+        );
       } catch (error) {
         state.resolver = { pid: null, configText: null };
         errors.push(`domain rules not active: the resolver (dnsmasq) did not start: ${errorText(error)}`);
@@ -329,12 +413,18 @@ export class HopHost {
     } catch (error) {
       errors.push(`policy routes: ${errorText(error)}`);
     }
-    return errors.length ? { state: 'failed', rules: rendered, error: errors.join('; ') } : { state: 'up', rules: rendered };
+    return errors.length
+      ? { state: 'failed', rules: rendered, error: errors.join('; ') }
+      : { state: 'up', rules: rendered };
   }
 }
 
 function hasLists(r: typeof DEFAULT_ROUTING): boolean {
-  return r.failClosed || r.blockBitTorrent || r.blockIps.length + r.blockDomains.length + r.blockPorts.length + r.directIps.length + r.directDomains.length > 0;
+  return (
+    r.failClosed ||
+    r.blockBitTorrent ||
+    r.blockIps.length + r.blockDomains.length + r.blockPorts.length + r.directIps.length + r.directDomains.length > 0
+  );
 }
 
 /** Whether the program runs at all (only "not found" counts as missing). */

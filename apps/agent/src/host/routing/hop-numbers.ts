@@ -29,7 +29,8 @@ export interface HopNumbers {
 }
 
 export function hopNumbers(slot: number): HopNumbers {
-  if (!Number.isInteger(slot) || slot < MIN_SLOT || slot > MAX_SLOT) throw new Error(`hop slot ${JSON.stringify(slot)} refused: it must be a whole number in ${MIN_SLOT}..${MAX_SLOT}`);
+  if (!Number.isInteger(slot) || slot < MIN_SLOT || slot > MAX_SLOT)
+    throw new Error(`hop slot ${JSON.stringify(slot)} refused: it must be a whole number in ${MIN_SLOT}..${MAX_SLOT}`);
   return {
     mark: MARK_BASE + slot,
     table: TABLE_BASE + slot,
@@ -41,8 +42,10 @@ export function hopNumbers(slot: number): HopNumbers {
 
 /** The slot an `ip rule` priority or table of ours stands for, or null when it is not ours. */
 export function slotOfPref(pref: number): { slot: number; kind: 'mark' | 'source' } | null {
-  if (pref > MARK_RULE_PREF_BASE && pref <= MARK_RULE_PREF_BASE + MAX_SLOT) return { slot: pref - MARK_RULE_PREF_BASE, kind: 'mark' };
-  if (pref > SOURCE_RULE_PREF_BASE && pref <= SOURCE_RULE_PREF_BASE + MAX_SLOT) return { slot: pref - SOURCE_RULE_PREF_BASE, kind: 'source' };
+  if (pref > MARK_RULE_PREF_BASE && pref <= MARK_RULE_PREF_BASE + MAX_SLOT)
+    return { slot: pref - MARK_RULE_PREF_BASE, kind: 'mark' };
+  if (pref > SOURCE_RULE_PREF_BASE && pref <= SOURCE_RULE_PREF_BASE + MAX_SLOT)
+    return { slot: pref - SOURCE_RULE_PREF_BASE, kind: 'source' };
   return null;
 }
 

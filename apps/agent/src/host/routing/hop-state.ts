@@ -36,18 +36,37 @@ export interface HopState {
 const FILE = 'hops.json';
 
 export function loadHopState(stateDir: string): HopState {
-  let parsed: { routingTable?: boolean; routingSha256?: string | null; guardTable?: boolean; hops?: Record<string, ManagedHop>; resolver?: HopState['resolver'] } = {};
+  let parsed: {
+    routingTable?: boolean;
+    routingSha256?: string | null;
+    guardTable?: boolean;
+    hops?: Record<string, ManagedHop>;
+    resolver?: HopState['resolver'];
+  } = {};
   try {
     parsed = JSON.parse(readFileSync(join(stateDir, FILE), 'utf8')) as typeof parsed;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   const hops = new Map<number, ManagedHop>();
-  for (const [slot, hop] of Object.entries(parsed.hops ?? {})) if (Number.isInteger(Number(slot))) hops.set(Number(slot), hop);
-  return { routingTable: parsed.routingTable ?? false, routingSha256: parsed.routingSha256 ?? null, guardTable: parsed.guardTable ?? false, hops, resolver: parsed.resolver ?? { pid: null, configText: null } };
+  for (const [slot, hop] of Object.entries(parsed.hops ?? {}))
+    if (Number.isInteger(Number(slot))) hops.set(Number(slot), hop);
+  return {
+    routingTable: parsed.routingTable ?? false,
+    routingSha256: parsed.routingSha256 ?? null,
+    guardTable: parsed.guardTable ?? false,
+    hops,
+    resolver: parsed.resolver ?? { pid: null, configText: null },
+  };
 }
 
 export function saveHopState(stateDir: string, state: HopState): void {
-  const file = { routingTable: state.routingTable, routingSha256: state.routingSha256, guardTable: state.guardTable, hops: Object.fromEntries(state.hops), resolver: state.resolver };
+  const file = {
+    routingTable: state.routingTable,
+    routingSha256: state.routingSha256,
+    guardTable: state.guardTable,
+    hops: Object.fromEntries(state.hops),
+    resolver: state.resolver,
+  };
   writeFileAtomic(join(stateDir, FILE), `${JSON.stringify(file, null, 1)}\n`);
 }

@@ -38,9 +38,22 @@ interface IpRoute {
   metric?: number;
 }
 
-export async function reconcilePolicyRoutes(runner: CommandRunner, stateDir: string, hops: readonly WireguardHopRoute[], failClosed: boolean): Promise<void> {
-  const [rulesOut, routesOut] = await Promise.all([runner.run('ip', ['-j', '-4', 'rule', 'show']), runner.run('ip', ['-j', '-4', 'route', 'show', 'table', 'all'])]);
-  const commands = policyRouteCommands(JSON.parse(rulesOut.stdout) as IpRule[], JSON.parse(routesOut.stdout || '[]') as IpRoute[], hops, failClosed);
+export async function reconcilePolicyRoutes(
+  runner: CommandRunner,
+  stateDir: string,
+  hops: readonly WireguardHopRoute[],
+  failClosed: boolean,
+): Promise<void> {
+  const [rulesOut, routesOut] = await Promise.all([
+    runner.run('ip', ['-j', '-4', 'rule', 'show']),
+    runner.run('ip', ['-j', '-4', 'route', 'show', 'table', 'all']),
+  ]);
+  const commands = policyRouteCommands(
+    JSON.parse(rulesOut.stdout) as IpRule[],
+    JSON.parse(routesOut.stdout || '[]') as IpRoute[],
+    hops,
+    failClosed,
+  );
   if (commands.length === 0) return;
   const file = join(stateDir, 'routes.batch');
   writeFileSync(file, `${commands.join('\n')}\n`, { mode: 0o600 });
@@ -48,7 +61,12 @@ export async function reconcilePolicyRoutes(runner: CommandRunner, stateDir: str
   await runner.run('ip', ['-force', '-batch', file]);
 }
 
-export function policyRouteCommands(rules: readonly IpRule[], routes: readonly IpRoute[], hops: readonly WireguardHopRoute[], failClosed: boolean): string[] {
+export function policyRouteCommands(
+  rules: readonly IpRule[],
+  routes: readonly IpRoute[],
+  hops: readonly WireguardHopRoute[],
+  failClosed: boolean,
+): string[] {
   const wantedRules = new Map<number, string>();
   const wantedRoutes = new Map<number, Set<string>>();
   for (const hop of hops) {
@@ -66,7 +84,9 @@ export function policyRouteCommands(rules: readonly IpRule[], routes: readonly I
   for (const rule of rules) {
     if (rule.priority === undefined || !slotOfPref(rule.priority)) continue;
     const wanted = wantedRules.get(rule.priority);
-    const actual = rule.fwmark ? `fwmark ${normaliseMark(rule.fwmark)} lookup ${rule.table}` : `from ${rule.src} lookup ${rule.table}`;
+    const actual = rule.fwmark
+      ? `fwmark ${normaliseMark(rule.fwmark)} lookup ${rule.table}`
+      : `from ${rule.src} lookup ${rule.table}`;
     if (wanted === actual && !present.has(rule.priority)) present.add(rule.priority);
     else commands.push(`rule del pref ${rule.priority}`);
   }
@@ -76,13 +96,23 @@ export function policyRouteCommands(rules: readonly IpRule[], routes: readonly I
   for (const route of routes) {
     const table = Number(route.table);
     if (!Number.isInteger(table) || slotOfTable(table) === null) continue;
-    const key = route.type === 'unreachable' ? `unreachable default metric ${route.metric ?? 0}` : `${route.dst} dev ${route.dev}${route.metric ? ` metric ${route.metric}` : ''}`;
+    const key =
+      route.type === 'unreachable'
+        ? `unreachable default metric ${route.metric ?? 0}`
+        : `${route.dst} dev ${route.dev}${route.metric ? ` metric ${route.metric}` : ''}`;
     const wanted = wantedRoutes.get(table);
     if (wanted?.has(key)) (seen.get(table) ?? seen.set(table, new Set()).get(table)!).add(key);
-    else commands.push(`route del ${route.type === 'unreachable' ? 'unreachable ' : ''}${route.dst ?? 'default'}${route.dev ? ` dev ${route.dev}` : ''} table ${table}${route.metric ? ` metric ${route.metric}` : ''}`);
+    else
+      commands.push(
+        `route del ${route.type === 'unreachable' ? 'unreachable ' : ''}${route.dst ?? 'default'}${route.dev ? ` dev ${route.dev}` : ''} table ${table}${route.metric ? ` metric ${route.metric}` : ''}`,
+      );
   }
   for (const [table, wanted] of wantedRoutes) {
-    for (const key of wanted) if (!seen.get(table)?.has(key)) commands.push(`route replace ${key.replace(' metric', ` table ${table} metric`)}${key.includes(' metric') ? '' : ` table ${table}`}`);
+    for (const key of wanted)
+      if (!seen.get(table)?.has(key))
+        commands.push(
+          `route replace ${key.replace(' metric', ` table ${table} metric`)}${key.includes(' metric') ? '' : ` table ${table}`}`,
+        );
   }
   return commands;
 }

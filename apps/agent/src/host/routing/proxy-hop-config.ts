@@ -13,7 +13,11 @@ import type { DaemonSpec } from './hop-daemon.js';
 
 export type ProxyHop = Exclude<HopConfig, { kind: 'wireguard' }>;
 
-export const HOP_PROGRAM: Record<ProxyHop['kind'], 'redsocks' | 'ss-redir'> = { socks: 'redsocks', http: 'redsocks', shadowsocks: 'ss-redir' };
+export const HOP_PROGRAM: Record<ProxyHop['kind'], 'redsocks' | 'ss-redir'> = {
+  socks: 'redsocks',
+  http: 'redsocks',
+  shadowsocks: 'ss-redir',
+};
 
 export function hopFiles(stateDir: string, slot: number) {
   const base = join(stateDir, `hop-${slot}`);
@@ -22,12 +26,18 @@ export function hopFiles(stateDir: string, slot: number) {
 
 /** redsocks reads a quoted string up to the next quote and knows no escapes. */
 function redsocksString(what: string, value: string): string {
-  if (!REDSOCKS_TEXT.test(value)) throw new Error(`${what} contains a quote, backslash or control character, which redsocks cannot read`);
+  if (!REDSOCKS_TEXT.test(value))
+    throw new Error(`${what} contains a quote, backslash or control character, which redsocks cannot read`);
   return `"${value}"`;
 }
 
 /** `address` is the hop's host already resolved to an IPv4 address (redsocks wants one). */
-export function renderProxyHop(config: ProxyHop, address: string, port: number, files: ReturnType<typeof hopFiles>): { text: string; daemon: DaemonSpec } {
+export function renderProxyHop(
+  config: ProxyHop,
+  address: string,
+  port: number,
+  files: ReturnType<typeof hopFiles>,
+): { text: string; daemon: DaemonSpec } {
   if (isIP(address) !== 4) throw new Error(`hop address ${JSON.stringify(address)} is not an IPv4 address`);
   if (config.kind === 'shadowsocks') {
     const text = `${JSON.stringify(
@@ -44,7 +54,15 @@ export function renderProxyHop(config: ProxyHop, address: string, port: number, 
       null,
       1,
     )}\n`;
-    return { text, daemon: { program: 'ss-redir', args: ['-c', files.config, '-f', files.pid], configFile: files.config, pidFile: files.pid } };
+    return {
+      text,
+      daemon: {
+        program: 'ss-redir',
+        args: ['-c', files.config, '-f', files.pid],
+        configFile: files.config,
+        pidFile: files.pid,
+      },
+    };
   }
   const lines = [
     'base {',
@@ -68,6 +86,11 @@ export function renderProxyHop(config: ProxyHop, address: string, port: number, 
   lines.push('}');
   return {
     text: `${lines.join('\n')}\n`,
-    daemon: { program: 'redsocks', args: ['-c', files.config, '-p', files.pid], configFile: files.config, pidFile: files.pid },
+    daemon: {
+      program: 'redsocks',
+      args: ['-c', files.config, '-p', files.pid],
+      configFile: files.config,
+      pidFile: files.pid,
+    },
   };
 }

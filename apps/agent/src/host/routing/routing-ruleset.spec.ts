@@ -1,11 +1,30 @@
 import { DEFAULT_ROUTING, type DesiredRule } from '#libs/contracts/routing.js';
 import { hopNumbers } from './hop-numbers.js';
 import { policyRouteCommands } from './policy-routes.js';
-import { domainSetName, ipv4Element, portElement, renderRedirectorGuard, renderRuleset, type HopRoute } from './routing-ruleset.js';
+import {
+  domainSetName,
+  ipv4Element,
+  portElement,
+  renderRedirectorGuard,
+  renderRuleset,
+  type HopRoute,
+} from './routing-ruleset.js';
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 function rule(n: number, outbound: string, criteria: Partial<DesiredRule> = {}): DesiredRule {
-  return { id: id(n), outbound, sourceIps: [], sourcePorts: [], network: null, destIps: [], domains: [], ports: [], inInterfaces: [], matchesNothing: false, ...criteria };
+  return {
+    id: id(n),
+    outbound,
+    sourceIps: [],
+    sourcePorts: [],
+    network: null,
+    destIps: [],
+    domains: [],
+    ports: [],
+    inInterfaces: [],
+    matchesNothing: false,
+    ...criteria,
+  };
 }
 const hops = new Map<string, HopRoute>([
   ['wg', { kind: 'wireguard', mark: 0x5703, port: 12303, up: true, interfaceName: 'hop0' }],
@@ -13,7 +32,14 @@ const hops = new Map<string, HopRoute>([
   ['down', { kind: 'socks', mark: 0x5708, port: 12308, up: false, interfaceName: null }],
 ]);
 const render = (routing: Partial<typeof DEFAULT_ROUTING>, counters = new Map()) =>
-  renderRuleset({ table: 'warren_routing', routing: { ...DEFAULT_ROUTING, ...routing }, tunnels: ['wg0'], hops, counters, domainElements: new Map() });
+  renderRuleset({
+    table: 'warren_routing',
+    routing: { ...DEFAULT_ROUTING, ...routing },
+    tunnels: ['wg0'],
+    hops,
+    counters,
+    domainElements: new Map(),
+  });
 
 test('elements are checked into nft form: host bits cleared, IPv6 and bad ports left out', () => {
   expect(ipv4Element('10.8.0.5/24')).toBe('10.8.0.0/24');
@@ -29,19 +55,30 @@ test('first match wins in position order; verdicts per outbound; counters carrie
   const { text, rules } = render(
     {
       defaultOutbound: 'blocked',
-      rules: [rule(1, 'wg', { sourceIps: ['10.8.0.2/32'] }), rule(2, 'socks', { ports: ['443'] }), rule(3, 'down'), rule(4, 'direct', { matchesNothing: true })],
+      rules: [
+        rule(1, 'wg', { sourceIps: ['10.8.0.2/32'] }),
+        rule(2, 'socks', { ports: ['443'] }),
+        rule(3, 'down'),
+        rule(4, 'direct', { matchesNothing: true }),
+      ],
     },
     new Map([[id(1), { packets: 5, bytes: 300 }]]),
   );
   expect(rules).toBe(3);
   const lines = text.split('\n').map((l) => l.trim());
   const route = lines.slice(lines.indexOf('chain route {'));
-  expect(route).toContain(`ip saddr @r0_src counter packets 5 bytes 300 meta mark set 0x5703 accept comment "${id(1)}"`);
-  expect(route).toContain(`meta l4proto { tcp, udp } th dport { 443 } counter packets 0 bytes 0 meta mark set 0x5707 accept comment "${id(2)}"`);
+  expect(route).toContain(
+    `ip saddr @r0_src counter packets 5 bytes 300 meta mark set 0x5703 accept comment "${id(1)}"`,
+  );
+  expect(route).toContain(
+    `meta l4proto { tcp, udp } th dport { 443 } counter packets 0 bytes 0 meta mark set 0x5707 accept comment "${id(2)}"`,
+  );
   // A hop that is not running: direct without fail-closed.
   expect(route).toContain(`counter packets 0 bytes 0 accept comment "${id(3)}"`);
   expect(text).not.toContain(id(4));
-  expect(route.indexOf(`ip saddr @r0_src counter packets 5 bytes 300 meta mark set 0x5703 accept comment "${id(1)}"`)).toBeLessThan(route.findIndex((l) => l.includes(id(2))));
+  expect(
+    route.indexOf(`ip saddr @r0_src counter packets 5 bytes 300 meta mark set 0x5703 accept comment "${id(1)}"`),
+  ).toBeLessThan(route.findIndex((l) => l.includes(id(2))));
   expect(route[route.indexOf('}') - 1]).toBe('drop');
   expect(text).toContain('meta mark 0x5707 meta l4proto tcp redirect to :12307');
   expect(text).not.toContain('redirect to :12308');
@@ -52,7 +89,11 @@ test('first match wins in position order; verdicts per outbound; counters carrie
 
 test('the redirector guard: its own table, every redirector port, only connections that were not redirected dropped', () => {
   const text = renderRedirectorGuard('warren_routing');
-  expect(text.split('\n').slice(0, 3)).toEqual(['table ip warren_routing_guard {}', 'delete table ip warren_routing_guard', 'table ip warren_routing_guard {']);
+  expect(text.split('\n').slice(0, 3)).toEqual([
+    'table ip warren_routing_guard {}',
+    'delete table ip warren_routing_guard',
+    'table ip warren_routing_guard {',
+  ]);
   expect(text).toContain('type filter hook input priority filter; policy accept;');
   expect(text).toContain('tcp dport 12301-12550 ct status & dnat == 0 drop');
 });
@@ -65,14 +106,29 @@ test('fail-closed drops what a missing hop would carry, and proxy hops’ UDP', 
 });
 
 test('no tunnels: the table is only removed', () => {
-  const { text } = renderRuleset({ table: 't', routing: DEFAULT_ROUTING, tunnels: [], hops, counters: new Map(), domainElements: new Map() });
+  const { text } = renderRuleset({
+    table: 't',
+    routing: DEFAULT_ROUTING,
+    tunnels: [],
+    hops,
+    counters: new Map(),
+    domainElements: new Map(),
+  });
   expect(text).toBe('table ip t {}\ndelete table ip t\n');
 });
 
 test('policy routes: only what differs, only at the agent’s preferences and tables', () => {
   const n = hopNumbers(3);
   const hop = { slot: 3, interfaceName: 'hop0', address: '10.66.0.2', up: true };
-  const fresh = policyRouteCommands([{ priority: 0, src: 'all', table: 'local' }, { priority: 32766, src: 'all', table: 'main' }], [], [hop], true);
+  const fresh = policyRouteCommands(
+    [
+      { priority: 0, src: 'all', table: 'local' },
+      { priority: 32766, src: 'all', table: 'main' },
+    ],
+    [],
+    [hop],
+    true,
+  );
   expect(fresh).toEqual([
     `rule add pref ${n.markRulePref} fwmark 0x5703 lookup ${n.table}`,
     `rule add pref ${n.sourceRulePref} from 10.66.0.2 lookup ${n.table}`,
@@ -90,5 +146,8 @@ test('policy routes: only what differs, only at the agent’s preferences and ta
     { dst: 'default', dev: 'eth0', table: 'main' },
   ];
   expect(policyRouteCommands(rules, routes, [hop], true)).toEqual(['rule del pref 22009']);
-  expect(policyRouteCommands(rules, routes, [hop], false)).toEqual(['rule del pref 22009', `route del unreachable default table ${n.table} metric 4000000000`]);
+  expect(policyRouteCommands(rules, routes, [hop], false)).toEqual([
+    'rule del pref 22009',
+    `route del unreachable default table ${n.table} metric 4000000000`,
+  ]);
 });

@@ -63,7 +63,13 @@ export function ipv4Element(text: string): string | null {
   const address = slash === -1 ? text : text.slice(0, slash);
   if (!isIpv4(address)) return null;
   const prefix = slash === -1 ? 32 : Number(text.slice(slash + 1));
-  if (!Number.isInteger(prefix) || prefix < 0 || prefix > 32 || (slash !== -1 && !/^\d{1,2}$/.test(text.slice(slash + 1)))) return null;
+  if (
+    !Number.isInteger(prefix) ||
+    prefix < 0 ||
+    prefix > 32 ||
+    (slash !== -1 && !/^\d{1,2}$/.test(text.slice(slash + 1)))
+  )
+    return null;
   const network = intToIp((ipToInt(address) & prefixMask(prefix)) >>> 0);
   return prefix === 32 ? network : `${network}/${prefix}`;
 }
@@ -97,7 +103,9 @@ export function renderRuleset(input: RulesetInput): Ruleset {
   const ipSet = (name: string, cidrs: readonly string[]): boolean => {
     const elements = cidrs.map(ipv4Element).filter((e): e is string => e !== null);
     if (elements.length === 0) return false;
-    sets.push(`\tset ${name} {\n\t\ttype ipv4_addr; flags interval; auto-merge;\n\t\telements = ${list(elements)}\n\t}`);
+    sets.push(
+      `\tset ${name} {\n\t\ttype ipv4_addr; flags interval; auto-merge;\n\t\telements = ${list(elements)}\n\t}`,
+    );
     return true;
   };
   const domainSet = (domains: readonly string[]): string => {
@@ -105,7 +113,9 @@ export function renderRuleset(input: RulesetInput): Ruleset {
     if (!domainSets.has(name)) {
       domainSets.set(name, [...new Set(domains.map((d) => d.toLowerCase()))]);
       const carried = (input.domainElements.get(name) ?? []).map(ipv4Element).filter((e): e is string => e !== null);
-      sets.push(`\tset ${name} {\n\t\ttype ipv4_addr;${carried.length ? `\n\t\telements = ${list(carried)}` : ''}\n\t}`);
+      sets.push(
+        `\tset ${name} {\n\t\ttype ipv4_addr;${carried.length ? `\n\t\telements = ${list(carried)}` : ''}\n\t}`,
+      );
     }
     return name;
   };
@@ -140,13 +150,21 @@ export function renderRuleset(input: RulesetInput): Ruleset {
     const match = ruleMatch(rule, index, ipSet, domainSet, ports);
     if (match === null) return;
     const counter = input.counters.get(rule.id) ?? { packets: 0, bytes: 0 };
-    chain.push(`\t\t${match}counter packets ${counter.packets} bytes ${counter.bytes} ${verdict(rule.outbound)} comment "${uuidArg(rule.id)}"`);
+    chain.push(
+      `\t\t${match}counter packets ${counter.packets} bytes ${counter.bytes} ${verdict(rule.outbound)} comment "${uuidArg(rule.id)}"`,
+    );
     rendered++;
   });
   const fallback = verdict(routing.defaultOutbound);
   if (fallback !== 'accept') chain.push(`\t\t${fallback}`);
 
-  const body = [...sets, '\tchain route {', '\t\ttype filter hook prerouting priority mangle; policy accept;', ...chain, '\t}'];
+  const body = [
+    ...sets,
+    '\tchain route {',
+    '\t\ttype filter hook prerouting priority mangle; policy accept;',
+    ...chain,
+    '\t}',
+  ];
 
   const proxies = [...input.hops.values()].filter((h) => h.kind !== 'wireguard' && h.up);
   if (proxies.length) {

@@ -26,7 +26,8 @@ export function wireguardHopConfigPath(stateDir: string, slot: number): string {
 
 export function renderWireguardHop(config: WireguardHop): { text: string; sha256: string } {
   const host = config.endpointHost.includes(':') ? `[${config.endpointHost}]` : config.endpointHost;
-  if (!/^[A-Za-z0-9.:_[\]-]+$/.test(host) || host.startsWith('-')) throw new Error(`endpoint host ${JSON.stringify(config.endpointHost)} refused`);
+  if (!/^[A-Za-z0-9.:_[\]-]+$/.test(host) || host.startsWith('-'))
+    throw new Error(`endpoint host ${JSON.stringify(config.endpointHost)} refused`);
   const lines = [
     '[Interface]',
     `PrivateKey = ${keyValue('hop private key', config.privateKey)}`,
@@ -56,7 +57,8 @@ export async function reconcileWireguardHop(
 ): Promise<{ sha256: string; created: boolean }> {
   const name = tunnelArg(config.interfaceName);
   const address = parseInterfaceAddress(config.address);
-  if (!address) throw new Error(`hop address ${JSON.stringify(config.address)} is not an IPv4 address with a prefix length`);
+  if (!address)
+    throw new Error(`hop address ${JSON.stringify(config.address)} is not an IPv4 address with a prefix length`);
   const rendered = renderWireguardHop(config);
   let created = false;
   if (!link) {

@@ -12,7 +12,16 @@ export class ProbeFailure extends Error {
   }
 }
 
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EADDRNOTAVAIL', 'EPIPE', 'ENETDOWN', 'EHOSTDOWN']);
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNRESET',
+  'EADDRNOTAVAIL',
+  'EPIPE',
+  'ENETDOWN',
+  'EHOSTDOWN',
+]);
 
 /** Classifies a socket error of a given stage (what was being attempted when it happened). */
 export function classify(error: unknown, stage: 'connect' | 'handshake' | 'http'): ProbeFailure {
@@ -25,7 +34,12 @@ export function classify(error: unknown, stage: 'connect' | 'handshake' | 'http'
   if (stage === 'handshake') {
     if (/Authentication failed|auth/i.test(message)) return new ProbeFailure('auth', message);
     // The proxy answered but could not reach the target: the upstream is the problem.
-    if (/rejected connection|HostUnreachable|ConnectionRefused|NetworkUnreachable|TTLExpired|GeneralFailure/i.test(message)) return new ProbeFailure('upstream', message);
+    if (
+      /rejected connection|HostUnreachable|ConnectionRefused|NetworkUnreachable|TTLExpired|GeneralFailure/i.test(
+        message,
+      )
+    )
+      return new ProbeFailure('upstream', message);
     return new ProbeFailure('handshake', message);
   }
   if (stage === 'http') return new ProbeFailure('upstream', message);

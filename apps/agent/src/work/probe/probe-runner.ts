@@ -18,7 +18,11 @@ const STARTUP_MARGIN_MS = 5000;
 function childScript(): string {
   const here = fileURLToPath(import.meta.url);
   // Tests import the TypeScript source; the child always runs from the build (dist/).
-  if (here.endsWith('.ts')) return here.replace(/\/apps\/agent\/src\/work\/probe\/probe-runner\.ts$/, '/dist/apps/agent/src/work/probe/probe-child.js');
+  if (here.endsWith('.ts'))
+    return here.replace(
+      /\/apps\/agent\/src\/work\/probe\/probe-runner\.ts$/,
+      '/dist/apps/agent/src/work/probe/probe-child.js',
+    );
   return join(dirname(here), 'probe-child.js');
 }
 
@@ -27,7 +31,9 @@ export async function probeThroughRunner(runner: CommandRunner, workDir: string,
   const file = join(workDir, `probe-${randomBytes(8).toString('hex')}.json`);
   writeFileSync(file, JSON.stringify(job), { mode: 0o600 });
   try {
-    const { stdout } = await runner.run(process.execPath, [childScript(), file], { timeoutMs: job.timeoutMs + STARTUP_MARGIN_MS });
+    const { stdout } = await runner.run(process.execPath, [childScript(), file], {
+      timeoutMs: job.timeoutMs + STARTUP_MARGIN_MS,
+    });
     const line = stdout.trim().split('\n').pop() ?? '';
     return probeResultSchema.parse(JSON.parse(line));
   } catch (error) {

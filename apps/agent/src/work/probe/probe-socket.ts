@@ -25,14 +25,23 @@ export async function tcpConnect(host: string, port: number, deadline: number, l
 }
 
 /** `CONNECT host:port` through an HTTP proxy already connected on `socket`. */
-export async function httpConnect(socket: Socket, host: string, port: number, auth: string | null, deadline: number): Promise<void> {
+export async function httpConnect(
+  socket: Socket,
+  host: string,
+  port: number,
+  auth: string | null,
+  deadline: number,
+): Promise<void> {
   const target = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   const lines = [`CONNECT ${target} HTTP/1.1`, `Host: ${target}`];
   if (auth) lines.push(`Proxy-Authorization: Basic ${Buffer.from(auth).toString('base64')}`);
   socket.write(`${lines.join('\r\n')}\r\n\r\n`);
   const head = await new Promise<string>((resolve, reject) => {
     let buffer = '';
-    const timer = setTimeout(() => fail(new ProbeFailure('timeout', 'the HTTP proxy did not answer CONNECT in time')), remaining(deadline));
+    const timer = setTimeout(
+      () => fail(new ProbeFailure('timeout', 'the HTTP proxy did not answer CONNECT in time')),
+      remaining(deadline),
+    );
     const done = () => {
       clearTimeout(timer);
       socket.off('data', onData).off('error', fail).off('close', onClose);
@@ -50,12 +59,16 @@ export async function httpConnect(socket: Socket, host: string, port: number, au
       // Bytes after the head belong to the tunnel; a CONNECT answer carries none before we speak.
       resolve(buffer.slice(0, end));
     };
-    socket.on('data', onData).once('error', (e) => fail(classify(e, 'handshake'))).once('close', onClose);
+    socket
+      .on('data', onData)
+      .once('error', (e) => fail(classify(e, 'handshake')))
+      .once('close', onClose);
   });
   const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1] ?? 0);
   if (status === 407) throw new ProbeFailure('auth', 'the HTTP proxy refused the credentials (407)');
   if (status === 0) throw new ProbeFailure('handshake', 'the HTTP proxy did not answer CONNECT with HTTP');
-  if (status < 200 || status > 299) throw new ProbeFailure('upstream', `the HTTP proxy could not reach the target (CONNECT answered ${status})`);
+  if (status < 200 || status > 299)
+    throw new ProbeFailure('upstream', `the HTTP proxy could not reach the target (CONNECT answered ${status})`);
 }
 
 export async function tlsWrap(socket: Socket, servername: string, deadline: number): Promise<Socket> {

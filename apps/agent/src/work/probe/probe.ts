@@ -42,8 +42,16 @@ export async function runProbe(job: ProbeJob, options: ProbeOptions): Promise<Pr
     const egressIp = await probe(job, options, deadline, stages, timed, cleanups);
     return { ok: true, latencyMs: round(performance.now() - started), stages, errorClass: null, error: null, egressIp };
   } catch (error) {
-    const failure = error instanceof ProbeFailure ? error : new ProbeFailure('internal', (error as Error)?.message ?? String(error));
-    return { ok: false, latencyMs: null, stages, errorClass: failure.errorClass, error: failure.message.slice(0, 500), egressIp: null };
+    const failure =
+      error instanceof ProbeFailure ? error : new ProbeFailure('internal', (error as Error)?.message ?? String(error));
+    return {
+      ok: false,
+      latencyMs: null,
+      stages,
+      errorClass: failure.errorClass,
+      error: failure.message.slice(0, 500),
+      egressIp: null,
+    };
   } finally {
     for (const cleanup of cleanups) cleanup();
   }
@@ -51,7 +59,14 @@ export async function runProbe(job: ProbeJob, options: ProbeOptions): Promise<Pr
 
 type Timed = <T>(stage: keyof Stages, work: () => Promise<T>) => Promise<T>;
 
-async function probe(job: ProbeJob, options: ProbeOptions, deadline: number, stages: Stages, timed: Timed, cleanups: (() => void)[]): Promise<string | null> {
+async function probe(
+  job: ProbeJob,
+  options: ProbeOptions,
+  deadline: number,
+  stages: Stages,
+  timed: Timed,
+  cleanups: (() => void)[],
+): Promise<string | null> {
   const hop: Hop = job.config;
   let url: URL;
   try {
@@ -59,12 +74,18 @@ async function probe(job: ProbeJob, options: ProbeOptions, deadline: number, sta
   } catch {
     throw new ProbeFailure('unsupported', 'the probe URL is not a URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ProbeFailure('unsupported', `only http and https URLs can be probed, not ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ProbeFailure('unsupported', `only http and https URLs can be probed, not ${url.protocol}`);
   const urlHost = url.hostname.replace(/^\[|\]$/g, '');
   const urlPort = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
 
   // Where the first TCP connection goes: the hop (proxies), or the URL's host (direct, WireGuard).
-  const hopHost = hop.kind === 'socks' || hop.kind === 'http' || hop.kind === 'shadowsocks' ? hop.host : hop.kind === 'wireguard' ? hop.endpointHost : null;
+  const hopHost =
+    hop.kind === 'socks' || hop.kind === 'http' || hop.kind === 'shadowsocks'
+      ? hop.host
+      : hop.kind === 'wireguard'
+        ? hop.endpointHost
+        : null;
   const hopAddress = hopHost === null ? null : await timed('dns', () => resolve(hopHost, 'the hop'));
   if (hopAddress && !job.allowPrivateTargets) refuse(hopAddress, `hop ${hopHost}`);
   // Proxies resolve the target themselves; it is still checked here when it resolves here.
@@ -75,8 +96,18 @@ async function probe(job: ProbeJob, options: ProbeOptions, deadline: number, sta
   if (targetAddress && !job.allowPrivateTargets) refuse(targetAddress, `URL host ${urlHost}`);
 
   if (job.mode === 'tcp') {
-    if (hop.kind === 'wireguard') throw new ProbeFailure('unsupported', 'a WireGuard hop is UDP: tcp mode has nothing to connect to (use http mode)');
-    const socket = await timed('connect', () => tcpConnect(hopAddress ?? targetAddress!, hop.kind === 'direct' ? urlPort : (hop as { port: number }).port, deadline));
+    if (hop.kind === 'wireguard')
+      throw new ProbeFailure(
+        'unsupported',
+        'a WireGuard hop is UDP: tcp mode has nothing to connect to (use http mode)',
+      );
+    const socket = await timed('connect', () =>
+      tcpConnect(
+        hopAddress ?? targetAddress!,
+        hop.kind === 'direct' ? urlPort : (hop as { port: number }).port,
+        deadline,
+      ),
+    );
     socket.destroy();
     return null;
   }
@@ -88,23 +119,32 @@ async function probe(job: ProbeJob, options: ProbeOptions, deadline: number, sta
       break;
     case 'wireguard': {
       const local = hop.address.split('/')[0];
-      socket = await timed('connect', () => tcpConnect(targetAddress!, urlPort, deadline, local)).catch(async (error: ProbeFailure) => {
-        if ((error as ProbeFailure).message.includes('EADDRNOTAVAIL')) throw new ProbeFailure('connect', `the hop's interface ${hop.interfaceName} is not up on this node`);
-        if (error.errorClass === 'timeout' && !(await recentHandshake(hop.interfaceName))) {
-          throw new ProbeFailure('handshake', `no WireGuard handshake with the upstream ${hop.endpointHost}:${hop.endpointPort}`);
-        }
-        throw error;
-      });
+      socket = await timed('connect', () => tcpConnect(targetAddress!, urlPort, deadline, local)).catch(
+        async (error: ProbeFailure) => {
+          if ((error as ProbeFailure).message.includes('EADDRNOTAVAIL'))
+            throw new ProbeFailure('connect', `the hop's interface ${hop.interfaceName} is not up on this node`);
+          if (error.errorClass === 'timeout' && !(await recentHandshake(hop.interfaceName))) {
+            throw new ProbeFailure(
+              'handshake',
+              `no WireGuard handshake with the upstream ${hop.endpointHost}:${hop.endpointPort}`,
+            );
+          }
+          throw error;
+        },
+      );
       break;
     }
     case 'socks': {
       const raw = await timed('connect', () => tcpConnect(hopAddress!, hop.port, deadline));
-      socket = await timed('handshake', () => socksConnect(raw, hop.host, hop.port, urlHost, urlPort, hop.username, hop.password, deadline));
+      socket = await timed('handshake', () =>
+        socksConnect(raw, hop.host, hop.port, urlHost, urlPort, hop.username, hop.password, deadline),
+      );
       break;
     }
     case 'http': {
       const raw = await timed('connect', () => tcpConnect(hopAddress!, hop.port, deadline));
-      const auth = hop.username !== null || hop.password !== null ? `${hop.username ?? ''}:${hop.password ?? ''}` : null;
+      const auth =
+        hop.username !== null || hop.password !== null ? `${hop.username ?? ''}:${hop.password ?? ''}` : null;
       await timed('handshake', () => httpConnect(raw, urlHost, urlPort, auth, deadline));
       socket = raw;
       break;
@@ -134,14 +174,21 @@ async function resolve(host: string, what: string): Promise<string> {
   try {
     return (await lookup(host, { family: 4 })).address;
   } catch (error) {
-    throw new ProbeFailure('dns', `${what} ${host} does not resolve: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new ProbeFailure(
+      'dns',
+      `${what} ${host} does not resolve: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
 }
 
 /** Evaluated inside the node's namespace (the probe child runs there): "own addresses" are the node's. */
 function refuse(address: string, what: string): void {
   const reason = forbiddenReason(address);
-  if (reason) throw new ProbeFailure('forbidden', `${what} resolves to ${address} (${reason}); private targets are not allowed (settings)`);
+  if (reason)
+    throw new ProbeFailure(
+      'forbidden',
+      `${what} resolves to ${address} (${reason}); private targets are not allowed (settings)`,
+    );
 }
 
 async function socksConnect(
@@ -157,7 +204,12 @@ async function socksConnect(
   try {
     const { socket: tunnel } = await SocksClient.createConnection({
       existing_socket: socket,
-      proxy: { host: proxyHost, port: proxyPort, type: 5, ...(username !== null || password !== null ? { userId: username ?? '', password: password ?? '' } : {}) },
+      proxy: {
+        host: proxyHost,
+        port: proxyPort,
+        type: 5,
+        ...(username !== null || password !== null ? { userId: username ?? '', password: password ?? '' } : {}),
+      },
       command: 'connect',
       destination: { host, port },
       timeout: remaining(deadline),
@@ -174,10 +226,28 @@ async function socksConnect(
 }
 
 /** A temporary ss-local in this namespace, giving a SOCKS5 port into the shadowsocks hop. */
-async function ssLocal(hop: Extract<Hop, { kind: 'shadowsocks' }>, address: string, workDir: string, deadline: number, cleanups: (() => void)[]): Promise<number> {
+async function ssLocal(
+  hop: Extract<Hop, { kind: 'shadowsocks' }>,
+  address: string,
+  workDir: string,
+  deadline: number,
+  cleanups: (() => void)[],
+): Promise<number> {
   const port = await freePort();
   const config = `${workDir}/probe-ss-${process.pid}-${port}.json`;
-  writeFileSync(config, JSON.stringify({ server: address, server_port: hop.port, local_address: '127.0.0.1', local_port: port, password: hop.password, method: hop.method, timeout: 30 }), { mode: 0o600 });
+  writeFileSync(
+    config,
+    JSON.stringify({
+      server: address,
+      server_port: hop.port,
+      local_address: '127.0.0.1',
+      local_port: port,
+      password: hop.password,
+      method: hop.method,
+      timeout: 30,
+    }),
+    { mode: 0o600 },
+  );
   const child = spawn('ss-local', ['-c', config], { stdio: 'ignore' });
   cleanups.push(() => {
     child.kill('SIGKILL');
@@ -185,7 +255,12 @@ async function ssLocal(hop: Extract<Hop, { kind: 'shadowsocks' }>, address: stri
   });
   const failed = new Promise<never>((_, reject) => {
     child.once('error', (error: NodeJS.ErrnoException) =>
-      reject(new ProbeFailure(error.code === 'ENOENT' ? 'unsupported' : 'internal', error.code === 'ENOENT' ? 'ss-local is not installed (Debian package shadowsocks-libev)' : error.message)),
+      reject(
+        new ProbeFailure(
+          error.code === 'ENOENT' ? 'unsupported' : 'internal',
+          error.code === 'ENOENT' ? 'ss-local is not installed (Debian package shadowsocks-libev)' : error.message,
+        ),
+      ),
     );
     child.once('exit', (code) => reject(new ProbeFailure('internal', `ss-local exited (${code})`)));
   });

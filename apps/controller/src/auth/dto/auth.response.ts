@@ -14,7 +14,9 @@ export class UserDto {
 }
 
 export class SignedInDto {
-  @ApiProperty({ description: 'The session token: send as `Authorization: Bearer <token>` (also set as an HttpOnly cookie)' })
+  @ApiProperty({
+    description: 'The session token: send as `Authorization: Bearer <token>` (also set as an HttpOnly cookie)',
+  })
   token!: string;
 
   @DateTimeField()
@@ -41,6 +43,9 @@ export class PasswordChangedDto {
   @ApiProperty({ type: UserDto })
   user!: UserDto;
 
-  @ApiProperty({ type: 'integer', description: "How many of the user's other sessions ended (the one making the change stays)" })
+  @ApiProperty({
+    type: 'integer',
+    description: "How many of the user's other sessions ended (the one making the change stays)",
+  })
   sessionsEnded!: number;
 }

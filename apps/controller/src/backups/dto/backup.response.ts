@@ -48,7 +48,12 @@ export class BackupJobDto {
   @DateTimeField({ nullable: true })
   finishedAt!: string | null;
 
-  @ApiPropertyOptional({ description: 'What the run produced, once completed (the backup, or the restore summary)', nullable: true, type: 'object', additionalProperties: true })
+  @ApiPropertyOptional({
+    description: 'What the run produced, once completed (the backup, or the restore summary)',
+    nullable: true,
+    type: 'object',
+    additionalProperties: true,
+  })
   result!: unknown;
 
   @ApiProperty({ type: String, nullable: true })
@@ -59,7 +64,11 @@ export class BackupListDto {
   @ApiProperty({ type: [BackupDto], description: 'Newest first' })
   backups!: BackupDto[];
 
-  @ApiProperty({ type: BackupJobDto, nullable: true, description: 'The backup or restore waiting or running now, with its progress' })
+  @ApiProperty({
+    type: BackupJobDto,
+    nullable: true,
+    description: 'The backup or restore waiting or running now, with its progress',
+  })
   running!: BackupJobDto | null;
 }
 

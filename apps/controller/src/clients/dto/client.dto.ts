@@ -51,7 +51,9 @@ const Optional = () => ValidateIf((_object: unknown, value: unknown) => value !=
 
 const trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 const trimEach = () =>
-  Transform(({ value }) => (Array.isArray(value) ? value.map((item) => (typeof item === 'string' ? item.trim() : item)) : value));
+  Transform(({ value }) =>
+    Array.isArray(value) ? value.map((item) => (typeof item === 'string' ? item.trim() : item)) : value,
+  );
 
 /** Telegram user ids are positive and exceed 2^31; JSON numbers are exact up to 2^53 - 1. */
 const TelegramId = () => [IsInt(), Min(1), Max(Number.MAX_SAFE_INTEGER)];
@@ -62,7 +64,12 @@ function apply(...decorators: PropertyDecorator[]): PropertyDecorator {
 }
 
 const Name = () =>
-  apply(trim(), IsString(), Length(1, CLIENT_LIMITS.nameLength), Matches(NO_CONTROL, { message: 'name must not contain control characters' }));
+  apply(
+    trim(),
+    IsString(),
+    Length(1, CLIENT_LIMITS.nameLength),
+    Matches(NO_CONTROL, { message: 'name must not contain control characters' }),
+  );
 const Note = () => apply(IsString(), MaxLength(CLIENT_LIMITS.noteLength));
 const Groups = () =>
   apply(
@@ -85,7 +92,8 @@ const ExpiresAt = () =>
       name: 'expiryInRange',
       validator: {
         // A zone offset can carry 9999-12-31T23:59 into year 10000, which PostgreSQL stores but prints unreadably.
-        validate: (value: unknown) => typeof value !== 'string' || !(Date.parse(value) < EARLIEST_EXPIRY || Date.parse(value) > LATEST_EXPIRY),
+        validate: (value: unknown) =>
+          typeof value !== 'string' || !(Date.parse(value) < EARLIEST_EXPIRY || Date.parse(value) > LATEST_EXPIRY),
         defaultMessage: (args) => `${args?.property} must lie between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z`,
       },
     }),
@@ -104,10 +112,20 @@ const SAFE_INTEGER = { type: 'integer', maximum: Number.MAX_SAFE_INTEGER } as co
 const DOC = {
   name: { minLength: 1, maxLength: CLIENT_LIMITS.nameLength, description: 'Trimmed; no control characters' },
   note: { maxLength: CLIENT_LIMITS.noteLength },
-  groups: { type: [String], maxItems: CLIENT_LIMITS.groups, uniqueItems: true, description: `Each 1..${CLIENT_LIMITS.groupLength} characters` },
+  groups: {
+    type: [String],
+    maxItems: CLIENT_LIMITS.groups,
+    uniqueItems: true,
+    description: `Each 1..${CLIENT_LIMITS.groupLength} characters`,
+  },
   telegramId: { ...SAFE_INTEGER, minimum: 1, nullable: true, description: 'null: no Telegram account' },
   quotaBytes: { ...SAFE_INTEGER, minimum: 0, description: '0 = unlimited' },
-  expiresAt: { type: String, format: 'date-time', nullable: true, description: 'With a time zone; null = never expires' },
+  expiresAt: {
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'With a time zone; null = never expires',
+  },
   deviceLimit: { type: 'integer', minimum: 0, maximum: CLIENT_LIMITS.deviceLimit, description: '0 = unlimited' },
   interfaceIds: { type: [String], format: 'uuid', minItems: 1, maxItems: CLIENT_LIMITS.interfaces, uniqueItems: true },
   deviceNames: {
@@ -124,7 +142,10 @@ const DOC = {
 
 export class CreateClientDto {
   /** Optional: the contract's create body has none; clients.service.ts gives a readable default. */
-  @ApiPropertyOptional({ ...DOC.name, description: `${DOC.name.description}; default tg-<telegramId>, or client- and six random letters and digits` })
+  @ApiPropertyOptional({
+    ...DOC.name,
+    description: `${DOC.name.description}; default tg-<telegramId>, or client- and six random letters and digits`,
+  })
   @Optional()
   @Name()
   name?: string;
@@ -179,7 +200,9 @@ export class CreateClientDto {
   @IsString({ each: true })
   @Length(1, CLIENT_LIMITS.deviceNameLength, { each: true })
   @Matches(NO_CONTROL, { each: true, message: 'deviceNames must not contain control characters' })
-  @ArrayUnique((name: unknown) => (typeof name === 'string' ? name.toLowerCase() : name), { message: 'deviceNames must not repeat a name (case is ignored)' })
+  @ArrayUnique((name: unknown) => (typeof name === 'string' ? name.toLowerCase() : name), {
+    message: 'deviceNames must not repeat a name (case is ignored)',
+  })
   deviceNames?: string[];
 
   @ApiPropertyOptional({ description: 'The expiry clock starts at the first handshake' })
@@ -283,7 +306,10 @@ export class UpdateClientDto {
 
 export class ListClientsQuery {
   /** Case-insensitive substring of name or note; all digits also matches telegramId exactly. */
-  @ApiPropertyOptional({ maxLength: CLIENT_LIMITS.searchLength, description: 'Case-insensitive text in name or note; all digits also matches telegramId exactly' })
+  @ApiPropertyOptional({
+    maxLength: CLIENT_LIMITS.searchLength,
+    description: 'Case-insensitive text in name or note; all digits also matches telegramId exactly',
+  })
   @Optional()
   @IsString()
   @MaxLength(CLIENT_LIMITS.searchLength)
@@ -294,7 +320,11 @@ export class ListClientsQuery {
   @IsIn(CLIENT_STATUSES)
   status?: ClientStatus;
 
-  @ApiPropertyOptional({ minLength: 1, maxLength: CLIENT_LIMITS.groupLength, description: 'Clients whose groups include this one' })
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: CLIENT_LIMITS.groupLength,
+    description: 'Clients whose groups include this one',
+  })
   @Optional()
   @IsString()
   @Length(1, CLIENT_LIMITS.groupLength)
@@ -327,7 +357,11 @@ export class ListClientsQuery {
   sort?: ClientSort;
 
   /** Opaque: the nextCursor of the previous answer; the next page starts after its row (instead of page). */
-  @ApiPropertyOptional({ maxLength: 1024, description: 'nextCursor of the previous answer: the page after its last row, at any depth for the same cost (instead of page)' })
+  @ApiPropertyOptional({
+    maxLength: 1024,
+    description:
+      'nextCursor of the previous answer: the page after its last row, at any depth for the same cost (instead of page)',
+  })
   @Optional()
   @IsString()
   @MaxLength(1024)

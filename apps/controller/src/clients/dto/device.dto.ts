@@ -4,7 +4,11 @@ import { IsIn, IsString, Length, Matches, ValidateIf } from 'class-validator';
 import { CLIENT_LIMITS } from './client.dto.js';
 
 export class CreateDeviceDto {
-  @ApiProperty({ minLength: 1, maxLength: CLIENT_LIMITS.deviceNameLength, description: 'Trimmed; unique per client regardless of case' })
+  @ApiProperty({
+    minLength: 1,
+    maxLength: CLIENT_LIMITS.deviceNameLength,
+    description: 'Trimmed; unique per client regardless of case',
+  })
   @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
   @IsString()
   @Length(1, CLIENT_LIMITS.deviceNameLength)

@@ -1,7 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261122065806_list_indexes extends Migration {
-
   override name = 'Migration20261122065806_list_indexes';
 
   override up(): void | Promise<void> {
@@ -23,5 +22,4 @@ export class Migration20261122065806_list_indexes extends Migration {
     this.addSql(`create index "clients_created_at_index" on "clients" ("created_at");`);
     this.addSql(`create index "clients_name_index" on "clients" ("name");`);
   }
-
 }

@@ -30,7 +30,9 @@ export class Migration20261123140000_agents extends Migration {
       "counters_seq" bigint not null default '0',
       "last_apply" jsonb null,
       primary key ("node_id"));`);
-    this.addSql(`alter table "node_agents" add constraint "node_agents_node_id_foreign" foreign key ("node_id") references "nodes" ("id") on update cascade on delete cascade;`);
+    this.addSql(
+      `alter table "node_agents" add constraint "node_agents_node_id_foreign" foreign key ("node_id") references "nodes" ("id") on update cascade on delete cascade;`,
+    );
     this.addSql(`create unique index "node_agents_credential_hash_unique" on "node_agents" ("credential_hash");`);
     this.addSql(`create unique index "node_agents_enrolment_hash_unique" on "node_agents" ("enrolment_hash");`);
     // Counters name a peer by node, interface name and public key.

@@ -60,6 +60,8 @@ export class Migration20261125090000_client_summaries extends Migration {
     }
     this.addSql(`drop function "warren_client_devices_changed"();`);
     this.addSql(`drop function "warren_client_interfaces_changed"();`);
-    this.addSql(`alter table "clients" drop column "device_count", drop column "last_handshake", drop column "interface_ids";`);
+    this.addSql(
+      `alter table "clients" drop column "device_count", drop column "last_handshake", drop column "interface_ids";`,
+    );
   }
 }

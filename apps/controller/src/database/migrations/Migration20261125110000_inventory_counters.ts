@@ -76,7 +76,12 @@ const RECOUNT = `
    group by 1;`;
 
 const COUNTED = [
-  { table: 'clients', deltas: CLIENT_DELTAS, columns: '"status", "up_bytes", "down_bytes", "used_bytes", "quota_bytes"', update: true },
+  {
+    table: 'clients',
+    deltas: CLIENT_DELTAS,
+    columns: '"status", "up_bytes", "down_bytes", "used_bytes", "quota_bytes"',
+    update: true,
+  },
   { table: 'devices', deltas: DEVICE_DELTAS, columns: '"last_handshake"', update: true },
   { table: 'interfaces', deltas: INTERFACE_DELTAS, columns: '"id"', update: false },
 ];
@@ -102,9 +107,15 @@ export class Migration20261125110000_inventory_counters extends Migration {
   override name = 'Migration20261125110000_inventory_counters';
 
   override up(): void | Promise<void> {
-    this.addSql(`create table "inventory_counts" ("bucket" bigint not null, "counter" varchar(32) not null, "value" numeric not null, primary key ("bucket", "counter"));`);
-    this.addSql(`create table "inventory_deltas" ("id" bigserial primary key, "counter" varchar(32) not null, "bucket" bigint not null default '0', "delta" numeric not null);`);
-    this.addSql(`create table "scheduled_runs" ("job" varchar(64) not null, "ran_at" timestamptz not null, "result" jsonb not null, primary key ("job"));`);
+    this.addSql(
+      `create table "inventory_counts" ("bucket" bigint not null, "counter" varchar(32) not null, "value" numeric not null, primary key ("bucket", "counter"));`,
+    );
+    this.addSql(
+      `create table "inventory_deltas" ("id" bigserial primary key, "counter" varchar(32) not null, "bucket" bigint not null default '0', "delta" numeric not null);`,
+    );
+    this.addSql(
+      `create table "scheduled_runs" ("job" varchar(64) not null, "ran_at" timestamptz not null, "result" jsonb not null, primary key ("job"));`,
+    );
 
     // TRUNCATE fires no row or delete triggers: recount everything instead. (No standalone
     // functions here: the ORM's schema diff would drop them; trigger functions it leaves alone.)
@@ -118,21 +129,28 @@ export class Migration20261125110000_inventory_counters extends Migration {
       this.addSql(triggerFunction(table, deltas, columns));
       const fn = `"warren_inventory_${table}_changed"()`;
       // A transition table belongs to one event, hence one trigger per event.
-      this.addSql(`create trigger "${table}_counted_inserted" after insert on "${table}" referencing new table as "new_rows" for each statement execute function ${fn};`);
-      this.addSql(`create trigger "${table}_counted_deleted" after delete on "${table}" referencing old table as "old_rows" for each statement execute function ${fn};`);
+      this.addSql(
+        `create trigger "${table}_counted_inserted" after insert on "${table}" referencing new table as "new_rows" for each statement execute function ${fn};`,
+      );
+      this.addSql(
+        `create trigger "${table}_counted_deleted" after delete on "${table}" referencing old table as "old_rows" for each statement execute function ${fn};`,
+      );
       if (update) {
         this.addSql(
           `create trigger "${table}_counted_updated" after update on "${table}" referencing new table as "new_rows" old table as "old_rows" for each statement execute function ${fn};`,
         );
       }
-      this.addSql(`create trigger "${table}_counted_truncated" after truncate on "${table}" for each statement execute function "warren_inventory_truncated"();`);
+      this.addSql(
+        `create trigger "${table}_counted_truncated" after truncate on "${table}" for each statement execute function "warren_inventory_truncated"();`,
+      );
     }
     this.addSql(`do $$ begin ${RECOUNT} end $$;`);
   }
 
   override down(): void | Promise<void> {
     for (const { table, update } of COUNTED) {
-      for (const event of ['inserted', 'deleted', ...(update ? ['updated'] : []), 'truncated']) this.addSql(`drop trigger "${table}_counted_${event}" on "${table}";`);
+      for (const event of ['inserted', 'deleted', ...(update ? ['updated'] : []), 'truncated'])
+        this.addSql(`drop trigger "${table}_counted_${event}" on "${table}";`);
       this.addSql(`drop function "warren_inventory_${table}_changed"();`);
     }
     this.addSql(`drop function "warren_inventory_truncated"();`);

@@ -12,7 +12,8 @@ export class QueueCheckDto extends CheckDto {
 
 export class MigrationsCheckDto {
   @ApiProperty() ok!: boolean;
-  @ApiProperty({ minimum: -1, description: 'Committed migrations the database has not run (-1: could not be read)' }) pending!: number;
+  @ApiProperty({ minimum: -1, description: 'Committed migrations the database has not run (-1: could not be read)' })
+  pending!: number;
 }
 
 export class LivenessDto {

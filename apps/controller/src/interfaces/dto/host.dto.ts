@@ -12,17 +12,35 @@ function rules(...decorators: PropertyDecorator[]): PropertyDecorator {
 }
 
 const HostName = () =>
-  rules(IsString(), Length(1, 64), Matches(NO_CONTROL_CHARACTERS, { message: 'name must not contain control characters' }));
+  rules(
+    IsString(),
+    Length(1, 64),
+    Matches(NO_CONTROL_CHARACTERS, { message: 'name must not contain control characters' }),
+  );
 const Address = () => rules(IsString(), MaxLength(255), IsHostAddress());
 /** 0 means "the interface's listen port", so a host follows a port change of its interface. */
 const Port = () => rules(IsInt(), Min(0), Max(65535));
 const Priority = () => rules(IsInt(), Min(PRIORITY_BOUNDS[0]), Max(PRIORITY_BOUNDS[1]));
 
 // The same rules as the schema shows them (SWC runs no Nest CLI plugin to derive them).
-const NAME_DOC = { minLength: 1, maxLength: 64, description: 'Unique per interface regardless of case; no control characters' };
+const NAME_DOC = {
+  minLength: 1,
+  maxLength: 64,
+  description: 'Unique per interface regardless of case; no control characters',
+};
 const ADDRESS_DOC = { maxLength: 255, description: 'An IPv4 or IPv6 address or a hostname' };
-const PORT_DOC = { type: 'integer', minimum: 0, maximum: 65535, description: "0: the interface's listen port" } as const;
-const PRIORITY_DOC = { type: 'integer', minimum: PRIORITY_BOUNDS[0], maximum: PRIORITY_BOUNDS[1], description: 'Higher first' } as const;
+const PORT_DOC = {
+  type: 'integer',
+  minimum: 0,
+  maximum: 65535,
+  description: "0: the interface's listen port",
+} as const;
+const PRIORITY_DOC = {
+  type: 'integer',
+  minimum: PRIORITY_BOUNDS[0],
+  maximum: PRIORITY_BOUNDS[1],
+  description: 'Higher first',
+} as const;
 
 export class CreateHostDto {
   @ApiProperty({ description: 'The id of the interface' }) @IsString() interfaceId!: string;

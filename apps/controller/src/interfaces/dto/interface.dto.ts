@@ -15,7 +15,12 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { INTERFACE_MODES, INTERFACE_PROTOCOLS, type InterfaceMode, type InterfaceProtocol } from '../interface.entity.js';
+import {
+  INTERFACE_MODES,
+  INTERFACE_PROTOCOLS,
+  type InterfaceMode,
+  type InterfaceProtocol,
+} from '../interface.entity.js';
 import { TUNNEL_NAME, TUNNEL_NAME_RULE, UPLINK_NAME, UPLINK_NAME_RULE } from '#libs/contracts/interface-names.js';
 import { IsHostAddress, IsIpAddress, OptionalNotNull } from '../../http/validators.js';
 
@@ -34,15 +39,32 @@ const IntDoc = () => ApiProperty({ type: 'integer' });
 const DOC = {
   nodeId: { description: 'The id of the node; defaults to the local node; cannot change' },
   name: { pattern: TUNNEL_NAME.source, description: `The host's interface name: ${TUNNEL_NAME_RULE}` },
-  protocol: { enum: INTERFACE_PROTOCOLS, default: 'wireguard', description: 'Accepted so that a body read from GET can be posted back; wireguard is the only protocol' },
+  protocol: {
+    enum: INTERFACE_PROTOCOLS,
+    default: 'wireguard',
+    description: 'Accepted so that a body read from GET can be posted back; wireguard is the only protocol',
+  },
   mode: { enum: INTERFACE_MODES, default: 'standard', description: 'Cannot change' },
   listenPort: { type: 'integer', minimum: 1, maximum: 65535 },
   subnet: { maxLength: 18, description: 'An IPv4 CIDR, e.g. 10.8.0.0/24' },
   endpointHost: { maxLength: 255, description: 'An IPv4 or IPv6 address or a hostname clients dial' },
   mtu: { type: 'integer', minimum: MTU_BOUNDS[0], maximum: MTU_BOUNDS[1] },
-  dns: { type: [String], maxItems: MAX_DNS_SERVERS, default: DEFAULT_DNS, description: 'IPv4 or IPv6 addresses of resolvers clients use through the tunnel; [] for none' },
-  natInterface: { type: String, nullable: true, pattern: UPLINK_NAME.source, description: `Host uplink to NAT through (${UPLINK_NAME_RULE}); null: no NAT` },
-  awg: { type: () => AmneziaParamsDto, description: 'A full set of AmneziaWG parameters instead of generated ones (amnezia mode only)' },
+  dns: {
+    type: [String],
+    maxItems: MAX_DNS_SERVERS,
+    default: DEFAULT_DNS,
+    description: 'IPv4 or IPv6 addresses of resolvers clients use through the tunnel; [] for none',
+  },
+  natInterface: {
+    type: String,
+    nullable: true,
+    pattern: UPLINK_NAME.source,
+    description: `Host uplink to NAT through (${UPLINK_NAME_RULE}); null: no NAT`,
+  },
+  awg: {
+    type: () => AmneziaParamsDto,
+    description: 'A full set of AmneziaWG parameters instead of generated ones (amnezia mode only)',
+  },
 } as const satisfies Record<string, ApiPropertyOptions>;
 
 /** Types only: bounds and cross-field rules come from validateAmneziaParams in the service. */
@@ -66,7 +88,10 @@ function rules(...decorators: PropertyDecorator[]): PropertyDecorator {
 
 // One rule per field, shared by creation and change so the two cannot drift apart.
 const InterfaceName = () => rules(IsString(), Matches(TUNNEL_NAME, { message: `name must be ${TUNNEL_NAME_RULE}` }));
-const Protocol = () => IsIn(INTERFACE_PROTOCOLS, { message: 'protocol must be wireguard (the only protocol this panel runs; AmneziaWG is mode: amnezia)' });
+const Protocol = () =>
+  IsIn(INTERFACE_PROTOCOLS, {
+    message: 'protocol must be wireguard (the only protocol this panel runs; AmneziaWG is mode: amnezia)',
+  });
 const Mode = () => IsIn(INTERFACE_MODES, { message: 'mode must be standard or amnezia' });
 const ListenPort = () => rules(IsInt(), Min(1), Max(65535));
 /** Syntax and prefix bounds are checked by parseInterfaceSubnet, whose messages say what is wrong. */
@@ -111,8 +136,14 @@ export class CreateInterfaceDto {
 export class UpdateInterfaceDto {
   @ApiPropertyOptional(DOC.nodeId) @OptionalNotNull() @IsString() nodeId?: string;
   @ApiPropertyOptional(DOC.name) @OptionalNotNull() @InterfaceName() name?: string;
-  @ApiPropertyOptional({ enum: INTERFACE_PROTOCOLS, description: 'Cannot change: only wireguard is accepted' }) @OptionalNotNull() @Protocol() protocol?: InterfaceProtocol;
-  @ApiPropertyOptional({ enum: INTERFACE_MODES, description: 'Cannot change: only the current mode is accepted' }) @OptionalNotNull() @Mode() mode?: InterfaceMode;
+  @ApiPropertyOptional({ enum: INTERFACE_PROTOCOLS, description: 'Cannot change: only wireguard is accepted' })
+  @OptionalNotNull()
+  @Protocol()
+  protocol?: InterfaceProtocol;
+  @ApiPropertyOptional({ enum: INTERFACE_MODES, description: 'Cannot change: only the current mode is accepted' })
+  @OptionalNotNull()
+  @Mode()
+  mode?: InterfaceMode;
   @ApiPropertyOptional(DOC.listenPort) @OptionalNotNull() @ListenPort() listenPort?: number;
   @ApiPropertyOptional(DOC.subnet) @OptionalNotNull() @Subnet() subnet?: string;
   @ApiPropertyOptional(DOC.endpointHost) @OptionalNotNull() @EndpointHost() endpointHost?: string;

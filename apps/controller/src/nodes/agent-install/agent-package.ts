@@ -9,7 +9,8 @@ export function installRoot(from = fileURLToPath(import.meta.url)): string {
   let dir = dirname(from);
   for (;;) {
     const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'warren') return dir;
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'warren')
+      return dir;
     const parent = dirname(dir);
     if (parent === dir) throw new Error('the panel cannot find its own package.json');
     dir = parent;
@@ -17,7 +18,13 @@ export function installRoot(from = fileURLToPath(import.meta.url)): string {
 }
 
 /** What the agent's host needs of the build: the agent, the shared libraries and its command. */
-const BUILT_PATHS = ['dist/apps/agent', 'dist/libs', 'bin/warren-agent.js', 'deploy/warren-agent.service', 'package-lock.json'];
+const BUILT_PATHS = [
+  'dist/apps/agent',
+  'dist/libs',
+  'bin/warren-agent.js',
+  'deploy/warren-agent.service',
+  'package-lock.json',
+];
 
 /**
  * Left out of the public package: source maps (they carry whole sources, the API's schema among
@@ -73,7 +80,14 @@ export async function buildAgentPackage(root: string): Promise<Buffer | undefine
     }
     const chunks: Buffer[] = [];
     const stream = tar.create(
-      { gzip: true, cwd: stage, portable: true, follow: true, prefix: 'warren-agent', filter: (path) => !LEFT_OUT(`/${path.replace(/^\.\//, '')}`) },
+      {
+        gzip: true,
+        cwd: stage,
+        portable: true,
+        follow: true,
+        prefix: 'warren-agent',
+        filter: (path) => !LEFT_OUT(`/${path.replace(/^\.\//, '')}`),
+      },
       ['package.json', '.npmrc', ...BUILT_PATHS],
     );
     stream.on('data', (chunk: Buffer) => chunks.push(chunk));

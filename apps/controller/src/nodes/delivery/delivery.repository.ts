@@ -7,7 +7,14 @@ import type { DesiredInterface, DesiredPeer, DesiredState } from '#libs/contract
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
 import { MAX_REVISION } from '#libs/contracts/numbers.js';
 import { NodeAgent, type NodeTables } from '../node-agent.entity.js';
-import { desiredOutbounds, desiredRouting, type BasicRow, type ClientAddress, type OutboundRow, type RuleRow } from './desired-routing.js';
+import {
+  desiredOutbounds,
+  desiredRouting,
+  type BasicRow,
+  type ClientAddress,
+  type OutboundRow,
+  type RuleRow,
+} from './desired-routing.js';
 
 /** A node whose agent has not applied its desired revision yet. */
 export interface NodeBehind {
@@ -35,7 +42,11 @@ export class DeliveryRepository {
       .whereRef('desired_revision', '>', 'applied_revision')
       .execute();
     // int8 arrives as a string from pg, whatever the entity-derived type says.
-    return rows.map((row) => ({ id: row.id, desiredRevision: Number(row.desired_revision), deliveredRevision: Number(row.delivered_revision) }));
+    return rows.map((row) => ({
+      id: row.id,
+      desiredRevision: Number(row.desired_revision),
+      deliveredRevision: Number(row.delivered_revision),
+    }));
   }
 
   /** The highest revision an apply job was enqueued for; never moves back. */
@@ -60,8 +71,17 @@ export class DeliveryRepository {
     const row = await this.db()
       .updateTable('nodes')
       .set((eb) => ({
-        applied_revision: credible ? revision : eb.case().when('desired_revision', '<', revision).then(0).else(revision).end(),
-        desired_revision: credible ? eb.case().when('desired_revision', '<', revision).then(revision + 1).else(eb.ref('desired_revision')).end() : eb.ref('desired_revision'),
+        applied_revision: credible
+          ? revision
+          : eb.case().when('desired_revision', '<', revision).then(0).else(revision).end(),
+        desired_revision: credible
+          ? eb
+              .case()
+              .when('desired_revision', '<', revision)
+              .then(revision + 1)
+              .else(eb.ref('desired_revision'))
+              .end()
+          : eb.ref('desired_revision'),
       }))
       .where('id', '=', nodeId)
       .returning('desired_revision')
@@ -109,16 +129,31 @@ export class DeliveryRepository {
         // background work, so using less CPU beats finishing 40 ms sooner.
         await tx.execute(`set local max_parallel_workers_per_gather = 0`);
         await tx.execute(`set local work_mem = '32MB'`);
-        const [node] = await tx.execute<{ desired_revision: string }[]>('select desired_revision from nodes where id = ?', [nodeId]);
+        const [node] = await tx.execute<{ desired_revision: string }[]>(
+          'select desired_revision from nodes where id = ?',
+          [nodeId],
+        );
         if (!node) return undefined;
         const interfaces = await tx.execute<
-          { id: string; name: string; mode: 'standard' | 'amnezia'; private_key: string; listen_port: number; subnet: string; mtu: number; nat_interface: string | null; awg: AmneziaParams | null }[]
+          {
+            id: string;
+            name: string;
+            mode: 'standard' | 'amnezia';
+            private_key: string;
+            listen_port: number;
+            subnet: string;
+            mtu: number;
+            nat_interface: string | null;
+            awg: AmneziaParams | null;
+          }[]
         >(
           `select id, name, mode, private_key, listen_port, subnet, mtu, nat_interface, awg
              from interfaces where node_id = ? and enabled order by name`,
           [nodeId],
         );
-        const peers = await tx.execute<{ interface_id: string; public_key: string; preshared_key: string; ip: string }[]>(
+        const peers = await tx.execute<
+          { interface_id: string; public_key: string; preshared_key: string; ip: string }[]
+        >(
           `select a.interface_id, a.public_key, a.preshared_key, a.ip
              from accounts a
              join devices d on d.id = a.device_id
@@ -135,27 +170,27 @@ export class DeliveryRepository {
         }
         const { outbounds, routing } = await this.routing(tx, nodeId);
         // The agent checks its hops' resolved addresses against it (settings change bumps every node with hops).
-        const [allowPrivate] = await tx.execute<{ value: unknown }[]>(`select value from settings where key = 'allowPrivateTargets'`);
+        const [allowPrivate] = await tx.execute<{ value: unknown }[]>(
+          `select value from settings where key = 'allowPrivateTargets'`,
+        );
         return {
           nodeId,
           revision: Number(node.desired_revision),
           outbounds,
           routing,
           allowPrivateTargets: allowPrivate?.value === true,
-          interfaces: interfaces.map(
-            (row): DesiredInterface => ({
-              name: row.name,
-              mode: row.mode,
-              privateKey: row.private_key,
-              listenPort: row.listen_port,
-              address: `${gatewayAddress(row.subnet)}/${parseCidr(row.subnet).prefix}`,
-              subnet: row.subnet,
-              mtu: row.mtu,
-              natInterface: row.nat_interface,
-              amnezia: row.mode === 'amnezia' ? row.awg : null,
-              peers: byInterface.get(row.id) ?? [],
-            }),
-          ),
+          interfaces: interfaces.map((row): DesiredInterface => ({
+            name: row.name,
+            mode: row.mode,
+            privateKey: row.private_key,
+            listenPort: row.listen_port,
+            address: `${gatewayAddress(row.subnet)}/${parseCidr(row.subnet).prefix}`,
+            subnet: row.subnet,
+            mtu: row.mtu,
+            natInterface: row.nat_interface,
+            amnezia: row.mode === 'amnezia' ? row.awg : null,
+            peers: byInterface.get(row.id) ?? [],
+          })),
         };
       },
       { isolationLevel: 'repeatable read', readOnly: true },
@@ -203,10 +238,10 @@ export class DeliveryRepository {
     const interfaceIds = [...new Set(rules.flatMap((rule) => rule.interfaces))];
     const interfaceNames = new Map<string, string>();
     if (interfaceIds.length > 0) {
-      const rows = await tx.execute<{ id: string; name: string }[]>('select id, name from interfaces where node_id = ? and id = any(array[?]::uuid[])', [
-        nodeId,
-        interfaceIds,
-      ]);
+      const rows = await tx.execute<{ id: string; name: string }[]>(
+        'select id, name from interfaces where node_id = ? and id = any(array[?]::uuid[])',
+        [nodeId, interfaceIds],
+      );
       for (const row of rows) interfaceNames.set(row.id, row.name);
     }
     return {

@@ -1,5 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { APPLY_JOB, applyJobId, applyResultSchema, nodeQueueName, type ApplyResult } from '#libs/contracts/node-queue.js';
+import {
+  APPLY_JOB,
+  applyJobId,
+  applyResultSchema,
+  nodeQueueName,
+  type ApplyResult,
+} from '#libs/contracts/node-queue.js';
 import type { QueueBackend } from '../../queue/queue-backend.js';
 import { RevisionListener } from '../../revisions/revision-listener.js';
 import { PANEL_RUNTIME, QUEUE_BACKEND, type PanelRuntime } from '../../runtime.js';

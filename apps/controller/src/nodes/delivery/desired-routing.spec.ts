@@ -51,8 +51,23 @@ const ADDRESSES = [
 ];
 
 function resolve(rules: RuleRow[], failClosed = false, defaultOutbound: string | null = null) {
-  const basic = { default_outbound_id: defaultOutbound, block_bit_torrent: false, block_ips: [], block_domains: [], block_ports: [], direct_ips: [], direct_domains: [], fail_closed: failClosed };
-  return desiredRouting({ outbounds: OUTBOUNDS, basic, rules, addresses: ADDRESSES, interfaceNames: new Map([['if1', 'wg0']]) });
+  const basic = {
+    default_outbound_id: defaultOutbound,
+    block_bit_torrent: false,
+    block_ips: [],
+    block_domains: [],
+    block_ports: [],
+    direct_ips: [],
+    direct_domains: [],
+    fail_closed: failClosed,
+  };
+  return desiredRouting({
+    outbounds: OUTBOUNDS,
+    basic,
+    rules,
+    addresses: ADDRESSES,
+    interfaceNames: new Map([['if1', 'wg0']]),
+  });
 }
 
 test('only enabled hops are delivered, never the built-ins', () => {
@@ -60,9 +75,18 @@ test('only enabled hops are delivered, never the built-ins', () => {
 });
 
 test('a rule or default on a disabled hop goes direct, or blocked when fail-closed', () => {
-  expect(resolve([rule({ outbound_id: 'off', ports: ['1'] })], false, 'off')).toMatchObject({ defaultOutbound: 'direct', rules: [{ outbound: 'direct' }] });
-  expect(resolve([rule({ outbound_id: 'off', ports: ['1'] })], true, 'off')).toMatchObject({ defaultOutbound: 'blocked', rules: [{ outbound: 'blocked' }] });
-  expect(resolve([rule({ outbound_id: 'hop', ports: ['1'] })], true, 'hop')).toMatchObject({ defaultOutbound: 'hop', rules: [{ outbound: 'hop' }] });
+  expect(resolve([rule({ outbound_id: 'off', ports: ['1'] })], false, 'off')).toMatchObject({
+    defaultOutbound: 'direct',
+    rules: [{ outbound: 'direct' }],
+  });
+  expect(resolve([rule({ outbound_id: 'off', ports: ['1'] })], true, 'off')).toMatchObject({
+    defaultOutbound: 'blocked',
+    rules: [{ outbound: 'blocked' }],
+  });
+  expect(resolve([rule({ outbound_id: 'hop', ports: ['1'] })], true, 'hop')).toMatchObject({
+    defaultOutbound: 'hop',
+    rules: [{ outbound: 'hop' }],
+  });
 });
 
 test('clients, groups and sourceIps must all match', () => {
@@ -79,7 +103,10 @@ test('clients, groups and sourceIps must all match', () => {
 });
 
 test('interfaces become host names; a rule whose interfaces are all gone matches nothing', () => {
-  const [present, gone] = resolve([rule({ id: 'a', interfaces: ['if1', 'if-gone'] }), rule({ id: 'b', interfaces: ['if-gone'] })]).rules;
+  const [present, gone] = resolve([
+    rule({ id: 'a', interfaces: ['if1', 'if-gone'] }),
+    rule({ id: 'b', interfaces: ['if-gone'] }),
+  ]).rules;
   expect(present).toMatchObject({ inInterfaces: ['wg0'], matchesNothing: false });
   expect(gone).toMatchObject({ inInterfaces: [], matchesNothing: true });
 });

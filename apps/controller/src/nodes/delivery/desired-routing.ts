@@ -75,7 +75,13 @@ function hopConfig(row: OutboundRow): HopConfig {
     case 'http':
       return { kind: row.kind, host: row.host!, port: row.port!, username: row.username, password: row.password };
     case 'shadowsocks':
-      return { kind: 'shadowsocks', host: row.host!, port: row.port!, method: row.method as 'aes-256-gcm', password: row.password! };
+      return {
+        kind: 'shadowsocks',
+        host: row.host!,
+        port: row.port!,
+        method: row.method as 'aes-256-gcm',
+        password: row.password!,
+      };
     default:
       throw new Error(`outbound ${row.tag} of kind ${row.kind} is not a hop`);
   }
@@ -137,7 +143,9 @@ export function desiredRouting(input: {
       sourceIps = [...new Set(matching.map((address) => `${address.ip}/32`))];
       matchesNothing = sourceIps.length === 0;
     }
-    const inInterfaces = rule.interfaces.map((id) => input.interfaceNames.get(id)).filter((name): name is string => name !== undefined);
+    const inInterfaces = rule.interfaces
+      .map((id) => input.interfaceNames.get(id))
+      .filter((name): name is string => name !== undefined);
     if (rule.interfaces.length > 0 && inInterfaces.length === 0) matchesNothing = true;
     return {
       id: rule.id,

@@ -31,7 +31,10 @@ export class OutboundOutcomeDto {
 }
 
 export class RoutingOutcomeDto {
-  @ApiProperty({ enum: ['up', 'failed'], description: 'Whether the policy routing (nft table, ip rules, routes) is in place' })
+  @ApiProperty({
+    enum: ['up', 'failed'],
+    description: 'Whether the policy routing (nft table, ip rules, routes) is in place',
+  })
   state!: 'up' | 'failed';
 
   @IntField({ minimum: 0, description: 'Rules in place' })
@@ -54,10 +57,16 @@ export class ApplyResultDto {
   @ApiProperty({ minimum: 0 })
   durationMs!: number;
 
-  @ApiPropertyOptional({ type: [OutboundOutcomeDto], description: "Each desired hop's outcome (absent from agents older than hops)" })
+  @ApiPropertyOptional({
+    type: [OutboundOutcomeDto],
+    description: "Each desired hop's outcome (absent from agents older than hops)",
+  })
   outbounds?: OutboundOutcomeDto[];
 
-  @ApiPropertyOptional({ type: RoutingOutcomeDto, description: 'The policy routing outcome (absent when the node routes everything directly, and from older agents)' })
+  @ApiPropertyOptional({
+    type: RoutingOutcomeDto,
+    description: 'The policy routing outcome (absent when the node routes everything directly, and from older agents)',
+  })
   routing?: RoutingOutcomeDto;
 }
 
@@ -123,15 +132,21 @@ export class EnrolmentDto {
   @DateTimeField()
   expiresAt!: string;
 
-  @ApiProperty({ description: 'What to run on a new host, as root: one line that installs the agent from this panel and enrols it' })
+  @ApiProperty({
+    description: 'What to run on a new host, as root: one line that installs the agent from this panel and enrols it',
+  })
   command!: string;
 
-  @ApiProperty({ description: 'The agent\'s own enrolment command, for a host where warren-agent is installed already' })
+  @ApiProperty({ description: "The agent's own enrolment command, for a host where warren-agent is installed already" })
   agentCommand!: string;
 }
 
 export class CreatedNodeDto extends NodeDto {
-  @ApiProperty({ type: EnrolmentDto, nullable: true, description: 'null when this panel cannot enrol remote agents (see enrolmentError)' })
+  @ApiProperty({
+    type: EnrolmentDto,
+    nullable: true,
+    description: 'null when this panel cannot enrol remote agents (see enrolmentError)',
+  })
   enrolment!: EnrolmentDto | null;
 
   @ApiPropertyOptional({ description: 'Why there is no enrolment' })
@@ -176,6 +191,8 @@ export class EnrolledDto {
   @ApiProperty({ description: 'The node credential (`wnc_…`), shown once' })
   credential!: string;
 
-  @ApiProperty({ oneOf: [{ $ref: getSchemaPath(RedisQueueAccessDto) }, { $ref: getSchemaPath(PostgresQueueAccessDto) }] })
+  @ApiProperty({
+    oneOf: [{ $ref: getSchemaPath(RedisQueueAccessDto) }, { $ref: getSchemaPath(PostgresQueueAccessDto) }],
+  })
   queue!: RedisQueueAccessDto | PostgresQueueAccessDto;
 }

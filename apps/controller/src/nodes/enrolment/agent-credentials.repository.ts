@@ -52,11 +52,20 @@ export class AgentCredentialsRepository {
    * Consumes a live enrolment secret and sets the node's new credential, in the one statement
    * that finds it: of two agents racing with one secret, only one gets a row back.
    */
-  async claimEnrolment(tx: EntityManager, enrolmentHash: string, credentialHash: string): Promise<{ nodeId: string; nodeName: string } | undefined> {
+  async claimEnrolment(
+    tx: EntityManager,
+    enrolmentHash: string,
+    credentialHash: string,
+  ): Promise<{ nodeId: string; nodeName: string } | undefined> {
     const row = await this.db(tx)
       .updateTable('node_agents as a')
       .from('nodes as n')
-      .set((eb) => ({ enrolment_hash: null, enrolment_expires_at: null, credential_hash: credentialHash, enrolled_at: eb.fn<Date>('now', []) }))
+      .set((eb) => ({
+        enrolment_hash: null,
+        enrolment_expires_at: null,
+        credential_hash: credentialHash,
+        enrolled_at: eb.fn<Date>('now', []),
+      }))
       .where('a.enrolment_hash', '=', enrolmentHash)
       .where((eb) => eb('a.enrolment_expires_at', '>', eb.fn<Date>('now', [])))
       .whereRef('n.id', '=', 'a.node_id')
@@ -72,7 +81,12 @@ export class AgentCredentialsRepository {
         .insertInto('node_agents')
         .values((eb) => ({ node_id: nodeId, credential_hash: credentialHash, enrolled_at: eb.fn<Date>('now', []) }))
         .onConflict((conflict) =>
-          conflict.column('node_id').doUpdateSet((eb) => ({ credential_hash: eb.ref('excluded.credential_hash'), enrolled_at: eb.fn<Date>('now', []) })),
+          conflict
+            .column('node_id')
+            .doUpdateSet((eb) => ({
+              credential_hash: eb.ref('excluded.credential_hash'),
+              enrolled_at: eb.fn<Date>('now', []),
+            })),
         )
         .execute();
       return (await this.db(tx).selectFrom('nodes').select('name').where('id', '=', nodeId).executeTakeFirst())?.name;
@@ -81,12 +95,20 @@ export class AgentCredentialsRepository {
 
   /** Kept before Redis gets the password, so a Redis that lost its users can be given them back. */
   async recordQueuePassword(nodeId: string, passwordHash: string, tx?: EntityManager): Promise<void> {
-    await this.db(tx).updateTable('node_agents').set({ queue_password_hash: passwordHash }).where('node_id', '=', nodeId).execute();
+    await this.db(tx)
+      .updateTable('node_agents')
+      .set({ queue_password_hash: passwordHash })
+      .where('node_id', '=', nodeId)
+      .execute();
   }
 
   /** The node a credential belongs to. */
   async nodeOfCredential(credentialHash: string): Promise<string | undefined> {
-    const row = await this.db().selectFrom('node_agents').select('node_id').where('credential_hash', '=', credentialHash).executeTakeFirst();
+    const row = await this.db()
+      .selectFrom('node_agents')
+      .select('node_id')
+      .where('credential_hash', '=', credentialHash)
+      .executeTakeFirst();
     return row?.node_id;
   }
 }

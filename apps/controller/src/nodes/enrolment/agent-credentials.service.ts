@@ -76,7 +76,11 @@ export class AgentCredentialsService implements OnApplicationBootstrap, OnApplic
     if (!node) throw notFound('node not found', 'id');
     // The local node's agent gets its credential from the panel at start (a 0600 file on this
     // host); a secret over HTTP would let anyone who runs it take the node's identity from it.
-    if (node.isLocal) throw conflict("the local node's agent is enrolled by the panel itself at start; it cannot be enrolled over the API", 'id');
+    if (node.isLocal)
+      throw conflict(
+        "the local node's agent is enrolled by the panel itself at start; it cannot be enrolled over the API",
+        'id',
+      );
     if (this.queueAccess.kind === 'postgres' && !node.isLocal) {
       throw conflict(
         'this panel keeps its queues in PostgreSQL (no REDIS_URL), which cannot give a remote host access to only its own jobs: set REDIS_URL to enrol remote nodes',
@@ -98,7 +102,12 @@ export class AgentCredentialsService implements OnApplicationBootstrap, OnApplic
    * WARREN_PUBLIC_URL names the address: a proxy there may present a certificate of its own.
    */
   private enrolmentCommand(panelUrl: string, secret: string): { command: string; agentCommand: string } {
-    const pinned = Boolean(this.runtime.certificatePin && this.runtime.publicKeyPin && !this.config.publicUrl && panelUrl.startsWith('https:'));
+    const pinned = Boolean(
+      this.runtime.certificatePin &&
+      this.runtime.publicKeyPin &&
+      !this.config.publicUrl &&
+      panelUrl.startsWith('https:'),
+    );
     const pin = pinned ? ['--pin', this.runtime.certificatePin!] : [];
     // The secret rides in the environment, not the arguments: any user of the host can read a
     // process's arguments while it installs (/proc/<pid>/cmdline), only its owner its environment.
@@ -108,7 +117,12 @@ export class AgentCredentialsService implements OnApplicationBootstrap, OnApplic
     // could swap it): a plain-http panel gets no one-line installer, only the agent's own command.
     if (!panelUrl.startsWith('https:')) return { command: agentCommand, agentCommand };
     // -k only beside the key pin: curl then checks the key instead of the (self-made) chain and name.
-    const curl = ['curl', '-fsSL', ...(pinned ? ['-k', '--pinnedpubkey', shellQuote(this.runtime.publicKeyPin!)] : []), shellQuote(`${panelUrl}/api/agent/install.sh`)];
+    const curl = [
+      'curl',
+      '-fsSL',
+      ...(pinned ? ['-k', '--pinnedpubkey', shellQuote(this.runtime.publicKeyPin!)] : []),
+      shellQuote(`${panelUrl}/api/agent/install.sh`),
+    ];
     return {
       command: `${curl.join(' ')} | ${secretVar} bash -s -- ${['--controller', shellQuote(panelUrl), ...pin].join(' ')}`,
       agentCommand,
@@ -122,13 +136,16 @@ export class AgentCredentialsService implements OnApplicationBootstrap, OnApplic
    * reached the secret stays valid and the node's old credential keeps working (503: try again).
    */
   async enrol(secret: string): Promise<EnrolResponse> {
-    if (!isWellFormedPrefixedSecret(secret, ENROLMENT_PREFIX)) throw unauthorized('invalid or expired enrolment secret');
+    if (!isWellFormedPrefixedSecret(secret, ENROLMENT_PREFIX))
+      throw unauthorized('invalid or expired enrolment secret');
     const credential = generatePrefixedSecret(NODE_CREDENTIAL_PREFIX);
     try {
       return await this.repository.transaction(async (tx) => {
         const claimed = await this.repository.claimEnrolment(tx, hashSecret(secret), hashSecret(credential));
         if (!claimed) throw unauthorized('invalid or expired enrolment secret');
-        const queue = await this.queueAccess.grant(claimed.nodeId, (hash) => this.repository.recordQueuePassword(claimed.nodeId, hash, tx));
+        const queue = await this.queueAccess.grant(claimed.nodeId, (hash) =>
+          this.repository.recordQueuePassword(claimed.nodeId, hash, tx),
+        );
         return { ...claimed, credential, queue };
       });
     } catch (error) {

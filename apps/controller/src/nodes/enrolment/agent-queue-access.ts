@@ -14,12 +14,46 @@ import { QUEUE_SCRIPTS } from './queue-scripts.js';
  * runs atomically: one long loop would stall every node and the controller).
  */
 const WORKER_COMMANDS = [
-  '+@string', '+@hash', '+@list', '+@set', '+@sortedset', '+@stream',
-  '-keys', '-scan', '-sort', '-sort_ro', '-migrate', '-sintercard', // key-listing or cross-key
-  '+del', '+unlink', '+exists', '+type', '+expire', '+pexpire', '+pexpireat', '+ttl', '+pttl', '+persist', '+rename', '+renamenx',
-  '+hello', '+auth', '+ping', '+quit', '+client|setname', '+client|getname', '+client|id', '+info', '+select', '+time',
+  '+@string',
+  '+@hash',
+  '+@list',
+  '+@set',
+  '+@sortedset',
+  '+@stream',
+  '-keys',
+  '-scan',
+  '-sort',
+  '-sort_ro',
+  '-migrate',
+  '-sintercard', // key-listing or cross-key
+  '+del',
+  '+unlink',
+  '+exists',
+  '+type',
+  '+expire',
+  '+pexpire',
+  '+pexpireat',
+  '+ttl',
+  '+pttl',
+  '+persist',
+  '+rename',
+  '+renamenx',
+  '+hello',
+  '+auth',
+  '+ping',
+  '+quit',
+  '+client|setname',
+  '+client|getname',
+  '+client|id',
+  '+info',
+  '+select',
+  '+time',
   ...QUEUE_SCRIPTS.map(({ sha }) => `+evalsha|${sha}`),
-  '+multi', '+exec', '+discard', '+watch', '+unwatch',
+  '+multi',
+  '+exec',
+  '+discard',
+  '+watch',
+  '+unwatch',
 ];
 
 export function agentRedisUsername(prefix: string, nodeId: string): string {
@@ -55,7 +89,13 @@ export class AgentQueueAccess {
     await this.loadScripts();
     await this.setUser(nodeId, hash);
     await this.redis().call('CLIENT', 'KILL', 'USER', username);
-    return { kind: 'redis', url: this.config.agentRedisUrl ?? this.config.redisUrl, username, password, prefix: this.config.queuePrefix };
+    return {
+      kind: 'redis',
+      url: this.config.agentRedisUrl ?? this.config.redisUrl,
+      username,
+      password,
+      prefix: this.config.queuePrefix,
+    };
   }
 
   /** Puts a node's user back as grant() made it, with the same password (its agent's retries then log in). */
@@ -86,7 +126,18 @@ export class AgentQueueAccess {
   private async setUser(nodeId: string, passwordHash: string): Promise<void> {
     const username = agentRedisUsername(this.config.queuePrefix, nodeId);
     const keys = `~${this.config.queuePrefix}:${nodeQueueName(nodeId)}:*`;
-    await this.redis().call('ACL', 'SETUSER', username, 'reset', 'on', `#${passwordHash}`, keys, 'resetchannels', '-@all', ...WORKER_COMMANDS);
+    await this.redis().call(
+      'ACL',
+      'SETUSER',
+      username,
+      'reset',
+      'on',
+      `#${passwordHash}`,
+      keys,
+      'resetchannels',
+      '-@all',
+      ...WORKER_COMMANDS,
+    );
   }
 
   /** Removes the node's Redis user (node deleted); its open connections are closed by Redis. */

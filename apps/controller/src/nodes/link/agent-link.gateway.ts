@@ -1,9 +1,20 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type ServerOptions, type WebSocket } from 'ws';
-import { AGENT_LINK_PATH, agentMessageSchema, MAX_ERROR_TEXT, type ControllerMessage } from '#libs/contracts/agent-link.js';
+import {
+  AGENT_LINK_PATH,
+  agentMessageSchema,
+  MAX_ERROR_TEXT,
+  type ControllerMessage,
+} from '#libs/contracts/agent-link.js';
 import { MAX_AGENT_MESSAGE_BYTES } from '#libs/contracts/link-message-size.js';
 import type { WarrenConfig } from '../../config/config.js';
 import { AgentCredentialsService } from '../enrolment/agent-credentials.service.js';
@@ -31,7 +42,11 @@ const CLOSE_TIMEOUT_MS = 5_000;
 export class AgentLinkGateway implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('agent-link');
   // closeTimeout is ws 8.23's (its @types lag behind).
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_AGENT_MESSAGE_BYTES, closeTimeout: CLOSE_TIMEOUT_MS } as ServerOptions);
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_AGENT_MESSAGE_BYTES,
+    closeTimeout: CLOSE_TIMEOUT_MS,
+  } as ServerOptions);
   private readonly links = new Map<string, WebSocket>();
   private readonly inboxes = new WeakMap<WebSocket, LinkInbox>();
   /** The credential each link was opened with, to check again when the node's credential changes. */
@@ -133,7 +148,8 @@ export class AgentLinkGateway implements OnApplicationBootstrap, BeforeApplicati
     ws.on('close', () => this.forget(nodeId, ws));
     ws.on('error', (error) => {
       // A broken link closes and the agent reconnects; one that broke the size bound is worth a word.
-      if ((error as { code?: string }).code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') this.refusals.refused(nodeId, error.message);
+      if ((error as { code?: string }).code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH')
+        this.refusals.refused(nodeId, error.message);
     });
   }
 
@@ -149,7 +165,11 @@ export class AgentLinkGateway implements OnApplicationBootstrap, BeforeApplicati
     const message = agentMessageSchema.safeParse(parsed);
     if (!message.success) {
       const issue = message.error.issues[0];
-      return this.refuse(nodeId, ws, `invalid message: ${issue?.path.join('.') || 'message'}: ${issue?.message ?? 'invalid'}`);
+      return this.refuse(
+        nodeId,
+        ws,
+        `invalid message: ${issue?.path.join('.') || 'message'}: ${issue?.message ?? 'invalid'}`,
+      );
     }
     try {
       const answer = await this.service.handle(nodeId, message.data);

@@ -9,10 +9,17 @@ export class AgentLinkRepository {
   constructor(@Inject(MikroORM) private readonly orm: MikroORM) {}
 
   /** The agent said hello; returns the last counter sequence number recorded for the node. */
-  async connected(nodeId: string, agent: { version: string; capabilities: Capabilities; gaps: string[] }): Promise<number> {
+  async connected(
+    nodeId: string,
+    agent: { version: string; capabilities: Capabilities; gaps: string[] },
+  ): Promise<number> {
     const em = this.orm.em.fork();
     const now = new Date();
-    await em.nativeUpdate(NodeAgent, { node: nodeId }, { ...agent, connected: true, connectedAt: now, lastSeenAt: now });
+    await em.nativeUpdate(
+      NodeAgent,
+      { node: nodeId },
+      { ...agent, connected: true, connectedAt: now, lastSeenAt: now },
+    );
     const row = await em.findOne(NodeAgent, { node: nodeId }, { fields: ['countersSeq'] });
     return row?.countersSeq ?? 0;
   }

@@ -44,9 +44,12 @@ export class AgentLinkService {
         return undefined;
       case 'counters': {
         const outcome = await this.usage.recordCounters(nodeId, message.seq, message.peers);
-        this.metrics.counterBatches.inc({ outcome: outcome.refused ? 'refused' : outcome.duplicate ? 'duplicate' : 'recorded' });
+        this.metrics.counterBatches.inc({
+          outcome: outcome.refused ? 'refused' : outcome.duplicate ? 'duplicate' : 'recorded',
+        });
         // By the agent's clock: a skewed host shows as lag (or none: never below 0).
-        if (!outcome.refused && !outcome.duplicate) this.metrics.counterBatchLag.observe(Math.max(0, Date.now() - message.at) / 1000);
+        if (!outcome.refused && !outcome.duplicate)
+          this.metrics.counterBatchLag.observe(Math.max(0, Date.now() - message.at) / 1000);
         if (outcome.refused) throw new RefusedMessage(outcome.refused);
         return { type: 'ack', seq: message.seq };
       }
@@ -71,7 +74,11 @@ export class AgentLinkService {
 
   /** The agent says who it is and what its host runs (its applied revision: see DeliveryService.hostReports). */
   private async hello(nodeId: string, message: Extract<AgentMessage, { type: 'hello' }>): Promise<ControllerMessage> {
-    const countersSeq = await this.agents.connected(nodeId, { version: message.version, capabilities: message.capabilities, gaps: message.gaps });
+    const countersSeq = await this.agents.connected(nodeId, {
+      version: message.version,
+      capabilities: message.capabilities,
+      gaps: message.gaps,
+    });
     this.lastSeenWritten.set(nodeId, Date.now());
     await this.delivery.hostReports(nodeId, message.appliedRevision);
     return { type: 'welcome', nodeId, countersSeq };

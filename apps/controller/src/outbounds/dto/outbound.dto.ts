@@ -1,5 +1,17 @@
 import { ApiPropertyOptional, ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import { HOP_KINDS, OUTBOUND_TAG, SHADOWSOCKS_METHODS, type HopKind } from '#libs/contracts/routing.js';
 import { OptionalNotNull } from '../../http/validators.js';
 
@@ -14,20 +26,65 @@ export const DEFAULT_HOP_ALLOWED_IPS: readonly string[] = ['0.0.0.0/0'];
 // The same rules as the schema shows them (SWC runs no Nest CLI plugin to derive them).
 const DOC = {
   nodeId: { description: 'The node that runs the hop; defaults to the local node; cannot change' },
-  tag: { pattern: OUTBOUND_TAG.source, maxLength: 64, description: 'Unique on the node; rules and the default outbound name hops by tag' },
-  kind: { enum: HOP_KINDS, description: 'wireguard, socks (SOCKS5), http (HTTP CONNECT) or shadowsocks; cannot change. direct and blocked are built in' },
+  tag: {
+    pattern: OUTBOUND_TAG.source,
+    maxLength: 64,
+    description: 'Unique on the node; rules and the default outbound name hops by tag',
+  },
+  kind: {
+    enum: HOP_KINDS,
+    description:
+      'wireguard, socks (SOCKS5), http (HTTP CONNECT) or shadowsocks; cannot change. direct and blocked are built in',
+  },
   position: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0, description: 'Display order' },
-  address: { maxLength: 262, description: 'host:port of the proxy server or WireGuard endpoint ([IPv6]:port)', example: '203.0.113.7:1080' },
+  address: {
+    maxLength: 262,
+    description: 'host:port of the proxy server or WireGuard endpoint ([IPv6]:port)',
+    example: '203.0.113.7:1080',
+  },
   username: { type: String, nullable: true, maxLength: 256, description: 'socks and http only; null for none' },
-  password: { type: String, nullable: true, maxLength: 256, description: 'socks and http (optional), shadowsocks (required); never shown again' },
+  password: {
+    type: String,
+    nullable: true,
+    maxLength: 256,
+    description: 'socks and http (optional), shadowsocks (required); never shown again',
+  },
   method: { enum: SHADOWSOCKS_METHODS, description: 'shadowsocks cipher (required for shadowsocks)' },
-  privateKey: { pattern: WG_KEY.source, description: "wireguard only: this side's private key; generated when absent; never shown" },
+  privateKey: {
+    pattern: WG_KEY.source,
+    description: "wireguard only: this side's private key; generated when absent; never shown",
+  },
   peerPublicKey: { pattern: WG_KEY.source, description: "wireguard only (required): the upstream peer's public key" },
-  presharedKey: { type: String, nullable: true, pattern: WG_KEY.source, description: 'wireguard only; null for none; never shown' },
-  allowedIps: { type: [String], maxItems: MAX_ALLOWED_IPS, default: DEFAULT_HOP_ALLOWED_IPS, description: 'wireguard only: what the upstream accepts from this side' },
-  tunnelAddress: { maxLength: 64, description: "wireguard only (required): this side's address on the hop's tunnel, e.g. 10.66.0.2/32" },
-  mtu: { type: 'integer', minimum: HOP_MTU_BOUNDS[0], maximum: HOP_MTU_BOUNDS[1], default: DEFAULT_HOP_MTU, description: 'wireguard only' },
-  keepalive: { type: 'integer', minimum: 0, maximum: 65535, default: DEFAULT_HOP_KEEPALIVE, description: 'wireguard only: persistent keepalive in seconds; 0 = off' },
+  presharedKey: {
+    type: String,
+    nullable: true,
+    pattern: WG_KEY.source,
+    description: 'wireguard only; null for none; never shown',
+  },
+  allowedIps: {
+    type: [String],
+    maxItems: MAX_ALLOWED_IPS,
+    default: DEFAULT_HOP_ALLOWED_IPS,
+    description: 'wireguard only: what the upstream accepts from this side',
+  },
+  tunnelAddress: {
+    maxLength: 64,
+    description: "wireguard only (required): this side's address on the hop's tunnel, e.g. 10.66.0.2/32",
+  },
+  mtu: {
+    type: 'integer',
+    minimum: HOP_MTU_BOUNDS[0],
+    maximum: HOP_MTU_BOUNDS[1],
+    default: DEFAULT_HOP_MTU,
+    description: 'wireguard only',
+  },
+  keepalive: {
+    type: 'integer',
+    minimum: 0,
+    maximum: 65535,
+    default: DEFAULT_HOP_KEEPALIVE,
+    description: 'wireguard only: persistent keepalive in seconds; 0 = off',
+  },
   note: { maxLength: 512 },
 } as const satisfies Record<string, ApiPropertyOptions>;
 
@@ -37,14 +94,18 @@ function rules(...decorators: PropertyDecorator[]): PropertyDecorator {
   };
 }
 
-const Tag = () => rules(IsString(), Matches(OUTBOUND_TAG, { message: 'tag must be 1..64 characters of A-Z, a-z, 0-9, "_" and "-"' }));
-const Kind = () => IsIn(HOP_KINDS, { message: `kind must be one of ${HOP_KINDS.join(', ')} (direct and blocked are built in)` });
+const Tag = () =>
+  rules(IsString(), Matches(OUTBOUND_TAG, { message: 'tag must be 1..64 characters of A-Z, a-z, 0-9, "_" and "-"' }));
+const Kind = () =>
+  IsIn(HOP_KINDS, { message: `kind must be one of ${HOP_KINDS.join(', ')} (direct and blocked are built in)` });
 const Position = () => rules(IsInt(), Min(0), Max(1_000_000));
 const Address = () => rules(IsString(), MaxLength(262));
 const Credential = () => rules(IsOptional(), IsString(), MaxLength(256));
 const Method = () => IsIn(SHADOWSOCKS_METHODS, { message: `method must be one of ${SHADOWSOCKS_METHODS.join(', ')}` });
-const Key = (name: string) => rules(IsString(), Matches(WG_KEY, { message: `${name} must be a WireGuard key (base64 of 32 bytes)` }));
-const AllowedIps = () => rules(IsArray(), ArrayMaxSize(MAX_ALLOWED_IPS), IsString({ each: true }), MaxLength(64, { each: true }));
+const Key = (name: string) =>
+  rules(IsString(), Matches(WG_KEY, { message: `${name} must be a WireGuard key (base64 of 32 bytes)` }));
+const AllowedIps = () =>
+  rules(IsArray(), ArrayMaxSize(MAX_ALLOWED_IPS), IsString({ each: true }), MaxLength(64, { each: true }));
 const TunnelAddress = () => rules(IsString(), MaxLength(64));
 const Mtu = () => rules(IsInt(), Min(HOP_MTU_BOUNDS[0]), Max(HOP_MTU_BOUNDS[1]));
 const Keepalive = () => rules(IsInt(), Min(0), Max(65535));
@@ -78,14 +139,20 @@ export class CreateOutboundDto {
 export class UpdateOutboundDto {
   @ApiPropertyOptional(DOC.nodeId) @OptionalNotNull() @IsString() nodeId?: string;
   @ApiPropertyOptional(DOC.tag) @OptionalNotNull() @Tag() tag?: string;
-  @ApiPropertyOptional({ ...DOC.kind, description: 'Cannot change: only the current kind is accepted' }) @OptionalNotNull() @Kind() kind?: HopKind;
+  @ApiPropertyOptional({ ...DOC.kind, description: 'Cannot change: only the current kind is accepted' })
+  @OptionalNotNull()
+  @Kind()
+  kind?: HopKind;
   @ApiPropertyOptional() @OptionalNotNull() @IsBoolean() enabled?: boolean;
   @ApiPropertyOptional(DOC.position) @OptionalNotNull() @Position() position?: number;
   @ApiPropertyOptional(DOC.address) @OptionalNotNull() @Address() address?: string;
   @ApiPropertyOptional(DOC.username) @Credential() username?: string | null;
   @ApiPropertyOptional(DOC.password) @Credential() password?: string | null;
   @ApiPropertyOptional(DOC.method) @OptionalNotNull() @Method() method?: (typeof SHADOWSOCKS_METHODS)[number];
-  @ApiPropertyOptional({ ...DOC.privateKey, description: "wireguard only: replaces this side's private key (its public key follows); never shown" })
+  @ApiPropertyOptional({
+    ...DOC.privateKey,
+    description: "wireguard only: replaces this side's private key (its public key follows); never shown",
+  })
   @OptionalNotNull()
   @Key('privateKey')
   privateKey?: string;
@@ -109,7 +176,11 @@ export const PROBE_MODES = ['tcp', 'http'] as const;
 export type ProbeMode = (typeof PROBE_MODES)[number];
 
 export class CheckQueryDto {
-  @ApiPropertyOptional({ enum: PROBE_MODES, default: 'http', description: 'tcp: time the connect to the hop only; http: fetch the probe URL through the hop' })
+  @ApiPropertyOptional({
+    enum: PROBE_MODES,
+    default: 'http',
+    description: 'tcp: time the connect to the hop only; http: fetch the probe URL through the hop',
+  })
   @IsOptional()
   @IsIn(PROBE_MODES, { message: 'mode must be tcp or http' })
   mode?: ProbeMode;

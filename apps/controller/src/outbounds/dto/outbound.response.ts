@@ -70,7 +70,12 @@ export class OutboundDto {
   @ApiProperty({ type: WireguardHopDto, nullable: true, description: 'wireguard hops only' })
   wireguard!: WireguardHopDto | null;
 
-  @IntField({ nullable: true, minimum: 1, maximum: 250, description: "The hop's slot on its node (its routing table, fwmark and redirector port); null for the built-ins" })
+  @IntField({
+    nullable: true,
+    minimum: 1,
+    maximum: 250,
+    description: "The hop's slot on its node (its routing table, fwmark and redirector port); null for the built-ins",
+  })
   slot!: number | null;
 
   @ApiProperty()
@@ -78,7 +83,8 @@ export class OutboundDto {
 
   @ApiProperty({
     enum: HOP_STATES,
-    description: "up or failed: what the node's agent reported in its last apply (built-ins are always up); disabled; unknown: the agent is away or has not applied the hop yet",
+    description:
+      "up or failed: what the node's agent reported in its last apply (built-ins are always up); disabled; unknown: the agent is away or has not applied the hop yet",
   })
   state!: HopState;
 
@@ -128,7 +134,12 @@ export class ProbeResultDto {
   @ApiProperty({ type: ProbeStagesDto })
   stages!: ProbeStagesDto;
 
-  @ApiProperty({ type: String, enum: PROBE_ERROR_CLASSES, nullable: true, description: 'timeout also when no agent answered in time' })
+  @ApiProperty({
+    type: String,
+    enum: PROBE_ERROR_CLASSES,
+    nullable: true,
+    description: 'timeout also when no agent answered in time',
+  })
   errorClass!: string | null;
 
   @ApiProperty({ type: String, nullable: true })

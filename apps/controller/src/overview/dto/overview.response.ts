@@ -9,7 +9,8 @@ export class NodeStatesDto {
   @IntField({ minimum: 0 }) total!: number;
   @IntField({ minimum: 0, description: 'Agent connected, applied revision = desired revision' }) inSync!: number;
   @IntField({ minimum: 0, description: 'Agent connected, applied revision below the desired one' }) behind!: number;
-  @IntField({ minimum: 0, description: 'Agent not connected (never enrolled, enrolled but never seen, or gone)' }) offline!: number;
+  @IntField({ minimum: 0, description: 'Agent not connected (never enrolled, enrolled but never seen, or gone)' })
+  offline!: number;
 }
 
 export class EnforcementRunDto {
@@ -31,14 +32,28 @@ export class PanelStateDto {
   @ApiProperty({ example: '0.1.0' }) version!: string;
   @DateTimeField({ description: "When this controller's process started" }) startedAt!: string;
   @ApiProperty({ minimum: 0, description: "Seconds since this controller's process started" }) uptimeSeconds!: number;
-  @ApiProperty({ enum: DATABASE_BACKENDS, description: 'embedded: the PostgreSQL the panel runs in its data directory; external: DATABASE_URL' })
+  @ApiProperty({
+    enum: DATABASE_BACKENDS,
+    description: 'embedded: the PostgreSQL the panel runs in its data directory; external: DATABASE_URL',
+  })
   database!: DatabaseBackend;
-  @ApiProperty({ enum: ['redis', 'postgres'], description: "BullMQ's store: Redis (REDIS_URL) or its PostgreSQL backend" })
+  @ApiProperty({
+    enum: ['redis', 'postgres'],
+    description: "BullMQ's store: Redis (REDIS_URL) or its PostgreSQL backend",
+  })
   queue!: 'redis' | 'postgres';
   @ApiProperty({ type: NodeStatesDto }) nodes!: NodeStatesDto;
-  @ApiProperty({ type: EnforcementRunDto, nullable: true, description: 'The last run of the expiry and reset-cycle job; null before the first' })
+  @ApiProperty({
+    type: EnforcementRunDto,
+    nullable: true,
+    description: 'The last run of the expiry and reset-cycle job; null before the first',
+  })
   lastEnforcement!: EnforcementRunDto | null;
-  @ApiProperty({ type: LastBackupDto, nullable: true, description: 'The newest backup archive; null when there is none' })
+  @ApiProperty({
+    type: LastBackupDto,
+    nullable: true,
+    description: 'The newest backup archive; null when there is none',
+  })
   lastBackup!: LastBackupDto | null;
 }
 
@@ -52,7 +67,11 @@ export class ClientCountsDto {
 
 export class DeviceCountsDto {
   @IntField({ minimum: 0 }) total!: number;
-  @IntField({ minimum: 0, description: 'Devices with a handshake within the last onlineWindowSeconds (counted by the second)' }) online!: number;
+  @IntField({
+    minimum: 0,
+    description: 'Devices with a handshake within the last onlineWindowSeconds (counted by the second)',
+  })
+  online!: number;
   @IntField({ minimum: 1 }) onlineWindowSeconds!: number;
 }
 
@@ -63,7 +82,8 @@ export class UsageTotalsDto {
 }
 
 export class QuotaTotalsDto {
-  @IntField({ minimum: 0, description: `The sum of the quotas of clients that have one, ${BYTES}` }) totalBytes!: number;
+  @IntField({ minimum: 0, description: `The sum of the quotas of clients that have one, ${BYTES}` })
+  totalBytes!: number;
   @IntField({ minimum: 0, description: 'Clients with a quota' }) limitedClients!: number;
   @IntField({ minimum: 0, description: 'Clients without a quota (quotaBytes 0)' }) unlimitedClients!: number;
 }
@@ -73,7 +93,11 @@ export class InventoryDto {
   @ApiProperty({ type: DeviceCountsDto }) devices!: DeviceCountsDto;
   @IntField({ minimum: 0 }) interfaces!: number;
   @IntField({ minimum: 0 }) nodes!: number;
-  @IntField({ minimum: 0, nullable: true, description: 'Outbounds (hops); null while this panel does not count them yet' })
+  @IntField({
+    minimum: 0,
+    nullable: true,
+    description: 'Outbounds (hops); null while this panel does not count them yet',
+  })
   outbounds!: number | null;
   @ApiProperty({ type: UsageTotalsDto }) usage!: UsageTotalsDto;
   @ApiProperty({ type: QuotaTotalsDto }) quota!: QuotaTotalsDto;
@@ -81,7 +105,8 @@ export class InventoryDto {
 
 export class OverviewDto {
   @DateTimeField() generatedAt!: string;
-  @ApiProperty({ type: SystemSnapshotDto, description: "The controller's host and every node, as GET /api/system" }) telemetry!: SystemSnapshotDto;
+  @ApiProperty({ type: SystemSnapshotDto, description: "The controller's host and every node, as GET /api/system" })
+  telemetry!: SystemSnapshotDto;
   @ApiProperty({ type: PanelStateDto }) panel!: PanelStateDto;
   @ApiProperty({ type: InventoryDto }) inventory!: InventoryDto;
 }

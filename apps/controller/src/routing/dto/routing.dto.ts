@@ -1,5 +1,15 @@
 import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  MinLength,
+} from 'class-validator';
 import { MAX_LIST_ENTRIES, MAX_RULES_PER_NODE, OUTBOUND_TAG } from '#libs/contracts/routing.js';
 import { OptionalNotNull } from '../../http/validators.js';
 import { RULE_NETWORKS, type RuleNetwork } from '../routing-rule.entity.js';
@@ -14,35 +24,64 @@ function rules(...decorators: PropertyDecorator[]): PropertyDecorator {
   };
 }
 
-const list = (max: number, itemMax: number) => rules(IsArray(), ArrayMaxSize(max), IsString({ each: true }), MaxLength(itemMax, { each: true }));
+const list = (max: number, itemMax: number) =>
+  rules(IsArray(), ArrayMaxSize(max), IsString({ each: true }), MaxLength(itemMax, { each: true }));
 const IpList = () => list(MAX_LIST_ENTRIES, 64);
 const DomainList = () => list(MAX_LIST_ENTRIES, 253);
 const PortList = () => list(MAX_PORT_ENTRIES, 11);
-const Tag = (field: string) => rules(IsString(), Matches(OUTBOUND_TAG, { message: `${field} must be an outbound tag (1..64 of A-Z, a-z, 0-9, "_" and "-")` }));
+const Tag = (field: string) =>
+  rules(
+    IsString(),
+    Matches(OUTBOUND_TAG, { message: `${field} must be an outbound tag (1..64 of A-Z, a-z, 0-9, "_" and "-")` }),
+  );
 
 const DOC = {
   ips: { type: [String], maxItems: MAX_LIST_ENTRIES, description: 'IPv4/IPv6 addresses or networks (10.0.0.0/8)' },
-  domains: { type: [String], maxItems: MAX_LIST_ENTRIES, description: 'Domains; each matches itself and every name under it' },
+  domains: {
+    type: [String],
+    maxItems: MAX_LIST_ENTRIES,
+    description: 'Domains; each matches itself and every name under it',
+  },
   ports: { type: [String], maxItems: MAX_PORT_ENTRIES, description: 'Ports or ranges: "443", "6881-6889"' },
-  defaultOutbound: { pattern: OUTBOUND_TAG.source, description: 'Tag of an enabled outbound of the node (default direct)' },
+  defaultOutbound: {
+    pattern: OUTBOUND_TAG.source,
+    description: 'Tag of an enabled outbound of the node (default direct)',
+  },
   outboundTag: { pattern: OUTBOUND_TAG.source, description: 'Tag of an outbound of the node, or direct / blocked' },
   network: { type: String, enum: RULE_NETWORKS, nullable: true, description: 'null: any' },
-  clients: { type: [String], maxItems: MAX_NAMED_ENTRIES, description: "Client ids: matches their devices' tunnel addresses on this node" },
-  groups: { type: [String], maxItems: MAX_NAMED_ENTRIES, description: "Client group names: matches their clients' devices' tunnel addresses on this node" },
-  interfaces: { type: [String], maxItems: MAX_NAMED_ENTRIES, description: 'Interface ids of this node the traffic arrives on' },
+  clients: {
+    type: [String],
+    maxItems: MAX_NAMED_ENTRIES,
+    description: "Client ids: matches their devices' tunnel addresses on this node",
+  },
+  groups: {
+    type: [String],
+    maxItems: MAX_NAMED_ENTRIES,
+    description: "Client group names: matches their clients' devices' tunnel addresses on this node",
+  },
+  interfaces: {
+    type: [String],
+    maxItems: MAX_NAMED_ENTRIES,
+    description: 'Interface ids of this node the traffic arrives on',
+  },
   name: { minLength: 1, maxLength: 128 },
 } as const satisfies Record<string, ApiPropertyOptions>;
 
 /** The basic settings; absent fields keep their values. */
 export class UpdateRoutingDto {
   @ApiPropertyOptional(DOC.defaultOutbound) @OptionalNotNull() @Tag('defaultOutbound') defaultOutbound?: string;
-  @ApiPropertyOptional({ description: 'Drop BitTorrent traffic' }) @OptionalNotNull() @IsBoolean() blockBitTorrent?: boolean;
+  @ApiPropertyOptional({ description: 'Drop BitTorrent traffic' })
+  @OptionalNotNull()
+  @IsBoolean()
+  blockBitTorrent?: boolean;
   @ApiPropertyOptional(DOC.ips) @OptionalNotNull() @IpList() blockIps?: string[];
   @ApiPropertyOptional(DOC.domains) @OptionalNotNull() @DomainList() blockDomains?: string[];
   @ApiPropertyOptional(DOC.ports) @OptionalNotNull() @PortList() blockPorts?: string[];
   @ApiPropertyOptional(DOC.ips) @OptionalNotNull() @IpList() directIps?: string[];
   @ApiPropertyOptional(DOC.domains) @OptionalNotNull() @DomainList() directDomains?: string[];
-  @ApiPropertyOptional({ description: "Traffic for a hop that is down or disabled is dropped instead of leaving directly" })
+  @ApiPropertyOptional({
+    description: 'Traffic for a hop that is down or disabled is dropped instead of leaving directly',
+  })
   @OptionalNotNull()
   @IsBoolean()
   failClosed?: boolean;
@@ -60,9 +99,9 @@ export class CreateRuleDto {
   @ApiPropertyOptional(DOC.ips) @OptionalNotNull() @IpList() destIps?: string[];
   @ApiPropertyOptional(DOC.domains) @OptionalNotNull() @DomainList() domains?: string[];
   @ApiPropertyOptional(DOC.ports) @OptionalNotNull() @PortList() ports?: string[];
-  @ApiPropertyOptional(DOC.clients) @OptionalNotNull() @(list(MAX_NAMED_ENTRIES, 36)) clients?: string[];
-  @ApiPropertyOptional(DOC.groups) @OptionalNotNull() @(list(MAX_NAMED_ENTRIES, 64)) groups?: string[];
-  @ApiPropertyOptional(DOC.interfaces) @OptionalNotNull() @(list(MAX_NAMED_ENTRIES, 36)) interfaces?: string[];
+  @ApiPropertyOptional(DOC.clients) @OptionalNotNull() @list(MAX_NAMED_ENTRIES, 36) clients?: string[];
+  @ApiPropertyOptional(DOC.groups) @OptionalNotNull() @list(MAX_NAMED_ENTRIES, 64) groups?: string[];
+  @ApiPropertyOptional(DOC.interfaces) @OptionalNotNull() @list(MAX_NAMED_ENTRIES, 36) interfaces?: string[];
   @ApiProperty(DOC.outboundTag) @Tag('outboundTag') outboundTag!: string;
 }
 
@@ -75,14 +114,18 @@ export class UpdateRuleDto {
   @ApiPropertyOptional(DOC.ips) @OptionalNotNull() @IpList() destIps?: string[];
   @ApiPropertyOptional(DOC.domains) @OptionalNotNull() @DomainList() domains?: string[];
   @ApiPropertyOptional(DOC.ports) @OptionalNotNull() @PortList() ports?: string[];
-  @ApiPropertyOptional(DOC.clients) @OptionalNotNull() @(list(MAX_NAMED_ENTRIES, 36)) clients?: string[];
-  @ApiPropertyOptional(DOC.groups) @OptionalNotNull() @(list(MAX_NAMED_ENTRIES, 64)) groups?: string[];
-  @ApiPropertyOptional(DOC.interfaces) @OptionalNotNull() @(list(MAX_NAMED_ENTRIES, 36)) interfaces?: string[];
+  @ApiPropertyOptional(DOC.clients) @OptionalNotNull() @list(MAX_NAMED_ENTRIES, 36) clients?: string[];
+  @ApiPropertyOptional(DOC.groups) @OptionalNotNull() @list(MAX_NAMED_ENTRIES, 64) groups?: string[];
+  @ApiPropertyOptional(DOC.interfaces) @OptionalNotNull() @list(MAX_NAMED_ENTRIES, 36) interfaces?: string[];
   @ApiPropertyOptional(DOC.outboundTag) @OptionalNotNull() @Tag('outboundTag') outboundTag?: string;
 }
 
 export class RuleOrderDto {
-  @ApiProperty({ type: [String], maxItems: MAX_RULES_PER_NODE, description: "Every rule id of the node, each once, in the new order" })
+  @ApiProperty({
+    type: [String],
+    maxItems: MAX_RULES_PER_NODE,
+    description: 'Every rule id of the node, each once, in the new order',
+  })
   @IsArray()
   @ArrayMaxSize(MAX_RULES_PER_NODE)
   @IsString({ each: true })

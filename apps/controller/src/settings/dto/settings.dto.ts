@@ -5,25 +5,41 @@ import { SETTING_BOUNDS as b } from '../panel-settings.js';
 
 /** PATCH /api/settings: every field optional; those given are validated and written together. */
 export class UpdateSettingsDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: b.backupIntervalHours.min, maximum: b.backupIntervalHours.max, description: 'Hours between scheduled backups; 0 turns the schedule off' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: b.backupIntervalHours.min,
+    maximum: b.backupIntervalHours.max,
+    description: 'Hours between scheduled backups; 0 turns the schedule off',
+  })
   @OptionalNotNull()
   @IsInt()
   @Min(b.backupIntervalHours.min)
   @Max(b.backupIntervalHours.max)
   backupIntervalHours?: number;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: b.backupKeep.min, maximum: b.backupKeep.max, description: 'How many of the newest backups are kept' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: b.backupKeep.min,
+    maximum: b.backupKeep.max,
+    description: 'How many of the newest backups are kept',
+  })
   @OptionalNotNull()
   @IsInt()
   @Min(b.backupKeep.min)
   @Max(b.backupKeep.max)
   backupKeep?: number;
 
-  @ApiPropertyOptional({ maxLength: b.probeUrlLength, description: 'http(s) URL an http-mode probe fetches through a hop' })
+  @ApiPropertyOptional({
+    maxLength: b.probeUrlLength,
+    description: 'http(s) URL an http-mode probe fetches through a hop',
+  })
   @OptionalNotNull()
   @IsString()
   @MaxLength(b.probeUrlLength)
-  @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false, require_host: true }, { message: 'probeUrl must be an http or https URL' })
+  @IsUrl(
+    { protocols: ['http', 'https'], require_protocol: true, require_tld: false, require_host: true },
+    { message: 'probeUrl must be an http or https URL' },
+  )
   probeUrl?: string;
 
   @ApiPropertyOptional({ type: 'integer', minimum: b.probeTimeoutMs.min, maximum: b.probeTimeoutMs.max })
@@ -33,7 +49,10 @@ export class UpdateSettingsDto {
   @Max(b.probeTimeoutMs.max)
   probeTimeoutMs?: number;
 
-  @ApiPropertyOptional({ description: 'Allow hop addresses and probe targets on private addresses (loopback, RFC 1918, CGNAT, ULA, link-local, multicast, reserved, the host’s own); owner only' })
+  @ApiPropertyOptional({
+    description:
+      'Allow hop addresses and probe targets on private addresses (loopback, RFC 1918, CGNAT, ULA, link-local, multicast, reserved, the host’s own); owner only',
+  })
   @OptionalNotNull()
   @IsBoolean()
   allowPrivateTargets?: boolean;

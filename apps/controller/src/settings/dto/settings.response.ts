@@ -14,6 +14,9 @@ export class SettingsDto {
   @IntField()
   probeTimeoutMs!: number;
 
-  @ApiProperty({ description: 'Hop addresses and probe targets may be private (loopback, RFC 1918, CGNAT, ULA, link-local, multicast, reserved, the host’s own)' })
+  @ApiProperty({
+    description:
+      'Hop addresses and probe targets may be private (loopback, RFC 1918, CGNAT, ULA, link-local, multicast, reserved, the host’s own)',
+  })
   allowPrivateTargets!: boolean;
 }

@@ -67,7 +67,8 @@ export class NodeSystemDto {
   @ApiProperty() isLocal!: boolean;
   @ApiProperty({ type: NodeSystemAgentDto }) agent!: NodeSystemAgentDto;
   @ApiProperty({ type: SyncDto }) sync!: SyncDto;
-  @ApiProperty({ type: SampleDto, nullable: true, description: 'The newest recent sample, or null' }) system!: SampleDto | null;
+  @ApiProperty({ type: SampleDto, nullable: true, description: 'The newest recent sample, or null' })
+  system!: SampleDto | null;
 }
 
 export class SystemSnapshotDto {
@@ -77,7 +78,8 @@ export class SystemSnapshotDto {
 
 export class PointDto {
   @IntField({ description: 'Start of the bucket, ms since the epoch' }) t!: number;
-  @ApiProperty({ type: Number, nullable: true, description: 'Mean over the bucket; null when nothing was reported' }) v!: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'Mean over the bucket; null when nothing was reported' })
+  v!: number | null;
 }
 
 function seriesClass(): new () => object {

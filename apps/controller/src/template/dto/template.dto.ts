@@ -1,7 +1,13 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsArray, IsIn, IsObject, IsOptional } from 'class-validator';
 import { OptionalNotNull } from '../../http/validators.js';
-import { TemplateHostDto, TemplateInterfaceDto, TemplateNodeDto, TemplateOutboundDto, TemplateRoutingDto } from './template.response.js';
+import {
+  TemplateHostDto,
+  TemplateInterfaceDto,
+  TemplateNodeDto,
+  TemplateOutboundDto,
+  TemplateRoutingDto,
+} from './template.response.js';
 import { SettingsDto } from '../../settings/dto/settings.response.js';
 
 export const TEMPLATE_SECTIONS = ['nodes', 'interfaces', 'hosts', 'outbounds', 'routing', 'settings'] as const;
@@ -20,10 +26,30 @@ export class TemplateQueryDto {
  * failing row's path (`interfaces.2.listenPort`) is the field, and nothing is written unless all pass.
  */
 export class TemplateImportDto {
-  @ApiPropertyOptional({ type: [TemplateNodeDto] }) @OptionalNotNull() @IsArray() @IsObject({ each: true }) nodes?: Record<string, unknown>[];
-  @ApiPropertyOptional({ type: [TemplateInterfaceDto] }) @OptionalNotNull() @IsArray() @IsObject({ each: true }) interfaces?: Record<string, unknown>[];
-  @ApiPropertyOptional({ type: [TemplateHostDto] }) @OptionalNotNull() @IsArray() @IsObject({ each: true }) hosts?: Record<string, unknown>[];
-  @ApiPropertyOptional({ type: [TemplateOutboundDto] }) @OptionalNotNull() @IsArray() @IsObject({ each: true }) outbounds?: Record<string, unknown>[];
-  @ApiPropertyOptional({ type: [TemplateRoutingDto] }) @OptionalNotNull() @IsArray() @IsObject({ each: true }) routing?: Record<string, unknown>[];
+  @ApiPropertyOptional({ type: [TemplateNodeDto] })
+  @OptionalNotNull()
+  @IsArray()
+  @IsObject({ each: true })
+  nodes?: Record<string, unknown>[];
+  @ApiPropertyOptional({ type: [TemplateInterfaceDto] })
+  @OptionalNotNull()
+  @IsArray()
+  @IsObject({ each: true })
+  interfaces?: Record<string, unknown>[];
+  @ApiPropertyOptional({ type: [TemplateHostDto] })
+  @OptionalNotNull()
+  @IsArray()
+  @IsObject({ each: true })
+  hosts?: Record<string, unknown>[];
+  @ApiPropertyOptional({ type: [TemplateOutboundDto] })
+  @OptionalNotNull()
+  @IsArray()
+  @IsObject({ each: true })
+  outbounds?: Record<string, unknown>[];
+  @ApiPropertyOptional({ type: [TemplateRoutingDto] })
+  @OptionalNotNull()
+  @IsArray()
+  @IsObject({ each: true })
+  routing?: Record<string, unknown>[];
   @ApiPropertyOptional({ type: SettingsDto }) @OptionalNotNull() @IsObject() settings?: Record<string, unknown>;
 }

@@ -32,7 +32,8 @@ export class TemplateInterfaceDto {
   @ApiProperty({ type: [String] }) dns!: string[];
   @ApiProperty({ type: String, nullable: true }) natInterface!: string | null;
   @ApiProperty() enabled!: boolean;
-  @ApiPropertyOptional({ type: AmneziaParamsViewDto, nullable: true, description: 'amnezia mode only' }) awg?: AmneziaParamsViewDto | null;
+  @ApiPropertyOptional({ type: AmneziaParamsViewDto, nullable: true, description: 'amnezia mode only' })
+  awg?: AmneziaParamsViewDto | null;
   @ApiPropertyOptional({ description: `The server's private key. ${SECRET}` }) privateKey?: string;
 }
 
@@ -55,15 +56,17 @@ export class TemplateOutboundDto {
   @ApiProperty({ description: 'host:port' }) address!: string;
   @ApiProperty() note!: string;
   @ApiPropertyOptional({ type: String, nullable: true, description: 'socks and http' }) username?: string | null;
-  @ApiPropertyOptional({ type: String, nullable: true, description: `socks, http and shadowsocks. ${SECRET}` }) password?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: `socks, http and shadowsocks. ${SECRET}` })
+  password?: string | null;
   @ApiPropertyOptional({ enum: SHADOWSOCKS_METHODS, description: 'shadowsocks' }) method?: string;
   @ApiPropertyOptional({ description: `wireguard. ${SECRET}` }) privateKey?: string;
   @ApiPropertyOptional({ description: 'wireguard' }) peerPublicKey?: string;
-  @ApiPropertyOptional({ type: String, nullable: true, description: `wireguard. ${SECRET}` }) presharedKey?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: `wireguard. ${SECRET}` }) presharedKey?:
+    string | null;
   @ApiPropertyOptional({ type: [String], description: 'wireguard' }) allowedIps?: string[];
   @ApiPropertyOptional({ description: 'wireguard' }) tunnelAddress?: string;
-  @OptionalIntField({ description: "wireguard" }) mtu?: number;
-  @OptionalIntField({ description: "wireguard" }) keepalive?: number;
+  @OptionalIntField({ description: 'wireguard' }) mtu?: number;
+  @OptionalIntField({ description: 'wireguard' }) keepalive?: number;
 }
 
 export class TemplateRuleDto {
@@ -75,7 +78,8 @@ export class TemplateRuleDto {
   @ApiProperty({ type: [String] }) destIps!: string[];
   @ApiProperty({ type: [String] }) domains!: string[];
   @ApiProperty({ type: [String] }) ports!: string[];
-  @ApiProperty({ type: [String], description: 'Client names (clients are not part of the template)' }) clients!: string[];
+  @ApiProperty({ type: [String], description: 'Client names (clients are not part of the template)' })
+  clients!: string[];
   @ApiProperty({ type: [String] }) groups!: string[];
   @ApiProperty({ type: [String], description: 'Interface names of the node' }) interfaces!: string[];
   @ApiProperty({ description: 'An outbound tag of the node, or direct / blocked' }) outboundTag!: string;
@@ -91,7 +95,11 @@ export class TemplateDto {
   @ApiPropertyOptional({ type: [TemplateNodeDto] }) nodes?: TemplateNodeDto[];
   @ApiPropertyOptional({ type: [TemplateInterfaceDto] }) interfaces?: TemplateInterfaceDto[];
   @ApiPropertyOptional({ type: [TemplateHostDto] }) hosts?: TemplateHostDto[];
-  @ApiPropertyOptional({ type: [TemplateOutboundDto], description: 'Built-in outbounds (direct, blocked) are not listed' }) outbounds?: TemplateOutboundDto[];
+  @ApiPropertyOptional({
+    type: [TemplateOutboundDto],
+    description: 'Built-in outbounds (direct, blocked) are not listed',
+  })
+  outbounds?: TemplateOutboundDto[];
   @ApiPropertyOptional({ type: [TemplateRoutingDto] }) routing?: TemplateRoutingDto[];
   @ApiPropertyOptional({ type: SettingsDto }) settings?: SettingsDto;
 }
@@ -101,7 +109,7 @@ export class TemplateSectionCountsDto {
   @IntField({ minimum: 0 }) interfaces!: number;
   @IntField({ minimum: 0 }) hosts!: number;
   @IntField({ minimum: 0 }) outbounds!: number;
-  @IntField({ minimum: 0, description: "Nodes whose basic routing was written" }) routing!: number;
+  @IntField({ minimum: 0, description: 'Nodes whose basic routing was written' }) routing!: number;
   @IntField({ minimum: 0 }) rules!: number;
   @IntField({ minimum: 0, description: 'Settings keys changed' }) settings!: number;
 }
@@ -113,6 +121,10 @@ export class TemplateSkippedDto {
 
 export class TemplateImportResultDto {
   @ApiProperty({ type: TemplateSectionCountsDto }) created!: TemplateSectionCountsDto;
-  @ApiProperty({ type: TemplateSectionCountsDto, description: 'Rows matched by name (written even when nothing differed)' }) updated!: TemplateSectionCountsDto;
+  @ApiProperty({
+    type: TemplateSectionCountsDto,
+    description: 'Rows matched by name (written even when nothing differed)',
+  })
+  updated!: TemplateSectionCountsDto;
   @ApiProperty({ type: [TemplateSkippedDto] }) skipped!: TemplateSkippedDto[];
 }
