@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { interfaceName } from './desired-state.js';
 import { applyResultSchema } from './node-queue.js';
-import { byteCount, revisionNumber, timestampMs } from './numbers.js';
+import { revisionNumber, timestampMs } from './numbers.js';
 import { MAX_RULES_PER_NODE } from './routing.js';
 import { storableText } from './storable-text.js';
 import { systemSampleSchema } from './system.js';

@@ -22,7 +22,7 @@ import { MAX_RULES_PER_NODE } from './routing.js';
 const widest = (chars: number) => '\u0001'.repeat(chars);
 const bytes = (message: unknown) => Buffer.byteLength(JSON.stringify(message));
 /** A double JSON writes in 23 characters, within every bound here. */
-const LONG_NUMBER = 1.2345678901234567e-300;
+const LONG_NUMBER = 1.2345678901234568e-300;
 
 const peer = {
   interface: 'a'.repeat(15),

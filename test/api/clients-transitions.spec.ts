@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { QUEUE_BACKEND } from '../../apps/controller/src/runtime.js';
 import type { QueueBackend } from '../../apps/controller/src/queue/queue-backend.js';
 import { lastCycleBoundary } from '../../apps/controller/src/clients/client-status.js';
@@ -32,7 +31,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const { call, typed, createNodeWithInterface, createClient, getClient, revision } = fixtures(() => ({ t, token }));
+const { typed, createNodeWithInterface, createClient, getClient, revision } = fixtures(() => ({ t, token }));
 
 const DAY = 86_400_000;
 

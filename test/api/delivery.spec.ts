@@ -7,7 +7,7 @@ import { currentApplyJob } from '../support/node-queue.js';
 import { waitFor } from '../support/wait-for.js';
 
 const session = signedInPanel();
-const { createNodeWithInterface, createClient, createNode, revision, typed } = fixtures(session);
+const { createNodeWithInterface, createClient, createNode, typed } = fixtures(session);
 afterAll(() => closeLinks());
 
 /** The node's apply job for its current desired revision, once the delivery enqueued it. */

@@ -124,12 +124,10 @@ function bodies(example: unknown): fc.Arbitrary<BodyInput> {
               kind: 'example with fields replaced',
               json: { ...(example as object), ...Object.fromEntries(replaced.map((key, i) => [key, values[i]])) },
             })),
-          fc
-            .tuple(fc.string({ minLength: 1, maxLength: 12 }), hostile)
-            .map(([key, value]) => ({
-              kind: 'example with an unknown field',
-              json: { ...(example as object), [key]: value },
-            })),
+          fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), hostile).map(([key, value]) => ({
+            kind: 'example with an unknown field',
+            json: { ...(example as object), [key]: value },
+          })),
         ];
   return fc.oneof(
     ...mutated,
@@ -269,7 +267,7 @@ async function probe(endpoint: Endpoint, kind: string, path: string, body?: Body
   try {
     answer = await t.call(endpoint.method, path, { token, headers, body: payload });
   } catch (error) {
-    throw new Error(shorten(`${label}: ${(error as Error).message}`));
+    throw new Error(shorten(`${label}: ${(error as Error).message}`), { cause: error });
   }
   tally.requests++;
   tally.byKind.set(what, (tally.byKind.get(what) ?? 0) + 1);

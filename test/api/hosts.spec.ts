@@ -87,7 +87,7 @@ describe('hosts', () => {
 
     const removed = await answer(typed().DELETE('/api/hosts/{id}', { params: { path: { id: plain.body.id } } }));
     expect(removed.body).toEqual({ id: plain.body.id, deleted: true });
-    expect(await revision()).toBe(++rev);
+    expect(await revision()).toBe(rev + 1);
     expect((await call('DELETE', `hosts/${plain.body.id}`)).status).toBe(404);
     await answer(typed().DELETE('/api/hosts/{id}', { params: { path: { id: full.body.id } } }));
   });

@@ -485,7 +485,7 @@ describe('changing interfaces', () => {
 
     const cleared = await patchInterface(created.id, { natInterface: null });
     expect(cleared.body.natInterface).toBeNull();
-    expect(await revision(nodeId)).toBe(++rev);
+    expect(await revision(nodeId)).toBe(rev + 1);
   });
 
   test('the subnet changes while no address is allocated; DNS set to the gateway follows it', async () => {

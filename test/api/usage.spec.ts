@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { generateKeyPair } from '../../libs/wireguard/keys.js';
 import type { PeerCounters } from '../../libs/contracts/agent-link.js';
 import { UsageService } from '../../apps/controller/src/clients/usage.service.js';

@@ -234,9 +234,7 @@ function spoolFile(rig: Rig): string {
 }
 
 /** The agent's counter spool as on disk (null before the first write). */
-function readSpool(
-  rig: Rig,
-): {
+function readSpool(rig: Rig): {
   nextSeq: number;
   baseline: Record<string, number[]>;
   pending: { seq: number } | null;
@@ -695,7 +693,7 @@ test('the agent SIGKILLed again and again while traffic flows and counter batche
 }, 240_000);
 
 test('spool edge cases: a counter below its baseline after the interface was re-created counts whole; a lost spool counts nothing twice', async () => {
-  const { t, rig, client } = await tunnelRig();
+  const { rig, client } = await tunnelRig();
   await sendThrough(rig.clientNs!, rig.nodeNs, GATEWAY, 2 * 1024 * 1024);
 
   // Re-created: the agent dies, the interface goes with a host reboot, the restarted agent

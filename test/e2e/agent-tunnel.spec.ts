@@ -28,9 +28,10 @@ const TUNNEL = '10.66.0.0/24';
 const GATEWAY = '10.66.0.1';
 const ifname = `wa${randomSuffix(8)}`;
 
-const { call, createNode, createInterface, createClient, accountsOf, getClient, getNode, nodeInSync } = fixtures(
-  () => ({ t, token }),
-);
+const { call, createNode, createInterface, createClient, accountsOf, getClient, nodeInSync } = fixtures(() => ({
+  t,
+  token,
+}));
 
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error('agent-tunnel.spec needs root (network namespaces, wireguard-go)');

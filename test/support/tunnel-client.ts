@@ -72,6 +72,7 @@ export async function resolveIn(ns: TestNamespace, server: string, name: string)
   } catch (error) {
     throw new Error(
       `resolving ${name} through ${server}: ${((error as { stderr?: string }).stderr ?? String(error)).trim()}`,
+      { cause: error },
     );
   }
 }

@@ -150,7 +150,7 @@ function AccountMenu() {
   const signOut = async () => {
     await api.POST('/api/auth/logout').catch(() => undefined);
     queryClient.clear();
-    navigate('/sign-in', { replace: true });
+    await navigate('/sign-in', { replace: true });
   };
   return (
     <Menu position="bottom-end">
@@ -168,7 +168,7 @@ function AccountMenu() {
             {t(`roles.${user.role}`)}
           </Text>
         </Menu.Label>
-        <Menu.Item leftSection={<IconUser size={16} />} onClick={() => navigate('/account')}>
+        <Menu.Item leftSection={<IconUser size={16} />} onClick={() => void navigate('/account')}>
           {t('header.password')}
         </Menu.Item>
         <Menu.Item leftSection={<IconLogout size={16} />} onClick={() => void signOut()} data-testid="sign-out">

@@ -46,7 +46,7 @@ export function SessionGate({ children }: { children: ReactNode }) {
       onConnection((event) => {
         if (event !== 'expired') return;
         queryClient.clear();
-        navigate(signInPath(locationInApp()), { replace: true });
+        void navigate(signInPath(locationInApp()), { replace: true });
       }),
     [navigate, queryClient, location],
   );

@@ -19,8 +19,6 @@ export interface PeerReading {
   endpoint: string | null;
 }
 
-const TAB = 9;
-
 /**
  * Parses `wg show all dump`: per interface one line of 5 tab-separated fields (name, private
  * key, public key, port, fwmark), then one line of 9 per peer: name, public key, preshared key,

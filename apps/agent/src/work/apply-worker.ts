@@ -1,7 +1,7 @@
 import { Worker, createPostgresBackend, type Job } from 'bullmq';
 import pg from 'pg';
 import { APPLY_JOB, applyJobSchema, nodeQueueName, type ApplyResult } from '#libs/contracts/node-queue.js';
-import { PROBE_JOB, probeJobSchema, type ProbeResult } from '#libs/contracts/routing.js';
+import { probeJobSchema, type ProbeResult } from '#libs/contracts/routing.js';
 import type { QueueAccess } from '#libs/contracts/agent-link.js';
 import { QUEUE_SCHEMA } from '#libs/contracts/queue-store.js';
 import { withLogContext } from '#libs/logging/index.js';

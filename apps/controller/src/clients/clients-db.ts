@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Kysely } from 'kysely';
-import { Host } from '../interfaces/host.entity.js';
-import { TunnelInterface } from '../interfaces/interface.entity.js';
-import { Account } from './account.entity.js';
-import { Client } from './client.entity.js';
-import { ClientInterface } from './client-interface.entity.js';
-import { Device } from './device.entity.js';
+import { type Host } from '../interfaces/host.entity.js';
+import { type TunnelInterface } from '../interfaces/interface.entity.js';
+import { type Account } from './account.entity.js';
+import { type Client } from './client.entity.js';
+import { type ClientInterface } from './client-interface.entity.js';
+import { type Device } from './device.entity.js';
 
 /**
  * The tables the clients repositories read and write, typed from their defineEntity entities

