@@ -192,20 +192,18 @@ export class BackupsRepository {
 
   /** Nodes as the backup names them in its manifest. */
   async nodes(): Promise<{ id: string; name: string; agent: AgentFacts }[]> {
-    const rows = await this.orm.em
-      .fork()
-      .execute<
-        {
-          id: string;
-          name: string;
-          has_credential: boolean | null;
-          connected: boolean | null;
-          last_seen_at: string | null;
-        }[]
-      >(
-        `select n.id, n.name, a.credential_hash is not null as has_credential, a.connected, a.last_seen_at
+    const rows = await this.orm.em.fork().execute<
+      {
+        id: string;
+        name: string;
+        has_credential: boolean | null;
+        connected: boolean | null;
+        last_seen_at: string | null;
+      }[]
+    >(
+      `select n.id, n.name, a.credential_hash is not null as has_credential, a.connected, a.last_seen_at
          from nodes n left join node_agents a on a.node_id = n.id order by n.name`,
-      );
+    );
     return rows.map((row) => ({
       id: row.id,
       name: row.name,

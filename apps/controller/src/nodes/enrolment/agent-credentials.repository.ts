@@ -81,12 +81,10 @@ export class AgentCredentialsRepository {
         .insertInto('node_agents')
         .values((eb) => ({ node_id: nodeId, credential_hash: credentialHash, enrolled_at: eb.fn<Date>('now', []) }))
         .onConflict((conflict) =>
-          conflict
-            .column('node_id')
-            .doUpdateSet((eb) => ({
-              credential_hash: eb.ref('excluded.credential_hash'),
-              enrolled_at: eb.fn<Date>('now', []),
-            })),
+          conflict.column('node_id').doUpdateSet((eb) => ({
+            credential_hash: eb.ref('excluded.credential_hash'),
+            enrolled_at: eb.fn<Date>('now', []),
+          })),
         )
         .execute();
       return (await this.db(tx).selectFrom('nodes').select('name').where('id', '=', nodeId).executeTakeFirst())?.name;
