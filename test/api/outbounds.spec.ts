@@ -1,9 +1,13 @@
-import { networkInterfaces } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Job } from 'bullmq';
 import { applyJobSchema, nodeQueueName } from '#libs/contracts/node-queue.js';
 import { PROBE_JOB, probeJobSchema, type ProbeResult } from '#libs/contracts/routing.js';
 import { generateKeyPair } from '#libs/wireguard/keys.js';
+import { runProbe } from '../../apps/agent/src/work/probe/probe.js';
 import { enrol, helloAs, closeLinks } from '../support/agent-link-client.js';
+import { startCredentialCatcher } from '../support/credential-catcher.js';
 import { answer, fixtures, signedInPanel, type Schemas } from '../support/fixtures.js';
 import { currentApplyJob, fakeAgentWorker, queuesOf } from '../support/node-queue.js';
 import { startTestPanel } from '../support/test-panel.js';
@@ -669,5 +673,169 @@ describe('probes', () => {
   test('an unknown outbound is a 404', async () => {
     await expectRefused('POST', 'outbounds/00000000-0000-4000-8000-000000000000/check', undefined, 404, 'id');
     await expectRefused('POST', 'outbounds/not-an-id/check', undefined, 404, 'id');
+  });
+});
+
+describe("a hop's password does not follow a change of its address", () => {
+  const SECRET = 'owners-upstream-password';
+
+  /**
+   * The attack of issue 19 item 1: the owner's SOCKS hop has a password an admin never reads; the
+   * admin points the hop at a listener of theirs (by PATCH, then by template import) and runs the
+   * check. The check runs the agent's real probe (in this process, on loopback only), so whatever
+   * credentials the hop holds reach the address it names.
+   */
+  test('an admin moving a hop without giving the password again is refused (PATCH and template import); the listener receives nothing', async () => {
+    const { t } = session();
+    const upstream = await startCredentialCatcher();
+    const attacker = await startCredentialCatcher();
+    const workDir = mkdtempSync(join(tmpdir(), 'warren-probe-'));
+    const node = await createNode();
+    const worker = fakeAgentWorker(t, node.id, (job) => runProbe(probeJobSchema.parse(job.data), { workDir }));
+    const settings = { allowPrivateTargets: true, probeUrl: `http://127.0.0.1:${upstream.port}/` };
+    expect((await answer(typed().PATCH('/api/settings', { body: settings }))).status).toBe(200);
+    try {
+      const hop = await createOutbound({
+        nodeId: node.id,
+        tag: 'owners-socks',
+        kind: 'socks',
+        address: `127.0.0.1:${upstream.port}`,
+        username: 'owner',
+        password: SECRET,
+      });
+      const admin = await f.createUser('admin');
+      const asAdmin = (method: string, path: string, body?: unknown) =>
+        t.call(method, path, { token: admin.token, body });
+      const check = async () => {
+        const checked = await asAdmin('POST', `outbounds/${hop.id}/check`);
+        expect(checked.status).toBe(200);
+        return checked.body as ProbeResult;
+      };
+      const attackerAddress = `127.0.0.1:${attacker.port}`;
+
+      const patched = await asAdmin('PATCH', `outbounds/${hop.id}`, { address: attackerAddress });
+      expect({ status: patched.status, body: patched.body }).toMatchObject({
+        status: 400,
+        body: { field: 'password', error: expect.stringMatching(/requires the password again/) },
+      });
+      // The check still goes where the owner said: the password reaches the owner's server only.
+      expect(await check()).toMatchObject({ ok: false, errorClass: 'auth' });
+      expect(upstream.received()).toContain(SECRET);
+      expect(attacker.received()).toBe('');
+
+      // Through the template: the admin's export has no secrets; its address changed is refused by name.
+      const template = (await asAdmin('GET', 'template?section=outbounds')).body as {
+        outbounds: { tag: string; address: string }[];
+      };
+      const row = template.outbounds.findIndex((outbound) => outbound.tag === 'owners-socks');
+      template.outbounds[row].address = attackerAddress;
+      const imported = await asAdmin('PUT', 'template?section=outbounds', template);
+      expect({ status: imported.status, body: imported.body }).toMatchObject({
+        status: 400,
+        body: { field: `outbounds.${row}.password` },
+      });
+      expect(
+        (await answer(typed().GET('/api/outbounds/{id}', { params: { path: { id: hop.id } } }))).body,
+      ).toMatchObject({ address: `127.0.0.1:${upstream.port}`, hasPassword: true });
+      await check();
+      expect(attacker.received()).toBe('');
+
+      // Moved with a password of the admin's own, the hop goes there with that one, never the owner's.
+      const moved = await asAdmin('PATCH', `outbounds/${hop.id}`, { address: attackerAddress, password: 'admins-own' });
+      expect(moved.status).toBe(200);
+      await check();
+      expect(attacker.received()).toContain('admins-own');
+      expect(attacker.received()).not.toContain(SECRET);
+    } finally {
+      await worker.close();
+      await answer(
+        typed().PATCH('/api/settings', {
+          body: { allowPrivateTargets: false, probeUrl: 'http://cp.cloudflare.com/generate_204' },
+        }),
+      );
+      await upstream.close();
+      await attacker.close();
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  });
+
+  test('every kind that sends a password: a new address or port needs it again (any role); the same address, a cleared password or a WireGuard endpoint do not', async () => {
+    const node = await createNode();
+    const socks = await createOutbound({
+      nodeId: node.id,
+      tag: 'pw-socks',
+      kind: 'socks',
+      address: '203.0.113.50:1080',
+      password: SECRET,
+    });
+    const http = await createOutbound({
+      nodeId: node.id,
+      tag: 'pw-http',
+      kind: 'http',
+      address: 'proxy.example.com:3128',
+      username: 'u',
+      password: SECRET,
+    });
+    const ss = await createOutbound({
+      nodeId: node.id,
+      tag: 'pw-ss',
+      kind: 'shadowsocks',
+      address: '203.0.113.51:8388',
+      method: 'aes-256-gcm',
+      password: SECRET,
+    });
+    for (const [hop, address] of [
+      [socks, '203.0.113.50:1081'],
+      [http, '203.0.113.52:3128'],
+      [ss, 'ss.example.com:8388'],
+    ] as const)
+      await expectRefused('PATCH', `outbounds/${hop.id}`, { address }, 400, 'password', /requires the password again/);
+    // The same place spelled the same or differently, and other changes, keep the password.
+    await answer(
+      typed().PATCH('/api/outbounds/{id}', {
+        params: { path: { id: http.id } },
+        body: { address: 'PROXY.example.com.:3128' },
+      }),
+    );
+    const renamed = await answer(
+      typed().PATCH('/api/outbounds/{id}', {
+        params: { path: { id: socks.id } },
+        body: { address: '203.0.113.50:1080', username: 'new-user', note: 'same server' },
+      }),
+    );
+    expect(renamed).toMatchObject({ status: 200, body: { hasPassword: true, username: 'new-user' } });
+    // Cleared, nothing is sent: the move is allowed.
+    const cleared = await answer(
+      typed().PATCH('/api/outbounds/{id}', {
+        params: { path: { id: socks.id } },
+        body: { address: '203.0.113.53:1080', password: null },
+      }),
+    );
+    expect(cleared).toMatchObject({ status: 200, body: { address: '203.0.113.53:1080', hasPassword: false } });
+    // Without a password there is nothing to follow.
+    const moved = await answer(
+      typed().PATCH('/api/outbounds/{id}', {
+        params: { path: { id: socks.id } },
+        body: { address: '203.0.113.54:1080' },
+      }),
+    );
+    expect(moved.status).toBe(200);
+    // A WireGuard handshake reveals neither key: its endpoint moves without them.
+    const wg = await createOutbound({
+      nodeId: node.id,
+      tag: 'pw-wg',
+      kind: 'wireguard',
+      address: '203.0.113.55:51820',
+      peerPublicKey: PEER,
+      presharedKey: generateKeyPair().publicKey,
+      tunnelAddress: '10.77.0.2/32',
+    });
+    const wgMoved = await answer(
+      typed().PATCH('/api/outbounds/{id}', {
+        params: { path: { id: wg.id } },
+        body: { address: '203.0.113.56:51820' },
+      }),
+    );
+    expect(wgMoved).toMatchObject({ status: 200, body: { wireguard: { hasPresharedKey: true } } });
   });
 });

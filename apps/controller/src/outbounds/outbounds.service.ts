@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BUILTIN_OUTBOUNDS, REDSOCKS_TEXT } from '#libs/contracts/routing.js';
+import { canonicalAddress } from '#libs/net/forbidden-targets.js';
 import { generateKeyPair, publicKeyFromPrivate } from '#libs/wireguard/keys.js';
 import { normalizeCidr, normalizeList } from '../common/network-text.js';
 import { mapUniqueViolations } from '../database/unique-violations.js';
@@ -14,7 +15,7 @@ import {
   type CreateOutboundDto,
   type UpdateOutboundDto,
 } from './dto/outbound.dto.js';
-import { assertAllowedHopHost, assertReachableByKind, parseHopAddress } from './hop-address.js';
+import { assertAllowedHopHost, assertReachableByKind, parseHopAddress, type HopAddress } from './hop-address.js';
 import type { Outbound } from './outbound.entity.js';
 import { isBuiltin, OutboundsRepository, type OutboundView } from './outbounds.repository.js';
 import { SettingsService } from '../settings/settings.service.js';
@@ -83,6 +84,38 @@ export function assertFieldsFit(kind: keyof typeof KIND_FIELDS, input: Partial<R
 /** A tag that spells a built-in in any case (`Direct`): it would read as the built-in in lists and rules. */
 export function isBuiltinTag(tag: unknown): boolean {
   return typeof tag === 'string' && (BUILTIN_OUTBOUNDS as readonly string[]).includes(tag.toLowerCase());
+}
+
+/**
+ * A stored secret that the hop sends to its server must not follow a change of that server: a
+ * SOCKS or HTTP proxy password, or a shadowsocks password, travels to whatever `address` says
+ * (the probe, redsocks, ss-redir), so someone who may change the address but never reads the
+ * secret (an admin, or a template import without secrets) would otherwise receive it at an
+ * address of theirs. Changing where it goes therefore requires the secret again in the same
+ * request (or `null`, clearing an optional one). A WireGuard hop sends no secret: its handshake
+ * proves the private and preshared keys without revealing them, so its endpoint may move.
+ */
+export function assertSecretGivenForNewAddress(
+  kind: string,
+  stored: { host: string | null; port: number | null; hasPassword: boolean },
+  next: HopAddress,
+  givenPassword: string | null | undefined,
+  field = 'password',
+): void {
+  if (kind !== 'socks' && kind !== 'http' && kind !== 'shadowsocks') return;
+  if (!stored.hasPassword || givenPassword !== undefined) return;
+  if (sameHost(stored.host, next.host) && stored.port === next.port) return;
+  throw badRequest(
+    `changing the address of a ${kind} outbound that has a password requires the password again in the same request: the stored one is not sent to a new address`,
+    field,
+  );
+}
+
+/** Host names compare without case or a trailing dot; addresses in canonical form. */
+function sameHost(a: string | null, b: string): boolean {
+  if (a === null) return false;
+  const canonical = (host: string) => canonicalAddress(host)?.text ?? host.toLowerCase().replace(/\.$/, '');
+  return canonical(a) === canonical(b);
 }
 
 /**
@@ -208,6 +241,12 @@ export class OutboundsService {
       if (changes.address !== undefined) {
         const address = parseHopAddress(changes.address);
         assertReachableByKind(kind, address.host);
+        assertSecretGivenForNewAddress(
+          kind,
+          { host: row.host ?? null, port: row.port ?? null, hasPassword: row.password != null },
+          address,
+          changes.password,
+        );
         if (address.host !== row.host) await this.assertAllowedHost(address.host);
         row.host = address.host;
         row.port = address.port;
