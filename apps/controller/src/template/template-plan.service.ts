@@ -417,6 +417,13 @@ export class TemplatePlanService {
       const ownersOnly = OWNER_SETTINGS.find((name) => name in plan.settings);
       if (ownersOnly && role !== 'owner')
         throw forbidden(`only the owner may change ${ownersOnly}`, `settings.${ownersOnly}`);
+      if (plan.settings.probeUrl !== undefined) {
+        await this.settings.assertUsableProbeUrl(
+          plan.settings.probeUrl,
+          plan.settings.allowPrivateTargets ?? current.allowPrivateTargets,
+          'settings.probeUrl',
+        );
+      }
     }
     return plan;
   }
