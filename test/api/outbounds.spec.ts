@@ -380,6 +380,10 @@ describe('outbounds', () => {
       '[::ffff:7f00:1]:1080',
       '[::127.0.0.1]:1080',
       '[FD00:0:0::0002]:1080',
+      // IETF protocol assignments, benchmarking.
+      '192.0.0.8:1080',
+      '198.18.0.1:1080',
+      '198.19.255.254:1080',
     ];
     // The panel host's own address written as IPv4-mapped IPv6 (compared as text, it passed).
     const own = Object.values(networkInterfaces())
@@ -405,6 +409,36 @@ describe('outbounds', () => {
     expect(inside.address).toBe('10.0.0.5:1080');
     await answer(typed().DELETE('/api/outbounds/{id}', { params: { path: { id: inside.id } } }));
     expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: false } }))).status).toBe(200);
+  });
+
+  test('IPv6 prefixes that lead on to IPv4 (NAT64, 6to4, Teredo) are refused, the embedded address named, unless the owner allows private targets', async () => {
+    const wireguard = (address: string) => ({
+      tag: 'via-v4',
+      kind: 'wireguard',
+      address,
+      peerPublicKey: PEER,
+      tunnelAddress: '10.1.0.3/32',
+    });
+    const cases: [string, RegExp][] = [
+      ['[64:ff9b::a9fe:a9fe]:51820', /NAT64.*169\.254\.169\.254.*link-local/],
+      ['[64:ff9b::cb00:7107]:51820', /NAT64.*203\.0\.113\.7/],
+      ['[64:ff9b:1::a00:1]:51820', /local-use NAT64/],
+      ['[2002:a00:1::1]:51820', /6to4.*10\.0\.0\.1/],
+      ['[2001:0:4136:e378:8000:63bf:3fff:fdd2]:51820', /Teredo.*192\.0\.2\.45/],
+    ];
+    for (const [address, message] of cases)
+      await expectRefused('POST', 'outbounds', wireguard(address), 400, 'address', message);
+    await expectRefused('PATCH', 'settings', { probeUrl: 'http://[64:ff9b::808:808]/' }, 400, 'probeUrl', /NAT64/);
+    await expectRefused('PATCH', 'settings', { probeUrl: 'http://198.18.0.1/' }, 400, 'probeUrl', /benchmarking/);
+
+    expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: true } }))).status).toBe(200);
+    try {
+      const allowed = await createOutbound(wireguard('[2002:a00:1::1]:51820') as OutboundBody);
+      expect(allowed.address).toBe('[2002:a00:1::1]:51820');
+      await answer(typed().DELETE('/api/outbounds/{id}', { params: { path: { id: allowed.id } } }));
+    } finally {
+      expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: false } }))).status).toBe(200);
+    }
   });
 
   test('the desired state carries allowPrivateTargets; changing it bumps every node with hops (its agent stops hops now forbidden)', async () => {
