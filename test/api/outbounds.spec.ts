@@ -658,6 +658,33 @@ describe('probes', () => {
     }
   });
 
+  test('a refused probe names the host, not the internal address it resolved to (lastError is read by viewers)', async () => {
+    const { t } = session();
+    const node = await createNode();
+    // Saved while private targets were allowed; then the owner turned them off.
+    expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: true } }))).status).toBe(200);
+    const hop = await createOutbound({ nodeId: node.id, tag: 'by-name', kind: 'socks', address: 'localhost:1080' });
+    expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: false } }))).status).toBe(200);
+    const workDir = mkdtempSync(join(tmpdir(), 'warren-probe-'));
+    // The agent's real probe, in this process: it resolves the name (/etc/hosts) and refuses before connecting.
+    const worker = fakeAgentWorker(t, node.id, (job) => runProbe(probeJobSchema.parse(job.data), { workDir }));
+    try {
+      const checked = await answer(typed().POST('/api/outbounds/{id}/check', { params: { path: { id: hop.id } } }));
+      expect(checked.body).toMatchObject({
+        ok: false,
+        errorClass: 'forbidden',
+        error: expect.stringMatching(/^hop localhost resolves to a forbidden address;/),
+      });
+      const viewer = await f.createUser('viewer');
+      const read = await t.call('GET', `outbounds/${hop.id}`, { token: viewer.token });
+      expect(read.body.lastError).toMatch(/resolves to a forbidden address/);
+      expect(read.body.lastError).not.toMatch(/127\.0\.0\.1|loopback/);
+    } finally {
+      await worker.close();
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  });
+
   test('with no agent answering, a check answers ok:false, errorClass timeout, and withdraws its job', async () => {
     const node = await createNode();
     const hop = await createOutbound({ nodeId: node.id, tag: 'lonely', kind: 'http', address: '203.0.113.16:3128' });
