@@ -441,6 +441,73 @@ describe('outbounds', () => {
     }
   });
 
+  test("new hops get distinct positions, after the node's others; POST /api/outbounds/order sets them, refusing a list that is not every hop once", async () => {
+    const node = await createNode();
+    const hops = [];
+    for (const tag of ['first', 'second', 'third'])
+      hops.push(await createOutbound({ nodeId: node.id, tag, kind: 'socks', address: '203.0.113.60:1080' }));
+    expect(hops.map((hop) => hop.position)).toEqual([0, 1, 2]);
+    const placed = await createOutbound({
+      nodeId: node.id,
+      tag: 'placed',
+      kind: 'socks',
+      address: '203.0.113.60:1080',
+      position: 10,
+    });
+    expect(placed.position).toBe(10);
+    expect(
+      (await createOutbound({ nodeId: node.id, tag: 'last', kind: 'http', address: '203.0.113.60:3128' })).position,
+    ).toBe(11);
+    const ids = (await listOutbounds(node.id)).filter((hop) => !hop.builtin).map((hop) => hop.id);
+    const [direct, blocked] = (await listOutbounds(node.id)).filter((hop) => hop.builtin);
+    const other = await createOutbound({ tag: 'elsewhere', kind: 'socks', address: '203.0.113.61:1080' });
+    const revision = await f.revision(node.id);
+
+    const reversed = [...ids].reverse();
+    const ordered = await answer(
+      typed().POST('/api/outbounds/order', { params: { query: { nodeId: node.id } }, body: { ids: reversed } }),
+    );
+    expect(ordered.status).toBe(200);
+    // The built-ins first, then the hops in the order given, positions 0..n-1.
+    expect(ordered.body.map((hop) => [hop.id, hop.position])).toEqual([
+      [direct.id, direct.position],
+      [blocked.id, blocked.position],
+      ...reversed.map((id, index) => [id, index]),
+    ]);
+    expect(await listOutbounds(node.id)).toEqual(ordered.body);
+    // Display only: what the node runs is unchanged.
+    expect(await f.revision(node.id)).toBe(revision);
+
+    const path = `outbounds/order?nodeId=${node.id}`;
+    for (const [body, message] of [
+      [{ ids: [...reversed, reversed[0]] }, /listed twice/],
+      [{ ids: reversed.slice(1) }, /every hop.*1 missing/],
+      [{ ids: [...reversed.slice(1), other.id] }, /not an outbound of this node/],
+      [{ ids: [...reversed.slice(1), '00000000-0000-4000-8000-000000000000'] }, /not an outbound of this node/],
+      [{ ids: [...reversed, direct.id] }, /built-in/],
+      [{ ids: [...reversed.slice(1), 'not-an-id'] }, /not an outbound id/],
+    ] as [unknown, RegExp][])
+      await expectRefused('POST', path, body, 400, 'ids', message);
+    await expectRefused('POST', path, { ids: 'x' }, 400, 'ids');
+    await expectRefused('POST', path, {}, 400, 'ids');
+    await expectRefused(
+      'POST',
+      'outbounds/order?nodeId=00000000-0000-4000-8000-000000000000',
+      { ids: [] },
+      404,
+      'nodeId',
+    );
+    expect(await listOutbounds(node.id)).toEqual(ordered.body);
+
+    // Owner and admin, as the other outbound writes; a viewer may not.
+    const viewer = await f.createUser('viewer');
+    const refused = await session().t.call('POST', path, { token: viewer.token, body: { ids } });
+    expect(refused.status).toBe(403);
+    const admin = await f.createUser('admin');
+    const byAdmin = await session().t.call('POST', path, { token: admin.token, body: { ids } });
+    expect(byAdmin.status).toBe(200);
+  });
+
   test('the desired state carries allowPrivateTargets; changing it bumps every node with hops (its agent stops hops now forbidden)', async () => {
     const withHop = await createNode();
     const withoutHop = await createNode();

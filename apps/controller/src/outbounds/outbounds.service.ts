@@ -12,6 +12,7 @@ import {
   DEFAULT_HOP_ALLOWED_IPS,
   DEFAULT_HOP_KEEPALIVE,
   DEFAULT_HOP_MTU,
+  MAX_HOPS_PER_NODE,
   type CreateOutboundDto,
   type UpdateOutboundDto,
 } from './dto/outbound.dto.js';
@@ -23,7 +24,7 @@ import { SettingsService } from '../settings/settings.service.js';
 export type { OutboundView } from './outbounds.repository.js';
 
 /** Slots a node hands its hops: the agent derives table, fwmark and redirector port from them. */
-export const MAX_SLOT = 250;
+export const MAX_SLOT = MAX_HOPS_PER_NODE;
 
 const UNIQUE_FIELDS = {
   outbounds_node_id_tag_unique: { field: 'tag', message: 'an outbound with this tag already exists on this node' },
@@ -195,7 +196,8 @@ export class OutboundsService {
         tag: input.tag,
         kind: input.kind,
         enabled: input.enabled ?? true,
-        position: input.position ?? 0,
+        // Listed after the node's other hops unless placed: positions stay distinct.
+        position: input.position ?? (await this.outbounds.nextPosition(em, nodeId)),
         host: address.host,
         port: address.port,
         note: input.note ?? '',
@@ -286,6 +288,36 @@ export class OutboundsService {
       await bumpRevisions(em, [nodeId]);
     });
     return this.get(id);
+  }
+
+  /**
+   * Sets the display order of a node's hops: `ids` lists every hop of the node once (the
+   * built-ins are always listed first and take no place in it); position = index. Display only:
+   * what the node runs does not change, so its revision stays.
+   */
+  async order(nodeId: string | undefined, ids: readonly string[]): Promise<OutboundView[]> {
+    const node = await this.nodeOf(nodeId);
+    const seen = new Set<string>();
+    for (const id of ids) {
+      if (!isId(id)) throw badRequest(`"${id}" is not an outbound id`, 'ids');
+      if (seen.has(id.toLowerCase())) throw badRequest(`outbound ${id} is listed twice`, 'ids');
+      seen.add(id.toLowerCase());
+    }
+    await this.write(async (em) => {
+      await lockNode(em, node, 'nodeId');
+      const kinds = await this.outbounds.kindsOnNode(em, node);
+      for (const id of seen) {
+        const kind = kinds.get(id);
+        if (kind === undefined) throw badRequest(`outbound ${id} is not an outbound of this node`, 'ids');
+        if (isBuiltin(kind))
+          throw badRequest(`outbound ${id} is the built-in ${kind}, always listed first; list only hops`, 'ids');
+      }
+      const hops = [...kinds.values()].filter((kind) => !isBuiltin(kind)).length;
+      if (seen.size !== hops)
+        throw badRequest(`ids must list every hop of the node once (${hops}); ${hops - seen.size} missing`, 'ids');
+      await this.outbounds.setOrder(em, node, [...seen]);
+    });
+    return this.outbounds.list(node);
   }
 
   /** Refused for the built-ins, and while rules or the node's default still route through it (409 naming them). */
