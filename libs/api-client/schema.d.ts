@@ -748,6 +748,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/outbounds/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the display order of a node's hops: ids lists every hop of the node once (the built-ins are always first); answers the node's outbounds
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_outbounds_order"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/overview/full": {
         parameters: {
             query?: never;
@@ -1418,10 +1438,7 @@ export interface components {
             password?: string | null;
             /** @description wireguard only (required): the upstream peer's public key */
             peerPublicKey?: string;
-            /**
-             * @description Display order
-             * @default 0
-             */
+            /** @description Display order; a new hop is placed after the node's other hops unless given */
             position?: number;
             /** @description wireguard only; null for none; never shown */
             presharedKey?: string | null;
@@ -1844,6 +1861,10 @@ export interface components {
             username: string | null;
             /** @description wireguard hops only */
             wireguard: components["schemas"]["WireguardHopDto"] | null;
+        };
+        OutboundOrderDto: {
+            /** @description Every hop id of the node (not the built-ins), each once, in the new display order */
+            ids: string[];
         };
         OutboundOutcomeDto: {
             error?: string;
@@ -2397,10 +2418,7 @@ export interface components {
             password?: string | null;
             /** @description wireguard only (required): the upstream peer's public key */
             peerPublicKey?: string;
-            /**
-             * @description Display order
-             * @default 0
-             */
+            /** @description Display order; a new hop is placed after the node's other hops unless given */
             position?: number;
             /** @description wireguard only; null for none; never shown */
             presharedKey?: string | null;
@@ -6313,6 +6331,96 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProbeResultDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_outbounds_order: {
+        parameters: {
+            query?: {
+                /** @description The node (its id); defaults to the local node */
+                nodeId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OutboundOrderDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutboundDto"][];
                 };
             };
             /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */

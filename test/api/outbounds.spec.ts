@@ -1,9 +1,13 @@
-import { networkInterfaces } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Job } from 'bullmq';
 import { applyJobSchema, nodeQueueName } from '#libs/contracts/node-queue.js';
 import { PROBE_JOB, probeJobSchema, type ProbeResult } from '#libs/contracts/routing.js';
 import { generateKeyPair } from '#libs/wireguard/keys.js';
+import { runProbe } from '../../apps/agent/src/work/probe/probe.js';
 import { enrol, helloAs, closeLinks } from '../support/agent-link-client.js';
+import { startCredentialCatcher } from '../support/credential-catcher.js';
 import { answer, fixtures, signedInPanel, type Schemas } from '../support/fixtures.js';
 import { currentApplyJob, fakeAgentWorker, queuesOf } from '../support/node-queue.js';
 import { startTestPanel } from '../support/test-panel.js';
@@ -376,6 +380,10 @@ describe('outbounds', () => {
       '[::ffff:7f00:1]:1080',
       '[::127.0.0.1]:1080',
       '[FD00:0:0::0002]:1080',
+      // IETF protocol assignments, benchmarking.
+      '192.0.0.8:1080',
+      '198.18.0.1:1080',
+      '198.19.255.254:1080',
     ];
     // The panel host's own address written as IPv4-mapped IPv6 (compared as text, it passed).
     const own = Object.values(networkInterfaces())
@@ -401,6 +409,103 @@ describe('outbounds', () => {
     expect(inside.address).toBe('10.0.0.5:1080');
     await answer(typed().DELETE('/api/outbounds/{id}', { params: { path: { id: inside.id } } }));
     expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: false } }))).status).toBe(200);
+  });
+
+  test('IPv6 prefixes that lead on to IPv4 (NAT64, 6to4, Teredo) are refused, the embedded address named, unless the owner allows private targets', async () => {
+    const wireguard = (address: string) => ({
+      tag: 'via-v4',
+      kind: 'wireguard',
+      address,
+      peerPublicKey: PEER,
+      tunnelAddress: '10.1.0.3/32',
+    });
+    const cases: [string, RegExp][] = [
+      ['[64:ff9b::a9fe:a9fe]:51820', /NAT64.*169\.254\.169\.254.*link-local/],
+      ['[64:ff9b::cb00:7107]:51820', /NAT64.*203\.0\.113\.7/],
+      ['[64:ff9b:1::a00:1]:51820', /local-use NAT64/],
+      ['[2002:a00:1::1]:51820', /6to4.*10\.0\.0\.1/],
+      ['[2001:0:4136:e378:8000:63bf:3fff:fdd2]:51820', /Teredo.*192\.0\.2\.45/],
+    ];
+    for (const [address, message] of cases)
+      await expectRefused('POST', 'outbounds', wireguard(address), 400, 'address', message);
+    await expectRefused('PATCH', 'settings', { probeUrl: 'http://[64:ff9b::808:808]/' }, 400, 'probeUrl', /NAT64/);
+    await expectRefused('PATCH', 'settings', { probeUrl: 'http://198.18.0.1/' }, 400, 'probeUrl', /benchmarking/);
+
+    expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: true } }))).status).toBe(200);
+    try {
+      const allowed = await createOutbound(wireguard('[2002:a00:1::1]:51820') as OutboundBody);
+      expect(allowed.address).toBe('[2002:a00:1::1]:51820');
+      await answer(typed().DELETE('/api/outbounds/{id}', { params: { path: { id: allowed.id } } }));
+    } finally {
+      expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: false } }))).status).toBe(200);
+    }
+  });
+
+  test("new hops get distinct positions, after the node's others; POST /api/outbounds/order sets them, refusing a list that is not every hop once", async () => {
+    const node = await createNode();
+    const hops = [];
+    for (const tag of ['first', 'second', 'third'])
+      hops.push(await createOutbound({ nodeId: node.id, tag, kind: 'socks', address: '203.0.113.60:1080' }));
+    expect(hops.map((hop) => hop.position)).toEqual([0, 1, 2]);
+    const placed = await createOutbound({
+      nodeId: node.id,
+      tag: 'placed',
+      kind: 'socks',
+      address: '203.0.113.60:1080',
+      position: 10,
+    });
+    expect(placed.position).toBe(10);
+    expect(
+      (await createOutbound({ nodeId: node.id, tag: 'last', kind: 'http', address: '203.0.113.60:3128' })).position,
+    ).toBe(11);
+    const ids = (await listOutbounds(node.id)).filter((hop) => !hop.builtin).map((hop) => hop.id);
+    const [direct, blocked] = (await listOutbounds(node.id)).filter((hop) => hop.builtin);
+    const other = await createOutbound({ tag: 'elsewhere', kind: 'socks', address: '203.0.113.61:1080' });
+    const revision = await f.revision(node.id);
+
+    const reversed = [...ids].reverse();
+    const ordered = await answer(
+      typed().POST('/api/outbounds/order', { params: { query: { nodeId: node.id } }, body: { ids: reversed } }),
+    );
+    expect(ordered.status).toBe(200);
+    // The built-ins first, then the hops in the order given, positions 0..n-1.
+    expect(ordered.body.map((hop) => [hop.id, hop.position])).toEqual([
+      [direct.id, direct.position],
+      [blocked.id, blocked.position],
+      ...reversed.map((id, index) => [id, index]),
+    ]);
+    expect(await listOutbounds(node.id)).toEqual(ordered.body);
+    // Display only: what the node runs is unchanged.
+    expect(await f.revision(node.id)).toBe(revision);
+
+    const path = `outbounds/order?nodeId=${node.id}`;
+    for (const [body, message] of [
+      [{ ids: [...reversed, reversed[0]] }, /listed twice/],
+      [{ ids: reversed.slice(1) }, /every hop.*1 missing/],
+      [{ ids: [...reversed.slice(1), other.id] }, /not an outbound of this node/],
+      [{ ids: [...reversed.slice(1), '00000000-0000-4000-8000-000000000000'] }, /not an outbound of this node/],
+      [{ ids: [...reversed, direct.id] }, /built-in/],
+      [{ ids: [...reversed.slice(1), 'not-an-id'] }, /not an outbound id/],
+    ] as [unknown, RegExp][])
+      await expectRefused('POST', path, body, 400, 'ids', message);
+    await expectRefused('POST', path, { ids: 'x' }, 400, 'ids');
+    await expectRefused('POST', path, {}, 400, 'ids');
+    await expectRefused(
+      'POST',
+      'outbounds/order?nodeId=00000000-0000-4000-8000-000000000000',
+      { ids: [] },
+      404,
+      'nodeId',
+    );
+    expect(await listOutbounds(node.id)).toEqual(ordered.body);
+
+    // Owner and admin, as the other outbound writes; a viewer may not.
+    const viewer = await f.createUser('viewer');
+    const refused = await session().t.call('POST', path, { token: viewer.token, body: { ids } });
+    expect(refused.status).toBe(403);
+    const admin = await f.createUser('admin');
+    const byAdmin = await session().t.call('POST', path, { token: admin.token, body: { ids } });
+    expect(byAdmin.status).toBe(200);
   });
 
   test('the desired state carries allowPrivateTargets; changing it bumps every node with hops (its agent stops hops now forbidden)', async () => {
@@ -620,6 +725,33 @@ describe('probes', () => {
     }
   });
 
+  test('a refused probe names the host, not the internal address it resolved to (lastError is read by viewers)', async () => {
+    const { t } = session();
+    const node = await createNode();
+    // Saved while private targets were allowed; then the owner turned them off.
+    expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: true } }))).status).toBe(200);
+    const hop = await createOutbound({ nodeId: node.id, tag: 'by-name', kind: 'socks', address: 'localhost:1080' });
+    expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: false } }))).status).toBe(200);
+    const workDir = mkdtempSync(join(tmpdir(), 'warren-probe-'));
+    // The agent's real probe, in this process: it resolves the name (/etc/hosts) and refuses before connecting.
+    const worker = fakeAgentWorker(t, node.id, (job) => runProbe(probeJobSchema.parse(job.data), { workDir }));
+    try {
+      const checked = await answer(typed().POST('/api/outbounds/{id}/check', { params: { path: { id: hop.id } } }));
+      expect(checked.body).toMatchObject({
+        ok: false,
+        errorClass: 'forbidden',
+        error: expect.stringMatching(/^hop localhost resolves to a forbidden address;/),
+      });
+      const viewer = await f.createUser('viewer');
+      const read = await t.call('GET', `outbounds/${hop.id}`, { token: viewer.token });
+      expect(read.body.lastError).toMatch(/resolves to a forbidden address/);
+      expect(read.body.lastError).not.toMatch(/127\.0\.0\.1|loopback/);
+    } finally {
+      await worker.close();
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  });
+
   test('with no agent answering, a check answers ok:false, errorClass timeout, and withdraws its job', async () => {
     const node = await createNode();
     const hop = await createOutbound({ nodeId: node.id, tag: 'lonely', kind: 'http', address: '203.0.113.16:3128' });
@@ -670,4 +802,179 @@ describe('probes', () => {
     await expectRefused('POST', 'outbounds/00000000-0000-4000-8000-000000000000/check', undefined, 404, 'id');
     await expectRefused('POST', 'outbounds/not-an-id/check', undefined, 404, 'id');
   });
+});
+
+describe("a hop's password does not follow a change of its address", () => {
+  const SECRET = 'owners-upstream-password';
+
+  /**
+   * The attack of issue 19 item 1: the owner's SOCKS hop has a password an admin never reads; the
+   * admin points the hop at a listener of theirs (by PATCH, then by template import) and runs the
+   * check. The check runs the agent's real probe (in this process, on loopback only), so whatever
+   * credentials the hop holds reach the address it names.
+   */
+  test('an admin moving a hop without giving the password again is refused (PATCH and template import); the listener receives nothing', async () => {
+    const { t } = session();
+    const upstream = await startCredentialCatcher();
+    const attacker = await startCredentialCatcher();
+    const workDir = mkdtempSync(join(tmpdir(), 'warren-probe-'));
+    const node = await createNode();
+    const worker = fakeAgentWorker(t, node.id, (job) => runProbe(probeJobSchema.parse(job.data), { workDir }));
+    const settings = { allowPrivateTargets: true, probeUrl: `http://127.0.0.1:${upstream.port}/` };
+    expect((await answer(typed().PATCH('/api/settings', { body: settings }))).status).toBe(200);
+    try {
+      const hop = await createOutbound({
+        nodeId: node.id,
+        tag: 'owners-socks',
+        kind: 'socks',
+        address: `127.0.0.1:${upstream.port}`,
+        username: 'owner',
+        password: SECRET,
+      });
+      const admin = await f.createUser('admin');
+      const asAdmin = (method: string, path: string, body?: unknown) =>
+        t.call(method, path, { token: admin.token, body });
+      const check = async () => {
+        const checked = await asAdmin('POST', `outbounds/${hop.id}/check`);
+        expect(checked.status).toBe(200);
+        return checked.body as ProbeResult;
+      };
+      const attackerAddress = `127.0.0.1:${attacker.port}`;
+
+      const patched = await asAdmin('PATCH', `outbounds/${hop.id}`, { address: attackerAddress });
+      expect({ status: patched.status, body: patched.body }).toMatchObject({
+        status: 400,
+        body: { field: 'password', error: expect.stringMatching(/requires the password again/) },
+      });
+      // The check still goes where the owner said: the password reaches the owner's server only.
+      expect(await check()).toMatchObject({ ok: false, errorClass: 'auth' });
+      expect(upstream.received()).toContain(SECRET);
+      expect(attacker.received()).toBe('');
+
+      // Through the template: the admin's export has no secrets; its address changed is refused by name.
+      const template = (await asAdmin('GET', 'template?section=outbounds')).body as {
+        outbounds: { tag: string; address: string }[];
+      };
+      const row = template.outbounds.findIndex((outbound) => outbound.tag === 'owners-socks');
+      template.outbounds[row].address = attackerAddress;
+      const imported = await asAdmin('PUT', 'template?section=outbounds', template);
+      expect({ status: imported.status, body: imported.body }).toMatchObject({
+        status: 400,
+        body: { field: `outbounds.${row}.password` },
+      });
+      expect(
+        (await answer(typed().GET('/api/outbounds/{id}', { params: { path: { id: hop.id } } }))).body,
+      ).toMatchObject({ address: `127.0.0.1:${upstream.port}`, hasPassword: true });
+      await check();
+      expect(attacker.received()).toBe('');
+
+      // Moved with a password of the admin's own, the hop goes there with that one, never the owner's.
+      const moved = await asAdmin('PATCH', `outbounds/${hop.id}`, { address: attackerAddress, password: 'admins-own' });
+      expect(moved.status).toBe(200);
+      await check();
+      expect(attacker.received()).toContain('admins-own');
+      expect(attacker.received()).not.toContain(SECRET);
+    } finally {
+      await worker.close();
+      await answer(
+        typed().PATCH('/api/settings', {
+          body: { allowPrivateTargets: false, probeUrl: 'http://cp.cloudflare.com/generate_204' },
+        }),
+      );
+      await upstream.close();
+      await attacker.close();
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  });
+
+  test('every kind that sends a password: a new address or port needs it again (any role); the same address, a cleared password or a WireGuard endpoint do not', async () => {
+    // Host names below are never resolved: with private targets allowed nothing is looked up
+    // (the resolver of this machine is not on loopback).
+    expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: true } }))).status).toBe(200);
+    try {
+      await passwordMoves();
+    } finally {
+      await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: false } }));
+    }
+  });
+
+  async function passwordMoves() {
+    const node = await createNode();
+    const socks = await createOutbound({
+      nodeId: node.id,
+      tag: 'pw-socks',
+      kind: 'socks',
+      address: '203.0.113.50:1080',
+      password: SECRET,
+    });
+    const http = await createOutbound({
+      nodeId: node.id,
+      tag: 'pw-http',
+      kind: 'http',
+      address: 'proxy.example.com:3128',
+      username: 'u',
+      password: SECRET,
+    });
+    const ss = await createOutbound({
+      nodeId: node.id,
+      tag: 'pw-ss',
+      kind: 'shadowsocks',
+      address: '203.0.113.51:8388',
+      method: 'aes-256-gcm',
+      password: SECRET,
+    });
+    for (const [hop, address] of [
+      [socks, '203.0.113.50:1081'],
+      [http, '203.0.113.52:3128'],
+      [ss, 'ss.example.com:8388'],
+    ] as const)
+      await expectRefused('PATCH', `outbounds/${hop.id}`, { address }, 400, 'password', /requires the password again/);
+    // The same place spelled the same or differently, and other changes, keep the password.
+    await answer(
+      typed().PATCH('/api/outbounds/{id}', {
+        params: { path: { id: http.id } },
+        body: { address: 'PROXY.example.com.:3128' },
+      }),
+    );
+    const renamed = await answer(
+      typed().PATCH('/api/outbounds/{id}', {
+        params: { path: { id: socks.id } },
+        body: { address: '203.0.113.50:1080', username: 'new-user', note: 'same server' },
+      }),
+    );
+    expect(renamed).toMatchObject({ status: 200, body: { hasPassword: true, username: 'new-user' } });
+    // Cleared, nothing is sent: the move is allowed.
+    const cleared = await answer(
+      typed().PATCH('/api/outbounds/{id}', {
+        params: { path: { id: socks.id } },
+        body: { address: '203.0.113.53:1080', password: null },
+      }),
+    );
+    expect(cleared).toMatchObject({ status: 200, body: { address: '203.0.113.53:1080', hasPassword: false } });
+    // Without a password there is nothing to follow.
+    const moved = await answer(
+      typed().PATCH('/api/outbounds/{id}', {
+        params: { path: { id: socks.id } },
+        body: { address: '203.0.113.54:1080' },
+      }),
+    );
+    expect(moved.status).toBe(200);
+    // A WireGuard handshake reveals neither key: its endpoint moves without them.
+    const wg = await createOutbound({
+      nodeId: node.id,
+      tag: 'pw-wg',
+      kind: 'wireguard',
+      address: '203.0.113.55:51820',
+      peerPublicKey: PEER,
+      presharedKey: generateKeyPair().publicKey,
+      tunnelAddress: '10.77.0.2/32',
+    });
+    const wgMoved = await answer(
+      typed().PATCH('/api/outbounds/{id}', {
+        params: { path: { id: wg.id } },
+        body: { address: '203.0.113.56:51820' },
+      }),
+    );
+    expect(wgMoved).toMatchObject({ status: 200, body: { wireguard: { hasPresharedKey: true } } });
+  }
 });

@@ -78,6 +78,10 @@ describe('/api/settings', () => {
       [{ probeUrl: 'http://[0:0:0:0:0:0:0:1]/' }, 'probeUrl'],
       [{ probeUrl: 'http://[::ffff:7f00:1]/' }, 'probeUrl'],
       [{ probeUrl: 'http://[::ffff:10.0.0.1]/' }, 'probeUrl'],
+      // An IPv6 zone id: the DTO's URL rule takes it, the URL parser (and so the agent) does not.
+      [{ probeUrl: 'http://[fe80::1%25eth0]/' }, 'probeUrl'],
+      [{ probeUrl: 'http://[fe80::1%25eth0]/', allowPrivateTargets: true }, 'probeUrl'],
+      [{ probeUrl: 'http://[fe80::1%eth0]/' }, 'probeUrl'],
     ];
     for (const [body, field] of cases) {
       const refused = await t.call('PATCH', 'settings', { token: ownerToken, body });

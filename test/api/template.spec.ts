@@ -351,6 +351,11 @@ describe('round trip into an empty panel', () => {
           }),
         `outbounds.${snapshot.outbounds.length}.peerPublicKey`,
       ],
+      // A probe URL with an IPv6 zone id (the DTO's validator takes it, the URL parser does not): checked
+      // before the first write, not a 500 after the rows before settings were written.
+      [(t: Template) => (t.settings!.probeUrl = 'http://[fe80::1%25eth0]/'), 'settings.probeUrl'],
+      // A probe URL on a private address, unless private targets are allowed.
+      [(t: Template) => (t.settings!.probeUrl = 'http://10.0.0.1/'), 'settings.probeUrl'],
     ] as [(t: Template) => void, string][]) {
       const copy = structuredClone(snapshot) as Template;
       change(copy);

@@ -13,7 +13,21 @@ const RESOLVE_TIMEOUT_MS = 2000;
  * networks on a caller's behalf. A name that does not resolve now (or not within 2 s) is
  * accepted: the agent checks what it resolves to where it runs (probes and hop daemons alike).
  */
-export async function assertPublicTarget(host: string, field: string, what: string): Promise<void> {
+export type Resolver = (host: string) => Promise<{ address: string }[]>;
+
+const systemResolver: Resolver = (host) => lookup(host, { all: true });
+
+/**
+ * A refusal names what the caller gave (a host name, or an address and its range) but never the
+ * address a name resolved to: every role reads the errors hops and probes leave, and printing it
+ * would let an admin map internal DNS one name at a time.
+ */
+export async function assertPublicTarget(
+  host: string,
+  field: string,
+  what: string,
+  resolve: Resolver = systemResolver,
+): Promise<void> {
   const refuse = (reason: string) =>
     badRequest(
       `${reason}; ${what} may not point at the panel's own or private addresses unless settings allow private targets`,
@@ -25,11 +39,7 @@ export async function assertPublicTarget(host: string, field: string, what: stri
     if (reason) throw refuse(`${host} is ${reason}`);
     return;
   }
-  const resolved = await withTimeout(lookup(host, { all: true }), RESOLVE_TIMEOUT_MS, `resolving ${host}`).catch(
-    () => [],
-  );
-  for (const { address } of resolved) {
-    const reason = forbiddenReason(address);
-    if (reason) throw refuse(`${host} resolves to ${address}, ${reason}`);
-  }
+  const resolved = await withTimeout(resolve(host), RESOLVE_TIMEOUT_MS, `resolving ${host}`).catch(() => []);
+  if (resolved.some(({ address }) => forbiddenReason(address) !== null))
+    throw refuse(`${host} resolves to a forbidden address`);
 }

@@ -3,7 +3,13 @@ import { MANAGERS, SIGNED_IN } from '#libs/contracts/user-roles.js';
 import { DeletedDto } from '../http/api-fields.js';
 import { IdPipe } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
-import { CheckQueryDto, CreateOutboundDto, NodeQueryDto, UpdateOutboundDto } from './dto/outbound.dto.js';
+import {
+  CheckQueryDto,
+  CreateOutboundDto,
+  NodeQueryDto,
+  OutboundOrderDto,
+  UpdateOutboundDto,
+} from './dto/outbound.dto.js';
 import { OutboundDto, ProbeResultDto } from './dto/outbound.response.js';
 import { OutboundsService } from './outbounds.service.js';
 import { ProbesService } from './probes.service.js';
@@ -61,6 +67,22 @@ export class OutboundsController {
   })
   create(@Body() body: CreateOutboundDto) {
     return this.outbounds.create(body);
+  }
+
+  @Route({
+    method: 'POST',
+    path: 'outbounds/order',
+    group: 'outbounds',
+    roles: MANAGERS,
+    summary:
+      "Set the display order of a node's hops: ids lists every hop of the node once (the built-ins are always first); answers the node's outbounds",
+    query: { nodeId: 'the node (default: the local node)' },
+    example: { ids: ['6f1c2f4e-0d1b-4c55-9a51-6a2b2f0c9e11', '0b7d9a3c-3f0e-4b8e-8f43-2f5d1c7e6a20'] },
+    response: [OutboundDto],
+    errors: [404],
+  })
+  order(@Query() query: NodeQueryDto, @Body() body: OutboundOrderDto) {
+    return this.outbounds.order(query.nodeId, body.ids);
   }
 
   @Route({

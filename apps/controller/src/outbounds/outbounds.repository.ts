@@ -171,6 +171,32 @@ export class OutboundsRepository {
     }));
   }
 
+  /** The position after the node's last hop (0 for its first): a new hop is listed last. */
+  async nextPosition(em: EntityManager, nodeId: string): Promise<number> {
+    const [row] = await em.execute<{ next: number }[]>(
+      `select coalesce(max(position) + 1, 0)::int as next from outbounds
+        where node_id = ? and kind not in ('direct', 'blocked')`,
+      [nodeId],
+    );
+    return row.next;
+  }
+
+  /** The node's outbounds, the built-ins included, by id: what an order may name. */
+  async kindsOnNode(em: EntityManager, nodeId: string): Promise<Map<string, OutboundKind>> {
+    const rows = await em.find(Outbound, { node: nodeId }, { fields: ['id', 'kind'] });
+    return new Map(rows.map((row) => [row.id, row.kind]));
+  }
+
+  /** Sets position = index in `ids` (the node's hops); rows already there are left alone. */
+  async setOrder(em: EntityManager, nodeId: string, ids: readonly string[]): Promise<void> {
+    await em.execute(
+      `update outbounds o set position = n.position - 1, updated_at = now()
+         from unnest(array[?]::uuid[]) with ordinality as n(id, position)
+        where o.id = n.id and o.node_id = ? and o.position <> n.position - 1`,
+      [[...ids], nodeId],
+    );
+  }
+
   /** Tunnel interface names on the node (interfaces/): a hop's interface must not take one. */
   async tunnelNames(em: EntityManager, nodeId: string): Promise<Set<string>> {
     const rows = await em.execute<{ name: string }[]>('select name from interfaces where node_id = ?', [nodeId]);

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BUILTIN_OUTBOUNDS, REDSOCKS_TEXT } from '#libs/contracts/routing.js';
+import { canonicalAddress } from '#libs/net/forbidden-targets.js';
 import { generateKeyPair, publicKeyFromPrivate } from '#libs/wireguard/keys.js';
 import { normalizeCidr, normalizeList } from '../common/network-text.js';
 import { mapUniqueViolations } from '../database/unique-violations.js';
@@ -11,10 +12,11 @@ import {
   DEFAULT_HOP_ALLOWED_IPS,
   DEFAULT_HOP_KEEPALIVE,
   DEFAULT_HOP_MTU,
+  MAX_HOPS_PER_NODE,
   type CreateOutboundDto,
   type UpdateOutboundDto,
 } from './dto/outbound.dto.js';
-import { assertAllowedHopHost, assertReachableByKind, parseHopAddress } from './hop-address.js';
+import { assertAllowedHopHost, assertReachableByKind, parseHopAddress, type HopAddress } from './hop-address.js';
 import type { Outbound } from './outbound.entity.js';
 import { isBuiltin, OutboundsRepository, type OutboundView } from './outbounds.repository.js';
 import { SettingsService } from '../settings/settings.service.js';
@@ -22,7 +24,7 @@ import { SettingsService } from '../settings/settings.service.js';
 export type { OutboundView } from './outbounds.repository.js';
 
 /** Slots a node hands its hops: the agent derives table, fwmark and redirector port from them. */
-export const MAX_SLOT = 250;
+export const MAX_SLOT = MAX_HOPS_PER_NODE;
 
 const UNIQUE_FIELDS = {
   outbounds_node_id_tag_unique: { field: 'tag', message: 'an outbound with this tag already exists on this node' },
@@ -83,6 +85,38 @@ export function assertFieldsFit(kind: keyof typeof KIND_FIELDS, input: Partial<R
 /** A tag that spells a built-in in any case (`Direct`): it would read as the built-in in lists and rules. */
 export function isBuiltinTag(tag: unknown): boolean {
   return typeof tag === 'string' && (BUILTIN_OUTBOUNDS as readonly string[]).includes(tag.toLowerCase());
+}
+
+/**
+ * A stored secret that the hop sends to its server must not follow a change of that server: a
+ * SOCKS or HTTP proxy password, or a shadowsocks password, travels to whatever `address` says
+ * (the probe, redsocks, ss-redir), so someone who may change the address but never reads the
+ * secret (an admin, or a template import without secrets) would otherwise receive it at an
+ * address of theirs. Changing where it goes therefore requires the secret again in the same
+ * request (or `null`, clearing an optional one). A WireGuard hop sends no secret: its handshake
+ * proves the private and preshared keys without revealing them, so its endpoint may move.
+ */
+export function assertSecretGivenForNewAddress(
+  kind: string,
+  stored: { host: string | null; port: number | null; hasPassword: boolean },
+  next: HopAddress,
+  givenPassword: string | null | undefined,
+  field = 'password',
+): void {
+  if (kind !== 'socks' && kind !== 'http' && kind !== 'shadowsocks') return;
+  if (!stored.hasPassword || givenPassword !== undefined) return;
+  if (sameHost(stored.host, next.host) && stored.port === next.port) return;
+  throw badRequest(
+    `changing the address of a ${kind} outbound that has a password requires the password again in the same request: the stored one is not sent to a new address`,
+    field,
+  );
+}
+
+/** Host names compare without case or a trailing dot; addresses in canonical form. */
+function sameHost(a: string | null, b: string): boolean {
+  if (a === null) return false;
+  const canonical = (host: string) => canonicalAddress(host)?.text ?? host.toLowerCase().replace(/\.$/, '');
+  return canonical(a) === canonical(b);
 }
 
 /**
@@ -162,7 +196,8 @@ export class OutboundsService {
         tag: input.tag,
         kind: input.kind,
         enabled: input.enabled ?? true,
-        position: input.position ?? 0,
+        // Listed after the node's other hops unless placed: positions stay distinct.
+        position: input.position ?? (await this.outbounds.nextPosition(em, nodeId)),
         host: address.host,
         port: address.port,
         note: input.note ?? '',
@@ -208,6 +243,12 @@ export class OutboundsService {
       if (changes.address !== undefined) {
         const address = parseHopAddress(changes.address);
         assertReachableByKind(kind, address.host);
+        assertSecretGivenForNewAddress(
+          kind,
+          { host: row.host ?? null, port: row.port ?? null, hasPassword: row.password != null },
+          address,
+          changes.password,
+        );
         if (address.host !== row.host) await this.assertAllowedHost(address.host);
         row.host = address.host;
         row.port = address.port;
@@ -247,6 +288,36 @@ export class OutboundsService {
       await bumpRevisions(em, [nodeId]);
     });
     return this.get(id);
+  }
+
+  /**
+   * Sets the display order of a node's hops: `ids` lists every hop of the node once (the
+   * built-ins are always listed first and take no place in it); position = index. Display only:
+   * what the node runs does not change, so its revision stays.
+   */
+  async order(nodeId: string | undefined, ids: readonly string[]): Promise<OutboundView[]> {
+    const node = await this.nodeOf(nodeId);
+    const seen = new Set<string>();
+    for (const id of ids) {
+      if (!isId(id)) throw badRequest(`"${id}" is not an outbound id`, 'ids');
+      if (seen.has(id.toLowerCase())) throw badRequest(`outbound ${id} is listed twice`, 'ids');
+      seen.add(id.toLowerCase());
+    }
+    await this.write(async (em) => {
+      await lockNode(em, node, 'nodeId');
+      const kinds = await this.outbounds.kindsOnNode(em, node);
+      for (const id of seen) {
+        const kind = kinds.get(id);
+        if (kind === undefined) throw badRequest(`outbound ${id} is not an outbound of this node`, 'ids');
+        if (isBuiltin(kind))
+          throw badRequest(`outbound ${id} is the built-in ${kind}, always listed first; list only hops`, 'ids');
+      }
+      const hops = [...kinds.values()].filter((kind) => !isBuiltin(kind)).length;
+      if (seen.size !== hops)
+        throw badRequest(`ids must list every hop of the node once (${hops}); ${hops - seen.size} missing`, 'ids');
+      await this.outbounds.setOrder(em, node, [...seen]);
+    });
+    return this.outbounds.list(node);
   }
 
   /** Refused for the built-ins, and while rules or the node's default still route through it (409 naming them). */

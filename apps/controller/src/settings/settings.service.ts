@@ -52,11 +52,8 @@ export class SettingsService {
     const ownersOnly = OWNER_SETTINGS.find((key) => key in given);
     if (ownersOnly && role !== 'owner') throw forbidden(`only the owner may change ${ownersOnly}`, ownersOnly);
     if (typeof given.probeUrl === 'string') {
-      const url = new URL(given.probeUrl);
-      // Every role reads the settings: a password in the URL would be shown to all of them.
-      if (url.username || url.password) throw badRequest('probeUrl must not carry a user name or password', 'probeUrl');
       const allowPrivate = (given.allowPrivateTargets as boolean | undefined) ?? (await this.get()).allowPrivateTargets;
-      if (!allowPrivate) await assertPublicTarget(url.hostname.replace(/^\[(.*)\]$/, '$1'), 'probeUrl', 'probes');
+      await this.assertUsableProbeUrl(given.probeUrl, allowPrivate);
     }
     // The agents get allowPrivateTargets with their desired state and refuse hops on forbidden
     // targets unless it is on: a change reaches every node with hops at once (turned off, hops
@@ -68,6 +65,27 @@ export class SettingsService {
     const settings = await this.get();
     for (const listener of this.listeners) await listener(settings, Object.keys(given) as (keyof PanelSettings)[]);
     return settings;
+  }
+
+  /**
+   * What a probe URL must be beyond its DTO rule (an http(s) URL): one the WHATWG parser the
+   * agent uses reads, so not with an IPv6 zone id (`[fe80::1%25eth0]`, which the DTO's
+   * validator lets through: a zone names an interface of one host and means nothing on a node);
+   * without credentials (every role reads the settings); and, unless private targets are
+   * allowed, not aimed at a forbidden address. `field` is where the value was given.
+   */
+  async assertUsableProbeUrl(text: string, allowPrivate: boolean, field = 'probeUrl'): Promise<void> {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      throw badRequest(
+        'probeUrl must be an http or https URL a probe can fetch (an IPv6 address with a zone id such as %25eth0 is not one)',
+        field,
+      );
+    }
+    if (url.username || url.password) throw badRequest('probeUrl must not carry a user name or password', field);
+    if (!allowPrivate) await assertPublicTarget(url.hostname.replace(/^\[(.*)\]$/, '$1'), field, 'probes');
   }
 
   /** Called after every successful PATCH on this controller (the backup schedule follows its interval). */

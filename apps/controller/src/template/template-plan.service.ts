@@ -18,7 +18,9 @@ import {
   assertFieldsFit,
   assertUsableHopKeys,
   isBuiltinTag,
+  assertSecretGivenForNewAddress,
   OutboundsService,
+  type OutboundView,
 } from '../outbounds/outbounds.service.js';
 import { CreateRuleDto, UpdateRoutingDto, UpdateRuleDto } from '../routing/dto/routing.dto.js';
 import { RoutingService } from '../routing/routing.service.js';
@@ -153,7 +155,7 @@ export class TemplatePlanService {
         return [key(nodeNameOf.get(iface.nodeId)!, iface.name, host.name.toLowerCase()), host.id];
       }),
     );
-    const hops = new Map<string, { id: string; kind: string }>();
+    const hops = new Map<string, Pick<OutboundView, 'id' | 'kind' | 'address' | 'hasPassword'>>();
     const rules = new Map<string, string>();
     for (const node of nodes) {
       for (const hop of await this.outbounds.list(node.id)) hops.set(key(node.name, hop.tag), hop);
@@ -304,6 +306,15 @@ export class TemplatePlanService {
         if (dto.address !== undefined) {
           const address = parseHopAddress(dto.address);
           assertReachableByKind(existing?.kind ?? dto.kind, address.host);
+          if (existing) {
+            const stored = existing.address === null ? null : parseHopAddress(existing.address);
+            assertSecretGivenForNewAddress(
+              existing.kind,
+              { host: stored?.host ?? null, port: stored?.port ?? null, hasPassword: existing.hasPassword },
+              address,
+              dto.password,
+            );
+          }
           if (!allowPrivateTargets) await assertAllowedHopHost(address.host);
         }
         if (dto.tunnelAddress !== undefined) normalizeCidr(dto.tunnelAddress, 'tunnelAddress');
@@ -406,6 +417,13 @@ export class TemplatePlanService {
       const ownersOnly = OWNER_SETTINGS.find((name) => name in plan.settings);
       if (ownersOnly && role !== 'owner')
         throw forbidden(`only the owner may change ${ownersOnly}`, `settings.${ownersOnly}`);
+      if (plan.settings.probeUrl !== undefined) {
+        await this.settings.assertUsableProbeUrl(
+          plan.settings.probeUrl,
+          plan.settings.allowPrivateTargets ?? current.allowPrivateTargets,
+          'settings.probeUrl',
+        );
+      }
     }
     return plan;
   }

@@ -50,8 +50,12 @@ export function assertAllowedHopTarget(
   if (allowPrivateTargets) return;
   const reason = forbiddenReason(address, own);
   if (reason === null) return;
-  const what = host === address ? `hop address ${address} is` : `hop host ${host} resolves to ${address},`;
+  // A name's resolved address is not named: the hop's stateError is read by every role.
+  const what =
+    host === address
+      ? `hop address ${address} is ${reason.replace("this host's", "this node's")}`
+      : `hop host ${host} resolves to a forbidden address`;
   throw new ForbiddenHopTarget(
-    `${what} ${reason.replace("this host's", "this node's")}: private targets are not allowed (settings allowPrivateTargets), so the hop is not run`,
+    `${what}: private targets are not allowed (settings allowPrivateTargets), so the hop is not run`,
   );
 }

@@ -87,13 +87,13 @@ async function probe(
         ? hop.endpointHost
         : null;
   const hopAddress = hopHost === null ? null : await timed('dns', () => resolve(hopHost, 'the hop'));
-  if (hopAddress && !job.allowPrivateTargets) refuse(hopAddress, `hop ${hopHost}`);
+  if (hopAddress && !job.allowPrivateTargets) refuse(hopHost!, hopAddress, 'hop');
   // Proxies resolve the target themselves; it is still checked here when it resolves here.
   const targetAddress =
     hop.kind === 'direct' || hop.kind === 'wireguard'
       ? await timed('dns', () => resolve(urlHost, 'the URL host'))
       : await timed('dns', () => resolve(urlHost, 'the URL host')).catch(() => null);
-  if (targetAddress && !job.allowPrivateTargets) refuse(targetAddress, `URL host ${urlHost}`);
+  if (targetAddress && !job.allowPrivateTargets) refuse(urlHost, targetAddress, 'URL host');
 
   if (job.mode === 'tcp') {
     if (hop.kind === 'wireguard')
@@ -181,14 +181,16 @@ async function resolve(host: string, what: string): Promise<string> {
   }
 }
 
-/** Evaluated inside the node's namespace (the probe child runs there): "own addresses" are the node's. */
-function refuse(address: string, what: string): void {
+/**
+ * Evaluated inside the node's namespace (the probe child runs there): "own addresses" are the
+ * node's. The message never names the address a name resolved to: it becomes the outbound's
+ * lastError, which every role reads, and would map the node's internal DNS for whoever asks.
+ */
+function refuse(host: string, address: string, what: string): void {
   const reason = forbiddenReason(address);
-  if (reason)
-    throw new ProbeFailure(
-      'forbidden',
-      `${what} resolves to ${address} (${reason}); private targets are not allowed (settings)`,
-    );
+  if (!reason) return;
+  const refused = isIP(host) ? `${what} ${host} is ${reason}` : `${what} ${host} resolves to a forbidden address`;
+  throw new ProbeFailure('forbidden', `${refused}; private targets are not allowed (settings)`);
 }
 
 async function socksConnect(

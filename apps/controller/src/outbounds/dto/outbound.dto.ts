@@ -22,6 +22,8 @@ export const HOP_MTU_BOUNDS = [576, 9000] as const;
 export const DEFAULT_HOP_MTU = 1420;
 export const DEFAULT_HOP_KEEPALIVE = 25;
 export const DEFAULT_HOP_ALLOWED_IPS: readonly string[] = ['0.0.0.0/0'];
+/** Slots a node hands its hops (1..250): at most this many hops per node. */
+export const MAX_HOPS_PER_NODE = 250;
 
 // The same rules as the schema shows them (SWC runs no Nest CLI plugin to derive them).
 const DOC = {
@@ -36,7 +38,12 @@ const DOC = {
     description:
       'wireguard, socks (SOCKS5), http (HTTP CONNECT) or shadowsocks; cannot change. direct and blocked are built in',
   },
-  position: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0, description: 'Display order' },
+  position: {
+    type: 'integer',
+    minimum: 0,
+    maximum: 1_000_000,
+    description: "Display order; a new hop is placed after the node's other hops unless given",
+  },
   address: {
     maxLength: 262,
     description: 'host:port of the proxy server or WireGuard endpoint ([IPv6]:port)',
@@ -184,4 +191,17 @@ export class CheckQueryDto {
   @IsOptional()
   @IsIn(PROBE_MODES, { message: 'mode must be tcp or http' })
   mode?: ProbeMode;
+}
+
+export class OutboundOrderDto {
+  @ApiProperty({
+    type: [String],
+    maxItems: MAX_HOPS_PER_NODE,
+    description: 'Every hop id of the node (not the built-ins), each once, in the new display order',
+  })
+  @IsArray()
+  @ArrayMaxSize(MAX_HOPS_PER_NODE)
+  @IsString({ each: true })
+  @MaxLength(36, { each: true })
+  ids!: string[];
 }
