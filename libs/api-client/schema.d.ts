@@ -2083,7 +2083,7 @@ export interface components {
             allowPrivateTargets: boolean;
             /** @description Hours between scheduled backups; 0 = no schedule */
             backupIntervalHours: number;
-            /** @description How many of the newest backups are kept */
+            /** @description How many of the newest scheduled backups retention keeps; archives made by hand or uploaded are never pruned */
             backupKeep: number;
             probeTimeoutMs: number;
             /** @description What an http-mode probe fetches through a hop */
@@ -2463,7 +2463,7 @@ export interface components {
             allowPrivateTargets?: boolean;
             /** @description Hours between scheduled backups; 0 turns the schedule off */
             backupIntervalHours?: number;
-            /** @description How many of the newest backups are kept */
+            /** @description How many of the newest scheduled backups retention keeps; archives made by hand or uploaded are never pruned */
             backupKeep?: number;
             probeTimeoutMs?: number;
             /** @description http(s) URL an http-mode probe fetches through a hop */

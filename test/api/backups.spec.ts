@@ -404,18 +404,38 @@ describe('bad archives and names', () => {
     await answer(A.typed().PATCH('/api/settings', { body: { backupIntervalHours: 24 } }));
   });
 
-  test('retention keeps the newest backupKeep archives', async () => {
+  test("retention prunes only scheduled archives, after scheduled backups: seven admin backups in a row leave the owner's archives", async () => {
     await answer(A.typed().PATCH('/api/settings', { body: { backupKeep: 2 } }));
-    for (const old of ['backup-20000101-000001.tar.gz', 'backup-20000101-000002.tar.gz'])
+    const listed = async () =>
+      ((await a.call('GET', 'backups', { token: ownerA })).body.backups as { name: string }[]).map((b) => b.name);
+    const owners = [(await makeBackup(a, ownerA)).name, (await makeBackup(a, ownerA)).name];
+    // Two old archives the schedule made (marked so), and one uploaded or made by hand (unmarked).
+    const oldScheduled = ['backup-20000101-000001.tar.gz', 'backup-20000101-000002.tar.gz'];
+    for (const old of [...oldScheduled, 'backup-20000101-000003.tar.gz'])
       writeFileSync(join(a.config.backupDir, old), good);
-    const newest = (await makeBackup(a, ownerA)).name;
-    const names = ((await a.call('GET', 'backups', { token: ownerA })).body.backups as { name: string }[]).map(
-      (b) => b.name,
-    );
-    expect(names).toHaveLength(2);
-    expect(names[0]).toBe(newest);
-    expect(names).not.toContain('backup-20000101-000001.tar.gz');
-    await answer(A.typed().PATCH('/api/settings', { body: { backupKeep: 7 } }));
+    for (const old of oldScheduled) writeFileSync(join(a.config.backupDir, `${old}.scheduled`), '');
+
+    const admin = await A.createUser('admin');
+    for (let i = 0; i < 7; i++) await makeBackup(a, admin.token);
+    const afterAdmin = await listed();
+    expect(afterAdmin).toEqual(expect.arrayContaining([...owners, ...oldScheduled, 'backup-20000101-000003.tar.gz']));
+
+    // A scheduled backup prunes the scheduled archives beyond backupKeep, and nothing else.
+    const scheduler = a.panel.app.get(BackupScheduler);
+    await answer(A.typed().PATCH('/api/settings', { body: { backupIntervalHours: 1 } }));
+    expect(await scheduler.runIfDue(new Date(Date.now() + 2 * 3_600_000))).toBe('started');
+    const made = await waitFor('the scheduled backup made, retention done', async () => {
+      const body = (await a.call('GET', 'backups', { token: ownerA })).body;
+      const names = (body.backups as { name: string }[]).map((b) => b.name);
+      const fresh = names.filter((name) => !afterAdmin.includes(name));
+      return body.running === null && fresh.length === 1 ? { names, fresh: fresh[0] } : undefined;
+    });
+    expect(made.names).toEqual(expect.arrayContaining([...owners, 'backup-20000101-000003.tar.gz', made.fresh]));
+    expect(made.names).toContain(oldScheduled[1]); // the newest two scheduled: the fresh one and this
+    expect(made.names).not.toContain(oldScheduled[0]);
+    expect(existsSync(join(a.config.backupDir, `${oldScheduled[0]}.scheduled`))).toBe(false);
+    expect(made.names).toHaveLength(afterAdmin.length); // one made, one pruned
+    await answer(A.typed().PATCH('/api/settings', { body: { backupKeep: 7, backupIntervalHours: 24 } }));
   });
 
   test('archives that pass their checksums but name what a backup may not hold are refused at restore, and nothing changes', async () => {

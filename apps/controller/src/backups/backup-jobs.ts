@@ -129,7 +129,7 @@ export class BackupJobs implements OnApplicationBootstrap, OnModuleDestroy {
     const report = (progress: RunProgress) => job.updateProgress(progress as unknown as object);
     try {
       const outcome = await this.repository.withRunLock<unknown>(() => {
-        if (job.name === 'backup') return this.runner.backup(report);
+        if (job.name === 'backup') return this.runner.backup(report, job.data.trigger);
         if (job.name === 'restore') return this.runner.restore(job.data.name ?? '', report);
         throw new UnrecoverableError(`no handler for backups job "${job.name}"`);
       });
