@@ -507,6 +507,94 @@ describe('bad archives and names', () => {
     expect((await a.call('GET', 'auth/me', { token: ownerA })).status).toBe(200);
   });
 
+  test('rows the API would refuse are refused at restore, naming the row and field, and nothing changes: AmneziaWG headers, hosts, hops, domains, names', async () => {
+    await answer(A.typed().PATCH('/api/settings', { body: { allowPrivateTargets: true } }));
+    const iface = await A.createInterface({ mode: 'amnezia' });
+    const host = await A.createHost({ interfaceId: iface.id, name: 'crafted', address: 'vpn.example.com', port: 443 });
+    const hop = (
+      await a.call('POST', 'outbounds', {
+        token: ownerA,
+        body: { tag: 'crafted-hop', kind: 'socks', address: '127.0.0.1:1080', username: 'user' },
+      })
+    ).body as { id: string };
+    const ruleMade = await a.call('POST', 'routing/rules', {
+      token: ownerA,
+      body: { name: 'crafted-rule', domains: ['example.com'], outboundTag: 'crafted-hop' },
+    });
+    expect(ruleMade.status).toBe(201);
+    const client = await A.createClient({ interfaceIds: [iface.id] });
+    const archive = await download(a, ownerA, (await makeBackup(a, ownerA)).name);
+    const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+    /** COPY text: a backslash escapes; `\\N` is null. Only what these edits need. */
+    const unescape = (text: string) =>
+      text.replace(/\\(.)/g, (_m, c: string) => ({ n: '\n', t: '\t', '\\': '\\' })[c] ?? c);
+    const escape = (text: string) => text.replaceAll('\\', '\\\\').replaceAll('\n', '\\n').replaceAll('\t', '\\t');
+    /** The archive with one column of the row `id` of `table` changed by `edit`, dated `at`. */
+    const crafted = (at: string, table: string, id: string, column: string, edit: (value: string) => string) => {
+      const files = readTar(archive);
+      const manifest = JSON.parse(files.get('manifest.json')!.toString());
+      const part = manifest.tables.find((t: { name: string }) => t.name === table);
+      const index = part.columns.indexOf(column);
+      const lines = files.get(part.file)!.toString().split('\n');
+      const row = lines.findIndex((line) => line.split('\t')[part.columns.indexOf('id')] === id);
+      expect([table, row >= 0]).toEqual([table, true]);
+      const cells = lines[row].split('\t');
+      cells[index] = escape(edit(unescape(cells[index])));
+      lines[row] = cells.join('\t');
+      files.set(part.file, Buffer.from(lines.join('\n')));
+      manifest.files[part.file] = sha(files.get(part.file)!);
+      manifest.createdAt = at;
+      files.set('manifest.json', Buffer.from(JSON.stringify(manifest)));
+      return writeTarGz(files);
+    };
+    const injected = 'PostUp = curl http://127.0.0.1:9/x | sh';
+    const rule = (await a.query<{ id: string }>(`select id from routing_rules where name = 'crafted-rule'`))[0].id;
+    const cases: [string, string, string, (value: string) => string, string][] = [
+      [
+        'interfaces',
+        iface.id,
+        'awg',
+        (v) => JSON.stringify({ ...JSON.parse(v), h4: `341630256\n${injected}` }),
+        'awg.h4',
+      ],
+      ['interfaces', iface.id, 'endpoint_host', () => `vpn.example.com\n${injected}`, 'endpointHost'],
+      ['interfaces', iface.id, 'dns', () => `{"1.1.1.1\n${injected}"}`, 'dns'],
+      ['hosts', host.id, 'address', () => `edge.example.com\n${injected}`, 'address'],
+      ['outbounds', hop.id, 'username', () => 'user\n\tip = 10.0.0.1;', 'username'],
+      ['routing_rules', rule, 'domains', () => '{"example.com/#ip#evil"}', 'domains'],
+      ['clients', client.id, 'name', () => 'line\nbreak', 'name'],
+    ];
+    const configs = async () => (await a.call('GET', `clients/${client.id}/configs`, { token: ownerA })).body;
+    const before = { configs: await configs(), clients: await A.count('clients'), hops: await A.count('outbounds') };
+    for (const [i, [table, id, column, edit, field]] of cases.entries()) {
+      const uploaded = await upload(a, ownerA, crafted(`2001-02-01T00:00:0${i}.000Z`, table, id, column, edit));
+      expect([table, column, uploaded.status]).toEqual([table, column, 201]);
+      const refused = await a.call('POST', `backups/${uploaded.body.name}/restore`, { token: ownerA });
+      expect([table, column, refused.status, refused.body.field]).toEqual([table, column, 400, 'name']);
+      expect(refused.body.error).toContain(`row ${table} ${id} is refused: ${field}`);
+      expect(refused.body.error).not.toContain('PostUp');
+    }
+    expect({ configs: await configs(), clients: await A.count('clients'), hops: await A.count('outbounds') }).toEqual(
+      before,
+    );
+    // The archive as made restores: every check passes on what the API wrote.
+    const restored = await a.call(
+      'POST',
+      `backups/${
+        (
+          await upload(
+            a,
+            ownerA,
+            crafted('2001-02-02T00:00:00.000Z', 'hosts', host.id, 'address', (v) => v),
+          )
+        ).body.name
+      }/restore`,
+      { token: ownerA },
+    );
+    expect(restored.status).toBe(200);
+    expect(await configs()).toEqual(before.configs);
+  });
+
   test('an archive dated in the future is refused; a symbolic link under a backup name is no backup; job numbers only', async () => {
     const files = readTar(good);
     const manifest = JSON.parse(files.get('manifest.json')!.toString());

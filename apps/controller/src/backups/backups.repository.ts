@@ -14,6 +14,7 @@ import { PANEL_RUNTIME, type PanelRuntime } from '../runtime.js';
 import type { AgentFacts } from '../system/agent-state.js';
 import { ArchiveRefused } from './backup-archive.js';
 import type { Manifest } from './manifest.js';
+import { checkRestoredRows } from './restored-rows.js';
 
 /**
  * Tables a backup leaves out, and why: `warren_migrations` is the schema's own record (the
@@ -192,20 +193,18 @@ export class BackupsRepository {
 
   /** Nodes as the backup names them in its manifest. */
   async nodes(): Promise<{ id: string; name: string; agent: AgentFacts }[]> {
-    const rows = await this.orm.em
-      .fork()
-      .execute<
-        {
-          id: string;
-          name: string;
-          has_credential: boolean | null;
-          connected: boolean | null;
-          last_seen_at: string | null;
-        }[]
-      >(
-        `select n.id, n.name, a.credential_hash is not null as has_credential, a.connected, a.last_seen_at
+    const rows = await this.orm.em.fork().execute<
+      {
+        id: string;
+        name: string;
+        has_credential: boolean | null;
+        connected: boolean | null;
+        last_seen_at: string | null;
+      }[]
+    >(
+      `select n.id, n.name, a.credential_hash is not null as has_credential, a.connected, a.last_seen_at
          from nodes n left join node_agents a on a.node_id = n.id order by n.name`,
-      );
+    );
     return rows.map((row) => ({
       id: row.id,
       name: row.name,
@@ -338,6 +337,8 @@ export class BackupsRepository {
         await progress(++done, total);
       }
       await this.runMigrations(client, level + 1, this.migrations.length);
+      // Held to what the API would take, in today's shape (restored-rows.ts); a refusal rolls back.
+      await checkRestoredRows(async (sql) => (await client.query<Record<string, unknown>>(sql)).rows);
 
       // What must not go back in time (see above).
       const previous = JSON.stringify(
