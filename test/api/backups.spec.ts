@@ -418,6 +418,7 @@ describe('bad archives and names', () => {
     const admin = await A.createUser('admin');
     for (let i = 0; i < 7; i++) await makeBackup(a, admin.token);
     const afterAdmin = await listed();
+    const marked = new Set(afterAdmin.filter((name) => existsSync(join(a.config.backupDir, `${name}.scheduled`))));
     expect(afterAdmin).toEqual(expect.arrayContaining([...owners, ...oldScheduled, 'backup-20000101-000003.tar.gz']));
 
     // A scheduled backup prunes the scheduled archives beyond backupKeep, and nothing else.
@@ -431,10 +432,14 @@ describe('bad archives and names', () => {
       return body.running === null && fresh.length === 1 ? { names, fresh: fresh[0] } : undefined;
     });
     expect(made.names).toEqual(expect.arrayContaining([...owners, 'backup-20000101-000003.tar.gz', made.fresh]));
-    expect(made.names).toContain(oldScheduled[1]); // the newest two scheduled: the fresh one and this
-    expect(made.names).not.toContain(oldScheduled[0]);
-    expect(existsSync(join(a.config.backupDir, `${oldScheduled[0]}.scheduled`))).toBe(false);
-    expect(made.names).toHaveLength(afterAdmin.length); // one made, one pruned
+    // Of the scheduled archives (marked before, and the fresh one) the newest two are kept, the rest pruned.
+    const scheduledBefore = afterAdmin.filter((name) => marked.has(name));
+    const kept = [made.fresh, ...scheduledBefore].sort().reverse().slice(0, 2);
+    const pruned = scheduledBefore.filter((name) => !kept.includes(name));
+    expect(pruned).toContain(oldScheduled[0]);
+    expect(made.names.filter((name) => marked.has(name) || name === made.fresh).sort()).toEqual(kept.sort());
+    for (const name of pruned) expect(existsSync(join(a.config.backupDir, `${name}.scheduled`))).toBe(false);
+    expect(made.names.sort()).toEqual([...afterAdmin.filter((name) => !pruned.includes(name)), made.fresh].sort());
     await answer(A.typed().PATCH('/api/settings', { body: { backupKeep: 7, backupIntervalHours: 24 } }));
   });
 
@@ -657,5 +662,61 @@ describe('bad archives and names', () => {
     expect((await a.call('PATCH', 'settings', { token: admin.token, body: { probeTimeoutMs: 6000 } })).status).toBe(
       200,
     );
+  });
+});
+
+describe('a restore under write load', () => {
+  test('restores answer 200, concurrent creates wait (201) or are 503 with Retry-After, nothing else is 5xx, and the data agrees with itself after', async () => {
+    const iface = await A.createInterface();
+    const backup = await makeBackup(a, ownerA);
+    const answers: { what: string; status: number; retryAfter: string | null; error?: string }[] = [];
+    let restoring = true;
+    // Bounded loops on loopback: each writer stops when the restores are done, or after 300 creates.
+    const writer = async () => {
+      for (let i = 0; restoring && i < 300; i++) {
+        const made = await a.call('POST', 'clients', { token: ownerA, body: { interfaceIds: [iface.id] } });
+        answers.push({
+          what: 'create',
+          status: made.status,
+          retryAfter: made.headers.get('retry-after'),
+          error: made.body?.error,
+        });
+      }
+    };
+    const restorer = async () => {
+      try {
+        for (let i = 0; i < 8; i++) {
+          const done = await a.call('POST', `backups/${backup.name}/restore`, { token: ownerA });
+          answers.push({
+            what: 'restore',
+            status: done.status,
+            retryAfter: done.headers.get('retry-after'),
+            error: done.body?.error,
+          });
+        }
+      } finally {
+        restoring = false;
+      }
+    };
+    await Promise.all([writer(), writer(), writer(), restorer()]);
+    const busy = (x: (typeof answers)[number]) => x.status === 503 && x.retryAfter !== null;
+    expect(answers.filter((x) => x.what === 'create' && x.status !== 201 && !busy(x))).toEqual([]);
+    expect(answers.filter((x) => x.what === 'restore' && x.status !== 200 && !busy(x))).toEqual([]);
+    expect(answers.filter((x) => x.what === 'restore' && x.status === 200).length).toBeGreaterThan(0);
+    expect(answers.filter((x) => x.what === 'create').length).toBeGreaterThan(8);
+
+    // What the restores left agrees with itself: counters, summaries and every client's devices.
+    const [counts] = await a.query<{ clients: number; summaries: number; devicesWithoutTheirAccounts: number }>(
+      `select (select count(*)::int from clients) as clients,
+              (select count(*)::int from clients c where c.device_count <> (select count(*) from devices d where d.client_id = c.id)) as summaries,
+              (select count(*)::int from devices d where (select count(*) from accounts x where x.device_id = d.id)
+                 <> (select count(*) from client_interfaces ci where ci.client_id = d.client_id)) as "devicesWithoutTheirAccounts"`,
+    );
+    expect(counts.summaries).toBe(0);
+    expect(counts.devicesWithoutTheirAccounts).toBe(0);
+    const inventory = (await a.call('GET', 'overview/full', { token: ownerA })).body.inventory;
+    expect(inventory.clients.total).toBe(counts.clients);
+    const listed = (await a.call('GET', 'clients?perPage=1', { token: ownerA })).body;
+    expect(listed.total).toBe(counts.clients);
   });
 });
