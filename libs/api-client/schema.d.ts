@@ -2104,7 +2104,7 @@ export interface components {
             allowPrivateTargets: boolean;
             /** @description Hours between scheduled backups; 0 = no schedule */
             backupIntervalHours: number;
-            /** @description How many of the newest backups are kept */
+            /** @description How many of the newest scheduled backups retention keeps; archives made by hand or uploaded are never pruned */
             backupKeep: number;
             probeTimeoutMs: number;
             /** @description What an http-mode probe fetches through a hop */
@@ -2481,7 +2481,7 @@ export interface components {
             allowPrivateTargets?: boolean;
             /** @description Hours between scheduled backups; 0 turns the schedule off */
             backupIntervalHours?: number;
-            /** @description How many of the newest backups are kept */
+            /** @description How many of the newest scheduled backups retention keeps; archives made by hand or uploaded are never pruned */
             backupKeep?: number;
             probeTimeoutMs?: number;
             /** @description http(s) URL an http-mode probe fetches through a hop */
@@ -3401,6 +3401,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on cannot be reached */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

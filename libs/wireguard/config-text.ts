@@ -1,5 +1,8 @@
+import { ConfigValueError, integerValue } from '#libs/files/config-value.js';
 import type { AmneziaParams } from './amnezia.js';
 import { isWireGuardKey } from './keys.js';
+
+export { ConfigValueError };
 
 /**
  * Shared pieces of the INI-like text that wg, wg-quick and awg read. Every value is checked
@@ -7,13 +10,9 @@ import { isWireGuardKey } from './keys.js';
  * arbitrary directives (e.g. PostUp commands run as root by wg-quick) to the file.
  */
 
-export class ConfigValueError extends TypeError {
-  override name = 'ConfigValueError';
-}
-
 // wg-quick strips everything after '#', and ',' separates list items; neither belongs inside
 // a single value, nor does whitespace or any control character.
-const UNSAFE_VALUE = /[\s#,\u0000-\u001f\u007f]/;
+const UNSAFE_VALUE = /[\s#,\p{Cc}]/u;
 
 export function safeValue(what: string, value: string): string {
   if (value.length === 0 || UNSAFE_VALUE.test(value)) {
@@ -42,17 +41,22 @@ export function formatEndpoint(host: string, port: number): string {
   return `${bracketed}:${port}`;
 }
 
-/** The [Interface] lines AmneziaWG adds; server and clients must carry identical values. */
+/**
+ * The [Interface] lines AmneziaWG adds; server and clients must carry identical values. Each must
+ * be an integer: the parameters are JSON where they are stored, and a string there (a restored
+ * `"h4": "341630256\nPostUp = …"`) would otherwise be written as it is.
+ */
 export function amneziaLines(p: AmneziaParams): string[] {
+  const line = (key: string, field: keyof AmneziaParams) => `${key} = ${integerValue(`AmneziaWG ${field}`, p[field])}`;
   return [
-    `Jc = ${p.jc}`,
-    `Jmin = ${p.jmin}`,
-    `Jmax = ${p.jmax}`,
-    `S1 = ${p.s1}`,
-    `S2 = ${p.s2}`,
-    `H1 = ${p.h1}`,
-    `H2 = ${p.h2}`,
-    `H3 = ${p.h3}`,
-    `H4 = ${p.h4}`,
+    line('Jc', 'jc'),
+    line('Jmin', 'jmin'),
+    line('Jmax', 'jmax'),
+    line('S1', 's1'),
+    line('S2', 's2'),
+    line('H1', 'h1'),
+    line('H2', 'h2'),
+    line('H3', 'h3'),
+    line('H4', 'h4'),
   ];
 }

@@ -7,6 +7,7 @@ import {
   renderServerPeers,
 } from './profile.js';
 import { intToIp } from './ipv4.js';
+import { ConfigValueError } from './config-text.js';
 
 // Fixed keys (RFC 7748 section 6.1 values) so the expected text can be written out in full.
 const DEVICE_PRIVATE = 'dwdtCnMYpX08FsFyUbJmRd9ML4frwJkqsXf7pR25LCo=';
@@ -24,6 +25,10 @@ const base: ClientProfileInput = {
   endpointHost: 'vpn.example.com',
   endpointPort: 51820,
 };
+
+const AMNEZIA = { jc: 4, jmin: 40, jmax: 120, s1: 20, s2: 33, h1: 123456, h2: 1234567, h3: 12345678, h4: 123456789 };
+/** What issue 19 restored into an interface's `awg`. */
+const INJECTED = '341630256\nPostUp = curl http://127.0.0.1:9/x | sh' as unknown as number;
 
 describe('renderClientProfile', () => {
   test('renders a WireGuard profile', () => {
@@ -98,8 +103,26 @@ PersistentKeepalive = 25
     ['an invalid key', { serverPublicKey: 'abc' }],
     ['an address with a prefix', { address: '10.8.0.2/32' }],
     ['an MTU out of range', { mtu: 100 }],
+    ['a line in an AmneziaWG header (a restored archive)', { amnezia: { ...AMNEZIA, h4: INJECTED } }],
+    ['AmneziaWG junk that is text, not a number', { amnezia: { ...AMNEZIA, jc: '4' as never } }],
+    ['a line in a DNS entry', { dns: ['1.1.1.1', '1.0.0.1\nPostUp = sh'] }],
+    ['a Unicode line separator in the endpoint host', { endpointHost: 'vpn.example.com\u2028PostUp = sh' }],
   ])('refuses %s', (_why, patch) => {
-    expect(() => renderClientProfile({ ...base, ...patch })).toThrow(TypeError);
+    expect(() => renderClientProfile({ ...base, ...patch })).toThrow(ConfigValueError);
+  });
+});
+
+describe('renderServerConfig with AmneziaWG parameters', () => {
+  test('refuses a value that is not an integer, whatever it holds', () => {
+    for (const field of Object.keys(AMNEZIA))
+      expect(() =>
+        renderServerConfig({
+          privateKey: DEVICE_PRIVATE,
+          listenPort: 443,
+          peers: [],
+          amnezia: { ...AMNEZIA, [field]: INJECTED },
+        }),
+      ).toThrow(ConfigValueError);
   });
 });
 

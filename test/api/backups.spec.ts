@@ -404,18 +404,43 @@ describe('bad archives and names', () => {
     await answer(A.typed().PATCH('/api/settings', { body: { backupIntervalHours: 24 } }));
   });
 
-  test('retention keeps the newest backupKeep archives', async () => {
+  test("retention prunes only scheduled archives, after scheduled backups: seven admin backups in a row leave the owner's archives", async () => {
     await answer(A.typed().PATCH('/api/settings', { body: { backupKeep: 2 } }));
-    for (const old of ['backup-20000101-000001.tar.gz', 'backup-20000101-000002.tar.gz'])
+    const listed = async () =>
+      ((await a.call('GET', 'backups', { token: ownerA })).body.backups as { name: string }[]).map((b) => b.name);
+    const owners = [(await makeBackup(a, ownerA)).name, (await makeBackup(a, ownerA)).name];
+    // Two old archives the schedule made (marked so), and one uploaded or made by hand (unmarked).
+    const oldScheduled = ['backup-20000101-000001.tar.gz', 'backup-20000101-000002.tar.gz'];
+    for (const old of [...oldScheduled, 'backup-20000101-000003.tar.gz'])
       writeFileSync(join(a.config.backupDir, old), good);
-    const newest = (await makeBackup(a, ownerA)).name;
-    const names = ((await a.call('GET', 'backups', { token: ownerA })).body.backups as { name: string }[]).map(
-      (b) => b.name,
-    );
-    expect(names).toHaveLength(2);
-    expect(names[0]).toBe(newest);
-    expect(names).not.toContain('backup-20000101-000001.tar.gz');
-    await answer(A.typed().PATCH('/api/settings', { body: { backupKeep: 7 } }));
+    for (const old of oldScheduled) writeFileSync(join(a.config.backupDir, `${old}.scheduled`), '');
+
+    const admin = await A.createUser('admin');
+    for (let i = 0; i < 7; i++) await makeBackup(a, admin.token);
+    const afterAdmin = await listed();
+    const marked = new Set(afterAdmin.filter((name) => existsSync(join(a.config.backupDir, `${name}.scheduled`))));
+    expect(afterAdmin).toEqual(expect.arrayContaining([...owners, ...oldScheduled, 'backup-20000101-000003.tar.gz']));
+
+    // A scheduled backup prunes the scheduled archives beyond backupKeep, and nothing else.
+    const scheduler = a.panel.app.get(BackupScheduler);
+    await answer(A.typed().PATCH('/api/settings', { body: { backupIntervalHours: 1 } }));
+    expect(await scheduler.runIfDue(new Date(Date.now() + 2 * 3_600_000))).toBe('started');
+    const made = await waitFor('the scheduled backup made, retention done', async () => {
+      const body = (await a.call('GET', 'backups', { token: ownerA })).body;
+      const names = (body.backups as { name: string }[]).map((b) => b.name);
+      const fresh = names.filter((name) => !afterAdmin.includes(name));
+      return body.running === null && fresh.length === 1 ? { names, fresh: fresh[0] } : undefined;
+    });
+    expect(made.names).toEqual(expect.arrayContaining([...owners, 'backup-20000101-000003.tar.gz', made.fresh]));
+    // Of the scheduled archives (marked before, and the fresh one) the newest two are kept, the rest pruned.
+    const scheduledBefore = afterAdmin.filter((name) => marked.has(name));
+    const kept = [made.fresh, ...scheduledBefore].sort().reverse().slice(0, 2);
+    const pruned = scheduledBefore.filter((name) => !kept.includes(name));
+    expect(pruned).toContain(oldScheduled[0]);
+    expect(made.names.filter((name) => marked.has(name) || name === made.fresh).sort()).toEqual(kept.sort());
+    for (const name of pruned) expect(existsSync(join(a.config.backupDir, `${name}.scheduled`))).toBe(false);
+    expect(made.names.sort()).toEqual([...afterAdmin.filter((name) => !pruned.includes(name)), made.fresh].sort());
+    await answer(A.typed().PATCH('/api/settings', { body: { backupKeep: 7, backupIntervalHours: 24 } }));
   });
 
   test('archives that pass their checksums but name what a backup may not hold are refused at restore, and nothing changes', async () => {
@@ -487,6 +512,94 @@ describe('bad archives and names', () => {
     expect((await a.call('GET', 'auth/me', { token: ownerA })).status).toBe(200);
   });
 
+  test('rows the API would refuse are refused at restore, naming the row and field, and nothing changes: AmneziaWG headers, hosts, hops, domains, names', async () => {
+    await answer(A.typed().PATCH('/api/settings', { body: { allowPrivateTargets: true } }));
+    const iface = await A.createInterface({ mode: 'amnezia' });
+    const host = await A.createHost({ interfaceId: iface.id, name: 'crafted', address: 'vpn.example.com', port: 443 });
+    const hop = (
+      await a.call('POST', 'outbounds', {
+        token: ownerA,
+        body: { tag: 'crafted-hop', kind: 'socks', address: '127.0.0.1:1080', username: 'user' },
+      })
+    ).body as { id: string };
+    const ruleMade = await a.call('POST', 'routing/rules', {
+      token: ownerA,
+      body: { name: 'crafted-rule', domains: ['example.com'], outboundTag: 'crafted-hop' },
+    });
+    expect(ruleMade.status).toBe(201);
+    const client = await A.createClient({ interfaceIds: [iface.id] });
+    const archive = await download(a, ownerA, (await makeBackup(a, ownerA)).name);
+    const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+    /** COPY text: a backslash escapes; `\\N` is null. Only what these edits need. */
+    const unescape = (text: string) =>
+      text.replace(/\\(.)/g, (_m, c: string) => ({ n: '\n', t: '\t', '\\': '\\' })[c] ?? c);
+    const escape = (text: string) => text.replaceAll('\\', '\\\\').replaceAll('\n', '\\n').replaceAll('\t', '\\t');
+    /** The archive with one column of the row `id` of `table` changed by `edit`, dated `at`. */
+    const crafted = (at: string, table: string, id: string, column: string, edit: (value: string) => string) => {
+      const files = readTar(archive);
+      const manifest = JSON.parse(files.get('manifest.json')!.toString());
+      const part = manifest.tables.find((t: { name: string }) => t.name === table);
+      const index = part.columns.indexOf(column);
+      const lines = files.get(part.file)!.toString().split('\n');
+      const row = lines.findIndex((line) => line.split('\t')[part.columns.indexOf('id')] === id);
+      expect([table, row >= 0]).toEqual([table, true]);
+      const cells = lines[row].split('\t');
+      cells[index] = escape(edit(unescape(cells[index])));
+      lines[row] = cells.join('\t');
+      files.set(part.file, Buffer.from(lines.join('\n')));
+      manifest.files[part.file] = sha(files.get(part.file)!);
+      manifest.createdAt = at;
+      files.set('manifest.json', Buffer.from(JSON.stringify(manifest)));
+      return writeTarGz(files);
+    };
+    const injected = 'PostUp = curl http://127.0.0.1:9/x | sh';
+    const rule = (await a.query<{ id: string }>(`select id from routing_rules where name = 'crafted-rule'`))[0].id;
+    const cases: [string, string, string, (value: string) => string, string][] = [
+      [
+        'interfaces',
+        iface.id,
+        'awg',
+        (v) => JSON.stringify({ ...JSON.parse(v), h4: `341630256\n${injected}` }),
+        'awg.h4',
+      ],
+      ['interfaces', iface.id, 'endpoint_host', () => `vpn.example.com\n${injected}`, 'endpointHost'],
+      ['interfaces', iface.id, 'dns', () => `{"1.1.1.1\n${injected}"}`, 'dns'],
+      ['hosts', host.id, 'address', () => `edge.example.com\n${injected}`, 'address'],
+      ['outbounds', hop.id, 'username', () => 'user\n\tip = 10.0.0.1;', 'username'],
+      ['routing_rules', rule, 'domains', () => '{"example.com/#ip#evil"}', 'domains'],
+      ['clients', client.id, 'name', () => 'line\nbreak', 'name'],
+    ];
+    const configs = async () => (await a.call('GET', `clients/${client.id}/configs`, { token: ownerA })).body;
+    const before = { configs: await configs(), clients: await A.count('clients'), hops: await A.count('outbounds') };
+    for (const [i, [table, id, column, edit, field]] of cases.entries()) {
+      const uploaded = await upload(a, ownerA, crafted(`2001-02-01T00:00:0${i}.000Z`, table, id, column, edit));
+      expect([table, column, uploaded.status]).toEqual([table, column, 201]);
+      const refused = await a.call('POST', `backups/${uploaded.body.name}/restore`, { token: ownerA });
+      expect([table, column, refused.status, refused.body.field]).toEqual([table, column, 400, 'name']);
+      expect(refused.body.error).toContain(`row ${table} ${id} is refused: ${field}`);
+      expect(refused.body.error).not.toContain('PostUp');
+    }
+    expect({ configs: await configs(), clients: await A.count('clients'), hops: await A.count('outbounds') }).toEqual(
+      before,
+    );
+    // The archive as made restores: every check passes on what the API wrote.
+    const restored = await a.call(
+      'POST',
+      `backups/${
+        (
+          await upload(
+            a,
+            ownerA,
+            crafted('2001-02-02T00:00:00.000Z', 'hosts', host.id, 'address', (v) => v),
+          )
+        ).body.name
+      }/restore`,
+      { token: ownerA },
+    );
+    expect(restored.status).toBe(200);
+    expect(await configs()).toEqual(before.configs);
+  });
+
   test('an archive dated in the future is refused; a symbolic link under a backup name is no backup; job numbers only', async () => {
     const files = readTar(good);
     const manifest = JSON.parse(files.get('manifest.json')!.toString());
@@ -549,5 +662,61 @@ describe('bad archives and names', () => {
     expect((await a.call('PATCH', 'settings', { token: admin.token, body: { probeTimeoutMs: 6000 } })).status).toBe(
       200,
     );
+  });
+});
+
+describe('a restore under write load', () => {
+  test('restores answer 200, concurrent creates wait (201) or are 503 with Retry-After, nothing else is 5xx, and the data agrees with itself after', async () => {
+    const iface = await A.createInterface();
+    const backup = await makeBackup(a, ownerA);
+    const answers: { what: string; status: number; retryAfter: string | null; error?: string }[] = [];
+    let restoring = true;
+    // Bounded loops on loopback: each writer stops when the restores are done, or after 300 creates.
+    const writer = async () => {
+      for (let i = 0; restoring && i < 300; i++) {
+        const made = await a.call('POST', 'clients', { token: ownerA, body: { interfaceIds: [iface.id] } });
+        answers.push({
+          what: 'create',
+          status: made.status,
+          retryAfter: made.headers.get('retry-after'),
+          error: made.body?.error,
+        });
+      }
+    };
+    const restorer = async () => {
+      try {
+        for (let i = 0; i < 8; i++) {
+          const done = await a.call('POST', `backups/${backup.name}/restore`, { token: ownerA });
+          answers.push({
+            what: 'restore',
+            status: done.status,
+            retryAfter: done.headers.get('retry-after'),
+            error: done.body?.error,
+          });
+        }
+      } finally {
+        restoring = false;
+      }
+    };
+    await Promise.all([writer(), writer(), writer(), restorer()]);
+    const busy = (x: (typeof answers)[number]) => x.status === 503 && x.retryAfter !== null;
+    expect(answers.filter((x) => x.what === 'create' && x.status !== 201 && !busy(x))).toEqual([]);
+    expect(answers.filter((x) => x.what === 'restore' && x.status !== 200 && !busy(x))).toEqual([]);
+    expect(answers.filter((x) => x.what === 'restore' && x.status === 200).length).toBeGreaterThan(0);
+    expect(answers.filter((x) => x.what === 'create').length).toBeGreaterThan(8);
+
+    // What the restores left agrees with itself: counters, summaries and every client's devices.
+    const [counts] = await a.query<{ clients: number; summaries: number; devicesWithoutTheirAccounts: number }>(
+      `select (select count(*)::int from clients) as clients,
+              (select count(*)::int from clients c where c.device_count <> (select count(*) from devices d where d.client_id = c.id)) as summaries,
+              (select count(*)::int from devices d where (select count(*) from accounts x where x.device_id = d.id)
+                 <> (select count(*) from client_interfaces ci where ci.client_id = d.client_id)) as "devicesWithoutTheirAccounts"`,
+    );
+    expect(counts.summaries).toBe(0);
+    expect(counts.devicesWithoutTheirAccounts).toBe(0);
+    const inventory = (await a.call('GET', 'overview/full', { token: ownerA })).body.inventory;
+    expect(inventory.clients.total).toBe(counts.clients);
+    const listed = (await a.call('GET', 'clients?perPage=1', { token: ownerA })).body;
+    expect(listed.total).toBe(counts.clients);
   });
 });

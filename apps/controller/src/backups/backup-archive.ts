@@ -12,11 +12,14 @@ import {
   type Manifest,
 } from './manifest.js';
 
-/** Why an archive cannot be restored: said to the caller as a 400 (or 409 for a newer panel's). */
+/**
+ * Why an archive cannot be restored: said to the caller as a 400 (or 409 for a newer panel's, or
+ * 503 when the panel's writers left the restore no moment to take its locks: try again).
+ */
 export class ArchiveRefused extends Error {
   constructor(
     message: string,
-    readonly status: 400 | 409 = 400,
+    readonly status: 400 | 409 | 503 = 400,
   ) {
     super(message);
   }

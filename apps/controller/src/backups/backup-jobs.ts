@@ -120,16 +120,16 @@ export class BackupJobs implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** The refusal in a failed run's reason, if it was one: [status, message]. */
-  static refusal(reason: string): [400 | 409, string] | null {
-    const m = /^refused (400|409) ([\s\S]*)$/.exec(reason);
-    return m ? [Number(m[1]) as 400 | 409, m[2]] : null;
+  static refusal(reason: string): [400 | 409 | 503, string] | null {
+    const m = /^refused (400|409|503) ([\s\S]*)$/.exec(reason);
+    return m ? [Number(m[1]) as 400 | 409 | 503, m[2]] : null;
   }
 
   private async process(job: Job<RunData>): Promise<unknown> {
     const report = (progress: RunProgress) => job.updateProgress(progress as unknown as object);
     try {
       const outcome = await this.repository.withRunLock<unknown>(() => {
-        if (job.name === 'backup') return this.runner.backup(report);
+        if (job.name === 'backup') return this.runner.backup(report, job.data.trigger);
         if (job.name === 'restore') return this.runner.restore(job.data.name ?? '', report);
         throw new UnrecoverableError(`no handler for backups job "${job.name}"`);
       });

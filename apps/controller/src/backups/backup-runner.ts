@@ -47,7 +47,12 @@ export class BackupRunner {
     @Inject(PANEL_RUNTIME) private readonly runtime: Pick<PanelRuntime, 'config'>,
   ) {}
 
-  async backup(report: ReportProgress): Promise<BackupFile> {
+  /**
+   * Makes a backup. Only a scheduled one is marked as the schedule's and followed by retention:
+   * retention deletes archives, which only the owner may delete, so no backup made by hand (an
+   * admin may make them) ever removes one (docs/backups.md, "Schedule and retention").
+   */
+  async backup(report: ReportProgress, trigger: 'api' | 'schedule' = 'api'): Promise<BackupFile> {
     // Names have one-second resolution: a second backup within the same second takes the next free one.
     let createdAt = new Date(Math.floor(Date.now() / 1000) * 1000);
     while (await this.store.get(backupNameAt(createdAt))) createdAt = new Date(createdAt.getTime() + 1000);
@@ -104,8 +109,11 @@ export class BackupRunner {
       const backup = await this.store.commit(scratch, name, await sha256OfFile(scratch));
       if (!backup) throw new Error(`the name ${name} was taken meanwhile (an upload of the same second); try again`);
 
-      await report({ stage: 'retention', percent: 95 });
-      await this.applyRetention();
+      if (trigger === 'schedule') {
+        await this.store.markScheduled(name);
+        await report({ stage: 'retention', percent: 95 });
+        await this.applyRetention();
+      }
       return backup;
     } finally {
       await this.store.discardDir(staging);
@@ -113,11 +121,16 @@ export class BackupRunner {
     }
   }
 
-  /** Keeps the newest `backupKeep` archives (settings), deletes the rest. */
+  /**
+   * Keeps the newest `backupKeep` scheduled archives (settings) and deletes the older scheduled
+   * ones. Archives made by hand or uploaded are never pruned: they go when the owner deletes them.
+   */
   async applyRetention(): Promise<string[]> {
     const { backupKeep } = await this.settings.get();
     const removed: string[] = [];
-    for (const old of (await this.store.list()).slice(backupKeep)) {
+    const scheduled: BackupFile[] = [];
+    for (const backup of await this.store.list()) if (await this.store.isScheduled(backup.name)) scheduled.push(backup);
+    for (const old of scheduled.slice(backupKeep)) {
       if (await this.store.remove(old.name)) removed.push(old.name);
     }
     if (removed.length > 0) this.logger.log(`retention removed ${removed.join(', ')}`);

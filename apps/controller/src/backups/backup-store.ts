@@ -9,6 +9,9 @@ import { pipeline } from 'node:stream/promises';
 export const BACKUP_NAME = /^backup-(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})\.tar\.gz$/;
 export const BACKUP_NAME_RULE = 'backup-YYYYMMDD-HHMMSS.tar.gz';
 
+/** Beside an archive the schedule made (`<name>.scheduled`): the archives retention may prune. */
+export const SCHEDULED_MARK = '.scheduled';
+
 export interface BackupFile {
   name: string;
   size: number;
@@ -156,7 +159,29 @@ export class BackupStore {
       throw error;
     }
     await rm(`${path}.sha256`, { force: true });
+    await rm(`${path}${SCHEDULED_MARK}`, { force: true });
     return true;
+  }
+
+  /**
+   * Marks an archive as the schedule's: retention prunes those alone (docs/backups.md). The mark
+   * is a file of its own beside the archive, so listing never reads archives; written after the
+   * archive is in place, so a crash between the two leaves an archive that is kept, never one
+   * pruned that should not be.
+   */
+  async markScheduled(name: string): Promise<void> {
+    const path = this.pathOf(name);
+    if (!path) throw new Error(`not a backup name: ${name}`);
+    await rm(`${path}${SCHEDULED_MARK}`, { force: true }); // never written through a link left there
+    await writeFile(`${path}${SCHEDULED_MARK}`, '', { mode: 0o600, flag: 'wx' });
+  }
+
+  /** Whether the schedule made the archive (a regular file marks it; a link is no mark). */
+  async isScheduled(name: string): Promise<boolean> {
+    const path = this.pathOf(name);
+    if (!path) return false;
+    const info = await lstat(`${path}${SCHEDULED_MARK}`).catch(() => null);
+    return info?.isFile() ?? false;
   }
 
   /**

@@ -121,7 +121,7 @@ export class BackupsController {
       'Restore a backup: checks the archive first (a damaged or foreign one changes nothing), replaces every table in one transaction, then sends every node its restored state',
     response: RestoredDto,
     accepted: BackupJobDto,
-    errors: [409],
+    errors: [409, 503],
   })
   async restore(@Param('name') name: string, @Res({ passthrough: true }) reply: FastifyReply) {
     return answer(reply, await this.backups.restore(name), HttpStatus.OK);

@@ -3,7 +3,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { AbstractSqlDriver } from '@mikro-orm/sql';
 import pg from 'pg';
@@ -14,6 +14,8 @@ import { PANEL_RUNTIME, type PanelRuntime } from '../runtime.js';
 import type { AgentFacts } from '../system/agent-state.js';
 import { ArchiveRefused } from './backup-archive.js';
 import type { Manifest } from './manifest.js';
+import { checkRestoredRows } from './restored-rows.js';
+import { RESTORE_GATE_KEY, RestoreGate } from './restore-gate.js';
 
 /**
  * Tables a backup leaves out, and why: `warren_migrations` is the schema's own record (the
@@ -39,6 +41,9 @@ export interface DumpedTable {
   sha256: string;
 }
 
+/** How long a restore keeps trying to take its locks before it answers 503 (see beginHoldingEveryTable). */
+const RESTORE_LOCK_WAIT_MS = 60_000;
+
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** Counts rows and bytes of a COPY stream while hashing it. */
@@ -60,11 +65,16 @@ function hashing(hash: ReturnType<typeof createHash>, counter: { rows: number })
  * small reads around a run go through the ORM's pool.
  */
 @Injectable()
-export class BackupsRepository {
+export class BackupsRepository implements OnModuleInit {
   constructor(
     @Inject(PANEL_RUNTIME) private readonly runtime: Pick<PanelRuntime, 'databaseUrl'>,
     @Inject(MikroORM) private readonly orm: MikroORM,
   ) {}
+
+  /** Every transaction of this panel passes the restore gate (restore-gate.ts). */
+  onModuleInit(): void {
+    this.orm.em.getEventManager().registerSubscriber(new RestoreGate());
+  }
 
   private async connect(): Promise<pg.Client> {
     const client = new pg.Client({ connectionString: this.runtime.databaseUrl });
@@ -252,6 +262,62 @@ export class BackupsRepository {
   }
 
   /**
+   * Begins the restore's transaction holding every panel table (ACCESS EXCLUSIVE, in name order),
+   * before it reads or drops anything. A restore that took its locks one statement at a time
+   * (drop, then the next table a trigger touched) deadlocked with requests that had locked one
+   * of its tables and wanted another: 3 of 19 restores and some of the requests answered 500
+   * (issue 19). Now the restore never waits while it holds a lock for longer than half of
+   * PostgreSQL's deadlock_timeout: the LOCK statement is cut off before any writer waiting on it
+   * could be found in a deadlock, and the restore rolls back, waits a moment and tries again.
+   * Once it holds every table, writers wait for it (their statements queue behind its locks and
+   * run on the restored tables after it commits). Past RESTORE_LOCK_WAIT_MS of trying, a 503.
+   */
+  private async beginHoldingEveryTable(client: pg.Client): Promise<void> {
+    const { rows } = await client.query<{ ms: string }>(
+      `select extract(epoch from current_setting('deadlock_timeout')::interval) * 1000 as ms`,
+    );
+    const waitMs = Math.max(20, Math.min(500, Math.floor(Number(rows[0].ms) / 2)));
+    const deadline = Date.now() + RESTORE_LOCK_WAIT_MS;
+    const busy = () => new ArchiveRefused('the panel is too busy with writes to restore now; try again', 503);
+    // The gate first (restore-gate.ts), waited for in short spells: a request holding it shared
+    // that waits for another transaction of its own would otherwise wait for the restore for ever.
+    for (;;) {
+      await client.query(`set statement_timeout = '2s'`);
+      try {
+        await client.query(`select pg_advisory_lock(${RESTORE_GATE_KEY})`);
+        break;
+      } catch (error) {
+        if ((error as { code?: string }).code !== '57014') throw error;
+        if (Date.now() > deadline) throw busy();
+      } finally {
+        await client.query('set statement_timeout to default');
+      }
+    }
+    for (;;) {
+      await client.query('begin');
+      try {
+        const { rows: tables } = await client.query<{ name: string }>(
+          `select c.relname::text as name from pg_class c join pg_namespace n on n.oid = c.relnamespace and n.nspname = 'public'
+            where c.relkind in ('r', 'p') and (c.relname = 'warren_migrations' or c.relname = any($1::text[])) order by 1`,
+          [this.panelTables()],
+        );
+        await client.query(`set local statement_timeout = '${waitMs}ms'`);
+        await client.query(
+          `lock table ${tables.map((t) => `public.${quote(t.name)}`).join(', ')} in access exclusive mode`,
+        );
+        await client.query('set local statement_timeout to default');
+        return;
+      } catch (error) {
+        await client.query('rollback').catch(() => undefined);
+        // Cut off (57014), a lock not granted (55P03) or chosen as a deadlock's victim (40P01).
+        if (!['57014', '55P03', '40P01'].includes((error as { code?: string }).code ?? '')) throw error;
+        if (Date.now() > deadline) throw busy();
+        await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 200));
+      }
+    }
+  }
+
+  /**
    * Replaces the whole database with the backup extracted in `dir`, in one transaction: nothing
    * changes unless everything does. The schema is rebuilt to the backup's migration level, the
    * tables are loaded, then the migrations the backup predates run over the loaded data, so an
@@ -270,7 +336,7 @@ export class BackupsRepository {
     if (level < 0) throw new Error(`unknown migration level ${manifest.migration}`);
     const client = await this.connect();
     try {
-      await client.query('begin');
+      await this.beginHoldingEveryTable(client);
       await client.query(`set local lock_timeout = '30s'`);
       const before = await client.query<{ id: string; desired_revision: string; counters_seq: string | null }>(
         `select n.id, n.desired_revision, a.counters_seq from nodes n left join node_agents a on a.node_id = n.id`,
@@ -336,6 +402,8 @@ export class BackupsRepository {
         await progress(++done, total);
       }
       await this.runMigrations(client, level + 1, this.migrations.length);
+      // Held to what the API would take, in today's shape (restored-rows.ts); a refusal rolls back.
+      await checkRestoredRows(async (sql) => (await client.query<Record<string, unknown>>(sql)).rows);
 
       // What must not go back in time (see above).
       const previous = JSON.stringify(

@@ -12,6 +12,9 @@ import { BACKUP_NAME_RULE, backupNameAt, openNoFollow, sha256OfFile, type Backup
 /** How long POST /api/backups and a restore wait for their job before answering 202 with it. */
 export const REQUEST_WAIT_MS = 25_000;
 
+/** When to try a restore again that found the panel too busy to take its locks. */
+const BUSY_RETRY_AFTER_S = 5;
+
 export type RunAnswer<T> = { done: true; result: T } | { done: false; job: RunView };
 
 /** Backups: what may be made, read, uploaded, deleted and restored, and when. */
@@ -124,6 +127,7 @@ export class BackupsService {
     if (outcome.state === 'completed') return { done: true, result: outcome.value as T };
     if (outcome.state === 'failed') {
       const refusal = BackupJobs.refusal(outcome.reason);
+      if (refusal?.[0] === 503) throw new ApiError(503, refusal[1], '', { 'Retry-After': String(BUSY_RETRY_AFTER_S) });
       if (refusal) throw new ApiError(refusal[0], refusal[1], kind === 'restore' ? 'name' : '');
       throw new Error(`${kind} failed: ${outcome.reason}`);
     }

@@ -75,7 +75,10 @@ export class ClientsService {
   }
 
   async get(id: string): Promise<ClientDetail> {
-    const em = this.orm.em.fork();
+    return this.detail(this.orm.em.fork(), id);
+  }
+
+  private async detail(em: EntityManager, id: string): Promise<ClientDetail> {
     const client = await this.clients.view(em, id);
     if (!client) throw notFound('client not found', 'id');
     return { ...client, devices: await this.devices.viewsOf(em, id) };
@@ -113,7 +116,9 @@ export class ClientsService {
     const status = nextStatus(null, { quotaBytes, usedBytes: 0, expiresAt }, now, dto.enabled ?? true);
 
     const id = randomUUID();
-    await this.orm.em.fork().transactional(async (em) => {
+    // Read back inside the transaction: after it a restore may already have replaced the clients,
+    // and the answer to a create that succeeded would be a 404 (issue 19, item 13).
+    const created = await this.orm.em.fork().transactional(async (em) => {
       const interfaces = await this.provisioning.lockInterfaces(em, dto.interfaceIds);
       await this.clients.insert(em, {
         id,
@@ -143,9 +148,10 @@ export class ClientsService {
         em,
         interfaces.map((iface) => iface.nodeId),
       );
+      return this.detail(em, id);
     });
     this.totals.changed();
-    return this.get(id);
+    return created;
   }
 
   async update(id: string, dto: UpdateClientDto): Promise<ClientDetail> {

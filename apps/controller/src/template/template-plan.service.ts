@@ -87,7 +87,7 @@ const LIST_RULES = {
   directDomains: normalizeDomain,
 } as const;
 
-function checkLists(dto: object, path: string): void {
+export function checkLists(dto: object, path: string): void {
   for (const [field, normalize] of Object.entries(LIST_RULES)) {
     const values = (dto as Record<string, unknown>)[field];
     if (!Array.isArray(values)) continue;

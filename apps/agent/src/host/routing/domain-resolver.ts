@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { writeFileAtomic } from '#libs/files/atomic-file.js';
+import { ConfigValueError, textValue } from '#libs/files/config-value.js';
 import { isIpv4 } from '#libs/wireguard/ipv4.js';
 import type { CommandRunner } from '../command-runner.js';
 import { startDaemon, stopDaemon, isOurDaemon } from './hop-daemon.js';
@@ -31,8 +32,23 @@ export function renderResolverConfig(
     'no-hosts',
     'cache-size=1000',
   ];
-  for (const [set, domains] of domainSets) lines.push(`nftset=/${domains.join('/')}/4#ip#${table}#${set}`);
+  for (const [set, domains] of domainSets) {
+    lines.push(`nftset=/${domains.map(resolverDomain).join('/')}/4#ip#${nftName(table)}#${nftName(set)}`);
+  }
   return `${lines.join('\n')}\n`;
+}
+
+/** A domain in an `nftset=` line: `/` and `#` separate its parts, so neither may be inside one. */
+function resolverDomain(domain: string): string {
+  if (/[\s/#]/.test(textValue('a domain', domain)) || domain === '')
+    throw new ConfigValueError(`domain ${JSON.stringify(domain)} cannot be written to the resolver's config`);
+  return domain;
+}
+
+function nftName(name: string): string {
+  if (!/^[A-Za-z0-9_]+$/.test(textValue('an nftables name', name)))
+    throw new ConfigValueError(`nftables name ${JSON.stringify(name)} cannot be written to the resolver's config`);
+  return name;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { REDSOCKS_TEXT, type HopConfig } from '#libs/contracts/routing.js';
+import { integerValue, textValue } from '#libs/files/config-value.js';
 import type { DaemonSpec } from './hop-daemon.js';
 
 /**
@@ -39,15 +40,18 @@ export function renderProxyHop(
   files: ReturnType<typeof hopFiles>,
 ): { text: string; daemon: DaemonSpec } {
   if (isIP(address) !== 4) throw new Error(`hop address ${JSON.stringify(address)} is not an IPv4 address`);
+  integerValue('redirector port', port);
+  integerValue('hop port', config.port);
   if (config.kind === 'shadowsocks') {
+    // JSON escapes what it writes; refused all the same, as every renderer does (config-value.ts).
     const text = `${JSON.stringify(
       {
         server: address,
         server_port: config.port,
         local_address: '0.0.0.0',
         local_port: port,
-        password: config.password,
-        method: config.method,
+        password: textValue('the password', config.password),
+        method: textValue('the method', config.method),
         mode: 'tcp_only',
         timeout: 60,
       },

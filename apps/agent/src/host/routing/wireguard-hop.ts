@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { HopConfig } from '#libs/contracts/routing.js';
 import { writeFileAtomic } from '#libs/files/atomic-file.js';
+import { integerValue } from '#libs/files/config-value.js';
 import { keyValue, portValue } from '#libs/wireguard/config-text.js';
 import { parseInterfaceAddress, reconcileAddressing } from '../addressing.js';
 import type { CommandRunner } from '../command-runner.js';
@@ -37,7 +38,8 @@ export function renderWireguardHop(config: WireguardHop): { text: string; sha256
   ];
   if (config.presharedKey) lines.push(`PresharedKey = ${keyValue('hop preshared key', config.presharedKey)}`);
   lines.push(`Endpoint = ${host}:${portValue('endpoint port', config.endpointPort)}`, 'AllowedIPs = 0.0.0.0/0');
-  if (config.persistentKeepalive > 0) lines.push(`PersistentKeepalive = ${config.persistentKeepalive}`);
+  const keepalive = integerValue('persistent keepalive', config.persistentKeepalive);
+  if (keepalive > 0) lines.push(`PersistentKeepalive = ${keepalive}`);
   const text = `${lines.join('\n')}\n`;
   return { text, sha256: createHash('sha256').update(text).digest('hex') };
 }

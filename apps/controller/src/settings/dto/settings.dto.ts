@@ -21,7 +21,8 @@ export class UpdateSettingsDto {
     type: 'integer',
     minimum: b.backupKeep.min,
     maximum: b.backupKeep.max,
-    description: 'How many of the newest backups are kept',
+    description:
+      'How many of the newest scheduled backups retention keeps; archives made by hand or uploaded are never pruned',
   })
   @OptionalNotNull()
   @IsInt()

@@ -5,7 +5,10 @@ export class SettingsDto {
   @IntField({ description: 'Hours between scheduled backups; 0 = no schedule' })
   backupIntervalHours!: number;
 
-  @IntField({ description: 'How many of the newest backups are kept' })
+  @IntField({
+    description:
+      'How many of the newest scheduled backups retention keeps; archives made by hand or uploaded are never pruned',
+  })
   backupKeep!: number;
 
   @ApiProperty({ description: 'What an http-mode probe fetches through a hop' })
