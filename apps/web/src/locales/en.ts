@@ -225,6 +225,8 @@ export const en = {
     defaultOutbound: 'Default outbound',
     blockBitTorrent: 'Block BitTorrent',
     failClosed: 'Fail closed (block when a hop is down)',
+    failClosedHelp:
+      "Off, traffic for a hop that is down or disabled, and the UDP and ICMP of rules through a SOCKS, HTTP or shadowsocks hop, leave directly from this node's uplink with its address.",
     lists: {
       domains: 'Domains',
       destIps: 'Destination IPs',

@@ -222,6 +222,8 @@ export const fa: Translation = {
     defaultOutbound: 'خروجی پیش‌فرض',
     blockBitTorrent: 'مسدودسازی BitTorrent',
     failClosed: 'بسته در خطا (مسدود هنگام از کار افتادن خروجی)',
+    failClosedHelp:
+      'اگر خاموش باشد، ترافیک خروجی از کار افتاده یا غیرفعال، و UDP و ICMP قانون‌هایی که از خروجی SOCKS، HTTP یا shadowsocks می‌گذرند، مستقیم از اتصال بیرونی این گره با نشانی آن خارج می‌شود.',
     lists: {
       domains: 'دامنه‌ها',
       destIps: 'IPهای مقصد',
