@@ -88,6 +88,8 @@ async function startBenchPanel(scope) {
     WARREN_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'error',
     WARREN_LOG_FORMAT: 'json',
     WARREN_LOCAL_AGENT: 'off',
+    // No periodic hop checks: a bench sends nothing off this machine (docs/testing.md).
+    WARREN_HOP_CHECKS: 'off',
   });
   const panel = await startPanel(config);
   scope.add('panel', () => panel.close());

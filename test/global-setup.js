@@ -144,6 +144,9 @@ export default async function globalSetup() {
     ),
   ].filter(Boolean);
   say(`PostgreSQL ${redact(process.env.DATABASE_URL)}, Redis ${redact(process.env.REDIS_URL)}`);
+  // Every panel a suite starts (in process or spawned with this environment) checks no hop on
+  // its own: the default probe URL and test hop addresses are off this machine (docs/testing.md).
+  process.env.WARREN_HOP_CHECKS = 'off';
   globalThis.__warrenTestServices = started;
 }
 

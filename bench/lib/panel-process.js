@@ -23,6 +23,8 @@ export async function startPanelProcess({ databaseUrl, redisUrl, queuePrefix, da
   const port = await freePort();
   const childEnv = {
     ...process.env,
+    // No periodic hop checks: a bench sends nothing off this machine (docs/testing.md).
+    WARREN_HOP_CHECKS: 'off',
     WARREN_TLS: 'off',
     WARREN_HOST: '127.0.0.1',
     WARREN_PORT: String(port),

@@ -1849,10 +1849,10 @@ export interface components {
             /** @description The hop's slot on its node (its routing table, fwmark and redirector port); null for the built-ins */
             slot: number | null;
             /**
-             * @description up or failed: what the node's agent reported in its last apply (built-ins are always up); disabled; unknown: the agent is away or has not applied the hop yet
+             * @description up or failed: what the node's agent reported in its last apply (built-ins are always up); down: running, but its last check (periodic or asked for) failed, stateError says why; disabled; unknown: the agent is away or has not applied the hop yet
              * @enum {string}
              */
-            state: "up" | "failed" | "disabled" | "unknown";
+            state: "up" | "down" | "failed" | "disabled" | "unknown";
             /** @description Why the hop failed on its node */
             stateError: string | null;
             tag: string;
@@ -2015,6 +2015,7 @@ export interface components {
             defaultOutbound: string;
             directDomains: string[];
             directIps: string[];
+            /** @description On (the default): traffic for a hop that is down, disabled or cannot carry its protocol is dropped. Off (fail open): that traffic leaves directly from the node's own uplink with the node's address, unencrypted by any hop: a crashed WireGuard hop's traffic until the agent repairs it, a disabled hop's always, and all UDP and ICMP of rules through a SOCKS, HTTP or shadowsocks hop (those carry TCP only) */
             failClosed: boolean;
         };
         RoutingDto: {
@@ -2106,6 +2107,8 @@ export interface components {
             backupIntervalHours: number;
             /** @description How many of the newest scheduled backups retention keeps; archives made by hand or uploaded are never pruned */
             backupKeep: number;
+            /** @description Seconds between periodic checks of every hop; 0 = off */
+            hopCheckIntervalSeconds: number;
             probeTimeoutMs: number;
             /** @description What an http-mode probe fetches through a hop */
             probeUrl: string;
@@ -2446,7 +2449,7 @@ export interface components {
             directDomains?: string[];
             /** @description IPv4/IPv6 addresses or networks (10.0.0.0/8) */
             directIps?: string[];
-            /** @description Traffic for a hop that is down or disabled is dropped instead of leaving directly */
+            /** @description On (the default): traffic for a hop that is down, disabled or cannot carry its protocol is dropped. Off (fail open): that traffic leaves directly from the node's own uplink with the node's address, unencrypted by any hop: a crashed WireGuard hop's traffic until the agent repairs it, a disabled hop's always, and all UDP and ICMP of rules through a SOCKS, HTTP or shadowsocks hop (those carry TCP only) */
             failClosed?: boolean;
         };
         UpdateRuleDto: {
@@ -2483,6 +2486,8 @@ export interface components {
             backupIntervalHours?: number;
             /** @description How many of the newest scheduled backups retention keeps; archives made by hand or uploaded are never pruned */
             backupKeep?: number;
+            /** @description Seconds between periodic checks of every hop (an http probe from its node, jittered, checked every 5 s); 0 turns them off */
+            hopCheckIntervalSeconds?: number;
             probeTimeoutMs?: number;
             /** @description http(s) URL an http-mode probe fetches through a hop */
             probeUrl?: string;

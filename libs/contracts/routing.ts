@@ -150,7 +150,11 @@ export type DesiredRule = z.infer<typeof desiredRuleSchema>;
 export const desiredRoutingSchema = z.object({
   /** Where traffic no rule matched goes: a built-in or one of this node's outbounds. */
   defaultOutbound: outboundTag,
-  /** A hop that is down (process gone, interface missing) drops its traffic instead of leaking it through direct. */
+  /**
+   * Traffic for a hop that is down (process gone, interface missing), not running here, or that
+   * cannot carry its protocol (UDP and ICMP through a SOCKS/HTTP/shadowsocks hop) is dropped.
+   * Off ("fail open"), that traffic leaves directly from the node's uplink instead.
+   */
   failClosed: z.boolean(),
   blockBitTorrent: z.boolean(),
   blockIps: z.array(cidr).max(MAX_LIST_ENTRIES),
@@ -162,10 +166,13 @@ export const desiredRoutingSchema = z.object({
 });
 export type DesiredRouting = z.infer<typeof desiredRoutingSchema>;
 
-/** Routing a node gets when nothing is configured: everything direct, nothing blocked. */
+/**
+ * Routing a node gets when nothing is configured: everything direct, nothing blocked, and fail
+ * closed (a routing product must not leak by default; issue 19 item 8).
+ */
 export const DEFAULT_ROUTING: DesiredRouting = {
   defaultOutbound: 'direct',
-  failClosed: false,
+  failClosed: true,
   blockBitTorrent: false,
   blockIps: [],
   blockDomains: [],

@@ -56,7 +56,7 @@ test('a node routes everything direct until told otherwise', async () => {
       blockPorts: [],
       directIps: [],
       directDomains: [],
-      failClosed: false,
+      failClosed: true, // fail closed by default (issue 19 item 8)
     },
     rules: [],
   });
@@ -344,14 +344,15 @@ test('the desired state carries the routing resolved for the node: clients and g
   const regrouped = (await desired(node.id)).routing!;
   expect([...regrouped.rules[1].sourceIps].sort()).toEqual([...(await ipOf(alice.id)), ...(await ipOf(bob.id))].sort());
 
-  // A disabled hop is not delivered; its rules go direct, or to blocked when fail-closed.
+  // A disabled hop is not delivered; its rules go to blocked (fail closed, the default), or direct when fail open.
   await answer(typed().PATCH('/api/outbounds/{id}', { params: { path: { id: hop.id } }, body: { enabled: false } }));
   let state = await desired(node.id);
   expect(state.outbounds).toEqual([]);
-  expect(state.routing!.rules[0].outbound).toBe('direct');
-  await answer(typed().PUT('/api/routing', { params: { query: { nodeId: node.id } }, body: { failClosed: true } }));
-  state = await desired(node.id);
   expect(state.routing!.rules[0].outbound).toBe('blocked');
+  expect(state.routing!.failClosed).toBe(true);
+  await answer(typed().PUT('/api/routing', { params: { query: { nodeId: node.id } }, body: { failClosed: false } }));
+  state = await desired(node.id);
+  expect(state.routing!.rules[0].outbound).toBe('direct');
 });
 
 test("rule-hits from the node's agent add up into its rules' hits; another node's rule ids change nothing", async () => {

@@ -20,6 +20,7 @@ const DEFAULTS = {
   probeUrl: 'http://cp.cloudflare.com/generate_204',
   probeTimeoutMs: 5000,
   allowPrivateTargets: false,
+  hopCheckIntervalSeconds: 60,
 };
 
 describe('/api/settings', () => {
@@ -60,6 +61,9 @@ describe('/api/settings', () => {
       [{ probeUrl: 'not a url' }, 'probeUrl'],
       [{ probeUrl: `http://example.com/${'a'.repeat(2048)}` }, 'probeUrl'],
       [{ probeTimeoutMs: 10 }, 'probeTimeoutMs'],
+      [{ hopCheckIntervalSeconds: -1 }, 'hopCheckIntervalSeconds'],
+      [{ hopCheckIntervalSeconds: 86_401 }, 'hopCheckIntervalSeconds'],
+      [{ hopCheckIntervalSeconds: 1.5 }, 'hopCheckIntervalSeconds'],
       [{ allowPrivateTargets: 'yes' }, 'allowPrivateTargets'],
       [{ unknownOption: 1 }, 'unknownOption'],
       [{ probeUrl: 'https://user:pw@example.com/' }, 'probeUrl'],

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DesiredInterface, DesiredState } from '../../libs/contracts/desired-state.js';
@@ -164,6 +164,15 @@ async function egressOf(client: number): Promise<string | null> {
   );
 }
 
+/** What the internet's UDP echo saw as the client's address, or null when no answer came within 2 s. */
+async function udpEgressOf(client: number): Promise<string | null> {
+  const program = `const s=require('node:dgram').createSocket('udp4');s.on('message',m=>{console.log(String(m));process.exit(0)});setTimeout(()=>process.exit(1),2000);s.send('hello',8080,'${SERVER_IP}')`;
+  return clients[client].ns.exec(process.execPath, '-e', program).then(
+    (body) => body.trim(),
+    () => null,
+  );
+}
+
 function probeJob(config: ProbeJob['config'], overrides: Partial<ProbeJob> = {}): ProbeJob {
   return {
     outboundId: randomUUID(),
@@ -233,9 +242,17 @@ beforeAll(async () => {
   const server = internet.start(
     process.execPath,
     '-e',
-    `require('node:http').createServer((q,s)=>s.end(q.socket.remoteAddress.replace(/^::ffff:/,''))).listen(8080,'0.0.0.0',()=>console.log('listening'))`,
+    // HTTP and a UDP echo on 8080, both answering with the address they see (the echo bound to
+    // the server's address: unbound, its answers would leave from the veth's address).
+    `require('node:http').createServer((q,s)=>s.end(q.socket.remoteAddress.replace(/^::ffff:/,''))).listen(8080,'0.0.0.0',()=>console.log('listening'));` +
+      `const u=require('node:dgram').createSocket('udp4');u.on('message',(m,r)=>u.send(r.address,r.port,r.address));u.bind(8080,'${SERVER_IP}',()=>console.log('udp'))`,
   );
-  await waitFor('the test server', () => server.output().includes('listening'), 10_000, 50);
+  await waitFor(
+    'the test server',
+    () => server.output().includes('listening') && server.output().includes('udp'),
+    10_000,
+    50,
+  );
 
   // The upstream's end of the WireGuard hop.
   await startWireguardPeer(
@@ -466,25 +483,48 @@ describe('policy routing (egress seen by the internet server)', () => {
     expect((await hits.read()).find((h) => h.id === viaHop.id)).toBeUndefined();
   });
 
-  test('fail-closed: a hop that is gone drops its traffic instead of leaking it; without fail-closed it leaves directly', async () => {
+  test('fail-closed by default: a hop that is gone drops its traffic instead of leaking it; without fail-closed it leaves directly', async () => {
     const viaHop = rule('via-wg', { sourceIps: [`${clients[0].ip}/32`] });
-    await apply(desired([wgHop], { rules: [viaHop], failClosed: true }));
+    // Default routing settings (DEFAULT_ROUTING, what a new node gets): nothing says failClosed.
+    await apply(desired([wgHop], { rules: [viaHop] }));
     expect(await egressOf(0)).toBe(HOP_EGRESS);
 
-    // The hop's interface vanishes behind the agent's back: the table's unreachable route holds.
+    // The hop's interface vanishes behind the agent's back (a crash): the table's unreachable route holds.
     await node.exec('ip', 'link', 'del', names.hop);
     expect(await host.missingInterfaces()).toContain(names.hop);
     expect(await egressOf(0)).toBeNull();
     expect(await egressOf(1)).toBe(DIRECT_EGRESS);
     // The watchdog's re-apply brings it back.
-    await apply(desired([wgHop], { rules: [viaHop], failClosed: true }));
+    await apply(desired([wgHop], { rules: [viaHop] }));
+    await waitFor('client 1 through the re-created hop', async () => (await egressOf(0)) === HOP_EGRESS);
+
+    // Fail open (what an existing panel may have kept): the same crash leaks to the echo server.
+    await apply(desired([wgHop], { rules: [viaHop], failClosed: false }));
+    await node.exec('ip', 'link', 'del', names.hop);
+    await waitFor('the crashed hop’s traffic leaving directly', async () => (await egressOf(0)) === DIRECT_EGRESS);
+    await apply(desired([wgHop], { rules: [viaHop] }));
     await waitFor('client 1 through the re-created hop', async () => (await egressOf(0)) === HOP_EGRESS);
 
     // The hop disabled (no longer among the node's outbounds) while a rule still names it.
-    await apply(desired([], { rules: [viaHop], failClosed: true }));
+    await apply(desired([], { rules: [viaHop] }));
     expect(await egressOf(0)).toBeNull();
     await apply(desired([], { rules: [viaHop], failClosed: false }));
     expect(await egressOf(0)).toBe(DIRECT_EGRESS);
+  });
+
+  test('fail-closed by default: UDP to a destination routed through a SOCKS hop is dropped, not sent directly', async () => {
+    microsocks ??= upstream.start('microsocks', '-i', UPSTREAM, '-p', String(SOCKS_PORT));
+    // No network given: TCP and UDP to the server both match the rule.
+    const viaSocks = rule('via-socks', { destIps: [`${SERVER_IP}/32`], sourceIps: [`${clients[1].ip}/32`] });
+    await apply(desired([socksHop], { rules: [viaSocks] }));
+    await waitFor('client 2 through the SOCKS hop', async () => (await egressOf(1)) === HOP_EGRESS);
+    expect(await udpEgressOf(1)).toBeNull();
+    // Client 1 is not routed: its UDP reaches the echo server (the echo works).
+    expect(await udpEgressOf(0)).toBe(DIRECT_EGRESS);
+    // Fail open: the UDP the hop cannot carry leaves from the node's uplink.
+    await apply(desired([socksHop], { rules: [viaSocks], failClosed: false }));
+    expect(await udpEgressOf(1)).toBe(DIRECT_EGRESS);
+    await apply(desired([], {}));
   });
 
   test('a rule on blocked drops; a SOCKS5 hop carries TCP through redsocks; a killed redsocks is restarted', async () => {
@@ -544,10 +584,13 @@ describe('policy routing (egress seen by the internet server)', () => {
     // The set's contents survive a re-apply that changes the table.
     await apply(desired([wgHop], { rules: [rule('direct', { sourceIps: ['10.99.0.0/24'] }), viaDomain] }));
     expect(await egressOf(1)).toBe(HOP_EGRESS);
-    // No domain criteria left: the resolver is stopped.
+    const resolverFiles = ['resolver.conf', 'resolver.pid'].map((file) => join(workDir, 'agent', file));
+    expect(resolverFiles.filter((file) => existsSync(file))).toEqual(resolverFiles);
+    // No domain criteria left: the resolver is stopped and its files removed, as a hop's are.
     await apply(desired([wgHop], { rules: [] }));
     expect(await host.missingInterfaces()).toEqual([]);
     await expect(resolveIn(clients[0].ns, '10.77.0.1', 'via-hop.test')).rejects.toThrow();
+    expect(resolverFiles.filter((file) => existsSync(file))).toEqual([]);
   });
 
   test('a hop whose address is, or resolves on the node to, a forbidden address fails unless private targets are allowed; one running stops when they are turned off', async () => {

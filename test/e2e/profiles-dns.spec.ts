@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDnsResponder } from '../support/dns-responder.js';
@@ -36,7 +36,13 @@ let token: string;
 let agent: AgentProcess | undefined;
 let workDir: string;
 
-const { call, createNode, createInterface, createClient, getClient, getNode } = fixtures(() => ({ t, token }));
+/** What the first test brought up, for the second: the node and the client whose profile is up. */
+let broughtUp: { nodeId: string } | undefined;
+
+const { call, typed, createNode, createInterface, createClient, getClient, getNode } = fixtures(() => ({
+  t,
+  token,
+}));
 
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error('profiles-dns.spec needs root (network namespaces, wireguard-go)');
@@ -55,6 +61,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await agent?.stop().catch(() => undefined);
   for (const ns of [nodeNs, clientNs, internetNs]) await ns?.destroy().catch(() => undefined);
+  if (nodeNs) rmSync(`/etc/netns/${nodeNs.name}`, { recursive: true, force: true });
   if (agent) rmSync(agent.dataDir, { recursive: true, force: true });
   if (workDir) rmSync(workDir, { recursive: true, force: true });
   await t?.stop();
@@ -130,4 +137,34 @@ test('a full-tunnel client resolves a name through the tunnel with the default D
     return listed.running && listed.online === 1 && used > 0 && listed.usedBytes === used ? listed : undefined;
   });
   expect(entry).toMatchObject({ id: iface.id, running: true, online: 1, devices: 1 });
+  broughtUp = { nodeId: node.id };
+});
+
+test('a domain rule fills from a client whose profile names 1.1.1.1: its DNS is redirected to the node’s resolver (issue 19 item 10)', async () => {
+  if (!broughtUp) throw new Error('needs the tunnel the first test brings up');
+  const { nodeId } = broughtUp;
+  // The node's resolver (dnsmasq, run by the agent through `ip netns exec`) forwards to the
+  // node's own resolvers: here the test's DNS server on 1.1.1.1, nothing off this machine.
+  mkdirSync(`/etc/netns/${nodeNs!.name}`, { recursive: true });
+  writeFileSync(`/etc/netns/${nodeNs!.name}/resolv.conf`, 'nameserver 1.1.1.1\n');
+  await internetNs!.exec('ip', 'address', 'add', `${NAME_ADDRESS}/32`, 'dev', 'lo');
+  await waitFor('the name’s address reachable through the tunnel', () => pingOnce(clientNs!, NAME_ADDRESS), 15_000);
+
+  // A rule blocking the name: it matches the addresses the node's resolver handed out for it.
+  const rule = await typed().POST('/api/routing/rules', {
+    params: { query: { nodeId } },
+    body: { name: 'no host', domains: [NAME], outboundTag: 'blocked' },
+  });
+  expect(rule.response.status).toBe(201);
+  await waitFor('the node to apply the rule', async () => (await getNode(nodeId)).inSync, 30_000);
+  // Nothing resolved since: the address is still reachable.
+  expect(await pingOnce(clientNs!, NAME_ADDRESS)).toBe(true);
+
+  // The client asks the resolver of its unmodified profile (1.1.1.1) through the tunnel.
+  expect(await waitFor('the name to resolve', () => resolveIn(clientNs!, '1.1.1.1', NAME), 15_000)).toEqual([
+    NAME_ADDRESS,
+  ]);
+  // The node's resolver answered it, so the rule's set holds the address and the rule drops it.
+  expect(await nodeNs!.exec('nft', 'list', 'table', 'ip', 'warren_routing')).toContain(NAME_ADDRESS);
+  await waitFor('traffic to the name dropped by the rule', async () => !(await pingOnce(clientNs!, NAME_ADDRESS)));
 });

@@ -175,6 +175,8 @@ export async function startPanelProcess(env: NodeJS.ProcessEnv): Promise<PanelPr
     WARREN_HOST: '127.0.0.1',
     WARREN_PORT: String(port),
     WARREN_TLS: 'off',
+    // No periodic hop checks unless a test turns them on for hops of its own (docs/testing.md).
+    WARREN_HOP_CHECKS: 'off',
     ...env,
   });
   await waitForOutput(spawned, 'warren: panel listening on', 120_000);

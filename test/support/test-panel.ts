@@ -72,6 +72,8 @@ export async function startTestPanel(
     WARREN_ADMIN_PASSWORD: OWNER.password,
     WARREN_LOG_LEVEL: 'error',
     WARREN_LOCAL_AGENT: 'off',
+    // No periodic hop checks unless a test turns them on for hops of its own (docs/testing.md).
+    WARREN_HOP_CHECKS: 'off',
     ...env,
   });
   const panel = await startPanel(config);

@@ -49,6 +49,11 @@ export interface WarrenConfig {
   backupMaxUploadBytes: number;
   /** The built web panel's folder (WARREN_WEB_DIR; default `dist/web` in the package). */
   webRoot?: string;
+  /**
+   * WARREN_HOP_CHECKS=off: no periodic hop checks whatever the setting says. Tests and benches set
+   * it (the default probe URL and hop addresses are off the machine; docs/testing.md).
+   */
+  hopChecks: boolean;
 }
 
 /** A configuration value that cannot be used; start-up stops with this message. */
@@ -184,6 +189,9 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
   if (logFormat !== undefined && logFormat !== 'json' && logFormat !== 'pretty')
     throw new ConfigError('WARREN_LOG_FORMAT', 'must be json or pretty');
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  const hopChecks = (text(env, 'WARREN_HOP_CHECKS') ?? 'on').toLowerCase();
+  if (!['on', 'off'].includes(hopChecks))
+    throw new ConfigError('WARREN_HOP_CHECKS', `must be "on" or "off", got "${hopChecks}"`);
   const localAgent = (text(env, 'WARREN_LOCAL_AGENT') ?? 'on').toLowerCase();
   if (!['on', 'off', 'external', 'true', 'false', '1', '0'].includes(localAgent)) {
     throw new ConfigError('WARREN_LOCAL_AGENT', `must be "on", "off" or "external", got "${localAgent}"`);
@@ -217,6 +225,7 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
     backupDir: absolute(text(env, 'WARREN_BACKUP_DIR') ?? join(dataDir, 'backups')),
     backupMaxUploadBytes: integer(env, 'WARREN_BACKUP_MAX_UPLOAD_MB', 1024, 1, 1024 * 1024) * 1024 * 1024,
     ...(text(env, 'WARREN_WEB_DIR') ? { webRoot: absolute(text(env, 'WARREN_WEB_DIR')!) } : {}),
+    hopChecks: hopChecks === 'on',
   };
 }
 

@@ -16,6 +16,7 @@ import { ScheduledRun } from '../queue/scheduled-run.entity.js';
 import { Setting } from '../settings/setting.entity.js';
 import { SystemSampleRow } from '../system/system-sample.entity.js';
 import { Outbound } from '../outbounds/outbound.entity.js';
+import { OutboundTransition } from '../outbounds/outbound-transition.entity.js';
 import { RoutingBasic } from '../routing/routing-basic.entity.js';
 import { RoutingRule } from '../routing/routing-rule.entity.js';
 
@@ -39,6 +40,7 @@ export const ENTITIES = [
   InventoryCount,
   InventoryDelta,
   Outbound,
+  OutboundTransition,
   RoutingBasic,
   RoutingRule,
 ];

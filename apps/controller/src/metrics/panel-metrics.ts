@@ -72,6 +72,20 @@ export class PanelMetrics {
     registers: [this.registry],
   });
 
+  readonly outbounds = new Gauge({
+    name: 'warren_outbounds',
+    help: 'Hops by state: up, down (running, its last check failed), failed, disabled, unknown',
+    labelNames: ['state'] as const,
+    registers: [this.registry],
+  });
+
+  readonly outboundUp = new Gauge({
+    name: 'warren_outbound_up',
+    help: 'Whether the hop is up (1) or not (0: down, failed, disabled or unknown), by node and outbound id',
+    labelNames: ['node', 'outbound'] as const,
+    registers: [this.registry],
+  });
+
   readonly agentsConnected = new Gauge({
     name: 'warren_agents_connected',
     help: 'Agents connected to the controllers now',

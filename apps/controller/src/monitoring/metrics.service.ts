@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { nodeQueueName } from '#libs/contracts/node-queue.js';
 import { withTimeout } from '../common/with-timeout.js';
 import { PanelMetrics } from '../metrics/panel-metrics.js';
+import { HOP_STATES } from '../outbounds/dto/outbound.response.js';
+import { OutboundsRepository } from '../outbounds/outbounds.repository.js';
 import { nodeStates } from '../overview/panel-state.js';
 import type { QueueBackend } from '../queue/queue-backend.js';
 import { QUEUE_BACKEND } from '../runtime.js';
@@ -15,7 +17,7 @@ const QUEUE_READ_MS = 2000;
 /**
  * GET /api/metrics: what the services counted as it happened (PanelMetrics), plus the state read
  * now: nodes by sync state (the overview's rule, overview/panel-state.ts), connected agents, and
- * each node's queue depth. Nodes come from SystemService's snapshot (a handful of rows), queue
+ * each node's queue depth, and hops by state. Nodes come from SystemService's snapshot (a handful of rows), queue
  * depth costs one queue-store round trip per node.
  */
 @Injectable()
@@ -23,6 +25,7 @@ export class MetricsService {
   constructor(
     private readonly metrics: PanelMetrics,
     private readonly system: SystemService,
+    private readonly outbounds: OutboundsRepository,
     @Inject(QUEUE_BACKEND) private readonly queues: QueueBackend,
   ) {}
 
@@ -41,6 +44,10 @@ export class MetricsService {
     m.nodes.set({ state: 'behind' }, states.behind);
     m.nodes.set({ state: 'offline' }, states.offline);
     m.agentsConnected.set(nodes.filter((node) => node.agent.state === 'connected').length);
+    const hops = await this.outbounds.hopStates();
+    for (const state of HOP_STATES) m.outbounds.set({ state }, hops.filter((hop) => hop.state === state).length);
+    m.outboundUp.reset();
+    for (const hop of hops) m.outboundUp.set({ node: hop.nodeId, outbound: hop.id }, hop.state === 'up' ? 1 : 0);
     // Removed nodes leave no series behind.
     m.nodeInSync.reset();
     m.nodeInfo.reset();

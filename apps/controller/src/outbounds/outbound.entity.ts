@@ -56,6 +56,9 @@ export const Outbound = defineEntity({
     latencyMs: p.integer().nullable(),
     lastError: p.string().length(500).nullable(),
     egressIp: p.string().length(45).nullable(),
+    /** What the last check said (null: never checked); its state shows `down` while the hop runs. */
+    health: p.string().length(8).$type<'up' | 'down'>().nullable(),
+    healthChangedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

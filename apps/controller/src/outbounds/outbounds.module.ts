@@ -4,15 +4,17 @@ import { OutboundsRepository } from './outbounds.repository.js';
 import { OutboundsService } from './outbounds.service.js';
 import { SettingsModule } from '../settings/settings.module.js';
 import { ProbesService } from './probes.service.js';
+import { HopChecksScheduler } from './hop-checks.scheduler.js';
 
 /**
- * Outbounds (hops) per node and their probes. Exports OutboundsService for routing/ (the node a
- * request acts on, by the same rule).
+ * Outbounds (hops) per node, their probes and periodic checks. Exports OutboundsService for
+ * routing/ (the node a request acts on, by the same rule) and the repository for the metrics
+ * (every hop's state).
  */
 @Module({
   imports: [SettingsModule],
   controllers: [OutboundsController],
-  providers: [OutboundsService, OutboundsRepository, ProbesService],
-  exports: [OutboundsService],
+  providers: [OutboundsService, OutboundsRepository, ProbesService, HopChecksScheduler],
+  exports: [OutboundsService, OutboundsRepository],
 })
 export class OutboundsModule {}

@@ -7,6 +7,7 @@ import { Node } from '../revisions/node.entity.js';
 import { formatHopAddress } from './hop-address.js';
 import { Outbound, type OutboundKind } from './outbound.entity.js';
 import type { HopState } from './dto/outbound.response.js';
+import { OutboundTransition, type HopHealth } from './outbound-transition.entity.js';
 
 export interface OutboundView {
   id: string;
@@ -52,8 +53,28 @@ export interface OutboundPlacement {
 
 export type NewOutbound = Omit<
   Outbound,
-  'id' | 'node' | 'createdAt' | 'updatedAt' | 'lastCheckAt' | 'latencyMs' | 'lastError' | 'egressIp'
+  | 'id'
+  | 'node'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'lastCheckAt'
+  | 'latencyMs'
+  | 'lastError'
+  | 'egressIp'
+  | 'health'
+  | 'healthChangedAt'
 > & { nodeId: string };
+
+/** A hop's health changing with a check (null: it had never been checked). */
+export interface HealthTransition {
+  outboundId: string;
+  nodeId: string;
+  tag: string;
+  from: HopHealth | null;
+  to: HopHealth;
+  error: string | null;
+  at: Date;
+}
 
 export function isBuiltin(kind: OutboundKind): kind is 'direct' | 'blocked' {
   return kind === 'direct' || kind === 'blocked';
@@ -72,6 +93,9 @@ function hopState(row: Outbound, agent: AgentReport | undefined): { state: HopSt
     ? agent.lastApply?.outbounds?.find((candidate) => candidate.tag === row.tag)
     : undefined;
   if (!outcome) return { state: 'unknown', stateError: null };
+  // Running, but its last check failed: the upstream does not answer (issue 19 item 9).
+  if (outcome.state === 'up' && row.health === 'down')
+    return { state: 'down', stateError: row.lastError ?? 'the last check failed' };
   return { state: outcome.state, stateError: outcome.error ?? null };
 }
 
@@ -235,18 +259,98 @@ export class OutboundsRepository {
     return rows.length > 0;
   }
 
-  /** The last check's result, kept on the outbound (its lastCheckAt, latency, error, egress). */
-  async recordCheck(id: string, result: ProbeResult, at: Date): Promise<void> {
-    await this.orm.em.fork().nativeUpdate(
+  /**
+   * The last check's result, kept on the outbound (its lastCheckAt, latency, error, egress, and
+   * health: a passing check clears an old error). A change of health is recorded as a transition,
+   * in the same transaction; the transition is returned (null when health did not change).
+   */
+  async recordCheck(id: string, result: ProbeResult, at: Date): Promise<HealthTransition | null> {
+    return this.transaction(async (em) => {
+      const row = await this.lock(em, id);
+      if (!row) return null;
+      const health: HopHealth = result.ok ? 'up' : 'down';
+      const error = result.ok ? null : (result.error ?? result.errorClass ?? 'failed').slice(0, 500);
+      const from = row.health ?? null;
+      row.lastCheckAt = at;
+      row.latencyMs = result.ok && result.latencyMs !== null ? Math.round(result.latencyMs) : null;
+      row.lastError = error;
+      row.egressIp = result.ok ? result.egressIp : null;
+      // A check that cannot say (tcp mode on a WireGuard hop) leaves health as it was.
+      if (isBuiltin(row.kind) || from === health || result.errorClass === 'unsupported') {
+        await em.flush();
+        return null;
+      }
+      row.health = health;
+      row.healthChangedAt = at;
+      const transition: HealthTransition = {
+        outboundId: id,
+        nodeId: row.node.id,
+        tag: row.tag,
+        from,
+        to: health,
+        error,
+        at,
+      };
+      em.create(OutboundTransition, {
+        outbound: row,
+        nodeId: row.node.id,
+        tag: row.tag,
+        fromState: from,
+        toState: health,
+        error,
+        at,
+      });
+      await em.flush();
+      return transition;
+    });
+  }
+
+  /** A hop's health transitions, newest first. */
+  async transitions(outboundId: string, limit = 50): Promise<HealthTransition[]> {
+    const rows = await this.orm.em
+      .fork()
+      .find(OutboundTransition, { outbound: outboundId }, { orderBy: { at: 'desc' }, limit });
+    return rows.map((row) => ({
+      outboundId,
+      nodeId: row.nodeId,
+      tag: row.tag,
+      from: row.fromState ?? null,
+      to: row.toState,
+      error: row.error ?? null,
+      at: row.at,
+    }));
+  }
+
+  /**
+   * Hops due for a periodic check: enabled, not a built-in, on a node whose agent is connected (a
+   * check of an absent agent's hop would only time out), and checked longer than `due(id)` ms ago
+   * or never.
+   */
+  async dueForCheck(now: Date, due: (id: string) => number): Promise<string[]> {
+    const em = this.orm.em.fork();
+    const rows = await em.find(
       Outbound,
-      { id },
-      {
-        lastCheckAt: at,
-        latencyMs: result.ok && result.latencyMs !== null ? Math.round(result.latencyMs) : null,
-        lastError: result.ok ? null : (result.error ?? result.errorClass ?? 'failed').slice(0, 500),
-        egressIp: result.ok ? result.egressIp : null,
-      },
+      { enabled: true, kind: { $nin: ['direct', 'blocked'] } },
+      { fields: ['id', 'node', 'lastCheckAt'] },
     );
+    const agents = await this.agents(em, [...new Set(rows.map((row) => row.node.id))]);
+    return rows
+      .filter((row) => agents.get(row.node.id)?.connected)
+      .filter((row) => !row.lastCheckAt || now.getTime() - row.lastCheckAt.getTime() >= due(row.id))
+      .map((row) => row.id);
+  }
+
+  /** Every hop's state on every node (for the metrics). */
+  async hopStates(): Promise<{ nodeId: string; id: string; tag: string; state: HopState }[]> {
+    const em = this.orm.em.fork();
+    const rows = await em.find(Outbound, { kind: { $nin: ['direct', 'blocked'] } });
+    const agents = await this.agents(em, [...new Set(rows.map((row) => row.node.id))]);
+    return rows.map((row) => ({
+      nodeId: row.node.id,
+      id: row.id,
+      tag: row.tag,
+      state: hopState(row, agents.get(row.node.id)).state,
+    }));
   }
 
   /** Whether each node's agent is connected now (system/'s one rule) and its last apply. */

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { nodeQueueName } from '#libs/contracts/node-queue.js';
 import {
@@ -85,6 +85,8 @@ function hopConfig(row: Outbound): HopConfig | { kind: 'direct' } {
  */
 @Injectable()
 export class ProbesService {
+  private readonly logger = new Logger('outbounds');
+
   constructor(
     private readonly outbounds: OutboundsRepository,
     private readonly settings: SettingsService,
@@ -99,7 +101,13 @@ export class ProbesService {
       row.kind === 'blocked'
         ? failure('forbidden', 'the blocked outbound drops all traffic')
         : await this.run(row, mode);
-    await this.outbounds.recordCheck(id, result, at);
+    const transition = await this.outbounds.recordCheck(id, result, at);
+    if (transition) {
+      // One line per change of health (stored too: outbound_transitions), for operators and shippers.
+      const line = `outbound ${transition.tag} (${id}) on node ${transition.nodeId}: ${transition.from ?? 'unchecked'} -> ${transition.to}${transition.error ? `: ${transition.error}` : ''}`;
+      if (transition.to === 'down') this.logger.warn(line);
+      else this.logger.log(line);
+    }
     return result;
   }
 

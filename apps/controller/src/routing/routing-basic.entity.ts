@@ -4,7 +4,7 @@ import { Node } from '../revisions/node.entity.js';
 
 /**
  * A node's basic routing settings; a node without a row routes by the defaults (everything
- * direct, nothing blocked). The default outbound is referenced by id (null = `direct`), so a
+ * direct, nothing blocked, fail closed). The default outbound is referenced by id (null = `direct`), so a
  * renamed hop stays the default and a used one cannot be deleted.
  */
 export const RoutingBasic = defineEntity({
@@ -19,7 +19,8 @@ export const RoutingBasic = defineEntity({
     blockPorts: p.array().default([]),
     directIps: p.array().default([]),
     directDomains: p.array().default([]),
-    failClosed: p.boolean().default(false),
+    /** Default on since Migration20261126090000_fail_closed_default; existing nodes kept what they had. */
+    failClosed: p.boolean().default(true),
     updatedAt: p
       .datetime()
       .onCreate(() => new Date())

@@ -17,6 +17,11 @@ export interface PanelSettings {
    * targets would let it reach services that are not meant to be reachable from outside.
    */
   allowPrivateTargets: boolean;
+  /**
+   * Seconds between the periodic checks of every hop (an http probe from its node, jittered);
+   * 0 turns them off. A hop whose check fails is `down` until one passes.
+   */
+  hopCheckIntervalSeconds: number;
 }
 
 export const DEFAULT_SETTINGS: Readonly<PanelSettings> = Object.freeze({
@@ -25,6 +30,7 @@ export const DEFAULT_SETTINGS: Readonly<PanelSettings> = Object.freeze({
   probeUrl: 'http://cp.cloudflare.com/generate_204',
   probeTimeoutMs: 5000,
   allowPrivateTargets: false,
+  hopCheckIntervalSeconds: 60,
 });
 
 /** Bounds shared by the request DTO and the read path (a stored value out of bounds reads as the default). */
@@ -33,6 +39,7 @@ export const SETTING_BOUNDS = {
   backupKeep: { min: 1, max: 1000 },
   probeTimeoutMs: { min: 500, max: 60_000 },
   probeUrlLength: 2048,
+  hopCheckIntervalSeconds: { min: 0, max: 86_400 },
 } as const;
 
 export type SettingKey = keyof PanelSettings;

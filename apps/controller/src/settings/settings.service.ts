@@ -14,6 +14,7 @@ const storedValue: { [K in keyof PanelSettings]: z.ZodType<PanelSettings[K]> } =
   probeUrl: z.url({ protocol: /^https?$/ }).max(b.probeUrlLength),
   probeTimeoutMs: z.number().int().min(b.probeTimeoutMs.min).max(b.probeTimeoutMs.max),
   allowPrivateTargets: z.boolean(),
+  hopCheckIntervalSeconds: z.number().int().min(b.hopCheckIntervalSeconds.min).max(b.hopCheckIntervalSeconds.max),
 };
 
 /** Keys only the owner changes (see update). */

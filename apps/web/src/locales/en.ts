@@ -169,9 +169,10 @@ export const en = {
     lastCheck: 'Last check',
     kinds: { socks: 'SOCKS5', http: 'HTTP CONNECT', shadowsocks: 'Shadowsocks', wireguard: 'WireGuard' },
     onNode: 'On the node',
-    state: { up: 'running', failed: 'not running', disabled: 'disabled', unknown: 'not reported' },
+    state: { up: 'running', down: 'down', failed: 'not running', disabled: 'disabled', unknown: 'not reported' },
     stateHelp: {
-      up: 'The node runs this hop (its local redirector). Whether the server behind it answers is the last check.',
+      up: 'The node runs this hop (its local redirector) and its last check passed (or it was not checked yet). Hops are checked periodically (Settings).',
+      down: 'The node runs this hop, but its last check failed: the server behind it does not answer. The reason is below; it turns up again when a check passes.',
       failed: 'The node could not start this hop; the reason is below.',
       disabled: 'Turned off: no traffic goes through it.',
       unknown: 'The node’s agent has not reported this hop yet (away, or not applied).',
@@ -225,6 +226,8 @@ export const en = {
     defaultOutbound: 'Default outbound',
     blockBitTorrent: 'Block BitTorrent',
     failClosed: 'Fail closed (block when a hop is down)',
+    failClosedHelp:
+      "Off, traffic for a hop that is down or disabled, and the UDP and ICMP of rules through a SOCKS, HTTP or shadowsocks hop, leave directly from this node's uplink with its address.",
     lists: {
       domains: 'Domains',
       destIps: 'Destination IPs',
@@ -349,6 +352,8 @@ export const en = {
     backupKeep: 'Backups kept',
     probeUrl: 'Probe URL',
     probeTimeoutMs: 'Probe timeout (ms)',
+    hopCheckIntervalSeconds: 'Check hops every (seconds)',
+    hopCheckIntervalHelp: 'Every hop is probed from its node this often (slightly jittered); 0 turns it off.',
     allowPrivateTargets: 'Allow private addresses as outbound and probe targets',
   },
   apiDocs: {

@@ -166,8 +166,9 @@ export const fa: Translation = {
     lastCheck: 'آخرین بررسی',
     kinds: { socks: 'SOCKS5', http: 'HTTP CONNECT', shadowsocks: 'Shadowsocks', wireguard: 'WireGuard' },
     onNode: 'روی نود',
-    state: { up: 'در حال اجرا', failed: 'اجرا نشد', disabled: 'غیرفعال', unknown: 'گزارش‌نشده' },
+    state: { up: 'در حال اجرا', down: 'از کار افتاده', failed: 'اجرا نشد', disabled: 'غیرفعال', unknown: 'گزارش‌نشده' },
     stateHelp: {
+      down: 'نود این خروجی را اجرا می‌کند، اما آخرین بررسی آن ناموفق بود: سرور پشت آن پاسخ نمی‌دهد. دلیل در زیر آمده است؛ با نخستین بررسی موفق دوباره فعال می‌شود.',
       up: 'نود این خروجی (تغییرمسیردهنده محلی آن) را اجرا می‌کند. پاسخ‌دادن سرور پشت آن را آخرین بررسی نشان می‌دهد.',
       failed: 'نود نتوانست این خروجی را اجرا کند؛ دلیل در زیر آمده است.',
       disabled: 'خاموش است: ترافیکی از آن نمی‌گذرد.',
@@ -222,6 +223,8 @@ export const fa: Translation = {
     defaultOutbound: 'خروجی پیش‌فرض',
     blockBitTorrent: 'مسدودسازی BitTorrent',
     failClosed: 'بسته در خطا (مسدود هنگام از کار افتادن خروجی)',
+    failClosedHelp:
+      'اگر خاموش باشد، ترافیک خروجی از کار افتاده یا غیرفعال، و UDP و ICMP قانون‌هایی که از خروجی SOCKS، HTTP یا shadowsocks می‌گذرند، مستقیم از اتصال بیرونی این گره با نشانی آن خارج می‌شود.',
     lists: {
       domains: 'دامنه‌ها',
       destIps: 'IPهای مقصد',
@@ -344,6 +347,9 @@ export const fa: Translation = {
     backupKeep: 'تعداد پشتیبان نگه‌داشته',
     probeUrl: 'نشانی آزمون',
     probeTimeoutMs: 'مهلت آزمون (میلی‌ثانیه)',
+    hopCheckIntervalSeconds: 'بررسی خروجی‌ها هر (ثانیه)',
+    hopCheckIntervalHelp:
+      'هر خروجی با این فاصله (با اندکی جابه‌جایی تصادفی) از نود خودش آزموده می‌شود؛ ۰ آن را خاموش می‌کند.',
     allowPrivateTargets: 'اجازه آدرس‌های خصوصی به عنوان مقصد خروجی و آزمون',
   },
   apiDocs: {

@@ -35,12 +35,13 @@ const METHODS = ['aes-128-gcm', 'aes-256-gcm', 'chacha20-ietf-poly1305'] as cons
 const STAGES = ['dns', 'connect', 'handshake', 'firstByte'] as const;
 
 /**
- * Whether the node runs the hop (its local redirector, as the agent last reported): not whether
- * the server behind it answers, which is the last check's (CheckResult).
+ * Whether the node runs the hop (its local redirector, as the agent last reported) and, while it
+ * does, whether its last check (periodic or asked for) passed: `down` when the server behind it
+ * did not answer.
  */
 export function OutboundState({ outbound }: { outbound: Outbound }) {
   const { t } = useTranslation();
-  const color = { up: 'green', failed: 'red', disabled: 'gray', unknown: 'yellow' }[outbound.state];
+  const color = { up: 'green', down: 'red', failed: 'red', disabled: 'gray', unknown: 'yellow' }[outbound.state];
   return (
     <Tooltip label={t(`outbounds.stateHelp.${outbound.state}`)} multiline w={260} withArrow>
       <Badge color={color} variant="light" miw="max-content" data-testid="outbound-state">

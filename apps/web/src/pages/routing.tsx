@@ -354,6 +354,7 @@ function BasicSettings({
           />
           <Switch
             label={t('routing.failClosed')}
+            description={t('routing.failClosedHelp')}
             checked={values.failClosed}
             onChange={(e) => setValues({ ...values, failClosed: e.currentTarget.checked })}
             disabled={!canManage}

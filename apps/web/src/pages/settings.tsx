@@ -42,6 +42,7 @@ export default function SettingsPage() {
       backupIntervalHours: Number(values.backupIntervalHours),
       backupKeep: Number(values.backupKeep),
       probeTimeoutMs: Number(values.probeTimeoutMs),
+      hopCheckIntervalSeconds: Number(values.hopCheckIntervalSeconds),
     };
     // Only what changed: the fields given are what the API checks (and some are the owner's alone).
     const changed = Object.fromEntries(
@@ -89,6 +90,15 @@ export default function SettingsPage() {
             error={fieldError(error, 'probeTimeoutMs')}
             disabled={!canManage}
           />
+          <NumberInput
+            label={t('settings.hopCheckIntervalSeconds')}
+            description={t('settings.hopCheckIntervalHelp')}
+            min={0}
+            value={values.hopCheckIntervalSeconds}
+            onChange={(v) => set('hopCheckIntervalSeconds', v as number)}
+            error={fieldError(error, 'hopCheckIntervalSeconds')}
+            disabled={!canManage}
+          />
           <Switch
             label={t('settings.allowPrivateTargets')}
             checked={values.allowPrivateTargets}
@@ -97,7 +107,14 @@ export default function SettingsPage() {
           />
           <FormError
             error={error}
-            fields={['backupIntervalHours', 'backupKeep', 'probeUrl', 'probeTimeoutMs', 'allowPrivateTargets']}
+            fields={[
+              'backupIntervalHours',
+              'backupKeep',
+              'probeUrl',
+              'probeTimeoutMs',
+              'hopCheckIntervalSeconds',
+              'allowPrivateTargets',
+            ]}
           />
           {canManage && (
             <Group justify="flex-end">

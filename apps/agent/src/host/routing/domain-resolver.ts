@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '#libs/files/atomic-file.js';
 import { ConfigValueError, textValue } from '#libs/files/config-value.js';
@@ -65,18 +66,29 @@ export async function reconcileResolver(
 ): Promise<{ pid: number | null; configText: string | null }> {
   const files = resolverFiles(stateDir);
   if (domainSets.size === 0 || listen.length === 0) {
-    await stopDaemon(current.pid, files.config);
+    await stopResolver(current.pid, files);
     return { pid: null, configText: null };
   }
   const text = renderResolverConfig(table, listen, domainSets);
   if (text === current.configText && isOurDaemon(current.pid, files.config)) return current;
   await stopDaemon(current.pid, files.config);
   writeFileAtomic(files.config, text, { durable: false });
-  const pid = await startDaemon(runner, {
-    program: 'dnsmasq',
-    args: ['-C', files.config, '-x', files.pid],
-    configFile: files.config,
-    pidFile: files.pid,
-  });
-  return { pid, configText: text };
+  try {
+    const pid = await startDaemon(runner, {
+      program: 'dnsmasq',
+      args: ['-C', files.config, '-x', files.pid],
+      configFile: files.config,
+      pidFile: files.pid,
+    });
+    return { pid, configText: text };
+  } catch (error) {
+    await stopResolver(null, files);
+    throw error;
+  }
+}
+
+/** Stops the resolver and removes its files, as a hop's are (dnsmasq leaves its pid file behind). */
+async function stopResolver(pid: number | null, files: ReturnType<typeof resolverFiles>): Promise<void> {
+  await stopDaemon(pid, files.config);
+  for (const file of Object.values(files)) rmSync(file, { force: true });
 }

@@ -363,14 +363,38 @@ export class HopHost {
     let rendered = 0;
     try {
       const live = await readLiveRoutingTable(this.runner, this.table);
-      const ruleset = renderRuleset({
-        table: this.table,
-        routing: isDefault ? DEFAULT_ROUTING : routing,
-        tunnels: isDefault ? [] : context.tunnels,
-        hops,
-        counters: live.counters,
-        domainElements: live.domainElements,
-      });
+      const render = (redirectDns: boolean) =>
+        renderRuleset({
+          table: this.table,
+          routing: isDefault ? DEFAULT_ROUTING : routing,
+          tunnels: isDefault ? [] : context.tunnels,
+          hops,
+          counters: live.counters,
+          domainElements: live.domainElements,
+          redirectDns,
+        });
+      let ruleset = render(true);
+      for (const [name, domains] of ruleset.domainSets)
+        ruleset.domainSets.set(
+          name,
+          domains.filter((d) => domainName.safeParse(d).success),
+        );
+      // The resolver before the table: clients' DNS is redirected to it only while it runs (a
+      // redirect to nothing would take their DNS away).
+      try {
+        state.resolver = await reconcileResolver(
+          this.runner,
+          this.stateDir,
+          this.table,
+          context.tunnelAddresses,
+          ruleset.domainSets,
+          state.resolver,
+        );
+      } catch (error) {
+        state.resolver = { pid: null, configText: null };
+        errors.push(`domain rules not active: the resolver (dnsmasq) did not start: ${errorText(error)}`);
+      }
+      if (ruleset.dnsInterfaces.length && state.resolver.pid === null) ruleset = render(false);
       rendered = ruleset.rules;
       // The same table as last loaded (counters aside) that still holds all its rules is not
       // loaded again: a no-op apply of 1,000 rules costs the read instead of read + load.
@@ -387,24 +411,6 @@ export class HopHost {
         state.routingTable = !isDefault;
         state.routingSha256 = isDefault ? null : sha256;
       }
-      for (const [name, domains] of ruleset.domainSets)
-        ruleset.domainSets.set(
-          name,
-          domains.filter((d) => domainName.safeParse(d).success),
-        );
-      try {
-        state.resolver = await reconcileResolver(
-          this.runner,
-          this.stateDir,
-          this.table,
-          context.tunnelAddresses,
-          ruleset.domainSets,
-          state.resolver,
-        );
-      } catch (error) {
-        state.resolver = { pid: null, configText: null };
-        errors.push(`domain rules not active: the resolver (dnsmasq) did not start: ${errorText(error)}`);
-      }
     } catch (error) {
       errors.push(`routing table not loaded: ${errorText(error)}`);
     }
@@ -419,9 +425,9 @@ export class HopHost {
   }
 }
 
+/** Whether the basics ask for anything (failClosed alone does not: with no hop there is nothing to fail). */
 function hasLists(r: typeof DEFAULT_ROUTING): boolean {
   return (
-    r.failClosed ||
     r.blockBitTorrent ||
     r.blockIps.length + r.blockDomains.length + r.blockPorts.length + r.directIps.length + r.directDomains.length > 0
   );

@@ -55,6 +55,7 @@ test('first match wins in position order; verdicts per outbound; counters carrie
   const { text, rules } = render(
     {
       defaultOutbound: 'blocked',
+      failClosed: false,
       rules: [
         rule(1, 'wg', { sourceIps: ['10.8.0.2/32'] }),
         rule(2, 'socks', { ports: ['443'] }),
@@ -103,6 +104,33 @@ test('fail-closed drops what a missing hop would carry, and proxy hops’ UDP', 
   expect(text).toContain(`counter packets 0 bytes 0 drop comment "${id(1)}"`);
   expect(text).toContain(`counter packets 0 bytes 0 drop comment "${id(2)}"`);
   expect(text).toContain('meta mark { 0x5707 } drop');
+});
+
+test('DNS of tunnels with domain criteria goes to the node’s resolver while it runs (issue 19 item 10)', () => {
+  const input = (routing: Partial<typeof DEFAULT_ROUTING>, redirectDns: boolean) =>
+    renderRuleset({
+      table: 't',
+      routing: { ...DEFAULT_ROUTING, ...routing },
+      tunnels: ['wg0', 'wg1'],
+      hops,
+      counters: new Map(),
+      domainElements: new Map(),
+      redirectDns,
+    });
+  const onWg1 = { rules: [rule(1, 'wg', { domains: ['a.test'], inInterfaces: ['wg1'] })] };
+  const one = input(onWg1, true);
+  expect(one.dnsInterfaces).toEqual(['wg1']);
+  expect(one.text).toContain('type nat hook prerouting priority dstnat; policy accept;');
+  expect(one.text).toContain('iifname { "wg1" } meta l4proto { tcp, udp } th dport 53 redirect to :53');
+  // Never routed by a rule: returned right after the local check, before any rule or list.
+  const lines = one.text.split('\n').map((line) => line.trim());
+  const local = lines.indexOf('fib daddr type local return');
+  expect(lines[local + 1]).toBe('iifname { "wg1" } meta l4proto { tcp, udp } th dport 53 return');
+  // A list applies to every tunnel.
+  expect(input({ blockDomains: ['b.test'] }, true).dnsInterfaces).toEqual(['wg0', 'wg1']);
+  // No domains, or the resolver not running: nothing redirected.
+  expect(input({ rules: [rule(1, 'wg', { sourceIps: ['10.8.0.2/32'] })] }, true).text).not.toContain('dport 53');
+  expect(input(onWg1, false).text).not.toContain('dport 53');
 });
 
 test('no tunnels: the table is only removed', () => {

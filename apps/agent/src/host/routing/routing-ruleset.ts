@@ -42,6 +42,11 @@ export interface RulesetInput {
   counters: ReadonlyMap<string, Counter>;
   /** Elements the resolver put into domain sets, carried over by set name. */
   domainElements: ReadonlyMap<string, readonly string[]>;
+  /**
+   * The node's resolver runs (or will): clients' DNS (UDP and TCP 53, to any address) on tunnels
+   * with domain criteria is redirected to it, so domain sets fill whatever DNS their profile names.
+   */
+  redirectDns?: boolean;
 }
 
 export interface Ruleset {
@@ -50,6 +55,8 @@ export interface Ruleset {
   domainSets: Map<string, string[]>;
   /** Rules rendered (not skipped as matching nothing). */
   rules: number;
+  /** Tunnels whose clients' DNS is redirected to the node's resolver. */
+  dnsInterfaces: string[];
 }
 
 /** BitTorrent's plain peer handshake starts "\x13BitTorrent prot…" (nft compares at most 128 bits). */
@@ -96,7 +103,7 @@ export function renderRuleset(input: RulesetInput): Ruleset {
   const { table, routing } = input;
   const head = [`table ip ${table} {}`, `delete table ip ${table}`];
   const domainSets = new Map<string, string[]>();
-  if (input.tunnels.length === 0) return { text: `${head.join('\n')}\n`, domainSets, rules: 0 };
+  if (input.tunnels.length === 0) return { text: `${head.join('\n')}\n`, domainSets, rules: 0, dnsInterfaces: [] };
 
   const sets: string[] = [];
   const chain: string[] = [];
@@ -145,10 +152,18 @@ export function renderRuleset(input: RulesetInput): Ruleset {
   if (ipSet('direct_ips', routing.directIps)) chain.push('\t\tip daddr @direct_ips accept');
   if (routing.directDomains.length) chain.push(`\t\tip daddr @${domainSet(routing.directDomains)} accept`);
 
+  // Tunnels whose traffic some domain criterion applies to: the lists apply to all of them.
+  const domainTunnels = new Set<string>(
+    routing.blockDomains.length || routing.directDomains.length ? input.tunnels : [],
+  );
   let rendered = 0;
   routing.rules.forEach((rule, index) => {
     const match = ruleMatch(rule, index, ipSet, domainSet, ports);
     if (match === null) return;
+    if (rule.domains.length) {
+      const only = rule.inInterfaces.length ? new Set(rule.inInterfaces) : null;
+      for (const tunnel of input.tunnels) if (!only || only.has(tunnel)) domainTunnels.add(tunnel);
+    }
     const counter = input.counters.get(rule.id) ?? { packets: 0, bytes: 0 };
     chain.push(
       `\t\t${match}counter packets ${counter.packets} bytes ${counter.bytes} ${verdict(rule.outbound)} comment "${uuidArg(rule.id)}"`,
@@ -157,6 +172,16 @@ export function renderRuleset(input: RulesetInput): Ruleset {
   });
   const fallback = verdict(routing.defaultOutbound);
   if (fallback !== 'accept') chain.push(`\t\t${fallback}`);
+  const dnsInterfaces = input.redirectDns ? input.tunnels.filter((tunnel) => domainTunnels.has(tunnel)) : [];
+  if (dnsInterfaces.length) {
+    // DNS the node's resolver will answer is local traffic, like DNS to the gateway: never
+    // routed, blocked or dropped by a rule (the redirect below makes it local after this chain).
+    chain.splice(
+      2,
+      0,
+      `\t\tiifname ${quoted(dnsInterfaces.map(tunnelArg))} meta l4proto { tcp, udp } th dport 53 return`,
+    );
+  }
 
   const body = [
     ...sets,
@@ -165,6 +190,17 @@ export function renderRuleset(input: RulesetInput): Ruleset {
     ...chain,
     '\t}',
   ];
+
+  if (dnsInterfaces.length) {
+    // Profiles name public resolvers (1.1.1.1 by default); the resolver listens on the tunnel
+    // gateways only. `redirect` sends each query to the address of the tunnel it came in on.
+    body.push(
+      '\tchain dns_redirect {',
+      '\t\ttype nat hook prerouting priority dstnat; policy accept;',
+      `\t\tiifname ${quoted(dnsInterfaces.map(tunnelArg))} meta l4proto { tcp, udp } th dport 53 redirect to :53`,
+      '\t}',
+    );
+  }
 
   const proxies = [...input.hops.values()].filter((h) => h.kind !== 'wireguard' && h.up);
   if (proxies.length) {
@@ -195,7 +231,12 @@ export function renderRuleset(input: RulesetInput): Ruleset {
       '\t}',
     );
   }
-  return { text: `${[...head, `table ip ${table} {`, ...body, '}'].join('\n')}\n`, domainSets, rules: rendered };
+  return {
+    text: `${[...head, `table ip ${table} {`, ...body, '}'].join('\n')}\n`,
+    domainSets,
+    rules: rendered,
+    dnsInterfaces,
+  };
 }
 
 /**

@@ -10,6 +10,8 @@ import { Migration20261125100000_settings } from './Migration20261125100000_sett
 import { Migration20261125100558_outbounds_routing } from './Migration20261125100558_outbounds_routing.js';
 import { Migration20261125110000_inventory_counters } from './Migration20261125110000_inventory_counters.js';
 import { Migration20261125130000_credential_changes } from './Migration20261125130000_credential_changes.js';
+import { Migration20261126090000_fail_closed_default } from './Migration20261126090000_fail_closed_default.js';
+import { Migration20261126100000_hop_health } from './Migration20261126100000_hop_health.js';
 
 /** Committed migrations in the order they run. `npm run migration:create` writes new files; list them here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -24,4 +26,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261125100558_outbounds_routing', class: Migration20261125100558_outbounds_routing },
   { name: 'Migration20261125110000_inventory_counters', class: Migration20261125110000_inventory_counters },
   { name: 'Migration20261125130000_credential_changes', class: Migration20261125130000_credential_changes },
+  { name: 'Migration20261126090000_fail_closed_default', class: Migration20261126090000_fail_closed_default },
+  { name: 'Migration20261126100000_hop_health', class: Migration20261126100000_hop_health },
 ];

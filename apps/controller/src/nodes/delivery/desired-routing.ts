@@ -1,5 +1,11 @@
 import { BlockList } from 'node:net';
-import type { DesiredOutbound, DesiredRouting, DesiredRule, HopConfig } from '#libs/contracts/routing.js';
+import {
+  DEFAULT_ROUTING,
+  type DesiredOutbound,
+  type DesiredRouting,
+  type DesiredRule,
+  type HopConfig,
+} from '#libs/contracts/routing.js';
 
 /** An outbound row of the node as delivery reads it (secrets included: they go to the agent). */
 export interface OutboundRow {
@@ -120,7 +126,7 @@ export function desiredRouting(input: {
   addresses: readonly ClientAddress[];
   interfaceNames: ReadonlyMap<string, string>;
 }): DesiredRouting {
-  const failClosed = input.basic?.fail_closed ?? false;
+  const failClosed = input.basic?.fail_closed ?? DEFAULT_ROUTING.failClosed;
   const byId = new Map(input.outbounds.map((row) => [row.id, row]));
   const target = (outboundId: string | null): string => {
     const row = outboundId === null ? undefined : byId.get(outboundId);

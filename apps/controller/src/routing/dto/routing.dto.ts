@@ -18,6 +18,10 @@ export const MAX_PORT_ENTRIES = 256;
 /** Clients, groups and interfaces one rule names. */
 export const MAX_NAMED_ENTRIES = 4096;
 
+/** What failClosed does, and what turning it off leaks (request and response say the same). */
+export const FAIL_CLOSED_DOC =
+  "On (the default): traffic for a hop that is down, disabled or cannot carry its protocol is dropped. Off (fail open): that traffic leaves directly from the node's own uplink with the node's address, unencrypted by any hop: a crashed WireGuard hop's traffic until the agent repairs it, a disabled hop's always, and all UDP and ICMP of rules through a SOCKS, HTTP or shadowsocks hop (those carry TCP only)";
+
 function rules(...decorators: PropertyDecorator[]): PropertyDecorator {
   return (target, property) => {
     for (const decorator of decorators) decorator(target, property);
@@ -79,9 +83,7 @@ export class UpdateRoutingDto {
   @ApiPropertyOptional(DOC.ports) @OptionalNotNull() @PortList() blockPorts?: string[];
   @ApiPropertyOptional(DOC.ips) @OptionalNotNull() @IpList() directIps?: string[];
   @ApiPropertyOptional(DOC.domains) @OptionalNotNull() @DomainList() directDomains?: string[];
-  @ApiPropertyOptional({
-    description: 'Traffic for a hop that is down or disabled is dropped instead of leaving directly',
-  })
+  @ApiPropertyOptional({ description: FAIL_CLOSED_DOC })
   @OptionalNotNull()
   @IsBoolean()
   failClosed?: boolean;

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { DateTimeField, IdField, IntField } from '../../http/api-fields.js';
 import { RULE_NETWORKS, type RuleNetwork } from '../routing-rule.entity.js';
+import { FAIL_CLOSED_DOC } from './routing.dto.js';
 
 export class RoutingBasicDto {
   @ApiProperty({ description: 'Tag of the outbound traffic no rule matched takes' })
@@ -24,7 +25,7 @@ export class RoutingBasicDto {
   @ApiProperty({ type: [String] })
   directDomains!: string[];
 
-  @ApiProperty()
+  @ApiProperty({ description: FAIL_CLOSED_DOC })
   failClosed!: boolean;
 }
 

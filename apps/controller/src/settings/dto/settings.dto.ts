@@ -57,4 +57,17 @@ export class UpdateSettingsDto {
   @OptionalNotNull()
   @IsBoolean()
   allowPrivateTargets?: boolean;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: b.hopCheckIntervalSeconds.min,
+    maximum: b.hopCheckIntervalSeconds.max,
+    description:
+      'Seconds between periodic checks of every hop (an http probe from its node, jittered, checked every 5 s); 0 turns them off',
+  })
+  @OptionalNotNull()
+  @IsInt()
+  @Min(b.hopCheckIntervalSeconds.min)
+  @Max(b.hopCheckIntervalSeconds.max)
+  hopCheckIntervalSeconds?: number;
 }

@@ -22,4 +22,7 @@ export class SettingsDto {
       'Hop addresses and probe targets may be private (loopback, RFC 1918, CGNAT, ULA, link-local, multicast, reserved, the host’s own)',
   })
   allowPrivateTargets!: boolean;
+
+  @IntField({ description: 'Seconds between periodic checks of every hop; 0 = off' })
+  hopCheckIntervalSeconds!: number;
 }
