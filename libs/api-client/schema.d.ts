@@ -2145,7 +2145,9 @@ export interface components {
             nodes?: components["schemas"]["TemplateNodeDto"][];
             outbounds?: components["schemas"]["TemplateOutboundDto"][];
             routing?: components["schemas"]["TemplateRoutingDto"][];
-            settings?: components["schemas"]["SettingsDto"];
+            settings?: {
+                [key: string]: unknown;
+            } & components["schemas"]["SettingsDto"];
         };
         TemplateImportResultDto: {
             created: components["schemas"]["TemplateSectionCountsDto"];
@@ -2290,6 +2292,7 @@ export interface components {
             expiresAt?: string | null;
             /** @description Each 1..64 characters */
             groups?: string[];
+            /** @description The full new set: new interfaces get an account per device, dropped ones lose theirs. */
             interfaceIds?: string[];
             /** @description Trimmed; no control characters */
             name?: string;
@@ -2466,7 +2469,10 @@ export interface components {
             /** @description How many of the newest backups are kept */
             backupKeep?: number;
             probeTimeoutMs?: number;
-            /** @description http(s) URL an http-mode probe fetches through a hop */
+            /**
+             * Format: uri
+             * @description http(s) URL an http-mode probe fetches through a hop
+             */
             probeUrl?: string;
         };
         UpdateTokenDto: {

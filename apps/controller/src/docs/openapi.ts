@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { BEARER_SCHEME } from '../http/route.decorator.js';
+import { loadDtoMetadata } from './dto-metadata.js';
 
 type Schema = Record<string, unknown>;
 
@@ -22,7 +23,8 @@ function closeObjects(node: unknown): void {
  * The OpenAPI 3.1 document of the panel, from @nestjs/swagger's scan of the `@Route` handlers.
  * Paths are relative to the panel's base path (`/api/...`); the server URL carries the rest.
  */
-export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
+export async function createOpenApiDocument(app: INestApplication): Promise<OpenAPIObject> {
+  await loadDtoMetadata();
   const config = new DocumentBuilder()
     .setTitle('Warren panel API')
     .setVersion('0.1.0')

@@ -43,7 +43,8 @@ export const CLIENT_SORTS = ['newest', 'oldest', 'name', 'traffic', 'remaining',
 export type ClientSort = (typeof CLIENT_SORTS)[number];
 
 const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
-const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
+// Case-insensitive by spelling ([Tt], [Zz]), not by a flag: the schema's pattern can carry no flags.
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})$/;
 const DATE_TIME_MESSAGE = '$property must be an ISO 8601 date-time with a time zone, e.g. 2027-01-01T00:00:00Z';
 
 /** Present but possibly invalid: validate. Absent: skip. Unlike IsOptional, null is validated (and refused). */

@@ -28,7 +28,6 @@ const DOC = {
   nodeId: { description: 'The node that runs the hop; defaults to the local node; cannot change' },
   tag: {
     pattern: OUTBOUND_TAG.source,
-    maxLength: 64,
     description: 'Unique on the node; rules and the default outbound name hops by tag',
   },
   kind: {
