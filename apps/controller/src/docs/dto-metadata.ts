@@ -75,6 +75,22 @@ function withRules(target: object, property: string, metadata: PropertyMetadata)
   return { ...metadata, ...own, type: 'array', isArray: false, items: { type: itemType, ...items } };
 }
 
+/** Where @nestjs/swagger keeps a property's @ApiProperty options (its DECORATORS.API_MODEL_PROPERTIES). */
+const API_MODEL_PROPERTIES = 'swagger/apiModelProperties';
+
+/**
+ * An @ApiProperty without a `type` (one that only adds a description or a default) records the
+ * property's design type, which says Object for `string | null` or a union of literals and Number
+ * for an integer. That guess would outrank the declaration, so it is dropped for the plugin's.
+ */
+function dropGuessedType(target: object, property: string): void {
+  const prototype = (target as { prototype: object }).prototype;
+  const explicit = Reflect.getOwnMetadata(API_MODEL_PROPERTIES, prototype, property) as PropertyMetadata | undefined;
+  if (!explicit || explicit.type !== Reflect.getMetadata('design:type', prototype, property)) return;
+  const { type: _guessed, ...stated } = explicit;
+  Reflect.defineMetadata(API_MODEL_PROPERTIES, stated, prototype, property);
+}
+
 async function enrich(metadata: PluginMetadata): Promise<PluginMetadata> {
   for (const [fileImport, classes] of metadata['@nestjs/swagger']?.models ?? []) {
     const file = await fileImport;
@@ -82,6 +98,7 @@ async function enrich(metadata: PluginMetadata): Promise<PluginMetadata> {
       const target = file[name] as object;
       for (const [property, declared] of Object.entries(properties)) {
         properties[property] = withRules(target, property, declared);
+        dropGuessedType(target, property);
       }
     }
   }

@@ -6,9 +6,6 @@ import { SETTING_BOUNDS as b } from '../panel-settings.js';
 /** PATCH /api/settings: every field optional; those given are validated and written together. */
 export class UpdateSettingsDto {
   @ApiPropertyOptional({
-    type: 'integer',
-    minimum: b.backupIntervalHours.min,
-    maximum: b.backupIntervalHours.max,
     description: 'Hours between scheduled backups; 0 turns the schedule off',
   })
   @OptionalNotNull()
@@ -18,9 +15,6 @@ export class UpdateSettingsDto {
   backupIntervalHours?: number;
 
   @ApiPropertyOptional({
-    type: 'integer',
-    minimum: b.backupKeep.min,
-    maximum: b.backupKeep.max,
     description: 'How many of the newest backups are kept',
   })
   @OptionalNotNull()
@@ -30,7 +24,6 @@ export class UpdateSettingsDto {
   backupKeep?: number;
 
   @ApiPropertyOptional({
-    maxLength: b.probeUrlLength,
     description: 'http(s) URL an http-mode probe fetches through a hop',
   })
   @OptionalNotNull()
@@ -42,7 +35,6 @@ export class UpdateSettingsDto {
   )
   probeUrl?: string;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: b.probeTimeoutMs.min, maximum: b.probeTimeoutMs.max })
   @OptionalNotNull()
   @IsInt()
   @Min(b.probeTimeoutMs.min)

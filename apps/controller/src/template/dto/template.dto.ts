@@ -14,7 +14,7 @@ export const TEMPLATE_SECTIONS = ['nodes', 'interfaces', 'hosts', 'outbounds', '
 export type TemplateSection = (typeof TEMPLATE_SECTIONS)[number];
 
 export class TemplateQueryDto {
-  @ApiPropertyOptional({ enum: TEMPLATE_SECTIONS, description: 'One part only, answered (or taken) as {section: ...}' })
+  @ApiPropertyOptional({ description: 'One part only, answered (or taken) as {section: ...}' })
   @IsOptional()
   @IsIn(TEMPLATE_SECTIONS, { message: `section must be one of ${TEMPLATE_SECTIONS.join(', ')}` })
   section?: TemplateSection;
