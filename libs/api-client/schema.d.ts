@@ -2145,9 +2145,10 @@ export interface components {
             nodes?: components["schemas"]["TemplateNodeDto"][];
             outbounds?: components["schemas"]["TemplateOutboundDto"][];
             routing?: components["schemas"]["TemplateRoutingDto"][];
+            /** @description Only the settings to change: each is checked as PUT /api/settings checks it, and the others keep their value. */
             settings?: {
                 [key: string]: unknown;
-            } & components["schemas"]["SettingsDto"];
+            } & components["schemas"]["UpdateSettingsDto"];
         };
         TemplateImportResultDto: {
             created: components["schemas"]["TemplateSectionCountsDto"];

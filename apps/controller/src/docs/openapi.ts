@@ -29,8 +29,12 @@ export async function createOpenApiDocument(app: INestApplication): Promise<Open
     .setTitle('Warren panel API')
     .setVersion('0.1.0')
     .setOpenAPIVersion('3.1.0')
+    // Relative: served copies (GET /api/openapi.json) name the panel's full URL instead.
+    .addServer('/', 'The panel, at its base path')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'A session token (POST /api/auth/login) or an API token (wrn_…)' }, BEARER_SCHEME)
     .build();
+  // As package.json says: proprietary, no licence is granted (an SPDX reference of our own).
+  config.info.license = { name: 'UNLICENSED', identifier: 'LicenseRef-UNLICENSED' } as typeof config.info.license;
   const scanned = SwaggerModule.createDocument(app, config, { ignoreGlobalPrefix: true, autoTagControllers: false });
   const paths = Object.fromEntries(Object.entries(scanned.paths).map(([path, item]) => [`/api${path}`, item]));
   const document: OpenAPIObject = { ...scanned, paths };
