@@ -7,7 +7,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'data/', 'coverage/', 'libs/api-client/schema.d.ts', 'deploy/'] },
+  { ignores: ['node_modules/', 'dist/', 'data/', 'coverage/', 'libs/api-client/schema.d.ts', 'deploy/', 'apps/controller/src/docs/openapi-metadata.ts'] },
   {
     files: ['**/*.js'],
     extends: [js.configs.recommended],

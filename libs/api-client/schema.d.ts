@@ -1276,34 +1276,34 @@ export interface components {
             percent: number;
         };
         CreateClientDto: {
-            /** @description 0 = unlimited */
+            /** @description At most this many devices; 0 = unlimited. */
             deviceLimit?: number;
-            /** @description The first devices (default one named "device-1"); each 1..64 characters, unique regardless of case */
+            /** @description The first devices (default one named "device-1"); names unique regardless of case. */
             deviceNames?: string[];
             durationDays?: number;
             durationHours?: number;
-            /** @description false: disabled */
+            /** @description false: disabled. */
             enabled?: boolean;
             /**
              * Format: date-time
-             * @description With a time zone; null = never expires
+             * @description With a time zone; null = never expires. A past time is refused on creation and expires the client at once on a change.
              */
             expiresAt?: string | null;
-            /** @description Each 1..64 characters */
+            /** @description Each one trimmed, 1..64 characters, no control characters. */
             groups?: string[];
             interfaceIds: string[];
-            /** @description Trimmed; no control characters; default tg-<telegramId>, or client- and six random letters and digits */
+            /** @description Trimmed; no control characters; default tg-<telegramId>, or client- and six random letters and digits (the contract's create body has none). */
             name?: string;
             note?: string;
-            /** @description 0 = unlimited */
+            /** @description 0 = unlimited. */
             quotaBytes?: number;
-            /** @description 0 = unmetered */
+            /** @description 0 = unmetered. */
             rateBitsPerSec?: number;
             /** @enum {string} */
             resetCycle?: "none" | "daily" | "weekly" | "monthly";
-            /** @description The expiry clock starts at the first handshake */
+            /** @description The expiry clock starts at the first handshake. */
             startOnFirstUse?: boolean;
-            /** @description null: no Telegram account */
+            /** @description null: no Telegram account (leaving it out on creation, clearing it on a change). */
             telegramId?: number | null;
         };
         CreateDeviceDto: {
@@ -2169,7 +2169,10 @@ export interface components {
             nodes?: components["schemas"]["TemplateNodeDto"][];
             outbounds?: components["schemas"]["TemplateOutboundDto"][];
             routing?: components["schemas"]["TemplateRoutingDto"][];
-            settings?: components["schemas"]["SettingsDto"];
+            /** @description Only the settings to change: each is checked as PUT /api/settings checks it, and the others keep their value. */
+            settings?: {
+                [key: string]: unknown;
+            } & components["schemas"]["UpdateSettingsDto"];
         };
         TemplateImportResultDto: {
             created: components["schemas"]["TemplateSectionCountsDto"];
@@ -2303,28 +2306,29 @@ export interface components {
             usedBytes: number;
         };
         UpdateClientDto: {
-            /** @description 0 = unlimited */
+            /** @description At most this many devices; 0 = unlimited. */
             deviceLimit?: number;
-            /** @description false: disabled */
+            /** @description false: disabled. */
             enabled?: boolean;
             /**
              * Format: date-time
-             * @description With a time zone; null = never expires
+             * @description With a time zone; null = never expires. A past time is refused on creation and expires the client at once on a change.
              */
             expiresAt?: string | null;
-            /** @description Each 1..64 characters */
+            /** @description Each one trimmed, 1..64 characters, no control characters. */
             groups?: string[];
+            /** @description The full new set: new interfaces get an account per device, dropped ones lose theirs */
             interfaceIds?: string[];
             /** @description Trimmed; no control characters */
             name?: string;
             note?: string;
-            /** @description 0 = unlimited */
+            /** @description 0 = unlimited. */
             quotaBytes?: number;
-            /** @description 0 = unmetered */
+            /** @description 0 = unmetered. */
             rateBitsPerSec?: number;
             /** @enum {string} */
             resetCycle?: "none" | "daily" | "weekly" | "monthly";
-            /** @description null: no Telegram account */
+            /** @description null: no Telegram account (leaving it out on creation, clearing it on a change). */
             telegramId?: number | null;
         };
         UpdateHostDto: {
@@ -2489,7 +2493,10 @@ export interface components {
             /** @description Seconds between periodic checks of every hop (an http probe from its node, jittered, checked every 5 s); 0 turns them off */
             hopCheckIntervalSeconds?: number;
             probeTimeoutMs?: number;
-            /** @description http(s) URL an http-mode probe fetches through a hop */
+            /**
+             * Format: uri
+             * @description http(s) URL an http-mode probe fetches through a hop
+             */
             probeUrl?: string;
         };
         UpdateTokenDto: {
@@ -3582,15 +3589,15 @@ export interface operations {
     get_clients: {
         parameters: {
             query?: {
-                /** @description nextCursor of the previous answer: the page after its last row, at any depth for the same cost (instead of page) */
+                /** @description nextCursor of the previous answer: the page after its last row, at any depth for the same cost (instead of page). */
                 cursor?: string;
-                /** @description Clients whose groups include this one */
+                /** @description Clients whose groups include this one. */
                 group?: string;
-                /** @description Clients attached to this interface */
+                /** @description Clients attached to this interface. */
                 interfaceId?: string;
                 page?: number;
                 perPage?: number;
-                /** @description Case-insensitive text in name or note; all digits also matches telegramId exactly */
+                /** @description Case-insensitive text in name or note; all digits also matches telegramId exactly. */
                 search?: string;
                 sort?: "newest" | "oldest" | "name" | "traffic" | "remaining" | "expiry";
                 status?: "active" | "disabled" | "expired" | "exhausted";

@@ -129,7 +129,7 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
       { logger: nestLogger, abortOnError: false, bodyParser: false },
     );
     app.setGlobalPrefix(`${config.basePath}/api`.replace(/^\//, ''));
-    app.get(DocsService).publishOpenApi(createOpenApiDocument(app));
+    app.get(DocsService).publishOpenApi(await createOpenApiDocument(app));
     app.enableShutdownHooks();
     cleanups.push(() => app.close());
     await app.listen(config.port, config.host);

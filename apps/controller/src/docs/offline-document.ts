@@ -29,7 +29,7 @@ export async function offlineOpenApiDocument(): Promise<OpenAPIObject> {
   });
   try {
     app.setGlobalPrefix('api');
-    return createOpenApiDocument(app);
+    return await createOpenApiDocument(app);
   } finally {
     await app.close();
   }

@@ -169,7 +169,13 @@ export function Route(spec: RouteSpec): MethodDecorator {
     METHOD_DECORATORS[spec.method](spec.path),
     HttpCode(status),
     ApiTags(spec.group),
-    ApiOperation({ summary: spec.summary, operationId: operationId(spec), description: rolesDescription(spec) }),
+    ApiOperation({
+      summary: spec.summary,
+      operationId: operationId(spec),
+      description: rolesDescription(spec),
+      // Public: an empty list says "no credentials" (absent would leave it unsaid).
+      ...(spec.public ? { security: [] } : {}),
+    }),
     ...(spec.public ? [] : [ApiBearerAuth(BEARER_SCHEME)]),
     // Machine-readable for generated clients and the authorization-matrix suite; [] = public.
     ApiExtension('x-roles', spec.public ? [] : [...spec.roles]),

@@ -7,14 +7,14 @@ import { ApiProperty } from '@nestjs/swagger';
  * stdin against.
  */
 export class NewPasswordDto {
-  @ApiProperty({ minLength: 8, maxLength: 1024, format: 'password' })
+  @ApiProperty({ format: 'password' })
   @IsString()
   @Length(8, 1024)
   newPassword!: string;
 }
 
 export class ChangePasswordDto extends NewPasswordDto {
-  @ApiProperty({ minLength: 1, maxLength: 1024, format: 'password', description: 'The password in use now' })
+  @ApiProperty({ format: 'password', description: 'The password in use now' })
   @IsString()
   @Length(1, 1024)
   currentPassword!: string;

@@ -1,5 +1,5 @@
 import { Transform, Type } from 'class-transformer';
-import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
+import { ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -43,7 +43,8 @@ export const CLIENT_SORTS = ['newest', 'oldest', 'name', 'traffic', 'remaining',
 export type ClientSort = (typeof CLIENT_SORTS)[number];
 
 const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
-const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
+// Case-insensitive by spelling ([Tt], [Zz]), not by a flag: the schema's pattern can carry no flags.
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})$/;
 const DATE_TIME_MESSAGE = '$property must be an ISO 8601 date-time with a time zone, e.g. 2027-01-01T00:00:00Z';
 
 /** Present but possibly invalid: validate. Absent: skip. Unlike IsOptional, null is validated (and refused). */
@@ -107,91 +108,51 @@ const InterfaceIds = () =>
     ArrayUnique({ message: 'interfaceIds must not repeat an interface' }),
   );
 
-// The same rules as the schema shows them (SWC runs no Nest CLI plugin to derive them).
-const SAFE_INTEGER = { type: 'integer', maximum: Number.MAX_SAFE_INTEGER } as const;
-const DOC = {
-  name: { minLength: 1, maxLength: CLIENT_LIMITS.nameLength, description: 'Trimmed; no control characters' },
-  note: { maxLength: CLIENT_LIMITS.noteLength },
-  groups: {
-    type: [String],
-    maxItems: CLIENT_LIMITS.groups,
-    uniqueItems: true,
-    description: `Each 1..${CLIENT_LIMITS.groupLength} characters`,
-  },
-  telegramId: { ...SAFE_INTEGER, minimum: 1, nullable: true, description: 'null: no Telegram account' },
-  quotaBytes: { ...SAFE_INTEGER, minimum: 0, description: '0 = unlimited' },
-  expiresAt: {
-    type: String,
-    format: 'date-time',
-    nullable: true,
-    description: 'With a time zone; null = never expires',
-  },
-  deviceLimit: { type: 'integer', minimum: 0, maximum: CLIENT_LIMITS.deviceLimit, description: '0 = unlimited' },
-  interfaceIds: { type: [String], format: 'uuid', minItems: 1, maxItems: CLIENT_LIMITS.interfaces, uniqueItems: true },
-  deviceNames: {
-    type: [String],
-    minItems: 1,
-    maxItems: CLIENT_LIMITS.deviceNames,
-    description: `The first devices (default one named "device-1"); each 1..${CLIENT_LIMITS.deviceNameLength} characters, unique regardless of case`,
-  },
-  durationDays: { type: 'integer', minimum: 0, maximum: CLIENT_LIMITS.durationDays },
-  durationHours: { type: 'integer', minimum: 0, maximum: CLIENT_LIMITS.durationHours },
-  resetCycle: { enum: RESET_CYCLES },
-  rateBitsPerSec: { ...SAFE_INTEGER, minimum: 0, description: '0 = unmetered' },
-} as const satisfies Record<string, ApiPropertyOptions>;
-
+/**
+ * The create body. Its schema is derived (docs/dto-metadata.ts): types, optionality and these
+ * comments from the declarations, bounds and patterns from the validators below.
+ */
 export class CreateClientDto {
-  /** Optional: the contract's create body has none; clients.service.ts gives a readable default. */
-  @ApiPropertyOptional({
-    ...DOC.name,
-    description: `${DOC.name.description}; default tg-<telegramId>, or client- and six random letters and digits`,
-  })
+  /** Trimmed; no control characters; default tg-<telegramId>, or client- and six random letters and digits (the contract's create body has none). */
   @Optional()
   @Name()
   name?: string;
 
-  @ApiPropertyOptional(DOC.note)
   @Optional()
   @Note()
   note?: string;
 
-  @ApiPropertyOptional(DOC.groups)
+  /** Each one trimmed, 1..64 characters, no control characters. */
   @Optional()
   @Groups()
   groups?: string[];
 
-  /** null is the same as leaving it out: no Telegram account. */
-  @ApiPropertyOptional(DOC.telegramId)
+  /** null: no Telegram account (leaving it out on creation, clearing it on a change). */
   @IsOptional()
   @apply(...TelegramId())
   telegramId?: number | null;
 
   /** 0 = unlimited. */
-  @ApiPropertyOptional(DOC.quotaBytes)
   @Optional()
   @apply(...ByteCount())
   quotaBytes?: number;
 
-  /** null or absent = never expires; must lie in the future. */
-  @ApiPropertyOptional(DOC.expiresAt)
+  /** With a time zone; null = never expires. A past time is refused on creation and expires the client at once on a change. */
   @IsOptional()
   @ExpiresAt()
   expiresAt?: string | null;
 
   /** At most this many devices; 0 = unlimited. */
-  @ApiPropertyOptional(DOC.deviceLimit)
   @Optional()
   @IsInt()
   @Min(0)
   @Max(CLIENT_LIMITS.deviceLimit)
   deviceLimit?: number;
 
-  @ApiProperty(DOC.interfaceIds)
   @InterfaceIds()
   interfaceIds!: string[];
 
-  /** The first devices; default one device named "device-1". */
-  @ApiPropertyOptional(DOC.deviceNames)
+  /** The first devices (default one named "device-1"); names unique regardless of case. */
   @Optional()
   @trimEach()
   @IsArray()
@@ -205,137 +166,81 @@ export class CreateClientDto {
   })
   deviceNames?: string[];
 
-  @ApiPropertyOptional({ description: 'The expiry clock starts at the first handshake' })
+  /** The expiry clock starts at the first handshake. */
   @Optional()
   @IsBoolean()
   startOnFirstUse?: boolean;
 
-  @ApiPropertyOptional(DOC.durationDays)
   @Optional()
   @IsInt()
   @Min(0)
   @Max(CLIENT_LIMITS.durationDays)
   durationDays?: number;
 
-  @ApiPropertyOptional(DOC.durationHours)
   @Optional()
   @IsInt()
   @Min(0)
   @Max(CLIENT_LIMITS.durationHours)
   durationHours?: number;
 
-  @ApiPropertyOptional(DOC.resetCycle)
   @Optional()
   @IsIn(RESET_CYCLES)
   resetCycle?: ResetCycle;
 
-  /** false creates the client disabled. */
-  @ApiPropertyOptional({ description: 'false: disabled' })
+  /** false: disabled. */
   @Optional()
   @IsBoolean()
   enabled?: boolean;
 
   /** 0 = unmetered. */
-  @ApiPropertyOptional(DOC.rateBitsPerSec)
   @Optional()
   @apply(...ByteCount())
   rateBitsPerSec?: number;
 }
 
-export class UpdateClientDto {
-  @ApiPropertyOptional(DOC.name)
-  @Optional()
-  @Name()
-  name?: string;
+/** What a creation sets once: the first devices and the expiry given as a duration. */
+const CREATE_ONLY = ['deviceNames', 'startOnFirstUse', 'durationDays', 'durationHours'] as const;
 
-  @ApiPropertyOptional(DOC.note)
-  @Optional()
-  @Note()
-  note?: string;
+/**
+ * A change: any field of the create body but the creation-only ones, each optional. Absent fields
+ * keep their value; null is refused except where the create body accepts it (skipNullProperties:
+ * false keeps `name: null` from slipping past the rules).
+ */
+export class UpdateClientDto extends PartialType(OmitType(CreateClientDto, CREATE_ONLY), {
+  skipNullProperties: false,
+}) {
+  @ApiPropertyOptional({ description: 'Trimmed; no control characters' })
+  declare name?: string;
 
-  @ApiPropertyOptional(DOC.groups)
-  @Optional()
-  @Groups()
-  groups?: string[];
-
-  /** null clears it. */
-  @ApiPropertyOptional(DOC.telegramId)
-  @IsOptional()
-  @apply(...TelegramId())
-  telegramId?: number | null;
-
-  @ApiPropertyOptional(DOC.quotaBytes)
-  @Optional()
-  @apply(...ByteCount())
-  quotaBytes?: number;
-
-  /** null clears it (never expires); a past time expires the client at once. */
-  @ApiPropertyOptional(DOC.expiresAt)
-  @IsOptional()
-  @ExpiresAt()
-  expiresAt?: string | null;
-
-  @ApiPropertyOptional(DOC.deviceLimit)
-  @Optional()
-  @IsInt()
-  @Min(0)
-  @Max(CLIENT_LIMITS.deviceLimit)
-  deviceLimit?: number;
-
-  @ApiPropertyOptional({ description: 'false: disabled' })
-  @Optional()
-  @IsBoolean()
-  enabled?: boolean;
-
-  @ApiPropertyOptional(DOC.resetCycle)
-  @Optional()
-  @IsIn(RESET_CYCLES)
-  resetCycle?: ResetCycle;
-
-  @ApiPropertyOptional(DOC.rateBitsPerSec)
-  @Optional()
-  @apply(...ByteCount())
-  rateBitsPerSec?: number;
-
-  /** The full new set: new interfaces get an account per device, dropped ones lose theirs. */
-  @ApiPropertyOptional(DOC.interfaceIds)
-  @Optional()
-  @InterfaceIds()
-  interfaceIds?: string[];
+  @ApiPropertyOptional({
+    description: 'The full new set: new interfaces get an account per device, dropped ones lose theirs',
+  })
+  declare interfaceIds?: string[];
 }
 
 export class ListClientsQuery {
-  /** Case-insensitive substring of name or note; all digits also matches telegramId exactly. */
-  @ApiPropertyOptional({
-    maxLength: CLIENT_LIMITS.searchLength,
-    description: 'Case-insensitive text in name or note; all digits also matches telegramId exactly',
-  })
+  /** Case-insensitive text in name or note; all digits also matches telegramId exactly. */
   @Optional()
   @IsString()
   @MaxLength(CLIENT_LIMITS.searchLength)
   search?: string;
 
-  @ApiPropertyOptional({ enum: CLIENT_STATUSES })
   @Optional()
   @IsIn(CLIENT_STATUSES)
   status?: ClientStatus;
 
-  @ApiPropertyOptional({
-    minLength: 1,
-    maxLength: CLIENT_LIMITS.groupLength,
-    description: 'Clients whose groups include this one',
-  })
+  /** Clients whose groups include this one. */
   @Optional()
   @IsString()
   @Length(1, CLIENT_LIMITS.groupLength)
   group?: string;
 
-  @ApiPropertyOptional({ format: 'uuid', description: 'Clients attached to this interface' })
+  /** Clients attached to this interface. */
   @Optional()
   @IsUUID('all', { message: 'interfaceId must be an interface id (a UUID)' })
   interfaceId?: string;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1_000_000_000, default: 1 })
+  @ApiPropertyOptional({ default: 1 })
   @Optional()
   @Type(() => Number)
   @IsInt()
@@ -343,7 +248,7 @@ export class ListClientsQuery {
   @Max(1_000_000_000)
   page?: number;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: CLIENT_LIMITS.perPage, default: 25 })
+  @ApiPropertyOptional({ default: 25 })
   @Optional()
   @Type(() => Number)
   @IsInt()
@@ -351,17 +256,12 @@ export class ListClientsQuery {
   @Max(CLIENT_LIMITS.perPage)
   perPage?: number;
 
-  @ApiPropertyOptional({ enum: CLIENT_SORTS, default: 'newest' })
+  @ApiPropertyOptional({ default: 'newest' })
   @Optional()
   @IsIn(CLIENT_SORTS)
   sort?: ClientSort;
 
-  /** Opaque: the nextCursor of the previous answer; the next page starts after its row (instead of page). */
-  @ApiPropertyOptional({
-    maxLength: 1024,
-    description:
-      'nextCursor of the previous answer: the page after its last row, at any depth for the same cost (instead of page)',
-  })
+  /** nextCursor of the previous answer: the page after its last row, at any depth for the same cost (instead of page). */
   @Optional()
   @IsString()
   @MaxLength(1024)

@@ -5,8 +5,6 @@ import { CLIENT_LIMITS } from './client.dto.js';
 
 export class CreateDeviceDto {
   @ApiProperty({
-    minLength: 1,
-    maxLength: CLIENT_LIMITS.deviceNameLength,
     description: 'Trimmed; unique per client regardless of case',
   })
   @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
@@ -19,7 +17,7 @@ export class CreateDeviceDto {
 export const CONFIG_FORMATS = ['json', 'zip'] as const;
 
 export class ConfigsQuery {
-  @ApiPropertyOptional({ enum: CONFIG_FORMATS, default: 'json' })
+  @ApiPropertyOptional({ default: 'json' })
   @ValidateIf((_object: unknown, value: unknown) => value !== undefined)
   @IsIn(CONFIG_FORMATS)
   format?: (typeof CONFIG_FORMATS)[number];

@@ -22,23 +22,15 @@ const Address = () => rules(IsString(), MaxLength(255), IsHostAddress());
 const Port = () => rules(IsInt(), Min(0), Max(65535));
 const Priority = () => rules(IsInt(), Min(PRIORITY_BOUNDS[0]), Max(PRIORITY_BOUNDS[1]));
 
-// The same rules as the schema shows them (SWC runs no Nest CLI plugin to derive them).
+// Descriptions only: the schema takes types and rules from the declarations (docs/dto-metadata.ts).
 const NAME_DOC = {
-  minLength: 1,
-  maxLength: 64,
   description: 'Unique per interface regardless of case; no control characters',
 };
-const ADDRESS_DOC = { maxLength: 255, description: 'An IPv4 or IPv6 address or a hostname' };
+const ADDRESS_DOC = { description: 'An IPv4 or IPv6 address or a hostname' };
 const PORT_DOC = {
-  type: 'integer',
-  minimum: 0,
-  maximum: 65535,
   description: "0: the interface's listen port",
 } as const;
 const PRIORITY_DOC = {
-  type: 'integer',
-  minimum: PRIORITY_BOUNDS[0],
-  maximum: PRIORITY_BOUNDS[1],
   description: 'Higher first',
 } as const;
 
@@ -57,7 +49,7 @@ export class UpdateHostDto {
   @ApiPropertyOptional(ADDRESS_DOC) @OptionalNotNull() @Address() address?: string;
   @ApiPropertyOptional(PORT_DOC) @OptionalNotNull() @Port() port?: number;
   @ApiPropertyOptional(PRIORITY_DOC) @OptionalNotNull() @Priority() priority?: number;
-  @ApiPropertyOptional() @OptionalNotNull() @IsBoolean() enabled?: boolean;
+  @OptionalNotNull() @IsBoolean() enabled?: boolean;
 }
 
 export class ListHostsQueryDto {

@@ -33,51 +33,40 @@ export const MAX_DNS_SERVERS = 8;
  */
 export const DEFAULT_DNS: readonly string[] = ['1.1.1.1', '1.0.0.1'];
 
-const IntDoc = () => ApiProperty({ type: 'integer' });
-
-// The same rules as the schema shows them (SWC runs no Nest CLI plugin to derive them).
+// Descriptions only: the schema takes types and rules from the declarations (docs/dto-metadata.ts).
 const DOC = {
   nodeId: { description: 'The id of the node; defaults to the local node; cannot change' },
-  name: { pattern: TUNNEL_NAME.source, description: `The host's interface name: ${TUNNEL_NAME_RULE}` },
+  name: { description: `The host's interface name: ${TUNNEL_NAME_RULE}` },
   protocol: {
-    enum: INTERFACE_PROTOCOLS,
     default: 'wireguard',
     description: 'Accepted so that a body read from GET can be posted back; wireguard is the only protocol',
   },
-  mode: { enum: INTERFACE_MODES, default: 'standard', description: 'Cannot change' },
-  listenPort: { type: 'integer', minimum: 1, maximum: 65535 },
-  subnet: { maxLength: 18, description: 'An IPv4 CIDR, e.g. 10.8.0.0/24' },
-  endpointHost: { maxLength: 255, description: 'An IPv4 or IPv6 address or a hostname clients dial' },
-  mtu: { type: 'integer', minimum: MTU_BOUNDS[0], maximum: MTU_BOUNDS[1] },
+  mode: { default: 'standard', description: 'Cannot change' },
+  subnet: { description: 'An IPv4 CIDR, e.g. 10.8.0.0/24' },
+  endpointHost: { description: 'An IPv4 or IPv6 address or a hostname clients dial' },
   dns: {
-    type: [String],
-    maxItems: MAX_DNS_SERVERS,
     default: DEFAULT_DNS,
     description: 'IPv4 or IPv6 addresses of resolvers clients use through the tunnel; [] for none',
   },
   natInterface: {
-    type: String,
-    nullable: true,
-    pattern: UPLINK_NAME.source,
     description: `Host uplink to NAT through (${UPLINK_NAME_RULE}); null: no NAT`,
   },
   awg: {
-    type: () => AmneziaParamsDto,
     description: 'A full set of AmneziaWG parameters instead of generated ones (amnezia mode only)',
   },
-} as const satisfies Record<string, ApiPropertyOptions>;
+} satisfies Record<string, ApiPropertyOptions>;
 
 /** Types only: bounds and cross-field rules come from validateAmneziaParams in the service. */
 export class AmneziaParamsDto {
-  @IntDoc() @IsInt() jc!: number;
-  @IntDoc() @IsInt() jmin!: number;
-  @IntDoc() @IsInt() jmax!: number;
-  @IntDoc() @IsInt() s1!: number;
-  @IntDoc() @IsInt() s2!: number;
-  @IntDoc() @IsInt() h1!: number;
-  @IntDoc() @IsInt() h2!: number;
-  @IntDoc() @IsInt() h3!: number;
-  @IntDoc() @IsInt() h4!: number;
+  @IsInt() jc!: number;
+  @IsInt() jmin!: number;
+  @IsInt() jmax!: number;
+  @IsInt() s1!: number;
+  @IsInt() s2!: number;
+  @IsInt() h1!: number;
+  @IsInt() h2!: number;
+  @IsInt() h3!: number;
+  @IsInt() h4!: number;
 }
 
 function rules(...decorators: PropertyDecorator[]): PropertyDecorator {
@@ -119,10 +108,10 @@ export class CreateInterfaceDto {
   @ApiProperty(DOC.name) @InterfaceName() name!: string;
   @ApiPropertyOptional(DOC.protocol) @OptionalNotNull() @Protocol() protocol?: InterfaceProtocol;
   @ApiPropertyOptional(DOC.mode) @OptionalNotNull() @Mode() mode?: InterfaceMode;
-  @ApiProperty(DOC.listenPort) @ListenPort() listenPort!: number;
+  @ListenPort() listenPort!: number;
   @ApiProperty(DOC.subnet) @Subnet() subnet!: string;
   @ApiProperty(DOC.endpointHost) @EndpointHost() endpointHost!: string;
-  @ApiPropertyOptional(DOC.mtu) @OptionalNotNull() @Mtu() mtu?: number;
+  @OptionalNotNull() @Mtu() mtu?: number;
   @ApiPropertyOptional(DOC.dns) @OptionalNotNull() @Dns() dns?: string[];
   @ApiPropertyOptional(DOC.natInterface) @NatInterface() natInterface?: string | null;
   @ApiPropertyOptional({ default: true }) @OptionalNotNull() @IsBoolean() enabled?: boolean;
@@ -136,21 +125,21 @@ export class CreateInterfaceDto {
 export class UpdateInterfaceDto {
   @ApiPropertyOptional(DOC.nodeId) @OptionalNotNull() @IsString() nodeId?: string;
   @ApiPropertyOptional(DOC.name) @OptionalNotNull() @InterfaceName() name?: string;
-  @ApiPropertyOptional({ enum: INTERFACE_PROTOCOLS, description: 'Cannot change: only wireguard is accepted' })
+  @ApiPropertyOptional({ description: 'Cannot change: only wireguard is accepted' })
   @OptionalNotNull()
   @Protocol()
   protocol?: InterfaceProtocol;
-  @ApiPropertyOptional({ enum: INTERFACE_MODES, description: 'Cannot change: only the current mode is accepted' })
+  @ApiPropertyOptional({ description: 'Cannot change: only the current mode is accepted' })
   @OptionalNotNull()
   @Mode()
   mode?: InterfaceMode;
-  @ApiPropertyOptional(DOC.listenPort) @OptionalNotNull() @ListenPort() listenPort?: number;
+  @OptionalNotNull() @ListenPort() listenPort?: number;
   @ApiPropertyOptional(DOC.subnet) @OptionalNotNull() @Subnet() subnet?: string;
   @ApiPropertyOptional(DOC.endpointHost) @OptionalNotNull() @EndpointHost() endpointHost?: string;
-  @ApiPropertyOptional(DOC.mtu) @OptionalNotNull() @Mtu() mtu?: number;
+  @OptionalNotNull() @Mtu() mtu?: number;
   @ApiPropertyOptional(DOC.dns) @OptionalNotNull() @Dns() dns?: string[];
   @ApiPropertyOptional(DOC.natInterface) @NatInterface() natInterface?: string | null;
-  @ApiPropertyOptional() @OptionalNotNull() @IsBoolean() enabled?: boolean;
+  @OptionalNotNull() @IsBoolean() enabled?: boolean;
   @ApiPropertyOptional(DOC.awg) @OptionalNotNull() @Awg() awg?: AmneziaParamsDto;
 }
 

@@ -5,19 +5,18 @@ import { IsHostAddress, OptionalNotNull } from '../../http/validators.js';
 const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f]*$/;
 
 export class CreateNodeDto {
-  @ApiProperty({ minLength: 1, maxLength: 64, description: 'No control characters' })
+  @ApiProperty({ description: 'No control characters' })
   @IsString()
   @Length(1, 64)
   @Matches(NO_CONTROL_CHARACTERS, { message: 'name must not contain control characters' })
   name!: string;
 
-  @ApiProperty({ maxLength: 255, description: 'An IPv4 or IPv6 address or a hostname' })
+  @ApiProperty({ description: 'An IPv4 or IPv6 address or a hostname' })
   @IsString()
   @MaxLength(255)
   @IsHostAddress()
   address!: string;
 
-  @ApiPropertyOptional({ maxLength: 512 })
   @OptionalNotNull()
   @IsString()
   @MaxLength(512)
@@ -25,21 +24,20 @@ export class CreateNodeDto {
 }
 
 export class UpdateNodeDto {
-  @ApiPropertyOptional({ minLength: 1, maxLength: 64, description: 'No control characters' })
+  @ApiPropertyOptional({ description: 'No control characters' })
   @OptionalNotNull()
   @IsString()
   @Length(1, 64)
   @Matches(NO_CONTROL_CHARACTERS, { message: 'name must not contain control characters' })
   name?: string;
 
-  @ApiPropertyOptional({ maxLength: 255, description: 'An IPv4 or IPv6 address or a hostname' })
+  @ApiPropertyOptional({ description: 'An IPv4 or IPv6 address or a hostname' })
   @OptionalNotNull()
   @IsString()
   @MaxLength(255)
   @IsHostAddress()
   address?: string;
 
-  @ApiPropertyOptional({ maxLength: 512 })
   @OptionalNotNull()
   @IsString()
   @MaxLength(512)

@@ -25,75 +25,49 @@ export const DEFAULT_HOP_ALLOWED_IPS: readonly string[] = ['0.0.0.0/0'];
 /** Slots a node hands its hops (1..250): at most this many hops per node. */
 export const MAX_HOPS_PER_NODE = 250;
 
-// The same rules as the schema shows them (SWC runs no Nest CLI plugin to derive them).
+// Descriptions only: the schema takes types and rules from the declarations (docs/dto-metadata.ts).
 const DOC = {
   nodeId: { description: 'The node that runs the hop; defaults to the local node; cannot change' },
   tag: {
-    pattern: OUTBOUND_TAG.source,
-    maxLength: 64,
     description: 'Unique on the node; rules and the default outbound name hops by tag',
   },
   kind: {
-    enum: HOP_KINDS,
     description:
       'wireguard, socks (SOCKS5), http (HTTP CONNECT) or shadowsocks; cannot change. direct and blocked are built in',
   },
-  position: {
-    type: 'integer',
-    minimum: 0,
-    maximum: 1_000_000,
-    description: "Display order; a new hop is placed after the node's other hops unless given",
-  },
+  position: { description: "Display order; a new hop is placed after the node's other hops unless given" },
   address: {
-    maxLength: 262,
     description: 'host:port of the proxy server or WireGuard endpoint ([IPv6]:port)',
     example: '203.0.113.7:1080',
   },
-  username: { type: String, nullable: true, maxLength: 256, description: 'socks and http only; null for none' },
+  username: { description: 'socks and http only; null for none' },
   password: {
-    type: String,
-    nullable: true,
-    maxLength: 256,
     description: 'socks and http (optional), shadowsocks (required); never shown again',
   },
-  method: { enum: SHADOWSOCKS_METHODS, description: 'shadowsocks cipher (required for shadowsocks)' },
+  method: { description: 'shadowsocks cipher (required for shadowsocks)' },
   privateKey: {
-    pattern: WG_KEY.source,
     description: "wireguard only: this side's private key; generated when absent; never shown",
   },
-  peerPublicKey: { pattern: WG_KEY.source, description: "wireguard only (required): the upstream peer's public key" },
+  peerPublicKey: { description: "wireguard only (required): the upstream peer's public key" },
   presharedKey: {
-    type: String,
-    nullable: true,
-    pattern: WG_KEY.source,
     description: 'wireguard only; null for none; never shown',
   },
   allowedIps: {
-    type: [String],
-    maxItems: MAX_ALLOWED_IPS,
     default: DEFAULT_HOP_ALLOWED_IPS,
     description: 'wireguard only: what the upstream accepts from this side',
   },
   tunnelAddress: {
-    maxLength: 64,
     description: "wireguard only (required): this side's address on the hop's tunnel, e.g. 10.66.0.2/32",
   },
   mtu: {
-    type: 'integer',
-    minimum: HOP_MTU_BOUNDS[0],
-    maximum: HOP_MTU_BOUNDS[1],
     default: DEFAULT_HOP_MTU,
     description: 'wireguard only',
   },
   keepalive: {
-    type: 'integer',
-    minimum: 0,
-    maximum: 65535,
     default: DEFAULT_HOP_KEEPALIVE,
     description: 'wireguard only: persistent keepalive in seconds; 0 = off',
   },
-  note: { maxLength: 512 },
-} as const satisfies Record<string, ApiPropertyOptions>;
+} satisfies Record<string, ApiPropertyOptions>;
 
 function rules(...decorators: PropertyDecorator[]): PropertyDecorator {
   return (target, property) => {
@@ -135,7 +109,7 @@ export class CreateOutboundDto {
   @ApiPropertyOptional(DOC.tunnelAddress) @OptionalNotNull() @TunnelAddress() tunnelAddress?: string;
   @ApiPropertyOptional(DOC.mtu) @OptionalNotNull() @Mtu() mtu?: number;
   @ApiPropertyOptional(DOC.keepalive) @OptionalNotNull() @Keepalive() keepalive?: number;
-  @ApiPropertyOptional(DOC.note) @OptionalNotNull() @Note() note?: string;
+  @OptionalNotNull() @Note() note?: string;
 }
 
 /**
@@ -150,7 +124,7 @@ export class UpdateOutboundDto {
   @OptionalNotNull()
   @Kind()
   kind?: HopKind;
-  @ApiPropertyOptional() @OptionalNotNull() @IsBoolean() enabled?: boolean;
+  @OptionalNotNull() @IsBoolean() enabled?: boolean;
   @ApiPropertyOptional(DOC.position) @OptionalNotNull() @Position() position?: number;
   @ApiPropertyOptional(DOC.address) @OptionalNotNull() @Address() address?: string;
   @ApiPropertyOptional(DOC.username) @Credential() username?: string | null;
@@ -169,7 +143,7 @@ export class UpdateOutboundDto {
   @ApiPropertyOptional(DOC.tunnelAddress) @OptionalNotNull() @TunnelAddress() tunnelAddress?: string;
   @ApiPropertyOptional(DOC.mtu) @OptionalNotNull() @Mtu() mtu?: number;
   @ApiPropertyOptional(DOC.keepalive) @OptionalNotNull() @Keepalive() keepalive?: number;
-  @ApiPropertyOptional(DOC.note) @OptionalNotNull() @Note() note?: string;
+  @OptionalNotNull() @Note() note?: string;
 }
 
 export class NodeQueryDto {
@@ -184,7 +158,6 @@ export type ProbeMode = (typeof PROBE_MODES)[number];
 
 export class CheckQueryDto {
   @ApiPropertyOptional({
-    enum: PROBE_MODES,
     default: 'http',
     description: 'tcp: time the connect to the hop only; http: fetch the probe URL through the hop',
   })

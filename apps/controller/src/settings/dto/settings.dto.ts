@@ -6,9 +6,6 @@ import { SETTING_BOUNDS as b } from '../panel-settings.js';
 /** PATCH /api/settings: every field optional; those given are validated and written together. */
 export class UpdateSettingsDto {
   @ApiPropertyOptional({
-    type: 'integer',
-    minimum: b.backupIntervalHours.min,
-    maximum: b.backupIntervalHours.max,
     description: 'Hours between scheduled backups; 0 turns the schedule off',
   })
   @OptionalNotNull()
@@ -18,9 +15,6 @@ export class UpdateSettingsDto {
   backupIntervalHours?: number;
 
   @ApiPropertyOptional({
-    type: 'integer',
-    minimum: b.backupKeep.min,
-    maximum: b.backupKeep.max,
     description:
       'How many of the newest scheduled backups retention keeps; archives made by hand or uploaded are never pruned',
   })
@@ -31,7 +25,6 @@ export class UpdateSettingsDto {
   backupKeep?: number;
 
   @ApiPropertyOptional({
-    maxLength: b.probeUrlLength,
     description: 'http(s) URL an http-mode probe fetches through a hop',
   })
   @OptionalNotNull()
@@ -43,7 +36,6 @@ export class UpdateSettingsDto {
   )
   probeUrl?: string;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: b.probeTimeoutMs.min, maximum: b.probeTimeoutMs.max })
   @OptionalNotNull()
   @IsInt()
   @Min(b.probeTimeoutMs.min)
@@ -59,9 +51,6 @@ export class UpdateSettingsDto {
   allowPrivateTargets?: boolean;
 
   @ApiPropertyOptional({
-    type: 'integer',
-    minimum: b.hopCheckIntervalSeconds.min,
-    maximum: b.hopCheckIntervalSeconds.max,
     description:
       'Seconds between periodic checks of every hop (an http probe from its node, jittered, checked every 5 s); 0 turns them off',
   })

@@ -4,12 +4,12 @@ import { DEFAULT_HISTORY_RANGE, HISTORY_RANGE_NAMES, type HistoryRange } from '.
 
 /** `?range=` (default 1h) and `?nodeId=` (default: the controller's own host). */
 export class HistoryQueryDto {
-  @ApiPropertyOptional({ enum: HISTORY_RANGE_NAMES, default: DEFAULT_HISTORY_RANGE })
+  @ApiPropertyOptional({ default: DEFAULT_HISTORY_RANGE })
   @IsOptional()
   @IsIn(HISTORY_RANGE_NAMES, { message: `range must be one of ${HISTORY_RANGE_NAMES.join(', ')}` })
   range?: HistoryRange;
 
-  @ApiPropertyOptional({ format: 'uuid', description: "A node's id; without it, the controller's own host" })
+  @ApiPropertyOptional({ description: "A node's id; without it, the controller's own host" })
   @IsOptional()
   @IsUUID('all', { message: 'nodeId must be a node id (a UUID)' })
   nodeId?: string;

@@ -8,13 +8,13 @@ import {
   TemplateOutboundDto,
   TemplateRoutingDto,
 } from './template.response.js';
-import { SettingsDto } from '../../settings/dto/settings.response.js';
+import { UpdateSettingsDto } from '../../settings/dto/settings.dto.js';
 
 export const TEMPLATE_SECTIONS = ['nodes', 'interfaces', 'hosts', 'outbounds', 'routing', 'settings'] as const;
 export type TemplateSection = (typeof TEMPLATE_SECTIONS)[number];
 
 export class TemplateQueryDto {
-  @ApiPropertyOptional({ enum: TEMPLATE_SECTIONS, description: 'One part only, answered (or taken) as {section: ...}' })
+  @ApiPropertyOptional({ description: 'One part only, answered (or taken) as {section: ...}' })
   @IsOptional()
   @IsIn(TEMPLATE_SECTIONS, { message: `section must be one of ${TEMPLATE_SECTIONS.join(', ')}` })
   section?: TemplateSection;
@@ -51,5 +51,9 @@ export class TemplateImportDto {
   @IsArray()
   @IsObject({ each: true })
   routing?: Record<string, unknown>[];
-  @ApiPropertyOptional({ type: SettingsDto }) @OptionalNotNull() @IsObject() settings?: Record<string, unknown>;
+  /** Only the settings to change: each is checked as PUT /api/settings checks it, and the others keep their value. */
+  @ApiPropertyOptional({ type: UpdateSettingsDto })
+  @OptionalNotNull()
+  @IsObject()
+  settings?: Record<string, unknown>;
 }

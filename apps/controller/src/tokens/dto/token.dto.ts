@@ -5,7 +5,7 @@ import { OptionalNotNull } from '../../http/validators.js';
 const NAME_RULE = /^[^\u0000-\u001f]*$/; // length is checked separately, with its own message
 
 export class CreateTokenDto {
-  @ApiProperty({ minLength: 1, maxLength: 64, description: 'No control characters' })
+  @ApiProperty({ description: 'No control characters' })
   @IsString()
   @Length(1, 64)
   @Matches(NAME_RULE, { message: 'name must not contain control characters' })
@@ -13,7 +13,7 @@ export class CreateTokenDto {
 }
 
 export class UpdateTokenDto {
-  @ApiPropertyOptional({ minLength: 1, maxLength: 64, description: 'No control characters' })
+  @ApiPropertyOptional({ description: 'No control characters' })
   @OptionalNotNull()
   @IsString()
   @Length(1, 64)
