@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +16,7 @@ import {
 import { startAgent, type AgentProcess } from '../support/agent-process.js';
 import { REDIS_URL } from '../support/environment.js';
 import { fixtures, type Fixtures } from '../support/fixtures.js';
+import { dropRedisPrefix, testQueuePrefix } from '../support/leftovers.js';
 import { requireTools, TestNamespace } from '../support/netns.js';
 import { randomSuffix } from '../support/random-suffix.js';
 import { startPanelProcess, type PanelProcess } from '../support/spawned-process.js';
@@ -34,7 +34,7 @@ import { waitFor } from '../support/wait-for.js';
  * tick. Needs root (namespaces, wireguard-go).
  */
 
-const queuePrefix = `wt${randomBytes(4).toString('hex')}`;
+const queuePrefix = testQueuePrefix();
 let database: TestDatabase;
 let a: TestPanel;
 let b: PanelProcess;
@@ -77,6 +77,7 @@ afterAll(async () => {
   await Promise.all(namespaces.map((ns) => ns.destroy()));
   await b?.stop();
   await a?.stop();
+  await dropRedisPrefix(REDIS_URL, queuePrefix);
   await database?.drop();
   for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 }, 120_000);
