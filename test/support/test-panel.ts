@@ -73,7 +73,16 @@ export async function startTestPanel(
     WARREN_LOCAL_AGENT: 'off',
     ...env,
   });
-  const panel = await startPanel(config);
+  let panel: Panel;
+  try {
+    panel = await startPanel(config);
+  } catch (error) {
+    // A panel that did not start leaves nothing behind either.
+    if (config.redisUrl) await dropRedisPrefix(config.redisUrl, config.queuePrefix, { keys: !env.WARREN_QUEUE_PREFIX });
+    if (!options.database) await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   let checker: ResponseChecker | undefined;
   const check = () => (checker ??= new ResponseChecker(panel.app.get(DocsService).openApi(panel.origin)));
   return {
