@@ -354,7 +354,8 @@ async function cursorTarget(api, deep) {
   return {
     key: 'cursor',
     label: `deep page by cursor (after offset ${offset.toLocaleString('en-US')})`,
-    path: `clients?perPage=${PER_PAGE}&cursor=${cursor}`,
+    // At small sizes the deep page is the first: no cursor to follow.
+    path: `clients?perPage=${PER_PAGE}${cursor ? `&cursor=${cursor}` : ''}`,
     expectTotal: deep.expectTotal,
     page: deep.page,
   };

@@ -27,10 +27,9 @@ export default class DurationsReporter {
     if (this.files.length === 0) return;
     const total = Date.now() - this.startedAt;
     const summed = this.files.reduce((sum, file) => sum + file.ms, 0);
-    const width = Math.max(...this.files.map((file) => file.path.length));
     const lines = [...this.files]
       .sort((a, b) => b.ms - a.ms)
-      .map((file) => `  ${seconds(file.ms).padStart(8)}  ${file.outcome}  ${file.path.padEnd(width)}`);
+      .map((file) => `  ${seconds(file.ms).padStart(8)}  ${file.outcome}  ${file.path}`);
     process.stdout.write(
       [
         '',
