@@ -47,6 +47,15 @@ import { insertClients } from './lib/sql-seed.js';
 export const ID = 'agent-fleet';
 export const TITLE = 'Agent fleet: 200 agents reporting every 2 s into one controller';
 
+/** The smoke size (`npm run bench:smoke`, CI): every phase once, in seconds; nothing recorded. */
+export const SMOKE = {
+  BENCH_NODES: '3',
+  BENCH_CLIENTS_PER_NODE: '2',
+  BENCH_WINDOW: '5',
+  BENCH_SETTLE: '0',
+  BENCH_INTERVAL_MS: '1000',
+};
+
 const LOAD = fileURLToPath(new URL('./lib/fleet-load.js', import.meta.url));
 const IFNAME = 'wg0';
 const SUBNET = '10.66.0.0/24';

@@ -29,6 +29,15 @@ import { envNumber } from './lib/settings.js';
 export const ID = 'agent-host';
 export const TITLE = 'Agent host: 10,000 peers, apply and counters';
 
+/** The smoke size (`npm run bench:smoke`, CI): every phase once, in seconds; nothing recorded. */
+export const SMOKE = {
+  BENCH_PEERS: '50',
+  BENCH_REPS: '1',
+  BENCH_NOOP_REPS: '1',
+  BENCH_COUNTER_SECONDS: '2',
+  BENCH_COUNTER_INTERVAL_MS: '500',
+};
+
 const SELF = fileURLToPath(import.meta.url);
 const DIST = new URL('../dist/', import.meta.url);
 const exec = promisify(execFile);

@@ -45,6 +45,9 @@ import { envList, envNumber } from './lib/settings.js';
 export const ID = 'agent-propagation';
 export const TITLE = 'Agent propagation: API call to peer on the node';
 
+/** The smoke size (`npm run bench:smoke`, CI): every phase once, in seconds; nothing recorded. */
+export const SMOKE = { BENCH_ADDITIONS: '3', BENCH_WARMUP_ADDITIONS: '1', BENCH_BARE: '3' };
+
 const exec = promisify(execFile);
 const TARGET_P99_MS = 1000;
 const SUBNET = '10.77.0.0/16';

@@ -19,6 +19,9 @@ import { envNumber } from './lib/settings.js';
 export const ID = 'http-auth';
 export const TITLE = 'HTTP: authenticated GET vs bare fastify';
 
+/** The smoke size (`npm run bench:smoke`, CI): every phase once, in seconds; nothing recorded. */
+export const SMOKE = { BENCH_DURATION: '1', BENCH_WARMUP: '0', BENCH_ROUNDS: '1', BENCH_CONNECTIONS: '2' };
+
 const number = (name, fallback, min) => envNumber(name, fallback, min, { integer: false });
 
 export function settingsFromEnv() {

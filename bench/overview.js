@@ -26,6 +26,15 @@ import { insertClients } from './lib/sql-seed.js';
 export const ID = 'overview-100k';
 export const TITLE = 'Overview: GET /api/overview/full at 100,000 clients';
 
+/** The smoke size (`npm run bench:smoke`, CI): every phase once, in seconds; nothing recorded. */
+export const SMOKE = {
+  BENCH_CLIENTS: '100',
+  BENCH_DURATION: '1',
+  BENCH_WARMUP: '0',
+  BENCH_ROUNDS: '1',
+  BENCH_CONNECTIONS: '2',
+};
+
 /** The issue's target: the overview at no less than this share of the floor's throughput. */
 const TARGET_RATIO = 0.25;
 const SUBNET = '10.64.0.0/14';

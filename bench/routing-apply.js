@@ -25,6 +25,9 @@ import { envNumber } from './lib/settings.js';
 export const ID = 'routing-apply';
 export const TITLE = 'Hops and routing: 1,000 rules, 20 outbounds; probe overhead';
 
+/** The smoke size (`npm run bench:smoke`, CI): every phase once, in seconds; nothing recorded. */
+export const SMOKE = { BENCH_RULES: '5', BENCH_OUTBOUNDS: '2', BENCH_REPS: '1', BENCH_PROBES: '1' };
+
 const DIST = new URL('../dist/', import.meta.url);
 const exec = promisify(execFile);
 const load = (path) => import(new URL(path, DIST).href);

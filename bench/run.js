@@ -1,4 +1,7 @@
 // `npm run bench`: runs every benchmark in bench/ and writes docs/benchmarks.md (one section each).
+// BENCH_SMOKE=1 (`npm run bench:smoke`, run by .ci/run): every benchmark at its smoke size (the
+// SMOKE settings each file exports: every phase once, a few seconds each), nothing written to
+// docs/benchmarks.md; a change that breaks a bench fails CI. A setting given in the environment wins.
 // BENCH_ONLY=http-auth|clients|overview|agent-host|agent-propagation|agent-fleet|routing-apply|web|two-controllers (comma-separated) runs just those.
 // Settings of http-auth (environment): BENCH_DURATION seconds per measured run (10), BENCH_WARMUP (2),
 // BENCH_CONNECTIONS (16), BENCH_PIPELINING (1), BENCH_ROUNDS (1), BENCH_CLIENT=process|inline,
@@ -30,7 +33,19 @@ const BENCHMARKS = {
 };
 
 const docFile = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
-const writeDoc = process.env.BENCH_WRITE !== '0';
+const smoke = process.env.BENCH_SMOKE === '1';
+const writeDoc = process.env.BENCH_WRITE !== '0' && !smoke;
+
+/** Runs `work` with `settings` in the environment (where not set already), restoring it afterwards. */
+async function withSettings(settings, work) {
+  const added = Object.keys(settings).filter((name) => process.env[name] === undefined);
+  for (const name of added) process.env[name] = settings[name];
+  try {
+    return await work();
+  } finally {
+    for (const name of added) delete process.env[name];
+  }
+}
 
 try {
   const only = (process.env.BENCH_ONLY ?? '')
@@ -41,11 +56,17 @@ try {
     if (!(name in BENCHMARKS))
       throw new Error(`BENCH_ONLY: unknown benchmark "${name}" (known: ${Object.keys(BENCHMARKS).join(', ')})`);
   }
+  const timings = [];
   for (const [name, benchmark] of Object.entries(BENCHMARKS)) {
     if (only.length && !only.includes(name)) continue;
-    console.log(`\n=== bench: ${name} (${benchmark.TITLE}) ===`);
-    await benchmark.run({ writeDoc, docFile, command: 'npm run bench' });
+    console.log(`\n=== bench: ${name} (${benchmark.TITLE})${smoke ? ' at its smoke size' : ''} ===`);
+    const startedAt = Date.now();
+    await withSettings(smoke ? benchmark.SMOKE : {}, () =>
+      benchmark.run({ writeDoc, docFile, command: 'npm run bench' }),
+    );
+    timings.push(`${name} ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);
   }
+  console.log(`\nbench: done${smoke ? ' (smoke sizes, nothing recorded)' : ''}: ${timings.join(', ')}`);
   process.exit(0);
 } catch (error) {
   console.error(`\nbench FAILED: ${error?.stack ?? error}`);

@@ -31,6 +31,9 @@ import { envNumber } from './lib/settings.js';
 export const ID = 'two-controllers';
 export const TITLE = 'Two controllers on one database: agents split across both, changes and usage flowing';
 
+/** The smoke size (`npm run bench:smoke`, CI): every phase once, in seconds; nothing recorded. */
+export const SMOKE = { BENCH_NODES: '2', BENCH_CLIENTS_PER_NODE: '2', BENCH_WINDOW: '10', BENCH_INTERVAL_MS: '1000' };
+
 const IFNAME = 'wg0';
 const TICKS = { 'clients.time-transitions': 30_000, 'system.history-maintenance': 60_000 };
 

@@ -28,6 +28,9 @@ import { insertClients } from './lib/sql-seed.js';
 export const ID = 'web-100k';
 export const TITLE = 'Web panel: the clients page at 100,000 clients, in the browser';
 
+/** The smoke size (`npm run bench:smoke`, CI): every phase once, in seconds; nothing recorded. */
+export const SMOKE = { BENCH_CLIENTS: '100', BENCH_ROUNDS: '1' };
+
 const TARGETS = { firstPageMs: 1000, searchMs: 300, initialKb: 400 };
 const SUBNET = '10.64.0.0/14';
 const CHROMIUM = process.env.WARREN_TEST_CHROMIUM ?? '/usr/bin/chromium';

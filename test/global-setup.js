@@ -7,6 +7,9 @@
 // - Redis: REDIS_URL when given; otherwise 127.0.0.1:6379 if it answers; otherwise a private
 //   `redis-server` (Debian's package, installed by test/prepare-host.sh) on a free port.
 // WARREN_TEST_SERVICES=own skips the machine's services (CI proves the fresh-machine path so).
+// The run's id (WARREN_TEST_RUN, test/support/leftovers.js) is in the name of every database,
+// Redis prefix and network namespace the tests make, so test/global-teardown.js finds this run's
+// leftovers among other runs' on the shared servers.
 // What is started here is stopped by test/global-teardown.js; the choice is exported through
 // DATABASE_URL and REDIS_URL, which test/support/environment.ts and spawned panels read.
 import { spawn } from 'node:child_process';
@@ -14,6 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { TEST_RUN } from './support/leftovers.js';
 
 const MACHINE_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const MACHINE_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -143,7 +147,7 @@ export default async function globalSetup() {
       own,
     ),
   ].filter(Boolean);
-  say(`PostgreSQL ${redact(process.env.DATABASE_URL)}, Redis ${redact(process.env.REDIS_URL)}`);
+  say(`PostgreSQL ${redact(process.env.DATABASE_URL)}, Redis ${redact(process.env.REDIS_URL)}; run ${TEST_RUN}`);
   // Every panel a suite starts (in process or spawned with this environment) checks no hop on
   // its own: the default probe URL and test hop addresses are off this machine (docs/testing.md).
   process.env.WARREN_HOP_CHECKS = 'off';

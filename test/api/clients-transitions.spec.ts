@@ -2,11 +2,7 @@ import { QUEUE_BACKEND } from '../../apps/controller/src/runtime.js';
 import type { QueueBackend } from '../../apps/controller/src/queue/queue-backend.js';
 import { lastCycleBoundary } from '../../apps/controller/src/clients/client-status.js';
 import type { ResetCycle } from '../../apps/controller/src/clients/client.entity.js';
-import {
-  SYSTEM_QUEUE,
-  TIME_TRANSITIONS_EVERY_MS,
-  TIME_TRANSITIONS_JOB,
-} from '../../apps/controller/src/clients/time-transitions.scheduler.js';
+import { SYSTEM_QUEUE, TIME_TRANSITIONS_JOB } from '../../apps/controller/src/clients/time-transitions.scheduler.js';
 import { TimeTransitionsService } from '../../apps/controller/src/clients/time-transitions.service.js';
 import { answer, fixtures } from '../support/fixtures.js';
 import { waitFor } from '../support/wait-for.js';
@@ -225,15 +221,18 @@ describe('reset cycles', () => {
   });
 });
 
-/** Waits until the scheduler exists, then runs one tick through the worker like the scheduler would. */
-async function scheduledTickRuns(panel: TestPanel): Promise<void> {
+/**
+ * Waits until the scheduler exists with period `everyMs`, then runs one tick through the worker
+ * like the scheduler would.
+ */
+async function scheduledTickRuns(panel: TestPanel, everyMs = 30_000): Promise<void> {
   const queue = panel.panel.app.get<QueueBackend>(QUEUE_BACKEND).queue(SYSTEM_QUEUE);
   const scheduler = await waitFor(
     'the time-transitions job scheduler',
     async () => (await queue.getJobScheduler(TIME_TRANSITIONS_JOB)) ?? undefined,
     10_000,
   );
-  expect(Number(scheduler?.every)).toBe(TIME_TRANSITIONS_EVERY_MS);
+  expect(Number(scheduler?.every)).toBe(everyMs);
 
   const job = await queue.add(TIME_TRANSITIONS_JOB, {});
   const state = await waitFor(
@@ -258,6 +257,15 @@ describe('schedule', () => {
     const other = await startTestPanel({ REDIS_URL: '' });
     try {
       await scheduledTickRuns(other);
+    } finally {
+      await other.stop();
+    }
+  });
+
+  test('WARREN_TIME_TRANSITIONS_MS sets the period (tests shorten it; production keeps 30 s)', async () => {
+    const other = await startTestPanel({ WARREN_TIME_TRANSITIONS_MS: '2000' });
+    try {
+      await scheduledTickRuns(other, 2000);
     } finally {
       await other.stop();
     }

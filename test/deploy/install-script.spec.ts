@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { REDIS_URL } from '../support/environment.js';
+import { dropRedisPrefix, testQueuePrefix } from '../support/leftovers.js';
 import { freePort } from '../../libs/net/free-port.js';
 import { ROOT, runProgram } from '../support/spawned-process.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
@@ -18,6 +18,7 @@ describe('deploy/install.sh', () => {
   let database: TestDatabase;
   let port: number;
   const script = join(ROOT, 'deploy', 'install.sh');
+  const queuePrefix = testQueuePrefix('i');
   const env = (): NodeJS.ProcessEnv => ({
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -31,7 +32,7 @@ describe('deploy/install.sh', () => {
     WARREN_HOST: '127.0.0.1',
     DATABASE_URL: database.url,
     REDIS_URL,
-    WARREN_QUEUE_PREFIX: `wi${randomBytes(4).toString('hex')}`,
+    WARREN_QUEUE_PREFIX: queuePrefix,
   });
   const install = async () => {
     const run = runProgram('bash', [script], env());
@@ -57,6 +58,7 @@ describe('deploy/install.sh', () => {
     port = await freePort();
   });
   afterAll(async () => {
+    await dropRedisPrefix(REDIS_URL, queuePrefix);
     await database?.drop();
     rmSync(root, { recursive: true, force: true });
   });

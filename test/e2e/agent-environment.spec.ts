@@ -22,6 +22,7 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database.
 import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
 import { waitFor } from '../support/wait-for.js';
 import { REDIS_URL } from '../support/environment.js';
+import { dropRedisPrefix, testQueuePrefix } from '../support/leftovers.js';
 
 /**
  * What the agent is given and what it accepts: it refuses a plain http:// controller unless told
@@ -244,6 +245,7 @@ describe('the local agent in a unit of its own (WARREN_LOCAL_AGENT=external, as 
   let database: TestDatabase;
   let namespace: TestNamespace;
   const dataDir = tempDir();
+  const queuePrefix = testQueuePrefix('x');
   let port: number;
   const panelEnv = (): NodeJS.ProcessEnv => ({
     PATH: process.env.PATH,
@@ -252,7 +254,7 @@ describe('the local agent in a unit of its own (WARREN_LOCAL_AGENT=external, as 
     WARREN_PORT: String(port),
     DATABASE_URL: database.url,
     REDIS_URL,
-    WARREN_QUEUE_PREFIX: `wx${Date.now().toString(36)}`,
+    WARREN_QUEUE_PREFIX: queuePrefix,
     WARREN_ADMIN_USERNAME: OWNER.username,
     WARREN_ADMIN_PASSWORD: OWNER.password,
     WARREN_LOCAL_AGENT: 'external',
@@ -291,6 +293,7 @@ describe('the local agent in a unit of its own (WARREN_LOCAL_AGENT=external, as 
   }, 60_000);
   afterAll(async () => {
     await namespace?.destroy();
+    await dropRedisPrefix(REDIS_URL, queuePrefix);
     await database?.drop();
   }, 60_000);
 

@@ -1,6 +1,5 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +15,8 @@ import { requireTools, TestNamespace } from '../support/netns.js';
 import { randomSuffix } from '../support/random-suffix.js';
 import { startRedisServer, type TestRedisServer } from '../support/redis-server.js';
 import { fixtures, type Fixtures } from '../support/fixtures.js';
+import { REDIS_URL } from '../support/environment.js';
+import { dropRedisPrefix, testQueuePrefix } from '../support/leftovers.js';
 import { createTestDatabase } from '../support/test-database.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 import { bringUpProfile, peersOf, pingOnce, sendThrough, transferOf } from '../support/tunnel-client.js';
@@ -442,7 +443,8 @@ test('a controller restarted on the same database, Redis and port: changes reach
   const database = await createTestDatabase();
   onCleanup('database', () => database.drop());
   // Same port, same queue prefix, same database: the agent finds the new controller where the old one was.
-  const env = { WARREN_PORT: String(await freePort()), WARREN_QUEUE_PREFIX: `wt${randomBytes(4).toString('hex')}` };
+  const env = { WARREN_PORT: String(await freePort()), WARREN_QUEUE_PREFIX: testQueuePrefix() };
+  onCleanup('Redis prefix', () => dropRedisPrefix(REDIS_URL, env.WARREN_QUEUE_PREFIX));
   const first = await startTestPanel(env, { database });
   onCleanup('first panel', panelStop(first));
   const rig = await makeRig(first, await makeNamespaces(true));

@@ -1,6 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { alive, testNamespaceName } from './leftovers.js';
 import { randomSuffix } from './random-suffix.js';
 import { GiveUp, waitFor } from './wait-for.js';
 
@@ -31,7 +32,7 @@ export class TestNamespace {
 
   static async create(prefix = 'warren-t'): Promise<TestNamespace> {
     if (process.getuid?.() !== 0) throw new Error('network namespaces need root');
-    const namespace = new TestNamespace(`${prefix}-${randomSuffix(8)}`);
+    const namespace = new TestNamespace(testNamespaceName(prefix));
     await exec('ip', ['netns', 'add', namespace.name]);
     await namespace.exec('ip', 'link', 'set', 'lo', 'up');
     return namespace;
@@ -129,14 +130,5 @@ function signal(pid: number, name: NodeJS.Signals): void {
     process.kill(pid, name);
   } catch {
     // already gone
-  }
-}
-
-/** Alive and not a zombie waiting for its (possibly slow) reaper. */
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
   }
 }

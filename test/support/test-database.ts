@@ -1,8 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { SERVER_DATABASE_URL } from './environment.js';
+import { testDatabaseName } from './leftovers.js';
 
-/** A database of its own for one test file, on the real PostgreSQL server; dropped afterwards. */
+/**
+ * A database of its own for one test file, on the real PostgreSQL server; dropped afterwards (and
+ * by test/global-teardown.js when a file did not: its name carries the run's id).
+ */
 export interface TestDatabase {
   url: string;
   name: string;
@@ -20,7 +23,7 @@ async function onServer(sql: string): Promise<void> {
 }
 
 export async function createTestDatabase(): Promise<TestDatabase> {
-  const name = `warren_t_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const name = testDatabaseName();
   await onServer(`CREATE DATABASE ${name}`);
   const url = new URL(SERVER_DATABASE_URL);
   url.pathname = `/${name}`;

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,8 +6,8 @@ import { loadConfig, type WarrenConfig } from '../../apps/controller/src/config/
 import { startPanel, type Panel } from '../../apps/controller/src/panel.js';
 import { DocsService } from '../../apps/controller/src/docs/docs.service.js';
 import { createApiClient, type ApiClient } from '#libs/api-client/index.js';
-import { Redis } from 'ioredis';
 import { REDIS_URL } from './environment.js';
+import { dropRedisPrefix, testQueuePrefix } from './leftovers.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 import { ResponseChecker } from './response-check.js';
 
@@ -67,7 +66,7 @@ export async function startTestPanel(
     WARREN_TLS: 'off',
     DATABASE_URL: database.url,
     REDIS_URL,
-    WARREN_QUEUE_PREFIX: `wt${randomBytes(4).toString('hex')}`,
+    WARREN_QUEUE_PREFIX: testQueuePrefix(),
     WARREN_ADMIN_USERNAME: OWNER.username,
     WARREN_ADMIN_PASSWORD: OWNER.password,
     WARREN_LOG_LEVEL: 'error',
@@ -76,7 +75,16 @@ export async function startTestPanel(
     WARREN_HOP_CHECKS: 'off',
     ...env,
   });
-  const panel = await startPanel(config);
+  let panel: Panel;
+  try {
+    panel = await startPanel(config);
+  } catch (error) {
+    // A panel that did not start leaves nothing behind either.
+    if (config.redisUrl) await dropRedisPrefix(config.redisUrl, config.queuePrefix, { keys: !env.WARREN_QUEUE_PREFIX });
+    if (!options.database) await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   let checker: ResponseChecker | undefined;
   const check = () => (checker ??= new ResponseChecker(panel.app.get(DocsService).openApi(panel.origin)));
   return {
@@ -86,7 +94,10 @@ export async function startTestPanel(
     database,
     async stop() {
       await panel.close();
-      await dropAgentRedisUsers(config);
+      // Its nodes' ACL users, and its keys unless the caller chose the prefix (a restart on the
+      // same Redis, two controllers sharing one): those are the caller's to drop, at the end.
+      if (config.redisUrl)
+        await dropRedisPrefix(config.redisUrl, config.queuePrefix, { keys: !env.WARREN_QUEUE_PREFIX });
       if (!options.database) await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
@@ -165,20 +176,4 @@ function endpoint(base: string, basePath: string, databaseUrl: string, checker: 
       }
     },
   };
-}
-
-/** The Redis users enrolment made for this panel's nodes (`<prefix>-node-<id>`): they outlive its keys otherwise. */
-async function dropAgentRedisUsers(config: WarrenConfig): Promise<void> {
-  if (!config.redisUrl) return;
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1 });
-  redis.on('error', () => undefined);
-  try {
-    const users = (await redis.call('ACL', 'USERS')) as string[];
-    const ours = users.filter((user) => user.startsWith(`${config.queuePrefix}-node-`));
-    if (ours.length > 0) await redis.call('ACL', 'DELUSER', ...ours);
-  } catch {
-    // Redis is gone (a test stopped it on purpose): nothing to clean there.
-  } finally {
-    redis.disconnect();
-  }
 }

@@ -60,7 +60,7 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
   Logger.overrideLogger(nestLogger);
   const logger = new Logger('warren');
   const metrics = new PanelMetrics();
-  const cleanups: (() => Promise<unknown>)[] = [];
+  const cleanups: (() => Promise<unknown>)[] = [async () => metrics.stop()];
   const closeAll = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   };

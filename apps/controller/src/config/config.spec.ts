@@ -86,6 +86,25 @@ describe('configuration', () => {
     expect(failure({ WARREN_LOCAL_AGENT: 'sometimes' }).message).toContain('must be "on", "off" or "external"');
   });
 
+  test('intervals of recurring work: production defaults, shortened by their variables, whole ms from 100', () => {
+    expect(loadConfig({}).intervals).toEqual({
+      timeTransitionsMs: 30_000,
+      historyMaintenanceMs: 60_000,
+      deliverySweepMs: 5_000,
+      agentPingMs: 15_000,
+    });
+    expect(
+      loadConfig({
+        WARREN_TIME_TRANSITIONS_MS: '2000',
+        WARREN_HISTORY_MAINTENANCE_MS: '3000',
+        WARREN_DELIVERY_SWEEP_MS: '500',
+        WARREN_AGENT_PING_MS: '1000',
+      }).intervals,
+    ).toEqual({ timeTransitionsMs: 2000, historyMaintenanceMs: 3000, deliverySweepMs: 500, agentPingMs: 1000 });
+    expect(failure({ WARREN_AGENT_PING_MS: '50' }).message).toContain('between 100 and');
+    expect(failure({ WARREN_DELIVERY_SWEEP_MS: '1.5' }).message).toContain('whole number');
+  });
+
   test('a bad value never echoes a secret', () => {
     const error = failure({ DATABASE_URL: 'mysql://user:hunter2@db' });
     expect(error.message).not.toContain('hunter2');

@@ -54,7 +54,28 @@ export interface WarrenConfig {
    * it (the default probe URL and hop addresses are off the machine; docs/testing.md).
    */
   hopChecks: boolean;
+  /** How often recurring work runs (milliseconds); tests shorten them (docs/testing.md). */
+  intervals: Intervals;
 }
+
+/** The periods of the controller's recurring work; the defaults are production's. */
+export interface Intervals {
+  /** Client expiry and reset cycles (WARREN_TIME_TRANSITIONS_MS, 30 s). */
+  timeTransitionsMs: number;
+  /** System history rollups and pruning (WARREN_HISTORY_MAINTENANCE_MS, 60 s: minute rollups need one a minute). */
+  historyMaintenanceMs: number;
+  /** Delivery's sweep of nodes behind their desired revision (WARREN_DELIVERY_SWEEP_MS, 5 s). */
+  deliverySweepMs: number;
+  /** The ping on every agent link; a link silent for one interval is ended (WARREN_AGENT_PING_MS, 15 s). */
+  agentPingMs: number;
+}
+
+export const DEFAULT_INTERVALS: Intervals = {
+  timeTransitionsMs: 30_000,
+  historyMaintenanceMs: 60_000,
+  deliverySweepMs: 5_000,
+  agentPingMs: 15_000,
+};
 
 /** A configuration value that cannot be used; start-up stops with this message. */
 export class ConfigError extends Error {
@@ -80,6 +101,18 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
   return value;
+}
+
+const DAY_MS = 86_400_000;
+
+function intervals(env: Env): Intervals {
+  const ms = (name: string, fallback: number) => integer(env, name, fallback, 100, DAY_MS);
+  return {
+    timeTransitionsMs: ms('WARREN_TIME_TRANSITIONS_MS', DEFAULT_INTERVALS.timeTransitionsMs),
+    historyMaintenanceMs: ms('WARREN_HISTORY_MAINTENANCE_MS', DEFAULT_INTERVALS.historyMaintenanceMs),
+    deliverySweepMs: ms('WARREN_DELIVERY_SWEEP_MS', DEFAULT_INTERVALS.deliverySweepMs),
+    agentPingMs: ms('WARREN_AGENT_PING_MS', DEFAULT_INTERVALS.agentPingMs),
+  };
 }
 
 function url(env: Env, name: string, protocols: string[]): string | undefined {
@@ -226,6 +259,7 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
     backupMaxUploadBytes: integer(env, 'WARREN_BACKUP_MAX_UPLOAD_MB', 1024, 1, 1024 * 1024) * 1024 * 1024,
     ...(text(env, 'WARREN_WEB_DIR') ? { webRoot: absolute(text(env, 'WARREN_WEB_DIR')!) } : {}),
     hopChecks: hopChecks === 'on',
+    intervals: intervals(env),
   };
 }
 

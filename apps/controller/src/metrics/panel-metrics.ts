@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectProcessMetrics } from './process-metrics.js';
 
 /** Seconds; from a fast cached GET to a slow import or backup. */
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -118,7 +119,6 @@ export class PanelMetrics {
     registers: [this.registry],
   });
 
-  constructor() {
-    collectDefaultMetrics({ register: this.registry });
-  }
+  /** Ends what watches the process for the default metrics (GC, event loop); the panel's close() calls it. */
+  readonly stop = collectProcessMetrics(this.registry);
 }

@@ -11,11 +11,10 @@ import { RevisionListener } from '../../revisions/revision-listener.js';
 import { PANEL_RUNTIME, QUEUE_BACKEND, type PanelRuntime } from '../../runtime.js';
 import { DeliveryRepository } from './delivery.repository.js';
 
-const SWEEP_INTERVAL_MS = 5000;
 /** A job that failed is offered again after this long (the agent may have been fixed meanwhile). */
 const FAILED_RETRY_MS = 60_000;
-/** The longest a node's next delivery waits for the one before it (see run). */
-const MAX_REST_MS = SWEEP_INTERVAL_MS;
+/** The longest a node's next delivery waits for the one before it (see run); the default sweep period. */
+const MAX_REST_MS = 5000;
 /**
  * A delivery this large is followed by a full garbage collection (when the panel runs with
  * --expose-gc, as every launcher starts it: docs/memory.md). Its rows, peers and serialised job
@@ -54,6 +53,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
   private readonly logger = new Logger('delivery');
   private readonly listener: RevisionListener;
   private sweepTimer?: NodeJS.Timeout;
+  private readonly sweepEveryMs: number;
   private closed = false;
   /** Nodes being delivered now; the value says whether another run is due after this one. */
   private readonly inFlight = new Map<string, { again: boolean; force: boolean }>();
@@ -73,6 +73,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
     @Inject(QUEUE_BACKEND) private readonly queues: QueueBackend,
     @Inject(PANEL_RUNTIME) runtime: PanelRuntime,
   ) {
+    this.sweepEveryMs = runtime.config.intervals.deliverySweepMs;
     this.listener = new RevisionListener(
       runtime.databaseUrl,
       (nodeIds) => nodeIds.forEach((id) => this.deliver(id)),
@@ -108,7 +109,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
 
   async onApplicationBootstrap(): Promise<void> {
     await this.listener.start();
-    this.sweepTimer = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
+    this.sweepTimer = setInterval(() => void this.sweep(), this.sweepEveryMs);
     this.sweepTimer.unref();
     void this.sweep();
   }

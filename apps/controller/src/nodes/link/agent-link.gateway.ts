@@ -24,7 +24,6 @@ import { LinkInbox, MAX_UNSENT_BYTES, POLICY_VIOLATION } from './link-inbox.js';
 import { RefusalLog } from './refusal-log.js';
 import { RefusedMessage } from './refused-message.js';
 
-const PING_INTERVAL_MS = 15_000;
 /** How long links get at shutdown to answer the close before they are dropped. */
 const CLOSE_GRACE_MS = 2_000;
 /** How long a link closed for breaking the bounds gets to read its close before it is dropped. */
@@ -67,7 +66,7 @@ export class AgentLinkGateway implements OnApplicationBootstrap, BeforeApplicati
   onApplicationBootstrap(): void {
     this.server = this.adapterHost.httpAdapter.getHttpServer() as Server;
     this.server.on('upgrade', this.onUpgrade);
-    this.pingTimer = setInterval(() => this.pingAll(), PING_INTERVAL_MS);
+    this.pingTimer = setInterval(() => this.pingAll(), this.config.intervals.agentPingMs);
     this.pingTimer.unref();
   }
 
