@@ -116,15 +116,15 @@ const READINGS: Record<string, Reading> = {
 const LENGTH_READINGS = [READINGS.minLength!, READINGS.maxLength!];
 
 /**
- * The field for people: `blockIps.0` is "Entry 1 of blockIps", `items.2.name` is "name of entry 3
- * of items"; plain names stay as they are (they are the API's words, shown beside the field).
+ * The field for people: `blockIps.0` is `entry 1 of "blockIps"`, `items.2.name` is `"name" of
+ * entry 3 of "items"`; names are quoted as they are (they are the API's words, case included).
  */
 export function fieldLabel(path: string): string {
   const words = path
     .split('.')
     .filter(Boolean)
     .reverse()
-    .map((part) => (/^\d+$/.test(part) ? `entry ${Number(part) + 1}` : part));
+    .map((part) => (/^\d+$/.test(part) ? `entry ${Number(part) + 1}` : `"${part}"`));
   return words.length ? words.join(' of ') : 'the request';
 }
 
@@ -140,12 +140,21 @@ export function readFailure(field: string, rule: string, text: string): FieldErr
     const params = reading.params ? reading.params(match?.slice(1) ?? []) : {};
     // A rule with no default text to read (`matches`) keeps the DTO's own words when it has some.
     if (!reading.template && text && rule !== 'whitelistValidation') {
-      return { field, code: reading.code, message: sentence(text) };
+      return { field, code: reading.code, message: ownWords(field, text) };
     }
     return { field, code: reading.code, message: reading.sentence(label, params), ...withParams(params) };
   }
-  // The DTO's own message: already for people.
-  return { field, code: READINGS[rule]?.code ?? 'invalid', message: sentence(text) };
+  return { field, code: READINGS[rule]?.code ?? 'invalid', message: ownWords(field, text) };
+}
+
+/**
+ * A DTO's own message, already for people ("name must not contain control characters"): made a
+ * sentence, the field it starts with named as the other sentences name it.
+ */
+function ownWords(field: string, text: string): string {
+  const name = field.split('.').pop() ?? '';
+  const rest = name && text.startsWith(`${name} `) ? text.slice(name.length) : undefined;
+  return sentence(rest === undefined ? text : `${fieldLabel(field)}${rest}`);
 }
 
 const withParams = (params: Record<string, number | string>) => (Object.keys(params).length ? { params } : {});
@@ -154,7 +163,7 @@ const withParams = (params: Record<string, number | string>) => (Object.keys(par
 export function sentence(text: string): string {
   const trimmed = text.trim();
   if (!trimmed) return 'This value is not accepted.';
-  return capitalised(/[.!?)]$/.test(trimmed) ? trimmed : `${trimmed}.`);
+  return capitalised(/[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`);
 }
 
 /** Every failing field of a (possibly nested) validation result, one failure per field, in order. */

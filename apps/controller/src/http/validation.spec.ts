@@ -45,14 +45,14 @@ describe('validation failures name their field as a path', () => {
   test('nested wrong type reports the type, not the length', async () => {
     expect(await fieldOf({ items: [{ name: 5, count: 1 }] })).toEqual({
       field: 'items.0.name',
-      message: 'Name of entry 1 of items must be text.',
+      message: '"name" of entry 1 of "items" must be text.',
     });
   });
 
   test('unknown nested field', async () => {
     expect(await fieldOf({ items: [{ ...ok, colour: 'red' }] })).toEqual({
       field: 'items.0.colour',
-      message: 'Colour of entry 1 of items is not a field this request takes.',
+      message: '"colour" of entry 1 of "items" is not a field this request takes.',
     });
   });
 
@@ -63,19 +63,19 @@ describe('validation failures name their field as a path', () => {
         field: 'items.0.name',
         code: 'tooShort',
         params: { min: 1 },
-        message: 'Name of entry 1 of items cannot be empty.',
+        message: '"name" of entry 1 of "items" cannot be empty.',
       },
-      { field: 'items.0.count', code: 'wholeNumber', message: 'Count of entry 1 of items must be a whole number.' },
+      { field: 'items.0.count', code: 'wholeNumber', message: '"count" of entry 1 of "items" must be a whole number.' },
       {
         field: 'items.2.name',
         code: 'tooLong',
         params: { max: 10 },
-        message: 'Name of entry 3 of items can be at most 10 characters long.',
+        message: '"name" of entry 3 of "items" can be at most 10 characters long.',
       },
-      { field: 'items.2.count', code: 'required', message: 'Count of entry 3 of items is required.' },
+      { field: 'items.2.count', code: 'required', message: '"count" of entry 3 of "items" is required.' },
     ]);
     expect(refusal.field).toBe('items.0.name');
-    expect(refusal.message).toBe('Name of entry 1 of items cannot be empty.');
+    expect(refusal.message).toBe('"name" of entry 1 of "items" cannot be empty.');
   });
 
   test('valid input passes through as the DTO class', async () => {
