@@ -1588,10 +1588,35 @@ export interface components {
             secret: string;
         };
         Error: {
-            /** @description What went wrong, for people */
+            /** @description What went wrong, for people (the first failing field when there are several) */
             error: string;
+            /** @description Every failing field, the first being `field`; absent when no field is at fault */
+            errors?: components["schemas"]["FieldError"][];
             /** @description The offending input as a path such as `items.2.name`, or "" when no field is at fault */
             field: string;
+        };
+        FieldError: {
+            /**
+             * @description What is wrong, stable across versions, for translating: required, unknown, text, wholeNumber, number, boolean, list, object, id, dateTime, oneOf, tooShort, tooLong, tooSmall, tooLarge, tooFew, tooMany, repeated, format, invalid, notFound, conflict, forbidden
+             * @example tooShort
+             */
+            code: string;
+            /** @description The offending input as a path such as `items.2.name` */
+            field: string;
+            /**
+             * @description The same as a sentence for people, in English
+             * @example Name cannot be empty.
+             */
+            message: string;
+            /**
+             * @description The numbers or values the code speaks of: min, max (numbers) or values (text)
+             * @example {
+             *       "min": 1
+             *     }
+             */
+            params?: {
+                [key: string]: number | string;
+            };
         };
         HostDto: {
             address: string;

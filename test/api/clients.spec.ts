@@ -3,6 +3,7 @@ import { publicKeyFromPrivate } from '../../libs/wireguard/keys.js';
 import type { components } from '#libs/api-client/index.js';
 import { answer, fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { refusal } from '../support/refusal.js';
 
 let t: TestPanel;
 let token: string;
@@ -447,7 +448,7 @@ describe('GET /api/clients', () => {
   ])('out of range or unknown: ?%s is a 400 naming %s', async (query, field) => {
     const response = await call('GET', `clients?${query}`);
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error: expect.any(String), field });
+    expect(response.body).toEqual(refusal(field));
   });
 
   test('perPage 200 is the largest page', async () => {

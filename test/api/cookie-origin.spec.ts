@@ -1,5 +1,6 @@
 import { fixtures } from '../support/fixtures.js';
 import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { refusal } from '../support/refusal.js';
 
 /**
  * Cross-site request forgery: what a browser sends with the session cookie when another site
@@ -37,7 +38,7 @@ describe('cookie-authenticated unsafe requests', () => {
     const refused = await issueByCookie(headers);
     expect([refused.status, refused.body]).toEqual([
       403,
-      { error: expect.stringMatching(/must come from the panel/), field: 'origin' },
+      refusal('origin', expect.stringMatching(/must come from the panel/)),
     ]);
     expect(await count('api_tokens')).toBe(before);
   });
@@ -88,10 +89,7 @@ describe('login CSRF', () => {
       string
     >[]) {
       const refused = await t.call('POST', 'auth/login', { headers, body: OWNER });
-      expect([refused.status, refused.body]).toEqual([
-        403,
-        { error: 'sign-in from another site is refused', field: 'origin' },
-      ]);
+      expect([refused.status, refused.body]).toEqual([403, refusal('origin', 'sign-in from another site is refused')]);
       expect(refused.headers.get('set-cookie')).toBeNull();
     }
     expect(await count('sessions')).toBe(before);

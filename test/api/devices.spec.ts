@@ -3,6 +3,7 @@ import { publicKeyFromPrivate } from '../../libs/wireguard/keys.js';
 import type { components } from '#libs/api-client/index.js';
 import { answer, fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { refusal } from '../support/refusal.js';
 
 let t: TestPanel;
 let token: string;
@@ -89,7 +90,7 @@ describe('POST /api/clients/{id}/devices', () => {
     const statuses = responses.map((response) => response.status).sort();
     expect(statuses).toEqual([201, 201, 409, 409, 409, 409, 409, 409, 409, 409]);
     for (const response of responses.filter((r) => r.status === 409)) {
-      expect(response.body).toEqual({ error: expect.any(String), field: 'deviceLimit' });
+      expect(response.body).toEqual(refusal('deviceLimit'));
     }
     const [row] = await t.query<{ devices: number; accounts: number }>(
       `select (select count(*) from devices where client_id = $1)::int as devices,
@@ -165,7 +166,7 @@ describe('DELETE /api/devices/{id}', () => {
     expect(next.body.accounts[0].ip).not.toBe(freed);
 
     expect((await call('DELETE', `devices/${drop.id}`)).status).toBe(404);
-    expect((await call('DELETE', `devices/${randomUUID()}`)).body).toEqual({ error: 'device not found', field: 'id' });
+    expect((await call('DELETE', `devices/${randomUUID()}`)).body).toEqual(refusal('id', 'device not found'));
     expect((await call('DELETE', 'devices/nope')).status).toBe(404);
   });
 });

@@ -1,5 +1,6 @@
 import { fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { refusal } from '../support/refusal.js';
 
 let t: TestPanel;
 let token: string;
@@ -35,7 +36,7 @@ describe('bad input gets a 4xx with {error, field} and changes nothing', () => {
     const before = await count('api_tokens');
     const response = await t.call('POST', 'tokens', { token, ...request });
     expect(response.status).toBe(status);
-    expect(response.body).toEqual({ error: expect.any(String), field });
+    expect(response.body).toEqual(refusal(field));
     expect(response.body.error).not.toMatch(/\bat \S+:\d+/); // no stack traces
     expect(await count('api_tokens')).toBe(before);
   });
@@ -46,23 +47,23 @@ describe('bad input gets a 4xx with {error, field} and changes nothing', () => {
       expect([name, response.status, response.body]).toEqual([
         name,
         400,
-        { error: `unknown field "${name}"`, field: name },
+        refusal(name, `"${name}" is not a field this request takes.`),
       ]);
     }
   });
 
   test('a missing field says it is required, not that its type is wrong', async () => {
     const response = await t.call('POST', 'tokens', { token, body: {} });
-    expect(response).toMatchObject({ status: 400, body: { error: 'name is required', field: 'name' } });
+    expect(response).toMatchObject({ status: 400, body: refusal('name', '"name" is required.') });
     const wrongType = await t.call('POST', 'tokens', { token, body: { name: 42 } });
-    expect(wrongType.body.error).toMatch(/must be a string/);
+    expect(wrongType.body.error).toMatch(/must be text/);
   });
 
   test('unknown ids are 404 naming the id', async () => {
     for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
       const patch = await t.call('PATCH', `tokens/${id}`, { token, body: { enabled: false } });
       expect(patch.status).toBe(404);
-      expect(patch.body).toEqual({ error: 'token not found', field: 'id' });
+      expect(patch.body).toEqual(refusal('id', 'token not found'));
       const remove = await t.call('DELETE', `tokens/${id}`, { token });
       expect(remove.status).toBe(404);
     }
@@ -86,5 +87,5 @@ describe('bad input gets a 4xx with {error, field} and changes nothing', () => {
 
 test('an empty name is reported as a length problem, not a character problem', async () => {
   const response = await t.call('POST', 'tokens', { token, body: { name: '' } });
-  expect(response.body).toEqual({ error: 'name must be longer than or equal to 1 characters', field: 'name' });
+  expect(response.body).toEqual(refusal('name', '"name" cannot be empty.'));
 });

@@ -3,6 +3,7 @@ import { dialTargets } from '../../apps/controller/src/interfaces/dial-targets.j
 import type { components } from '#libs/api-client/index.js';
 import { answer, fixtures, type HostBody } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { refusal } from '../support/refusal.js';
 
 let t: TestPanel;
 let token: string;
@@ -141,7 +142,7 @@ describe('hosts', () => {
     const rev = await revision();
     const dup = await call('POST', 'hosts', { interfaceId: iface.id, name: 'edge', address: 'f.example.com' });
     expect(dup.status).toBe(409);
-    expect(dup.body).toEqual({ error: 'a host named "edge" already exists on this interface', field: 'name' });
+    expect(dup.body).toEqual(refusal('name', 'a host named "edge" already exists on this interface'));
     expect(await count('hosts')).toBe(before);
     expect(await revision()).toBe(rev);
     expect((await postHost({ interfaceId: otherIface.id, name: 'edge', address: 'f.example.com' })).status).toBe(201);
@@ -180,7 +181,7 @@ describe('hosts', () => {
       const response = await call('POST', 'hosts', body(iface.id));
       expect({ status: response.status, body: response.body }).toEqual({
         status,
-        body: { error: expect.any(String), field },
+        body: refusal(field),
       });
       expect(await count('hosts')).toBe(before);
       expect(await revision()).toBe(rev);
@@ -209,15 +210,11 @@ describe('hosts', () => {
 
     test('unknown ids and filters are 404s naming their field', async () => {
       for (const id of [randomUUID(), 'nope']) {
-        expect((await call('PATCH', `hosts/${id}`, { enabled: false })).body).toEqual({
-          error: 'host not found',
-          field: 'id',
-        });
-        expect((await call('DELETE', `hosts/${id}`)).body).toEqual({ error: 'host not found', field: 'id' });
-        expect((await call('GET', `hosts?interfaceId=${id}`)).body).toEqual({
-          error: 'interface not found',
-          field: 'interfaceId',
-        });
+        expect((await call('PATCH', `hosts/${id}`, { enabled: false })).body).toEqual(refusal('id', 'host not found'));
+        expect((await call('DELETE', `hosts/${id}`)).body).toEqual(refusal('id', 'host not found'));
+        expect((await call('GET', `hosts?interfaceId=${id}`)).body).toEqual(
+          refusal('interfaceId', 'interface not found'),
+        );
       }
       expect((await call('GET', 'hosts?nodeId=x')).body.field).toBe('nodeId');
     });

@@ -3,6 +3,7 @@ import { validateAmneziaParams } from '../../libs/wireguard/amnezia.js';
 import { isWireGuardKey, publicKeyFromPrivate } from '../../libs/wireguard/keys.js';
 import { answer, fixtures, freshInterface as fresh, type InterfaceUpdate } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { refusal } from '../support/refusal.js';
 
 let t: TestPanel;
 let token: string;
@@ -387,8 +388,7 @@ describe('bad input: 4xx with {error, field}, no row written, no revision bump',
   test.each(cases)('%s', async (...[, body, status, field, message]: Case) => {
     const before = await rowCounts();
     const response = await call('POST', 'interfaces', body(nodeId));
-    expect({ status: response.status, field: response.body?.field }).toEqual({ status, field });
-    expect(Object.keys(response.body).sort()).toEqual(['error', 'field']);
+    expect({ status: response.status, body: response.body }).toEqual({ status, body: refusal(field) });
     if (message) expect(response.body.error).toMatch(message);
     expect(await rowCounts()).toEqual(before);
   });
@@ -593,7 +593,7 @@ describe('changing interfaces', () => {
     expect((await call('PATCH', `interfaces/${created.id}`, { awg: reordered })).status).toBe(200);
     expect(await revision(created.nodeId)).toBe(Number(rev));
     const refused = await call('PATCH', `interfaces/${created.id}`, { awg: { ...awg, jc: 7 } });
-    expect(refused.body).toEqual({ error: expect.stringMatching(/awg\.jc/), field: 'awg.jc' });
+    expect(refused.body).toEqual(refusal('awg.jc', expect.stringMatching(/awg\.jc/)));
     expect((await call('PATCH', `interfaces/${created.id}`, { mode: 'standard' })).body.field).toBe('mode');
   });
 });
@@ -675,10 +675,7 @@ describe('counts and deletion', () => {
   });
 
   test('list filter: an unknown node is a 404 naming nodeId; unknown query fields are refused', async () => {
-    expect((await call('GET', `interfaces?nodeId=${randomUUID()}`)).body).toEqual({
-      error: 'node not found',
-      field: 'nodeId',
-    });
+    expect((await call('GET', `interfaces?nodeId=${randomUUID()}`)).body).toEqual(refusal('nodeId', 'node not found'));
     expect((await call('GET', 'interfaces?nodeId=bad')).status).toBe(404);
     expect((await call('GET', 'interfaces?page=2')).body.field).toBe('page');
   });
@@ -756,7 +753,7 @@ describe('counts and deletion', () => {
         expect({ method, status: response.status, body: response.body }).toEqual({
           method,
           status: 404,
-          body: { error: 'interface not found', field: 'id' },
+          body: refusal('id', 'interface not found'),
         });
       }
     }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { components } from '#libs/api-client/index.js';
 import { answer, fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { refusal } from '../support/refusal.js';
 
 let t: TestPanel;
 let token: string;
@@ -54,7 +55,7 @@ describe('the local node', () => {
     const refused = await call('POST', `nodes/${local.id}/enrolment`);
     expect(refused).toMatchObject({
       status: 409,
-      body: { error: expect.stringContaining('enrolled by the panel itself'), field: 'id' },
+      body: refusal('id', expect.stringContaining('enrolled by the panel itself')),
     });
     expect(
       await t.query('select enrolment_hash, credential_hash from node_agents where node_id = $1', [local.id]),
@@ -173,7 +174,7 @@ describe('nodes', () => {
       const response = await call('POST', 'nodes', body);
       expect({ status: response.status, body: response.body }).toEqual({
         status,
-        body: { error: expect.any(String), field },
+        body: refusal(field),
       });
       expect(await count('nodes')).toBe(before);
     });
@@ -221,7 +222,7 @@ describe('nodes', () => {
         expect({ method, status: response.status, body: response.body }).toEqual({
           method,
           status: 404,
-          body: { error: 'node not found', field: 'id' },
+          body: refusal('id', 'node not found'),
         });
       }
     }
@@ -266,7 +267,7 @@ describe('deleting nodes', () => {
       expect({ bad, status: response.status, body: response.body }).toEqual({
         bad,
         status: 400,
-        body: { error: 'force must be true or false', field: 'force' },
+        body: refusal('force', '"force" must be true or false.'),
       });
     }
     expect((await call('DELETE', `nodes/${node.id}?forced=true`)).body.field).toBe('forced');

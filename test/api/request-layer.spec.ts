@@ -1,6 +1,7 @@
 import { fixtures } from '../support/fixtures.js';
 import { rawRequest } from '../support/raw-http.js';
 import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { refusal } from '../support/refusal.js';
 
 /**
  * The request layer (apps/controller/src/http/request-layer.ts): checks every route gets before
@@ -82,7 +83,7 @@ describe('NUL and unpaired surrogates are a 400 naming the field', () => {
   test('in a path: the parameter is named; outside any parameter the field is ""', async () => {
     const inParameter = await t.call('GET', 'clients/a%00b', { token });
     expect(inParameter.status).toBe(400);
-    expect(inParameter.body).toEqual({ error: UNSTORABLE, field: 'id' });
+    expect(inParameter.body).toEqual(refusal('id', UNSTORABLE));
     const unknownRoute = await t.call('GET', 'no%00such', { token });
     expect(unknownRoute.status).toBe(400);
     expect(unknownRoute.body).toEqual({ error: UNSTORABLE, field: '' });
@@ -93,7 +94,7 @@ describe('NUL and unpaired surrogates are a 400 naming the field', () => {
       body: { username: 'own\u0000er', password: OWNER.password },
     });
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error: UNSTORABLE, field: 'username' });
+    expect(response.body).toEqual(refusal('username', UNSTORABLE));
   });
 
   test('in a body, at any depth, named by its path; nothing is written', async () => {
@@ -109,12 +110,12 @@ describe('NUL and unpaired surrogates are a 400 naming the field', () => {
       const response = await t.call('POST', 'clients', { token, body: { ...(body as object), interfaceIds } });
       expect({ field, answer: response.body, status: response.status }).toEqual({
         field,
-        answer: { error: UNSTORABLE, field },
+        answer: refusal(field, UNSTORABLE),
         status: 400,
       });
     }
     const patched = await t.call('PATCH', `clients/${client.id}`, { token, body: { note: 'x\u0000' } });
-    expect(patched.body).toEqual({ error: UNSTORABLE, field: 'note' });
+    expect(patched.body).toEqual(refusal('note', UNSTORABLE));
     expect(await count('clients')).toBe(before);
     const [row] = await t.query<{ note: string }>('select note from clients where id = $1', [client.id]);
     expect(row.note).toBe('kept');

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { USER_ROLES } from '#libs/contracts/user-roles.js';
 import { answer, fixtures, type TestUser } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { refusal } from '../support/refusal.js';
 
 interface Endpoint {
   method: string;
@@ -125,7 +126,7 @@ describe('API tokens belong to their user; only the owner reaches other users’
       ['DELETE', undefined],
     ] as const) {
       const refused = await t.call(method, `tokens/${ownersToken.id}`, { token: admin.token, body });
-      expect([refused.status, refused.body]).toEqual([404, { error: 'token not found', field: 'id' }]);
+      expect([refused.status, refused.body]).toEqual([404, refusal('id', 'token not found')]);
     }
     expect((await t.call('GET', 'auth/me', { token: ownersToken.token })).status).toBe(200);
     expect(await t.query('select enabled from api_tokens where id = $1', [ownersToken.id])).toEqual([

@@ -14,6 +14,7 @@ import { createTestDatabase } from '../support/test-database.js';
 import { answer, fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 import { waitFor } from '../support/wait-for.js';
+import { refusal } from '../support/refusal.js';
 
 let t: TestPanel;
 let token: string;
@@ -347,7 +348,7 @@ describe('GET /api/system/history', () => {
     const response = await call('GET', `system/history${query}`);
     expect({ status: response.status, body: response.body }).toEqual({
       status,
-      body: { error: expect.any(String), field },
+      body: refusal(field),
     });
   });
 

@@ -1,6 +1,7 @@
 import { publicKeyFromPrivate } from '../../libs/wireguard/keys.js';
 import { answer, fixtures, signedInPanel, type Schemas } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { refusal } from '../support/refusal.js';
 
 /**
  * GET and PUT /api/template (docs/template.md): the configuration as one document naming rows by
@@ -169,7 +170,7 @@ test('?section= reads one part as {section: ...}; an unknown section is refused'
   const refused = await session().t.call('GET', 'template?section=clients', { token: session().token });
   expect({ status: refused.status, body: refused.body }).toEqual({
     status: 400,
-    body: { error: expect.any(String), field: 'section' },
+    body: refusal('section'),
   });
 });
 
@@ -231,7 +232,7 @@ describe('round trip into an empty panel', () => {
     const refused = await put(other, otherToken, template);
     expect({ status: refused.status, body: refused.body }).toEqual({
       status: 400,
-      body: { error: expect.any(String), field: `interfaces.${bad}.listenPort` },
+      body: refusal(`interfaces.${bad}.listenPort`),
     });
     expect(await counts(other)).toEqual(before);
     expect((await other.call('GET', 'template', { token: otherToken })).body).toEqual(snapshot);
@@ -362,7 +363,7 @@ describe('round trip into an empty panel', () => {
       const answer = await put(other, otherToken, copy);
       expect({ status: answer.status, body: answer.body }).toEqual({
         status: 400,
-        body: { error: expect.any(String), field },
+        body: refusal(field),
       });
     }
     expect(await counts(other)).toEqual(before);
@@ -394,7 +395,7 @@ describe('round trip into an empty panel', () => {
     const refused = await put(other, otherToken, { ...body, nodes: [] }, '?section=routing');
     expect({ status: refused.status, body: refused.body }).toEqual({
       status: 400,
-      body: { error: expect.any(String), field: 'nodes' },
+      body: refusal('nodes'),
     });
   });
 
@@ -411,7 +412,7 @@ describe('round trip into an empty panel', () => {
       const refused = await put(other, otherToken, { outbounds: [hop], settings: { allowPrivateTargets: false } });
       expect({ status: refused.status, body: refused.body }).toEqual({
         status: 400,
-        body: { error: expect.any(String), field: 'outbounds.0.address' },
+        body: refusal('outbounds.0.address'),
       });
       // Kept on, the same hop is accepted.
       const imported = await put(other, otherToken, { outbounds: [hop] });
@@ -436,7 +437,7 @@ describe('round trip into an empty panel', () => {
     const refused = await put(other, admin.token, { settings: { ...template.settings, backupKeep: 3 } });
     expect({ status: refused.status, body: refused.body }).toEqual({
       status: 403,
-      body: { error: expect.any(String), field: 'settings.backupKeep' },
+      body: refusal('settings.backupKeep'),
     });
     // Without secrets the keys stay as they were (the owner's export still equals the first).
     const owner = (await other.call('GET', 'template', { token: otherToken })).body as Template;

@@ -5,6 +5,7 @@ import type { UserRole } from '#libs/contracts/user-roles.js';
 import { hashPassword } from '../../apps/controller/src/auth/password.js';
 import { randomSuffix } from './random-suffix.js';
 import { startTestPanel, type PanelEndpoint, type TestPanel } from './test-panel.js';
+import { refusal } from './refusal.js';
 
 /**
  * Fixture builders: what many tests make before the part they test (nodes, interfaces, clients,
@@ -258,7 +259,7 @@ export function fixtures(session: () => { t: PanelEndpoint; token: string }, opt
       const response = await call(method, path, body);
       expect({ status: response.status, body: response.body }).toEqual({
         status,
-        body: { error: expect.any(String), field },
+        body: refusal(field),
       });
       if (message) expect(response.body.error).toMatch(message);
       if (options.unchanged) expect(await options.unchanged()).toEqual(before);

@@ -1,3 +1,5 @@
+import type { FieldError } from '#libs/contracts/api-error.js';
+
 /**
  * The error services throw. It carries the HTTP status by kind and the field at fault, so the
  * one exception filter can answer `{error, field}` without knowing where it came from.
@@ -9,12 +11,26 @@ export class ApiError extends Error {
     readonly field = '',
     /** Extra response headers, e.g. Retry-After for 429. */
     readonly headers: Record<string, string> = {},
+    /** Every failing field when there are several (validation); else the one `field` names. */
+    readonly failures?: FieldError[],
   ) {
     super(message);
   }
+
+  /** Every field at fault, each with its code and a sentence; empty when no field is. */
+  fieldErrors(): FieldError[] {
+    if (this.failures?.length) return this.failures;
+    return this.field
+      ? [{ field: this.field, code: CODE_BY_STATUS[this.status] ?? 'invalid', message: this.message }]
+      : [];
+  }
 }
 
-export const badRequest = (message: string, field = '') => new ApiError(400, message, field);
+/** The code of a single field's refusal by a service, from its status. */
+const CODE_BY_STATUS: Record<number, string> = { 403: 'forbidden', 404: 'notFound', 409: 'conflict' };
+
+export const badRequest = (message: string, field = '', failures?: FieldError[]) =>
+  new ApiError(400, message, field, {}, failures);
 export const unauthorized = (message = 'authentication required') => new ApiError(401, message);
 export const forbidden = (message = 'not allowed', field = '') => new ApiError(403, message, field);
 export const notFound = (message = 'not found', field = '') => new ApiError(404, message, field);

@@ -53,7 +53,12 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   ) {
     error = error.cause;
   }
-  if (error instanceof ApiError) return reply(error.status, error.message, error.field, error.headers);
+  if (error instanceof ApiError) {
+    const answer = reply(error.status, error.message, error.field, error.headers);
+    const errors = error.fieldErrors();
+    if (errors.length) answer.body.errors = errors;
+    return answer;
+  }
   if (error instanceof HttpException) {
     const status = error.getStatus();
     if (status < 500) return reply(status, MESSAGES_BY_STATUS[status] ?? 'request refused');

@@ -20,14 +20,19 @@ class Order {
   items!: Item[];
 }
 
-async function fieldOf(body: unknown): Promise<{ field: string; message: string }> {
+async function refusalOf(body: unknown): Promise<ApiError> {
   try {
     await new StrictValidationPipe().transform(body, { type: 'body', metatype: Order });
   } catch (error) {
-    if (error instanceof ApiError) return { field: error.field, message: error.message };
+    if (error instanceof ApiError) return error;
     throw error;
   }
   throw new Error('expected a validation failure');
+}
+
+async function fieldOf(body: unknown): Promise<{ field: string; message: string }> {
+  const refusal = await refusalOf(body);
+  return { field: refusal.field, message: refusal.message };
 }
 
 describe('validation failures name their field as a path', () => {
@@ -40,15 +45,37 @@ describe('validation failures name their field as a path', () => {
   test('nested wrong type reports the type, not the length', async () => {
     expect(await fieldOf({ items: [{ name: 5, count: 1 }] })).toEqual({
       field: 'items.0.name',
-      message: 'name must be a string',
+      message: '"name" of entry 1 of "items" must be text.',
     });
   });
 
   test('unknown nested field', async () => {
     expect(await fieldOf({ items: [{ ...ok, colour: 'red' }] })).toEqual({
       field: 'items.0.colour',
-      message: 'unknown field "items.0.colour"',
+      message: '"colour" of entry 1 of "items" is not a field this request takes.',
     });
+  });
+
+  test('every failing field is listed, each with a code, its numbers and a sentence', async () => {
+    const refusal = await refusalOf({ items: [{ name: '', count: 1.5 }, ok, { name: 'x'.repeat(11) }] });
+    expect(refusal.fieldErrors()).toEqual([
+      {
+        field: 'items.0.name',
+        code: 'tooShort',
+        params: { min: 1 },
+        message: '"name" of entry 1 of "items" cannot be empty.',
+      },
+      { field: 'items.0.count', code: 'wholeNumber', message: '"count" of entry 1 of "items" must be a whole number.' },
+      {
+        field: 'items.2.name',
+        code: 'tooLong',
+        params: { max: 10 },
+        message: '"name" of entry 3 of "items" can be at most 10 characters long.',
+      },
+      { field: 'items.2.count', code: 'required', message: '"count" of entry 3 of "items" is required.' },
+    ]);
+    expect(refusal.field).toBe('items.0.name');
+    expect(refusal.message).toBe('"name" of entry 1 of "items" cannot be empty.');
   });
 
   test('valid input passes through as the DTO class', async () => {

@@ -1,44 +1,12 @@
 import { ValidationPipe, type ArgumentMetadata, type Type, type ValidationError } from '@nestjs/common';
 import { badRequest, type ApiError } from './api-error.js';
+import { fieldFailures, readFailure } from './field-failures.js';
 
-const TYPE_RULES = new Set([
-  'isString',
-  'isInt',
-  'isNumber',
-  'isBoolean',
-  'isArray',
-  'isObject',
-  'isDateString',
-  'isIn',
-  'isEnum',
-  'isUUID',
-  'nestedValidation',
-]);
-
-/** The first failure of a (possibly nested) validation result, with its dotted path. */
-function firstFailure(errors: ValidationError[], parent = ''): { field: string; message: string } | undefined {
-  for (const error of errors) {
-    const field = parent ? `${parent}.${error.property}` : error.property;
-    const constraints = error.constraints ?? {};
-    if (constraints.whitelistValidation) return { field, message: `unknown field "${field}"` };
-    // Absent, not wrong: optional fields skip their rules when absent, so a rule failing on an
-    // absent value means the field is required ("must be a string" would send people looking
-    // for a wrong type). The value is read here only, never shown.
-    if (error.value === undefined && Object.keys(constraints).length > 0)
-      return { field, message: `${field} is required` };
-    // A wrong type explains itself better than the length or range rules that then also fail.
-    const typeRule = Object.keys(constraints).find((rule) => TYPE_RULES.has(rule));
-    const first = constraints[typeRule ?? ''] ?? Object.values(constraints)[0];
-    if (first) return { field, message: first };
-    const nested = firstFailure(error.children ?? [], field);
-    if (nested) return nested;
-  }
-  return undefined;
-}
-
+/** Every failing field, the first also as the contract's `{error, field}`. */
 export function validationError(errors: ValidationError[]): ApiError {
-  const failure = firstFailure(errors);
-  return failure ? badRequest(failure.message, failure.field ?? '') : badRequest('invalid request');
+  const failures = fieldFailures(errors);
+  const [first] = failures;
+  return first ? badRequest(first.message, first.field, failures) : badRequest('The request is not valid.');
 }
 
 /** Names every object answers to without having them: `toString`, `constructor`, `__proto__`… */
@@ -67,7 +35,7 @@ function inheritedKey(value: unknown, path = ''): string | undefined {
 
 /**
  * Validates every DTO: unknown fields are refused (not silently dropped), types are converted
- * only where a DTO says so, and the first failure names its field as a path like `items.2.name`.
+ * only where a DTO says so, and every failure names its field as a path like `items.2.name`.
  */
 export class StrictValidationPipe extends ValidationPipe {
   constructor() {
@@ -86,11 +54,14 @@ export class StrictValidationPipe extends ValidationPipe {
     const isDto =
       metadata.metatype && !([String, Number, Boolean, Array, Object] as unknown[]).includes(metadata.metatype);
     if (isDto && metadata.type === 'body' && (value === null || typeof value !== 'object' || Array.isArray(value))) {
-      throw badRequest('request body must be a JSON object');
+      throw badRequest('The request body must be a JSON object.');
     }
     if (isDto && (metadata.type === 'body' || metadata.type === 'query')) {
       const inherited = inheritedKey(value);
-      if (inherited !== undefined) throw badRequest(`unknown field "${inherited.split('.').pop()}"`, inherited);
+      if (inherited !== undefined) {
+        const failure = readFailure(inherited, 'whitelistValidation', '');
+        throw badRequest(failure.message, inherited, [failure]);
+      }
     }
     if (isDto && metadata.type === 'query') {
       if (value === null || typeof value !== 'object') value = {};

@@ -6,7 +6,9 @@ import { validationError } from '../http/validation.js';
 
 /** An error of a row's own check, its field put under the row's path (`interfaces.2` + `listenPort`). */
 export function atPath(error: ApiError, path: string): ApiError {
-  return new ApiError(error.status, error.message, error.field ? `${path}.${error.field}` : path, error.headers);
+  const under = (field: string) => (field ? `${path}.${field}` : path);
+  const failures = error.failures?.map((failure) => ({ ...failure, field: under(failure.field) }));
+  return new ApiError(error.status, error.message, under(error.field), error.headers, failures);
 }
 
 /**

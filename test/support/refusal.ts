@@ -1,0 +1,27 @@
+/**
+ * What a refused request answers (the contract's `{error, field}`), as a Jest expectation: with a
+ * field at fault, `errors` lists every failing field, that one first, each with a code and a
+ * sentence; with none, there is no `errors`.
+ */
+export function refusal(field: string, error: unknown = expect.any(String)): Record<string, unknown> {
+  if (!field) return { error, field };
+  return { error, field, errors: firstFailingField(field) };
+}
+
+/** An `errors` list whose first entry is the given field, and every entry well formed. */
+function firstFailingField(field: string) {
+  const wellFormed = (entry: unknown) => {
+    const { field: at, code, message } = (entry ?? {}) as Record<string, unknown>;
+    return typeof at === 'string' && typeof code === 'string' && code !== '' && typeof message === 'string';
+  };
+  return {
+    $$typeof: Symbol.for('jest.asymmetricMatcher'),
+    asymmetricMatch: (value: unknown) =>
+      Array.isArray(value) &&
+      value.length > 0 &&
+      value.every(wellFormed) &&
+      (value[0] as { field: string }).field === field,
+    toString: () => 'FailingFieldsStartingWith',
+    toAsymmetricMatcher: () => `errors listing ${JSON.stringify(field)} first`,
+  };
+}
