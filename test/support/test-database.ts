@@ -26,3 +26,28 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   url.pathname = `/${name}`;
   return { url: url.toString(), name, drop: () => onServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
+
+/** The tables in a database's public schema, sorted: what a command created or left there. */
+export async function publicTables(url: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      `select table_name as name from information_schema.tables where table_schema = 'public' order by 1`,
+    );
+    return rows.map((row) => row.name);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Runs one statement on a database (a test setting up a database no panel made). */
+export async function execute(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
