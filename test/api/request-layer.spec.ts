@@ -233,6 +233,32 @@ describe("the router's own refusals answer {error, field}, never echoing the URL
   });
 });
 
+describe('media types', () => {
+  test("the upload route's 415 names application/gzip; every other route's names application/json", async () => {
+    for (const type of ['text/plain', 'multipart/form-data; boundary=x', 'application/x-tar']) {
+      const refused = await t.call('POST', 'backups/upload', {
+        token,
+        body: 'not an archive',
+        headers: { 'content-type': type },
+      });
+      expect([type, refused.status, refused.body]).toEqual([
+        type,
+        415,
+        { error: 'send the archive as the body, as application/gzip', field: 'archive' },
+      ]);
+    }
+    const gzipElsewhere = await t.call('POST', 'clients', {
+      token,
+      body: 'x',
+      headers: { 'content-type': 'application/gzip' },
+    });
+    expect([gzipElsewhere.status, gzipElsewhere.body.error]).toEqual([
+      415,
+      'unsupported content type; send application/json',
+    ]);
+  });
+});
+
 describe('content sniffing', () => {
   const NOSNIFF = 'nosniff';
 
