@@ -2,7 +2,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixtures } from '../support/fixtures.js';
 import { CLI_MAIN, runToEnd } from '../support/spawned-process.js';
-import { createTestDatabase, execute, publicTables, type TestDatabase } from '../support/test-database.js';
+import {
+  createTestDatabase,
+  databaseExists,
+  execute,
+  publicTables,
+  type TestDatabase,
+} from '../support/test-database.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 /**
@@ -170,6 +176,13 @@ describe('read-only commands never create a schema', () => {
       }
       expect(await publicTables(foreign.url)).toEqual(before);
     }
+    // A database the server does not have is not created either.
+    const missing = new URL(foreign.url);
+    missing.pathname = `/${foreign.name}_missing`;
+    const none = await runToEnd(CLI_MAIN, ['status'], { ...env, DATABASE_URL: missing.toString() });
+    expect([none.code, none.stdout]).toEqual([1, '']);
+    expect(none.stderr).toContain(`no panel database in DATABASE_URL (database "${foreign.name}_missing"`);
+    expect(await databaseExists(`${foreign.name}_missing`)).toBe(false);
     // backup list reads the backup directory alone: it lists what there is to restore, database or not.
     const listed = await runToEnd(CLI_MAIN, ['backup', 'list', '--json'], onForeign);
     expect(listed.code).toBe(0);

@@ -51,3 +51,14 @@ export async function execute(url: string, sql: string): Promise<void> {
     await client.end();
   }
 }
+
+/** Whether the server has a database of this name. */
+export async function databaseExists(name: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: SERVER_DATABASE_URL });
+  await client.connect();
+  try {
+    return (await client.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1;
+  } finally {
+    await client.end();
+  }
+}

@@ -45,7 +45,13 @@ export async function openPanelDatabase(
     if (options.migrate) orm = await openDatabase(url);
     else {
       orm = await openDatabaseAsIs(url);
-      refuseUnlessCurrent(await appliedMigrations(orm), config);
+      const applied = await appliedMigrations(orm).catch((error: Error & { code?: string }) => {
+        // 3D000: the server has no database of that name (and this command makes none).
+        if (error.code === '3D000')
+          throw new CommandFailed(`no panel database in ${databaseLabel(config)}: the server has no such database`);
+        throw error;
+      });
+      refuseUnlessCurrent(applied, config);
     }
   } catch (error) {
     await orm?.close(true).catch(() => undefined);

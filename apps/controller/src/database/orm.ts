@@ -52,7 +52,8 @@ export async function appliedMigrations(orm: MikroORM): Promise<string[] | null>
  * turn an empty or foreign database into a panel's).
  */
 export function openDatabaseAsIs(url: string): Promise<MikroORM> {
-  return MikroORM.init(ormOptions(url));
+  // Not even the database: MikroORM would create one DATABASE_URL names and the server lacks.
+  return MikroORM.init({ ...ormOptions(url), ensureDatabase: false });
 }
 
 /**
