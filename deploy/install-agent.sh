@@ -118,6 +118,8 @@ cleanup() {
   rm -rf "${work:-}"
   [ "$status" -ne 0 ] || return 0
   if [ "${#created[@]}" -gt 0 ]; then
+    # A unit this run created and enabled goes with its wants link, stopped first.
+    if [ "${unit_enabled:-0}" = 1 ]; then systemctl disable --now --quiet warren-agent 2>/dev/null || true; fi
     rm -rf "${created[@]}"
     echo "install-agent.sh: removed what this run had created: ${created[*]}" >&2
   fi
@@ -235,6 +237,7 @@ if [ -e "$UNIT_DIR/warren-agent.service" ]; then changed+=("$UNIT_DIR/warren-age
 sed -e "s|/opt/warren-agent|$PREFIX|g" -e "s|/var/lib/warren-agent|$DATA_DIR|g" -e "s|/etc/warren/|$ETC/|g" "$PREFIX/deploy/warren-agent.service" >"$UNIT_DIR/warren-agent.service"
 systemctl daemon-reload
 systemctl enable --quiet warren-agent
+unit_enabled=1
 if [ -n "$ENROL" ]; then
   # The secret is in the settings for one start only: the agent exchanges it for its credential
   # (agent.json), then it goes again. A stored identity is replaced by a new enrolment.
@@ -254,7 +257,7 @@ if [ -n "$ENROL" ]; then
     journalctl -u warren-agent -n 30 --no-pager -o cat >&2 || true
     # Installed and enabled: it stays (it is what a second run finishes), stopped, and is named.
     systemctl disable --now --quiet warren-agent || true
-    created=() changed=("$PREFIX" "$ENV_FILE" "$UNIT_DIR/warren-agent.service (stopped, disabled)")
+    unit_enabled=0 created=() changed=("$PREFIX" "$ENV_FILE" "$UNIT_DIR/warren-agent.service (stopped, disabled)")
     fail "the agent did not enrol (its log is above); the secret stays valid until used: fix and run this again"
   fi
 else
