@@ -2,8 +2,8 @@
 # Installs the Warren agent on a tunnel host (Debian or Ubuntu) and enrols it with its panel.
 # The panel serves this script (GET <panel>/api/agent/install.sh) and prints the line that runs it
 # in a node's enrolment command, e.g.
-#   curl -fsSL -k --pinnedpubkey 'sha256//…' 'https://panel:8443/x7k2/api/agent/install.sh' \
-#     | WARREN_ENROL_SECRET='wne_…' bash -s -- --controller 'https://panel:8443/x7k2' --pin sha256:…
+#   (script=$(curl -fsSL -k --pinnedpubkey 'sha256//…' 'https://panel:8443/x7k2/api/agent/install.sh') \
+#     && WARREN_ENROL_SECRET='wne_…' bash -c "$script" install-agent.sh --controller 'https://panel:8443/x7k2' --pin sha256:…)
 # What it does (docs/operations.md, "Agents on other hosts"):
 #   1. installs the host tools from Debian (WireGuard, nftables, iproute2, the outbounds' redsocks,
 #      shadowsocks-libev and dnsmasq, npm to install the agent);
@@ -13,7 +13,8 @@
 #      package, pinned as the panel pins it: the system's Node is not used);
 #   4. writes /etc/warren/agent.env (0600) and the unit warren-agent.service, starts it with the
 #      enrolment secret once, waits for the enrolment, then removes the secret from agent.env.
-# Run again to upgrade (the agent's identity is kept; with a new --enrol it enrols again).
+# Run again to upgrade (the agent's identity is kept; with a new --enrol it enrols again). A run
+# that fails removes what it had created (a first install leaves nothing) and says what remains.
 #
 # Options:
 #   --controller URL     the panel's address with its base path (required)
@@ -28,7 +29,8 @@
 #   WARREN_INSTALL_ROOT=DIR       install under DIR instead of / (no root needed then)
 #   WARREN_INSTALL_PREFIX=DIR     where the agent goes (default <root>/opt/warren-agent)
 #   WARREN_INSTALL_SKIP_APT=1     do not install Debian packages (they are also skipped when present)
-#   WARREN_INSTALL_SKIP_SYSTEMD=1 no unit: run the agent in the foreground instead (it enrols, then runs)
+#   WARREN_INSTALL_SKIP_SYSTEMD=1 no unit: run the agent in the foreground instead (it enrols, then runs);
+#                                 needed where systemd is not running (a container: no <root>/run/systemd/system)
 #   WARREN_INSTALL_NPM_FLAGS=…    extra npm install flags (e.g. --prefer-offline)
 # Exit codes: 0 done; 1 a step failed (its message says which); 2 bad usage (unknown option,
 # missing value); 3 the panel's certificate does not match --pin (nothing was downloaded).
@@ -97,7 +99,37 @@ ENV_FILE=$ETC/agent.env
 UNIT_DIR=$ROOT/etc/systemd/system
 SKIP_SYSTEMD=${WARREN_INSTALL_SKIP_SYSTEMD:-0}
 
-if [ -z "$ROOT" ] && [ "$(id -u)" -ne 0 ]; then fail "run as root (the agent creates interfaces and firewall rules): … | sudo bash -s -- …"; fi
+if [ -z "$ROOT" ] && [ "$(id -u)" -ne 0 ]; then fail "run as root (the agent creates interfaces and firewall rules): sudo -s, then the command again"; fi
+# Before anything is installed: a host without a running systemd (a container, a chroot, WSL
+# without it) has systemctl yet cannot start the unit. /run/systemd/system exists exactly when
+# systemd is the running init (what sd_booted() checks).
+if [ "$SKIP_SYSTEMD" != 1 ]; then
+  command -v systemctl >/dev/null ||
+    fail "systemd is needed to run the agent as a service, and this host has no systemctl: add WARREN_INSTALL_SKIP_SYSTEMD=1 to run the agent in the foreground instead (then keep it running yourself)"
+  [ -d "$ROOT/run/systemd/system" ] ||
+    fail "systemd is not running on this host (no $ROOT/run/systemd/system: a container?), so the agent's unit could not start: add WARREN_INSTALL_SKIP_SYSTEMD=1 to run the agent in the foreground instead (then keep it running yourself)"
+fi
+
+# What this run created (removed again if it fails) and what it changed in place (reported).
+created=() changed=()
+note_created() { [ -e "$1" ] || created+=("$1"); }
+cleanup() {
+  local status=$?
+  rm -rf "${work:-}"
+  [ "$status" -ne 0 ] || return 0
+  if [ "${#created[@]}" -gt 0 ]; then
+    # A unit this run created and enabled goes with its wants link, stopped first.
+    if [ "${unit_enabled:-0}" = 1 ]; then systemctl disable --now --quiet warren-agent 2>/dev/null || true; fi
+    rm -rf "${created[@]}"
+    echo "install-agent.sh: removed what this run had created: ${created[*]}" >&2
+  fi
+  if [ "${#changed[@]}" -gt 0 ]; then
+    echo "install-agent.sh: left as this run changed them (run this again to finish): ${changed[*]}" >&2
+  elif [ "${#created[@]}" -eq 0 ]; then
+    echo "install-agent.sh: nothing of the agent was installed" >&2
+  fi
+}
+trap cleanup EXIT
 
 # 1. Host tools. dnsmasq-base is dnsmasq without its system service: the agent runs its own.
 # The same steps as install.sh's (this script is served alone, so it cannot share a file with it).
@@ -151,9 +183,9 @@ fi
 
 # 3. The agent's package, from the panel, installed with npm (Node comes with it).
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 echo "install-agent.sh: downloading the agent from $CONTROLLER"
 curl -fsS "${curl_trust[@]}" -o "$work/agent.tgz" "$CONTROLLER/api/agent/package.tgz" || fail "could not download $CONTROLLER/api/agent/package.tgz"
+if [ -e "$PREFIX" ]; then changed+=("$PREFIX"); else note_created "$PREFIX"; fi
 install -d -m 0755 "$PREFIX"
 # A previous version's build goes; its node_modules stay for npm to update in place.
 rm -rf "$PREFIX/dist" "$PREFIX/bin"
@@ -168,9 +200,11 @@ AGENT_MAIN=$PREFIX/dist/apps/agent/src/main.js
 echo "install-agent.sh: agent installed in $PREFIX ($("$NODE" --version))"
 
 # 4. Settings, then the unit (or the foreground agent).
+note_created "$ETC"
+note_created "$DATA_DIR"
 install -d -m 0755 "$ETC"
 install -d -m 0700 "$DATA_DIR"
-if [ -n "$CA" ]; then install -m 0644 "$CA" "$ETC/panel-ca.pem"; fi
+if [ -n "$CA" ]; then note_created "$ETC/panel-ca.pem"; install -m 0644 "$CA" "$ETC/panel-ca.pem"; fi
 {
   echo "# warren-agent settings (written by install-agent.sh; warren-agent --help lists them)"
   echo "WARREN_CONTROLLER_URL=$CONTROLLER"
@@ -180,6 +214,7 @@ if [ -n "$CA" ]; then install -m 0644 "$CA" "$ETC/panel-ca.pem"; fi
   [ -z "$NETNS" ] || echo "WARREN_NETNS=$NETNS"
   [ "$INSECURE" = 0 ] || echo "WARREN_ALLOW_INSECURE_HTTP=1"
 } >"$work/agent.env"
+if [ -e "$ENV_FILE" ]; then changed+=("$ENV_FILE"); else note_created "$ENV_FILE"; fi
 install -m 0600 "$work/agent.env" "$ENV_FILE"
 
 identity=$DATA_DIR/agent.json
@@ -198,10 +233,11 @@ if [ "$SKIP_SYSTEMD" = 1 ]; then
   exec "$NODE" "$AGENT_MAIN"
 fi
 
-command -v systemctl >/dev/null || fail "systemd is needed (or WARREN_INSTALL_SKIP_SYSTEMD=1 to run the agent in the foreground)"
+if [ -e "$UNIT_DIR/warren-agent.service" ]; then changed+=("$UNIT_DIR/warren-agent.service"); else note_created "$UNIT_DIR/warren-agent.service"; fi
 sed -e "s|/opt/warren-agent|$PREFIX|g" -e "s|/var/lib/warren-agent|$DATA_DIR|g" -e "s|/etc/warren/|$ETC/|g" "$PREFIX/deploy/warren-agent.service" >"$UNIT_DIR/warren-agent.service"
 systemctl daemon-reload
 systemctl enable --quiet warren-agent
+unit_enabled=1
 if [ -n "$ENROL" ]; then
   # The secret is in the settings for one start only: the agent exchanges it for its credential
   # (agent.json), then it goes again. A stored identity is replaced by a new enrolment.
@@ -219,6 +255,9 @@ if [ -n "$ENROL" ]; then
   sed -i '/^WARREN_ENROL_SECRET=/d' "$ENV_FILE"
   if [ "$enrolled" != 1 ]; then
     journalctl -u warren-agent -n 30 --no-pager -o cat >&2 || true
+    # Installed and enabled: it stays (it is what a second run finishes), stopped, and is named.
+    systemctl disable --now --quiet warren-agent || true
+    unit_enabled=0 created=() changed=("$PREFIX" "$ENV_FILE" "$UNIT_DIR/warren-agent.service (stopped, disabled)")
     fail "the agent did not enrol (its log is above); the secret stays valid until used: fix and run this again"
   fi
 else

@@ -14,7 +14,8 @@
 #   5. writes the units warren.service (the panel, as `warren`) and warren-local-agent.service (its
 #      host's agent, as root: the panel does not start it itself, see that unit) and (re)starts them;
 #   6. first install only: issues the API token `installer` (`warren token issue`);
-#   7. prints the summary (URL with the base path, username, password, API token) and keeps it in
+#   7. prints the summary (URL with the base path: WARREN_PUBLIC_URL, else WARREN_HOST unless it is
+#      every address, else this host's first address; username, password, API token) and keeps it in
 #      /etc/warren/install-summary (0600). An upgrade keeps warren.env and the summary, issues
 #      nothing, and prints the summary again.
 # Settings for the first install, from the environment (written to warren.env): WARREN_PORT,
@@ -198,7 +199,11 @@ if [ ! -e "$SUMMARY" ]; then
   case "$(setting WARREN_TLS)" in off | false | 0) scheme=http ;; esac
   public=$(setting WARREN_PUBLIC_URL)
   if [ -z "$public" ]; then
-    address=$(hostname -I 2>/dev/null | awk '{print $1}')
+    # Where the panel listens when that is one address; this host's first address when it
+    # listens on all of them (the default).
+    address=$(setting WARREN_HOST)
+    case "$address" in '' | 0.0.0.0 | :: | '[::]') address=$(hostname -I 2>/dev/null | awk '{print $1}') ;; esac
+    address=${address#[}; address=${address%]}
     [ -n "$address" ] || address=$(hostname -f 2>/dev/null || hostname)
     case "$address" in *:*) address="[$address]" ;; esac
     public="$scheme://$address:$port"

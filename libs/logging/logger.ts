@@ -21,6 +21,11 @@ export interface LoggerOptions {
   pretty?: boolean;
   /** Where every line goes; default: warnings and errors to stderr, the rest to stdout (as Nest's own logger did). */
   destination?: DestinationStream;
+  /**
+   * Every line to stderr: for a command whose stdout is its result (`warren … --json | jq`).
+   * `pretty` then defaults to whether stderr is a terminal.
+   */
+  stderrOnly?: boolean;
 }
 
 /** Writes through process.stdout/stderr as they are at each write (so a test's tap on them sees the lines). */
@@ -29,7 +34,7 @@ const stderr: DestinationStream = { write: (line: string) => void process.stderr
 
 function prettyTo(fd: 1 | 2): DestinationStream {
   return PinoPretty({
-    colorize: Boolean(process.stdout.isTTY),
+    colorize: Boolean((fd === 1 ? process.stdout : process.stderr).isTTY),
     translateTime: 'SYS:HH:MM:ss.l',
     ignore: 'pid,hostname,name,context',
     messageFormat: '{if context}[{context}] {end}{msg}',
@@ -60,8 +65,9 @@ function standardStreams(pretty: boolean): DestinationStream {
  * work running (log-context.ts) and the Nest context; secrets redacted (redact.ts).
  */
 export function createLogger(options: LoggerOptions): Logger {
-  const pretty = options.pretty ?? Boolean(process.stdout.isTTY);
-  const destination = options.destination ?? standardStreams(pretty);
+  const pretty = options.pretty ?? Boolean((options.stderrOnly ? process.stderr : process.stdout).isTTY);
+  const destination =
+    options.destination ?? (options.stderrOnly ? (pretty ? prettyTo(2) : stderr) : standardStreams(pretty));
   return pino(
     {
       name: options.name,

@@ -187,9 +187,9 @@ describe('WARREN_PUBLIC_URL', () => {
     expect(node.body.enrolment.agentCommand).toBe(
       `WARREN_ENROL_SECRET='${node.body.enrolment.secret}' warren-agent --controller 'https://panel.example.net:9443/x7k2'`,
     );
-    // No pins: WARREN_PUBLIC_URL may be a proxy with a certificate of its own.
+    // No pins: this panel serves plain HTTP behind its public address (a proxy's certificate).
     expect(node.body.enrolment.command).toBe(
-      `curl -fsSL 'https://panel.example.net:9443/x7k2/api/agent/install.sh' | WARREN_ENROL_SECRET='${node.body.enrolment.secret}' bash -s -- --controller 'https://panel.example.net:9443/x7k2'`,
+      `(script=$(curl -fsSL 'https://panel.example.net:9443/x7k2/api/agent/install.sh') && WARREN_ENROL_SECRET='${node.body.enrolment.secret}' bash -c "$script" install-agent.sh --controller 'https://panel.example.net:9443/x7k2')`,
     );
   });
 

@@ -234,6 +234,77 @@ describe("the router's own refusals answer {error, field}, never echoing the URL
   });
 });
 
+describe('media types', () => {
+  test("the upload route's 415 names application/gzip; every other route's names application/json", async () => {
+    for (const type of ['text/plain', 'multipart/form-data; boundary=x', 'application/x-tar']) {
+      const refused = await t.call('POST', 'backups/upload', {
+        token,
+        body: 'not an archive',
+        headers: { 'content-type': type },
+      });
+      expect([type, refused.status, refused.body]).toEqual([
+        type,
+        415,
+        { error: 'send the archive as the body, as application/gzip', field: 'archive' },
+      ]);
+    }
+    const gzipElsewhere = await t.call('POST', 'clients', {
+      token,
+      body: 'x',
+      headers: { 'content-type': 'application/gzip' },
+    });
+    expect([gzipElsewhere.status, gzipElsewhere.body.error]).toEqual([
+      415,
+      'unsupported content type; send application/json',
+    ]);
+  });
+});
+
+describe('content sniffing', () => {
+  const NOSNIFF = 'nosniff';
+
+  test('every answer is nosniff: data, errors, 404s, public routes, refusals before routing', async () => {
+    const answers: [string, number, string | null][] = [];
+    const note = (what: string, status: number, header: string | string[] | null | undefined) =>
+      answers.push([what, status, Array.isArray(header) ? header.join(',') : (header ?? null)]);
+    for (const [path, method, withToken] of [
+      ['template', 'GET', true],
+      ['clients/not-an-id', 'GET', true],
+      ['no-such-route', 'GET', true],
+      ['template', 'GET', false],
+      ['health', 'GET', false],
+      ['auth/login', 'POST', false],
+      ['agent/enrol', 'POST', false],
+    ] as const) {
+      const answer = await t.call(method, path, {
+        token: withToken ? token : undefined,
+        body: method === 'POST' ? {} : undefined,
+      });
+      note(`${method} ${path}`, answer.status, answer.headers.get('x-content-type-options'));
+    }
+    const badEscape = await rawRequest(`${t.api}/clients/a%zz`, { headers: { authorization: `Bearer ${token}` } });
+    note('bad escape', badEscape.status, badEscape.headers['x-content-type-options']);
+    const unknownMethod = await rawRequest(`${t.api}/health`, { method: 'FOO' });
+    note('unknown method', unknownMethod.status, unknownMethod.headers['x-content-type-options']);
+    const noHost = await rawRequest(`${t.api}/health`, { omitHost: true });
+    note('no Host', noHost.status, noHost.headers['x-content-type-options']);
+    expect(answers.filter(([, , header]) => header !== NOSNIFF)).toEqual([]);
+    // The statuses prove each kind of answer was reached.
+    expect(answers.map(([what, status]) => `${what} ${status}`)).toEqual([
+      'GET template 200',
+      'GET clients/not-an-id 404',
+      'GET no-such-route 404',
+      'GET template 401',
+      'GET health 200',
+      'POST auth/login 400',
+      'POST agent/enrol 400',
+      'bad escape 400',
+      'unknown method 400',
+      'no Host 400',
+    ]);
+  });
+});
+
 describe('caching', () => {
   test('every API answer is no-store (secrets, errors, 404s); the web app keeps its own caching', async () => {
     for (const [path, status] of [

@@ -79,7 +79,8 @@ describe('deploy/install.sh', () => {
     const summaryFile = join(root, 'etc/warren/install-summary');
     expect(statSync(summaryFile).mode & 0o777).toBe(0o600);
     firstSummary = readFileSync(summaryFile, 'utf8');
-    expect(firstSummary).toMatch(new RegExp(`^URL: +https://[^ ]+:${port}${basePath}/$`, 'm'));
+    // Where the panel listens (WARREN_HOST), not whatever address `hostname -I` lists first.
+    expect(firstSummary).toMatch(new RegExp(`^URL: +https://127\\.0\\.0\\.1:${port}${basePath}/$`, 'm'));
     expect(firstSummary).toMatch(/^Username: +admin$/m);
     expect(firstSummary).toContain(`Password:  ${password}\n`);
     expect(firstSummary).toMatch(/^API token: +wrn_\S+$/m);

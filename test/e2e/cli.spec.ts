@@ -2,6 +2,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixtures } from '../support/fixtures.js';
 import { CLI_MAIN, runToEnd } from '../support/spawned-process.js';
+import {
+  createTestDatabase,
+  databaseExists,
+  execute,
+  publicTables,
+  type TestDatabase,
+} from '../support/test-database.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 /**
@@ -115,8 +122,92 @@ test('backup create, list and restore: progress on stderr, the archive where the
   expect(restored.code).toBe(0);
   expect(restored.stderr).toMatch(/restore: restoring \d+%/);
   expect(restored.stdout).toContain(`restored ${backup.name}`);
+  expect(restored.stdout).toContain('get the restored state from the running panel');
   token = await t.login();
   expect((await t.call('GET', `clients/${kept.id}`, { token })).status).toBe(200);
+});
+
+test('--json is the JSON alone on stdout, however much the command logs (retention, a restore): logs go to stderr', async () => {
+  expect((await t.call('PATCH', 'settings', { token, body: { backupKeep: 1 } })).status).toBe(200);
+  const made: { name: string }[] = [];
+  for (let i = 0; i < 2; i++) {
+    const create = await cli('backup', 'create', '--json');
+    expect(create.code).toBe(0);
+    made.push(JSON.parse(create.stdout) as { name: string });
+  }
+  // Retention ran (whatever it may prune) and said so, on stderr.
+  const listed = JSON.parse((await cli('backup', 'list', '--json')).stdout) as { name: string }[];
+  expect(listed.map((backup) => backup.name)).toContain(made[1].name);
+  const restore = await cli('backup', 'restore', made[1].name, '--json');
+  expect(restore.code).toBe(0);
+  expect(JSON.parse(restore.stdout)).toMatchObject({ name: made[1].name, panelRunning: true });
+  expect(restore.stderr).toContain(`restored ${made[1].name}`);
+  for (const args of [
+    ['status', '--json'],
+    ['token', 'list', '--json'],
+  ]) {
+    const listing = await cli(...args);
+    expect([args, listing.code]).toEqual([args, 0]);
+    expect(() => JSON.parse(listing.stdout) as unknown).not.toThrow();
+  }
+  token = await t.login();
+  expect((await t.call('PATCH', 'settings', { token, body: { backupKeep: 7 } })).status).toBe(200);
+});
+
+describe('read-only commands never create a schema', () => {
+  let foreign: TestDatabase;
+  beforeAll(async () => {
+    foreign = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await foreign?.drop();
+  });
+
+  test("on an empty or another application's database, status and token list exit 1 saying so, and create nothing", async () => {
+    const onForeign = { ...env, DATABASE_URL: foreign.url };
+    for (const setup of ['empty', 'foreign']) {
+      if (setup === 'foreign') await execute(foreign.url, 'create table orders (id int primary key)');
+      const before = await publicTables(foreign.url);
+      for (const args of [['status'], ['status', '--json'], ['token', 'list'], ['token', 'list', '--json']]) {
+        const result = await runToEnd(CLI_MAIN, args, onForeign);
+        expect([setup, args, result.code, result.stdout]).toEqual([setup, args, 1, '']);
+        expect(result.stderr).toContain(`no panel database in DATABASE_URL (database "${foreign.name}"`);
+        expect(result.stderr).not.toContain(new URL(foreign.url).password || '\0');
+      }
+      expect(await publicTables(foreign.url)).toEqual(before);
+    }
+    // A database the server does not have is not created either.
+    const missing = new URL(foreign.url);
+    missing.pathname = `/${foreign.name}_missing`;
+    const none = await runToEnd(CLI_MAIN, ['status'], { ...env, DATABASE_URL: missing.toString() });
+    expect([none.code, none.stdout]).toEqual([1, '']);
+    expect(none.stderr).toContain(`no panel database in DATABASE_URL (database "${foreign.name}_missing"`);
+    expect(await databaseExists(`${foreign.name}_missing`)).toBe(false);
+    // backup list reads the backup directory alone: it lists what there is to restore, database or not.
+    const listed = await runToEnd(CLI_MAIN, ['backup', 'list', '--json'], onForeign);
+    expect(listed.code).toBe(0);
+    expect(await publicTables(foreign.url)).toEqual(['orders']);
+  });
+
+  test('a restore into a database no panel runs on says so, not "the running panel"', async () => {
+    const made = JSON.parse((await cli('backup', 'create', '--json')).stdout) as { name: string };
+    const fresh = await createTestDatabase();
+    try {
+      const onFresh = { ...env, DATABASE_URL: fresh.url };
+      const restored = await runToEnd(CLI_MAIN, ['backup', 'restore', made.name], onFresh);
+      expect(restored.code).toBe(0);
+      expect(restored.stdout).toMatch(
+        /no panel is running on this database: \d+ node\(s\) get the restored state when it starts/,
+      );
+      expect(restored.stdout).not.toContain('running panel');
+      const json = await runToEnd(CLI_MAIN, ['backup', 'restore', made.name, '--json'], onFresh);
+      expect(JSON.parse(json.stdout)).toMatchObject({ name: made.name, panelRunning: false });
+      // Now a panel database: the read-only commands read it.
+      expect((await runToEnd(CLI_MAIN, ['token', 'list', '--json'], onFresh)).code).toBe(0);
+    } finally {
+      await fresh.drop();
+    }
+  });
 });
 
 test('backup restore refuses a name that is not a backup, an unknown one and a damaged archive, with exit 1 and nothing changed', async () => {

@@ -1,9 +1,19 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pinOfPem } from '#libs/contracts/certificate-pin.js';
 import { anyCertHttps } from '../support/any-cert-https.js';
 import { TestNamespace } from '../support/netns.js';
+import { freePort } from '../../libs/net/free-port.js';
 import { killGroup, ROOT, runProgram } from '../support/spawned-process.js';
 import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
 import { waitFor } from '../support/wait-for.js';
@@ -15,6 +25,9 @@ import { waitFor } from '../support/wait-for.js';
  * in the foreground); npm installs the agent's package from the panel, preferring its cache.
  */
 const BASE_PATH = '/x7k2';
+/** The printed command with more installer arguments (it ends with the subshell's `)`). */
+const withArguments = (command: string, more: string) => command.replace(/\)$/, ` ${more})`);
+
 const PINNED_NODE = (
   JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
 ).devDependencies.node;
@@ -71,6 +84,58 @@ describe('the enrolment command installs the agent from the panel and enrols it 
     expect(existsSync(join(root, 'opt', 'warren-agent'))).toBe(false);
   });
 
+  /** A directory of stand-in programs, put first on PATH: `name` runs `body` (a shell script). */
+  const stubs = (programs: Record<string, string>) => {
+    const dir = tempRoot();
+    for (const [name, body] of Object.entries(programs)) {
+      writeFileSync(join(dir, name), `#!/bin/sh\n${body}\n`);
+      chmodSync(join(dir, name), 0o755);
+    }
+    return `${dir}:${process.env.PATH}`;
+  };
+  const createNode = async (name: string) =>
+    (await api('nodes', { method: 'POST', body: { name, address: '192.0.2.13' } })).body as {
+      enrolment: { command: string };
+    };
+
+  test("a download that fails is the command's exit status, not a silent 0", async () => {
+    const node = await createNode('download-fails');
+    const closed = await freePort();
+    const command = node.enrolment.command.replaceAll(new URL(t.panel.origin).port, String(closed));
+    expect(command).toContain(`:${closed}/`);
+    const root = tempRoot();
+    const run = runProgram('bash', ['-c', command], installEnv(root));
+    const { code } = await run.exited;
+    expect(code).not.toBe(0);
+    expect(run.stderr).toMatch(/curl: \(7\)/);
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+  test('a host where systemd is not running is told so before anything is installed, and what to do', async () => {
+    const node = await createNode('no-systemd');
+    const root = tempRoot();
+    // systemctl is there (as in a container with the package installed); systemd does not run.
+    const env: NodeJS.ProcessEnv = { ...installEnv(root), PATH: stubs({ systemctl: 'exit 0' }) };
+    delete env.WARREN_INSTALL_SKIP_SYSTEMD;
+    const run = runProgram('bash', ['-c', node.enrolment.command], env);
+    expect((await run.exited).code).toBe(1);
+    expect(run.stderr).toContain('systemd is not running on this host');
+    expect(run.stderr).toContain('WARREN_INSTALL_SKIP_SYSTEMD=1');
+    expect(run.stdout).not.toContain('downloading the agent');
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+  test('a failed install removes what it had created and says so', async () => {
+    const node = await createNode('npm-fails');
+    const root = tempRoot();
+    const env = { ...installEnv(root), PATH: stubs({ npm: 'echo "npm ERR! stand-in failure" >&2; exit 1' }) };
+    const run = runProgram('bash', ['-c', node.enrolment.command], env);
+    expect((await run.exited).code).toBe(1);
+    expect(run.stderr).toContain('npm install failed');
+    expect(run.stderr).toContain(`removed what this run had created: ${join(root, 'opt', 'warren-agent')}`);
+    expect(existsSync(join(root, 'opt', 'warren-agent'))).toBe(false);
+  });
+
   test('unknown options and missing values are refused with exit code 2', async () => {
     const script = join(ROOT, 'deploy', 'install-agent.sh');
     const unknown = runProgram(
@@ -91,14 +156,14 @@ describe('the enrolment command installs the agent from the panel and enrols it 
     const panelUrl = `${t.panel.origin}${BASE_PATH}`;
     expect(node.enrolment.command).toMatch(
       new RegExp(
-        `^curl -fsSL -k --pinnedpubkey 'sha256//[A-Za-z0-9+/=]{44}' '${panelUrl}/api/agent/install.sh' \\| WARREN_ENROL_SECRET='${node.enrolment.secret}' bash -s -- --controller '${panelUrl}' --pin ${pin}$`,
+        `^\\(script=\\$\\(curl -fsSL -k --pinnedpubkey 'sha256//[A-Za-z0-9+/=]{44}' '${panelUrl}/api/agent/install.sh'\\) && WARREN_ENROL_SECRET='${node.enrolment.secret}' bash -c "\\$script" install-agent.sh --controller '${panelUrl}' --pin ${pin}\\)$`,
       ),
     );
     const root = tempRoot();
     // --netns: the test's agent applies inside a namespace of its own, not on this machine.
     const install = runProgram(
       'bash',
-      ['-c', `${node.enrolment.command} --netns ${namespace.name}`],
+      ['-c', withArguments(node.enrolment.command, `--netns ${namespace.name}`)],
       installEnv(root),
       { group: true },
     );

@@ -36,6 +36,10 @@ export class ControllerLink {
   private attempt = 0;
   private reconnectTimer?: NodeJS.Timeout;
   private heartbeatTimer?: NodeJS.Timeout;
+  /** Why the current connection attempt failed (its last error), for the outage's one warning. */
+  private failure?: string;
+  /** Since when the agent has no link to the controller, once that outage has been reported. */
+  private outageSince?: number;
 
   constructor(
     private readonly controllerUrl: string,
@@ -103,16 +107,27 @@ export class ControllerLink {
     });
     socket.on('message', (data) => this.receive(String(data)));
     socket.on('unexpected-response', (_request, response) => {
+      this.failure = `refused: HTTP ${response.statusCode}`;
       this.logger.warn(
         `the controller refused the link: HTTP ${response.statusCode}${response.statusCode === 401 ? ' (credential not valid: enrol this host again)' : ''}`,
       );
       if (response.statusCode === 401) this.events.refused?.();
     });
-    socket.on('error', (error) => this.logger.debug?.(`link error: ${error.message}`));
-    socket.on('close', () => {
+    socket.on('error', (error) => {
+      this.failure = error.message;
+      this.logger.debug?.(`link error: ${error.message}`);
+    });
+    socket.on('close', (code, reason) => {
+      const wasReady = this.ready;
       this.ready = false;
       clearInterval(this.heartbeatTimer);
-      if (this.socket === socket) this.scheduleReconnect();
+      if (this.socket !== socket || this.stopped) return;
+      this.reportOutage(
+        wasReady,
+        this.failure ?? `closed by the controller (${code}${reason.length ? ` ${String(reason)}` : ''})`,
+      );
+      this.failure = undefined;
+      this.scheduleReconnect();
     });
   }
 
@@ -127,6 +142,11 @@ export class ControllerLink {
     switch (message.type) {
       case 'welcome':
         this.ready = true;
+        if (this.outageSince !== undefined)
+          this.logger.log(
+            `the link to the controller is back after ${Math.round((Date.now() - this.outageSince) / 1000)} s`,
+          );
+        this.outageSince = undefined;
         this.logger.log(`linked to the controller as node ${message.nodeId}`);
         this.events.welcome(message);
         break;
@@ -137,6 +157,21 @@ export class ControllerLink {
         this.logger.warn(`controller: ${message.error}`);
         break;
     }
+  }
+
+  /**
+   * One warning per outage, with its reason: when a working link drops, or when the first attempt
+   * (at start, or after a loss not yet reported) fails. Later failed attempts of the same outage
+   * stay at debug; `welcome` ends the outage and says so.
+   */
+  private reportOutage(wasReady: boolean, reason: string): void {
+    if (this.outageSince !== undefined && !wasReady) return;
+    this.outageSince = Date.now();
+    this.logger.warn(
+      wasReady
+        ? `lost the link to the controller: ${reason}; reconnecting`
+        : `cannot reach the controller at ${this.controllerUrl}: ${reason}; retrying`,
+    );
   }
 
   private scheduleReconnect(): void {

@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import { Injectable } from '@nestjs/common';
 import { ApiError, badRequest, conflict, notFound } from '../http/api-error.js';
+import { uploadRefused } from '../http/raw-upload.js';
 import { ArchiveRefused } from './backup-archive.js';
 import { BackupJobs, type RunKind, type RunView } from './backup-jobs.js';
 import { BackupRunner } from './backup-runner.js';
@@ -77,8 +78,7 @@ export class BackupsService {
    * the same archive uploaded twice is the same backup, a different one under a taken name is 409.
    */
   async upload(body: unknown): Promise<BackupFile> {
-    if (!body || typeof (body as Readable).pipe !== 'function')
-      throw new ApiError(415, 'send the archive as the body, as application/gzip', 'archive');
+    if (!body || typeof (body as Readable).pipe !== 'function') throw uploadRefused();
     const limit = this.runner.maxUploadBytes;
     const scratch = await this.store.scratch('upload');
     const dir = await this.runner.checkDir();

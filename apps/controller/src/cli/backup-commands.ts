@@ -5,9 +5,10 @@ import { BackupsRepository } from '../backups/backups.repository.js';
 import { HostStateCollector } from '../backups/host-state-collector.js';
 import type { WarrenConfig } from '../config/config.js';
 import { openQueueBackend } from '../queue/queue-backend.js';
+import { CREDENTIALS_CHANNEL } from '../revisions/revisions.js';
 import { SettingsRepository } from '../settings/settings.repository.js';
 import { SettingsService } from '../settings/settings.service.js';
-import { openPanelDatabase } from './panel-database.js';
+import { openPanelDatabase, type PanelDatabase } from './panel-database.js';
 import { CommandFailed } from './usage.js';
 
 /** Progress on stderr: one line rewritten in place on a terminal, a line per step otherwise. */
@@ -33,9 +34,10 @@ function progressPrinter(what: string): { report: (progress: RunProgress) => Pro
  */
 async function withRunner<T>(
   config: WarrenConfig,
-  work: (runner: BackupRunner, repository: BackupsRepository) => Promise<T>,
+  work: (runner: BackupRunner, repository: BackupsRepository, database: PanelDatabase) => Promise<T>,
+  options: { migrate: boolean },
 ): Promise<T> {
-  const database = await openPanelDatabase(config, (message) => console.error(`warren: ${message}`));
+  const database = await openPanelDatabase(config, (message) => console.error(`warren: ${message}`), options);
   const queues = await openQueueBackend({
     redisUrl: config.redisUrl,
     databaseUrl: database.url,
@@ -50,11 +52,24 @@ async function withRunner<T>(
       new SettingsService(new SettingsRepository(database.orm)),
       { config },
     );
-    return await work(runner, repository);
+    return await work(runner, repository, database);
   } finally {
     await queues.close();
     await database.close();
   }
+}
+
+/**
+ * How many panels run on this database now: each holds one connection whose last statement is
+ * its revision listener's `listen` on CREDENTIALS_CHANNEL (revisions/revision-listener.ts).
+ */
+async function runningPanels(database: PanelDatabase): Promise<number> {
+  const [row] = await database.orm.em.getConnection().execute<{ panels: number }[]>(
+    `select count(*)::int as panels from pg_stat_activity
+        where datname = current_database() and pid <> pg_backend_pid() and query = ?`,
+    [`listen ${CREDENTIALS_CHANNEL}`],
+  );
+  return row?.panels ?? 0;
 }
 
 async function locked<T>(repository: BackupsRepository, work: () => Promise<T>): Promise<T> {
@@ -66,8 +81,10 @@ async function locked<T>(repository: BackupsRepository, work: () => Promise<T>):
 /** `warren backup create [--json]`: makes a backup now and prints where it is. */
 export async function backupCreate(config: WarrenConfig, options: { json: boolean }): Promise<void> {
   const progress = progressPrinter('backup');
-  const backup = await withRunner(config, (runner, repository) =>
-    locked(repository, () => runner.backup(progress.report)),
+  const backup = await withRunner(
+    config,
+    (runner, repository) => locked(repository, () => runner.backup(progress.report)),
+    { migrate: false },
   );
   progress.done();
   if (options.json) process.stdout.write(`${JSON.stringify(backup, null, 2)}\n`);
@@ -102,14 +119,23 @@ export async function backupRestore(config: WarrenConfig, name: string, options:
   if (!(await store.get(name))) throw new CommandFailed(`no backup named ${name} in ${config.backupDir}`);
   const progress = progressPrinter('restore');
   try {
-    const restored = await withRunner(config, (runner, repository) =>
-      locked(repository, () => runner.restore(name, progress.report)),
+    // A fresh database is a normal place to restore into (disaster recovery): restore migrates.
+    const restored = await withRunner(
+      config,
+      async (runner, repository, database) => ({
+        ...(await locked(repository, () => runner.restore(name, progress.report))),
+        panelRunning: (await runningPanels(database)) > 0,
+      }),
+      { migrate: true },
     );
     progress.done();
     if (options.json) process.stdout.write(`${JSON.stringify(restored, null, 2)}\n`);
     else
       process.stdout.write(
-        `restored ${restored.name} (made ${restored.createdAt}): ${restored.tables} tables; ${restored.nodes} node(s) get the restored state from the running panel\n`,
+        `restored ${restored.name} (made ${restored.createdAt}): ${restored.tables} tables; ` +
+          (restored.panelRunning
+            ? `${restored.nodes} node(s) get the restored state from the running panel\n`
+            : `no panel is running on this database: ${restored.nodes} node(s) get the restored state when it starts\n`),
       );
   } catch (error) {
     progress.done();

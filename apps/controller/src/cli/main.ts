@@ -126,6 +126,22 @@ async function run(argv: string[]): Promise<number> {
   if (foreign) throw new UsageError(`${name} does not take --${foreign}`);
   const config = loadConfigOrReport();
   if (!config) return 2;
+  // What the code a command shares with the panel logs (a restore, retention) goes to stderr:
+  // stdout is the command's result alone, so that `warren … --json | jq` parses.
+  const [{ Logger }, { createLogger, NestPinoLogger }] = await Promise.all([
+    import('@nestjs/common'),
+    import('#libs/logging/index.js'),
+  ]);
+  Logger.overrideLogger(
+    new NestPinoLogger(
+      createLogger({
+        name: 'warren',
+        level: config.logLevel,
+        stderrOnly: true,
+        ...(config.logFormat ? { pretty: config.logFormat === 'pretty' } : {}),
+      }),
+    ),
+  );
   await command.run(config, values, args);
   return 0;
 }

@@ -3,7 +3,9 @@ import { openPanelDatabase } from './panel-database.js';
 
 /** `warren migrate`: brings the database's schema up to date (the panel does it at start too). */
 export async function migrate(config: WarrenConfig): Promise<void> {
-  const database = await openPanelDatabase(config, (message) => console.error(`warren: ${message}`));
+  const database = await openPanelDatabase(config, (message) => console.error(`warren: ${message}`), {
+    migrate: true,
+  });
   try {
     const applied = await database.orm.migrator.getExecuted();
     const pending = await database.orm.migrator.getPending();

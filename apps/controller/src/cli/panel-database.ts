@@ -5,7 +5,7 @@ import {
   runningEmbeddedPostgresUrl,
   startEmbeddedPostgres,
 } from '../database/embedded-postgres.js';
-import { openDatabase } from '../database/orm.js';
+import { appliedMigrations, MIGRATION_NAMES, openDatabase, openDatabaseAsIs } from '../database/orm.js';
 import { CommandFailed, NO_OWNER } from './usage.js';
 
 export interface PanelDatabase {
@@ -19,10 +19,17 @@ export interface PanelDatabase {
  * The database the panel with this configuration uses: DATABASE_URL; else the embedded server a
  * running panel has up on the data directory; else the embedded server started just for this
  * command (and stopped by close()); none at all (CommandFailed) when the panel never started on
- * this data directory. Migrations run as at panel start, so a fresh data directory
- * and an older one both work.
+ * this data directory.
+ *
+ * `migrate: true` (warren migrate, backup restore) brings the schema up to date as the panel does
+ * at start. Every other command opens the database as it is and changes no schema: an empty or
+ * foreign database, or one whose schema this version does not match, is a CommandFailed.
  */
-export async function openPanelDatabase(config: WarrenConfig, log: (message: string) => void): Promise<PanelDatabase> {
+export async function openPanelDatabase(
+  config: WarrenConfig,
+  log: (message: string) => void,
+  options: { migrate?: boolean } = {},
+): Promise<PanelDatabase> {
   // Never started here: no cluster, so no owner. Do not create a database as a side effect.
   if (!config.databaseUrl && !embeddedClusterExists(config.dataDir)) throw new CommandFailed(NO_OWNER);
   let url = config.databaseUrl ?? runningEmbeddedPostgresUrl(config.dataDir);
@@ -33,19 +40,52 @@ export async function openPanelDatabase(config: WarrenConfig, log: (message: str
     url = embedded.url;
     stopEmbedded = embedded.stop;
   }
-  let orm: MikroORM;
+  let orm: MikroORM | undefined;
   try {
-    orm = await openDatabase(url);
+    if (options.migrate) orm = await openDatabase(url);
+    else {
+      orm = await openDatabaseAsIs(url);
+      const applied = await appliedMigrations(orm).catch((error: Error & { code?: string }) => {
+        // 3D000: the server has no database of that name (and this command makes none).
+        if (error.code === '3D000')
+          throw new CommandFailed(`no panel database in ${databaseLabel(config)}: the server has no such database`);
+        throw error;
+      });
+      refuseUnlessCurrent(applied, config);
+    }
   } catch (error) {
+    await orm?.close(true).catch(() => undefined);
     await stopEmbedded();
     throw error;
   }
+  const opened = orm;
   return {
     orm,
     url,
     async close() {
-      await orm.close(true).catch(() => undefined);
+      await opened.close(true).catch(() => undefined);
       await stopEmbedded();
     },
   };
+}
+
+/** Which database, for messages: DATABASE_URL's host and name (never its password), or the data directory. */
+function databaseLabel(config: WarrenConfig): string {
+  if (!config.databaseUrl) return `the embedded PostgreSQL in ${config.dataDir}`;
+  const url = new URL(config.databaseUrl);
+  return `DATABASE_URL (database "${decodeURIComponent(url.pathname.slice(1))}" on ${url.host})`;
+}
+
+function refuseUnlessCurrent(applied: string[] | null, config: WarrenConfig): void {
+  if (applied === null)
+    throw new CommandFailed(
+      `no panel database in ${databaseLabel(config)}: it is empty or another application's (no warren_migrations table); ` +
+        'check DATABASE_URL, or start the panel on it once to create its schema',
+    );
+  const pending = MIGRATION_NAMES.filter((name) => !applied.includes(name));
+  if (pending.length > 0)
+    throw new CommandFailed(
+      `the panel database in ${databaseLabel(config)} lacks ${pending.length} migration(s) of this version ` +
+        `(${pending.at(-1)} the newest): run warren migrate, or start this version of the panel once`,
+    );
 }

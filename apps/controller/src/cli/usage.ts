@@ -10,7 +10,8 @@ Commands:
   backup create [--json]              Make a backup now (progress on stderr); prints its name.
   backup list [--json]                List the backups in WARREN_BACKUP_DIR, newest first.
   backup restore NAME [--json]        Check the archive, then restore it in one transaction (progress
-                                      on stderr); a running panel sends every node the restored state.
+                                      on stderr); a running panel sends every node the restored state,
+                                      else the panel does when it starts. Migrates the database first.
   migrate                             Bring the database schema up to date (start does too).
   admin reset-password [--username NAME] [--password-stdin]
                                       Set a new password for the owner account (or NAME) and end
@@ -19,7 +20,8 @@ Commands:
                                       (8..1024 characters) from standard input.
 
 Options:
-  --json                              Machine-readable output (listing commands).
+  --json                              Machine-readable output: the JSON alone on stdout (logs and
+                                      progress go to stderr).
   -h, --help                          Show this help.
 
 Exit codes: 0 done; 1 the command failed (database unreachable, no such token...); 2 wrong
@@ -27,7 +29,9 @@ usage or configuration.
 
 The command works on the panel's own database, whether or not the panel is running: DATABASE_URL
 when set, otherwise the embedded PostgreSQL in WARREN_DATA_DIR (default ./data), which it starts
-and stops itself when no panel is running it. It reads the same environment as the panel.
+and stops itself when no panel is running it. It reads the same environment as the panel. Only
+migrate and backup restore change the schema: the other commands refuse (exit 1) a database that
+is empty, another application's, or lacks this version's migrations.
 `;
 
 /** A mistake in how the command was called: reported with a hint, exit code 2. */

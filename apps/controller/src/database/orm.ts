@@ -30,6 +30,32 @@ export function ormOptions(url: string): Options {
   };
 }
 
+/** The committed migrations' names, oldest first. */
+export const MIGRATION_NAMES: readonly string[] = MIGRATIONS.map((migration) => migration.name);
+
+/**
+ * What the database holds of the panel's schema, without changing anything: null when it has no
+ * migrations table (an empty database, or another application's); else the migrations applied.
+ */
+export async function appliedMigrations(orm: MikroORM): Promise<string[] | null> {
+  const connection = orm.em.getConnection();
+  const [table] = await connection.execute<{ found: string | null }[]>(
+    `select to_regclass('warren_migrations')::text as found`,
+  );
+  if (!table?.found) return null;
+  const rows = await connection.execute<{ name: string }[]>('select name from warren_migrations order by id');
+  return rows.map((row) => row.name);
+}
+
+/**
+ * Opens the database as it is: no migration runs (the read-only CLI commands, which must not
+ * turn an empty or foreign database into a panel's).
+ */
+export function openDatabaseAsIs(url: string): Promise<MikroORM> {
+  // Not even the database: MikroORM would create one DATABASE_URL names and the server lacks.
+  return MikroORM.init({ ...ormOptions(url), ensureDatabase: false });
+}
+
 /**
  * Opens the database and brings its schema up to date with the committed migrations, one
  * controller (or CLI) at a time: two starting together would both run the same migration.

@@ -10,7 +10,11 @@ import { toErrorResponse } from './error-response.js';
  */
 export function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   const answer = toErrorResponse(error);
-  void reply.code(answer.status).headers(answer.headers).send(answer.body);
+  // No onSend hook runs for these: the request layer's answer headers are set here.
+  void reply
+    .code(answer.status)
+    .headers({ ...answer.headers, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' })
+    .send(answer.body);
 }
 
 const CLIENT_ERRORS: Record<string, [number, string]> = {
@@ -31,6 +35,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        'X-Content-Type-Options: nosniff\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }

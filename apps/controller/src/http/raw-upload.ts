@@ -6,6 +6,12 @@ export const UPLOAD_MEDIA_TYPES = ['application/gzip', 'application/octet-stream
 /** Routes (relative to `<base>/api/`) that take a raw upload; every other route still takes JSON only. */
 const UPLOAD_ROUTES = ['backups/upload'];
 
+const isUploadRoute = (route: string | undefined) =>
+  UPLOAD_ROUTES.some((path) => (route ?? '').endsWith(`/api/${path}`));
+
+/** The 415 of an upload route: it names the type it takes, not JSON as every other route's does. */
+export const uploadRefused = () => new ApiError(415, 'send the archive as the body, as application/gzip', 'archive');
+
 /**
  * Raw uploads: the body is handed to the handler as the request stream, unread, so an archive of
  * any size is streamed to disk by the handler (which enforces its own size limit) instead of
@@ -13,9 +19,14 @@ const UPLOAD_ROUTES = ['backups/upload'];
  * types are the same 415 as any other non-JSON body.
  */
 export function registerRawUploads(fastify: FastifyInstance): void {
+  // Before fastify's own body parsing, whose refusal of another type says "send application/json".
+  fastify.addHook('preParsing', async (request) => {
+    if (!isUploadRoute(request.routeOptions.url)) return;
+    const type = request.headers['content-type']?.split(';')[0].trim().toLowerCase();
+    if (type !== undefined && !UPLOAD_MEDIA_TYPES.includes(type)) throw uploadRefused();
+  });
   fastify.addContentTypeParser(UPLOAD_MEDIA_TYPES, (request, payload, done) => {
-    const route = request.routeOptions.url ?? '';
-    if (!UPLOAD_ROUTES.some((path) => route.endsWith(`/api/${path}`))) {
+    if (!isUploadRoute(request.routeOptions.url)) {
       done(new ApiError(415, 'unsupported content type; send application/json', ''), undefined);
       return;
     }

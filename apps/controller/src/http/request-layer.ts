@@ -33,7 +33,10 @@ export function installRequestLayer(fastify: PanelFastify, bodyLimit: number): v
   // API answers may carry secrets (the template, client configs, backups, tokens): no browser
   // or proxy cache may keep them. Every answer but the web app's own (its routes set their own
   // caching: hashed assets for a year, index.html revalidated) is no-store, errors and 404s too.
+  // Every answer, the web app's included, is nosniff: a JSON error echoing a field must never be
+  // read by a browser as HTML or script.
   fastify.addHook('onSend', async (request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
     if (!(request.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[WEB_APP_ROUTE])
       reply.header('cache-control', 'no-store');
   });

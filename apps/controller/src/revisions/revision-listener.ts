@@ -47,6 +47,8 @@ export class RevisionListener {
       await client.connect();
       await client.query(`listen ${REVISIONS_CHANNEL}`);
       await client.query(`listen ${RESTORED_CHANNEL}`);
+      // Last, and nothing after it on this connection: `warren backup restore` knows a panel is
+      // running on the database by a connection whose last statement is this one.
       await client.query(`listen ${CREDENTIALS_CHANNEL}`);
     } catch (error) {
       this.logger.warn(`cannot listen for revision changes (${(error as Error).message}); retrying`);

@@ -95,25 +95,22 @@ export class AgentCredentialsService implements OnApplicationBootstrap, OnApplic
   /**
    * What the operator runs on the host: one line that fetches the agent installer from this panel
    * (`GET /api/agent/install.sh`) and runs it with the enrolment arguments; the installer installs
-   * the agent from the panel's own package and enrols it. With the panel's self-made certificate
-   * the line carries that certificate's pins: curl's `--pinnedpubkey` (its key) for the download,
-   * and `--pin sha256:…` (the certificate) for the installer's downloads and the agent, so the host
-   * trusts the panel from the command alone (and nothing else with that name). Not when
-   * WARREN_PUBLIC_URL names the address: a proxy there may present a certificate of its own.
+   * the agent from the panel's own package and enrols it. Download, then run: the script runs only
+   * once it has arrived whole, and a failed download is the line's exit status (`curl … | bash`
+   * would run nothing and exit 0). When the panel serves its self-made certificate the line carries
+   * its pins, WARREN_PUBLIC_URL or not: curl's `--pinnedpubkey` (its key) for the download, and
+   * `--pin sha256:…` (the certificate) for the installer's downloads and the agent, so the host
+   * trusts the panel from the command alone (and nothing else with that name). A proxy with a
+   * certificate of its own in front needs the panel to have a real one (or plain HTTP behind it).
    */
   private enrolmentCommand(panelUrl: string, secret: string): { command: string; agentCommand: string } {
-    const pinned = Boolean(
-      this.runtime.certificatePin &&
-      this.runtime.publicKeyPin &&
-      !this.config.publicUrl &&
-      panelUrl.startsWith('https:'),
-    );
+    const pinned = Boolean(this.runtime.certificatePin && this.runtime.publicKeyPin && panelUrl.startsWith('https:'));
     const pin = pinned ? ['--pin', this.runtime.certificatePin!] : [];
     // The secret rides in the environment, not the arguments: any user of the host can read a
     // process's arguments while it installs (/proc/<pid>/cmdline), only its owner its environment.
     const secretVar = `WARREN_ENROL_SECRET=${shellQuote(secret)}`;
     const agentCommand = [secretVar, 'warren-agent', '--controller', shellQuote(panelUrl), ...pin].join(' ');
-    // A script piped into a root shell must not cross the network in the clear (anyone on the path
+    // A script run by a root shell must not cross the network in the clear (anyone on the path
     // could swap it): a plain-http panel gets no one-line installer, only the agent's own command.
     if (!panelUrl.startsWith('https:')) return { command: agentCommand, agentCommand };
     // -k only beside the key pin: curl then checks the key instead of the (self-made) chain and name.
@@ -123,10 +120,18 @@ export class AgentCredentialsService implements OnApplicationBootstrap, OnApplic
       ...(pinned ? ['-k', '--pinnedpubkey', shellQuote(this.runtime.publicKeyPin!)] : []),
       shellQuote(`${panelUrl}/api/agent/install.sh`),
     ];
-    return {
-      command: `${curl.join(' ')} | ${secretVar} bash -s -- ${['--controller', shellQuote(panelUrl), ...pin].join(' ')}`,
-      agentCommand,
-    };
+    // In a subshell: `script` is not left in the operator's shell.
+    const run = [
+      secretVar,
+      'bash',
+      '-c',
+      '"$script"',
+      'install-agent.sh',
+      '--controller',
+      shellQuote(panelUrl),
+      ...pin,
+    ];
+    return { command: `(script=$(${curl.join(' ')}) && ${run.join(' ')})`, agentCommand };
   }
 
   /**
