@@ -1,5 +1,5 @@
 // `npm run bench`: runs every benchmark in bench/ and writes docs/benchmarks.md (one section each).
-// BENCH_ONLY=http-auth|clients|overview|agent-host|agent-propagation|agent-fleet|routing-apply|web|two-controllers (comma-separated) runs just those.
+// BENCH_ONLY=http-auth|clients|overview|agent-host|agent-propagation|agent-fleet|routing-apply|web|two-controllers|wireguard-libs (comma-separated) runs just those.
 // Settings of http-auth (environment): BENCH_DURATION seconds per measured run (10), BENCH_WARMUP (2),
 // BENCH_CONNECTIONS (16), BENCH_PIPELINING (1), BENCH_ROUNDS (1), BENCH_CLIENT=process|inline,
 // BENCH_TARGETS=bare,token,session (a subset skips the doc), BENCH_LOG_LEVEL (the panel's WARREN_LOG_LEVEL, default error). Settings of clients: see bench/clients.js
@@ -16,6 +16,7 @@ import * as agentFleet from './agent-fleet.js';
 import * as routingApply from './routing-apply.js';
 import * as web from './web.js';
 import * as twoControllers from './two-controllers.js';
+import * as wireguardLibs from './wireguard-libs.js';
 
 const BENCHMARKS = {
   'http-auth': httpAuth,
@@ -27,6 +28,7 @@ const BENCHMARKS = {
   'routing-apply': routingApply,
   web,
   'two-controllers': twoControllers,
+  'wireguard-libs': wireguardLibs,
 };
 
 const docFile = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
