@@ -1,8 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { systemSampleSchema, type SystemSample } from '#libs/contracts/system.js';
+import { waitFor } from '../../test/support/wait-for.js';
 import { createSampler } from './sampler.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -84,10 +86,39 @@ describe('createSampler on this host', () => {
     expect(busy.cpu.percent).toBeGreaterThanOrEqual((0.6 * 100) / busy.cpu.cores);
   });
 
-  test('overlapping calls are taken one after the other', async () => {
-    const sampler = createSampler({ diskPath: dir });
-    const samples = await Promise.all([sampler.sample(), sampler.sample(), sampler.sample()]);
-    expect(samples.map((sample) => sample.at)).toEqual([...samples.map((sample) => sample.at)].sort((a, b) => a - b));
+  test('overlapping calls are taken one after the other, each against the one before', async () => {
+    // A procfs of the test's own whose `stat` is a FIFO: a call's read of it waits until the test
+    // writes a reading, so the test decides what each call reads and sees when each one reads.
+    const proc = mkdtempSync(join(dir, 'proc-'));
+    mkdirSync(join(proc, 'net'));
+    writeFileSync(join(proc, 'meminfo'), 'MemTotal: 1000 kB\nMemAvailable: 500 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n');
+    writeFileSync(join(proc, 'net', 'dev'), 'Inter-|\n face |\n');
+    writeFileSync(join(proc, 'uptime'), '100.00 50.00\n');
+    execFileSync('mkfifo', [join(proc, 'stat')]);
+    const sampler = createSampler({ diskPath: dir, procDir: proc });
+    const calls = [sampler.sample(), sampler.sample(), sampler.sample()];
+    // Three readings: 10% busy since boot, then 50% and 25% busy between one and the next.
+    const readings = ['cpu 100 0 0 900\n', 'cpu 600 0 0 1400\n', 'cpu 850 0 0 2150\n'];
+    const answered: number[] = [];
+    calls.forEach((call, i) => void call.then(() => answered.push(i)));
+    for (const [i, reading] of readings.entries()) {
+      // Written once a call has the FIFO open (ENXIO until then); the call ends reading at its close.
+      const fd = await waitFor(`call ${i} reading stat`, async () => {
+        try {
+          return openSync(join(proc, 'stat'), constants.O_WRONLY | constants.O_NONBLOCK);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENXIO') return undefined;
+          throw error;
+        }
+      });
+      writeSync(fd, reading);
+      closeSync(fd);
+      await calls[i];
+      // The later calls had not answered: they wait for this one, which read only this reading.
+      expect(answered).toEqual(Array.from({ length: i + 1 }, (_, n) => n));
+    }
+    const samples = await Promise.all(calls);
+    expect(samples.map((sample) => sample.cpu.percent)).toEqual([10, 50, 25]);
     for (const sample of samples) expect(systemSampleSchema.safeParse(sample).success).toBe(true);
   });
 });

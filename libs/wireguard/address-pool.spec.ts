@@ -102,22 +102,18 @@ describe('allocate', () => {
     expect(() => allocate(s, ['10.8.0.x'])).toThrow(Ipv4FormatError);
   });
 
-  test('is fast for a /16 holding 60,000 devices', () => {
+  // How fast this is: bench/wireguard-libs.js (docs/benchmarks.md), not a test.
+  test('finds the free address after the cursor in a /16 holding 60,000 devices, from strings or numbers', () => {
     const subnet = parseInterfaceSubnet('10.20.0.0/16');
     const used = new Set<number>();
-    while (used.size < 60_000) used.add(subnet.network + 2 + Math.floor(Math.random() * 65_530));
+    // 60,000 addresses from .2 up are taken but one past the cursor: the first free one after it.
+    const free = subnet.network + 2 + 59_000;
+    for (let ip = subnet.network + 2; used.size < 60_000; ip++) if (ip !== free) used.add(ip);
     const asStrings = [...used].map(intToIp);
     const cursor = intToIp(subnet.network + 30_000);
 
-    const started = performance.now();
-    const fromStrings = allocate(subnet, asStrings, { cursor });
-    const fromNumbers = allocate(subnet, used, { cursor });
-    const elapsed = performance.now() - started;
-
-    expect(fromStrings).toBe(fromNumbers);
-    expect(fromStrings).not.toBeNull();
-    expect(used.has(ipToInt(fromStrings!))).toBe(false);
-    expect(elapsed).toBeLessThan(100);
+    expect(allocate(subnet, asStrings, { cursor })).toBe(intToIp(free));
+    expect(allocate(subnet, used, { cursor })).toBe(intToIp(free));
   });
 });
 

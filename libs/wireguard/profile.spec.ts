@@ -198,20 +198,19 @@ H4 = 100000001
     expect(() => renderServerPeers([{ publicKey: SERVER_PUBLIC, ip: '10.8.0.2\n' }])).toThrow(TypeError);
   });
 
-  test('renders 10,000 peers in well under 50 ms', () => {
+  // How fast this is: bench/wireguard-libs.js (docs/benchmarks.md), not a test.
+  test('renders 10,000 peers, each with its key, preshared key and address', () => {
     const psk = generatePresharedKey();
     const peers = Array.from({ length: 10_000 }, (_, i) => ({
       publicKey: generateKeyPair().publicKey,
       presharedKey: psk,
       ip: intToIp(0x0a000002 + i),
     }));
-    const privateKey = generateKeyPair().privateKey;
-    renderServerConfig({ privateKey, listenPort: 51820, peers }); // warm-up (JIT)
-    const started = performance.now();
-    const text = renderServerConfig({ privateKey, listenPort: 51820, peers });
-    const elapsed = performance.now() - started;
-    expect(text.split('[Peer]')).toHaveLength(10_001);
-    expect(elapsed).toBeLessThan(50);
+    const text = renderServerConfig({ privateKey: generateKeyPair().privateKey, listenPort: 51820, peers });
+    const sections = text.split('[Peer]').slice(1);
+    expect(sections).toHaveLength(10_000);
+    expect(sections[9_999]).toContain(peers[9_999].publicKey);
+    expect(sections[9_999]).toContain(`${intToIp(0x0a000002 + 9_999)}/32`);
   });
 });
 

@@ -1,21 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { USER_ROLES } from '#libs/contracts/user-roles.js';
+import { writeFileSync } from 'node:fs';
+import { USER_ROLES, type UserRole } from '#libs/contracts/user-roles.js';
+import { RouteTableService, type RouteEntry } from '../../apps/controller/src/docs/route-table.service.js';
+import { enrol } from '../support/agent-link-client.js';
 import { openDatabaseFingerprint, type DatabaseFingerprint } from '../support/database-fingerprint.js';
 import { fixtures } from '../support/fixtures.js';
-import { concretePath, readEndpoints, routeKey, type Endpoint } from '../support/route-catalogue.js';
+import { concretePath, routeKey } from '../support/route-catalogue.js';
 import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
 
 /**
- * The authorization matrix: every route of the route table (read from the panel, so a new route
- * appears here the day it is added) called with every kind of credential, compared with the
- * table kept in authorization-matrix.md, which a reviewer reads. A cell says what must come:
- * `401` (who are you?), `403` (not allowed), `ok` (past the guard: whatever the route answers to
- * a random id and its example body, as long as it is neither 401 nor 403, nor a 5xx), or `public`
- * (a public route: its own rules decide, only no 5xx).
+ * The authorization matrix: every route of the route table called with every kind of credential.
+ * What each cell must be is derived here, not taken from the panel's answers: from the roles each
+ * route declares (its `@Route`, read from the route table) and from what this file states each
+ * credential is (`is`: the role it signs in as, or `unknown` for one the panel must not know).
  *
- * A refused request (401 or 403) answers `{error, field}` and changes no row.
- * UPDATE_MATRIX=1 rewrites the file from what the panel does (then read the diff).
+ * A cell: `401` (who are you?), `403` (not allowed), `ok` (past the guard: whatever the route
+ * answers to a random id and its example body, as long as it is neither 401 nor 403, nor a 5xx),
+ * or `public` (a public route: the credential changes nothing, the answer is the one without
+ * credentials, and no 5xx). A refused request (401 or 403) answers `{error, field}` and changes no
+ * row. Every run writes authorization-matrix.md, the report of the check, for a reviewer to read;
+ * a cell the panel did not honour shows there as `got (expected want)`.
  */
 
 const MATRIX_FILE = new URL('./authorization-matrix.md', import.meta.url);
@@ -30,12 +34,14 @@ const VOLATILE = [
 
 interface Credential {
   column: string;
+  /** What the credential is: a signed-in user of this role, or one the panel must not know. */
+  is: UserRole | 'unknown';
   headers(method: string): Promise<Record<string, string>>;
 }
 
 let t: TestPanel;
 let ownerToken: string;
-let endpoints: Endpoint[];
+let routes: readonly RouteEntry[];
 let fingerprint: DatabaseFingerprint;
 const credentials: Credential[] = [];
 
@@ -70,7 +76,8 @@ function sessionOf(user: { username: string; password: string }): Credential['he
 beforeAll(async () => {
   t = await startTestPanel();
   ownerToken = await t.login();
-  endpoints = await readEndpoints(t, ownerToken);
+  // The declaration, not an answer: the route table the @Route decorators made.
+  routes = t.panel.app.get(RouteTableService).all();
   fingerprint = await openDatabaseFingerprint(t, VOLATILE);
   const bearer = (token: string) => async () => ({ authorization: `Bearer ${token}` });
 
@@ -89,22 +96,34 @@ beforeAll(async () => {
   const orphaned = await f.createToken({ name: 'orphaned' }, leaver.token);
   await t.query('delete from users where id = $1', [leaver.id]);
 
+  // A signed-out session, and an agent's credential (a node's, for the agent link only).
+  const signedOut = await signIn(OWNER.username, OWNER.password);
+  expect((await t.call('POST', 'auth/logout', { token: signedOut })).status).toBe(200);
+  const node = await f.createNode();
+  const agent = await enrol(t, node.enrolment!.secret);
+
   credentials.push(
-    { column: 'none', headers: async () => ({}) },
-    { column: 'made-up token', headers: async () => ({ authorization: 'Bearer wrn_not-a-real-token' }) },
-    { column: 'made-up cookie', headers: async () => ({ cookie: `warren_session=${'A'.repeat(43)}` }) },
-    { column: 'disabled token', headers: bearer(disabled.token) },
-    { column: 'deleted token', headers: bearer(deleted.token) },
-    { column: 'token of a deleted user', headers: bearer(orphaned.token) },
-    { column: 'expired session', headers: async () => ({ cookie: `warren_session=${expired}` }) },
+    { column: 'none', is: 'unknown', headers: async () => ({}) },
+    { column: 'made-up token', is: 'unknown', headers: async () => ({ authorization: 'Bearer wrn_not-a-real-token' }) },
+    {
+      column: 'made-up cookie',
+      is: 'unknown',
+      headers: async () => ({ cookie: `warren_session=${'A'.repeat(43)}` }),
+    },
+    { column: 'disabled token', is: 'unknown', headers: bearer(disabled.token) },
+    { column: 'deleted token', is: 'unknown', headers: bearer(deleted.token) },
+    { column: 'token of a deleted user', is: 'unknown', headers: bearer(orphaned.token) },
+    { column: 'expired session', is: 'unknown', headers: async () => ({ cookie: `warren_session=${expired}` }) },
+    { column: 'signed-out session', is: 'unknown', headers: async () => ({ cookie: `warren_session=${signedOut}` }) },
+    { column: 'agent credential', is: 'unknown', headers: bearer(agent.credential) },
   );
   // Every role the panel knows (libs/contracts/user-roles.ts): a role added there gets its columns here.
   for (const role of USER_ROLES) {
     const user = role === 'owner' ? { ...OWNER, token: ownerToken } : await f.createUser(role);
     const token = (await f.createToken({ name: `${role}-token` }, user.token)).token;
     credentials.push(
-      { column: `${role} token`, headers: bearer(token) },
-      { column: `${role} session`, headers: sessionOf(user) },
+      { column: `${role} token`, is: role, headers: bearer(token) },
+      { column: `${role} session`, is: role, headers: sessionOf(user) },
     );
   }
 }, 60_000);
@@ -114,57 +133,80 @@ afterAll(async () => {
   await t?.stop();
 });
 
-/** The matrix file's table: route key → column → cell. */
-function readMatrix(): Map<string, Map<string, string>> {
-  const lines = readFileSync(MATRIX_FILE, 'utf8')
-    .split('\n')
-    .filter((line) => line.startsWith('| '));
-  const [header, , ...rows] = lines.map((line) =>
-    line
-      .slice(2, -2)
-      .split(' | ')
-      .map((cell) => cell.trim()),
-  );
-  return new Map(
-    rows.map((row) => [row[0].replace(/`/g, ''), new Map(header.slice(1).map((column, i) => [column, row[i + 1]]))]),
-  );
+const routeKeyOf = (route: RouteEntry) => routeKey({ method: route.method, path: route.fullPath });
+
+/** What the cell must be: from the route's declared roles and what the credential is. */
+function expectedCell(route: RouteEntry, credential: Credential): string {
+  if (route.public) return 'public';
+  if (credential.is === 'unknown') return '401';
+  return route.roles.includes(credential.is) ? 'ok' : '403';
 }
 
-function writeMatrix(actual: Map<string, Map<string, string>>): void {
-  const columns = credentials.map((credential) => credential.column);
-  const intro = readFileSync(MATRIX_FILE, 'utf8').split('\n| ')[0].trimEnd();
-  const rows = [...actual].map(
-    ([route, cells]) => `| \`${route}\` | ${columns.map((column) => cells.get(column)).join(' | ')} |`,
-  );
-  writeFileSync(
-    MATRIX_FILE,
-    `${intro}\n\n| route | ${columns.join(' | ')} |\n| --- | ${columns.map(() => '---').join(' | ')} |\n${rows.join('\n')}\n`,
-  );
-}
-
-function cell(endpoint: Endpoint, status: number): string {
+/**
+ * What the panel's answer makes of the cell; `none` is the same route's answer without credentials.
+ * A 403 naming a field is the route's own rule past the guard (PATCH /api/settings: fields only
+ * the owner may change), so `ok`; the guard's refusal names none.
+ */
+function actualCell(route: RouteEntry, answer: { status: number; body: unknown }, none: number): string {
+  const { status } = answer;
   if (status >= 500) return `${status}!`;
-  if (!endpoint.auth) return 'public';
+  if (route.public) return status === none ? 'public' : `${status} (not ${none} as without credentials)`;
+  const field = (answer.body as { field?: unknown } | null)?.field;
+  if (status === 403 && typeof field === 'string' && field !== '') return 'ok';
   return status === 401 || status === 403 ? String(status) : 'ok';
 }
 
-test('every route with every credential answers as the matrix says', async () => {
-  const actual = new Map<string, Map<string, string>>();
+const REPORT_INTRO = `# Authorization matrix
+
+Who may call what: every route of the route table against every kind of credential, as
+\`test/api/authorization-matrix.spec.ts\` checks it on every run, which writes this file. The
+expected cells come from each route's declared roles (its \`@Route\`) and from what the test
+states each credential is; the panel's answers are compared with them. A cell the panel did not
+honour reads \`got (expected want)\` and fails the test.
+
+Cells: \`401\` the caller is not known (no credential, a made-up, disabled or deleted one, an
+expired or signed-out session, a token whose user is gone, an agent's credential, which is for
+the agent link only); \`403\` known but not allowed; \`ok\` past the guard (the route then answers
+whatever it answers to a random id and its example body, never 401, a 5xx or a 403 but one its own
+rules give about a field: \`PATCH /api/settings\` refuses owner-only fields to an admin); \`public\` a
+public route (the credential changes nothing: the same answer as without one, never a 5xx).
+Session columns send the cookie as the panel's own page does (with \`Origin\` and
+\`Sec-Fetch-Site: same-origin\` on unsafe methods).`;
+
+function writeReport(rows: { route: string; cells: { actual: string; expected: string }[] }[]): void {
+  const columns = credentials.map((credential) => credential.column);
+  const lines = rows.map(
+    ({ route, cells }) =>
+      `| \`${route}\` | ${cells
+        .map(({ actual, expected }) => (actual === expected ? actual : `${actual} (expected ${expected})`))
+        .join(' | ')} |`,
+  );
+  writeFileSync(
+    MATRIX_FILE,
+    `${REPORT_INTRO}\n\n| route | ${columns.join(' | ')} |\n| --- | ${columns.map(() => '---').join(' | ')} |\n${lines.join('\n')}\n`,
+  );
+}
+
+test('every route with every credential answers as its declared roles and the credential say', async () => {
+  const rows: { route: string; cells: { actual: string; expected: string }[] }[] = [];
   const refusals: string[] = [];
-  for (const endpoint of endpoints) {
-    const cells = new Map<string, string>();
-    // A public route is called once, without credentials: its own rules decide (and calling login
-    // with a wrong example password per column would only feed the sign-in throttle).
-    for (const credential of endpoint.auth ? credentials : credentials.slice(0, 1)) {
+  const sorted = [...routes].sort((a, b) => routeKeyOf(a).localeCompare(routeKeyOf(b)));
+  for (const route of sorted) {
+    const cells: { actual: string; expected: string }[] = [];
+    let none = 0;
+    for (const credential of credentials) {
+      // Sign-in failures of earlier columns must not decide this one's answer (the throttle).
+      if (route.public) await t.query('delete from login_throttles');
       const before = await fingerprint.read();
-      const path = concretePath(endpoint.path, () => randomUUID());
-      const answer = await t.call(endpoint.method, path, {
-        headers: await credential.headers(endpoint.method),
-        body: endpoint.example ?? undefined,
+      const path = concretePath(route.fullPath, () => randomUUID());
+      const answer = await t.call(route.method, path, {
+        headers: await credential.headers(route.method),
+        body: route.example ?? undefined,
       });
-      cells.set(credential.column, cell(endpoint, answer.status));
-      if (endpoint.auth && (answer.status === 401 || answer.status === 403)) {
-        const where = `${routeKey(endpoint)} with ${credential.column}`;
+      if (credential.column === 'none') none = answer.status;
+      cells.push({ actual: actualCell(route, answer, none), expected: expectedCell(route, credential) });
+      if (!route.public && (answer.status === 401 || answer.status === 403)) {
+        const where = `${routeKeyOf(route)} with ${credential.column}`;
         if (
           Object.keys(answer.body ?? {})
             .sort()
@@ -176,22 +218,20 @@ test('every route with every credential answers as the matrix says', async () =>
         if (changed.length > 0) refusals.push(`${where}: changed ${changed.join(', ')}`);
       }
     }
-    if (!endpoint.auth)
-      for (const { column } of credentials)
-        cells.set(column, cells.get('none') === 'public' ? 'public' : cells.get('none')!);
-    actual.set(routeKey(endpoint), cells);
+    rows.push({ route: routeKeyOf(route), cells });
   }
-  if (process.env.UPDATE_MATRIX) writeMatrix(actual);
-  const expected = readMatrix();
-  const table = (matrix: Map<string, Map<string, string>>) =>
-    Object.fromEntries(
-      [...matrix]
-        .sort(([a], [b]) => a.localeCompare(b))
-        .map(([route, cells]) => [
-          route,
-          Object.fromEntries(credentials.map(({ column }) => [column, cells.get(column)])),
-        ]),
-    );
-  expect(table(actual)).toEqual(table(expected));
+  writeReport(rows);
+  const mismatches = rows.flatMap(({ route, cells }) =>
+    cells
+      .map((cell, i) => ({ route, credential: credentials[i].column, ...cell }))
+      .filter((cell) => cell.actual !== cell.expected),
+  );
+  expect(mismatches).toEqual([]);
   expect(refusals).toEqual([]);
+  // Every route of the table was called, and the table is the one GET /api/docs lists.
+  const docs = await t.call('GET', 'docs', { token: ownerToken });
+  const listed = docs.body.groups.flatMap((group: { endpoints: { method: string; path: string }[] }) =>
+    group.endpoints.map(routeKey),
+  );
+  expect(rows.map((row) => row.route)).toEqual([...listed].sort((a: string, b: string) => a.localeCompare(b)));
 }, 300_000);

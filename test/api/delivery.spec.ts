@@ -13,9 +13,11 @@ afterAll(() => closeLinks());
 /** The node's apply job for its current desired revision, once the delivery enqueued it. */
 const currentJob = (nodeId: string) => currentApplyJob(session().t, nodeId);
 
-test('during a burst of changes a node is delivered paced: after a delivery of T ms the next starts at least T ms later', async () => {
+// The pacing rule itself (a rest as long as the delivery before it) is checked on a fake clock in
+// delivery-pacing.spec.ts; how long deliveries take is the clients bench's business.
+test("during a burst of changes a node's deliveries never overlap, and the last carries every change", async () => {
   const { node, iface } = await createNodeWithInterface();
-  // Some peers first, so that a delivery takes measurable time.
+  // Some peers first, so that a delivery takes a while and the burst meets one in progress.
   for (let i = 0; i < 4; i++)
     await Promise.all(Array.from({ length: 10 }, () => createClient({ interfaceIds: [iface.id] })));
   await currentJob(node.id);
@@ -23,15 +25,20 @@ test('during a burst of changes a node is delivered paced: after a delivery of T
 
   // Each delivery of this node, from reading its state to marking it delivered.
   const repository = t.panel.app.get(DeliveryRepository);
-  const runs: { start: number; end?: number }[] = [];
+  let running = 0;
+  let overlaps = 0;
+  let deliveries = 0;
   const { desiredState, markDelivered } = repository;
   repository.desiredState = async (nodeId) => {
-    if (nodeId === node.id) runs.push({ start: performance.now() });
+    if (nodeId === node.id) {
+      deliveries++;
+      if (++running > 1) overlaps++;
+    }
     return desiredState.call(repository, nodeId);
   };
   repository.markDelivered = async (nodeId, delivered) => {
     await markDelivered.call(repository, nodeId, delivered);
-    if (nodeId === node.id) runs[runs.length - 1].end = performance.now();
+    if (nodeId === node.id) running--;
   };
   try {
     const burst = Array.from({ length: 24 }, () => createClient({ interfaceIds: [iface.id] }));
@@ -53,14 +60,8 @@ test('during a burst of changes a node is delivered paced: after a delivery of T
     repository.desiredState = desiredState;
     repository.markDelivered = markDelivered;
   }
-
-  expect(runs.length).toBeGreaterThanOrEqual(2);
-  const pauses = runs.slice(1).map((run, i) => {
-    const previous = runs[i];
-    return { took: previous.end! - previous.start, pause: run.start - previous.end! };
-  });
-  // A little slack for timer granularity (whole milliseconds, the event loop's cached clock).
-  for (const { took, pause } of pauses) expect(pause).toBeGreaterThanOrEqual(took * 0.8 - 2);
+  expect(deliveries).toBeGreaterThanOrEqual(1);
+  expect(overlaps).toBe(0);
 });
 
 test('a host ahead of every revision issued (a restored backup, a lying agent) is superseded; an apply beyond the desired revision is not recorded', async () => {

@@ -4,6 +4,7 @@ import { openDatabaseFingerprint, type DatabaseFingerprint } from '../support/da
 import { fixtures } from '../support/fixtures.js';
 import { concretePath, readEndpoints, resourceOf, routeKey, type Endpoint } from '../support/route-catalogue.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { testSeed } from '../support/seeded-random.js';
 
 /**
  * Property-based fuzzing of every route in the route table (read from the running panel, so a new
@@ -13,11 +14,12 @@ import { startTestPanel, type TestPanel } from '../support/test-panel.js';
  * is exactly `{error, field}`, and a refused request leaves every row as it was.
  *
  * FUZZ_RUNS sets the requests per route and input kind (default 40); FUZZ_SEED replays a run
- * (fast-check prints the seed and the shrunk counterexample of a failure).
+ * (the seed is printed at the start; fast-check prints it with the shrunk counterexample of a failure).
  */
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
-const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
+/** One seed for every route's run, printed at the start (test/support/seeded-random.ts). */
+const SEED = testSeed('FUZZ_SEED', 'fuzz');
 
 /** What changes on its own or by design while requests are refused (see databaseFingerprint). */
 const VOLATILE = [

@@ -76,7 +76,10 @@ test('a viewer may scrape', async () => {
 
 test('HTTP durations by route pattern and status: no raw URL becomes a label', async () => {
   const ids = [randomUUID(), randomUUID(), randomUUID()];
+  const calling = performance.now();
   for (const id of ids) expect((await t.call('GET', `clients/${id}`, { token })).status).toBe(404);
+  // The requests ran one after the other inside this window: their durations add up to less.
+  const window = (performance.now() - calling) / 1000;
   expect((await t.call('GET', `no/such/route/${ids[0]}`, { token })).status).toBe(404);
   const samples = await scrape();
   const text = JSON.stringify(samples);
@@ -97,7 +100,7 @@ test('HTTP durations by route pattern and status: no raw URL becomes a label', a
     status: '404',
   })!;
   expect(sum).toBeGreaterThan(0);
-  expect(sum).toBeLessThan(60);
+  expect(sum).toBeLessThanOrEqual(window);
   // Every route label is a pattern of the route table (or 'unmatched').
   const routes = new Set(
     samples
@@ -122,7 +125,8 @@ test('nodes, agents, queues, applies and counter batches', async () => {
 
   const enrolled = await enrol(t, node.enrolment!.secret);
   const link = await helloAs(t, enrolled.credential);
-  link.send({ type: 'counters', seq: 1, at: Date.now() - 1500, peers: [] });
+  const sentAt = Date.now();
+  link.send({ type: 'counters', seq: 1, at: sentAt - 1500, peers: [] });
   await link.next('ack');
   link.send({ type: 'counters', seq: 1, at: Date.now(), peers: [] });
   await link.next('ack');
@@ -138,8 +142,9 @@ test('nodes, agents, queues, applies and counter batches', async () => {
   expect(value(samples, 'warren_counter_batches_total', { outcome: 'duplicate' })).toBe(1);
   expect(value(samples, 'warren_counter_batch_lag_seconds_count')).toBe(1);
   const lag = value(samples, 'warren_counter_batch_lag_seconds_sum')!;
+  // Stamped 1.5 s before it was sent, recorded between the sending and now.
   expect(lag).toBeGreaterThanOrEqual(1.5);
-  expect(lag).toBeLessThan(60);
+  expect(lag).toBeLessThanOrEqual(1.5 + (Date.now() - sentAt) / 1000);
   link.socket.close();
 });
 

@@ -13,6 +13,7 @@ import { startAgent, type AgentProcess } from '../support/agent-process.js';
 import { waitFor } from '../support/wait-for.js';
 import { requireTools, TestNamespace } from '../support/netns.js';
 import { randomSuffix } from '../support/random-suffix.js';
+import { seededRandom, testSeed } from '../support/seeded-random.js';
 import { startRedisServer, type TestRedisServer } from '../support/redis-server.js';
 import { fixtures, type Fixtures } from '../support/fixtures.js';
 import { REDIS_URL } from '../support/environment.js';
@@ -28,6 +29,9 @@ import { bringUpProfile, peersOf, pingOnce, sendThrough, transferOf } from '../s
  * restarts and after Redis restarts empty; and the traffic a client is charged is exactly what
  * the node's WireGuard counted, however the link between them is cut. Needs root.
  */
+
+/** The random delays below come from this seed, printed at the start: FAULT_SEED=<seed> replays them. */
+const random = seededRandom(testSeed('FAULT_SEED', 'agent-faults'));
 
 const NODE_ADDRESS = '172.31.0.1';
 const CLIENT_ADDRESS = '172.31.0.2';
@@ -608,7 +612,7 @@ test('the agent link cut again and again while counters are in flight: usage equ
     await waitFor('the link back', async () => linked(), 20_000, 20);
     if (kind === 'cut at random') {
       // Whatever is on the way on the link at that moment is lost with it.
-      await new Promise((resolve) => setTimeout(resolve, 150 + Math.floor(Math.random() * 600)));
+      await new Promise((resolve) => setTimeout(resolve, random.int(150, 749)));
       gateway.disconnect(rig.nodeId);
     } else {
       armed = kind;
@@ -671,7 +675,7 @@ test('the agent SIGKILLed again and again while traffic flows and counter batche
     const sentBefore = traffic.sent();
     await waitFor('traffic since the last kill', async () => traffic.sent() > sentBefore, 60_000, 20);
     if (kind === 'at random') {
-      await new Promise((resolve) => setTimeout(resolve, 100 + Math.floor(Math.random() * 900)));
+      await new Promise((resolve) => setTimeout(resolve, random.int(100, 999)));
       await killAndRestart(rig);
     } else {
       armed = kind;

@@ -12,6 +12,7 @@ import {
 } from '../support/agent-link-client.js';
 import { EvalshaOnlyRedis } from '../../apps/agent/src/work/evalsha-only-redis.js';
 import { fixtures } from '../support/fixtures.js';
+import { currentApplyJob } from '../support/node-queue.js';
 import { randomSuffix } from '../support/random-suffix.js';
 import { waitFor } from '../support/wait-for.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
@@ -201,8 +202,10 @@ describe("an agent's Redis user", () => {
   test('stops working, open connections included, when the node is enrolled again', async () => {
     const a = await enrolledNode();
     const asA = redisAs(a);
-    const ownKey = `${t.config.queuePrefix}:${nodeQueueName(a.id)}:id`;
-    expect(await asA.exists(ownKey)).toBeGreaterThanOrEqual(0);
+    // A key of A's own queue that is there: its apply job (A's interface changed its state).
+    const ownJob = await currentApplyJob(t, a.id);
+    const ownKey = `${t.config.queuePrefix}:${nodeQueueName(a.id)}:${ownJob.id}`;
+    expect(await asA.exists(ownKey)).toBe(1);
 
     // The host is lost: the node is enrolled again, and the old login is worth nothing.
     const again = await call('POST', `nodes/${a.id}/enrolment`);
@@ -216,7 +219,7 @@ describe("an agent's Redis user", () => {
     await expect(fresh.exists(ownKey)).rejects.toThrow(/WRONGPASS|NOAUTH|max retries/i);
     // The new login works.
     const renewed = redisAs({ ...a, access: reEnrolled.body });
-    expect(await renewed.exists(ownKey)).toBeGreaterThanOrEqual(0);
+    expect(await renewed.exists(ownKey)).toBe(1);
   }, 60_000);
 });
 

@@ -9,6 +9,7 @@ import {
 import type { QueueBackend } from '../../queue/queue-backend.js';
 import { RevisionListener } from '../../revisions/revision-listener.js';
 import { PANEL_RUNTIME, QUEUE_BACKEND, type PanelRuntime } from '../../runtime.js';
+import { DeliveryPacing } from './delivery-pacing.js';
 import { DeliveryRepository } from './delivery.repository.js';
 
 /** A job that failed is offered again after this long (the agent may have been fixed meanwhile). */
@@ -40,7 +41,7 @@ function collectGarbage(): void {
  * Deliveries of one node never overlap: a revision that grows while one is being delivered is
  * delivered after it, once, with whatever the state is by then (bursts of changes coalesce). And
  * they are paced: after a delivery that took T ms, the node's next one starts no sooner than T ms
- * later (at most MAX_REST_MS). A delivery carries the node's whole state (15 MB at 100,000 peers),
+ * later (at most MAX_REST_MS; the rule is DeliveryPacing). A delivery carries the node's whole state (15 MB at 100,000 peers),
  * so during a burst of changes back-to-back deliveries would take most of the controller's time;
  * paced, they take at most about half of it, more changes coalesce into each, and a change still
  * reaches the queue within about two deliveries' time.
@@ -57,8 +58,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
   private closed = false;
   /** Nodes being delivered now; the value says whether another run is due after this one. */
   private readonly inFlight = new Map<string, { again: boolean; force: boolean }>();
-  /** Per node, when its last delivery ended and how long it took (performance.now() ms). */
-  private readonly lastRun = new Map<string, { endedAt: number; tookMs: number }>();
+  private readonly pacing = new DeliveryPacing(MAX_REST_MS);
   private readonly lastJob = new Map<string, string>();
   /** Per node, the completed job whose result the sweep has read (it reads each once). */
   private readonly resultRead = new Map<string, string>();
@@ -204,8 +204,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
   }
 
   private async run(nodeId: string, force: boolean): Promise<void> {
-    await this.rest(nodeId);
-    const started = performance.now();
+    const started = await this.pacing.rest(nodeId, !this.closed);
     let exists = true;
     try {
       const peers = await this.enqueue(nodeId, force);
@@ -215,9 +214,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
       // The sweep retries: delivered_revision did not move.
       this.logger.warn(`delivering node ${nodeId} failed: ${(error as Error).message}`);
     }
-    const endedAt = performance.now();
-    if (exists) this.lastRun.set(nodeId, { endedAt, tookMs: endedAt - started });
-    else this.lastRun.delete(nodeId);
+    this.pacing.ended(nodeId, started, exists);
     const state = this.inFlight.get(nodeId)!;
     if (state.again && !this.closed) {
       this.inFlight.set(nodeId, { again: false, force: false });
@@ -229,14 +226,6 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
       for (const resolve of this.idle) resolve();
       this.idle.clear();
     }
-  }
-
-  /** Waits until as long after the node's last delivery as that delivery took (see the class). */
-  private async rest(nodeId: string): Promise<void> {
-    const last = this.lastRun.get(nodeId);
-    if (!last || this.closed) return;
-    const wait = last.endedAt + Math.min(last.tookMs, MAX_REST_MS) - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
 
   /** Enqueues the node's state; returns how many peers it carries, undefined when the node no longer exists. */
