@@ -5,6 +5,7 @@ import { RouteTableService, type RouteEntry } from '../../apps/controller/src/do
 import { enrol } from '../support/agent-link-client.js';
 import { openDatabaseFingerprint, type DatabaseFingerprint } from '../support/database-fingerprint.js';
 import { fixtures } from '../support/fixtures.js';
+import { isRefusal } from '../support/refusal.js';
 import { concretePath, routeKey } from '../support/route-catalogue.js';
 import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
 
@@ -17,7 +18,7 @@ import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js'
  * A cell: `401` (who are you?), `403` (not allowed), `ok` (past the guard: whatever the route
  * answers to a random id and its example body, as long as it is neither 401 nor 403, nor a 5xx),
  * or `public` (a public route: the credential changes nothing, the answer is the one without
- * credentials, and no 5xx). A refused request (401 or 403) answers `{error, field}` and changes no
+ * credentials, and no 5xx). A refused request (401 or 403) answers `{error, field, errors?}` and changes no
  * row. Every run writes authorization-matrix.md, the report of the check, for a reviewer to read;
  * a cell the panel did not honour shows there as `got (expected want)`.
  */
@@ -207,12 +208,7 @@ test('every route with every credential answers as its declared roles and the cr
       cells.push({ actual: actualCell(route, answer, none), expected: expectedCell(route, credential) });
       if (!route.public && (answer.status === 401 || answer.status === 403)) {
         const where = `${routeKeyOf(route)} with ${credential.column}`;
-        if (
-          Object.keys(answer.body ?? {})
-            .sort()
-            .join() !== 'error,field'
-        )
-          refusals.push(`${where}: body ${JSON.stringify(answer.body)}`);
+        if (!isRefusal(answer.body)) refusals.push(`${where}: body ${JSON.stringify(answer.body)}`);
         const after = await fingerprint.read();
         const changed = Object.keys(after).filter((table) => after[table] !== before[table]);
         if (changed.length > 0) refusals.push(`${where}: changed ${changed.join(', ')}`);

@@ -25,3 +25,12 @@ function firstFailingField(field: string) {
     toAsymmetricMatcher: () => `errors listing ${JSON.stringify(field)} first`,
   };
 }
+
+/** Whether a body is a refusal in the contract's shape, by the same rule as refusal(). */
+export function isRefusal(body: unknown): boolean {
+  if (body === null || typeof body !== 'object') return false;
+  const { error, field, errors, ...rest } = body as Record<string, unknown>;
+  if (typeof error !== 'string' || typeof field !== 'string' || Object.keys(rest).length > 0) return false;
+  if (!field) return errors === undefined;
+  return firstFailingField(field).asymmetricMatch(errors);
+}
