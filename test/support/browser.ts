@@ -65,3 +65,19 @@ export async function launchBrowser(
     },
   };
 }
+
+/** Waits until the page shows no spinner (charts and lists settled); a page that keeps one is left as is. */
+export async function untilSettled(page: Page): Promise<void> {
+  await page
+    .locator('.mantine-Loader-root')
+    .first()
+    .waitFor({ state: 'detached', timeout: 10_000 })
+    .catch(() => undefined);
+}
+
+/** Opens one of the panel's pages at `url` and waits for its title and for it to settle. */
+export async function openSettled(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.locator('main h2').waitFor();
+  await untilSettled(page);
+}

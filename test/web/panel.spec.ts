@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
-import { assertWebBuilt, launchBrowser, type TestBrowser } from '../support/browser.js';
+import { assertWebBuilt, launchBrowser, openSettled, untilSettled, type TestBrowser } from '../support/browser.js';
 import { WEB_PAGES, WEB_PATHS } from '#libs/contracts/web-paths.js';
 import { fixtures, type Fixtures } from '../support/fixtures.js';
 import { fakeAgentWorker } from '../support/node-queue.js';
@@ -31,11 +31,7 @@ const exec = promisify(execFile);
 async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   // Let transitions and charts settle in the picture (waiting for a condition: no spinner left).
-  await page
-    .locator('.mantine-Loader-root')
-    .first()
-    .waitFor({ state: 'detached', timeout: 10_000 })
-    .catch(() => undefined);
+  await untilSettled(page);
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
 }
 
@@ -607,13 +603,7 @@ describe('the web panel in a browser', () => {
     // On a phone, right to left, no page is wider than the screen (a wide one opens scrolled sideways, its title off-screen).
     await page.setViewportSize({ width: 390, height: 844 });
     for (const name of WEB_PAGES) {
-      await page.goto(url(`/${name}`));
-      await page.locator('main h2').waitFor();
-      await page
-        .locator('.mantine-Loader-root')
-        .first()
-        .waitFor({ state: 'detached', timeout: 10_000 })
-        .catch(() => undefined);
+      await openSettled(page, url(`/${name}`));
       expect([name, await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)]).toEqual([
         name,
         true,
@@ -704,13 +694,7 @@ describe('the web panel in a browser', () => {
     // Every page once (and whatever other tests of this run did in this browser before).
     await open('/overview');
     for (const name of WEB_PAGES) {
-      await page.goto(url(`/${name}`));
-      await page.locator('main h2').waitFor();
-      await page
-        .locator('.mantine-Loader-root')
-        .first()
-        .waitFor({ state: 'detached', timeout: 10_000 })
-        .catch(() => undefined);
+      await openSettled(page, url(`/${name}`));
     }
     expect(browser.pageErrors).toEqual([]);
     await expectOnlyListedRoutes(t, browser, WEB_PAGES.length);

@@ -8,6 +8,7 @@ import { formatHopAddress } from './hop-address.js';
 import { Outbound, type OutboundKind } from './outbound.entity.js';
 import type { HopState } from './dto/outbound.response.js';
 import { OutboundTransition, type HopHealth } from './outbound-transition.entity.js';
+import { setPositions } from '../database/positions.js';
 
 export interface OutboundView {
   id: string;
@@ -213,12 +214,7 @@ export class OutboundsRepository {
 
   /** Sets position = index in `ids` (the node's hops); rows already there are left alone. */
   async setOrder(em: EntityManager, nodeId: string, ids: readonly string[]): Promise<void> {
-    await em.execute(
-      `update outbounds o set position = n.position - 1, updated_at = now()
-         from unnest(array[?]::uuid[]) with ordinality as n(id, position)
-        where o.id = n.id and o.node_id = ? and o.position <> n.position - 1`,
-      [[...ids], nodeId],
-    );
+    await setPositions(em, 'outbounds', nodeId, ids);
   }
 
   /** Tunnel interface names on the node (interfaces/): a hop's interface must not take one. */

@@ -5,6 +5,7 @@ import { Outbound } from '../outbounds/outbound.entity.js';
 import { Node } from '../revisions/node.entity.js';
 import { RoutingBasic } from './routing-basic.entity.js';
 import { RoutingRule, type RuleNetwork } from './routing-rule.entity.js';
+import { setPositions } from '../database/positions.js';
 
 export interface RoutingBasicView {
   defaultOutbound: string;
@@ -203,12 +204,7 @@ export class RoutingRepository {
 
   /** position = index in `ids`, which are exactly the node's rules. One statement for any number. */
   async setOrder(em: EntityManager, nodeId: string, ids: readonly string[]): Promise<void> {
-    await em.execute(
-      `update routing_rules r set position = o.position - 1, updated_at = now()
-         from unnest(array[?]::uuid[]) with ordinality as o(id, position)
-        where r.id = o.id and r.node_id = ? and r.position <> o.position - 1`,
-      [[...ids], nodeId],
-    );
+    await setPositions(em, 'routing_rules', nodeId, ids);
   }
 
   async upsertBasic(em: EntityManager, nodeId: string, fields: BasicFields): Promise<void> {
