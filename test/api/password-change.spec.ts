@@ -146,7 +146,7 @@ describe('warren admin reset-password', () => {
     const before = await passwordHashOf(user);
     const short = await cli(['--username', user.username, '--password-stdin'], 'short\n');
     expect(short.code).toBe(2);
-    expect(short.stderr).toContain('warren: password must be longer than or equal to 8 characters');
+    expect(short.stderr).toContain('warren: password needs at least 8 characters.');
     const unknown = await cli(['--username', 'nobody-here']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/no user "nobody-here"/);

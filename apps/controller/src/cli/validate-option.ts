@@ -12,10 +12,11 @@ export async function validateOption<T extends object>(metatype: Type<T>, body: 
     return (await new StrictValidationPipe().transform(body, { type: 'body', metatype })) as T;
   } catch (error) {
     if (error instanceof ApiError) {
-      // The DTO's messages name its field ("newPassword must be…"); the person typed an option.
+      // The DTO's messages name its field ('"newPassword" needs…'); the person typed an option.
+      const named = `"${error.field}" `;
       const message =
-        error.field && error.message.startsWith(`${error.field} `)
-          ? `${option}${error.message.slice(error.field.length)}`
+        error.field && error.message.startsWith(named)
+          ? `${option} ${error.message.slice(named.length)}`
           : `${option}: ${error.message}`;
       throw new UsageError(message);
     }
