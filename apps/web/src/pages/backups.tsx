@@ -9,6 +9,7 @@ import { ConfirmButton, EmptyState, formatBytes, formatDate, Ltr, PageHeader } f
 import { ListTable } from '../components/list-table.js';
 import { PageLoader } from '../components/page-loader.js';
 import { useUser } from '../session.js';
+import { queryKeys } from '../api/queries.js';
 
 type Job = Schemas['BackupJobDto'];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -34,13 +35,13 @@ export default function BackupsPage() {
   const queryClient = useQueryClient();
   const [job, setJob] = useState<Job | null>(null);
   const backups = useQuery({
-    queryKey: ['backups'],
+    queryKey: queryKeys.backups,
     queryFn: () => must(api.GET('/api/backups')),
     enabled: user.role === 'owner',
     // While a backup or restore runs, its progress is asked every second.
     refetchInterval: (query) => (query.state.data?.running || job ? 1000 : false),
   });
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['backups'] });
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: queryKeys.backups });
   const runJob = async (start: () => Promise<{ data?: unknown; error?: unknown; response: Response }>) => {
     const answer = await start();
     if (answer.response.status === 202) {

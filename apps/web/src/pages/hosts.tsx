@@ -1,6 +1,6 @@
 import { Badge, Button, Group, NumberInput, Select, Switch, TextInput } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
@@ -10,6 +10,7 @@ import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
 import { PageLoader } from '../components/page-loader.js';
 import { useCanManage } from '../session.js';
+import { queryKeys, useHosts, useInterfaces } from '../api/queries.js';
 
 type Host = Schemas['HostDto'];
 
@@ -19,12 +20,12 @@ export default function HostsPage() {
   const canManage = useCanManage();
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<Host | 'new' | null>(null);
-  const hosts = useQuery({ queryKey: ['hosts'], queryFn: () => must(api.GET('/api/hosts')) });
-  const interfaces = useQuery({ queryKey: ['interfaces'], queryFn: () => must(api.GET('/api/interfaces')) });
+  const hosts = useHosts();
+  const interfaces = useInterfaces();
   const names = new Map((interfaces.data ?? []).map((entry) => [entry.id, entry.name]));
   const remove = useMutation({
     mutationFn: (id: string) => must(api.DELETE('/api/hosts/{id}', { params: { path: { id } } })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['hosts'] }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.hosts }),
     onError: notifyFailure,
   });
   if (!hosts.data) return <PageLoader />;
@@ -123,7 +124,7 @@ function HostModal({
         : must(api.POST('/api/hosts', { body: { ...body, interfaceId: values.interfaceId } }));
     },
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ['hosts'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.hosts });
       onClose();
     },
   });

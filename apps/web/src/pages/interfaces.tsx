@@ -1,6 +1,6 @@
 import { Badge, Button, Group, NumberInput, Select, Switch, TagsInput, Text, TextInput } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
@@ -18,6 +18,7 @@ import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
 import { PageLoader } from '../components/page-loader.js';
 import { useCanManage } from '../session.js';
+import { queryKeys, useInterfaces, useNodes } from '../api/queries.js';
 
 type Interface = Schemas['InterfaceDto'];
 const FIELDS = [
@@ -38,7 +39,7 @@ export default function InterfacesPage() {
   const canManage = useCanManage();
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<Interface | 'new' | null>(null);
-  const interfaces = useQuery({ queryKey: ['interfaces'], queryFn: () => must(api.GET('/api/interfaces')) });
+  const interfaces = useInterfaces();
   const remove = useMutation({
     mutationFn: ({ id, force }: { id: string; force: boolean }) =>
       must(
@@ -46,7 +47,7 @@ export default function InterfacesPage() {
           params: { path: { id }, query: force ? { force: 'true' as const } : {} },
         }),
       ),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['interfaces'] }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.interfaces }),
     onError: notifyFailure,
   });
   if (!interfaces.data) return <PageLoader />;
@@ -123,7 +124,7 @@ export default function InterfacesPage() {
 function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose: () => void }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
-  const nodes = useQuery({ queryKey: ['nodes'], queryFn: () => must(api.GET('/api/nodes')), enabled: !entry });
+  const nodes = useNodes({ enabled: !entry });
   const [values, setValues] = useState({
     name: entry?.name ?? '',
     nodeId: entry?.nodeId ?? '',
@@ -160,7 +161,7 @@ function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose: () => 
           );
     },
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ['interfaces'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.interfaces });
       onClose();
     },
   });

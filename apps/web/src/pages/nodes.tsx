@@ -1,7 +1,7 @@
 import { Alert, Badge, Button, Code, Group, Modal, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconKey, IconPlus } from '@tabler/icons-react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
@@ -21,6 +21,7 @@ import { ListTable } from '../components/list-table.js';
 import { PageLoader } from '../components/page-loader.js';
 import { useCanManage } from '../session.js';
 import { AgentBadge, SyncBadge } from './overview.js';
+import { queryKeys, useNodes, useTokens } from '../api/queries.js';
 
 /** Nodes (tunnel hosts) with their agent and sync state, enrolment commands, and the API tokens area. */
 export default function NodesPage() {
@@ -30,7 +31,7 @@ export default function NodesPage() {
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<Schemas['NodeDto'] | null>(null);
   const [enrolment, setEnrolment] = useState<{ name: string; enrolment: Schemas['EnrolmentDto'] } | null>(null);
-  const nodes = useQuery({ queryKey: ['nodes'], queryFn: () => must(api.GET('/api/nodes')), refetchInterval: 5000 });
+  const nodes = useNodes({ refetchInterval: 5000 });
   const reissue = useMutation({
     mutationFn: (node: Schemas['NodeDto']) =>
       must(api.POST('/api/nodes/{id}/enrolment', { params: { path: { id: node.id } } })).then((answer) => ({
@@ -43,7 +44,7 @@ export default function NodesPage() {
   const remove = useMutation({
     mutationFn: ({ id, force }: { id: string; force: boolean }) =>
       must(api.DELETE('/api/nodes/{id}', { params: { path: { id }, query: force ? { force: 'true' as const } : {} } })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['nodes'] }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.nodes }),
     onError: notifyFailure,
   });
   return (
@@ -189,7 +190,7 @@ function NodeModal({
       return must(api.POST('/api/nodes', { body }));
     },
     onSuccess: (created) => {
-      void queryClient.invalidateQueries({ queryKey: ['nodes'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.nodes });
       onClose();
       if (created?.enrolment) onCreated(created.name, created.enrolment as Schemas['EnrolmentDto']);
       else if (created?.enrolmentError) notifications.show({ message: created.enrolmentError, color: 'orange' });
@@ -231,8 +232,8 @@ function TokensArea() {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [issued, setIssued] = useState<Schemas['IssuedTokenDto'] | null>(null);
-  const tokens = useQuery({ queryKey: ['tokens'], queryFn: () => must(api.GET('/api/tokens')) });
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['tokens'] });
+  const tokens = useTokens();
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: queryKeys.tokens });
   const issue = useMutation({
     mutationFn: () => must(api.POST('/api/tokens', { body: { name: name.trim() } })),
     onSuccess: (token) => {
