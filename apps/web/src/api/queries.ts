@@ -114,3 +114,25 @@ export function useOverview() {
     refetchInterval: 5000,
   });
 }
+
+/**
+ * Interfaces with the name of their node: two nodes may each have a "wg0", so wherever an
+ * interface is listed or picked it is named with its node ("wg0 · edge-1").
+ */
+export function useInterfacesWithNodes(options: Watch = {}) {
+  const interfaces = useInterfaces(options);
+  const nodes = useNodes(options.enabled === false ? { enabled: false } : {});
+  const names = new Map((nodes.data ?? []).map((node) => [node.id, node.name]));
+  return { data: interfaces.data?.map((entry) => ({ ...entry, nodeName: names.get(entry.nodeId) ?? '' })) };
+}
+
+/** "wg0 · edge-1": an interface named with its node (the node's name once known). */
+export function interfaceLabel(entry: { name: string; nodeName?: string }): string {
+  return entry.nodeName ? `${entry.name} · ${entry.nodeName}` : entry.name;
+}
+
+/** Select options for interfaces, each named with its node. */
+export function useInterfaceOptions() {
+  const { data } = useInterfacesWithNodes();
+  return { data, options: (data ?? []).map((entry) => ({ value: entry.id, label: interfaceLabel(entry) })) };
+}

@@ -25,7 +25,6 @@ import { fieldError } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
 import { NodeSelect } from '../components/node-select.js';
-import { PageLoader } from '../components/page-loader.js';
 import { useCanManage } from '../session.js';
 import { queryKeys, useOutbounds } from '../api/queries.js';
 
@@ -104,9 +103,7 @@ export default function OutboundsPage() {
           </Button>
         )}
       </PageHeader>
-      {!outbounds.data ? (
-        <PageLoader />
-      ) : outbounds.data.every((outbound) => outbound.builtin) && outbounds.data.length <= 2 && !canManage ? (
+      {outbounds.data?.every((outbound) => outbound.builtin) && outbounds.data.length <= 2 && !canManage ? (
         <EmptyState>{t('outbounds.empty')}</EmptyState>
       ) : (
         <ListTable
