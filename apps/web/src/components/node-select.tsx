@@ -1,13 +1,12 @@
 import { Select } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, must } from '../api.js';
+import { useNodes } from '../api/queries.js';
 
 /** Chooses the node a per-node page shows (outbounds, routing); the local node first. */
 export function NodeSelect({ value, onChange }: { value: string | null; onChange: (id: string) => void }) {
   const { t } = useTranslation();
-  const nodes = useQuery({ queryKey: ['nodes'], queryFn: () => must(api.GET('/api/nodes')) });
+  const nodes = useNodes();
   useEffect(() => {
     if (!value && nodes.data?.length) onChange((nodes.data.find((node) => node.isLocal) ?? nodes.data[0]!).id);
   }, [value, nodes.data, onChange]);

@@ -1,9 +1,9 @@
 import { MultiSelect } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { keepPreviousData, useQueries, useQuery } from '@tanstack/react-query';
+import { useQueries } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, ApiError, must } from '../api.js';
+import { clientQuery, useClientList, useInterfaces } from '../api/queries.js';
 
 /** How many matches the client search shows: enough to pick from, never the whole list (there can be 100,000 clients). */
 const SEARCH_PAGE = 20;
@@ -23,7 +23,7 @@ export function InterfacePicker({
   error?: string;
 }) {
   const { t } = useTranslation();
-  const interfaces = useQuery({ queryKey: ['interfaces'], queryFn: () => must(api.GET('/api/interfaces')) });
+  const interfaces = useInterfaces();
   const ofNode = (interfaces.data ?? []).filter((entry) => entry.nodeId === nodeId);
   // An id no interface of the node bears (deleted since) still shows, as its id, so it can be removed.
   const unknown = value
@@ -62,29 +62,14 @@ export function ClientPicker({
   const { t } = useTranslation();
   const [search, setSearch] = useState('');
   const [needle] = useDebouncedValue(search.trim(), 250);
-  const matches = useQuery({
-    queryKey: ['clients', { search: needle, perPage: SEARCH_PAGE, picker: true }],
-    queryFn: () =>
-      must(
-        api.GET('/api/clients', {
-          params: { query: { search: needle || undefined, perPage: SEARCH_PAGE, sort: 'name' } },
-        }),
-      ),
-    placeholderData: keepPreviousData,
-  });
+  const matches = useClientList({ ...(needle ? { search: needle } : {}), perPage: SEARCH_PAGE, sort: 'name' });
   const found = useMemo(
     () => new Map((matches.data?.items ?? []).map((client) => [client.id, client.name])),
     [matches.data],
   );
   const missing = value.filter((id) => !found.has(id));
   const chosen = useQueries({
-    queries: missing.map((id) => ({
-      queryKey: ['client', id],
-      queryFn: () => must(api.GET('/api/clients/{id}', { params: { path: { id } } })),
-      // A deleted client answers 404: shown as its id, not asked again and again.
-      retry: (count: number, failure: Error) => !(failure instanceof ApiError && failure.status === 404) && count < 2,
-      staleTime: 60_000,
-    })),
+    queries: missing.map(clientQuery),
   });
   const names = new Map(found);
   missing.forEach((id, index) => names.set(id, chosen[index]?.data?.name ?? id));

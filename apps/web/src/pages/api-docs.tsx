@@ -1,12 +1,12 @@
 import { Accordion, Badge, Code, Group, Stack, Text, TextInput } from '@mantine/core';
 import { IconSearch } from '@tabler/icons-react';
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, must, type Schemas } from '../api.js';
+import { type Schemas } from '../api.js';
 import { Copy, PageHeader } from '../components/common.js';
 import { PageLoader } from '../components/page-loader.js';
 import { panelUrl } from '../env.js';
+import { useDocs } from '../api/queries.js';
 
 const METHOD_COLORS: Record<string, string> = {
   GET: 'blue',
@@ -24,7 +24,7 @@ const METHOD_COLORS: Record<string, string> = {
 export default function ApiDocsPage() {
   const { t } = useTranslation();
   const [filter, setFilter] = useState('');
-  const docs = useQuery({ queryKey: ['docs'], queryFn: () => must(api.GET('/api/docs')), staleTime: Infinity });
+  const docs = useDocs();
   if (!docs.data) return <PageLoader />;
   const needle = filter.trim().toLowerCase();
   const groups = docs.data.groups
@@ -86,7 +86,7 @@ function curlFor(endpoint: Schemas['DocsEndpointDto'], baseUrl: string): string 
 
 function Endpoint({ endpoint }: { endpoint: Schemas['DocsEndpointDto'] }) {
   const { t } = useTranslation();
-  const docs = useQuery({ queryKey: ['docs'], queryFn: () => must(api.GET('/api/docs')), staleTime: Infinity });
+  const docs = useDocs();
   const curl = curlFor(endpoint, docs.data?.baseUrl ?? panelUrl);
   const query = Object.entries(endpoint.query);
   return (

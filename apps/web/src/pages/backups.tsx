@@ -5,10 +5,10 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, ApiError, messageOf, must, saveFile, type Schemas } from '../api.js';
-import { ConfirmButton, EmptyState, formatBytes, formatDate, Ltr, PageHeader } from '../components/common.js';
+import { ConfirmButton, formatBytes, formatDate, Ltr, PageHeader } from '../components/common.js';
 import { ListTable } from '../components/list-table.js';
-import { PageLoader } from '../components/page-loader.js';
 import { useUser } from '../session.js';
+import { queryKeys } from '../api/queries.js';
 
 type Job = Schemas['BackupJobDto'];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -34,13 +34,13 @@ export default function BackupsPage() {
   const queryClient = useQueryClient();
   const [job, setJob] = useState<Job | null>(null);
   const backups = useQuery({
-    queryKey: ['backups'],
+    queryKey: queryKeys.backups,
     queryFn: () => must(api.GET('/api/backups')),
     enabled: user.role === 'owner',
     // While a backup or restore runs, its progress is asked every second.
     refetchInterval: (query) => (query.state.data?.running || job ? 1000 : false),
   });
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['backups'] });
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: queryKeys.backups });
   const runJob = async (start: () => Promise<{ data?: unknown; error?: unknown; response: Response }>) => {
     const answer = await start();
     if (answer.response.status === 202) {
@@ -99,8 +99,7 @@ export default function BackupsPage() {
   });
 
   if (user.role !== 'owner') return <Alert color="gray">{t('backups.ownerOnly')}</Alert>;
-  if (!backups.data) return <PageLoader />;
-  const running = job ?? backups.data.running;
+  const running = job ?? backups.data?.running;
   const busy = Boolean(running) || create.isPending || restore.isPending || upload.isPending;
   return (
     <>
@@ -138,50 +137,47 @@ export default function BackupsPage() {
           </Stack>
         </Alert>
       )}
-      {backups.data.backups.length === 0 ? (
-        <EmptyState>{t('backups.empty')}</EmptyState>
-      ) : (
-        <ListTable
-          rows={backups.data.backups}
-          rowKey={(backup) => backup.name}
-          minWidth={600}
-          testId="backups-table"
-          columns={[
-            { header: t('common.name'), breakWords: true, cell: (backup) => backup.name },
-            { header: t('backups.size'), cell: (backup) => <Ltr>{formatBytes(backup.size)}</Ltr> },
-            { header: t('backups.createdAt'), cell: (backup) => formatDate(backup.createdAt, i18n.language) },
-          ]}
-          actions={(backup) => (
-            <>
-              <Button
-                size="xs"
-                variant="default"
-                leftSection={<IconDownload size={14} />}
-                onClick={() => download.mutate(backup.name)}
-                data-testid="download-backup"
-              >
-                {t('common.download')}
-              </Button>
-              <ConfirmButton
-                color="orange"
-                disabled={busy}
-                message={t('backups.confirmRestore', { name: backup.name })}
-                confirmLabel={t('backups.restore')}
-                onConfirm={() => restore.mutate(backup.name)}
-              >
-                {t('backups.restore')}
-              </ConfirmButton>
-              <ConfirmButton
-                disabled={busy}
-                message={t('backups.confirmDelete', { name: backup.name })}
-                onConfirm={() => remove.mutate(backup.name)}
-              >
-                {t('common.delete')}
-              </ConfirmButton>
-            </>
-          )}
-        />
-      )}
+      <ListTable
+        rows={backups.data?.backups}
+        empty={t('backups.empty')}
+        rowKey={(backup) => backup.name}
+        minWidth={600}
+        testId="backups-table"
+        columns={[
+          { header: t('common.name'), breakWords: true, cell: (backup) => backup.name },
+          { header: t('backups.size'), cell: (backup) => <Ltr>{formatBytes(backup.size)}</Ltr> },
+          { header: t('backups.createdAt'), cell: (backup) => formatDate(backup.createdAt, i18n.language) },
+        ]}
+        actions={(backup) => (
+          <>
+            <Button
+              size="xs"
+              variant="default"
+              leftSection={<IconDownload size={14} />}
+              onClick={() => download.mutate(backup.name)}
+              data-testid="download-backup"
+            >
+              {t('common.download')}
+            </Button>
+            <ConfirmButton
+              color="orange"
+              disabled={busy}
+              message={t('backups.confirmRestore', { name: backup.name })}
+              confirmLabel={t('backups.restore')}
+              onConfirm={() => restore.mutate(backup.name)}
+            >
+              {t('backups.restore')}
+            </ConfirmButton>
+            <ConfirmButton
+              disabled={busy}
+              message={t('backups.confirmDelete', { name: backup.name })}
+              onConfirm={() => remove.mutate(backup.name)}
+            >
+              {t('common.delete')}
+            </ConfirmButton>
+          </>
+        )}
+      />
     </>
   );
 }

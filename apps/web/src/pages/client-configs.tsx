@@ -8,12 +8,13 @@ import { useTranslation } from 'react-i18next';
 import { api, messageOf, must, saveFile, type Schemas } from '../api.js';
 import { EmptyState } from '../components/common.js';
 import { PageLoader } from '../components/page-loader.js';
+import { queryKeys } from '../api/queries.js';
 
 /** Every config of a client, per device and host (GET /api/clients/{id}/configs): download each, scan each as a QR code, or take all as a zip. */
 export default function ConfigsModal({ clientId, onClose }: { clientId: string; onClose: () => void }) {
   const { t } = useTranslation();
   const configs = useQuery({
-    queryKey: ['configs', clientId],
+    queryKey: queryKeys.configs(clientId),
     queryFn: async () =>
       (await must(
         api.GET('/api/clients/{id}/configs', { params: { path: { id: clientId } } }),

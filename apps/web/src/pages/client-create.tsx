@@ -3,6 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
 import { ClientForm, initialValues, toBody } from './client-form.js';
+import { queryKeys } from '../api/queries.js';
 
 export default function ClientCreateModal({
   onClose,
@@ -17,7 +18,7 @@ export default function ClientCreateModal({
     mutationFn: (body: ReturnType<typeof toBody> & { deviceNames?: string[] }) =>
       must(api.POST('/api/clients', { body })),
     onSuccess: (client) => {
-      void queryClient.invalidateQueries({ queryKey: ['clients'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.clients });
       onClose();
       onCreated(client);
     },

@@ -14,7 +14,7 @@ import {
 } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconQrcode, IconTrash } from '@tabler/icons-react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useState, type FormEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, messageOf, must, saveFile } from '../api.js';
@@ -24,6 +24,7 @@ import { PageLoader } from '../components/page-loader.js';
 import { useCanManage } from '../session.js';
 import { ClientForm, initialValues, toBody } from './client-form.js';
 import { StatusBadge } from './clients.js';
+import { queryKeys, useClient } from '../api/queries.js';
 
 const ConfigsModal = lazy(() => import('./client-configs.js'));
 
@@ -34,13 +35,10 @@ export default function ClientDrawer({ id, onClose }: { id: string; onClose: () 
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState(false);
   const [configs, setConfigs] = useState(false);
-  const client = useQuery({
-    queryKey: ['client', id],
-    queryFn: () => must(api.GET('/api/clients/{id}', { params: { path: { id } } })),
-  });
+  const client = useClient(id);
   const refresh = () => {
-    void queryClient.invalidateQueries({ queryKey: ['client', id] });
-    void queryClient.invalidateQueries({ queryKey: ['clients'] });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.client(id) });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.clients });
   };
   const done = (message: string) => () => {
     notifications.show({ message, color: 'teal' });

@@ -10,11 +10,11 @@ import {
   Textarea,
   TextInput,
 } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, must, type Schemas } from '../api.js';
+import { type Schemas } from '../api.js';
 import { fieldError, FormError } from '../components/form-errors.js';
+import { useInterfaceOptions } from '../api/queries.js';
 
 const GB = 1024 ** 3;
 const FIELDS = [
@@ -101,7 +101,7 @@ export function ClientForm({
   const [values, setValues] = useState(initial);
   const set = <K extends keyof ClientFormValues>(key: K, value: ClientFormValues[K]) =>
     setValues((before) => ({ ...before, [key]: value }));
-  const interfaces = useQuery({ queryKey: ['interfaces'], queryFn: () => must(api.GET('/api/interfaces')) });
+  const interfaces = useInterfaceOptions();
   const submit = (event: FormEvent) => {
     event.preventDefault();
     onSubmit(values);
@@ -118,7 +118,7 @@ export function ClientForm({
       <MultiSelect
         label={t('clients.interfaces')}
         name="interfaceIds"
-        data={(interfaces.data ?? []).map((entry) => ({ value: entry.id, label: entry.name }))}
+        data={interfaces.options}
         value={values.interfaceIds}
         onChange={(value) => set('interfaceIds', value)}
         error={fieldError(error, 'interfaceIds')}

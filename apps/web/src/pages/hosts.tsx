@@ -1,15 +1,15 @@
 import { Badge, Button, Group, NumberInput, Select, Switch, TextInput } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
-import { EditAndDelete, EmptyState, hostPort, Ltr, notifyFailure, PageHeader } from '../components/common.js';
+import { EditAndDelete, hostPort, Ltr, notifyFailure, PageHeader } from '../components/common.js';
 import { fieldError } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
-import { PageLoader } from '../components/page-loader.js';
 import { useCanManage } from '../session.js';
+import { queryKeys, useHosts, useInterfaceOptions } from '../api/queries.js';
 
 type Host = Schemas['HostDto'];
 
@@ -19,15 +19,14 @@ export default function HostsPage() {
   const canManage = useCanManage();
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<Host | 'new' | null>(null);
-  const hosts = useQuery({ queryKey: ['hosts'], queryFn: () => must(api.GET('/api/hosts')) });
-  const interfaces = useQuery({ queryKey: ['interfaces'], queryFn: () => must(api.GET('/api/interfaces')) });
-  const names = new Map((interfaces.data ?? []).map((entry) => [entry.id, entry.name]));
+  const hosts = useHosts();
+  const interfaces = useInterfaceOptions();
+  const names = new Map(interfaces.options.map((option) => [option.value, option.label]));
   const remove = useMutation({
     mutationFn: (id: string) => must(api.DELETE('/api/hosts/{id}', { params: { path: { id } } })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['hosts'] }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.hosts }),
     onError: notifyFailure,
   });
-  if (!hosts.data) return <PageLoader />;
   return (
     <>
       <PageHeader title={t('nav.hosts')}>
@@ -41,47 +40,45 @@ export default function HostsPage() {
           </Button>
         )}
       </PageHeader>
-      {hosts.data.length === 0 ? (
-        <EmptyState>{interfaces.data?.length ? t('hosts.empty') : t('hosts.needInterface')}</EmptyState>
-      ) : (
-        <ListTable
-          rows={hosts.data}
-          rowKey={(host) => host.id}
-          minWidth={600}
-          columns={[
-            {
-              header: t('common.name'),
-              naming: true,
-              cell: (host) => (
-                <>
-                  {host.name}{' '}
-                  {!host.enabled && (
-                    <Badge color="gray" variant="light">
-                      {t('hosts.disabled')}
-                    </Badge>
-                  )}
-                </>
-              ),
-            },
-            { header: t('hosts.interface'), cell: (host) => names.get(host.interfaceId) ?? host.interfaceId },
-            { header: t('hosts.address'), cell: (host) => <Ltr>{hostPort(host.address, host.effectivePort)}</Ltr> },
-            { header: t('hosts.priority'), cell: (host) => host.priority },
-          ]}
-          actions={(host) =>
-            canManage && (
-              <EditAndDelete
-                onEdit={() => setEditing(host)}
-                confirmMessage={t('hosts.confirmDelete', { name: host.name })}
-                onDelete={() => remove.mutate(host.id)}
-              />
-            )
-          }
-        />
-      )}
+      <ListTable
+        rows={hosts.data}
+        empty={interfaces.data?.length ? t('hosts.empty') : t('hosts.needInterface')}
+        cards
+        rowKey={(host) => host.id}
+        minWidth={600}
+        columns={[
+          {
+            header: t('common.name'),
+            naming: true,
+            cell: (host) => (
+              <>
+                {host.name}{' '}
+                {!host.enabled && (
+                  <Badge color="gray" variant="light">
+                    {t('hosts.disabled')}
+                  </Badge>
+                )}
+              </>
+            ),
+          },
+          { header: t('hosts.interface'), cell: (host) => names.get(host.interfaceId) ?? host.interfaceId },
+          { header: t('hosts.address'), cell: (host) => <Ltr>{hostPort(host.address, host.effectivePort)}</Ltr> },
+          { header: t('hosts.priority'), cell: (host) => host.priority },
+        ]}
+        actions={(host) =>
+          canManage && (
+            <EditAndDelete
+              onEdit={() => setEditing(host)}
+              confirmMessage={t('hosts.confirmDelete', { name: host.name })}
+              onDelete={() => remove.mutate(host.id)}
+            />
+          )
+        }
+      />
       {editing && (
         <HostModal
           host={editing === 'new' ? undefined : editing}
-          interfaces={interfaces.data ?? []}
+          interfaces={interfaces.options}
           onClose={() => setEditing(null)}
         />
       )}
@@ -95,13 +92,13 @@ function HostModal({
   onClose,
 }: {
   host?: Host;
-  interfaces: Schemas['InterfaceDto'][];
+  interfaces: { value: string; label: string }[];
   onClose: () => void;
 }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const [values, setValues] = useState({
-    interfaceId: host?.interfaceId ?? interfaces[0]?.id ?? '',
+    interfaceId: host?.interfaceId ?? interfaces[0]?.value ?? '',
     name: host?.name ?? '',
     address: host?.address ?? '',
     port: host?.port ?? 0,
@@ -123,7 +120,7 @@ function HostModal({
         : must(api.POST('/api/hosts', { body: { ...body, interfaceId: values.interfaceId } }));
     },
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ['hosts'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.hosts });
       onClose();
     },
   });
@@ -138,7 +135,7 @@ function HostModal({
       {!host && (
         <Select
           label={t('hosts.interface')}
-          data={interfaces.map((entry) => ({ value: entry.id, label: entry.name }))}
+          data={interfaces}
           value={values.interfaceId}
           onChange={(value) => set('interfaceId', value ?? '')}
           error={fieldError(save.error, 'interfaceId')}

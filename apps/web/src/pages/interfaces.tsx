@@ -1,23 +1,16 @@
-import { Badge, Button, Group, NumberInput, Select, Switch, TagsInput, Text, TextInput } from '@mantine/core';
+import { Button, Group, NumberInput, Select, Switch, TagsInput, Text, TextInput } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
-import {
-  EditAndDelete,
-  EmptyState,
-  formatBytes,
-  hostPort,
-  Ltr,
-  notifyFailure,
-  PageHeader,
-} from '../components/common.js';
+import { EditAndDelete, formatBytes, hostPort, Ltr, notifyFailure, PageHeader } from '../components/common.js';
 import { fieldError } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
-import { PageLoader } from '../components/page-loader.js';
 import { useCanManage } from '../session.js';
+import { queryKeys, useInterfacesWithNodes, useNodes } from '../api/queries.js';
+import { StateBadge } from '../components/badges.js';
 
 type Interface = Schemas['InterfaceDto'];
 const FIELDS = [
@@ -36,20 +29,8 @@ const FIELDS = [
 export default function InterfacesPage() {
   const { t } = useTranslation();
   const canManage = useCanManage();
-  const queryClient = useQueryClient();
   const [editing, setEditing] = useState<Interface | 'new' | null>(null);
-  const interfaces = useQuery({ queryKey: ['interfaces'], queryFn: () => must(api.GET('/api/interfaces')) });
-  const remove = useMutation({
-    mutationFn: ({ id, force }: { id: string; force: boolean }) =>
-      must(
-        api.DELETE('/api/interfaces/{id}', {
-          params: { path: { id }, query: force ? { force: 'true' as const } : {} },
-        }),
-      ),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['interfaces'] }),
-    onError: notifyFailure,
-  });
-  if (!interfaces.data) return <PageLoader />;
+  const interfaces = useInterfacesWithNodes();
   return (
     <>
       <PageHeader title={t('nav.interfaces')}>
@@ -59,71 +40,97 @@ export default function InterfacesPage() {
           </Button>
         )}
       </PageHeader>
-      {interfaces.data.length === 0 ? (
-        <EmptyState>{t('interfaces.empty')}</EmptyState>
-      ) : (
-        <ListTable
-          rows={interfaces.data}
-          rowKey={(entry) => entry.id}
-          minWidth={720}
-          testId="interfaces-table"
-          columns={[
-            { header: t('common.name'), naming: true, cell: (entry) => entry.name },
-            { header: t('interfaces.mode'), cell: (entry) => entry.mode },
-            {
-              header: t('interfaces.endpoint'),
-              cell: (entry) => <Ltr>{hostPort(entry.endpointHost, entry.listenPort)}</Ltr>,
-            },
-            { header: t('interfaces.subnet'), cell: (entry) => <Ltr>{entry.subnet}</Ltr> },
-            {
-              header: t('interfaces.addresses'),
-              cell: (entry) => (
-                // Two short lines, not one squeezed a word a line into a narrow column.
-                <div style={{ whiteSpace: 'nowrap' }}>
-                  <Ltr>{`${entry.allocated} / ${entry.capacity}`}</Ltr> · <Ltr>{formatBytes(entry.usedBytes)}</Ltr>
-                  <Text size="xs" c="dimmed">
-                    {t('interfaces.clientsDevices', { clients: entry.clients, devices: entry.devices })}
-                  </Text>
-                </div>
-              ),
-            },
-            {
-              header: t('interfaces.state'),
-              cell: (entry) => (
-                <Badge color={!entry.enabled ? 'gray' : entry.running ? 'green' : 'yellow'} variant="light">
-                  {!entry.enabled
-                    ? t('interfaces.disabled')
-                    : entry.running
-                      ? t('interfaces.running')
-                      : t('interfaces.pending')}
-                </Badge>
-              ),
-            },
-          ]}
-          actions={(entry) =>
-            canManage && (
-              <EditAndDelete
-                onEdit={() => setEditing(entry)}
-                confirmMessage={
-                  entry.devices > 0
-                    ? t('interfaces.confirmDeleteUsed', { name: entry.name, devices: entry.devices })
-                    : t('interfaces.confirmDelete', { name: entry.name })
-                }
-                onDelete={() => remove.mutate({ id: entry.id, force: entry.devices > 0 })}
-              />
-            )
-          }
-        />
-      )}
+      <InterfacesTable rows={interfaces.data} onEdit={canManage ? setEditing : undefined} />
       {editing && <InterfaceModal entry={editing === 'new' ? undefined : editing} onClose={() => setEditing(null)} />}
     </>
+  );
+}
+
+/** The interfaces of every node, each with its node (two nodes may each have a "wg0"). */
+function InterfacesTable({
+  rows,
+  onEdit,
+}: {
+  rows: (Interface & { nodeName: string })[] | undefined;
+  onEdit?: (entry: Interface) => void;
+}) {
+  const { t } = useTranslation();
+  const queryClient = useQueryClient();
+  const remove = useMutation({
+    mutationFn: ({ id, force }: { id: string; force: boolean }) =>
+      must(
+        api.DELETE('/api/interfaces/{id}', {
+          params: { path: { id }, query: force ? { force: 'true' as const } : {} },
+        }),
+      ),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.interfaces }),
+    onError: notifyFailure,
+  });
+  return (
+    <ListTable
+      rows={rows}
+      empty={t('interfaces.empty')}
+      cards
+      rowKey={(entry) => entry.id}
+      minWidth={820}
+      testId="interfaces-table"
+      rowProps={(entry) => ({ 'data-row': entry.name, 'data-node': entry.nodeName })}
+      columns={[
+        { header: t('common.name'), naming: true, cell: (entry) => entry.name },
+        { header: t('interfaces.node'), cell: (entry) => entry.nodeName || entry.nodeId },
+        { header: t('interfaces.mode'), cell: (entry) => entry.mode },
+        {
+          header: t('interfaces.endpoint'),
+          cell: (entry) => <Ltr>{hostPort(entry.endpointHost, entry.listenPort)}</Ltr>,
+        },
+        { header: t('interfaces.subnet'), cell: (entry) => <Ltr>{entry.subnet}</Ltr> },
+        {
+          header: t('interfaces.addresses'),
+          cell: (entry) => (
+            // Two short lines, not one squeezed a word a line into a narrow column.
+            <div style={{ whiteSpace: 'nowrap' }}>
+              <Ltr>{`${entry.allocated} / ${entry.capacity}`}</Ltr> · <Ltr>{formatBytes(entry.usedBytes)}</Ltr>
+              <Text size="xs" c="dimmed">
+                {t('interfaces.clientsDevices', { clients: entry.clients, devices: entry.devices })}
+              </Text>
+            </div>
+          ),
+        },
+        {
+          header: t('interfaces.state'),
+          cell: (entry) => (
+            <StateBadge color={!entry.enabled ? 'gray' : entry.running ? 'green' : 'yellow'}>
+              {!entry.enabled
+                ? t('interfaces.disabled')
+                : entry.running
+                  ? t('interfaces.running')
+                  : t('interfaces.pending')}
+            </StateBadge>
+          ),
+        },
+      ]}
+      actions={
+        onEdit &&
+        ((entry) => (
+          <EditAndDelete
+            onEdit={() => onEdit(entry)}
+            confirmMessage={
+              entry.devices > 0
+                ? t('interfaces.confirmDeleteUsed', { name: entry.name, node: entry.nodeName, devices: entry.devices })
+                : t('interfaces.confirmDelete', { name: entry.name, node: entry.nodeName })
+            }
+            onDelete={() => remove.mutate({ id: entry.id, force: entry.devices > 0 })}
+          />
+        ))
+      }
+    />
   );
 }
 
 function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose: () => void }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
-  const nodes = useQuery({ queryKey: ['nodes'], queryFn: () => must(api.GET('/api/nodes')), enabled: !entry });
+  const nodes = useNodes({ enabled: !entry });
   const [values, setValues] = useState({
     name: entry?.name ?? '',
     nodeId: entry?.nodeId ?? '',
@@ -160,7 +167,7 @@ function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose: () => 
           );
     },
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ['interfaces'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.interfaces });
       onClose();
     },
   });

@@ -1,7 +1,7 @@
-import { Alert, Badge, Button, Code, Group, Modal, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Code, Group, Modal, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconKey, IconPlus } from '@tabler/icons-react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
@@ -9,7 +9,6 @@ import {
   ConfirmButton,
   Copy,
   EditAndDelete,
-  EmptyState,
   formatDate,
   Ltr,
   notifyFailure,
@@ -18,34 +17,20 @@ import {
 import { fieldError, FormError } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
-import { PageLoader } from '../components/page-loader.js';
 import { useCanManage } from '../session.js';
-import { AgentBadge, SyncBadge } from './overview.js';
+import { AgentBadge, StateBadge, SyncBadge } from '../components/badges.js';
+import { queryKeys, useNodes, useTokens } from '../api/queries.js';
+
+type Node = Schemas['NodeDto'];
+type Enrolment = { name: string; enrolment: Schemas['EnrolmentDto'] };
 
 /** Nodes (tunnel hosts) with their agent and sync state, enrolment commands, and the API tokens area. */
 export default function NodesPage() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const canManage = useCanManage();
-  const queryClient = useQueryClient();
   const [adding, setAdding] = useState(false);
-  const [editing, setEditing] = useState<Schemas['NodeDto'] | null>(null);
-  const [enrolment, setEnrolment] = useState<{ name: string; enrolment: Schemas['EnrolmentDto'] } | null>(null);
-  const nodes = useQuery({ queryKey: ['nodes'], queryFn: () => must(api.GET('/api/nodes')), refetchInterval: 5000 });
-  const reissue = useMutation({
-    mutationFn: (node: Schemas['NodeDto']) =>
-      must(api.POST('/api/nodes/{id}/enrolment', { params: { path: { id: node.id } } })).then((answer) => ({
-        name: node.name,
-        enrolment: answer,
-      })),
-    onSuccess: setEnrolment,
-    onError: notifyFailure,
-  });
-  const remove = useMutation({
-    mutationFn: ({ id, force }: { id: string; force: boolean }) =>
-      must(api.DELETE('/api/nodes/{id}', { params: { path: { id }, query: force ? { force: 'true' as const } : {} } })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['nodes'] }),
-    onError: notifyFailure,
-  });
+  const [editing, setEditing] = useState<Node | null>(null);
+  const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
   return (
     <>
       <PageHeader title={t('nav.nodes')}>
@@ -55,81 +40,7 @@ export default function NodesPage() {
           </Button>
         )}
       </PageHeader>
-      {!nodes.data ? (
-        <PageLoader />
-      ) : (
-        <ListTable
-          rows={nodes.data}
-          rowKey={(node) => node.id}
-          minWidth={640}
-          columns={[
-            {
-              header: t('common.name'),
-              naming: true,
-              cell: (node) => (
-                <>
-                  {node.name}{' '}
-                  {node.isLocal && (
-                    <Badge variant="outline" size="xs">
-                      {t('nodes.local')}
-                    </Badge>
-                  )}
-                </>
-              ),
-            },
-            { header: t('nodes.address'), cell: (node) => <Ltr>{node.address}</Ltr> },
-            {
-              header: t('nodes.agent'),
-              cell: (node) => (
-                <>
-                  <AgentBadge state={node.agent.state} />
-                  {node.agent.lastSeenAt && (
-                    <Text size="xs" c="dimmed">
-                      {formatDate(node.agent.lastSeenAt, i18n.language)}
-                    </Text>
-                  )}
-                </>
-              ),
-            },
-            {
-              header: t('nodes.sync'),
-              cell: (node) => (
-                <>
-                  <SyncBadge inSync={node.inSync} />
-                  <Text size="xs" c="dimmed">
-                    <Ltr>
-                      {node.appliedRevision} / {node.desiredRevision}
-                    </Ltr>
-                  </Text>
-                </>
-              ),
-            },
-            { header: t('nodes.interfaces'), cell: (node) => node.interfaceCount },
-          ]}
-          actions={(node) =>
-            canManage && (
-              <>
-                {node.isLocal ? (
-                  <Button size="xs" variant="default" onClick={() => setEditing(node)}>
-                    {t('common.edit')}
-                  </Button>
-                ) : (
-                  <>
-                    <Button size="xs" variant="default" onClick={() => reissue.mutate(node)}>
-                      {t('nodes.enrolment')}
-                    </Button>
-                    <EditAndDelete
-                      onEdit={() => setEditing(node)}
-                      confirmMessage={t('nodes.confirmDelete', { name: node.name })}
-                      onDelete={() => remove.mutate({ id: node.id, force: node.interfaceCount > 0 })}
-                    />
-                  </>
-                )}
-              </>
-            )
-          }
-        />
-      )}
+      <NodesTable onEdit={canManage ? setEditing : undefined} onEnrolment={setEnrolment} />
       {adding && (
         <NodeModal
           onClose={() => setAdding(false)}
@@ -137,28 +48,132 @@ export default function NodesPage() {
         />
       )}
       {editing && <NodeModal node={editing} onClose={() => setEditing(null)} onCreated={() => undefined} />}
-      {enrolment && (
-        <Modal
-          opened
-          onClose={() => setEnrolment(null)}
-          title={t('nodes.enrolCommand', { name: enrolment.name })}
-          size="lg"
-        >
-          <Stack>
-            <Text size="sm">
-              {t('nodes.enrolHelp', { expires: formatDate(enrolment.enrolment.expiresAt, i18n.language) })}
-            </Text>
-            <Code block dir="ltr" data-testid="enrol-command">
-              {enrolment.enrolment.command}
-            </Code>
-            <Group justify="flex-end">
-              <Copy value={enrolment.enrolment.command} label={t('common.copy')} />
-            </Group>
-          </Stack>
-        </Modal>
-      )}
+      {enrolment && <EnrolmentModal enrolment={enrolment} onClose={() => setEnrolment(null)} />}
       <TokensArea />
     </>
+  );
+}
+
+/** Every node, its agent and sync state asked again every 5 s; on a phone a card each. */
+function NodesTable({
+  onEdit,
+  onEnrolment,
+}: {
+  /** Absent for people who may not change nodes: no buttons then. */
+  onEdit?: (node: Node) => void;
+  onEnrolment: (enrolment: Enrolment) => void;
+}) {
+  const { t, i18n } = useTranslation();
+  const queryClient = useQueryClient();
+  const nodes = useNodes({ refetchInterval: 5000 });
+  const reissue = useMutation({
+    mutationFn: (node: Node) =>
+      must(api.POST('/api/nodes/{id}/enrolment', { params: { path: { id: node.id } } })).then((answer) => ({
+        name: node.name,
+        enrolment: answer,
+      })),
+    onSuccess: onEnrolment,
+    onError: notifyFailure,
+  });
+  const remove = useMutation({
+    mutationFn: ({ id, force }: { id: string; force: boolean }) =>
+      must(api.DELETE('/api/nodes/{id}', { params: { path: { id }, query: force ? { force: 'true' as const } : {} } })),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.nodes }),
+    onError: notifyFailure,
+  });
+  return (
+    <ListTable
+      rows={nodes.data}
+      cards
+      rowKey={(node) => node.id}
+      minWidth={640}
+      testId="nodes-table"
+      rowProps={(node) => ({ 'data-row': node.name })}
+      columns={[
+        {
+          header: t('common.name'),
+          naming: true,
+          cell: (node) => (
+            <>
+              {node.name}{' '}
+              {node.isLocal && (
+                <StateBadge variant="outline" size="xs">
+                  {t('nodes.local')}
+                </StateBadge>
+              )}
+            </>
+          ),
+        },
+        { header: t('nodes.address'), cell: (node) => <Ltr>{node.address}</Ltr> },
+        {
+          header: t('nodes.agent'),
+          cell: (node) => (
+            <>
+              <AgentBadge state={node.agent.state} />
+              {node.agent.lastSeenAt && (
+                <Text size="xs" c="dimmed">
+                  {formatDate(node.agent.lastSeenAt, i18n.language)}
+                </Text>
+              )}
+            </>
+          ),
+        },
+        {
+          header: t('nodes.sync'),
+          cell: (node) => (
+            <>
+              <SyncBadge inSync={node.inSync} />
+              <Text size="xs" c="dimmed">
+                <Ltr>
+                  {node.appliedRevision} / {node.desiredRevision}
+                </Ltr>
+              </Text>
+            </>
+          ),
+        },
+        { header: t('nodes.interfaces'), cell: (node) => node.interfaceCount },
+      ]}
+      actions={
+        onEdit &&
+        ((node) =>
+          node.isLocal ? (
+            <Button size="xs" variant="default" onClick={() => onEdit(node)}>
+              {t('common.edit')}
+            </Button>
+          ) : (
+            <>
+              <Button size="xs" variant="default" onClick={() => reissue.mutate(node)}>
+                {t('nodes.enrolment')}
+              </Button>
+              <EditAndDelete
+                onEdit={() => onEdit(node)}
+                confirmMessage={t('nodes.confirmDelete', { name: node.name })}
+                onDelete={() => remove.mutate({ id: node.id, force: node.interfaceCount > 0 })}
+              />
+            </>
+          ))
+      }
+    />
+  );
+}
+
+/** A node's enrolment command, with a copy button and when it expires. */
+function EnrolmentModal({ enrolment, onClose }: { enrolment: Enrolment; onClose: () => void }) {
+  const { t, i18n } = useTranslation();
+  return (
+    <Modal opened onClose={onClose} title={t('nodes.enrolCommand', { name: enrolment.name })} size="lg">
+      <Stack>
+        <Text size="sm">
+          {t('nodes.enrolHelp', { expires: formatDate(enrolment.enrolment.expiresAt, i18n.language) })}
+        </Text>
+        <Code block dir="ltr" data-testid="enrol-command">
+          {enrolment.enrolment.command}
+        </Code>
+        <Group justify="flex-end">
+          <Copy value={enrolment.enrolment.command} label={t('common.copy')} />
+        </Group>
+      </Stack>
+    </Modal>
   );
 }
 
@@ -189,7 +204,7 @@ function NodeModal({
       return must(api.POST('/api/nodes', { body }));
     },
     onSuccess: (created) => {
-      void queryClient.invalidateQueries({ queryKey: ['nodes'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.nodes });
       onClose();
       if (created?.enrolment) onCreated(created.name, created.enrolment as Schemas['EnrolmentDto']);
       else if (created?.enrolmentError) notifications.show({ message: created.enrolmentError, color: 'orange' });
@@ -231,8 +246,8 @@ function TokensArea() {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [issued, setIssued] = useState<Schemas['IssuedTokenDto'] | null>(null);
-  const tokens = useQuery({ queryKey: ['tokens'], queryFn: () => must(api.GET('/api/tokens')) });
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['tokens'] });
+  const tokens = useTokens();
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: queryKeys.tokens });
   const issue = useMutation({
     mutationFn: () => must(api.POST('/api/tokens', { body: { name: name.trim() } })),
     onSuccess: (token) => {
@@ -294,39 +309,36 @@ function TokensArea() {
           </Group>
         </Alert>
       )}
-      {tokens.data?.length === 0 ? (
-        <EmptyState>{t('tokens.empty')}</EmptyState>
-      ) : (
-        <ListTable
-          rows={tokens.data ?? []}
-          rowKey={(token) => token.id}
-          minWidth={560}
-          columns={[
-            { header: t('common.name'), cell: (token) => token.name },
-            { header: t('tokens.hint'), cell: (token) => <Code dir="ltr">{token.hint}</Code> },
-            { header: t('tokens.owner'), cell: (token) => token.owner },
-            { header: t('tokens.lastUsed'), cell: (token) => formatDate(token.lastUsedAt, i18n.language) },
-            {
-              header: t('tokens.enabled'),
-              cell: (token) => (
-                <Switch
-                  checked={token.enabled}
-                  onChange={(e) => toggle.mutate({ id: token.id, enabled: e.currentTarget.checked })}
-                  aria-label={t('tokens.enabled')}
-                />
-              ),
-            },
-          ]}
-          actions={(token) => (
-            <ConfirmButton
-              message={t('tokens.confirmDelete', { name: token.name })}
-              onConfirm={() => remove.mutate(token.id)}
-            >
-              {t('common.delete')}
-            </ConfirmButton>
-          )}
-        />
-      )}
+      <ListTable
+        rows={tokens.data}
+        empty={t('tokens.empty')}
+        rowKey={(token) => token.id}
+        minWidth={560}
+        columns={[
+          { header: t('common.name'), cell: (token) => token.name },
+          { header: t('tokens.hint'), cell: (token) => <Code dir="ltr">{token.hint}</Code> },
+          { header: t('tokens.owner'), cell: (token) => token.owner },
+          { header: t('tokens.lastUsed'), cell: (token) => formatDate(token.lastUsedAt, i18n.language) },
+          {
+            header: t('tokens.enabled'),
+            cell: (token) => (
+              <Switch
+                checked={token.enabled}
+                onChange={(e) => toggle.mutate({ id: token.id, enabled: e.currentTarget.checked })}
+                aria-label={t('tokens.enabled')}
+              />
+            ),
+          },
+        ]}
+        actions={(token) => (
+          <ConfirmButton
+            message={t('tokens.confirmDelete', { name: token.name })}
+            onConfirm={() => remove.mutate(token.id)}
+          >
+            {t('common.delete')}
+          </ConfirmButton>
+        )}
+      />
     </Stack>
   );
 }

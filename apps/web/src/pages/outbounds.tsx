@@ -16,7 +16,7 @@ import {
   TextInput,
 } from '@mantine/core';
 import { IconPlus, IconRadar } from '@tabler/icons-react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
@@ -25,8 +25,8 @@ import { fieldError } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
 import { NodeSelect } from '../components/node-select.js';
-import { PageLoader } from '../components/page-loader.js';
 import { useCanManage } from '../session.js';
+import { queryKeys, useOutbounds } from '../api/queries.js';
 
 type Outbound = Schemas['OutboundDto'];
 type Probe = Schemas['ProbeResultDto'];
@@ -70,12 +70,8 @@ export default function OutboundsPage() {
   const [nodeId, setNodeId] = useState<string | null>(null);
   const [editing, setEditing] = useState<Outbound | 'new' | null>(null);
   const [probe, setProbe] = useState<{ outbound: Outbound; result: Probe } | null>(null);
-  const outbounds = useQuery({
-    queryKey: ['outbounds', nodeId],
-    queryFn: () => must(api.GET('/api/outbounds', { params: { query: { nodeId: nodeId! } } })),
-    enabled: Boolean(nodeId),
-  });
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['outbounds'] });
+  const outbounds = useOutbounds(nodeId);
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: queryKeys.outbounds() });
   const check = useMutation({
     mutationFn: async (outbound: Outbound) => ({
       outbound,
@@ -107,9 +103,7 @@ export default function OutboundsPage() {
           </Button>
         )}
       </PageHeader>
-      {!outbounds.data ? (
-        <PageLoader />
-      ) : outbounds.data.every((outbound) => outbound.builtin) && outbounds.data.length <= 2 && !canManage ? (
+      {outbounds.data?.every((outbound) => outbound.builtin) && outbounds.data.length <= 2 && !canManage ? (
         <EmptyState>{t('outbounds.empty')}</EmptyState>
       ) : (
         <ListTable

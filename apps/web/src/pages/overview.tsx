@@ -1,20 +1,16 @@
-import { Badge, Card, Group, Progress, SimpleGrid, Stack, Table, Text } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
+import { Card, Group, Progress, SimpleGrid, Stack, Table, Text } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, must, type Schemas } from '../api.js';
 import { formatBytes, formatDate, formatDuration, Ltr, PageHeader } from '../components/common.js';
 import { ListTable } from '../components/list-table.js';
 import { PageLoader } from '../components/page-loader.js';
+import { useOverview } from '../api/queries.js';
+import { AgentBadge, SyncBadge } from '../components/badges.js';
 
 /** GET /api/overview/full, asked again every few seconds: live telemetry, panel state and inventory. */
 export default function OverviewPage() {
   const { t, i18n } = useTranslation();
-  const overview = useQuery({
-    queryKey: ['overview'],
-    queryFn: () => must(api.GET('/api/overview/full')),
-    refetchInterval: 5000,
-  });
+  const overview = useOverview();
   const data = overview.data;
   if (!data) return <PageLoader />;
   const { telemetry, panel, inventory } = data;
@@ -163,24 +159,5 @@ function Row({ label, value }: { label: string; value: ReactNode }) {
       <Table.Td c="dimmed">{label}</Table.Td>
       <Table.Td>{value}</Table.Td>
     </Table.Tr>
-  );
-}
-
-export function AgentBadge({ state }: { state: Schemas['NodeAgentDto']['state'] }) {
-  const { t } = useTranslation();
-  const color = state === 'connected' ? 'green' : state === 'disconnected' ? 'red' : 'gray';
-  return (
-    <Badge color={color} variant="light">
-      {t(`agentState.${state}`)}
-    </Badge>
-  );
-}
-
-export function SyncBadge({ inSync }: { inSync: boolean }) {
-  const { t } = useTranslation();
-  return (
-    <Badge color={inSync ? 'green' : 'yellow'} variant="light">
-      {inSync ? t('nodes.inSync') : t('nodes.behind')}
-    </Badge>
   );
 }

@@ -43,6 +43,7 @@ import { NodeSelect } from '../components/node-select.js';
 import { PageLoader } from '../components/page-loader.js';
 import { ClientPicker, InterfacePicker } from '../components/rule-pickers.js';
 import { useCanManage } from '../session.js';
+import { clientQuery, queryKeys, useInterfaces, useOutbounds } from '../api/queries.js';
 
 type Routing = Schemas['RoutingDto'];
 type Rule = Schemas['RoutingRuleDto'];
@@ -61,19 +62,15 @@ export default function RoutingPage() {
   const queryClient = useQueryClient();
   const [nodeId, setNodeId] = useState<string | null>(null);
   const [editing, setEditing] = useState<Rule | 'new' | null>(null);
-  const key = ['routing', nodeId];
+  const key = queryKeys.routing(nodeId);
   const routing = useQuery({
     queryKey: key,
     queryFn: () => must(api.GET('/api/routing', { params: { query: { nodeId: nodeId! } } })),
     enabled: Boolean(nodeId),
   });
-  const outbounds = useQuery({
-    queryKey: ['outbounds', nodeId],
-    queryFn: () => must(api.GET('/api/outbounds', { params: { query: { nodeId: nodeId! } } })),
-    enabled: Boolean(nodeId),
-  });
+  const outbounds = useOutbounds(nodeId);
   const tags = (outbounds.data ?? []).map((outbound) => outbound.tag);
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['routing'] });
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: queryKeys.routing() });
   const failed = (error: unknown) => notifications.show({ message: messageOf(error), color: 'red' });
 
   const order = useMutation({
@@ -286,19 +283,8 @@ function SortableRule({
 
 /** The names of the interfaces and (the first three) clients a rule's card shows, in place of their ids. */
 function useRuleNames(rule: Rule): Map<string, string> {
-  const interfaces = useQuery({
-    queryKey: ['interfaces'],
-    queryFn: () => must(api.GET('/api/interfaces')),
-    enabled: rule.interfaces.length > 0,
-  });
-  const clients = useQueries({
-    queries: rule.clients.slice(0, 3).map((id) => ({
-      queryKey: ['client', id],
-      queryFn: () => must(api.GET('/api/clients/{id}', { params: { path: { id } } })),
-      retry: false,
-      staleTime: 60_000,
-    })),
-  });
+  const interfaces = useInterfaces({ enabled: rule.interfaces.length > 0 });
+  const clients = useQueries({ queries: rule.clients.slice(0, 3).map(clientQuery) });
   const names = new Map<string, string>();
   for (const entry of interfaces.data ?? []) names.set(entry.id, entry.name);
   for (const client of clients) if (client.data) names.set(client.data.id, client.data.name);

@@ -1,6 +1,6 @@
 import { Button, Card, Group, NumberInput, Stack, Switch, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
@@ -8,6 +8,7 @@ import { PageHeader } from '../components/common.js';
 import { fieldError, FormError } from '../components/form-errors.js';
 import { PageLoader } from '../components/page-loader.js';
 import { useCanManage, useUser } from '../session.js';
+import { queryKeys, useSettings } from '../api/queries.js';
 
 type Settings = Schemas['SettingsDto'];
 /** What only the owner may change (the API refuses these keys from anyone else, even unchanged). */
@@ -20,7 +21,7 @@ export default function SettingsPage() {
   const isOwner = useUser().role === 'owner';
   const locked = (key: keyof Settings) => !canManage || (OWNER_ONLY.includes(key) && !isOwner);
   const queryClient = useQueryClient();
-  const settings = useQuery({ queryKey: ['settings'], queryFn: () => must(api.GET('/api/settings')) });
+  const settings = useSettings();
   const [values, setValues] = useState<Settings | null>(null);
   useEffect(() => {
     if (settings.data && !values) setValues(settings.data);
@@ -28,7 +29,7 @@ export default function SettingsPage() {
   const save = useMutation({
     mutationFn: (body: Partial<Settings>) => must(api.PATCH('/api/settings', { body })),
     onSuccess: (saved) => {
-      queryClient.setQueryData(['settings'], saved);
+      queryClient.setQueryData(queryKeys.settings, saved);
       setValues(saved);
       notifications.show({ message: t('common.saved'), color: 'teal' });
     },

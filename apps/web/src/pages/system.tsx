@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
 import { formatBytes, Ltr, PageHeader } from '../components/common.js';
 import { PageLoader } from '../components/page-loader.js';
+import { queryKeys } from '../api/queries.js';
 
 // uPlot comes with this page only.
 const Chart = lazy(() => import('../components/chart.js'));
@@ -20,12 +21,12 @@ export default function SystemPage() {
   const [range, setRange] = useState<(typeof RANGES)[number]>('1h');
   const [nodeId, setNodeId] = useState<string | null>(null);
   const system = useQuery({
-    queryKey: ['system'],
+    queryKey: queryKeys.system,
     queryFn: () => must(api.GET('/api/system')),
     refetchInterval: 10_000,
   });
   const history = useQuery({
-    queryKey: ['system-history', range, nodeId],
+    queryKey: queryKeys.systemHistory(range, nodeId),
     queryFn: () =>
       must(api.GET('/api/system/history', { params: { query: { range, ...(nodeId ? { nodeId } : {}) } } })),
     refetchInterval: 15_000,

@@ -21,6 +21,7 @@ import { FormError } from '../components/form-errors.js';
 import { PageLoader } from '../components/page-loader.js';
 import { previewOf } from './template-preview.js';
 import { useCanManage } from '../session.js';
+import { queryKeys } from '../api/queries.js';
 
 type Import = Schemas['TemplateImportDto'];
 const SECTIONS = ['nodes', 'interfaces', 'hosts', 'outbounds', 'routing', 'settings'] as const;
@@ -35,7 +36,7 @@ export default function TemplatePage() {
   const [file, setFile] = useState<{ id: number; name: string; body: Import } | null>(null);
   const [parseError, setParseError] = useState<string | null>(null);
   const view = useQuery({
-    queryKey: ['template', section],
+    queryKey: queryKeys.template(section),
     queryFn: () => must(api.GET('/api/template', { params: { query: section === 'all' ? {} : { section } } })),
   });
   const preview = useQuery({

@@ -1,0 +1,138 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { api, ApiError, must, type Schemas } from '../api.js';
+
+/**
+ * One place for each resource's cache key and fetcher: pages ask through these hooks, and a
+ * change invalidates by the same key (`queryKeys.interfaces`), so a key cannot drift between the
+ * page that lists a resource and the forms that pick from it.
+ */
+export type ClientListQuery = NonNullable<Parameters<typeof listClients>[0]>;
+const listClients = (query?: {
+  perPage?: number;
+  page?: number;
+  cursor?: string;
+  sort?: 'newest' | 'oldest' | 'name' | 'traffic' | 'remaining' | 'expiry';
+  search?: string;
+  status?: Schemas['ClientDto']['status'];
+  group?: string;
+}) => must(api.GET('/api/clients', { params: { query: query ?? {} } }));
+
+export const queryKeys = {
+  interfaces: ['interfaces'] as const,
+  nodes: ['nodes'] as const,
+  hosts: ['hosts'] as const,
+  tokens: ['tokens'] as const,
+  backups: ['backups'] as const,
+  settings: ['settings'] as const,
+  docs: ['docs'] as const,
+  overview: ['overview'] as const,
+  system: ['system'] as const,
+  /** Every list of clients (the page's, a picker's): invalidated together after a change. */
+  clients: ['clients'] as const,
+  clientList: (query: ClientListQuery) => ['clients', query] as const,
+  client: (id: string) => ['client', id] as const,
+  configs: (clientId: string) => ['configs', clientId] as const,
+  /** Every node's outbounds, or one node's. */
+  outbounds: (nodeId?: string | null) => (nodeId === undefined ? (['outbounds'] as const) : ['outbounds', nodeId]),
+  routing: (nodeId?: string | null) => (nodeId === undefined ? (['routing'] as const) : ['routing', nodeId]),
+  systemHistory: (range: string, nodeId: string | null) => ['system-history', range, nodeId] as const,
+  template: (section: string) => ['template', section] as const,
+};
+
+/** A refetch interval (ms), or off: what a page that watches live state passes. */
+interface Watch {
+  refetchInterval?: number;
+  enabled?: boolean;
+}
+
+export function useInterfaces(options: Watch = {}) {
+  return useQuery({ queryKey: queryKeys.interfaces, queryFn: () => must(api.GET('/api/interfaces')), ...options });
+}
+
+export function useNodes(options: Watch = {}) {
+  return useQuery({ queryKey: queryKeys.nodes, queryFn: () => must(api.GET('/api/nodes')), ...options });
+}
+
+export function useHosts() {
+  return useQuery({ queryKey: queryKeys.hosts, queryFn: () => must(api.GET('/api/hosts')) });
+}
+
+export function useTokens() {
+  return useQuery({ queryKey: queryKeys.tokens, queryFn: () => must(api.GET('/api/tokens')) });
+}
+
+export function useSettings() {
+  return useQuery({ queryKey: queryKeys.settings, queryFn: () => must(api.GET('/api/settings')) });
+}
+
+/** GET /api/docs: the same for the whole session. */
+export function useDocs() {
+  return useQuery({ queryKey: queryKeys.docs, queryFn: () => must(api.GET('/api/docs')), staleTime: Infinity });
+}
+
+/** A page of clients; the page before stays on screen while the next one comes. */
+export function useClientList(query: ClientListQuery) {
+  return useQuery({
+    queryKey: queryKeys.clientList(query),
+    queryFn: () => listClients(query),
+    placeholderData: keepPreviousData,
+  });
+}
+
+const getClient = (id: string) => must(api.GET('/api/clients/{id}', { params: { path: { id } } }));
+
+export function useClient(id: string) {
+  return useQuery({ queryKey: queryKeys.client(id), queryFn: () => getClient(id) });
+}
+
+/**
+ * One client by id, for `useQueries` (pickers naming chosen ids): a deleted client answers 404,
+ * shown as its id and not asked again and again.
+ */
+export function clientQuery(id: string) {
+  return {
+    queryKey: queryKeys.client(id),
+    queryFn: () => getClient(id),
+    retry: (count: number, failure: Error) => !(failure instanceof ApiError && failure.status === 404) && count < 2,
+    staleTime: 60_000,
+  };
+}
+
+/** A node's outbounds; nothing is asked until the node is known. */
+export function useOutbounds(nodeId: string | null) {
+  return useQuery({
+    queryKey: queryKeys.outbounds(nodeId),
+    queryFn: () => must(api.GET('/api/outbounds', { params: { query: { nodeId: nodeId! } } })),
+    enabled: Boolean(nodeId),
+  });
+}
+
+export function useOverview() {
+  return useQuery({
+    queryKey: queryKeys.overview,
+    queryFn: () => must(api.GET('/api/overview/full')),
+    refetchInterval: 5000,
+  });
+}
+
+/**
+ * Interfaces with the name of their node: two nodes may each have a "wg0", so wherever an
+ * interface is listed or picked it is named with its node ("wg0 · edge-1").
+ */
+export function useInterfacesWithNodes(options: Watch = {}) {
+  const interfaces = useInterfaces(options);
+  const nodes = useNodes(options.enabled === false ? { enabled: false } : {});
+  const names = new Map((nodes.data ?? []).map((node) => [node.id, node.name]));
+  return { data: interfaces.data?.map((entry) => ({ ...entry, nodeName: names.get(entry.nodeId) ?? '' })) };
+}
+
+/** "wg0 · edge-1": an interface named with its node (the node's name once known). */
+export function interfaceLabel(entry: { name: string; nodeName?: string }): string {
+  return entry.nodeName ? `${entry.name} · ${entry.nodeName}` : entry.name;
+}
+
+/** Select options for interfaces, each named with its node. */
+export function useInterfaceOptions() {
+  const { data } = useInterfacesWithNodes();
+  return { data, options: (data ?? []).map((entry) => ({ value: entry.id, label: interfaceLabel(entry) })) };
+}
