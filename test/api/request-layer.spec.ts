@@ -245,7 +245,7 @@ describe('media types', () => {
       expect([type, refused.status, refused.body]).toEqual([
         type,
         415,
-        { error: 'send the archive as the body, as application/gzip', field: 'archive' },
+        refusal('archive', 'send the archive as the body, as application/gzip'),
       ]);
     }
     const gzipElsewhere = await t.call('POST', 'clients', {
