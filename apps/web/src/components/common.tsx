@@ -1,20 +1,10 @@
-import {
-  ActionIcon,
-  Button,
-  CopyButton,
-  Group,
-  Modal,
-  Stack,
-  Text,
-  Title,
-  Tooltip,
-  type ButtonProps,
-} from '@mantine/core';
+import { ActionIcon, Button, CopyButton, Group, Stack, Text, Title, Tooltip, type ButtonProps } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconCheck, IconCopy } from '@tabler/icons-react';
 import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { messageOf } from '../api.js';
+import { Modal } from './layers.js';
 
 export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {
   return (

@@ -5,7 +5,7 @@ import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must } from '../api.js';
 import { PageHeader } from '../components/common.js';
-import { fieldError, FormError } from '../components/form-errors.js';
+import { FormError, useFieldErrors } from '../components/form-errors.js';
 
 /** Password change (PATCH /api/auth/me): the user's other sessions end, this one stays. */
 export default function AccountPage() {
@@ -20,6 +20,7 @@ export default function AccountPage() {
       notifications.show({ message: t('account.changed'), color: 'teal' });
     },
   });
+  const errors = useFieldErrors(change.error, { currentPassword, newPassword });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     change.mutate();
@@ -34,14 +35,14 @@ export default function AccountPage() {
             autoComplete="current-password"
             value={currentPassword}
             onChange={(e) => setCurrent(e.currentTarget.value)}
-            error={fieldError(change.error, 'currentPassword')}
+            error={errors.of('currentPassword')}
           />
           <PasswordInput
             label={t('account.new')}
             autoComplete="new-password"
             value={newPassword}
             onChange={(e) => setNew(e.currentTarget.value)}
-            error={fieldError(change.error, 'newPassword')}
+            error={errors.of('newPassword')}
           />
           <FormError error={change.error} fields={['currentPassword', 'newPassword']} />
           <Group justify="flex-end">

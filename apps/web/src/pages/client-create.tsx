@@ -1,8 +1,8 @@
-import { Modal } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
 import { ClientForm, initialValues, toBody } from './client-form.js';
+import { Modal } from '../components/layers.js';
 
 export default function ClientCreateModal({
   onClose,

@@ -1,17 +1,4 @@
-import {
-  ActionIcon,
-  Button,
-  Card,
-  Divider,
-  Drawer,
-  Group,
-  Modal,
-  Stack,
-  Switch,
-  Table,
-  Text,
-  TextInput,
-} from '@mantine/core';
+import { ActionIcon, Button, Card, Divider, Group, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconQrcode, IconTrash } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -19,11 +6,12 @@ import { lazy, Suspense, useState, type FormEvent, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next';
 import { api, messageOf, must, saveFile } from '../api.js';
 import { ConfirmButton, formatBytes, formatDate, Ltr } from '../components/common.js';
-import { fieldError, FormError } from '../components/form-errors.js';
+import { FormError, useFieldErrors } from '../components/form-errors.js';
 import { PageLoader } from '../components/page-loader.js';
 import { useCanManage } from '../session.js';
 import { ClientForm, initialValues, toBody } from './client-form.js';
 import { StatusBadge } from './clients.js';
+import { Drawer, Modal } from '../components/layers.js';
 
 const ConfigsModal = lazy(() => import('./client-configs.js'));
 
@@ -219,6 +207,7 @@ function Devices({
     onSuccess: onChange,
     onError: (error) => notifications.show({ message: messageOf(error), color: 'red' }),
   });
+  const errors = useFieldErrors(add.error, { name });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     add.mutate();
@@ -255,7 +244,7 @@ function Devices({
             placeholder={t('clients.deviceName')}
             value={name}
             onChange={(e) => setName(e.currentTarget.value)}
-            error={fieldError(add.error, 'name')}
+            error={errors.of('name')}
             style={{ flex: 1 }}
             aria-label={t('clients.deviceName')}
           />

@@ -14,7 +14,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
-import { fieldError, FormError } from '../components/form-errors.js';
+import { FormError, useFieldErrors } from '../components/form-errors.js';
 
 const GB = 1024 ** 3;
 const FIELDS = [
@@ -102,6 +102,7 @@ export function ClientForm({
   const set = <K extends keyof ClientFormValues>(key: K, value: ClientFormValues[K]) =>
     setValues((before) => ({ ...before, [key]: value }));
   const interfaces = useQuery({ queryKey: ['interfaces'], queryFn: () => must(api.GET('/api/interfaces')) });
+  const errors = useFieldErrors(error, { ...values, quotaBytes: values.quotaGb });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     onSubmit(values);
@@ -113,7 +114,7 @@ export function ClientForm({
         name="name"
         value={values.name}
         onChange={(e) => set('name', e.currentTarget.value)}
-        error={fieldError(error, 'name')}
+        error={errors.of('name')}
       />
       <MultiSelect
         label={t('clients.interfaces')}
@@ -121,7 +122,7 @@ export function ClientForm({
         data={(interfaces.data ?? []).map((entry) => ({ value: entry.id, label: entry.name }))}
         value={values.interfaceIds}
         onChange={(value) => set('interfaceIds', value)}
-        error={fieldError(error, 'interfaceIds')}
+        error={errors.of('interfaceIds')}
         nothingFoundMessage={t('clients.noInterfaces')}
         data-testid="client-interfaces"
       />
@@ -133,14 +134,14 @@ export function ClientForm({
           decimalScale={3}
           value={values.quotaGb}
           onChange={(value) => set('quotaGb', value)}
-          error={fieldError(error, 'quotaBytes')}
+          error={errors.of('quotaBytes')}
         />
         <NumberInput
           label={t('clients.deviceLimit')}
           min={1}
           value={values.deviceLimit}
           onChange={(value) => set('deviceLimit', value)}
-          error={fieldError(error, 'deviceLimit')}
+          error={errors.of('deviceLimit')}
         />
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, xs: 2 }}>
@@ -149,7 +150,7 @@ export function ClientForm({
           label={t('clients.expires')}
           value={values.expiresAt}
           onChange={(e) => set('expiresAt', e.currentTarget.value)}
-          error={fieldError(error, 'expiresAt')}
+          error={errors.of('expiresAt')}
         />
         <Select
           label={t('clients.resetCycle')}
@@ -159,7 +160,7 @@ export function ClientForm({
           }))}
           value={values.resetCycle}
           onChange={(value) => value && set('resetCycle', value as ClientFormValues['resetCycle'])}
-          error={fieldError(error, 'resetCycle')}
+          error={errors.of('resetCycle')}
         />
       </SimpleGrid>
       {creating && (
@@ -168,27 +169,27 @@ export function ClientForm({
           description={t('clients.deviceNamesHelp')}
           value={values.deviceNames}
           onChange={(value) => set('deviceNames', value)}
-          error={fieldError(error, 'deviceNames')}
+          error={errors.of('deviceNames')}
         />
       )}
       <TagsInput
         label={t('clients.groups')}
         value={values.groups}
         onChange={(value) => set('groups', value)}
-        error={fieldError(error, 'groups')}
+        error={errors.of('groups')}
       />
       <TextInput
         label={t('clients.telegramId')}
         inputMode="numeric"
         value={values.telegramId}
         onChange={(e) => set('telegramId', e.currentTarget.value)}
-        error={fieldError(error, 'telegramId')}
+        error={errors.of('telegramId')}
       />
       <Textarea
         label={t('clients.note')}
         value={values.note}
         onChange={(e) => set('note', e.currentTarget.value)}
-        error={fieldError(error, 'note')}
+        error={errors.of('note')}
         autosize
         minRows={2}
       />

@@ -13,7 +13,7 @@ import {
   notifyFailure,
   PageHeader,
 } from '../components/common.js';
-import { fieldError } from '../components/form-errors.js';
+import { useFieldErrors } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
 import { PageLoader } from '../components/page-loader.js';
@@ -164,7 +164,7 @@ function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose: () => 
       onClose();
     },
   });
-  const error = save.error;
+  const errors = useFieldErrors(save.error, values);
   return (
     <FormModal
       title={entry ? entry.name : t('interfaces.new')}
@@ -188,7 +188,7 @@ function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose: () => 
           name="name"
           value={values.name}
           onChange={(e) => set('name', e.currentTarget.value)}
-          error={fieldError(error, 'name')}
+          error={errors.of('name')}
         />
         {!entry && (
           <Select
@@ -199,7 +199,7 @@ function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose: () => 
             ]}
             value={values.mode}
             onChange={(value) => set('mode', value)}
-            error={fieldError(error, 'mode')}
+            error={errors.of('mode')}
           />
         )}
       </Group>
@@ -211,7 +211,7 @@ function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose: () => 
           value={values.nodeId || null}
           onChange={(value) => set('nodeId', value ?? '')}
           clearable
-          error={fieldError(error, 'nodeId')}
+          error={errors.of('nodeId')}
         />
       )}
       <Group grow>
@@ -220,14 +220,14 @@ function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose: () => 
           name="endpointHost"
           value={values.endpointHost}
           onChange={(e) => set('endpointHost', e.currentTarget.value)}
-          error={fieldError(error, 'endpointHost')}
+          error={errors.of('endpointHost')}
         />
         <NumberInput
           label={t('interfaces.listenPort')}
           name="listenPort"
           value={values.listenPort}
           onChange={(value) => set('listenPort', value)}
-          error={fieldError(error, 'listenPort')}
+          error={errors.of('listenPort')}
         />
       </Group>
       <Group grow>
@@ -236,21 +236,17 @@ function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose: () => 
           name="subnet"
           value={values.subnet}
           onChange={(e) => set('subnet', e.currentTarget.value)}
-          error={fieldError(error, 'subnet')}
+          error={errors.of('subnet')}
         />
         <NumberInput
           label="MTU"
+          name="mtu"
           value={values.mtu}
           onChange={(value) => set('mtu', value)}
-          error={fieldError(error, 'mtu')}
+          error={errors.of('mtu')}
         />
       </Group>
-      <TagsInput
-        label="DNS"
-        value={values.dns}
-        onChange={(value) => set('dns', value)}
-        error={fieldError(error, 'dns')}
-      />
+      <TagsInput label="DNS" value={values.dns} onChange={(value) => set('dns', value)} error={errors.of('dns')} />
       <Switch
         label={t('interfaces.enabled')}
         checked={values.enabled}

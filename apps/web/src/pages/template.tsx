@@ -4,7 +4,6 @@ import {
   Code,
   FileButton,
   Group,
-  Modal,
   ScrollArea,
   SegmentedControl,
   Stack,
@@ -21,6 +20,7 @@ import { FormError } from '../components/form-errors.js';
 import { PageLoader } from '../components/page-loader.js';
 import { previewOf } from './template-preview.js';
 import { useCanManage } from '../session.js';
+import { Modal } from '../components/layers.js';
 
 type Import = Schemas['TemplateImportDto'];
 const SECTIONS = ['nodes', 'interfaces', 'hosts', 'outbounds', 'routing', 'settings'] as const;

@@ -1,0 +1,109 @@
+import type { Locator, Page } from 'playwright-core';
+import { assertWebBuilt, launchBrowser, type TestBrowser } from '../support/browser.js';
+import { fixtures, signedInPanel } from '../support/fixtures.js';
+import { OWNER } from '../support/test-panel.js';
+import { waitFor } from '../support/wait-for.js';
+
+/**
+ * The panel's forms, dialogs and drawers in a real browser (Debian's Chromium through
+ * playwright-core) against a real panel serving dist/web: the API's refusals under each field in
+ * the page's language, Escape closing one layer at a time, the interface delete that asks for the
+ * name, and the forms' own defaults.
+ */
+// What the callbacks given to page.evaluate() see: they run in the page, not in Node.
+declare const document: any;
+declare const localStorage: any;
+
+const session = signedInPanel();
+const f = fixtures(session);
+
+/** The error Mantine shows under an input (the element its aria-describedby names `…-error`), or null. */
+async function errorUnder(input: Locator): Promise<string | null> {
+  return input.evaluate((element) => {
+    for (const id of (element.getAttribute('aria-describedby') ?? '').split(' ')) {
+      if (id.endsWith('-error')) return document.getElementById(id)?.textContent ?? null;
+    }
+    return null;
+  });
+}
+
+/** Waits until the input shows exactly `text` under it (null: no error). */
+async function expectErrorUnder(input: Locator, text: string | null): Promise<void> {
+  await waitFor(`the error under the input to be ${JSON.stringify(text)}`, async () => {
+    const seen = await errorUnder(input);
+    if (seen !== text) throw new Error(`it shows ${JSON.stringify(seen)}`);
+    return true;
+  });
+}
+
+describe('forms, dialogs and drawers in a browser', () => {
+  let browser: TestBrowser;
+  let page: Page;
+  const url = (path: string) => `${session().t.panel.origin}${session().t.config.basePath}${path}`;
+
+  /** Opens `path` in `language` (kept in localStorage, as the header's switch keeps it). */
+  async function open(path: string, language: 'en' | 'fa'): Promise<void> {
+    await page.goto(url('/sign-in'));
+    await page.evaluate((code) => localStorage.setItem('warren.language', code), language);
+    await page.goto(url(path));
+    await page.locator(`html[lang="${language}"]`).waitFor();
+  }
+
+  beforeAll(async () => {
+    assertWebBuilt();
+    browser = await launchBrowser();
+    page = browser.page;
+    await page.goto(url('/sign-in'));
+    await page.getByLabel('Username').fill(OWNER.username);
+    await page.getByRole('textbox', { name: 'Password' }).fill(OWNER.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  afterEach(() => {
+    expect(browser.pageErrors).toEqual([]);
+  });
+
+  test('every refused field shows its own error under it, in Persian, and loses it when changed', async () => {
+    await open('/interfaces', 'fa');
+    await page.getByTestId('new-interface').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.locator('input[name="name"]').fill('wgforms');
+    const port = dialog.locator('input[name="listenPort"]');
+    const mtu = dialog.locator('input[name="mtu"]');
+    await port.fill('70000');
+    await mtu.fill('100');
+    await dialog.getByTestId('interface-submit').click();
+    // Both at once, from one answer, each translated from its code and numbers.
+    await expectErrorUnder(port, 'باید 65535 یا کمتر باشد.');
+    await expectErrorUnder(mtu, 'باید 576 یا بیشتر باشد.');
+    await mtu.fill('1420');
+    await expectErrorUnder(mtu, null);
+    expect(await errorUnder(port)).toBe('باید 65535 یا کمتر باشد.');
+    await port.fill('51999');
+    await expectErrorUnder(port, null);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  });
+
+  test('Escape closes the QR code, then the configs, then the drawer: one layer a press', async () => {
+    const iface = await f.createInterface();
+    const client = await f.createClient({ interfaceIds: [iface.id] });
+    await open(`/clients/${client.id}`, 'en');
+    await page.getByTestId('open-configs').click();
+    await page.getByTestId('show-qr').first().click();
+    await page.getByTestId('qr-code').waitFor();
+    const configs = page.getByRole('dialog', { name: 'Configs and QR codes' });
+    const drawer = page.getByRole('dialog', { name: client.name });
+    await page.keyboard.press('Escape');
+    await page.getByTestId('qr-code').waitFor({ state: 'detached' });
+    expect(await configs.isVisible()).toBe(true);
+    await page.keyboard.press('Escape');
+    await configs.waitFor({ state: 'detached' });
+    expect(await drawer.isVisible()).toBe(true);
+    await page.keyboard.press('Escape');
+    await drawer.waitFor({ state: 'detached' });
+  });
+});
