@@ -84,7 +84,8 @@ describe('forms, dialogs and drawers in a browser', () => {
     expect(await errorUnder(port)).toBe('باید 65535 یا کمتر باشد.');
     await port.fill('51999');
     await expectErrorUnder(port, null);
-    await page.keyboard.press('Escape');
+    await dialog.getByTestId('interface-submit').click();
+    await page.getByText('اینترفیس ساخته شد').waitFor();
     await dialog.waitFor({ state: 'detached' });
   });
 
@@ -105,5 +106,40 @@ describe('forms, dialogs and drawers in a browser', () => {
     expect(await drawer.isVisible()).toBe(true);
     await page.keyboard.press('Escape');
     await drawer.waitFor({ state: 'detached' });
+  });
+
+  test('deleting an interface with accounts says what goes with it and asks for its name typed', async () => {
+    const iface = await f.createInterface();
+    await f.createClient({ interfaceIds: [iface.id] });
+    await open('/interfaces', 'en');
+    const row = page.getByRole('row').filter({ hasText: iface.name });
+    // One of each, said in the singular.
+    await row.getByText('1 client, 1 device').waitFor();
+    await row.getByRole('button', { name: 'Delete' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Are you sure?' });
+    await dialog
+      .getByText(`Delete the interface ${iface.name}? Deleted with it: 1 device account of 1 client;`, { exact: false })
+      .waitFor();
+    const confirm = dialog.getByTestId('confirm');
+    expect(await confirm.textContent()).toBe('Delete');
+    expect(await confirm.isDisabled()).toBe(true);
+    await dialog.getByTestId('confirm-name').fill(`${iface.name}x`);
+    expect(await confirm.isDisabled()).toBe(true);
+    await dialog.getByTestId('confirm-name').fill(iface.name);
+    await confirm.click();
+    await waitFor('the interface deleted', async () => {
+      const left = await f.typed().GET('/api/interfaces');
+      return !left.data!.some((entry) => entry.id === iface.id);
+    });
+    await page.getByText('Interface deleted').waitFor();
+    await row.waitFor({ state: 'detached' });
+  });
+
+  test('sizes say what unit they are: 5,000,000,000 bytes is 4.7 GiB', async () => {
+    const iface = await f.createInterface();
+    const client = await f.createClient({ interfaceIds: [iface.id], quotaBytes: 5_000_000_000 });
+    await open(`/clients/${client.id}`, 'en');
+    await page.getByRole('dialog', { name: client.name }).getByText('0 B / 4.7 GiB', { exact: false }).waitFor();
+    await page.keyboard.press('Escape');
   });
 });

@@ -1,5 +1,6 @@
 import { createApiClient, type components } from '../../../libs/api-client/index.js';
 import type { ApiErrorBody, FieldError } from '../../../libs/contracts/api-error.js';
+import { toastIfDone } from './components/done-toast.js';
 import { panelUrl } from './env.js';
 import { i18next } from './i18n.js';
 
@@ -43,6 +44,7 @@ async function watchedFetch(request: Request): Promise<Response> {
     throw new Error(i18next.t('connection.lost'), { cause: error });
   }
   emit('online');
+  toastIfDone(request.method, request.url, response.status);
   if (response.status === 401 && !request.url.endsWith('/api/auth/login')) emit('expired');
   return response;
 }

@@ -11,7 +11,8 @@ import { PageLoader } from '../components/page-loader.js';
 import { useCanManage } from '../session.js';
 import { ClientForm, initialValues, toBody } from './client-form.js';
 import { StatusBadge } from './clients.js';
-import { Drawer, Modal } from '../components/layers.js';
+import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { Drawer } from '../components/layers.js';
 
 const ConfigsModal = lazy(() => import('./client-configs.js'));
 
@@ -282,26 +283,13 @@ function ConfirmIcon({ message, onConfirm }: { message: string; onConfirm: () =>
       <ActionIcon color="red" variant="subtle" onClick={() => setOpen(true)} aria-label={t('common.delete')}>
         <IconTrash size={16} />
       </ActionIcon>
-      <Modal opened={open} onClose={() => setOpen(false)} title={t('common.areYouSure')} centered>
-        <Text size="sm" mb="md">
-          {message}
-        </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={() => setOpen(false)}>
-            {t('common.cancel')}
-          </Button>
-          <Button
-            color="red"
-            data-testid="confirm"
-            onClick={() => {
-              setOpen(false);
-              onConfirm();
-            }}
-          >
-            {t('common.delete')}
-          </Button>
-        </Group>
-      </Modal>
+      <ConfirmDialog
+        opened={open}
+        onClose={() => setOpen(false)}
+        message={message}
+        confirmLabel={t('common.delete')}
+        onConfirm={onConfirm}
+      />
     </>
   );
 }

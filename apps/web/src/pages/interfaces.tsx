@@ -106,9 +106,14 @@ export default function InterfacesPage() {
                 onEdit={() => setEditing(entry)}
                 confirmMessage={
                   entry.devices > 0
-                    ? t('interfaces.confirmDeleteUsed', { name: entry.name, devices: entry.devices })
+                    ? t('interfaces.confirmDeleteUsed', {
+                        name: entry.name,
+                        devices: entry.devices,
+                        clients: entry.clients,
+                      })
                     : t('interfaces.confirmDelete', { name: entry.name })
                 }
+                typeToConfirm={entry.devices > 0 ? entry.name : undefined}
                 onDelete={() => remove.mutate({ id: entry.id, force: entry.devices > 0 })}
               />
             )
