@@ -142,4 +142,68 @@ describe('forms, dialogs and drawers in a browser', () => {
     await page.getByRole('dialog', { name: client.name }).getByText('0 B / 4.7 GiB', { exact: false }).waitFor();
     await page.keyboard.press('Escape');
   });
+
+  test('a new interface is offered a port and subnet no interface uses', async () => {
+    const before = (await f.typed().GET('/api/interfaces')).data!;
+    if (!before.some((entry) => entry.listenPort === 51820)) await f.createInterface({ listenPort: 51820 });
+    if (!before.some((entry) => entry.subnet === '10.8.0.0/24')) await f.createInterface({ subnet: '10.8.0.0/24' });
+    const all = (await f.typed().GET('/api/interfaces')).data!;
+    await open('/interfaces', 'en');
+    await page.getByTestId('new-interface').click();
+    const dialog = page.getByRole('dialog');
+    const port = Number(await dialog.locator('input[name="listenPort"]').inputValue());
+    const subnet = await dialog.locator('input[name="subnet"]').inputValue();
+    expect(all.map((entry) => entry.listenPort)).not.toContain(port);
+    expect(all.map((entry) => entry.subnet)).not.toContain(subnet);
+    await dialog.locator('input[name="name"]').fill('wgnext');
+    await dialog.getByTestId('interface-submit').click();
+    await page.getByText('Interface created').waitFor();
+    const made = (await f.typed().GET('/api/interfaces')).data!.find((entry) => entry.name === 'wgnext');
+    expect([made?.listenPort, made?.subnet]).toEqual([port, subnet]);
+  });
+
+  test('a client with no name, no device limit (0) and "+30 days" is created as such', async () => {
+    const iface = await f.createInterface();
+    await open('/clients', 'en');
+    await page.getByTestId('new-client').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.locator('.mantine-MultiSelect-input').click();
+    await page.getByRole('option', { name: iface.name }).click();
+    const limit = dialog.locator('input[name="deviceLimit"]');
+    await limit.fill('0');
+    await limit.blur();
+    expect(await limit.inputValue()).toBe('0');
+    await dialog.getByRole('button', { name: '+30 days' }).click();
+    const asked = Date.now();
+    await dialog.getByTestId('client-submit').click();
+    await page.getByText('Client created').waitFor();
+    const listed = (await f.typed().GET('/api/clients', { params: { query: { search: 'client-' } } })).data!;
+    const made = await waitFor('the new client', async () => {
+      const ids = listed.items.map((item) => item.id);
+      for (const id of ids) {
+        const client = await f.getClient(id);
+        if (client.interfaceIds.includes(iface.id)) return client;
+      }
+      return undefined;
+    });
+    expect(made.name).toMatch(/^client-[a-z0-9]{6}$/);
+    expect(made.deviceLimit).toBe(0);
+    // 30 days from when it was asked, to the minute (the input holds minutes).
+    expect(Math.abs(new Date(made.expiresAt!).getTime() - (asked + 30 * 86_400_000))).toBeLessThan(120_000);
+    await page.keyboard.press('Escape');
+  });
+
+  test('a new password typed differently twice is refused before any request, in Persian', async () => {
+    await open('/account', 'fa');
+    const inputs = page.locator('input[type="password"]');
+    await inputs.nth(0).fill(OWNER.password);
+    await inputs.nth(1).fill('another-password-1');
+    await inputs.nth(2).fill('another-password-2');
+    const sent = browser.requests.length;
+    await page.locator('form button[type="submit"]').click();
+    await expectErrorUnder(inputs.nth(2), 'دو گذرواژه جدید یکسان نیستند.');
+    expect(browser.requests.slice(sent).filter((request) => request.method === 'PATCH')).toEqual([]);
+    await inputs.nth(2).fill('another-password-');
+    await expectErrorUnder(inputs.nth(2), null);
+  });
 });

@@ -52,6 +52,8 @@ export const en = {
   account: {
     current: 'Current password',
     new: 'New password (at least 8 characters)',
+    repeat: 'New password again',
+    mismatch: 'The two new passwords differ.',
     changed: 'Password changed; your other sessions were signed out',
   },
   overview: {
@@ -107,6 +109,8 @@ export const en = {
     noInterfaces: 'No interfaces: create one on the Interfaces page',
     quotaGb: 'Quota (GiB)',
     zeroUnlimited: '0 means unlimited',
+    plusDays: '+{{days}} days',
+    nameOptional: 'Left empty, the panel names the client',
     deviceNames: 'First devices',
     deviceNamesHelp: 'Names of the devices made with the client (none: one named device-1)',
     deviceLimit: 'Device limit',

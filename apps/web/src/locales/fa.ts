@@ -54,6 +54,8 @@ export const fa: Translation = {
   account: {
     current: 'گذرواژه فعلی',
     new: 'گذرواژه جدید (دست‌کم ۸ نویسه)',
+    repeat: 'تکرار گذرواژه جدید',
+    mismatch: 'دو گذرواژه جدید یکسان نیستند.',
     changed: 'گذرواژه تغییر کرد؛ نشست‌های دیگر شما بسته شد',
   },
   overview: {
@@ -104,6 +106,8 @@ export const fa: Translation = {
     noInterfaces: 'اینترفیسی نیست: در صفحه اینترفیس‌ها یکی بسازید',
     quotaGb: 'سهمیه (GiB)',
     zeroUnlimited: '۰ یعنی نامحدود',
+    plusDays: '+{{days}} روز',
+    nameOptional: 'اگر خالی بماند، پنل برای کاربر نام می‌گذارد',
     deviceNames: 'نخستین دستگاه‌ها',
     deviceNamesHelp: 'نام دستگاه‌هایی که با کاربر ساخته می‌شوند (خالی: یک دستگاه به نام device-1)',
     deviceLimit: 'حداکثر دستگاه',

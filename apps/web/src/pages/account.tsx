@@ -12,17 +12,22 @@ export default function AccountPage() {
   const { t } = useTranslation();
   const [currentPassword, setCurrent] = useState('');
   const [newPassword, setNew] = useState('');
+  const [repeat, setRepeat] = useState('');
+  // Checked here, before any request: a typo would otherwise become the password.
+  const [mismatch, setMismatch] = useState(false);
   const change = useMutation({
     mutationFn: () => must(api.PATCH('/api/auth/me', { body: { currentPassword, newPassword } })),
     onSuccess: () => {
       setCurrent('');
       setNew('');
+      setRepeat('');
       notifications.show({ message: t('account.changed'), color: 'teal' });
     },
   });
   const errors = useFieldErrors(change.error, { currentPassword, newPassword });
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    if (newPassword !== repeat) return setMismatch(true);
     change.mutate();
   };
   return (
@@ -43,6 +48,17 @@ export default function AccountPage() {
             value={newPassword}
             onChange={(e) => setNew(e.currentTarget.value)}
             error={errors.of('newPassword')}
+          />
+          <PasswordInput
+            label={t('account.repeat')}
+            autoComplete="new-password"
+            name="repeatPassword"
+            value={repeat}
+            onChange={(e) => {
+              setRepeat(e.currentTarget.value);
+              setMismatch(false);
+            }}
+            error={mismatch ? t('account.mismatch') : undefined}
           />
           <FormError error={change.error} fields={['currentPassword', 'newPassword']} />
           <Group justify="flex-end">

@@ -33,6 +33,8 @@ export default function ClientCreateModal({
         onSubmit={(values) =>
           create.mutate({
             ...toBody(values),
+            // Left empty, the API names the client (client- and six random characters).
+            ...(values.name.trim() ? {} : { name: undefined }),
             ...(values.deviceNames.length ? { deviceNames: values.deviceNames } : {}),
           })
         }

@@ -60,6 +60,12 @@ export function initialValues(client?: Schemas['ClientDto']): ClientFormValues {
   };
 }
 
+/** "+30 days": from the current expiry if it is still ahead, else from now (an expired client gets 30 days). */
+export function renewed(expiresAt: string, days: number): string {
+  const from = Math.max(Date.now(), expiresAt ? new Date(expiresAt).getTime() : 0);
+  return toLocalInput(new Date(from + days * 86_400_000).toISOString());
+}
+
 function toLocalInput(iso: string): string {
   const date = new Date(iso);
   return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
@@ -111,6 +117,7 @@ export function ClientForm({
     <Stack component="form" onSubmit={submit} gap="sm">
       <TextInput
         label={t('common.name')}
+        description={creating ? t('clients.nameOptional') : undefined}
         name="name"
         value={values.name}
         onChange={(e) => set('name', e.currentTarget.value)}
@@ -138,7 +145,9 @@ export function ClientForm({
         />
         <NumberInput
           label={t('clients.deviceLimit')}
-          min={1}
+          description={t('clients.zeroUnlimited')}
+          name="deviceLimit"
+          min={0}
           value={values.deviceLimit}
           onChange={(value) => set('deviceLimit', value)}
           error={errors.of('deviceLimit')}
@@ -148,9 +157,16 @@ export function ClientForm({
         <TextInput
           type="datetime-local"
           label={t('clients.expires')}
+          name="expiresAt"
           value={values.expiresAt}
           onChange={(e) => set('expiresAt', e.currentTarget.value)}
           error={errors.of('expiresAt')}
+          rightSectionWidth={88}
+          rightSection={
+            <Button size="compact-xs" variant="light" onClick={() => set('expiresAt', renewed(values.expiresAt, 30))}>
+              {t('clients.plusDays', { days: 30 })}
+            </Button>
+          }
         />
         <Select
           label={t('clients.resetCycle')}
