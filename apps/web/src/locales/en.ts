@@ -52,7 +52,7 @@ export const en = {
   account: {
     current: 'Current password',
     new: 'New password (at least 8 characters)',
-    repeat: 'New password again',
+    repeat: 'Repeat the new password',
     mismatch: 'The two new passwords differ.',
     changed: 'Password changed; your other sessions were signed out',
   },
