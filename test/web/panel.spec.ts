@@ -655,6 +655,7 @@ describe('the web panel in a browser', () => {
     const current = page.getByRole('textbox', { name: 'Current password' });
     await current.fill('not-the-password');
     await page.getByRole('textbox', { name: /New password/ }).fill('another-password-456');
+    await page.getByRole('textbox', { name: 'Repeat the new password' }).fill('another-password-456');
     await page.getByRole('button', { name: 'Save' }).click();
     // The API's own message, under the field it names (currentPassword).
     await page

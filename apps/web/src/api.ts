@@ -1,15 +1,19 @@
 import { createApiClient, type components } from '../../../libs/api-client/index.js';
+import type { ApiErrorBody, FieldError } from '../../../libs/contracts/api-error.js';
+import { toastIfDone } from './components/done-toast.js';
 import { panelUrl } from './env.js';
 import { i18next } from './i18n.js';
 
 export type Schemas = components['schemas'];
 
-/** An answer the API refused: its `{error, field}` and HTTP status. */
+/** An answer the API refused: its `{error, field, errors}` and HTTP status. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
     readonly field: string,
+    /** Every failing field; an answer without the list counts its one `field` (code unknown: its message shows). */
+    readonly errors: FieldError[] = field ? [{ field, code: '', message }] : [],
   ) {
     super(message);
   }
@@ -40,6 +44,7 @@ async function watchedFetch(request: Request): Promise<Response> {
     throw new Error(i18next.t('connection.lost'), { cause: error });
   }
   emit('online');
+  toastIfDone(request.method, request.url, response.status);
   if (response.status === 401 && !request.url.endsWith('/api/auth/login')) emit('expired');
   return response;
 }
@@ -50,12 +55,14 @@ async function watchedFetch(request: Request): Promise<Response> {
  */
 export const api = createApiClient(panelUrl, undefined, { fetch: watchedFetch, credentials: 'same-origin' });
 
-/** The data of an answer, or its `{error, field}` thrown as an ApiError. */
+/** The data of an answer, or its `{error, field, errors}` thrown as an ApiError. */
 export async function must<T>(answer: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await answer;
   if (!response.ok) {
-    const body = (error ?? {}) as { error?: string; field?: string };
-    throw new ApiError(response.status, body.error ?? response.statusText, body.field ?? '');
+    const body = (error ?? {}) as Partial<ApiErrorBody>;
+    const message = body.error ?? response.statusText;
+    const field = body.field ?? '';
+    throw new ApiError(response.status, message, field, Array.isArray(body.errors) ? body.errors : undefined);
   }
   return data as T;
 }

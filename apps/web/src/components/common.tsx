@@ -1,20 +1,10 @@
-import {
-  ActionIcon,
-  Button,
-  CopyButton,
-  Group,
-  Modal,
-  Stack,
-  Text,
-  Title,
-  Tooltip,
-  type ButtonProps,
-} from '@mantine/core';
+import { ActionIcon, Button, CopyButton, Group, Text, Title, Tooltip, type ButtonProps } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconCheck, IconCopy } from '@tabler/icons-react';
 import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { messageOf } from '../api.js';
+import { ConfirmDialog } from './confirm-dialog.js';
 
 export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {
   return (
@@ -66,11 +56,15 @@ export function ConfirmButton({
   message,
   onConfirm,
   confirmLabel,
+  typeToConfirm,
   ...props
 }: ButtonProps & {
   message: ReactNode;
   onConfirm: () => unknown;
+  /** The confirm button's label; by default the button's own (the action, said twice alike). */
   confirmLabel?: string;
+  /** A name to type before the confirm button works. */
+  typeToConfirm?: string;
   children: ReactNode;
   'data-testid'?: string;
 }) {
@@ -81,39 +75,29 @@ export function ConfirmButton({
       <Button color="red" variant="light" size="xs" {...props} onClick={() => setOpen(true)}>
         {children}
       </Button>
-      <Modal opened={open} onClose={() => setOpen(false)} title={t('common.areYouSure')} centered>
-        <Stack>
-          <Text size="sm">{message}</Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setOpen(false)}>
-              {t('common.cancel')}
-            </Button>
-            <Button
-              color="red"
-              data-testid="confirm"
-              onClick={() => {
-                setOpen(false);
-                void onConfirm();
-              }}
-            >
-              {confirmLabel ?? t('common.confirm')}
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+      <ConfirmDialog
+        opened={open}
+        onClose={() => setOpen(false)}
+        message={message}
+        confirmLabel={confirmLabel ?? (typeof children === 'string' ? children : t('common.confirm'))}
+        onConfirm={onConfirm}
+        typeToConfirm={typeToConfirm}
+      />
     </>
   );
 }
 
-/** A row's edit and delete buttons; delete asks first with `confirmMessage`. */
+/** A row's edit and delete buttons; delete asks first with `confirmMessage` (and the name typed, if `typeToConfirm`). */
 export function EditAndDelete({
   onEdit,
   confirmMessage,
   onDelete,
+  typeToConfirm,
 }: {
   onEdit: () => void;
   confirmMessage: string;
   onDelete: () => unknown;
+  typeToConfirm?: string;
 }) {
   const { t } = useTranslation();
   return (
@@ -121,7 +105,7 @@ export function EditAndDelete({
       <Button size="xs" variant="default" onClick={onEdit}>
         {t('common.edit')}
       </Button>
-      <ConfirmButton message={confirmMessage} onConfirm={onDelete}>
+      <ConfirmButton message={confirmMessage} onConfirm={onDelete} typeToConfirm={typeToConfirm}>
         {t('common.delete')}
       </ConfirmButton>
     </>
@@ -148,7 +132,8 @@ export function ForwardArrow() {
   return <>{i18n.dir(i18n.language) === 'rtl' ? '←' : '→'}</>;
 }
 
-const UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
+/** Powers of 1024, so named as such: 5,000,000,000 bytes is 4.7 GiB ("4.7 GB" would be a decimal 4.7e9). */
+const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
 export function formatBytes(bytes: number | null | undefined): string {
   if (bytes === null || bytes === undefined) return '∞';
   let value = bytes;

@@ -1,26 +1,107 @@
-import { Alert } from '@mantine/core';
+import { Alert, List } from '@mantine/core';
+import type { TFunction } from 'i18next';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { FieldError } from '../../../../libs/contracts/api-error.js';
 import { ApiError, messageOf } from '../api.js';
 
 /**
- * The API names the offending field of a refused request (`field`, a path such as `dns.1`): its
- * message goes next to that input; `fieldError(error, 'dns')` also takes the items of a list.
+ * The API refuses with every failing field (`errors: [{field, code, message, params}]`); the
+ * panel shows each under its input, in the page's language, translated from the stable `code`
+ * (the server's English sentence only for a code this build does not know).
  */
-export function fieldError(error: unknown, ...fields: string[]): string | undefined {
-  if (!(error instanceof ApiError) || !error.field) return undefined;
-  return fields.some((field) => error.field === field || error.field.startsWith(`${field}.`))
-    ? error.message
-    : undefined;
+
+/** Codes whose server sentence carries the specifics (which subnet overlaps, which id is unknown). */
+const DETAILED = new Set(['invalid', 'format', 'notFound', 'conflict', 'forbidden']);
+
+/** One failure in the page's language, without the field's name: it shows under its input. */
+export function translateFailure(t: TFunction, failure: FieldError): string {
+  const params = failure.params ?? {};
+  const key = failure.code === 'tooShort' && Number(params.min) === 1 ? 'empty' : failure.code;
+  if (!key || !t(`fieldErrors.${key}`, { defaultValue: '' })) return failure.message;
+  if (DETAILED.has(key)) return t(`fieldErrors.${key}`, { message: failure.message });
+  const count = Number(params.min ?? params.max ?? 0);
+  return t(`fieldErrors.${key}`, { ...params, count });
 }
 
-/** The error of a failed submit that no input of the form shows (no field, or a field the form has not). */
+/** The failures an error carries (none for an error that is not the API's refusal). */
+function failuresOf(error: unknown): FieldError[] {
+  return error instanceof ApiError ? error.errors : [];
+}
+
+/** Whether a failure's path (`dns.1`) belongs to the input named `field` (`dns`). */
+const under = (path: string, field: string) => path === field || path.startsWith(`${field}.`);
+
+/** Which entry of a list a path names (`dns.1` under `dns` is entry 2), or undefined for the field itself. */
+function entryOf(path: string, field: string): number | undefined {
+  const index = path.slice(field.length + 1).split('.')[0];
+  return index && /^\d+$/.test(index) ? Number(index) + 1 : undefined;
+}
+
+export interface FieldErrors {
+  /** What to show under the input that sends `fields` (each failure of them, translated), or undefined. */
+  of: (...fields: string[]) => string | undefined;
+}
+
+/**
+ * The one way a form shows the API's refusal: `values` are what the form sends, keyed by the
+ * API's field names; a field's error goes away as soon as its value differs from the one that
+ * was refused (and all come back fresh with the next refusal).
+ */
+export function useFieldErrors(error: unknown, values: Record<string, unknown>): FieldErrors {
+  const { t } = useTranslation();
+  const [refused, setRefused] = useState<{ error: unknown; values: Record<string, string> }>({
+    error: undefined,
+    values: {},
+  });
+  if (refused.error !== error) setRefused({ error, values: snapshot(values) });
+  const changed = (path: string) => {
+    const key = Object.keys(values).find((name) => under(path, name));
+    return key !== undefined && refused.error === error && key in refused.values
+      ? refused.values[key] !== JSON.stringify(values[key])
+      : false;
+  };
+  return {
+    of: (...fields) => {
+      const lines = failuresOf(error).flatMap((failure) => {
+        const field = fields.find((name) => under(failure.field, name));
+        if (field === undefined || changed(failure.field)) return [];
+        const entry = entryOf(failure.field, field);
+        const text = translateFailure(t, failure);
+        return [entry === undefined ? text : t('fieldErrors.entry', { entry, text })];
+      });
+      return lines.length ? lines.join(' ') : undefined;
+    },
+  };
+}
+
+function snapshot(values: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(values).map(([key, value]) => [key, JSON.stringify(value)]));
+}
+
+/**
+ * The part of a failed submit that no input of the form shows: each failure of a field the form
+ * has not (named), or the message of an error about no field.
+ */
 export function FormError({ error, fields = [] }: { error: unknown; fields?: string[] }) {
+  const { t } = useTranslation();
   if (!error) return null;
-  if (fieldError(error, ...fields)) return null;
-  const field = error instanceof ApiError && error.field ? ` (${error.field})` : '';
+  const failures = failuresOf(error);
+  const elsewhere = failures.filter((failure) => !fields.some((field) => under(failure.field, field)));
+  if (failures.length && !elsewhere.length) return null;
   return (
     <Alert color="red" variant="light" role="alert" data-testid="form-error">
-      {messageOf(error)}
-      {field}
+      {elsewhere.length === 0 ? (
+        messageOf(error)
+      ) : elsewhere.length === 1 ? (
+        `${translateFailure(t, elsewhere[0]!)} (${elsewhere[0]!.field})`
+      ) : (
+        <List size="sm">
+          {elsewhere.map((failure) => (
+            <List.Item key={failure.field}>{`${translateFailure(t, failure)} (${failure.field})`}</List.Item>
+          ))}
+        </List>
+      )}
     </Alert>
   );
 }

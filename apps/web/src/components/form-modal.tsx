@@ -1,8 +1,9 @@
-import { Button, Group, Modal, Stack } from '@mantine/core';
+import { Button, Group, Stack } from '@mantine/core';
 import type { UseMutationResult } from '@tanstack/react-query';
 import type { FormEvent, ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { FormError } from './form-errors.js';
+import { Modal } from './layers.js';
 
 /**
  * The dialog every create/edit form lives in: submitting runs `save`; the API's refusal shows

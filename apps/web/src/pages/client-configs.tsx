@@ -1,4 +1,4 @@
-import { Accordion, Button, Center, Group, Image, Modal, Stack, Text } from '@mantine/core';
+import { Accordion, Button, Center, Group, Image, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconDownload, IconQrcode } from '@tabler/icons-react';
 import { useMutation, useQuery } from '@tanstack/react-query';
@@ -9,6 +9,7 @@ import { api, messageOf, must, saveFile, type Schemas } from '../api.js';
 import { EmptyState } from '../components/common.js';
 import { PageLoader } from '../components/page-loader.js';
 import { queryKeys } from '../api/queries.js';
+import { Modal } from '../components/layers.js';
 
 /** Every config of a client, per device and host (GET /api/clients/{id}/configs): download each, scan each as a QR code, or take all as a zip. */
 export default function ConfigsModal({ clientId, onClose }: { clientId: string; onClose: () => void }) {

@@ -1,9 +1,9 @@
-import { Modal } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
 import { ClientForm, initialValues, toBody } from './client-form.js';
 import { queryKeys } from '../api/queries.js';
+import { Modal } from '../components/layers.js';
 
 export default function ClientCreateModal({
   onClose,
@@ -34,6 +34,8 @@ export default function ClientCreateModal({
         onSubmit={(values) =>
           create.mutate({
             ...toBody(values),
+            // Left empty, the API names the client (client- and six random characters).
+            ...(values.name.trim() ? {} : { name: undefined }),
             ...(values.deviceNames.length ? { deviceNames: values.deviceNames } : {}),
           })
         }

@@ -1,17 +1,4 @@
-import {
-  ActionIcon,
-  Button,
-  Card,
-  Divider,
-  Drawer,
-  Group,
-  Modal,
-  Stack,
-  Switch,
-  Table,
-  Text,
-  TextInput,
-} from '@mantine/core';
+import { ActionIcon, Button, Card, Divider, Group, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconQrcode, IconTrash } from '@tabler/icons-react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
@@ -19,12 +6,14 @@ import { lazy, Suspense, useState, type FormEvent, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next';
 import { api, messageOf, must, saveFile } from '../api.js';
 import { ConfirmButton, formatBytes, formatDate, Ltr } from '../components/common.js';
-import { fieldError, FormError } from '../components/form-errors.js';
+import { FormError, useFieldErrors } from '../components/form-errors.js';
 import { PageLoader } from '../components/page-loader.js';
 import { useCanManage } from '../session.js';
 import { ClientForm, initialValues, toBody } from './client-form.js';
 import { StatusBadge } from './clients.js';
 import { queryKeys, useClient } from '../api/queries.js';
+import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { Drawer } from '../components/layers.js';
 
 const ConfigsModal = lazy(() => import('./client-configs.js'));
 
@@ -217,6 +206,7 @@ function Devices({
     onSuccess: onChange,
     onError: (error) => notifications.show({ message: messageOf(error), color: 'red' }),
   });
+  const errors = useFieldErrors(add.error, { name });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     add.mutate();
@@ -253,7 +243,7 @@ function Devices({
             placeholder={t('clients.deviceName')}
             value={name}
             onChange={(e) => setName(e.currentTarget.value)}
-            error={fieldError(add.error, 'name')}
+            error={errors.of('name')}
             style={{ flex: 1 }}
             aria-label={t('clients.deviceName')}
           />
@@ -291,26 +281,13 @@ function ConfirmIcon({ message, onConfirm }: { message: string; onConfirm: () =>
       <ActionIcon color="red" variant="subtle" onClick={() => setOpen(true)} aria-label={t('common.delete')}>
         <IconTrash size={16} />
       </ActionIcon>
-      <Modal opened={open} onClose={() => setOpen(false)} title={t('common.areYouSure')} centered>
-        <Text size="sm" mb="md">
-          {message}
-        </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={() => setOpen(false)}>
-            {t('common.cancel')}
-          </Button>
-          <Button
-            color="red"
-            data-testid="confirm"
-            onClick={() => {
-              setOpen(false);
-              onConfirm();
-            }}
-          >
-            {t('common.delete')}
-          </Button>
-        </Group>
-      </Modal>
+      <ConfirmDialog
+        opened={open}
+        onClose={() => setOpen(false)}
+        message={message}
+        confirmLabel={t('common.delete')}
+        onConfirm={onConfirm}
+      />
     </>
   );
 }

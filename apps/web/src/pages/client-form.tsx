@@ -13,7 +13,7 @@ import {
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type Schemas } from '../api.js';
-import { fieldError, FormError } from '../components/form-errors.js';
+import { FormError, useFieldErrors } from '../components/form-errors.js';
 import { useInterfaceOptions } from '../api/queries.js';
 
 const GB = 1024 ** 3;
@@ -60,6 +60,12 @@ export function initialValues(client?: Schemas['ClientDto']): ClientFormValues {
   };
 }
 
+/** "+30 days": from the current expiry if it is still ahead, else from now (an expired client gets 30 days). */
+export function renewed(expiresAt: string, days: number): string {
+  const from = Math.max(Date.now(), expiresAt ? new Date(expiresAt).getTime() : 0);
+  return toLocalInput(new Date(from + days * 86_400_000).toISOString());
+}
+
 function toLocalInput(iso: string): string {
   const date = new Date(iso);
   return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
@@ -102,6 +108,7 @@ export function ClientForm({
   const set = <K extends keyof ClientFormValues>(key: K, value: ClientFormValues[K]) =>
     setValues((before) => ({ ...before, [key]: value }));
   const interfaces = useInterfaceOptions();
+  const errors = useFieldErrors(error, { ...values, quotaBytes: values.quotaGb });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     onSubmit(values);
@@ -110,10 +117,11 @@ export function ClientForm({
     <Stack component="form" onSubmit={submit} gap="sm">
       <TextInput
         label={t('common.name')}
+        description={creating ? t('clients.nameOptional') : undefined}
         name="name"
         value={values.name}
         onChange={(e) => set('name', e.currentTarget.value)}
-        error={fieldError(error, 'name')}
+        error={errors.of('name')}
       />
       <MultiSelect
         label={t('clients.interfaces')}
@@ -121,7 +129,7 @@ export function ClientForm({
         data={interfaces.options}
         value={values.interfaceIds}
         onChange={(value) => set('interfaceIds', value)}
-        error={fieldError(error, 'interfaceIds')}
+        error={errors.of('interfaceIds')}
         nothingFoundMessage={t('clients.noInterfaces')}
         data-testid="client-interfaces"
       />
@@ -133,23 +141,32 @@ export function ClientForm({
           decimalScale={3}
           value={values.quotaGb}
           onChange={(value) => set('quotaGb', value)}
-          error={fieldError(error, 'quotaBytes')}
+          error={errors.of('quotaBytes')}
         />
         <NumberInput
           label={t('clients.deviceLimit')}
-          min={1}
+          description={t('clients.zeroUnlimited')}
+          name="deviceLimit"
+          min={0}
           value={values.deviceLimit}
           onChange={(value) => set('deviceLimit', value)}
-          error={fieldError(error, 'deviceLimit')}
+          error={errors.of('deviceLimit')}
         />
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, xs: 2 }}>
         <TextInput
           type="datetime-local"
           label={t('clients.expires')}
+          name="expiresAt"
           value={values.expiresAt}
           onChange={(e) => set('expiresAt', e.currentTarget.value)}
-          error={fieldError(error, 'expiresAt')}
+          error={errors.of('expiresAt')}
+          rightSectionWidth={88}
+          rightSection={
+            <Button size="compact-xs" variant="light" onClick={() => set('expiresAt', renewed(values.expiresAt, 30))}>
+              {t('clients.plusDays', { days: 30 })}
+            </Button>
+          }
         />
         <Select
           label={t('clients.resetCycle')}
@@ -159,7 +176,7 @@ export function ClientForm({
           }))}
           value={values.resetCycle}
           onChange={(value) => value && set('resetCycle', value as ClientFormValues['resetCycle'])}
-          error={fieldError(error, 'resetCycle')}
+          error={errors.of('resetCycle')}
         />
       </SimpleGrid>
       {creating && (
@@ -168,27 +185,27 @@ export function ClientForm({
           description={t('clients.deviceNamesHelp')}
           value={values.deviceNames}
           onChange={(value) => set('deviceNames', value)}
-          error={fieldError(error, 'deviceNames')}
+          error={errors.of('deviceNames')}
         />
       )}
       <TagsInput
         label={t('clients.groups')}
         value={values.groups}
         onChange={(value) => set('groups', value)}
-        error={fieldError(error, 'groups')}
+        error={errors.of('groups')}
       />
       <TextInput
         label={t('clients.telegramId')}
         inputMode="numeric"
         value={values.telegramId}
         onChange={(e) => set('telegramId', e.currentTarget.value)}
-        error={fieldError(error, 'telegramId')}
+        error={errors.of('telegramId')}
       />
       <Textarea
         label={t('clients.note')}
         value={values.note}
         onChange={(e) => set('note', e.currentTarget.value)}
-        error={fieldError(error, 'note')}
+        error={errors.of('note')}
         autosize
         minRows={2}
       />

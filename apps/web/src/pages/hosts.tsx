@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
 import { EditAndDelete, hostPort, Ltr, notifyFailure, PageHeader } from '../components/common.js';
-import { fieldError } from '../components/form-errors.js';
+import { useFieldErrors } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
 import { useCanManage } from '../session.js';
@@ -124,6 +124,7 @@ function HostModal({
       onClose();
     },
   });
+  const errors = useFieldErrors(save.error, values);
   return (
     <FormModal
       title={host ? host.name : t('hosts.new')}
@@ -138,20 +139,20 @@ function HostModal({
           data={interfaces}
           value={values.interfaceId}
           onChange={(value) => set('interfaceId', value ?? '')}
-          error={fieldError(save.error, 'interfaceId')}
+          error={errors.of('interfaceId')}
         />
       )}
       <TextInput
         label={t('common.name')}
         value={values.name}
         onChange={(e) => set('name', e.currentTarget.value)}
-        error={fieldError(save.error, 'name')}
+        error={errors.of('name')}
       />
       <TextInput
         label={t('hosts.address')}
         value={values.address}
         onChange={(e) => set('address', e.currentTarget.value)}
-        error={fieldError(save.error, 'address')}
+        error={errors.of('address')}
       />
       <Group grow>
         <NumberInput
@@ -159,13 +160,13 @@ function HostModal({
           description={t('hosts.portZero')}
           value={values.port}
           onChange={(value) => set('port', value)}
-          error={fieldError(save.error, 'port')}
+          error={errors.of('port')}
         />
         <NumberInput
           label={t('hosts.priority')}
           value={values.priority}
           onChange={(value) => set('priority', value)}
-          error={fieldError(save.error, 'priority')}
+          error={errors.of('priority')}
         />
       </Group>
       <Switch

@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
 import { EditAndDelete, formatBytes, hostPort, Ltr, notifyFailure, PageHeader } from '../components/common.js';
-import { fieldError } from '../components/form-errors.js';
+import { useFieldErrors } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
 import { useCanManage } from '../session.js';
@@ -116,9 +116,15 @@ function InterfacesTable({
             onEdit={() => onEdit(entry)}
             confirmMessage={
               entry.devices > 0
-                ? t('interfaces.confirmDeleteUsed', { name: entry.name, node: entry.nodeName, devices: entry.devices })
+                ? t('interfaces.confirmDeleteUsed', {
+                    name: entry.name,
+                    node: entry.nodeName,
+                    devices: entry.devices,
+                    clients: entry.clients,
+                  })
                 : t('interfaces.confirmDelete', { name: entry.name, node: entry.nodeName })
             }
+            typeToConfirm={entry.devices > 0 ? entry.name : undefined}
             onDelete={() => remove.mutate({ id: entry.id, force: entry.devices > 0 })}
           />
         ))
@@ -127,16 +133,44 @@ function InterfacesTable({
   );
 }
 
+/** The first port from 51820 up that no interface listens on (the interfaces of all nodes: one list, one port each). */
+function freePort(interfaces: Pick<Interface, 'listenPort'>[]): number {
+  const used = new Set(interfaces.map((entry) => entry.listenPort));
+  let port = 51820;
+  while (used.has(port) && port < 65535) port++;
+  return port;
+}
+
+/** The first 10.N.0.0/24 from 10.8 up that no interface's subnet overlaps (any prefix, compared on the second octet). */
+function freeSubnet(interfaces: Pick<Interface, 'subnet'>[]): string {
+  const overlaps = (n: number) =>
+    interfaces.some((entry) => {
+      const [address, bits] = entry.subnet.split('/');
+      const [a, b] = (address ?? '').split('.').map(Number);
+      if (a !== 10) return false;
+      const prefix = Number(bits);
+      // A /8 covers every 10.N; a /9../15 covers a range of N; /16 and longer only its own N.
+      const span = prefix >= 16 ? 1 : 2 ** (16 - prefix);
+      const start = Math.floor((b ?? 0) / span) * span;
+      return n >= start && n < start + span;
+    });
+  let n = 8;
+  while (overlaps(n) && n < 255) n++;
+  return `10.${n}.0.0/24`;
+}
+
 function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose: () => void }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const nodes = useNodes({ enabled: !entry });
+  // The list this dialog was opened from: a new interface is offered a port and subnet none uses.
+  const taken = queryClient.getQueryData<Interface[]>(queryKeys.interfaces) ?? [];
   const [values, setValues] = useState({
     name: entry?.name ?? '',
     nodeId: entry?.nodeId ?? '',
     mode: entry?.mode ?? 'standard',
-    listenPort: entry?.listenPort ?? 51820,
-    subnet: entry?.subnet ?? '10.8.0.0/24',
+    listenPort: entry?.listenPort ?? freePort(taken),
+    subnet: entry?.subnet ?? freeSubnet(taken),
     endpointHost: entry?.endpointHost ?? window.location.hostname,
     mtu: entry?.mtu ?? 1420,
     dns: entry?.dns ?? ['1.1.1.1'],
@@ -171,7 +205,7 @@ function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose: () => 
       onClose();
     },
   });
-  const error = save.error;
+  const errors = useFieldErrors(save.error, values);
   return (
     <FormModal
       title={entry ? entry.name : t('interfaces.new')}
@@ -195,7 +229,7 @@ function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose: () => 
           name="name"
           value={values.name}
           onChange={(e) => set('name', e.currentTarget.value)}
-          error={fieldError(error, 'name')}
+          error={errors.of('name')}
         />
         {!entry && (
           <Select
@@ -206,7 +240,7 @@ function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose: () => 
             ]}
             value={values.mode}
             onChange={(value) => set('mode', value)}
-            error={fieldError(error, 'mode')}
+            error={errors.of('mode')}
           />
         )}
       </Group>
@@ -218,7 +252,7 @@ function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose: () => 
           value={values.nodeId || null}
           onChange={(value) => set('nodeId', value ?? '')}
           clearable
-          error={fieldError(error, 'nodeId')}
+          error={errors.of('nodeId')}
         />
       )}
       <Group grow>
@@ -227,14 +261,14 @@ function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose: () => 
           name="endpointHost"
           value={values.endpointHost}
           onChange={(e) => set('endpointHost', e.currentTarget.value)}
-          error={fieldError(error, 'endpointHost')}
+          error={errors.of('endpointHost')}
         />
         <NumberInput
           label={t('interfaces.listenPort')}
           name="listenPort"
           value={values.listenPort}
           onChange={(value) => set('listenPort', value)}
-          error={fieldError(error, 'listenPort')}
+          error={errors.of('listenPort')}
         />
       </Group>
       <Group grow>
@@ -243,21 +277,17 @@ function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose: () => 
           name="subnet"
           value={values.subnet}
           onChange={(e) => set('subnet', e.currentTarget.value)}
-          error={fieldError(error, 'subnet')}
+          error={errors.of('subnet')}
         />
         <NumberInput
           label="MTU"
+          name="mtu"
           value={values.mtu}
           onChange={(value) => set('mtu', value)}
-          error={fieldError(error, 'mtu')}
+          error={errors.of('mtu')}
         />
       </Group>
-      <TagsInput
-        label="DNS"
-        value={values.dns}
-        onChange={(value) => set('dns', value)}
-        error={fieldError(error, 'dns')}
-      />
+      <TagsInput label="DNS" value={values.dns} onChange={(value) => set('dns', value)} error={errors.of('dns')} />
       <Switch
         label={t('interfaces.enabled')}
         checked={values.enabled}

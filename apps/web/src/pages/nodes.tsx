@@ -1,4 +1,4 @@
-import { Alert, Button, Code, Group, Modal, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Code, Group, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconKey, IconPlus } from '@tabler/icons-react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
@@ -14,7 +14,7 @@ import {
   notifyFailure,
   PageHeader,
 } from '../components/common.js';
-import { fieldError, FormError } from '../components/form-errors.js';
+import { FormError, useFieldErrors } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
 import { useCanManage } from '../session.js';
@@ -23,6 +23,7 @@ import { queryKeys, useNodes, useTokens } from '../api/queries.js';
 
 type Node = Schemas['NodeDto'];
 type Enrolment = { name: string; enrolment: Schemas['EnrolmentDto'] };
+import { Modal } from '../components/layers.js';
 
 /** Nodes (tunnel hosts) with their agent and sync state, enrolment commands, and the API tokens area. */
 export default function NodesPage() {
@@ -210,6 +211,7 @@ function NodeModal({
       else if (created?.enrolmentError) notifications.show({ message: created.enrolmentError, color: 'orange' });
     },
   });
+  const errors = useFieldErrors(create.error, values);
   return (
     <FormModal
       title={node ? node.name : t('nodes.new')}
@@ -222,19 +224,19 @@ function NodeModal({
         label={t('common.name')}
         value={values.name}
         onChange={(e) => setValues({ ...values, name: e.currentTarget.value })}
-        error={fieldError(create.error, 'name')}
+        error={errors.of('name')}
       />
       <TextInput
         label={t('nodes.address')}
         value={values.address}
         onChange={(e) => setValues({ ...values, address: e.currentTarget.value })}
-        error={fieldError(create.error, 'address')}
+        error={errors.of('address')}
       />
       <TextInput
         label={t('nodes.note')}
         value={values.note}
         onChange={(e) => setValues({ ...values, note: e.currentTarget.value })}
-        error={fieldError(create.error, 'note')}
+        error={errors.of('note')}
       />
     </FormModal>
   );
@@ -267,6 +269,7 @@ function TokensArea() {
     onSuccess: refresh,
     onError: notifyFailure,
   });
+  const issueErrors = useFieldErrors(issue.error, { name });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     issue.mutate();
@@ -282,7 +285,7 @@ function TokensArea() {
           aria-label={t('tokens.name')}
           value={name}
           onChange={(e) => setName(e.currentTarget.value)}
-          error={fieldError(issue.error, 'name')}
+          error={issueErrors.of('name')}
           style={{ flex: '1 1 200px' }}
           data-testid="token-name"
         />

@@ -2,7 +2,6 @@ import {
   Badge,
   Button,
   Group,
-  Modal,
   Tooltip,
   NumberInput,
   PasswordInput,
@@ -21,12 +20,13 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
 import { EditAndDelete, EmptyState, formatDate, Ltr, notifyFailure, PageHeader } from '../components/common.js';
-import { fieldError } from '../components/form-errors.js';
+import { useFieldErrors } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
 import { NodeSelect } from '../components/node-select.js';
 import { useCanManage } from '../session.js';
 import { queryKeys, useOutbounds } from '../api/queries.js';
+import { Modal } from '../components/layers.js';
 
 type Outbound = Schemas['OutboundDto'];
 type Probe = Schemas['ProbeResultDto'];
@@ -349,7 +349,7 @@ function OutboundModal({
       onClose();
     },
   });
-  const error = save.error;
+  const errors = useFieldErrors(save.error, values);
   return (
     <FormModal
       title={outbound ? outbound.tag : t('outbounds.new')}
@@ -366,7 +366,7 @@ function OutboundModal({
           description={t('outbounds.tagHelp')}
           value={values.tag}
           onChange={(e) => set('tag', e.currentTarget.value)}
-          error={fieldError(error, 'tag')}
+          error={errors.of('tag')}
         />
         <Select
           label={t('outbounds.kind')}
@@ -374,7 +374,7 @@ function OutboundModal({
           value={values.kind}
           onChange={(kind) => kind && set('kind', kind)}
           disabled={Boolean(outbound)}
-          error={fieldError(error, 'kind')}
+          error={errors.of('kind')}
         />
       </SimpleGrid>
       <TextInput
@@ -382,7 +382,7 @@ function OutboundModal({
         placeholder="203.0.113.7:1080"
         value={values.address}
         onChange={(e) => set('address', e.currentTarget.value)}
-        error={fieldError(error, 'address')}
+        error={errors.of('address')}
       />
       {(values.kind === 'socks' || values.kind === 'http') && (
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
@@ -390,14 +390,14 @@ function OutboundModal({
             label={t('outbounds.username')}
             value={values.username}
             onChange={(e) => set('username', e.currentTarget.value)}
-            error={fieldError(error, 'username')}
+            error={errors.of('username')}
           />
           <PasswordInput
             label={t('outbounds.password')}
             placeholder={outbound?.hasPassword ? t('outbounds.keepPassword') : ''}
             value={values.password}
             onChange={(e) => set('password', e.currentTarget.value)}
-            error={fieldError(error, 'password')}
+            error={errors.of('password')}
           />
         </SimpleGrid>
       )}
@@ -408,14 +408,14 @@ function OutboundModal({
             data={[...METHODS]}
             value={values.method}
             onChange={(method) => method && set('method', method)}
-            error={fieldError(error, 'method')}
+            error={errors.of('method')}
           />
           <PasswordInput
             label={t('outbounds.password')}
             placeholder={outbound?.hasPassword ? t('outbounds.keepPassword') : ''}
             value={values.password}
             onChange={(e) => set('password', e.currentTarget.value)}
-            error={fieldError(error, 'password')}
+            error={errors.of('password')}
           />
         </SimpleGrid>
       )}
@@ -425,7 +425,7 @@ function OutboundModal({
             label={t('outbounds.peerPublicKey')}
             value={values.peerPublicKey}
             onChange={(e) => set('peerPublicKey', e.currentTarget.value)}
-            error={fieldError(error, 'peerPublicKey')}
+            error={errors.of('peerPublicKey')}
           />
           <SimpleGrid cols={{ base: 1, sm: 2 }}>
             <TextInput
@@ -433,33 +433,33 @@ function OutboundModal({
               placeholder="10.66.0.2/32"
               value={values.tunnelAddress}
               onChange={(e) => set('tunnelAddress', e.currentTarget.value)}
-              error={fieldError(error, 'tunnelAddress')}
+              error={errors.of('tunnelAddress')}
             />
             <PasswordInput
               label={t('outbounds.presharedKey')}
               value={values.presharedKey}
               onChange={(e) => set('presharedKey', e.currentTarget.value)}
-              error={fieldError(error, 'presharedKey')}
+              error={errors.of('presharedKey')}
             />
           </SimpleGrid>
           <TagsInput
             label={t('outbounds.allowedIps')}
             value={values.allowedIps}
             onChange={(value) => set('allowedIps', value)}
-            error={fieldError(error, 'allowedIps')}
+            error={errors.of('allowedIps')}
           />
           <SimpleGrid cols={2}>
             <NumberInput
               label="MTU"
               value={values.mtu}
               onChange={(value) => set('mtu', value)}
-              error={fieldError(error, 'mtu')}
+              error={errors.of('mtu')}
             />
             <NumberInput
               label={t('outbounds.keepalive')}
               value={values.keepalive}
               onChange={(value) => set('keepalive', value)}
-              error={fieldError(error, 'keepalive')}
+              error={errors.of('keepalive')}
             />
           </SimpleGrid>
         </>
@@ -468,7 +468,7 @@ function OutboundModal({
         label={t('nodes.note')}
         value={values.note}
         onChange={(e) => set('note', e.currentTarget.value)}
-        error={fieldError(error, 'note')}
+        error={errors.of('note')}
       />
       <Switch
         label={t('interfaces.enabled')}

@@ -37,7 +37,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, messageOf, must, type Schemas } from '../api.js';
 import { ConfirmButton, EmptyState, ForwardArrow, PageHeader } from '../components/common.js';
-import { fieldError, FormError } from '../components/form-errors.js';
+import { FormError, useFieldErrors } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { NodeSelect } from '../components/node-select.js';
 import { PageLoader } from '../components/page-loader.js';
@@ -315,6 +315,7 @@ function BasicSettings({
       notifications.show({ message: t('common.saved'), color: 'teal' });
     },
   });
+  const errors = useFieldErrors(save.error, values);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     save.mutate();
@@ -329,7 +330,7 @@ function BasicSettings({
             data={tags}
             value={values.defaultOutbound}
             onChange={(tag) => tag && setValues({ ...values, defaultOutbound: tag })}
-            error={fieldError(save.error, 'defaultOutbound')}
+            error={errors.of('defaultOutbound')}
             disabled={!canManage}
           />
           <Switch
@@ -353,7 +354,7 @@ function BasicSettings({
               label={t(`routing.basic.${list}`)}
               value={values[list]}
               onChange={(value) => setValues({ ...values, [list]: value })}
-              error={fieldError(save.error, list)}
+              error={errors.of(list)}
               disabled={!canManage}
             />
           ))}
@@ -407,6 +408,7 @@ function RuleModal({
       onClose();
     },
   });
+  const errors = useFieldErrors(save.error, values);
   return (
     <FormModal
       title={rule ? rule.name : t('routing.newRule')}
@@ -422,14 +424,14 @@ function RuleModal({
           label={t('common.name')}
           value={values.name}
           onChange={(e) => setValues({ ...values, name: e.currentTarget.value })}
-          error={fieldError(save.error, 'name')}
+          error={errors.of('name')}
         />
         <Select
           label={t('routing.outbound')}
           data={tags}
           value={values.outboundTag}
           onChange={(tag) => tag && setValues({ ...values, outboundTag: tag })}
-          error={fieldError(save.error, 'outboundTag')}
+          error={errors.of('outboundTag')}
         />
         <Select
           label={t('routing.network')}
@@ -439,7 +441,7 @@ function RuleModal({
           ]}
           value={values.network ?? ''}
           onChange={(value) => setValues({ ...values, network: (value || null) as Rule['network'] })}
-          error={fieldError(save.error, 'network')}
+          error={errors.of('network')}
         />
       </SimpleGrid>
       <Text size="xs" c="dimmed">
@@ -452,21 +454,21 @@ function RuleModal({
             label={t(`routing.lists.${list}`)}
             value={values[list]}
             onChange={(value) => setValues({ ...values, [list]: value })}
-            error={fieldError(save.error, list)}
+            error={errors.of(list)}
           />
         ))}
         <ClientPicker
           label={t('routing.lists.clients')}
           value={values.clients}
           onChange={(value) => setValues({ ...values, clients: value })}
-          error={fieldError(save.error, 'clients')}
+          error={errors.of('clients')}
         />
         <InterfacePicker
           nodeId={nodeId}
           label={t('routing.lists.interfaces')}
           value={values.interfaces}
           onChange={(value) => setValues({ ...values, interfaces: value })}
-          error={fieldError(save.error, 'interfaces')}
+          error={errors.of('interfaces')}
         />
       </SimpleGrid>
       <Switch

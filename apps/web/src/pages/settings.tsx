@@ -5,7 +5,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
 import { PageHeader } from '../components/common.js';
-import { fieldError, FormError } from '../components/form-errors.js';
+import { FormError, useFieldErrors } from '../components/form-errors.js';
 import { PageLoader } from '../components/page-loader.js';
 import { useCanManage, useUser } from '../session.js';
 import { queryKeys, useSettings } from '../api/queries.js';
@@ -34,6 +34,7 @@ export default function SettingsPage() {
       notifications.show({ message: t('common.saved'), color: 'teal' });
     },
   });
+  const errors = useFieldErrors(save.error, values ?? {});
   if (!values) return <PageLoader />;
   const set = <K extends keyof Settings>(key: K, value: Settings[K]) => setValues({ ...values, [key]: value });
   const submit = (event: FormEvent) => {
@@ -64,7 +65,7 @@ export default function SettingsPage() {
               min={0}
               value={values.backupIntervalHours}
               onChange={(v) => set('backupIntervalHours', v as number)}
-              error={fieldError(error, 'backupIntervalHours')}
+              error={errors.of('backupIntervalHours')}
               disabled={locked('backupIntervalHours')}
             />
             <NumberInput
@@ -72,7 +73,7 @@ export default function SettingsPage() {
               min={1}
               value={values.backupKeep}
               onChange={(v) => set('backupKeep', v as number)}
-              error={fieldError(error, 'backupKeep')}
+              error={errors.of('backupKeep')}
               disabled={locked('backupKeep')}
             />
           </Group>
@@ -80,7 +81,7 @@ export default function SettingsPage() {
             label={t('settings.probeUrl')}
             value={values.probeUrl}
             onChange={(e) => set('probeUrl', e.currentTarget.value)}
-            error={fieldError(error, 'probeUrl')}
+            error={errors.of('probeUrl')}
             disabled={!canManage}
           />
           <NumberInput
@@ -88,7 +89,7 @@ export default function SettingsPage() {
             min={1}
             value={values.probeTimeoutMs}
             onChange={(v) => set('probeTimeoutMs', v as number)}
-            error={fieldError(error, 'probeTimeoutMs')}
+            error={errors.of('probeTimeoutMs')}
             disabled={!canManage}
           />
           <NumberInput
@@ -97,7 +98,7 @@ export default function SettingsPage() {
             min={0}
             value={values.hopCheckIntervalSeconds}
             onChange={(v) => set('hopCheckIntervalSeconds', v as number)}
-            error={fieldError(error, 'hopCheckIntervalSeconds')}
+            error={errors.of('hopCheckIntervalSeconds')}
             disabled={!canManage}
           />
           <Switch

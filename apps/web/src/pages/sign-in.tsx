@@ -4,7 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import { api, must } from '../api.js';
-import { fieldError, FormError } from '../components/form-errors.js';
+import { FormError, useFieldErrors } from '../components/form-errors.js';
 import { safeNext } from '../safe-next.js';
 import { ME_KEY } from '../session.js';
 
@@ -23,6 +23,7 @@ export function SignInPage() {
       void navigate(safeNext(params.get('next')), { replace: true });
     },
   });
+  const errors = useFieldErrors(signIn.error, { username, password });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     signIn.mutate();
@@ -39,7 +40,7 @@ export function SignInPage() {
             required
             value={username}
             onChange={(e) => setUsername(e.currentTarget.value)}
-            error={fieldError(signIn.error, 'username')}
+            error={errors.of('username')}
           />
           <PasswordInput
             label={t('signIn.password')}
@@ -48,7 +49,7 @@ export function SignInPage() {
             required
             value={password}
             onChange={(e) => setPassword(e.currentTarget.value)}
-            error={fieldError(signIn.error, 'password')}
+            error={errors.of('password')}
           />
           <FormError error={signIn.error} fields={['username', 'password']} />
           <Button type="submit" loading={signIn.isPending}>

@@ -4,7 +4,6 @@ import {
   Code,
   FileButton,
   Group,
-  Modal,
   ScrollArea,
   SegmentedControl,
   Stack,
@@ -22,6 +21,7 @@ import { PageLoader } from '../components/page-loader.js';
 import { previewOf } from './template-preview.js';
 import { useCanManage } from '../session.js';
 import { queryKeys } from '../api/queries.js';
+import { Modal } from '../components/layers.js';
 
 type Import = Schemas['TemplateImportDto'];
 const SECTIONS = ['nodes', 'interfaces', 'hosts', 'outbounds', 'routing', 'settings'] as const;
