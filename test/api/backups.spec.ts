@@ -525,7 +525,7 @@ describe('bad archives and names', () => {
     const refused = await a.call('POST', `backups/${bad.body.name}/restore`, { token: ownerA });
     expect([refused.status, refused.body.error]).toEqual([
       400,
-      expect.stringMatching(/table users does not load into this panel \(PostgreSQL error/),
+      "the archive's table users does not load into this panel: a value is not of its column's type (PostgreSQL error 22P02)",
     ]);
     expect(refused.body.error).not.toContain('SECRET');
     expect({ clients: await A.count('clients'), sessions: await A.count('sessions'), roles: await roles() }).toEqual(
