@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CONTROL_CHARACTER } from './control-characters.js';
 import { storableText } from './storable-text.js';
 
 /**
@@ -35,15 +36,19 @@ const hostName = z
   .regex(/^[A-Za-z0-9.:_-]+$/, 'an IP address or DNS name');
 const port = z.number().int().min(1).max(65535);
 const cidr = z.string().regex(/^[0-9a-fA-F.:]+\/\d{1,3}$/, 'an address with prefix length');
-/** Credentials: printable, no whitespace-free promise (redsocks and ss-redir read them from 0600 files). */
-const secretText = storableText(256);
+/**
+ * Credentials: no whitespace-free promise (redsocks and ss-redir read them from 0600 files), but no
+ * control character either: the renderers refuse one (libs/files/config-value.ts), so a hop
+ * holding one could never run.
+ */
+const secretText = storableText(256).refine((value) => !CONTROL_CHARACTER.test(value), 'no control character');
 /**
  * What redsocks reads in a quoted string: it takes everything up to the next `"` and knows no
  * escapes, so a quote, a backslash or a control character (CR/LF) cannot be written into its
  * config. SOCKS and HTTP hop credentials must match; the API refuses others (400) so a hop is
  * never accepted that its node cannot run.
  */
-export const REDSOCKS_TEXT = /^[^"\\\u0000-\u001f\u007f]*$/;
+export const REDSOCKS_TEXT = /^[^"\\\p{Cc}\u2028\u2029]*$/u;
 const redsocksText = secretText.regex(
   REDSOCKS_TEXT,
   'no quote, backslash or control character (redsocks cannot read them)',

@@ -6,12 +6,11 @@
  * `PostUp`, run as root on every customer's machine; a redsocks or dnsmasq directive on a node).
  */
 
+import { CONTROL_CHARACTER } from '#libs/contracts/control-characters.js';
+
 export class ConfigValueError extends TypeError {
   override name = 'ConfigValueError';
 }
-
-/** C0 and C1 controls, DEL, and the Unicode line and paragraph separators. */
-const CONTROL_CHARACTER = /[\p{Cc}\u2028\u2029]/u;
 
 /** `value`, or ConfigValueError when it holds a control character. */
 export function textValue(what: string, value: string): string {

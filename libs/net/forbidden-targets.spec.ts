@@ -101,6 +101,15 @@ describe('forbiddenReason', () => {
     expect(forbiddenReason(address, own)).toBe(reason),
   );
 
+  test.each([
+    ['0.0.0.0', 'an unspecified ("this network") address'],
+    ['::', 'an unspecified address'],
+    ['192.0.0.170', 'an IETF protocol assignment (192.0.0.0/24) address'],
+    ['fd00::1', 'a unique local (private) address'],
+  ])('%s: the reason reads as English ("an unspecified", "a unique")', (address, reason) =>
+    expect(forbiddenReason(address, own)).toBe(reason),
+  );
+
   test('a name is not an address (callers resolve first)', () =>
     expect(forbiddenReason('example.org', own)).toBe('not an IP address'));
   test('this host: localhost names', () => {

@@ -104,25 +104,26 @@ export function canonicalAddress(text: string): CanonicalAddress | null {
   return { family: 6, text: hextets.join(':') };
 }
 
+/** Each range with why it is forbidden, as a phrase with its article ("an unspecified"). */
 const RANGES: [string, number, 'ipv4' | 'ipv6', string][] = [
-  ['255.255.255.255', 32, 'ipv4', 'broadcast'],
-  ['0.0.0.0', 8, 'ipv4', 'unspecified ("this network")'],
-  ['127.0.0.0', 8, 'ipv4', 'loopback'],
-  ['169.254.0.0', 16, 'ipv4', 'link-local'],
-  ['10.0.0.0', 8, 'ipv4', 'private (RFC 1918)'],
-  ['172.16.0.0', 12, 'ipv4', 'private (RFC 1918)'],
-  ['192.168.0.0', 16, 'ipv4', 'private (RFC 1918)'],
-  ['100.64.0.0', 10, 'ipv4', 'shared address space (CGNAT)'],
-  ['224.0.0.0', 4, 'ipv4', 'multicast'],
-  ['240.0.0.0', 4, 'ipv4', 'reserved'],
-  ['192.0.0.0', 24, 'ipv4', 'IETF protocol assignment (192.0.0.0/24)'],
-  ['198.18.0.0', 15, 'ipv4', 'benchmarking (198.18.0.0/15)'],
-  ['::', 128, 'ipv6', 'unspecified'],
-  ['::1', 128, 'ipv6', 'loopback'],
-  ['fe80::', 10, 'ipv6', 'link-local'],
-  ['fec0::', 10, 'ipv6', 'site-local'],
-  ['fc00::', 7, 'ipv6', 'unique local (private)'],
-  ['ff00::', 8, 'ipv6', 'multicast'],
+  ['255.255.255.255', 32, 'ipv4', 'a broadcast'],
+  ['0.0.0.0', 8, 'ipv4', 'an unspecified ("this network")'],
+  ['127.0.0.0', 8, 'ipv4', 'a loopback'],
+  ['169.254.0.0', 16, 'ipv4', 'a link-local'],
+  ['10.0.0.0', 8, 'ipv4', 'a private (RFC 1918)'],
+  ['172.16.0.0', 12, 'ipv4', 'a private (RFC 1918)'],
+  ['192.168.0.0', 16, 'ipv4', 'a private (RFC 1918)'],
+  ['100.64.0.0', 10, 'ipv4', 'a shared address space (CGNAT)'],
+  ['224.0.0.0', 4, 'ipv4', 'a multicast'],
+  ['240.0.0.0', 4, 'ipv4', 'a reserved'],
+  ['192.0.0.0', 24, 'ipv4', 'an IETF protocol assignment (192.0.0.0/24)'],
+  ['198.18.0.0', 15, 'ipv4', 'a benchmarking (198.18.0.0/15)'],
+  ['::', 128, 'ipv6', 'an unspecified'],
+  ['::1', 128, 'ipv6', 'a loopback'],
+  ['fe80::', 10, 'ipv6', 'a link-local'],
+  ['fec0::', 10, 'ipv6', 'a site-local'],
+  ['fc00::', 7, 'ipv6', 'a unique local (private)'],
+  ['ff00::', 8, 'ipv6', 'a multicast'],
 ];
 
 const LISTS = RANGES.map(([network, prefix, family, reason]) => {
@@ -153,7 +154,7 @@ export function forbiddenReason(address: string, own: readonly string[] = ownAdd
   }
   const family = canonical.family === 4 ? 'ipv4' : 'ipv6';
   for (const range of LISTS)
-    if (range.family === family && range.list.check(canonical.text, family)) return `a ${range.reason} address`;
+    if (range.family === family && range.list.check(canonical.text, family)) return `${range.reason} address`;
   if (own.some((mine) => canonicalAddress(mine)?.text === canonical.text)) return "one of this host's own addresses";
   return null;
 }

@@ -52,6 +52,23 @@ describe('bad input gets a 4xx with {error, field} and changes nothing', () => {
     }
   });
 
+  test('a change given a body or query parameter its route does not take is refused, not done without it', async () => {
+    const { id } = await createToken();
+    // DELETE /api/tokens/{id} takes no query: a "dry run" asked for must not delete.
+    const dryRun = await t.call('DELETE', `tokens/${id}?dryRun=true`, { token });
+    expect([dryRun.status, dryRun.body]).toEqual([
+      400,
+      refusal('dryRun', '"dryRun" is not a field this request takes.'),
+    ]);
+    const withBody = await t.call('DELETE', `tokens/${id}`, { token, body: { keepSessions: true } });
+    expect([withBody.status, withBody.body]).toEqual([400, refusal('keepSessions')]);
+    const notObject = await t.call('DELETE', `tokens/${id}`, { token, body: '[1]' });
+    expect([notObject.status, notObject.body]).toEqual([400, refusal('')]);
+    expect((await t.call('GET', 'tokens', { token })).body.map((row: { id: string }) => row.id)).toContain(id);
+    // None, or an empty object, is no input.
+    expect((await t.call('DELETE', `tokens/${id}`, { token, body: {} })).status).toBe(200);
+  });
+
   test('a missing field says it is required, not that its type is wrong', async () => {
     const response = await t.call('POST', 'tokens', { token, body: {} });
     expect(response).toMatchObject({ status: 400, body: refusal('name', '"name" is required.') });

@@ -3,7 +3,13 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Job } from 'bullmq';
 import { applyJobSchema, nodeQueueName } from '#libs/contracts/node-queue.js';
-import { PROBE_JOB, probeJobSchema, type ProbeResult } from '#libs/contracts/routing.js';
+import {
+  PROBE_JOB,
+  probeJobSchema,
+  shadowsocksHopSchema,
+  socksHopSchema,
+  type ProbeResult,
+} from '#libs/contracts/routing.js';
 import { generateKeyPair } from '#libs/wireguard/keys.js';
 import { runProbe } from '../../apps/agent/src/work/probe/probe.js';
 import { enrol, helloAs, closeLinks } from '../support/agent-link-client.js';
@@ -555,6 +561,35 @@ describe('outbounds', () => {
       method: 'aes-256-gcm',
       password: 'a"b\\c',
     });
+  });
+
+  test('hop credentials holding a control character the node cannot write (C1, U+2028) are refused, shadowsocks too', async () => {
+    // The agent's renderers refuse every C0/C1 control, DEL and U+2028/2029 (libs/files/config-value.ts):
+    // accepted, such a hop could never run on its node.
+    const cases: [Partial<OutboundBody>, string][] = [
+      [{ kind: 'socks', username: 'next\u0085line' }, 'username'],
+      [{ kind: 'http', password: 'line\u2028separator' }, 'password'],
+      [{ kind: 'socks', password: 'csi\u009b2J' }, 'password'],
+      [{ kind: 'shadowsocks', method: 'aes-256-gcm', password: 'line\nbreak' }, 'password'],
+      [{ kind: 'shadowsocks', method: 'aes-256-gcm', password: 'paragraph\u2029separator' }, 'password'],
+    ];
+    for (const [body, field] of cases)
+      await expectRefused('POST', 'outbounds', { tag: 'ctl', address: '203.0.113.44:1080', ...body }, 400, field);
+    const ss = await createOutbound({
+      tag: 'ss-ctl',
+      kind: 'shadowsocks',
+      address: '203.0.113.44:8388',
+      method: 'aes-256-gcm',
+      password: 'fine',
+    });
+    await expectRefused('PATCH', `outbounds/${ss.id}`, { password: 'next\u0085line' }, 400, 'password');
+    // The job schema the agent reads the hop with says the same.
+    const socks = { kind: 'socks', host: '203.0.113.44', port: 1080, username: null };
+    expect(socksHopSchema.safeParse({ ...socks, password: 'a\u2028b' }).success).toBe(false);
+    expect(socksHopSchema.safeParse({ ...socks, password: 'a b' }).success).toBe(true);
+    const shadow = { kind: 'shadowsocks', host: '203.0.113.44', port: 8388, method: 'aes-256-gcm' };
+    expect(shadowsocksHopSchema.safeParse({ ...shadow, password: 'a\u0085b' }).success).toBe(false);
+    expect(shadowsocksHopSchema.safeParse({ ...shadow, password: 'a"b\\c' }).success).toBe(true);
   });
 
   test("a built-in's tag in any case, an all-zero hop key and a hop key pair equal to the peer's are refused", async () => {

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module.js';
 import { BackupsModule } from './backups/backups.module.js';
 import { ClientsModule } from './clients/clients.module.js';
@@ -7,6 +7,7 @@ import { DocsModule } from './docs/docs.module.js';
 import { HealthModule } from './health/health.module.js';
 import { ErrorFilter } from './http/error.filter.js';
 import { StrictValidationPipe } from './http/validation.js';
+import { UndeclaredInputInterceptor } from './http/undeclared-input.js';
 import { InterfacesModule } from './interfaces/interfaces.module.js';
 import { MonitoringModule } from './monitoring/monitoring.module.js';
 import { NodesModule } from './nodes/nodes.module.js';
@@ -46,6 +47,7 @@ export class AppModule {
       providers: [
         { provide: APP_FILTER, useClass: ErrorFilter },
         { provide: APP_PIPE, useClass: StrictValidationPipe },
+        { provide: APP_INTERCEPTOR, useClass: UndeclaredInputInterceptor },
       ],
     };
   }

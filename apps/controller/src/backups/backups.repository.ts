@@ -395,7 +395,7 @@ export class BackupsRepository implements OnModuleInit {
           const code = (error as { code?: string }).code;
           if (code)
             throw new ArchiveRefused(
-              `the archive's table ${table.name} does not load into this panel (PostgreSQL error ${code})`,
+              `the archive's table ${table.name} does not load into this panel: ${loadFailure(code)} (PostgreSQL error ${code})`,
             );
           throw error;
         }
@@ -441,4 +441,27 @@ export class BackupsRepository implements OnModuleInit {
       await client.end().catch(() => undefined);
     }
   }
+}
+
+/**
+ * What a COPY failure means, in words, by its SQLSTATE (PostgreSQL's own message would quote the
+ * archive's values, secrets among them): the error code alone told an operator nothing.
+ */
+function loadFailure(code: string): string {
+  const known: Record<string, string> = {
+    '22001': 'a value is longer than its column allows',
+    '22003': "a number is out of its column's range",
+    '22007': 'a date or time is not valid',
+    '22008': 'a date or time is out of range',
+    '22P02': "a value is not of its column's type",
+    '22P04': 'a line does not have the columns the manifest names',
+    '23502': 'a required value is missing',
+    '23503': 'a row refers to a row that is not there',
+    '23505': 'two rows share a value that must be unique',
+    '23514': "a value breaks its column's rule",
+  };
+  if (known[code]) return known[code];
+  if (code.startsWith('22')) return 'a value does not fit its column';
+  if (code.startsWith('23')) return 'the rows break a rule between them';
+  return 'the database refused it';
 }

@@ -1,4 +1,5 @@
 import type { Type } from '@nestjs/common';
+import { isTunnelName, TUNNEL_NAME_RULE } from '#libs/contracts/interface-names.js';
 import { BUILTIN_OUTBOUNDS } from '#libs/contracts/routing.js';
 import { parseInterfaceSubnet } from '#libs/wireguard/address-pool.js';
 import { validateAmneziaParams } from '#libs/wireguard/amnezia.js';
@@ -100,8 +101,8 @@ const CHECKS: { table: string; sql: string; check: (row: Row, path: string) => P
     table: 'outbounds',
     sql: `select id, kind, tag, enabled, position, host, port, username, password, method, private_key as "privateKey",
                  peer_public_key as "peerPublicKey", preshared_key as "presharedKey", allowed_ips as "allowedIps",
-                 tunnel_address as "tunnelAddress", mtu, keepalive, note from outbounds order by id`,
-    check: async ({ host, port, ...row }, path) => {
+                 tunnel_address as "tunnelAddress", mtu, keepalive, note, interface_name from outbounds order by id`,
+    check: async ({ host, port, interface_name, ...row }, path) => {
       // The built-ins are made by a trigger with every node and carry nothing but their kind.
       if ((BUILTIN_OUTBOUNDS as readonly string[]).includes(row.kind as string)) {
         if (row.tag !== row.kind || host !== null || port !== null)
@@ -123,6 +124,15 @@ const CHECKS: { table: string; sql: string; check: (row: Row, path: string) => P
         assertReachableByKind(body.kind, parseHopAddress(body.address).host);
         if (body.tunnelAddress !== undefined) normalizeCidr(body.tunnelAddress, 'tunnelAddress');
         if (body.allowedIps !== undefined) normalizeList(body.allowedIps, 'allowedIps', normalizeCidr);
+        // No route takes it (the service makes it; the agent creates an interface by it): held to
+        // what the service makes, a tunnel name for a WireGuard hop and none for the others.
+        if (body.kind === 'wireguard' ? !isTunnelName(interface_name) : interface_name !== null)
+          throw badRequest(
+            body.kind === 'wireguard'
+              ? `interfaceName must be a tunnel name (${TUNNEL_NAME_RULE})`
+              : `interfaceName applies only to a wireguard outbound`,
+            'interfaceName',
+          );
       });
     },
   },

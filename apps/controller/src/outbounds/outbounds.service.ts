@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { CONTROL_CHARACTER } from '#libs/contracts/control-characters.js';
 import { BUILTIN_OUTBOUNDS, REDSOCKS_TEXT } from '#libs/contracts/routing.js';
 import { canonicalAddress } from '#libs/net/forbidden-targets.js';
 import { generateKeyPair, publicKeyFromPrivate } from '#libs/wireguard/keys.js';
@@ -61,7 +62,9 @@ type SpecificField = (typeof SPECIFIC_FIELDS)[number];
 
 /**
  * Fields of another kind are refused by name; so are SOCKS and HTTP credentials redsocks cannot
- * read (a quote, backslash or control character): accepted, the hop would only fail on its node.
+ * read (a quote, backslash or control character) and shadowsocks passwords holding a control
+ * character (C0, C1, DEL, U+2028/2029, which the renderers refuse): accepted, the hop would only
+ * fail on its node.
  */
 export function assertFieldsFit(kind: keyof typeof KIND_FIELDS, input: Partial<Record<SpecificField, unknown>>): void {
   const allowed: readonly string[] = KIND_FIELDS[kind];
@@ -69,6 +72,12 @@ export function assertFieldsFit(kind: keyof typeof KIND_FIELDS, input: Partial<R
   if (stray) throw badRequest(`${stray} does not apply to a ${kind} outbound`, stray);
   if (kind === 'shadowsocks' && input.password === '')
     throw badRequest('a shadowsocks outbound needs a password (not empty)', 'password');
+  if (kind === 'shadowsocks' && typeof input.password === 'string' && CONTROL_CHARACTER.test(input.password)) {
+    throw badRequest(
+      "password may not contain a control character (such as a line break): the node's shadowsocks client (ss-redir) could not be given it",
+      'password',
+    );
+  }
   if (kind === 'socks' || kind === 'http') {
     for (const field of ['username', 'password'] as const) {
       const value = input[field];
