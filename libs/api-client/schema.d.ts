@@ -646,7 +646,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Issue a new one-time enrolment secret for the node's agent (24 h; replaces an unused one)
+         * Issue a new one-time enrolment secret for the node's agent (24 h; replaces an unused one); a node holding interfaces or hops: the owner only
          * @description Roles: owner, admin.
          */
         post: operations["post_nodes_id_enrolment"];

@@ -15,7 +15,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const { call, typed, createNode, count } = fixtures(() => ({ t, token }));
+const { call, typed, createNode, createInterface, createUser, count } = fixtures(() => ({ t, token }));
 
 /** PATCH /api/nodes/{id} through the typed client, answered as `{status, body}`. */
 const patchNode = (id: string, body: components['schemas']['UpdateNodeDto']) =>
@@ -295,5 +295,24 @@ describe('deleting nodes', () => {
     expect((await call('DELETE', `nodes/${node.id}`)).body.error).toBe(
       '1 interface is still on this node; delete it or pass ?force=true',
     );
+  });
+});
+
+describe('enrolling a node again', () => {
+  // An agent enrolled with the secret receives the node's desired state: its interfaces' private
+  // keys and its hops' passwords, which only the owner is ever shown (issue 19, the re-trial).
+  test('only the owner enrols again a node holding interfaces or hops; an admin may enrol a bare one', async () => {
+    const admin = await createUser('admin');
+    const bare = await createNode();
+    const asAdmin = (id: string) => t.call('POST', `nodes/${id}/enrolment`, { token: admin.token });
+    expect((await asAdmin(bare.id)).status).toBe(201);
+
+    const holding = await createNode();
+    await createInterface({ nodeId: holding.id });
+    const before = await t.query('select enrolment_hash from node_agents where node_id = $1', [holding.id]);
+    const refused = await asAdmin(holding.id);
+    expect(refused).toMatchObject({ status: 403, body: refusal('id', expect.stringContaining('only the owner')) });
+    expect(await t.query('select enrolment_hash from node_agents where node_id = $1', [holding.id])).toEqual(before);
+    expect((await call('POST', `nodes/${holding.id}/enrolment`)).status).toBe(201);
   });
 });

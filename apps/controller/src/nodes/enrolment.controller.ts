@@ -3,6 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import { MANAGERS } from '#libs/contracts/user-roles.js';
 import type { WarrenConfig } from '../config/config.js';
 import { Route } from '../http/route.decorator.js';
+import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import type { Principal } from '../auth/principal.js';
 import { IdPipe } from '../http/id.js';
 import { requestOrigin } from '../http/request-origin.js';
 import { WARREN_CONFIG } from '../runtime.js';
@@ -23,13 +25,19 @@ export class EnrolmentController {
     path: 'nodes/:id/enrolment',
     group: 'nodes',
     roles: MANAGERS,
-    summary: "Issue a new one-time enrolment secret for the node's agent (24 h; replaces an unused one)",
+    summary:
+      "Issue a new one-time enrolment secret for the node's agent (24 h; replaces an unused one); a node holding interfaces or hops: the owner only",
     status: 201,
     response: EnrolmentDto,
-    errors: [409],
+    errors: [403, 409],
   })
-  issue(@Param('id', new IdPipe('node')) id: string, @Req() request: FastifyRequest) {
-    return this.nodes.issueEnrolment(id, `${requestOrigin(request, this.config.publicUrl)}${this.config.basePath}`);
+  issue(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', new IdPipe('node')) id: string,
+    @Req() request: FastifyRequest,
+  ) {
+    const panelUrl = `${requestOrigin(request, this.config.publicUrl)}${this.config.basePath}`;
+    return this.nodes.issueEnrolment(id, panelUrl, principal.role);
   }
 
   @Route({

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EnrolResponse } from '#libs/contracts/agent-link.js';
+import type { UserRole } from '#libs/contracts/user-roles.js';
 import { mapUniqueViolations } from '../database/unique-violations.js';
 import { ApiError, conflict, notFound } from '../http/api-error.js';
 import { lockNode } from '../revisions/revisions.js';
@@ -115,8 +116,8 @@ export class NodesService {
   }
 
   /** A fresh enrolment secret for the node; an earlier unused one stops working. */
-  issueEnrolment(id: string, panelUrl: string): Promise<Enrolment> {
-    return this.credentials.issueEnrolment(id, panelUrl);
+  issueEnrolment(id: string, panelUrl: string, role: UserRole): Promise<Enrolment> {
+    return this.credentials.issueEnrolment(id, panelUrl, role);
   }
 
   /** The agent's exchange; the node's previous credential is void, so a link still open with it (a lost host) ends now. */

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import type { NodeTables } from '../node-agent.entity.js';
@@ -29,9 +30,21 @@ export class AgentCredentialsRepository {
     return new Map(rows.map((row) => [row.node_id, row.queue_password_hash!]));
   }
 
-  async node(nodeId: string): Promise<{ isLocal: boolean } | undefined> {
-    const row = await this.db().selectFrom('nodes').select('is_local').where('id', '=', nodeId).executeTakeFirst();
-    return row && { isLocal: row.is_local };
+  /** The node, and whether it holds secrets its agent would receive (an interface's key, a hop's). */
+  async node(nodeId: string): Promise<{ isLocal: boolean; holdsSecrets: boolean } | undefined> {
+    const row = await this.db()
+      .selectFrom('nodes as n')
+      .select([
+        'n.is_local',
+        // Interfaces and hops are other modules' tables: read here by name, one statement.
+        sql<boolean>`exists (select 1 from interfaces i where i.node_id = n.id)
+          or exists (select 1 from outbounds o where o.node_id = n.id and o.kind not in ('direct', 'blocked'))`.as(
+          'holds_secrets',
+        ),
+      ])
+      .where('n.id', '=', nodeId)
+      .executeTakeFirst();
+    return row && { isLocal: row.is_local, holdsSecrets: Boolean(row.holds_secrets) };
   }
 
   /** Stores the node's one enrolment secret, replacing an unused earlier one. */

@@ -3,7 +3,8 @@ import { generatePrefixedSecret, hashSecret, isWellFormedPrefixedSecret } from '
 import type { EnrolResponse } from '#libs/contracts/agent-link.js';
 import { shellQuote } from '../../common/shell-quote.js';
 import type { WarrenConfig } from '../../config/config.js';
-import { ApiError, conflict, notFound, unauthorized } from '../../http/api-error.js';
+import { ApiError, conflict, forbidden, notFound, unauthorized } from '../../http/api-error.js';
+import type { UserRole } from '#libs/contracts/user-roles.js';
 import { PANEL_RUNTIME, WARREN_CONFIG, type PanelRuntime } from '../../runtime.js';
 import { AgentCredentialsRepository } from './agent-credentials.repository.js';
 import { AgentQueueAccess } from './agent-queue-access.js';
@@ -70,10 +71,21 @@ export class AgentCredentialsService implements OnApplicationBootstrap, OnApplic
     }
   }
 
-  /** A fresh enrolment secret for the node (an id the caller checked: IdPipe); an earlier unused one stops working. */
-  async issueEnrolment(nodeId: string, panelUrl: string): Promise<Enrolment> {
+  /**
+   * A fresh enrolment secret for the node (an id the caller checked: IdPipe); an earlier unused one
+   * stops working. `role` is the caller's when the node exists already: an agent enrolled with the
+   * secret receives the node's desired state, its interfaces' private keys and its hops' passwords
+   * included, which only the owner is ever shown; so a node holding any is enrolled again by the
+   * owner only (else an admin could read every hop password by enrolling an agent of their own).
+   */
+  async issueEnrolment(nodeId: string, panelUrl: string, role?: UserRole): Promise<Enrolment> {
     const node = await this.repository.node(nodeId);
     if (!node) throw notFound('node not found', 'id');
+    if (role !== undefined && role !== 'owner' && node.holdsSecrets)
+      throw forbidden(
+        'only the owner may enrol a node that holds interfaces or hops again: its agent receives their private keys and passwords',
+        'id',
+      );
     // The local node's agent gets its credential from the panel at start (a 0600 file on this
     // host); a secret over HTTP would let anyone who runs it take the node's identity from it.
     if (node.isLocal)
