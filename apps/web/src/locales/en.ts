@@ -53,6 +53,7 @@ export const en = {
     traffic: 'Traffic',
     nodesInSync: 'Nodes in sync',
     nodeStates: '{{behind}} behind · {{offline}} offline',
+    nodeStatesUnmanaged: '{{behind}} behind · {{offline}} offline · {{unmanaged}} unmanaged',
     host: 'Controller host',
     panel: 'Panel',
     version: 'Version',
@@ -68,6 +69,7 @@ export const en = {
     enrolled: 'enrolled',
     connected: 'connected',
     disconnected: 'disconnected',
+    unmanaged: 'unmanaged',
   },
   clients: {
     sortLabel: 'Order',

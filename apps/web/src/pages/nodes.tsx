@@ -95,7 +95,7 @@ export default function NodesPage() {
               header: t('nodes.sync'),
               cell: (node) => (
                 <>
-                  <SyncBadge inSync={node.inSync} />
+                  <SyncBadge inSync={node.inSync} unmanaged={node.agent.state === 'unmanaged'} />
                   <Text size="xs" c="dimmed">
                     <Ltr>
                       {node.appliedRevision} / {node.desiredRevision}
@@ -109,15 +109,18 @@ export default function NodesPage() {
           actions={(node) =>
             canManage && (
               <>
-                {node.isLocal ? (
+                {/* The local node: enrolled by the panel itself, and deletable only while unmanaged. */}
+                {node.isLocal && node.agent.state !== 'unmanaged' ? (
                   <Button size="xs" variant="default" onClick={() => setEditing(node)}>
                     {t('common.edit')}
                   </Button>
                 ) : (
                   <>
-                    <Button size="xs" variant="default" onClick={() => reissue.mutate(node)}>
-                      {t('nodes.enrolment')}
-                    </Button>
+                    {!node.isLocal && (
+                      <Button size="xs" variant="default" onClick={() => reissue.mutate(node)}>
+                        {t('nodes.enrolment')}
+                      </Button>
+                    )}
                     <EditAndDelete
                       onEdit={() => setEditing(node)}
                       confirmMessage={t('nodes.confirmDelete', { name: node.name })}

@@ -45,8 +45,8 @@ export default function OverviewPage() {
         />
         <Stat
           label={t('overview.nodesInSync')}
-          value={<Ltr>{`${panel.nodes.inSync} / ${panel.nodes.total}`}</Ltr>}
-          detail={t('overview.nodeStates', panel.nodes)}
+          value={<Ltr>{`${panel.nodes.inSync} / ${panel.nodes.total - panel.nodes.unmanaged}`}</Ltr>}
+          detail={t(panel.nodes.unmanaged ? 'overview.nodeStatesUnmanaged' : 'overview.nodeStates', panel.nodes)}
         />
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
@@ -116,7 +116,10 @@ export default function OverviewPage() {
           columns={[
             { header: t('common.name'), cell: (node) => node.name },
             { header: t('nodes.agent'), cell: (node) => <AgentBadge state={node.agent.state} /> },
-            { header: t('nodes.sync'), cell: (node) => <SyncBadge inSync={node.sync.inSync} /> },
+            {
+              header: t('nodes.sync'),
+              cell: (node) => <SyncBadge inSync={node.sync.inSync} unmanaged={node.agent.state === 'unmanaged'} />,
+            },
             { header: t('system.cpu'), cell: (node) => (node.system ? `${node.system.cpu.percent.toFixed(0)}%` : '—') },
           ]}
         />
@@ -176,8 +179,15 @@ export function AgentBadge({ state }: { state: Schemas['NodeAgentDto']['state'] 
   );
 }
 
-export function SyncBadge({ inSync }: { inSync: boolean }) {
+/** In sync or behind; an unmanaged node (no agent meant to run) is neither. */
+export function SyncBadge({ inSync, unmanaged = false }: { inSync: boolean; unmanaged?: boolean }) {
   const { t } = useTranslation();
+  if (unmanaged)
+    return (
+      <Badge color="gray" variant="light">
+        {t('agentState.unmanaged')}
+      </Badge>
+    );
   return (
     <Badge color={inSync ? 'green' : 'yellow'} variant="light">
       {inSync ? t('nodes.inSync') : t('nodes.behind')}
