@@ -1772,7 +1772,7 @@ export interface components {
             /** Format: date-time */
             lastSeenAt: string | null;
             /** @enum {string} */
-            state: "never-enrolled" | "enrolled" | "connected" | "disconnected";
+            state: "never-enrolled" | "enrolled" | "connected" | "disconnected" | "unmanaged";
             version: string | null;
         };
         NodeDeletedDto: {
@@ -1807,6 +1807,8 @@ export interface components {
             /** @description Agent not connected (never enrolled, enrolled but never seen, or gone) */
             offline: number;
             total: number;
+            /** @description No agent meant to run (the local node with WARREN_LOCAL_AGENT=off): neither offline nor behind */
+            unmanaged: number;
         };
         NodeSystemAgentDto: {
             capabilities: components["schemas"]["CapabilitiesDto"] | null;
@@ -1814,7 +1816,7 @@ export interface components {
             /** Format: date-time */
             lastSeenAt: string | null;
             /** @enum {string} */
-            state: "never-enrolled" | "enrolled" | "connected" | "disconnected";
+            state: "never-enrolled" | "enrolled" | "connected" | "disconnected" | "unmanaged";
             version: string | null;
         };
         NodeSystemDto: {

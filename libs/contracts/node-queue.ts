@@ -17,7 +17,12 @@ export const APPLY_JOB = 'apply';
 
 /** One job per node and revision: enqueuing the same revision twice collapses into one job. */
 export function applyJobId(nodeId: string, revision: number): string {
-  return `apply:${nodeId}:${revision}`;
+  return `${applyJobIdPrefix(nodeId)}${revision}`;
+}
+
+/** What every apply job id of the node starts with. */
+export function applyJobIdPrefix(nodeId: string): string {
+  return `apply:${nodeId}:`;
 }
 
 export const applyJobSchema = desiredStateSchema;

@@ -1,8 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { components } from '#libs/api-client/index.js';
+import { nodeQueueName } from '#libs/contracts/node-queue.js';
+import { DeliveryService } from '../../apps/controller/src/nodes/delivery/delivery.service.js';
+import { REDIS_URL } from '../support/environment.js';
 import { answer, fixtures } from '../support/fixtures.js';
+import { dropRedisPrefix, testQueuePrefix } from '../support/leftovers.js';
+import { currentApplyJob, queuesOf } from '../support/node-queue.js';
+import { createTestDatabase } from '../support/test-database.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 import { refusal } from '../support/refusal.js';
+import { waitFor } from '../support/wait-for.js';
 
 let t: TestPanel;
 let token: string;
@@ -24,7 +31,7 @@ const patchNode = (id: string, body: components['schemas']['UpdateNodeDto']) =>
 type Case = [string, unknown, number, string];
 
 describe('the local node', () => {
-  test('exists from the first start, is listed first and cannot be deleted', async () => {
+  test('exists from the first start and is listed first; with WARREN_LOCAL_AGENT=off (every test panel) it is unmanaged', async () => {
     const list = await answer(typed().GET('/api/nodes'));
     expect(list.status).toBe(200);
     const local = list.body[0];
@@ -36,14 +43,10 @@ describe('the local node', () => {
       appliedRevision: 0,
       inSync: false,
       interfaceCount: 0,
+      // Not an offline node waiting for an agent: none is meant to run (issue 19 item 18).
+      agent: { state: 'unmanaged', version: null, lastSeenAt: null, gaps: [], lastApply: null },
     });
     expect(list.body.filter((node: { isLocal: boolean }) => node.isLocal)).toHaveLength(1);
-
-    for (const path of [`nodes/${local.id}`, `nodes/${local.id}?force=true`]) {
-      const refused = await call('DELETE', path);
-      expect(refused.status).toBe(409);
-      expect(refused.body).toEqual({ error: expect.stringMatching(/local node cannot be deleted/), field: '' });
-    }
     expect((await answer(typed().GET('/api/nodes/{id}', { params: { path: { id: local.id } } }))).status).toBe(200);
   });
 
@@ -314,5 +317,112 @@ describe('enrolling a node again', () => {
     expect(refused).toMatchObject({ status: 403, body: refusal('id', expect.stringContaining('only the owner')) });
     expect(await t.query('select enrolment_hash from node_agents where node_id = $1', [holding.id])).toEqual(before);
     expect((await call('POST', `nodes/${holding.id}/enrolment`)).status).toBe(201);
+  });
+});
+
+describe('the local node and WARREN_LOCAL_AGENT (issue 19 item 18)', () => {
+  // One database and one queue prefix through restarts of the panel with the local agent off and
+  // on (`external`: the panel hands the credential over and starts no agent, so nothing touches
+  // this host).
+  const prefix = testQueuePrefix();
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let p: TestPanel | undefined;
+  let pToken = '';
+  const f = fixtures(() => ({ t: p!, token: pToken }));
+  const restart = async (localAgent: 'off' | 'external') => {
+    await p?.stop();
+    p = undefined;
+    p = await startTestPanel({ WARREN_LOCAL_AGENT: localAgent, WARREN_QUEUE_PREFIX: prefix }, { database });
+    pToken = await p.login();
+  };
+  const localNode = async () =>
+    (await answer(f.typed().GET('/api/nodes'))).body.find((node: { isLocal: boolean }) => node.isLocal);
+  /** Apply jobs still to be taken from the node's queue. */
+  const waitingJobs = async (nodeId: string) => {
+    const counts = await queuesOf(p!).queue(nodeQueueName(nodeId)).getJobCounts('waiting', 'delayed', 'prioritized');
+    return counts.waiting + counts.delayed + counts.prioritized;
+  };
+  /** Whatever delivery would do for the node now, done: a sweep, and every delivery it started. */
+  const deliveryDone = async () => {
+    const delivery = p!.panel.app.get(DeliveryService);
+    await delivery.sweep();
+    await delivery.settled();
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await p?.stop();
+    await dropRedisPrefix(REDIS_URL, prefix);
+    await database?.drop();
+  });
+
+  test('off: the local node is unmanaged, gets no job, and counts as neither offline nor behind', async () => {
+    await restart('off');
+    const local = (await localNode())!;
+    expect(local.agent.state).toBe('unmanaged');
+    await f.createInterface({ nodeId: local.id });
+    await deliveryDone();
+    expect(await waitingJobs(local.id)).toBe(0);
+    expect((await f.getNode(local.id)).agent.state).toBe('unmanaged');
+    const overview = await p!.call('GET', 'overview/full', { token: pToken });
+    expect(overview.body.panel.nodes).toEqual({ total: 1, inSync: 0, behind: 0, offline: 0, unmanaged: 1 });
+    expect(overview.body.telemetry.nodes[0].agent.state).toBe('unmanaged');
+    const metrics = await fetch(`${p!.api}/metrics`, { headers: { authorization: `Bearer ${pToken}` } });
+    const text = await metrics.text();
+    expect(text).toMatch(/^warren_nodes\{state="offline"\} 0$/m);
+    expect(text).toMatch(/^warren_nodes\{state="behind"\} 0$/m);
+    expect(text).toMatch(/^warren_nodes\{state="unmanaged"\} 1$/m);
+    // No in-sync series that an alert on 0 would fire on, and nothing waiting on its queue.
+    expect(text).not.toContain(`warren_node_in_sync{node="${local.id}"}`);
+    expect(text).toMatch(new RegExp(`^warren_node_queue_jobs\\{node="${local.id}",state="waiting"\\} 0$`, 'm'));
+  });
+
+  test('turned on, the same node is managed again: its agent is waited for and its state delivered; it cannot be deleted', async () => {
+    await restart('external');
+    const local = (await localNode())!;
+    // The panel issued the local agent's credential; the agent (its own unit) has not linked yet.
+    expect(local).toMatchObject({ interfaceCount: 1, agent: { state: 'enrolled' } });
+    expect((await currentApplyJob(p!, local.id)).data.interfaces).toHaveLength(1);
+    const overview = await p!.call('GET', 'overview/full', { token: pToken });
+    expect(overview.body.panel.nodes).toMatchObject({ offline: 1, unmanaged: 0 });
+    for (const path of [`nodes/${local.id}`, `nodes/${local.id}?force=true`]) {
+      expect(await f.call('DELETE', path)).toMatchObject({
+        status: 409,
+        body: {
+          error: expect.stringMatching(/^the local node cannot be deleted: this panel runs its agent/),
+          field: '',
+        },
+      });
+    }
+  });
+
+  test('turned off again: the apply job left waiting is withdrawn, and the node can be deleted and stays deleted', async () => {
+    await restart('off');
+    const local = (await localNode())!;
+    expect(local.agent.state).toBe('unmanaged');
+    await waitFor('the waiting apply job withdrawn', async () => (await waitingJobs(local.id)) === 0);
+    // The usual rule for interfaces still holds: one is on it.
+    expect((await f.call('DELETE', `nodes/${local.id}`)).status).toBe(409);
+    expect(await f.call('DELETE', `nodes/${local.id}?force=true`)).toMatchObject({
+      status: 200,
+      body: { id: local.id, deleted: true, interfacesRemoved: 1 },
+    });
+    expect(await localNode()).toBeUndefined();
+    // Not made again by a restart with the local agent off...
+    await restart('off');
+    expect(await localNode()).toBeUndefined();
+    expect(
+      await f.call('POST', 'interfaces', {
+        name: 'wg9',
+        listenPort: 51829,
+        subnet: '10.9.9.0/24',
+        endpointHost: 'vpn.example.com',
+      }),
+    ).toMatchObject({ status: 404, body: { field: 'nodeId' } });
+    // ...only by one with the local agent on, which needs its node.
+    await restart('external');
+    expect(await localNode()).toMatchObject({ agent: { state: 'enrolled' }, interfaceCount: 0 });
   });
 });

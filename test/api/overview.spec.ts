@@ -132,8 +132,10 @@ describe('panel state and telemetry', () => {
       sync: { inSync: false, appliedRevision: 0 },
     });
     expect(byId.get(offline.id)).toMatchObject({ agent: { state: 'never-enrolled' }, system: null });
-    // The local node (no agent in tests), the offline one, and the two on links.
-    expect(body.panel.nodes).toEqual({ total: 4, inSync: 1, behind: 1, offline: 2 });
+    // The local node (unmanaged: tests run with WARREN_LOCAL_AGENT=off, so it is not offline:
+    // issue 19 item 18), the offline one, and the two on links.
+    expect(body.panel.nodes).toEqual({ total: 4, inSync: 1, behind: 1, offline: 1, unmanaged: 1 });
+    expect(body.telemetry.nodes.find((node) => node.isLocal)?.agent.state).toBe('unmanaged');
     expect(body.inventory.nodes).toBe(4);
     // The same telemetry GET /api/system shows.
     const system = (await answer(typed().GET('/api/system'))).body;
@@ -149,7 +151,7 @@ describe('panel state and telemetry', () => {
         ? current
         : undefined;
     });
-    expect(after.panel.nodes).toEqual({ total: 4, inSync: 0, behind: 1, offline: 3 });
+    expect(after.panel.nodes).toEqual({ total: 4, inSync: 0, behind: 1, offline: 2, unmanaged: 1 });
 
     for (const role of ['viewer', 'admin'] as const) {
       const user = await fixtures(session).createUser(role);

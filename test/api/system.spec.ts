@@ -109,7 +109,8 @@ describe('GET /api/system', () => {
       id: expect.any(String),
       name: expect.any(String),
       isLocal: true,
-      agent: { state: 'never-enrolled', version: null, lastSeenAt: null, capabilities: null, gaps: [] },
+      // Tests run with WARREN_LOCAL_AGENT=off: no agent is meant to run for it.
+      agent: { state: 'unmanaged', version: null, lastSeenAt: null, capabilities: null, gaps: [] },
       sync: { desiredRevision: 1, appliedRevision: 0, inSync: false },
       system: null,
     });

@@ -81,6 +81,11 @@ test('status lists every node with its agent, sync state and queue backlog', asy
   const shown = await cli('status');
   expect(shown.code).toBe(0);
   expect(shown.stdout).toMatch(/status-node\s+\S+\s+never-enrolled\s+behind\s+0\/2/);
+  // With the panel's own setting (WARREN_LOCAL_AGENT=off, as test panels run) the local node is
+  // unmanaged: neither in sync nor behind (issue 19 item 18).
+  const off = await runToEnd(CLI_MAIN, ['status'], { ...env, WARREN_LOCAL_AGENT: 'off' });
+  expect(off.stdout).toMatch(/\(local\)\s+\S+\s+unmanaged\s+unmanaged\s/);
+  expect(off.stdout).toMatch(/, \d+ behind, 1 unmanaged\./);
   const json = await cli('status', '--json');
   const report = JSON.parse(json.stdout) as {
     nodes: { id: string; agent: string; inSync: boolean; backlog: number | null }[];

@@ -83,11 +83,10 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
         onJobDone: (queue, outcome) => metrics.jobs.inc({ queue, outcome }),
       });
       cleanups.push(() => queues.close());
-      return {
-        queues,
-        owner: await ensureOwner(orm, config.admin),
-        localNode: await ensureLocalNode(new NodesRepository(orm)),
-      };
+      const owner = await ensureOwner(orm, config.admin);
+      // Unmanaged (WARREN_LOCAL_AGENT=off) and deleted, it is not made again: only on a fresh database.
+      const localNode = await ensureLocalNode(new NodesRepository(orm, config), config.localAgent || Boolean(owner));
+      return { queues, owner, localNode };
     });
     const prepared = new PreparedPool(databaseUrl);
     cleanups.push(() => prepared.close());
@@ -137,7 +136,7 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
     const origin = `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
-    if (config.localAgent) {
+    if (config.localAgent && localNode) {
       const startLocal = async (localNodeId: string) =>
         startLocalAgent({
           config,
@@ -153,7 +152,7 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
       // the local node as restored (the backup's, or a new one when the backup had none).
       app.get(DeliveryService).whenRestored(async () => {
         await localAgent.stop();
-        localAgent = await startLocal((await ensureLocalNode(new NodesRepository(orm))).id);
+        localAgent = await startLocal((await ensureLocalNode(new NodesRepository(orm, config), true))!.id);
       });
     }
     return {

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { WARREN_VERSION as PANEL_VERSION } from '#libs/version/warren-version.js';
-import { agentState, type AgentState } from '../system/agent-state.js';
+import { agentState, isUnmanaged, type AgentState } from '../system/agent-state.js';
 import { PANEL_RUNTIME, type PanelRuntime } from '../runtime.js';
 import { SettingsService } from '../settings/settings.service.js';
 import { packArchive, unpackArchive } from './backup-archive.js';
@@ -25,6 +25,7 @@ const AGENT_NOT_LINKED: Record<AgentState, string> = {
   enrolled: "the node's agent has never connected",
   disconnected: "the node's agent is not connected",
   connected: "the node's agent did not answer",
+  unmanaged: 'the node is not managed by an agent (WARREN_LOCAL_AGENT=off)',
 };
 
 /** An archive unpacks to at most this many times its own size (COPY text compresses about 5-10x). */
@@ -68,7 +69,10 @@ export class BackupRunner {
       for (const table of dumped.tables) files[table.file] = table.sha256;
 
       await report({ stage: 'nodes', percent: 60 });
-      const nodes = await this.repository.nodes();
+      const nodes = (await this.repository.nodes()).map((node) => ({
+        ...node,
+        agent: { ...node.agent, unmanaged: isUnmanaged(node, this.runtime.config) },
+      }));
       // Only agents on a live link are asked: one that is not connected could not answer in time.
       const now = Date.now();
       const online = nodes.filter((node) => agentState(node.agent, now) === 'connected');

@@ -201,22 +201,24 @@ export class BackupsRepository implements OnModuleInit {
   }
 
   /** Nodes as the backup names them in its manifest. */
-  async nodes(): Promise<{ id: string; name: string; agent: AgentFacts }[]> {
+  async nodes(): Promise<{ id: string; name: string; isLocal: boolean; agent: AgentFacts }[]> {
     const rows = await this.orm.em.fork().execute<
       {
         id: string;
         name: string;
+        is_local: boolean;
         has_credential: boolean | null;
         connected: boolean | null;
         last_seen_at: string | null;
       }[]
     >(
-      `select n.id, n.name, a.credential_hash is not null as has_credential, a.connected, a.last_seen_at
+      `select n.id, n.name, n.is_local, a.credential_hash is not null as has_credential, a.connected, a.last_seen_at
          from nodes n left join node_agents a on a.node_id = n.id order by n.name`,
     );
     return rows.map((row) => ({
       id: row.id,
       name: row.name,
+      isLocal: row.is_local,
       agent: {
         hasCredential: row.has_credential ?? false,
         connected: row.connected ?? false,

@@ -29,7 +29,7 @@ export async function status(config: WarrenConfig, options: { json: boolean }): 
   let nodes: NodeStatus[];
   let queueError: string | undefined;
   try {
-    const listed = await new NodesRepository(database.orm).list();
+    const listed = await new NodesRepository(database.orm, config).list();
     const queues = await openQueueBackend({
       redisUrl: config.redisUrl,
       databaseUrl: database.url,
@@ -78,15 +78,17 @@ export async function status(config: WarrenConfig, options: { json: boolean }): 
         `${node.name}${node.isLocal ? ' (local)' : ''}`,
         node.id,
         node.agent,
-        node.inSync ? 'in sync' : 'behind',
+        node.agent === 'unmanaged' ? 'unmanaged' : node.inSync ? 'in sync' : 'behind',
         `${node.appliedRevision}/${node.desiredRevision}`,
         node.backlog === null ? '?' : String(node.backlog),
         node.failedJobs === null ? '?' : String(node.failedJobs),
       ]),
     ),
   );
-  const behind = nodes.filter((node) => !node.inSync).length;
+  // An unmanaged node (the local node with WARREN_LOCAL_AGENT=off) is neither in sync nor behind.
+  const unmanaged = nodes.filter((node) => node.agent === 'unmanaged').length;
+  const behind = nodes.filter((node) => node.agent !== 'unmanaged' && !node.inSync).length;
   process.stdout.write(
-    `\n${nodes.length} node(s), ${nodes.length - behind} in sync, ${behind} behind.${queueError ? ` Queue store: ${queueError}.` : ''}\n`,
+    `\n${nodes.length} node(s), ${nodes.length - unmanaged - behind} in sync, ${behind} behind${unmanaged ? `, ${unmanaged} unmanaged` : ''}.${queueError ? ` Queue store: ${queueError}.` : ''}\n`,
   );
 }

@@ -54,14 +54,14 @@ export class PanelMetrics {
 
   readonly nodes = new Gauge({
     name: 'warren_nodes',
-    help: 'Nodes by state: in_sync, behind (connected, not yet at the desired revision), offline (agent not connected)',
+    help: 'Nodes by state: in_sync, behind (connected, not yet at the desired revision), offline (agent not connected), unmanaged (no agent meant to run: the local node with WARREN_LOCAL_AGENT=off)',
     labelNames: ['state'] as const,
     registers: [this.registry],
   });
 
   readonly nodeInSync = new Gauge({
     name: 'warren_node_in_sync',
-    help: 'Whether the node has applied its desired revision (1) or not (0)',
+    help: 'Whether the node has applied its desired revision (1) or not (0); no series for an unmanaged node',
     labelNames: ['node'] as const,
     registers: [this.registry],
   });

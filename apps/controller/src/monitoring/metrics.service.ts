@@ -43,6 +43,7 @@ export class MetricsService {
     m.nodes.set({ state: 'in_sync' }, states.inSync);
     m.nodes.set({ state: 'behind' }, states.behind);
     m.nodes.set({ state: 'offline' }, states.offline);
+    m.nodes.set({ state: 'unmanaged' }, states.unmanaged);
     m.agentsConnected.set(nodes.filter((node) => node.agent.state === 'connected').length);
     const hops = await this.outbounds.hopStates();
     for (const state of HOP_STATES) m.outbounds.set({ state }, hops.filter((hop) => hop.state === state).length);
@@ -52,7 +53,8 @@ export class MetricsService {
     m.nodeInSync.reset();
     m.nodeInfo.reset();
     for (const node of nodes) {
-      m.nodeInSync.set({ node: node.id }, node.sync.inSync ? 1 : 0);
+      // An unmanaged node has nothing to be in sync with: no series that an alert on 0 would fire on.
+      if (node.agent.state !== 'unmanaged') m.nodeInSync.set({ node: node.id }, node.sync.inSync ? 1 : 0);
       m.nodeInfo.set({ node: node.id, name: node.name }, 1);
     }
     const counts = await withTimeout(

@@ -51,10 +51,6 @@ export async function startLocalAgent(options: {
   databaseUrl: string;
 }): Promise<LocalAgent> {
   const logger = new Logger('local-agent');
-  if (!existsSync(AGENT_MAIN)) {
-    logger.warn(`the agent is not built (${AGENT_MAIN}): run npm run build; the local node stays unmanaged`);
-    return { stop: async () => undefined };
-  }
   const dataDir = join(options.config.dataDir, 'local-agent');
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const identity = await options.credentials.issueLocalCredential(options.localNodeId);
@@ -67,6 +63,11 @@ export async function startLocalAgent(options: {
     logger.log(
       `local agent credential written to ${dataDir}; the agent itself runs in its own unit (WARREN_LOCAL_AGENT=external)`,
     );
+    return { stop: async () => undefined };
+  }
+  // Checked here, not before: in external mode the agent is its own unit's business.
+  if (!existsSync(AGENT_MAIN)) {
+    logger.warn(`the agent is not built (${AGENT_MAIN}): run npm run build; the local node's agent does not run`);
     return { stop: async () => undefined };
   }
 

@@ -4,12 +4,17 @@ import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
 import { TunnelInterface } from '../interfaces/interface.entity.js';
 import { Node } from '../revisions/node.entity.js';
-import { agentState, type AgentState } from '../system/agent-state.js';
+import type { WarrenConfig } from '../config/config.js';
+import { WARREN_CONFIG } from '../runtime.js';
+import { agentState, isUnmanaged, type AgentState } from '../system/agent-state.js';
 import { NodeAgent } from './node-agent.entity.js';
 
 /** What the node's agent last said, as the node's page shows it. */
 export interface NodeAgentView {
-  /** The one rule in system/agent-state.ts: never-enrolled, enrolled, connected or disconnected. */
+  /**
+   * The one rule in system/agent-state.ts: never-enrolled, enrolled, connected, disconnected, or
+   * unmanaged (the local node of a panel with WARREN_LOCAL_AGENT=off: no agent is waited for).
+   */
   state: AgentState;
   version: string | null;
   lastSeenAt: Date | null;
@@ -46,7 +51,11 @@ export interface NodeChanges {
  */
 @Injectable()
 export class NodesRepository {
-  constructor(@Inject(MikroORM) private readonly orm: MikroORM) {}
+  constructor(
+    @Inject(MikroORM) private readonly orm: MikroORM,
+    /** Whether this controller runs an agent for the local node (isUnmanaged). */
+    @Inject(WARREN_CONFIG) private readonly config: Pick<WarrenConfig, 'localAgent'>,
+  ) {}
 
   /** A fresh context outside any transaction (each call its own identity map). */
   fork(): EntityManager {
@@ -61,7 +70,7 @@ export class NodesRepository {
       nodes.map((node) => node.id),
     );
     const agents = new Map((await em.find(NodeAgent, {})).map((agent) => [agent.node.id, agent]));
-    return nodes.map((node) => nodeView(node, counts.get(node.id) ?? 0, agents.get(node.id)));
+    return nodes.map((node) => this.nodeView(node, counts.get(node.id) ?? 0, agents.get(node.id)));
   }
 
   async view(id: string): Promise<NodeView | undefined> {
@@ -69,7 +78,7 @@ export class NodesRepository {
     const node = await em.findOne(Node, { id });
     if (!node) return undefined;
     const agent = await em.findOne(NodeAgent, { node: node.id });
-    return nodeView(node, (await interfaceCounts(em, [node.id])).get(node.id) ?? 0, agent);
+    return this.nodeView(node, (await interfaceCounts(em, [node.id])).get(node.id) ?? 0, agent);
   }
 
   async find(id: string, em: EntityManager = this.fork()): Promise<Node | null> {
@@ -86,7 +95,7 @@ export class NodesRepository {
   ): Promise<NodeView> {
     const node = em.create(Node, { ...input, isLocal: false });
     await em.flush();
-    return nodeView(node, 0);
+    return this.nodeView(node, 0);
   }
 
   async findLocal(): Promise<Node | null> {
@@ -120,44 +129,50 @@ export class NodesRepository {
     return interfaces.length;
   }
 
+  /** The node's agent state now, read inside `em` (DELETE decides on it). */
+  async agentStateOf(node: Node, em: EntityManager): Promise<AgentState> {
+    return this.agentView(node, await em.findOne(NodeAgent, { node: node.id })).state;
+  }
+
   /** Deletes the node row; its interfaces, hosts, accounts and agent row cascade in the database. */
   async delete(tx: EntityManager, id: string): Promise<void> {
     await tx.nativeDelete(Node, { id });
   }
-}
 
-function nodeView(node: Node, interfaceCount: number, agent?: NodeAgent | null): NodeView {
-  return {
-    id: node.id,
-    name: node.name,
-    address: node.address,
-    note: node.note,
-    isLocal: node.isLocal,
-    desiredRevision: node.desiredRevision,
-    appliedRevision: node.appliedRevision,
-    inSync: node.appliedRevision === node.desiredRevision,
-    interfaceCount,
-    agent: agentView(agent),
-    createdAt: node.createdAt,
-    updatedAt: node.updatedAt,
-  };
-}
+  private nodeView(node: Node, interfaceCount: number, agent?: NodeAgent | null): NodeView {
+    return {
+      id: node.id,
+      name: node.name,
+      address: node.address,
+      note: node.note,
+      isLocal: node.isLocal,
+      desiredRevision: node.desiredRevision,
+      appliedRevision: node.appliedRevision,
+      inSync: node.appliedRevision === node.desiredRevision,
+      interfaceCount,
+      agent: this.agentView(node, agent),
+      createdAt: node.createdAt,
+      updatedAt: node.updatedAt,
+    };
+  }
 
-function agentView(row: NodeAgent | null | undefined, now = Date.now()): NodeAgentView {
-  return {
-    state: agentState(
-      {
-        hasCredential: Boolean(row?.credentialHash),
-        connected: row?.connected ?? false,
-        lastSeenAt: row?.lastSeenAt ?? null,
-      },
-      now,
-    ),
-    version: row?.version ?? null,
-    lastSeenAt: row?.lastSeenAt ?? null,
-    gaps: row?.gaps ?? [],
-    lastApply: row?.lastApply ?? null,
-  };
+  private agentView(node: Node, row: NodeAgent | null | undefined, now = Date.now()): NodeAgentView {
+    return {
+      state: agentState(
+        {
+          hasCredential: Boolean(row?.credentialHash),
+          connected: row?.connected ?? false,
+          lastSeenAt: row?.lastSeenAt ?? null,
+          unmanaged: isUnmanaged(node, this.config),
+        },
+        now,
+      ),
+      version: row?.version ?? null,
+      lastSeenAt: row?.lastSeenAt ?? null,
+      gaps: row?.gaps ?? [],
+      lastApply: row?.lastApply ?? null,
+    };
+  }
 }
 
 /** Interfaces per node, in one grouped query. */

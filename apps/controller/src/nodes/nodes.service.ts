@@ -4,6 +4,7 @@ import type { UserRole } from '#libs/contracts/user-roles.js';
 import { mapUniqueViolations } from '../database/unique-violations.js';
 import { ApiError, conflict, notFound } from '../http/api-error.js';
 import { lockNode } from '../revisions/revisions.js';
+import type { AgentState } from '../system/agent-state.js';
 import { AgentCredentialsService, type Enrolment } from './enrolment/agent-credentials.service.js';
 import { DeliveryService } from './delivery/delivery.service.js';
 import { AgentLinkGateway } from './link/agent-link.gateway.js';
@@ -14,6 +15,10 @@ export type { NodeAgentView, NodeView } from './nodes.repository.js';
 const NAME_TAKEN = (name: string) => `a node named "${name}" already exists`;
 const UNIQUE_FIELDS = { nodes_name_unique: { field: 'name', message: 'a node with this name already exists' } };
 const nodeNotFound = () => notFound('node not found', 'id');
+const LOCAL_NODE_MANAGED = (state: AgentState) =>
+  state === 'connected'
+    ? 'the local node cannot be deleted: an agent is linked for it (a controller with WARREN_LOCAL_AGENT on runs it)'
+    : 'the local node cannot be deleted: this panel runs its agent (with WARREN_LOCAL_AGENT=off the host is unmanaged and its node can be deleted)';
 
 /**
  * The registry of tunnel hosts and what a node's life means for its agent: a new node gets an
@@ -89,15 +94,19 @@ export class NodesService {
 
   /**
    * Deleting a node cascades to its interfaces, their hosts and every account on them. That
-   * is refused while the node has interfaces unless forced, and never allowed for the local
-   * node, which the controller itself runs on. Its agent is cut off: the credential rows
-   * cascade, the open link and the Redis user go here.
+   * is refused while the node has interfaces unless forced, and for the local node while it is
+   * managed (this panel runs its agent, or an agent is linked for it); unmanaged
+   * (WARREN_LOCAL_AGENT=off) it is a node like any other. Its agent is cut off: the credential
+   * rows cascade, the open link and the Redis user go here.
    */
   async remove(id: string, force: boolean): Promise<{ id: string; deleted: true; interfacesRemoved: number }> {
     const removed = await this.nodes.fork().transactional(async (tx) => {
       const node = await this.nodes.find(id, tx);
       if (!node) throw nodeNotFound();
-      if (node.isLocal) throw conflict('the local node cannot be deleted: the controller runs on it');
+      if (node.isLocal) {
+        const state = await this.nodes.agentStateOf(node, tx);
+        if (state !== 'unmanaged') throw conflict(LOCAL_NODE_MANAGED(state));
+      }
       const count = await this.nodes.lockWithInterfaces(tx, id);
       await lockNode(tx, id, 'id');
       if (count > 0 && !force) {

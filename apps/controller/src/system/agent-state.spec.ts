@@ -1,4 +1,4 @@
-import { agentState } from './agent-state.js';
+import { agentState, isUnmanaged } from './agent-state.js';
 
 const now = Date.parse('2026-11-23T12:00:00Z');
 const ago = (seconds: number) => new Date(now - seconds * 1000);
@@ -20,7 +20,35 @@ describe('agentState', () => {
       'disconnected',
     ],
     ['a closed link seen a second ago', { hasCredential: true, connected: false, lastSeenAt: ago(1) }, 'disconnected'],
+    [
+      'unmanaged, no credential (WARREN_LOCAL_AGENT=off from the start)',
+      { hasCredential: false, connected: false, lastSeenAt: null, unmanaged: true },
+      'unmanaged',
+    ],
+    [
+      'unmanaged, its agent gone (turned off after it ran)',
+      { hasCredential: true, connected: false, lastSeenAt: ago(1), unmanaged: true },
+      'unmanaged',
+    ],
+    [
+      'unmanaged, connected left true by a crashed controller',
+      { hasCredential: true, connected: true, lastSeenAt: ago(31), unmanaged: true },
+      'unmanaged',
+    ],
+    [
+      'unmanaged here, but an agent holding its credential is linked (another controller runs it)',
+      { hasCredential: true, connected: true, lastSeenAt: ago(5), unmanaged: true },
+      'connected',
+    ],
   ] as const)('%s: %s', (_, facts, state) => {
     expect(agentState(facts, now)).toBe(state);
+  });
+});
+
+describe('isUnmanaged', () => {
+  test('only the local node, and only with WARREN_LOCAL_AGENT=off', () => {
+    expect(isUnmanaged({ isLocal: true }, { localAgent: false })).toBe(true);
+    expect(isUnmanaged({ isLocal: true }, { localAgent: true })).toBe(false);
+    expect(isUnmanaged({ isLocal: false }, { localAgent: false })).toBe(false);
   });
 });

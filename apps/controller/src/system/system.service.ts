@@ -6,7 +6,7 @@ import type { WarrenConfig } from '../config/config.js';
 import { notFound } from '../http/api-error.js';
 import { isId } from '../http/id.js';
 import { WARREN_CONFIG } from '../runtime.js';
-import { agentState, type AgentState } from './agent-state.js';
+import { agentState, isUnmanaged, type AgentState } from './agent-state.js';
 import { alignedBuckets, bucketize, type Series } from './history-buckets.js';
 import { SystemHistoryRepository } from './history.repository.js';
 import { NodeFactsRepository } from './node-facts.repository.js';
@@ -89,7 +89,7 @@ export class SystemService {
   private readonly ownHost: Sampler;
 
   constructor(
-    @Inject(WARREN_CONFIG) config: WarrenConfig,
+    @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
     private readonly samples: SystemHistoryRepository,
     private readonly nodes: NodeFactsRepository,
     private readonly writer: SampleWriter,
@@ -151,7 +151,7 @@ export class SystemService {
         name: node.name,
         isLocal: node.isLocal,
         agent: {
-          state: agentState(node, now),
+          state: agentState({ ...node, unmanaged: isUnmanaged(node, this.config) }, now),
           version: node.version,
           lastSeenAt: node.lastSeenAt,
           capabilities: node.capabilities,

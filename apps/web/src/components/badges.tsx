@@ -26,7 +26,9 @@ export function AgentBadge({ state }: { state: Schemas['NodeAgentDto']['state'] 
   return <StateBadge color={color}>{t(`agentState.${state}`)}</StateBadge>;
 }
 
-export function SyncBadge({ inSync }: { inSync: boolean }) {
+/** In sync or behind; an unmanaged node (no agent meant to run) is neither. */
+export function SyncBadge({ inSync, unmanaged = false }: { inSync: boolean; unmanaged?: boolean }) {
   const { t } = useTranslation();
+  if (unmanaged) return <StateBadge color="gray">{t('agentState.unmanaged')}</StateBadge>;
   return <StateBadge color={inSync ? 'green' : 'yellow'}>{inSync ? t('nodes.inSync') : t('nodes.behind')}</StateBadge>;
 }

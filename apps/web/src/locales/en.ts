@@ -71,6 +71,7 @@ export const en = {
     traffic: 'Traffic',
     nodesInSync: 'Nodes in sync',
     nodeStates: '{{behind}} behind · {{offline}} offline',
+    nodeStatesUnmanaged: '{{behind}} behind · {{offline}} offline · {{unmanaged}} unmanaged',
     host: 'Controller host',
     panel: 'Panel',
     version: 'Version',
@@ -86,6 +87,7 @@ export const en = {
     enrolled: 'enrolled',
     connected: 'connected',
     disconnected: 'disconnected',
+    unmanaged: 'unmanaged',
   },
   clients: {
     sortLabel: 'Order',

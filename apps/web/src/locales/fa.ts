@@ -73,6 +73,7 @@ export const fa: Translation = {
     traffic: 'ترافیک',
     nodesInSync: 'نودهای همگام',
     nodeStates: '{{behind}} عقب · {{offline}} آفلاین',
+    nodeStatesUnmanaged: '{{behind}} عقب · {{offline}} آفلاین · {{unmanaged}} مدیریت‌نشده',
     host: 'میزبان کنترلر',
     panel: 'پنل',
     version: 'نسخه',
@@ -83,7 +84,13 @@ export const fa: Translation = {
     lastEnforcement: 'آخرین بررسی سهمیه و انقضا',
     never: 'هرگز',
   },
-  agentState: { 'never-enrolled': 'ثبت نشده', enrolled: 'ثبت‌شده', connected: 'متصل', disconnected: 'قطع' },
+  agentState: {
+    'never-enrolled': 'ثبت نشده',
+    enrolled: 'ثبت‌شده',
+    connected: 'متصل',
+    disconnected: 'قطع',
+    unmanaged: 'مدیریت‌نشده',
+  },
   clients: {
     sortLabel: 'ترتیب',
     sort: {

@@ -123,7 +123,7 @@ function NodesTable({
           header: t('nodes.sync'),
           cell: (node) => (
             <>
-              <SyncBadge inSync={node.inSync} />
+              <SyncBadge inSync={node.inSync} unmanaged={node.agent.state === 'unmanaged'} />
               <Text size="xs" c="dimmed">
                 <Ltr>
                   {node.appliedRevision} / {node.desiredRevision}
@@ -137,15 +137,18 @@ function NodesTable({
       actions={
         onEdit &&
         ((node) =>
-          node.isLocal ? (
+          // The local node: enrolled by the panel itself, and deletable only while unmanaged.
+          node.isLocal && node.agent.state !== 'unmanaged' ? (
             <Button size="xs" variant="default" onClick={() => onEdit(node)}>
               {t('common.edit')}
             </Button>
           ) : (
             <>
-              <Button size="xs" variant="default" onClick={() => reissue.mutate(node)}>
-                {t('nodes.enrolment')}
-              </Button>
+              {!node.isLocal && (
+                <Button size="xs" variant="default" onClick={() => reissue.mutate(node)}>
+                  {t('nodes.enrolment')}
+                </Button>
+              )}
               <EditAndDelete
                 onEdit={() => onEdit(node)}
                 confirmMessage={t('nodes.confirmDelete', { name: node.name })}

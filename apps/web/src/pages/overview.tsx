@@ -41,8 +41,8 @@ export default function OverviewPage() {
         />
         <Stat
           label={t('overview.nodesInSync')}
-          value={<Ltr>{`${panel.nodes.inSync} / ${panel.nodes.total}`}</Ltr>}
-          detail={t('overview.nodeStates', panel.nodes)}
+          value={<Ltr>{`${panel.nodes.inSync} / ${panel.nodes.total - panel.nodes.unmanaged}`}</Ltr>}
+          detail={t(panel.nodes.unmanaged ? 'overview.nodeStatesUnmanaged' : 'overview.nodeStates', panel.nodes)}
         />
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
@@ -112,7 +112,10 @@ export default function OverviewPage() {
           columns={[
             { header: t('common.name'), cell: (node) => node.name },
             { header: t('nodes.agent'), cell: (node) => <AgentBadge state={node.agent.state} /> },
-            { header: t('nodes.sync'), cell: (node) => <SyncBadge inSync={node.sync.inSync} /> },
+            {
+              header: t('nodes.sync'),
+              cell: (node) => <SyncBadge inSync={node.sync.inSync} unmanaged={node.agent.state === 'unmanaged'} />,
+            },
             { header: t('system.cpu'), cell: (node) => (node.system ? `${node.system.cpu.percent.toFixed(0)}%` : '—') },
           ]}
         />

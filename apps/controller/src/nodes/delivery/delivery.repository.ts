@@ -16,9 +16,17 @@ import {
   type RuleRow,
 } from './desired-routing.js';
 
-/** A node whose agent has not applied its desired revision yet. */
-export interface NodeBehind {
+/** A node and what its agent row says, as delivery decides whether any agent is waited for. */
+export interface NodeAgentFacts {
   id: string;
+  isLocal: boolean;
+  hasCredential: boolean;
+  connected: boolean;
+  lastSeenAt: Date | null;
+}
+
+/** A node whose agent has not applied its desired revision yet. */
+export interface NodeBehind extends NodeAgentFacts {
   desiredRevision: number;
   deliveredRevision: number;
 }
@@ -35,18 +43,38 @@ export class DeliveryRepository {
     return this.orm.em.fork().getKysely<NodeTables>();
   }
 
-  async nodesBehind(): Promise<NodeBehind[]> {
-    const rows = await this.db()
+  /** Nodes with their agent rows (none: no credential, never seen). */
+  private nodesWithAgents() {
+    return this.db()
       .selectFrom('nodes')
-      .select(['id', 'desired_revision', 'delivered_revision'])
-      .whereRef('desired_revision', '>', 'applied_revision')
+      .leftJoin('node_agents', 'node_agents.node_id', 'nodes.id')
+      .select((eb) => [
+        'nodes.id',
+        'nodes.is_local',
+        'nodes.desired_revision',
+        'nodes.delivered_revision',
+        eb('node_agents.credential_hash', 'is not', null).as('has_credential'),
+        'node_agents.connected',
+        'node_agents.last_seen_at',
+      ]);
+  }
+
+  async nodesBehind(): Promise<NodeBehind[]> {
+    const rows = await this.nodesWithAgents()
+      .whereRef('nodes.desired_revision', '>', 'nodes.applied_revision')
       .execute();
     // int8 arrives as a string from pg, whatever the entity-derived type says.
     return rows.map((row) => ({
-      id: row.id,
+      ...agentFacts(row),
       desiredRevision: Number(row.desired_revision),
       deliveredRevision: Number(row.delivered_revision),
     }));
+  }
+
+  /** The node and its agent row; undefined when the node does not exist. */
+  async agentFactsOf(nodeId: string): Promise<NodeAgentFacts | undefined> {
+    const row = await this.nodesWithAgents().where('nodes.id', '=', nodeId).executeTakeFirst();
+    return row && agentFacts(row);
   }
 
   /** The highest revision an apply job was enqueued for; never moves back. */
@@ -249,4 +277,20 @@ export class DeliveryRepository {
       routing: desiredRouting({ outbounds, basic, rules, addresses, interfaceNames }),
     };
   }
+}
+
+function agentFacts(row: {
+  id: string;
+  is_local: boolean;
+  has_credential: boolean | 0 | 1 | null;
+  connected: boolean | null;
+  last_seen_at: Date | string | null;
+}): NodeAgentFacts {
+  return {
+    id: row.id,
+    isLocal: row.is_local,
+    hasCredential: Boolean(row.has_credential),
+    connected: row.connected ?? false,
+    lastSeenAt: row.last_seen_at === null ? null : new Date(row.last_seen_at),
+  };
 }

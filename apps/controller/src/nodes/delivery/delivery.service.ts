@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import {
   APPLY_JOB,
   applyJobId,
+  applyJobIdPrefix,
   applyResultSchema,
   nodeQueueName,
   type ApplyResult,
@@ -9,8 +10,9 @@ import {
 import type { QueueBackend } from '../../queue/queue-backend.js';
 import { RevisionListener } from '../../revisions/revision-listener.js';
 import { PANEL_RUNTIME, QUEUE_BACKEND, type PanelRuntime } from '../../runtime.js';
+import { agentState, isUnmanaged } from '../../system/agent-state.js';
 import { DeliveryPacing } from './delivery-pacing.js';
-import { DeliveryRepository } from './delivery.repository.js';
+import { DeliveryRepository, type NodeAgentFacts } from './delivery.repository.js';
 
 /** A job that failed is offered again after this long (the agent may have been fixed meanwhile). */
 const FAILED_RETRY_MS = 60_000;
@@ -48,6 +50,11 @@ function collectGarbage(): void {
  *
  * It also records what came of a delivery (recordApplied, the one rule for both reports: the
  * agent's `applied` message and the apply job's return value) and what the host says it runs.
+ *
+ * An unmanaged node (the local node with WARREN_LOCAL_AGENT=off, no agent linked) gets no job:
+ * none would ever be taken. Its apply jobs still waiting from when an agent ran are withdrawn, and
+ * `delivered_revision` stays where it is, so the node is delivered as soon as it is managed again
+ * (a controller with the local agent on sweeps it; a linked agent's hello asks for a full apply).
  */
 @Injectable()
 export class DeliveryService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -65,8 +72,12 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
   /** Per node, its failed job and when the sweep first saw it failed. */
   private readonly failedSince = new Map<string, { jobId: string; since: number }>();
   private readonly idle = new Set<() => void>();
+  /** Unmanaged nodes whose waiting apply jobs this controller has withdrawn (once while unmanaged). */
+  private readonly withdrawn = new Set<string>();
   private readonly restoredHandlers: (() => Promise<void>)[] = [];
   private readonly credentialHandlers: ((nodeIds: string[]) => void)[] = [];
+
+  private readonly localAgent: boolean;
 
   constructor(
     private readonly repository: DeliveryRepository,
@@ -74,6 +85,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
     @Inject(PANEL_RUNTIME) runtime: PanelRuntime,
   ) {
     this.sweepEveryMs = runtime.config.intervals.deliverySweepMs;
+    this.localAgent = runtime.config.localAgent;
     this.listener = new RevisionListener(
       runtime.databaseUrl,
       (nodeIds) => nodeIds.forEach((id) => this.deliver(id)),
@@ -101,6 +113,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
     this.lastJob.clear();
     this.resultRead.clear();
     this.failedSince.clear();
+    this.withdrawn.clear();
     for (const handler of this.restoredHandlers) {
       await handler().catch((error: Error) => this.logger.warn(`after the restore: ${error.message}`));
     }
@@ -165,6 +178,11 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
     if (this.closed) return;
     try {
       for (const node of await this.repository.nodesBehind()) {
+        if (this.unmanaged(node)) {
+          if (!this.withdrawn.has(node.id)) await this.withdraw(node.id);
+          continue;
+        }
+        this.withdrawn.delete(node.id);
         const desired = node.desiredRevision;
         if (desired > node.deliveredRevision) {
           this.deliver(node.id);
@@ -228,8 +246,37 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
     }
   }
 
-  /** Enqueues the node's state; returns how many peers it carries, undefined when the node no longer exists. */
+  /** Whether no agent is meant to run for the node and none is linked (system/agent-state.ts). */
+  private unmanaged(node: NodeAgentFacts): boolean {
+    return (
+      agentState({ ...node, unmanaged: isUnmanaged(node, { localAgent: this.localAgent }) }, Date.now()) === 'unmanaged'
+    );
+  }
+
+  /**
+   * Removes the node's apply jobs that wait for an agent no longer meant to run. By id (apply
+   * jobs' ids say so), not by reading the jobs: each carries the node's whole state.
+   */
+  private async withdraw(nodeId: string): Promise<void> {
+    const queue = this.queues.queue(nodeQueueName(nodeId));
+    const waiting = await queue.getRanges(['waiting', 'delayed', 'prioritized'], 0, -1);
+    const prefix = applyJobIdPrefix(nodeId);
+    for (const jobId of waiting.filter((id) => id.startsWith(prefix))) await queue.remove(jobId).catch(() => undefined);
+    this.lastJob.delete(nodeId);
+    this.withdrawn.add(nodeId);
+  }
+
+  /**
+   * Enqueues the node's state; returns how many peers it carries (0 for an unmanaged node, which
+   * gets none), undefined when the node no longer exists.
+   */
   private async enqueue(nodeId: string, force: boolean): Promise<number | undefined> {
+    // Only the local node can be unmanaged, and only here: a panel with its local agent on asks nothing.
+    if (!this.localAgent) {
+      const facts = await this.repository.agentFactsOf(nodeId);
+      if (!facts) return undefined; // the node was deleted
+      if (this.unmanaged(facts)) return 0;
+    }
     const state = await this.repository.desiredState(nodeId);
     if (!state) return undefined; // the node was deleted
     const queue = this.queues.queue(nodeQueueName(nodeId));

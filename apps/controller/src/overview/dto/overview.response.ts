@@ -11,6 +11,11 @@ export class NodeStatesDto {
   @IntField({ minimum: 0, description: 'Agent connected, applied revision below the desired one' }) behind!: number;
   @IntField({ minimum: 0, description: 'Agent not connected (never enrolled, enrolled but never seen, or gone)' })
   offline!: number;
+  @IntField({
+    minimum: 0,
+    description: 'No agent meant to run (the local node with WARREN_LOCAL_AGENT=off): neither offline nor behind',
+  })
+  unmanaged!: number;
 }
 
 export class EnforcementRunDto {
