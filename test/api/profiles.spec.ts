@@ -3,6 +3,7 @@ import { inflateRawSync } from 'node:zlib';
 import { AMNEZIA_BOUNDS, JMAX_MIN_GAP } from '../../libs/wireguard/amnezia.js';
 import { answer, fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { refusal } from '../support/refusal.js';
 
 let t: TestPanel;
 let token: string;
@@ -201,15 +202,9 @@ describe('profiles', () => {
   });
 
   test('unknown ids are 404; an unknown format is a 400', async () => {
-    expect((await call('GET', `devices/${randomUUID()}/profiles`)).body).toEqual({
-      error: 'device not found',
-      field: 'id',
-    });
+    expect((await call('GET', `devices/${randomUUID()}/profiles`)).body).toEqual(refusal('id', 'device not found'));
     expect((await call('GET', 'devices/nope/profiles')).status).toBe(404);
-    expect((await call('GET', `clients/${randomUUID()}/configs`)).body).toEqual({
-      error: 'client not found',
-      field: 'id',
-    });
+    expect((await call('GET', `clients/${randomUUID()}/configs`)).body).toEqual(refusal('id', 'client not found'));
     expect((await call('GET', `clients/${randomUUID()}/configs?format=zip`)).status).toBe(404);
     const bad = await call('GET', `clients/${client.id}/configs?format=tar`);
     expect(bad).toMatchObject({ status: 400, body: { field: 'format' } });
