@@ -118,7 +118,12 @@ describe('forms, dialogs and drawers in a browser', () => {
     await row.getByRole('button', { name: 'Delete' }).click();
     const dialog = page.getByRole('dialog', { name: 'Are you sure?' });
     await dialog
-      .getByText(`Delete the interface ${iface.name}? Deleted with it: 1 device account of 1 client;`, { exact: false })
+      .getByText(
+        `Delete the interface ${iface.name} on ${(await f.getNode(iface.nodeId)).name}? Deleted with it: 1 device account of 1 client;`,
+        {
+          exact: false,
+        },
+      )
       .waitFor();
     const confirm = dialog.getByTestId('confirm');
     expect(await confirm.textContent()).toBe('Delete');

@@ -184,6 +184,8 @@ describe('the web panel in a browser', () => {
     expect([client.deviceLimit, client.devices.length]).toEqual([1, 1]);
     await open('/clients');
     await page.getByTestId('client-search').fill('bob-web');
+    // The search is in the address once it is committed (150 ms after the last key): open the client then.
+    await page.waitForURL(/search=bob-web/);
     await page.getByTestId('clients-table').getByText('bob-web').click();
     const drawer = page.getByRole('dialog');
     // One device already, at the limit of one: the API refuses, its message shows, the name stays.

@@ -1,5 +1,5 @@
 import { useCallback } from 'react';
-import { useSearchParams } from 'react-router';
+import { useLocation, useNavigate, useSearchParams } from 'react-router';
 import type { ClientListQuery } from '../api/queries.js';
 
 export const STATUSES = ['active', 'disabled', 'expired', 'exhausted'] as const;
@@ -56,23 +56,24 @@ export function filtersOf(view: ClientListView): ClientListQuery {
  * step through every letter.
  */
 export function useClientListView(): [ClientListView, (changes: Partial<ClientListView>, replace?: boolean) => void] {
-  const [params, setParams] = useSearchParams();
+  const [params] = useSearchParams();
+  const { pathname } = useLocation();
+  const navigate = useNavigate();
   const view = parseView(params);
+  // The path as it is now: a change typed just before a client was opened (the search field commits
+  // 150 ms after the last key) keeps the open drawer's /clients/{id} instead of going back to /clients.
   const update = useCallback(
-    (changes: Partial<ClientListView>, replace = false) =>
-      setParams(
-        (before) => {
-          const next = new URLSearchParams(before);
-          for (const [key, value] of Object.entries(changes) as [keyof ClientListView, unknown][]) {
-            if (value === null || value === '' || value === DEFAULTS[key]) next.delete(key);
-            else next.set(key, String(value));
-          }
-          if (!('page' in changes)) next.delete('page');
-          return next;
-        },
-        { replace },
-      ),
-    [setParams],
+    (changes: Partial<ClientListView>, replace = false) => {
+      const next = new URLSearchParams(params);
+      for (const [key, value] of Object.entries(changes) as [keyof ClientListView, unknown][]) {
+        if (value === null || value === '' || value === DEFAULTS[key]) next.delete(key);
+        else next.set(key, String(value));
+      }
+      if (!('page' in changes)) next.delete('page');
+      const search = next.toString();
+      void navigate({ pathname, search: search ? `?${search}` : '' }, { replace });
+    },
+    [params, pathname, navigate],
   );
   return [view, update];
 }
