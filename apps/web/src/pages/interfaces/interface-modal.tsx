@@ -1,0 +1,145 @@
+import { Group, NumberInput, Select, Switch, TagsInput, Text, TextInput } from '@mantine/core';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api, must, type Schemas } from '../../api.js';
+import { useFieldErrors } from '../../components/form-errors.js';
+import { FormModal } from '../../components/form-modal.js';
+import { queryKeys, useNodes } from '../../api/queries.js';
+import { FIELDS, interfaceValues, type InterfaceValues } from './interface-values.js';
+
+type Interface = Schemas['InterfaceDto'];
+
+/** Saves the form: a change to `entry`, or a new interface (on the chosen node, else the local one). */
+function useSaveInterface(entry: Interface | undefined, values: InterfaceValues, onClose: () => void) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => {
+      const body = {
+        name: values.name.trim(),
+        listenPort: Number(values.listenPort),
+        subnet: values.subnet.trim(),
+        endpointHost: values.endpointHost.trim(),
+        mtu: Number(values.mtu),
+        dns: values.dns,
+        enabled: values.enabled,
+      };
+      return entry
+        ? must(api.PATCH('/api/interfaces/{id}', { params: { path: { id: entry.id } }, body }))
+        : must(
+            api.POST('/api/interfaces', {
+              body: {
+                ...body,
+                mode: values.mode as 'standard' | 'amnezia',
+                ...(values.nodeId ? { nodeId: values.nodeId } : {}),
+              },
+            }),
+          );
+    },
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.interfaces });
+      onClose();
+    },
+  });
+}
+
+export function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose: () => void }) {
+  const { t } = useTranslation();
+  const queryClient = useQueryClient();
+  const nodes = useNodes({ enabled: !entry });
+  // The list this dialog was opened from: a new interface is offered a port and subnet none uses.
+  const taken = queryClient.getQueryData<Interface[]>(queryKeys.interfaces) ?? [];
+  const [values, setValues] = useState(() => interfaceValues(entry, taken));
+  const set = (key: keyof typeof values, value: unknown) => setValues((before) => ({ ...before, [key]: value }));
+  const save = useSaveInterface(entry, values, onClose);
+  const errors = useFieldErrors(save.error, values);
+  return (
+    <FormModal
+      title={entry ? entry.name : t('interfaces.new')}
+      onClose={onClose}
+      save={save}
+      fields={FIELDS}
+      editing={Boolean(entry)}
+      size="lg"
+      submitTestId="interface-submit"
+      footer={
+        entry && (
+          <Text size="xs" c="dimmed">
+            {t('interfaces.subnetNote')}
+          </Text>
+        )
+      }
+    >
+      <Group grow>
+        <TextInput
+          label={t('common.name')}
+          name="name"
+          value={values.name}
+          onChange={(e) => set('name', e.currentTarget.value)}
+          error={errors.of('name')}
+        />
+        {!entry && (
+          <Select
+            label={t('interfaces.mode')}
+            data={[
+              { value: 'standard', label: 'WireGuard' },
+              { value: 'amnezia', label: 'AmneziaWG' },
+            ]}
+            value={values.mode}
+            onChange={(value) => set('mode', value)}
+            error={errors.of('mode')}
+          />
+        )}
+      </Group>
+      {!entry && (
+        <Select
+          label={t('interfaces.node')}
+          placeholder={t('interfaces.localNode')}
+          data={(nodes.data ?? []).map((node) => ({ value: node.id, label: node.name }))}
+          value={values.nodeId || null}
+          onChange={(value) => set('nodeId', value ?? '')}
+          clearable
+          error={errors.of('nodeId')}
+        />
+      )}
+      <Group grow>
+        <TextInput
+          label={t('interfaces.endpointHost')}
+          name="endpointHost"
+          value={values.endpointHost}
+          onChange={(e) => set('endpointHost', e.currentTarget.value)}
+          error={errors.of('endpointHost')}
+        />
+        <NumberInput
+          label={t('interfaces.listenPort')}
+          name="listenPort"
+          value={values.listenPort}
+          onChange={(value) => set('listenPort', value)}
+          error={errors.of('listenPort')}
+        />
+      </Group>
+      <Group grow>
+        <TextInput
+          label={t('interfaces.subnet')}
+          name="subnet"
+          value={values.subnet}
+          onChange={(e) => set('subnet', e.currentTarget.value)}
+          error={errors.of('subnet')}
+        />
+        <NumberInput
+          label="MTU"
+          name="mtu"
+          value={values.mtu}
+          onChange={(value) => set('mtu', value)}
+          error={errors.of('mtu')}
+        />
+      </Group>
+      <TagsInput label="DNS" value={values.dns} onChange={(value) => set('dns', value)} error={errors.of('dns')} />
+      <Switch
+        label={t('interfaces.enabled')}
+        checked={values.enabled}
+        onChange={(e) => set('enabled', e.currentTarget.checked)}
+      />
+    </FormModal>
+  );
+}

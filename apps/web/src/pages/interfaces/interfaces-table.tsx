@@ -1,0 +1,97 @@
+import { Text } from '@mantine/core';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { api, must, type Schemas } from '../../api.js';
+import { EditAndDelete, formatBytes, hostPort, Ltr, notifyFailure } from '../../components/common.js';
+import { ListTable } from '../../components/list-table.js';
+import { queryKeys } from '../../api/queries.js';
+import { StateBadge } from '../../components/badges.js';
+
+type Interface = Schemas['InterfaceDto'];
+
+/** The interfaces of every node, each with its node (two nodes may each have a "wg0"). */
+export function InterfacesTable({
+  rows,
+  onEdit,
+}: {
+  rows: (Interface & { nodeName: string })[] | undefined;
+  onEdit?: (entry: Interface) => void;
+}) {
+  const { t } = useTranslation();
+  const queryClient = useQueryClient();
+  const remove = useMutation({
+    mutationFn: ({ id, force }: { id: string; force: boolean }) =>
+      must(
+        api.DELETE('/api/interfaces/{id}', {
+          params: { path: { id }, query: force ? { force: 'true' as const } : {} },
+        }),
+      ),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.interfaces }),
+    onError: notifyFailure,
+  });
+  return (
+    <ListTable
+      rows={rows}
+      empty={t('interfaces.empty')}
+      cards
+      rowKey={(entry) => entry.id}
+      minWidth={820}
+      testId="interfaces-table"
+      rowProps={(entry) => ({ 'data-row': entry.name, 'data-node': entry.nodeName })}
+      columns={[
+        { header: t('common.name'), naming: true, cell: (entry) => entry.name },
+        { header: t('interfaces.node'), cell: (entry) => entry.nodeName || entry.nodeId },
+        { header: t('interfaces.mode'), cell: (entry) => entry.mode },
+        {
+          header: t('interfaces.endpoint'),
+          cell: (entry) => <Ltr>{hostPort(entry.endpointHost, entry.listenPort)}</Ltr>,
+        },
+        { header: t('interfaces.subnet'), cell: (entry) => <Ltr>{entry.subnet}</Ltr> },
+        {
+          header: t('interfaces.addresses'),
+          cell: (entry) => (
+            // Two short lines, not one squeezed a word a line into a narrow column.
+            <div style={{ whiteSpace: 'nowrap' }}>
+              <Ltr>{`${entry.allocated} / ${entry.capacity}`}</Ltr> · <Ltr>{formatBytes(entry.usedBytes)}</Ltr>
+              <Text size="xs" c="dimmed">
+                {t('interfaces.clientsDevices', { clients: entry.clients, devices: entry.devices })}
+              </Text>
+            </div>
+          ),
+        },
+        {
+          header: t('interfaces.state'),
+          cell: (entry) => (
+            <StateBadge color={!entry.enabled ? 'gray' : entry.running ? 'green' : 'yellow'}>
+              {!entry.enabled
+                ? t('interfaces.disabled')
+                : entry.running
+                  ? t('interfaces.running')
+                  : t('interfaces.pending')}
+            </StateBadge>
+          ),
+        },
+      ]}
+      actions={
+        onEdit &&
+        ((entry) => (
+          <EditAndDelete
+            onEdit={() => onEdit(entry)}
+            confirmMessage={
+              entry.devices > 0
+                ? t('interfaces.confirmDeleteUsed', {
+                    name: entry.name,
+                    node: entry.nodeName,
+                    devices: entry.devices,
+                    clients: entry.clients,
+                  })
+                : t('interfaces.confirmDelete', { name: entry.name, node: entry.nodeName })
+            }
+            typeToConfirm={entry.devices > 0 ? entry.name : undefined}
+            onDelete={() => remove.mutate({ id: entry.id, force: entry.devices > 0 })}
+          />
+        ))
+      }
+    />
+  );
+}

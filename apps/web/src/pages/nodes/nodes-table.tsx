@@ -1,0 +1,115 @@
+import { Button, Text } from '@mantine/core';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { api, must } from '../../api.js';
+import { EditAndDelete, formatDate, Ltr, notifyFailure } from '../../components/common.js';
+import { ListTable } from '../../components/list-table.js';
+import { AgentBadge, StateBadge, SyncBadge } from '../../components/badges.js';
+import { queryKeys, useNodes } from '../../api/queries.js';
+import type { Enrolment, Node } from './types.js';
+
+/** Every node, its agent and sync state asked again every 5 s; on a phone a card each. */
+export function NodesTable({
+  onEdit,
+  onEnrolment,
+}: {
+  /** Absent for people who may not change nodes: no buttons then. */
+  onEdit?: (node: Node) => void;
+  onEnrolment: (enrolment: Enrolment) => void;
+}) {
+  const { t, i18n } = useTranslation();
+  const queryClient = useQueryClient();
+  const nodes = useNodes({ refetchInterval: 5000 });
+  const reissue = useMutation({
+    mutationFn: (node: Node) =>
+      must(api.POST('/api/nodes/{id}/enrolment', { params: { path: { id: node.id } } })).then((answer) => ({
+        name: node.name,
+        enrolment: answer,
+      })),
+    onSuccess: onEnrolment,
+    onError: notifyFailure,
+  });
+  const remove = useMutation({
+    mutationFn: ({ id, force }: { id: string; force: boolean }) =>
+      must(api.DELETE('/api/nodes/{id}', { params: { path: { id }, query: force ? { force: 'true' as const } : {} } })),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.nodes }),
+    onError: notifyFailure,
+  });
+  return (
+    <ListTable
+      rows={nodes.data}
+      cards
+      rowKey={(node) => node.id}
+      minWidth={640}
+      testId="nodes-table"
+      rowProps={(node) => ({ 'data-row': node.name })}
+      columns={[
+        {
+          header: t('common.name'),
+          naming: true,
+          cell: (node) => (
+            <>
+              {node.name}{' '}
+              {node.isLocal && (
+                <StateBadge variant="outline" size="xs">
+                  {t('nodes.local')}
+                </StateBadge>
+              )}
+            </>
+          ),
+        },
+        { header: t('nodes.address'), cell: (node) => <Ltr>{node.address}</Ltr> },
+        {
+          header: t('nodes.agent'),
+          cell: (node) => (
+            <>
+              <AgentBadge state={node.agent.state} />
+              {node.agent.lastSeenAt && (
+                <Text size="xs" c="dimmed">
+                  {formatDate(node.agent.lastSeenAt, i18n.language)}
+                </Text>
+              )}
+            </>
+          ),
+        },
+        {
+          header: t('nodes.sync'),
+          cell: (node) => (
+            <>
+              <SyncBadge inSync={node.inSync} unmanaged={node.agent.state === 'unmanaged'} />
+              <Text size="xs" c="dimmed">
+                <Ltr>
+                  {node.appliedRevision} / {node.desiredRevision}
+                </Ltr>
+              </Text>
+            </>
+          ),
+        },
+        { header: t('nodes.interfaces'), cell: (node) => node.interfaceCount },
+      ]}
+      actions={
+        onEdit &&
+        ((node) =>
+          // The local node: enrolled by the panel itself, and deletable only while unmanaged.
+          node.isLocal && node.agent.state !== 'unmanaged' ? (
+            <Button size="xs" variant="default" onClick={() => onEdit(node)}>
+              {t('common.edit')}
+            </Button>
+          ) : (
+            <>
+              {!node.isLocal && (
+                <Button size="xs" variant="default" onClick={() => reissue.mutate(node)}>
+                  {t('nodes.enrolment')}
+                </Button>
+              )}
+              <EditAndDelete
+                onEdit={() => onEdit(node)}
+                confirmMessage={t('nodes.confirmDelete', { name: node.name })}
+                onDelete={() => remove.mutate({ id: node.id, force: node.interfaceCount > 0 })}
+              />
+            </>
+          ))
+      }
+    />
+  );
+}

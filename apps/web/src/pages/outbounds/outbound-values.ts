@@ -1,0 +1,57 @@
+import type { KINDS, METHODS, Outbound } from './types.js';
+
+export const FIELDS = [
+  'tag',
+  'kind',
+  'address',
+  'username',
+  'password',
+  'method',
+  'privateKey',
+  'peerPublicKey',
+  'presharedKey',
+  'allowedIps',
+  'tunnelAddress',
+  'mtu',
+  'keepalive',
+  'note',
+  'enabled',
+];
+
+/** The form's starting values: the outbound's (secrets left empty, kept unless typed), or a new one's defaults. */
+export function outboundValues(outbound?: Outbound) {
+  return {
+    tag: outbound?.tag ?? '',
+    kind: (outbound?.kind ?? 'socks') as (typeof KINDS)[number],
+    address: outbound?.address ?? '',
+    username: outbound?.username ?? '',
+    password: '',
+    method: (outbound?.method || 'chacha20-ietf-poly1305') as (typeof METHODS)[number],
+    peerPublicKey: outbound?.wireguard?.peerPublicKey ?? '',
+    presharedKey: '',
+    allowedIps: outbound?.wireguard?.allowedIps ?? ['0.0.0.0/0'],
+    tunnelAddress: outbound?.wireguard?.tunnelAddress ?? '',
+    mtu: outbound?.wireguard?.mtu ?? 1420,
+    keepalive: outbound?.wireguard?.keepalive ?? 25,
+    note: outbound?.note ?? '',
+    enabled: outbound?.enabled ?? true,
+  };
+}
+
+export type OutboundValues = ReturnType<typeof outboundValues>;
+
+/** The fields sent for the kind: a secret is sent only when typed (or required, for a new shadowsocks hop). */
+export function kindBody(values: OutboundValues, outbound?: Outbound) {
+  return values.kind === 'wireguard'
+    ? {
+        peerPublicKey: values.peerPublicKey.trim(),
+        allowedIps: values.allowedIps,
+        tunnelAddress: values.tunnelAddress.trim(),
+        mtu: Number(values.mtu),
+        keepalive: Number(values.keepalive),
+        ...(values.presharedKey ? { presharedKey: values.presharedKey.trim() } : {}),
+      }
+    : values.kind === 'shadowsocks'
+      ? { method: values.method, ...(values.password || !outbound ? { password: values.password } : {}) }
+      : { username: values.username.trim() || null, ...(values.password ? { password: values.password } : {}) };
+}

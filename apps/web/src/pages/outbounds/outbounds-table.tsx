@@ -1,0 +1,89 @@
+import { Badge, Button, Text } from '@mantine/core';
+import { IconRadar } from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import { EditAndDelete, Ltr } from '../../components/common.js';
+import { ListTable } from '../../components/list-table.js';
+import { LastCheck, OutboundState } from './outbound-state.js';
+import type { Outbound } from './types.js';
+
+/** The node's outbounds, one row each, with check, edit and delete for those who manage. */
+export function OutboundsTable({
+  outbounds,
+  canManage,
+  checking,
+  onCheck,
+  onEdit,
+  onDelete,
+}: {
+  outbounds: Outbound[] | undefined;
+  canManage: boolean;
+  /** The id of the outbound being checked, whose button spins. */
+  checking: string | undefined;
+  onCheck: (outbound: Outbound) => void;
+  onEdit: (outbound: Outbound) => void;
+  onDelete: (outbound: Outbound) => void;
+}) {
+  const { t } = useTranslation();
+  return (
+    <ListTable
+      rows={outbounds}
+      rowKey={(outbound) => outbound.id}
+      minWidth={720}
+      testId="outbounds-table"
+      rowProps={(outbound) => ({ 'data-testid': 'outbound-row', 'data-tag': outbound.tag })}
+      columns={[
+        { header: t('outbounds.tag'), naming: true, cell: (outbound) => outbound.tag },
+        { header: t('outbounds.kind'), cell: (outbound) => outbound.kind },
+        {
+          header: t('hosts.address'),
+          cell: (outbound) => (outbound.address ? <Ltr>{outbound.address}</Ltr> : '—'),
+        },
+        {
+          header: t('outbounds.onNode'),
+          cell: (outbound) => (
+            <>
+              <OutboundState outbound={outbound} />
+              {outbound.stateError && (
+                <Text size="xs" c="red">
+                  {outbound.stateError}
+                </Text>
+              )}
+            </>
+          ),
+        },
+        {
+          header: t('outbounds.lastCheck'),
+          cell: (outbound) => <LastCheck outbound={outbound} />,
+        },
+      ]}
+      actions={(outbound) => (
+        <>
+          {outbound.kind !== 'blocked' && canManage && (
+            <Button
+              size="xs"
+              variant="light"
+              leftSection={<IconRadar size={14} />}
+              loading={checking === outbound.id}
+              onClick={() => onCheck(outbound)}
+              data-testid="check-outbound"
+            >
+              {t('outbounds.check')}
+            </Button>
+          )}
+          {!outbound.builtin && canManage && (
+            <EditAndDelete
+              onEdit={() => onEdit(outbound)}
+              confirmMessage={t('outbounds.confirmDelete', { tag: outbound.tag })}
+              onDelete={() => onDelete(outbound)}
+            />
+          )}
+          {outbound.builtin && (
+            <Badge variant="outline" size="xs">
+              {t('outbounds.builtin')}
+            </Badge>
+          )}
+        </>
+      )}
+    />
+  );
+}
