@@ -25,4 +25,6 @@ export const AGENT_ENV = {
   allowInsecureHttp: 'WARREN_ALLOW_INSECURE_HTTP',
   /** How often the agent reports counters and samples (ms); the operator's, passed on as it is. */
   reportIntervalMs: 'WARREN_AGENT_REPORT_INTERVAL_MS',
+  /** The network namespace the agent applies in (`--netns`); the operator's, passed on as it is. */
+  netns: 'WARREN_NETNS',
 } as const;
