@@ -53,6 +53,8 @@ const dirNames = new Set(tree.flatMap((found) => found.dirs));
  */
 function isRepositoryPath(text: string): boolean {
   if (!PATH_LIKE.test(text) || !/[/.]/.test(text)) return false;
+  // Outside the repository (../shared/ lies beside a checkout, not in it): not this check's.
+  if (text.startsWith('../')) return false;
   if (TOP.has(text.split('/')[0]) && text.includes('/')) return true;
   return SOURCE_FILE.test(text) || (text.endsWith('/') && dirNames.has(text.slice(0, -1).split('/')[0]));
 }
