@@ -13,9 +13,6 @@
 // API makes them), BENCH_CREATE_CONCURRENCY (8), BENCH_WRITE=0 (print only), DATABASE_URL /
 // REDIS_URL (the machine's servers).
 import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
@@ -23,10 +20,9 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { exitWatch } from './lib/child.js';
 import { cleanupScope } from './lib/cleanup.js';
-import { createBenchDatabase, postgresVersion, REDIS_URL } from './lib/database.js';
+import { postgresVersion, REDIS_URL } from './lib/database.js';
 import { describeMachine, machineCpuTicks } from './lib/machine.js';
-import { randomHex } from './lib/netns.js';
-import { apiClient, reportPanelEnd, signIn, startPanelProcess } from './lib/panel-process.js';
+import { apiClient, reportPanelEnd, signIn } from './lib/panel-process.js';
 import {
   allProcessesCpu,
   backgroundBusy,
@@ -39,8 +35,9 @@ import {
   topOthers,
 } from './lib/proc-stats.js';
 import { codeVersion } from './lib/code-version.js';
-import { dropRedisPrefix, redisVersion } from './lib/redis-cleanup.js';
-import { fixed, markdownTable, mib, ms, percentFine as pct, textTable, writeSection } from './lib/report.js';
+import { redisVersion } from './lib/redis-cleanup.js';
+import { fixed, markdownTable, mib, ms, percentFine as pct, textTable } from './lib/report.js';
+import { publishReport, startBenchPanel } from './lib/bench-panel.js';
 import { envNumber } from './lib/settings.js';
 import { insertClients } from './lib/sql-seed.js';
 
@@ -458,26 +455,9 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
   const scope = cleanupScope('the fleet run');
   let panel;
   try {
-    const database = await createBenchDatabase();
-    scope.add(`drop database ${database.name}`, () => database.drop());
-    const queuePrefix = `wbf${randomHex(8)}`;
-    scope.add(`Redis keys and ACL users of ${queuePrefix}`, async () => {
-      const { users } = await dropRedisPrefix(queuePrefix);
-      process.stderr.write(`bench: removed ${users} Redis ACL users ${queuePrefix}-node-*\n`);
-    });
-    const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-fleet-'));
-    scope.add('data directory', () => rmSync(dataDir, { recursive: true, force: true }));
-
-    process.stderr.write(`bench: starting the panel (database ${database.name})…\n`);
     // No local agent: it would apply on this host; the fleet is all remote nodes.
-    panel = await startPanelProcess({
-      databaseUrl: database.url,
-      redisUrl: REDIS_URL,
-      queuePrefix,
-      dataDir,
-      env: { WARREN_LOCAL_AGENT: 'off' },
-    });
-    scope.add('panel', () => panel.stop());
+    let database, queuePrefix;
+    ({ panel, database, queuePrefix } = await startBenchPanel(scope, { tag: 'fleet', prefix: 'wbf' }));
     const api = apiClient(panel, settings.createConcurrency);
     scope.add('http agent', () => api.close());
     await signIn(api);
@@ -572,11 +552,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
         code: codeVersion(),
       },
     });
-    console.log(`\n${report.text}\n`);
-    if (writeDoc && docFile) {
-      writeSection(docFile, ID, report.markdown);
-      console.log(`bench: wrote section "${TITLE}" of ${docFile}`);
-    }
+    publishReport(report, { writeDoc, docFile, id: ID, title: TITLE });
     return { baseline, full };
   } catch (error) {
     if (panel) await reportPanelEnd(panel, 300);

@@ -23,7 +23,8 @@ import { cleanupScope } from './lib/cleanup.js';
 import { describeMachine, machineCpuTicks } from './lib/machine.js';
 import { createNamespace, requireTools } from './lib/netns.js';
 import { childrenCpuMsOf, cpuMsOf, machineBusyPercent } from './lib/proc-stats.js';
-import { fixed, markdownTable, mib, ms as formatMs, textTable, writeSection } from './lib/report.js';
+import { fixed, markdownTable, mib, ms as formatMs, textTable } from './lib/report.js';
+import { publishReport } from './lib/bench-panel.js';
 import { envNumber } from './lib/settings.js';
 
 export const ID = 'agent-host';
@@ -315,11 +316,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       wgGoVersion: (await exec('wireguard-go', ['--version'])).stdout.split('\n')[0].trim(),
       machineBusy: machineBusyPercent(machineAfterIdle, machineEnd),
     });
-    console.log(`\n${report.text}\n`);
-    if (writeDoc && docFile) {
-      writeSection(docFile, ID, report.markdown);
-      console.log(`bench: wrote section "${TITLE}" of ${docFile}`);
-    }
+    publishReport(report, { writeDoc, docFile, id: ID, title: TITLE });
     return report.figures;
   } finally {
     await scope.run();

@@ -39,7 +39,8 @@ import {
 } from './lib/proc-stats.js';
 import { codeVersion } from './lib/code-version.js';
 import { dropRedisPrefix, redisVersion } from './lib/redis-cleanup.js';
-import { fixed, markdownTable, ms, percent as pct, textTable, writeSection } from './lib/report.js';
+import { fixed, markdownTable, ms, percent as pct, textTable } from './lib/report.js';
+import { publishReport } from './lib/bench-panel.js';
 import { envList, envNumber } from './lib/settings.js';
 
 export const ID = 'agent-propagation';
@@ -468,11 +469,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     wireguardGo: (await exec('wireguard-go', ['--version']).catch(() => ({ stdout: '' }))).stdout.trim().split('\n')[0],
   };
   const report = render({ settings, machine, command, results, versions, background });
-  console.log(`\n${report.text}\n`);
-  if (writeDoc && docFile) {
-    writeSection(docFile, ID, report.markdown);
-    console.log(`bench: wrote section "${TITLE}" of ${docFile}`);
-  }
+  publishReport(report, { writeDoc, docFile, id: ID, title: TITLE });
   return results;
 }
 

@@ -8,19 +8,16 @@
 // API, the rest is inserted with SQL, once at least BENCH_API_MIN_CLIENTS (10000) came from the API),
 // BENCH_WRITE=0 (print only), BENCH_KEEP_DATABASE=1 (leave the seeded database for EXPLAIN; its
 // name is printed; drop it by hand), DATABASE_URL / REDIS_URL (the machine's servers).
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { cleanupScope } from './lib/cleanup.js';
-import { createBenchDatabase, postgresVersion, REDIS_URL } from './lib/database.js';
+import { postgresVersion } from './lib/database.js';
 import { loadFailures, measureWithCpu } from './lib/client-process.js';
 import { describeMachine, machineCpuTicks } from './lib/machine.js';
-import { apiClient, issueApiToken, reportPanelEnd, signIn, startPanelProcess } from './lib/panel-process.js';
+import { apiClient, issueApiToken, reportPanelEnd, signIn } from './lib/panel-process.js';
 import { cpuMsOf, machineBusyPercent, memoryOf, summarise } from './lib/proc-stats.js';
-import { dropRedisPrefix, redisVersion } from './lib/redis-cleanup.js';
-import { fixed, latencyMs as ms, markdownTable, mib, percent as pct, textTable, writeSection } from './lib/report.js';
+import { redisVersion } from './lib/redis-cleanup.js';
+import { fixed, latencyMs as ms, markdownTable, mib, percent as pct, textTable } from './lib/report.js';
+import { publishReport, startBenchPanel } from './lib/bench-panel.js';
 import { envNumber } from './lib/settings.js';
 import { insertClients } from './lib/sql-seed.js';
 
@@ -444,28 +441,9 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
   const scope = cleanupScope('the clients run (stopping the panel, dropping its database)');
   let panel;
   try {
-    const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-clients-'));
-    scope.add('data directory', () => rmSync(dataDir, { recursive: true, force: true }));
-    const queuePrefix = `wbc${randomBytes(4).toString('hex')}`;
-    scope.add(`Redis prefix ${queuePrefix}`, () => dropRedisPrefix(queuePrefix));
-    const database = await createBenchDatabase();
-    scope.add(`drop database ${database.name}`, async () => {
-      if (process.env.BENCH_KEEP_DATABASE === '1')
-        console.error(
-          `bench: kept the database ${database.name} (BENCH_KEEP_DATABASE=1): drop it with DROP DATABASE ${database.name}`,
-        );
-      else await database.drop();
-    });
-    process.stderr.write(`bench: starting the panel (database ${database.name})…\n`);
     // The clients live on the local node's interface: no agent may build it on this host.
-    panel = await startPanelProcess({
-      databaseUrl: database.url,
-      redisUrl: REDIS_URL,
-      queuePrefix,
-      dataDir,
-      env: { WARREN_LOCAL_AGENT: 'off' },
-    });
-    scope.add('panel', () => panel.stop());
+    let database;
+    ({ panel, database } = await startBenchPanel(scope, { tag: 'clients', prefix: 'wbc' }));
     const memory = { start: memoryOf(panel.pid), created: [], lists: [] };
     const api = apiClient(panel, Math.max(settings.createConcurrency, 4));
     scope.add('http agent', () => api.close());
@@ -571,11 +549,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       postgres: await postgresVersion().catch(() => undefined),
       redis: await redisVersion(),
     });
-    console.log(`\n${report.text}\n`);
-    if (writeDoc && docFile) {
-      writeSection(docFile, ID, report.markdown);
-      console.log(`bench: wrote section "${TITLE}" of ${docFile}`);
-    }
+    publishReport(report, { writeDoc, docFile, id: ID, title: TITLE });
     return { creation, loaded, sequential, memory };
   } catch (error) {
     if (panel) await reportPanelEnd(panel);

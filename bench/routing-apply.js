@@ -19,7 +19,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { cleanupScope } from './lib/cleanup.js';
 import { describeMachine } from './lib/machine.js';
 import { createNamespace, requireTools } from './lib/netns.js';
-import { markdownTable, ms as formatMs, textTable, writeSection } from './lib/report.js';
+import { markdownTable, ms as formatMs, textTable } from './lib/report.js';
+import { publishReport } from './lib/bench-panel.js';
 import { envNumber } from './lib/settings.js';
 
 export const ID = 'routing-apply';
@@ -313,11 +314,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       curlTotal,
       nftVersion: (await exec('nft', ['--version'])).stdout.trim(),
     });
-    console.log(`\n${report.text}\n`);
-    if (writeDoc && docFile) {
-      writeSection(docFile, ID, report.markdown);
-      console.log(`bench: wrote section "${TITLE}" of ${docFile}`);
-    }
+    publishReport(report, { writeDoc, docFile, id: ID, title: TITLE });
     return report.figures;
   } finally {
     await scope.run();

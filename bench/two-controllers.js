@@ -25,7 +25,8 @@ import { randomHex } from './lib/netns.js';
 import { apiClient, reportPanelEnd, signIn, startPanelProcess } from './lib/panel-process.js';
 import { cpuDelta, cpuMsOf, cpuMsOfProcesses, memoryOf } from './lib/proc-stats.js';
 import { dropRedisPrefix, redisVersion } from './lib/redis-cleanup.js';
-import { fixed, markdownTable, mib, percentFine as pct, textTable, writeSection } from './lib/report.js';
+import { fixed, markdownTable, mib, percentFine as pct, textTable } from './lib/report.js';
+import { publishReport } from './lib/bench-panel.js';
 import { envNumber } from './lib/settings.js';
 
 export const ID = 'two-controllers';
@@ -233,11 +234,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
         code: codeVersion(),
       },
     });
-    console.log(`\n${report.text}\n`);
-    if (writeDoc && docFile) {
-      writeSection(docFile, ID, report.markdown);
-      console.log(`bench: wrote section "${TITLE}" of ${docFile}`);
-    }
+    publishReport(report, { writeDoc, docFile, id: ID, title: TITLE });
     return { alone, split };
   } catch (error) {
     for (const panel of panels) await reportPanelEnd(panel, 300);

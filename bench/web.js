@@ -8,7 +8,6 @@
 // Settings (environment): BENCH_CLIENTS (100000), BENCH_ROUNDS (7), BENCH_WRITE=0 (print only),
 // DATABASE_URL / REDIS_URL (the machine's servers; a throw-away database is created and dropped),
 // WARREN_TEST_CHROMIUM (/usr/bin/chromium).
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,11 +16,11 @@ import { chromium } from 'playwright-core';
 import { ROOT_DIR } from './lib/child.js';
 import { cleanupScope } from './lib/cleanup.js';
 import { codeVersion } from './lib/code-version.js';
-import { createBenchDatabase, postgresVersion, REDIS_URL } from './lib/database.js';
+import { postgresVersion } from './lib/database.js';
 import { describeMachine } from './lib/machine.js';
-import { apiClient, BENCH_OWNER, reportPanelEnd, signIn, startPanelProcess } from './lib/panel-process.js';
-import { dropRedisPrefix } from './lib/redis-cleanup.js';
-import { fixed, markdownTable, ms, textTable, writeSection } from './lib/report.js';
+import { apiClient, BENCH_OWNER, reportPanelEnd, signIn } from './lib/panel-process.js';
+import { fixed, markdownTable, ms, textTable } from './lib/report.js';
+import { publishReport, startBenchPanel } from './lib/bench-panel.js';
 import { envNumber } from './lib/settings.js';
 import { insertClients } from './lib/sql-seed.js';
 
@@ -125,20 +124,8 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
   const scope = cleanupScope('the web run (browser, panel, database)');
   let panel;
   try {
-    const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-web-'));
-    scope.add('data directory', () => rmSync(dataDir, { recursive: true, force: true }));
-    const queuePrefix = `wbw${randomBytes(4).toString('hex')}`;
-    scope.add(`Redis prefix ${queuePrefix}`, () => dropRedisPrefix(queuePrefix));
-    const database = await createBenchDatabase();
-    scope.add(`drop database ${database.name}`, () => database.drop());
-    panel = await startPanelProcess({
-      databaseUrl: database.url,
-      redisUrl: REDIS_URL,
-      queuePrefix,
-      dataDir,
-      env: { WARREN_LOCAL_AGENT: 'off' },
-    });
-    scope.add('panel', () => panel.stop());
+    let database;
+    ({ panel, database } = await startBenchPanel(scope, { tag: 'web', prefix: 'wbw' }));
     const api = apiClient(panel, 4);
     scope.add('http agent', () => api.close());
     await signIn(api);
@@ -224,11 +211,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       code: codeVersion(),
       postgres: await postgresVersion().catch(() => undefined),
     });
-    console.log(`\n${report.text}\n`);
-    if (writeDoc && docFile) {
-      writeSection(docFile, ID, report.markdown);
-      console.log(`bench: wrote section "${TITLE}" of ${docFile}`);
-    }
+    publishReport(report, { writeDoc, docFile, id: ID, title: TITLE });
     return result;
   } catch (error) {
     if (panel) await reportPanelEnd(panel);
