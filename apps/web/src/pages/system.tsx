@@ -6,6 +6,8 @@ import { api, must, type Schemas } from '../api.js';
 import { formatBytes, Ltr, PageHeader } from '../components/common.js';
 import { PageLoader } from '../components/page-loader.js';
 import { queryKeys } from '../api/queries.js';
+import { AgentBadge } from '../components/badges.js';
+import { AgentGaps, formatAge, isStale, StaleNote } from '../components/node-health.js';
 
 // uPlot comes with this page only.
 const Chart = lazy(() => import('../components/chart.js'));
@@ -91,7 +93,12 @@ export default function SystemPage() {
           </SimpleGrid>
         </Suspense>
       )}
-      {system.data && <Snapshot snapshot={system.data} />}
+      {system.data &&
+        (nodeId ? (
+          <NodeSnapshot node={system.data.nodes.find((node) => node.id === nodeId)} />
+        ) : (
+          <Snapshot snapshot={system.data} />
+        ))}
     </>
   );
 }
@@ -103,6 +110,56 @@ function ChartCard({ title, children }: { title: string; children: React.ReactNo
         {title}
       </Text>
       {children}
+    </Card>
+  );
+}
+
+/**
+ * The chosen node's own state: its agent (linked or since when not), its newest figures marked
+ * stale with their age when the agent is away or has gone quiet, and what its host cannot do.
+ */
+function NodeSnapshot({ node }: { node: Schemas['NodeSystemDto'] | undefined }) {
+  const { t, i18n } = useTranslation();
+  if (!node) return null;
+  const sample = node.system;
+  return (
+    <Card withBorder mt="md" data-testid="node-snapshot">
+      <Group gap="xs" mb="xs">
+        <Text fw={600}>{t('health.nodeHost', { name: node.name })}</Text>
+        <AgentBadge state={node.agent.state} />
+        {node.agent.state !== 'connected' && (
+          <Text size="xs" c="dimmed">
+            {node.agent.lastSeenAt
+              ? t('health.lastSeen', { age: formatAge(node.agent.lastSeenAt, i18n.language) })
+              : t('health.never')}
+          </Text>
+        )}
+      </Group>
+      {sample ? (
+        <Group gap="xl">
+          <Text size="sm">
+            {t('system.cpu')}: <Ltr>{percent(sample.cpu.percent)}</Ltr> ({sample.cpu.cores})
+          </Text>
+          <Text size="sm">
+            {t('system.memory')}:{' '}
+            <Ltr>
+              {formatBytes(sample.memory.used)} / {formatBytes(sample.memory.total)}
+            </Ltr>
+          </Text>
+          <Text size="sm">
+            {t('system.disk')}:{' '}
+            <Ltr>
+              {formatBytes(sample.disk.used)} / {formatBytes(sample.disk.total)}
+            </Ltr>
+          </Text>
+          {isStale(sample.sampledAt, node.agent.state) && <StaleNote sampledAt={sample.sampledAt} />}
+        </Group>
+      ) : (
+        <Text size="sm" c="dimmed">
+          {t('health.noSample')}
+        </Text>
+      )}
+      <AgentGaps gaps={node.agent.gaps} />
     </Card>
   );
 }
