@@ -1,5 +1,6 @@
 import { Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
+import { hostGapOf } from '../../../../libs/contracts/host-gaps.js';
 import type { Schemas } from '../api.js';
 import { StateBadge } from './badges.js';
 
@@ -54,26 +55,10 @@ export function StaleNote({ sampledAt }: { sampledAt: string }) {
 }
 
 /**
- * The agent's gap texts (apps/agent/src/host/capabilities.ts) by how each begins, so a known one
- * is shown in the page's language; one this build does not know is shown as the agent wrote it.
+ * What the agent reported its host cannot do (tools missing, not root), one warning a line: a
+ * sentence this build knows (libs/contracts/host-gaps.ts) in the page's language, another as the
+ * agent wrote it.
  */
-const GAP_KEYS = [
-  ['not running as root', 'root'],
-  ['iproute2', 'ip'],
-  ['wireguard-tools', 'wg'],
-  ['no WireGuard implementation', 'wireguard'],
-  ['nftables', 'nft'],
-  ['AmneziaWG', 'awg'],
-  ['redsocks', 'redsocks'],
-  ['shadowsocks-libev', 'shadowsocks'],
-  ['dnsmasq', 'dnsmasq'],
-] as const;
-
-function gapKey(gap: string): (typeof GAP_KEYS)[number][1] | undefined {
-  return GAP_KEYS.find(([start]) => gap.startsWith(start))?.[1];
-}
-
-/** What the agent reported its host cannot do (tools missing, not root), one warning a line. */
 export function AgentGaps({ gaps }: { gaps: string[] }) {
   const { t } = useTranslation();
   if (gaps.length === 0) return null;
@@ -82,7 +67,7 @@ export function AgentGaps({ gaps }: { gaps: string[] }) {
       {t('health.gaps')}
       <ul style={{ margin: 0, paddingInlineStart: '1.2em' }}>
         {gaps.map((gap) => {
-          const key = gapKey(gap);
+          const key = hostGapOf(gap);
           return (
             <li key={gap} dir="auto" title={gap}>
               {key ? t(`health.gap.${key}`) : gap}

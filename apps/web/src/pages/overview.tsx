@@ -109,6 +109,8 @@ export default function OverviewPage() {
         <ListTable
           rows={telemetry.nodes}
           rowKey={(node) => node.id}
+          testId="overview-nodes"
+          rowProps={(node) => ({ 'data-row': node.name })}
           minWidth={480}
           columns={[
             { header: t('common.name'), cell: (node) => node.name },
