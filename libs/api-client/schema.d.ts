@@ -738,7 +738,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Probe an outbound from its node (tcp: connect only; http, the default: fetch the probe URL through it); no agent answer in time is ok:false, errorClass timeout
+         * Probe an outbound from its node (tcp: connect only; http, the default: fetch the probe URL through it); no agent answer in time is ok:false, errorClass timeout; a node whose agent is not linked answers ok:false, errorClass agent-not-linked at once
          * @description Roles: owner, admin.
          */
         post: operations["post_outbounds_id_check"];
