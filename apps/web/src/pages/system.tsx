@@ -136,24 +136,9 @@ function NodeSnapshot({ node }: { node: Schemas['NodeSystemDto'] | undefined }) 
         )}
       </Group>
       {sample ? (
-        <Group gap="xl">
-          <Text size="sm">
-            {t('system.cpu')}: <Ltr>{percent(sample.cpu.percent)}</Ltr> ({sample.cpu.cores})
-          </Text>
-          <Text size="sm">
-            {t('system.memory')}:{' '}
-            <Ltr>
-              {formatBytes(sample.memory.used)} / {formatBytes(sample.memory.total)}
-            </Ltr>
-          </Text>
-          <Text size="sm">
-            {t('system.disk')}:{' '}
-            <Ltr>
-              {formatBytes(sample.disk.used)} / {formatBytes(sample.disk.total)}
-            </Ltr>
-          </Text>
+        <Figures sample={sample}>
           {isStale(sample.sampledAt, node.agent.state) && <StaleNote sampledAt={sample.sampledAt} />}
-        </Group>
+        </Figures>
       ) : (
         <Text size="sm" c="dimmed">
           {t('health.noSample')}
@@ -172,26 +157,36 @@ function Snapshot({ snapshot }: { snapshot: Schemas['SystemSnapshotDto'] }) {
       <Text fw={600} mb="xs">
         {t('system.controller')}
       </Text>
-      <Group gap="xl">
-        <Text size="sm">
-          {t('system.cpu')}: <Ltr>{percent(host.cpu.percent)}</Ltr> ({host.cpu.cores})
-        </Text>
-        <Text size="sm">
-          {t('system.memory')}:{' '}
-          <Ltr>
-            {formatBytes(host.memory.used)} / {formatBytes(host.memory.total)}
-          </Ltr>
-        </Text>
-        <Text size="sm">
-          {t('system.disk')}:{' '}
-          <Ltr>
-            {formatBytes(host.disk.used)} / {formatBytes(host.disk.total)}
-          </Ltr>
-        </Text>
+      <Figures sample={host}>
         <Text size="sm">
           {t('system.rss')}: <Ltr>{formatBytes(host.processRss)}</Ltr>
         </Text>
-      </Group>
+      </Figures>
     </Card>
+  );
+}
+
+/** A host's newest CPU, memory and disk figures on one line, and what the card adds after them. */
+function Figures({ sample, children }: { sample: Schemas['SampleDto']; children?: React.ReactNode }) {
+  const { t } = useTranslation();
+  return (
+    <Group gap="xl">
+      <Text size="sm">
+        {t('system.cpu')}: <Ltr>{percent(sample.cpu.percent)}</Ltr> ({sample.cpu.cores})
+      </Text>
+      <Text size="sm">
+        {t('system.memory')}:{' '}
+        <Ltr>
+          {formatBytes(sample.memory.used)} / {formatBytes(sample.memory.total)}
+        </Ltr>
+      </Text>
+      <Text size="sm">
+        {t('system.disk')}:{' '}
+        <Ltr>
+          {formatBytes(sample.disk.used)} / {formatBytes(sample.disk.total)}
+        </Ltr>
+      </Text>
+      {children}
+    </Group>
   );
 }
