@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { LockMode, MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
 import type { ProbeResult } from '#libs/contracts/routing.js';
-import { agentState, isUnmanaged, type AgentState } from '../system/agent-state.js';
+import { agentState, isOffline, isUnmanaged, type AgentState } from '../system/agent-state.js';
 import type { WarrenConfig } from '../config/config.js';
 import { WARREN_CONFIG } from '../runtime.js';
 import { Node } from '../revisions/node.entity.js';
@@ -89,11 +89,6 @@ export interface AgentReport {
   state: AgentState;
   connected: boolean;
   lastApply: ApplyResult | null;
-}
-
-/** The agent is meant to run (a managed node) and is not on a live link: nothing the node last reported holds. */
-export function isOffline(state: AgentState): boolean {
-  return state === 'never-enrolled' || state === 'enrolled' || state === 'disconnected';
 }
 
 /**

@@ -15,8 +15,8 @@ import { QUEUE_BACKEND } from '../runtime.js';
 import { awaitJob } from '../queue/await-job.js';
 import type { ProbeMode } from './dto/outbound.dto.js';
 import type { Outbound } from './outbound.entity.js';
-import { isOffline, OutboundsRepository } from './outbounds.repository.js';
-import type { AgentState } from '../system/agent-state.js';
+import { OutboundsRepository } from './outbounds.repository.js';
+import { isOffline, type AgentState } from '../system/agent-state.js';
 import { SettingsService } from '../settings/settings.service.js';
 
 /**
