@@ -738,7 +738,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Probe an outbound from its node (tcp: connect only; http, the default: fetch the probe URL through it); no agent answer in time is ok:false, errorClass timeout
+         * Probe an outbound from its node (tcp: connect only; http, the default: fetch the probe URL through it); no agent answer in time is ok:false, errorClass timeout; a node whose agent is not linked answers ok:false, errorClass agent-not-linked at once
          * @description Roles: owner, admin.
          */
         post: operations["post_outbounds_id_check"];
@@ -1876,10 +1876,10 @@ export interface components {
             /** @description The hop's slot on its node (its routing table, fwmark and redirector port); null for the built-ins */
             slot: number | null;
             /**
-             * @description up or failed: what the node's agent reported in its last apply (built-ins are always up); down: running, but its last check (periodic or asked for) failed, stateError says why; disabled; unknown: the agent is away or has not applied the hop yet
+             * @description up or failed: what the node's agent reported in its last apply (built-ins are up while the agent is linked); down: running, but its last check (periodic or asked for) failed, stateError says why; disabled; unknown: the agent is linked but has not applied the hop yet; offline: the node's agent is not linked (never enrolled, never seen, or gone), so nothing it last reported holds (built-ins included)
              * @enum {string}
              */
-            state: "up" | "down" | "failed" | "disabled" | "unknown";
+            state: "up" | "down" | "failed" | "disabled" | "unknown" | "offline";
             /** @description Why the hop failed on its node */
             stateError: string | null;
             tag: string;
@@ -1924,6 +1924,8 @@ export interface components {
              * @enum {string}
              */
             queue: "redis" | "postgres";
+            /** @description Whether remote nodes' agents can be enrolled: false on the PostgreSQL queue (no REDIS_URL), where only the local node works; the add-node dialog says so before a node is added */
+            remoteNodes: boolean;
             /**
              * Format: date-time
              * @description When this controller's process started
@@ -1954,10 +1956,10 @@ export interface components {
             egressIp: string | null;
             error: string | null;
             /**
-             * @description timeout also when no agent answered in time
+             * @description timeout also when no agent answered in time; agent-not-linked (at once, nothing sent or stored) when the node's agent is not linked
              * @enum {string|null}
              */
-            errorClass: "dns" | "connect" | "timeout" | "handshake" | "auth" | "upstream" | "http" | "forbidden" | "unsupported" | "internal" | null;
+            errorClass: "dns" | "connect" | "timeout" | "handshake" | "auth" | "upstream" | "http" | "forbidden" | "unsupported" | "internal" | "agent-not-linked" | null;
             latencyMs: number | null;
             ok: boolean;
             stages: components["schemas"]["ProbeStagesDto"];

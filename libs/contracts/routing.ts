@@ -214,6 +214,8 @@ export const PROBE_ERROR_CLASSES = [
   'forbidden',
   'unsupported',
   'internal',
+  /** The controller's own answer, never an agent's: the node's agent is not linked, so no probe was sent. */
+  'agent-not-linked',
 ] as const;
 
 const stageMs = z.number().nonnegative().max(600_000).nullable();

@@ -12,7 +12,7 @@ import {
 } from '#libs/contracts/routing.js';
 import { generateKeyPair } from '#libs/wireguard/keys.js';
 import { runProbe } from '../../apps/agent/src/work/probe/probe.js';
-import { enrol, helloAs, closeLinks } from '../support/agent-link-client.js';
+import { enrol, helloAs, closeLinks, linkAgent } from '../support/agent-link-client.js';
 import { startCredentialCatcher } from '../support/credential-catcher.js';
 import { answer, fixtures, signedInPanel, type Schemas } from '../support/fixtures.js';
 import { currentApplyJob, fakeAgentWorker, queuesOf } from '../support/node-queue.js';
@@ -79,7 +79,8 @@ describe('outbounds', () => {
       username: 'alice',
       hasPassword: true,
       wireguard: null,
-      state: 'unknown',
+      // Its node's agent was never enrolled: nothing of the node runs (test/api/offline-node.spec.ts).
+      state: 'offline',
       lastCheckAt: null,
     });
     expect(hop.slot).toBe(1);
@@ -679,6 +680,8 @@ describe('probes', () => {
   test('a check is a probe job on the owning node; the agent’s answer is returned and stored on the outbound', async () => {
     const { t } = session();
     const node = await createNode();
+    // Linked first: a check on a node whose agent is not linked fails at once, without a job.
+    await linkAgent(t, node.enrolment!.secret);
     const hop = await createOutbound({
       nodeId: node.id,
       tag: 'probed',
@@ -763,6 +766,7 @@ describe('probes', () => {
   test('a refused probe names the host, not the internal address it resolved to (lastError is read by viewers)', async () => {
     const { t } = session();
     const node = await createNode();
+    await linkAgent(t, node.enrolment!.secret);
     // Saved while private targets were allowed; then the owner turned them off.
     expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: true } }))).status).toBe(200);
     const hop = await createOutbound({ nodeId: node.id, tag: 'by-name', kind: 'socks', address: 'localhost:1080' });
@@ -787,8 +791,9 @@ describe('probes', () => {
     }
   });
 
-  test('with no agent answering, a check answers ok:false, errorClass timeout, and withdraws its job', async () => {
+  test('with its agent linked but not answering, a check answers ok:false, errorClass timeout, and withdraws its job', async () => {
     const node = await createNode();
+    await linkAgent(session().t, node.enrolment!.secret);
     const hop = await createOutbound({ nodeId: node.id, tag: 'lonely', kind: 'http', address: '203.0.113.16:3128' });
     const checked = await answer(typed().POST('/api/outbounds/{id}/check', { params: { path: { id: hop.id } } }));
     expect(checked).toMatchObject({
@@ -854,6 +859,7 @@ describe("a hop's password does not follow a change of its address", () => {
     const attacker = await startCredentialCatcher();
     const workDir = mkdtempSync(join(tmpdir(), 'warren-probe-'));
     const node = await createNode();
+    await linkAgent(t, node.enrolment!.secret);
     const worker = fakeAgentWorker(t, node.id, (job) => runProbe(probeJobSchema.parse(job.data), { workDir }));
     const settings = { allowPrivateTargets: true, probeUrl: `http://127.0.0.1:${upstream.port}/` };
     expect((await answer(typed().PATCH('/api/settings', { body: settings }))).status).toBe(200);

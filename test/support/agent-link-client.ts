@@ -92,12 +92,27 @@ export async function openAs(t: TestPanel, credential: string): Promise<OpenLink
   return attempt;
 }
 
-/** The link of a node credential after hello and welcome, as an agent starts one. */
-export async function helloAs(t: TestPanel, credential: string, version = 'test-agent'): Promise<OpenLink> {
+/** The link of a node credential after hello and welcome, as an agent starts one (`gaps`: what its host lacks). */
+export async function helloAs(
+  t: TestPanel,
+  credential: string,
+  version = 'test-agent',
+  gaps: string[] = [],
+): Promise<OpenLink> {
   const link = await openAs(t, credential);
-  link.send({ type: 'hello', version, capabilities: CAPABILITIES, gaps: [], appliedRevision: 0 });
+  link.send({ type: 'hello', version, capabilities: CAPABILITIES, gaps, appliedRevision: 0 });
   await link.next('welcome');
   return link;
+}
+
+/**
+ * A node's agent enrolled (with the node's enrolment secret) and linked: the node is online
+ * (its agent connected) until the link closes. Fake agents taking jobs from the node's queue
+ * (node-queue.ts) need it where the controller asks whether the agent is linked (checks).
+ */
+export async function linkAgent(t: TestPanel, secret: string, gaps: string[] = []): Promise<OpenLink> {
+  const { credential } = await enrol(t, secret);
+  return helloAs(t, credential, 'test-agent', gaps);
 }
 
 export function closeLinks(): void {

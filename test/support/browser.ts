@@ -81,3 +81,27 @@ export async function openSettled(page: Page, url: string): Promise<void> {
   await page.locator('main h2').waitFor();
   await untilSettled(page);
 }
+
+/** A phone's viewport, as the layout tests use it. */
+export const PHONE = { width: 390, height: 844 };
+
+/**
+ * A fresh browser signed in as `credentials` through the sign-in route (its session cookie), the
+ * page in `language` (kept in localStorage as the header's switch keeps it). Close it after.
+ */
+export async function signedInBrowser(
+  origin: string,
+  basePath: string,
+  credentials: { username: string; password: string },
+  options: { viewport?: { width: number; height: number }; language?: 'en' | 'fa' } = {},
+): Promise<TestBrowser> {
+  const browser = await launchBrowser(options.viewport ? { viewport: options.viewport } : {});
+  const signedIn = await browser.context.request.post(`${origin}${basePath}/api/auth/login`, {
+    data: credentials,
+    headers: { Origin: origin },
+  });
+  if (signedIn.status() !== 200) throw new Error(`sign-in answered ${signedIn.status()}`);
+  if (options.language)
+    await browser.context.addInitScript(`localStorage.setItem('warren.language', '${options.language}')`);
+  return browser;
+}

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Capabilities } from '#libs/contracts/agent-link.js';
+import { HOST_GAPS } from '#libs/contracts/host-gaps.js';
 import { CommandError, type CommandRunner } from './command-runner.js';
 
 /**
@@ -39,21 +40,17 @@ export async function probeHost(runner: CommandRunner, options: ProbeOptions = {
   const kernel = ip && root ? await kernelWireGuard(runner) : { works: false, why: '' };
 
   const gaps: string[] = [];
-  if (!root) gaps.push('not running as root: interfaces cannot be created');
-  if (!ip) gaps.push('iproute2 (ip) not installed: interfaces cannot be created or addressed');
-  if (!wg) gaps.push('wireguard-tools (wg) not installed: interfaces cannot be configured and counters cannot be read');
+  if (!root) gaps.push(HOST_GAPS.root);
+  if (!ip) gaps.push(HOST_GAPS.ip);
+  if (!wg) gaps.push(HOST_GAPS.wg);
   if (!kernel.works && !wireguardGo) {
-    gaps.push(
-      `no WireGuard implementation: the kernel module is unavailable${kernel.why ? ` (${kernel.why})` : ''} and wireguard-go is not installed`,
-    );
+    gaps.push(`${HOST_GAPS.wireguard}${kernel.why ? ` (${kernel.why})` : ''} and wireguard-go is not installed`);
   }
-  if (!nft) gaps.push('nftables (nft) not installed: NAT for tunnel subnets cannot be set up');
-  if (!awg || !amneziawgGo)
-    gaps.push('AmneziaWG (awg, amneziawg-go) not installed: AmneziaWG interfaces cannot be applied');
-  if (!redsocks) gaps.push('redsocks not installed: SOCKS5 and HTTP hops cannot carry tunnel traffic');
-  if (!ssRedir || !ssLocal)
-    gaps.push('shadowsocks-libev (ss-redir, ss-local) not installed: shadowsocks hops cannot run or be probed');
-  if (!dnsmasq) gaps.push('dnsmasq not installed: routing rules on domains cannot match');
+  if (!nft) gaps.push(HOST_GAPS.nft);
+  if (!awg || !amneziawgGo) gaps.push(HOST_GAPS.awg);
+  if (!redsocks) gaps.push(HOST_GAPS.redsocks);
+  if (!ssRedir || !ssLocal) gaps.push(HOST_GAPS.shadowsocks);
+  if (!dnsmasq) gaps.push(HOST_GAPS.dnsmasq);
 
   return {
     capabilities: { root, wireguardKernel: kernel.works, wireguardGo, wg, nft, ip },

@@ -75,7 +75,7 @@ export class PanelMetrics {
 
   readonly outbounds = new Gauge({
     name: 'warren_outbounds',
-    help: 'Hops by state: up, down (running, its last check failed), failed, disabled, unknown',
+    help: 'Hops by state: up, down (running, its last check failed), failed, disabled, unknown, offline (the node agent is not linked)',
     labelNames: ['state'] as const,
     registers: [this.registry],
   });

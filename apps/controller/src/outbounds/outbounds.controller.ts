@@ -119,7 +119,7 @@ export class OutboundsController {
     group: 'outbounds',
     roles: MANAGERS,
     summary:
-      'Probe an outbound from its node (tcp: connect only; http, the default: fetch the probe URL through it); no agent answer in time is ok:false, errorClass timeout',
+      'Probe an outbound from its node (tcp: connect only; http, the default: fetch the probe URL through it); no agent answer in time is ok:false, errorClass timeout; a node whose agent is not linked answers ok:false, errorClass agent-not-linked at once',
     query: { mode: 'tcp or http (default)' },
     response: ProbeResultDto,
   })

@@ -2,7 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { LockMode, MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
 import type { ProbeResult } from '#libs/contracts/routing.js';
-import { agentState } from '../system/agent-state.js';
+import { agentState, isOffline, isUnmanaged, type AgentState } from '../system/agent-state.js';
+import type { WarrenConfig } from '../config/config.js';
+import { WARREN_CONFIG } from '../runtime.js';
 import { Node } from '../revisions/node.entity.js';
 import { formatHopAddress } from './hop-address.js';
 import { Outbound, type OutboundKind } from './outbound.entity.js';
@@ -81,15 +83,23 @@ export function isBuiltin(kind: OutboundKind): kind is 'direct' | 'blocked' {
   return kind === 'direct' || kind === 'blocked';
 }
 
-interface AgentReport {
+/** A node's agent as the hops' states need it: its state now (system/'s one rule) and its last apply. */
+export interface AgentReport {
+  nodeName: string;
+  state: AgentState;
   connected: boolean;
   lastApply: ApplyResult | null;
 }
 
-/** A hop's state as its node's agent last reported it (see OutboundDto.state). */
+/**
+ * A hop's state as its node's agent last reported it (see OutboundDto.state). A node whose agent
+ * is not linked runs nothing the panel can vouch for: every enabled hop of it, the built-ins
+ * too, is `offline`, not the state it last reported.
+ */
 function hopState(row: Outbound, agent: AgentReport | undefined): { state: HopState; stateError: string | null } {
+  if (!row.enabled && !isBuiltin(row.kind)) return { state: 'disabled', stateError: null };
+  if (agent && isOffline(agent.state)) return { state: 'offline', stateError: null };
   if (isBuiltin(row.kind)) return { state: 'up', stateError: null };
-  if (!row.enabled) return { state: 'disabled', stateError: null };
   const outcome = agent?.connected
     ? agent.lastApply?.outbounds?.find((candidate) => candidate.tag === row.tag)
     : undefined;
@@ -146,7 +156,11 @@ function view(row: Outbound, agent: AgentReport | undefined): OutboundView {
  */
 @Injectable()
 export class OutboundsRepository {
-  constructor(@Inject(MikroORM) private readonly orm: MikroORM) {}
+  constructor(
+    @Inject(MikroORM) private readonly orm: MikroORM,
+    /** Whether this controller runs an agent for the local node (isUnmanaged). */
+    @Inject(WARREN_CONFIG) private readonly config: Pick<WarrenConfig, 'localAgent'>,
+  ) {}
 
   transaction<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
     return this.orm.em.fork().transactional(work);
@@ -349,38 +363,50 @@ export class OutboundsRepository {
     }));
   }
 
-  /** Whether each node's agent is connected now (system/'s one rule) and its last apply. */
+  /** The agent of one node now (undefined: no such node). */
+  async agentOf(nodeId: string): Promise<AgentReport | undefined> {
+    return (await this.agents(this.orm.em.fork(), [nodeId])).get(nodeId);
+  }
+
+  /**
+   * Each node's agent now, judged with system/'s one rule (a node without an agent row has never
+   * been enrolled), and its last apply.
+   */
   private async agents(em: EntityManager, nodeIds: readonly string[]): Promise<Map<string, AgentReport>> {
     const rows = await em.execute<
       {
         node_id: string;
-        has_credential: boolean;
-        connected: boolean;
+        node_name: string;
+        is_local: boolean;
+        has_credential: boolean | null;
+        connected: boolean | null;
         last_seen_at: Date | null;
         last_apply: ApplyResult | null;
       }[]
     >(
-      `select node_id, credential_hash is not null as has_credential, connected, last_seen_at, last_apply
-         from node_agents where node_id = any(array[?]::uuid[])`,
+      `select n.id as node_id, n.name as node_name, n.is_local, a.credential_hash is not null as has_credential, a.connected,
+              a.last_seen_at, a.last_apply
+         from nodes n left join node_agents a on a.node_id = n.id
+        where n.id = any(array[?]::uuid[])`,
       [[...nodeIds]],
     );
     const now = Date.now();
     return new Map(
-      rows.map((row) => [
-        row.node_id,
-        {
-          connected:
-            agentState(
-              {
-                hasCredential: row.has_credential,
-                connected: row.connected,
-                lastSeenAt: row.last_seen_at && new Date(row.last_seen_at),
-              },
-              now,
-            ) === 'connected',
-          lastApply: row.last_apply,
-        },
-      ]),
+      rows.map((row) => {
+        const state = agentState(
+          {
+            hasCredential: row.has_credential ?? false,
+            connected: row.connected ?? false,
+            lastSeenAt: row.last_seen_at && new Date(row.last_seen_at),
+            unmanaged: isUnmanaged({ isLocal: row.is_local }, this.config),
+          },
+          now,
+        );
+        return [
+          row.node_id,
+          { nodeName: row.node_name, state, connected: state === 'connected', lastApply: row.last_apply },
+        ];
+      }),
     );
   }
 }

@@ -16,6 +16,7 @@ import { awaitJob } from '../queue/await-job.js';
 import type { ProbeMode } from './dto/outbound.dto.js';
 import type { Outbound } from './outbound.entity.js';
 import { OutboundsRepository } from './outbounds.repository.js';
+import { isOffline, type AgentState } from '../system/agent-state.js';
 import { SettingsService } from '../settings/settings.service.js';
 
 /**
@@ -25,6 +26,13 @@ import { SettingsService } from '../settings/settings.service.js';
 export const PICKUP_MARGIN_MS = 3000;
 
 const NO_STAGES = { dns: null, connect: null, handshake: null, firstByte: null };
+
+/** Why a node's agent cannot take a probe now, by its state (isOffline). */
+const NOT_LINKED: Partial<Record<AgentState, string>> = {
+  'never-enrolled': 'has never been enrolled',
+  enrolled: 'was enrolled but has never linked to the panel',
+  disconnected: 'is not linked to the panel (disconnected)',
+};
 
 function failure(errorClass: ProbeResult['errorClass'], error: string): ProbeResult {
   return {
@@ -81,7 +89,10 @@ function hopConfig(row: Outbound): HopConfig | { kind: 'direct' } {
  * agent, awaited here by reading its state (awaitJob, as backups await theirs: no event
  * connection held per waiting check). No answer within the probe's timeout plus PICKUP_MARGIN_MS is the answer
  * `{ok: false, errorClass: 'timeout'}` (an agent away or busy), and the job is withdrawn so a
- * late agent does not run a stale probe. Every result is kept on the outbound.
+ * late agent does not run a stale probe. Every result is kept on the outbound, but one: a node
+ * whose agent is not linked (node_agents, the state every controller reads) answers
+ * `errorClass: 'agent-not-linked'` at once, with no job and nothing stored, since the hop was not
+ * checked. An unmanaged node (no agent meant to run) is asked through its queue as before.
  */
 @Injectable()
 export class ProbesService {
@@ -96,6 +107,11 @@ export class ProbesService {
   async check(id: string, mode: ProbeMode): Promise<ProbeResult> {
     const row = await this.outbounds.find(id);
     if (!row) throw notFound('outbound not found', 'id');
+    const agent = await this.outbounds.agentOf(row.node.id);
+    if (agent && isOffline(agent.state)) {
+      const why = NOT_LINKED[agent.state] ?? 'is not linked to the panel';
+      return failure('agent-not-linked', `the agent of node ${agent.nodeName} ${why}: nothing was checked`);
+    }
     const at = new Date();
     const result =
       row.kind === 'blocked'

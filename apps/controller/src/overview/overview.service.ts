@@ -27,6 +27,8 @@ export interface Overview {
     uptimeSeconds: number;
     database: DatabaseBackend;
     queue: QueueBackendKind;
+    /** Whether agents of remote nodes can be enrolled: not on the PostgreSQL queue (no REDIS_URL). */
+    remoteNodes: boolean;
     nodes: NodeStates;
     lastEnforcement: EnforcementRun | null;
     lastBackup: BackupFile | null;
@@ -88,6 +90,8 @@ export class OverviewService {
         uptimeSeconds: Math.round(process.uptime() * 10) / 10,
         database: this.runtime.config.databaseUrl ? 'external' : 'embedded',
         queue: this.runtime.queues.kind,
+        // issueEnrolment refuses remote nodes on the PostgreSQL store (it cannot give a host its own jobs only).
+        remoteNodes: this.runtime.queues.kind === 'redis',
         nodes: nodeStates(telemetry.nodes),
         lastEnforcement: enforcementRun(reading.run),
         lastBackup,

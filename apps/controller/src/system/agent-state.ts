@@ -47,3 +47,12 @@ export function agentState(facts: AgentFacts, nowMs: number): AgentState {
   if (!facts.lastSeenAt) return 'enrolled';
   return 'disconnected';
 }
+
+/**
+ * The node is offline: its agent is meant to run (a managed node) and is not on a live link
+ * (never enrolled, never seen, or gone), so nothing it last reported holds. The web panel's
+ * isOfflineAgent (components/node-health.tsx) reads the API's agent state the same way.
+ */
+export function isOffline(state: AgentState): boolean {
+  return state === 'never-enrolled' || state === 'enrolled' || state === 'disconnected';
+}

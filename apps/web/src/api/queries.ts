@@ -1,5 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, ApiError, must, type Schemas } from '../api.js';
+import { isOfflineAgent } from '../components/node-health.js';
 
 /**
  * One place for each resource's cache key and fetcher: pages ask through these hooks, and a
@@ -107,23 +108,31 @@ export function useOutbounds(nodeId: string | null) {
   });
 }
 
-export function useOverview() {
+/** The overview, asked again every 5 s unless told otherwise (a dialog reading the panel state once). */
+export function useOverview(options: Watch = { refetchInterval: 5000 }) {
   return useQuery({
     queryKey: queryKeys.overview,
     queryFn: () => must(api.GET('/api/overview/full')),
-    refetchInterval: 5000,
+    ...options,
   });
 }
 
 /**
  * Interfaces with the name of their node: two nodes may each have a "wg0", so wherever an
- * interface is listed or picked it is named with its node ("wg0 · edge-1").
+ * interface is listed or picked it is named with its node ("wg0 · edge-1"); and whether that
+ * node is offline (its agent not linked), so nothing of it is shown as its last reported state.
  */
 export function useInterfacesWithNodes(options: Watch = {}) {
   const interfaces = useInterfaces(options);
   const nodes = useNodes(options.enabled === false ? { enabled: false } : {});
-  const names = new Map((nodes.data ?? []).map((node) => [node.id, node.name]));
-  return { data: interfaces.data?.map((entry) => ({ ...entry, nodeName: names.get(entry.nodeId) ?? '' })) };
+  const byId = new Map((nodes.data ?? []).map((node) => [node.id, node]));
+  return {
+    data: interfaces.data?.map((entry) => ({
+      ...entry,
+      nodeName: byId.get(entry.nodeId)?.name ?? '',
+      nodeOffline: isOfflineAgent(byId.get(entry.nodeId)?.agent.state),
+    })),
+  };
 }
 
 /** "wg0 · edge-1": an interface named with its node (the node's name once known). */

@@ -26,9 +26,26 @@ export function AgentBadge({ state }: { state: Schemas['NodeAgentDto']['state'] 
   return <StateBadge color={color}>{t(`agentState.${state}`)}</StateBadge>;
 }
 
-/** In sync or behind; an unmanaged node (no agent meant to run) is neither. */
-export function SyncBadge({ inSync, unmanaged = false }: { inSync: boolean; unmanaged?: boolean }) {
+/**
+ * In sync or behind; an unmanaged node (no agent meant to run) is neither, and an offline one
+ * (agent not linked) is offline: its applied revision is only what it last reported.
+ */
+export function SyncBadge({
+  inSync,
+  unmanaged = false,
+  offline = false,
+}: {
+  inSync: boolean;
+  unmanaged?: boolean;
+  offline?: boolean;
+}) {
   const { t } = useTranslation();
   if (unmanaged) return <StateBadge color="gray">{t('agentState.unmanaged')}</StateBadge>;
+  if (offline)
+    return (
+      <StateBadge color="red" data-testid="sync-offline">
+        {t('health.offline')}
+      </StateBadge>
+    );
   return <StateBadge color={inSync ? 'green' : 'yellow'}>{inSync ? t('nodes.inSync') : t('nodes.behind')}</StateBadge>;
 }

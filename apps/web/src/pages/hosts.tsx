@@ -8,6 +8,7 @@ import { EditAndDelete, hostPort, Ltr, notifyFailure, PageHeader } from '../comp
 import { useFieldErrors } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
+import { NodeOfflineBadge } from '../components/node-health.js';
 import { useCanManage } from '../session.js';
 import { queryKeys, useHosts, useInterfaceOptions } from '../api/queries.js';
 
@@ -22,6 +23,7 @@ export default function HostsPage() {
   const hosts = useHosts();
   const interfaces = useInterfaceOptions();
   const names = new Map(interfaces.options.map((option) => [option.value, option.label]));
+  const offline = new Set(interfaces.data?.filter((entry) => entry.nodeOffline).map((entry) => entry.id));
   const remove = useMutation({
     mutationFn: (id: string) => must(api.DELETE('/api/hosts/{id}', { params: { path: { id } } })),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.hosts }),
@@ -58,6 +60,7 @@ export default function HostsPage() {
                     {t('hosts.disabled')}
                   </Badge>
                 )}
+                {host.enabled && offline.has(host.interfaceId) && <NodeOfflineBadge />}
               </>
             ),
           },

@@ -6,6 +6,7 @@ import { ListTable } from '../components/list-table.js';
 import { PageLoader } from '../components/page-loader.js';
 import { useOverview } from '../api/queries.js';
 import { AgentBadge, SyncBadge } from '../components/badges.js';
+import { isOfflineAgent, isStale, StaleNote } from '../components/node-health.js';
 
 /** GET /api/overview/full, asked again every few seconds: live telemetry, panel state and inventory. */
 export default function OverviewPage() {
@@ -108,15 +109,40 @@ export default function OverviewPage() {
         <ListTable
           rows={telemetry.nodes}
           rowKey={(node) => node.id}
+          testId="overview-nodes"
+          rowProps={(node) => ({ 'data-row': node.name })}
           minWidth={480}
           columns={[
             { header: t('common.name'), cell: (node) => node.name },
             { header: t('nodes.agent'), cell: (node) => <AgentBadge state={node.agent.state} /> },
             {
+              // The card's rule (panel-state.ts): a node whose agent is not linked is offline, whatever it last applied.
               header: t('nodes.sync'),
-              cell: (node) => <SyncBadge inSync={node.sync.inSync} unmanaged={node.agent.state === 'unmanaged'} />,
+              cell: (node) => (
+                <SyncBadge
+                  inSync={node.sync.inSync}
+                  unmanaged={node.agent.state === 'unmanaged'}
+                  offline={isOfflineAgent(node.agent.state)}
+                />
+              ),
             },
-            { header: t('system.cpu'), cell: (node) => (node.system ? `${node.system.cpu.percent.toFixed(0)}%` : '—') },
+            {
+              header: t('system.cpu'),
+              cell: (node) =>
+                node.system ? (
+                  <>
+                    <Ltr>{`${node.system.cpu.percent.toFixed(0)}%`}</Ltr>
+                    {isStale(node.system.sampledAt, node.agent.state) && (
+                      <>
+                        {' '}
+                        <StaleNote sampledAt={node.system.sampledAt} />
+                      </>
+                    )}
+                  </>
+                ) : (
+                  '—'
+                ),
+            },
           ]}
         />
       </Card>

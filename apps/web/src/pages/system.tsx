@@ -6,6 +6,8 @@ import { api, must, type Schemas } from '../api.js';
 import { formatBytes, Ltr, PageHeader } from '../components/common.js';
 import { PageLoader } from '../components/page-loader.js';
 import { queryKeys } from '../api/queries.js';
+import { AgentBadge } from '../components/badges.js';
+import { AgentGaps, formatAge, isStale, StaleNote } from '../components/node-health.js';
 
 // uPlot comes with this page only.
 const Chart = lazy(() => import('../components/chart.js'));
@@ -91,7 +93,12 @@ export default function SystemPage() {
           </SimpleGrid>
         </Suspense>
       )}
-      {system.data && <Snapshot snapshot={system.data} />}
+      {system.data &&
+        (nodeId ? (
+          <NodeSnapshot node={system.data.nodes.find((node) => node.id === nodeId)} />
+        ) : (
+          <Snapshot snapshot={system.data} />
+        ))}
     </>
   );
 }
@@ -107,6 +114,41 @@ function ChartCard({ title, children }: { title: string; children: React.ReactNo
   );
 }
 
+/**
+ * The chosen node's own state: its agent (linked or since when not), its newest figures marked
+ * stale with their age when the agent is away or has gone quiet, and what its host cannot do.
+ */
+function NodeSnapshot({ node }: { node: Schemas['NodeSystemDto'] | undefined }) {
+  const { t, i18n } = useTranslation();
+  if (!node) return null;
+  const sample = node.system;
+  return (
+    <Card withBorder mt="md" data-testid="node-snapshot">
+      <Group gap="xs" mb="xs">
+        <Text fw={600}>{t('health.nodeHost', { name: node.name })}</Text>
+        <AgentBadge state={node.agent.state} />
+        {node.agent.state !== 'connected' && (
+          <Text size="xs" c="dimmed">
+            {node.agent.lastSeenAt
+              ? t('health.lastSeen', { age: formatAge(node.agent.lastSeenAt, i18n.language) })
+              : t('health.never')}
+          </Text>
+        )}
+      </Group>
+      {sample ? (
+        <Figures sample={sample}>
+          {isStale(sample.sampledAt, node.agent.state) && <StaleNote sampledAt={sample.sampledAt} />}
+        </Figures>
+      ) : (
+        <Text size="sm" c="dimmed">
+          {t('health.noSample')}
+        </Text>
+      )}
+      <AgentGaps gaps={node.agent.gaps} />
+    </Card>
+  );
+}
+
 function Snapshot({ snapshot }: { snapshot: Schemas['SystemSnapshotDto'] }) {
   const { t } = useTranslation();
   const host = snapshot.controller;
@@ -115,26 +157,36 @@ function Snapshot({ snapshot }: { snapshot: Schemas['SystemSnapshotDto'] }) {
       <Text fw={600} mb="xs">
         {t('system.controller')}
       </Text>
-      <Group gap="xl">
-        <Text size="sm">
-          {t('system.cpu')}: <Ltr>{percent(host.cpu.percent)}</Ltr> ({host.cpu.cores})
-        </Text>
-        <Text size="sm">
-          {t('system.memory')}:{' '}
-          <Ltr>
-            {formatBytes(host.memory.used)} / {formatBytes(host.memory.total)}
-          </Ltr>
-        </Text>
-        <Text size="sm">
-          {t('system.disk')}:{' '}
-          <Ltr>
-            {formatBytes(host.disk.used)} / {formatBytes(host.disk.total)}
-          </Ltr>
-        </Text>
+      <Figures sample={host}>
         <Text size="sm">
           {t('system.rss')}: <Ltr>{formatBytes(host.processRss)}</Ltr>
         </Text>
-      </Group>
+      </Figures>
     </Card>
+  );
+}
+
+/** A host's newest CPU, memory and disk figures on one line, and what the card adds after them. */
+function Figures({ sample, children }: { sample: Schemas['SampleDto']; children?: React.ReactNode }) {
+  const { t } = useTranslation();
+  return (
+    <Group gap="xl">
+      <Text size="sm">
+        {t('system.cpu')}: <Ltr>{percent(sample.cpu.percent)}</Ltr> ({sample.cpu.cores})
+      </Text>
+      <Text size="sm">
+        {t('system.memory')}:{' '}
+        <Ltr>
+          {formatBytes(sample.memory.used)} / {formatBytes(sample.memory.total)}
+        </Ltr>
+      </Text>
+      <Text size="sm">
+        {t('system.disk')}:{' '}
+        <Ltr>
+          {formatBytes(sample.disk.used)} / {formatBytes(sample.disk.total)}
+        </Ltr>
+      </Text>
+      {children}
+    </Group>
   );
 }

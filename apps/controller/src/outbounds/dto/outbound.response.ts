@@ -3,7 +3,7 @@ import { PROBE_ERROR_CLASSES, SHADOWSOCKS_METHODS } from '#libs/contracts/routin
 import { DateTimeField, IdField, IntField } from '../../http/api-fields.js';
 import { OUTBOUND_KINDS, type OutboundKind } from '../outbound.entity.js';
 
-export const HOP_STATES = ['up', 'down', 'failed', 'disabled', 'unknown'] as const;
+export const HOP_STATES = ['up', 'down', 'failed', 'disabled', 'unknown', 'offline'] as const;
 export type HopState = (typeof HOP_STATES)[number];
 
 /** A WireGuard hop without its secrets: the private and preshared keys are never shown. */
@@ -84,7 +84,7 @@ export class OutboundDto {
   @ApiProperty({
     enum: HOP_STATES,
     description:
-      "up or failed: what the node's agent reported in its last apply (built-ins are always up); down: running, but its last check (periodic or asked for) failed, stateError says why; disabled; unknown: the agent is away or has not applied the hop yet",
+      "up or failed: what the node's agent reported in its last apply (built-ins are up while the agent is linked); down: running, but its last check (periodic or asked for) failed, stateError says why; disabled; unknown: the agent is linked but has not applied the hop yet; offline: the node's agent is not linked (never enrolled, never seen, or gone), so nothing it last reported holds (built-ins included)",
   })
   state!: HopState;
 
@@ -138,7 +138,8 @@ export class ProbeResultDto {
     type: String,
     enum: PROBE_ERROR_CLASSES,
     nullable: true,
-    description: 'timeout also when no agent answered in time',
+    description:
+      "timeout also when no agent answered in time; agent-not-linked (at once, nothing sent or stored) when the node's agent is not linked",
   })
   errorClass!: string | null;
 

@@ -47,6 +47,11 @@ export class PanelStateDto {
     description: "BullMQ's store: Redis (REDIS_URL) or its PostgreSQL backend",
   })
   queue!: 'redis' | 'postgres';
+  @ApiProperty({
+    description:
+      "Whether remote nodes' agents can be enrolled: false on the PostgreSQL queue (no REDIS_URL), where only the local node works; the add-node dialog says so before a node is added",
+  })
+  remoteNodes!: boolean;
   @ApiProperty({ type: NodeStatesDto }) nodes!: NodeStatesDto;
   @ApiProperty({
     type: EnforcementRunDto,

@@ -6,6 +6,7 @@ import { EditAndDelete, formatBytes, hostPort, Ltr, notifyFailure } from '../../
 import { ListTable } from '../../components/list-table.js';
 import { queryKeys } from '../../api/queries.js';
 import { StateBadge } from '../../components/badges.js';
+import { NodeOfflineBadge } from '../../components/node-health.js';
 
 type Interface = Schemas['InterfaceDto'];
 
@@ -14,7 +15,7 @@ export function InterfacesTable({
   rows,
   onEdit,
 }: {
-  rows: (Interface & { nodeName: string })[] | undefined;
+  rows: (Interface & { nodeName: string; nodeOffline?: boolean })[] | undefined;
   onEdit?: (entry: Interface) => void;
 }) {
   const { t } = useTranslation();
@@ -61,15 +62,19 @@ export function InterfacesTable({
         },
         {
           header: t('interfaces.state'),
-          cell: (entry) => (
-            <StateBadge color={!entry.enabled ? 'gray' : entry.running ? 'green' : 'yellow'}>
-              {!entry.enabled
-                ? t('interfaces.disabled')
-                : entry.running
-                  ? t('interfaces.running')
-                  : t('interfaces.pending')}
-            </StateBadge>
-          ),
+          // A node whose agent is not linked: "node offline", not "applying" for ever.
+          cell: (entry) =>
+            entry.enabled && entry.nodeOffline ? (
+              <NodeOfflineBadge />
+            ) : (
+              <StateBadge color={!entry.enabled ? 'gray' : entry.running ? 'green' : 'yellow'}>
+                {!entry.enabled
+                  ? t('interfaces.disabled')
+                  : entry.running
+                    ? t('interfaces.running')
+                    : t('interfaces.pending')}
+              </StateBadge>
+            ),
         },
       ]}
       actions={

@@ -7,12 +7,22 @@ import { Copy } from '../../components/common.js';
 import { FormError, useFieldErrors } from '../../components/form-errors.js';
 import { queryKeys } from '../../api/queries.js';
 
-/** Issues an API token by name; its value is shown once, with a copy button, until closed. */
-export function IssueToken() {
+export type IssuedToken = Schemas['IssuedTokenDto'];
+
+/**
+ * Issues an API token by name; its value is shown once, with a copy button, until closed or the
+ * token is deleted (the tokens area holds which one is shown, so a delete clears it).
+ */
+export function IssueToken({
+  issued,
+  setIssued,
+}: {
+  issued: IssuedToken | null;
+  setIssued: (token: IssuedToken | null) => void;
+}) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
-  const [issued, setIssued] = useState<Schemas['IssuedTokenDto'] | null>(null);
   const issue = useMutation({
     mutationFn: () => must(api.POST('/api/tokens', { body: { name: name.trim() } })),
     onSuccess: (token) => {
@@ -45,6 +55,7 @@ export function IssueToken() {
       <FormError error={issue.error} fields={['name']} />
       {issued && (
         <Alert
+          data-testid="issued-banner"
           color="teal"
           title={t('tokens.issuedTitle', { name: issued.name })}
           withCloseButton

@@ -1,4 +1,4 @@
-import { TextInput } from '@mantine/core';
+import { Alert, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../../api.js';
 import { useFieldErrors } from '../../components/form-errors.js';
 import { FormModal } from '../../components/form-modal.js';
-import { queryKeys } from '../../api/queries.js';
+import { queryKeys, useOverview } from '../../api/queries.js';
 
 /** Adds a node (its enrolment command follows), or changes one's name, address or note. */
 export function NodeModal({
@@ -42,6 +42,8 @@ export function NodeModal({
     },
   });
   const errors = useFieldErrors(create.error, values);
+  // Said before a node is added, not in a toast after: without REDIS_URL no remote agent can enrol.
+  const panel = useOverview({ enabled: !node }).data?.panel;
   return (
     <FormModal
       title={node ? node.name : t('nodes.new')}
@@ -50,6 +52,11 @@ export function NodeModal({
       fields={['name', 'address', 'note']}
       editing={Boolean(node)}
     >
+      {!node && panel?.remoteNodes === false && (
+        <Alert color="orange" title={t('health.remoteNeedsRedisTitle')} data-testid="remote-needs-redis">
+          {t('health.remoteNeedsRedis')}
+        </Alert>
+      )}
       <TextInput
         label={t('common.name')}
         value={values.name}

@@ -6,6 +6,7 @@ import { EditAndDelete, formatDate, Ltr, notifyFailure } from '../../components/
 import { ListTable } from '../../components/list-table.js';
 import { AgentBadge, StateBadge, SyncBadge } from '../../components/badges.js';
 import { queryKeys, useNodes } from '../../api/queries.js';
+import { AgentGaps, formatAge, isOfflineAgent } from '../../components/node-health.js';
 import type { Enrolment, Node } from './types.js';
 
 /** Every node, its agent and sync state asked again every 5 s; on a phone a card each. */
@@ -65,10 +66,13 @@ export function NodesTable({
             <>
               <AgentBadge state={node.agent.state} />
               {node.agent.lastSeenAt && (
-                <Text size="xs" c="dimmed">
-                  {formatDate(node.agent.lastSeenAt, i18n.language)}
+                <Text size="xs" c="dimmed" title={formatDate(node.agent.lastSeenAt, i18n.language)}>
+                  {node.agent.state === 'connected'
+                    ? formatDate(node.agent.lastSeenAt, i18n.language)
+                    : t('health.lastSeen', { age: formatAge(node.agent.lastSeenAt, i18n.language) })}
                 </Text>
               )}
+              <AgentGaps gaps={node.agent.gaps} />
             </>
           ),
         },
@@ -76,7 +80,11 @@ export function NodesTable({
           header: t('nodes.sync'),
           cell: (node) => (
             <>
-              <SyncBadge inSync={node.inSync} unmanaged={node.agent.state === 'unmanaged'} />
+              <SyncBadge
+                inSync={node.inSync}
+                unmanaged={node.agent.state === 'unmanaged'}
+                offline={isOfflineAgent(node.agent.state)}
+              />
               <Text size="xs" c="dimmed">
                 <Ltr>
                   {node.appliedRevision} / {node.desiredRevision}

@@ -1,18 +1,20 @@
 import { Code, Stack, Switch, Title } from '@mantine/core';
 import { IconKey } from '@tabler/icons-react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must } from '../../api.js';
 import { ConfirmButton, formatDate, notifyFailure } from '../../components/common.js';
 import { ListTable } from '../../components/list-table.js';
 import { queryKeys, useTokens } from '../../api/queries.js';
-import { IssueToken } from './issue-token.js';
+import { IssueToken, type IssuedToken } from './issue-token.js';
 
 /** API tokens: issue (the value is shown once, with a copy button), disable, delete. */
 export function TokensArea() {
   const { t, i18n } = useTranslation();
   const queryClient = useQueryClient();
   const tokens = useTokens();
+  const [issued, setIssued] = useState<IssuedToken | null>(null);
   const refresh = () => void queryClient.invalidateQueries({ queryKey: queryKeys.tokens });
   const toggle = useMutation({
     mutationFn: ({ id, enabled }: { id: string; enabled: boolean }) =>
@@ -22,7 +24,11 @@ export function TokensArea() {
   });
   const remove = useMutation({
     mutationFn: (id: string) => must(api.DELETE('/api/tokens/{id}', { params: { path: { id } } })),
-    onSuccess: refresh,
+    onSuccess: (_answer, id) => {
+      // The secret of a deleted token is worth nothing: its banner goes with it.
+      if (issued?.id === id) setIssued(null);
+      refresh();
+    },
     onError: notifyFailure,
   });
   return (
@@ -30,7 +36,7 @@ export function TokensArea() {
       <Title order={3}>
         <IconKey size={20} style={{ verticalAlign: 'middle' }} /> {t('tokens.title')}
       </Title>
-      <IssueToken />
+      <IssueToken issued={issued} setIssued={setIssued} />
       <ListTable
         rows={tokens.data}
         empty={t('tokens.empty')}

@@ -6,11 +6,18 @@ import type { Outbound } from './types.js';
 /**
  * Whether the node runs the hop (its local redirector, as the agent last reported) and, while it
  * does, whether its last check (periodic or asked for) passed: `down` when the server behind it
- * did not answer.
+ * did not answer; `offline` when the node's agent is not linked (nothing it reported holds).
  */
 export function OutboundState({ outbound }: { outbound: Outbound }) {
   const { t } = useTranslation();
-  const color = { up: 'green', down: 'red', failed: 'red', disabled: 'gray', unknown: 'yellow' }[outbound.state];
+  const color = {
+    up: 'green',
+    down: 'red',
+    failed: 'red',
+    disabled: 'gray',
+    unknown: 'yellow',
+    offline: 'red',
+  }[outbound.state];
   return (
     <Tooltip label={t(`outbounds.stateHelp.${outbound.state}`)} multiline w={260} withArrow>
       <Badge color={color} variant="light" miw="max-content" data-testid="outbound-state">
