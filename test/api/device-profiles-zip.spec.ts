@@ -49,9 +49,8 @@ describe('a device’s profiles as a zip', () => {
     expect(response.headers.get('content-disposition')).toBe('attachment; filename="Zoe_Muller-phone-profiles.zip"');
     expect(response.headers.get('cache-control')).toBe('no-store');
     const entries = unzip(Buffer.from(await response.arrayBuffer()));
-    const json = (
-      await answer(typed().GET('/api/devices/{id}/profiles', { params: { path: { id: deviceId } } }))
-    ).body as { filename: string; body: string }[];
+    const json = (await answer(typed().GET('/api/devices/{id}/profiles', { params: { path: { id: deviceId } } })))
+      .body as { filename: string; body: string }[];
     // Two hosts on the first interface, the second interface's own endpoint: three profiles, this device's only.
     expect(json).toHaveLength(3);
     expect(entries.map((entry) => entry.name).sort()).toEqual(json.map((profile) => profile.filename).sort());
