@@ -81,3 +81,29 @@ export async function openSettled(page: Page, url: string): Promise<void> {
   await page.locator('main h2').waitFor();
   await untilSettled(page);
 }
+
+/** A phone's screen, for the layout checks at 390 px. */
+export const PHONE = { width: 390, height: 844 };
+
+/**
+ * A fresh browser signed in as `user` (the sign-in route sets its session cookie), in `language`
+ * when given (the panel's stored choice); `url` makes an address of the panel under its base path.
+ */
+export async function signedInBrowser(
+  url: (path: string) => string,
+  user: { username: string; password: string },
+  options: { viewport?: { width: number; height: number }; language?: 'fa' } = {},
+): Promise<TestBrowser> {
+  const browser = await launchBrowser(options.viewport ? { viewport: options.viewport } : {});
+  const signedIn = await browser.context.request.post(url('/api/auth/login'), {
+    data: user,
+    headers: { Origin: new URL(url('/')).origin },
+  });
+  if (signedIn.status() !== 200) {
+    await browser.close();
+    throw new Error(`sign-in answered ${signedIn.status()}: ${await signedIn.text()}`);
+  }
+  if (options.language)
+    await browser.context.addInitScript(`localStorage.setItem('warren.language', '${options.language}')`);
+  return browser;
+}
