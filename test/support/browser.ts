@@ -96,12 +96,13 @@ export async function signedInBrowser(
 ): Promise<TestBrowser> {
   const browser = await launchBrowser(options.viewport ? { viewport: options.viewport } : {});
   const signedIn = await browser.context.request.post(url('/api/auth/login'), {
-    data: user,
+    data: { username: user.username, password: user.password },
     headers: { Origin: new URL(url('/')).origin },
   });
   if (signedIn.status() !== 200) {
+    const answer = `sign-in answered ${signedIn.status()}: ${await signedIn.text()}`;
     await browser.close();
-    throw new Error(`sign-in answered ${signedIn.status()}: ${await signedIn.text()}`);
+    throw new Error(answer);
   }
   if (options.language)
     await browser.context.addInitScript(`localStorage.setItem('warren.language', '${options.language}')`);
