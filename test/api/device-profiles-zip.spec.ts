@@ -1,27 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { answer, fixtures } from '../support/fixtures.js';
-import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { answer, fixtures, signedInPanel } from '../support/fixtures.js';
 import { unzip } from '../support/zip.js';
 
 /**
  * GET /api/devices/{id}/profiles?format=zip: a device's profiles as one download (the web panel's
  * "Profiles" button), authorized exactly as the JSON answer of the same route.
  */
-let t: TestPanel;
-let token: string;
-
-beforeAll(async () => {
-  t = await startTestPanel();
-  token = await t.login();
-});
-afterAll(async () => {
-  await t?.stop();
-});
-
-const { call, typed, createInterface, createHost, createClient, createUser } = fixtures(() => ({ t, token }));
+const session = signedInPanel();
+const { call, typed, createInterface, createHost, createClient, createUser } = fixtures(session);
 
 const profilesOf = (id: string, bearer: string | null, format?: string) =>
-  fetch(`${t.api}/devices/${id}/profiles${format ? `?format=${format}` : ''}`, {
+  fetch(`${session().t.api}/devices/${id}/profiles${format ? `?format=${format}` : ''}`, {
     headers: bearer ? { authorization: `Bearer ${bearer}` } : {},
   });
 
@@ -43,7 +32,7 @@ describe('a device’s profiles as a zip', () => {
   });
 
   test('the same .conf bodies as the JSON answer, names unique, mode 0600, named after client and device', async () => {
-    const response = await profilesOf(deviceId, token, 'zip');
+    const response = await profilesOf(deviceId, session().token, 'zip');
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/zip');
     expect(response.headers.get('content-disposition')).toBe('attachment; filename="Zoe_Muller-phone-profiles.zip"');
@@ -65,8 +54,8 @@ describe('a device’s profiles as a zip', () => {
       [deviceId, null, 401],
       [deviceId, viewer.token, 403],
       [deviceId, admin.token, 200],
-      [randomUUID(), token, 404],
-      ['not-an-id', token, 404],
+      [randomUUID(), session().token, 404],
+      ['not-an-id', session().token, 404],
     ];
     for (const [id, bearer, status] of cases) {
       const json = await profilesOf(id, bearer);

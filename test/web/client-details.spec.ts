@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import type { PeerCounters } from '../../libs/contracts/agent-link.js';
 import { UsageService } from '../../apps/controller/src/clients/usage.service.js';
-import { assertWebBuilt, PHONE, signedInBrowser, type TestBrowser } from '../support/browser.js';
+import { PHONE } from '../support/browser.js';
 import { fixtures, type ClientView, type InterfaceView, type NodeView } from '../support/fixtures.js';
-import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { webPanel } from '../support/web-panel.js';
 import { waitFor } from '../support/wait-for.js';
 import { unzip } from '../support/zip.js';
 
@@ -20,23 +20,13 @@ declare const document: any;
 declare const navigator: any;
 
 describe('a client’s details in the web panel', () => {
-  let t: TestPanel;
-  let token = '';
-  const f = fixtures(() => ({ t, token }));
-  const url = (path: string) => `${t.panel.origin}${t.config.basePath}${path}`;
-  const opened: TestBrowser[] = [];
+  const { session, url, browserAt } = webPanel();
+  const f = fixtures(session);
   let node: NodeView;
   let hosted: InterfaceView;
   let plain: InterfaceView;
   let online: ClientView;
   let seen: ClientView;
-
-  async function browserAt(options: { viewport?: typeof PHONE; language?: 'fa' } = {}): Promise<TestBrowser> {
-    const browser = await signedInBrowser(url, OWNER, options);
-    opened.push(browser);
-    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.panel.origin });
-    return browser;
-  }
 
   /** The rows of the clients table, by the name each shows. */
   const rowNames = (page: Page) =>
@@ -48,9 +38,6 @@ describe('a client’s details in the web panel', () => {
     page.getByRole('columnheader', { name, exact: true }).getAttribute('aria-sort');
 
   beforeAll(async () => {
-    assertWebBuilt();
-    t = await startTestPanel();
-    token = await t.login();
     ({ node, iface: hosted } = await f.createNodeWithInterface());
     plain = await f.createInterface({ nodeId: node.id });
     // Two hosts: each device on `hosted` has two profiles; on `plain`, one (its own endpoint).
@@ -77,22 +64,18 @@ describe('a client’s details in the web panel', () => {
       lastHandshake: at,
       endpoint: '198.51.100.7:40000',
     });
-    await t.panel.app
-      .get(UsageService)
+    await session()
+      .t.panel.app.get(UsageService)
       .recordCounters(node.id, 1, [
         peer(hosted, await keyOf(online, 'phone'), 5_000_000, Date.now() - 5_000),
         peer(plain, await keyOf(seen, 'device-1'), 1_000, Date.now() - 2 * 3600_000),
       ]);
-    const listed = (await t.call('GET', 'clients?search=detail-', { token })).body.items as ClientView[];
+    const listed = (await f.call('GET', 'clients?search=detail-')).body.items as ClientView[];
     expect(listed.map((client) => [client.name, client.onlineNow, client.lastHandshake !== null])).toEqual([
       ['detail-never', false, false],
       ['detail-seen', false, true],
       ['detail-online', true, true],
     ]);
-  });
-  afterAll(async () => {
-    for (const browser of opened) await browser.close();
-    await t?.stop();
   });
 
   test('the list says who is online and when the others last shook hands; a header click orders it', async () => {
@@ -109,12 +92,12 @@ describe('a client’s details in the web panel', () => {
 
     // Name: A to Z, in the address (so a reload keeps it), marked on its header.
     await page.getByRole('button', { name: 'Name', exact: true }).click();
-    await waitFor('by name', async () => param(page, 'sort') === 'name');
+    await waitFor('by name', async () => (await headerSort(page, 'Name')) === 'ascending');
+    expect(param(page, 'sort')).toBe('name');
     await waitFor(
       'the rows by name',
       async () => (await rowNames(page)).join() === 'detail-never,detail-online,detail-seen',
     );
-    expect(await headerSort(page, 'Name')).toBe('ascending');
     await page.reload();
     await waitFor('by name after a reload', async () => (await headerSort(page, 'Name')) === 'ascending');
     expect(await page.getByRole('combobox', { name: 'Order' }).inputValue()).toBe('By name');
@@ -142,8 +125,8 @@ describe('a client’s details in the web panel', () => {
     // Expiry by keyboard: the header is a button.
     await page.getByRole('button', { name: 'Expires', exact: true }).focus();
     await page.keyboard.press('Enter');
-    await waitFor('by expiry', async () => param(page, 'sort') === 'expiry');
-    expect(await headerSort(page, 'Expires')).toBe('ascending');
+    await waitFor('by expiry', async () => (await headerSort(page, 'Expires')) === 'ascending');
+    expect(param(page, 'sort')).toBe('expiry');
   });
 
   test('the drawer: reset cycle, interfaces with their public keys, each device’s addresses and state', async () => {
@@ -177,7 +160,7 @@ describe('a client’s details in the web panel', () => {
     const { page } = await browserAt();
     await page.goto(url(`/clients/${seen.id}`));
     await page.getByTestId('open-configs').click();
-    const [profile] = (await t.call('GET', `clients/${seen.id}/configs`, { token })).body.devices[0].profiles as {
+    const [profile] = (await f.call('GET', `clients/${seen.id}/configs`)).body.devices[0].profiles as {
       filename: string;
       body: string;
     }[];
@@ -200,7 +183,7 @@ describe('a client’s details in the web panel', () => {
       page.locator('[data-device="phone"]').getByTestId('device-profiles').click(),
     ]);
     expect(zip.suggestedFilename()).toBe('detail-online-phone-profiles.zip');
-    const json = (await t.call('GET', `devices/${phone.id}/profiles`, { token })).body as {
+    const json = (await f.call('GET', `devices/${phone.id}/profiles`)).body as {
       filename: string;
       body: string;
     }[];
@@ -214,7 +197,7 @@ describe('a client’s details in the web panel', () => {
     // One profile: the .conf itself, no zip.
     await page.goto(url(`/clients/${seen.id}`));
     const [single] = await Promise.all([page.waitForEvent('download'), page.getByTestId('device-profiles').click()]);
-    const [profile] = (await t.call('GET', `devices/${seen.devices[0].id}/profiles`, { token })).body as {
+    const [profile] = (await f.call('GET', `devices/${seen.devices[0].id}/profiles`)).body as {
       filename: string;
       body: string;
     }[];

@@ -1,9 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { assertWebBuilt, PHONE, signedInBrowser, type TestBrowser } from '../support/browser.js';
+import { PHONE, type TestBrowser } from '../support/browser.js';
 import { fixtures, type InterfaceView, type NodeView } from '../support/fixtures.js';
-import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { webPanel } from '../support/web-panel.js';
 import { waitFor } from '../support/wait-for.js';
 
 /**
@@ -20,30 +20,14 @@ const PASSWORD = 'socks-secret-password';
 const MASK = '••••••••';
 
 describe('the Template page’s secrets and import preview', () => {
-  let t: TestPanel;
-  let token = '';
-  const f = fixtures(() => ({ t, token }));
-  const url = (path: string) => `${t.panel.origin}${t.config.basePath}${path}`;
-  const opened: TestBrowser[] = [];
+  const { session, url, browserAt } = webPanel();
+  const f = fixtures(session);
   let node: NodeView;
   let iface: InterfaceView;
   let privateKey = '';
-
-  async function browserAt(
-    options: { viewport?: typeof PHONE; language?: 'fa' } = {},
-    user: { username: string; password: string } = OWNER,
-  ): Promise<TestBrowser> {
-    const browser = await signedInBrowser(url, user, options);
-    opened.push(browser);
-    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.panel.origin });
-    return browser;
-  }
   const viewText = (browser: TestBrowser) => browser.page.getByTestId('template-view').textContent();
 
   beforeAll(async () => {
-    assertWebBuilt();
-    t = await startTestPanel();
-    token = await t.login();
     ({ node, iface } = await f.createNodeWithInterface());
     const hop = await f.call('POST', 'outbounds', {
       nodeId: node.id,
@@ -54,15 +38,11 @@ describe('the Template page’s secrets and import preview', () => {
       password: PASSWORD,
     });
     expect(hop.status).toBe(201);
-    [{ private_key: privateKey }] = await t.query<{ private_key: string }>(
+    [{ private_key: privateKey }] = await session().t.query<{ private_key: string }>(
       'select private_key from interfaces where id = $1',
       [iface.id],
     );
     expect(privateKey).toMatch(/^[A-Za-z0-9+/]{43}=$/);
-  });
-  afterAll(async () => {
-    for (const browser of opened) await browser.close();
-    await t?.stop();
   });
 
   test('private keys and passwords are masked; revealed with a warning, hidden again, copied on demand', async () => {
