@@ -392,7 +392,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every profile of a device: one WireGuard/AmneziaWG config per interface and host
+         * Every profile of a device: one WireGuard/AmneziaWG config per interface and host, as JSON or (format=zip) a zip of .conf files
          * @description Roles: owner, admin.
          */
         get: operations["get_devices_id_profiles"];
@@ -4437,7 +4437,9 @@ export interface operations {
     };
     get_devices_id_profiles: {
         parameters: {
-            query?: never;
+            query?: {
+                format?: "json" | "zip";
+            };
             header?: never;
             path: {
                 id: string;
@@ -4453,6 +4455,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProfileDto"][];
+                    "application/zip": string;
                 };
             };
             /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */

@@ -12,9 +12,8 @@ import { storableText } from './storable-text.js';
  * Probes (`probe` jobs) also live here: they run on the node that owns the outbound.
  */
 
-/** Built-in outbounds every node has: traffic leaves through the uplink, or is dropped. */
-export const BUILTIN_OUTBOUNDS = ['direct', 'blocked'] as const;
-export type BuiltinOutbound = (typeof BUILTIN_OUTBOUNDS)[number];
+// Built-in outbounds every node has (in a module of their own: the web panel reads them without zod).
+export { BUILTIN_OUTBOUNDS, type BuiltinOutbound } from './builtin-outbounds.js';
 
 /** `[A-Za-z0-9_-]`, 1..64: safe in names of sets, chains and files on the host. */
 export const OUTBOUND_TAG = /^[A-Za-z0-9_-]{1,64}$/;

@@ -82,25 +82,28 @@ export async function openSettled(page: Page, url: string): Promise<void> {
   await untilSettled(page);
 }
 
-/** A phone's viewport, as the layout tests use it. */
+/** A phone's screen, for the layout checks at 390 px. */
 export const PHONE = { width: 390, height: 844 };
 
 /**
- * A fresh browser signed in as `credentials` through the sign-in route (its session cookie), the
- * page in `language` (kept in localStorage as the header's switch keeps it). Close it after.
+ * A fresh browser signed in as `user` (the sign-in route sets its session cookie), in `language`
+ * when given (the panel's stored choice); `url` makes an address of the panel under its base path.
  */
 export async function signedInBrowser(
-  origin: string,
-  basePath: string,
-  credentials: { username: string; password: string },
+  url: (path: string) => string,
+  user: { username: string; password: string },
   options: { viewport?: { width: number; height: number }; language?: 'en' | 'fa' } = {},
 ): Promise<TestBrowser> {
   const browser = await launchBrowser(options.viewport ? { viewport: options.viewport } : {});
-  const signedIn = await browser.context.request.post(`${origin}${basePath}/api/auth/login`, {
-    data: credentials,
-    headers: { Origin: origin },
+  const signedIn = await browser.context.request.post(url('/api/auth/login'), {
+    data: { username: user.username, password: user.password },
+    headers: { Origin: new URL(url('/')).origin },
   });
-  if (signedIn.status() !== 200) throw new Error(`sign-in answered ${signedIn.status()}`);
+  if (signedIn.status() !== 200) {
+    const answer = `sign-in answered ${signedIn.status()}: ${await signedIn.text()}`;
+    await browser.close();
+    throw new Error(answer);
+  }
   if (options.language)
     await browser.context.addInitScript(`localStorage.setItem('warren.language', '${options.language}')`);
   return browser;

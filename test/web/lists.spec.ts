@@ -1,5 +1,5 @@
 import type { Page, Route } from 'playwright-core';
-import { assertWebBuilt, launchBrowser, type TestBrowser } from '../support/browser.js';
+import { assertWebBuilt, PHONE, signedInBrowser, type TestBrowser } from '../support/browser.js';
 import { fixtures, type NodeView } from '../support/fixtures.js';
 import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
 import { waitFor } from '../support/wait-for.js';
@@ -14,7 +14,6 @@ declare const document: any;
 declare const window: any;
 
 const CLIENTS = 130;
-const PHONE = { width: 390, height: 844 };
 
 describe('the web panel’s lists', () => {
   let t: TestPanel;
@@ -27,15 +26,8 @@ describe('the web panel’s lists', () => {
 
   /** A browser signed in as the owner (the sign-in route sets its session cookie), in `language`. */
   async function browserAt(options: { viewport?: typeof PHONE; language?: 'fa' } = {}): Promise<Page> {
-    const browser = await launchBrowser(options.viewport ? { viewport: options.viewport } : {});
+    const browser = await signedInBrowser(url, OWNER, options);
     opened.push(browser);
-    const signedIn = await browser.context.request.post(url('/api/auth/login'), {
-      data: OWNER,
-      headers: { Origin: t.panel.origin },
-    });
-    expect(signedIn.status()).toBe(200);
-    if (options.language)
-      await browser.context.addInitScript(`localStorage.setItem('warren.language', '${options.language}')`);
     return browser.page;
   }
 

@@ -21,9 +21,10 @@ async function browserOn(
   t: TestPanel,
   options: { viewport?: typeof PHONE; language?: 'fa' } = {},
 ): Promise<{ page: Page; url: (path: string) => string }> {
-  const browser = await signedInBrowser(t.panel.origin, t.config.basePath, OWNER, options);
+  const url = (path: string) => `${t.panel.origin}${t.config.basePath}${path}`;
+  const browser = await signedInBrowser(url, OWNER, options);
   opened.push(browser);
-  return { page: browser.page, url: (path) => `${t.panel.origin}${t.config.basePath}${path}` };
+  return { page: browser.page, url };
 }
 
 describe('a panel with Redis', () => {

@@ -25,7 +25,7 @@ const opened: TestBrowser[] = [];
 const url = (path: string) => `${t.panel.origin}${t.config.basePath}${path}`;
 
 async function browserAt(options: { viewport?: typeof PHONE; language?: 'fa' } = {}): Promise<Page> {
-  const browser = await signedInBrowser(t.panel.origin, t.config.basePath, OWNER, options);
+  const browser = await signedInBrowser(url, OWNER, options);
   opened.push(browser);
   return browser.page;
 }

@@ -49,11 +49,15 @@ export class DevicesController {
     path: 'devices/:id/profiles',
     group: 'devices',
     roles: MANAGERS,
-    summary: 'Every profile of a device: one WireGuard/AmneziaWG config per interface and host',
+    summary:
+      'Every profile of a device: one WireGuard/AmneziaWG config per interface and host, as JSON or (format=zip) a zip of .conf files',
+    query: { format: 'json (default) | zip' },
     response: [ProfileDto],
+    files: ['application/zip'],
   })
-  deviceProfiles(@Param('id', new IdPipe('device')) id: string) {
-    return this.profiles.deviceProfiles(id);
+  async deviceProfiles(@Param('id', new IdPipe('device')) id: string, @Query() query: ConfigsQuery) {
+    if (query.format !== 'zip') return this.profiles.deviceProfiles(id);
+    return zipAttachment(await this.profiles.deviceProfilesZip(id));
   }
 
   @Route({
@@ -81,11 +85,15 @@ export class DevicesController {
   })
   async configs(@Param('id', new IdPipe('client')) id: string, @Query() query: ConfigsQuery) {
     if (query.format !== 'zip') return this.profiles.clientConfigs(id);
-    const { filename, zip } = await this.profiles.clientConfigsZip(id);
-    return new StreamableFile(zip, {
-      type: 'application/zip',
-      disposition: `attachment; filename="${filename}"`,
-      length: zip.length,
-    });
+    return zipAttachment(await this.profiles.clientConfigsZip(id));
   }
+}
+
+/** A zip sent as a download (the file name is already ASCII-safe). */
+function zipAttachment({ filename, zip }: { filename: string; zip: Buffer }): StreamableFile {
+  return new StreamableFile(zip, {
+    type: 'application/zip',
+    disposition: `attachment; filename="${filename}"`,
+    length: zip.length,
+  });
 }

@@ -34,6 +34,26 @@ export interface ClientConfigs {
   devices: DeviceProfiles[];
 }
 
+/** Profiles as .conf files of one zip, their names unique within it. */
+function zipProfiles(profiles: readonly Profile[]): Promise<Buffer> {
+  const names = uniqueNames(profiles.map((profile) => profile.filename));
+  return zipTextFiles(
+    profiles.map((profile, index) => ({ name: names[index], body: profile.body })),
+    new Date(),
+  );
+}
+
+/** A name as a safe file name stem (ASCII letters, digits, `_.-`; accents dropped), at most 64 characters. */
+function fileStem(name: string, fallback: string): string {
+  const stem =
+    name
+      .normalize('NFKD')
+      .replace(/\p{M}+/gu, '')
+      .replace(/[^A-Za-z0-9_.-]+/g, '_')
+      .replace(/^[._-]+|[._-]+$/g, '') || fallback;
+  return stem.slice(0, 64);
+}
+
 /** Renders device profiles: one per account and dial target (enabled host, else the interface endpoint). */
 @Injectable()
 export class ProfilesService {
@@ -44,11 +64,24 @@ export class ProfilesService {
   ) {}
 
   async deviceProfiles(deviceId: string): Promise<Profile[]> {
+    return (await this.deviceWithProfiles(deviceId)).device.profiles;
+  }
+
+  /** Every profile of one device as .conf files in one zip (`<client>-<device>-profiles.zip`). */
+  async deviceProfilesZip(deviceId: string): Promise<{ filename: string; zip: Buffer }> {
+    const { clientName, device } = await this.deviceWithProfiles(deviceId);
+    return {
+      filename: `${fileStem(`${clientName}-${device.deviceName}`, 'device')}-profiles.zip`,
+      zip: await zipProfiles(device.profiles),
+    };
+  }
+
+  private async deviceWithProfiles(deviceId: string): Promise<{ clientName: string; device: DeviceProfiles }> {
     const em = this.orm.em.fork();
     const rows = await this.sources.ofDevice(em, deviceId);
     if (rows.length === 0) throw notFound('device not found', 'id');
     const [device] = await this.render(em, rows);
-    return device.profiles;
+    return { clientName: rows[0].clientName, device };
   }
 
   async clientConfigs(clientId: string): Promise<ClientConfigs> {
@@ -62,19 +95,10 @@ export class ProfilesService {
   /** Every profile of the client as .conf files in one zip, names unique within it. */
   async clientConfigsZip(clientId: string): Promise<{ filename: string; zip: Buffer }> {
     const configs = await this.clientConfigs(clientId);
-    const profiles = configs.devices.flatMap((device) => device.profiles);
-    const names = uniqueNames(profiles.map((profile) => profile.filename));
-    const zip = await zipTextFiles(
-      profiles.map((profile, index) => ({ name: names[index], body: profile.body })),
-      new Date(),
-    );
-    const stem =
-      configs.clientName
-        .normalize('NFKD')
-        .replace(/\p{M}+/gu, '')
-        .replace(/[^A-Za-z0-9_.-]+/g, '_')
-        .replace(/^[._-]+|[._-]+$/g, '') || 'client';
-    return { filename: `${stem.slice(0, 64)}-configs.zip`, zip };
+    return {
+      filename: `${fileStem(configs.clientName, 'client')}-configs.zip`,
+      zip: await zipProfiles(configs.devices.flatMap((device) => device.profiles)),
+    };
   }
 
   /** One profile per account and dial target: each enabled host of the interface, else its own endpoint. */

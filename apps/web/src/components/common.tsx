@@ -24,7 +24,8 @@ export function EmptyState({ children }: { children: ReactNode }) {
   );
 }
 
-export function Copy({ value, label }: { value: string; label?: string }) {
+/** A copy button: labelled (`label`), or an icon whose accessible name is `name` ("Copy" when not given). */
+export function Copy({ value, label, name }: { value: string; label?: string; name?: string }) {
   const { t } = useTranslation();
   return (
     <CopyButton value={value} timeout={1500}>
@@ -39,8 +40,8 @@ export function Copy({ value, label }: { value: string; label?: string }) {
             {copied ? t('common.copied') : label}
           </Button>
         ) : (
-          <Tooltip label={copied ? t('common.copied') : t('common.copy')} withArrow>
-            <ActionIcon variant="subtle" onClick={copy} aria-label={t('common.copy')}>
+          <Tooltip label={copied ? t('common.copied') : (name ?? t('common.copy'))} withArrow>
+            <ActionIcon variant="subtle" onClick={copy} aria-label={name ?? t('common.copy')}>
               {copied ? <IconCheck size={16} /> : <IconCopy size={16} />}
             </ActionIcon>
           </Tooltip>
@@ -153,6 +154,21 @@ export function hostPort(host: string, port: number): string {
 export function formatDate(value: string | number | null | undefined, language: string): string {
   if (value === null || value === undefined) return '—';
   return new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(value));
+}
+
+/** How long ago, in words of the language ("5 minutes ago", "۵ دقیقه پیش"); "—" for never. */
+export function formatAgo(value: string | null | undefined, language: string, now = Date.now()): string {
+  if (value === null || value === undefined) return '—';
+  const seconds = Math.round((new Date(value).getTime() - now) / 1000);
+  const format = new Intl.RelativeTimeFormat(language, { numeric: 'auto' });
+  const steps: [Intl.RelativeTimeFormatUnit, number][] = [
+    ['day', 86400],
+    ['hour', 3600],
+    ['minute', 60],
+  ];
+  for (const [unit, size] of steps)
+    if (Math.abs(seconds) >= size) return format.format(Math.round(seconds / size), unit);
+  return format.format(seconds, 'second');
 }
 
 export function formatDuration(seconds: number): string {

@@ -1,5 +1,6 @@
-import { Card, Group, SimpleGrid, Skeleton, Stack, Table, Text } from '@mantine/core';
+import { Card, Group, SimpleGrid, Skeleton, Stack, Table, Text, UnstyledButton } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
+import { IconArrowDown, IconArrowUp, IconSelector } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { EmptyState } from './common.js';
 
@@ -12,6 +13,14 @@ export interface Column<Row> {
   breakWords?: boolean;
   /** Left out of a phone's cards (a detail the row's page shows anyway). */
   phone?: false;
+  /** A column the list can be ordered by: its header is a button, the header cell says the order (aria-sort). */
+  sort?: ColumnSort;
+}
+
+export interface ColumnSort {
+  /** How the list is ordered by this column now. */
+  direction: 'ascending' | 'descending' | 'none';
+  onSort: () => void;
 }
 
 /** Below this width (a phone) a list with `cards` shows each row as a card, nothing to scroll sideways. */
@@ -51,7 +60,9 @@ function ListRows<Row>({ rows, columns, rowKey, minWidth, actions, testId, rowPr
         <Table.Thead>
           <Table.Tr>
             {columns.map((column, index) => (
-              <Table.Th key={index}>{column.header}</Table.Th>
+              <Table.Th key={index} aria-sort={column.sort?.direction}>
+                {column.sort ? <SortButton sort={column.sort}>{column.header}</SortButton> : column.header}
+              </Table.Th>
             ))}
             {actions && <Table.Th />}
           </Table.Tr>
@@ -81,6 +92,20 @@ function ListRows<Row>({ rows, columns, rowKey, minWidth, actions, testId, rowPr
         </Table.Tbody>
       </Table>
     </Table.ScrollContainer>
+  );
+}
+
+/** A header that orders the list by its column, with an arrow for the order it is in. */
+function SortButton({ sort, children }: { sort: ColumnSort; children: ReactNode }) {
+  const Icon =
+    sort.direction === 'ascending' ? IconArrowUp : sort.direction === 'descending' ? IconArrowDown : IconSelector;
+  return (
+    <UnstyledButton onClick={sort.onSort} fw={700} fz="inherit" data-testid="sort-header">
+      <Group gap={4} wrap="nowrap" component="span">
+        {children}
+        <Icon size={14} aria-hidden opacity={sort.direction === 'none' ? 0.4 : 1} />
+      </Group>
+    </UnstyledButton>
   );
 }
 

@@ -172,6 +172,11 @@ export const en = {
     noConfigs: 'No configs: attach the client to an interface.',
     downloadZip: 'All as zip',
     qr: 'QR code',
+    neverConnected: 'never connected',
+    cycleLastReset: '{{cycle}} (last {{date}})',
+    copyInterfaceKey: 'Copy the public key of {{name}}',
+    copyConfig: 'Copy {{name}}',
+    noProfiles: 'This device has no profiles: attach the client to an interface.',
   },
   interfaces: {
     new: 'New interface',
@@ -337,6 +342,27 @@ export const en = {
       '{{count}} rule will be skipped: it names a client this panel lacks, or a name several clients share',
     willSkipRules_other:
       '{{count}} rules will be skipped: they name a client this panel lacks, or a name several clients share',
+    secretsHidden: '{{count}} secrets (private keys and passwords) are hidden, as the Outbounds form keeps them.',
+    secretsHidden_one: '{{count}} secret (a private key or password) is hidden, as the Outbounds form keeps it.',
+    secretsHidden_other: '{{count}} secrets (private keys and passwords) are hidden, as the Outbounds form keeps them.',
+    secretsShown:
+      '{{count}} secrets are shown: anyone who sees this screen or a copy of it can take over these tunnels and outbounds.',
+    secretsShown_one:
+      '{{count}} secret is shown: anyone who sees this screen or a copy of it can take over that tunnel or outbound.',
+    secretsShown_other:
+      '{{count}} secrets are shown: anyone who sees this screen or a copy of it can take over these tunnels and outbounds.',
+    revealSecrets: 'Reveal secrets',
+    hideSecrets: 'Hide secrets',
+    copyWithSecrets: 'Copy with secrets',
+    copiedSecrets: 'Copied with its secrets: paste it only where it stays private.',
+    wouldFail: 'This import would fail',
+    wouldFailHelp:
+      'The panel would refuse the whole file (nothing is written) because it names what neither this panel nor the file has:',
+    problem: {
+      unknownNode: 'there is no node named “{{node}}”',
+      unknownInterface: 'node “{{node}}” has no interface “{{name}}”',
+      unknownOutbound: 'node “{{node}}” has no outbound tagged “{{name}}”',
+    },
   },
   nodes: {
     new: 'Add node',

@@ -6,12 +6,12 @@ import QRCode from 'qrcode';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, messageOf, must, saveFile, type Schemas } from '../api.js';
-import { EmptyState } from '../components/common.js';
+import { Copy, EmptyState } from '../components/common.js';
 import { PageLoader } from '../components/page-loader.js';
 import { queryKeys } from '../api/queries.js';
 import { Modal } from '../components/layers.js';
 
-/** Every config of a client, per device and host (GET /api/clients/{id}/configs): download each, scan each as a QR code, or take all as a zip. */
+/** Every config of a client, per device and host (GET /api/clients/{id}/configs): copy or download each, scan each as a QR code, or take all as a zip. */
 export default function ConfigsModal({ clientId, onClose }: { clientId: string; onClose: () => void }) {
   const { t } = useTranslation();
   const configs = useQuery({
@@ -76,6 +76,7 @@ export default function ConfigsModal({ clientId, onClose }: { clientId: string; 
                           </Text>
                         </div>
                         <Group gap={4} wrap="nowrap">
+                          <Copy value={profile.body} name={t('clients.copyConfig', { name: profile.filename })} />
                           <Button
                             size="compact-sm"
                             variant="light"

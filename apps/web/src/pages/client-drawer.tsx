@@ -5,7 +5,7 @@ import { messageOf } from '../api.js';
 import { PageLoader } from '../components/page-loader.js';
 import { useCanManage } from '../session.js';
 import { ClientForm, initialValues, toBody } from './client-form.js';
-import { useClient } from '../api/queries.js';
+import { useClient, useInterfacesWithNodes } from '../api/queries.js';
 import { Drawer } from '../components/layers.js';
 import { ClientSummary } from './client-drawer/client-summary.js';
 import { Devices } from './client-drawer/devices.js';
@@ -20,6 +20,8 @@ export default function ClientDrawer({ id, onClose }: { id: string; onClose: () 
   const [editing, setEditing] = useState(false);
   const [configs, setConfigs] = useState(false);
   const client = useClient(id);
+  const interfaceList = useInterfacesWithNodes().data;
+  const interfaces = interfaceList && new Map(interfaceList.map((entry) => [entry.id, entry]));
   const { refresh, update, toggle, reset, rotate, remove } = useClientMutations(id, {
     onSaved: () => setEditing(false),
     onDeleted: onClose,
@@ -51,6 +53,7 @@ export default function ClientDrawer({ id, onClose }: { id: string; onClose: () 
         <Stack>
           <ClientSummary
             data={data}
+            interfaces={interfaces}
             canManage={canManage}
             onToggle={(enabled) => toggle.mutate(enabled)}
             onConfigs={() => setConfigs(true)}
@@ -60,7 +63,13 @@ export default function ClientDrawer({ id, onClose }: { id: string; onClose: () 
             onDelete={() => remove.mutate()}
           />
           <Divider label={t('clients.devices')} />
-          <Devices clientId={id} devices={data.devices} canManage={canManage} onChange={refresh} />
+          <Devices
+            clientId={id}
+            devices={data.devices}
+            interfaces={interfaces}
+            canManage={canManage}
+            onChange={refresh}
+          />
         </Stack>
       )}
       <Suspense>{configs && data && <ConfigsModal clientId={id} onClose={() => setConfigs(false)} />}</Suspense>

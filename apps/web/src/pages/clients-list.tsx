@@ -3,34 +3,58 @@ import { useTranslation } from 'react-i18next';
 import type { Schemas } from '../api.js';
 import { StatusBadge } from '../components/badges.js';
 import { formatBytes, formatDate, Ltr } from '../components/common.js';
-import { ListTable } from '../components/list-table.js';
+import { ListTable, type ColumnSort } from '../components/list-table.js';
+import { OnlineState } from './clients/online-state.js';
+import type { Sort } from './clients-params.js';
 
 type Client = Schemas['ClientDto'];
 
-/** One page of clients: a table, or on a phone a card each (name, status, usage first). */
+/** The columns a header click orders by: the API's order for it and the direction that order runs. */
+const COLUMN_SORTS = {
+  name: ['name', 'ascending'],
+  usage: ['traffic', 'descending'],
+  expires: ['expiry', 'ascending'],
+} as const satisfies Record<string, [Sort, ColumnSort['direction']]>;
+
+/**
+ * One page of clients: a table, or on a phone a card each (name, status, usage first). A click on
+ * a sortable header orders by it; a second click goes back to the default order (newest first).
+ */
 export function ClientsList({
   clients,
   empty,
+  sort,
+  onSort,
   onOpen,
 }: {
   clients: readonly Client[] | undefined;
   empty: string;
+  sort: Sort;
+  onSort: (sort: Sort) => void;
   onOpen: (client: Client) => void;
 }) {
   const { t, i18n } = useTranslation();
+  const by = (column: keyof typeof COLUMN_SORTS): ColumnSort => {
+    const [order, direction] = COLUMN_SORTS[column];
+    return {
+      direction: sort === order ? direction : 'none',
+      onSort: () => onSort(sort === order ? 'newest' : order),
+    };
+  };
   return (
     <ListTable
       rows={clients}
       empty={empty}
       cards
       rowKey={(client) => client.id}
-      minWidth={640}
+      minWidth={760}
       testId="clients-table"
       rowProps={(client) => ({ onClick: () => onOpen(client), style: { cursor: 'pointer' }, 'data-row': client.name })}
       columns={[
         {
           header: t('common.name'),
           naming: true,
+          sort: by('name'),
           cell: (client) => (
             <>
               <UnstyledButton onClick={() => onOpen(client)} fw={500} style={{ overflowWrap: 'anywhere' }}>
@@ -46,7 +70,12 @@ export function ClientsList({
         },
         { header: t('clients.statusLabel'), cell: (client) => <StatusBadge status={client.status} /> },
         {
+          header: t('clients.lastHandshake'),
+          cell: (client) => <OnlineState onlineNow={client.onlineNow} lastHandshake={client.lastHandshake} />,
+        },
+        {
           header: t('clients.usage'),
+          sort: by('usage'),
           cell: (client) => (
             <Ltr>{`${formatBytes(client.usedBytes)} / ${client.quotaBytes ? formatBytes(client.quotaBytes) : '∞'}`}</Ltr>
           ),
@@ -57,6 +86,7 @@ export function ClientsList({
         },
         {
           header: t('clients.expires'),
+          sort: by('expires'),
           cell: (client) => (client.expiresAt ? formatDate(client.expiresAt, i18n.language) : '—'),
         },
       ]}

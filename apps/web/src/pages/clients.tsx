@@ -63,6 +63,8 @@ export default function ClientsPage() {
       <ClientsList
         clients={clients.data?.items}
         empty={filtered ? t('clients.noMatch') : t('clients.empty')}
+        sort={view.sort}
+        onSort={(sort) => update({ sort })}
         onOpen={(client) => void navigate(`/clients/${client.id}${address}`)}
       />
       {clients.data && clients.data.total > 0 && (

@@ -1,3 +1,4 @@
+import { BUILTIN_OUTBOUNDS } from '../../../../libs/contracts/builtin-outbounds.js';
 import { api, must, type Schemas } from '../api.js';
 
 type Template = Schemas['TemplateDto'];
@@ -13,10 +14,21 @@ export interface Preview {
   update: number;
 }
 
+/**
+ * A row the API would refuse, failing the whole import: it names a node, an interface or an
+ * outbound that neither this panel nor the file has. `path` is the field the API would name.
+ */
+export type PreviewProblem =
+  | { kind: 'unknownNode'; path: string; node: string }
+  | { kind: 'unknownInterface'; path: string; node: string; name: string }
+  | { kind: 'unknownOutbound'; path: string; node: string; name: string };
+
 export interface ImportPreview {
   rows: Preview[];
   /** Rules the import leaves out: they name a client this panel lacks, or one many clients share. */
   skippedRules: number;
+  /** What would make the import fail, in file order; empty when the names all resolve. */
+  problems: PreviewProblem[];
 }
 
 const json = (...parts: unknown[]) => JSON.stringify(parts);
@@ -82,7 +94,58 @@ export async function previewOf(file: Import, current: Template): Promise<Import
     ).length;
     rows.push({ section: 'settings', create: 0, update: changed });
   }
-  return { rows, skippedRules };
+  return { rows, skippedRules, problems: problemsOf(file, current) };
+}
+
+const listOf = (value: unknown): Row[] =>
+  Array.isArray(value) ? value.filter((row): row is Row => typeof row === 'object' && row !== null) : [];
+
+/**
+ * The names the API's plan resolves (template-plan.service.ts), checked the same way: a node must
+ * be in this panel or the file's nodes; a host's and a rule's interfaces, and a rule's or the
+ * default outbound, must be on that node here or in the file (or be a built-in outbound). A row
+ * whose own fields are malformed is left to the API, whose message then shows.
+ */
+export function problemsOf(file: Import, current: Template): PreviewProblem[] {
+  const problems: PreviewProblem[] = [];
+  const nodes = new Set([...listOf(current.nodes), ...listOf(file.nodes)].map((row) => text(row.name)));
+  const interfaces = new Set(
+    [...listOf(current.interfaces), ...listOf(file.interfaces)].map((row) => json(row.node, row.name)),
+  );
+  const tags = new Set([...listOf(current.outbounds), ...listOf(file.outbounds)].map((row) => json(row.node, row.tag)));
+  const knownNode = (row: Row, path: string): string | undefined => {
+    if (typeof row.node !== 'string') return undefined;
+    if (nodes.has(row.node)) return row.node;
+    problems.push({ kind: 'unknownNode', path: `${path}.node`, node: row.node });
+    return undefined;
+  };
+  const outbound = (node: string, tag: unknown, path: string) => {
+    if (typeof tag !== 'string' || (BUILTIN_OUTBOUNDS as readonly string[]).includes(tag)) return;
+    if (!tags.has(json(node, tag))) problems.push({ kind: 'unknownOutbound', path, node, name: tag });
+  };
+  const iface = (node: string, name: unknown, path: string) => {
+    if (typeof name === 'string' && !interfaces.has(json(node, name)))
+      problems.push({ kind: 'unknownInterface', path, node, name });
+  };
+  for (const section of ['interfaces', 'hosts', 'outbounds'] as const) {
+    listOf(file[section]).forEach((row, i) => {
+      const node = knownNode(row, `${section}.${i}`);
+      if (node !== undefined && section === 'hosts') iface(node, row.interface, `hosts.${i}.interface`);
+    });
+  }
+  listOf(file.routing).forEach((row, i) => {
+    const node = knownNode(row, `routing.${i}`);
+    if (node === undefined) return;
+    const basic = row.basic as Row | null | undefined;
+    if (basic && typeof basic === 'object') outbound(node, basic.defaultOutbound, `routing.${i}.basic.defaultOutbound`);
+    listOf(row.rules).forEach((rule, j) => {
+      const path = `routing.${i}.rules.${j}`;
+      outbound(node, rule.outboundTag, `${path}.outboundTag`);
+      if (Array.isArray(rule.interfaces))
+        (rule.interfaces as unknown[]).forEach((name, k) => iface(node, name, `${path}.interfaces.${k}`));
+    });
+  });
+  return problems;
 }
 
 /** How many clients bear each name (exactly), by searching for each: never the whole list of clients. */

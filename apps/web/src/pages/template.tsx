@@ -22,6 +22,9 @@ import { previewOf } from './template-preview.js';
 import { useCanManage } from '../session.js';
 import { queryKeys } from '../api/queries.js';
 import { Modal } from '../components/layers.js';
+import { PreviewProblems } from './template/preview-problems.js';
+import { SecretsNotice } from './template/secrets-notice.js';
+import { templateText } from './template/secrets.js';
 
 type Import = Schemas['TemplateImportDto'];
 const SECTIONS = ['nodes', 'interfaces', 'hosts', 'outbounds', 'routing', 'settings'] as const;
@@ -35,6 +38,7 @@ export default function TemplatePage() {
   const [section, setSection] = useState<Section | 'all'>('all');
   const [file, setFile] = useState<{ id: number; name: string; body: Import } | null>(null);
   const [parseError, setParseError] = useState<string | null>(null);
+  const [revealed, setRevealed] = useState(false);
   const view = useQuery({
     queryKey: queryKeys.template(section),
     queryFn: () => must(api.GET('/api/template', { params: { query: section === 'all' ? {} : { section } } })),
@@ -61,7 +65,9 @@ export default function TemplatePage() {
       setParseError(`${chosen.name}: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
+  // The download and "Copy with secrets" take everything; the view masks the secrets until revealed.
   const text = view.data ? JSON.stringify(view.data, null, 2) : '';
+  const shown = templateText(view.data, revealed);
   return (
     <>
       <PageHeader title={t('nav.template')}>
@@ -108,9 +114,12 @@ export default function TemplatePage() {
       {!view.data ? (
         <PageLoader />
       ) : (
-        <Code block data-testid="template-view" dir="ltr" style={{ maxHeight: '65vh', overflow: 'auto' }}>
-          {text}
-        </Code>
+        <>
+          <SecretsNotice secrets={shown.secrets} revealed={revealed} onReveal={setRevealed} fullText={text} />
+          <Code block data-testid="template-view" dir="ltr" style={{ maxHeight: '65vh', overflow: 'auto' }}>
+            {shown.text}
+          </Code>
+        </>
       )}
       {file && (
         <Modal opened onClose={() => setFile(null)} title={t('template.importOf', { name: file.name })} size="lg">
@@ -141,6 +150,7 @@ export default function TemplatePage() {
                   ))}
                 </Table.Tbody>
               </Table>
+              <PreviewProblems problems={preview.data.problems} />
               {preview.data.skippedRules > 0 && (
                 <Text size="sm" c="orange" data-testid="preview-skipped">
                   {t('template.willSkipRules', { count: preview.data.skippedRules })}
@@ -154,6 +164,7 @@ export default function TemplatePage() {
                 <Button
                   onClick={() => importing.mutate(file.body)}
                   loading={importing.isPending}
+                  disabled={preview.data.problems.length > 0}
                   data-testid="confirm-import"
                 >
                   {t('template.import')}

@@ -1,14 +1,18 @@
-import { Button, Group, Switch, Table } from '@mantine/core';
+import { Button, Code, Group, Stack, Switch, Table, Text } from '@mantine/core';
 import { IconQrcode } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { useClient } from '../../api/queries.js';
-import { ConfirmButton, formatBytes, formatDate, Ltr } from '../../components/common.js';
+import { interfaceLabel, type useClient, type useInterfacesWithNodes } from '../../api/queries.js';
+import { ConfirmButton, Copy, formatBytes, formatDate, Ltr } from '../../components/common.js';
 import { StatusBadge } from '../clients.js';
+import { OnlineState } from '../clients/online-state.js';
+
+type Interface = NonNullable<ReturnType<typeof useInterfacesWithNodes>['data']>[number];
 
 /** A client's state and numbers, with the buttons that act on it (the managing ones only for those who manage). */
 export function ClientSummary({
   data,
+  interfaces,
   canManage,
   onToggle,
   onConfigs,
@@ -18,6 +22,8 @@ export function ClientSummary({
   onDelete,
 }: {
   data: NonNullable<ReturnType<typeof useClient>['data']>;
+  /** The panel's interfaces by id (with their node's name), undefined while they load. */
+  interfaces: Map<string, Interface> | undefined;
   canManage: boolean;
   onToggle: (enabled: boolean) => void;
   onConfigs: () => void;
@@ -52,7 +58,41 @@ export function ClientSummary({
           <Info label={t('clients.devices')} value={<Ltr>{`${data.deviceCount} / ${data.deviceLimit}`}</Ltr>} />
           <Info label={t('clients.groups')} value={data.groups.join(', ') || '—'} />
           <Info label={t('clients.telegramId')} value={data.telegramId?.toString() ?? '—'} />
-          <Info label={t('clients.lastHandshake')} value={formatDate(data.lastHandshake, i18n.language)} />
+          <Info
+            label={t('clients.resetCycle')}
+            value={
+              data.resetCycle === 'none' || !data.lastResetAt
+                ? t(`clients.cycle.${data.resetCycle}`)
+                : t('clients.cycleLastReset', {
+                    cycle: t(`clients.cycle.${data.resetCycle}`),
+                    date: formatDate(data.lastResetAt, i18n.language),
+                  })
+            }
+            testId="client-reset-cycle"
+          />
+          <Info
+            label={t('clients.lastHandshake')}
+            value={
+              <Group gap="xs">
+                <OnlineState onlineNow={data.onlineNow} lastHandshake={data.lastHandshake} />
+                {data.lastHandshake && <Text size="sm">{formatDate(data.lastHandshake, i18n.language)}</Text>}
+              </Group>
+            }
+          />
+          <Info
+            label={t('clients.interfaces')}
+            value={
+              data.interfaceIds.length === 0 ? (
+                '—'
+              ) : (
+                <Stack gap={6}>
+                  {data.interfaceIds.map((id) => (
+                    <InterfaceKey key={id} id={id} entry={interfaces?.get(id)} />
+                  ))}
+                </Stack>
+              )
+            }
+          />
           {data.note && <Info label={t('clients.note')} value={data.note} />}
         </Table.Tbody>
       </Table>
@@ -94,9 +134,26 @@ export function ClientSummary({
   );
 }
 
-function Info({ label, value }: { label: string; value: ReactNode }) {
+/** One interface of the client: its name with its node, and its public key (what a peer config names) to copy. */
+function InterfaceKey({ id, entry }: { id: string; entry: Interface | undefined }) {
+  const { t } = useTranslation();
+  if (!entry) return <Code dir="ltr">{id}</Code>;
   return (
-    <Table.Tr>
+    <div data-testid="client-interface">
+      <Text size="sm">{interfaceLabel(entry)}</Text>
+      <Group gap={4} wrap="nowrap">
+        <Code dir="ltr" style={{ wordBreak: 'break-all' }}>
+          {entry.publicKey}
+        </Code>
+        <Copy value={entry.publicKey} name={t('clients.copyInterfaceKey', { name: interfaceLabel(entry) })} />
+      </Group>
+    </div>
+  );
+}
+
+function Info({ label, value, testId }: { label: string; value: ReactNode; testId?: string }) {
+  return (
+    <Table.Tr data-testid={testId}>
       <Table.Td c="dimmed" w="40%">
         {label}
       </Table.Td>

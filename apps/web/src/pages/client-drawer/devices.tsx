@@ -4,19 +4,24 @@ import { IconTrash } from '@tabler/icons-react';
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, messageOf, must, saveFile } from '../../api.js';
+import { api, messageOf, must, saveFile, type Schemas } from '../../api.js';
+import { interfaceLabel } from '../../api/queries.js';
 import { formatBytes, Ltr } from '../../components/common.js';
+import { OnlineState } from '../clients/online-state.js';
 import { FormError, useFieldErrors } from '../../components/form-errors.js';
 import { ConfirmDialog } from '../../components/confirm-dialog.js';
 
 export function Devices({
   clientId,
   devices,
+  interfaces,
   canManage,
   onChange,
 }: {
   clientId: string;
-  devices: { id: string; name: string; onlineNow: boolean; upBytes: number; downBytes: number }[];
+  devices: Schemas['DeviceDto'][];
+  /** The panel's interfaces by id, with their node's name: what each address belongs to. */
+  interfaces: Map<string, { name: string; nodeName: string }> | undefined;
   canManage: boolean;
   onChange: () => void;
 }) {
@@ -43,16 +48,26 @@ export function Devices({
   return (
     <Stack gap="xs">
       {devices.map((device) => (
-        <Card key={device.id} withBorder padding="xs">
+        <Card key={device.id} withBorder padding="xs" data-testid="device" data-device={device.name}>
           <Group justify="space-between">
-            <div>
+            <div style={{ minWidth: 0 }}>
               <Text size="sm" fw={500}>
                 {device.name}
               </Text>
-              <Text size="xs" c="dimmed">
-                {device.onlineNow ? t('clients.online') : t('clients.offline')} ·{' '}
-                <Ltr>↑ {formatBytes(device.upBytes)}</Ltr> <Ltr>↓ {formatBytes(device.downBytes)}</Ltr>
-              </Text>
+              <Group gap={6}>
+                <OnlineState onlineNow={device.onlineNow} lastHandshake={device.lastHandshake} />
+                <Text size="xs" c="dimmed" component="span">
+                  <Ltr>↑ {formatBytes(device.upBytes)}</Ltr> <Ltr>↓ {formatBytes(device.downBytes)}</Ltr>
+                </Text>
+              </Group>
+              {device.accounts.map((account) => {
+                const iface = interfaces?.get(account.interfaceId);
+                return (
+                  <Text key={account.id} size="xs" data-testid="device-address">
+                    <Ltr>{account.ip}</Ltr> · {iface ? interfaceLabel(iface) : '…'}
+                  </Text>
+                );
+              })}
             </div>
             <Group gap={4}>
               <DeviceDownloads deviceId={device.id} />
@@ -86,20 +101,48 @@ export function Devices({
   );
 }
 
-/** Downloads every profile of one device (GET /api/devices/{id}/profiles), one file each. */
+/**
+ * A device's profiles as one download: the file itself when it has one, else one zip of all
+ * (GET /api/devices/{id}/profiles?format=zip). One file per profile would be a burst of downloads,
+ * which browsers block after the first.
+ */
 function DeviceDownloads({ deviceId }: { deviceId: string }) {
   const { t } = useTranslation();
   const download = useMutation({
-    mutationFn: () => must(api.GET('/api/devices/{id}/profiles', { params: { path: { id: deviceId } } })),
-    onSuccess: (profiles) =>
-      profiles.forEach((profile) => saveFile(new Blob([profile.body], { type: profile.mimeType }), profile.filename)),
+    mutationFn: async () => {
+      const profiles = (await must(
+        api.GET('/api/devices/{id}/profiles', { params: { path: { id: deviceId } } }),
+      )) as Schemas['ProfileDto'][];
+      if (profiles.length === 0) throw new Error(t('clients.noProfiles'));
+      if (profiles.length === 1)
+        return { blob: new Blob([profiles[0].body], { type: profiles[0].mimeType }), name: profiles[0].filename };
+      const answer = await api.GET('/api/devices/{id}/profiles', {
+        params: { path: { id: deviceId }, query: { format: 'zip' } },
+        parseAs: 'blob',
+      });
+      if (!answer.response.ok) throw new Error(answer.response.statusText);
+      return { blob: answer.data as unknown as Blob, name: zipName(answer.response) };
+    },
+    onSuccess: ({ blob, name }) => saveFile(blob, name),
     onError: (error) => notifications.show({ message: messageOf(error), color: 'red' }),
   });
   return (
-    <Button size="compact-xs" variant="subtle" onClick={() => download.mutate()} loading={download.isPending}>
+    <Button
+      size="compact-xs"
+      variant="subtle"
+      onClick={() => download.mutate()}
+      loading={download.isPending}
+      data-testid="device-profiles"
+    >
       {t('clients.downloadProfiles')}
     </Button>
   );
+}
+
+/** The file name the API gives the zip (Content-Disposition), or a plain one. */
+function zipName(response: Response): string {
+  const match = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '');
+  return match?.[1] ?? 'profiles.zip';
 }
 
 function ConfirmIcon({ message, onConfirm }: { message: string; onConfirm: () => void }) {
