@@ -49,6 +49,12 @@ interface RouteDeclaration {
   uploads?: string[];
   /** Refusals beyond the ones every route of its kind can give; each answers `{error, field}`. */
   errors?: ExtraErrorStatus[];
+  /**
+   * Open to a user who still has to change a temporary password (the owner set it): only the
+   * routes that change the password, say who is signed in, or sign out. Every other route answers
+   * them 403 (field `mustChangePassword`) until the password is changed (docs/operators.md).
+   */
+  beforePasswordChange?: true;
 }
 
 /**
