@@ -71,9 +71,11 @@ export class UsersRepository {
     });
   }
 
-  /** The account the command line acts for by default: the first owner (created on the panel's first start). */
+  /** The account the command line acts for by default: the first enabled owner (the first start made one). */
   async findOwner(): Promise<{ id: string; username: string } | null> {
-    const owner = await this.orm.em.fork().findOne(User, { role: 'owner' }, { orderBy: { createdAt: 'asc' } });
+    const owner = await this.orm.em
+      .fork()
+      .findOne(User, { role: 'owner' }, { orderBy: { enabled: 'desc', createdAt: 'asc' } });
     return owner && { id: owner.id, username: owner.username };
   }
 
