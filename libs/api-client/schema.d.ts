@@ -2866,7 +2866,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2926,7 +2926,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3011,7 +3011,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3078,7 +3078,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3176,7 +3176,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3270,7 +3270,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3366,7 +3366,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3627,7 +3627,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3710,7 +3710,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3835,7 +3835,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3922,7 +3922,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4005,6 +4005,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description internal error (no detail) */
             500: {
                 headers: {
@@ -4052,7 +4061,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4128,7 +4137,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4211,7 +4220,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4276,7 +4285,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4362,7 +4371,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4429,7 +4438,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4532,7 +4541,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4635,7 +4644,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4705,7 +4714,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4801,6 +4810,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description internal error (no detail) */
             500: {
                 headers: {
@@ -4852,7 +4870,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4946,6 +4964,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description no such resource (or an id that cannot be one) */
             404: {
                 headers: {
@@ -5004,7 +5031,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5093,7 +5120,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5190,7 +5217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5261,7 +5288,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5355,7 +5382,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5440,7 +5467,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5525,7 +5552,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5610,7 +5637,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5668,6 +5695,15 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5810,6 +5846,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description no such resource (or an id that cannot be one) */
             404: {
                 headers: {
@@ -5870,7 +5915,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5964,7 +6009,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6053,7 +6098,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6148,6 +6193,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description no such resource (or an id that cannot be one) */
             404: {
                 headers: {
@@ -6208,7 +6262,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6302,6 +6356,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description no such resource (or an id that cannot be one) */
             404: {
                 headers: {
@@ -6363,7 +6426,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6461,7 +6524,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6553,6 +6616,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description internal error (no detail) */
             500: {
                 headers: {
@@ -6593,6 +6665,15 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6651,7 +6732,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6736,6 +6817,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description no such resource (or an id that cannot be one) */
             404: {
                 headers: {
@@ -6797,7 +6887,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6895,7 +6985,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6989,7 +7079,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7081,6 +7171,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description internal error (no detail) */
             500: {
                 headers: {
@@ -7124,6 +7223,15 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7191,7 +7299,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7285,6 +7393,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description no such resource (or an id that cannot be one) */
             404: {
                 headers: {
@@ -7343,7 +7460,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7441,7 +7558,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7538,7 +7655,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7628,7 +7745,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7711,6 +7828,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description internal error (no detail) */
             500: {
                 headers: {
@@ -7754,6 +7880,15 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7824,7 +7959,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7914,7 +8049,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8008,7 +8143,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8097,7 +8232,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8187,7 +8322,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8270,6 +8405,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description internal error (no detail) */
             500: {
                 headers: {
@@ -8321,7 +8465,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8395,6 +8539,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description internal error (no detail) */
             500: {
                 headers: {
@@ -8439,6 +8592,15 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8505,6 +8667,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description internal error (no detail) */
             500: {
                 headers: {
@@ -8559,7 +8730,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8651,6 +8822,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description internal error (no detail) */
             500: {
                 headers: {
@@ -8702,7 +8882,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8778,7 +8958,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8867,7 +9047,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -70,7 +70,10 @@ describe('the owner manages operators', () => {
     expect([signedIn.status, signedIn.body.mustChangePassword]).toEqual([200, true]);
     const session = signedIn.body.token as string;
     const blocked = await t.call('GET', 'clients', { token: session });
-    expect([blocked.status, blocked.body]).toEqual([403, refusal('mustChangePassword', expect.stringMatching(/POST \/api\/auth\/password/))]);
+    expect([blocked.status, blocked.body]).toEqual([
+      403,
+      refusal('mustChangePassword', expect.stringMatching(/POST \/api\/auth\/password/)),
+    ]);
     expect((await t.call('GET', 'auth/sessions', { token: session })).status).toBe(403);
     expect((await t.call('POST', 'tokens', { token: session, body: { name: 'early' } })).status).toBe(403);
     const who = await me(session);
@@ -105,9 +108,17 @@ describe('the owner manages operators', () => {
     const text = JSON.stringify(listed.body);
     expect(text).not.toMatch(/scrypt\$|password_?hash|"password"/i);
     for (const user of listed.body)
-      expect(Object.keys(user).sort()).toEqual(
-        ['createdAt', 'enabled', 'id', 'lastSeenAt', 'mustChangePassword', 'role', 'sessions', 'updatedAt', 'username'],
-      );
+      expect(Object.keys(user).sort()).toEqual([
+        'createdAt',
+        'enabled',
+        'id',
+        'lastSeenAt',
+        'mustChangePassword',
+        'role',
+        'sessions',
+        'updatedAt',
+        'username',
+      ]);
   });
 
   test('refuses bad input naming the field, and changes nothing', async () => {
@@ -120,7 +131,11 @@ describe('the owner manages operators', () => {
       // No reseller until client ownership exists (docs/operators.md): it cannot be granted.
       [{ username: 'new-one', password: 'long-enough-1', role: 'reseller' }, 400, 'role'],
       [{ username: 'new-one', password: 'long-enough-1', role: 'viewer', isAdmin: true }, 400, 'isAdmin'],
-      [{ username: 'new-one', password: 'long-enough-1', role: 'viewer', passwordHash: 'scrypt$1$1$1$a$b' }, 400, 'passwordHash'],
+      [
+        { username: 'new-one', password: 'long-enough-1', role: 'viewer', passwordHash: 'scrypt$1$1$1$a$b' },
+        400,
+        'passwordHash',
+      ],
     ];
     for (const [body, status, field] of cases) {
       const refused = await t.call('POST', 'admins', { token: ownerToken, body });
@@ -178,7 +193,9 @@ describe('the owner manages operators', () => {
       expect([method, path, refused.status, refused.body]).toEqual([method, path, status, refusal(field)]);
     }
     // The same role again is no change, so no refusal.
-    expect((await t.call('PATCH', `admins/${ownerId}`, { token: ownerToken, body: { role: 'owner' } })).status).toBe(200);
+    expect((await t.call('PATCH', `admins/${ownerId}`, { token: ownerToken, body: { role: 'owner' } })).status).toBe(
+      200,
+    );
     expect(await usersTable()).toEqual(before);
   });
 
@@ -194,7 +211,10 @@ describe('the owner manages operators', () => {
       ]);
       const statuses = answers.map((response) => response.status).sort();
       // The loser is refused by the rule (409) or, when its request came after the change, by the guard (403).
-      expect([[200, 403], [200, 409]]).toContainEqual(statuses);
+      expect([
+        [200, 403],
+        [200, 409],
+      ]).toContainEqual(statuses);
       const owners = await t.query(`select id from users where role = 'owner' and enabled`);
       expect(owners).toHaveLength(1);
     } finally {
@@ -271,13 +291,17 @@ describe('the owner manages operators', () => {
     expect(await usersTable()).toEqual(before);
     expect((await me(one.token)).status).toBe(200);
 
-    const disabled = await answer(owner().POST('/api/admins/bulk', { body: { ids: [one.id, two.id], action: 'disable' } }));
+    const disabled = await answer(
+      owner().POST('/api/admins/bulk', { body: { ids: [one.id, two.id], action: 'disable' } }),
+    );
     expect([disabled.status, disabled.body]).toEqual([200, { action: 'disable', ids: [one.id, two.id], changed: 2 }]);
     expect((await me(one.token)).status).toBe(401);
     expect((await me(two.token)).status).toBe(401);
     const enabled = await answer(owner().POST('/api/admins/bulk', { body: { ids: [one.id], action: 'enable' } }));
     expect(enabled.body.changed).toBe(1);
-    const deleted = await answer(owner().POST('/api/admins/bulk', { body: { ids: [one.id, two.id], action: 'delete' } }));
+    const deleted = await answer(
+      owner().POST('/api/admins/bulk', { body: { ids: [one.id, two.id], action: 'delete' } }),
+    );
     expect(deleted.body.changed).toBe(2);
     expect(await t.query('select id from users where id = any($1::uuid[])', [[one.id, two.id]])).toEqual([]);
   });
@@ -312,38 +336,60 @@ describe('the owner manages operators', () => {
 });
 
 describe('no request body can promote anyone', () => {
-  const PROMOTING = { role: 'owner', isAdmin: true, owner: true, admin: true, enabled: true, mustChangePassword: false };
+  const PROMOTING = {
+    role: 'owner',
+    isAdmin: true,
+    owner: true,
+    admin: true,
+    enabled: true,
+    mustChangePassword: false,
+  };
 
   /**
    * Every route a non-owner may call that changes something, read from the route table (so a new
    * self-service route is covered the day it appears), with its example body plus fields that
    * would promote the caller: each is refused as undeclared input, and the caller stays as they were.
    */
-  test.each(['admin', 'viewer'] as const)('a %s sending role/isAdmin/owner to every route they may change through', async (role) => {
-    const user = await operator(role);
-    const ownToken = await f.createToken({ name: 'own' }, user.token);
-    const otherSession = (await signIn(user.username, user.password)).body.token as string;
-    const otherSessionId = (await t.query<{ id: string }>('select id from sessions where user_id = $1 order by created_at desc limit 1', [user.id]))[0].id;
-    const routes = t.panel.app
-      .get(RouteTableService)
-      .all()
-      .filter((route) => !route.public && route.method !== 'GET' && route.roles.includes(role) && SIGNED_IN.every((r) => route.roles.includes(r)));
-    expect(routes.map((route) => `${route.method} ${route.path}`)).toEqual(
-      expect.arrayContaining(['PATCH auth/me', 'POST auth/password', 'POST tokens', 'PATCH tokens/:id']),
-    );
-    const before = await usersTable();
-    for (const route of routes) {
-      const path = concretePath(route.fullPath, () => (route.path.startsWith('tokens') ? ownToken.id : otherSessionId));
-      const body = { ...((route.example as object | undefined) ?? {}), ...PROMOTING };
-      const refused = await t.call(route.method, path, { token: user.token, body });
-      expect([route.method, route.path, refused.status]).toEqual([route.method, route.path, 400]);
-      expect(Object.keys(PROMOTING)).toContain(refused.body.field);
-    }
-    expect(await usersTable()).toEqual(before);
-    const who = await me(user.token);
-    expect([who.status, who.body.user.role]).toEqual([200, role]);
-    expect((await me(otherSession)).status).toBe(200);
-  });
+  test.each(['admin', 'viewer'] as const)(
+    'a %s sending role/isAdmin/owner to every route they may change through',
+    async (role) => {
+      const user = await operator(role);
+      const ownToken = await f.createToken({ name: 'own' }, user.token);
+      const otherSession = (await signIn(user.username, user.password)).body.token as string;
+      const otherSessionId = (
+        await t.query<{ id: string }>('select id from sessions where user_id = $1 order by created_at desc limit 1', [
+          user.id,
+        ])
+      )[0].id;
+      const routes = t.panel.app
+        .get(RouteTableService)
+        .all()
+        .filter(
+          (route) =>
+            !route.public &&
+            route.method !== 'GET' &&
+            route.roles.includes(role) &&
+            SIGNED_IN.every((r) => route.roles.includes(r)),
+        );
+      expect(routes.map((route) => `${route.method} ${route.path}`)).toEqual(
+        expect.arrayContaining(['PATCH auth/me', 'POST auth/password', 'POST tokens', 'PATCH tokens/:id']),
+      );
+      const before = await usersTable();
+      for (const route of routes) {
+        const path = concretePath(route.fullPath, () =>
+          route.path.startsWith('tokens') ? ownToken.id : otherSessionId,
+        );
+        const body = { ...((route.example as object | undefined) ?? {}), ...PROMOTING };
+        const refused = await t.call(route.method, path, { token: user.token, body });
+        expect([route.method, route.path, refused.status]).toEqual([route.method, route.path, 400]);
+        expect(Object.keys(PROMOTING)).toContain(refused.body.field);
+      }
+      expect(await usersTable()).toEqual(before);
+      const who = await me(user.token);
+      expect([who.status, who.body.user.role]).toEqual([200, role]);
+      expect((await me(otherSession)).status).toBe(200);
+    },
+  );
 
   test('sign-in refuses them too', async () => {
     const refused = await t.call('POST', 'auth/login', {

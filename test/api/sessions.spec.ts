@@ -135,7 +135,9 @@ describe('POST /api/auth/password, W-UI’s path beside PATCH /api/auth/me', () 
     ]);
     expect((await me(other)).status).toBe(401);
     expect((await me(user.token)).status).toBe(200);
-    expect((await t.call('POST', 'auth/login', { body: { username: user.username, password: user.password } })).status).toBe(401);
+    expect(
+      (await t.call('POST', 'auth/login', { body: { username: user.username, password: user.password } })).status,
+    ).toBe(401);
     await signIn(user.username, 'a-new-passphrase-2', 'New/1');
   });
 
