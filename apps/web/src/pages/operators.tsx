@@ -36,7 +36,13 @@ export default function OperatorsPage() {
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.operators }),
     onError: notifyFailure,
   });
-  if (!owner) return <Alert color="gray">{t('operators.ownerOnly')}</Alert>;
+  if (!owner)
+    return (
+      <>
+        <PageHeader title={t('nav.operators')} />
+        <Alert color="gray">{t('operators.ownerOnly')}</Alert>
+      </>
+    );
   return (
     <>
       <PageHeader title={t('nav.operators')}>
