@@ -165,6 +165,8 @@ describe('the Operators page', () => {
       const view = phone.page;
       await view.goto(url('/sign-in'));
       await view.evaluate(() => localStorage.setItem('warren.language', 'fa'));
+      await view.goto(url('/sign-in'));
+      await view.locator('html[lang="fa"]').waitFor();
       await view.getByLabel('نام کاربری').fill('mina');
       await view.getByRole('textbox', { name: 'گذرواژه' }).fill('minas-own-passphrase');
       await view.locator('form button[type="submit"]').click();
@@ -177,7 +179,7 @@ describe('the Operators page', () => {
       const own = view.getByTestId('operator-mina');
       await own.getByText('مالک').waitFor();
       await own.getByText(/[۰-۹]+ نشست/).waitFor();
-      expect(await own.textContent()).not.toMatch(/owner|[0-9]/);
+      expect(await own.innerText()).not.toMatch(/owner|[0-9]/);
       expect(await fitsTheScreen(view)).toBe(true);
 
       // `first` is another session of hers, to end from the Account page.
