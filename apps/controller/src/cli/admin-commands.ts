@@ -1,20 +1,11 @@
 import { AdminsRepository } from '../admins/admins.repository.js';
 import type { WarrenConfig } from '../config/config.js';
-import { openPanelDatabase } from './panel-database.js';
+import { withPanelDatabase } from './panel-database.js';
 import { table } from './table.js';
 import { CommandFailed } from './usage.js';
 
-async function withAdmins<T>(config: WarrenConfig, quiet: boolean, use: (admins: AdminsRepository) => Promise<T>) {
-  const database = await openPanelDatabase(
-    config,
-    quiet ? () => undefined : (message) => console.error(`warren: ${message}`),
-  );
-  try {
-    return await use(new AdminsRepository(database.orm));
-  } finally {
-    await database.close();
-  }
-}
+const withAdmins = <T>(config: WarrenConfig, quiet: boolean, use: (admins: AdminsRepository) => Promise<T>) =>
+  withPanelDatabase(config, quiet, (orm) => use(new AdminsRepository(orm)));
 
 /** `warren admin list [--json]`: the panel's users as GET /api/admins shows them, never a password. */
 export async function adminList(config: WarrenConfig, options: { json: boolean }): Promise<void> {

@@ -1,12 +1,11 @@
-import { Badge, Button, Card, Group, PasswordInput, Stack, Text, Title } from '@mantine/core';
+import { Badge, Card, Group, Stack, Text, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must } from '../api.js';
 import { queryKeys } from '../api/queries.js';
 import { ConfirmButton, formatDate, Ltr, notifyFailure, PageHeader } from '../components/common.js';
-import { FormError, useFieldErrors } from '../components/form-errors.js';
+import { PasswordChangeForm } from '../components/password-change-form.js';
 import { ListTable } from '../components/list-table.js';
 
 /** The account: password change (PATCH /api/auth/me) and the user's own sessions, to review and end. */
@@ -23,69 +22,24 @@ export default function AccountPage() {
   );
 }
 
-/** Password change: the user's other sessions end, this one stays. */
+/** Password change (PATCH /api/auth/me): the user's other sessions end, this one stays. */
 function PasswordCard() {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
-  const [currentPassword, setCurrent] = useState('');
-  const [newPassword, setNew] = useState('');
-  const [repeat, setRepeat] = useState('');
-  // Checked here, before any request: a typo would otherwise become the password.
-  const [mismatch, setMismatch] = useState(false);
-  const change = useMutation({
-    mutationFn: () => must(api.PATCH('/api/auth/me', { body: { currentPassword, newPassword } })),
-    onSuccess: () => {
-      setCurrent('');
-      setNew('');
-      setRepeat('');
-      notifications.show({ message: t('account.changed'), color: 'teal' });
-      void queryClient.invalidateQueries({ queryKey: queryKeys.sessions });
-    },
-  });
-  const errors = useFieldErrors(change.error, { currentPassword, newPassword });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    if (newPassword !== repeat) return setMismatch(true);
-    change.mutate();
-  };
   return (
     <Card withBorder maw={420}>
       <Title order={4} mb="sm">
         {t('header.password')}
       </Title>
-      <Stack component="form" onSubmit={submit} gap="sm">
-        <PasswordInput
-          label={t('account.current')}
-          autoComplete="current-password"
-          value={currentPassword}
-          onChange={(e) => setCurrent(e.currentTarget.value)}
-          error={errors.of('currentPassword')}
-        />
-        <PasswordInput
-          label={t('account.new')}
-          autoComplete="new-password"
-          value={newPassword}
-          onChange={(e) => setNew(e.currentTarget.value)}
-          error={errors.of('newPassword')}
-        />
-        <PasswordInput
-          label={t('account.repeat')}
-          autoComplete="new-password"
-          name="repeatPassword"
-          value={repeat}
-          onChange={(e) => {
-            setRepeat(e.currentTarget.value);
-            setMismatch(false);
-          }}
-          error={mismatch ? t('account.mismatch') : undefined}
-        />
-        <FormError error={change.error} fields={['currentPassword', 'newPassword']} />
-        <Group justify="flex-end">
-          <Button type="submit" loading={change.isPending}>
-            {t('common.save')}
-          </Button>
-        </Group>
-      </Stack>
+      <PasswordChangeForm
+        send={(body) => must(api.PATCH('/api/auth/me', { body }))}
+        onDone={() => {
+          notifications.show({ message: t('account.changed'), color: 'teal' });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.sessions });
+        }}
+        currentLabel={t('account.current')}
+        submitLabel={t('common.save')}
+      />
     </Card>
   );
 }
