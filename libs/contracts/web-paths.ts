@@ -17,6 +17,7 @@ export const WEB_PAGES = [
   'system',
   'settings',
   'api-docs',
+  'operators',
   'account',
 ] as const;
 export type WebPage = (typeof WEB_PAGES)[number];

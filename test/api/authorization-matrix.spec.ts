@@ -37,6 +37,8 @@ interface Credential {
   column: string;
   /** What the credential is: a signed-in user of this role, or one the panel must not know. */
   is: UserRole | 'unknown';
+  /** Its user still has a temporary password to change: only `beforePasswordChange` routes let it through. */
+  temporary?: boolean;
   headers(method: string): Promise<Record<string, string>>;
 }
 
@@ -97,6 +99,20 @@ beforeAll(async () => {
   const orphaned = await f.createToken({ name: 'orphaned' }, leaver.token);
   await t.query('delete from users where id = $1', [leaver.id]);
 
+  // A disabled user's session and token (PATCH /api/admins/{id} {"enabled": false}).
+  const disabledUser = await f.createUser('admin');
+  const disabledUsersToken = await f.createToken({ name: 'of-a-disabled-user' }, disabledUser.token);
+  const disabling = await t.call('PATCH', `admins/${disabledUser.id}`, { token: ownerToken, body: { enabled: false } });
+  expect(disabling.status).toBe(200);
+  // A user with a temporary password the owner set, not changed yet; their token was issued before.
+  const temporaryUser = await f.createUser('viewer');
+  const temporaryUsersToken = await f.createToken({ name: 'of-a-temporary-password' }, temporaryUser.token);
+  const temporaryPassword = 'temporary-matrix-password';
+  expect(
+    (await t.call('PATCH', `admins/${temporaryUser.id}`, { token: ownerToken, body: { password: temporaryPassword } }))
+      .status,
+  ).toBe(200);
+
   // A signed-out session, and an agent's credential (a node's, for the agent link only).
   const signedOut = await signIn(OWNER.username, OWNER.password);
   expect((await t.call('POST', 'auth/logout', { token: signedOut })).status).toBe(200);
@@ -117,6 +133,19 @@ beforeAll(async () => {
     { column: 'expired session', is: 'unknown', headers: async () => ({ cookie: `warren_session=${expired}` }) },
     { column: 'signed-out session', is: 'unknown', headers: async () => ({ cookie: `warren_session=${signedOut}` }) },
     { column: 'agent credential', is: 'unknown', headers: bearer(agent.credential) },
+    { column: 'disabled user token', is: 'unknown', headers: bearer(disabledUsersToken.token) },
+    {
+      column: 'disabled user session',
+      is: 'unknown',
+      headers: async () => ({ cookie: `warren_session=${disabledUser.token}` }),
+    },
+    { column: 'temporary-password token', is: 'viewer', temporary: true, headers: bearer(temporaryUsersToken.token) },
+    {
+      column: 'temporary-password session',
+      is: 'viewer',
+      temporary: true,
+      headers: sessionOf({ username: temporaryUser.username, password: temporaryPassword }),
+    },
   );
   // Every role the panel knows (libs/contracts/user-roles.ts): a role added there gets its columns here.
   for (const role of USER_ROLES) {
@@ -140,6 +169,7 @@ const routeKeyOf = (route: RouteEntry) => routeKey({ method: route.method, path:
 function expectedCell(route: RouteEntry, credential: Credential): string {
   if (route.public) return 'public';
   if (credential.is === 'unknown') return '401';
+  if (credential.temporary && !route.beforePasswordChange) return '403';
   return route.roles.includes(credential.is) ? 'ok' : '403';
 }
 
@@ -153,7 +183,8 @@ function actualCell(route: RouteEntry, answer: { status: number; body: unknown }
   if (status >= 500) return `${status}!`;
   if (route.public) return status === none ? 'public' : `${status} (not ${none} as without credentials)`;
   const field = (answer.body as { field?: unknown } | null)?.field;
-  if (status === 403 && typeof field === 'string' && field !== '') return 'ok';
+  // The guard's refusal of a temporary password still to change names `mustChangePassword`.
+  if (status === 403 && typeof field === 'string' && field !== '' && field !== 'mustChangePassword') return 'ok';
   return status === 401 || status === 403 ? String(status) : 'ok';
 }
 
@@ -166,10 +197,12 @@ states each credential is; the panel's answers are compared with them. A cell th
 honour reads \`got (expected want)\` and fails the test.
 
 Cells: \`401\` the caller is not known (no credential, a made-up, disabled or deleted one, an
-expired or signed-out session, a token whose user is gone, an agent's credential, which is for
-the agent link only); \`403\` known but not allowed; \`ok\` past the guard (the route then answers
-whatever it answers to a random id and its example body, never 401, a 5xx or a 403 but one its own
-rules give about a field: \`PATCH /api/settings\` refuses owner-only fields to an admin); \`public\` a
+expired or signed-out session, a token whose user is gone, a disabled user's token or session, an
+agent's credential, which is for the agent link only); \`403\` known but not allowed (the
+temporary-password columns: every route but the few declared \`beforePasswordChange\`); \`ok\`
+past the guard (the route then answers whatever it answers to a random id and its example body,
+never 401, a 5xx or a 403 but one its own rules give about a field: \`PATCH /api/settings\`
+refuses owner-only fields to an admin); \`public\` a
 public route (the credential changes nothing: the same answer as without one, never a 5xx).
 Session columns send the cookie as the panel's own page does (with \`Origin\` and
 \`Sec-Fetch-Site: same-origin\` on unsafe methods).`;
@@ -225,7 +258,8 @@ test('every route with every credential answers as its declared roles and the cr
   expect(mismatches).toEqual([]);
   expect(refusals).toEqual([]);
   // Every route of the table was called, and the table is the one GET /api/docs lists.
-  const docs = await t.call('GET', 'docs', { token: ownerToken });
+  // A fresh session: DELETE /api/auth/sessions through the owner's token ended every owner session.
+  const docs = await t.call('GET', 'docs', { token: await t.login() });
   const listed = docs.body.groups.flatMap((group: { endpoints: { method: string; path: string }[] }) =>
     group.endpoints.map(routeKey),
   );

@@ -17,7 +17,8 @@ import { tapOutput, type OutputTap } from '../support/output-tap.js';
  * - outbound (hop) passwords and a WireGuard hop's private and preshared keys: stored (the agent
  *   runs the hop with them), never shown;
  * - token values, session tokens, enrolment secrets, node credentials, node queue passwords and
- *   user passwords: shown once when made, never again, never logged, stored only as hashes.
+ *   user passwords (the owner's, an operator's temporary ones): shown once when made, never
+ *   again, never logged, stored only as hashes; those hashes: stored, never shown.
  */
 
 /** Routes that exist to hand a client's own keys to its owner. */
@@ -54,6 +55,31 @@ beforeAll(async () => {
   secrets.push({ kind: 'API token', value: issued.token, shownBy: [], storedPlain: false });
   const spare = await f.createToken({ name: 'spare' });
   secrets.push({ kind: 'API token', value: spare.token, shownBy: [], storedPlain: false });
+
+  // An operator made with a temporary password, then given another by the owner; and their
+  // password hash as stored, which no answer may carry either.
+  const operatorPassword = `operator-${randomUUID()}`;
+  const operator = await t.call('POST', 'admins', {
+    token: session,
+    body: { username: 'crawled-operator', password: operatorPassword, role: 'viewer' },
+  });
+  expect(operator.status).toBe(201);
+  const resetPassword = `reset-${randomUUID()}`;
+  const reset = await t.call('PATCH', `admins/${operator.body.id}`, {
+    token: session,
+    body: { password: resetPassword },
+  });
+  expect(reset.status).toBe(200);
+  expect(
+    (await t.call('POST', 'auth/login', { body: { username: 'crawled-operator', password: resetPassword } })).status,
+  ).toBe(200);
+  secrets.push({ kind: 'operator password', value: operatorPassword, shownBy: [], storedPlain: false });
+  secrets.push({ kind: 'operator password', value: resetPassword, shownBy: [], storedPlain: false });
+  const [hashed] = await t.query<{ password_hash: string }>('select password_hash from users where id = $1', [
+    operator.body.id,
+  ]);
+  secrets.push({ kind: 'password hash', value: hashed.password_hash, shownBy: [], storedPlain: true });
+  realIds.set('admins', operator.body.id);
 
   // A node that enrolled (its credential and queue password exist) and one still waiting (its secret is live).
   const enrolledNode = await f.createNode();
@@ -151,6 +177,8 @@ test('every kind of secret was made', () => {
     new Set([
       'session token',
       'owner password',
+      'operator password',
+      'password hash',
       'API token',
       'enrolment secret',
       'node credential',

@@ -20,6 +20,7 @@ import { SettingsModule } from './settings/settings.module.js';
 import { TemplateModule } from './template/template.module.js';
 import { SystemModule } from './system/system.module.js';
 import { TokensModule } from './tokens/tokens.module.js';
+import { AdminsModule } from './admins/admins.module.js';
 
 @Module({})
 export class AppModule {
@@ -30,6 +31,7 @@ export class AppModule {
         RuntimeModule.register(runtime),
         AuthModule,
         TokensModule,
+        AdminsModule,
         HealthModule,
         InterfacesModule,
         ClientsModule,

@@ -30,6 +30,7 @@ import {
   IconSun,
   IconTemplate,
   IconUser,
+  IconUserShield,
   IconUsers,
   IconWorld,
 } from '@tabler/icons-react';
@@ -53,6 +54,8 @@ const NAV = [
   { to: '/system', key: 'nav.system', icon: IconChartLine },
   { to: '/settings', key: 'nav.settings', icon: IconSettings },
   { to: '/api-docs', key: 'nav.api', icon: IconApi },
+  // The owner's alone (the API refuses everyone else): not shown to other roles.
+  { to: '/operators', key: 'nav.operators', icon: IconUserShield, ownerOnly: true },
 ] as const;
 
 /** The signed-in frame: a sidebar (a drawer on a phone), a header with language, theme and account. */
@@ -60,6 +63,7 @@ export function Layout() {
   const { t } = useTranslation();
   const [opened, { toggle, close }] = useDisclosure();
   const location = useLocation();
+  const role = useUser().role;
   useEffect(close, [location.pathname, close]);
   return (
     <AppShell
@@ -82,7 +86,7 @@ export function Layout() {
       </AppShell.Header>
       <AppShell.Navbar p="xs" component="nav" aria-label={t('nav.menu')}>
         <AppShell.Section grow component={ScrollArea}>
-          {NAV.map((item) => (
+          {NAV.filter((item) => !('ownerOnly' in item) || role === 'owner').map((item) => (
             <NavLink
               key={item.to}
               component={RouterLink}
@@ -169,7 +173,7 @@ function AccountMenu() {
           </Text>
         </Menu.Label>
         <Menu.Item leftSection={<IconUser size={16} />} onClick={() => void navigate('/account')}>
-          {t('header.password')}
+          {t('account.title')}
         </Menu.Item>
         <Menu.Item leftSection={<IconLogout size={16} />} onClick={() => void signOut()} data-testid="sign-out">
           {t('header.signOut')}

@@ -19,6 +19,7 @@ const LOADERS: Record<WebPage, () => Promise<PageModule>> = {
   system: () => import('./pages/system.js'),
   settings: () => import('./pages/settings.js'),
   'api-docs': () => import('./pages/api-docs.js'),
+  operators: () => import('./pages/operators.js'),
   account: () => import('./pages/account.js'),
 };
 

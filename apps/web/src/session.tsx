@@ -3,6 +3,7 @@ import { createContext, useContext, useEffect, type ReactNode } from 'react';
 import { Navigate, useLocation, useNavigate } from 'react-router';
 import { api, ApiError, must, onConnection, type Schemas } from './api.js';
 import { PageLoader } from './components/page-loader.js';
+import { PasswordRequired } from './components/password-required.js';
 
 type User = Schemas['UserDto'];
 const SessionContext = createContext<User | null>(null);
@@ -33,7 +34,7 @@ export function signInPath(location: { pathname: string; search: string }): stri
 /**
  * Shows its children only with a live session (GET /api/auth/me); without one, or when any call
  * answers 401 later (the session expired or was ended elsewhere), it goes to sign-in, which comes
- * back here afterwards.
+ * back here afterwards. A user still on a temporary password sees only the form to change it.
  */
 export function SessionGate({ children }: { children: ReactNode }) {
   const location = useLocation();
@@ -53,6 +54,8 @@ export function SessionGate({ children }: { children: ReactNode }) {
 
   if (me.error instanceof ApiError && me.error.status === 401) return <Navigate to={signInPath(location)} replace />;
   if (!me.data) return <PageLoader />;
+  // A temporary password the owner set: the API refuses everything else until it is changed.
+  if (me.data.mustChangePassword) return <PasswordRequired user={me.data.user} />;
   return <SessionContext.Provider value={me.data.user}>{children}</SessionContext.Provider>;
 }
 

@@ -1,4 +1,4 @@
-import { Body, Controller, Inject, Req, Res } from '@nestjs/common';
+import { Body, Controller, Inject, Param, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SIGNED_IN } from '#libs/contracts/user-roles.js';
 import { Route } from '../http/route.decorator.js';
@@ -8,7 +8,16 @@ import { AuthService } from './auth.service.js';
 import { CurrentPrincipal } from './current-principal.decorator.js';
 import { ChangePasswordDto } from './dto/change-password.dto.js';
 import { LoginDto } from './dto/login.dto.js';
-import { LoggedOutDto, MeDto, PasswordChangedDto, SignedInDto } from './dto/auth.response.js';
+import {
+  LoggedOutDto,
+  MeDto,
+  PasswordChangedDto,
+  SessionDto,
+  SessionsEndedDto,
+  SignedInDto,
+} from './dto/auth.response.js';
+import { DeletedDto } from '../http/api-fields.js';
+import { IdPipe } from '../http/id.js';
 import { SESSION_COOKIE, type Principal } from './principal.js';
 import { assertSignInNotFromElsewhere } from './request-site.js';
 
@@ -31,7 +40,10 @@ export class AuthController {
   })
   async login(@Body() body: LoginDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     assertSignInNotFromElsewhere(request, this.config.publicUrl);
-    const signedIn = await this.auth.login(body.username, body.password, request.ip);
+    const signedIn = await this.auth.login(body.username, body.password, {
+      ip: request.ip,
+      userAgent: request.headers['user-agent'],
+    });
     reply.setCookie(SESSION_COOKIE, signedIn.token, {
       httpOnly: true,
       sameSite: 'strict',
@@ -49,9 +61,10 @@ export class AuthController {
     roles: SIGNED_IN,
     summary: 'Who the presented credential belongs to',
     response: MeDto,
+    beforePasswordChange: true,
   })
   me(@CurrentPrincipal() principal: Principal) {
-    return { user: userView(principal), via: principal.via };
+    return { user: userView(principal), via: principal.via, mustChangePassword: principal.mustChangePassword };
   }
 
   @Route({
@@ -63,6 +76,23 @@ export class AuthController {
     example: { currentPassword: 'correct horse battery staple', newPassword: 'a new and longer passphrase' },
     response: PasswordChangedDto,
     errors: [429],
+    beforePasswordChange: true,
+  })
+  updateMe(@CurrentPrincipal() principal: Principal, @Body() body: ChangePasswordDto, @Req() request: FastifyRequest) {
+    return this.changePassword(principal, body, request);
+  }
+
+  @Route({
+    method: 'POST',
+    path: 'auth/password',
+    group: 'auth',
+    roles: SIGNED_IN,
+    summary:
+      "Change one's own password (W-UI's path; the same as PATCH /api/auth/me): the current one is required, the user's other sessions end",
+    example: { currentPassword: 'correct horse battery staple', newPassword: 'a new and longer passphrase' },
+    response: PasswordChangedDto,
+    errors: [429],
+    beforePasswordChange: true,
   })
   async changePassword(
     @CurrentPrincipal() principal: Principal,
@@ -74,12 +104,49 @@ export class AuthController {
   }
 
   @Route({
+    method: 'GET',
+    path: 'auth/sessions',
+    group: 'auth',
+    roles: SIGNED_IN,
+    summary: "The caller's own signed-in sessions: when and from where each signed in, when it was last seen",
+    response: [SessionDto],
+  })
+  sessions(@CurrentPrincipal() principal: Principal) {
+    return this.auth.sessions(principal);
+  }
+
+  @Route({
+    method: 'DELETE',
+    path: 'auth/sessions',
+    group: 'auth',
+    roles: SIGNED_IN,
+    summary: "End every session of the caller's but the one making the request (all of them through an API token)",
+    response: SessionsEndedDto,
+  })
+  async endOtherSessions(@CurrentPrincipal() principal: Principal) {
+    return { sessionsEnded: await this.auth.endOtherSessions(principal) };
+  }
+
+  @Route({
+    method: 'DELETE',
+    path: 'auth/sessions/:id',
+    group: 'auth',
+    roles: SIGNED_IN,
+    summary: "End one of the caller's own sessions (another user's answers 404)",
+    response: DeletedDto,
+  })
+  endSession(@CurrentPrincipal() principal: Principal, @Param('id', new IdPipe('session')) id: string) {
+    return this.auth.endSession(principal, id);
+  }
+
+  @Route({
     method: 'POST',
     path: 'auth/logout',
     group: 'auth',
     roles: SIGNED_IN,
     summary: 'End the current session and clear its cookie',
     response: LoggedOutDto,
+    beforePasswordChange: true,
   })
   async logout(@CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply) {
     await this.auth.logout(principal);

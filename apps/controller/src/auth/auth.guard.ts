@@ -11,7 +11,8 @@ import { WARREN_CONFIG } from '../runtime.js';
 /**
  * Every route needs credentials unless its route-table entry says `public: true`, and then a
  * role its entry lists. A handler with no entry at all is treated as private and open to no
- * role: forgetting the declaration fails closed. API tokens act with their user's role.
+ * role: forgetting the declaration fails closed. API tokens act with their user's role. A user
+ * with a temporary password still to change reaches only the routes marked `beforePasswordChange`.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -32,6 +33,11 @@ export class AuthGuard implements CanActivate {
     if (!principal) throw unauthorized('invalid or expired credentials');
     if (!bearer) assertCookieRequestFromPanel(request, this.config.publicUrl);
     if (!spec?.roles.includes(principal.role)) throw forbidden(`the ${principal.role} role may not call this route`);
+    if (principal.mustChangePassword && !spec.beforePasswordChange)
+      throw forbidden(
+        'change the temporary password first: POST /api/auth/password {"currentPassword", "newPassword"}',
+        'mustChangePassword',
+      );
     request.principal = principal;
     return true;
   }

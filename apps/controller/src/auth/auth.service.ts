@@ -1,19 +1,27 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { hashSecret, isWellFormedApiToken, API_TOKEN_PREFIX } from '#libs/tokens/api-token.js';
-import { badRequest, unauthorized } from '../http/api-error.js';
+import { badRequest, forbidden, notFound, unauthorized } from '../http/api-error.js';
 import { WARREN_CONFIG } from '../runtime.js';
 import type { WarrenConfig } from '../config/config.js';
 import { CredentialsRepository } from './credentials.repository.js';
 import { LoginThrottleService } from './login-throttle.service.js';
 import { DECOY_HASH, hashPassword, verifyPassword } from './password.js';
 import type { Principal } from './principal.js';
-import { UsersRepository } from './users.repository.js';
+import { UsersRepository, type SessionView } from './users.repository.js';
 
 export interface SignedIn {
   token: string;
   expiresAt: Date;
   user: { id: string; username: string; role: string };
+  /** Signed in with a temporary password: only changing it (or signing out) is let through. */
+  mustChangePassword: boolean;
+}
+
+/** Where a sign-in comes from, kept with its session for the user's list of sessions. */
+export interface SignInFrom {
+  ip: string;
+  userAgent?: string;
 }
 
 /** Password sign-in, sessions, and turning a presented credential into a Principal. */
@@ -27,7 +35,7 @@ export class AuthService {
     private readonly credentials: CredentialsRepository,
   ) {}
 
-  async login(username: string, password: string, ip: string): Promise<SignedIn> {
+  async login(username: string, password: string, { ip, userAgent }: SignInFrom): Promise<SignedIn> {
     const keys = LoginThrottleService.keys(ip, username);
     await this.throttle.begin(keys);
     const user = await this.users.findByUsername(username);
@@ -38,13 +46,20 @@ export class AuthService {
       throw unauthorized('invalid username or password');
     }
     await this.throttle.succeeded(keys);
+    // Only after the right password: the answer tells nothing about an account to a guesser.
+    if (!user.enabled) throw forbidden('this account is disabled: the owner can enable it again', 'username');
     this.logger.log(`${user.username} signed in from ${ip}`);
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(Date.now() + this.config.sessionTtlHours * 3600_000);
-    await this.users.createSession(user.id, hashSecret(token), expiresAt);
+    await this.users.createSession(user.id, hashSecret(token), expiresAt, { address: ip, userAgent });
     // Expired sessions are swept here rather than by a timer: sign-ins are rare and this is cheap.
     await this.users.deleteExpiredSessions(new Date());
-    return { token, expiresAt, user: { id: user.id, username: user.username, role: user.role } };
+    return {
+      token,
+      expiresAt,
+      user: { id: user.id, username: user.username, role: user.role },
+      mustChangePassword: user.mustChangePassword,
+    };
   }
 
   /**
@@ -74,6 +89,29 @@ export class AuthService {
     return ended;
   }
 
+  /** The caller's live sessions; `current` marks the one presented (none through an API token). */
+  async sessions(principal: Principal): Promise<(SessionView & { current: boolean })[]> {
+    const sessions = await this.users.sessionsOf(principal.userId);
+    return sessions.map((session) => ({
+      ...session,
+      current: principal.via === 'session' && session.id === principal.credentialId,
+    }));
+  }
+
+  /** Ends one of the caller's own sessions (the current one too: that is signing out). Another user's answers 404. */
+  async endSession(principal: Principal, id: string): Promise<{ id: string; deleted: true }> {
+    if (!(await this.users.deleteSessionOf(principal.userId, id))) throw notFound('session not found', 'id');
+    return { id, deleted: true };
+  }
+
+  /** Ends every session of the caller but the one presented (all of them through an API token). */
+  endOtherSessions(principal: Principal): Promise<number> {
+    return this.users.deleteSessionsOf(
+      principal.userId,
+      principal.via === 'session' ? principal.credentialId : undefined,
+    );
+  }
+
   /** Ends the session presented. An API token is no session: it is revoked through /api/tokens, not here. */
   async logout(principal: Principal): Promise<void> {
     if (principal.via !== 'session')
@@ -91,26 +129,10 @@ export class AuthService {
     if (credential.startsWith(API_TOKEN_PREFIX)) {
       if (!isWellFormedApiToken(credential)) return undefined;
       const owner = await this.credentials.apiTokenOwner(hashSecret(credential));
-      return (
-        owner && {
-          userId: owner.userId,
-          username: owner.username,
-          role: owner.role,
-          via: 'token',
-          credentialId: owner.credentialId,
-        }
-      );
+      return owner && { ...owner, via: 'token' };
     }
     if (credential.length > 128) return undefined;
     const owner = await this.credentials.sessionOwner(hashSecret(credential));
-    return (
-      owner && {
-        userId: owner.userId,
-        username: owner.username,
-        role: owner.role,
-        via: 'session',
-        credentialId: owner.credentialId,
-      }
-    );
+    return owner && { ...owner, via: 'session' };
   }
 }

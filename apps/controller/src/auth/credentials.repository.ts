@@ -10,6 +10,8 @@ export interface CredentialOwner {
   userId: string;
   username: string;
   role: UserRole;
+  /** A temporary password the owner set is still in use: the guard lets only its change through. */
+  mustChangePassword: boolean;
 }
 
 interface CredentialRow {
@@ -17,6 +19,9 @@ interface CredentialRow {
   user_id: string;
   username: string;
   role: UserRole;
+  must_change_password: boolean;
+  /** The last use was recorded over a minute ago (or never). */
+  stale: boolean;
 }
 
 const owner = (row: CredentialRow): CredentialOwner => ({
@@ -24,6 +29,7 @@ const owner = (row: CredentialRow): CredentialOwner => ({
   userId: row.user_id,
   username: row.username,
   role: row.role,
+  mustChangePassword: row.must_change_password,
 });
 
 /**
@@ -32,30 +38,40 @@ const owner = (row: CredentialRow): CredentialOwner => ({
  * doubles requests per second against the ORM's path (docs/benchmarks.md, the `GET /api/auth/me`
  * floor). The API token table belongs to tokens/, which depends on auth/; reading it here by
  * name keeps that dependency one way.
+ *
+ * A disabled user's credentials are refused here, in the same look-up: disabling takes effect on
+ * the very next request, on every replica, at no extra cost.
  */
 @Injectable()
 export class CredentialsRepository {
   constructor(@Inject(PREPARED_POOL) private readonly prepared: PreparedPool) {}
 
+  /** A live session's owner; records it as seen when it last was over a minute ago. */
   async sessionOwner(tokenHash: string): Promise<CredentialOwner | undefined> {
     const [row] = await this.prepared.query<CredentialRow>(
       'auth_session',
-      `select s.id, s.user_id, u.username, u.role
+      `select s.id, s.user_id, u.username, u.role, u.must_change_password,
+              (s.last_seen_at is null or s.last_seen_at < now() - interval '60 seconds') as stale
          from sessions s join users u on u.id = s.user_id
-        where s.token_hash = $1 and s.expires_at > now()`,
+        where s.token_hash = $1 and s.expires_at > now() and u.enabled`,
       [tokenHash],
     );
-    return row && owner(row);
+    if (!row) return undefined;
+    if (row.stale)
+      await this.prepared.query('auth_session_seen', 'update sessions set last_seen_at = now() where id = $1', [
+        row.id,
+      ]);
+    return owner(row);
   }
 
   /** An enabled API token's owner; records the use when the last one is over a minute old. */
   async apiTokenOwner(secretHash: string): Promise<CredentialOwner | undefined> {
-    const [row] = await this.prepared.query<CredentialRow & { stale: boolean }>(
+    const [row] = await this.prepared.query<CredentialRow>(
       'auth_api_token',
-      `select t.id, t.user_id, u.username, u.role,
+      `select t.id, t.user_id, u.username, u.role, u.must_change_password,
               (t.last_used_at is null or t.last_used_at < now() - interval '60 seconds') as stale
          from api_tokens t join users u on u.id = t.user_id
-        where t.secret_hash = $1 and t.enabled`,
+        where t.secret_hash = $1 and t.enabled and u.enabled`,
       [secretHash],
     );
     if (!row) return undefined;

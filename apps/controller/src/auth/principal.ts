@@ -9,6 +9,8 @@ export interface Principal {
   via: 'session' | 'token';
   /** The session or API token id. */
   credentialId: string;
+  /** The user still signs in with a temporary password the owner set (docs/operators.md). */
+  mustChangePassword: boolean;
 }
 
 export type AuthenticatedRequest = FastifyRequest & { principal?: Principal };

@@ -15,6 +15,11 @@ export const Session = defineEntity({
     user: () => p.manyToOne(User).deleteRule('cascade').index(),
     createdAt: p.datetime().onCreate(() => new Date()),
     expiresAt: p.datetime().index(),
+    /** Kept to the minute, as API tokens' lastUsedAt: a write per request would double its cost. */
+    lastSeenAt: p.datetime().nullable(),
+    /** Where the session signed in from, and with what (both as the request said; shown to its user). */
+    address: p.string().length(64).nullable(),
+    userAgent: p.string().length(256).nullable(),
   },
 });
 export type Session = InferEntity<typeof Session>;

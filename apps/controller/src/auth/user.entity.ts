@@ -14,6 +14,10 @@ export const User = defineEntity({
     username: p.string().length(64).unique(),
     passwordHash: p.string().length(255).hidden(),
     role: p.string().length(16).$type<UserRole>(),
+    /** False: no sign-in, and the user's sessions and API tokens are refused on their next request. */
+    enabled: p.boolean().default(true),
+    /** Set with a temporary password the owner chose: every route but the password change refuses until then. */
+    mustChangePassword: p.boolean().default(false),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

@@ -10,7 +10,28 @@ export interface UserCredentials {
   username: string;
   role: UserRole;
   passwordHash: string;
+  enabled: boolean;
+  mustChangePassword: boolean;
 }
+
+/** A session as its user sees it in the list: never its token or the token's hash. */
+export interface SessionView {
+  id: string;
+  createdAt: Date;
+  expiresAt: Date;
+  lastSeenAt: Date | null;
+  address: string | null;
+  userAgent: string | null;
+}
+
+const credentials = (user: User): UserCredentials => ({
+  id: user.id,
+  username: user.username,
+  role: user.role,
+  passwordHash: user.passwordHash,
+  enabled: user.enabled,
+  mustChangePassword: user.mustChangePassword,
+});
 
 /**
  * Users and their sessions. Built by Nest for the panel, and with `new` by start-up (owner
@@ -22,29 +43,39 @@ export class UsersRepository {
 
   async findByUsername(username: string): Promise<UserCredentials | null> {
     const user = await this.orm.em.fork().findOne(User, { username });
-    return user && { id: user.id, username: user.username, role: user.role, passwordHash: user.passwordHash };
+    return user && credentials(user);
   }
 
   async findById(id: string): Promise<UserCredentials | null> {
     const user = await this.orm.em.fork().findOne(User, { id });
-    return user && { id: user.id, username: user.username, role: user.role, passwordHash: user.passwordHash };
+    return user && credentials(user);
   }
 
   /**
    * Sets a new password hash and ends the user's sessions, all but `keepSessionId` when given,
    * in one transaction: no session of the old password outlives the change. Returns how many
-   * sessions ended (null when there is no such user).
+   * sessions ended (null when there is no such user). A password the user chose is never
+   * temporary: `mustChangePassword` is cleared; `temporary` (the owner setting it for someone
+   * else) sets it instead.
    */
-  async changePassword(userId: string, passwordHash: string, keepSessionId?: string): Promise<number | null> {
+  async changePassword(
+    userId: string,
+    passwordHash: string,
+    keepSessionId?: string,
+    temporary = false,
+  ): Promise<number | null> {
     return this.orm.em.fork().transactional(async (em) => {
-      if ((await em.nativeUpdate(User, { id: userId }, { passwordHash, updatedAt: new Date() })) === 0) return null;
+      const changes = { passwordHash, mustChangePassword: temporary, updatedAt: new Date() };
+      if ((await em.nativeUpdate(User, { id: userId }, changes)) === 0) return null;
       return em.nativeDelete(Session, keepSessionId ? { user: userId, id: { $ne: keepSessionId } } : { user: userId });
     });
   }
 
-  /** The account the command line acts for by default: the first owner (created on the panel's first start). */
+  /** The account the command line acts for by default: the first enabled owner (the first start made one). */
   async findOwner(): Promise<{ id: string; username: string } | null> {
-    const owner = await this.orm.em.fork().findOne(User, { role: 'owner' }, { orderBy: { createdAt: 'asc' } });
+    const owner = await this.orm.em
+      .fork()
+      .findOne(User, { role: 'owner' }, { orderBy: { enabled: 'desc', createdAt: 'asc' } });
     return owner && { id: owner.id, username: owner.username };
   }
 
@@ -58,10 +89,53 @@ export class UsersRepository {
     await em.flush();
   }
 
-  async createSession(userId: string, tokenHash: string, expiresAt: Date): Promise<void> {
+  async createSession(
+    userId: string,
+    tokenHash: string,
+    expiresAt: Date,
+    from: { address?: string; userAgent?: string } = {},
+  ): Promise<void> {
     const em = this.orm.em.fork();
-    em.create(Session, { tokenHash, user: userId, expiresAt });
+    em.create(Session, {
+      tokenHash,
+      user: userId,
+      expiresAt,
+      lastSeenAt: new Date(),
+      address: from.address?.slice(0, 64) ?? null,
+      userAgent: from.userAgent?.slice(0, 256) ?? null,
+    });
     await em.flush();
+  }
+
+  /** The user's live sessions, the most recently seen first. */
+  async sessionsOf(userId: string): Promise<SessionView[]> {
+    const sessions = await this.orm.em
+      .fork()
+      .find(
+        Session,
+        { user: userId, expiresAt: { $gt: new Date() } },
+        { orderBy: { lastSeenAt: 'desc nulls last', createdAt: 'desc' } },
+      );
+    return sessions.map((session) => ({
+      id: session.id,
+      createdAt: session.createdAt,
+      expiresAt: session.expiresAt,
+      lastSeenAt: session.lastSeenAt ?? null,
+      address: session.address ?? null,
+      userAgent: session.userAgent ?? null,
+    }));
+  }
+
+  /** Ends one of the user's sessions; false when they have no such session. */
+  async deleteSessionOf(userId: string, id: string): Promise<boolean> {
+    return (await this.orm.em.fork().nativeDelete(Session, { id, user: userId })) > 0;
+  }
+
+  /** Ends every session of the user but `keepSessionId` (every one without it); how many ended. */
+  deleteSessionsOf(userId: string, keepSessionId?: string): Promise<number> {
+    return this.orm.em
+      .fork()
+      .nativeDelete(Session, keepSessionId ? { user: userId, id: { $ne: keepSessionId } } : { user: userId });
   }
 
   async deleteSession(id: string): Promise<void> {

@@ -8,9 +8,10 @@ interface Options {
   json?: boolean;
   username?: string;
   'password-stdin'?: boolean;
+  temporary?: boolean;
 }
 
-const OPTION_NAMES = ['name', 'quiet', 'json', 'username', 'password-stdin'] as const;
+const OPTION_NAMES = ['name', 'quiet', 'json', 'username', 'password-stdin', 'temporary'] as const;
 
 /**
  * Each command: the options it takes, how many positional arguments follow its words, and what it
@@ -72,13 +73,31 @@ const COMMANDS: Record<
   },
   migrate: { options: [], args: 0, run: async (config) => (await import('./migrate.js')).migrate(config) },
   'admin reset-password': {
-    options: ['username', 'password-stdin'],
+    options: ['username', 'password-stdin', 'temporary'],
     args: 0,
     run: async (config, options) =>
       (await import('./reset-password.js')).resetPassword(config, {
         username: options.username,
         passwordStdin: options['password-stdin'] ?? false,
+        temporary: options.temporary ?? false,
       }),
+  },
+  'admin list': {
+    options: ['json'],
+    args: 0,
+    run: async (config, options) =>
+      (await import('./admin-commands.js')).adminList(config, { json: options.json ?? false }),
+  },
+  'admin enable': {
+    options: [],
+    args: 1,
+    run: async (config, _, [username]) => (await import('./admin-commands.js')).adminSetEnabled(config, username, true),
+  },
+  'admin disable': {
+    options: [],
+    args: 1,
+    run: async (config, _, [username]) =>
+      (await import('./admin-commands.js')).adminSetEnabled(config, username, false),
   },
 };
 
@@ -96,6 +115,7 @@ async function run(argv: string[]): Promise<number> {
         json: { type: 'boolean' },
         username: { type: 'string' },
         'password-stdin': { type: 'boolean' },
+        temporary: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });

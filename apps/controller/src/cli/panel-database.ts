@@ -16,6 +16,26 @@ export interface PanelDatabase {
 }
 
 /**
+ * Runs `use` on the panel's database (as openPanelDatabase opens it) and closes it after, whatever
+ * happens. `quiet` keeps the start-up lines off stderr (for --json output).
+ */
+export async function withPanelDatabase<T>(
+  config: WarrenConfig,
+  quiet: boolean,
+  use: (orm: MikroORM) => Promise<T>,
+): Promise<T> {
+  const database = await openPanelDatabase(
+    config,
+    quiet ? () => undefined : (message) => console.error(`warren: ${message}`),
+  );
+  try {
+    return await use(database.orm);
+  } finally {
+    await database.close();
+  }
+}
+
+/**
  * The database the panel with this configuration uses: DATABASE_URL; else the embedded server a
  * running panel has up on the data directory; else the embedded server started just for this
  * command (and stopped by close()); none at all (CommandFailed) when the panel never started on

@@ -22,7 +22,7 @@ async function readPasswordLine(): Promise<string> {
  */
 export async function resetPassword(
   config: WarrenConfig,
-  options: { username?: string; passwordStdin: boolean },
+  options: { username?: string; passwordStdin: boolean; temporary?: boolean },
 ): Promise<void> {
   const given = options.passwordStdin ? await readPasswordLine() : undefined;
   const password =
@@ -37,19 +37,22 @@ export async function resetPassword(
       options.username === undefined ? await users.findOwner() : await users.findByUsername(options.username);
     if (!user)
       throw new CommandFailed(options.username === undefined ? NO_OWNER : `there is no user "${options.username}"`);
-    const sessionsEnded = await users.changePassword(user.id, await hashPassword(password));
+    const temporary = options.temporary ?? false;
+    const sessionsEnded = await users.changePassword(user.id, await hashPassword(password), undefined, temporary);
     if (sessionsEnded === null) throw new CommandFailed(`the user "${user.username}" was deleted meanwhile`);
     result = { username: user.username, sessionsEnded };
   } finally {
     await database.close();
   }
-  const ended = `${result.sessionsEnded} session${result.sessionsEnded === 1 ? '' : 's'} ended; API tokens are unchanged`;
+  const ended =
+    `${result.sessionsEnded} session${result.sessionsEnded === 1 ? '' : 's'} ended; API tokens are unchanged` +
+    (options.temporary ? '; it must be changed at the next sign-in' : '');
   if (given !== undefined) {
     process.stdout.write(`Password of ${result.username} set (${ended}).\n`);
     return;
   }
   process.stdout.write(
     `New password of ${result.username} (shown only this once; ${ended}):\n\n  ${password}\n\n` +
-      'Change it after signing in: PATCH /api/auth/me {"currentPassword", "newPassword"}.\n',
+      'Change it after signing in: POST /api/auth/password {"currentPassword", "newPassword"}.\n',
   );
 }

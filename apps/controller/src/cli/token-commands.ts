@@ -1,24 +1,11 @@
 import type { WarrenConfig } from '../config/config.js';
 import { TokensRepository, type TokenView } from '../tokens/tokens.repository.js';
-import { openPanelDatabase } from './panel-database.js';
+import { withPanelDatabase } from './panel-database.js';
 import { CommandFailed } from './usage.js';
 import { table } from './table.js';
 
-async function withTokens<T>(
-  config: WarrenConfig,
-  quiet: boolean,
-  use: (tokens: TokensRepository) => Promise<T>,
-): Promise<T> {
-  const database = await openPanelDatabase(
-    config,
-    quiet ? () => undefined : (message) => console.error(`warren: ${message}`),
-  );
-  try {
-    return await use(new TokensRepository(database.orm));
-  } finally {
-    await database.close();
-  }
-}
+const withTokens = <T>(config: WarrenConfig, quiet: boolean, use: (tokens: TokensRepository) => Promise<T>) =>
+  withPanelDatabase(config, quiet, (orm) => use(new TokensRepository(orm)));
 
 /** `warren token list [--json]`: every API token, never its secret. */
 export async function tokenList(config: WarrenConfig, options: { json: boolean }): Promise<void> {

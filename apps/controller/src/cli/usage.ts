@@ -13,11 +13,16 @@ Commands:
                                       on stderr); a running panel sends every node the restored state,
                                       else the panel does when it starts. Migrates the database first.
   migrate                             Bring the database schema up to date (start does too).
-  admin reset-password [--username NAME] [--password-stdin]
+  admin reset-password [--username NAME] [--password-stdin] [--temporary]
                                       Set a new password for the owner account (or NAME) and end
                                       all of its sessions; its API tokens stay. Prints a generated
                                       password once, unless --password-stdin reads one line
-                                      (8..1024 characters) from standard input.
+                                      (8..1024 characters) from standard input. --temporary: it
+                                      must be changed at the next sign-in.
+  admin list [--json]                 List the panel's users: role, state, sessions (no passwords).
+  admin enable USERNAME               Let a disabled user sign in again.
+  admin disable USERNAME              Disable a user: sessions end, API tokens are refused (never
+                                      the last enabled owner).
 
 Options:
   --json                              Machine-readable output: the JSON alone on stdout (logs and

@@ -49,6 +49,12 @@ interface RouteDeclaration {
   uploads?: string[];
   /** Refusals beyond the ones every route of its kind can give; each answers `{error, field}`. */
   errors?: ExtraErrorStatus[];
+  /**
+   * Open to a user who still has to change a temporary password (the owner set it): only the
+   * routes that change the password, say who is signed in, or sign out. Every other route answers
+   * them 403 (field `mustChangePassword`) until the password is changed (docs/operators.md).
+   */
+  beforePasswordChange?: true;
 }
 
 /**
@@ -70,7 +76,7 @@ const METHOD_DECORATORS = { GET: Get, POST: Post, PUT: Put, PATCH: Patch, DELETE
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'invalid input: bad JSON, an unknown field or a failed rule (`field` names it)',
   401: 'no valid credentials (or, signing in, a wrong username or password)',
-  403: "not allowed: the caller's role is not granted the route, or a session cookie came from another site",
+  403: "not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site",
   404: 'no such resource (or an id that cannot be one)',
   409: 'conflicts with the current state',
   413: 'body larger than 1 MiB',
@@ -87,14 +93,16 @@ export function excludesSomeRole(spec: RouteSpec): boolean {
 
 /**
  * Every route can refuse malformed input (400, a bad URL or JSON body) and fail (500); private
- * routes refuse missing credentials, and a role they are not granted or a session cookie sent
- * by another site with an unsafe method (403); `:id` routes name nothing for an unknown id;
+ * routes refuse missing credentials, and a role they are not granted, a user whose temporary
+ * password is still to change or a session cookie sent by another site with an unsafe method
+ * (403); `:id` routes name nothing for an unknown id;
  * routes whose method carries a body refuse big and non-JSON ones.
  */
 export function errorStatuses(spec: RouteSpec): number[] {
   const statuses = new Set<number>([400, 500, ...(spec.errors ?? [])]);
   if (!spec.public) statuses.add(401);
-  if (excludesSomeRole(spec) || (!spec.public && spec.method !== 'GET')) statuses.add(403);
+  if (excludesSomeRole(spec) || (!spec.public && (spec.method !== 'GET' || !spec.beforePasswordChange)))
+    statuses.add(403);
   if (spec.path.includes(':')) statuses.add(404);
   if (spec.method !== 'GET') statuses.add(413).add(415);
   return [...statuses].sort((a, b) => a - b);

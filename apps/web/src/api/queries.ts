@@ -28,6 +28,8 @@ export const queryKeys = {
   docs: ['docs'] as const,
   overview: ['overview'] as const,
   system: ['system'] as const,
+  operators: ['operators'] as const,
+  sessions: ['auth', 'sessions'] as const,
   /** Every list of clients (the page's, a picker's): invalidated together after a change. */
   clients: ['clients'] as const,
   clientList: (query: ClientListQuery) => ['clients', query] as const,

@@ -15,10 +15,12 @@ const KINDS: Record<string, string> = {
   tokens: 'token',
   backups: 'backup',
   'routing/rules': 'rule',
+  admins: 'operator',
 };
-const CREATED = /\/api\/(clients|interfaces|hosts|outbounds|nodes|tokens|routing\/rules)$/;
+const CREATED = /\/api\/(clients|interfaces|hosts|outbounds|nodes|tokens|routing\/rules|admins)$/;
 const DEVICE_CREATED = /\/api\/clients\/[^/]+\/devices$/;
-const DELETED = /\/api\/(clients|devices|interfaces|hosts|outbounds|nodes|tokens|backups|routing\/rules)\/[^/]+$/;
+const DELETED =
+  /\/api\/(clients|devices|interfaces|hosts|outbounds|nodes|tokens|backups|routing\/rules|admins)\/[^/]+$/;
 
 export function toastIfDone(method: string, url: string, status: number): void {
   const path = new URL(url).pathname;

@@ -1,73 +1,127 @@
-import { Button, Card, Group, PasswordInput, Stack } from '@mantine/core';
+import { Badge, Card, Group, Stack, Text, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { useMutation } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, must } from '../api.js';
-import { PageHeader } from '../components/common.js';
-import { FormError, useFieldErrors } from '../components/form-errors.js';
+import { queryKeys } from '../api/queries.js';
+import { ConfirmButton, formatDate, Ltr, notifyFailure, PageHeader } from '../components/common.js';
+import { PasswordChangeForm } from '../components/password-change-form.js';
+import { ListTable } from '../components/list-table.js';
 
-/** Password change (PATCH /api/auth/me): the user's other sessions end, this one stays. */
+/** The account: password change (PATCH /api/auth/me) and the user's own sessions, to review and end. */
 export default function AccountPage() {
   const { t } = useTranslation();
-  const [currentPassword, setCurrent] = useState('');
-  const [newPassword, setNew] = useState('');
-  const [repeat, setRepeat] = useState('');
-  // Checked here, before any request: a typo would otherwise become the password.
-  const [mismatch, setMismatch] = useState(false);
-  const change = useMutation({
-    mutationFn: () => must(api.PATCH('/api/auth/me', { body: { currentPassword, newPassword } })),
-    onSuccess: () => {
-      setCurrent('');
-      setNew('');
-      setRepeat('');
-      notifications.show({ message: t('account.changed'), color: 'teal' });
-    },
-  });
-  const errors = useFieldErrors(change.error, { currentPassword, newPassword });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    if (newPassword !== repeat) return setMismatch(true);
-    change.mutate();
-  };
   return (
     <>
-      <PageHeader title={t('header.password')} />
-      <Card withBorder maw={420}>
-        <Stack component="form" onSubmit={submit} gap="sm">
-          <PasswordInput
-            label={t('account.current')}
-            autoComplete="current-password"
-            value={currentPassword}
-            onChange={(e) => setCurrent(e.currentTarget.value)}
-            error={errors.of('currentPassword')}
-          />
-          <PasswordInput
-            label={t('account.new')}
-            autoComplete="new-password"
-            value={newPassword}
-            onChange={(e) => setNew(e.currentTarget.value)}
-            error={errors.of('newPassword')}
-          />
-          <PasswordInput
-            label={t('account.repeat')}
-            autoComplete="new-password"
-            name="repeatPassword"
-            value={repeat}
-            onChange={(e) => {
-              setRepeat(e.currentTarget.value);
-              setMismatch(false);
-            }}
-            error={mismatch ? t('account.mismatch') : undefined}
-          />
-          <FormError error={change.error} fields={['currentPassword', 'newPassword']} />
-          <Group justify="flex-end">
-            <Button type="submit" loading={change.isPending}>
-              {t('common.save')}
-            </Button>
-          </Group>
-        </Stack>
-      </Card>
+      <PageHeader title={t('account.title')} />
+      <Stack gap="lg">
+        <PasswordCard />
+        <SessionsCard />
+      </Stack>
     </>
+  );
+}
+
+/** Password change (PATCH /api/auth/me): the user's other sessions end, this one stays. */
+function PasswordCard() {
+  const { t } = useTranslation();
+  const queryClient = useQueryClient();
+  return (
+    <Card withBorder maw={420}>
+      <Title order={4} mb="sm">
+        {t('header.password')}
+      </Title>
+      <PasswordChangeForm
+        send={(body) => must(api.PATCH('/api/auth/me', { body }))}
+        onDone={() => {
+          notifications.show({ message: t('account.changed'), color: 'teal' });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.sessions });
+        }}
+        currentLabel={t('account.current')}
+        submitLabel={t('common.save')}
+      />
+    </Card>
+  );
+}
+
+/** The user's sessions (GET /api/auth/sessions): when and where each signed in, last seen; end one or all others. */
+function SessionsCard() {
+  const { t, i18n } = useTranslation();
+  const queryClient = useQueryClient();
+  const sessions = useQuery({ queryKey: queryKeys.sessions, queryFn: () => must(api.GET('/api/auth/sessions')) });
+  const ended = (count: number) => {
+    notifications.show({
+      message: t('account.sessionsEnded', { count, n: new Intl.NumberFormat(i18n.language).format(count) }),
+      color: 'teal',
+    });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.sessions });
+  };
+  const endOne = useMutation({
+    mutationFn: (id: string) => must(api.DELETE('/api/auth/sessions/{id}', { params: { path: { id } } })),
+    onSuccess: () => ended(1),
+    onError: notifyFailure,
+  });
+  const endOthers = useMutation({
+    mutationFn: () => must(api.DELETE('/api/auth/sessions')),
+    onSuccess: (answer) => ended(answer.sessionsEnded),
+    onError: notifyFailure,
+  });
+  const others = (sessions.data ?? []).filter((session) => !session.current).length;
+  return (
+    <Card withBorder data-testid="sessions">
+      <Group justify="space-between" mb="sm" wrap="wrap">
+        <Title order={4}>{t('account.sessions')}</Title>
+        <ConfirmButton
+          message={t('account.endOthersConfirm')}
+          onConfirm={() => endOthers.mutate()}
+          disabled={others === 0}
+          data-testid="end-other-sessions"
+        >
+          {t('account.endOthers')}
+        </ConfirmButton>
+      </Group>
+      <ListTable
+        rows={sessions.data}
+        cards
+        minWidth={640}
+        testId="sessions-table"
+        rowKey={(session) => session.id}
+        rowProps={(session) => ({ 'data-testid': session.current ? 'session-current' : 'session-other' })}
+        columns={[
+          {
+            header: t('account.device'),
+            naming: true,
+            breakWords: true,
+            cell: (session) => (
+              <>
+                <Ltr>{session.userAgent ?? t('account.unknownDevice')}</Ltr>{' '}
+                {session.current && (
+                  <Badge color="teal" variant="light">
+                    {t('account.thisSession')}
+                  </Badge>
+                )}
+              </>
+            ),
+          },
+          { header: t('account.address'), cell: (session) => <Ltr>{session.address ?? '—'}</Ltr> },
+          { header: t('account.signedIn'), cell: (session) => formatDate(session.createdAt, i18n.language) },
+          { header: t('account.lastSeen'), cell: (session) => formatDate(session.lastSeenAt, i18n.language) },
+        ]}
+        actions={(session) =>
+          !session.current && (
+            <ConfirmButton
+              message={t('account.endConfirm')}
+              onConfirm={() => endOne.mutate(session.id)}
+              data-testid="end-session"
+            >
+              {t('account.end')}
+            </ConfirmButton>
+          )
+        }
+      />
+      <Text size="xs" c="dimmed" mt="xs">
+        {t('account.sessionsHint')}
+      </Text>
+    </Card>
   );
 }

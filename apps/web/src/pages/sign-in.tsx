@@ -19,7 +19,11 @@ export function SignInPage() {
   const signIn = useMutation({
     mutationFn: () => must(api.POST('/api/auth/login', { body: { username, password } })),
     onSuccess: (signedIn) => {
-      queryClient.setQueryData(ME_KEY, { user: signedIn.user, via: 'session' });
+      queryClient.setQueryData(ME_KEY, {
+        user: signedIn.user,
+        via: 'session',
+        mustChangePassword: signedIn.mustChangePassword,
+      });
       void navigate(safeNext(params.get('next')), { replace: true });
     },
   });

@@ -24,6 +24,12 @@ export class SignedInDto {
 
   @ApiProperty({ type: UserDto })
   user!: UserDto;
+
+  @ApiProperty({
+    description:
+      'Signed in with a temporary password the owner set: every route but `POST /api/auth/password` (or `PATCH /api/auth/me`), `GET /api/auth/me` and `POST /api/auth/logout` answers 403 until it is changed',
+  })
+  mustChangePassword!: boolean;
 }
 
 export class MeDto {
@@ -32,6 +38,41 @@ export class MeDto {
 
   @ApiProperty({ enum: ['session', 'token'] })
   via!: 'session' | 'token';
+
+  @ApiProperty({ description: 'A temporary password must be changed before anything else (as in the sign-in answer)' })
+  mustChangePassword!: boolean;
+}
+
+export class SessionDto {
+  @IdField()
+  id!: string;
+
+  @DateTimeField({ description: 'When it signed in' })
+  createdAt!: string;
+
+  @DateTimeField()
+  expiresAt!: string;
+
+  @DateTimeField({ nullable: true, description: 'Kept to the minute' })
+  lastSeenAt!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'The address it signed in from' })
+  address!: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The User-Agent it signed in with (at most 256 characters)',
+  })
+  userAgent!: string | null;
+
+  @ApiProperty({ description: 'The session making this request' })
+  current!: boolean;
+}
+
+export class SessionsEndedDto {
+  @ApiProperty({ type: 'integer', description: 'How many sessions ended (never the one making the request)' })
+  sessionsEnded!: number;
 }
 
 export class LoggedOutDto {
