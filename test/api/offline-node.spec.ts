@@ -94,14 +94,13 @@ test('linked, the hops show what the agent reports and checks reach it; once the
   }
 
   link.socket.terminate();
-  await waitFor(
-    'the node offline',
-    async () => (await f.getNode(node.id)).agent.state === 'disconnected' || undefined,
-  );
+  await waitFor('the node offline', async () => (await f.getNode(node.id)).agent.state === 'disconnected' || undefined);
   expect((await hops(node.id)).every((hop) => hop.state === 'offline')).toBe(true);
   const result = await check(created.body.id);
   expect(result).toMatchObject({ ok: false, errorClass: 'agent-not-linked' });
-  expect(result.error).toBe(`the agent of node ${node.name} is not linked to the panel (disconnected): nothing was checked`);
+  expect(result.error).toBe(
+    `the agent of node ${node.name} is not linked to the panel (disconnected): nothing was checked`,
+  );
   // The last real check stays the hop's last check.
   const stored = await answer(typed().GET('/api/outbounds/{id}', { params: { path: { id: created.body.id } } }));
   expect(stored.body).toMatchObject({ latencyMs: 9, lastError: null });

@@ -81,14 +81,14 @@ test('its interfaces, hosts and hops say node offline, not applying or running',
   const page = await browserAt();
   await page.goto(url('/interfaces'));
   const iface = page.locator('[data-testid="interfaces-table"] tr[data-row="wg9"]');
-  await iface.getByTestId('node-offline').waitFor();
-  expect(await iface.getByTestId('node-offline').textContent()).toBe('node offline');
+  await iface.locator('[data-state="node-offline"]').waitFor();
+  expect(await iface.locator('[data-state="node-offline"]').textContent()).toBe('node offline');
   expect(await iface.getByText('applying').count()).toBe(0);
   expect(await iface.getByText('running').count()).toBe(0);
 
   await page.goto(url('/hosts'));
   const host = page.getByRole('row').filter({ hasText: 'front-off' });
-  await host.getByTestId('node-offline').waitFor();
+  await host.locator('[data-state="node-offline"]').waitFor();
 
   await page.goto(url('/outbounds'));
   await page.getByRole('combobox', { name: 'Node' }).click();
@@ -113,7 +113,7 @@ test('the overview card and its table agree, and the stale CPU figure says so wi
   const page = await browserAt();
   await page.goto(url('/overview'));
   const row = page.locator('[data-testid="overview-nodes"] tr[data-row="edge-off"]');
-  await row.getByTestId('sync-offline').waitFor();
+  await row.locator('[data-state="offline"]').waitFor();
   expect(await row.getByText('in sync', { exact: true }).count()).toBe(0);
   // The card: nobody in sync, one offline (the local node of a test panel is unmanaged).
   await page.getByText('0 / 1', { exact: true }).waitFor();
@@ -126,7 +126,7 @@ test('the nodes list says offline, when it was last seen, and what the host lack
   const page = await browserAt();
   await page.goto(url('/nodes'));
   const row = page.locator('[data-testid="nodes-table"] tr[data-row="edge-off"]');
-  await row.getByTestId('sync-offline').waitFor();
+  await row.locator('[data-state="offline"]').waitFor();
   await row.getByText('disconnected', { exact: true }).waitFor();
   await row.getByText(/^last seen /).waitFor();
   const gaps = row.getByTestId('agent-gaps');
@@ -156,13 +156,13 @@ test('on a phone in Persian: offline, stale and the gaps in Persian, nothing cut
   const page = await browserAt({ viewport: PHONE, language: 'fa' });
   await page.goto(url('/nodes'));
   const card = page.locator('[data-testid="nodes-table"] [data-row="edge-off"]');
-  await card.getByTestId('sync-offline').waitFor();
-  expect(await card.getByTestId('sync-offline').textContent()).toBe('آفلاین');
+  await card.locator('[data-state="offline"]').waitFor();
+  expect(await card.locator('[data-state="offline"]').textContent()).toBe('آفلاین');
   expect(await card.getByTestId('agent-gaps').locator('li').first().textContent()).toBe(
     'nftables (nft) نصب نیست: NAT برای زیرشبکه‌های تونل برپا نمی‌شود.',
   );
   // A badge keeps its whole word (no ellipsis), and the page does not scroll sideways.
-  const badge = card.getByTestId('sync-offline');
+  const badge = card.locator('[data-state="offline"]');
   expect(await badge.evaluate((element: any) => element.scrollWidth <= element.clientWidth + 1)).toBe(true);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
 
@@ -174,7 +174,7 @@ test('on a phone in Persian: offline, stale and the gaps in Persian, nothing cut
   expect(await stale.textContent()).not.toMatch(/[0-9]/);
 
   await page.goto(url('/interfaces'));
-  const offline = page.locator('[data-row="wg9"]').getByTestId('node-offline');
+  const offline = page.locator('[data-row="wg9"]').locator('[data-state="node-offline"]');
   await offline.waitFor();
   expect(await offline.textContent()).toBe('نود آفلاین');
   expect(opened.flatMap((browser) => browser.pageErrors)).toEqual([]);

@@ -43,7 +43,7 @@ export function SyncBadge({
   if (unmanaged) return <StateBadge color="gray">{t('agentState.unmanaged')}</StateBadge>;
   if (offline)
     return (
-      <StateBadge color="red" data-testid="sync-offline">
+      <StateBadge color="red" data-state="offline">
         {t('health.offline')}
       </StateBadge>
     );

@@ -22,7 +22,7 @@ export const STALE_SAMPLE_MS = 60_000;
 export function NodeOfflineBadge() {
   const { t } = useTranslation();
   return (
-    <StateBadge color="red" data-testid="node-offline">
+    <StateBadge color="red" data-state="node-offline">
       {t('health.nodeOffline')}
     </StateBadge>
   );

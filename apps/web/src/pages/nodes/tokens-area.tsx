@@ -26,7 +26,7 @@ export function TokensArea() {
     mutationFn: (id: string) => must(api.DELETE('/api/tokens/{id}', { params: { path: { id } } })),
     onSuccess: (_answer, id) => {
       // The secret of a deleted token is worth nothing: its banner goes with it.
-      if (issued?.id === id) setIssued(null);
+      setIssued((shown) => (shown?.id === id ? null : shown));
       refresh();
     },
     onError: notifyFailure,
