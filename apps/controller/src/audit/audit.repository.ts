@@ -97,9 +97,9 @@ export async function openEntry(runner: StatementRunner, entry: OpenedEntry): Pr
     'audit_open',
     `insert into audit_entries (id, at, actor_id, actor_name, actor_role, via, credential_id, credential_name, action, method,
             route, target_type, target_id, target_name, changes, outcome, address, user_agent, request_id)
-     values ($1, now(), $2, $3, $4, $5, $6,
-             case when $5 = 'token' then (select name from api_tokens where id = $6) end,
-             $7, $8, $9, $10, $11, $12, $13, 'pending', $14, $15, $16)`,
+     values ($1::uuid, now(), $2::uuid, $3::text, $4::text, $5::text, $6::uuid,
+             case when $5::text = 'token' then (select name from api_tokens where id = $6::uuid) end,
+             $7::text, $8::text, $9::text, $10::text, $11::text, $12::text, $13::jsonb, 'pending', $14::text, $15::text, $16::text)`,
     [
       entry.id,
       entry.actorId,
@@ -125,10 +125,10 @@ export async function settleEntry(runner: StatementRunner, id: string, settled: 
   await runner.query(
     'audit_settle',
     `update audit_entries
-        set finished_at = now(), outcome = $2, status = $3, error = $4, target_id = coalesce($5, target_id),
-            target_name = coalesce($6, target_name), changes = $7, actor_id = coalesce(actor_id, $8),
-            actor_role = coalesce(actor_role, $9)
-      where id = $1 and outcome = 'pending'`,
+        set finished_at = now(), outcome = $2::text, status = $3::int, error = $4::text,
+            target_id = coalesce($5::text, target_id), target_name = coalesce($6::text, target_name),
+            changes = $7::jsonb, actor_id = coalesce(actor_id, $8::uuid), actor_role = coalesce(actor_role, $9::text)
+      where id = $1::uuid and outcome = 'pending'`,
     [
       id,
       settled.outcome,
