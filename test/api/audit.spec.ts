@@ -323,7 +323,7 @@ describe('GET /api/logs', () => {
   });
 
   const list = async (query: Record<string, string | number>, token = ownerToken) => {
-    const search = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
+    const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
     return t.call('GET', `logs?${search}`, { token });
   };
 

@@ -17,6 +17,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import {
   IconApi,
   IconArchive,
+  IconHistory,
   IconChartLine,
   IconDashboard,
   IconLanguage,
@@ -50,6 +51,7 @@ const NAV = [
   { to: '/template', key: 'nav.template', icon: IconTemplate },
   { to: '/nodes', key: 'nav.nodes', icon: IconServer },
   { to: '/backups', key: 'nav.backups', icon: IconArchive },
+  { to: '/audit', key: 'nav.audit', icon: IconHistory, owner: true },
   { to: '/system', key: 'nav.system', icon: IconChartLine },
   { to: '/settings', key: 'nav.settings', icon: IconSettings },
   { to: '/api-docs', key: 'nav.api', icon: IconApi },
@@ -60,6 +62,7 @@ export function Layout() {
   const { t } = useTranslation();
   const [opened, { toggle, close }] = useDisclosure();
   const location = useLocation();
+  const user = useUser();
   useEffect(close, [location.pathname, close]);
   return (
     <AppShell
@@ -82,7 +85,7 @@ export function Layout() {
       </AppShell.Header>
       <AppShell.Navbar p="xs" component="nav" aria-label={t('nav.menu')}>
         <AppShell.Section grow component={ScrollArea}>
-          {NAV.map((item) => (
+          {NAV.filter((item) => !('owner' in item) || user.role === 'owner').map((item) => (
             <NavLink
               key={item.to}
               component={RouterLink}
