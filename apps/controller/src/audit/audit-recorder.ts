@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { AuditChange } from '#libs/contracts/audit.js';
 import type { Principal } from '../auth/principal.js';
@@ -39,7 +39,7 @@ const isJsonObject = (value: unknown): value is Record<string, unknown> =>
  * nothing changes.
  */
 @Injectable()
-export class AuditRecorder {
+export class AuditRecorder implements OnApplicationBootstrap {
   private readonly logger = new Logger('audit');
 
   constructor(
@@ -47,6 +47,42 @@ export class AuditRecorder {
     private readonly targets: AuditTargets,
     @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
   ) {}
+
+  /** A panel started with WARREN_AUDIT=off says so, on its output and in the log itself: the gap is on record. */
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.audit) return;
+    this.logger.warn('WARREN_AUDIT=off: this controller records nothing in the audit log (for benchmarks only)');
+    const id = randomUUID();
+    const entry = {
+      id,
+      actorId: null,
+      actorName: null,
+      actorRole: null,
+      via: 'system' as const,
+      credentialId: null,
+      action: 'audit.off',
+      method: 'START',
+      route: 'WARREN_AUDIT=off',
+      targetType: null,
+      targetId: null,
+      targetName: null,
+      changes: [],
+      address: null,
+      userAgent: null,
+      requestId: null,
+    };
+    await openEntry(this.repository.statements, entry);
+    await settleEntry(this.repository.statements, id, {
+      outcome: 'success',
+      status: null,
+      error: null,
+      targetId: null,
+      targetName: null,
+      changes: [],
+      actorId: null,
+      actorRole: null,
+    });
+  }
 
   async open(route: AuditedRoute, request: FastifyRequest & { principal?: Principal }): Promise<OpenRecord> {
     if (!this.config.audit) return NOTHING;
