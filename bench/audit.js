@@ -152,7 +152,8 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const [on, off] = sides;
     if (counts.on.created !== on.made)
       throw new Error(`the recording panel has ${counts.on.created} creation entries for ${on.made} creations`);
-    if (counts.off.entries !== 1) throw new Error(`the panel with the log off has ${counts.off.entries} entries, not 1`);
+    if (counts.off.entries !== 1)
+      throw new Error(`the panel with the log off has ${counts.off.entries} entries, not 1`);
     const report = render({
       settings,
       machine,

@@ -110,7 +110,13 @@ describe('the route table', () => {
       }
       const [entry] = entries;
       const outcome =
-        answer.status === 202 ? 'accepted' : answer.status < 400 ? 'success' : answer.status < 500 ? 'refused' : 'failed';
+        answer.status === 202
+          ? 'accepted'
+          : answer.status < 400
+            ? 'success'
+            : answer.status < 500
+              ? 'refused'
+              : 'failed';
       const expected = {
         route: endpoint.path,
         method: endpoint.method,
@@ -192,7 +198,10 @@ describe('what an entry says', () => {
       { field: 'quotaBytes', old: 1000, new: 2000 },
     ]);
 
-    const created = await recorded('POST', 'clients', { token: ownerToken, body: { name: 'audit-bob', note: 'n', interfaceIds } });
+    const created = await recorded('POST', 'clients', {
+      token: ownerToken,
+      body: { name: 'audit-bob', note: 'n', interfaceIds },
+    });
     expect(created.entries[0]).toMatchObject({
       action: 'clients.create',
       via: 'session',
@@ -210,7 +219,10 @@ describe('what an entry says', () => {
     const removed = await recorded('DELETE', `clients/${client.id}`, { token: ownerToken });
     expect(removed.entries[0]).toMatchObject({ action: 'clients.delete', target_id: client.id, outcome: 'success' });
     expect(removed.entries[0].changes).toEqual(
-      expect.arrayContaining([{ field: 'name', old: 'audit-alice-2' }, { field: 'quotaBytes', old: 2000 }]),
+      expect.arrayContaining([
+        { field: 'name', old: 'audit-alice-2' },
+        { field: 'quotaBytes', old: 2000 },
+      ]),
     );
   });
 
@@ -225,7 +237,9 @@ describe('what an entry says', () => {
   });
 
   test('secrets are recorded as changed, never their values, anywhere in the table', async () => {
-    const session = await t.call('POST', 'auth/login', { body: { username: admin.username, password: admin.password } });
+    const session = await t.call('POST', 'auth/login', {
+      body: { username: admin.username, password: admin.password },
+    });
     const newPassword = `audit-new-${randomUUID()}`;
     const changed = await recorded('PATCH', 'auth/me', {
       token: session.body.token,

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { AuditController } from './audit.controller.js';
-import { AuditInterceptor } from './audit.interceptor.js';
 import { AuditRecorder } from './audit-recorder.js';
 import { AuditRepository } from './audit.repository.js';
 import { AuditService } from './audit.service.js';

@@ -77,7 +77,12 @@ const COMMANDS: Record<
     run: async (config, options, [name]) =>
       (await import('./backup-commands.js')).backupRestore(config, name, { json: options.json ?? false }),
   },
-  migrate: { options: [], args: 0, audit: { target: 'database' }, run: async (config) => (await import('./migrate.js')).migrate(config) },
+  migrate: {
+    options: [],
+    args: 0,
+    audit: { target: 'database' },
+    run: async (config) => (await import('./migrate.js')).migrate(config),
+  },
   'admin reset-password': {
     options: ['username', 'password-stdin'],
     args: 0,

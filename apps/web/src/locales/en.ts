@@ -462,7 +462,13 @@ export const en = {
     yes: 'yes',
     no: 'no',
     viaToken: 'API token “{{name}}”',
-    via: { session: 'signed in', token: 'API token', public: 'sign-in page', cli: 'command line on the host', system: 'the panel' },
+    via: {
+      session: 'signed in',
+      token: 'API token',
+      public: 'sign-in page',
+      cli: 'command line on the host',
+      system: 'the panel',
+    },
     outcomes: {
       pending: 'In progress',
       success: 'Done',

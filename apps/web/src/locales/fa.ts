@@ -463,7 +463,13 @@ export const fa: Translation = {
     yes: 'بله',
     no: 'خیر',
     viaToken: 'توکن API «{{name}}»',
-    via: { session: 'ورود به پنل', token: 'توکن API', public: 'صفحهٔ ورود', cli: 'خط فرمان روی سرور', system: 'خود پنل' },
+    via: {
+      session: 'ورود به پنل',
+      token: 'توکن API',
+      public: 'صفحهٔ ورود',
+      cli: 'خط فرمان روی سرور',
+      system: 'خود پنل',
+    },
     outcomes: {
       pending: 'در جریان',
       success: 'انجام شد',

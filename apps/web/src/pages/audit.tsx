@@ -101,19 +101,38 @@ interface Filters {
   to: string;
 }
 
-const NO_FILTERS: Filters = { actor: '', action: null, targetType: null, targetId: '', outcome: null, from: '', to: '' };
+const NO_FILTERS: Filters = {
+  actor: '',
+  action: null,
+  targetType: null,
+  targetId: '',
+  outcome: null,
+  from: '',
+  to: '',
+};
 
 /** An i18n key's word for a name the API gives, or the name itself (a route added after these words were written). */
 function useWord() {
   const { t } = useTranslation();
-  return (group: string, name: string): string => t(`audit.${group}.${name.replaceAll('.', '_')}`, { defaultValue: name });
+  return (group: string, name: string): string =>
+    t(`audit.${group}.${name.replaceAll('.', '_')}`, { defaultValue: name });
 }
 
 /** One value of a change, as people read it: numbers in the page's digits, text isolated, lists and objects as JSON. */
 function Value({ value }: { value: unknown }) {
   const { t, i18n } = useTranslation();
-  if (value === null || value === undefined || value === '') return <Text span c="dimmed">{t('audit.empty')}</Text>;
-  if (value === AUDIT_SECRET_MARK) return <Badge size="xs" color="gray">{t('audit.secretChanged')}</Badge>;
+  if (value === null || value === undefined || value === '')
+    return (
+      <Text span c="dimmed">
+        {t('audit.empty')}
+      </Text>
+    );
+  if (value === AUDIT_SECRET_MARK)
+    return (
+      <Badge size="xs" color="gray">
+        {t('audit.secretChanged')}
+      </Badge>
+    );
   if (typeof value === 'boolean') return <>{t(value ? 'audit.yes' : 'audit.no')}</>;
   if (typeof value === 'number') return <>{new Intl.NumberFormat(i18n.language).format(value)}</>;
   if (typeof value === 'string') return <bdi>{value}</bdi>;
@@ -146,7 +165,13 @@ function Changes({ changes }: { changes: Change[] }) {
                   <Value value={change.old} /> <ForwardArrow />{' '}
                 </>
               )}
-              {'new' in change ? <Value value={change.new} /> : <Text span c="dimmed">{t('audit.removed')}</Text>}
+              {'new' in change ? (
+                <Value value={change.new} />
+              ) : (
+                <Text span c="dimmed">
+                  {t('audit.removed')}
+                </Text>
+              )}
             </>
           )}
         </Text>

@@ -36,7 +36,11 @@ export class AuditActorDto {
   @ApiProperty({ type: String, format: 'uuid', nullable: true })
   id!: string | null;
 
-  @ApiProperty({ type: String, nullable: true, description: "The user's name; a sign-in's given name; the host account for the CLI" })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "The user's name; a sign-in's given name; the host account for the CLI",
+  })
   name!: string | null;
 
   @ApiProperty({ type: String, nullable: true })
@@ -117,6 +121,8 @@ export class AuditPageDto {
   @IntField({ minimum: 1 })
   perPage!: number;
 
-  @ApiPropertyOptional({ description: 'Pass as ?cursor= (with the same filters) for the next page; absent on the last' })
+  @ApiPropertyOptional({
+    description: 'Pass as ?cursor= (with the same filters) for the next page; absent on the last',
+  })
   nextCursor?: string;
 }

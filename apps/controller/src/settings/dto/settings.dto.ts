@@ -61,8 +61,7 @@ export class UpdateSettingsDto {
   hopCheckIntervalSeconds?: number;
 
   @ApiPropertyOptional({
-    description:
-      'Days the audit log keeps an entry; older entries are deleted by the periodic maintenance; owner only',
+    description: 'Days the audit log keeps an entry; older entries are deleted by the periodic maintenance; owner only',
   })
   @OptionalNotNull()
   @IsInt()
