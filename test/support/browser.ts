@@ -81,3 +81,27 @@ export async function openSettled(page: Page, url: string): Promise<void> {
   await page.locator('main h2').waitFor();
   await untilSettled(page);
 }
+
+/**
+ * A browser signed in to the panel at `origin` as `user` (the sign-in route sets its session
+ * cookie, with the panel's own Origin), showing the panel in `language` from its first page.
+ */
+export async function signedInBrowser(
+  origin: string,
+  basePath: string,
+  user: { username: string; password: string },
+  options: { viewport?: { width: number; height: number }; language?: 'fa' } = {},
+): Promise<TestBrowser> {
+  const browser = await launchBrowser(options.viewport ? { viewport: options.viewport } : {});
+  const signedIn = await browser.context.request.post(`${origin}${basePath}/api/auth/login`, {
+    data: user,
+    headers: { Origin: origin },
+  });
+  if (signedIn.status() !== 200) {
+    await browser.close();
+    throw new Error(`signing in ${user.username} answered ${signedIn.status()}`);
+  }
+  if (options.language)
+    await browser.context.addInitScript(`localStorage.setItem('warren.language', '${options.language}')`);
+  return browser;
+}

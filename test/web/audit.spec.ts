@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { assertWebBuilt, launchBrowser, type TestBrowser } from '../support/browser.js';
+import { assertWebBuilt, signedInBrowser, type TestBrowser } from '../support/browser.js';
 import { fixtures, type TestUser } from '../support/fixtures.js';
 import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
 import { waitFor } from '../support/wait-for.js';
@@ -31,16 +31,8 @@ describe('the Audit page', () => {
   async function browserAt(
     options: { viewport?: typeof PHONE; language?: 'fa'; user?: { username: string; password: string } } = {},
   ): Promise<Page> {
-    const browser = await launchBrowser(options.viewport ? { viewport: options.viewport } : {});
+    const browser = await signedInBrowser(t.panel.origin, t.config.basePath, options.user ?? OWNER, options);
     opened.push(browser);
-    const { username, password } = options.user ?? OWNER;
-    const signedIn = await browser.context.request.post(url('/api/auth/login'), {
-      data: { username, password },
-      headers: { Origin: t.panel.origin },
-    });
-    expect(signedIn.status()).toBe(200);
-    if (options.language)
-      await browser.context.addInitScript(`localStorage.setItem('warren.language', '${options.language}')`);
     return browser.page;
   }
 
