@@ -209,7 +209,7 @@ function render({ settings, machine, command, on, off, postgres }) {
   result.overhead = overhead('total');
   const markdown = `## ${TITLE}
 
-Command: \`${command ?? 'npm run bench'}\` with \`BENCH_ONLY=audit\`; ${settings.rounds} rounds of ${fixed(settings.perRound)} clients per panel, ${settings.concurrency} requests in flight, after ${fixed(settings.warmup)} warm-up creations each.
+Command: \`BENCH_ONLY=audit BENCH_ROUNDS=${settings.rounds} BENCH_PER_ROUND=${settings.perRound} BENCH_WARMUP=${settings.warmup} ${command ?? 'npm run bench'}\`; ${settings.rounds} rounds of ${fixed(settings.perRound)} clients per panel, ${settings.concurrency} requests in flight, after ${fixed(settings.warmup)} warm-up creations each.
 Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.platform}, Node ${machine.node}; PostgreSQL ${postgres ?? '?'} (the machine's, shared).
 
 Two panels in child processes, each on a database of its own, create clients through \`POST /api/clients\` (one device on one interface, with an API token) in alternating rounds (the order flips every round): one records every request in the audit log as production does, the other runs with \`WARREN_AUDIT=off\` (the setting exists for this baseline only; such a panel writes one \`audit.off\` entry at start). Each round reads the CPU time of the panel process and of the PostgreSQL backends whose command line names its database, divided by the clients it made. The recording panel's log holds exactly one \`clients.create\` entry per creation (checked after the run).
