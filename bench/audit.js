@@ -218,6 +218,8 @@ ${markdownTable(header, rows)}
 
 Target: the audit write adds at most ${TARGET_OVERHEAD * 100}% to creation's CPU per request (both columns): **${verdict}** (${pct(overhead('total'))}).
 
+On a shared machine single rounds move by more than the audit costs (the per-round table below); the medians of interleaved rounds are the figure, and a quiet machine gives a tighter one.
+
 What it costs: two statements per recorded request on the panel's prepared-statement pool (an insert of the pending entry before the handler runs, an update settling it after), plus computing the changed fields (the body's fields masked and, for a change to an existing target, its state before). A change to an existing target (PATCH, PUT, DELETE) also reads the target once before the handler, which a creation does not.
 
 <details><summary>Per round (both processes)</summary>
