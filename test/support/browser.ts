@@ -94,7 +94,7 @@ export async function signedInBrowser(
 ): Promise<TestBrowser> {
   const browser = await launchBrowser(options.viewport ? { viewport: options.viewport } : {});
   const signedIn = await browser.context.request.post(`${origin}${basePath}/api/auth/login`, {
-    data: user,
+    data: { username: user.username, password: user.password },
     headers: { Origin: origin },
   });
   if (signedIn.status() !== 200) {
