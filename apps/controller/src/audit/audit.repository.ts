@@ -57,31 +57,16 @@ export interface AuditFilter {
   limit: number;
 }
 
-export interface AuditRow {
-  id: string;
+/** An entry as the log holds it: what was opened, and how it ended. */
+export interface AuditRow extends OpenedEntry {
   at: Date;
   /** `at` exactly as PostgreSQL prints it (microseconds), for the cursor. */
   atKey: string;
   finishedAt: Date | null;
-  actorId: string | null;
-  actorName: string | null;
-  actorRole: string | null;
-  via: AuditVia;
-  credentialId: string | null;
   credentialName: string | null;
-  action: string;
-  method: string;
-  route: string;
-  targetType: string | null;
-  targetId: string | null;
-  targetName: string | null;
-  changes: AuditChange[];
   outcome: AuditOutcome;
   status: number | null;
   error: string | null;
-  address: string | null;
-  userAgent: string | null;
-  requestId: string | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
