@@ -12,7 +12,7 @@
  */
 const SOURCE = '^apps/controller/src/';
 const COMPOSITION_ROOTS = [
-  `${SOURCE}(app\\.module|panel|main)\\.ts$`,
+  `${SOURCE}(app\\.module|panel|main|audit-readers)\\.ts$`,
   `${SOURCE}cli/`,
   `${SOURCE}database/(entities|orm|create-migration)\\.ts$`,
   `${SOURCE}database/migrations/`,

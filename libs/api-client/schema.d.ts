@@ -720,6 +720,26 @@ export interface paths {
         patch: operations["patch_interfaces_id"];
         trace?: never;
     };
+    "/api/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log, newest first, a page at a time: every change, sign-in and CLI action with its outcome
+         * @description Roles: owner.
+         */
+        get: operations["get_logs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/metrics": {
         parameters: {
             query?: never;
@@ -1248,6 +1268,76 @@ export interface components {
             revision: number;
             /** @description The policy routing outcome (absent when the node routes everything directly, and from older agents) */
             routing?: components["schemas"]["RoutingOutcomeDto"];
+        };
+        AuditActorDto: {
+            /**
+             * Format: uuid
+             * @description The session or API token id
+             */
+            credentialId: string | null;
+            /** @description The API token's name */
+            credentialName: string | null;
+            /** Format: uuid */
+            id: string | null;
+            /** @description The user's name; a sign-in's given name; the host account for the CLI */
+            name: string | null;
+            role: string | null;
+            /** @enum {string} */
+            via: "session" | "token" | "public" | "cli" | "system";
+        };
+        AuditChangeDto: {
+            field: string;
+            /** @description The value after; absent when the field was removed (a delete) */
+            new?: string | number | boolean | Record<string, never> | unknown[] | null;
+            /** @description The value before; absent when not known (a create) */
+            old?: string | number | boolean | Record<string, never> | unknown[] | null;
+            /**
+             * @description A secret (password, key, token, code): it changed; neither value is kept
+             * @enum {boolean}
+             */
+            secret?: true;
+        };
+        AuditEntryDto: {
+            /** @description e.g. clients.create */
+            action: string;
+            actor: components["schemas"]["AuditActorDto"];
+            address: string | null;
+            /**
+             * Format: date-time
+             * @description When the request began
+             */
+            at: string;
+            changes: components["schemas"]["AuditChangeDto"][];
+            /** @description What a refusal or failure told the caller */
+            error: string | null;
+            /**
+             * Format: date-time
+             * @description When it was answered
+             */
+            finishedAt: string | null;
+            /** Format: uuid */
+            id: string;
+            method: string;
+            /** @enum {string} */
+            outcome: "pending" | "success" | "accepted" | "refused" | "failed" | "unknown";
+            requestId: string | null;
+            /** @description The route pattern, or the CLI command */
+            route: string;
+            /** @description The HTTP status answered (the CLI: 0 done, 1 failed) */
+            status: number | null;
+            target: components["schemas"]["AuditTargetDto"];
+            userAgent: string | null;
+        };
+        AuditPageDto: {
+            items: components["schemas"]["AuditEntryDto"][];
+            /** @description Pass as ?cursor= (with the same filters) for the next page; absent on the last */
+            nextCursor?: string;
+            perPage: number;
+        };
+        AuditTargetDto: {
+            id: string | null;
+            name: string | null;
+            type: string | null;
         };
         BackupDeletedDto: {
             /** @enum {boolean} */
@@ -2368,6 +2458,8 @@ export interface components {
         SettingsDto: {
             /** @description Hop addresses and probe targets may be private (loopback, RFC 1918, CGNAT, ULA, link-local, multicast, reserved, the host’s own) */
             allowPrivateTargets: boolean;
+            /** @description Days the audit log keeps an entry */
+            auditRetentionDays: number;
             /** @description Hours between scheduled backups; 0 = no schedule */
             backupIntervalHours: number;
             /** @description How many of the newest scheduled backups retention keeps; archives made by hand or uploaded are never pruned */
@@ -2769,6 +2861,8 @@ export interface components {
         UpdateSettingsDto: {
             /** @description Allow hop addresses and probe targets on private addresses (loopback, RFC 1918, CGNAT, ULA, link-local, multicast, reserved, the host’s own); owner only */
             allowPrivateTargets?: boolean;
+            /** @description Days the audit log keeps an entry; older entries are deleted by the periodic maintenance; owner only */
+            auditRetentionDays?: number;
             /** @description Hours between scheduled backups; 0 turns the schedule off */
             backupIntervalHours?: number;
             /** @description How many of the newest scheduled backups retention keeps; archives made by hand or uploaded are never pruned */
@@ -6567,6 +6661,79 @@ export interface operations {
             };
             /** @description body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_logs: {
+        parameters: {
+            query?: {
+                /** @description e.g. clients.create, clients.update, auth.login, backups.restore (docs/audit.md lists how they are named). */
+                action?: string;
+                /** @description A user's id, or a user name (exact, ignoring case; a failed sign-in's given name too). */
+                actor?: string;
+                /** @description nextCursor of the previous answer: the page after its last entry (same filters). */
+                cursor?: string;
+                /** @description Entries at or after this time. */
+                from?: string;
+                outcome?: "pending" | "success" | "accepted" | "refused" | "failed" | "unknown";
+                perPage?: number;
+                /** @description The target's id (a backup's name). */
+                targetId?: string;
+                /** @description The kind of target, as the path names it: clients, devices, settings, tokens, backups, auth... */
+                targetType?: string;
+                /** @description Entries before this time. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPageDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -14,6 +14,7 @@ export const WEB_PAGES = [
   'template',
   'nodes',
   'backups',
+  'audit',
   'system',
   'settings',
   'api-docs',

@@ -159,36 +159,18 @@ describe('a backup round trip', () => {
 
   test('a backup made at an older migration level restores into this panel, its data carried through the newer migrations', async () => {
     // What a panel one migration older writes: the same format without what the newest
-    // migration makes (Migration20261126100000_hop_health: the outbound_transitions table and
-    // the outbounds' health columns), at the level before it (made here from a current backup,
-    // its manifest and parts edited).
+    // migration makes (Migration20261126140330_audit_log: the audit_entries table), at the level
+    // before it (made here from a current backup, its manifest and parts edited).
     const migrations = a.panel.app.get(BackupsRepository).migrations;
-    expect(migrations.at(-1)!.name).toBe('Migration20261126100000_hop_health');
+    expect(migrations.at(-1)!.name).toBe('Migration20261126140330_audit_log');
     const client = await A.createClient({ interfaceIds: [(await A.createInterface()).id] });
     const current = readTar(await download(a, ownerA, (await makeBackup(a, ownerA)).name));
     const manifest = JSON.parse(current.get('manifest.json')!.toString());
     type TablePart = { name: string; columns: string[]; file: string };
-    const transitions = (manifest.tables as TablePart[]).find((table) => table.name === 'outbound_transitions')!;
-    current.delete(transitions.file);
-    delete manifest.files[transitions.file];
-    manifest.tables = (manifest.tables as TablePart[]).filter((table) => table !== transitions);
-    const outbounds = (manifest.tables as TablePart[]).find((table) => table.name === 'outbounds')!;
-    const dropped = ['health', 'health_changed_at'].map((column) => outbounds.columns.indexOf(column));
-    expect(dropped).not.toContain(-1);
-    const lines = current.get(outbounds.file)!.toString().split('\n');
-    const older = lines
-      .map((line) =>
-        line === ''
-          ? line
-          : line
-              .split('\t')
-              .filter((_, i) => !dropped.includes(i))
-              .join('\t'),
-      )
-      .join('\n');
-    current.set(outbounds.file, Buffer.from(older));
-    manifest.files[outbounds.file] = createHash('sha256').update(older).digest('hex');
-    outbounds.columns = outbounds.columns.filter((_, i) => !dropped.includes(i));
+    const audit = (manifest.tables as TablePart[]).find((table) => table.name === 'audit_entries')!;
+    current.delete(audit.file);
+    delete manifest.files[audit.file];
+    manifest.tables = (manifest.tables as TablePart[]).filter((table) => table !== audit);
     manifest.migration = migrations.at(-2)!.name;
     manifest.createdAt = '2026-01-02T03:04:05.000Z';
     current.set('manifest.json', Buffer.from(JSON.stringify(manifest)));
@@ -207,6 +189,12 @@ describe('a backup round trip', () => {
     });
     const clients = (await a.call('GET', 'overview/full', { token: ownerA })).body.inventory.clients;
     expect(clients.total).toBe(await A.count('clients'));
+    // The audit log was not in the backup, and is kept: the client's creation is still recorded.
+    expect(
+      await a.query(`select outcome from audit_entries where action = 'clients.create' and target_id = $1`, [
+        client.id,
+      ]),
+    ).toEqual([{ outcome: 'success' }]);
     // Settings are the backup's (5, set by the round trip above), not the 3 set after it.
     expect((await a.call('GET', 'settings', { token: ownerA })).body.backupKeep).toBe(5);
     await answer(A.typed().PATCH('/api/settings', { body: { backupKeep: 7 } }));

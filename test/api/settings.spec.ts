@@ -21,6 +21,7 @@ const DEFAULTS = {
   probeTimeoutMs: 5000,
   allowPrivateTargets: false,
   hopCheckIntervalSeconds: 60,
+  auditRetentionDays: 365,
 };
 
 describe('/api/settings', () => {

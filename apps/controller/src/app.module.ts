@@ -1,5 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { AuditInterceptor } from './audit/audit.interceptor.js';
+import { AuditModule } from './audit/audit.module.js';
+import { AuditReaders } from './audit-readers.js';
 import { AuthModule } from './auth/auth.module.js';
 import { BackupsModule } from './backups/backups.module.js';
 import { ClientsModule } from './clients/clients.module.js';
@@ -29,6 +32,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         RuntimeModule.register(runtime),
+        AuditModule,
         AuthModule,
         TokensModule,
         AdminsModule,
@@ -49,7 +53,10 @@ export class AppModule {
       providers: [
         { provide: APP_FILTER, useClass: ErrorFilter },
         { provide: APP_PIPE, useClass: StrictValidationPipe },
+        // First: a request refused for its input (by the pipes or the next interceptor) is recorded too.
+        { provide: APP_INTERCEPTOR, useClass: AuditInterceptor },
         { provide: APP_INTERCEPTOR, useClass: UndeclaredInputInterceptor },
+        AuditReaders,
       ],
     };
   }

@@ -17,6 +17,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import {
   IconApi,
   IconArchive,
+  IconHistory,
   IconChartLine,
   IconDashboard,
   IconLanguage,
@@ -51,6 +52,7 @@ const NAV = [
   { to: '/template', key: 'nav.template', icon: IconTemplate },
   { to: '/nodes', key: 'nav.nodes', icon: IconServer },
   { to: '/backups', key: 'nav.backups', icon: IconArchive },
+  { to: '/audit', key: 'nav.audit', icon: IconHistory, ownerOnly: true },
   { to: '/system', key: 'nav.system', icon: IconChartLine },
   { to: '/settings', key: 'nav.settings', icon: IconSettings },
   { to: '/api-docs', key: 'nav.api', icon: IconApi },

@@ -16,6 +16,7 @@ const LOADERS: Record<WebPage, () => Promise<PageModule>> = {
   template: () => import('./pages/template.js'),
   nodes: () => import('./pages/nodes.js'),
   backups: () => import('./pages/backups.js'),
+  audit: () => import('./pages/audit.js'),
   system: () => import('./pages/system.js'),
   settings: () => import('./pages/settings.js'),
   'api-docs': () => import('./pages/api-docs.js'),

@@ -35,6 +35,7 @@ export class AuthController {
     summary: 'Sign in with username and password; returns a session token (also set as an HttpOnly cookie)',
     example: { username: 'admin', password: 'correct horse battery staple' },
     public: true,
+    audit: { target: 'users', self: true, fields: false },
     response: SignedInDto,
     errors: [401, 403, 429],
   })
@@ -74,6 +75,7 @@ export class AuthController {
     roles: SIGNED_IN,
     summary: "Change one's own password (the current one is required); the user's other sessions end, this one stays",
     example: { currentPassword: 'correct horse battery staple', newPassword: 'a new and longer passphrase' },
+    audit: { action: 'auth.password', target: 'users', self: true },
     response: PasswordChangedDto,
     errors: [429],
     beforePasswordChange: true,
@@ -145,6 +147,7 @@ export class AuthController {
     group: 'auth',
     roles: SIGNED_IN,
     summary: 'End the current session and clear its cookie',
+    audit: { target: 'users', self: true },
     response: LoggedOutDto,
     beforePasswordChange: true,
   })

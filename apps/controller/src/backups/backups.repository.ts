@@ -41,6 +41,9 @@ export interface DumpedTable {
   sha256: string;
 }
 
+/** The restore's copy of the audit log while the tables are replaced (see keepAuditLog). */
+const AUDIT_KEPT = 'warren_audit_kept';
+
 /** How long a restore keeps trying to take its locks before it answers 503 (see beginHoldingEveryTable). */
 const RESTORE_LOCK_WAIT_MS = 60_000;
 
@@ -320,13 +323,28 @@ export class BackupsRepository implements OnModuleInit {
   }
 
   /**
+   * Copies the audit log aside (a temporary table, dropped at commit) before the restore drops
+   * the tables; returns its columns, or none when the panel has no log yet.
+   */
+  private async keepAuditLog(client: pg.Client): Promise<string[]> {
+    const { rows } = await client.query<{ column: string }>(
+      `select a.attname::text as column from pg_attribute a
+        where a.attrelid = to_regclass('public.audit_entries') and a.attnum > 0 and not a.attisdropped order by a.attnum`,
+    );
+    if (rows.length === 0) return [];
+    await client.query(`create temporary table ${AUDIT_KEPT} on commit drop as select * from public.audit_entries`);
+    return rows.map((row) => row.column);
+  }
+
+  /**
    * Replaces the whole database with the backup extracted in `dir`, in one transaction: nothing
    * changes unless everything does. The schema is rebuilt to the backup's migration level, the
    * tables are loaded, then the migrations the backup predates run over the loaded data, so an
    * older backup comes back in today's shape. What must not go back in time does not: each
    * node's revision ends above both the backup's and the current one (agents skip revisions
    * at or below what they applied), counter sequence numbers keep the higher value (the agent's
-   * numbering never restarts), and the current sessions of users who still exist are kept.
+   * numbering never restarts), the current sessions of users who still exist are kept, and so
+   * is the audit log (the backup's entries are added to it).
    * On commit every controller is told (RESTORED_CHANNEL) and every node's delivery is woken.
    */
   async restore(
@@ -346,6 +364,9 @@ export class BackupsRepository implements OnModuleInit {
       const sessions = await client.query<{ rows: unknown }>(
         `select coalesce(json_agg(s), '[]'::json) as rows from sessions s`,
       );
+      // The audit log is history, not state: the restore's own entry and everything recorded
+      // since the backup stay, beside the backup's entries (docs/audit.md, "Backups").
+      const auditColumns = await this.keepAuditLog(client);
 
       const { rows: dropTables } = await client.query<{ name: string }>(
         `select c.relname::text as name from pg_class c join pg_namespace n on n.oid = c.relnamespace and n.nspname = 'public'
@@ -404,6 +425,12 @@ export class BackupsRepository implements OnModuleInit {
         await progress(++done, total);
       }
       await this.runMigrations(client, level + 1, this.migrations.length);
+      if (auditColumns.length > 0) {
+        const columns = auditColumns.map(quote).join(', ');
+        await client.query(
+          `insert into audit_entries (${columns}) select ${columns} from pg_temp.${AUDIT_KEPT} on conflict (id) do nothing`,
+        );
+      }
       // Held to what the API would take, in today's shape (restored-rows.ts); a refusal rolls back.
       await checkRestoredRows(async (sql) => (await client.query<Record<string, unknown>>(sql)).rows);
 

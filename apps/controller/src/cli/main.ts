@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfigOrReport, type WarrenConfig } from '../config/config.js';
+import type { CliAudit } from './cli-audit.js';
 import { CommandFailed, USAGE, UsageError } from './usage.js';
 
 interface Options {
@@ -23,12 +24,15 @@ const COMMANDS: Record<
   {
     options: (keyof Options)[];
     args: number;
+    /** A command that changes the panel is recorded in the audit log (docs/audit.md): say what it changes. */
+    audit?: CliAudit;
     run(config: WarrenConfig, options: Options, args: string[]): Promise<void>;
   }
 > = {
   'token issue': {
     options: ['name', 'quiet'],
     args: 0,
+    audit: { target: 'tokens', changes: (options) => [{ field: 'name', new: options.name }] },
     run(config, options) {
       if (options.name === undefined) throw new UsageError('token issue needs --name NAME');
       const name = options.name;
@@ -46,6 +50,7 @@ const COMMANDS: Record<
   'token revoke': {
     options: [],
     args: 1,
+    audit: { target: 'tokens', targetId: ([which]) => which, changes: () => [{ field: 'enabled', new: false }] },
     run: async (config, _, [which]) => (await import('./token-commands.js')).tokenRevoke(config, which),
   },
   status: {
@@ -56,6 +61,7 @@ const COMMANDS: Record<
   'backup create': {
     options: ['json'],
     args: 0,
+    audit: { target: 'backups' },
     run: async (config, options) =>
       (await import('./backup-commands.js')).backupCreate(config, { json: options.json ?? false }),
   },
@@ -68,13 +74,24 @@ const COMMANDS: Record<
   'backup restore': {
     options: ['json'],
     args: 1,
+    audit: { target: 'backups', targetId: ([name]) => name },
     run: async (config, options, [name]) =>
       (await import('./backup-commands.js')).backupRestore(config, name, { json: options.json ?? false }),
   },
-  migrate: { options: [], args: 0, run: async (config) => (await import('./migrate.js')).migrate(config) },
+  migrate: {
+    options: [],
+    args: 0,
+    audit: { target: 'database' },
+    run: async (config) => (await import('./migrate.js')).migrate(config),
+  },
   'admin reset-password': {
     options: ['username', 'password-stdin', 'temporary'],
     args: 0,
+    audit: {
+      target: 'users',
+      targetId: (_, options) => (typeof options.username === 'string' ? options.username : undefined),
+      changes: () => [{ field: 'password', secret: true }],
+    },
     run: async (config, options) =>
       (await import('./reset-password.js')).resetPassword(config, {
         username: options.username,
@@ -162,7 +179,10 @@ async function run(argv: string[]): Promise<number> {
       }),
     ),
   );
-  await command.run(config, values, args);
+  if (command.audit) {
+    const { runAudited } = await import('./cli-audit.js');
+    await runAudited(name, command.audit, args, values, () => command.run(config, values, args));
+  } else await command.run(config, values, args);
   return 0;
 }
 

@@ -6,6 +6,7 @@ import {
   startEmbeddedPostgres,
 } from '../database/embedded-postgres.js';
 import { appliedMigrations, MIGRATION_NAMES, openDatabase, openDatabaseAsIs } from '../database/orm.js';
+import { cliDatabaseOpened } from './cli-audit.js';
 import { CommandFailed, NO_OWNER } from './usage.js';
 
 export interface PanelDatabase {
@@ -79,14 +80,17 @@ export async function openPanelDatabase(
     throw error;
   }
   const opened = orm;
-  return {
-    orm,
-    url,
-    async close() {
-      await opened.close(true).catch(() => undefined);
-      await stopEmbedded();
-    },
+  const close = async () => {
+    await opened.close(true).catch(() => undefined);
+    await stopEmbedded();
   };
+  try {
+    // A command that changes the panel writes its audit entry now, before it changes anything.
+    return { orm, url, close: await cliDatabaseOpened(url, close) };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
 
 /** Which database, for messages: DATABASE_URL's host and name (never its password), or the data directory. */

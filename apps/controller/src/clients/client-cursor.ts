@@ -1,4 +1,5 @@
 import { badRequest } from '../http/api-error.js';
+import { cursorJson, encodeCursorJson, forgedCursor, PRINTED_TIMESTAMP as TIMESTAMP } from '../http/cursor-text.js';
 import { isId } from '../http/id.js';
 import type { ClientSort } from './dto/client.dto.js';
 
@@ -14,7 +15,6 @@ export interface ClientCursor {
 }
 
 /** What each sort's key looks like as PostgreSQL prints it; anything else is a forged cursor. */
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/;
 const INTEGER = /^-?\d{1,19}$/;
 const KEY_SHAPE: Record<ClientSort, { pattern: RegExp | null; nullable: boolean }> = {
   newest: { pattern: TIMESTAMP, nullable: false },
@@ -27,22 +27,15 @@ const KEY_SHAPE: Record<ClientSort, { pattern: RegExp | null; nullable: boolean 
 const MAX_KEY_LENGTH = 256;
 
 export function encodeCursor(cursor: ClientCursor): string {
-  return Buffer.from(JSON.stringify([cursor.sort, cursor.key, cursor.id])).toString('base64url');
+  return encodeCursorJson([cursor.sort, cursor.key, cursor.id]);
 }
 
-/** The refusal of a cursor the list never handed out. */
-export const forgedCursor = () => badRequest('cursor is not a cursor this list handed out', 'cursor');
+export { forgedCursor };
 
 /** The cursor, or a 400 naming `cursor` when it is malformed or belongs to another sort. */
 export function decodeCursor(text: string, sort: ClientSort): ClientCursor {
   const malformed = forgedCursor;
-  if (!/^[A-Za-z0-9_-]{1,1024}$/.test(text)) throw malformed();
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-  } catch {
-    throw malformed();
-  }
+  const value = cursorJson(text, 1024);
   if (!Array.isArray(value) || value.length !== 3) throw malformed();
   const [cursorSort, key, id] = value as unknown[];
   if (typeof cursorSort !== 'string' || !Object.hasOwn(KEY_SHAPE, cursorSort) || !isId(id)) throw malformed();

@@ -24,6 +24,7 @@ export class DevicesController {
     roles: MANAGERS,
     summary: "Add a device to a client (an account on each of the client's interfaces); at most deviceLimit devices",
     example: { name: 'tablet' },
+    audit: { action: 'devices.create' },
     status: 201,
     response: DeviceDto,
     errors: [409],

@@ -54,6 +54,11 @@ export interface WarrenConfig {
    * it (the default probe URL and hop addresses are off the machine; docs/testing.md).
    */
   hopChecks: boolean;
+  /**
+   * WARREN_AUDIT=off: record nothing in the audit log. For the audit bench's same-run baseline
+   * only (bench/audit.js); a panel started so says it at start and in the log itself (docs/audit.md).
+   */
+  audit: boolean;
   /** How often recurring work runs (milliseconds); tests shorten them (docs/testing.md). */
   intervals: Intervals;
 }
@@ -225,6 +230,8 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
   const hopChecks = (text(env, 'WARREN_HOP_CHECKS') ?? 'on').toLowerCase();
   if (!['on', 'off'].includes(hopChecks))
     throw new ConfigError('WARREN_HOP_CHECKS', `must be "on" or "off", got "${hopChecks}"`);
+  const audit = (text(env, 'WARREN_AUDIT') ?? 'on').toLowerCase();
+  if (!['on', 'off'].includes(audit)) throw new ConfigError('WARREN_AUDIT', `must be "on" or "off", got "${audit}"`);
   const localAgent = (text(env, 'WARREN_LOCAL_AGENT') ?? 'on').toLowerCase();
   if (!['on', 'off', 'external', 'true', 'false', '1', '0'].includes(localAgent)) {
     throw new ConfigError('WARREN_LOCAL_AGENT', `must be "on", "off" or "external", got "${localAgent}"`);
@@ -259,6 +266,7 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
     backupMaxUploadBytes: integer(env, 'WARREN_BACKUP_MAX_UPLOAD_MB', 1024, 1, 1024 * 1024) * 1024 * 1024,
     ...(text(env, 'WARREN_WEB_DIR') ? { webRoot: absolute(text(env, 'WARREN_WEB_DIR')!) } : {}),
     hopChecks: hopChecks === 'on',
+    audit: audit === 'on',
     intervals: intervals(env),
   };
 }

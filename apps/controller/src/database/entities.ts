@@ -1,4 +1,5 @@
 import { ApiToken } from '../tokens/api-token.entity.js';
+import { AuditEntry } from '../audit/audit-entry.entity.js';
 import { LoginThrottle } from '../auth/login-throttle.entity.js';
 import { Session } from '../auth/session.entity.js';
 import { User } from '../auth/user.entity.js';
@@ -43,4 +44,5 @@ export const ENTITIES = [
   OutboundTransition,
   RoutingBasic,
   RoutingRule,
+  AuditEntry,
 ];

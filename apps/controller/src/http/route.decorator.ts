@@ -55,6 +55,24 @@ interface RouteDeclaration {
    * them 403 (field `mustChangePassword`) until the password is changed (docs/operators.md).
    */
   beforePasswordChange?: true;
+  /**
+   * What the audit log records of a call (docs/audit.md). Every route but a GET is recorded
+   * without saying anything here: the action and target are derived from the method and path.
+   * Name them here when the path says them badly; `false` only for a route that changes nothing.
+   */
+  audit?: RouteAudit | false;
+}
+
+/** A route's audit declaration (see RouteDeclaration.audit). */
+export interface RouteAudit {
+  /** The action's name, e.g. `auth.password`; else derived (`clients.create`, `clients.update`, `clients.reset`). */
+  action?: string;
+  /** The kind of thing changed, e.g. `users`; else the path's resource (`clients`). */
+  target?: string;
+  /** `false`: record none of the body's fields (a sign-in records who tried, not what they typed). */
+  fields?: false;
+  /** The target is the caller's own user (`auth/me`, sign-in, sign-out): its id is recorded as the target's. */
+  self?: true;
 }
 
 /**

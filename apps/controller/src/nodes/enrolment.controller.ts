@@ -47,6 +47,7 @@ export class EnrolmentController {
     summary: "Agent only: exchange an enrolment secret for the node credential and the node's queue access",
     example: { secret: 'wne_…' },
     public: true,
+    audit: { target: 'nodes' },
     response: EnrolledDto,
     errors: [401, 503],
   })

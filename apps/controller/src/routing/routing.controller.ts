@@ -53,6 +53,7 @@ export class RoutingController {
     summary: 'Add a rule at the end of the order; all given criteria must match, at least one is needed',
     query: NODE_QUERY,
     example: { name: 'streaming via hop', domains: ['example.com'], outboundTag: 'upstream-socks' },
+    audit: { action: 'routing.rules.create', target: 'rules' },
     status: 201,
     response: RoutingRuleDto,
     errors: [404, 409],

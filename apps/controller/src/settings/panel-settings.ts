@@ -22,6 +22,8 @@ export interface PanelSettings {
    * 0 turns them off. A hop whose check fails is `down` until one passes.
    */
   hopCheckIntervalSeconds: number;
+  /** Days the audit log keeps an entry (docs/audit.md); older ones are deleted by the periodic maintenance. */
+  auditRetentionDays: number;
 }
 
 export const DEFAULT_SETTINGS: Readonly<PanelSettings> = Object.freeze({
@@ -31,6 +33,7 @@ export const DEFAULT_SETTINGS: Readonly<PanelSettings> = Object.freeze({
   probeTimeoutMs: 5000,
   allowPrivateTargets: false,
   hopCheckIntervalSeconds: 60,
+  auditRetentionDays: 365,
 });
 
 /** Bounds shared by the request DTO and the read path (a stored value out of bounds reads as the default). */
@@ -40,6 +43,7 @@ export const SETTING_BOUNDS = {
   probeTimeoutMs: { min: 500, max: 60_000 },
   probeUrlLength: 2048,
   hopCheckIntervalSeconds: { min: 0, max: 86_400 },
+  auditRetentionDays: { min: 1, max: 3650 },
 } as const;
 
 export type SettingKey = keyof PanelSettings;

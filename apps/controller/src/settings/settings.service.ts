@@ -15,10 +15,16 @@ const storedValue: { [K in keyof PanelSettings]: z.ZodType<PanelSettings[K]> } =
   probeTimeoutMs: z.number().int().min(b.probeTimeoutMs.min).max(b.probeTimeoutMs.max),
   allowPrivateTargets: z.boolean(),
   hopCheckIntervalSeconds: z.number().int().min(b.hopCheckIntervalSeconds.min).max(b.hopCheckIntervalSeconds.max),
+  auditRetentionDays: z.number().int().min(b.auditRetentionDays.min).max(b.auditRetentionDays.max),
 };
 
 /** Keys only the owner changes (see update). */
-export const OWNER_SETTINGS: (keyof PanelSettings)[] = ['backupKeep', 'backupIntervalHours', 'allowPrivateTargets'];
+export const OWNER_SETTINGS: (keyof PanelSettings)[] = [
+  'backupKeep',
+  'backupIntervalHours',
+  'allowPrivateTargets',
+  'auditRetentionDays',
+];
 
 type SettingsListener = (settings: PanelSettings, changed: (keyof PanelSettings)[]) => void | Promise<void>;
 
@@ -41,8 +47,9 @@ export class SettingsService {
 
   /**
    * `changes` is already validated (UpdateSettingsDto); only the keys given are written. Some keys
-   * are the owner's: retention could delete every backup (which only the owner may delete), and
-   * private targets open the panel's own services to probes.
+   * are the owner's: retention could delete every backup (which only the owner may delete), the
+   * audit log's retention could delete its history (which only the owner reads), and private
+   * targets open the panel's own services to probes.
    */
   async update(changes: Partial<PanelSettings>, role: UserRole): Promise<PanelSettings> {
     const given = Object.fromEntries(

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { AuditService } from '../audit/audit.service.js';
+import { SettingsService } from '../settings/settings.service.js';
 import { SystemHistoryRepository } from './history.repository.js';
 import { ROLLUPS, TIERS } from './tiers.js';
 
@@ -7,20 +9,28 @@ export interface MaintenanceResult {
   rolledUp: Record<number, number>;
   /** Rows deleted per tier. */
   pruned: Record<number, number>;
+  /** The audit log's upkeep: entries past retention deleted, abandoned pending ones settled. */
+  audit: { pruned: number; abandoned: number };
 }
 
 /**
- * Rollups and retention of the system history, for every source at once. Runs once a minute
- * from the system-history queue (one replica per tick); tests call it with the clock they need.
+ * Rollups and retention of the system history, for every source at once, and the audit log's
+ * retention (the setting auditRetentionDays). Runs once a minute from the system-history queue
+ * (one replica per tick); tests call it with the clock they need.
  */
 @Injectable()
 export class SystemHistoryMaintenance {
-  constructor(private readonly store: SystemHistoryRepository) {}
+  constructor(
+    private readonly store: SystemHistoryRepository,
+    private readonly audit: AuditService,
+    private readonly settings: SettingsService,
+  ) {}
 
   async run(now: Date = new Date()): Promise<MaintenanceResult> {
     const rolledUp = await this.rollUp(now);
     const pruned = await this.prune(now);
-    return { rolledUp, pruned };
+    const audit = await this.audit.maintain((await this.settings.get()).auditRetentionDays, now);
+    return { rolledUp, pruned, audit };
   }
 
   /**

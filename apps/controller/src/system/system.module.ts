@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module.js';
+import { SettingsModule } from '../settings/settings.module.js';
 import { ControllerHostSampler } from './controller-host-sampler.js';
 import { SystemHistoryMaintenance } from './history-maintenance.service.js';
 import { SystemHistoryScheduler } from './history-maintenance.scheduler.js';
@@ -13,6 +15,7 @@ import { SystemService } from './system.service.js';
  * through it. (nodes/ also uses agent-state.ts, a plain function, not a provider.)
  */
 @Module({
+  imports: [AuditModule, SettingsModule],
   controllers: [SystemController],
   providers: [
     SystemHistoryRepository,

@@ -12,7 +12,12 @@ import { queryKeys, useSettings } from '../api/queries.js';
 
 type Settings = Schemas['SettingsDto'];
 /** What only the owner may change (the API refuses these keys from anyone else, even unchanged). */
-const OWNER_ONLY: (keyof Settings)[] = ['backupIntervalHours', 'backupKeep', 'allowPrivateTargets'];
+const OWNER_ONLY: (keyof Settings)[] = [
+  'backupIntervalHours',
+  'backupKeep',
+  'allowPrivateTargets',
+  'auditRetentionDays',
+];
 
 /** Panel-wide options (GET/PATCH /api/settings): written together, refused together. */
 export default function SettingsPage() {
@@ -45,6 +50,7 @@ export default function SettingsPage() {
       backupKeep: Number(values.backupKeep),
       probeTimeoutMs: Number(values.probeTimeoutMs),
       hopCheckIntervalSeconds: Number(values.hopCheckIntervalSeconds),
+      auditRetentionDays: Number(values.auditRetentionDays),
     };
     // Only what changed: the fields given are what the API checks (and some are the owner's alone).
     const changed = Object.fromEntries(
@@ -101,6 +107,16 @@ export default function SettingsPage() {
             error={errors.of('hopCheckIntervalSeconds')}
             disabled={!canManage}
           />
+          <NumberInput
+            label={t('settings.auditRetentionDays')}
+            description={t('settings.auditRetentionHelp')}
+            min={1}
+            value={values.auditRetentionDays}
+            onChange={(v) => set('auditRetentionDays', v as number)}
+            error={errors.of('auditRetentionDays')}
+            disabled={locked('auditRetentionDays')}
+            data-testid="audit-retention"
+          />
           <Switch
             label={t('settings.allowPrivateTargets')}
             checked={values.allowPrivateTargets}
@@ -115,6 +131,7 @@ export default function SettingsPage() {
               'probeUrl',
               'probeTimeoutMs',
               'hopCheckIntervalSeconds',
+              'auditRetentionDays',
               'allowPrivateTargets',
             ]}
           />

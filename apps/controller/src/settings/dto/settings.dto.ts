@@ -59,4 +59,13 @@ export class UpdateSettingsDto {
   @Min(b.hopCheckIntervalSeconds.min)
   @Max(b.hopCheckIntervalSeconds.max)
   hopCheckIntervalSeconds?: number;
+
+  @ApiPropertyOptional({
+    description: 'Days the audit log keeps an entry; older entries are deleted by the periodic maintenance; owner only',
+  })
+  @OptionalNotNull()
+  @IsInt()
+  @Min(b.auditRetentionDays.min)
+  @Max(b.auditRetentionDays.max)
+  auditRetentionDays?: number;
 }

@@ -25,4 +25,7 @@ export class SettingsDto {
 
   @IntField({ description: 'Seconds between periodic checks of every hop; 0 = off' })
   hopCheckIntervalSeconds!: number;
+
+  @IntField({ description: 'Days the audit log keeps an entry' })
+  auditRetentionDays!: number;
 }

@@ -1,0 +1,40 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { AuditTargets } from './audit/audit-targets.js';
+import { ClientsService } from './clients/clients.service.js';
+import { HostsService } from './interfaces/hosts.service.js';
+import { InterfacesService } from './interfaces/interfaces.service.js';
+import { NodesService } from './nodes/nodes.service.js';
+import { OutboundsService } from './outbounds/outbounds.service.js';
+import { SettingsService } from './settings/settings.service.js';
+import { TokensRepository } from './tokens/tokens.repository.js';
+
+/**
+ * What each kind of target looked like before a change, for the audit log's old values: one
+ * reader per path resource, each the domain's own read of one item (its route's view). Wired here,
+ * where the domains meet, so audit/ depends on none of them (docs/audit.md, "Old values"). A
+ * route whose resource has no reader is recorded with new values only; add a line here for one.
+ */
+@Injectable()
+export class AuditReaders implements OnModuleInit {
+  constructor(private readonly modules: ModuleRef) {}
+
+  onModuleInit(): void {
+    const targets = this.modules.get(AuditTargets, { strict: false });
+    const get = <T>(type: new (...args: never[]) => T): T => this.modules.get(type, { strict: false });
+    const byId = (id: string | null) => {
+      if (id === null) throw new Error('no id');
+      return id;
+    };
+    targets.register('clients', (id) => get(ClientsService).get(byId(id)));
+    targets.register('interfaces', (id) => get(InterfacesService).get(byId(id)));
+    targets.register('nodes', (id) => get(NodesService).get(byId(id)));
+    targets.register('outbounds', (id) => get(OutboundsService).get(byId(id)));
+    targets.register('settings', () => get(SettingsService).get());
+    targets.register('hosts', async (id) => (await get(HostsService).list()).find((host) => host.id === id) ?? null);
+    targets.register(
+      'tokens',
+      async (id) => (await get(TokensRepository).list({})).find((token) => token.id === id) ?? null,
+    );
+  }
+}

@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import type { AuditChange } from '#libs/contracts/audit.js';
+import type { Principal } from '../auth/principal.js';
+import type { WarrenConfig } from '../config/config.js';
+import { toErrorResponse } from '../http/error-response.js';
+import { WARREN_CONFIG } from '../runtime.js';
+import { nameOf, removedFields, requestedChanges } from './audit-changes.js';
+import type { AuditedRoute } from './audited-route.js';
+import { AuditRepository, openEntry, settleEntry } from './audit.repository.js';
+import { AuditTargets } from './audit-targets.js';
+
+/** One request being recorded: opened before the handler runs, settled once when it is answered. */
+export interface OpenRecord {
+  succeeded(response: unknown, status: number): Promise<void>;
+  failed(error: unknown): Promise<void>;
+}
+
+const NOTHING: OpenRecord = { succeeded: async () => undefined, failed: async () => undefined };
+
+/** Control characters and over-long text never reach the log's columns. */
+const text = (value: unknown, max: number): string | null =>
+  typeof value === 'string' && value.length > 0 ? value.replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, max) : null;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A JSON body; an upload's stream (backups/upload) is not one. */
+const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+  isRecord(value) && [Object.prototype, null].includes(Object.getPrototypeOf(value) as object | null);
+
+/**
+ * Records the requests of every audited route (docs/audit.md, "Why before and after"): the entry
+ * is committed as `pending` before the handler runs, with what was asked for, then settled with
+ * the outcome and the fields' old → new values. A change therefore never happens without an
+ * entry: a crash between the two leaves the pending one, which maintenance marks `unknown`.
+ * When the entry cannot be written the request is refused (the error propagates: 500/503) and
+ * nothing changes.
+ */
+@Injectable()
+export class AuditRecorder implements OnApplicationBootstrap {
+  private readonly logger = new Logger('audit');
+
+  constructor(
+    private readonly repository: AuditRepository,
+    private readonly targets: AuditTargets,
+    @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
+  ) {}
+
+  /** A panel started with WARREN_AUDIT=off says so, on its output and in the log itself: the gap is on record. */
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.audit) return;
+    this.logger.warn('WARREN_AUDIT=off: this controller records nothing in the audit log (for benchmarks only)');
+    const id = randomUUID();
+    const entry = {
+      id,
+      actorId: null,
+      actorName: null,
+      actorRole: null,
+      via: 'system' as const,
+      credentialId: null,
+      action: 'audit.off',
+      method: 'START',
+      route: 'WARREN_AUDIT=off',
+      targetType: null,
+      targetId: null,
+      targetName: null,
+      changes: [],
+      address: null,
+      userAgent: null,
+      requestId: null,
+    };
+    await openEntry(this.repository.statements, entry);
+    await settleEntry(this.repository.statements, id, {
+      outcome: 'success',
+      status: null,
+      error: null,
+      targetId: null,
+      targetName: null,
+      changes: [],
+      actorId: null,
+      actorRole: null,
+    });
+  }
+
+  async open(route: AuditedRoute, request: FastifyRequest & { principal?: Principal }): Promise<OpenRecord> {
+    if (!this.config.audit) return NOTHING;
+    const principal = request.principal;
+    const params = (request.params ?? {}) as Record<string, string>;
+    const targetId = route.idParam
+      ? (text(params[route.idParam], 128) ?? null)
+      : route.self
+        ? (principal?.userId ?? null)
+        : null;
+    const body: unknown = isJsonObject(request.body) ? request.body : undefined;
+    const changesTarget = request.method === 'PATCH' || request.method === 'PUT' || request.method === 'DELETE';
+    // The target as it was, for old values: only when the call changes the target the path names.
+    const before = changesTarget ? await this.targets.read(route.targetType, targetId) : null;
+    const requested = (): AuditChange[] => (route.fields ? requestedChanges(body, before, null) : []);
+    const id = randomUUID();
+    await openEntry(this.repository.statements, {
+      id,
+      actorId: principal?.userId ?? null,
+      // A sign-in has no principal yet: the name it gave (whether or not it exists).
+      actorName: principal?.username ?? text(isRecord(body) ? body.username : undefined, 256),
+      actorRole: principal?.role ?? null,
+      via: principal?.via ?? 'public',
+      credentialId: principal?.credentialId ?? null,
+      action: route.action,
+      method: request.method,
+      route: route.route,
+      targetType: route.targetType,
+      targetId,
+      targetName: nameOf(before) ?? (route.self ? (principal?.username ?? null) : null),
+      changes: requested(),
+      address: text(request.ip, 64),
+      userAgent: text(request.headers['user-agent'], 512),
+      requestId: text(request.id, 128),
+    });
+    const settle = async (settled: Parameters<typeof settleEntry>[2]) => {
+      try {
+        await settleEntry(this.repository.statements, id, settled);
+      } catch (error) {
+        // The entry stays pending and is settled as unknown later; the answer is not held back.
+        this.logger.error(`audit entry ${id} could not be settled: ${(error as Error).message}`);
+      }
+    };
+    return {
+      succeeded: async (response, status) => {
+        // A create names its target by the id it answers with.
+        const created = targetId === null && !route.self && isRecord(response) && typeof response.id === 'string';
+        const user = isRecord(response) && isRecord(response.user) ? response.user : null;
+        const signedIn = !principal && route.self && user && typeof user.id === 'string' ? user.id : null;
+        const changes = !route.fields
+          ? []
+          : request.method === 'DELETE'
+            ? removedFields(before)
+            : requestedChanges(body, before, changesTarget || created ? response : null);
+        await settle({
+          outcome: status === 202 ? 'accepted' : 'success',
+          status,
+          error: null,
+          targetId: created ? (response as { id: string }).id : signedIn,
+          targetName: created ? nameOf(response) : signedIn ? nameOf(user) : null,
+          changes,
+          // A sign-in learns who it was.
+          actorId: !principal && user && typeof user.id === 'string' ? user.id : null,
+          actorRole: !principal && user && typeof user.role === 'string' ? user.role : null,
+        });
+      },
+      failed: async (error) => {
+        const answer = toErrorResponse(error);
+        await settle({
+          outcome: answer.status >= 500 ? 'failed' : 'refused',
+          status: answer.status,
+          error: text(answer.body.error, 512),
+          targetId: null,
+          targetName: null,
+          changes: requested(),
+          actorId: null,
+          actorRole: null,
+        });
+      },
+    };
+  }
+}

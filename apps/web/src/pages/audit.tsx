@@ -1,0 +1,402 @@
+import { Alert, Badge, Button, Group, Select, Stack, Text, TextInput } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { AUDIT_OUTCOMES, AUDIT_SECRET_MARK, type AuditOutcome } from '../../../../libs/contracts/audit.js';
+import { api, must, type Schemas } from '../api.js';
+import { ForwardArrow, formatDate, Ltr, PageHeader } from '../components/common.js';
+import { ListTable, type Column } from '../components/list-table.js';
+import { useUser } from '../session.js';
+
+type Entry = Schemas['AuditEntryDto'];
+type Change = Schemas['AuditChangeDto'];
+
+/** The actions the route table records today (docs/audit.md), offered as a filter; each has its words in the locales. */
+export const AUDIT_ACTIONS = [
+  'auth.login',
+  'auth.logout',
+  'auth.password',
+  'clients.create',
+  'clients.update',
+  'clients.delete',
+  'clients.reset',
+  'clients.rotate-keys',
+  'devices.create',
+  'devices.delete',
+  'interfaces.create',
+  'interfaces.update',
+  'interfaces.delete',
+  'hosts.create',
+  'hosts.update',
+  'hosts.delete',
+  'nodes.create',
+  'nodes.update',
+  'nodes.delete',
+  'nodes.enrolment',
+  'agent.enrol',
+  'outbounds.create',
+  'outbounds.update',
+  'outbounds.delete',
+  'outbounds.order',
+  'outbounds.check',
+  'routing.replace',
+  'routing.rules.create',
+  'routing.rules.update',
+  'routing.rules.delete',
+  'routing.rules.order',
+  'template.replace',
+  'settings.update',
+  'tokens.create',
+  'tokens.update',
+  'tokens.delete',
+  'backups.create',
+  'backups.upload',
+  'backups.delete',
+  'backups.restore',
+  'cli.token.issue',
+  'cli.token.revoke',
+  'cli.backup.create',
+  'cli.backup.restore',
+  'cli.migrate',
+  'cli.admin.reset-password',
+] as const;
+
+/** The kinds of target, as the API's paths name them. */
+export const AUDIT_TARGETS = [
+  'users',
+  'clients',
+  'devices',
+  'interfaces',
+  'hosts',
+  'nodes',
+  'outbounds',
+  'routing',
+  'rules',
+  'template',
+  'settings',
+  'tokens',
+  'backups',
+  'database',
+] as const;
+
+const PAGE_SIZE = 50;
+const OUTCOME_COLORS: Record<AuditOutcome, string> = {
+  pending: 'gray',
+  success: 'teal',
+  accepted: 'blue',
+  refused: 'orange',
+  failed: 'red',
+  unknown: 'yellow',
+};
+
+interface Filters {
+  actor: string;
+  action: string | null;
+  targetType: string | null;
+  targetId: string;
+  outcome: AuditOutcome | null;
+  /** A datetime-local input's value (the browser's time zone), or "". */
+  from: string;
+  to: string;
+}
+
+const NO_FILTERS: Filters = {
+  actor: '',
+  action: null,
+  targetType: null,
+  targetId: '',
+  outcome: null,
+  from: '',
+  to: '',
+};
+
+/** An i18n key's word for a name the API gives, or the name itself (a route added after these words were written). */
+function useWord() {
+  const { t } = useTranslation();
+  return (group: string, name: string): string =>
+    t(`audit.${group}.${name.replaceAll('.', '_')}`, { defaultValue: name });
+}
+
+/** One value of a change, as people read it: numbers in the page's digits, text isolated, lists and objects as JSON. */
+function Value({ value }: { value: unknown }) {
+  const { t, i18n } = useTranslation();
+  if (value === null || value === undefined || value === '')
+    return (
+      <Text span c="dimmed">
+        {t('audit.empty')}
+      </Text>
+    );
+  if (value === AUDIT_SECRET_MARK)
+    return (
+      <Badge size="xs" color="gray">
+        {t('audit.secretChanged')}
+      </Badge>
+    );
+  if (typeof value === 'boolean') return <>{t(value ? 'audit.yes' : 'audit.no')}</>;
+  if (typeof value === 'number') return <>{new Intl.NumberFormat(i18n.language).format(value)}</>;
+  if (typeof value === 'string') return <bdi>{value}</bdi>;
+  return (
+    <Text span ff="monospace" size="xs">
+      <Ltr>{JSON.stringify(value).replaceAll(`"${AUDIT_SECRET_MARK}"`, `"${t('audit.secretChanged')}"`)}</Ltr>
+    </Text>
+  );
+}
+
+function Changes({ changes }: { changes: Change[] }) {
+  const { t } = useTranslation();
+  if (changes.length === 0) return <Text c="dimmed">—</Text>;
+  return (
+    <Stack gap={2} data-testid="audit-changes">
+      {changes.map((change) => (
+        <Text key={change.field} size="sm" component="div" data-field={change.field}>
+          <Text span fw={500}>
+            <bdi>{change.field}</bdi>
+          </Text>
+          {': '}
+          {change.secret ? (
+            <Badge size="xs" color="gray" data-testid="secret-changed">
+              {t('audit.secretChanged')}
+            </Badge>
+          ) : (
+            <>
+              {'old' in change && (
+                <>
+                  <Value value={change.old} /> <ForwardArrow />{' '}
+                </>
+              )}
+              {'new' in change ? (
+                <Value value={change.new} />
+              ) : (
+                <Text span c="dimmed">
+                  {t('audit.removed')}
+                </Text>
+              )}
+            </>
+          )}
+        </Text>
+      ))}
+    </Stack>
+  );
+}
+
+function FilterBar({ filters, update }: { filters: Filters; update: (changes: Partial<Filters>) => void }) {
+  const { t } = useTranslation();
+  const word = useWord();
+  return (
+    <Group mb="md" gap="sm" wrap="wrap" align="flex-end" data-testid="audit-filters">
+      <TextInput
+        label={t('audit.actor')}
+        placeholder={t('audit.actorPlaceholder')}
+        value={filters.actor}
+        onChange={(event) => update({ actor: event.currentTarget.value })}
+        maxLength={256}
+        style={{ flex: '1 1 160px' }}
+        data-testid="audit-actor"
+      />
+      <Select
+        label={t('audit.action')}
+        placeholder={t('audit.any')}
+        data={AUDIT_ACTIONS.map((value) => ({ value, label: word('actions', value) }))}
+        value={filters.action}
+        onChange={(value) => update({ action: value })}
+        searchable
+        clearable
+        style={{ flex: '1 1 180px' }}
+        data-testid="audit-action"
+      />
+      <Select
+        label={t('audit.target')}
+        placeholder={t('audit.any')}
+        data={AUDIT_TARGETS.map((value) => ({ value, label: word('targets', value) }))}
+        value={filters.targetType}
+        onChange={(value) => update({ targetType: value })}
+        clearable
+        style={{ flex: '1 1 140px' }}
+        data-testid="audit-target"
+      />
+      <TextInput
+        label={t('audit.targetId')}
+        value={filters.targetId}
+        onChange={(event) => update({ targetId: event.currentTarget.value })}
+        maxLength={128}
+        style={{ flex: '1 1 160px' }}
+        data-testid="audit-target-id"
+      />
+      <Select
+        label={t('audit.outcome')}
+        placeholder={t('audit.any')}
+        data={AUDIT_OUTCOMES.map((value) => ({ value, label: word('outcomes', value) }))}
+        value={filters.outcome}
+        onChange={(value) => update({ outcome: value as AuditOutcome | null })}
+        clearable
+        style={{ flex: '1 1 130px' }}
+        data-testid="audit-outcome"
+      />
+      <TextInput
+        type="datetime-local"
+        label={t('audit.from')}
+        value={filters.from}
+        onChange={(event) => update({ from: event.currentTarget.value })}
+        style={{ flex: '1 1 190px' }}
+        data-testid="audit-from"
+      />
+      <TextInput
+        type="datetime-local"
+        label={t('audit.to')}
+        value={filters.to}
+        onChange={(event) => update({ to: event.currentTarget.value })}
+        style={{ flex: '1 1 190px' }}
+        data-testid="audit-to"
+      />
+      <Button variant="subtle" onClick={() => update(NO_FILTERS)} data-testid="audit-clear">
+        {t('audit.clear')}
+      </Button>
+    </Group>
+  );
+}
+
+const isoOf = (local: string): string | undefined => {
+  const time = local ? new Date(local).getTime() : NaN;
+  return Number.isNaN(time) ? undefined : new Date(time).toISOString();
+};
+
+/** The audit log (GET /api/logs): the owner's; filters, newest first, older entries a page at a time by cursor. */
+export default function AuditPage() {
+  const { t, i18n } = useTranslation();
+  const user = useUser();
+  const word = useWord();
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [typed] = useDebouncedValue({ actor: filters.actor.trim(), targetId: filters.targetId.trim() }, 250);
+  const query = {
+    ...(typed.actor ? { actor: typed.actor } : {}),
+    ...(typed.targetId ? { targetId: typed.targetId } : {}),
+    ...(filters.action ? { action: filters.action } : {}),
+    ...(filters.targetType ? { targetType: filters.targetType } : {}),
+    ...(filters.outcome ? { outcome: filters.outcome } : {}),
+    ...(isoOf(filters.from) ? { from: isoOf(filters.from) } : {}),
+    ...(isoOf(filters.to) ? { to: isoOf(filters.to) } : {}),
+    perPage: PAGE_SIZE,
+  };
+  const log = useInfiniteQuery({
+    queryKey: ['audit', query],
+    queryFn: ({ pageParam }) =>
+      must(api.GET('/api/logs', { params: { query: { ...query, ...(pageParam ? { cursor: pageParam } : {}) } } })),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.nextCursor,
+    enabled: user.role === 'owner',
+  });
+  if (user.role !== 'owner') return <Alert color="gray">{t('audit.ownerOnly')}</Alert>;
+
+  const columns: Column<Entry>[] = [
+    {
+      header: t('audit.when'),
+      cell: (entry) => formatDate(entry.at, i18n.language),
+    },
+    {
+      header: t('audit.action'),
+      naming: true,
+      cell: (entry) => (
+        <Group gap={6} wrap="wrap">
+          <span data-testid="audit-action-cell">{word('actions', entry.action)}</span>
+          <Badge size="sm" color={OUTCOME_COLORS[entry.outcome]} data-testid="audit-outcome-badge">
+            {word('outcomes', entry.outcome)}
+          </Badge>
+        </Group>
+      ),
+    },
+    {
+      header: t('audit.actor'),
+      cell: (entry) => (
+        <Stack gap={0}>
+          <Text size="sm" component="div">
+            <bdi>{entry.actor.name ?? '—'}</bdi>
+            {entry.actor.role && (
+              <Text span size="xs" c="dimmed">
+                {' '}
+                ({t(`roles.${entry.actor.role}`, { defaultValue: entry.actor.role })})
+              </Text>
+            )}
+          </Text>
+          <Text size="xs" c="dimmed" component="div">
+            {entry.actor.credentialName
+              ? t('audit.viaToken', { name: entry.actor.credentialName })
+              : word('via', entry.actor.via)}
+          </Text>
+        </Stack>
+      ),
+    },
+    {
+      header: t('audit.target'),
+      cell: (entry) =>
+        entry.target.type ? (
+          <Stack gap={0}>
+            <Text size="sm">{word('targets', entry.target.type)}</Text>
+            {(entry.target.name ?? entry.target.id) && (
+              <Text size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
+                <bdi>{entry.target.name ?? entry.target.id}</bdi>
+              </Text>
+            )}
+          </Stack>
+        ) : (
+          '—'
+        ),
+    },
+    {
+      header: t('audit.changes'),
+      cell: (entry) => (
+        <Stack gap={2}>
+          <Changes changes={entry.changes} />
+          {entry.error && (
+            <Text size="xs" c="orange" data-testid="audit-error">
+              <bdi>{entry.error}</bdi>
+            </Text>
+          )}
+        </Stack>
+      ),
+    },
+    {
+      header: t('audit.address'),
+      phone: false,
+      cell: (entry) => (entry.address ? <Ltr>{entry.address}</Ltr> : '—'),
+    },
+  ];
+  const rows = log.data?.pages.flatMap((page) => page.items);
+  const more: ReactNode = log.hasNextPage ? (
+    <Button
+      variant="default"
+      onClick={() => void log.fetchNextPage()}
+      loading={log.isFetchingNextPage}
+      data-testid="audit-more"
+    >
+      {t('audit.more')}
+    </Button>
+  ) : rows && rows.length > 0 ? (
+    <Text size="xs" c="dimmed" data-testid="audit-end">
+      {t('audit.end')}
+    </Text>
+  ) : null;
+  return (
+    <>
+      <PageHeader title={t('audit.title')} />
+      <FilterBar filters={filters} update={(changes) => setFilters((current) => ({ ...current, ...changes }))} />
+      {log.error ? (
+        <Alert color="red">{log.error.message}</Alert>
+      ) : (
+        <ListTable
+          rows={rows}
+          columns={columns}
+          rowKey={(entry) => entry.id}
+          minWidth={900}
+          empty={t('audit.none')}
+          testId="audit-list"
+          rowProps={(entry) => ({ 'data-entry': entry.id, 'data-action': entry.action })}
+          cards
+        />
+      )}
+      <Group justify="center" mt="md">
+        {more}
+      </Group>
+    </>
+  );
+}
