@@ -13,6 +13,7 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
+import type { RouteGroup } from '#libs/contracts/route-groups.js';
 import { USER_ROLES, type UserRole } from '#libs/contracts/user-roles.js';
 import { ApiErrorDto } from './api-error.dto.js';
 
@@ -26,7 +27,8 @@ interface RouteDeclaration {
   method: HttpMethod;
   /** Relative to `<base path>/api/`, with `:name` parameters, e.g. `tokens/:id`. */
   path: string;
-  group: string;
+  /** One of libs/contracts/route-groups.ts: what a token limited to groups is checked against. */
+  group: RouteGroup;
   summary: string;
   /** An example JSON body for routes that take one (its schema is the handler's `@Body()` DTO). */
   example?: unknown;
