@@ -23,7 +23,8 @@ export class AuthController {
     method: 'POST',
     path: 'auth/login',
     group: 'auth',
-    summary: 'Sign in with username and password; returns a session token (also set as an HttpOnly cookie)',
+    summary:
+      'Sign in with username and password (and `code` when two-factor sign-in is on); returns a session token (also set as an HttpOnly cookie), or `{"needCode": true}`',
     example: { username: 'admin', password: 'correct horse battery staple' },
     public: true,
     response: SignedInDto,
@@ -31,7 +32,8 @@ export class AuthController {
   })
   async login(@Body() body: LoginDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     assertSignInNotFromElsewhere(request, this.config.publicUrl);
-    const signedIn = await this.auth.login(body.username, body.password, request.ip);
+    const signedIn = await this.auth.login(body.username, body.password, request.ip, body.code);
+    if ('needCode' in signedIn) return signedIn;
     reply.setCookie(SESSION_COOKIE, signedIn.token, {
       httpOnly: true,
       sameSite: 'strict',

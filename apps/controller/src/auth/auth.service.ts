@@ -1,11 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { hashSecret, isWellFormedApiToken, API_TOKEN_PREFIX } from '#libs/tokens/api-token.js';
-import { badRequest, unauthorized } from '../http/api-error.js';
+import { ApiError, badRequest, unauthorized } from '../http/api-error.js';
 import { WARREN_CONFIG } from '../runtime.js';
 import type { WarrenConfig } from '../config/config.js';
 import { CredentialsRepository } from './credentials.repository.js';
 import { LoginThrottleService } from './login-throttle.service.js';
+import { TotpService } from './totp/totp.service.js';
 import { DECOY_HASH, hashPassword, verifyPassword } from './password.js';
 import type { Principal } from './principal.js';
 import { UsersRepository } from './users.repository.js';
@@ -14,6 +15,11 @@ export interface SignedIn {
   token: string;
   expiresAt: Date;
   user: { id: string; username: string; role: string };
+}
+
+/** The password was right, two-factor sign-in is on and no code came: no session yet. */
+export interface NeedCode {
+  needCode: true;
 }
 
 /** Password sign-in, sessions, and turning a presented credential into a Principal. */
@@ -25,9 +31,10 @@ export class AuthService {
     private readonly throttle: LoginThrottleService,
     private readonly users: UsersRepository,
     private readonly credentials: CredentialsRepository,
+    private readonly totp: TotpService,
   ) {}
 
-  async login(username: string, password: string, ip: string): Promise<SignedIn> {
+  async login(username: string, password: string, ip: string, code?: string): Promise<SignedIn | NeedCode> {
     const keys = LoginThrottleService.keys(ip, username);
     await this.throttle.begin(keys);
     const user = await this.users.findByUsername(username);
@@ -36,6 +43,16 @@ export class AuthService {
       // An operator's signal of guessing (the throttle then stops it); the username is quoted, never the password.
       this.logger.warn(`sign-in refused for ${JSON.stringify(username.slice(0, 64))} from ${ip}`);
       throw unauthorized('invalid username or password');
+    }
+    // Two-factor sign-in (totp/totp.service.ts): a wrong code stays counted as a failed sign-in.
+    const second = await this.totp.signIn(user.id, code);
+    if (second === 'missing') {
+      await this.throttle.givenBack(keys);
+      return { needCode: true };
+    }
+    if (second === 'wrong') {
+      this.logger.warn(`sign-in of ${user.username} from ${ip} refused: wrong two-factor code`);
+      throw new ApiError(401, 'the two-factor code is wrong or has been used', 'code');
     }
     await this.throttle.succeeded(keys);
     this.logger.log(`${user.username} signed in from ${ip}`);
@@ -98,6 +115,7 @@ export class AuthService {
           role: owner.role,
           via: 'token',
           credentialId: owner.credentialId,
+          scope: owner.scope,
         }
       );
     }

@@ -80,6 +80,12 @@ const COMMANDS: Record<
         passwordStdin: options['password-stdin'] ?? false,
       }),
   },
+  'admin reset-2fa': {
+    options: ['username'],
+    args: 0,
+    run: async (config, options) =>
+      (await import('./reset-2fa.js')).resetTwoFactor(config, { username: options.username }),
+  },
 };
 
 /** `warren`: the panel's command line. Exit codes: 0 done, 1 the command failed, 2 wrong usage or configuration. */

@@ -18,6 +18,9 @@ Commands:
                                       all of its sessions; its API tokens stay. Prints a generated
                                       password once, unless --password-stdin reads one line
                                       (8..1024 characters) from standard input.
+  admin reset-2fa [--username NAME]   Turn off two-factor sign-in of the owner account (or NAME):
+                                      its TOTP secret and recovery codes are forgotten, so the
+                                      password alone signs in; sessions and API tokens stay.
 
 Options:
   --json                              Machine-readable output: the JSON alone on stdout (logs and
