@@ -1589,11 +1589,8 @@ export interface components {
             name: string;
             /** @description Only GET (and HEAD) routes; default false */
             readOnly?: boolean;
-            /**
-             * @description Only routes of these groups (the route table's groups, GET /api/docs); null or absent: every group
-             * @enum {array|null}
-             */
-            routeGroups?: "nodes" | "interfaces" | "hosts" | "outbounds" | "routing" | "settings" | "agents" | "auth" | "backups" | "clients" | "devices" | "docs" | "overview" | "system" | "template" | "tokens" | null;
+            /** @description Only routes of these groups (the route table's groups, GET /api/docs); null or absent: every group */
+            routeGroups?: ("agents" | "auth" | "backups" | "clients" | "devices" | "docs" | "hosts" | "interfaces" | "nodes" | "outbounds" | "overview" | "routing" | "settings" | "system" | "template" | "tokens")[] | null;
         };
         DeletedDto: {
             /** @enum {boolean} */
@@ -2795,7 +2792,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3047,7 +3044,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3130,7 +3127,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3204,6 +3201,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description internal error (no detail) */
             500: {
                 headers: {
@@ -3255,7 +3261,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3338,6 +3344,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description internal error (no detail) */
             500: {
                 headers: {
@@ -3389,7 +3404,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3476,7 +3491,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3568,7 +3583,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3651,7 +3666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3716,7 +3731,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3802,7 +3817,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3869,7 +3884,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3972,7 +3987,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4075,7 +4090,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4145,7 +4160,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4241,6 +4256,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description internal error (no detail) */
             500: {
                 headers: {
@@ -4292,7 +4316,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4386,6 +4410,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description no such resource (or an id that cannot be one) */
             404: {
                 headers: {
@@ -4444,7 +4477,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4533,7 +4566,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4630,7 +4663,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4701,7 +4734,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4795,7 +4828,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4880,7 +4913,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4965,7 +4998,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5050,7 +5083,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5108,6 +5141,15 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5250,6 +5292,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description no such resource (or an id that cannot be one) */
             404: {
                 headers: {
@@ -5310,7 +5361,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5404,7 +5455,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5493,7 +5544,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5588,6 +5639,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description no such resource (or an id that cannot be one) */
             404: {
                 headers: {
@@ -5648,7 +5708,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5742,6 +5802,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description no such resource (or an id that cannot be one) */
             404: {
                 headers: {
@@ -5803,7 +5872,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5901,7 +5970,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5993,6 +6062,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description internal error (no detail) */
             500: {
                 headers: {
@@ -6033,6 +6111,15 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6091,7 +6178,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6176,6 +6263,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description no such resource (or an id that cannot be one) */
             404: {
                 headers: {
@@ -6237,7 +6333,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6335,7 +6431,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6429,7 +6525,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6521,6 +6617,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description internal error (no detail) */
             500: {
                 headers: {
@@ -6564,6 +6669,15 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6631,7 +6745,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6725,6 +6839,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description no such resource (or an id that cannot be one) */
             404: {
                 headers: {
@@ -6783,7 +6906,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6881,7 +7004,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6978,7 +7101,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7068,7 +7191,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7151,6 +7274,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description internal error (no detail) */
             500: {
                 headers: {
@@ -7194,6 +7326,15 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7264,7 +7405,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7354,7 +7495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7448,7 +7589,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7537,7 +7678,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7627,7 +7768,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7710,6 +7851,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description internal error (no detail) */
             500: {
                 headers: {
@@ -7761,7 +7911,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7835,6 +7985,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description internal error (no detail) */
             500: {
                 headers: {
@@ -7879,6 +8038,15 @@ export interface operations {
             };
             /** @description no valid credentials (or, signing in, a wrong username or password) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7945,6 +8113,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description internal error (no detail) */
             500: {
                 headers: {
@@ -7999,7 +8176,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8091,6 +8268,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description internal error (no detail) */
             500: {
                 headers: {
@@ -8142,7 +8328,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8218,7 +8404,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8307,7 +8493,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -18,9 +18,6 @@ export class CreateTokenDto {
   readOnly?: boolean;
 
   @ApiPropertyOptional({
-    type: String,
-    format: 'date-time',
-    nullable: true,
     description: 'With a time zone, in the future; past it the token answers 401. null or absent: never expires',
   })
   @IsOptional()
@@ -28,9 +25,6 @@ export class CreateTokenDto {
   expiresAt?: string | null;
 
   @ApiPropertyOptional({
-    type: [String],
-    enum: ROUTE_GROUPS,
-    nullable: true,
     description: "Only routes of these groups (the route table's groups, GET /api/docs); null or absent: every group",
   })
   @IsOptional()

@@ -31,8 +31,8 @@ export class TokenDto {
   expired!: boolean;
 
   @ApiProperty({
-    type: [String],
     enum: ROUTE_GROUPS,
+    isArray: true,
     nullable: true,
     description: 'Only routes of these groups; null: every group its role may call',
   })
