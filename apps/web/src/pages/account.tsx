@@ -6,8 +6,9 @@ import { useTranslation } from 'react-i18next';
 import { api, must } from '../api.js';
 import { PageHeader } from '../components/common.js';
 import { FormError, useFieldErrors } from '../components/form-errors.js';
+import { TwoFactorCard } from './account-two-factor.js';
 
-/** Password change (PATCH /api/auth/me): the user's other sessions end, this one stays. */
+/** Password change (PATCH /api/auth/me): the user's other sessions end, this one stays; then two-factor sign-in. */
 export default function AccountPage() {
   const { t } = useTranslation();
   const [currentPassword, setCurrent] = useState('');
@@ -68,6 +69,7 @@ export default function AccountPage() {
           </Group>
         </Stack>
       </Card>
+      <TwoFactorCard />
     </>
   );
 }
