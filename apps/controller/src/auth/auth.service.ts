@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { hashSecret, isWellFormedApiToken, API_TOKEN_PREFIX } from '#libs/tokens/api-token.js';
-import { ApiError, badRequest, unauthorized } from '../http/api-error.js';
+import { badRequest, unauthorized } from '../http/api-error.js';
 import { WARREN_CONFIG } from '../runtime.js';
 import type { WarrenConfig } from '../config/config.js';
 import { CredentialsRepository } from './credentials.repository.js';
 import { LoginThrottleService } from './login-throttle.service.js';
-import { TotpService } from './totp/totp.service.js';
+import { TotpService, wrongCode } from './totp/totp.service.js';
 import { DECOY_HASH, hashPassword, verifyPassword } from './password.js';
 import type { Principal } from './principal.js';
 import { UsersRepository } from './users.repository.js';
@@ -52,7 +52,7 @@ export class AuthService {
     }
     if (second === 'wrong') {
       this.logger.warn(`sign-in of ${user.username} from ${ip} refused: wrong two-factor code`);
-      throw new ApiError(401, 'the two-factor code is wrong or has been used', 'code');
+      throw wrongCode(401, 'the two-factor code is wrong or has been used');
     }
     await this.throttle.succeeded(keys);
     this.logger.log(`${user.username} signed in from ${ip}`);

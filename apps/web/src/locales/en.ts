@@ -462,6 +462,7 @@ export const en = {
     },
   },
   fieldErrors: {
+    wrongCode: 'The code is wrong, expired or already used.',
     required: 'Required.',
     unknown: 'This form does not send this field.',
     text: 'Must be text.',

@@ -463,6 +463,7 @@ export const fa: Translation = {
     },
   },
   fieldErrors: {
+    wrongCode: 'کد نادرست یا منقضی است، یا پیش‌تر به کار رفته است.',
     required: 'الزامی است.',
     unknown: 'این فرم چنین فیلدی نمی‌فرستد.',
     text: 'باید متن باشد.',

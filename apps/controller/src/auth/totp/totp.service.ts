@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { generateSecret, generateURI, verify } from 'otplib';
 import { hashSecret } from '#libs/tokens/api-token.js';
-import { badRequest, conflict, notFound } from '../../http/api-error.js';
+import { ApiError, conflict, notFound } from '../../http/api-error.js';
 import { LoginThrottleService } from '../login-throttle.service.js';
 import type { Principal } from '../principal.js';
 import { TotpClock } from './totp-clock.js';
@@ -17,6 +17,14 @@ export const RECOVERY_CODE_COUNT = 10;
  * slowly); RFC 6238 §5.2 suggests one step of leeway. Replay is refused by the step, not the window.
  */
 const EPOCH_TOLERANCE_SECONDS = 30;
+
+/**
+ * A code that is not right (wrong, expired or spent): `field: "code"` with the stable code
+ * `wrongCode`, which the web panel translates. 400 where a signed-in user sent it, 401 at sign-in.
+ */
+export function wrongCode(status: 400 | 401, message: string): ApiError {
+  return new ApiError(status, message, 'code', {}, [{ field: 'code', code: 'wrongCode', message }]);
+}
 
 /** What a sign-in with the right password still needs from the second factor. */
 export type SecondFactor = 'off' | 'missing' | 'passed' | 'wrong';
@@ -73,7 +81,7 @@ export class TotpService {
     if (state?.enabled) throw conflict('two-factor sign-in is on already');
     if (!state?.secret) throw conflict('start with POST /api/auth/totp/start');
     const step = await this.verifyTotp(state.secret, code, null);
-    if (step === null) throw badRequest('the code is wrong or has expired', 'code');
+    if (step === null) throw wrongCode(400, 'the code is wrong or has expired');
     const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
     const hashes = recoveryCodes.map((recovery) => hashSecret(normalizeRecoveryCode(recovery)));
     if (!(await this.totp.enable(principal.userId, state.secret, step, hashes)))
@@ -92,7 +100,7 @@ export class TotpService {
     const state = await this.totp.state(principal.userId);
     if (!state?.enabled) throw conflict('two-factor sign-in is off');
     if (!(await this.spendCode(state.userId, state.secret!, state.lastStep, code)))
-      throw badRequest('the code is wrong or has been used', 'code');
+      throw wrongCode(400, 'the code is wrong or has been used');
     await this.throttle.succeeded(keys);
     await this.totp.clear(principal.userId);
     this.logger.log(`${principal.username} turned off two-factor sign-in`);
