@@ -33,7 +33,7 @@ export default function AccountPage() {
   };
   return (
     <>
-      <PageHeader title={t('header.password')} />
+      <PageHeader title={t('header.account')} />
       <Card withBorder maw={420}>
         <Stack component="form" onSubmit={submit} gap="sm">
           <PasswordInput
