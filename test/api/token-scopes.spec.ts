@@ -25,7 +25,12 @@ const inAnHour = () => new Date(Date.now() + 3600_000).toISOString();
 describe('issuing a scoped token', () => {
   test('the scope is answered on issue and in the list; an unscoped token says so', async () => {
     const expiresAt = inAnHour();
-    const scoped = await createToken({ name: 'scoped', readOnly: true, expiresAt, routeGroups: ['devices', 'clients'] });
+    const scoped = await createToken({
+      name: 'scoped',
+      readOnly: true,
+      expiresAt,
+      routeGroups: ['devices', 'clients'],
+    });
     expect(scoped).toMatchObject({ readOnly: true, routeGroups: ['clients', 'devices'], expired: false });
     expect(new Date(scoped.expiresAt!).getTime()).toBe(new Date(expiresAt).getTime());
     const plain = await createToken({ name: 'plain' });
@@ -150,7 +155,12 @@ describe('using a scoped token', () => {
   });
 
   test('the groups a token may name are exactly the ones the route table uses', () => {
-    const used = new Set(t.panel.app.get(RouteTableService).all().map((route) => route.group));
+    const used = new Set(
+      t.panel.app
+        .get(RouteTableService)
+        .all()
+        .map((route) => route.group),
+    );
     expect([...used].sort()).toEqual([...ROUTE_GROUPS].sort());
   });
 });

@@ -212,7 +212,9 @@ describe('turning two-factor sign-in off', () => {
       user.id,
     ]);
     expect(row.totp_secret).toBeNull();
-    expect(Number((await t.query('select count(*) from totp_recovery_codes where user_id = $1', [user.id]))[0].count)).toBe(0);
+    expect(
+      Number((await t.query('select count(*) from totp_recovery_codes where user_id = $1', [user.id]))[0].count),
+    ).toBe(0);
 
     // Back on with a new secret: the old recovery codes are gone; disabling with a recovery code works.
     const again = await enrol(user, T0 + 50 * STEP);

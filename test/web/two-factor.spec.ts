@@ -59,7 +59,8 @@ async function browserAt(options: { viewport?: typeof PHONE; language?: 'fa' } =
 async function signInOnPage(
   page: Page,
   user: { username: string; password: string },
-  labels = { username: 'Username', password: 'Password', submit: 'Sign in' }) {
+  labels = { username: 'Username', password: 'Password', submit: 'Sign in' },
+) {
   await page.goto(url('/sign-in'));
   await page.getByLabel(labels.username).fill(user.username);
   await page.getByRole('textbox', { name: labels.password }).fill(user.password);

@@ -1,4 +1,12 @@
-import { isIP, IsISO8601, Matches, registerDecorator, ValidateBy, ValidateIf, type ValidationOptions } from 'class-validator';
+import {
+  isIP,
+  IsISO8601,
+  Matches,
+  registerDecorator,
+  ValidateBy,
+  ValidateIf,
+  type ValidationOptions,
+} from 'class-validator';
 import { isIpv4 } from '#libs/wireguard/ipv4.js';
 
 /** One DNS label (RFC 1123): letters, digits and inner hyphens, 1..63 characters. */

@@ -33,7 +33,12 @@ export class TokensController {
     roles: SIGNED_IN,
     summary:
       'Issue an API token, optionally narrower than its user (read-only, an expiry, route groups); the response is the only time its value is shown',
-    example: { name: 'ci-deploy', readOnly: false, expiresAt: '2099-01-01T00:00:00Z', routeGroups: ['clients', 'devices'] },
+    example: {
+      name: 'ci-deploy',
+      readOnly: false,
+      expiresAt: '2099-01-01T00:00:00Z',
+      routeGroups: ['clients', 'devices'],
+    },
     status: 201,
     response: IssuedTokenDto,
   })

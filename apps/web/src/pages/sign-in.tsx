@@ -21,7 +21,11 @@ export function SignInPage() {
   const [code, setCode] = useState('');
   const signIn = useMutation({
     mutationFn: () =>
-      must(api.POST('/api/auth/login', { body: needCode ? { username, password, code: code.trim() } : { username, password } })),
+      must(
+        api.POST('/api/auth/login', {
+          body: needCode ? { username, password, code: code.trim() } : { username, password },
+        }),
+      ),
     onSuccess: (signedIn) => {
       if (signedIn.needCode || !signedIn.user) return setNeedCode(true);
       queryClient.setQueryData(ME_KEY, { user: signedIn.user, via: 'session' });

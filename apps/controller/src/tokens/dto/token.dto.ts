@@ -1,4 +1,14 @@
-import { ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
+import {
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+} from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ROUTE_GROUPS, type RouteGroup } from '#libs/contracts/route-groups.js';
 import { IsDateTimeWithZone, OptionalNotNull } from '../../http/validators.js';
