@@ -2,7 +2,8 @@ import { TotpRepository } from '../auth/totp/totp.repository.js';
 import { UsersRepository } from '../auth/users.repository.js';
 import type { WarrenConfig } from '../config/config.js';
 import { openPanelDatabase } from './panel-database.js';
-import { CommandFailed, NO_OWNER } from './usage.js';
+import { accountUser } from './account-user.js';
+import { CommandFailed } from './usage.js';
 
 /**
  * `warren admin reset-2fa`: the way back in for someone at the host whose authenticator app and
@@ -15,10 +16,7 @@ export async function resetTwoFactor(config: WarrenConfig, options: { username?:
   let wasOn: boolean;
   try {
     const users = new UsersRepository(database.orm);
-    const user =
-      options.username === undefined ? await users.findOwner() : await users.findByUsername(options.username);
-    if (!user)
-      throw new CommandFailed(options.username === undefined ? NO_OWNER : `there is no user "${options.username}"`);
+    const user = await accountUser(users, options.username);
     const totp = new TotpRepository(database.orm);
     wasOn = (await totp.state(user.id))?.enabled ?? false;
     if (!(await totp.clear(user.id))) throw new CommandFailed(`the user "${user.username}" was deleted meanwhile`);
