@@ -159,36 +159,45 @@ describe('a backup round trip', () => {
 
   test('a backup made at an older migration level restores into this panel, its data carried through the newer migrations', async () => {
     // What a panel one migration older writes: the same format without what the newest
-    // migration makes (Migration20261126100000_hop_health: the outbound_transitions table and
-    // the outbounds' health columns), at the level before it (made here from a current backup,
-    // its manifest and parts edited).
+    // migration makes (Migration20261126140158_two_factor_scoped_tokens: the totp_recovery_codes
+    // table, the users' TOTP columns and the API tokens' scope columns), at the level before it
+    // (made here from a current backup, its manifest and parts edited).
     const migrations = a.panel.app.get(BackupsRepository).migrations;
-    expect(migrations.at(-1)!.name).toBe('Migration20261126100000_hop_health');
+    expect(migrations.at(-1)!.name).toBe('Migration20261126140158_two_factor_scoped_tokens');
     const client = await A.createClient({ interfaceIds: [(await A.createInterface()).id] });
     const current = readTar(await download(a, ownerA, (await makeBackup(a, ownerA)).name));
     const manifest = JSON.parse(current.get('manifest.json')!.toString());
     type TablePart = { name: string; columns: string[]; file: string };
-    const transitions = (manifest.tables as TablePart[]).find((table) => table.name === 'outbound_transitions')!;
-    current.delete(transitions.file);
-    delete manifest.files[transitions.file];
-    manifest.tables = (manifest.tables as TablePart[]).filter((table) => table !== transitions);
-    const outbounds = (manifest.tables as TablePart[]).find((table) => table.name === 'outbounds')!;
-    const dropped = ['health', 'health_changed_at'].map((column) => outbounds.columns.indexOf(column));
-    expect(dropped).not.toContain(-1);
-    const lines = current.get(outbounds.file)!.toString().split('\n');
-    const older = lines
-      .map((line) =>
-        line === ''
-          ? line
-          : line
-              .split('\t')
-              .filter((_, i) => !dropped.includes(i))
-              .join('\t'),
-      )
-      .join('\n');
-    current.set(outbounds.file, Buffer.from(older));
-    manifest.files[outbounds.file] = createHash('sha256').update(older).digest('hex');
-    outbounds.columns = outbounds.columns.filter((_, i) => !dropped.includes(i));
+    const table = (name: string) => (manifest.tables as TablePart[]).find((entry) => entry.name === name)!;
+    const recoveryCodes = table('totp_recovery_codes');
+    current.delete(recoveryCodes.file);
+    delete manifest.files[recoveryCodes.file];
+    manifest.tables = (manifest.tables as TablePart[]).filter((entry) => entry !== recoveryCodes);
+    const newColumns: [string, string[]][] = [
+      ['users', ['totp_secret', 'totp_enabled', 'totp_last_step']],
+      ['api_tokens', ['read_only', 'expires_at', 'route_groups']],
+    ];
+    for (const [name, columns] of newColumns) {
+      const part = table(name);
+      const dropped = columns.map((column) => part.columns.indexOf(column));
+      expect(dropped).not.toContain(-1);
+      const older = current
+        .get(part.file)!
+        .toString()
+        .split('\n')
+        .map((line) =>
+          line === ''
+            ? line
+            : line
+                .split('\t')
+                .filter((_, i) => !dropped.includes(i))
+                .join('\t'),
+        )
+        .join('\n');
+      current.set(part.file, Buffer.from(older));
+      manifest.files[part.file] = createHash('sha256').update(older).digest('hex');
+      part.columns = part.columns.filter((_, i) => !dropped.includes(i));
+    }
     manifest.migration = migrations.at(-2)!.name;
     manifest.createdAt = '2026-01-02T03:04:05.000Z';
     current.set('manifest.json', Buffer.from(JSON.stringify(manifest)));
@@ -201,7 +210,8 @@ describe('a backup round trip', () => {
     expect(restored.status).toBe(200);
     ownerA = await a.login();
     expect((await a.call('GET', `clients/${client.id}`, { token: ownerA })).status).toBe(200);
-    // The newest migration ran over the restored data: its counters counted the loaded clients.
+    // The newest migration ran over the restored data (its columns took their defaults), and the
+    // counters counted the loaded clients.
     expect((await a.query(`select name from warren_migrations order by id desc limit 1`))[0]).toEqual({
       name: migrations.at(-1)!.name,
     });
