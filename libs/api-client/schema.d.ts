@@ -52,6 +52,26 @@ export interface paths {
         patch: operations["patch_admins_id"];
         trace?: never;
     };
+    "/api/admins/{id}/reset-2fa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Clear a user's two-factor sign-in (a lost phone): they sign in with the password alone until they turn it on again
+         * @description Roles: owner.
+         */
+        post: operations["post_admins_id_reset_2fa"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admins/{id}/reset-usage": {
         parameters: {
             query?: never;
@@ -162,7 +182,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sign in with username and password; returns a session token (also set as an HttpOnly cookie)
+         * Sign in with username and password (and `code` when two-factor sign-in is on); returns a session token (also set as an HttpOnly cookie), or `{"needCode": true}`
          * @description Public: no credentials needed.
          */
         post: operations["post_auth_login"];
@@ -275,6 +295,86 @@ export interface paths {
          * @description Roles: owner, admin, viewer.
          */
         delete: operations["delete_auth_sessions_id"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether one's own two-factor sign-in is on, and how many recovery codes are left
+         * @description Roles: owner, admin, viewer.
+         */
+        get: operations["get_auth_totp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/totp/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor sign-in on with a code for the started secret; answers the one-time recovery codes (shown this once)
+         * @description Roles: owner, admin, viewer.
+         */
+        post: operations["post_auth_totp_confirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/totp/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor sign-in off: needs a current code or an unused recovery code (throttled as sign-in)
+         * @description Roles: owner, admin, viewer.
+         */
+        post: operations["post_auth_totp_disable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/totp/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start turning on two-factor sign-in: a new TOTP secret and its otpauth URI (shown this once); confirm with a code
+         * @description Roles: owner, admin, viewer.
+         */
+        post: operations["post_auth_totp_start"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1154,7 +1254,7 @@ export interface paths {
         get: operations["get_tokens"];
         put?: never;
         /**
-         * Issue an API token; the response is the only time its value is shown
+         * Issue an API token, optionally narrower than its user (read-only, an expiry, route groups); the response is the only time its value is shown
          * @description Roles: owner, admin, viewer.
          */
         post: operations["post_tokens"];
@@ -1778,8 +1878,17 @@ export interface components {
             sourcePorts?: string[];
         };
         CreateTokenDto: {
+            /**
+             * Format: date-time
+             * @description With a time zone, in the future; past it the token answers 401. null or absent: never expires
+             */
+            expiresAt?: string | null;
             /** @description No control characters */
             name: string;
+            /** @description Only GET (and HEAD) routes; default false */
+            readOnly?: boolean;
+            /** @description Only routes of these groups (the route table's groups, GET /api/docs); null or absent: every group */
+            routeGroups?: ("admins" | "agents" | "audit" | "auth" | "backups" | "clients" | "devices" | "docs" | "hosts" | "interfaces" | "nodes" | "outbounds" | "overview" | "routing" | "settings" | "system" | "template" | "tokens")[] | null;
         };
         DeletedDto: {
             /** @enum {boolean} */
@@ -2005,6 +2114,13 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             enabled: boolean;
+            /** @description Whether the expiry has passed (the token answers 401) */
+            expired: boolean;
+            /**
+             * Format: date-time
+             * @description Past it the token answers 401; null: never expires
+             */
+            expiresAt: string | null;
             /** @description The first characters of the token, to tell tokens apart */
             hint: string;
             /** Format: uuid */
@@ -2017,6 +2133,10 @@ export interface components {
             name: string;
             /** @description Username of the account the token acts for */
             owner: string;
+            /** @description Only GET (and HEAD) routes */
+            readOnly: boolean;
+            /** @description Only routes of these groups; null: every group its role may call */
+            routeGroups: ("admins" | "agents" | "audit" | "auth" | "backups" | "clients" | "devices" | "docs" | "hosts" | "interfaces" | "nodes" | "outbounds" | "overview" | "routing" | "settings" | "system" | "template" | "tokens")[] | null;
             /** @description The token in the clear (`wrn_…`): shown this once only */
             token: string;
             /** @example Authorization: Bearer <token> */
@@ -2041,6 +2161,8 @@ export interface components {
             ok: true;
         };
         LoginDto: {
+            /** @description With two-factor sign-in on: a six-digit code from the authenticator app, or an unused recovery code. Without it such a sign-in answers `{"needCode": true}` */
+            code?: string;
             /** Format: password */
             password: string;
             username: string;
@@ -2472,12 +2594,17 @@ export interface components {
         };
         SignedInDto: {
             /** Format: date-time */
-            expiresAt: string;
+            expiresAt?: string;
             /** @description Signed in with a temporary password the owner set: every route but `POST /api/auth/password` (or `PATCH /api/auth/me`), `GET /api/auth/me` and `POST /api/auth/logout` answers 403 until it is changed */
-            mustChangePassword: boolean;
+            mustChangePassword?: boolean;
+            /**
+             * @description The password was right and two-factor sign-in is on: send it again with `code`
+             * @enum {boolean}
+             */
+            needCode?: true;
             /** @description The session token: send as `Authorization: Bearer <token>` (also set as an HttpOnly cookie) */
-            token: string;
-            user: components["schemas"]["UserDto"];
+            token?: string;
+            user?: components["schemas"]["UserDto"];
         };
         SyncDto: {
             appliedRevision: number;
@@ -2646,6 +2773,13 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             enabled: boolean;
+            /** @description Whether the expiry has passed (the token answers 401) */
+            expired: boolean;
+            /**
+             * Format: date-time
+             * @description Past it the token answers 401; null: never expires
+             */
+            expiresAt: string | null;
             /** @description The first characters of the token, to tell tokens apart */
             hint: string;
             /** Format: uuid */
@@ -2658,6 +2792,50 @@ export interface components {
             name: string;
             /** @description Username of the account the token acts for */
             owner: string;
+            /** @description Only GET (and HEAD) routes */
+            readOnly: boolean;
+            /** @description Only routes of these groups; null: every group its role may call */
+            routeGroups: ("admins" | "agents" | "audit" | "auth" | "backups" | "clients" | "devices" | "docs" | "hosts" | "interfaces" | "nodes" | "outbounds" | "overview" | "routing" | "settings" | "system" | "template" | "tokens")[] | null;
+        };
+        TotpCodeDto: {
+            /**
+             * @description A six-digit code from the authenticator app (or, to turn 2FA off, an unused recovery code)
+             * @example 123456
+             */
+            code: string;
+        };
+        TotpConfirmedDto: {
+            /** @enum {boolean} */
+            enabled: true;
+            /** @description One-time recovery codes, each signs in (or turns 2FA off) once in place of a code: shown this once only */
+            recoveryCodes: string[];
+        };
+        TotpDisabledDto: {
+            /** @enum {boolean} */
+            enabled: false;
+        };
+        TotpResetDto: {
+            /**
+             * @description The user's two-factor sign-in is off
+             * @enum {boolean}
+             */
+            enabled: false;
+            /** Format: uuid */
+            id: string;
+        };
+        TotpStartedDto: {
+            /** @description The TOTP secret (base32), for typing into an app: shown this once only */
+            secret: string;
+            /** @description The `otpauth://totp/…` URI holding the secret, for a QR code */
+            uri: string;
+        };
+        TotpStatusDto: {
+            /** @description Whether sign-in asks for a code */
+            enabled: boolean;
+            /** @description A secret was started but not yet confirmed with a code */
+            pending: boolean;
+            /** @description Unused recovery codes (0 while 2FA is off) */
+            recoveryCodesLeft: number;
         };
         TrafficDto: {
             downBytes: number;
@@ -2962,7 +3140,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3022,7 +3200,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3107,7 +3285,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3174,7 +3352,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3272,7 +3450,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3292,6 +3470,91 @@ export interface operations {
             };
             /** @description conflicts with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_admins_id_reset_2fa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TotpResetDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3366,7 +3629,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3462,7 +3725,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3723,7 +3986,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3806,7 +4069,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3880,6 +4143,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description internal error (no detail) */
             500: {
                 headers: {
@@ -3931,7 +4203,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4018,7 +4290,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4101,7 +4373,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4157,7 +4429,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4233,7 +4505,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4244,6 +4516,328 @@ export interface operations {
             };
             /** @description no such resource (or an id that cannot be one) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_auth_totp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TotpStatusDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_auth_totp_confirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TotpCodeDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TotpConfirmedDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_auth_totp_disable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TotpCodeDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TotpDisabledDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description too many attempts; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_auth_totp_start: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TotpStartedDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4316,7 +4910,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4381,7 +4975,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4467,7 +5061,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4534,7 +5128,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4637,7 +5231,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4740,7 +5334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4810,7 +5404,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4906,7 +5500,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4966,7 +5560,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5060,7 +5654,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5127,7 +5721,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5216,7 +5810,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5313,7 +5907,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5384,7 +5978,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5478,7 +6072,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5563,7 +6157,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5648,7 +6242,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5736,7 +6330,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5801,7 +6395,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5945,7 +6539,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6014,7 +6608,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6108,7 +6702,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6197,7 +6791,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6292,7 +6886,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6361,7 +6955,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6455,7 +7049,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6525,7 +7119,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6623,7 +7217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6732,7 +7326,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6788,7 +7382,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6844,7 +7438,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6904,7 +7498,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6989,7 +7583,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7059,7 +7653,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7157,7 +7751,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7251,7 +7845,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7343,7 +7937,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7402,7 +7996,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7471,7 +8065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7565,7 +8159,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7632,7 +8226,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7730,7 +8324,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7827,7 +8421,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7917,7 +8511,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8000,7 +8594,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8059,7 +8653,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8131,7 +8725,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8221,7 +8815,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8315,7 +8909,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8404,7 +8998,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8494,7 +9088,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8577,7 +9171,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8637,7 +9231,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8711,7 +9305,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8771,7 +9365,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8839,7 +9433,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8902,7 +9496,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8994,7 +9588,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9054,7 +9648,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9130,7 +9724,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9219,7 +9813,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site */
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
                 headers: {
                     [name: string]: unknown;

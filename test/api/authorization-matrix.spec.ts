@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { READ_ONLY_METHODS, type RouteGroup } from '#libs/contracts/route-groups.js';
 import { USER_ROLES, type UserRole } from '#libs/contracts/user-roles.js';
 import { RouteTableService, type RouteEntry } from '../../apps/controller/src/docs/route-table.service.js';
 import { enrol } from '../support/agent-link-client.js';
@@ -12,8 +13,9 @@ import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js'
 /**
  * The authorization matrix: every route of the route table called with every kind of credential.
  * What each cell must be is derived here, not taken from the panel's answers: from the roles each
- * route declares (its `@Route`, read from the route table) and from what this file states each
- * credential is (`is`: the role it signs in as, or `unknown` for one the panel must not know).
+ * route declares (its `@Route`, read from the route table: roles, method, group) and from what
+ * this file states each credential is (`is`: the role it signs in as, or `unknown` for one the
+ * panel must not know; `scope`: what a scoped API token was issued with).
  *
  * A cell: `401` (who are you?), `403` (not allowed), `ok` (past the guard: whatever the route
  * answers to a random id and its example body, as long as it is neither 401 nor 403, nor a 5xx),
@@ -39,6 +41,8 @@ interface Credential {
   is: UserRole | 'unknown';
   /** Its user still has a temporary password to change: only `beforePasswordChange` routes let it through. */
   temporary?: boolean;
+  /** An API token narrower than its user (docs/roles.md, "Scoped tokens"), as the test issued it. */
+  scope?: { readOnly?: boolean; routeGroups?: RouteGroup[] };
   headers(method: string): Promise<Record<string, string>>;
 }
 
@@ -156,6 +160,27 @@ beforeAll(async () => {
       { column: `${role} session`, is: role, headers: sessionOf(user) },
     );
   }
+  // Scoped tokens: the cells follow from the role, the route's method and group, and the scope.
+  const readOnly = { readOnly: true };
+  const clientsOnly: { routeGroups: RouteGroup[] } = { routeGroups: ['clients', 'devices'] };
+  const scopedAdmin = await f.createUser('admin');
+  const expiring = await f.createToken({ name: 'expiring', expiresAt: new Date(Date.now() + 3600_000).toISOString() });
+  await t.query(`update api_tokens set expires_at = now() - interval '1 second' where id = $1`, [expiring.id]);
+  credentials.push(
+    { column: 'expired token', is: 'unknown', headers: bearer(expiring.token) },
+    {
+      column: 'owner read-only token',
+      is: 'owner',
+      scope: readOnly,
+      headers: bearer((await f.createToken({ name: 'owner-read-only', ...readOnly })).token),
+    },
+    {
+      column: 'admin token for clients, devices',
+      is: 'admin',
+      scope: clientsOnly,
+      headers: bearer((await f.createToken({ name: 'admin-clients', ...clientsOnly }, scopedAdmin.token)).token),
+    },
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -165,12 +190,15 @@ afterAll(async () => {
 
 const routeKeyOf = (route: RouteEntry) => routeKey({ method: route.method, path: route.fullPath });
 
-/** What the cell must be: from the route's declared roles and what the credential is. */
+/** What the cell must be: from the route's declared roles and group, and what the credential is (role and scope). */
 function expectedCell(route: RouteEntry, credential: Credential): string {
   if (route.public) return 'public';
   if (credential.is === 'unknown') return '401';
+  if (!route.roles.includes(credential.is)) return '403';
   if (credential.temporary && !route.beforePasswordChange) return '403';
-  return route.roles.includes(credential.is) ? 'ok' : '403';
+  if (credential.scope?.readOnly && !READ_ONLY_METHODS.includes(route.method)) return '403';
+  if (credential.scope?.routeGroups && !credential.scope.routeGroups.includes(route.group)) return '403';
+  return 'ok';
 }
 
 /**
@@ -197,12 +225,14 @@ states each credential is; the panel's answers are compared with them. A cell th
 honour reads \`got (expected want)\` and fails the test.
 
 Cells: \`401\` the caller is not known (no credential, a made-up, disabled or deleted one, an
-expired or signed-out session, a token whose user is gone, a disabled user's token or session, an
-agent's credential, which is for the agent link only); \`403\` known but not allowed (the
-temporary-password columns: every route but the few declared \`beforePasswordChange\`); \`ok\`
-past the guard (the route then answers whatever it answers to a random id and its example body,
-never 401, a 5xx or a 403 but one its own rules give about a field: \`PATCH /api/settings\`
-refuses owner-only fields to an admin); \`public\` a
+expired or signed-out session, an expired token, a token whose user is gone, a disabled user's
+token or session, an agent's credential, which is for the agent link only); \`403\` known but not
+allowed (by role; the temporary-password columns: every route but the few declared
+\`beforePasswordChange\`; or by a scoped token's scope: a read-only token on a route that is not
+GET, a token limited to route groups on a route of another group); \`ok\` past the guard (the route
+then answers whatever it answers to a random id and its example body, never 401, a 5xx or a 403 but
+one its own rules give about a field: \`PATCH /api/settings\` refuses owner-only fields to an
+admin); \`public\` a
 public route (the credential changes nothing: the same answer as without one, never a 5xx).
 Session columns send the cookie as the panel's own page does (with \`Origin\` and
 \`Sec-Fetch-Site: same-origin\` on unsafe methods).`;

@@ -183,7 +183,8 @@ describe('a backup round trip', () => {
     expect(restored.status).toBe(200);
     ownerA = await a.login();
     expect((await a.call('GET', `clients/${client.id}`, { token: ownerA })).status).toBe(200);
-    // The newest migration ran over the restored data: its counters counted the loaded clients.
+    // The newest migration ran over the restored data (its columns took their defaults), and the
+    // counters counted the loaded clients.
     expect((await a.query(`select name from warren_migrations order by id desc limit 1`))[0]).toEqual({
       name: migrations.at(-1)!.name,
     });

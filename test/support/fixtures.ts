@@ -233,7 +233,7 @@ export function fixtures(session: () => { t: PanelEndpoint; token: string }, opt
         200,
         typed().POST('/api/auth/login', { body: { username: user.username, password: user.password } }),
       );
-      return { ...user, token: signedIn.token };
+      return { ...user, token: signedIn.token! };
     },
     async revision(nodeId) {
       const [row] = await query<{ desired_revision: string }>('select desired_revision from nodes where id = $1', [

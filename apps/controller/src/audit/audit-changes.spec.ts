@@ -3,7 +3,7 @@ import { nameOf, recordable, removedFields, requestedChanges } from './audit-cha
 import { auditedRoute } from './audited-route.js';
 
 const route = (method: RouteSpec['method'], path: string, audit?: RouteSpec['audit']): RouteSpec =>
-  ({ method, path, group: 'g', summary: 's', roles: ['owner'], response: Object, audit }) as RouteSpec;
+  ({ method, path, group: 'clients', summary: 's', roles: ['owner'], response: Object, audit }) as RouteSpec;
 
 describe('auditedRoute', () => {
   test('names actions and targets from the method and path', () => {

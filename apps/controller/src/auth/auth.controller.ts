@@ -32,7 +32,8 @@ export class AuthController {
     method: 'POST',
     path: 'auth/login',
     group: 'auth',
-    summary: 'Sign in with username and password; returns a session token (also set as an HttpOnly cookie)',
+    summary:
+      'Sign in with username and password (and `code` when two-factor sign-in is on); returns a session token (also set as an HttpOnly cookie), or `{"needCode": true}`',
     example: { username: 'admin', password: 'correct horse battery staple' },
     public: true,
     audit: { target: 'users', self: true, fields: false },
@@ -41,10 +42,13 @@ export class AuthController {
   })
   async login(@Body() body: LoginDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     assertSignInNotFromElsewhere(request, this.config.publicUrl);
-    const signedIn = await this.auth.login(body.username, body.password, {
-      ip: request.ip,
-      userAgent: request.headers['user-agent'],
-    });
+    const signedIn = await this.auth.login(
+      body.username,
+      body.password,
+      { ip: request.ip, userAgent: request.headers['user-agent'] },
+      body.code,
+    );
+    if ('needCode' in signedIn) return signedIn;
     reply.setCookie(SESSION_COOKIE, signedIn.token, {
       httpOnly: true,
       sameSite: 'strict',

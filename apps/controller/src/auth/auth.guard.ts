@@ -3,7 +3,8 @@ import { Reflector } from '@nestjs/core';
 import { forbidden, unauthorized } from '../http/api-error.js';
 import { ROUTE_SPEC, type RouteSpec } from '../http/route.decorator.js';
 import { AuthService } from './auth.service.js';
-import { SESSION_COOKIE, type AuthenticatedRequest } from './principal.js';
+import { READ_ONLY_METHODS } from '#libs/contracts/route-groups.js';
+import { SESSION_COOKIE, type AuthenticatedRequest, type TokenScope } from './principal.js';
 import { assertCookieRequestFromPanel } from './request-site.js';
 import type { WarrenConfig } from '../config/config.js';
 import { WARREN_CONFIG } from '../runtime.js';
@@ -11,8 +12,9 @@ import { WARREN_CONFIG } from '../runtime.js';
 /**
  * Every route needs credentials unless its route-table entry says `public: true`, and then a
  * role its entry lists. A handler with no entry at all is treated as private and open to no
- * role: forgetting the declaration fails closed. API tokens act with their user's role. A user
- * with a temporary password still to change reaches only the routes marked `beforePasswordChange`.
+ * role: forgetting the declaration fails closed. API tokens act with their user's role, narrowed
+ * by their scope (read-only, route groups); an expired token is unknown (401). A user with a
+ * temporary password still to change reaches only the routes marked `beforePasswordChange`.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -38,9 +40,18 @@ export class AuthGuard implements CanActivate {
         'change the temporary password first: POST /api/auth/password {"currentPassword", "newPassword"}',
         'mustChangePassword',
       );
+    if (principal.scope) assertWithinScope(principal.scope, spec, request.method);
     request.principal = principal;
     return true;
   }
+}
+
+/** A scoped token reaches less than its user's role: only safe methods when read-only, only its route groups. */
+function assertWithinScope(scope: TokenScope, spec: RouteSpec, method: string): void {
+  if (scope.readOnly && !READ_ONLY_METHODS.includes(method))
+    throw forbidden('this API token is read-only: it may only call GET routes');
+  if (scope.routeGroups && !scope.routeGroups.includes(spec.group))
+    throw forbidden(`this API token may not call routes of the ${spec.group} group`);
 }
 
 function bearerToken(header: string | undefined): string | undefined {

@@ -7,6 +7,10 @@ import { CredentialsRepository } from './credentials.repository.js';
 import { LoginThrottleRepository } from './login-throttle.repository.js';
 import { LoginThrottleService } from './login-throttle.service.js';
 import { UsersRepository } from './users.repository.js';
+import { TotpClock } from './totp/totp-clock.js';
+import { TotpController } from './totp/totp.controller.js';
+import { TotpRepository } from './totp/totp.repository.js';
+import { TotpService } from './totp/totp.service.js';
 
 /**
  * Sign-in, sessions and the guard every route passes (registered here as the app-wide guard).
@@ -14,13 +18,16 @@ import { UsersRepository } from './users.repository.js';
  * the User entity).
  */
 @Module({
-  controllers: [AuthController],
+  controllers: [AuthController, TotpController],
   providers: [
     AuthService,
     LoginThrottleService,
     LoginThrottleRepository,
     UsersRepository,
     CredentialsRepository,
+    TotpService,
+    TotpRepository,
+    TotpClock,
     { provide: APP_GUARD, useClass: AuthGuard },
   ],
 })

@@ -6,6 +6,7 @@ import { WARREN_CONFIG } from '../runtime.js';
 import type { WarrenConfig } from '../config/config.js';
 import { CredentialsRepository } from './credentials.repository.js';
 import { LoginThrottleService } from './login-throttle.service.js';
+import { TotpService, wrongCode } from './totp/totp.service.js';
 import { DECOY_HASH, hashPassword, verifyPassword } from './password.js';
 import type { Principal } from './principal.js';
 import { UsersRepository, type SessionView } from './users.repository.js';
@@ -24,6 +25,11 @@ export interface SignInFrom {
   userAgent?: string;
 }
 
+/** The password was right, two-factor sign-in is on and no code came: no session yet. */
+export interface NeedCode {
+  needCode: true;
+}
+
 /** Password sign-in, sessions, and turning a presented credential into a Principal. */
 @Injectable()
 export class AuthService {
@@ -33,9 +39,10 @@ export class AuthService {
     private readonly throttle: LoginThrottleService,
     private readonly users: UsersRepository,
     private readonly credentials: CredentialsRepository,
+    private readonly totp: TotpService,
   ) {}
 
-  async login(username: string, password: string, { ip, userAgent }: SignInFrom): Promise<SignedIn> {
+  async login(username: string, password: string, { ip, userAgent }: SignInFrom, code?: string): Promise<SignedIn | NeedCode> {
     const keys = LoginThrottleService.keys(ip, username);
     await this.throttle.begin(keys);
     const user = await this.users.findByUsername(username);
@@ -44,6 +51,16 @@ export class AuthService {
       // An operator's signal of guessing (the throttle then stops it); the username is quoted, never the password.
       this.logger.warn(`sign-in refused for ${JSON.stringify(username.slice(0, 64))} from ${ip}`);
       throw unauthorized('invalid username or password');
+    }
+    // Two-factor sign-in (totp/totp.service.ts): a wrong code stays counted as a failed sign-in.
+    const second = await this.totp.signIn(user.id, code);
+    if (second === 'missing') {
+      await this.throttle.givenBack(keys);
+      return { needCode: true };
+    }
+    if (second === 'wrong') {
+      this.logger.warn(`sign-in of ${user.username} from ${ip} refused: wrong two-factor code`);
+      throw wrongCode(401, 'the two-factor code is wrong or has been used');
     }
     await this.throttle.succeeded(keys);
     // Only after the right password: the answer tells nothing about an account to a guesser.

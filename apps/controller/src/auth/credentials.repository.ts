@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { PreparedPool } from '../database/prepared-pool.js';
 import { PREPARED_POOL } from '../runtime.js';
+import type { RouteGroup } from '#libs/contracts/route-groups.js';
 import type { UserRole } from '#libs/contracts/user-roles.js';
+import type { TokenScope } from './principal.js';
 
 /** Whose a presented credential is, when it is valid. */
 export interface CredentialOwner {
@@ -64,14 +66,18 @@ export class CredentialsRepository {
     return owner(row);
   }
 
-  /** An enabled API token's owner; records the use when the last one is over a minute old. */
-  async apiTokenOwner(secretHash: string): Promise<CredentialOwner | undefined> {
-    const [row] = await this.prepared.query<CredentialRow>(
+  /**
+   * An enabled, unexpired API token's owner and scope; records the use when the last one is over
+   * a minute old. The join reads the user's row on every request, so whatever the user's state
+   * says about them holds for their tokens at once (a deleted user's tokens are gone by cascade).
+   */
+  async apiTokenOwner(secretHash: string): Promise<(CredentialOwner & { scope: TokenScope }) | undefined> {
+    const [row] = await this.prepared.query<CredentialRow & TokenScopeRow & { stale: boolean }>(
       'auth_api_token',
-      `select t.id, t.user_id, u.username, u.role, u.must_change_password,
+      `select t.id, t.user_id, u.username, u.role, u.must_change_password, t.read_only, t.expires_at, t.route_groups,
               (t.last_used_at is null or t.last_used_at < now() - interval '60 seconds') as stale
          from api_tokens t join users u on u.id = t.user_id
-        where t.secret_hash = $1 and t.enabled and u.enabled`,
+        where t.secret_hash = $1 and t.enabled and u.enabled and (t.expires_at is null or t.expires_at > now())`,
       [secretHash],
     );
     if (!row) return undefined;
@@ -80,6 +86,15 @@ export class CredentialsRepository {
       await this.prepared.query('auth_token_used', 'update api_tokens set last_used_at = now() where id = $1', [
         row.id,
       ]);
-    return owner(row);
+    return {
+      ...owner(row),
+      scope: { readOnly: row.read_only, routeGroups: row.route_groups, expiresAt: row.expires_at },
+    };
   }
+}
+
+interface TokenScopeRow {
+  read_only: boolean;
+  expires_at: Date | null;
+  route_groups: RouteGroup[] | null;
 }

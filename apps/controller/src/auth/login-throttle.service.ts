@@ -61,4 +61,13 @@ export class LoginThrottleService {
     await this.throttles.clear(keys.pair.key);
     await this.throttles.refund(keys.address);
   }
+
+  /**
+   * The password was right but the sign-in is not done (two-factor sign-in asks for a code): the
+   * attempt is given back on both counters, and nothing is cleared, so wrong codes keep adding up.
+   */
+  async givenBack(keys: AttemptKeys): Promise<void> {
+    await this.throttles.refund(keys.pair);
+    await this.throttles.refund(keys.address);
+  }
 }

@@ -18,6 +18,14 @@ export const User = defineEntity({
     enabled: p.boolean().default(true),
     /** Set with a temporary password the owner chose: every route but the password change refuses until then. */
     mustChangePassword: p.boolean().default(false),
+    /**
+     * The TOTP secret (base32): set by `POST /api/auth/totp/start`, in force once `totpEnabled`.
+     * Shown once, at start; never in an answer or a log after (docs/roles.md, "Two-factor sign-in").
+     */
+    totpSecret: p.string().length(64).nullable().hidden(),
+    totpEnabled: p.boolean().default(false),
+    /** The last TOTP time step accepted for this user: a code of it or an earlier step is not taken again. */
+    totpLastStep: p.bigint('number').nullable().hidden(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

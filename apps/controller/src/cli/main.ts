@@ -116,6 +116,12 @@ const COMMANDS: Record<
     run: async (config, _, [username]) =>
       (await import('./admin-commands.js')).adminSetEnabled(config, username, false),
   },
+  'admin reset-2fa': {
+    options: ['username'],
+    args: 0,
+    run: async (config, options) =>
+      (await import('./reset-2fa.js')).resetTwoFactor(config, { username: options.username }),
+  },
 };
 
 /** `warren`: the panel's command line. Exit codes: 0 done, 1 the command failed, 2 wrong usage or configuration. */

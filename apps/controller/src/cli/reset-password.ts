@@ -3,7 +3,8 @@ import { UsersRepository } from '../auth/users.repository.js';
 import { NewPasswordDto } from '../auth/dto/change-password.dto.js';
 import type { WarrenConfig } from '../config/config.js';
 import { openPanelDatabase } from './panel-database.js';
-import { CommandFailed, NO_OWNER, UsageError } from './usage.js';
+import { accountUser } from './account-user.js';
+import { CommandFailed, UsageError } from './usage.js';
 import { validateOption } from './validate-option.js';
 
 /** One line from standard input: the password, without its line ending. */
@@ -33,10 +34,7 @@ export async function resetPassword(
   let result: { username: string; sessionsEnded: number };
   try {
     const users = new UsersRepository(database.orm);
-    const user =
-      options.username === undefined ? await users.findOwner() : await users.findByUsername(options.username);
-    if (!user)
-      throw new CommandFailed(options.username === undefined ? NO_OWNER : `there is no user "${options.username}"`);
+    const user = await accountUser(users, options.username);
     const temporary = options.temporary ?? false;
     const sessionsEnded = await users.changePassword(user.id, await hashPassword(password), undefined, temporary);
     if (sessionsEnded === null) throw new CommandFailed(`the user "${user.username}" was deleted meanwhile`);

@@ -23,6 +23,9 @@ Commands:
   admin enable USERNAME               Let a disabled user sign in again.
   admin disable USERNAME              Disable a user: sessions end, API tokens are refused (never
                                       the last enabled owner).
+  admin reset-2fa [--username NAME]   Turn off two-factor sign-in of the owner account (or NAME):
+                                      its TOTP secret and recovery codes are forgotten, so the
+                                      password alone signs in; sessions and API tokens stay.
 
 Options:
   --json                              Machine-readable output: the JSON alone on stdout (logs and

@@ -2,6 +2,7 @@ import { ApiToken } from '../tokens/api-token.entity.js';
 import { AuditEntry } from '../audit/audit-entry.entity.js';
 import { LoginThrottle } from '../auth/login-throttle.entity.js';
 import { Session } from '../auth/session.entity.js';
+import { RecoveryCode } from '../auth/totp/recovery-code.entity.js';
 import { User } from '../auth/user.entity.js';
 import { Account } from '../clients/account.entity.js';
 import { Client } from '../clients/client.entity.js';
@@ -27,6 +28,7 @@ export const ENTITIES = [
   Session,
   ApiToken,
   LoginThrottle,
+  RecoveryCode,
   Node,
   NodeAgent,
   TunnelInterface,

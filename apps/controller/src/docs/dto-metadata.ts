@@ -72,7 +72,10 @@ function withRules(target: object, property: string, metadata: PropertyMetadata)
   // An array of primitives: swagger reads `items` beside `type: 'array'`.
   const element = (metadata.type as (() => unknown[]) | undefined)?.()?.[0];
   const itemType = element === Number ? 'number' : element === Boolean ? 'boolean' : 'string';
-  return { ...metadata, ...own, type: 'array', isArray: false, items: { type: itemType, ...items } };
+  // An array of a literal union: the plugin states the union as the array's own enum; it is the items'.
+  const { enum: values, ...rest } = metadata;
+  const itemValues = values === undefined ? {} : { enum: values };
+  return { ...rest, ...own, type: 'array', isArray: false, items: { type: itemType, ...itemValues, ...items } };
 }
 
 /** Where @nestjs/swagger keeps a property's @ApiProperty options (its DECORATORS.API_MODEL_PROPERTIES). */

@@ -13,7 +13,8 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { USER_ROLES, type UserRole } from '#libs/contracts/user-roles.js';
+import type { RouteGroup } from '#libs/contracts/route-groups.js';
+import type { UserRole } from '#libs/contracts/user-roles.js';
 import { ApiErrorDto } from './api-error.dto.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -26,7 +27,8 @@ interface RouteDeclaration {
   method: HttpMethod;
   /** Relative to `<base path>/api/`, with `:name` parameters, e.g. `tokens/:id`. */
   path: string;
-  group: string;
+  /** One of libs/contracts/route-groups.ts: what a token limited to groups is checked against. */
+  group: RouteGroup;
   summary: string;
   /** An example JSON body for routes that take one (its schema is the handler's `@Body()` DTO). */
   example?: unknown;
@@ -94,7 +96,7 @@ const METHOD_DECORATORS = { GET: Get, POST: Post, PUT: Put, PATCH: Patch, DELETE
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'invalid input: bad JSON, an unknown field or a failed rule (`field` names it)',
   401: 'no valid credentials (or, signing in, a wrong username or password)',
-  403: "not allowed: the caller's role is not granted the route, a temporary password is still to be changed, or a session cookie came from another site",
+  403: "not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site",
   404: 'no such resource (or an id that cannot be one)',
   409: 'conflicts with the current state',
   413: 'body larger than 1 MiB',
@@ -104,23 +106,19 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   503: 'a store the route depends on cannot be reached',
 };
 
-/** Whether a route is closed to some signed-in role (the AuthGuard answers 403 to it). */
-export function excludesSomeRole(spec: RouteSpec): boolean {
-  return !spec.public && USER_ROLES.some((role) => !spec.roles.includes(role));
-}
-
 /**
  * Every route can refuse malformed input (400, a bad URL or JSON body) and fail (500); private
  * routes refuse missing credentials, and a role they are not granted, a user whose temporary
- * password is still to change or a session cookie sent by another site with an unsafe method
- * (403); `:id` routes name nothing for an unknown id;
+ * password is still to change, a session cookie sent by another site with an unsafe method or
+ * an API token whose scope does not reach them (403); `:id` routes name nothing for an unknown id;
  * routes whose method carries a body refuse big and non-JSON ones.
  */
 export function errorStatuses(spec: RouteSpec): number[] {
   const statuses = new Set<number>([400, 500, ...(spec.errors ?? [])]);
   if (!spec.public) statuses.add(401);
-  if (excludesSomeRole(spec) || (!spec.public && (spec.method !== 'GET' || !spec.beforePasswordChange)))
-    statuses.add(403);
+  // Every private route: a role it does not list, a temporary password still to change, a cookie
+  // from another site, or an API token whose scope (read-only, route groups) does not reach it.
+  if (!spec.public) statuses.add(403);
   if (spec.path.includes(':')) statuses.add(404);
   if (spec.method !== 'GET') statuses.add(413).add(415);
   return [...statuses].sort((a, b) => a - b);

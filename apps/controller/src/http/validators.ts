@@ -1,4 +1,12 @@
-import { isIP, registerDecorator, ValidateIf, type ValidationOptions } from 'class-validator';
+import {
+  isIP,
+  IsISO8601,
+  Matches,
+  registerDecorator,
+  ValidateBy,
+  ValidateIf,
+  type ValidationOptions,
+} from 'class-validator';
 import { isIpv4 } from '#libs/wireguard/ipv4.js';
 
 /** One DNS label (RFC 1123): letters, digits and inner hyphens, 1..63 characters. */
@@ -57,4 +65,30 @@ export function IsIpAddress(options?: ValidationOptions): PropertyDecorator {
  */
 export function OptionalNotNull(): PropertyDecorator {
   return ValidateIf((_object: unknown, value: unknown) => value !== undefined);
+}
+
+// Case-insensitive by spelling ([Tt], [Zz]), not by a flag: the schema's pattern can carry no flags.
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})$/;
+const DATE_TIME_MESSAGE = '$property must be an ISO 8601 date-time with a time zone, e.g. 2027-01-01T00:00:00Z';
+/** The calendar both PostgreSQL and JavaScript print alike (four-digit years, AD). */
+const EARLIEST_DATE_TIME = Date.UTC(1970, 0, 1);
+const LATEST_DATE_TIME = Date.UTC(9999, 11, 31, 23, 59, 59);
+
+/** An ISO 8601 date-time with a time zone, between 1970 and the end of 9999 (an expiry: clients', tokens'). */
+export function IsDateTimeWithZone(): PropertyDecorator {
+  const decorators = [
+    IsISO8601({ strict: true, strictSeparator: true }, { message: DATE_TIME_MESSAGE }),
+    Matches(ISO_WITH_ZONE, { message: DATE_TIME_MESSAGE }),
+    ValidateBy({
+      name: 'expiryInRange',
+      validator: {
+        // A zone offset can carry 9999-12-31T23:59 into year 10000, which PostgreSQL stores but prints unreadably.
+        validate: (value: unknown) =>
+          typeof value !== 'string' ||
+          !(Date.parse(value) < EARLIEST_DATE_TIME || Date.parse(value) > LATEST_DATE_TIME),
+        defaultMessage: (args) => `${args?.property} must lie between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z`,
+      },
+    }),
+  ];
+  return (target, key) => decorators.forEach((decorator) => decorator(target, key));
 }

@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
+import type { RouteGroup } from '#libs/contracts/route-groups.js';
 import { User } from '../auth/user.entity.js';
 
 /** A long-lived credential for automation. Only the SHA-256 of the whole token is kept. */
@@ -18,6 +19,12 @@ export const ApiToken = defineEntity({
     enabled: p.boolean().default(true),
     user: () => p.manyToOne(User).deleteRule('cascade').index(),
     lastUsedAt: p.datetime().nullable(),
+    /** Only GET and HEAD (docs/roles.md, "Scoped tokens"). */
+    readOnly: p.boolean().default(false),
+    /** Past this moment the token answers 401, as an unknown one. */
+    expiresAt: p.datetime().nullable(),
+    /** The route groups (libs/contracts/route-groups.ts) the token may call; null: every group its role may. */
+    routeGroups: p.json<RouteGroup[]>().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

@@ -31,13 +31,19 @@ export class TokensController {
     path: 'tokens',
     group: 'tokens',
     roles: SIGNED_IN,
-    summary: 'Issue an API token; the response is the only time its value is shown',
-    example: { name: 'ci-deploy' },
+    summary:
+      'Issue an API token, optionally narrower than its user (read-only, an expiry, route groups); the response is the only time its value is shown',
+    example: {
+      name: 'ci-deploy',
+      readOnly: false,
+      expiresAt: '2099-01-01T00:00:00Z',
+      routeGroups: ['clients', 'devices'],
+    },
     status: 201,
     response: IssuedTokenDto,
   })
   async issue(@CurrentPrincipal() principal: Principal, @Body() body: CreateTokenDto) {
-    const issued = await this.tokens.issue(principal.userId, body.name);
+    const issued = await this.tokens.issue(principal, body.name, body);
     return { ...issued, usage: 'Authorization: Bearer <token>' };
   }
 

@@ -1,15 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { User } from '../auth/user.entity.js';
+import type { RouteGroup } from '#libs/contracts/route-groups.js';
 import { ApiToken } from './api-token.entity.js';
 
-export interface TokenView {
+/** What a token may do beyond its user's role: only less (docs/roles.md, "Scoped tokens"). */
+export interface TokenScopeView {
+  readOnly: boolean;
+  expiresAt: Date | null;
+  routeGroups: RouteGroup[] | null;
+}
+
+export interface TokenView extends TokenScopeView {
   id: string;
   name: string;
   hint: string;
   enabled: boolean;
   owner: string;
   lastUsedAt: Date | null;
+  expired: boolean;
   createdAt: Date;
 }
 
@@ -22,6 +31,10 @@ function view(token: ApiToken): TokenView {
     enabled: token.enabled,
     owner: token.user.username,
     lastUsedAt: token.lastUsedAt ?? null,
+    readOnly: token.readOnly,
+    expiresAt: token.expiresAt ?? null,
+    expired: token.expiresAt != null && token.expiresAt.getTime() <= Date.now(),
+    routeGroups: token.routeGroups ?? null,
     createdAt: token.createdAt,
   };
 }
@@ -48,7 +61,10 @@ export class TokensRepository {
     return tokens.map(view);
   }
 
-  async insert(userId: string, token: { name: string; hint: string; secretHash: string }): Promise<TokenView> {
+  async insert(
+    userId: string,
+    token: { name: string; hint: string; secretHash: string } & TokenScopeView,
+  ): Promise<TokenView> {
     const em = this.orm.em.fork();
     const user = await em.findOneOrFail(User, { id: userId });
     const row = em.create(ApiToken, { ...token, user, enabled: true });

@@ -23,6 +23,7 @@ export const queryKeys = {
   nodes: ['nodes'] as const,
   hosts: ['hosts'] as const,
   tokens: ['tokens'] as const,
+  totp: ['auth', 'totp'] as const,
   backups: ['backups'] as const,
   settings: ['settings'] as const,
   docs: ['docs'] as const,
@@ -58,6 +59,10 @@ export function useNodes(options: Watch = {}) {
 
 export function useHosts() {
   return useQuery({ queryKey: queryKeys.hosts, queryFn: () => must(api.GET('/api/hosts')) });
+}
+
+export function useTotpStatus() {
+  return useQuery({ queryKey: queryKeys.totp, queryFn: () => must(api.GET('/api/auth/totp')) });
 }
 
 export function useTokens() {

@@ -8,7 +8,9 @@ import { ConfirmButton, formatDate, Ltr, notifyFailure, PageHeader } from '../co
 import { PasswordChangeForm } from '../components/password-change-form.js';
 import { ListTable } from '../components/list-table.js';
 
-/** The account: password change (PATCH /api/auth/me) and the user's own sessions, to review and end. */
+import { TwoFactorCard } from './account-two-factor.js';
+
+/** The account: password change (PATCH /api/auth/me), two-factor sign-in, and the user's own sessions, to review and end. */
 export default function AccountPage() {
   const { t } = useTranslation();
   return (
@@ -16,6 +18,7 @@ export default function AccountPage() {
       <PageHeader title={t('account.title')} />
       <Stack gap="lg">
         <PasswordCard />
+        <TwoFactorCard />
         <SessionsCard />
       </Stack>
     </>

@@ -16,18 +16,27 @@ export function SignInPage() {
   const queryClient = useQueryClient();
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
+  // Two-factor sign-in: the panel answered {needCode: true} to the password; the code goes with it again.
+  const [needCode, setNeedCode] = useState(false);
+  const [code, setCode] = useState('');
   const signIn = useMutation({
-    mutationFn: () => must(api.POST('/api/auth/login', { body: { username, password } })),
+    mutationFn: () =>
+      must(
+        api.POST('/api/auth/login', {
+          body: needCode ? { username, password, code: code.trim() } : { username, password },
+        }),
+      ),
     onSuccess: (signedIn) => {
+      if (signedIn.needCode || !signedIn.user) return setNeedCode(true);
       queryClient.setQueryData(ME_KEY, {
         user: signedIn.user,
         via: 'session',
-        mustChangePassword: signedIn.mustChangePassword,
+        mustChangePassword: signedIn.mustChangePassword ?? false,
       });
       void navigate(safeNext(params.get('next')), { replace: true });
     },
   });
-  const errors = useFieldErrors(signIn.error, { username, password });
+  const errors = useFieldErrors(signIn.error, { username, password, code });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     signIn.mutate();
@@ -55,7 +64,22 @@ export function SignInPage() {
             onChange={(e) => setPassword(e.currentTarget.value)}
             error={errors.of('password')}
           />
-          <FormError error={signIn.error} fields={['username', 'password']} />
+          {needCode && (
+            <TextInput
+              label={t('signIn.code')}
+              description={t('signIn.codeHelp')}
+              name="code"
+              autoComplete="one-time-code"
+              autoFocus
+              required
+              dir="ltr"
+              value={code}
+              onChange={(e) => setCode(e.currentTarget.value)}
+              error={errors.of('code')}
+              data-testid="sign-in-code"
+            />
+          )}
+          <FormError error={signIn.error} fields={['username', 'password', 'code']} />
           <Button type="submit" loading={signIn.isPending}>
             {t('signIn.submit')}
           </Button>

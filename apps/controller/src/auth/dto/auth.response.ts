@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { DateTimeField, IdField } from '../../http/api-fields.js';
 import { USER_ROLES, type UserRole } from '#libs/contracts/user-roles.js';
 
@@ -13,23 +13,34 @@ export class UserDto {
   role!: UserRole;
 }
 
+/**
+ * What sign-in answers: a session (`token`, `expiresAt`, `user`), or, when the user has
+ * two-factor sign-in on and no code was sent, only `{"needCode": true}` and no session.
+ */
 export class SignedInDto {
-  @ApiProperty({
+  @ApiPropertyOptional({
     description: 'The session token: send as `Authorization: Bearer <token>` (also set as an HttpOnly cookie)',
   })
-  token!: string;
+  token?: string;
 
-  @DateTimeField()
-  expiresAt!: string;
+  @DateTimeField({ required: false })
+  expiresAt?: string;
 
-  @ApiProperty({ type: UserDto })
-  user!: UserDto;
+  @ApiPropertyOptional({ type: UserDto })
+  user?: UserDto;
 
-  @ApiProperty({
+  @ApiPropertyOptional({
     description:
       'Signed in with a temporary password the owner set: every route but `POST /api/auth/password` (or `PATCH /api/auth/me`), `GET /api/auth/me` and `POST /api/auth/logout` answers 403 until it is changed',
   })
-  mustChangePassword!: boolean;
+  mustChangePassword?: boolean;
+
+  @ApiPropertyOptional({
+    type: Boolean,
+    enum: [true],
+    description: 'The password was right and two-factor sign-in is on: send it again with `code`',
+  })
+  needCode?: true;
 }
 
 export class MeDto {

@@ -8,7 +8,6 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
-  IsISO8601,
   IsOptional,
   IsString,
   IsUUID,
@@ -17,9 +16,9 @@ import {
   Max,
   MaxLength,
   Min,
-  ValidateBy,
   ValidateIf,
 } from 'class-validator';
+import { IsDateTimeWithZone } from '../../http/validators.js';
 import { CLIENT_STATUSES, RESET_CYCLES, type ClientStatus, type ResetCycle } from '../client.entity.js';
 
 /** Bounds of the client fields; docs/clients.md lists the same. */
@@ -43,9 +42,6 @@ export const CLIENT_SORTS = ['newest', 'oldest', 'name', 'traffic', 'remaining',
 export type ClientSort = (typeof CLIENT_SORTS)[number];
 
 const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
-// Case-insensitive by spelling ([Tt], [Zz]), not by a flag: the schema's pattern can carry no flags.
-const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})$/;
-const DATE_TIME_MESSAGE = '$property must be an ISO 8601 date-time with a time zone, e.g. 2027-01-01T00:00:00Z';
 
 /** Present but possibly invalid: validate. Absent: skip. Unlike IsOptional, null is validated (and refused). */
 const Optional = () => ValidateIf((_object: unknown, value: unknown) => value !== undefined);
@@ -82,23 +78,7 @@ const Groups = () =>
     Matches(NO_CONTROL, { each: true, message: 'groups must not contain control characters' }),
     ArrayUnique({ message: 'groups must not repeat a group' }),
   );
-/** The calendar both PostgreSQL and JavaScript print alike (four-digit years, AD). */
-const EARLIEST_EXPIRY = Date.UTC(1970, 0, 1);
-const LATEST_EXPIRY = Date.UTC(9999, 11, 31, 23, 59, 59);
-const ExpiresAt = () =>
-  apply(
-    IsISO8601({ strict: true, strictSeparator: true }, { message: DATE_TIME_MESSAGE }),
-    Matches(ISO_WITH_ZONE, { message: DATE_TIME_MESSAGE }),
-    ValidateBy({
-      name: 'expiryInRange',
-      validator: {
-        // A zone offset can carry 9999-12-31T23:59 into year 10000, which PostgreSQL stores but prints unreadably.
-        validate: (value: unknown) =>
-          typeof value !== 'string' || !(Date.parse(value) < EARLIEST_EXPIRY || Date.parse(value) > LATEST_EXPIRY),
-        defaultMessage: (args) => `${args?.property} must lie between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z`,
-      },
-    }),
-  );
+const ExpiresAt = IsDateTimeWithZone;
 const InterfaceIds = () =>
   apply(
     IsArray(),

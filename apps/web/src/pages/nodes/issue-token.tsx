@@ -1,4 +1,5 @@
-import { Alert, Button, Code, Group, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Checkbox, Code, Group, MultiSelect, Text, TextInput } from '@mantine/core';
+import { ROUTE_GROUPS, type RouteGroup } from '../../../../../libs/contracts/route-groups.js';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -10,8 +11,9 @@ import { queryKeys } from '../../api/queries.js';
 export type IssuedToken = Schemas['IssuedTokenDto'];
 
 /**
- * Issues an API token by name; its value is shown once, with a copy button, until closed or the
- * token is deleted (the tokens area holds which one is shown, so a delete clears it).
+ * Issues an API token by name, optionally narrower than its user (read-only, an expiry, route
+ * groups); its value is shown once, with a copy button, until closed or the token is deleted (the
+ * tokens area holds which one is shown, so a delete clears it).
  */
 export function IssueToken({
   issued,
@@ -23,15 +25,31 @@ export function IssueToken({
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
+  const [readOnly, setReadOnly] = useState(false);
+  const [expiresAt, setExpiresAt] = useState('');
+  const [routeGroups, setRouteGroups] = useState<RouteGroup[]>([]);
   const issue = useMutation({
-    mutationFn: () => must(api.POST('/api/tokens', { body: { name: name.trim() } })),
+    mutationFn: () =>
+      must(
+        api.POST('/api/tokens', {
+          body: {
+            name: name.trim(),
+            readOnly,
+            expiresAt: expiresAt ? new Date(expiresAt).toISOString() : null,
+            routeGroups: routeGroups.length ? routeGroups : null,
+          },
+        }),
+      ),
     onSuccess: (token) => {
       setIssued(token);
       setName('');
+      setReadOnly(false);
+      setExpiresAt('');
+      setRouteGroups([]);
       void queryClient.invalidateQueries({ queryKey: queryKeys.tokens });
     },
   });
-  const issueErrors = useFieldErrors(issue.error, { name });
+  const issueErrors = useFieldErrors(issue.error, { name, readOnly, expiresAt, routeGroups });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     issue.mutate();
@@ -52,7 +70,37 @@ export function IssueToken({
           {t('tokens.issue')}
         </Button>
       </Group>
-      <FormError error={issue.error} fields={['name']} />
+      <Group align="flex-start" gap="xs">
+        <TextInput
+          type="datetime-local"
+          label={t('tokens.expiresAt')}
+          description={t('tokens.expiresHelp')}
+          value={expiresAt}
+          onChange={(e) => setExpiresAt(e.currentTarget.value)}
+          error={issueErrors.of('expiresAt')}
+          style={{ flex: '1 1 200px' }}
+          data-testid="token-expires"
+        />
+        <MultiSelect
+          label={t('tokens.routeGroups')}
+          description={t('tokens.routeGroupsHelp')}
+          data={ROUTE_GROUPS.map((group) => ({ value: group, label: t(`routeGroups.${group}`) }))}
+          value={routeGroups}
+          onChange={(value) => setRouteGroups(value as RouteGroup[])}
+          error={issueErrors.of('routeGroups')}
+          clearable
+          style={{ flex: '1 1 200px' }}
+          data-testid="token-groups"
+        />
+      </Group>
+      <Checkbox
+        label={t('tokens.readOnlyLabel')}
+        checked={readOnly}
+        onChange={(e) => setReadOnly(e.currentTarget.checked)}
+        error={issueErrors.of('readOnly')}
+        data-testid="token-read-only"
+      />
+      <FormError error={issue.error} fields={['name', 'readOnly', 'expiresAt', 'routeGroups']} />
       {issued && (
         <Alert
           data-testid="issued-banner"

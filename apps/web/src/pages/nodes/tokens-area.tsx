@@ -1,4 +1,4 @@
-import { Code, Stack, Switch, Title } from '@mantine/core';
+import { Badge, Code, Group, Stack, Switch, Text, Title } from '@mantine/core';
 import { IconKey } from '@tabler/icons-react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -8,8 +8,9 @@ import { ConfirmButton, formatDate, notifyFailure } from '../../components/commo
 import { ListTable } from '../../components/list-table.js';
 import { queryKeys, useTokens } from '../../api/queries.js';
 import { IssueToken, type IssuedToken } from './issue-token.js';
+import type { Schemas } from '../../api.js';
 
-/** API tokens: issue (the value is shown once, with a copy button), disable, delete. */
+/** API tokens: issue (the value is shown once, with a copy button), disable, delete; each with its scope, expiry and last use. */
 export function TokensArea() {
   const { t, i18n } = useTranslation();
   const queryClient = useQueryClient();
@@ -41,11 +42,25 @@ export function TokensArea() {
         rows={tokens.data}
         empty={t('tokens.empty')}
         rowKey={(token) => token.id}
-        minWidth={560}
+        minWidth={760}
         columns={[
           { header: t('common.name'), cell: (token) => token.name },
           { header: t('tokens.hint'), cell: (token) => <Code dir="ltr">{token.hint}</Code> },
           { header: t('tokens.owner'), cell: (token) => token.owner },
+          { header: t('tokens.scope'), cell: (token) => <TokenScope token={token} /> },
+          {
+            header: t('tokens.expires'),
+            cell: (token) =>
+              token.expired ? (
+                <Badge color="red" variant="light" data-testid="token-expired">
+                  {t('tokens.expired')}
+                </Badge>
+              ) : token.expiresAt ? (
+                formatDate(token.expiresAt, i18n.language)
+              ) : (
+                t('tokens.never')
+              ),
+          },
           { header: t('tokens.lastUsed'), cell: (token) => formatDate(token.lastUsedAt, i18n.language) },
           {
             header: t('tokens.enabled'),
@@ -68,5 +83,25 @@ export function TokensArea() {
         )}
       />
     </Stack>
+  );
+}
+
+/** What the token may do beyond its user's role: everything, or read-only and/or some route groups. */
+function TokenScope({ token }: { token: Schemas['TokenDto'] }) {
+  const { t } = useTranslation();
+  if (!token.readOnly && !token.routeGroups) return <Text size="sm">{t('tokens.fullScope')}</Text>;
+  return (
+    <Group gap={4} data-testid="token-scope">
+      {token.readOnly && (
+        <Badge variant="light" color="blue">
+          {t('tokens.readOnly')}
+        </Badge>
+      )}
+      {token.routeGroups?.map((group) => (
+        <Badge key={group} variant="outline" color="gray">
+          {t(`routeGroups.${group}`)}
+        </Badge>
+      ))}
+    </Group>
   );
 }
