@@ -4,6 +4,8 @@ import { IconCheck, IconCopy } from '@tabler/icons-react';
 import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { messageOf } from '../api.js';
+import { formatNumber } from '../format.js';
+import i18next from 'i18next';
 import { ConfirmDialog } from './confirm-dialog.js';
 
 export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {
@@ -142,7 +144,8 @@ export function formatBytes(bytes: number | null | undefined): string {
     value /= 1024;
     unit++;
   }
-  return `${value.toFixed(unit === 0 ? 0 : 1)} ${UNITS[unit]}`;
+  const digits = unit === 0 ? 0 : 1;
+  return `${formatNumber(value, { minimumFractionDigits: digits, maximumFractionDigits: digits })} ${UNITS[unit]}`;
 }
 
 /** host:port, an IPv6 address in brackets (the port would read as part of it). */
@@ -155,9 +158,11 @@ export function formatDate(value: string | number | null | undefined, language: 
   return new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(value));
 }
 
+/** "3d 4h", "2h 17m", "17m"; in Persian "۱۷ دقیقه". */
 export function formatDuration(seconds: number): string {
   const d = Math.floor(seconds / 86400);
   const h = Math.floor((seconds % 86400) / 3600);
   const m = Math.floor((seconds % 3600) / 60);
-  return d ? `${d}d ${h}h` : h ? `${h}h ${m}m` : `${m}m`;
+  const key = d ? 'duration.days' : h ? 'duration.hours' : 'duration.minutes';
+  return i18next.t(key, { d, h, m });
 }

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { Schemas } from '../api.js';
 import { StatusBadge } from '../components/badges.js';
 import { formatBytes, formatDate, Ltr } from '../components/common.js';
+import { localDigits } from '../format.js';
 import { ListTable } from '../components/list-table.js';
 
 type Client = Schemas['ClientDto'];
@@ -53,7 +54,9 @@ export function ClientsList({
         },
         {
           header: t('clients.devices'),
-          cell: (client) => <Ltr>{`${client.deviceCount} / ${client.deviceLimit}`}</Ltr>,
+          cell: (client) => (
+            <Ltr>{localDigits(`${client.deviceCount} / ${client.deviceLimit || '∞'}`)}</Ltr>
+          ),
         },
         {
           header: t('clients.expires'),

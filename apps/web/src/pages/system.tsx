@@ -4,15 +4,17 @@ import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
 import { formatBytes, Ltr, PageHeader } from '../components/common.js';
+import { formatNumber, formatPercent, localDigits } from '../format.js';
 import { PageLoader } from '../components/page-loader.js';
 import { queryKeys } from '../api/queries.js';
 
 // uPlot comes with this page only.
 const Chart = lazy(() => import('../components/chart.js'));
 const RANGES = ['5m', '1h', '6h', '24h', '48h', '7d'] as const;
-const percent = (value: number) => `${value.toFixed(0)}%`;
+// Read when drawn, so the digits follow the page's language.
+const percent = (value: number) => formatPercent(value);
 const rate = (value: number) => `${formatBytes(value)}/s`;
-const load = (value: number) => value.toFixed(2);
+const load = (value: number) => formatNumber(value, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const PERCENT: [number, number] = [0, 100];
 
 /** Host history per range and node (GET /api/system/history), and the current state of each host (GET /api/system). */
@@ -47,7 +49,8 @@ export default function SystemPage() {
           w={180}
         />
         <SegmentedControl
-          data={[...RANGES]}
+          data={RANGES.map((value) => ({ value, label: t(`system.ranges.${value}`) }))}
+          aria-label={t('system.range')}
           value={range}
           onChange={(value) => setRange(value as typeof range)}
           data-testid="range"
@@ -117,7 +120,7 @@ function Snapshot({ snapshot }: { snapshot: Schemas['SystemSnapshotDto'] }) {
       </Text>
       <Group gap="xl">
         <Text size="sm">
-          {t('system.cpu')}: <Ltr>{percent(host.cpu.percent)}</Ltr> ({host.cpu.cores})
+          {t('system.cpu')}: <Ltr>{percent(host.cpu.percent)}</Ltr> ({localDigits(host.cpu.cores)})
         </Text>
         <Text size="sm">
           {t('system.memory')}:{' '}

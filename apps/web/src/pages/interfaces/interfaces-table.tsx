@@ -6,6 +6,7 @@ import { EditAndDelete, formatBytes, hostPort, Ltr, notifyFailure } from '../../
 import { ListTable } from '../../components/list-table.js';
 import { queryKeys } from '../../api/queries.js';
 import { StateBadge } from '../../components/badges.js';
+import { localDigits } from '../../format.js';
 
 type Interface = Schemas['InterfaceDto'];
 
@@ -41,7 +42,7 @@ export function InterfacesTable({
       columns={[
         { header: t('common.name'), naming: true, cell: (entry) => entry.name },
         { header: t('interfaces.node'), cell: (entry) => entry.nodeName || entry.nodeId },
-        { header: t('interfaces.mode'), cell: (entry) => entry.mode },
+        { header: t('interfaces.mode'), cell: (entry) => t(`interfaces.modes.${entry.mode}`) },
         {
           header: t('interfaces.endpoint'),
           cell: (entry) => <Ltr>{hostPort(entry.endpointHost, entry.listenPort)}</Ltr>,
@@ -52,7 +53,7 @@ export function InterfacesTable({
           cell: (entry) => (
             // Two short lines, not one squeezed a word a line into a narrow column.
             <div style={{ whiteSpace: 'nowrap' }}>
-              <Ltr>{`${entry.allocated} / ${entry.capacity}`}</Ltr> · <Ltr>{formatBytes(entry.usedBytes)}</Ltr>
+              <Ltr>{localDigits(`${entry.allocated} / ${entry.capacity}`)}</Ltr> · <Ltr>{formatBytes(entry.usedBytes)}</Ltr>
               <Text size="xs" c="dimmed">
                 {t('interfaces.clientsDevices', { clients: entry.clients, devices: entry.devices })}
               </Text>

@@ -7,6 +7,7 @@ import { ListTable } from '../../components/list-table.js';
 import { AgentBadge, StateBadge, SyncBadge } from '../../components/badges.js';
 import { queryKeys, useNodes } from '../../api/queries.js';
 import type { Enrolment, Node } from './types.js';
+import { localDigits } from '../../format.js';
 
 /** Every node, its agent and sync state asked again every 5 s; on a phone a card each. */
 export function NodesTable({
@@ -79,7 +80,7 @@ export function NodesTable({
               <SyncBadge inSync={node.inSync} unmanaged={node.agent.state === 'unmanaged'} />
               <Text size="xs" c="dimmed">
                 <Ltr>
-                  {node.appliedRevision} / {node.desiredRevision}
+                  {localDigits(`${node.appliedRevision} / ${node.desiredRevision}`)}
                 </Ltr>
               </Text>
             </>

@@ -17,7 +17,7 @@ export function ProbeModal({ outbound, result, onClose }: { outbound: Outbound; 
           </Badge>
           {result.latencyMs !== null && (
             <Text>
-              <Ltr>{Math.round(result.latencyMs)} ms</Ltr>
+              {t('common.ms', { value: Math.round(result.latencyMs) })}
             </Text>
           )}
           {result.egressIp && (
@@ -55,7 +55,7 @@ export function ProbeModal({ outbound, result, onClose }: { outbound: Outbound; 
                         }}
                       />
                       <Text size="sm">
-                        <Ltr>{Math.round(result.stages[stage]!)} ms</Ltr>
+                        {t('common.ms', { value: Math.round(result.stages[stage]!) })}
                       </Text>
                     </Group>
                   )}
