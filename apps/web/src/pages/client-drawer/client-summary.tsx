@@ -4,6 +4,7 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { useClient } from '../../api/queries.js';
 import { ConfirmButton, formatBytes, formatDate, Ltr } from '../../components/common.js';
+import { localDigits } from '../../format.js';
 import { StatusBadge } from '../clients.js';
 
 /** A client's state and numbers, with the buttons that act on it (the managing ones only for those who manage). */
@@ -49,7 +50,7 @@ export function ClientSummary({
             }
           />
           <Info label={t('clients.expires')} value={data.expiresAt ? formatDate(data.expiresAt, i18n.language) : '—'} />
-          <Info label={t('clients.devices')} value={<Ltr>{`${data.deviceCount} / ${data.deviceLimit}`}</Ltr>} />
+          <Info label={t('clients.devices')} value={<Ltr>{localDigits(`${data.deviceCount} / ${data.deviceLimit || '∞'}`)}</Ltr>} />
           <Info label={t('clients.groups')} value={data.groups.join(', ') || '—'} />
           <Info label={t('clients.telegramId')} value={data.telegramId?.toString() ?? '—'} />
           <Info label={t('clients.lastHandshake')} value={formatDate(data.lastHandshake, i18n.language)} />

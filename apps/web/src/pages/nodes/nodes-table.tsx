@@ -86,7 +86,7 @@ export function NodesTable({
             </>
           ),
         },
-        { header: t('nodes.interfaces'), cell: (node) => node.interfaceCount },
+        { header: t('nodes.interfaces'), cell: (node) => localDigits(node.interfaceCount) },
       ]}
       actions={
         onEdit &&
