@@ -12,7 +12,6 @@ import { errorUnder, expectErrorUnder } from '../support/field-error.js';
  * name, and the forms' own defaults.
  */
 // What the callbacks given to page.evaluate() see: they run in the page, not in Node.
-declare const document: any;
 declare const localStorage: any;
 
 const session = signedInPanel();

@@ -61,8 +61,9 @@ export function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose:
   const save = useSaveInterface(entry, values, onClose);
   const amnezia = (entry?.mode ?? values.mode) === 'amnezia';
   // Each AmneziaWG input by the API's name for it (awg.jc...), so changing one clears its error alone.
-  const awgInputs = Object.fromEntries(Object.entries(values.awg).map(([field, value]) => [`awg.${field}`, value]));
-  const errors = useFieldErrors(save.error, { ...values, awg: undefined, ...awgInputs });
+  const { awg, ...others } = values;
+  const awgInputs = Object.fromEntries(Object.entries(awg).map(([field, value]) => [`awg.${field}`, value]));
+  const errors = useFieldErrors(save.error, { ...others, ...awgInputs });
   return (
     <FormModal
       title={entry ? entry.name : t('interfaces.new')}
