@@ -73,7 +73,8 @@ const LATIN_BY_NATURE = [
   /[A-Za-z0-9+/]{40,}={0,2}/g,
   /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g,
   /\S+\.(tar\.gz|tgz|gz|zip|json|conf)\b/g,
-  /\bSOCKS5\b/g,
+  // Identifiers: a Latin word with digits (wg0, eth0, device-1, SOCKS5, AmneziaWG's S1 and H4).
+  /\b[A-Za-z][A-Za-z_-]*\d+\b/g,
 ];
 
 /** The text a person sees: visible text outside code and inputs, one entry per text node. */
@@ -167,10 +168,110 @@ describe('the web panel in Persian', () => {
       const root = name === 'api-docs' ? 'header' : 'body';
       for (const problem of await nonPersian(page, root)) problems.push(`/${name}: ${problem}`);
     }
-    // The client's drawer, and the client form with its numbers.
+    // The client's drawer; the forms of a new client and a new AmneziaWG interface.
     await openSettled(page, url(`/clients/${clientId}`));
     await page.getByRole('dialog').getByText('maryam').first().waitFor();
     for (const problem of await nonPersian(page)) problems.push(`/clients/{id}: ${problem}`);
+    await openSettled(page, url('/clients'));
+    await page.getByTestId('new-client').click();
+    await page.getByTestId('client-submit').waitFor();
+    for (const problem of await nonPersian(page, '[role="dialog"]')) problems.push(`new client: ${problem}`);
+    await openSettled(page, url('/interfaces'));
+    await page.getByTestId('new-interface').click();
+    await page.getByRole('dialog').getByRole('combobox', { name: 'حالت' }).click();
+    await page.getByRole('option', { name: 'AmneziaWG' }).click();
+    await page.getByTestId('awg-fields').waitFor();
+    for (const problem of await nonPersian(page, '[role="dialog"]')) problems.push(`new interface: ${problem}`);
     expect(problems).toEqual([]);
+  });
+
+  test('the expiry is picked on the Persian calendar and stored as that day', async () => {
+    const page = await phone();
+    await openSettled(page, url('/clients'));
+    await page.getByTestId('new-client').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.locator('input[name="name"]').fill('jalali');
+    await dialog.getByTestId('client-interfaces').click();
+    await page.getByRole('option', { name: /^tunnel/ }).click();
+    await page.keyboard.press('Escape');
+    await dialog.getByTestId('expiry-jalali').click();
+    const calendar = page.getByTestId('jalali-calendar');
+    // This month on the Persian calendar, named as Persian calendars name it.
+    const persianMonth = (date: Date) =>
+      new Intl.DateTimeFormat('fa-u-ca-persian', { year: 'numeric', month: 'long' }).format(date);
+    expect(await calendar.getByTestId('jalali-month').textContent()).toBe(persianMonth(new Date()));
+    const days = await calendar.getByTestId('jalali-day').count();
+    expect(days).toBeGreaterThanOrEqual(29);
+    expect(days).toBeLessThanOrEqual(31);
+    await calendar.getByRole('button', { name: 'ماه بعد' }).click();
+    const next = await calendar.getByTestId('jalali-month').textContent();
+    expect(next).not.toBe(persianMonth(new Date()));
+    await calendar.getByTestId('jalali-day').filter({ hasText: /^۱۵$/ }).click();
+    // The input says the day in Persian; the API stores that day (local midnight).
+    await waitFor('the picked day shown', async () =>
+      /۱۵/.test(await dialog.getByTestId('expiry-jalali').inputValue()),
+    );
+    // Escape closes the calendar alone; the form stays.
+    await page.keyboard.press('Escape');
+    await calendar.waitFor({ state: 'hidden' });
+    await dialog.getByTestId('client-submit').click();
+    const made = await waitFor('the client', async () => {
+      const list = (await f.call('GET', 'clients?search=jalali')).body as { items: { expiresAt: string | null }[] };
+      return list.items[0];
+    });
+    const stored = new Date(made.expiresAt!);
+    const parts = Object.fromEntries(
+      new Intl.DateTimeFormat('en-u-ca-persian-nu-latn', { year: 'numeric', month: 'long', day: 'numeric' })
+        .formatToParts(stored)
+        .map((part) => [part.type, part.value]),
+    );
+    expect(parts.day).toBe('15');
+    expect(persianMonth(stored)).toBe(next);
+    expect([stored.getHours(), stored.getMinutes()]).toEqual([0, 0]);
+  });
+
+  test('the sign-in page switches language and theme, and both are kept', async () => {
+    const page = await phone(null);
+    await page.goto(url('/sign-in'));
+    await page.getByRole('heading', { name: 'Sign in to Warren' }).waitFor();
+    await page.getByTestId('language-menu').click();
+    await page.getByTestId('language-fa').click();
+    await page.getByRole('heading', { name: 'ورود به Warren' }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.dir)).toBe('rtl');
+    const scheme = () => page.evaluate(() => document.documentElement.getAttribute('data-mantine-color-scheme'));
+    const before = await scheme();
+    await page.getByRole('button', { name: 'پوسته روشن یا تیره' }).click();
+    await waitFor('the other theme', async () => (await scheme()) !== before);
+    const chosen = await scheme();
+    await page.reload();
+    await page.getByRole('heading', { name: 'ورود به Warren' }).waitFor();
+    expect(await scheme()).toBe(chosen);
+    // Nothing wider than the phone.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+  });
+
+  test('tags keep their case on one line; a confirm button repeats its action', async () => {
+    const page = await phone();
+    await openSettled(page, url('/routing'));
+    const tag = page.locator('.mantine-Badge-root', { hasText: 'MyHop' }).first();
+    await tag.waitFor();
+    expect(await tag.innerText()).toBe('MyHop');
+    const oneLine = await tag.evaluate((element) => {
+      const label = element.querySelector('.mantine-Badge-label') ?? element;
+      return label.scrollWidth <= label.clientWidth + 1 && element.getBoundingClientRect().height < 32;
+    });
+    expect(oneLine).toBe(true);
+
+    // Each destructive action's dialog: its confirm button says the action (the same word), and cancel.
+    await openSettled(page, url(`/clients/${clientId}`));
+    const drawer = page.getByRole('dialog').first();
+    for (const action of ['بازنشانی ترافیک', 'کلیدهای جدید', 'حذف']) {
+      await drawer.getByRole('button', { name: action, exact: true }).first().click();
+      const confirm = page.getByTestId('confirm');
+      await confirm.waitFor();
+      expect(await confirm.innerText()).toBe(action);
+      await page.getByRole('button', { name: 'انصراف' }).click();
+      await confirm.waitFor({ state: 'detached' });
+    }
   });
 });
