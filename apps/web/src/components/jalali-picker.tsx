@@ -140,10 +140,10 @@ export function JalaliDateTimeInput({
               comboboxProps={{ withinPortal: false }}
               w={80}
             />
-            <Button variant="subtle" size="xs" onClick={() => onChange('')}>
-              {t('clients.noExpiry')}
-            </Button>
           </Group>
+          <Button variant="subtle" size="xs" onClick={() => onChange('')}>
+            {t('clients.noExpiry')}
+          </Button>
         </Stack>
       </Popover.Dropdown>
     </Popover>

@@ -29,7 +29,13 @@ export function AwgFields({
         <Text size="xs" c="dimmed">
           {t('interfaces.awgHelp')} {editing && t('interfaces.awgChangeHelp')}
         </Text>
-        <Button size="compact-xs" variant="light" onClick={() => onChange(generatedAwg())} data-testid="awg-generate">
+        <Button
+          size="compact-xs"
+          variant="light"
+          onClick={() => onChange(generatedAwg())}
+          style={{ flexShrink: 0 }}
+          data-testid="awg-generate"
+        >
           {t('interfaces.awgGenerate')}
         </Button>
       </Group>
