@@ -13,7 +13,6 @@ import { waitFor } from '../support/wait-for.js';
  */
 // What the callbacks given to page.evaluate() see: they run in the page, not in Node.
 declare const document: any;
-declare const window: any;
 declare const NodeFilter: any;
 
 const session = signedInPanel();

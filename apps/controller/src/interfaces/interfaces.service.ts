@@ -242,7 +242,6 @@ function snapshot(row: TunnelInterface) {
   ];
 }
 
-
 function parseSubnet(text: string): Cidr {
   try {
     return parseInterfaceSubnet(text);

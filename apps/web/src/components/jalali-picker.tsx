@@ -1,4 +1,15 @@
-import { ActionIcon, Button, Group, Popover, Select, SimpleGrid, Stack, Text, TextInput, UnstyledButton } from '@mantine/core';
+import {
+  ActionIcon,
+  Button,
+  Group,
+  Popover,
+  Select,
+  SimpleGrid,
+  Stack,
+  Text,
+  TextInput,
+  UnstyledButton,
+} from '@mantine/core';
 import { IconChevronLeft, IconChevronRight } from '@tabler/icons-react';
 import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -18,8 +29,14 @@ const MONTH = new Intl.DateTimeFormat('fa-u-ca-persian', { year: 'numeric', mont
 const WEEKDAYS = Array.from({ length: 7 }, (_, i) =>
   new Intl.DateTimeFormat('fa', { weekday: 'narrow' }).format(new Date(2024, 0, 6 + i, 12)),
 );
-const HOURS = Array.from({ length: 24 }, (_, h) => ({ value: String(h), label: localDigits(String(h).padStart(2, '0'), 'fa') }));
-const MINUTES = Array.from({ length: 60 }, (_, m) => ({ value: String(m), label: localDigits(String(m).padStart(2, '0'), 'fa') }));
+const HOURS = Array.from({ length: 24 }, (_, h) => ({
+  value: String(h),
+  label: localDigits(String(h).padStart(2, '0'), 'fa'),
+}));
+const MINUTES = Array.from({ length: 60 }, (_, m) => ({
+  value: String(m),
+  label: localDigits(String(m).padStart(2, '0'), 'fa'),
+}));
 
 /**
  * A date and time on the Persian (Jalali) calendar, for Persian pages: a month of days from
@@ -59,14 +76,7 @@ export function JalaliDateTimeInput({
   const pick = (day: number) =>
     onChange(at(chosen?.getHours() ?? 0, chosen?.getMinutes() ?? 0, fromJalali({ ...view, day })));
   return (
-    <Popover
-      opened={opened}
-      onChange={setOpened}
-      position="bottom-start"
-      shadow="md"
-      trapFocus
-      closeOnEscape={false}
-    >
+    <Popover opened={opened} onChange={setOpened} position="bottom-start" shadow="md" trapFocus closeOnEscape={false}>
       <Popover.Target>
         <TextInput
           label={label}
@@ -83,13 +93,21 @@ export function JalaliDateTimeInput({
       <Popover.Dropdown data-testid="jalali-calendar" aria-label={t('clients.pickDate')}>
         <Stack gap="xs" w={252}>
           <Group justify="space-between" wrap="nowrap">
-            <ActionIcon variant="subtle" aria-label={t('clients.previousMonth')} onClick={() => setView(addMonths(view, -1))}>
+            <ActionIcon
+              variant="subtle"
+              aria-label={t('clients.previousMonth')}
+              onClick={() => setView(addMonths(view, -1))}
+            >
               <IconChevronRight size={16} />
             </ActionIcon>
             <Text fw={600} size="sm" data-testid="jalali-month">
               {MONTH.format(first)}
             </Text>
-            <ActionIcon variant="subtle" aria-label={t('clients.nextMonth')} onClick={() => setView(addMonths(view, 1))}>
+            <ActionIcon
+              variant="subtle"
+              aria-label={t('clients.nextMonth')}
+              onClick={() => setView(addMonths(view, 1))}
+            >
               <IconChevronLeft size={16} />
             </ActionIcon>
           </Group>

@@ -54,9 +54,7 @@ export function ClientsList({
         },
         {
           header: t('clients.devices'),
-          cell: (client) => (
-            <Ltr>{localDigits(`${client.deviceCount} / ${client.deviceLimit || '∞'}`)}</Ltr>
-          ),
+          cell: (client) => <Ltr>{localDigits(`${client.deviceCount} / ${client.deviceLimit || '∞'}`)}</Ltr>,
         },
         {
           header: t('clients.expires'),

@@ -86,9 +86,14 @@ export default function OverviewPage() {
             <Table.Tbody>
               <Row label={t('overview.version')} value={<Ltr>{panel.version}</Ltr>} />
               <Row label={t('overview.uptime')} value={formatDuration(panel.uptimeSeconds)} />
-              <Row label={t('overview.backends')} value={`${t(`overview.database.${panel.database}`)} · ${t(`overview.queue.${panel.queue}`)}`} />
+              <Row
+                label={t('overview.backends')}
+                value={`${t(`overview.database.${panel.database}`)} · ${t(`overview.queue.${panel.queue}`)}`}
+              />
               <Row label={t('overview.interfaces')} value={localDigits(inventory.interfaces)} />
-              {inventory.outbounds !== null && <Row label={t('nav.outbounds')} value={localDigits(inventory.outbounds)} />}
+              {inventory.outbounds !== null && (
+                <Row label={t('nav.outbounds')} value={localDigits(inventory.outbounds)} />
+              )}
               <Row
                 label={t('overview.lastBackup')}
                 value={panel.lastBackup ? formatDate(panel.lastBackup.createdAt, i18n.language) : t('overview.never')}

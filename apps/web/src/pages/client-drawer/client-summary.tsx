@@ -50,7 +50,10 @@ export function ClientSummary({
             }
           />
           <Info label={t('clients.expires')} value={data.expiresAt ? formatDate(data.expiresAt, i18n.language) : '—'} />
-          <Info label={t('clients.devices')} value={<Ltr>{localDigits(`${data.deviceCount} / ${data.deviceLimit || '∞'}`)}</Ltr>} />
+          <Info
+            label={t('clients.devices')}
+            value={<Ltr>{localDigits(`${data.deviceCount} / ${data.deviceLimit || '∞'}`)}</Ltr>}
+          />
           <Info label={t('clients.groups')} value={data.groups.join(', ') || '—'} />
           <Info label={t('clients.telegramId')} value={data.telegramId?.toString() ?? '—'} />
           <Info label={t('clients.lastHandshake')} value={formatDate(data.lastHandshake, i18n.language)} />

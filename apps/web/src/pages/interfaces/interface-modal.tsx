@@ -92,7 +92,10 @@ export function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose:
         {!entry && (
           <Select
             label={t('interfaces.mode')}
-            data={(['standard', 'amnezia'] as const).map((mode) => ({ value: mode, label: t(`interfaces.modes.${mode}`) }))}
+            data={(['standard', 'amnezia'] as const).map((mode) => ({
+              value: mode,
+              label: t(`interfaces.modes.${mode}`),
+            }))}
             value={values.mode}
             onChange={(value) => set('mode', value)}
             error={errors.of('mode')}

@@ -53,7 +53,8 @@ export function InterfacesTable({
           cell: (entry) => (
             // Two short lines, not one squeezed a word a line into a narrow column.
             <div style={{ whiteSpace: 'nowrap' }}>
-              <Ltr>{localDigits(`${entry.allocated} / ${entry.capacity}`)}</Ltr> · <Ltr>{formatBytes(entry.usedBytes)}</Ltr>
+              <Ltr>{localDigits(`${entry.allocated} / ${entry.capacity}`)}</Ltr> ·{' '}
+              <Ltr>{formatBytes(entry.usedBytes)}</Ltr>
               <Text size="xs" c="dimmed">
                 {t('interfaces.clientsDevices', { clients: entry.clients, devices: entry.devices })}
               </Text>

@@ -79,9 +79,7 @@ export function NodesTable({
             <>
               <SyncBadge inSync={node.inSync} unmanaged={node.agent.state === 'unmanaged'} />
               <Text size="xs" c="dimmed">
-                <Ltr>
-                  {localDigits(`${node.appliedRevision} / ${node.desiredRevision}`)}
-                </Ltr>
+                <Ltr>{localDigits(`${node.appliedRevision} / ${node.desiredRevision}`)}</Ltr>
               </Text>
             </>
           ),

@@ -37,12 +37,7 @@ export function LastCheck({ outbound }: { outbound: Outbound }) {
   return outbound.lastCheckAt ? (
     <Text size="xs" component="div">
       <CheckResult outbound={outbound} /> {formatDate(outbound.lastCheckAt, i18n.language)}
-      {outbound.latencyMs !== null && (
-        <>
-          {' '}
-          · {t('common.ms', { value: outbound.latencyMs })}
-        </>
-      )}
+      {outbound.latencyMs !== null && <> · {t('common.ms', { value: outbound.latencyMs })}</>}
       {outbound.egressIp && (
         <>
           {' '}
