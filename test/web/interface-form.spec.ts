@@ -1,9 +1,9 @@
 import type { Locator, Page } from 'playwright-core';
 import { AMNEZIA_BOUNDS, AMNEZIA_FIELDS, JMAX_MIN_GAP } from '../../libs/contracts/amnezia.js';
-import { assertWebBuilt, launchBrowser, type TestBrowser } from '../support/browser.js';
+import { assertWebBuilt, type TestBrowser } from '../support/browser.js';
 import { errorUnder, expectErrorUnder } from '../support/field-error.js';
 import { fixtures, signedInPanel, type InterfaceView } from '../support/fixtures.js';
-import { OWNER } from '../support/test-panel.js';
+import { PHONE, signedInBrowser } from '../support/signed-in-browser.js';
 import { waitFor } from '../support/wait-for.js';
 
 /**
@@ -14,7 +14,6 @@ import { waitFor } from '../support/wait-for.js';
  */
 const session = signedInPanel();
 const f = fixtures(session);
-const PHONE = { width: 390, height: 844 };
 
 describe('the interface form', () => {
   const opened: TestBrowser[] = [];
@@ -22,14 +21,12 @@ describe('the interface form', () => {
   let far = '';
 
   async function phone(language: 'en' | 'fa'): Promise<Page> {
-    const browser = await launchBrowser({ viewport: PHONE });
+    const { t } = session();
+    const browser = await signedInBrowser(
+      { origin: t.panel.origin, basePath: t.config.basePath },
+      { viewport: PHONE, language },
+    );
     opened.push(browser);
-    const signedIn = await browser.context.request.post(url('/api/auth/login'), {
-      data: OWNER,
-      headers: { Origin: session().t.panel.origin },
-    });
-    expect(signedIn.status()).toBe(200);
-    await browser.context.addInitScript(`localStorage.setItem('warren.language', '${language}')`);
     await browser.page.goto(url('/interfaces'));
     await browser.page.locator('main h2').waitFor();
     return browser.page;

@@ -1,8 +1,8 @@
 import type { Page } from 'playwright-core';
 import { WEB_PAGES } from '../../libs/contracts/web-paths.js';
-import { assertWebBuilt, launchBrowser, openSettled, type TestBrowser } from '../support/browser.js';
+import { assertWebBuilt, openSettled, type TestBrowser } from '../support/browser.js';
 import { fixtures, signedInPanel } from '../support/fixtures.js';
-import { OWNER } from '../support/test-panel.js';
+import { PHONE, signedInBrowser } from '../support/signed-in-browser.js';
 import { waitFor } from '../support/wait-for.js';
 
 /**
@@ -17,7 +17,6 @@ declare const NodeFilter: any;
 
 const session = signedInPanel();
 const f = fixtures(session);
-const PHONE = { width: 390, height: 844 };
 
 /** Values the API sends as they are: none may reach a Persian page untranslated. */
 const RAW_VALUES = [
@@ -111,14 +110,12 @@ describe('the web panel in Persian', () => {
 
   /** A phone-sized browser signed in as the owner, in Persian unless `language` says otherwise. */
   async function phone(language: 'fa' | 'en' | null = 'fa'): Promise<Page> {
-    const browser = await launchBrowser({ viewport: PHONE });
+    const { t } = session();
+    const browser = await signedInBrowser(
+      { origin: t.panel.origin, basePath: t.config.basePath },
+      { viewport: PHONE, ...(language ? { language } : {}) },
+    );
     opened.push(browser);
-    const signedIn = await browser.context.request.post(url('/api/auth/login'), {
-      data: OWNER,
-      headers: { Origin: session().t.panel.origin },
-    });
-    expect(signedIn.status()).toBe(200);
-    if (language) await browser.context.addInitScript(`localStorage.setItem('warren.language', '${language}')`);
     return browser.page;
   }
 
