@@ -160,6 +160,8 @@ describe('the web panel in Persian', () => {
       if (name === 'system') await page.getByTestId('chart').first().waitFor();
       if (name === 'clients') await page.locator('[data-row="maryam"]').first().waitFor();
       if (name === 'backups') await page.getByText('.tar.gz', { exact: false }).first().waitFor();
+      // No page wider than the phone (Persian words are wider than "5m").
+      expect([name, await page.evaluate(() => document.documentElement.scrollWidth)]).toEqual([name, PHONE.width]);
       // The API page shows the API's own texts (paths, examples) as the API sends them: its frame only.
       const root = name === 'api-docs' ? 'header' : 'body';
       for (const problem of await nonPersian(page, root)) problems.push(`/${name}: ${problem}`);

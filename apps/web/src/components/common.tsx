@@ -12,7 +12,9 @@ export function PageHeader({ title, children }: { title: string; children?: Reac
   return (
     <Group justify="space-between" mb="md" wrap="wrap" gap="sm">
       <Title order={2}>{title}</Title>
-      <Group gap="xs">{children}</Group>
+      <Group gap="xs" maw="100%">
+        {children}
+      </Group>
     </Group>
   );
 }

@@ -1,4 +1,4 @@
-import { Card, Group, SegmentedControl, Select, SimpleGrid, Text } from '@mantine/core';
+import { Box, Card, Group, SegmentedControl, Select, SimpleGrid, Text } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -48,13 +48,17 @@ export default function SystemPage() {
           onChange={(value) => setNodeId(value || null)}
           w={180}
         />
-        <SegmentedControl
-          data={RANGES.map((value) => ({ value, label: t(`system.ranges.${value}`) }))}
-          aria-label={t('system.range')}
-          value={range}
-          onChange={(value) => setRange(value as typeof range)}
-          data-testid="range"
-        />
+        {/* Within the screen on a phone: the ranges scroll sideways in their own box (words in Persian are wider). */}
+        <Box maw="100%" style={{ overflowX: 'auto' }}>
+          <SegmentedControl
+            data={RANGES.map((value) => ({ value, label: t(`system.ranges.${value}`) }))}
+            aria-label={t('system.range')}
+            value={range}
+            onChange={(value) => setRange(value as typeof range)}
+            size="sm"
+            data-testid="range"
+          />
+        </Box>
       </PageHeader>
       {!series ? (
         <PageLoader />
