@@ -31,7 +31,11 @@ describe('the Audit page', () => {
   async function browserAt(
     options: { viewport?: typeof PHONE; language?: 'fa'; user?: { username: string; password: string } } = {},
   ): Promise<Page> {
-    const browser = await signedInBrowser((path) => `${t.panel.origin}${t.config.basePath}${path}`, options.user ?? OWNER, options);
+    const browser = await signedInBrowser(
+      (path) => `${t.panel.origin}${t.config.basePath}${path}`,
+      options.user ?? OWNER,
+      options,
+    );
     opened.push(browser);
     return browser.page;
   }

@@ -1,8 +1,9 @@
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { assertWebBuilt, launchBrowser, type TestBrowser } from '../support/browser.js';
 import { fixtures, signedInPanel } from '../support/fixtures.js';
 import { OWNER } from '../support/test-panel.js';
 import { waitFor } from '../support/wait-for.js';
+import { errorUnder, expectErrorUnder } from '../support/field-error.js';
 
 /**
  * The panel's forms, dialogs and drawers in a real browser (Debian's Chromium through
@@ -11,30 +12,10 @@ import { waitFor } from '../support/wait-for.js';
  * name, and the forms' own defaults.
  */
 // What the callbacks given to page.evaluate() see: they run in the page, not in Node.
-declare const document: any;
 declare const localStorage: any;
 
 const session = signedInPanel();
 const f = fixtures(session);
-
-/** The error Mantine shows under an input (the element its aria-describedby names `…-error`), or null. */
-async function errorUnder(input: Locator): Promise<string | null> {
-  return input.evaluate((element) => {
-    for (const id of (element.getAttribute('aria-describedby') ?? '').split(' ')) {
-      if (id.endsWith('-error')) return document.getElementById(id)?.textContent ?? null;
-    }
-    return null;
-  });
-}
-
-/** Waits until the input shows exactly `text` under it (null: no error). */
-async function expectErrorUnder(input: Locator, text: string | null): Promise<void> {
-  await waitFor(`the error under the input to be ${JSON.stringify(text)}`, async () => {
-    const seen = await errorUnder(input);
-    if (seen !== text) throw new Error(`it shows ${JSON.stringify(seen)}`);
-    return true;
-  });
-}
 
 describe('forms, dialogs and drawers in a browser', () => {
   let browser: TestBrowser;
@@ -77,11 +58,11 @@ describe('forms, dialogs and drawers in a browser', () => {
     await mtu.fill('100');
     await dialog.getByTestId('interface-submit').click();
     // Both at once, from one answer, each translated from its code and numbers.
-    await expectErrorUnder(port, 'باید 65535 یا کمتر باشد.');
-    await expectErrorUnder(mtu, 'باید 576 یا بیشتر باشد.');
+    await expectErrorUnder(port, 'باید ۶۵۵۳۵ یا کمتر باشد.');
+    await expectErrorUnder(mtu, 'باید ۵۷۶ یا بیشتر باشد.');
     await mtu.fill('1420');
     await expectErrorUnder(mtu, null);
-    expect(await errorUnder(port)).toBe('باید 65535 یا کمتر باشد.');
+    expect(await errorUnder(port)).toBe('باید ۶۵۵۳۵ یا کمتر باشد.');
     await port.fill('51999');
     await expectErrorUnder(port, null);
     await dialog.getByTestId('interface-submit').click();

@@ -1,4 +1,4 @@
-import { DirectionProvider, MantineProvider, createTheme, useDirection } from '@mantine/core';
+import { Badge, DirectionProvider, MantineProvider, createTheme, useDirection } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useEffect } from 'react';
@@ -17,6 +17,15 @@ const theme = createTheme({
   primaryColor: 'teal',
   defaultRadius: 'md',
   fontFamily: 'system-ui, -apple-system, "Segoe UI", Tahoma, sans-serif',
+  components: {
+    // A badge shows a tag or name as written ("MyHop", not "MYHOP") and never breaks or cuts it.
+    Badge: Badge.extend({
+      styles: {
+        root: { textTransform: 'none', flexShrink: 0, maxWidth: 'none', overflow: 'visible' },
+        label: { overflow: 'visible', textOverflow: 'clip', whiteSpace: 'nowrap' },
+      },
+    }),
+  },
 });
 
 const queryClient = new QueryClient({

@@ -2,6 +2,7 @@ import i18next from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import { en } from './locales/en.js';
 import { fa } from './locales/fa.js';
+import { localDigits } from './format.js';
 
 export const LANGUAGES = [
   { code: 'en', label: 'English', dir: 'ltr' },
@@ -30,6 +31,10 @@ void i18next.use(initReactI18next).init({
   fallbackLng: 'en',
   interpolation: { escapeValue: false },
 });
+// `{{count, n}}`: a number in the language's digits (Persian's are written with it; English's stay as given).
+i18next.services.formatter?.add('n', (value: unknown, language?: string) =>
+  localDigits(typeof value === 'number' || typeof value === 'string' ? value : String(value), language),
+);
 applyToDocument(initial);
 i18next.on('languageChanged', (language) => {
   localStorage.setItem(STORED, language);

@@ -108,7 +108,8 @@ export function Layout() {
   );
 }
 
-function LanguageMenu() {
+/** The language switch (header and sign-in page). */
+export function LanguageMenu() {
   const { t, i18n } = useTranslation();
   return (
     <Menu position="bottom-end">
@@ -132,7 +133,8 @@ function LanguageMenu() {
   );
 }
 
-function ThemeToggle() {
+/** Light or dark (header and sign-in page). */
+export function ThemeToggle() {
   const { t } = useTranslation();
   const { setColorScheme } = useMantineColorScheme();
   const scheme = useComputedColorScheme('light');

@@ -144,7 +144,11 @@ export function readFailure(field: string, rule: string, text: string): FieldErr
     }
     return { field, code: reading.code, message: reading.sentence(label, params), ...withParams(params) };
   }
-  return { field, code: READINGS[rule]?.code ?? 'invalid', message: ownWords(field, text) };
+  // A DTO's own words for a rule whose code needs numbers (tooFew's {min}) it cannot give: the
+  // words alone, under `invalid` (else the panel would say "Needs at least 0 entries").
+  const reading = READINGS[rule];
+  const code = reading && !reading.params ? reading.code : 'invalid';
+  return { field, code, message: ownWords(field, text) };
 }
 
 /**

@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { IsArray, IsInt, IsString, Length, ValidateNested } from 'class-validator';
 import { ApiError } from './api-error.js';
 import { StrictValidationPipe } from './validation.js';
+import { readFailure } from './field-failures.js';
 
 class Item {
   @IsString()
@@ -109,5 +110,21 @@ describe('query DTOs that passed are reused', () => {
     for (const bad of [{ perPage: 'x' }, { perPage: 'x' }, { perPage: '50', extra: '1' }]) {
       await expect(pipe.transform(bad, query)).rejects.toBeInstanceOf(ApiError);
     }
+  });
+});
+
+describe('a rule given its own sentence', () => {
+  test('a numbered code without its numbers is reported as invalid, with the sentence', () => {
+    // ArrayMinSize(1, { message }): the sentence has no number to read back as {min}.
+    expect(readFailure('interfaceIds', 'arrayMinSize', 'interfaceIds must name at least one interface')).toEqual({
+      field: 'interfaceIds',
+      code: 'invalid',
+      message: '"interfaceIds" must name at least one interface.',
+    });
+    // Its default text still gives the code with its numbers.
+    expect(readFailure('interfaceIds', 'arrayMinSize', 'interfaceIds must contain at least 1 elements')).toMatchObject({
+      code: 'tooFew',
+      params: { min: 1 },
+    });
   });
 });

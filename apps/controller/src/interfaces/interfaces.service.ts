@@ -1,12 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
-  AMNEZIA_BOUNDS,
-  FORBIDDEN_S_DIFFERENCE,
+  AMNEZIA_FIELDS as AWG_FIELDS,
+  amneziaFailures,
   generateAmneziaParams,
-  JMAX_MIN_GAP,
-  validateAmneziaParams,
-  type AmneziaField,
   type AmneziaParams,
 } from '#libs/wireguard/amnezia.js';
 import { gatewayAddress, parseInterfaceSubnet } from '#libs/wireguard/address-pool.js';
@@ -245,8 +242,6 @@ function snapshot(row: TunnelInterface) {
   ];
 }
 
-const AWG_FIELDS: readonly AmneziaField[] = ['jc', 'jmin', 'jmax', 's1', 's2', 'h1', 'h2', 'h3', 'h4'];
-
 function parseSubnet(text: string): Cidr {
   try {
     return parseInterfaceSubnet(text);
@@ -256,21 +251,10 @@ function parseSubnet(text: string): Cidr {
   }
 }
 
-/** Operator-supplied AmneziaWG parameters, checked against the same bounds generation uses. */
+/** Operator-supplied AmneziaWG parameters, checked against the same bounds generation uses; every failing one reported. */
 function checkedAwg(input: AmneziaParams): AmneziaParams {
   const params = Object.fromEntries(AWG_FIELDS.map((field) => [field, input[field]])) as unknown as AmneziaParams;
-  const field = validateAmneziaParams(params);
-  if (field) throw badRequest(awgMessage(field, params), `awg.${field}`);
+  const failures = amneziaFailures(params);
+  if (failures.length) throw badRequest(failures[0]!.message, failures[0]!.field, failures);
   return params;
-}
-
-function awgMessage(field: AmneziaField, params: AmneziaParams): string {
-  const [min, max] = AMNEZIA_BOUNDS[field];
-  if (field === 'jmax' && params.jmax >= min && params.jmax <= max) {
-    return `awg.jmax must be at least awg.jmin + ${JMAX_MIN_GAP} (${params.jmin + JMAX_MIN_GAP})`;
-  }
-  if (field === 's2' && params.s2 - params.s1 === FORBIDDEN_S_DIFFERENCE) {
-    return `awg.s2 must not equal awg.s1 + ${FORBIDDEN_S_DIFFERENCE}: handshake initiation and response would have the same size`;
-  }
-  return `awg.${field} must be an integer in [${min}..${max}]`;
 }

@@ -4,13 +4,17 @@ import { IconCheck, IconCopy } from '@tabler/icons-react';
 import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { messageOf } from '../api.js';
+import { formatNumber } from '../format.js';
+import i18next from 'i18next';
 import { ConfirmDialog } from './confirm-dialog.js';
 
 export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {
   return (
     <Group justify="space-between" mb="md" wrap="wrap" gap="sm">
       <Title order={2}>{title}</Title>
-      <Group gap="xs">{children}</Group>
+      <Group gap="xs" maw="100%">
+        {children}
+      </Group>
     </Group>
   );
 }
@@ -143,7 +147,8 @@ export function formatBytes(bytes: number | null | undefined): string {
     value /= 1024;
     unit++;
   }
-  return `${value.toFixed(unit === 0 ? 0 : 1)} ${UNITS[unit]}`;
+  const digits = unit === 0 ? 0 : 1;
+  return `${formatNumber(value, { minimumFractionDigits: digits, maximumFractionDigits: digits })} ${UNITS[unit]}`;
 }
 
 /** host:port, an IPv6 address in brackets (the port would read as part of it). */
@@ -171,9 +176,11 @@ export function formatAgo(value: string | null | undefined, language: string, no
   return format.format(seconds, 'second');
 }
 
+/** "3d 4h", "2h 17m", "17m"; in Persian "۱۷ دقیقه". */
 export function formatDuration(seconds: number): string {
   const d = Math.floor(seconds / 86400);
   const h = Math.floor((seconds % 86400) / 3600);
   const m = Math.floor((seconds % 3600) / 60);
-  return d ? `${d}d ${h}h` : h ? `${h}h ${m}m` : `${m}m`;
+  const key = d ? 'duration.days' : h ? 'duration.hours' : 'duration.minutes';
+  return i18next.t(key, { d, h, m });
 }

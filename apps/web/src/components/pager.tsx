@@ -2,6 +2,7 @@ import { Group, Pagination, Select, Stack, Text } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useTranslation } from 'react-i18next';
 import { PHONE_QUERY } from './list-table.js';
+import { localDigits } from '../format.js';
 
 /**
  * A list's pages: every page reachable by number (from the total), first and last, the page size
@@ -38,6 +39,7 @@ export function Pager({
         size={phone ? 'sm' : 'md'}
         gap={phone ? 4 : 8}
         getControlProps={(control) => ({ 'aria-label': t(`list.${control}`) })}
+        getItemProps={(number) => ({ children: localDigits(number) })}
       />
       <Group gap="sm" justify="center">
         <Text size="xs" c="dimmed">
@@ -46,7 +48,7 @@ export function Pager({
         <Select
           size="xs"
           w={80}
-          data={sizes.map(String)}
+          data={sizes.map((size) => ({ value: String(size), label: localDigits(size) }))}
           value={String(perPage)}
           onChange={(value) => value && onPerPage(Number(value))}
           allowDeselect={false}

@@ -15,6 +15,7 @@ import { useTranslation } from 'react-i18next';
 import { type Schemas } from '../api.js';
 import { FormError, useFieldErrors } from '../components/form-errors.js';
 import { useInterfaceOptions } from '../api/queries.js';
+import { JalaliDateTimeInput } from '../components/jalali-picker.js';
 
 const GB = 1024 ** 3;
 const FIELDS = [
@@ -103,7 +104,7 @@ export function ClientForm({
   onSubmit: (values: ClientFormValues) => void;
   creating?: boolean;
 }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const [values, setValues] = useState(initial);
   const set = <K extends keyof ClientFormValues>(key: K, value: ClientFormValues[K]) =>
     setValues((before) => ({ ...before, [key]: value }));
@@ -113,6 +114,11 @@ export function ClientForm({
     event.preventDefault();
     onSubmit(values);
   };
+  const renew = (
+    <Button size="compact-xs" variant="light" onClick={() => set('expiresAt', renewed(values.expiresAt, 30))}>
+      {t('clients.plusDays', { days: 30 })}
+    </Button>
+  );
   return (
     <Stack component="form" onSubmit={submit} gap="sm">
       <TextInput
@@ -154,20 +160,28 @@ export function ClientForm({
         />
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, xs: 2 }}>
-        <TextInput
-          type="datetime-local"
-          label={t('clients.expires')}
-          name="expiresAt"
-          value={values.expiresAt}
-          onChange={(e) => set('expiresAt', e.currentTarget.value)}
-          error={errors.of('expiresAt')}
-          rightSectionWidth={88}
-          rightSection={
-            <Button size="compact-xs" variant="light" onClick={() => set('expiresAt', renewed(values.expiresAt, 30))}>
-              {t('clients.plusDays', { days: 30 })}
-            </Button>
-          }
-        />
+        {i18n.language === 'fa' ? (
+          // The browser's own date picker knows only the Gregorian calendar.
+          <JalaliDateTimeInput
+            label={t('clients.expires')}
+            value={values.expiresAt}
+            onChange={(value) => set('expiresAt', value)}
+            error={errors.of('expiresAt')}
+            rightSectionWidth={88}
+            rightSection={renew}
+          />
+        ) : (
+          <TextInput
+            type="datetime-local"
+            label={t('clients.expires')}
+            name="expiresAt"
+            value={values.expiresAt}
+            onChange={(e) => set('expiresAt', e.currentTarget.value)}
+            error={errors.of('expiresAt')}
+            rightSectionWidth={88}
+            rightSection={renew}
+          />
+        )}
         <Select
           label={t('clients.resetCycle')}
           data={(['none', 'daily', 'weekly', 'monthly'] as const).map((value) => ({

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { Schemas } from '../api.js';
 import { StatusBadge } from '../components/badges.js';
 import { formatBytes, formatDate, Ltr } from '../components/common.js';
+import { localDigits } from '../format.js';
 import { ListTable, type ColumnSort } from '../components/list-table.js';
 import { OnlineState } from './clients/online-state.js';
 import type { Sort } from './clients-params.js';
@@ -82,7 +83,7 @@ export function ClientsList({
         },
         {
           header: t('clients.devices'),
-          cell: (client) => <Ltr>{`${client.deviceCount} / ${client.deviceLimit}`}</Ltr>,
+          cell: (client) => <Ltr>{localDigits(`${client.deviceCount} / ${client.deviceLimit || '∞'}`)}</Ltr>,
         },
         {
           header: t('clients.expires'),

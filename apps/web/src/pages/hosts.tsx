@@ -10,6 +10,7 @@ import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
 import { NodeOfflineBadge } from '../components/node-health.js';
 import { useCanManage } from '../session.js';
+import { localDigits } from '../format.js';
 import { queryKeys, useHosts, useInterfaceOptions } from '../api/queries.js';
 
 type Host = Schemas['HostDto'];
@@ -66,7 +67,7 @@ export default function HostsPage() {
           },
           { header: t('hosts.interface'), cell: (host) => names.get(host.interfaceId) ?? host.interfaceId },
           { header: t('hosts.address'), cell: (host) => <Ltr>{hostPort(host.address, host.effectivePort)}</Ltr> },
-          { header: t('hosts.priority'), cell: (host) => host.priority },
+          { header: t('hosts.priority'), cell: (host) => localDigits(host.priority) },
         ]}
         actions={(host) =>
           canManage && (

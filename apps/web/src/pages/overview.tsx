@@ -2,6 +2,7 @@ import { Card, Group, Progress, SimpleGrid, Stack, Table, Text } from '@mantine/
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatBytes, formatDate, formatDuration, Ltr, PageHeader } from '../components/common.js';
+import { formatNumber, formatPercent, localDigits } from '../format.js';
 import { ListTable } from '../components/list-table.js';
 import { PageLoader } from '../components/page-loader.js';
 import { useOverview } from '../api/queries.js';
@@ -26,12 +27,12 @@ export default function OverviewPage() {
       <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }} mb="md">
         <Stat
           label={t('overview.clients')}
-          value={inventory.clients.total}
+          value={localDigits(inventory.clients.total)}
           detail={t('overview.clientStates', inventory.clients)}
         />
         <Stat
           label={t('overview.devicesOnline')}
-          value={<Ltr>{`${inventory.devices.online} / ${inventory.devices.total}`}</Ltr>}
+          value={<Ltr>{localDigits(`${inventory.devices.online} / ${inventory.devices.total}`)}</Ltr>}
         />
         <Stat
           label={t('overview.traffic')}
@@ -42,7 +43,7 @@ export default function OverviewPage() {
         />
         <Stat
           label={t('overview.nodesInSync')}
-          value={<Ltr>{`${panel.nodes.inSync} / ${panel.nodes.total - panel.nodes.unmanaged}`}</Ltr>}
+          value={<Ltr>{localDigits(`${panel.nodes.inSync} / ${panel.nodes.total - panel.nodes.unmanaged}`)}</Ltr>}
           detail={t(panel.nodes.unmanaged ? 'overview.nodeStatesUnmanaged' : 'overview.nodeStates', panel.nodes)}
         />
       </SimpleGrid>
@@ -57,7 +58,8 @@ export default function OverviewPage() {
               percent={host.cpu.percent}
               detail={
                 <>
-                  {host.cpu.cores} · {t('system.load')} <Ltr>{host.cpu.load1.toFixed(2)}</Ltr>
+                  {localDigits(host.cpu.cores)} · {t('system.load')}{' '}
+                  <Ltr>{formatNumber(host.cpu.load1, { minimumFractionDigits: 2, maximumFractionDigits: 2 })}</Ltr>
                 </>
               }
             />
@@ -84,10 +86,15 @@ export default function OverviewPage() {
           <Table>
             <Table.Tbody>
               <Row label={t('overview.version')} value={<Ltr>{panel.version}</Ltr>} />
-              <Row label={t('overview.uptime')} value={<Ltr>{formatDuration(panel.uptimeSeconds)}</Ltr>} />
-              <Row label={t('overview.backends')} value={<Ltr>{`${panel.database} · ${panel.queue}`}</Ltr>} />
-              <Row label={t('overview.interfaces')} value={inventory.interfaces} />
-              {inventory.outbounds !== null && <Row label={t('nav.outbounds')} value={inventory.outbounds} />}
+              <Row label={t('overview.uptime')} value={formatDuration(panel.uptimeSeconds)} />
+              <Row
+                label={t('overview.backends')}
+                value={`${t(`overview.database.${panel.database}`)} · ${t(`overview.queue.${panel.queue}`)}`}
+              />
+              <Row label={t('overview.interfaces')} value={localDigits(inventory.interfaces)} />
+              {inventory.outbounds !== null && (
+                <Row label={t('nav.outbounds')} value={localDigits(inventory.outbounds)} />
+              )}
               <Row
                 label={t('overview.lastBackup')}
                 value={panel.lastBackup ? formatDate(panel.lastBackup.createdAt, i18n.language) : t('overview.never')}
@@ -131,7 +138,7 @@ export default function OverviewPage() {
               cell: (node) =>
                 node.system ? (
                   <>
-                    <Ltr>{`${node.system.cpu.percent.toFixed(0)}%`}</Ltr>
+                    <Ltr>{formatPercent(node.system.cpu.percent)}</Ltr>
                     {isStale(node.system.sampledAt, node.agent.state) && (
                       <>
                         {' '}
@@ -174,7 +181,7 @@ function Meter({ label, percent, detail }: { label: string; percent: number; det
       <Group justify="space-between">
         <Text size="sm">{label}</Text>
         <Text size="xs" c="dimmed">
-          <Ltr>{percent.toFixed(0)}%</Ltr> · {detail}
+          {formatPercent(percent)} · {detail}
         </Text>
       </Group>
       <Progress value={percent} color={percent > 85 ? 'red' : percent > 60 ? 'yellow' : 'teal'} />

@@ -1,4 +1,4 @@
-import { Button, Center, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
+import { Button, Center, Group, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -7,6 +7,7 @@ import { api, must } from '../api.js';
 import { FormError, useFieldErrors } from '../components/form-errors.js';
 import { safeNext } from '../safe-next.js';
 import { ME_KEY } from '../session.js';
+import { LanguageMenu, ThemeToggle } from '../layout.js';
 
 /** Sign-in: POST /api/auth/login sets the HttpOnly session cookie; then back to where the person was going. */
 export function SignInPage() {
@@ -45,7 +46,14 @@ export function SignInPage() {
     <Center mih="100vh" p="md">
       <Paper withBorder shadow="sm" p="xl" w="100%" maw={380} component="form" onSubmit={submit}>
         <Stack>
-          <Title order={3}>{t('signIn.title')}</Title>
+          <Group justify="space-between" wrap="nowrap" align="flex-start">
+            <Title order={3}>{t('signIn.title')}</Title>
+            {/* Before signing in too: the language and theme are the browser's, kept in localStorage. */}
+            <Group gap="xs" wrap="nowrap">
+              <LanguageMenu />
+              <ThemeToggle />
+            </Group>
+          </Group>
           <TextInput
             label={t('signIn.username')}
             name="username"

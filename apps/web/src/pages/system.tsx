@@ -1,9 +1,10 @@
-import { Card, Group, SegmentedControl, Select, SimpleGrid, Text } from '@mantine/core';
+import { Box, Card, Group, SegmentedControl, Select, SimpleGrid, Text } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
 import { formatBytes, Ltr, PageHeader } from '../components/common.js';
+import { formatNumber, formatPercent, localDigits } from '../format.js';
 import { PageLoader } from '../components/page-loader.js';
 import { queryKeys } from '../api/queries.js';
 import { AgentBadge } from '../components/badges.js';
@@ -12,9 +13,10 @@ import { AgentGaps, formatAge, isStale, StaleNote } from '../components/node-hea
 // uPlot comes with this page only.
 const Chart = lazy(() => import('../components/chart.js'));
 const RANGES = ['5m', '1h', '6h', '24h', '48h', '7d'] as const;
-const percent = (value: number) => `${value.toFixed(0)}%`;
+// Read when drawn, so the digits follow the page's language.
+const percent = (value: number) => formatPercent(value);
 const rate = (value: number) => `${formatBytes(value)}/s`;
-const load = (value: number) => value.toFixed(2);
+const load = (value: number) => formatNumber(value, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const PERCENT: [number, number] = [0, 100];
 
 /** Host history per range and node (GET /api/system/history), and the current state of each host (GET /api/system). */
@@ -48,12 +50,17 @@ export default function SystemPage() {
           onChange={(value) => setNodeId(value || null)}
           w={180}
         />
-        <SegmentedControl
-          data={[...RANGES]}
-          value={range}
-          onChange={(value) => setRange(value as typeof range)}
-          data-testid="range"
-        />
+        {/* Within the screen on a phone: the ranges scroll sideways in their own box (words in Persian are wider). */}
+        <Box maw="100%" style={{ overflowX: 'auto' }}>
+          <SegmentedControl
+            data={RANGES.map((value) => ({ value, label: t(`system.ranges.${value}`) }))}
+            aria-label={t('system.range')}
+            value={range}
+            onChange={(value) => setRange(value as typeof range)}
+            size="sm"
+            data-testid="range"
+          />
+        </Box>
       </PageHeader>
       {!series ? (
         <PageLoader />
@@ -172,7 +179,7 @@ function Figures({ sample, children }: { sample: Schemas['SampleDto']; children?
   return (
     <Group gap="xl">
       <Text size="sm">
-        {t('system.cpu')}: <Ltr>{percent(sample.cpu.percent)}</Ltr> ({sample.cpu.cores})
+        {t('system.cpu')}: <Ltr>{percent(sample.cpu.percent)}</Ltr> ({localDigits(sample.cpu.cores)})
       </Text>
       <Text size="sm">
         {t('system.memory')}:{' '}

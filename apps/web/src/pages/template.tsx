@@ -21,6 +21,7 @@ import { PageLoader } from '../components/page-loader.js';
 import { previewOf } from './template-preview.js';
 import { useCanManage } from '../session.js';
 import { queryKeys } from '../api/queries.js';
+import { localDigits } from '../format.js';
 import { Modal } from '../components/layers.js';
 import { PreviewProblems } from './template/preview-problems.js';
 import { SecretsNotice } from './template/secrets-notice.js';
@@ -144,8 +145,8 @@ export default function TemplatePage() {
                   {preview.data.rows.map((row) => (
                     <Table.Tr key={row.section} data-section={row.section}>
                       <Table.Td>{t(`template.sections.${row.section}`)}</Table.Td>
-                      <Table.Td>{row.create}</Table.Td>
-                      <Table.Td>{row.update}</Table.Td>
+                      <Table.Td>{localDigits(row.create)}</Table.Td>
+                      <Table.Td>{localDigits(row.update)}</Table.Td>
                     </Table.Tr>
                   ))}
                 </Table.Tbody>
@@ -195,8 +196,8 @@ function ImportResult({ result }: { result: Schemas['TemplateImportResultDto'] }
           {sections.map((section) => (
             <Table.Tr key={section} data-section={section}>
               <Table.Td>{t(`template.sections.${section}`)}</Table.Td>
-              <Table.Td>{result.created[section]}</Table.Td>
-              <Table.Td>{result.updated[section]}</Table.Td>
+              <Table.Td>{localDigits(result.created[section])}</Table.Td>
+              <Table.Td>{localDigits(result.updated[section])}</Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>

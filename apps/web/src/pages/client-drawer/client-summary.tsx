@@ -4,6 +4,7 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { interfaceLabel, type useClient, type useInterfacesWithNodes } from '../../api/queries.js';
 import { ConfirmButton, Copy, formatBytes, formatDate, Ltr } from '../../components/common.js';
+import { localDigits } from '../../format.js';
 import { StatusBadge } from '../clients.js';
 import { OnlineState } from '../clients/online-state.js';
 
@@ -55,7 +56,10 @@ export function ClientSummary({
             }
           />
           <Info label={t('clients.expires')} value={data.expiresAt ? formatDate(data.expiresAt, i18n.language) : '—'} />
-          <Info label={t('clients.devices')} value={<Ltr>{`${data.deviceCount} / ${data.deviceLimit}`}</Ltr>} />
+          <Info
+            label={t('clients.devices')}
+            value={<Ltr>{localDigits(`${data.deviceCount} / ${data.deviceLimit || '∞'}`)}</Ltr>}
+          />
           <Info label={t('clients.groups')} value={data.groups.join(', ') || '—'} />
           <Info label={t('clients.telegramId')} value={data.telegramId?.toString() ?? '—'} />
           <Info

@@ -6,12 +6,14 @@ import { api, must, type Schemas } from '../../api.js';
 import { useFieldErrors } from '../../components/form-errors.js';
 import { FormModal } from '../../components/form-modal.js';
 import { queryKeys, useNodes } from '../../api/queries.js';
-import { FIELDS, interfaceValues, type InterfaceValues } from './interface-values.js';
+import { awgBody, endpointFor, FIELDS, interfaceValues, type InterfaceValues } from './interface-values.js';
+import { AwgFields } from './awg-fields.js';
 
 type Interface = Schemas['InterfaceDto'];
 
 /** Saves the form: a change to `entry`, or a new interface (on the chosen node, else the local one). */
 function useSaveInterface(entry: Interface | undefined, values: InterfaceValues, onClose: () => void) {
+  const amnezia = (entry?.mode ?? values.mode) === 'amnezia';
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: () => {
@@ -23,6 +25,8 @@ function useSaveInterface(entry: Interface | undefined, values: InterfaceValues,
         mtu: Number(values.mtu),
         dns: values.dns,
         enabled: values.enabled,
+        natInterface: values.natInterface.trim() || null,
+        ...(amnezia ? { awg: awgBody(values.awg) } : {}),
       };
       return entry
         ? must(api.PATCH('/api/interfaces/{id}', { params: { path: { id: entry.id } }, body }))
@@ -47,12 +51,19 @@ export function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose:
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const nodes = useNodes({ enabled: !entry });
+  // A new interface's endpoint is its node's address until one is typed.
+  const [endpointTyped, setEndpointTyped] = useState(Boolean(entry));
   // The list this dialog was opened from: a new interface is offered a port and subnet none uses.
   const taken = queryClient.getQueryData<Interface[]>(queryKeys.interfaces) ?? [];
-  const [values, setValues] = useState(() => interfaceValues(entry, taken));
+  const [typed, setValues] = useState(() => interfaceValues(entry, taken));
+  const values = endpointTyped ? typed : { ...typed, endpointHost: endpointFor(nodes.data, typed.nodeId) };
   const set = (key: keyof typeof values, value: unknown) => setValues((before) => ({ ...before, [key]: value }));
   const save = useSaveInterface(entry, values, onClose);
-  const errors = useFieldErrors(save.error, values);
+  const amnezia = (entry?.mode ?? values.mode) === 'amnezia';
+  // Each AmneziaWG input by the API's name for it (awg.jc...), so changing one clears its error alone.
+  const { awg, ...others } = values;
+  const awgInputs = Object.fromEntries(Object.entries(awg).map(([field, value]) => [`awg.${field}`, value]));
+  const errors = useFieldErrors(save.error, { ...others, ...awgInputs });
   return (
     <FormModal
       title={entry ? entry.name : t('interfaces.new')}
@@ -81,10 +92,10 @@ export function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose:
         {!entry && (
           <Select
             label={t('interfaces.mode')}
-            data={[
-              { value: 'standard', label: 'WireGuard' },
-              { value: 'amnezia', label: 'AmneziaWG' },
-            ]}
+            data={(['standard', 'amnezia'] as const).map((mode) => ({
+              value: mode,
+              label: t(`interfaces.modes.${mode}`),
+            }))}
             value={values.mode}
             onChange={(value) => set('mode', value)}
             error={errors.of('mode')}
@@ -107,7 +118,10 @@ export function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose:
           label={t('interfaces.endpointHost')}
           name="endpointHost"
           value={values.endpointHost}
-          onChange={(e) => set('endpointHost', e.currentTarget.value)}
+          onChange={(e) => {
+            setEndpointTyped(true);
+            set('endpointHost', e.currentTarget.value);
+          }}
           error={errors.of('endpointHost')}
         />
         <NumberInput
@@ -135,6 +149,18 @@ export function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose:
         />
       </Group>
       <TagsInput label="DNS" value={values.dns} onChange={(value) => set('dns', value)} error={errors.of('dns')} />
+      <TextInput
+        label={t('interfaces.natInterface')}
+        description={t('interfaces.natHelp')}
+        placeholder="eth0"
+        name="natInterface"
+        value={values.natInterface}
+        onChange={(e) => set('natInterface', e.currentTarget.value)}
+        error={errors.of('natInterface')}
+      />
+      {amnezia && (
+        <AwgFields awg={values.awg} onChange={(awg) => set('awg', awg)} errors={errors} editing={Boolean(entry)} />
+      )}
       <Switch
         label={t('interfaces.enabled')}
         checked={values.enabled}

@@ -1,6 +1,16 @@
 import type { Schemas } from '../../api.js';
+import {
+  AMNEZIA_FIELDS,
+  generateAmneziaWith,
+  type AmneziaField,
+  type AmneziaParams,
+} from '../../../../../libs/contracts/amnezia.js';
 
 type Interface = Schemas['InterfaceDto'];
+type Node = Schemas['NodeDto'];
+
+/** The form's AmneziaWG inputs, as typed (a cleared input is ''). */
+export type AwgValues = Record<AmneziaField, number | string>;
 
 export const FIELDS = [
   'name',
@@ -13,7 +23,38 @@ export const FIELDS = [
   'dns',
   'natInterface',
   'enabled',
+  'awg',
 ];
+
+/** A fresh set within the API's bounds (libs/contracts/amnezia.ts), drawn with the browser's crypto. */
+export function generatedAwg(): AmneziaParams {
+  return generateAmneziaWith((min, max) => {
+    const [random] = crypto.getRandomValues(new Uint32Array(1));
+    return min + (random! % (max - min + 1));
+  });
+}
+
+const LOOPBACK = /^(127\.|localhost$|::1$|\[::1\]$)/i;
+
+/**
+ * What clients of a new interface on `nodeId` (none: the local node) dial: the node's address,
+ * unless that is a loopback one (the local node's is 127.0.0.1), then the address this panel
+ * was reached on.
+ */
+export function endpointFor(nodes: Node[] | undefined, nodeId: string): string {
+  const node = nodes?.find((entry) => (nodeId ? entry.id === nodeId : entry.isLocal));
+  return node && !LOOPBACK.test(node.address) ? node.address : window.location.hostname;
+}
+
+/** The API's body for the AmneziaWG inputs: numbers where numbers were typed, the rest as typed (the API says what is wrong). */
+export function awgBody(awg: AwgValues): AmneziaParams {
+  return Object.fromEntries(
+    AMNEZIA_FIELDS.map((field) => {
+      const value = awg[field];
+      return [field, value === '' ? null : Number(value)];
+    }),
+  ) as unknown as AmneziaParams;
+}
 
 /** The first port from 51820 up that no interface listens on (the interfaces of all nodes: one list, one port each). */
 function freePort(interfaces: Pick<Interface, 'listenPort'>[]): number {
@@ -49,10 +90,13 @@ export function interfaceValues(entry: Interface | undefined, taken: Interface[]
     mode: entry?.mode ?? 'standard',
     listenPort: entry?.listenPort ?? freePort(taken),
     subnet: entry?.subnet ?? freeSubnet(taken),
-    endpointHost: entry?.endpointHost ?? window.location.hostname,
+    // A new interface's endpoint follows its node until typed (interface-modal.tsx).
+    endpointHost: entry?.endpointHost ?? '',
     mtu: entry?.mtu ?? 1420,
     dns: entry?.dns ?? ['1.1.1.1'],
     enabled: entry?.enabled ?? true,
+    natInterface: entry?.natInterface ?? '',
+    awg: (entry?.awg ?? generatedAwg()) as AwgValues,
   };
 }
 

@@ -7,6 +7,7 @@ import { ListTable } from '../../components/list-table.js';
 import { queryKeys } from '../../api/queries.js';
 import { StateBadge } from '../../components/badges.js';
 import { NodeOfflineBadge } from '../../components/node-health.js';
+import { localDigits } from '../../format.js';
 
 type Interface = Schemas['InterfaceDto'];
 
@@ -42,7 +43,7 @@ export function InterfacesTable({
       columns={[
         { header: t('common.name'), naming: true, cell: (entry) => entry.name },
         { header: t('interfaces.node'), cell: (entry) => entry.nodeName || entry.nodeId },
-        { header: t('interfaces.mode'), cell: (entry) => entry.mode },
+        { header: t('interfaces.mode'), cell: (entry) => t(`interfaces.modes.${entry.mode}`) },
         {
           header: t('interfaces.endpoint'),
           cell: (entry) => <Ltr>{hostPort(entry.endpointHost, entry.listenPort)}</Ltr>,
@@ -53,7 +54,8 @@ export function InterfacesTable({
           cell: (entry) => (
             // Two short lines, not one squeezed a word a line into a narrow column.
             <div style={{ whiteSpace: 'nowrap' }}>
-              <Ltr>{`${entry.allocated} / ${entry.capacity}`}</Ltr> · <Ltr>{formatBytes(entry.usedBytes)}</Ltr>
+              <Ltr>{localDigits(`${entry.allocated} / ${entry.capacity}`)}</Ltr> ·{' '}
+              <Ltr>{formatBytes(entry.usedBytes)}</Ltr>
               <Text size="xs" c="dimmed">
                 {t('interfaces.clientsDevices', { clients: entry.clients, devices: entry.devices })}
               </Text>

@@ -8,6 +8,7 @@ import { AgentBadge, StateBadge, SyncBadge } from '../../components/badges.js';
 import { queryKeys, useNodes } from '../../api/queries.js';
 import { AgentGaps, formatAge, isOfflineAgent } from '../../components/node-health.js';
 import type { Enrolment, Node } from './types.js';
+import { localDigits } from '../../format.js';
 
 /** Every node, its agent and sync state asked again every 5 s; on a phone a card each. */
 export function NodesTable({
@@ -86,14 +87,12 @@ export function NodesTable({
                 offline={isOfflineAgent(node.agent.state)}
               />
               <Text size="xs" c="dimmed">
-                <Ltr>
-                  {node.appliedRevision} / {node.desiredRevision}
-                </Ltr>
+                <Ltr>{localDigits(`${node.appliedRevision} / ${node.desiredRevision}`)}</Ltr>
               </Text>
             </>
           ),
         },
-        { header: t('nodes.interfaces'), cell: (node) => node.interfaceCount },
+        { header: t('nodes.interfaces'), cell: (node) => localDigits(node.interfaceCount) },
       ]}
       actions={
         onEdit &&

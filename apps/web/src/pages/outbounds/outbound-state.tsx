@@ -40,16 +40,11 @@ function CheckResult({ outbound }: { outbound: Outbound }) {
 
 /** The last check: its verdict, when, the latency, the egress address and the error, or a dash before any. */
 export function LastCheck({ outbound }: { outbound: Outbound }) {
-  const { i18n } = useTranslation();
+  const { t, i18n } = useTranslation();
   return outbound.lastCheckAt ? (
     <Text size="xs" component="div">
       <CheckResult outbound={outbound} /> {formatDate(outbound.lastCheckAt, i18n.language)}
-      {outbound.latencyMs !== null && (
-        <>
-          {' '}
-          · <Ltr>{outbound.latencyMs} ms</Ltr>
-        </>
-      )}
+      {outbound.latencyMs !== null && <> · {t('common.ms', { value: outbound.latencyMs })}</>}
       {outbound.egressIp && (
         <>
           {' '}

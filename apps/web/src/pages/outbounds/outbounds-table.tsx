@@ -33,7 +33,7 @@ export function OutboundsTable({
       rowProps={(outbound) => ({ 'data-testid': 'outbound-row', 'data-tag': outbound.tag })}
       columns={[
         { header: t('outbounds.tag'), naming: true, cell: (outbound) => outbound.tag },
-        { header: t('outbounds.kind'), cell: (outbound) => outbound.kind },
+        { header: t('outbounds.kind'), cell: (outbound) => t(`outbounds.kinds.${outbound.kind}`) },
         {
           header: t('hosts.address'),
           cell: (outbound) => (outbound.address ? <Ltr>{outbound.address}</Ltr> : '—'),

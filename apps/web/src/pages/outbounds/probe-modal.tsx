@@ -15,11 +15,7 @@ export function ProbeModal({ outbound, result, onClose }: { outbound: Outbound; 
           <Badge color={result.ok ? 'green' : 'red'} size="lg" data-testid="probe-ok">
             {result.ok ? t('outbounds.reachable') : t('outbounds.unreachable')}
           </Badge>
-          {result.latencyMs !== null && (
-            <Text>
-              <Ltr>{Math.round(result.latencyMs)} ms</Ltr>
-            </Text>
-          )}
+          {result.latencyMs !== null && <Text>{t('common.ms', { value: Math.round(result.latencyMs) })}</Text>}
           {result.egressIp && (
             <Text size="sm" c="dimmed">
               {t('outbounds.egress')}: <Ltr>{result.egressIp}</Ltr>
@@ -54,9 +50,7 @@ export function ProbeModal({ outbound, result, onClose }: { outbound: Outbound; 
                           width: `${Math.max(2, (100 * result.stages[stage]!) / total)}%`,
                         }}
                       />
-                      <Text size="sm">
-                        <Ltr>{Math.round(result.stages[stage]!)} ms</Ltr>
-                      </Text>
+                      <Text size="sm">{t('common.ms', { value: Math.round(result.stages[stage]!) })}</Text>
                     </Group>
                   )}
                 </Table.Td>

@@ -7,6 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { ConfirmButton, ForwardArrow } from '../../components/common.js';
 import { clientQuery, useInterfaces } from '../../api/queries.js';
 import { LISTS, type Rule } from './types.js';
+import { localDigits } from '../../format.js';
 
 export function SortableRule({
   rule,
@@ -59,7 +60,7 @@ export function SortableRule({
           </ActionIcon>
         )}
         <Text size="sm" c="dimmed" w={24}>
-          {index + 1}
+          {localDigits(index + 1)}
         </Text>
         {/* Name and criteria first; the hits and buttons beside them, or below them on a phone. */}
         <Group gap="sm" justify="space-between" style={{ flex: 1, minWidth: 0 }}>
@@ -113,9 +114,9 @@ function useRuleCriteria(rule: Rule): string[] {
       `${t(`routing.lists.${list}`)}: ${rule[list]
         .slice(0, 3)
         .map((id) => names.get(id) ?? id)
-        .join(', ')}${rule[list].length > 3 ? ` +${rule[list].length - 3}` : ''}`,
+        .join(', ')}${rule[list].length > 3 ? ` +${localDigits(rule[list].length - 3)}` : ''}`,
   );
-  if (rule.network) criteria.push(`${t('routing.network')}: ${rule.network}`);
+  if (rule.network) criteria.push(`${t('routing.network')}: ${rule.network.toUpperCase()}`);
   return criteria;
 }
 
