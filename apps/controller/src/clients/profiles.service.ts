@@ -51,6 +51,24 @@ export class ProfilesService {
     return device.profiles;
   }
 
+  /**
+   * One config of the device: the given interface and host, or the first of each (interfaces by
+   * name, hosts by priority). A selection the device has no config for is a 404 naming it.
+   */
+  async deviceProfile(deviceId: string, choice: { interfaceId?: string; hostId?: string } = {}): Promise<Profile> {
+    const profiles = await this.deviceProfiles(deviceId);
+    const onInterface = choice.interfaceId
+      ? profiles.filter((profile) => profile.interfaceId === choice.interfaceId)
+      : profiles;
+    if (onInterface.length === 0) {
+      if (choice.interfaceId) throw notFound('the device has no account on this interface', 'interfaceId');
+      throw notFound('the device has no config (no account on any interface)', 'id');
+    }
+    const profile = choice.hostId ? onInterface.find((p) => p.hostId === choice.hostId) : onInterface[0];
+    if (!profile) throw notFound("no such host among the interface's dial targets", 'hostId');
+    return profile;
+  }
+
   async clientConfigs(clientId: string): Promise<ClientConfigs> {
     const em = this.orm.em.fork();
     const clientName = await this.clients.nameOf(em, clientId);

@@ -12,6 +12,7 @@ import { Migration20261125110000_inventory_counters } from './Migration202611251
 import { Migration20261125130000_credential_changes } from './Migration20261125130000_credential_changes.js';
 import { Migration20261126090000_fail_closed_default } from './Migration20261126090000_fail_closed_default.js';
 import { Migration20261126100000_hop_health } from './Migration20261126100000_hop_health.js';
+import { Migration20261126140000_subscriptions } from './Migration20261126140000_subscriptions.js';
 
 /** Committed migrations in the order they run. `npm run migration:create` writes new files; list them here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -28,4 +29,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261125130000_credential_changes', class: Migration20261125130000_credential_changes },
   { name: 'Migration20261126090000_fail_closed_default', class: Migration20261126090000_fail_closed_default },
   { name: 'Migration20261126100000_hop_health', class: Migration20261126100000_hop_health },
+  { name: 'Migration20261126140000_subscriptions', class: Migration20261126140000_subscriptions },
 ];
