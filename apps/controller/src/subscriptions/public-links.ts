@@ -3,7 +3,12 @@ import { toErrorResponse } from '../http/error-response.js';
 import type { PanelFastify } from '../http/json-body.js';
 import { WEB_APP_ROUTE } from '../http/web-route-flag.js';
 import { PAGE_SECURITY_HEADERS } from './subscription-page.js';
-import { DOWNLOAD_PATH, SUBSCRIPTION_PATH, type PublicAnswer, type SubscriptionsService } from './subscriptions.service.js';
+import {
+  DOWNLOAD_PATH,
+  SUBSCRIPTION_PATH,
+  type PublicAnswer,
+  type SubscriptionsService,
+} from './subscriptions.service.js';
 
 /** Query values as one string each; a repeated or odd parameter reads as '' (which nothing accepts). */
 function queryOf(request: FastifyRequest): Record<string, string | undefined> {
@@ -38,16 +43,19 @@ export function registerPublicLinks(panelFastify: PanelFastify, basePath: string
     void reply.code(answer.status).headers(PAGE_SECURITY_HEADERS).headers(answer.headers).send(answer.body);
   };
   const options = { config: { [WEB_APP_ROUTE]: true }, errorHandler };
-  fastify.get<{ Params: { token: string } }>(`${basePath}/${SUBSCRIPTION_PATH}/:token`, options, async (request, reply) =>
-    send(
-      reply,
-      await service.open({
-        token: request.params.token,
-        ip: request.ip,
-        query: queryOf(request),
-        acceptLanguage: request.headers['accept-language'],
-      }),
-    ),
+  fastify.get<{ Params: { token: string } }>(
+    `${basePath}/${SUBSCRIPTION_PATH}/:token`,
+    options,
+    async (request, reply) =>
+      send(
+        reply,
+        await service.open({
+          token: request.params.token,
+          ip: request.ip,
+          query: queryOf(request),
+          acceptLanguage: request.headers['accept-language'],
+        }),
+      ),
   );
   fastify.get<{ Params: { token: string } }>(`${basePath}/${DOWNLOAD_PATH}/:token`, options, async (request, reply) =>
     send(reply, await service.download(request.params.token, request.ip)),

@@ -76,10 +76,7 @@ export const PAGE_SECURITY_HEADERS: Record<string, string> = {
 };
 
 export function escapeHtml(text: string): string {
-  return text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
-  );
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'] as const;
@@ -91,9 +88,7 @@ export function formatBytes(bytes: number, locale: PageLocale, text: PageText): 
     value /= 1024;
     unit++;
   }
-  const number = new Intl.NumberFormat(intlLocale(locale), { maximumFractionDigits: unit === 0 ? 0 : 2 }).format(
-    value,
-  );
+  const number = new Intl.NumberFormat(intlLocale(locale), { maximumFractionDigits: unit === 0 ? 0 : 2 }).format(value);
   return `${number} ${text.bytes[UNITS[unit]]}`;
 }
 

@@ -14,7 +14,18 @@ import {
   SubscriptionSettingsDto,
 } from './dto/subscription.dto.js';
 import { PAGE_SECURITY_HEADERS } from './subscription-page.js';
+import type { SubscriptionFormat, SubscriptionSettings } from './subscription-settings.js';
 import { SubscriptionsService } from './subscriptions.service.js';
+
+/** The validated body as settings (IsIn checked every format). */
+function settingsOf(body: SubscriptionSettingsDto): SubscriptionSettings {
+  return {
+    title: body.title,
+    supportContact: body.supportContact,
+    formats: body.formats as SubscriptionFormat[],
+    language: body.language,
+  };
+}
 
 /**
  * Subscription links (docs/subscriptions.md). A link opens every config of a client, private
@@ -45,11 +56,16 @@ export class SubscriptionsController {
     group: 'subscriptions',
     roles: MANAGERS,
     summary: "Replace the customer page's settings",
-    example: { title: 'Acme VPN', supportContact: 'https://t.me/acme_support', formats: ['conf', 'zip'], language: 'fa' },
+    example: {
+      title: 'Acme VPN',
+      supportContact: 'https://t.me/acme_support',
+      formats: ['conf', 'zip'],
+      language: 'fa',
+    },
     response: SubscriptionSettingsDto,
   })
   update(@Body() body: SubscriptionSettingsDto) {
-    return this.subscriptions.updateSettings(body);
+    return this.subscriptions.updateSettings(settingsOf(body));
   }
 
   @Route({
@@ -63,7 +79,7 @@ export class SubscriptionsController {
     response: { text: 'text/html' },
   })
   async preview(@Body() body: SubscriptionPreviewDto, @Res({ passthrough: true }) reply: FastifyReply) {
-    const html = await this.subscriptions.preview(body, body.previewLanguage);
+    const html = await this.subscriptions.preview(settingsOf(body), body.previewLanguage);
     reply.headers(PAGE_SECURITY_HEADERS).header('content-type', 'text/html; charset=utf-8');
     return html;
   }
@@ -73,7 +89,8 @@ export class SubscriptionsController {
     path: 'clients/:id/subscription',
     group: 'subscriptions',
     roles: MANAGERS,
-    summary: "The client's subscription link (made the first time it is asked for): its page and one URL per app format",
+    summary:
+      "The client's subscription link (made the first time it is asked for): its page and one URL per app format",
     response: SubscriptionLinkDto,
   })
   link(@Param('id', new IdPipe('client')) id: string, @Req() request: FastifyRequest) {

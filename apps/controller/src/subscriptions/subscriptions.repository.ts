@@ -61,10 +61,11 @@ export class SubscriptionsRepository {
   async setNonceIfNone(clientId: string, nonce: string, tokenHash: string): Promise<void> {
     await this.orm.em
       .fork()
-      .execute(
-        'update clients set sub_nonce = ?, sub_token_hash = ? where id = ? and sub_nonce is null',
-        [nonce, tokenHash, clientId],
-      );
+      .execute('update clients set sub_nonce = ?, sub_token_hash = ? where id = ? and sub_nonce is null', [
+        nonce,
+        tokenHash,
+        clientId,
+      ]);
   }
 
   /** A new link in place of the old one; false: no such client. */
@@ -123,13 +124,11 @@ export class SubscriptionsRepository {
   }
 
   async createDownloadLink(link: SpentLink & { tokenHash: string; expiresAt: Date }): Promise<void> {
-    await this.orm.em
-      .fork()
-      .execute(
-        `insert into download_links (token_hash, device_id, interface_id, host_id, expires_at, used_at, created_at)
+    await this.orm.em.fork().execute(
+      `insert into download_links (token_hash, device_id, interface_id, host_id, expires_at, used_at, created_at)
          values (?, ?, ?, ?, ?, null, now())`,
-        [link.tokenHash, link.deviceId, link.interfaceId, link.hostId, link.expiresAt],
-      );
+      [link.tokenHash, link.deviceId, link.interfaceId, link.hostId, link.expiresAt],
+    );
   }
 
   /**
@@ -137,12 +136,14 @@ export class SubscriptionsRepository {
    * so of two downloads at once exactly one gets the config. Undefined: no such live link.
    */
   async spendDownloadLink(tokenHash: string, now: Date): Promise<SpentLink | undefined> {
-    const rows = await this.orm.em.fork().execute<{ device_id: string; interface_id: string; host_id: string | null }[]>(
-      `update download_links set used_at = ?
+    const rows = await this.orm.em
+      .fork()
+      .execute<{ device_id: string; interface_id: string; host_id: string | null }[]>(
+        `update download_links set used_at = ?
         where token_hash = ? and used_at is null and expires_at > ?
         returning device_id, interface_id, host_id`,
-      [now, tokenHash, now],
-    );
+        [now, tokenHash, now],
+      );
     if (rows.length === 0) return undefined;
     return { deviceId: rows[0].device_id, interfaceId: rows[0].interface_id, hostId: rows[0].host_id };
   }
@@ -167,13 +168,11 @@ export class SubscriptionsRepository {
   }
 
   async writeSetting(key: string, value: unknown): Promise<void> {
-    await this.orm.em
-      .fork()
-      .execute(
-        `insert into settings (key, value, updated_at) values (?, ?::jsonb, now())
+    await this.orm.em.fork().execute(
+      `insert into settings (key, value, updated_at) values (?, ?::jsonb, now())
          on conflict (key) do update set value = excluded.value, updated_at = excluded.updated_at`,
-        [key, JSON.stringify(value)],
-      );
+      [key, JSON.stringify(value)],
+    );
   }
 
   /** Stores `value` unless the key already has one; answers the value that stands. */

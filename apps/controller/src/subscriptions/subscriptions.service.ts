@@ -4,6 +4,7 @@ import { uniqueNames, zipTextFiles } from '../clients/zip.js';
 import { LoginThrottleRepository, type LockoutPolicy, type ThrottleKey } from '../auth/login-throttle.repository.js';
 import { throttleAddress } from '../auth/throttle-address.js';
 import { ApiError, notFound, tooManyRequests } from '../http/api-error.js';
+import { toErrorResponse } from '../http/error-response.js';
 import type { WarrenConfig } from '../config/config.js';
 import { WARREN_CONFIG } from '../runtime.js';
 import { renderSubscriptionPage, type PageView } from './subscription-page.js';
@@ -134,7 +135,9 @@ export class SubscriptionsService {
 
   async settings(): Promise<SubscriptionSettings> {
     const parsed = storedSubscriptionSettings.safeParse(await this.repository.readSetting(SUBSCRIPTION_SETTINGS_KEY));
-    return parsed.success ? parsed.data : { ...DEFAULT_SUBSCRIPTION_SETTINGS, formats: [...DEFAULT_SUBSCRIPTION_SETTINGS.formats] };
+    return parsed.success
+      ? parsed.data
+      : { ...DEFAULT_SUBSCRIPTION_SETTINGS, formats: [...DEFAULT_SUBSCRIPTION_SETTINGS.formats] };
   }
 
   async updateSettings(settings: SubscriptionSettings): Promise<SubscriptionSettings> {
@@ -231,7 +234,10 @@ export class SubscriptionsService {
     headers: Record<string, string>,
   ): Promise<PublicAnswer> {
     if (!settings.formats.includes(format as SubscriptionFormat)) {
-      return refusal(notFound(`format must be one of: ${settings.formats.join(', ') || '(none offered)'}`, 'format'), headers);
+      return refusal(
+        notFound(`format must be one of: ${settings.formats.join(', ') || '(none offered)'}`, 'format'),
+        headers,
+      );
     }
     if (client.status !== 'active') return refusal(new ApiError(403, inactiveMessage(client), ''), headers);
     const configs = await this.profiles.clientConfigs(client.id);
@@ -382,17 +388,23 @@ function confAnswer(profile: Profile, headers: Record<string, string>): PublicAn
   };
 }
 
+/** A refusal in the API's one shape (http/error-response.ts). */
 function refusal(error: ApiError, headers: Record<string, string> = {}): PublicAnswer {
+  const answer = toErrorResponse(error);
   return {
-    status: error.status,
+    status: answer.status,
     type: 'application/json; charset=utf-8',
-    headers: { ...headers, ...error.headers },
-    body: JSON.stringify({ error: error.message, field: error.field, errors: error.fieldErrors() }),
+    headers: { ...headers, ...answer.headers },
+    body: JSON.stringify(answer.body),
   };
 }
 
 /** `?lang=` first, then the setting, then (auto) the browser's first of Persian or English. */
-export function pageLocale(query: string | undefined, settings: SubscriptionSettings, acceptLanguage?: string): PageLocale {
+export function pageLocale(
+  query: string | undefined,
+  settings: SubscriptionSettings,
+  acceptLanguage?: string,
+): PageLocale {
   if (query === 'fa' || query === 'en') return query;
   if (settings.language !== 'auto') return settings.language;
   for (const part of (acceptLanguage ?? '').split(',')) {

@@ -1,13 +1,24 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayUnique, IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
+import {
+  ArrayUnique,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import { DateTimeField, IdField } from '../../http/api-fields.js';
 import {
   PAGE_LANGUAGES,
   SUBSCRIPTION_BOUNDS,
   SUBSCRIPTION_FORMATS,
   type PageLanguage,
-  type SubscriptionFormat,
 } from '../subscription-settings.js';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -29,11 +40,16 @@ export class SubscriptionSettingsDto {
   @Matches(NO_CONTROL, { message: 'supportContact must not contain control characters' })
   supportContact!: string;
 
-  @ApiProperty({ enum: SUBSCRIPTION_FORMATS, isArray: true, description: 'What apps may fetch with ?format=' })
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'string', enum: [...SUBSCRIPTION_FORMATS] },
+    description: 'What apps may fetch with ?format=',
+  })
   @IsArray()
   @ArrayUnique()
   @IsIn(SUBSCRIPTION_FORMATS, { each: true })
-  formats!: SubscriptionFormat[];
+  // string[], not SubscriptionFormat[]: the OpenAPI plugin would read the union as an enum of the array itself.
+  formats!: string[];
 
   @ApiProperty({ enum: PAGE_LANGUAGES, description: "auto: the browser's language (English or Persian)" })
   @IsIn(PAGE_LANGUAGES)
