@@ -5,7 +5,6 @@ import {
   IsArray,
   IsIn,
   IsInt,
-  IsOptional,
   IsString,
   IsUUID,
   Matches,
@@ -14,6 +13,7 @@ import {
   Min,
 } from 'class-validator';
 import { DateTimeField, IdField } from '../../http/api-fields.js';
+import { OptionalNotNull } from '../../http/validators.js';
 import {
   PAGE_LANGUAGES,
   SUBSCRIPTION_BOUNDS,
@@ -58,7 +58,7 @@ export class SubscriptionSettingsDto {
 
 export class SubscriptionPreviewDto extends SubscriptionSettingsDto {
   @ApiPropertyOptional({ enum: ['en', 'fa'], description: 'The language to preview; default: the setting (auto: en)' })
-  @IsOptional()
+  @OptionalNotNull()
   @IsIn(['en', 'fa'])
   previewLanguage?: 'en' | 'fa';
 }
@@ -87,17 +87,17 @@ export const ONE_TIME_LINK_MINUTES = { min: 1, max: 1440, default: 30 } as const
 /** POST /api/devices/{id}/profile/link: which config, and for how long. */
 export class CreateDownloadLinkDto {
   @ApiPropertyOptional({ format: 'uuid', description: "Default: the device's first interface" })
-  @IsOptional()
+  @OptionalNotNull()
   @IsUUID()
   interfaceId?: string;
 
-  @ApiPropertyOptional({ format: 'uuid', nullable: true, description: 'Default: the first dial target' })
-  @IsOptional()
+  @ApiPropertyOptional({ format: 'uuid', description: 'Default: the first dial target' })
+  @OptionalNotNull()
   @IsUUID()
   hostId?: string;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 1440, default: 30, description: 'Minutes until the link expires' })
-  @IsOptional()
+  @OptionalNotNull()
   @IsInt()
   @Min(ONE_TIME_LINK_MINUTES.min)
   @Max(ONE_TIME_LINK_MINUTES.max)
