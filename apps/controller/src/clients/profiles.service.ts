@@ -69,9 +69,10 @@ export class ProfilesService {
     return profile;
   }
 
-  async clientConfigs(clientId: string): Promise<ClientConfigs> {
+  /** `knownName`: the caller read the client already (the subscription page), one query fewer. */
+  async clientConfigs(clientId: string, knownName?: string): Promise<ClientConfigs> {
     const em = this.orm.em.fork();
-    const clientName = await this.clients.nameOf(em, clientId);
+    const clientName = knownName ?? (await this.clients.nameOf(em, clientId));
     if (clientName === undefined) throw notFound('client not found', 'id');
     const rows = await this.sources.ofClient(em, clientId);
     return { clientId, clientName, devices: await this.render(em, rows) };
@@ -79,7 +80,11 @@ export class ProfilesService {
 
   /** Every profile of the client as .conf files in one zip, names unique within it. */
   async clientConfigsZip(clientId: string): Promise<{ filename: string; zip: Buffer }> {
-    const configs = await this.clientConfigs(clientId);
+    return this.zipConfigs(await this.clientConfigs(clientId));
+  }
+
+  /** Configs already rendered, as clientConfigsZip packs them. */
+  async zipConfigs(configs: ClientConfigs): Promise<{ filename: string; zip: Buffer }> {
     const profiles = configs.devices.flatMap((device) => device.profiles);
     const names = uniqueNames(profiles.map((profile) => profile.filename));
     const zip = await zipTextFiles(

@@ -108,6 +108,30 @@ function supportHtml(contact: string): string {
   return `<span class="ltr">${escapeHtml(contact)}</span>`;
 }
 
+/**
+ * Drawn QR codes by the SHA-256 of their text, newest last, at most QR_CACHE_SIZE of them.
+ * Encoding one config takes milliseconds (most of a page's cost); a customer reloading, or an
+ * app and a browser on the same link, draw it once. A key rotation changes the text, so a stale
+ * code is never shown; it ages out.
+ */
+const QR_CACHE_SIZE = 1000;
+const qrCache = new Map<string, string>();
+
+async function qrDataUrl(text: string): Promise<string> {
+  const key = createHash('sha256').update(text, 'utf8').digest('base64');
+  const cached = qrCache.get(key);
+  if (cached !== undefined) {
+    qrCache.delete(key);
+    qrCache.set(key, cached);
+    return cached;
+  }
+  const svg = await QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'L', margin: 2 });
+  const url = `data:image/svg+xml;base64,${Buffer.from(svg, 'utf8').toString('base64')}`;
+  qrCache.set(key, url);
+  if (qrCache.size > QR_CACHE_SIZE) qrCache.delete(qrCache.keys().next().value!);
+  return url;
+}
+
 /** Renders the whole page (QR codes included) in one language. */
 export async function renderSubscriptionPage(view: PageView, locale: PageLocale): Promise<string> {
   const text = PAGE_TEXT[locale];
@@ -132,8 +156,7 @@ export async function renderSubscriptionPage(view: PageView, locale: PageLocale)
   for (const device of view.devices) {
     const profiles: string[] = [];
     for (const profile of device.profiles) {
-      const svg = await QRCode.toString(profile.body, { type: 'svg', errorCorrectionLevel: 'L', margin: 2 });
-      const qr = `data:image/svg+xml;base64,${Buffer.from(svg, 'utf8').toString('base64')}`;
+      const qr = await qrDataUrl(profile.body);
       profiles.push(`<div class="profile">
 <h3 class="ltr">${escapeHtml(profile.label)}</h3>
 <img class="qr" alt="QR" src="${qr}">

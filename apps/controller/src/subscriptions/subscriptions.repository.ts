@@ -20,6 +20,8 @@ export interface SubscriptionClient {
 export interface TokenLookup {
   client: SubscriptionClient | null;
   lockedUntil: Date | null;
+  /** The page settings row's value, as stored (read in the same round trip). */
+  settings: unknown;
 }
 
 /** A one-time link that was just spent: the config it stands for. */
@@ -40,6 +42,7 @@ interface ClientRow {
   expires_at: Date | string | null;
   sub_token_hash: string;
   locked_until: Date | string | null;
+  settings: unknown;
 }
 
 const date = (value: Date | string | null) => (value === null ? null : new Date(value));
@@ -81,20 +84,22 @@ export class SubscriptionsRepository {
   }
 
   /**
-   * One round trip: the client whose token hashes to `tokenHash`, and whether `throttleKey` is
-   * locked out now. Always one row (a left join from a single row), found or not.
+   * One round trip: the client whose token hashes to `tokenHash`, whether `throttleKey` is
+   * locked out now, and the page settings. Always one row (a left join from a single row), found or not.
    */
-  async lookup(tokenHash: string, throttleKey: string): Promise<TokenLookup> {
+  async lookup(tokenHash: string, throttleKey: string, settingsKey: string): Promise<TokenLookup> {
     const [row] = await this.orm.em.fork().execute<ClientRow[]>(
       `select c.id, c.name, c.status, c.quota_bytes, c.used_bytes, c.up_bytes, c.down_bytes, c.expires_at,
               c.sub_token_hash,
               (select max(locked_until) from login_throttles
-                where key = ? and locked_until > now()) as locked_until
+                where key = ? and locked_until > now()) as locked_until,
+              (select value from settings where key = ?) as settings
          from (select 1) as one left join clients c on c.sub_token_hash = ?`,
-      [throttleKey, tokenHash],
+      [throttleKey, settingsKey, tokenHash],
     );
     return {
       lockedUntil: date(row.locked_until),
+      settings: row.settings,
       client:
         row.id === null
           ? null

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ProfilesService, type ClientConfigs, type Profile } from '../clients/profiles.service.js';
-import { uniqueNames, zipTextFiles } from '../clients/zip.js';
 import { LoginThrottleRepository, type LockoutPolicy, type ThrottleKey } from '../auth/login-throttle.repository.js';
 import { throttleAddress } from '../auth/throttle-address.js';
 import { ApiError, notFound, tooManyRequests } from '../http/api-error.js';
@@ -134,10 +133,7 @@ export class SubscriptionsService {
   // ---- settings ----
 
   async settings(): Promise<SubscriptionSettings> {
-    const parsed = storedSubscriptionSettings.safeParse(await this.repository.readSetting(SUBSCRIPTION_SETTINGS_KEY));
-    return parsed.success
-      ? parsed.data
-      : { ...DEFAULT_SUBSCRIPTION_SETTINGS, formats: [...DEFAULT_SUBSCRIPTION_SETTINGS.formats] };
+    return readSettings(await this.repository.readSetting(SUBSCRIPTION_SETTINGS_KEY));
   }
 
   async updateSettings(settings: SubscriptionSettings): Promise<SubscriptionSettings> {
@@ -184,16 +180,20 @@ export class SubscriptionsService {
     const throttle = linkThrottleKey(request.ip);
     const tokenHash = isTokenShaped(request.token) ? hashToken(request.token) : '';
     // A malformed token is looked up too (as a hash that matches nothing): every miss costs the same.
-    const found = await this.repository.lookup(tokenHash || hashToken(`malformed:${request.token}`), throttle.key);
+    const found = await this.repository.lookup(
+      tokenHash || hashToken(`malformed:${request.token}`),
+      throttle.key,
+      SUBSCRIPTION_SETTINGS_KEY,
+    );
     if (found.lockedUntil) return refusal(this.lockout(found.lockedUntil));
     const client = found.client;
     if (!client || !tokenHash || !sameHash(client.tokenHash, tokenHash)) return refusal(await this.miss(throttle));
-    const settings = await this.settings();
+    const settings = readSettings(found.settings);
     const headers = userInfoHeaders(client, settings);
     const format = request.query.format;
     if (format !== undefined) return this.forApps(client, settings, format, request.query.profile, headers);
     const locale = pageLocale(request.query.lang, settings, request.acceptLanguage);
-    const configs = client.status === 'active' ? await this.profiles.clientConfigs(client.id) : undefined;
+    const configs = client.status === 'active' ? await this.profiles.clientConfigs(client.id, client.name) : undefined;
     const download = request.query.download;
     if (download !== undefined) {
       if (!configs) return refusal(new ApiError(403, inactiveMessage(client), ''), headers);
@@ -240,7 +240,7 @@ export class SubscriptionsService {
       );
     }
     if (client.status !== 'active') return refusal(new ApiError(403, inactiveMessage(client), ''), headers);
-    const configs = await this.profiles.clientConfigs(client.id);
+    const configs = await this.profiles.clientConfigs(client.id, client.name);
     if (format === 'json') {
       const body = JSON.stringify({
         title: settings.title,
@@ -265,16 +265,11 @@ export class SubscriptionsService {
       return { status: 200, type: 'application/json; charset=utf-8', headers, body };
     }
     if (format === 'zip') {
-      const profiles = configs.devices.flatMap((device) => device.profiles);
-      const names = uniqueNames(profiles.map((profile) => profile.filename));
-      const zip = await zipTextFiles(
-        profiles.map((profile, i) => ({ name: names[i], body: profile.body })),
-        new Date(),
-      );
+      const { filename, zip } = await this.profiles.zipConfigs(configs);
       return {
         status: 200,
         type: 'application/zip',
-        headers: { ...headers, 'content-disposition': 'attachment; filename="configs.zip"' },
+        headers: { ...headers, 'content-disposition': `attachment; filename="${filename}"` },
         body: zip,
       };
     }
@@ -355,6 +350,14 @@ export class SubscriptionsService {
   async pruneDownloadLinks(): Promise<number> {
     return this.repository.pruneDownloadLinks(new Date(this.now().getTime() - 86_400_000));
   }
+}
+
+/** The stored settings, or the defaults for a value that does not read (never set, a damaged restore). */
+function readSettings(stored: unknown): SubscriptionSettings {
+  const parsed = storedSubscriptionSettings.safeParse(stored);
+  return parsed.success
+    ? parsed.data
+    : { ...DEFAULT_SUBSCRIPTION_SETTINGS, formats: [...DEFAULT_SUBSCRIPTION_SETTINGS.formats] };
 }
 
 /**
