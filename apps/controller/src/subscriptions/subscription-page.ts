@@ -88,13 +88,23 @@ export function formatBytes(bytes: number, locale: PageLocale, text: PageText): 
     value /= 1024;
     unit++;
   }
-  const number = new Intl.NumberFormat(intlLocale(locale), { maximumFractionDigits: unit === 0 ? 0 : 2 }).format(value);
+  const number = FORMATS[locale][unit === 0 ? 'whole' : 'fraction'].format(value);
   return `${number} ${text.bytes[UNITS[unit]]}`;
 }
 
 function intlLocale(locale: PageLocale): string {
   return locale === 'fa' ? 'fa-IR' : 'en-GB';
 }
+
+/** Intl formatters are slow to make (a good part of a page's CPU when made per request): made once. */
+function formatsOf(locale: PageLocale) {
+  return {
+    whole: new Intl.NumberFormat(intlLocale(locale), { maximumFractionDigits: 0 }),
+    fraction: new Intl.NumberFormat(intlLocale(locale), { maximumFractionDigits: 2 }),
+    date: new Intl.DateTimeFormat(intlLocale(locale), { dateStyle: 'long', timeStyle: 'short' }),
+  };
+}
+const FORMATS: Record<PageLocale, ReturnType<typeof formatsOf>> = { en: formatsOf('en'), fa: formatsOf('fa') };
 
 function fill(template: string, values: Record<string, string>): string {
   return template.replace(/\{(\w+)\}/g, (_m, key: string) => values[key] ?? '');
@@ -135,7 +145,7 @@ async function qrDataUrl(text: string): Promise<string> {
 /** Renders the whole page (QR codes included) in one language. */
 export async function renderSubscriptionPage(view: PageView, locale: PageLocale): Promise<string> {
   const text = PAGE_TEXT[locale];
-  const numbers = new Intl.NumberFormat(intlLocale(locale));
+  const numbers = FORMATS[locale].whole;
   const { client } = view;
   const bytes = (n: number) => formatBytes(n, locale, text);
   const used =
@@ -145,9 +155,7 @@ export async function renderSubscriptionPage(view: PageView, locale: PageLocale)
   const share = client.quotaBytes > 0 ? Math.min(100, Math.round((client.usedBytes / client.quotaBytes) * 100)) : 0;
   let expiry = text.never;
   if (client.expiresAt) {
-    const formatted = new Intl.DateTimeFormat(intlLocale(locale), { dateStyle: 'long', timeStyle: 'short' }).format(
-      client.expiresAt,
-    );
+    const formatted = FORMATS[locale].date.format(client.expiresAt);
     const days = Math.ceil((client.expiresAt.getTime() - view.now.getTime()) / 86_400_000);
     expiry = days > 0 ? `${formatted} (${fill(text.daysLeft, { days: numbers.format(days) })})` : formatted;
   }

@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { ClientStatus } from '../clients/client.entity.js';
+import type { PreparedPool } from '../database/prepared-pool.js';
+import { PREPARED_POOL } from '../runtime.js';
 import { readNumber } from '../clients/sql.js';
 
 /** What a client's public page shows besides its configs. */
@@ -50,7 +52,10 @@ const date = (value: Date | string | null) => (value === null ? null : new Date(
 /** Subscription links (clients' nonces and token hashes), one-time links and the page settings rows. */
 @Injectable()
 export class SubscriptionsRepository {
-  constructor(@Inject(MikroORM) private readonly orm: MikroORM) {}
+  constructor(
+    @Inject(MikroORM) private readonly orm: MikroORM,
+    @Inject(PREPARED_POOL) private readonly prepared: PreparedPool,
+  ) {}
 
   /** The client's link nonce, or undefined for no such client (null: it has no link yet). */
   async nonceOf(clientId: string): Promise<string | null | undefined> {
@@ -88,13 +93,15 @@ export class SubscriptionsRepository {
    * locked out now, and the page settings. Always one row (a left join from a single row), found or not.
    */
   async lookup(tokenHash: string, throttleKey: string, settingsKey: string): Promise<TokenLookup> {
-    const [row] = await this.orm.em.fork().execute<ClientRow[]>(
+    // A prepared statement (the public page's one query before its configs), as the credential look-ups are.
+    const [row] = await this.prepared.query<ClientRow>(
+      'subscription_lookup',
       `select c.id, c.name, c.status, c.quota_bytes, c.used_bytes, c.up_bytes, c.down_bytes, c.expires_at,
               c.sub_token_hash,
               (select max(locked_until) from login_throttles
-                where key = ? and locked_until > now()) as locked_until,
-              (select value from settings where key = ?) as settings
-         from (select 1) as one left join clients c on c.sub_token_hash = ?`,
+                where key = $1 and locked_until > now()) as locked_until,
+              (select value from settings where key = $2) as settings
+         from (select 1) as one left join clients c on c.sub_token_hash = $3`,
       [throttleKey, settingsKey, tokenHash],
     );
     return {
