@@ -97,6 +97,19 @@ describe('the link', () => {
     expect((await open(links[0].path, freshAddress())).status).toBe(200);
   });
 
+  test('a lost panel key does not leave a link that opens nothing: the client gets a new one', async () => {
+    const own = await createClient({ interfaceIds: [iface.id] });
+    const before = await linkOf(own.id);
+    await t.query(`delete from settings where key = 'subscriptionKey'`);
+    const after = await linkOf(own.id);
+    expect(after.path).not.toBe(before.path);
+    expect((await open(after.path, freshAddress())).status).toBe(200);
+    expect((await open(before.path, freshAddress())).status).toBe(404);
+    // The other clients' links are re-made the same way when next asked for.
+    const again = await linkOf(client.id);
+    expect((await open(again.path, freshAddress())).status).toBe(200);
+  });
+
   test('unknown clients are 404; links are for owners and admins, not viewers or the unsigned', async () => {
     await expectRefused('GET', `clients/${randomUUID()}/subscription`, undefined, 404, 'id');
     await expectRefused('POST', `clients/${randomUUID()}/subscription/rotate`, undefined, 404, 'id');

@@ -57,12 +57,15 @@ export class SubscriptionsRepository {
     @Inject(PREPARED_POOL) private readonly prepared: PreparedPool,
   ) {}
 
-  /** The client's link nonce, or undefined for no such client (null: it has no link yet). */
-  async nonceOf(clientId: string): Promise<string | null | undefined> {
+  /** The client's link nonce and token hash, or undefined for no such client (nulls: no link yet). */
+  async linkOf(clientId: string): Promise<{ nonce: string | null; tokenHash: string | null } | undefined> {
     const rows = await this.orm.em
       .fork()
-      .execute<{ sub_nonce: string | null }[]>('select sub_nonce from clients where id = ?', [clientId]);
-    return rows.length === 0 ? undefined : rows[0].sub_nonce;
+      .execute<{ sub_nonce: string | null; sub_token_hash: string | null }[]>(
+        'select sub_nonce, sub_token_hash from clients where id = ?',
+        [clientId],
+      );
+    return rows.length === 0 ? undefined : { nonce: rows[0].sub_nonce, tokenHash: rows[0].sub_token_hash };
   }
 
   /** Sets the link when the client has none; two callers at once keep the first one's. */

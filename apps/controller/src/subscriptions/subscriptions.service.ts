@@ -85,18 +85,25 @@ export class SubscriptionsService {
 
   // ---- links (operators) ----
 
-  /** The client's link, made the first time it is asked for. */
+  /**
+   * The client's link, made the first time it is asked for. A stored hash the panel's key no
+   * longer derives (the key row was lost or replaced) would show a link that opens nothing: the
+   * client then gets a new link, as a rotation would.
+   */
   async link(clientId: string, origin: string) {
-    let nonce = await this.repository.nonceOf(clientId);
-    if (nonce === undefined) throw notFound('client not found', 'id');
+    const stored = await this.repository.linkOf(clientId);
+    if (stored === undefined) throw notFound('client not found', 'id');
     const key = await this.key();
-    if (nonce === null) {
+    if (stored.nonce === null) {
       const fresh = newNonce();
       await this.repository.setNonceIfNone(clientId, fresh, hashToken(subscriptionToken(key, clientId, fresh)));
-      nonce = await this.repository.nonceOf(clientId);
-      if (!nonce) throw notFound('client not found', 'id');
+      const made = await this.repository.linkOf(clientId);
+      if (!made?.nonce) throw notFound('client not found', 'id');
+      return this.linkView(clientId, subscriptionToken(key, clientId, made.nonce), origin);
     }
-    return this.linkView(clientId, subscriptionToken(key, clientId, nonce), origin);
+    const token = subscriptionToken(key, clientId, stored.nonce);
+    if (!stored.tokenHash || !sameHash(stored.tokenHash, hashToken(token))) return this.rotate(clientId, origin);
+    return this.linkView(clientId, token, origin);
   }
 
   /** A new link; the old one answers 404 from this moment. */
