@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import QRCode from 'qrcode';
-import type { ClientStatus } from '../clients/client.entity.js';
 import { PAGE_TEXT, type PageLocale, type PageText } from './page-text.js';
+import type { SubscriptionClient } from './subscriptions.repository.js';
 
 /** One config on the page: its QR code, its text and where to download it. */
 export interface PageProfile {
@@ -13,15 +13,7 @@ export interface PageProfile {
 export interface PageView {
   title: string;
   supportContact: string;
-  client: {
-    name: string;
-    status: ClientStatus;
-    quotaBytes: number;
-    usedBytes: number;
-    upBytes: number;
-    downBytes: number;
-    expiresAt: Date | null;
-  };
+  client: Omit<SubscriptionClient, 'id' | 'tokenHash'>;
   /** Empty for a client that is not active: its configs do not work, so the page shows why instead. */
   devices: { name: string; profiles: PageProfile[] }[];
   zipHref: string | null;
