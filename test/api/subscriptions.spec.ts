@@ -20,7 +20,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const { call, createInterface, createClient, createUser, expectRefused } = fixtures(() => ({ t, token }));
+const { call, createInterface, createHost, createClient, createUser, expectRefused } = fixtures(() => ({ t, token }));
 
 let addressCount = 0;
 /** A documentation address (198.51.100.0/24) no other test in this file uses. */
@@ -245,6 +245,26 @@ describe('the public page', () => {
       const refused = await open(`${link.path}${bad}`, from);
       expect([bad, refused.status, JSON.parse(refused.text)]).toEqual([bad, 404, refusal(field)]);
     }
+  });
+
+  test('hands out exactly the configs the API renders, one per enabled host', async () => {
+    const hosted = await createInterface();
+    await createHost({ interfaceId: hosted.id, name: 'cdn', address: 'cdn.example.net', port: 443, priority: 10 });
+    await createHost({ interfaceId: hosted.id, name: 'direct', address: '203.0.113.9', port: 0, priority: 5 });
+    await createHost({ interfaceId: hosted.id, name: 'off', address: 'off.example.net', enabled: false });
+    const own = await createClient({ interfaceIds: [hosted.id, iface.id], deviceLimit: 2, deviceNames: ['a', 'b'] });
+    const link = await linkOf(own.id);
+    const json = JSON.parse((await open(`${link.path}?format=json`, freshAddress())).text);
+    const configs = (await call('GET', `clients/${own.id}/configs`)).body as {
+      devices: { deviceName: string; profiles: { body: string; filename: string }[] }[];
+    };
+    expect(
+      json.devices.map((d: { name: string; profiles: { body: string; filename: string }[] }) => [
+        d.name,
+        d.profiles.map((p) => [p.filename, p.body]),
+      ]),
+    ).toEqual(configs.devices.map((d) => [d.deviceName, d.profiles.map((p) => [p.filename, p.body])]));
+    expect(configs.devices[0].profiles).toHaveLength(3); // two hosts on one interface, the other's endpoint
   });
 
   test('formats not offered are refused, and only offered ones are listed in the link', async () => {

@@ -200,7 +200,8 @@ export class SubscriptionsService {
     const format = request.query.format;
     if (format !== undefined) return this.forApps(client, settings, format, request.query.profile, headers);
     const locale = pageLocale(request.query.lang, settings, request.acceptLanguage);
-    const configs = client.status === 'active' ? await this.profiles.clientConfigs(client.id, client.name) : undefined;
+    const configs =
+      client.status === 'active' ? await this.profiles.knownClientConfigs(client.id, client.name) : undefined;
     const download = request.query.download;
     if (download !== undefined) {
       if (!configs) return refusal(new ApiError(403, inactiveMessage(client), ''), headers);
@@ -247,7 +248,7 @@ export class SubscriptionsService {
       );
     }
     if (client.status !== 'active') return refusal(new ApiError(403, inactiveMessage(client), ''), headers);
-    const configs = await this.profiles.clientConfigs(client.id, client.name);
+    const configs = await this.profiles.knownClientConfigs(client.id, client.name);
     if (format === 'json') {
       const body = JSON.stringify({
         title: settings.title,
