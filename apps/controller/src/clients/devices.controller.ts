@@ -64,7 +64,7 @@ export class DevicesController {
     summary:
       "One config of a device: the given interface and host, else the first interface's first dial target; JSON or (format=conf) the file",
     query: {
-      interfaceId: "an interface the device has an account on (default: the first by name)",
+      interfaceId: 'an interface the device has an account on (default: the first by name)',
       hostId: 'a dial target of that interface (default: the highest priority)',
       format: 'json (default) | conf',
     },
