@@ -620,6 +620,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clients/{id}/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The client's subscription link (made the first time it is asked for): its page and one URL per app format
+         * @description Roles: owner, admin.
+         */
+        get: operations["get_clients_id_subscription"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{id}/subscription/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new subscription link for the client; the old one answers 404 from now on
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_clients_id_subscription_rotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/devices/{id}": {
         parameters: {
             query?: never;
@@ -635,6 +675,46 @@ export interface paths {
          * @description Roles: owner, admin.
          */
         delete: operations["delete_devices_id"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/devices/{id}/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One config of a device: the given interface and host, else the first interface's first dial target; JSON or (format=conf) the file
+         * @description Roles: owner, admin.
+         */
+        get: operations["get_devices_id_profile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/devices/{id}/profile/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A one-time download link for one config of the device (to send over chat): it works once, for `minutes` (default 30)
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_devices_id_profile_link"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1174,6 +1254,50 @@ export interface paths {
          * @description Roles: owner, admin.
          */
         patch: operations["patch_settings"];
+        trace?: never;
+    };
+    "/api/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The customer page's settings: title, support contact, formats offered to apps, language
+         * @description Roles: owner, admin, viewer.
+         */
+        get: operations["get_subscription"];
+        /**
+         * Replace the customer page's settings
+         * @description Roles: owner, admin.
+         */
+        put: operations["put_subscription"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/subscription/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The customer page (HTML) as these settings would make it, for a sample customer; nothing is saved
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_subscription_preview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/system": {
@@ -1729,6 +1853,23 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        CreateDownloadLinkDto: {
+            /**
+             * Format: uuid
+             * @description Default: the first dial target
+             */
+            hostId?: string;
+            /**
+             * Format: uuid
+             * @description Default: the device's first interface
+             */
+            interfaceId?: string;
+            /**
+             * @description Minutes until the link expires
+             * @default 30
+             */
+            minutes?: number;
+        };
         CreateHostDto: {
             /** @description An IPv4 or IPv6 address or a hostname */
             address: string;
@@ -1888,7 +2029,7 @@ export interface components {
             /** @description Only GET (and HEAD) routes; default false */
             readOnly?: boolean;
             /** @description Only routes of these groups (the route table's groups, GET /api/docs); null or absent: every group */
-            routeGroups?: ("admins" | "agents" | "audit" | "auth" | "backups" | "clients" | "devices" | "docs" | "hosts" | "interfaces" | "nodes" | "outbounds" | "overview" | "routing" | "settings" | "system" | "template" | "tokens")[] | null;
+            routeGroups?: ("admins" | "agents" | "audit" | "auth" | "backups" | "clients" | "devices" | "docs" | "hosts" | "interfaces" | "nodes" | "outbounds" | "overview" | "routing" | "settings" | "subscriptions" | "system" | "template" | "tokens")[] | null;
         };
         DeletedDto: {
             /** @enum {boolean} */
@@ -1956,6 +2097,14 @@ export interface components {
             /** @description The panel address the request reached, base path included */
             baseUrl: string;
             groups: components["schemas"]["DocsGroupDto"][];
+        };
+        DownloadLinkDto: {
+            /** Format: date-time */
+            expiresAt: string;
+            filename: string;
+            path: string;
+            /** @description Works once, until expiresAt: https://panel.example/<base>/dl/<token> */
+            url: string;
         };
         EnforcementRunDto: {
             /**
@@ -2136,7 +2285,7 @@ export interface components {
             /** @description Only GET (and HEAD) routes */
             readOnly: boolean;
             /** @description Only routes of these groups; null: every group its role may call */
-            routeGroups: ("admins" | "agents" | "audit" | "auth" | "backups" | "clients" | "devices" | "docs" | "hosts" | "interfaces" | "nodes" | "outbounds" | "overview" | "routing" | "settings" | "system" | "template" | "tokens")[] | null;
+            routeGroups: ("admins" | "agents" | "audit" | "auth" | "backups" | "clients" | "devices" | "docs" | "hosts" | "interfaces" | "nodes" | "outbounds" | "overview" | "routing" | "settings" | "subscriptions" | "system" | "template" | "tokens")[] | null;
             /** @description The token in the clear (`wrn_…`): shown this once only */
             token: string;
             /** @example Authorization: Bearer <token> */
@@ -2606,6 +2755,49 @@ export interface components {
             token?: string;
             user?: components["schemas"]["UserDto"];
         };
+        SubscriptionLinkDto: {
+            /** Format: uuid */
+            clientId: string;
+            /** @description The URL apps fetch, one per offered format */
+            formats: {
+                [key: string]: string;
+            };
+            /** @description The same below the origin: /<base>/sub/<token> */
+            path: string;
+            /** @description The public page: https://panel.example/<base>/sub/<token> */
+            url: string;
+        };
+        SubscriptionPreviewDto: {
+            /** @description What apps may fetch with ?format= */
+            formats: ("conf" | "zip" | "json" | "base64")[];
+            /**
+             * @description auto: the browser's language (English or Persian)
+             * @enum {string}
+             */
+            language: "auto" | "en" | "fa";
+            /**
+             * @description The language to preview; default: the setting (auto: en)
+             * @enum {string}
+             */
+            previewLanguage?: "en" | "fa";
+            /** @description How customers reach support (a URL, a handle, a phone number); empty: not shown */
+            supportContact: string;
+            /** @description The page's heading and the profile-title apps show */
+            title: string;
+        };
+        SubscriptionSettingsDto: {
+            /** @description What apps may fetch with ?format= */
+            formats: ("conf" | "zip" | "json" | "base64")[];
+            /**
+             * @description auto: the browser's language (English or Persian)
+             * @enum {string}
+             */
+            language: "auto" | "en" | "fa";
+            /** @description How customers reach support (a URL, a handle, a phone number); empty: not shown */
+            supportContact: string;
+            /** @description The page's heading and the profile-title apps show */
+            title: string;
+        };
         SyncDto: {
             appliedRevision: number;
             desiredRevision: number;
@@ -2795,7 +2987,7 @@ export interface components {
             /** @description Only GET (and HEAD) routes */
             readOnly: boolean;
             /** @description Only routes of these groups; null: every group its role may call */
-            routeGroups: ("admins" | "agents" | "audit" | "auth" | "backups" | "clients" | "devices" | "docs" | "hosts" | "interfaces" | "nodes" | "outbounds" | "overview" | "routing" | "settings" | "system" | "template" | "tokens")[] | null;
+            routeGroups: ("admins" | "agents" | "audit" | "auth" | "backups" | "clients" | "devices" | "docs" | "hosts" | "interfaces" | "nodes" | "outbounds" | "overview" | "routing" | "settings" | "subscriptions" | "system" | "template" | "tokens")[] | null;
         };
         TotpCodeDto: {
             /**
@@ -6204,6 +6396,158 @@ export interface operations {
             };
         };
     };
+    get_clients_id_subscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionLinkDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_clients_id_subscription_rotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionLinkDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     delete_devices_id: {
         parameters: {
             query?: never;
@@ -6222,6 +6566,169 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_devices_id_profile: {
+        parameters: {
+            query?: {
+                format?: "json" | "conf";
+                /** @description Default: the first dial target (highest priority host) */
+                hostId?: string;
+                /** @description Default: the device's first interface (by name) */
+                interfaceId?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProfileDto"];
+                    "application/x-wireguard-config": string;
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_devices_id_profile_link: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDownloadLinkDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DownloadLinkDto"];
                 };
             };
             /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
@@ -9211,6 +9718,218 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SettingsDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_subscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionSettingsDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    put_subscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionSettingsDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionSettingsDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_subscription_preview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionPreviewDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */

@@ -20,6 +20,7 @@ export const ROUTE_GROUPS = [
   'overview',
   'routing',
   'settings',
+  'subscriptions',
   'system',
   'template',
   'tokens',

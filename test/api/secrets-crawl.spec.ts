@@ -25,7 +25,11 @@ import { tapOutput, type OutputTap } from '../support/output-tap.js';
  */
 
 /** Routes that exist to hand a client's own keys to its owner. */
-const SHOWS_CLIENT_KEYS = ['GET /api/devices/{id}/profiles', 'GET /api/clients/{id}/configs'];
+const SHOWS_CLIENT_KEYS = [
+  'GET /api/devices/{id}/profiles',
+  'GET /api/devices/{id}/profile',
+  'GET /api/clients/{id}/configs',
+];
 
 interface Secret {
   kind: string;

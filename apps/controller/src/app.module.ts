@@ -20,6 +20,7 @@ import { RoutingModule } from './routing/routing.module.js';
 import type { PanelRuntime } from './runtime.js';
 import { RuntimeModule } from './runtime.module.js';
 import { SettingsModule } from './settings/settings.module.js';
+import { SubscriptionsModule } from './subscriptions/subscriptions.module.js';
 import { TemplateModule } from './template/template.module.js';
 import { SystemModule } from './system/system.module.js';
 import { TokensModule } from './tokens/tokens.module.js';
@@ -39,6 +40,7 @@ export class AppModule {
         HealthModule,
         InterfacesModule,
         ClientsModule,
+        SubscriptionsModule,
         SettingsModule,
         BackupsModule,
         OutboundsModule,

@@ -26,6 +26,8 @@ import { ensureLocalNode } from './nodes/local-node.js';
 import { NodesRepository } from './nodes/nodes.repository.js';
 import { openQueueBackend, type QueueBackend } from './queue/queue-backend.js';
 import { defaultWebRoot, registerWebApp, WEB_APP_ROUTE } from './web/web-app.js';
+import { registerPublicLinks } from './subscriptions/public-links.js';
+import { SubscriptionsService } from './subscriptions/subscriptions.service.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -128,6 +130,7 @@ export async function startPanel(config: WarrenConfig): Promise<Panel> {
       { logger: nestLogger, abortOnError: false, bodyParser: false },
     );
     app.setGlobalPrefix(`${config.basePath}/api`.replace(/^\//, ''));
+    registerPublicLinks(fastify, config.basePath, app.get(SubscriptionsService));
     app.get(DocsService).publishOpenApi(await createOpenApiDocument(app));
     app.enableShutdownHooks();
     cleanups.push(() => app.close());

@@ -49,6 +49,13 @@ export const Client = defineEntity({
     activatedAt: p.datetime().nullable(),
     status: p.string().length(16).$type<ClientStatus>(),
     subId: p.string().length(64).unique(),
+    /**
+     * The subscription link (subscriptions/subscription-token.ts): the link's token is an HMAC of
+     * the client's id and this nonce under the panel's subscription key, made the first time the
+     * link is asked for and replaced by a rotation; only the token's SHA-256 is kept, to look it up.
+     */
+    subNonce: p.string().length(32).nullable(),
+    subTokenHash: p.string().length(64).nullable().unique(),
     // What a list row shows of the client's devices and interfaces, kept here by the database
     // (triggers and the counter batches: Migration20261125090000_client_summaries), never written
     // by the panel's code: a list page reads them instead of three subqueries per row.

@@ -41,6 +41,6 @@ import { UsageService } from './usage.service.js';
     TimeTransitionsService,
     TimeTransitionsScheduler,
   ],
-  exports: [UsageService],
+  exports: [UsageService, ProfilesService],
 })
 export class ClientsModule {}

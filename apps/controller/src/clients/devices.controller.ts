@@ -3,11 +3,11 @@ import { MANAGERS } from '#libs/contracts/user-roles.js';
 import { IdPipe } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
 import { DevicesService } from './devices.service.js';
-import { ConfigsQuery, CreateDeviceDto } from './dto/device.dto.js';
+import { ConfigsQuery, CreateDeviceDto, DeviceProfileQuery } from './dto/device.dto.js';
 import { ClientDetailDto, DeviceDto } from './dto/client.response.js';
 import { ClientConfigsDto, ProfileDto } from './dto/profile.response.js';
 import { DeletedDto } from '../http/api-fields.js';
-import { ProfilesService } from './profiles.service.js';
+import { PROFILE_MIME_TYPE, ProfilesService } from './profiles.service.js';
 
 /** Devices and their profiles: the configs a device imports, one per interface and host. */
 @Controller()
@@ -59,6 +59,32 @@ export class DevicesController {
   async deviceProfiles(@Param('id', new IdPipe('device')) id: string, @Query() query: ConfigsQuery) {
     if (query.format !== 'zip') return this.profiles.deviceProfiles(id);
     return zipAttachment(await this.profiles.deviceProfilesZip(id));
+  }
+
+  @Route({
+    method: 'GET',
+    path: 'devices/:id/profile',
+    group: 'devices',
+    roles: MANAGERS,
+    summary:
+      "One config of a device: the given interface and host, else the first interface's first dial target; JSON or (format=conf) the file",
+    query: {
+      interfaceId: 'an interface the device has an account on (default: the first by name)',
+      hostId: 'a dial target of that interface (default: the highest priority)',
+      format: 'json (default) | conf',
+    },
+    response: ProfileDto,
+    files: [PROFILE_MIME_TYPE],
+  })
+  async deviceProfile(@Param('id', new IdPipe('device')) id: string, @Query() query: DeviceProfileQuery) {
+    const profile = await this.profiles.deviceProfile(id, query);
+    if (query.format !== 'conf') return profile;
+    const body = Buffer.from(profile.body, 'utf8');
+    return new StreamableFile(body, {
+      type: PROFILE_MIME_TYPE,
+      disposition: `attachment; filename="${profile.filename}"`,
+      length: body.length,
+    });
   }
 
   @Route({

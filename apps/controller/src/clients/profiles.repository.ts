@@ -1,8 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AmneziaParams } from '#libs/wireguard/amnezia.js';
 import type { DialHost } from '../interfaces/dial-targets.js';
 import type { InterfaceMode } from '../interfaces/interface.entity.js';
+import type { PreparedPool } from '../database/prepared-pool.js';
+import { PREPARED_POOL } from '../runtime.js';
 import { kysely } from './clients-db.js';
 import { readNumber } from './sql.js';
 
@@ -31,6 +34,8 @@ export interface ProfileSource {
 /** What profiles are rendered from: devices, their accounts with secrets, interfaces and hosts. */
 @Injectable()
 export class ProfilesRepository {
+  constructor(@Inject(PREPARED_POOL) private readonly prepared: PreparedPool) {}
+
   async ofDevice(em: EntityManager, deviceId: string): Promise<ProfileSource[]> {
     return this.sources(em, 'd.id', deviceId);
   }
@@ -65,7 +70,40 @@ export class ProfilesRepository {
 
   /** Everything a profile needs in one read, devices without accounts included. */
   private async sources(em: EntityManager, column: 'd.id' | 'd.client_id', id: string): Promise<ProfileSource[]> {
-    const rows = await kysely(em)
+    const rows = await this.sourcesQuery(em, column, id).execute();
+    return rows.map(toSource);
+  }
+
+  /**
+   * A client's sources and its interfaces' hosts in one round trip, as a prepared statement (the
+   * public subscription page's path: docs/subscriptions.md). The same query as `sources`, compiled
+   * by Kysely, with each row's interface hosts as JSON.
+   */
+  async ofClientWithHosts(
+    em: EntityManager,
+    clientId: string,
+  ): Promise<{ sources: ProfileSource[]; hosts: Map<string, DialHost[]> }> {
+    const compiled = this.sourcesQuery(em, 'd.client_id', clientId)
+      .select(
+        sql<HostRow[] | null>`(select json_agg(json_build_object('id', h.id, 'name', h.name, 'address', h.address,
+          'port', h.port, 'priority', h.priority, 'enabled', h.enabled)) from hosts h where h.interface_id = a.interface_id)`.as(
+          'hosts',
+        ),
+      )
+      .compile();
+    type Row = Parameters<typeof toSource>[0] & { hosts: HostRow[] | null };
+    const rows = await this.prepared.query<Row>('profiles_of_client_with_hosts', compiled.sql, [
+      ...compiled.parameters,
+    ]);
+    const hosts = new Map<string, DialHost[]>();
+    for (const row of rows) {
+      if (row.interface_id && !hosts.has(row.interface_id)) hosts.set(row.interface_id, row.hosts ?? []);
+    }
+    return { sources: rows.map(toSource), hosts };
+  }
+
+  private sourcesQuery(em: EntityManager, column: 'd.id' | 'd.client_id', id: string) {
+    return kysely(em)
       .selectFrom('devices as d')
       .innerJoin('clients as c', 'c.id', 'd.client_id')
       .leftJoin('accounts as a', 'a.device_id', 'd.id')
@@ -91,28 +129,34 @@ export class ProfilesRepository {
       .orderBy('d.created_at')
       .orderBy('d.id')
       .orderBy('i.name')
-      .orderBy('i.id')
-      .execute();
-    return rows.map((row) => ({
-      clientName: row.client_name,
-      deviceId: row.device_id,
-      deviceName: row.device_name,
-      account: row.interface_id
-        ? {
-            interfaceId: row.interface_id,
-            interfaceName: row.interface_name!,
-            ip: row.ip!,
-            privateKey: row.private_key!,
-            presharedKey: row.preshared_key!,
-            mode: row.mode!,
-            listenPort: readNumber(row.listen_port),
-            endpointHost: row.endpoint_host!,
-            mtu: readNumber(row.mtu),
-            dns: row.dns ?? [],
-            serverPublicKey: row.server_public_key!,
-            awg: (row.awg as AmneziaParams | null) ?? null,
-          }
-        : null,
-    }));
+      .orderBy('i.id');
   }
+}
+
+type HostRow = DialHost;
+
+type SourceRow = Awaited<ReturnType<ReturnType<ProfilesRepository['sourcesQuery']>['execute']>>[number];
+
+function toSource(row: SourceRow): ProfileSource {
+  return {
+    clientName: row.client_name,
+    deviceId: row.device_id,
+    deviceName: row.device_name,
+    account: row.interface_id
+      ? {
+          interfaceId: row.interface_id,
+          interfaceName: row.interface_name!,
+          ip: row.ip!,
+          privateKey: row.private_key!,
+          presharedKey: row.preshared_key!,
+          mode: row.mode!,
+          listenPort: readNumber(row.listen_port),
+          endpointHost: row.endpoint_host!,
+          mtu: readNumber(row.mtu),
+          dns: row.dns ?? [],
+          serverPublicKey: row.server_public_key!,
+          awg: (row.awg as AmneziaParams | null) ?? null,
+        }
+      : null,
+  };
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { profileFilename, renderClientProfile } from '#libs/wireguard/profile.js';
 import { notFound } from '../http/api-error.js';
-import { dialTargets } from '../interfaces/dial-targets.js';
+import { dialTargets, type DialHost } from '../interfaces/dial-targets.js';
 import { ClientsRepository } from './clients.repository.js';
 import { ProfilesRepository, type ProfileSource } from './profiles.repository.js';
 import { uniqueNames, zipTextFiles } from './zip.js';
@@ -84,6 +84,34 @@ export class ProfilesService {
     return { clientName: rows[0].clientName, device };
   }
 
+  /**
+   * One config of the device: the given interface and host, or the first of each (interfaces by
+   * name, hosts by priority). A selection the device has no config for is a 404 naming it.
+   */
+  async deviceProfile(deviceId: string, choice: { interfaceId?: string; hostId?: string } = {}): Promise<Profile> {
+    const profiles = await this.deviceProfiles(deviceId);
+    const onInterface = choice.interfaceId
+      ? profiles.filter((profile) => profile.interfaceId === choice.interfaceId)
+      : profiles;
+    if (onInterface.length === 0) {
+      if (choice.interfaceId) throw notFound('the device has no account on this interface', 'interfaceId');
+      throw notFound('the device has no config (no account on any interface)', 'id');
+    }
+    const profile = choice.hostId ? onInterface.find((p) => p.hostId === choice.hostId) : onInterface[0];
+    if (!profile) throw notFound("no such host among the interface's dial targets", 'hostId');
+    return profile;
+  }
+
+  /**
+   * A client the caller has just read (the public subscription page): its configs in one round
+   * trip, a prepared statement, instead of three queries.
+   */
+  async knownClientConfigs(clientId: string, clientName: string): Promise<ClientConfigs> {
+    const em = this.orm.em.fork();
+    const { sources, hosts } = await this.sources.ofClientWithHosts(em, clientId);
+    return { clientId, clientName, devices: await this.render(em, sources, hosts) };
+  }
+
   async clientConfigs(clientId: string): Promise<ClientConfigs> {
     const em = this.orm.em.fork();
     const clientName = await this.clients.nameOf(em, clientId);
@@ -94,7 +122,11 @@ export class ProfilesService {
 
   /** Every profile of the client as .conf files in one zip, names unique within it. */
   async clientConfigsZip(clientId: string): Promise<{ filename: string; zip: Buffer }> {
-    const configs = await this.clientConfigs(clientId);
+    return this.zipConfigs(await this.clientConfigs(clientId));
+  }
+
+  /** Configs already rendered, as clientConfigsZip packs them. */
+  async zipConfigs(configs: ClientConfigs): Promise<{ filename: string; zip: Buffer }> {
     return {
       filename: `${fileStem(configs.clientName, 'client')}-configs.zip`,
       zip: await zipProfiles(configs.devices.flatMap((device) => device.profiles)),
@@ -102,9 +134,13 @@ export class ProfilesService {
   }
 
   /** One profile per account and dial target: each enabled host of the interface, else its own endpoint. */
-  private async render(em: EntityManager, rows: readonly ProfileSource[]): Promise<DeviceProfiles[]> {
+  private async render(
+    em: EntityManager,
+    rows: readonly ProfileSource[],
+    knownHosts?: Map<string, DialHost[]>,
+  ): Promise<DeviceProfiles[]> {
     const interfaceIds = [...new Set(rows.flatMap((row) => (row.account ? [row.account.interfaceId] : [])))];
-    const hostsByInterface = await this.sources.hostsOf(em, interfaceIds);
+    const hostsByInterface = knownHosts ?? (await this.sources.hostsOf(em, interfaceIds));
     const devices = new Map<string, DeviceProfiles>();
     for (const row of rows) {
       let device = devices.get(row.deviceId);

@@ -8,6 +8,7 @@ import { Account } from '../clients/account.entity.js';
 import { Client } from '../clients/client.entity.js';
 import { ClientInterface } from '../clients/client-interface.entity.js';
 import { Device } from '../clients/device.entity.js';
+import { DownloadLink } from '../subscriptions/download-link.entity.js';
 import { Host } from '../interfaces/host.entity.js';
 import { TunnelInterface } from '../interfaces/interface.entity.js';
 import { Node } from '../revisions/node.entity.js';
@@ -37,6 +38,7 @@ export const ENTITIES = [
   ClientInterface,
   Device,
   Account,
+  DownloadLink,
   SystemSampleRow,
   Setting,
   ScheduledRun,

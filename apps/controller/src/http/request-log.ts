@@ -53,7 +53,11 @@ export function installRequestLog(
     const level = status >= 500 ? 'error' : QUIET_ROUTES.has(route) ? 'debug' : 'info';
     if (logger.isLevelEnabled(level)) {
       // The path without its query string: searches and filters are the caller's business.
-      const path = scrubText(request.url.split('?', 1)[0]!.slice(0, 512));
+      // A link's token is its whole secret: a route with one logs its pattern, never the token.
+      const path =
+        pattern !== undefined && pattern.includes(':token')
+          ? pattern
+          : scrubText(withoutLinkToken(request.url.split('?', 1)[0]!, basePath).slice(0, 512));
       logger[level](
         { reqId: request.id, method: request.method, path, route, status, ms: Math.round(reply.elapsedTime * 10) / 10 },
         'request answered',
@@ -61,4 +65,12 @@ export function installRequestLog(
     }
     done();
   });
+}
+
+/** A path under the public link routes (`/sub/`, `/dl/`) that no route matched still hides its token. */
+function withoutLinkToken(path: string, basePath: string): string {
+  for (const prefix of [`${basePath}/sub/`, `${basePath}/dl/`]) {
+    if (path.startsWith(prefix)) return `${prefix}:token${path.slice(prefix.length).replace(/^[^/]*/, '')}`;
+  }
+  return path;
 }

@@ -527,6 +527,7 @@ export const en = {
     overview: 'Overview',
     routing: 'Routing',
     settings: 'Settings',
+    subscriptions: 'Subscription links',
     system: 'System',
     template: 'Template',
     tokens: 'API tokens',

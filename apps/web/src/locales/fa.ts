@@ -527,6 +527,7 @@ export const fa: Translation = {
     overview: 'نمای کلی',
     routing: 'مسیریابی',
     settings: 'تنظیمات',
+    subscriptions: 'لینک‌های اشتراک',
     system: 'سیستم',
     template: 'قالب',
     tokens: 'توکن‌های API',

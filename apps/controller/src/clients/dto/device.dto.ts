@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsString, Length, Matches, ValidateIf } from 'class-validator';
+import { IsIn, IsOptional, IsString, IsUUID, Length, Matches, ValidateIf } from 'class-validator';
 import { CLIENT_LIMITS } from './client.dto.js';
 
 export class CreateDeviceDto {
@@ -21,4 +21,22 @@ export class ConfigsQuery {
   @ValidateIf((_object: unknown, value: unknown) => value !== undefined)
   @IsIn(CONFIG_FORMATS)
   format?: (typeof CONFIG_FORMATS)[number];
+}
+
+/** GET /api/devices/{id}/profile: which of the device's configs (default: the first). */
+export class DeviceProfileQuery {
+  @ApiPropertyOptional({ format: 'uuid', description: "Default: the device's first interface (by name)" })
+  @IsOptional()
+  @IsUUID()
+  interfaceId?: string;
+
+  @ApiPropertyOptional({ format: 'uuid', description: 'Default: the first dial target (highest priority host)' })
+  @IsOptional()
+  @IsUUID()
+  hostId?: string;
+
+  @ApiPropertyOptional({ enum: ['json', 'conf'], default: 'json' })
+  @IsOptional()
+  @IsIn(['json', 'conf'])
+  format?: 'json' | 'conf';
 }

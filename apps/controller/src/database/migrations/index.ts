@@ -13,6 +13,7 @@ import { Migration20261125130000_credential_changes } from './Migration202611251
 import { Migration20261126090000_fail_closed_default } from './Migration20261126090000_fail_closed_default.js';
 import { Migration20261126100000_hop_health } from './Migration20261126100000_hop_health.js';
 import { Migration20261126140000_operators } from './Migration20261126140000_operators.js';
+import { Migration20261126140100_subscriptions } from './Migration20261126140100_subscriptions.js';
 import { Migration20261126140158_two_factor_scoped_tokens } from './Migration20261126140158_two_factor_scoped_tokens.js';
 import { Migration20261126140330_audit_log } from './Migration20261126140330_audit_log.js';
 
@@ -32,6 +33,7 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261126090000_fail_closed_default', class: Migration20261126090000_fail_closed_default },
   { name: 'Migration20261126100000_hop_health', class: Migration20261126100000_hop_health },
   { name: 'Migration20261126140000_operators', class: Migration20261126140000_operators },
+  { name: 'Migration20261126140100_subscriptions', class: Migration20261126140100_subscriptions },
   {
     name: 'Migration20261126140158_two_factor_scoped_tokens',
     class: Migration20261126140158_two_factor_scoped_tokens,
