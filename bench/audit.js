@@ -8,18 +8,14 @@
 // Settings (environment): BENCH_ROUNDS (10), BENCH_PER_ROUND (200 clients per panel per round),
 // BENCH_CREATE_CONCURRENCY (4), BENCH_WARMUP (100 clients per panel before measuring),
 // BENCH_WRITE=0 (print only), DATABASE_URL / REDIS_URL (the machine's servers).
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { cleanupScope } from './lib/cleanup.js';
-import { createBenchDatabase, postgresVersion, REDIS_URL } from './lib/database.js';
+import { postgresVersion } from './lib/database.js';
 import { describeMachine } from './lib/machine.js';
-import { apiClient, issueApiToken, reportPanelEnd, signIn, startPanelProcess } from './lib/panel-process.js';
+import { apiClient, issueApiToken, reportPanelEnd, signIn } from './lib/panel-process.js';
 import { cpuDelta, cpuMsOf, cpuMsOfProcesses } from './lib/proc-stats.js';
-import { dropRedisPrefix } from './lib/redis-cleanup.js';
-import { fixed, markdownTable, textTable, writeSection } from './lib/report.js';
+import { fixed, markdownTable, textTable } from './lib/report.js';
+import { benchInterface, publishReport, startBenchPanel } from './lib/bench-panel.js';
 import { envNumber } from './lib/settings.js';
 
 export const ID = 'audit-write';
@@ -77,36 +73,16 @@ async function measureRound(side, settings) {
 }
 
 async function startSide(label, audit, scope) {
-  const dataDir = mkdtempSync(join(tmpdir(), `warren-bench-audit-${label}-`));
-  scope.add(`data directory ${label}`, () => rmSync(dataDir, { recursive: true, force: true }));
-  const queuePrefix = `wba${randomBytes(4).toString('hex')}`;
-  scope.add(`Redis prefix ${queuePrefix}`, () => dropRedisPrefix(queuePrefix));
-  const database = await createBenchDatabase();
-  scope.add(`drop database ${database.name}`, () => database.drop());
-  const panel = await startPanelProcess({
-    databaseUrl: database.url,
-    redisUrl: REDIS_URL,
-    queuePrefix,
-    dataDir,
-    env: { WARREN_LOCAL_AGENT: 'off', WARREN_AUDIT: audit ? 'on' : 'off' },
+  const { panel, database } = await startBenchPanel(scope, {
+    tag: `audit-${label}`,
+    prefix: 'wba',
+    env: { WARREN_AUDIT: audit ? 'on' : 'off' },
   });
-  scope.add(`panel ${label}`, () => panel.stop());
   const api = apiClient(panel, 8);
   scope.add(`http agent ${label}`, () => api.close());
   await signIn(api);
   api.token = await issueApiToken(api, `bench-audit-${label}`);
-  const iface = await api.expect(
-    201,
-    api.client.POST('/api/interfaces', {
-      body: {
-        name: 'wgaudit',
-        mode: 'standard',
-        listenPort: 51998,
-        subnet: '10.80.0.0/14',
-        endpointHost: 'vpn.bench.example',
-      },
-    }),
-  );
+  const iface = await benchInterface(api, { name: 'wgaudit', listenPort: 51998, subnet: '10.80.0.0/14' });
   return { label, audit, panel, api, database, iface: iface.id, made: 0, rounds: [] };
 }
 
@@ -162,11 +138,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       off,
       postgres: await postgresVersion().catch(() => undefined),
     });
-    console.log(`\n${report.text}\n`);
-    if (writeDoc && docFile) {
-      writeSection(docFile, ID, report.markdown);
-      console.log(`bench: wrote section "${TITLE}" of ${docFile}`);
-    }
+    publishReport(report, { writeDoc, docFile, id: ID, title: TITLE });
     return report.result;
   } catch (error) {
     for (const side of sides) await reportPanelEnd(side.panel);

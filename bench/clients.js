@@ -8,7 +8,6 @@
 // API, the rest is inserted with SQL, once at least BENCH_API_MIN_CLIENTS (10000) came from the API),
 // BENCH_WRITE=0 (print only), BENCH_KEEP_DATABASE=1 (leave the seeded database for EXPLAIN; its
 // name is printed; drop it by hand), DATABASE_URL / REDIS_URL (the machine's servers).
-import pg from 'pg';
 import { cleanupScope } from './lib/cleanup.js';
 import { postgresVersion } from './lib/database.js';
 import { loadFailures, measureWithCpu } from './lib/client-process.js';
@@ -17,7 +16,7 @@ import { apiClient, issueApiToken, reportPanelEnd, signIn } from './lib/panel-pr
 import { cpuMsOf, machineBusyPercent, memoryOf, summarise } from './lib/proc-stats.js';
 import { redisVersion } from './lib/redis-cleanup.js';
 import { fixed, latencyMs as ms, markdownTable, mib, percent as pct, textTable } from './lib/report.js';
-import { publishReport, startBenchPanel } from './lib/bench-panel.js';
+import { benchDatabaseClient, publishReport, startBenchPanel } from './lib/bench-panel.js';
 import { envNumber } from './lib/settings.js';
 import { insertClients } from './lib/sql-seed.js';
 
@@ -450,9 +449,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     await signInWithToken(api);
     const ifaceView = await createInterface(api);
     const iface = { id: ifaceView.id, nodeId: ifaceView.nodeId };
-    const db = new pg.Client({ connectionString: database.url });
-    await db.connect();
-    scope.add('database client', () => db.end());
+    const db = await benchDatabaseClient(scope, database);
 
     process.stderr.write(
       `bench: creating ${settings.clients.toLocaleString('en-US')} clients through POST /api/clients, ${settings.createConcurrency} at a time…\n`,

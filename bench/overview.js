@@ -6,7 +6,6 @@
 // Settings (environment): BENCH_CLIENTS (100000), BENCH_CONNECTIONS (8), BENCH_DURATION (10) and
 // BENCH_WARMUP (2) seconds per load run, BENCH_ROUNDS (3), BENCH_WRITE=0 (print only),
 // DATABASE_URL / REDIS_URL (the machine's servers; a throw-away database is created and dropped).
-import pg from 'pg';
 import { cleanupScope } from './lib/cleanup.js';
 import { loadFailures, measureWithCpu } from './lib/client-process.js';
 import { codeVersion } from './lib/code-version.js';
@@ -16,7 +15,7 @@ import { apiClient, issueApiToken, reportPanelEnd, signIn } from './lib/panel-pr
 import { cpuMsOf } from './lib/proc-stats.js';
 import { redisVersion } from './lib/redis-cleanup.js';
 import { fixed, latencyMs as ms, markdownTable, percent as pct, textTable } from './lib/report.js';
-import { publishReport, startBenchPanel } from './lib/bench-panel.js';
+import { benchDatabaseClient, benchInterface, publishReport, startBenchPanel } from './lib/bench-panel.js';
 import { envNumber } from './lib/settings.js';
 import { insertClients } from './lib/sql-seed.js';
 
@@ -151,21 +150,8 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     scope.add('http agent', () => api.close());
     await signIn(api);
     api.token = await issueApiToken(api, 'bench-overview');
-    const iface = await api.expect(
-      201,
-      api.client.POST('/api/interfaces', {
-        body: {
-          name: 'wgbench',
-          mode: 'standard',
-          listenPort: 51999,
-          subnet: SUBNET,
-          endpointHost: 'vpn.bench.example',
-        },
-      }),
-    );
-    const db = new pg.Client({ connectionString: database.url });
-    await db.connect();
-    scope.add('database client', () => db.end());
+    const iface = await benchInterface(api, { listenPort: 51999, subnet: SUBNET });
+    const db = await benchDatabaseClient(scope, database);
 
     const seedSeconds = await seed(db, { id: iface.id, nodeId: iface.nodeId }, settings.clients, now);
     process.stderr.write('bench: spreading statuses, traffic and handshakes with SQL, then VACUUM ANALYZE…\n');

@@ -7,24 +7,20 @@
 // Settings (environment): BENCH_CLIENTS (100000), BENCH_CONNECTIONS (8), BENCH_DURATION (10) and
 // BENCH_WARMUP (2) seconds per load run, BENCH_ROUNDS (3), BENCH_WRITE=0 (print only),
 // DATABASE_URL / REDIS_URL (the machine's servers; a throw-away database is created and dropped).
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import pg from 'pg';
 import { builtFile } from './lib/child.js';
 import { cleanupScope } from './lib/cleanup.js';
 import { loadFailures, measureWithCpu } from './lib/client-process.js';
 import { codeVersion } from './lib/code-version.js';
-import { createBenchDatabase, postgresVersion, REDIS_URL } from './lib/database.js';
+import { postgresVersion } from './lib/database.js';
 import { describeMachine } from './lib/machine.js';
-import { apiClient, issueApiToken, reportPanelEnd, signIn, startPanelProcess } from './lib/panel-process.js';
+import { apiClient, issueApiToken, reportPanelEnd, signIn } from './lib/panel-process.js';
 import { cpuMsOf } from './lib/proc-stats.js';
-import { dropRedisPrefix, redisVersion } from './lib/redis-cleanup.js';
-import { fixed, latencyMs as ms, markdownTable, percent as pct, textTable, writeSection } from './lib/report.js';
+import { redisVersion } from './lib/redis-cleanup.js';
+import { fixed, latencyMs as ms, markdownTable, percent as pct, textTable } from './lib/report.js';
 import { envNumber } from './lib/settings.js';
 import { insertClients } from './lib/sql-seed.js';
+import { benchDatabaseClient, benchInterface, publishReport, startBenchPanel } from './lib/bench-panel.js';
 
 export const ID = 'subscription-page-100k';
 export const TITLE = 'Subscription page: GET /sub/{token} at 100,000 clients';
@@ -93,40 +89,14 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
   const scope = cleanupScope('the subscription page run (stopping the panel, dropping its database)');
   let panel;
   try {
-    const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-sub-'));
-    scope.add('data directory', () => rmSync(dataDir, { recursive: true, force: true }));
-    const queuePrefix = `wbs${randomBytes(4).toString('hex')}`;
-    scope.add(`Redis prefix ${queuePrefix}`, () => dropRedisPrefix(queuePrefix));
-    const database = await createBenchDatabase();
-    scope.add(`drop database ${database.name}`, () => database.drop());
-    process.stderr.write(`bench: starting the panel (database ${database.name})…\n`);
-    panel = await startPanelProcess({
-      databaseUrl: database.url,
-      redisUrl: REDIS_URL,
-      queuePrefix,
-      dataDir,
-      env: { WARREN_LOCAL_AGENT: 'off' },
-    });
-    scope.add('panel', () => panel.stop());
+    let database;
+    ({ panel, database } = await startBenchPanel(scope, { tag: 'sub', prefix: 'wbs' }));
     const api = apiClient(panel, 4);
     scope.add('http agent', () => api.close());
     await signIn(api);
     api.token = await issueApiToken(api, 'bench-subscription');
-    const iface = await api.expect(
-      201,
-      api.client.POST('/api/interfaces', {
-        body: {
-          name: 'wgbench',
-          mode: 'standard',
-          listenPort: 51999,
-          subnet: SUBNET,
-          endpointHost: 'vpn.bench.example',
-        },
-      }),
-    );
-    const db = new pg.Client({ connectionString: database.url });
-    await db.connect();
-    scope.add('database client', () => db.end());
+    const iface = await benchInterface(api, { listenPort: 51999, subnet: SUBNET });
+    const db = await benchDatabaseClient(scope, database);
 
     const seedStarted = performance.now();
     for (let start = 0; start < settings.clients; start += 2000) {
@@ -207,11 +177,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       postgres: await postgresVersion().catch(() => undefined),
       redis: await redisVersion(),
     });
-    console.log(`\n${report.text}\n`);
-    if (writeDoc && docFile) {
-      writeSection(docFile, ID, report.markdown);
-      console.log(`bench: wrote section "${TITLE}" of ${docFile}`);
-    }
+    publishReport(report, { writeDoc, docFile, id: ID, title: TITLE });
     return { runs };
   } catch (error) {
     if (panel) await reportPanelEnd(panel);

@@ -11,7 +11,6 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { chromium } from 'playwright-core';
 import { ROOT_DIR } from './lib/child.js';
 import { cleanupScope } from './lib/cleanup.js';
@@ -20,7 +19,7 @@ import { postgresVersion } from './lib/database.js';
 import { describeMachine } from './lib/machine.js';
 import { apiClient, BENCH_OWNER, reportPanelEnd, signIn } from './lib/panel-process.js';
 import { fixed, markdownTable, ms, textTable } from './lib/report.js';
-import { publishReport, startBenchPanel } from './lib/bench-panel.js';
+import { benchDatabaseClient, benchInterface, publishReport, startBenchPanel } from './lib/bench-panel.js';
 import { envNumber } from './lib/settings.js';
 import { insertClients } from './lib/sql-seed.js';
 
@@ -129,21 +128,8 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const api = apiClient(panel, 4);
     scope.add('http agent', () => api.close());
     await signIn(api);
-    const iface = await api.expect(
-      201,
-      api.client.POST('/api/interfaces', {
-        body: {
-          name: 'wgbench',
-          mode: 'standard',
-          listenPort: 51998,
-          subnet: SUBNET,
-          endpointHost: 'vpn.bench.example',
-        },
-      }),
-    );
-    const db = new pg.Client({ connectionString: database.url });
-    await db.connect();
-    scope.add('database client', () => db.end());
+    const iface = await benchInterface(api, { listenPort: 51998, subnet: SUBNET });
+    const db = await benchDatabaseClient(scope, database);
     for (let start = 0; start < settings.clients; start += 2000) {
       const specs = [];
       for (let i = start; i < Math.min(settings.clients, start + 2000); i++)

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { createBenchDatabase, REDIS_URL } from './database.js';
 import { startPanelProcess } from './panel-process.js';
 import { dropRedisPrefix } from './redis-cleanup.js';
@@ -56,4 +57,25 @@ export function publishReport(report, { writeDoc, docFile, id, title }) {
     writeSection(docFile, id, report.markdown);
     console.log(`bench: wrote section "${title}" of ${docFile}`);
   }
+}
+
+/**
+ * The interface a bench's clients live on, made through the API on the local node (no agent builds
+ * it: the benches run with WARREN_LOCAL_AGENT=off), with an endpoint that sends nothing anywhere.
+ */
+export async function benchInterface(api, { name = 'wgbench', listenPort, subnet }) {
+  return api.expect(
+    201,
+    api.client.POST('/api/interfaces', {
+      body: { name, mode: 'standard', listenPort, subnet, endpointHost: 'vpn.bench.example' },
+    }),
+  );
+}
+
+/** A PostgreSQL connection to the bench's database, for seeding and reading; `scope` ends it. */
+export async function benchDatabaseClient(scope, database) {
+  const db = new pg.Client({ connectionString: database.url });
+  await db.connect();
+  scope.add('database client', () => db.end());
+  return db;
 }
