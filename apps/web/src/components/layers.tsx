@@ -1,5 +1,6 @@
 import { Drawer as MantineDrawer, Modal as MantineModal, type DrawerProps, type ModalProps } from '@mantine/core';
 import { useEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
 
 /**
  * Escape closes only the top-most layer. Mantine's modals and drawers each listen for Escape on
@@ -38,11 +39,26 @@ export function useEscapeLayer(opened: boolean, onClose: () => void): void {
 /** Mantine's Modal on the Escape stack: use it for every dialog. */
 export function Modal(props: ModalProps) {
   useEscapeLayer(props.opened, props.onClose);
-  return <MantineModal {...props} closeOnEscape={false} />;
+  const { t } = useTranslation();
+  // The close button is an icon: it gets a name a screen reader can say.
+  return (
+    <MantineModal
+      {...props}
+      closeOnEscape={false}
+      closeButtonProps={{ 'aria-label': t('a11y.close'), ...props.closeButtonProps }}
+    />
+  );
 }
 
 /** Mantine's Drawer on the Escape stack. */
 export function Drawer(props: DrawerProps) {
   useEscapeLayer(props.opened, props.onClose);
-  return <MantineDrawer {...props} closeOnEscape={false} />;
+  const { t } = useTranslation();
+  return (
+    <MantineDrawer
+      {...props}
+      closeOnEscape={false}
+      closeButtonProps={{ 'aria-label': t('a11y.close'), ...props.closeButtonProps }}
+    />
+  );
 }
