@@ -359,6 +359,180 @@ describe('the web panel’s accessibility', () => {
     expect(Math.min(...results.map((result) => result.score))).toBeGreaterThanOrEqual(MIN_SCORE);
   }, 600_000);
 
+  test('the dialogs break no rule Lighthouse scores either (new client, interface, node)', async () => {
+    const page = browser.page;
+    const results: PageScore[] = [];
+    for (const [language, scheme] of VARIANTS) {
+      await choose(page, language, scheme);
+      for (const [path, opener] of [
+        ['/clients', 'new-client'],
+        ['/interfaces', 'new-interface'],
+        ['/nodes', 'new-node'],
+      ]) {
+        await open(page, path);
+        await page.getByTestId(opener).click();
+        await page.getByRole('dialog').waitFor();
+        results.push(await axeCheck(page, `${path} ${opener} (${language}-${scheme})`));
+        await page.keyboard.press('Escape');
+        await page.getByRole('dialog').waitFor({ state: 'detached' });
+      }
+    }
+    expect(results.filter((result) => result.failed.length > 0)).toEqual([]);
+  }, 300_000);
+
+  /**
+   * Presses Tab until focus comes back round (or `limit` presses), and describes each element that
+   * took focus: its name, whether anything about it (or the element that draws it: a switch's track,
+   * an input's box up to two levels up) looks different focused than not, and whether it is on screen.
+   */
+  async function tabThrough(page: Page, limit = 400): Promise<{ name: string; visible: boolean; ring: boolean }[]> {
+    await page.evaluate(() => {
+      (document.activeElement as any)?.blur?.();
+      window.scrollTo(0, 0);
+    });
+    const seen: { name: string; visible: boolean; ring: boolean }[] = [];
+    for (let i = 0; i < limit; i++) {
+      await page.keyboard.press('Tab');
+      const step = await page.evaluate((index: number) => {
+        const element = document.activeElement;
+        if (!element || element === document.body) return undefined;
+        if (element.getAttribute('data-tab-index') !== null)
+          return { again: true, name: '', ring: false, visible: false };
+        element.setAttribute('data-tab-index', String(index));
+        // Styles read at the end of their transitions (an input's border eases to its focus colour).
+        const settle = () => document.getAnimations().forEach((animation: any) => animation.finish());
+        settle();
+        const looks = () =>
+          [element, element.nextElementSibling, element.parentElement, element.parentElement?.parentElement]
+            .filter(Boolean)
+            .map((node: any) => {
+              const style = window.getComputedStyle(node);
+              return [
+                style.outlineStyle,
+                style.outlineWidth,
+                style.outlineColor,
+                style.boxShadow,
+                style.borderColor,
+                style.backgroundColor,
+              ].join('|');
+            })
+            .join('/');
+        const focused = looks();
+        const style = window.getComputedStyle(element);
+        const ringOnElement = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0;
+        element.blur();
+        settle();
+        const unfocused = looks();
+        element.focus({ focusVisible: true });
+        const box = element.getBoundingClientRect();
+        const target =
+          element.tagName === 'INPUT' && box.width < 2 ? element.parentElement!.getBoundingClientRect() : box;
+        const label =
+          element.getAttribute('aria-label') ||
+          element.getAttribute('data-testid') ||
+          (element.textContent || '').trim().slice(0, 40) ||
+          element.getAttribute('placeholder') ||
+          element.tagName.toLowerCase();
+        return {
+          again: false,
+          name: label,
+          ring: ringOnElement || focused !== unfocused,
+          visible: target.width > 0 && target.height > 0,
+        };
+      }, i);
+      if (!step) continue;
+      if (step.again) break;
+      seen.push({ name: step.name, ring: step.ring, visible: step.visible });
+    }
+    return seen;
+  }
+
+  /**
+   * The elements a keyboard user should reach with Tab (visible, enabled, not taken out of the tab
+   * order) that tabThrough() did not reach: it marks those it reached.
+   */
+  async function unreached(page: Page): Promise<string[]> {
+    return page.evaluate(() =>
+      [...document.querySelectorAll('a[href], button, input, select, textarea, [tabindex]')]
+        .filter((element: any) => {
+          if (element.disabled || element.type === 'hidden' || element.getAttribute('tabindex') === '-1') return false;
+          if (element.closest('[inert], [aria-hidden="true"]')) return false;
+          // Not displayed (the phone menu button on a wide screen); an input drawn by its label still counts.
+          if (!element.checkVisibility({ visibilityProperty: true })) return false;
+          const box = (
+            element.getBoundingClientRect().width > 1 ? element : element.parentElement
+          ).getBoundingClientRect();
+          const visible = box.width > 0 && box.height > 0 && window.getComputedStyle(element).visibility !== 'hidden';
+          return visible && element.getAttribute('data-tab-index') === null;
+        })
+        .map((element: any) => element.outerHTML.slice(0, 200)),
+    );
+  }
+
+  test('every action on a page is reached with Tab and shows where the focus is', async () => {
+    const page = browser.page;
+    await choose(page, 'en', 'light');
+    for (const path of ['/clients', '/interfaces', '/outbounds', '/routing', '/nodes', '/overview']) {
+      await open(page, path);
+      const seen = await tabThrough(page);
+      expect({ path, unseen: seen.filter((step) => !step.ring || !step.visible) }).toEqual({ path, unseen: [] });
+      // Focus went round every action the page shows (the sidebar, the header, the page's own).
+      expect({ path, unreached: await unreached(page) }).toEqual({ path, unreached: [] });
+      // At least the sidebar's 12 links and the header's 3 buttons.
+      expect(seen.length).toBeGreaterThanOrEqual(15);
+    }
+  }, 300_000);
+
+  test('open a client, close it with Escape and create one, with the keyboard alone', async () => {
+    const page = browser.page;
+    await choose(page, 'en', 'light');
+    await open(page, '/clients');
+    const focusedText = () => page.evaluate(() => (document.activeElement?.textContent ?? '').trim());
+    const focusedTestId = () => page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? '');
+    /** Tab until `check` holds for the focused element. */
+    async function tabTo(what: string, check: () => Promise<boolean>): Promise<void> {
+      for (let i = 0; i < 200; i++) {
+        await page.keyboard.press('Tab');
+        if (await check()) return;
+      }
+      throw new Error(`Tab never reached ${what}`);
+    }
+    // Open a client from the list: its name is a button.
+    await tabTo('client-05', async () => (await focusedText()) === 'client-05');
+    await page.keyboard.press('Enter');
+    const drawer = page.getByRole('dialog');
+    await drawer.getByText('client-05').first().waitFor();
+    // Focus moved into the drawer, and Escape closes it, handing focus back to the name.
+    expect(await page.evaluate(() => Boolean(document.activeElement?.closest('[role="dialog"]')))).toBe(true);
+    await page.keyboard.press('Escape');
+    await drawer.waitFor({ state: 'detached' });
+    await waitFor('focus back on the client', async () => (await focusedText()) === 'client-05');
+
+    // Create a client: the button, the name, an interface picked from the list, Enter submits.
+    await tabTo('the new client button', async () => (await focusedTestId()) === 'new-client');
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    await waitFor('focus in the dialog', () =>
+      page.evaluate(() => Boolean(document.activeElement?.closest('[role="dialog"]'))),
+    );
+    await tabTo('the name field', () =>
+      page.evaluate(
+        () => document.activeElement?.id === document.querySelector('[role="dialog"] label')?.getAttribute('for'),
+      ),
+    );
+    await page.keyboard.type('keyboard-made');
+    await tabTo('the interfaces', async () => (await focusedTestId()) === 'client-interfaces');
+    await page.keyboard.type('wg0');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await tabTo('the create button', async () => (await focusedTestId()) === 'client-submit');
+    await page.keyboard.press('Enter');
+    await dialog.waitFor({ state: 'detached' });
+    const made = await f.call('GET', 'clients?search=keyboard-made');
+    expect(made.body.items.map((client: { name: string }) => client.name)).toEqual(['keyboard-made']);
+  }, 120_000);
+
   (process.env.WARREN_LIGHTHOUSE === '1' ? test : test.skip)(
     'Lighthouse itself scores every page at least 95, English and Persian, light and dark',
     async () => {

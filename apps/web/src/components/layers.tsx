@@ -25,6 +25,22 @@ export function useEscapeLayer(opened: boolean, onClose: () => void): void {
   useEffect(() => {
     close.current = onClose;
   });
+  // Where focus was when the layer opened (read while rendering, before the layer takes focus): it
+  // goes back there also when the layer is unmounted rather than closed (the client drawer is a
+  // route), which Mantine's own return of focus misses and leaves a keyboard user at the top.
+  const before = useRef<HTMLElement | null>(null);
+  if (opened && !before.current) before.current = document.activeElement as HTMLElement | null;
+  useEffect(() => {
+    if (!opened) return;
+    return () => {
+      const element = before.current;
+      before.current = null;
+      setTimeout(() => {
+        const lost = !document.activeElement || document.activeElement === document.body;
+        if (lost && element?.isConnected) element.focus();
+      }, 0);
+    };
+  }, [opened]);
   useEffect(() => {
     if (!opened) return;
     const layer = { close: () => close.current() };
