@@ -34,9 +34,12 @@ export function assertWebBuilt(): void {
     throw new Error('no web panel build in dist/web: run `npm run build` first');
 }
 
-/** A fresh Chromium profile (its own --user-data-dir, removed on close), one page, its requests recorded. */
+/**
+ * A fresh Chromium profile (its own --user-data-dir, removed on close), one page, its requests
+ * recorded. `args` adds Chromium flags (a --remote-debugging-port for Lighthouse, say).
+ */
 export async function launchBrowser(
-  options: { viewport?: { width: number; height: number } } = {},
+  options: { viewport?: { width: number; height: number }; args?: string[] } = {},
 ): Promise<TestBrowser> {
   if (!existsSync(CHROMIUM))
     throw new Error(`${CHROMIUM} not found: run test/prepare-host.sh (it installs Debian's chromium)`);
@@ -44,7 +47,7 @@ export async function launchBrowser(
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: FLAGS,
+    args: [...FLAGS, ...(options.args ?? [])],
     viewport: options.viewport ?? { width: 1280, height: 800 },
     acceptDownloads: true,
     locale: 'en-US',

@@ -10,6 +10,7 @@ import { basePath } from './env.js';
 import { directionOf } from './i18n.js';
 import { Layout } from './layout.js';
 import { PageSlot } from './pages.js';
+import { readableColors } from './readable-colors.js';
 import { SessionGate } from './session.js';
 import { SignInPage } from './pages/sign-in.js';
 
@@ -53,7 +54,7 @@ export function App() {
   const { i18n } = useTranslation();
   return (
     <DirectionProvider initialDirection={directionOf(i18n.language)} detectDirection={false}>
-      <MantineProvider theme={theme} defaultColorScheme="auto">
+      <MantineProvider theme={theme} defaultColorScheme="auto" cssVariablesResolver={readableColors}>
         <DirectionSync />
         <Notifications position="top-center" />
         <QueryClientProvider client={queryClient}>

@@ -1,5 +1,6 @@
 import { Drawer as MantineDrawer, Modal as MantineModal, type DrawerProps, type ModalProps } from '@mantine/core';
 import { useEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
 
 /**
  * Escape closes only the top-most layer. Mantine's modals and drawers each listen for Escape on
@@ -24,6 +25,22 @@ export function useEscapeLayer(opened: boolean, onClose: () => void): void {
   useEffect(() => {
     close.current = onClose;
   });
+  // Where focus was when the layer opened (read while rendering, before the layer takes focus): it
+  // goes back there also when the layer is unmounted rather than closed (the client drawer is a
+  // route), which Mantine's own return of focus misses and leaves a keyboard user at the top.
+  const before = useRef<HTMLElement | null>(null);
+  if (opened && !before.current) before.current = document.activeElement as HTMLElement | null;
+  useEffect(() => {
+    if (!opened) return;
+    return () => {
+      const element = before.current;
+      before.current = null;
+      setTimeout(() => {
+        const lost = !document.activeElement || document.activeElement === document.body;
+        if (lost && element?.isConnected) element.focus();
+      }, 0);
+    };
+  }, [opened]);
   useEffect(() => {
     if (!opened) return;
     const layer = { close: () => close.current() };
@@ -38,11 +55,26 @@ export function useEscapeLayer(opened: boolean, onClose: () => void): void {
 /** Mantine's Modal on the Escape stack: use it for every dialog. */
 export function Modal(props: ModalProps) {
   useEscapeLayer(props.opened, props.onClose);
-  return <MantineModal {...props} closeOnEscape={false} />;
+  const { t } = useTranslation();
+  // The close button is an icon: it gets a name a screen reader can say.
+  return (
+    <MantineModal
+      {...props}
+      closeOnEscape={false}
+      closeButtonProps={{ 'aria-label': t('a11y.close'), ...props.closeButtonProps }}
+    />
+  );
 }
 
 /** Mantine's Drawer on the Escape stack. */
 export function Drawer(props: DrawerProps) {
   useEscapeLayer(props.opened, props.onClose);
-  return <MantineDrawer {...props} closeOnEscape={false} />;
+  const { t } = useTranslation();
+  return (
+    <MantineDrawer
+      {...props}
+      closeOnEscape={false}
+      closeButtonProps={{ 'aria-label': t('a11y.close'), ...props.closeButtonProps }}
+    />
+  );
 }

@@ -26,6 +26,7 @@ export const en = {
   },
   roles: { owner: 'Owner', admin: 'Admin', viewer: 'Viewer' },
   connection: { lost: 'Connection to the panel lost', retrying: 'Retrying… what you typed is kept.' },
+  a11y: { close: 'Close' },
   list: {
     perPage: 'Rows per page',
     first: 'First page',

@@ -28,6 +28,7 @@ export const fa: Translation = {
   },
   roles: { owner: 'مالک', admin: 'مدیر', viewer: 'بیننده' },
   connection: { lost: 'ارتباط با پنل قطع شد', retrying: 'در حال تلاش دوباره… آنچه نوشته‌اید حفظ می‌شود.' },
+  a11y: { close: 'بستن' },
   list: {
     perPage: 'ردیف در هر صفحه',
     first: 'صفحهٔ اول',

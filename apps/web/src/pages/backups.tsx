@@ -133,7 +133,11 @@ export default function BackupsPage() {
             <Text size="sm">
               {running.progress ? t(`backups.stage.${running.progress.stage}`) : t('backups.waiting')}
             </Text>
-            <Progress value={running.progress?.percent ?? 0} animated />
+            <Progress
+              value={running.progress?.percent ?? 0}
+              animated
+              aria-label={t(`backups.running.${running.kind}`)}
+            />
           </Stack>
         </Alert>
       )}

@@ -184,7 +184,7 @@ function Meter({ label, percent, detail }: { label: string; percent: number; det
           {formatPercent(percent)} · {detail}
         </Text>
       </Group>
-      <Progress value={percent} color={percent > 85 ? 'red' : percent > 60 ? 'yellow' : 'teal'} />
+      <Progress value={percent} color={percent > 85 ? 'red' : percent > 60 ? 'yellow' : 'teal'} aria-label={label} />
     </div>
   );
 }

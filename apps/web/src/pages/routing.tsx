@@ -54,7 +54,9 @@ export default function RoutingPage() {
       ) : (
         <Stack>
           <BasicSettings key={nodeId} nodeId={nodeId} routing={routing.data} tags={tags} canManage={canManage} />
-          <Title order={4}>{t('routing.rules')}</Title>
+          <Title order={3} size="h4">
+            {t('routing.rules')}
+          </Title>
           <Text size="sm" c="dimmed">
             {t('routing.rulesHelp')}
           </Text>
