@@ -141,6 +141,9 @@ describe('the route table', () => {
     expect(wrong).toEqual([]);
     // The routes that change state are most of the table: the loop above did not skip them.
     expect(changing).toBeGreaterThan(30);
+    // DELETE /api/auth/sessions through a token ended every session of the owner, the one the
+    // later tests hold among them: a new one for them.
+    ownerToken = await t.login();
   }, 300_000);
 
   test('a request the guard refuses (no credentials, or a role the route does not grant) writes nothing', async () => {
@@ -444,7 +447,7 @@ describe('upkeep', () => {
     await t.query('delete from audit_entries where id = $1', [before]);
     const since = await f.createClient({ name: 'audit-after-backup', interfaceIds });
     const restored = await recorded('POST', `backups/${made.body.name}/restore`, { token: ownerToken });
-    expect(restored.answer.status).toBe(200);
+    expect([restored.answer.status, restored.answer.status === 200 ? null : restored.answer.body]).toEqual([200, null]);
     const ids = (await t.query<{ id: string }>('select id from audit_entries')).map((row) => row.id);
     expect(ids).toContain(before);
     const after = await t.query<EntryRow>(

@@ -120,6 +120,10 @@ describe('a backup round trip', () => {
     ]);
     await A.createToken({ name: 'automation' });
     await A.createUser('viewer');
+    // The subscription page's settings and the key links derive from are settings rows of their own.
+    const page = { title: 'Acme VPN', supportContact: '@acme', formats: ['conf', 'zip'], language: 'fa' };
+    expect((await a.call('PUT', 'subscription', { token: ownerA, body: page })).status).toBe(200);
+    const link = (await a.call('GET', `clients/${c1.id}/subscription`, { token: ownerA })).body as { path: string };
 
     const before = await everything(a, ownerA);
     expect(before.clients.find((c: any) => c.id === c1.id)).toMatchObject({ upBytes: 1234, downBytes: 56789 });
@@ -146,6 +150,11 @@ describe('a backup round trip', () => {
       const after = await everything(b, ownerB);
       // Tokens are the backup's (their secrets hashed as they were): same names, hints, owners.
       expect(after).toEqual(before);
+      // The page's settings came back, and a customer's link still opens the same page.
+      expect((await b.call('GET', 'subscription', { token: ownerB })).body).toEqual(page);
+      expect((await b.call('GET', `clients/${c1.id}/subscription`, { token: ownerB })).body).toMatchObject({
+        path: link.path,
+      });
       // Revisions are above the backup's: agents that applied a newer one before do not skip it.
       const nodesB = (await b.call('GET', 'nodes', { token: ownerB })).body as any[];
       const nodesA = (await a.call('GET', 'nodes', { token: ownerA })).body as any[];

@@ -15,6 +15,11 @@ export const AuditEntry = defineEntity({
     { properties: ['actorId', 'at'], name: 'audit_entries_actor_index' },
     { properties: ['targetType', 'targetId', 'at'], name: 'audit_entries_target_index' },
     { properties: ['action', 'at'], name: 'audit_entries_action_index' },
+    // Maintenance settles abandoned entries: only the pending ones, a handful, are indexed.
+    {
+      name: 'audit_entries_pending_index',
+      expression: `create index "audit_entries_pending_index" on "audit_entries" ("at") where "outcome" = 'pending'`,
+    },
   ],
   properties: {
     id: p.uuid().primary(),

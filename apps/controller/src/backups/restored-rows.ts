@@ -17,6 +17,12 @@ import { assertReachableByKind, formatHopAddress, parseHopAddress } from '../out
 import { assertFieldsFit, assertUsableHopKeys } from '../outbounds/outbounds.service.js';
 import { CreateRuleDto, UpdateRoutingDto } from '../routing/dto/routing.dto.js';
 import { UpdateSettingsDto } from '../settings/dto/settings.dto.js';
+import { SubscriptionSettingsDto } from '../subscriptions/dto/subscription.dto.js';
+import {
+  isSubscriptionKey,
+  SUBSCRIPTION_KEY_SETTING,
+  SUBSCRIPTION_SETTINGS_KEY,
+} from '../subscriptions/subscription-settings.js';
 import { checkLists } from '../template/template-plan.service.js';
 import { validRow } from '../template/row-validation.js';
 import { UpdateTokenDto } from '../tokens/dto/token.dto.js';
@@ -200,11 +206,16 @@ export async function checkRestoredRows(query: RowQuery): Promise<void> {
     // Named by id: the archive's rows, unlike the API's, have no other name to go by.
     for (const { id, ...row } of rows) await check(row, `row ${table} ${String(id)}`);
   }
-  // Settings are one row per key: together they are what PATCH /api/settings takes.
-  const settings = await query(`select key, value from settings order by key`);
-  await dto(
-    UpdateSettingsDto,
-    Object.fromEntries(settings.map((row) => [row.key as string, row.value])),
-    'settings rows',
-  );
+  // Settings are one row per key: together they are what PATCH /api/settings takes, but for the
+  // subscription page's own (what PUT /api/subscription takes) and the key its links derive from.
+  const rows = await query(`select key, value from settings order by key`);
+  const {
+    [SUBSCRIPTION_SETTINGS_KEY]: subscription,
+    [SUBSCRIPTION_KEY_SETTING]: linkKey,
+    ...settings
+  } = Object.fromEntries(rows.map((row) => [row.key as string, row.value]));
+  await dto(UpdateSettingsDto, settings, 'settings rows');
+  if (subscription !== undefined) await dto(SubscriptionSettingsDto, subscription as Row, 'settings row subscription');
+  if (linkKey !== undefined && !isSubscriptionKey(linkKey))
+    wrongAt('settings row subscriptionKey', badRequest('the link key must be 32 bytes in base64', 'value'));
 }

@@ -31,6 +31,11 @@ export const DEFAULT_SUBSCRIPTION_SETTINGS: Readonly<SubscriptionSettings> = Obj
 export const SUBSCRIPTION_SETTINGS_KEY = 'subscription';
 export const SUBSCRIPTION_KEY_SETTING = 'subscriptionKey';
 
+/** What the link key is: 32 random bytes in base64 (subscription-token.ts makes it). */
+export function isSubscriptionKey(value: unknown): value is string {
+  return typeof value === 'string' && /^[A-Za-z0-9+/]{43}=$/.test(value) && Buffer.from(value, 'base64').length === 32;
+}
+
 /** A stored value that does not read (a damaged restore) reads as the defaults. */
 export const storedSubscriptionSettings = z.object({
   title: z.string().max(SUBSCRIPTION_BOUNDS.titleLength),

@@ -10,6 +10,7 @@ import { renderSubscriptionPage, type PageView } from './subscription-page.js';
 import type { PageLocale } from './page-text.js';
 import {
   DEFAULT_SUBSCRIPTION_SETTINGS,
+  isSubscriptionKey,
   storedSubscriptionSettings,
   SUBSCRIPTION_KEY_SETTING,
   SUBSCRIPTION_SETTINGS_KEY,
@@ -131,7 +132,7 @@ export class SubscriptionsService {
   /** The panel's link key: made once, shared by every replica through the settings table. */
   private async key(): Promise<string> {
     const value = await this.repository.settingOnce(SUBSCRIPTION_KEY_SETTING, newSubscriptionKey());
-    if (typeof value !== 'string' || Buffer.from(value, 'base64').length !== 32) {
+    if (!isSubscriptionKey(value)) {
       throw new Error('the stored subscription key is not 32 bytes of base64');
     }
     return value;
