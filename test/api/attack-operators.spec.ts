@@ -133,3 +133,19 @@ describe('escalation', () => {
       ]);
   });
 });
+
+describe('one-time links and HEAD', () => {
+  test('a HEAD request (a link checker, a chat preview probing the URL) does not spend the link', async () => {
+    const iface = await createInterface({});
+    const client = await createClient({ name: 'Header', interfaceIds: [iface.id], deviceNames: ['phone'] });
+    const made = await call('POST', `devices/${client.devices[0].id}/profile/link`, {});
+    const head = await fetch(`${t.panel.origin}${made.body.path}`, {
+      method: 'HEAD',
+      headers: { 'x-forwarded-for': freshAddress() },
+    });
+    expect(head.status).toBe(404);
+    const fetched = await open(made.body.path);
+    expect(fetched.status).toBe(200);
+    expect(fetched.text).toContain('PrivateKey');
+  });
+});
