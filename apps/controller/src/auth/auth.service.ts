@@ -42,7 +42,12 @@ export class AuthService {
     private readonly totp: TotpService,
   ) {}
 
-  async login(username: string, password: string, { ip, userAgent }: SignInFrom, code?: string): Promise<SignedIn | NeedCode> {
+  async login(
+    username: string,
+    password: string,
+    { ip, userAgent }: SignInFrom,
+    code?: string,
+  ): Promise<SignedIn | NeedCode> {
     const keys = LoginThrottleService.keys(ip, username);
     await this.throttle.begin(keys);
     const user = await this.users.findByUsername(username);
