@@ -149,3 +149,45 @@ describe('one-time links and HEAD', () => {
     expect(fetched.text).toContain('PrivateKey');
   });
 });
+
+describe('a scoped token grants no sign-in', () => {
+  test('an owner token limited to the admins group and expiring soon makes no user, sets no password, grants no role and enables nobody', async () => {
+    const limited = await createToken({
+      name: 'operators-only',
+      routeGroups: ['admins'],
+      expiresAt: new Date(Date.now() + 600_000).toISOString(),
+    });
+    const readOnly = await createToken({ name: 'read-only-owner', readOnly: true });
+    const viewer = await createUser('viewer');
+    const as = (method: string, path: string, body: unknown) => t.call(method, path, { token: limited.token, body });
+    const before = await t.query('select id, username, role, enabled, password_hash from users order by id');
+
+    const made = await as('POST', 'admins', { username: 'escaped', password: 'temporary-1234', role: 'owner' });
+    expect([made.status, made.body.field]).toEqual([403, 'password']);
+    const promoted = await as('PATCH', `admins/${viewer.id}`, { role: 'owner' });
+    expect([promoted.status, promoted.body.field]).toEqual([403, 'role']);
+    const reset = await as('PATCH', `admins/${viewer.id}`, { password: 'temporary-1234' });
+    expect([reset.status, reset.body.field]).toEqual([403, 'password']);
+    expect(await t.query('select id, username, role, enabled, password_hash from users order by id')).toEqual(before);
+
+    // Narrowing stays allowed: disabling; enabling again (single or bulk) is not.
+    expect((await as('PATCH', `admins/${viewer.id}`, { enabled: false })).status).toBe(200);
+    const enabled = await as('PATCH', `admins/${viewer.id}`, { enabled: true });
+    expect([enabled.status, enabled.body.field]).toEqual([403, 'enabled']);
+    const bulk = await as('POST', 'admins/bulk', { ids: [viewer.id], action: 'enable' });
+    expect([bulk.status, bulk.body.field]).toEqual([403, 'action']);
+    expect(
+      (await t.query<{ enabled: boolean }>('select enabled from users where id = $1', [viewer.id]))[0].enabled,
+    ).toBe(false);
+    // A read-only token is refused by the guard before any of this (it may not POST).
+    expect((await t.call('POST', 'admins', { token: readOnly.token, body: {} })).status).toBe(403);
+    // The owner's session (and an unscoped token) still does all of it.
+    expect((await call('PATCH', `admins/${viewer.id}`, { enabled: true })).status).toBe(200);
+    const unscoped = await createToken({ name: 'whole-owner' });
+    const byUnscoped = await t.call('PATCH', `admins/${viewer.id}`, {
+      token: unscoped.token,
+      body: { password: 'temporary-5678' },
+    });
+    expect(byUnscoped.status).toBe(200);
+  });
+});
