@@ -39,6 +39,7 @@ export class AdminsService {
     body: { username: string; password: string; role: UserRole; enabled?: boolean },
   ): Promise<AdminView> {
     assertMayGrant(caller, body.role);
+    assertNotThroughScopedToken(caller, 'password');
     const passwordHash = await hashPassword(body.password);
     return mapUniqueViolations(
       () =>
@@ -58,7 +59,10 @@ export class AdminsService {
       if (self) throw forbidden('nobody changes their own role', 'role');
       if (caller.role !== 'owner') throw forbidden('only the owner changes roles', 'role');
       assertMayGrant(caller, body.role);
+      assertNotThroughScopedToken(caller, 'role');
     }
+    if (body.password !== undefined && !self) assertNotThroughScopedToken(caller, 'password');
+    if (body.enabled === true && !current.enabled) assertNotThroughScopedToken(caller, 'enabled');
     if (self && body.enabled === false) throw conflict('you cannot disable your own account', 'enabled');
     if (self && body.password !== undefined)
       throw forbidden(
@@ -82,6 +86,7 @@ export class AdminsService {
     ids: string[],
     action: BulkAction,
   ): Promise<{ action: BulkAction; ids: string[]; changed: number }> {
+    if (action === 'enable') assertNotThroughScopedToken(caller, 'action');
     if (action !== 'enable' && ids.includes(caller.userId))
       throw conflict(`you cannot ${action} your own account`, `ids[${ids.indexOf(caller.userId)}]`);
     const changed = settled(await this.admins.bulk(ids, action), (id) => `ids[${ids.indexOf(id)}]`);
@@ -103,6 +108,22 @@ export class AdminsService {
 
 function assertMayGrant(caller: Principal, role: UserRole): void {
   if (!mayGrant(caller.role, role)) throw forbidden(`the ${caller.role} role may not grant the ${role} role`, 'role');
+}
+
+/**
+ * A scoped API token (read-only, limited to route groups, or expiring) reaches no further than
+ * itself (docs/roles.md, "No widening"); a user's password is a credential with no scope and no
+ * expiry, and a role or an enabled account is access. So through such a token no user is made,
+ * no password set, no role changed and nobody enabled; disabling, deleting and renaming narrow
+ * and stay allowed. An unscoped token acts with its user's whole role, as a session does.
+ */
+function assertNotThroughScopedToken(caller: Principal, field: string): void {
+  const scope = caller.scope;
+  if (scope && (scope.readOnly || scope.routeGroups !== null || scope.expiresAt !== null))
+    throw forbidden(
+      'a scoped API token may not create users, set passwords, change roles or enable users: they would reach further than the token',
+      field,
+    );
 }
 
 function missing(): never {

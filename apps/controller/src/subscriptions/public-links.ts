@@ -57,7 +57,11 @@ export function registerPublicLinks(panelFastify: PanelFastify, basePath: string
         }),
       ),
   );
-  fastify.get<{ Params: { token: string } }>(`${basePath}/${DOWNLOAD_PATH}/:token`, options, async (request, reply) =>
-    send(reply, await service.download(request.params.token, request.ip)),
+  // No HEAD route: fastify would run the handler for it, and a link checker's or a chat preview's
+  // HEAD would spend the one-time link before its recipient opens it.
+  fastify.get<{ Params: { token: string } }>(
+    `${basePath}/${DOWNLOAD_PATH}/:token`,
+    { ...options, exposeHeadRoute: false },
+    async (request, reply) => send(reply, await service.download(request.params.token, request.ip)),
   );
 }

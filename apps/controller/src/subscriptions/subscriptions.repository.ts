@@ -33,6 +33,11 @@ export interface SpentLink {
   hostId: string | null;
 }
 
+/** A link just spent, with its client's status as it is now: only an active client's config is handed out. */
+export interface SpentDownload extends SpentLink {
+  clientStatus: ClientStatus;
+}
+
 interface ClientRow {
   id: string | null;
   name: string;
@@ -150,17 +155,24 @@ export class SubscriptionsRepository {
    * Spends a one-time link: one statement marks it used if it is unused and unexpired at `now`,
    * so of two downloads at once exactly one gets the config. Undefined: no such live link.
    */
-  async spendDownloadLink(tokenHash: string, now: Date): Promise<SpentLink | undefined> {
+  async spendDownloadLink(tokenHash: string, now: Date): Promise<SpentDownload | undefined> {
     const rows = await this.orm.em
       .fork()
-      .execute<{ device_id: string; interface_id: string; host_id: string | null }[]>(
-        `update download_links set used_at = ?
-        where token_hash = ? and used_at is null and expires_at > ?
-        returning device_id, interface_id, host_id`,
+      .execute<{ device_id: string; interface_id: string; host_id: string | null; client_status: ClientStatus }[]>(
+        `update download_links l set used_at = ?
+          from devices d join clients c on c.id = d.client_id
+        where l.token_hash = ? and l.used_at is null and l.expires_at > ? and d.id = l.device_id
+        returning l.device_id, l.interface_id, l.host_id, c.status as client_status`,
         [now, tokenHash, now],
       );
     if (rows.length === 0) return undefined;
-    return { deviceId: rows[0].device_id, interfaceId: rows[0].interface_id, hostId: rows[0].host_id };
+    const [row] = rows;
+    return {
+      deviceId: row.device_id,
+      interfaceId: row.interface_id,
+      hostId: row.host_id,
+      clientStatus: row.client_status,
+    };
   }
 
   /** Links spent or expired before `before` are of no more use. */

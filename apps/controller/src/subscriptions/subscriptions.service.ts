@@ -332,7 +332,8 @@ export class SubscriptionsService {
 
   /**
    * What `/dl/{token}` answers: the config, once. A used, expired or unknown link is a 404 and
-   * counts as a guess, as on the subscription page.
+   * counts as a guess, as on the subscription page; a client that is not active (disabled,
+   * expired, exhausted) gets the page's 403 and no config.
    */
   async download(token: string, ip: string): Promise<PublicAnswer> {
     const throttle = linkThrottleKey(ip);
@@ -341,6 +342,9 @@ export class SubscriptionsService {
     const now = this.now();
     const spent = isTokenShaped(token) ? await this.repository.spendDownloadLink(hashToken(token), now) : undefined;
     if (!spent) return refusal(await this.miss(throttle));
+    // As on the page: a client that is not active gets no config (the link is spent all the same).
+    if (spent.clientStatus !== 'active')
+      return refusal(new ApiError(403, inactiveMessage({ status: spent.clientStatus }), ''));
     let profile: Profile;
     try {
       profile = await this.profiles.deviceProfile(spent.deviceId, {
@@ -382,7 +386,7 @@ export function userInfoHeaders(client: SubscriptionClient, settings: Subscripti
   };
 }
 
-function inactiveMessage(client: SubscriptionClient): string {
+function inactiveMessage(client: Pick<SubscriptionClient, 'status'>): string {
   return `this subscription is ${client.status}`;
 }
 
