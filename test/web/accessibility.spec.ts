@@ -398,7 +398,12 @@ describe('the web panel’s accessibility', () => {
           return { again: true, name: '', ring: false, visible: false };
         element.setAttribute('data-tab-index', String(index));
         // Styles read at the end of their transitions (an input's border eases to its focus colour).
-        const settle = () => document.getAnimations().forEach((animation: any) => animation.finish());
+        // Endless ones (a loader's spin) have no end to jump to: finish() would throw.
+        const settle = () =>
+          document
+            .getAnimations()
+            .filter((animation: any) => animation.effect?.getComputedTiming().endTime !== Infinity)
+            .forEach((animation: any) => animation.finish());
         settle();
         const looks = () =>
           [element, element.nextElementSibling, element.parentElement, element.parentElement?.parentElement]

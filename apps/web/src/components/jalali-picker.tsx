@@ -81,6 +81,8 @@ export function JalaliDateTimeInput({
         <TextInput
           label={label}
           readOnly
+          // It opens a calendar: a combobox may say so (aria-expanded, aria-haspopup), a text box may not.
+          role="combobox"
           value={chosen ? formatDate(chosen.getTime(), 'fa') : ''}
           placeholder={t('clients.noExpiry')}
           onClick={() => setOpened((open) => !open)}

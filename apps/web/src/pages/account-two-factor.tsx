@@ -65,7 +65,9 @@ export function TwoFactorCard() {
     <Card withBorder maw={420} mt="lg" data-testid="two-factor">
       <Stack gap="sm">
         <Group justify="space-between" wrap="nowrap">
-          <Title order={4}>{t('twoFactor.title')}</Title>
+          <Title order={3} size="h4">
+            {t('twoFactor.title')}
+          </Title>
           {status.data && (
             <Badge color={enabled ? 'teal' : 'gray'} data-testid="two-factor-state">
               {enabled ? t('twoFactor.on') : t('twoFactor.off')}

@@ -31,7 +31,7 @@ function PasswordCard() {
   const queryClient = useQueryClient();
   return (
     <Card withBorder maw={420}>
-      <Title order={4} mb="sm">
+      <Title order={3} size="h4" mb="sm">
         {t('header.password')}
       </Title>
       <PasswordChangeForm
@@ -73,7 +73,9 @@ function SessionsCard() {
   return (
     <Card withBorder data-testid="sessions">
       <Group justify="space-between" mb="sm" wrap="wrap">
-        <Title order={4}>{t('account.sessions')}</Title>
+        <Title order={3} size="h4">
+          {t('account.sessions')}
+        </Title>
         <ConfirmButton
           message={t('account.endOthersConfirm')}
           onConfirm={() => endOthers.mutate()}
