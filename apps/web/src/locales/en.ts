@@ -654,6 +654,7 @@ export const en = {
     targetId: 'Target id or name',
     outcome: 'Outcome',
     any: 'Any',
+    anyTime: 'Any time',
     from: 'From',
     to: 'Until',
     clear: 'Clear filters',

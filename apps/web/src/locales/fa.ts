@@ -659,6 +659,7 @@ export const fa: Translation = {
     targetId: 'شناسه یا نام هدف',
     outcome: 'نتیجه',
     any: 'همه',
+    anyTime: 'هر زمان',
     from: 'از',
     to: 'تا',
     clear: 'پاک کردن فیلترها',

@@ -7,6 +7,7 @@ import { AUDIT_OUTCOMES, AUDIT_SECRET_MARK, type AuditOutcome } from '../../../.
 import { api, must, type Schemas } from '../api.js';
 import { ForwardArrow, formatDate, Ltr, PageHeader } from '../components/common.js';
 import { ListTable, type Column } from '../components/list-table.js';
+import { DateTimeField } from '../components/jalali-picker.js';
 import { useUser } from '../session.js';
 
 type Entry = Schemas['AuditEntryDto'];
@@ -233,21 +234,21 @@ function FilterBar({ filters, update }: { filters: Filters; update: (changes: Pa
         style={{ flex: '1 1 130px' }}
         data-testid="audit-outcome"
       />
-      <TextInput
-        type="datetime-local"
+      <DateTimeField
         label={t('audit.from')}
         value={filters.from}
-        onChange={(event) => update({ from: event.currentTarget.value })}
+        onChange={(from) => update({ from })}
+        empty={t('audit.anyTime')}
         style={{ flex: '1 1 190px' }}
-        data-testid="audit-from"
+        testId="audit-from"
       />
-      <TextInput
-        type="datetime-local"
+      <DateTimeField
         label={t('audit.to')}
         value={filters.to}
-        onChange={(event) => update({ to: event.currentTarget.value })}
+        onChange={(to) => update({ to })}
+        empty={t('audit.anyTime')}
         style={{ flex: '1 1 190px' }}
-        data-testid="audit-to"
+        testId="audit-to"
       />
       <Button variant="subtle" onClick={() => update(NO_FILTERS)} data-testid="audit-clear">
         {t('audit.clear')}
