@@ -565,6 +565,8 @@ export const en = {
     disk: 'Disk',
     swap: 'Swap',
     network: 'Network',
+    cores_one: '{{count}} core',
+    cores_other: '{{count}} cores',
     load: 'Load',
     rss: 'Panel memory',
     cpuMemory: 'CPU, memory and disk',

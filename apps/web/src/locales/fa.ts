@@ -565,6 +565,8 @@ export const fa: Translation = {
     disk: 'دیسک',
     swap: 'سواپ',
     network: 'شبکه',
+    cores_one: '{{count, n}} هسته',
+    cores_other: '{{count, n}} هسته',
     load: 'بار',
     rss: 'حافظه پنل',
     cpuMemory: 'پردازنده، حافظه و دیسک',
