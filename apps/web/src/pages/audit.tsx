@@ -120,7 +120,17 @@ function useWord() {
 }
 
 /** One value of a change, as people read it: numbers in the page's digits, text isolated, lists and objects as JSON. */
-function Value({ value }: { value: unknown }) {
+/** Fields whose values are the API's enum names: shown as the panel names them elsewhere. */
+const VALUE_WORDS: Record<string, string> = {
+  resetCycle: 'clients.cycle',
+  mode: 'interfaces.modes',
+  kind: 'outbounds.kinds',
+};
+
+/** An ISO 8601 moment as the API stores it ("2027-01-05T15:44:12.314Z"). */
+const MOMENT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+function Value({ value, field }: { value: unknown; field: string }) {
   const { t, i18n } = useTranslation();
   if (value === null || value === undefined || value === '')
     return (
@@ -136,6 +146,9 @@ function Value({ value }: { value: unknown }) {
     );
   if (typeof value === 'boolean') return <>{t(value ? 'audit.yes' : 'audit.no')}</>;
   if (typeof value === 'number') return <>{new Intl.NumberFormat(i18n.language).format(value)}</>;
+  if (typeof value === 'string' && MOMENT.test(value)) return <>{formatDate(value, i18n.language)}</>;
+  if (typeof value === 'string' && VALUE_WORDS[field])
+    return <>{t(`${VALUE_WORDS[field]}.${value}`, { defaultValue: value })}</>;
   if (typeof value === 'string') return <bdi>{value}</bdi>;
   return (
     <Text span ff="monospace" size="xs">
@@ -163,11 +176,11 @@ function Changes({ changes }: { changes: Change[] }) {
             <>
               {'old' in change && (
                 <>
-                  <Value value={change.old} /> <ForwardArrow />{' '}
+                  <Value value={change.old} field={change.field} /> <ForwardArrow />{' '}
                 </>
               )}
               {'new' in change ? (
-                <Value value={change.new} />
+                <Value value={change.new} field={change.field} />
               ) : (
                 <Text span c="dimmed">
                   {t('audit.removed')}

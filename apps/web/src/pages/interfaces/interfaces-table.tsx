@@ -46,18 +46,7 @@ export function InterfacesTable({
         { header: t('interfaces.mode'), cell: (entry) => t(`interfaces.modes.${entry.mode}`) },
         {
           header: t('interfaces.endpoint'),
-          cell: (entry) => {
-            // On a phone's card a long host wraps before the port, never inside it.
-            const address = hostPort(entry.endpointHost, entry.listenPort);
-            const colon = address.lastIndexOf(':');
-            return (
-              <Ltr>
-                {address.slice(0, colon)}
-                <wbr />
-                <span style={{ whiteSpace: 'nowrap' }}>{address.slice(colon)}</span>
-              </Ltr>
-            );
-          },
+          cell: (entry) => <Ltr>{hostPort(entry.endpointHost, entry.listenPort)}</Ltr>,
         },
         { header: t('interfaces.subnet'), cell: (entry) => <Ltr>{entry.subnet}</Ltr> },
         {
