@@ -147,7 +147,7 @@ describe('the web panel in Persian', () => {
     await ok(f.call('POST', 'routing/rules', { name: 'via-hop', outboundTag: 'MyHop', domains: ['example.com'] }), 201);
     await f.createToken({ name: 'scripts', readOnly: true, routeGroups: ['clients', 'nodes'] });
     // A second operator for the Operators page (its sessions on the Account page are the owner's).
-    await f.createUser('admin');
+    await ok(f.call('POST', 'admins', { username: 'dana', password: 'temporary-for-dana', role: 'admin' }), 201);
     await ok(t.call('POST', 'backups', { token }), 201);
   });
   afterAll(async () => {
@@ -162,7 +162,7 @@ describe('the web panel in Persian', () => {
       if (name === 'system') await page.getByTestId('chart').first().waitFor();
       if (name === 'clients') await page.locator('[data-row="maryam"]').first().waitFor();
       if (name === 'backups') await page.getByText('.tar.gz', { exact: false }).first().waitFor();
-      if (name === 'operators') await page.locator('[data-testid^="operator-admin-"]').first().waitFor();
+      if (name === 'operators') await page.getByTestId('operator-dana').waitFor();
       if (name === 'audit') await page.locator('[data-testid="audit-list"] [data-entry]').first().waitFor();
       if (name === 'account') await page.getByTestId('two-factor-state').waitFor();
       // No page wider than the phone (Persian words are wider than "5m").

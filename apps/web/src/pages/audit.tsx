@@ -125,6 +125,7 @@ const VALUE_WORDS: Record<string, string> = {
   resetCycle: 'clients.cycle',
   mode: 'interfaces.modes',
   kind: 'outbounds.kinds',
+  role: 'roles',
 };
 
 /** An ISO 8601 moment as the API stores it ("2027-01-05T15:44:12.314Z"). */
