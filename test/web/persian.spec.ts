@@ -145,7 +145,9 @@ describe('the web panel in Persian', () => {
     await f.createHost({ interfaceId: tunnel.id, name: 'mirror', address: 'alt.example.com' });
     await ok(f.call('POST', 'outbounds', { kind: 'socks', tag: 'MyHop', address: '203.0.113.7:1080' }), 201);
     await ok(f.call('POST', 'routing/rules', { name: 'via-hop', outboundTag: 'MyHop', domains: ['example.com'] }), 201);
-    await f.createToken({ name: 'scripts' });
+    await f.createToken({ name: 'scripts', readOnly: true, routeGroups: ['clients', 'nodes'] });
+    // A second operator for the Operators page (its sessions on the Account page are the owner's).
+    await ok(f.call('POST', 'admins', { username: 'dana', password: 'temporary-for-dana', role: 'admin' }), 201);
     await ok(t.call('POST', 'backups', { token }), 201);
   });
   afterAll(async () => {
@@ -160,6 +162,9 @@ describe('the web panel in Persian', () => {
       if (name === 'system') await page.getByTestId('chart').first().waitFor();
       if (name === 'clients') await page.locator('[data-row="maryam"]').first().waitFor();
       if (name === 'backups') await page.getByText('.tar.gz', { exact: false }).first().waitFor();
+      if (name === 'operators') await page.getByTestId('operator-dana').waitFor();
+      if (name === 'audit') await page.locator('[data-testid="audit-list"] [data-entry]').first().waitFor();
+      if (name === 'account') await page.getByTestId('two-factor-state').waitFor();
       // No page wider than the phone (Persian words are wider than "5m").
       expect([name, await page.evaluate(() => document.documentElement.scrollWidth)]).toEqual([name, PHONE.width]);
       // The API page shows the API's own texts (paths, examples) as the API sends them: its frame only.
@@ -180,6 +185,16 @@ describe('the web panel in Persian', () => {
     await page.getByRole('option', { name: 'AmneziaWG' }).click();
     await page.getByTestId('awg-fields').waitFor();
     for (const problem of await nonPersian(page, '[role="dialog"]')) problems.push(`new interface: ${problem}`);
+    // Turning 2FA on (the QR code and the key to type), and the date filters' Persian calendar.
+    await openSettled(page, url('/account'));
+    await page.getByTestId('totp-start').click();
+    await page.getByTestId('totp-qr').waitFor();
+    for (const problem of await nonPersian(page)) problems.push(`2FA: ${problem}`);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(PHONE.width);
+    await openSettled(page, url('/audit'));
+    await page.getByTestId('audit-from').click();
+    await page.getByTestId('jalali-calendar').waitFor();
+    for (const problem of await nonPersian(page)) problems.push(`audit from: ${problem}`);
     expect(problems).toEqual([]);
   });
 

@@ -11,7 +11,7 @@ import {
   UnstyledButton,
 } from '@mantine/core';
 import { IconChevronLeft, IconChevronRight } from '@tabler/icons-react';
-import { useState, type ReactNode } from 'react';
+import { useState, type CSSProperties, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { localDigits } from '../format.js';
 import { addMonths, fromJalali, monthLength, toJalali } from '../jalali.js';
@@ -50,6 +50,9 @@ export function JalaliDateTimeInput({
   error,
   rightSection,
   rightSectionWidth,
+  description,
+  empty,
+  testId = 'expiry-jalali',
 }: {
   label: string;
   value: string;
@@ -57,6 +60,10 @@ export function JalaliDateTimeInput({
   error?: ReactNode;
   rightSection?: ReactNode;
   rightSectionWidth?: number;
+  description?: ReactNode;
+  /** What an empty value means, as placeholder and as the clearing button ("No expiry" unless given). */
+  empty?: string;
+  testId?: string;
 }) {
   const { t } = useTranslation();
   const chosen = value ? new Date(value) : null;
@@ -84,12 +91,13 @@ export function JalaliDateTimeInput({
           // It opens a calendar: a combobox may say so (aria-expanded, aria-haspopup), a text box may not.
           role="combobox"
           value={chosen ? formatDate(chosen.getTime(), 'fa') : ''}
-          placeholder={t('clients.noExpiry')}
+          placeholder={empty ?? t('clients.noExpiry')}
+          description={description}
           onClick={() => setOpened((open) => !open)}
           error={error}
           rightSection={rightSection}
           rightSectionWidth={rightSectionWidth}
-          data-testid="expiry-jalali"
+          data-testid={testId}
         />
       </Popover.Target>
       <Popover.Dropdown data-testid="jalali-calendar" aria-label={t('clients.pickDate')}>
@@ -162,10 +170,63 @@ export function JalaliDateTimeInput({
             />
           </Group>
           <Button variant="subtle" size="xs" onClick={() => onChange('')}>
-            {t('clients.noExpiry')}
+            {empty ?? t('clients.noExpiry')}
           </Button>
         </Stack>
       </Popover.Dropdown>
     </Popover>
+  );
+}
+
+/**
+ * A local date and time ("YYYY-MM-DDTHH:mm", or "" for none): the Persian calendar on Persian
+ * pages, the browser's datetime-local input (Gregorian only, its placeholder in Latin) otherwise.
+ */
+export function DateTimeField({
+  label,
+  description,
+  value,
+  onChange,
+  error,
+  empty,
+  style,
+  testId,
+}: {
+  label: string;
+  description?: ReactNode;
+  value: string;
+  onChange: (value: string) => void;
+  error?: ReactNode;
+  /** What an empty value means, shown on Persian pages ("No expiry" unless given). */
+  empty?: string;
+  style?: CSSProperties;
+  testId: string;
+}) {
+  const { i18n } = useTranslation();
+  if (i18n.language === 'fa')
+    return (
+      <div style={style}>
+        <JalaliDateTimeInput
+          label={label}
+          description={description}
+          value={value}
+          onChange={onChange}
+          error={error}
+          empty={empty}
+          testId={testId}
+        />
+      </div>
+    );
+  return (
+    <TextInput
+      type="datetime-local"
+      label={label}
+      description={description}
+      value={value}
+      onChange={(event) => onChange(event.currentTarget.value)}
+      error={error}
+      style={style}
+      data-testid={testId}
+    />
   );
 }

@@ -1,4 +1,4 @@
-import { Badge, Card, Group, Stack, Text, Title } from '@mantine/core';
+import { Badge, Card, Code, Group, Stack, Text, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
@@ -99,7 +99,14 @@ function SessionsCard() {
             breakWords: true,
             cell: (session) => (
               <>
-                <Ltr>{session.userAgent ?? t('account.unknownDevice')}</Ltr>{' '}
+                {/* The browser's own identification, as it sent it: a technical string, in Latin. */}
+                {session.userAgent ? (
+                  <Code dir="ltr" style={{ wordBreak: 'break-all' }}>
+                    {session.userAgent}
+                  </Code>
+                ) : (
+                  t('account.unknownDevice')
+                )}{' '}
                 {session.current && (
                   <Badge color="teal" variant="light">
                     {t('account.thisSession')}

@@ -85,7 +85,7 @@ function curlFor(endpoint: Schemas['DocsEndpointDto'], baseUrl: string): string 
 }
 
 function Endpoint({ endpoint }: { endpoint: Schemas['DocsEndpointDto'] }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const docs = useDocs();
   const curl = curlFor(endpoint, docs.data?.baseUrl ?? panelUrl);
   const query = Object.entries(endpoint.query);
@@ -104,10 +104,16 @@ function Endpoint({ endpoint }: { endpoint: Schemas['DocsEndpointDto'] }) {
           </Badge>
         )}
       </Group>
-      <Text size="sm">{endpoint.summary}</Text>
+      {/* The API's own text, in English: left to right on a Persian page too. */}
+      <Text size="sm" dir="ltr">
+        {endpoint.summary}
+      </Text>
       {endpoint.roles.length > 0 && (
         <Text size="xs" c="dimmed">
-          {t('apiDocs.roles')}: {endpoint.roles.join(', ')}
+          {t('apiDocs.roles')}:{' '}
+          {endpoint.roles
+            .map((role) => t(`roles.${role}`, { defaultValue: role }))
+            .join(i18n.language === 'fa' ? '، ' : ', ')}
         </Text>
       )}
       {query.length > 0 && (

@@ -7,6 +7,7 @@ import { AUDIT_OUTCOMES, AUDIT_SECRET_MARK, type AuditOutcome } from '../../../.
 import { api, must, type Schemas } from '../api.js';
 import { ForwardArrow, formatDate, Ltr, PageHeader } from '../components/common.js';
 import { ListTable, type Column } from '../components/list-table.js';
+import { DateTimeField } from '../components/jalali-picker.js';
 import { useUser } from '../session.js';
 
 type Entry = Schemas['AuditEntryDto'];
@@ -119,7 +120,18 @@ function useWord() {
 }
 
 /** One value of a change, as people read it: numbers in the page's digits, text isolated, lists and objects as JSON. */
-function Value({ value }: { value: unknown }) {
+/** Fields whose values are the API's enum names: shown as the panel names them elsewhere. */
+const VALUE_WORDS: Record<string, string> = {
+  resetCycle: 'clients.cycle',
+  mode: 'interfaces.modes',
+  kind: 'outbounds.kinds',
+  role: 'roles',
+};
+
+/** An ISO 8601 moment as the API stores it ("2027-01-05T15:44:12.314Z"). */
+const MOMENT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+function Value({ value, field }: { value: unknown; field: string }) {
   const { t, i18n } = useTranslation();
   if (value === null || value === undefined || value === '')
     return (
@@ -135,6 +147,9 @@ function Value({ value }: { value: unknown }) {
     );
   if (typeof value === 'boolean') return <>{t(value ? 'audit.yes' : 'audit.no')}</>;
   if (typeof value === 'number') return <>{new Intl.NumberFormat(i18n.language).format(value)}</>;
+  if (typeof value === 'string' && MOMENT.test(value)) return <>{formatDate(value, i18n.language)}</>;
+  if (typeof value === 'string' && VALUE_WORDS[field])
+    return <>{t(`${VALUE_WORDS[field]}.${value}`, { defaultValue: value })}</>;
   if (typeof value === 'string') return <bdi>{value}</bdi>;
   return (
     <Text span ff="monospace" size="xs">
@@ -162,11 +177,11 @@ function Changes({ changes }: { changes: Change[] }) {
             <>
               {'old' in change && (
                 <>
-                  <Value value={change.old} /> <ForwardArrow />{' '}
+                  <Value value={change.old} field={change.field} /> <ForwardArrow />{' '}
                 </>
               )}
               {'new' in change ? (
-                <Value value={change.new} />
+                <Value value={change.new} field={change.field} />
               ) : (
                 <Text span c="dimmed">
                   {t('audit.removed')}
@@ -233,21 +248,21 @@ function FilterBar({ filters, update }: { filters: Filters; update: (changes: Pa
         style={{ flex: '1 1 130px' }}
         data-testid="audit-outcome"
       />
-      <TextInput
-        type="datetime-local"
+      <DateTimeField
         label={t('audit.from')}
         value={filters.from}
-        onChange={(event) => update({ from: event.currentTarget.value })}
+        onChange={(from) => update({ from })}
+        empty={t('audit.anyTime')}
         style={{ flex: '1 1 190px' }}
-        data-testid="audit-from"
+        testId="audit-from"
       />
-      <TextInput
-        type="datetime-local"
+      <DateTimeField
         label={t('audit.to')}
         value={filters.to}
-        onChange={(event) => update({ to: event.currentTarget.value })}
+        onChange={(to) => update({ to })}
+        empty={t('audit.anyTime')}
         style={{ flex: '1 1 190px' }}
-        data-testid="audit-to"
+        testId="audit-to"
       />
       <Button variant="subtle" onClick={() => update(NO_FILTERS)} data-testid="audit-clear">
         {t('audit.clear')}

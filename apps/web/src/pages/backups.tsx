@@ -146,9 +146,10 @@ export default function BackupsPage() {
         empty={t('backups.empty')}
         rowKey={(backup) => backup.name}
         minWidth={600}
+        cards
         testId="backups-table"
         columns={[
-          { header: t('common.name'), breakWords: true, cell: (backup) => backup.name },
+          { header: t('common.name'), naming: true, breakWords: true, cell: (backup) => backup.name },
           { header: t('backups.size'), cell: (backup) => <Ltr>{formatBytes(backup.size)}</Ltr> },
           { header: t('backups.createdAt'), cell: (backup) => formatDate(backup.createdAt, i18n.language) },
         ]}

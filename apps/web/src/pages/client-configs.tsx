@@ -66,9 +66,10 @@ export default function ConfigsModal({ clientId, onClose }: { clientId: string; 
                 <Accordion.Panel>
                   <Stack gap="xs">
                     {device.profiles.map((profile) => (
-                      <Group key={profile.filename} justify="space-between" wrap="nowrap" data-testid="profile">
+                      <Group key={profile.filename} justify="space-between" data-testid="profile">
                         <div style={{ minWidth: 0 }}>
-                          <Text size="sm" fw={500} truncate>
+                          {/* The whole file name, wrapped on a phone: its end is what tells two apart. */}
+                          <Text size="sm" fw={500} dir="ltr" style={{ wordBreak: 'break-all' }}>
                             {profile.filename}
                           </Text>
                           <Text size="xs" c="dimmed">

@@ -58,7 +58,7 @@ export default function OverviewPage() {
               percent={host.cpu.percent}
               detail={
                 <>
-                  {localDigits(host.cpu.cores)} · {t('system.load')}{' '}
+                  {t('system.cores', { count: host.cpu.cores })} · {t('system.load')}{' '}
                   <Ltr>{formatNumber(host.cpu.load1, { minimumFractionDigits: 2, maximumFractionDigits: 2 })}</Ltr>
                 </>
               }

@@ -5,6 +5,7 @@ import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../../api.js';
 import { Copy } from '../../components/common.js';
+import { DateTimeField } from '../../components/jalali-picker.js';
 import { FormError, useFieldErrors } from '../../components/form-errors.js';
 import { queryKeys } from '../../api/queries.js';
 
@@ -71,15 +72,15 @@ export function IssueToken({
         </Button>
       </Group>
       <Group align="flex-start" gap="xs">
-        <TextInput
-          type="datetime-local"
+        <DateTimeField
           label={t('tokens.expiresAt')}
           description={t('tokens.expiresHelp')}
           value={expiresAt}
-          onChange={(e) => setExpiresAt(e.currentTarget.value)}
+          onChange={setExpiresAt}
           error={issueErrors.of('expiresAt')}
+          empty={t('tokens.never')}
           style={{ flex: '1 1 200px' }}
-          data-testid="token-expires"
+          testId="token-expires"
         />
         <MultiSelect
           label={t('tokens.routeGroups')}

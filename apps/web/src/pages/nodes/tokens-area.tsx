@@ -43,8 +43,9 @@ export function TokensArea() {
         empty={t('tokens.empty')}
         rowKey={(token) => token.id}
         minWidth={760}
+        cards
         columns={[
-          { header: t('common.name'), cell: (token) => token.name },
+          { header: t('common.name'), naming: true, cell: (token) => token.name },
           { header: t('tokens.hint'), cell: (token) => <Code dir="ltr">{token.hint}</Code> },
           { header: t('tokens.owner'), cell: (token) => token.owner },
           { header: t('tokens.scope'), cell: (token) => <TokenScope token={token} /> },

@@ -29,6 +29,7 @@ export function OutboundsTable({
       rows={outbounds}
       rowKey={(outbound) => outbound.id}
       minWidth={720}
+      cards
       testId="outbounds-table"
       rowProps={(outbound) => ({ 'data-testid': 'outbound-row', 'data-tag': outbound.tag })}
       columns={[
