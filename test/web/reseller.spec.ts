@@ -53,7 +53,7 @@ describe('resellers in the web panel', () => {
     await signInAs(page, OWNER.username, OWNER.password);
     await page.getByRole('link', { name: 'Operators' }).click();
     const row = page.getByTestId(`operator-${reseller.username}`);
-    await row.getByText('Reseller').waitFor();
+    await row.getByText('Reseller', { exact: true }).waitFor();
     await row.getByRole('button', { name: 'Edit' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByTestId('operator-ceilings').waitFor();
