@@ -110,12 +110,14 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       await insertClients(db, { iface: at, subnet: SUBNET, specs: others });
       if (mine.length) await insertClients(db, { iface: at, subnet: SUBNET, specs: mine, ownerId: reseller.id });
     }
-    for (const table of ['clients', 'devices', 'accounts', 'client_interfaces']) await db.query(`vacuum (analyze) ${table}`);
+    for (const table of ['clients', 'devices', 'accounts', 'client_interfaces'])
+      await db.query(`vacuum (analyze) ${table}`);
     const seedSeconds = (performance.now() - seedStarted) / 1000;
     const [{ theirs, total }] = (
-      await db.query('select count(*) filter (where owner_id = $1)::int as theirs, count(*)::int as total from clients', [
-        reseller.id,
-      ])
+      await db.query(
+        'select count(*) filter (where owner_id = $1)::int as theirs, count(*)::int as total from clients',
+        [reseller.id],
+      )
     ).rows;
 
     // The page measured is theirs alone, and full.
@@ -198,9 +200,7 @@ function render({ settings, machine, command, targets, runs, seedSeconds, theirs
       t.label,
       fixed(pick(t.key, (r) => r.requestsPerSecond)),
       rs.map((r) => fixed(r.requestsPerSecond)).join(' / '),
-      t.key === 'floor'
-        ? '1'
-        : `${fixed(100 * ratio, 0)}% (${ratios.map((x) => `${fixed(100 * x, 0)}%`).join(' / ')})`,
+      t.key === 'floor' ? '1' : `${fixed(100 * ratio, 0)}% (${ratios.map((x) => `${fixed(100 * x, 0)}%`).join(' / ')})`,
       ms(pick(t.key, (r) => r.latency.p50)),
       ms(pick(t.key, (r) => r.latency.p99)),
       pct(pick(t.key, (r) => r.cpu.server)),

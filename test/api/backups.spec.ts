@@ -187,7 +187,14 @@ describe('a backup round trip', () => {
     const clientRows = current.get(clientsPart.file)!.toString();
     const withoutOwner = clientRows
       .split('\n')
-      .map((line) => (line === '' || line === '\\.' ? line : line.split('\t').filter((_, i) => i !== ownerColumn).join('\t')))
+      .map((line) =>
+        line === '' || line === '\\.'
+          ? line
+          : line
+              .split('\t')
+              .filter((_, i) => i !== ownerColumn)
+              .join('\t'),
+      )
       .join('\n');
     current.set(clientsPart.file, Buffer.from(withoutOwner));
     clientsPart.sha256 = createHash('sha256').update(withoutOwner).digest('hex');

@@ -133,10 +133,14 @@ describe('scope: their own clients only', () => {
         randomUUID(),
       ];
       const call = (id: string) =>
-        t.call(route.method, concretePath(route.fullPath, () => id), {
-          token: reseller.token,
-          body: route.example ?? undefined,
-        });
+        t.call(
+          route.method,
+          concretePath(route.fullPath, () => id),
+          {
+            token: reseller.token,
+            body: route.example ?? undefined,
+          },
+        );
       const nothing = await call(madeUp);
       for (const id of ids) {
         const answer = await call(id);
@@ -203,7 +207,13 @@ describe('ceilings', () => {
       const refused = await createAs(capped, body);
       expect([refused.status, refused.body]).toEqual([
         403,
-        { error: expect.any(String), field, errors: [expect.objectContaining({ field, code: 'ceiling' })], ceiling, remaining },
+        {
+          error: expect.any(String),
+          field,
+          errors: [expect.objectContaining({ field, code: 'ceiling' })],
+          ceiling,
+          remaining,
+        },
       ]);
     }
     expect(await fingerprint.read()).toEqual(before);
@@ -258,7 +268,9 @@ describe('ceilings', () => {
       lastHandshake: null,
       endpoint: null,
     });
-    const seq = Number((await t.query<{ s: string }>('select counters_seq as s from node_agents where node_id = $1', [node.id]))[0].s);
+    const seq = Number(
+      (await t.query<{ s: string }>('select counters_seq as s from node_agents where node_id = $1', [node.id]))[0].s,
+    );
     await usage.recordCounters(node.id, seq + 1, [peer(1000, 2000)]);
     const overview = async () => (await as(pooled)('GET', 'overview')).body;
     expect((await overview()).reseller.pool).toMatchObject({ usedBytes: 3000, totalBytes: 5000, leftBytes: 2000 });
@@ -297,13 +309,21 @@ describe('ceilings', () => {
     const target = await f.createUser('reseller');
     const made = await createAs(target, {});
     expect(made.status).toBe(201);
-    expect((await t.call('PATCH', `admins/${target.id}`, { token: admin.token, body: { limits: { maxClients: 99 } } })).status).toBe(403);
-    const refused = await t.call('PATCH', `admins/${admin.id}`, { token: ownerToken, body: { limits: { maxClients: 1 } } });
+    expect(
+      (await t.call('PATCH', `admins/${target.id}`, { token: admin.token, body: { limits: { maxClients: 99 } } }))
+        .status,
+    ).toBe(403);
+    const refused = await t.call('PATCH', `admins/${admin.id}`, {
+      token: ownerToken,
+      body: { limits: { maxClients: 1 } },
+    });
     expect([refused.status, refused.body.field]).toEqual([409, 'limits']);
     expect((await t.call('POST', `admins/${admin.id}/reset-usage`, { token: ownerToken })).status).toBe(409);
     const ownerId = (await t.query<{ id: string }>(`select id from users where role = 'owner'`))[0].id;
     expect((await t.call('DELETE', `admins/${target.id}`, { token: ownerToken })).status).toBe(200);
-    expect(await t.query('select owner_id from clients where id = $1', [made.body.id])).toEqual([{ owner_id: ownerId }]);
+    expect(await t.query('select owner_id from clients where id = $1', [made.body.id])).toEqual([
+      { owner_id: ownerId },
+    ]);
   });
 });
 

@@ -70,9 +70,8 @@ describe('resellers in the web panel', () => {
     expect(stored).toEqual([
       { max_clients: 3, traffic_pool_bytes: String(50 * GB), max_expiry_days: 30, max_quota_bytes: String(10 * GB) },
     ]);
-    await waitFor(
-      'the pool shown on the operator’s row',
-      async () => ((await row.getByTestId(`pool-${reseller.username}`).textContent()) ?? '').includes('50'),
+    await waitFor('the pool shown on the operator’s row', async () =>
+      ((await row.getByTestId(`pool-${reseller.username}`).textContent()) ?? '').includes('50'),
     );
   });
 

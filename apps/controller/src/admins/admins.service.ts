@@ -10,7 +10,11 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { Inject } from '@nestjs/common';
 import type { ResellerLimitsDto } from './dto/reseller-limits.dto.js';
 import { poolLeft } from '../resellers/ceilings.js';
-import { NO_CEILINGS, ResellerLimitsRepository, type ResellerAccount } from '../resellers/reseller-limits.repository.js';
+import {
+  NO_CEILINGS,
+  ResellerLimitsRepository,
+  type ResellerAccount,
+} from '../resellers/reseller-limits.repository.js';
 
 /** What the owner sees of a reseller: ceilings, pool and clients. */
 export interface ResellerSummary extends ResellerAccount {
@@ -172,7 +176,6 @@ export class AdminsService {
     return this.get(id);
   }
 }
-
 
 /** Ceilings belong to resellers: set for any other role they would do nothing, so they are refused. */
 function assertCeilingsFor(role: UserRole, limits: ResellerLimitsDto | undefined): void {

@@ -43,7 +43,8 @@ export class ApiErrorDto implements ApiErrorBody {
   errors?: FieldErrorDto[];
 
   @ApiPropertyOptional({
-    description: "A reseller's ceiling the request would exceed (maxClients, trafficPoolBytes, maxExpiryDays, maxQuotaBytes, interfaceIds, nodeIds)",
+    description:
+      "A reseller's ceiling the request would exceed (maxClients, trafficPoolBytes, maxExpiryDays, maxQuotaBytes, interfaceIds, nodeIds)",
     example: 'maxQuotaBytes',
   })
   ceiling?: string;

@@ -51,10 +51,9 @@ export class OperatorOverviewService {
       this.resellers.clientSummary(em, scope.ownerId),
       this.resellers.get(em, scope.ownerId),
     ]);
-    const clients = Object.fromEntries(CLIENT_STATUSES.map((status) => [status, summary.byStatus[status] ?? 0])) as Record<
-      ClientStatus,
-      number
-    >;
+    const clients = Object.fromEntries(
+      CLIENT_STATUSES.map((status) => [status, summary.byStatus[status] ?? 0]),
+    ) as Record<ClientStatus, number>;
     const total = CLIENT_STATUSES.reduce((sum, status) => sum + clients[status], 0);
     return {
       scope: 'own',

@@ -46,12 +46,7 @@ export function checkTerms(account: ResellerAccount, terms: ClientTerms, now: Da
   const days = account.maxExpiryDays;
   if (days !== null) {
     if (terms.durationSeconds !== undefined && terms.durationSeconds > days * 86_400)
-      throw ceilingExceeded(
-        `the service period may last at most ${days} days`,
-        'durationDays',
-        'maxExpiryDays',
-        days,
-      );
+      throw ceilingExceeded(`the service period may last at most ${days} days`, 'durationDays', 'maxExpiryDays', days);
     if (terms.expiresAt !== undefined && terms.durationSeconds === undefined) {
       const latest = now.getTime() + days * DAY_MS;
       if (terms.expiresAt === null || terms.expiresAt.getTime() > latest)
@@ -97,5 +92,10 @@ export function checkNewClient(account: ResellerAccount, owned: number, terms: C
 export function checkPoolNotSpent(account: ResellerAccount): void {
   const left = poolLeft(account);
   if (left !== null && left <= 0)
-    throw ceilingExceeded('your traffic pool is used up: the owner can reset it', 'trafficPoolBytes', 'trafficPoolBytes', 0);
+    throw ceilingExceeded(
+      'your traffic pool is used up: the owner can reset it',
+      'trafficPoolBytes',
+      'trafficPoolBytes',
+      0,
+    );
 }

@@ -90,13 +90,11 @@ export class SubscriptionsRepository {
 
   /** A new link in place of the old one; false: no such client within the scope. */
   async replaceNonce(clientId: string, nonce: string, tokenHash: string, scope: OwnerFilter): Promise<boolean> {
-    const rows = await this.orm.em
-      .fork()
-      .execute<{ id: string }[]>(
-        `update clients set sub_nonce = ?, sub_token_hash = ?
+    const rows = await this.orm.em.fork().execute<{ id: string }[]>(
+      `update clients set sub_nonce = ?, sub_token_hash = ?
           where id = ? and (?::uuid is null or owner_id = ?::uuid) returning id`,
-        [nonce, tokenHash, clientId, scope.ownerId, scope.ownerId],
-      );
+      [nonce, tokenHash, clientId, scope.ownerId, scope.ownerId],
+    );
     return rows.length > 0;
   }
 

@@ -104,8 +104,7 @@ export class SubscriptionsService {
       return this.linkView(clientId, subscriptionToken(key, clientId, made.nonce), origin);
     }
     const token = subscriptionToken(key, clientId, stored.nonce);
-    if (!stored.tokenHash || !sameHash(stored.tokenHash, hashToken(token)))
-      return this.rotate(clientId, origin, scope);
+    if (!stored.tokenHash || !sameHash(stored.tokenHash, hashToken(token))) return this.rotate(clientId, origin, scope);
     return this.linkView(clientId, token, origin);
   }
 

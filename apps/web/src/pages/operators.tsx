@@ -19,7 +19,15 @@ import { useTranslation } from 'react-i18next';
 import { USER_ROLES, type UserRole } from '../../../../libs/contracts/user-roles.js';
 import { api, must, type Schemas } from '../api.js';
 import { queryKeys as keys, useInterfaceOptions } from '../api/queries.js';
-import { ConfirmButton, EditAndDelete, formatBytes, formatDate, Ltr, notifyFailure, PageHeader } from '../components/common.js';
+import {
+  ConfirmButton,
+  EditAndDelete,
+  formatBytes,
+  formatDate,
+  Ltr,
+  notifyFailure,
+  PageHeader,
+} from '../components/common.js';
 import { useFieldErrors } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
@@ -50,8 +58,7 @@ export default function OperatorsPage() {
     onError: notifyFailure,
   });
   const resetPool = useMutation({
-    mutationFn: (id: string) =>
-      must(api.POST('/api/admins/{id}/reset-usage', { params: { path: { id } } })),
+    mutationFn: (id: string) => must(api.POST('/api/admins/{id}/reset-usage', { params: { path: { id } } })),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: keys.operators }),
     onError: notifyFailure,
   });
@@ -151,10 +158,10 @@ export default function OperatorsPage() {
                 </ConfirmButton>
               )}
               <EditAndDelete
-              onEdit={() => setEditing(operator)}
-              confirmMessage={t('operators.confirmDelete', { name: operator.username })}
-              typeToConfirm={operator.username}
-              onDelete={() => remove.mutate(operator.id)}
+                onEdit={() => setEditing(operator)}
+                confirmMessage={t('operators.confirmDelete', { name: operator.username })}
+                typeToConfirm={operator.username}
+                onDelete={() => remove.mutate(operator.id)}
               />
             </>
           )

@@ -19,7 +19,11 @@ export class ResellerAccountDto {
   poolResetAt!: string | null;
   @ApiProperty({ type: 'integer', description: 'Clients they own now' })
   clients!: number;
-  @ApiProperty({ type: 'integer', nullable: true, description: 'Clients they may still create; null without a ceiling' })
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'Clients they may still create; null without a ceiling',
+  })
   clientsLeft!: number | null;
 }
 

@@ -9,7 +9,12 @@ const NULL_MEANS = 'null: no ceiling';
  * optional (absent: unchanged) and nullable (null: no ceiling).
  */
 export class ResellerLimitsDto {
-  @ApiPropertyOptional({ type: 'integer', nullable: true, minimum: 0, description: `How many clients they may have; ${NULL_MEANS}` })
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: 0,
+    description: `How many clients they may have; ${NULL_MEANS}`,
+  })
   @IsOptional()
   @IsInt()
   @Min(0)

@@ -56,6 +56,10 @@ export class OperatorOverviewDto {
   scope!: 'panel' | 'own';
   @ApiProperty({ type: OperatorClientCountsDto }) clients!: OperatorClientCountsDto;
   @ApiProperty({ type: OperatorUsageDto }) usage!: OperatorUsageDto;
-  @ApiProperty({ type: ResellerOverviewDto, nullable: true, description: 'A reseller’s pool and ceilings; null for other roles' })
+  @ApiProperty({
+    type: ResellerOverviewDto,
+    nullable: true,
+    description: 'A reseller’s pool and ceilings; null for other roles',
+  })
   reseller!: ResellerOverviewDto | null;
 }
