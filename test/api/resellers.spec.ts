@@ -179,6 +179,52 @@ describe('scope: their own clients only', () => {
   });
 });
 
+describe('an attacker holding a reseller’s or an admin’s credentials', () => {
+  test('no body promotes, re-owns or lifts a ceiling; no token reaches further; nothing changes', async () => {
+    const attacker = await f.createUser('reseller');
+    await setLimits(attacker, { maxClients: 5, maxQuotaBytes: GB });
+    const admin = await f.createUser('admin');
+    const own = await createAs(attacker, { quotaBytes: GB / 2 });
+    expect(own.status).toBe(201);
+    const victim = (await createAs(other, {})).body;
+    const before = await fingerprint.read();
+    const refusedAs = async (user: { token: string }, method: string, path: string, body: unknown, status: number) => {
+      const answer = await t.call(method, path, { token: user.token, body });
+      expect([method, path, answer.status]).toEqual([method, path, status]);
+    };
+    // Re-owning a client, one's own or another's, through any body: an undeclared field (400).
+    await refusedAs(attacker, 'POST', 'clients', { name: 'x', interfaceIds: [ifaceA.id], ownerId: other.id }, 400);
+    await refusedAs(attacker, 'PATCH', `clients/${own.body.id}`, { ownerId: other.id }, 400);
+    await refusedAs(attacker, 'PATCH', `clients/${own.body.id}`, { owner_id: other.id }, 400);
+    // Promotion or ceilings through one's own account: refused fields; the operators' routes are the owner's.
+    await refusedAs(attacker, 'PATCH', 'auth/me', { role: 'owner' }, 400);
+    await refusedAs(attacker, 'PATCH', 'auth/me', { limits: { maxClients: null } }, 400);
+    await refusedAs(attacker, 'PATCH', `admins/${attacker.id}`, { limits: { maxClients: null } }, 403);
+    await refusedAs(attacker, 'POST', `admins/${attacker.id}/reset-usage`, undefined, 403);
+    await refusedAs(attacker, 'POST', 'admins', { username: 'sub', password: 'long-enough-1', role: 'viewer' }, 403);
+    await refusedAs(admin, 'PATCH', `admins/${attacker.id}`, { limits: { maxClients: null } }, 403);
+    await refusedAs(admin, 'POST', `admins/${attacker.id}/reset-usage`, undefined, 403);
+    await refusedAs(admin, 'PATCH', `admins/${admin.id}`, { role: 'owner' }, 403);
+    // Another's client, by id or by filter: nothing.
+    await refusedAs(attacker, 'PATCH', `clients/${victim.id}`, { quotaBytes: 1 }, 404);
+    expect((await as(attacker)('GET', `clients?search=${encodeURIComponent(victim.name)}`)).body.total).toBe(0);
+    expect(await fingerprint.read()).toEqual(before);
+    // A token of theirs, even one asking for the operators' group, reaches no further than they do.
+    const issued = await t.call('POST', 'tokens', {
+      token: attacker.token,
+      body: { name: 'wide', routeGroups: ['admins', 'clients'] },
+    });
+    expect(issued.status).toBe(201);
+    const token = { token: issued.body.token as string };
+    await refusedAs(token, 'GET', 'admins', undefined, 403);
+    await refusedAs(token, 'PATCH', `admins/${attacker.id}`, { limits: { maxClients: null } }, 403);
+    await refusedAs(token, 'GET', `clients/${victim.id}`, undefined, 404);
+    expect((await as(token)('GET', 'clients')).body.items.map((c: { id: string }) => c.id)).toEqual([own.body.id]);
+    // Ceilings hold through a token too.
+    expect((await createAs(token, { quotaBytes: 2 * GB })).body).toMatchObject({ ceiling: 'maxQuotaBytes' });
+  });
+});
+
 describe('ceilings', () => {
   let capped: TestUser;
   beforeAll(async () => {
