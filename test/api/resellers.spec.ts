@@ -37,7 +37,16 @@ beforeAll(async () => {
   ifaceB = await f.createInterface({ nodeId: node.id });
   reseller = await f.createUser('reseller');
   other = await f.createUser('reseller');
-  fingerprint = await openDatabaseFingerprint(t, ['login_throttles', 'sessions', 'api_tokens.last_used_at']);
+  // What moves on its own (samples, deliveries to nodes) or by design on any request (sign-ins, last use).
+  fingerprint = await openDatabaseFingerprint(t, [
+    'system_samples',
+    'login_throttles',
+    'sessions',
+    'api_tokens.last_used_at',
+    'nodes.delivered_revision',
+    'nodes.applied_revision',
+    'nodes.updated_at',
+  ]);
 }, 60_000);
 
 afterAll(async () => {

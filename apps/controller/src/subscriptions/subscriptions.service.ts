@@ -110,6 +110,8 @@ export class SubscriptionsService {
 
   /** A new link; the old one answers 404 from this moment. */
   async rotate(clientId: string, origin: string, scope: OwnerFilter) {
+    // A client outside the scope (or none) changes nothing, not even the panel's key on first use.
+    if ((await this.repository.linkOf(clientId, scope)) === undefined) throw notFound('client not found', 'id');
     const key = await this.key();
     const nonce = newNonce();
     const token = subscriptionToken(key, clientId, nonce);
