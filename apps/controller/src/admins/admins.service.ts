@@ -1,20 +1,19 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { MikroORM } from '@mikro-orm/postgresql';
 import { mayGrant, type UserRole } from '#libs/contracts/user-roles.js';
 import { hashPassword } from '../auth/password.js';
 import type { Principal } from '../auth/principal.js';
 import { conflict, forbidden, notFound } from '../http/api-error.js';
 import { mapUniqueViolations } from '../database/unique-violations.js';
-import type { BulkAction } from './dto/admin.dto.js';
-import { AdminsRepository, type AdminChanges, type AdminView, type Refused } from './admins.repository.js';
-import { MikroORM } from '@mikro-orm/postgresql';
-import { Inject } from '@nestjs/common';
-import type { ResellerLimitsDto } from './dto/reseller-limits.dto.js';
 import { poolLeft } from '../resellers/ceilings.js';
 import {
   NO_CEILINGS,
   ResellerLimitsRepository,
   type ResellerAccount,
 } from '../resellers/reseller-limits.repository.js';
+import type { BulkAction } from './dto/admin.dto.js';
+import { AdminsRepository, type AdminChanges, type AdminView, type Refused } from './admins.repository.js';
+import type { ResellerLimitsDto } from './dto/reseller-limits.dto.js';
 
 /** What the owner sees of a reseller: ceilings, pool and clients. */
 export interface ResellerSummary extends ResellerAccount {
