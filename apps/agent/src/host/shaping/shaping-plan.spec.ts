@@ -1,0 +1,156 @@
+import { ifbName, planInterface, type QdiscFacts } from './shaping-plan.js';
+import { qdiscFacts } from './qdisc-facts.js';
+
+const A = '11111111-1111-4111-8111-111111111111';
+const B = '22222222-2222-4222-8222-222222222222';
+const NOTHING: QdiscFacts = {
+  tunnelRoot: false,
+  tunnelHtb: false,
+  tunnelIngress: false,
+  ifbExists: false,
+  ifbRoot: false,
+  ifbHtb: false,
+};
+const LOADED: QdiscFacts = {
+  tunnelRoot: true,
+  tunnelHtb: true,
+  tunnelIngress: true,
+  ifbExists: true,
+  ifbRoot: true,
+  ifbHtb: true,
+};
+const ifb = ifbName('wg0');
+
+test('the ifb name is 15 bytes at most and the same for the same tunnel', () => {
+  expect(ifb).toMatch(/^ifb[0-9a-f]{12}$/);
+  expect(ifbName('wg0')).toBe(ifb);
+  expect(ifbName('wg1')).not.toBe(ifb);
+});
+
+test('a first limit builds both directions: HTB on the tunnel, ingress redirected to an ifb with HTB, hashed filters', () => {
+  const plan = planInterface('wg0', null, [{ clientId: A, rateBitsPerSec: 10_000_000, ips: ['10.8.1.5'] }], NOTHING);
+  expect(plan.ipBefore).toEqual([`link add ${ifb} txqueuelen 1000 type ifb`, `link set ${ifb} up`]);
+  expect(plan.tc).toEqual([
+    'qdisc add dev wg0 root handle 1: htb',
+    `qdisc add dev ${ifb} root handle 1: htb`,
+    'qdisc add dev wg0 handle ffff: ingress',
+    `filter add dev wg0 parent ffff: protocol ip prio 10 u32 match u32 0 0 action mirred egress redirect dev ${ifb}`,
+    'filter add dev wg0 parent 1: protocol ip prio 10 handle 200: u32 divisor 256',
+    'filter add dev wg0 parent 1: protocol ip prio 10 handle 800::1 u32 ht 800:: match u32 0 0 hashkey mask 0x0000ff00 at 16 link 200:',
+    `filter add dev ${ifb} parent 1: protocol ip prio 10 handle 200: u32 divisor 256`,
+    `filter add dev ${ifb} parent 1: protocol ip prio 10 handle 800::1 u32 ht 800:: match u32 0 0 hashkey mask 0x0000ff00 at 12 link 200:`,
+    'class add dev wg0 parent 1: classid 1:1 htb rate 10000000bit ceil 10000000bit quantum 10000',
+    `class add dev ${ifb} parent 1: classid 1:1 htb rate 10000000bit ceil 10000000bit quantum 10000`,
+    'filter add dev wg0 parent 1: protocol ip prio 10 handle 2: u32 divisor 256',
+    'filter add dev wg0 parent 1: protocol ip prio 10 handle 200:1:1 u32 ht 200:1: match u32 0 0 hashkey mask 0x000000ff at 16 link 2:',
+    `filter add dev ${ifb} parent 1: protocol ip prio 10 handle 2: u32 divisor 256`,
+    `filter add dev ${ifb} parent 1: protocol ip prio 10 handle 200:1:1 u32 ht 200:1: match u32 0 0 hashkey mask 0x000000ff at 12 link 2:`,
+    'filter add dev wg0 parent 1: protocol ip prio 10 handle 2:5:1 u32 ht 2:5: match ip dst 10.8.1.5/32 flowid 1:1',
+    `filter add dev ${ifb} parent 1: protocol ip prio 10 handle 2:5:1 u32 ht 2:5: match ip src 10.8.1.5/32 flowid 1:1`,
+  ]);
+  expect(plan.next).toEqual({
+    ifb,
+    tables: [1],
+    clients: { [A]: { rate: 10_000_000, minor: 1, ips: { '10.8.1.5': 1 } } },
+  });
+  expect(plan.problems).toEqual([]);
+});
+
+test('a new rate changes the classes in place; nothing else is touched', () => {
+  const first = planInterface('wg0', null, [{ clientId: A, rateBitsPerSec: 10_000_000, ips: ['10.8.1.5'] }], NOTHING);
+  const plan = planInterface(
+    'wg0',
+    first.next,
+    [{ clientId: A, rateBitsPerSec: 20_000_000, ips: ['10.8.1.5'] }],
+    LOADED,
+  );
+  expect(plan.ipBefore).toEqual([]);
+  expect(plan.tc).toEqual([
+    'class change dev wg0 parent 1: classid 1:1 htb rate 20000000bit ceil 20000000bit quantum 10000',
+    `class change dev ${ifb} parent 1: classid 1:1 htb rate 20000000bit ceil 20000000bit quantum 10000`,
+  ]);
+  // The same limits again: no command at all.
+  expect(
+    planInterface('wg0', plan.next, [{ clientId: A, rateBitsPerSec: 20_000_000, ips: ['10.8.1.5'] }], LOADED).tc,
+  ).toEqual([]);
+});
+
+test('a client losing its limit loses its filters, then its classes; a newcomer reuses the freed numbers', () => {
+  const first = planInterface(
+    'wg0',
+    null,
+    [
+      { clientId: A, rateBitsPerSec: 1_000_000, ips: ['10.8.1.5', '10.9.1.5'] },
+      { clientId: B, rateBitsPerSec: 2_000_000, ips: ['10.8.1.6'] },
+    ],
+    NOTHING,
+  );
+  // Two addresses sharing their last two bytes (a subnet wider than /16) share a bucket: two nodes.
+  expect(first.next!.clients[A].ips).toEqual({ '10.8.1.5': 1, '10.9.1.5': 2 });
+  const C = '33333333-3333-4333-8333-333333333333';
+  const plan = planInterface(
+    'wg0',
+    first.next,
+    [
+      { clientId: B, rateBitsPerSec: 2_000_000, ips: ['10.8.1.6'] },
+      { clientId: C, rateBitsPerSec: 3_000_000, ips: ['10.8.1.5'] },
+    ],
+    LOADED,
+  );
+  expect(plan.tc).toEqual([
+    'filter del dev wg0 parent 1: protocol ip prio 10 handle 2:5:1 u32',
+    `filter del dev ${ifb} parent 1: protocol ip prio 10 handle 2:5:1 u32`,
+    'filter del dev wg0 parent 1: protocol ip prio 10 handle 2:5:2 u32',
+    `filter del dev ${ifb} parent 1: protocol ip prio 10 handle 2:5:2 u32`,
+    'class del dev wg0 classid 1:1',
+    `class del dev ${ifb} classid 1:1`,
+    'class add dev wg0 parent 1: classid 1:1 htb rate 3000000bit ceil 3000000bit quantum 10000',
+    `class add dev ${ifb} parent 1: classid 1:1 htb rate 3000000bit ceil 3000000bit quantum 10000`,
+    'filter add dev wg0 parent 1: protocol ip prio 10 handle 2:5:1 u32 ht 2:5: match ip dst 10.8.1.5/32 flowid 1:1',
+    `filter add dev ${ifb} parent 1: protocol ip prio 10 handle 2:5:1 u32 ht 2:5: match ip src 10.8.1.5/32 flowid 1:1`,
+  ]);
+});
+
+test('no limits left: the qdiscs and the ifb go; a drifted host is rebuilt from scratch', () => {
+  const first = planInterface('wg0', null, [{ clientId: A, rateBitsPerSec: 10_000_000, ips: ['10.8.1.5'] }], NOTHING);
+  const none = planInterface('wg0', first.next, [], LOADED);
+  expect(none.tc).toEqual(['qdisc del dev wg0 root', 'qdisc del dev wg0 ingress']);
+  expect(none.ipAfter).toEqual([`link del ${ifb}`]);
+  expect(none.next).toBeNull();
+  // The tunnel was re-created (no qdisc of ours on it) while the ifb stayed.
+  const drifted = planInterface('wg0', first.next, [{ clientId: A, rateBitsPerSec: 10_000_000, ips: ['10.8.1.5'] }], {
+    ...NOTHING,
+    ifbExists: true,
+    ifbRoot: true,
+    ifbHtb: true,
+  });
+  expect(drifted.ipBefore).toEqual([`link set ${ifb} up`]);
+  expect(drifted.tc.slice(0, 2)).toEqual([`qdisc del dev ${ifb} root`, 'qdisc add dev wg0 root handle 1: htb']);
+  expect(drifted.tc.filter((l) => l.startsWith('class add'))).toHaveLength(2);
+});
+
+test('an address claimed twice is limited once, and said so', () => {
+  const plan = planInterface(
+    'wg0',
+    null,
+    [
+      { clientId: A, rateBitsPerSec: 1_000_000, ips: ['10.8.1.5'] },
+      { clientId: B, rateBitsPerSec: 2_000_000, ips: ['10.8.1.5'] },
+    ],
+    NOTHING,
+  );
+  expect(plan.problems).toEqual(['10.8.1.5 is limited twice; only its first limit is applied']);
+  expect(plan.tc.filter((l) => l.includes('10.8.1.5'))).toHaveLength(2);
+});
+
+test('tc qdisc show is read per device: ours, defaults, and devices that do not exist', () => {
+  const output = [
+    'qdisc noqueue 0: dev lo root refcnt 2',
+    'qdisc htb 1: dev wg0 root refcnt 2 r2q 10 default 0 direct_packets_stat 0 direct_qlen 500',
+    'qdisc ingress ffff: dev wg0 parent ffff:fff1 ----------------',
+    `qdisc htb 1: dev ${ifb} root refcnt 2 r2q 10 default 0 direct_packets_stat 0 direct_qlen 1000`,
+    'qdisc pfifo_fast 0: dev wg1 root refcnt 2 bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1',
+  ].join('\n');
+  expect(qdiscFacts(output, 'wg0', ifb)).toEqual(LOADED);
+  expect(qdiscFacts(output, 'wg1', ifbName('wg1'))).toEqual(NOTHING);
+});

@@ -1,0 +1,266 @@
+import { createHash } from 'node:crypto';
+import type { DesiredSpeedLimit } from '#libs/contracts/desired-state.js';
+
+/**
+ * Speed limits as tc commands (docs/agent-host.md, "Speed limits"): pure, so every rule is
+ * testable without a kernel. Per shaped tunnel T:
+ *
+ * - download (to a client's addresses): an HTB qdisc `1:` at T's root, one class `1:<minor>` per
+ *   limited client (rate = ceil: no borrowing), and u32 filters on the destination address;
+ * - upload (from its addresses): T's ingress redirected (mirred) to an ifb device I with the same
+ *   HTB classes, filtered on the source address.
+ *
+ * Unclassified packets (unlimited clients) leave HTB's direct queue unshaped (`default 0`).
+ * The u32 filters are hashed twice, on the address's third then fourth byte, so a packet is
+ * classified in two table lookups and one /32 comparison (a few, past a /16), whatever the number
+ * of peers: table `200:` keyed on byte 3 links to one table per byte-3 value (`<byte3+1>:`), keyed
+ * on byte 4, whose bucket holds the address's filter `<byte3+1>:<byte4>:<node>`. Handles are
+ * recorded, so a change is a diff: a new rate is `class change` (in place: the class and its queue
+ * stay, the tunnel is never touched), a removed client loses its filters and classes.
+ */
+
+/** What the agent loaded for one tunnel (its part of shaping.json). */
+export interface ShapedInterface {
+  ifb: string;
+  /** Byte-3 values whose second-level table exists on both devices. */
+  tables: number[];
+  /** By client id. */
+  clients: Record<string, ShapedClient>;
+}
+
+export interface ShapedClient {
+  rate: number;
+  /** The HTB class minor, the same on T and I. */
+  minor: number;
+  /** Address → its filter's node number inside its bucket (the same on T and I). */
+  ips: Record<string, number>;
+}
+
+/** What the kernel shows about the tunnel and its ifb (`tc qdisc show`), for the health check. */
+export interface QdiscFacts {
+  /** The tunnel's root qdisc is not the device's default (someone set one: ours or another). */
+  tunnelRoot: boolean;
+  /** ... and it is ours: `htb 1:`. */
+  tunnelHtb: boolean;
+  tunnelIngress: boolean;
+  ifbExists: boolean;
+  ifbRoot: boolean;
+  ifbHtb: boolean;
+}
+
+export interface InterfacePlan {
+  /** tc batch lines, in order. */
+  tc: string[];
+  /** ip batch lines run before the tc lines (the ifb made and up). */
+  ipBefore: string[];
+  /** ip batch lines run after them (the ifb removed). */
+  ipAfter: string[];
+  /** What the host holds once all of them succeeded; null = nothing shaped any more. */
+  next: ShapedInterface | null;
+  /** Limits that could not be honoured (duplicates, out of class or filter numbers). */
+  problems: string[];
+}
+
+const PRIO = 10;
+const TOP_TABLE = 0x200;
+const MAX_MINOR = 0xffff;
+const MAX_NODE = 0xfff;
+/** Bytes of the IPv4 header's destination (download, on T) and source (upload, on I) fields. */
+const DST_OFFSET = 16;
+const SRC_OFFSET = 12;
+/**
+ * HTB's quantum only matters between classes that borrow, which these never do (rate = ceil); a
+ * fixed one above any MTU keeps the kernel from computing (and warning about) one per rate.
+ */
+const QUANTUM = 10_000;
+
+/** The ifb device carrying a tunnel's upload: `ifb` + 12 hex digits of the name's SHA-256 (15 bytes, as Linux allows). */
+export function ifbName(tunnel: string): string {
+  return `ifb${createHash('sha256').update(tunnel).digest('hex').slice(0, 12)}`;
+}
+
+const hex = (n: number) => n.toString(16);
+
+/**
+ * The commands that take tunnel `tunnel` from `prev` (what the agent recorded; null = nothing or
+ * unknown) to `limits`. `facts` is the kernel's view: when it does not show what `prev` says was
+ * loaded (a re-created tunnel, a hand edit, a failed batch), everything is rebuilt from scratch.
+ */
+export function planInterface(
+  tunnel: string,
+  prev: ShapedInterface | null,
+  limits: readonly DesiredSpeedLimit[],
+  facts: QdiscFacts,
+): InterfacePlan {
+  const ifb = prev?.ifb ?? ifbName(tunnel);
+  const plan: InterfacePlan = { tc: [], ipBefore: [], ipAfter: [], next: null, problems: [] };
+  const healthy = prev !== null && facts.tunnelHtb && facts.tunnelIngress && facts.ifbHtb;
+
+  if (limits.length === 0) {
+    // Nobody limited: nothing of ours stays on the tunnel (unlimited clients are never shaped).
+    if (facts.tunnelRoot) plan.tc.push(`qdisc del dev ${tunnel} root`);
+    if (facts.tunnelIngress) plan.tc.push(`qdisc del dev ${tunnel} ingress`);
+    if (facts.ifbExists) plan.ipAfter.push(`link del ${ifb}`);
+    return plan;
+  }
+
+  let state: ShapedInterface;
+  if (healthy) {
+    state = structuredClone(prev!);
+  } else {
+    state = { ifb, tables: [], clients: {} };
+    if (facts.tunnelRoot) plan.tc.push(`qdisc del dev ${tunnel} root`);
+    if (facts.tunnelIngress) plan.tc.push(`qdisc del dev ${tunnel} ingress`);
+    if (facts.ifbRoot) plan.tc.push(`qdisc del dev ${ifb} root`);
+    // The ifb's own queue holds what HTB's default leaf (pfifo) queues: ifb's default of 32 packets is too short.
+    if (!facts.ifbExists) plan.ipBefore.push(`link add ${ifb} txqueuelen 1000 type ifb`);
+    plan.ipBefore.push(`link set ${ifb} up`);
+    plan.tc.push(
+      `qdisc add dev ${tunnel} root handle 1: htb`,
+      `qdisc add dev ${ifb} root handle 1: htb`,
+      `qdisc add dev ${tunnel} handle ffff: ingress`,
+      `filter add dev ${tunnel} parent ffff: protocol ip prio ${PRIO} u32 match u32 0 0 action mirred egress redirect dev ${ifb}`,
+    );
+    for (const [dev, at] of devices(tunnel, ifb)) {
+      plan.tc.push(
+        `filter add dev ${dev} parent 1: protocol ip prio ${PRIO} handle ${hex(TOP_TABLE)}: u32 divisor 256`,
+        `filter add dev ${dev} parent 1: protocol ip prio ${PRIO} handle 800::1 u32 ht 800:: match u32 0 0 hashkey mask 0x0000ff00 at ${at} link ${hex(TOP_TABLE)}:`,
+      );
+    }
+  }
+  diff(tunnel, state, limits, plan);
+  plan.next = state;
+  return plan;
+}
+
+function devices(tunnel: string, ifb: string): [string, number][] {
+  return [
+    [tunnel, DST_OFFSET],
+    [ifb, SRC_OFFSET],
+  ];
+}
+
+/** Appends the commands from `state` to `limits` and updates `state` to match. */
+function diff(tunnel: string, state: ShapedInterface, limits: readonly DesiredSpeedLimit[], plan: InterfacePlan): void {
+  const devs = devices(tunnel, state.ifb);
+  // Each address once: a second claim on an address (a malformed job) is refused, not shaped twice.
+  const wanted = new Map<string, { rate: number; ips: string[] }>();
+  const claimed = new Set<string>();
+  for (const limit of limits) {
+    const ips: string[] = [];
+    for (const ip of limit.ips) {
+      if (claimed.has(ip)) plan.problems.push(`${ip} is limited twice; only its first limit is applied`);
+      else {
+        claimed.add(ip);
+        ips.push(ip);
+      }
+    }
+    const entry = wanted.get(limit.clientId);
+    if (entry) entry.ips.push(...ips);
+    else wanted.set(limit.clientId, { rate: limit.rateBitsPerSec, ips });
+  }
+
+  const filterDels: string[] = [];
+  const classDels: string[] = [];
+  const classAdds: string[] = [];
+  const tableAdds: string[] = [];
+  const filterAdds: string[] = [];
+  const delFilter = (ip: string, node: number) => {
+    for (const [dev] of devs)
+      filterDels.push(`filter del dev ${dev} parent 1: protocol ip prio ${PRIO} handle ${handle(ip, node)} u32`);
+  };
+
+  // Removals first: they free class minors and filter nodes the additions may reuse.
+  for (const [id, client] of Object.entries(state.clients)) {
+    const want = wanted.get(id);
+    const keep = new Set(want?.ips ?? []);
+    for (const [ip, node] of Object.entries(client.ips)) {
+      if (keep.has(ip)) continue;
+      delFilter(ip, node);
+      delete client.ips[ip];
+    }
+    if (!want || want.ips.length === 0) {
+      for (const [dev] of devs) classDels.push(`class del dev ${dev} classid 1:${hex(client.minor)}`);
+      delete state.clients[id];
+    }
+  }
+
+  const minors = new Set(Object.values(state.clients).map((c) => c.minor));
+  const nodes = new Map<string, Set<number>>();
+  for (const client of Object.values(state.clients))
+    for (const [ip, node] of Object.entries(client.ips)) bucketNodes(nodes, ip).add(node);
+  const tables = new Set(state.tables);
+  let nextMinor = 1;
+
+  for (const [id, want] of wanted) {
+    if (want.ips.length === 0) continue;
+    let client = state.clients[id];
+    if (client && client.rate !== want.rate) {
+      for (const [dev] of devs)
+        classAdds.push(`class change dev ${dev} parent 1: classid 1:${hex(client.minor)} ${htb(want.rate)}`);
+      client.rate = want.rate;
+    }
+    if (!client) {
+      while (minors.has(nextMinor)) nextMinor++;
+      if (nextMinor > MAX_MINOR) {
+        plan.problems.push(`more than ${MAX_MINOR} limited clients on ${tunnel}; client ${id} is not limited`);
+        continue;
+      }
+      minors.add(nextMinor);
+      client = state.clients[id] = { rate: want.rate, minor: nextMinor, ips: {} };
+      for (const [dev] of devs)
+        classAdds.push(`class add dev ${dev} parent 1: classid 1:${hex(client.minor)} ${htb(want.rate)}`);
+    }
+    for (const ip of want.ips) {
+      if (client.ips[ip] !== undefined) continue;
+      const used = bucketNodes(nodes, ip);
+      let node = 1;
+      while (used.has(node)) node++;
+      if (node > MAX_NODE) {
+        plan.problems.push(`too many limited addresses share ${ip}'s last two bytes; ${ip} is not limited`);
+        continue;
+      }
+      used.add(node);
+      client.ips[ip] = node;
+      const third = byte(ip, 2);
+      if (!tables.has(third)) {
+        tables.add(third);
+        for (const [dev, at] of devs)
+          tableAdds.push(
+            `filter add dev ${dev} parent 1: protocol ip prio ${PRIO} handle ${hex(third + 1)}: u32 divisor 256`,
+            `filter add dev ${dev} parent 1: protocol ip prio ${PRIO} handle ${hex(TOP_TABLE)}:${hex(third)}:1 u32 ht ${hex(TOP_TABLE)}:${hex(third)}: match u32 0 0 hashkey mask 0x000000ff at ${at} link ${hex(third + 1)}:`,
+          );
+      }
+      const h = handle(ip, node);
+      const bucket = h.slice(0, h.lastIndexOf(':') + 1);
+      filterAdds.push(
+        `filter add dev ${tunnel} parent 1: protocol ip prio ${PRIO} handle ${h} u32 ht ${bucket} match ip dst ${ip}/32 flowid 1:${hex(client.minor)}`,
+        `filter add dev ${state.ifb} parent 1: protocol ip prio ${PRIO} handle ${h} u32 ht ${bucket} match ip src ${ip}/32 flowid 1:${hex(client.minor)}`,
+      );
+    }
+    // A client whose every address was refused holds no class worth keeping next time either.
+  }
+  state.tables = [...tables].sort((a, b) => a - b);
+  plan.tc.push(...filterDels, ...classDels, ...classAdds, ...tableAdds, ...filterAdds);
+}
+
+/** The class parameters: a fixed rate with no borrowing. */
+function htb(rate: number): string {
+  return `htb rate ${rate}bit ceil ${rate}bit quantum ${QUANTUM}`;
+}
+
+function byte(ip: string, index: number): number {
+  return Number(ip.split('.')[index]);
+}
+
+/** `<table>:<bucket>:<node>` of an address's filter, in hex as tc reads handles. */
+function handle(ip: string, node: number): string {
+  return `${hex(byte(ip, 2) + 1)}:${hex(byte(ip, 3))}:${hex(node)}`;
+}
+
+function bucketNodes(nodes: Map<string, Set<number>>, ip: string): Set<number> {
+  const key = `${byte(ip, 2)}.${byte(ip, 3)}`;
+  let set = nodes.get(key);
+  if (!set) nodes.set(key, (set = new Set()));
+  return set;
+}
