@@ -39,8 +39,8 @@ test('a first limit builds both directions: HTB on the tunnel, ingress redirecte
     'filter add dev wg0 parent 1: protocol ip prio 10 handle 800::1 u32 ht 800:: match u32 0 0 hashkey mask 0x0000ff00 at 16 link 200:',
     `filter add dev ${ifb} parent 1: protocol ip prio 10 handle 200: u32 divisor 256`,
     `filter add dev ${ifb} parent 1: protocol ip prio 10 handle 800::1 u32 ht 800:: match u32 0 0 hashkey mask 0x0000ff00 at 12 link 200:`,
-    'class add dev wg0 parent 1: classid 1:1 htb rate 10000000bit ceil 10000000bit quantum 10000',
-    `class add dev ${ifb} parent 1: classid 1:1 htb rate 10000000bit ceil 10000000bit quantum 10000`,
+    'class add dev wg0 parent 1: classid 1:1 htb rate 10000000bit ceil 10000000bit burst 125000 cburst 125000 quantum 10000',
+    `class add dev ${ifb} parent 1: classid 1:1 htb rate 10000000bit ceil 10000000bit burst 125000 cburst 125000 quantum 10000`,
     'filter add dev wg0 parent 1: protocol ip prio 10 handle 2: u32 divisor 256',
     'filter add dev wg0 parent 1: protocol ip prio 10 handle 200:1:1 u32 ht 200:1: match u32 0 0 hashkey mask 0x000000ff at 16 link 2:',
     `filter add dev ${ifb} parent 1: protocol ip prio 10 handle 2: u32 divisor 256`,
@@ -66,8 +66,8 @@ test('a new rate changes the classes in place; nothing else is touched', () => {
   );
   expect(plan.ipBefore).toEqual([]);
   expect(plan.tc).toEqual([
-    'class change dev wg0 parent 1: classid 1:1 htb rate 20000000bit ceil 20000000bit quantum 10000',
-    `class change dev ${ifb} parent 1: classid 1:1 htb rate 20000000bit ceil 20000000bit quantum 10000`,
+    'class change dev wg0 parent 1: classid 1:1 htb rate 20000000bit ceil 20000000bit burst 250000 cburst 250000 quantum 10000',
+    `class change dev ${ifb} parent 1: classid 1:1 htb rate 20000000bit ceil 20000000bit burst 250000 cburst 250000 quantum 10000`,
   ]);
   // The same limits again: no command at all.
   expect(
@@ -104,8 +104,8 @@ test('a client losing its limit loses its filters, then its classes; a newcomer 
     `filter del dev ${ifb} parent 1: protocol ip prio 10 handle 2:5:2 u32`,
     'class del dev wg0 classid 1:1',
     `class del dev ${ifb} classid 1:1`,
-    'class add dev wg0 parent 1: classid 1:1 htb rate 3000000bit ceil 3000000bit quantum 10000',
-    `class add dev ${ifb} parent 1: classid 1:1 htb rate 3000000bit ceil 3000000bit quantum 10000`,
+    'class add dev wg0 parent 1: classid 1:1 htb rate 3000000bit ceil 3000000bit burst 37500 cburst 37500 quantum 10000',
+    `class add dev ${ifb} parent 1: classid 1:1 htb rate 3000000bit ceil 3000000bit burst 37500 cburst 37500 quantum 10000`,
     'filter add dev wg0 parent 1: protocol ip prio 10 handle 2:5:1 u32 ht 2:5: match ip dst 10.8.1.5/32 flowid 1:1',
     `filter add dev ${ifb} parent 1: protocol ip prio 10 handle 2:5:1 u32 ht 2:5: match ip src 10.8.1.5/32 flowid 1:1`,
   ]);
