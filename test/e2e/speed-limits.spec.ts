@@ -62,9 +62,11 @@ afterAll(async () => {
   await t?.stop();
 }, 60_000);
 
-/** The tunnel's HTB classes as `tc` prints them (one line each). */
+/** The clients' HTB classes on a device as `tc` prints them (one line each; not the groups' pass-through ones, 1:<group>). */
 async function classes(dev: string): Promise<string[]> {
-  return (await nodeNs.exec('tc', 'class', 'show', 'dev', dev)).split('\n').filter(Boolean);
+  return (await nodeNs.exec('tc', 'class', 'show', 'dev', dev))
+    .split('\n')
+    .filter((l) => l && !l.startsWith('class htb 1:'));
 }
 
 /** The node's tc and ifb: what `tc qdisc show` lists for the tunnel, and the ifb devices. */
@@ -111,7 +113,11 @@ test('a 10 Mbit/s client gets 10 Mbit/s each way beside an unlimited one; change
   const free = await createClient({ name: `free-${randomSuffix(6)}`, interfaceIds: [iface.id] });
   const synced = await nodeInSync(node.id);
   expect(synced.agent.lastApply).toMatchObject({ ok: true, interfaces: [{ name: ifname, state: 'up', peers: 2 }] });
-  expect(await hostShaping()).toMatchObject({ tunnel: ['htb', 'ingress'], ifbs: [expect.stringMatching(/^ifb/)] });
+  // The root HTB, one group's HTB, the ingress.
+  expect(await hostShaping()).toMatchObject({
+    tunnel: ['htb', 'htb', 'ingress'],
+    ifbs: [expect.stringMatching(/^ifb/)],
+  });
   const [ifb] = (await hostShaping()).ifbs;
   // One class per direction, for the limited client only.
   expect(await classes(ifname)).toEqual([expect.stringContaining('rate 10Mbit ceil 10Mbit')]);
