@@ -205,6 +205,7 @@ export const en = {
       shadowsocks:
         'shadowsocks-libev (ss-redir, ss-local) is not installed: Shadowsocks hops cannot run or be checked.',
       dnsmasq: 'dnsmasq is not installed: routing rules on domains cannot match.',
+      shaping: 'Speed limits cannot be enforced here (tc from iproute2 or the ifb kernel module is missing).',
     },
     remoteNeedsRedisTitle: 'Remote nodes need REDIS_URL',
     remoteNeedsRedis:

@@ -206,6 +206,7 @@ export const fa: Translation = {
       redsocks: 'redsocks نصب نیست: خروجی‌های SOCKS5 و HTTP ترافیک تونل را نمی‌برند.',
       shadowsocks: 'shadowsocks-libev (ss-redir، ss-local) نصب نیست: خروجی‌های Shadowsocks اجرا یا بررسی نمی‌شوند.',
       dnsmasq: 'dnsmasq نصب نیست: قواعد مسیریابی بر پایه دامنه کار نمی‌کنند.',
+      shaping: 'محدودیت سرعت در این میزبان اعمال نمی‌شود (tc از iproute2 یا ماژول کرنل ifb موجود نیست).',
     },
     remoteNeedsRedisTitle: 'نودهای راه دور به REDIS_URL نیاز دارند',
     remoteNeedsRedis:
