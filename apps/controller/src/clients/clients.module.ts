@@ -1,5 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AccountsRepository } from './accounts.repository.js';
+import { BulkController } from './bulk/bulk.controller.js';
+import { BulkJobsRepository } from './bulk/bulk-jobs.repository.js';
+import { BulkJobsService } from './bulk/bulk-jobs.service.js';
 import { ClientListRepository } from './client-list.repository.js';
 import { ClientTotals } from './client-totals.js';
 import { ClientsController } from './clients.controller.js';
@@ -23,7 +26,7 @@ import { UsageService } from './usage.service.js';
  * records counters through UsageService, the only thing other modules use.
  */
 @Module({
-  controllers: [ClientsController, DevicesController],
+  controllers: [ClientsController, DevicesController, BulkController],
   providers: [
     ClientsRepository,
     ClientListRepository,
@@ -40,7 +43,9 @@ import { UsageService } from './usage.service.js';
     UsageService,
     TimeTransitionsService,
     TimeTransitionsScheduler,
+    BulkJobsRepository,
+    BulkJobsService,
   ],
-  exports: [UsageService, ProfilesService],
+  exports: [UsageService, ProfilesService, BulkJobsService, ClientListRepository, ClientTotals],
 })
 export class ClientsModule {}

@@ -88,8 +88,9 @@ export class ClientsService {
    * The client, its first devices and one account per device per interface, in one transaction
    * that also bumps the revision of every node involved: all of it or none of it.
    */
-  async create(dto: CreateClientDto): Promise<ClientDetail> {
+  async create(given: CreateClientDto): Promise<ClientDetail> {
     const now = new Date();
+    const dto = await this.withGroupDefaults(given, now);
     const deviceLimit = dto.deviceLimit ?? 1;
     const deviceNames = dto.deviceNames ?? [DEFAULT_DEVICE_NAME];
     if (deviceLimit > 0 && deviceNames.length > deviceLimit) {
@@ -119,7 +120,7 @@ export class ClientsService {
     // Read back inside the transaction: after it a restore may already have replaced the clients,
     // and the answer to a create that succeeded would be a 404 (issue 19, item 13).
     const created = await this.orm.em.fork().transactional(async (em) => {
-      const interfaces = await this.provisioning.lockInterfaces(em, dto.interfaceIds);
+      const interfaces = await this.provisioning.lockInterfaces(em, dto.interfaceIds!);
       await this.clients.insert(em, {
         id,
         name: dto.name ?? defaultClientName(dto.telegramId),
@@ -152,6 +153,30 @@ export class ClientsService {
     });
     this.totals.changed();
     return created;
+  }
+
+  /**
+   * A client created in a defined group (the first of its groups that is one) takes the group's
+   * defaults for what its creation leaves out: quota, expiry (days from now), device limit,
+   * interfaces and speed limit (docs/groups.md).
+   */
+  private async withGroupDefaults(dto: CreateClientDto, now: Date): Promise<CreateClientDto> {
+    const group = dto.groups?.length ? await this.clients.groupDefaults(this.orm.em.fork(), dto.groups) : undefined;
+    const filled = { ...dto };
+    if (group) {
+      filled.quotaBytes ??= group.quotaBytes;
+      filled.deviceLimit ??= group.deviceLimit;
+      filled.rateBitsPerSec ??= group.rateBitsPerSec;
+      if (filled.interfaceIds === undefined && group.interfaceIds.length > 0) filled.interfaceIds = group.interfaceIds;
+      if (dto.expiresAt === undefined && !dto.startOnFirstUse && group.expiryDays > 0)
+        filled.expiresAt = new Date(now.getTime() + group.expiryDays * 86_400_000).toISOString();
+    }
+    if (!filled.interfaceIds?.length)
+      throw badRequest(
+        "interfaceIds must name at least one interface (or the client's group give some)",
+        'interfaceIds',
+      );
+    return filled;
   }
 
   async update(id: string, dto: UpdateClientDto): Promise<ClientDetail> {
