@@ -6,6 +6,7 @@
 //
 // Settings (environment): BENCH_BULK_CLIENTS (100000), BENCH_BULK_BASELINE (2000 clients patched
 // one by one), BENCH_WRITE=0 (print only), DATABASE_URL / REDIS_URL (the machine's servers).
+import os from 'node:os';
 import { cleanupScope } from './lib/cleanup.js';
 import { describeMachine } from './lib/machine.js';
 import { apiClient, issueApiToken, reportPanelEnd, signIn } from './lib/panel-process.js';
@@ -127,6 +128,8 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     }
     const jobMs = performance.now() - started;
     const cpuMs = cpuMsOf(panel.pid) - cpuBefore;
+    // The machine may be shared: its load says how much of the time was waiting for a core.
+    const load = os.loadavg()[0];
     if (view.state !== 'completed') throw new Error(`the job failed: ${view.error}`);
     const after = await revisionsOf();
     const moved = nodeIds.map((id) => after[id] - before[id]);
@@ -160,7 +163,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const header = ['how', 'clients', 'seconds', 'clients/s', 'revisions per node'];
     const text = [
       textTable(header, rows),
-      `controller CPU during the job: ${fixed(cpuMs / 1000, 1)} s; projected baseline for all ${settings.clients.toLocaleString('en-US')}: ${fixed(settings.clients / perSecond(settings.baseline, baselineMs) / 60, 1)} min`,
+      `load average ${fixed(load, 1)}; controller CPU during the job: ${fixed(cpuMs / 1000, 1)} s; projected baseline for all ${settings.clients.toLocaleString('en-US')}: ${fixed(settings.clients / perSecond(settings.baseline, baselineMs) / 60, 1)} min`,
     ].join('\n');
     const markdown = [
       `### ${TITLE}`,
@@ -171,7 +174,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       '',
       `Controller CPU during the job: ${fixed(cpuMs / 1000, 1)} s. The baseline's rate would take ${fixed(settings.clients / perSecond(settings.baseline, baselineMs) / 60, 1)} min for all ${settings.clients.toLocaleString('en-US')} clients, and move each node's revision once per client.`,
       '',
-      `Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.platform}; the controller with Redis (BullMQ) and PostgreSQL on the same machine.`,
+      `Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.platform}; the controller with Redis (BullMQ) and PostgreSQL on the same machine. Load average (1 min) at the job's end: ${fixed(load, 1)}${load > machine.cores ? ': the machine was shared and loaded, so the seconds are an upper bound (the controller itself used the CPU time above; the rest was waiting for PostgreSQL and for a core)' : ''}.`,
     ].join('\n');
     publishReport({ text, markdown }, { writeDoc, docFile, id: ID, title: TITLE });
     return { jobMs, baselineMs, moved };
