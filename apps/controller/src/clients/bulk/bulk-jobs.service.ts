@@ -79,10 +79,11 @@ export class BulkJobsService implements OnApplicationBootstrap, OnModuleDestroy 
         await this.queues.ping(2000);
         if (this.stopped) return;
         // A controller killed mid-job holds its lock at most 15 s; the job then goes to the next
-        // worker that checks (every 5 s), up to 20 times before BullMQ gives up on it.
+        // worker that checks (every 30 s, BullMQ's default: a shorter interval leaves a check in
+        // flight at shutdown, retrying on a closed connection), up to 20 times before BullMQ
+        // gives up on it.
         this.worker = this.queues.worker(BULK_QUEUE, (job) => this.process(job as Job<{ id: string }>), {
           lockDuration: 15_000,
-          stalledInterval: 5_000,
           maxStalledCount: 20,
         });
         this.sweepTimer = setInterval(() => void this.sweep().catch(() => undefined), SWEEP_EVERY_MS);
