@@ -103,4 +103,25 @@ describe('bulk actions and groups', () => {
     await waitFor('the group to go', async () => (await page.getByTestId('group-trial').count()) === 0);
     expect(await session().t.query('select name from client_groups')).toEqual([]);
   });
+  test('a job over 20,000 clients shows its progress bar until it ends', async () => {
+    // Seeded in SQL: creating them is not what is tested, and a job this size runs for seconds.
+    await session().t.query(
+      `insert into clients (id, name, note, groups, quota_bytes, used_bytes, up_bytes, down_bytes, expires_at, device_limit,
+                            rate_bits_per_sec, reset_cycle, start_on_first_use, duration_seconds, status, sub_id, created_at, updated_at)
+       select gen_random_uuid(), 'big-' || n, '', '{web-big}', 0, 0, 0, 0, timestamptz '2030-01-01T00:00:00Z', 1, 0, 'none',
+              false, 0, 'active', md5(random()::text || n), now(), now()
+         from generate_series(1, 20000) n`,
+    );
+    await page.goto(url('/clients?group=web-big'));
+    await page.getByTestId('select-page').check();
+    await page.getByTestId('select-all-matching').click();
+    await page.getByText('All 20000 clients matching the filter are selected').waitFor();
+    await page.getByTestId('bulk-actions').click();
+    await page.getByTestId('bulk-extend').click();
+    await page.getByTestId('extend-days').fill('1');
+    await page.getByTestId('run-extend').click();
+    await page.getByTestId('bulk-progress').waitFor();
+    await page.getByText('of 20000 clients changed').waitFor({ timeout: 180_000 });
+    await waitFor('the progress bar to go', async () => (await page.getByTestId('bulk-progress').count()) === 0);
+  }, 240_000);
 });
