@@ -145,5 +145,6 @@ describe('groups', () => {
     expect((await call('GET', `clients/${made[0].id}`)).body.expiresAt).toBe('2031-01-02T00:00:00.000Z');
     await expectRefused('POST', 'groups/action', { name: 'act', action: 'extend' }, 400, 'days');
     await expectRefused('POST', 'groups/action', { name: 'act', action: 'disable', days: 3 }, 400, 'days');
+    await expectRefused('POST', 'groups/action', { name: 'no-such-group', action: 'disable' }, 404, 'name');
   });
 });

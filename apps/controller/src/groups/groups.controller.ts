@@ -104,7 +104,7 @@ export class GroupsController {
     example: { name: 'trial', action: 'extend', days: 30 },
     status: 202,
     response: BulkJobDto,
-    errors: [503],
+    errors: [404, 503],
   })
   action(@CurrentPrincipal() principal: Principal, @Body() body: GroupActionDto) {
     return this.groups.action(principal, body);

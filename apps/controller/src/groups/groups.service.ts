@@ -141,7 +141,9 @@ export class GroupsService {
   }
 
   /** A bulk action on every member, as one job (the same as the clients' bulk routes). */
-  action(actor: Actor, dto: GroupActionDto) {
+  async action(actor: Actor, dto: GroupActionDto) {
+    if (!(await this.groups.names(this.orm.em.fork())).includes(dto.name))
+      throw notFound('no group of that name', 'name');
     let work: BulkWork;
     if (dto.action === 'extend') {
       if (dto.days === undefined) throw badRequest('extend needs days', 'days');
