@@ -168,37 +168,36 @@ describe('a backup round trip', () => {
 
   test('a backup made at an older migration level restores into this panel, its data carried through the newer migrations', async () => {
     // What a panel one migration older writes: the same format without what the newest
-    // migration makes (Migration20261126180000_resellers: the reseller_limits table and the
-    // clients' owner_id column), at the level before it (made here from a current backup, its
+    // migration makes (Migration20261126180100_groups: the client_groups table; its bulk job
+    // tables are never in a backup), at the level before it (made here from a current backup, its
     // manifest and parts edited).
     const migrations = a.panel.app.get(BackupsRepository).migrations;
-    expect(migrations.at(-1)!.name).toBe('Migration20261126180000_resellers');
+    expect(migrations.at(-1)!.name).toBe('Migration20261126180100_groups');
     const client = await A.createClient({ interfaceIds: [(await A.createInterface()).id] });
     const current = readTar(await download(a, ownerA, (await makeBackup(a, ownerA)).name));
     const manifest = JSON.parse(current.get('manifest.json')!.toString());
-    type TablePart = { name: string; columns: string[]; file: string; sha256: string };
-    const limits = (manifest.tables as TablePart[]).find((table) => table.name === 'reseller_limits')!;
-    current.delete(limits.file);
-    delete manifest.files[limits.file];
-    manifest.tables = (manifest.tables as TablePart[]).filter((table) => table !== limits);
+    type TablePart = { name: string; columns: string[]; file: string };
+    const groups = (manifest.tables as TablePart[]).find((table) => table.name === 'client_groups')!;
+    current.delete(groups.file);
+    delete manifest.files[groups.file];
+    manifest.tables = (manifest.tables as TablePart[]).filter((table) => table !== groups);
+    // ...and without the column it adds to clients (status_changed_at): cut from the copy's lines.
     const clientsPart = (manifest.tables as TablePart[]).find((table) => table.name === 'clients')!;
-    const ownerColumn = clientsPart.columns.indexOf('owner_id');
-    clientsPart.columns.splice(ownerColumn, 1);
-    const clientRows = current.get(clientsPart.file)!.toString();
-    const withoutOwner = clientRows
-      .split('\n')
+    const cut = clientsPart.columns.indexOf('status_changed_at');
+    const lines = current.get(clientsPart.file)!.toString().split('\n');
+    const copy = lines
       .map((line) =>
-        line === '' || line === '\\.'
+        line
           ? line
-          : line
               .split('\t')
-              .filter((_, i) => i !== ownerColumn)
-              .join('\t'),
+              .filter((_, i) => i !== cut)
+              .join('\t')
+          : line,
       )
       .join('\n');
-    current.set(clientsPart.file, Buffer.from(withoutOwner));
-    clientsPart.sha256 = createHash('sha256').update(withoutOwner).digest('hex');
-    manifest.files[clientsPart.file] = clientsPart.sha256;
+    clientsPart.columns = clientsPart.columns.filter((_, i) => i !== cut);
+    current.set(clientsPart.file, Buffer.from(copy));
+    manifest.files[clientsPart.file] = createHash('sha256').update(copy).digest('hex');
     manifest.migration = migrations.at(-2)!.name;
     manifest.createdAt = '2026-01-02T03:04:05.000Z';
     current.set('manifest.json', Buffer.from(JSON.stringify(manifest)));
@@ -211,7 +210,7 @@ describe('a backup round trip', () => {
     expect(restored.status).toBe(200);
     ownerA = await a.login();
     expect((await a.call('GET', `clients/${client.id}`, { token: ownerA })).status).toBe(200);
-    // The newest migration gave the restored clients the first owner.
+    // The restored client keeps its owner (the owner, who created it).
     expect(
       await a.query(`select u.role from clients c join users u on u.id = c.owner_id where c.id = $1`, [client.id]),
     ).toEqual([{ role: 'owner' }]);

@@ -33,6 +33,7 @@ import {
   IconUser,
   IconUserShield,
   IconUsers,
+  IconUsersGroup,
   IconWorld,
 } from '@tabler/icons-react';
 import { useEffect, useState } from 'react';
@@ -47,6 +48,7 @@ import { useUser } from './session.js';
 const NAV = [
   { to: '/overview', key: 'nav.overview', icon: IconDashboard, reseller: true },
   { to: '/clients', key: 'nav.clients', icon: IconUsers, reseller: true },
+  { to: '/groups', key: 'nav.groups', icon: IconUsersGroup },
   { to: '/interfaces', key: 'nav.interfaces', icon: IconNetwork },
   { to: '/hosts', key: 'nav.hosts', icon: IconWorld },
   { to: '/outbounds', key: 'nav.outbounds', icon: IconPlugConnected },

@@ -57,6 +57,12 @@ export const Client = defineEntity({
     durationSeconds: p.integer().default(0),
     activatedAt: p.datetime().nullable(),
     status: p.string().length(16).$type<ClientStatus>(),
+    /**
+     * When `status` last changed, kept by a database trigger (Migration20261126180100_groups) on
+     * every update that changes it, whichever code path did; null until the first change. Purge
+     * reads it ("disabled for more than N days").
+     */
+    statusChangedAt: p.datetime().nullable(),
     subId: p.string().length(64).unique(),
     /**
      * The subscription link (subscriptions/subscription-token.ts): the link's token is an HMAC of

@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { ResellersModule } from '../resellers/resellers.module.js';
 import { AccountsRepository } from './accounts.repository.js';
+import { BulkController } from './bulk/bulk.controller.js';
+import { BulkJobsRepository } from './bulk/bulk-jobs.repository.js';
+import { BulkJobsService } from './bulk/bulk-jobs.service.js';
 import { ClientListRepository } from './client-list.repository.js';
 import { ClientTotals } from './client-totals.js';
 import { ClientsController } from './clients.controller.js';
@@ -25,7 +28,7 @@ import { UsageService } from './usage.service.js';
  */
 @Module({
   imports: [ResellersModule],
-  controllers: [ClientsController, DevicesController],
+  controllers: [ClientsController, DevicesController, BulkController],
   providers: [
     ClientsRepository,
     ClientListRepository,
@@ -42,7 +45,9 @@ import { UsageService } from './usage.service.js';
     UsageService,
     TimeTransitionsService,
     TimeTransitionsScheduler,
+    BulkJobsRepository,
+    BulkJobsService,
   ],
-  exports: [UsageService, ProfilesService],
+  exports: [UsageService, ProfilesService, BulkJobsService, ClientListRepository, ClientTotals],
 })
 export class ClientsModule {}

@@ -225,6 +225,34 @@ export class ClientsRepository {
   }
 
   /**
+   * The defaults of the first of `names` that is a defined group (groups/ sits above clients/ in
+   * the dependency order: read by table name), or undefined.
+   */
+  async groupDefaults(
+    em: EntityManager,
+    names: readonly string[],
+  ): Promise<
+    | { quotaBytes: number; expiryDays: number; deviceLimit: number; interfaceIds: string[]; rateBitsPerSec: number }
+    | undefined
+  > {
+    if (names.length === 0) return undefined;
+    const rows = await em.execute<Record<string, unknown>[]>(
+      `select name, quota_bytes, expiry_days, device_limit, interface_ids, rate_bits_per_sec
+         from client_groups where name = any(array[?]::text[])`,
+      [names],
+    );
+    const row = names.map((name) => rows.find((r) => r.name === name)).find(Boolean);
+    if (!row) return undefined;
+    return {
+      quotaBytes: readNumber(row.quota_bytes),
+      expiryDays: readNumber(row.expiry_days),
+      deviceLimit: readNumber(row.device_limit),
+      interfaceIds: (row.interface_ids as string[]) ?? [],
+      rateBitsPerSec: readNumber(row.rate_bits_per_sec),
+    };
+  }
+
+  /**
    * The client's nodes where a routing rule names groups: there its group change moves its
    * addresses in or out of rules. routing_rules belongs to routing/, above clients/ in the
    * dependency order: read by table name.

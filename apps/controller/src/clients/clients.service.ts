@@ -93,8 +93,9 @@ export class ClientsService {
    * The client, its first devices and one account per device per interface, in one transaction
    * that also bumps the revision of every node involved: all of it or none of it.
    */
-  async create(dto: CreateClientDto, scope: OperatorScope): Promise<ClientDetail> {
+  async create(given: CreateClientDto, scope: OperatorScope): Promise<ClientDetail> {
     const now = new Date();
+    const dto = await this.withGroupDefaults(given, now);
     const deviceLimit = dto.deviceLimit ?? 1;
     const deviceNames = dto.deviceNames ?? [DEFAULT_DEVICE_NAME];
     if (deviceLimit > 0 && deviceNames.length > deviceLimit) {
@@ -126,7 +127,7 @@ export class ClientsService {
     const created = await this.orm.em.fork().transactional(async (em) => {
       // A reseller's row first: their creates run one at a time, each counting the others' clients.
       const account = scope.ceilings ? await this.resellers.lock(em, scope.userId) : undefined;
-      const interfaces = await this.provisioning.lockInterfaces(em, dto.interfaceIds);
+      const interfaces = await this.provisioning.lockInterfaces(em, dto.interfaceIds!);
       if (account) {
         const nodeOf = new Map(interfaces.map((iface) => [iface.id, iface.nodeId]));
         checkNewClient(
@@ -136,7 +137,7 @@ export class ClientsService {
             quotaBytes,
             expiresAt,
             ...(startOnFirstUse ? { durationSeconds } : {}),
-            interfaces: dto.interfaceIds.map((ifaceId) => ({ id: ifaceId, nodeId: nodeOf.get(ifaceId)! })),
+            interfaces: dto.interfaceIds!.map((ifaceId) => ({ id: ifaceId, nodeId: nodeOf.get(ifaceId)! })),
           },
           now,
         );
@@ -174,6 +175,30 @@ export class ClientsService {
     });
     this.totals.changed();
     return created;
+  }
+
+  /**
+   * A client created in a defined group (the first of its groups that is one) takes the group's
+   * defaults for what its creation leaves out: quota, expiry (days from now), device limit,
+   * interfaces and speed limit (docs/groups.md).
+   */
+  private async withGroupDefaults(dto: CreateClientDto, now: Date): Promise<CreateClientDto> {
+    const group = dto.groups?.length ? await this.clients.groupDefaults(this.orm.em.fork(), dto.groups) : undefined;
+    const filled = { ...dto };
+    if (group) {
+      filled.quotaBytes ??= group.quotaBytes;
+      filled.deviceLimit ??= group.deviceLimit;
+      filled.rateBitsPerSec ??= group.rateBitsPerSec;
+      if (filled.interfaceIds === undefined && group.interfaceIds.length > 0) filled.interfaceIds = group.interfaceIds;
+      if (dto.expiresAt === undefined && !dto.startOnFirstUse && group.expiryDays > 0)
+        filled.expiresAt = new Date(now.getTime() + group.expiryDays * 86_400_000).toISOString();
+    }
+    if (!filled.interfaceIds?.length)
+      throw badRequest(
+        "interfaceIds must name at least one interface (or the client's group give some)",
+        'interfaceIds',
+      );
+    return filled;
   }
 
   async update(id: string, dto: UpdateClientDto, scope: OperatorScope): Promise<ClientDetail> {

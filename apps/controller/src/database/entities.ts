@@ -8,6 +8,8 @@ import { Account } from '../clients/account.entity.js';
 import { Client } from '../clients/client.entity.js';
 import { ClientInterface } from '../clients/client-interface.entity.js';
 import { Device } from '../clients/device.entity.js';
+import { ClientBulkItem, ClientBulkJob } from '../clients/bulk/bulk-job.entity.js';
+import { ClientGroup } from '../groups/client-group.entity.js';
 import { DownloadLink } from '../subscriptions/download-link.entity.js';
 import { Host } from '../interfaces/host.entity.js';
 import { TunnelInterface } from '../interfaces/interface.entity.js';
@@ -51,4 +53,7 @@ export const ENTITIES = [
   RoutingRule,
   AuditEntry,
   ResellerLimits,
+  ClientGroup,
+  ClientBulkJob,
+  ClientBulkItem,
 ];
