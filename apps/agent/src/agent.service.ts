@@ -174,6 +174,9 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
     if (this.reporting) return; // a slow round is not stacked on
     this.reporting = true;
     try {
+      // Before the counters, and whatever the link does: the kernel enforces quotas on its own.
+      const quotas = await this.host.correctQuotas();
+      if (quotas) this.logger.warn(`quotas: ${quotas}`);
       if (!this.spool.pending) {
         const readings = await this.host.readCounters();
         this.spool.cut(readings);
