@@ -168,18 +168,18 @@ describe('a backup round trip', () => {
 
   test('a backup made at an older migration level restores into this panel, its data carried through the newer migrations', async () => {
     // What a panel one migration older writes: the same format without what the newest
-    // migration makes (Migration20261126140330_audit_log: the audit_entries table), at the level
+    // migration makes (Migration20261126180300_sharing: the device_endpoints table), at the level
     // before it (made here from a current backup, its manifest and parts edited).
     const migrations = a.panel.app.get(BackupsRepository).migrations;
-    expect(migrations.at(-1)!.name).toBe('Migration20261126140330_audit_log');
+    expect(migrations.at(-1)!.name).toBe('Migration20261126180300_sharing');
     const client = await A.createClient({ interfaceIds: [(await A.createInterface()).id] });
     const current = readTar(await download(a, ownerA, (await makeBackup(a, ownerA)).name));
     const manifest = JSON.parse(current.get('manifest.json')!.toString());
     type TablePart = { name: string; columns: string[]; file: string };
-    const audit = (manifest.tables as TablePart[]).find((table) => table.name === 'audit_entries')!;
-    current.delete(audit.file);
-    delete manifest.files[audit.file];
-    manifest.tables = (manifest.tables as TablePart[]).filter((table) => table !== audit);
+    const sharing = (manifest.tables as TablePart[]).find((table) => table.name === 'device_endpoints')!;
+    current.delete(sharing.file);
+    delete manifest.files[sharing.file];
+    manifest.tables = (manifest.tables as TablePart[]).filter((table) => table !== sharing);
     manifest.migration = migrations.at(-2)!.name;
     manifest.createdAt = '2026-01-02T03:04:05.000Z';
     current.set('manifest.json', Buffer.from(JSON.stringify(manifest)));
@@ -199,7 +199,7 @@ describe('a backup round trip', () => {
     });
     const clients = (await a.call('GET', 'overview/full', { token: ownerA })).body.inventory.clients;
     expect(clients.total).toBe(await A.count('clients'));
-    // The audit log was not in the backup, and is kept: the client's creation is still recorded.
+    // The audit log is kept: the client's creation is still recorded.
     expect(
       await a.query(`select outcome from audit_entries where action = 'clients.create' and target_id = $1`, [
         client.id,

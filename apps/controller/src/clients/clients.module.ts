@@ -16,6 +16,9 @@ import { TimeTransitionsScheduler } from './time-transitions.scheduler.js';
 import { TimeTransitionsService } from './time-transitions.service.js';
 import { UsageRepository } from './usage.repository.js';
 import { UsageService } from './usage.service.js';
+import { SharingController } from './sharing/sharing.controller.js';
+import { SharingRepository } from './sharing/sharing.repository.js';
+import { SharingService } from './sharing/sharing.service.js';
 
 /**
  * Clients, their devices, accounts and profiles, traffic accounting and the scheduled status
@@ -23,7 +26,7 @@ import { UsageService } from './usage.service.js';
  * records counters through UsageService, the only thing other modules use.
  */
 @Module({
-  controllers: [ClientsController, DevicesController],
+  controllers: [ClientsController, DevicesController, SharingController],
   providers: [
     ClientsRepository,
     ClientListRepository,
@@ -40,6 +43,8 @@ import { UsageService } from './usage.service.js';
     UsageService,
     TimeTransitionsService,
     TimeTransitionsScheduler,
+    SharingRepository,
+    SharingService,
   ],
   exports: [UsageService, ProfilesService],
 })

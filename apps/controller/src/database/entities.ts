@@ -8,6 +8,7 @@ import { Account } from '../clients/account.entity.js';
 import { Client } from '../clients/client.entity.js';
 import { ClientInterface } from '../clients/client-interface.entity.js';
 import { Device } from '../clients/device.entity.js';
+import { DeviceEndpoint } from '../clients/sharing/device-endpoint.entity.js';
 import { DownloadLink } from '../subscriptions/download-link.entity.js';
 import { Host } from '../interfaces/host.entity.js';
 import { TunnelInterface } from '../interfaces/interface.entity.js';
@@ -49,4 +50,5 @@ export const ENTITIES = [
   RoutingBasic,
   RoutingRule,
   AuditEntry,
+  DeviceEndpoint,
 ];
