@@ -24,7 +24,7 @@ const DEFAULTS = {
   auditRetentionDays: 365,
   sharingWindowMinutes: 60,
   sharingMaxAddresses: 3,
-  sharingAction: 'flag',
+  sharingAction: 'flag' as const,
 };
 
 describe('/api/settings', () => {
