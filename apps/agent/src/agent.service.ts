@@ -202,6 +202,8 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
     try {
       const failure = await this.host.correctQuotas();
       if (failure) this.logger.warn(`quotas: ${failure}`);
+    } catch (error) {
+      this.logger.warn(`quotas: ${(error as Error).message}`);
     } finally {
       this.correctingQuotas = false;
     }
