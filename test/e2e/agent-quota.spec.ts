@@ -14,7 +14,8 @@ import { bringUpProfile, peersOf, pingOnce } from '../support/tunnel-client.js';
  * client's traffic where WireGuard's count reaches its quota, without waiting for the next
  * counter report. A download at 100 Mbit/s (iperf3, paced) through wireguard-go in namespaces
  * overshoots the quota by at most 64 KiB as the panel counts it; raising the quota re-admits
- * the client at once. The agent reports every 2 s, as in production: the report-based cut alone
+ * the client at once; an agent restarted halfway re-applies the same state without granting the
+ * consumed half again. The agent reports every 2 s, as in production: the report-based cut alone
  * would let through megabytes at this speed.
  */
 
@@ -59,71 +60,41 @@ afterAll(async () => {
 }, 60_000);
 
 /**
- * Downloads at 100 Mbit/s from an iperf3 server on the node until the client is exhausted (the
- * kernel stops the flow; the panel then marks it), then the usage once it no longer moves. A
- * download that gives up while the kernel holds the client (its limit falls a little short
- * until the next report round re-grants the rest) is started again.
+ * One iperf3 download at 100 Mbit/s from the node's namespace (`limit`: -t or -n), until it ends
+ * or `stop()` says so; whether it ended well. Its one-second rates go to `rates`.
  */
-async function downloadUntilExhausted(clientId: string): Promise<number> {
-  const rates: string[] = [];
-  const exhausted = async () => (await getClient(clientId)).status === 'exhausted';
-  await waitFor(
-    'the client to be exhausted',
-    async () => {
-      if (await exhausted()) return true;
-      const port = String(20000 + Math.floor(Math.random() * 20000));
-      const server = nodeNs.start('iperf3', '-s', '-1', '-B', GATEWAY, '-p', port);
-      try {
-        await waitFor('iperf3 to listen', async () => (await nodeNs.exec('ss', '-ltn')).includes(`${GATEWAY}:${port}`));
-        const download = clientNs.start(
-          'iperf3',
-          '-c',
-          GATEWAY,
-          '-p',
-          port,
-          '-R',
-          '-b',
-          '100M',
-          '-t',
-          '8',
-          '-f',
-          'm',
-          '--forceflush',
-          '--connect-timeout',
-          '3000',
-          '--rcv-timeout',
-          '3000',
-        );
-        await waitFor(
-          'the download to end or the client to be exhausted',
-          async () => {
-            return download.child.exitCode !== null || download.child.signalCode !== null || (await exhausted());
-          },
-          20_000,
-          250,
-        ).catch(() => undefined);
-        await download.stop();
-        rates.push(
-          ...download
-            .output()
-            .split('\n')
-            .filter((line) => /sec .* Mbits\/sec/.test(line)),
-        );
-      } finally {
-        await server.stop();
-      }
-      return exhausted();
-    },
-    90_000,
-    0,
-  ).catch(async (error: Error) => {
-    const used = (await getClient(clientId)).usedBytes;
-    const table = await nodeNs.exec('nft', 'list', 'table', 'ip', 'warren_quota').catch(String);
-    throw new Error(`${error.message}: used ${used}\n${table}\n${rates.join('\n')}\n${agent!.output()}`);
-  });
-  // The rate before the cut, as iperf3 measured it each second (kept in the test's output).
-  console.log(rates.slice(0, 3).join('\n'));
-  // What was counted after the cut reaches the panel with the next reports; then nothing moves.
+async function iperf3(limit: string[], stop = async () => false, rates: string[] = []): Promise<boolean> {
+  const port = String(20000 + Math.floor(Math.random() * 20000));
+  const server = nodeNs.start('iperf3', '-s', '-1', '-B', GATEWAY, '-p', port);
+  try {
+    await waitFor('iperf3 to listen', async () => (await nodeNs.exec('ss', '-ltn')).includes(`${GATEWAY}:${port}`));
+    const download = clientNs.start(
+      'iperf3',
+      ...['-c', GATEWAY, '-p', port, '-R', '-b', '100M', ...limit, '-f', 'm', '--forceflush'],
+      ...['--connect-timeout', '3000', '--rcv-timeout', '3000'],
+    );
+    await waitFor(
+      'the download to end',
+      async () => download.child.exitCode !== null || download.child.signalCode !== null || (await stop()),
+      20_000,
+      250,
+    ).catch(() => undefined);
+    const ok = download.child.exitCode === 0;
+    await download.stop();
+    rates.push(
+      ...download
+        .output()
+        .split('\n')
+        .filter((line) => /sec .* Mbits\/sec/.test(line)),
+    );
+    return ok;
+  } finally {
+    await server.stop();
+  }
+}
+
+/** The client's usage once the reports after the traffic have arrived and nothing moves. */
+function settledUsage(clientId: string): Promise<number> {
   let last = -1;
   return waitFor(
     'the usage to settle',
@@ -138,7 +109,36 @@ async function downloadUntilExhausted(clientId: string): Promise<number> {
   );
 }
 
-test('the kernel cuts a 100 Mbit/s download within 64 KiB of the quota, and a raised quota re-admits at once', async () => {
+/**
+ * Downloads at 100 Mbit/s from an iperf3 server on the node until the client is exhausted (the
+ * kernel stops the flow; the panel then marks it), then the usage once it no longer moves. A
+ * download that gives up while the kernel holds the client (its limit falls a little short
+ * until the next report round re-grants the rest) is started again.
+ */
+async function downloadUntilExhausted(clientId: string): Promise<number> {
+  const rates: string[] = [];
+  const exhausted = async () => (await getClient(clientId)).status === 'exhausted';
+  await waitFor(
+    'the client to be exhausted',
+    async () => {
+      if (await exhausted()) return true;
+      await iperf3(['-t', '8'], exhausted, rates);
+      return exhausted();
+    },
+    90_000,
+    0,
+  ).catch(async (error: Error) => {
+    const used = (await getClient(clientId)).usedBytes;
+    const table = await nodeNs.exec('nft', 'list', 'table', 'ip', 'warren_quota').catch(String);
+    throw new Error(`${error.message}: used ${used}\n${table}\n${rates.join('\n')}\n${agent!.output()}`);
+  });
+  // The rate before the cut, as iperf3 measured it each second (kept in the test's output).
+  console.log(rates.slice(0, 3).join('\n'));
+  // What was counted after the cut reaches the panel with the next reports.
+  return settledUsage(clientId);
+}
+
+test('the kernel cuts a 100 Mbit/s download within 64 KiB of the quota, a raised quota re-admits at once, and an agent restart grants nothing twice', async () => {
   const node = await createNode({ name: `e2e-${randomSuffix(6)}`, address: NODE_ADDRESS });
   const iface = await createInterface({
     nodeId: node.id,
@@ -147,12 +147,13 @@ test('the kernel cuts a 100 Mbit/s download within 64 KiB of the quota, and a ra
     subnet: TUNNEL,
     endpointHost: NODE_ADDRESS,
   });
-  agent = startAgent({
+  const started = startAgent({
     controllerUrl: t.api.replace(/\/api$/, ''),
     enrolSecret: node.enrolment!.secret,
     netns: nodeNs.name,
     env: { WARREN_AGENT_REPORT_INTERVAL_MS: '2000' },
   });
+  agent = started;
   await nodeInSync(node.id).catch((error: Error) => {
     throw new Error(`${error.message}\n--- agent output\n${agent!.output()}`);
   });
@@ -180,6 +181,20 @@ test('the kernel cuts a 100 Mbit/s download within 64 KiB of the quota, and a ra
   expect(raised.status).toBe(200);
   expect(raised.body.status).toBe('active');
   await waitFor('a ping through the tunnel again', () => pingOnce(clientNs, GATEWAY), 15_000);
+
+  // Half of it, then the agent restarts and re-applies the same state (the same remaining bytes):
+  // the kernel's quota keeps what it consumed, or the rest would be granted a second time.
+  const half = await iperf3(['-n', '8M']);
+  expect(half).toBe(true);
+  const halfUsed = await settledUsage(client.id);
+  expect(halfUsed - used).toBeGreaterThan(8 * 1024 * 1024);
+  await started.stop();
+  started.restart();
+  await waitFor(
+    'the agent linked again',
+    async () => (await call('GET', `nodes/${node.id}`)).body.agent.state === 'connected',
+  );
+  await waitFor('a ping after the restart', () => pingOnce(clientNs, GATEWAY), 15_000);
 
   const second = await downloadUntilExhausted(client.id);
   const secondOvershoot = second - (used + 16 * 1024 * 1024);
