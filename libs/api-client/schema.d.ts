@@ -1580,6 +1580,26 @@ export interface paths {
         patch: operations["patch_settings"];
         trace?: never;
     };
+    "/api/sharing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Devices whose endpoints moved between many addresses, or between several at once, within the window, with the addresses and times
+         * @description Roles: owner.
+         */
+        get: operations["get_sharing"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/subscription": {
         parameters: {
             query?: never;
@@ -2518,6 +2538,22 @@ export interface components {
             /** @description Works once, until expiresAt: https://panel.example/<base>/dl/<token> */
             url: string;
         };
+        EndpointMoveDto: {
+            /** @description The address the device’s endpoint moved to (without the port) */
+            address: string;
+            /**
+             * Format: date-time
+             * @description When the endpoint first moved to it
+             */
+            firstSeen: string;
+            /**
+             * Format: date-time
+             * @description When the endpoint last moved to it
+             */
+            lastSeen: string;
+            /** @description How often the endpoint moved to it */
+            moves: number;
+        };
         EnforcementRunDto: {
             /**
              * Format: date-time
@@ -3344,6 +3380,49 @@ export interface components {
             probeTimeoutMs: number;
             /** @description What an http-mode probe fetches through a hop */
             probeUrl: string;
+            /**
+             * @description flag: listed only; disable: its client is disabled too
+             * @enum {string}
+             */
+            sharingAction: "flag" | "disable";
+            /** @description Distinct endpoint addresses of one device within the window that count as sharing */
+            sharingMaxAddresses: number;
+            /** @description Minutes GET /api/sharing looks back */
+            sharingWindowMinutes: number;
+        };
+        SharedDeviceDto: {
+            /** @description The evidence, newest first */
+            addresses: components["schemas"]["EndpointMoveDto"][];
+            /** Format: uuid */
+            clientId: string;
+            clientName: string;
+            /** @description The client’s status now (disabled when the rule disabled it) */
+            clientStatus: string;
+            /** Format: uuid */
+            deviceId: string;
+            deviceName: string;
+            /**
+             * @description many-addresses: at least sharingMaxAddresses addresses in the window; several-at-once: it keeps returning to addresses it left
+             * @enum {string}
+             */
+            reason: "many-addresses" | "several-at-once";
+        };
+        SharingDto: {
+            /**
+             * @description What the rule does (setting sharingAction)
+             * @enum {string}
+             */
+            action: "flag" | "disable";
+            devices: components["schemas"]["SharedDeviceDto"][];
+            /** @description Addresses that count as sharing (setting sharingMaxAddresses) */
+            maxAddresses: number;
+            /**
+             * Format: date-time
+             * @description Start of the window
+             */
+            since: string;
+            /** @description Minutes looked back (setting sharingWindowMinutes) */
+            windowMinutes: number;
         };
         SignedInDto: {
             /** Format: date-time */
@@ -3851,6 +3930,15 @@ export interface components {
              * @description http(s) URL an http-mode probe fetches through a hop
              */
             probeUrl?: string;
+            /**
+             * @description What a device found sharing does: flag (listed by GET /api/sharing) or disable (its client too)
+             * @enum {string}
+             */
+            sharingAction?: "flag" | "disable";
+            /** @description Distinct endpoint addresses of one device within the window that count as sharing */
+            sharingMaxAddresses?: number;
+            /** @description Minutes GET /api/sharing looks back at where devices’ endpoints moved */
+            sharingWindowMinutes?: number;
         };
         UpdateTokenDto: {
             /** @description false disables the token at once */
@@ -11833,6 +11921,62 @@ export interface operations {
             };
             /** @description body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_sharing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharingDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -20,6 +20,9 @@ import { TimeTransitionsScheduler } from './time-transitions.scheduler.js';
 import { TimeTransitionsService } from './time-transitions.service.js';
 import { UsageRepository } from './usage.repository.js';
 import { UsageService } from './usage.service.js';
+import { SharingController } from './sharing/sharing.controller.js';
+import { SharingRepository } from './sharing/sharing.repository.js';
+import { SharingService } from './sharing/sharing.service.js';
 
 /**
  * Clients, their devices, accounts and profiles, traffic accounting and the scheduled status
@@ -28,7 +31,7 @@ import { UsageService } from './usage.service.js';
  */
 @Module({
   imports: [ResellersModule],
-  controllers: [ClientsController, DevicesController, BulkController],
+  controllers: [ClientsController, DevicesController, BulkController, SharingController],
   providers: [
     ClientsRepository,
     ClientListRepository,
@@ -47,6 +50,8 @@ import { UsageService } from './usage.service.js';
     TimeTransitionsScheduler,
     BulkJobsRepository,
     BulkJobsService,
+    SharingRepository,
+    SharingService,
   ],
   exports: [UsageService, ProfilesService, BulkJobsService, ClientListRepository, ClientTotals],
 })
