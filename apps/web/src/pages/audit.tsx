@@ -18,13 +18,26 @@ export const AUDIT_ACTIONS = [
   'auth.login',
   'auth.logout',
   'auth.password',
+  'auth.me.update',
+  'auth.sessions.delete',
+  'auth.totp.start',
+  'auth.totp.confirm',
+  'auth.totp.disable',
+  'admins.create',
+  'admins.update',
+  'admins.delete',
+  'admins.bulk',
+  'admins.reset-usage',
+  'admins.reset-2fa',
   'clients.create',
   'clients.update',
   'clients.delete',
   'clients.reset',
   'clients.rotate-keys',
+  'clients.subscription.rotate',
   'devices.create',
   'devices.delete',
+  'devices.profile.link',
   'interfaces.create',
   'interfaces.update',
   'interfaces.delete',
@@ -48,6 +61,8 @@ export const AUDIT_ACTIONS = [
   'routing.rules.order',
   'template.replace',
   'settings.update',
+  'subscription.replace',
+  'subscription.preview',
   'tokens.create',
   'tokens.update',
   'tokens.delete',
@@ -66,6 +81,8 @@ export const AUDIT_ACTIONS = [
 /** The kinds of target, as the API's paths name them. */
 export const AUDIT_TARGETS = [
   'users',
+  'admins',
+  'sessions',
   'clients',
   'devices',
   'interfaces',
@@ -76,9 +93,11 @@ export const AUDIT_TARGETS = [
   'rules',
   'template',
   'settings',
+  'subscription',
   'tokens',
   'backups',
   'database',
+  'agent',
 ] as const;
 
 const PAGE_SIZE = 50;
@@ -119,7 +138,18 @@ function useWord() {
     t(`audit.${group}.${name.replaceAll('.', '_')}`, { defaultValue: name });
 }
 
-/** One value of a change, as people read it: numbers in the page's digits, text isolated, lists and objects as JSON. */
+/**
+ * A changed field as people name it ("Device limit", "سقف دستگاه‌ها"), not the API's `deviceLimit`;
+ * a field added after these words were written: its name's words in English, the name itself
+ * (isolated) in Persian.
+ */
+function FieldName({ field }: { field: string }) {
+  const { t, i18n } = useTranslation();
+  const words = field.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  const fallback = i18n.language === 'en' ? words.charAt(0).toUpperCase() + words.slice(1) : field;
+  return <bdi>{t(`audit.fields.${field}`, { defaultValue: fallback })}</bdi>;
+}
+
 /** Fields whose values are the API's enum names: shown as the panel names them elsewhere. */
 const VALUE_WORDS: Record<string, string> = {
   resetCycle: 'clients.cycle',
@@ -131,6 +161,7 @@ const VALUE_WORDS: Record<string, string> = {
 /** An ISO 8601 moment as the API stores it ("2027-01-05T15:44:12.314Z"). */
 const MOMENT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
+/** One value of a change, as people read it: numbers in the page's digits, text isolated, lists and objects as JSON. */
 function Value({ value, field }: { value: unknown; field: string }) {
   const { t, i18n } = useTranslation();
   if (value === null || value === undefined || value === '')
@@ -166,7 +197,7 @@ function Changes({ changes }: { changes: Change[] }) {
       {changes.map((change) => (
         <Text key={change.field} size="sm" component="div" data-field={change.field}>
           <Text span fw={500}>
-            <bdi>{change.field}</bdi>
+            <FieldName field={change.field} />
           </Text>
           {': '}
           {change.secret ? (
