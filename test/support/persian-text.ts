@@ -70,9 +70,14 @@ export async function visibleTexts(page: Page, root = 'body'): Promise<string[]>
   return page.evaluate((selector) => {
     const texts: string[] = [];
     const walker = document.createTreeWalker(document.querySelector(selector), NodeFilter.SHOW_TEXT);
+    // A value isolated left to right (an address, a size) is read as one, whatever its parts.
+    const isolated = new Set();
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const element = node.parentElement;
-      const text = node.textContent.trim();
+      const whole = node.parentElement?.closest('bdi[dir="ltr"]');
+      if (whole && isolated.has(whole)) continue;
+      if (whole) isolated.add(whole);
+      const element = whole ?? node.parentElement;
+      const text = (whole ?? node).textContent.trim();
       if (!text || !element || element.closest('pre, code, script, style, textarea, [aria-hidden="true"]')) continue;
       if (!element.checkVisibility({ visibilityProperty: true, opacityProperty: true })) continue;
       texts.push(text);
