@@ -101,6 +101,30 @@ async function numberInput(page: Page, selector: string): Promise<{ shown: strin
   }));
 }
 
+/** The text of each line an element's text takes on screen (read character by character). */
+async function linesOf(page: Page, selector: string): Promise<string[][]> {
+  return page.locator(selector).evaluateAll((elements: any[]) =>
+    elements.map((element) => {
+      const lines = new Map<number, string>();
+      const walker = document.createTreeWalker(element, 4);
+      for (let node = walker.nextNode(); node; node = walker.nextNode())
+        for (let at = 0; at < node.textContent.length; at++) {
+          const range = document.createRange();
+          range.setStart(node, at);
+          range.setEnd(node, at + 1);
+          const box = range.getClientRects()[0];
+          if (!box) continue;
+          const top = Math.round(box.top);
+          lines.set(top, (lines.get(top) ?? '') + node.textContent[at]);
+        }
+      return [...lines.entries()].sort(([a], [b]) => a - b).map(([, text]) => text.trim());
+    }),
+  );
+}
+
+/** A line that begins with a unit or a closing bracket: a value broken inside ("GiB)" alone, "B)"). */
+const BROKEN_START = /^(B|KiB|MiB|GiB|TiB|iB|\)|:)/;
+
 describe('a walk through every page on a phone in Persian, light and dark', () => {
   const { session, url, browserAt } = webPanel();
   const f = fixtures(session);
@@ -188,6 +212,12 @@ describe('a walk through every page on a phone in Persian, light and dark', () =
         await check(`/${name}`, name === 'api-docs' ? 'header' : 'body');
       }
 
+      // An interface's endpoint takes one line of its card: never broken inside host:port.
+      await openSettled(page, url('/interfaces'));
+      const endpoints = await linesOf(page, '[data-testid="list-card"] bdi[dir="ltr"]:has(wbr)');
+      expect(endpoints.length).toBe(2);
+      for (const lines of endpoints) expect(lines).toHaveLength(1);
+
       // The clients list's last page (numbers in the pager), then a client's drawer with its link.
       await openSettled(page, url('/clients?page=13'));
       await page.locator('[data-row="maryam"]').first().waitFor();
@@ -195,6 +225,11 @@ describe('a walk through every page on a phone in Persian, light and dark', () =
       await openSettled(page, url(`/clients/${first.id}`));
       await page.getByTestId('subscription-url').waitFor();
       await check('the client drawer', '[role="dialog"]');
+      // The usage line on a narrower phone still: it may wrap, only between its parts.
+      await page.setViewportSize({ width: 320, height: 740 });
+      const [usage] = await linesOf(page, '[data-testid="client-usage"] bdi');
+      expect(usage!.filter((line) => BROKEN_START.test(line) || line.length < 3)).toEqual([]);
+      await page.setViewportSize(PHONE);
 
       // The audit log names each changed field in Persian.
       await openSettled(page, url('/audit'));

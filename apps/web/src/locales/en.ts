@@ -478,6 +478,7 @@ export const en = {
     address: 'Address',
     note: 'Note',
     agent: 'Agent',
+    revisions: 'Revision {{applied}} of {{desired}} applied',
     sync: 'Sync',
     interfaces: 'Interfaces',
     local: 'local',

@@ -478,6 +478,7 @@ export const fa: Translation = {
     address: 'آدرس',
     note: 'یادداشت',
     agent: 'عامل',
+    revisions: 'نسخهٔ {{applied, n}} از {{desired, n}} اعمال شده',
     sync: 'همگامی',
     interfaces: 'اینترفیس‌ها',
     local: 'محلی',

@@ -51,6 +51,7 @@ export function ClientSummary({
         <Table.Tbody>
           <Info
             label={t('clients.usage')}
+            testId="client-usage"
             value={
               // Three pieces a narrow line may put apart, never breaking inside one ("GiB)" alone).
               <Ltr>
