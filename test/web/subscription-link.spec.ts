@@ -38,7 +38,10 @@ describe('the subscription link in the client drawer', () => {
     expect((await open(before)).status).toBe(200);
 
     await page.getByTestId('subscription-link').getByRole('button', { name: 'Copy link' }).click();
-    await waitFor('the link copied', async () => (await page.evaluate(() => navigator.clipboard.readText())) === before);
+    await waitFor(
+      'the link copied',
+      async () => (await page.evaluate(() => navigator.clipboard.readText())) === before,
+    );
 
     await page.getByTestId('subscription-qr-open').click();
     const qr = page.getByTestId('subscription-qr');
