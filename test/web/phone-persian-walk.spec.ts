@@ -208,7 +208,16 @@ describe('a walk through every page on a phone in Persian, light and dark', () =
         if (name === 'backups') await page.getByText('.tar.gz', { exact: false }).first().waitFor();
         if (name === 'audit') await page.locator('[data-testid="audit-list"] [data-entry]').first().waitFor();
         if (name === 'operators') await page.getByTestId('operator-dana').waitFor();
-        if (name === 'account') await page.getByTestId('two-factor-state').waitFor();
+        if (name === 'account') {
+          await page.getByTestId('two-factor-state').waitFor();
+          // Sessions name the browser as people do, not by its whole User-Agent string.
+          await page
+            .getByTestId('sessions-table')
+            .getByText(/^Chrome \d+ · Linux$/)
+            .first()
+            .waitFor();
+          expect(await page.getByTestId('sessions-table').innerText()).not.toContain('Mozilla');
+        }
         await check(`/${name}`, name === 'api-docs' ? 'header' : 'body');
       }
 
