@@ -46,7 +46,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename, change the role, disable or re-enable a user, or set a temporary password (their sessions end); the last owner stays one
+         * Rename, change the role, disable or re-enable a user, set a temporary password (their sessions end), or a reseller's ceilings; the last owner stays one
          * @description Roles: owner.
          */
         patch: operations["patch_admins_id"];
@@ -82,7 +82,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Reset a reseller's traffic pool. No role has a pool until resellers exist: every user answers 409 (docs/operators.md)
+         * Start a reseller's traffic pool afresh (their clients' own traffic stays); any other role answers 409 (docs/operators.md)
          * @description Roles: owner.
          */
         post: operations["post_admins_id_reset_usage"];
@@ -203,7 +203,7 @@ export interface paths {
         put?: never;
         /**
          * End the current session and clear its cookie
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         post: operations["post_auth_logout"];
         delete?: never;
@@ -221,7 +221,7 @@ export interface paths {
         };
         /**
          * Who the presented credential belongs to
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         get: operations["get_auth_me"];
         put?: never;
@@ -231,7 +231,7 @@ export interface paths {
         head?: never;
         /**
          * Change one's own password (the current one is required); the user's other sessions end, this one stays
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         patch: operations["patch_auth_me"];
         trace?: never;
@@ -247,7 +247,7 @@ export interface paths {
         put?: never;
         /**
          * Change one's own password (W-UI's path; the same as PATCH /api/auth/me): the current one is required, the user's other sessions end
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         post: operations["post_auth_password"];
         delete?: never;
@@ -265,14 +265,14 @@ export interface paths {
         };
         /**
          * The caller's own signed-in sessions: when and from where each signed in, when it was last seen
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         get: operations["get_auth_sessions"];
         put?: never;
         post?: never;
         /**
          * End every session of the caller's but the one making the request (all of them through an API token)
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         delete: operations["delete_auth_sessions"];
         options?: never;
@@ -292,7 +292,7 @@ export interface paths {
         post?: never;
         /**
          * End one of the caller's own sessions (another user's answers 404)
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         delete: operations["delete_auth_sessions_id"];
         options?: never;
@@ -309,7 +309,7 @@ export interface paths {
         };
         /**
          * Whether one's own two-factor sign-in is on, and how many recovery codes are left
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         get: operations["get_auth_totp"];
         put?: never;
@@ -331,7 +331,7 @@ export interface paths {
         put?: never;
         /**
          * Turn two-factor sign-in on with a code for the started secret; answers the one-time recovery codes (shown this once)
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         post: operations["post_auth_totp_confirm"];
         delete?: never;
@@ -351,7 +351,7 @@ export interface paths {
         put?: never;
         /**
          * Turn two-factor sign-in off: needs a current code or an unused recovery code (throttled as sign-in)
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         post: operations["post_auth_totp_disable"];
         delete?: never;
@@ -371,7 +371,7 @@ export interface paths {
         put?: never;
         /**
          * Start turning on two-factor sign-in: a new TOTP secret and its otpauth URI (shown this once); confirm with a code
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         post: operations["post_auth_totp_start"];
         delete?: never;
@@ -497,13 +497,13 @@ export interface paths {
         };
         /**
          * List clients, a page at a time: {items, total, page, perPage, nextCursor?}
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         get: operations["get_clients"];
         put?: never;
         /**
          * Create a client with its first devices: one account (key pair, preshared key, address) per device per interface
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients"];
         delete?: never;
@@ -521,21 +521,21 @@ export interface paths {
         };
         /**
          * One client with its devices and their accounts (public keys only)
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         get: operations["get_clients_id"];
         put?: never;
         post?: never;
         /**
          * Delete a client with its devices and accounts
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         delete: operations["delete_clients_id"];
         options?: never;
         head?: never;
         /**
          * Change a client; quota, expiry and enabled recompute its status, interfaceIds re-provisions its devices
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         patch: operations["patch_clients_id"];
         trace?: never;
@@ -549,7 +549,7 @@ export interface paths {
         };
         /**
          * Every config of the client, per device and host, as JSON or (format=zip) a zip of .conf files
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         get: operations["get_clients_id_configs"];
         put?: never;
@@ -571,7 +571,7 @@ export interface paths {
         put?: never;
         /**
          * Add a device to a client (an account on each of the client's interfaces); at most deviceLimit devices
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_id_devices"];
         delete?: never;
@@ -591,7 +591,7 @@ export interface paths {
         put?: never;
         /**
          * Reset the client's traffic to zero (revives an exhausted client); returns the counters before the reset
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_id_reset"];
         delete?: never;
@@ -611,7 +611,7 @@ export interface paths {
         put?: never;
         /**
          * New key pairs and preshared keys for all of the client's accounts; addresses stay (re-download the profiles)
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_id_rotate_keys"];
         delete?: never;
@@ -629,7 +629,7 @@ export interface paths {
         };
         /**
          * The client's subscription link (made the first time it is asked for): its page and one URL per app format
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         get: operations["get_clients_id_subscription"];
         put?: never;
@@ -651,7 +651,7 @@ export interface paths {
         put?: never;
         /**
          * A new subscription link for the client; the old one answers 404 from now on
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_id_subscription_rotate"];
         delete?: never;
@@ -672,7 +672,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a device and its accounts (its addresses are not reused at once)
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         delete: operations["delete_devices_id"];
         options?: never;
@@ -689,7 +689,7 @@ export interface paths {
         };
         /**
          * One config of a device: the given interface and host, else the first interface's first dial target; JSON or (format=conf) the file
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         get: operations["get_devices_id_profile"];
         put?: never;
@@ -711,7 +711,7 @@ export interface paths {
         put?: never;
         /**
          * A one-time download link for one config of the device (to send over chat): it works once, for `minutes` (default 30)
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_devices_id_profile_link"];
         delete?: never;
@@ -729,7 +729,7 @@ export interface paths {
         };
         /**
          * Every profile of a device: one WireGuard/AmneziaWG config per interface and host, as JSON or (format=zip) a zip of .conf files
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         get: operations["get_devices_id_profiles"];
         put?: never;
@@ -749,7 +749,7 @@ export interface paths {
         };
         /**
          * Every endpoint, grouped, with an example body and a ready curl command
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         get: operations["get_docs"];
         put?: never;
@@ -1021,7 +1021,7 @@ export interface paths {
         };
         /**
          * The OpenAPI 3.1 document, built from the same route table
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         get: operations["get_openapi_json"];
         put?: never;
@@ -1118,6 +1118,26 @@ export interface paths {
          * @description Roles: owner, admin.
          */
         post: operations["post_outbounds_order"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's clients by status and their traffic; for a reseller their own, their traffic pool and the room left under each ceiling
+         * @description Roles: owner, admin, reseller, viewer.
+         */
+        get: operations["get_overview"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1373,13 +1393,13 @@ export interface paths {
         };
         /**
          * List API tokens (secrets are never shown again): the owner sees every user's, others their own
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         get: operations["get_tokens"];
         put?: never;
         /**
          * Issue an API token, optionally narrower than its user (read-only, an expiry, route groups); the response is the only time its value is shown
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         post: operations["post_tokens"];
         delete?: never;
@@ -1400,14 +1420,14 @@ export interface paths {
         post?: never;
         /**
          * Delete an API token for good; only the owner reaches other users' tokens
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         delete: operations["delete_tokens_id"];
         options?: never;
         head?: never;
         /**
          * Rename, disable or re-enable an API token (takes effect on the next request); only the owner reaches other users' tokens
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         patch: operations["patch_tokens_id"];
         trace?: never;
@@ -1448,8 +1468,10 @@ export interface components {
             lastSeenAt: string | null;
             /** @description A temporary password the owner set is still to be changed */
             mustChangePassword: boolean;
+            /** @description A reseller's ceilings, pool and clients; null for every other role */
+            reseller: components["schemas"]["ResellerAccountDto"] | null;
             /** @enum {string} */
-            role: "owner" | "admin" | "viewer";
+            role: "owner" | "admin" | "reseller" | "viewer";
             /** @description How many sessions they have signed in now */
             sessions: number;
             /** Format: date-time */
@@ -1784,6 +1806,8 @@ export interface components {
         CreateAdminDto: {
             /** @description false makes the account unable to sign in (default true) */
             enabled?: boolean;
+            /** @description A reseller's ceilings (only for the reseller role): each absent one unchanged, each null none */
+            limits?: components["schemas"]["ResellerLimitsDto"];
             /**
              * Format: password
              * @description A temporary password (8..1024 characters): they must change it at their first sign-in
@@ -1793,7 +1817,7 @@ export interface components {
              * @description Never above the caller’s own
              * @enum {string}
              */
-            role: "owner" | "admin" | "viewer";
+            role: "owner" | "admin" | "reseller" | "viewer";
             /** @description What they sign in with: 1..64 letters, digits, ".", "_", "@", "-" */
             username: string;
         };
@@ -2085,7 +2109,7 @@ export interface components {
                 [key: string]: string;
             };
             /** @description The roles that may call the route (empty when it is public) */
-            roles: ("owner" | "admin" | "viewer")[];
+            roles: ("owner" | "admin" | "reseller" | "viewer")[];
             summary: string;
         };
         DocsGroupDto: {
@@ -2144,12 +2168,19 @@ export interface components {
             secret: string;
         };
         Error: {
+            /**
+             * @description A reseller's ceiling the request would exceed (maxClients, trafficPoolBytes, maxExpiryDays, maxQuotaBytes, interfaceIds, nodeIds)
+             * @example maxQuotaBytes
+             */
+            ceiling?: string;
             /** @description What went wrong, for people (the first failing field when there are several) */
             error: string;
             /** @description Every failing field, the first being `field`; absent when no field is at fault */
             errors?: components["schemas"]["FieldError"][];
             /** @description The offending input as a path such as `items.2.name`, or "" when no field is at fault */
             field: string;
+            /** @description The room left under that ceiling: a count of clients, bytes or days, or the ids still allowed */
+            remaining?: number | string[];
         };
         FieldError: {
             /**
@@ -2419,6 +2450,32 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        OperatorClientCountsDto: {
+            active: number;
+            disabled: number;
+            exhausted: number;
+            expired: number;
+            total: number;
+        };
+        OperatorOverviewDto: {
+            clients: components["schemas"]["OperatorClientCountsDto"];
+            /** @description A reseller’s pool and ceilings; null for other roles */
+            reseller: components["schemas"]["ResellerOverviewDto"] | null;
+            /**
+             * @description panel: every client (owner, admin, viewer); own: a reseller's
+             * @enum {string}
+             */
+            scope: "panel" | "own";
+            usage: components["schemas"]["OperatorUsageDto"];
+        };
+        OperatorUsageDto: {
+            /** @description bytes */
+            downBytes: number;
+            /** @description bytes */
+            upBytes: number;
+            /** @description bytes */
+            usedBytes: number;
+        };
         OutboundDto: {
             /** @description host:port; null for the built-ins */
             address: string | null;
@@ -2594,6 +2651,80 @@ export interface components {
             prefix: string;
             url: string;
             username: string;
+        };
+        ResellerAccountDto: {
+            /** @description Clients they own now */
+            clients: number;
+            /** @description Clients they may still create; null without a ceiling */
+            clientsLeft: number | null;
+            interfaceIds: string[] | null;
+            maxClients: number | null;
+            maxExpiryDays: number | null;
+            /** @description bytes */
+            maxQuotaBytes: number | null;
+            nodeIds: string[] | null;
+            /** @description Bytes left in the pool; null without a pool */
+            poolLeftBytes: number | null;
+            /**
+             * Format: date-time
+             * @description When the owner last reset the pool
+             */
+            poolResetAt: string | null;
+            /** @description Bytes their clients used since the pool was last reset */
+            poolUsedBytes: number;
+            /** @description bytes */
+            trafficPoolBytes: number | null;
+        };
+        ResellerInterfaceDto: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: uuid */
+            nodeId: string;
+        };
+        ResellerLimitsDto: {
+            /** @description The interfaces their clients may be attached to; null: no ceiling */
+            interfaceIds?: string[] | null;
+            /** @description How many clients they may have; null: no ceiling */
+            maxClients?: number | null;
+            /** @description The latest expiry (or longest service period) they may give, in days from now; null: no ceiling */
+            maxExpiryDays?: number | null;
+            /** @description The largest quota per client, in bytes (unlimited is then refused); null: no ceiling */
+            maxQuotaBytes?: number | null;
+            /** @description The nodes whose interfaces their clients may be attached to; null: no ceiling */
+            nodeIds?: string[] | null;
+            /** @description Bytes their clients may use together, counted as usage accrues; null: no ceiling */
+            trafficPoolBytes?: number | null;
+        };
+        ResellerOverviewDto: {
+            /** @description Each ceiling (null: none) and the room left */
+            ceilings: components["schemas"]["ResellerRoomDto"];
+            /** @description The interfaces they may attach clients to */
+            interfaces: components["schemas"]["ResellerInterfaceDto"][];
+            pool: components["schemas"]["ResellerPoolDto"];
+        };
+        ResellerPoolDto: {
+            /** @description What is left of it; null: no pool ceiling */
+            leftBytes: number | null;
+            /**
+             * Format: date-time
+             * @description When the owner last reset it
+             */
+            resetAt: string | null;
+            /** @description The pool; null: no pool ceiling */
+            totalBytes: number | null;
+            /** @description Bytes their clients used since the pool was last reset */
+            usedBytes: number;
+        };
+        ResellerRoomDto: {
+            /** @description Clients they may still create */
+            clientsLeft: number | null;
+            interfaceIds: string[] | null;
+            maxClients: number | null;
+            maxExpiryDays: number | null;
+            /** @description bytes */
+            maxQuotaBytes: number | null;
+            nodeIds: string[] | null;
         };
         RestoredDto: {
             /**
@@ -3037,6 +3168,8 @@ export interface components {
         UpdateAdminDto: {
             /** @description false ends the user's sessions and refuses their API tokens from the next request on; not for oneself nor the last owner */
             enabled?: boolean;
+            /** @description A reseller's ceilings (only for the reseller role): each absent one unchanged, each null none */
+            limits?: components["schemas"]["ResellerLimitsDto"];
             /**
              * Format: password
              * @description A temporary password (8..1024 characters): the user's sessions end and they must change it at the next sign-in. Not for oneself (POST /api/auth/password)
@@ -3046,7 +3179,7 @@ export interface components {
              * @description Only the owner changes roles, never their own, never above their own; the last owner stays one
              * @enum {string}
              */
-            role?: "owner" | "admin" | "viewer";
+            role?: "owner" | "admin" | "reseller" | "viewer";
             /** @description Rename: 1..64 letters, digits, ".", "_", "@", "-" */
             username?: string;
         };
@@ -3271,7 +3404,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            role: "owner" | "admin" | "viewer";
+            role: "owner" | "admin" | "reseller" | "viewer";
             username: string;
         };
         WireguardHopDto: {
@@ -9047,6 +9180,62 @@ export interface operations {
             };
             /** @description body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_overview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorOverviewDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

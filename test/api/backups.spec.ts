@@ -168,18 +168,37 @@ describe('a backup round trip', () => {
 
   test('a backup made at an older migration level restores into this panel, its data carried through the newer migrations', async () => {
     // What a panel one migration older writes: the same format without what the newest
-    // migration makes (Migration20261126140330_audit_log: the audit_entries table), at the level
-    // before it (made here from a current backup, its manifest and parts edited).
+    // migration makes (Migration20261126180000_resellers: the reseller_limits table and the
+    // clients' owner_id column), at the level before it (made here from a current backup, its
+    // manifest and parts edited).
     const migrations = a.panel.app.get(BackupsRepository).migrations;
-    expect(migrations.at(-1)!.name).toBe('Migration20261126140330_audit_log');
+    expect(migrations.at(-1)!.name).toBe('Migration20261126180000_resellers');
     const client = await A.createClient({ interfaceIds: [(await A.createInterface()).id] });
     const current = readTar(await download(a, ownerA, (await makeBackup(a, ownerA)).name));
     const manifest = JSON.parse(current.get('manifest.json')!.toString());
-    type TablePart = { name: string; columns: string[]; file: string };
-    const audit = (manifest.tables as TablePart[]).find((table) => table.name === 'audit_entries')!;
-    current.delete(audit.file);
-    delete manifest.files[audit.file];
-    manifest.tables = (manifest.tables as TablePart[]).filter((table) => table !== audit);
+    type TablePart = { name: string; columns: string[]; file: string; sha256: string };
+    const limits = (manifest.tables as TablePart[]).find((table) => table.name === 'reseller_limits')!;
+    current.delete(limits.file);
+    delete manifest.files[limits.file];
+    manifest.tables = (manifest.tables as TablePart[]).filter((table) => table !== limits);
+    const clientsPart = (manifest.tables as TablePart[]).find((table) => table.name === 'clients')!;
+    const ownerColumn = clientsPart.columns.indexOf('owner_id');
+    clientsPart.columns.splice(ownerColumn, 1);
+    const clientRows = current.get(clientsPart.file)!.toString();
+    const withoutOwner = clientRows
+      .split('\n')
+      .map((line) =>
+        line === '' || line === '\\.'
+          ? line
+          : line
+              .split('\t')
+              .filter((_, i) => i !== ownerColumn)
+              .join('\t'),
+      )
+      .join('\n');
+    current.set(clientsPart.file, Buffer.from(withoutOwner));
+    clientsPart.sha256 = createHash('sha256').update(withoutOwner).digest('hex');
+    manifest.files[clientsPart.file] = clientsPart.sha256;
     manifest.migration = migrations.at(-2)!.name;
     manifest.createdAt = '2026-01-02T03:04:05.000Z';
     current.set('manifest.json', Buffer.from(JSON.stringify(manifest)));
@@ -192,6 +211,10 @@ describe('a backup round trip', () => {
     expect(restored.status).toBe(200);
     ownerA = await a.login();
     expect((await a.call('GET', `clients/${client.id}`, { token: ownerA })).status).toBe(200);
+    // The newest migration gave the restored clients the first owner.
+    expect(
+      await a.query(`select u.role from clients c join users u on u.id = c.owner_id where c.id = $1`, [client.id]),
+    ).toEqual([{ role: 'owner' }]);
     // The newest migration ran over the restored data (its columns took their defaults), and the
     // counters counted the loaded clients.
     expect((await a.query(`select name from warren_migrations order by id desc limit 1`))[0]).toEqual({
@@ -199,7 +222,7 @@ describe('a backup round trip', () => {
     });
     const clients = (await a.call('GET', 'overview/full', { token: ownerA })).body.inventory.clients;
     expect(clients.total).toBe(await A.count('clients'));
-    // The audit log was not in the backup, and is kept: the client's creation is still recorded.
+    // The audit log is kept: the client's creation is still recorded.
     expect(
       await a.query(`select outcome from audit_entries where action = 'clients.create' and target_id = $1`, [
         client.id,

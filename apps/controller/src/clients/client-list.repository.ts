@@ -10,6 +10,8 @@ import type { ClientSort } from './dto/client.dto.js';
 import { likeContains, readNumber } from './sql.js';
 
 export interface ClientFilter {
+  /** Only this operator's clients (a reseller's scope, auth/operator-scope.ts); absent: everyone's. */
+  ownerId?: string;
   search?: string;
   status?: ClientStatus;
   group?: string;
@@ -163,6 +165,8 @@ function rowLimit(count: number): number {
 
 function conditions(filter: ClientFilter, params: Params): string[] {
   const where: string[] = [];
+  // First, so the (owner_id, created_at, id) index leads a reseller's newest-first page.
+  if (filter.ownerId !== undefined) where.push(`c.owner_id = ${params.add(filter.ownerId)}::uuid`);
   if (filter.search) {
     // The expression matches the trigram index clients_search_trgm exactly.
     let condition = `lower(c.name || ' ' || c.note) like lower(${params.add(likeContains(filter.search))})`;

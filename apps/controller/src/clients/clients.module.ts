@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ResellersModule } from '../resellers/resellers.module.js';
 import { AccountsRepository } from './accounts.repository.js';
 import { ClientListRepository } from './client-list.repository.js';
 import { ClientTotals } from './client-totals.js';
@@ -23,6 +24,7 @@ import { UsageService } from './usage.service.js';
  * records counters through UsageService, the only thing other modules use.
  */
 @Module({
+  imports: [ResellersModule],
   controllers: [ClientsController, DevicesController],
   providers: [
     ClientsRepository,

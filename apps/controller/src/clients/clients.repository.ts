@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Updateable } from 'kysely';
+import type { OwnerFilter } from '../auth/operator-scope.js';
 import { notFound } from '../http/api-error.js';
 import type { ClientStatus, ResetCycle } from './client.entity.js';
 import { CLIENT_VIEW_COLUMNS, toClientView, type ClientRow, type ClientView } from './client-view.js';
@@ -36,6 +37,8 @@ export interface NewClient {
   durationSeconds: number;
   status: ClientStatus;
   subId: string;
+  /** The operator it belongs to: whoever created it (docs/operators.md, "Client ownership"). */
+  ownerId: string;
   now: Date;
 }
 
@@ -63,7 +66,7 @@ export class ClientsRepository {
    * next (device count, interfaces) it reads in a later statement, so it sees every change committed
    * by the transaction that held the lock before it (READ COMMITTED takes a new snapshot per statement).
    */
-  async lock(em: EntityManager, id: string): Promise<LockedClient> {
+  async lock(em: EntityManager, id: string, scope: OwnerFilter): Promise<LockedClient> {
     const row = await kysely(em)
       .selectFrom('clients')
       .select([
@@ -79,6 +82,7 @@ export class ClientsRepository {
         'groups',
       ])
       .where('id', '=', id)
+      .$if(scope.ownerId !== null, (qb) => qb.where('owner_id', '=', scope.ownerId!))
       .forUpdate()
       .executeTakeFirst();
     if (!row) throw notFound('client not found', 'id');
@@ -100,13 +104,24 @@ export class ClientsRepository {
    * The client as the API shows it, or undefined. Raw SQL: it shares its select list (correlated
    * subqueries for device count, last handshake and interface ids) with the list's hot path.
    */
-  async view(em: EntityManager, id: string): Promise<ClientView | undefined> {
-    const [row] = await em.execute<ClientRow[]>(`select ${CLIENT_VIEW_COLUMNS} from clients c where c.id = ?`, [id]);
+  async view(em: EntityManager, id: string, scope: OwnerFilter): Promise<ClientView | undefined> {
+    const [row] =
+      scope.ownerId === null
+        ? await em.execute<ClientRow[]>(`select ${CLIENT_VIEW_COLUMNS} from clients c where c.id = ?`, [id])
+        : await em.execute<ClientRow[]>(
+            `select ${CLIENT_VIEW_COLUMNS} from clients c where c.id = ? and c.owner_id = ?`,
+            [id, scope.ownerId],
+          );
     return row ? toClientView(row) : undefined;
   }
 
-  async nameOf(em: EntityManager, id: string): Promise<string | undefined> {
-    const row = await kysely(em).selectFrom('clients').select('name').where('id', '=', id).executeTakeFirst();
+  async nameOf(em: EntityManager, id: string, scope: OwnerFilter): Promise<string | undefined> {
+    const row = await kysely(em)
+      .selectFrom('clients')
+      .select('name')
+      .where('id', '=', id)
+      .$if(scope.ownerId !== null, (qb) => qb.where('owner_id', '=', scope.ownerId!))
+      .executeTakeFirst();
     return row?.name;
   }
 
@@ -128,6 +143,7 @@ export class ClientsRepository {
         duration_seconds: client.durationSeconds,
         status: client.status,
         sub_id: client.subId,
+        owner_id: client.ownerId,
         created_at: client.now,
         updated_at: client.now,
       })

@@ -22,6 +22,7 @@ import { Outbound } from '../outbounds/outbound.entity.js';
 import { OutboundTransition } from '../outbounds/outbound-transition.entity.js';
 import { RoutingBasic } from '../routing/routing-basic.entity.js';
 import { RoutingRule } from '../routing/routing-rule.entity.js';
+import { ResellerLimits } from '../resellers/reseller-limits.entity.js';
 
 /** Every entity the controller maps; the migration generator diffs against exactly this list. */
 export const ENTITIES = [
@@ -49,4 +50,5 @@ export const ENTITIES = [
   RoutingBasic,
   RoutingRule,
   AuditEntry,
+  ResellerLimits,
 ];

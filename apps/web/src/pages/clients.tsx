@@ -5,8 +5,9 @@ import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { useClientList, type ClientListQuery } from '../api/queries.js';
 import { PageHeader } from '../components/common.js';
+import { ResellerRoomCard } from '../components/reseller-room.js';
 import { Pager } from '../components/pager.js';
-import { useCanManage } from '../session.js';
+import { useCanManage, useIsReseller } from '../session.js';
 import { ClientFilters } from './clients-filters.js';
 import { ClientsList } from './clients-list.js';
 import { filtersOf, PAGE_SIZES, useClientListView } from './clients-params.js';
@@ -28,6 +29,7 @@ export default function ClientsPage() {
   const { search: address } = useLocation();
   const { id } = useParams();
   const canManage = useCanManage();
+  const reseller = useIsReseller();
   const [creating, setCreating] = useState(false);
   const [view, update] = useClientListView();
   const filters = filtersOf(view);
@@ -59,6 +61,7 @@ export default function ClientsPage() {
           </Button>
         )}
       </PageHeader>
+      {reseller && <ResellerRoomCard />}
       <ClientFilters view={view} update={update} />
       <ClientsList
         clients={clients.data?.items}
