@@ -848,6 +848,7 @@ export const en = {
       interfaces: 'Interfaces',
       keepalive: 'Keepalive',
       kind: 'Kind',
+      limits: 'Ceilings',
       language: 'Language',
       listenPort: 'Port',
       method: 'Cipher',

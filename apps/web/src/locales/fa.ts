@@ -853,6 +853,7 @@ export const fa: Translation = {
       interfaces: 'اینترفیس‌ها',
       keepalive: 'نگه‌داشت اتصال',
       kind: 'نوع',
+      limits: 'سقف‌ها',
       language: 'زبان',
       listenPort: 'پورت',
       method: 'رمزنگاری',
