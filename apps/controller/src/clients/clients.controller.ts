@@ -59,6 +59,8 @@ export class ClientsController {
     status: 201,
     response: ClientDetailDto,
     errors: [404, 409],
+    // One transaction makes the client: its entry is written in it (docs/audit.md, "One write").
+    audit: { inChangeTransaction: true },
   })
   create(@Body() body: CreateClientDto) {
     return this.clients.create(body);
@@ -85,6 +87,7 @@ export class ClientsController {
     example: { quotaBytes: 214748364800, expiresAt: null, enabled: true },
     response: ClientDetailDto,
     errors: [409],
+    audit: { inChangeTransaction: true },
   })
   update(@Param('id', new IdPipe('client')) id: string, @Body() body: UpdateClientDto) {
     return this.clients.update(id, body);
@@ -97,6 +100,7 @@ export class ClientsController {
     roles: MANAGERS,
     summary: 'Delete a client with its devices and accounts',
     response: DeletedDto,
+    audit: { inChangeTransaction: true },
   })
   remove(@Param('id', new IdPipe('client')) id: string) {
     return this.clients.remove(id);
@@ -109,6 +113,7 @@ export class ClientsController {
     roles: MANAGERS,
     summary: "Reset the client's traffic to zero (revives an exhausted client); returns the counters before the reset",
     response: ClientResetDto,
+    audit: { inChangeTransaction: true },
   })
   reset(@Param('id', new IdPipe('client')) id: string) {
     return this.clients.reset(id);

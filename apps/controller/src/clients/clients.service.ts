@@ -3,6 +3,7 @@ import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, notFound } from '../http/api-error.js';
 import { bumpRevisions } from '../revisions/revisions.js';
+import { nameCreatedTarget } from '../database/change-record.js';
 import { AccountsRepository } from './accounts.repository.js';
 import { ClientListRepository, type ClientFilter } from './client-list.repository.js';
 import { decodeCursor, encodeCursor } from './client-cursor.js';
@@ -148,7 +149,10 @@ export class ClientsService {
         em,
         interfaces.map((iface) => iface.nodeId),
       );
-      return this.detail(em, id);
+      const detail = await this.detail(em, id);
+      // The audit entry written into this transaction names the new client (docs/audit.md).
+      nameCreatedTarget(id, detail.name);
+      return detail;
     });
     this.totals.changed();
     return created;

@@ -75,6 +75,12 @@ export interface RouteAudit {
   fields?: false;
   /** The target is the caller's own user (`auth/me`, sign-in, sign-out): its id is recorded as the target's. */
   self?: true;
+  /**
+   * Every write of the handler goes through MikroORM transactions (`em.transactional`), the first
+   * of which makes the change: the entry is then written once, inside that transaction, instead
+   * of pending before the handler and settled after it (docs/audit.md, "One write").
+   */
+  inChangeTransaction?: true;
 }
 
 /**
