@@ -63,7 +63,7 @@ export interface paths {
         put?: never;
         /**
          * Clear a user's two-factor sign-in (a lost phone): they sign in with the password alone until they turn it on again
-         * @description Roles: owner.
+         * @description Roles: owner. A signed-in session only: API tokens answer 403.
          */
         post: operations["post_admins_id_reset_2fa"];
         delete?: never;
@@ -231,7 +231,7 @@ export interface paths {
         head?: never;
         /**
          * Change one's own password (the current one is required); the user's other sessions end, this one stays
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, viewer. A signed-in session only: API tokens answer 403.
          */
         patch: operations["patch_auth_me"];
         trace?: never;
@@ -247,7 +247,7 @@ export interface paths {
         put?: never;
         /**
          * Change one's own password (W-UI's path; the same as PATCH /api/auth/me): the current one is required, the user's other sessions end
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, viewer. A signed-in session only: API tokens answer 403.
          */
         post: operations["post_auth_password"];
         delete?: never;
@@ -271,8 +271,8 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * End every session of the caller's but the one making the request (all of them through an API token)
-         * @description Roles: owner, admin, viewer.
+         * End every session of the caller's but the one making the request
+         * @description Roles: owner, admin, viewer. A signed-in session only: API tokens answer 403.
          */
         delete: operations["delete_auth_sessions"];
         options?: never;
@@ -292,7 +292,7 @@ export interface paths {
         post?: never;
         /**
          * End one of the caller's own sessions (another user's answers 404)
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, viewer. A signed-in session only: API tokens answer 403.
          */
         delete: operations["delete_auth_sessions_id"];
         options?: never;
@@ -331,7 +331,7 @@ export interface paths {
         put?: never;
         /**
          * Turn two-factor sign-in on with a code for the started secret; answers the one-time recovery codes (shown this once)
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, viewer. A signed-in session only: API tokens answer 403.
          */
         post: operations["post_auth_totp_confirm"];
         delete?: never;
@@ -351,7 +351,7 @@ export interface paths {
         put?: never;
         /**
          * Turn two-factor sign-in off: needs a current code or an unused recovery code (throttled as sign-in)
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, viewer. A signed-in session only: API tokens answer 403.
          */
         post: operations["post_auth_totp_disable"];
         delete?: never;
@@ -370,8 +370,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Start turning on two-factor sign-in: a new TOTP secret and its otpauth URI (shown this once); confirm with a code
-         * @description Roles: owner, admin, viewer.
+         * Start turning on two-factor sign-in (needs the current password): a new TOTP secret and its otpauth URI (shown this once); confirm with a code
+         * @description Roles: owner, admin, viewer. A signed-in session only: API tokens answer 403.
          */
         post: operations["post_auth_totp_start"];
         delete?: never;
@@ -1543,7 +1543,7 @@ export interface components {
             id: string;
             method: string;
             /** @enum {string} */
-            outcome: "pending" | "success" | "accepted" | "refused" | "failed" | "unknown";
+            outcome: "pending" | "success" | "accepted" | "awaiting-code" | "refused" | "failed" | "unknown";
             requestId: string | null;
             /** @description The route pattern, or the CLI command */
             route: string;
@@ -3014,6 +3014,13 @@ export interface components {
             enabled: false;
             /** Format: uuid */
             id: string;
+        };
+        TotpStartDto: {
+            /**
+             * Format: password
+             * @description The current password: turning on a second factor is a change of how one signs in
+             */
+            password: string;
         };
         TotpStartedDto: {
             /** @description The TOTP secret (base32), for typing into an app: shown this once only */
@@ -4990,7 +4997,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TotpStartDto"];
+            };
+        };
         responses: {
             /** @description success */
             200: {
@@ -5048,6 +5059,15 @@ export interface operations {
             };
             /** @description body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description too many attempts; see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7791,7 +7811,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Entries at or after this time. */
                 from?: string;
-                outcome?: "pending" | "success" | "accepted" | "refused" | "failed" | "unknown";
+                outcome?: "pending" | "success" | "accepted" | "awaiting-code" | "refused" | "failed" | "unknown";
                 perPage?: number;
                 /** @description The target's id (a backup's name). */
                 targetId?: string;

@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AuditChange } from '#libs/contracts/audit.js';
 import type { Principal } from '../auth/principal.js';
 import type { WarrenConfig } from '../config/config.js';
+import { ApiError } from '../http/api-error.js';
 import { toErrorResponse } from '../http/error-response.js';
 import { WARREN_CONFIG } from '../runtime.js';
 import { nameOf, removedFields, requestedChanges } from './audit-changes.js';
@@ -31,6 +32,16 @@ export interface OpenRecord {
 }
 
 const NOTHING: OpenRecord = { run: (work) => work(), succeeded: async () => undefined, failed: async () => undefined };
+
+/** The entry as opened, completed with how it ended (null fields keep what was opened). */
+const wholeEntry = (opened: OpenedEntry & { at: Date }, settled: SettledEntry): RecordedEntry => ({
+  ...opened,
+  ...settled,
+  targetId: settled.targetId ?? opened.targetId,
+  targetName: settled.targetName ?? opened.targetName,
+  actorId: opened.actorId ?? settled.actorId,
+  actorRole: opened.actorRole ?? settled.actorRole,
+});
 
 /** Whether the entry written at commit already says how the request ended. */
 const sameEnding = (written: RecordedEntry, final: RecordedEntry): boolean =>
@@ -148,7 +159,9 @@ export class AuditRecorder implements OnApplicationBootstrap {
       const user = isRecord(response) && isRecord(response.user) ? response.user : null;
       const signedIn = !principal && route.self && user && typeof user.id === 'string' ? user.id : null;
       return {
-        outcome: status === 202 ? 'accepted' : 'success',
+        // A sign-in whose password was right but that was asked for its code is not one yet.
+        outcome:
+          isRecord(response) && response.needCode === true ? 'awaiting-code' : status === 202 ? 'accepted' : 'success',
         status,
         error: null,
         targetId: created ? (response as { id: string }).id : signedIn,
@@ -176,6 +189,23 @@ export class AuditRecorder implements OnApplicationBootstrap {
         actorRole: null,
       };
     };
+    if (route.beforeAnswer) {
+      const record = async (settled: SettledEntry) => {
+        const statement = recordStatement(wholeEntry(opened, settled));
+        await this.repository.statements.query(statement.name, statement.text, statement.values);
+      };
+      return {
+        run: (work) => work(),
+        // Not written: the request fails (500) and its answer (a session token) never goes out.
+        succeeded: (response, status) => record(answered(response, status)),
+        failed: async (error) => {
+          if (error instanceof ApiError && error.unrecorded) return;
+          await record(refused(error)).catch((failure: unknown) =>
+            this.logger.error(`audit entry ${opened.id} could not be written: ${(failure as Error).message}`),
+          );
+        },
+      };
+    }
     if (route.inChangeTransaction) {
       const atCommit = () => (!route.fields ? [] : request.method === 'DELETE' ? removedFields(before) : requested());
       return this.writtenWithChange(route, opened, atCommit, answered, refused);
@@ -214,14 +244,7 @@ export class AuditRecorder implements OnApplicationBootstrap {
     let state: 'none' | 'writing' | 'committed' = 'none';
     let closed = false;
     let written: RecordedEntry | null = null;
-    const whole = (settled: SettledEntry): RecordedEntry => ({
-      ...opened,
-      ...settled,
-      targetId: settled.targetId ?? opened.targetId,
-      targetName: settled.targetName ?? opened.targetName,
-      actorId: opened.actorId ?? settled.actorId,
-      actorRole: opened.actorRole ?? settled.actorRole,
-    });
+    const whole = (settled: SettledEntry) => wholeEntry(opened, settled);
     const record: ChangeRecord = {
       get closed() {
         return closed;

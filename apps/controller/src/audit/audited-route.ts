@@ -13,6 +13,8 @@ export interface AuditedRoute {
   self: boolean;
   /** Written once, in the change's own transaction (RouteAudit.inChangeTransaction). */
   inChangeTransaction: boolean;
+  /** Written once, before the answer is sent (RouteAudit.beforeAnswer). */
+  beforeAnswer: boolean;
   /** The success status the route declares (what a change that committed is recorded with). */
   status: number;
   /** The route pattern as the docs print it: `/api/clients/{id}`. */
@@ -45,6 +47,7 @@ export function auditedRoute(spec: RouteSpec): AuditedRoute | null {
     fields: spec.audit?.fields !== false,
     self: spec.audit?.self === true,
     inChangeTransaction: spec.audit?.inChangeTransaction === true,
+    beforeAnswer: spec.audit?.beforeAnswer === true,
     status: spec.status ?? 200,
     route: `/api/${segments.map((segment) => (segment.startsWith(':') ? `{${segment.slice(1)}}` : segment)).join('/')}`,
   };
