@@ -3,6 +3,9 @@ import { AccountsRepository } from './accounts.repository.js';
 import { ClientListRepository } from './client-list.repository.js';
 import { ClientTotals } from './client-totals.js';
 import { ClientsController } from './clients.controller.js';
+import { InterfaceUsageController } from './interface-usage.controller.js';
+import { InterfaceUsageService } from './interface-usage.service.js';
+import { InterfaceAccountsService } from './interface-accounts.service.js';
 import { ClientsRepository } from './clients.repository.js';
 import { ClientsService } from './clients.service.js';
 import { DevicesController } from './devices.controller.js';
@@ -23,7 +26,7 @@ import { UsageService } from './usage.service.js';
  * records counters through UsageService, the only thing other modules use.
  */
 @Module({
-  controllers: [ClientsController, DevicesController],
+  controllers: [ClientsController, DevicesController, InterfaceUsageController],
   providers: [
     ClientsRepository,
     ClientListRepository,
@@ -35,6 +38,8 @@ import { UsageService } from './usage.service.js';
     ClientTotals,
     ProvisioningService,
     ClientsService,
+    InterfaceUsageService,
+    InterfaceAccountsService,
     DevicesService,
     ProfilesService,
     UsageService,
