@@ -146,6 +146,7 @@ test('on a phone in Persian, enrolling and the code question fit the screen and 
   setClock(T0);
   await page.goto(url('/account'));
   await page.getByText('ورود دومرحله‌ای', { exact: true }).waitFor();
+  await page.getByTestId('totp-password').fill(user.password);
   await page.getByTestId('totp-start').click();
   await page.getByTestId('totp-qr').waitFor();
   const layout = async (testId: string) =>
