@@ -102,6 +102,7 @@ describe('the web panel in Persian', () => {
     for (const problem of await nonPersian(page, '[role="dialog"]')) problems.push(`new interface: ${problem}`);
     // Turning 2FA on (the QR code and the key to type), and the date filters' Persian calendar.
     await openSettled(page, url('/account'));
+    await page.getByTestId('totp-password').fill(OWNER.password);
     await page.getByTestId('totp-start').click();
     await page.getByTestId('totp-qr').waitFor();
     for (const problem of await nonPersian(page)) problems.push(`2FA: ${problem}`);

@@ -7,6 +7,9 @@ import { BulkJobsService } from './bulk/bulk-jobs.service.js';
 import { ClientListRepository } from './client-list.repository.js';
 import { ClientTotals } from './client-totals.js';
 import { ClientsController } from './clients.controller.js';
+import { InterfaceUsageController } from './interface-usage.controller.js';
+import { InterfaceUsageService } from './interface-usage.service.js';
+import { InterfaceAccountsService } from './interface-accounts.service.js';
 import { ClientsRepository } from './clients.repository.js';
 import { ClientsService } from './clients.service.js';
 import { DevicesController } from './devices.controller.js';
@@ -31,7 +34,7 @@ import { SharingService } from './sharing/sharing.service.js';
  */
 @Module({
   imports: [ResellersModule],
-  controllers: [ClientsController, DevicesController, BulkController, SharingController],
+  controllers: [ClientsController, DevicesController, BulkController, SharingController, InterfaceUsageController],
   providers: [
     ClientsRepository,
     ClientListRepository,
@@ -43,6 +46,8 @@ import { SharingService } from './sharing/sharing.service.js';
     ClientTotals,
     ProvisioningService,
     ClientsService,
+    InterfaceUsageService,
+    InterfaceAccountsService,
     DevicesService,
     ProfilesService,
     UsageService,

@@ -149,6 +149,7 @@ export const en = {
     explain:
       'Sign-in will also ask for a code from an authenticator app on your phone, so a stolen password alone does not let anyone in.',
     turnOn: 'Turn on',
+    password: 'Your current password',
     scan: 'Scan this QR code with your authenticator app,',
     qrAlt: 'QR code for the authenticator app',
     orType: 'or type this key into it:',
@@ -770,6 +771,7 @@ export const en = {
       pending: 'In progress',
       success: 'Done',
       accepted: 'Started',
+      'awaiting-code': 'Code asked',
       refused: 'Refused',
       failed: 'Failed',
       unknown: 'Interrupted',

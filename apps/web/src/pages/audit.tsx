@@ -106,6 +106,7 @@ const OUTCOME_COLORS: Record<AuditOutcome, string> = {
   pending: 'gray',
   success: 'teal',
   accepted: 'blue',
+  'awaiting-code': 'grape',
   refused: 'orange',
   failed: 'red',
   unknown: 'yellow',
