@@ -168,14 +168,37 @@ describe('a backup round trip', () => {
 
   test('a backup made at an older migration level restores into this panel, its data carried through the newer migrations', async () => {
     // What a panel one migration older writes: the same format without what the newest
-    // migration makes (Migration20261126140330_audit_log: the audit_entries table), at the level
-    // before it (made here from a current backup, its manifest and parts edited).
+    // migration makes (Migration20261126180200_client_usage_history: the usage history tables
+    // and the accounts' rate columns), at the level before it (made here from a current backup,
+    // its manifest and parts edited). The audit log is left out as well: it is not restored.
     const migrations = a.panel.app.get(BackupsRepository).migrations;
-    expect(migrations.at(-1)!.name).toBe('Migration20261126140330_audit_log');
+    expect(migrations.at(-1)!.name).toBe('Migration20261126180200_client_usage_history');
     const client = await A.createClient({ interfaceIds: [(await A.createInterface()).id] });
     const current = readTar(await download(a, ownerA, (await makeBackup(a, ownerA)).name));
     const manifest = JSON.parse(current.get('manifest.json')!.toString());
     type TablePart = { name: string; columns: string[]; file: string };
+    const newTables = ['client_usage_history', 'node_usage_history'];
+    for (const table of (manifest.tables as TablePart[]).filter((part) => newTables.includes(part.name))) {
+      current.delete(table.file);
+      delete manifest.files[table.file];
+    }
+    manifest.tables = (manifest.tables as TablePart[]).filter((table) => !newTables.includes(table.name));
+    // The accounts' rate columns are the newest migration's too: cut out of the header and each row.
+    const accounts = (manifest.tables as TablePart[]).find((table) => table.name === 'accounts')!;
+    const rateColumns = ['rate_until', 'up_rate', 'down_rate'];
+    const kept = accounts.columns.map((column) => !rateColumns.includes(column));
+    accounts.columns = accounts.columns.filter((_, index) => kept[index]);
+    const rows = current.get(accounts.file)!.toString().split('\n');
+    const cut = rows.map((row) =>
+      row === ''
+        ? row
+        : row
+            .split('\t')
+            .filter((_, index) => kept[index])
+            .join('\t'),
+    );
+    current.set(accounts.file, Buffer.from(cut.join('\n')));
+    manifest.files[accounts.file] = createHash('sha256').update(current.get(accounts.file)!).digest('hex');
     const audit = (manifest.tables as TablePart[]).find((table) => table.name === 'audit_entries')!;
     current.delete(audit.file);
     delete manifest.files[audit.file];

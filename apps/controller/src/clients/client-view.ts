@@ -34,6 +34,12 @@ export interface ClientFields<Time> {
   lastHandshake: Time | null;
   /** Derived: a handshake within ONLINE_WINDOW_MS. */
   onlineNow: boolean;
+  /**
+   * Bytes per second the client received (down) and sent (up) between the agents' last two
+   * readings, summed over its devices on every node; 0 when nothing moved in the latest report.
+   */
+  downRate: number;
+  upRate: number;
   status: ClientStatus;
   subId: string;
   interfaceIds: string[];
@@ -52,6 +58,17 @@ export type ClientView = ClientFields<Date>;
 export type ClientListItem = ClientFields<string>;
 
 /**
+ * A client's current rate: the sum of its accounts' rates that still hold (an account's rate
+ * lapses when the next report leaves it out: it moved nothing). A correlated subquery over the
+ * client's devices (index on client_id) and their accounts (index on device_id): it runs only
+ * for the rows a page shows (client-list.repository.ts).
+ */
+function rateOf(direction: 'up' | 'down'): string {
+  return `(select coalesce(sum(a.${direction}_rate), 0) from devices d join accounts a on a.device_id = d.id
+    where d.client_id = c.id and a.rate_until > now())`;
+}
+
+/**
  * The select list of a client view over `clients c`. The device count, latest handshake and
  * interface ids are kept on the client row by the database (client.entity.ts), so a list page is
  * one index walk over clients with no per-row subquery.
@@ -60,7 +77,7 @@ export const CLIENT_VIEW_COLUMNS = `
   c.id, c.name, c.note, c.groups, c.telegram_id, c.quota_bytes, c.used_bytes, c.up_bytes, c.down_bytes,
   c.expires_at, c.device_limit, c.rate_bits_per_sec, c.reset_cycle, c.last_reset_at, c.start_on_first_use,
   c.duration_seconds, c.activated_at, c.status, c.sub_id, c.created_at, c.updated_at,
-  c.device_count, c.last_handshake, c.interface_ids`;
+  c.device_count, c.last_handshake, c.interface_ids, ${rateOf('up')} as up_rate, ${rateOf('down')} as down_rate`;
 
 export type ClientRow = Record<string, unknown>;
 
@@ -90,6 +107,8 @@ export const CLIENT_VIEW_COLUMN_NAMES = [
   'device_count',
   'last_handshake',
   'interface_ids',
+  'up_rate',
+  'down_rate',
 ] as const;
 const COL = Object.fromEntries(CLIENT_VIEW_COLUMN_NAMES.map((name, index) => [name, index])) as Record<
   (typeof CLIENT_VIEW_COLUMN_NAMES)[number],
@@ -163,6 +182,8 @@ function mapClient<Time>(
     activatedAt: time(v[COL.activated_at]),
     lastHandshake: time(v[COL.last_handshake]),
     onlineNow,
+    downRate: readNumber(v[COL.down_rate]),
+    upRate: readNumber(v[COL.up_rate]),
     status: v[COL.status] as ClientStatus,
     subId: v[COL.sub_id] as string,
     interfaceIds: (v[COL.interface_ids] as string[] | null) ?? [],
@@ -196,4 +217,7 @@ export interface AccountView {
   downBytes: number;
   lastHandshake: Date | null;
   lastEndpoint: string | null;
+  /** Bytes per second in the agent's latest report of this peer; 0 once that report lapsed. */
+  downRate: number;
+  upRate: number;
 }

@@ -16,11 +16,14 @@ import { TimeTransitionsScheduler } from './time-transitions.scheduler.js';
 import { TimeTransitionsService } from './time-transitions.service.js';
 import { UsageRepository } from './usage.repository.js';
 import { UsageService } from './usage.service.js';
+import { UsageHistoryRepository } from './usage-history.repository.js';
+import { UsageHistoryScheduler } from './usage-history.scheduler.js';
+import { UsageHistoryService } from './usage-history.service.js';
 
 /**
  * Clients, their devices, accounts and profiles, traffic accounting and the scheduled status
  * transitions. Needs the runtime (ORM, queue store) from the global RuntimeModule; the agent link
- * records counters through UsageService, the only thing other modules use.
+ * records counters through UsageService; the overview reads the total traffic from UsageHistoryService.
  */
 @Module({
   controllers: [ClientsController, DevicesController],
@@ -40,7 +43,10 @@ import { UsageService } from './usage.service.js';
     UsageService,
     TimeTransitionsService,
     TimeTransitionsScheduler,
+    UsageHistoryRepository,
+    UsageHistoryService,
+    UsageHistoryScheduler,
   ],
-  exports: [UsageService, ProfilesService],
+  exports: [UsageService, ProfilesService, UsageHistoryService],
 })
 export class ClientsModule {}

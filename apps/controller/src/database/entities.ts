@@ -8,6 +8,7 @@ import { Account } from '../clients/account.entity.js';
 import { Client } from '../clients/client.entity.js';
 import { ClientInterface } from '../clients/client-interface.entity.js';
 import { Device } from '../clients/device.entity.js';
+import { ClientUsageRow, NodeUsageRow } from '../clients/usage-history.entity.js';
 import { DownloadLink } from '../subscriptions/download-link.entity.js';
 import { Host } from '../interfaces/host.entity.js';
 import { TunnelInterface } from '../interfaces/interface.entity.js';
@@ -49,4 +50,6 @@ export const ENTITIES = [
   RoutingBasic,
   RoutingRule,
   AuditEntry,
+  ClientUsageRow,
+  NodeUsageRow,
 ];
