@@ -660,6 +660,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clients/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The client's traffic over a range: bytes up and down per point (5-minute, hourly or daily history)
+         * @description Roles: owner, admin, viewer.
+         */
+        get: operations["get_clients_id_usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/devices/{id}": {
         parameters: {
             query?: never;
@@ -1144,6 +1164,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/overview/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every client's traffic over a range: bytes up and down per point, summed over the nodes
+         * @description Roles: owner, admin, viewer.
+         */
+        get: operations["get_overview_usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/routing": {
         parameters: {
             query?: never;
@@ -1418,6 +1458,8 @@ export interface components {
     schemas: {
         AccountDto: {
             downBytes: number;
+            /** @description Bytes per second received, in the agent's latest report of this peer */
+            downRate: number;
             enabled: boolean;
             /** Format: uuid */
             id: string;
@@ -1433,6 +1475,8 @@ export interface components {
             nodeId: string;
             publicKey: string;
             upBytes: number;
+            /** @description Bytes per second sent, in the agent's latest report of this peer */
+            upRate: number;
         };
         AdminDto: {
             /** Format: date-time */
@@ -1672,6 +1716,8 @@ export interface components {
             deviceLimit: number;
             devices: components["schemas"]["DeviceDto"][];
             downBytes: number;
+            /** @description Bytes per second received now: between the agents' last two readings, over every device and node */
+            downRate: number;
             durationSeconds: number;
             /**
              * Format: date-time
@@ -1710,6 +1756,8 @@ export interface components {
             upBytes: number;
             /** Format: date-time */
             updatedAt: string;
+            /** @description Bytes per second sent now, as downRate */
+            upRate: number;
             usedBytes: number;
         };
         ClientDto: {
@@ -1721,6 +1769,8 @@ export interface components {
             /** @description 0 = unlimited */
             deviceLimit: number;
             downBytes: number;
+            /** @description Bytes per second received now: between the agents' last two readings, over every device and node */
+            downRate: number;
             durationSeconds: number;
             /**
              * Format: date-time
@@ -1759,6 +1809,8 @@ export interface components {
             upBytes: number;
             /** Format: date-time */
             updatedAt: string;
+            /** @description Bytes per second sent now, as downRate */
+            upRate: number;
             usedBytes: number;
         };
         ClientPageDto: {
@@ -3258,6 +3310,30 @@ export interface components {
             total: number;
             /** @description bytes */
             used: number;
+        };
+        UsagePointDto: {
+            /** @description Start of the bucket, ms since the epoch */
+            t: number;
+            /** @description Bytes in the bucket (0: nothing moved) */
+            v: number;
+        };
+        UsageSeriesDto: {
+            /** @description Bytes received over the whole range */
+            downBytes: number;
+            points: number;
+            /** @enum {string} */
+            range: "1h" | "24h" | "48h" | "7d" | "30d" | "90d" | "1y" | "2y";
+            series: components["schemas"]["UsageSeriesPairDto"];
+            /** @description Seconds per point */
+            step: number;
+            /** @description Bytes sent over the whole range */
+            upBytes: number;
+        };
+        UsageSeriesPairDto: {
+            /** @description Bytes the client received (download) */
+            down: components["schemas"]["UsagePointDto"][];
+            /** @description Bytes the client sent (upload) */
+            up: components["schemas"]["UsagePointDto"][];
         };
         UsageTotalsDto: {
             /** @description Received by all clients since their last reset, bytes; exact up to 2^53 - 1, beyond that the nearest JSON number */
@@ -6548,6 +6624,75 @@ export interface operations {
             };
         };
     };
+    get_clients_id_usage: {
+        parameters: {
+            query?: {
+                range?: "1h" | "24h" | "48h" | "7d" | "30d" | "90d" | "1y" | "2y";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageSeriesDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     delete_devices_id: {
         parameters: {
             query?: never;
@@ -9081,6 +9226,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OverviewDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_overview_usage: {
+        parameters: {
+            query?: {
+                range?: "1h" | "24h" | "48h" | "7d" | "30d" | "90d" | "1y" | "2y";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageSeriesDto"];
                 };
             };
             /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */

@@ -10,6 +10,7 @@ import { Drawer } from '../components/layers.js';
 import { ClientSummary } from './client-drawer/client-summary.js';
 import { Devices } from './client-drawer/devices.js';
 import { useClientMutations } from './client-drawer/use-client-mutations.js';
+import { UsageChart } from '../components/usage-chart.js';
 
 const ConfigsModal = lazy(() => import('./client-configs.js'));
 
@@ -62,6 +63,8 @@ export default function ClientDrawer({ id, onClose }: { id: string; onClose: () 
             onRotate={() => rotate.mutate()}
             onDelete={() => remove.mutate()}
           />
+          <Divider label={t('usage.title')} />
+          <UsageChart clientId={id} />
           <Divider label={t('clients.devices')} />
           <Devices
             clientId={id}

@@ -8,6 +8,7 @@ import { PageLoader } from '../components/page-loader.js';
 import { useOverview } from '../api/queries.js';
 import { AgentBadge, SyncBadge } from '../components/badges.js';
 import { isOfflineAgent, isStale, StaleNote } from '../components/node-health.js';
+import { UsageChart } from '../components/usage-chart.js';
 
 /** GET /api/overview/full, asked again every few seconds: live telemetry, panel state and inventory. */
 export default function OverviewPage() {
@@ -47,6 +48,12 @@ export default function OverviewPage() {
           detail={t(panel.nodes.unmanaged ? 'overview.nodeStatesUnmanaged' : 'overview.nodeStates', panel.nodes)}
         />
       </SimpleGrid>
+      <Card withBorder mb="md">
+        <Text fw={600} mb="sm">
+          {t('usage.title')}
+        </Text>
+        <UsageChart />
+      </Card>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Card withBorder>
           <Text fw={600} mb="sm">
