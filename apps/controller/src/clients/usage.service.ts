@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { COUNTER_SEQ_WINDOW, type PeerCounters } from '#libs/contracts/agent-link.js';
 import { bumpRevisions } from '../revisions/revisions.js';
@@ -44,7 +44,7 @@ const RETRYABLE = new Set(['40P01', '40001']);
  * peers (its nodes' revisions grow), and a start-on-first-use client starts at its first handshake.
  */
 @Injectable()
-export class UsageService {
+export class UsageService implements OnModuleInit {
   constructor(
     @Inject(MikroORM) private readonly orm: MikroORM,
     private readonly totals: ClientTotals,
@@ -52,6 +52,13 @@ export class UsageService {
     private readonly clients: ClientsRepository,
     @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
   ) {}
+
+  onModuleInit(): void {
+    if (!this.config.usageHistory)
+      new Logger('clients').warn(
+        'WARREN_USAGE_HISTORY=off: counter batches write no usage history (a benchmark baseline only)',
+      );
+  }
 
   async recordCounters(
     nodeId: string,

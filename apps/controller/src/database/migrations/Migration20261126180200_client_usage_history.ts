@@ -36,7 +36,7 @@ export class Migration20261126180200_client_usage_history extends Migration {
       constraint "node_usage_history_pkey" primary key ("node_id", "tier", "at")) with (fillfactor = 60);`);
     this.addSql(`create index "node_usage_history_tier_at_index" on "node_usage_history" ("tier", "at");`);
     this.addSql(`alter table "accounts" add column "rate_until" timestamptz null,
-      add column "up_rate" bigint not null default 0, add column "down_rate" bigint not null default 0;`);
+      add column "up_rate" bigint not null default '0', add column "down_rate" bigint not null default '0';`);
   }
 
   override down(): void | Promise<void> {
