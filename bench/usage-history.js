@@ -317,10 +317,10 @@ function render({ settings, machine, command, off, on, background, postgres, cod
   const n = on.tables.node_usage_history;
   const writesPerSecond = (h.inserts + h.updates) / on.seconds;
   const bytesPerRow = h.live ? h.bytesAfter / h.live : undefined;
-  // Every reporting client gets one new 5-minute row per bucket: two per 10 minutes (plus the
-  // hourly rows the fold writes, one per client per hour); the updates in between are HOT.
-  const reporting = Math.min(clients, on.peerUpdatesPerSecond * (settings.intervalMs / 1000));
-  const rowsPer10Min = reporting * 2 + reporting / 6;
+  // Every client reporting all the time gets one new 5-minute row per bucket: two per 10 minutes
+  // (plus the hourly rows the fold writes, one per client per hour); the updates in between are
+  // HOT or pruned. The bytes per row are what the table holds per live row at the window's end.
+  const rowsPer10Min = clients * 2 + clients / 6;
   const growth10Min = bytesPerRow === undefined ? undefined : (rowsPer10Min * bytesPerRow) / 2 ** 20;
   const historyRows = [
     [
@@ -368,7 +368,7 @@ ${markdownTable(['table', 'inserts/s', 'updates/s', 'of them HOT', 'size with in
 - Row writes into the history: **${fixed(writesPerSecond, 0)} rows/s** (inserts and in-place updates of the current bucket); new rows only when a bucket opens.
 - **Growth over 10 minutes, extrapolated** from this ${fixed(on.seconds, 0)} s window (a 10-minute run at this size does not fit this session's machine time): every reporting client gets two 5-minute rows per 10 minutes and one hourly row per hour from the fold, ${fixed(rowsPer10Min)} rows at ${bytesPerRow === undefined ? '–' : fixed(bytesPerRow, 0)} bytes per row with indexes as measured at the end of the window: **≈ ${growth10Min === undefined ? '–' : mib(growth10Min, 0)} per 10 minutes**. The updates in between are HOT (no index entries) and their old versions are pruned within the page (fillfactor 60), so they do not grow the table beyond what the share above that is not HOT costs.
 - Exactly once: after the links drained, the clients' totals, the sum of \`client_usage_history\` and the sum of \`node_usage_history\` are ${on.sums.totals} bytes each: **equal, to the byte**.
-- Both panels reached ${fixed(off.peerUpdatesPerSecond, 0)} and ${fixed(on.peerUpdatesPerSecond, 0)} peer updates per second of the ${fixed(clients / (settings.intervalMs / 1000), 0)} offered: where that is below the offer, PostgreSQL on this shared machine is the limit (batches wait for their ack and are sent again, as agents do), and the CPU per batch is the figure to compare.
+- Both panels reached ${fixed(off.peerUpdatesPerSecond, 0)} and ${fixed(on.peerUpdatesPerSecond, 0)} peer updates per second of the ${fixed(clients / (settings.intervalMs / 1000), 0)} offered: where that is below the offer, PostgreSQL on this shared machine is the limit (batches wait for their ack and are sent again, as agents do), and the CPU per 1,000 peer updates is the figure to compare. At the full offer that is ${on.pgMsPer1000Peers === undefined ? '–' : fixed((on.pgMsPer1000Peers * clients) / (settings.intervalMs / 1000) / 1000 / 1000, 1)} cores of PostgreSQL with the history, ${off.pgMsPer1000Peers === undefined ? '–' : fixed((off.pgMsPer1000Peers * clients) / (settings.intervalMs / 1000) / 1000 / 1000, 1)} without (extrapolated from the CPU per peer update measured here).
 
 The usage query, on the history-on panel after the window: a full history (48 h of 5-minute rows, 90 days of hourly, two years of daily) seeded by SQL for ${fixed(settings.historyClients)} clients (${fixed(q.rows)} rows in the table, ${fixed(q.seedSeconds, 0)} s), then ${fixed(settings.queries)} requests per range, one at a time, for clients picked at random (HTTP from the bench process, an API token):
 
