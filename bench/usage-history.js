@@ -1,22 +1,25 @@
 // Usage history's cost (docs/clients.md, "Usage history"): what writing each client's bytes into
-// its current 5-minute bucket adds to the counter batch, at 100,000 clients reporting every 2 s,
-// and how fast a client's usage is read back. Two panels in turn (each on a database of its own,
-// seeded the same: BENCH_NODES nodes enrolled through the API, BENCH_CLIENTS_PER_NODE clients on
-// each by SQL, shaped as POST /api/clients makes them), each fed by the agent-fleet bench's load
-// process (bench/lib/fleet-load.js: one WebSocket per node, a counter batch of every peer each
-// interval): first with WARREN_USAGE_HISTORY=off (the baseline, in the same run; the switch exists
-// for it only), then as production runs. Per window: the PostgreSQL CPU of the bench database's
-// backends per acknowledged batch and per 1,000 peer updates, the batches acknowledged, the
-// history's row writes, HOT share and size. Then, on the second panel, a full history (two years)
-// is seeded by SQL for BENCH_HISTORY_CLIENTS clients and GET /api/clients/{id}/usage is timed
-// per range (and GET /api/overview/usage).
+// its current 5-minute bucket adds to the counter batch at 100,000 clients, and how fast a
+// client's usage is read back. Two panels at once, each on a database of its own, seeded the
+// same (BENCH_NODES nodes enrolled through the API with the fleet bench's seeding, and
+// BENCH_CLIENTS_PER_NODE clients on each by SQL, shaped as POST /api/clients makes them): one with
+// WARREN_USAGE_HISTORY=off (the same-run baseline; the switch exists for it only), one as
+// production runs. Each node's agent link gets a counter batch of every one of its peers, one
+// batch at a time (sent, acknowledged, the next), in passes over every node; the two panels take
+// passes in turn (the order flips every round) so load from elsewhere falls on both alike. Per
+// pass: wall time per batch, and the CPU of the PostgreSQL backends of the panel's database. One
+// batch at a time measures what a batch costs; the machine (2 shared cores) cannot take the full
+// offer (100,000 peers every 2 s), so the cores that offer needs are extrapolated from it. Then,
+// on the history panel, a full history (two years) is seeded by SQL for BENCH_HISTORY_CLIENTS
+// clients and GET /api/clients/{id}/usage is timed per range (and GET /api/overview/usage).
 //
-// Settings (environment): BENCH_NODES (20), BENCH_CLIENTS_PER_NODE (5000), BENCH_WINDOW (60 s
-// measured per panel), BENCH_SETTLE (20 s before each window), BENCH_INTERVAL_MS (2000),
-// BENCH_HISTORY_CLIENTS (1000), BENCH_QUERIES (200 per range), BENCH_WRITE=0 (print only),
-// DATABASE_URL / REDIS_URL (the machine's servers).
+// Settings (environment): BENCH_NODES (100), BENCH_CLIENTS_PER_NODE (1000), BENCH_ROUNDS (4
+// passes per panel, after one warm-up pass), BENCH_INTERVAL_MS (2000: the agents' interval the
+// batches stand for), BENCH_HISTORY_CLIENTS (1000), BENCH_QUERIES (200 per range), BENCH_WRITE=0
+// (print only), DATABASE_URL / REDIS_URL (the machine's servers).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { seed, startLoad } from './agent-fleet.js';
+import WebSocket from 'ws';
+import { seed } from './agent-fleet.js';
 import { cleanupScope } from './lib/cleanup.js';
 import { postgresVersion } from './lib/database.js';
 import { describeMachine } from './lib/machine.js';
@@ -34,8 +37,7 @@ export const TITLE = 'Usage history: 100,000 clients reporting every 2 s, and th
 export const SMOKE = {
   BENCH_NODES: '2',
   BENCH_CLIENTS_PER_NODE: '5',
-  BENCH_WINDOW: '5',
-  BENCH_SETTLE: '2',
+  BENCH_ROUNDS: '1',
   BENCH_INTERVAL_MS: '1000',
   BENCH_HISTORY_CLIENTS: '3',
   BENCH_QUERIES: '5',
@@ -47,11 +49,10 @@ const HISTORY_TABLES = ['client_usage_history', 'node_usage_history'];
 
 export function settingsFromEnv() {
   return {
-    nodes: envNumber('BENCH_NODES', 20, 1),
-    clientsPerNode: envNumber('BENCH_CLIENTS_PER_NODE', 5000, 1),
-    windowSeconds: envNumber('BENCH_WINDOW', 60, 5),
-    settleSeconds: envNumber('BENCH_SETTLE', 20, 0),
+    nodes: envNumber('BENCH_NODES', 100, 1),
+    clientsPerNode: envNumber('BENCH_CLIENTS_PER_NODE', 1000, 1),
     intervalMs: envNumber('BENCH_INTERVAL_MS', 2000, 100),
+    rounds: envNumber('BENCH_ROUNDS', 4, 1),
     historyClients: envNumber('BENCH_HISTORY_CLIENTS', 1000, 1),
     queries: envNumber('BENCH_QUERIES', 200, 1),
     // The fleet bench's seeding, by SQL (100,000 clients through the API would take an hour here).
@@ -84,118 +85,158 @@ async function tableStats(db) {
   return Object.fromEntries(rows.map((row) => [row.relname, row]));
 }
 
-/** One panel: started, seeded, fed for a window, measured; stopped before the next one starts. */
-async function side({ label, history, settings }) {
-  const scope = cleanupScope(`the usage-history run (${label})`);
-  let panel;
-  try {
-    let database;
-    ({ panel, database } = await startBenchPanel(scope, {
-      tag: `usage-${history ? 'on' : 'off'}`,
-      prefix: 'wbu',
-      env: { WARREN_USAGE_HISTORY: history ? 'on' : 'off' },
-    }));
-    const api = apiClient(panel, 8);
-    scope.add('http agent', () => api.close());
-    await signIn(api);
-    const db = await benchDatabaseClient(scope, database);
-    process.stderr.write(
-      `bench: ${label}: ${settings.nodes} nodes, ${(settings.nodes * settings.clientsPerNode).toLocaleString('en-US')} clients…\n`,
-    );
-    const seeded = await seed({ api, db, settings });
-    await sleep(2000);
-    await db.query('vacuum (analyze) accounts, devices, clients, node_agents, nodes');
-
-    const load = startLoad();
-    scope.add('load process', () => load.stop());
-    await load.request(
-      {
-        type: 'start',
-        url: `${panel.origin.replace(/^http/, 'ws')}/api/agent/link`,
-        intervalMs: settings.intervalMs,
-        links: seeded.nodes.map((n) => ({
-          credential: n.credential,
-          ifname: IFNAME,
-          keys: n.keys,
-          appliedRevision: n.appliedRevision,
-        })),
-      },
-      'connected',
-    );
-    load.send({ type: 'mode', mode: 'full' });
-    process.stderr.write(`bench: ${label}: settling ${settings.settleSeconds} s, then ${settings.windowSeconds} s…\n`);
-    await sleep(settings.settleSeconds * 1000);
-    const tablesBefore = await tableStats(db);
-    const pgBefore = databaseCpu(database.name);
-    const panelBefore = cpuMsOf(panel.pid);
-    const started = performance.now();
-    await load.request({ type: 'mark' }, 'marked');
-    await sleep(settings.windowSeconds * 1000);
-    const { stats } = await load.request({ type: 'report', sliceMs: 10_000 }, 'report');
-    const seconds = (performance.now() - started) / 1000;
-    const pgMs = cpuDelta(pgBefore, databaseCpu(database.name));
-    const panelMs = cpuMsOf(panel.pid) - panelBefore;
-    await sleep(1200); // table statistics are published at most once a second
-    const tablesAfter = await tableStats(db);
-    if (!panel.alive()) throw new Error(`the panel exited during the window:\n${panel.tail()}`);
-
-    // Exactly once: after the links drain, the history holds what the totals hold, to the byte.
-    await load.request({ type: 'drain' }, 'drained', 120_000);
-    const [sums] = (
-      await db.query(
-        `select (select coalesce(sum(up_bytes + down_bytes), 0) from clients)::text as totals,
-                (select coalesce(sum(up_bytes + down_bytes), 0) from client_usage_history)::text as clients,
-                (select coalesce(sum(up_bytes + down_bytes), 0) from node_usage_history)::text as nodes`,
-      )
-    ).rows;
-    if (history && (sums.clients !== sums.totals || sums.nodes !== sums.totals))
-      throw new Error(`history ≠ totals: clients ${sums.clients}, nodes ${sums.nodes}, totals ${sums.totals}`);
-    if (!history && sums.clients !== '0') throw new Error(`history written with WARREN_USAGE_HISTORY=off`);
-
-    const acked = stats.ack.count;
-    const peersPerBatch = settings.clientsPerNode;
-    const tables = Object.fromEntries(
-      Object.keys(tablesAfter).map((name) => {
-        const a = tablesBefore[name];
-        const b = tablesAfter[name];
-        return [
-          name,
-          {
-            inserts: b.ins - a.ins,
-            updates: b.upd - a.upd,
-            hot: b.hot - a.hot,
-            live: b.live,
-            bytesBefore: a.bytes,
-            bytesAfter: b.bytes,
-          },
-        ];
-      }),
-    );
-    const result = {
-      label,
-      history,
-      seconds,
-      acked,
-      batchesPerSecond: acked / seconds,
-      peerUpdatesPerSecond: (acked * peersPerBatch) / seconds,
-      ack: stats.ack,
-      resends: stats.resends,
-      errors: stats.errors,
-      pgCorePercent: (100 * pgMs) / (seconds * 1000),
-      panelCorePercent: (100 * panelMs) / (seconds * 1000),
-      pgMsPerBatch: acked ? pgMs / acked : undefined,
-      pgMsPer1000Peers: acked ? (1000 * pgMs) / (acked * peersPerBatch) : undefined,
-      tables,
-      sums,
-    };
-    if (history) result.queries = await timeQueries({ api, db, settings });
-    return result;
-  } catch (error) {
-    if (panel) await reportPanelEnd(panel, 300);
-    throw error;
-  } finally {
-    await scope.run();
+/** A panel, seeded: its nodes, their links (one WebSocket each, spoken to one batch at a time). */
+async function startSide({ label, history, settings, scope }) {
+  const { panel, database } = await startBenchPanel(scope, {
+    tag: `usage-${history ? 'on' : 'off'}`,
+    prefix: 'wbu',
+    env: { WARREN_USAGE_HISTORY: history ? 'on' : 'off' },
+  });
+  const api = apiClient(panel, 8);
+  scope.add(`http agent ${label}`, () => api.close());
+  await signIn(api);
+  const db = await benchDatabaseClient(scope, database);
+  process.stderr.write(
+    `bench: ${label}: ${settings.nodes} nodes, ${(settings.nodes * settings.clientsPerNode).toLocaleString('en-US')} clients…\n`,
+  );
+  const seeded = await seed({ api, db, settings });
+  await sleep(2000);
+  await db.query('vacuum (analyze) accounts, devices, clients, node_agents, nodes');
+  const url = `${panel.origin.replace(/^http/, 'ws')}/api/agent/link`;
+  const links = [];
+  for (const node of seeded.nodes) {
+    const link = await openLink(url, node);
+    scope.add(`link ${label}`, () => link.ws.close());
+    links.push(link);
   }
+  return { label, history, panel, api, db, database, links, rounds: [], batchMs: [] };
+}
+
+/** One agent link: hello, then the welcome's sequence number; `batch()` sends one and waits for its ack. */
+function openLink(url, node) {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, {
+      headers: { authorization: `Bearer ${node.credential}` },
+      perMessageDeflate: false,
+    });
+    const link = { ws, keys: node.keys, seq: 0, readAt: undefined, waiting: undefined };
+    const timer = setTimeout(() => reject(new Error('no welcome within 60 s')), 60_000);
+    ws.on('open', () =>
+      ws.send(
+        JSON.stringify({
+          type: 'hello',
+          version: 'bench-usage',
+          capabilities: { root: true, wireguardKernel: true, wireguardGo: false, wg: true, nft: true, ip: true },
+          gaps: [],
+          appliedRevision: node.appliedRevision,
+        }),
+      ),
+    );
+    ws.on('error', (error) => reject(error));
+    ws.on('message', (data) => {
+      const message = JSON.parse(String(data));
+      if (message.type === 'welcome') {
+        clearTimeout(timer);
+        link.seq = Math.max(link.seq, message.countersSeq);
+        resolve(link);
+      } else if (message.type === 'ack' && link.waiting && message.seq === link.seq) {
+        link.waiting.resolve();
+        link.waiting = undefined;
+      } else if (message.type === 'error' && link.waiting) {
+        link.waiting.reject(new Error(`the controller refused a batch: ${message.error}`));
+        link.waiting = undefined;
+      }
+    });
+  });
+}
+
+/** Every peer of the link moved (a few hundred KB each): one batch, acknowledged. */
+function sendBatch(link, intervalMs) {
+  const at = (link.readAt ?? Date.now() - intervalMs) + intervalMs;
+  const since = link.readAt ?? at - intervalMs;
+  link.readAt = at;
+  link.seq++;
+  const peers = link.keys.map((publicKey, i) => ({
+    interface: IFNAME,
+    publicKey,
+    rxBytes: 1_000 + ((i * 7919 + link.seq * 104_729) % 200_000),
+    txBytes: 5_000 + ((i * 15_485_863 + link.seq * 32_452_843) % 1_000_000),
+    lastHandshake: Date.now() - 30_000,
+    endpoint: `203.0.113.${(i % 250) + 1}:${40000 + (i % 20000)}`,
+  }));
+  return new Promise((resolve, reject) => {
+    link.waiting = { resolve, reject };
+    link.ws.send(JSON.stringify({ type: 'counters', seq: link.seq, at, since, peers }));
+  });
+}
+
+/** One pass over a side's links, one batch at a time: wall time per batch, and the database's CPU. */
+async function pass(side, settings) {
+  const pgBefore = databaseCpu(side.database.name);
+  const panelBefore = cpuMsOf(side.panel.pid);
+  const started = performance.now();
+  for (const link of side.links) {
+    const t0 = performance.now();
+    await sendBatch(link, settings.intervalMs);
+    side.batchMs.push(performance.now() - t0);
+  }
+  return {
+    seconds: (performance.now() - started) / 1000,
+    pgMs: cpuDelta(pgBefore, databaseCpu(side.database.name)),
+    panelMs: cpuMsOf(side.panel.pid) - panelBefore,
+    batches: side.links.length,
+  };
+}
+
+async function historySums(db) {
+  const [sums] = (
+    await db.query(
+      `select (select coalesce(sum(up_bytes + down_bytes), 0) from clients)::text as totals,
+              (select coalesce(sum(up_bytes + down_bytes), 0) from client_usage_history)::text as clients,
+              (select coalesce(sum(up_bytes + down_bytes), 0) from node_usage_history)::text as nodes`,
+    )
+  ).rows;
+  return sums;
+}
+
+function summariseSide(side, settings, tablesBefore, tablesAfter) {
+  const sum = (key) => side.rounds.reduce((total, round) => total + round[key], 0);
+  const seconds = sum('seconds');
+  const batches = sum('batches');
+  const peers = batches * settings.clientsPerNode;
+  const pgMs = sum('pgMs');
+  const tables = Object.fromEntries(
+    Object.keys(tablesAfter).map((name) => {
+      const a = tablesBefore[name];
+      const b = tablesAfter[name];
+      return [
+        name,
+        {
+          inserts: b.ins - a.ins,
+          updates: b.upd - a.upd,
+          hot: b.hot - a.hot,
+          live: b.live,
+          bytesBefore: a.bytes,
+          bytesAfter: b.bytes,
+        },
+      ];
+    }),
+  );
+  return {
+    label: side.label,
+    history: side.history,
+    seconds,
+    acked: batches,
+    batchesPerSecond: batches / seconds,
+    peerUpdatesPerSecond: peers / seconds,
+    ack: summarise(side.batchMs),
+    resends: 0,
+    pgCorePercent: (100 * pgMs) / (seconds * 1000),
+    panelCorePercent: (100 * sum('panelMs')) / (seconds * 1000),
+    pgMsPerBatch: pgMs / batches,
+    pgMsPer1000Peers: (1000 * pgMs) / peers,
+    tables,
+  };
 }
 
 /**
@@ -247,20 +288,48 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
   const settings = settingsFromEnv();
   const machine = describeMachine();
   const background = await backgroundBusy();
-  const off = await side({ label: 'history off (baseline)', history: false, settings });
-  const on = await side({ label: 'history on', history: true, settings });
-  const report = render({
-    settings,
-    machine,
-    command,
-    off,
-    on,
-    background,
-    postgres: await postgresVersion().catch(() => undefined),
-    code: codeVersion(),
-  });
-  publishReport(report, { writeDoc, docFile, id: ID, title: TITLE });
-  return { off, on };
+  const scope = cleanupScope('the usage-history run (stopping the panels, dropping their databases)');
+  const sides = [];
+  try {
+    sides.push(await startSide({ label: 'history off (baseline)', history: false, settings, scope }));
+    sides.push(await startSide({ label: 'history on', history: true, settings, scope }));
+    // A warm-up pass each: the first batch of a bucket inserts its rows, the rest update them.
+    for (const side of sides) await pass(side, settings);
+    for (const side of sides) side.batchMs = [];
+    const before = await Promise.all(sides.map((side) => tableStats(side.db)));
+    for (let round = 0; round < settings.rounds; round++) {
+      for (const side of round % 2 === 0 ? sides : [...sides].reverse()) side.rounds.push(await pass(side, settings));
+      process.stderr.write(`bench: round ${round + 1}/${settings.rounds}\r`);
+    }
+    process.stderr.write('\n');
+    await sleep(1200); // table statistics are published at most once a second
+    const after = await Promise.all(sides.map((side) => tableStats(side.db)));
+    const [off, on] = sides.map((side, i) => summariseSide(side, settings, before[i], after[i]));
+    // Exactly once: the history holds what the totals hold, to the byte; none with it off.
+    off.sums = await historySums(sides[0].db);
+    on.sums = await historySums(sides[1].db);
+    if (off.sums.clients !== '0') throw new Error('history written with WARREN_USAGE_HISTORY=off');
+    if (on.sums.clients !== on.sums.totals || on.sums.nodes !== on.sums.totals)
+      throw new Error(`history ≠ totals: ${JSON.stringify(on.sums)}`);
+    on.queries = await timeQueries({ api: sides[1].api, db: sides[1].db, settings });
+    const report = render({
+      settings,
+      machine,
+      command,
+      off,
+      on,
+      background,
+      postgres: await postgresVersion().catch(() => undefined),
+      code: codeVersion(),
+    });
+    publishReport(report, { writeDoc, docFile, id: ID, title: TITLE });
+    return { off, on };
+  } catch (error) {
+    for (const side of sides) await reportPanelEnd(side.panel, 300);
+    throw error;
+  } finally {
+    await scope.run();
+  }
 }
 
 function render({ settings, machine, command, off, on, background, postgres, code }) {
@@ -311,7 +380,6 @@ function render({ settings, machine, command, off, on, background, postgres, cod
       `${latencyMs(on.ack.p50)} / ${latencyMs(on.ack.p99)}`,
       '',
     ],
-    ['batches sent again (no ack within an interval)', fixed(off.resends), fixed(on.resends), ''],
   ];
   const h = on.tables.client_usage_history;
   const n = on.tables.node_usage_history;
@@ -319,7 +387,7 @@ function render({ settings, machine, command, off, on, background, postgres, cod
   const bytesPerRow = h.live ? h.bytesAfter / h.live : undefined;
   // Every client reporting all the time gets one new 5-minute row per bucket: two per 10 minutes
   // (plus the hourly rows the fold writes, one per client per hour); the updates in between are
-  // HOT or pruned. The bytes per row are what the table holds per live row at the window's end.
+  // HOT or pruned. The bytes per row are what the table holds per live row at the end.
   const rowsPer10Min = clients * 2 + clients / 6;
   const growth10Min = bytesPerRow === undefined ? undefined : (rowsPer10Min * bytesPerRow) / 2 ** 20;
   const historyRows = [
@@ -350,27 +418,27 @@ function render({ settings, machine, command, off, on, background, postgres, cod
     latencyMs(s.p99),
     latencyMs(s.max),
   ]);
-  const env = `BENCH_NODES=${settings.nodes} BENCH_CLIENTS_PER_NODE=${settings.clientsPerNode} BENCH_WINDOW=${settings.windowSeconds} BENCH_SETTLE=${settings.settleSeconds} BENCH_INTERVAL_MS=${settings.intervalMs} BENCH_HISTORY_CLIENTS=${settings.historyClients} BENCH_QUERIES=${settings.queries}`;
+  const env = `BENCH_NODES=${settings.nodes} BENCH_CLIENTS_PER_NODE=${settings.clientsPerNode} BENCH_ROUNDS=${settings.rounds} BENCH_INTERVAL_MS=${settings.intervalMs} BENCH_HISTORY_CLIENTS=${settings.historyClients} BENCH_QUERIES=${settings.queries}`;
   const markdown = `## ${TITLE}
 
 Command: \`BENCH_ONLY=usage-history ${env} ${command ?? 'npm run bench'}\`.
 Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.platform}, Node ${machine.node}; PostgreSQL ${postgres ?? '?'} (the machine's, shared). Code: ${code ?? '?'}.
 **Load**: ${percent(background)} of a core was busy in the 3 s before the run with nothing of the bench running (other engineers' test suites share these 2 cores); every figure below was measured under that load, and the panel, PostgreSQL, Redis and the load process share the same 2 cores.
 
-${fixed(clients)} clients (${settings.nodes} nodes enrolled through the API, ${fixed(settings.clientsPerNode)} clients each seeded by SQL as \`POST /api/clients\` makes them), one simulated agent per node (\`bench/lib/fleet-load.js\`) sending a counter batch of every peer every ${fixed(settings.intervalMs / 1000)} s (a new batch once the last was acknowledged, else the same one again, as the agent's spool does). Two panels in turn, each on a database of its own: first with \`WARREN_USAGE_HISTORY=off\` (the baseline, same run, same seeding; the switch exists for it only), then as production runs. ${settings.settleSeconds} s to settle, then ${settings.windowSeconds} s measured each. PostgreSQL CPU is that of the backends whose process title names the bench database (\`/proc/<pid>/stat\`).
+${fixed(clients)} clients (${settings.nodes} nodes enrolled through the API, ${fixed(settings.clientsPerNode)} clients each seeded by SQL as \`POST /api/clients\` makes them), on each of two panels at once (each on a database of its own): one with \`WARREN_USAGE_HISTORY=off\` (the same-run baseline; the switch exists for it only), one as production runs. Each node's agent link (a WebSocket speaking the agent protocol) gets a counter batch of all ${fixed(settings.clientsPerNode)} of its peers with bytes moved (\`since\` ${fixed(settings.intervalMs / 1000)} s before \`at\`, as an agent reporting every ${fixed(settings.intervalMs / 1000)} s sends), **one batch at a time**: sent, acknowledged, then the next node's. After one warm-up pass over every node each (it opens the 5-minute rows: inserts), ${settings.rounds} measured passes per panel, the panels taking turns (the order flips every round) so that load from elsewhere falls on both alike. PostgreSQL CPU is that of the backends whose process title names the bench database (\`/proc/<pid>/stat\`).
 
 ${markdownTable(header, rows)}
 
-What the history writes, over the window with history on (\`pg_stat_user_tables\`): one upsert per reporting client per batch into its current 5-minute row (an insert when the bucket opens, an update after), and one per node:
+What the history writes, over the measured passes with history on (\`pg_stat_user_tables\`): one upsert per reporting client per batch into its current 5-minute row (an insert when the bucket opens, an update after), and one per node:
 
-${markdownTable(['table', 'inserts/s', 'updates/s', 'of them HOT', 'size with indexes, window start → end', 'rows at the end'], historyRows)}
+${markdownTable(['table', 'inserts/s', 'updates/s', 'of them HOT', 'size with indexes, first → last pass', 'rows at the end'], historyRows)}
 
 - Row writes into the history: **${fixed(writesPerSecond, 0)} rows/s** (inserts and in-place updates of the current bucket); new rows only when a bucket opens.
-- **Growth over 10 minutes, extrapolated** from this ${fixed(on.seconds, 0)} s window (a 10-minute run at this size does not fit this session's machine time): every reporting client gets two 5-minute rows per 10 minutes and one hourly row per hour from the fold, ${fixed(rowsPer10Min)} rows at ${bytesPerRow === undefined ? '–' : fixed(bytesPerRow, 0)} bytes per row with indexes as measured at the end of the window: **≈ ${growth10Min === undefined ? '–' : mib(growth10Min, 0)} per 10 minutes**. The updates in between are HOT (no index entries) and their old versions are pruned within the page (fillfactor 60), so they do not grow the table beyond what the share above that is not HOT costs.
-- Exactly once: after the links drained, the clients' totals, the sum of \`client_usage_history\` and the sum of \`node_usage_history\` are ${on.sums.totals} bytes each: **equal, to the byte**.
-- Both panels reached ${fixed(off.peerUpdatesPerSecond, 0)} and ${fixed(on.peerUpdatesPerSecond, 0)} peer updates per second of the ${fixed(clients / (settings.intervalMs / 1000), 0)} offered: where that is below the offer, PostgreSQL on this shared machine is the limit (batches wait for their ack and are sent again, as agents do), and the CPU per 1,000 peer updates is the figure to compare. At the full offer that is ${on.pgMsPer1000Peers === undefined ? '–' : fixed((on.pgMsPer1000Peers * clients) / (settings.intervalMs / 1000) / 1000 / 1000, 1)} cores of PostgreSQL with the history, ${off.pgMsPer1000Peers === undefined ? '–' : fixed((off.pgMsPer1000Peers * clients) / (settings.intervalMs / 1000) / 1000 / 1000, 1)} without (extrapolated from the CPU per peer update measured here).
+- **Growth over 10 minutes, extrapolated** (a 10-minute run at the full offer does not fit this machine): every reporting client gets two 5-minute rows per 10 minutes and one hourly row per hour from the fold, ${fixed(rowsPer10Min)} rows at ${bytesPerRow === undefined ? '–' : fixed(bytesPerRow, 0)} bytes per row with indexes as measured at the end of the passes: **≈ ${growth10Min === undefined ? '–' : mib(growth10Min, 0)} per 10 minutes**. The updates in between are HOT (no index entries) and their old versions are pruned within the page (fillfactor 60), so they do not grow the table beyond what the share above that is not HOT costs.
+- Exactly once: after the passes, the clients' totals, the sum of \`client_usage_history\` and the sum of \`node_usage_history\` are ${on.sums.totals} bytes each: **equal, to the byte**.
+- **At the full offer** (${fixed(clients)} clients every ${fixed(settings.intervalMs / 1000)} s: ${fixed(clients / (settings.intervalMs / 1000), 0)} peer updates per second) the counter batches need, at the CPU per 1,000 peer updates measured here, ${on.pgMsPer1000Peers === undefined ? '–' : fixed((on.pgMsPer1000Peers * clients) / (settings.intervalMs / 1000) / 1e6, 2)} cores of PostgreSQL with the history and ${off.pgMsPer1000Peers === undefined ? '–' : fixed((off.pgMsPer1000Peers * clients) / (settings.intervalMs / 1000) / 1e6, 2)} without: extrapolated, since one batch at a time on this shared 2-core machine reaches ${fixed(on.peerUpdatesPerSecond, 0)} peer updates per second (history on) and ${fixed(off.peerUpdatesPerSecond, 0)} (off).
 
-The usage query, on the history-on panel after the window: a full history (48 h of 5-minute rows, 90 days of hourly, two years of daily) seeded by SQL for ${fixed(settings.historyClients)} clients (${fixed(q.rows)} rows in the table, ${fixed(q.seedSeconds, 0)} s), then ${fixed(settings.queries)} requests per range, one at a time, for clients picked at random (HTTP from the bench process, an API token):
+The usage query, on the history-on panel after the passes: a full history (48 h of 5-minute rows, 90 days of hourly, two years of daily) seeded by SQL for ${fixed(settings.historyClients)} clients (${fixed(q.rows)} rows in the table, ${fixed(q.seedSeconds, 0)} s), then ${fixed(settings.queries)} requests per range, one at a time, for clients picked at random (HTTP from the bench process, an API token):
 
 ${markdownTable(['request', 'n', 'p50', 'p99', 'max'], queryRows)}
 `;
