@@ -375,7 +375,7 @@ function render({ settings, machine, command, off, on, background, postgres, cod
       added(on.panelCorePercent, off.panelCorePercent),
     ],
     [
-      'ack p50 / p99',
+      'one batch, sent to acknowledged: p50 / p99',
       `${latencyMs(off.ack.p50)} / ${latencyMs(off.ack.p99)}`,
       `${latencyMs(on.ack.p50)} / ${latencyMs(on.ack.p99)}`,
       '',
