@@ -41,7 +41,7 @@ describe('usage history and current rate in the web panel', () => {
     await page.goto(url('/clients?search=usage-chart'));
     const row = page.locator('[data-testid="clients-table"] tr[data-row="usage-chart"]');
     await row.locator('[data-online]').getByText('online').waitFor();
-    expect(await row.getByTestId('current-rate').textContent()).toBe('↓ 100.0 KiB/s ↑ 10.0 KiB/s');
+    expect(await row.getByTestId('current-rate').textContent()).toBe('↓ 100.0\u00a0KiB/s ↑ 10.0\u00a0KiB/s');
   });
 
   test('the drawer charts the client’s traffic over the range picked', async () => {
@@ -81,6 +81,8 @@ describe('usage history and current rate in the web panel', () => {
     const chart = page.getByRole('dialog').getByTestId('usage-chart');
     await chart.getByTestId('usage-total').getByText('↓ ۵۸٫۶ MiB · ↑ ۵٫۹ MiB در این بازه').waitFor();
     await chart.getByText('۷ روز', { exact: true }).waitFor();
-    expect(await page.getByRole('dialog').getByTestId('current-rate').textContent()).toBe('↓ ۱۰۰٫۰ KiB/s ↑ ۱۰٫۰ KiB/s');
+    expect(await page.getByRole('dialog').getByTestId('current-rate').textContent()).toBe(
+      '↓ ۱۰۰٫۰\u00a0KiB/s ↑ ۱۰٫۰\u00a0KiB/s',
+    );
   });
 });
