@@ -1,5 +1,7 @@
 import { Body, Controller, Param, Query } from '@nestjs/common';
 import { MANAGERS, SIGNED_IN } from '#libs/contracts/user-roles.js';
+import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import type { Principal } from '../auth/principal.js';
 import { IdPipe } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
 import { ClientsService } from './clients.service.js';
@@ -60,8 +62,8 @@ export class ClientsController {
     response: ClientDetailDto,
     errors: [404, 409],
   })
-  create(@Body() body: CreateClientDto) {
-    return this.clients.create(body);
+  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateClientDto) {
+    return this.clients.create(body, principal);
   }
 
   @Route({

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccountsRepository } from './accounts.repository.js';
+import { ClientBatchController } from './client-batch.controller.js';
+import { ClientBatchService } from './client-batch.service.js';
 import { ClientListRepository } from './client-list.repository.js';
 import { ClientTotals } from './client-totals.js';
 import { ClientsController } from './clients.controller.js';
@@ -23,7 +25,7 @@ import { UsageService } from './usage.service.js';
  * records counters through UsageService, the only thing other modules use.
  */
 @Module({
-  controllers: [ClientsController, DevicesController],
+  controllers: [ClientBatchController, ClientsController, DevicesController],
   providers: [
     ClientsRepository,
     ClientListRepository,
@@ -35,6 +37,7 @@ import { UsageService } from './usage.service.js';
     ClientTotals,
     ProvisioningService,
     ClientsService,
+    ClientBatchService,
     DevicesService,
     ProfilesService,
     UsageService,

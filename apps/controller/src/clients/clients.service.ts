@@ -12,7 +12,8 @@ import type { ClientListItem, ClientView, DeviceView } from './client-view.js';
 import { ClientsRepository } from './clients.repository.js';
 import { DevicesRepository } from './devices.repository.js';
 import type { CreateClientDto, ListClientsQuery, UpdateClientDto } from './dto/client.dto.js';
-import { ProvisioningService } from './provisioning.service.js';
+import { ProvisioningService, type Actor } from './provisioning.service.js';
+import { creationSettings } from './client-settings.js';
 import { defaultClientName } from './default-client-name.js';
 import { generateSubId } from './sub-id.js';
 
@@ -88,62 +89,34 @@ export class ClientsService {
    * The client, its first devices and one account per device per interface, in one transaction
    * that also bumps the revision of every node involved: all of it or none of it.
    */
-  async create(dto: CreateClientDto): Promise<ClientDetail> {
+  async create(dto: CreateClientDto, actor: Actor): Promise<ClientDetail> {
     const now = new Date();
-    const deviceLimit = dto.deviceLimit ?? 1;
     const deviceNames = dto.deviceNames ?? [DEFAULT_DEVICE_NAME];
-    if (deviceLimit > 0 && deviceNames.length > deviceLimit) {
-      throw badRequest(`${deviceNames.length} devices exceed the device limit of ${deviceLimit}`, 'deviceNames');
-    }
-    const expiresAt = dto.expiresAt ? new Date(dto.expiresAt) : null;
-    if (expiresAt && expiresAt.getTime() <= now.getTime())
-      throw badRequest('expiresAt must lie in the future', 'expiresAt');
-    const durationSeconds = (dto.durationDays ?? 0) * 86_400 + (dto.durationHours ?? 0) * 3_600;
-    const startOnFirstUse = dto.startOnFirstUse ?? false;
-    if (startOnFirstUse && durationSeconds <= 0) {
-      throw badRequest('startOnFirstUse needs a duration: durationDays or durationHours above 0', 'durationDays');
-    }
-    if (!startOnFirstUse && durationSeconds > 0) {
-      throw badRequest('durationDays and durationHours apply only with startOnFirstUse: true', 'durationDays');
-    }
-    if (startOnFirstUse && expiresAt) {
-      throw badRequest(
-        'a client that starts on first use gets its expiry from the first use; leave expiresAt out',
-        'expiresAt',
-      );
-    }
-    const quotaBytes = dto.quotaBytes ?? 0;
-    const status = nextStatus(null, { quotaBytes, usedBytes: 0, expiresAt }, now, dto.enabled ?? true);
-
+    const settings = creationSettings(dto, deviceNames.length, now);
     const id = randomUUID();
     // Read back inside the transaction: after it a restore may already have replaced the clients,
     // and the answer to a create that succeeded would be a 404 (issue 19, item 13).
     const created = await this.orm.em.fork().transactional(async (em) => {
       const interfaces = await this.provisioning.lockInterfaces(em, dto.interfaceIds);
-      await this.clients.insert(em, {
-        id,
-        name: dto.name ?? defaultClientName(dto.telegramId),
-        note: dto.note ?? '',
-        groups: dto.groups ?? [],
-        telegramId: dto.telegramId ?? null,
-        quotaBytes,
-        expiresAt,
-        deviceLimit,
-        rateBitsPerSec: dto.rateBitsPerSec ?? 0,
-        resetCycle: dto.resetCycle ?? 'none',
-        startOnFirstUse,
-        durationSeconds,
-        status,
-        subId: generateSubId(),
-        now,
-      });
-      await this.clients.attachInterfaces(
+      await this.provisioning.createClients(
         em,
-        id,
-        interfaces.map((iface) => iface.id),
+        actor,
+        [
+          {
+            ...settings,
+            id,
+            name: dto.name ?? defaultClientName(dto.telegramId),
+            note: dto.note ?? '',
+            groups: dto.groups ?? [],
+            telegramId: dto.telegramId ?? null,
+            subId: generateSubId(),
+            now,
+            devices: deviceNames.map((name) => ({ name })),
+          },
+        ],
+        interfaces,
+        now,
       );
-      const deviceIds = await this.devices.insert(em, id, deviceNames, now);
-      await this.provisioning.createAccounts(em, deviceIds, interfaces, now);
       await bumpRevisions(
         em,
         interfaces.map((iface) => iface.nodeId),
