@@ -10,6 +10,8 @@ export interface LockedInterface {
   name: string;
   subnet: string;
   cursor: number | null;
+  /** The server's public key (what profiles name as their peer). */
+  publicKey: string;
 }
 
 export interface NewAccount {
@@ -45,7 +47,7 @@ export class AccountsRepository {
     if (ids.length === 0) return new Map();
     const rows = await kysely(em)
       .selectFrom('interfaces')
-      .select(['id', 'node_id', 'name', 'subnet', 'allocation_cursor'])
+      .select(['id', 'node_id', 'name', 'subnet', 'allocation_cursor', 'public_key'])
       .where('id', 'in', [...ids])
       .orderBy('id')
       .forUpdate()
@@ -59,6 +61,7 @@ export class AccountsRepository {
           name: row.name,
           subnet: row.subnet,
           cursor: readNullableNumber(row.allocation_cursor),
+          publicKey: row.public_key,
         },
       ]),
     );

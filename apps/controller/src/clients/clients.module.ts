@@ -2,6 +2,10 @@ import { Module } from '@nestjs/common';
 import { AccountsRepository } from './accounts.repository.js';
 import { ClientBatchController } from './client-batch.controller.js';
 import { ClientBatchService } from './client-batch.service.js';
+import { ClientTransferController } from './client-transfer.controller.js';
+import { ClientExportService } from './transfer/client-export.service.js';
+import { ClientImportService } from './transfer/client-import.service.js';
+import { TransferRepository } from './transfer/transfer.repository.js';
 import { ClientListRepository } from './client-list.repository.js';
 import { ClientTotals } from './client-totals.js';
 import { ClientsController } from './clients.controller.js';
@@ -25,7 +29,7 @@ import { UsageService } from './usage.service.js';
  * records counters through UsageService, the only thing other modules use.
  */
 @Module({
-  controllers: [ClientBatchController, ClientsController, DevicesController],
+  controllers: [ClientBatchController, ClientTransferController, ClientsController, DevicesController],
   providers: [
     ClientsRepository,
     ClientListRepository,
@@ -38,6 +42,9 @@ import { UsageService } from './usage.service.js';
     ProvisioningService,
     ClientsService,
     ClientBatchService,
+    TransferRepository,
+    ClientExportService,
+    ClientImportService,
     DevicesService,
     ProfilesService,
     UsageService,

@@ -90,7 +90,14 @@ export class ProvisioningService {
       });
       for (const device of kept) {
         const account = device.kept!.get(iface.id)!;
-        accounts.push({ id: randomUUID(), deviceId: device.id, interfaceId: iface.id, nodeId: iface.nodeId, ...account, createdAt: now });
+        accounts.push({
+          id: randomUUID(),
+          deviceId: device.id,
+          interfaceId: iface.id,
+          nodeId: iface.nodeId,
+          ...account,
+          createdAt: now,
+        });
       }
     }
     // Kept addresses and keys were checked before (imports); the database is the backstop.
