@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importClients, type ImportQuery } from '../support/client-import.js';
 import { fixtures } from '../support/fixtures.js';
-import { addressOf, keyPair, presharedKey, wgEasyFile, writeWgEasyDatabase } from '../support/old-panels.js';
+import { keyPair, presharedKey, wgEasyFile, writeWgEasyDatabase } from '../support/old-panels.js';
 import { refusal } from '../support/refusal.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 

@@ -16,11 +16,7 @@ function detect(bytes: Buffer, json: unknown): ImportFormat {
 }
 
 /** Reads an uploaded file into rows; `format` overrides the detection. */
-export function readImportFile(
-  bytes: Buffer,
-  format?: ImportFormat,
-  sourceInterface?: string,
-): ImportFile {
+export function readImportFile(bytes: Buffer, format?: ImportFormat, sourceInterface?: string): ImportFile {
   if (bytes.length === 0) throw new UnreadableFile('the file is empty');
   const isSqlite = bytes.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC);
   let json: unknown;
