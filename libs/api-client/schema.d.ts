@@ -6831,6 +6831,8 @@ export interface operations {
             query?: {
                 /** @description json (default: Warren's export, which imports back) or csv (one line per account, for spreadsheets). */
                 format?: "json" | "csv";
+                /** @description Only the clients whose groups include this one. */
+                group?: string;
             };
             header?: never;
             path?: never;

@@ -298,6 +298,9 @@ describe('POST /api/clients/import: other formats', () => {
       'name,note,groups,telegramId,quotaBytes,usedBytes,expiresAt,deviceLimit,status,device,interface,ip,publicKey,privateKey,presharedKey',
     );
     expect(lines.filter((line) => line.startsWith('exported,'))).toHaveLength(2);
+    // A group's clients alone.
+    const group = await call('GET', 'clients/export?group=g');
+    expect(group.body.clients.map((c: { name: string }) => c.name)).toEqual(['exported']);
 
     // The JSON back onto a second panel with an interface of the same subnet: same keys, same addresses.
     const other = await startTestPanel();

@@ -26,7 +26,7 @@ export class ClientTransferController {
     roles: MANAGERS,
     summary:
       "Every client with its devices and accounts, as JSON (imports back) or CSV; private and preshared keys only for the owner's session",
-    query: { format: 'json (default) or csv' },
+    query: { format: 'json (default) or csv', group: 'only the clients whose groups include this one' },
     response: ClientExportDto,
     files: ['text/csv'],
   })
@@ -41,10 +41,10 @@ export class ClientTransferController {
     if (query.format === 'csv') {
       reply.header('content-type', 'text/csv; charset=utf-8');
       reply.header('content-disposition', `attachment; filename="warren-clients-${stamp}.csv"`);
-      return this.exporter.csv(withKeys);
+      return this.exporter.csv(withKeys, query.group);
     }
     reply.header('content-disposition', `attachment; filename="warren-clients-${stamp}.json"`);
-    return this.exporter.json(withKeys);
+    return this.exporter.json(withKeys, query.group);
   }
 
   @Route({

@@ -8,6 +8,12 @@ export class ExportClientsQuery {
   @IsOptional()
   @IsIn(['json', 'csv'])
   format?: 'json' | 'csv';
+
+  /** Only the clients whose groups include this one. */
+  @Optional()
+  @IsString()
+  @Length(1, 64)
+  group?: string;
 }
 
 export class ImportClientsQuery {

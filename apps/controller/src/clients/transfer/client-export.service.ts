@@ -62,8 +62,8 @@ export const CSV_COLUMNS = [
 export class ClientExportService {
   constructor(@Inject(MikroORM) private readonly orm: MikroORM) {}
 
-  async json(withKeys: boolean): Promise<ClientExport> {
-    const rows = await exportRows(this.orm.em.fork(), withKeys);
+  async json(withKeys: boolean, group?: string): Promise<ClientExport> {
+    const rows = await exportRows(this.orm.em.fork(), withKeys, group);
     const clients = new Map<string, ExportedClient>();
     const devices = new Map<string, { name: string; accounts: ExportedAccount[] }>();
     for (const row of rows) {
@@ -99,8 +99,8 @@ export class ClientExportService {
     };
   }
 
-  async csv(withKeys: boolean): Promise<string> {
-    const rows = await exportRows(this.orm.em.fork(), withKeys);
+  async csv(withKeys: boolean, group?: string): Promise<string> {
+    const rows = await exportRows(this.orm.em.fork(), withKeys, group);
     const lines = [CSV_COLUMNS.join(',')];
     for (const row of rows) {
       const client = toClient(row);

@@ -119,8 +119,8 @@ export interface ExportRow {
   preshared_key: string | null;
 }
 
-/** Every client with its devices and accounts, oldest first; keys only when `withSecrets`. */
-export async function exportRows(em: EntityManager, withSecrets: boolean): Promise<ExportRow[]> {
+/** Every client (of `group` when given) with its devices and accounts, oldest first; keys only when `withSecrets`. */
+export async function exportRows(em: EntityManager, withSecrets: boolean, group?: string): Promise<ExportRow[]> {
   // Raw SQL: one ordered read of four tables, secrets selected only when asked for.
   const secrets = withSecrets ? 'a.private_key, a.preshared_key' : 'null as private_key, null as preshared_key';
   return em.execute<ExportRow[]>(
@@ -131,6 +131,8 @@ export async function exportRows(em: EntityManager, withSecrets: boolean): Promi
        left join devices d on d.client_id = c.id
        left join accounts a on a.device_id = d.id
        left join interfaces i on i.id = a.interface_id
+      ${group === undefined ? '' : 'where ? = any(c.groups)'}
       order by c.created_at, c.id, d.created_at, d.id, i.name`,
+    group === undefined ? [] : [group],
   );
 }
