@@ -1,5 +1,8 @@
 import { IsIn, IsOptional, IsString, IsUUID, Length, ValidateIf } from 'class-validator';
-import { IMPORT_FORMATS, type ImportFormat } from '../transfer/import-rows.js';
+
+/** The formats an import reads (docs/import.md). */
+export const IMPORT_FORMATS = ['warren', 'wg-easy-json', 'wg-easy-sqlite', 'w-ui'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 const Optional = () => ValidateIf((_object: unknown, value: unknown) => value !== undefined);
 

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { DateTimeField, IdField, IntField } from '../../http/api-fields.js';
 import { FieldErrorDto } from '../../http/api-error.dto.js';
-import { IMPORT_FORMATS } from '../transfer/import-rows.js';
+import { IMPORT_FORMATS } from './client-transfer.dto.js';
 
 export class ExportedAccountDto {
   @ApiProperty({ description: "The interface's name" })

@@ -1,8 +1,7 @@
 import type { FieldError } from '#libs/contracts/api-error.js';
+import type { ImportFormat } from '../dto/client-transfer.dto.js';
 
-/** The formats an import reads (docs/import.md). */
-export const IMPORT_FORMATS = ['warren', 'wg-easy-json', 'wg-easy-sqlite', 'w-ui'] as const;
-export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+export type { ImportFormat };
 
 /** One device of a row as the file has it: what is missing is generated or allocated. */
 export interface ImportDevice {
