@@ -179,6 +179,8 @@ The real panel (\`node dist/apps/controller/src/main.js\` with the flags \`npm s
 ${markdownTable(header, rows)}
 
 **${verdict}.**
+
+The baseline ran in the same run on the same machine, so the ratio carries over where the absolute times do not: with other processes keeping both cores busy, every step here is several times slower than on a quiet machine (the clients-100k section's one-by-one rate against this one's shows by how much).
 `;
   return { text, markdown };
 }
