@@ -68,7 +68,10 @@ export class ClientBatchService {
   }
 }
 
-/** The prefix and each number, zero-padded to `digits`; refused when the longest is too long. */
+/**
+ * The prefix and each number, zero-padded to `digits`. The DTO's bounds keep names within the
+ * limit today (100 + 10 characters); the check keeps it so if those bounds move.
+ */
 export function batchNames(prefix: string, count: number, start: number, digits: number): string[] {
   const names = Array.from({ length: count }, (_, index) => `${prefix}${String(start + index).padStart(digits, '0')}`);
   const longest = names[names.length - 1];

@@ -106,6 +106,7 @@ export default function BatchCreateModal({ onClose }: { onClose: () => void }) {
               onChange={(event) => set({ namePrefix: event.currentTarget.value })}
               error={errors.of('namePrefix')}
               required
+              dir="auto"
               data-testid="batch-prefix"
             />
             <NumberInput

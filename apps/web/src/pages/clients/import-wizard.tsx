@@ -140,7 +140,7 @@ export default function ImportWizard({ onClose }: { onClose: () => void }) {
                   {plan.rows.slice(0, ROWS_SHOWN).map((row) => (
                     <Table.Tr key={row.row} data-action={row.action}>
                       <Table.Td>{row.row}</Table.Td>
-                      <Table.Td>
+                      <Table.Td style={{ whiteSpace: 'nowrap' }}>
                         <Ltr>{row.name}</Ltr>
                       </Table.Td>
                       <Table.Td>
