@@ -2,7 +2,7 @@
 // BENCH_SMOKE=1 (`npm run bench:smoke`, run by .ci/run): every benchmark at its smoke size (the
 // SMOKE settings each file exports: every phase once, a few seconds each), nothing written to
 // docs/benchmarks.md; a change that breaks a bench fails CI. A setting given in the environment wins.
-// BENCH_ONLY=http-auth|clients|client-batch|audit|overview|subscription-page|agent-host|agent-propagation|agent-fleet|routing-apply|web|two-controllers|wireguard-libs (comma-separated) runs just those.
+// BENCH_ONLY=http-auth|clients|client-batch|audit|overview|subscription-page|reseller-list|agent-host|agent-propagation|agent-fleet|routing-apply|speed-limits|web|two-controllers|wireguard-libs|bulk-extend (comma-separated) runs just those.
 // Settings of http-auth (environment): BENCH_DURATION seconds per measured run (10), BENCH_WARMUP (2),
 // BENCH_CONNECTIONS (16), BENCH_PIPELINING (1), BENCH_ROUNDS (1), BENCH_CLIENT=process|inline,
 // BENCH_TARGETS=bare,token,session (a subset skips the doc), BENCH_LOG_LEVEL (the panel's WARREN_LOG_LEVEL, default error). Settings of clients: see bench/clients.js
@@ -16,13 +16,16 @@ import * as clientBatch from './client-batch.js';
 import * as audit from './audit.js';
 import * as overview from './overview.js';
 import * as subscriptionPage from './subscription-page.js';
+import * as resellerList from './reseller-list.js';
 import * as agentHost from './agent-host.js';
 import * as agentPropagation from './agent-propagation.js';
 import * as agentFleet from './agent-fleet.js';
 import * as routingApply from './routing-apply.js';
+import * as speedLimits from './speed-limits.js';
 import * as web from './web.js';
 import * as twoControllers from './two-controllers.js';
 import * as wireguardLibs from './wireguard-libs.js';
+import * as bulkExtend from './bulk-extend.js';
 
 const BENCHMARKS = {
   'http-auth': httpAuth,
@@ -31,13 +34,16 @@ const BENCHMARKS = {
   audit,
   overview,
   'subscription-page': subscriptionPage,
+  'reseller-list': resellerList,
   'agent-host': agentHost,
   'agent-propagation': agentPropagation,
   'agent-fleet': agentFleet,
   'routing-apply': routingApply,
+  'speed-limits': speedLimits,
   web,
   'two-controllers': twoControllers,
   'wireguard-libs': wireguardLibs,
+  'bulk-extend': bulkExtend,
 };
 
 const docFile = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));

@@ -3,7 +3,8 @@
 # password-less sudo); says what it installs. Run by `npm test` before anything else.
 # - wireguard-tools, wireguard-go, iproute2, nftables: the agent's drivers, tested on real tunnels
 #   in network namespaces (no WireGuard kernel module here: wireguard-go);
-# - iputils-ping, curl: traffic through those tunnels;
+# - iputils-ping, curl: traffic through those tunnels; iperf3: speed limits measured through them
+#   (test/e2e/speed-limits.spec.ts; tc and ifb come with iproute2 and the kernel);
 # - redsocks, shadowsocks-libev (ss-redir, ss-local, ss-server), dnsmasq-base: the agent's hops and
 #   domain rules; microsocks: a real SOCKS5 proxy for them to go through (test/e2e/agent-hops.spec.ts);
 # - redis-server: a private Redis when none is reachable (test/global-setup.js);
@@ -13,7 +14,7 @@
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
-packages=(wireguard-tools wireguard-go nftables iproute2 iputils-ping redis-server curl microsocks shadowsocks-libev redsocks dnsmasq-base chromium)
+packages=(wireguard-tools wireguard-go nftables iproute2 iputils-ping iperf3 redis-server curl microsocks shadowsocks-libev redsocks dnsmasq-base chromium)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")

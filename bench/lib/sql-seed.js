@@ -10,9 +10,10 @@ const built = (path) => import(pathToFileURL(builtFile(path)).href);
  * the next address of the interface's pool; then moves the interface's allocation cursor past
  * them and the node's revision on, all in one transaction. `specs` are creation bodies (name,
  * note, groups, telegramId, quotaBytes, expiresAt, deviceLimit, resetCycle); their created_at
- * follow their order, a millisecond apart.
+ * follow their order, a millisecond apart. They belong to `ownerId` (a user's id), else to the
+ * panel's first owner, as the API gives them to whoever creates them (docs/operators.md).
  */
-export async function insertClients(db, { iface, subnet, specs }) {
+export async function insertClients(db, { iface, subnet, specs, ownerId = null }) {
   const { generateKeyPair, generatePresharedKey } = await built('libs/wireguard/keys.js');
   const { allocateMany } = await built('libs/wireguard/address-pool.js');
   const { ipToInt } = await built('libs/wireguard/ipv4.js');
@@ -60,12 +61,14 @@ export async function insertClients(db, { iface, subnet, specs }) {
     }
     await db.query(
       `insert into clients (id, name, note, groups, telegram_id, quota_bytes, expires_at, device_limit, rate_bits_per_sec,
-                            reset_cycle, start_on_first_use, duration_seconds, status, sub_id, created_at, updated_at)
+                            reset_cycle, start_on_first_use, duration_seconds, status, sub_id, owner_id, created_at, updated_at)
        select x.id, x.name, x.note, array(select jsonb_array_elements_text(x.groups)), x.telegram_id, x.quota_bytes, x.expires_at,
-              x.device_limit, 0, x.reset_cycle, false, 0, 'active', x.sub_id, x.created_at, x.created_at
+              x.device_limit, 0, x.reset_cycle, false, 0, 'active', x.sub_id,
+              coalesce($2::uuid, (select id from users where role = 'owner' order by created_at, id limit 1)),
+              x.created_at, x.created_at
          from jsonb_to_recordset($1::jsonb) as x(id uuid, name text, note text, groups jsonb, telegram_id bigint, quota_bytes bigint,
               expires_at timestamptz, device_limit int, reset_cycle text, sub_id text, created_at timestamptz)`,
-      [JSON.stringify(clients)],
+      [JSON.stringify(clients), ownerId],
     );
     await db.query(
       `insert into client_interfaces (client_id, interface_id) select x.id, $2 from jsonb_to_recordset($1::jsonb) as x(id uuid)`,

@@ -46,7 +46,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename, change the role, disable or re-enable a user, or set a temporary password (their sessions end); the last owner stays one
+         * Rename, change the role, disable or re-enable a user, set a temporary password (their sessions end), or a reseller's ceilings; the last owner stays one
          * @description Roles: owner.
          */
         patch: operations["patch_admins_id"];
@@ -82,7 +82,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Reset a reseller's traffic pool. No role has a pool until resellers exist: every user answers 409 (docs/operators.md)
+         * Start a reseller's traffic pool afresh (their clients' own traffic stays); any other role answers 409 (docs/operators.md)
          * @description Roles: owner.
          */
         post: operations["post_admins_id_reset_usage"];
@@ -203,7 +203,7 @@ export interface paths {
         put?: never;
         /**
          * End the current session and clear its cookie
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         post: operations["post_auth_logout"];
         delete?: never;
@@ -221,7 +221,7 @@ export interface paths {
         };
         /**
          * Who the presented credential belongs to
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         get: operations["get_auth_me"];
         put?: never;
@@ -231,7 +231,7 @@ export interface paths {
         head?: never;
         /**
          * Change one's own password (the current one is required); the user's other sessions end, this one stays
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         patch: operations["patch_auth_me"];
         trace?: never;
@@ -247,7 +247,7 @@ export interface paths {
         put?: never;
         /**
          * Change one's own password (W-UI's path; the same as PATCH /api/auth/me): the current one is required, the user's other sessions end
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         post: operations["post_auth_password"];
         delete?: never;
@@ -265,14 +265,14 @@ export interface paths {
         };
         /**
          * The caller's own signed-in sessions: when and from where each signed in, when it was last seen
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         get: operations["get_auth_sessions"];
         put?: never;
         post?: never;
         /**
          * End every session of the caller's but the one making the request (all of them through an API token)
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         delete: operations["delete_auth_sessions"];
         options?: never;
@@ -292,7 +292,7 @@ export interface paths {
         post?: never;
         /**
          * End one of the caller's own sessions (another user's answers 404)
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         delete: operations["delete_auth_sessions_id"];
         options?: never;
@@ -309,7 +309,7 @@ export interface paths {
         };
         /**
          * Whether one's own two-factor sign-in is on, and how many recovery codes are left
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         get: operations["get_auth_totp"];
         put?: never;
@@ -331,7 +331,7 @@ export interface paths {
         put?: never;
         /**
          * Turn two-factor sign-in on with a code for the started secret; answers the one-time recovery codes (shown this once)
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         post: operations["post_auth_totp_confirm"];
         delete?: never;
@@ -351,7 +351,7 @@ export interface paths {
         put?: never;
         /**
          * Turn two-factor sign-in off: needs a current code or an unused recovery code (throttled as sign-in)
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         post: operations["post_auth_totp_disable"];
         delete?: never;
@@ -371,7 +371,7 @@ export interface paths {
         put?: never;
         /**
          * Start turning on two-factor sign-in: a new TOTP secret and its otpauth URI (shown this once); confirm with a code
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         post: operations["post_auth_totp_start"];
         delete?: never;
@@ -497,13 +497,13 @@ export interface paths {
         };
         /**
          * List clients, a page at a time: {items, total, page, perPage, nextCursor?}
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         get: operations["get_clients"];
         put?: never;
         /**
          * Create a client with its first devices: one account (key pair, preshared key, address) per device per interface
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients"];
         delete?: never;
@@ -521,21 +521,21 @@ export interface paths {
         };
         /**
          * One client with its devices and their accounts (public keys only)
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         get: operations["get_clients_id"];
         put?: never;
         post?: never;
         /**
          * Delete a client with its devices and accounts
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         delete: operations["delete_clients_id"];
         options?: never;
         head?: never;
         /**
          * Change a client; quota, expiry and enabled recompute its status, interfaceIds re-provisions its devices
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         patch: operations["patch_clients_id"];
         trace?: never;
@@ -549,7 +549,7 @@ export interface paths {
         };
         /**
          * Every config of the client, per device and host, as JSON or (format=zip) a zip of .conf files
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         get: operations["get_clients_id_configs"];
         put?: never;
@@ -571,7 +571,7 @@ export interface paths {
         put?: never;
         /**
          * Add a device to a client (an account on each of the client's interfaces); at most deviceLimit devices
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_id_devices"];
         delete?: never;
@@ -591,7 +591,7 @@ export interface paths {
         put?: never;
         /**
          * Reset the client's traffic to zero (revives an exhausted client); returns the counters before the reset
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_id_reset"];
         delete?: never;
@@ -611,7 +611,7 @@ export interface paths {
         put?: never;
         /**
          * New key pairs and preshared keys for all of the client's accounts; addresses stay (re-download the profiles)
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_id_rotate_keys"];
         delete?: never;
@@ -629,7 +629,7 @@ export interface paths {
         };
         /**
          * The client's subscription link (made the first time it is asked for): its page and one URL per app format
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         get: operations["get_clients_id_subscription"];
         put?: never;
@@ -651,9 +651,29 @@ export interface paths {
         put?: never;
         /**
          * A new subscription link for the client; the old one answers 404 from now on
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_id_subscription_rotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/adjust": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Raise or lower the quota of the selected clients by deltaBytes (unlimited ones stay unlimited): one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_clients_adjust"];
         delete?: never;
         options?: never;
         head?: never;
@@ -671,9 +691,29 @@ export interface paths {
         put?: never;
         /**
          * Create up to 10,000 clients from one description (name prefix and numbers); all or none, one delivery per node
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_batch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable, disable or delete the selected clients: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_clients_bulk"];
         delete?: never;
         options?: never;
         head?: never;
@@ -692,6 +732,46 @@ export interface paths {
          * @description Roles: owner, admin.
          */
         get: operations["get_clients_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/extend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extend the expiry of the selected clients by days, from their expiry or from now: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_clients_extend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/ids": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The ids of every client a filter selects (the list query, all pages), for a bulk action by ids
+         * @description Roles: owner, admin, viewer.
+         */
+        get: operations["get_clients_ids"];
         put?: never;
         post?: never;
         delete?: never;
@@ -720,6 +800,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clients/purge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete the selected clients that have been expired, exhausted or disabled for more than olderThanDays: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_clients_purge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/reset-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset the traffic of the selected clients (exhausted ones come back): one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_clients_reset_all"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/servers/attach": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach the selected clients to interfaces: every device gets an account on each new one: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_clients_servers_attach"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/servers/detach": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Detach the selected clients from interfaces (their accounts there go); none may be left without one: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_clients_servers_detach"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/devices/{id}": {
         parameters: {
             query?: never;
@@ -732,7 +892,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a device and its accounts (its addresses are not reused at once)
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         delete: operations["delete_devices_id"];
         options?: never;
@@ -749,7 +909,7 @@ export interface paths {
         };
         /**
          * One config of a device: the given interface and host, else the first interface's first dial target; JSON or (format=conf) the file
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         get: operations["get_devices_id_profile"];
         put?: never;
@@ -771,7 +931,7 @@ export interface paths {
         put?: never;
         /**
          * A one-time download link for one config of the device (to send over chat): it works once, for `minutes` (default 30)
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_devices_id_profile_link"];
         delete?: never;
@@ -789,7 +949,7 @@ export interface paths {
         };
         /**
          * Every profile of a device: one WireGuard/AmneziaWG config per interface and host, as JSON or (format=zip) a zip of .conf files
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         get: operations["get_devices_id_profiles"];
         put?: never;
@@ -809,11 +969,135 @@ export interface paths {
         };
         /**
          * Every endpoint, grouped, with an example body and a ready curl command
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         get: operations["get_docs"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every group (defined, or named by clients) with its defaults and member count
+         * @description Roles: owner, admin, viewer.
+         */
+        get: operations["get_groups"];
+        put?: never;
+        /**
+         * Make a group or replace its defaults (quota, expiry days, device limit, interfaces, speed limit) for clients created in it
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_groups"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/groups/action": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A bulk action on the group's members (enable, disable, delete, reset, extend, adjust) as one job: 202, follow GET /api/jobs/{id}
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_groups_action"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/groups/assign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put the selected clients (ids or filter) in a group, or take them out with remove: all or none
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_groups_assign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/groups/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a group: its defaults go and its name leaves every member's groups (the clients stay)
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_groups_delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/groups/names": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every group name, sorted (for pickers)
+         * @description Roles: owner, admin, viewer.
+         */
+        get: operations["get_groups_names"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/groups/rename": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rename a group: its defaults and every member's groups, in one statement
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_groups_rename"];
         delete?: never;
         options?: never;
         head?: never;
@@ -960,6 +1244,26 @@ export interface paths {
         patch: operations["patch_interfaces_id"];
         trace?: never;
     };
+    "/api/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A bulk job: state (waiting, active, completed, failed), progress (done of total, changed) and error
+         * @description Roles: owner, admin, viewer.
+         */
+        get: operations["get_jobs_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/logs": {
         parameters: {
             query?: never;
@@ -1081,7 +1385,7 @@ export interface paths {
         };
         /**
          * The OpenAPI 3.1 document, built from the same route table
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         get: operations["get_openapi_json"];
         put?: never;
@@ -1178,6 +1482,26 @@ export interface paths {
          * @description Roles: owner, admin.
          */
         post: operations["post_outbounds_order"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's clients by status and their traffic; for a reseller their own, their traffic pool and the room left under each ceiling
+         * @description Roles: owner, admin, reseller, viewer.
+         */
+        get: operations["get_overview"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1433,13 +1757,13 @@ export interface paths {
         };
         /**
          * List API tokens (secrets are never shown again): the owner sees every user's, others their own
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         get: operations["get_tokens"];
         put?: never;
         /**
          * Issue an API token, optionally narrower than its user (read-only, an expiry, route groups); the response is the only time its value is shown
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         post: operations["post_tokens"];
         delete?: never;
@@ -1460,14 +1784,14 @@ export interface paths {
         post?: never;
         /**
          * Delete an API token for good; only the owner reaches other users' tokens
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         delete: operations["delete_tokens_id"];
         options?: never;
         head?: never;
         /**
          * Rename, disable or re-enable an API token (takes effect on the next request); only the owner reaches other users' tokens
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         patch: operations["patch_tokens_id"];
         trace?: never;
@@ -1494,6 +1818,14 @@ export interface components {
             publicKey: string;
             upBytes: number;
         };
+        AdjustClientsDto: {
+            /** @description Added to each limited quota (negative lowers it, never below 1 byte); unlimited quotas stay unlimited. */
+            deltaBytes: number;
+            /** @description The clients the list would show with these query parameters, all pages. */
+            filter?: components["schemas"]["ClientFilterDto"];
+            /** @description 1..10,000 client ids; an unknown one refuses the whole request (404). */
+            ids?: string[];
+        };
         AdminDto: {
             /** Format: date-time */
             createdAt: string;
@@ -1508,8 +1840,10 @@ export interface components {
             lastSeenAt: string | null;
             /** @description A temporary password the owner set is still to be changed */
             mustChangePassword: boolean;
+            /** @description A reseller's ceilings, pool and clients; null for every other role */
+            reseller: components["schemas"]["ResellerAccountDto"] | null;
             /** @enum {string} */
-            role: "owner" | "admin" | "viewer";
+            role: "owner" | "admin" | "reseller" | "viewer";
             /** @description How many sessions they have signed in now */
             sessions: number;
             /** Format: date-time */
@@ -1552,6 +1886,16 @@ export interface components {
             revision: number;
             /** @description The policy routing outcome (absent when the node routes everything directly, and from older agents) */
             routing?: components["schemas"]["RoutingOutcomeDto"];
+        };
+        AssignGroupDto: {
+            /** @description The clients the list would show with these query parameters, all pages. */
+            filter?: components["schemas"]["ClientFilterDto"];
+            /** @description 1..10,000 client ids; an unknown one refuses the whole request (404). */
+            ids?: string[];
+            /** @description The group the selected clients join (or leave, with remove). */
+            name: string;
+            /** @description true: the selected clients leave the group instead. */
+            remove?: boolean;
         };
         AuditActorDto: {
             /**
@@ -1689,7 +2033,8 @@ export interface components {
             expiresAt?: string | null;
             /** @description Each one trimmed, 1..64 characters, no control characters. */
             groups?: string[];
-            interfaceIds: string[];
+            /** @description Required unless the client's first defined group gives interfaces (docs/groups.md). */
+            interfaceIds?: string[];
             /** @description Each name is this followed by its number, e.g. "shop-" makes shop-1, shop-2, ... (no leading space, no control characters). */
             namePrefix: string;
             note?: string;
@@ -1717,6 +2062,40 @@ export interface components {
             changed: number;
             /** @description Every id given: all of them were changed */
             ids: string[];
+        };
+        BulkClientsDto: {
+            /** @enum {string} */
+            action: "enable" | "disable" | "delete";
+            /** @description The clients the list would show with these query parameters, all pages. */
+            filter?: components["schemas"]["ClientFilterDto"];
+            /** @description 1..10,000 client ids; an unknown one refuses the whole request (404). */
+            ids?: string[];
+        };
+        BulkJobDto: {
+            /** @description enable, disable, delete, adjust, extend, reset, purge, attach or detach */
+            action: string;
+            /** @description Why it failed; what was done before is in progress */
+            error: string | null;
+            /** Format: date-time */
+            finishedAt: string | null;
+            /** @description The job id (a UUID) */
+            id: string;
+            progress: components["schemas"]["BulkProgressDto"];
+            /**
+             * Format: date-time
+             * @description When it was made: its clock (an expiry "from now" counts from it)
+             */
+            startedAt: string;
+            /** @enum {string} */
+            state: "waiting" | "active" | "completed" | "failed";
+        };
+        BulkProgressDto: {
+            /** @description Of those done, how many it changed (others needed nothing) */
+            changed: number;
+            /** @description Clients handled so far */
+            done: number;
+            /** @description Clients the selection held when the job was made */
+            total: number;
         };
         CapabilitiesDto: {
             ip: boolean;
@@ -1878,6 +2257,31 @@ export interface components {
             /** @description Whether private and preshared keys are included (the owner's session only) */
             withKeys: boolean;
         };
+        ClientFilterDto: {
+            /** @description Clients whose groups include this one. */
+            group?: string;
+            /**
+             * Format: uuid
+             * @description Clients attached to this interface.
+             */
+            interfaceId?: string;
+            /** @description Case-insensitive text in name or note; all digits also matches telegramId exactly. */
+            search?: string;
+            /** @enum {string} */
+            status?: "active" | "disabled" | "expired" | "exhausted";
+        };
+        ClientIdsDto: {
+            /** @description Ids of every client the filter selects, in id order */
+            ids: string[];
+            total: number;
+        };
+        ClientInterfacesDto: {
+            /** @description The clients the list would show with these query parameters, all pages. */
+            filter?: components["schemas"]["ClientFilterDto"];
+            /** @description 1..10,000 client ids; an unknown one refuses the whole request (404). */
+            ids?: string[];
+            interfaceIds: string[];
+        };
         ClientPageDto: {
             items: components["schemas"]["ClientDto"][];
             /** @description Pass as ?cursor= for the next page; absent on the last page */
@@ -1891,6 +2295,12 @@ export interface components {
             /** @description The counters before the reset */
             previous: components["schemas"]["TrafficDto"];
         };
+        ClientSelectionDto: {
+            /** @description The clients the list would show with these query parameters, all pages. */
+            filter?: components["schemas"]["ClientFilterDto"];
+            /** @description 1..10,000 client ids; an unknown one refuses the whole request (404). */
+            ids?: string[];
+        };
         CpuDto: {
             cores: number;
             load1: number;
@@ -1901,6 +2311,8 @@ export interface components {
         CreateAdminDto: {
             /** @description false makes the account unable to sign in (default true) */
             enabled?: boolean;
+            /** @description A reseller's ceilings (only for the reseller role): each absent one unchanged, each null none */
+            limits?: components["schemas"]["ResellerLimitsDto"];
             /**
              * Format: password
              * @description A temporary password (8..1024 characters): they must change it at their first sign-in
@@ -1910,7 +2322,7 @@ export interface components {
              * @description Never above the caller’s own
              * @enum {string}
              */
-            role: "owner" | "admin" | "viewer";
+            role: "owner" | "admin" | "reseller" | "viewer";
             /** @description What they sign in with: 1..64 letters, digits, ".", "_", "@", "-" */
             username: string;
         };
@@ -1930,7 +2342,8 @@ export interface components {
             expiresAt?: string | null;
             /** @description Each one trimmed, 1..64 characters, no control characters. */
             groups?: string[];
-            interfaceIds: string[];
+            /** @description Required unless the client's first defined group gives interfaces (docs/groups.md). */
+            interfaceIds?: string[];
             /** @description Trimmed; no control characters; default tg-<telegramId>, or client- and six random letters and digits (the contract's create body has none). */
             name?: string;
             note?: string;
@@ -2146,7 +2559,7 @@ export interface components {
             /** @description Only GET (and HEAD) routes; default false */
             readOnly?: boolean;
             /** @description Only routes of these groups (the route table's groups, GET /api/docs); null or absent: every group */
-            routeGroups?: ("admins" | "agents" | "audit" | "auth" | "backups" | "clients" | "devices" | "docs" | "hosts" | "interfaces" | "nodes" | "outbounds" | "overview" | "routing" | "settings" | "subscriptions" | "system" | "template" | "tokens")[] | null;
+            routeGroups?: ("admins" | "agents" | "audit" | "auth" | "backups" | "clients" | "devices" | "docs" | "groups" | "hosts" | "interfaces" | "nodes" | "outbounds" | "overview" | "routing" | "settings" | "subscriptions" | "system" | "template" | "tokens")[] | null;
         };
         DeletedDto: {
             /** @enum {boolean} */
@@ -2202,7 +2615,7 @@ export interface components {
                 [key: string]: string;
             };
             /** @description The roles that may call the route (empty when it is public) */
-            roles: ("owner" | "admin" | "viewer")[];
+            roles: ("owner" | "admin" | "reseller" | "viewer")[];
             summary: string;
         };
         DocsGroupDto: {
@@ -2261,12 +2674,19 @@ export interface components {
             secret: string;
         };
         Error: {
+            /**
+             * @description A reseller's ceiling the request would exceed (maxClients, trafficPoolBytes, maxExpiryDays, maxQuotaBytes, interfaceIds, nodeIds)
+             * @example maxQuotaBytes
+             */
+            ceiling?: string;
             /** @description What went wrong, for people (the first failing field when there are several) */
             error: string;
             /** @description Every failing field, the first being `field`; absent when no field is at fault */
             errors?: components["schemas"]["FieldError"][];
             /** @description The offending input as a path such as `items.2.name`, or "" when no field is at fault */
             field: string;
+            /** @description The room left under that ceiling: a count of clients, bytes or days, or the ids still allowed */
+            remaining?: number | string[];
         };
         ExportedAccountDto: {
             /** @description The interface's name */
@@ -2303,6 +2723,18 @@ export interface components {
             accounts: components["schemas"]["ExportedAccountDto"][];
             name: string;
         };
+        ExtendClientsDto: {
+            days: number;
+            /** @description The clients the list would show with these query parameters, all pages. */
+            filter?: components["schemas"]["ClientFilterDto"];
+            /**
+             * @description expiry (default): days added to each client's expiry, clients that never expire left alone; now: every expiry becomes now + days.
+             * @enum {string}
+             */
+            from?: "expiry" | "now";
+            /** @description 1..10,000 client ids; an unknown one refuses the whole request (404). */
+            ids?: string[];
+        };
         FieldError: {
             /**
              * @description What is wrong, stable across versions, for translating: required, unknown, text, wholeNumber, number, boolean, list, object, id, dateTime, oneOf, tooShort, tooLong, tooSmall, tooLarge, tooFew, tooMany, repeated, format, invalid, notFound, conflict, forbidden
@@ -2325,6 +2757,49 @@ export interface components {
             params?: {
                 [key: string]: number | string;
             };
+        };
+        GroupActionDto: {
+            /** @enum {string} */
+            action: "enable" | "disable" | "delete" | "reset" | "extend" | "adjust";
+            /** @description extend: days to add (1..3650). */
+            days?: number;
+            /** @description adjust: bytes added to each limited quota (negative lowers it). */
+            deltaBytes?: number;
+            /**
+             * @description extend: from each expiry (default) or from now.
+             * @enum {string}
+             */
+            from?: "expiry" | "now";
+            name: string;
+        };
+        GroupChangeDto: {
+            /** @description Clients whose groups changed */
+            clients: number;
+            name: string;
+        };
+        GroupDto: {
+            /** Format: date-time */
+            createdAt: string | null;
+            /** @description false: clients name the group but it has no defaults of its own (all zero) */
+            defined: boolean;
+            deviceLimit: number;
+            expiryDays: number;
+            interfaceIds: string[];
+            /** @description Clients whose groups include it */
+            members: number;
+            name: string;
+            note: string;
+            quotaBytes: number;
+            rateBitsPerSec: number;
+            /** Format: date-time */
+            updatedAt: string | null;
+        };
+        GroupNameDto: {
+            name: string;
+        };
+        GroupNamesDto: {
+            /** @description Every group name: defined groups and names clients carry, sorted */
+            names: string[];
         };
         HostDto: {
             address: string;
@@ -2467,7 +2942,7 @@ export interface components {
             /** @description Only GET (and HEAD) routes */
             readOnly: boolean;
             /** @description Only routes of these groups; null: every group its role may call */
-            routeGroups: ("admins" | "agents" | "audit" | "auth" | "backups" | "clients" | "devices" | "docs" | "hosts" | "interfaces" | "nodes" | "outbounds" | "overview" | "routing" | "settings" | "subscriptions" | "system" | "template" | "tokens")[] | null;
+            routeGroups: ("admins" | "agents" | "audit" | "auth" | "backups" | "clients" | "devices" | "docs" | "groups" | "hosts" | "interfaces" | "nodes" | "outbounds" | "overview" | "routing" | "settings" | "subscriptions" | "system" | "template" | "tokens")[] | null;
             /** @description The token in the clear (`wrn_…`): shown this once only */
             token: string;
             /** @example Authorization: Bearer <token> */
@@ -2600,6 +3075,32 @@ export interface components {
             tags: {
                 [key: string]: unknown;
             }[];
+        };
+        OperatorClientCountsDto: {
+            active: number;
+            disabled: number;
+            exhausted: number;
+            expired: number;
+            total: number;
+        };
+        OperatorOverviewDto: {
+            clients: components["schemas"]["OperatorClientCountsDto"];
+            /** @description A reseller’s pool and ceilings; null for other roles */
+            reseller: components["schemas"]["ResellerOverviewDto"] | null;
+            /**
+             * @description panel: every client (owner, admin, viewer); own: a reseller's
+             * @enum {string}
+             */
+            scope: "panel" | "own";
+            usage: components["schemas"]["OperatorUsageDto"];
+        };
+        OperatorUsageDto: {
+            /** @description bytes */
+            downBytes: number;
+            /** @description bytes */
+            upBytes: number;
+            /** @description bytes */
+            usedBytes: number;
         };
         OutboundDto: {
             /** @description host:port; null for the built-ins */
@@ -2743,6 +3244,16 @@ export interface components {
             interfaceName: string;
             mimeType: string;
         };
+        PurgeClientsDto: {
+            /** @description The clients the list would show with these query parameters, all pages. */
+            filter?: components["schemas"]["ClientFilterDto"];
+            /** @description 1..10,000 client ids; an unknown one refuses the whole request (404). */
+            ids?: string[];
+            /** @description Only clients in that status for more than this many days (0: any time). */
+            olderThanDays: number;
+            /** @description Statuses purged (default all three). */
+            statuses?: ("expired" | "exhausted" | "disabled")[];
+        };
         QueueCheckDto: {
             /** @enum {string} */
             backend: "redis" | "postgres";
@@ -2776,6 +3287,85 @@ export interface components {
             prefix: string;
             url: string;
             username: string;
+        };
+        RenameGroupDto: {
+            name: string;
+            /** @description The new name; members' `groups` are rewritten in one statement. */
+            newName: string;
+        };
+        ResellerAccountDto: {
+            /** @description Clients they own now */
+            clients: number;
+            /** @description Clients they may still create; null without a ceiling */
+            clientsLeft: number | null;
+            interfaceIds: string[] | null;
+            maxClients: number | null;
+            maxExpiryDays: number | null;
+            /** @description bytes */
+            maxQuotaBytes: number | null;
+            nodeIds: string[] | null;
+            /** @description Bytes left in the pool; null without a pool */
+            poolLeftBytes: number | null;
+            /**
+             * Format: date-time
+             * @description When the owner last reset the pool
+             */
+            poolResetAt: string | null;
+            /** @description Bytes their clients used since the pool was last reset */
+            poolUsedBytes: number;
+            /** @description bytes */
+            trafficPoolBytes: number | null;
+        };
+        ResellerInterfaceDto: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: uuid */
+            nodeId: string;
+        };
+        ResellerLimitsDto: {
+            /** @description The interfaces their clients may be attached to; null: no ceiling */
+            interfaceIds?: string[] | null;
+            /** @description How many clients they may have; null: no ceiling */
+            maxClients?: number | null;
+            /** @description The latest expiry (or longest service period) they may give, in days from now; null: no ceiling */
+            maxExpiryDays?: number | null;
+            /** @description The largest quota per client, in bytes (unlimited is then refused); null: no ceiling */
+            maxQuotaBytes?: number | null;
+            /** @description The nodes whose interfaces their clients may be attached to; null: no ceiling */
+            nodeIds?: string[] | null;
+            /** @description Bytes their clients may use together, counted as usage accrues; null: no ceiling */
+            trafficPoolBytes?: number | null;
+        };
+        ResellerOverviewDto: {
+            /** @description Each ceiling (null: none) and the room left */
+            ceilings: components["schemas"]["ResellerRoomDto"];
+            /** @description The interfaces they may attach clients to */
+            interfaces: components["schemas"]["ResellerInterfaceDto"][];
+            pool: components["schemas"]["ResellerPoolDto"];
+        };
+        ResellerPoolDto: {
+            /** @description What is left of it; null: no pool ceiling */
+            leftBytes: number | null;
+            /**
+             * Format: date-time
+             * @description When the owner last reset it
+             */
+            resetAt: string | null;
+            /** @description The pool; null: no pool ceiling */
+            totalBytes: number | null;
+            /** @description Bytes their clients used since the pool was last reset */
+            usedBytes: number;
+        };
+        ResellerRoomDto: {
+            /** @description Clients they may still create */
+            clientsLeft: number | null;
+            interfaceIds: string[] | null;
+            maxClients: number | null;
+            maxExpiryDays: number | null;
+            /** @description bytes */
+            maxQuotaBytes: number | null;
+            nodeIds: string[] | null;
         };
         RestoredDto: {
             /**
@@ -2872,6 +3462,21 @@ export interface components {
             sampledAt: string;
             swap: components["schemas"]["UsageDto"];
             uptimeSeconds: number;
+        };
+        SaveGroupDto: {
+            /** @description New members' device limit; 0 = unlimited; default 1. */
+            deviceLimit?: number;
+            /** @description New members expire this many days after creation; 0 = never (default). */
+            expiryDays?: number;
+            /** @description Interfaces a new member is attached to when its creation names none; each must exist. */
+            interfaceIds?: string[];
+            /** @description Trimmed, 1..64 characters: what clients' `groups` name. */
+            name: string;
+            note?: string;
+            /** @description New members' quota; 0 = unlimited (default). */
+            quotaBytes?: number;
+            /** @description New members' speed limit in bits per second; 0 = unmetered (default). */
+            rateBitsPerSec?: number;
         };
         SeriesDto: {
             cpu: components["schemas"]["PointDto"][];
@@ -3169,7 +3774,7 @@ export interface components {
             /** @description Only GET (and HEAD) routes */
             readOnly: boolean;
             /** @description Only routes of these groups; null: every group its role may call */
-            routeGroups: ("admins" | "agents" | "audit" | "auth" | "backups" | "clients" | "devices" | "docs" | "hosts" | "interfaces" | "nodes" | "outbounds" | "overview" | "routing" | "settings" | "subscriptions" | "system" | "template" | "tokens")[] | null;
+            routeGroups: ("admins" | "agents" | "audit" | "auth" | "backups" | "clients" | "devices" | "docs" | "groups" | "hosts" | "interfaces" | "nodes" | "outbounds" | "overview" | "routing" | "settings" | "subscriptions" | "system" | "template" | "tokens")[] | null;
         };
         TotpCodeDto: {
             /**
@@ -3219,6 +3824,8 @@ export interface components {
         UpdateAdminDto: {
             /** @description false ends the user's sessions and refuses their API tokens from the next request on; not for oneself nor the last owner */
             enabled?: boolean;
+            /** @description A reseller's ceilings (only for the reseller role): each absent one unchanged, each null none */
+            limits?: components["schemas"]["ResellerLimitsDto"];
             /**
              * Format: password
              * @description A temporary password (8..1024 characters): the user's sessions end and they must change it at the next sign-in. Not for oneself (POST /api/auth/password)
@@ -3228,7 +3835,7 @@ export interface components {
              * @description Only the owner changes roles, never their own, never above their own; the last owner stays one
              * @enum {string}
              */
-            role?: "owner" | "admin" | "viewer";
+            role?: "owner" | "admin" | "reseller" | "viewer";
             /** @description Rename: 1..64 letters, digits, ".", "_", "@", "-" */
             username?: string;
         };
@@ -3453,7 +4060,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            role: "owner" | "admin" | "viewer";
+            role: "owner" | "admin" | "reseller" | "viewer";
             username: string;
         };
         WireguardHopDto: {
@@ -6730,6 +7337,102 @@ export interface operations {
             };
         };
     };
+    post_clients_adjust: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdjustClientsDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkJobDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     post_clients_batch: {
         parameters: {
             query?: never;
@@ -6826,6 +7529,102 @@ export interface operations {
             };
         };
     };
+    post_clients_bulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkClientsDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkJobDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     get_clients_export: {
         parameters: {
             query?: {
@@ -6848,6 +7647,166 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ClientExportDto"];
                     "text/csv": string;
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_clients_extend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExtendClientsDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkJobDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_clients_ids: {
+        parameters: {
+            query?: {
+                /** @description Clients whose groups include this one. */
+                group?: string;
+                /** @description Clients attached to this interface. */
+                interfaceId?: string;
+                /** @description Case-insensitive text in name or note; all digits also matches telegramId exactly. */
+                search?: string;
+                status?: "active" | "disabled" | "expired" | "exhausted";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientIdsDto"];
                 };
             };
             /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
@@ -6984,6 +7943,408 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_clients_purge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PurgeClientsDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkJobDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_clients_reset_all: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClientSelectionDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkJobDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_clients_servers_attach: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClientInterfacesDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkJobDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_clients_servers_detach: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClientInterfacesDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkJobDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on cannot be reached */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7349,6 +8710,589 @@ export interface operations {
             };
             /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_groups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupDto"][];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_groups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveGroupDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_groups_action: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GroupActionDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkJobDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_groups_assign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssignGroupDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupChangeDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_groups_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GroupNameDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupChangeDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_groups_names: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupNamesDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_groups_rename: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RenameGroupDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupChangeDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8216,6 +10160,82 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_jobs_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkJobDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on cannot be reached */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9492,6 +11512,62 @@ export interface operations {
             };
             /** @description body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_overview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorOverviewDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

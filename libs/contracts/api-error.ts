@@ -19,4 +19,8 @@ export interface ApiErrorBody {
   error: string;
   field: string;
   errors?: FieldError[];
+  /** A reseller's ceiling the request would exceed (docs/operators.md, "Ceilings"), e.g. `maxQuotaBytes`. */
+  ceiling?: string;
+  /** The room left under that ceiling: bytes, days or clients, or the ids still allowed. */
+  remaining?: number | string[];
 }

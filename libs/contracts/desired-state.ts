@@ -22,6 +22,21 @@ export const desiredPeerSchema = z.object({
 });
 export type DesiredPeer = z.infer<typeof desiredPeerSchema>;
 
+/**
+ * A client's speed limit on one interface (docs/agent-host.md, "Speed limits"): its devices'
+ * addresses there share one class of `rateBitsPerSec` per direction, download (to those
+ * addresses) and upload (from them) each limited on their own. Clients without a limit are absent.
+ */
+export const desiredSpeedLimitSchema = z.object({
+  /** Which client: the key that keeps its classes across applies (a change of rate is made in place). */
+  clientId: z.uuid(),
+  /** IP bits per second, each direction; at most what tc's 64-bit rate holds with room (2^53). */
+  rateBitsPerSec: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  /** Its devices' tunnel addresses on this interface (peers' `ip`). */
+  ips: z.array(ipv4).min(1),
+});
+export type DesiredSpeedLimit = z.infer<typeof desiredSpeedLimitSchema>;
+
 export const amneziaSchema = z.object({
   jc: z.number().int(),
   jmin: z.number().int(),
@@ -53,6 +68,8 @@ export const desiredInterfaceSchema = z.object({
   amnezia: amneziaSchema.nullable(),
   /** Only peers of active clients' enabled devices: everything else is absent from the host. */
   peers: z.array(desiredPeerSchema),
+  /** Limited clients' addresses and rates; absent or empty = nobody on this interface is shaped. */
+  speedLimits: z.array(desiredSpeedLimitSchema).optional(),
 });
 export type DesiredInterface = z.infer<typeof desiredInterfaceSchema>;
 

@@ -14,6 +14,7 @@ export const HOST_GAPS = {
   redsocks: 'redsocks not installed: SOCKS5 and HTTP hops cannot carry tunnel traffic',
   shadowsocks: 'shadowsocks-libev (ss-redir, ss-local) not installed: shadowsocks hops cannot run or be probed',
   dnsmasq: 'dnsmasq not installed: routing rules on domains cannot match',
+  shaping: 'speed limits cannot be enforced',
 } as const;
 
 export type HostGap = keyof typeof HOST_GAPS;

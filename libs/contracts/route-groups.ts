@@ -13,6 +13,7 @@ export const ROUTE_GROUPS = [
   'clients',
   'devices',
   'docs',
+  'groups',
   'hosts',
   'interfaces',
   'nodes',

@@ -7,6 +7,7 @@
 export const WEB_PAGES = [
   'overview',
   'clients',
+  'groups',
   'interfaces',
   'hosts',
   'outbounds',

@@ -61,6 +61,7 @@ describe('the owner manages operators', () => {
         mustChangePassword: true,
         sessions: 0,
         lastSeenAt: null,
+        reseller: null,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
       },
@@ -114,6 +115,7 @@ describe('the owner manages operators', () => {
         'id',
         'lastSeenAt',
         'mustChangePassword',
+        'reseller',
         'role',
         'sessions',
         'updatedAt',
@@ -128,8 +130,9 @@ describe('the owner manages operators', () => {
       [taken, 409, 'username'],
       [{ username: 'x y', password: 'long-enough-1', role: 'viewer' }, 400, 'username'],
       [{ username: 'new-one', password: 'short', role: 'viewer' }, 400, 'password'],
-      // No reseller until client ownership exists (docs/operators.md): it cannot be granted.
-      [{ username: 'new-one', password: 'long-enough-1', role: 'reseller' }, 400, 'role'],
+      [{ username: 'new-one', password: 'long-enough-1', role: 'seller' }, 400, 'role'],
+      // Ceilings belong to resellers only (docs/operators.md, "Ceilings").
+      [{ username: 'new-one', password: 'long-enough-1', role: 'viewer', limits: { maxClients: 1 } }, 409, 'limits'],
       [{ username: 'new-one', password: 'long-enough-1', role: 'viewer', isAdmin: true }, 400, 'isAdmin'],
       [
         { username: 'new-one', password: 'long-enough-1', role: 'viewer', passwordHash: 'scrypt$1$1$1$a$b' },
@@ -306,7 +309,7 @@ describe('the owner manages operators', () => {
     expect(await t.query('select id from users where id = any($1::uuid[])', [[one.id, two.id]])).toEqual([]);
   });
 
-  test('reset-usage answers 409 until resellers exist: no role has a pool to reset', async () => {
+  test('reset-usage answers 409 for any role but a reseller: no other role has a pool to reset', async () => {
     const user = await operator('admin');
     const refused = await t.call('POST', `admins/${user.id}/reset-usage`, { token: ownerToken });
     expect([refused.status, refused.body]).toEqual([409, refusal('role', expect.stringMatching(/reseller/))]);

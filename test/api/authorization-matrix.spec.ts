@@ -164,6 +164,7 @@ beforeAll(async () => {
   const readOnly = { readOnly: true };
   const clientsOnly: { routeGroups: RouteGroup[] } = { routeGroups: ['clients', 'devices'] };
   const scopedAdmin = await f.createUser('admin');
+  const scopedReseller = await f.createUser('reseller');
   const expiring = await f.createToken({ name: 'expiring', expiresAt: new Date(Date.now() + 3600_000).toISOString() });
   await t.query(`update api_tokens set expires_at = now() - interval '1 second' where id = $1`, [expiring.id]);
   credentials.push(
@@ -173,6 +174,12 @@ beforeAll(async () => {
       is: 'owner',
       scope: readOnly,
       headers: bearer((await f.createToken({ name: 'owner-read-only', ...readOnly })).token),
+    },
+    {
+      column: 'reseller read-only token',
+      is: 'reseller',
+      scope: readOnly,
+      headers: bearer((await f.createToken({ name: 'reseller-read-only', ...readOnly }, scopedReseller.token)).token),
     },
     {
       column: 'admin token for clients, devices',

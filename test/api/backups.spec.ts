@@ -168,18 +168,36 @@ describe('a backup round trip', () => {
 
   test('a backup made at an older migration level restores into this panel, its data carried through the newer migrations', async () => {
     // What a panel one migration older writes: the same format without what the newest
-    // migration makes (Migration20261126140330_audit_log: the audit_entries table), at the level
-    // before it (made here from a current backup, its manifest and parts edited).
+    // migration makes (Migration20261126180100_groups: the client_groups table; its bulk job
+    // tables are never in a backup), at the level before it (made here from a current backup, its
+    // manifest and parts edited).
     const migrations = a.panel.app.get(BackupsRepository).migrations;
-    expect(migrations.at(-1)!.name).toBe('Migration20261126140330_audit_log');
+    expect(migrations.at(-1)!.name).toBe('Migration20261126180100_groups');
     const client = await A.createClient({ interfaceIds: [(await A.createInterface()).id] });
     const current = readTar(await download(a, ownerA, (await makeBackup(a, ownerA)).name));
     const manifest = JSON.parse(current.get('manifest.json')!.toString());
     type TablePart = { name: string; columns: string[]; file: string };
-    const audit = (manifest.tables as TablePart[]).find((table) => table.name === 'audit_entries')!;
-    current.delete(audit.file);
-    delete manifest.files[audit.file];
-    manifest.tables = (manifest.tables as TablePart[]).filter((table) => table !== audit);
+    const groups = (manifest.tables as TablePart[]).find((table) => table.name === 'client_groups')!;
+    current.delete(groups.file);
+    delete manifest.files[groups.file];
+    manifest.tables = (manifest.tables as TablePart[]).filter((table) => table !== groups);
+    // ...and without the column it adds to clients (status_changed_at): cut from the copy's lines.
+    const clientsPart = (manifest.tables as TablePart[]).find((table) => table.name === 'clients')!;
+    const cut = clientsPart.columns.indexOf('status_changed_at');
+    const lines = current.get(clientsPart.file)!.toString().split('\n');
+    const copy = lines
+      .map((line) =>
+        line
+          ? line
+              .split('\t')
+              .filter((_, i) => i !== cut)
+              .join('\t')
+          : line,
+      )
+      .join('\n');
+    clientsPart.columns = clientsPart.columns.filter((_, i) => i !== cut);
+    current.set(clientsPart.file, Buffer.from(copy));
+    manifest.files[clientsPart.file] = createHash('sha256').update(copy).digest('hex');
     manifest.migration = migrations.at(-2)!.name;
     manifest.createdAt = '2026-01-02T03:04:05.000Z';
     current.set('manifest.json', Buffer.from(JSON.stringify(manifest)));
@@ -192,6 +210,10 @@ describe('a backup round trip', () => {
     expect(restored.status).toBe(200);
     ownerA = await a.login();
     expect((await a.call('GET', `clients/${client.id}`, { token: ownerA })).status).toBe(200);
+    // The restored client keeps its owner (the owner, who created it).
+    expect(
+      await a.query(`select u.role from clients c join users u on u.id = c.owner_id where c.id = $1`, [client.id]),
+    ).toEqual([{ role: 'owner' }]);
     // The newest migration ran over the restored data (its columns took their defaults), and the
     // counters counted the loaded clients.
     expect((await a.query(`select name from warren_migrations order by id desc limit 1`))[0]).toEqual({
@@ -199,7 +221,7 @@ describe('a backup round trip', () => {
     });
     const clients = (await a.call('GET', 'overview/full', { token: ownerA })).body.inventory.clients;
     expect(clients.total).toBe(await A.count('clients'));
-    // The audit log was not in the backup, and is kept: the client's creation is still recorded.
+    // The audit log is kept: the client's creation is still recorded.
     expect(
       await a.query(`select outcome from audit_entries where action = 'clients.create' and target_id = $1`, [
         client.id,

@@ -41,7 +41,8 @@ async function addDevices(
   const clientIds = Array.from({ length: clients }, () => randomUUID());
   for (const clientId of clientIds) {
     await t.query(
-      `insert into clients (id, name, status, sub_id, created_at, updated_at) values ($1, $2, 'active', $3, now(), now())`,
+      `insert into clients (id, name, status, sub_id, owner_id, created_at, updated_at)
+       values ($1, $2, 'active', $3, (select id from users where role = 'owner' limit 1), now(), now())`,
       [clientId, `client-${clientId.slice(0, 8)}`, randomUUID().replace(/-/g, '')],
     );
     await t.query('insert into client_interfaces (client_id, interface_id) values ($1, $2)', [clientId, iface.id]);

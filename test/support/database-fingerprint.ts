@@ -20,9 +20,18 @@ export interface DatabaseFingerprint {
  * The inventory counters (folded every 10 s, and derived from clients, devices and interfaces,
  * which are fingerprinted themselves), the scheduled jobs' last runs (stamped every tick), and
  * the audit log, which records a request refused past the guard as a `refused` entry by design
- * (docs/audit.md; test/api/audit.spec.ts checks what it records and that it records no more).
+ * (docs/audit.md; test/api/audit.spec.ts checks what it records and that it records no more),
+ * and the bulk jobs' own records, which their worker writes after the request that started one
+ * has answered (the clients a job changes are fingerprinted themselves).
  */
-const ALWAYS_VOLATILE = ['inventory_counts', 'inventory_deltas', 'scheduled_runs', 'audit_entries'];
+const ALWAYS_VOLATILE = [
+  'inventory_counts',
+  'inventory_deltas',
+  'scheduled_runs',
+  'audit_entries',
+  'client_bulk_jobs',
+  'client_bulk_items',
+];
 
 export async function openDatabaseFingerprint(
   t: TestPanel,

@@ -29,8 +29,11 @@ function firstFailingField(field: string) {
 /** Whether a body is a refusal in the contract's shape, by the same rule as refusal(). */
 export function isRefusal(body: unknown): boolean {
   if (body === null || typeof body !== 'object') return false;
-  const { error, field, errors, ...rest } = body as Record<string, unknown>;
+  // A reseller's ceiling refusal adds which ceiling and the room left under it (docs/operators.md).
+  const { error, field, errors, ceiling, remaining, ...rest } = body as Record<string, unknown>;
   if (typeof error !== 'string' || typeof field !== 'string' || Object.keys(rest).length > 0) return false;
+  if ((ceiling === undefined) !== (remaining === undefined)) return false;
+  if (ceiling !== undefined && typeof ceiling !== 'string') return false;
   if (!field) return errors === undefined;
   return firstFailingField(field).asymmetricMatch(errors);
 }

@@ -7,6 +7,7 @@ import { AuthModule } from './auth/auth.module.js';
 import { BackupsModule } from './backups/backups.module.js';
 import { ClientsModule } from './clients/clients.module.js';
 import { DocsModule } from './docs/docs.module.js';
+import { GroupsModule } from './groups/groups.module.js';
 import { HealthModule } from './health/health.module.js';
 import { ErrorFilter } from './http/error.filter.js';
 import { StrictValidationPipe } from './http/validation.js';
@@ -40,6 +41,7 @@ export class AppModule {
         HealthModule,
         InterfacesModule,
         ClientsModule,
+        GroupsModule,
         SubscriptionsModule,
         SettingsModule,
         BackupsModule,

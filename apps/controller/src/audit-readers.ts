@@ -1,6 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { AuditTargets } from './audit/audit-targets.js';
+import { ALL_CLIENTS } from './auth/operator-scope.js';
 import { ClientsService } from './clients/clients.service.js';
 import { HostsService } from './interfaces/hosts.service.js';
 import { InterfacesService } from './interfaces/interfaces.service.js';
@@ -26,7 +27,8 @@ export class AuditReaders implements OnModuleInit {
       if (id === null) throw new Error('no id');
       return id;
     };
-    targets.register('clients', (id) => get(ClientsService).get(byId(id)));
+    // The audit log is the owner's: old values are read whoever made the change.
+    targets.register('clients', (id) => get(ClientsService).get(byId(id), ALL_CLIENTS));
     targets.register('interfaces', (id) => get(InterfacesService).get(byId(id)));
     targets.register('nodes', (id) => get(NodesService).get(byId(id)));
     targets.register('outbounds', (id) => get(OutboundsService).get(byId(id)));

@@ -33,6 +33,7 @@ import {
   IconUser,
   IconUserShield,
   IconUsers,
+  IconUsersGroup,
   IconWorld,
 } from '@tabler/icons-react';
 import { useEffect, useState } from 'react';
@@ -42,9 +43,12 @@ import { api, onConnection } from './api.js';
 import { LANGUAGES } from './i18n.js';
 import { useUser } from './session.js';
 
+// `reseller`: the pages a reseller may use (their clients and overview, the API listing); the API
+// refuses them every other page's calls, so the menu shows them none of those.
 const NAV = [
-  { to: '/overview', key: 'nav.overview', icon: IconDashboard },
-  { to: '/clients', key: 'nav.clients', icon: IconUsers },
+  { to: '/overview', key: 'nav.overview', icon: IconDashboard, reseller: true },
+  { to: '/clients', key: 'nav.clients', icon: IconUsers, reseller: true },
+  { to: '/groups', key: 'nav.groups', icon: IconUsersGroup },
   { to: '/interfaces', key: 'nav.interfaces', icon: IconNetwork },
   { to: '/hosts', key: 'nav.hosts', icon: IconWorld },
   { to: '/outbounds', key: 'nav.outbounds', icon: IconPlugConnected },
@@ -55,7 +59,7 @@ const NAV = [
   { to: '/audit', key: 'nav.audit', icon: IconHistory, ownerOnly: true },
   { to: '/system', key: 'nav.system', icon: IconChartLine },
   { to: '/settings', key: 'nav.settings', icon: IconSettings },
-  { to: '/api-docs', key: 'nav.api', icon: IconApi },
+  { to: '/api-docs', key: 'nav.api', icon: IconApi, reseller: true },
   // The owner's alone (the API refuses everyone else): not shown to other roles.
   { to: '/operators', key: 'nav.operators', icon: IconUserShield, ownerOnly: true },
 ] as const;
@@ -88,7 +92,9 @@ export function Layout() {
       </AppShell.Header>
       <AppShell.Navbar p="xs" component="nav" aria-label={t('nav.menu')}>
         <AppShell.Section grow component={ScrollArea}>
-          {NAV.filter((item) => !('ownerOnly' in item) || role === 'owner').map((item) => (
+          {NAV.filter((item) =>
+            role === 'reseller' ? 'reseller' in item : !('ownerOnly' in item) || role === 'owner',
+          ).map((item) => (
             <NavLink
               key={item.to}
               component={RouterLink}

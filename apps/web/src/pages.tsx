@@ -9,6 +9,7 @@ type PageModule = { default: ComponentType };
 const LOADERS: Record<WebPage, () => Promise<PageModule>> = {
   overview: () => import('./pages/overview.js'),
   clients: () => import('./pages/clients.js'),
+  groups: () => import('./pages/groups.js'),
   interfaces: () => import('./pages/interfaces.js'),
   hosts: () => import('./pages/hosts.js'),
   outbounds: () => import('./pages/outbounds.js'),

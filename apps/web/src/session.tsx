@@ -15,10 +15,18 @@ export function useUser(): User {
   return user;
 }
 
-/** Whether the signed-in role may change things (owner, admin): viewers get read-only pages. */
+/**
+ * Whether the signed-in role may change things (owner, admin; a reseller their own clients, the
+ * only pages they see): viewers get read-only pages.
+ */
 export function useCanManage(): boolean {
   const role = useUser().role;
-  return role === 'owner' || role === 'admin';
+  return role === 'owner' || role === 'admin' || role === 'reseller';
+}
+
+/** A reseller sees their own clients and the room left under their ceilings, nothing of the panel's. */
+export function useIsReseller(): boolean {
+  return useUser().role === 'reseller';
 }
 
 export const ME_KEY = ['auth', 'me'];

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Capabilities } from '#libs/contracts/agent-link.js';
 import { HOST_GAPS } from '#libs/contracts/host-gaps.js';
 import { CommandError, type CommandRunner } from './command-runner.js';
+import { missingTools, probeShaping, type ShapingTools } from './shaping/shaping-tools.js';
 
 /**
  * What this host can do, found by trying rather than assuming: each tool is run once, and the
@@ -15,6 +16,8 @@ export interface HostProbe {
   amnezia: boolean;
   /** Hops' tools (the contract's Capabilities do not carry them; their absence is a gap sentence). */
   hops: { redsocks: boolean; ssRedir: boolean; ssLocal: boolean; dnsmasq: boolean };
+  /** Speed limits' tools (tc, ifb): carried like the hops' ones. */
+  shaping: ShapingTools;
   gaps: string[];
 }
 
@@ -38,6 +41,7 @@ export async function probeHost(runner: CommandRunner, options: ProbeOptions = {
     installed(runner, 'dnsmasq', ['--version']),
   ]);
   const kernel = ip && root ? await kernelWireGuard(runner) : { works: false, why: '' };
+  const shaping = await probeShaping(runner, ip && root);
 
   const gaps: string[] = [];
   if (!root) gaps.push(HOST_GAPS.root);
@@ -51,11 +55,14 @@ export async function probeHost(runner: CommandRunner, options: ProbeOptions = {
   if (!redsocks) gaps.push(HOST_GAPS.redsocks);
   if (!ssRedir || !ssLocal) gaps.push(HOST_GAPS.shadowsocks);
   if (!dnsmasq) gaps.push(HOST_GAPS.dnsmasq);
+  const noShaping = root && ip ? missingTools(shaping) : null;
+  if (noShaping) gaps.push(`${HOST_GAPS.shaping} (${noShaping})`);
 
   return {
     capabilities: { root, wireguardKernel: kernel.works, wireguardGo, wg, nft, ip },
     amnezia: awg && amneziawgGo,
     hops: { redsocks, ssRedir, ssLocal, dnsmasq },
+    shaping,
     gaps,
   };
 }

@@ -23,6 +23,7 @@ import { configPath, livePeersMatch, renderInterfaceConfig, syncConfig } from '.
 import { createLink, removeLink } from './wireguard-link.js';
 import { mtuArg, tunnelArg } from './host-arguments.js';
 import { HopHost } from './routing/hop-host.js';
+import { ShapingHost } from './shaping/shaping-host.js';
 
 /**
  * Makes the host's WireGuard interfaces match a desired state, idempotently: interfaces are
@@ -66,6 +67,8 @@ export class WireGuardHost {
   private queue: Promise<unknown> = Promise.resolve();
   /** Hops and policy routing, applied after the tunnels they route. */
   readonly hops: HopHost;
+  /** Clients' speed limits on the tunnels (tc). */
+  private readonly shaping: ShapingHost;
 
   constructor(options: WireGuardHostOptions) {
     this.runner = options.runner;
@@ -74,6 +77,7 @@ export class WireGuardHost {
     this.probe = options.probe;
     this.record = options.record ?? new ApplyRecord(join(options.stateDir, 'applied.json'));
     this.hops = new HopHost(this.runner, this.stateDir, options.routingTable);
+    this.shaping = new ShapingHost(this.runner, this.stateDir);
   }
 
   /** What the agent manages here, for a backup (host-state.ts). */
@@ -212,6 +216,14 @@ export class WireGuardHost {
     }
 
     await this.reconcileNat(nat, probe, state);
+    await this.shaping.apply(
+      desired.interfaces.flatMap((iface) => {
+        const outcome = outcomes.find((o) => o.name === iface.name && o.state === 'up');
+        return outcome ? [{ iface, outcome }] : [];
+      }),
+      desiredNames,
+      probe.shaping,
+    );
 
     // Hops and routing: only traffic of tunnels that are up is routed.
     const up = desired.interfaces.filter((i) => outcomes.some((o) => o.name === i.name && o.state === 'up'));

@@ -73,8 +73,8 @@ export class AdminsController {
     group: 'admins',
     roles: OWNER_ONLY,
     summary:
-      'Rename, change the role, disable or re-enable a user, or set a temporary password (their sessions end); the last owner stays one',
-    example: { role: 'admin', enabled: true },
+      "Rename, change the role, disable or re-enable a user, set a temporary password (their sessions end), or a reseller's ceilings; the last owner stays one",
+    example: { role: 'reseller', limits: { maxClients: 100, trafficPoolBytes: 1099511627776, maxExpiryDays: 31 } },
     response: AdminDto,
     errors: [409],
   })
@@ -105,11 +105,11 @@ export class AdminsController {
     group: 'admins',
     roles: OWNER_ONLY,
     summary:
-      "Reset a reseller's traffic pool. No role has a pool until resellers exist: every user answers 409 (docs/operators.md)",
+      "Start a reseller's traffic pool afresh (their clients' own traffic stays); any other role answers 409 (docs/operators.md)",
     response: AdminDto,
     errors: [409],
   })
-  resetUsage(@Param('id', new IdPipe('user')) id: string) {
-    return this.admins.resetUsage(id);
+  resetUsage(@CurrentPrincipal() principal: Principal, @Param('id', new IdPipe('user')) id: string) {
+    return this.admins.resetUsage(principal, id);
   }
 }

@@ -16,6 +16,9 @@ export interface AdminView {
   updatedAt: Date;
 }
 
+/** Work that must commit with a user's creation or change, or not at all (a reseller's ceilings). */
+export type AlongWith = (em: EntityManager, id: string) => Promise<void>;
+
 export interface AdminChanges {
   username?: string;
   role?: UserRole;
@@ -75,18 +78,23 @@ export class AdminsRepository {
     return row ? view(row) : null;
   }
 
-  async create(user: { username: string; passwordHash: string; role: UserRole; enabled: boolean }): Promise<AdminView> {
-    const em = this.orm.em.fork();
-    const [row] = await em.execute<{ id: string }[]>(
-      `insert into users (id, username, password_hash, role, enabled, must_change_password, created_at, updated_at)
-       values (gen_random_uuid(), ?, ?, ?, ?, true, now(), now()) returning id`,
-      [user.username, user.passwordHash, user.role, user.enabled],
-    );
-    return (await this.get(row.id, em))!;
+  async create(
+    user: { username: string; passwordHash: string; role: UserRole; enabled: boolean },
+    alongWith?: AlongWith,
+  ): Promise<AdminView> {
+    return this.orm.em.fork().transactional(async (em) => {
+      const [row] = await em.execute<{ id: string }[]>(
+        `insert into users (id, username, password_hash, role, enabled, must_change_password, created_at, updated_at)
+         values (gen_random_uuid(), ?, ?, ?, ?, true, now(), now()) returning id`,
+        [user.username, user.passwordHash, user.role, user.enabled],
+      );
+      await alongWith?.(em, row.id);
+      return (await this.get(row.id, em))!;
+    });
   }
 
   /** Applies `changes` to one user; ends their sessions when disabled or given a temporary password. */
-  async change(id: string, changes: AdminChanges): Promise<AdminView | Refused> {
+  async change(id: string, changes: AdminChanges, alongWith?: AlongWith): Promise<AdminView | Refused> {
     return this.orm.em.fork().transactional(async (em) => {
       const owners = await this.lockEnabledOwners(em);
       const [target] = await em.execute<{ id: string }[]>('select id from users where id = ? for update', [id]);
@@ -110,6 +118,7 @@ export class AdminsRepository {
         await em.execute(`update users set ${sets.join(', ')}, updated_at = now() where id = ?`, [...params, id]);
       if (changes.enabled === false || changes.passwordHash !== undefined)
         await em.execute('delete from sessions where user_id = ?', [id]);
+      await alongWith?.(em, id);
       return (await this.get(id, em))!;
     });
   }
@@ -118,7 +127,7 @@ export class AdminsRepository {
    * One action on every user of `ids`, all or none: an unknown id, or leaving no enabled owner,
    * changes nothing. Returns how many users changed.
    */
-  async bulk(ids: string[], action: BulkAction): Promise<number | Refused> {
+  async bulk(ids: string[], action: BulkAction, heirId?: string): Promise<number | Refused> {
     return this.orm.em.fork().transactional(async (em) => {
       const owners = await this.lockEnabledOwners(em);
       const found = await em.execute<{ id: string }[]>(
@@ -131,6 +140,10 @@ export class AdminsRepository {
       if (action !== 'enable' && owners.length > 0 && owners.every((owner) => known.has(owner)))
         return { refused: 'lastOwner', id: owners[0] };
       if (action === 'delete') {
+        if (!heirId) throw new Error('deleting users needs an owner to hand their clients to');
+        // Their clients stay, now the deleting owner's (clients.owner_id restricts: never lost with them).
+        // The clients table is clients/' own, which sits above admins/: written by table name.
+        await em.execute('update clients set owner_id = ? where owner_id = any(array[?]::uuid[])', [heirId, ids]);
         const deleted = await em.execute<{ id: string }[]>(
           'delete from users where id = any(array[?]::uuid[]) returning id',
           [ids],

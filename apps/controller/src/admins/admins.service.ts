@@ -1,11 +1,29 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { MikroORM } from '@mikro-orm/postgresql';
 import { mayGrant, type UserRole } from '#libs/contracts/user-roles.js';
 import { hashPassword } from '../auth/password.js';
 import type { Principal } from '../auth/principal.js';
 import { conflict, forbidden, notFound } from '../http/api-error.js';
 import { mapUniqueViolations } from '../database/unique-violations.js';
+import { poolLeft } from '../resellers/ceilings.js';
+import {
+  NO_CEILINGS,
+  ResellerLimitsRepository,
+  type ResellerAccount,
+} from '../resellers/reseller-limits.repository.js';
 import type { BulkAction } from './dto/admin.dto.js';
 import { AdminsRepository, type AdminChanges, type AdminView, type Refused } from './admins.repository.js';
+import type { ResellerLimitsDto } from './dto/reseller-limits.dto.js';
+
+/** What the owner sees of a reseller: ceilings, pool and clients. */
+export interface ResellerSummary extends ResellerAccount {
+  poolLeftBytes: number | null;
+  clients: number;
+  clientsLeft: number | null;
+}
+
+/** A user with, for a reseller, their ceilings and pool. */
+export type OperatorView = AdminView & { reseller: ResellerSummary | null };
 
 const USERNAME_TAKEN = {
   users_username_unique: { field: 'username', message: 'a user with this username exists already' },
@@ -24,37 +42,81 @@ const USERNAME_TAKEN = {
  */
 @Injectable()
 export class AdminsService {
-  constructor(private readonly admins: AdminsRepository) {}
+  constructor(
+    private readonly admins: AdminsRepository,
+    private readonly resellers: ResellerLimitsRepository,
+    @Inject(MikroORM) private readonly orm: MikroORM,
+  ) {}
 
-  list(): Promise<AdminView[]> {
-    return this.admins.list();
+  async list(): Promise<OperatorView[]> {
+    return this.withResellers(await this.admins.list());
   }
 
-  async get(id: string): Promise<AdminView> {
-    return (await this.admins.get(id)) ?? missing();
+  async get(id: string): Promise<OperatorView> {
+    const [view] = await this.withResellers([(await this.admins.get(id)) ?? missing()]);
+    return view;
+  }
+
+  /** Adds each reseller's ceilings, pool and client count (two queries for the whole list). */
+  private async withResellers(users: AdminView[]): Promise<OperatorView[]> {
+    const ids = users.filter((user) => user.role === 'reseller').map((user) => user.id);
+    const em = this.orm.em.fork();
+    const [accounts, counts] = await Promise.all([
+      this.resellers.getMany(em, ids),
+      this.resellers.clientCounts(em, ids),
+    ]);
+    return users.map((user) => {
+      if (user.role !== 'reseller') return { ...user, reseller: null };
+      const account = accounts.get(user.id) ?? NO_CEILINGS;
+      const clients = counts.get(user.id) ?? 0;
+      return {
+        ...user,
+        reseller: {
+          ...account,
+          poolLeftBytes: poolLeft(account),
+          clients,
+          clientsLeft: account.maxClients === null ? null : Math.max(0, account.maxClients - clients),
+        },
+      };
+    });
   }
 
   async create(
     caller: Principal,
-    body: { username: string; password: string; role: UserRole; enabled?: boolean },
-  ): Promise<AdminView> {
+    body: { username: string; password: string; role: UserRole; enabled?: boolean; limits?: ResellerLimitsDto },
+  ): Promise<OperatorView> {
     assertMayGrant(caller, body.role);
     assertNotThroughScopedToken(caller, 'password');
+    assertCeilingsFor(body.role, body.limits);
     const passwordHash = await hashPassword(body.password);
-    return mapUniqueViolations(
+    const created = await mapUniqueViolations(
       () =>
-        this.admins.create({ username: body.username, passwordHash, role: body.role, enabled: body.enabled ?? true }),
+        this.admins.create(
+          { username: body.username, passwordHash, role: body.role, enabled: body.enabled ?? true },
+          this.ceilingsWriter(body.limits),
+        ),
       USERNAME_TAKEN,
     );
+    return this.get(created.id);
+  }
+
+  /** Writes the ceilings in the same transaction as the user's row, or nothing to do. */
+  private ceilingsWriter(limits: ResellerLimitsDto | undefined) {
+    if (!limits) return undefined;
+    return (em: Parameters<ResellerLimitsRepository['setCeilings']>[0], id: string) =>
+      this.resellers.setCeilings(em, id, limits);
   }
 
   async update(
     caller: Principal,
     id: string,
-    body: { username?: string; role?: UserRole; enabled?: boolean; password?: string },
-  ): Promise<AdminView> {
+    body: { username?: string; role?: UserRole; enabled?: boolean; password?: string; limits?: ResellerLimitsDto },
+  ): Promise<OperatorView> {
     const current = await this.get(id);
     const self = id === caller.userId;
+    // Ceilings are the owner's to set (the route is the owner's; a reseller never reaches their own).
+    if (body.limits !== undefined && self) throw forbidden('nobody sets their own ceilings', 'limits');
+    assertCeilingsFor(body.role ?? current.role, body.limits);
     if (body.role !== undefined && body.role !== current.role) {
       if (self) throw forbidden('nobody changes their own role', 'role');
       if (caller.role !== 'owner') throw forbidden('only the owner changes roles', 'role');
@@ -71,13 +133,17 @@ export class AdminsService {
       );
     const changes: AdminChanges = { username: body.username, role: body.role, enabled: body.enabled };
     if (body.password !== undefined) changes.passwordHash = await hashPassword(body.password);
-    const changed = await mapUniqueViolations(() => this.admins.change(id, changes), USERNAME_TAKEN);
-    return settled(changed, () => (body.enabled === false && body.role === undefined ? 'enabled' : 'role'));
+    const changed = await mapUniqueViolations(
+      () => this.admins.change(id, changes, this.ceilingsWriter(body.limits)),
+      USERNAME_TAKEN,
+    );
+    settled(changed, () => (body.enabled === false && body.role === undefined ? 'enabled' : 'role'));
+    return this.get(id);
   }
 
   async remove(caller: Principal, id: string): Promise<{ id: string; deleted: true }> {
     if (id === caller.userId) throw conflict('you cannot delete your own account', 'id');
-    settled(await this.admins.bulk([id], 'delete'), () => 'id');
+    settled(await this.admins.bulk([id], 'delete', caller.userId), () => 'id');
     return { id, deleted: true };
   }
 
@@ -89,21 +155,31 @@ export class AdminsService {
     if (action === 'enable') assertNotThroughScopedToken(caller, 'action');
     if (action !== 'enable' && ids.includes(caller.userId))
       throw conflict(`you cannot ${action} your own account`, `ids[${ids.indexOf(caller.userId)}]`);
-    const changed = settled(await this.admins.bulk(ids, action), (id) => `ids[${ids.indexOf(id)}]`);
+    const changed = settled(await this.admins.bulk(ids, action, caller.userId), (id) => `ids[${ids.indexOf(id)}]`);
     return { action, ids, changed };
   }
 
   /**
-   * A reseller's traffic pool is reset here (issue 22 item 4). No role has a pool yet: the
-   * reseller role comes with client ownership, so every existing user answers 409.
+   * Starts a reseller's traffic pool afresh (issue 22 item 4): the bytes their clients used so far
+   * no longer count against it. Their clients' own traffic is not touched. Only a reseller has a pool.
    */
-  async resetUsage(id: string): Promise<AdminView> {
+  async resetUsage(caller: Principal, id: string): Promise<OperatorView> {
     const user = await this.get(id);
-    throw conflict(
-      `only a reseller has a usage pool to reset, and this user is ${user.role === 'admin' ? 'an' : 'a'} ${user.role}`,
-      'role',
-    );
+    if (id === caller.userId) throw forbidden('nobody resets their own pool', 'id');
+    if (user.role !== 'reseller')
+      throw conflict(
+        `only a reseller has a usage pool to reset, and this user is ${user.role === 'admin' ? 'an' : 'a'} ${user.role}`,
+        'role',
+      );
+    await this.orm.em.fork().transactional((em) => this.resellers.resetPool(em, id));
+    return this.get(id);
   }
+}
+
+/** Ceilings belong to resellers: set for any other role they would do nothing, so they are refused. */
+function assertCeilingsFor(role: UserRole, limits: ResellerLimitsDto | undefined): void {
+  if (limits !== undefined && role !== 'reseller')
+    throw conflict(`only a reseller has ceilings, and this user's role is ${role}`, 'limits');
 }
 
 function assertMayGrant(caller: Principal, role: UserRole): void {

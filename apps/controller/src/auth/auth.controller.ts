@@ -1,6 +1,6 @@
 import { Body, Controller, Inject, Param, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { SIGNED_IN } from '#libs/contracts/user-roles.js';
+import { EVERY_ROLE } from '#libs/contracts/user-roles.js';
 import { Route } from '../http/route.decorator.js';
 import { WARREN_CONFIG } from '../runtime.js';
 import type { WarrenConfig } from '../config/config.js';
@@ -63,7 +63,7 @@ export class AuthController {
     method: 'GET',
     path: 'auth/me',
     group: 'auth',
-    roles: SIGNED_IN,
+    roles: EVERY_ROLE,
     summary: 'Who the presented credential belongs to',
     response: MeDto,
     beforePasswordChange: true,
@@ -76,7 +76,7 @@ export class AuthController {
     method: 'PATCH',
     path: 'auth/me',
     group: 'auth',
-    roles: SIGNED_IN,
+    roles: EVERY_ROLE,
     summary: "Change one's own password (the current one is required); the user's other sessions end, this one stays",
     example: { currentPassword: 'correct horse battery staple', newPassword: 'a new and longer passphrase' },
     audit: { action: 'auth.password', target: 'users', self: true },
@@ -92,7 +92,7 @@ export class AuthController {
     method: 'POST',
     path: 'auth/password',
     group: 'auth',
-    roles: SIGNED_IN,
+    roles: EVERY_ROLE,
     summary:
       "Change one's own password (W-UI's path; the same as PATCH /api/auth/me): the current one is required, the user's other sessions end",
     example: { currentPassword: 'correct horse battery staple', newPassword: 'a new and longer passphrase' },
@@ -113,7 +113,7 @@ export class AuthController {
     method: 'GET',
     path: 'auth/sessions',
     group: 'auth',
-    roles: SIGNED_IN,
+    roles: EVERY_ROLE,
     summary: "The caller's own signed-in sessions: when and from where each signed in, when it was last seen",
     response: [SessionDto],
   })
@@ -125,7 +125,7 @@ export class AuthController {
     method: 'DELETE',
     path: 'auth/sessions',
     group: 'auth',
-    roles: SIGNED_IN,
+    roles: EVERY_ROLE,
     summary: "End every session of the caller's but the one making the request (all of them through an API token)",
     response: SessionsEndedDto,
   })
@@ -137,7 +137,7 @@ export class AuthController {
     method: 'DELETE',
     path: 'auth/sessions/:id',
     group: 'auth',
-    roles: SIGNED_IN,
+    roles: EVERY_ROLE,
     summary: "End one of the caller's own sessions (another user's answers 404)",
     response: DeletedDto,
   })
@@ -149,7 +149,7 @@ export class AuthController {
     method: 'POST',
     path: 'auth/logout',
     group: 'auth',
-    roles: SIGNED_IN,
+    roles: EVERY_ROLE,
     summary: 'End the current session and clear its cookie',
     audit: { target: 'users', self: true },
     response: LoggedOutDto,

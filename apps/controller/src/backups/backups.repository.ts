@@ -23,7 +23,8 @@ import { RESTORE_GATE_KEY, RestoreGate } from './restore-gate.js';
  * failed-attempt counts of the panel being restored into, not configuration: a restore keeps the
  * current sessions of users who still exist and starts throttling afresh. `inventory_counts` and
  * `inventory_deltas` are derived (the overview's counters): the triggers on the restored tables
- * count them again as the rows are loaded.
+ * count them again as the rows are loaded. `client_bulk_jobs` and `client_bulk_items` are the
+ * running bulk jobs of the panel being restored into, whose queue entries are its own.
  */
 export const TABLES_LEFT_OUT = [
   'warren_migrations',
@@ -31,6 +32,8 @@ export const TABLES_LEFT_OUT = [
   'login_throttles',
   'inventory_counts',
   'inventory_deltas',
+  'client_bulk_jobs',
+  'client_bulk_items',
 ];
 
 export interface DumpedTable {

@@ -7,6 +7,7 @@ import { isIpv4 } from '#libs/wireguard/ipv4.js';
 import { isWireGuardKey } from '#libs/wireguard/keys.js';
 import { CreateDeviceDto } from '../clients/dto/device.dto.js';
 import { UpdateClientDto } from '../clients/dto/client.dto.js';
+import { SaveGroupDto } from '../groups/dto/group.dto.js';
 import { normalizeCidr, normalizeList } from '../common/network-text.js';
 import { ApiError, badRequest } from '../http/api-error.js';
 import { CreateHostDto } from '../interfaces/dto/host.dto.js';
@@ -175,6 +176,18 @@ const CHECKS: { table: string; sql: string; check: (row: Row, path: string) => P
       if (typeof body.name === 'string' && body.name.trim() !== body.name)
         wrongAt(path, badRequest('name must not start or end with white space', 'name'));
       await dto(UpdateClientDto, body, path);
+    },
+  },
+  {
+    table: 'client_groups',
+    sql: `select name as id, name, note, quota_bytes as "quotaBytes", expiry_days as "expiryDays", device_limit as "deviceLimit",
+                 interface_ids as "interfaceIds", rate_bits_per_sec as "rateBitsPerSec"
+            from client_groups order by name`,
+    check: async (row, path) => {
+      const body = Object.fromEntries(Object.entries(row).map(([field, value]) => [field, num(value)]));
+      if (typeof body.name === 'string' && body.name.trim() !== body.name)
+        wrongAt(path, badRequest('name must not start or end with white space', 'name'));
+      await dto(SaveGroupDto, body, path);
     },
   },
   {

@@ -1,13 +1,15 @@
 import { Body, Controller } from '@nestjs/common';
-import { MANAGERS } from '#libs/contracts/user-roles.js';
-import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
-import type { Principal } from '../auth/principal.js';
+import { CLIENT_MANAGERS } from '#libs/contracts/user-roles.js';
+import { CallerScope, type OperatorScope } from '../auth/operator-scope.js';
 import { Route } from '../http/route.decorator.js';
 import { ClientBatchService } from './client-batch.service.js';
 import { BatchCreateClientsDto } from './dto/client-batch.dto.js';
 import { ClientBatchResultDto } from './dto/client-batch.response.js';
 
-/** Many clients at once from one description (docs/clients.md, "Batch create"). */
+/**
+ * Many clients at once from one description (docs/clients.md, "Batch create"). A reseller may
+ * batch too: the clients are theirs and the whole batch must fit their ceilings.
+ */
 @Controller()
 export class ClientBatchController {
   constructor(private readonly batch: ClientBatchService) {}
@@ -16,7 +18,7 @@ export class ClientBatchController {
     method: 'POST',
     path: 'clients/batch',
     group: 'clients',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary:
       'Create up to 10,000 clients from one description (name prefix and numbers); all or none, one delivery per node',
     example: {
@@ -35,7 +37,7 @@ export class ClientBatchController {
     response: ClientBatchResultDto,
     errors: [404, 409],
   })
-  create(@CurrentPrincipal() principal: Principal, @Body() body: BatchCreateClientsDto) {
-    return this.batch.create(body, principal);
+  create(@Body() body: BatchCreateClientsDto, @CallerScope() scope: OperatorScope) {
+    return this.batch.create(body, scope);
   }
 }

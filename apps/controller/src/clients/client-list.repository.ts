@@ -9,11 +9,22 @@ import { LIST_ROW_TYPES } from './list-row-types.js';
 import type { ClientSort } from './dto/client.dto.js';
 import { likeContains, readNumber } from './sql.js';
 
+/**
+ * What selects clients: the list's query parameters, and what bulk actions add (explicit ids, a
+ * status held for a while). Every selection of clients, the list's, `GET /api/clients/ids`' and
+ * a bulk job's, is this filter through `conditions` below: the one place an owner's scope joins.
+ */
 export interface ClientFilter {
+  /** Only this operator's clients (a reseller's scope, auth/operator-scope.ts); absent: everyone's. */
+  ownerId?: string;
   search?: string;
   status?: ClientStatus;
   group?: string;
   interfaceId?: string;
+  /** Only these clients. */
+  ids?: readonly string[];
+  /** Clients in one of these statuses since before `before` (purge). */
+  statusSince?: { statuses: readonly ClientStatus[]; before: Date };
 }
 
 /** PostgreSQL's codes for a value it cannot read as its type: bad date/time, out of range, bad text. */
@@ -56,13 +67,28 @@ function orderBy(order: SortOrder): string {
   return `${order.key} ${order.direction}${order.nullsLast ? ' nulls last' : ''}, c.id ${order.direction}`;
 }
 
-/** Statement parameters: `add` returns the placeholder of the value it appends. */
+/**
+ * Statement parameters: `add` returns the placeholder of the value it appends: `$n` for
+ * node-postgres, `?` for MikroORM's `em.execute` (which inlines them in order).
+ */
 class Params {
   readonly values: unknown[] = [];
+  constructor(readonly style: 'dollar' | 'question' = 'dollar') {}
   add(value: unknown): string {
     this.values.push(value);
-    return `$${this.values.length}`;
+    return this.style === 'dollar' ? `$${this.values.length}` : '?';
   }
+}
+
+/**
+ * The filter as a `where` clause over `clients c` (`true` when it selects every client), with
+ * `?` parameters for `em.execute`, so a statement in a transaction can select by it (bulk jobs).
+ * MikroORM inlines an array parameter as a bare list, hence the `array[?]` forms below.
+ */
+export function selectionWhere(filter: ClientFilter): { where: string; values: unknown[] } {
+  const params = new Params('question');
+  const where = conditions(filter, params);
+  return { where: where.length ? where.join(' and ') : 'true', values: params.values };
 }
 
 /** The rows strictly after the cursor's row in `order`. */
@@ -142,6 +168,15 @@ export class ClientListRepository {
     const [row] = await this.prepared.query<{ total: string }>(statementName(text), text, params.values);
     return readNumber(row.total);
   }
+
+  /** The ids of every client the filter selects, in id order. */
+  async ids(filter: ClientFilter): Promise<string[]> {
+    const params = new Params();
+    const where = conditions(filter, params);
+    const text = `select c.id from clients c ${where.length ? `where ${where.join(' and ')}` : ''} order by c.id`;
+    const { rows } = await this.prepared.queryArrays(statementName(text), text, params.values);
+    return rows.map((row) => row[0] as string);
+  }
 }
 
 const LIST_COLUMNS = [...CLIENT_VIEW_COLUMN_NAMES, 'sort_key'];
@@ -163,6 +198,8 @@ function rowLimit(count: number): number {
 
 function conditions(filter: ClientFilter, params: Params): string[] {
   const where: string[] = [];
+  // First, so the (owner_id, created_at, id) index leads a reseller's newest-first page.
+  if (filter.ownerId !== undefined) where.push(`c.owner_id = ${params.add(filter.ownerId)}::uuid`);
   if (filter.search) {
     // The expression matches the trigram index clients_search_trgm exactly.
     let condition = `lower(c.name || ' ' || c.note) like lower(${params.add(likeContains(filter.search))})`;
@@ -173,6 +210,19 @@ function conditions(filter: ClientFilter, params: Params): string[] {
   }
   if (filter.status) where.push(`c.status = ${params.add(filter.status)}`);
   if (filter.group) where.push(`c.groups @> array[${params.add(filter.group)}::text]`);
+  if (filter.ids) {
+    const list = params.add(filter.ids);
+    where.push(params.style === 'dollar' ? `c.id = any(${list}::uuid[])` : `c.id = any(array[${list}]::uuid[])`);
+  }
+  if (filter.statusSince) {
+    const { statuses, before } = filter.statusSince;
+    const list = params.add(statuses);
+    where.push(
+      `${params.style === 'dollar' ? `c.status = any(${list}::text[])` : `c.status = any(array[${list}]::text[])`}` +
+        // A client whose status never changed since the trigger existed holds it since its last change.
+        ` and coalesce(c.status_changed_at, c.updated_at) < ${params.add(before.toISOString())}::timestamptz`,
+    );
+  }
   if (filter.interfaceId) {
     where.push(
       `exists (select 1 from client_interfaces ci where ci.client_id = c.id and ci.interface_id = ${params.add(filter.interfaceId)}::uuid)`,

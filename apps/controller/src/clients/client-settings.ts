@@ -1,4 +1,6 @@
 import { badRequest } from '../http/api-error.js';
+import type { ClientTerms } from '../resellers/ceilings.js';
+import type { LockedInterface } from './accounts.repository.js';
 import type { ClientStatus, ResetCycle } from './client.entity.js';
 import { nextStatus } from './client-status.js';
 import type { CreateClientDto } from './dto/client.dto.js';
@@ -70,5 +72,15 @@ export function creationSettings(
     resetCycle: dto.resetCycle ?? 'none',
     rateBitsPerSec: dto.rateBitsPerSec ?? 0,
     status: nextStatus(null, { quotaBytes, usedBytes: 0, expiresAt }, now, dto.enabled ?? true),
+  };
+}
+
+/** The terms of new clients a reseller's ceilings judge (resellers/ceilings.ts), on `interfaces`. */
+export function creationTerms(settings: CreationSettings, interfaces: readonly LockedInterface[]): ClientTerms {
+  return {
+    quotaBytes: settings.quotaBytes,
+    expiresAt: settings.expiresAt,
+    ...(settings.startOnFirstUse ? { durationSeconds: settings.durationSeconds } : {}),
+    interfaces: interfaces.map((iface) => ({ id: iface.id, nodeId: iface.nodeId })),
   };
 }

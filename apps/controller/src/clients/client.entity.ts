@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
+import { User } from '../auth/user.entity.js';
 
 export const CLIENT_STATUSES = ['active', 'disabled', 'expired', 'exhausted'] as const;
 export type ClientStatus = (typeof CLIENT_STATUSES)[number];
@@ -14,6 +15,8 @@ export const Client = defineEntity({
     { properties: ['status'] },
     // Every list order ends in id, so deep pages walk one index instead of sorting 100,000 rows.
     { properties: ['createdAt', 'id'] },
+    // A reseller's list (their clients, newest first) is one index walk however many others there are.
+    { properties: ['owner', 'createdAt', 'id'] },
     { properties: ['name', 'id'] },
     { properties: ['usedBytes', 'id'] },
     { properties: ['expiresAt'] },
@@ -29,6 +32,12 @@ export const Client = defineEntity({
       .uuid()
       .primary()
       .onCreate(() => randomUUID()),
+    /**
+     * The operator the client belongs to (docs/operators.md, "Client ownership"): whoever created
+     * it. A reseller reaches only their own clients; deleting a user hands theirs to the owner who
+     * deletes them (restrict: never silently, never with the clients).
+     */
+    owner: () => p.manyToOne(User).deleteRule('restrict'),
     name: p.string().length(128),
     note: p.string().length(512).default(''),
     groups: p.array().default([]),
@@ -48,6 +57,12 @@ export const Client = defineEntity({
     durationSeconds: p.integer().default(0),
     activatedAt: p.datetime().nullable(),
     status: p.string().length(16).$type<ClientStatus>(),
+    /**
+     * When `status` last changed, kept by a database trigger (Migration20261126180100_groups) on
+     * every update that changes it, whichever code path did; null until the first change. Purge
+     * reads it ("disabled for more than N days").
+     */
+    statusChangedAt: p.datetime().nullable(),
     subId: p.string().length(64).unique(),
     /**
      * The subscription link (subscriptions/subscription-token.ts): the link's token is an HMAC of

@@ -1,7 +1,6 @@
 import { Body, Controller, Param, Query } from '@nestjs/common';
-import { MANAGERS, SIGNED_IN } from '#libs/contracts/user-roles.js';
-import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
-import type { Principal } from '../auth/principal.js';
+import { CLIENT_MANAGERS, CLIENT_READERS } from '#libs/contracts/user-roles.js';
+import { CallerScope, type OperatorScope } from '../auth/operator-scope.js';
 import { IdPipe } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
 import { ClientsService } from './clients.service.js';
@@ -22,7 +21,10 @@ const CREATE_EXAMPLE = {
   resetCycle: 'monthly',
 };
 
-/** Clients (customers): quota, expiry, device limit, the interfaces they are attached to. */
+/**
+ * Clients (customers): quota, expiry, device limit, the interfaces they are attached to. Every
+ * route passes the caller's scope: a reseller reaches their own clients only (auth/operator-scope.ts).
+ */
 @Controller()
 export class ClientsController {
   constructor(private readonly clients: ClientsService) {}
@@ -31,7 +33,7 @@ export class ClientsController {
     method: 'GET',
     path: 'clients',
     group: 'clients',
-    roles: SIGNED_IN,
+    roles: CLIENT_READERS,
     summary: 'List clients, a page at a time: {items, total, page, perPage, nextCursor?}',
     query: {
       search: 'case-insensitive text in name or note; all digits also matches telegramId exactly',
@@ -46,15 +48,15 @@ export class ClientsController {
     },
     response: ClientPageDto,
   })
-  list(@Query() query: ListClientsQuery) {
-    return this.clients.list(query);
+  list(@Query() query: ListClientsQuery, @CallerScope() scope: OperatorScope) {
+    return this.clients.list(query, scope);
   }
 
   @Route({
     method: 'POST',
     path: 'clients',
     group: 'clients',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary:
       'Create a client with its first devices: one account (key pair, preshared key, address) per device per interface',
     example: CREATE_EXAMPLE,
@@ -62,57 +64,61 @@ export class ClientsController {
     response: ClientDetailDto,
     errors: [404, 409],
   })
-  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateClientDto) {
-    return this.clients.create(body, principal);
+  create(@Body() body: CreateClientDto, @CallerScope() scope: OperatorScope) {
+    return this.clients.create(body, scope);
   }
 
   @Route({
     method: 'GET',
     path: 'clients/:id',
     group: 'clients',
-    roles: SIGNED_IN,
+    roles: CLIENT_READERS,
     summary: 'One client with its devices and their accounts (public keys only)',
     response: ClientDetailDto,
   })
-  get(@Param('id', new IdPipe('client')) id: string) {
-    return this.clients.get(id);
+  get(@Param('id', new IdPipe('client')) id: string, @CallerScope() scope: OperatorScope) {
+    return this.clients.get(id, scope);
   }
 
   @Route({
     method: 'PATCH',
     path: 'clients/:id',
     group: 'clients',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary: 'Change a client; quota, expiry and enabled recompute its status, interfaceIds re-provisions its devices',
     example: { quotaBytes: 214748364800, expiresAt: null, enabled: true },
     response: ClientDetailDto,
     errors: [409],
   })
-  update(@Param('id', new IdPipe('client')) id: string, @Body() body: UpdateClientDto) {
-    return this.clients.update(id, body);
+  update(
+    @Param('id', new IdPipe('client')) id: string,
+    @Body() body: UpdateClientDto,
+    @CallerScope() scope: OperatorScope,
+  ) {
+    return this.clients.update(id, body, scope);
   }
 
   @Route({
     method: 'DELETE',
     path: 'clients/:id',
     group: 'clients',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary: 'Delete a client with its devices and accounts',
     response: DeletedDto,
   })
-  remove(@Param('id', new IdPipe('client')) id: string) {
-    return this.clients.remove(id);
+  remove(@Param('id', new IdPipe('client')) id: string, @CallerScope() scope: OperatorScope) {
+    return this.clients.remove(id, scope);
   }
 
   @Route({
     method: 'POST',
     path: 'clients/:id/reset',
     group: 'clients',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary: "Reset the client's traffic to zero (revives an exhausted client); returns the counters before the reset",
     response: ClientResetDto,
   })
-  reset(@Param('id', new IdPipe('client')) id: string) {
-    return this.clients.reset(id);
+  reset(@Param('id', new IdPipe('client')) id: string, @CallerScope() scope: OperatorScope) {
+    return this.clients.reset(id, scope);
   }
 }

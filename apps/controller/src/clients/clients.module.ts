@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
+import { ResellersModule } from '../resellers/resellers.module.js';
 import { AccountsRepository } from './accounts.repository.js';
+import { BulkController } from './bulk/bulk.controller.js';
+import { BulkJobsRepository } from './bulk/bulk-jobs.repository.js';
+import { BulkJobsService } from './bulk/bulk-jobs.service.js';
 import { ClientBatchController } from './client-batch.controller.js';
 import { ClientBatchService } from './client-batch.service.js';
 import { ClientTransferController } from './client-transfer.controller.js';
-import { ClientExportService } from './transfer/client-export.service.js';
-import { ClientImportService } from './transfer/client-import.service.js';
-import { TransferRepository } from './transfer/transfer.repository.js';
 import { ClientListRepository } from './client-list.repository.js';
 import { ClientTotals } from './client-totals.js';
 import { ClientsController } from './clients.controller.js';
@@ -20,6 +21,9 @@ import { ProvisioningService } from './provisioning.service.js';
 import { TimeTransitionsRepository } from './time-transitions.repository.js';
 import { TimeTransitionsScheduler } from './time-transitions.scheduler.js';
 import { TimeTransitionsService } from './time-transitions.service.js';
+import { ClientExportService } from './transfer/client-export.service.js';
+import { ClientImportService } from './transfer/client-import.service.js';
+import { TransferRepository } from './transfer/transfer.repository.js';
 import { UsageRepository } from './usage.repository.js';
 import { UsageService } from './usage.service.js';
 
@@ -29,7 +33,8 @@ import { UsageService } from './usage.service.js';
  * records counters through UsageService, the only thing other modules use.
  */
 @Module({
-  controllers: [ClientBatchController, ClientTransferController, ClientsController, DevicesController],
+  imports: [ResellersModule],
+  controllers: [ClientBatchController, ClientTransferController, ClientsController, DevicesController, BulkController],
   providers: [
     ClientsRepository,
     ClientListRepository,
@@ -50,7 +55,9 @@ import { UsageService } from './usage.service.js';
     UsageService,
     TimeTransitionsService,
     TimeTransitionsScheduler,
+    BulkJobsRepository,
+    BulkJobsService,
   ],
-  exports: [UsageService, ProfilesService],
+  exports: [UsageService, ProfilesService, BulkJobsService, ClientListRepository, ClientTotals],
 })
 export class ClientsModule {}

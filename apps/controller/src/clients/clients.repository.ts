@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql, type Updateable } from 'kysely';
+import type { OwnerFilter } from '../auth/operator-scope.js';
 import { notFound } from '../http/api-error.js';
 import type { ClientStatus, ResetCycle } from './client.entity.js';
 import { CLIENT_VIEW_COLUMNS, toClientView, type ClientRow, type ClientView } from './client-view.js';
@@ -38,6 +39,8 @@ export interface NewClient {
   subId: string;
   /** Traffic already counted elsewhere (an import from another panel); 0 when absent. */
   usedBytes?: number;
+  /** The operator it belongs to: whoever created it (docs/operators.md, "Client ownership"). */
+  ownerId: string;
   now: Date;
 }
 
@@ -65,7 +68,7 @@ export class ClientsRepository {
    * next (device count, interfaces) it reads in a later statement, so it sees every change committed
    * by the transaction that held the lock before it (READ COMMITTED takes a new snapshot per statement).
    */
-  async lock(em: EntityManager, id: string): Promise<LockedClient> {
+  async lock(em: EntityManager, id: string, scope: OwnerFilter): Promise<LockedClient> {
     const row = await kysely(em)
       .selectFrom('clients')
       .select([
@@ -81,6 +84,7 @@ export class ClientsRepository {
         'groups',
       ])
       .where('id', '=', id)
+      .$if(scope.ownerId !== null, (qb) => qb.where('owner_id', '=', scope.ownerId!))
       .forUpdate()
       .executeTakeFirst();
     if (!row) throw notFound('client not found', 'id');
@@ -102,13 +106,24 @@ export class ClientsRepository {
    * The client as the API shows it, or undefined. Raw SQL: it shares its select list (correlated
    * subqueries for device count, last handshake and interface ids) with the list's hot path.
    */
-  async view(em: EntityManager, id: string): Promise<ClientView | undefined> {
-    const [row] = await em.execute<ClientRow[]>(`select ${CLIENT_VIEW_COLUMNS} from clients c where c.id = ?`, [id]);
+  async view(em: EntityManager, id: string, scope: OwnerFilter): Promise<ClientView | undefined> {
+    const [row] =
+      scope.ownerId === null
+        ? await em.execute<ClientRow[]>(`select ${CLIENT_VIEW_COLUMNS} from clients c where c.id = ?`, [id])
+        : await em.execute<ClientRow[]>(
+            `select ${CLIENT_VIEW_COLUMNS} from clients c where c.id = ? and c.owner_id = ?`,
+            [id, scope.ownerId],
+          );
     return row ? toClientView(row) : undefined;
   }
 
-  async nameOf(em: EntityManager, id: string): Promise<string | undefined> {
-    const row = await kysely(em).selectFrom('clients').select('name').where('id', '=', id).executeTakeFirst();
+  async nameOf(em: EntityManager, id: string, scope: OwnerFilter): Promise<string | undefined> {
+    const row = await kysely(em)
+      .selectFrom('clients')
+      .select('name')
+      .where('id', '=', id)
+      .$if(scope.ownerId !== null, (qb) => qb.where('owner_id', '=', scope.ownerId!))
+      .executeTakeFirst();
     return row?.name;
   }
 
@@ -142,6 +157,7 @@ export class ClientsRepository {
             duration_seconds: client.durationSeconds,
             status: client.status,
             sub_id: client.subId,
+            owner_id: client.ownerId,
             // A microsecond apart in the order given: "newest" and "oldest" list a batch in its order.
             created_at: sql<Date>`${client.now}::timestamptz + ${index++} * interval '1 microsecond'`,
             updated_at: client.now,
@@ -247,6 +263,34 @@ export class ClientsRepository {
       .where('ci.client_id', 'in', [...clientIds])
       .execute();
     return rows.map((row) => row.node_id);
+  }
+
+  /**
+   * The defaults of the first of `names` that is a defined group (groups/ sits above clients/ in
+   * the dependency order: read by table name), or undefined.
+   */
+  async groupDefaults(
+    em: EntityManager,
+    names: readonly string[],
+  ): Promise<
+    | { quotaBytes: number; expiryDays: number; deviceLimit: number; interfaceIds: string[]; rateBitsPerSec: number }
+    | undefined
+  > {
+    if (names.length === 0) return undefined;
+    const rows = await em.execute<Record<string, unknown>[]>(
+      `select name, quota_bytes, expiry_days, device_limit, interface_ids, rate_bits_per_sec
+         from client_groups where name = any(array[?]::text[])`,
+      [names],
+    );
+    const row = names.map((name) => rows.find((r) => r.name === name)).find(Boolean);
+    if (!row) return undefined;
+    return {
+      quotaBytes: readNumber(row.quota_bytes),
+      expiryDays: readNumber(row.expiry_days),
+      deviceLimit: readNumber(row.device_limit),
+      interfaceIds: (row.interface_ids as string[]) ?? [],
+      rateBitsPerSec: readNumber(row.rate_bits_per_sec),
+    };
   }
 
   /**

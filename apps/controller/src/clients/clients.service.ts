@@ -1,7 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
+import type { OperatorScope, OwnerFilter } from '../auth/operator-scope.js';
 import { badRequest, conflict, notFound } from '../http/api-error.js';
+import { checkNewClient, checkPoolNotSpent, checkTerms } from '../resellers/ceilings.js';
+import { ResellerLimitsRepository } from '../resellers/reseller-limits.repository.js';
 import { bumpRevisions } from '../revisions/revisions.js';
 import { AccountsRepository } from './accounts.repository.js';
 import { ClientListRepository, type ClientFilter } from './client-list.repository.js';
@@ -12,8 +15,9 @@ import type { ClientListItem, ClientView, DeviceView } from './client-view.js';
 import { ClientsRepository } from './clients.repository.js';
 import { DevicesRepository } from './devices.repository.js';
 import type { CreateClientDto, ListClientsQuery, UpdateClientDto } from './dto/client.dto.js';
-import { ProvisioningService, type Actor } from './provisioning.service.js';
-import { creationSettings } from './client-settings.js';
+import { ProvisioningService } from './provisioning.service.js';
+import { creationSettings, creationTerms } from './client-settings.js';
+import { withGroupDefaults } from './group-defaults.js';
 import { defaultClientName } from './default-client-name.js';
 import { generateSubId } from './sub-id.js';
 
@@ -45,13 +49,14 @@ export class ClientsService {
     private readonly devices: DevicesRepository,
     private readonly accounts: AccountsRepository,
     private readonly provisioning: ProvisioningService,
+    private readonly resellers: ResellerLimitsRepository,
   ) {}
 
   /**
    * One page, by number or after a cursor, and the filter's total (remembered for a moment,
    * client-totals.ts), run together.
    */
-  async list(query: ListClientsQuery): Promise<ClientPage> {
+  async list(query: ListClientsQuery, scope: OwnerFilter): Promise<ClientPage> {
     const perPage = query.perPage ?? DEFAULT_PAGE_SIZE;
     const sort = query.sort ?? 'newest';
     if (query.cursor !== undefined && query.page !== undefined)
@@ -59,6 +64,7 @@ export class ClientsService {
     const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, sort);
     const page = query.page ?? 1;
     const filter: ClientFilter = {
+      ...(scope.ownerId === null ? {} : { ownerId: scope.ownerId }),
       search: query.search?.trim() || undefined,
       status: query.status,
       group: query.group,
@@ -75,12 +81,12 @@ export class ClientsService {
     return answer;
   }
 
-  async get(id: string): Promise<ClientDetail> {
-    return this.detail(this.orm.em.fork(), id);
+  async get(id: string, scope: OwnerFilter): Promise<ClientDetail> {
+    return this.detail(this.orm.em.fork(), id, scope);
   }
 
-  private async detail(em: EntityManager, id: string): Promise<ClientDetail> {
-    const client = await this.clients.view(em, id);
+  private async detail(em: EntityManager, id: string, scope: OwnerFilter): Promise<ClientDetail> {
+    const client = await this.clients.view(em, id, scope);
     if (!client) throw notFound('client not found', 'id');
     return { ...client, devices: await this.devices.viewsOf(em, id) };
   }
@@ -89,18 +95,29 @@ export class ClientsService {
    * The client, its first devices and one account per device per interface, in one transaction
    * that also bumps the revision of every node involved: all of it or none of it.
    */
-  async create(dto: CreateClientDto, actor: Actor): Promise<ClientDetail> {
+  async create(given: CreateClientDto, scope: OperatorScope): Promise<ClientDetail> {
     const now = new Date();
+    const dto = await withGroupDefaults(this.clients, this.orm.em.fork(), given, now);
     const deviceNames = dto.deviceNames ?? [DEFAULT_DEVICE_NAME];
     const settings = creationSettings(dto, deviceNames.length, now);
     const id = randomUUID();
     // Read back inside the transaction: after it a restore may already have replaced the clients,
     // and the answer to a create that succeeded would be a 404 (issue 19, item 13).
     const created = await this.orm.em.fork().transactional(async (em) => {
+      // A reseller's row first: their creates run one at a time, each counting the others' clients.
+      const account = scope.ceilings ? await this.resellers.lock(em, scope.userId) : undefined;
       const interfaces = await this.provisioning.lockInterfaces(em, dto.interfaceIds);
+      if (account) {
+        checkNewClient(
+          account,
+          await this.resellers.clientCount(em, scope.userId),
+          creationTerms(settings, interfaces),
+          now,
+        );
+      }
       await this.provisioning.createClients(
         em,
-        actor,
+        scope,
         [
           {
             ...settings,
@@ -121,16 +138,17 @@ export class ClientsService {
         em,
         interfaces.map((iface) => iface.nodeId),
       );
-      return this.detail(em, id);
+      return this.detail(em, id, scope);
     });
     this.totals.changed();
     return created;
   }
 
-  async update(id: string, dto: UpdateClientDto): Promise<ClientDetail> {
+  async update(id: string, dto: UpdateClientDto, scope: OperatorScope): Promise<ClientDetail> {
     const now = new Date();
     await this.orm.em.fork().transactional(async (em) => {
-      const client = await this.clients.lock(em, id);
+      const client = await this.clients.lock(em, id, scope);
+      if (scope.ceilings) await this.checkChange(em, scope.userId, dto, now);
       if (dto.deviceLimit !== undefined && dto.deviceLimit > 0) {
         const devices = await this.devices.count(em, id);
         if (dto.deviceLimit < devices) {
@@ -182,12 +200,33 @@ export class ClientsService {
       await bumpRevisions(em, touchedNodes);
     });
     this.totals.changed();
-    return this.get(id);
+    return this.get(id, scope);
   }
 
-  async remove(id: string): Promise<{ id: string; deleted: true }> {
+  /** A reseller's change: what it sets of quota, expiry and interfaces must fit their ceilings. */
+  private async checkChange(em: EntityManager, userId: string, dto: UpdateClientDto, now: Date): Promise<void> {
+    const account = await this.resellers.get(em, userId);
+    let interfaces: { id: string; nodeId: string }[] | undefined;
+    if (dto.interfaceIds) {
+      const nodeOf = new Map(
+        (await this.provisioning.lockInterfaces(em, dto.interfaceIds)).map((iface) => [iface.id, iface.nodeId]),
+      );
+      interfaces = dto.interfaceIds.map((ifaceId) => ({ id: ifaceId, nodeId: nodeOf.get(ifaceId)! }));
+    }
+    checkTerms(
+      account,
+      {
+        quotaBytes: dto.quotaBytes,
+        expiresAt: dto.expiresAt === undefined ? undefined : dto.expiresAt === null ? null : new Date(dto.expiresAt),
+        interfaces,
+      },
+      now,
+    );
+  }
+
+  async remove(id: string, scope: OwnerFilter): Promise<{ id: string; deleted: true }> {
     await this.orm.em.fork().transactional(async (em) => {
-      await this.clients.lock(em, id);
+      await this.clients.lock(em, id, scope);
       const nodes = await this.clients.nodesOf(em, [id]);
       await this.clients.delete(em, id);
       await bumpRevisions(em, nodes);
@@ -202,10 +241,13 @@ export class ClientsService {
    */
   async reset(
     id: string,
+    scope: OperatorScope,
   ): Promise<{ client: ClientView; previous: { usedBytes: number; upBytes: number; downBytes: number } }> {
     const now = new Date();
     const previous = await this.orm.em.fork().transactional(async (em) => {
-      const client = await this.clients.lock(em, id);
+      const client = await this.clients.lock(em, id, scope);
+      // A reset gives the client its quota again: not once the reseller's pool is used up.
+      if (scope.ceilings) checkPoolNotSpent(await this.resellers.get(em, scope.userId));
       const status = nextStatus(
         client.status,
         { quotaBytes: client.quotaBytes, usedBytes: 0, expiresAt: client.expiresAt },
@@ -216,7 +258,7 @@ export class ClientsService {
       return { usedBytes: client.usedBytes, upBytes: client.upBytes, downBytes: client.downBytes };
     });
     this.totals.changed();
-    const { devices: _devices, ...client } = await this.get(id);
+    const { devices: _devices, ...client } = await this.get(id, scope);
     return { client, previous };
   }
 

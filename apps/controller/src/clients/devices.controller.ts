@@ -1,5 +1,6 @@
 import { Body, Controller, Param, Query, StreamableFile } from '@nestjs/common';
-import { MANAGERS } from '#libs/contracts/user-roles.js';
+import { CLIENT_MANAGERS } from '#libs/contracts/user-roles.js';
+import { CallerScope, type OperatorScope } from '../auth/operator-scope.js';
 import { IdPipe } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
 import { DevicesService } from './devices.service.js';
@@ -21,7 +22,7 @@ export class DevicesController {
     method: 'POST',
     path: 'clients/:id/devices',
     group: 'devices',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary: "Add a device to a client (an account on each of the client's interfaces); at most deviceLimit devices",
     example: { name: 'tablet' },
     audit: { action: 'devices.create' },
@@ -29,43 +30,51 @@ export class DevicesController {
     response: DeviceDto,
     errors: [409],
   })
-  add(@Param('id', new IdPipe('client')) clientId: string, @Body() body: CreateDeviceDto) {
-    return this.devices.add(clientId, body.name);
+  add(
+    @Param('id', new IdPipe('client')) clientId: string,
+    @Body() body: CreateDeviceDto,
+    @CallerScope() scope: OperatorScope,
+  ) {
+    return this.devices.add(clientId, body.name, scope);
   }
 
   @Route({
     method: 'DELETE',
     path: 'devices/:id',
     group: 'devices',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary: 'Delete a device and its accounts (its addresses are not reused at once)',
     response: DeletedDto,
   })
-  remove(@Param('id', new IdPipe('device')) id: string) {
-    return this.devices.remove(id);
+  remove(@Param('id', new IdPipe('device')) id: string, @CallerScope() scope: OperatorScope) {
+    return this.devices.remove(id, scope);
   }
 
   @Route({
     method: 'GET',
     path: 'devices/:id/profiles',
     group: 'devices',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary:
       'Every profile of a device: one WireGuard/AmneziaWG config per interface and host, as JSON or (format=zip) a zip of .conf files',
     query: { format: 'json (default) | zip' },
     response: [ProfileDto],
     files: ['application/zip'],
   })
-  async deviceProfiles(@Param('id', new IdPipe('device')) id: string, @Query() query: ConfigsQuery) {
-    if (query.format !== 'zip') return this.profiles.deviceProfiles(id);
-    return zipAttachment(await this.profiles.deviceProfilesZip(id));
+  async deviceProfiles(
+    @Param('id', new IdPipe('device')) id: string,
+    @Query() query: ConfigsQuery,
+    @CallerScope() scope: OperatorScope,
+  ) {
+    if (query.format !== 'zip') return this.profiles.deviceProfiles(id, scope);
+    return zipAttachment(await this.profiles.deviceProfilesZip(id, scope));
   }
 
   @Route({
     method: 'GET',
     path: 'devices/:id/profile',
     group: 'devices',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary:
       "One config of a device: the given interface and host, else the first interface's first dial target; JSON or (format=conf) the file",
     query: {
@@ -76,8 +85,12 @@ export class DevicesController {
     response: ProfileDto,
     files: [PROFILE_MIME_TYPE],
   })
-  async deviceProfile(@Param('id', new IdPipe('device')) id: string, @Query() query: DeviceProfileQuery) {
-    const profile = await this.profiles.deviceProfile(id, query);
+  async deviceProfile(
+    @Param('id', new IdPipe('device')) id: string,
+    @Query() query: DeviceProfileQuery,
+    @CallerScope() scope: OperatorScope,
+  ) {
+    const profile = await this.profiles.deviceProfile(id, scope, query);
     if (query.format !== 'conf') return profile;
     const body = Buffer.from(profile.body, 'utf8');
     return new StreamableFile(body, {
@@ -91,28 +104,32 @@ export class DevicesController {
     method: 'POST',
     path: 'clients/:id/rotate-keys',
     group: 'devices',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary:
       "New key pairs and preshared keys for all of the client's accounts; addresses stay (re-download the profiles)",
     response: ClientDetailDto,
   })
-  rotateKeys(@Param('id', new IdPipe('client')) id: string) {
-    return this.devices.rotateKeys(id);
+  rotateKeys(@Param('id', new IdPipe('client')) id: string, @CallerScope() scope: OperatorScope) {
+    return this.devices.rotateKeys(id, scope);
   }
 
   @Route({
     method: 'GET',
     path: 'clients/:id/configs',
     group: 'devices',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary: 'Every config of the client, per device and host, as JSON or (format=zip) a zip of .conf files',
     query: { format: 'json (default) | zip' },
     response: ClientConfigsDto,
     files: ['application/zip'],
   })
-  async configs(@Param('id', new IdPipe('client')) id: string, @Query() query: ConfigsQuery) {
-    if (query.format !== 'zip') return this.profiles.clientConfigs(id);
-    return zipAttachment(await this.profiles.clientConfigsZip(id));
+  async configs(
+    @Param('id', new IdPipe('client')) id: string,
+    @Query() query: ConfigsQuery,
+    @CallerScope() scope: OperatorScope,
+  ) {
+    if (query.format !== 'zip') return this.profiles.clientConfigs(id, scope);
+    return zipAttachment(await this.profiles.clientConfigsZip(id, scope));
   }
 }
 

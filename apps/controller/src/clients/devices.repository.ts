@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { randomUUID } from 'node:crypto';
+import type { OwnerFilter } from '../auth/operator-scope.js';
 import { isOnline } from '../common/online.js';
 import type { DeviceView } from './client-view.js';
 import { kysely, type ClientsDb } from './clients-db.js';
@@ -79,11 +80,14 @@ export class DevicesRepository {
     return rows.map((row) => row.id);
   }
 
-  async clientOf(em: EntityManager, deviceId: string): Promise<string | undefined> {
+  /** The device's client, or undefined when there is no such device within the scope. */
+  async clientOf(em: EntityManager, deviceId: string, scope: OwnerFilter): Promise<string | undefined> {
     const row = await kysely(em)
-      .selectFrom('devices')
-      .select('client_id')
-      .where('id', '=', deviceId)
+      .selectFrom('devices as d')
+      .innerJoin('clients as c', 'c.id', 'd.client_id')
+      .select('d.client_id')
+      .where('d.id', '=', deviceId)
+      .$if(scope.ownerId !== null, (qb) => qb.where('c.owner_id', '=', scope.ownerId!))
       .executeTakeFirst();
     return row?.client_id;
   }

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
+import type { OwnerFilter } from '../auth/operator-scope.js';
 import { conflict, notFound } from '../http/api-error.js';
 import { bumpRevisions } from '../revisions/revisions.js';
 import { AccountsRepository } from './accounts.repository.js';
@@ -26,10 +27,10 @@ export class DevicesService {
    * transaction, so concurrent additions to one client run one after another and each counts the
    * devices the previous ones committed.
    */
-  async add(clientId: string, name: string): Promise<DeviceView> {
+  async add(clientId: string, name: string, scope: OwnerFilter): Promise<DeviceView> {
     const now = new Date();
     const deviceId = await this.orm.em.fork().transactional(async (em) => {
-      const client = await this.clients.lock(em, clientId);
+      const client = await this.clients.lock(em, clientId, scope);
       const devices = await this.devices.count(em, clientId);
       if (client.deviceLimit > 0 && devices >= client.deviceLimit) {
         throw conflict(
@@ -54,12 +55,12 @@ export class DevicesService {
     return device;
   }
 
-  async remove(deviceId: string): Promise<{ id: string; deleted: true }> {
+  async remove(deviceId: string, scope: OwnerFilter): Promise<{ id: string; deleted: true }> {
     await this.orm.em.fork().transactional(async (em) => {
-      const clientId = await this.devices.clientOf(em, deviceId);
+      const clientId = await this.devices.clientOf(em, deviceId, scope);
       if (!clientId) throw notFound('device not found', 'id');
       // The same lock as add(): a removal and an addition on one client never interleave.
-      await this.clients.lock(em, clientId);
+      await this.clients.lock(em, clientId, scope);
       const nodes = await this.accounts.nodesOfDevice(em, deviceId);
       if (!(await this.devices.delete(em, deviceId))) throw notFound('device not found', 'id');
       await bumpRevisions(em, nodes);
@@ -68,12 +69,12 @@ export class DevicesService {
   }
 
   /** New key pairs and preshared keys for every account of the client; addresses stay. */
-  async rotateKeys(clientId: string): Promise<ClientDetail> {
+  async rotateKeys(clientId: string, scope: OwnerFilter): Promise<ClientDetail> {
     await this.orm.em.fork().transactional(async (em) => {
-      await this.clients.lock(em, clientId);
+      await this.clients.lock(em, clientId, scope);
       if ((await this.provisioning.rotateKeys(em, clientId)) > 0)
         await bumpRevisions(em, await this.clients.nodesOf(em, [clientId]));
     });
-    return this.clientsService.get(clientId);
+    return this.clientsService.get(clientId, scope);
   }
 }

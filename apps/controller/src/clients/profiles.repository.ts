@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { OwnerFilter } from '../auth/operator-scope.js';
 import { sql } from 'kysely';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AmneziaParams } from '#libs/wireguard/amnezia.js';
@@ -36,12 +37,13 @@ export interface ProfileSource {
 export class ProfilesRepository {
   constructor(@Inject(PREPARED_POOL) private readonly prepared: PreparedPool) {}
 
-  async ofDevice(em: EntityManager, deviceId: string): Promise<ProfileSource[]> {
-    return this.sources(em, 'd.id', deviceId);
+  /** A device's sources; none when there is no such device within the scope. */
+  async ofDevice(em: EntityManager, deviceId: string, scope: OwnerFilter): Promise<ProfileSource[]> {
+    return this.sources(em, 'd.id', deviceId, scope);
   }
 
-  async ofClient(em: EntityManager, clientId: string): Promise<ProfileSource[]> {
-    return this.sources(em, 'd.client_id', clientId);
+  async ofClient(em: EntityManager, clientId: string, scope: OwnerFilter): Promise<ProfileSource[]> {
+    return this.sources(em, 'd.client_id', clientId, scope);
   }
 
   /** The hosts (dial targets) of these interfaces, by interface id. */
@@ -69,8 +71,15 @@ export class ProfilesRepository {
   }
 
   /** Everything a profile needs in one read, devices without accounts included. */
-  private async sources(em: EntityManager, column: 'd.id' | 'd.client_id', id: string): Promise<ProfileSource[]> {
-    const rows = await this.sourcesQuery(em, column, id).execute();
+  private async sources(
+    em: EntityManager,
+    column: 'd.id' | 'd.client_id',
+    id: string,
+    scope: OwnerFilter,
+  ): Promise<ProfileSource[]> {
+    const rows = await this.sourcesQuery(em, column, id)
+      .$if(scope.ownerId !== null, (qb) => qb.where('c.owner_id', '=', scope.ownerId!))
+      .execute();
     return rows.map(toSource);
   }
 

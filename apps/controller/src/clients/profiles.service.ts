@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { profileFilename, renderClientProfile } from '#libs/wireguard/profile.js';
+import type { OwnerFilter } from '../auth/operator-scope.js';
 import { notFound } from '../http/api-error.js';
 import { dialTargets, type DialHost } from '../interfaces/dial-targets.js';
 import { ClientsRepository } from './clients.repository.js';
@@ -63,22 +64,25 @@ export class ProfilesService {
     private readonly sources: ProfilesRepository,
   ) {}
 
-  async deviceProfiles(deviceId: string): Promise<Profile[]> {
-    return (await this.deviceWithProfiles(deviceId)).device.profiles;
+  async deviceProfiles(deviceId: string, scope: OwnerFilter): Promise<Profile[]> {
+    return (await this.deviceWithProfiles(deviceId, scope)).device.profiles;
   }
 
   /** Every profile of one device as .conf files in one zip (`<client>-<device>-profiles.zip`). */
-  async deviceProfilesZip(deviceId: string): Promise<{ filename: string; zip: Buffer }> {
-    const { clientName, device } = await this.deviceWithProfiles(deviceId);
+  async deviceProfilesZip(deviceId: string, scope: OwnerFilter): Promise<{ filename: string; zip: Buffer }> {
+    const { clientName, device } = await this.deviceWithProfiles(deviceId, scope);
     return {
       filename: `${fileStem(`${clientName}-${device.deviceName}`, 'device')}-profiles.zip`,
       zip: await zipProfiles(device.profiles),
     };
   }
 
-  private async deviceWithProfiles(deviceId: string): Promise<{ clientName: string; device: DeviceProfiles }> {
+  private async deviceWithProfiles(
+    deviceId: string,
+    scope: OwnerFilter,
+  ): Promise<{ clientName: string; device: DeviceProfiles }> {
     const em = this.orm.em.fork();
-    const rows = await this.sources.ofDevice(em, deviceId);
+    const rows = await this.sources.ofDevice(em, deviceId, scope);
     if (rows.length === 0) throw notFound('device not found', 'id');
     const [device] = await this.render(em, rows);
     return { clientName: rows[0].clientName, device };
@@ -88,8 +92,12 @@ export class ProfilesService {
    * One config of the device: the given interface and host, or the first of each (interfaces by
    * name, hosts by priority). A selection the device has no config for is a 404 naming it.
    */
-  async deviceProfile(deviceId: string, choice: { interfaceId?: string; hostId?: string } = {}): Promise<Profile> {
-    const profiles = await this.deviceProfiles(deviceId);
+  async deviceProfile(
+    deviceId: string,
+    scope: OwnerFilter,
+    choice: { interfaceId?: string; hostId?: string } = {},
+  ): Promise<Profile> {
+    const profiles = await this.deviceProfiles(deviceId, scope);
     const onInterface = choice.interfaceId
       ? profiles.filter((profile) => profile.interfaceId === choice.interfaceId)
       : profiles;
@@ -112,17 +120,17 @@ export class ProfilesService {
     return { clientId, clientName, devices: await this.render(em, sources, hosts) };
   }
 
-  async clientConfigs(clientId: string): Promise<ClientConfigs> {
+  async clientConfigs(clientId: string, scope: OwnerFilter): Promise<ClientConfigs> {
     const em = this.orm.em.fork();
-    const clientName = await this.clients.nameOf(em, clientId);
+    const clientName = await this.clients.nameOf(em, clientId, scope);
     if (clientName === undefined) throw notFound('client not found', 'id');
-    const rows = await this.sources.ofClient(em, clientId);
+    const rows = await this.sources.ofClient(em, clientId, scope);
     return { clientId, clientName, devices: await this.render(em, rows) };
   }
 
   /** Every profile of the client as .conf files in one zip, names unique within it. */
-  async clientConfigsZip(clientId: string): Promise<{ filename: string; zip: Buffer }> {
-    return this.zipConfigs(await this.clientConfigs(clientId));
+  async clientConfigsZip(clientId: string, scope: OwnerFilter): Promise<{ filename: string; zip: Buffer }> {
+    return this.zipConfigs(await this.clientConfigs(clientId, scope));
   }
 
   /** Configs already rendered, as clientConfigsZip packs them. */

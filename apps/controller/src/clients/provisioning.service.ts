@@ -4,15 +4,15 @@ import { randomUUID } from 'node:crypto';
 import { allocateMany, parseInterfaceSubnet, poolCapacity } from '#libs/wireguard/address-pool.js';
 import { cidrContains, formatCidr, ipToInt } from '#libs/wireguard/ipv4.js';
 import { generateKeyPair, generatePresharedKey } from '#libs/wireguard/keys.js';
-import type { Principal } from '../auth/principal.js';
+import type { OperatorScope } from '../auth/operator-scope.js';
 import { badRequest, notFound } from '../http/api-error.js';
 import { mapUniqueViolations } from '../database/unique-violations.js';
 import { AccountsRepository, type LockedInterface, type NewAccount } from './accounts.repository.js';
 import { ClientsRepository, type NewClient } from './clients.repository.js';
 import { DevicesRepository, type NewDevice } from './devices.repository.js';
 
-/** Who creates clients: every creation (one, a batch, an import) names its user. */
-export type Actor = Pick<Principal, 'userId' | 'username' | 'role'>;
+/** Who creates clients: every creation (one, a batch, an import) names its user, who owns them. */
+export type Actor = Pick<OperatorScope, 'userId'>;
 
 /** An account's keys and address brought along (an import): kept as they are, not generated. */
 export interface KeptAccount {
@@ -28,7 +28,8 @@ export interface DeviceToCreate {
   kept?: ReadonlyMap<string, KeptAccount>;
 }
 
-export interface ClientToCreate extends NewClient {
+/** A new client's row; its owner is the actor creating it (createClients stamps it). */
+export interface ClientToCreate extends Omit<NewClient, 'ownerId'> {
   devices: readonly DeviceToCreate[];
 }
 
@@ -49,17 +50,20 @@ export class ProvisioningService {
    * links to `interfaces` (locked by the caller), their devices and one account per device per
    * interface, with kept keys and addresses where given and new ones elsewhere, in multi-row
    * statements. Runs in the caller's transaction, which also bumps the nodes' revisions once.
-   * `actor` is who creates them (ownership is stamped from it).
+   * `actor` is who creates them: they own them (docs/operators.md, "Client ownership").
    */
   async createClients(
     em: EntityManager,
-    _actor: Actor,
+    actor: Actor,
     clients: readonly ClientToCreate[],
     interfaces: readonly LockedInterface[],
     now: Date,
   ): Promise<void> {
     if (clients.length === 0) return;
-    await this.clients.insertMany(em, clients);
+    await this.clients.insertMany(
+      em,
+      clients.map((client) => ({ ...client, ownerId: actor.userId })),
+    );
     await this.clients.attachMany(
       em,
       clients.flatMap((client) => interfaces.map((iface) => ({ clientId: client.id, interfaceId: iface.id }))),

@@ -109,16 +109,30 @@ export class UsageRepository {
                    from acc group by device_id) s
           where d.id = s.device_id
          returning d.client_id, s.rx, s.tx, s.handshake, s.n
+       ), cli as (
+         update clients c
+            set up_bytes = least(c.up_bytes + s.rx, ${MAX_BYTES}), down_bytes = least(c.down_bytes + s.tx, ${MAX_BYTES}),
+                used_bytes = least(c.used_bytes + s.rx + s.tx, ${MAX_BYTES}),
+                last_handshake = greatest(c.last_handshake, s.handshake)
+           from (select client_id, sum(rx) as rx, sum(tx) as tx, max(handshake) as handshake, sum(n) as n
+                   from dev group by client_id) s
+          where c.id = s.client_id
+         returning c.id, c.owner_id, s.rx + s.tx as bytes, c.status, c.quota_bytes, c.used_bytes, c.expires_at,
+                   c.start_on_first_use, c.activated_at, c.duration_seconds, s.handshake, s.n as matched
+       ), pool as (
+         -- A reseller's traffic pool counts what their clients use, in the same statement: a batch
+         -- counts there exactly once, as it does for the clients (docs/operators.md, "Ceilings").
+         -- Apart from the clients' own totals, so a client's traffic reset gives nothing back.
+         insert into reseller_limits (user_id, pool_used_bytes, updated_at)
+         select p.owner_id, least(p.bytes, ${MAX_BYTES}), now()
+           from (select owner_id, sum(bytes) as bytes from cli group by owner_id) p
+           join users u on u.id = p.owner_id and u.role = 'reseller'
+         on conflict (user_id) do update
+           set pool_used_bytes = least(reseller_limits.pool_used_bytes + excluded.pool_used_bytes, ${MAX_BYTES})
        )
-       update clients c
-          set up_bytes = least(c.up_bytes + s.rx, ${MAX_BYTES}), down_bytes = least(c.down_bytes + s.tx, ${MAX_BYTES}),
-              used_bytes = least(c.used_bytes + s.rx + s.tx, ${MAX_BYTES}),
-              last_handshake = greatest(c.last_handshake, s.handshake)
-         from (select client_id, sum(rx) as rx, sum(tx) as tx, max(handshake) as handshake, sum(n) as n
-                 from dev group by client_id) s
-        where c.id = s.client_id
-       returning c.id, c.status, c.quota_bytes, c.used_bytes, c.expires_at, c.start_on_first_use,
-                 c.activated_at, c.duration_seconds, s.handshake, s.n as matched`,
+       select id, status, quota_bytes, used_bytes, expires_at, start_on_first_use, activated_at, duration_seconds,
+              handshake, matched
+         from cli`,
       [batch, nodeId],
     );
     return rows.map((row) => ({

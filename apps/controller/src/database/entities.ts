@@ -8,6 +8,8 @@ import { Account } from '../clients/account.entity.js';
 import { Client } from '../clients/client.entity.js';
 import { ClientInterface } from '../clients/client-interface.entity.js';
 import { Device } from '../clients/device.entity.js';
+import { ClientBulkItem, ClientBulkJob } from '../clients/bulk/bulk-job.entity.js';
+import { ClientGroup } from '../groups/client-group.entity.js';
 import { DownloadLink } from '../subscriptions/download-link.entity.js';
 import { Host } from '../interfaces/host.entity.js';
 import { TunnelInterface } from '../interfaces/interface.entity.js';
@@ -22,6 +24,7 @@ import { Outbound } from '../outbounds/outbound.entity.js';
 import { OutboundTransition } from '../outbounds/outbound-transition.entity.js';
 import { RoutingBasic } from '../routing/routing-basic.entity.js';
 import { RoutingRule } from '../routing/routing-rule.entity.js';
+import { ResellerLimits } from '../resellers/reseller-limits.entity.js';
 
 /** Every entity the controller maps; the migration generator diffs against exactly this list. */
 export const ENTITIES = [
@@ -49,4 +52,8 @@ export const ENTITIES = [
   RoutingBasic,
   RoutingRule,
   AuditEntry,
+  ResellerLimits,
+  ClientGroup,
+  ClientBulkJob,
+  ClientBulkItem,
 ];

@@ -41,4 +41,17 @@ export class ApiErrorDto implements ApiErrorBody {
     type: [FieldErrorDto],
   })
   errors?: FieldErrorDto[];
+
+  @ApiPropertyOptional({
+    description:
+      "A reseller's ceiling the request would exceed (maxClients, trafficPoolBytes, maxExpiryDays, maxQuotaBytes, interfaceIds, nodeIds)",
+    example: 'maxQuotaBytes',
+  })
+  ceiling?: string;
+
+  @ApiPropertyOptional({
+    description: 'The room left under that ceiling: a count of clients, bytes or days, or the ids still allowed',
+    oneOf: [{ type: 'integer' }, { type: 'array', items: { type: 'string', format: 'uuid' } }],
+  })
+  remaining?: number | string[];
 }

@@ -13,6 +13,8 @@ export class ApiError extends Error {
     readonly headers: Record<string, string> = {},
     /** Every failing field when there are several (validation); else the one `field` names. */
     readonly failures?: FieldError[],
+    /** A reseller's ceiling that refused the request, and the room left under it. */
+    readonly ceiling?: { name: string; remaining: number | string[] },
   ) {
     super(message);
   }
@@ -37,3 +39,10 @@ export const notFound = (message = 'not found', field = '') => new ApiError(404,
 export const conflict = (message: string, field = '') => new ApiError(409, message, field);
 export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
   new ApiError(429, message, '', { 'Retry-After': String(retryAfterSeconds) });
+
+/**
+ * A reseller's create or change would pass one of the ceilings the owner set: 403 naming the
+ * request's field at fault, the ceiling and the room left under it (docs/operators.md, "Ceilings").
+ */
+export const ceilingExceeded = (message: string, field: string, ceiling: string, remaining: number | string[]) =>
+  new ApiError(403, message, field, {}, [{ field, code: 'ceiling', message }], { name: ceiling, remaining });

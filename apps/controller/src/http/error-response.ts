@@ -57,6 +57,10 @@ export function toErrorResponse(error: unknown): ErrorResponse {
     const answer = reply(error.status, error.message, error.field, error.headers);
     const errors = error.fieldErrors();
     if (errors.length) answer.body.errors = errors;
+    if (error.ceiling) {
+      answer.body.ceiling = error.ceiling.name;
+      answer.body.remaining = error.ceiling.remaining;
+    }
     return answer;
   }
   if (error instanceof HttpException) {

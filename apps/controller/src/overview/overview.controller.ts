@@ -1,13 +1,35 @@
 import { Controller } from '@nestjs/common';
-import { SIGNED_IN } from '#libs/contracts/user-roles.js';
+import { CLIENT_READERS, SIGNED_IN } from '#libs/contracts/user-roles.js';
+import { CallerScope, type OperatorScope } from '../auth/operator-scope.js';
+import { OperatorOverviewDto } from './dto/operator-overview.response.js';
+import { OperatorOverviewService } from './operator-overview.service.js';
 import { Route } from '../http/route.decorator.js';
 import { OverviewDto } from './dto/overview.response.js';
 import { OverviewService } from './overview.service.js';
 
-/** The dashboard's one call (docs/overview.md). It shows no secret, so every role may read it. */
+/**
+ * The dashboard's one call (docs/overview.md): the panel's staff read it whole (it shows no
+ * secret); `GET /api/overview` is every role's own view, a reseller's scoped to their clients.
+ */
 @Controller()
 export class OverviewController {
-  constructor(private readonly overview: OverviewService) {}
+  constructor(
+    private readonly overview: OverviewService,
+    private readonly operatorOverview: OperatorOverviewService,
+  ) {}
+
+  @Route({
+    method: 'GET',
+    path: 'overview',
+    group: 'overview',
+    roles: CLIENT_READERS,
+    summary:
+      "The caller's clients by status and their traffic; for a reseller their own, their traffic pool and the room left under each ceiling",
+    response: OperatorOverviewDto,
+  })
+  mine(@CallerScope() scope: OperatorScope) {
+    return this.operatorOverview.overview(scope);
+  }
 
   @Route({
     method: 'GET',

@@ -1,4 +1,4 @@
-import { Queue, Worker, createPostgresBackend, runMigrations, type Processor } from 'bullmq';
+import { Queue, Worker, createPostgresBackend, runMigrations, type Processor, type WorkerOptions } from 'bullmq';
 import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { hostname } from 'node:os';
@@ -30,12 +30,17 @@ export type AnyWorker = Worker<any, any, string, any, any, any>;
 export interface QueueBackend {
   readonly kind: QueueBackendKind;
   queue(name: string): AnyQueue;
-  /** A worker for one of the controller's own queues (e.g. `system`), on the same store; closed with it. */
-  worker(name: string, processor: Processor): AnyWorker;
+  /**
+   * A worker for one of the controller's own queues (e.g. `system`), on the same store; closed with
+   * it. `options`: BullMQ's stall detection (lockDuration, stalledInterval, maxStalledCount).
+   */
+  worker(name: string, processor: Processor, options?: WorkerTuning): AnyWorker;
   /** Resolves when the backing store answers a real queue operation within the timeout. */
   ping(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
+
+export type WorkerTuning = Pick<WorkerOptions, 'lockDuration' | 'stalledInterval' | 'maxStalledCount'>;
 
 /** Told when a job of one of the controller's own queues ends (for the metrics). */
 export type JobDoneObserver = (queue: string, outcome: 'completed' | 'failed') => void;
@@ -47,7 +52,7 @@ abstract class BaseQueueBackend implements QueueBackend {
   protected readonly workers = new Set<AnyWorker>();
 
   protected abstract open(name: string): AnyQueue;
-  protected abstract openWorker(name: string, processor: Processor): AnyWorker;
+  protected abstract openWorker(name: string, processor: Processor, options?: WorkerTuning): AnyWorker;
 
   queue(name: string): AnyQueue {
     let queue = this.queues.get(name);
@@ -59,7 +64,7 @@ abstract class BaseQueueBackend implements QueueBackend {
     return queue;
   }
 
-  worker(name: string, processor: Processor): AnyWorker {
+  worker(name: string, processor: Processor, options?: WorkerTuning): AnyWorker {
     // Every line the job's processor logs carries its id and queue (libs/logging).
     const inContext: Processor = (job, token, signal) =>
       withLogContext({ jobId: job.id, queue: name }, async () => {
@@ -75,7 +80,7 @@ abstract class BaseQueueBackend implements QueueBackend {
           throw error;
         }
       });
-    const worker = this.openWorker(name, inContext);
+    const worker = this.openWorker(name, inContext, options);
     worker.on('error', () => undefined); // a store outage is reported by ping(), not by crashing
     this.workers.add(worker);
     return worker;
@@ -113,12 +118,12 @@ class RedisQueueBackend extends BaseQueueBackend {
     return new Queue(name, { connection: this.connection, prefix: this.prefix, skipWaitingForReady: true });
   }
 
-  protected openWorker(name: string, processor: Processor): AnyWorker {
+  protected openWorker(name: string, processor: Processor, options?: WorkerTuning): AnyWorker {
     // Workers block on Redis, which BullMQ allows only with unlimited retries per request.
     const connection = new Redis(this.url, { maxRetriesPerRequest: null });
     connection.on('error', () => undefined);
     this.workerConnections.push(connection);
-    return new Worker(name, processor, { connection, prefix: this.prefix, name: WORKER_NAME });
+    return new Worker(name, processor, { ...options, connection, prefix: this.prefix, name: WORKER_NAME });
   }
 
   override async close(): Promise<void> {
@@ -139,8 +144,8 @@ class PostgresQueueBackend extends BaseQueueBackend {
     return new Queue(name, { connection: this.pool }, createPostgresBackend);
   }
 
-  protected openWorker(name: string, processor: Processor): AnyWorker {
-    return new Worker(name, processor, { connection: this.pool, name: WORKER_NAME }, createPostgresBackend);
+  protected openWorker(name: string, processor: Processor, options?: WorkerTuning): AnyWorker {
+    return new Worker(name, processor, { ...options, connection: this.pool, name: WORKER_NAME }, createPostgresBackend);
   }
 
   override async close(): Promise<void> {

@@ -1,6 +1,7 @@
 import { Body, Controller, Inject, Param, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { MANAGERS, SIGNED_IN } from '#libs/contracts/user-roles.js';
+import { CLIENT_MANAGERS, MANAGERS, SIGNED_IN } from '#libs/contracts/user-roles.js';
+import { CallerScope, type OperatorScope } from '../auth/operator-scope.js';
 import type { WarrenConfig } from '../config/config.js';
 import { IdPipe } from '../http/id.js';
 import { requestOrigin } from '../http/request-origin.js';
@@ -88,33 +89,41 @@ export class SubscriptionsController {
     method: 'GET',
     path: 'clients/:id/subscription',
     group: 'subscriptions',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary:
       "The client's subscription link (made the first time it is asked for): its page and one URL per app format",
     response: SubscriptionLinkDto,
   })
-  link(@Param('id', new IdPipe('client')) id: string, @Req() request: FastifyRequest) {
-    return this.subscriptions.link(id, requestOrigin(request, this.config.publicUrl));
+  link(
+    @Param('id', new IdPipe('client')) id: string,
+    @Req() request: FastifyRequest,
+    @CallerScope() scope: OperatorScope,
+  ) {
+    return this.subscriptions.link(id, requestOrigin(request, this.config.publicUrl), scope);
   }
 
   @Route({
     method: 'POST',
     path: 'clients/:id/subscription/rotate',
     group: 'subscriptions',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary: 'A new subscription link for the client; the old one answers 404 from now on',
     status: 200,
     response: SubscriptionLinkDto,
   })
-  rotate(@Param('id', new IdPipe('client')) id: string, @Req() request: FastifyRequest) {
-    return this.subscriptions.rotate(id, requestOrigin(request, this.config.publicUrl));
+  rotate(
+    @Param('id', new IdPipe('client')) id: string,
+    @Req() request: FastifyRequest,
+    @CallerScope() scope: OperatorScope,
+  ) {
+    return this.subscriptions.rotate(id, requestOrigin(request, this.config.publicUrl), scope);
   }
 
   @Route({
     method: 'POST',
     path: 'devices/:id/profile/link',
     group: 'subscriptions',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary:
       'A one-time download link for one config of the device (to send over chat): it works once, for `minutes` (default 30)',
     example: { minutes: 30 },
@@ -125,7 +134,8 @@ export class SubscriptionsController {
     @Param('id', new IdPipe('device')) id: string,
     @Body() body: CreateDownloadLinkDto,
     @Req() request: FastifyRequest,
+    @CallerScope() scope: OperatorScope,
   ) {
-    return this.subscriptions.createDownloadLink(id, body, requestOrigin(request, this.config.publicUrl));
+    return this.subscriptions.createDownloadLink(id, body, requestOrigin(request, this.config.publicUrl), scope);
   }
 }

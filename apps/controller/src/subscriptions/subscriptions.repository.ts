@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { OwnerFilter } from '../auth/operator-scope.js';
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { ClientStatus } from '../clients/client.entity.js';
 import type { PreparedPool } from '../database/prepared-pool.js';
@@ -63,12 +64,15 @@ export class SubscriptionsRepository {
   ) {}
 
   /** The client's link nonce and token hash, or undefined for no such client (nulls: no link yet). */
-  async linkOf(clientId: string): Promise<{ nonce: string | null; tokenHash: string | null } | undefined> {
+  async linkOf(
+    clientId: string,
+    scope: OwnerFilter,
+  ): Promise<{ nonce: string | null; tokenHash: string | null } | undefined> {
     const rows = await this.orm.em
       .fork()
       .execute<{ sub_nonce: string | null; sub_token_hash: string | null }[]>(
-        'select sub_nonce, sub_token_hash from clients where id = ?',
-        [clientId],
+        `select sub_nonce, sub_token_hash from clients where id = ? and (?::uuid is null or owner_id = ?::uuid)`,
+        [clientId, scope.ownerId, scope.ownerId],
       );
     return rows.length === 0 ? undefined : { nonce: rows[0].sub_nonce, tokenHash: rows[0].sub_token_hash };
   }
@@ -84,15 +88,13 @@ export class SubscriptionsRepository {
       ]);
   }
 
-  /** A new link in place of the old one; false: no such client. */
-  async replaceNonce(clientId: string, nonce: string, tokenHash: string): Promise<boolean> {
-    const rows = await this.orm.em
-      .fork()
-      .execute<{ id: string }[]>('update clients set sub_nonce = ?, sub_token_hash = ? where id = ? returning id', [
-        nonce,
-        tokenHash,
-        clientId,
-      ]);
+  /** A new link in place of the old one; false: no such client within the scope. */
+  async replaceNonce(clientId: string, nonce: string, tokenHash: string, scope: OwnerFilter): Promise<boolean> {
+    const rows = await this.orm.em.fork().execute<{ id: string }[]>(
+      `update clients set sub_nonce = ?, sub_token_hash = ?
+          where id = ? and (?::uuid is null or owner_id = ?::uuid) returning id`,
+      [nonce, tokenHash, clientId, scope.ownerId, scope.ownerId],
+    );
     return rows.length > 0;
   }
 

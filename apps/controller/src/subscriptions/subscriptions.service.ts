@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ProfilesService, type ClientConfigs, type Profile } from '../clients/profiles.service.js';
 import { LoginThrottleRepository, type LockoutPolicy, type ThrottleKey } from '../auth/login-throttle.repository.js';
 import { throttleAddress } from '../auth/throttle-address.js';
+import { ALL_CLIENTS, type OwnerFilter } from '../auth/operator-scope.js';
 import { ApiError, notFound, tooManyRequests } from '../http/api-error.js';
 import { toErrorResponse } from '../http/error-response.js';
 import type { WarrenConfig } from '../config/config.js';
@@ -91,28 +92,30 @@ export class SubscriptionsService {
    * longer derives (the key row was lost or replaced) would show a link that opens nothing: the
    * client then gets a new link, as a rotation would.
    */
-  async link(clientId: string, origin: string) {
-    const stored = await this.repository.linkOf(clientId);
+  async link(clientId: string, origin: string, scope: OwnerFilter) {
+    const stored = await this.repository.linkOf(clientId, scope);
     if (stored === undefined) throw notFound('client not found', 'id');
     const key = await this.key();
     if (stored.nonce === null) {
       const fresh = newNonce();
       await this.repository.setNonceIfNone(clientId, fresh, hashToken(subscriptionToken(key, clientId, fresh)));
-      const made = await this.repository.linkOf(clientId);
+      const made = await this.repository.linkOf(clientId, scope);
       if (!made?.nonce) throw notFound('client not found', 'id');
       return this.linkView(clientId, subscriptionToken(key, clientId, made.nonce), origin);
     }
     const token = subscriptionToken(key, clientId, stored.nonce);
-    if (!stored.tokenHash || !sameHash(stored.tokenHash, hashToken(token))) return this.rotate(clientId, origin);
+    if (!stored.tokenHash || !sameHash(stored.tokenHash, hashToken(token))) return this.rotate(clientId, origin, scope);
     return this.linkView(clientId, token, origin);
   }
 
   /** A new link; the old one answers 404 from this moment. */
-  async rotate(clientId: string, origin: string) {
+  async rotate(clientId: string, origin: string, scope: OwnerFilter) {
+    // A client outside the scope (or none) changes nothing, not even the panel's key on first use.
+    if ((await this.repository.linkOf(clientId, scope)) === undefined) throw notFound('client not found', 'id');
     const key = await this.key();
     const nonce = newNonce();
     const token = subscriptionToken(key, clientId, nonce);
-    if (!(await this.repository.replaceNonce(clientId, nonce, hashToken(token)))) {
+    if (!(await this.repository.replaceNonce(clientId, nonce, hashToken(token), scope))) {
       throw notFound('client not found', 'id');
     }
     return this.linkView(clientId, token, origin);
@@ -314,8 +317,9 @@ export class SubscriptionsService {
     deviceId: string,
     choice: { interfaceId?: string; hostId?: string; minutes?: number },
     origin: string,
+    scope: OwnerFilter,
   ) {
-    const profile = await this.profiles.deviceProfile(deviceId, choice);
+    const profile = await this.profiles.deviceProfile(deviceId, scope, choice);
     await this.pruneDownloadLinks();
     const token = randomToken();
     const expiresAt = new Date(this.now().getTime() + (choice.minutes ?? 30) * 60_000);
@@ -347,7 +351,8 @@ export class SubscriptionsService {
       return refusal(new ApiError(403, inactiveMessage({ status: spent.clientStatus }), ''));
     let profile: Profile;
     try {
-      profile = await this.profiles.deviceProfile(spent.deviceId, {
+      // The link's token is the credential here (the panel serves it on its own account): every client.
+      profile = await this.profiles.deviceProfile(spent.deviceId, ALL_CLIENTS, {
         interfaceId: spent.interfaceId,
         ...(spent.hostId ? { hostId: spent.hostId } : {}),
       });

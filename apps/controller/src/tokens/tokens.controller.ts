@@ -1,5 +1,5 @@
 import { Body, Controller, Param } from '@nestjs/common';
-import { SIGNED_IN } from '#libs/contracts/user-roles.js';
+import { EVERY_ROLE } from '#libs/contracts/user-roles.js';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import type { Principal } from '../auth/principal.js';
 import { IdPipe } from '../http/id.js';
@@ -18,7 +18,7 @@ export class TokensController {
     method: 'GET',
     path: 'tokens',
     group: 'tokens',
-    roles: SIGNED_IN,
+    roles: EVERY_ROLE,
     summary: "List API tokens (secrets are never shown again): the owner sees every user's, others their own",
     response: [TokenDto],
   })
@@ -30,7 +30,7 @@ export class TokensController {
     method: 'POST',
     path: 'tokens',
     group: 'tokens',
-    roles: SIGNED_IN,
+    roles: EVERY_ROLE,
     summary:
       'Issue an API token, optionally narrower than its user (read-only, an expiry, route groups); the response is the only time its value is shown',
     example: {
@@ -51,7 +51,7 @@ export class TokensController {
     method: 'PATCH',
     path: 'tokens/:id',
     group: 'tokens',
-    roles: SIGNED_IN,
+    roles: EVERY_ROLE,
     summary:
       "Rename, disable or re-enable an API token (takes effect on the next request); only the owner reaches other users' tokens",
     example: { enabled: false },
@@ -69,7 +69,7 @@ export class TokensController {
     method: 'DELETE',
     path: 'tokens/:id',
     group: 'tokens',
-    roles: SIGNED_IN,
+    roles: EVERY_ROLE,
     summary: "Delete an API token for good; only the owner reaches other users' tokens",
     response: DeletedDto,
   })

@@ -1,6 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, ApiError, must, type Schemas } from '../api.js';
 import { isOfflineAgent } from '../components/node-health.js';
+import { useUser } from '../session.js';
 
 /**
  * One place for each resource's cache key and fetcher: pages ask through these hooks, and a
@@ -28,6 +29,7 @@ export const queryKeys = {
   settings: ['settings'] as const,
   docs: ['docs'] as const,
   overview: ['overview'] as const,
+  myOverview: ['overview', 'mine'] as const,
   system: ['system'] as const,
   operators: ['operators'] as const,
   sessions: ['auth', 'sessions'] as const,
@@ -116,6 +118,11 @@ export function useOutbounds(nodeId: string | null) {
 }
 
 /** The overview, asked again every 5 s unless told otherwise (a dialog reading the panel state once). */
+/** GET /api/overview: the caller's own clients, and for a reseller their pool and the room left. */
+export function useMyOverview(options: Watch = {}) {
+  return useQuery({ queryKey: queryKeys.myOverview, queryFn: () => must(api.GET('/api/overview')), ...options });
+}
+
 export function useOverview(options: Watch = { refetchInterval: 5000 }) {
   return useQuery({
     queryKey: queryKeys.overview,
@@ -130,9 +137,21 @@ export function useOverview(options: Watch = { refetchInterval: 5000 }) {
  * node is offline (its agent not linked), so nothing of it is shown as its last reported state.
  */
 export function useInterfacesWithNodes(options: Watch = {}) {
-  const interfaces = useInterfaces(options);
-  const nodes = useNodes(options.enabled === false ? { enabled: false } : {});
+  // A reseller may not read the panel's interfaces or nodes: the interfaces they may use come
+  // with their overview (GET /api/overview), by id and name.
+  const reseller = useUser().role === 'reseller';
+  const mine = useMyOverview({ enabled: reseller && options.enabled !== false });
+  const interfaces = useInterfaces({ ...options, enabled: !reseller && options.enabled !== false });
+  const nodes = useNodes({ enabled: !reseller && options.enabled !== false });
   const byId = new Map((nodes.data ?? []).map((node) => [node.id, node]));
+  if (reseller)
+    return {
+      data: mine.data?.reseller?.interfaces.map((entry) => ({
+        ...(entry as unknown as Schemas['InterfaceDto']),
+        nodeName: '',
+        nodeOffline: false,
+      })),
+    };
   return {
     data: interfaces.data?.map((entry) => ({
       ...entry,

@@ -1,5 +1,6 @@
-import { Text, UnstyledButton } from '@mantine/core';
+import { Checkbox, Text, UnstyledButton } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
 import type { Schemas } from '../api.js';
 import { StatusBadge } from '../components/badges.js';
 import { formatBytes, formatDate, Ltr } from '../components/common.js';
@@ -27,12 +28,15 @@ export function ClientsList({
   sort,
   onSort,
   onOpen,
+  selection,
 }: {
   clients: readonly Client[] | undefined;
   empty: string;
   sort: Sort;
   onSort: (sort: Sort) => void;
   onOpen: (client: Client) => void;
+  /** Rows with a checkbox each, and one in the header for the page (for bulk actions). */
+  selection?: { selected: ReadonlySet<string>; toggle: (id: string) => void; togglePage: (on: boolean) => void };
 }) {
   const { t, i18n } = useTranslation();
   const by = (column: keyof typeof COLUMN_SORTS): ColumnSort => {
@@ -52,6 +56,7 @@ export function ClientsList({
       testId="clients-table"
       rowProps={(client) => ({ onClick: () => onOpen(client), style: { cursor: 'pointer' }, 'data-row': client.name })}
       columns={[
+        ...(selection ? [selectColumn(selection, clients, t)] : []),
         {
           header: t('common.name'),
           naming: true,
@@ -93,4 +98,37 @@ export function ClientsList({
       ]}
     />
   );
+}
+
+/** The checkbox column: a row's own, and the header's for the whole page (indeterminate when some are). */
+function selectColumn(
+  selection: NonNullable<Parameters<typeof ClientsList>[0]['selection']>,
+  clients: readonly Client[] | undefined,
+  t: TFunction,
+) {
+  const onPage = clients ?? [];
+  const chosen = onPage.filter((client) => selection.selected.has(client.id)).length;
+  return {
+    header: (
+      <Checkbox
+        aria-label={t('bulk.selectPage')}
+        checked={onPage.length > 0 && chosen === onPage.length}
+        indeterminate={chosen > 0 && chosen < onPage.length}
+        onChange={(event) => selection.togglePage(event.currentTarget.checked)}
+        data-testid="select-page"
+      />
+    ),
+    phone: false as const,
+    cell: (client: Client) => (
+      // A click on the box selects; it must not open the client as a click on the row does.
+      <span onClick={(event) => event.stopPropagation()}>
+        <Checkbox
+          aria-label={t('bulk.selectRow', { name: client.name })}
+          checked={selection.selected.has(client.id)}
+          onChange={() => selection.toggle(client.id)}
+          data-testid="select-row"
+        />
+      </span>
+    ),
+  };
 }

@@ -1,12 +1,14 @@
 import { Button, Group } from '@mantine/core';
 import { IconFileImport, IconPlus, IconStack2 } from '@tabler/icons-react';
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { useClientList, type ClientListQuery } from '../api/queries.js';
 import { PageHeader } from '../components/common.js';
+import { ResellerRoomCard } from '../components/reseller-room.js';
 import { Pager } from '../components/pager.js';
-import { useCanManage } from '../session.js';
+import { useCanManage, useIsReseller } from '../session.js';
+import { BulkBar, type Selection } from './clients-bulk.js';
 import { ClientFilters } from './clients-filters.js';
 import { ClientsList } from './clients-list.js';
 import { filtersOf, PAGE_SIZES, useClientListView } from './clients-params.js';
@@ -31,6 +33,7 @@ export default function ClientsPage() {
   const { search: address } = useLocation();
   const { id } = useParams();
   const canManage = useCanManage();
+  const reseller = useIsReseller();
   const [creating, setCreating] = useState(false);
   const [dialog, setDialog] = useState<'batch' | 'import' | null>(null);
   const [view, update] = useClientListView();
@@ -53,21 +56,37 @@ export default function ClientsPage() {
     if (last && view.page > last && !clients.isPlaceholderData) update({ page: last }, true);
   }, [last, view.page, clients.isPlaceholderData, update]);
   const filtered = Boolean(view.search || view.status || view.group);
+  // Selected rows (ids), or everything the filter matches; a new filter starts afresh.
+  const [selected, setSelected] = useState<ReadonlySet<string>>(() => new Set());
+  const [allMatching, setAllMatching] = useState(false);
+  const clear = useCallback(() => {
+    setSelected(new Set());
+    setAllMatching(false);
+  }, []);
+  const filterKey = JSON.stringify([view.search, view.status, view.group]);
+  useEffect(clear, [filterKey, clear]);
+  const pageIds = (data?.items ?? []).map((client) => client.id);
+  const selection: Selection = allMatching
+    ? { filter: { search: view.search || undefined, status: view.status || undefined, group: view.group || undefined } }
+    : { ids: [...selected] };
 
   return (
     <>
       <PageHeader title={t('nav.clients')}>
         {canManage && (
           <Group gap="xs">
-            <ExportMenu />
-            <Button
-              variant="default"
-              leftSection={<IconFileImport size={16} />}
-              onClick={() => setDialog('import')}
-              data-testid="clients-import"
-            >
-              {t('clientTransfer.import')}
-            </Button>
+            {/* Export and import reach every client: the owner's and admins', not a reseller's. */}
+            {!reseller && <ExportMenu />}
+            {!reseller && (
+              <Button
+                variant="default"
+                leftSection={<IconFileImport size={16} />}
+                onClick={() => setDialog('import')}
+                data-testid="clients-import"
+              >
+                {t('clientTransfer.import')}
+              </Button>
+            )}
             <Button
               variant="default"
               leftSection={<IconStack2 size={16} />}
@@ -82,13 +101,50 @@ export default function ClientsPage() {
           </Group>
         )}
       </PageHeader>
+      {reseller && <ResellerRoomCard />}
       <ClientFilters view={view} update={update} />
+      {canManage && !reseller && (selected.size > 0 || allMatching) && (
+        <BulkBar
+          count={selected.size}
+          pageSelected={pageIds.length > 0 && pageIds.every((id) => selected.has(id))}
+          total={clients.data?.total ?? 0}
+          allMatching={allMatching}
+          selection={selection}
+          onSelectAll={() => setAllMatching(true)}
+          onClear={clear}
+        />
+      )}
       <ClientsList
         clients={clients.data?.items}
         empty={filtered ? t('clients.noMatch') : t('clients.empty')}
         sort={view.sort}
         onSort={(sort) => update({ sort })}
         onOpen={(client) => void navigate(`/clients/${client.id}${address}`)}
+        selection={
+          canManage && !reseller
+            ? {
+                selected,
+                toggle: (id) => {
+                  setAllMatching(false);
+                  setSelected((before) => {
+                    const next = new Set(before);
+                    if (!next.delete(id)) next.add(id);
+                    return next;
+                  });
+                },
+                togglePage: (on) => {
+                  setAllMatching(false);
+                  setSelected((before) => {
+                    const next = new Set(before);
+                    for (const id of pageIds)
+                      if (on) next.add(id);
+                      else next.delete(id);
+                    return next;
+                  });
+                },
+              }
+            : undefined
+        }
       />
       {clients.data && clients.data.total > 0 && (
         <Pager

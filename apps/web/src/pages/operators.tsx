@@ -1,12 +1,33 @@
-import { Alert, Badge, Button, Group, PasswordInput, Select, Switch, Text, TextInput } from '@mantine/core';
+import {
+  Alert,
+  Badge,
+  Button,
+  Fieldset,
+  Group,
+  MultiSelect,
+  NumberInput,
+  PasswordInput,
+  Select,
+  Switch,
+  Text,
+  TextInput,
+} from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { USER_ROLES, type UserRole } from '../../../../libs/contracts/user-roles.js';
 import { api, must, type Schemas } from '../api.js';
-import { queryKeys } from '../api/queries.js';
-import { EditAndDelete, formatDate, notifyFailure, PageHeader } from '../components/common.js';
+import { queryKeys as keys, useInterfaceOptions } from '../api/queries.js';
+import {
+  ConfirmButton,
+  EditAndDelete,
+  formatBytes,
+  formatDate,
+  Ltr,
+  notifyFailure,
+  PageHeader,
+} from '../components/common.js';
 import { useFieldErrors } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
@@ -27,13 +48,18 @@ export default function OperatorsPage() {
   const [editing, setEditing] = useState<Operator | 'new' | null>(null);
   const owner = user.role === 'owner';
   const operators = useQuery({
-    queryKey: queryKeys.operators,
+    queryKey: keys.operators,
     queryFn: () => must(api.GET('/api/admins')),
     enabled: owner,
   });
   const remove = useMutation({
     mutationFn: (id: string) => must(api.DELETE('/api/admins/{id}', { params: { path: { id } } })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.operators }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: keys.operators }),
+    onError: notifyFailure,
+  });
+  const resetPool = useMutation({
+    mutationFn: (id: string) => must(api.POST('/api/admins/{id}/reset-usage', { params: { path: { id } } })),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: keys.operators }),
     onError: notifyFailure,
   });
   if (!owner)
@@ -98,6 +124,20 @@ export default function OperatorsPage() {
               }),
           },
           {
+            header: t('operators.pool'),
+            cell: (operator) =>
+              operator.reseller && (
+                <Text span size="sm" data-testid={`pool-${operator.username}`}>
+                  <Ltr>
+                    {t('operators.poolUse', {
+                      used: formatBytes(operator.reseller.poolUsedBytes),
+                      total: formatBytes(operator.reseller.trafficPoolBytes),
+                    })}
+                  </Ltr>
+                </Text>
+              ),
+          },
+          {
             header: t('operators.lastSeen'),
             cell: (operator) =>
               operator.lastSeenAt ? formatDate(operator.lastSeenAt, i18n.language) : t('operators.never'),
@@ -105,12 +145,25 @@ export default function OperatorsPage() {
         ]}
         actions={(operator) =>
           operator.id !== user.id && (
-            <EditAndDelete
-              onEdit={() => setEditing(operator)}
-              confirmMessage={t('operators.confirmDelete', { name: operator.username })}
-              typeToConfirm={operator.username}
-              onDelete={() => remove.mutate(operator.id)}
-            />
+            <>
+              {operator.reseller && (
+                <ConfirmButton
+                  size="xs"
+                  variant="default"
+                  message={t('operators.resetPoolConfirm', { name: operator.username })}
+                  onConfirm={() => resetPool.mutate(operator.id)}
+                  data-testid={`reset-pool-${operator.username}`}
+                >
+                  {t('operators.resetPool')}
+                </ConfirmButton>
+              )}
+              <EditAndDelete
+                onEdit={() => setEditing(operator)}
+                confirmMessage={t('operators.confirmDelete', { name: operator.username })}
+                typeToConfirm={operator.username}
+                onDelete={() => remove.mutate(operator.id)}
+              />
+            </>
           )
         }
       />
@@ -128,6 +181,7 @@ function OperatorModal({ operator, onClose }: { operator?: Operator; onClose: ()
     password: '',
     role: (operator?.role ?? 'viewer') as UserRole,
     enabled: operator?.enabled ?? true,
+    ...ceilingValues(operator?.reseller ?? null),
   });
   const set = <K extends keyof typeof values>(key: K, value: (typeof values)[K]) =>
     setValues((before) => ({ ...before, [key]: value }));
@@ -141,6 +195,7 @@ function OperatorModal({ operator, onClose }: { operator?: Operator; onClose: ()
               password: values.password,
               role: values.role,
               enabled: values.enabled,
+              ...(values.role === 'reseller' ? { limits: limitsOf(values) } : {}),
             },
           }),
         );
@@ -149,20 +204,22 @@ function OperatorModal({ operator, onClose }: { operator?: Operator; onClose: ()
       if (values.role !== operator.role) body.role = values.role;
       if (values.enabled !== operator.enabled) body.enabled = values.enabled;
       if (values.password) body.password = values.password;
+      if (values.role === 'reseller') body.limits = limitsOf(values);
       return must(api.PATCH('/api/admins/{id}', { params: { path: { id: operator.id } }, body }));
     },
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: queryKeys.operators });
+      void queryClient.invalidateQueries({ queryKey: keys.operators });
       onClose();
     },
   });
   const errors = useFieldErrors(save.error, values);
+  const interfaces = useInterfaceOptions();
   return (
     <FormModal
       title={operator ? operator.username : t('operators.new')}
       onClose={onClose}
       save={save}
-      fields={['username', 'password', 'role', 'enabled']}
+      fields={['username', 'password', 'role', 'enabled', 'limits']}
       editing={Boolean(operator)}
       submitTestId="save-operator"
     >
@@ -199,6 +256,82 @@ function OperatorModal({ operator, onClose }: { operator?: Operator; onClose: ()
         onChange={(e) => set('enabled', e.currentTarget.checked)}
         data-testid="operator-enabled"
       />
+      {values.role === 'reseller' && (
+        <Fieldset legend={t('operators.ceilings')} data-testid="operator-ceilings">
+          <Text size="xs" c="dimmed" mb="xs">
+            {t('operators.ceilingsHint')}
+          </Text>
+          <NumberInput
+            label={t('operators.maxClients')}
+            value={values.maxClients}
+            onChange={(value) => set('maxClients', value)}
+            min={0}
+            allowDecimal={false}
+            error={errors.of('limits.maxClients')}
+            data-testid="ceiling-max-clients"
+          />
+          <NumberInput
+            label={t('operators.trafficPoolGb')}
+            value={values.trafficPoolGb}
+            onChange={(value) => set('trafficPoolGb', value)}
+            min={0}
+            error={errors.of('limits.trafficPoolBytes')}
+            data-testid="ceiling-pool"
+          />
+          <NumberInput
+            label={t('operators.maxExpiryDays')}
+            value={values.maxExpiryDays}
+            onChange={(value) => set('maxExpiryDays', value)}
+            min={1}
+            allowDecimal={false}
+            error={errors.of('limits.maxExpiryDays')}
+            data-testid="ceiling-expiry"
+          />
+          <NumberInput
+            label={t('operators.maxQuotaGb')}
+            value={values.maxQuotaGb}
+            onChange={(value) => set('maxQuotaGb', value)}
+            min={0}
+            error={errors.of('limits.maxQuotaBytes')}
+            data-testid="ceiling-quota"
+          />
+          <MultiSelect
+            label={t('operators.allowedInterfaces')}
+            data={interfaces.options}
+            value={values.interfaceIds}
+            onChange={(value) => set('interfaceIds', value)}
+            error={errors.of('limits.interfaceIds')}
+            data-testid="ceiling-interfaces"
+          />
+        </Fieldset>
+      )}
     </FormModal>
   );
+}
+
+const GB = 1024 ** 3;
+
+/** The form's ceiling fields from a reseller's (sizes in GB; empty: no ceiling). */
+function ceilingValues(reseller: Operator['reseller']) {
+  const gb = (bytes: number | null | undefined): number | string => (bytes ? bytes / GB : '');
+  return {
+    maxClients: (reseller?.maxClients ?? '') as number | string,
+    trafficPoolGb: gb(reseller?.trafficPoolBytes),
+    maxExpiryDays: (reseller?.maxExpiryDays ?? '') as number | string,
+    maxQuotaGb: gb(reseller?.maxQuotaBytes),
+    interfaceIds: reseller?.interfaceIds ?? ([] as string[]),
+  };
+}
+
+/** The API's ceilings from the form: an empty field is no ceiling (null), none chosen: any interface. */
+function limitsOf(values: ReturnType<typeof ceilingValues>): Schemas['ResellerLimitsDto'] {
+  const whole = (value: number | string) => (value === '' ? null : Math.round(Number(value)));
+  const bytes = (value: number | string) => (value === '' ? null : Math.round(Number(value) * GB));
+  return {
+    maxClients: whole(values.maxClients),
+    trafficPoolBytes: bytes(values.trafficPoolGb),
+    maxExpiryDays: whole(values.maxExpiryDays),
+    maxQuotaBytes: bytes(values.maxQuotaGb),
+    interfaceIds: values.interfaceIds.length > 0 ? values.interfaceIds : null,
+  };
 }

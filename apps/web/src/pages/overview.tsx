@@ -5,12 +5,45 @@ import { formatBytes, formatDate, formatDuration, Ltr, PageHeader } from '../com
 import { formatNumber, formatPercent, localDigits } from '../format.js';
 import { ListTable } from '../components/list-table.js';
 import { PageLoader } from '../components/page-loader.js';
-import { useOverview } from '../api/queries.js';
+import { useMyOverview, useOverview } from '../api/queries.js';
+import { ResellerRoomCard } from '../components/reseller-room.js';
+import { useIsReseller } from '../session.js';
 import { AgentBadge, SyncBadge } from '../components/badges.js';
 import { isOfflineAgent, isStale, StaleNote } from '../components/node-health.js';
 
-/** GET /api/overview/full, asked again every few seconds: live telemetry, panel state and inventory. */
+/** A reseller's overview (GET /api/overview); everyone else's the panel's own. */
 export default function OverviewPage() {
+  return useIsReseller() ? <ResellerOverview /> : <PanelOverview />;
+}
+
+/** A reseller's own clients and traffic, and the room left under their ceilings. */
+function ResellerOverview() {
+  const { t } = useTranslation();
+  const overview = useMyOverview({ refetchInterval: 10_000 });
+  const data = overview.data;
+  if (!data) return <PageLoader />;
+  return (
+    <>
+      <PageHeader title={t('nav.overview')} />
+      <SimpleGrid cols={{ base: 1, xs: 2 }} mb="md">
+        <Stat
+          label={t('overview.clients')}
+          value={<span data-testid="my-clients">{localDigits(data.clients.total)}</span>}
+          detail={t('overview.clientStates', data.clients)}
+        />
+        <Stat
+          label={t('overview.traffic')}
+          value={<Ltr>{formatBytes(data.usage.usedBytes)}</Ltr>}
+          detail={<Ltr>{`↑ ${formatBytes(data.usage.upBytes)} · ↓ ${formatBytes(data.usage.downBytes)}`}</Ltr>}
+        />
+      </SimpleGrid>
+      <ResellerRoomCard />
+    </>
+  );
+}
+
+/** GET /api/overview/full, asked again every few seconds: live telemetry, panel state and inventory. */
+function PanelOverview() {
   const { t, i18n } = useTranslation();
   const overview = useOverview();
   const data = overview.data;

@@ -12,7 +12,15 @@ import {
 } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { USER_ROLES, type UserRole } from '#libs/contracts/user-roles.js';
+import { Type } from 'class-transformer';
+import { IsObject, ValidateNested } from 'class-validator';
 import { OptionalNotNull } from '../../http/validators.js';
+import { ResellerLimitsDto } from './reseller-limits.dto.js';
+
+const LIMITS_DOC = {
+  type: ResellerLimitsDto,
+  description: "A reseller's ceilings (only for the reseller role): each absent one unchanged, each null none",
+};
 
 /** Letters and digits of any script, and `.`, `_`, `@`, `-`: a name to sign in with, nothing that needs quoting. */
 const USERNAME_RULE = /^[\p{L}\p{N}._@-]+$/u;
@@ -44,6 +52,13 @@ export class CreateAdminDto {
   @OptionalNotNull()
   @IsBoolean()
   enabled?: boolean;
+
+  @ApiPropertyOptional(LIMITS_DOC)
+  @OptionalNotNull()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ResellerLimitsDto)
+  limits?: ResellerLimitsDto;
 }
 
 export class UpdateAdminDto {
@@ -79,6 +94,13 @@ export class UpdateAdminDto {
   @IsString()
   @Length(8, 1024)
   password?: string;
+
+  @ApiPropertyOptional(LIMITS_DOC)
+  @OptionalNotNull()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ResellerLimitsDto)
+  limits?: ResellerLimitsDto;
 }
 
 export class BulkAdminsDto {

@@ -1,6 +1,6 @@
 import { Body, Controller, Param, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { OWNER_ONLY, SIGNED_IN } from '#libs/contracts/user-roles.js';
+import { OWNER_ONLY, EVERY_ROLE } from '#libs/contracts/user-roles.js';
 import { IdPipe } from '../../http/id.js';
 import { Route } from '../../http/route.decorator.js';
 import { CurrentPrincipal } from '../current-principal.decorator.js';
@@ -24,7 +24,7 @@ export class TotpController {
     method: 'GET',
     path: 'auth/totp',
     group: 'auth',
-    roles: SIGNED_IN,
+    roles: EVERY_ROLE,
     summary: "Whether one's own two-factor sign-in is on, and how many recovery codes are left",
     response: TotpStatusDto,
   })
@@ -36,7 +36,7 @@ export class TotpController {
     method: 'POST',
     path: 'auth/totp/start',
     group: 'auth',
-    roles: SIGNED_IN,
+    roles: EVERY_ROLE,
     summary:
       'Start turning on two-factor sign-in: a new TOTP secret and its otpauth URI (shown this once); confirm with a code',
     response: TotpStartedDto,
@@ -50,7 +50,7 @@ export class TotpController {
     method: 'POST',
     path: 'auth/totp/confirm',
     group: 'auth',
-    roles: SIGNED_IN,
+    roles: EVERY_ROLE,
     summary:
       'Turn two-factor sign-in on with a code for the started secret; answers the one-time recovery codes (shown this once)',
     example: { code: '123456' },
@@ -66,7 +66,7 @@ export class TotpController {
     method: 'POST',
     path: 'auth/totp/disable',
     group: 'auth',
-    roles: SIGNED_IN,
+    roles: EVERY_ROLE,
     summary: 'Turn two-factor sign-in off: needs a current code or an unused recovery code (throttled as sign-in)',
     example: { code: '123456' },
     response: TotpDisabledDto,

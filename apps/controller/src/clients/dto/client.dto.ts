@@ -129,8 +129,10 @@ export class CreateClientDto {
   @Max(CLIENT_LIMITS.deviceLimit)
   deviceLimit?: number;
 
+  /** Required unless the client's first defined group gives interfaces (docs/groups.md). */
+  @Optional()
   @InterfaceIds()
-  interfaceIds!: string[];
+  interfaceIds?: string[];
 
   /** The first devices (default one named "device-1"); names unique regardless of case. */
   @Optional()

@@ -16,6 +16,8 @@ import { Migration20261126140000_operators } from './Migration20261126140000_ope
 import { Migration20261126140100_subscriptions } from './Migration20261126140100_subscriptions.js';
 import { Migration20261126140158_two_factor_scoped_tokens } from './Migration20261126140158_two_factor_scoped_tokens.js';
 import { Migration20261126140330_audit_log } from './Migration20261126140330_audit_log.js';
+import { Migration20261126180000_resellers } from './Migration20261126180000_resellers.js';
+import { Migration20261126180100_groups } from './Migration20261126180100_groups.js';
 
 /** Committed migrations in the order they run. `npm run migration:create` writes new files; list them here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -39,4 +41,6 @@ export const MIGRATIONS: MigrationObject[] = [
     class: Migration20261126140158_two_factor_scoped_tokens,
   },
   { name: 'Migration20261126140330_audit_log', class: Migration20261126140330_audit_log },
+  { name: 'Migration20261126180000_resellers', class: Migration20261126180000_resellers },
+  { name: 'Migration20261126180100_groups', class: Migration20261126180100_groups },
 ];

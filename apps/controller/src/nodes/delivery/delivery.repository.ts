@@ -15,6 +15,7 @@ import {
   type OutboundRow,
   type RuleRow,
 } from './desired-routing.js';
+import { speedLimitsByInterface, type PeerRow } from './desired-speed-limits.js';
 
 /** A node and what its agent row says, as delivery decides whether any agent is waited for. */
 export interface NodeAgentFacts {
@@ -180,9 +181,9 @@ export class DeliveryRepository {
           [nodeId],
         );
         const peers = await tx.execute<
-          { interface_id: string; public_key: string; preshared_key: string; ip: string }[]
+          (PeerRow & { interface_id: string; public_key: string; preshared_key: string; ip: string })[]
         >(
-          `select a.interface_id, a.public_key, a.preshared_key, a.ip
+          `select a.interface_id, a.public_key, a.preshared_key, a.ip, d.client_id, c.rate_bits_per_sec
              from accounts a
              join devices d on d.id = a.device_id
              join clients c on c.id = d.client_id
@@ -196,6 +197,7 @@ export class DeliveryRepository {
           if (!list) byInterface.set(row.interface_id, (list = []));
           list.push({ publicKey: row.public_key, presharedKey: row.preshared_key || null, ip: row.ip });
         }
+        const limits = speedLimitsByInterface(peers);
         const { outbounds, routing } = await this.routing(tx, nodeId);
         // The agent checks its hops' resolved addresses against it (settings change bumps every node with hops).
         const [allowPrivate] = await tx.execute<{ value: unknown }[]>(
@@ -218,6 +220,7 @@ export class DeliveryRepository {
             natInterface: row.nat_interface,
             amnezia: row.mode === 'amnezia' ? row.awg : null,
             peers: byInterface.get(row.id) ?? [],
+            ...(limits.has(row.id) ? { speedLimits: limits.get(row.id) } : {}),
           })),
         };
       },

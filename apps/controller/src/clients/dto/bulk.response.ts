@@ -1,0 +1,45 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { DateTimeField, IntField } from '../../http/api-fields.js';
+
+export class BulkProgressDto {
+  @IntField({ minimum: 0, description: 'Clients handled so far' })
+  done!: number;
+
+  @IntField({ minimum: 0, description: 'Clients the selection held when the job was made' })
+  total!: number;
+
+  @IntField({ minimum: 0, description: 'Of those done, how many it changed (others needed nothing)' })
+  changed!: number;
+}
+
+/** A bulk action's job: GET /api/jobs/{id} until `state` is completed or failed. */
+export class BulkJobDto {
+  @ApiProperty({ description: 'The job id (a UUID)' })
+  id!: string;
+
+  @ApiProperty({ description: 'enable, disable, delete, adjust, extend, reset, purge, attach or detach' })
+  action!: string;
+
+  @ApiProperty({ enum: ['waiting', 'active', 'completed', 'failed'] })
+  state!: 'waiting' | 'active' | 'completed' | 'failed';
+
+  @ApiProperty({ type: BulkProgressDto })
+  progress!: BulkProgressDto;
+
+  @ApiProperty({ type: String, nullable: true, description: 'Why it failed; what was done before is in progress' })
+  error!: string | null;
+
+  @DateTimeField({ description: 'When it was made: its clock (an expiry "from now" counts from it)' })
+  startedAt!: string;
+
+  @DateTimeField({ nullable: true })
+  finishedAt!: string | null;
+}
+
+export class ClientIdsDto {
+  @ApiProperty({ type: [String], description: 'Ids of every client the filter selects, in id order' })
+  ids!: string[];
+
+  @IntField({ minimum: 0 })
+  total!: number;
+}

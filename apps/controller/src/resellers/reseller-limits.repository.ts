@@ -1,0 +1,206 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/** The ceilings a reseller works under (null: none) and their pool's account. */
+export interface Ceilings {
+  maxClients: number | null;
+  trafficPoolBytes: number | null;
+  maxExpiryDays: number | null;
+  maxQuotaBytes: number | null;
+  interfaceIds: string[] | null;
+  nodeIds: string[] | null;
+}
+
+export interface ResellerAccount extends Ceilings {
+  poolUsedBytes: number;
+  poolResetAt: Date | null;
+}
+
+export const NO_CEILINGS: ResellerAccount = {
+  maxClients: null,
+  trafficPoolBytes: null,
+  maxExpiryDays: null,
+  maxQuotaBytes: null,
+  interfaceIds: null,
+  nodeIds: null,
+  poolUsedBytes: 0,
+  poolResetAt: null,
+};
+
+interface Row {
+  user_id: string;
+  max_clients: number | null;
+  traffic_pool_bytes: string | null;
+  max_expiry_days: number | null;
+  max_quota_bytes: string | null;
+  interface_ids: string[] | null;
+  node_ids: string[] | null;
+  pool_used_bytes: string;
+  pool_reset_at: string | Date | null;
+}
+
+const COLUMNS = `user_id, max_clients, traffic_pool_bytes, max_expiry_days, max_quota_bytes, interface_ids, node_ids,
+  pool_used_bytes, pool_reset_at`;
+
+/** A timestamptz as the driver gives it: a Date, or PostgreSQL's text (`2027-01-01 10:00:00.123+00`). */
+function readTimestamp(value: string | Date | null): Date | null {
+  if (value === null || value instanceof Date) return value;
+  const text = value.replace(' ', 'T');
+  return new Date(/[+-]\d\d$/.test(text) ? `${text}:00` : text);
+}
+
+const nullableNumber = (value: string | number | null) => (value === null ? null : Number(value));
+
+function account(row: Row | undefined): ResellerAccount {
+  if (!row) return { ...NO_CEILINGS };
+  return {
+    maxClients: row.max_clients,
+    trafficPoolBytes: nullableNumber(row.traffic_pool_bytes),
+    maxExpiryDays: row.max_expiry_days,
+    maxQuotaBytes: nullableNumber(row.max_quota_bytes),
+    interfaceIds: row.interface_ids ? [...row.interface_ids] : null,
+    nodeIds: row.node_ids ? [...row.node_ids] : null,
+    poolUsedBytes: Number(row.pool_used_bytes),
+    poolResetAt: readTimestamp(row.pool_reset_at),
+  };
+}
+
+/**
+ * reseller_limits rows, and the counts of a reseller's clients the ceilings are checked against.
+ * The clients table belongs to clients/, which sits above this folder: read here by table name.
+ */
+@Injectable()
+export class ResellerLimitsRepository {
+  async get(em: EntityManager, userId: string): Promise<ResellerAccount> {
+    const [row] = await em.execute<Row[]>(`select ${COLUMNS} from reseller_limits where user_id = ?`, [userId]);
+    return account(row);
+  }
+
+  async getMany(em: EntityManager, userIds: readonly string[]): Promise<Map<string, ResellerAccount>> {
+    if (userIds.length === 0) return new Map();
+    const rows = await em.execute<Row[]>(
+      `select ${COLUMNS} from reseller_limits where user_id = any(array[?]::uuid[])`,
+      [userIds],
+    );
+    return new Map(rows.map((row) => [row.user_id, account(row)]));
+  }
+
+  /**
+   * The reseller's row, held until the transaction ends (made first when there is none): every
+   * create by one reseller runs one after another, so two creates at the ceiling cannot both count
+   * the same room.
+   */
+  async lock(em: EntityManager, userId: string): Promise<ResellerAccount> {
+    await em.execute(
+      `insert into reseller_limits (user_id, updated_at) values (?, now()) on conflict (user_id) do nothing`,
+      [userId],
+    );
+    const [row] = await em.execute<Row[]>(`select ${COLUMNS} from reseller_limits where user_id = ? for update`, [
+      userId,
+    ]);
+    return account(row);
+  }
+
+  /** Replaces the ceilings named in `ceilings` (absent ones stay); the pool's account stays. */
+  async setCeilings(em: EntityManager, userId: string, ceilings: Partial<Ceilings>): Promise<void> {
+    await this.lock(em, userId);
+    const columns: Record<keyof Ceilings, string> = {
+      maxClients: 'max_clients',
+      trafficPoolBytes: 'traffic_pool_bytes',
+      maxExpiryDays: 'max_expiry_days',
+      maxQuotaBytes: 'max_quota_bytes',
+      interfaceIds: 'interface_ids',
+      nodeIds: 'node_ids',
+    };
+    const sets: string[] = [];
+    const params: unknown[] = [];
+    for (const [key, column] of Object.entries(columns) as [keyof Ceilings, string][]) {
+      const value = ceilings[key];
+      if (value === undefined) continue;
+      if (Array.isArray(value)) {
+        // em.execute inlines an array as a bare list: written as an array constructor (clients/sql.ts).
+        sets.push(`${column} = array[?]::text[]`);
+        params.push(value);
+      } else {
+        sets.push(`${column} = ?`);
+        params.push(value);
+      }
+    }
+    if (sets.length === 0) return;
+    await em.execute(`update reseller_limits set ${sets.join(', ')}, updated_at = now() where user_id = ?`, [
+      ...params,
+      userId,
+    ]);
+  }
+
+  /** Starts the pool's account afresh: what the reseller's clients used so far no longer counts. */
+  async resetPool(em: EntityManager, userId: string): Promise<void> {
+    await this.lock(em, userId);
+    await em.execute(
+      `update reseller_limits set pool_used_bytes = 0, pool_reset_at = now(), updated_at = now() where user_id = ?`,
+      [userId],
+    );
+  }
+
+  /** How many clients the user owns (under the caller's lock, so a concurrent create is counted). */
+  async clientCount(em: EntityManager, userId: string): Promise<number> {
+    const [row] = await em.execute<{ count: string }[]>(`select count(*) as count from clients where owner_id = ?`, [
+      userId,
+    ]);
+    return Number(row.count);
+  }
+
+  async clientCounts(em: EntityManager, userIds: readonly string[]): Promise<Map<string, number>> {
+    if (userIds.length === 0) return new Map();
+    const rows = await em.execute<{ owner_id: string; count: string }[]>(
+      `select owner_id, count(*) as count from clients where owner_id = any(array[?]::uuid[]) group by owner_id`,
+      [userIds],
+    );
+    return new Map(rows.map((row) => [row.owner_id, Number(row.count)]));
+  }
+
+  /** A reseller's clients by status and their traffic: one index range (owner_id leads an index). */
+  async clientSummary(em: EntityManager, ownerId: string): Promise<OwnClients> {
+    const rows = await em.execute<{ status: string; count: string; used: string; up: string; down: string }[]>(
+      `select status, count(*) as count, coalesce(sum(used_bytes), 0)::text as used,
+              coalesce(sum(up_bytes), 0)::text as up, coalesce(sum(down_bytes), 0)::text as down
+         from clients where owner_id = ? group by status`,
+      [ownerId],
+    );
+    const summary: OwnClients = {
+      byStatus: {},
+      usage: { usedBytes: 0, upBytes: 0, downBytes: 0 },
+    };
+    for (const row of rows) {
+      summary.byStatus[row.status] = Number(row.count);
+      summary.usage.usedBytes += Number(row.used);
+      summary.usage.upBytes += Number(row.up);
+      summary.usage.downBytes += Number(row.down);
+    }
+    return summary;
+  }
+
+  /**
+   * The interfaces a reseller may attach clients to (their ceilings' interfaces and nodes; every
+   * interface without either), by name: what their create form offers. Read by table name
+   * (interfaces/ is not below this folder's users).
+   */
+  async allowedInterfaces(
+    em: EntityManager,
+    account: Pick<Ceilings, 'interfaceIds' | 'nodeIds'>,
+  ): Promise<{ id: string; name: string; nodeId: string }[]> {
+    const rows = await em.execute<{ id: string; name: string; node_id: string }[]>(
+      `select id, name, node_id from interfaces
+        where (?::boolean or id::text = any(array[?]::text[])) and (?::boolean or node_id::text = any(array[?]::text[]))
+        order by name, id`,
+      [account.interfaceIds === null, account.interfaceIds ?? [], account.nodeIds === null, account.nodeIds ?? []],
+    );
+    return rows.map((row) => ({ id: row.id, name: row.name, nodeId: row.node_id }));
+  }
+}
+
+/** A reseller's clients counted by status, and their traffic. */
+export interface OwnClients {
+  byStatus: Record<string, number>;
+  usage: { usedBytes: number; upBytes: number; downBytes: number };
+}
