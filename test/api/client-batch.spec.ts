@@ -147,6 +147,42 @@ describe('POST /api/clients/batch', () => {
     expect(await count('clients')).toBeGreaterThanOrEqual(0);
   });
 
+  test("a batch in a defined group takes the group's defaults where the description is silent, like one client", async () => {
+    const iface = await createInterface({ subnet: '10.66.0.0/24' });
+    const group = `grp-${Date.now()}`;
+    const saved = await call('POST', 'groups', {
+      name: group,
+      quotaBytes: 5_000,
+      expiryDays: 7,
+      deviceLimit: 2,
+      interfaceIds: [iface.id],
+      rateBitsPerSec: 1_000_000,
+    });
+    expect(saved.status).toBe(200);
+    const before = Date.now();
+    const answer = await call('POST', 'clients/batch', {
+      namePrefix: 'grouped-',
+      count: 3,
+      groups: [group],
+      quotaBytes: 9,
+    });
+    expect(answer.status).toBe(201);
+    expect(answer.body).toMatchObject({ created: 3, accounts: 3 });
+    const rows = await t.query<Record<string, unknown>>(
+      `select quota_bytes::int as quota, device_limit as "deviceLimit", rate_bits_per_sec::int as rate,
+              interface_ids as "interfaceIds", expires_at as "expiresAt"
+         from clients where name like 'grouped-%'`,
+    );
+    expect(rows).toHaveLength(3);
+    for (const row of rows) {
+      expect(row).toMatchObject({ quota: 9, deviceLimit: 2, rate: 1_000_000, interfaceIds: [iface.id] });
+      expect(Math.abs((row.expiresAt as Date).getTime() - (before + 7 * 86_400_000))).toBeLessThan(60_000);
+    }
+    // Neither the description nor a group names an interface: refused.
+    const none = await call('POST', 'clients/batch', { namePrefix: 'nowhere-', count: 2 });
+    expect([none.status, none.body.field]).toEqual([400, 'interfaceIds']);
+  });
+
   test('a viewer may not create a batch', async () => {
     const iface = await createInterface();
     const viewer = await fixtures(() => ({ t, token })).createUser('viewer');
