@@ -728,8 +728,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every client with its devices and accounts, as JSON (imports back) or CSV; private and preshared keys only for the owner's session
-         * @description Roles: owner, admin.
+         * Every client in the caller's scope (a reseller: their own) with its devices and accounts, as JSON (imports back) or CSV; private and preshared keys only for the owner's session
+         * @description Roles: owner, admin, reseller.
          */
         get: operations["get_clients_export"];
         put?: never;

@@ -400,8 +400,20 @@ describe('ceilings', () => {
     expect((await batch({})).body).toMatchObject({ field: 'maxClients', remaining: 2 });
     expect((await batch({ count: 2 })).status).toBe(201);
 
-    // Import and export reach every client: not a reseller's (fail closed).
-    expect((await as(batcher)('GET', 'clients/export')).status).toBe(403);
+    // Export: their own five, no keys. Import matches across every client: not a reseller's (fail closed).
+    await createAs(reseller, {});
+    const exported = await as(batcher)('GET', 'clients/export');
+    expect(exported.status).toBe(200);
+    expect(exported.body.withKeys).toBe(false);
+    const exportedNames = exported.body.clients.map((client: { name: string }) => client.name).sort();
+    const ownNames = await t.query<{ name: string }>('select name from clients where owner_id = $1 order by name', [
+      batcher.id,
+    ]);
+    expect(exportedNames).toEqual(ownNames.map((row) => row.name).sort());
+    expect(exportedNames).toHaveLength(5);
+    const csv = await as(batcher)('GET', 'clients/export?format=csv');
+    expect(csv.status).toBe(200);
+    expect(String(csv.body).trim().split('\r\n')).toHaveLength(6); // the header and one line per account
     const imported = await importClients(t, batcher.token, { clients: [] }, { interfaceId: ifaceA.id, dryRun: true });
     expect(imported.status).toBe(403);
   });

@@ -1,6 +1,7 @@
 import { Controller, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { MANAGERS } from '#libs/contracts/user-roles.js';
+import { CLIENT_MANAGERS, MANAGERS } from '#libs/contracts/user-roles.js';
+import { CallerScope, type OperatorScope } from '../auth/operator-scope.js';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import type { Principal } from '../auth/principal.js';
 import { IMPORT_MEDIA_TYPES } from '../http/raw-upload.js';
@@ -23,15 +24,16 @@ export class ClientTransferController {
     method: 'GET',
     path: 'clients/export',
     group: 'clients',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary:
-      "Every client with its devices and accounts, as JSON (imports back) or CSV; private and preshared keys only for the owner's session",
+      "Every client in the caller's scope (a reseller: their own) with its devices and accounts, as JSON (imports back) or CSV; private and preshared keys only for the owner's session",
     query: { format: 'json (default) or csv', group: 'only the clients whose groups include this one' },
     response: ClientExportDto,
     files: ['text/csv'],
   })
   async export(
     @CurrentPrincipal() principal: Principal,
+    @CallerScope() scope: OperatorScope,
     @Query() query: ExportClientsQuery,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
@@ -41,10 +43,10 @@ export class ClientTransferController {
     if (query.format === 'csv') {
       reply.header('content-type', 'text/csv; charset=utf-8');
       reply.header('content-disposition', `attachment; filename="warren-clients-${stamp}.csv"`);
-      return this.exporter.csv(withKeys, query.group);
+      return this.exporter.csv(scope, withKeys, query.group);
     }
     reply.header('content-disposition', `attachment; filename="warren-clients-${stamp}.json"`);
-    return this.exporter.json(withKeys, query.group);
+    return this.exporter.json(scope, withKeys, query.group);
   }
 
   @Route({

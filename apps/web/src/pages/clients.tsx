@@ -75,8 +75,8 @@ export default function ClientsPage() {
       <PageHeader title={t('nav.clients')}>
         {canManage && (
           <Group gap="xs">
-            {/* Export and import reach every client: the owner's and admins', not a reseller's. */}
-            {!reseller && <ExportMenu />}
+            <ExportMenu />
+            {/* Import matches names and addresses across every client: the owner's and admins', not a reseller's. */}
             {!reseller && (
               <Button
                 variant="default"

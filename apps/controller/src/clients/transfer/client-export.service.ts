@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
+import type { OwnerFilter } from '../../auth/operator-scope.js';
 import { readNullableNumber, readNumber, readTimestamp } from '../sql.js';
 import { exportRows, type ExportRow } from './transfer.repository.js';
 
@@ -57,13 +58,16 @@ export const CSV_COLUMNS = [
   'presharedKey',
 ] as const;
 
-/** Every client for another panel or a spreadsheet (docs/import.md): JSON that imports back, or CSV. */
+/**
+ * Every client in the caller's scope (a reseller: their own) for another panel or a spreadsheet
+ * (docs/import.md): JSON that imports back, or CSV.
+ */
 @Injectable()
 export class ClientExportService {
   constructor(@Inject(MikroORM) private readonly orm: MikroORM) {}
 
-  async json(withKeys: boolean, group?: string): Promise<ClientExport> {
-    const rows = await exportRows(this.orm.em.fork(), withKeys, group);
+  async json(scope: OwnerFilter, withKeys: boolean, group?: string): Promise<ClientExport> {
+    const rows = await exportRows(this.orm.em.fork(), scope, withKeys, group);
     const clients = new Map<string, ExportedClient>();
     const devices = new Map<string, { name: string; accounts: ExportedAccount[] }>();
     for (const row of rows) {
@@ -99,8 +103,8 @@ export class ClientExportService {
     };
   }
 
-  async csv(withKeys: boolean, group?: string): Promise<string> {
-    const rows = await exportRows(this.orm.em.fork(), withKeys, group);
+  async csv(scope: OwnerFilter, withKeys: boolean, group?: string): Promise<string> {
+    const rows = await exportRows(this.orm.em.fork(), scope, withKeys, group);
     const lines = [CSV_COLUMNS.join(',')];
     for (const row of rows) {
       const client = toClient(row);

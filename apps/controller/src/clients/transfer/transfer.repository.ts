@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { kysely } from '../clients-db.js';
 import type { LockedClient } from '../clients.repository.js';
 import { chunks, readNumber, readTimestamp } from '../sql.js';
+import type { OwnerFilter } from '../../auth/operator-scope.js';
 
 /** An existing client an import row matches by name. */
 export interface ExistingClient extends LockedClient {
@@ -119,8 +120,16 @@ export interface ExportRow {
   preshared_key: string | null;
 }
 
-/** Every client (of `group` when given) with its devices and accounts, oldest first; keys only when `withSecrets`. */
-export async function exportRows(em: EntityManager, withSecrets: boolean, group?: string): Promise<ExportRow[]> {
+/**
+ * Every client in the scope (of `group` when given) with its devices and accounts, oldest first;
+ * keys only when `withSecrets`.
+ */
+export async function exportRows(
+  em: EntityManager,
+  scope: OwnerFilter,
+  withSecrets: boolean,
+  group?: string,
+): Promise<ExportRow[]> {
   // Raw SQL: one ordered read of four tables, secrets selected only when asked for.
   const secrets = withSecrets ? 'a.private_key, a.preshared_key' : 'null as private_key, null as preshared_key';
   return em.execute<ExportRow[]>(
@@ -131,8 +140,8 @@ export async function exportRows(em: EntityManager, withSecrets: boolean, group?
        left join devices d on d.client_id = c.id
        left join accounts a on a.device_id = d.id
        left join interfaces i on i.id = a.interface_id
-      ${group === undefined ? '' : 'where ? = any(c.groups)'}
+      where (?::uuid is null or c.owner_id = ?::uuid) and (?::text is null or ?::text = any(c.groups))
       order by c.created_at, c.id, d.created_at, d.id, i.name`,
-    group === undefined ? [] : [group],
+    [scope.ownerId, scope.ownerId, group ?? null, group ?? null],
   );
 }
