@@ -1,5 +1,5 @@
-// The audit write's cost: what recording a change (docs/audit.md: an entry opened before the
-// change, settled after it) adds to client creation's CPU per request. Two panels in child
+// The audit write's cost: what recording a change (docs/audit.md: for a client, one entry written in
+// the change's own transaction) adds to client creation's CPU per request. Two panels in child
 // processes, each on its own database: one as production runs (the audit log on), one with
 // WARREN_AUDIT=off, the same run's baseline. They create clients in alternating rounds (the order
 // flips every round), so load from elsewhere on the machine falls on both alike; each round reads

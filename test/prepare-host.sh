@@ -3,7 +3,7 @@
 # password-less sudo); says what it installs. Run by `npm test` before anything else.
 # - wireguard-tools, wireguard-go, iproute2, nftables: the agent's drivers, tested on real tunnels
 #   in network namespaces (no WireGuard kernel module here: wireguard-go);
-# - iputils-ping, curl: traffic through those tunnels; iperf3: speed limits measured through them
+# - iputils-ping, curl: traffic through those tunnels; iperf3: speed limits and quota overshoot measured through them
 #   (test/e2e/speed-limits.spec.ts; tc and ifb come with iproute2 and the kernel);
 # - redsocks, shadowsocks-libev (ss-redir, ss-local, ss-server), dnsmasq-base: the agent's hops and
 #   domain rules; microsocks: a real SOCKS5 proxy for them to go through (test/e2e/agent-hops.spec.ts);

@@ -63,7 +63,7 @@ export interface paths {
         put?: never;
         /**
          * Clear a user's two-factor sign-in (a lost phone): they sign in with the password alone until they turn it on again
-         * @description Roles: owner.
+         * @description Roles: owner. A signed-in session only: API tokens answer 403.
          */
         post: operations["post_admins_id_reset_2fa"];
         delete?: never;
@@ -231,7 +231,7 @@ export interface paths {
         head?: never;
         /**
          * Change one's own password (the current one is required); the user's other sessions end, this one stays
-         * @description Roles: owner, admin, reseller, viewer.
+         * @description Roles: owner, admin, reseller, viewer. A signed-in session only: API tokens answer 403.
          */
         patch: operations["patch_auth_me"];
         trace?: never;
@@ -247,7 +247,7 @@ export interface paths {
         put?: never;
         /**
          * Change one's own password (W-UI's path; the same as PATCH /api/auth/me): the current one is required, the user's other sessions end
-         * @description Roles: owner, admin, reseller, viewer.
+         * @description Roles: owner, admin, reseller, viewer. A signed-in session only: API tokens answer 403.
          */
         post: operations["post_auth_password"];
         delete?: never;
@@ -271,8 +271,8 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * End every session of the caller's but the one making the request (all of them through an API token)
-         * @description Roles: owner, admin, reseller, viewer.
+         * End every session of the caller's but the one making the request
+         * @description Roles: owner, admin, reseller, viewer. A signed-in session only: API tokens answer 403.
          */
         delete: operations["delete_auth_sessions"];
         options?: never;
@@ -292,7 +292,7 @@ export interface paths {
         post?: never;
         /**
          * End one of the caller's own sessions (another user's answers 404)
-         * @description Roles: owner, admin, reseller, viewer.
+         * @description Roles: owner, admin, reseller, viewer. A signed-in session only: API tokens answer 403.
          */
         delete: operations["delete_auth_sessions_id"];
         options?: never;
@@ -331,7 +331,7 @@ export interface paths {
         put?: never;
         /**
          * Turn two-factor sign-in on with a code for the started secret; answers the one-time recovery codes (shown this once)
-         * @description Roles: owner, admin, reseller, viewer.
+         * @description Roles: owner, admin, reseller, viewer. A signed-in session only: API tokens answer 403.
          */
         post: operations["post_auth_totp_confirm"];
         delete?: never;
@@ -351,7 +351,7 @@ export interface paths {
         put?: never;
         /**
          * Turn two-factor sign-in off: needs a current code or an unused recovery code (throttled as sign-in)
-         * @description Roles: owner, admin, reseller, viewer.
+         * @description Roles: owner, admin, reseller, viewer. A signed-in session only: API tokens answer 403.
          */
         post: operations["post_auth_totp_disable"];
         delete?: never;
@@ -370,8 +370,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Start turning on two-factor sign-in: a new TOTP secret and its otpauth URI (shown this once); confirm with a code
-         * @description Roles: owner, admin, reseller, viewer.
+         * Start turning on two-factor sign-in (needs the current password): a new TOTP secret and its otpauth URI (shown this once); confirm with a code
+         * @description Roles: owner, admin, reseller, viewer. A signed-in session only: API tokens answer 403.
          */
         post: operations["post_auth_totp_start"];
         delete?: never;
@@ -1244,6 +1244,66 @@ export interface paths {
         patch: operations["patch_interfaces_id"];
         trace?: never;
     };
+    "/api/interfaces/{id}/clear": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove every account on the interface (its devices lose their peers there) and detach its clients; `confirm` must be the interface's name
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_interfaces_id_clear"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interfaces/{id}/clone": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new interface on the same node with this one's settings under a new name, port and subnet: new keys, no accounts
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_interfaces_id_clone"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interfaces/{id}/reset-usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Zero the usage of the interface's accounts; their clients' totals lose exactly those bytes (an exhausted client under its quota again is active)
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_interfaces_id_reset_usage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/jobs/{id}": {
         parameters: {
             query?: never;
@@ -1640,6 +1700,26 @@ export interface paths {
         patch: operations["patch_settings"];
         trace?: never;
     };
+    "/api/sharing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Devices whose endpoints moved between many addresses, or between several at once, within the window, with the addresses and times
+         * @description Roles: owner.
+         */
+        get: operations["get_sharing"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/subscription": {
         parameters: {
             query?: never;
@@ -1947,7 +2027,7 @@ export interface components {
             id: string;
             method: string;
             /** @enum {string} */
-            outcome: "pending" | "success" | "accepted" | "refused" | "failed" | "unknown";
+            outcome: "pending" | "success" | "accepted" | "awaiting-code" | "refused" | "failed" | "unknown";
             requestId: string | null;
             /** @description The route pattern, or the CLI command */
             route: string;
@@ -2122,6 +2202,10 @@ export interface components {
             error?: "timed out" | "unreachable";
             latencyMs: number;
             ok: boolean;
+        };
+        ClearInterfaceDto: {
+            /** @description The interface's name, typed again: what makes the request deliberate */
+            confirm: string;
         };
         ClientBatchResultDto: {
             accounts: number;
@@ -2300,6 +2384,13 @@ export interface components {
             filter?: components["schemas"]["ClientFilterDto"];
             /** @description 1..10,000 client ids; an unknown one refuses the whole request (404). */
             ids?: string[];
+        };
+        CloneInterfaceDto: {
+            listenPort: number;
+            /** @description The host's interface name: 1..15 characters of A-Z, a-z, 0-9, "_" and "-", not starting with "-", and not "all" or "interfaces" */
+            name: string;
+            /** @description An IPv4 CIDR, e.g. 10.8.0.0/24 */
+            subnet: string;
         };
         CpuDto: {
             cores: number;
@@ -2636,6 +2727,22 @@ export interface components {
             /** @description Works once, until expiresAt: https://panel.example/<base>/dl/<token> */
             url: string;
         };
+        EndpointMoveDto: {
+            /** @description The address the device’s endpoint moved to (without the port) */
+            address: string;
+            /**
+             * Format: date-time
+             * @description When the endpoint first moved to it
+             */
+            firstSeen: string;
+            /**
+             * Format: date-time
+             * @description When the endpoint last moved to it
+             */
+            lastSeen: string;
+            /** @description How often the endpoint moved to it */
+            moves: number;
+        };
         EnforcementRunDto: {
             /**
              * Format: date-time
@@ -2849,6 +2956,14 @@ export interface components {
             rows: number;
             updated: number;
         };
+        InterfaceClearedDto: {
+            /** @description Accounts removed: each device lost its peer on the interface */
+            accountsRemoved: number;
+            /** @description Clients no longer attached to the interface (they stay, with their usage) */
+            clientsDetached: number;
+            /** Format: uuid */
+            id: string;
+        };
         InterfaceDeletedDto: {
             accountsRemoved: number;
             /** @enum {boolean} */
@@ -2905,6 +3020,16 @@ export interface components {
             peers: number;
             /** @enum {string} */
             state: "up" | "failed" | "removed";
+        };
+        InterfaceUsageResetDto: {
+            /** @description Accounts on the interface, each now at zero */
+            accounts: number;
+            /** @description Bytes taken off their devices' and clients' totals (up and down) */
+            bytes: number;
+            /** Format: uuid */
+            id: string;
+            /** @description Clients whose status changed (exhausted back to active) */
+            statusChanged: number;
         };
         InventoryDto: {
             clients: components["schemas"]["ClientCountsDto"];
@@ -3527,6 +3652,49 @@ export interface components {
             probeTimeoutMs: number;
             /** @description What an http-mode probe fetches through a hop */
             probeUrl: string;
+            /**
+             * @description flag: listed only; disable: its client is disabled too
+             * @enum {string}
+             */
+            sharingAction: "flag" | "disable";
+            /** @description Distinct endpoint addresses of one device within the window that count as sharing */
+            sharingMaxAddresses: number;
+            /** @description Minutes GET /api/sharing looks back */
+            sharingWindowMinutes: number;
+        };
+        SharedDeviceDto: {
+            /** @description The evidence, newest first */
+            addresses: components["schemas"]["EndpointMoveDto"][];
+            /** Format: uuid */
+            clientId: string;
+            clientName: string;
+            /** @description The client’s status now (disabled when the rule disabled it) */
+            clientStatus: string;
+            /** Format: uuid */
+            deviceId: string;
+            deviceName: string;
+            /**
+             * @description many-addresses: at least sharingMaxAddresses addresses in the window; several-at-once: it keeps returning to addresses it left
+             * @enum {string}
+             */
+            reason: "many-addresses" | "several-at-once";
+        };
+        SharingDto: {
+            /**
+             * @description What the rule does (setting sharingAction)
+             * @enum {string}
+             */
+            action: "flag" | "disable";
+            devices: components["schemas"]["SharedDeviceDto"][];
+            /** @description Addresses that count as sharing (setting sharingMaxAddresses) */
+            maxAddresses: number;
+            /**
+             * Format: date-time
+             * @description Start of the window
+             */
+            since: string;
+            /** @description Minutes looked back (setting sharingWindowMinutes) */
+            windowMinutes: number;
         };
         SignedInDto: {
             /** Format: date-time */
@@ -3802,6 +3970,13 @@ export interface components {
             /** Format: uuid */
             id: string;
         };
+        TotpStartDto: {
+            /**
+             * Format: password
+             * @description The current password: turning on a second factor is a change of how one signs in
+             */
+            password: string;
+        };
         TotpStartedDto: {
             /** @description The TOTP secret (base32), for typing into an app: shown this once only */
             secret: string;
@@ -4034,6 +4209,15 @@ export interface components {
              * @description http(s) URL an http-mode probe fetches through a hop
              */
             probeUrl?: string;
+            /**
+             * @description What a device found sharing does: flag (listed by GET /api/sharing) or disable (its client too)
+             * @enum {string}
+             */
+            sharingAction?: "flag" | "disable";
+            /** @description Distinct endpoint addresses of one device within the window that count as sharing */
+            sharingMaxAddresses?: number;
+            /** @description Minutes GET /api/sharing looks back at where devices’ endpoints moved */
+            sharingWindowMinutes?: number;
         };
         UpdateTokenDto: {
             /** @description false disables the token at once */
@@ -5779,7 +5963,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TotpStartDto"];
+            };
+        };
         responses: {
             /** @description success */
             200: {
@@ -5837,6 +6025,15 @@ export interface operations {
             };
             /** @description body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description too many attempts; see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10169,6 +10366,278 @@ export interface operations {
             };
         };
     };
+    post_interfaces_id_clear: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClearInterfaceDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InterfaceClearedDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_interfaces_id_clone: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CloneInterfaceDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InterfaceDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_interfaces_id_reset_usage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InterfaceUsageResetDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     get_jobs_id: {
         parameters: {
             query?: never;
@@ -10256,7 +10725,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Entries at or after this time. */
                 from?: string;
-                outcome?: "pending" | "success" | "accepted" | "refused" | "failed" | "unknown";
+                outcome?: "pending" | "success" | "accepted" | "awaiting-code" | "refused" | "failed" | "unknown";
                 perPage?: number;
                 /** @description The target's id (a backup's name). */
                 targetId?: string;
@@ -12279,6 +12748,62 @@ export interface operations {
             };
             /** @description body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_sharing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharingDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

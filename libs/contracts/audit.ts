@@ -9,10 +9,19 @@ export type AuditVia = (typeof AUDIT_VIA)[number];
 
 /**
  * How the request ended: `pending` while it runs; `success`; `accepted` (202: the work goes on as
- * a job); `refused` (a 4xx: nothing changed); `failed` (a 5xx); `unknown` (the panel stopped
- * before answering: the change may or may not have happened).
+ * a job); `awaiting-code` (a sign-in whose password was right, asked for its two-factor code: not
+ * signed in yet); `refused` (a 4xx: nothing changed); `failed` (a 5xx); `unknown` (the panel
+ * stopped before answering: the change may or may not have happened).
  */
-export const AUDIT_OUTCOMES = ['pending', 'success', 'accepted', 'refused', 'failed', 'unknown'] as const;
+export const AUDIT_OUTCOMES = [
+  'pending',
+  'success',
+  'accepted',
+  'awaiting-code',
+  'refused',
+  'failed',
+  'unknown',
+] as const;
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 
 /**

@@ -73,6 +73,23 @@ export const desiredInterfaceSchema = z.object({
 });
 export type DesiredInterface = z.infer<typeof desiredInterfaceSchema>;
 
+/**
+ * A client's byte allowance on this node, enforced by the kernel (an nftables quota across the
+ * client's peer addresses, both directions). Only active clients with a quota have one.
+ */
+export const desiredQuotaSchema = z.object({
+  /** The client's id: names its kernel quota on the node. */
+  client: z.uuid(),
+  /**
+   * Bytes the client may still move, as the panel counts them (WireGuard's rx + tx of its peers):
+   * the quota minus the usage recorded when this state was read.
+   */
+  remainingBytes: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+  /** The client's peer addresses on this node (each a peer of one of the interfaces above). */
+  ips: z.array(ipv4).min(1).max(4096),
+});
+export type DesiredQuota = z.infer<typeof desiredQuotaSchema>;
+
 export const desiredStateSchema = z.object({
   nodeId: z.uuid(),
   revision: z.number().int().nonnegative(),
@@ -88,5 +105,7 @@ export const desiredStateSchema = z.object({
    * (libs/net/forbidden-targets.ts): the hop fails, and one running is stopped.
    */
   allowPrivateTargets: z.boolean().optional(),
+  /** Kernel byte allowances of clients with a quota; absent = none (agents before quotas ignore it). */
+  quotas: z.array(desiredQuotaSchema).optional(),
 });
 export type DesiredState = z.infer<typeof desiredStateSchema>;

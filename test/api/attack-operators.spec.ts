@@ -57,7 +57,7 @@ describe('secrets never reach the audit log', () => {
     const secrets: string[] = [];
     const user: TestUser = await createUser('admin');
     clock.now = () => T0;
-    const started = await t.call('POST', 'auth/totp/start', { token: user.token });
+    const started = await t.call('POST', 'auth/totp/start', { token: user.token, body: { password: user.password } });
     secrets.push(started.body.secret);
     const code = await codeAt(started.body.secret, T0);
     const confirmed = await t.call('POST', 'auth/totp/confirm', { token: user.token, body: { code } });
@@ -181,13 +181,15 @@ describe('a scoped token grants no sign-in', () => {
     ).toBe(false);
     // A read-only token is refused by the guard before any of this (it may not POST).
     expect((await t.call('POST', 'admins', { token: readOnly.token, body: {} })).status).toBe(403);
-    // The owner's session (and an unscoped token) still does all of it.
+    // The owner's session still does all of it; an unscoped token enables, but sets no password
+    // either: a password changes how someone signs in, a session's alone (docs/roles.md).
     expect((await call('PATCH', `admins/${viewer.id}`, { enabled: true })).status).toBe(200);
     const unscoped = await createToken({ name: 'whole-owner' });
     const byUnscoped = await t.call('PATCH', `admins/${viewer.id}`, {
       token: unscoped.token,
       body: { password: 'temporary-5678' },
     });
-    expect(byUnscoped.status).toBe(200);
+    expect([byUnscoped.status, byUnscoped.body.field]).toEqual([403, 'password']);
+    expect((await call('PATCH', `admins/${viewer.id}`, { password: 'temporary-5678' })).status).toBe(200);
   });
 });

@@ -87,8 +87,14 @@ describe('the route table', () => {
     let changing = 0;
     for (const endpoint of endpoints) {
       const key = routeKey(endpoint);
-      // A fresh session for sign-out (it ends the session it is called with); the owner's token else.
-      const token = endpoint.path.endsWith('/auth/logout') ? await t.login() : ownerApiToken.token;
+      // A fresh session for sign-out (it ends the session it is called with); a session for the
+      // routes that change how one signs in (tokens are refused there); the owner's token else.
+      const sessionOnly = endpoint.operation['x-session-only'] === true;
+      const token = endpoint.path.endsWith('/auth/logout')
+        ? await t.login()
+        : sessionOnly
+          ? ownerToken
+          : ownerApiToken.token;
       const path = concretePath(endpoint.path, () => randomUUID());
       const upload = endpoint.path.endsWith('/backups/upload');
       const { answer, entries } = await recorded(endpoint.method, path, {
@@ -133,7 +139,8 @@ describe('the route table', () => {
       };
       if (JSON.stringify(actual) !== JSON.stringify(expected))
         wrong.push(`${key}: ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`);
-      if (endpoint.auth && (entry.actor_name !== OWNER.username || entry.credential_name !== ownerApiToken.name)) {
+      const credentialName = sessionOnly ? null : ownerApiToken.name;
+      if (endpoint.auth && (entry.actor_name !== OWNER.username || entry.credential_name !== credentialName)) {
         if (!endpoint.path.endsWith('/auth/logout'))
           wrong.push(`${key}: actor ${entry.actor_name} via ${entry.credential_name}`);
       }
@@ -237,6 +244,46 @@ describe('what an entry says', () => {
     const unknown = randomUUID();
     const missing = await recorded('PATCH', `clients/${unknown}`, { token: ownerToken, body: { note: 'x' } });
     expect(missing.entries[0]).toMatchObject({ outcome: 'refused', status: 404, target_id: unknown });
+  });
+
+  test("a client change is written once, in the change's own transaction (docs/audit.md, one write)", async () => {
+    // xmin is the transaction that wrote a row version: the same for the client and its entry
+    // means both committed together; an entry updated after its insert would carry a later one.
+    const xminOf = async (table: string, column: string, id: string) =>
+      (await t.query<{ xmin: string }>(`select xmin::text from ${table} where ${column} = $1`, [id]))[0]?.xmin;
+    const created = await recorded('POST', 'clients', {
+      token: ownerApiToken.token,
+      body: { name: 'one-write', interfaceIds },
+    });
+    expect(created.answer.status).toBe(201);
+    expect(created.entries).toHaveLength(1);
+    expect(created.entries[0]).toMatchObject({ outcome: 'success', status: 201, target_id: created.answer.body.id });
+    expect(created.entries[0].finished_at).not.toBeNull();
+    expect(await xminOf('audit_entries', 'id', created.entries[0].id)).toBe(
+      await xminOf('clients', 'id', created.answer.body.id),
+    );
+    const changed = await recorded('PATCH', `clients/${created.answer.body.id}`, {
+      token: ownerToken,
+      body: { quotaBytes: 5000 },
+    });
+    expect(changed.entries).toHaveLength(1);
+    expect(changed.entries[0]).toMatchObject({
+      outcome: 'success',
+      changes: [{ field: 'quotaBytes', old: 0, new: 5000 }],
+    });
+    expect(await xminOf('audit_entries', 'id', changed.entries[0].id)).toBe(
+      await xminOf('clients', 'id', created.answer.body.id),
+    );
+    // A change refused inside its transaction (an unknown interface) rolls back with its entry:
+    // the refusal is then written once, after the answer.
+    const refused = await recorded('POST', 'clients', {
+      token: ownerToken,
+      body: { name: 'one-write-refused', interfaceIds: [randomUUID()] },
+    });
+    expect(refused.answer.status).toBe(404);
+    expect(refused.entries).toHaveLength(1);
+    expect(refused.entries[0]).toMatchObject({ outcome: 'refused', status: 404, target_id: null });
+    expect(await t.query(`select 1 from clients where name = 'one-write-refused'`)).toHaveLength(0);
   });
 
   test('secrets are recorded as changed, never their values, anywhere in the table', async () => {

@@ -43,6 +43,8 @@ interface Credential {
   temporary?: boolean;
   /** An API token narrower than its user (docs/roles.md, "Scoped tokens"), as the test issued it. */
   scope?: { readOnly?: boolean; routeGroups?: RouteGroup[] };
+  /** An API token of a known user: refused on the routes declared `sessionOnly`. */
+  token?: true;
   headers(method: string): Promise<Record<string, string>>;
 }
 
@@ -143,7 +145,13 @@ beforeAll(async () => {
       is: 'unknown',
       headers: async () => ({ cookie: `warren_session=${disabledUser.token}` }),
     },
-    { column: 'temporary-password token', is: 'viewer', temporary: true, headers: bearer(temporaryUsersToken.token) },
+    {
+      column: 'temporary-password token',
+      is: 'viewer',
+      temporary: true,
+      token: true,
+      headers: bearer(temporaryUsersToken.token),
+    },
     {
       column: 'temporary-password session',
       is: 'viewer',
@@ -156,7 +164,7 @@ beforeAll(async () => {
     const user = role === 'owner' ? { ...OWNER, token: ownerToken } : await f.createUser(role);
     const token = (await f.createToken({ name: `${role}-token` }, user.token)).token;
     credentials.push(
-      { column: `${role} token`, is: role, headers: bearer(token) },
+      { column: `${role} token`, is: role, token: true, headers: bearer(token) },
       { column: `${role} session`, is: role, headers: sessionOf(user) },
     );
   }
@@ -173,6 +181,7 @@ beforeAll(async () => {
       column: 'owner read-only token',
       is: 'owner',
       scope: readOnly,
+      token: true,
       headers: bearer((await f.createToken({ name: 'owner-read-only', ...readOnly })).token),
     },
     {
@@ -185,6 +194,7 @@ beforeAll(async () => {
       column: 'admin token for clients, devices',
       is: 'admin',
       scope: clientsOnly,
+      token: true,
       headers: bearer((await f.createToken({ name: 'admin-clients', ...clientsOnly }, scopedAdmin.token)).token),
     },
   );
@@ -202,6 +212,7 @@ function expectedCell(route: RouteEntry, credential: Credential): string {
   if (route.public) return 'public';
   if (credential.is === 'unknown') return '401';
   if (!route.roles.includes(credential.is)) return '403';
+  if (credential.token && route.sessionOnly) return '403';
   if (credential.temporary && !route.beforePasswordChange) return '403';
   if (credential.scope?.readOnly && !READ_ONLY_METHODS.includes(route.method)) return '403';
   if (credential.scope?.routeGroups && !credential.scope.routeGroups.includes(route.group)) return '403';
@@ -235,7 +246,8 @@ Cells: \`401\` the caller is not known (no credential, a made-up, disabled or de
 expired or signed-out session, an expired token, a token whose user is gone, a disabled user's
 token or session, an agent's credential, which is for the agent link only); \`403\` known but not
 allowed (by role; the temporary-password columns: every route but the few declared
-\`beforePasswordChange\`; or by a scoped token's scope: a read-only token on a route that is not
+\`beforePasswordChange\`; every API token on the routes declared \`sessionOnly\`, which change how one
+signs in; or by a scoped token's scope: a read-only token on a route that is not
 GET, a token limited to route groups on a route of another group); \`ok\` past the guard (the route
 then answers whatever it answers to a random id and its example body, never 401, a 5xx or a 403 but
 one its own rules give about a field: \`PATCH /api/settings\` refuses owner-only fields to an

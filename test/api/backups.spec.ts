@@ -168,36 +168,18 @@ describe('a backup round trip', () => {
 
   test('a backup made at an older migration level restores into this panel, its data carried through the newer migrations', async () => {
     // What a panel one migration older writes: the same format without what the newest
-    // migration makes (Migration20261126180100_groups: the client_groups table; its bulk job
-    // tables are never in a backup), at the level before it (made here from a current backup, its
-    // manifest and parts edited).
+    // migration makes (Migration20261126180300_sharing: the device_endpoints table), at the level
+    // before it (made here from a current backup, its manifest and parts edited).
     const migrations = a.panel.app.get(BackupsRepository).migrations;
-    expect(migrations.at(-1)!.name).toBe('Migration20261126180100_groups');
+    expect(migrations.at(-1)!.name).toBe('Migration20261126180300_sharing');
     const client = await A.createClient({ interfaceIds: [(await A.createInterface()).id] });
     const current = readTar(await download(a, ownerA, (await makeBackup(a, ownerA)).name));
     const manifest = JSON.parse(current.get('manifest.json')!.toString());
     type TablePart = { name: string; columns: string[]; file: string };
-    const groups = (manifest.tables as TablePart[]).find((table) => table.name === 'client_groups')!;
-    current.delete(groups.file);
-    delete manifest.files[groups.file];
-    manifest.tables = (manifest.tables as TablePart[]).filter((table) => table !== groups);
-    // ...and without the column it adds to clients (status_changed_at): cut from the copy's lines.
-    const clientsPart = (manifest.tables as TablePart[]).find((table) => table.name === 'clients')!;
-    const cut = clientsPart.columns.indexOf('status_changed_at');
-    const lines = current.get(clientsPart.file)!.toString().split('\n');
-    const copy = lines
-      .map((line) =>
-        line
-          ? line
-              .split('\t')
-              .filter((_, i) => i !== cut)
-              .join('\t')
-          : line,
-      )
-      .join('\n');
-    clientsPart.columns = clientsPart.columns.filter((_, i) => i !== cut);
-    current.set(clientsPart.file, Buffer.from(copy));
-    manifest.files[clientsPart.file] = createHash('sha256').update(copy).digest('hex');
+    const sharing = (manifest.tables as TablePart[]).find((table) => table.name === 'device_endpoints')!;
+    current.delete(sharing.file);
+    delete manifest.files[sharing.file];
+    manifest.tables = (manifest.tables as TablePart[]).filter((table) => table !== sharing);
     manifest.migration = migrations.at(-2)!.name;
     manifest.createdAt = '2026-01-02T03:04:05.000Z';
     current.set('manifest.json', Buffer.from(JSON.stringify(manifest)));

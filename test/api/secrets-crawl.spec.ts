@@ -152,7 +152,10 @@ beforeAll(async () => {
   // it), answered once, by start. (Recovery codes are too short to crawl for without chance
   // matches; totp.spec.ts finds them stored only as hashes.)
   const twoFactor = await f.createUser('viewer');
-  const started = await t.call('POST', 'auth/totp/start', { token: twoFactor.token });
+  const started = await t.call('POST', 'auth/totp/start', {
+    token: twoFactor.token,
+    body: { password: twoFactor.password },
+  });
   const confirmed = await t.call('POST', 'auth/totp/confirm', {
     token: twoFactor.token,
     body: { code: await generate({ secret: started.body.secret }) },

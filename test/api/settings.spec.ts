@@ -22,6 +22,9 @@ const DEFAULTS = {
   allowPrivateTargets: false,
   hopCheckIntervalSeconds: 60,
   auditRetentionDays: 365,
+  sharingWindowMinutes: 60,
+  sharingMaxAddresses: 3,
+  sharingAction: 'flag' as const,
 };
 
 describe('/api/settings', () => {

@@ -45,7 +45,7 @@ const signIn = (from: string, { username, password, code }: { username: string; 
 /** Turns 2FA on for the user at the clock's `at`; returns the secret and the recovery codes. */
 async function enrol(user: TestUser, at: number): Promise<{ secret: string; recoveryCodes: string[] }> {
   setClock(at);
-  const started = await t.call('POST', 'auth/totp/start', { token: user.token });
+  const started = await t.call('POST', 'auth/totp/start', { token: user.token, body: { password: user.password } });
   expect(started.status).toBe(200);
   const confirmed = await t.call('POST', 'auth/totp/confirm', {
     token: user.token,
@@ -61,7 +61,7 @@ describe('turning two-factor sign-in on', () => {
   test('start answers a secret and its otpauth URI once; a wrong code does not turn it on; the right one does and answers ten recovery codes, stored hashed', async () => {
     const user = await createUser('viewer');
     setClock(T0);
-    const started = await t.call('POST', 'auth/totp/start', { token: user.token });
+    const started = await t.call('POST', 'auth/totp/start', { token: user.token, body: { password: user.password } });
     expect(started.status).toBe(200);
     const { secret, uri } = started.body;
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
@@ -106,7 +106,7 @@ describe('turning two-factor sign-in on', () => {
       expect(rows).not.toContain(code.replace('-', ''));
     }
     // On already: a second start is refused and the secret in force stays.
-    const again = await t.call('POST', 'auth/totp/start', { token: user.token });
+    const again = await t.call('POST', 'auth/totp/start', { token: user.token, body: { password: user.password } });
     expect(again.status).toBe(409);
     expect((await signIn('198.51.100.1', { ...user, code: await codeAt(secret, T0 + STEP) })).status).toBe(200);
   });
@@ -267,5 +267,96 @@ describe("clearing another user's two-factor sign-in", () => {
     const owner = await cli([]);
     expect(owner).toMatchObject({ code: 0 });
     expect(owner.stdout).toContain(`Two-factor sign-in of ${OWNER.username} was not on`);
+  });
+});
+
+describe('changing how one signs in needs the password, and a session', () => {
+  test('start needs the current password: none or a wrong one is a 400 naming it, starts nothing, and counts toward the sign-in throttle', async () => {
+    const user = await createUser('viewer');
+    const start = (body: unknown) =>
+      t.call('POST', 'auth/totp/start', { token: user.token, body, headers: { 'x-forwarded-for': '198.51.100.70' } });
+    const none = await start({});
+    expect([none.status, none.body.field]).toEqual([400, 'password']);
+    for (let i = 0; i < 5; i++) {
+      const wrong = await start({ password: 'not-the-password' });
+      expect([wrong.status, wrong.body.field]).toEqual([400, 'password']);
+    }
+    expect((await t.call('GET', 'auth/totp', { token: user.token })).body).toEqual({
+      enabled: false,
+      pending: false,
+      recoveryCodesLeft: 0,
+    });
+    // The sixth wrong one locks (as at sign-in); then even the right password meets 429.
+    expect((await start({ password: 'not-the-password' })).status).toBe(400);
+    expect((await start({ password: user.password })).status).toBe(429);
+    expect((await t.call('GET', 'auth/totp', { token: user.token })).body.pending).toBe(false);
+  });
+
+  test("an API token, even the owner's with every group, is refused (403) wherever sign-in factors change; nothing changes", async () => {
+    const user = await createUser('admin');
+    const { secret } = await enrol(user, T0);
+    const ownersToken = (await t.call('POST', 'tokens', { token: ownerToken, body: { name: 'factors' } })).body.token;
+    const usersToken = (await t.call('POST', 'tokens', { token: user.token, body: { name: 'own-factors' } })).body
+      .token;
+    const session = (await t.query<{ id: string }>('select id from sessions where user_id = $1 limit 1', [user.id]))[0]
+      .id;
+    setClock(T0 + 20 * STEP);
+    const code = await codeAt(secret, T0 + 20 * STEP);
+    const calls: [string, string, string, unknown][] = [
+      [usersToken, 'POST', 'auth/totp/start', { password: user.password }],
+      [usersToken, 'POST', 'auth/totp/confirm', { code }],
+      [usersToken, 'POST', 'auth/totp/disable', { code }],
+      [usersToken, 'PATCH', 'auth/me', { currentPassword: user.password, newPassword: 'another-password-1' }],
+      [usersToken, 'POST', 'auth/password', { currentPassword: user.password, newPassword: 'another-password-1' }],
+      [usersToken, 'DELETE', 'auth/sessions', undefined],
+      [usersToken, 'DELETE', `auth/sessions/${session}`, undefined],
+      [ownersToken, 'POST', `admins/${user.id}/reset-2fa`, undefined],
+      [ownersToken, 'PATCH', `admins/${user.id}`, { password: 'a-temporary-password' }],
+    ];
+    for (const [token, method, path, body] of calls) {
+      const answer = await t.call(method, path, { token, body });
+      expect([method, path, answer.status]).toEqual([method, path, 403]);
+    }
+    // 2FA still on with its code, the password unchanged, the sessions alive.
+    expect((await t.call('GET', 'auth/totp', { token: user.token })).body.enabled).toBe(true);
+    expect((await t.call('GET', 'auth/me', { token: user.token })).status).toBe(200);
+    expect((await signIn('198.51.100.71', { ...user, code })).status).toBe(200);
+    // The same through a session works (the owner clears it).
+    expect((await t.call('POST', `admins/${user.id}/reset-2fa`, { token: ownerToken })).status).toBe(200);
+  });
+});
+
+describe('sign-ins in the audit log', () => {
+  const entriesFrom = (address: string) =>
+    t.query<{ outcome: string; status: number; actor_id: string | null }>(
+      `select outcome, status, actor_id from audit_entries where action = 'auth.login' and address = $1 order by at`,
+      [address],
+    );
+
+  test('a password that is right but asked for its code is recorded as awaiting-code; the completed sign-in as success', async () => {
+    const user = await createUser('viewer');
+    const { secret } = await enrol(user, T0);
+    setClock(T0 + 30 * STEP);
+    const from = '198.51.100.80';
+    expect((await signIn(from, user)).body).toEqual({ needCode: true });
+    expect((await signIn(from, { ...user, code: await codeAt(secret, T0 + 30 * STEP) })).status).toBe(200);
+    expect(await entriesFrom(from)).toEqual([
+      { outcome: 'awaiting-code', status: 200, actor_id: null },
+      { outcome: 'success', status: 200, actor_id: user.id },
+    ]);
+  });
+
+  test("failed sign-ins are recorded, a lockout's refusals only once: hammering a locked sign-in does not fill the log", async () => {
+    const user = await createUser('viewer');
+    const from = '198.51.100.81';
+    const wrong = { ...user, password: 'not-the-password' };
+    // Five free failures, the sixth locks: each a refused 401 entry.
+    for (let i = 0; i < 6; i++) expect((await signIn(from, wrong)).status).toBe(401);
+    for (let i = 0; i < 20; i++) expect((await signIn(from, i % 2 ? wrong : user)).status).toBe(429);
+    const entries = await entriesFrom(from);
+    expect(entries.map((entry) => `${entry.outcome} ${entry.status}`)).toEqual([
+      ...Array(6).fill('refused 401'),
+      'refused 429',
+    ]);
   });
 });

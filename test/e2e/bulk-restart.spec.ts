@@ -79,10 +79,10 @@ test('a controller killed during an extend of 30,000 clients: after the restart 
   // Seeded in SQL, as the bench does: creating them through the API is not what is tested.
   await query(
     `insert into clients (id, name, note, groups, quota_bytes, used_bytes, up_bytes, down_bytes, expires_at, device_limit,
-                          rate_bits_per_sec, reset_cycle, start_on_first_use, duration_seconds, status, sub_id, owner_id,
-                          created_at, updated_at)
+                          rate_bits_per_sec, reset_cycle, start_on_first_use, duration_seconds, status, sub_id, owner_id, created_at, updated_at)
      select gen_random_uuid(), 'bulk-' || n, '', '{}', 0, 0, 0, 0, timestamptz '2030-01-01T00:00:00Z', 1, 0, 'none', false, 0,
-            'active', md5(random()::text || n), (select id from users where role = 'owner' limit 1), now(), now()
+            'active', md5(random()::text || n),
+              (select id from users where role = 'owner' order by created_at limit 1), now(), now()
        from generate_series(1, $1) n`,
     [CLIENTS],
   );

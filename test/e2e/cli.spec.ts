@@ -14,8 +14,8 @@ import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 /**
  * `warren` (the built CLI as a process) on a running panel's database and queue store: token
  * list, revoke, status and migrate, their --json forms, exit codes and messages on bad usage and
- * an unreachable database. (Token issue, and the CLI against the embedded default, are in
- * embedded-start.spec.ts.)
+ * an unreachable database; token issue's scope options. (Token issue itself, and the CLI against
+ * the embedded default, are in embedded-start.spec.ts.)
  */
 
 let t: TestPanel;
@@ -74,6 +74,68 @@ test('token revoke by name or id refuses the token at once; ambiguity and unknow
   expect(unknown).toMatchObject({ code: 1, stdout: '' });
   expect(unknown.stderr).toContain('no API token with the id or name "no-such-token"');
 });
+
+test("token issue takes the API's scope: --read-only, --expires (days or a date), --groups", async () => {
+  const tokens = async () =>
+    (await t.call('GET', 'tokens', { token })).body as {
+      name: string;
+      readOnly: boolean;
+      expiresAt: string | null;
+      routeGroups: string[] | null;
+    }[];
+  const before = Date.now();
+  const scoped = await cli(
+    'token',
+    'issue',
+    '--name',
+    'cli-scoped',
+    '--quiet',
+    '--read-only',
+    '--expires',
+    '30',
+    '--groups',
+    'clients,devices',
+  );
+  expect(scoped.code).toBe(0);
+  const scopedToken = scoped.stdout.trim();
+  const listed = (await tokens()).find((row) => row.name === 'cli-scoped')!;
+  expect(listed).toMatchObject({ readOnly: true, routeGroups: ['clients', 'devices'] });
+  const expiresIn = new Date(listed.expiresAt!).getTime() - before;
+  expect(expiresIn).toBeGreaterThanOrEqual(30 * 86_400_000);
+  expect(expiresIn).toBeLessThan(30 * 86_400_000 + 120_000);
+  // What the scope says, the panel does: reads of its groups pass, writes and other groups are 403.
+  expect((await t.call('GET', 'clients', { token: scopedToken })).status).toBe(200);
+  expect((await t.call('POST', 'clients', { token: scopedToken, body: { name: 'x', interfaceIds: [] } })).status).toBe(
+    403,
+  );
+  expect((await t.call('GET', 'nodes', { token: scopedToken })).status).toBe(403);
+
+  // A date: the token works through that day (UTC); the printed output names the scope.
+  const dated = await cli('token', 'issue', '--name', 'cli-dated', '--expires', '2099-01-31');
+  expect(dated.code).toBe(0);
+  expect(dated.stdout).toContain('read and write, expires 2099-02-01T00:00:00.000Z, every route group');
+  expect((await tokens()).find((row) => row.name === 'cli-dated')).toMatchObject({
+    readOnly: false,
+    expiresAt: '2099-02-01T00:00:00.000Z',
+    routeGroups: null,
+  });
+
+  // Refusals name the option and issue nothing (exit 2: wrong usage).
+  const refusals: [string[], string][] = [
+    [['--expires', '2020-01-01'], '--expires must be in the future'],
+    [['--expires', '2099-02-30'], '--expires: 2099-02-30 is not a date'],
+    [['--expires', 'tomorrow'], '--expires'],
+    [['--expires', '0'], '--expires needs at least 1 day'],
+    [['--groups', 'clients,nope'], '--groups'],
+    [['--groups', 'clients,clients'], '--groups'],
+  ];
+  for (const [options, message] of refusals) {
+    const refused = await cli('token', 'issue', '--name', 'cli-refused', ...options);
+    expect({ options, code: refused.code, stdout: refused.stdout }).toEqual({ options, code: 2, stdout: '' });
+    expect(refused.stderr).toContain(message);
+  }
+  expect((await tokens()).filter((row) => row.name === 'cli-refused')).toEqual([]);
+}, 180_000);
 
 test('status lists every node with its agent, sync state and queue backlog', async () => {
   const node = await f.createNode({ name: 'status-node' });

@@ -84,8 +84,8 @@ describe('the Audit page', () => {
     const change = entries(page).first();
     expect(await change.getAttribute('data-action')).toBe('clients.update');
     const changes = await change.getByTestId('audit-changes').innerText();
-    expect(changes).toMatch(new RegExp(`name: audit-web-54 → ${renamed}`));
-    expect(changes).toMatch(/quotaBytes: 0 → 5,000/);
+    expect(changes).toMatch(new RegExp(`Name: audit-web-54 → ${renamed}`));
+    expect(changes).toMatch(/Quota \(bytes\): 0 → 5,000/);
     expect(await change.getByTestId('audit-outcome-badge').textContent()).toBe('Done');
 
     await pick(page, 'audit-action', 'Client created');

@@ -107,10 +107,10 @@ describe('bulk actions and groups', () => {
     // Seeded in SQL: creating them is not what is tested, and a job this size runs for seconds.
     await session().t.query(
       `insert into clients (id, name, note, groups, quota_bytes, used_bytes, up_bytes, down_bytes, expires_at, device_limit,
-                            rate_bits_per_sec, reset_cycle, start_on_first_use, duration_seconds, status, sub_id, owner_id,
-                            created_at, updated_at)
+                            rate_bits_per_sec, reset_cycle, start_on_first_use, duration_seconds, status, sub_id, owner_id, created_at, updated_at)
        select gen_random_uuid(), 'big-' || n, '', '{web-big}', 0, 0, 0, 0, timestamptz '2030-01-01T00:00:00Z', 1, 0, 'none',
-              false, 0, 'active', md5(random()::text || n), (select id from users where role = 'owner' limit 1), now(), now()
+              false, 0, 'active', md5(random()::text || n),
+              (select id from users where role = 'owner' order by created_at limit 1), now(), now()
          from generate_series(1, 20000) n`,
     );
     await page.goto(url('/clients?group=web-big'));

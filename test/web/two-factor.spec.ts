@@ -68,9 +68,14 @@ async function signInOnPage(
 }
 
 /** On the Account page: starts 2FA, reads the secret off the page and confirms with its code at `at`. */
-async function enrolOnPage(page: Page, at: number): Promise<{ secret: string; recoveryCodes: string[] }> {
+async function enrolOnPage(
+  page: Page,
+  at: number,
+  password: string,
+): Promise<{ secret: string; recoveryCodes: string[] }> {
   setClock(at);
   await page.goto(url('/account'));
+  await page.getByTestId('totp-password').fill(password);
   await page.getByTestId('totp-start').click();
   const secret = (await page.getByTestId('totp-secret').innerText()).trim();
   expect(secret).toMatch(/^[A-Z2-7]{32}$/);
@@ -89,7 +94,7 @@ test('a person turns 2FA on from the Account page, sees the recovery codes once,
   await signInOnPage(page, user);
   await page.getByRole('heading', { name: 'Overview' }).waitFor();
 
-  const { secret, recoveryCodes } = await enrolOnPage(page, T0);
+  const { secret, recoveryCodes } = await enrolOnPage(page, T0, user.password);
   expect(recoveryCodes).toHaveLength(10);
   for (const code of recoveryCodes) expect(code).toMatch(/^[a-z2-7]{5}-[a-z2-7]{5}$/);
   await page.getByTestId('recovery-codes-done').click();
@@ -141,6 +146,7 @@ test('on a phone in Persian, enrolling and the code question fit the screen and 
   setClock(T0);
   await page.goto(url('/account'));
   await page.getByText('ورود دومرحله‌ای', { exact: true }).waitFor();
+  await page.getByTestId('totp-password').fill(user.password);
   await page.getByTestId('totp-start').click();
   await page.getByTestId('totp-qr').waitFor();
   const layout = async (testId: string) =>

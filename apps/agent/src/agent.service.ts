@@ -36,6 +36,7 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
   private reportTimer?: NodeJS.Timeout;
   private watchdogTimer?: NodeJS.Timeout;
   private reporting = false;
+  private correctingQuotas = false;
 
   constructor(
     @Inject(AGENT_CONFIG) private readonly config: AgentConfig,
@@ -174,6 +175,7 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
     if (this.reporting) return; // a slow round is not stacked on
     this.reporting = true;
     try {
+      void this.correctQuotas();
       if (!this.spool.pending) {
         const readings = await this.host.readCounters();
         this.spool.cut(readings);
@@ -187,6 +189,23 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
       this.logger.warn(`report: ${(error as Error).message}`);
     } finally {
       this.reporting = false;
+    }
+  }
+
+  /**
+   * Corrects the kernel quotas each round, whatever the link does (the kernel enforces them on its
+   * own). Not awaited by the report: it waits its turn behind applies, and counters must not.
+   */
+  private async correctQuotas(): Promise<void> {
+    if (this.correctingQuotas) return;
+    this.correctingQuotas = true;
+    try {
+      const failure = await this.host.correctQuotas();
+      if (failure) this.logger.warn(`quotas: ${failure}`);
+    } catch (error) {
+      this.logger.warn(`quotas: ${(error as Error).message}`);
+    } finally {
+      this.correctingQuotas = false;
     }
   }
 

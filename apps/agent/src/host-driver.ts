@@ -15,6 +15,8 @@ export interface HostDriver {
   /** Managed interfaces that should exist but do not (deleted behind the agent's back). */
   missingInterfaces(): Promise<string[]>;
   readCounters(): Promise<PeerReading[]>;
+  /** Corrects clients' kernel quotas from WireGuard's counters (each report round); the failure, or null. */
+  correctQuotas(): Promise<string | null>;
   /** What the agent manages on the host, for a backup. */
   collectState(): Promise<HostState>;
   /** Probes a hop from inside the node's namespace; never rejects. */

@@ -26,3 +26,17 @@ export function localDigits(text: string | number, language?: string): string {
 export function formatPercent(value: number, language?: string): string {
   return formatNumber(value / 100, { style: 'percent', maximumFractionDigits: 0 }, language);
 }
+
+/** Persian (۰–۹) and Arabic-Indic (٠–٩) digits as Latin ones, and the Arabic decimal separator "٫" as ".". */
+export function latinDigits(text: string): string {
+  return text.replace(/[\u06F0-\u06F9\u0660-\u0669\u066B]/g, (char) => {
+    const code = char.charCodeAt(0);
+    if (code === 0x066b) return '.';
+    return String(code >= 0x06f0 ? code - 0x06f0 : code - 0x0660);
+  });
+}
+
+/** A number as typed in the page's digits: "12.5" is "۱۲٫۵" in Persian (no grouping is added). */
+export function localNumberText(text: string, language?: string): string {
+  return persian(language) ? localDigits(text, language).replaceAll('.', '٫') : text;
+}

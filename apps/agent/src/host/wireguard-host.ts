@@ -24,6 +24,8 @@ import { createLink, removeLink } from './wireguard-link.js';
 import { mtuArg, tunnelArg } from './host-arguments.js';
 import { HopHost } from './routing/hop-host.js';
 import { ShapingHost } from './shaping/shaping-host.js';
+import { CounterReader } from './counters.js';
+import { QuotaHost } from './quotas/quota-host.js';
 
 /**
  * Makes the host's WireGuard interfaces match a desired state, idempotently: interfaces are
@@ -45,6 +47,8 @@ export interface WireGuardHostOptions {
   record?: ApplyRecord;
   /** The agent's policy-routing table (family ip); `warren_routing` when absent. */
   routingTable?: string;
+  /** The agent's quota table (family ip); `warren_quota` when absent. */
+  quotaTable?: string;
 }
 
 /** What one reconcile produced, before it is timed and bounded into an ApplyResult. */
@@ -69,6 +73,8 @@ export class WireGuardHost {
   readonly hops: HopHost;
   /** Clients' speed limits on the tunnels (tc). */
   private readonly shaping: ShapingHost;
+  /** Clients' byte allowances in the kernel, applied after the tunnels whose peers they count. */
+  private readonly quotas: QuotaHost;
 
   constructor(options: WireGuardHostOptions) {
     this.runner = options.runner;
@@ -78,6 +84,23 @@ export class WireGuardHost {
     this.record = options.record ?? new ApplyRecord(join(options.stateDir, 'applied.json'));
     this.hops = new HopHost(this.runner, this.stateDir, options.routingTable);
     this.shaping = new ShapingHost(this.runner, this.stateDir);
+    const counters = new CounterReader(this.runner, () => this.managedInterfaces());
+    this.quotas = new QuotaHost(this.runner, this.stateDir, () => counters.read(), options.quotaTable);
+  }
+
+  /**
+   * Corrects the kernel quotas from WireGuard's counters (a report round); serialized with
+   * applies. Never rejects: a failure is returned, and the kernel keeps the last limits.
+   */
+  correctQuotas(): Promise<string | null> {
+    const run = this.queue.then(() =>
+      this.quotas.correct().then(
+        () => null,
+        (error: unknown) => errorText(error),
+      ),
+    );
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   /** What the agent manages here, for a backup (host-state.ts). */
@@ -224,6 +247,7 @@ export class WireGuardHost {
       desiredNames,
       probe.shaping,
     );
+    await this.reconcileQuotas(desired, outcomes, probe);
 
     // Hops and routing: only traffic of tunnels that are up is routed.
     const up = desired.interfaces.filter((i) => outcomes.some((o) => o.name === i.name && o.state === 'up'));
@@ -373,6 +397,26 @@ export class WireGuardHost {
   }
 
   /**
+   * Clients' kernel quotas, for the peers of interfaces that are up (quotas/quota-host.ts). Not
+   * enforced (no nft, nft failed) is an error on the interfaces carrying them: the panel still
+   * cuts such a client at its next counter report.
+   */
+  private async reconcileQuotas(desired: DesiredState, outcomes: InterfaceOutcome[], probe: HostProbe): Promise<void> {
+    const up = desired.interfaces.filter((i) => outcomes.some((o) => o.name === i.name && o.state === 'up'));
+    const quotas = desired.quotas ?? [];
+    if (quotas.length > 0 && !probe.capabilities.nft) {
+      reportQuotas(desired, outcomes, 'nftables (nft) not installed');
+      return;
+    }
+    if (!probe.capabilities.nft) return;
+    try {
+      await this.quotas.apply(quotas, up);
+    } catch (error) {
+      reportQuotas(desired, outcomes, errorText(error));
+    }
+  }
+
+  /**
    * Rebuilds the NAT table for the interfaces that are up and want it, or removes it when none
    * do. Skipped entirely while the agent has never made a table (hosts without NAT never need nft).
    */
@@ -399,6 +443,16 @@ export class WireGuardHost {
       state.natTable = true;
       report(errorText(error));
     }
+  }
+}
+
+/** Why the clients' quotas of `desired` are not enforced here, on the outcomes of the interfaces carrying them. */
+function reportQuotas(desired: DesiredState, outcomes: InterfaceOutcome[], why: string): void {
+  const ips = new Set((desired.quotas ?? []).flatMap((quota) => quota.ips));
+  for (const iface of desired.interfaces) {
+    const outcome = outcomes.find((o) => o.name === iface.name && o.state === 'up');
+    if (outcome && iface.peers.some((peer) => ips.has(peer.ip)))
+      outcome.error = outcome.error ?? `client quotas not enforced in the kernel: ${why}`;
   }
 }
 

@@ -124,6 +124,9 @@ export class AdminsService {
       assertNotThroughScopedToken(caller, 'role');
     }
     if (body.password !== undefined && !self) assertNotThroughScopedToken(caller, 'password');
+    // Setting a password changes how someone signs in: a signed-in session only, never a token.
+    if (body.password !== undefined && !self && caller.via !== 'session')
+      throw forbidden('only a signed-in session may set a password; API tokens may not', 'password');
     if (body.enabled === true && !current.enabled) assertNotThroughScopedToken(caller, 'enabled');
     if (self && body.enabled === false) throw conflict('you cannot disable your own account', 'enabled');
     if (self && body.password !== undefined)

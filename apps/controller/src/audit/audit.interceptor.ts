@@ -38,14 +38,17 @@ export class AuditInterceptor implements NestInterceptor {
     const spec = this.reflector.get<RouteSpec>(ROUTE_SPEC, handler);
     return from(this.recorder.open(route, request)).pipe(
       switchMap((record) =>
-        next.handle().pipe(
-          // The status a handler set itself (a 202) wins; else the route's declared one.
-          concatMap(async (value) => {
-            await record.succeeded(value, reply.statusCode !== 200 ? reply.statusCode : (spec.status ?? 200));
-            return value;
-          }),
-          catchError((error: unknown) => from(record.failed(error)).pipe(switchMap(() => throwError(() => error)))),
-        ),
+        // Inside the record's context: the handler's first commit writes the entry (docs/audit.md).
+        record
+          .run(() => next.handle())
+          .pipe(
+            // The status a handler set itself (a 202) wins; else the route's declared one.
+            concatMap(async (value) => {
+              await record.succeeded(value, reply.statusCode !== 200 ? reply.statusCode : (spec.status ?? 200));
+              return value;
+            }),
+            catchError((error: unknown) => from(record.failed(error)).pipe(switchMap(() => throwError(() => error)))),
+          ),
       ),
     );
   }

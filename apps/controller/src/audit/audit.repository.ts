@@ -15,6 +15,8 @@ export interface StatementRunner {
 /** An entry as it is opened, before the change starts. */
 export interface OpenedEntry {
   id: string;
+  /** When the request began (the insert's now() when absent). */
+  at?: Date;
   actorId: string | null;
   actorName: string | null;
   actorRole: string | null;
@@ -114,6 +116,73 @@ export async function settleEntry(runner: StatementRunner, id: string, settled: 
             target_id = coalesce($5::text, target_id), target_name = coalesce($6::text, target_name),
             changes = $7::jsonb, actor_id = coalesce(actor_id, $8::uuid), actor_role = coalesce(actor_role, $9::text)
       where id = $1::uuid and outcome = 'pending'`,
+    [
+      id,
+      settled.outcome,
+      settled.status,
+      settled.error,
+      settled.targetId,
+      settled.targetName,
+      JSON.stringify(settled.changes),
+      settled.actorId,
+      settled.actorRole,
+    ],
+  );
+}
+
+/** A whole entry, written once (docs/audit.md, "One write, in the change's transaction"). */
+export interface RecordedEntry extends OpenedEntry, SettledEntry {
+  at: Date;
+}
+
+/** The one insert of a whole entry: the text and values, run on the change's transaction or the pool. */
+export function recordStatement(entry: RecordedEntry): { name: string; text: string; values: unknown[] } {
+  return {
+    name: 'audit_record',
+    text: `insert into audit_entries (id, at, finished_at, actor_id, actor_name, actor_role, via, credential_id, credential_name,
+            action, method, route, target_type, target_id, target_name, changes, outcome, status, error, address, user_agent,
+            request_id)
+     values ($1::uuid, $2::timestamptz, now(), $3::uuid, $4::text, $5::text, $6::text, $7::uuid,
+             case when $6::text = 'token' then (select name from api_tokens where id = $7::uuid) end,
+             $8::text, $9::text, $10::text, $11::text, $12::text, $13::text, $14::jsonb, $15::text, $16::int, $17::text,
+             $18::text, $19::text, $20::text)`,
+    values: [
+      entry.id,
+      entry.at,
+      entry.actorId,
+      entry.actorName,
+      entry.actorRole,
+      entry.via,
+      entry.credentialId,
+      entry.action,
+      entry.method,
+      entry.route,
+      entry.targetType,
+      entry.targetId,
+      entry.targetName,
+      JSON.stringify(entry.changes),
+      entry.outcome,
+      entry.status,
+      entry.error,
+      entry.address,
+      entry.userAgent,
+      entry.requestId,
+    ],
+  };
+}
+
+/**
+ * Corrects an entry written in the change's transaction when the answer said more (a stored
+ * value the request did not send) or something else (a failure after the commit).
+ */
+export async function amendEntry(runner: StatementRunner, id: string, settled: SettledEntry): Promise<void> {
+  await runner.query(
+    'audit_amend',
+    `update audit_entries
+        set finished_at = now(), outcome = $2::text, status = $3::int, error = $4::text,
+            target_id = coalesce($5::text, target_id), target_name = coalesce($6::text, target_name),
+            changes = $7::jsonb, actor_id = coalesce(actor_id, $8::uuid), actor_role = coalesce(actor_role, $9::text)
+      where id = $1::uuid`,
     [
       id,
       settled.outcome,

@@ -11,6 +11,12 @@ export interface AuditedRoute {
   fields: boolean;
   /** The target is the caller's own user. */
   self: boolean;
+  /** Written once, in the change's own transaction (RouteAudit.inChangeTransaction). */
+  inChangeTransaction: boolean;
+  /** Written once, before the answer is sent (RouteAudit.beforeAnswer). */
+  beforeAnswer: boolean;
+  /** The success status the route declares (what a change that committed is recorded with). */
+  status: number;
   /** The route pattern as the docs print it: `/api/clients/{id}`. */
   route: string;
 }
@@ -40,6 +46,9 @@ export function auditedRoute(spec: RouteSpec): AuditedRoute | null {
     idParam: lastParam >= 0 ? segments[lastParam].slice(1) : null,
     fields: spec.audit?.fields !== false,
     self: spec.audit?.self === true,
+    inChangeTransaction: spec.audit?.inChangeTransaction === true,
+    beforeAnswer: spec.audit?.beforeAnswer === true,
+    status: spec.status ?? 200,
     route: `/api/${segments.map((segment) => (segment.startsWith(':') ? `{${segment.slice(1)}}` : segment)).join('/')}`,
   };
 }

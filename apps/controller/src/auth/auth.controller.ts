@@ -36,7 +36,8 @@ export class AuthController {
       'Sign in with username and password (and `code` when two-factor sign-in is on); returns a session token (also set as an HttpOnly cookie), or `{"needCode": true}`',
     example: { username: 'admin', password: 'correct horse battery staple' },
     public: true,
-    audit: { target: 'users', self: true, fields: false },
+    // A session is of no use until its token is answered: one write, before the answer.
+    audit: { target: 'users', self: true, fields: false, beforeAnswer: true },
     response: SignedInDto,
     errors: [401, 403, 429],
   })
@@ -83,6 +84,7 @@ export class AuthController {
     response: PasswordChangedDto,
     errors: [429],
     beforePasswordChange: true,
+    sessionOnly: true,
   })
   updateMe(@CurrentPrincipal() principal: Principal, @Body() body: ChangePasswordDto, @Req() request: FastifyRequest) {
     return this.changePassword(principal, body, request);
@@ -99,6 +101,7 @@ export class AuthController {
     response: PasswordChangedDto,
     errors: [429],
     beforePasswordChange: true,
+    sessionOnly: true,
   })
   async changePassword(
     @CurrentPrincipal() principal: Principal,
@@ -126,8 +129,9 @@ export class AuthController {
     path: 'auth/sessions',
     group: 'auth',
     roles: EVERY_ROLE,
-    summary: "End every session of the caller's but the one making the request (all of them through an API token)",
+    summary: "End every session of the caller's but the one making the request",
     response: SessionsEndedDto,
+    sessionOnly: true,
   })
   async endOtherSessions(@CurrentPrincipal() principal: Principal) {
     return { sessionsEnded: await this.auth.endOtherSessions(principal) };
@@ -140,6 +144,7 @@ export class AuthController {
     roles: EVERY_ROLE,
     summary: "End one of the caller's own sessions (another user's answers 404)",
     response: DeletedDto,
+    sessionOnly: true,
   })
   endSession(@CurrentPrincipal() principal: Principal, @Param('id', new IdPipe('session')) id: string) {
     return this.auth.endSession(principal, id);

@@ -14,7 +14,8 @@ import { WARREN_CONFIG } from '../runtime.js';
  * role its entry lists. A handler with no entry at all is treated as private and open to no
  * role: forgetting the declaration fails closed. API tokens act with their user's role, narrowed
  * by their scope (read-only, route groups); an expired token is unknown (401). A user with a
- * temporary password still to change reaches only the routes marked `beforePasswordChange`.
+ * temporary password still to change reaches only the routes marked `beforePasswordChange`. Routes
+ * that change how one signs in (`sessionOnly`) refuse API tokens.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -35,6 +36,8 @@ export class AuthGuard implements CanActivate {
     if (!principal) throw unauthorized('invalid or expired credentials');
     if (!bearer) assertCookieRequestFromPanel(request, this.config.publicUrl);
     if (!spec?.roles.includes(principal.role)) throw forbidden(`the ${principal.role} role may not call this route`);
+    if (spec.sessionOnly && principal.via !== 'session')
+      throw forbidden('only a signed-in session may change how one signs in (password, two-factor, sessions)');
     if (principal.mustChangePassword && !spec.beforePasswordChange)
       throw forbidden(
         'change the temporary password first: POST /api/auth/password {"currentPassword", "newPassword"}',

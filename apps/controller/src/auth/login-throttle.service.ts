@@ -18,6 +18,9 @@ const FREE_FAILURES_PER_USERNAME = 5;
  */
 const FREE_FAILURES_PER_ADDRESS = 20;
 
+/** Addresses whose current lockout's first refusal was recorded, at most (then the expired ones go). */
+const RECORDED_LOCKOUTS_KEPT = 10_000;
+
 /** The counters one sign-in attempt is counted against. */
 export interface AttemptKeys {
   /** This username from this address: the lockout the owner meets only where the guessing happens. */
@@ -36,6 +39,14 @@ export interface AttemptKeys {
  */
 @Injectable()
 export class LoginThrottleService {
+  /**
+   * Per address: the latest end of a lockout whose first refusal the audit log has. A lockout's
+   * further refusals are not recorded one by one (docs/audit.md, "Sign-ins"): someone hammering
+   * a locked sign-in from many addresses would otherwise write an entry per request. Per
+   * replica: each records a lockout's first refusal it meets.
+   */
+  private readonly recordedLockouts = new Map<string, number>();
+
   constructor(private readonly throttles: LoginThrottleRepository) {}
 
   static keys(ip: string, username: string): AttemptKeys {
@@ -52,8 +63,25 @@ export class LoginThrottleService {
     const counted = await this.throttles.countAttempt([keys.pair, keys.address], LOCKOUT);
     if (!counted.allowed) {
       const seconds = Math.max(1, Math.ceil((counted.lockedUntil.getTime() - Date.now()) / 1000));
-      throw tooManyRequests('too many failed sign-ins; try again later', seconds);
+      const refusal = tooManyRequests('too many failed sign-ins; try again later', seconds);
+      refusal.unrecorded = !this.firstRefusal(keys.address.key, counted.lockedUntil.getTime());
+      throw refusal;
     }
+  }
+
+  /** Whether this is the first refusal this replica meets of the address's current lockout. */
+  private firstRefusal(address: string, lockedUntil: number): boolean {
+    // A lockout ending no later than one already recorded is part of it (a username's and the
+    // address's lockouts overlap); a later end is a new lockout, which took a failure (recorded).
+    if (lockedUntil <= (this.recordedLockouts.get(address) ?? 0)) return false;
+    if (this.recordedLockouts.size >= RECORDED_LOCKOUTS_KEPT) {
+      const now = Date.now();
+      for (const [key, until] of this.recordedLockouts) if (until <= now) this.recordedLockouts.delete(key);
+      // Still full: many addresses locked at once; start over (each records one refusal more).
+      if (this.recordedLockouts.size >= RECORDED_LOCKOUTS_KEPT) this.recordedLockouts.clear();
+    }
+    this.recordedLockouts.set(address, lockedUntil);
+    return true;
   }
 
   /** The password was right: this username starts afresh from this address, and the address gets its attempt back. */

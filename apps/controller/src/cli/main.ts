@@ -10,9 +10,22 @@ interface Options {
   username?: string;
   'password-stdin'?: boolean;
   temporary?: boolean;
+  'read-only'?: boolean;
+  expires?: string;
+  groups?: string;
 }
 
-const OPTION_NAMES = ['name', 'quiet', 'json', 'username', 'password-stdin', 'temporary'] as const;
+const OPTION_NAMES = [
+  'name',
+  'quiet',
+  'json',
+  'username',
+  'password-stdin',
+  'temporary',
+  'read-only',
+  'expires',
+  'groups',
+] as const;
 
 /**
  * Each command: the options it takes, how many positional arguments follow its words, and what it
@@ -30,14 +43,28 @@ const COMMANDS: Record<
   }
 > = {
   'token issue': {
-    options: ['name', 'quiet'],
+    options: ['name', 'quiet', 'read-only', 'expires', 'groups'],
     args: 0,
-    audit: { target: 'tokens', changes: (options) => [{ field: 'name', new: options.name }] },
+    audit: {
+      target: 'tokens',
+      changes: (options) => [
+        { field: 'name', new: options.name },
+        ...(options['read-only'] ? [{ field: 'readOnly', new: true }] : []),
+        ...(options.expires !== undefined ? [{ field: 'expires', new: options.expires }] : []),
+        ...(options.groups !== undefined ? [{ field: 'groups', new: options.groups }] : []),
+      ],
+    },
     run(config, options) {
       if (options.name === undefined) throw new UsageError('token issue needs --name NAME');
       const name = options.name;
       return import('./token-issue.js').then(({ tokenIssue }) =>
-        tokenIssue(config, { name, quiet: options.quiet ?? false }),
+        tokenIssue(config, {
+          name,
+          quiet: options.quiet ?? false,
+          readOnly: options['read-only'],
+          expires: options.expires,
+          groups: options.groups,
+        }),
       );
     },
   },
@@ -139,6 +166,9 @@ async function run(argv: string[]): Promise<number> {
         username: { type: 'string' },
         'password-stdin': { type: 'boolean' },
         temporary: { type: 'boolean' },
+        'read-only': { type: 'boolean' },
+        expires: { type: 'string' },
+        groups: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });

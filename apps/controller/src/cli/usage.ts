@@ -1,9 +1,15 @@
 export const USAGE = `Usage: warren <command> [options]
 
 Commands:
-  token issue --name NAME [--quiet]   Issue an API token for the owner account and print it once.
-                                      --name   1..64 characters, no control characters
-                                      --quiet  print the token alone (for scripts)
+  token issue --name NAME [--quiet] [--read-only] [--expires DAYS|DATE] [--groups G1,G2]
+                                      Issue an API token for the owner account and print it once.
+                                      --name       1..64 characters, no control characters
+                                      --quiet      print the token alone (for scripts)
+                                      --read-only  only GET routes
+                                      --expires    30 (days from now), 2027-01-31 (works through
+                                                   that day, UTC), or a date-time with a time zone
+                                      --groups     only these route groups (GET /api/docs), e.g.
+                                                   clients,devices
   token list [--json]                 List API tokens (never their secrets).
   token revoke ID|NAME                Revoke a token at once (it stays listed, disabled).
   status [--json]                     Nodes: agent state, sync state, queue backlog.

@@ -5,13 +5,19 @@ import { UsageError } from './usage.js';
 
 /**
  * A command-line value checked by the API's own rule: the route's DTO and the validation pipe,
- * so the command and the route cannot disagree. A refusal is a usage error naming the option.
+ * so the command and the route cannot disagree. A refusal is a usage error naming the option
+ * (`option`, or per DTO field when the body gathers several options).
  */
-export async function validateOption<T extends object>(metatype: Type<T>, body: T, option: string): Promise<T> {
+export async function validateOption<T extends object>(
+  metatype: Type<T>,
+  body: T,
+  options: string | Record<string, string>,
+): Promise<T> {
   try {
     return (await new StrictValidationPipe().transform(body, { type: 'body', metatype })) as T;
   } catch (error) {
     if (error instanceof ApiError) {
+      const option = typeof options === 'string' ? options : (options[error.field] ?? `--${error.field}`);
       // The DTO's messages name its field ('"newPassword" needs…'); the person typed an option.
       const named = `"${error.field}" `;
       const message =

@@ -63,6 +63,8 @@ export class ClientsController {
     status: 201,
     response: ClientDetailDto,
     errors: [404, 409],
+    // One transaction makes the client: its entry is written in it (docs/audit.md, "One write").
+    audit: { inChangeTransaction: true },
   })
   create(@Body() body: CreateClientDto, @CallerScope() scope: OperatorScope) {
     return this.clients.create(body, scope);
@@ -89,6 +91,7 @@ export class ClientsController {
     example: { quotaBytes: 214748364800, expiresAt: null, enabled: true },
     response: ClientDetailDto,
     errors: [409],
+    audit: { inChangeTransaction: true },
   })
   update(
     @Param('id', new IdPipe('client')) id: string,
@@ -105,6 +108,7 @@ export class ClientsController {
     roles: CLIENT_MANAGERS,
     summary: 'Delete a client with its devices and accounts',
     response: DeletedDto,
+    audit: { inChangeTransaction: true },
   })
   remove(@Param('id', new IdPipe('client')) id: string, @CallerScope() scope: OperatorScope) {
     return this.clients.remove(id, scope);
@@ -117,6 +121,7 @@ export class ClientsController {
     roles: CLIENT_MANAGERS,
     summary: "Reset the client's traffic to zero (revives an exhausted client); returns the counters before the reset",
     response: ClientResetDto,
+    audit: { inChangeTransaction: true },
   })
   reset(@Param('id', new IdPipe('client')) id: string, @CallerScope() scope: OperatorScope) {
     return this.clients.reset(id, scope);

@@ -10,6 +10,9 @@ import { ClientTransferController } from './client-transfer.controller.js';
 import { ClientListRepository } from './client-list.repository.js';
 import { ClientTotals } from './client-totals.js';
 import { ClientsController } from './clients.controller.js';
+import { InterfaceUsageController } from './interface-usage.controller.js';
+import { InterfaceUsageService } from './interface-usage.service.js';
+import { InterfaceAccountsService } from './interface-accounts.service.js';
 import { ClientsRepository } from './clients.repository.js';
 import { ClientsService } from './clients.service.js';
 import { DevicesController } from './devices.controller.js';
@@ -26,6 +29,9 @@ import { ClientImportService } from './transfer/client-import.service.js';
 import { TransferRepository } from './transfer/transfer.repository.js';
 import { UsageRepository } from './usage.repository.js';
 import { UsageService } from './usage.service.js';
+import { SharingController } from './sharing/sharing.controller.js';
+import { SharingRepository } from './sharing/sharing.repository.js';
+import { SharingService } from './sharing/sharing.service.js';
 
 /**
  * Clients, their devices, accounts and profiles, traffic accounting and the scheduled status
@@ -34,7 +40,15 @@ import { UsageService } from './usage.service.js';
  */
 @Module({
   imports: [ResellersModule],
-  controllers: [ClientBatchController, ClientTransferController, ClientsController, DevicesController, BulkController],
+  controllers: [
+    ClientBatchController,
+    ClientTransferController,
+    ClientsController,
+    DevicesController,
+    BulkController,
+    SharingController,
+    InterfaceUsageController,
+  ],
   providers: [
     ClientsRepository,
     ClientListRepository,
@@ -50,6 +64,8 @@ import { UsageService } from './usage.service.js';
     TransferRepository,
     ClientExportService,
     ClientImportService,
+    InterfaceUsageService,
+    InterfaceAccountsService,
     DevicesService,
     ProfilesService,
     UsageService,
@@ -57,6 +73,8 @@ import { UsageService } from './usage.service.js';
     TimeTransitionsScheduler,
     BulkJobsRepository,
     BulkJobsService,
+    SharingRepository,
+    SharingService,
   ],
   exports: [UsageService, ProfilesService, BulkJobsService, ClientListRepository, ClientTotals],
 })

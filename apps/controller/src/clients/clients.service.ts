@@ -6,6 +6,7 @@ import { badRequest, conflict, notFound } from '../http/api-error.js';
 import { checkNewClient, checkPoolNotSpent, checkTerms } from '../resellers/ceilings.js';
 import { ResellerLimitsRepository } from '../resellers/reseller-limits.repository.js';
 import { bumpRevisions } from '../revisions/revisions.js';
+import { nameCreatedTarget } from '../database/change-record.js';
 import { AccountsRepository } from './accounts.repository.js';
 import { ClientListRepository, type ClientFilter } from './client-list.repository.js';
 import { decodeCursor, encodeCursor } from './client-cursor.js';
@@ -138,7 +139,10 @@ export class ClientsService {
         em,
         interfaces.map((iface) => iface.nodeId),
       );
-      return this.detail(em, id, scope);
+      const detail = await this.detail(em, id, scope);
+      // The audit entry written into this transaction names the new client (docs/audit.md).
+      nameCreatedTarget(id, detail.name);
+      return detail;
     });
     this.totals.changed();
     return created;

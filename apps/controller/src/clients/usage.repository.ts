@@ -150,6 +150,59 @@ export class UsageRepository {
   }
 
   /**
+   * Zeroes the usage of every account on one interface and takes exactly those bytes off their
+   * devices' and clients' totals (the interface's `reset-usage`): the same levels, in the same
+   * order (accounts, devices, clients), as addCounters, so the two cannot deadlock. Null when the
+   * interface does not exist; else the clients touched, with their totals after, and the bytes.
+   */
+  async resetInterface(
+    em: EntityManager,
+    interfaceId: string,
+  ): Promise<{ clients: CountedClient[]; accounts: number; bytes: number } | null> {
+    const found = await em.execute<{ id: string }[]>(`select id from interfaces where id = ?`, [interfaceId]);
+    if (found.length === 0) return null;
+    const rows = await em.execute<Record<string, unknown>[]>(
+      `with old as (
+         select id, device_id, up_bytes as up, down_bytes as down from accounts
+          where interface_id = ? order by id for update
+       ), acc as (
+         update accounts a set up_bytes = 0, down_bytes = 0 from old where a.id = old.id
+         returning old.device_id, old.up, old.down
+       ), dev as (
+         update devices d
+            set up_bytes = greatest(d.up_bytes - s.up, 0), down_bytes = greatest(d.down_bytes - s.down, 0)
+           from (select device_id, sum(up) as up, sum(down) as down, count(*) as n from acc group by device_id) s
+          where d.id = s.device_id
+         returning d.client_id, s.up, s.down, s.n
+       )
+       update clients c
+          set up_bytes = greatest(c.up_bytes - s.up, 0), down_bytes = greatest(c.down_bytes - s.down, 0),
+              used_bytes = greatest(c.used_bytes - s.up - s.down, 0)
+         from (select client_id, sum(up) as up, sum(down) as down, sum(n) as n from dev group by client_id) s
+        where c.id = s.client_id
+       returning c.id, c.status, c.quota_bytes, c.used_bytes, c.expires_at, c.start_on_first_use,
+                 c.activated_at, c.duration_seconds, s.n as matched, (s.up + s.down)::text as bytes`,
+      [interfaceId],
+    );
+    return {
+      clients: rows.map((row) => ({
+        id: row.id as string,
+        status: row.status as ClientStatus,
+        quotaBytes: readNumber(row.quota_bytes),
+        usedBytes: readNumber(row.used_bytes),
+        expiresAt: readTimestamp(row.expires_at),
+        startOnFirstUse: row.start_on_first_use as boolean,
+        activatedAt: readTimestamp(row.activated_at),
+        durationSeconds: readNumber(row.duration_seconds),
+        handshake: null,
+        matched: readNumber(row.matched),
+      })),
+      accounts: rows.reduce((sum, row) => sum + readNumber(row.matched), 0),
+      bytes: rows.reduce((sum, row) => sum + Number(row.bytes), 0),
+    };
+  }
+
+  /**
    * Writes the status changes the batch caused, all in one statement. Raw SQL for the same reason
    * as addCounters: a batch can change thousands of clients at once.
    */

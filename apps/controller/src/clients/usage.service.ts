@@ -6,6 +6,7 @@ import { activationOnFirstUse, affectsPeers, nextStatus } from './client-status.
 import { ClientTotals } from './client-totals.js';
 import { ClientsRepository } from './clients.repository.js';
 import { UsageRepository, type StatusChange } from './usage.repository.js';
+import { SharingService } from './sharing/sharing.service.js';
 
 export interface CountersOutcome {
   /** True when this batch was recorded before (its sequence number is not new): nothing changed. */
@@ -38,6 +39,7 @@ export class UsageService {
     private readonly totals: ClientTotals,
     private readonly usage: UsageRepository,
     private readonly clients: ClientsRepository,
+    private readonly sharing: SharingService,
   ) {}
 
   async recordCounters(
@@ -72,6 +74,9 @@ export class UsageService {
       return { duplicate: false, refused, matched: 0, transitions: 0 };
     }
     if (peers.length === 0) return { duplicate: false, matched: 0, transitions: 0 };
+    // Before the counters move the accounts' last endpoints: a move is a change from that one.
+    const disabled = await this.sharing.recordMoves(em, nodeId, peers, now);
+    if (disabled.length > 0) await bumpRevisions(em, await this.clients.nodesOf(em, disabled));
     const touched = await this.usage.addCounters(em, nodeId, peers);
 
     const changes: StatusChange[] = [];
@@ -94,6 +99,6 @@ export class UsageService {
       await bumpRevisions(em, await this.clients.nodesOf(em, lostOrGainedPeers));
     }
     const matched = touched.reduce((sum, client) => sum + client.matched, 0);
-    return { duplicate: false, matched, transitions: changes.length };
+    return { duplicate: false, matched, transitions: changes.length + disabled.length };
   }
 }

@@ -10,6 +10,7 @@ import { ClientInterface } from '../clients/client-interface.entity.js';
 import { Device } from '../clients/device.entity.js';
 import { ClientBulkItem, ClientBulkJob } from '../clients/bulk/bulk-job.entity.js';
 import { ClientGroup } from '../groups/client-group.entity.js';
+import { DeviceEndpoint } from '../clients/sharing/device-endpoint.entity.js';
 import { DownloadLink } from '../subscriptions/download-link.entity.js';
 import { Host } from '../interfaces/host.entity.js';
 import { TunnelInterface } from '../interfaces/interface.entity.js';
@@ -56,4 +57,5 @@ export const ENTITIES = [
   ClientGroup,
   ClientBulkJob,
   ClientBulkItem,
+  DeviceEndpoint,
 ];

@@ -2,6 +2,7 @@ import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { QUEUE_SCHEMA } from '#libs/contracts/queue-store.js';
 import { withAdvisoryLock } from './advisory-lock.js';
+import { ChangeRecordSubscriber } from './change-record.js';
 import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 
@@ -11,6 +12,8 @@ export function ormOptions(url: string): Options {
     entities: ENTITIES,
     extensions: [Migrator],
     debug: false,
+    // Writes a request's audit entry into the change's own transaction (docs/audit.md).
+    subscribers: [new ChangeRecordSubscriber()],
     allowGlobalContext: false,
     // About two connections per core: more only make PostgreSQL processes compete (docs/benchmarks.md).
     pool: { min: 1, max: 8 },

@@ -19,6 +19,12 @@ export class ApiError extends Error {
     super(message);
   }
 
+  /**
+   * Set on a refusal the audit log does not record one by one (a sign-in throttle's repeated
+   * refusals: docs/audit.md); only routes recorded before their answer honour it.
+   */
+  unrecorded = false;
+
   /** Every field at fault, each with its code and a sentence; empty when no field is. */
   fieldErrors(): FieldError[] {
     if (this.failures?.length) return this.failures;

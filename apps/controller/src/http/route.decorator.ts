@@ -58,6 +58,12 @@ interface RouteDeclaration {
    */
   beforePasswordChange?: true;
   /**
+   * Changes how someone signs in (password, two-factor, sessions): only a signed-in session may
+   * call it. An API token, even the owner's with the `auth` group, answers 403: a leaked token must
+   * not become a way to take the account over (docs/roles.md, "Tokens").
+   */
+  sessionOnly?: true;
+  /**
    * What the audit log records of a call (docs/audit.md). Every route but a GET is recorded
    * without saying anything here: the action and target are derived from the method and path.
    * Name them here when the path says them badly; `false` only for a route that changes nothing.
@@ -75,6 +81,18 @@ export interface RouteAudit {
   fields?: false;
   /** The target is the caller's own user (`auth/me`, sign-in, sign-out): its id is recorded as the target's. */
   self?: true;
+  /**
+   * Every write of the handler goes through MikroORM transactions (`em.transactional`), the first
+   * of which makes the change: the entry is then written once, inside that transaction, instead
+   * of pending before the handler and settled after it (docs/audit.md, "One write").
+   */
+  inChangeTransaction?: true;
+  /**
+   * The route's change is of no use until its answer is read (a sign-in's session token): the
+   * entry is written once, before the answer is sent, and a failure to write it fails the request
+   * (docs/audit.md, "One write"). A refusal marked `unrecorded` writes nothing.
+   */
+  beforeAnswer?: true;
 }
 
 /**
@@ -203,6 +221,7 @@ export function Route(spec: RouteSpec): MethodDecorator {
     ...(spec.public ? [] : [ApiBearerAuth(BEARER_SCHEME)]),
     // Machine-readable for generated clients and the authorization-matrix suite; [] = public.
     ApiExtension('x-roles', spec.public ? [] : [...spec.roles]),
+    ...(spec.sessionOnly ? [ApiExtension('x-session-only', true)] : []),
     ...pathIds(spec),
     example(spec),
     success(spec, status),
@@ -213,7 +232,8 @@ export function Route(spec: RouteSpec): MethodDecorator {
 }
 
 function rolesDescription(spec: RouteSpec): string {
-  return spec.public ? 'Public: no credentials needed.' : `Roles: ${spec.roles.join(', ')}.`;
+  if (spec.public) return 'Public: no credentials needed.';
+  return `Roles: ${spec.roles.join(', ')}.${spec.sessionOnly ? ' A signed-in session only: API tokens answer 403.' : ''}`;
 }
 
 /** Every `:id` in a path is a resource id, which IdPipe checks: a uuid, said so in the schema. */

@@ -3,7 +3,12 @@ import { MANAGERS, SIGNED_IN } from '#libs/contracts/user-roles.js';
 import { IdPipe } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
 import { ForceQueryDto, isForced } from '../http/force-query.dto.js';
-import { CreateInterfaceDto, ListInterfacesQueryDto, UpdateInterfaceDto } from './dto/interface.dto.js';
+import {
+  CloneInterfaceDto,
+  CreateInterfaceDto,
+  ListInterfacesQueryDto,
+  UpdateInterfaceDto,
+} from './dto/interface.dto.js';
 import { InterfacesService } from './interfaces.service.js';
 import { InterfaceDeletedDto, InterfaceDto } from './dto/interface.response.js';
 
@@ -86,5 +91,22 @@ export class InterfacesController {
   })
   remove(@Param('id', new IdPipe('interface')) id: string, @Query() query: ForceQueryDto) {
     return this.interfaces.remove(id, isForced(query));
+  }
+
+  @Route({
+    method: 'POST',
+    path: 'interfaces/:id/clone',
+    group: 'interfaces',
+    roles: MANAGERS,
+    summary:
+      "A new interface on the same node with this one's settings under a new name, port and subnet: new keys, no accounts",
+    example: { name: 'wg1', listenPort: 51821, subnet: '10.9.0.0/24' },
+    status: 201,
+    response: InterfaceDto,
+    errors: [409],
+    audit: { action: 'interfaces.clone', target: 'interfaces' },
+  })
+  clone(@Param('id', new IdPipe('interface')) id: string, @Body() body: CloneInterfaceDto) {
+    return this.interfaces.clone(id, body);
   }
 }

@@ -12,7 +12,12 @@ import { generateKeyPair } from '#libs/wireguard/keys.js';
 import { badRequest, conflict, notFound } from '../http/api-error.js';
 import { mapUniqueViolations } from '../database/unique-violations.js';
 import { bumpRevisions, lockNode } from '../revisions/revisions.js';
-import { DEFAULT_DNS, type CreateInterfaceDto, type UpdateInterfaceDto } from './dto/interface.dto.js';
+import {
+  DEFAULT_DNS,
+  type CloneInterfaceDto,
+  type CreateInterfaceDto,
+  type UpdateInterfaceDto,
+} from './dto/interface.dto.js';
 import { isId } from '../http/id.js';
 import type { TunnelInterface } from './interface.entity.js';
 import { InterfacesRepository, type InterfaceView } from './interfaces.repository.js';
@@ -103,6 +108,30 @@ export class InterfacesService {
       return id;
     });
     return this.get(id);
+  }
+
+  /**
+   * W-UI's clone: a new interface on the source's node with the source's settings (mode, endpoint,
+   * MTU, DNS, NAT, enabled, AmneziaWG parameters) under a new name, port and subnet, with keys of
+   * its own and no accounts. DNS set to the source's own gateway becomes the clone's gateway.
+   */
+  async clone(id: string, wanted: CloneInterfaceDto): Promise<InterfaceView> {
+    const source = await this.get(id);
+    const ownGateway = source.dns.length === 1 && source.dns[0] === source.gateway;
+    return this.create({
+      nodeId: source.nodeId,
+      name: wanted.name,
+      protocol: source.protocol,
+      mode: source.mode,
+      listenPort: wanted.listenPort,
+      subnet: wanted.subnet,
+      endpointHost: source.endpointHost,
+      mtu: source.mtu,
+      dns: ownGateway ? [gatewayAddress(parseSubnet(wanted.subnet))] : [...source.dns],
+      natInterface: source.natInterface,
+      enabled: source.enabled,
+      ...(source.awg ? { awg: { ...source.awg } } : {}),
+    });
   }
 
   /**

@@ -24,7 +24,16 @@ export interface PanelSettings {
   hopCheckIntervalSeconds: number;
   /** Days the audit log keeps an entry (docs/audit.md); older ones are deleted by the periodic maintenance. */
   auditRetentionDays: number;
+  /** Minutes GET /api/sharing looks back at where devices' endpoints moved (docs/clients.md, "Sharing"). */
+  sharingWindowMinutes: number;
+  /** Distinct addresses of one device within the window that count as sharing. */
+  sharingMaxAddresses: number;
+  /** What a device found sharing does to its client: `flag` lists it only, `disable` also disables the client. */
+  sharingAction: SharingAction;
 }
+
+export const SHARING_ACTIONS = ['flag', 'disable'] as const;
+export type SharingAction = (typeof SHARING_ACTIONS)[number];
 
 export const DEFAULT_SETTINGS: Readonly<PanelSettings> = Object.freeze({
   backupIntervalHours: 24,
@@ -34,6 +43,9 @@ export const DEFAULT_SETTINGS: Readonly<PanelSettings> = Object.freeze({
   allowPrivateTargets: false,
   hopCheckIntervalSeconds: 60,
   auditRetentionDays: 365,
+  sharingWindowMinutes: 60,
+  sharingMaxAddresses: 3,
+  sharingAction: 'flag',
 });
 
 /** Bounds shared by the request DTO and the read path (a stored value out of bounds reads as the default). */
@@ -44,6 +56,8 @@ export const SETTING_BOUNDS = {
   probeUrlLength: 2048,
   hopCheckIntervalSeconds: { min: 0, max: 86_400 },
   auditRetentionDays: { min: 1, max: 3650 },
+  sharingWindowMinutes: { min: 1, max: 1440 },
+  sharingMaxAddresses: { min: 2, max: 32 },
 } as const;
 
 export type SettingKey = keyof PanelSettings;

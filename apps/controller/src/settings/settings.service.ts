@@ -3,7 +3,13 @@ import { z } from 'zod';
 import type { UserRole } from '#libs/contracts/user-roles.js';
 import { assertPublicTarget } from '../common/private-targets.js';
 import { badRequest, forbidden } from '../http/api-error.js';
-import { DEFAULT_SETTINGS, SETTING_BOUNDS, SETTING_KEYS, type PanelSettings } from './panel-settings.js';
+import {
+  DEFAULT_SETTINGS,
+  SETTING_BOUNDS,
+  SETTING_KEYS,
+  SHARING_ACTIONS,
+  type PanelSettings,
+} from './panel-settings.js';
 import { SettingsRepository } from './settings.repository.js';
 
 const b = SETTING_BOUNDS;
@@ -16,6 +22,9 @@ const storedValue: { [K in keyof PanelSettings]: z.ZodType<PanelSettings[K]> } =
   allowPrivateTargets: z.boolean(),
   hopCheckIntervalSeconds: z.number().int().min(b.hopCheckIntervalSeconds.min).max(b.hopCheckIntervalSeconds.max),
   auditRetentionDays: z.number().int().min(b.auditRetentionDays.min).max(b.auditRetentionDays.max),
+  sharingWindowMinutes: z.number().int().min(b.sharingWindowMinutes.min).max(b.sharingWindowMinutes.max),
+  sharingMaxAddresses: z.number().int().min(b.sharingMaxAddresses.min).max(b.sharingMaxAddresses.max),
+  sharingAction: z.enum(SHARING_ACTIONS),
 };
 
 /** Keys only the owner changes (see update). */

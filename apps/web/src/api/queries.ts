@@ -38,6 +38,7 @@ export const queryKeys = {
   clientList: (query: ClientListQuery) => ['clients', query] as const,
   client: (id: string) => ['client', id] as const,
   configs: (clientId: string) => ['configs', clientId] as const,
+  subscription: (clientId: string) => ['subscription', clientId] as const,
   /** Every node's outbounds, or one node's. */
   outbounds: (nodeId?: string | null) => (nodeId === undefined ? (['outbounds'] as const) : ['outbounds', nodeId]),
   routing: (nodeId?: string | null) => (nodeId === undefined ? (['routing'] as const) : ['routing', nodeId]),

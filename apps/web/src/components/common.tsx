@@ -131,6 +131,27 @@ export function Ltr({ children }: { children: ReactNode }) {
   return <bdi dir="ltr">{children}</bdi>;
 }
 
+/** A piece of a value that a line never breaks inside ("2.7 GiB / 23.5 GiB", ":51820"). */
+export function Unbroken({ children }: { children: ReactNode }) {
+  return <span style={{ whiteSpace: 'nowrap' }}>{children}</span>;
+}
+
+/**
+ * host:port read left to right, never broken inside: on a narrow line a long host may break
+ * (before its port first, then inside the host), never ":51820" or the port itself.
+ */
+export function HostPort({ host, port }: { host: string; port: number }) {
+  const text = hostPort(host, port);
+  const colon = text.lastIndexOf(':');
+  return (
+    <bdi dir="ltr">
+      {text.slice(0, colon)}
+      <wbr />
+      <Unbroken>{text.slice(colon)}</Unbroken>
+    </bdi>
+  );
+}
+
 /** An arrow pointing forward in the reading direction (→ left to right, ← right to left). */
 export function ForwardArrow() {
   const { i18n } = useTranslation();
@@ -148,7 +169,8 @@ export function formatBytes(bytes: number | null | undefined): string {
     unit++;
   }
   const digits = unit === 0 ? 0 : 1;
-  return `${formatNumber(value, { minimumFractionDigits: digits, maximumFractionDigits: digits })} ${UNITS[unit]}`;
+  // A no-break space: a line never leaves the unit apart from its number ("2.7" / "GiB").
+  return `${formatNumber(value, { minimumFractionDigits: digits, maximumFractionDigits: digits })}\u00a0${UNITS[unit]}`;
 }
 
 /** host:port, an IPv6 address in brackets (the port would read as part of it). */

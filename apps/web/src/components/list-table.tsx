@@ -11,6 +11,8 @@ export interface Column<Row> {
   naming?: boolean;
   /** Long unbroken values (file names, keys) wrap instead of widening the table. */
   breakWords?: boolean;
+  /** A value that wants a whole line of a phone's card (an address with its port), not half of one. */
+  wide?: true;
   /** Left out of a phone's cards (a detail the row's page shows anyway). */
   phone?: false;
   /** A column the list can be ordered by: its header is a button, the header cell says the order (aria-sort). */
@@ -141,7 +143,10 @@ function ListCards<Row>({ rows, columns, rowKey, actions, testId, rowProps }: Li
           </Text>
           <SimpleGrid cols={2} spacing="xs" verticalSpacing={6}>
             {details.map((column, index) => (
-              <div key={index} style={{ minWidth: 0, overflowWrap: 'anywhere' }}>
+              <div
+                key={index}
+                style={{ minWidth: 0, overflowWrap: 'anywhere', ...(column.wide ? { gridColumn: '1 / -1' } : {}) }}
+              >
                 <Text size="xs" c="dimmed">
                   {column.header}
                 </Text>

@@ -1,4 +1,18 @@
-import { Alert, Badge, Button, Card, Code, Group, Image, List, Stack, Text, TextInput, Title } from '@mantine/core';
+import {
+  Alert,
+  Badge,
+  Button,
+  Card,
+  Code,
+  Group,
+  Image,
+  List,
+  PasswordInput,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import QRCode from 'qrcode';
 import { useEffect, useState, type FormEvent } from 'react';
@@ -19,12 +33,15 @@ export function TwoFactorCard() {
   const [started, setStarted] = useState<Schemas['TotpStartedDto'] | null>(null);
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
   const [code, setCode] = useState('');
+  // Turning 2FA on changes how one signs in: the panel asks for the current password.
+  const [password, setPassword] = useState('');
   const refresh = () => void queryClient.invalidateQueries({ queryKey: queryKeys.totp });
   const start = useMutation({
-    mutationFn: () => must(api.POST('/api/auth/totp/start')),
+    mutationFn: () => must(api.POST('/api/auth/totp/start', { body: { password } })),
     onSuccess: (answer) => {
       setStarted(answer);
       setCode('');
+      setPassword('');
     },
   });
   const confirm = useMutation({
@@ -45,6 +62,7 @@ export function TwoFactorCard() {
   });
   const pending = started ? confirm : disable;
   const errors = useFieldErrors(pending.error, { code });
+  const startErrors = useFieldErrors(start.error, { password });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     pending.mutate();
@@ -78,12 +96,29 @@ export function TwoFactorCard() {
         {!recoveryCodes && !enabled && !started && (
           <>
             <Text size="sm">{t('twoFactor.explain')}</Text>
-            <FormError error={start.error} fields={[]} />
-            <Group justify="flex-end">
-              <Button onClick={() => start.mutate()} loading={start.isPending} data-testid="totp-start">
-                {t('twoFactor.turnOn')}
-              </Button>
-            </Group>
+            <Stack
+              component="form"
+              gap="sm"
+              onSubmit={(event: FormEvent) => {
+                event.preventDefault();
+                start.mutate();
+              }}
+            >
+              <PasswordInput
+                label={t('twoFactor.password')}
+                autoComplete="current-password"
+                value={password}
+                onChange={(e) => setPassword(e.currentTarget.value)}
+                error={startErrors.of('password')}
+                data-testid="totp-password"
+              />
+              <FormError error={start.error} fields={['password']} />
+              <Group justify="flex-end">
+                <Button type="submit" loading={start.isPending} data-testid="totp-start">
+                  {t('twoFactor.turnOn')}
+                </Button>
+              </Group>
+            </Stack>
           </>
         )}
         {!recoveryCodes && started && (

@@ -1,4 +1,5 @@
 import { Badge, Card, Code, Group, Stack, Text, Title } from '@mantine/core';
+import { browserName } from '../user-agent.js';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
@@ -99,10 +100,11 @@ function SessionsCard() {
             breakWords: true,
             cell: (session) => (
               <>
-                {/* The browser's own identification, as it sent it: a technical string, in Latin. */}
+                {/* The browser as people name it ("Chrome 156 · Linux"), the whole string on hover;
+                    a program's identification (curl, a script) as it sent it. */}
                 {session.userAgent ? (
-                  <Code dir="ltr" style={{ wordBreak: 'break-all' }}>
-                    {session.userAgent}
+                  <Code dir="ltr" style={{ wordBreak: 'break-all' }} title={session.userAgent}>
+                    {browserName(session.userAgent) ?? session.userAgent}
                   </Code>
                 ) : (
                   t('account.unknownDevice')

@@ -1,7 +1,7 @@
 import { Alert, Badge, Button, Group, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { useState, type ReactNode } from 'react';
+import { createContext, useContext, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { AUDIT_OUTCOMES, AUDIT_SECRET_MARK, type AuditOutcome } from '../../../../libs/contracts/audit.js';
 import { api, must, type Schemas } from '../api.js';
@@ -9,6 +9,7 @@ import { ForwardArrow, formatDate, Ltr, PageHeader } from '../components/common.
 import { ListTable, type Column } from '../components/list-table.js';
 import { DateTimeField } from '../components/jalali-picker.js';
 import { useUser } from '../session.js';
+import { interfaceLabel, useInterfacesWithNodes, useNodes } from '../api/queries.js';
 
 type Entry = Schemas['AuditEntryDto'];
 type Change = Schemas['AuditChangeDto'];
@@ -18,13 +19,26 @@ export const AUDIT_ACTIONS = [
   'auth.login',
   'auth.logout',
   'auth.password',
+  'auth.me.update',
+  'auth.sessions.delete',
+  'auth.totp.start',
+  'auth.totp.confirm',
+  'auth.totp.disable',
+  'admins.create',
+  'admins.update',
+  'admins.delete',
+  'admins.bulk',
+  'admins.reset-usage',
+  'admins.reset-2fa',
   'clients.create',
   'clients.update',
   'clients.delete',
   'clients.reset',
   'clients.rotate-keys',
+  'clients.subscription.rotate',
   'devices.create',
   'devices.delete',
+  'devices.profile.link',
   'interfaces.create',
   'interfaces.update',
   'interfaces.delete',
@@ -48,6 +62,8 @@ export const AUDIT_ACTIONS = [
   'routing.rules.order',
   'template.replace',
   'settings.update',
+  'subscription.replace',
+  'subscription.preview',
   'tokens.create',
   'tokens.update',
   'tokens.delete',
@@ -66,6 +82,8 @@ export const AUDIT_ACTIONS = [
 /** The kinds of target, as the API's paths name them. */
 export const AUDIT_TARGETS = [
   'users',
+  'admins',
+  'sessions',
   'clients',
   'devices',
   'interfaces',
@@ -76,9 +94,11 @@ export const AUDIT_TARGETS = [
   'rules',
   'template',
   'settings',
+  'subscription',
   'tokens',
   'backups',
   'database',
+  'agent',
 ] as const;
 
 const PAGE_SIZE = 50;
@@ -86,6 +106,7 @@ const OUTCOME_COLORS: Record<AuditOutcome, string> = {
   pending: 'gray',
   success: 'teal',
   accepted: 'blue',
+  'awaiting-code': 'grape',
   refused: 'orange',
   failed: 'red',
   unknown: 'yellow',
@@ -119,7 +140,18 @@ function useWord() {
     t(`audit.${group}.${name.replaceAll('.', '_')}`, { defaultValue: name });
 }
 
-/** One value of a change, as people read it: numbers in the page's digits, text isolated, lists and objects as JSON. */
+/**
+ * A changed field as people name it ("Device limit", "سقف دستگاه‌ها"), not the API's `deviceLimit`;
+ * a field added after these words were written: its name's words in English, the name itself
+ * (isolated) in Persian.
+ */
+function FieldName({ field }: { field: string }) {
+  const { t, i18n } = useTranslation();
+  const words = field.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  const fallback = i18n.language === 'en' ? words.charAt(0).toUpperCase() + words.slice(1) : field;
+  return <bdi>{t(`audit.fields.${field}`, { defaultValue: fallback })}</bdi>;
+}
+
 /** Fields whose values are the API's enum names: shown as the panel names them elsewhere. */
 const VALUE_WORDS: Record<string, string> = {
   resetCycle: 'clients.cycle',
@@ -131,6 +163,29 @@ const VALUE_WORDS: Record<string, string> = {
 /** An ISO 8601 moment as the API stores it ("2027-01-05T15:44:12.314Z"). */
 const MOMENT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
+/** Names of the ids a change may hold (an interface "alborz · edge-1", a node), by id. */
+const IdNames = createContext<Map<string, string>>(new Map());
+/** Fields whose values are ids of things with names. */
+const ID_FIELDS = new Set(['interfaceIds', 'interfaceId', 'nodeId', 'interfaces', 'nodes']);
+
+/** The panel's interfaces and nodes by id, for the changes that name them by id. */
+function useIdNames(): Map<string, string> {
+  const interfaces = useInterfacesWithNodes().data ?? [];
+  const nodes = useNodes().data ?? [];
+  return new Map([
+    ...nodes.map((node) => [node.id, node.name] as const),
+    ...interfaces.map((entry) => [entry.id, interfaceLabel(entry)] as const),
+  ]);
+}
+
+/** An id as its thing's name when the panel still has it (a deleted one stays its id). */
+function NamedIds({ ids }: { ids: string[] }) {
+  const names = useContext(IdNames);
+  const { i18n } = useTranslation();
+  return <bdi>{ids.map((id) => names.get(id) ?? id).join(i18n.language === 'fa' ? '، ' : ', ')}</bdi>;
+}
+
+/** One value of a change, as people read it: numbers in the page's digits, text isolated, lists and objects as JSON. */
 function Value({ value, field }: { value: unknown; field: string }) {
   const { t, i18n } = useTranslation();
   if (value === null || value === undefined || value === '')
@@ -146,6 +201,11 @@ function Value({ value, field }: { value: unknown; field: string }) {
       </Badge>
     );
   if (typeof value === 'boolean') return <>{t(value ? 'audit.yes' : 'audit.no')}</>;
+  if (
+    ID_FIELDS.has(field) &&
+    (typeof value === 'string' || (Array.isArray(value) && value.every((id) => typeof id === 'string')))
+  )
+    return <NamedIds ids={typeof value === 'string' ? [value] : (value as string[])} />;
   if (typeof value === 'number') return <>{new Intl.NumberFormat(i18n.language).format(value)}</>;
   if (typeof value === 'string' && MOMENT.test(value)) return <>{formatDate(value, i18n.language)}</>;
   if (typeof value === 'string' && VALUE_WORDS[field])
@@ -166,7 +226,7 @@ function Changes({ changes }: { changes: Change[] }) {
       {changes.map((change) => (
         <Text key={change.field} size="sm" component="div" data-field={change.field}>
           <Text span fw={500}>
-            <bdi>{change.field}</bdi>
+            <FieldName field={change.field} />
           </Text>
           {': '}
           {change.secret ? (
@@ -281,6 +341,7 @@ export default function AuditPage() {
   const { t, i18n } = useTranslation();
   const user = useUser();
   const word = useWord();
+  const idNames = useIdNames();
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [typed] = useDebouncedValue({ actor: filters.actor.trim(), targetId: filters.targetId.trim() }, 250);
   const query = {
@@ -359,6 +420,7 @@ export default function AuditPage() {
     },
     {
       header: t('audit.changes'),
+      wide: true,
       cell: (entry) => (
         <Stack gap={2}>
           <Changes changes={entry.changes} />
@@ -398,16 +460,18 @@ export default function AuditPage() {
       {log.error ? (
         <Alert color="red">{log.error.message}</Alert>
       ) : (
-        <ListTable
-          rows={rows}
-          columns={columns}
-          rowKey={(entry) => entry.id}
-          minWidth={900}
-          empty={t('audit.none')}
-          testId="audit-list"
-          rowProps={(entry) => ({ 'data-entry': entry.id, 'data-action': entry.action })}
-          cards
-        />
+        <IdNames.Provider value={idNames}>
+          <ListTable
+            rows={rows}
+            columns={columns}
+            rowKey={(entry) => entry.id}
+            minWidth={900}
+            empty={t('audit.none')}
+            testId="audit-list"
+            rowProps={(entry) => ({ 'data-entry': entry.id, 'data-action': entry.action })}
+            cards
+          />
+        </IdNames.Provider>
       )}
       <Group justify="center" mt="md">
         {more}

@@ -9,6 +9,7 @@ import { useClient, useInterfacesWithNodes } from '../api/queries.js';
 import { Drawer } from '../components/layers.js';
 import { ClientSummary } from './client-drawer/client-summary.js';
 import { Devices } from './client-drawer/devices.js';
+import { SubscriptionLink } from './client-drawer/subscription-link.js';
 import { useClientMutations } from './client-drawer/use-client-mutations.js';
 
 const ConfigsModal = lazy(() => import('./client-configs.js'));
@@ -62,6 +63,12 @@ export default function ClientDrawer({ id, onClose }: { id: string; onClose: () 
             onRotate={() => rotate.mutate()}
             onDelete={() => remove.mutate()}
           />
+          {canManage && (
+            <>
+              <Divider label={t('subscription.title')} />
+              <SubscriptionLink clientId={id} clientName={data.name} />
+            </>
+          )}
           <Divider label={t('clients.devices')} />
           <Devices
             clientId={id}

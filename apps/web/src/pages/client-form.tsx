@@ -1,15 +1,5 @@
-import {
-  Button,
-  Group,
-  MultiSelect,
-  NumberInput,
-  Select,
-  SimpleGrid,
-  Stack,
-  TagsInput,
-  Textarea,
-  TextInput,
-} from '@mantine/core';
+import { Button, Group, MultiSelect, Select, SimpleGrid, Stack, TagsInput, Textarea, TextInput } from '@mantine/core';
+import { NumberInput } from '../components/number-input.js';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type Schemas } from '../api.js';

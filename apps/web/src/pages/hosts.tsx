@@ -1,10 +1,11 @@
-import { Badge, Button, Group, NumberInput, Select, Switch, TextInput } from '@mantine/core';
+import { Badge, Button, Group, Select, Switch, TextInput } from '@mantine/core';
+import { NumberInput } from '../components/number-input.js';
 import { IconPlus } from '@tabler/icons-react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
-import { EditAndDelete, hostPort, Ltr, notifyFailure, PageHeader } from '../components/common.js';
+import { EditAndDelete, HostPort, notifyFailure, PageHeader } from '../components/common.js';
 import { useFieldErrors } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
@@ -66,7 +67,11 @@ export default function HostsPage() {
             ),
           },
           { header: t('hosts.interface'), cell: (host) => names.get(host.interfaceId) ?? host.interfaceId },
-          { header: t('hosts.address'), cell: (host) => <Ltr>{hostPort(host.address, host.effectivePort)}</Ltr> },
+          {
+            header: t('hosts.address'),
+            wide: true,
+            cell: (host) => <HostPort host={host.address} port={host.effectivePort} />,
+          },
           { header: t('hosts.priority'), cell: (host) => localDigits(host.priority) },
         ]}
         actions={(host) =>

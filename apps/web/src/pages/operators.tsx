@@ -5,13 +5,13 @@ import {
   Fieldset,
   Group,
   MultiSelect,
-  NumberInput,
   PasswordInput,
   Select,
   Switch,
   Text,
   TextInput,
 } from '@mantine/core';
+import { NumberInput } from '../components/number-input.js';
 import { IconPlus } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';

@@ -1,4 +1,5 @@
-import { Button, Card, Group, NumberInput, Stack, Switch, TextInput } from '@mantine/core';
+import { Button, Card, Group, Stack, Switch, TextInput } from '@mantine/core';
+import { NumberInput } from '../components/number-input.js';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';

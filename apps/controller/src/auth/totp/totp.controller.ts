@@ -10,6 +10,7 @@ import {
   TotpConfirmedDto,
   TotpDisabledDto,
   TotpResetDto,
+  TotpStartDto,
   TotpStartedDto,
   TotpStatusDto,
 } from './dto/totp.dto.js';
@@ -38,12 +39,14 @@ export class TotpController {
     group: 'auth',
     roles: EVERY_ROLE,
     summary:
-      'Start turning on two-factor sign-in: a new TOTP secret and its otpauth URI (shown this once); confirm with a code',
+      'Start turning on two-factor sign-in (needs the current password): a new TOTP secret and its otpauth URI (shown this once); confirm with a code',
+    example: { password: 'correct horse battery staple' },
     response: TotpStartedDto,
-    errors: [409],
+    errors: [409, 429],
+    sessionOnly: true,
   })
-  start(@CurrentPrincipal() principal: Principal) {
-    return this.totp.start(principal);
+  start(@CurrentPrincipal() principal: Principal, @Body() body: TotpStartDto, @Req() request: FastifyRequest) {
+    return this.totp.start(principal, body.password, request.ip);
   }
 
   @Route({
@@ -56,6 +59,7 @@ export class TotpController {
     example: { code: '123456' },
     response: TotpConfirmedDto,
     errors: [409],
+    sessionOnly: true,
   })
   async confirm(@CurrentPrincipal() principal: Principal, @Body() body: TotpCodeDto) {
     const { recoveryCodes } = await this.totp.confirm(principal, body.code);
@@ -71,6 +75,7 @@ export class TotpController {
     example: { code: '123456' },
     response: TotpDisabledDto,
     errors: [409, 429],
+    sessionOnly: true,
   })
   async disable(@CurrentPrincipal() principal: Principal, @Body() body: TotpCodeDto, @Req() request: FastifyRequest) {
     await this.totp.disable(principal, body.code, request.ip);
@@ -85,6 +90,7 @@ export class TotpController {
     summary:
       "Clear a user's two-factor sign-in (a lost phone): they sign in with the password alone until they turn it on again",
     response: TotpResetDto,
+    sessionOnly: true,
   })
   async reset(@Param('id', new IdPipe('user')) id: string) {
     await this.totp.reset(id);

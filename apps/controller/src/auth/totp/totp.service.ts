@@ -2,7 +2,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { generateSecret, generateURI, verify } from 'otplib';
 import { hashSecret } from '#libs/tokens/api-token.js';
-import { ApiError, conflict, notFound } from '../../http/api-error.js';
+import { ApiError, badRequest, conflict, notFound } from '../../http/api-error.js';
+import { verifyPassword } from '../password.js';
+import { UsersRepository } from '../users.repository.js';
 import { LoginThrottleService } from '../login-throttle.service.js';
 import type { Principal } from '../principal.js';
 import { TotpClock } from './totp-clock.js';
@@ -55,6 +57,7 @@ export class TotpService {
     private readonly totp: TotpRepository,
     private readonly throttle: LoginThrottleService,
     private readonly clock: TotpClock,
+    private readonly users: UsersRepository,
   ) {}
 
   async status(userId: string): Promise<{ enabled: boolean; pending: boolean; recoveryCodesLeft: number }> {
@@ -67,8 +70,18 @@ export class TotpService {
     };
   }
 
-  /** A new secret, waiting for a code to confirm it; replaces one that was never confirmed. */
-  async start(principal: Principal): Promise<{ secret: string; uri: string }> {
+  /**
+   * A new secret, waiting for a code to confirm it; replaces one that was never confirmed. Needs
+   * the current password, checked under the sign-in throttle: a stolen session (or an unattended
+   * browser) must not be able to bind its holder's phone as the account's second factor.
+   */
+  async start(principal: Principal, password: string, ip: string): Promise<{ secret: string; uri: string }> {
+    const keys = LoginThrottleService.keys(ip, principal.username);
+    await this.throttle.begin(keys);
+    const user = await this.users.findById(principal.userId);
+    if (!user) throw notFound('user not found');
+    if (!(await verifyPassword(password, user.passwordHash))) throw badRequest('the password is wrong', 'password');
+    await this.throttle.succeeded(keys);
     const secret = generateSecret();
     if (!(await this.totp.setPending(principal.userId, secret)))
       throw conflict('two-factor sign-in is on already; turn it off first');

@@ -122,6 +122,13 @@ export class CreateInterfaceDto {
  * What a change may touch. `nodeId`, `protocol` and `mode` are accepted only so that moving an
  * interface or switching its protocol or mode is refused with a reason rather than as an unknown field.
  */
+/** `POST /api/interfaces/{id}/clone`: what must differ from the source on its node. */
+export class CloneInterfaceDto {
+  @ApiProperty(DOC.name) @InterfaceName() name!: string;
+  @ListenPort() listenPort!: number;
+  @ApiProperty(DOC.subnet) @Subnet() subnet!: string;
+}
+
 export class UpdateInterfaceDto {
   @ApiPropertyOptional(DOC.nodeId) @OptionalNotNull() @IsString() nodeId?: string;
   @ApiPropertyOptional(DOC.name) @OptionalNotNull() @InterfaceName() name?: string;

@@ -3,7 +3,7 @@ import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import type { AmneziaParams } from '#libs/wireguard/amnezia.js';
 import { gatewayAddress } from '#libs/wireguard/address-pool.js';
 import { parseCidr } from '#libs/wireguard/ipv4.js';
-import type { DesiredInterface, DesiredPeer, DesiredState } from '#libs/contracts/desired-state.js';
+import type { DesiredInterface, DesiredPeer, DesiredQuota, DesiredState } from '#libs/contracts/desired-state.js';
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
 import { MAX_REVISION } from '#libs/contracts/numbers.js';
 import { NodeAgent, type NodeTables } from '../node-agent.entity.js';
@@ -198,6 +198,7 @@ export class DeliveryRepository {
           list.push({ publicKey: row.public_key, presharedKey: row.preshared_key || null, ip: row.ip });
         }
         const limits = speedLimitsByInterface(peers);
+        const quotas = await this.quotas(tx, nodeId);
         const { outbounds, routing } = await this.routing(tx, nodeId);
         // The agent checks its hops' resolved addresses against it (settings change bumps every node with hops).
         const [allowPrivate] = await tx.execute<{ value: unknown }[]>(
@@ -209,6 +210,7 @@ export class DeliveryRepository {
           outbounds,
           routing,
           allowPrivateTargets: allowPrivate?.value === true,
+          ...(quotas.length > 0 ? { quotas } : {}),
           interfaces: interfaces.map((row): DesiredInterface => ({
             name: row.name,
             mode: row.mode,
@@ -226,6 +228,27 @@ export class DeliveryRepository {
       },
       { isolationLevel: 'repeatable read', readOnly: true },
     );
+  }
+
+  /**
+   * Kernel byte allowances (docs/agent-host.md, "Quotas"): each active client with a quota that has
+   * peers here, with what it has left as of this snapshot and its peer addresses on this node.
+   * A query of its own rather than columns on the peers query: a node without quota clients pays
+   * one index walk, and the peers query stays the hot path it was measured as.
+   */
+  private async quotas(tx: EntityManager, nodeId: string): Promise<DesiredQuota[]> {
+    const rows = await tx.execute<{ client_id: string; remaining: string; ips: string[] }[]>(
+      `select c.id as client_id, greatest(c.quota_bytes - c.used_bytes, 0) as remaining,
+              array_agg(a.ip order by a.ip) as ips
+         from accounts a
+         join devices d on d.id = a.device_id
+         join clients c on c.id = d.client_id
+        where a.node_id = ? and a.enabled and c.status = 'active' and c.quota_bytes > 0
+        group by c.id
+        order by c.id`,
+      [nodeId],
+    );
+    return rows.map((row) => ({ client: row.client_id, remainingBytes: Number(row.remaining), ips: row.ips }));
   }
 
   /**

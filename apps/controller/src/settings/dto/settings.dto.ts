@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsInt, IsString, IsUrl, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsString, IsUrl, Max, MaxLength, Min } from 'class-validator';
 import { OptionalNotNull } from '../../http/validators.js';
-import { SETTING_BOUNDS as b } from '../panel-settings.js';
+import { SETTING_BOUNDS as b, SHARING_ACTIONS, type SharingAction } from '../panel-settings.js';
 
 /** PATCH /api/settings: every field optional; those given are validated and written together. */
 export class UpdateSettingsDto {
@@ -68,4 +68,28 @@ export class UpdateSettingsDto {
   @Min(b.auditRetentionDays.min)
   @Max(b.auditRetentionDays.max)
   auditRetentionDays?: number;
+
+  @ApiPropertyOptional({ description: 'Minutes GET /api/sharing looks back at where devices’ endpoints moved' })
+  @OptionalNotNull()
+  @IsInt()
+  @Min(b.sharingWindowMinutes.min)
+  @Max(b.sharingWindowMinutes.max)
+  sharingWindowMinutes?: number;
+
+  @ApiPropertyOptional({
+    description: 'Distinct endpoint addresses of one device within the window that count as sharing',
+  })
+  @OptionalNotNull()
+  @IsInt()
+  @Min(b.sharingMaxAddresses.min)
+  @Max(b.sharingMaxAddresses.max)
+  sharingMaxAddresses?: number;
+
+  @ApiPropertyOptional({
+    enum: SHARING_ACTIONS,
+    description: 'What a device found sharing does: flag (listed by GET /api/sharing) or disable (its client too)',
+  })
+  @OptionalNotNull()
+  @IsIn(SHARING_ACTIONS)
+  sharingAction?: SharingAction;
 }

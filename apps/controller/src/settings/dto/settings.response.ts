@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IntField } from '../../http/api-fields.js';
+import { SHARING_ACTIONS, type SharingAction } from '../panel-settings.js';
 
 export class SettingsDto {
   @IntField({ description: 'Hours between scheduled backups; 0 = no schedule' })
@@ -28,4 +29,13 @@ export class SettingsDto {
 
   @IntField({ description: 'Days the audit log keeps an entry' })
   auditRetentionDays!: number;
+
+  @IntField({ description: 'Minutes GET /api/sharing looks back' })
+  sharingWindowMinutes!: number;
+
+  @IntField({ description: 'Distinct endpoint addresses of one device within the window that count as sharing' })
+  sharingMaxAddresses!: number;
+
+  @ApiProperty({ enum: SHARING_ACTIONS, description: 'flag: listed only; disable: its client is disabled too' })
+  sharingAction!: SharingAction;
 }

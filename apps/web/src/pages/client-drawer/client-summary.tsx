@@ -3,7 +3,7 @@ import { IconQrcode } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { interfaceLabel, type useClient, type useInterfacesWithNodes } from '../../api/queries.js';
-import { ConfirmButton, Copy, formatBytes, formatDate, Ltr } from '../../components/common.js';
+import { ConfirmButton, Copy, formatBytes, formatDate, Ltr, Unbroken } from '../../components/common.js';
 import { localDigits } from '../../format.js';
 import { StatusBadge } from '../clients.js';
 import { OnlineState } from '../clients/online-state.js';
@@ -51,8 +51,14 @@ export function ClientSummary({
         <Table.Tbody>
           <Info
             label={t('clients.usage')}
+            testId="client-usage"
             value={
-              <Ltr>{`${formatBytes(data.usedBytes)} / ${data.quotaBytes ? formatBytes(data.quotaBytes) : '∞'} (↑ ${formatBytes(data.upBytes)} ↓ ${formatBytes(data.downBytes)})`}</Ltr>
+              // Three pieces a narrow line may put apart, never breaking inside one ("GiB)" alone).
+              <Ltr>
+                <Unbroken>{`${formatBytes(data.usedBytes)} / ${data.quotaBytes ? formatBytes(data.quotaBytes) : '∞'}`}</Unbroken>{' '}
+                <Unbroken>{`(↑ ${formatBytes(data.upBytes)}`}</Unbroken>{' '}
+                <Unbroken>{`↓ ${formatBytes(data.downBytes)})`}</Unbroken>
+              </Ltr>
             }
           />
           <Info label={t('clients.expires')} value={data.expiresAt ? formatDate(data.expiresAt, i18n.language) : '—'} />

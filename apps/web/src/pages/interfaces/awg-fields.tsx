@@ -1,4 +1,5 @@
-import { Button, Fieldset, Group, NumberInput, SimpleGrid, Text } from '@mantine/core';
+import { Button, Fieldset, Group, SimpleGrid, Text } from '@mantine/core';
+import { NumberInput } from '../../components/number-input.js';
 import { useTranslation } from 'react-i18next';
 import type { FieldErrors } from '../../components/form-errors.js';
 import { AMNEZIA_FIELDS } from '../../../../../libs/contracts/amnezia.js';

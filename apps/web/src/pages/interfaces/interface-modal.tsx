@@ -1,4 +1,5 @@
-import { Group, NumberInput, Select, Switch, TagsInput, Text, TextInput } from '@mantine/core';
+import { Group, Select, Switch, TagsInput, Text, TextInput } from '@mantine/core';
+import { NumberInput } from '../../components/number-input.js';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';

@@ -2,7 +2,7 @@ import { Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../../api.js';
-import { EditAndDelete, formatBytes, hostPort, Ltr, notifyFailure } from '../../components/common.js';
+import { EditAndDelete, formatBytes, HostPort, Ltr, notifyFailure } from '../../components/common.js';
 import { ListTable } from '../../components/list-table.js';
 import { queryKeys } from '../../api/queries.js';
 import { StateBadge } from '../../components/badges.js';
@@ -46,7 +46,8 @@ export function InterfacesTable({
         { header: t('interfaces.mode'), cell: (entry) => t(`interfaces.modes.${entry.mode}`) },
         {
           header: t('interfaces.endpoint'),
-          cell: (entry) => <Ltr>{hostPort(entry.endpointHost, entry.listenPort)}</Ltr>,
+          wide: true,
+          cell: (entry) => <HostPort host={entry.endpointHost} port={entry.listenPort} />,
         },
         { header: t('interfaces.subnet'), cell: (entry) => <Ltr>{entry.subnet}</Ltr> },
         {

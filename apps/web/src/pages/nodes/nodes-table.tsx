@@ -87,7 +87,7 @@ export function NodesTable({
                 offline={isOfflineAgent(node.agent.state)}
               />
               <Text size="xs" c="dimmed">
-                <Ltr>{localDigits(`${node.appliedRevision} / ${node.desiredRevision}`)}</Ltr>
+                {t('nodes.revisions', { applied: node.appliedRevision, desired: node.desiredRevision })}
               </Text>
             </>
           ),

@@ -1,4 +1,5 @@
-import { NumberInput, PasswordInput, Select, SimpleGrid, TagsInput, TextInput } from '@mantine/core';
+import { PasswordInput, Select, SimpleGrid, TagsInput, TextInput } from '@mantine/core';
+import { NumberInput } from '../../components/number-input.js';
 import { useTranslation } from 'react-i18next';
 import type { FieldErrors } from '../../components/form-errors.js';
 import type { OutboundValues } from './outbound-values.js';

@@ -12,6 +12,16 @@ export class TotpCodeDto {
   code!: string;
 }
 
+export class TotpStartDto {
+  @ApiProperty({
+    format: 'password',
+    description: 'The current password: turning on a second factor is a change of how one signs in',
+  })
+  @IsString()
+  @Length(1, 1024)
+  password!: string;
+}
+
 export class TotpStartedDto {
   @ApiProperty({ description: 'The TOTP secret (base32), for typing into an app: shown this once only' })
   secret!: string;
