@@ -120,7 +120,7 @@ export async function seed({ api, db, settings }) {
           nodeId: created.id,
           name: IFNAME,
           listenPort: 51820,
-          subnet: SUBNET,
+          subnet: settings.subnet ?? SUBNET,
           endpointHost: `10.${100 + (i >> 8)}.${i & 255}.1`,
         },
       }),
@@ -181,7 +181,11 @@ async function seedWithSql({ db, nodes, settings }) {
       name: `fleet-client-${String(n * settings.clientsPerNode + j).padStart(5, '0')}`,
       deviceLimit: 0,
     }));
-    await insertClients(db, { iface: { id: node.interfaceId, nodeId: node.id }, subnet: SUBNET, specs });
+    await insertClients(db, {
+      iface: { id: node.interfaceId, nodeId: node.id },
+      subnet: settings.subnet ?? SUBNET,
+      specs,
+    });
   }
 }
 

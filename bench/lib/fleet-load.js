@@ -92,7 +92,10 @@ function counterBatch(link, now) {
       endpoint: idle ? null : `203.0.113.${(i % 250) + 1}:${40000 + i}`,
     };
   });
-  return { seq: ++link.seq, at: now, peers, bytes };
+  // The agent's previous reading (one per interval): the controller's current rate per peer.
+  const since = link.readAt;
+  link.readAt = now;
+  return { seq: ++link.seq, at: now, ...(since === undefined ? {} : { since }), peers, bytes };
 }
 
 function send(link, message) {
@@ -121,8 +124,8 @@ function tick(link) {
       window.peers += link.pending.peers.length;
     }
   }
-  const { seq, at, peers } = link.pending;
-  send(link, { type: 'counters', seq, at, peers });
+  const { seq, at, since, peers } = link.pending;
+  send(link, { type: 'counters', seq, at, since, peers });
   send(link, { type: 'system', sample: systemSample(link, now) });
   if (window) window.systems++;
 }

@@ -660,6 +660,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clients/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The client's traffic over a range: bytes up and down per point (5-minute, hourly or daily history)
+         * @description Roles: owner, admin, reseller, viewer.
+         */
+        get: operations["get_clients_id_usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clients/adjust": {
         parameters: {
             query?: never;
@@ -1588,6 +1608,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/overview/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every client's traffic over a range: bytes up and down per point, summed over the nodes
+         * @description Roles: owner, admin, viewer.
+         */
+        get: operations["get_overview_usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/routing": {
         parameters: {
             query?: never;
@@ -1882,6 +1922,8 @@ export interface components {
     schemas: {
         AccountDto: {
             downBytes: number;
+            /** @description Bytes per second received, in the agent's latest report of this peer */
+            downRate: number;
             enabled: boolean;
             /** Format: uuid */
             id: string;
@@ -1897,6 +1939,8 @@ export interface components {
             nodeId: string;
             publicKey: string;
             upBytes: number;
+            /** @description Bytes per second sent, in the agent's latest report of this peer */
+            upRate: number;
         };
         AdjustClientsDto: {
             /** @description Added to each limited quota (negative lowers it, never below 1 byte); unlimited quotas stay unlimited. */
@@ -2241,6 +2285,8 @@ export interface components {
             deviceLimit: number;
             devices: components["schemas"]["DeviceDto"][];
             downBytes: number;
+            /** @description Bytes per second received now: between the agents' last two readings, over every device and node */
+            downRate: number;
             durationSeconds: number;
             /**
              * Format: date-time
@@ -2279,6 +2325,8 @@ export interface components {
             upBytes: number;
             /** Format: date-time */
             updatedAt: string;
+            /** @description Bytes per second sent now, as downRate */
+            upRate: number;
             usedBytes: number;
         };
         ClientDto: {
@@ -2290,6 +2338,8 @@ export interface components {
             /** @description 0 = unlimited */
             deviceLimit: number;
             downBytes: number;
+            /** @description Bytes per second received now: between the agents' last two readings, over every device and node */
+            downRate: number;
             durationSeconds: number;
             /**
              * Format: date-time
@@ -2328,6 +2378,8 @@ export interface components {
             upBytes: number;
             /** Format: date-time */
             updatedAt: string;
+            /** @description Bytes per second sent now, as downRate */
+            upRate: number;
             usedBytes: number;
         };
         ClientExportDto: {
@@ -4231,6 +4283,30 @@ export interface components {
             total: number;
             /** @description bytes */
             used: number;
+        };
+        UsagePointDto: {
+            /** @description Start of the bucket, ms since the epoch */
+            t: number;
+            /** @description Bytes in the bucket (0: nothing moved) */
+            v: number;
+        };
+        UsageSeriesDto: {
+            /** @description Bytes received over the whole range */
+            downBytes: number;
+            points: number;
+            /** @enum {string} */
+            range: "1h" | "24h" | "48h" | "7d" | "30d" | "90d" | "1y" | "2y";
+            series: components["schemas"]["UsageSeriesPairDto"];
+            /** @description Seconds per point */
+            step: number;
+            /** @description Bytes sent over the whole range */
+            upBytes: number;
+        };
+        UsageSeriesPairDto: {
+            /** @description Bytes the client received (download) */
+            down: components["schemas"]["UsagePointDto"][];
+            /** @description Bytes the client sent (upload) */
+            up: components["schemas"]["UsagePointDto"][];
         };
         UsageTotalsDto: {
             /** @description Received by all clients since their last reset, bytes; exact up to 2^53 - 1, beyond that the nearest JSON number */
@@ -7516,6 +7592,75 @@ export interface operations {
             };
             /** @description body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_clients_id_usage: {
+        parameters: {
+            query?: {
+                range?: "1h" | "24h" | "48h" | "7d" | "30d" | "90d" | "1y" | "2y";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageSeriesDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12071,6 +12216,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OverviewDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_overview_usage: {
+        parameters: {
+            query?: {
+                range?: "1h" | "24h" | "48h" | "7d" | "30d" | "90d" | "1y" | "2y";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageSeriesDto"];
                 };
             };
             /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */

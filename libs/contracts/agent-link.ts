@@ -91,6 +91,12 @@ export const agentMessageSchema = z.discriminatedUnion('type', [
     seq: z.number().int().positive(),
     /** When the counters were read, ms since the epoch. */
     at: timestampMs,
+    /**
+     * When the reading before this one was taken (the bytes moved between `since` and `at`): the
+     * controller's current rate per client. Absent from older agents and on an agent's first
+     * reading; the batch then carries no rate.
+     */
+    since: timestampMs.optional(),
     peers: z.array(peerCountersSchema).max(MAX_PEERS_PER_BATCH),
   }),
   z.object({ type: z.literal('applied'), result: applyResultSchema }),

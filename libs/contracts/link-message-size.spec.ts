@@ -56,7 +56,13 @@ const largest: Record<AgentMessage['type'], AgentMessage> = {
       processRss: LONG_NUMBER,
     },
   },
-  counters: { type: 'counters', seq: Number.MAX_SAFE_INTEGER, at: MAX_TIMESTAMP_MS, peers: [peer] },
+  counters: {
+    type: 'counters',
+    seq: Number.MAX_SAFE_INTEGER,
+    at: MAX_TIMESTAMP_MS,
+    since: MAX_TIMESTAMP_MS,
+    peers: [peer],
+  },
   applied: {
     type: 'applied',
     result: {

@@ -133,6 +133,7 @@ export const AGENT_MESSAGE_BYTES: Sizes<AgentMessage> = {
     type: type('counters'),
     seq: whole(Number.MAX_SAFE_INTEGER),
     at: whole(MAX_TIMESTAMP_MS),
+    since: whole(MAX_TIMESTAMP_MS),
     peers: array(MAX_PEERS_PER_BATCH, PEER),
   }),
   applied: object<Extract<AgentMessage, { type: 'applied' }>>({ type: type('applied'), result: APPLY_RESULT }),

@@ -128,6 +128,9 @@ test('a client created through the API gets a working tunnel on the node, and it
     downBytes: tx,
     lastEndpoint: expect.stringMatching(/^172\.31\.0\.2:\d+$/),
   });
+  // Its usage history holds the same bytes (written in the same statement as the totals).
+  const usage = await call('GET', `clients/${client.id}/usage?range=1h`);
+  expect([usage.status, usage.body.upBytes, usage.body.downBytes]).toEqual([200, rx, tx]);
 
   // The quota: a little above what is used now; the next megabyte exhausts the client.
   const patched = await call('PATCH', `clients/${client.id}`, { quotaBytes: counted.usedBytes + 200_000 });

@@ -211,6 +211,7 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
 
   private sendPendingCounters(): void {
     const batch = this.spool.pending;
-    if (batch) this.link.send({ type: 'counters', seq: batch.seq, at: batch.at, peers: batch.peers });
+    if (batch)
+      this.link.send({ type: 'counters', seq: batch.seq, at: batch.at, since: batch.since, peers: batch.peers });
   }
 }

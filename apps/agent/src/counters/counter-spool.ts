@@ -12,6 +12,8 @@ import { readJsonFile, writeJsonAtomic } from '#libs/files/atomic-file.js';
 export interface CounterBatch {
   seq: number;
   at: number;
+  /** When the previous reading was taken (the batch's bytes moved since then); absent on the first. */
+  since?: number;
   peers: PeerCounters[];
 }
 
@@ -34,6 +36,8 @@ interface SpoolFile {
    * (it was lost): the next reading only sets the baseline. Absent in older files: false.
    */
   baselineUnknown?: boolean;
+  /** When the baseline was read (ms); absent in older files and before the first reading. */
+  readAt?: number;
 }
 
 /**
@@ -91,7 +95,7 @@ export class CounterSpool {
     if (this.state.baselineUnknown) {
       const baseline: Baseline = {};
       for (const r of readings) baseline[baselineKey(r)] = [r.rxBytes, r.txBytes, r.lastHandshake];
-      this.state = { nextSeq: this.state.nextSeq, baseline, pending: null };
+      this.state = { nextSeq: this.state.nextSeq, baseline, pending: null, readAt: at };
       this.save();
       return null;
     }
@@ -128,8 +132,12 @@ export class CounterSpool {
           reading.endpoint !== null && peerEndpoint.safeParse(reading.endpoint).success ? reading.endpoint : null,
       });
     }
-    const batch = peers.length > 0 ? { seq: this.state.nextSeq, at, peers } : null;
-    this.state = { nextSeq: this.state.nextSeq + (batch ? 1 : 0), baseline, pending: batch };
+    // The baseline moves at every reading, so a batch's bytes moved since the previous reading,
+    // not since the previous batch: `since` is that reading's time (the controller's rate).
+    const since = this.state.readAt !== undefined && this.state.readAt < at ? this.state.readAt : undefined;
+    const batch =
+      peers.length > 0 ? { seq: this.state.nextSeq, at, ...(since === undefined ? {} : { since }), peers } : null;
+    this.state = { nextSeq: this.state.nextSeq + (batch ? 1 : 0), baseline, pending: batch, readAt: at };
     // Without a batch the baseline moved only where nothing counts: new or vanished peers, or
     // counters that restarted at 0. Losing that to a crash is harmless (a lower reading than the
     // baseline is a restart, and its value is the delta), so the disk is spared a write per tick.

@@ -35,6 +35,11 @@ export const Account = defineEntity({
     downBytes: p.bigint('number').default(0),
     lastHandshake: p.datetime().nullable(),
     lastEndpoint: p.string().length(64).nullable(),
+    /** Until when upRate/downRate hold: the latest report's time plus its interval and a margin. */
+    rateUntil: p.datetime().nullable(),
+    /** Bytes per second between the agent's last two readings that moved this peer. */
+    upRate: p.bigint('number').default(0),
+    downRate: p.bigint('number').default(0),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

@@ -34,6 +34,12 @@ export interface ClientFields<Time> {
   lastHandshake: Time | null;
   /** Derived: a handshake within ONLINE_WINDOW_MS. */
   onlineNow: boolean;
+  /**
+   * Bytes per second the client received (down) and sent (up) between the agents' last two
+   * readings, summed over its devices on every node; 0 when nothing moved in the latest report.
+   */
+  downRate: number;
+  upRate: number;
   status: ClientStatus;
   subId: string;
   interfaceIds: string[];
@@ -51,6 +57,23 @@ export type ClientView = ClientFields<Date>;
  */
 export type ClientListItem = ClientFields<string>;
 
+const RATE_HANDSHAKE_WINDOW = '5 minutes';
+
+/**
+ * A client's current rate: the sum of its accounts' rates that still hold (an account's rate
+ * lapses when the next report leaves it out: it moved nothing). A correlated subquery over the
+ * client's devices (index on client_id) and their accounts (index on device_id), run only for
+ * the rows a page shows (client-list.repository.ts), and only for a client with a handshake in
+ * the last RATE_HANDSHAKE_WINDOW: WireGuard moves no data without a session younger than three
+ * minutes, and a report carrying bytes carries that handshake, so an offline client (most rows
+ * of a large list) costs no subquery.
+ */
+function rateOf(direction: 'up' | 'down'): string {
+  return `(case when c.last_handshake > now() - interval '${RATE_HANDSHAKE_WINDOW}' then
+    (select coalesce(sum(a.${direction}_rate), 0) from devices d join accounts a on a.device_id = d.id
+      where d.client_id = c.id and a.rate_until > now()) else 0 end)`;
+}
+
 /**
  * The select list of a client view over `clients c`. The device count, latest handshake and
  * interface ids are kept on the client row by the database (client.entity.ts), so a list page is
@@ -60,7 +83,7 @@ export const CLIENT_VIEW_COLUMNS = `
   c.id, c.name, c.note, c.groups, c.telegram_id, c.quota_bytes, c.used_bytes, c.up_bytes, c.down_bytes,
   c.expires_at, c.device_limit, c.rate_bits_per_sec, c.reset_cycle, c.last_reset_at, c.start_on_first_use,
   c.duration_seconds, c.activated_at, c.status, c.sub_id, c.created_at, c.updated_at,
-  c.device_count, c.last_handshake, c.interface_ids`;
+  c.device_count, c.last_handshake, c.interface_ids, ${rateOf('up')} as up_rate, ${rateOf('down')} as down_rate`;
 
 export type ClientRow = Record<string, unknown>;
 
@@ -90,6 +113,8 @@ export const CLIENT_VIEW_COLUMN_NAMES = [
   'device_count',
   'last_handshake',
   'interface_ids',
+  'up_rate',
+  'down_rate',
 ] as const;
 const COL = Object.fromEntries(CLIENT_VIEW_COLUMN_NAMES.map((name, index) => [name, index])) as Record<
   (typeof CLIENT_VIEW_COLUMN_NAMES)[number],
@@ -163,6 +188,8 @@ function mapClient<Time>(
     activatedAt: time(v[COL.activated_at]),
     lastHandshake: time(v[COL.last_handshake]),
     onlineNow,
+    downRate: readNumber(v[COL.down_rate]),
+    upRate: readNumber(v[COL.up_rate]),
     status: v[COL.status] as ClientStatus,
     subId: v[COL.sub_id] as string,
     interfaceIds: (v[COL.interface_ids] as string[] | null) ?? [],
@@ -196,4 +223,7 @@ export interface AccountView {
   downBytes: number;
   lastHandshake: Date | null;
   lastEndpoint: string | null;
+  /** Bytes per second in the agent's latest report of this peer; 0 once that report lapsed. */
+  downRate: number;
+  upRate: number;
 }

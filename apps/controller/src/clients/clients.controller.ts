@@ -7,6 +7,8 @@ import { ClientsService } from './clients.service.js';
 import { CreateClientDto, ListClientsQuery, UpdateClientDto } from './dto/client.dto.js';
 import { ClientDetailDto, ClientPageDto, ClientResetDto } from './dto/client.response.js';
 import { DeletedDto } from '../http/api-fields.js';
+import { UsageQueryDto, UsageSeriesDto } from './dto/usage.dto.js';
+import { DEFAULT_USAGE_RANGE, USAGE_RANGE_NAMES } from './usage-tiers.js';
 
 const CREATE_EXAMPLE = {
   name: 'alice',
@@ -80,6 +82,23 @@ export class ClientsController {
   })
   get(@Param('id', new IdPipe('client')) id: string, @CallerScope() scope: OperatorScope) {
     return this.clients.get(id, scope);
+  }
+
+  @Route({
+    method: 'GET',
+    path: 'clients/:id/usage',
+    group: 'clients',
+    roles: CLIENT_READERS,
+    summary: "The client's traffic over a range: bytes up and down per point (5-minute, hourly or daily history)",
+    query: { range: `${USAGE_RANGE_NAMES.join(' | ')} (default ${DEFAULT_USAGE_RANGE})` },
+    response: UsageSeriesDto,
+  })
+  usage(
+    @Param('id', new IdPipe('client')) id: string,
+    @Query() query: UsageQueryDto,
+    @CallerScope() scope: OperatorScope,
+  ) {
+    return this.clients.usage(id, query.range ?? DEFAULT_USAGE_RANGE, scope);
   }
 
   @Route({

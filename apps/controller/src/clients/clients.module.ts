@@ -32,11 +32,14 @@ import { UsageService } from './usage.service.js';
 import { SharingController } from './sharing/sharing.controller.js';
 import { SharingRepository } from './sharing/sharing.repository.js';
 import { SharingService } from './sharing/sharing.service.js';
+import { UsageHistoryRepository } from './usage-history.repository.js';
+import { UsageHistoryScheduler } from './usage-history.scheduler.js';
+import { UsageHistoryService } from './usage-history.service.js';
 
 /**
  * Clients, their devices, accounts and profiles, traffic accounting and the scheduled status
  * transitions. Needs the runtime (ORM, queue store) from the global RuntimeModule; the agent link
- * records counters through UsageService, the only thing other modules use.
+ * records counters through UsageService; the overview reads the total traffic from UsageHistoryService.
  */
 @Module({
   imports: [ResellersModule],
@@ -75,7 +78,10 @@ import { SharingService } from './sharing/sharing.service.js';
     BulkJobsService,
     SharingRepository,
     SharingService,
+    UsageHistoryRepository,
+    UsageHistoryService,
+    UsageHistoryScheduler,
   ],
-  exports: [UsageService, ProfilesService, BulkJobsService, ClientListRepository, ClientTotals],
+  exports: [UsageService, ProfilesService, BulkJobsService, ClientListRepository, ClientTotals, UsageHistoryService],
 })
 export class ClientsModule {}

@@ -21,6 +21,9 @@ import { creationSettings, creationTerms } from './client-settings.js';
 import { withGroupDefaults } from './group-defaults.js';
 import { defaultClientName } from './default-client-name.js';
 import { generateSubId } from './sub-id.js';
+import type { UsageSeries } from './usage-buckets.js';
+import { UsageHistoryService } from './usage-history.service.js';
+import type { UsageRange } from './usage-tiers.js';
 
 export interface ClientDetail extends ClientView {
   devices: DeviceView[];
@@ -51,6 +54,7 @@ export class ClientsService {
     private readonly accounts: AccountsRepository,
     private readonly provisioning: ProvisioningService,
     private readonly resellers: ResellerLimitsRepository,
+    private readonly history: UsageHistoryService,
   ) {}
 
   /**
@@ -87,9 +91,21 @@ export class ClientsService {
   }
 
   private async detail(em: EntityManager, id: string, scope: OwnerFilter): Promise<ClientDetail> {
+    const client = await this.lookup(em, id, scope);
+    return { ...client, devices: await this.devices.viewsOf(em, id) };
+  }
+
+  /** The one lookup of a client by id for reads: a client that is not there (or not visible) is a 404. */
+  private async lookup(em: EntityManager, id: string, scope: OwnerFilter): Promise<ClientView> {
     const client = await this.clients.view(em, id, scope);
     if (!client) throw notFound('client not found', 'id');
-    return { ...client, devices: await this.devices.viewsOf(em, id) };
+    return client;
+  }
+
+  /** The client's traffic over a range (docs/clients.md, "Usage history"). */
+  async usage(id: string, range: UsageRange, scope: OwnerFilter): Promise<UsageSeries> {
+    await this.lookup(this.orm.em.fork(), id, scope);
+    return this.history.client(id, range);
   }
 
   /**

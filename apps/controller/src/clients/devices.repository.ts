@@ -137,6 +137,9 @@ function devicesWithAccounts(em: EntityManager) {
       'a.down_bytes',
       'a.last_handshake',
       'a.last_endpoint',
+      // A rate holds until the next report is due (usage.service.ts): past it the peer moved nothing.
+      sql<string | null>`case when a.rate_until > now() then a.up_rate else 0 end`.as('up_rate'),
+      sql<string | null>`case when a.rate_until > now() then a.down_rate else 0 end`.as('down_rate'),
     ]);
 }
 
@@ -174,6 +177,8 @@ function toDeviceViews(rows: readonly DeviceAccountRow[]): DeviceView[] {
         downBytes: readNumber(row.down_bytes),
         lastHandshake: readTimestamp(row.last_handshake),
         lastEndpoint: row.last_endpoint ?? null,
+        upRate: readNumber(row.up_rate ?? 0),
+        downRate: readNumber(row.down_rate ?? 0),
       });
     }
   }

@@ -4,6 +4,7 @@ import type { PeerCounters } from '#libs/contracts/agent-link.js';
 import type { ClientStatus } from './client.entity.js';
 import { kysely } from './clients-db.js';
 import { readNumber, readTimestamp } from './sql.js';
+import { FIVE_MINUTES } from './usage-tiers.js';
 
 /** The most bytes a total holds (2^53 - 1, exact as a JSON number); counting stops there. */
 const MAX_BYTES = Number.MAX_SAFE_INTEGER;
@@ -29,6 +30,63 @@ export interface StatusChange {
   status: ClientStatus;
   activatedAt: Date | null;
   expiresAt: Date | null;
+}
+
+/** What a counter batch writes besides the totals. */
+export interface BatchRecord {
+  /**
+   * The 5-minute bucket the batch's bytes are added to, per client and for the node (usage
+   * history); absent: no history written (WARREN_USAGE_HISTORY=off, the bench's baseline).
+   */
+  bucket?: Date;
+  /**
+   * The seconds between the agent's reading before this batch and this batch's: each peer's rate
+   * is its bytes over them, holding until `rateUntil`. Absent: the rates are left as they are.
+   */
+  rate?: { seconds: number; until: Date };
+}
+
+/**
+ * The accounts' rate columns for a batch. `seconds` is a finite positive number the service
+ * computed, so it is written into the statement; the time travels as a parameter.
+ */
+function rateColumns(record: BatchRecord): { set: string; params: unknown[] } {
+  if (!record.rate) return { set: '', params: [] };
+  const seconds = record.rate.seconds;
+  if (!(Number.isFinite(seconds) && seconds > 0)) throw new Error(`a rate needs a positive interval, got ${seconds}`);
+  return {
+    set: `,
+                up_rate = round(hit.rx / ${seconds}::float8)::bigint, down_rate = round(hit.tx / ${seconds}::float8)::bigint,
+                rate_until = ?::timestamptz`,
+    params: [record.rate.until.toISOString()],
+  };
+}
+
+/**
+ * The usage history's writes for a batch: each client's bytes added to its current 5-minute
+ * row, and the node's sum to the node's row, in the same statement as the totals: the history
+ * counts a batch exactly when the totals do. One upsert per client and bucket, not a row per
+ * report; only the byte columns change, and no index holds them, so the update is HOT.
+ */
+function historyWrites(nodeId: string, record: BatchRecord): { sql: string; params: unknown[] } {
+  if (!record.bucket) return { sql: '', params: [] };
+  const at = record.bucket.toISOString();
+  return {
+    sql: `, client_history as (
+         insert into client_usage_history as h (client_id, tier, at, up_bytes, down_bytes)
+         select id, ${FIVE_MINUTES.seconds}, ?::timestamptz, rx, tx from cli where rx > 0 or tx > 0
+         on conflict (client_id, tier, at) do update
+            set up_bytes = least(h.up_bytes + excluded.up_bytes, ${MAX_BYTES}),
+                down_bytes = least(h.down_bytes + excluded.down_bytes, ${MAX_BYTES})
+       ), node_history as (
+         insert into node_usage_history as h (node_id, tier, at, up_bytes, down_bytes)
+         select ?::uuid, ${FIVE_MINUTES.seconds}, ?::timestamptz, sum(rx), sum(tx) from cli having sum(rx) + sum(tx) > 0
+         on conflict (node_id, tier, at) do update
+            set up_bytes = least(h.up_bytes + excluded.up_bytes, ${MAX_BYTES}),
+                down_bytes = least(h.down_bytes + excluded.down_bytes, ${MAX_BYTES})
+       )`,
+    params: [at, nodeId, at],
+  };
 }
 
 export type BatchClaim =
@@ -67,7 +125,12 @@ export class UsageRepository {
    * milliseconds), the batch sent as one JSON parameter that jsonb_to_recordset turns back into
    * rows, each level updated from the one below in data-modifying CTEs.
    */
-  async addCounters(em: EntityManager, nodeId: string, peers: readonly PeerCounters[]): Promise<CountedClient[]> {
+  async addCounters(
+    em: EntityManager,
+    nodeId: string,
+    peers: readonly PeerCounters[],
+    record: BatchRecord = {},
+  ): Promise<CountedClient[]> {
     const batch = JSON.stringify(
       peers.map((peer) => ({
         ifname: peer.interface,
@@ -78,6 +141,8 @@ export class UsageRepository {
         endpoint: peer.endpoint,
       })),
     );
+    const rate = rateColumns(record);
+    const history = historyWrites(nodeId, record);
     // Server rx is what the client sent (upload), server tx what it received (download). Totals
     // saturate at MAX_BYTES: they stay exact in JSON, and no node, however many bytes it reports
     // for a client it shares with other nodes, can push the client's totals past bigint and make
@@ -98,7 +163,7 @@ export class UsageRepository {
             set up_bytes = least(a.up_bytes + hit.rx, ${MAX_BYTES}),
                 down_bytes = least(a.down_bytes + hit.tx, ${MAX_BYTES}),
                 last_handshake = greatest(a.last_handshake, hit.handshake),
-                last_endpoint = coalesce(hit.endpoint, a.last_endpoint)
+                last_endpoint = coalesce(hit.endpoint, a.last_endpoint)${rate.set}
            from hit where a.id = hit.id
          returning a.device_id, hit.rx, hit.tx, hit.handshake
        ), dev as (
@@ -118,7 +183,7 @@ export class UsageRepository {
                    from dev group by client_id) s
           where c.id = s.client_id
          returning c.id, c.owner_id, s.rx + s.tx as bytes, c.status, c.quota_bytes, c.used_bytes, c.expires_at,
-                   c.start_on_first_use, c.activated_at, c.duration_seconds, s.handshake, s.n as matched
+                   c.start_on_first_use, c.activated_at, c.duration_seconds, s.handshake, s.n as matched, s.rx, s.tx
        ), pool as (
          -- A reseller's traffic pool counts what their clients use, in the same statement: a batch
          -- counts there exactly once, as it does for the clients (docs/operators.md, "Ceilings").
@@ -129,11 +194,11 @@ export class UsageRepository {
            join users u on u.id = p.owner_id and u.role = 'reseller'
          on conflict (user_id) do update
            set pool_used_bytes = least(reseller_limits.pool_used_bytes + excluded.pool_used_bytes, ${MAX_BYTES})
-       )
+       )${history.sql}
        select id, status, quota_bytes, used_bytes, expires_at, start_on_first_use, activated_at, duration_seconds,
               handshake, matched
          from cli`,
-      [batch, nodeId],
+      [batch, nodeId, ...rate.params, ...history.params],
     );
     return rows.map((row) => ({
       id: row.id as string,

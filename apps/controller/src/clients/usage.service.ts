@@ -1,12 +1,24 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { COUNTER_SEQ_WINDOW, type PeerCounters } from '#libs/contracts/agent-link.js';
 import { bumpRevisions } from '../revisions/revisions.js';
 import { activationOnFirstUse, affectsPeers, nextStatus } from './client-status.js';
 import { ClientTotals } from './client-totals.js';
 import { ClientsRepository } from './clients.repository.js';
-import { UsageRepository, type StatusChange } from './usage.repository.js';
+import { UsageRepository, type BatchRecord, type StatusChange } from './usage.repository.js';
 import { SharingService } from './sharing/sharing.service.js';
+import { currentBucket } from './usage-tiers.js';
+import type { WarrenConfig } from '../config/config.js';
+import { WARREN_CONFIG } from '../runtime.js';
+
+/** The agent's reading times of a batch (agent-link.ts `at`, `since`), for the current rate. */
+export interface BatchReading {
+  at: number;
+  since?: number;
+}
+
+/** An interval longer than this (an agent that was down) says nothing about the current rate. */
+const MAX_RATE_INTERVAL_MS = 10 * 60_000;
 
 export interface CountersOutcome {
   /** True when this batch was recorded before (its sequence number is not new): nothing changed. */
@@ -33,24 +45,34 @@ const RETRYABLE = new Set(['40P01', '40001']);
  * peers (its nodes' revisions grow), and a start-on-first-use client starts at its first handshake.
  */
 @Injectable()
-export class UsageService {
+export class UsageService implements OnModuleInit {
   constructor(
     @Inject(MikroORM) private readonly orm: MikroORM,
     private readonly totals: ClientTotals,
     private readonly usage: UsageRepository,
     private readonly clients: ClientsRepository,
     private readonly sharing: SharingService,
+    @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
   ) {}
+
+  onModuleInit(): void {
+    if (!this.config.usageHistory)
+      new Logger('clients').warn(
+        'WARREN_USAGE_HISTORY=off: counter batches write no usage history (a benchmark baseline only)',
+      );
+  }
 
   async recordCounters(
     nodeId: string,
     seq: number,
     peers: readonly PeerCounters[],
     now = new Date(),
+    reading?: BatchReading,
   ): Promise<CountersOutcome> {
+    const record = this.recordOf(now, reading);
     for (let attempt = 1; ; attempt++) {
       try {
-        const outcome = await this.orm.em.fork().transactional((em) => this.apply(em, nodeId, seq, peers, now));
+        const outcome = await this.orm.em.fork().transactional((em) => this.apply(em, nodeId, seq, peers, now, record));
         if (outcome.transitions > 0) this.totals.changed();
         return outcome;
       } catch (error) {
@@ -60,12 +82,31 @@ export class UsageService {
     }
   }
 
+  /**
+   * Where the batch's bytes go in the usage history (the 5-minute bucket of its arrival, as
+   * system samples are stamped on arrival: a host with a wrong clock still lands in the right
+   * bucket) and the peers' current rate: bytes over the agent's interval between its two
+   * readings (one clock, so its skew cancels). The rate holds until the next reading is due and
+   * half an interval more (at least a second): a peer that moved nothing is left out of that
+   * batch, and its rate then lapses to 0.
+   */
+  private recordOf(now: Date, reading: BatchReading | undefined): BatchRecord {
+    const record: BatchRecord = this.config.usageHistory ? { bucket: currentBucket(now) } : {};
+    const intervalMs = reading?.since === undefined ? 0 : reading.at - reading.since;
+    if (intervalMs > 0 && intervalMs <= MAX_RATE_INTERVAL_MS) {
+      const until = new Date(now.getTime() + intervalMs + Math.max(1000, intervalMs / 2));
+      record.rate = { seconds: intervalMs / 1000, until };
+    }
+    return record;
+  }
+
   private async apply(
     em: EntityManager,
     nodeId: string,
     seq: number,
     peers: readonly PeerCounters[],
     now: Date,
+    record: BatchRecord,
   ): Promise<CountersOutcome> {
     const claim = await this.usage.claimBatch(em, nodeId, seq, COUNTER_SEQ_WINDOW);
     if (!claim.claimed && claim.repeat) return { duplicate: true, matched: 0, transitions: 0 };
@@ -77,7 +118,7 @@ export class UsageService {
     // Before the counters move the accounts' last endpoints: a move is a change from that one.
     const disabled = await this.sharing.recordMoves(em, nodeId, peers, now);
     if (disabled.length > 0) await bumpRevisions(em, await this.clients.nodesOf(em, disabled));
-    const touched = await this.usage.addCounters(em, nodeId, peers);
+    const touched = await this.usage.addCounters(em, nodeId, peers, record);
 
     const changes: StatusChange[] = [];
     const lostOrGainedPeers: string[] = [];

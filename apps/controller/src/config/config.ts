@@ -59,6 +59,11 @@ export interface WarrenConfig {
    * only (bench/audit.js); a panel started so says it at start and in the log itself (docs/audit.md).
    */
   audit: boolean;
+  /**
+   * WARREN_USAGE_HISTORY=off: counter batches add to the totals but write no per-client usage
+   * history. For the usage-history bench's same-run baseline only (bench/usage-history.js).
+   */
+  usageHistory: boolean;
   /** How often recurring work runs (milliseconds); tests shorten them (docs/testing.md). */
   intervals: Intervals;
 }
@@ -232,6 +237,9 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
     throw new ConfigError('WARREN_HOP_CHECKS', `must be "on" or "off", got "${hopChecks}"`);
   const audit = (text(env, 'WARREN_AUDIT') ?? 'on').toLowerCase();
   if (!['on', 'off'].includes(audit)) throw new ConfigError('WARREN_AUDIT', `must be "on" or "off", got "${audit}"`);
+  const usageHistory = (text(env, 'WARREN_USAGE_HISTORY') ?? 'on').toLowerCase();
+  if (!['on', 'off'].includes(usageHistory))
+    throw new ConfigError('WARREN_USAGE_HISTORY', `must be "on" or "off", got "${usageHistory}"`);
   const localAgent = (text(env, 'WARREN_LOCAL_AGENT') ?? 'on').toLowerCase();
   if (!['on', 'off', 'external', 'true', 'false', '1', '0'].includes(localAgent)) {
     throw new ConfigError('WARREN_LOCAL_AGENT', `must be "on", "off" or "external", got "${localAgent}"`);
@@ -267,6 +275,7 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
     ...(text(env, 'WARREN_WEB_DIR') ? { webRoot: absolute(text(env, 'WARREN_WEB_DIR')!) } : {}),
     hopChecks: hopChecks === 'on',
     audit: audit === 'on',
+    usageHistory: usageHistory === 'on',
     intervals: intervals(env),
   };
 }

@@ -11,6 +11,7 @@ import { Device } from '../clients/device.entity.js';
 import { ClientBulkItem, ClientBulkJob } from '../clients/bulk/bulk-job.entity.js';
 import { ClientGroup } from '../groups/client-group.entity.js';
 import { DeviceEndpoint } from '../clients/sharing/device-endpoint.entity.js';
+import { ClientUsageRow, NodeUsageRow } from '../clients/usage-history.entity.js';
 import { DownloadLink } from '../subscriptions/download-link.entity.js';
 import { Host } from '../interfaces/host.entity.js';
 import { TunnelInterface } from '../interfaces/interface.entity.js';
@@ -58,4 +59,6 @@ export const ENTITIES = [
   ClientBulkJob,
   ClientBulkItem,
   DeviceEndpoint,
+  ClientUsageRow,
+  NodeUsageRow,
 ];

@@ -43,6 +43,8 @@ export const queryKeys = {
   outbounds: (nodeId?: string | null) => (nodeId === undefined ? (['outbounds'] as const) : ['outbounds', nodeId]),
   routing: (nodeId?: string | null) => (nodeId === undefined ? (['routing'] as const) : ['routing', nodeId]),
   systemHistory: (range: string, nodeId: string | null) => ['system-history', range, nodeId] as const,
+  /** A client's traffic over a range, or every client's (clientId null: the overview's). */
+  usage: (range: string, clientId: string | null) => ['usage', range, clientId] as const,
   template: (section: string) => ['template', section] as const,
 };
 

@@ -700,6 +700,15 @@ export const en = {
     ranges: { '5m': '5m', '1h': '1h', '6h': '6h', '24h': '24h', '48h': '48h', '7d': '7d' },
   },
   duration: { days: '{{d}}d {{h}}h', hours: '{{h}}h {{m}}m', minutes: '{{m}}m' },
+  usage: {
+    title: 'Traffic',
+    range: 'Time range',
+    ranges: { '1h': '1h', '24h': '24h', '48h': '48h', '7d': '7d', '30d': '30d', '90d': '90d', '1y': '1y', '2y': '2y' },
+    down: 'Download',
+    up: 'Upload',
+    inRange: '↓ {{down}} · ↑ {{up}} in this range',
+    now: 'Now',
+  },
   settings: {
     backupIntervalHours: 'Backup every (hours)',
     zeroOff: '0 turns scheduled backups off',

@@ -11,6 +11,7 @@ import { ClientSummary } from './client-drawer/client-summary.js';
 import { Devices } from './client-drawer/devices.js';
 import { SubscriptionLink } from './client-drawer/subscription-link.js';
 import { useClientMutations } from './client-drawer/use-client-mutations.js';
+import { UsageChart } from '../components/usage-chart.js';
 
 const ConfigsModal = lazy(() => import('./client-configs.js'));
 
@@ -63,6 +64,8 @@ export default function ClientDrawer({ id, onClose }: { id: string; onClose: () 
             onRotate={() => rotate.mutate()}
             onDelete={() => remove.mutate()}
           />
+          <Divider label={t('usage.title')} />
+          <UsageChart clientId={id} />
           {canManage && (
             <>
               <Divider label={t('subscription.title')} />

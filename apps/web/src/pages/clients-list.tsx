@@ -1,4 +1,4 @@
-import { Checkbox, Text, UnstyledButton } from '@mantine/core';
+import { Checkbox, Stack, Text, UnstyledButton } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import type { Schemas } from '../api.js';
@@ -7,6 +7,7 @@ import { formatBytes, formatDate, Ltr } from '../components/common.js';
 import { localDigits } from '../format.js';
 import { ListTable, type ColumnSort } from '../components/list-table.js';
 import { OnlineState } from './clients/online-state.js';
+import { CurrentRate } from '../components/usage-chart.js';
 import type { Sort } from './clients-params.js';
 
 type Client = Schemas['ClientDto'];
@@ -77,7 +78,12 @@ export function ClientsList({
         { header: t('clients.statusLabel'), cell: (client) => <StatusBadge status={client.status} /> },
         {
           header: t('clients.lastHandshake'),
-          cell: (client) => <OnlineState onlineNow={client.onlineNow} lastHandshake={client.lastHandshake} />,
+          cell: (client) => (
+            <Stack gap={2} align="flex-start">
+              <OnlineState onlineNow={client.onlineNow} lastHandshake={client.lastHandshake} />
+              <CurrentRate downRate={client.downRate} upRate={client.upRate} />
+            </Stack>
+          ),
         },
         {
           header: t('clients.usage'),

@@ -10,6 +10,7 @@ import { ResellerRoomCard } from '../components/reseller-room.js';
 import { useIsReseller } from '../session.js';
 import { AgentBadge, SyncBadge } from '../components/badges.js';
 import { isOfflineAgent, isStale, StaleNote } from '../components/node-health.js';
+import { UsageChart } from '../components/usage-chart.js';
 
 /** A reseller's overview (GET /api/overview); everyone else's the panel's own. */
 export default function OverviewPage() {
@@ -80,6 +81,12 @@ function PanelOverview() {
           detail={t(panel.nodes.unmanaged ? 'overview.nodeStatesUnmanaged' : 'overview.nodeStates', panel.nodes)}
         />
       </SimpleGrid>
+      <Card withBorder mb="md">
+        <Text fw={600} mb="sm">
+          {t('usage.title')}
+        </Text>
+        <UsageChart />
+      </Card>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Card withBorder>
           <Text fw={600} mb="sm">

@@ -33,6 +33,12 @@ export class AccountDto {
 
   @ApiProperty({ type: String, nullable: true, description: 'Where the peer last connected from (address:port)' })
   lastEndpoint!: string | null;
+
+  @IntField({ minimum: 0, description: "Bytes per second received, in the agent's latest report of this peer" })
+  downRate!: number;
+
+  @IntField({ minimum: 0, description: "Bytes per second sent, in the agent's latest report of this peer" })
+  upRate!: number;
 }
 
 export class DeviceDto {
@@ -130,6 +136,15 @@ export class ClientDto {
 
   @ApiProperty()
   onlineNow!: boolean;
+
+  @IntField({
+    minimum: 0,
+    description: "Bytes per second received now: between the agents' last two readings, over every device and node",
+  })
+  downRate!: number;
+
+  @IntField({ minimum: 0, description: 'Bytes per second sent now, as downRate' })
+  upRate!: number;
 
   @ApiProperty({ enum: CLIENT_STATUSES })
   status!: ClientStatus;

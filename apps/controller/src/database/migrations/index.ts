@@ -18,6 +18,7 @@ import { Migration20261126140158_two_factor_scoped_tokens } from './Migration202
 import { Migration20261126140330_audit_log } from './Migration20261126140330_audit_log.js';
 import { Migration20261126180000_resellers } from './Migration20261126180000_resellers.js';
 import { Migration20261126180100_groups } from './Migration20261126180100_groups.js';
+import { Migration20261126180200_client_usage_history } from './Migration20261126180200_client_usage_history.js';
 import { Migration20261126180300_sharing } from './Migration20261126180300_sharing.js';
 
 /** Committed migrations in the order they run. `npm run migration:create` writes new files; list them here. */
@@ -44,5 +45,9 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261126140330_audit_log', class: Migration20261126140330_audit_log },
   { name: 'Migration20261126180000_resellers', class: Migration20261126180000_resellers },
   { name: 'Migration20261126180100_groups', class: Migration20261126180100_groups },
+  {
+    name: 'Migration20261126180200_client_usage_history',
+    class: Migration20261126180200_client_usage_history,
+  },
   { name: 'Migration20261126180300_sharing', class: Migration20261126180300_sharing },
 ];

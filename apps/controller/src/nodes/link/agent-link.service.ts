@@ -43,7 +43,10 @@ export class AgentLinkService {
         await this.seen(nodeId);
         return undefined;
       case 'counters': {
-        const outcome = await this.usage.recordCounters(nodeId, message.seq, message.peers);
+        const outcome = await this.usage.recordCounters(nodeId, message.seq, message.peers, new Date(), {
+          at: message.at,
+          since: message.since,
+        });
         this.metrics.counterBatches.inc({
           outcome: outcome.refused ? 'refused' : outcome.duplicate ? 'duplicate' : 'recorded',
         });

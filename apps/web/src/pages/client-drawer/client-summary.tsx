@@ -7,6 +7,7 @@ import { ConfirmButton, Copy, formatBytes, formatDate, Ltr, Unbroken } from '../
 import { localDigits } from '../../format.js';
 import { StatusBadge } from '../clients.js';
 import { OnlineState } from '../clients/online-state.js';
+import { CurrentRate } from '../../components/usage-chart.js';
 
 type Interface = NonNullable<ReturnType<typeof useInterfacesWithNodes>['data']>[number];
 
@@ -86,6 +87,7 @@ export function ClientSummary({
               <Group gap="xs">
                 <OnlineState onlineNow={data.onlineNow} lastHandshake={data.lastHandshake} />
                 {data.lastHandshake && <Text size="sm">{formatDate(data.lastHandshake, i18n.language)}</Text>}
+                <CurrentRate downRate={data.downRate} upRate={data.upRate} />
               </Group>
             }
           />
