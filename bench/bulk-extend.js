@@ -72,9 +72,10 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const expired = new Date(Date.now() - DAY_MS).toISOString();
     await db.query(
       `insert into clients (id, name, note, groups, quota_bytes, used_bytes, up_bytes, down_bytes, expires_at, device_limit,
-                            rate_bits_per_sec, reset_cycle, start_on_first_use, duration_seconds, status, sub_id, created_at, updated_at)
+                            rate_bits_per_sec, reset_cycle, start_on_first_use, duration_seconds, status, sub_id, owner_id,
+                            created_at, updated_at)
        select gen_random_uuid(), 'bulk-' || n, '', '{bench}', 0, 0, 0, 0, $2::timestamptz, 1, 0, 'none', false, 0,
-              'expired', md5(random()::text || n), now(), now()
+              'expired', md5(random()::text || n), (select id from users where role = 'owner' limit 1), now(), now()
          from generate_series(1, $1) n`,
       [settings.clients, expired],
     );

@@ -700,6 +700,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clients/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create up to 10,000 clients from one description (name prefix and numbers); all or none, one delivery per node
+         * @description Roles: owner, admin, reseller.
+         */
+        post: operations["post_clients_batch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clients/bulk": {
         parameters: {
             query?: never;
@@ -714,6 +734,26 @@ export interface paths {
          * @description Roles: owner, admin.
          */
         post: operations["post_clients_bulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every client in the caller's scope (a reseller: their own) with its devices and accounts, as JSON (imports back) or CSV; private and preshared keys only for the owner's session
+         * @description Roles: owner, admin, reseller.
+         */
+        get: operations["get_clients_export"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -754,6 +794,26 @@ export interface paths {
         get: operations["get_clients_ids"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import clients from Warren's export, wg-easy (v14 wg0.json, v15 database) or W-UI onto one interface, keeping keys and addresses; dryRun=true previews, an apply writes all rows or none
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_clients_import"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2077,6 +2137,42 @@ export interface components {
             /** @description The backup or restore waiting or running now, with its progress */
             running: components["schemas"]["BackupJobDto"] | null;
         };
+        BatchCreateClientsDto: {
+            /** @description How many clients to create. */
+            count: number;
+            /** @description At most this many devices; 0 = unlimited. */
+            deviceLimit?: number;
+            /** @description Devices each client starts with, named device-1, device-2, ... (default 1; within deviceLimit). */
+            devicesEach?: number;
+            /** @description Numbers are padded with zeros to this many digits (default 0: not padded), e.g. 3 makes shop-001. */
+            digits?: number;
+            durationDays?: number;
+            durationHours?: number;
+            /** @description false: disabled. */
+            enabled?: boolean;
+            /**
+             * Format: date-time
+             * @description With a time zone; null = never expires. A past time is refused on creation and expires the client at once on a change.
+             */
+            expiresAt?: string | null;
+            /** @description Each one trimmed, 1..64 characters, no control characters. */
+            groups?: string[];
+            /** @description Required unless the client's first defined group gives interfaces (docs/groups.md). */
+            interfaceIds?: string[];
+            /** @description Each name is this followed by its number, e.g. "shop-" makes shop-1, shop-2, ... (no leading space, no control characters). */
+            namePrefix: string;
+            note?: string;
+            /** @description 0 = unlimited. */
+            quotaBytes?: number;
+            /** @description 0 = unmetered. */
+            rateBitsPerSec?: number;
+            /** @enum {string} */
+            resetCycle?: "none" | "daily" | "weekly" | "monthly";
+            /** @description The first number (default 1). */
+            start?: number;
+            /** @description The expiry clock starts at the first handshake. */
+            startOnFirstUse?: boolean;
+        };
         BulkAdminsDto: {
             /** @enum {string} */
             action: "enable" | "disable" | "delete";
@@ -2154,6 +2250,17 @@ export interface components {
         ClearInterfaceDto: {
             /** @description The interface's name, typed again: what makes the request deliberate */
             confirm: string;
+        };
+        ClientBatchResultDto: {
+            accounts: number;
+            created: number;
+            devices: number;
+            /** @description The name of the first client created */
+            first: string;
+            /** @description The ids of the clients created, in the order of their numbers */
+            ids: string[];
+            /** @description The name of the last client created */
+            last: string;
         };
         ClientConfigsDto: {
             /** Format: uuid */
@@ -2274,6 +2381,17 @@ export interface components {
             /** @description Bytes per second sent now, as downRate */
             upRate: number;
             usedBytes: number;
+        };
+        ClientExportDto: {
+            clients: components["schemas"]["ExportedClientDto"][];
+            /** Format: date-time */
+            exportedAt: string;
+            /** @enum {string} */
+            format: "warren-clients";
+            /** @enum {number} */
+            version: 1;
+            /** @description Whether private and preshared keys are included (the owner's session only) */
+            withKeys: boolean;
         };
         ClientFilterDto: {
             /** @description Clients whose groups include this one. */
@@ -2729,6 +2847,41 @@ export interface components {
             /** @description The room left under that ceiling: a count of clients, bytes or days, or the ids still allowed */
             remaining?: number | string[];
         };
+        ExportedAccountDto: {
+            /** @description The interface's name */
+            interface: string;
+            /** Format: uuid */
+            interfaceId: string;
+            ip: string;
+            /** @description Only in the owner's session */
+            presharedKey?: string;
+            /** @description Only in the owner's session */
+            privateKey?: string;
+            publicKey: string;
+        };
+        ExportedClientDto: {
+            /** Format: date-time */
+            createdAt: string;
+            deviceLimit: number;
+            devices: components["schemas"]["ExportedDeviceDto"][];
+            enabled: boolean;
+            /** Format: date-time */
+            expiresAt: string | null;
+            groups: string[];
+            name: string;
+            note: string;
+            quotaBytes: number;
+            rateBitsPerSec: number;
+            resetCycle: string;
+            status: string;
+            subId: string;
+            telegramId: number | null;
+            usedBytes: number;
+        };
+        ExportedDeviceDto: {
+            accounts: components["schemas"]["ExportedAccountDto"][];
+            name: string;
+        };
         ExtendClientsDto: {
             days: number;
             /** @description The clients the list would show with these query parameters, all pages. */
@@ -2824,6 +2977,36 @@ export interface components {
             priority: number;
             /** Format: date-time */
             updatedAt: string;
+        };
+        ImportResultDto: {
+            /** @description true when the rows were written */
+            applied: boolean;
+            dryRun: boolean;
+            /** @enum {string} */
+            format: "warren" | "wg-easy-json" | "wg-easy-sqlite" | "w-ui";
+            /** Format: uuid */
+            interfaceId: string;
+            rows: components["schemas"]["ImportRowDto"][];
+            summary: components["schemas"]["ImportSummaryDto"];
+            warnings: string[];
+        };
+        ImportRowDto: {
+            /** @enum {string} */
+            action: "create" | "update" | "refuse";
+            /** @description The addresses the file gives its devices (kept) */
+            addresses: string[];
+            devices: number;
+            /** @description Why the row is refused: each field as the file names it */
+            errors: components["schemas"]["FieldError"][];
+            name: string;
+            /** @description The row's place in the file, from 1 */
+            row: number;
+        };
+        ImportSummaryDto: {
+            created: number;
+            refused: number;
+            rows: number;
+            updated: number;
         };
         InterfaceClearedDto: {
             /** @description Accounts removed: each device lost its peer on the interface */
@@ -7592,6 +7775,102 @@ export interface operations {
             };
         };
     };
+    post_clients_batch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchCreateClientsDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientBatchResultDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     post_clients_bulk: {
         parameters: {
             query?: never;
@@ -7679,6 +7958,68 @@ export interface operations {
             };
             /** @description a store the route depends on cannot be reached */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_clients_export: {
+        parameters: {
+            query?: {
+                /** @description json (default: Warren's export, which imports back) or csv (one line per account, for spreadsheets). */
+                format?: "json" | "csv";
+                /** @description Only the clients whose groups include this one. */
+                group?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientExportDto"];
+                    "text/csv": string;
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7830,6 +8171,111 @@ export interface operations {
             };
             /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_clients_import: {
+        parameters: {
+            query: {
+                /** @description true: only say what would be created, updated and refused; write nothing. */
+                dryRun?: "true" | "false";
+                /** @description The file's format; default: recognised from the content. */
+                format?: "warren" | "wg-easy-json" | "wg-easy-sqlite" | "w-ui";
+                /** @description The interface the clients are imported onto: their addresses must lie in its subnet. */
+                interfaceId: string;
+                /** @description Which of the file's interfaces to take when its clients have accounts on several (Warren: its name; W-UI: its id). */
+                sourceInterface?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResultDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -3,6 +3,7 @@ import type { PeerCounters } from '../../libs/contracts/agent-link.js';
 import { UsageService } from '../../apps/controller/src/clients/usage.service.js';
 import { RouteTableService, type RouteEntry } from '../../apps/controller/src/docs/route-table.service.js';
 import { openDatabaseFingerprint, type DatabaseFingerprint } from '../support/database-fingerprint.js';
+import { importClients } from '../support/client-import.js';
 import { fixtures, type TestUser } from '../support/fixtures.js';
 import { concretePath } from '../support/route-catalogue.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
@@ -357,6 +358,64 @@ describe('ceilings', () => {
       expect.objectContaining({ poolUsedBytes: 0, poolLeftBytes: 5000, poolResetAt: expect.any(String) }),
     ]);
     expect((await createAs(pooled, { quotaBytes: 4000 })).status).toBe(201);
+  });
+
+  test("a batch is the reseller's, fits maxClients whole and every other ceiling; import and export stay closed", async () => {
+    const batcher = await f.createUser('reseller');
+    await setLimits(batcher, { maxClients: 5, maxQuotaBytes: 10 * GB, interfaceIds: [ifaceA.id] });
+    const batch = (body: Record<string, unknown>) =>
+      as(batcher)('POST', 'clients/batch', {
+        namePrefix: `rb-${randomUUID().slice(0, 6)}-`,
+        count: 3,
+        quotaBytes: 5 * GB,
+        interfaceIds: [ifaceA.id],
+        ...body,
+      });
+    const before = await fingerprint.read();
+    // Six do not fit five: refused whole, the room left named; a quota or an interface past its ceiling too.
+    expect((await batch({ count: 6 })).body).toMatchObject({
+      field: 'maxClients',
+      ceiling: 'maxClients',
+      remaining: 5,
+    });
+    expect((await batch({ quotaBytes: 11 * GB })).body).toMatchObject({
+      field: 'quotaBytes',
+      ceiling: 'maxQuotaBytes',
+    });
+    expect((await batch({ interfaceIds: [ifaceB.id] })).body).toMatchObject({
+      field: 'interfaceIds[0]',
+      ceiling: 'interfaceIds',
+    });
+    expect(await fingerprint.read()).toEqual(before);
+
+    const made = await batch({});
+    expect(made.status).toBe(201);
+    const owners = await t.query<{ owner_id: string }>('select distinct owner_id from clients where id = any($1)', [
+      made.body.ids,
+    ]);
+    expect(owners).toEqual([{ owner_id: batcher.id }]);
+    const listed = await as(batcher)('GET', 'clients?perPage=50');
+    expect(listed.body.total).toBe(3);
+    // Three of five: another three do not fit, two do.
+    expect((await batch({})).body).toMatchObject({ field: 'maxClients', remaining: 2 });
+    expect((await batch({ count: 2 })).status).toBe(201);
+
+    // Export: their own five, no keys. Import matches across every client: not a reseller's (fail closed).
+    await createAs(reseller, {});
+    const exported = await as(batcher)('GET', 'clients/export');
+    expect(exported.status).toBe(200);
+    expect(exported.body.withKeys).toBe(false);
+    const exportedNames = exported.body.clients.map((client: { name: string }) => client.name).sort();
+    const ownNames = await t.query<{ name: string }>('select name from clients where owner_id = $1 order by name', [
+      batcher.id,
+    ]);
+    expect(exportedNames).toEqual(ownNames.map((row) => row.name).sort());
+    expect(exportedNames).toHaveLength(5);
+    const csv = await as(batcher)('GET', 'clients/export?format=csv');
+    expect(csv.status).toBe(200);
+    expect(String(csv.body).trim().split('\r\n')).toHaveLength(6); // the header and one line per account
+    const imported = await importClients(t, batcher.token, { clients: [] }, { interfaceId: ifaceA.id, dryRun: true });
+    expect(imported.status).toBe(403);
   });
 
   test('only the owner sets ceilings, only for a reseller; deleting a reseller hands their clients to the owner', async () => {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { kysely } from './clients-db.js';
-import { readNullableNumber, valuesPlaceholders } from './sql.js';
+import { chunks, INSERT_CHUNK, readNullableNumber, valuesPlaceholders } from './sql.js';
 
 /** An interface row locked for this transaction: its address pool and cursor are ours until commit. */
 export interface LockedInterface {
@@ -10,6 +10,8 @@ export interface LockedInterface {
   name: string;
   subnet: string;
   cursor: number | null;
+  /** The server's public key (what profiles name as their peer). */
+  publicKey: string;
 }
 
 export interface NewAccount {
@@ -45,7 +47,7 @@ export class AccountsRepository {
     if (ids.length === 0) return new Map();
     const rows = await kysely(em)
       .selectFrom('interfaces')
-      .select(['id', 'node_id', 'name', 'subnet', 'allocation_cursor'])
+      .select(['id', 'node_id', 'name', 'subnet', 'allocation_cursor', 'public_key'])
       .where('id', 'in', [...ids])
       .orderBy('id')
       .forUpdate()
@@ -59,6 +61,7 @@ export class AccountsRepository {
           name: row.name,
           subnet: row.subnet,
           cursor: readNullableNumber(row.allocation_cursor),
+          publicKey: row.public_key,
         },
       ]),
     );
@@ -91,23 +94,39 @@ export class AccountsRepository {
   }
 
   async insert(em: EntityManager, accounts: readonly NewAccount[]): Promise<void> {
-    if (accounts.length === 0) return;
-    await kysely(em)
-      .insertInto('accounts')
-      .values(
-        accounts.map((account) => ({
-          id: account.id,
-          device_id: account.deviceId,
-          interface_id: account.interfaceId,
-          node_id: account.nodeId,
-          ip: account.ip,
-          private_key: account.privateKey,
-          public_key: account.publicKey,
-          preshared_key: account.presharedKey,
-          created_at: account.createdAt,
-        })),
-      )
-      .execute();
+    for (const chunk of chunks(accounts, INSERT_CHUNK)) {
+      await kysely(em)
+        .insertInto('accounts')
+        .values(
+          chunk.map((account) => ({
+            id: account.id,
+            device_id: account.deviceId,
+            interface_id: account.interfaceId,
+            node_id: account.nodeId,
+            ip: account.ip,
+            private_key: account.privateKey,
+            public_key: account.publicKey,
+            preshared_key: account.presharedKey,
+            created_at: account.createdAt,
+          })),
+        )
+        .execute();
+    }
+  }
+
+  /** The public keys of an interface in use among `keys`. */
+  async publicKeysInUse(em: EntityManager, interfaceId: string, keys: readonly string[]): Promise<Set<string>> {
+    const used = new Set<string>();
+    for (const chunk of chunks(keys, 10_000)) {
+      const rows = await kysely(em)
+        .selectFrom('accounts')
+        .select('public_key')
+        .where('interface_id', '=', interfaceId)
+        .where('public_key', 'in', chunk)
+        .execute();
+      for (const row of rows) used.add(row.public_key);
+    }
+    return used;
   }
 
   /** Drops the client's accounts on these interfaces. */

@@ -4,6 +4,9 @@ import { AccountsRepository } from './accounts.repository.js';
 import { BulkController } from './bulk/bulk.controller.js';
 import { BulkJobsRepository } from './bulk/bulk-jobs.repository.js';
 import { BulkJobsService } from './bulk/bulk-jobs.service.js';
+import { ClientBatchController } from './client-batch.controller.js';
+import { ClientBatchService } from './client-batch.service.js';
+import { ClientTransferController } from './client-transfer.controller.js';
 import { ClientListRepository } from './client-list.repository.js';
 import { ClientTotals } from './client-totals.js';
 import { ClientsController } from './clients.controller.js';
@@ -21,6 +24,9 @@ import { ProvisioningService } from './provisioning.service.js';
 import { TimeTransitionsRepository } from './time-transitions.repository.js';
 import { TimeTransitionsScheduler } from './time-transitions.scheduler.js';
 import { TimeTransitionsService } from './time-transitions.service.js';
+import { ClientExportService } from './transfer/client-export.service.js';
+import { ClientImportService } from './transfer/client-import.service.js';
+import { TransferRepository } from './transfer/transfer.repository.js';
 import { UsageRepository } from './usage.repository.js';
 import { UsageService } from './usage.service.js';
 import { SharingController } from './sharing/sharing.controller.js';
@@ -37,7 +43,15 @@ import { UsageHistoryService } from './usage-history.service.js';
  */
 @Module({
   imports: [ResellersModule],
-  controllers: [ClientsController, DevicesController, BulkController, SharingController, InterfaceUsageController],
+  controllers: [
+    ClientBatchController,
+    ClientTransferController,
+    ClientsController,
+    DevicesController,
+    BulkController,
+    SharingController,
+    InterfaceUsageController,
+  ],
   providers: [
     ClientsRepository,
     ClientListRepository,
@@ -49,6 +63,10 @@ import { UsageHistoryService } from './usage-history.service.js';
     ClientTotals,
     ProvisioningService,
     ClientsService,
+    ClientBatchService,
+    TransferRepository,
+    ClientExportService,
+    ClientImportService,
     InterfaceUsageService,
     InterfaceAccountsService,
     DevicesService,

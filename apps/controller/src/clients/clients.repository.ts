@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Updateable } from 'kysely';
+import { sql, type Updateable } from 'kysely';
 import type { OwnerFilter } from '../auth/operator-scope.js';
 import { notFound } from '../http/api-error.js';
 import type { ClientStatus, ResetCycle } from './client.entity.js';
 import { CLIENT_VIEW_COLUMNS, toClientView, type ClientRow, type ClientView } from './client-view.js';
 import { kysely, type ClientsDb } from './clients-db.js';
-import { readNumber, readTimestamp } from './sql.js';
+import { chunks, INSERT_CHUNK, readNumber, readTimestamp } from './sql.js';
 
 /** The part of a client row the status rules and PATCH work from. */
 export interface LockedClient {
@@ -37,6 +37,8 @@ export interface NewClient {
   durationSeconds: number;
   status: ClientStatus;
   subId: string;
+  /** Traffic already counted elsewhere (an import from another panel); 0 when absent. */
+  usedBytes?: number;
   /** The operator it belongs to: whoever created it (docs/operators.md, "Client ownership"). */
   ownerId: string;
   now: Date;
@@ -126,28 +128,59 @@ export class ClientsRepository {
   }
 
   async insert(em: EntityManager, client: NewClient): Promise<void> {
-    await kysely(em)
-      .insertInto('clients')
-      .values({
-        id: client.id,
-        name: client.name,
-        note: client.note,
-        groups: client.groups,
-        telegram_id: client.telegramId,
-        quota_bytes: client.quotaBytes,
-        expires_at: client.expiresAt,
-        device_limit: client.deviceLimit,
-        rate_bits_per_sec: client.rateBitsPerSec,
-        reset_cycle: client.resetCycle,
-        start_on_first_use: client.startOnFirstUse,
-        duration_seconds: client.durationSeconds,
-        status: client.status,
-        sub_id: client.subId,
-        owner_id: client.ownerId,
-        created_at: client.now,
-        updated_at: client.now,
-      })
-      .execute();
+    await this.insertMany(em, [client]);
+  }
+
+  /**
+   * Many client rows in multi-row statements of INSERT_CHUNK rows: a batch of 10,000 is a handful
+   * of statements (PostgreSQL takes at most 65,535 parameters in one).
+   */
+  async insertMany(em: EntityManager, clients: readonly NewClient[]): Promise<void> {
+    let index = 0;
+    for (const chunk of chunks(clients, INSERT_CHUNK)) {
+      await kysely(em)
+        .insertInto('clients')
+        .values(
+          chunk.map((client) => ({
+            id: client.id,
+            name: client.name,
+            note: client.note,
+            groups: client.groups,
+            telegram_id: client.telegramId,
+            quota_bytes: client.quotaBytes,
+            used_bytes: client.usedBytes ?? 0,
+            expires_at: client.expiresAt,
+            device_limit: client.deviceLimit,
+            rate_bits_per_sec: client.rateBitsPerSec,
+            reset_cycle: client.resetCycle,
+            start_on_first_use: client.startOnFirstUse,
+            duration_seconds: client.durationSeconds,
+            status: client.status,
+            sub_id: client.subId,
+            owner_id: client.ownerId,
+            // A microsecond apart in the order given: "newest" and "oldest" list a batch in its order.
+            created_at: sql<Date>`${client.now}::timestamptz + ${index++} * interval '1 microsecond'`,
+            updated_at: client.now,
+          })),
+        )
+        .execute();
+    }
+  }
+
+  /** Names among `names` that clients already have, compared ignoring case (lower-cased). */
+  async namesTaken(em: EntityManager, names: readonly string[]): Promise<Set<string>> {
+    if (names.length === 0) return new Set();
+    const lower = [...new Set(names.map((name) => name.toLowerCase()))];
+    const taken = new Set<string>();
+    for (const chunk of chunks(lower, 10_000)) {
+      const rows = await kysely(em)
+        .selectFrom('clients')
+        .select(sql<string>`lower(name)`.as('name'))
+        .where(sql<string>`lower(name)`, 'in', chunk)
+        .execute();
+      for (const row of rows) taken.add(row.name);
+    }
+    return taken;
   }
 
   async update(em: EntityManager, id: string, status: ClientStatus, changes: ClientChanges, now: Date): Promise<void> {
@@ -195,11 +228,19 @@ export class ClientsRepository {
   }
 
   async attachInterfaces(em: EntityManager, clientId: string, interfaceIds: readonly string[]): Promise<void> {
-    if (interfaceIds.length === 0) return;
-    await kysely(em)
-      .insertInto('client_interfaces')
-      .values(interfaceIds.map((interfaceId) => ({ client_id: clientId, interface_id: interfaceId })))
-      .execute();
+    await this.attachMany(
+      em,
+      interfaceIds.map((interfaceId) => ({ clientId, interfaceId })),
+    );
+  }
+
+  async attachMany(em: EntityManager, links: readonly { clientId: string; interfaceId: string }[]): Promise<void> {
+    for (const chunk of chunks(links, INSERT_CHUNK)) {
+      await kysely(em)
+        .insertInto('client_interfaces')
+        .values(chunk.map((link) => ({ client_id: link.clientId, interface_id: link.interfaceId })))
+        .execute();
+    }
   }
 
   async detachInterfaces(em: EntityManager, clientId: string, interfaceIds: readonly string[]): Promise<void> {

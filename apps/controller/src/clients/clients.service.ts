@@ -17,6 +17,8 @@ import { ClientsRepository } from './clients.repository.js';
 import { DevicesRepository } from './devices.repository.js';
 import type { CreateClientDto, ListClientsQuery, UpdateClientDto } from './dto/client.dto.js';
 import { ProvisioningService } from './provisioning.service.js';
+import { creationSettings, creationTerms } from './client-settings.js';
+import { withGroupDefaults } from './group-defaults.js';
 import { defaultClientName } from './default-client-name.js';
 import { generateSubId } from './sub-id.js';
 import type { UsageSeries } from './usage-buckets.js';
@@ -112,78 +114,43 @@ export class ClientsService {
    */
   async create(given: CreateClientDto, scope: OperatorScope): Promise<ClientDetail> {
     const now = new Date();
-    const dto = await this.withGroupDefaults(given, now);
-    const deviceLimit = dto.deviceLimit ?? 1;
+    const dto = await withGroupDefaults(this.clients, this.orm.em.fork(), given, now);
     const deviceNames = dto.deviceNames ?? [DEFAULT_DEVICE_NAME];
-    if (deviceLimit > 0 && deviceNames.length > deviceLimit) {
-      throw badRequest(`${deviceNames.length} devices exceed the device limit of ${deviceLimit}`, 'deviceNames');
-    }
-    const expiresAt = dto.expiresAt ? new Date(dto.expiresAt) : null;
-    if (expiresAt && expiresAt.getTime() <= now.getTime())
-      throw badRequest('expiresAt must lie in the future', 'expiresAt');
-    const durationSeconds = (dto.durationDays ?? 0) * 86_400 + (dto.durationHours ?? 0) * 3_600;
-    const startOnFirstUse = dto.startOnFirstUse ?? false;
-    if (startOnFirstUse && durationSeconds <= 0) {
-      throw badRequest('startOnFirstUse needs a duration: durationDays or durationHours above 0', 'durationDays');
-    }
-    if (!startOnFirstUse && durationSeconds > 0) {
-      throw badRequest('durationDays and durationHours apply only with startOnFirstUse: true', 'durationDays');
-    }
-    if (startOnFirstUse && expiresAt) {
-      throw badRequest(
-        'a client that starts on first use gets its expiry from the first use; leave expiresAt out',
-        'expiresAt',
-      );
-    }
-    const quotaBytes = dto.quotaBytes ?? 0;
-    const status = nextStatus(null, { quotaBytes, usedBytes: 0, expiresAt }, now, dto.enabled ?? true);
-
+    const settings = creationSettings(dto, deviceNames.length, now);
     const id = randomUUID();
     // Read back inside the transaction: after it a restore may already have replaced the clients,
     // and the answer to a create that succeeded would be a 404 (issue 19, item 13).
     const created = await this.orm.em.fork().transactional(async (em) => {
       // A reseller's row first: their creates run one at a time, each counting the others' clients.
       const account = scope.ceilings ? await this.resellers.lock(em, scope.userId) : undefined;
-      const interfaces = await this.provisioning.lockInterfaces(em, dto.interfaceIds!);
+      const interfaces = await this.provisioning.lockInterfaces(em, dto.interfaceIds);
       if (account) {
-        const nodeOf = new Map(interfaces.map((iface) => [iface.id, iface.nodeId]));
         checkNewClient(
           account,
           await this.resellers.clientCount(em, scope.userId),
-          {
-            quotaBytes,
-            expiresAt,
-            ...(startOnFirstUse ? { durationSeconds } : {}),
-            interfaces: dto.interfaceIds!.map((ifaceId) => ({ id: ifaceId, nodeId: nodeOf.get(ifaceId)! })),
-          },
+          creationTerms(settings, interfaces),
           now,
         );
       }
-      await this.clients.insert(em, {
-        id,
-        name: dto.name ?? defaultClientName(dto.telegramId),
-        note: dto.note ?? '',
-        groups: dto.groups ?? [],
-        telegramId: dto.telegramId ?? null,
-        quotaBytes,
-        expiresAt,
-        deviceLimit,
-        rateBitsPerSec: dto.rateBitsPerSec ?? 0,
-        resetCycle: dto.resetCycle ?? 'none',
-        startOnFirstUse,
-        durationSeconds,
-        status,
-        subId: generateSubId(),
-        ownerId: scope.userId,
-        now,
-      });
-      await this.clients.attachInterfaces(
+      await this.provisioning.createClients(
         em,
-        id,
-        interfaces.map((iface) => iface.id),
+        scope,
+        [
+          {
+            ...settings,
+            id,
+            name: dto.name ?? defaultClientName(dto.telegramId),
+            note: dto.note ?? '',
+            groups: dto.groups ?? [],
+            telegramId: dto.telegramId ?? null,
+            subId: generateSubId(),
+            now,
+            devices: deviceNames.map((name) => ({ name })),
+          },
+        ],
+        interfaces,
+        now,
       );
-      const deviceIds = await this.devices.insert(em, id, deviceNames, now);
-      await this.provisioning.createAccounts(em, deviceIds, interfaces, now);
       await bumpRevisions(
         em,
         interfaces.map((iface) => iface.nodeId),
@@ -195,30 +162,6 @@ export class ClientsService {
     });
     this.totals.changed();
     return created;
-  }
-
-  /**
-   * A client created in a defined group (the first of its groups that is one) takes the group's
-   * defaults for what its creation leaves out: quota, expiry (days from now), device limit,
-   * interfaces and speed limit (docs/groups.md).
-   */
-  private async withGroupDefaults(dto: CreateClientDto, now: Date): Promise<CreateClientDto> {
-    const group = dto.groups?.length ? await this.clients.groupDefaults(this.orm.em.fork(), dto.groups) : undefined;
-    const filled = { ...dto };
-    if (group) {
-      filled.quotaBytes ??= group.quotaBytes;
-      filled.deviceLimit ??= group.deviceLimit;
-      filled.rateBitsPerSec ??= group.rateBitsPerSec;
-      if (filled.interfaceIds === undefined && group.interfaceIds.length > 0) filled.interfaceIds = group.interfaceIds;
-      if (dto.expiresAt === undefined && !dto.startOnFirstUse && group.expiryDays > 0)
-        filled.expiresAt = new Date(now.getTime() + group.expiryDays * 86_400_000).toISOString();
-    }
-    if (!filled.interfaceIds?.length)
-      throw badRequest(
-        "interfaceIds must name at least one interface (or the client's group give some)",
-        'interfaceIds',
-      );
-    return filled;
   }
 
   async update(id: string, dto: UpdateClientDto, scope: OperatorScope): Promise<ClientDetail> {

@@ -6,7 +6,13 @@ import type { OwnerFilter } from '../auth/operator-scope.js';
 import { isOnline } from '../common/online.js';
 import type { DeviceView } from './client-view.js';
 import { kysely, type ClientsDb } from './clients-db.js';
-import { readNumber, readRequiredTimestamp, readTimestamp } from './sql.js';
+import { chunks, INSERT_CHUNK, readNumber, readRequiredTimestamp, readTimestamp } from './sql.js';
+
+export interface NewDevice {
+  id: string;
+  clientId: string;
+  name: string;
+}
 
 /** Device rows: counts and names under the client lock, inserts, deletes and the device views. */
 @Injectable()
@@ -37,18 +43,30 @@ export class DevicesRepository {
    */
   async insert(em: EntityManager, clientId: string, names: readonly string[], now: Date): Promise<string[]> {
     const ids = names.map(() => randomUUID());
-    await kysely(em)
-      .insertInto('devices')
-      .values(
-        names.map((name, index) => ({
-          id: ids[index],
-          client_id: clientId,
-          name,
-          created_at: sql<Date>`${now}::timestamptz + ${index} * interval '1 microsecond'`,
-        })),
-      )
-      .execute();
+    await this.insertMany(
+      em,
+      names.map((name, index) => ({ id: ids[index], clientId, name })),
+      now,
+    );
     return ids;
+  }
+
+  /** Devices of many clients, a microsecond apart in the order given, in multi-row statements. */
+  async insertMany(em: EntityManager, devices: readonly NewDevice[], now: Date): Promise<void> {
+    let index = 0;
+    for (const chunk of chunks(devices, INSERT_CHUNK)) {
+      await kysely(em)
+        .insertInto('devices')
+        .values(
+          chunk.map((device) => ({
+            id: device.id,
+            client_id: device.clientId,
+            name: device.name,
+            created_at: sql<Date>`${now}::timestamptz + ${index++} * interval '1 microsecond'`,
+          })),
+        )
+        .execute();
+    }
   }
 
   async idsOf(em: EntityManager, clientId: string): Promise<string[]> {

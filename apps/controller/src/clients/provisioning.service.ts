@@ -4,8 +4,34 @@ import { randomUUID } from 'node:crypto';
 import { allocateMany, parseInterfaceSubnet, poolCapacity } from '#libs/wireguard/address-pool.js';
 import { cidrContains, formatCidr, ipToInt } from '#libs/wireguard/ipv4.js';
 import { generateKeyPair, generatePresharedKey } from '#libs/wireguard/keys.js';
+import type { OperatorScope } from '../auth/operator-scope.js';
 import { badRequest, notFound } from '../http/api-error.js';
+import { mapUniqueViolations } from '../database/unique-violations.js';
 import { AccountsRepository, type LockedInterface, type NewAccount } from './accounts.repository.js';
+import { ClientsRepository, type NewClient } from './clients.repository.js';
+import { DevicesRepository, type NewDevice } from './devices.repository.js';
+
+/** Who creates clients: every creation (one, a batch, an import) names its user, who owns them. */
+export type Actor = Pick<OperatorScope, 'userId'>;
+
+/** An account's keys and address brought along (an import): kept as they are, not generated. */
+export interface KeptAccount {
+  ip: string;
+  privateKey: string;
+  publicKey: string;
+  presharedKey: string;
+}
+
+export interface DeviceToCreate {
+  name: string;
+  /** Kept keys and address per interface id; an interface not named here gets new ones. */
+  kept?: ReadonlyMap<string, KeptAccount>;
+}
+
+/** A new client's row; its owner is the actor creating it (createClients stamps it). */
+export interface ClientToCreate extends Omit<NewClient, 'ownerId'> {
+  devices: readonly DeviceToCreate[];
+}
 
 /**
  * Accounts are a device's peers, one per interface the client is attached to: their keys and
@@ -13,7 +39,80 @@ import { AccountsRepository, type LockedInterface, type NewAccount } from './acc
  */
 @Injectable()
 export class ProvisioningService {
-  constructor(private readonly accounts: AccountsRepository) {}
+  constructor(
+    private readonly accounts: AccountsRepository,
+    private readonly clients: ClientsRepository,
+    private readonly devices: DevicesRepository,
+  ) {}
+
+  /**
+   * The one place clients are created (POST /api/clients, a batch, an import): their rows, their
+   * links to `interfaces` (locked by the caller), their devices and one account per device per
+   * interface, with kept keys and addresses where given and new ones elsewhere, in multi-row
+   * statements. Runs in the caller's transaction, which also bumps the nodes' revisions once.
+   * `actor` is who creates them: they own them (docs/operators.md, "Client ownership").
+   */
+  async createClients(
+    em: EntityManager,
+    actor: Actor,
+    clients: readonly ClientToCreate[],
+    interfaces: readonly LockedInterface[],
+    now: Date,
+  ): Promise<void> {
+    if (clients.length === 0) return;
+    await this.clients.insertMany(
+      em,
+      clients.map((client) => ({ ...client, ownerId: actor.userId })),
+    );
+    await this.clients.attachMany(
+      em,
+      clients.flatMap((client) => interfaces.map((iface) => ({ clientId: client.id, interfaceId: iface.id }))),
+    );
+    const devices: (NewDevice & DeviceToCreate)[] = clients.flatMap((client) =>
+      client.devices.map((device) => ({ ...device, id: randomUUID(), clientId: client.id })),
+    );
+    await this.devices.insertMany(em, devices, now);
+    const accounts: NewAccount[] = [];
+    for (const iface of interfaces) {
+      const fresh = devices.filter((device) => !device.kept?.has(iface.id));
+      const kept = devices.filter((device) => device.kept?.has(iface.id));
+      const reserved = kept.map((device) => device.kept!.get(iface.id)!.ip);
+      const addresses = await this.allocateAddresses(em, iface, fresh.length, reserved);
+      fresh.forEach((device, index) => {
+        const keys = generateKeyPair();
+        accounts.push({
+          id: randomUUID(),
+          deviceId: device.id,
+          interfaceId: iface.id,
+          nodeId: iface.nodeId,
+          ip: addresses[index],
+          privateKey: keys.privateKey,
+          publicKey: keys.publicKey,
+          presharedKey: generatePresharedKey(),
+          createdAt: now,
+        });
+      });
+      for (const device of kept) {
+        const account = device.kept!.get(iface.id)!;
+        accounts.push({
+          id: randomUUID(),
+          deviceId: device.id,
+          interfaceId: iface.id,
+          nodeId: iface.nodeId,
+          ...account,
+          createdAt: now,
+        });
+      }
+    }
+    // Kept addresses and keys were checked before (imports); the database is the backstop.
+    await mapUniqueViolations(() => this.accounts.insert(em, accounts), {
+      accounts_interface_id_ip_unique: { field: 'ip', message: 'an address is already in use on the interface' },
+      accounts_interface_id_public_key_unique: {
+        field: 'publicKey',
+        message: 'a public key is already in use on the interface',
+      },
+    });
+  }
 
   /**
    * Locks the interfaces an allocation draws from and returns them in the order given. Unknown
@@ -61,8 +160,15 @@ export class ProvisioningService {
    * The common case reads only a small window of candidates after the cursor (one index probe),
    * so allocation stays cheap on an interface with tens of thousands of devices; when the window
    * is crowded it falls back to reading every address in use. Both give the same answer.
+   * `reserved`: addresses this transaction is about to take otherwise (kept by an import).
    */
-  private async allocateAddresses(em: EntityManager, iface: LockedInterface, count: number): Promise<string[]> {
+  private async allocateAddresses(
+    em: EntityManager,
+    iface: LockedInterface,
+    count: number,
+    reserved: readonly string[] = [],
+  ): Promise<string[]> {
+    if (count === 0) return [];
     const subnet = parseInterfaceSubnet(iface.subnet);
     const capacity = poolCapacity(subnet);
     let picked: string[] | null = null;
@@ -70,13 +176,14 @@ export class ProvisioningService {
       const candidates = allocateMany(subnet, [], Math.min(capacity, count * 2 + 16), { cursor: iface.cursor });
       if (candidates) {
         const used = await this.accounts.addressesInUse(em, iface.id, candidates);
+        for (const ip of reserved) used.add(ip);
         const free = candidates.filter((ip) => !used.has(ip));
         if (free.length >= count) picked = free.slice(0, count);
       }
     }
     if (!picked) {
       const used = await this.accounts.addressesInUse(em, iface.id);
-      picked = allocateMany(subnet, [...used], count, { cursor: iface.cursor });
+      picked = allocateMany(subnet, [...used, ...reserved], count, { cursor: iface.cursor });
     }
     if (!picked) {
       throw badRequest(

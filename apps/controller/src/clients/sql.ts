@@ -39,3 +39,11 @@ export function valuesPlaceholders(rows: number, columns: number): string {
   const row = `(${new Array(columns).fill('?').join(', ')})`;
   return new Array(rows).fill(row).join(', ');
 }
+
+/** Rows per multi-row insert: well under PostgreSQL's 65,535 parameters at 16 columns a row. */
+export const INSERT_CHUNK = 2000;
+
+/** `items` in consecutive slices of at most `size`. */
+export function* chunks<T>(items: readonly T[], size: number): Generator<T[]> {
+  for (let start = 0; start < items.length; start += size) yield items.slice(start, start + size);
+}

@@ -3,11 +3,20 @@ import { ApiError } from './api-error.js';
 
 /** Media types an upload route reads as a raw stream. */
 export const UPLOAD_MEDIA_TYPES = ['application/gzip', 'application/octet-stream'];
-/** Routes (relative to `<base>/api/`) that take a raw upload; every other route still takes JSON only. */
-const UPLOAD_ROUTES = ['backups/upload'];
+/** Media types the client import reads (any file: JSON or a SQLite database, as bytes). */
+export const IMPORT_MEDIA_TYPES = ['application/octet-stream'];
+/**
+ * Routes (relative to `<base>/api/`) that take a raw upload, with the 415 each answers to another
+ * type; every other route still takes JSON only.
+ */
+const UPLOAD_ROUTES: Record<string, () => ApiError> = {
+  'backups/upload': () => uploadRefused(),
+  'clients/import': () => new ApiError(415, 'send the file as the body, as application/octet-stream', 'file'),
+};
 
-const isUploadRoute = (route: string | undefined) =>
-  UPLOAD_ROUTES.some((path) => (route ?? '').endsWith(`/api/${path}`));
+const uploadRoute = (route: string | undefined) =>
+  Object.entries(UPLOAD_ROUTES).find(([path]) => (route ?? '').endsWith(`/api/${path}`));
+const isUploadRoute = (route: string | undefined) => uploadRoute(route) !== undefined;
 
 /** The 415 of an upload route: it names the type it takes, not JSON as every other route's does. */
 export const uploadRefused = () => new ApiError(415, 'send the archive as the body, as application/gzip', 'archive');
@@ -21,9 +30,11 @@ export const uploadRefused = () => new ApiError(415, 'send the archive as the bo
 export function registerRawUploads(fastify: FastifyInstance): void {
   // Before fastify's own body parsing, whose refusal of another type says "send application/json".
   fastify.addHook('preParsing', async (request) => {
-    if (!isUploadRoute(request.routeOptions.url)) return;
+    const route = uploadRoute(request.routeOptions.url);
+    if (!route) return;
     const type = request.headers['content-type']?.split(';')[0].trim().toLowerCase();
-    if (type !== undefined && !UPLOAD_MEDIA_TYPES.includes(type)) throw uploadRefused();
+    const accepted = route[0] === 'clients/import' ? IMPORT_MEDIA_TYPES : UPLOAD_MEDIA_TYPES;
+    if (type !== undefined && !accepted.includes(type)) throw route[1]();
   });
   fastify.addContentTypeParser(UPLOAD_MEDIA_TYPES, (request, payload, done) => {
     if (!isUploadRoute(request.routeOptions.url)) {

@@ -78,9 +78,25 @@ export function checkTerms(account: ResellerAccount, terms: ClientTerms, now: Da
 
 /** A new client: one more than the reseller has must fit `maxClients`, and its terms every other ceiling. */
 export function checkNewClient(account: ResellerAccount, owned: number, terms: ClientTerms, now: Date): void {
-  if (account.maxClients !== null && owned >= account.maxClients)
+  checkNewClients(account, owned, 1, terms, now);
+}
+
+/**
+ * `count` new clients with the same terms (a batch): all of them must fit `maxClients` at once
+ * (a batch is all or none), and their terms every other ceiling.
+ */
+export function checkNewClients(
+  account: ResellerAccount,
+  owned: number,
+  count: number,
+  terms: ClientTerms,
+  now: Date,
+): void {
+  if (account.maxClients !== null && owned + count > account.maxClients)
     throw ceilingExceeded(
-      `you have ${owned} of at most ${account.maxClients} clients`,
+      count === 1
+        ? `you have ${owned} of at most ${account.maxClients} clients`
+        : `you have ${owned} of at most ${account.maxClients} clients: ${count} more do not fit`,
       'maxClients',
       'maxClients',
       Math.max(0, account.maxClients - owned),

@@ -1,5 +1,5 @@
-import { Button } from '@mantine/core';
-import { IconPlus } from '@tabler/icons-react';
+import { Button, Group } from '@mantine/core';
+import { IconFileImport, IconPlus, IconStack2 } from '@tabler/icons-react';
 import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate, useParams } from 'react-router';
@@ -12,12 +12,15 @@ import { BulkBar, type Selection } from './clients-bulk.js';
 import { ClientFilters } from './clients-filters.js';
 import { ClientsList } from './clients-list.js';
 import { filtersOf, PAGE_SIZES, useClientListView } from './clients-params.js';
+import { ExportMenu } from './clients/export-menu.js';
 
 // The client drawer shows the status badge too (it imports it from here).
 export { StatusBadge } from '../components/badges.js';
 
 const ClientDrawer = lazy(() => import('./client-drawer.js'));
 const ClientCreateModal = lazy(() => import('./client-create.js'));
+const BatchCreateModal = lazy(() => import('./clients/batch-create.js'));
+const ImportWizard = lazy(() => import('./clients/import-wizard.js'));
 
 /**
  * Clients a page at a time (GET /api/clients with perPage): never all of them. Any page opens by
@@ -32,6 +35,7 @@ export default function ClientsPage() {
   const canManage = useCanManage();
   const reseller = useIsReseller();
   const [creating, setCreating] = useState(false);
+  const [dialog, setDialog] = useState<'batch' | 'import' | null>(null);
   const [view, update] = useClientListView();
   const filters = filtersOf(view);
   const signature = JSON.stringify(filters);
@@ -70,9 +74,31 @@ export default function ClientsPage() {
     <>
       <PageHeader title={t('nav.clients')}>
         {canManage && (
-          <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)} data-testid="new-client">
-            {t('clients.new')}
-          </Button>
+          <Group gap="xs">
+            <ExportMenu />
+            {/* Import matches names and addresses across every client: the owner's and admins', not a reseller's. */}
+            {!reseller && (
+              <Button
+                variant="default"
+                leftSection={<IconFileImport size={16} />}
+                onClick={() => setDialog('import')}
+                data-testid="clients-import"
+              >
+                {t('clientTransfer.import')}
+              </Button>
+            )}
+            <Button
+              variant="default"
+              leftSection={<IconStack2 size={16} />}
+              onClick={() => setDialog('batch')}
+              data-testid="clients-batch"
+            >
+              {t('clientTransfer.batch')}
+            </Button>
+            <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)} data-testid="new-client">
+              {t('clients.new')}
+            </Button>
+          </Group>
         )}
       </PageHeader>
       {reseller && <ResellerRoomCard />}
@@ -138,6 +164,8 @@ export default function ClientsPage() {
             onCreated={(client) => void navigate(`/clients/${client.id}${address}`)}
           />
         )}
+        {dialog === 'batch' && <BatchCreateModal onClose={() => setDialog(null)} />}
+        {dialog === 'import' && <ImportWizard onClose={() => setDialog(null)} />}
         {id && <ClientDrawer id={id} onClose={() => void navigate(`/clients${address}`)} />}
       </Suspense>
     </>

@@ -1,0 +1,114 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startAgent, type AgentProcess } from '../support/agent-process.js';
+import { importClients } from '../support/client-import.js';
+import { fixtures } from '../support/fixtures.js';
+import { requireTools, TestNamespace } from '../support/netns.js';
+import { keyPair, wgEasyClientConfig, wgEasyFile } from '../support/old-panels.js';
+import { randomSuffix } from '../support/random-suffix.js';
+import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { bringUpProfile, peersOf, pingOnce, sendThrough } from '../support/tunnel-client.js';
+import { waitFor } from '../support/wait-for.js';
+
+/**
+ * A customer moving from wg-easy keeps the profile wg-easy gave them: the old panel's wg0.json is
+ * imported onto an interface given the old server's key, port and endpoint, and the client config
+ * wg-easy would have rendered (its own format, untouched) brings up a real wireguard-go peer that
+ * handshakes with the node's agent and passes traffic, counted to the imported client. Needs root,
+ * wireguard-go, wireguard-tools, iproute2.
+ */
+
+let nodeNs: TestNamespace;
+let clientNs: TestNamespace;
+let t: TestPanel;
+let token: string;
+let agent: AgentProcess | undefined;
+let workDir: string;
+const NODE_ADDRESS = '172.31.3.1';
+const GATEWAY = '10.67.0.1';
+const PORT = 51820;
+const ifname = `wi${randomSuffix(8)}`;
+
+const { call, createNode, createInterface, nodeInSync, getClient } = fixtures(() => ({ t, token }));
+
+beforeAll(async () => {
+  if (process.getuid?.() !== 0) throw new Error('import-tunnel.spec needs root (network namespaces, wireguard-go)');
+  await requireTools(
+    ['wg', 'wg-quick', 'wireguard-go', 'ip', 'ping'],
+    'wireguard-tools wireguard-go iproute2 iputils-ping',
+  );
+  workDir = mkdtempSync(join(tmpdir(), 'warren-e2e-'));
+  nodeNs = await TestNamespace.create('warren-node');
+  clientNs = await TestNamespace.create('warren-client');
+  await nodeNs.vethTo(clientNs, `${NODE_ADDRESS}/24`, '172.31.3.2/24');
+  t = await startTestPanel();
+  token = await t.login();
+}, 60_000);
+
+afterAll(async () => {
+  await agent?.stop().catch(() => undefined);
+  await nodeNs?.destroy().catch(() => undefined);
+  await clientNs?.destroy().catch(() => undefined);
+  if (agent) rmSync(agent.dataDir, { recursive: true, force: true });
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+  await t?.stop();
+}, 60_000);
+
+test("a wg-easy customer's old profile connects to Warren after the import and passes traffic", async () => {
+  const node = await createNode({ name: `e2e-${randomSuffix(6)}`, address: NODE_ADDRESS });
+  const iface = await createInterface({
+    nodeId: node.id,
+    name: ifname,
+    listenPort: PORT,
+    subnet: '10.67.0.0/24',
+    endpointHost: NODE_ADDRESS,
+  });
+  agent = startAgent({
+    controllerUrl: t.api.replace(/\/api$/, ''),
+    enrolSecret: node.enrolment!.secret,
+    netns: nodeNs.name,
+  });
+  await nodeInSync(node.id).catch((error: Error) => {
+    throw new Error(`${error.message}\n--- agent output\n${agent!.output()}`);
+  });
+
+  // The old panel: its server key and three customers on 10.67.0.2...
+  const server = keyPair();
+  const file = wgEasyFile(3, '10.67', { server, namePrefix: 'easy-' });
+  const customer = Object.values(file.clients)[1];
+  const oldProfile = wgEasyClientConfig(customer, {
+    serverPublicKey: server.publicKey,
+    host: NODE_ADDRESS,
+    port: PORT,
+  });
+
+  // The interface takes the old server's key (the template, as the owner), so old profiles name the right peer.
+  const template = await call('GET', 'template?section=interfaces');
+  expect(template.status).toBe(200);
+  const row = template.body.interfaces.find((entry: { name: string }) => entry.name === ifname);
+  const put = await call('PUT', 'template?section=interfaces', {
+    interfaces: [{ ...row, privateKey: server.privateKey }],
+  });
+  expect(put.status).toBe(200);
+
+  const imported = await importClients(t, token, file, { interfaceId: iface.id });
+  expect(imported.status).toBe(200);
+  expect(imported.body).toMatchObject({ summary: { created: 3, refused: 0 }, warnings: [] });
+  await waitFor('the imported peers on the node', async () => {
+    const peers = await peersOf(nodeNs, ifname);
+    return Object.values(file.clients).every((client) => peers.includes(client.publicKey));
+  });
+
+  // wg-easy writes Address = x/24; the route to the gateway alone leaves that one in place.
+  await bringUpProfile(clientNs, oldProfile, workDir, `${GATEWAY}/32`);
+  await waitFor('a ping through the tunnel with the old profile', () => pingOnce(clientNs, GATEWAY), 20_000);
+  await sendThrough(clientNs, nodeNs, GATEWAY, 256 * 1024);
+  const list = await call('GET', `clients?search=${customer.name}`);
+  const counted = await waitFor('the traffic counted to the imported client', async () => {
+    const body = await getClient(list.body.items[0].id);
+    return body.upBytes > 256 * 1024 ? body : undefined;
+  });
+  expect(counted).toMatchObject({ name: customer.name, status: 'active' });
+  expect(counted.devices[0].accounts[0]).toMatchObject({ ip: customer.address, publicKey: customer.publicKey });
+}, 180_000);
