@@ -57,7 +57,20 @@ export function clusterLocation(dataDir: string): string {
 
 /** As root, makes the cluster's parent directory enterable (o+x: enter, not list) for postgres. */
 export function letPostgresEnter(dir: string, log: (message: string) => void): void {
+  // A recursive mkdir gives every directory it makes the same mode: under SHARED_ROOT, postgres
+  // must get through each of them (a 0700 /var/lib/warren made here once kept initdb from running).
+  if (dir.startsWith(`${SHARED_ROOT}/`)) {
+    mkdirSync(SHARED_ROOT, { recursive: true, mode: 0o755 });
+    addEnter(SHARED_ROOT, log);
+    mkdirSync(dirname(dir), { recursive: true, mode: 0o755 });
+    addEnter(dirname(dir), log);
+  }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  addEnter(dir, log);
+}
+
+/** Adds o+x (enter, not list) to a directory that lacks it, and says so. */
+function addEnter(dir: string, log: (message: string) => void): void {
   const mode = statSync(dir).mode & 0o7777;
   if (!(mode & 0o001)) {
     chmodSync(dir, mode | 0o001);
@@ -80,7 +93,10 @@ export function useReachableBinaries(log: (message: string) => void): void {
   const marker = join(copy, '.complete');
   if (!existsSync(marker)) {
     log(`copying the PostgreSQL binaries to ${copy}: the "postgres" user cannot reach ${packageDir}`);
-    for (const dir of [SHARED_ROOT, dirname(copy)]) mkdirSync(dir, { recursive: true, mode: 0o755 });
+    for (const dir of [SHARED_ROOT, dirname(copy)]) {
+      mkdirSync(dir, { recursive: true, mode: 0o755 });
+      addEnter(dir, log);
+    }
     cpSync(packageDir, copy, { recursive: true, verbatimSymlinks: true, force: true });
     chmodSync(copy, 0o755);
     writeFileSync(marker, version);
