@@ -654,7 +654,7 @@ describe('the web panel in a browser', () => {
 
   test('a refused password change names the field and keeps what was typed', async () => {
     await open('/account');
-    const current = page.getByRole('textbox', { name: 'Current password' });
+    const current = page.getByRole('textbox', { name: 'Current password', exact: true });
     await current.fill('not-the-password');
     await page.getByRole('textbox', { name: /New password/ }).fill('another-password-456');
     await page.getByRole('textbox', { name: 'Repeat the new password' }).fill('another-password-456');
