@@ -2218,6 +2218,13 @@ export interface components {
             changed: number;
             /** @description Clients handled so far */
             done: number;
+            /** @description Of those done, how many it left alone (done − changed) */
+            skipped: number;
+            /**
+             * @description Why those were left alone (null: none was): no-expiry (extend from their expiry: the client never expires, or starts on first use and has not started; extend "from now" to give them one), not-started (extend from now: starts on first use and has not started), unlimited-quota (adjust: an unlimited quota is not adjusted), already (enable, disable, attach, detach: already so), gone (deleted meanwhile)
+             * @enum {string|null}
+             */
+            skippedReason: "no-expiry" | "not-started" | "unlimited-quota" | "already" | "gone" | null;
             /** @description Clients the selection held when the job was made */
             total: number;
         };

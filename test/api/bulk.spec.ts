@@ -34,7 +34,7 @@ async function snapshot() {
 type Job = {
   id: string;
   state: string;
-  progress: { done: number; total: number; changed: number };
+  progress: { done: number; total: number; changed: number; skipped: number; skippedReason: string | null };
   error: string | null;
 };
 
@@ -71,7 +71,12 @@ describe('POST /api/clients/extend', () => {
     const never = await createClient({ interfaceIds: [remote.id], groups: ['ext'] });
     const before = await revisions();
     const job = await run('clients/extend', { filter: { group: 'ext' }, days: 10 });
-    expect(job).toMatchObject({ state: 'completed', progress: { done: 4, total: 4, changed: 3 }, error: null });
+    // The one left alone is counted, with why: it never expires (extend "from now" gives it one).
+    expect(job).toMatchObject({
+      state: 'completed',
+      progress: { done: 4, total: 4, changed: 3, skipped: 1, skippedReason: 'no-expiry' },
+      error: null,
+    });
     for (const client of expiring) expect(await expiryOf(client.id)).toBe('2030-01-11T00:00:00.000Z');
     expect(await expiryOf(never.id)).toBeNull();
     // Nothing crossed active: the extension changes no peer, so no node moves.
@@ -83,7 +88,7 @@ describe('POST /api/clients/extend', () => {
     );
     const now = Date.now();
     const revived = await run('clients/extend', { ids: [...expiring, never].map((c) => c.id), days: 30, from: 'now' });
-    expect(revived.progress).toEqual({ done: 4, total: 4, changed: 4 });
+    expect(revived.progress).toEqual({ done: 4, total: 4, changed: 4, skipped: 0, skippedReason: null });
     const after = await revisions();
     expect(after[node.id]).toBe(before[node.id] + 1);
     expect(after[local.nodeId]).toBe(before[local.nodeId] + 1);
@@ -101,7 +106,7 @@ describe('POST /api/clients/bulk, adjust, reset-all, purge', () => {
     const clients = await Promise.all([0, 1, 2, 3, 4].map(() => createClient({ interfaceIds: [iface.id] })));
     const before = await revisions();
     const disabled = await run('clients/bulk', { filter: { interfaceId: iface.id }, action: 'disable' });
-    expect(disabled.progress).toEqual({ done: 5, total: 5, changed: 5 });
+    expect(disabled.progress).toEqual({ done: 5, total: 5, changed: 5, skipped: 0, skippedReason: null });
     expect((await revisions())[node.id]).toBe(before[node.id] + 1);
     const listed = await call('GET', `clients?interfaceId=${iface.id}&status=disabled`);
     expect(listed.body.total).toBe(5);
@@ -110,10 +115,10 @@ describe('POST /api/clients/bulk, adjust, reset-all, purge', () => {
     expect((await call('GET', `clients?interfaceId=${iface.id}&status=active`)).body.total).toBe(2);
     // Enabling clients that are active already changes nothing and moves no node.
     const again = await run('clients/bulk', { ids: clients.slice(0, 2).map((c) => c.id), action: 'enable' });
-    expect(again.progress.changed).toBe(0);
+    expect(again.progress).toMatchObject({ changed: 0, skipped: 2, skippedReason: 'already' });
     expect((await revisions())[node.id]).toBe(before[node.id] + 2);
     const deleted = await run('clients/bulk', { filter: { interfaceId: iface.id }, action: 'delete' });
-    expect(deleted.progress).toEqual({ done: 5, total: 5, changed: 5 });
+    expect(deleted.progress).toEqual({ done: 5, total: 5, changed: 5, skipped: 0, skippedReason: null });
     expect((await call('GET', `clients?interfaceId=${iface.id}`)).body.total).toBe(0);
     expect(await t.query('select count(*)::int as n from client_bulk_items')).toEqual([{ n: 0 }]);
   });
@@ -132,7 +137,7 @@ describe('POST /api/clients/bulk, adjust, reset-all, purge', () => {
     await run('clients/adjust', { ids: [limited.id], deltaBytes: -1100 });
     expect((await call('GET', `clients/${limited.id}`)).body.status).toBe('exhausted');
     const reset = await run('clients/reset-all', { filter: { group: 'adj' } });
-    expect(reset.progress).toEqual({ done: 2, total: 2, changed: 2 });
+    expect(reset.progress).toEqual({ done: 2, total: 2, changed: 2, skipped: 0, skippedReason: null });
     const after = (await call('GET', `clients/${limited.id}`)).body;
     expect(after).toMatchObject({ usedBytes: 0, status: 'active' });
     expect(after.lastResetAt).not.toBeNull();
@@ -149,7 +154,7 @@ describe('POST /api/clients/bulk, adjust, reset-all, purge', () => {
     await t.query(`update clients set status_changed_at = now() - interval '40 days' where id = $1`, [old.id]);
     await t.query(`update clients set status_changed_at = now() - interval '40 days' where id = $1`, [active.id]);
     const purged = await run('clients/purge', { filter: { group: 'purge' }, olderThanDays: 30 });
-    expect(purged.progress).toEqual({ done: 1, total: 1, changed: 1 });
+    expect(purged.progress).toEqual({ done: 1, total: 1, changed: 1, skipped: 0, skippedReason: null });
     expect((await call('GET', `clients/${old.id}`)).status).toBe(404);
     expect((await call('GET', `clients/${recent.id}`)).status).toBe(200);
     expect((await call('GET', `clients/${active.id}`)).status).toBe(200);
@@ -168,7 +173,7 @@ describe('POST /api/clients/servers/attach and detach', () => {
     const ids = clients.map((c) => c.id);
     const before = await revisions();
     const attached = await run('clients/servers/attach', { ids, interfaceIds: [second.id] });
-    expect(attached.progress).toEqual({ done: 2, total: 2, changed: 2 });
+    expect(attached.progress).toEqual({ done: 2, total: 2, changed: 2, skipped: 0, skippedReason: null });
     expect(await t.query(`select count(*)::int as n from accounts where interface_id = $1`, [second.id])).toEqual([
       { n: 4 },
     ]);

@@ -141,7 +141,7 @@ describe('groups', () => {
       const view = (await call('GET', `jobs/${started.body.id}`)).body;
       return view.state === 'completed' ? view : undefined;
     });
-    expect(job.progress).toEqual({ done: 2, total: 2, changed: 2 });
+    expect(job.progress).toEqual({ done: 2, total: 2, changed: 2, skipped: 0, skippedReason: null });
     expect((await call('GET', `clients/${made[0].id}`)).body.expiresAt).toBe('2031-01-02T00:00:00.000Z');
     await expectRefused('POST', 'groups/action', { name: 'act', action: 'extend' }, 400, 'days');
     await expectRefused('POST', 'groups/action', { name: 'act', action: 'disable', days: 3 }, 400, 'days');

@@ -137,7 +137,8 @@ export function useOverview(options: Watch = { refetchInterval: 5000 }) {
 /**
  * Interfaces with the name of their node: two nodes may each have a "wg0", so wherever an
  * interface is listed or picked it is named with its node ("wg0 · edge-1"); and whether that
- * node is offline (its agent not linked), so nothing of it is shown as its last reported state.
+ * node is offline (its agent not linked) or unmanaged (no agent meant to run), so nothing of it
+ * is shown as its last reported state or as waiting to be applied.
  */
 export function useInterfacesWithNodes(options: Watch = {}) {
   // A reseller may not read the panel's interfaces or nodes: the interfaces they may use come
@@ -153,6 +154,7 @@ export function useInterfacesWithNodes(options: Watch = {}) {
         ...(entry as unknown as Schemas['InterfaceDto']),
         nodeName: '',
         nodeOffline: false,
+        nodeUnmanaged: false,
       })),
     };
   return {
@@ -160,6 +162,8 @@ export function useInterfacesWithNodes(options: Watch = {}) {
       ...entry,
       nodeName: byId.get(entry.nodeId)?.name ?? '',
       nodeOffline: isOfflineAgent(byId.get(entry.nodeId)?.agent.state),
+      // No agent will ever apply it (WARREN_LOCAL_AGENT=off): neither offline nor "applying".
+      nodeUnmanaged: byId.get(entry.nodeId)?.agent.state === 'unmanaged',
     })),
   };
 }

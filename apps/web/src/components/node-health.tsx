@@ -15,6 +15,19 @@ export function isOfflineAgent(state: AgentState | undefined): boolean {
   return state === 'never-enrolled' || state === 'enrolled' || state === 'disconnected';
 }
 
+/**
+ * "not applied: node unmanaged": for what belongs to a node no agent is meant to run for (the
+ * local node with WARREN_LOCAL_AGENT=off). Nothing will ever apply it, so it is not "applying".
+ */
+export function NodeUnmanagedBadge() {
+  const { t } = useTranslation();
+  return (
+    <StateBadge color="gray" data-state="node-unmanaged">
+      {t('health.nodeUnmanaged')}
+    </StateBadge>
+  );
+}
+
 /** A node's sample older than this is stale even while its agent is linked (it reports every few seconds). */
 export const STALE_SAMPLE_MS = 60_000;
 

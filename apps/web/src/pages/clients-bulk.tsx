@@ -64,12 +64,16 @@ export function BulkBar({
   useEffect(() => {
     const data = job.data;
     if (!data || !isOver(data)) return;
-    const { done, total: all, changed } = data.progress;
+    const { done, total: all, changed, skipped, skippedReason } = data.progress;
+    // "0 of 2 changed" alone says nothing: the job says how many it left alone and why.
+    const why = skippedReason
+      ? ` · ${t('bulk.skipped', { skipped, reason: t(`bulk.skipReason.${skippedReason}`) })}`
+      : '';
     notifications.show({
       color: data.state === 'completed' ? 'teal' : 'red',
       message:
         data.state === 'completed'
-          ? t('bulk.done', { action: actionLabel(t, data.action), changed, total: all })
+          ? t('bulk.done', { action: actionLabel(t, data.action), changed, total: all }) + why
           : t('bulk.failed', { done, total: all, error: data.error ?? '' }),
       'data-testid': 'bulk-result',
     } as Parameters<typeof notifications.show>[0]);
@@ -238,6 +242,9 @@ function ExtendModal({ selection, onClose, onStarted }: ModalProps) {
         }}
         data-testid="extend-from-now"
       />
+      <Text size="xs" c="dimmed" data-testid="extend-skips-never">
+        {t('bulk.extendSkipsNever')}
+      </Text>
     </FormModal>
   );
 }

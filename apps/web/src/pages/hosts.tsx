@@ -9,7 +9,7 @@ import { EditAndDelete, HostPort, notifyFailure, PageHeader } from '../component
 import { useFieldErrors } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
-import { NodeOfflineBadge } from '../components/node-health.js';
+import { NodeOfflineBadge, NodeUnmanagedBadge } from '../components/node-health.js';
 import { useCanManage } from '../session.js';
 import { localDigits } from '../format.js';
 import { queryKeys, useHosts, useInterfaceOptions } from '../api/queries.js';
@@ -26,6 +26,7 @@ export default function HostsPage() {
   const interfaces = useInterfaceOptions();
   const names = new Map(interfaces.options.map((option) => [option.value, option.label]));
   const offline = new Set(interfaces.data?.filter((entry) => entry.nodeOffline).map((entry) => entry.id));
+  const unmanaged = new Set(interfaces.data?.filter((entry) => entry.nodeUnmanaged).map((entry) => entry.id));
   const remove = useMutation({
     mutationFn: (id: string) => must(api.DELETE('/api/hosts/{id}', { params: { path: { id } } })),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.hosts }),
@@ -63,6 +64,7 @@ export default function HostsPage() {
                   </Badge>
                 )}
                 {host.enabled && offline.has(host.interfaceId) && <NodeOfflineBadge />}
+                {host.enabled && unmanaged.has(host.interfaceId) && <NodeUnmanagedBadge />}
               </>
             ),
           },

@@ -28,6 +28,31 @@ export interface ChunkOutcome {
 }
 
 /**
+ * Why a job left the clients it did not change (done − changed) alone, by its action: the
+ * toast says it ("2 skipped: they never expire") instead of a bare "0 of 2 changed".
+ */
+export type SkipReason = 'no-expiry' | 'not-started' | 'unlimited-quota' | 'already' | 'gone';
+export const SKIP_REASONS: readonly SkipReason[] = ['no-expiry', 'not-started', 'unlimited-quota', 'already', 'gone'];
+
+export function skipReason(work: BulkWork): SkipReason {
+  switch (work.action) {
+    case 'extend':
+      // From their expiry: a client that never expires (or starts on first use and has not
+      // started) has none to extend; from now, only the not-yet-started ones are left.
+      return work.from === 'now' ? 'not-started' : 'no-expiry';
+    case 'adjust':
+      return 'unlimited-quota';
+    case 'enable':
+    case 'disable':
+    case 'attach':
+    case 'detach':
+      return 'already';
+    default:
+      return 'gone'; // delete, purge, reset: only a client deleted meanwhile is left
+  }
+}
+
+/**
  * Applies `work` to one chunk of clients inside the chunk's transaction. `jobTime` is the job's
  * clock, fixed at enqueue: every target value is computed from it, so a chunk run twice would
  * write the same values (and the done marks keep it from running twice anyway). Statuses are

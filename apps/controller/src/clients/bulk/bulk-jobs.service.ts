@@ -14,7 +14,7 @@ import { ClientsRepository } from '../clients.repository.js';
 import { CLIENT_LIMITS } from '../dto/client.dto.js';
 import type { ClientFilterDto, ClientSelectionDto } from '../dto/bulk.dto.js';
 import { ProvisioningService } from '../provisioning.service.js';
-import { applyChunk, type BulkWork } from './bulk-actions.js';
+import { applyChunk, skipReason, type BulkWork, type SkipReason } from './bulk-actions.js';
 import { BulkJobsRepository, type BulkJobRow } from './bulk-jobs.repository.js';
 
 export const BULK_QUEUE = 'client-bulk';
@@ -29,7 +29,7 @@ export interface BulkJobView {
   id: string;
   action: string;
   state: 'waiting' | 'active' | 'completed' | 'failed';
-  progress: { done: number; total: number; changed: number };
+  progress: { done: number; total: number; changed: number; skipped: number; skippedReason: SkipReason | null };
   error: string | null;
   startedAt: Date;
   finishedAt: Date | null;
@@ -286,7 +286,13 @@ function view(row: BulkJobRow, queued: BulkJobView['state']): BulkJobView {
     id: row.id,
     action: row.action,
     state: row.finishedAt ? (row.error ? 'failed' : 'completed') : queued,
-    progress: { done: row.done, total: row.total, changed: row.changed },
+    progress: {
+      done: row.done,
+      total: row.total,
+      changed: row.changed,
+      skipped: row.done - row.changed,
+      skippedReason: row.done > row.changed ? skipReason(row.params as unknown as BulkWork) : null,
+    },
     error: row.error,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { DateTimeField, IntField } from '../../http/api-fields.js';
+import { SKIP_REASONS, type SkipReason } from '../bulk/bulk-actions.js';
 
 export class BulkProgressDto {
   @IntField({ minimum: 0, description: 'Clients handled so far' })
@@ -10,6 +11,17 @@ export class BulkProgressDto {
 
   @IntField({ minimum: 0, description: 'Of those done, how many it changed (others needed nothing)' })
   changed!: number;
+
+  @IntField({ minimum: 0, description: 'Of those done, how many it left alone (done − changed)' })
+  skipped!: number;
+
+  @ApiProperty({
+    enum: SKIP_REASONS,
+    nullable: true,
+    description:
+      'Why those were left alone (null: none was): no-expiry (extend from their expiry: the client never expires, or starts on first use and has not started; extend "from now" to give them one), not-started (extend from now: starts on first use and has not started), unlimited-quota (adjust: an unlimited quota is not adjusted), already (enable, disable, attach, detach: already so), gone (deleted meanwhile)',
+  })
+  skippedReason!: SkipReason | null;
 }
 
 /** A bulk action's job: GET /api/jobs/{id} until `state` is completed or failed. */

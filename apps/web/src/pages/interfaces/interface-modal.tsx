@@ -1,4 +1,4 @@
-import { Group, Select, Switch, TagsInput, Text, TextInput } from '@mantine/core';
+import { Alert, Group, Select, Switch, TagsInput, Text, TextInput } from '@mantine/core';
 import { NumberInput } from '../../components/number-input.js';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -6,8 +6,9 @@ import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../../api.js';
 import { useFieldErrors } from '../../components/form-errors.js';
 import { FormModal } from '../../components/form-modal.js';
+import { isOfflineAgent } from '../../components/node-health.js';
 import { queryKeys, useNodes } from '../../api/queries.js';
-import { awgBody, endpointFor, FIELDS, interfaceValues, type InterfaceValues } from './interface-values.js';
+import { awgBody, endpointFor, FIELDS, interfaceValues, isLoopback, type InterfaceValues } from './interface-values.js';
 import { AwgFields } from './awg-fields.js';
 
 type Interface = Schemas['InterfaceDto'];
@@ -65,6 +66,16 @@ export function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose:
   const { awg, ...others } = values;
   const awgInputs = Object.fromEntries(Object.entries(awg).map(([field, value]) => [`awg.${field}`, value]));
   const errors = useFieldErrors(save.error, { ...others, ...awgInputs });
+  // The chosen node (none chosen: the local one): said beforehand when nothing will apply there.
+  const node = entry
+    ? undefined
+    : nodes.data?.find((candidate) => (values.nodeId ? candidate.id === values.nodeId : candidate.isLocal));
+  const nodeWarning =
+    node?.agent.state === 'unmanaged'
+      ? t('health.createOnUnmanaged')
+      : node && isOfflineAgent(node.agent.state)
+        ? t('health.createOnOffline')
+        : null;
   return (
     <FormModal
       title={entry ? entry.name : t('interfaces.new')}
@@ -114,6 +125,11 @@ export function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose:
           error={errors.of('nodeId')}
         />
       )}
+      {nodeWarning && (
+        <Alert color="orange" data-testid="interface-node-warning">
+          {nodeWarning}
+        </Alert>
+      )}
       <Group grow>
         <TextInput
           label={t('interfaces.endpointHost')}
@@ -123,6 +139,14 @@ export function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose:
             setEndpointTyped(true);
             set('endpointHost', e.currentTarget.value);
           }}
+          // The default is the address the panel was reached on: 127.0.0.1 on a trial is unreachable elsewhere.
+          description={
+            isLoopback(values.endpointHost) ? (
+              <Text span size="xs" c="orange" data-testid="endpoint-loopback">
+                {t('interfaces.endpointLoopback')}
+              </Text>
+            ) : undefined
+          }
           error={errors.of('endpointHost')}
         />
         <NumberInput

@@ -36,6 +36,11 @@ export function generatedAwg(): AmneziaParams {
 
 const LOOPBACK = /^(127\.|localhost$|::1$|\[::1\]$)/i;
 
+/** Whether clients elsewhere cannot reach `host` (127.0.0.0/8, ::1, localhost). */
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.test(host.trim());
+}
+
 /**
  * What clients of a new interface on `nodeId` (none: the local node) dial: the node's address,
  * unless that is a loopback one (the local node's is 127.0.0.1), then the address this panel

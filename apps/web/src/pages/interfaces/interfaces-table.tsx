@@ -6,7 +6,7 @@ import { EditAndDelete, formatBytes, HostPort, Ltr, notifyFailure } from '../../
 import { ListTable } from '../../components/list-table.js';
 import { queryKeys } from '../../api/queries.js';
 import { StateBadge } from '../../components/badges.js';
-import { NodeOfflineBadge } from '../../components/node-health.js';
+import { NodeOfflineBadge, NodeUnmanagedBadge } from '../../components/node-health.js';
 import { localDigits } from '../../format.js';
 
 type Interface = Schemas['InterfaceDto'];
@@ -16,7 +16,7 @@ export function InterfacesTable({
   rows,
   onEdit,
 }: {
-  rows: (Interface & { nodeName: string; nodeOffline?: boolean })[] | undefined;
+  rows: (Interface & { nodeName: string; nodeOffline?: boolean; nodeUnmanaged?: boolean })[] | undefined;
   onEdit?: (entry: Interface) => void;
 }) {
   const { t } = useTranslation();
@@ -65,9 +65,12 @@ export function InterfacesTable({
         },
         {
           header: t('interfaces.state'),
-          // A node whose agent is not linked: "node offline", not "applying" for ever.
+          // A node whose agent is not linked: "node offline"; one with no agent meant to run:
+          // "not applied: node unmanaged". Neither is "applying" for ever.
           cell: (entry) =>
-            entry.enabled && entry.nodeOffline ? (
+            entry.enabled && entry.nodeUnmanaged ? (
+              <NodeUnmanagedBadge />
+            ) : entry.enabled && entry.nodeOffline ? (
               <NodeOfflineBadge />
             ) : (
               <StateBadge color={!entry.enabled ? 'gray' : entry.running ? 'green' : 'yellow'}>

@@ -87,7 +87,9 @@ export function NodesTable({
                 offline={isOfflineAgent(node.agent.state)}
               />
               <Text size="xs" c="dimmed">
-                {t('nodes.revisions', { applied: node.appliedRevision, desired: node.desiredRevision })}
+                {node.agent.state === 'unmanaged'
+                  ? t('health.unmanagedRevisions', { desired: node.desiredRevision })
+                  : t('nodes.revisions', { applied: node.appliedRevision, desired: node.desiredRevision })}
               </Text>
             </>
           ),
