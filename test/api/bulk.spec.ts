@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { jobEnded } from '../support/bulk-job.js';
 import { fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
-import { waitFor } from '../support/wait-for.js';
 
 /**
  * Bulk actions on clients (issue 23 item 2): each a job over ids or a filter, refusing a bad
@@ -46,14 +46,7 @@ async function run(path: string, body: unknown): Promise<Job> {
 }
 
 function finished(id: string, timeoutMs = 30_000): Promise<Job> {
-  return waitFor(
-    `job ${id} to end`,
-    async () => {
-      const job = (await call('GET', `jobs/${id}`)).body as Job;
-      return job.state === 'completed' || job.state === 'failed' ? job : undefined;
-    },
-    timeoutMs,
-  );
+  return jobEnded((path) => call('GET', path), id, timeoutMs) as Promise<Job>;
 }
 
 const expiryOf = async (id: string) =>

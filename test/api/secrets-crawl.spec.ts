@@ -2,6 +2,7 @@ import { BackupJobs } from '../../apps/controller/src/backups/backup-jobs.js';
 import { randomUUID } from 'node:crypto';
 import { generate } from 'otplib';
 import { generateKeyPair } from '#libs/wireguard/keys.js';
+import { jobEnded } from '../support/bulk-job.js';
 import { fixtures } from '../support/fixtures.js';
 import { concretePath, readEndpoints, resourceOf, routeKey, type Endpoint } from '../support/route-catalogue.js';
 import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
@@ -178,6 +179,11 @@ beforeAll(async () => {
   expect(backupRun.state).toBe('completed');
   backupName = (backupRun as { value: { name: string } }).value.name;
   realIds.set('backups', jobId);
+  // A finished bulk job, for GET /api/jobs/{id} (enabling an enabled client changes nothing).
+  const bulk = await t.call('POST', 'clients/bulk', { token: session, body: { ids: [client.id], action: 'enable' } });
+  expect(bulk.status).toBe(202);
+  await jobEnded((path) => t.call('GET', path, { token: session }), bulk.body.id as string);
+  realIds.set('jobs', bulk.body.id as string);
   endpoints = await readEndpoints(t, token);
 }, 60_000);
 
