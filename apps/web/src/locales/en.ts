@@ -706,7 +706,8 @@ export const en = {
     ranges: { '1h': '1h', '24h': '24h', '48h': '48h', '7d': '7d', '30d': '30d', '90d': '90d', '1y': '1y', '2y': '2y' },
     down: 'Download',
     up: 'Upload',
-    inRange: '↓ {{down}} · ↑ {{up}} in this range',
+    // <v> isolates each value: in a right-to-left line "↓ 0 B" keeps its order.
+    inRange: '<v>↓ {{down}}</v> · <v>↑ {{up}}</v> in this range',
     now: 'Now',
   },
   settings: {

@@ -720,7 +720,7 @@ export const fa: Translation = {
     },
     down: 'دانلود',
     up: 'آپلود',
-    inRange: '↓ {{down}} · ↑ {{up}} در این بازه',
+    inRange: '<v>↓ {{down}}</v> · <v>↑ {{up}}</v> در این بازه',
     now: 'اکنون',
   },
   settings: {

@@ -1,9 +1,10 @@
-import { Box, Card, Group, SegmentedControl, Select, SimpleGrid, Text } from '@mantine/core';
+import { Card, Group, Select, SimpleGrid, Text } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
 import { formatBytes, Ltr, PageHeader } from '../components/common.js';
+import { RangePicker } from '../components/range-picker.js';
 import { formatNumber, formatPercent, localDigits } from '../format.js';
 import { PageLoader } from '../components/page-loader.js';
 import { queryKeys } from '../api/queries.js';
@@ -50,17 +51,14 @@ export default function SystemPage() {
           onChange={(value) => setNodeId(value || null)}
           w={180}
         />
-        {/* Within the screen on a phone: the ranges scroll sideways in their own box (words in Persian are wider). */}
-        <Box maw="100%" style={{ overflowX: 'auto' }}>
-          <SegmentedControl
-            data={RANGES.map((value) => ({ value, label: t(`system.ranges.${value}`) }))}
-            aria-label={t('system.range')}
-            value={range}
-            onChange={(value) => setRange(value as typeof range)}
-            size="sm"
-            data-testid="range"
-          />
-        </Box>
+        {/* Within the screen on a phone: the ranges wrap (words in Persian are wider). */}
+        <RangePicker
+          ranges={RANGES.map((value) => ({ value, label: t(`system.ranges.${value}`) }))}
+          label={t('system.range')}
+          value={range}
+          onChange={setRange}
+          testId="range"
+        />
       </PageHeader>
       {!series ? (
         <PageLoader />

@@ -54,11 +54,16 @@ export function ClientSummary({
             label={t('clients.usage')}
             testId="client-usage"
             value={
-              // Three pieces a narrow line may put apart, never breaking inside one ("GiB)" alone).
+              // Three pieces a narrow line may put apart, never breaking inside one ("GiB)" alone);
+              // each its own isolate, so a right-to-left page keeps "(↑ … ↓ …)" after "used / quota".
               <Ltr>
-                <Unbroken>{`${formatBytes(data.usedBytes)} / ${data.quotaBytes ? formatBytes(data.quotaBytes) : '∞'}`}</Unbroken>{' '}
-                <Unbroken>{`(↑ ${formatBytes(data.upBytes)}`}</Unbroken>{' '}
-                <Unbroken>{`↓ ${formatBytes(data.downBytes)})`}</Unbroken>
+                <Unbroken>
+                  <Ltr>{`${formatBytes(data.usedBytes)} / ${data.quotaBytes ? formatBytes(data.quotaBytes) : '∞'}`}</Ltr>
+                </Unbroken>{' '}
+                <Ltr>
+                  <Unbroken>{`(↑ ${formatBytes(data.upBytes)}`}</Unbroken>{' '}
+                  <Unbroken>{`↓ ${formatBytes(data.downBytes)})`}</Unbroken>
+                </Ltr>
               </Ltr>
             }
           />
