@@ -160,7 +160,24 @@ export function ForwardArrow() {
 
 /** Powers of 1024, so named as such: 5,000,000,000 bytes is 4.7 GiB ("4.7 GB" would be a decimal 4.7e9). */
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+/** The same binary units in Persian (کیلوبایت is 1024 بایت), as the public subscription page names them. */
+const PERSIAN_UNITS = ['بایت', 'کیلوبایت', 'مگابایت', 'گیگابایت', 'ترابایت', 'پتابایت'];
+
+/**
+ * A size in the page's language: "4.7 GiB", "۴٫۷ گیگابایت". A Persian size is its own right-to-left
+ * isolate (U+2067 … U+2069): inside a left-to-right run ("↓ … · ↑ …", "used / quota") its unit
+ * still reads after its number.
+ */
 export function formatBytes(bytes: number | null | undefined): string {
+  return sized(bytes, '');
+}
+
+/** A rate, bytes a second: "1.2 MiB/s", "۱٫۲ مگابایت/ثانیه". */
+export function formatRate(bytes: number): string {
+  return sized(bytes, i18next.language === 'fa' ? '/ثانیه' : '/s');
+}
+
+function sized(bytes: number | null | undefined, per: string): string {
   if (bytes === null || bytes === undefined) return '∞';
   let value = bytes;
   let unit = 0;
@@ -169,8 +186,10 @@ export function formatBytes(bytes: number | null | undefined): string {
     unit++;
   }
   const digits = unit === 0 ? 0 : 1;
+  const number = formatNumber(value, { minimumFractionDigits: digits, maximumFractionDigits: digits });
   // A no-break space: a line never leaves the unit apart from its number ("2.7" / "GiB").
-  return `${formatNumber(value, { minimumFractionDigits: digits, maximumFractionDigits: digits })}\u00a0${UNITS[unit]}`;
+  if (i18next.language === 'fa') return `\u2067${number}\u00a0${PERSIAN_UNITS[unit]}${per}\u2069`;
+  return `${number}\u00a0${UNITS[unit]}${per}`;
 }
 
 /** host:port, an IPv6 address in brackets (the port would read as part of it). */

@@ -1,7 +1,7 @@
 import { Card, Group, Progress, SimpleGrid, Stack, Table, Text } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formatBytes, formatDate, formatDuration, Ltr, PageHeader } from '../components/common.js';
+import { formatBytes, formatDate, formatRate, formatDuration, Ltr, PageHeader } from '../components/common.js';
 import { formatNumber, formatPercent, localDigits } from '../format.js';
 import { ListTable } from '../components/list-table.js';
 import { PageLoader } from '../components/page-loader.js';
@@ -114,8 +114,8 @@ function PanelOverview() {
               detail={<Ltr>{`${formatBytes(host.disk.used)} / ${formatBytes(host.disk.total)}`}</Ltr>}
             />
             <Text size="sm">
-              {t('system.network')}: <Ltr>↓ {formatBytes(host.network.rxRate)}/s</Ltr> ·{' '}
-              <Ltr>↑ {formatBytes(host.network.txRate)}/s</Ltr>
+              {t('system.network')}: <Ltr>↓ {formatRate(host.network.rxRate)}</Ltr> ·{' '}
+              <Ltr>↑ {formatRate(host.network.txRate)}</Ltr>
             </Text>
           </Stack>
         </Card>

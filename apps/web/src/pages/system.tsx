@@ -3,7 +3,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
-import { formatBytes, Ltr, PageHeader } from '../components/common.js';
+import { formatBytes, formatRate, Ltr, PageHeader } from '../components/common.js';
 import { RangePicker } from '../components/range-picker.js';
 import { formatNumber, formatPercent, localDigits } from '../format.js';
 import { PageLoader } from '../components/page-loader.js';
@@ -16,7 +16,7 @@ const Chart = lazy(() => import('../components/chart.js'));
 const RANGES = ['5m', '1h', '6h', '24h', '48h', '7d'] as const;
 // Read when drawn, so the digits follow the page's language.
 const percent = (value: number) => formatPercent(value);
-const rate = (value: number) => `${formatBytes(value)}/s`;
+const rate = (value: number) => formatRate(value);
 const load = (value: number) => formatNumber(value, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const PERCENT: [number, number] = [0, 100];
 

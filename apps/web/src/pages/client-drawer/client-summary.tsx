@@ -54,9 +54,9 @@ export function ClientSummary({
             label={t('clients.usage')}
             testId="client-usage"
             value={
-              // Three pieces a narrow line may put apart, never breaking inside one ("GiB)" alone);
-              // each its own isolate, so a right-to-left page keeps "(↑ … ↓ …)" after "used / quota".
-              <Ltr>
+              // Two isolates a narrow line may put apart, never breaking inside a size ("GiB)" alone),
+              // in the page's direction: "used / quota" read first, then "(↑ … ↓ …)", in either language.
+              <>
                 <Unbroken>
                   <Ltr>{`${formatBytes(data.usedBytes)} / ${data.quotaBytes ? formatBytes(data.quotaBytes) : '∞'}`}</Ltr>
                 </Unbroken>{' '}
@@ -64,7 +64,7 @@ export function ClientSummary({
                   <Unbroken>{`(↑ ${formatBytes(data.upBytes)}`}</Unbroken>{' '}
                   <Unbroken>{`↓ ${formatBytes(data.downBytes)})`}</Unbroken>
                 </Ltr>
-              </Ltr>
+              </>
             }
           />
           <Info label={t('clients.expires')} value={data.expiresAt ? formatDate(data.expiresAt, i18n.language) : '—'} />
