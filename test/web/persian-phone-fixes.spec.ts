@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { PHONE } from '../support/browser.js';
 import { fixtures, type ClientView } from '../support/fixtures.js';
 import { webPanel } from '../support/web-panel.js';
@@ -62,25 +62,50 @@ describe('a phone in Persian: ranges whole, values in order, sizes in Persian', 
     expectWhole(await rangesOf(page, 'range'), 6);
   });
 
+  /** Where an element's first character stands on screen. */
+  async function firstCharacter(element: Locator) {
+    return element.evaluate((node: any) => {
+      const walker = document.createTreeWalker(node, 4);
+      const text = walker.nextNode()!;
+      const range = document.createRange();
+      range.setStart(text, 0);
+      range.setEnd(text, 1);
+      const box = range.getBoundingClientRect();
+      return { left: box.left, right: box.right, top: box.top, bottom: box.bottom };
+    });
+  }
+
   test('each traffic value is its own isolate, read in order right to left', async () => {
     const { page } = await browserAt({ viewport: PHONE, language: 'fa' });
     await page.goto(url(`/clients/${client.id}`));
     const drawer = page.getByRole('dialog');
     const total = drawer.getByTestId('usage-total');
     await total.waitFor();
-    const values = total.locator('bdi[dir="ltr"]');
-    expect(await values.allTextContents()).toEqual(['↓ \u2067۰\u00a0بایت\u2069', '↑ \u2067۰\u00a0بایت\u2069']);
+    const values = total.locator('bdi[dir="rtl"]');
+    expect(await values.allTextContents()).toEqual(['↓ ۰\u00a0بایت', '↑ ۰\u00a0بایت']);
     // Right to left: "↓ …" is read first, so it stands to the right of "↑ …" (or on the line above).
-    const [down, up] = [(await values.nth(0).boundingBox())!, (await values.nth(1).boundingBox())!];
-    expect(down.x >= up.x + up.width - 1 || down.y + down.height <= up.y + 1).toBe(true);
+    const [down, up] = [await firstCharacter(values.nth(0)), await firstCharacter(values.nth(1))];
+    expect(down.left >= up.right - 1 || down.bottom <= up.top + 1).toBe(true);
 
-    const usage = drawer.getByTestId('client-usage').locator('td').nth(1).locator('bdi[dir="ltr"]');
-    expect(await usage.allTextContents()).toEqual([
-      '\u2067۰\u00a0بایت\u2069 / ∞',
-      '(↑ \u2067۰\u00a0بایت\u2069 ↓ \u2067۰\u00a0بایت\u2069)',
-    ]);
-    const [used, split] = [(await usage.nth(0).boundingBox())!, (await usage.nth(1).boundingBox())!];
-    expect(used.x >= split.x + split.width - 1 || used.y + used.height <= split.y + 1).toBe(true);
+    const usage = drawer.getByTestId('client-usage').locator('td').nth(1).locator('bdi[dir="rtl"]');
+    expect(await usage.allTextContents()).toEqual(['۰\u00a0بایت / ∞', '(↑ ۰\u00a0بایت ↓ ۰\u00a0بایت)']);
+    // Each piece's first character: "۰" of "۰ بایت / ∞" before "(" of "(↑ …", on one line or the next.
+    const [used, split] = [await firstCharacter(usage.nth(0)), await firstCharacter(usage.nth(1))];
+    expect(used.left >= split.right - 1 || used.bottom <= split.top + 1).toBe(true);
+    // Inside "۰ بایت / ∞" the used size stands right of the quota, its unit left of its number.
+    const [zero, unit, infinity] = await usage.nth(0).evaluate((element: any) => {
+      const node = element.firstChild;
+      const x = (at: number) => {
+        const range = document.createRange();
+        range.setStart(node, at);
+        range.setEnd(node, at + 1);
+        return range.getBoundingClientRect().left;
+      };
+      const text: string = node.textContent;
+      return [x(text.indexOf('۰')), x(text.indexOf('ب')), x(text.indexOf('∞'))];
+    });
+    expect(zero).toBeGreaterThan(unit);
+    expect(unit).toBeGreaterThan(infinity);
   });
 
   test('sizes name their unit in Persian: no Latin unit on the page', async () => {

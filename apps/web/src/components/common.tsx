@@ -131,6 +131,16 @@ export function Ltr({ children }: { children: ReactNode }) {
   return <bdi dir="ltr">{children}</bdi>;
 }
 
+/**
+ * Sizes and rates ("↑ 2.7 GiB · ↓ 1.0 GiB", "۲٫۷ گیگابایت / ∞") isolated in the page's direction:
+ * a Persian size is Persian words and digits, so a right-to-left page reads "used / quota" and
+ * "↓ … ↑ …" from the right, in order, with each unit after its number; an English one left to right.
+ */
+export function Sizes({ children }: { children?: ReactNode }) {
+  const { i18n } = useTranslation();
+  return <bdi dir={i18n.dir(i18n.language)}>{children}</bdi>;
+}
+
 /** A piece of a value that a line never breaks inside ("2.7 GiB / 23.5 GiB", ":51820"). */
 export function Unbroken({ children }: { children: ReactNode }) {
   return <span style={{ whiteSpace: 'nowrap' }}>{children}</span>;
@@ -163,11 +173,7 @@ const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
 /** The same binary units in Persian (کیلوبایت is 1024 بایت), as the public subscription page names them. */
 const PERSIAN_UNITS = ['بایت', 'کیلوبایت', 'مگابایت', 'گیگابایت', 'ترابایت', 'پتابایت'];
 
-/**
- * A size in the page's language: "4.7 GiB", "۴٫۷ گیگابایت". A Persian size is its own right-to-left
- * isolate (U+2067 … U+2069): inside a left-to-right run ("↓ … · ↑ …", "used / quota") its unit
- * still reads after its number.
- */
+/** A size in the page's language: "4.7 GiB", "۴٫۷ گیگابایت" (shown inside `<Sizes>`). */
 export function formatBytes(bytes: number | null | undefined): string {
   return sized(bytes, '');
 }
@@ -188,7 +194,7 @@ function sized(bytes: number | null | undefined, per: string): string {
   const digits = unit === 0 ? 0 : 1;
   const number = formatNumber(value, { minimumFractionDigits: digits, maximumFractionDigits: digits });
   // A no-break space: a line never leaves the unit apart from its number ("2.7" / "GiB").
-  if (i18next.language === 'fa') return `\u2067${number}\u00a0${PERSIAN_UNITS[unit]}${per}\u2069`;
+  if (i18next.language === 'fa') return `${number}\u00a0${PERSIAN_UNITS[unit]}${per}`;
   return `${number}\u00a0${UNITS[unit]}${per}`;
 }
 

@@ -4,7 +4,7 @@ import { lazy, Suspense, useMemo, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
 import { queryKeys } from '../api/queries.js';
-import { formatBytes, formatRate, Ltr } from './common.js';
+import { formatBytes, formatRate, Sizes } from './common.js';
 import { PageLoader } from './page-loader.js';
 import { RangePicker } from './range-picker.js';
 
@@ -59,7 +59,7 @@ export function UsageChart({ clientId, initialRange = '24h' }: { clientId?: stri
             <Trans
               i18nKey="usage.inRange"
               values={{ down: formatBytes(data.downBytes), up: formatBytes(data.upBytes) }}
-              components={{ v: <bdi dir="ltr" /> }}
+              components={{ v: <Sizes /> }}
             />
           </Text>
         )}
@@ -80,7 +80,7 @@ export function CurrentRate({ downRate, upRate }: { downRate: number; upRate: nu
   if (downRate === 0 && upRate === 0) return null;
   return (
     <Text size="xs" c="dimmed" component="span" data-testid="current-rate">
-      <Ltr>{`↓ ${formatRate(downRate)} ↑ ${formatRate(upRate)}`}</Ltr>
+      <Sizes>{`↓ ${formatRate(downRate)} ↑ ${formatRate(upRate)}`}</Sizes>
     </Text>
   );
 }

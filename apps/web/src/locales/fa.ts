@@ -333,6 +333,7 @@ export const fa: Translation = {
     neverConnected: 'هرگز وصل نشده',
     cycleLastReset: '{{cycle}} (آخرین بار {{date}})',
     copyInterfaceKey: 'کپی کلید عمومی {{name}}',
+    interfacePublicKey: 'کلید عمومی سرور',
     copyConfig: 'کپی {{name}}',
     noProfiles: 'این دستگاه پروفایلی ندارد: کاربر را به یک اینترفیس وصل کنید.',
   },

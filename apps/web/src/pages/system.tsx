@@ -3,7 +3,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
-import { formatBytes, formatRate, Ltr, PageHeader } from '../components/common.js';
+import { formatBytes, formatRate, Ltr, Sizes, PageHeader } from '../components/common.js';
 import { RangePicker } from '../components/range-picker.js';
 import { formatNumber, formatPercent, localDigits } from '../format.js';
 import { PageLoader } from '../components/page-loader.js';
@@ -164,7 +164,7 @@ function Snapshot({ snapshot }: { snapshot: Schemas['SystemSnapshotDto'] }) {
       </Text>
       <Figures sample={host}>
         <Text size="sm">
-          {t('system.rss')}: <Ltr>{formatBytes(host.processRss)}</Ltr>
+          {t('system.rss')}: <Sizes>{formatBytes(host.processRss)}</Sizes>
         </Text>
       </Figures>
     </Card>
@@ -181,15 +181,15 @@ function Figures({ sample, children }: { sample: Schemas['SampleDto']; children?
       </Text>
       <Text size="sm">
         {t('system.memory')}:{' '}
-        <Ltr>
+        <Sizes>
           {formatBytes(sample.memory.used)} / {formatBytes(sample.memory.total)}
-        </Ltr>
+        </Sizes>
       </Text>
       <Text size="sm">
         {t('system.disk')}:{' '}
-        <Ltr>
+        <Sizes>
           {formatBytes(sample.disk.used)} / {formatBytes(sample.disk.total)}
-        </Ltr>
+        </Sizes>
       </Text>
       {children}
     </Group>
