@@ -13,9 +13,11 @@ describe('a phone in Persian: ranges whole, values in order, sizes in Persian', 
   const { session, url, browserAt } = webPanel();
   const f = fixtures(session);
   let client: ClientView;
+  let ifaceId: string;
 
   beforeAll(async () => {
     const { iface } = await f.createNodeWithInterface();
+    ifaceId = iface.id;
     client = await f.createClient({ name: 'phone-fixes', interfaceIds: [iface.id] });
   });
 
@@ -124,5 +126,21 @@ describe('a phone in Persian: ranges whole, values in order, sizes in Persian', 
     const overview = page.getByTestId('usage-total');
     await overview.waitFor();
     expect(await page.locator('body').textContent()).not.toMatch(/[0-9۰-۹]\s?(B|KiB|MiB|GiB|TiB)(\/s)?\b/);
+  });
+
+  test('the drawer names the interface’s key as the server’s; the audit log shows lists as values, not JSON', async () => {
+    const { page } = await browserAt({ viewport: PHONE, language: 'fa' });
+    await page.goto(url(`/clients/${client.id}`));
+    const key = page.getByRole('dialog').getByTestId('client-interface');
+    expect(await key.getByTestId('interface-key-label').textContent()).toBe('کلید عمومی سرور');
+
+    expect((await f.call('PATCH', `interfaces/${ifaceId}`, { dns: ['1.1.1.1', '8.8.8.8'] })).status).toBe(200);
+    await page.goto(url('/audit'));
+    const dns = page.locator('[data-testid="audit-changes"] [data-field="dns"]').first();
+    await dns.waitFor();
+    expect(await dns.textContent()).toMatch(/^DNS: .+ ← 1\.1\.1\.1، 8\.8\.8\.8$/);
+    // The client's interfaces by name, not a JSON list of ids.
+    const ids = page.locator('[data-testid="audit-changes"] [data-field="interfaceIds"]').first();
+    expect(await ids.textContent()).not.toMatch(/[[\]"]/);
   });
 });
