@@ -4,6 +4,9 @@ import { fixtures, type ClientView } from '../support/fixtures.js';
 import { webPanel } from '../support/web-panel.js';
 import { waitFor } from '../support/wait-for.js';
 
+// Code run in the page (page.evaluate) sees the page's document.
+declare const document: any;
+
 /**
  * What a new user's trial on a 390 px phone in Persian found, in a real browser: range pickers run
  * past the screen's edge, traffic values read out of order in a right-to-left line, and sizes named
