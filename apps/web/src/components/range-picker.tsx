@@ -22,7 +22,14 @@ export function RangePicker<T extends string>({
     <Group gap={4} wrap="wrap" maw="100%" role="radiogroup" aria-label={label} data-testid={testId}>
       <Chip.Group multiple={false} value={value} onChange={(next) => onChange(next as T)}>
         {ranges.map((range) => (
-          <Chip key={range.value} value={range.value} size="xs" radius="sm" icon={<></>}>
+          <Chip
+            key={range.value}
+            value={range.value}
+            size="xs"
+            radius="sm"
+            // No check mark: the filled chip says which is picked, and its text stays centred.
+            styles={{ iconWrapper: { display: 'none' }, label: { paddingInline: 'var(--chip-padding)' } }}
+          >
             {range.label}
           </Chip>
         ))}
