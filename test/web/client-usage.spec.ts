@@ -79,10 +79,16 @@ describe('usage history and current rate in the web panel', () => {
     const { page } = await browserAt({ viewport: PHONE, language: 'fa' });
     await page.goto(url(`/clients/${client.id}`));
     const chart = page.getByRole('dialog').getByTestId('usage-chart');
-    await chart.getByTestId('usage-total').getByText('↓ ۵۸٫۶ MiB · ↑ ۵٫۹ MiB در این بازه').waitFor();
+    // Persian sizes name their binary unit in Persian.
+    await waitFor(
+      'the total in Persian',
+      async () =>
+        ((await chart.getByTestId('usage-total').textContent()) ?? '') ===
+        '↓ ۵۸٫۶\u00a0مگابایت · ↑ ۵٫۹\u00a0مگابایت در این بازه',
+    );
     await chart.getByText('۷ روز', { exact: true }).waitFor();
     expect(await page.getByRole('dialog').getByTestId('current-rate').textContent()).toBe(
-      '↓ ۱۰۰٫۰\u00a0KiB/s ↑ ۱۰٫۰\u00a0KiB/s',
+      '↓ ۱۰۰٫۰\u00a0کیلوبایت/ثانیه ↑ ۱۰٫۰\u00a0کیلوبایت/ثانیه',
     );
   });
 });

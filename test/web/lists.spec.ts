@@ -181,7 +181,7 @@ describe('the web panel’s lists', () => {
         // Name, status (Persian) and usage on the card itself.
         expect(layout.texts[0]).toMatch(/bulk-\d{3}/);
         expect(layout.texts.join('\n')).toMatch(/فعال|غیرفعال/);
-        expect(layout.texts[0]).toMatch(/۰ B \/ ∞/);
+        expect(layout.texts[0]).toMatch(/۰\sبایت \/ ∞/);
       } else {
         expect(layout.texts.join('\n')).toContain('edge-2');
       }

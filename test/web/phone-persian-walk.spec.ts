@@ -123,7 +123,7 @@ async function linesOf(page: Page, selector: string): Promise<string[][]> {
 }
 
 /** A line that begins with a unit or a closing bracket: a value broken inside ("GiB)" alone, "B)"). */
-const BROKEN_START = /^(B|KiB|MiB|GiB|TiB|iB|\)|:)/;
+const BROKEN_START = /^(B|KiB|MiB|GiB|TiB|iB|\)|:|بایت|کیلوبایت|مگابایت|گیگابایت|ترابایت)/;
 
 describe('a walk through every page on a phone in Persian, light and dark', () => {
   const { session, url, browserAt } = webPanel();

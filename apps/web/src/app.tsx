@@ -56,7 +56,9 @@ export function App() {
     <DirectionProvider initialDirection={directionOf(i18n.language)} detectDirection={false}>
       <MantineProvider theme={theme} defaultColorScheme="auto" cssVariablesResolver={readableColors}>
         <DirectionSync />
-        <Notifications position="top-center" />
+        {/* Toasts at the bottom left, away from the drawer (Mantine opens it on the right in either
+            direction): "Client created" no longer covers the drawer's title. */}
+        <Notifications position="bottom-left" />
         <QueryClientProvider client={queryClient}>
           <BrowserRouter basename={basePath || '/'}>
             <Routes>

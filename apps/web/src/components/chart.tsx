@@ -5,6 +5,9 @@ import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import uPlot from 'uplot';
 
+/** uPlot's axis font (its default), to measure the labels with. */
+const AXIS_FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", sans-serif';
+
 export interface ChartLine {
   label: string;
   color: string;
@@ -68,7 +71,19 @@ export default function Chart({
             space: span > 36 * 3600 ? 90 : 60,
             values: (_u: uPlot, values: number[]) => values.map((v) => tick.format(v * 1000)),
           },
-          { ...axis, values: (_u: uPlot, values: number[]) => values.map(format), size: 70 },
+          {
+            ...axis,
+            values: (_u: uPlot, values: number[]) => values.map(format),
+            // As wide as its longest label ("۱٫۰ کیلوبایت/ثانیه" is twice "1.0 KiB/s"), at least 70 px.
+            size: (self: uPlot, values: string[] | null) => {
+              if (!values?.length) return 70;
+              const before = self.ctx.font;
+              self.ctx.font = AXIS_FONT;
+              const widest = Math.max(...values.map((label) => self.ctx.measureText(label).width));
+              self.ctx.font = before;
+              return Math.max(70, Math.ceil(widest) + 20);
+            },
+          },
         ],
         scales: { x: { time: true }, ...(range ? { y: { range } } : {}) },
         legend: { show: true },

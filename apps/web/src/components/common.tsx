@@ -131,6 +131,16 @@ export function Ltr({ children }: { children: ReactNode }) {
   return <bdi dir="ltr">{children}</bdi>;
 }
 
+/**
+ * Sizes and rates ("↑ 2.7 GiB · ↓ 1.0 GiB", "۲٫۷ گیگابایت / ∞") isolated in the page's direction:
+ * a Persian size is Persian words and digits, so a right-to-left page reads "used / quota" and
+ * "↓ … ↑ …" from the right, in order, with each unit after its number; an English one left to right.
+ */
+export function Sizes({ children }: { children?: ReactNode }) {
+  const { i18n } = useTranslation();
+  return <bdi dir={i18n.dir(i18n.language)}>{children}</bdi>;
+}
+
 /** A piece of a value that a line never breaks inside ("2.7 GiB / 23.5 GiB", ":51820"). */
 export function Unbroken({ children }: { children: ReactNode }) {
   return <span style={{ whiteSpace: 'nowrap' }}>{children}</span>;
@@ -160,7 +170,20 @@ export function ForwardArrow() {
 
 /** Powers of 1024, so named as such: 5,000,000,000 bytes is 4.7 GiB ("4.7 GB" would be a decimal 4.7e9). */
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+/** The same binary units in Persian (کیلوبایت is 1024 بایت), as the public subscription page names them. */
+const PERSIAN_UNITS = ['بایت', 'کیلوبایت', 'مگابایت', 'گیگابایت', 'ترابایت', 'پتابایت'];
+
+/** A size in the page's language: "4.7 GiB", "۴٫۷ گیگابایت" (shown inside `<Sizes>`). */
 export function formatBytes(bytes: number | null | undefined): string {
+  return sized(bytes, '');
+}
+
+/** A rate, bytes a second: "1.2 MiB/s", "۱٫۲ مگابایت/ثانیه". */
+export function formatRate(bytes: number): string {
+  return sized(bytes, i18next.language === 'fa' ? '/ثانیه' : '/s');
+}
+
+function sized(bytes: number | null | undefined, per: string): string {
   if (bytes === null || bytes === undefined) return '∞';
   let value = bytes;
   let unit = 0;
@@ -169,8 +192,10 @@ export function formatBytes(bytes: number | null | undefined): string {
     unit++;
   }
   const digits = unit === 0 ? 0 : 1;
+  const number = formatNumber(value, { minimumFractionDigits: digits, maximumFractionDigits: digits });
   // A no-break space: a line never leaves the unit apart from its number ("2.7" / "GiB").
-  return `${formatNumber(value, { minimumFractionDigits: digits, maximumFractionDigits: digits })}\u00a0${UNITS[unit]}`;
+  if (i18next.language === 'fa') return `${number}\u00a0${PERSIAN_UNITS[unit]}${per}`;
+  return `${number}\u00a0${UNITS[unit]}${per}`;
 }
 
 /** host:port, an IPv6 address in brackets (the port would read as part of it). */

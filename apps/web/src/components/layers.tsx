@@ -72,7 +72,10 @@ export function Drawer(props: DrawerProps) {
   const { t } = useTranslation();
   return (
     <MantineDrawer
+      // Room on both sides of the content, kept when a scrollbar shows (it would take the padding's place).
+      padding="lg"
       {...props}
+      styles={{ content: { scrollbarGutter: 'stable' } }}
       closeOnEscape={false}
       closeButtonProps={{ 'aria-label': t('a11y.close'), ...props.closeButtonProps }}
     />

@@ -1,7 +1,7 @@
 import { Card, Group, Progress, Stack, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { useMyOverview } from '../api/queries.js';
-import { formatBytes, Ltr } from './common.js';
+import { formatBytes, Sizes } from './common.js';
 import { localDigits } from '../format.js';
 
 /**
@@ -34,9 +34,9 @@ export function ResellerRoomCard() {
           <Text size="sm">{t('reseller.pool')}</Text>
           <Text size="sm" data-testid="room-pool">
             {pool.totalBytes === null ? (
-              <Ltr>{`${formatBytes(pool.usedBytes)} / ${none}`}</Ltr>
+              <Sizes>{`${formatBytes(pool.usedBytes)} / ${none}`}</Sizes>
             ) : (
-              <Ltr>{`${formatBytes(pool.leftBytes)} ${t('reseller.left')} · ${formatBytes(pool.usedBytes)} / ${formatBytes(pool.totalBytes)}`}</Ltr>
+              <Sizes>{`${formatBytes(pool.leftBytes)} ${t('reseller.left')} · ${formatBytes(pool.usedBytes)} / ${formatBytes(pool.totalBytes)}`}</Sizes>
             )}
           </Text>
         </Group>
@@ -54,7 +54,7 @@ export function ResellerRoomCard() {
         <Group justify="space-between" wrap="nowrap">
           <Text size="sm">{t('reseller.maxQuota')}</Text>
           <Text size="sm" data-testid="room-quota">
-            {ceilings.maxQuotaBytes === null ? none : <Ltr>{formatBytes(ceilings.maxQuotaBytes)}</Ltr>}
+            {ceilings.maxQuotaBytes === null ? none : <Sizes>{formatBytes(ceilings.maxQuotaBytes)}</Sizes>}
           </Text>
         </Group>
       </Stack>

@@ -1,11 +1,12 @@
-import { Box, Group, SegmentedControl, Text } from '@mantine/core';
+import { Box, Group, Text } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useMemo, useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
 import { queryKeys } from '../api/queries.js';
-import { formatBytes, Ltr } from './common.js';
+import { formatBytes, formatRate, Sizes } from './common.js';
 import { PageLoader } from './page-loader.js';
+import { RangePicker } from './range-picker.js';
 
 // uPlot comes with the pages that draw a chart only.
 const Chart = lazy(() => import('./chart.js'));
@@ -45,20 +46,21 @@ export function UsageChart({ clientId, initialRange = '24h' }: { clientId?: stri
   return (
     <Box data-testid="usage-chart">
       <Group justify="space-between" wrap="wrap" mb="xs">
-        {/* Within the screen on a phone: the ranges scroll sideways in their own box. */}
-        <Box maw="100%" style={{ overflowX: 'auto' }}>
-          <SegmentedControl
-            data={RANGES.map((value) => ({ value, label: t(`usage.ranges.${value}`) }))}
-            aria-label={t('usage.range')}
-            value={range}
-            onChange={(value) => setRange(value as UsageRange)}
-            size="xs"
-            data-testid="usage-range"
-          />
-        </Box>
+        {/* Within the screen on a phone: the ranges wrap onto a second line. */}
+        <RangePicker
+          ranges={RANGES.map((value) => ({ value, label: t(`usage.ranges.${value}`) }))}
+          label={t('usage.range')}
+          value={range}
+          onChange={setRange}
+          testId="usage-range"
+        />
         {data && (
           <Text size="sm" c="dimmed" data-testid="usage-total">
-            {t('usage.inRange', { down: formatBytes(data.downBytes), up: formatBytes(data.upBytes) })}
+            <Trans
+              i18nKey="usage.inRange"
+              values={{ down: formatBytes(data.downBytes), up: formatBytes(data.upBytes) }}
+              components={{ v: <Sizes /> }}
+            />
           </Text>
         )}
       </Group>
@@ -78,7 +80,7 @@ export function CurrentRate({ downRate, upRate }: { downRate: number; upRate: nu
   if (downRate === 0 && upRate === 0) return null;
   return (
     <Text size="xs" c="dimmed" component="span" data-testid="current-rate">
-      <Ltr>{`↓ ${formatBytes(downRate)}/s ↑ ${formatBytes(upRate)}/s`}</Ltr>
+      <Sizes>{`↓ ${formatRate(downRate)} ↑ ${formatRate(upRate)}`}</Sizes>
     </Text>
   );
 }

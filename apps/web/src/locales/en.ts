@@ -337,6 +337,7 @@ export const en = {
     neverConnected: 'never connected',
     cycleLastReset: '{{cycle}} (last {{date}})',
     copyInterfaceKey: 'Copy the public key of {{name}}',
+    interfacePublicKey: 'Server’s public key',
     copyConfig: 'Copy {{name}}',
     noProfiles: 'This device has no profiles: attach the client to an interface.',
   },
@@ -722,7 +723,8 @@ export const en = {
     ranges: { '1h': '1h', '24h': '24h', '48h': '48h', '7d': '7d', '30d': '30d', '90d': '90d', '1y': '1y', '2y': '2y' },
     down: 'Download',
     up: 'Upload',
-    inRange: '↓ {{down}} · ↑ {{up}} in this range',
+    // <v> isolates each value (`Sizes`), so a right-to-left line keeps "↓ ۰ بایت" in order.
+    inRange: '<v>↓ {{down}}</v> · <v>↑ {{up}}</v> in this range',
     now: 'Now',
   },
   settings: {

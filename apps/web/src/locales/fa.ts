@@ -338,6 +338,7 @@ export const fa: Translation = {
     neverConnected: 'هرگز وصل نشده',
     cycleLastReset: '{{cycle}} (آخرین بار {{date}})',
     copyInterfaceKey: 'کپی کلید عمومی {{name}}',
+    interfacePublicKey: 'کلید عمومی سرور',
     copyConfig: 'کپی {{name}}',
     noProfiles: 'این دستگاه پروفایلی ندارد: کاربر را به یک اینترفیس وصل کنید.',
   },
@@ -737,7 +738,7 @@ export const fa: Translation = {
     },
     down: 'دانلود',
     up: 'آپلود',
-    inRange: '↓ {{down}} · ↑ {{up}} در این بازه',
+    inRange: '<v>↓ {{down}}</v> · <v>↑ {{up}}</v> در این بازه',
     now: 'اکنون',
   },
   settings: {

@@ -1,7 +1,7 @@
 import { Alert, Badge, Button, Group, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { createContext, useContext, useState, type ReactNode } from 'react';
+import { createContext, Fragment, useContext, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { AUDIT_OUTCOMES, AUDIT_SECRET_MARK, type AuditOutcome } from '../../../../libs/contracts/audit.js';
 import { api, must, type Schemas } from '../api.js';
@@ -185,7 +185,28 @@ function NamedIds({ ids }: { ids: string[] }) {
   return <bdi>{ids.map((id) => names.get(id) ?? id).join(i18n.language === 'fa' ? '، ' : ', ')}</bdi>;
 }
 
-/** One value of a change, as people read it: numbers in the page's digits, text isolated, lists and objects as JSON. */
+/**
+ * A list of plain values ("DNS: 1.1.1.1, 8.8.8.8"), comma-separated in the page's language, each
+ * its own isolate; an id the page knows reads as its thing's name, as in `NamedIds`.
+ */
+function List({ items }: { items: (string | number)[] }) {
+  const names = useContext(IdNames);
+  const { i18n } = useTranslation();
+  return (
+    <span data-testid="audit-list">
+      {items.map((item, at) => (
+        <Fragment key={at}>
+          {at > 0 && (i18n.language === 'fa' ? '، ' : ', ')}
+          <bdi>
+            {typeof item === 'number' ? new Intl.NumberFormat(i18n.language).format(item) : (names.get(item) ?? item)}
+          </bdi>
+        </Fragment>
+      ))}
+    </span>
+  );
+}
+
+/** One value of a change, as people read it: numbers in the page's digits, text isolated, lists comma-separated, objects as JSON. */
 function Value({ value, field }: { value: unknown; field: string }) {
   const { t, i18n } = useTranslation();
   if (value === null || value === undefined || value === '')
@@ -211,6 +232,14 @@ function Value({ value, field }: { value: unknown; field: string }) {
   if (typeof value === 'string' && VALUE_WORDS[field])
     return <>{t(`${VALUE_WORDS[field]}.${value}`, { defaultValue: value })}</>;
   if (typeof value === 'string') return <bdi>{value}</bdi>;
+  if (Array.isArray(value) && value.length === 0)
+    return (
+      <Text span c="dimmed">
+        {t('audit.empty')}
+      </Text>
+    );
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string' || typeof item === 'number'))
+    return <List items={value as (string | number)[]} />;
   return (
     <Text span ff="monospace" size="xs">
       <Ltr>{JSON.stringify(value).replaceAll(`"${AUDIT_SECRET_MARK}"`, `"${t('audit.secretChanged')}"`)}</Ltr>

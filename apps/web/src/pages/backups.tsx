@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, ApiError, messageOf, must, saveFile, type Schemas } from '../api.js';
-import { ConfirmButton, formatBytes, formatDate, Ltr, PageHeader } from '../components/common.js';
+import { ConfirmButton, formatBytes, formatDate, Sizes, PageHeader } from '../components/common.js';
 import { ListTable } from '../components/list-table.js';
 import { useUser } from '../session.js';
 import { queryKeys } from '../api/queries.js';
@@ -150,7 +150,7 @@ export default function BackupsPage() {
         testId="backups-table"
         columns={[
           { header: t('common.name'), naming: true, breakWords: true, cell: (backup) => backup.name },
-          { header: t('backups.size'), cell: (backup) => <Ltr>{formatBytes(backup.size)}</Ltr> },
+          { header: t('backups.size'), cell: (backup) => <Sizes>{formatBytes(backup.size)}</Sizes> },
           { header: t('backups.createdAt'), cell: (backup) => formatDate(backup.createdAt, i18n.language) },
         ]}
         actions={(backup) => (

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import type { Schemas } from '../api.js';
 import { StatusBadge } from '../components/badges.js';
-import { formatBytes, formatDate, Ltr } from '../components/common.js';
+import { formatBytes, formatDate, Ltr, Sizes } from '../components/common.js';
 import { localDigits } from '../format.js';
 import { ListTable, type ColumnSort } from '../components/list-table.js';
 import { OnlineState } from './clients/online-state.js';
@@ -89,7 +89,7 @@ export function ClientsList({
           header: t('clients.usage'),
           sort: by('usage'),
           cell: (client) => (
-            <Ltr>{`${formatBytes(client.usedBytes)} / ${client.quotaBytes ? formatBytes(client.quotaBytes) : '∞'}`}</Ltr>
+            <Sizes>{`${formatBytes(client.usedBytes)} / ${client.quotaBytes ? formatBytes(client.quotaBytes) : '∞'}`}</Sizes>
           ),
         },
         {

@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { api, must, type Schemas } from '../api.js';
 import { queryKeys, useInterfaceOptions } from '../api/queries.js';
-import { EditAndDelete, formatBytes, Ltr, notifyFailure, PageHeader } from '../components/common.js';
+import { EditAndDelete, formatBytes, Ltr, Sizes, notifyFailure, PageHeader } from '../components/common.js';
 import { useFieldErrors } from '../components/form-errors.js';
 import { FormModal } from '../components/form-modal.js';
 import { ListTable } from '../components/list-table.js';
@@ -80,7 +80,7 @@ export default function GroupsPage() {
           },
           {
             header: t('groups.quota'),
-            cell: (group) => <Ltr>{group.quotaBytes ? formatBytes(group.quotaBytes) : '∞'}</Ltr>,
+            cell: (group) => <Sizes>{group.quotaBytes ? formatBytes(group.quotaBytes) : '∞'}</Sizes>,
           },
           {
             header: t('groups.expiryDays'),

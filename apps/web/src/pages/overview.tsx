@@ -1,7 +1,7 @@
 import { Card, Group, Progress, SimpleGrid, Stack, Table, Text } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formatBytes, formatDate, formatDuration, Ltr, PageHeader } from '../components/common.js';
+import { formatBytes, formatDate, formatRate, formatDuration, Ltr, Sizes, PageHeader } from '../components/common.js';
 import { formatNumber, formatPercent, localDigits } from '../format.js';
 import { ListTable } from '../components/list-table.js';
 import { PageLoader } from '../components/page-loader.js';
@@ -34,8 +34,8 @@ function ResellerOverview() {
         />
         <Stat
           label={t('overview.traffic')}
-          value={<Ltr>{formatBytes(data.usage.usedBytes)}</Ltr>}
-          detail={<Ltr>{`↑ ${formatBytes(data.usage.upBytes)} · ↓ ${formatBytes(data.usage.downBytes)}`}</Ltr>}
+          value={<Sizes>{formatBytes(data.usage.usedBytes)}</Sizes>}
+          detail={<Sizes>{`↑ ${formatBytes(data.usage.upBytes)} · ↓ ${formatBytes(data.usage.downBytes)}`}</Sizes>}
         />
       </SimpleGrid>
       <ResellerRoomCard />
@@ -70,9 +70,9 @@ function PanelOverview() {
         />
         <Stat
           label={t('overview.traffic')}
-          value={<Ltr>{formatBytes(inventory.usage.usedBytes)}</Ltr>}
+          value={<Sizes>{formatBytes(inventory.usage.usedBytes)}</Sizes>}
           detail={
-            <Ltr>{`↑ ${formatBytes(inventory.usage.upBytes)} · ↓ ${formatBytes(inventory.usage.downBytes)}`}</Ltr>
+            <Sizes>{`↑ ${formatBytes(inventory.usage.upBytes)} · ↓ ${formatBytes(inventory.usage.downBytes)}`}</Sizes>
           }
         />
         <Stat
@@ -106,16 +106,16 @@ function PanelOverview() {
             <Meter
               label={t('system.memory')}
               percent={host.memory.percent}
-              detail={<Ltr>{`${formatBytes(host.memory.used)} / ${formatBytes(host.memory.total)}`}</Ltr>}
+              detail={<Sizes>{`${formatBytes(host.memory.used)} / ${formatBytes(host.memory.total)}`}</Sizes>}
             />
             <Meter
               label={t('system.disk')}
               percent={host.disk.percent}
-              detail={<Ltr>{`${formatBytes(host.disk.used)} / ${formatBytes(host.disk.total)}`}</Ltr>}
+              detail={<Sizes>{`${formatBytes(host.disk.used)} / ${formatBytes(host.disk.total)}`}</Sizes>}
             />
             <Text size="sm">
-              {t('system.network')}: <Ltr>↓ {formatBytes(host.network.rxRate)}/s</Ltr> ·{' '}
-              <Ltr>↑ {formatBytes(host.network.txRate)}/s</Ltr>
+              {t('system.network')}: <Sizes>↓ {formatRate(host.network.rxRate)}</Sizes> ·{' '}
+              <Sizes>↑ {formatRate(host.network.txRate)}</Sizes>
             </Text>
           </Stack>
         </Card>

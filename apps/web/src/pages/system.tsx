@@ -1,9 +1,10 @@
-import { Box, Card, Group, SegmentedControl, Select, SimpleGrid, Text } from '@mantine/core';
+import { Card, Group, Select, SimpleGrid, Text } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
-import { formatBytes, Ltr, PageHeader } from '../components/common.js';
+import { formatBytes, formatRate, Ltr, Sizes, PageHeader } from '../components/common.js';
+import { RangePicker } from '../components/range-picker.js';
 import { formatNumber, formatPercent, localDigits } from '../format.js';
 import { PageLoader } from '../components/page-loader.js';
 import { queryKeys } from '../api/queries.js';
@@ -15,7 +16,7 @@ const Chart = lazy(() => import('../components/chart.js'));
 const RANGES = ['5m', '1h', '6h', '24h', '48h', '7d'] as const;
 // Read when drawn, so the digits follow the page's language.
 const percent = (value: number) => formatPercent(value);
-const rate = (value: number) => `${formatBytes(value)}/s`;
+const rate = (value: number) => formatRate(value);
 const load = (value: number) => formatNumber(value, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const PERCENT: [number, number] = [0, 100];
 
@@ -50,17 +51,14 @@ export default function SystemPage() {
           onChange={(value) => setNodeId(value || null)}
           w={180}
         />
-        {/* Within the screen on a phone: the ranges scroll sideways in their own box (words in Persian are wider). */}
-        <Box maw="100%" style={{ overflowX: 'auto' }}>
-          <SegmentedControl
-            data={RANGES.map((value) => ({ value, label: t(`system.ranges.${value}`) }))}
-            aria-label={t('system.range')}
-            value={range}
-            onChange={(value) => setRange(value as typeof range)}
-            size="sm"
-            data-testid="range"
-          />
-        </Box>
+        {/* Within the screen on a phone: the ranges wrap (words in Persian are wider). */}
+        <RangePicker
+          ranges={RANGES.map((value) => ({ value, label: t(`system.ranges.${value}`) }))}
+          label={t('system.range')}
+          value={range}
+          onChange={setRange}
+          testId="range"
+        />
       </PageHeader>
       {!series ? (
         <PageLoader />
@@ -166,7 +164,7 @@ function Snapshot({ snapshot }: { snapshot: Schemas['SystemSnapshotDto'] }) {
       </Text>
       <Figures sample={host}>
         <Text size="sm">
-          {t('system.rss')}: <Ltr>{formatBytes(host.processRss)}</Ltr>
+          {t('system.rss')}: <Sizes>{formatBytes(host.processRss)}</Sizes>
         </Text>
       </Figures>
     </Card>
@@ -183,15 +181,15 @@ function Figures({ sample, children }: { sample: Schemas['SampleDto']; children?
       </Text>
       <Text size="sm">
         {t('system.memory')}:{' '}
-        <Ltr>
+        <Sizes>
           {formatBytes(sample.memory.used)} / {formatBytes(sample.memory.total)}
-        </Ltr>
+        </Sizes>
       </Text>
       <Text size="sm">
         {t('system.disk')}:{' '}
-        <Ltr>
+        <Sizes>
           {formatBytes(sample.disk.used)} / {formatBytes(sample.disk.total)}
-        </Ltr>
+        </Sizes>
       </Text>
       {children}
     </Group>

@@ -3,7 +3,7 @@ import { IconQrcode } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { interfaceLabel, type useClient, type useInterfacesWithNodes } from '../../api/queries.js';
-import { ConfirmButton, Copy, formatBytes, formatDate, Ltr, Unbroken } from '../../components/common.js';
+import { ConfirmButton, Copy, formatBytes, formatDate, Ltr, Sizes, Unbroken } from '../../components/common.js';
 import { localDigits } from '../../format.js';
 import { StatusBadge } from '../clients.js';
 import { OnlineState } from '../clients/online-state.js';
@@ -54,12 +54,17 @@ export function ClientSummary({
             label={t('clients.usage')}
             testId="client-usage"
             value={
-              // Three pieces a narrow line may put apart, never breaking inside one ("GiB)" alone).
-              <Ltr>
-                <Unbroken>{`${formatBytes(data.usedBytes)} / ${data.quotaBytes ? formatBytes(data.quotaBytes) : '∞'}`}</Unbroken>{' '}
-                <Unbroken>{`(↑ ${formatBytes(data.upBytes)}`}</Unbroken>{' '}
-                <Unbroken>{`↓ ${formatBytes(data.downBytes)})`}</Unbroken>
-              </Ltr>
+              // Two isolates a narrow line may put apart, never breaking inside a size ("GiB)" alone),
+              // in the page's direction: "used / quota" read first, then "(↑ … ↓ …)", in either language.
+              <>
+                <Unbroken>
+                  <Sizes>{`${formatBytes(data.usedBytes)} / ${data.quotaBytes ? formatBytes(data.quotaBytes) : '∞'}`}</Sizes>
+                </Unbroken>{' '}
+                <Sizes>
+                  <Unbroken>{`(↑ ${formatBytes(data.upBytes)}`}</Unbroken>{' '}
+                  <Unbroken>{`↓ ${formatBytes(data.downBytes)})`}</Unbroken>
+                </Sizes>
+              </>
             }
           />
           <Info label={t('clients.expires')} value={data.expiresAt ? formatDate(data.expiresAt, i18n.language) : '—'} />
@@ -153,6 +158,10 @@ function InterfaceKey({ id, entry }: { id: string; entry: Interface | undefined 
   return (
     <div data-testid="client-interface">
       <Text size="sm">{interfaceLabel(entry)}</Text>
+      {/* The interface's (the server's) key, what a device's config names as its peer: not the client's. */}
+      <Text size="xs" c="dimmed" data-testid="interface-key-label">
+        {t('clients.interfacePublicKey')}
+      </Text>
       <Group gap={4} wrap="nowrap">
         <Code dir="ltr" style={{ wordBreak: 'break-all' }}>
           {entry.publicKey}

@@ -6,7 +6,7 @@ import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, messageOf, must, saveFile, type Schemas } from '../../api.js';
 import { interfaceLabel } from '../../api/queries.js';
-import { formatBytes, Ltr } from '../../components/common.js';
+import { formatBytes, Ltr, Sizes } from '../../components/common.js';
 import { OnlineState } from '../clients/online-state.js';
 import { FormError, useFieldErrors } from '../../components/form-errors.js';
 import { ConfirmDialog } from '../../components/confirm-dialog.js';
@@ -57,7 +57,7 @@ export function Devices({
               <Group gap={6}>
                 <OnlineState onlineNow={device.onlineNow} lastHandshake={device.lastHandshake} />
                 <Text size="xs" c="dimmed" component="span">
-                  <Ltr>↑ {formatBytes(device.upBytes)}</Ltr> <Ltr>↓ {formatBytes(device.downBytes)}</Ltr>
+                  <Sizes>↑ {formatBytes(device.upBytes)}</Sizes> <Sizes>↓ {formatBytes(device.downBytes)}</Sizes>
                 </Text>
               </Group>
               {device.accounts.map((account) => {

@@ -2,7 +2,7 @@ import { Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../../api.js';
-import { EditAndDelete, formatBytes, HostPort, Ltr, notifyFailure } from '../../components/common.js';
+import { EditAndDelete, formatBytes, HostPort, Ltr, Sizes, notifyFailure } from '../../components/common.js';
 import { ListTable } from '../../components/list-table.js';
 import { queryKeys } from '../../api/queries.js';
 import { StateBadge } from '../../components/badges.js';
@@ -56,7 +56,7 @@ export function InterfacesTable({
             // Two short lines, not one squeezed a word a line into a narrow column.
             <div style={{ whiteSpace: 'nowrap' }}>
               <Ltr>{localDigits(`${entry.allocated} / ${entry.capacity}`)}</Ltr> ·{' '}
-              <Ltr>{formatBytes(entry.usedBytes)}</Ltr>
+              <Sizes>{formatBytes(entry.usedBytes)}</Sizes>
               <Text size="xs" c="dimmed">
                 {t('interfaces.clientsDevices', { clients: entry.clients, devices: entry.devices })}
               </Text>
