@@ -186,7 +186,12 @@ describe('forms, dialogs and drawers in a browser', () => {
     await inputs.nth(1).fill('another-password-1');
     await inputs.nth(2).fill('another-password-2');
     const sent = browser.requests.length;
-    await page.locator('form button[type="submit"]').click();
+    // The password form's own button: the page has a second form (two-factor sign-in).
+    await page
+      .locator('form')
+      .filter({ has: inputs.nth(2) })
+      .locator('button[type="submit"]')
+      .click();
     await expectErrorUnder(inputs.nth(2), 'دو گذرواژه جدید یکسان نیستند.');
     expect(browser.requests.slice(sent).filter((request) => request.method === 'PATCH')).toEqual([]);
     await inputs.nth(2).fill('another-password-');
