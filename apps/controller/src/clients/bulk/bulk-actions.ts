@@ -3,6 +3,7 @@ import { affectsPeers, nextStatus } from '../client-status.js';
 import type { ClientsRepository } from '../clients.repository.js';
 import type { ProvisioningService } from '../provisioning.service.js';
 import type { BulkJobsRepository, ChunkClient, ClientWrite } from './bulk-jobs.repository.js';
+import type { SkipReason } from '../dto/bulk.response.js';
 
 /** What a bulk job does to each client it selected, with its parameters (stored with the job). */
 export type BulkWork =
@@ -31,9 +32,6 @@ export interface ChunkOutcome {
  * Why a job left the clients it did not change (done − changed) alone, by its action: the
  * toast says it ("2 skipped: they never expire") instead of a bare "0 of 2 changed".
  */
-export type SkipReason = 'no-expiry' | 'not-started' | 'unlimited-quota' | 'already' | 'gone';
-export const SKIP_REASONS: readonly SkipReason[] = ['no-expiry', 'not-started', 'unlimited-quota', 'already', 'gone'];
-
 export function skipReason(work: BulkWork): SkipReason {
   switch (work.action) {
     case 'extend':

@@ -14,7 +14,8 @@ import { ClientsRepository } from '../clients.repository.js';
 import { CLIENT_LIMITS } from '../dto/client.dto.js';
 import type { ClientFilterDto, ClientSelectionDto } from '../dto/bulk.dto.js';
 import { ProvisioningService } from '../provisioning.service.js';
-import { applyChunk, skipReason, type BulkWork, type SkipReason } from './bulk-actions.js';
+import type { SkipReason } from '../dto/bulk.response.js';
+import { applyChunk, skipReason, type BulkWork } from './bulk-actions.js';
 import { BulkJobsRepository, type BulkJobRow } from './bulk-jobs.repository.js';
 
 export const BULK_QUEUE = 'client-bulk';

@@ -1,6 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { DateTimeField, IntField } from '../../http/api-fields.js';
-import { SKIP_REASONS, type SkipReason } from '../bulk/bulk-actions.js';
+
+/** Why a bulk job left clients unchanged (bulk/bulk-actions.ts `skipReason`): here, beside the answer that names it. */
+export const SKIP_REASONS = ['no-expiry', 'not-started', 'unlimited-quota', 'already', 'gone'] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
 
 export class BulkProgressDto {
   @IntField({ minimum: 0, description: 'Clients handled so far' })
