@@ -34,6 +34,7 @@ export function isRefusal(body: unknown): boolean {
   if (typeof error !== 'string' || typeof field !== 'string' || Object.keys(rest).length > 0) return false;
   if ((ceiling === undefined) !== (remaining === undefined)) return false;
   if (ceiling !== undefined && typeof ceiling !== 'string') return false;
-  if (!field) return errors === undefined;
+  // No field at fault: no list. A property named "" at fault (a body of `{"": …}`) is a field too.
+  if (!field && errors === undefined) return true;
   return firstFailingField(field).asymmetricMatch(errors);
 }
