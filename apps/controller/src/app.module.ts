@@ -15,6 +15,7 @@ import { UndeclaredInputInterceptor } from './http/undeclared-input.js';
 import { InterfacesModule } from './interfaces/interfaces.module.js';
 import { MonitoringModule } from './monitoring/monitoring.module.js';
 import { NodesModule } from './nodes/nodes.module.js';
+import { NotificationsModule } from './notifications/notifications.module.js';
 import { OverviewModule } from './overview/overview.module.js';
 import { OutboundsModule } from './outbounds/outbounds.module.js';
 import { RoutingModule } from './routing/routing.module.js';
@@ -35,6 +36,7 @@ export class AppModule {
       imports: [
         RuntimeModule.register(runtime),
         AuditModule,
+        NotificationsModule,
         AuthModule,
         TokensModule,
         AdminsModule,
