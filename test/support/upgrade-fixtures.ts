@@ -102,9 +102,9 @@ export async function readTables(url: string, tables: readonly string[]): Promis
 }
 
 /**
- * What of `before` is not in `after`, row by row: a missing table or row, a column gone (unless
- * `moved` names it: `table.column`, with where its data went said beside it), a value changed
- * (unless `changing` names the column: the panel rewrites it on its own). Empty when all is kept.
+ * What of `before` is not in `after`, row by row: a missing table or row, a column gone or a value
+ * changed, unless `moved` names the column (`table.column`, with where its data went said beside
+ * it) or `changing` does (the panel rewrites it on its own). Empty when all is kept.
  */
 export function lostRows(
   before: Map<string, TableRows>,
@@ -128,7 +128,11 @@ export function lostRows(
         const name = `${table}.${column}`;
         if (!(column in later)) {
           if (!(name in moved)) lost.push(`${name} is gone (row ${key})`);
-        } else if (!changing.includes(name) && JSON.stringify(later[column]) !== JSON.stringify(value)) {
+        } else if (
+          !changing.includes(name) &&
+          !(name in moved) &&
+          JSON.stringify(later[column]) !== JSON.stringify(value)
+        ) {
           lost.push(`${name} of ${key}: ${JSON.stringify(value)} became ${JSON.stringify(later[column])}`);
         }
       }
