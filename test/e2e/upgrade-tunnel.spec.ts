@@ -19,7 +19,8 @@ import { waitFor } from '../support/wait-for.js';
  * namespace) linked and a client's tunnel up; it is stopped with SIGTERM as systemd stops it, and
  * the panel of this build starts on the same database, port and Redis. Meanwhile the tunnel
  * carries pings, and afterwards the interface is the same one (same index, same wireguard-go
- * process, same listen port, keys and peers): nothing was restarted, and the revisions converge.
+ * process, same listen port, keys and peers): nothing was restarted, the revisions converge, and
+ * every byte the node counted across the gap is in the client's usage once.
  * Needs root, wireguard-go, wireguard-tools, iproute2, iputils-ping.
  */
 
@@ -162,7 +163,7 @@ test('the panel stopped with SIGTERM and the new build started on its database: 
   const publicKey: string = client.devices[0].accounts[0].publicKey;
   await waitFor('the peer on the node', async () => (await peersOf(nodeNs, ifname)).includes(publicKey));
   const configs = (await call('GET', `clients/${client.id}/configs`, token)).body;
-  await bringUpProfile(clientNs, configs.devices[0].profiles[0].body, workDir, TUNNEL);
+  const clientIf = await bringUpProfile(clientNs, configs.devices[0].profiles[0].body, workDir, TUNNEL);
   await waitFor('a ping through the tunnel', () => pingOnce(clientNs, GATEWAY), 30_000);
   const before = await interfaceIdentity();
   expect(before.processes).toHaveLength(1);
@@ -196,4 +197,22 @@ test('the panel stopped with SIGTERM and the new build started on its database: 
   const after = await interfaceIdentity();
   expect({ ...after, peers: after.peers.filter((peer) => peer.publicKey !== secondKey) }).toEqual(before);
   expect(await pingOnce(clientNs, GATEWAY)).toBe(true);
+
+  // Every byte the node counted, before, during and after the gap, reaches the client's usage
+  // once: the tunnel is silenced (its last packet is the node's reply) and the figures compared.
+  await clientNs.exec('ip', 'link', 'del', 'dev', clientIf);
+  let last = '';
+  await waitFor(
+    'the client usage to equal the node counters',
+    async () => {
+      const [rx, tx] = (await transferOf(nodeNs, ifname, publicKey))!;
+      const usage = (await call('GET', `clients/${client.id}`, token)).body;
+      last = `node rx ${rx} tx ${tx}, API up ${usage.upBytes} down ${usage.downBytes}`;
+      return usage.upBytes === rx && usage.downBytes === tx;
+    },
+    30_000,
+    200,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message} (${last})`);
+  });
 }, 300_000);
