@@ -6,13 +6,18 @@
 // redis://127.0.0.1:6379), fills it through the API as operators would (and through the agent
 // link for usage, as an agent reports it), then writes, under test/fixtures/upgrade/:
 //
-// - <newest migration>.sql: `pg_dump --no-owner --no-privileges --column-inserts` of it;
-// - <newest migration>.json: what the API answered just before the dump (the upgrade test
-//   expects the same answers from the panel of a later build) and the test-only credentials
-//   (passwords, API token values) it needs to sign in and to prove the tokens still work.
+// - <number of migrations>-<last migration>.sql: `pg_dump --no-owner --no-privileges
+//   --column-inserts` of it;
+// - <number of migrations>-<last migration>.json: what the API answered just before the dump
+//   (the upgrade test expects the same answers from the panel of a later build) and the
+//   test-only credentials (passwords, API token values) it needs to sign in and to prove the
+//   tokens still work.
 //
 // Run it once per schema change, after the new migration is committed: the files of earlier
-// schemas stay, and the upgrade test restores every one of them.
+// schemas stay, and the upgrade test restores every one of them. For a build of the past:
+// `git archive <commit> | tar -x -C <dir>`, link node_modules there, build it (`node
+// scripts/openapi-metadata.js && npx swc apps libs -d dist`), copy this script into it and run it
+// there with WARREN_FIXTURE_BUILD=<commit> and WARREN_FIXTURE_OUT=<this tree>/test/fixtures/upgrade.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,8 +37,18 @@ const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:54
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** The owner test/support/test-panel.ts signs in as: the upgrade test starts its panel with the same. */
 const OWNER = { username: 'owner', password: 'owner-password-123' };
-const schema = MIGRATIONS.at(-1).name;
-const outDir = join(root, 'test/fixtures/upgrade');
+const migrations = MIGRATIONS.map((migration) => migration.name);
+const schema = migrations.at(-1);
+/**
+ * Files are named by how many migrations the build has and its last one: migrations merged from
+ * parallel branches can leave two builds with the same last migration and different schemas.
+ */
+const fixtureName = `${String(migrations.length).padStart(3, '0')}-${schema}`;
+/** Which build made it: the commit, or what WARREN_FIXTURE_BUILD says (a tree outside git). */
+const build =
+  process.env.WARREN_FIXTURE_BUILD ??
+  execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+const outDir = process.env.WARREN_FIXTURE_OUT ?? join(root, 'test/fixtures/upgrade');
 
 const suffix = randomBytes(4).toString('hex');
 const databaseName = `warren_fixture_${suffix}`;
@@ -74,10 +89,10 @@ try {
   await panel.close();
   panel = undefined;
   mkdirSync(outDir, { recursive: true });
-  const dump = join(outDir, `${schema}.sql`);
+  const dump = join(outDir, `${fixtureName}.sql`);
   execFileSync('pg_dump', ['--no-owner', '--no-privileges', '--column-inserts', `--file=${dump}`, databaseUrl]);
-  writeFileSync(join(outDir, `${schema}.json`), `${JSON.stringify(manifest, null, 2)}\n`);
-  console.log(`make-upgrade-fixture: wrote ${dump} and ${schema}.json`);
+  writeFileSync(join(outDir, `${fixtureName}.json`), `${JSON.stringify(manifest, null, 2)}\n`);
+  console.log(`make-upgrade-fixture: wrote ${dump} and ${fixtureName}.json`);
 } finally {
   await panel?.close();
   await dropRedisPrefix(REDIS_URL, queuePrefix);
@@ -277,6 +292,9 @@ async function populate(api) {
   answers.routing = await o('GET', `routing?nodeId=${node.id}`);
   return {
     schema,
+    migrations,
+    build,
+    madeAt: new Date().toISOString(),
     note: 'Test-only credentials of the upgrade fixture: made by scripts/make-upgrade-fixture.js.',
     owner: OWNER,
     users: Object.fromEntries(

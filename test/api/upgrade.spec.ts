@@ -106,6 +106,10 @@ async function historySums(database: TestDatabase, table: string, key: string) {
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
   try {
+    const [{ found }] = (await client.query<{ found: string | null }>('select to_regclass($1)::text as found', [table]))
+      .rows;
+    // A build older than the usage history had none to keep.
+    if (!found) return null;
     const { rows } = await client.query<{ id: string; tier: number; up: string; down: string; newest: number }>(
       `select ${key} as id, tier, sum(up_bytes)::text as up, sum(down_bytes)::text as down,
               (extract(epoch from max(at)) * 1000)::float8 as newest
@@ -123,7 +127,7 @@ test('at least one upgrade fixture is committed', () => {
   expect(fixtures.length).toBeGreaterThan(0);
 });
 
-describe.each(fixtures.map((fixture) => [fixture.schema, fixture] as const))(
+describe.each(fixtures.map((fixture) => [fixture.name, fixture] as const))(
   'a database made by the build of %s',
   (_schema, fixture: UpgradeFixture) => {
     let database: TestDatabase;
@@ -149,9 +153,11 @@ describe.each(fixtures.map((fixture) => [fixture.schema, fixture] as const))(
 
     test('migrates to the current schema', async () => {
       const ran = await t.query<{ name: string }>('select name from warren_migrations order by id');
-      // Every migration of this build has run, the fixture's own first (it had them already).
-      expect(ran.map((row) => row.name)).toEqual(MIGRATIONS.map((migration) => migration.name));
-      expect(MIGRATIONS.map((migration) => migration.name)).toContain(manifest.schema);
+      // Every migration of this build has run once: the fixture's own (it had them already) and
+      // those it lacked, whatever their names' order (branches merge migrations out of order).
+      const names = MIGRATIONS.map((migration) => migration.name);
+      expect(ran.map((row) => row.name).sort()).toEqual([...names].sort());
+      expect(names).toEqual(expect.arrayContaining(manifest.migrations ?? [manifest.schema]));
       const current = (await t.call('GET', 'health/ready')).body;
       expect(current).toMatchObject({ status: 'ready' });
     });
@@ -169,8 +175,9 @@ describe.each(fixtures.map((fixture) => [fixture.schema, fixture] as const))(
         ['client_usage_history', 'client_id', history.clients],
         ['node_usage_history', 'node_id', history.nodes],
       ] as const) {
+        if (recorded === null) continue;
         expect(recorded.length).toBeGreaterThan(0);
-        const now = await historySums(t.database, table, key);
+        const now = (await historySums(t.database, table, key))!;
         // Each subject's bytes, from the finest tier the fixture held, are in every tier that
         // holds the subject now (the fixture's batches fell in one window of each tier, folded
         // whole or not yet), and in at least one tier while the daily rows' retention lasts.

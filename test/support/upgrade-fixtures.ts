@@ -12,7 +12,11 @@ export const UPGRADE_FIXTURES = new URL('../fixtures/upgrade/', import.meta.url)
 
 /** What the maker recorded beside a dump: test-only credentials and the answers to expect again. */
 export interface UpgradeManifest {
+  /** The last migration of the build that made it, and all of them (absent before they were recorded). */
   schema: string;
+  migrations?: string[];
+  /** The commit that made it. */
+  build?: string;
   owner: { username: string; password: string };
   users: Record<string, { id: string; username: string; password: string; role: string }>;
   apiTokens: { id: string; name: string; token: string }[];
@@ -25,23 +29,23 @@ export interface UpgradeManifest {
 }
 
 export interface UpgradeFixture {
-  /** The newest migration of the build that made it. */
-  schema: string;
+  /** `<number of migrations>-<last migration>` of the build that made it (the files' name). */
+  name: string;
   sql: string;
   manifest: UpgradeManifest;
 }
 
-/** Every committed fixture, oldest schema first (migration names sort by their timestamp). */
+/** Every committed fixture, oldest schema first (by how many migrations its build had). */
 export function upgradeFixtures(): UpgradeFixture[] {
   return readdirSync(UPGRADE_FIXTURES)
     .filter((name) => name.endsWith('.sql'))
     .sort()
     .map((name) => {
-      const schema = name.slice(0, -'.sql'.length);
+      const stem = name.slice(0, -'.sql'.length);
       return {
-        schema,
+        name: stem,
         sql: join(UPGRADE_FIXTURES, name),
-        manifest: JSON.parse(readFileSync(join(UPGRADE_FIXTURES, `${schema}.json`), 'utf8')) as UpgradeManifest,
+        manifest: JSON.parse(readFileSync(join(UPGRADE_FIXTURES, `${stem}.json`), 'utf8')) as UpgradeManifest,
       };
     });
 }
