@@ -7,7 +7,7 @@ import { formatBytes, formatDate, Ltr, Sizes } from '../components/common.js';
 import { localDigits } from '../format.js';
 import { ListTable, type ColumnSort } from '../components/list-table.js';
 import { OnlineState } from './clients/online-state.js';
-import { CurrentRate } from '../components/usage-chart.js';
+import { CurrentRate } from '../components/current-rate.js';
 import type { Sort } from './clients-params.js';
 
 type Client = Schemas['ClientDto'];

@@ -5,10 +5,9 @@ import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { useClientList, type ClientListQuery } from '../api/queries.js';
 import { PageHeader } from '../components/common.js';
-import { ResellerRoomCard } from '../components/reseller-room.js';
 import { Pager } from '../components/pager.js';
 import { useCanManage, useIsReseller } from '../session.js';
-import { BulkBar, type Selection } from './clients-bulk.js';
+import type { Selection } from './clients-bulk.js';
 import { ClientFilters } from './clients-filters.js';
 import { ClientsList } from './clients-list.js';
 import { filtersOf, PAGE_SIZES, useClientListView } from './clients-params.js';
@@ -21,6 +20,12 @@ const ClientDrawer = lazy(() => import('./client-drawer.js'));
 const ClientCreateModal = lazy(() => import('./client-create.js'));
 const BatchCreateModal = lazy(() => import('./clients/batch-create.js'));
 const ImportWizard = lazy(() => import('./clients/import-wizard.js'));
+// Not in the list's first load either: the bulk bar (its dialogs, number input, progress) shows
+// once a row is selected, the reseller's card for resellers only.
+const BulkBar = lazy(() => import('./clients-bulk.js').then((module) => ({ default: module.BulkBar })));
+const ResellerRoomCard = lazy(() =>
+  import('../components/reseller-room.js').then((module) => ({ default: module.ResellerRoomCard })),
+);
 
 /**
  * Clients a page at a time (GET /api/clients with perPage): never all of them. Any page opens by
@@ -101,19 +106,21 @@ export default function ClientsPage() {
           </Group>
         )}
       </PageHeader>
-      {reseller && <ResellerRoomCard />}
+      <Suspense>{reseller && <ResellerRoomCard />}</Suspense>
       <ClientFilters view={view} update={update} />
-      {canManage && !reseller && (selected.size > 0 || allMatching) && (
-        <BulkBar
-          count={selected.size}
-          pageSelected={pageIds.length > 0 && pageIds.every((id) => selected.has(id))}
-          total={clients.data?.total ?? 0}
-          allMatching={allMatching}
-          selection={selection}
-          onSelectAll={() => setAllMatching(true)}
-          onClear={clear}
-        />
-      )}
+      <Suspense>
+        {canManage && !reseller && (selected.size > 0 || allMatching) && (
+          <BulkBar
+            count={selected.size}
+            pageSelected={pageIds.length > 0 && pageIds.every((id) => selected.has(id))}
+            total={clients.data?.total ?? 0}
+            allMatching={allMatching}
+            selection={selection}
+            onSelectAll={() => setAllMatching(true)}
+            onClear={clear}
+          />
+        )}
+      </Suspense>
       <ClientsList
         clients={clients.data?.items}
         empty={filtered ? t('clients.noMatch') : t('clients.empty')}
