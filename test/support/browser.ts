@@ -78,6 +78,21 @@ export async function untilSettled(page: Page): Promise<void> {
     .catch(() => undefined);
 }
 
+/**
+ * Closes every toast on the page (their close buttons) and waits until none is left: earlier
+ * steps' "Saved" and "Device created" are not what a screenshot of the page is about.
+ */
+export async function dismissToasts(page: Page): Promise<void> {
+  const toasts = page.locator('.mantine-Notification-root');
+  for (let left = await toasts.count(); left > 0; left = await toasts.count())
+    await toasts
+      .first()
+      .locator('.mantine-Notification-closeButton')
+      .click()
+      .catch(() => undefined);
+  await toasts.first().waitFor({ state: 'detached' });
+}
+
 /** Opens one of the panel's pages at `url` and waits for its title and for it to settle. */
 export async function openSettled(page: Page, url: string): Promise<void> {
   await page.goto(url);

@@ -99,6 +99,17 @@ describe('the Audit page', () => {
     expect(names.at(-1)).toContain('audit-web-00');
   });
 
+  test('a port reads digit by digit, not grouped in thousands', async () => {
+    const page = await browserAt();
+    await page.goto(url('/audit'));
+    await pick(page, 'audit-action', 'Interface created');
+    await waitFor('the interface', async () => (await entries(page).count()) === 1 || undefined);
+    const created = await entries(page).first().getByTestId('audit-changes').innerText();
+    // freshInterface's first port: 40001, not "40,001".
+    expect(created).toMatch(/40001/);
+    expect(created).not.toMatch(/40,001/);
+  });
+
   test('secrets read "changed", never their value; actor, outcome and time range filter', async () => {
     const page = await browserAt();
     await page.goto(url('/audit'));

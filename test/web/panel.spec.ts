@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
-import { assertWebBuilt, launchBrowser, openSettled, untilSettled, type TestBrowser } from '../support/browser.js';
+import {
+  assertWebBuilt,
+  dismissToasts,
+  launchBrowser,
+  openSettled,
+  untilSettled,
+  type TestBrowser,
+} from '../support/browser.js';
 import { WEB_PAGES, WEB_PATHS } from '#libs/contracts/web-paths.js';
 import { fixtures, type Fixtures } from '../support/fixtures.js';
 import { fakeAgentWorker } from '../support/node-queue.js';
@@ -30,8 +37,10 @@ const exec = promisify(execFile);
 
 async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  // Let transitions and charts settle in the picture (waiting for a condition: no spinner left).
+  // Let transitions and charts settle in the picture (waiting for a condition: no spinner left),
+  // without the toasts of the steps before it.
   await untilSettled(page);
+  await dismissToasts(page);
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
 }
 

@@ -26,6 +26,7 @@ declare const document: any;
 declare const window: any;
 declare const getComputedStyle: any;
 declare const HTMLInputElement: any;
+declare const DOMMatrix: any;
 
 const CLIENTS = 300;
 
@@ -45,6 +46,33 @@ const NAMES = new Set<string>([OWNER.username, ...BUILTIN_OUTBOUNDS]);
 const ENGLISH = new Set([...englishWords()].filter((word) => !NAMES.has(word)));
 /** Host names (vpn.example.com) read as they are, like the addresses of LATIN_BY_NATURE. */
 const HOST_NAMES = /\b[a-z0-9-]+(\.[a-z0-9-]+)+\b/gi;
+
+/**
+ * Where each of the pager's arrow controls sits beside the page numbers (left or right of them)
+ * and the way its icon points, read from the drawn chevron: in a right-to-left page the two agree.
+ */
+const ARROWS = { first: fa.list.first, previous: fa.list.previous, next: fa.list.next, last: fa.list.last };
+async function pagerArrows(page: Page): Promise<Record<'first' | 'previous' | 'next' | 'last', string>> {
+  return page.evaluate((labels: Record<string, string>) => {
+    const pager = document.querySelector('[data-testid="pager"]');
+    const numbers = [...pager.querySelectorAll('button:not([aria-label])')].map((button: any) =>
+      button.getBoundingClientRect(),
+    );
+    const middle = (numbers[0].left + numbers[numbers.length - 1].right) / 2;
+    const found: Record<string, string> = {};
+    for (const [name, label] of Object.entries(labels)) {
+      const control = pager.querySelector(`[aria-label="${label}"]`);
+      const box = control.getBoundingClientRect();
+      // The chevron's tip: its path drawn in the icon's box, mirrored by the icon's transform.
+      const icon = control.querySelector('svg');
+      const mirrored = new DOMMatrix(getComputedStyle(icon).transform).a < 0;
+      const drawnRight = /^(next|last)$/.test(name) !== mirrored;
+      const side = box.left + box.width / 2 < middle ? 'left' : 'right';
+      found[name] = side === (drawnRight ? 'right' : 'left') ? side : `${side}, pointing the other way`;
+    }
+    return found;
+  }, ARROWS);
+}
 
 /** Untranslated English on the page: a word of the English locale in the visible text. */
 async function englishOn(page: Page, root: string): Promise<string[]> {
@@ -231,6 +259,8 @@ describe('a walk through every page on a phone in Persian, light and dark', () =
       await openSettled(page, url('/clients?page=13'));
       await page.locator('[data-row="maryam"]').first().waitFor();
       await check('/clients?page=13');
+      // The pager's arrows mirrored right to left: "next" and "last" on the left, pointing left.
+      expect(await pagerArrows(page)).toEqual({ first: 'right', previous: 'right', next: 'left', last: 'left' });
       await openSettled(page, url(`/clients/${first.id}`));
       await page.getByTestId('subscription-url').waitFor();
       await check('the client drawer', '[role="dialog"]');

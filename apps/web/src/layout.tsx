@@ -40,7 +40,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Outlet, NavLink as RouterLink, useLocation, useNavigate } from 'react-router';
 import { api, onConnection } from './api.js';
-import { LANGUAGES } from './i18n.js';
+import { LANGUAGES, switchLanguage } from './i18n.js';
 import { useUser } from './session.js';
 
 // `reseller`: the pages a reseller may use (their clients and overview, the API listing); the API
@@ -116,7 +116,7 @@ export function Layout() {
 
 /** The language switch (header and sign-in page). */
 export function LanguageMenu() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   return (
     <Menu position="bottom-end">
       <Menu.Target>
@@ -128,7 +128,7 @@ export function LanguageMenu() {
         {LANGUAGES.map((language) => (
           <Menu.Item
             key={language.code}
-            onClick={() => void i18n.changeLanguage(language.code)}
+            onClick={() => void switchLanguage(language.code)}
             data-testid={`language-${language.code}`}
           >
             {language.label}

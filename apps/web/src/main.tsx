@@ -1,13 +1,14 @@
 import '@mantine/core/styles.css';
 import '@mantine/notifications/styles.css';
-import './i18n.js';
 import { createRoot } from 'react-dom/client';
 import { App } from './app.js';
 import { basePath } from './env.js';
+import { i18nReady } from './i18n.js';
 import { pageOf, preloadPage } from './pages.js';
 
 // The page in the address loads beside the session check instead of after it.
 const page = pageOf(window.location.pathname.slice(basePath.length));
 if (page) void preloadPage(page).catch(() => undefined);
 
-createRoot(document.getElementById('root')!).render(<App />);
+// Rendered once the language's texts are there (Persian is a chunk of its own).
+void i18nReady.then(() => createRoot(document.getElementById('root')!).render(<App />));

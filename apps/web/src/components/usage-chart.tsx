@@ -4,7 +4,7 @@ import { lazy, Suspense, useMemo, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../api.js';
 import { queryKeys } from '../api/queries.js';
-import { formatBytes, formatRate, Sizes } from './common.js';
+import { formatBytes, Sizes } from './common.js';
 import { PageLoader } from './page-loader.js';
 import { RangePicker } from './range-picker.js';
 
@@ -72,15 +72,5 @@ export function UsageChart({ clientId, initialRange = '24h' }: { clientId?: stri
         </Suspense>
       )}
     </Box>
-  );
-}
-
-/** A current rate, down and up ("↓ 1.2 MiB/s ↑ 40.0 KiB/s"); nothing while both are 0. */
-export function CurrentRate({ downRate, upRate }: { downRate: number; upRate: number }) {
-  if (downRate === 0 && upRate === 0) return null;
-  return (
-    <Text size="xs" c="dimmed" component="span" data-testid="current-rate">
-      <Sizes>{`↓ ${formatRate(downRate)} ↑ ${formatRate(upRate)}`}</Sizes>
-    </Text>
   );
 }

@@ -8,6 +8,7 @@ import { api, must, type Schemas } from '../api.js';
 import { ForwardArrow, formatDate, Ltr, PageHeader } from '../components/common.js';
 import { ListTable, type Column } from '../components/list-table.js';
 import { DateTimeField } from '../components/jalali-picker.js';
+import { formatNumber } from '../format.js';
 import { useUser } from '../session.js';
 import { interfaceLabel, useInterfacesWithNodes, useNodes } from '../api/queries.js';
 
@@ -167,6 +168,17 @@ const MOMENT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2
 const IdNames = createContext<Map<string, string>>(new Map());
 /** Fields whose values are ids of things with names. */
 const ID_FIELDS = new Set(['interfaceIds', 'interfaceId', 'nodeId', 'interfaces', 'nodes']);
+/**
+ * Fields whose numbers are amounts (bytes, a rate, a duration): grouped in thousands. Every other
+ * number (a port, an id such as a Telegram user's, an MTU, AmneziaWG's parameters, a routing table)
+ * is a label read digit by digit: "40001", never "40,001".
+ */
+const AMOUNT_FIELD = /bytes|bits|seconds|quota|rate/i;
+
+/** A number of a change in the page's digits, grouped when its field is an amount. */
+function auditNumber(value: number, field: string, language: string): string {
+  return formatNumber(value, { useGrouping: AMOUNT_FIELD.test(field) }, language);
+}
 
 /** The panel's interfaces and nodes by id, for the changes that name them by id. */
 function useIdNames(): Map<string, string> {
@@ -189,7 +201,7 @@ function NamedIds({ ids }: { ids: string[] }) {
  * A list of plain values ("DNS: 1.1.1.1, 8.8.8.8"), comma-separated in the page's language, each
  * its own isolate; an id the page knows reads as its thing's name, as in `NamedIds`.
  */
-function List({ items }: { items: (string | number)[] }) {
+function List({ items, field }: { items: (string | number)[]; field: string }) {
   const names = useContext(IdNames);
   const { i18n } = useTranslation();
   return (
@@ -197,9 +209,7 @@ function List({ items }: { items: (string | number)[] }) {
       {items.map((item, at) => (
         <Fragment key={at}>
           {at > 0 && (i18n.language === 'fa' ? '، ' : ', ')}
-          <bdi>
-            {typeof item === 'number' ? new Intl.NumberFormat(i18n.language).format(item) : (names.get(item) ?? item)}
-          </bdi>
+          <bdi>{typeof item === 'number' ? auditNumber(item, field, i18n.language) : (names.get(item) ?? item)}</bdi>
         </Fragment>
       ))}
     </span>
@@ -227,7 +237,7 @@ function Value({ value, field }: { value: unknown; field: string }) {
     (typeof value === 'string' || (Array.isArray(value) && value.every((id) => typeof id === 'string')))
   )
     return <NamedIds ids={typeof value === 'string' ? [value] : (value as string[])} />;
-  if (typeof value === 'number') return <>{new Intl.NumberFormat(i18n.language).format(value)}</>;
+  if (typeof value === 'number') return <>{auditNumber(value, field, i18n.language)}</>;
   if (typeof value === 'string' && MOMENT.test(value)) return <>{formatDate(value, i18n.language)}</>;
   if (typeof value === 'string' && VALUE_WORDS[field])
     return <>{t(`${VALUE_WORDS[field]}.${value}`, { defaultValue: value })}</>;
@@ -239,7 +249,7 @@ function Value({ value, field }: { value: unknown; field: string }) {
       </Text>
     );
   if (Array.isArray(value) && value.every((item) => typeof item === 'string' || typeof item === 'number'))
-    return <List items={value as (string | number)[]} />;
+    return <List items={value as (string | number)[]} field={field} />;
   return (
     <Text span ff="monospace" size="xs">
       <Ltr>{JSON.stringify(value).replaceAll(`"${AUDIT_SECRET_MARK}"`, `"${t('audit.secretChanged')}"`)}</Ltr>

@@ -1,17 +1,17 @@
 import { Button, Group } from '@mantine/core';
 import { IconFileImport, IconPlus, IconStack2 } from '@tabler/icons-react';
-import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { useClientList, type ClientListQuery } from '../api/queries.js';
 import { PageHeader } from '../components/common.js';
-import { ResellerRoomCard } from '../components/reseller-room.js';
 import { Pager } from '../components/pager.js';
 import { useCanManage, useIsReseller } from '../session.js';
-import { BulkBar, type Selection } from './clients-bulk.js';
+import { useStableCallback } from '../stable-callback.js';
+import type { Selection } from './clients-bulk.js';
 import { ClientFilters } from './clients-filters.js';
-import { ClientsList } from './clients-list.js';
-import { filtersOf, PAGE_SIZES, useClientListView } from './clients-params.js';
+import { ClientsList, type ListSelection } from './clients-list.js';
+import { filtersOf, PAGE_SIZES, useClientListView, type ClientListView } from './clients-params.js';
 import { ExportMenu } from './clients/export-menu.js';
 
 // The client drawer shows the status badge too (it imports it from here).
@@ -21,6 +21,12 @@ const ClientDrawer = lazy(() => import('./client-drawer.js'));
 const ClientCreateModal = lazy(() => import('./client-create.js'));
 const BatchCreateModal = lazy(() => import('./clients/batch-create.js'));
 const ImportWizard = lazy(() => import('./clients/import-wizard.js'));
+// Not in the list's first load either: the bulk bar (its dialogs, number input, progress) shows
+// once a row is selected, the reseller's card for resellers only.
+const BulkBar = lazy(() => import('./clients-bulk.js').then((module) => ({ default: module.BulkBar })));
+const ResellerRoomCard = lazy(() =>
+  import('../components/reseller-room.js').then((module) => ({ default: module.ResellerRoomCard })),
+);
 
 /**
  * Clients a page at a time (GET /api/clients with perPage): never all of them. Any page opens by
@@ -59,8 +65,9 @@ export default function ClientsPage() {
   // Selected rows (ids), or everything the filter matches; a new filter starts afresh.
   const [selected, setSelected] = useState<ReadonlySet<string>>(() => new Set());
   const [allMatching, setAllMatching] = useState(false);
+  // The same set when nothing was selected: a new search then costs no extra render of the rows.
   const clear = useCallback(() => {
-    setSelected(new Set());
+    setSelected((before) => (before.size > 0 ? new Set() : before));
     setAllMatching(false);
   }, []);
   const filterKey = JSON.stringify([view.search, view.status, view.group]);
@@ -69,6 +76,33 @@ export default function ClientsPage() {
   const selection: Selection = allMatching
     ? { filter: { search: view.search || undefined, status: view.status || undefined, group: view.group || undefined } }
     : { ids: [...selected] };
+
+  // Of stable identity, so the memoized list re-renders for new rows or a new selection only.
+  const onSort = useStableCallback((sort: ClientListView['sort']) => update({ sort }));
+  const onOpen = useStableCallback((client: { id: string }) => void navigate(`/clients/${client.id}${address}`));
+  const toggle = useStableCallback((id: string) => {
+    setAllMatching(false);
+    setSelected((before) => {
+      const next = new Set(before);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
+  });
+  const togglePage = useStableCallback((on: boolean) => {
+    setAllMatching(false);
+    setSelected((before) => {
+      const next = new Set(before);
+      for (const id of pageIds)
+        if (on) next.add(id);
+        else next.delete(id);
+      return next;
+    });
+  });
+  const selecting = canManage && !reseller;
+  const listSelection = useMemo<ListSelection | undefined>(
+    () => (selecting ? { selected, toggle, togglePage } : undefined),
+    [selecting, selected, toggle, togglePage],
+  );
 
   return (
     <>
@@ -101,50 +135,28 @@ export default function ClientsPage() {
           </Group>
         )}
       </PageHeader>
-      {reseller && <ResellerRoomCard />}
+      <Suspense>{reseller && <ResellerRoomCard />}</Suspense>
       <ClientFilters view={view} update={update} />
-      {canManage && !reseller && (selected.size > 0 || allMatching) && (
-        <BulkBar
-          count={selected.size}
-          pageSelected={pageIds.length > 0 && pageIds.every((id) => selected.has(id))}
-          total={clients.data?.total ?? 0}
-          allMatching={allMatching}
-          selection={selection}
-          onSelectAll={() => setAllMatching(true)}
-          onClear={clear}
-        />
-      )}
+      <Suspense>
+        {canManage && !reseller && (selected.size > 0 || allMatching) && (
+          <BulkBar
+            count={selected.size}
+            pageSelected={pageIds.length > 0 && pageIds.every((id) => selected.has(id))}
+            total={clients.data?.total ?? 0}
+            allMatching={allMatching}
+            selection={selection}
+            onSelectAll={() => setAllMatching(true)}
+            onClear={clear}
+          />
+        )}
+      </Suspense>
       <ClientsList
         clients={clients.data?.items}
         empty={filtered ? t('clients.noMatch') : t('clients.empty')}
         sort={view.sort}
-        onSort={(sort) => update({ sort })}
-        onOpen={(client) => void navigate(`/clients/${client.id}${address}`)}
-        selection={
-          canManage && !reseller
-            ? {
-                selected,
-                toggle: (id) => {
-                  setAllMatching(false);
-                  setSelected((before) => {
-                    const next = new Set(before);
-                    if (!next.delete(id)) next.add(id);
-                    return next;
-                  });
-                },
-                togglePage: (on) => {
-                  setAllMatching(false);
-                  setSelected((before) => {
-                    const next = new Set(before);
-                    for (const id of pageIds)
-                      if (on) next.add(id);
-                      else next.delete(id);
-                    return next;
-                  });
-                },
-              }
-            : undefined
-        }
+        onSort={onSort}
+        onOpen={onOpen}
+        selection={listSelection}
       />
       {clients.data && clients.data.total > 0 && (
         <Pager

@@ -7,7 +7,7 @@ import { ConfirmButton, Copy, formatBytes, formatDate, Ltr, Sizes, Unbroken } fr
 import { localDigits } from '../../format.js';
 import { StatusBadge } from '../clients.js';
 import { OnlineState } from '../clients/online-state.js';
-import { CurrentRate } from '../../components/usage-chart.js';
+import { CurrentRate } from '../../components/current-rate.js';
 
 type Interface = NonNullable<ReturnType<typeof useInterfacesWithNodes>['data']>[number];
 
