@@ -56,6 +56,9 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     // One by one: the sample, sequential, each its own request and transaction.
     const single = await benchInterface(api, { name: 'wgone', listenPort: 51990, subnet: '10.80.0.0/16' });
     process.stderr.write(`bench: ${settings.oneByOne} clients one by one…\n`);
+    const ownBackends = backendsOf(database);
+    const singlePanelBefore = cpuMsOf(panel.pid);
+    const singleDatabaseBefore = cpuMsOfProcesses(ownBackends);
     let started = performance.now();
     for (let i = 0; i < settings.oneByOne; i++) {
       await api.expect(
@@ -66,6 +69,11 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       );
     }
     const oneByOneSeconds = seconds(started);
+    // CPU per client: on a shared machine a steadier comparison between builds than the rate.
+    const singleCpu = {
+      panelMs: (cpuMsOf(panel.pid) - singlePanelBefore) / settings.oneByOne,
+      databaseMs: cpuDelta(singleDatabaseBefore, cpuMsOfProcesses(ownBackends)) / settings.oneByOne,
+    };
     const perSecond = settings.oneByOne / oneByOneSeconds;
 
     // The batches: the same description for BENCH_BATCH clients in one request, BENCH_BATCH_ROUNDS times.
@@ -109,6 +117,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       command,
       oneByOneSeconds,
       perSecond,
+      singleCpu,
       extrapolated: settings.batch / perSecond,
       batch,
       batches,
@@ -131,7 +140,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
  * meanwhile, the node's revision moves, and PostgreSQL's count of client rows written for it.
  */
 async function measureBatch(api, db, panel, database, iface, namePrefix, count) {
-  const ownBackends = (cmdline) => cmdline.startsWith('postgres:') && cmdline.includes(` ${database.name} `);
+  const ownBackends = backendsOf(database);
   const revisionBefore = await nodeRevision(db, iface.nodeId);
   const rowsBefore = await clientRowWrites(db);
   const panelBefore = cpuMsOf(panel.pid);
@@ -150,6 +159,11 @@ async function measureBatch(api, db, panel, database, iface, namePrefix, count) 
   const revisionsMoved = (await nodeRevision(db, iface.nodeId)) - revisionBefore;
   const rows = await clientRowWritesOnceCounted(db, rowsBefore, count);
   return { seconds: wall, panelSeconds, databaseSeconds, revisionsMoved, ...rows };
+}
+
+/** Matches the PostgreSQL backends serving the bench's database (their process titles name it). */
+function backendsOf(database) {
+  return (cmdline) => cmdline.startsWith('postgres:') && cmdline.includes(` ${database.name} `);
 }
 
 /**
@@ -239,7 +253,8 @@ function render(r) {
     b.rowsUpdated === undefined ? 'not reported in 20 s' : fixed(b.rowsUpdated),
   ]);
   const busy = `other processes kept the machine ${fixed(r.busy[0], 0)}% busy before the run and ${fixed(r.busy[1], 0)}% after it`;
-  const text = [textTable(header, rows), '', verdict, '', textTable(splitHeader, splitRows), busy].join('\n');
+  const single = `one by one, CPU per client: panel ${fixed(r.singleCpu.panelMs, 2)} ms, database backends ${fixed(r.singleCpu.databaseMs, 2)} ms`;
+  const text = [textTable(header, rows), '', verdict, '', textTable(splitHeader, splitRows), single, busy].join('\n');
   const markdown = `
 ## ${TITLE}
 
@@ -257,6 +272,8 @@ ${markdownTable(header, rows)}
 Where each batch's time went: the panel's CPU (its process, the key worker included), the CPU of the PostgreSQL backends of the bench's database, and the rest of the wall time (waiting for a core the other processes held, or for I/O). Client rows written are PostgreSQL's own count (\`pg_stat_user_tables\`): one insert per client, and any update of a client row during the batch.
 
 ${markdownTable(splitHeader, splitRows)}
+
+The one-by-one sample's CPU per client (a steadier figure than its rate when other processes take the cores): the panel ${fixed(r.singleCpu.panelMs, 2)} ms, the database's backends ${fixed(r.singleCpu.databaseMs, 2)} ms.
 
 The baseline ran in the same run on the same machine, so the ratio carries over where the absolute times do not: with other processes keeping both cores busy, every step here is several times slower than on a quiet machine (the clients-100k section's one-by-one rate against this one's shows by how much).
 `;
