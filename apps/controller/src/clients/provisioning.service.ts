@@ -156,24 +156,28 @@ export class ProvisioningService {
     now: Date,
   ): Promise<void> {
     if (deviceIds.length === 0 || interfaces.length === 0) return;
-    const accounts: NewAccount[] = [];
-    for (const iface of interfaces) {
-      const addresses = await this.allocateAddresses(em, iface, deviceIds.length);
-      deviceIds.forEach((deviceId, index) => {
-        const keys = generateKeyPair();
-        accounts.push({
+    // Made (on a worker when many: a bulk attach) while the addresses are allocated.
+    const keys = generateKeyPairs(deviceIds.length * interfaces.length);
+    keys.catch(() => undefined);
+    const addresses: string[][] = [];
+    for (const iface of interfaces) addresses.push(await this.allocateAddresses(em, iface, deviceIds.length));
+    const pairs = await keys;
+    const presharedKeys = generatePresharedKeys(pairs.length);
+    const accounts: NewAccount[] = interfaces.flatMap((iface, i) =>
+      deviceIds.map((deviceId, index) => {
+        const next = i * deviceIds.length + index;
+        return {
           id: randomUUID(),
           deviceId,
           interfaceId: iface.id,
           nodeId: iface.nodeId,
-          ip: addresses[index],
-          privateKey: keys.privateKey,
-          publicKey: keys.publicKey,
-          presharedKey: generatePresharedKey(),
+          ip: addresses[i][index],
+          ...pairs[next],
+          presharedKey: presharedKeys[next],
           createdAt: now,
-        });
-      });
-    }
+        };
+      }),
+    );
     await this.accounts.insert(em, accounts);
   }
 
