@@ -2990,7 +2990,7 @@ export interface components {
             applied: boolean;
             dryRun: boolean;
             /** @enum {string} */
-            format: "warren" | "wg-easy-json" | "wg-easy-sqlite" | "w-ui";
+            format: "warren" | "warren-csv" | "wg-easy-json" | "wg-easy-sqlite" | "w-ui";
             /** Format: uuid */
             interfaceId: string;
             rows: components["schemas"]["ImportRowDto"][];
@@ -8202,7 +8202,7 @@ export interface operations {
                 /** @description true: only say what would be created, updated and refused; write nothing. */
                 dryRun?: "true" | "false";
                 /** @description The file's format; default: recognised from the content. */
-                format?: "warren" | "wg-easy-json" | "wg-easy-sqlite" | "w-ui";
+                format?: "warren" | "warren-csv" | "wg-easy-json" | "wg-easy-sqlite" | "w-ui";
                 /** @description The interface the clients are imported onto: their addresses must lie in its subnet. */
                 interfaceId: string;
                 /** @description Which of the file's interfaces to take when its clients have accounts on several (Warren: its name; W-UI: its id). */

@@ -326,6 +326,115 @@ describe('POST /api/clients/import: other formats', () => {
   });
 });
 
+describe('POST /api/clients/import: round trips and peers without a preshared key', () => {
+  test("Warren's CSV export imports back: the same clients, devices, keys and addresses, and the same CSV again", async () => {
+    const iface = await createInterface({ subnet: '10.51.0.0/24' });
+    const expiresAt = new Date(Date.now() + 7 * 86_400_000).toISOString();
+    // Cells a spreadsheet would compute, the guard quote itself, commas, quotes and a line break.
+    const tricky = await createClient({
+      name: 'csv, "quoted" =1+1',
+      note: "=SUM(A1)\nline two, 'quoted'",
+      groups: ['csvtrip', '+plus'],
+      telegramId: 5000000002,
+      quotaBytes: 7_000_000,
+      expiresAt,
+      deviceLimit: 2,
+      deviceNames: ['phone', '-laptop'],
+      interfaceIds: [iface.id],
+    });
+    const plain = await createClient({ name: "'csv-plain", note: '', groups: ['csvtrip'], interfaceIds: [iface.id] });
+    const exportCsv = async () => {
+      const csv = await t.call('GET', 'clients/export?format=csv&group=csvtrip', { token });
+      expect(csv.status).toBe(200);
+      return String(csv.body);
+    };
+    const accounts = () =>
+      t.query(
+        `select c.name, d.name as device, a.ip, a.private_key, a.public_key, a.preshared_key
+           from accounts a join devices d on d.id = a.device_id join clients c on c.id = d.client_id
+          where 'csvtrip' = any(c.groups) order by a.ip`,
+      );
+    const csv = await exportCsv();
+    expect(csv).toContain("'=SUM(A1)");
+    const stored = await accounts();
+    expect(stored).toHaveLength(3);
+    for (const client of [tricky, plain]) expect((await call('DELETE', `clients/${client.id}`)).status).toBe(200);
+
+    const preview = await run(csv, { interfaceId: iface.id, dryRun: true });
+    expect(preview.status).toBe(200);
+    expect(preview.body).toMatchObject({
+      format: 'warren-csv',
+      summary: { rows: 2, created: 2, updated: 0, refused: 0 },
+      warnings: [],
+    });
+    const applied = await run(csv, { interfaceId: iface.id });
+    expect(applied.status).toBe(200);
+    expect(applied.body.summary).toEqual({ rows: 2, created: 2, updated: 0, refused: 0 });
+    expect(await accounts()).toEqual(stored);
+    const list = await call('GET', 'clients?search=quoted');
+    const detail = await call('GET', `clients/${list.body.items[0].id}`);
+    expect(detail.body).toMatchObject({
+      name: tricky.name,
+      note: tricky.note,
+      groups: ['csvtrip', '+plus'],
+      telegramId: 5000000002,
+      quotaBytes: 7_000_000,
+      deviceLimit: 2,
+    });
+    expect(Date.parse(detail.body.expiresAt)).toBe(Date.parse(expiresAt));
+    expect(detail.body.devices.map((device: { name: string }) => device.name)).toEqual(['phone', '-laptop']);
+    expect(await exportCsv()).toBe(csv);
+
+    // Again: every row is its client already, so each is an update.
+    const again = await run(csv, { interfaceId: iface.id, dryRun: true });
+    expect(again.body.summary).toEqual({ rows: 2, created: 0, updated: 2, refused: 0 });
+  });
+
+  test('a CSV whose device has accounts on two interfaces needs sourceInterface, named by its line', async () => {
+    const iface = await createInterface({ subnet: '10.53.0.0/24' });
+    const csv = [
+      'name,note,groups,telegramId,quotaBytes,usedBytes,expiresAt,deviceLimit,status,device,interface,ip,publicKey,privateKey,presharedKey',
+      `two,,,,0,0,,1,active,d,wg1,10.53.0.9,,,`,
+      `two,,,,0,0,,1,active,d,wg2,10.99.0.9,,,`,
+      '',
+    ].join('\r\n');
+    const preview = await run(csv, { interfaceId: iface.id, dryRun: true });
+    expect(preview.body.rows[0].errors).toEqual([expect.objectContaining({ field: 'rows[1].lines[3].interface' })]);
+    const picked = await run(csv, { interfaceId: iface.id, dryRun: true, sourceInterface: 'wg1' });
+    expect(picked.body.summary).toMatchObject({ created: 1, refused: 0 });
+    expect(picked.body.warnings.join(' ')).toMatch(/carry no keys/);
+  });
+
+  test('wg-easy v15 peers without a preshared key are imported without one, and their profiles name none', async () => {
+    const { iface, file } = await wgEasyOn(52, 2);
+    const [bare, usual] = Object.values(file.clients);
+    delete (bare as { preSharedKey?: string }).preSharedKey;
+    const dir = mkdtempSync(join(tmpdir(), 'warren-wg-easy-'));
+    try {
+      await writeWgEasyDatabase(join(dir, 'wg-easy.db'), file);
+      const bytes = readFileSync(join(dir, 'wg-easy.db'));
+      const preview = await run(bytes, { interfaceId: iface.id, dryRun: true });
+      expect(preview.body.summary).toEqual({ rows: 2, created: 2, updated: 0, refused: 0 });
+      expect(preview.body.warnings.join(' ')).toMatch(/1 rows have peers without a preshared key/);
+      const applied = await run(bytes, { interfaceId: iface.id });
+      expect(applied.status).toBe(200);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(await accountOf(bare.publicKey)).toMatchObject({ ip: bare.address, preshared_key: '' });
+    expect(await accountOf(usual.publicKey)).toMatchObject({ preshared_key: usual.preSharedKey });
+    const profileOf = async (name: string) => {
+      const list = await call('GET', `clients?search=${name}`);
+      const configs = await call('GET', `clients/${list.body.items[0].id}/configs`);
+      return configs.body.devices[0].profiles[0].body as string;
+    };
+    const bareProfile = await profileOf(bare.name);
+    expect(bareProfile).toContain(`PrivateKey = ${bare.privateKey}`);
+    expect(bareProfile).not.toContain('PresharedKey');
+    expect(await profileOf(usual.name)).toContain(`PresharedKey = ${usual.preSharedKey}`);
+  });
+});
+
 describe('POST /api/clients/import: bad files and requests', () => {
   test('refused before anything is read or written', async () => {
     const iface = await createInterface({ subnet: '10.49.0.0/24' });
@@ -336,7 +445,7 @@ describe('POST /api/clients/import: bad files and requests', () => {
       return answer.body;
     };
     expect((await refused('not json at all', { interfaceId: iface.id }, 400, 'file')).error).toMatch(
-      /neither JSON nor a SQLite/,
+      /neither JSON, a SQLite database nor a Warren CSV export/,
     );
     expect((await refused({ hello: 'world' }, { interfaceId: iface.id }, 400, 'file')).error).toMatch(
       /not a Warren export/,

@@ -29,6 +29,10 @@ const NODE_ADDRESS = '172.31.3.1';
 const GATEWAY = '10.67.0.1';
 const PORT = 51820;
 const ifname = `wi${randomSuffix(8)}`;
+/** The old panel's server key, and the customer's tunnel of the first test (the second replaces it). */
+const server = keyPair();
+let firstTunnel: string | undefined;
+let ifaceId: string;
 
 const { call, createNode, createInterface, nodeInSync, getClient } = fixtures(() => ({ t, token }));
 
@@ -73,8 +77,8 @@ test("a wg-easy customer's old profile connects to Warren after the import and p
     throw new Error(`${error.message}\n--- agent output\n${agent!.output()}`);
   });
 
+  ifaceId = iface.id;
   // The old panel: its server key and three customers on 10.67.0.2...
-  const server = keyPair();
   const file = wgEasyFile(3, '10.67', { server, namePrefix: 'easy-' });
   const customer = Object.values(file.clients)[1];
   const oldProfile = wgEasyClientConfig(customer, {
@@ -101,7 +105,7 @@ test("a wg-easy customer's old profile connects to Warren after the import and p
   });
 
   // wg-easy writes Address = x/24; the route to the gateway alone leaves that one in place.
-  await bringUpProfile(clientNs, oldProfile, workDir, `${GATEWAY}/32`);
+  firstTunnel = await bringUpProfile(clientNs, oldProfile, workDir, `${GATEWAY}/32`);
   await waitFor('a ping through the tunnel with the old profile', () => pingOnce(clientNs, GATEWAY), 20_000);
   await sendThrough(clientNs, nodeNs, GATEWAY, 256 * 1024);
   const list = await call('GET', `clients?search=${customer.name}`);
@@ -112,3 +116,27 @@ test("a wg-easy customer's old profile connects to Warren after the import and p
   expect(counted).toMatchObject({ name: customer.name, status: 'active' });
   expect(counted.devices[0].accounts[0]).toMatchObject({ ip: customer.address, publicKey: customer.publicKey });
 }, 180_000);
+
+test('a wg-easy peer without a preshared key keeps its profile too: the node holds no preshared key for it', async () => {
+  if (!firstTunnel) throw new Error('needs the first test: its node, interface (with the old server key) and agent');
+  const file = wgEasyFile(1, '10.67', { server, namePrefix: 'bare-', first: 20 });
+  const [bare] = Object.values(file.clients);
+  delete (bare as { preSharedKey?: string }).preSharedKey;
+  const imported = await importClients(t, token, file, { interfaceId: ifaceId });
+  expect(imported.status).toBe(200);
+  expect(imported.body.warnings).toEqual([expect.stringMatching(/1 rows have peers without a preshared key/)]);
+  await waitFor('the imported peer on the node', async () => (await peersOf(nodeNs, ifname)).includes(bare.publicKey));
+  const presharedKeys = await nodeNs.exec('wg', 'show', ifname, 'preshared-keys');
+  expect(presharedKeys).toContain(`${bare.publicKey}\t(none)`);
+
+  // The profile wg-easy rendered for it has no PresharedKey line: it connects as it is.
+  const oldProfile = wgEasyClientConfig(bare, { serverPublicKey: server.publicKey, host: NODE_ADDRESS, port: PORT });
+  expect(oldProfile).not.toContain('PresharedKey');
+  await clientNs.exec('ip', 'link', 'del', firstTunnel);
+  await bringUpProfile(clientNs, oldProfile, workDir, `${GATEWAY}/32`);
+  await waitFor(
+    'a ping through the tunnel with the profile without a preshared key',
+    () => pingOnce(clientNs, GATEWAY),
+    20_000,
+  );
+}, 120_000);

@@ -3,7 +3,7 @@ import type { PanelEndpoint } from './test-panel.js';
 export interface ImportQuery {
   interfaceId: string;
   dryRun?: boolean;
-  format?: 'warren' | 'wg-easy-json' | 'wg-easy-sqlite' | 'w-ui';
+  format?: 'warren' | 'warren-csv' | 'wg-easy-json' | 'wg-easy-sqlite' | 'w-ui';
   sourceInterface?: string;
 }
 

@@ -202,7 +202,9 @@ const CHECKS: { table: string; sql: string; check: (row: Row, path: string) => P
     check: async (row, path) => {
       if (!isIpv4(row.ip)) wrongAt(path, badRequest('ip must be an IPv4 address', 'ip'));
       for (const key of ['private_key', 'public_key', 'preshared_key'])
-        if (!isWireGuardKey(row[key])) wrongAt(path, badRequest(`${key} must be a WireGuard key`, key));
+        // An imported peer may have no preshared key (''), as its old panel had it (docs/import.md).
+        if (!isWireGuardKey(row[key]) && !(key === 'preshared_key' && row[key] === ''))
+          wrongAt(path, badRequest(`${key} must be a WireGuard key`, key));
     },
   },
   {

@@ -42,6 +42,13 @@ export interface NewClient {
   /** The operator it belongs to: whoever created it (docs/operators.md, "Client ownership"). */
   ownerId: string;
   now: Date;
+  /**
+   * Its summaries once its devices and links are in (docs/clients.md), written with the row so
+   * the summary triggers have nothing to rewrite; absent, they start at none and the triggers
+   * fill them in.
+   */
+  deviceCount?: number;
+  interfaceIds?: readonly string[];
 }
 
 /** Columns PATCH may change; absent ones stay. */
@@ -158,6 +165,8 @@ export class ClientsRepository {
             status: client.status,
             sub_id: client.subId,
             owner_id: client.ownerId,
+            device_count: client.deviceCount ?? 0,
+            interface_ids: [...(client.interfaceIds ?? [])],
             // A microsecond apart in the order given: "newest" and "oldest" list a batch in its order.
             created_at: sql<Date>`${client.now}::timestamptz + ${index++} * interval '1 microsecond'`,
             updated_at: client.now,

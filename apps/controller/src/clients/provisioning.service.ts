@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import { allocateMany, parseInterfaceSubnet, poolCapacity } from '#libs/wireguard/address-pool.js';
 import { cidrContains, formatCidr, ipToInt } from '#libs/wireguard/ipv4.js';
+import { generateKeyPairs, generatePresharedKeys } from '#libs/wireguard/key-pairs.js';
 import { generateKeyPair, generatePresharedKey } from '#libs/wireguard/keys.js';
 import type { OperatorScope } from '../auth/operator-scope.js';
 import { badRequest, notFound } from '../http/api-error.js';
@@ -29,7 +30,7 @@ export interface DeviceToCreate {
 }
 
 /** A new client's row; its owner is the actor creating it (createClients stamps it). */
-export interface ClientToCreate extends Omit<NewClient, 'ownerId'> {
+export interface ClientToCreate extends Omit<NewClient, 'ownerId' | 'deviceCount' | 'interfaceIds'> {
   devices: readonly DeviceToCreate[];
 }
 
@@ -51,6 +52,11 @@ export class ProvisioningService {
    * interface, with kept keys and addresses where given and new ones elsewhere, in multi-row
    * statements. Runs in the caller's transaction, which also bumps the nodes' revisions once.
    * `actor` is who creates them: they own them (docs/operators.md, "Client ownership").
+   *
+   * Each client row is written once: its device count and interface ids go in with it, so the
+   * summary triggers on devices and client_interfaces find nothing to rewrite
+   * (Migration20261126210200_client_writes). New key pairs are made on a worker thread while
+   * the rows go in (generateKeyPairs), and awaited only for the accounts.
    */
   async createClients(
     em: EntityManager,
@@ -60,40 +66,56 @@ export class ProvisioningService {
     now: Date,
   ): Promise<void> {
     if (clients.length === 0) return;
+    const devices: (NewDevice & DeviceToCreate)[] = clients.flatMap((client) =>
+      client.devices.map((device) => ({ ...device, id: randomUUID(), clientId: client.id })),
+    );
+    const fresh = interfaces.map((iface) => devices.filter((device) => !device.kept?.has(iface.id)));
+    const keys = generateKeyPairs(fresh.reduce((sum, list) => sum + list.length, 0));
+    // Awaited below; until then a failed insert must not leave the worker's failure unhandled.
+    keys.catch(() => undefined);
+    // As the summary trigger orders them: uuids compare as their lower-case text does.
+    const interfaceIds = interfaces.map((iface) => iface.id).sort();
     await this.clients.insertMany(
       em,
-      clients.map((client) => ({ ...client, ownerId: actor.userId })),
+      clients.map((client) => ({
+        ...client,
+        ownerId: actor.userId,
+        deviceCount: client.devices.length,
+        interfaceIds,
+      })),
     );
     await this.clients.attachMany(
       em,
       clients.flatMap((client) => interfaces.map((iface) => ({ clientId: client.id, interfaceId: iface.id }))),
     );
-    const devices: (NewDevice & DeviceToCreate)[] = clients.flatMap((client) =>
-      client.devices.map((device) => ({ ...device, id: randomUUID(), clientId: client.id })),
-    );
     await this.devices.insertMany(em, devices, now);
+    const addresses: string[][] = [];
+    for (const [index, iface] of interfaces.entries()) {
+      const reserved = devices.flatMap((device) => device.kept?.get(iface.id)?.ip ?? []);
+      addresses.push(await this.allocateAddresses(em, iface, fresh[index].length, reserved));
+    }
+    const pairs = await keys;
+    const presharedKeys = generatePresharedKeys(pairs.length);
     const accounts: NewAccount[] = [];
-    for (const iface of interfaces) {
-      const fresh = devices.filter((device) => !device.kept?.has(iface.id));
-      const kept = devices.filter((device) => device.kept?.has(iface.id));
-      const reserved = kept.map((device) => device.kept!.get(iface.id)!.ip);
-      const addresses = await this.allocateAddresses(em, iface, fresh.length, reserved);
-      fresh.forEach((device, index) => {
-        const keys = generateKeyPair();
+    for (const [index, iface] of interfaces.entries()) {
+      fresh[index].forEach((device, position) => {
+        const next = accounts.length;
         accounts.push({
           id: randomUUID(),
           deviceId: device.id,
           interfaceId: iface.id,
           nodeId: iface.nodeId,
-          ip: addresses[index],
-          privateKey: keys.privateKey,
-          publicKey: keys.publicKey,
-          presharedKey: generatePresharedKey(),
+          ip: addresses[index][position],
+          ...pairs[next],
+          presharedKey: presharedKeys[next],
           createdAt: now,
         });
       });
-      for (const device of kept) {
-        const account = device.kept!.get(iface.id)!;
+    }
+    for (const iface of interfaces) {
+      for (const device of devices) {
+        const account = device.kept?.get(iface.id);
+        if (!account) continue;
         accounts.push({
           id: randomUUID(),
           deviceId: device.id,
@@ -134,24 +156,28 @@ export class ProvisioningService {
     now: Date,
   ): Promise<void> {
     if (deviceIds.length === 0 || interfaces.length === 0) return;
-    const accounts: NewAccount[] = [];
-    for (const iface of interfaces) {
-      const addresses = await this.allocateAddresses(em, iface, deviceIds.length);
-      deviceIds.forEach((deviceId, index) => {
-        const keys = generateKeyPair();
-        accounts.push({
+    // Made (on a worker when many: a bulk attach) while the addresses are allocated.
+    const keys = generateKeyPairs(deviceIds.length * interfaces.length);
+    keys.catch(() => undefined);
+    const addresses: string[][] = [];
+    for (const iface of interfaces) addresses.push(await this.allocateAddresses(em, iface, deviceIds.length));
+    const pairs = await keys;
+    const presharedKeys = generatePresharedKeys(pairs.length);
+    const accounts: NewAccount[] = interfaces.flatMap((iface, i) =>
+      deviceIds.map((deviceId, index) => {
+        const next = i * deviceIds.length + index;
+        return {
           id: randomUUID(),
           deviceId,
           interfaceId: iface.id,
           nodeId: iface.nodeId,
-          ip: addresses[index],
-          privateKey: keys.privateKey,
-          publicKey: keys.publicKey,
-          presharedKey: generatePresharedKey(),
+          ip: addresses[i][index],
+          ...pairs[next],
+          presharedKey: presharedKeys[next],
           createdAt: now,
-        });
-      });
-    }
+        };
+      }),
+    );
     await this.accounts.insert(em, accounts);
   }
 

@@ -243,13 +243,14 @@ export const en = {
     import: 'Import',
     importTitle: 'Import clients',
     importHelp:
-      'A wg-easy wg0.json (v14) or database (v15), a W-UI client export or a Warren export. Keys, preshared keys and addresses are kept, so customers keep their profiles.',
+      'A wg-easy wg0.json (v14) or database (v15), a W-UI client export or a Warren export (JSON or CSV). Keys, preshared keys and addresses are kept, so customers keep their profiles.',
     file: 'File',
     targetInterface: 'Onto interface',
     format: 'Format',
     formatAuto: 'Recognise from the file',
     formats: {
       warren: 'Warren export',
+      'warren-csv': 'Warren export (CSV)',
       'wg-easy-json': 'wg-easy v14 (wg0.json)',
       'wg-easy-sqlite': 'wg-easy v15 (database)',
       'w-ui': 'W-UI export',

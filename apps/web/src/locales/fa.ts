@@ -244,13 +244,14 @@ export const fa: Translation = {
     import: 'درون‌ریزی',
     importTitle: 'درون‌ریزی کاربران',
     importHelp:
-      'فایل wg0.json از wg-easy نسخهٔ ۱۴ یا پایگاه‌دادهٔ نسخهٔ ۱۵، خروجی کاربران W-UI یا خروجی Warren. کلیدها، کلیدهای مشترک و نشانی‌ها حفظ می‌شوند تا پروفایل کاربران کار کند.',
+      'فایل wg0.json از wg-easy نسخهٔ ۱۴ یا پایگاه‌دادهٔ نسخهٔ ۱۵، خروجی کاربران W-UI یا خروجی Warren (JSON یا CSV). کلیدها، کلیدهای مشترک و نشانی‌ها حفظ می‌شوند تا پروفایل کاربران کار کند.',
     file: 'فایل',
     targetInterface: 'روی رابط',
     format: 'قالب',
     formatAuto: 'تشخیص از روی فایل',
     formats: {
       warren: 'خروجی Warren',
+      'warren-csv': 'خروجی Warren (CSV)',
       'wg-easy-json': 'wg-easy نسخهٔ ۱۴ (wg0.json)',
       'wg-easy-sqlite': 'wg-easy نسخهٔ ۱۵ (پایگاه‌داده)',
       'w-ui': 'خروجی W-UI',

@@ -1,7 +1,7 @@
 import { IsIn, IsOptional, IsString, IsUUID, Length, ValidateIf } from 'class-validator';
 
 /** The formats an import reads (docs/import.md). */
-export const IMPORT_FORMATS = ['warren', 'wg-easy-json', 'wg-easy-sqlite', 'w-ui'] as const;
+export const IMPORT_FORMATS = ['warren', 'warren-csv', 'wg-easy-json', 'wg-easy-sqlite', 'w-ui'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 const Optional = () => ValidateIf((_object: unknown, value: unknown) => value !== undefined);

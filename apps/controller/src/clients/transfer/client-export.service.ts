@@ -3,6 +3,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import type { OwnerFilter } from '../../auth/operator-scope.js';
 import { readNullableNumber, readNumber, readTimestamp } from '../sql.js';
 import { exportRows, type ExportRow } from './transfer.repository.js';
+import { CSV_COLUMNS, csvCell } from './warren-csv.js';
 
 export interface ExportedAccount {
   interface: string;
@@ -38,25 +39,6 @@ export interface ClientExport {
   withKeys: boolean;
   clients: ExportedClient[];
 }
-
-/** The CSV's columns: one line per account (a client without devices: one line without them). */
-export const CSV_COLUMNS = [
-  'name',
-  'note',
-  'groups',
-  'telegramId',
-  'quotaBytes',
-  'usedBytes',
-  'expiresAt',
-  'deviceLimit',
-  'status',
-  'device',
-  'interface',
-  'ip',
-  'publicKey',
-  'privateKey',
-  'presharedKey',
-] as const;
 
 /**
  * Every client in the caller's scope (a reseller: their own) for another panel or a spreadsheet
@@ -153,14 +135,4 @@ function toClient(row: ExportRow): ExportedClient {
     createdAt: readTimestamp(row.created_at)!.toISOString(),
     devices: [],
   };
-}
-
-/**
- * One CSV cell (RFC 4180): quoted when it holds a comma, quote or line break; a leading = + - @
- * gets a quote mark first, so a spreadsheet shows a name such as "=1+1" instead of computing it.
- */
-function csvCell(value: string | number): string {
-  let cell = String(value);
-  if (/^[=+\-@\t\r]/.test(cell)) cell = `'${cell}`;
-  return /[",\r\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell;
 }

@@ -146,7 +146,8 @@ export class ClientImportService {
                         ip: bareIp(device.ip)!,
                         privateKey: device.privateKey,
                         publicKey: device.publicKey ?? publicKeyFromPrivate(device.privateKey),
-                        presharedKey: device.presharedKey!,
+                        // '' is no preshared key: delivery and profiles leave the line out.
+                        presharedKey: device.presharedKey ?? '',
                       },
                     ],
                   ]),
@@ -205,6 +206,15 @@ export class ClientImportService {
     );
     if (generated.length > 0)
       warnings.push(`${generated.length} rows carry no keys: they get new keys, and their customers new profiles`);
+    const withoutPsk = planned.filter(
+      (row) =>
+        row.action === 'create' &&
+        row.row.devices.some((d) => d.privateKey !== undefined && d.presharedKey === undefined),
+    );
+    if (withoutPsk.length > 0)
+      warnings.push(
+        `${withoutPsk.length} rows have peers without a preshared key: they are kept without one, as their profiles are`,
+      );
     return {
       format: file.format,
       dryRun: options.dryRun,

@@ -103,11 +103,10 @@ function checkDevice(
     else if (!isWireGuardKey(device.privateKey)) errors.push(rowError(field('privateKey'), 'not a WireGuard key'));
     else if (device.publicKey !== undefined && publicKeyFromPrivate(device.privateKey) !== device.publicKey)
       errors.push(rowError(field('publicKey'), 'the public key does not belong to the private key'));
-    if (device.presharedKey === undefined)
-      errors.push(
-        rowError(field('presharedKey'), 'the preshared key is missing: Warren gives every peer one', 'required'),
-      );
-    else if (!isWireGuardKey(device.presharedKey)) errors.push(rowError(field('presharedKey'), 'not a WireGuard key'));
+    // No preshared key (wg-easy v15 allows peers without): the peer keeps having none, on the
+    // server as in the profile the old panel made, so that profile keeps working.
+    if (device.presharedKey !== undefined && !isWireGuardKey(device.presharedKey))
+      errors.push(rowError(field('presharedKey'), 'not a WireGuard key'));
   }
   const publicKey =
     device.publicKey ??

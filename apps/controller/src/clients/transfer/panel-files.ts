@@ -10,8 +10,8 @@ import {
 } from './import-rows.js';
 import type { FieldError } from '#libs/contracts/api-error.js';
 
-/** The client fields Warren's export and W-UI's share (W-UI's names are Warren's: docs/import.md). */
-function clientFields(
+/** The client fields Warren's exports and W-UI's share (W-UI's names are Warren's: docs/import.md). */
+export function clientFields(
   client: Record<string, unknown>,
   at: string,
   errors: FieldError[],
@@ -51,7 +51,8 @@ function account(entry: Record<string, unknown>, name: string, at: string): Impo
     ip: text(entry.ip),
     privateKey: text(entry.privateKey),
     publicKey: text(entry.publicKey),
-    presharedKey: text(entry.presharedKey),
+    // An export of a peer without one writes it empty: no preshared key.
+    presharedKey: text(entry.presharedKey) || undefined,
     at,
   };
 }

@@ -28,7 +28,7 @@ export function readWgEasyJson(file: Record<string, unknown>): ImportFile {
           ip: text(client.address),
           privateKey: text(client.privateKey),
           publicKey: text(client.publicKey),
-          presharedKey: text(client.preSharedKey),
+          presharedKey: text(client.preSharedKey) || undefined,
           at,
           names: { ip: 'address', presharedKey: 'preSharedKey' },
         },

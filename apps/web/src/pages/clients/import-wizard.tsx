@@ -10,7 +10,7 @@ import { Modal } from '../../components/layers.js';
 
 type Result = Schemas['ImportResultDto'];
 type Format = NonNullable<Parameters<typeof sendImport>[1]['format']>;
-const FORMATS: Format[] = ['wg-easy-json', 'wg-easy-sqlite', 'w-ui', 'warren'];
+const FORMATS: Format[] = ['wg-easy-json', 'wg-easy-sqlite', 'w-ui', 'warren', 'warren-csv'];
 const ACTION_COLORS = { create: 'green', update: 'blue', refuse: 'red' } as const;
 /** Rows the preview table shows; the summary counts them all. */
 const ROWS_SHOWN = 500;
