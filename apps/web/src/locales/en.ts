@@ -840,6 +840,7 @@ export const en = {
       public: 'sign-in page',
       cli: 'command line on the host',
       system: 'the panel',
+      telegram: 'Telegram bot',
     },
     outcomes: {
       pending: 'In progress',

@@ -855,6 +855,7 @@ export const fa: Translation = {
       public: 'صفحهٔ ورود',
       cli: 'خط فرمان روی سرور',
       system: 'خود پنل',
+      telegram: 'ربات تلگرام',
     },
     outcomes: {
       pending: 'در جریان',
