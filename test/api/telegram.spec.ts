@@ -305,17 +305,15 @@ describe('a Telegram outage', () => {
     const polls = tg.polls;
     await waitFor('the bot polling into the outage', () => tg.polls > polls);
     await expect(
-      t.panel.app
-        .get(TelegramChannel)
-        .deliver({
-          id: randomUUID(),
-          kind: 'node.offline',
-          occurredAt: new Date().toISOString(),
-          subject: { type: 'node', id: randomUUID(), name: 'n' },
-          ownerId: null,
-          telegramId: null,
-          details: {},
-        }),
+      t.panel.app.get(TelegramChannel).deliver({
+        id: randomUUID(),
+        kind: 'node.offline',
+        occurredAt: new Date().toISOString(),
+        subject: { type: 'node', id: randomUUID(), name: 'n' },
+        ownerId: null,
+        telegramId: null,
+        details: {},
+      }),
     ).rejects.toThrow(/chats not reached/);
     expect((await t.call('GET', 'clients', { token })).status).toBe(200);
     tg.setMode('normal');
