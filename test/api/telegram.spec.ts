@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NotificationEvent } from '#libs/contracts/notification-events.js';
 import { TelegramChannel } from '../../apps/controller/src/telegram/telegram-channel.js';
+import { TelegramPoller } from '../../apps/controller/src/telegram/telegram-poller.js';
 import { fixtures, type ClientView, type TestUser } from '../support/fixtures.js';
 import { startTelegramStandIn, type BotApiCall, type TelegramStandIn } from '../support/telegram-stand-in.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
@@ -346,4 +347,22 @@ describe('a Telegram outage', () => {
     expect(await settled).toBe('failed'); // the hung calls were cut: the dispatcher retries
     expect(await ask({ id: ALICE }, '/status')).toContain(alice.name);
   }, 90_000);
+});
+
+describe('two controllers', () => {
+  // Runs last: it stops this file's panel's poller for good, as a controller shutting down does.
+  it('only one polls; another takes over when it stops', async () => {
+    const second = await startTestPanel({ WARREN_TELEGRAM_API_ROOT: tg.apiRoot }, { database: t.database });
+    try {
+      const first = t.panel.app.get(TelegramPoller);
+      const other = second.panel.app.get(TelegramPoller);
+      await other.reconcile();
+      expect([first.isPolling, other.isPolling]).toEqual([true, false]);
+      await first.onModuleDestroy();
+      await waitFor('the second controller polling', () => other.isPolling, 60_000);
+      expect(await ask({ id: ALICE }, '/status')).toContain(alice.name);
+    } finally {
+      await second.stop();
+    }
+  }, 120_000);
 });

@@ -105,6 +105,8 @@ export async function startTelegramStandIn(): Promise<TelegramStandIn> {
       if (method === 'getMe') return answer(response, 200, { ok: true, result: STAND_IN_BOT });
       if (method === 'getUpdates') {
         const offset = Number(params.offset ?? 0);
+        // As Telegram does: an offset confirms every update before it, which is then forgotten.
+        while (updates.length > 0 && updates[0].update_id < offset) updates.shift();
         const pending = () => updates.filter((update) => update.update_id >= offset);
         if (pending().length === 0) {
           // Long polling: held until an update arrives or the poll's timeout passes.
