@@ -8,7 +8,7 @@ export const TelegramUser = defineEntity({
   name: 'TelegramUser',
   tableName: 'telegram_users',
   properties: {
-    telegramId: p.bigint('number').primary(),
+    telegramId: p.bigint('number').primary().autoincrement(false),
     language: p.string().length(8),
     seenAt: p.datetime(),
   },
