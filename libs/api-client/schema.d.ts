@@ -1740,6 +1740,50 @@ export interface paths {
         patch: operations["patch_settings"];
         trace?: never;
     };
+    "/api/settings/notify/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test message to every operator chat of the Telegram bot; says which chats it reached
+         * @description Roles: owner.
+         */
+        post: operations["post_settings_notify_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/telegram": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Telegram bot's settings: whether it runs, whether a token is set (never the token), operator chats
+         * @description Roles: owner, admin.
+         */
+        get: operations["get_settings_telegram"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the Telegram bot: token (write-only), on/off, operator chats (each speaks for a user and may do what their role may), customer language, backups to the owner
+         * @description Roles: owner.
+         */
+        patch: operations["patch_settings_telegram"];
+        trace?: never;
+    };
     "/api/sharing": {
         parameters: {
             query?: never;
@@ -2035,7 +2079,7 @@ export interface components {
             name: string | null;
             role: string | null;
             /** @enum {string} */
-            via: "session" | "token" | "public" | "cli" | "system";
+            via: "session" | "token" | "public" | "cli" | "system" | "telegram";
         };
         AuditChangeDto: {
             field: string;
@@ -3241,6 +3285,14 @@ export interface components {
             /** @description The newest recent sample, or null */
             system: components["schemas"]["SampleDto"] | null;
         };
+        NotifyTestDto: {
+            /** @description How many it could not reach (each named in `failures`) */
+            failed: number;
+            /** @description `<chat id>: <what Telegram answered>` for each chat not reached */
+            failures: string[];
+            /** @description How many operator chats the test message reached */
+            sent: number;
+        };
         OpenApiDocumentDto: {
             components: {
                 [key: string]: unknown;
@@ -3259,6 +3311,28 @@ export interface components {
             tags: {
                 [key: string]: unknown;
             }[];
+        };
+        OperatorChatDto: {
+            /** @description Telegram's chat id (a private chat's is the person's user id; groups are negative) */
+            chatId: number;
+            /**
+             * Format: uuid
+             * @description The panel user this chat speaks for: it may do what their role may
+             */
+            userId: string;
+        };
+        OperatorChatViewDto: {
+            /** @description Telegram's chat id */
+            chatId: number;
+            /**
+             * @description What the chat may do; null: nothing
+             * @enum {string|null}
+             */
+            role: "owner" | "admin" | "reseller" | "viewer" | null;
+            /** Format: uuid */
+            userId: string;
+            /** @description The user’s name; null when the user was deleted */
+            username: string | null;
         };
         OperatorClientCountsDto: {
             active: number;
@@ -3834,6 +3908,16 @@ export interface components {
             controller: components["schemas"]["SampleDto"];
             nodes: components["schemas"]["NodeSystemDto"][];
         };
+        TelegramSettingsDto: {
+            backupMaxBytes: number;
+            /** @enum {string} */
+            customerLanguage: "en" | "fa";
+            enabled: boolean;
+            operatorChats: components["schemas"]["OperatorChatViewDto"][];
+            sendBackups: boolean;
+            /** @description Whether a bot token is stored (the token itself is never shown) */
+            tokenSet: boolean;
+        };
         TemplateDto: {
             hosts?: components["schemas"]["TemplateHostDto"][];
             interfaces?: components["schemas"]["TemplateInterfaceDto"][];
@@ -4277,6 +4361,26 @@ export interface components {
             sharingMaxAddresses?: number;
             /** @description Minutes GET /api/sharing looks back at where devices’ endpoints moved */
             sharingWindowMinutes?: number;
+        };
+        UpdateTelegramSettingsDto: {
+            /** @description Larger archives are announced, not sent (the Bot API takes at most 50 MB) */
+            backupMaxBytes?: number;
+            /**
+             * @description A customer's language when their Telegram app does not say en or fa
+             * @enum {string}
+             */
+            customerLanguage?: "en" | "fa";
+            /** @description Run the bot (needs a token) */
+            enabled?: boolean;
+            /** @description The chats that speak for operators (at most 50, each chat once): replaces the list */
+            operatorChats?: components["schemas"]["OperatorChatDto"][];
+            /** @description Send each backup archive to the owner's chats */
+            sendBackups?: boolean;
+            /**
+             * Format: password
+             * @description The bot's token from @BotFather (`<id>:<secret>`); null removes it. Never shown again
+             */
+            token?: string | null;
         };
         UpdateTokenDto: {
             /** @description false disables the token at once */
@@ -12918,6 +13022,223 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SettingsDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_settings_notify_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotifyTestDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_settings_telegram: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TelegramSettingsDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patch_settings_telegram: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTelegramSettingsDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TelegramSettingsDto"];
                 };
             };
             /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */

@@ -3,8 +3,11 @@
  * (its Audit page): docs/audit.md.
  */
 
-/** How the actor reached the panel: a session, an API token, a public route (sign-in), or the host's CLI. */
-export const AUDIT_VIA = ['session', 'token', 'public', 'cli', 'system'] as const;
+/**
+ * How the actor reached the panel: a session, an API token, a public route (sign-in), the host's
+ * CLI, the panel itself, or the Telegram bot (an operator's registered chat: docs/telegram.md).
+ */
+export const AUDIT_VIA = ['session', 'token', 'public', 'cli', 'system', 'telegram'] as const;
 export type AuditVia = (typeof AUDIT_VIA)[number];
 
 /**

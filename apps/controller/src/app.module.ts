@@ -23,6 +23,7 @@ import type { PanelRuntime } from './runtime.js';
 import { RuntimeModule } from './runtime.module.js';
 import { SettingsModule } from './settings/settings.module.js';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module.js';
+import { TelegramModule } from './telegram/telegram.module.js';
 import { TemplateModule } from './template/template.module.js';
 import { SystemModule } from './system/system.module.js';
 import { TokensModule } from './tokens/tokens.module.js';
@@ -47,6 +48,7 @@ export class AppModule {
         SubscriptionsModule,
         SettingsModule,
         BackupsModule,
+        TelegramModule,
         OutboundsModule,
         RoutingModule,
         SystemModule,

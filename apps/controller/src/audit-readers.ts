@@ -8,6 +8,7 @@ import { InterfacesService } from './interfaces/interfaces.service.js';
 import { NodesService } from './nodes/nodes.service.js';
 import { OutboundsService } from './outbounds/outbounds.service.js';
 import { SettingsService } from './settings/settings.service.js';
+import { TelegramSettingsService } from './telegram/telegram-settings.service.js';
 import { TokensRepository } from './tokens/tokens.repository.js';
 
 /**
@@ -33,6 +34,7 @@ export class AuditReaders implements OnModuleInit {
     targets.register('nodes', (id) => get(NodesService).get(byId(id)));
     targets.register('outbounds', (id) => get(OutboundsService).get(byId(id)));
     targets.register('settings', () => get(SettingsService).get());
+    targets.register('telegram', () => get(TelegramSettingsService).view());
     targets.register('hosts', async (id) => (await get(HostsService).list()).find((host) => host.id === id) ?? null);
     targets.register(
       'tokens',

@@ -45,6 +45,7 @@ export class BackupJobs implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('backups');
   private worker?: AnyWorker;
   private stopped = false;
+  private readonly made: ((name: string) => void)[] = [];
 
   constructor(
     @Inject(QUEUE_BACKEND) private readonly queues: QueueBackend,
@@ -125,6 +126,14 @@ export class BackupJobs implements OnApplicationBootstrap, OnModuleDestroy {
     return m ? [Number(m[1]) as 400 | 409 | 503, m[2]] : null;
   }
 
+  /**
+   * Called with each new archive's name once it is complete, on the controller that made it
+   * (the Telegram bot sends it to the owner). A listener must not throw and must not hold the job.
+   */
+  onBackupMade(listener: (name: string) => void): void {
+    this.made.push(listener);
+  }
+
   private async process(job: Job<RunData>): Promise<unknown> {
     const report = (progress: RunProgress) => job.updateProgress(progress as unknown as object);
     try {
@@ -138,6 +147,7 @@ export class BackupJobs implements OnApplicationBootstrap, OnModuleDestroy {
       // The line carries the job's id (the queue's log context), which the API's answer names too.
       const made = (outcome.result as { name?: string } | undefined)?.name;
       this.logger.log(job.name === 'backup' ? `backup ${made} made` : `restore of ${job.data.name} done`);
+      if (job.name === 'backup' && made) for (const listener of this.made) listener(made);
       return outcome.result;
     } catch (error) {
       if (error instanceof ArchiveRefused) throw new UnrecoverableError(`${REFUSED}${error.status} ${error.message}`);

@@ -11,7 +11,10 @@ import { BackupsRepository } from './backups.repository.js';
 import { BackupsService } from './backups.service.js';
 import { HostStateCollector } from './host-state-collector.js';
 
-/** Backups and restores (docs/backups.md). Exports BackupStore: the overview shows the last backup. */
+/**
+ * Backups and restores (docs/backups.md). Exports BackupStore (the overview shows the last
+ * backup) and BackupJobs (the Telegram bot hears of each new archive).
+ */
 @Module({
   imports: [SettingsModule],
   controllers: [BackupsController],
@@ -28,6 +31,6 @@ import { HostStateCollector } from './host-state-collector.js';
     BackupsService,
     BackupScheduler,
   ],
-  exports: [BackupStore],
+  exports: [BackupStore, BackupJobs],
 })
 export class BackupsModule {}

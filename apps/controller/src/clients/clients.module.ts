@@ -82,6 +82,14 @@ import { UsageHistoryService } from './usage-history.service.js';
     UsageHistoryService,
     UsageHistoryScheduler,
   ],
-  exports: [UsageService, ProfilesService, BulkJobsService, ClientListRepository, ClientTotals, UsageHistoryService],
+  exports: [
+    ClientsService,
+    UsageService,
+    ProfilesService,
+    BulkJobsService,
+    ClientListRepository,
+    ClientTotals,
+    UsageHistoryService,
+  ],
 })
 export class ClientsModule {}

@@ -66,6 +66,11 @@ export interface WarrenConfig {
   usageHistory: boolean;
   /** How often recurring work runs (milliseconds); tests shorten them (docs/testing.md). */
   intervals: Intervals;
+  /**
+   * The Telegram Bot API the bot talks to (WARREN_TELEGRAM_API_ROOT, default
+   * https://api.telegram.org): a self-hosted Bot API server, or a test's local stand-in.
+   */
+  telegramApiRoot: string;
 }
 
 /** The periods of the controller's recurring work; the defaults are production's. */
@@ -277,6 +282,10 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
     audit: audit === 'on',
     usageHistory: usageHistory === 'on',
     intervals: intervals(env),
+    telegramApiRoot: (url(env, 'WARREN_TELEGRAM_API_ROOT', ['http:', 'https:']) ?? 'https://api.telegram.org').replace(
+      /\/+$/,
+      '',
+    ),
   };
 }
 

@@ -27,6 +27,7 @@ import { OutboundTransition } from '../outbounds/outbound-transition.entity.js';
 import { RoutingBasic } from '../routing/routing-basic.entity.js';
 import { RoutingRule } from '../routing/routing-rule.entity.js';
 import { ResellerLimits } from '../resellers/reseller-limits.entity.js';
+import { TelegramUser } from '../telegram/telegram-user.entity.js';
 
 /** Every entity the controller maps; the migration generator diffs against exactly this list. */
 export const ENTITIES = [
@@ -61,4 +62,5 @@ export const ENTITIES = [
   DeviceEndpoint,
   ClientUsageRow,
   NodeUsageRow,
+  TelegramUser,
 ];

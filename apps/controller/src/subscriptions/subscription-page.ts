@@ -84,6 +84,16 @@ export function formatBytes(bytes: number, locale: PageLocale, text: PageText): 
   return `${number} ${text.bytes[UNITS[unit]]}`;
 }
 
+/** A date as the page prints it (the Telegram bot's answers print it the same way). */
+export function formatDate(date: Date, locale: PageLocale): string {
+  return FORMATS[locale].date.format(date);
+}
+
+/** The page's QR code for `text` as a PNG: a chat app shows a photo, not an SVG (the Telegram bot). */
+export function qrPng(text: string): Promise<Buffer> {
+  return QRCode.toBuffer(text, { type: 'png', errorCorrectionLevel: 'L', margin: 2, scale: 6 });
+}
+
 function intlLocale(locale: PageLocale): string {
   return locale === 'fa' ? 'fa-IR' : 'en-GB';
 }

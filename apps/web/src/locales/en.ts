@@ -740,6 +740,28 @@ export const en = {
     auditRetentionHelp: 'Older entries are deleted; only the owner changes this.',
     allowPrivateTargets: 'Allow private addresses as outbound and probe targets',
   },
+  telegram: {
+    title: 'Telegram bot',
+    intro:
+      'Customers whose Telegram id is on their client get their status, configs and link from /start; operator chats get notifications and can look clients up and change them within their role.',
+    enabled: 'Run the bot',
+    token: 'Bot token',
+    tokenSet: 'A token is set; type a new one to replace it.',
+    tokenNotSet: 'No token yet: create a bot with @BotFather and paste its token.',
+    operatorChats: 'Operator chats',
+    operatorChatsHelp:
+      'Each chat speaks for one panel user and may do what their role may: resellers only their own clients, viewers read only.',
+    chatId: 'Chat id',
+    operator: 'Operator',
+    addChat: 'Add a chat',
+    customerLanguage: 'Customers’ language',
+    customerLanguageHelp: 'Used when a customer’s Telegram app speaks neither English nor Persian.',
+    sendBackups: 'Send each backup to the owner’s chats',
+    backupMaxMb: 'Largest backup to send (MB)',
+    backupMaxMbHelp: 'Larger archives are announced instead; Telegram takes at most 50 MB.',
+    test: 'Send a test message',
+    testResult: 'Test message sent to {{sent}} chats; {{failed}} not reached.',
+  },
   toasts: {
     created: {
       client: 'Client created',
@@ -841,6 +863,7 @@ export const en = {
       public: 'sign-in page',
       cli: 'command line on the host',
       system: 'the panel',
+      telegram: 'Telegram bot',
     },
     outcomes: {
       pending: 'In progress',

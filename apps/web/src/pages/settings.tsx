@@ -8,6 +8,7 @@ import { api, must, type Schemas } from '../api.js';
 import { PageHeader } from '../components/common.js';
 import { FormError, useFieldErrors } from '../components/form-errors.js';
 import { PageLoader } from '../components/page-loader.js';
+import { TelegramSettingsCard } from '../components/telegram-settings-card.js';
 import { useCanManage, useUser } from '../session.js';
 import { queryKeys, useSettings } from '../api/queries.js';
 
@@ -145,6 +146,7 @@ export default function SettingsPage() {
           )}
         </Stack>
       </Card>
+      {canManage && <TelegramSettingsCard />}
     </>
   );
 }
