@@ -21,6 +21,7 @@ import { OutboundsModule } from './outbounds/outbounds.module.js';
 import { RoutingModule } from './routing/routing.module.js';
 import type { PanelRuntime } from './runtime.js';
 import { RuntimeModule } from './runtime.module.js';
+import { ServerModule } from './server/server.module.js';
 import { SettingsModule } from './settings/settings.module.js';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module.js';
 import { TemplateModule } from './template/template.module.js';
@@ -54,6 +55,7 @@ export class AppModule {
         OverviewModule,
         MonitoringModule,
         TemplateModule,
+        ServerModule,
         DocsModule,
       ],
       providers: [
