@@ -2,21 +2,13 @@ import { generate } from 'otplib';
 import { Redis } from 'ioredis';
 import { WARREN_VERSION } from '#libs/version/warren-version.js';
 import { en } from '../../apps/web/src/locales/en.js';
-import { answer, fixtures } from '../support/fixtures.js';
+import { answer, fixtures, signedInPanel } from '../support/fixtures.js';
 import { refusal } from '../support/refusal.js';
-import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { OWNER, startTestPanel } from '../support/test-panel.js';
 
-let t: TestPanel;
-let token: string;
-beforeAll(async () => {
-  t = await startTestPanel();
-  token = await t.login();
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const session = signedInPanel();
 
-const { typed, createUser, createNode, createInterface, createToken } = fixtures(() => ({ t, token }));
+const { typed, createUser, createNode, createInterface, createToken } = fixtures(session);
 
 async function codes(): Promise<string[]> {
   const response = await answer(typed().GET('/api/security/warnings'));
@@ -60,16 +52,16 @@ describe('GET /api/security/warnings', () => {
   test('an agent older than the panel is named with its version until it reports the panel’s', async () => {
     const node = await createNode();
     expect(await codes()).not.toContain('agents-older-than-panel');
-    await t.query('update node_agents set version = $2 where node_id = $1', [node.id, '0.0.1']);
+    await session().t.query('update node_agents set version = $2 where node_id = $1', [node.id, '0.0.1']);
     const response = await answer(typed().GET('/api/security/warnings'));
     const older = response.body.warnings.find((warning) => warning.code === 'agents-older-than-panel');
     expect(older?.message).toContain(`${node.name} (0.0.1)`);
-    await t.query('update node_agents set version = $2 where node_id = $1', [node.id, WARREN_VERSION]);
+    await session().t.query('update node_agents set version = $2 where node_id = $1', [node.id, WARREN_VERSION]);
     expect(await codes()).not.toContain('agents-older-than-panel');
   });
 
   test("the queue store's Redis: warned exactly when its maxmemory is 0", async () => {
-    const redis = new Redis(t.config.redisUrl!, { lazyConnect: true });
+    const redis = new Redis(session().t.config.redisUrl!, { lazyConnect: true });
     try {
       await redis.connect();
       const maxmemory = Number(/^maxmemory:(\d+)/m.exec(await redis.info('memory'))![1]);
@@ -81,13 +73,13 @@ describe('GET /api/security/warnings', () => {
 
   test('owner and admin read them; a viewer and a reseller are refused', async () => {
     const admin = await createUser('admin');
-    expect((await t.call('GET', 'security/warnings', { token: admin.token })).status).toBe(200);
+    expect((await session().t.call('GET', 'security/warnings', { token: admin.token })).status).toBe(200);
     for (const role of ['viewer', 'reseller'] as const) {
       const user = await createUser(role);
-      const refused = await t.call('GET', 'security/warnings', { token: user.token });
+      const refused = await session().t.call('GET', 'security/warnings', { token: user.token });
       expect({ status: refused.status, body: refused.body }).toEqual({ status: 403, body: refusal('') });
     }
-    expect((await t.call('GET', 'security/warnings', {})).status).toBe(401);
+    expect((await session().t.call('GET', 'security/warnings', {})).status).toBe(401);
   });
 
   test("the owner changing the password and turning two-factor on clears the owner's warnings", async () => {
@@ -98,11 +90,16 @@ describe('GET /api/security/warnings', () => {
     );
     expect(changed.status).toBe(200);
     expect(await codes()).not.toContain('owner-password-unchanged');
-    const started = await t.call('POST', 'auth/totp/start', { token, body: { password: 'owner-password-456' } });
+    const started = await session().t.call('POST', 'auth/totp/start', {
+      token: session().token,
+      body: { password: 'owner-password-456' },
+    });
     expect(started.status).toBe(200);
     expect(await codes()).toContain('owner-two-factor-off');
     const code = await generate({ secret: started.body.secret, epoch: Math.floor(Date.now() / 1000) });
-    expect((await t.call('POST', 'auth/totp/confirm', { token, body: { code } })).status).toBe(200);
+    expect(
+      (await session().t.call('POST', 'auth/totp/confirm', { token: session().token, body: { code } })).status,
+    ).toBe(200);
     expect(await codes()).not.toContain('owner-two-factor-off');
   });
 });
@@ -125,7 +122,7 @@ describe('TLS behind a trusted proxy', () => {
 
 describe('GET /api/meta and GET /api/i18n/{locale}', () => {
   test('meta is public: the version, languages and features, and nothing else (no counts, no settings)', async () => {
-    const response = await t.call('GET', 'meta', {});
+    const response = await session().t.call('GET', 'meta', {});
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       version: WARREN_VERSION,
@@ -137,14 +134,14 @@ describe('GET /api/meta and GET /api/i18n/{locale}', () => {
   });
 
   test("i18n answers the web panel's own catalogue per locale, publicly; another locale is a 404 on locale", async () => {
-    const english = await t.call('GET', 'i18n/en', {});
+    const english = await session().t.call('GET', 'i18n/en', {});
     expect(english.status).toBe(200);
     expect(english.body).toEqual({ locale: 'en', direction: 'ltr', messages: en });
-    const persian = await t.call('GET', 'i18n/fa', {});
+    const persian = await session().t.call('GET', 'i18n/fa', {});
     expect(persian.body).toMatchObject({ locale: 'fa', direction: 'rtl', messages: { nav: { overview: 'نمای کلی' } } });
     expect(Object.keys(persian.body.messages).sort()).toEqual(Object.keys(en).sort());
     for (const locale of ['de', 'EN', 'en-US', 'constructor', '__proto__', 'x'.repeat(300), '..%2Fen']) {
-      const refused = await t.call('GET', `i18n/${locale}`, {});
+      const refused = await session().t.call('GET', `i18n/${locale}`, {});
       expect({ locale, status: refused.status, body: refused.body }).toEqual({
         locale,
         status: 404,
@@ -152,7 +149,7 @@ describe('GET /api/meta and GET /api/i18n/{locale}', () => {
       });
     }
     // A NUL is refused by the request layer before any route runs.
-    expect((await t.call('GET', 'i18n/%00', {})).status).toBe(400);
+    expect((await session().t.call('GET', 'i18n/%00', {})).status).toBe(400);
   });
 });
 
@@ -167,7 +164,7 @@ describe('GET /api/configs', () => {
     expect(mine.config).toContain(`ListenPort = ${iface.listenPort}`);
 
     const ownerToken = await createToken();
-    const viaToken = await t.call('GET', 'configs', { token: ownerToken.token });
+    const viaToken = await session().t.call('GET', 'configs', { token: ownerToken.token });
     expect(viaToken.status).toBe(200);
     const hidden = (viaToken.body as typeof withKeys.body).configs.find(
       (config) => config.interfaceName === iface.name,
@@ -177,6 +174,6 @@ describe('GET /api/configs', () => {
     expect(hidden.config).toContain(`ListenPort = ${iface.listenPort}`);
 
     const admin = await createUser('admin');
-    expect((await t.call('GET', 'configs', { token: admin.token })).status).toBe(403);
+    expect((await session().t.call('GET', 'configs', { token: admin.token })).status).toBe(403);
   });
 });
