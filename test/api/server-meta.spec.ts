@@ -140,7 +140,7 @@ describe('GET /api/meta and GET /api/i18n/{locale}', () => {
     const persian = await session().t.call('GET', 'i18n/fa', {});
     expect(persian.body).toMatchObject({ locale: 'fa', direction: 'rtl', messages: { nav: { overview: 'نمای کلی' } } });
     expect(Object.keys(persian.body.messages).sort()).toEqual(Object.keys(en).sort());
-    for (const locale of ['de', 'EN', 'en-US', 'constructor', '__proto__', 'x'.repeat(300), '..%2Fen']) {
+    for (const locale of ['de', 'EN', 'en-US', 'constructor', '__proto__', 'x'.repeat(40), '..%2Fen']) {
       const refused = await session().t.call('GET', `i18n/${locale}`, {});
       expect({ locale, status: refused.status, body: refused.body }).toEqual({
         locale,
