@@ -900,6 +900,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/configs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every enabled interface's server config as its node loads it; private and preshared keys only for the owner's session
+         * @description Roles: owner.
+         */
+        get: operations["get_configs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/devices/{id}": {
         parameters: {
             query?: never;
@@ -1212,6 +1232,26 @@ export interface paths {
         patch: operations["patch_hosts_id"];
         trace?: never;
     };
+    "/api/i18n/{locale}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The web panel's messages in one language (en or fa); another locale is a 404
+         * @description Public: no credentials needed.
+         */
+        get: operations["get_i18n_locale"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/interfaces": {
         parameters: {
             query?: never;
@@ -1356,6 +1396,26 @@ export interface paths {
          * @description Roles: owner.
          */
         get: operations["get_logs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/meta": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The panel's version, languages and features, for the sign-in page (public: nothing secret, no counts)
+         * @description Public: no credentials needed.
+         */
+        get: operations["get_meta"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1548,6 +1608,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/outbounds/{id}/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A hop as a wg-quick file or share link for another client; its secrets only for the owner's session (the template's rule)
+         * @description Roles: owner, admin.
+         */
+        get: operations["get_outbounds_id_config"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/outbounds/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Probe every enabled hop of a node at once (a few at a time), each as POST /api/outbounds/{id}/check; answers each hop's result in list order
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_outbounds_check"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/outbounds/order": {
         parameters: {
             query?: never;
@@ -1562,6 +1662,26 @@ export interface paths {
          * @description Roles: owner, admin.
          */
         post: operations["post_outbounds_order"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/outbounds/parse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read a share link (ss://, socks5://, socks://, http://) or a WireGuard .conf into a body POST /api/outbounds accepts; creates nothing; a 400 on text says what is wrong
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_outbounds_parse"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1710,6 +1830,26 @@ export interface paths {
          * @description Roles: owner, admin.
          */
         post: operations["post_routing_rules_order"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/security/warnings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What weakens this panel's security now (owner password or two-factor, TLS, private targets, backups, agent versions, Redis memory), each with a code, severity and what to do
+         * @description Roles: owner, admin.
+         */
+        get: operations["get_security_warnings"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1958,6 +2098,26 @@ export interface paths {
          * @description Roles: owner, admin, reseller, viewer.
          */
         patch: operations["patch_tokens_id"];
+        trace?: never;
+    };
+    "/api/wgkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A fresh WireGuard key pair (for a hop or an upstream peer); stored nowhere
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_wgkey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
 }
@@ -2279,6 +2439,16 @@ export interface components {
             wg: boolean;
             wireguardGo: boolean;
             wireguardKernel: boolean;
+        };
+        CatalogueDto: {
+            /** @enum {string} */
+            direction: "ltr" | "rtl";
+            /** @enum {string} */
+            locale: "en" | "fa";
+            /** @description The web panel messages by key (nested objects of strings; {{name}} marks a value) */
+            messages: {
+                [key: string]: unknown;
+            };
         };
         ChangePasswordDto: {
             /**
@@ -3011,6 +3181,12 @@ export interface components {
             /** @description Every group name: defined groups and names clients carry, sorted */
             names: string[];
         };
+        HopCheckDto: {
+            /** Format: uuid */
+            id: string;
+            result: components["schemas"]["ProbeResultDto"];
+            tag: string;
+        };
         HostDto: {
             address: string;
             /** Format: date-time */
@@ -3124,6 +3300,19 @@ export interface components {
             /** @enum {string} */
             state: "up" | "failed" | "removed";
         };
+        InterfaceServerConfigDto: {
+            /** @description The file the agent loads with `wg syncconf` (or `awg`): private and preshared keys only for the owner signed in with a session; otherwise those lines are left out and secretsHidden is true */
+            config: string;
+            /** @description The interface's name on its node */
+            interfaceName: string;
+            /** @enum {string} */
+            mode: "standard" | "amnezia";
+            /** Format: uuid */
+            nodeId: string;
+            nodeName: string;
+            peers: number;
+            secretsHidden: boolean;
+        };
         InterfaceUsageResetDto: {
             /** @description Accounts on the interface, each now at zero */
             accounts: number;
@@ -3176,6 +3365,12 @@ export interface components {
             /** @example Authorization: Bearer <token> */
             usage: string;
         };
+        KeyPairDto: {
+            /** @description base64 of 32 bytes, as wg genkey prints it; not stored anywhere */
+            privateKey: string;
+            /** @description Its public key, as wg pubkey prints it */
+            publicKey: string;
+        };
         LastBackupDto: {
             /** Format: date-time */
             createdAt: string;
@@ -3207,6 +3402,24 @@ export interface components {
             user: components["schemas"]["UserDto"];
             /** @enum {string} */
             via: "session" | "token";
+        };
+        MetaDto: {
+            /**
+             * @description The panel's base path (WARREN_BASE_PATH), '' when none
+             * @example
+             */
+            basePath: string;
+            /** @enum {string} */
+            defaultLocale: "en" | "fa";
+            /** @description What this panel can do, for clients that adapt to it (e.g. two-factor: sign-in may ask for a code) */
+            features: string[];
+            /** @description Languages of the web panel (GET /api/i18n/{locale}) */
+            locales: ("en" | "fa")[];
+            /**
+             * @description The panel's version (its agents ship with the same)
+             * @example 0.1.0
+             */
+            version: string;
         };
         MigrationsCheckDto: {
             ok: boolean;
@@ -3360,6 +3573,19 @@ export interface components {
             /** @description bytes */
             usedBytes: number;
         };
+        OutboundConfigDto: {
+            /** @enum {string|null} */
+            format: "wg-quick" | "link" | null;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "direct" | "blocked" | "wireguard" | "socks" | "http" | "shadowsocks";
+            /** @description The secrets were left out (not the owner signed in with a session) */
+            secretsHidden: boolean;
+            tag: string;
+            /** @description wireguard: a wg-quick file of this side; socks, http, shadowsocks: a share link (parse reads it back). Secrets only for the owner's session; a shadowsocks link without its password is null. null for the built-ins */
+            text: string | null;
+        };
         OutboundDto: {
             /** @description host:port; null for the built-ins */
             address: string | null;
@@ -3447,6 +3673,21 @@ export interface components {
             uptimeSeconds: number;
             /** @example 0.1.0 */
             version: string;
+        };
+        ParsedOutboundDto: {
+            /** @description What the link or file set that a hop does not use (a WireGuard file's DNS) */
+            ignored: string[];
+            /** @description A body POST /api/outbounds accepts as it is (add nodeId for another node than the local one) */
+            outbound: components["schemas"]["CreateOutboundDto"];
+        };
+        ParseOutboundDto: {
+            /** @description The hop's tag; default: the link's name (#...) or kind and host */
+            tag?: string;
+            /**
+             * @description A share link (ss:// SIP002 or legacy base64, socks5:// or socks://, http:// with user:password@) or the text of a WireGuard .conf file
+             * @example socks5://user:secret@203.0.113.7:1080#upstream
+             */
+            text: string;
         };
         PasswordChangedDto: {
             /** @description How many of the user's other sessions ended (the one making the change stays) */
@@ -3736,6 +3977,23 @@ export interface components {
             /** @description New members' speed limit in bits per second; 0 = unmetered (default). */
             rateBitsPerSec?: number;
         };
+        SecurityWarningDto: {
+            /** @description What to do about it (English) */
+            action: string;
+            /**
+             * @description Stable: the web panel words each code in its own language
+             * @enum {string}
+             */
+            code: "owner-password-unchanged" | "owner-two-factor-off" | "tls-off-without-proxy" | "private-targets-allowed" | "backups-not-scheduled" | "agents-older-than-panel" | "redis-without-maxmemory";
+            /** @description One sentence: what is wrong (English) */
+            message: string;
+            /** @enum {string} */
+            severity: "critical" | "warning" | "info";
+        };
+        SecurityWarningsDto: {
+            /** @description Most severe first; empty when nothing is wrong */
+            warnings: components["schemas"]["SecurityWarningDto"][];
+        };
         SeriesDto: {
             cpu: components["schemas"]["PointDto"][];
             disk: components["schemas"]["PointDto"][];
@@ -3744,6 +4002,10 @@ export interface components {
             rxRate: components["schemas"]["PointDto"][];
             swap: components["schemas"]["PointDto"][];
             txRate: components["schemas"]["PointDto"][];
+        };
+        ServerConfigsDto: {
+            /** @description Every enabled interface of every node, by node then name */
+            configs: components["schemas"]["InterfaceServerConfigDto"][];
         };
         SessionDto: {
             /** @description The address it signed in from */
@@ -8807,6 +9069,62 @@ export interface operations {
             };
         };
     };
+    get_configs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerConfigsDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     delete_devices_id: {
         parameters: {
             query?: never;
@@ -10196,6 +10514,55 @@ export interface operations {
             };
         };
     };
+    get_i18n_locale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     get_interfaces: {
         parameters: {
             query?: {
@@ -11025,6 +11392,44 @@ export interface operations {
             };
             /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_meta: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MetaDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12165,6 +12570,161 @@ export interface operations {
             };
         };
     };
+    get_outbounds_id_config: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutboundConfigDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_outbounds_check: {
+        parameters: {
+            query?: {
+                /** @description tcp or http, as for one hop */
+                mode?: "tcp" | "http";
+                /** @description The node (its id); defaults to the local node */
+                nodeId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HopCheckDto"][];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     post_outbounds_order: {
         parameters: {
             query?: {
@@ -12219,6 +12779,84 @@ export interface operations {
             };
             /** @description no such resource (or an id that cannot be one) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_outbounds_parse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ParseOutboundDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParsedOutboundDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12928,6 +13566,62 @@ export interface operations {
             };
             /** @description body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_security_warnings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecurityWarningsDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14120,6 +14814,80 @@ export interface operations {
             };
             /** @description no such resource (or an id that cannot be one) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_wgkey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyPairDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

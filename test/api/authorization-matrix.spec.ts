@@ -85,6 +85,10 @@ function sessionOf(user: { username: string; password: string }): Credential['he
 beforeAll(async () => {
   t = await startTestPanel();
   ownerToken = await t.login();
+  // No agent answers probes here: POST /api/outbounds/check waits out every hop's probe timeout
+  // (the hop the example body of POST /api/outbounds makes), once per credential let through.
+  const probes = await t.call('PATCH', 'settings', { token: ownerToken, body: { probeTimeoutMs: 500 } });
+  expect(probes.status).toBe(200);
   // The declaration, not an answer: the route table the @Route decorators made.
   routes = t.panel.app.get(RouteTableService).all();
   fingerprint = await openDatabaseFingerprint(t, VOLATILE);

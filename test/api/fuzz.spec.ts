@@ -221,6 +221,8 @@ beforeAll(async () => {
   t = await startTestPanel();
   token = (await f.createToken({ name: 'fuzzer' }, await t.login())).token;
   endpoints = await readEndpoints(t, token);
+  // No agent answers probes here: POST /api/outbounds/check waits out each hop's probe timeout.
+  expect((await t.call('PATCH', 'settings', { token, body: { probeTimeoutMs: 500 } })).status).toBe(200);
   fingerprint = await openDatabaseFingerprint(t, VOLATILE);
   const node = await f.createNode();
   const iface = await f.createInterface({ nodeId: node.id });

@@ -25,7 +25,7 @@ describe('route table', () => {
     expect(new Set(listed).size).toBe(listed.length);
   });
 
-  test("only login, health, agent enrolment and what a new agent host downloads (the installer, the agent's package) are public", () => {
+  test("only login, health, agent enrolment, what a new agent host downloads (the installer, the agent's package) and what the sign-in page reads (meta, messages) are public", () => {
     const publicRoutes = endpoints
       .filter((endpoint) => !endpoint.auth)
       .map((endpoint) => `${endpoint.method} ${endpoint.path}`);
@@ -34,6 +34,8 @@ describe('route table', () => {
       'GET /api/agent/package.tgz',
       'GET /api/health',
       'GET /api/health/ready',
+      'GET /api/i18n/{locale}',
+      'GET /api/meta',
       'POST /api/agent/enrol',
       'POST /api/auth/login',
     ]);

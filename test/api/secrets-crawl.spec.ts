@@ -171,6 +171,8 @@ beforeAll(async () => {
   realIds.set('outbounds', made[2].id);
   realIds.set('nodes', enrolledNode.id).set('interfaces', iface.id).set('hosts', host.id).set('clients', client.id);
   realIds.set('devices', client.devices[0].id).set('tokens', spare.id);
+  // GET /api/i18n/{locale}: the locale is its "id" (another is a 404).
+  realIds.set('i18n', 'en');
   // A finished backup (an archive holds every secret by design: its routes are the owner's; the
   // crawl sees it compressed) and its job, for the backup routes' {name} and {id}.
   const jobs = t.panel.app.get(BackupJobs);

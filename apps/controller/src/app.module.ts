@@ -21,6 +21,7 @@ import { OutboundsModule } from './outbounds/outbounds.module.js';
 import { RoutingModule } from './routing/routing.module.js';
 import type { PanelRuntime } from './runtime.js';
 import { RuntimeModule } from './runtime.module.js';
+import { ServerModule } from './server/server.module.js';
 import { SettingsModule } from './settings/settings.module.js';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module.js';
 import { TelegramModule } from './telegram/telegram.module.js';
@@ -56,6 +57,7 @@ export class AppModule {
         OverviewModule,
         MonitoringModule,
         TemplateModule,
+        ServerModule,
         DocsModule,
       ],
       providers: [

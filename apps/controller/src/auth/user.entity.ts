@@ -19,6 +19,11 @@ export const User = defineEntity({
     /** Set with a temporary password the owner chose: every route but the password change refuses until then. */
     mustChangePassword: p.boolean().default(false),
     /**
+     * When the user last chose their own password (null: never, still the one the first start or
+     * an owner gave): the owner's null is a security warning (docs/operations.md, "Security warnings").
+     */
+    passwordChangedAt: p.datetime().nullable(),
+    /**
      * The TOTP secret (base32): set by `POST /api/auth/totp/start`, in force once `totpEnabled`.
      * Shown once, at start; never in an answer or a log after (docs/roles.md, "Two-factor sign-in").
      */

@@ -65,7 +65,14 @@ export class UsersRepository {
     temporary = false,
   ): Promise<number | null> {
     return this.orm.em.fork().transactional(async (em) => {
-      const changes = { passwordHash, mustChangePassword: temporary, updatedAt: new Date() };
+      const now = new Date();
+      const changes = {
+        passwordHash,
+        mustChangePassword: temporary,
+        // A temporary password was chosen by someone else: it does not count as the user's own.
+        ...(temporary ? { passwordChangedAt: null } : { passwordChangedAt: now }),
+        updatedAt: now,
+      };
       if ((await em.nativeUpdate(User, { id: userId }, changes)) === 0) return null;
       return em.nativeDelete(Session, keepSessionId ? { user: userId, id: { $ne: keepSessionId } } : { user: userId });
     });

@@ -19,7 +19,8 @@ import { NodesService } from './nodes.service.js';
 /**
  * Nodes and their agents: the registry, enrolment and credentials, delivery of desired state,
  * and the agents' link. Other domains reach nodes only through revisions/ (bumpRevisions,
- * lockNode); NodesService is exported for the template (template/) alone. The local agent is started by panel.ts once the panel
+ * lockNode); NodesService is exported for the template (template/), DeliveryRepository for server/ (every
+ * interface's config, rendered from the desired state). The local agent is started by panel.ts once the panel
  * listens, with AgentCredentialsService taken from the application.
  */
 @Module({
@@ -37,6 +38,6 @@ import { NodesService } from './nodes.service.js';
     AgentLinkGateway,
     AgentInstallService,
   ],
-  exports: [NodesService],
+  exports: [NodesService, DeliveryRepository],
 })
 export class NodesModule {}

@@ -1,3 +1,4 @@
+import { mapInParallel } from '../common/in-parallel.js';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { WarrenConfig } from '../config/config.js';
 import type { QueueBackend } from '../queue/queue-backend.js';
@@ -12,7 +13,7 @@ export const HOP_CHECK_JOB = 'outbounds.check-due';
 /** How often due hops are looked for; a hop is due when its interval (jittered) has passed. */
 export const HOP_CHECK_TICK_MS = 5000;
 /** Checks run at once per tick (each is a probe job on its node's queue). */
-const PARALLEL = 8;
+export const HOP_CHECK_PARALLEL = 8;
 /** Each hop's interval is shortened by up to this fraction at random, so checks spread out. */
 const JITTER = 0.2;
 
@@ -62,17 +63,12 @@ export class HopChecksScheduler implements OnApplicationBootstrap, OnModuleDestr
     if (hopCheckIntervalSeconds === 0) return 'off';
     const intervalMs = hopCheckIntervalSeconds * 1000;
     const due = await this.outbounds.dueForCheck(now, () => intervalMs * (1 - JITTER * Math.random()));
-    let next = 0;
-    const worker = async () => {
-      while (next < due.length) {
-        const id = due[next++];
-        await this.probes.check(id, 'http').catch((error: Error) => {
-          // The hop was deleted meanwhile, or the queue store is away: the next tick tries again.
-          this.logger.debug(`periodic check of outbound ${id} did not run: ${error.message}`);
-        });
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(PARALLEL, due.length) }, worker));
+    await mapInParallel(due, HOP_CHECK_PARALLEL, (id) =>
+      this.probes.check(id, 'http').catch((error: Error) => {
+        // The hop was deleted meanwhile, or the queue store is away: the next tick tries again.
+        this.logger.debug(`periodic check of outbound ${id} did not run: ${error.message}`);
+      }),
+    );
     return due.length;
   }
 }

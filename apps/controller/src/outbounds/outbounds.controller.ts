@@ -1,5 +1,7 @@
 import { Body, Controller, Param, Query } from '@nestjs/common';
 import { MANAGERS, SIGNED_IN } from '#libs/contracts/user-roles.js';
+import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import type { Principal } from '../auth/principal.js';
 import { DeletedDto } from '../http/api-fields.js';
 import { IdPipe } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
@@ -11,6 +13,15 @@ import {
   UpdateOutboundDto,
 } from './dto/outbound.dto.js';
 import { OutboundDto, ProbeResultDto } from './dto/outbound.response.js';
+import {
+  CheckAllQueryDto,
+  HopCheckDto,
+  KeyPairDto,
+  OutboundConfigDto,
+  ParsedOutboundDto,
+  ParseOutboundDto,
+} from './dto/outbound-tools.dto.js';
+import { OutboundToolsService } from './outbound-tools.service.js';
 import { OutboundsService } from './outbounds.service.js';
 import { ProbesService } from './probes.service.js';
 
@@ -20,6 +31,7 @@ export class OutboundsController {
   constructor(
     private readonly outbounds: OutboundsService,
     private readonly probes: ProbesService,
+    private readonly tools: OutboundToolsService,
   ) {}
 
   @Route({
@@ -125,5 +137,61 @@ export class OutboundsController {
   })
   check(@Param('id', new IdPipe('outbound')) id: string, @Query() query: CheckQueryDto) {
     return this.probes.check(id, query.mode ?? 'http');
+  }
+
+  @Route({
+    method: 'POST',
+    path: 'outbounds/check',
+    group: 'outbounds',
+    roles: MANAGERS,
+    summary:
+      "Probe every enabled hop of a node at once (a few at a time), each as POST /api/outbounds/{id}/check; answers each hop's result in list order",
+    query: { nodeId: 'the node (default: the local node)', mode: 'tcp or http (default)' },
+    response: [HopCheckDto],
+    errors: [404],
+  })
+  checkAll(@Query() query: CheckAllQueryDto) {
+    return this.tools.checkAll(query.nodeId, query.mode ?? 'http');
+  }
+
+  @Route({
+    method: 'POST',
+    path: 'outbounds/parse',
+    group: 'outbounds',
+    roles: MANAGERS,
+    summary:
+      'Read a share link (ss://, socks5://, socks://, http://) or a WireGuard .conf into a body POST /api/outbounds accepts; creates nothing; a 400 on text says what is wrong',
+    example: { text: 'socks5://user:secret@203.0.113.7:1080#upstream' },
+    response: ParsedOutboundDto,
+    audit: false,
+  })
+  parse(@Body() body: ParseOutboundDto) {
+    return this.tools.parse(body);
+  }
+
+  @Route({
+    method: 'GET',
+    path: 'outbounds/:id/config',
+    group: 'outbounds',
+    roles: MANAGERS,
+    summary:
+      "A hop as a wg-quick file or share link for another client; its secrets only for the owner's session (the template's rule)",
+    response: OutboundConfigDto,
+  })
+  config(@Param('id', new IdPipe('outbound')) id: string, @CurrentPrincipal() principal: Principal) {
+    return this.tools.config(id, principal.role === 'owner' && principal.via === 'session');
+  }
+
+  @Route({
+    method: 'POST',
+    path: 'wgkey',
+    group: 'outbounds',
+    roles: MANAGERS,
+    summary: 'A fresh WireGuard key pair (for a hop or an upstream peer); stored nowhere',
+    response: KeyPairDto,
+    audit: false,
+  })
+  wgkey() {
+    return this.tools.keyPair();
   }
 }

@@ -5,6 +5,7 @@ import { OutboundsService } from './outbounds.service.js';
 import { SettingsModule } from '../settings/settings.module.js';
 import { ProbesService } from './probes.service.js';
 import { HopChecksScheduler } from './hop-checks.scheduler.js';
+import { OutboundToolsService } from './outbound-tools.service.js';
 
 /**
  * Outbounds (hops) per node, their probes and periodic checks. Exports OutboundsService for
@@ -14,7 +15,7 @@ import { HopChecksScheduler } from './hop-checks.scheduler.js';
 @Module({
   imports: [SettingsModule],
   controllers: [OutboundsController],
-  providers: [OutboundsService, OutboundsRepository, ProbesService, HopChecksScheduler],
+  providers: [OutboundsService, OutboundsRepository, ProbesService, HopChecksScheduler, OutboundToolsService],
   exports: [OutboundsService, OutboundsRepository],
 })
 export class OutboundsModule {}

@@ -180,7 +180,12 @@ export class OutboundsService {
     return found;
   }
 
-  async create(input: CreateOutboundDto): Promise<OutboundView> {
+  /**
+   * The create route's rules that need no node and no lock: the fields fit the kind, the tag is
+   * not a built-in's, the keys can work, the address parses and may be dialled. The parse route
+   * (share links) runs the same, so a parsed body is one create accepts.
+   */
+  async validateCreate(input: CreateOutboundDto) {
     assertFieldsFit(input.kind, input);
     if (isBuiltinTag(input.tag))
       throw conflict(`"${input.tag}" is the tag of a built-in outbound (in any case); choose another`, 'tag');
@@ -188,7 +193,11 @@ export class OutboundsService {
     const address = parseHopAddress(input.address);
     assertReachableByKind(input.kind, address.host);
     await this.assertAllowedHost(address.host);
-    const fields = this.kindFields(input.kind, input);
+    return { address, fields: this.kindFields(input.kind, input) };
+  }
+
+  async create(input: CreateOutboundDto): Promise<OutboundView> {
+    const { address, fields } = await this.validateCreate(input);
     const nodeId = await this.nodeOf(input.nodeId);
     const id = await this.write(async (em) => {
       await lockNode(em, nodeId, 'nodeId');

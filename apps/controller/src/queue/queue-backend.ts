@@ -37,6 +37,11 @@ export interface QueueBackend {
   worker(name: string, processor: Processor, options?: WorkerTuning): AnyWorker;
   /** Resolves when the backing store answers a real queue operation within the timeout. */
   ping(timeoutMs?: number): Promise<void>;
+  /**
+   * Redis' `maxmemory` in bytes (0: no limit), read from INFO; null on the PostgreSQL backend,
+   * which has no such setting. A Redis without a limit grows until the host kills it.
+   */
+  memoryLimit(timeoutMs?: number): Promise<number | null>;
   close(): Promise<void>;
 }
 
@@ -90,6 +95,8 @@ abstract class BaseQueueBackend implements QueueBackend {
     await withTimeout(this.queue('system').getJobCounts('waiting'), timeoutMs, `the ${this.kind} queue store`);
   }
 
+  abstract memoryLimit(timeoutMs?: number): Promise<number | null>;
+
   async close(): Promise<void> {
     // Bounded: a worker cut off from its store must not hold up shutdown (its connection is dropped next).
     await Promise.allSettled([...this.workers].map((worker) => withTimeout(worker.close(), 5000, 'a queue worker')));
@@ -126,6 +133,12 @@ class RedisQueueBackend extends BaseQueueBackend {
     return new Worker(name, processor, { ...options, connection, prefix: this.prefix, name: WORKER_NAME });
   }
 
+  async memoryLimit(timeoutMs = 2000): Promise<number | null> {
+    const info = await withTimeout(this.connection.info('memory'), timeoutMs, 'the redis queue store');
+    const match = /^maxmemory:(\d+)\r?$/m.exec(info);
+    return match ? Number(match[1]) : null;
+  }
+
   override async close(): Promise<void> {
     await super.close();
     this.connection.disconnect();
@@ -146,6 +159,10 @@ class PostgresQueueBackend extends BaseQueueBackend {
 
   protected openWorker(name: string, processor: Processor, options?: WorkerTuning): AnyWorker {
     return new Worker(name, processor, { ...options, connection: this.pool, name: WORKER_NAME }, createPostgresBackend);
+  }
+
+  memoryLimit(): Promise<number | null> {
+    return Promise.resolve(null);
   }
 
   override async close(): Promise<void> {

@@ -464,6 +464,35 @@ export const en = {
     keepalive: 'Keepalive (s)',
     confirmDelete: 'Delete the outbound {{tag}}? Rules that use it must be changed first.',
   },
+  server: {
+    version: 'Warren {{version}}',
+    warnings: 'Security warnings',
+    noWarnings: 'Nothing weakens this panel’s security right now.',
+    severity: { critical: 'critical', warning: 'warning', info: 'note' },
+    warning: {
+      'owner-password-unchanged': 'The owner still uses the password given at installation. Change it under Account.',
+      'owner-two-factor-off':
+        'Two-factor sign-in is off for the owner. Turn it on under Account, with an authenticator app.',
+      'tls-off-without-proxy':
+        'The panel serves plain HTTP and trusts no proxy: passwords may cross the network unencrypted. Serve HTTPS, or name your TLS proxy in WARREN_TRUSTED_PROXIES.',
+      'private-targets-allowed':
+        'Hops and probes may reach private and loopback addresses. Turn off allowPrivateTargets in Settings unless your hops need it.',
+      'backups-not-scheduled': 'Scheduled backups are off. Set a backup interval in Settings.',
+      'agents-older-than-panel': 'Some nodes run an agent older than the panel. Update them.',
+      'redis-without-maxmemory': 'The queue store’s Redis has no memory limit. Set maxmemory (policy noeviction).',
+    },
+  },
+  hopTools: {
+    checkAll: 'Check all',
+    checkedAll: '{{ok}} of {{total}} hops passed their check.',
+    moveUp: 'Move up',
+    moveDown: 'Move down',
+    link: 'Share link or WireGuard file',
+    linkHelp:
+      'Paste an ss://, socks5://, socks:// or http:// link, or a WireGuard .conf: the fields below are filled in.',
+    parse: 'Read',
+    ignored: 'Not used by a hop: {{list}}',
+  },
   routing: {
     newRule: 'New rule',
     rules: 'Rules',

@@ -465,6 +465,35 @@ export const fa: Translation = {
     keepalive: 'Keepalive (ثانیه)',
     confirmDelete: 'خروجی {{tag}} حذف شود؟ ابتدا قوانینی که از آن استفاده می‌کنند را تغییر دهید.',
   },
+  server: {
+    version: 'وارن {{version}}',
+    warnings: 'هشدارهای امنیتی',
+    noWarnings: 'در حال حاضر چیزی امنیت این پنل را تضعیف نمی‌کند.',
+    severity: { critical: 'بحرانی', warning: 'هشدار', info: 'یادداشت' },
+    warning: {
+      'owner-password-unchanged': 'مالک هنوز از رمز عبور زمان نصب استفاده می‌کند. آن را در بخش حساب تغییر دهید.',
+      'owner-two-factor-off':
+        'ورود دومرحله‌ای برای مالک خاموش است. آن را در بخش حساب با یک برنامهٔ احراز هویت روشن کنید.',
+      'tls-off-without-proxy':
+        'پنل با HTTP ساده کار می‌کند و به هیچ پراکسی اعتماد ندارد: رمزها ممکن است رمزنگاری‌نشده از شبکه بگذرند. HTTPS را روشن کنید یا پراکسی TLS خود را در WARREN_TRUSTED_PROXIES نام ببرید.',
+      'private-targets-allowed':
+        'هاپ‌ها و بررسی‌ها می‌توانند به نشانی‌های خصوصی و محلی برسند. اگر هاپ‌ها به آن نیاز ندارند، allowPrivateTargets را در تنظیمات خاموش کنید.',
+      'backups-not-scheduled': 'پشتیبان‌گیری زمان‌بندی‌شده خاموش است. فاصلهٔ پشتیبان‌گیری را در تنظیمات تعیین کنید.',
+      'agents-older-than-panel': 'روی برخی گره‌ها عاملی قدیمی‌تر از پنل اجرا می‌شود. آن‌ها را به‌روز کنید.',
+      'redis-without-maxmemory': 'Redis صف کارها محدودیت حافظه ندارد. maxmemory را تنظیم کنید (با سیاست noeviction).',
+    },
+  },
+  hopTools: {
+    checkAll: 'بررسی همه',
+    checkedAll: '{{ok, n}} از {{total, n}} هاپ بررسی را گذراندند.',
+    moveUp: 'بالاتر',
+    moveDown: 'پایین‌تر',
+    link: 'لینک اشتراک یا فایل WireGuard',
+    linkHelp:
+      'یک لینک ss://، socks5://، socks:// یا http:// یا یک فایل ‎.conf‎ وایرگارد بچسبانید: فیلدهای زیر پر می‌شوند.',
+    parse: 'خواندن',
+    ignored: 'در هاپ به کار نمی‌رود: {{list}}',
+  },
   routing: {
     newRule: 'قانون جدید',
     rules: 'قوانین',

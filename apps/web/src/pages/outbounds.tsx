@@ -1,5 +1,6 @@
 import { Button } from '@mantine/core';
-import { IconPlus } from '@tabler/icons-react';
+import { IconPlus, IconRadar } from '@tabler/icons-react';
+import { notifications } from '@mantine/notifications';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -36,6 +37,32 @@ export default function OutboundsPage() {
     },
     onError: notifyFailure,
   });
+  // Every enabled hop of the node at once (POST /api/outbounds/check); each row's last check updates.
+  const checkAll = useMutation({
+    mutationFn: () => must(api.POST('/api/outbounds/check', { params: { query: { nodeId: nodeId! } } })),
+    onSuccess: (results) => {
+      const ok = results.filter((entry) => entry.result.ok).length;
+      notifications.show({
+        message: t('hopTools.checkedAll', { ok, total: results.length }),
+        color: ok === results.length ? 'teal' : 'orange',
+      });
+      refresh();
+    },
+    onError: notifyFailure,
+  });
+  // Display order (POST /api/outbounds/order lists every hop of the node; the built-ins stay first).
+  const move = useMutation({
+    mutationFn: ({ outbound, by }: { outbound: Outbound; by: -1 | 1 }) => {
+      const ids = (outbounds.data ?? []).filter((hop) => !hop.builtin).map((hop) => hop.id);
+      const from = ids.indexOf(outbound.id);
+      const to = from + by;
+      if (from < 0 || to < 0 || to >= ids.length) return Promise.resolve(outbounds.data ?? []);
+      [ids[from], ids[to]] = [ids[to], ids[from]];
+      return must(api.POST('/api/outbounds/order', { params: { query: { nodeId: nodeId! } }, body: { ids } }));
+    },
+    onSuccess: refresh,
+    onError: notifyFailure,
+  });
   const remove = useMutation({
     mutationFn: (id: string) => must(api.DELETE('/api/outbounds/{id}', { params: { path: { id } } })),
     onSuccess: refresh,
@@ -45,6 +72,18 @@ export default function OutboundsPage() {
     <>
       <PageHeader title={t('nav.outbounds')}>
         <NodeSelect value={nodeId} onChange={setNodeId} />
+        {canManage && (
+          <Button
+            variant="light"
+            leftSection={<IconRadar size={16} />}
+            onClick={() => checkAll.mutate()}
+            loading={checkAll.isPending}
+            disabled={!nodeId || !outbounds.data?.some((outbound) => !outbound.builtin && outbound.enabled)}
+            data-testid="check-all-outbounds"
+          >
+            {t('hopTools.checkAll')}
+          </Button>
+        )}
         {canManage && (
           <Button
             leftSection={<IconPlus size={16} />}
@@ -66,6 +105,7 @@ export default function OutboundsPage() {
           onCheck={(outbound) => check.mutate(outbound)}
           onEdit={setEditing}
           onDelete={(outbound) => remove.mutate(outbound.id)}
+          onMove={(outbound, by) => move.mutate({ outbound, by })}
         />
       )}
       {editing && nodeId && (

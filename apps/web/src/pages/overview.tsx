@@ -11,6 +11,7 @@ import { useIsReseller } from '../session.js';
 import { AgentBadge, SyncBadge } from '../components/badges.js';
 import { isOfflineAgent, isStale, StaleNote } from '../components/node-health.js';
 import { UsageChart } from '../components/usage-chart.js';
+import { SecurityWarningsCard } from '../components/security-warnings.js';
 
 /** A reseller's overview (GET /api/overview); everyone else's the panel's own. */
 export default function OverviewPage() {
@@ -81,6 +82,7 @@ function PanelOverview() {
           detail={t(panel.nodes.unmanaged ? 'overview.nodeStatesUnmanaged' : 'overview.nodeStates', panel.nodes)}
         />
       </SimpleGrid>
+      <SecurityWarningsCard />
       <Card withBorder mb="md">
         <Text fw={600} mb="sm">
           {t('usage.title')}

@@ -1,5 +1,5 @@
-import { Button, Center, Group, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Button, Center, Group, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
@@ -38,6 +38,8 @@ export function SignInPage() {
     },
   });
   const errors = useFieldErrors(signIn.error, { username, password, code });
+  // Public (GET /api/meta): the version shown under the form, before anyone signs in.
+  const meta = useQuery({ queryKey: ['meta'], queryFn: () => must(api.GET('/api/meta')), staleTime: Infinity });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     signIn.mutate();
@@ -91,6 +93,11 @@ export function SignInPage() {
           <Button type="submit" loading={signIn.isPending}>
             {t('signIn.submit')}
           </Button>
+          {meta.data && (
+            <Text size="xs" c="dimmed" ta="center" data-testid="panel-version">
+              {t('server.version', { version: meta.data.version })}
+            </Text>
+          )}
         </Stack>
       </Paper>
     </Center>

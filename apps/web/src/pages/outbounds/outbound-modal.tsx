@@ -6,7 +6,8 @@ import { api, must } from '../../api.js';
 import { useFieldErrors } from '../../components/form-errors.js';
 import { FormModal } from '../../components/form-modal.js';
 import { ProxyFields, WireguardFields } from './outbound-fields.js';
-import { FIELDS, kindBody, outboundValues } from './outbound-values.js';
+import { FIELDS, kindBody, outboundValues, valuesFromParsed } from './outbound-values.js';
+import { ShareLinkInput } from './share-link-input.js';
 import { KINDS, type Outbound } from './types.js';
 
 export function OutboundModal({
@@ -54,6 +55,9 @@ export function OutboundModal({
       size="lg"
       submitTestId="outbound-submit"
     >
+      {!outbound && (
+        <ShareLinkInput onParsed={(parsed) => setValues((before) => valuesFromParsed(before, parsed.outbound))} />
+      )}
       <SimpleGrid cols={{ base: 1, sm: 2 }}>
         <TextInput
           label={t('outbounds.tag')}

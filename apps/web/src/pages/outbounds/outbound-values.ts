@@ -1,3 +1,4 @@
+import type { Schemas } from '../../api.js';
 import type { KINDS, METHODS, Outbound } from './types.js';
 
 export const FIELDS = [
@@ -27,6 +28,8 @@ export function outboundValues(outbound?: Outbound) {
     username: outbound?.username ?? '',
     password: '',
     method: (outbound?.method || 'chacha20-ietf-poly1305') as (typeof METHODS)[number],
+    /** Set only by a parsed WireGuard file (the hop's own key from it); otherwise the panel generates one. */
+    privateKey: '',
     peerPublicKey: outbound?.wireguard?.peerPublicKey ?? '',
     presharedKey: '',
     allowedIps: outbound?.wireguard?.allowedIps ?? ['0.0.0.0/0'],
@@ -50,8 +53,29 @@ export function kindBody(values: OutboundValues, outbound?: Outbound) {
         mtu: Number(values.mtu),
         keepalive: Number(values.keepalive),
         ...(values.presharedKey ? { presharedKey: values.presharedKey.trim() } : {}),
+        ...(values.privateKey ? { privateKey: values.privateKey } : {}),
       }
     : values.kind === 'shadowsocks'
       ? { method: values.method, ...(values.password || !outbound ? { password: values.password } : {}) }
       : { username: values.username.trim() || null, ...(values.password ? { password: values.password } : {}) };
+}
+
+/** A parsed share link or file (POST /api/outbounds/parse) as the form's values, the rest as they were. */
+export function valuesFromParsed(before: OutboundValues, parsed: Schemas['CreateOutboundDto']): OutboundValues {
+  return {
+    ...before,
+    tag: parsed.tag ?? before.tag,
+    kind: parsed.kind as OutboundValues['kind'],
+    address: parsed.address ?? before.address,
+    username: parsed.username ?? '',
+    password: parsed.password ?? '',
+    method: (parsed.method ?? before.method) as OutboundValues['method'],
+    privateKey: parsed.privateKey ?? '',
+    peerPublicKey: parsed.peerPublicKey ?? '',
+    presharedKey: parsed.presharedKey ?? '',
+    allowedIps: parsed.allowedIps ?? before.allowedIps,
+    tunnelAddress: parsed.tunnelAddress ?? '',
+    mtu: parsed.mtu ?? before.mtu,
+    keepalive: parsed.keepalive ?? before.keepalive,
+  };
 }

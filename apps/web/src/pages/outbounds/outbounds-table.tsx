@@ -1,5 +1,5 @@
-import { Badge, Button, Text } from '@mantine/core';
-import { IconRadar } from '@tabler/icons-react';
+import { ActionIcon, Badge, Button, Text } from '@mantine/core';
+import { IconArrowDown, IconArrowUp, IconRadar } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { EditAndDelete, Ltr } from '../../components/common.js';
 import { ListTable } from '../../components/list-table.js';
@@ -14,6 +14,7 @@ export function OutboundsTable({
   onCheck,
   onEdit,
   onDelete,
+  onMove,
 }: {
   outbounds: Outbound[] | undefined;
   canManage: boolean;
@@ -22,7 +23,10 @@ export function OutboundsTable({
   onCheck: (outbound: Outbound) => void;
   onEdit: (outbound: Outbound) => void;
   onDelete: (outbound: Outbound) => void;
+  /** Moves a hop one place up (-1) or down (1) among the node's hops (the built-ins stay first). */
+  onMove: (outbound: Outbound, by: -1 | 1) => void;
 }) {
+  const hops = (outbounds ?? []).filter((outbound) => !outbound.builtin);
   const { t } = useTranslation();
   return (
     <ListTable
@@ -70,6 +74,28 @@ export function OutboundsTable({
             >
               {t('outbounds.check')}
             </Button>
+          )}
+          {!outbound.builtin && canManage && (
+            <>
+              <ActionIcon
+                variant="subtle"
+                aria-label={t('hopTools.moveUp')}
+                disabled={hops[0]?.id === outbound.id}
+                onClick={() => onMove(outbound, -1)}
+                data-testid="move-up"
+              >
+                <IconArrowUp size={16} />
+              </ActionIcon>
+              <ActionIcon
+                variant="subtle"
+                aria-label={t('hopTools.moveDown')}
+                disabled={hops.at(-1)?.id === outbound.id}
+                onClick={() => onMove(outbound, 1)}
+                data-testid="move-down"
+              >
+                <IconArrowDown size={16} />
+              </ActionIcon>
+            </>
           )}
           {!outbound.builtin && canManage && (
             <EditAndDelete
