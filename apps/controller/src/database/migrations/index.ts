@@ -22,7 +22,7 @@ import { Migration20261126180200_client_usage_history } from './Migration2026112
 import { Migration20261126180300_sharing } from './Migration20261126180300_sharing.js';
 import { Migration20261126210100_telegram } from './Migration20261126210100_telegram.js';
 import { Migration20261126210200_client_writes } from './Migration20261126210200_client_writes.js';
-import { Migration20261126210400_outbound_counters } from './Migration20261126210400_outbound_counters.js';
+import { Migration20261126210400_password_changed } from './Migration20261126210400_password_changed.js';
 
 /** Committed migrations in the order they run. `npm run migration:create` writes new files; list them here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -56,7 +56,7 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261126210100_telegram', class: Migration20261126210100_telegram },
   { name: 'Migration20261126210200_client_writes', class: Migration20261126210200_client_writes },
   {
-    name: 'Migration20261126210400_outbound_counters',
-    class: Migration20261126210400_outbound_counters,
+    name: 'Migration20261126210400_password_changed',
+    class: Migration20261126210400_password_changed,
   },
 ];
