@@ -25,6 +25,11 @@ export interface CountedClient {
   matched: number;
 }
 
+/** A client a counter batch counted bytes for, with its owner (whose reseller pool the bytes count against). */
+export interface CountedOwnedClient extends CountedClient {
+  ownerId: string;
+}
+
 export interface StatusChange {
   id: string;
   status: ClientStatus;
@@ -130,7 +135,7 @@ export class UsageRepository {
     nodeId: string,
     peers: readonly PeerCounters[],
     record: BatchRecord = {},
-  ): Promise<CountedClient[]> {
+  ): Promise<CountedOwnedClient[]> {
     const batch = JSON.stringify(
       peers.map((peer) => ({
         ifname: peer.interface,
@@ -195,13 +200,14 @@ export class UsageRepository {
          on conflict (user_id) do update
            set pool_used_bytes = least(reseller_limits.pool_used_bytes + excluded.pool_used_bytes, ${MAX_BYTES})
        )${history.sql}
-       select id, status, quota_bytes, used_bytes, expires_at, start_on_first_use, activated_at, duration_seconds,
-              handshake, matched
+       select id, owner_id, status, quota_bytes, used_bytes, expires_at, start_on_first_use, activated_at,
+              duration_seconds, handshake, matched
          from cli`,
       [batch, nodeId, ...rate.params, ...history.params],
     );
     return rows.map((row) => ({
       id: row.id as string,
+      ownerId: row.owner_id as string,
       status: row.status as ClientStatus,
       quotaBytes: readNumber(row.quota_bytes),
       usedBytes: readNumber(row.used_bytes),
