@@ -61,14 +61,30 @@ describe('resellers in the web panel', () => {
     await dialog.getByTestId('ceiling-pool').fill('50');
     await dialog.getByTestId('ceiling-expiry').fill('30');
     await dialog.getByTestId('ceiling-quota').fill('10');
+    // The nodes ceiling: the interface's node, picked by its name.
+    const [node] = await session().t.query<{ id: string; name: string }>(
+      'select n.id, n.name from nodes n join interfaces i on i.node_id = n.id where i.id = $1',
+      [iface.id],
+    );
+    await dialog
+      .locator('.mantine-MultiSelect-input')
+      .filter({ has: page.getByTestId('ceiling-nodes') })
+      .click();
+    await page.getByRole('option', { name: node.name, exact: true }).click();
     await dialog.getByTestId('save-operator').click();
     await dialog.waitFor({ state: 'detached' });
     const stored = await session().t.query(
-      'select max_clients, traffic_pool_bytes, max_expiry_days, max_quota_bytes from reseller_limits where user_id = $1',
+      'select max_clients, traffic_pool_bytes, max_expiry_days, max_quota_bytes, node_ids from reseller_limits where user_id = $1',
       [reseller.id],
     );
     expect(stored).toEqual([
-      { max_clients: 3, traffic_pool_bytes: String(50 * GB), max_expiry_days: 30, max_quota_bytes: String(10 * GB) },
+      {
+        max_clients: 3,
+        traffic_pool_bytes: String(50 * GB),
+        max_expiry_days: 30,
+        max_quota_bytes: String(10 * GB),
+        node_ids: [node.id],
+      },
     ]);
     await waitFor('the pool shown on the operator’s row', async () =>
       ((await row.getByTestId(`pool-${reseller.username}`).textContent()) ?? '').includes('50'),
