@@ -143,8 +143,9 @@ export class UsageService implements OnModuleInit {
     }
     // A reseller whose pool these bytes used up loses every active client, as a spent quota does
     // (docs/operators.md, "The pool"); one already spent loses any client brought back meanwhile.
-    const owners = [...new Set(touched.map((client) => client.ownerId))];
-    const cut = await this.resellers.applyPool(em, owners, false, now);
+    // The batch's statement says whose pool is spent: no further statement for any other batch.
+    const spent = [...new Set(touched.filter((client) => client.poolSpent).map((client) => client.ownerId))];
+    const cut = await this.resellers.applyPool(em, spent, false, now);
     await bumpRevisions(em, cut.nodeIds);
     const matched = touched.reduce((sum, client) => sum + client.matched, 0);
     return { duplicate: false, matched, transitions: changes.length + disabled.length + cut.clients };
