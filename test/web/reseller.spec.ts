@@ -7,7 +7,8 @@ import { waitFor } from '../support/wait-for.js';
 /**
  * Resellers in a real browser against a real panel serving dist/web (docs/operators.md,
  * "Resellers"): the owner sets a reseller's ceilings on the Operators page and sees their pool;
- * the reseller's panel shows their own clients only, the pages they may use, and the room left.
+ * the reseller's panel shows their own clients only, the pages they may use, and the room left,
+ * and acts on their own clients in bulk.
  */
 const session = signedInPanel();
 const f = fixtures(session);
@@ -109,5 +110,20 @@ describe('resellers in the web panel', () => {
     await page.getByText('resellers-client').waitFor();
     await page.getByTestId('reseller-room').waitFor();
     expect(await page.getByText('owners-own-client').count()).toBe(0);
+    // Bulk actions and the import are theirs too, on their own clients: everything selected is theirs.
+    await page.getByTestId('clients-import').waitFor();
+    await page.getByRole('checkbox', { name: 'Select resellers-client' }).check();
+    await page.getByTestId('bulk-actions').click();
+    await page.getByTestId('bulk-disable').click();
+    await page.getByText('Disable: 1 of 1 clients changed').waitFor();
+    expect(
+      await session().t.query('select name, status from clients where name in ($1, $2) order by name', [
+        'owners-own-client',
+        'resellers-client',
+      ]),
+    ).toEqual([
+      { name: 'owners-own-client', status: 'active' },
+      { name: 'resellers-client', status: 'disabled' },
+    ]);
   });
 });

@@ -76,17 +76,15 @@ export default function ClientsPage() {
         {canManage && (
           <Group gap="xs">
             <ExportMenu />
-            {/* Import matches names and addresses across every client: the owner's and admins', not a reseller's. */}
-            {!reseller && (
-              <Button
-                variant="default"
-                leftSection={<IconFileImport size={16} />}
-                onClick={() => setDialog('import')}
-                data-testid="clients-import"
-              >
-                {t('clientTransfer.import')}
-              </Button>
-            )}
+            {/* A reseller's import matches their own clients, within their ceilings (docs/import.md). */}
+            <Button
+              variant="default"
+              leftSection={<IconFileImport size={16} />}
+              onClick={() => setDialog('import')}
+              data-testid="clients-import"
+            >
+              {t('clientTransfer.import')}
+            </Button>
             <Button
               variant="default"
               leftSection={<IconStack2 size={16} />}
@@ -103,7 +101,8 @@ export default function ClientsPage() {
       </PageHeader>
       {reseller && <ResellerRoomCard />}
       <ClientFilters view={view} update={update} />
-      {canManage && !reseller && (selected.size > 0 || allMatching) && (
+      {/* Bulk actions reach a reseller's own clients only, within their ceilings (docs/operators.md). */}
+      {canManage && (selected.size > 0 || allMatching) && (
         <BulkBar
           count={selected.size}
           pageSelected={pageIds.length > 0 && pageIds.every((id) => selected.has(id))}
@@ -121,7 +120,7 @@ export default function ClientsPage() {
         onSort={(sort) => update({ sort })}
         onOpen={(client) => void navigate(`/clients/${client.id}${address}`)}
         selection={
-          canManage && !reseller
+          canManage
             ? {
                 selected,
                 toggle: (id) => {
