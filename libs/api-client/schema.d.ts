@@ -690,8 +690,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Raise or lower the quota of the selected clients by deltaBytes (unlimited ones stay unlimited): one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
-         * @description Roles: owner, admin.
+         * Raise or lower the quota of the selected clients by deltaBytes (unlimited ones stay unlimited): one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes; a reseller's reaches their own clients, within their ceilings
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_adjust"];
         delete?: never;
@@ -730,8 +730,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Enable, disable or delete the selected clients: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
-         * @description Roles: owner, admin.
+         * Enable, disable or delete the selected clients: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes; a reseller's reaches their own clients, within their ceilings
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_bulk"];
         delete?: never;
@@ -770,8 +770,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Extend the expiry of the selected clients by days, from their expiry or from now: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
-         * @description Roles: owner, admin.
+         * Extend the expiry of the selected clients by days, from their expiry or from now: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes; a reseller's reaches their own clients, within their ceilings
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_extend"];
         delete?: never;
@@ -789,7 +789,7 @@ export interface paths {
         };
         /**
          * The ids of every client a filter selects (the list query, all pages), for a bulk action by ids
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         get: operations["get_clients_ids"];
         put?: never;
@@ -810,8 +810,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Import clients from Warren's export, wg-easy (v14 wg0.json, v15 database) or W-UI onto one interface, keeping keys and addresses; dryRun=true previews, an apply writes all rows or none
-         * @description Roles: owner, admin.
+         * Import clients from Warren's export, wg-easy (v14 wg0.json, v15 database) or W-UI onto one interface, keeping keys and addresses; dryRun=true previews, an apply writes all rows or none; a reseller's matches and updates their own clients, within their ceilings
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_import"];
         delete?: never;
@@ -830,8 +830,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Delete the selected clients that have been expired, exhausted or disabled for more than olderThanDays: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
-         * @description Roles: owner, admin.
+         * Delete the selected clients that have been expired, exhausted or disabled for more than olderThanDays: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes; a reseller's reaches their own clients, within their ceilings
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_purge"];
         delete?: never;
@@ -850,8 +850,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Reset the traffic of the selected clients (exhausted ones come back): one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
-         * @description Roles: owner, admin.
+         * Reset the traffic of the selected clients (exhausted ones come back): one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes; a reseller's reaches their own clients, within their ceilings
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_reset_all"];
         delete?: never;
@@ -870,8 +870,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Attach the selected clients to interfaces: every device gets an account on each new one: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
-         * @description Roles: owner, admin.
+         * Attach the selected clients to interfaces: every device gets an account on each new one: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes; a reseller's reaches their own clients, within their ceilings
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_servers_attach"];
         delete?: never;
@@ -890,8 +890,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Detach the selected clients from interfaces (their accounts there go); none may be left without one: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
-         * @description Roles: owner, admin.
+         * Detach the selected clients from interfaces (their accounts there go); none may be left without one: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes; a reseller's reaches their own clients, within their ceilings
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_servers_detach"];
         delete?: never;
@@ -1055,7 +1055,7 @@ export interface paths {
         put?: never;
         /**
          * A bulk action on the group's members (enable, disable, delete, reset, extend, adjust) as one job: 202, follow GET /api/jobs/{id}
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_groups_action"];
         delete?: never;
@@ -1074,8 +1074,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Put the selected clients (ids or filter) in a group, or take them out with remove: all or none
-         * @description Roles: owner, admin.
+         * Put the selected clients (ids or filter) in a group, or take them out with remove: all or none (a reseller's: their own clients)
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_groups_assign"];
         delete?: never;
@@ -1112,8 +1112,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every group name, sorted (for pickers)
-         * @description Roles: owner, admin, viewer.
+         * Every group name, sorted (for pickers); a reseller's: the defined groups and those their own clients carry
+         * @description Roles: owner, admin, reseller, viewer.
          */
         get: operations["get_groups_names"];
         put?: never;
@@ -1372,8 +1372,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A bulk job: state (waiting, active, completed, failed), progress (done of total, changed) and error
-         * @description Roles: owner, admin, viewer.
+         * A bulk job: state (waiting, active, completed, failed), progress (done of total, changed) and error; to whoever started it, or an owner or admin
+         * @description Roles: owner, admin, reseller.
          */
         get: operations["get_jobs_id"];
         put?: never;

@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { PeerCounters } from '../../libs/contracts/agent-link.js';
 import { UsageService } from '../../apps/controller/src/clients/usage.service.js';
 import { RouteTableService, type RouteEntry } from '../../apps/controller/src/docs/route-table.service.js';
+import { jobEnded } from '../support/bulk-job.js';
 import { openDatabaseFingerprint, type DatabaseFingerprint } from '../support/database-fingerprint.js';
 import { importClients } from '../support/client-import.js';
+import { wgEasyFile } from '../support/old-panels.js';
 import { fixtures, type TestUser } from '../support/fixtures.js';
 import { concretePath } from '../support/route-catalogue.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
@@ -68,17 +70,44 @@ async function setLimits(user: { id: string }, limits: Record<string, unknown>) 
   return answer.body;
 }
 
+/** Starts a bulk job as `user` and waits for it to end (so it changes no row during a later comparison). */
+async function endedJob(user: { token: string }, path: string, body: unknown): Promise<string> {
+  const started = await as(user)('POST', path, body);
+  expect([path, started.status]).toEqual([path, 202]);
+  await jobEnded((jobPath) => as(user)('GET', jobPath), started.body.id);
+  return started.body.id;
+}
+
 describe('scope: their own clients only', () => {
   let mine: { id: string; devices: { id: string }[] };
   let theirs: { id: string; devices: { id: string }[] };
   let owners: { id: string; devices: { id: string }[] };
+  /** Bulk jobs another reseller and the owner started. */
+  let foreignJobs: string[];
 
   beforeAll(async () => {
-    const made = await createAs(reseller, { name: 'mine-alpha', deviceLimit: 2, deviceNames: ['phone', 'laptop'] });
+    const made = await createAs(reseller, {
+      name: 'mine-alpha',
+      deviceLimit: 2,
+      deviceNames: ['phone', 'laptop'],
+      groups: ['mine-group'],
+    });
     expect(made.status).toBe(201);
     mine = made.body;
-    theirs = (await createAs(other, { name: 'theirs-alpha', deviceLimit: 2, deviceNames: ['phone', 'laptop'] })).body;
+    theirs = (
+      await createAs(other, {
+        name: 'theirs-alpha',
+        deviceLimit: 2,
+        deviceNames: ['phone', 'laptop'],
+        groups: ['theirs-group'],
+      })
+    ).body;
     owners = await f.createClient({ name: 'owners-alpha', interfaceIds: [ifaceA.id], deviceNames: ['phone'] });
+    // Enabling active clients changes nothing: jobs that exist, for the ids the reseller may not read.
+    foreignJobs = [
+      await endedJob(other, 'clients/bulk', { ids: [theirs.id], action: 'enable' }),
+      await endedJob({ token: ownerToken }, 'clients/bulk', { ids: [owners.id], action: 'enable' }),
+    ];
   });
 
   test('a client belongs to whoever created it', async () => {
@@ -124,19 +153,20 @@ describe('scope: their own clients only', () => {
       .filter((route) => !route.public && route.roles.includes('reseller') && route.path.includes(':id'))
       // One's own sessions and tokens have their own rule (another user's id is a 404 to anyone: docs/roles.md).
       .filter((route) => !['auth', 'tokens'].includes(route.path.split('/')[0]));
-    // Every client and device route the route table grants a reseller (read from the table, not listed
-    // here): a new route with an id a reseller may call must say here which ids it takes.
-    expect(routes.length).toBeGreaterThanOrEqual(13);
+    // Every client, device and job route the route table grants a reseller (read from the table, not
+    // listed here): a new route with an id a reseller may call must say here which ids it takes.
+    expect(routes.length).toBeGreaterThanOrEqual(14);
     const foreignClients = [theirs.id, owners.id];
     const foreignDevices = [...theirs.devices, ...owners.devices].map((device) => device.id);
     const before = await fingerprint.read();
     const failures: string[] = [];
     for (const route of routes) {
       const resource = route.path.split('/')[0];
-      expect(['clients', 'devices']).toContain(resource);
+      expect(['clients', 'devices', 'jobs']).toContain(resource);
       const madeUp = randomUUID();
+      const foreign = { clients: foreignClients, devices: foreignDevices, jobs: foreignJobs }[resource]!;
       const ids = [
-        ...(resource === 'clients' ? foreignClients : foreignDevices),
+        ...foreign,
         // A device id on a client route and the other way round, and ids of nothing at all.
         ...(resource === 'clients' ? foreignDevices.slice(0, 1) : foreignClients.slice(0, 1)),
         madeUp,
@@ -167,6 +197,98 @@ describe('scope: their own clients only', () => {
     expect((await as(reseller)('GET', `clients/${mine.id}`)).status).toBe(200);
     expect((await as(reseller)('GET', `devices/${mine.devices[0].id}/profiles`)).status).toBe(200);
     expect((await as(reseller)('GET', `clients/${mine.id}/subscription`)).status).toBe(200);
+  });
+
+  test('a selection (bulk actions, groups) naming another operator’s client is refused as a made-up id, changing no row', async () => {
+    // Every route granted to a reseller that takes a selection of clients (ids or filter) in its body,
+    // read from the route table: each is called with another operator's client id in `ids`.
+    const routes = t.panel.app
+      .get(RouteTableService)
+      .all()
+      .filter((route) => !route.public && route.roles.includes('reseller') && route.method === 'POST')
+      .filter((route) => {
+        const example = route.example as Record<string, unknown> | undefined;
+        return example !== undefined && ('ids' in example || 'filter' in example);
+      });
+    expect(routes.map((route) => route.path).sort()).toEqual(
+      expect.arrayContaining([
+        'clients/adjust',
+        'clients/bulk',
+        'clients/extend',
+        'clients/purge',
+        'clients/reset-all',
+        'clients/servers/attach',
+        'clients/servers/detach',
+        'groups/assign',
+      ]),
+    );
+    const before = await fingerprint.read();
+    const failures: string[] = [];
+    for (const route of routes) {
+      const { filter: _filter, ...example } = route.example as Record<string, unknown>;
+      // An interface that exists, so what is refused is the selection, not the interface.
+      const body = (ids: string[]) => ({
+        ...example,
+        ...('interfaceIds' in example && { interfaceIds: [ifaceA.id] }),
+        ids,
+      });
+      // Alone, and beside their own client: each answered as the same selection with a made-up id.
+      for (const selection of [(id: string) => [id], (id: string) => [mine.id, id]]) {
+        const nothing = await as(reseller)('POST', route.path, body(selection(randomUUID())));
+        expect([route.path, nothing.status, nothing.body.field]).toEqual([route.path, 404, 'ids']);
+        for (const id of [theirs.id, owners.id]) {
+          const answer = await as(reseller)('POST', route.path, body(selection(id)));
+          if (answer.status !== 404 || JSON.stringify(answer.body) !== JSON.stringify(nothing.body))
+            failures.push(`${route.path} ${selection(id)}: ${answer.status} ${JSON.stringify(answer.body)}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(await fingerprint.read()).toEqual(before);
+  });
+
+  test('a filter, the ids it selects and the group names reach their own clients only', async () => {
+    expect((await as(reseller)('GET', 'clients/ids?search=alpha')).body).toEqual({ ids: [mine.id], total: 1 });
+    expect((await as(reseller)('GET', 'clients/ids')).body.ids).toEqual([mine.id]);
+    const names = (await as(reseller)('GET', 'groups/names')).body.names as string[];
+    expect(names).toContain('mine-group');
+    expect(names).not.toContain('theirs-group');
+    expect((await t.call('GET', 'groups/names', { token: ownerToken })).body.names).toEqual(
+      expect.arrayContaining(['mine-group', 'theirs-group']),
+    );
+    // A group only another operator's clients carry is as a made-up name to act on.
+    const action = (name: string) => as(reseller)('POST', 'groups/action', { name, action: 'disable' });
+    const made = await action(`made-up-${randomUUID()}`);
+    expect([made.status, made.body.field]).toEqual([404, 'name']);
+    expect((await action('theirs-group')).body).toEqual(made.body);
+    // A filter selecting everything disables theirs alone; the job is theirs to read, not the other's.
+    const disabled = await endedJob(reseller, 'clients/bulk', { filter: {}, action: 'disable' });
+    const job = await as(reseller)('GET', `jobs/${disabled}`);
+    expect(job.body).toMatchObject({ state: 'completed', progress: { total: 1, changed: 1 } });
+    expect((await as(other)('GET', `jobs/${disabled}`)).status).toBe(404);
+    expect((await t.call('GET', `jobs/${disabled}`, { token: ownerToken })).status).toBe(200);
+    const statuses = await t.query<{ id: string; status: string }>(
+      'select id, status from clients where id = any($1::uuid[]) order by id',
+      [[mine.id, theirs.id, owners.id]],
+    );
+    expect(Object.fromEntries(statuses.map((row) => [row.id, row.status]))).toEqual({
+      [mine.id]: 'disabled',
+      [theirs.id]: 'active',
+      [owners.id]: 'active',
+    });
+    // Groups: assigning their own client passes; making, renaming and deleting groups stays the staff's.
+    expect((await as(reseller)('POST', 'groups/assign', { ids: [mine.id], name: 'mine-too' })).body).toEqual({
+      name: 'mine-too',
+      clients: 1,
+    });
+    for (const [path, body] of [
+      ['groups', { name: 'mine-group' }],
+      ['groups/rename', { name: 'mine-group', newName: 'x' }],
+      ['groups/delete', { name: 'theirs-group' }],
+    ] as const)
+      expect([path, (await as(reseller)('POST', path, body)).status]).toEqual([path, 403]);
+    expect((await as(reseller)('GET', 'groups')).status).toBe(403);
+    await endedJob(reseller, 'clients/bulk', { ids: [mine.id], action: 'enable' });
   });
 
   test('what is not about clients is closed to them: nodes, interfaces, settings, backups, operators, logs', async () => {
@@ -300,6 +422,69 @@ describe('ceilings', () => {
     expect(room).toMatchObject({ maxClients: 3, clientsLeft: 0, maxQuotaBytes: 10 * GB, maxExpiryDays: 30 });
   });
 
+  test('bulk actions and an import keep to the ceilings: refused whole, naming the room left; within them they run', async () => {
+    const bulker = await f.createUser('reseller');
+    await setLimits(bulker, { maxClients: 3, maxQuotaBytes: 10 * GB, maxExpiryDays: 30, interfaceIds: [ifaceA.id] });
+    const made = await createAs(bulker, { quotaBytes: 5 * GB, expiresAt: inDays(10) });
+    expect(made.status).toBe(201);
+    const ids = [made.body.id];
+    const post = (path: string, body: unknown) => as(bulker)('POST', path, body);
+    const [{ subnet }] = await t.query<{ subnet: string }>('select subnet from interfaces where id = $1', [ifaceA.id]);
+    const wgEasy = (count: number) =>
+      wgEasyFile(count, subnet.split('.').slice(0, 2).join('.'), {
+        namePrefix: `imp-${randomUUID().slice(0, 6)}-`,
+        first: 180,
+      });
+    const before = await fingerprint.read();
+    const refusals: [Promise<{ status: number; body: any }>, string, string, unknown][] = [
+      // 5 GB + 6 GB passes 10 GB a client; 5 more fit.
+      [post('clients/adjust', { ids, deltaBytes: 6 * GB }), 'deltaBytes', 'maxQuotaBytes', 5 * GB],
+      // From their expiry (10 days ahead), 25 days reach past 30 days from now; 20 fit.
+      [post('clients/extend', { ids, days: 25 }), 'days', 'maxExpiryDays', 20],
+      [post('clients/extend', { filter: {}, days: 31, from: 'now' }), 'days', 'maxExpiryDays', 30],
+      [
+        post('clients/servers/attach', { ids, interfaceIds: [ifaceB.id] }),
+        'interfaceIds[0]',
+        'interfaceIds',
+        [ifaceA.id],
+      ],
+      // An import's new clients count at once: three more do not fit three; two do, but unlimited quotas do not.
+      [importClients(t, bulker.token, wgEasy(3), { interfaceId: ifaceA.id }), 'maxClients', 'maxClients', 2],
+      [importClients(t, bulker.token, wgEasy(2), { interfaceId: ifaceA.id }), 'quotaBytes', 'maxQuotaBytes', 10 * GB],
+      [
+        importClients(t, bulker.token, wgEasy(3), { interfaceId: ifaceA.id, dryRun: true }),
+        'maxClients',
+        'maxClients',
+        2,
+      ],
+    ];
+    for (const [pending, field, ceiling, remaining] of refusals) {
+      const refused = await pending;
+      expect([refused.status, refused.body]).toEqual([
+        403,
+        expect.objectContaining({ field, ceiling, remaining, errors: [expect.objectContaining({ code: 'ceiling' })] }),
+      ]);
+    }
+    expect(await fingerprint.read()).toEqual(before);
+
+    // Within them: a raise to the ceiling, an extension to it, a lowering (never refused).
+    const ended = async (path: string, body: unknown) => {
+      const started = await post(path, body);
+      expect([path, started.status]).toEqual([path, 202]);
+      return jobEnded((jobPath) => as(bulker)('GET', jobPath), started.body.id);
+    };
+    expect(await ended('clients/adjust', { ids, deltaBytes: 5 * GB })).toMatchObject({ state: 'completed' });
+    expect(await ended('clients/extend', { ids, days: 19 })).toMatchObject({ state: 'completed' });
+    expect(await ended('clients/adjust', { ids, deltaBytes: -GB })).toMatchObject({ state: 'completed' });
+    const [row] = await t.query<{ quota_bytes: string; expires_at: Date }>(
+      'select quota_bytes, expires_at from clients where id = $1',
+      [made.body.id],
+    );
+    expect(Number(row.quota_bytes)).toBe(9 * GB);
+    expect(row.expires_at.getTime()).toBeGreaterThan(Date.now() + 28 * DAY_MS);
+    expect(row.expires_at.getTime()).toBeLessThanOrEqual(Date.now() + 30 * DAY_MS);
+  });
+
   test('creates racing at the ceiling: exactly the room left passes', async () => {
     const racer = await f.createUser('reseller');
     await setLimits(racer, { maxClients: 2 });
@@ -309,10 +494,22 @@ describe('ceilings', () => {
     expect(await f.count(`clients where owner_id = '${racer.id}'`)).toBe(2);
   });
 
-  test('the pool counts their clients’ traffic as it accrues; reset-usage starts it afresh', async () => {
+  test('the pool counts their clients’ traffic as it accrues; used up, it cuts their clients; reset-usage starts it afresh', async () => {
     const pooled = await f.createUser('reseller');
     const created = await createAs(pooled, { quotaBytes: 0 });
     expect(created.status).toBe(201);
+    // An idle client of theirs (no traffic of its own), and one over its own quota by the end.
+    const idle = (await createAs(pooled, { quotaBytes: 0 })).body;
+    const small = (await createAs(pooled, { quotaBytes: 500 })).body;
+    const statuses = async () =>
+      Object.fromEntries(
+        (
+          await t.query<{ id: string; status: string }>('select id, status from clients where owner_id = $1', [
+            pooled.id,
+          ])
+        ).map((row) => [row.id, row.status]),
+      );
+    const allOf = (status: string) => ({ [created.body.id]: status, [idle.id]: status, [small.id]: status });
     await setLimits(pooled, { trafficPoolBytes: 5000 });
     const [account] = await f.accountsOf(created.body.id);
     const usage = t.panel.app.get(UsageService);
@@ -341,26 +538,49 @@ describe('ceilings', () => {
       ceiling: 'trafficPoolBytes',
       remaining: 2000,
     });
+    expect(await statuses()).toEqual(allOf('active'));
+    // The batch that uses the pool up cuts every client of theirs, as a spent quota does: their node
+    // is told (its revision moves) and drops the peers.
+    const revision = await f.revision(node.id);
     await usage.recordCounters(node.id, seq + 2, [peer(2000, 1000)]);
     expect((await overview()).reseller.pool).toMatchObject({ usedBytes: 6000, leftBytes: 0 });
+    expect(await statuses()).toEqual(allOf('exhausted'));
+    expect(await f.revision(node.id)).toBeGreaterThan(revision);
     expect((await as(pooled)('POST', `clients/${created.body.id}/reset`)).body).toMatchObject({
       ceiling: 'trafficPoolBytes',
       remaining: 0,
     });
+    expect((await as(pooled)('POST', 'clients/reset-all', { filter: {} })).body).toMatchObject({
+      ceiling: 'trafficPoolBytes',
+      remaining: 0,
+    });
+    // The owner raises the pool: they come back at once (one over its own quota would stay out);
+    // lowering it below what was used cuts them again.
+    let moved = await f.revision(node.id);
+    await setLimits(pooled, { trafficPoolBytes: 8000 });
+    expect(await statuses()).toEqual(allOf('active'));
+    expect(await f.revision(node.id)).toBeGreaterThan(moved);
+    await setLimits(pooled, { trafficPoolBytes: 6000 });
+    expect(await statuses()).toEqual(allOf('exhausted'));
+    await t.query('update clients set used_bytes = 600 where id = $1', [small.id]);
     // The owner sees the pool, and resets it.
     const listed = (await t.call('GET', 'admins', { token: ownerToken })).body.find(
       (user: { id: string }) => user.id === pooled.id,
     );
-    expect(listed.reseller).toMatchObject({ poolUsedBytes: 6000, poolLeftBytes: 0, clients: 1 });
+    expect(listed.reseller).toMatchObject({ poolUsedBytes: 6000, poolLeftBytes: 0, clients: 3 });
+    moved = await f.revision(node.id);
     const reset = await t.call('POST', `admins/${pooled.id}/reset-usage`, { token: ownerToken });
     expect([reset.status, reset.body.reseller]).toEqual([
       200,
-      expect.objectContaining({ poolUsedBytes: 0, poolLeftBytes: 5000, poolResetAt: expect.any(String) }),
+      expect.objectContaining({ poolUsedBytes: 0, poolLeftBytes: 6000, poolResetAt: expect.any(String) }),
     ]);
+    // Reset, the pool readmits them; the one over its own 500 bytes stays exhausted.
+    expect(await statuses()).toEqual({ ...allOf('active'), [small.id]: 'exhausted' });
+    expect(await f.revision(node.id)).toBeGreaterThan(moved);
     expect((await createAs(pooled, { quotaBytes: 4000 })).status).toBe(201);
   });
 
-  test("a batch is the reseller's, fits maxClients whole and every other ceiling; import and export stay closed", async () => {
+  test("a batch is the reseller's, fits maxClients whole and every other ceiling; export and import reach their own", async () => {
     const batcher = await f.createUser('reseller');
     await setLimits(batcher, { maxClients: 5, maxQuotaBytes: 10 * GB, interfaceIds: [ifaceA.id] });
     const batch = (body: Record<string, unknown>) =>
@@ -400,8 +620,8 @@ describe('ceilings', () => {
     expect((await batch({})).body).toMatchObject({ field: 'maxClients', remaining: 2 });
     expect((await batch({ count: 2 })).status).toBe(201);
 
-    // Export: their own five, no keys. Import matches across every client: not a reseller's (fail closed).
-    await createAs(reseller, {});
+    // Export: their own five, no keys.
+    const foreign = (await createAs(reseller, {})).body;
     const exported = await as(batcher)('GET', 'clients/export');
     expect(exported.status).toBe(200);
     expect(exported.body.withKeys).toBe(false);
@@ -414,8 +634,26 @@ describe('ceilings', () => {
     const csv = await as(batcher)('GET', 'clients/export?format=csv');
     expect(csv.status).toBe(200);
     expect(String(csv.body).trim().split('\r\n')).toHaveLength(6); // the header and one line per account
-    const imported = await importClients(t, batcher.token, { clients: [] }, { interfaceId: ifaceA.id, dryRun: true });
-    expect(imported.status).toBe(403);
+    // An import matches their own clients by name, nobody else's: a row named as another operator's
+    // client is a new client of theirs (here one more than maxClients allows), never an update of it.
+    const [{ subnet }] = await t.query<{ subnet: string }>('select subnet from interfaces where id = $1', [ifaceA.id]);
+    const named = (...names: string[]) =>
+      wgEasyFile(names.length, subnet.split('.').slice(0, 2).join('.'), {
+        first: 200,
+        over: (client: { name: string }, i: number) => (client.name = names[i]),
+      });
+    const preview = (token: string, file: unknown) =>
+      importClients(t, token, file, { interfaceId: ifaceA.id, dryRun: true });
+    const crossed = await preview(batcher.token, named(foreign.name));
+    expect([crossed.status, crossed.body]).toEqual([
+      403,
+      expect.objectContaining({ field: 'maxClients', ceiling: 'maxClients', remaining: 0 }),
+    ]);
+    await setLimits(batcher, { maxClients: 6, maxQuotaBytes: null }); // wg-easy's clients have no quota
+    const created = await preview(batcher.token, named(foreign.name));
+    expect([created.status, created.body.summary]).toEqual([200, { rows: 1, created: 1, updated: 0, refused: 0 }]);
+    // The owner's import matches it (their scope is every client): no creation there.
+    expect((await preview(ownerToken, named(foreign.name))).body.summary).toMatchObject({ rows: 1, created: 0 });
   });
 
   test('only the owner sets ceilings, only for a reseller; deleting a reseller hands their clients to the owner', async () => {

@@ -7,7 +7,8 @@ import { waitFor } from '../support/wait-for.js';
 /**
  * Resellers in a real browser against a real panel serving dist/web (docs/operators.md,
  * "Resellers"): the owner sets a reseller's ceilings on the Operators page and sees their pool;
- * the reseller's panel shows their own clients only, the pages they may use, and the room left.
+ * the reseller's panel shows their own clients only, the pages they may use, and the room left,
+ * and acts on their own clients in bulk.
  */
 const session = signedInPanel();
 const f = fixtures(session);
@@ -61,14 +62,30 @@ describe('resellers in the web panel', () => {
     await dialog.getByTestId('ceiling-pool').fill('50');
     await dialog.getByTestId('ceiling-expiry').fill('30');
     await dialog.getByTestId('ceiling-quota').fill('10');
+    // The nodes ceiling: the interface's node, picked by its name.
+    const [node] = await session().t.query<{ id: string; name: string }>(
+      'select n.id, n.name from nodes n join interfaces i on i.node_id = n.id where i.id = $1',
+      [iface.id],
+    );
+    await dialog
+      .locator('.mantine-MultiSelect-input')
+      .filter({ has: page.getByTestId('ceiling-nodes') })
+      .click();
+    await page.getByRole('option', { name: node.name, exact: true }).click();
     await dialog.getByTestId('save-operator').click();
     await dialog.waitFor({ state: 'detached' });
     const stored = await session().t.query(
-      'select max_clients, traffic_pool_bytes, max_expiry_days, max_quota_bytes from reseller_limits where user_id = $1',
+      'select max_clients, traffic_pool_bytes, max_expiry_days, max_quota_bytes, node_ids from reseller_limits where user_id = $1',
       [reseller.id],
     );
     expect(stored).toEqual([
-      { max_clients: 3, traffic_pool_bytes: String(50 * GB), max_expiry_days: 30, max_quota_bytes: String(10 * GB) },
+      {
+        max_clients: 3,
+        traffic_pool_bytes: String(50 * GB),
+        max_expiry_days: 30,
+        max_quota_bytes: String(10 * GB),
+        node_ids: [node.id],
+      },
     ]);
     await waitFor('the pool shown on the operator’s row', async () =>
       ((await row.getByTestId(`pool-${reseller.username}`).textContent()) ?? '').includes('50'),
@@ -93,5 +110,20 @@ describe('resellers in the web panel', () => {
     await page.getByText('resellers-client').waitFor();
     await page.getByTestId('reseller-room').waitFor();
     expect(await page.getByText('owners-own-client').count()).toBe(0);
+    // Bulk actions and the import are theirs too, on their own clients: everything selected is theirs.
+    await page.getByTestId('clients-import').waitFor();
+    await page.getByRole('checkbox', { name: 'Select resellers-client' }).check();
+    await page.getByTestId('bulk-actions').click();
+    await page.getByTestId('bulk-disable').click();
+    await page.getByText('Disable: 1 of 1 clients changed').waitFor();
+    expect(
+      await session().t.query('select name, status from clients where name in ($1, $2) order by name', [
+        'owners-own-client',
+        'resellers-client',
+      ]),
+    ).toEqual([
+      { name: 'owners-own-client', status: 'active' },
+      { name: 'resellers-client', status: 'disabled' },
+    ]);
   });
 });

@@ -94,6 +94,12 @@ export class AdminsRepository {
   }
 
   /** Applies `changes` to one user; ends their sessions when disabled or given a temporary password. */
+  /** The user's role, read under their row's lock (held by the caller's transaction until it ends). */
+  async lockedRole(em: EntityManager, id: string): Promise<UserRole> {
+    const [row] = await em.execute<{ role: UserRole }[]>('select role from users where id = ? for update', [id]);
+    return row.role;
+  }
+
   async change(id: string, changes: AdminChanges, alongWith?: AlongWith): Promise<AdminView | Refused> {
     return this.orm.em.fork().transactional(async (em) => {
       const owners = await this.lockEnabledOwners(em);

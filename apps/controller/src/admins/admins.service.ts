@@ -14,6 +14,7 @@ import {
 import type { BulkAction } from './dto/admin.dto.js';
 import { AdminsRepository, type AdminChanges, type AdminView, type Refused } from './admins.repository.js';
 import type { ResellerLimitsDto } from './dto/reseller-limits.dto.js';
+import { bumpRevisions } from '../revisions/revisions.js';
 
 /** What the owner sees of a reseller: ceilings, pool and clients. */
 export interface ResellerSummary extends ResellerAccount {
@@ -100,11 +101,38 @@ export class AdminsService {
     return this.get(created.id);
   }
 
-  /** Writes the ceilings in the same transaction as the user's row, or nothing to do. */
+  /**
+   * Writes the ceilings in the same transaction as the user's row, or nothing to do. The role is
+   * read again there, under the user's row lock (and the limits row's, taken by setCeilings): a
+   * role changed meanwhile by another request cannot leave ceilings on a non-reseller.
+   */
   private ceilingsWriter(limits: ResellerLimitsDto | undefined) {
     if (!limits) return undefined;
-    return (em: Parameters<ResellerLimitsRepository['setCeilings']>[0], id: string) =>
-      this.resellers.setCeilings(em, id, limits);
+    return async (em: Parameters<ResellerLimitsRepository['setCeilings']>[0], id: string) => {
+      assertCeilingsFor(await this.admins.lockedRole(em, id), limits);
+      await this.resellers.setCeilings(em, id, limits);
+    };
+  }
+
+  /**
+   * After the owner changed a reseller's pool (its size, or a reset): their clients are cut off at
+   * once when it is used up, and brought back when it has room again (docs/operators.md, "The
+   * pool"). Its own transaction, after the change's: the clients' rows are taken after the limits
+   * row by nothing else (a counter batch takes them the other way round), and a deadlock with a
+   * counter batch is retried, the settling being the same whenever it runs.
+   */
+  private async applyPool(id: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.orm.em.fork().transactional(async (em) => {
+          const { nodeIds } = await this.resellers.applyPool(em, [id], true, new Date());
+          await bumpRevisions(em, nodeIds);
+        });
+        return;
+      } catch (error) {
+        if (attempt >= 5 || (error as { code?: string }).code !== '40P01') throw error;
+      }
+    }
   }
 
   async update(
@@ -141,6 +169,7 @@ export class AdminsService {
       USERNAME_TAKEN,
     );
     settled(changed, () => (body.enabled === false && body.role === undefined ? 'enabled' : 'role'));
+    if (body.limits?.trafficPoolBytes !== undefined) await this.applyPool(id);
     return this.get(id);
   }
 
@@ -175,6 +204,7 @@ export class AdminsService {
         'role',
       );
     await this.orm.em.fork().transactional((em) => this.resellers.resetPool(em, id));
+    await this.applyPool(id);
     return this.get(id);
   }
 }

@@ -1,6 +1,6 @@
 import { Controller, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CLIENT_MANAGERS, MANAGERS } from '#libs/contracts/user-roles.js';
+import { CLIENT_MANAGERS } from '#libs/contracts/user-roles.js';
 import { CallerScope, type OperatorScope } from '../auth/operator-scope.js';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import type { Principal } from '../auth/principal.js';
@@ -53,9 +53,9 @@ export class ClientTransferController {
     method: 'POST',
     path: 'clients/import',
     group: 'clients',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary:
-      "Import clients from Warren's export, wg-easy (v14 wg0.json, v15 database) or W-UI onto one interface, keeping keys and addresses; dryRun=true previews, an apply writes all rows or none",
+      "Import clients from Warren's export, wg-easy (v14 wg0.json, v15 database) or W-UI onto one interface, keeping keys and addresses; dryRun=true previews, an apply writes all rows or none; a reseller's matches and updates their own clients, within their ceilings",
     query: {
       interfaceId: 'the interface the clients are imported onto (required)',
       dryRun: 'true: say what would be created, updated and refused, and write nothing',
@@ -68,7 +68,7 @@ export class ClientTransferController {
     audit: { fields: false },
   })
   async import(
-    @CurrentPrincipal() principal: Principal,
+    @CallerScope() scope: OperatorScope,
     @Query() query: ImportClientsQuery,
     @Req() request: FastifyRequest,
   ) {
@@ -81,7 +81,7 @@ export class ClientTransferController {
         sourceInterface: query.sourceInterface,
         dryRun: query.dryRun === 'true',
       },
-      principal,
+      scope,
     );
   }
 }

@@ -223,9 +223,13 @@ export class ClientsService {
     return this.get(id, scope);
   }
 
-  /** A reseller's change: what it sets of quota, expiry and interfaces must fit their ceilings. */
+  /**
+   * A reseller's change: what it sets of quota, expiry and interfaces must fit their ceilings, read
+   * under their limits row's lock as a create reads them: an owner's change of the ceilings (or a
+   * reset of the pool) and this change run one after the other, never past each other.
+   */
   private async checkChange(em: EntityManager, userId: string, dto: UpdateClientDto, now: Date): Promise<void> {
-    const account = await this.resellers.get(em, userId);
+    const account = await this.resellers.lock(em, userId);
     let interfaces: { id: string; nodeId: string }[] | undefined;
     if (dto.interfaceIds) {
       const nodeOf = new Map(
@@ -267,7 +271,7 @@ export class ClientsService {
     const previous = await this.orm.em.fork().transactional(async (em) => {
       const client = await this.clients.lock(em, id, scope);
       // A reset gives the client its quota again: not once the reseller's pool is used up.
-      if (scope.ceilings) checkPoolNotSpent(await this.resellers.get(em, scope.userId));
+      if (scope.ceilings) checkPoolNotSpent(await this.resellers.lock(em, scope.userId));
       const status = nextStatus(
         client.status,
         { quotaBytes: client.quotaBytes, usedBytes: 0, expiresAt: client.expiresAt },

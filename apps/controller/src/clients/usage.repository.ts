@@ -25,6 +25,13 @@ export interface CountedClient {
   matched: number;
 }
 
+/** A client a counter batch counted bytes for, with its owner (whose reseller pool the bytes count against). */
+export interface CountedOwnedClient extends CountedClient {
+  ownerId: string;
+  /** The owner is a reseller whose traffic pool is used up, these bytes counted (docs/operators.md, "The pool"). */
+  poolSpent: boolean;
+}
+
 export interface StatusChange {
   id: string;
   status: ClientStatus;
@@ -130,7 +137,7 @@ export class UsageRepository {
     nodeId: string,
     peers: readonly PeerCounters[],
     record: BatchRecord = {},
-  ): Promise<CountedClient[]> {
+  ): Promise<CountedOwnedClient[]> {
     const batch = JSON.stringify(
       peers.map((peer) => ({
         ifname: peer.interface,
@@ -194,14 +201,17 @@ export class UsageRepository {
            join users u on u.id = p.owner_id and u.role = 'reseller'
          on conflict (user_id) do update
            set pool_used_bytes = least(reseller_limits.pool_used_bytes + excluded.pool_used_bytes, ${MAX_BYTES})
+         returning user_id, traffic_pool_bytes is not null and pool_used_bytes >= traffic_pool_bytes as spent
        )${history.sql}
-       select id, status, quota_bytes, used_bytes, expires_at, start_on_first_use, activated_at, duration_seconds,
-              handshake, matched
-         from cli`,
+       select cli.id, cli.owner_id, cli.status, cli.quota_bytes, cli.used_bytes, cli.expires_at, cli.start_on_first_use,
+              cli.activated_at, cli.duration_seconds, cli.handshake, cli.matched, coalesce(pool.spent, false) as pool_spent
+         from cli left join pool on pool.user_id = cli.owner_id`,
       [batch, nodeId, ...rate.params, ...history.params],
     );
     return rows.map((row) => ({
       id: row.id as string,
+      ownerId: row.owner_id as string,
+      poolSpent: row.pool_spent === true,
       status: row.status as ClientStatus,
       quotaBytes: readNumber(row.quota_bytes),
       usedBytes: readNumber(row.used_bytes),

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { COUNTER_SEQ_WINDOW, type PeerCounters } from '#libs/contracts/agent-link.js';
+import { ResellerLimitsRepository } from '../resellers/reseller-limits.repository.js';
 import { bumpRevisions } from '../revisions/revisions.js';
 import { activationOnFirstUse, affectsPeers, nextStatus } from './client-status.js';
 import { ClientTotals } from './client-totals.js';
@@ -52,6 +53,7 @@ export class UsageService implements OnModuleInit {
     private readonly usage: UsageRepository,
     private readonly clients: ClientsRepository,
     private readonly sharing: SharingService,
+    private readonly resellers: ResellerLimitsRepository,
     @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
   ) {}
 
@@ -139,7 +141,13 @@ export class UsageService implements OnModuleInit {
       await this.usage.applyStatusChanges(em, changes, now);
       await bumpRevisions(em, await this.clients.nodesOf(em, lostOrGainedPeers));
     }
+    // A reseller whose pool these bytes used up loses every active client, as a spent quota does
+    // (docs/operators.md, "The pool"); one already spent loses any client brought back meanwhile.
+    // The batch's statement says whose pool is spent: no further statement for any other batch.
+    const spent = [...new Set(touched.filter((client) => client.poolSpent).map((client) => client.ownerId))];
+    const cut = await this.resellers.applyPool(em, spent, false, now);
+    await bumpRevisions(em, cut.nodeIds);
     const matched = touched.reduce((sum, client) => sum + client.matched, 0);
-    return { duplicate: false, matched, transitions: changes.length + disabled.length };
+    return { duplicate: false, matched, transitions: changes.length + disabled.length + cut.clients };
   }
 }

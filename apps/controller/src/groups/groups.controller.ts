@@ -1,5 +1,5 @@
 import { Body, Controller } from '@nestjs/common';
-import { MANAGERS, SIGNED_IN } from '#libs/contracts/user-roles.js';
+import { CLIENT_MANAGERS, CLIENT_READERS, MANAGERS, SIGNED_IN } from '#libs/contracts/user-roles.js';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import type { Principal } from '../auth/principal.js';
 import { BulkJobDto } from '../clients/dto/bulk.response.js';
@@ -29,12 +29,13 @@ export class GroupsController {
     method: 'GET',
     path: 'groups/names',
     group: 'groups',
-    roles: SIGNED_IN,
-    summary: 'Every group name, sorted (for pickers)',
+    roles: CLIENT_READERS,
+    summary:
+      "Every group name, sorted (for pickers); a reseller's: the defined groups and those their own clients carry",
     response: GroupNamesDto,
   })
-  names() {
-    return this.groups.names();
+  names(@CurrentPrincipal() principal: Principal) {
+    return this.groups.names(principal);
   }
 
   @Route({
@@ -84,8 +85,9 @@ export class GroupsController {
     method: 'POST',
     path: 'groups/assign',
     group: 'groups',
-    roles: MANAGERS,
-    summary: 'Put the selected clients (ids or filter) in a group, or take them out with remove: all or none',
+    roles: CLIENT_MANAGERS,
+    summary:
+      "Put the selected clients (ids or filter) in a group, or take them out with remove: all or none (a reseller's: their own clients)",
     example: { ids: ['00000000-0000-4000-8000-000000000000'], name: 'trial' },
     response: GroupChangeDto,
     errors: [404, 409],
@@ -98,7 +100,7 @@ export class GroupsController {
     method: 'POST',
     path: 'groups/action',
     group: 'groups',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary:
       "A bulk action on the group's members (enable, disable, delete, reset, extend, adjust) as one job: 202, follow GET /api/jobs/{id}",
     example: { name: 'trial', action: 'extend', days: 30 },

@@ -38,9 +38,12 @@ export class GroupsRepository {
   }
 
   /** Every name: defined groups and the names clients carry. */
-  async names(em: EntityManager): Promise<string[]> {
+  async names(em: EntityManager, scope: Pick<ClientFilter, 'ownerId'>): Promise<string[]> {
+    // A reseller's: the defined groups and the names their own clients carry, none of another's.
     const rows = await em.execute<{ name: string }[]>(
-      `select name from client_groups union select distinct unnest(groups) from clients order by 1`,
+      `select name from client_groups
+        union select distinct unnest(groups) from clients where (?::uuid is null or owner_id = ?::uuid) order by 1`,
+      [scope.ownerId ?? null, scope.ownerId ?? null],
     );
     return rows.map((row) => row.name);
   }

@@ -37,7 +37,7 @@ export class GroupsService {
   /** Defined groups and the names clients carry without one, each with its member count. */
   async list(actor: Actor): Promise<GroupView[]> {
     const em = this.orm.em.fork();
-    const [rows, names] = await Promise.all([this.groups.list(em), this.groups.names(em)]);
+    const [rows, names] = await Promise.all([this.groups.list(em), this.groups.names(em, this.bulk.scopeOf(actor))]);
     const defined = new Map(rows.map((row) => [row.name, row]));
     const scope = this.bulk.scopeOf(actor);
     return Promise.all(
@@ -52,8 +52,8 @@ export class GroupsService {
     );
   }
 
-  async names(): Promise<{ names: string[] }> {
-    return { names: await this.groups.names(this.orm.em.fork()) };
+  async names(actor: Actor): Promise<{ names: string[] }> {
+    return { names: await this.groups.names(this.orm.em.fork(), this.bulk.scopeOf(actor)) };
   }
 
   async save(actor: Actor, dto: SaveGroupDto): Promise<GroupView> {
@@ -142,7 +142,8 @@ export class GroupsService {
 
   /** A bulk action on every member, as one job (the same as the clients' bulk routes). */
   async action(actor: Actor, dto: GroupActionDto) {
-    if (!(await this.groups.names(this.orm.em.fork())).includes(dto.name))
+    // A reseller's action names a group they see (GET /api/groups/names); another's is as a made-up one.
+    if (!(await this.groups.names(this.orm.em.fork(), this.bulk.scopeOf(actor))).includes(dto.name))
       throw notFound('no group of that name', 'name');
     let work: BulkWork;
     if (dto.action === 'extend') {

@@ -58,7 +58,12 @@ export function checkTerms(account: ResellerAccount, terms: ClientTerms, now: Da
         );
     }
   }
-  terms.interfaces?.forEach((iface, index) => {
+  if (terms.interfaces) checkInterfaces(account, terms.interfaces);
+}
+
+/** Interfaces (with their nodes) a reseller attaches clients to must be among those they may use. */
+export function checkInterfaces(account: ResellerAccount, interfaces: readonly { id: string; nodeId: string }[]): void {
+  interfaces.forEach((iface, index) => {
     if (account.interfaceIds !== null && !account.interfaceIds.includes(iface.id))
       throw ceilingExceeded(
         'this interface is not among those you may use',
@@ -113,5 +118,49 @@ export function checkPoolNotSpent(account: ResellerAccount): void {
       'trafficPoolBytes',
       'trafficPoolBytes',
       0,
+    );
+}
+
+/**
+ * A bulk quota raise (`POST /api/clients/adjust`): `largest` is the largest limited quota among
+ * the selected clients (0: none is limited, so nothing is raised). The largest after the raise
+ * must fit the quota ceiling and what the pool has left, as one client's quota must; `remaining`
+ * is the raise that would still fit. Lowering is never refused.
+ */
+export function checkQuotaRaise(account: ResellerAccount, largest: number, deltaBytes: number): void {
+  if (deltaBytes <= 0 || largest === 0) return;
+  const after = largest + deltaBytes;
+  if (account.maxQuotaBytes !== null && after > account.maxQuotaBytes)
+    throw ceilingExceeded(
+      `a selected client's quota would reach ${after} bytes, past your ceiling of ${account.maxQuotaBytes} per client`,
+      'deltaBytes',
+      'maxQuotaBytes',
+      Math.max(0, account.maxQuotaBytes - largest),
+    );
+  const left = poolLeft(account);
+  if (left !== null && after > left)
+    throw ceilingExceeded(
+      `a selected client's quota would reach ${after} bytes, past what is left of your traffic pool (${left})`,
+      'deltaBytes',
+      'trafficPoolBytes',
+      Math.max(0, left - largest),
+    );
+}
+
+/**
+ * A bulk extension (`POST /api/clients/extend`): `latest` is the latest expiry it would move (the
+ * job's time when extending from now; null: it moves none). The latest new expiry must lie within
+ * `maxExpiryDays` from now; `remaining` is the days that would still fit.
+ */
+export function checkExtension(account: ResellerAccount, latest: Date | null, days: number, now: Date): void {
+  const most = account.maxExpiryDays;
+  if (most === null || latest === null) return;
+  const limit = now.getTime() + most * DAY_MS;
+  if (latest.getTime() + days * DAY_MS > limit)
+    throw ceilingExceeded(
+      `a selected client would expire past ${new Date(limit).toISOString()}: at most ${most} days from now`,
+      'days',
+      'maxExpiryDays',
+      Math.max(0, Math.floor((limit - latest.getTime()) / DAY_MS)),
     );
 }

@@ -142,6 +142,44 @@ export class ResellerLimitsRepository {
     );
   }
 
+  /**
+   * Applies the pool to the resellers' clients (docs/operators.md, "The pool"), as an exhausted
+   * quota applies to one client: a reseller whose pool is used up has every active client marked
+   * `exhausted` (their nodes then drop the peers); with `readmit`, one whose pool has room again
+   * has the exhausted clients whose own quota and expiry allow it marked `active` again (a client
+   * over its own quota stays exhausted). Only resellers: a former reseller's row is inert. Returns
+   * the clients changed and the nodes they are attached to, whose revisions the caller bumps.
+   */
+  async applyPool(
+    em: EntityManager,
+    userIds: readonly string[],
+    readmit: boolean,
+    now: Date,
+  ): Promise<{ clients: number; nodeIds: string[] }> {
+    if (userIds.length === 0) return { clients: 0, nodeIds: [] };
+    const rows = await em.execute<{ id: string; node_ids: string[] | null }[]>(
+      `with pool as (
+         select r.user_id, r.traffic_pool_bytes is not null and r.pool_used_bytes >= r.traffic_pool_bytes as spent
+           from reseller_limits r join users u on u.id = r.user_id and u.role = 'reseller'
+          where r.user_id = any(array[?]::uuid[])
+       ), changed as (
+         update clients c set status = case when pool.spent then 'exhausted' else 'active' end, updated_at = ?::timestamptz
+           from pool
+          where c.owner_id = pool.user_id
+            and ((pool.spent and c.status = 'active')
+              or (?::boolean and not pool.spent and c.status = 'exhausted'
+                  and (c.quota_bytes = 0 or c.used_bytes < c.quota_bytes)
+                  and (c.expires_at is null or c.expires_at > ?::timestamptz)))
+         returning c.id
+       )
+       select changed.id, (select array_agg(distinct i.node_id::text) from client_interfaces ci
+                             join interfaces i on i.id = ci.interface_id where ci.client_id = changed.id) as node_ids
+         from changed`,
+      [userIds, now.toISOString(), readmit, now.toISOString()],
+    );
+    return { clients: rows.length, nodeIds: [...new Set(rows.flatMap((row) => row.node_ids ?? []))] };
+  }
+
   /** How many clients the user owns (under the caller's lock, so a concurrent create is counted). */
   async clientCount(em: EntityManager, userId: string): Promise<number> {
     const [row] = await em.execute<{ count: string }[]>(`select count(*) as count from clients where owner_id = ?`, [

@@ -116,6 +116,7 @@ export const en = {
     maxExpiryDays: 'Longest expiry (days)',
     maxQuotaGb: 'Largest quota per client (GB)',
     allowedInterfaces: 'Interfaces they may use (none chosen: any)',
+    allowedNodes: 'Nodes they may use (none chosen: any)',
     pool: 'Pool',
     poolUse: '{{used}} of {{total}}',
     resetPool: 'Reset pool',

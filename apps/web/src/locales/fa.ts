@@ -119,6 +119,7 @@ export const fa: Translation = {
     maxExpiryDays: 'بیشترین مدت اعتبار (روز)',
     maxQuotaGb: 'بیشترین سهمیه هر مشتری (گیگابایت)',
     allowedInterfaces: 'اینترفیس‌های مجاز (هیچ: همه)',
+    allowedNodes: 'نودهای مجاز (هیچ: همه)',
     pool: 'استخر',
     poolUse: '{{used}} از {{total}}',
     resetPool: 'صفر کردن استخر',

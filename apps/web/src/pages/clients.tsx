@@ -98,10 +98,9 @@ export default function ClientsPage() {
       return next;
     });
   });
-  const selecting = canManage && !reseller;
   const listSelection = useMemo<ListSelection | undefined>(
-    () => (selecting ? { selected, toggle, togglePage } : undefined),
-    [selecting, selected, toggle, togglePage],
+    () => (canManage ? { selected, toggle, togglePage } : undefined),
+    [canManage, selected, toggle, togglePage],
   );
 
   return (
@@ -110,17 +109,15 @@ export default function ClientsPage() {
         {canManage && (
           <Group gap="xs">
             <ExportMenu />
-            {/* Import matches names and addresses across every client: the owner's and admins', not a reseller's. */}
-            {!reseller && (
-              <Button
-                variant="default"
-                leftSection={<IconFileImport size={16} />}
-                onClick={() => setDialog('import')}
-                data-testid="clients-import"
-              >
-                {t('clientTransfer.import')}
-              </Button>
-            )}
+            {/* A reseller's import matches their own clients, within their ceilings (docs/import.md). */}
+            <Button
+              variant="default"
+              leftSection={<IconFileImport size={16} />}
+              onClick={() => setDialog('import')}
+              data-testid="clients-import"
+            >
+              {t('clientTransfer.import')}
+            </Button>
             <Button
               variant="default"
               leftSection={<IconStack2 size={16} />}
@@ -138,7 +135,8 @@ export default function ClientsPage() {
       <Suspense>{reseller && <ResellerRoomCard />}</Suspense>
       <ClientFilters view={view} update={update} />
       <Suspense>
-        {canManage && !reseller && (selected.size > 0 || allMatching) && (
+        {/* Bulk actions reach a reseller's own clients only, within their ceilings (docs/operators.md). */}
+        {canManage && (selected.size > 0 || allMatching) && (
           <BulkBar
             count={selected.size}
             pageSelected={pageIds.length > 0 && pageIds.every((id) => selected.has(id))}

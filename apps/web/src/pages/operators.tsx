@@ -18,7 +18,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { USER_ROLES, type UserRole } from '../../../../libs/contracts/user-roles.js';
 import { api, must, type Schemas } from '../api.js';
-import { queryKeys as keys, useInterfaceOptions } from '../api/queries.js';
+import { queryKeys as keys, useInterfaceOptions, useNodes } from '../api/queries.js';
 import {
   ConfirmButton,
   EditAndDelete,
@@ -214,6 +214,7 @@ function OperatorModal({ operator, onClose }: { operator?: Operator; onClose: ()
   });
   const errors = useFieldErrors(save.error, values);
   const interfaces = useInterfaceOptions();
+  const nodes = useNodes();
   return (
     <FormModal
       title={operator ? operator.username : t('operators.new')}
@@ -303,6 +304,14 @@ function OperatorModal({ operator, onClose }: { operator?: Operator; onClose: ()
             error={errors.of('limits.interfaceIds')}
             data-testid="ceiling-interfaces"
           />
+          <MultiSelect
+            label={t('operators.allowedNodes')}
+            data={(nodes.data ?? []).map((node) => ({ value: node.id, label: node.name }))}
+            value={values.nodeIds}
+            onChange={(value) => set('nodeIds', value)}
+            error={errors.of('limits.nodeIds')}
+            data-testid="ceiling-nodes"
+          />
         </Fieldset>
       )}
     </FormModal>
@@ -320,10 +329,11 @@ function ceilingValues(reseller: Operator['reseller']) {
     maxExpiryDays: (reseller?.maxExpiryDays ?? '') as number | string,
     maxQuotaGb: gb(reseller?.maxQuotaBytes),
     interfaceIds: reseller?.interfaceIds ?? ([] as string[]),
+    nodeIds: reseller?.nodeIds ?? ([] as string[]),
   };
 }
 
-/** The API's ceilings from the form: an empty field is no ceiling (null), none chosen: any interface. */
+/** The API's ceilings from the form: an empty field is no ceiling (null), none chosen: any interface or node. */
 function limitsOf(values: ReturnType<typeof ceilingValues>): Schemas['ResellerLimitsDto'] {
   const whole = (value: number | string) => (value === '' ? null : Math.round(Number(value)));
   const bytes = (value: number | string) => (value === '' ? null : Math.round(Number(value) * GB));
@@ -333,5 +343,6 @@ function limitsOf(values: ReturnType<typeof ceilingValues>): Schemas['ResellerLi
     maxExpiryDays: whole(values.maxExpiryDays),
     maxQuotaBytes: bytes(values.maxQuotaGb),
     interfaceIds: values.interfaceIds.length > 0 ? values.interfaceIds : null,
+    nodeIds: values.nodeIds.length > 0 ? values.nodeIds : null,
   };
 }

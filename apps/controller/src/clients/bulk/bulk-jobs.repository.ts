@@ -65,6 +65,29 @@ export class BulkJobsRepository {
     return inserted.length;
   }
 
+  /** A job that was never enqueued: its record and selection go, so nothing claims a job that will not run. */
+  async discard(em: EntityManager, id: string): Promise<void> {
+    await em.execute(`delete from client_bulk_items where job_id = ?`, [id]);
+    await em.execute(`delete from client_bulk_jobs where id = ?`, [id]);
+  }
+
+  /**
+   * What a reseller's ceilings are checked against, over the job's selection: the largest limited
+   * quota (0: none), and the latest expiry an extension from it would move (started clients only).
+   */
+  async selectionExtremes(
+    em: EntityManager,
+    jobId: string,
+  ): Promise<{ largestQuota: number; latestExpiry: Date | null }> {
+    const [row] = await em.execute<{ quota: string | null; expiry: unknown }[]>(
+      `select max(c.quota_bytes) filter (where c.quota_bytes > 0) as quota,
+              max(c.expires_at) filter (where not (c.start_on_first_use and c.activated_at is null)) as expiry
+         from client_bulk_items b join clients c on c.id = b.client_id where b.job_id = ?`,
+      [jobId],
+    );
+    return { largestQuota: row.quota === null ? 0 : readNumber(row.quota), latestExpiry: readTimestamp(row.expiry) };
+  }
+
   async find(em: EntityManager, id: string): Promise<BulkJobRow | undefined> {
     const [row] = await em.execute<Record<string, unknown>[]>(`select * from client_bulk_jobs where id = ?`, [id]);
     return row ? toRow(row) : undefined;

@@ -1,12 +1,16 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { MikroORM } from '@mikro-orm/postgresql';
+import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
+import { MANAGERS } from '#libs/contracts/user-roles.js';
+import { scopeOf } from '../../auth/operator-scope.js';
 import type { Principal } from '../../auth/principal.js';
 import { withTimeout } from '../../common/with-timeout.js';
 import { ApiError, badRequest, conflict, notFound } from '../../http/api-error.js';
 import type { AnyWorker, QueueBackend } from '../../queue/queue-backend.js';
 import { bumpRevisions } from '../../revisions/revisions.js';
+import { checkExtension, checkInterfaces, checkPoolNotSpent, checkQuotaRaise } from '../../resellers/ceilings.js';
+import { ResellerLimitsRepository } from '../../resellers/reseller-limits.repository.js';
 import { QUEUE_BACKEND } from '../../runtime.js';
 import type { ClientFilter } from '../client-list.repository.js';
 import { ClientTotals } from '../client-totals.js';
@@ -36,7 +40,7 @@ export interface BulkJobView {
   finishedAt: Date | null;
 }
 
-/** Who asks: the acting user (an owner's scope of clients joins the selection here, in `filterOf`). */
+/** Who asks: the acting user (a reseller's scope of clients joins the selection here, in `filterOf`). */
 export type Actor = Pick<Principal, 'userId' | 'role'>;
 
 /**
@@ -61,6 +65,7 @@ export class BulkJobsService implements OnApplicationBootstrap, OnModuleDestroy 
     private readonly clients: ClientsRepository,
     private readonly provisioning: ProvisioningService,
     private readonly totals: ClientTotals,
+    private readonly resellers: ResellerLimitsRepository,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -108,8 +113,9 @@ export class BulkJobsService implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   /**
-   * The selection as the clients' one filter. Here, and only here, an owner's scope of clients
-   * would narrow it (`actor`), for every bulk route and GET /api/clients/ids alike.
+   * The selection as the clients' one filter. Here, and only here, a reseller's scope of clients
+   * narrows it (`actor`), for every bulk route, the groups' and GET /api/clients/ids alike: another
+   * operator's client id then selects nothing, and is refused as a made-up one is.
    */
   filterOf(actor: Actor, selection: ClientSelectionDto): ClientFilter {
     if (selection.ids !== undefined && selection.filter !== undefined)
@@ -120,9 +126,10 @@ export class BulkJobsService implements OnApplicationBootstrap, OnModuleDestroy 
     return { ...chosen, ...this.scopeOf(actor) };
   }
 
-  /** The clients `actor` may act on at all: every client for now (owner scopes join here). */
-  scopeOf(_actor: Actor): ClientFilter {
-    return {};
+  /** The clients `actor` may act on at all: a reseller's own, everyone else's every client. */
+  scopeOf(actor: Actor): ClientFilter {
+    const { ownerId } = scopeOf(actor);
+    return ownerId === null ? {} : { ownerId };
   }
 
   /** The ids a filter selects (GET /api/clients/ids), through the same filter as the jobs. */
@@ -153,6 +160,7 @@ export class BulkJobsService implements OnApplicationBootstrap, OnModuleDestroy 
       );
       if (selection.ids && total !== selection.ids.length)
         throw notFound(`${selection.ids.length - total} of the ids name no client`, 'ids');
+      if (scopeOf(actor).ceilings) await this.checkCeilings(em, actor, id, work, startedAt);
       if (work.action === 'attach' || work.action === 'detach') {
         const over = await this.jobs.interfaceCountViolations(
           em,
@@ -186,20 +194,43 @@ export class BulkJobsService implements OnApplicationBootstrap, OnModuleDestroy 
       );
     } catch (error) {
       // Never enqueued: the record goes too, so nothing claims a job that will not run.
-      await this.orm.em.fork().transactional(async (em) => {
-        await em.execute(`delete from client_bulk_items where job_id = ?`, [id]);
-        await em.execute(`delete from client_bulk_jobs where id = ?`, [id]);
-      });
+      await this.orm.em.fork().transactional((em) => this.jobs.discard(em, id));
       throw error;
     }
-    return this.get(id);
+    return this.get(id, actor);
   }
 
-  async get(id: string): Promise<BulkJobView> {
+  /**
+   * A reseller's job must keep their clients within the ceilings the owner set (docs/operators.md,
+   * "Ceilings"), checked over the selection just fixed, under their limits row's lock as a create
+   * is: a quota raise, an extension, new interfaces, a traffic reset once the pool is used up.
+   */
+  private async checkCeilings(em: EntityManager, actor: Actor, id: string, work: BulkWork, now: Date): Promise<void> {
+    const account = await this.resellers.lock(em, actor.userId);
+    if (work.action === 'reset') checkPoolNotSpent(account);
+    if (work.action === 'attach') {
+      const nodeOf = await this.jobs.interfaceNodes(em, work.interfaceIds);
+      checkInterfaces(
+        account,
+        work.interfaceIds.map((interfaceId) => ({ id: interfaceId, nodeId: nodeOf.get(interfaceId)! })),
+      );
+    }
+    if (work.action === 'adjust' || work.action === 'extend') {
+      const { largestQuota, latestExpiry } = await this.jobs.selectionExtremes(em, id);
+      if (work.action === 'adjust') checkQuotaRaise(account, largestQuota, work.deltaBytes);
+      else checkExtension(account, work.from === 'now' ? now : latestExpiry, work.days, now);
+    }
+  }
+
+  /**
+   * A job, to whoever started it, or to an owner or admin (who see every client); anyone else's
+   * answers as a made-up id does.
+   */
+  async get(id: string, actor: Actor): Promise<BulkJobView> {
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id))
       throw notFound('job not found', 'id');
     let row = await this.jobs.find(this.orm.em.fork(), id);
-    if (!row) throw notFound('job not found', 'id');
+    if (!row || (row.userId !== actor.userId && !MANAGERS.includes(actor.role))) throw notFound('job not found', 'id');
     let state: BulkJobView['state'] = 'waiting';
     if (!row.finishedAt) {
       const queued = await this.bounded(this.queue.getJobState(id));

@@ -1,5 +1,5 @@
 import { Body, Controller, Param, Query } from '@nestjs/common';
-import { MANAGERS, SIGNED_IN } from '#libs/contracts/user-roles.js';
+import { CLIENT_MANAGERS, CLIENT_READERS } from '#libs/contracts/user-roles.js';
 import { CurrentPrincipal } from '../../auth/current-principal.decorator.js';
 import type { Principal } from '../../auth/principal.js';
 import { Route } from '../../http/route.decorator.js';
@@ -17,7 +17,8 @@ import { BulkJobDto, ClientIdsDto } from '../dto/bulk.response.js';
 import { BulkJobsService } from './bulk-jobs.service.js';
 
 const SELECTION = { filter: { status: 'expired', group: 'trial' } };
-const JOB = 'one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes';
+const JOB =
+  "one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes; a reseller's reaches their own clients, within their ceilings";
 const DAY_MS = 86_400_000;
 
 /** Bulk actions on clients (W-UI's paths): each takes `ids` or a `filter` and runs as one job. */
@@ -32,7 +33,7 @@ export class BulkController {
     method: 'GET',
     path: 'clients/ids',
     group: 'clients',
-    roles: SIGNED_IN,
+    roles: CLIENT_READERS,
     summary: 'The ids of every client a filter selects (the list query, all pages), for a bulk action by ids',
     query: {
       search: 'as GET /api/clients',
@@ -51,7 +52,7 @@ export class BulkController {
     method: 'POST',
     path: 'clients/bulk',
     group: 'clients',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary: `Enable, disable or delete the selected clients: ${JOB}`,
     example: { ...SELECTION, action: 'disable' },
     status: 202,
@@ -66,7 +67,7 @@ export class BulkController {
     method: 'POST',
     path: 'clients/adjust',
     group: 'clients',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary: `Raise or lower the quota of the selected clients by deltaBytes (unlimited ones stay unlimited): ${JOB}`,
     example: { ids: ['00000000-0000-4000-8000-000000000000'], deltaBytes: 10737418240 },
     status: 202,
@@ -81,7 +82,7 @@ export class BulkController {
     method: 'POST',
     path: 'clients/extend',
     group: 'clients',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary: `Extend the expiry of the selected clients by days, from their expiry or from now: ${JOB}`,
     example: { ...SELECTION, days: 30, from: 'now' },
     status: 202,
@@ -96,7 +97,7 @@ export class BulkController {
     method: 'POST',
     path: 'clients/reset-all',
     group: 'clients',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary: `Reset the traffic of the selected clients (exhausted ones come back): ${JOB}`,
     example: { filter: { group: 'monthly' } },
     status: 202,
@@ -111,7 +112,7 @@ export class BulkController {
     method: 'POST',
     path: 'clients/purge',
     group: 'clients',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary: `Delete the selected clients that have been expired, exhausted or disabled for more than olderThanDays: ${JOB}`,
     example: { filter: {}, statuses: ['expired', 'disabled'], olderThanDays: 30 },
     status: 202,
@@ -128,7 +129,7 @@ export class BulkController {
     method: 'POST',
     path: 'clients/servers/attach',
     group: 'clients',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary: `Attach the selected clients to interfaces: every device gets an account on each new one: ${JOB}`,
     example: { ...SELECTION, interfaceIds: ['00000000-0000-4000-8000-000000000000'] },
     status: 202,
@@ -143,7 +144,7 @@ export class BulkController {
     method: 'POST',
     path: 'clients/servers/detach',
     group: 'clients',
-    roles: MANAGERS,
+    roles: CLIENT_MANAGERS,
     summary: `Detach the selected clients from interfaces (their accounts there go); none may be left without one: ${JOB}`,
     example: { ...SELECTION, interfaceIds: ['00000000-0000-4000-8000-000000000000'] },
     status: 202,
@@ -158,12 +159,13 @@ export class BulkController {
     method: 'GET',
     path: 'jobs/:id',
     group: 'clients',
-    roles: SIGNED_IN,
-    summary: 'A bulk job: state (waiting, active, completed, failed), progress (done of total, changed) and error',
+    roles: CLIENT_MANAGERS,
+    summary:
+      'A bulk job: state (waiting, active, completed, failed), progress (done of total, changed) and error; to whoever started it, or an owner or admin',
     response: BulkJobDto,
-    errors: [503],
+    errors: [404, 503],
   })
-  job(@Param('id') id: string) {
-    return this.bulk.get(id);
+  job(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return this.bulk.get(id, principal);
   }
 }

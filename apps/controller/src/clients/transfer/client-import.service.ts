@@ -3,13 +3,16 @@ import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import { publicKeyFromPrivate } from '#libs/wireguard/keys.js';
 import type { FieldError } from '#libs/contracts/api-error.js';
+import type { OperatorScope } from '../../auth/operator-scope.js';
 import { badRequest } from '../../http/api-error.js';
+import { checkNewClients, checkTerms } from '../../resellers/ceilings.js';
+import { ResellerLimitsRepository, type ResellerAccount } from '../../resellers/reseller-limits.repository.js';
 import { bumpRevisions } from '../../revisions/revisions.js';
 import type { LockedInterface } from '../accounts.repository.js';
 import { nextStatus } from '../client-status.js';
 import { ClientTotals } from '../client-totals.js';
 import { ClientsRepository } from '../clients.repository.js';
-import { ProvisioningService, type Actor, type ClientToCreate } from '../provisioning.service.js';
+import { ProvisioningService, type ClientToCreate } from '../provisioning.service.js';
 import { generateSubId } from '../sub-id.js';
 import { readImportFile } from './import-file.js';
 import { bareIp, planImport, type PlannedRow } from './import-plan.js';
@@ -56,9 +59,10 @@ export class ClientImportService {
     private readonly clients: ClientsRepository,
     private readonly transfer: TransferRepository,
     private readonly provisioning: ProvisioningService,
+    private readonly resellers: ResellerLimitsRepository,
   ) {}
 
-  async import(bytes: Buffer, options: ImportOptions, actor: Actor): Promise<ImportAnswer> {
+  async import(bytes: Buffer, options: ImportOptions, scope: OperatorScope): Promise<ImportAnswer> {
     let file: ImportFile;
     try {
       file = readImportFile(bytes, options.format, options.sourceInterface);
@@ -69,12 +73,17 @@ export class ClientImportService {
     if (options.dryRun) {
       const em = this.orm.em.fork();
       const [iface] = await this.provisioning.lockInterfaces(em, [options.interfaceId], 'interfaceId');
-      return this.answer(file, iface, await this.plan(em, file, iface), options, false);
+      const planned = await this.plan(em, file, iface, scope);
+      if (scope.ceilings)
+        await this.checkCeilings(em, await this.resellers.get(em, scope.userId), scope, planned, iface);
+      return this.answer(file, iface, planned, options, false);
     }
     const now = new Date();
     const answer = await this.orm.em.fork().transactional(async (em) => {
+      // A reseller's row first, as their creates take it: one at a time, each counting the others'.
+      const account = scope.ceilings ? await this.resellers.lock(em, scope.userId) : undefined;
       const [iface] = await this.provisioning.lockInterfaces(em, [options.interfaceId], 'interfaceId');
-      const planned = await this.plan(em, file, iface);
+      const planned = await this.plan(em, file, iface, scope);
       const refused = planned.filter((row) => row.action === 'refuse');
       if (refused.length > 0) {
         const errors = refused.flatMap((row) => row.errors).slice(0, ERRORS_LISTED);
@@ -86,19 +95,47 @@ export class ClientImportService {
           errors,
         );
       }
-      await this.apply(em, planned, iface, actor, now);
+      if (account) await this.checkCeilings(em, account, scope, planned, iface);
+      await this.apply(em, planned, iface, scope, now);
       return this.answer(file, iface, planned, options, true);
     });
     this.totals.changed();
     return answer;
   }
 
-  private async plan(em: EntityManager, file: ImportFile, iface: LockedInterface): Promise<PlannedRow[]> {
+  /**
+   * A reseller's import counts its new clients against maxClients, all at once as a batch, and each
+   * row's quota and expiry (what it sets, for an update) and the interface against their ceilings.
+   */
+  private async checkCeilings(
+    em: EntityManager,
+    account: ResellerAccount,
+    scope: OperatorScope,
+    planned: readonly PlannedRow[],
+    iface: LockedInterface,
+  ): Promise<void> {
+    const now = new Date();
+    const creations = planned.filter((row) => row.action === 'create').length;
+    const owned = await this.resellers.clientCount(em, scope.userId);
+    checkNewClients(account, owned, creations, { interfaces: [iface] }, now);
+    for (const { row, existing, action } of planned) {
+      if (action === 'refuse') continue;
+      const expiresAt = row.expiresAt !== undefined ? row.expiresAt : existing ? undefined : null;
+      checkTerms(account, { quotaBytes: row.quotaBytes ?? (existing ? undefined : 0), expiresAt }, now);
+    }
+  }
+
+  private async plan(
+    em: EntityManager,
+    file: ImportFile,
+    iface: LockedInterface,
+    scope: OperatorScope,
+  ): Promise<PlannedRow[]> {
     const devices = file.rows.flatMap((row) => row.devices);
     const ips = devices.flatMap((device) => bareIp(device.ip) ?? []);
     const keys = devices.flatMap((device) => device.publicKey ?? []);
     const [existing, holders] = await Promise.all([
-      this.transfer.clientsNamed(em, file.rows.map((row) => row.name).filter(Boolean)),
+      this.transfer.clientsNamed(em, file.rows.map((row) => row.name).filter(Boolean), scope),
       this.transfer.holders(em, iface.id, ips, keys),
     ]);
     return planImport(file.rows, { subnet: iface.subnet, existing, holders });
@@ -108,7 +145,7 @@ export class ClientImportService {
     em: EntityManager,
     planned: readonly PlannedRow[],
     iface: LockedInterface,
-    actor: Actor,
+    actor: OperatorScope,
     now: Date,
   ): Promise<void> {
     const creations: ClientToCreate[] = planned

@@ -21,8 +21,15 @@ export interface Holder {
 /** The reads of an import's plan and of an export: existing names, addresses and keys, whole clients. */
 @Injectable()
 export class TransferRepository {
-  /** Clients by lower-cased name, for names among `names`. */
-  async clientsNamed(em: EntityManager, names: readonly string[]): Promise<Map<string, ExistingClient>> {
+  /**
+   * Clients by lower-cased name, for names among `names`, in the scope: a reseller's import matches
+   * their own clients only (another operator's of the same name is not theirs to update).
+   */
+  async clientsNamed(
+    em: EntityManager,
+    names: readonly string[],
+    scope: OwnerFilter,
+  ): Promise<Map<string, ExistingClient>> {
     const found = new Map<string, ExistingClient>();
     for (const chunk of chunks([...new Set(names.map((name) => name.toLowerCase()))], 10_000)) {
       const rows = await kysely(em)
@@ -41,6 +48,7 @@ export class TransferRepository {
           'groups',
         ])
         .where(sql<string>`lower(name)`, 'in', chunk)
+        .$if(scope.ownerId !== null, (qb) => qb.where('owner_id', '=', scope.ownerId!))
         .orderBy('created_at')
         .execute();
       for (const row of rows) {
