@@ -2,7 +2,16 @@ import { Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../../api.js';
-import { EditAndDelete, formatBytes, HostPort, Ltr, Sizes, notifyFailure } from '../../components/common.js';
+import { notifications } from '@mantine/notifications';
+import {
+  ConfirmButton,
+  EditAndDelete,
+  formatBytes,
+  HostPort,
+  Ltr,
+  Sizes,
+  notifyFailure,
+} from '../../components/common.js';
 import { ListTable } from '../../components/list-table.js';
 import { queryKeys } from '../../api/queries.js';
 import { StateBadge } from '../../components/badges.js';
@@ -29,6 +38,15 @@ export function InterfacesTable({
         }),
       ),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.interfaces }),
+    onError: notifyFailure,
+  });
+  const restart = useMutation({
+    mutationFn: (entry: Interface) =>
+      must(api.POST('/api/interfaces/{id}/restart', { params: { path: { id: entry.id } } })).then(() => entry),
+    onSuccess: (entry) => {
+      notifications.show({ message: t('interfaces.restarted', { name: entry.name }), color: 'teal' });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.interfaces });
+    },
     onError: notifyFailure,
   });
   return (
@@ -86,21 +104,33 @@ export function InterfacesTable({
       actions={
         onEdit &&
         ((entry) => (
-          <EditAndDelete
-            onEdit={() => onEdit(entry)}
-            confirmMessage={
-              entry.devices > 0
-                ? t('interfaces.confirmDeleteUsed', {
-                    name: entry.name,
-                    node: entry.nodeName,
-                    devices: entry.devices,
-                    clients: entry.clients,
-                  })
-                : t('interfaces.confirmDelete', { name: entry.name, node: entry.nodeName })
-            }
-            typeToConfirm={entry.devices > 0 ? entry.name : undefined}
-            onDelete={() => remove.mutate({ id: entry.id, force: entry.devices > 0 })}
-          />
+          <>
+            {entry.enabled && (
+              <ConfirmButton
+                color="orange"
+                message={t('interfaces.confirmRestart', { name: entry.name, node: entry.nodeName })}
+                onConfirm={() => restart.mutate(entry)}
+                data-testid="interface-restart"
+              >
+                {t('interfaces.restart')}
+              </ConfirmButton>
+            )}
+            <EditAndDelete
+              onEdit={() => onEdit(entry)}
+              confirmMessage={
+                entry.devices > 0
+                  ? t('interfaces.confirmDeleteUsed', {
+                      name: entry.name,
+                      node: entry.nodeName,
+                      devices: entry.devices,
+                      clients: entry.clients,
+                    })
+                  : t('interfaces.confirmDelete', { name: entry.name, node: entry.nodeName })
+              }
+              typeToConfirm={entry.devices > 0 ? entry.name : undefined}
+              onDelete={() => remove.mutate({ id: entry.id, force: entry.devices > 0 })}
+            />
+          </>
         ))
       }
     />
