@@ -80,7 +80,12 @@ export const desiredInterfaceSchema = z.object({
    * the agent last applied to it is taken down and brought up again (docs/agent-host.md,
    * "Restart"). Absent = 0.
    */
-  restartSerial: z.number().int().nonnegative().max(2 ** 31 - 1).optional(),
+  restartSerial: z
+    .number()
+    .int()
+    .nonnegative()
+    .max(2 ** 31 - 1)
+    .optional(),
 });
 export type DesiredInterface = z.infer<typeof desiredInterfaceSchema>;
 

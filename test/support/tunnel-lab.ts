@@ -2,7 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAgent, type AgentProcess } from './agent-process.js';
-import { fixtures, type Fixtures, type InterfaceBody, type InterfaceView, type NodeView, type Schemas } from './fixtures.js';
+import {
+  fixtures,
+  type Fixtures,
+  type InterfaceBody,
+  type InterfaceView,
+  type NodeView,
+  type Schemas,
+} from './fixtures.js';
 import { requireTools, TestNamespace } from './netns.js';
 import { randomSuffix } from './random-suffix.js';
 import { startTestPanel, type TestPanel } from './test-panel.js';

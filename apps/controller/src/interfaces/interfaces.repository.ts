@@ -61,7 +61,9 @@ export interface Placement {
   subnet: string;
 }
 
-export type NewInterface = Omit<TunnelInterface, 'id' | 'node' | 'createdAt' | 'updatedAt' | 'restartSerial'> & { nodeId: string };
+export type NewInterface = Omit<TunnelInterface, 'id' | 'node' | 'createdAt' | 'updatedAt' | 'restartSerial'> & {
+  nodeId: string;
+};
 
 type InterfacesDb = InferKyselyDB<typeof TunnelInterface>;
 

@@ -30,7 +30,8 @@ export class TunnelsController {
     path: 'tunnels/restart',
     group: 'nodes',
     roles: MANAGERS,
-    summary: "Restart every enabled interface of a node (the local node when none is named); refused while they're stopped",
+    summary:
+      "Restart every enabled interface of a node (the local node when none is named); refused while they're stopped",
     example: { nodeId: '0b6f3c1e-9a51-4f7c-8d3e-2a1b5c6d7e8f' },
     response: TunnelsOutcomeDto,
     errors: [404, 409],
