@@ -25,7 +25,9 @@ export function InterfacesTable({
   rows,
   onEdit,
 }: {
-  rows: (Interface & { nodeName: string; nodeOffline?: boolean; nodeUnmanaged?: boolean })[] | undefined;
+  rows:
+    | (Interface & { nodeName: string; nodeOffline?: boolean; nodeUnmanaged?: boolean; nodeStopped?: boolean })[]
+    | undefined;
   onEdit?: (entry: Interface) => void;
 }) {
   const { t } = useTranslation();
@@ -90,6 +92,8 @@ export function InterfacesTable({
               <NodeUnmanagedBadge />
             ) : entry.enabled && entry.nodeOffline ? (
               <NodeOfflineBadge />
+            ) : entry.enabled && entry.nodeStopped ? (
+              <StateBadge color="red">{t('nodes.tunnels.stopped')}</StateBadge>
             ) : (
               <StateBadge color={!entry.enabled ? 'gray' : entry.running ? 'green' : 'yellow'}>
                 {!entry.enabled
@@ -105,7 +109,7 @@ export function InterfacesTable({
         onEdit &&
         ((entry) => (
           <>
-            {entry.enabled && (
+            {entry.enabled && !entry.nodeStopped && (
               <ConfirmButton
                 color="orange"
                 message={t('interfaces.confirmRestart', { name: entry.name, node: entry.nodeName })}
