@@ -70,6 +70,22 @@ export const desiredInterfaceSchema = z.object({
   peers: z.array(desiredPeerSchema),
   /** Limited clients' addresses and rates; absent or empty = nobody on this interface is shaped. */
   speedLimits: z.array(desiredSpeedLimitSchema).optional(),
+  /**
+   * Kept down (its node's tunnels are stopped): configured as usual but the link is down, so it
+   * carries nothing and its peers' counters stay as they are. Absent = up.
+   */
+  down: z.boolean().optional(),
+  /**
+   * Grows with each restart the panel asks for: an interface whose serial differs from the one
+   * the agent last applied to it is taken down and brought up again (docs/agent-host.md,
+   * "Restart"). Absent = 0.
+   */
+  restartSerial: z
+    .number()
+    .int()
+    .nonnegative()
+    .max(2 ** 31 - 1)
+    .optional(),
 });
 export type DesiredInterface = z.infer<typeof desiredInterfaceSchema>;
 

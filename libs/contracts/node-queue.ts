@@ -38,8 +38,11 @@ export const MAX_PEERS_PER_INTERFACE = 2 ** 22;
 
 export const interfaceOutcomeSchema = z.object({
   name: z.string().min(1).max(15),
-  /** up: matches the desired state; failed: could not be applied (see error); removed: no longer desired. */
-  state: z.enum(['up', 'failed', 'removed']),
+  /**
+   * up: matches the desired state; down: matches it and is kept down (the node's tunnels are
+   * stopped); failed: could not be applied (see error); removed: no longer desired.
+   */
+  state: z.enum(['up', 'down', 'failed', 'removed']),
   /** How the interface exists on the host. */
   driver: z.enum(['kernel', 'wireguard-go', 'none']),
   peers: z.number().int().nonnegative().max(MAX_PEERS_PER_INTERFACE),

@@ -1,12 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { requireTools, TestNamespace } from '../support/netns.js';
 import { randomSuffix } from '../support/random-suffix.js';
-import { startAgent, type AgentProcess } from '../support/agent-process.js';
 import { waitFor } from '../support/wait-for.js';
-import { fixtures } from '../support/fixtures.js';
-import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { tunnelLab } from '../support/tunnel-lab.js';
 import { bringUpProfile, peersOf, pingOnce } from '../support/tunnel-client.js';
 
 /**
@@ -20,44 +14,15 @@ import { bringUpProfile, peersOf, pingOnce } from '../support/tunnel-client.js';
  */
 
 const MAX_OVERSHOOT = 64 * 1024;
-let nodeNs: TestNamespace;
-let clientNs: TestNamespace;
-let t: TestPanel;
-let token: string;
-let agent: AgentProcess | undefined;
-let workDir: string;
-const NODE_ADDRESS = '172.31.4.1';
 const TUNNEL = '10.67.0.0/24';
 const GATEWAY = '10.67.0.1';
 const ifname = `wq${randomSuffix(8)}`;
-
-const { call, createNode, createInterface, createClient, getClient, accountsOf, nodeInSync } = fixtures(() => ({
-  t,
-  token,
-}));
-
-beforeAll(async () => {
-  if (process.getuid?.() !== 0) throw new Error('agent-quota.spec needs root (network namespaces, wireguard-go)');
-  await requireTools(
-    ['wg', 'wg-quick', 'wireguard-go', 'ip', 'nft', 'iperf3', 'ping'],
-    'wireguard-tools wireguard-go iproute2 nftables iperf3 iputils-ping',
-  );
-  workDir = mkdtempSync(join(tmpdir(), 'warren-e2e-'));
-  nodeNs = await TestNamespace.create('warren-node');
-  clientNs = await TestNamespace.create('warren-client');
-  await nodeNs.vethTo(clientNs, `${NODE_ADDRESS}/24`, '172.31.4.2/24');
-  t = await startTestPanel();
-  token = await t.login();
-}, 60_000);
-
-afterAll(async () => {
-  await agent?.stop().catch(() => undefined);
-  await nodeNs?.destroy().catch(() => undefined);
-  await clientNs?.destroy().catch(() => undefined);
-  if (agent) rmSync(agent.dataDir, { recursive: true, force: true });
-  if (workDir) rmSync(workDir, { recursive: true, force: true });
-  await t?.stop();
-}, 60_000);
+const lab = tunnelLab({
+  spec: 'agent-quota.spec',
+  base: 4,
+  tools: { commands: ['nft', 'iperf3'], packages: 'nftables iperf3' },
+});
+const { call, createClient, getClient, accountsOf } = lab;
 
 /**
  * One iperf3 download at 100 Mbit/s from the node's namespace (`limit`: -t or -n), until it ends
@@ -65,10 +30,10 @@ afterAll(async () => {
  */
 async function iperf3(limit: string[], stop = async () => false, rates: string[] = []): Promise<boolean> {
   const port = String(20000 + Math.floor(Math.random() * 20000));
-  const server = nodeNs.start('iperf3', '-s', '-1', '-B', GATEWAY, '-p', port);
+  const server = lab.nodeNs.start('iperf3', '-s', '-1', '-B', GATEWAY, '-p', port);
   try {
-    await waitFor('iperf3 to listen', async () => (await nodeNs.exec('ss', '-ltn')).includes(`${GATEWAY}:${port}`));
-    const download = clientNs.start(
+    await waitFor('iperf3 to listen', async () => (await lab.nodeNs.exec('ss', '-ltn')).includes(`${GATEWAY}:${port}`));
+    const download = lab.clientNs.start(
       'iperf3',
       ...['-c', GATEWAY, '-p', port, '-R', '-b', '100M', ...limit, '-f', 'm', '--forceflush'],
       ...['--connect-timeout', '3000', '--rcv-timeout', '3000'],
@@ -129,8 +94,8 @@ async function downloadUntilExhausted(clientId: string): Promise<number> {
     0,
   ).catch(async (error: Error) => {
     const used = (await getClient(clientId)).usedBytes;
-    const table = await nodeNs.exec('nft', 'list', 'table', 'ip', 'warren_quota').catch(String);
-    throw new Error(`${error.message}: used ${used}\n${table}\n${rates.join('\n')}\n${agent!.output()}`);
+    const table = await lab.nodeNs.exec('nft', 'list', 'table', 'ip', 'warren_quota').catch(String);
+    throw new Error(`${error.message}: used ${used}\n${table}\n${rates.join('\n')}\n${lab.agent.output()}`);
   });
   // The rate before the cut, as iperf3 measured it each second (kept in the test's output).
   console.log(rates.slice(0, 3).join('\n'));
@@ -139,24 +104,11 @@ async function downloadUntilExhausted(clientId: string): Promise<number> {
 }
 
 test('the kernel cuts a 100 Mbit/s download within 64 KiB of the quota, a raised quota re-admits at once, and an agent restart grants nothing twice', async () => {
-  const node = await createNode({ name: `e2e-${randomSuffix(6)}`, address: NODE_ADDRESS });
-  const iface = await createInterface({
-    nodeId: node.id,
-    name: ifname,
-    listenPort: 51821,
-    subnet: TUNNEL,
-    endpointHost: NODE_ADDRESS,
-  });
-  const started = startAgent({
-    controllerUrl: t.api.replace(/\/api$/, ''),
-    enrolSecret: node.enrolment!.secret,
-    netns: nodeNs.name,
-    env: { WARREN_AGENT_REPORT_INTERVAL_MS: '2000' },
-  });
-  agent = started;
-  await nodeInSync(node.id).catch((error: Error) => {
-    throw new Error(`${error.message}\n--- agent output\n${agent!.output()}`);
-  });
+  const { node, iface } = await lab.startNode(
+    { name: ifname, listenPort: 51821, subnet: TUNNEL },
+    { agentEnv: { WARREN_AGENT_REPORT_INTERVAL_MS: '2000' } },
+  );
+  const { nodeNs, clientNs, workDir, agent: started } = lab;
 
   const quota = 32 * 1024 * 1024;
   const client = await createClient({ interfaceIds: [iface.id], quotaBytes: quota });

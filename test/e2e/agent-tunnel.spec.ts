@@ -1,12 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { requireTools, TestNamespace } from '../support/netns.js';
 import { randomSuffix } from '../support/random-suffix.js';
-import { startAgent, type AgentProcess } from '../support/agent-process.js';
 import { waitFor } from '../support/wait-for.js';
-import { fixtures } from '../support/fixtures.js';
-import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { tunnelLab } from '../support/tunnel-lab.js';
 import { bringUpProfile, peersOf, pingOnce, sendThrough, transferOf } from '../support/tunnel-client.js';
 
 /**
@@ -17,64 +11,16 @@ import { bringUpProfile, peersOf, pingOnce, sendThrough, transferOf } from '../s
  * peer off and a reset brings it back. Needs root, wireguard-go, wireguard-tools, iproute2.
  */
 
-let nodeNs: TestNamespace;
-let clientNs: TestNamespace;
-let t: TestPanel;
-let token: string;
-let agent: AgentProcess | undefined;
-let workDir: string;
-const NODE_ADDRESS = '172.31.0.1';
 const TUNNEL = '10.66.0.0/24';
 const GATEWAY = '10.66.0.1';
 const ifname = `wa${randomSuffix(8)}`;
-
-const { call, createNode, createInterface, createClient, accountsOf, getClient, nodeInSync } = fixtures(() => ({
-  t,
-  token,
-}));
-
-beforeAll(async () => {
-  if (process.getuid?.() !== 0) throw new Error('agent-tunnel.spec needs root (network namespaces, wireguard-go)');
-  await requireTools(
-    ['wg', 'wg-quick', 'wireguard-go', 'ip', 'ping'],
-    'wireguard-tools wireguard-go iproute2 iputils-ping',
-  );
-  workDir = mkdtempSync(join(tmpdir(), 'warren-e2e-'));
-  nodeNs = await TestNamespace.create('warren-node');
-  clientNs = await TestNamespace.create('warren-client');
-  await nodeNs.vethTo(clientNs, `${NODE_ADDRESS}/24`, '172.31.0.2/24');
-  t = await startTestPanel();
-  token = await t.login();
-}, 60_000);
-
-afterAll(async () => {
-  await agent?.stop().catch(() => undefined);
-  await nodeNs?.destroy().catch(() => undefined);
-  await clientNs?.destroy().catch(() => undefined);
-  if (agent) rmSync(agent.dataDir, { recursive: true, force: true });
-  if (workDir) rmSync(workDir, { recursive: true, force: true });
-  await t?.stop();
-}, 60_000);
+const lab = tunnelLab({ spec: 'agent-tunnel.spec' });
+const { call, createClient, accountsOf, getClient } = lab;
 
 test('a client created through the API gets a working tunnel on the node, and its traffic is counted to the byte', async () => {
-  const node = await createNode({ name: `e2e-${randomSuffix(6)}`, address: NODE_ADDRESS });
+  const { node, iface, synced } = await lab.startNode({ name: ifname, listenPort: 51820, subnet: TUNNEL });
   const nodeId: string = node.id;
-  const iface = await createInterface({
-    nodeId,
-    name: ifname,
-    listenPort: 51820,
-    subnet: TUNNEL,
-    endpointHost: NODE_ADDRESS,
-  });
-
-  agent = startAgent({
-    controllerUrl: t.api.replace(/\/api$/, ''),
-    enrolSecret: node.enrolment!.secret,
-    netns: nodeNs.name,
-  });
-  const synced = await nodeInSync(nodeId).catch((error: Error) => {
-    throw new Error(`${error.message}\n--- agent output\n${agent!.output()}`);
-  });
+  const { nodeNs, clientNs, workDir, t } = lab;
   // This machine has no AmneziaWG tools; everything standard WireGuard needs is there.
   expect(synced.agent.gaps).toEqual([expect.stringContaining('AmneziaWG')]);
   expect(synced.agent.lastApply).toMatchObject({ ok: true, interfaces: [{ name: ifname, state: 'up' }] });

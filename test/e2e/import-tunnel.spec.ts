@@ -1,13 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startAgent, type AgentProcess } from '../support/agent-process.js';
 import { importClients } from '../support/client-import.js';
-import { fixtures } from '../support/fixtures.js';
-import { requireTools, TestNamespace } from '../support/netns.js';
 import { keyPair, wgEasyClientConfig, wgEasyFile } from '../support/old-panels.js';
 import { randomSuffix } from '../support/random-suffix.js';
-import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { tunnelLab } from '../support/tunnel-lab.js';
 import { bringUpProfile, peersOf, pingOnce, sendThrough } from '../support/tunnel-client.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -19,12 +13,6 @@ import { waitFor } from '../support/wait-for.js';
  * wireguard-go, wireguard-tools, iproute2.
  */
 
-let nodeNs: TestNamespace;
-let clientNs: TestNamespace;
-let t: TestPanel;
-let token: string;
-let agent: AgentProcess | undefined;
-let workDir: string;
 const NODE_ADDRESS = '172.31.3.1';
 const GATEWAY = '10.67.0.1';
 const PORT = 51820;
@@ -34,48 +22,12 @@ const server = keyPair();
 let firstTunnel: string | undefined;
 let ifaceId: string;
 
-const { call, createNode, createInterface, nodeInSync, getClient } = fixtures(() => ({ t, token }));
-
-beforeAll(async () => {
-  if (process.getuid?.() !== 0) throw new Error('import-tunnel.spec needs root (network namespaces, wireguard-go)');
-  await requireTools(
-    ['wg', 'wg-quick', 'wireguard-go', 'ip', 'ping'],
-    'wireguard-tools wireguard-go iproute2 iputils-ping',
-  );
-  workDir = mkdtempSync(join(tmpdir(), 'warren-e2e-'));
-  nodeNs = await TestNamespace.create('warren-node');
-  clientNs = await TestNamespace.create('warren-client');
-  await nodeNs.vethTo(clientNs, `${NODE_ADDRESS}/24`, '172.31.3.2/24');
-  t = await startTestPanel();
-  token = await t.login();
-}, 60_000);
-
-afterAll(async () => {
-  await agent?.stop().catch(() => undefined);
-  await nodeNs?.destroy().catch(() => undefined);
-  await clientNs?.destroy().catch(() => undefined);
-  if (agent) rmSync(agent.dataDir, { recursive: true, force: true });
-  if (workDir) rmSync(workDir, { recursive: true, force: true });
-  await t?.stop();
-}, 60_000);
+const lab = tunnelLab({ spec: 'import-tunnel.spec', base: 3 });
+const { call, getClient } = lab;
 
 test("a wg-easy customer's old profile connects to Warren after the import and passes traffic", async () => {
-  const node = await createNode({ name: `e2e-${randomSuffix(6)}`, address: NODE_ADDRESS });
-  const iface = await createInterface({
-    nodeId: node.id,
-    name: ifname,
-    listenPort: PORT,
-    subnet: '10.67.0.0/24',
-    endpointHost: NODE_ADDRESS,
-  });
-  agent = startAgent({
-    controllerUrl: t.api.replace(/\/api$/, ''),
-    enrolSecret: node.enrolment!.secret,
-    netns: nodeNs.name,
-  });
-  await nodeInSync(node.id).catch((error: Error) => {
-    throw new Error(`${error.message}\n--- agent output\n${agent!.output()}`);
-  });
+  const { iface } = await lab.startNode({ name: ifname, listenPort: PORT, subnet: '10.67.0.0/24' });
+  const { nodeNs, clientNs, workDir, t, token } = lab;
 
   ifaceId = iface.id;
   // The old panel: its server key and three customers on 10.67.0.2...
@@ -119,6 +71,7 @@ test("a wg-easy customer's old profile connects to Warren after the import and p
 
 test('a wg-easy peer without a preshared key keeps its profile too: the node holds no preshared key for it', async () => {
   if (!firstTunnel) throw new Error('needs the first test: its node, interface (with the old server key) and agent');
+  const { nodeNs, clientNs, workDir, t, token } = lab;
   const file = wgEasyFile(1, '10.67', { server, namePrefix: 'bare-', first: 20 });
   const [bare] = Object.values(file.clients);
   delete (bare as { preSharedKey?: string }).preSharedKey;

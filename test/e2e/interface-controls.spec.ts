@@ -1,11 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startAgent, type AgentProcess } from '../support/agent-process.js';
-import { fixtures } from '../support/fixtures.js';
-import { requireTools, TestNamespace } from '../support/netns.js';
 import { randomSuffix } from '../support/random-suffix.js';
-import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { tunnelLab } from '../support/tunnel-lab.js';
 import { bringUpProfile, peersOf, pingOnce, sendThrough, transferOf } from '../support/tunnel-client.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -13,67 +7,19 @@ import { waitFor } from '../support/wait-for.js';
  * An interface's controls on a real tunnel (docs/interfaces.md, "Controls"): the node's agent
  * (the built binary) in one network namespace, a client's wireguard-go peer in another. Reset
  * usage zeroes the accounts and counting goes on from there exactly as the kernel counts; clear
- * takes the peer off the node, and the tunnel stops carrying traffic. Needs root, wireguard-go,
+ * takes the peer off the node, and the tunnel carries nothing. Needs root, wireguard-go,
  * wireguard-tools, iproute2.
  */
 
-let nodeNs: TestNamespace;
-let clientNs: TestNamespace;
-let t: TestPanel;
-let token: string;
-let agent: AgentProcess | undefined;
-let workDir: string;
-const NODE_ADDRESS = '172.31.4.1';
 const TUNNEL = '10.67.0.0/24';
 const GATEWAY = '10.67.0.1';
 const ifname = `wc${randomSuffix(8)}`;
-
-const { call, createNode, createInterface, createClient, accountsOf, getClient, nodeInSync } = fixtures(() => ({
-  t,
-  token,
-}));
-
-beforeAll(async () => {
-  if (process.getuid?.() !== 0)
-    throw new Error('interface-controls.spec needs root (network namespaces, wireguard-go)');
-  await requireTools(
-    ['wg', 'wg-quick', 'wireguard-go', 'ip', 'ping'],
-    'wireguard-tools wireguard-go iproute2 iputils-ping',
-  );
-  workDir = mkdtempSync(join(tmpdir(), 'warren-e2e-'));
-  nodeNs = await TestNamespace.create('warren-node');
-  clientNs = await TestNamespace.create('warren-client');
-  await nodeNs.vethTo(clientNs, `${NODE_ADDRESS}/24`, '172.31.4.2/24');
-  t = await startTestPanel();
-  token = await t.login();
-}, 60_000);
-
-afterAll(async () => {
-  await agent?.stop().catch(() => undefined);
-  await nodeNs?.destroy().catch(() => undefined);
-  await clientNs?.destroy().catch(() => undefined);
-  if (agent) rmSync(agent.dataDir, { recursive: true, force: true });
-  if (workDir) rmSync(workDir, { recursive: true, force: true });
-  await t?.stop();
-}, 60_000);
+const lab = tunnelLab({ spec: 'interface-controls.spec', base: 4 });
+const { call, createClient, accountsOf, getClient } = lab;
 
 test('reset-usage zeroes the accounts and counting goes on exactly; clear takes the peer off the node', async () => {
-  const node = await createNode({ name: `e2e-${randomSuffix(6)}`, address: NODE_ADDRESS });
-  const iface = await createInterface({
-    nodeId: node.id,
-    name: ifname,
-    listenPort: 51821,
-    subnet: TUNNEL,
-    endpointHost: NODE_ADDRESS,
-  });
-  agent = startAgent({
-    controllerUrl: t.api.replace(/\/api$/, ''),
-    enrolSecret: node.enrolment!.secret,
-    netns: nodeNs.name,
-  });
-  await nodeInSync(node.id, 60_000).catch((error: Error) => {
-    throw new Error(`${error.message}\n--- agent output\n${agent!.output()}`);
-  });
+  const { iface } = await lab.startNode({ name: ifname, listenPort: 51821, subnet: TUNNEL }, { timeoutMs: 60_000 });
+  const { nodeNs, clientNs, workDir } = lab;
   const client = await createClient({ name: `e2e-${randomSuffix(6)}`, interfaceIds: [iface.id] });
   const [account] = await accountsOf(client.id);
   await waitFor('the peer on the node', async () => (await peersOf(nodeNs, ifname)).includes(account.public_key));

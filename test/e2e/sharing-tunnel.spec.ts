@@ -1,12 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { requireTools, TestNamespace } from '../support/netns.js';
 import { randomSuffix } from '../support/random-suffix.js';
-import { startAgent, type AgentProcess } from '../support/agent-process.js';
 import { waitFor } from '../support/wait-for.js';
-import { fixtures } from '../support/fixtures.js';
-import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { tunnelLab } from '../support/tunnel-lab.js';
 import { bringUpProfile, peersOf, pingOnce } from '../support/tunnel-client.js';
 
 /**
@@ -17,68 +11,19 @@ import { bringUpProfile, peersOf, pingOnce } from '../support/tunnel-client.js';
  * node. The client starts on first use: its first handshake starts its expiry.
  */
 
-let nodeNs: TestNamespace;
-let placeA: TestNamespace;
-let placeB: TestNamespace;
-let t: TestPanel;
-let token: string;
-let agent: AgentProcess | undefined;
-let workDir: string;
-const NODE_ADDRESS = '172.31.5.1';
-const A_ADDRESS = '172.31.5.2';
-const B_ADDRESS = '172.31.6.2';
 const TUNNEL = '10.68.0.0/24';
 const GATEWAY = '10.68.0.1';
 const ifname = `ws${randomSuffix(8)}`;
-
-const { call, createNode, createInterface, createClient, getClient, accountsOf, nodeInSync } = fixtures(() => ({
-  t,
-  token,
-}));
-
-beforeAll(async () => {
-  if (process.getuid?.() !== 0) throw new Error('sharing-tunnel.spec needs root (network namespaces, wireguard-go)');
-  await requireTools(
-    ['wg', 'wg-quick', 'wireguard-go', 'ip', 'ping'],
-    'wireguard-tools wireguard-go iproute2 iputils-ping',
-  );
-  workDir = mkdtempSync(join(tmpdir(), 'warren-e2e-'));
-  nodeNs = await TestNamespace.create('warren-node');
-  placeA = await TestNamespace.create('warren-place');
-  placeB = await TestNamespace.create('warren-place');
-  await nodeNs.vethTo(placeA, `${NODE_ADDRESS}/24`, `${A_ADDRESS}/24`);
-  await nodeNs.vethTo(placeB, '172.31.6.1/24', `${B_ADDRESS}/24`);
-  // The profile dials NODE_ADDRESS: from the second place it is reached through the node's other link.
-  await placeB.exec('ip', 'route', 'add', '172.31.5.0/24', 'via', '172.31.6.1');
-  t = await startTestPanel();
-  token = await t.login();
-}, 60_000);
-
-afterAll(async () => {
-  await agent?.stop().catch(() => undefined);
-  for (const ns of [nodeNs, placeA, placeB]) await ns?.destroy().catch(() => undefined);
-  if (agent) rmSync(agent.dataDir, { recursive: true, force: true });
-  if (workDir) rmSync(workDir, { recursive: true, force: true });
-  await t?.stop();
-}, 60_000);
+// Two places: the profile dials the node's address, from the second place through its own link.
+const lab = tunnelLab({ spec: 'sharing-tunnel.spec', base: 5, places: 2 });
+const A_ADDRESS = lab.placeAddress(0);
+const B_ADDRESS = lab.placeAddress(1);
+const { call, createClient, getClient, accountsOf } = lab;
 
 test('one profile used from two places at once is listed with both addresses, and the rule disables its client', async () => {
-  const node = await createNode({ name: `e2e-${randomSuffix(6)}`, address: NODE_ADDRESS });
-  const iface = await createInterface({
-    nodeId: node.id,
-    name: ifname,
-    listenPort: 51822,
-    subnet: TUNNEL,
-    endpointHost: NODE_ADDRESS,
-  });
-  agent = startAgent({
-    controllerUrl: t.api.replace(/\/api$/, ''),
-    enrolSecret: node.enrolment!.secret,
-    netns: nodeNs.name,
-  });
-  await nodeInSync(node.id).catch((error: Error) => {
-    throw new Error(`${error.message}\n--- agent output\n${agent!.output()}`);
-  });
+  const { node, iface } = await lab.startNode({ name: ifname, listenPort: 51822, subnet: TUNNEL });
+  const { nodeNs, workDir, agent } = lab;
+  const [placeA, placeB] = lab.places;
 
   const client = await createClient({ interfaceIds: [iface.id], startOnFirstUse: true, durationDays: 3 });
   expect(client.expiresAt).toBeNull();
@@ -94,7 +39,7 @@ test('one profile used from two places at once is listed with both addresses, an
     return body.activatedAt ? body : undefined;
   }).catch(async (error: Error) => {
     throw new Error(
-      `${error.message}\n${JSON.stringify(await getClient(client.id))}\n--- agent\n${agent!.output()}\n${await nodeNs.exec('wg', 'show', 'all', 'dump')}\n${JSON.stringify((await call('GET', `nodes/${node.id}`)).body)}`,
+      `${error.message}\n${JSON.stringify(await getClient(client.id))}\n--- agent\n${agent.output()}\n${await nodeNs.exec('wg', 'show', 'all', 'dump')}\n${JSON.stringify((await call('GET', `nodes/${node.id}`)).body)}`,
     );
   });
   expect(new Date(started.expiresAt!).getTime() - new Date(started.activatedAt!).getTime()).toBe(3 * 86_400_000);

@@ -1,12 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startAgent, type AgentProcess } from '../support/agent-process.js';
-import { fixtures } from '../support/fixtures.js';
 import { iperf, startIperfServer } from '../support/iperf.js';
-import { requireTools, TestNamespace } from '../support/netns.js';
 import { randomSuffix } from '../support/random-suffix.js';
-import { startTestPanel, type TestPanel } from '../support/test-panel.js';
+import { tunnelLab } from '../support/tunnel-lab.js';
 import { bringUpProfile, pingOnce } from '../support/tunnel-client.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -19,60 +15,30 @@ import { waitFor } from '../support/wait-for.js';
  * (behaviour), not a speed target. Needs root, wireguard-go, wireguard-tools, iproute2, iperf3.
  */
 
-let nodeNs: TestNamespace;
-let limitedNs: TestNamespace;
-let freeNs: TestNamespace;
-let t: TestPanel;
-let token: string;
-let agent: AgentProcess | undefined;
-let workDir: string;
-const NODE_ADDRESS = '172.31.0.1';
 const TUNNEL = '10.67.0.0/24';
 const GATEWAY = '10.67.0.1';
 const ifname = `ws${randomSuffix(8)}`;
 const LIMIT = 10_000_000;
-/** The band a measured rate must fall in: the limit ±10%. */
 const within = (rate: number): [number, number] => [rate * 0.9, rate * 1.1];
-
-const { call, createNode, createInterface, createClient, nodeInSync } = fixtures(() => ({ t, token }));
-
-beforeAll(async () => {
-  if (process.getuid?.() !== 0) throw new Error('speed-limits.spec needs root (network namespaces, wireguard-go, tc)');
-  await requireTools(
-    ['wg', 'wg-quick', 'wireguard-go', 'ip', 'tc', 'ping', 'iperf3'],
-    'wireguard-tools wireguard-go iproute2 iputils-ping iperf3',
-  );
-  workDir = mkdtempSync(join(tmpdir(), 'warren-e2e-'));
-  nodeNs = await TestNamespace.create('warren-node');
-  limitedNs = await TestNamespace.create('warren-client');
-  freeNs = await TestNamespace.create('warren-client');
-  await nodeNs.vethTo(limitedNs, `${NODE_ADDRESS}/24`, '172.31.0.2/24');
-  // The second client reaches the node's endpoint address through a link of its own.
-  await nodeNs.vethTo(freeNs, '172.31.5.1/24', '172.31.5.2/24');
-  await freeNs.exec('ip', 'route', 'add', `${NODE_ADDRESS}/32`, 'via', '172.31.5.1');
-  t = await startTestPanel();
-  token = await t.login();
-}, 60_000);
-
-afterAll(async () => {
-  await agent?.stop().catch(() => undefined);
-  for (const ns of [nodeNs, limitedNs, freeNs]) await ns?.destroy().catch(() => undefined);
-  if (agent) rmSync(agent.dataDir, { recursive: true, force: true });
-  if (workDir) rmSync(workDir, { recursive: true, force: true });
-  await t?.stop();
-}, 60_000);
+// The second client reaches the node's endpoint address through a link of its own.
+const lab = tunnelLab({
+  spec: 'speed-limits.spec',
+  places: 2,
+  tools: { commands: ['tc', 'iperf3'], packages: 'iperf3' },
+});
+const { call, createClient, nodeInSync } = lab;
 
 /** The clients' HTB classes on a device as `tc` prints them (one line each; not the groups' pass-through ones, 1:<group>). */
 async function classes(dev: string): Promise<string[]> {
-  return (await nodeNs.exec('tc', 'class', 'show', 'dev', dev))
+  return (await lab.nodeNs.exec('tc', 'class', 'show', 'dev', dev))
     .split('\n')
     .filter((l) => l && !l.startsWith('class htb 1:'));
 }
 
 /** The node's tc and ifb: what `tc qdisc show` lists for the tunnel, and the ifb devices. */
 async function hostShaping(): Promise<{ tunnel: string[]; ifbs: string[] }> {
-  const qdiscs = (await nodeNs.exec('tc', 'qdisc', 'show')).split('\n');
-  const links = await nodeNs.exec('ip', '-o', 'link', 'show', 'type', 'ifb');
+  const qdiscs = (await lab.nodeNs.exec('tc', 'qdisc', 'show')).split('\n');
+  const links = await lab.nodeNs.exec('ip', '-o', 'link', 'show', 'type', 'ifb');
   return {
     tunnel: qdiscs.filter((l) => l.includes(` dev ${ifname} `) && !/ 0: /.test(l)).map((l) => l.split(' ')[1]),
     ifbs: [...links.matchAll(/^\d+: (\S+?)[:@]/gm)].map((m) => m[1]),
@@ -80,28 +46,15 @@ async function hostShaping(): Promise<{ tunnel: string[]; ifbs: string[] }> {
 }
 
 async function latestHandshake(publicKey: string): Promise<number> {
-  const out = await nodeNs.exec('wg', 'show', ifname, 'latest-handshakes');
+  const out = await lab.nodeNs.exec('wg', 'show', ifname, 'latest-handshakes');
   const line = out.split('\n').find((l) => l.startsWith(publicKey));
   return Number(line?.split('\t')[1] ?? 0);
 }
 
 test('a 10 Mbit/s client gets 10 Mbit/s each way beside an unlimited one; changed in place, removed cleanly', async () => {
-  const node = await createNode({ name: `e2e-${randomSuffix(6)}`, address: NODE_ADDRESS });
-  const iface = await createInterface({
-    nodeId: node.id,
-    name: ifname,
-    listenPort: 51821,
-    subnet: TUNNEL,
-    endpointHost: NODE_ADDRESS,
-  });
-  agent = startAgent({
-    controllerUrl: t.api.replace(/\/api$/, ''),
-    enrolSecret: node.enrolment!.secret,
-    netns: nodeNs.name,
-  });
-  await nodeInSync(node.id).catch((error: Error) => {
-    throw new Error(`${error.message}\n--- agent output\n${agent!.output()}`);
-  });
+  const { node, iface } = await lab.startNode({ name: ifname, listenPort: 51821, subnet: TUNNEL });
+  const { nodeNs, workDir, agent } = lab;
+  const [limitedNs, freeNs] = lab.places;
   // No limit on the interface yet: nothing of ours on it.
   expect(await hostShaping()).toEqual({ tunnel: [], ifbs: [] });
 

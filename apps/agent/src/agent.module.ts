@@ -25,6 +25,7 @@ export function createHostDriver(config: AgentConfig): HostDriver {
     applied: () => record.applied,
     missingInterfaces: () => host.missingInterfaces(),
     readCounters: () => counters.read(),
+    onCountersReset: (listener) => host.onCountersReset(listener),
     correctQuotas: () => host.correctQuotas(),
     collectState: () => host.collectState(),
     probeOutbound: (job) => probeThroughRunner(runner, join(config.dataDir, 'host', 'probes'), job),

@@ -15,6 +15,11 @@ export interface HostDriver {
   /** Managed interfaces that should exist but do not (deleted behind the agent's back). */
   missingInterfaces(): Promise<string[]>;
   readCounters(): Promise<PeerReading[]>;
+  /**
+   * Registers who takes an interface's last reading when a restart re-creates its link (the
+   * counter spool: its counters start from 0 again). Drivers that never re-create links omit it.
+   */
+  onCountersReset?(listener: (final: PeerReading[]) => void): void;
   /** Corrects clients' kernel quotas from WireGuard's counters (each report round); the failure, or null. */
   correctQuotas(): Promise<string | null>;
   /** What the agent manages on the host, for a backup. */

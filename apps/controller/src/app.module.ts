@@ -13,6 +13,7 @@ import { ErrorFilter } from './http/error.filter.js';
 import { StrictValidationPipe } from './http/validation.js';
 import { UndeclaredInputInterceptor } from './http/undeclared-input.js';
 import { InterfacesModule } from './interfaces/interfaces.module.js';
+import { TunnelsModule } from './tunnels/tunnels.module.js';
 import { MonitoringModule } from './monitoring/monitoring.module.js';
 import { NodesModule } from './nodes/nodes.module.js';
 import { NotificationsModule } from './notifications/notifications.module.js';
@@ -44,6 +45,7 @@ export class AppModule {
         AdminsModule,
         HealthModule,
         InterfacesModule,
+        TunnelsModule,
         ClientsModule,
         GroupsModule,
         SubscriptionsModule,

@@ -38,6 +38,11 @@ interface SpoolFile {
   baselineUnknown?: boolean;
   /** When the baseline was read (ms); absent in older files and before the first reading. */
   readAt?: number;
+  /**
+   * Bytes of peers whose interface was re-created by a restart, read from the old link before it
+   * went and not yet in a batch ("interface publicKey" → [rx, tx, lastHandshake]). Absent: none.
+   */
+  carry?: Baseline;
 }
 
 /**
@@ -81,6 +86,31 @@ export class CounterSpool {
     this.save();
   }
 
+  /**
+   * An interface was re-created (a restart): `final` is its last reading from the old link, whose
+   * counters are gone. What those peers moved since the baseline is carried into the next batch,
+   * and their baseline goes, so the new link's counters count from 0. One atomic write, made after
+   * the old link is gone: a crash before it loses at most what moved since the last reading (the
+   * new counters, below the old baseline, count as a re-creation), and never counts a byte twice.
+   */
+  carry(final: readonly PeerReading[]): void {
+    if (final.length === 0 || this.state.baselineUnknown) return;
+    const baseline = { ...this.state.baseline };
+    const carry: Baseline = { ...this.state.carry };
+    for (const reading of final) {
+      const key = baselineKey(reading);
+      const before = baseline[key];
+      const continues = before !== undefined && reading.rxBytes >= before[0] && reading.txBytes >= before[1];
+      const rx = reading.rxBytes - (continues ? before[0] : 0);
+      const tx = reading.txBytes - (continues ? before[1] : 0);
+      delete baseline[key];
+      const held = carry[key] ?? [0, 0, null];
+      carry[key] = [held[0] + rx, held[1] + tx, reading.lastHandshake ?? held[2]];
+    }
+    this.state = { ...this.state, baseline, carry };
+    this.save();
+  }
+
   /** The batch waiting for its acknowledgement, if any. */
   get pending(): CounterBatch | null {
     return this.state.pending;
@@ -101,7 +131,8 @@ export class CounterSpool {
     }
     const baseline: Baseline = {};
     const peers: PeerCounters[] = [];
-    for (const reading of readings) {
+    const carried: Baseline = { ...this.state.carry };
+    for (const reading of this.carriedOnly(readings)) {
       const key = baselineKey(reading);
       const before = this.state.baseline[key];
       // Counters below the baseline: the interface was re-created and counts from 0 again.
@@ -113,19 +144,27 @@ export class CounterSpool {
       // and goes into the next batch, so no byte is lost and none counted twice.
       const rx = Math.min(reading.rxBytes - fromRx, MAX_PEER_BYTES_PER_BATCH);
       const tx = Math.min(reading.txBytes - fromTx, MAX_PEER_BYTES_PER_BATCH);
+      // Bytes of the peer's old link (a restart re-created it): they go with this batch.
+      const held = carried[key];
+      const heldRx = held ? Math.min(held[0], MAX_PEER_BYTES_PER_BATCH - rx) : 0;
+      const heldTx = held ? Math.min(held[1], MAX_PEER_BYTES_PER_BATCH - tx) : 0;
       const handshakeMoved = reading.lastHandshake !== null && reading.lastHandshake !== handshakeBefore;
-      const moved = rx > 0 || tx > 0 || handshakeMoved;
+      const moved = rx + heldRx > 0 || tx + heldTx > 0 || handshakeMoved;
       if (moved && peers.length >= MAX_PEERS_PER_BATCH) {
         baseline[key] = [fromRx, fromTx, handshakeBefore]; // the batch is full: this peer waits for the next
         continue;
       }
       baseline[key] = [fromRx + rx, fromTx + tx, reading.lastHandshake];
+      if (held) {
+        if (heldRx === held[0] && heldTx === held[1]) delete carried[key];
+        else carried[key] = [held[0] - heldRx, held[1] - heldTx, held[2]];
+      }
       if (!moved) continue;
       peers.push({
         interface: reading.interface,
         publicKey: reading.publicKey,
-        rxBytes: rx,
-        txBytes: tx,
+        rxBytes: rx + heldRx,
+        txBytes: tx + heldTx,
         lastHandshake: reading.lastHandshake,
         // An endpoint the contract cannot carry (never seen from wg) is left out, not the batch.
         endpoint:
@@ -137,13 +176,44 @@ export class CounterSpool {
     const since = this.state.readAt !== undefined && this.state.readAt < at ? this.state.readAt : undefined;
     const batch =
       peers.length > 0 ? { seq: this.state.nextSeq, at, ...(since === undefined ? {} : { since }), peers } : null;
-    this.state = { nextSeq: this.state.nextSeq + (batch ? 1 : 0), baseline, pending: batch, readAt: at };
+    this.state = {
+      nextSeq: this.state.nextSeq + (batch ? 1 : 0),
+      baseline,
+      pending: batch,
+      readAt: at,
+      ...(Object.keys(carried).length > 0 ? { carry: carried } : {}),
+    };
     // Without a batch the baseline moved only where nothing counts: new or vanished peers, or
     // counters that restarted at 0. Losing that to a crash is harmless (a lower reading than the
     // baseline is a restart, and its value is the delta), so the disk is spared a write per tick.
     if (batch) this.save();
     else this.saveLazily();
     return batch;
+  }
+
+  /**
+   * The reading, plus a zero reading of each carried peer it lacks (its peer gone with the
+   * restart, or not handshaken on the new link yet): carried bytes are sent whether or not the
+   * peer shows up again.
+   */
+  private carriedOnly(readings: readonly PeerReading[]): readonly PeerReading[] {
+    const carry = this.state.carry;
+    if (!carry) return readings;
+    const read = new Set(readings.map(baselineKey));
+    const extra: PeerReading[] = [];
+    for (const [key, held] of Object.entries(carry)) {
+      if (read.has(key)) continue;
+      const space = key.indexOf(' ');
+      extra.push({
+        interface: key.slice(0, space),
+        publicKey: key.slice(space + 1),
+        rxBytes: 0,
+        txBytes: 0,
+        lastHandshake: held[2],
+        endpoint: null,
+      });
+    }
+    return extra.length === 0 ? readings : [...readings, ...extra];
   }
 
   /** The controller recorded this batch (or an older one). */

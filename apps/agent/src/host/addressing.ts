@@ -4,7 +4,7 @@ import { addressArg, mtuArg, tunnelArg } from './host-arguments.js';
 import type { Link } from './links.js';
 
 /**
- * The interface's own address, MTU and up state, changed only where the link differs from what
+ * The interface's own address, MTU and up (or kept down) state, changed only where the link differs from what
  * is desired: a no-op apply runs no `ip` command at all.
  */
 
@@ -28,6 +28,8 @@ export async function reconcileAddressing(
   link: Link,
   address: InterfaceAddress,
   mtu: number,
+  /** Kept down (the node's tunnels are stopped): addressed, but the link stays down. */
+  down = false,
 ): Promise<void> {
   const name = tunnelArg(link.name);
   const wanted = addressArg(address.local, address.prefixlen);
@@ -43,5 +45,6 @@ export async function reconcileAddressing(
     if (stale.scope === 'link') continue;
     await runner.run('ip', ['address', 'del', `${stale.local}/${stale.prefixlen}`, 'dev', name]);
   }
-  if (link.mtu !== mtu || !link.up) await runner.run('ip', ['link', 'set', 'dev', name, 'mtu', mtuText, 'up']);
+  if (link.mtu !== mtu || link.up === down)
+    await runner.run('ip', ['link', 'set', 'dev', name, 'mtu', mtuText, down ? 'down' : 'up']);
 }

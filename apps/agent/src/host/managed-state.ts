@@ -23,6 +23,11 @@ export interface ManagedInterface {
    * an apply after the one that created the link has seen it.
    */
   ifindex: number | null;
+  /**
+   * The restart serial (desired-state.ts) last applied; absent in files of older agents, where
+   * the first apply records it without restarting.
+   */
+  restartSerial?: number;
 }
 
 export interface ManagedState {

@@ -17,14 +17,20 @@ import { ApplyRecord } from './apply-record.js';
 import { probeHost, type HostProbe } from './capabilities.js';
 import { errorText, type CommandRunner } from './command-runner.js';
 import { readLinkNames, readLinks, type Link } from './links.js';
-import { loadManagedState, saveManagedState, type Driver, type ManagedState } from './managed-state.js';
+import {
+  loadManagedState,
+  saveManagedState,
+  type Driver,
+  type ManagedInterface,
+  type ManagedState,
+} from './managed-state.js';
 import { applyNat, DEFAULT_NAT_TABLE, natRuleProblem, type NatRule } from './nat.js';
 import { configPath, livePeersMatch, renderInterfaceConfig, syncConfig } from './wireguard-config.js';
 import { createLink, removeLink } from './wireguard-link.js';
 import { mtuArg, tunnelArg } from './host-arguments.js';
 import { HopHost } from './routing/hop-host.js';
 import { ShapingHost } from './shaping/shaping-host.js';
-import { CounterReader } from './counters.js';
+import { CounterReader, type PeerReading } from './counters.js';
 import { QuotaHost } from './quotas/quota-host.js';
 
 /**
@@ -75,6 +81,8 @@ export class WireGuardHost {
   private readonly shaping: ShapingHost;
   /** Clients' byte allowances in the kernel, applied after the tunnels whose peers they count. */
   private readonly quotas: QuotaHost;
+  private readonly counters: CounterReader;
+  private countersReset?: (final: PeerReading[]) => void;
 
   constructor(options: WireGuardHostOptions) {
     this.runner = options.runner;
@@ -85,7 +93,16 @@ export class WireGuardHost {
     this.hops = new HopHost(this.runner, this.stateDir, options.routingTable);
     this.shaping = new ShapingHost(this.runner, this.stateDir);
     const counters = new CounterReader(this.runner, () => this.managedInterfaces());
+    this.counters = counters;
     this.quotas = new QuotaHost(this.runner, this.stateDir, () => counters.read(), options.quotaTable);
+  }
+
+  /**
+   * Called with an interface's last reading when a restart deleted its link (its counters start
+   * from 0 on the new one): the counter spool carries those bytes over (counter-spool.ts).
+   */
+  onCountersReset(listener: (final: PeerReading[]) => void): void {
+    this.countersReset = listener;
   }
 
   /**
@@ -313,6 +330,11 @@ export class WireGuardHost {
         `${name} is now a ${link.kind ?? 'plain'} link, not the WireGuard interface this agent created; it is left alone`,
       );
     }
+    if (link && managed && restartAsked(managed.restartSerial, iface.restartSerial)) {
+      const problem = await this.restartLink(name, managed);
+      if (problem) return failed(name, managed.driver, problem);
+      link = undefined;
+    }
     let driver: Driver | null =
       link && managed ? managed.driver : caps.wireguardKernel ? 'kernel' : caps.wireguardGo ? 'wireguard-go' : null;
     if (!driver)
@@ -352,7 +374,7 @@ export class WireGuardHost {
         unchanged
           ? Promise.resolve()
           : syncConfig(this.runner, this.stateDir, name, config, iface.peers.length, iface.listenPort),
-        reconcileAddressing(this.runner, link, address, iface.mtu),
+        reconcileAddressing(this.runner, link, address, iface.mtu, iface.down === true),
       ]);
       if (synced.status === 'rejected') throw synced.reason;
       if (!unchanged) {
@@ -361,7 +383,8 @@ export class WireGuardHost {
         entry.ifindex = created ? null : link.ifindex;
       }
       if (addressed.status === 'rejected') throw addressed.reason;
-      return { name, state: 'up', driver, peers: iface.peers.length };
+      entry.restartSerial = iface.restartSerial ?? 0;
+      return { name, state: iface.down === true ? 'down' : 'up', driver, peers: iface.peers.length };
     } catch (error) {
       const entry = state.interfaces.get(name);
       // The config on the host is unknown now: the next apply must load it again.
@@ -369,6 +392,32 @@ export class WireGuardHost {
       driver = entry?.driver ?? driver;
       return failed(name, driver, errorText(error));
     }
+  }
+
+  /**
+   * A restart the panel asked for (desired-state.ts, `restartSerial`): the link is deleted, and
+   * the apply goes on to create it anew from the desired state (peers, address, NAT, shaping,
+   * quotas), as on a first apply. Every session ends with it: each peer handshakes again.
+   * WireGuard's counters start from 0 on the new link, so the old link's last reading is handed
+   * to the counter spool once the link is gone, and counting goes on from there exactly.
+   * Returns why it could not, or null.
+   */
+  private async restartLink(name: string, entry: ManagedInterface): Promise<string | null> {
+    let final: PeerReading[];
+    try {
+      final = (await this.counters.read()).filter((reading) => reading.interface === name);
+    } catch (error) {
+      return `cannot read the counters before the restart: ${errorText(error)}`;
+    }
+    try {
+      await removeLink(this.runner, name, entry.driver, true);
+    } catch (error) {
+      return `could not restart: ${errorText(error)}`;
+    }
+    this.loadState().interfaces.delete(name);
+    this.saveState();
+    this.countersReset?.(final);
+    return null;
   }
 
   private async removeInterface(
@@ -468,4 +517,13 @@ function bounded<T extends { error?: string }>(outcome: T): T {
 
 function failed(name: string, driver: InterfaceOutcome['driver'], error: string): InterfaceOutcome {
   return { name, state: 'failed', driver, peers: 0, error };
+}
+
+/**
+ * Whether the panel asked for a restart since this interface's last apply: its serial moved. An
+ * interface applied by an agent that kept no serial records the current one without restarting
+ * (nothing says a restart was asked after that apply).
+ */
+function restartAsked(applied: number | undefined, desired: number | undefined): boolean {
+  return applied !== undefined && applied !== (desired ?? 0);
 }

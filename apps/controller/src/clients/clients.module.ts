@@ -12,6 +12,7 @@ import { ClientTotals } from './client-totals.js';
 import { ClientsController } from './clients.controller.js';
 import { InterfaceUsageController } from './interface-usage.controller.js';
 import { InterfaceUsageService } from './interface-usage.service.js';
+import { InterfaceAccountsRepository } from './interface-accounts.repository.js';
 import { InterfaceAccountsService } from './interface-accounts.service.js';
 import { ClientsRepository } from './clients.repository.js';
 import { ClientsService } from './clients.service.js';
@@ -69,6 +70,7 @@ import { UsageHistoryService } from './usage-history.service.js';
     ClientImportService,
     InterfaceUsageService,
     InterfaceAccountsService,
+    InterfaceAccountsRepository,
     DevicesService,
     ProfilesService,
     UsageService,

@@ -1,9 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { MikroORM } from '@mikro-orm/postgresql';
+import { Injectable } from '@nestjs/common';
 import { badRequest, notFound } from '../http/api-error.js';
 import { isId } from '../http/id.js';
 import { bumpRevisions } from '../revisions/revisions.js';
 import { ClientTotals } from './client-totals.js';
+import { InterfaceAccountsRepository } from './interface-accounts.repository.js';
 
 /** What clearing an interface removed. */
 export interface InterfaceCleared {
@@ -21,31 +21,21 @@ export interface InterfaceCleared {
 @Injectable()
 export class InterfaceAccountsService {
   constructor(
-    @Inject(MikroORM) private readonly orm: MikroORM,
+    private readonly accounts: InterfaceAccountsRepository,
     private readonly totals: ClientTotals,
   ) {}
 
   async clear(interfaceId: string, confirm: string): Promise<InterfaceCleared> {
-    const result = await this.orm.em.fork().transactional(async (em) => {
+    const result = await this.accounts.transaction(async (em) => {
       // Interface row first, node row last (bumpRevisions): the controller's lock order.
-      const [row] = isId(interfaceId)
-        ? await em.execute<{ name: string; node_id: string }[]>(
-            'select name, node_id from interfaces where id = ? for update',
-            [interfaceId],
-          )
-        : [];
+      const row = isId(interfaceId) ? await this.accounts.lockInterface(em, interfaceId) : undefined;
       if (!row) throw notFound('interface not found', 'id');
       if (confirm !== row.name)
         throw badRequest(`confirm must be the interface's name ("${row.name}") to remove its accounts`, 'confirm');
-      const accounts = await em.execute<{ id: string }[]>('delete from accounts where interface_id = ? returning id', [
-        interfaceId,
-      ]);
-      const clients = await em.execute<{ client_id: string }[]>(
-        'delete from client_interfaces where interface_id = ? returning client_id',
-        [interfaceId],
-      );
-      await bumpRevisions(em, [row.node_id]);
-      return { id: interfaceId, accountsRemoved: accounts.length, clientsDetached: clients.length };
+      const accountsRemoved = await this.accounts.deleteAccounts(em, interfaceId);
+      const clientsDetached = await this.accounts.detachClients(em, interfaceId);
+      await bumpRevisions(em, [row.nodeId]);
+      return { id: interfaceId, accountsRemoved, clientsDetached };
     });
     this.totals.changed();
     return result;

@@ -37,6 +37,8 @@ export const TunnelInterface = defineEntity({
     awg: p.json<AmneziaParams>().nullable(),
     /** The last address handed out, so freed addresses are not reused at once. */
     allocationCursor: p.bigint('number').nullable(),
+    /** Grows with each restart asked for; the agent restarts the interface when it differs from what it applied. */
+    restartSerial: p.integer().default(0),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

@@ -10,7 +10,7 @@ import {
   UpdateInterfaceDto,
 } from './dto/interface.dto.js';
 import { InterfacesService } from './interfaces.service.js';
-import { InterfaceDeletedDto, InterfaceDto } from './dto/interface.response.js';
+import { InterfaceDeletedDto, InterfaceDto, InterfaceProfileDto } from './dto/interface.response.js';
 
 /** WireGuard and AmneziaWG interfaces (tunnels); rules and bounds are in docs/interfaces.md. */
 @Controller()
@@ -41,6 +41,19 @@ export class InterfacesController {
   })
   get(@Param('id', new IdPipe('interface')) id: string) {
     return this.interfaces.get(id);
+  }
+
+  @Route({
+    method: 'GET',
+    path: 'interfaces/:id/profile',
+    group: 'interfaces',
+    roles: MANAGERS,
+    summary:
+      "The interface's server side as a wg-quick file (address, port, MTU, peers), as its node runs it; the private and preshared keys are withheld",
+    response: InterfaceProfileDto,
+  })
+  profile(@Param('id', new IdPipe('interface')) id: string) {
+    return this.interfaces.profile(id);
   }
 
   @Route({

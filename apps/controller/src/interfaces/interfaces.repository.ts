@@ -61,7 +61,9 @@ export interface Placement {
   subnet: string;
 }
 
-export type NewInterface = Omit<TunnelInterface, 'id' | 'node' | 'createdAt' | 'updatedAt'> & { nodeId: string };
+export type NewInterface = Omit<TunnelInterface, 'id' | 'node' | 'createdAt' | 'updatedAt' | 'restartSerial'> & {
+  nodeId: string;
+};
 
 type InterfacesDb = InferKyselyDB<typeof TunnelInterface>;
 
@@ -233,6 +235,26 @@ export class InterfacesRepository {
       [id],
     );
     return { accounts: Number(row.accounts), devices: Number(row.devices) };
+  }
+
+  /**
+   * The interface's row and the peers its node runs on it (active clients' enabled accounts, as
+   * delivery reads them), for its server profile; null when there is no such interface.
+   */
+  async withPeers(id: string): Promise<{ row: TunnelInterface; peers: { publicKey: string; ip: string }[] } | null> {
+    const em = this.orm.em.fork();
+    const row = await em.findOne(TunnelInterface, { id });
+    if (!row) return null;
+    const peers = await em.execute<{ public_key: string; ip: string }[]>(
+      `select a.public_key, a.ip
+         from accounts a
+         join devices d on d.id = a.device_id
+         join clients c on c.id = d.client_id
+        where a.interface_id = ? and a.enabled and c.status = 'active'
+        order by a.ip`,
+      [id],
+    );
+    return { row, peers: peers.map((peer) => ({ publicKey: peer.public_key, ip: peer.ip })) };
   }
 
   /** Usage of many interfaces in two grouped queries, whatever their number. */

@@ -9,6 +9,7 @@ import {
 import { gatewayAddress, parseInterfaceSubnet } from '#libs/wireguard/address-pool.js';
 import { cidrsOverlap, Ipv4FormatError, type Cidr } from '#libs/wireguard/ipv4.js';
 import { generateKeyPair } from '#libs/wireguard/keys.js';
+import { renderServerProfile } from '#libs/wireguard/server-profile.js';
 import { badRequest, conflict, notFound } from '../http/api-error.js';
 import { mapUniqueViolations } from '../database/unique-violations.js';
 import { bumpRevisions, lockNode } from '../revisions/revisions.js';
@@ -23,6 +24,16 @@ import type { TunnelInterface } from './interface.entity.js';
 import { InterfacesRepository, type InterfaceView } from './interfaces.repository.js';
 
 export type { InterfaceView } from './interfaces.repository.js';
+
+/** An interface's server profile (GET /api/interfaces/{id}/profile). */
+export interface InterfaceProfile {
+  id: string;
+  filename: string;
+  mimeType: string;
+  body: string;
+  /** Peers in it. */
+  peers: number;
+}
 
 const UNIQUE_FIELDS = {
   interfaces_node_id_name_unique: { field: 'name', message: 'an interface with this name already exists on this node' },
@@ -59,6 +70,22 @@ export class InterfacesService {
     const found = await this.interfaces.get(id);
     if (!found) throw notFound('interface not found', 'id');
     return found;
+  }
+
+  /** The interface's server side as a wg-quick file, secrets withheld (docs/interfaces.md, "Profile"). */
+  async profile(id: string): Promise<InterfaceProfile> {
+    const found = isId(id) ? await this.interfaces.withPeers(id) : null;
+    if (!found) throw notFound('interface not found', 'id');
+    const { row, peers } = found;
+    const body = renderServerProfile({
+      name: row.name,
+      address: `${gatewayAddress(row.subnet)}/${row.subnet.split('/')[1]}`,
+      listenPort: row.listenPort,
+      mtu: row.mtu,
+      amnezia: row.mode === 'amnezia' ? row.awg : null,
+      peers,
+    });
+    return { id: row.id, filename: `${row.name}.conf`, mimeType: 'text/plain', body, peers: peers.length };
   }
 
   /** Locks the interface row (before its node row: the controller's lock order) and reads it fresh. */

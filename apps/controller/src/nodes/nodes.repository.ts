@@ -34,6 +34,8 @@ export interface NodeView {
   appliedRevision: number;
   inSync: boolean;
   interfaceCount: number;
+  /** Its interfaces are kept down on the host (POST /api/tunnels/stop) until started. */
+  tunnelsStopped: boolean;
   agent: NodeAgentView;
   createdAt: Date;
   updatedAt: Date;
@@ -150,6 +152,7 @@ export class NodesRepository {
       appliedRevision: node.appliedRevision,
       inSync: node.appliedRevision === node.desiredRevision,
       interfaceCount,
+      tunnelsStopped: node.tunnelsStopped,
       agent: this.agentView(node, agent),
       createdAt: node.createdAt,
       updatedAt: node.updatedAt,

@@ -25,6 +25,8 @@ export const Node = defineEntity({
     /** The highest revision an apply job was enqueued for (the outbox mark; see nodes/delivery). */
     deliveredRevision: p.bigint('number').default(0).hidden(),
     note: p.string().length(512).default(''),
+    /** Every interface of the node is kept down on the host (POST /api/tunnels/stop) until started. */
+    tunnelsStopped: p.boolean().default(false),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

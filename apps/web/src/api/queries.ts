@@ -155,6 +155,7 @@ export function useInterfacesWithNodes(options: Watch = {}) {
         nodeName: '',
         nodeOffline: false,
         nodeUnmanaged: false,
+        nodeStopped: false,
       })),
     };
   return {
@@ -164,6 +165,8 @@ export function useInterfacesWithNodes(options: Watch = {}) {
       nodeOffline: isOfflineAgent(byId.get(entry.nodeId)?.agent.state),
       // No agent will ever apply it (WARREN_LOCAL_AGENT=off): neither offline nor "applying".
       nodeUnmanaged: byId.get(entry.nodeId)?.agent.state === 'unmanaged',
+      // Kept down on purpose (POST /api/tunnels/stop): "stopped", not "applying".
+      nodeStopped: byId.get(entry.nodeId)?.tunnelsStopped ?? false,
     })),
   };
 }

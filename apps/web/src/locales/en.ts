@@ -344,6 +344,10 @@ export const en = {
     noProfiles: 'This device has no profiles: attach the client to an interface.',
   },
   interfaces: {
+    restart: 'Restart',
+    restarted: 'Interface {{name}} is restarting on its node',
+    confirmRestart:
+      'Restart {{name}} on {{node}}? The node takes it down and up again: every device on it loses its tunnel for a moment and connects again.',
     new: 'New interface',
     empty: 'No interfaces yet: create one to start adding clients.',
     mode: 'Mode',
@@ -586,6 +590,22 @@ export const en = {
     },
   },
   nodes: {
+    tunnels: {
+      restart: 'Restart tunnels',
+      stop: 'Stop tunnels',
+      start: 'Start tunnels',
+      stopped: 'tunnels stopped',
+      confirm: {
+        restart: 'Restart every interface of {{name}}? Every device on the node loses its tunnel for a moment.',
+        stop: 'Stop every interface of {{name}}? Every device on the node loses its tunnel until you start them again, also across agent restarts.',
+        start: 'Start the interfaces of {{name}} again?',
+      },
+      done: {
+        restart: 'The tunnels of {{name}} are restarting',
+        stop: 'The tunnels of {{name}} are stopping',
+        start: 'The tunnels of {{name}} are starting',
+      },
+    },
     new: 'Add node',
     address: 'Address',
     note: 'Note',
@@ -758,7 +778,23 @@ export const en = {
     inRange: '<v>↓ {{down}}</v> · <v>↑ {{up}}</v> in this range',
     now: 'Now',
   },
+  sharing: {
+    title: 'Shared profiles',
+    window:
+      'Devices whose endpoint used {{addresses}} or more addresses, or several at once, in the last {{minutes}} minutes. Rule: {{action}}.',
+    none: 'No device looks shared in this window.',
+    address: 'Address',
+    firstSeen: 'First seen',
+    lastSeen: 'Last seen',
+    moves: 'Moves',
+    reasons: { 'many-addresses': 'many addresses', 'several-at-once': 'several at once' },
+    actions: { flag: 'list only', disable: 'disable the client' },
+  },
   settings: {
+    sharingWindowMinutes: 'Sharing window (minutes)',
+    sharingMaxAddresses: 'Addresses that count as sharing',
+    sharingAction: 'When a device is found sharing',
+    sharingActionHelp: 'List only, or also disable its client.',
     backupIntervalHours: 'Backup every (hours)',
     zeroOff: '0 turns scheduled backups off',
     backupKeep: 'Backups kept',

@@ -1,4 +1,4 @@
-import { Button, Card, Group, Stack, Switch, TextInput } from '@mantine/core';
+import { Button, Card, Group, Select, Stack, Switch, TextInput } from '@mantine/core';
 import { NumberInput } from '../components/number-input.js';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
@@ -11,6 +11,7 @@ import { PageLoader } from '../components/page-loader.js';
 import { TelegramSettingsCard } from '../components/telegram-settings-card.js';
 import { useCanManage, useUser } from '../session.js';
 import { queryKeys, useSettings } from '../api/queries.js';
+import { SharingCard } from './settings/sharing-card.js';
 
 type Settings = Schemas['SettingsDto'];
 /** What only the owner may change (the API refuses these keys from anyone else, even unchanged). */
@@ -53,6 +54,8 @@ export default function SettingsPage() {
       probeTimeoutMs: Number(values.probeTimeoutMs),
       hopCheckIntervalSeconds: Number(values.hopCheckIntervalSeconds),
       auditRetentionDays: Number(values.auditRetentionDays),
+      sharingWindowMinutes: Number(values.sharingWindowMinutes),
+      sharingMaxAddresses: Number(values.sharingMaxAddresses),
     };
     // Only what changed: the fields given are what the API checks (and some are the owner's alone).
     const changed = Object.fromEntries(
@@ -119,6 +122,37 @@ export default function SettingsPage() {
             disabled={locked('auditRetentionDays')}
             data-testid="audit-retention"
           />
+          <Group grow>
+            <NumberInput
+              label={t('settings.sharingWindowMinutes')}
+              min={1}
+              value={values.sharingWindowMinutes}
+              onChange={(v) => set('sharingWindowMinutes', v as number)}
+              error={errors.of('sharingWindowMinutes')}
+              disabled={!canManage}
+              data-testid="sharing-window"
+            />
+            <NumberInput
+              label={t('settings.sharingMaxAddresses')}
+              min={2}
+              value={values.sharingMaxAddresses}
+              onChange={(v) => set('sharingMaxAddresses', v as number)}
+              error={errors.of('sharingMaxAddresses')}
+              disabled={!canManage}
+              data-testid="sharing-max"
+            />
+          </Group>
+          <Select
+            label={t('settings.sharingAction')}
+            description={t('settings.sharingActionHelp')}
+            data={(['flag', 'disable'] as const).map((value) => ({ value, label: t(`sharing.actions.${value}`) }))}
+            value={values.sharingAction}
+            onChange={(value) => value && set('sharingAction', value as Settings['sharingAction'])}
+            allowDeselect={false}
+            error={errors.of('sharingAction')}
+            disabled={!canManage}
+            data-testid="sharing-action"
+          />
           <Switch
             label={t('settings.allowPrivateTargets')}
             checked={values.allowPrivateTargets}
@@ -135,6 +169,9 @@ export default function SettingsPage() {
               'hopCheckIntervalSeconds',
               'auditRetentionDays',
               'allowPrivateTargets',
+              'sharingWindowMinutes',
+              'sharingMaxAddresses',
+              'sharingAction',
             ]}
           />
           {canManage && (
@@ -147,6 +184,7 @@ export default function SettingsPage() {
         </Stack>
       </Card>
       {canManage && <TelegramSettingsCard />}
+      {isOwner && <SharingCard />}
     </>
   );
 }

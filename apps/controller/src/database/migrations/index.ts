@@ -23,6 +23,7 @@ import { Migration20261126180300_sharing } from './Migration20261126180300_shari
 import { Migration20261126210100_telegram } from './Migration20261126210100_telegram.js';
 import { Migration20261126210200_client_writes } from './Migration20261126210200_client_writes.js';
 import { Migration20261126210400_password_changed } from './Migration20261126210400_password_changed.js';
+import { Migration20261126210500_tunnels } from './Migration20261126210500_tunnels.js';
 
 /** Committed migrations in the order they run. `npm run migration:create` writes new files; list them here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -59,4 +60,5 @@ export const MIGRATIONS: MigrationObject[] = [
     name: 'Migration20261126210400_password_changed',
     class: Migration20261126210400_password_changed,
   },
+  { name: 'Migration20261126210500_tunnels', class: Migration20261126210500_tunnels },
 ];

@@ -103,3 +103,23 @@ export class InterfaceDeletedDto extends DeletedDto {
   @IntField({ minimum: 0 })
   accountsRemoved!: number;
 }
+
+export class InterfaceProfileDto {
+  @IdField()
+  id!: string;
+
+  @ApiProperty({ example: 'wg0.conf' })
+  filename!: string;
+
+  @ApiProperty({ example: 'text/plain' })
+  mimeType!: string;
+
+  @ApiProperty({
+    description:
+      "The interface's server side in wg-quick form, as its node runs it; the private key and preshared keys are withheld",
+  })
+  body!: string;
+
+  @ApiProperty({ type: 'integer', description: 'Peers in it: the enabled devices of active clients' })
+  peers!: number;
+}

@@ -158,8 +158,8 @@ export class DeliveryRepository {
         // background work, so using less CPU beats finishing 40 ms sooner.
         await tx.execute(`set local max_parallel_workers_per_gather = 0`);
         await tx.execute(`set local work_mem = '32MB'`);
-        const [node] = await tx.execute<{ desired_revision: string }[]>(
-          'select desired_revision from nodes where id = ?',
+        const [node] = await tx.execute<{ desired_revision: string; tunnels_stopped: boolean }[]>(
+          'select desired_revision, tunnels_stopped from nodes where id = ?',
           [nodeId],
         );
         if (!node) return undefined;
@@ -174,9 +174,10 @@ export class DeliveryRepository {
             mtu: number;
             nat_interface: string | null;
             awg: AmneziaParams | null;
+            restart_serial: number;
           }[]
         >(
-          `select id, name, mode, private_key, listen_port, subnet, mtu, nat_interface, awg
+          `select id, name, mode, private_key, listen_port, subnet, mtu, nat_interface, awg, restart_serial
              from interfaces where node_id = ? and enabled order by name`,
           [nodeId],
         );
@@ -223,6 +224,9 @@ export class DeliveryRepository {
             amnezia: row.mode === 'amnezia' ? row.awg : null,
             peers: byInterface.get(row.id) ?? [],
             ...(limits.has(row.id) ? { speedLimits: limits.get(row.id) } : {}),
+            // Only when set: a node never restarted or stopped sends what older agents know.
+            ...(row.restart_serial > 0 ? { restartSerial: row.restart_serial } : {}),
+            ...(node.tunnels_stopped ? { down: true } : {}),
           })),
         };
       },

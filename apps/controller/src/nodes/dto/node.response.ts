@@ -6,8 +6,8 @@ export class InterfaceOutcomeDto {
   @ApiProperty()
   name!: string;
 
-  @ApiProperty({ enum: ['up', 'failed', 'removed'] })
-  state!: 'up' | 'failed' | 'removed';
+  @ApiProperty({ enum: ['up', 'down', 'failed', 'removed'] })
+  state!: 'up' | 'down' | 'failed' | 'removed';
 
   @ApiProperty({ enum: ['kernel', 'wireguard-go', 'none'] })
   driver!: 'kernel' | 'wireguard-go' | 'none';
@@ -114,6 +114,9 @@ export class NodeDto {
 
   @IntField({ minimum: 0 })
   interfaceCount!: number;
+
+  @ApiProperty({ description: 'Every interface of the node is kept down (POST /api/tunnels/stop) until started' })
+  tunnelsStopped!: boolean;
 
   @ApiProperty({ type: NodeAgentDto })
   agent!: NodeAgentDto;

@@ -2,7 +2,16 @@ import { Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../../api.js';
-import { EditAndDelete, formatBytes, HostPort, Ltr, Sizes, notifyFailure } from '../../components/common.js';
+import { notifications } from '@mantine/notifications';
+import {
+  ConfirmButton,
+  EditAndDelete,
+  formatBytes,
+  HostPort,
+  Ltr,
+  Sizes,
+  notifyFailure,
+} from '../../components/common.js';
 import { ListTable } from '../../components/list-table.js';
 import { queryKeys } from '../../api/queries.js';
 import { StateBadge } from '../../components/badges.js';
@@ -16,7 +25,9 @@ export function InterfacesTable({
   rows,
   onEdit,
 }: {
-  rows: (Interface & { nodeName: string; nodeOffline?: boolean; nodeUnmanaged?: boolean })[] | undefined;
+  rows:
+    | (Interface & { nodeName: string; nodeOffline?: boolean; nodeUnmanaged?: boolean; nodeStopped?: boolean })[]
+    | undefined;
   onEdit?: (entry: Interface) => void;
 }) {
   const { t } = useTranslation();
@@ -29,6 +40,15 @@ export function InterfacesTable({
         }),
       ),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.interfaces }),
+    onError: notifyFailure,
+  });
+  const restart = useMutation({
+    mutationFn: (entry: Interface) =>
+      must(api.POST('/api/interfaces/{id}/restart', { params: { path: { id: entry.id } } })).then(() => entry),
+    onSuccess: (entry) => {
+      notifications.show({ message: t('interfaces.restarted', { name: entry.name }), color: 'teal' });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.interfaces });
+    },
     onError: notifyFailure,
   });
   return (
@@ -72,6 +92,8 @@ export function InterfacesTable({
               <NodeUnmanagedBadge />
             ) : entry.enabled && entry.nodeOffline ? (
               <NodeOfflineBadge />
+            ) : entry.enabled && entry.nodeStopped ? (
+              <StateBadge color="red">{t('nodes.tunnels.stopped')}</StateBadge>
             ) : (
               <StateBadge color={!entry.enabled ? 'gray' : entry.running ? 'green' : 'yellow'}>
                 {!entry.enabled
@@ -86,21 +108,33 @@ export function InterfacesTable({
       actions={
         onEdit &&
         ((entry) => (
-          <EditAndDelete
-            onEdit={() => onEdit(entry)}
-            confirmMessage={
-              entry.devices > 0
-                ? t('interfaces.confirmDeleteUsed', {
-                    name: entry.name,
-                    node: entry.nodeName,
-                    devices: entry.devices,
-                    clients: entry.clients,
-                  })
-                : t('interfaces.confirmDelete', { name: entry.name, node: entry.nodeName })
-            }
-            typeToConfirm={entry.devices > 0 ? entry.name : undefined}
-            onDelete={() => remove.mutate({ id: entry.id, force: entry.devices > 0 })}
-          />
+          <>
+            {entry.enabled && !entry.nodeStopped && (
+              <ConfirmButton
+                color="orange"
+                message={t('interfaces.confirmRestart', { name: entry.name, node: entry.nodeName })}
+                onConfirm={() => restart.mutate(entry)}
+                data-testid="interface-restart"
+              >
+                {t('interfaces.restart')}
+              </ConfirmButton>
+            )}
+            <EditAndDelete
+              onEdit={() => onEdit(entry)}
+              confirmMessage={
+                entry.devices > 0
+                  ? t('interfaces.confirmDeleteUsed', {
+                      name: entry.name,
+                      node: entry.nodeName,
+                      devices: entry.devices,
+                      clients: entry.clients,
+                    })
+                  : t('interfaces.confirmDelete', { name: entry.name, node: entry.nodeName })
+              }
+              typeToConfirm={entry.devices > 0 ? entry.name : undefined}
+              onDelete={() => remove.mutate({ id: entry.id, force: entry.devices > 0 })}
+            />
+          </>
         ))
       }
     />

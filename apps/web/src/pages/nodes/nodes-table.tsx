@@ -8,6 +8,7 @@ import { AgentBadge, StateBadge, SyncBadge } from '../../components/badges.js';
 import { queryKeys, useNodes } from '../../api/queries.js';
 import { AgentGaps, formatAge, isOfflineAgent } from '../../components/node-health.js';
 import type { Enrolment, Node } from './types.js';
+import { TunnelButtons } from './tunnel-buttons.js';
 import { localDigits } from '../../format.js';
 
 /** Every node, its agent and sync state asked again every 5 s; on a phone a card each. */
@@ -94,18 +95,34 @@ export function NodesTable({
             </>
           ),
         },
-        { header: t('nodes.interfaces'), cell: (node) => localDigits(node.interfaceCount) },
+        {
+          header: t('nodes.interfaces'),
+          cell: (node) => (
+            <>
+              {localDigits(node.interfaceCount)}{' '}
+              {node.tunnelsStopped && (
+                <StateBadge color="red" size="xs" data-testid="tunnels-stopped">
+                  {t('nodes.tunnels.stopped')}
+                </StateBadge>
+              )}
+            </>
+          ),
+        },
       ]}
       actions={
         onEdit &&
         ((node) =>
           // The local node: enrolled by the panel itself, and deletable only while unmanaged.
           node.isLocal && node.agent.state !== 'unmanaged' ? (
-            <Button size="xs" variant="default" onClick={() => onEdit(node)}>
-              {t('common.edit')}
-            </Button>
+            <>
+              <TunnelButtons node={node} />
+              <Button size="xs" variant="default" onClick={() => onEdit(node)}>
+                {t('common.edit')}
+              </Button>
+            </>
           ) : (
             <>
+              <TunnelButtons node={node} />
               {!node.isLocal && (
                 <Button size="xs" variant="default" onClick={() => reissue.mutate(node)}>
                   {t('nodes.enrolment')}
