@@ -167,20 +167,54 @@ describe('a backup round trip', () => {
   });
 
   test('a backup made at an older migration level restores into this panel, its data carried through the newer migrations', async () => {
-    // What a panel one migration older writes: the same format without what the newest
-    // migration makes (Migration20261126180300_sharing: the device_endpoints table), at the level
-    // before it (made here from a current backup, its manifest and parts edited).
+    // What a panel from before Migration20261126180300_sharing wrote: the same format without the
+    // tables and columns that migration and every later one add, at the level before it (made here
+    // from a current backup, its manifest and parts edited). A new migration adds what it makes
+    // here: the test fails until it does, as a backup of the level before it would lack them.
+    const madeAfterLevel: Record<string, { tables?: string[]; columns?: Record<string, string[]> }> = {
+      Migration20261126180300_sharing: { tables: ['device_endpoints'] },
+      Migration20261126210000_notifications: {
+        tables: ['notification_events', 'webhook_endpoints', 'webhook_deliveries'],
+      },
+      Migration20261126210100_telegram: { tables: ['telegram_users'] },
+      Migration20261126210200_client_writes: {},
+      Migration20261126210400_password_changed: { columns: { users: ['password_changed_at'] } },
+      Migration20261126210500_tunnels: { columns: { interfaces: ['restart_serial'], nodes: ['tunnels_stopped'] } },
+    };
     const migrations = a.panel.app.get(BackupsRepository).migrations;
-    expect(migrations.at(-1)!.name).toBe('Migration20261126180300_sharing');
+    const level = migrations.findIndex((migration) => migration.name === 'Migration20261126180300_sharing') - 1;
+    expect(migrations.slice(level + 1).map((migration) => migration.name)).toEqual(Object.keys(madeAfterLevel));
+    const newerTables = new Set(Object.values(madeAfterLevel).flatMap((made) => made.tables ?? []));
+    const newerColumns = new Map<string, string[]>();
+    for (const made of Object.values(madeAfterLevel))
+      for (const [table, columns] of Object.entries(made.columns ?? {}))
+        newerColumns.set(table, [...(newerColumns.get(table) ?? []), ...columns]);
     const client = await A.createClient({ interfaceIds: [(await A.createInterface()).id] });
     const current = readTar(await download(a, ownerA, (await makeBackup(a, ownerA)).name));
     const manifest = JSON.parse(current.get('manifest.json')!.toString());
     type TablePart = { name: string; columns: string[]; file: string };
-    const sharing = (manifest.tables as TablePart[]).find((table) => table.name === 'device_endpoints')!;
-    current.delete(sharing.file);
-    delete manifest.files[sharing.file];
-    manifest.tables = (manifest.tables as TablePart[]).filter((table) => table !== sharing);
-    manifest.migration = migrations.at(-2)!.name;
+    const newer = (manifest.tables as TablePart[]).filter((table) => newerTables.has(table.name));
+    expect(newer.map((table) => table.name).sort()).toEqual([...newerTables].sort());
+    for (const table of newer) {
+      current.delete(table.file);
+      delete manifest.files[table.file];
+    }
+    manifest.tables = (manifest.tables as TablePart[]).filter((table) => !newerTables.has(table.name));
+    // A part is COPY text: one line per row, its fields split by tabs (a tab inside a value is written \t).
+    for (const table of manifest.tables as TablePart[]) {
+      const dropped = (newerColumns.get(table.name) ?? []).map((column) => table.columns.indexOf(column));
+      if (dropped.length === 0) continue;
+      expect(dropped).not.toContain(-1);
+      const lines = current.get(table.file)!.toString().split('\n');
+      const kept = (fields: string[]) => fields.filter((_, index) => !dropped.includes(index));
+      const part = Buffer.from(
+        lines.map((line) => (line === '' ? line : kept(line.split('\t')).join('\t'))).join('\n'),
+      );
+      current.set(table.file, part);
+      manifest.files[table.file] = createHash('sha256').update(part).digest('hex');
+      table.columns = kept(table.columns);
+    }
+    manifest.migration = migrations[level].name;
     manifest.createdAt = '2026-01-02T03:04:05.000Z';
     current.set('manifest.json', Buffer.from(JSON.stringify(manifest)));
     await answer(A.typed().PATCH('/api/settings', { body: { backupKeep: 3 } }));
