@@ -1740,6 +1740,94 @@ export interface paths {
         patch: operations["patch_settings"];
         trace?: never;
     };
+    "/api/settings/mail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SMTP settings for mailed events (the password is never answered)
+         * @description Roles: owner.
+         */
+        get: operations["get_settings_mail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change SMTP settings; the fields given are validated and written together
+         * @description Roles: owner.
+         */
+        patch: operations["patch_settings_mail"];
+        trace?: never;
+    };
+    "/api/settings/mail/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test mail with the saved SMTP settings; answers whether the server took it
+         * @description Roles: owner.
+         */
+        post: operations["post_settings_mail_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/notify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which channels carry which events, and the expiry notice
+         * @description Roles: owner, admin.
+         */
+        get: operations["get_settings_notify"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Turn channels on or off per event kind; set the days before expiry that client.expiring fires
+         * @description Roles: owner, admin.
+         */
+        patch: operations["patch_settings_notify"];
+        trace?: never;
+    };
+    "/api/settings/notify/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event through every channel (webhooks, mail, Telegram when present); each reports
+         * @description Roles: owner.
+         */
+        post: operations["post_settings_notify_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sharing": {
         parameters: {
             query?: never;
@@ -1914,6 +2002,74 @@ export interface paths {
          * @description Roles: owner, admin, reseller, viewer.
          */
         patch: operations["patch_tokens_id"];
+        trace?: never;
+    };
+    "/api/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every webhook endpoint (without its secret)
+         * @description Roles: owner, admin.
+         */
+        get: operations["get_webhooks"];
+        put?: never;
+        /**
+         * Add a webhook endpoint; the answer carries its signing secret, shown this once
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_webhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a webhook endpoint and its delivery log
+         * @description Roles: owner, admin.
+         */
+        delete: operations["delete_webhooks_id"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint's name, URL, event filter or enabled flag
+         * @description Roles: owner, admin.
+         */
+        patch: operations["patch_webhooks_id"];
+        trace?: never;
+    };
+    "/api/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An endpoint's newest delivery attempts (status, latency, error), newest first
+         * @description Roles: owner, admin.
+         */
+        get: operations["get_webhooks_id_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
 }
@@ -2245,6 +2401,12 @@ export interface components {
             /** Format: password */
             newPassword: string;
         };
+        ChannelTestDto: {
+            /** @enum {string} */
+            channel: "webhook" | "telegram" | "mail";
+            error: string | null;
+            ok: boolean;
+        };
         CheckDto: {
             /**
              * @description Only when not ok
@@ -2550,6 +2712,21 @@ export interface components {
              */
             minutes?: number;
         };
+        CreatedWebhookDto: {
+            /** Format: date-time */
+            createdAt: string;
+            enabled: boolean;
+            /** @description Empty: every kind */
+            events: ("client.quota-80" | "client.quota-95" | "client.quota-exhausted" | "client.expiring" | "client.expired" | "client.disabled" | "client.enabled" | "node.offline" | "node.online" | "hop.down" | "hop.up" | "backup.done" | "backup.failed" | "auth.new-address" | "auth.two-factor-changed" | "auth.password-changed" | "panel.test")[];
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description The signing secret: shown this once, never again */
+            secret: string;
+            /** Format: date-time */
+            updatedAt: string;
+            url: string;
+        };
         CreateHostDto: {
             /** @description An IPv4 or IPv6 address or a hostname */
             address: string;
@@ -2710,6 +2887,19 @@ export interface components {
             readOnly?: boolean;
             /** @description Only routes of these groups (the route table's groups, GET /api/docs); null or absent: every group */
             routeGroups?: ("admins" | "agents" | "audit" | "auth" | "backups" | "clients" | "devices" | "docs" | "groups" | "hosts" | "interfaces" | "nodes" | "outbounds" | "overview" | "routing" | "settings" | "subscriptions" | "system" | "template" | "tokens")[] | null;
+        };
+        CreateWebhookDto: {
+            /** @description Default true */
+            enabled?: boolean;
+            /** @description Kinds sent; empty or absent: every kind */
+            events?: ("client.quota-80" | "client.quota-95" | "client.quota-exhausted" | "client.expiring" | "client.expired" | "client.disabled" | "client.enabled" | "node.offline" | "node.online" | "hop.down" | "hop.up" | "backup.done" | "backup.failed" | "auth.new-address" | "auth.two-factor-changed" | "auth.password-changed" | "panel.test")[];
+            /** @description For people: what the endpoint is (no control characters) */
+            name: string;
+            /**
+             * Format: uri
+             * @description http(s) URL the events are POSTed to; not a private or loopback address unless settings allow private targets
+             */
+            url: string;
         };
         DeletedDto: {
             /** @enum {boolean} */
@@ -3157,6 +3347,21 @@ export interface components {
             password: string;
             username: string;
         };
+        MailSettingsDto: {
+            enabled: boolean;
+            from: string;
+            host: string;
+            /** @description Whether a password is kept (the password itself is never answered) */
+            passwordSet: boolean;
+            port: number;
+            recipients: string[];
+            secure: boolean;
+            user: string;
+        };
+        MailTestDto: {
+            /** @description Where the test mail goes; absent: the configured recipients */
+            to?: string;
+        };
         MeDto: {
             /** @description A temporary password must be changed before anything else (as in the sign-in answer) */
             mustChangePassword: boolean;
@@ -3240,6 +3445,25 @@ export interface components {
             sync: components["schemas"]["SyncDto"];
             /** @description The newest recent sample, or null */
             system: components["schemas"]["SampleDto"] | null;
+        };
+        NotifySettingsDto: {
+            /** @description The channels this panel has (a channel not built in is not listed) */
+            channels: ("webhook" | "telegram" | "mail")[];
+            expiryNoticeDays: number;
+            /** @description Every kind × channel */
+            switches: components["schemas"]["NotifySwitchDto"][];
+        };
+        NotifySwitchDto: {
+            /** @enum {string} */
+            channel: "webhook" | "telegram" | "mail";
+            enabled: boolean;
+            /** @enum {string} */
+            kind: "client.quota-80" | "client.quota-95" | "client.quota-exhausted" | "client.expiring" | "client.expired" | "client.disabled" | "client.enabled" | "node.offline" | "node.online" | "hop.down" | "hop.up" | "backup.done" | "backup.failed" | "auth.new-address" | "auth.two-factor-changed" | "auth.password-changed" | "panel.test";
+        };
+        NotifyTestDto: {
+            channels: components["schemas"]["ChannelTestDto"][];
+            /** @description The test event’s id */
+            eventId: string;
         };
         OpenApiDocumentDto: {
             components: {
@@ -3975,6 +4199,11 @@ export interface components {
             path: string;
             reason: string;
         };
+        TestOutcomeDto: {
+            /** @description Why it failed (the server’s answer, a timeout) */
+            error: string | null;
+            ok: boolean;
+        };
         TokenDto: {
             /** Format: date-time */
             createdAt: string;
@@ -4145,12 +4374,34 @@ export interface components {
             /** @description An IPv4 CIDR, e.g. 10.8.0.0/24 */
             subnet?: string;
         };
+        UpdateMailSettingsDto: {
+            /** @description Send mailed events (needs host and recipients) */
+            enabled?: boolean;
+            /** @description Sender address; empty: the user */
+            from?: string;
+            /** @description SMTP server name or address; not private unless settings allow private targets; empty clears */
+            host?: string;
+            /** @description Write-only: never answered (passwordSet says whether one is kept); empty clears */
+            password?: string;
+            port?: number;
+            /** @description The operators' addresses mailed events go to */
+            recipients?: string[];
+            /** @description TLS from the first byte (port 465); false: STARTTLS when offered */
+            secure?: boolean;
+            /** @description SMTP user; empty: no authentication */
+            user?: string;
+        };
         UpdateNodeDto: {
             /** @description An IPv4 or IPv6 address or a hostname */
             address?: string;
             /** @description No control characters */
             name?: string;
             note?: string;
+        };
+        UpdateNotifySettingsDto: {
+            /** @description Days before expiry that client.expiring fires */
+            expiryNoticeDays?: number;
+            switches?: components["schemas"]["NotifySwitchDto"][];
         };
         UpdateOutboundDto: {
             /**
@@ -4284,6 +4535,19 @@ export interface components {
             /** @description No control characters */
             name?: string;
         };
+        UpdateWebhookDto: {
+            /** @description false: nothing is sent to it (queued attempts are dropped) */
+            enabled?: boolean;
+            /** @description Kinds sent; empty: every kind */
+            events?: ("client.quota-80" | "client.quota-95" | "client.quota-exhausted" | "client.expiring" | "client.expired" | "client.disabled" | "client.enabled" | "node.offline" | "node.online" | "hop.down" | "hop.up" | "backup.done" | "backup.failed" | "auth.new-address" | "auth.two-factor-changed" | "auth.password-changed" | "panel.test")[];
+            /** @description No control characters */
+            name?: string;
+            /**
+             * Format: uri
+             * @description http(s) URL; the same target rules as at creation
+             */
+            url?: string;
+        };
         UsageDto: {
             percent: number;
             /** @description bytes */
@@ -4329,6 +4593,40 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "admin" | "reseller" | "viewer";
             username: string;
+        };
+        WebhookDeliveryDto: {
+            /** Format: date-time */
+            at: string;
+            /** @description 1 for the first try, then each retry */
+            attempt: number;
+            error: string | null;
+            /**
+             * Format: uuid
+             * @description The event (the payload’s id and the Warren-Delivery header)
+             */
+            eventId: string;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "client.quota-80" | "client.quota-95" | "client.quota-exhausted" | "client.expiring" | "client.expired" | "client.disabled" | "client.enabled" | "node.offline" | "node.online" | "hop.down" | "hop.up" | "backup.done" | "backup.failed" | "auth.new-address" | "auth.two-factor-changed" | "auth.password-changed" | "panel.test";
+            latencyMs: number;
+            /** @description A 2xx answer */
+            ok: boolean;
+            /** @description HTTP status answered; null when none came (timeout, refused, forbidden address) */
+            status: number | null;
+        };
+        WebhookDto: {
+            /** Format: date-time */
+            createdAt: string;
+            enabled: boolean;
+            /** @description Empty: every kind */
+            events: ("client.quota-80" | "client.quota-95" | "client.quota-exhausted" | "client.expiring" | "client.expired" | "client.disabled" | "client.enabled" | "node.offline" | "node.online" | "hop.down" | "hop.up" | "backup.done" | "backup.failed" | "auth.new-address" | "auth.two-factor-changed" | "auth.password-changed" | "panel.test")[];
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: date-time */
+            updatedAt: string;
+            url: string;
         };
         WireguardHopDto: {
             allowedIps: string[];
@@ -12976,6 +13274,435 @@ export interface operations {
             };
         };
     };
+    get_settings_mail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailSettingsDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patch_settings_mail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMailSettingsDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailSettingsDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_settings_mail_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailTestDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestOutcomeDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_settings_notify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotifySettingsDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patch_settings_notify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateNotifySettingsDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotifySettingsDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_settings_notify_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotifyTestDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     get_sharing: {
         parameters: {
             query?: never;
@@ -13817,6 +14544,381 @@ export interface operations {
             };
             /** @description body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_webhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDto"][];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_webhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    delete_webhooks_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patch_webhooks_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_webhooks_id_deliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryDto"][];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -23,6 +23,8 @@ export interface CountedClient {
   handshake: Date | null;
   /** Peers of the batch that matched an account of this client. */
   matched: number;
+  /** What a counter batch added and who the client is: the quota crossings' facts (quota-crossings.ts). */
+  batch?: { addedBytes: number; name: string; ownerId: string; telegramId: string | null; lastResetAt: Date | null };
 }
 
 export interface StatusChange {
@@ -183,7 +185,8 @@ export class UsageRepository {
                    from dev group by client_id) s
           where c.id = s.client_id
          returning c.id, c.owner_id, s.rx + s.tx as bytes, c.status, c.quota_bytes, c.used_bytes, c.expires_at,
-                   c.start_on_first_use, c.activated_at, c.duration_seconds, s.handshake, s.n as matched, s.rx, s.tx
+                   c.start_on_first_use, c.activated_at, c.duration_seconds, s.handshake, s.n as matched, s.rx, s.tx,
+                   c.name, c.telegram_id, c.last_reset_at
        ), pool as (
          -- A reseller's traffic pool counts what their clients use, in the same statement: a batch
          -- counts there exactly once, as it does for the clients (docs/operators.md, "Ceilings").
@@ -196,7 +199,7 @@ export class UsageRepository {
            set pool_used_bytes = least(reseller_limits.pool_used_bytes + excluded.pool_used_bytes, ${MAX_BYTES})
        )${history.sql}
        select id, status, quota_bytes, used_bytes, expires_at, start_on_first_use, activated_at, duration_seconds,
-              handshake, matched
+              handshake, matched, bytes, name, owner_id, telegram_id::text as telegram_id, last_reset_at
          from cli`,
       [batch, nodeId, ...rate.params, ...history.params],
     );
@@ -211,6 +214,13 @@ export class UsageRepository {
       durationSeconds: readNumber(row.duration_seconds),
       handshake: readTimestamp(row.handshake),
       matched: readNumber(row.matched),
+      batch: {
+        addedBytes: readNumber(row.bytes),
+        name: row.name as string,
+        ownerId: row.owner_id as string,
+        telegramId: (row.telegram_id as string | null) ?? null,
+        lastResetAt: readTimestamp(row.last_reset_at),
+      },
     }));
   }
 

@@ -20,6 +20,7 @@ import { Migration20261126180000_resellers } from './Migration20261126180000_res
 import { Migration20261126180100_groups } from './Migration20261126180100_groups.js';
 import { Migration20261126180200_client_usage_history } from './Migration20261126180200_client_usage_history.js';
 import { Migration20261126180300_sharing } from './Migration20261126180300_sharing.js';
+import { Migration20261126210000_notifications } from './Migration20261126210000_notifications.js';
 
 /** Committed migrations in the order they run. `npm run migration:create` writes new files; list them here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -50,4 +51,5 @@ export const MIGRATIONS: MigrationObject[] = [
     class: Migration20261126180200_client_usage_history,
   },
   { name: 'Migration20261126180300_sharing', class: Migration20261126180300_sharing },
+  { name: 'Migration20261126210000_notifications', class: Migration20261126210000_notifications },
 ];
