@@ -293,8 +293,8 @@ describe('switches', () => {
     expect(changed.body.switches).toContainEqual({ kind: 'client.quota-80', channel: 'webhook', enabled: false });
     for (const [body, field] of [
       [{ expiryNoticeDays: 0 }, 'expiryNoticeDays'],
-      [{ switches: [{ kind: 'nope', channel: 'webhook', enabled: true }] }, 'switches[0].kind'],
-      [{ switches: [{ kind: 'node.offline', channel: 'pigeon', enabled: true }] }, 'switches[0].channel'],
+      [{ switches: [{ kind: 'nope', channel: 'webhook', enabled: true }] }, 'switches.0.kind'],
+      [{ switches: [{ kind: 'node.offline', channel: 'pigeon', enabled: true }] }, 'switches.0.channel'],
     ] as const) {
       const refused = await call('PATCH', 'settings/notify', body);
       expect([refused.status, refused.body.field]).toEqual([400, field]);
@@ -316,7 +316,7 @@ describe('events once per crossing', () => {
     endpoint: null,
   });
 
-  test('quota 80/95/100 % fire once each, whatever batches repeat; a reseller’s client carries its owner', async () => {
+  test('quota 80/95/100 % fire once each, whatever batches repeat; the client's owner and telegramId ride along', async () => {
     await allowPrivateTargets(true);
     const target = await receiver();
     await endpointFor(target, ['client.quota-80', 'client.quota-95', 'client.quota-exhausted']);
