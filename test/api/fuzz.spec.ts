@@ -233,6 +233,8 @@ beforeAll(async () => {
     .set('clients', client.id)
     .set('devices', client.devices[0].id);
   realIds.set('hosts', host.id).set('tokens', decoy.id);
+  const hook = await f.call('POST', 'webhooks', { name: 'fuzzed', url: 'https://hooks.example.org/w' });
+  realIds.set('webhooks', hook.body.id as string);
 }, 60_000);
 
 afterAll(async () => {

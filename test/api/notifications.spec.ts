@@ -316,7 +316,7 @@ describe('events once per crossing', () => {
     endpoint: null,
   });
 
-  test('quota 80/95/100 % fire once each, whatever batches repeat; the client's owner and telegramId ride along', async () => {
+  test('quota 80/95/100 % fire once each, whatever batches repeat; the client’s owner and telegramId ride along', async () => {
     await allowPrivateTargets(true);
     const target = await receiver();
     await endpointFor(target, ['client.quota-80', 'client.quota-95', 'client.quota-exhausted']);

@@ -107,6 +107,20 @@ beforeAll(async () => {
     iface.id,
   ]);
   secrets.push({ kind: 'interface private key', value: stored.private_key, shownBy: [], storedPlain: true });
+  // A webhook's signing secret: shown once by its creation, stored (deliveries are signed with it).
+  const hook = await t.call('POST', 'webhooks', {
+    token: session,
+    body: { name: 'crawl', url: 'https://hooks.example.org/w' },
+  });
+  secrets.push({ kind: 'webhook secret', value: hook.body.secret, shownBy: [], storedPlain: true });
+  realIds.set('webhooks', hook.body.id);
+  // The SMTP password: write-only, stored (mail is sent with it), never shown.
+  const smtpPassword = `smtp-${randomUUID()}`;
+  await t.call('PATCH', 'settings/mail', {
+    token: session,
+    body: { host: 'smtp.example.org', password: smtpPassword },
+  });
+  secrets.push({ kind: 'SMTP password', value: smtpPassword, shownBy: [], storedPlain: true });
   for (const account of await f.accountsOf(client.id)) {
     secrets.push({
       kind: 'client private key',
