@@ -6,6 +6,8 @@ import type { PeerCounters } from '#libs/contracts/agent-link.js';
 import { closeLinks, helloAs, type OpenLink } from '../support/agent-link-client.js';
 import { freshInterface } from '../support/fixtures.js';
 import { startPanelProcess, type PanelProcess } from '../support/spawned-process.js';
+import { REDIS_URL } from '../support/environment.js';
+import { dropRedisPrefix, testQueuePrefix } from '../support/leftovers.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { OWNER, type TestPanel } from '../support/test-panel.js';
 import { waitFor } from '../support/wait-for.js';
@@ -15,14 +17,15 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
  * Quota crossings across a controller killed with SIGKILL (no shutdown) and started again
  * (docs/notifications.md, "Once per crossing"): each crossing is recorded once and reaches a
  * webhook under one event id, whether the kill landed before the batch committed (the agent
- * sends it again), between the commit and the hand-over to the queue, or after. On the queue
- * store the embedded default uses: BullMQ on PostgreSQL, no REDIS_URL.
+ * sends it again), between the commit and the hand-over to the queue, or after. On Redis: a
+ * remote node's agent needs its queue user there.
  */
 let database: TestDatabase;
 let db: pg.Client;
 let panel: PanelProcess | undefined;
 let token: string;
 let target: WebhookReceiver;
+const queuePrefix = testQueuePrefix();
 const dataDir = mkdtempSync(join(tmpdir(), 'warren-notify-restart-'));
 
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
@@ -63,6 +66,9 @@ function start(): Promise<PanelProcess> {
     WARREN_ADMIN_PASSWORD: OWNER.password,
     WARREN_LOCAL_AGENT: 'off',
     WARREN_LOG_LEVEL: 'log',
+    // A remote node's agent needs Redis (its queue user); both runs share one prefix.
+    REDIS_URL,
+    WARREN_QUEUE_PREFIX: queuePrefix,
   });
 }
 
@@ -78,6 +84,7 @@ beforeAll(async () => {
 afterAll(async () => {
   closeLinks();
   await panel?.stop();
+  await dropRedisPrefix(REDIS_URL, queuePrefix);
   await target?.close();
   await db?.end();
   await database?.drop();
@@ -93,7 +100,7 @@ test('quota crossings fire once each across a controller SIGKILL and restart', a
   });
   expect(hook.status).toBe(201);
   target.secret = hook.body.secret as string;
-  const node = await call('POST', 'nodes', { name: 'restart-node' });
+  const node = await call('POST', 'nodes', { name: 'restart-node', address: '192.0.2.10' });
   expect(node.status).toBe(201);
   const iface = await call('POST', 'interfaces', freshInterface({ nodeId: node.body.id as string }));
   expect(iface.status).toBe(201);
