@@ -23,6 +23,9 @@ import { tapOutput, type OutputTap } from '../support/output-tap.js';
  *   again, never logged, stored only as hashes; those hashes: stored, never shown.
  * - a user's TOTP secret: shown once (by POST /api/auth/totp/start), stored (codes are checked
  *   with it), never shown again, never logged.
+ * - a webhook's signing secret: shown once (by POST /api/webhooks), stored (deliveries are signed
+ *   with it); the SMTP password: write-only, stored (mail is sent with it). Neither ever shown
+ *   by a GET nor logged.
  */
 
 /** Routes that exist to hand a client's own keys to its owner. */
@@ -231,6 +234,8 @@ test('every kind of secret was made', () => {
       'hop private key',
       'hop preshared key',
       'TOTP secret',
+      'webhook secret',
+      'SMTP password',
     ]),
   );
   for (const secret of secrets) expect(secret.value.length).toBeGreaterThanOrEqual(16);
