@@ -9,6 +9,7 @@ import { startPanelProcess, type PanelProcess } from '../support/spawned-process
 import { REDIS_URL } from '../support/environment.js';
 import { dropRedisPrefix, testQueuePrefix } from '../support/leftovers.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { processApi } from '../support/panel-process-api.js';
 import { OWNER, type TestPanel } from '../support/test-panel.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -28,17 +29,10 @@ let target: WebhookReceiver;
 const queuePrefix = testQueuePrefix();
 const dataDir = mkdtempSync(join(tmpdir(), 'warren-notify-restart-'));
 
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${panel!.origin}/api/${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json() };
-}
+const { call, signIn } = processApi(
+  () => panel!.origin,
+  () => token,
+);
 
 /** What the agent-link helpers need of a panel: its API address and an unchecked call. */
 function linkTarget(): TestPanel {
@@ -47,15 +41,6 @@ function linkTarget(): TestPanel {
     call: (method: string, path: string, options: { body?: unknown } = {}) =>
       call(method, path.replace(/^\//, ''), options.body),
   } as unknown as TestPanel;
-}
-
-async function signIn(): Promise<string> {
-  const response = await fetch(`${panel!.origin}/api/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(OWNER),
-  });
-  return ((await response.json()) as { token: string }).token;
 }
 
 function start(): Promise<PanelProcess> {

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import type { Job } from 'bullmq';
 import type { NotificationChannelName, NotificationEvent } from '#libs/contracts/notification-events.js';
 import type { QueueBackend } from '../queue/queue-backend.js';
+import { startWorkerWhenReady } from '../queue/worker-when-ready.js';
 import { QUEUE_BACKEND } from '../runtime.js';
 import { NotificationChannels } from './notification-channels.js';
 import { NotificationSettingsRepository } from './notification-settings.repository.js';
@@ -50,21 +51,18 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
     clearInterval(this.timer);
   }
 
-  /** As the backups' worker: started once the queue store answers, so a shutdown can close it. */
   private async startWorker(): Promise<void> {
-    while (!this.stopped) {
-      try {
-        await this.queues.ping(2000);
-        if (this.stopped) return;
-        this.queues.worker(NOTIFICATIONS_QUEUE, (job: Job<DeliverJob>) => this.deliver(job), { concurrency: 8 });
-        this.timer = setInterval(() => this.flushSoon(), POLL_MS);
-        this.timer.unref();
-        this.flushSoon();
-        return;
-      } catch {
-        await new Promise((resolve) => setTimeout(resolve, 30_000).unref());
-      }
-    }
+    const started = await startWorkerWhenReady(
+      this.queues,
+      NOTIFICATIONS_QUEUE,
+      (job: Job<DeliverJob>) => this.deliver(job),
+      { concurrency: 8 },
+      () => this.stopped,
+    );
+    if (!started) return;
+    this.timer = setInterval(() => this.flushSoon(), POLL_MS);
+    this.timer.unref();
+    this.flushSoon();
   }
 
   /** One flush at a time; a wake-up during one runs another after it. */

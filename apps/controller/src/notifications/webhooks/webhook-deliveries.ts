@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { QueueBackend } from '../../queue/queue-backend.js';
+import { startWorkerWhenReady } from '../../queue/worker-when-ready.js';
 import { QUEUE_BACKEND } from '../../runtime.js';
 import { SettingsService } from '../../settings/settings.service.js';
 import { NotificationEventsRepository } from '../events/notification-events.repository.js';
@@ -48,18 +49,13 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
   }
 
   private async startWorker(): Promise<void> {
-    while (!this.stopped) {
-      try {
-        await this.queues.ping(2000);
-        if (this.stopped) return;
-        this.queues.worker(WEBHOOKS_QUEUE, (job: Job<WebhookJob>, token) => this.post(job, token), {
-          concurrency: WORKER_SLOTS,
-        });
-        return;
-      } catch {
-        await new Promise((resolve) => setTimeout(resolve, 30_000).unref());
-      }
-    }
+    await startWorkerWhenReady(
+      this.queues,
+      WEBHOOKS_QUEUE,
+      (job: Job<WebhookJob>, token) => this.post(job, token),
+      { concurrency: WORKER_SLOTS },
+      () => this.stopped,
+    );
   }
 
   private async post(job: Job<WebhookJob>, token: string | undefined): Promise<string> {

@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
@@ -15,6 +16,20 @@ import { NOTIFICATION_EVENT_KINDS, type NotificationEventKind } from '#libs/cont
 import { OptionalNotNull } from '../../../http/validators.js';
 
 const NAME_RULE = /^[^\u0000-\u001f]*$/;
+
+/** The event filter's rules, the same at creation and change: known kinds, each once. */
+const EventFilter = (description: string) =>
+  applyDecorators(
+    ApiPropertyOptional({ enum: NOTIFICATION_EVENT_KINDS, isArray: true, description }),
+    OptionalNotNull(),
+    IsArray(),
+    ArrayMaxSize(NOTIFICATION_EVENT_KINDS.length),
+    ArrayUnique({ message: 'events must not repeat a kind' }),
+    IsIn(NOTIFICATION_EVENT_KINDS, {
+      each: true,
+      message: `each of events must be one of ${NOTIFICATION_EVENT_KINDS.join(', ')}`,
+    }),
+  );
 const URL_RULE = { protocols: ['http', 'https'], require_protocol: true, require_tld: false, require_host: true };
 
 export class CreateWebhookDto {
@@ -33,19 +48,7 @@ export class CreateWebhookDto {
   @IsUrl(URL_RULE, { message: 'url must be an http or https URL' })
   url!: string;
 
-  @ApiPropertyOptional({
-    enum: NOTIFICATION_EVENT_KINDS,
-    isArray: true,
-    description: 'Kinds sent; empty or absent: every kind',
-  })
-  @OptionalNotNull()
-  @IsArray()
-  @ArrayMaxSize(NOTIFICATION_EVENT_KINDS.length)
-  @ArrayUnique({ message: 'events must not repeat a kind' })
-  @IsIn(NOTIFICATION_EVENT_KINDS, {
-    each: true,
-    message: `each of events must be one of ${NOTIFICATION_EVENT_KINDS.join(', ')}`,
-  })
+  @EventFilter('Kinds sent; empty or absent: every kind')
   events?: NotificationEventKind[];
 
   @ApiPropertyOptional({ description: 'Default true' })
@@ -69,15 +72,7 @@ export class UpdateWebhookDto {
   @IsUrl(URL_RULE, { message: 'url must be an http or https URL' })
   url?: string;
 
-  @ApiPropertyOptional({ enum: NOTIFICATION_EVENT_KINDS, isArray: true, description: 'Kinds sent; empty: every kind' })
-  @OptionalNotNull()
-  @IsArray()
-  @ArrayMaxSize(NOTIFICATION_EVENT_KINDS.length)
-  @ArrayUnique({ message: 'events must not repeat a kind' })
-  @IsIn(NOTIFICATION_EVENT_KINDS, {
-    each: true,
-    message: `each of events must be one of ${NOTIFICATION_EVENT_KINDS.join(', ')}`,
-  })
+  @EventFilter('Kinds sent; empty: every kind')
   events?: NotificationEventKind[];
 
   @ApiPropertyOptional({ description: 'false: nothing is sent to it (queued attempts are dropped)' })
