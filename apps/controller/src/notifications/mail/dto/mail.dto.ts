@@ -64,6 +64,7 @@ export class UpdateMailSettingsDto {
   @IsArray()
   @ArrayMaxSize(20)
   @ArrayUnique({ message: 'recipients must not repeat an address' })
+  @IsString({ each: true })
   @IsEmail({}, { each: true, message: 'each of recipients must be a mail address' })
   recipients?: string[];
 }
@@ -97,6 +98,7 @@ export class MailSettingsDto {
 export class MailTestDto {
   @ApiPropertyOptional({ description: 'Where the test mail goes; absent: the configured recipients' })
   @OptionalNotNull()
+  @IsString()
   @IsEmail({}, { message: 'to must be a mail address' })
   to?: string;
 }
