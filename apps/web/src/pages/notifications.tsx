@@ -103,7 +103,7 @@ function Switches() {
   return (
     <Card withBorder>
       <Stack component="form" onSubmit={submit} gap="sm">
-        <Title order={4}>{t('notify.switches')}</Title>
+        <Title order={3}>{t('notify.switches')}</Title>
         <Table.ScrollContainer minWidth={360}>
           <Table data-testid="notify-switches">
             <Table.Thead>
@@ -189,7 +189,7 @@ function Webhooks() {
   return (
     <Card withBorder>
       <Stack gap="sm">
-        <Title order={4}>{t('notify.webhooks')}</Title>
+        <Title order={3}>{t('notify.webhooks')}</Title>
         {secret && (
           <Alert color="yellow" data-testid="webhook-secret" withCloseButton onClose={() => setSecret(null)}>
             <Text size="sm">{t('notify.secretOnce')}</Text>
@@ -339,7 +339,7 @@ function Mail() {
   return (
     <Card withBorder>
       <Stack component="form" onSubmit={submit} gap="sm">
-        <Title order={4}>{t('notify.mail')}</Title>
+        <Title order={3}>{t('notify.mail')}</Title>
         <Switch
           label={t('notify.mailEnabled')}
           checked={values.enabled}
