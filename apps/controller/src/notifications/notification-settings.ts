@@ -5,6 +5,10 @@ import {
   type NotificationEventKind,
 } from '#libs/contracts/notification-events.js';
 
+/** The settings table's keys of the notification settings (outside GET /api/settings). */
+export const NOTIFY_KEY = 'notify';
+export const MAIL_KEY = 'mail';
+
 /** Which channels carry which kinds, and when "expiring" fires (docs/notifications.md, "Settings"). */
 export interface NotifySettings {
   /** Days before a client's expiry that `client.expiring` fires (once per expiry date). */
