@@ -690,8 +690,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Raise or lower the quota of the selected clients by deltaBytes (unlimited ones stay unlimited): one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes; a reseller's reaches their own clients, within their ceilings
-         * @description Roles: owner, admin, reseller.
+         * Raise or lower the quota of the selected clients by deltaBytes (unlimited ones stay unlimited): one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
+         * @description Roles: owner, admin.
          */
         post: operations["post_clients_adjust"];
         delete?: never;
@@ -730,8 +730,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Enable, disable or delete the selected clients: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes; a reseller's reaches their own clients, within their ceilings
-         * @description Roles: owner, admin, reseller.
+         * Enable, disable or delete the selected clients: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
+         * @description Roles: owner, admin.
          */
         post: operations["post_clients_bulk"];
         delete?: never;
@@ -770,8 +770,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Extend the expiry of the selected clients by days, from their expiry or from now: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes; a reseller's reaches their own clients, within their ceilings
-         * @description Roles: owner, admin, reseller.
+         * Extend the expiry of the selected clients by days, from their expiry or from now: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
+         * @description Roles: owner, admin.
          */
         post: operations["post_clients_extend"];
         delete?: never;
@@ -789,7 +789,7 @@ export interface paths {
         };
         /**
          * The ids of every client a filter selects (the list query, all pages), for a bulk action by ids
-         * @description Roles: owner, admin, reseller, viewer.
+         * @description Roles: owner, admin, viewer.
          */
         get: operations["get_clients_ids"];
         put?: never;
@@ -810,8 +810,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Import clients from Warren's export, wg-easy (v14 wg0.json, v15 database) or W-UI onto one interface, keeping keys and addresses; dryRun=true previews, an apply writes all rows or none; a reseller's matches and updates their own clients, within their ceilings
-         * @description Roles: owner, admin, reseller.
+         * Import clients from Warren's export, wg-easy (v14 wg0.json, v15 database) or W-UI onto one interface, keeping keys and addresses; dryRun=true previews, an apply writes all rows or none
+         * @description Roles: owner, admin.
          */
         post: operations["post_clients_import"];
         delete?: never;
@@ -830,8 +830,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Delete the selected clients that have been expired, exhausted or disabled for more than olderThanDays: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes; a reseller's reaches their own clients, within their ceilings
-         * @description Roles: owner, admin, reseller.
+         * Delete the selected clients that have been expired, exhausted or disabled for more than olderThanDays: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
+         * @description Roles: owner, admin.
          */
         post: operations["post_clients_purge"];
         delete?: never;
@@ -850,8 +850,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Reset the traffic of the selected clients (exhausted ones come back): one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes; a reseller's reaches their own clients, within their ceilings
-         * @description Roles: owner, admin, reseller.
+         * Reset the traffic of the selected clients (exhausted ones come back): one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
+         * @description Roles: owner, admin.
          */
         post: operations["post_clients_reset_all"];
         delete?: never;
@@ -870,8 +870,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Attach the selected clients to interfaces: every device gets an account on each new one: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes; a reseller's reaches their own clients, within their ceilings
-         * @description Roles: owner, admin, reseller.
+         * Attach the selected clients to interfaces: every device gets an account on each new one: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
+         * @description Roles: owner, admin.
          */
         post: operations["post_clients_servers_attach"];
         delete?: never;
@@ -890,30 +890,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Detach the selected clients from interfaces (their accounts there go); none may be left without one: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes; a reseller's reaches their own clients, within their ceilings
-         * @description Roles: owner, admin, reseller.
+         * Detach the selected clients from interfaces (their accounts there go); none may be left without one: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
+         * @description Roles: owner, admin.
          */
         post: operations["post_clients_servers_detach"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/configs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Every enabled interface's server config as its node loads it; private and preshared keys only for the owner's session
-         * @description Roles: owner.
-         */
-        get: operations["get_configs"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1055,7 +1035,7 @@ export interface paths {
         put?: never;
         /**
          * A bulk action on the group's members (enable, disable, delete, reset, extend, adjust) as one job: 202, follow GET /api/jobs/{id}
-         * @description Roles: owner, admin, reseller.
+         * @description Roles: owner, admin.
          */
         post: operations["post_groups_action"];
         delete?: never;
@@ -1074,8 +1054,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Put the selected clients (ids or filter) in a group, or take them out with remove: all or none (a reseller's: their own clients)
-         * @description Roles: owner, admin, reseller.
+         * Put the selected clients (ids or filter) in a group, or take them out with remove: all or none
+         * @description Roles: owner, admin.
          */
         post: operations["post_groups_assign"];
         delete?: never;
@@ -1112,8 +1092,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every group name, sorted (for pickers); a reseller's: the defined groups and those their own clients carry
-         * @description Roles: owner, admin, reseller, viewer.
+         * Every group name, sorted (for pickers)
+         * @description Roles: owner, admin, viewer.
          */
         get: operations["get_groups_names"];
         put?: never;
@@ -1232,26 +1212,6 @@ export interface paths {
         patch: operations["patch_hosts_id"];
         trace?: never;
     };
-    "/api/i18n/{locale}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The web panel's messages in one language (en or fa); another locale is a 404
-         * @description Public: no credentials needed.
-         */
-        get: operations["get_i18n_locale"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/interfaces": {
         parameters: {
             query?: never;
@@ -1344,26 +1304,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/interfaces/{id}/profile": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The interface's server side as a wg-quick file (address, port, MTU, peers), as its node runs it; the private and preshared keys are withheld
-         * @description Roles: owner, admin.
-         */
-        get: operations["get_interfaces_id_profile"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/interfaces/{id}/reset-usage": {
         parameters: {
             query?: never;
@@ -1384,26 +1324,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/interfaces/{id}/restart": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Take the interface down and up again on its node (every peer handshakes again); peers, addresses, speed limits and quotas are loaded again, usage goes on exactly
-         * @description Roles: owner, admin.
-         */
-        post: operations["post_interfaces_id_restart"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/jobs/{id}": {
         parameters: {
             query?: never;
@@ -1412,8 +1332,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A bulk job: state (waiting, active, completed, failed), progress (done of total, changed) and error; to whoever started it, or an owner or admin
-         * @description Roles: owner, admin, reseller.
+         * A bulk job: state (waiting, active, completed, failed), progress (done of total, changed) and error
+         * @description Roles: owner, admin, viewer.
          */
         get: operations["get_jobs_id"];
         put?: never;
@@ -1436,26 +1356,6 @@ export interface paths {
          * @description Roles: owner.
          */
         get: operations["get_logs"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/meta": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The panel's version, languages and features, for the sign-in page (public: nothing secret, no counts)
-         * @description Public: no credentials needed.
-         */
-        get: operations["get_meta"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1648,46 +1548,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/outbounds/{id}/config": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A hop as a wg-quick file or share link for another client; its secrets only for the owner's session (the template's rule)
-         * @description Roles: owner, admin.
-         */
-        get: operations["get_outbounds_id_config"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/outbounds/check": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Probe every enabled hop of a node at once (a few at a time), each as POST /api/outbounds/{id}/check; answers each hop's result in list order
-         * @description Roles: owner, admin.
-         */
-        post: operations["post_outbounds_check"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/outbounds/order": {
         parameters: {
             query?: never;
@@ -1702,26 +1562,6 @@ export interface paths {
          * @description Roles: owner, admin.
          */
         post: operations["post_outbounds_order"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/outbounds/parse": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Read a share link (ss://, socks5://, socks://, http://) or a WireGuard .conf into a body POST /api/outbounds accepts; creates nothing; a 400 on text says what is wrong
-         * @description Roles: owner, admin.
-         */
-        post: operations["post_outbounds_parse"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1876,26 +1716,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/security/warnings": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * What weakens this panel's security now (owner password or two-factor, TLS, private targets, backups, agent versions, Redis memory), each with a code, severity and what to do
-         * @description Roles: owner, admin.
-         */
-        get: operations["get_security_warnings"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/settings": {
         parameters: {
             query?: never;
@@ -1920,6 +1740,74 @@ export interface paths {
         patch: operations["patch_settings"];
         trace?: never;
     };
+    "/api/settings/mail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SMTP settings for mailed events (the password is never answered)
+         * @description Roles: owner.
+         */
+        get: operations["get_settings_mail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change SMTP settings; the fields given are validated and written together
+         * @description Roles: owner.
+         */
+        patch: operations["patch_settings_mail"];
+        trace?: never;
+    };
+    "/api/settings/mail/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test mail with the saved SMTP settings; answers whether the server took it
+         * @description Roles: owner.
+         */
+        post: operations["post_settings_mail_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/notify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which channels carry which events, and the expiry notice
+         * @description Roles: owner, admin.
+         */
+        get: operations["get_settings_notify"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Turn channels on or off per event kind; set the days before expiry that client.expiring fires
+         * @description Roles: owner, admin.
+         */
+        patch: operations["patch_settings_notify"];
+        trace?: never;
+    };
     "/api/settings/notify/test": {
         parameters: {
             query?: never;
@@ -1930,7 +1818,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a test message to every operator chat of the Telegram bot; says which chats it reached
+         * Send a test event through every channel (webhooks, mail, Telegram when present); each reports
          * @description Roles: owner.
          */
         post: operations["post_settings_notify_test"];
@@ -1938,30 +1826,6 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
-        trace?: never;
-    };
-    "/api/settings/telegram": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The Telegram bot's settings: whether it runs, whether a token is set (never the token), operator chats
-         * @description Roles: owner, admin.
-         */
-        get: operations["get_settings_telegram"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /**
-         * Change the Telegram bot: token (write-only), on/off, operator chats (each speaks for a user and may do what their role may), customer language, backups to the owner
-         * @description Roles: owner.
-         */
-        patch: operations["patch_settings_telegram"];
         trace?: never;
     };
     "/api/sharing": {
@@ -2140,27 +2004,31 @@ export interface paths {
         patch: operations["patch_tokens_id"];
         trace?: never;
     };
-    "/api/tunnels/restart": {
+    "/api/webhooks": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
-        put?: never;
         /**
-         * Restart every enabled interface of a node (the local node when none is named); refused while they're stopped
+         * Every webhook endpoint (without its secret)
          * @description Roles: owner, admin.
          */
-        post: operations["post_tunnels_restart"];
+        get: operations["get_webhooks"];
+        put?: never;
+        /**
+         * Add a webhook endpoint; the answer carries its signing secret, shown this once
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_webhooks"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/tunnels/start": {
+    "/api/webhooks/{id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -2169,51 +2037,35 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        post?: never;
         /**
-         * Bring a node's stopped interfaces up again
+         * Remove a webhook endpoint and its delivery log
          * @description Roles: owner, admin.
          */
-        post: operations["post_tunnels_start"];
-        delete?: never;
+        delete: operations["delete_webhooks_id"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a webhook endpoint's name, URL, event filter or enabled flag
+         * @description Roles: owner, admin.
+         */
+        patch: operations["patch_webhooks_id"];
         trace?: never;
     };
-    "/api/tunnels/stop": {
+    "/api/webhooks/{id}/deliveries": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
-        put?: never;
         /**
-         * Take every interface of a node down and keep them down (also across agent restarts) until started; the node's tunnelsStopped says so
+         * An endpoint's newest delivery attempts (status, latency, error), newest first
          * @description Roles: owner, admin.
          */
-        post: operations["post_tunnels_stop"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/wgkey": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
+        get: operations["get_webhooks_id_deliveries"];
         put?: never;
-        /**
-         * A fresh WireGuard key pair (for a hop or an upstream peer); stored nowhere
-         * @description Roles: owner, admin.
-         */
-        post: operations["post_wgkey"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2339,7 +2191,7 @@ export interface components {
             name: string | null;
             role: string | null;
             /** @enum {string} */
-            via: "session" | "token" | "public" | "cli" | "system" | "telegram";
+            via: "session" | "token" | "public" | "cli" | "system";
         };
         AuditChangeDto: {
             field: string;
@@ -2540,16 +2392,6 @@ export interface components {
             wireguardGo: boolean;
             wireguardKernel: boolean;
         };
-        CatalogueDto: {
-            /** @enum {string} */
-            direction: "ltr" | "rtl";
-            /** @enum {string} */
-            locale: "en" | "fa";
-            /** @description The web panel messages by key (nested objects of strings; {{name}} marks a value) */
-            messages: {
-                [key: string]: unknown;
-            };
-        };
         ChangePasswordDto: {
             /**
              * Format: password
@@ -2558,6 +2400,12 @@ export interface components {
             currentPassword: string;
             /** Format: password */
             newPassword: string;
+        };
+        ChannelTestDto: {
+            /** @enum {string} */
+            channel: "webhook" | "telegram" | "mail";
+            error: string | null;
+            ok: boolean;
         };
         CheckDto: {
             /**
@@ -2844,8 +2692,6 @@ export interface components {
             isLocal: boolean;
             name: string;
             note: string;
-            /** @description Every interface of the node is kept down (POST /api/tunnels/stop) until started */
-            tunnelsStopped: boolean;
             /** Format: date-time */
             updatedAt: string;
         };
@@ -2865,6 +2711,21 @@ export interface components {
              * @default 30
              */
             minutes?: number;
+        };
+        CreatedWebhookDto: {
+            /** Format: date-time */
+            createdAt: string;
+            enabled: boolean;
+            /** @description Empty: every kind */
+            events: ("client.quota-80" | "client.quota-95" | "client.quota-exhausted" | "client.expiring" | "client.expired" | "client.disabled" | "client.enabled" | "node.offline" | "node.online" | "hop.down" | "hop.up" | "backup.done" | "backup.failed" | "auth.new-address" | "auth.two-factor-changed" | "auth.password-changed" | "panel.test")[];
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description The signing secret: shown this once, never again */
+            secret: string;
+            /** Format: date-time */
+            updatedAt: string;
+            url: string;
         };
         CreateHostDto: {
             /** @description An IPv4 or IPv6 address or a hostname */
@@ -3026,6 +2887,19 @@ export interface components {
             readOnly?: boolean;
             /** @description Only routes of these groups (the route table's groups, GET /api/docs); null or absent: every group */
             routeGroups?: ("admins" | "agents" | "audit" | "auth" | "backups" | "clients" | "devices" | "docs" | "groups" | "hosts" | "interfaces" | "nodes" | "outbounds" | "overview" | "routing" | "settings" | "subscriptions" | "system" | "template" | "tokens")[] | null;
+        };
+        CreateWebhookDto: {
+            /** @description Default true */
+            enabled?: boolean;
+            /** @description Kinds sent; empty or absent: every kind */
+            events?: ("client.quota-80" | "client.quota-95" | "client.quota-exhausted" | "client.expiring" | "client.expired" | "client.disabled" | "client.enabled" | "node.offline" | "node.online" | "hop.down" | "hop.up" | "backup.done" | "backup.failed" | "auth.new-address" | "auth.two-factor-changed" | "auth.password-changed" | "panel.test")[];
+            /** @description For people: what the endpoint is (no control characters) */
+            name: string;
+            /**
+             * Format: uri
+             * @description http(s) URL the events are POSTed to; not a private or loopback address unless settings allow private targets
+             */
+            url: string;
         };
         DeletedDto: {
             /** @enum {boolean} */
@@ -3283,12 +3157,6 @@ export interface components {
             /** @description Every group name: defined groups and names clients carry, sorted */
             names: string[];
         };
-        HopCheckDto: {
-            /** Format: uuid */
-            id: string;
-            result: components["schemas"]["ProbeResultDto"];
-            tag: string;
-        };
         HostDto: {
             address: string;
             /** Format: date-time */
@@ -3312,7 +3180,7 @@ export interface components {
             applied: boolean;
             dryRun: boolean;
             /** @enum {string} */
-            format: "warren" | "warren-csv" | "wg-easy-json" | "wg-easy-sqlite" | "w-ui";
+            format: "warren" | "wg-easy-json" | "wg-easy-sqlite" | "w-ui";
             /** Format: uuid */
             interfaceId: string;
             rows: components["schemas"]["ImportRowDto"][];
@@ -3400,43 +3268,7 @@ export interface components {
             name: string;
             peers: number;
             /** @enum {string} */
-            state: "up" | "down" | "failed" | "removed";
-        };
-        InterfaceProfileDto: {
-            /** @description The interface's server side in wg-quick form, as its node runs it; the private key and preshared keys are withheld */
-            body: string;
-            /** @example wg0.conf */
-            filename: string;
-            /** Format: uuid */
-            id: string;
-            /** @example text/plain */
-            mimeType: string;
-            /** @description Peers in it: the enabled devices of active clients */
-            peers: number;
-        };
-        InterfaceRestartDto: {
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The node the interface runs on
-             */
-            nodeId: string;
-            /** @description The node's desired revision that carries the restart */
-            revision: number;
-        };
-        InterfaceServerConfigDto: {
-            /** @description The file the agent loads with `wg syncconf` (or `awg`): private and preshared keys only for the owner signed in with a session; otherwise those lines are left out and secretsHidden is true */
-            config: string;
-            /** @description The interface's name on its node */
-            interfaceName: string;
-            /** @enum {string} */
-            mode: "standard" | "amnezia";
-            /** Format: uuid */
-            nodeId: string;
-            nodeName: string;
-            peers: number;
-            secretsHidden: boolean;
+            state: "up" | "failed" | "removed";
         };
         InterfaceUsageResetDto: {
             /** @description Accounts on the interface, each now at zero */
@@ -3490,12 +3322,6 @@ export interface components {
             /** @example Authorization: Bearer <token> */
             usage: string;
         };
-        KeyPairDto: {
-            /** @description base64 of 32 bytes, as wg genkey prints it; not stored anywhere */
-            privateKey: string;
-            /** @description Its public key, as wg pubkey prints it */
-            publicKey: string;
-        };
         LastBackupDto: {
             /** Format: date-time */
             createdAt: string;
@@ -3521,30 +3347,27 @@ export interface components {
             password: string;
             username: string;
         };
+        MailSettingsDto: {
+            enabled: boolean;
+            from: string;
+            host: string;
+            /** @description Whether a password is kept (the password itself is never answered) */
+            passwordSet: boolean;
+            port: number;
+            recipients: string[];
+            secure: boolean;
+            user: string;
+        };
+        MailTestDto: {
+            /** @description Where the test mail goes; absent: the configured recipients */
+            to?: string;
+        };
         MeDto: {
             /** @description A temporary password must be changed before anything else (as in the sign-in answer) */
             mustChangePassword: boolean;
             user: components["schemas"]["UserDto"];
             /** @enum {string} */
             via: "session" | "token";
-        };
-        MetaDto: {
-            /**
-             * @description The panel's base path (WARREN_BASE_PATH), '' when none
-             * @example
-             */
-            basePath: string;
-            /** @enum {string} */
-            defaultLocale: "en" | "fa";
-            /** @description What this panel can do, for clients that adapt to it (e.g. two-factor: sign-in may ask for a code) */
-            features: string[];
-            /** @description Languages of the web panel (GET /api/i18n/{locale}) */
-            locales: ("en" | "fa")[];
-            /**
-             * @description The panel's version (its agents ship with the same)
-             * @example 0.1.0
-             */
-            version: string;
         };
         MigrationsCheckDto: {
             ok: boolean;
@@ -3590,8 +3413,6 @@ export interface components {
             isLocal: boolean;
             name: string;
             note: string;
-            /** @description Every interface of the node is kept down (POST /api/tunnels/stop) until started */
-            tunnelsStopped: boolean;
             /** Format: date-time */
             updatedAt: string;
         };
@@ -3625,13 +3446,24 @@ export interface components {
             /** @description The newest recent sample, or null */
             system: components["schemas"]["SampleDto"] | null;
         };
+        NotifySettingsDto: {
+            /** @description The channels this panel has (a channel not built in is not listed) */
+            channels: ("webhook" | "telegram" | "mail")[];
+            expiryNoticeDays: number;
+            /** @description Every kind × channel */
+            switches: components["schemas"]["NotifySwitchDto"][];
+        };
+        NotifySwitchDto: {
+            /** @enum {string} */
+            channel: "webhook" | "telegram" | "mail";
+            enabled: boolean;
+            /** @enum {string} */
+            kind: "client.quota-80" | "client.quota-95" | "client.quota-exhausted" | "client.expiring" | "client.expired" | "client.disabled" | "client.enabled" | "node.offline" | "node.online" | "hop.down" | "hop.up" | "backup.done" | "backup.failed" | "auth.new-address" | "auth.two-factor-changed" | "auth.password-changed" | "panel.test";
+        };
         NotifyTestDto: {
-            /** @description How many it could not reach (each named in `failures`) */
-            failed: number;
-            /** @description `<chat id>: <what Telegram answered>` for each chat not reached */
-            failures: string[];
-            /** @description How many operator chats the test message reached */
-            sent: number;
+            channels: components["schemas"]["ChannelTestDto"][];
+            /** @description The test event’s id */
+            eventId: string;
         };
         OpenApiDocumentDto: {
             components: {
@@ -3651,28 +3483,6 @@ export interface components {
             tags: {
                 [key: string]: unknown;
             }[];
-        };
-        OperatorChatDto: {
-            /** @description Telegram's chat id (a private chat's is the person's user id; groups are negative) */
-            chatId: number;
-            /**
-             * Format: uuid
-             * @description The panel user this chat speaks for: it may do what their role may
-             */
-            userId: string;
-        };
-        OperatorChatViewDto: {
-            /** @description Telegram's chat id */
-            chatId: number;
-            /**
-             * @description What the chat may do; null: nothing
-             * @enum {string|null}
-             */
-            role: "owner" | "admin" | "reseller" | "viewer" | null;
-            /** Format: uuid */
-            userId: string;
-            /** @description The user’s name; null when the user was deleted */
-            username: string | null;
         };
         OperatorClientCountsDto: {
             active: number;
@@ -3699,19 +3509,6 @@ export interface components {
             upBytes: number;
             /** @description bytes */
             usedBytes: number;
-        };
-        OutboundConfigDto: {
-            /** @enum {string|null} */
-            format: "wg-quick" | "link" | null;
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            kind: "direct" | "blocked" | "wireguard" | "socks" | "http" | "shadowsocks";
-            /** @description The secrets were left out (not the owner signed in with a session) */
-            secretsHidden: boolean;
-            tag: string;
-            /** @description wireguard: a wg-quick file of this side; socks, http, shadowsocks: a share link (parse reads it back). Secrets only for the owner's session; a shadowsocks link without its password is null. null for the built-ins */
-            text: string | null;
         };
         OutboundDto: {
             /** @description host:port; null for the built-ins */
@@ -3800,21 +3597,6 @@ export interface components {
             uptimeSeconds: number;
             /** @example 0.1.0 */
             version: string;
-        };
-        ParsedOutboundDto: {
-            /** @description What the link or file set that a hop does not use (a WireGuard file's DNS) */
-            ignored: string[];
-            /** @description A body POST /api/outbounds accepts as it is (add nodeId for another node than the local one) */
-            outbound: components["schemas"]["CreateOutboundDto"];
-        };
-        ParseOutboundDto: {
-            /** @description The hop's tag; default: the link's name (#...) or kind and host */
-            tag?: string;
-            /**
-             * @description A share link (ss:// SIP002 or legacy base64, socks5:// or socks://, http:// with user:password@) or the text of a WireGuard .conf file
-             * @example socks5://user:secret@203.0.113.7:1080#upstream
-             */
-            text: string;
         };
         PasswordChangedDto: {
             /** @description How many of the user's other sessions ended (the one making the change stays) */
@@ -4104,23 +3886,6 @@ export interface components {
             /** @description New members' speed limit in bits per second; 0 = unmetered (default). */
             rateBitsPerSec?: number;
         };
-        SecurityWarningDto: {
-            /** @description What to do about it (English) */
-            action: string;
-            /**
-             * @description Stable: the web panel words each code in its own language
-             * @enum {string}
-             */
-            code: "owner-password-unchanged" | "owner-two-factor-off" | "tls-off-without-proxy" | "private-targets-allowed" | "backups-not-scheduled" | "agents-older-than-panel" | "redis-without-maxmemory";
-            /** @description One sentence: what is wrong (English) */
-            message: string;
-            /** @enum {string} */
-            severity: "critical" | "warning" | "info";
-        };
-        SecurityWarningsDto: {
-            /** @description Most severe first; empty when nothing is wrong */
-            warnings: components["schemas"]["SecurityWarningDto"][];
-        };
         SeriesDto: {
             cpu: components["schemas"]["PointDto"][];
             disk: components["schemas"]["PointDto"][];
@@ -4129,10 +3894,6 @@ export interface components {
             rxRate: components["schemas"]["PointDto"][];
             swap: components["schemas"]["PointDto"][];
             txRate: components["schemas"]["PointDto"][];
-        };
-        ServerConfigsDto: {
-            /** @description Every enabled interface of every node, by node then name */
-            configs: components["schemas"]["InterfaceServerConfigDto"][];
         };
         SessionDto: {
             /** @description The address it signed in from */
@@ -4297,16 +4058,6 @@ export interface components {
             controller: components["schemas"]["SampleDto"];
             nodes: components["schemas"]["NodeSystemDto"][];
         };
-        TelegramSettingsDto: {
-            backupMaxBytes: number;
-            /** @enum {string} */
-            customerLanguage: "en" | "fa";
-            enabled: boolean;
-            operatorChats: components["schemas"]["OperatorChatViewDto"][];
-            sendBackups: boolean;
-            /** @description Whether a bot token is stored (the token itself is never shown) */
-            tokenSet: boolean;
-        };
         TemplateDto: {
             hosts?: components["schemas"]["TemplateHostDto"][];
             interfaces?: components["schemas"]["TemplateInterfaceDto"][];
@@ -4448,6 +4199,11 @@ export interface components {
             path: string;
             reason: string;
         };
+        TestOutcomeDto: {
+            /** @description Why it failed (the server’s answer, a timeout) */
+            error: string | null;
+            ok: boolean;
+        };
         TokenDto: {
             /** Format: date-time */
             createdAt: string;
@@ -4527,23 +4283,6 @@ export interface components {
             downBytes: number;
             upBytes: number;
             usedBytes: number;
-        };
-        TunnelsNodeDto: {
-            /** @description The node whose tunnels these are; defaults to the local node */
-            nodeId?: string;
-        };
-        TunnelsOutcomeDto: {
-            /** @description Enabled interfaces of the node the request concerned */
-            interfaces: number;
-            /**
-             * Format: uuid
-             * @description The node
-             */
-            nodeId: string;
-            /** @description The node's desired revision after the change; null when nothing changed */
-            revision: number | null;
-            /** @description Every interface of the node is kept down until started */
-            tunnelsStopped: boolean;
         };
         UpdateAdminDto: {
             /** @description false ends the user's sessions and refuses their API tokens from the next request on; not for oneself nor the last owner */
@@ -4635,12 +4374,34 @@ export interface components {
             /** @description An IPv4 CIDR, e.g. 10.8.0.0/24 */
             subnet?: string;
         };
+        UpdateMailSettingsDto: {
+            /** @description Send mailed events (needs host and recipients) */
+            enabled?: boolean;
+            /** @description Sender address; empty: the user */
+            from?: string;
+            /** @description SMTP server name or address; not private unless settings allow private targets; empty clears */
+            host?: string;
+            /** @description Write-only: never answered (passwordSet says whether one is kept); empty clears */
+            password?: string;
+            port?: number;
+            /** @description The operators' addresses mailed events go to */
+            recipients?: string[];
+            /** @description TLS from the first byte (port 465); false: STARTTLS when offered */
+            secure?: boolean;
+            /** @description SMTP user; empty: no authentication */
+            user?: string;
+        };
         UpdateNodeDto: {
             /** @description An IPv4 or IPv6 address or a hostname */
             address?: string;
             /** @description No control characters */
             name?: string;
             note?: string;
+        };
+        UpdateNotifySettingsDto: {
+            /** @description Days before expiry that client.expiring fires */
+            expiryNoticeDays?: number;
+            switches?: components["schemas"]["NotifySwitchDto"][];
         };
         UpdateOutboundDto: {
             /**
@@ -4768,31 +4529,24 @@ export interface components {
             /** @description Minutes GET /api/sharing looks back at where devices’ endpoints moved */
             sharingWindowMinutes?: number;
         };
-        UpdateTelegramSettingsDto: {
-            /** @description Larger archives are announced, not sent (the Bot API takes at most 50 MB) */
-            backupMaxBytes?: number;
-            /**
-             * @description A customer's language when their Telegram app does not say en or fa
-             * @enum {string}
-             */
-            customerLanguage?: "en" | "fa";
-            /** @description Run the bot (needs a token) */
-            enabled?: boolean;
-            /** @description The chats that speak for operators (at most 50, each chat once): replaces the list */
-            operatorChats?: components["schemas"]["OperatorChatDto"][];
-            /** @description Send each backup archive to the owner's chats */
-            sendBackups?: boolean;
-            /**
-             * Format: password
-             * @description The bot's token from @BotFather (`<id>:<secret>`); null removes it. Never shown again
-             */
-            token?: string | null;
-        };
         UpdateTokenDto: {
             /** @description false disables the token at once */
             enabled?: boolean;
             /** @description No control characters */
             name?: string;
+        };
+        UpdateWebhookDto: {
+            /** @description false: nothing is sent to it (queued attempts are dropped) */
+            enabled?: boolean;
+            /** @description Kinds sent; empty: every kind */
+            events?: ("client.quota-80" | "client.quota-95" | "client.quota-exhausted" | "client.expiring" | "client.expired" | "client.disabled" | "client.enabled" | "node.offline" | "node.online" | "hop.down" | "hop.up" | "backup.done" | "backup.failed" | "auth.new-address" | "auth.two-factor-changed" | "auth.password-changed" | "panel.test")[];
+            /** @description No control characters */
+            name?: string;
+            /**
+             * Format: uri
+             * @description http(s) URL; the same target rules as at creation
+             */
+            url?: string;
         };
         UsageDto: {
             percent: number;
@@ -4839,6 +4593,40 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "admin" | "reseller" | "viewer";
             username: string;
+        };
+        WebhookDeliveryDto: {
+            /** Format: date-time */
+            at: string;
+            /** @description 1 for the first try, then each retry */
+            attempt: number;
+            error: string | null;
+            /**
+             * Format: uuid
+             * @description The event (the payload’s id and the Warren-Delivery header)
+             */
+            eventId: string;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "client.quota-80" | "client.quota-95" | "client.quota-exhausted" | "client.expiring" | "client.expired" | "client.disabled" | "client.enabled" | "node.offline" | "node.online" | "hop.down" | "hop.up" | "backup.done" | "backup.failed" | "auth.new-address" | "auth.two-factor-changed" | "auth.password-changed" | "panel.test";
+            latencyMs: number;
+            /** @description A 2xx answer */
+            ok: boolean;
+            /** @description HTTP status answered; null when none came (timeout, refused, forbidden address) */
+            status: number | null;
+        };
+        WebhookDto: {
+            /** Format: date-time */
+            createdAt: string;
+            enabled: boolean;
+            /** @description Empty: every kind */
+            events: ("client.quota-80" | "client.quota-95" | "client.quota-exhausted" | "client.expiring" | "client.expired" | "client.disabled" | "client.enabled" | "node.offline" | "node.online" | "hop.down" | "hop.up" | "backup.done" | "backup.failed" | "auth.new-address" | "auth.two-factor-changed" | "auth.password-changed" | "panel.test")[];
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: date-time */
+            updatedAt: string;
+            url: string;
         };
         WireguardHopDto: {
             allowedIps: string[];
@@ -8712,7 +8500,7 @@ export interface operations {
                 /** @description true: only say what would be created, updated and refused; write nothing. */
                 dryRun?: "true" | "false";
                 /** @description The file's format; default: recognised from the content. */
-                format?: "warren" | "warren-csv" | "wg-easy-json" | "wg-easy-sqlite" | "w-ui";
+                format?: "warren" | "wg-easy-json" | "wg-easy-sqlite" | "w-ui";
                 /** @description The interface the clients are imported onto: their addresses must lie in its subnet. */
                 interfaceId: string;
                 /** @description Which of the file's interfaces to take when its clients have accounts on several (Warren: its name; W-UI: its id). */
@@ -9204,62 +8992,6 @@ export interface operations {
             };
             /** @description a store the route depends on cannot be reached */
             503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    get_configs: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description success */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServerConfigsDto"];
-                };
-            };
-            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no valid credentials (or, signing in, a wrong username or password) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description internal error (no detail) */
-            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10658,55 +10390,6 @@ export interface operations {
             };
         };
     };
-    get_i18n_locale: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                locale: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description success */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CatalogueDto"];
-                };
-            };
-            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no such resource (or an id that cannot be one) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description internal error (no detail) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     get_interfaces: {
         parameters: {
             query?: {
@@ -11320,73 +11003,6 @@ export interface operations {
             };
         };
     };
-    get_interfaces_id_profile: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description success */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InterfaceProfileDto"];
-                };
-            };
-            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no valid credentials (or, signing in, a wrong username or password) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no such resource (or an id that cannot be one) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description internal error (no detail) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     post_interfaces_id_reset_usage: {
         parameters: {
             query?: never;
@@ -11436,100 +11052,6 @@ export interface operations {
             };
             /** @description no such resource (or an id that cannot be one) */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description body larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description internal error (no detail) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    post_interfaces_id_restart: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description success */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InterfaceRestartDto"];
-                };
-            };
-            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no valid credentials (or, signing in, a wrong username or password) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no such resource (or an id that cannot be one) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description conflicts with the current state */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11697,44 +11219,6 @@ export interface operations {
             };
             /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description internal error (no detail) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    get_meta: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description success */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MetaDto"];
-                };
-            };
-            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
-            400: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12875,161 +12359,6 @@ export interface operations {
             };
         };
     };
-    get_outbounds_id_config: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description success */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OutboundConfigDto"];
-                };
-            };
-            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no valid credentials (or, signing in, a wrong username or password) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no such resource (or an id that cannot be one) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description internal error (no detail) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    post_outbounds_check: {
-        parameters: {
-            query?: {
-                /** @description tcp or http, as for one hop */
-                mode?: "tcp" | "http";
-                /** @description The node (its id); defaults to the local node */
-                nodeId?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description success */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HopCheckDto"][];
-                };
-            };
-            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no valid credentials (or, signing in, a wrong username or password) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no such resource (or an id that cannot be one) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description body larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description internal error (no detail) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     post_outbounds_order: {
         parameters: {
             query?: {
@@ -13084,84 +12413,6 @@ export interface operations {
             };
             /** @description no such resource (or an id that cannot be one) */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description body larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description internal error (no detail) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    post_outbounds_parse: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ParseOutboundDto"];
-            };
-        };
-        responses: {
-            /** @description success */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ParsedOutboundDto"];
-                };
-            };
-            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no valid credentials (or, signing in, a wrong username or password) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13889,62 +13140,6 @@ export interface operations {
             };
         };
     };
-    get_security_warnings: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description success */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SecurityWarningsDto"];
-                };
-            };
-            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no valid credentials (or, signing in, a wrong username or password) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description internal error (no detail) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     get_settings: {
         parameters: {
             query?: never;
@@ -14079,7 +13274,7 @@ export interface operations {
             };
         };
     };
-    post_settings_notify_test: {
+    get_settings_mail: {
         parameters: {
             query?: never;
             header?: never;
@@ -14094,7 +13289,145 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NotifyTestDto"];
+                    "application/json": components["schemas"]["MailSettingsDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patch_settings_mail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMailSettingsDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailSettingsDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_settings_mail_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailTestDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestOutcomeDto"];
                 };
             };
             /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
@@ -14162,7 +13495,7 @@ export interface operations {
             };
         };
     };
-    get_settings_telegram: {
+    get_settings_notify: {
         parameters: {
             query?: never;
             header?: never;
@@ -14177,7 +13510,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TelegramSettingsDto"];
+                    "application/json": components["schemas"]["NotifySettingsDto"];
                 };
             };
             /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
@@ -14218,7 +13551,7 @@ export interface operations {
             };
         };
     };
-    patch_settings_telegram: {
+    patch_settings_notify: {
         parameters: {
             query?: never;
             header?: never;
@@ -14227,7 +13560,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UpdateTelegramSettingsDto"];
+                "application/json": components["schemas"]["UpdateNotifySettingsDto"];
             };
         };
         responses: {
@@ -14237,7 +13570,81 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TelegramSettingsDto"];
+                    "application/json": components["schemas"]["NotifySettingsDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_settings_notify_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotifyTestDto"];
                 };
             };
             /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
@@ -15155,277 +14562,7 @@ export interface operations {
             };
         };
     };
-    post_tunnels_restart: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["TunnelsNodeDto"];
-            };
-        };
-        responses: {
-            /** @description success */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TunnelsOutcomeDto"];
-                };
-            };
-            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no valid credentials (or, signing in, a wrong username or password) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no such resource (or an id that cannot be one) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description conflicts with the current state */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description body larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description internal error (no detail) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    post_tunnels_start: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["TunnelsNodeDto"];
-            };
-        };
-        responses: {
-            /** @description success */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TunnelsOutcomeDto"];
-                };
-            };
-            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no valid credentials (or, signing in, a wrong username or password) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no such resource (or an id that cannot be one) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description body larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description internal error (no detail) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    post_tunnels_stop: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["TunnelsNodeDto"];
-            };
-        };
-        responses: {
-            /** @description success */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TunnelsOutcomeDto"];
-                };
-            };
-            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no valid credentials (or, signing in, a wrong username or password) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no such resource (or an id that cannot be one) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description body larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description internal error (no detail) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    post_wgkey: {
+    get_webhooks: {
         parameters: {
             query?: never;
             header?: never;
@@ -15440,7 +14577,67 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["KeyPairDto"];
+                    "application/json": components["schemas"]["WebhookDto"][];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_webhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookDto"];
                 };
             };
             /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
@@ -15481,6 +14678,247 @@ export interface operations {
             };
             /** @description body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    delete_webhooks_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patch_webhooks_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_webhooks_id_deliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryDto"][];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

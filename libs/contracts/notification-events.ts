@@ -20,13 +20,15 @@ export const NOTIFICATION_EVENT_KINDS = [
   'auth.new-address',
   'auth.two-factor-changed',
   'auth.password-changed',
+  /** Sent by POST /api/settings/notify/test through every channel, whatever the switches say. */
+  'panel.test',
 ] as const;
 export type NotificationEventKind = (typeof NOTIFICATION_EVENT_KINDS)[number];
 
 export const NOTIFICATION_CHANNEL_NAMES = ['webhook', 'telegram', 'mail'] as const;
 export type NotificationChannelName = (typeof NOTIFICATION_CHANNEL_NAMES)[number];
 
-export type NotificationSubjectType = 'client' | 'node' | 'hop' | 'backup' | 'admin';
+export type NotificationSubjectType = 'client' | 'node' | 'hop' | 'backup' | 'admin' | 'panel';
 
 export interface NotificationEvent {
   /** Stable id of this crossing: a channel that sees it twice delivers it once. */

@@ -18,6 +18,7 @@ export const WEB_PAGES = [
   'audit',
   'system',
   'settings',
+  'notifications',
   'api-docs',
   'operators',
   'account',

@@ -31,6 +31,10 @@ const VOLATILE = [
   'node_agents.last_seen_at',
   'nodes.delivered_revision',
   'nodes.applied_revision',
+  // Written in the background: delivery attempts to the fuzzed webhook (retried with backoff),
+  // the events a test send records, and sign-ins from a new address.
+  'webhook_deliveries',
+  'notification_events',
 ];
 
 /**
@@ -235,6 +239,8 @@ beforeAll(async () => {
     .set('clients', client.id)
     .set('devices', client.devices[0].id);
   realIds.set('hosts', host.id).set('tokens', decoy.id);
+  const hook = await f.call('POST', 'webhooks', { name: 'fuzzed', url: 'https://hooks.example.org/w' });
+  realIds.set('webhooks', hook.body.id as string);
 }, 60_000);
 
 afterAll(async () => {

@@ -23,6 +23,9 @@ import { tapOutput, type OutputTap } from '../support/output-tap.js';
  *   again, never logged, stored only as hashes; those hashes: stored, never shown.
  * - a user's TOTP secret: shown once (by POST /api/auth/totp/start), stored (codes are checked
  *   with it), never shown again, never logged.
+ * - a webhook's signing secret: shown once (by POST /api/webhooks), stored (deliveries are signed
+ *   with it); the SMTP password: write-only, stored (mail is sent with it). Neither ever shown
+ *   by a GET nor logged.
  */
 
 /** Routes that exist to hand a client's own keys to its owner. */
@@ -107,6 +110,20 @@ beforeAll(async () => {
     iface.id,
   ]);
   secrets.push({ kind: 'interface private key', value: stored.private_key, shownBy: [], storedPlain: true });
+  // A webhook's signing secret: shown once by its creation, stored (deliveries are signed with it).
+  const hook = await t.call('POST', 'webhooks', {
+    token: session,
+    body: { name: 'crawl', url: 'https://hooks.example.org/w' },
+  });
+  secrets.push({ kind: 'webhook secret', value: hook.body.secret, shownBy: [], storedPlain: true });
+  realIds.set('webhooks', hook.body.id);
+  // The SMTP password: write-only, stored (mail is sent with it), never shown.
+  const smtpPassword = `smtp-${randomUUID()}`;
+  await t.call('PATCH', 'settings/mail', {
+    token: session,
+    body: { host: 'smtp.example.org', password: smtpPassword },
+  });
+  secrets.push({ kind: 'SMTP password', value: smtpPassword, shownBy: [], storedPlain: true });
   for (const account of await f.accountsOf(client.id)) {
     secrets.push({
       kind: 'client private key',
@@ -219,6 +236,8 @@ test('every kind of secret was made', () => {
       'hop private key',
       'hop preshared key',
       'TOTP secret',
+      'webhook secret',
+      'SMTP password',
     ]),
   );
   for (const secret of secrets) expect(secret.value.length).toBeGreaterThanOrEqual(16);

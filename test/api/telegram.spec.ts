@@ -225,9 +225,17 @@ describe('operators', () => {
     expect([await expiresAt(alice.id), await enabled(alice.id)]).toEqual([before, true]);
   });
 
-  it('POST /api/settings/notify/test reaches every operator chat', async () => {
+  it('POST /api/settings/notify/test reaches every operator chat but a reseller’s (the panel is not theirs)', async () => {
     const answer = await t.call('POST', 'settings/notify/test', { token });
-    expect([answer.status, answer.body]).toEqual([200, { sent: 4, failed: 0, failures: [] }]);
+    expect(answer.status).toBe(200);
+    expect(answer.body.channels).toContainEqual({ channel: 'telegram', ok: true, error: null });
+    const tested = (chat: number) => texts(tg.sentTo(chat)).some((text) => text.includes('A test notification'));
+    expect([tested(CHAT.owner), tested(CHAT.admin), tested(CHAT.viewer), tested(CHAT.reseller)]).toEqual([
+      true,
+      true,
+      true,
+      false,
+    ]);
   });
 });
 

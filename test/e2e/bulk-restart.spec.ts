@@ -5,6 +5,7 @@ import pg from 'pg';
 import { freshInterface } from '../support/fixtures.js';
 import { startPanelProcess, type PanelProcess } from '../support/spawned-process.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { processApi } from '../support/panel-process-api.js';
 import { OWNER } from '../support/test-panel.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -20,27 +21,10 @@ let panel: PanelProcess | undefined;
 let token: string;
 const dataDir = mkdtempSync(join(tmpdir(), 'warren-bulk-restart-'));
 
-/** The API of the panel process (no second panel here: it would be a controller of its own). */
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${panel!.origin}/api/${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json() };
-}
-
-async function signIn(): Promise<string> {
-  const response = await fetch(`${panel!.origin}/api/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(OWNER),
-  });
-  return ((await response.json()) as { token: string }).token;
-}
+const { call, signIn } = processApi(
+  () => panel!.origin,
+  () => token,
+);
 
 async function query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
   return (await db.query(sql, params)).rows as T[];

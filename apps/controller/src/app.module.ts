@@ -17,6 +17,8 @@ import { TunnelsModule } from './tunnels/tunnels.module.js';
 import { MonitoringModule } from './monitoring/monitoring.module.js';
 import { NodesModule } from './nodes/nodes.module.js';
 import { NotificationsModule } from './notifications/notifications.module.js';
+import { MailModule } from './notifications/mail/mail.module.js';
+import { WebhooksModule } from './notifications/webhooks/webhooks.module.js';
 import { OverviewModule } from './overview/overview.module.js';
 import { OutboundsModule } from './outbounds/outbounds.module.js';
 import { RoutingModule } from './routing/routing.module.js';
@@ -61,6 +63,8 @@ export class AppModule {
         TemplateModule,
         ServerModule,
         DocsModule,
+        WebhooksModule,
+        MailModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ErrorFilter },

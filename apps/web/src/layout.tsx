@@ -28,6 +28,7 @@ import {
   IconRoute,
   IconServer,
   IconSettings,
+  IconBell,
   IconSun,
   IconTemplate,
   IconUser,
@@ -59,6 +60,8 @@ const NAV = [
   { to: '/audit', key: 'nav.audit', icon: IconHistory, ownerOnly: true },
   { to: '/system', key: 'nav.system', icon: IconChartLine },
   { to: '/settings', key: 'nav.settings', icon: IconSettings },
+  // Owner and admins: webhooks and the switches are theirs (a viewer would read only refusals).
+  { to: '/notifications', key: 'nav.notifications', icon: IconBell, managersOnly: true },
   { to: '/api-docs', key: 'nav.api', icon: IconApi, reseller: true },
   // The owner's alone (the API refuses everyone else): not shown to other roles.
   { to: '/operators', key: 'nav.operators', icon: IconUserShield, ownerOnly: true },
@@ -93,7 +96,9 @@ export function Layout() {
       <AppShell.Navbar p="xs" component="nav" aria-label={t('nav.menu')}>
         <AppShell.Section grow component={ScrollArea}>
           {NAV.filter((item) =>
-            role === 'reseller' ? 'reseller' in item : !('ownerOnly' in item) || role === 'owner',
+            role === 'reseller'
+              ? 'reseller' in item
+              : (!('ownerOnly' in item) || role === 'owner') && (!('managersOnly' in item) || role !== 'viewer'),
           ).map((item) => (
             <NavLink
               key={item.to}

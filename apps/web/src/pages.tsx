@@ -20,6 +20,7 @@ const LOADERS: Record<WebPage, () => Promise<PageModule>> = {
   audit: () => import('./pages/audit.js'),
   system: () => import('./pages/system.js'),
   settings: () => import('./pages/settings.js'),
+  notifications: () => import('./pages/notifications.js'),
   'api-docs': () => import('./pages/api-docs.js'),
   operators: () => import('./pages/operators.js'),
   account: () => import('./pages/account.js'),

@@ -15,6 +15,7 @@ import type { BulkAction } from './dto/admin.dto.js';
 import { AdminsRepository, type AdminChanges, type AdminView, type Refused } from './admins.repository.js';
 import type { ResellerLimitsDto } from './dto/reseller-limits.dto.js';
 import { bumpRevisions } from '../revisions/revisions.js';
+import { NotificationEvents } from '../notifications/events/notification-events.js';
 
 /** What the owner sees of a reseller: ceilings, pool and clients. */
 export interface ResellerSummary extends ResellerAccount {
@@ -47,6 +48,7 @@ export class AdminsService {
     private readonly admins: AdminsRepository,
     private readonly resellers: ResellerLimitsRepository,
     @Inject(MikroORM) private readonly orm: MikroORM,
+    private readonly notifications: NotificationEvents,
   ) {}
 
   async list(): Promise<OperatorView[]> {
@@ -170,6 +172,16 @@ export class AdminsService {
     );
     settled(changed, () => (body.enabled === false && body.role === undefined ? 'enabled' : 'role'));
     if (body.limits?.trafficPoolBytes !== undefined) await this.applyPool(id);
+    if (changes.passwordHash !== undefined) {
+      const at = new Date();
+      await this.notifications.record(null, {
+        kind: 'auth.password-changed',
+        crossing: `auth.password-changed:${id}:${at.getTime()}`,
+        subject: { type: 'admin', id, name: body.username ?? current.username },
+        details: { by: caller.username },
+        occurredAt: at,
+      });
+    }
     return this.get(id);
   }
 

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AuthController } from './auth.controller.js';
+import { AuthNotices } from './auth-notices.js';
 import { AuthGuard } from './auth.guard.js';
 import { AuthService } from './auth.service.js';
 import { CredentialsRepository } from './credentials.repository.js';
@@ -28,6 +29,7 @@ import { TotpService } from './totp/totp.service.js';
     TotpService,
     TotpRepository,
     TotpClock,
+    AuthNotices,
     { provide: APP_GUARD, useClass: AuthGuard },
   ],
 })

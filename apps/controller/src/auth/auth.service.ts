@@ -10,6 +10,7 @@ import { TotpService, wrongCode } from './totp/totp.service.js';
 import { DECOY_HASH, hashPassword, verifyPassword } from './password.js';
 import type { Principal } from './principal.js';
 import { UsersRepository, type SessionView } from './users.repository.js';
+import { AuthNotices } from './auth-notices.js';
 
 export interface SignedIn {
   token: string;
@@ -40,6 +41,7 @@ export class AuthService {
     private readonly users: UsersRepository,
     private readonly credentials: CredentialsRepository,
     private readonly totp: TotpService,
+    private readonly notices: AuthNotices,
   ) {}
 
   async login(
@@ -74,6 +76,7 @@ export class AuthService {
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(Date.now() + this.config.sessionTtlHours * 3600_000);
     await this.users.createSession(user.id, hashSecret(token), expiresAt, { address: ip, userAgent });
+    await this.notices.signedIn({ userId: user.id, username: user.username }, ip);
     // Expired sessions are swept here rather than by a timer: sign-ins are rare and this is cheap.
     await this.users.deleteExpiredSessions(new Date());
     return {
@@ -108,6 +111,7 @@ export class AuthService {
     const keep = principal.via === 'session' ? principal.credentialId : undefined;
     const ended = await this.users.changePassword(user.id, await hashPassword(newPassword), keep);
     if (ended === null) throw unauthorized('invalid or expired credentials');
+    await this.notices.passwordChanged({ userId: user.id, username: user.username }, 'self');
     return ended;
   }
 

@@ -5,6 +5,7 @@ import { withTimeout } from '../common/with-timeout.js';
 import { awaitJob, type JobOutcome } from '../queue/await-job.js';
 import type { AnyWorker, QueueBackend } from '../queue/queue-backend.js';
 import { QUEUE_BACKEND } from '../runtime.js';
+import { BackupNotices } from './backup-notices.js';
 import { ArchiveRefused } from './backup-archive.js';
 import { BackupRunner, type RunProgress } from './backup-runner.js';
 import { BackupsRepository } from './backups.repository.js';
@@ -51,6 +52,7 @@ export class BackupJobs implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(QUEUE_BACKEND) private readonly queues: QueueBackend,
     private readonly runner: BackupRunner,
     private readonly repository: BackupsRepository,
+    private readonly notices: BackupNotices,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -148,8 +150,13 @@ export class BackupJobs implements OnApplicationBootstrap, OnModuleDestroy {
       const made = (outcome.result as { name?: string } | undefined)?.name;
       this.logger.log(job.name === 'backup' ? `backup ${made} made` : `restore of ${job.data.name} done`);
       if (job.name === 'backup' && made) for (const listener of this.made) listener(made);
+      // A notice that cannot be recorded does not turn a made backup into a failed one.
+      if (job.name === 'backup')
+        await this.notices.backupDone(made ?? String(job.id), job.data.trigger, outcome.result).catch(() => undefined);
       return outcome.result;
     } catch (error) {
+      if (job.name === 'backup' && !(error instanceof UnrecoverableError && error.message.startsWith(REFUSED)))
+        await this.notices.backupFailed(job, (error as Error).message).catch(() => undefined);
       if (error instanceof ArchiveRefused) throw new UnrecoverableError(`${REFUSED}${error.status} ${error.message}`);
       throw error;
     }

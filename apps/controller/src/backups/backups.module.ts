@@ -7,6 +7,7 @@ import { BackupRunner } from './backup-runner.js';
 import { BackupScheduler } from './backup.scheduler.js';
 import { BackupStore } from './backup-store.js';
 import { BackupsController } from './backups.controller.js';
+import { BackupNotices } from './backup-notices.js';
 import { BackupsRepository } from './backups.repository.js';
 import { BackupsService } from './backups.service.js';
 import { HostStateCollector } from './host-state-collector.js';
@@ -28,6 +29,7 @@ import { HostStateCollector } from './host-state-collector.js';
     HostStateCollector,
     BackupRunner,
     BackupJobs,
+    BackupNotices,
     BackupsService,
     BackupScheduler,
   ],

@@ -18,6 +18,7 @@ import { assertReachableByKind, formatHopAddress, parseHopAddress } from '../out
 import { assertFieldsFit, assertUsableHopKeys } from '../outbounds/outbounds.service.js';
 import { CreateRuleDto, UpdateRoutingDto } from '../routing/dto/routing.dto.js';
 import { UpdateSettingsDto } from '../settings/dto/settings.dto.js';
+import { MAIL_KEY, NOTIFY_KEY } from '../notifications/notification-settings.js';
 import { SubscriptionSettingsDto } from '../subscriptions/dto/subscription.dto.js';
 import {
   isSubscriptionKey,
@@ -224,9 +225,13 @@ export async function checkRestoredRows(query: RowQuery): Promise<void> {
   // Settings are one row per key: together they are what PATCH /api/settings takes, but for the
   // subscription page's own (what PUT /api/subscription takes) and the key its links derive from.
   const rows = await query(`select key, value from settings order by key`);
+  // The notification settings' rows (notify, mail) are read leniently (a value out of shape reads
+  // as its default) and mail servers are checked again at every send: nothing to refuse here.
   const {
     [SUBSCRIPTION_SETTINGS_KEY]: subscription,
     [SUBSCRIPTION_KEY_SETTING]: linkKey,
+    [NOTIFY_KEY]: _notify,
+    [MAIL_KEY]: _mail,
     ...settings
   } = Object.fromEntries(rows.map((row) => [row.key as string, row.value]));
   await dto(UpdateSettingsDto, settings, 'settings rows');

@@ -5,6 +5,8 @@ import { bumpRevisions } from '../revisions/revisions.js';
 import { ClientTotals } from './client-totals.js';
 import { ClientsRepository } from './clients.repository.js';
 import { TimeTransitionsRepository } from './time-transitions.repository.js';
+import { recordExpired, recordExpiring, recordRuleChange } from './client-notices.js';
+import { NotificationSettingsRepository } from '../notifications/notification-settings.repository.js';
 
 export interface TimeTransitionsResult {
   /** Clients that moved to expired (from active or exhausted). */
@@ -32,6 +34,7 @@ export class TimeTransitionsService {
     private readonly totals: ClientTotals,
     private readonly transitions: TimeTransitionsRepository,
     private readonly clients: ClientsRepository,
+    private readonly notificationSettings: NotificationSettingsRepository,
   ) {}
 
   async applyTimeTransitions(now: Date = new Date()): Promise<TimeTransitionsResult> {
@@ -43,6 +46,17 @@ export class TimeTransitionsService {
       const renewed = await this.transitions.renewDueCycles(em, now);
       const revived = renewed.filter((row) => row.previous === 'exhausted');
 
+      // Notifications commit with the changes that make them (docs/notifications.md).
+      await recordExpired(em, [...expiredLive, ...expiredExhausted], now);
+      await recordRuleChange(
+        em,
+        'client.enabled',
+        revived.map((row) => row.id),
+        'reset cycle',
+        'c.last_reset_at',
+        now,
+      );
+      await recordExpiring(em, (await this.notificationSettings.notify()).expiryNoticeDays, now);
       const nodes = await this.clients.nodesOf(em, [...expiredLive, ...revived.map((row) => row.id)]);
       await bumpRevisions(em, nodes);
       const done: TimeTransitionsResult = {

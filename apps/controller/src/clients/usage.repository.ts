@@ -23,6 +23,8 @@ export interface CountedClient {
   handshake: Date | null;
   /** Peers of the batch that matched an account of this client. */
   matched: number;
+  /** What a counter batch added and who the client is: the quota crossings' facts (quota-crossings.ts). */
+  batch?: { addedBytes: number; name: string; ownerId: string; telegramId: string | null; lastResetAt: Date | null };
 }
 
 /** A client a counter batch counted bytes for, with its owner (whose reseller pool the bytes count against). */
@@ -190,7 +192,8 @@ export class UsageRepository {
                    from dev group by client_id) s
           where c.id = s.client_id
          returning c.id, c.owner_id, s.rx + s.tx as bytes, c.status, c.quota_bytes, c.used_bytes, c.expires_at,
-                   c.start_on_first_use, c.activated_at, c.duration_seconds, s.handshake, s.n as matched, s.rx, s.tx
+                   c.start_on_first_use, c.activated_at, c.duration_seconds, s.handshake, s.n as matched, s.rx, s.tx,
+                   c.name, c.telegram_id, c.last_reset_at
        ), pool as (
          -- A reseller's traffic pool counts what their clients use, in the same statement: a batch
          -- counts there exactly once, as it does for the clients (docs/operators.md, "Ceilings").
@@ -204,7 +207,8 @@ export class UsageRepository {
          returning user_id, traffic_pool_bytes is not null and pool_used_bytes >= traffic_pool_bytes as spent
        )${history.sql}
        select cli.id, cli.owner_id, cli.status, cli.quota_bytes, cli.used_bytes, cli.expires_at, cli.start_on_first_use,
-              cli.activated_at, cli.duration_seconds, cli.handshake, cli.matched, coalesce(pool.spent, false) as pool_spent
+              cli.activated_at, cli.duration_seconds, cli.handshake, cli.matched, coalesce(pool.spent, false) as pool_spent,
+              cli.bytes, cli.name, cli.telegram_id::text as telegram_id, cli.last_reset_at
          from cli left join pool on pool.user_id = cli.owner_id`,
       [batch, nodeId, ...rate.params, ...history.params],
     );
@@ -221,6 +225,13 @@ export class UsageRepository {
       durationSeconds: readNumber(row.duration_seconds),
       handshake: readTimestamp(row.handshake),
       matched: readNumber(row.matched),
+      batch: {
+        addedBytes: readNumber(row.bytes),
+        name: row.name as string,
+        ownerId: row.owner_id as string,
+        telegramId: (row.telegram_id as string | null) ?? null,
+        lastResetAt: readTimestamp(row.last_reset_at),
+      },
     }));
   }
 

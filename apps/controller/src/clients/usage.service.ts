@@ -9,6 +9,9 @@ import { ClientsRepository } from './clients.repository.js';
 import { UsageRepository, type BatchRecord, type StatusChange } from './usage.repository.js';
 import { SharingService } from './sharing/sharing.service.js';
 import { currentBucket } from './usage-tiers.js';
+import { quotaCrossings } from './quota-crossings.js';
+import { recordRuleChange } from './client-notices.js';
+import { NotificationEvents } from '../notifications/events/notification-events.js';
 import type { WarrenConfig } from '../config/config.js';
 import { WARREN_CONFIG } from '../runtime.js';
 
@@ -55,6 +58,7 @@ export class UsageService implements OnModuleInit {
     private readonly sharing: SharingService,
     private readonly resellers: ResellerLimitsRepository,
     @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
+    private readonly notifications: NotificationEvents,
   ) {}
 
   onModuleInit(): void {
@@ -120,7 +124,10 @@ export class UsageService implements OnModuleInit {
     // Before the counters move the accounts' last endpoints: a move is a change from that one.
     const disabled = await this.sharing.recordMoves(em, nodeId, peers, now);
     if (disabled.length > 0) await bumpRevisions(em, await this.clients.nodesOf(em, disabled));
+    await recordRuleChange(em, 'client.disabled', disabled, 'sharing', 'c.status_changed_at', now);
     const touched = await this.usage.addCounters(em, nodeId, peers, record);
+    // Quota crossings commit with the counters that made them (the batch counts once, so do they).
+    await this.notifications.record(em, ...touched.flatMap((client) => quotaCrossings(client, now)));
 
     const changes: StatusChange[] = [];
     const lostOrGainedPeers: string[] = [];

@@ -26,6 +26,9 @@ import { Outbound } from '../outbounds/outbound.entity.js';
 import { OutboundTransition } from '../outbounds/outbound-transition.entity.js';
 import { RoutingBasic } from '../routing/routing-basic.entity.js';
 import { RoutingRule } from '../routing/routing-rule.entity.js';
+import { NotificationEventRow } from '../notifications/events/notification-event.entity.js';
+import { WebhookDelivery } from '../notifications/webhooks/webhook-delivery.entity.js';
+import { WebhookEndpoint } from '../notifications/webhooks/webhook-endpoint.entity.js';
 import { ResellerLimits } from '../resellers/reseller-limits.entity.js';
 import { TelegramUser } from '../telegram/telegram-user.entity.js';
 
@@ -63,4 +66,7 @@ export const ENTITIES = [
   ClientUsageRow,
   NodeUsageRow,
   TelegramUser,
+  NotificationEventRow,
+  WebhookEndpoint,
+  WebhookDelivery,
 ];

@@ -11,6 +11,7 @@ import { Outbound, type OutboundKind } from './outbound.entity.js';
 import type { HopState } from './dto/outbound.response.js';
 import { OutboundTransition, type HopHealth } from './outbound-transition.entity.js';
 import { setPositions } from '../database/positions.js';
+import { NotificationEvents } from '../notifications/events/notification-events.js';
 
 export interface OutboundView {
   id: string;
@@ -160,6 +161,7 @@ export class OutboundsRepository {
     @Inject(MikroORM) private readonly orm: MikroORM,
     /** Whether this controller runs an agent for the local node (isUnmanaged). */
     @Inject(WARREN_CONFIG) private readonly config: Pick<WarrenConfig, 'localAgent'>,
+    private readonly notifications: NotificationEvents,
   ) {}
 
   transaction<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
@@ -301,7 +303,7 @@ export class OutboundsRepository {
         error,
         at,
       };
-      em.create(OutboundTransition, {
+      const record = em.create(OutboundTransition, {
         outbound: row,
         nodeId: row.node.id,
         tag: row.tag,
@@ -311,6 +313,16 @@ export class OutboundsRepository {
         at,
       });
       await em.flush();
+      // Down from any state (a first check that fails too), up only from down: a new hop's first
+      // passing check is no news. Keyed by the transition, which is itself written once.
+      if (health === 'down' || from === 'down')
+        await this.notifications.record(em, {
+          kind: health === 'down' ? 'hop.down' : 'hop.up',
+          crossing: `hop.${health}:${id}:${record.id}`,
+          subject: { type: 'hop', id, name: row.tag },
+          details: { nodeId: row.node.id, error },
+          occurredAt: at,
+        });
       return transition;
     });
   }

@@ -45,7 +45,7 @@ export interface QueueBackend {
   close(): Promise<void>;
 }
 
-export type WorkerTuning = Pick<WorkerOptions, 'lockDuration' | 'stalledInterval' | 'maxStalledCount'>;
+export type WorkerTuning = Pick<WorkerOptions, 'lockDuration' | 'stalledInterval' | 'maxStalledCount' | 'concurrency'>;
 
 /** Told when a job of one of the controller's own queues ends (for the metrics). */
 export type JobDoneObserver = (queue: string, outcome: 'completed' | 'failed') => void;

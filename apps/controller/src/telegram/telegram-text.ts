@@ -31,7 +31,6 @@ const BOT_TEXT_EN = {
   enabled: '{name} is enabled.',
   refused: 'Refused: {error}',
   failed: 'That did not work; nothing was changed. Try again later.',
-  test: 'Warren: a test message. This chat gets the panel’s notifications.',
   backupMade: 'Backup {name} ({size}).',
   backupTooLarge: 'Backup {name} is {size}, above the {limit} the settings let the bot send: fetch it from the panel.',
 };
@@ -59,7 +58,6 @@ const BOT_TEXT_FA: BotText = {
   enabled: '{name} فعال شد.',
   refused: 'پذیرفته نشد: {error}',
   failed: 'انجام نشد و چیزی تغییر نکرد. بعداً دوباره امتحان کنید.',
-  test: 'Warren: پیام آزمایشی. این گفتگو اعلان‌های پنل را می‌گیرد.',
   backupMade: 'پشتیبان {name} ({size}).',
   backupTooLarge: 'پشتیبان {name} {size} است، بیشتر از {limit} که ربات مجاز به فرستادنش است: آن را از پنل بگیرید.',
 };
@@ -140,6 +138,7 @@ const EVENT_TEXT: Record<TelegramLanguage, Record<NotificationEvent['kind'], str
     'auth.new-address': 'Sign-in from a new address',
     'auth.two-factor-changed': 'Two-factor sign-in changed',
     'auth.password-changed': 'Password changed',
+    'panel.test': 'A test notification: this chat gets the panel’s notifications',
   },
   fa: {
     'client.quota-80': '۸۰٪ حجم مصرف شد',
@@ -158,5 +157,6 @@ const EVENT_TEXT: Record<TelegramLanguage, Record<NotificationEvent['kind'], str
     'auth.new-address': 'ورود از نشانی تازه',
     'auth.two-factor-changed': 'ورود دومرحله‌ای تغییر کرد',
     'auth.password-changed': 'گذرواژه تغییر کرد',
+    'panel.test': 'اعلان آزمایشی: این گفتگو اعلان‌های پنل را می‌گیرد',
   },
 };

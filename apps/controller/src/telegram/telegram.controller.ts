@@ -2,17 +2,13 @@ import { Body, Controller } from '@nestjs/common';
 import { MANAGERS, OWNER_ONLY } from '#libs/contracts/user-roles.js';
 import { Route } from '../http/route.decorator.js';
 import { UpdateTelegramSettingsDto } from './dto/telegram-settings.dto.js';
-import { NotifyTestDto, TelegramSettingsDto } from './dto/telegram-settings.response.js';
-import { TelegramNotifyTest } from './telegram-notify-test.js';
+import { TelegramSettingsDto } from './dto/telegram-settings.response.js';
 import { TelegramSettingsService } from './telegram-settings.service.js';
 
-/** The Telegram bot's settings and W-UI's notification test (docs/telegram.md). */
+/** The Telegram bot's settings (docs/telegram.md); W-UI's notification test is notifications/' own, through every channel. */
 @Controller()
 export class TelegramController {
-  constructor(
-    private readonly settings: TelegramSettingsService,
-    private readonly notifyTest: TelegramNotifyTest,
-  ) {}
+  constructor(private readonly settings: TelegramSettingsService) {}
 
   @Route({
     method: 'GET',
@@ -43,19 +39,5 @@ export class TelegramController {
   })
   update(@Body() body: UpdateTelegramSettingsDto) {
     return this.settings.update(body);
-  }
-
-  @Route({
-    method: 'POST',
-    path: 'settings/notify/test',
-    group: 'settings',
-    roles: OWNER_ONLY,
-    summary: 'Send a test message to every operator chat of the Telegram bot; says which chats it reached',
-    response: NotifyTestDto,
-    errors: [409],
-    audit: { target: 'telegram' },
-  })
-  test() {
-    return this.notifyTest.send();
   }
 }

@@ -9,7 +9,6 @@ import { OperatorActions } from './operator-actions.js';
 import { OperatorCommands } from './operator-commands.js';
 import { TelegramApi } from './telegram-api.js';
 import { TelegramChannel } from './telegram-channel.js';
-import { TelegramNotifyTest } from './telegram-notify-test.js';
 import { TelegramPoller } from './telegram-poller.js';
 import { TelegramSettingsService } from './telegram-settings.service.js';
 import { TelegramUpdates } from './telegram-updates.js';
@@ -34,7 +33,6 @@ import { TelegramRepository } from './telegram.repository.js';
     TelegramUpdates,
     TelegramPoller,
     TelegramChannel,
-    TelegramNotifyTest,
     BackupSender,
   ],
   exports: [TelegramSettingsService, TelegramChannel, TelegramPoller],

@@ -5,6 +5,7 @@ import { hashSecret } from '#libs/tokens/api-token.js';
 import { ApiError, badRequest, conflict, notFound } from '../../http/api-error.js';
 import { verifyPassword } from '../password.js';
 import { UsersRepository } from '../users.repository.js';
+import { AuthNotices } from '../auth-notices.js';
 import { LoginThrottleService } from '../login-throttle.service.js';
 import type { Principal } from '../principal.js';
 import { TotpClock } from './totp-clock.js';
@@ -58,6 +59,7 @@ export class TotpService {
     private readonly throttle: LoginThrottleService,
     private readonly clock: TotpClock,
     private readonly users: UsersRepository,
+    private readonly notices: AuthNotices,
   ) {}
 
   async status(userId: string): Promise<{ enabled: boolean; pending: boolean; recoveryCodesLeft: number }> {
@@ -100,6 +102,7 @@ export class TotpService {
     if (!(await this.totp.enable(principal.userId, state.secret, step, hashes)))
       throw conflict('two-factor sign-in changed meanwhile; start again');
     this.logger.log(`${principal.username} turned on two-factor sign-in`);
+    await this.notices.twoFactorChanged(principal, true, 'self');
     return { recoveryCodes };
   }
 
@@ -117,6 +120,7 @@ export class TotpService {
     await this.throttle.succeeded(keys);
     await this.totp.clear(principal.userId);
     this.logger.log(`${principal.username} turned off two-factor sign-in`);
+    await this.notices.twoFactorChanged(principal, false, 'self');
   }
 
   /**
@@ -134,6 +138,8 @@ export class TotpService {
   async reset(userId: string): Promise<void> {
     if (!(await this.totp.clear(userId))) throw notFound('user not found', 'id');
     this.logger.log(`two-factor sign-in of user ${userId} was reset`);
+    const user = await this.users.findById(userId);
+    await this.notices.twoFactorChanged({ userId, username: user?.username ?? userId }, false, 'owner');
   }
 
   /** A six-digit code is a TOTP code (its step taken once); anything else is tried as a recovery code. */

@@ -20,6 +20,7 @@ import { Migration20261126180000_resellers } from './Migration20261126180000_res
 import { Migration20261126180100_groups } from './Migration20261126180100_groups.js';
 import { Migration20261126180200_client_usage_history } from './Migration20261126180200_client_usage_history.js';
 import { Migration20261126180300_sharing } from './Migration20261126180300_sharing.js';
+import { Migration20261126210000_notifications } from './Migration20261126210000_notifications.js';
 import { Migration20261126210100_telegram } from './Migration20261126210100_telegram.js';
 import { Migration20261126210200_client_writes } from './Migration20261126210200_client_writes.js';
 import { Migration20261126210400_password_changed } from './Migration20261126210400_password_changed.js';
@@ -54,6 +55,7 @@ export const MIGRATIONS: MigrationObject[] = [
     class: Migration20261126180200_client_usage_history,
   },
   { name: 'Migration20261126180300_sharing', class: Migration20261126180300_sharing },
+  { name: 'Migration20261126210000_notifications', class: Migration20261126210000_notifications },
   { name: 'Migration20261126210100_telegram', class: Migration20261126210100_telegram },
   { name: 'Migration20261126210200_client_writes', class: Migration20261126210200_client_writes },
   {

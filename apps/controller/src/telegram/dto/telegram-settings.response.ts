@@ -36,14 +36,3 @@ export class TelegramSettingsDto {
   @IntField()
   backupMaxBytes!: number;
 }
-
-export class NotifyTestDto {
-  @IntField({ description: 'How many operator chats the test message reached' })
-  sent!: number;
-
-  @IntField({ description: 'How many it could not reach (each named in `failures`)' })
-  failed!: number;
-
-  @ApiProperty({ type: [String], description: '`<chat id>: <what Telegram answered>` for each chat not reached' })
-  failures!: string[];
-}

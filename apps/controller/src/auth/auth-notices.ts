@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import { NotificationEvents } from '../notifications/events/notification-events.js';
+
+type Account = { userId: string; username: string };
+
+/**
+ * What sign-in and credential changes tell the operators (docs/notifications.md). Recorded after
+ * the change commits (the repositories are shared with the command line, which records none):
+ * a controller killed in between loses that one notice, never repeats it.
+ */
+@Injectable()
+export class AuthNotices {
+  constructor(private readonly events: NotificationEvents) {}
+
+  /**
+   * A sign-in from an address this account never signed in from: the crossing is the account and
+   * the address, so each pair is told once, ever (as long as the outbox keeps it).
+   */
+  signedIn(account: Account, address: string): Promise<void> {
+    return this.events.record(null, {
+      kind: 'auth.new-address',
+      crossing: `auth.new-address:${account.userId}:${address}`,
+      subject: { type: 'admin', id: account.userId, name: account.username },
+      details: { address },
+    });
+  }
+
+  passwordChanged(account: Account, by: 'self' | 'owner'): Promise<void> {
+    const at = new Date();
+    return this.events.record(null, {
+      kind: 'auth.password-changed',
+      crossing: `auth.password-changed:${account.userId}:${at.getTime()}`,
+      subject: { type: 'admin', id: account.userId, name: account.username },
+      details: { by },
+      occurredAt: at,
+    });
+  }
+
+  twoFactorChanged(account: Account, enabled: boolean, by: 'self' | 'owner'): Promise<void> {
+    const at = new Date();
+    return this.events.record(null, {
+      kind: 'auth.two-factor-changed',
+      crossing: `auth.two-factor-changed:${account.userId}:${enabled ? 'on' : 'off'}:${at.getTime()}`,
+      subject: { type: 'admin', id: account.userId, name: account.username },
+      details: { enabled, by },
+      occurredAt: at,
+    });
+  }
+}
