@@ -690,8 +690,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Raise or lower the quota of the selected clients by deltaBytes (unlimited ones stay unlimited): one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
-         * @description Roles: owner, admin.
+         * Raise or lower the quota of the selected clients by deltaBytes (unlimited ones stay unlimited): one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes; a reseller's reaches their own clients, within their ceilings
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_adjust"];
         delete?: never;
@@ -730,8 +730,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Enable, disable or delete the selected clients: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
-         * @description Roles: owner, admin.
+         * Enable, disable or delete the selected clients: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes; a reseller's reaches their own clients, within their ceilings
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_bulk"];
         delete?: never;
@@ -770,8 +770,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Extend the expiry of the selected clients by days, from their expiry or from now: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
-         * @description Roles: owner, admin.
+         * Extend the expiry of the selected clients by days, from their expiry or from now: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes; a reseller's reaches their own clients, within their ceilings
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_extend"];
         delete?: never;
@@ -789,7 +789,7 @@ export interface paths {
         };
         /**
          * The ids of every client a filter selects (the list query, all pages), for a bulk action by ids
-         * @description Roles: owner, admin, viewer.
+         * @description Roles: owner, admin, reseller, viewer.
          */
         get: operations["get_clients_ids"];
         put?: never;
@@ -810,8 +810,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Import clients from Warren's export, wg-easy (v14 wg0.json, v15 database) or W-UI onto one interface, keeping keys and addresses; dryRun=true previews, an apply writes all rows or none
-         * @description Roles: owner, admin.
+         * Import clients from Warren's export, wg-easy (v14 wg0.json, v15 database) or W-UI onto one interface, keeping keys and addresses; dryRun=true previews, an apply writes all rows or none; a reseller's matches and updates their own clients, within their ceilings
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_import"];
         delete?: never;
@@ -830,8 +830,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Delete the selected clients that have been expired, exhausted or disabled for more than olderThanDays: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
-         * @description Roles: owner, admin.
+         * Delete the selected clients that have been expired, exhausted or disabled for more than olderThanDays: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes; a reseller's reaches their own clients, within their ceilings
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_purge"];
         delete?: never;
@@ -850,8 +850,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Reset the traffic of the selected clients (exhausted ones come back): one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
-         * @description Roles: owner, admin.
+         * Reset the traffic of the selected clients (exhausted ones come back): one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes; a reseller's reaches their own clients, within their ceilings
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_reset_all"];
         delete?: never;
@@ -870,8 +870,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Attach the selected clients to interfaces: every device gets an account on each new one: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
-         * @description Roles: owner, admin.
+         * Attach the selected clients to interfaces: every device gets an account on each new one: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes; a reseller's reaches their own clients, within their ceilings
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_servers_attach"];
         delete?: never;
@@ -890,10 +890,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Detach the selected clients from interfaces (their accounts there go); none may be left without one: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes
-         * @description Roles: owner, admin.
+         * Detach the selected clients from interfaces (their accounts there go); none may be left without one: one job: 202 with it (follow GET /api/jobs/{id}); a bad selection is refused before anything changes; a reseller's reaches their own clients, within their ceilings
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_servers_detach"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/configs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every enabled interface's server config as its node loads it; private and preshared keys only for the owner's session
+         * @description Roles: owner.
+         */
+        get: operations["get_configs"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1035,7 +1055,7 @@ export interface paths {
         put?: never;
         /**
          * A bulk action on the group's members (enable, disable, delete, reset, extend, adjust) as one job: 202, follow GET /api/jobs/{id}
-         * @description Roles: owner, admin.
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_groups_action"];
         delete?: never;
@@ -1054,8 +1074,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Put the selected clients (ids or filter) in a group, or take them out with remove: all or none
-         * @description Roles: owner, admin.
+         * Put the selected clients (ids or filter) in a group, or take them out with remove: all or none (a reseller's: their own clients)
+         * @description Roles: owner, admin, reseller.
          */
         post: operations["post_groups_assign"];
         delete?: never;
@@ -1092,8 +1112,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every group name, sorted (for pickers)
-         * @description Roles: owner, admin, viewer.
+         * Every group name, sorted (for pickers); a reseller's: the defined groups and those their own clients carry
+         * @description Roles: owner, admin, reseller, viewer.
          */
         get: operations["get_groups_names"];
         put?: never;
@@ -1212,6 +1232,26 @@ export interface paths {
         patch: operations["patch_hosts_id"];
         trace?: never;
     };
+    "/api/i18n/{locale}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The web panel's messages in one language (en or fa); another locale is a 404
+         * @description Public: no credentials needed.
+         */
+        get: operations["get_i18n_locale"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/interfaces": {
         parameters: {
             query?: never;
@@ -1304,6 +1344,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/interfaces/{id}/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The interface's server side as a wg-quick file (address, port, MTU, peers), as its node runs it; the private and preshared keys are withheld
+         * @description Roles: owner, admin.
+         */
+        get: operations["get_interfaces_id_profile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/interfaces/{id}/reset-usage": {
         parameters: {
             query?: never;
@@ -1324,6 +1384,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/interfaces/{id}/restart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take the interface down and up again on its node (every peer handshakes again); peers, addresses, speed limits and quotas are loaded again, usage goes on exactly
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_interfaces_id_restart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/jobs/{id}": {
         parameters: {
             query?: never;
@@ -1332,8 +1412,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A bulk job: state (waiting, active, completed, failed), progress (done of total, changed) and error
-         * @description Roles: owner, admin, viewer.
+         * A bulk job: state (waiting, active, completed, failed), progress (done of total, changed) and error; to whoever started it, or an owner or admin
+         * @description Roles: owner, admin, reseller.
          */
         get: operations["get_jobs_id"];
         put?: never;
@@ -1356,6 +1436,26 @@ export interface paths {
          * @description Roles: owner.
          */
         get: operations["get_logs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/meta": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The panel's version, languages and features, for the sign-in page (public: nothing secret, no counts)
+         * @description Public: no credentials needed.
+         */
+        get: operations["get_meta"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1548,6 +1648,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/outbounds/{id}/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A hop as a wg-quick file or share link for another client; its secrets only for the owner's session (the template's rule)
+         * @description Roles: owner, admin.
+         */
+        get: operations["get_outbounds_id_config"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/outbounds/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Probe every enabled hop of a node at once (a few at a time), each as POST /api/outbounds/{id}/check; answers each hop's result in list order
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_outbounds_check"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/outbounds/order": {
         parameters: {
             query?: never;
@@ -1562,6 +1702,26 @@ export interface paths {
          * @description Roles: owner, admin.
          */
         post: operations["post_outbounds_order"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/outbounds/parse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read a share link (ss://, socks5://, socks://, http://) or a WireGuard .conf into a body POST /api/outbounds accepts; creates nothing; a 400 on text says what is wrong
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_outbounds_parse"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1716,6 +1876,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/security/warnings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What weakens this panel's security now (owner password or two-factor, TLS, private targets, backups, agent versions, Redis memory), each with a code, severity and what to do
+         * @description Roles: owner, admin.
+         */
+        get: operations["get_security_warnings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings": {
         parameters: {
             query?: never;
@@ -1826,6 +2006,30 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/settings/telegram": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Telegram bot's settings: whether it runs, whether a token is set (never the token), operator chats
+         * @description Roles: owner, admin.
+         */
+        get: operations["get_settings_telegram"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the Telegram bot: token (write-only), on/off, operator chats (each speaks for a user and may do what their role may), customer language, backups to the owner
+         * @description Roles: owner.
+         */
+        patch: operations["patch_settings_telegram"];
         trace?: never;
     };
     "/api/sharing": {
@@ -2004,6 +2208,66 @@ export interface paths {
         patch: operations["patch_tokens_id"];
         trace?: never;
     };
+    "/api/tunnels/restart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restart every enabled interface of a node (the local node when none is named); refused while they're stopped
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_tunnels_restart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tunnels/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bring a node's stopped interfaces up again
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_tunnels_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tunnels/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take every interface of a node down and keep them down (also across agent restarts) until started; the node's tunnelsStopped says so
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_tunnels_stop"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhooks": {
         parameters: {
             query?: never;
@@ -2066,6 +2330,26 @@ export interface paths {
         get: operations["get_webhooks_id_deliveries"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wgkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A fresh WireGuard key pair (for a hop or an upstream peer); stored nowhere
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_wgkey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2191,7 +2475,7 @@ export interface components {
             name: string | null;
             role: string | null;
             /** @enum {string} */
-            via: "session" | "token" | "public" | "cli" | "system";
+            via: "session" | "token" | "public" | "cli" | "system" | "telegram";
         };
         AuditChangeDto: {
             field: string;
@@ -2391,6 +2675,16 @@ export interface components {
             wg: boolean;
             wireguardGo: boolean;
             wireguardKernel: boolean;
+        };
+        CatalogueDto: {
+            /** @enum {string} */
+            direction: "ltr" | "rtl";
+            /** @enum {string} */
+            locale: "en" | "fa";
+            /** @description The web panel messages by key (nested objects of strings; {{name}} marks a value) */
+            messages: {
+                [key: string]: unknown;
+            };
         };
         ChangePasswordDto: {
             /**
@@ -2692,6 +2986,8 @@ export interface components {
             isLocal: boolean;
             name: string;
             note: string;
+            /** @description Every interface of the node is kept down (POST /api/tunnels/stop) until started */
+            tunnelsStopped: boolean;
             /** Format: date-time */
             updatedAt: string;
         };
@@ -3157,6 +3453,12 @@ export interface components {
             /** @description Every group name: defined groups and names clients carry, sorted */
             names: string[];
         };
+        HopCheckDto: {
+            /** Format: uuid */
+            id: string;
+            result: components["schemas"]["ProbeResultDto"];
+            tag: string;
+        };
         HostDto: {
             address: string;
             /** Format: date-time */
@@ -3180,7 +3482,7 @@ export interface components {
             applied: boolean;
             dryRun: boolean;
             /** @enum {string} */
-            format: "warren" | "wg-easy-json" | "wg-easy-sqlite" | "w-ui";
+            format: "warren" | "warren-csv" | "wg-easy-json" | "wg-easy-sqlite" | "w-ui";
             /** Format: uuid */
             interfaceId: string;
             rows: components["schemas"]["ImportRowDto"][];
@@ -3268,7 +3570,43 @@ export interface components {
             name: string;
             peers: number;
             /** @enum {string} */
-            state: "up" | "failed" | "removed";
+            state: "up" | "down" | "failed" | "removed";
+        };
+        InterfaceProfileDto: {
+            /** @description The interface's server side in wg-quick form, as its node runs it; the private key and preshared keys are withheld */
+            body: string;
+            /** @example wg0.conf */
+            filename: string;
+            /** Format: uuid */
+            id: string;
+            /** @example text/plain */
+            mimeType: string;
+            /** @description Peers in it: the enabled devices of active clients */
+            peers: number;
+        };
+        InterfaceRestartDto: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The node the interface runs on
+             */
+            nodeId: string;
+            /** @description The node's desired revision that carries the restart */
+            revision: number;
+        };
+        InterfaceServerConfigDto: {
+            /** @description The file the agent loads with `wg syncconf` (or `awg`): private and preshared keys only for the owner signed in with a session; otherwise those lines are left out and secretsHidden is true */
+            config: string;
+            /** @description The interface's name on its node */
+            interfaceName: string;
+            /** @enum {string} */
+            mode: "standard" | "amnezia";
+            /** Format: uuid */
+            nodeId: string;
+            nodeName: string;
+            peers: number;
+            secretsHidden: boolean;
         };
         InterfaceUsageResetDto: {
             /** @description Accounts on the interface, each now at zero */
@@ -3322,6 +3660,12 @@ export interface components {
             /** @example Authorization: Bearer <token> */
             usage: string;
         };
+        KeyPairDto: {
+            /** @description base64 of 32 bytes, as wg genkey prints it; not stored anywhere */
+            privateKey: string;
+            /** @description Its public key, as wg pubkey prints it */
+            publicKey: string;
+        };
         LastBackupDto: {
             /** Format: date-time */
             createdAt: string;
@@ -3369,6 +3713,24 @@ export interface components {
             /** @enum {string} */
             via: "session" | "token";
         };
+        MetaDto: {
+            /**
+             * @description The panel's base path (WARREN_BASE_PATH), '' when none
+             * @example
+             */
+            basePath: string;
+            /** @enum {string} */
+            defaultLocale: "en" | "fa";
+            /** @description What this panel can do, for clients that adapt to it (e.g. two-factor: sign-in may ask for a code) */
+            features: string[];
+            /** @description Languages of the web panel (GET /api/i18n/{locale}) */
+            locales: ("en" | "fa")[];
+            /**
+             * @description The panel's version (its agents ship with the same)
+             * @example 0.1.0
+             */
+            version: string;
+        };
         MigrationsCheckDto: {
             ok: boolean;
             /** @description Committed migrations the database has not run (-1: could not be read) */
@@ -3413,6 +3775,8 @@ export interface components {
             isLocal: boolean;
             name: string;
             note: string;
+            /** @description Every interface of the node is kept down (POST /api/tunnels/stop) until started */
+            tunnelsStopped: boolean;
             /** Format: date-time */
             updatedAt: string;
         };
@@ -3484,6 +3848,28 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        OperatorChatDto: {
+            /** @description Telegram's chat id (a private chat's is the person's user id; groups are negative) */
+            chatId: number;
+            /**
+             * Format: uuid
+             * @description The panel user this chat speaks for: it may do what their role may
+             */
+            userId: string;
+        };
+        OperatorChatViewDto: {
+            /** @description Telegram's chat id */
+            chatId: number;
+            /**
+             * @description What the chat may do; null: nothing
+             * @enum {string|null}
+             */
+            role: "owner" | "admin" | "reseller" | "viewer" | null;
+            /** Format: uuid */
+            userId: string;
+            /** @description The user’s name; null when the user was deleted */
+            username: string | null;
+        };
         OperatorClientCountsDto: {
             active: number;
             disabled: number;
@@ -3509,6 +3895,19 @@ export interface components {
             upBytes: number;
             /** @description bytes */
             usedBytes: number;
+        };
+        OutboundConfigDto: {
+            /** @enum {string|null} */
+            format: "wg-quick" | "link" | null;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "direct" | "blocked" | "wireguard" | "socks" | "http" | "shadowsocks";
+            /** @description The secrets were left out (not the owner signed in with a session) */
+            secretsHidden: boolean;
+            tag: string;
+            /** @description wireguard: a wg-quick file of this side; socks, http, shadowsocks: a share link (parse reads it back). Secrets only for the owner's session; a shadowsocks link without its password is null. null for the built-ins */
+            text: string | null;
         };
         OutboundDto: {
             /** @description host:port; null for the built-ins */
@@ -3597,6 +3996,21 @@ export interface components {
             uptimeSeconds: number;
             /** @example 0.1.0 */
             version: string;
+        };
+        ParsedOutboundDto: {
+            /** @description What the link or file set that a hop does not use (a WireGuard file's DNS) */
+            ignored: string[];
+            /** @description A body POST /api/outbounds accepts as it is (add nodeId for another node than the local one) */
+            outbound: components["schemas"]["CreateOutboundDto"];
+        };
+        ParseOutboundDto: {
+            /** @description The hop's tag; default: the link's name (#...) or kind and host */
+            tag?: string;
+            /**
+             * @description A share link (ss:// SIP002 or legacy base64, socks5:// or socks://, http:// with user:password@) or the text of a WireGuard .conf file
+             * @example socks5://user:secret@203.0.113.7:1080#upstream
+             */
+            text: string;
         };
         PasswordChangedDto: {
             /** @description How many of the user's other sessions ended (the one making the change stays) */
@@ -3886,6 +4300,23 @@ export interface components {
             /** @description New members' speed limit in bits per second; 0 = unmetered (default). */
             rateBitsPerSec?: number;
         };
+        SecurityWarningDto: {
+            /** @description What to do about it (English) */
+            action: string;
+            /**
+             * @description Stable: the web panel words each code in its own language
+             * @enum {string}
+             */
+            code: "owner-password-unchanged" | "owner-two-factor-off" | "tls-off-without-proxy" | "private-targets-allowed" | "backups-not-scheduled" | "agents-older-than-panel" | "redis-without-maxmemory";
+            /** @description One sentence: what is wrong (English) */
+            message: string;
+            /** @enum {string} */
+            severity: "critical" | "warning" | "info";
+        };
+        SecurityWarningsDto: {
+            /** @description Most severe first; empty when nothing is wrong */
+            warnings: components["schemas"]["SecurityWarningDto"][];
+        };
         SeriesDto: {
             cpu: components["schemas"]["PointDto"][];
             disk: components["schemas"]["PointDto"][];
@@ -3894,6 +4325,10 @@ export interface components {
             rxRate: components["schemas"]["PointDto"][];
             swap: components["schemas"]["PointDto"][];
             txRate: components["schemas"]["PointDto"][];
+        };
+        ServerConfigsDto: {
+            /** @description Every enabled interface of every node, by node then name */
+            configs: components["schemas"]["InterfaceServerConfigDto"][];
         };
         SessionDto: {
             /** @description The address it signed in from */
@@ -4057,6 +4492,16 @@ export interface components {
         SystemSnapshotDto: {
             controller: components["schemas"]["SampleDto"];
             nodes: components["schemas"]["NodeSystemDto"][];
+        };
+        TelegramSettingsDto: {
+            backupMaxBytes: number;
+            /** @enum {string} */
+            customerLanguage: "en" | "fa";
+            enabled: boolean;
+            operatorChats: components["schemas"]["OperatorChatViewDto"][];
+            sendBackups: boolean;
+            /** @description Whether a bot token is stored (the token itself is never shown) */
+            tokenSet: boolean;
         };
         TemplateDto: {
             hosts?: components["schemas"]["TemplateHostDto"][];
@@ -4283,6 +4728,23 @@ export interface components {
             downBytes: number;
             upBytes: number;
             usedBytes: number;
+        };
+        TunnelsNodeDto: {
+            /** @description The node whose tunnels these are; defaults to the local node */
+            nodeId?: string;
+        };
+        TunnelsOutcomeDto: {
+            /** @description Enabled interfaces of the node the request concerned */
+            interfaces: number;
+            /**
+             * Format: uuid
+             * @description The node
+             */
+            nodeId: string;
+            /** @description The node's desired revision after the change; null when nothing changed */
+            revision: number | null;
+            /** @description Every interface of the node is kept down until started */
+            tunnelsStopped: boolean;
         };
         UpdateAdminDto: {
             /** @description false ends the user's sessions and refuses their API tokens from the next request on; not for oneself nor the last owner */
@@ -4528,6 +4990,26 @@ export interface components {
             sharingMaxAddresses?: number;
             /** @description Minutes GET /api/sharing looks back at where devices’ endpoints moved */
             sharingWindowMinutes?: number;
+        };
+        UpdateTelegramSettingsDto: {
+            /** @description Larger archives are announced, not sent (the Bot API takes at most 50 MB) */
+            backupMaxBytes?: number;
+            /**
+             * @description A customer's language when their Telegram app does not say en or fa
+             * @enum {string}
+             */
+            customerLanguage?: "en" | "fa";
+            /** @description Run the bot (needs a token) */
+            enabled?: boolean;
+            /** @description The chats that speak for operators (at most 50, each chat once): replaces the list */
+            operatorChats?: components["schemas"]["OperatorChatDto"][];
+            /** @description Send each backup archive to the owner's chats */
+            sendBackups?: boolean;
+            /**
+             * Format: password
+             * @description The bot's token from @BotFather (`<id>:<secret>`); null removes it. Never shown again
+             */
+            token?: string | null;
         };
         UpdateTokenDto: {
             /** @description false disables the token at once */
@@ -8500,7 +8982,7 @@ export interface operations {
                 /** @description true: only say what would be created, updated and refused; write nothing. */
                 dryRun?: "true" | "false";
                 /** @description The file's format; default: recognised from the content. */
-                format?: "warren" | "wg-easy-json" | "wg-easy-sqlite" | "w-ui";
+                format?: "warren" | "warren-csv" | "wg-easy-json" | "wg-easy-sqlite" | "w-ui";
                 /** @description The interface the clients are imported onto: their addresses must lie in its subnet. */
                 interfaceId: string;
                 /** @description Which of the file's interfaces to take when its clients have accounts on several (Warren: its name; W-UI: its id). */
@@ -8992,6 +9474,62 @@ export interface operations {
             };
             /** @description a store the route depends on cannot be reached */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_configs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerConfigsDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10390,6 +10928,55 @@ export interface operations {
             };
         };
     };
+    get_i18n_locale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     get_interfaces: {
         parameters: {
             query?: {
@@ -11003,6 +11590,73 @@ export interface operations {
             };
         };
     };
+    get_interfaces_id_profile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InterfaceProfileDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     post_interfaces_id_reset_usage: {
         parameters: {
             query?: never;
@@ -11052,6 +11706,100 @@ export interface operations {
             };
             /** @description no such resource (or an id that cannot be one) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_interfaces_id_restart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InterfaceRestartDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11219,6 +11967,44 @@ export interface operations {
             };
             /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_meta: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MetaDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12359,6 +13145,161 @@ export interface operations {
             };
         };
     };
+    get_outbounds_id_config: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutboundConfigDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_outbounds_check: {
+        parameters: {
+            query?: {
+                /** @description tcp or http, as for one hop */
+                mode?: "tcp" | "http";
+                /** @description The node (its id); defaults to the local node */
+                nodeId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HopCheckDto"][];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     post_outbounds_order: {
         parameters: {
             query?: {
@@ -12413,6 +13354,84 @@ export interface operations {
             };
             /** @description no such resource (or an id that cannot be one) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_outbounds_parse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ParseOutboundDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParsedOutboundDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13140,6 +14159,62 @@ export interface operations {
             };
         };
     };
+    get_security_warnings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecurityWarningsDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     get_settings: {
         parameters: {
             query?: never;
@@ -13645,6 +14720,140 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotifyTestDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_settings_telegram: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TelegramSettingsDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patch_settings_telegram: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTelegramSettingsDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TelegramSettingsDto"];
                 };
             };
             /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
@@ -14562,6 +15771,276 @@ export interface operations {
             };
         };
     };
+    post_tunnels_restart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TunnelsNodeDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TunnelsOutcomeDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_tunnels_start: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TunnelsNodeDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TunnelsOutcomeDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_tunnels_stop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TunnelsNodeDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TunnelsOutcomeDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     get_webhooks: {
         parameters: {
             query?: never;
@@ -14919,6 +16398,80 @@ export interface operations {
             };
             /** @description no such resource (or an id that cannot be one) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_wgkey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyPairDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

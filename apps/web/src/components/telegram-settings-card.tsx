@@ -64,11 +64,14 @@ export function TelegramSettingsCard() {
   });
   const test = useMutation({
     mutationFn: () => must(api.POST('/api/settings/notify/test')),
-    onSuccess: (result) =>
+    // The test goes through every channel; this card reports Telegram's part.
+    onSuccess: (result) => {
+      const telegram = result.channels.find((channel) => channel.channel === 'telegram');
       notifications.show({
-        message: t('telegram.testResult', { sent: result.sent, failed: result.failed }),
-        color: result.failed === 0 ? 'teal' : 'orange',
-      }),
+        message: telegram?.ok ? t('telegram.testSent') : t('telegram.testFailed', { error: telegram?.error ?? '' }),
+        color: telegram?.ok ? 'teal' : 'orange',
+      });
+    },
     onError: (error) => notifications.show({ message: messageOf(error), color: 'red' }),
   });
   const errors = useFieldErrors(save.error, draft ?? {});

@@ -885,7 +885,8 @@ export const en = {
     backupMaxMb: 'Largest backup to send (MB)',
     backupMaxMbHelp: 'Larger archives are announced instead; Telegram takes at most 50 MB.',
     test: 'Send a test message',
-    testResult: 'Test message sent to {{sent}} chats; {{failed}} not reached.',
+    testSent: 'Test message sent to the operator chats.',
+    testFailed: 'Telegram did not take the test: {{error}}',
   },
   toasts: {
     created: {
