@@ -63,6 +63,12 @@ describe('expiry', () => {
     // Applying the same clock again changes nothing.
     await transitions.applyTimeTransitions(expiresAt);
     expect(await revision(iface.nodeId)).toBe(before + 1);
+    // Each expiry is told once (docs/notifications.md), the repeated tick adding nothing.
+    const told = await t.query<{ subject_id: string }>(
+      `select subject_id from notification_events where kind = 'client.expired' and subject_id = any($1::text[])`,
+      [[active, exhausted, disabled, later]],
+    );
+    expect(told.map((row) => row.subject_id).sort()).toEqual([active, exhausted].sort());
   });
 
   test('only exhausted clients expiring: no peers change, no bump', async () => {

@@ -39,7 +39,7 @@ export function recordExpired(em: EntityManager, ids: string[], at: Date): Promi
     'client.expired',
     'c.expires_at',
     { sql: `jsonb_build_object('expiresAt', ${iso('c.expires_at')})`, params: [] },
-    { sql: 'c.id = any(?::uuid[])', params: [ids] },
+    { sql: 'c.id = any(array[?]::uuid[])', params: [ids] },
     at,
   );
 }
@@ -80,7 +80,7 @@ export function recordRuleChange(
     kind,
     periodColumn,
     { sql: `jsonb_build_object('reason', ?::text)`, params: [reason] },
-    { sql: 'c.id = any(?::uuid[])', params: [ids] },
+    { sql: 'c.id = any(array[?]::uuid[])', params: [ids] },
     at,
   );
 }

@@ -80,7 +80,7 @@ export class NotificationEventsRepository {
       );
       if (rows.length === 0) return 0;
       await dispatch(rows.map(toEvent));
-      await em.execute(`update notification_events set dispatched_at = now() where id = any(?::uuid[])`, [
+      await em.execute(`update notification_events set dispatched_at = now() where id = any(array[?]::uuid[])`, [
         rows.map((row) => row.id),
       ]);
       return rows.length;
