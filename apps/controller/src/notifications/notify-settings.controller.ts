@@ -28,7 +28,9 @@ export class NotifySettingsController {
     method: 'PATCH',
     path: 'settings/notify',
     group: 'settings',
-    roles: MANAGERS,
+    // Owner only: the switches decide who hears of sign-ins from new addresses (an admin whose
+    // account was misused must not be able to mute them), as the audit log is the owner's.
+    roles: OWNER_ONLY,
     summary: 'Turn channels on or off per event kind; set the days before expiry that client.expiring fires',
     example: { expiryNoticeDays: 3, switches: [{ kind: 'node.offline', channel: 'mail', enabled: true }] },
     response: NotifySettingsDto,

@@ -40,8 +40,9 @@ export default function NotificationsPage() {
     <>
       <PageHeader title={t('nav.notifications')}>{isOwner && <TestAll />}</PageHeader>
       <Stack gap="lg">
-        <Switches />
-        <Webhooks />
+        {/* Webhooks, mail and the switches carry operators' sign-in addresses: the owner's, as the audit log is. */}
+        <Switches readOnly={!isOwner} />
+        {isOwner && <Webhooks />}
         {isOwner && <Mail />}
       </Stack>
     </>
@@ -67,7 +68,7 @@ function TestAll() {
   );
 }
 
-function Switches() {
+function Switches({ readOnly }: { readOnly: boolean }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const read = useQuery({ queryKey: ['notify'], queryFn: () => must(api.GET('/api/settings/notify')) });
@@ -131,6 +132,7 @@ function Switches() {
                       <Checkbox
                         aria-label={`${t(kindKey(kind))} · ${t(`notify.channels.${channel}`)}`}
                         checked={on(kind, channel)}
+                        disabled={readOnly}
                         onChange={(e) => flip(kind, channel, e.currentTarget.checked)}
                       />
                     </Table.Td>
@@ -146,15 +148,18 @@ function Switches() {
           max={60}
           maw={240}
           value={values.expiryNoticeDays}
+          disabled={readOnly}
           onChange={(v) => setValues({ ...values, expiryNoticeDays: v as number })}
           error={errors.of('expiryNoticeDays')}
         />
         <FormError error={save.error} fields={['expiryNoticeDays']} />
-        <Group justify="flex-end">
-          <Button type="submit" loading={save.isPending} data-testid="save-switches">
-            {t('common.save')}
-          </Button>
-        </Group>
+        {!readOnly && (
+          <Group justify="flex-end">
+            <Button type="submit" loading={save.isPending} data-testid="save-switches">
+              {t('common.save')}
+            </Button>
+          </Group>
+        )}
       </Stack>
     </Card>
   );

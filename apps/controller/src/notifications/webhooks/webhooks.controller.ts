@@ -1,5 +1,5 @@
 import { Body, Controller, Param } from '@nestjs/common';
-import { MANAGERS } from '#libs/contracts/user-roles.js';
+import { OWNER_ONLY } from '#libs/contracts/user-roles.js';
 import { DeletedDto } from '../../http/api-fields.js';
 import { IdPipe } from '../../http/id.js';
 import { Route } from '../../http/route.decorator.js';
@@ -19,7 +19,7 @@ export class WebhooksController {
     method: 'GET',
     path: 'webhooks',
     group: 'settings',
-    roles: MANAGERS,
+    roles: OWNER_ONLY,
     summary: 'Every webhook endpoint (without its secret)',
     response: [WebhookDto],
   })
@@ -31,7 +31,7 @@ export class WebhooksController {
     method: 'POST',
     path: 'webhooks',
     group: 'settings',
-    roles: MANAGERS,
+    roles: OWNER_ONLY,
     summary: 'Add a webhook endpoint; the answer carries its signing secret, shown this once',
     example: { name: 'ops', url: 'https://hooks.example.com/warren', events: ['node.offline', 'node.online'] },
     status: 201,
@@ -45,7 +45,7 @@ export class WebhooksController {
     method: 'PATCH',
     path: 'webhooks/:id',
     group: 'settings',
-    roles: MANAGERS,
+    roles: OWNER_ONLY,
     summary: "Change a webhook endpoint's name, URL, event filter or enabled flag",
     example: { enabled: false },
     response: WebhookDto,
@@ -59,7 +59,7 @@ export class WebhooksController {
     method: 'DELETE',
     path: 'webhooks/:id',
     group: 'settings',
-    roles: MANAGERS,
+    roles: OWNER_ONLY,
     summary: 'Remove a webhook endpoint and its delivery log',
     response: DeletedDto,
     errors: [404],
@@ -72,7 +72,7 @@ export class WebhooksController {
     method: 'GET',
     path: 'webhooks/:id/deliveries',
     group: 'settings',
-    roles: MANAGERS,
+    roles: OWNER_ONLY,
     summary: "An endpoint's newest delivery attempts (status, latency, error), newest first",
     response: [WebhookDeliveryDto],
     errors: [404],
