@@ -7,9 +7,11 @@ import {
   IsEmail,
   IsInt,
   IsString,
+  Matches,
   Max,
   MaxLength,
   Min,
+  ValidateIf,
 } from 'class-validator';
 import { OptionalNotNull } from '../../../http/validators.js';
 
@@ -43,6 +45,8 @@ export class UpdateMailSettingsDto {
   @OptionalNotNull()
   @IsString()
   @MaxLength(256)
+  // It goes into the SMTP dialogue: a line break there would start a command of its own.
+  @Matches(/^[^\p{Cc}\u2028\u2029]*$/u, { message: 'user must not hold control characters' })
   user?: string;
 
   @ApiPropertyOptional({
@@ -57,6 +61,9 @@ export class UpdateMailSettingsDto {
   @OptionalNotNull()
   @IsString()
   @MaxLength(254)
+  // An address and nothing else: a header line made of it cannot grow a second header.
+  @ValidateIf((body: { from?: string }) => body.from !== undefined && body.from !== '')
+  @IsEmail({}, { message: 'from must be a mail address' })
   from?: string;
 
   @ApiPropertyOptional({ type: [String], description: "The operators' addresses mailed events go to" })
