@@ -1983,7 +1983,7 @@ export interface paths {
         head?: never;
         /**
          * Turn channels on or off per event kind; set the days before expiry that client.expiring fires
-         * @description Roles: owner, admin.
+         * @description Roles: owner.
          */
         patch: operations["patch_settings_notify"];
         trace?: never;
@@ -2277,13 +2277,13 @@ export interface paths {
         };
         /**
          * Every webhook endpoint (without its secret)
-         * @description Roles: owner, admin.
+         * @description Roles: owner.
          */
         get: operations["get_webhooks"];
         put?: never;
         /**
          * Add a webhook endpoint; the answer carries its signing secret, shown this once
-         * @description Roles: owner, admin.
+         * @description Roles: owner.
          */
         post: operations["post_webhooks"];
         delete?: never;
@@ -2304,14 +2304,14 @@ export interface paths {
         post?: never;
         /**
          * Remove a webhook endpoint and its delivery log
-         * @description Roles: owner, admin.
+         * @description Roles: owner.
          */
         delete: operations["delete_webhooks_id"];
         options?: never;
         head?: never;
         /**
          * Change a webhook endpoint's name, URL, event filter or enabled flag
-         * @description Roles: owner, admin.
+         * @description Roles: owner.
          */
         patch: operations["patch_webhooks_id"];
         trace?: never;
@@ -2325,7 +2325,7 @@ export interface paths {
         };
         /**
          * An endpoint's newest delivery attempts (status, latency, error), newest first
-         * @description Roles: owner, admin.
+         * @description Roles: owner.
          */
         get: operations["get_webhooks_id_deliveries"];
         put?: never;

@@ -109,11 +109,21 @@ describe('webhook endpoints', () => {
     }
   });
 
-  test('resellers and viewers reach no webhook route', async () => {
-    for (const role of ['reseller', 'viewer'] as const) {
+  test('admins, resellers and viewers reach no webhook route, nor change the switches', async () => {
+    for (const role of ['admin', 'reseller', 'viewer'] as const) {
       const user = await createUser(role);
       const listed = await t.call('GET', '/webhooks', { token: user.token });
       expect(listed.status).toBe(403);
+      const made = await t.call('POST', '/webhooks', {
+        token: user.token,
+        body: { name: 'x', url: 'https://example.com/' },
+      });
+      expect(made.status).toBe(403);
+      const muted = await t.call('PATCH', '/settings/notify', {
+        token: user.token,
+        body: { switches: [{ kind: 'auth.new-address', channel: 'mail', enabled: false }] },
+      });
+      expect(muted.status).toBe(403);
     }
   });
 });
@@ -133,7 +143,8 @@ describe('delivery', () => {
     expect(tested.body.channels).toEqual(
       expect.arrayContaining([
         { channel: 'webhook', ok: true, error: null },
-        expect.objectContaining({ channel: 'mail' }),
+        // Mail is off here: the test says so instead of reporting a delivery that sent nothing.
+        { channel: 'mail', ok: false, error: 'mail is off' },
       ]),
     );
     const [got] = await waitFor('the test event at the receiver', () => target.received.length > 0 && target.received);
@@ -264,6 +275,13 @@ describe('mail', () => {
     expect((await call('PATCH', 'settings/mail', { enabled: false })).status).toBe(200);
   });
 
+  test('a line break cannot ride into the SMTP dialogue through the sender or the user', async () => {
+    for (const body of [{ from: 'a@example.com\r\nBcc: x@example.org' }, { user: 'me\r\nRCPT TO:<x@example.org>' }]) {
+      const answer = await call('PATCH', 'settings/mail', body);
+      expect([answer.status, answer.body.field]).toEqual([400, Object.keys(body)[0]]);
+    }
+  });
+
   test('only the owner reaches mail settings and the tests', async () => {
     const admin = await createUser('admin');
     for (const [method, path] of [
@@ -335,6 +353,14 @@ describe('events once per crossing', () => {
     ];
     for (const [seq, bytes] of batches) await usage.recordCounters(node.id, seq, [peer(iface.name, key, bytes)]);
     await waitFor('three crossings at the receiver', () => target.received.length >= 3);
+    // The outbox marks what it handed over: the same events are not picked again every tick.
+    await waitFor('the three events marked dispatched', async () => {
+      const [row] = await t.query<{ n: number }>(
+        `select count(*)::int as n from notification_events where subject_id = $1 and dispatched_at is not null`,
+        [client.id],
+      );
+      return row.n === 3;
+    });
     const rows = await t.query<{ kind: string }>(
       `select kind from notification_events where subject_id = $1 order by occurred_at, kind`,
       [client.id],

@@ -5,6 +5,8 @@ import type { NotificationChannelName, NotificationEvent } from '#libs/contracts
 export interface NotificationChannel {
   readonly name: NotificationChannelName;
   deliver(event: NotificationEvent): Promise<void>;
+  /** Why this channel would send nothing now (off, not set up), or null when it would send. */
+  notReady(): Promise<string | null>;
 }
 
 /**

@@ -58,6 +58,9 @@ export class NotifySettingsService {
     const channels: ChannelTestDto[] = await Promise.all(
       this.channels.list().map(async (channel) => {
         try {
+          // A channel that is off or not set up says so, rather than "delivered" for nothing sent.
+          const notReady = await channel.notReady();
+          if (notReady) return { channel: channel.name, ok: false, error: notReady };
           await withTimeout(channel.deliver(event), TEST_TIMEOUT_MS, `the ${channel.name} channel`);
           return { channel: channel.name, ok: true, error: null };
         } catch (error) {

@@ -53,6 +53,12 @@ export class TelegramChannel implements NotificationChannel, OnApplicationBootst
     this.channels.register(this);
   }
 
+  async notReady(): Promise<string | null> {
+    const settings = await this.settings.read();
+    if (!settings.enabled || !settings.token) return 'the Telegram bot is off or has no token';
+    return settings.operatorChats.length === 0 ? 'no operator chat is set' : null;
+  }
+
   async deliver(event: NotificationEvent): Promise<void> {
     const settings = await this.settings.read();
     if (!settings.enabled || !settings.token) return;

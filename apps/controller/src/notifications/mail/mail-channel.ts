@@ -35,6 +35,13 @@ export class MailChannel implements NotificationChannel, OnModuleInit {
     this.channels.register(this);
   }
 
+  async notReady(): Promise<string | null> {
+    const mail = await this.notificationSettings.mail();
+    if (!mail.enabled) return 'mail is off';
+    if (!mail.host) return 'no mail server is set';
+    return mail.recipients.length === 0 ? 'no recipient is set' : null;
+  }
+
   async deliver(event: NotificationEvent): Promise<void> {
     const mail = await this.notificationSettings.mail();
     if (!mail.enabled || !mail.host || mail.recipients.length === 0) return;

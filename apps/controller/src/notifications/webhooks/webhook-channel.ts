@@ -27,6 +27,10 @@ export class WebhookChannel implements NotificationChannel, OnModuleInit {
     this.channels.register(this);
   }
 
+  async notReady(): Promise<string | null> {
+    return (await this.endpoints.list()).some((endpoint) => endpoint.enabled) ? null : 'no webhook is enabled';
+  }
+
   async deliver(event: NotificationEvent): Promise<void> {
     const targets = (await this.endpoints.list()).filter(
       (endpoint) => endpoint.enabled && (endpoint.events.length === 0 || endpoint.events.includes(event.kind)),
