@@ -105,7 +105,7 @@ describe('the route table', () => {
           : { body: endpoint.example ?? undefined }),
       });
       if (answer.status >= 500) wrong.push(`${key}: answered ${answer.status}`);
-      if (endpoint.method === 'GET') {
+      if (endpoint.method === 'GET' || endpoint.operation['x-changes-nothing'] === true) {
         if (entries.length !== 0) wrong.push(`${key}: a read wrote ${entries.length} entries`);
         continue;
       }

@@ -525,7 +525,8 @@ describe('the web panel’s accessibility', () => {
     // Create a client: the button, the name, an interface picked from the list, Enter submits.
     await tabTo('the new client button', async () => (await focusedTestId()) === 'new-client');
     await page.keyboard.press('Enter');
-    const dialog = page.getByRole('dialog');
+    // The form's own dialog: once it closes, the new client's drawer (another dialog) opens.
+    const dialog = page.getByRole('dialog', { name: 'New client' });
     await dialog.waitFor();
     await waitFor('focus in the dialog', () =>
       page.evaluate(() => Boolean(document.activeElement?.closest('[role="dialog"]'))),

@@ -222,6 +222,8 @@ export function Route(spec: RouteSpec): MethodDecorator {
     // Machine-readable for generated clients and the authorization-matrix suite; [] = public.
     ApiExtension('x-roles', spec.public ? [] : [...spec.roles]),
     ...(spec.sessionOnly ? [ApiExtension('x-session-only', true)] : []),
+    // A POST that changes nothing (a parser, a key generator) says so: readers of the table skip its audit entry.
+    ...(spec.audit === false ? [ApiExtension('x-changes-nothing', true)] : []),
     ...pathIds(spec),
     example(spec),
     success(spec, status),

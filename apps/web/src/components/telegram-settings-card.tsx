@@ -97,7 +97,7 @@ export function TelegramSettingsCard() {
   return (
     <Card withBorder maw={640} mt="md" data-testid="telegram-settings">
       <Stack component="form" onSubmit={submit} gap="sm">
-        <Title order={4}>{t('telegram.title')}</Title>
+        <Title order={3}>{t('telegram.title')}</Title>
         <Text size="sm" c="dimmed">
           {t('telegram.intro')}
         </Text>

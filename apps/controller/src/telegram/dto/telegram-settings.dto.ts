@@ -6,13 +6,13 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
+  IsOptional,
   IsString,
   IsUUID,
   Matches,
   Max,
   MaxLength,
   Min,
-  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { OptionalNotNull } from '../../http/validators.js';
@@ -48,7 +48,7 @@ export class UpdateTelegramSettingsDto {
     format: 'password',
     description: "The bot's token from @BotFather (`<id>:<secret>`); null removes it. Never shown again",
   })
-  @ValidateIf((_o, value) => value !== null && value !== undefined)
+  @IsOptional()
   @IsString()
   @MaxLength(b.tokenLength)
   @Matches(BOT_TOKEN_PATTERN, { message: 'token must be a bot token as @BotFather gives it: <digits>:<secret>' })

@@ -20,7 +20,7 @@ export function SharingCard() {
   return (
     <Card withBorder maw={960} mt="md" data-testid="sharing-card">
       <Stack gap="xs">
-        <Title order={4}>{t('sharing.title')}</Title>
+        <Title order={3}>{t('sharing.title')}</Title>
         {data && (
           <Text size="sm" c="dimmed">
             {t('sharing.window', {
