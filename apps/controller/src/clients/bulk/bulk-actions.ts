@@ -97,8 +97,7 @@ export async function applyChunk(
     default: {
       // A raise or an extension by a reseller: their ceilings again, under the lock creates take
       // (after the clients' rows: the order a reseller's change of one client locks in).
-      const raises =
-        (work.action === 'adjust' && work.deltaBytes > 0) || (work.action === 'extend' && work.days > 0);
+      const raises = (work.action === 'adjust' && work.deltaBytes > 0) || (work.action === 'extend' && work.days > 0);
       const account = raises && starter !== null ? await tools.resellers.lockIfReseller(em, starter) : null;
       const writes: ClientWrite[] = [];
       let ceilingSkipped = 0;

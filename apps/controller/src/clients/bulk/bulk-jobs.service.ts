@@ -9,7 +9,12 @@ import { withTimeout } from '../../common/with-timeout.js';
 import { ApiError, badRequest, conflict, notFound } from '../../http/api-error.js';
 import type { AnyWorker, QueueBackend } from '../../queue/queue-backend.js';
 import { bumpRevisions } from '../../revisions/revisions.js';
-import { checkExtension, checkPoolNotSpent, checkQuotaRaise, hideForbiddenInterfaces } from '../../resellers/ceilings.js';
+import {
+  checkExtension,
+  checkPoolNotSpent,
+  checkQuotaRaise,
+  hideForbiddenInterfaces,
+} from '../../resellers/ceilings.js';
 import { ResellerLimitsRepository } from '../../resellers/reseller-limits.repository.js';
 import { QUEUE_BACKEND } from '../../runtime.js';
 import type { ClientFilter } from '../client-list.repository.js';
