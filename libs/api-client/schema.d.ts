@@ -2661,10 +2661,10 @@ export interface components {
             /** @description Of those done, how many it left alone (done − changed) */
             skipped: number;
             /**
-             * @description Why those were left alone (null: none was): no-expiry (extend from their expiry: the client never expires, or starts on first use and has not started; extend "from now" to give them one), not-started (extend from now: starts on first use and has not started), unlimited-quota (adjust: an unlimited quota is not adjusted), already (enable, disable, attach, detach: already so), gone (deleted meanwhile)
+             * @description Why those were left alone (null: none was): no-expiry (extend from their expiry: the client never expires, or starts on first use and has not started; extend "from now" to give them one), not-started (extend from now: starts on first use and has not started), unlimited-quota (adjust: an unlimited quota is not adjusted), already (enable, disable, attach, detach: already so), gone (deleted meanwhile), ceiling (adjust, extend by a reseller: the change would pass their ceilings, counted when the job ran)
              * @enum {string|null}
              */
-            skippedReason: "no-expiry" | "not-started" | "unlimited-quota" | "already" | "gone" | null;
+            skippedReason: "no-expiry" | "not-started" | "unlimited-quota" | "already" | "gone" | "ceiling" | null;
             /** @description Clients the selection held when the job was made */
             total: number;
         };

@@ -70,6 +70,27 @@ async function setLimits(user: { id: string }, limits: Record<string, unknown>) 
   return answer.body;
 }
 
+/**
+ * An interface outside a reseller's ceilings answers exactly as a made-up id does (404, the same
+ * body with the id it names), so a reseller learns nothing of the interfaces they may not use.
+ */
+async function expectHiddenInterface(
+  ask: (interfaceId: string) => Promise<{ status: number; body: any }>,
+  forbiddenId: string,
+  field = 'interfaceIds',
+) {
+  const madeUp = randomUUID();
+  const [forbidden, unknown] = [await ask(forbiddenId), await ask(madeUp)];
+  expect([unknown.status, unknown.body]).toEqual([
+    404,
+    expect.objectContaining({ error: `interface ${madeUp} not found`, field }),
+  ]);
+  expect([forbidden.status, JSON.stringify(forbidden.body)]).toEqual([
+    404,
+    JSON.stringify(unknown.body).replaceAll(madeUp, forbiddenId),
+  ]);
+}
+
 /** Starts a bulk job as `user` and waits for it to end (so it changes no row during a later comparison). */
 async function endedJob(user: { token: string }, path: string, body: unknown): Promise<string> {
   const started = await as(user)('POST', path, body);
@@ -378,7 +399,8 @@ describe('ceilings', () => {
       [{ ...fine, expiresAt: null }, 'expiresAt', 'maxExpiryDays', 30],
       [{ ...fine, expiresAt: inDays(31) }, 'expiresAt', 'maxExpiryDays', 30],
       [{ quotaBytes: 5 * GB, startOnFirstUse: true, durationDays: 45 }, 'durationDays', 'maxExpiryDays', 30],
-      [{ ...fine, interfaceIds: [ifaceA.id, ifaceB.id] }, 'interfaceIds[1]', 'interfaceIds', [ifaceA.id]],
+      [{ ...fine, deviceLimit: 0 }, 'deviceLimit', 'maxClients', 10],
+      [{ ...fine, deviceLimit: 11 }, 'deviceLimit', 'maxClients', 10],
     ];
     const before = await fingerprint.read();
     for (const [body, field, ceiling, remaining] of cases) {
@@ -394,6 +416,8 @@ describe('ceilings', () => {
         },
       ]);
     }
+    // An interface not theirs answers as a made-up one.
+    await expectHiddenInterface((id) => createAs(capped, { ...fine, interfaceIds: [ifaceA.id, id] }), ifaceB.id);
     expect(await fingerprint.read()).toEqual(before);
 
     const made = await createAs(capped, fine);
@@ -403,14 +427,12 @@ describe('ceilings', () => {
     expect((await patch({ quotaBytes: 20 * GB })).body).toMatchObject({ field: 'quotaBytes', remaining: 10 * GB });
     expect((await patch({ expiresAt: inDays(60) })).body).toMatchObject({ field: 'expiresAt', remaining: 30 });
     expect((await patch({ expiresAt: null })).body).toMatchObject({ field: 'expiresAt', ceiling: 'maxExpiryDays' });
-    expect((await patch({ interfaceIds: [ifaceB.id] })).body).toMatchObject({
-      field: 'interfaceIds[0]',
-      ceiling: 'interfaceIds',
-    });
+    await expectHiddenInterface((id) => patch({ interfaceIds: [id] }), ifaceB.id);
+    expect((await patch({ deviceLimit: 0 })).body).toMatchObject({ field: 'deviceLimit', ceiling: 'maxClients' });
     expect((await patch({ expiresAt: inDays(29), note: 'renewed' })).status).toBe(200);
-    // Nodes: an interface on a node outside their nodes is refused.
+    // Nodes: an interface on a node outside their nodes answers as a made-up one.
     await setLimits(capped, { interfaceIds: null, nodeIds: [randomUUID()] });
-    expect((await createAs(capped, fine)).body).toMatchObject({ field: 'interfaceIds[0]', ceiling: 'nodeIds' });
+    await expectHiddenInterface((id) => createAs(capped, { ...fine, interfaceIds: [id] }), ifaceA.id);
     await setLimits(capped, { nodeIds: [node.id] });
 
     // The client count: two more make three, the fourth is refused with no room left.
@@ -442,12 +464,6 @@ describe('ceilings', () => {
       // From their expiry (10 days ahead), 25 days reach past 30 days from now; 20 fit.
       [post('clients/extend', { ids, days: 25 }), 'days', 'maxExpiryDays', 20],
       [post('clients/extend', { filter: {}, days: 31, from: 'now' }), 'days', 'maxExpiryDays', 30],
-      [
-        post('clients/servers/attach', { ids, interfaceIds: [ifaceB.id] }),
-        'interfaceIds[0]',
-        'interfaceIds',
-        [ifaceA.id],
-      ],
       // An import's new clients count at once: three more do not fit three; two do, but unlimited quotas do not.
       [importClients(t, bulker.token, wgEasy(3), { interfaceId: ifaceA.id }), 'maxClients', 'maxClients', 2],
       [importClients(t, bulker.token, wgEasy(2), { interfaceId: ifaceA.id }), 'quotaBytes', 'maxQuotaBytes', 10 * GB],
@@ -465,6 +481,14 @@ describe('ceilings', () => {
         expect.objectContaining({ field, ceiling, remaining, errors: [expect.objectContaining({ code: 'ceiling' })] }),
       ]);
     }
+    // An interface not theirs, to attach to or import onto, answers as a made-up one.
+    await expectHiddenInterface((id) => post('clients/servers/attach', { ids, interfaceIds: [id] }), ifaceB.id);
+    for (const dryRun of [true, false])
+      await expectHiddenInterface(
+        (id) => importClients(t, bulker.token, wgEasy(1), { interfaceId: id, dryRun }),
+        ifaceB.id,
+        'interfaceId',
+      );
     expect(await fingerprint.read()).toEqual(before);
 
     // Within them: a raise to the ceiling, an extension to it, a lowering (never refused).
@@ -483,6 +507,63 @@ describe('ceilings', () => {
     expect(Number(row.quota_bytes)).toBe(9 * GB);
     expect(row.expires_at.getTime()).toBeGreaterThan(Date.now() + 28 * DAY_MS);
     expect(row.expires_at.getTime()).toBeLessThanOrEqual(Date.now() + 30 * DAY_MS);
+  });
+
+  test('parallel bulk raises and extensions stop at the ceiling: each job re-checks it as it runs', async () => {
+    const racer = await f.createUser('reseller');
+    await setLimits(racer, { maxClients: 3, maxQuotaBytes: 2 * GB, maxExpiryDays: 30, trafficPoolBytes: 10 * GB });
+    const made = await createAs(racer, { quotaBytes: 1000, expiresAt: inDays(1) });
+    expect(made.status).toBe(201);
+    const ids = [made.body.id];
+    const post = (path: string, body: unknown) => as(racer)('POST', path, body);
+    // Each fits alone at enqueue; together they would reach ~117 days and 16 GB.
+    const started = await Promise.all([
+      ...Array.from({ length: 8 }, () => post('clients/extend', { ids, days: 29 })),
+      ...Array.from({ length: 8 }, () => post('clients/adjust', { ids, deltaBytes: 1_999_999_000 })),
+    ]);
+    const jobs = await Promise.all(
+      started
+        .filter((answer) => answer.status === 202)
+        .map((answer) => jobEnded((jobPath) => as(racer)('GET', jobPath), answer.body.id)),
+    );
+    for (const answer of started) expect([202, 403]).toContain(answer.status);
+    expect(jobs.every((job) => job.state === 'completed')).toBe(true);
+    const [row] = await t.query<{ quota_bytes: string; expires_at: Date }>(
+      'select quota_bytes, expires_at from clients where id = $1',
+      [made.body.id],
+    );
+    expect(Number(row.quota_bytes)).toBe(1000 + 1_999_999_000);
+    expect(row.expires_at.getTime()).toBeLessThanOrEqual(Date.now() + 30 * DAY_MS);
+    // Exactly one raise and one extension changed the client; the jobs after them skipped it, saying why.
+    const changed = (action: string) =>
+      jobs.filter((job) => job.action === action && (job.progress as { changed: number }).changed === 1);
+    expect([changed('adjust').length, changed('extend').length]).toEqual([1, 1]);
+    const skipped = jobs.filter((job) => (job.progress as { changed: number }).changed === 0);
+    expect(skipped.map((job) => (job.progress as { skippedReason: string }).skippedReason)).toEqual(
+      skipped.map(() => 'ceiling'),
+    );
+  });
+
+  test('a device added by a reseller keeps to their interface and node ceilings and a bounded device count', async () => {
+    const adder = await f.createUser('reseller');
+    const made = await createAs(adder, { deviceLimit: 0, interfaceIds: [ifaceA.id, ifaceB.id] });
+    expect(made.status).toBe(201);
+    const add = (name: string) => as(adder)('POST', `clients/${made.body.id}/devices`, { name });
+    await setLimits(adder, { interfaceIds: [ifaceA.id] });
+    const outside = await add('tablet');
+    expect([outside.status, outside.body]).toEqual([
+      403,
+      expect.objectContaining({ field: 'interfaceIds[1]', ceiling: 'interfaceIds', remaining: [ifaceA.id] }),
+    ]);
+    await setLimits(adder, { interfaceIds: null, nodeIds: [randomUUID()] });
+    expect((await add('tablet')).body).toMatchObject({ field: 'interfaceIds[0]', ceiling: 'nodeIds' });
+    expect(await f.count(`devices where client_id = '${made.body.id}'`)).toBe(1);
+    // Under a client ceiling, a client of theirs with deviceLimit 0 (set before it) takes at most 10.
+    await setLimits(adder, { nodeIds: null, maxClients: 3 });
+    for (let i = 1; i < 10; i++) expect((await add(`d${i}`)).status).toBe(201);
+    const eleventh = await add('d10');
+    expect([eleventh.status, eleventh.body.field]).toEqual([409, 'deviceLimit']);
+    expect(await f.count(`devices where client_id = '${made.body.id}'`)).toBe(10);
   });
 
   test('creates racing at the ceiling: exactly the room left passes', async () => {
@@ -602,10 +683,7 @@ describe('ceilings', () => {
       field: 'quotaBytes',
       ceiling: 'maxQuotaBytes',
     });
-    expect((await batch({ interfaceIds: [ifaceB.id] })).body).toMatchObject({
-      field: 'interfaceIds[0]',
-      ceiling: 'interfaceIds',
-    });
+    await expectHiddenInterface((id) => batch({ interfaceIds: [id] }), ifaceB.id);
     expect(await fingerprint.read()).toEqual(before);
 
     const made = await batch({});

@@ -82,5 +82,6 @@ export function creationTerms(settings: CreationSettings, interfaces: readonly L
     expiresAt: settings.expiresAt,
     ...(settings.startOnFirstUse ? { durationSeconds: settings.durationSeconds } : {}),
     interfaces: interfaces.map((iface) => ({ id: iface.id, nodeId: iface.nodeId })),
+    deviceLimit: settings.deviceLimit,
   };
 }

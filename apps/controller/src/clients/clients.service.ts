@@ -243,6 +243,7 @@ export class ClientsService {
         quotaBytes: dto.quotaBytes,
         expiresAt: dto.expiresAt === undefined ? undefined : dto.expiresAt === null ? null : new Date(dto.expiresAt),
         interfaces,
+        deviceLimit: dto.deviceLimit,
       },
       now,
     );

@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
-import type { OwnerFilter } from '../auth/operator-scope.js';
+import type { OperatorScope, OwnerFilter } from '../auth/operator-scope.js';
 import { conflict, notFound } from '../http/api-error.js';
+import { checkInterfaces, effectiveDeviceLimit } from '../resellers/ceilings.js';
+import { ResellerLimitsRepository } from '../resellers/reseller-limits.repository.js';
 import { bumpRevisions } from '../revisions/revisions.js';
 import { AccountsRepository } from './accounts.repository.js';
 import type { DeviceView } from './client-view.js';
@@ -20,21 +22,27 @@ export class DevicesService {
     private readonly devices: DevicesRepository,
     private readonly accounts: AccountsRepository,
     private readonly provisioning: ProvisioningService,
+    private readonly resellers: ResellerLimitsRepository,
   ) {}
 
   /**
    * "At most deviceLimit devices", enforced atomically: the client row is locked for the whole
    * transaction, so concurrent additions to one client run one after another and each counts the
-   * devices the previous ones committed.
+   * devices the previous ones committed. A reseller's device is a client growing: it must stay
+   * within their interface and node ceilings, and (under a client ceiling) within a bounded device
+   * count even when the client's limit is 0 (docs/operators.md, "Ceilings").
    */
-  async add(clientId: string, name: string, scope: OwnerFilter): Promise<DeviceView> {
+  async add(clientId: string, name: string, scope: OperatorScope): Promise<DeviceView> {
     const now = new Date();
     const deviceId = await this.orm.em.fork().transactional(async (em) => {
+      // The client's row, then the reseller's: the order a reseller's change of a client takes.
       const client = await this.clients.lock(em, clientId, scope);
+      const account = scope.ceilings ? await this.resellers.lock(em, scope.userId) : undefined;
       const devices = await this.devices.count(em, clientId);
-      if (client.deviceLimit > 0 && devices >= client.deviceLimit) {
+      const limit = account ? effectiveDeviceLimit(account, client.deviceLimit) : client.deviceLimit;
+      if (limit > 0 && devices >= limit) {
         throw conflict(
-          `the client already has ${devices} of at most ${client.deviceLimit} devices; raise deviceLimit or delete a device`,
+          `the client already has ${devices} of at most ${limit} devices; raise deviceLimit or delete a device`,
           'deviceLimit',
         );
       }
@@ -42,6 +50,7 @@ export class DevicesService {
         throw conflict(`the client already has a device named "${name}" (case is ignored)`, 'name');
       }
       const interfaces = await this.provisioning.lockInterfaces(em, await this.clients.interfaceIds(em, clientId));
+      if (account) checkInterfaces(account, interfaces);
       const [id] = await this.devices.insert(em, clientId, [name], now);
       await this.provisioning.createAccounts(em, [id], interfaces, now);
       await bumpRevisions(

@@ -1,4 +1,4 @@
-import { ceilingExceeded } from '../http/api-error.js';
+import { ceilingExceeded, notFound } from '../http/api-error.js';
 import type { ResellerAccount } from './reseller-limits.repository.js';
 
 const DAY_MS = 86_400_000;
@@ -12,6 +12,21 @@ export interface ClientTerms {
   durationSeconds?: number;
   /** The interfaces asked for, in the request's order, with the node each is on. */
   interfaces?: { id: string; nodeId: string }[];
+  /** Devices the client may have (0: unlimited). */
+  deviceLimit?: number;
+}
+
+/**
+ * Devices a reseller's client may have when the reseller has a `maxClients` ceiling: each device
+ * holds an address on every interface of its client and a peer on their nodes, so an unlimited
+ * device count would bypass the client count (docs/operators.md, "Ceilings").
+ */
+export const RESELLER_DEVICE_LIMIT = 10;
+
+/** The device limit that holds for a reseller's client: 0 (unlimited) is the reseller's bound. */
+export function effectiveDeviceLimit(account: ResellerAccount, deviceLimit: number): number {
+  if (account.maxClients === null) return deviceLimit;
+  return deviceLimit === 0 ? RESELLER_DEVICE_LIMIT : Math.min(deviceLimit, RESELLER_DEVICE_LIMIT);
 }
 
 /** The pool's bytes left; null when the reseller has no pool ceiling. */
@@ -25,6 +40,16 @@ export function poolLeft(account: ResellerAccount): number | null {
  * leaves the quota alone is not refused for a quota set before the ceiling was.
  */
 export function checkTerms(account: ResellerAccount, terms: ClientTerms, now: Date): void {
+  if (terms.interfaces) hideForbiddenInterfaces(account, terms.interfaces);
+  if (terms.deviceLimit !== undefined && account.maxClients !== null) {
+    if (terms.deviceLimit === 0 || terms.deviceLimit > RESELLER_DEVICE_LIMIT)
+      throw ceilingExceeded(
+        `deviceLimit must be 1..${RESELLER_DEVICE_LIMIT} under your client ceiling (0, unlimited, passes it)`,
+        'deviceLimit',
+        'maxClients',
+        RESELLER_DEVICE_LIMIT,
+      );
+  }
   if (terms.quotaBytes !== undefined) {
     const quota = terms.quotaBytes;
     if (account.maxQuotaBytes !== null && (quota === 0 || quota > account.maxQuotaBytes))
@@ -58,10 +83,30 @@ export function checkTerms(account: ResellerAccount, terms: ClientTerms, now: Da
         );
     }
   }
-  if (terms.interfaces) checkInterfaces(account, terms.interfaces);
 }
 
-/** Interfaces (with their nodes) a reseller attaches clients to must be among those they may use. */
+/**
+ * Interfaces a reseller asks to attach clients to: one outside their ceilings answers exactly as a
+ * made-up id does (provisioning's `lockInterfaces`), so a reseller cannot learn which interfaces
+ * exist beyond those they may use.
+ */
+export function hideForbiddenInterfaces(
+  account: ResellerAccount,
+  interfaces: readonly { id: string; nodeId: string }[],
+  field = 'interfaceIds',
+): void {
+  const forbidden = interfaces.find(
+    (iface) =>
+      (account.interfaceIds !== null && !account.interfaceIds.includes(iface.id)) ||
+      (account.nodeIds !== null && !account.nodeIds.includes(iface.nodeId)),
+  );
+  if (forbidden) throw notFound(`interface ${forbidden.id} not found`, field);
+}
+
+/**
+ * Interfaces (with their nodes) a reseller's client is already on must be among those they may
+ * use for the client to grow (a device added): 403 naming the interface and the room.
+ */
 export function checkInterfaces(account: ResellerAccount, interfaces: readonly { id: string; nodeId: string }[]): void {
   interfaces.forEach((iface, index) => {
     if (account.interfaceIds !== null && !account.interfaceIds.includes(iface.id))
@@ -97,6 +142,8 @@ export function checkNewClients(
   terms: ClientTerms,
   now: Date,
 ): void {
+  // Before the count: a forbidden interface answers as a made-up one whatever room is left.
+  if (terms.interfaces) hideForbiddenInterfaces(account, terms.interfaces);
   if (account.maxClients !== null && owned + count > account.maxClients)
     throw ceilingExceeded(
       count === 1
@@ -163,4 +210,27 @@ export function checkExtension(account: ResellerAccount, latest: Date | null, da
       'maxExpiryDays',
       Math.max(0, Math.floor((limit - latest.getTime()) / DAY_MS)),
     );
+}
+
+/**
+ * One client's change in a bulk job, re-checked when the job runs (under the reseller's row lock):
+ * whether a raised quota or a moved expiry passes a ceiling. The check at enqueue cannot count
+ * jobs still queued (eight parallel extensions of one client each fit on their own); this one sees
+ * what the jobs before it wrote, so such a client is skipped instead.
+ */
+export function changePassesCeiling(
+  account: ResellerAccount,
+  change: { quotaBytes?: number; expiresAt?: Date | null },
+  now: Date,
+): boolean {
+  if (change.quotaBytes !== undefined) {
+    const left = poolLeft(account);
+    if (account.maxQuotaBytes !== null && change.quotaBytes > account.maxQuotaBytes) return true;
+    if (left !== null && change.quotaBytes > left) return true;
+  }
+  if (change.expiresAt !== undefined && account.maxExpiryDays !== null) {
+    const latest = now.getTime() + account.maxExpiryDays * DAY_MS;
+    if (change.expiresAt === null || change.expiresAt.getTime() > latest) return true;
+  }
+  return false;
 }

@@ -101,6 +101,15 @@ export class ResellerLimitsRepository {
     return account(row);
   }
 
+  /**
+   * As `lock`, for a user who is a reseller now; null for anyone else (no row made): a bulk job's
+   * chunk re-checks its starter's ceilings only while they are a reseller.
+   */
+  async lockIfReseller(em: EntityManager, userId: string): Promise<ResellerAccount | null> {
+    const [user] = await em.execute<{ role: string }[]>(`select role from users where id = ?`, [userId]);
+    return user?.role === 'reseller' ? this.lock(em, userId) : null;
+  }
+
   /** Replaces the ceilings named in `ceilings` (absent ones stay); the pool's account stays. */
   async setCeilings(em: EntityManager, userId: string, ceilings: Partial<Ceilings>): Promise<void> {
     await this.lock(em, userId);

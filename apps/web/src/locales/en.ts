@@ -676,6 +676,7 @@ export const en = {
       'no-expiry': 'they never expire (tick “Count from now” to give them an expiry) or have not started yet',
       'not-started': 'they start on first use and have not started yet',
       'unlimited-quota': 'their quota is unlimited',
+      ceiling: 'the change would pass your ceilings',
       already: 'they already were so',
       gone: 'they were deleted meanwhile',
     },

@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { changePassesCeiling } from '../../resellers/ceilings.js';
+import type { ResellerLimitsRepository } from '../../resellers/reseller-limits.repository.js';
 import { affectsPeers, nextStatus } from '../client-status.js';
 import type { ClientsRepository } from '../clients.repository.js';
 import type { ProvisioningService } from '../provisioning.service.js';
@@ -19,6 +21,7 @@ export interface ChunkTools {
   jobs: BulkJobsRepository;
   clients: ClientsRepository;
   provisioning: ProvisioningService;
+  resellers: ResellerLimitsRepository;
 }
 
 export interface ChunkOutcome {
@@ -26,6 +29,8 @@ export interface ChunkOutcome {
   changed: number;
   /** Nodes whose desired state the chunk changed (bumped once, when the job ends). */
   nodes: string[];
+  /** Clients left alone because the change would pass the starter's ceilings. */
+  ceilingSkipped?: number;
 }
 
 /**
@@ -63,6 +68,7 @@ export async function applyChunk(
   ids: readonly string[],
   jobTime: Date,
   now: Date,
+  starter: string | null,
 ): Promise<ChunkOutcome> {
   const clients = await tools.jobs.lockClients(em, ids);
   const present = clients.map((client) => client.id);
@@ -89,12 +95,18 @@ export async function applyChunk(
       return write(em, tools, clients, writes, now, present.length);
     }
     default: {
+      // A raise or an extension by a reseller: their ceilings again, under the lock creates take
+      // (after the clients' rows: the order a reseller's change of one client locks in).
+      const raises = (work.action === 'adjust' && work.deltaBytes > 0) || (work.action === 'extend' && work.days > 0);
+      const account = raises && starter !== null ? await tools.resellers.lockIfReseller(em, starter) : null;
       const writes: ClientWrite[] = [];
+      let ceilingSkipped = 0;
       for (const client of clients) {
         const next = target(client, work, jobTime, now);
-        if (next) writes.push(next);
+        if (next && account && changePassesCeiling(account, next, now)) ceilingSkipped++;
+        else if (next) writes.push(next);
       }
-      return write(em, tools, clients, writes, now, writes.length);
+      return { ...(await write(em, tools, clients, writes, now, writes.length)), ceilingSkipped };
     }
   }
 }

@@ -230,19 +230,21 @@ export class BulkJobsRepository {
     em: EntityManager,
     jobId: string,
     ids: readonly string[],
-    changed: number,
-    nodeIds: readonly string[],
+    outcome: { changed: number; nodes: readonly string[]; ceilingSkipped?: number },
     now: Date,
   ): Promise<{ done: number; total: number }> {
+    const { changed, nodes: nodeIds, ceilingSkipped = 0 } = outcome;
     await em.execute(
       `update client_bulk_items set done_at = ?::timestamptz where job_id = ? and client_id = any(array[?]::uuid[])`,
       [now.toISOString(), jobId, ids],
     );
     const [row] = await em.execute<{ done: number; total: number }[]>(
       `update client_bulk_jobs set done = done + ?, changed = changed + ?,
-              node_ids = array(select distinct unnest(node_ids || array[?]::text[]) order by 1)
+              node_ids = array(select distinct unnest(node_ids || array[?]::text[]) order by 1),
+              params = case when ?::int > 0 then jsonb_set(params, '{ceilingSkipped}',
+                         to_jsonb(coalesce((params->>'ceilingSkipped')::int, 0) + ?::int)) else params end
         where id = ? returning done, total`,
-      [ids.length, changed, nodeIds, jobId],
+      [ids.length, changed, nodeIds, ceilingSkipped, ceilingSkipped, jobId],
     );
     return { done: readNumber(row.done), total: readNumber(row.total) };
   }

@@ -9,7 +9,12 @@ import { withTimeout } from '../../common/with-timeout.js';
 import { ApiError, badRequest, conflict, notFound } from '../../http/api-error.js';
 import type { AnyWorker, QueueBackend } from '../../queue/queue-backend.js';
 import { bumpRevisions } from '../../revisions/revisions.js';
-import { checkExtension, checkInterfaces, checkPoolNotSpent, checkQuotaRaise } from '../../resellers/ceilings.js';
+import {
+  checkExtension,
+  checkPoolNotSpent,
+  checkQuotaRaise,
+  hideForbiddenInterfaces,
+} from '../../resellers/ceilings.js';
 import { ResellerLimitsRepository } from '../../resellers/reseller-limits.repository.js';
 import { QUEUE_BACKEND } from '../../runtime.js';
 import type { ClientFilter } from '../client-list.repository.js';
@@ -210,7 +215,7 @@ export class BulkJobsService implements OnApplicationBootstrap, OnModuleDestroy 
     if (work.action === 'reset') checkPoolNotSpent(account);
     if (work.action === 'attach') {
       const nodeOf = await this.jobs.interfaceNodes(em, work.interfaceIds);
-      checkInterfaces(
+      hideForbiddenInterfaces(
         account,
         work.interfaceIds.map((interfaceId) => ({ id: interfaceId, nodeId: nodeOf.get(interfaceId)! })),
       );
@@ -268,15 +273,20 @@ export class BulkJobsService implements OnApplicationBootstrap, OnModuleDestroy 
     if (!row) throw new UnrecoverableError(`bulk job ${id} has no record`);
     if (row.finishedAt) return { done: row.done, total: row.total, changed: row.changed };
     const work = row.params as unknown as BulkWork;
-    const tools = { jobs: this.jobs, clients: this.clients, provisioning: this.provisioning };
+    const tools = {
+      jobs: this.jobs,
+      clients: this.clients,
+      provisioning: this.provisioning,
+      resellers: this.resellers,
+    };
     try {
       for (;;) {
         const progress = await this.orm.em.fork().transactional(async (em) => {
           const ids = await this.jobs.nextChunk(em, id, CHUNK);
           if (ids.length === 0) return null;
           const now = new Date();
-          const outcome = await applyChunk(em, tools, work, ids, row.startedAt, now);
-          return this.jobs.chunkDone(em, id, ids, outcome.changed, outcome.nodes, now);
+          const outcome = await applyChunk(em, tools, work, ids, row.startedAt, now, row.userId);
+          return this.jobs.chunkDone(em, id, ids, outcome, now);
         });
         if (!progress) break;
         this.totals.changed();
@@ -323,7 +333,12 @@ function view(row: BulkJobRow, queued: BulkJobView['state']): BulkJobView {
       total: row.total,
       changed: row.changed,
       skipped: row.done - row.changed,
-      skippedReason: row.done > row.changed ? skipReason(row.params as unknown as BulkWork) : null,
+      skippedReason:
+        row.done <= row.changed
+          ? null
+          : Number(row.params.ceilingSkipped ?? 0) > 0
+            ? 'ceiling'
+            : skipReason(row.params as unknown as BulkWork),
     },
     error: row.error,
     startedAt: row.startedAt,

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { DateTimeField, IntField } from '../../http/api-fields.js';
 
 /** Why a bulk job left clients unchanged (bulk/bulk-actions.ts `skipReason`): here, beside the answer that names it. */
-export const SKIP_REASONS = ['no-expiry', 'not-started', 'unlimited-quota', 'already', 'gone'] as const;
+export const SKIP_REASONS = ['no-expiry', 'not-started', 'unlimited-quota', 'already', 'gone', 'ceiling'] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
 export class BulkProgressDto {
@@ -22,7 +22,7 @@ export class BulkProgressDto {
     enum: SKIP_REASONS,
     nullable: true,
     description:
-      'Why those were left alone (null: none was): no-expiry (extend from their expiry: the client never expires, or starts on first use and has not started; extend "from now" to give them one), not-started (extend from now: starts on first use and has not started), unlimited-quota (adjust: an unlimited quota is not adjusted), already (enable, disable, attach, detach: already so), gone (deleted meanwhile)',
+      'Why those were left alone (null: none was): no-expiry (extend from their expiry: the client never expires, or starts on first use and has not started; extend "from now" to give them one), not-started (extend from now: starts on first use and has not started), unlimited-quota (adjust: an unlimited quota is not adjusted), already (enable, disable, attach, detach: already so), gone (deleted meanwhile), ceiling (adjust, extend by a reseller: the change would pass their ceilings, counted when the job ran)',
   })
   skippedReason!: SkipReason | null;
 }

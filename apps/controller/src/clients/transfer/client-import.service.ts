@@ -5,7 +5,7 @@ import { publicKeyFromPrivate } from '#libs/wireguard/keys.js';
 import type { FieldError } from '#libs/contracts/api-error.js';
 import type { OperatorScope } from '../../auth/operator-scope.js';
 import { badRequest } from '../../http/api-error.js';
-import { checkNewClients, checkTerms } from '../../resellers/ceilings.js';
+import { checkNewClients, checkTerms, hideForbiddenInterfaces } from '../../resellers/ceilings.js';
 import { ResellerLimitsRepository, type ResellerAccount } from '../../resellers/reseller-limits.repository.js';
 import { bumpRevisions } from '../../revisions/revisions.js';
 import type { LockedInterface } from '../accounts.repository.js';
@@ -73,9 +73,11 @@ export class ClientImportService {
     if (options.dryRun) {
       const em = this.orm.em.fork();
       const [iface] = await this.provisioning.lockInterfaces(em, [options.interfaceId], 'interfaceId');
+      const account = scope.ceilings ? await this.resellers.get(em, scope.userId) : undefined;
+      // Before the plan reads the file against it: an interface not theirs answers as a made-up one.
+      if (account) hideForbiddenInterfaces(account, [iface], 'interfaceId');
       const planned = await this.plan(em, file, iface, scope);
-      if (scope.ceilings)
-        await this.checkCeilings(em, await this.resellers.get(em, scope.userId), scope, planned, iface);
+      if (account) await this.checkCeilings(em, account, scope, planned, iface);
       return this.answer(file, iface, planned, options, false);
     }
     const now = new Date();
@@ -83,6 +85,7 @@ export class ClientImportService {
       // A reseller's row first, as their creates take it: one at a time, each counting the others'.
       const account = scope.ceilings ? await this.resellers.lock(em, scope.userId) : undefined;
       const [iface] = await this.provisioning.lockInterfaces(em, [options.interfaceId], 'interfaceId');
+      if (account) hideForbiddenInterfaces(account, [iface], 'interfaceId');
       const planned = await this.plan(em, file, iface, scope);
       const refused = planned.filter((row) => row.action === 'refuse');
       if (refused.length > 0) {
@@ -121,7 +124,8 @@ export class ClientImportService {
     for (const { row, existing, action } of planned) {
       if (action === 'refuse') continue;
       const expiresAt = row.expiresAt !== undefined ? row.expiresAt : existing ? undefined : null;
-      checkTerms(account, { quotaBytes: row.quotaBytes ?? (existing ? undefined : 0), expiresAt }, now);
+      const deviceLimit = row.deviceLimit ?? (existing ? undefined : Math.max(1, row.devices.length));
+      checkTerms(account, { quotaBytes: row.quotaBytes ?? (existing ? undefined : 0), expiresAt, deviceLimit }, now);
     }
   }
 
