@@ -96,6 +96,7 @@ describe('nodes', () => {
       appliedRevision: 0,
       inSync: false,
       interfaceCount: 0,
+      tunnelsStopped: false,
       agent: { state: 'never-enrolled', version: null, lastSeenAt: null, gaps: [], lastApply: null },
       enrolment: {
         secret: expect.stringMatching(/^wne_[0-9A-Za-z]{46}$/),
