@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { randomSuffix } from '../support/random-suffix.js';
 import { waitFor } from '../support/wait-for.js';
 import { tunnelLab } from '../support/tunnel-lab.js';
@@ -58,6 +60,15 @@ async function iperf3(limit: string[], stop = async () => false, rates: string[]
   }
 }
 
+/** The agent's quota arms (quotas.json: remaining, WireGuard bytes since, ratio), for a failure's message. */
+function armsNow(): string {
+  try {
+    return `quotas.json: ${readFileSync(join(lab.agent.dataDir, 'host', 'quotas.json'), 'utf8')}`;
+  } catch (error) {
+    return `quotas.json: ${(error as Error).message}`;
+  }
+}
+
 /** The client's usage once the reports after the traffic have arrived and nothing moves. */
 function settledUsage(clientId: string): Promise<number> {
   let last = -1;
@@ -90,12 +101,14 @@ async function downloadUntilExhausted(clientId: string): Promise<number> {
       await iperf3(['-t', '8'], exhausted, rates);
       return exhausted();
     },
-    90_000,
+    120_000,
     0,
   ).catch(async (error: Error) => {
     const used = (await getClient(clientId)).usedBytes;
     const table = await lab.nodeNs.exec('nft', 'list', 'table', 'ip', 'warren_quota').catch(String);
-    throw new Error(`${error.message}: used ${used}\n${table}\n${rates.join('\n')}\n${lab.agent.output()}`);
+    throw new Error(
+      `${error.message}: used ${used}\n${table}\n${armsNow()}\n${rates.join('\n')}\n${lab.agent.output()}`,
+    );
   });
   // The rate before the cut, as iperf3 measured it each second (kept in the test's output).
   console.log(rates.slice(0, 3).join('\n'));
@@ -148,9 +161,11 @@ test('the kernel cuts a 100 Mbit/s download within 64 KiB of the quota, a raised
   );
   await waitFor('a ping after the restart', () => pingOnce(clientNs, GATEWAY), 15_000);
 
+  // What the rest is granted with (an overshoot here comes from the ratio the arm learnt).
+  console.log(`before the last download: ${armsNow()}`);
   const second = await downloadUntilExhausted(client.id);
   const secondOvershoot = second - (used + 16 * 1024 * 1024);
   console.log(`quota overshoot after a raise: ${secondOvershoot} bytes`);
   expect(secondOvershoot).toBeGreaterThanOrEqual(0);
   expect(secondOvershoot).toBeLessThanOrEqual(MAX_OVERSHOOT);
-}, 240_000);
+}, 360_000);

@@ -46,7 +46,12 @@ export class QuotaHost {
   }
 
   private load(): QuotaFile {
-    this.state ??= readJsonFile<QuotaFile>(this.file) ?? { table: false, clients: {} };
+    if (!this.state) {
+      const read = readJsonFile<QuotaFile>(this.file) ?? { table: false, clients: {} };
+      // A file from an agent before the long-run ratio: its arms start their history now.
+      for (const client of Object.values(read.clients)) client.history ??= { inner: 0, wire: 0 };
+      this.state = read;
+    }
     return this.state;
   }
 
@@ -80,7 +85,7 @@ export class QuotaHost {
         arm = before;
         countWire(arm, readings);
       } else {
-        arm = newArm(quota.remainingBytes, readings, before?.ratio);
+        arm = newArm(quota.remainingBytes, readings, before);
       }
       const name = quotaName(quota.client);
       const change = nextChange(arm, kernel.get(name));
