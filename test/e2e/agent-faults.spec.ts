@@ -20,7 +20,14 @@ import { REDIS_URL } from '../support/environment.js';
 import { dropRedisPrefix, testQueuePrefix } from '../support/leftovers.js';
 import { createTestDatabase } from '../support/test-database.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
-import { bringUpProfile, peersOf, pingOnce, sendThrough, transferOf } from '../support/tunnel-client.js';
+import {
+  bringUpProfile,
+  peersOf,
+  pingOnce,
+  sendThrough,
+  transferOf,
+  usageMatchesKernel,
+} from '../support/tunnel-client.js';
 
 /**
  * Faults, with real parts: the built agent in a network namespace of the test's own, wireguard-go
@@ -295,22 +302,18 @@ async function usageMatchesHost(
   timeoutMs = 20_000,
   before: { rx: number; tx: number } = { rx: 0, tx: 0 },
 ): Promise<{ rx: number; tx: number }> {
-  let last = '';
-  return waitFor(
-    before.rx === 0 && before.tx === 0
-      ? 'the client usage to equal the node counters'
-      : 'the client usage to equal what was counted before plus the node counters',
-    async () => {
-      const [hostRx, hostTx] = (await transferOf(rig.nodeNs, rig.ifname, client.publicKey))!;
-      const [rx, tx] = [before.rx + hostRx, before.tx + hostTx];
-      const body = await api(rig).getClient(client.clientId);
-      last = `host rx ${hostRx} tx ${hostTx} (+ before ${before.rx}/${before.tx}), API up ${body.upBytes} down ${body.downBytes} used ${body.usedBytes}`;
-      return body.upBytes === rx && body.downBytes === tx && body.usedBytes === rx + tx ? { rx, tx } : undefined;
-    },
+  return usageMatchesKernel({
+    ns: rig.nodeNs,
+    ifname: rig.ifname,
+    publicKey: client.publicKey,
+    readUsage: () => api(rig).getClient(client.clientId),
+    what:
+      before.rx === 0 && before.tx === 0
+        ? 'the client usage to equal the node counters'
+        : 'the client usage to equal what was counted before plus the node counters',
+    carried: before,
     timeoutMs,
-    200,
-  ).catch((error: Error) => {
-    throw new Error(`${error.message} (${last})\n--- agent output\n${rig.agent.output().slice(-4000)}`);
+    context: () => `--- agent output\n${rig.agent.output().slice(-4000)}`,
   });
 }
 

@@ -1,7 +1,7 @@
 import { randomSuffix } from '../support/random-suffix.js';
 import { waitFor } from '../support/wait-for.js';
 import { tunnelLab } from '../support/tunnel-lab.js';
-import { bringUpProfile, peersOf, pingOnce, sendThrough, transferOf } from '../support/tunnel-client.js';
+import { bringUpProfile, peersOf, pingOnce, sendThrough, usageMatchesKernel } from '../support/tunnel-client.js';
 
 /**
  * The whole path for real: a node created through the API, its agent (the built binary) enrolled
@@ -57,12 +57,17 @@ test('a client created through the API gets a working tunnel on the node, and it
   const sent = 2 * 1024 * 1024;
   await sendThrough(clientNs, nodeNs, GATEWAY, sent);
   // Usage through the API matches what the node's WireGuard counted, to the byte, once reported.
-  const [rx, tx] = (await transferOf(nodeNs, ifname, account.public_key))!;
-  const counted = await waitFor('the usage to reach the API', async () => {
-    const body = await getClient(client.id);
-    return body.upBytes === rx && body.downBytes === tx ? body : undefined;
+  const {
+    rx,
+    tx,
+    usage: counted,
+  } = await usageMatchesKernel({
+    ns: nodeNs,
+    ifname,
+    publicKey: account.public_key,
+    readUsage: () => getClient(client.id),
+    what: 'the usage to reach the API',
   });
-  expect(counted.usedBytes).toBe(rx + tx);
   // And that is what was sent, plus TCP/IP and WireGuard overhead of a few percent.
   expect(counted.upBytes).toBeGreaterThan(sent);
   expect(counted.upBytes).toBeLessThan(sent * 1.08);

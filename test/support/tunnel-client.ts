@@ -51,6 +51,51 @@ export async function transferOf(
   return line ? [Number(line[5]), Number(line[6])] : undefined;
 }
 
+/** A client's usage as the API answers it (GET /api/clients/{id}). */
+export interface ClientUsage {
+  upBytes: number;
+  downBytes: number;
+  usedBytes: number;
+}
+
+/**
+ * Waits until the API's usage of a client equals what the node's WireGuard counted for its peer
+ * (plus what earlier links counted, `carried`), to the byte, and returns that reading. The kernel
+ * is read again on every try: a keepalive or a late ACK after the traffic moves the counters, and
+ * the next report brings the usage level with them again. Returns the reading (carried included)
+ * and the usage that matched it; what both said last is in the failure.
+ */
+export async function usageMatchesKernel<T extends ClientUsage>(options: {
+  ns: TestNamespace;
+  ifname: string;
+  publicKey: string;
+  readUsage: () => Promise<T>;
+  what: string;
+  carried?: { rx: number; tx: number };
+  timeoutMs?: number;
+  /** More to say when it fails (the agent's output, say). */
+  context?: () => string;
+}): Promise<{ rx: number; tx: number; usage: T }> {
+  const carried = options.carried ?? { rx: 0, tx: 0 };
+  let last = 'nothing read yet';
+  return waitFor(
+    options.what,
+    async () => {
+      const [hostRx, hostTx] = (await transferOf(options.ns, options.ifname, options.publicKey)) ?? [0, 0];
+      const usage = await options.readUsage();
+      const [rx, tx] = [carried.rx + hostRx, carried.tx + hostTx];
+      last = `node rx ${hostRx} tx ${hostTx} (+ carried ${carried.rx}/${carried.tx}), API up ${usage.upBytes} down ${usage.downBytes} used ${usage.usedBytes}`;
+      return usage.upBytes === rx && usage.downBytes === tx && usage.usedBytes === rx + tx
+        ? { rx, tx, usage }
+        : undefined;
+    },
+    options.timeoutMs ?? 20_000,
+    200,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message} (${last})${options.context ? `\n${options.context()}` : ''}`);
+  });
+}
+
 /** One ping through the tunnel; true when answered within a second. */
 export async function pingOnce(ns: TestNamespace, address: string): Promise<boolean> {
   return ns.exec('ping', '-c', '1', '-W', '1', address).then(
