@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import type { PeerCounters } from '../../libs/contracts/agent-link.js';
 import { UsageService } from '../../apps/controller/src/clients/usage.service.js';
 import { RouteTableService, type RouteEntry } from '../../apps/controller/src/docs/route-table.service.js';
@@ -542,6 +543,39 @@ describe('ceilings', () => {
     expect(skipped.map((job) => (job.progress as { skippedReason: string }).skippedReason)).toEqual(
       skipped.map(() => 'ceiling'),
     );
+  });
+
+  test('a reset-all or an attach started within the ceilings skips what they no longer allow when it runs', async () => {
+    const late = await f.createUser('reseller');
+    await setLimits(late, { trafficPoolBytes: 10 * GB, interfaceIds: [ifaceA.id, ifaceB.id] });
+    const made = await createAs(late, { quotaBytes: GB });
+    expect(made.status).toBe(201);
+    const ids = [made.body.id];
+    await t.query('update clients set used_bytes = 700, up_bytes = 700 where id = $1', ids);
+    // The client's row held by another transaction: the jobs are accepted (within the ceilings)
+    // and wait at their first chunk while the owner spends the pool and narrows the interfaces.
+    const holder = new pg.Client({ connectionString: t.database.url });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select id from clients where id = $1 for update', ids);
+      const reset = await as(late)('POST', 'clients/reset-all', { ids });
+      const attach = await as(late)('POST', 'clients/servers/attach', { ids, interfaceIds: [ifaceB.id] });
+      expect([reset.status, attach.status]).toEqual([202, 202]);
+      await t.query('update reseller_limits set pool_used_bytes = traffic_pool_bytes where user_id = $1', [late.id]);
+      await setLimits(late, { interfaceIds: [ifaceA.id] });
+      await holder.query('commit');
+      const ended = await Promise.all(
+        [reset, attach].map((started) => jobEnded((jobPath) => as(late)('GET', jobPath), started.body.id)),
+      );
+      for (const job of ended)
+        expect(job).toMatchObject({ state: 'completed', progress: { changed: 0, skippedReason: 'ceiling' } });
+    } finally {
+      await holder.end();
+    }
+    const [row] = await t.query<{ used_bytes: string }>('select used_bytes from clients where id = $1', ids);
+    expect(Number(row.used_bytes)).toBe(700);
+    expect(await f.count(`client_interfaces where client_id = '${made.body.id}'`)).toBe(1);
   });
 
   test('a device added by a reseller keeps to their interface and node ceilings and a bounded device count', async () => {

@@ -85,6 +85,19 @@ export function checkTerms(account: ResellerAccount, terms: ClientTerms, now: Da
   }
 }
 
+/** Whether the reseller may use this interface (on this node). */
+function mayUse(account: ResellerAccount, iface: { id: string; nodeId: string }): boolean {
+  return (
+    (account.interfaceIds === null || account.interfaceIds.includes(iface.id)) &&
+    (account.nodeIds === null || account.nodeIds.includes(iface.nodeId))
+  );
+}
+
+/** Whether every one of these interfaces (interface id → its node) is among the reseller's. */
+export function mayUseAll(account: ResellerAccount, interfaces: ReadonlyMap<string, string>): boolean {
+  return [...interfaces].every(([id, nodeId]) => mayUse(account, { id, nodeId }));
+}
+
 /**
  * Interfaces a reseller asks to attach clients to: one outside their ceilings answers exactly as a
  * made-up id does (provisioning's `lockInterfaces`), so a reseller cannot learn which interfaces
@@ -95,11 +108,7 @@ export function hideForbiddenInterfaces(
   interfaces: readonly { id: string; nodeId: string }[],
   field = 'interfaceIds',
 ): void {
-  const forbidden = interfaces.find(
-    (iface) =>
-      (account.interfaceIds !== null && !account.interfaceIds.includes(iface.id)) ||
-      (account.nodeIds !== null && !account.nodeIds.includes(iface.nodeId)),
-  );
+  const forbidden = interfaces.find((iface) => !mayUse(account, iface));
   if (forbidden) throw notFound(`interface ${forbidden.id} not found`, field);
 }
 
@@ -157,9 +166,14 @@ export function checkNewClients(
 }
 
 /** A traffic reset gives a client more to use: refused once the pool is used up. */
-export function checkPoolNotSpent(account: ResellerAccount): void {
+/** Whether the reseller's traffic pool is used up (a pool of null is unlimited). */
+export function poolSpent(account: ResellerAccount): boolean {
   const left = poolLeft(account);
-  if (left !== null && left <= 0)
+  return left !== null && left <= 0;
+}
+
+export function checkPoolNotSpent(account: ResellerAccount): void {
+  if (poolSpent(account))
     throw ceilingExceeded(
       'your traffic pool is used up: the owner can reset it',
       'trafficPoolBytes',

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { changePassesCeiling } from '../../resellers/ceilings.js';
+import { changePassesCeiling, mayUseAll, poolSpent } from '../../resellers/ceilings.js';
 import type { ResellerLimitsRepository } from '../../resellers/reseller-limits.repository.js';
 import { affectsPeers, nextStatus } from '../client-status.js';
 import type { ClientsRepository } from '../clients.repository.js';
@@ -78,8 +78,14 @@ export async function applyChunk(
       const nodes = await tools.clients.nodesOf(em, present);
       return { changed: await tools.jobs.deleteClients(em, present), nodes };
     }
-    case 'attach':
+    case 'attach': {
+      // A reseller's allowed interfaces again (the owner may have narrowed them since the job was
+      // started), under their limits row's lock, taken before the interfaces' as creates do.
+      const account = starter !== null ? await tools.resellers.lockIfReseller(em, starter) : null;
+      if (account && !mayUseAll(account, await tools.jobs.interfaceNodes(em, work.interfaceIds)))
+        return { changed: 0, nodes: [], ceilingSkipped: present.length };
       return attach(em, tools, clients, work.interfaceIds, now);
+    }
     case 'detach': {
       const byInterface = await tools.jobs.interfaceNodes(em, work.interfaceIds);
       const had = await tools.jobs.attachments(em, present, work.interfaceIds);
@@ -87,6 +93,9 @@ export async function applyChunk(
       return { changed, nodes: [...new Set(had.map((pair) => byInterface.get(pair.interfaceId)!))] };
     }
     case 'reset': {
+      // A reseller's pool again: used up since the job was started, the rest is left alone.
+      const account = starter !== null ? await tools.resellers.lockIfReseller(em, starter) : null;
+      if (account && poolSpent(account)) return { changed: 0, nodes: [], ceilingSkipped: present.length };
       await tools.jobs.resetTraffic(em, present, jobTime);
       const writes = clients.map((client) => ({
         id: client.id,
