@@ -1,9 +1,10 @@
-import { NODE_PROBE_JOB, nodeProbeJobSchema, type NodeProbeAnswer } from '#libs/contracts/node-probe.js';
+import { NODE_PROBE_JOB, nodeProbeJobSchema } from '#libs/contracts/node-probe.js';
 import { WARREN_VERSION } from '#libs/version/warren-version.js';
 import { closeLinks, enrol, helloAs, linkAgent } from '../support/agent-link-client.js';
 import { fixtures } from '../support/fixtures.js';
 import { nodeQueueName } from '#libs/contracts/node-queue.js';
 import { fakeAgentWorker, queuesOf } from '../support/node-queue.js';
+import { nodeProbeAnswer } from '../support/node-probe.js';
 import { randomSuffix } from '../support/random-suffix.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
@@ -27,29 +28,6 @@ afterAll(async () => {
 
 const { call, createNode } = fixtures(() => ({ t, token }));
 
-const facts = (agentVersion: string): NodeProbeAnswer => ({
-  agentVersion,
-  answeredAt: Date.now(),
-  host: {
-    kernel: '6.8.0-test',
-    os: 'Test Linux 1',
-    arch: 'x64',
-    hostname: 'edge',
-    cpus: 2,
-    memoryTotalBytes: 2 ** 31,
-    memoryAvailableBytes: 2 ** 30,
-    uptimeSeconds: 3600,
-    load: [0.1, 0.2, 0.3],
-  },
-  wireguard: {
-    implementation: 'wireguard-go',
-    kernelModule: null,
-    tools: 'wireguard-tools v1.0.20210914',
-    wireguardGo: 'wireguard-go v0.0.20230223',
-  },
-  nft: 'nftables v1.0.9 (Old Doc Yago)',
-});
-
 /** Node probes still on the node's queue for an agent to take. */
 async function waitingProbes(nodeId: string): Promise<number> {
   const jobs = await queuesOf(t).queue(nodeQueueName(nodeId)).getJobs(['waiting', 'delayed', 'active', 'prioritized']);
@@ -70,7 +48,7 @@ test('an agent older than the panel: the answer carries its version and a warnin
   const taken: unknown[] = [];
   const worker = fakeAgentWorker(t, node.id, async (job) => {
     taken.push({ name: job.name, data: job.data });
-    return facts('0.0.1');
+    return nodeProbeAnswer('0.0.1');
   });
   try {
     const answered = await probe(node.id);
@@ -107,7 +85,7 @@ test('an agent of the panel version: no warning', async () => {
   const node = await createNode({ name: `probe-${randomSuffix(6)}` });
   const { credential } = await enrol(t, node.enrolment!.secret);
   await helloAs(t, credential, WARREN_VERSION);
-  const worker = fakeAgentWorker(t, node.id, async () => facts(WARREN_VERSION));
+  const worker = fakeAgentWorker(t, node.id, async () => nodeProbeAnswer(WARREN_VERSION));
   try {
     const answered = await probe(node.id);
     expect(answered).toMatchObject({ status: 200, body: { versionSkew: 'same', versionWarning: null } });
