@@ -1556,6 +1556,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/nodes/{id}/probe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Probe a node over its agent's link: the round trip, the agent's and the panel's versions (with a warning when they differ) and the host's facts (kernel, OS, WireGuard and nft versions, CPUs, memory, uptime, load)
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_nodes_id_probe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/openapi.json": {
         parameters: {
             query?: never;
@@ -3780,6 +3800,55 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        NodeHostFactsDto: {
+            /** @example x64 */
+            arch: string;
+            /** @description CPUs the agent may use */
+            cpus: number;
+            hostname: string;
+            /**
+             * @description The running kernel (`uname -r`)
+             * @example 6.8.0-45-generic
+             */
+            kernel: string;
+            /** @description Load averages over 1, 5 and 15 minutes */
+            load: number[];
+            /** @description MemAvailable of /proc/meminfo */
+            memoryAvailableBytes: number;
+            memoryTotalBytes: number;
+            /**
+             * @description PRETTY_NAME of /etc/os-release, else the OS type
+             * @example Ubuntu 24.04.1 LTS
+             */
+            os: string;
+            uptimeSeconds: number;
+        };
+        NodeProbeDto: {
+            /** @description The version the agent runs */
+            agentVersion: string;
+            /** @description When the agent answered, ms since the epoch by its clock */
+            answeredAt: number;
+            /** @description The agent's clock minus the panel's, ms (rough: within the round trip) */
+            clockOffsetMs: number;
+            host: components["schemas"]["NodeHostFactsDto"];
+            /** @description `nft --version`; null when nftables is missing */
+            nft: string | null;
+            /** Format: uuid */
+            nodeId: string;
+            nodeName: string;
+            /** @description The panel's version */
+            panelVersion: string;
+            /** @description Panel to agent and back over the node's queue, ms by the panel's clock (to about 10 ms) */
+            roundTripMs: number;
+            /**
+             * @description The agent's version against the panel's (the rule of the security warning about old agents)
+             * @enum {string}
+             */
+            versionSkew: "same" | "older" | "newer" | "different";
+            /** @description What to do when the agent's version is not the panel's; null when they match */
+            versionWarning: string | null;
+            wireguard: components["schemas"]["NodeWireGuardFactsDto"];
+        };
         NodeStatesDto: {
             /** @description Agent connected, applied revision below the desired one */
             behind: number;
@@ -3809,6 +3878,19 @@ export interface components {
             sync: components["schemas"]["SyncDto"];
             /** @description The newest recent sample, or null */
             system: components["schemas"]["SampleDto"] | null;
+        };
+        NodeWireGuardFactsDto: {
+            /**
+             * @description What new interfaces use: the kernel module when it works, else wireguard-go, else none
+             * @enum {string}
+             */
+            implementation: "kernel" | "wireguard-go" | "none";
+            /** @description The kernel module's version when loaded as a module (null when built in or absent) */
+            kernelModule: string | null;
+            /** @description `wg --version`; null when wireguard-tools is missing */
+            tools: string | null;
+            /** @description `wireguard-go --version`; null when not installed */
+            wireguardGo: string | null;
         };
         NotifySettingsDto: {
             /** @description The channels this panel has (a channel not built in is not listed) */
@@ -12569,6 +12651,109 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_nodes_id_probe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NodeProbeDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on cannot be reached */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

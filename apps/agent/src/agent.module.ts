@@ -7,6 +7,7 @@ import { ApplyRecord, CommandRunner, CounterReader, probeHost, WireGuardHost } f
 import { AGENT_CONFIG, HOST_DRIVER, type HostDriver } from './host-driver.js';
 import { SYSTEM_SAMPLER } from './system-sampler.js';
 import { RuleHitReader } from './host/routing/rule-hits.js';
+import { gatherHostFacts } from './host/host-facts.js';
 import { probeThroughRunner } from './work/probe/probe-runner.js';
 
 /** The host drivers behind the agent's seam; every command runs in WARREN_NETNS when set. */
@@ -29,6 +30,7 @@ export function createHostDriver(config: AgentConfig): HostDriver {
     correctQuotas: () => host.correctQuotas(),
     collectState: () => host.collectState(),
     probeOutbound: (job) => probeThroughRunner(runner, join(config.dataDir, 'host', 'probes'), job),
+    hostFacts: (capabilities) => gatherHostFacts(runner, capabilities),
     readRuleHits: () => ruleHits.read(),
     ruleHitsDelivered: () => ruleHits.commit(),
   };

@@ -16,6 +16,7 @@ import { WARREN_VERSION as AGENT_VERSION } from '#libs/version/warren-version.js
 import { ApplyWorker, parseApplyJob, parseProbeJob } from './work/apply-worker.js';
 import type { ProbeResult } from '#libs/contracts/routing.js';
 import { PROBE_JOB } from '#libs/contracts/routing.js';
+import { NODE_PROBE_JOB, nodeProbeJobSchema, type NodeProbeAnswer } from '#libs/contracts/node-probe.js';
 
 /** How often the host is checked for interfaces that vanished behind the agent's back. */
 const WATCHDOG_MS = 10_000;
@@ -100,6 +101,7 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
     );
     this.worker.start((job) => this.applyJob(job), {
       [PROBE_JOB]: (job) => this.probeJob(job),
+      [NODE_PROBE_JOB]: (job) => this.nodeProbeJob(job),
       [HOST_STATE_JOB]: () => this.host.collectState(),
     });
 
@@ -153,6 +155,16 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
   /** A probe of one of this node's outbounds; its result is the job's return value. */
   private probeJob(job: Job): Promise<ProbeResult> {
     return this.host.probeOutbound(parseProbeJob(job));
+  }
+
+  /**
+   * A node probe (`POST /api/nodes/{id}/probe`): this agent's version and its host's facts,
+   * gathered now. The panel times the round trip from queueing the job to reading this answer.
+   */
+  private async nodeProbeJob(job: Job): Promise<NodeProbeAnswer> {
+    nodeProbeJobSchema.parse(job.data);
+    const facts = await this.host.hostFacts(this.probe!.capabilities);
+    return { agentVersion: AGENT_VERSION, answeredAt: Date.now(), ...facts };
   }
 
   private async reapply(reason: string): Promise<void> {

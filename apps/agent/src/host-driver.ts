@@ -2,6 +2,7 @@ import type { Capabilities } from '#libs/contracts/agent-link.js';
 import type { DesiredState } from '#libs/contracts/desired-state.js';
 import type { HostState } from '#libs/contracts/host-state.js';
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
+import type { NodeProbeAnswer } from '#libs/contracts/node-probe.js';
 import type { ProbeJob, ProbeResult } from '#libs/contracts/routing.js';
 import type { AppliedRecord, PeerReading } from './host/index.js';
 
@@ -26,6 +27,8 @@ export interface HostDriver {
   collectState(): Promise<HostState>;
   /** Probes a hop from inside the node's namespace; never rejects. */
   probeOutbound(job: ProbeJob): Promise<ProbeResult>;
+  /** The host's facts for a node probe (kernel, OS, tools' versions, load); never rejects. */
+  hostFacts(capabilities: Capabilities): Promise<Omit<NodeProbeAnswer, 'agentVersion' | 'answeredAt'>>;
   /** Packets per routing rule id since the previous call (none moved: empty). */
   readRuleHits(): Promise<{ id: string; packets: number }[]>;
   /** The hits last read reached the controller's link: the next read counts from there. */

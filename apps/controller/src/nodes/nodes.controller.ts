@@ -10,12 +10,15 @@ import { ForceQueryDto, isForced } from '../http/force-query.dto.js';
 import { CreateNodeDto, UpdateNodeDto } from './dto/node.dto.js';
 import { NodesService } from './nodes.service.js';
 import { CreatedNodeDto, NodeDeletedDto, NodeDto } from './dto/node.response.js';
+import { NodeProbeDto } from './dto/node-probe.response.js';
+import { NodeProbeService } from './probe/node-probe.service.js';
 
 /** The registry of tunnel hosts; each has a desired-state revision and the revision its agent applied. */
 @Controller()
 export class NodesController {
   constructor(
     private readonly nodes: NodesService,
+    private readonly probes: NodeProbeService,
     @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
   ) {}
 
@@ -84,5 +87,19 @@ export class NodesController {
   })
   remove(@Param('id', new IdPipe('node')) id: string, @Query() query: ForceQueryDto) {
     return this.nodes.remove(id, isForced(query));
+  }
+
+  @Route({
+    method: 'POST',
+    path: 'nodes/:id/probe',
+    group: 'nodes',
+    roles: MANAGERS,
+    summary:
+      "Probe a node over its agent's link: the round trip, the agent's and the panel's versions (with a warning when they differ) and the host's facts (kernel, OS, WireGuard and nft versions, CPUs, memory, uptime, load)",
+    response: NodeProbeDto,
+    errors: [404, 409, 503],
+  })
+  probe(@Param('id', new IdPipe('node')) id: string) {
+    return this.probes.probe(id);
   }
 }

@@ -15,6 +15,7 @@ import { AgentInstallService } from './agent-install/agent-install.service.js';
 import { NodesController } from './nodes.controller.js';
 import { NodesRepository } from './nodes.repository.js';
 import { NodesService } from './nodes.service.js';
+import { NodeProbeService } from './probe/node-probe.service.js';
 
 /**
  * Nodes and their agents: the registry, enrolment and credentials, delivery of desired state,
@@ -37,6 +38,7 @@ import { NodesService } from './nodes.service.js';
     AgentLinkService,
     AgentLinkGateway,
     AgentInstallService,
+    NodeProbeService,
   ],
   exports: [NodesService, DeliveryRepository],
 })

@@ -1,4 +1,5 @@
-import { compareVersions, securityWarnings, type SecurityFacts } from './security-warnings.js';
+import { compareVersions, versionSkew } from '#libs/version/version-skew.js';
+import { securityWarnings, type SecurityFacts } from './security-warnings.js';
 
 const SAFE: SecurityFacts = {
   owners: [{ username: 'owner', passwordChangedAt: new Date(), totpEnabled: true }],
@@ -53,5 +54,16 @@ describe('compareVersions', () => {
     ['dev', '1.0.0', 0],
   ])('%s against %s', (a, b, sign) => {
     expect(Math.sign(compareVersions(a, b))).toBe(sign);
+  });
+});
+
+describe('versionSkew', () => {
+  test.each([
+    ['1.4.0', '1.4.0', 'same'],
+    ['1.3.9', '1.4.0', 'older'],
+    ['1.5.0', '1.4.0', 'newer'],
+    ['dev', '1.4.0', 'different'],
+  ] as const)('agent %s against panel %s', (agent, panel, skew) => {
+    expect(versionSkew(agent, panel)).toBe(skew);
   });
 });

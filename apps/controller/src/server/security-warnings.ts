@@ -2,6 +2,7 @@
  * The panel's security warnings (GET /api/security/warnings, docs/operations.md "Security
  * warnings"): pure rules over facts gathered elsewhere, so each rule is read and tested alone.
  */
+import { versionSkew } from '#libs/version/version-skew.js';
 
 export const WARNING_SEVERITIES = ['critical', 'warning', 'info'] as const;
 export type WarningSeverity = (typeof WARNING_SEVERITIES)[number];
@@ -88,7 +89,7 @@ export function securityWarnings(facts: SecurityFacts): SecurityWarning[] {
       action: 'Set backupIntervalHours in Settings (24 takes one a day) and copy the archives off the host.',
     });
   }
-  const older = facts.agents.filter((agent) => compareVersions(agent.version, facts.panelVersion) < 0);
+  const older = facts.agents.filter((agent) => versionSkew(agent.version, facts.panelVersion) === 'older');
   if (older.length > 0) {
     const list = older.map((agent) => `${agent.nodeName} (${agent.version})`).join(', ');
     warnings.push({
@@ -110,25 +111,4 @@ export function securityWarnings(facts: SecurityFacts): SecurityWarning[] {
   // Most severe first; the order of the rules above within one severity.
   const rank = (warning: SecurityWarning) => WARNING_SEVERITIES.indexOf(warning.severity);
   return warnings.sort((a, b) => rank(a) - rank(b));
-}
-
-/**
- * Orders two versions by their dotted numbers (1.10.0 after 1.9.2); a pre-release tag
- * (`1.2.0-rc.1`) sorts before its release. Anything that is not numbers compares as equal, so
- * an odd version string never raises a warning on its own.
- */
-export function compareVersions(a: string, b: string): number {
-  const parse = (text: string) => {
-    const match = /^v?(\d+)\.(\d+)\.(\d+)(-.+)?$/.exec(text.trim());
-    return match
-      ? { parts: [Number(match[1]), Number(match[2]), Number(match[3])], pre: match[4] !== undefined }
-      : null;
-  };
-  const left = parse(a);
-  const right = parse(b);
-  if (!left || !right) return 0;
-  for (let i = 0; i < 3; i++) {
-    if (left.parts[i] !== right.parts[i]) return left.parts[i] - right.parts[i];
-  }
-  return Number(right.pre) - Number(left.pre);
 }

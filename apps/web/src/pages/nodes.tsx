@@ -7,6 +7,7 @@ import { useCanManage } from '../session.js';
 import { EnrolmentModal } from './nodes/enrolment-modal.js';
 import { NodeModal } from './nodes/node-modal.js';
 import { NodesTable } from './nodes/nodes-table.js';
+import { ProbeModal } from './nodes/probe-modal.js';
 import { TokensArea } from './nodes/tokens-area.js';
 import type { Enrolment, Node } from './nodes/types.js';
 
@@ -17,6 +18,7 @@ export default function NodesPage() {
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<Node | null>(null);
   const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
+  const [probing, setProbing] = useState<Node | null>(null);
   return (
     <>
       <PageHeader title={t('nav.nodes')}>
@@ -26,7 +28,7 @@ export default function NodesPage() {
           </Button>
         )}
       </PageHeader>
-      <NodesTable onEdit={canManage ? setEditing : undefined} onEnrolment={setEnrolment} />
+      <NodesTable onEdit={canManage ? setEditing : undefined} onEnrolment={setEnrolment} onProbe={setProbing} />
       {adding && (
         <NodeModal
           onClose={() => setAdding(false)}
@@ -34,6 +36,7 @@ export default function NodesPage() {
         />
       )}
       {editing && <NodeModal node={editing} onClose={() => setEditing(null)} onCreated={() => undefined} />}
+      {probing && <ProbeModal node={probing} onClose={() => setProbing(null)} />}
       {enrolment && <EnrolmentModal enrolment={enrolment} onClose={() => setEnrolment(null)} />}
       <TokensArea />
     </>

@@ -15,10 +15,13 @@ import { localDigits } from '../../format.js';
 export function NodesTable({
   onEdit,
   onEnrolment,
+  onProbe,
 }: {
   /** Absent for people who may not change nodes: no buttons then. */
   onEdit?: (node: Node) => void;
   onEnrolment: (enrolment: Enrolment) => void;
+  /** Probes the node (POST /api/nodes/{id}/probe); shown beside onEdit's buttons. */
+  onProbe: (node: Node) => void;
 }) {
   const { t, i18n } = useTranslation();
   const queryClient = useQueryClient();
@@ -38,6 +41,13 @@ export function NodesTable({
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.nodes }),
     onError: notifyFailure,
   });
+  // An unmanaged node has no agent to answer: no Probe button (the API answers 409 anyway).
+  const probeButton = (node: Node) =>
+    node.agent.state !== 'unmanaged' && (
+      <Button size="xs" variant="default" onClick={() => onProbe(node)} data-testid="node-probe">
+        {t('nodes.probe.button')}
+      </Button>
+    );
   return (
     <ListTable
       rows={nodes.data}
@@ -115,6 +125,7 @@ export function NodesTable({
           // The local node: enrolled by the panel itself, and deletable only while unmanaged.
           node.isLocal && node.agent.state !== 'unmanaged' ? (
             <>
+              {probeButton(node)}
               <TunnelButtons node={node} />
               <Button size="xs" variant="default" onClick={() => onEdit(node)}>
                 {t('common.edit')}
@@ -122,6 +133,7 @@ export function NodesTable({
             </>
           ) : (
             <>
+              {probeButton(node)}
               <TunnelButtons node={node} />
               {!node.isLocal && (
                 <Button size="xs" variant="default" onClick={() => reissue.mutate(node)}>
