@@ -351,8 +351,9 @@ describe('retention', () => {
     await t.query(`update notification_events set occurred_at = now() - interval '8 days' where id = $1`, [old]);
     await t.query(`update notification_events set occurred_at = now() - interval '300 days' where id = $1`, [older]);
     // Two endpoints that post nothing (disabled), each with a log made in SQL.
-    const quiet = (await call('POST', 'webhooks', { name: 'quiet', url: 'https://hooks.example.com/a', enabled: false }))
-      .body as { id: string };
+    const quiet = (
+      await call('POST', 'webhooks', { name: 'quiet', url: 'https://hooks.example.com/a', enabled: false })
+    ).body as { id: string };
     const busy = (await call('POST', 'webhooks', { name: 'busy', url: 'https://hooks.example.com/b', enabled: false }))
       .body as { id: string };
     const logRows = (endpoint: string, count: number, age: string) =>

@@ -24,7 +24,11 @@ export async function resetTwoFactor(config: WarrenConfig, options: { username?:
     username = user.username;
     // Told only when it was on, as the API tells only a change (auth.two-factor-changed).
     if (wasOn)
-      await cliNotices(database.orm).twoFactorChanged({ userId: user.id, username: user.username }, false, 'command-line');
+      await cliNotices(database.orm).twoFactorChanged(
+        { userId: user.id, username: user.username },
+        false,
+        'command-line',
+      );
   } finally {
     await database.close();
   }
