@@ -887,6 +887,9 @@ export const en = {
     backupMaxMbHelp: 'Larger archives are announced instead; Telegram takes at most 50 MB.',
     test: 'Send a test message',
     testSent: 'Test message sent to the operator chats.',
+    removeToken: 'Remove token',
+    removeTokenConfirm:
+      'The bot stops: customers and operator chats get no answers or notifications until a new token is saved. The chats and other settings stay.',
     testFailed: 'Telegram did not take the test: {{error}}',
   },
   toasts: {
