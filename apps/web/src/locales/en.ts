@@ -797,6 +797,8 @@ export const en = {
     event: 'Event',
     notInstalled: 'not installed',
     expiryNoticeDays: 'Tell of expiry this many days before',
+    retentionDays: 'Keep events for (days)',
+    retentionDaysHelp: 'Older events and webhook delivery attempts are deleted.',
     testAll: 'Send a test through every channel',
     ok: 'Delivered',
     failed: 'Failed',

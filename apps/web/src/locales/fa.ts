@@ -811,6 +811,8 @@ export const fa: Translation = {
     event: 'رویداد',
     notInstalled: 'نصب نشده',
     expiryNoticeDays: 'چند روز پیش از انقضا خبر داده شود',
+    retentionDays: 'نگه‌داری رویدادها (روز)',
+    retentionDaysHelp: 'رویدادها و تلاش‌های ارسال وب‌هوک قدیمی‌تر پاک می‌شوند.',
     testAll: 'فرستادن آزمایشی از همهٔ راه‌ها',
     ok: 'رسید',
     failed: 'ناموفق',
