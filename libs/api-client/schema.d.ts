@@ -3896,6 +3896,8 @@ export interface components {
             /** @description The channels this panel has (a channel not built in is not listed) */
             channels: ("webhook" | "telegram" | "mail")[];
             expiryNoticeDays: number;
+            /** @description Days events are kept after they happened, and webhook delivery attempts; older ones are pruned */
+            retentionDays: number;
             /** @description Every kind × channel */
             switches: components["schemas"]["NotifySwitchDto"][];
         };
@@ -4945,6 +4947,8 @@ export interface components {
         UpdateNotifySettingsDto: {
             /** @description Days before expiry that client.expiring fires */
             expiryNoticeDays?: number;
+            /** @description Days events are kept after they happened, and webhook delivery attempts (default 30) */
+            retentionDays?: number;
             switches?: components["schemas"]["NotifySwitchDto"][];
         };
         UpdateOutboundDto: {

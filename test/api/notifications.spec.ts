@@ -1,5 +1,12 @@
 import type { PeerCounters } from '#libs/contracts/agent-link.js';
 import { UsageService } from '../../apps/controller/src/clients/usage.service.js';
+import {
+  NOTIFICATIONS_MAINTENANCE_QUEUE,
+  NOTIFICATIONS_PRUNE_JOB,
+  type NotificationsPruned,
+} from '../../apps/controller/src/notifications/notifications-maintenance.js';
+import type { QueueBackend } from '../../apps/controller/src/queue/queue-backend.js';
+import { QUEUE_BACKEND } from '../../apps/controller/src/runtime.js';
 import { answer, fixtures } from '../support/fixtures.js';
 import { refusal } from '../support/refusal.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
@@ -321,6 +328,73 @@ describe('switches', () => {
       expiryNoticeDays: 3,
       switches: [{ kind: 'client.quota-80', channel: 'webhook', enabled: true }],
     });
+  });
+});
+
+describe('retention', () => {
+  test('retentionDays: 30 by default, 1..365, kept', async () => {
+    expect((await call('GET', 'settings/notify')).body.retentionDays).toBe(30);
+    for (const retentionDays of [0, 366, 2.5, null, '7']) {
+      const refused = await call('PATCH', 'settings/notify', { retentionDays });
+      expect([refused.status, refused.body]).toEqual([400, refusal('retentionDays')]);
+    }
+    expect((await call('PATCH', 'settings/notify', { retentionDays: 7 })).body.retentionDays).toBe(7);
+    expect((await call('GET', 'settings/notify')).body.retentionDays).toBe(7);
+  });
+
+  test('the scheduled prune drops delivered events and delivery attempts past retention, and attempts past 50 per endpoint', async () => {
+    expect((await call('PATCH', 'settings/notify', { retentionDays: 7 })).status).toBe(200);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++)
+      ids.push(((await call('POST', 'settings/notify/test')).body as { eventId: string }).eventId);
+    const [old, older, recent] = ids;
+    await t.query(`update notification_events set occurred_at = now() - interval '8 days' where id = $1`, [old]);
+    await t.query(`update notification_events set occurred_at = now() - interval '300 days' where id = $1`, [older]);
+    // Two endpoints that post nothing (disabled), each with a log made in SQL.
+    const quiet = (
+      await call('POST', 'webhooks', { name: 'quiet', url: 'https://hooks.example.com/a', enabled: false })
+    ).body as { id: string };
+    const busy = (await call('POST', 'webhooks', { name: 'busy', url: 'https://hooks.example.com/b', enabled: false }))
+      .body as { id: string };
+    const logRows = (endpoint: string, count: number, age: string) =>
+      t.query(
+        `insert into webhook_deliveries (id, endpoint_id, event_id, kind, attempt, status, latency_ms, error, at)
+         select gen_random_uuid(), $1, gen_random_uuid(), 'panel.test', 1, 204, 5, null, now() - $2::interval - n * interval '1 second'
+           from generate_series(1, $3::int) as n`,
+        [endpoint, age, count],
+      );
+    await logRows(quiet.id, 3, '1 hour');
+    await logRows(quiet.id, 4, '8 days');
+    await logRows(busy.id, 60, '1 minute');
+
+    const queue = t.panel.app.get<QueueBackend>(QUEUE_BACKEND).queue(NOTIFICATIONS_MAINTENANCE_QUEUE);
+    await waitFor('the notification retention job scheduler', async () =>
+      (await queue.getJobScheduler(NOTIFICATIONS_PRUNE_JOB)) ? true : undefined,
+    );
+    const job = await queue.add(NOTIFICATIONS_PRUNE_JOB, {});
+    const state = await waitFor('the prune to finish', async () => {
+      const current = await job.getState();
+      return current === 'completed' || current === 'failed' ? current : undefined;
+    });
+    expect(state).toBe('completed');
+    const pruned = (await queue.getJob(job.id!))?.returnvalue as NotificationsPruned;
+    expect(pruned.events).toBeGreaterThanOrEqual(2);
+    expect(pruned.channels.webhook).toBeGreaterThanOrEqual(14);
+
+    const left = await t.query<{ id: string }>(`select id from notification_events where id = any($1::uuid[])`, [
+      [old, older, recent],
+    ]);
+    expect(left.map((row) => row.id)).toEqual([recent]);
+    const logs = await t.query<{ endpoint_id: string; n: number }>(
+      `select endpoint_id, count(*)::int as n from webhook_deliveries
+        where endpoint_id = any($1::uuid[]) group by endpoint_id`,
+      [[quiet.id, busy.id]],
+    );
+    expect(Object.fromEntries(logs.map((row) => [row.endpoint_id, row.n]))).toEqual({ [quiet.id]: 3, [busy.id]: 50 });
+    expect((await call('GET', `webhooks/${busy.id}/deliveries`)).body).toHaveLength(50);
+
+    await removeEndpoints();
+    await call('PATCH', 'settings/notify', { retentionDays: 30 });
   });
 });
 

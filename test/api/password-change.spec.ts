@@ -75,6 +75,11 @@ describe('PATCH /api/auth/me: changing one’s own password', () => {
     }
     expect(await passwordHashOf(user)).toBe(before);
     expect((await t.call('GET', 'auth/me', { token: user.token })).status).toBe(200);
+    expect(
+      await t.query(`select 1 from notification_events where subject_id = $1 and kind = 'auth.password-changed'`, [
+        user.id,
+      ]),
+    ).toEqual([]);
   });
 
   test('guessing the current password through a stolen session meets the sign-in throttle', async () => {
@@ -140,6 +145,12 @@ describe('warren admin reset-password', () => {
     expect(result.stdout).not.toContain('chosen-on-the-host');
     expect((await t.call('GET', 'auth/me', { token: user.token })).status).toBe(401);
     expect((await signIn(user.username, 'chosen-on-the-host')).status).toBe(200);
+    // The operators hear of it as of a change through the API (docs/notifications.md).
+    const events = await t.query<{ kind: string; details: unknown }>(
+      `select kind, details from notification_events where subject_id = $1 and kind = 'auth.password-changed'`,
+      [user.id],
+    );
+    expect(events).toEqual([{ kind: 'auth.password-changed', details: { by: 'command-line' } }]);
   });
 
   test('refuses a password from stdin that breaks the rule (exit 2), and an unknown user (exit 1), changing nothing', async () => {
@@ -153,5 +164,10 @@ describe('warren admin reset-password', () => {
     expect(unknown.stderr).toMatch(/no user "nobody-here"/);
     expect(await passwordHashOf(user)).toBe(before);
     expect((await t.call('GET', 'auth/me', { token: user.token })).status).toBe(200);
+    expect(
+      await t.query(`select 1 from notification_events where subject_id = $1 and kind = 'auth.password-changed'`, [
+        user.id,
+      ]),
+    ).toEqual([]);
   });
 });

@@ -23,6 +23,8 @@ const CHAT = { owner: 9001, reseller: 9002, viewer: 9003, admin: 9004 };
 const ALICE = 5000000101; // an English-speaking customer
 const BAHAR = 5000000102; // a Persian-speaking customer
 const STRANGER = 5000000999;
+const CAROL = 5000000103; // a customer who unlinks herself
+const DAVE = 5000000104; // a customer an operator unlinks
 
 let ownerId: string;
 let admin: TestUser;
@@ -290,6 +292,85 @@ describe('deliver()', () => {
     await channel.deliver(once);
     await channel.deliver(once);
     expect(texts(tg.sentTo(CHAT.owner)).filter((text) => text.includes(once.subject.name))).toHaveLength(1);
+  });
+});
+
+describe('unlinking a customer', () => {
+  const clientEvent = (client: ClientView, telegramId: number): NotificationEvent => ({
+    id: randomUUID(),
+    kind: 'client.quota-95',
+    occurredAt: new Date().toISOString(),
+    subject: { type: 'client', id: client.id, name: `${client.name}#${randomUUID()}` },
+    ownerId,
+    telegramId: String(telegramId),
+    details: { percent: 95 },
+  });
+  /** The reply keyboard's button texts of a call, row by row. */
+  const buttons = (call: BotApiCall | undefined) =>
+    ((call?.params.reply_markup as { keyboard?: { text: string }[][] } | undefined)?.keyboard ?? []).map((row) =>
+      row.map((button) => button.text),
+    );
+
+  it('a customer stops with the button or /stop, is asked first, and is answered in their language', async () => {
+    const carol = await f.createClient({
+      name: `carol-${randomUUID().slice(0, 6)}`,
+      telegramId: CAROL,
+      interfaceIds: alice.interfaceIds,
+    });
+    const before = tg.sentTo(CAROL).length;
+    tg.message({ id: CAROL, language_code: 'en' }, '/start');
+    const hint = await waitFor('the way out after the summary', () =>
+      tg
+        .sentTo(CAROL)
+        .slice(before)
+        .find((c) => String(c.params.text).includes('/stop')),
+    );
+    expect(buttons(hint)).toEqual([['Stop notifications']]);
+
+    // The button asks; "no" keeps everything.
+    expect(await ask({ id: CAROL, language_code: 'en' }, 'Stop notifications')).toContain(
+      `Unlink this Telegram account from ${carol.name}?`,
+    );
+    expect(buttons(tg.sentTo(CAROL).at(-1))).toEqual([['Yes, unlink', 'No, keep it']]);
+    expect(await ask({ id: CAROL, language_code: 'en' }, 'No, keep it')).toContain('Nothing changed');
+    expect((await f.getClient(carol.id)).telegramId).toBe(CAROL);
+
+    // /stop in Persian, then "yes": every client of hers forgets her id, and her kept language goes.
+    expect(await ask({ id: CAROL, language_code: 'fa' }, '/stop')).toContain(`از ${carol.name} جدا شود؟`);
+    expect(buttons(tg.sentTo(CAROL).at(-1))).toEqual([['بله، جدا شود', 'نه، بماند']]);
+    const done = await ask({ id: CAROL, language_code: 'fa' }, 'بله، جدا شود');
+    expect(done).toContain('انجام شد');
+    expect(done).toContain(carol.name);
+    expect(tg.sentTo(CAROL).at(-1)?.params.reply_markup).toEqual({ remove_keyboard: true });
+    expect((await f.getClient(carol.id)).telegramId).toBeNull();
+    expect(await t.query('select 1 from telegram_users where telegram_id = $1', [CAROL])).toEqual([]);
+
+    // An event recorded while she was linked reaches the operators, not her; /start knows her no more.
+    const sent = tg.sentTo(CAROL).length;
+    const late = clientEvent(carol, CAROL);
+    await t.panel.app.get(TelegramChannel).deliver(late);
+    expect(texts(tg.sentTo(CHAT.owner)).some((text) => text.includes(late.subject.name))).toBe(true);
+    expect(tg.sentTo(CAROL)).toHaveLength(sent);
+    expect(await ask({ id: CAROL, language_code: 'en' }, '/start')).toContain('not linked to a subscription');
+    expect(await ask({ id: CAROL, language_code: 'en' }, '/stop')).toContain('nothing to stop');
+  });
+
+  it('an operator unlinks a customer by clearing telegramId (PATCH); the customer hears nothing more', async () => {
+    const dave = await f.createClient({
+      name: `dave-${randomUUID().slice(0, 6)}`,
+      telegramId: DAVE,
+      interfaceIds: alice.interfaceIds,
+    });
+    const linked = clientEvent(dave, DAVE);
+    await t.panel.app.get(TelegramChannel).deliver(linked);
+    expect(texts(tg.sentTo(DAVE)).some((text) => text.includes(linked.subject.name))).toBe(true);
+
+    const cleared = await t.call('PATCH', `clients/${dave.id}`, { token, body: { telegramId: null } });
+    expect([cleared.status, cleared.body.telegramId]).toEqual([200, null]);
+    const sent = tg.sentTo(DAVE).length;
+    await t.panel.app.get(TelegramChannel).deliver(clientEvent(dave, DAVE));
+    expect(tg.sentTo(DAVE)).toHaveLength(sent);
+    expect(await ask({ id: DAVE, language_code: 'en' }, '/start')).toContain('not linked to a subscription');
   });
 });
 

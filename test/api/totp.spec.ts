@@ -261,6 +261,16 @@ describe("clearing another user's two-factor sign-in", () => {
     expect(result.stdout).toContain(`Two-factor sign-in of ${user.username} is off`);
     expect((await signIn('198.51.100.60', user)).body).toMatchObject({ token: expect.any(String) });
     expect((await t.call('GET', 'auth/me', { token: user.token })).status).toBe(200);
+    // Recorded as the API records it: turned on by the user, then off from the host.
+    const events = await t.query<{ details: unknown }>(
+      `select details from notification_events where subject_id = $1 and kind = 'auth.two-factor-changed'
+        order by details->>'enabled' desc`,
+      [user.id],
+    );
+    expect(events.map((row) => row.details)).toEqual([
+      { enabled: true, by: 'self' },
+      { enabled: false, by: 'command-line' },
+    ]);
 
     const unknown = await cli(['--username', `nobody-${randomSuffix(6)}`]);
     expect(unknown.code).toBe(1);

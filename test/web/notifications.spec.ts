@@ -56,12 +56,17 @@ describe('the Notifications page', () => {
     await page.getByTestId('deliveries').getByText('Delivered').waitFor();
 
     await page.getByRole('checkbox', { name: 'Quota at 80 % · Webhooks' }).uncheck();
+    expect(await page.getByLabel('Keep events for (days)').inputValue()).toBe('30');
+    await page.getByLabel('Keep events for (days)').fill('14');
     await page.getByTestId('save-switches').click();
-    await waitFor('the switch saved', async () => {
+    await waitFor('the switch and the retention saved', async () => {
       const read = await f.call('GET', 'settings/notify');
-      return read.body.switches.some(
-        (one: { kind: string; channel: string; enabled: boolean }) =>
-          one.kind === 'client.quota-80' && one.channel === 'webhook' && !one.enabled,
+      return (
+        read.body.retentionDays === 14 &&
+        read.body.switches.some(
+          (one: { kind: string; channel: string; enabled: boolean }) =>
+            one.kind === 'client.quota-80' && one.channel === 'webhook' && !one.enabled,
+        )
       );
     });
     // Reloaded, the page shows the endpoint without its secret.

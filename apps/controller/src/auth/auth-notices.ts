@@ -2,11 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { NotificationEvents } from '../notifications/events/notification-events.js';
 
 type Account = { userId: string; username: string };
+/** Who made a credential change: the user, the owner, or someone at the host (`warren admin …`). */
+export type ChangedBy = 'self' | 'owner' | 'command-line';
 
 /**
  * What sign-in and credential changes tell the operators (docs/notifications.md). Recorded after
- * the change commits (the repositories are shared with the command line, which records none):
- * a controller killed in between loses that one notice, never repeats it.
+ * the change commits (the repositories are shared with the command line, which records through
+ * this class too, outside Nest): a process killed in between loses that one notice, never
+ * repeats it.
  */
 @Injectable()
 export class AuthNotices {
@@ -25,7 +28,7 @@ export class AuthNotices {
     });
   }
 
-  passwordChanged(account: Account, by: 'self' | 'owner'): Promise<void> {
+  passwordChanged(account: Account, by: ChangedBy): Promise<void> {
     const at = new Date();
     return this.events.record(null, {
       kind: 'auth.password-changed',
@@ -36,7 +39,7 @@ export class AuthNotices {
     });
   }
 
-  twoFactorChanged(account: Account, enabled: boolean, by: 'self' | 'owner'): Promise<void> {
+  twoFactorChanged(account: Account, enabled: boolean, by: ChangedBy): Promise<void> {
     const at = new Date();
     return this.events.record(null, {
       kind: 'auth.two-factor-changed',

@@ -1,6 +1,7 @@
 import { TotpRepository } from '../auth/totp/totp.repository.js';
 import { UsersRepository } from '../auth/users.repository.js';
 import type { WarrenConfig } from '../config/config.js';
+import { cliNotices } from './cli-notices.js';
 import { openPanelDatabase } from './panel-database.js';
 import { accountUser } from './account-user.js';
 import { CommandFailed } from './usage.js';
@@ -21,6 +22,13 @@ export async function resetTwoFactor(config: WarrenConfig, options: { username?:
     wasOn = (await totp.state(user.id))?.enabled ?? false;
     if (!(await totp.clear(user.id))) throw new CommandFailed(`the user "${user.username}" was deleted meanwhile`);
     username = user.username;
+    // Told only when it was on, as the API tells only a change (auth.two-factor-changed).
+    if (wasOn)
+      await cliNotices(database.orm).twoFactorChanged(
+        { userId: user.id, username: user.username },
+        false,
+        'command-line',
+      );
   } finally {
     await database.close();
   }

@@ -2,6 +2,7 @@ import { generatePassword, hashPassword } from '../auth/password.js';
 import { UsersRepository } from '../auth/users.repository.js';
 import { NewPasswordDto } from '../auth/dto/change-password.dto.js';
 import type { WarrenConfig } from '../config/config.js';
+import { cliNotices } from './cli-notices.js';
 import { openPanelDatabase } from './panel-database.js';
 import { accountUser } from './account-user.js';
 import { CommandFailed, UsageError } from './usage.js';
@@ -19,7 +20,8 @@ async function readPasswordLine(): Promise<string> {
 /**
  * `warren admin reset-password`: the way back in for someone at the host who lost the password.
  * Sets it (generated and printed once, or one line from stdin, under the same rule as
- * PATCH /api/auth/me) and ends every session of the user, so whoever held one is out.
+ * PATCH /api/auth/me) and ends every session of the user, so whoever held one is out. Records
+ * `auth.password-changed` (by `command-line`), as the API does.
  */
 export async function resetPassword(
   config: WarrenConfig,
@@ -38,6 +40,8 @@ export async function resetPassword(
     const temporary = options.temporary ?? false;
     const sessionsEnded = await users.changePassword(user.id, await hashPassword(password), undefined, temporary);
     if (sessionsEnded === null) throw new CommandFailed(`the user "${user.username}" was deleted meanwhile`);
+    // The operators hear of it as of a change through the API (auth.password-changed).
+    await cliNotices(database.orm).passwordChanged({ userId: user.id, username: user.username }, 'command-line');
     result = { username: user.username, sessionsEnded };
   } finally {
     await database.close();

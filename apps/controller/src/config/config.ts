@@ -77,7 +77,10 @@ export interface WarrenConfig {
 export interface Intervals {
   /** Client expiry and reset cycles (WARREN_TIME_TRANSITIONS_MS, 30 s). */
   timeTransitionsMs: number;
-  /** System history rollups and pruning (WARREN_HISTORY_MAINTENANCE_MS, 60 s: minute rollups need one a minute). */
+  /**
+   * System history rollups and pruning, and the notification outbox's retention
+   * (WARREN_HISTORY_MAINTENANCE_MS, 60 s: minute rollups need one a minute).
+   */
   historyMaintenanceMs: number;
   /** Delivery's sweep of nodes behind their desired revision (WARREN_DELIVERY_SWEEP_MS, 5 s). */
   deliverySweepMs: number;

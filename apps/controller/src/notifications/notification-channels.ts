@@ -7,6 +7,8 @@ export interface NotificationChannel {
   deliver(event: NotificationEvent): Promise<void>;
   /** Why this channel would send nothing now (off, not set up), or null when it would send. */
   notReady(): Promise<string | null>;
+  /** Drops the channel's own records (a delivery log) older than `before`; answers how many went. */
+  prune?(before: Date): Promise<number>;
 }
 
 /**

@@ -46,9 +46,11 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
     void this.startWorker();
   }
 
-  onModuleDestroy(): void {
+  /** Waits for a flush under way: it must not query the database after the panel closed it. */
+  async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    await this.flushing;
   }
 
   private async startWorker(): Promise<void> {

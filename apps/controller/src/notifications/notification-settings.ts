@@ -13,10 +13,20 @@ export const MAIL_KEY = 'mail';
 export interface NotifySettings {
   /** Days before a client's expiry that `client.expiring` fires (once per expiry date). */
   expiryNoticeDays: number;
+  /**
+   * Days the outbox keeps an event after it happened (once handed to the channels), and the
+   * webhooks' delivery log an attempt: older rows are pruned.
+   */
+  retentionDays: number;
   switches: Record<NotificationEventKind, Record<NotificationChannelName, boolean>>;
 }
 
 export const EXPIRY_NOTICE_DAYS = { min: 1, max: 60 } as const;
+/**
+ * At least a day: an event's deliveries retry for under an hour, so none is pruned while a
+ * channel still needs it. A month by default keeps what an operator may ask about.
+ */
+export const RETENTION_DAYS = { min: 1, max: 365, default: 30 } as const;
 
 /**
  * Mail goes to the operators, so by default only what concerns the panel (nodes, hops, backups,
@@ -30,22 +40,18 @@ export function defaultNotifySettings(): NotifySettings {
   for (const kind of NOTIFICATION_EVENT_KINDS) {
     switches[kind] = { webhook: true, telegram: true, mail: MAILED_BY_DEFAULT(kind) };
   }
-  return { expiryNoticeDays: 3, switches };
+  return { expiryNoticeDays: 3, retentionDays: RETENTION_DAYS.default, switches };
 }
 
 /** A stored value read leniently: what is missing or malformed reads as its default. */
 export function readNotifySettings(stored: unknown): NotifySettings {
   const settings = defaultNotifySettings();
   if (!stored || typeof stored !== 'object') return settings;
-  const value = stored as { expiryNoticeDays?: unknown; switches?: unknown };
-  const days = value.expiryNoticeDays;
-  if (
-    typeof days === 'number' &&
-    Number.isInteger(days) &&
-    days >= EXPIRY_NOTICE_DAYS.min &&
-    days <= EXPIRY_NOTICE_DAYS.max
-  )
-    settings.expiryNoticeDays = days;
+  const value = stored as { expiryNoticeDays?: unknown; retentionDays?: unknown; switches?: unknown };
+  const within = (days: unknown, bounds: { min: number; max: number }): days is number =>
+    typeof days === 'number' && Number.isInteger(days) && days >= bounds.min && days <= bounds.max;
+  if (within(value.expiryNoticeDays, EXPIRY_NOTICE_DAYS)) settings.expiryNoticeDays = value.expiryNoticeDays;
+  if (within(value.retentionDays, RETENTION_DAYS)) settings.retentionDays = value.retentionDays;
   const switches = (value.switches ?? {}) as Record<string, Record<string, unknown>>;
   for (const kind of NOTIFICATION_EVENT_KINDS) {
     for (const channel of NOTIFICATION_CHANNEL_NAMES) {

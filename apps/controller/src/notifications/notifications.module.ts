@@ -4,6 +4,7 @@ import { NotificationEvents } from './events/notification-events.js';
 import { NotificationEventsRepository } from './events/notification-events.repository.js';
 import { NotificationChannels } from './notification-channels.js';
 import { NotificationSettingsRepository } from './notification-settings.repository.js';
+import { NotificationsMaintenance } from './notifications-maintenance.js';
 import { NotifySettingsController } from './notify-settings.controller.js';
 import { NotifySettingsService } from './notify-settings.service.js';
 
@@ -21,6 +22,7 @@ import { NotifySettingsService } from './notify-settings.service.js';
     NotificationEventsRepository,
     NotificationSettingsRepository,
     NotificationDispatcher,
+    NotificationsMaintenance,
     NotifySettingsService,
   ],
   exports: [NotificationChannels, NotificationEvents, NotificationEventsRepository, NotificationSettingsRepository],

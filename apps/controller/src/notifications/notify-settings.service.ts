@@ -25,9 +25,10 @@ export class NotifySettingsService {
   ) {}
 
   async notify(): Promise<NotifySettingsDto> {
-    const { expiryNoticeDays, switches } = await this.stored.notify();
+    const { expiryNoticeDays, retentionDays, switches } = await this.stored.notify();
     return {
       expiryNoticeDays,
+      retentionDays,
       switches: NOTIFICATION_EVENT_KINDS.flatMap((kind) =>
         NOTIFICATION_CHANNEL_NAMES.map((channel) => ({ kind, channel, enabled: switches[kind][channel] })),
       ),
@@ -38,6 +39,7 @@ export class NotifySettingsService {
   async updateNotify(body: UpdateNotifySettingsDto): Promise<NotifySettingsDto> {
     const current = await this.stored.notify();
     if (body.expiryNoticeDays !== undefined) current.expiryNoticeDays = body.expiryNoticeDays;
+    if (body.retentionDays !== undefined) current.retentionDays = body.retentionDays;
     for (const change of body.switches ?? []) current.switches[change.kind][change.channel] = change.enabled;
     await this.stored.saveNotify(current);
     return this.notify();

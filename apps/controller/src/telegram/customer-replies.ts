@@ -58,6 +58,51 @@ export class CustomerReplies {
       await api.sendMessage(chatId, lines.join('\n\n'), { link_preview_options: { is_disabled: true } });
       if (client.status === 'active') await this.sendConfigs(api, chatId, client, language);
     }
+    // The way out, as a command and as a button under the chat (its text reads as /stop).
+    await api.sendMessage(chatId, say(language, 'stopHint'), {
+      reply_markup: { keyboard: [[{ text: say(language, 'stopButton') }]], resize_keyboard: true },
+    });
+  }
+
+  /**
+   * /stop (or its button): asks first, with two buttons, since only the provider can link the
+   * chat again. A stranger is told there is nothing to stop.
+   */
+  async askToStop(api: Api, chatId: number, telegramId: number, language: TelegramLanguage): Promise<void> {
+    const names = await this.repository.clientNamesOf(telegramId);
+    if (names.length === 0) {
+      await api.sendMessage(chatId, say(language, 'notLinked'), { reply_markup: { remove_keyboard: true } });
+      return;
+    }
+    await api.sendMessage(chatId, say(language, 'stopAsk', { names: names.join(', ') }), {
+      reply_markup: {
+        keyboard: [[{ text: say(language, 'stopYes') }, { text: say(language, 'stopNo') }]],
+        resize_keyboard: true,
+        one_time_keyboard: true,
+      },
+    });
+  }
+
+  /** The answer to the question: "yes" unlinks every client of this Telegram user, "no" changes nothing. */
+  async answerStop(
+    api: Api,
+    chatId: number,
+    telegramId: number,
+    language: TelegramLanguage,
+    unlink: boolean,
+  ): Promise<void> {
+    const removeKeyboard = { reply_markup: { remove_keyboard: true as const } };
+    if (!unlink) {
+      await api.sendMessage(chatId, say(language, 'stopKept'), removeKeyboard);
+      return;
+    }
+    const names = await this.repository.unlink(telegramId);
+    if (names.length === 0) {
+      await api.sendMessage(chatId, say(language, 'notLinked'), removeKeyboard);
+      return;
+    }
+    this.logger.log(`telegram user ${telegramId} unlinked their chat from ${names.length} client(s)`);
+    await api.sendMessage(chatId, say(language, 'stopped', { names: names.join(', ') }), removeKeyboard);
   }
 
   private async sendConfigs(api: Api, chatId: number, client: ClientView, language: TelegramLanguage) {

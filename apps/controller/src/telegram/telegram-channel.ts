@@ -85,7 +85,14 @@ export class TelegramChannel implements NotificationChannel, OnApplicationBootst
       if (hears(operator, event)) targets.set(chatId, await this.languageOf(chatId, settings));
     }
     const customer = event.telegramId === null ? NaN : Number(event.telegramId);
-    if (CUSTOMER_KINDS.has(event.kind) && Number.isSafeInteger(customer) && customer > 0 && !targets.has(customer))
+    if (
+      CUSTOMER_KINDS.has(event.kind) &&
+      Number.isSafeInteger(customer) &&
+      customer > 0 &&
+      !targets.has(customer) &&
+      // Still linked: a customer who sent /stop (or whose id an operator cleared) hears nothing more.
+      (await this.repository.isLinked(event.subject.id, customer))
+    )
       targets.set(customer, await this.languageOf(customer, settings));
     return targets;
   }

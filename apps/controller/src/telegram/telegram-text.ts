@@ -33,6 +33,16 @@ const BOT_TEXT_EN = {
   failed: 'That did not work; nothing was changed. Try again later.',
   backupMade: 'Backup {name} ({size}).',
   backupTooLarge: 'Backup {name} is {size}, above the {limit} the settings let the bot send: fetch it from the panel.',
+  stopHint: 'To stop these messages and unlink this chat, send /stop.',
+  stopButton: 'Stop notifications',
+  stopAsk:
+    'Unlink this Telegram account from {names}? You will get no more notifications here, and /start will no longer show your subscription. Your provider can link it again.',
+  stopYes: 'Yes, unlink',
+  stopNo: 'No, keep it',
+  stopped:
+    'Done: this chat is unlinked from {names} and gets no more notifications. Ask your provider to link it again.',
+  stopKept: 'Nothing changed: you still get your notifications here.',
+  notLinked: 'This Telegram account is not linked to a subscription here: there is nothing to stop.',
 };
 type BotText = typeof BOT_TEXT_EN;
 
@@ -60,9 +70,27 @@ const BOT_TEXT_FA: BotText = {
   failed: 'انجام نشد و چیزی تغییر نکرد. بعداً دوباره امتحان کنید.',
   backupMade: 'پشتیبان {name} ({size}).',
   backupTooLarge: 'پشتیبان {name} {size} است، بیشتر از {limit} که ربات مجاز به فرستادنش است: آن را از پنل بگیرید.',
+  stopHint: 'برای قطع این پیام‌ها و جدا کردن این گفتگو، /stop را بفرستید.',
+  stopButton: 'توقف اعلان‌ها',
+  stopAsk:
+    'این حساب تلگرام از {names} جدا شود؟ دیگر اعلانی اینجا نمی‌گیرید و /start اشتراک شما را نشان نمی‌دهد. ارائه‌دهندهٔ شما می‌تواند دوباره وصلش کند.',
+  stopYes: 'بله، جدا شود',
+  stopNo: 'نه، بماند',
+  stopped: 'انجام شد: این گفتگو از {names} جدا شد و دیگر اعلانی نمی‌گیرد. برای وصل دوباره به ارائه‌دهندهٔ خود بگویید.',
+  stopKept: 'چیزی تغییر نکرد: اعلان‌ها همچنان اینجا می‌آیند.',
+  notLinked: 'این حساب تلگرام به هیچ اشتراکی در اینجا وصل نیست: چیزی برای توقف نیست.',
 };
 
 const BOT_TEXT: Record<TelegramLanguage, BotText> = { en: BOT_TEXT_EN, fa: BOT_TEXT_FA };
+
+/** What a customer's button press (the text it sends, in either language) asks for; null for other text. */
+export function customerButton(text: string): 'stop' | 'unlink' | 'keep' | null {
+  const pressed = (key: keyof BotText) => Object.values(BOT_TEXT).some((words) => words[key] === text.trim());
+  if (pressed('stopButton')) return 'stop';
+  if (pressed('stopYes')) return 'unlink';
+  if (pressed('stopNo')) return 'keep';
+  return null;
+}
 
 /** The language of a Telegram user whose app says `languageCode` (`fa`, `fa-IR`...), else the panel's default. */
 export function languageOf(languageCode: string | undefined, fallback: TelegramLanguage): TelegramLanguage {

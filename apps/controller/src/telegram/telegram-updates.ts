@@ -3,7 +3,7 @@ import type { Api } from 'grammy';
 import type { Message } from 'grammy/types';
 import { CustomerReplies } from './customer-replies.js';
 import { OperatorCommands } from './operator-commands.js';
-import { languageOf } from './telegram-text.js';
+import { customerButton, languageOf } from './telegram-text.js';
 import { TelegramSettingsService } from './telegram-settings.service.js';
 import { TelegramRepository } from './telegram.repository.js';
 
@@ -49,6 +49,15 @@ export class TelegramUpdates {
     if (message.chat.type !== 'private') return;
     if (command?.command === 'start' || command?.command === 'status') {
       await this.customers.start(api, chatId, message.from.id, language);
+      return;
+    }
+    const button = command ? null : customerButton(text);
+    if (command?.command === 'stop' || button === 'stop') {
+      await this.customers.askToStop(api, chatId, message.from.id, language);
+      return;
+    }
+    if (button === 'unlink' || button === 'keep') {
+      await this.customers.answerStop(api, chatId, message.from.id, language, button === 'unlink');
       return;
     }
     // Anything else from a customer (or a stranger) is left unanswered: /start says all there is.

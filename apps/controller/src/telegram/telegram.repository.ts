@@ -49,6 +49,37 @@ export class TelegramRepository {
     return rows.map((row) => row.id);
   }
 
+  /** The names of the clients linked to this Telegram user, for the /stop question. */
+  async clientNamesOf(telegramId: number): Promise<string[]> {
+    const rows = await this.orm.em
+      .fork()
+      .execute<{ name: string }[]>('select name from clients where telegram_id = ? order by created_at', [telegramId]);
+    return rows.map((row) => row.name);
+  }
+
+  /** Whether the client is still linked to this Telegram user (an event recorded before an unlink is not sent). */
+  async isLinked(clientId: string, telegramId: number): Promise<boolean> {
+    const rows = await this.orm.em
+      .fork()
+      .execute('select 1 from clients where id = ? and telegram_id = ?', [clientId, telegramId]);
+    return rows.length > 0;
+  }
+
+  /**
+   * A customer's /stop: every client linked to them forgets their Telegram id (as an operator's
+   * PATCH with `telegramId: null` does), and their kept language goes. Answers the clients' names.
+   */
+  async unlink(telegramId: number): Promise<string[]> {
+    return this.orm.em.fork().transactional(async (em) => {
+      const rows = await em.execute<{ name: string }[]>(
+        'update clients set telegram_id = null, updated_at = now() where telegram_id = ? returning name',
+        [telegramId],
+      );
+      await em.execute('delete from telegram_users where telegram_id = ?', [telegramId]);
+      return rows.map((row) => row.name);
+    });
+  }
+
   async rememberLanguage(telegramId: number, language: string): Promise<void> {
     await this.orm.em.fork().execute(
       `insert into telegram_users (telegram_id, language, seen_at) values (?, ?, now())

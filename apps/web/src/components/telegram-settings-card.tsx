@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { api, messageOf, must, type Schemas } from '../api.js';
 import { queryKeys } from '../api/queries.js';
 import { useUser } from '../session.js';
+import { ConfirmButton } from './common.js';
 import { FormError, useFieldErrors } from './form-errors.js';
 import { NumberInput } from './number-input.js';
 
@@ -38,7 +39,8 @@ const draftOf = (settings: TelegramSettings): Draft => ({
  * The Telegram bot's card on the Settings page (GET/PATCH /api/settings/telegram, docs/telegram.md):
  * on/off, the token (write-only: the panel says only whether one is set), the chats that speak
  * for operators, the customers' default language, backups to the owner, and a test message.
- * Admins see it; only the owner changes it.
+ * Removing the token (confirmed) also turns the bot off: the API refuses an enabled bot without
+ * one. Admins see it; only the owner changes it.
  */
 export function TelegramSettingsCard() {
   const { t } = useTranslation();
@@ -117,6 +119,18 @@ export function TelegramSettingsCard() {
           disabled={!isOwner}
           autoComplete="off"
         />
+        {isOwner && settings.data.tokenSet && (
+          <Group>
+            <ConfirmButton
+              message={t('telegram.removeTokenConfirm')}
+              onConfirm={() => save.mutate({ token: null, enabled: false })}
+              loading={save.isPending}
+              data-testid="remove-telegram-token"
+            >
+              {t('telegram.removeToken')}
+            </ConfirmButton>
+          </Group>
+        )}
         <Text size="sm" fw={500}>
           {t('telegram.operatorChats')}
         </Text>

@@ -830,6 +830,8 @@ export const en = {
     event: 'Event',
     notInstalled: 'not installed',
     expiryNoticeDays: 'Tell of expiry this many days before',
+    retentionDays: 'Keep events for (days)',
+    retentionDaysHelp: 'Older events and webhook delivery attempts are deleted.',
     testAll: 'Send a test through every channel',
     ok: 'Delivered',
     failed: 'Failed',
@@ -920,6 +922,9 @@ export const en = {
     backupMaxMbHelp: 'Larger archives are announced instead; Telegram takes at most 50 MB.',
     test: 'Send a test message',
     testSent: 'Test message sent to the operator chats.',
+    removeToken: 'Remove token',
+    removeTokenConfirm:
+      'The bot stops: customers and operator chats get no answers or notifications until a new token is saved. The chats and other settings stay.',
     testFailed: 'Telegram did not take the test: {{error}}',
   },
   toasts: {

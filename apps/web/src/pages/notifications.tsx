@@ -99,7 +99,11 @@ function Switches({ readOnly }: { readOnly: boolean }) {
     });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    save.mutate({ expiryNoticeDays: Number(values.expiryNoticeDays), switches: values.switches });
+    save.mutate({
+      expiryNoticeDays: Number(values.expiryNoticeDays),
+      retentionDays: Number(values.retentionDays),
+      switches: values.switches,
+    });
   };
   return (
     <Card withBorder>
@@ -152,7 +156,18 @@ function Switches({ readOnly }: { readOnly: boolean }) {
           onChange={(v) => setValues({ ...values, expiryNoticeDays: v as number })}
           error={errors.of('expiryNoticeDays')}
         />
-        <FormError error={save.error} fields={['expiryNoticeDays']} />
+        <NumberInput
+          label={t('notify.retentionDays')}
+          description={t('notify.retentionDaysHelp')}
+          min={1}
+          max={365}
+          maw={320}
+          value={values.retentionDays}
+          disabled={readOnly}
+          onChange={(v) => setValues({ ...values, retentionDays: v as number })}
+          error={errors.of('retentionDays')}
+        />
+        <FormError error={save.error} fields={['expiryNoticeDays', 'retentionDays']} />
         {!readOnly && (
           <Group justify="flex-end">
             <Button type="submit" loading={save.isPending} data-testid="save-switches">

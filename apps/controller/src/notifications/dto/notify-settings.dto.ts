@@ -8,7 +8,7 @@ import {
   type NotificationEventKind,
 } from '#libs/contracts/notification-events.js';
 import { OptionalNotNull } from '../../http/validators.js';
-import { EXPIRY_NOTICE_DAYS } from '../notification-settings.js';
+import { EXPIRY_NOTICE_DAYS, RETENTION_DAYS } from '../notification-settings.js';
 
 /** One switch: whether a channel carries a kind of event. */
 export class NotifySwitchDto {
@@ -34,6 +34,15 @@ export class UpdateNotifySettingsDto {
   @Max(EXPIRY_NOTICE_DAYS.max)
   expiryNoticeDays?: number;
 
+  @ApiPropertyOptional({
+    description: `Days events are kept after they happened, and webhook delivery attempts (default ${RETENTION_DAYS.default})`,
+  })
+  @OptionalNotNull()
+  @IsInt()
+  @Min(RETENTION_DAYS.min)
+  @Max(RETENTION_DAYS.max)
+  retentionDays?: number;
+
   @ApiPropertyOptional({ type: [NotifySwitchDto] })
   @OptionalNotNull()
   @IsArray()
@@ -46,6 +55,12 @@ export class UpdateNotifySettingsDto {
 export class NotifySettingsDto {
   @ApiProperty({ type: 'integer' })
   expiryNoticeDays!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    description: 'Days events are kept after they happened, and webhook delivery attempts; older ones are pruned',
+  })
+  retentionDays!: number;
 
   @ApiProperty({ type: [NotifySwitchDto], description: 'Every kind × channel' })
   switches!: NotifySwitchDto[];

@@ -113,10 +113,23 @@ export class NotificationEventsRepository {
     return row ? toEvent(row) : null;
   }
 
-  /** Drops events older than the cut-off (their crossings can no longer repeat: periods moved on). */
-  async prune(before: Date): Promise<void> {
-    await this.orm.em
-      .fork()
-      .execute(`delete from notification_events where occurred_at < ? and dispatched_at is not null`, [before]);
+  /**
+   * Drops events that happened before the cut-off and were handed to the channels (their
+   * crossings can no longer repeat: periods moved on), a batch at a time so a first run over a
+   * long outbox holds no huge delete. Returns how many went.
+   */
+  async prune(before: Date, batch = 5000): Promise<number> {
+    const em = this.orm.em.fork();
+    let total = 0;
+    for (;;) {
+      const deleted = await em.execute<{ id: string }[]>(
+        `delete from notification_events where id in
+           (select id from notification_events where occurred_at < ? and dispatched_at is not null limit ?)
+         returning id`,
+        [before, batch],
+      );
+      total += deleted.length;
+      if (deleted.length < batch) return total;
+    }
   }
 }

@@ -31,6 +31,11 @@ export class WebhookChannel implements NotificationChannel, OnModuleInit {
     return (await this.endpoints.list()).some((endpoint) => endpoint.enabled) ? null : 'no webhook is enabled';
   }
 
+  /** The delivery log past the retention, and past the newest DELIVERY_LOG_SIZE of each endpoint. */
+  prune(before: Date): Promise<number> {
+    return this.endpoints.pruneDeliveries(before);
+  }
+
   async deliver(event: NotificationEvent): Promise<void> {
     const targets = (await this.endpoints.list()).filter(
       (endpoint) => endpoint.enabled && (endpoint.events.length === 0 || endpoint.events.includes(event.kind)),

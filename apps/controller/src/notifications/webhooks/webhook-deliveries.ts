@@ -5,7 +5,7 @@ import { startWorkerWhenReady } from '../../queue/worker-when-ready.js';
 import { QUEUE_BACKEND } from '../../runtime.js';
 import { SettingsService } from '../../settings/settings.service.js';
 import { NotificationEventsRepository } from '../events/notification-events.repository.js';
-import { sendWebhook } from './webhook-sender.js';
+import { sendWebhook, STOPPED } from './webhook-sender.js';
 import { webhookRequest } from './webhook-payload.js';
 import { WebhooksRepository } from './webhooks.repository.js';
 
@@ -31,6 +31,9 @@ export interface WebhookJob {
 @Injectable()
 export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly inFlight = new Map<string, number>();
+  /** The attempts running now: a shutdown cuts them short and waits for them before the database closes. */
+  private readonly running = new Set<Promise<string>>();
+  private readonly stopping = new AbortController();
   private stopped = false;
 
   constructor(
@@ -44,8 +47,15 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
     void this.startWorker();
   }
 
-  onModuleDestroy(): void {
+  /**
+   * Runs before the queue store and the database close (panel.ts closes the app first). An
+   * attempt still waiting on a slow endpoint (up to WEBHOOK_TIMEOUT_MS) would otherwise write
+   * its log row after the database closed; it is cut short and its job put back instead.
+   */
+  async onModuleDestroy(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
+    await Promise.allSettled([...this.running]);
   }
 
   private async startWorker(): Promise<void> {
@@ -66,16 +76,19 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
       throw new DelayedError();
     }
     this.inFlight.set(endpointId, busy + 1);
+    const attempt = this.attempt(job, token);
+    this.running.add(attempt);
     try {
-      return await this.attempt(job);
+      return await attempt;
     } finally {
+      this.running.delete(attempt);
       const left = (this.inFlight.get(endpointId) ?? 1) - 1;
       if (left > 0) this.inFlight.set(endpointId, left);
       else this.inFlight.delete(endpointId);
     }
   }
 
-  private async attempt(job: Job<WebhookJob>): Promise<string> {
+  private async attempt(job: Job<WebhookJob>, token: string | undefined): Promise<string> {
     const endpoint = await this.endpoints.find(job.data.endpointId);
     if (!endpoint || !endpoint.enabled) return 'endpoint gone or disabled';
     const event = await this.events.find(job.data.eventId);
@@ -88,7 +101,13 @@ export class WebhookDeliveries implements OnApplicationBootstrap, OnModuleDestro
       headers,
       allowPrivateTargets,
       timeoutMs: WEBHOOK_TIMEOUT_MS,
+      stop: this.stopping.signal,
     });
+    if (outcome.error === STOPPED) {
+      // Not the endpoint's answer: back on the queue for the next controller, no attempt spent.
+      await job.moveToDelayed(Date.now() + 1000, token);
+      throw new DelayedError();
+    }
     await this.endpoints.logAttempt(endpoint.id, {
       eventId: event.id,
       kind: event.kind,

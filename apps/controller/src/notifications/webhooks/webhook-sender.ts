@@ -17,7 +17,12 @@ export interface SendRequest {
   headers: Record<string, string>;
   allowPrivateTargets: boolean;
   timeoutMs: number;
+  /** Aborts the attempt early (the controller is stopping): the outcome then says `stopped`. */
+  stop?: AbortSignal;
 }
+
+/** The error of an attempt cut short by `stop`: not the endpoint's fault, so not logged as its answer. */
+export const STOPPED = 'stopped: the controller is shutting down';
 
 /** Thrown before any connection: the target is not one the panel may reach. */
 class ForbiddenTarget extends Error {}
@@ -48,7 +53,8 @@ async function resolveTarget(host: string, allowPrivate: boolean): Promise<{ add
 export async function sendWebhook(request: SendRequest): Promise<SendOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const signal = AbortSignal.timeout(request.timeoutMs);
+  const timeout = AbortSignal.timeout(request.timeoutMs);
+  const signal = request.stop ? AbortSignal.any([timeout, request.stop]) : timeout;
   try {
     const url = new URL(request.url);
     const target = await resolveTarget(url.hostname, request.allowPrivateTargets);
@@ -83,11 +89,13 @@ export async function sendWebhook(request: SendRequest): Promise<SendOutcome> {
     const ok = status >= 200 && status < 300;
     return { status, latencyMs: elapsed(), error: ok ? null : `answered ${status}` };
   } catch (error) {
-    const message = signal.aborted
-      ? `no answer within ${request.timeoutMs / 1000} s`
-      : error instanceof ForbiddenTarget
-        ? `${error.message}; webhooks may not point at the panel's own or private addresses unless settings allow private targets`
-        : (error as Error).message;
+    const message = request.stop?.aborted
+      ? STOPPED
+      : timeout.aborted
+        ? `no answer within ${request.timeoutMs / 1000} s`
+        : error instanceof ForbiddenTarget
+          ? `${error.message}; webhooks may not point at the panel's own or private addresses unless settings allow private targets`
+          : (error as Error).message;
     return { status: null, latencyMs: elapsed(), error: message.slice(0, 500) };
   }
 }

@@ -93,6 +93,21 @@ export class WebhooksRepository {
     });
   }
 
+  /**
+   * Attempts older than `before`, and any past the newest DELIVERY_LOG_SIZE of their endpoint
+   * (logAttempt trims its own endpoint; this catches what a crash between the two left).
+   */
+  async pruneDeliveries(before: Date): Promise<number> {
+    const deleted = await this.orm.em.fork().execute<{ id: string }[]>(
+      `delete from webhook_deliveries where at < ? or id in
+         (select id from (select id, row_number() over (partition by endpoint_id order by at desc, id desc) as n
+                            from webhook_deliveries) ranked where n > ?)
+       returning id`,
+      [before, DELIVERY_LOG_SIZE],
+    );
+    return deleted.length;
+  }
+
   async deliveries(endpointId: string): Promise<DeliveryRecord[]> {
     const rows = await this.orm.em
       .fork()
