@@ -233,7 +233,9 @@ export async function renderSubscriptionPage(view: PageView, locale: PageLocale)
 <details><summary>${escapeHtml(text.showConfig)}</summary><pre>${escapeHtml(profile.body)}</pre></details>
 </div>`);
     }
-    devices.push(`<section class="card"><h2 dir="auto">${escapeHtml(device.name)}</h2>${profiles.join('\n')}</section>`);
+    devices.push(
+      `<section class="card"><h2 dir="auto">${escapeHtml(device.name)}</h2>${profiles.join('\n')}</section>`,
+    );
   }
   let configs: string;
   if (client.status !== 'active') configs = `<p class="card muted">${escapeHtml(text.hiddenConfigs)}</p>`;

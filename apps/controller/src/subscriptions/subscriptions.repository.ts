@@ -184,7 +184,9 @@ export class SubscriptionsRepository {
         where l.token_hash = ? and l.used_at is null and l.expires_at > ?`,
       [tokenHash, now],
     );
-    return rows.length === 0 ? undefined : { clientStatus: rows[0].client_status, expiresAt: new Date(rows[0].expires_at) };
+    return rows.length === 0
+      ? undefined
+      : { clientStatus: rows[0].client_status, expiresAt: new Date(rows[0].expires_at) };
   }
 
   /**
