@@ -650,7 +650,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A new subscription link for the client; the old one answers 404 from now on
+         * A new subscription link for the client; the old one, and the client's unspent one-time links, answer 404 from now on
          * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_id_subscription_rotate"];
@@ -970,7 +970,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A one-time download link for one config of the device (to send over chat): it works once, for `minutes` (default 30)
+         * A one-time download link for one config of the device (to send over chat): a page whose button (`?download=1`) hands the config out once, for `minutes` (default 30)
          * @description Roles: owner, admin, reseller.
          */
         post: operations["post_devices_id_profile_link"];
@@ -3289,7 +3289,7 @@ export interface components {
             expiresAt: string;
             filename: string;
             path: string;
-            /** @description Works once, until expiresAt: https://panel.example/<base>/dl/<token> */
+            /** @description https://panel.example/<base>/dl/<token>: a page (nothing spent, so a chat preview cannot use it up) whose button, `?download=1`, hands out the config once, until expiresAt */
             url: string;
         };
         EndpointMoveDto: {

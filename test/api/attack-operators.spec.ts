@@ -43,12 +43,14 @@ describe('one-time links', () => {
     const made = await call('POST', `devices/${client.devices[0].id}/profile/link`, {});
     expect(made.status).toBe(201);
     expect((await call('PATCH', `clients/${client.id}`, { enabled: false })).status).toBe(200);
-    const fetched = await open(made.body.path);
+    // The page before the button already says why, and spends nothing.
+    expect((await open(made.body.path)).status).toBe(403);
+    const fetched = await open(`${made.body.path}?download=1`);
     expect(fetched.text).not.toContain('PrivateKey');
     expect(fetched.status).toBe(403);
     // The link was spent all the same: enabling the client again does not bring it back.
     expect((await call('PATCH', `clients/${client.id}`, { enabled: true })).status).toBe(200);
-    expect((await open(made.body.path)).status).toBe(404);
+    expect((await open(`${made.body.path}?download=1`)).status).toBe(404);
   });
 });
 
@@ -144,7 +146,7 @@ describe('one-time links and HEAD', () => {
       headers: { 'x-forwarded-for': freshAddress() },
     });
     expect(head.status).toBe(404);
-    const fetched = await open(made.body.path);
+    const fetched = await open(`${made.body.path}?download=1`);
     expect(fetched.status).toBe(200);
     expect(fetched.text).toContain('PrivateKey');
   });

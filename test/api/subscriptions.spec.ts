@@ -315,6 +315,34 @@ describe('the public page', () => {
     expect((await open(link.path, from)).text).toContain('used all of its traffic');
   });
 
+  test('a start-on-first-use client not yet connected sees how long it runs from its first connection, not “never”', async () => {
+    const later = await createClient({
+      name: 'Later',
+      interfaceIds: [iface.id],
+      startOnFirstUse: true,
+      durationDays: 30,
+      durationHours: 12,
+    });
+    const link = await linkOf(later.id);
+    const english = await open(`${link.path}?lang=en`, freshAddress());
+    expect(english.text).toContain('<dd>30 days and 12 hours from the first connection</dd>');
+    expect(english.headers.get('subscription-userinfo')).toMatch(/; expire=0$/); // no date to give apps yet
+    const persian = await open(`${link.path}?lang=fa`, freshAddress());
+    expect(persian.text).toContain('<dd>۳۰ روز و ۱۲ ساعت پس از نخستین اتصال</dd>');
+    const json = JSON.parse((await open(`${link.path}?format=json`, freshAddress())).text);
+    expect(json).toMatchObject({ expiresAt: null, expiresAfterFirstUseSeconds: 30 * 86_400 + 12 * 3600 });
+    // Once connected, the clock runs: a date and the days left.
+    await t.query(
+      `update clients set activated_at = now(), expires_at = now() + interval '30 days 12 hours' where id = $1`,
+      [later.id],
+    );
+    const started = await open(`${link.path}?lang=en`, freshAddress());
+    expect(started.text).toContain('(31 days left)');
+    expect(JSON.parse((await open(`${link.path}?format=json`, freshAddress())).text).expiresAfterFirstUseSeconds).toBe(
+      null,
+    );
+  });
+
   test('a deleted client’s link is gone', async () => {
     const gone = await createClient({ interfaceIds: [iface.id] });
     const link = await linkOf(gone.id);
@@ -504,12 +532,14 @@ describe('one-time links', () => {
     };
     expect(created.body.filename).toBe(profile.filename);
     const from = freshAddress();
-    const answers = await Promise.all(Array.from({ length: 5 }, () => open(created.body.path as string, from)));
+    const use = `${created.body.path as string}?download=1`;
+    const answers = await Promise.all(Array.from({ length: 5 }, () => open(use, from)));
     const won = answers.filter((answer) => answer.status === 200);
     expect(won).toHaveLength(1);
     expect(won[0].text).toBe(profile.body);
     expect(won[0].headers.get('content-disposition')).toBe(`attachment; filename="${profile.filename}"`);
     expect(answers.filter((answer) => answer.status === 404)).toHaveLength(4);
+    expect((await open(use, from)).status).toBe(404);
     expect((await open(created.body.path as string, from)).status).toBe(404);
     // Only the hash is stored.
     const token = (created.body.path as string).split('/').pop()!;
@@ -524,11 +554,48 @@ describe('one-time links', () => {
     try {
       service.now = () => new Date(Date.now() + 61_000);
       expect((await open(created.body.path as string, freshAddress())).status).toBe(404);
+      expect((await open(`${created.body.path as string}?download=1`, freshAddress())).status).toBe(404);
       service.now = () => new Date(Date.now() + 59_000);
-      expect((await open(created.body.path as string, freshAddress())).status).toBe(200);
+      expect((await open(`${created.body.path as string}?download=1`, freshAddress())).status).toBe(200);
     } finally {
       service.now = real;
     }
+  });
+
+  test('open as a page with a button that spends nothing (a chat app previewing the message); the button spends it', async () => {
+    const created = await mint(client.devices[0].id, { minutes: 10 });
+    const path = created.body.path as string;
+    const from = freshAddress();
+    for (const agent of ['TelegramBot (like TwitterBot)', 'WhatsApp/2.23', 'Mozilla/5.0']) {
+      const page = await open(path, from, { 'user-agent': agent });
+      expect([agent, page.status, page.headers.get('content-type')]).toEqual([agent, 200, 'text/html; charset=utf-8']);
+      expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+      expect(page.headers.get('cache-control')).toBe('no-store');
+      expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(page.text).toContain('href="?download=1"');
+      expect(page.text).not.toContain('PrivateKey');
+    }
+    const persian = await open(`${path}?lang=fa`, from);
+    expect(persian.text).toContain('<html lang="fa" dir="rtl">');
+    expect(persian.text).toContain('دریافت پیکربندی');
+    const profile = (await call('GET', `devices/${client.devices[0].id}/profile`)).body as { body: string };
+    const used = await open(`${path}?download=1`, from);
+    expect([used.status, used.text]).toEqual([200, profile.body]);
+    expect((await open(path, from)).status).toBe(404);
+  });
+
+  test('rotating a client’s subscription link revokes its unspent one-time links too, and no one else’s', async () => {
+    const own = await createClient({ interfaceIds: [iface.id] });
+    const other = await createClient({ interfaceIds: [iface.id] });
+    const mine = (await mint(own.devices[0].id)).body.path as string;
+    const theirs = (await mint(other.devices[0].id)).body.path as string;
+    expect((await call('POST', `clients/${own.id}/subscription/rotate`)).status).toBe(200);
+    expect((await open(mine, freshAddress())).status).toBe(404);
+    expect((await open(`${mine}?download=1`, freshAddress())).status).toBe(404);
+    expect((await open(`${theirs}?download=1`, freshAddress())).status).toBe(200);
+    // A link made after the rotation works.
+    const after = (await mint(own.devices[0].id)).body.path as string;
+    expect((await open(`${after}?download=1`, freshAddress())).status).toBe(200);
   });
 
   test('refuse bad requests before anything is stored', async () => {

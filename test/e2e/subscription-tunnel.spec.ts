@@ -39,9 +39,10 @@ test('a config from the public link, and one from a one-time link, bring up work
   const once = (await call('POST', `devices/${client.devices[1].id}/profile/link`, { minutes: 5 })).body as {
     url: string;
   };
-  const config = await fetch(once.url);
+  // The link itself is a page with a button (a chat preview spends nothing); the button's URL spends it.
+  const config = await fetch(`${once.url}?download=1`);
   expect(config.status).toBe(200);
   await bringUpProfile(clientNs, await config.text(), workDir, TUNNEL);
   await waitFor('a ping through the tunnel from the one-time link', () => pingOnce(clientNs, GATEWAY), 15_000);
-  expect((await fetch(once.url)).status).toBe(404);
+  expect((await fetch(`${once.url}?download=1`)).status).toBe(404);
 }, 180_000);

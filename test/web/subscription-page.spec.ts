@@ -77,6 +77,13 @@ describe('the subscription page on a phone, in Persian', () => {
     expect(status).toMatch(/[۰-۹]/); // usage and days in Persian digits
     expect(status).not.toMatch(/[0-9]/);
     expect(await page.locator('h2').allTextContents()).toEqual(['گوشی', 'laptop']);
+    // Names keep their own direction: a Latin one reads left to right in the Persian page, so its
+    // punctuation stays where it was typed (the client's name, the title, each device's name).
+    const direction = (node: any) => getComputedStyle(node).direction;
+    expect(await page.locator('h2', { hasText: 'laptop' }).evaluate(direction)).toBe('ltr');
+    expect(await page.locator('h2', { hasText: 'گوشی' }).evaluate(direction)).toBe('rtl');
+    expect(await page.locator('p.name').getAttribute('dir')).toBe('auto');
+    expect(await page.locator('h1').getAttribute('dir')).toBe('auto');
 
     // Two QR codes, drawn (an image the CSP blocked would have no size), and the page fits the phone.
     const qr = page.locator('img.qr');
@@ -117,5 +124,20 @@ describe('the subscription page on a phone, in Persian', () => {
     await page.waitForURL(/\?lang=en$/);
     expect(await page.locator('html').getAttribute('dir')).toBe('ltr');
     expect(await page.locator('[data-status="active"]').textContent()).toBe('Active');
+
+    // A one-time link sent over chat: the page says it works once, its button downloads the
+    // config, and the link is spent after that (opening the page itself spent nothing).
+    const once = (await f.call('POST', `devices/${client.devices[0].id}/profile/link`, { minutes: 10 })).body as {
+      url: string;
+    };
+    await page.goto(once.url);
+    expect(await page.locator('html').getAttribute('dir')).toBe('rtl');
+    expect(await page.locator('#one-time').textContent()).toContain('یک بار');
+    const [config] = await Promise.all([page.waitForEvent('download'), page.locator('#one-time a.button').click()]);
+    expect(config.suggestedFilename()).toBe(profile.filename);
+    expect(readFileSync((await config.path())!, 'utf8')).toBe(profile.body);
+    const spent = await page.goto(once.url);
+    expect(spent?.status()).toBe(404);
+    expect(browser.pageErrors).toEqual([]);
   });
 });

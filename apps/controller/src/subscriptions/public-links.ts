@@ -62,6 +62,15 @@ export function registerPublicLinks(panelFastify: PanelFastify, basePath: string
   fastify.get<{ Params: { token: string } }>(
     `${basePath}/${DOWNLOAD_PATH}/:token`,
     { ...options, exposeHeadRoute: false },
-    async (request, reply) => send(reply, await service.download(request.params.token, request.ip)),
+    async (request, reply) =>
+      send(
+        reply,
+        await service.download({
+          token: request.params.token,
+          ip: request.ip,
+          query: queryOf(request),
+          acceptLanguage: request.headers['accept-language'],
+        }),
+      ),
   );
 }

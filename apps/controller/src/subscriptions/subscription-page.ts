@@ -13,7 +13,9 @@ export interface PageProfile {
 export interface PageView {
   title: string;
   supportContact: string;
-  client: Omit<SubscriptionClient, 'id' | 'tokenHash'>;
+  client: Omit<SubscriptionClient, 'id' | 'tokenHash' | 'expiresAfterFirstUseSeconds'> & {
+    expiresAfterFirstUseSeconds?: number | null;
+  };
   /** Empty for a client that is not active: its configs do not work, so the page shows why instead. */
   devices: { name: string; profiles: PageProfile[] }[];
   zipHref: string | null;
@@ -144,6 +146,59 @@ async function qrDataUrl(text: string): Promise<string> {
   return url;
 }
 
+/** A length of time in whole days and hours ("30 days", "1 day and 12 hours"). */
+function formatDuration(seconds: number, locale: PageLocale, text: PageText): string {
+  const numbers = FORMATS[locale].whole;
+  const days = Math.floor(seconds / 86_400);
+  const hours = Math.round((seconds % 86_400) / 3600);
+  const parts = [
+    ...(days > 0 ? [fill(days === 1 ? text.day : text.days, { n: numbers.format(days) })] : []),
+    ...(hours > 0 || days === 0 ? [fill(hours === 1 ? text.hour : text.hours, { n: numbers.format(hours) })] : []),
+  ];
+  return parts.join(text.and);
+}
+
+/** The head of every public page: its language, direction, title and the one stylesheet. */
+function head(title: string, locale: PageLocale): string {
+  return `<!doctype html>
+<html lang="${locale}" dir="${locale === 'fa' ? 'rtl' : 'ltr'}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex, nofollow">
+<title>${escapeHtml(title)}</title>
+<style>${STYLE}</style>
+</head>`;
+}
+
+export interface DownloadPageView {
+  title: string;
+  expiresAt: Date;
+}
+
+/**
+ * What a one-time link shows before it is used: a button that fetches the config (`?download=1`,
+ * which spends the link). A chat app's preview fetches this page and spends nothing.
+ */
+export function renderDownloadPage(view: DownloadPageView, locale: PageLocale): string {
+  const text = PAGE_TEXT[locale];
+  return `${head(view.title || text.oneTimeTitle, locale)}
+<body>
+<main>
+<header><h1 dir="auto">${escapeHtml(view.title || text.oneTimeTitle)}</h1></header>
+<section class="card" id="one-time">
+<h2>${escapeHtml(text.oneTimeTitle)}</h2>
+<p>${escapeHtml(text.oneTimeNote)}</p>
+<p class="muted">${escapeHtml(fill(text.oneTimeExpires, { time: formatDate(view.expiresAt, locale) }))}</p>
+<p><a class="button" href="?download=1" download>${escapeHtml(text.oneTimeDownload)}</a></p>
+</section>
+</main>
+</body>
+</html>
+`;
+}
+
 /** Renders the whole page (QR codes included) in one language. */
 export async function renderSubscriptionPage(view: PageView, locale: PageLocale): Promise<string> {
   const text = PAGE_TEXT[locale];
@@ -156,7 +211,10 @@ export async function renderSubscriptionPage(view: PageView, locale: PageLocale)
       : fill(text.usedOf, { used: bytes(client.usedBytes), total: text.unlimited });
   const share = client.quotaBytes > 0 ? Math.min(100, Math.round((client.usedBytes / client.quotaBytes) * 100)) : 0;
   let expiry = text.never;
-  if (client.expiresAt) {
+  if (!client.expiresAt && client.expiresAfterFirstUseSeconds) {
+    // Not "never": a start-on-first-use client's clock starts at its first connection.
+    expiry = fill(text.afterFirstUse, { duration: formatDuration(client.expiresAfterFirstUseSeconds, locale, text) });
+  } else if (client.expiresAt) {
     const formatted = FORMATS[locale].date.format(client.expiresAt);
     const days = Math.ceil((client.expiresAt.getTime() - view.now.getTime()) / 86_400_000);
     expiry = days > 0 ? `${formatted} (${fill(text.daysLeft, { days: numbers.format(days) })})` : formatted;
@@ -175,7 +233,9 @@ export async function renderSubscriptionPage(view: PageView, locale: PageLocale)
 <details><summary>${escapeHtml(text.showConfig)}</summary><pre>${escapeHtml(profile.body)}</pre></details>
 </div>`);
     }
-    devices.push(`<section class="card"><h2>${escapeHtml(device.name)}</h2>${profiles.join('\n')}</section>`);
+    devices.push(
+      `<section class="card"><h2 dir="auto">${escapeHtml(device.name)}</h2>${profiles.join('\n')}</section>`,
+    );
   }
   let configs: string;
   if (client.status !== 'active') configs = `<p class="card muted">${escapeHtml(text.hiddenConfigs)}</p>`;
@@ -188,25 +248,16 @@ export async function renderSubscriptionPage(view: PageView, locale: PageLocale)
   }
   const other: PageLocale = locale === 'fa' ? 'en' : 'fa';
   const otherName = other === 'fa' ? 'فارسی' : 'English';
-  return `<!doctype html>
-<html lang="${locale}" dir="${locale === 'fa' ? 'rtl' : 'ltr'}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex, nofollow">
-<title>${escapeHtml(view.title)}</title>
-<style>${STYLE}</style>
-</head>
+  return `${head(view.title, locale)}
 <body>
 <main>
 ${view.preview ? `<p class="card muted">${escapeHtml(text.previewNote)}</p>` : ''}
 <header>
-<h1>${escapeHtml(view.title)}</h1>
+<h1 dir="auto">${escapeHtml(view.title)}</h1>
 <nav aria-label="${escapeHtml(text.language)}"><a href="?lang=${other}" hreflang="${other}" lang="${other}">${otherName}</a></nav>
 </header>
 <section class="card" id="status">
-<p class="name">${escapeHtml(client.name)}</p>
+<p class="name" dir="auto">${escapeHtml(client.name)}</p>
 <p>${escapeHtml(text.statusLabel)}: <span class="badge ${client.status}" data-status="${client.status}">${escapeHtml(text.status[client.status])}</span></p>
 ${why ? `<p class="why" role="alert">${escapeHtml(why)}</p>` : ''}
 <dl>

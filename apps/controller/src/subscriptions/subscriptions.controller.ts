@@ -107,7 +107,8 @@ export class SubscriptionsController {
     path: 'clients/:id/subscription/rotate',
     group: 'subscriptions',
     roles: CLIENT_MANAGERS,
-    summary: 'A new subscription link for the client; the old one answers 404 from now on',
+    summary:
+      "A new subscription link for the client; the old one, and the client's unspent one-time links, answer 404 from now on",
     status: 200,
     response: SubscriptionLinkDto,
   })
@@ -125,7 +126,7 @@ export class SubscriptionsController {
     group: 'subscriptions',
     roles: CLIENT_MANAGERS,
     summary:
-      'A one-time download link for one config of the device (to send over chat): it works once, for `minutes` (default 30)',
+      'A one-time download link for one config of the device (to send over chat): a page whose button (`?download=1`) hands the config out once, for `minutes` (default 30)',
     example: { minutes: 30 },
     status: 201,
     response: DownloadLinkDto,

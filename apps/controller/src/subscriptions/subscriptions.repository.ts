@@ -16,6 +16,11 @@ export interface SubscriptionClient {
   upBytes: number;
   downBytes: number;
   expiresAt: Date | null;
+  /**
+   * A start-on-first-use client not yet connected: how long it will run from its first
+   * connection (its expiry is unknown until then). Null otherwise.
+   */
+  expiresAfterFirstUseSeconds: number | null;
   tokenHash: string;
 }
 
@@ -39,6 +44,12 @@ export interface SpentDownload extends SpentLink {
   clientStatus: ClientStatus;
 }
 
+/** A live one-time link, looked at without spending it (the page a chat preview may fetch). */
+export interface LiveDownload {
+  clientStatus: ClientStatus;
+  expiresAt: Date;
+}
+
 interface ClientRow {
   id: string | null;
   name: string;
@@ -48,6 +59,7 @@ interface ClientRow {
   up_bytes: string | number;
   down_bytes: string | number;
   expires_at: Date | string | null;
+  pending_duration_seconds: string | number | null;
   sub_token_hash: string;
   locked_until: Date | string | null;
   settings: unknown;
@@ -91,8 +103,15 @@ export class SubscriptionsRepository {
   /** A new link in place of the old one; false: no such client within the scope. */
   async replaceNonce(clientId: string, nonce: string, tokenHash: string, scope: OwnerFilter): Promise<boolean> {
     const rows = await this.orm.em.fork().execute<{ id: string }[]>(
-      `update clients set sub_nonce = ?, sub_token_hash = ?
-          where id = ? and (?::uuid is null or owner_id = ?::uuid) returning id`,
+      // The client's unspent one-time links go in the same statement: a rotation is the operator's
+      // "this customer's links leaked", and a config sent over chat is one of them.
+      `with rotated as (
+         update clients set sub_nonce = ?, sub_token_hash = ?
+          where id = ? and (?::uuid is null or owner_id = ?::uuid) returning id),
+       revoked as (
+         delete from download_links l using devices d, rotated r
+          where d.id = l.device_id and d.client_id = r.id and l.used_at is null returning l.token_hash)
+       select id, (select count(*) from revoked) as revoked from rotated`,
       [nonce, tokenHash, clientId, scope.ownerId, scope.ownerId],
     );
     return rows.length > 0;
@@ -107,6 +126,8 @@ export class SubscriptionsRepository {
     const [row] = await this.prepared.query<ClientRow>(
       'subscription_lookup',
       `select c.id, c.name, c.status, c.quota_bytes, c.used_bytes, c.up_bytes, c.down_bytes, c.expires_at,
+              case when c.start_on_first_use and c.expires_at is null and c.activated_at is null and c.duration_seconds > 0
+                   then c.duration_seconds end as pending_duration_seconds,
               c.sub_token_hash,
               (select max(locked_until) from login_throttles
                 where key = $1 and locked_until > now()) as locked_until,
@@ -129,6 +150,8 @@ export class SubscriptionsRepository {
               upBytes: readNumber(row.up_bytes),
               downBytes: readNumber(row.down_bytes),
               expiresAt: date(row.expires_at),
+              expiresAfterFirstUseSeconds:
+                row.pending_duration_seconds === null ? null : readNumber(row.pending_duration_seconds),
               tokenHash: row.sub_token_hash,
             },
     };
@@ -151,6 +174,19 @@ export class SubscriptionsRepository {
          values (?, ?, ?, ?, ?, null, now())`,
       [link.tokenHash, link.deviceId, link.interfaceId, link.hostId, link.expiresAt],
     );
+  }
+
+  /** The one-time link if it is unused and unexpired at `now`, its client's status as it is now; nothing is spent. */
+  async liveDownloadLink(tokenHash: string, now: Date): Promise<LiveDownload | undefined> {
+    const rows = await this.orm.em.fork().execute<{ client_status: ClientStatus; expires_at: Date | string }[]>(
+      `select c.status as client_status, l.expires_at
+         from download_links l join devices d on d.id = l.device_id join clients c on c.id = d.client_id
+        where l.token_hash = ? and l.used_at is null and l.expires_at > ?`,
+      [tokenHash, now],
+    );
+    return rows.length === 0
+      ? undefined
+      : { clientStatus: rows[0].client_status, expiresAt: new Date(rows[0].expires_at) };
   }
 
   /**

@@ -7,7 +7,7 @@ import { ApiError, notFound, tooManyRequests } from '../http/api-error.js';
 import { toErrorResponse } from '../http/error-response.js';
 import type { WarrenConfig } from '../config/config.js';
 import { WARREN_CONFIG } from '../runtime.js';
-import { renderSubscriptionPage, type PageView } from './subscription-page.js';
+import { renderDownloadPage, renderSubscriptionPage, type PageView } from './subscription-page.js';
 import type { PageLocale } from './page-text.js';
 import {
   DEFAULT_SUBSCRIPTION_SETTINGS,
@@ -264,6 +264,7 @@ export class SubscriptionsService {
         upBytes: client.upBytes,
         downBytes: client.downBytes,
         expiresAt: client.expiresAt?.toISOString() ?? null,
+        expiresAfterFirstUseSeconds: client.expiresAfterFirstUseSeconds,
         devices: configs.devices.map((device) => ({
           name: device.deviceName,
           profiles: device.profiles.map((profile) => ({
@@ -335,16 +336,34 @@ export class SubscriptionsService {
   }
 
   /**
-   * What `/dl/{token}` answers: the config, once. A used, expired or unknown link is a 404 and
-   * counts as a guess, as on the subscription page; a client that is not active (disabled,
-   * expired, exhausted) gets the page's 403 and no config.
+   * What `/dl/{token}` answers. Without `?download=1` a page with a button (nothing spent): chat
+   * apps fetch a URL sent in a message to preview it, and that GET must not use the link up before
+   * its recipient opens it. With `?download=1` the config, once. A used, expired or unknown link is
+   * a 404 and counts as a guess, as on the subscription page; a client that is not active
+   * (disabled, expired, exhausted) gets the page's 403 and no config.
    */
-  async download(token: string, ip: string): Promise<PublicAnswer> {
-    const throttle = linkThrottleKey(ip);
+  async download(request: PublicRequest): Promise<PublicAnswer> {
+    const throttle = linkThrottleKey(request.ip);
     const locked = await this.repository.lockedUntil(throttle.key);
     if (locked) return refusal(this.lockout(locked));
     const now = this.now();
-    const spent = isTokenShaped(token) ? await this.repository.spendDownloadLink(hashToken(token), now) : undefined;
+    const tokenHash = isTokenShaped(request.token) ? hashToken(request.token) : undefined;
+    if (request.query.download !== '1') {
+      const live = tokenHash ? await this.repository.liveDownloadLink(tokenHash, now) : undefined;
+      if (!live) return refusal(await this.miss(throttle));
+      if (live.clientStatus !== 'active') {
+        return refusal(new ApiError(403, inactiveMessage({ status: live.clientStatus }), ''));
+      }
+      const settings = await this.settings();
+      const locale = pageLocale(request.query.lang, settings, request.acceptLanguage);
+      return {
+        status: 200,
+        type: 'text/html; charset=utf-8',
+        headers: { 'content-language': locale },
+        body: renderDownloadPage({ title: settings.title, expiresAt: live.expiresAt }, locale),
+      };
+    }
+    const spent = tokenHash ? await this.repository.spendDownloadLink(tokenHash, now) : undefined;
     if (!spent) return refusal(await this.miss(throttle));
     // As on the page: a client that is not active gets no config (the link is spent all the same).
     if (spent.clientStatus !== 'active')

@@ -94,7 +94,10 @@ export class CreateDownloadLinkDto {
 }
 
 export class DownloadLinkDto {
-  @ApiProperty({ description: 'Works once, until expiresAt: https://panel.example/<base>/dl/<token>' })
+  @ApiProperty({
+    description:
+      'https://panel.example/<base>/dl/<token>: a page (nothing spent, so a chat preview cannot use it up) whose button, `?download=1`, hands out the config once, until expiresAt',
+  })
   url!: string;
 
   @ApiProperty()
