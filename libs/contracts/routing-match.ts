@@ -132,7 +132,7 @@ export function inElements(ip: string, items: readonly string[]): boolean {
   return items.some((item) => {
     const [network, prefix] = item.split('/');
     const mask = prefixMask(prefix === undefined ? 32 : Number(prefix));
-    return ((address & mask) >>> 0) === ((ipToInt(network) & mask) >>> 0);
+    return (address & mask) >>> 0 === (ipToInt(network) & mask) >>> 0;
   });
 }
 
@@ -159,7 +159,8 @@ export function resolverTunnels(routing: DesiredRouting, tunnels: readonly strin
   const found = new Set<string>();
   for (const rule of routing.rules) {
     if (!rule.domains.length || ruleElements(rule) === null) continue;
-    for (const tunnel of tunnels) if (!rule.inInterfaces.length || rule.inInterfaces.includes(tunnel)) found.add(tunnel);
+    for (const tunnel of tunnels)
+      if (!rule.inInterfaces.length || rule.inInterfaces.includes(tunnel)) found.add(tunnel);
   }
   return found;
 }
@@ -192,8 +193,7 @@ export function matchRoute(
   if (inElements(query.destIp, elements(routing.blockIps, ipv4Element)))
     return decided('block-list', 'blocked', ['blockIps']);
   if (domain(routing.blockDomains)) return decided('block-list', 'blocked', ['blockDomains']);
-  if (inPorts(port, elements(routing.blockPorts, portElement)))
-    return decided('block-list', 'blocked', ['blockPorts']);
+  if (inPorts(port, elements(routing.blockPorts, portElement))) return decided('block-list', 'blocked', ['blockPorts']);
   if (routing.blockBitTorrent && inPorts(port, [BITTORRENT_PORTS])) return decided('bittorrent', 'blocked');
   if (inElements(query.destIp, elements(routing.directIps, ipv4Element)))
     return decided('direct-list', 'direct', ['directIps']);

@@ -12,6 +12,10 @@ export interface RuleLabel {
   id: string;
   name: string;
   position: number;
+  /** What the operator named: the delivered rule has them as source addresses. */
+  clients: string[];
+  groups: string[];
+  source_ips: string[];
 }
 
 /** What the route test reads of a node, in one snapshot: the routing delivery sends its agent. */
@@ -37,14 +41,15 @@ export class RouteTestRepository {
           [nodeId],
         );
         const labels = await tx.execute<RuleLabel[]>(
-          'select id, name, position from routing_rules where node_id = ? and enabled',
+          'select id, name, position, clients, groups, source_ips from routing_rules where node_id = ? and enabled',
           [nodeId],
         );
         return {
           routing,
           hops: new Map(outbounds.map((hop) => [hop.tag, hop.config.kind])),
           tunnels,
-          rules: new Map(labels.map((row) => [row.id, row])) };
+          rules: new Map(labels.map((row) => [row.id, row])),
+        };
       },
       { isolationLevel: 'repeatable read', readOnly: true },
     );

@@ -9,7 +9,7 @@ import { badRequest, forbidden, notFound } from '../http/api-error.js';
 import { isId } from '../http/id.js';
 import { OutboundsService } from '../outbounds/outbounds.service.js';
 import type { RouteTestDto, RouteTestResultDto } from './dto/route-test.dto.js';
-import { RouteTestRepository, type TunnelRow } from './route-test.repository.js';
+import { RouteTestRepository, type RuleLabel, type TunnelRow } from './route-test.repository.js';
 
 /** How long a domain may take to resolve before the test answers it does not. */
 const RESOLVE_TIMEOUT_MS = 3000;
@@ -57,7 +57,8 @@ export class RouteTestService {
       source = { address: first.ip, interface: first.interface, clientId: input.clientId.toLowerCase() };
     } else {
       const tunnel = tunnelOf(snapshot.tunnels, input.source!);
-      if (!tunnel) throw badRequest('source is in no enabled tunnel subnet of this node: only tunnel traffic is routed', 'source');
+      if (!tunnel)
+        throw badRequest('source is in no enabled tunnel subnet of this node: only tunnel traffic is routed', 'source');
       source = { address: input.source!, interface: tunnel.name, clientId: null };
     }
 
@@ -66,7 +67,10 @@ export class RouteTestService {
     if (destination.domain !== null) {
       resolved = await resolve(destination.domain);
       if (resolved.length === 0)
-        throw badRequest(`${destination.domain} has no IPv4 address (the node's resolver would answer none)`, 'destination');
+        throw badRequest(
+          `${destination.domain} has no IPv4 address (the node's resolver would answer none)`,
+          'destination',
+        );
       address = resolved[0];
       notes.push(
         `${destination.domain} resolved to ${resolved.join(', ')} by the panel's resolver; a client's traffic matches the domain's rules only when it resolved the name through the node's resolver (the tunnel gateway)`,
@@ -99,8 +103,16 @@ export class RouteTestService {
           ? `while hop ${match.outbound} is down its traffic is dropped (fail-closed)`
           : `while hop ${match.outbound} is down its traffic leaves directly (fail-closed is off)`,
       );
-    if (match.step === 'rule' && match.outbound !== null && protocol !== 'tcp' && snapshot.hops.get(match.outbound) !== 'wireguard' && snapshot.hops.has(match.outbound))
-      notes.push(`hop ${match.outbound} carries TCP only: this ${protocol.toUpperCase()} traffic is dropped when fail-closed, else leaves directly`);
+    if (
+      match.step === 'rule' &&
+      match.outbound !== null &&
+      protocol !== 'tcp' &&
+      snapshot.hops.get(match.outbound) !== 'wireguard' &&
+      snapshot.hops.has(match.outbound)
+    )
+      notes.push(
+        `hop ${match.outbound} carries TCP only: this ${protocol.toUpperCase()} traffic is dropped when fail-closed, else leaves directly`,
+      );
     return {
       nodeId,
       source,
@@ -109,7 +121,7 @@ export class RouteTestService {
       port,
       step: match.step,
       rule: label ? { id: label.id, name: label.name, position: label.position } : null,
-      matched: match.matched,
+      matched: label ? namedCriteria(match.matched, label) : match.matched,
       outbound: match.outbound,
       notes,
     };
@@ -137,6 +149,8 @@ async function resolve(domain: string): Promise<string[]> {
     return await resolver.resolve4(domain);
   } catch {
     return [];
+  } finally {
+    resolver.cancel();
   }
 }
 
@@ -146,4 +160,17 @@ function hasDomainCriteria(routing: DesiredRouting): boolean {
     routing.directDomains.length > 0 ||
     routing.rules.some((rule) => rule.domains.length > 0)
   );
+}
+
+/** The criteria in the rule's own words: delivered source addresses came from its clients, groups and sourceIps. */
+function namedCriteria(matched: readonly string[], rule: RuleLabel): string[] {
+  return matched.flatMap((criterion) => {
+    if (criterion !== 'sourceIps') return [criterion];
+    const named = [
+      ...(rule.clients.length ? ['clients'] : []),
+      ...(rule.groups.length ? ['groups'] : []),
+      ...(rule.source_ips.length ? ['sourceIps'] : []),
+    ];
+    return named.length ? named : [criterion];
+  });
 }

@@ -115,7 +115,12 @@ export class RoutingController {
     roles: CLIENT_READERS,
     summary:
       "Which rule decides a packet from a client (or tunnel address) to an address or domain, and which outbound carries it: the node's routing as its agent applies it",
-    example: { clientId: '6f1c2f4e-0d1b-4c55-9a51-6a2b2f0c9e11', destination: 'example.com', port: 443, protocol: 'tcp' },
+    example: {
+      clientId: '6f1c2f4e-0d1b-4c55-9a51-6a2b2f0c9e11',
+      destination: 'example.com',
+      port: 443,
+      protocol: 'tcp',
+    },
     audit: false,
     status: 200,
     response: RouteTestResultDto,
@@ -130,7 +135,8 @@ export class RoutingController {
     path: 'routing/apply',
     group: 'routing',
     roles: MANAGERS,
-    summary: "Re-apply the routing now: the node's revision (every node's without nodeId) moves on and its agent applies again",
+    summary:
+      "Re-apply the routing now: the node's revision (every node's without nodeId) moves on and its agent applies again",
     example: { nodeId: '6f1c2f4e-0d1b-4c55-9a51-6a2b2f0c9e11' },
     audit: { action: 'routing.apply', target: 'nodes' },
     status: 200,

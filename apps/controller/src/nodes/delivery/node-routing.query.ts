@@ -15,8 +15,8 @@ import {
  * groups, and only theirs: a node of 100,000 peers without such rules reads none.
  */
 export async function nodeRouting(
-tx: EntityManager,
-nodeId: string,
+  tx: EntityManager,
+  nodeId: string,
 ): Promise<{ outbounds: DesiredOutbound[]; routing: DesiredRouting }> {
   const outbounds = await tx.execute<OutboundRow[]>(
     `select id, tag, kind, enabled, slot, host, port, username, password, method, private_key, peer_public_key,

@@ -23,7 +23,9 @@ export class RouteTestDto {
   @MaxLength(36)
   clientId?: string;
 
-  @ApiPropertyOptional({ description: 'A tunnel address (IPv4) of the node the traffic comes from. Give this or clientId' })
+  @ApiPropertyOptional({
+    description: 'A tunnel address (IPv4) of the node the traffic comes from. Give this or clientId',
+  })
   @OptionalNotNull()
   @IsString()
   @MaxLength(64)
