@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import type { DesiredRouting, HopKind } from '#libs/contracts/routing.js';
-import { nodeRouting } from '../nodes/delivery/node-routing.query.js';
+import { nodeRouting } from './node-routing.query.js';
 
 export interface TunnelRow {
   name: string;

@@ -7,7 +7,7 @@ import type { DesiredInterface, DesiredPeer, DesiredQuota, DesiredState } from '
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
 import { MAX_REVISION } from '#libs/contracts/numbers.js';
 import { NodeAgent, type NodeTables } from '../node-agent.entity.js';
-import { nodeRouting } from './node-routing.query.js';
+import { nodeRouting } from '../../routing/node-routing.query.js';
 import { speedLimitsByInterface, type PeerRow } from './desired-speed-limits.js';
 
 /** A node and what its agent row says, as delivery decides whether any agent is waited for. */
