@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
 import { IdField, IntField } from '../../http/api-fields.js';
 import { OptionalNotNull } from '../../http/validators.js';
 
@@ -10,7 +10,7 @@ export const ROUTE_STEPS = ['resolver', 'block-list', 'bittorrent', 'direct-list
 /** A packet to test against a node's routing: from a client or a tunnel address, to an address or domain. */
 export class RouteTestDto {
   @ApiPropertyOptional({ description: 'The node (its id); defaults to the local node' })
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @MaxLength(36)
   nodeId?: string;
