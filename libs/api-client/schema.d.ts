@@ -1832,6 +1832,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/routing/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-apply the routing now: the node's revision (every node's without nodeId) moves on and its agent applies again
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_routing_apply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/routing/rules": {
         parameters: {
             query?: never;
@@ -1890,6 +1910,26 @@ export interface paths {
          * @description Roles: owner, admin.
          */
         post: operations["post_routing_rules_order"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/routing/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Which rule decides a packet from a client (or tunnel address) to an address or domain, and which outbound carries it: the node's routing as its agent applies it
+         * @description Roles: owner, admin, reseller, viewer.
+         */
+        post: operations["post_routing_test"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2459,6 +2499,12 @@ export interface components {
             jmin: number;
             s1: number;
             s2: number;
+        };
+        AppliedNodeDto: {
+            /** Format: uuid */
+            nodeId: string;
+            /** @description The desired-state revision the agent now applies */
+            revision: number;
         };
         ApplyResultDto: {
             durationMs: number;
@@ -4283,6 +4329,77 @@ export interface components {
             /** @description Nodes that now get the restored desired state */
             nodes: number;
             tables: number;
+        };
+        RouteTestDestinationDto: {
+            /** @description The address tested */
+            address: string;
+            /** @description The domain given, when one was */
+            domain: string | null;
+            /** @description What the domain resolved to (IPv4); the first is tested. null: an address was given */
+            resolved: string[] | null;
+        };
+        RouteTestDto: {
+            /** @description A client (its id): the source is its first device's tunnel address on the node. Give this or source */
+            clientId?: string;
+            /** @description An IPv4 address, or a domain the node resolves as its resolver would */
+            destination: string;
+            /** @description The node (its id); defaults to the local node */
+            nodeId?: string;
+            /** @description Destination port (TCP, UDP) */
+            port?: number;
+            /**
+             * @default tcp
+             * @enum {string}
+             */
+            protocol?: "tcp" | "udp" | "icmp";
+            /** @description A tunnel address (IPv4) of the node the traffic comes from. Give this or clientId */
+            source?: string;
+            /** @description Source port, for rules on source ports (else they do not match) */
+            sourcePort?: number;
+        };
+        RouteTestResultDto: {
+            destination: components["schemas"]["RouteTestDestinationDto"];
+            /** @description The criteria that matched (of the rule, or the list: blockIps, directDomains…) */
+            matched: string[];
+            /** Format: uuid */
+            nodeId: string;
+            /** @description What the answer cannot know, in words */
+            notes: string[];
+            /** @description Tag of the outbound that carries it: direct, blocked or a hop; null: the node resolver answers it */
+            outbound: string | null;
+            port: number | null;
+            /** @enum {string} */
+            protocol: "tcp" | "udp" | "icmp";
+            /** @description The rule that matched (step rule) */
+            rule: components["schemas"]["RouteTestRuleDto"] | null;
+            source: components["schemas"]["RouteTestSourceDto"];
+            /**
+             * @description What decided: the node resolver (DNS of tunnels with domain criteria), a block list, the BitTorrent ports, a direct list, a rule, or the default outbound
+             * @enum {string}
+             */
+            step: "resolver" | "block-list" | "bittorrent" | "direct-list" | "rule" | "default";
+        };
+        RouteTestRuleDto: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description The rule's position in the node's matching order */
+            position: number;
+        };
+        RouteTestSourceDto: {
+            /** @description Tunnel address */
+            address: string;
+            /** Format: uuid */
+            clientId: string | null;
+            /** @description The tunnel interface (host name) it arrives on */
+            interface: string;
+        };
+        RoutingAppliedDto: {
+            nodes: components["schemas"]["AppliedNodeDto"][];
+        };
+        RoutingApplyDto: {
+            /** @description The node (its id); absent: every node */
+            nodeId?: string;
         };
         RoutingBasicDto: {
             blockBitTorrent: boolean;
@@ -13985,6 +14102,93 @@ export interface operations {
             };
         };
     };
+    post_routing_apply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoutingApplyDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingAppliedDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     post_routing_rules: {
         parameters: {
             query?: {
@@ -14281,6 +14485,93 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RoutingDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_routing_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RouteTestDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RouteTestResultDto"];
                 };
             };
             /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */

@@ -11,6 +11,7 @@ import {
   type DesiredRule,
   type ProbeJob,
 } from '../../libs/contracts/routing.js';
+import { matchRoute, type RouteQuery } from '../../libs/contracts/routing-match.js';
 import { generateKeyPair } from '../../libs/wireguard/keys.js';
 import { probeHost, type HostProbe } from '../../apps/agent/src/host/capabilities.js';
 import { CommandRunner } from '../../apps/agent/src/host/command-runner.js';
@@ -171,6 +172,47 @@ async function udpEgressOf(client: number): Promise<string | null> {
     (body) => body.trim(),
     () => null,
   );
+}
+
+/** What each outbound's traffic looks like at the internet's server: the address it leaves by, or nothing. */
+const EGRESS_OF: Record<string, string | null> = { 'via-wg': HOP_EGRESS, direct: DIRECT_EGRESS, blocked: null };
+
+/**
+ * The route test's matcher (libs/contracts/routing-match.ts, what `POST /api/routing/test`
+ * decides with) against the ruleset the agent really applied: for each client and TCP and UDP
+ * to the server, the outbound the matcher answers must be the one the traffic egresses by.
+ * Returns the answers (client 1 TCP, client 1 UDP, client 2 TCP, client 2 UDP).
+ */
+async function expectEgressAsMatched(routing: Partial<DesiredRouting>, domain: string | null = null) {
+  await apply(desired([wgHop], routing));
+  const answers: (string | null)[] = [];
+  for (const client of [0, 1]) {
+    for (const protocol of ['tcp', 'udp'] as const) {
+      const query: RouteQuery = {
+        sourceIp: clients[client].ip,
+        inInterface: names.tunnel,
+        destIp: SERVER_IP,
+        domain,
+        protocol,
+        port: 8080,
+        sourcePort: null,
+      };
+      const answer = matchRoute({ ...DEFAULT_ROUTING, ...routing }, [names.tunnel], query);
+      const want = EGRESS_OF[answer.outbound ?? ''];
+      let got: string | null = null;
+      // The WireGuard hop may still be handshaking after an apply: wait for it, not a fixed time.
+      await waitFor(
+        `client ${client + 1} ${protocol} leaving by ${want} (the matcher's ${answer.outbound})`,
+        async () => (got = protocol === 'tcp' ? await egressOf(client) : await udpEgressOf(client)) === want,
+        15_000,
+        200,
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}; it left by ${got}`);
+      });
+      answers.push(answer.outbound);
+    }
+  }
+  return answers;
 }
 
 function probeJob(config: ProbeJob['config'], overrides: Partial<ProbeJob> = {}): ProbeJob {
@@ -568,6 +610,63 @@ describe('policy routing (egress seen by the internet server)', () => {
     );
   });
 
+  test("the route test's matcher answers the outbound the traffic really egresses by, for each kind of criterion", async () => {
+    const [c1, c2] = clients.map((c) => `${c.ip}/32`);
+    const server = `${SERVER_IP}/32`;
+    // Source addresses (what clients and groups become).
+    expect(await expectEgressAsMatched({ rules: [rule('via-wg', { sourceIps: [c1] })] })).toEqual([
+      'via-wg',
+      'via-wg',
+      'direct',
+      'direct',
+    ]);
+    // Network.
+    expect(await expectEgressAsMatched({ rules: [rule('via-wg', { network: 'udp' })] })).toEqual([
+      'direct',
+      'via-wg',
+      'direct',
+      'via-wg',
+    ]);
+    // Destination addresses and ports: a rule on another port does not match, the next one does.
+    expect(
+      await expectEgressAsMatched({
+        rules: [
+          rule('blocked', { destIps: [server], ports: ['8081-8090'] }),
+          rule('via-wg', { destIps: [server], ports: ['8080'], sourceIps: [c2] }),
+          rule('blocked', { sourceIps: [c1], network: 'udp' }),
+        ],
+      }),
+    ).toEqual(['direct', 'blocked', 'via-wg', 'via-wg']);
+    // Interfaces: a rule for another interface never matches; one for the tunnel does.
+    expect(
+      await expectEgressAsMatched({
+        rules: [
+          rule('blocked', { inInterfaces: ['wt-other0'] }),
+          rule('via-wg', { inInterfaces: [names.tunnel], network: 'tcp' }),
+        ],
+      }),
+    ).toEqual(['via-wg', 'direct', 'via-wg', 'direct']);
+    // Lists before rules, and the default outbound.
+    expect(
+      await expectEgressAsMatched({
+        defaultOutbound: 'via-wg',
+        blockPorts: ['8080'],
+        rules: [rule('direct', { sourceIps: [c1] })],
+      }),
+    ).toEqual(['blocked', 'blocked', 'blocked', 'blocked']);
+    expect(
+      await expectEgressAsMatched({
+        defaultOutbound: 'via-wg',
+        directIps: ['100.128.0.0/16'],
+        rules: [rule('blocked', { sourceIps: [c2] })],
+      }),
+    ).toEqual(['direct', 'direct', 'direct', 'direct']);
+    expect(
+      await expectEgressAsMatched({ defaultOutbound: 'via-wg', rules: [rule('direct', { sourceIps: [c1] })] }),
+    ).toEqual(['direct', 'direct', 'via-wg', 'via-wg']);
+    await apply(desired([], {}));
+  });
+
   test('a rule on domains matches what the tunnel gateway’s resolver (dnsmasq nftset) answered for them', async () => {
     // The node's upstream resolver is a DNS server in the internet namespace (`ip netns exec`
     // bind-mounts /etc/netns/<ns>/resolv.conf, so dnsmasq, run through the runner, reads this one).
@@ -577,10 +676,23 @@ describe('policy routing (egress seen by the internet server)', () => {
     const viaDomain = rule('via-wg', { domains: ['via-hop.test'] });
     const result = await apply(desired([wgHop], { rules: [viaDomain] }));
     expect(result.routing).toEqual({ state: 'up', rules: 1 });
-    // Nothing resolved yet: the set is empty and traffic leaves directly.
+    // Nothing resolved yet: the set is empty and traffic leaves directly, as the matcher answers
+    // for a destination given by address.
     expect(await egressOf(0)).toBe(DIRECT_EGRESS);
+    const byAddress = { sourceIp: clients[0].ip, inInterface: names.tunnel, destIp: SERVER_IP, domain: null };
+    const query = { ...byAddress, protocol: 'tcp', port: 8080, sourcePort: null } as const;
+    const routing = { ...DEFAULT_ROUTING, rules: [viaDomain] };
+    expect(matchRoute(routing, [names.tunnel], query)).toMatchObject({ step: 'default', outbound: 'direct' });
     expect(await resolveIn(clients[0].ns, '10.77.0.1', 'via-hop.test')).toEqual([SERVER_IP]);
     await waitFor('traffic to the resolved address through the hop', async () => (await egressOf(0)) === HOP_EGRESS);
+    // Resolved through the node: the matcher, told the name, answers the hop it took.
+    expect(matchRoute(routing, [names.tunnel], { ...query, domain: 'via-hop.test' })).toMatchObject({
+      step: 'rule',
+      matched: ['domains'],
+      outbound: 'via-wg',
+    });
+    // The client's DNS itself is the node resolver's, never routed.
+    expect(matchRoute(routing, [names.tunnel], { ...query, protocol: 'udp', port: 53 }).step).toBe('resolver');
     // The set's contents survive a re-apply that changes the table.
     await apply(desired([wgHop], { rules: [rule('direct', { sourceIps: ['10.99.0.0/24'] }), viaDomain] }));
     expect(await egressOf(1)).toBe(HOP_EGRESS);

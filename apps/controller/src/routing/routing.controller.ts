@@ -1,5 +1,6 @@
 import { Body, Controller, Param, Query } from '@nestjs/common';
-import { MANAGERS, SIGNED_IN } from '#libs/contracts/user-roles.js';
+import { CLIENT_READERS, MANAGERS, SIGNED_IN } from '#libs/contracts/user-roles.js';
+import { CallerScope, type OperatorScope } from '../auth/operator-scope.js';
 import { DeletedDto } from '../http/api-fields.js';
 import { IdPipe } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
@@ -7,13 +8,18 @@ import { NodeQueryDto } from '../outbounds/dto/outbound.dto.js';
 import { CreateRuleDto, RuleOrderDto, UpdateRoutingDto, UpdateRuleDto } from './dto/routing.dto.js';
 import { RoutingDto, RoutingRuleDto } from './dto/routing.response.js';
 import { RoutingService } from './routing.service.js';
+import { RouteTestService } from './route-test.service.js';
+import { RouteTestDto, RouteTestResultDto, RoutingAppliedDto, RoutingApplyDto } from './dto/route-test.dto.js';
 
 const NODE_QUERY = { nodeId: 'the node (default: the local node)' };
 
 /** Policy routing per node: basic settings and ordered rules (docs/outbounds.md). */
 @Controller()
 export class RoutingController {
-  constructor(private readonly routing: RoutingService) {}
+  constructor(
+    private readonly routing: RoutingService,
+    private readonly routeTest: RouteTestService,
+  ) {}
 
   @Route({
     method: 'GET',
@@ -100,5 +106,44 @@ export class RoutingController {
   })
   order(@Query() query: NodeQueryDto, @Body() body: RuleOrderDto) {
     return this.routing.order(query.nodeId, body.ids);
+  }
+
+  @Route({
+    method: 'POST',
+    path: 'routing/test',
+    group: 'routing',
+    roles: CLIENT_READERS,
+    summary:
+      "Which rule decides a packet from a client (or tunnel address) to an address or domain, and which outbound carries it: the node's routing as its agent applies it",
+    example: {
+      clientId: '6f1c2f4e-0d1b-4c55-9a51-6a2b2f0c9e11',
+      destination: 'example.com',
+      port: 443,
+      protocol: 'tcp',
+    },
+    audit: false,
+    status: 200,
+    response: RouteTestResultDto,
+    errors: [403, 404],
+  })
+  test(@Body() body: RouteTestDto, @CallerScope() scope: OperatorScope) {
+    return this.routeTest.test(body, scope);
+  }
+
+  @Route({
+    method: 'POST',
+    path: 'routing/apply',
+    group: 'routing',
+    roles: MANAGERS,
+    summary:
+      "Re-apply the routing now: the node's revision (every node's without nodeId) moves on and its agent applies again",
+    example: { nodeId: '6f1c2f4e-0d1b-4c55-9a51-6a2b2f0c9e11' },
+    audit: { action: 'routing.apply', target: 'nodes' },
+    status: 200,
+    response: RoutingAppliedDto,
+    errors: [404],
+  })
+  apply(@Body() body: RoutingApplyDto) {
+    return this.routing.apply(body.nodeId, body.nodeId === undefined);
   }
 }

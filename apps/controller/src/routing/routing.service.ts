@@ -192,6 +192,24 @@ export class RoutingService {
     return this.view(node);
   }
 
+  /**
+   * Re-apply now (`POST /api/routing/apply`): the node's revision (every node's when none is
+   * named) moves on, so its agent applies the whole desired state again, routing included:
+   * the ruleset is rendered afresh, hops and the resolver reconciled.
+   */
+  async apply(nodeId: string | undefined, all: boolean): Promise<{ nodes: { nodeId: string; revision: number }[] }> {
+    const only = all ? null : await this.outbounds.nodeOf(nodeId);
+    const revisions = await this.routing.transaction(async (em) => {
+      const ids = only ? [only] : (await em.execute<{ id: string }[]>('select id from nodes')).map((row) => row.id);
+      return bumpRevisions(em, ids);
+    });
+    return {
+      nodes: [...revisions]
+        .map(([id, revision]) => ({ nodeId: id, revision }))
+        .sort((a, b) => a.nodeId.localeCompare(b.nodeId)),
+    };
+  }
+
   private async view(nodeId: string): Promise<RoutingView> {
     const [basic, rules] = await Promise.all([this.routing.basic(nodeId), this.routing.rules(nodeId)]);
     return { nodeId, basic, rules };

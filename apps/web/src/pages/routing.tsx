@@ -1,17 +1,20 @@
 import { Button, Stack, Text, Title } from '@mantine/core';
-import { IconPlus } from '@tabler/icons-react';
-import { useQuery } from '@tanstack/react-query';
+import { notifications } from '@mantine/notifications';
+import { IconPlus, IconRefresh } from '@tabler/icons-react';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, must } from '../api.js';
+import { api, messageOf, must } from '../api.js';
 import { EmptyState, PageHeader } from '../components/common.js';
 import { NodeSelect } from '../components/node-select.js';
 import { PageLoader } from '../components/page-loader.js';
 import { useCanManage } from '../session.js';
+import { localDigits } from '../format.js';
 import { queryKeys, useOutbounds } from '../api/queries.js';
 import { BasicSettings } from './routing/basic-settings.js';
 import { RuleList } from './routing/rule-list.js';
 import { RuleModal } from './routing/rule-modal.js';
+import { RouteTest, type RouteTestResult } from './routing/route-test.js';
 import type { Rule } from './routing/types.js';
 import { useRuleMutations } from './routing/use-rule-mutations.js';
 
@@ -33,11 +36,34 @@ export default function RoutingPage() {
   const outbounds = useOutbounds(nodeId);
   const tags = (outbounds.data ?? []).map((outbound) => outbound.tag);
   const { order, toggle, remove, refresh } = useRuleMutations(nodeId);
+  const [tested, setTested] = useState<RouteTestResult | null>(null);
+  // Re-apply now: the node's revision moves on and its agent applies the routing again.
+  const applyNow = useMutation({
+    mutationFn: () => must(api.POST('/api/routing/apply', { body: { nodeId: nodeId! } })),
+    onSuccess: (applied) =>
+      notifications.show({
+        message: t('routing.applied', { revision: localDigits(applied.nodes[0]?.revision ?? 0) }),
+        color: 'teal',
+      }),
+    onError: (error) => notifications.show({ message: messageOf(error), color: 'red' }),
+  });
 
   return (
     <>
       <PageHeader title={t('nav.routing')}>
         <NodeSelect value={nodeId} onChange={setNodeId} />
+        {canManage && (
+          <Button
+            variant="default"
+            leftSection={<IconRefresh size={16} />}
+            onClick={() => applyNow.mutate()}
+            loading={applyNow.isPending}
+            disabled={!nodeId}
+            data-testid="apply-now"
+          >
+            {t('routing.applyNow')}
+          </Button>
+        )}
         {canManage && (
           <Button
             leftSection={<IconPlus size={16} />}
@@ -54,6 +80,7 @@ export default function RoutingPage() {
       ) : (
         <Stack>
           <BasicSettings key={nodeId} nodeId={nodeId} routing={routing.data} tags={tags} canManage={canManage} />
+          <RouteTest key={`test-${nodeId}`} nodeId={nodeId} rules={routing.data.rules} onResult={setTested} />
           <Title order={3} size="h4">
             {t('routing.rules')}
           </Title>
@@ -65,6 +92,7 @@ export default function RoutingPage() {
           ) : (
             <RuleList
               rules={routing.data.rules}
+              highlighted={tested?.nodeId === nodeId ? tested.rule?.id : null}
               canManage={canManage}
               onReorder={(ids) => order.mutate(ids)}
               onEdit={setEditing}

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { DesiredRouting, DesiredRule } from '#libs/contracts/routing.js';
-import { intToIp, ipToInt, isIpv4, prefixMask } from '#libs/wireguard/ipv4.js';
+import {
+  BITTORRENT_PORTS,
+  ipv4Element,
+  portElement,
+  resolverTunnels,
+  ruleElements,
+} from '#libs/contracts/routing-match.js';
 import { tunnelArg } from '../host-arguments.js';
 import { hex, REDIRECT_PORT_BASE, MAX_SLOT } from './hop-numbers.js';
 
@@ -64,32 +70,8 @@ const BT_HANDSHAKE = '0x13426974546f7272656e742070726f74';
 /** A DHT query is a bencoded dict starting "d1:ad2:id20:". */
 const BT_DHT = '0x64313a6164323a696432303a';
 
-/** An IPv4 CIDR or address as nft writes it, host bits cleared; null for IPv6 and anything else. */
-export function ipv4Element(text: string): string | null {
-  const slash = text.indexOf('/');
-  const address = slash === -1 ? text : text.slice(0, slash);
-  if (!isIpv4(address)) return null;
-  const prefix = slash === -1 ? 32 : Number(text.slice(slash + 1));
-  if (
-    !Number.isInteger(prefix) ||
-    prefix < 0 ||
-    prefix > 32 ||
-    (slash !== -1 && !/^\d{1,2}$/.test(text.slice(slash + 1)))
-  )
-    return null;
-  const network = intToIp((ipToInt(address) & prefixMask(prefix)) >>> 0);
-  return prefix === 32 ? network : `${network}/${prefix}`;
-}
-
-/** `443` or `6881-6889` checked into nft's form; null when out of range. */
-export function portElement(text: string): string | null {
-  const match = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(text);
-  if (!match) return null;
-  const from = Number(match[1]);
-  const to = match[2] === undefined ? from : Number(match[2]);
-  if (from > 65535 || to > 65535 || to < from) return null;
-  return from === to ? String(from) : `${from}-${to}`;
-}
+// Shared with the controller's route test (libs/contracts/routing-match.ts): one matcher's semantics.
+export { ipv4Element, portElement };
 
 export function domainSetName(domains: readonly string[]): string {
   const key = [...new Set(domains.map((d) => d.toLowerCase()))].sort().join(',');
@@ -146,24 +128,18 @@ export function renderRuleset(input: RulesetInput): Ruleset {
     chain.push(
       `\t\tmeta l4proto tcp @ih,0,128 ${BT_HANDSHAKE} drop`,
       `\t\tmeta l4proto udp @ih,0,96 ${BT_DHT} drop`,
-      '\t\tmeta l4proto { tcp, udp } th dport 6881-6889 drop',
+      `\t\tmeta l4proto { tcp, udp } th dport ${BITTORRENT_PORTS} drop`,
     );
   }
   if (ipSet('direct_ips', routing.directIps)) chain.push('\t\tip daddr @direct_ips accept');
   if (routing.directDomains.length) chain.push(`\t\tip daddr @${domainSet(routing.directDomains)} accept`);
 
-  // Tunnels whose traffic some domain criterion applies to: the lists apply to all of them.
-  const domainTunnels = new Set<string>(
-    routing.blockDomains.length || routing.directDomains.length ? input.tunnels : [],
-  );
+  // Tunnels whose traffic some domain criterion applies to (the lists apply to all of them).
+  const domainTunnels = resolverTunnels(routing, input.tunnels);
   let rendered = 0;
   routing.rules.forEach((rule, index) => {
-    const match = ruleMatch(rule, index, ipSet, domainSet, ports);
+    const match = ruleMatch(rule, index, ipSet, domainSet);
     if (match === null) return;
-    if (rule.domains.length) {
-      const only = rule.inInterfaces.length ? new Set(rule.inInterfaces) : null;
-      for (const tunnel of input.tunnels) if (!only || only.has(tunnel)) domainTunnels.add(tunnel);
-    }
     const counter = input.counters.get(rule.id) ?? { packets: 0, bytes: 0 };
     chain.push(
       `\t\t${match}counter packets ${counter.packets} bytes ${counter.bytes} ${verdict(rule.outbound)} comment "${uuidArg(rule.id)}"`,
@@ -268,43 +244,31 @@ export function renderRedirectorGuard(table: string): string {
 
 /**
  * The match part of one rule ("… " ending in a space), or null when the rule can match nothing
- * (its clients are not on this node, only IPv6 addresses, ports with ICMP…). An empty list means
- * any; a list whose entries all fail the last check means none.
+ * (ruleElements, which the route test's matcher reads the same way).
  */
 function ruleMatch(
   rule: DesiredRule,
   index: number,
   ipSet: (name: string, cidrs: readonly string[]) => boolean,
   domainSet: (domains: readonly string[]) => string,
-  ports: (items: readonly string[]) => string[],
 ): string | null {
-  if (rule.matchesNothing) return null;
+  const elements = ruleElements(rule);
+  if (elements === null) return null;
   const parts: string[] = [];
-  if (rule.inInterfaces.length) {
-    const names = rule.inInterfaces.filter((n) => /^[A-Za-z0-9_.-]{1,15}$/.test(n));
-    if (!names.length) return null;
-    parts.push(`iifname ${quoted(names)}`);
-  }
-  const sourcePorts = ports(rule.sourcePorts);
-  const destPorts = ports(rule.ports);
-  if ((rule.sourcePorts.length && !sourcePorts.length) || (rule.ports.length && !destPorts.length)) return null;
-  const needsPorts = sourcePorts.length > 0 || destPorts.length > 0;
-  if (rule.network === 'icmp') {
-    if (needsPorts) return null;
-    parts.push('meta l4proto icmp');
-  } else if (rule.network) parts.push(`meta l4proto ${rule.network}`);
-  else if (needsPorts) parts.push('meta l4proto { tcp, udp }');
-  if (rule.sourceIps.length) {
-    if (!ipSet(`r${index}_src`, rule.sourceIps)) return null;
+  if (elements.inInterfaces.length) parts.push(`iifname ${quoted(elements.inInterfaces)}`);
+  if (elements.protocol === 'tcp-udp') parts.push('meta l4proto { tcp, udp }');
+  else if (elements.protocol !== 'any') parts.push(`meta l4proto ${elements.protocol}`);
+  if (elements.sourceIps.length) {
+    ipSet(`r${index}_src`, elements.sourceIps);
     parts.push(`ip saddr @r${index}_src`);
   }
-  if (rule.destIps.length) {
-    if (!ipSet(`r${index}_dst`, rule.destIps)) return null;
+  if (elements.destIps.length) {
+    ipSet(`r${index}_dst`, elements.destIps);
     parts.push(`ip daddr @r${index}_dst`);
   }
-  if (rule.domains.length) parts.push(`ip daddr @${domainSet(rule.domains)}`);
-  if (sourcePorts.length) parts.push(`th sport { ${sourcePorts.join(', ')} }`);
-  if (destPorts.length) parts.push(`th dport { ${destPorts.join(', ')} }`);
+  if (elements.domains.length) parts.push(`ip daddr @${domainSet(elements.domains)}`);
+  if (elements.sourcePorts.length) parts.push(`th sport { ${elements.sourcePorts.join(', ')} }`);
+  if (elements.ports.length) parts.push(`th dport { ${elements.ports.join(', ')} }`);
   return parts.length ? `${parts.join(' ')} ` : '';
 }
 

@@ -7,14 +7,7 @@ import type { DesiredInterface, DesiredPeer, DesiredQuota, DesiredState } from '
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
 import { MAX_REVISION } from '#libs/contracts/numbers.js';
 import { NodeAgent, type NodeTables } from '../node-agent.entity.js';
-import {
-  desiredOutbounds,
-  desiredRouting,
-  type BasicRow,
-  type ClientAddress,
-  type OutboundRow,
-  type RuleRow,
-} from './desired-routing.js';
+import { nodeRouting } from '../../routing/node-routing.query.js';
 import { speedLimitsByInterface, type PeerRow } from './desired-speed-limits.js';
 
 /** A node and what its agent row says, as delivery decides whether any agent is waited for. */
@@ -200,7 +193,7 @@ export class DeliveryRepository {
         }
         const limits = speedLimitsByInterface(peers);
         const quotas = await this.quotas(tx, nodeId);
-        const { outbounds, routing } = await this.routing(tx, nodeId);
+        const { outbounds, routing } = await nodeRouting(tx, nodeId);
         // The agent checks its hops' resolved addresses against it (settings change bumps every node with hops).
         const [allowPrivate] = await tx.execute<{ value: unknown }[]>(
           `select value from settings where key = 'allowPrivateTargets'`,
@@ -253,59 +246,6 @@ export class DeliveryRepository {
       [nodeId],
     );
     return rows.map((row) => ({ client: row.client_id, remainingBytes: Number(row.remaining), ips: row.ips }));
-  }
-
-  /**
-   * The node's hops and its routing resolved for the host (desired-routing.ts), inside the
-   * snapshot of desiredState. Client addresses are read only for rules that name clients or
-   * groups, and only theirs: a node of 100,000 peers without such rules reads none.
-   */
-  private async routing(tx: EntityManager, nodeId: string): Promise<Pick<DesiredState, 'outbounds' | 'routing'>> {
-    const outbounds = await tx.execute<OutboundRow[]>(
-      `select id, tag, kind, enabled, slot, host, port, username, password, method, private_key, peer_public_key,
-              preshared_key, allowed_ips, tunnel_address, mtu, keepalive, interface_name
-         from outbounds where node_id = ? order by slot nulls first, tag`,
-      [nodeId],
-    );
-    const [basic] = await tx.execute<BasicRow[]>(
-      `select default_outbound_id, block_bit_torrent, block_ips, block_domains, block_ports, direct_ips, direct_domains, fail_closed
-         from routing_basics where node_id = ?`,
-      [nodeId],
-    );
-    const rules = await tx.execute<RuleRow[]>(
-      `select id, outbound_id, source_ips, source_ports, network, dest_ips, domains, ports, clients, groups, interfaces
-         from routing_rules where node_id = ? and enabled order by position, created_at, id`,
-      [nodeId],
-    );
-    const clientIds = [...new Set(rules.flatMap((rule) => rule.clients))];
-    const groups = [...new Set(rules.flatMap((rule) => rule.groups))];
-    const addresses =
-      clientIds.length + groups.length === 0
-        ? []
-        : (
-            await tx.execute<{ ip: string; client_id: string; groups: string[] }[]>(
-              `select a.ip, d.client_id, c.groups
-                 from accounts a
-                 join devices d on d.id = a.device_id
-                 join clients c on c.id = d.client_id
-                where a.node_id = ? and (d.client_id = any(array[?]::uuid[]) or c.groups && array[?]::text[])
-                order by a.ip`,
-              [nodeId, clientIds.length ? clientIds : [null], groups.length ? groups : [null]],
-            )
-          ).map((row): ClientAddress => ({ ip: row.ip, clientId: row.client_id, groups: row.groups }));
-    const interfaceIds = [...new Set(rules.flatMap((rule) => rule.interfaces))];
-    const interfaceNames = new Map<string, string>();
-    if (interfaceIds.length > 0) {
-      const rows = await tx.execute<{ id: string; name: string }[]>(
-        'select id, name from interfaces where node_id = ? and id = any(array[?]::uuid[])',
-        [nodeId, interfaceIds],
-      );
-      for (const row of rows) interfaceNames.set(row.id, row.name);
-    }
-    return {
-      outbounds: desiredOutbounds(outbounds),
-      routing: desiredRouting({ outbounds, basic, rules, addresses, interfaceNames }),
-    };
   }
 }
 

@@ -12,6 +12,7 @@ import { localDigits } from '../../format.js';
 export function SortableRule({
   rule,
   index,
+  highlighted = false,
   canManage,
   onEdit,
   onToggle,
@@ -19,6 +20,7 @@ export function SortableRule({
 }: {
   rule: Rule;
   index: number;
+  highlighted?: boolean;
   canManage: boolean;
   onEdit: () => void;
   onToggle: () => void;
@@ -40,9 +42,11 @@ export function SortableRule({
         transition,
         opacity: isDragging ? 0.6 : 1,
         zIndex: isDragging ? 1 : undefined,
+        ...(highlighted ? { borderColor: 'var(--mantine-primary-color-filled)', borderWidth: 2 } : {}),
       }}
       data-testid="rule"
       data-name={rule.name}
+      data-highlighted={highlighted || undefined}
     >
       <Group wrap="nowrap" gap="sm">
         {canManage && (

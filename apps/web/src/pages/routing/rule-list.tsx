@@ -20,6 +20,7 @@ import type { Rule } from './types.js';
 /** The rules in matching order, reordered by dragging a card's handle (or with the keyboard). */
 export function RuleList({
   rules,
+  highlighted,
   canManage,
   onReorder,
   onEdit,
@@ -27,6 +28,8 @@ export function RuleList({
   onDelete,
 }: {
   rules: Rule[];
+  /** The rule a route test answered with. */
+  highlighted?: string | null;
   canManage: boolean;
   onReorder: (ids: string[]) => void;
   onEdit: (rule: Rule) => void;
@@ -52,6 +55,7 @@ export function RuleList({
               key={rule.id}
               rule={rule}
               index={index}
+              highlighted={rule.id === highlighted}
               canManage={canManage}
               onEdit={() => onEdit(rule)}
               onToggle={() => onToggle(rule)}
