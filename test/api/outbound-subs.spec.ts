@@ -110,7 +110,15 @@ describe('preview, refresh, order, delete (against a local HTTP server)', () => 
         hasPassword: true,
         method: null,
       },
-      { line: 5, tag: 'gamma', kind: 'http', address: '203.0.113.13:3128', username: null, hasPassword: false, method: null },
+      {
+        line: 5,
+        tag: 'gamma',
+        kind: 'http',
+        address: '203.0.113.13:3128',
+        username: null,
+        hasPassword: false,
+        method: null,
+      },
     ]);
     expect(preview.body.skipped).toEqual([
       expect.stringMatching(/^line 4: vmess:\/\/ links are not supported/),
@@ -163,7 +171,11 @@ describe('preview, refresh, order, delete (against a local HTTP server)', () => 
     list.body = ['http://203.0.113.31:3128#g-gone', kept].join('\n');
     const sub = await createSub('going');
     await refresh(sub.id);
-    const rule = await call('POST', 'routing/rules', { name: 'via-kept', domains: ['example.org'], outboundTag: 'g-kept' });
+    const rule = await call('POST', 'routing/rules', {
+      name: 'via-kept',
+      domains: ['example.org'],
+      outboundTag: 'g-kept',
+    });
     expect(rule.status).toBe(201);
     list.body = '';
     expect(await refresh(sub.id)).toMatchObject({ removed: 1, kept: 1, subscription: { count: 1, kept: 1 } });
@@ -178,15 +190,15 @@ describe('preview, refresh, order, delete (against a local HTTP server)', () => 
     const keptId = (await hopsOf(sub.id)).find((hop) => hop.tag === 'g-kept')!.id;
     expect((await call('DELETE', `outbound-subs/${sub.id}`)).body).toEqual({ id: sub.id, deleted: true });
     const remaining = await answer(typed().GET('/api/outbounds', { params: { query: {} } }));
-    expect(remaining.body.filter((hop) => hop.tag.startsWith('g-')).map((hop) => [hop.id, hop.subscriptionId])).toEqual([
-      [keptId, null],
-    ]);
+    expect(remaining.body.filter((hop) => hop.tag.startsWith('g-')).map((hop) => [hop.id, hop.subscriptionId])).toEqual(
+      [[keptId, null]],
+    );
   });
 
   test('a listed tag another hop has already takes a suffix', async () => {
-    expect((await call('POST', 'outbounds', { tag: 'taken', kind: 'socks', address: '203.0.113.40:1080' })).status).toBe(
-      201,
-    );
+    expect(
+      (await call('POST', 'outbounds', { tag: 'taken', kind: 'socks', address: '203.0.113.40:1080' })).status,
+    ).toBe(201);
     list.body = 'socks5://203.0.113.41:1080#taken';
     const sub = await createSub('suffix');
     await refresh(sub.id);

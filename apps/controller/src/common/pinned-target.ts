@@ -11,10 +11,7 @@ export class ForbiddenTarget extends Error {}
  * elsewhere later (DNS rebinding): the connection then goes to the address checked here (see
  * pinnedLookup), never to a second lookup's answer. Used by webhooks and outbound subscriptions.
  */
-export async function resolveTarget(
-  host: string,
-  allowPrivate: boolean,
-): Promise<{ address: string; family: number }> {
+export async function resolveTarget(host: string, allowPrivate: boolean): Promise<{ address: string; family: number }> {
   const bare = host.replace(/^\[(.*)\]$/, '$1');
   if (!allowPrivate && isLocalhostName(bare)) throw new ForbiddenTarget(`${host} is this host`);
   const addresses = isIP(bare) !== 0 ? [{ address: bare, family: isIP(bare) }] : await lookup(bare, { all: true });

@@ -123,7 +123,10 @@ export class OutboundSubsRepository {
     return rows.map((row) => row.id);
   }
 
-  private async counts(em: EntityManager, ids: readonly string[]): Promise<Map<string, { count: number; kept: number }>> {
+  private async counts(
+    em: EntityManager,
+    ids: readonly string[],
+  ): Promise<Map<string, { count: number; kept: number }>> {
     if (ids.length === 0) return new Map();
     const rows = await em.execute<{ id: string; count: number; kept: number }[]>(
       `select subscription_id as id, count(*)::int as count, count(*) filter (where subscription_gone)::int as kept

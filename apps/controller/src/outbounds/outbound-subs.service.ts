@@ -154,8 +154,7 @@ export class OutboundSubsService {
     await this.write(async (em) => {
       // Lock-free: positions are display and refresh order only, and the statement is one update.
       const existing = new Set(await this.subs.ids(em));
-      for (const id of seen)
-        if (!existing.has(id)) throw badRequest(`subscription ${id} does not exist`, 'ids');
+      for (const id of seen) if (!existing.has(id)) throw badRequest(`subscription ${id} does not exist`, 'ids');
       if (seen.size !== existing.size)
         throw badRequest(
           `ids must list every subscription once (${existing.size}); ${existing.size - seen.size} missing`,
@@ -173,7 +172,8 @@ export class OutboundSubsService {
     try {
       body = await fetchSubscription(url, await this.limits());
     } catch (error) {
-      if (error instanceof SubscriptionFetchError) throw badRequest(`the list could not be fetched: ${error.message}`, 'url');
+      if (error instanceof SubscriptionFetchError)
+        throw badRequest(`the list could not be fetched: ${error.message}`, 'url');
       throw error;
     }
     const { hops, skipped } = await this.read(body);
@@ -239,7 +239,9 @@ export class OutboundSubsService {
     const lines = subscriptionLines(body);
     const skipped: string[] = [];
     if (lines.length > MAX_SUBSCRIPTION_LINES)
-      skipped.push(`lines after the first ${MAX_SUBSCRIPTION_LINES} links: a node runs at most ${MAX_HOPS_PER_NODE} hops`);
+      skipped.push(
+        `lines after the first ${MAX_SUBSCRIPTION_LINES} links: a node runs at most ${MAX_HOPS_PER_NODE} hops`,
+      );
     const hops: ListedHop[] = [];
     const seen = new Map<string, number>();
     for (const { line, text } of lines.slice(0, MAX_SUBSCRIPTION_LINES)) {
@@ -302,7 +304,9 @@ export class OutboundSubsService {
         hop.subscriptionGone = false;
         continue;
       }
-      const slot = Array.from({ length: MAX_HOPS_PER_NODE }, (_, i) => i + 1).find((candidate) => !slots.has(candidate));
+      const slot = Array.from({ length: MAX_HOPS_PER_NODE }, (_, i) => i + 1).find(
+        (candidate) => !slots.has(candidate),
+      );
       if (slot === undefined) {
         skipped.push(`line ${entry.line}: the node runs ${MAX_HOPS_PER_NODE} hops already`);
         continue;
@@ -371,7 +375,8 @@ export class OutboundSubsService {
     } catch {
       throw badRequest('url must be an http or https URL', 'url');
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest('url must be an http or https URL', 'url');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw badRequest('url must be an http or https URL', 'url');
     if (url.username || url.password) throw badRequest('url must not carry a user name or password', 'url');
     if (!(await this.settings.get()).allowPrivateTargets)
       await assertPublicTarget(url.hostname.replace(/^\[(.*)\]$/, '$1'), 'url', 'subscriptions');

@@ -32,5 +32,7 @@ export function subscriptionLines(body: string): ListLine[] {
  */
 export function hopKey(kind: string, host: string, port: number, username: string | null): string {
   const server = canonicalAddress(host)?.text ?? host.toLowerCase().replace(/\.$/, '');
-  return createHash('sha256').update(`${kind}\n${server}\n${port}\n${username ?? ''}`).digest('hex');
+  return createHash('sha256')
+    .update(`${kind}\n${server}\n${port}\n${username ?? ''}`)
+    .digest('hex');
 }

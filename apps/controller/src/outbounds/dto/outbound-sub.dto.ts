@@ -1,5 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsInt,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
 import { DateTimeField, IdField, IntField } from '../../http/api-fields.js';
 import { OptionalNotNull } from '../../http/validators.js';
 import { OUTBOUND_KINDS, type OutboundKind } from '../outbound.entity.js';
@@ -105,11 +116,17 @@ export class OutboundSubDto {
   })
   lastError!: string | null;
 
-  @ApiProperty({ type: [String], description: 'Lines of the last list that gave no hop, each with its reason (at most 20)' })
+  @ApiProperty({
+    type: [String],
+    description: 'Lines of the last list that gave no hop, each with its reason (at most 20)',
+  })
   skipped!: string[];
 
   @IntField({ minimum: 0, description: 'Hops made from it now on its node' }) count!: number;
-  @IntField({ minimum: 0, description: 'Of those, hops gone from the list but kept because a rule or the default uses them' })
+  @IntField({
+    minimum: 0,
+    description: 'Of those, hops gone from the list but kept because a rule or the default uses them',
+  })
   kept!: number;
 
   @DateTimeField() createdAt!: Date;
