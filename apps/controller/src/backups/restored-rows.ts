@@ -14,6 +14,7 @@ import { CreateHostDto } from '../interfaces/dto/host.dto.js';
 import { CreateInterfaceDto } from '../interfaces/dto/interface.dto.js';
 import { UpdateNodeDto } from '../nodes/dto/node.dto.js';
 import { CreateOutboundDto } from '../outbounds/dto/outbound.dto.js';
+import { CreateOutboundSubDto, MIN_SUB_INTERVAL_SECONDS } from '../outbounds/dto/outbound-sub.dto.js';
 import { assertReachableByKind, formatHopAddress, parseHopAddress } from '../outbounds/hop-address.js';
 import { assertFieldsFit, assertUsableHopKeys } from '../outbounds/outbounds.service.js';
 import { CreateRuleDto, UpdateRoutingDto } from '../routing/dto/routing.dto.js';
@@ -141,6 +142,25 @@ const CHECKS: { table: string; sql: string; check: (row: Row, path: string) => P
               : `interfaceName applies only to a wireguard outbound`,
             'interfaceName',
           );
+      });
+    },
+  },
+  {
+    table: 'outbound_subscriptions',
+    sql: `select id, name, url, enabled, interval_seconds as "intervalSeconds" from outbound_subscriptions order by id`,
+    // The URL's target is checked again at every fetch (subscription-fetch.ts): its form here.
+    check: async (row, path) => {
+      const body = await dto(CreateOutboundSubDto, row, path);
+      await rule(path, () => {
+        const url = URL.canParse(body.url) ? new URL(body.url) : null;
+        if (!url || !['http:', 'https:'].includes(url.protocol) || url.username || url.password)
+          throw badRequest('url must be an http or https URL without a user name or password', 'url');
+        if (
+          body.intervalSeconds !== undefined &&
+          body.intervalSeconds !== 0 &&
+          body.intervalSeconds < MIN_SUB_INTERVAL_SECONDS
+        )
+          throw badRequest(`intervalSeconds must be 0 or at least ${MIN_SUB_INTERVAL_SECONDS}`, 'intervalSeconds');
       });
     },
   },

@@ -24,6 +24,7 @@ import { Setting } from '../settings/setting.entity.js';
 import { SystemSampleRow } from '../system/system-sample.entity.js';
 import { Outbound } from '../outbounds/outbound.entity.js';
 import { OutboundTransition } from '../outbounds/outbound-transition.entity.js';
+import { OutboundSubscription } from '../outbounds/outbound-subscription.entity.js';
 import { RoutingBasic } from '../routing/routing-basic.entity.js';
 import { RoutingRule } from '../routing/routing-rule.entity.js';
 import { NotificationEventRow } from '../notifications/events/notification-event.entity.js';
@@ -55,6 +56,7 @@ export const ENTITIES = [
   InventoryDelta,
   Outbound,
   OutboundTransition,
+  OutboundSubscription,
   RoutingBasic,
   RoutingRule,
   AuditEntry,

@@ -35,9 +35,18 @@ export class OutboundToolsService {
    * (on `tag` when the caller's tag is at fault).
    */
   async parse(input: ParseOutboundDto): Promise<ParsedOutboundDto> {
+    const { outbound, ignored } = await this.read(input.text, input.tag);
+    return { outbound, ignored };
+  }
+
+  /**
+   * A link or file read and checked as parse does; answers the body and what the create route
+   * would store (the address and the kind's columns), for subscriptions to place it themselves.
+   */
+  async read(text: string, tag?: string) {
     let parsed;
     try {
-      parsed = parseShareText(input.text, input.tag);
+      parsed = parseShareText(text, tag);
     } catch (error) {
       if (error instanceof ShareLinkError) throw badRequest(error.message, 'text');
       throw error;
@@ -47,16 +56,16 @@ export class OutboundToolsService {
         type: 'body',
         metatype: CreateOutboundDto,
       })) as CreateOutboundDto;
-      await this.outbounds.validateCreate(body);
+      const checked = await this.outbounds.validateCreate(body);
+      return { outbound: parsed.body as CreateOutboundDto, ignored: parsed.ignored, ...checked };
     } catch (error) {
       if (!(error instanceof ApiError) || error.status >= 500) throw error;
-      const field = error.field === 'tag' && input.tag !== undefined ? 'tag' : 'text';
+      const field = error.field === 'tag' && tag !== undefined ? 'tag' : 'text';
       throw badRequest(
         `the outbound it gives would be refused${error.field ? ` (${error.field})` : ''}: ${error.message}`,
         field,
       );
     }
-    return { outbound: parsed.body as CreateOutboundDto, ignored: parsed.ignored };
   }
 
   /**

@@ -3,6 +3,7 @@ import type { InferKyselyTable } from '@mikro-orm/sql';
 import { randomUUID } from 'node:crypto';
 import { BUILTIN_OUTBOUNDS, HOP_KINDS, type BuiltinOutbound, type HopKind } from '#libs/contracts/routing.js';
 import { Node } from '../revisions/node.entity.js';
+import { OutboundSubscription } from './outbound-subscription.entity.js';
 
 /** Every kind an outbound row has: the two built-ins (one row each per node) and the hops. */
 export const OUTBOUND_KINDS = [...BUILTIN_OUTBOUNDS, ...HOP_KINDS] as const;
@@ -21,6 +22,7 @@ export const Outbound = defineEntity({
     { properties: ['node', 'tag'] },
     { properties: ['node', 'slot'] },
     { properties: ['node', 'interfaceName'] },
+    { properties: ['subscription', 'subscriptionKey'] },
   ],
   properties: {
     id: p
@@ -59,6 +61,12 @@ export const Outbound = defineEntity({
     /** What the last check said (null: never checked); its state shows `down` while the hop runs. */
     health: p.string().length(8).$type<'up' | 'down'>().nullable(),
     healthChangedAt: p.datetime().nullable(),
+    /** The subscription that made the hop (null: made by hand, or its subscription was deleted). */
+    subscription: () => p.manyToOne(OutboundSubscription).deleteRule('set null').nullable(),
+    /** The hop's key in its subscription's list (kind, address, user name): refreshes update it in place. */
+    subscriptionKey: p.string().length(64).nullable(),
+    /** Gone from its subscription's list but kept, because a rule or the node's default uses it. */
+    subscriptionGone: p.boolean().default(false),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

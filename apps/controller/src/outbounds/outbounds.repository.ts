@@ -8,6 +8,7 @@ import { WARREN_CONFIG } from '../runtime.js';
 import { Node } from '../revisions/node.entity.js';
 import { formatHopAddress } from './hop-address.js';
 import { Outbound, type OutboundKind } from './outbound.entity.js';
+import { OutboundSubscription } from './outbound-subscription.entity.js';
 import type { HopState } from './dto/outbound.response.js';
 import { OutboundTransition, type HopHealth } from './outbound-transition.entity.js';
 import { setPositions } from '../database/positions.js';
@@ -43,6 +44,8 @@ export interface OutboundView {
   latencyMs: number | null;
   lastError: string | null;
   egressIp: string | null;
+  subscriptionId: string | null;
+  subscriptionGone: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -67,7 +70,10 @@ export type NewOutbound = Omit<
   | 'egressIp'
   | 'health'
   | 'healthChangedAt'
-> & { nodeId: string };
+  | 'subscription'
+  | 'subscriptionKey'
+  | 'subscriptionGone'
+> & { nodeId: string; subscriptionId?: string; subscriptionKey?: string };
 
 /** A hop's health changing with a check (null: it had never been checked). */
 export interface HealthTransition {
@@ -146,6 +152,8 @@ function view(row: Outbound, agent: AgentReport | undefined): OutboundView {
     latencyMs: row.latencyMs ?? null,
     lastError: row.lastError ?? null,
     egressIp: row.egressIp ?? null,
+    subscriptionId: row.subscription?.id ?? null,
+    subscriptionGone: row.subscriptionGone,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -240,8 +248,12 @@ export class OutboundsRepository {
   }
 
   async insert(em: EntityManager, input: NewOutbound): Promise<string> {
-    const { nodeId, ...fields } = input;
-    const row = em.create(Outbound, { ...fields, node: em.getReference(Node, nodeId) });
+    const { nodeId, subscriptionId, ...fields } = input;
+    const row = em.create(Outbound, {
+      ...fields,
+      node: em.getReference(Node, nodeId),
+      ...(subscriptionId ? { subscription: em.getReference(OutboundSubscription, subscriptionId) } : {}),
+    });
     await em.flush();
     return row.id;
   }

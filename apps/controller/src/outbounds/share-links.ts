@@ -57,7 +57,7 @@ export function parseShareText(input: string, tag?: string): ParsedOutbound {
 }
 
 /** base64 or base64url, padded or not; undefined when the text is not that. */
-function fromBase64(text: string): string | undefined {
+export function fromBase64(text: string): string | undefined {
   const normal = text.replace(/-/g, '+').replace(/_/g, '/');
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(normal)) return undefined;
   const decoded = Buffer.from(normal, 'base64').toString('utf8');

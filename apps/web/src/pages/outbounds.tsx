@@ -1,4 +1,4 @@
-import { Button } from '@mantine/core';
+import { Button, Tabs } from '@mantine/core';
 import { IconPlus, IconRadar } from '@tabler/icons-react';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
@@ -12,6 +12,7 @@ import { queryKeys, useOutbounds } from '../api/queries.js';
 import { OutboundModal } from './outbounds/outbound-modal.js';
 import { OutboundsTable } from './outbounds/outbounds-table.js';
 import { ProbeModal } from './outbounds/probe-modal.js';
+import { SubscriptionsSection } from './outbounds/subscriptions.js';
 import type { Outbound, Probe } from './outbounds/types.js';
 
 export { OutboundState } from './outbounds/outbound-state.js';
@@ -95,19 +96,34 @@ export default function OutboundsPage() {
           </Button>
         )}
       </PageHeader>
-      {outbounds.data?.every((outbound) => outbound.builtin) && outbounds.data.length <= 2 && !canManage ? (
-        <EmptyState>{t('outbounds.empty')}</EmptyState>
-      ) : (
-        <OutboundsTable
-          outbounds={outbounds.data}
-          canManage={canManage}
-          checking={check.isPending ? check.variables?.id : undefined}
-          onCheck={(outbound) => check.mutate(outbound)}
-          onEdit={setEditing}
-          onDelete={(outbound) => remove.mutate(outbound.id)}
-          onMove={(outbound, by) => move.mutate({ outbound, by })}
-        />
-      )}
+      <Tabs defaultValue="hops" keepMounted={false}>
+        <Tabs.List mb="sm">
+          <Tabs.Tab value="hops" data-testid="hops-tab">
+            {t('outboundSubs.hopsTab')}
+          </Tabs.Tab>
+          <Tabs.Tab value="subscriptions" data-testid="subscriptions-tab">
+            {t('outboundSubs.tab')}
+          </Tabs.Tab>
+        </Tabs.List>
+        <Tabs.Panel value="hops">
+          {outbounds.data?.every((outbound) => outbound.builtin) && outbounds.data.length <= 2 && !canManage ? (
+            <EmptyState>{t('outbounds.empty')}</EmptyState>
+          ) : (
+            <OutboundsTable
+              outbounds={outbounds.data}
+              canManage={canManage}
+              checking={check.isPending ? check.variables?.id : undefined}
+              onCheck={(outbound) => check.mutate(outbound)}
+              onEdit={setEditing}
+              onDelete={(outbound) => remove.mutate(outbound.id)}
+              onMove={(outbound, by) => move.mutate({ outbound, by })}
+            />
+          )}
+        </Tabs.Panel>
+        <Tabs.Panel value="subscriptions">
+          <SubscriptionsSection nodeId={nodeId} canManage={canManage} />
+        </Tabs.Panel>
+      </Tabs>
       {editing && nodeId && (
         <OutboundModal
           nodeId={nodeId}

@@ -103,6 +103,19 @@ export class OutboundDto {
   @ApiProperty({ type: String, nullable: true })
   egressIp!: string | null;
 
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'The outbound subscription that made the hop (its refreshes update it); null: made by hand',
+  })
+  subscriptionId!: string | null;
+
+  @ApiProperty({
+    description: "Gone from its subscription's list but kept because a rule or the default outbound uses it",
+  })
+  subscriptionGone!: boolean;
+
   @DateTimeField()
   createdAt!: string;
 

@@ -37,7 +37,25 @@ export function OutboundsTable({
       testId="outbounds-table"
       rowProps={(outbound) => ({ 'data-testid': 'outbound-row', 'data-tag': outbound.tag })}
       columns={[
-        { header: t('outbounds.tag'), naming: true, cell: (outbound) => outbound.tag },
+        {
+          header: t('outbounds.tag'),
+          naming: true,
+          cell: (outbound) => (
+            <>
+              {outbound.tag}
+              {outbound.subscriptionId && (
+                <Badge ms="xs" size="xs" variant="light" data-testid="from-subscription">
+                  {t('outboundSubs.fromSubscription')}
+                </Badge>
+              )}
+              {outbound.subscriptionGone && (
+                <Badge ms="xs" size="xs" variant="light" color="orange" title={t('outboundSubs.goneHelp')}>
+                  {t('outboundSubs.gone')}
+                </Badge>
+              )}
+            </>
+          ),
+        },
         { header: t('outbounds.kind'), cell: (outbound) => t(`outbounds.kinds.${outbound.kind}`) },
         {
           header: t('hosts.address'),
