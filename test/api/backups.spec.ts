@@ -180,6 +180,7 @@ describe('a backup round trip', () => {
       Migration20261126210200_client_writes: {},
       Migration20261126210400_password_changed: { columns: { users: ['password_changed_at'] } },
       Migration20261126210500_tunnels: { columns: { interfaces: ['restart_serial'], nodes: ['tunnels_stopped'] } },
+      Migration20261127010200_hop_counters: { columns: { outbounds: ['up_bytes', 'down_bytes', 'traffic_since'] } },
     };
     const migrations = a.panel.app.get(BackupsRepository).migrations;
     const level = migrations.findIndex((migration) => migration.name === 'Migration20261126180300_sharing') - 1;

@@ -59,6 +59,17 @@ export const Outbound = defineEntity({
     /** What the last check said (null: never checked); its state shows `down` while the hop runs. */
     health: p.string().length(8).$type<'up' | 'down'>().nullable(),
     healthChangedAt: p.datetime().nullable(),
+    /**
+     * Bytes the hop carried for clients since `trafficSince` (its creation or last reset): up is
+     * what clients sent into it, down what came back (docs/outbounds.md, "Traffic").
+     */
+    upBytes: p.bigint('number').default(0),
+    downBytes: p.bigint('number').default(0),
+    /** A default, not onCreate: the trigger that makes the built-ins with each node inserts in SQL. */
+    trafficSince: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

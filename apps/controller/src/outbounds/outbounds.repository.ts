@@ -43,6 +43,7 @@ export interface OutboundView {
   latencyMs: number | null;
   lastError: string | null;
   egressIp: string | null;
+  traffic: { upBytes: number; downBytes: number; since: Date };
   createdAt: Date;
   updatedAt: Date;
 }
@@ -67,6 +68,9 @@ export type NewOutbound = Omit<
   | 'egressIp'
   | 'health'
   | 'healthChangedAt'
+  | 'upBytes'
+  | 'downBytes'
+  | 'trafficSince'
 > & { nodeId: string };
 
 /** A hop's health changing with a check (null: it had never been checked). */
@@ -146,6 +150,7 @@ function view(row: Outbound, agent: AgentReport | undefined): OutboundView {
     latencyMs: row.latencyMs ?? null,
     lastError: row.lastError ?? null,
     egressIp: row.egressIp ?? null,
+    traffic: { upBytes: row.upBytes, downBytes: row.downBytes, since: row.trafficSince },
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -252,6 +257,15 @@ export class OutboundsRepository {
 
   async delete(em: EntityManager, id: string): Promise<void> {
     await em.nativeDelete(Outbound, { id });
+  }
+
+  /** Zeroes the traffic of one outbound, or of every outbound of a node, from now on. */
+  async resetTraffic(em: EntityManager, where: { id: string } | { nodeId: string }): Promise<void> {
+    const [column, value] = 'id' in where ? ['id', where.id] : ['node_id', where.nodeId];
+    await em.execute(
+      `update outbounds set up_bytes = 0, down_bytes = 0, traffic_since = now() where ${column} = ?`,
+      [value],
+    );
   }
 
   /** The rules routing through this outbound, in their order (routing_rules, by table name). */
