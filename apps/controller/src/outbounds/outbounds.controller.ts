@@ -9,6 +9,7 @@ import { Route } from '../http/route.decorator.js';
 import {
   CheckQueryDto,
   CreateOutboundDto,
+  NodeBodyDto,
   NodeQueryDto,
   OutboundOrderDto,
   UpdateOutboundDto,
@@ -27,8 +28,8 @@ import { OutboundsService } from './outbounds.service.js';
 import { ProbesService } from './probes.service.js';
 
 /** The node a body or query names: either may say (W-UI's clients send it in the body); not two different ones. */
-function nodeIdOf(body: NodeQueryDto | undefined, query: NodeQueryDto): string | undefined {
-  const inBody = body?.nodeId;
+function nodeIdOf(body: NodeBodyDto, query: NodeQueryDto): string | undefined {
+  const inBody = body.nodeId;
   if (inBody !== undefined && query.nodeId !== undefined && inBody !== query.nodeId)
     throw badRequest('nodeId is given twice (body and query) with different values', 'nodeId');
   return inBody ?? query.nodeId;
@@ -183,11 +184,10 @@ export class OutboundsController {
     summary:
       "Zero the traffic counters of every outbound of a node (nodeId in the body or the query; default: the local node); answers the node's outbounds",
     query: { nodeId: 'the node (default: the local node)' },
-    example: { nodeId: '6f1c2f4e-0d1b-4c55-9a51-6a2b2f0c9e11' },
     response: [OutboundDto],
     errors: [404],
   })
-  resetAllTraffic(@Query() query: NodeQueryDto, @Body() body: NodeQueryDto) {
+  resetAllTraffic(@Query() query: NodeQueryDto, @Body() body: NodeBodyDto) {
     return this.outbounds.resetAllTraffic(nodeIdOf(body, query));
   }
 
