@@ -679,8 +679,18 @@ describe('hop traffic', () => {
     const node = await createNode();
     const other = await createNode();
     const hop = await createOutbound({ nodeId: node.id, tag: 'counted', kind: 'socks', address: '203.0.113.7:1080' });
-    const second = await createOutbound({ nodeId: node.id, tag: 'counted-2', kind: 'socks', address: '203.0.113.8:1080' });
-    const foreign = await createOutbound({ nodeId: other.id, tag: 'foreign', kind: 'socks', address: '203.0.113.9:1080' });
+    const second = await createOutbound({
+      nodeId: node.id,
+      tag: 'counted-2',
+      kind: 'socks',
+      address: '203.0.113.8:1080',
+    });
+    const foreign = await createOutbound({
+      nodeId: other.id,
+      tag: 'foreign',
+      kind: 'socks',
+      address: '203.0.113.9:1080',
+    });
     expect(hop.traffic).toEqual({ upBytes: 0, downBytes: 0, since: hop.createdAt });
 
     const { credential } = await enrol(t, node.enrolment!.secret);

@@ -158,7 +158,7 @@ export class NodeQueryDto {
 @OptionalBody()
 export class NodeBodyDto {
   @ApiPropertyOptional({ description: 'The node (its id); or nodeId in the query; defaults to the local node' })
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   nodeId?: string;
 }
