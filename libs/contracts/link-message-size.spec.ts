@@ -34,7 +34,11 @@ const peer = {
   endpoint: `[${'f'.repeat(60)}]:1`,
 };
 
-const hop = { id: '6f1c2f4e-0d1b-4c55-9a51-6a2b2f0c9e11', upBytes: MAX_PEER_BYTES_PER_BATCH, downBytes: MAX_PEER_BYTES_PER_BATCH };
+const hop = {
+  id: '6f1c2f4e-0d1b-4c55-9a51-6a2b2f0c9e11',
+  upBytes: MAX_PEER_BYTES_PER_BATCH,
+  downBytes: MAX_PEER_BYTES_PER_BATCH,
+};
 
 /** The largest message of each type the schemas accept (but counters: one peer, then scaled). */
 const largest: Record<AgentMessage['type'], AgentMessage> = {

@@ -129,7 +129,11 @@ export class CounterSpool {
    * Cuts the next batch from a reading, unless one is still in flight or nothing moved.
    * Returns the batch to send (already on disk).
    */
-  cut(readings: readonly PeerReading[], at = Date.now(), hopReadings: readonly HopReading[] | null = []): CounterBatch | null {
+  cut(
+    readings: readonly PeerReading[],
+    at = Date.now(),
+    hopReadings: readonly HopReading[] | null = [],
+  ): CounterBatch | null {
     if (this.state.pending) return null;
     if (this.state.baselineUnknown) {
       const baseline: Baseline = {};

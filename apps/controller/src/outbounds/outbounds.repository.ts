@@ -262,10 +262,9 @@ export class OutboundsRepository {
   /** Zeroes the traffic of one outbound, or of every outbound of a node, from now on. */
   async resetTraffic(em: EntityManager, where: { id: string } | { nodeId: string }): Promise<void> {
     const [column, value] = 'id' in where ? ['id', where.id] : ['node_id', where.nodeId];
-    await em.execute(
-      `update outbounds set up_bytes = 0, down_bytes = 0, traffic_since = now() where ${column} = ?`,
-      [value],
-    );
+    await em.execute(`update outbounds set up_bytes = 0, down_bytes = 0, traffic_since = now() where ${column} = ?`, [
+      value,
+    ]);
   }
 
   /** The rules routing through this outbound, in their order (routing_rules, by table name). */

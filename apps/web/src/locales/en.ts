@@ -503,7 +503,7 @@ export const en = {
     resetTraffic: 'Reset traffic',
     confirmResetTraffic: 'Zero the traffic counters of {{tag}}? Counting starts again from now.',
     resetAllTraffic: 'Reset all traffic',
-    confirmResetAllTraffic: "Zero the traffic counters of every outbound of this node? Counting starts again from now.",
+    confirmResetAllTraffic: 'Zero the traffic counters of every outbound of this node? Counting starts again from now.',
     trafficReset: 'Traffic counters zeroed.',
   },
   routing: {

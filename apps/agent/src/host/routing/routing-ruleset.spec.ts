@@ -205,7 +205,7 @@ test('hop traffic: two named counters per hop by outbound id, carried over; prox
   );
   expect(text).toContain(`ct mark 0x5703 counter name "${names.down}"`);
   expect(text).toContain('type filter hook postrouting priority -140; policy accept;');
-  expect(parseHopCounters(JSON.stringify({ nftables: [{ counter: { name: names.up, packets: 1, bytes: 9 } }] }))).toEqual(
-    new Map([[names.up, { packets: 1, bytes: 9 }]]),
-  );
+  expect(
+    parseHopCounters(JSON.stringify({ nftables: [{ counter: { name: names.up, packets: 1, bytes: 9 } }] })),
+  ).toEqual(new Map([[names.up, { packets: 1, bytes: 9 }]]));
 });
