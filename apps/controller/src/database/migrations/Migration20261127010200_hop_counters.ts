@@ -9,8 +9,8 @@ export class Migration20261127010200_hop_counters extends Migration {
   override name = 'Migration20261127010200_hop_counters';
 
   override up(): void | Promise<void> {
-    this.addSql(`alter table "outbounds" add column "up_bytes" bigint not null default 0;`);
-    this.addSql(`alter table "outbounds" add column "down_bytes" bigint not null default 0;`);
+    this.addSql(`alter table "outbounds" add column "up_bytes" bigint not null default '0';`);
+    this.addSql(`alter table "outbounds" add column "down_bytes" bigint not null default '0';`);
     this.addSql(`alter table "outbounds" add column "traffic_since" timestamptz not null default now();`);
     this.addSql(`update "outbounds" set "traffic_since" = "created_at";`);
   }
