@@ -13620,7 +13620,8 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        /** @description May be left out (nodeId in the query, or the local node) */
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["NodeBodyDto"];
             };

@@ -1,4 +1,5 @@
 import { Body, Controller, Param, Query } from '@nestjs/common';
+import { ApiBody } from '@nestjs/swagger';
 import { MANAGERS, SIGNED_IN } from '#libs/contracts/user-roles.js';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import type { Principal } from '../auth/principal.js';
@@ -186,6 +187,11 @@ export class OutboundsController {
     query: { nodeId: 'the node (default: the local node)' },
     response: [OutboundDto],
     errors: [404],
+  })
+  @ApiBody({
+    type: NodeBodyDto,
+    required: false,
+    description: 'May be left out (nodeId in the query, or the local node)',
   })
   resetAllTraffic(@Query() query: NodeQueryDto, @Body() body: NodeBodyDto) {
     return this.outbounds.resetAllTraffic(nodeIdOf(body, query));
