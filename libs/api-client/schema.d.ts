@@ -1816,6 +1816,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/outbounds/{id}/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Zero a hop's traffic counters (upBytes, downBytes; since becomes now); answers the outbound
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_outbounds_id_reset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/outbounds/check": {
         parameters: {
             query?: never;
@@ -1870,6 +1890,26 @@ export interface paths {
          * @description Roles: owner, admin.
          */
         post: operations["post_outbounds_parse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/outbounds/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Zero the traffic counters of every outbound of a node (nodeId in the body or the query; default: the local node); answers the node's outbounds
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_outbounds_reset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3674,6 +3714,17 @@ export interface components {
             result: components["schemas"]["ProbeResultDto"];
             tag: string;
         };
+        HopTrafficDto: {
+            /** @description Bytes that came back to clients from the hop */
+            downBytes: number;
+            /**
+             * Format: date-time
+             * @description Counted since then: the hop was created or its traffic last reset
+             */
+            since: string;
+            /** @description Bytes clients sent into the hop (IP packets as they arrived on the tunnel) */
+            upBytes: number;
+        };
         HostDto: {
             address: string;
             /** Format: date-time */
@@ -3969,6 +4020,10 @@ export interface components {
             state: "never-enrolled" | "enrolled" | "connected" | "disconnected" | "unmanaged";
             version: string | null;
         };
+        NodeBodyDto: {
+            /** @description The node (its id); or nodeId in the query; defaults to the local node */
+            nodeId?: string;
+        };
         NodeDeletedDto: {
             /** @enum {boolean} */
             deleted: true;
@@ -4230,6 +4285,8 @@ export interface components {
              */
             subscriptionId: string | null;
             tag: string;
+            /** @description The hop's traffic as its node's agent reported it (at most a report interval behind) */
+            traffic: components["schemas"]["HopTrafficDto"];
             /** Format: date-time */
             updatedAt: string;
             username: string | null;
@@ -14419,6 +14476,91 @@ export interface operations {
             };
         };
     };
+    post_outbounds_id_reset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutboundDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     post_outbounds_check: {
         parameters: {
             query?: {
@@ -14639,6 +14781,97 @@ export interface operations {
             };
             /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_outbounds_reset: {
+        parameters: {
+            query?: {
+                /** @description The node (its id); defaults to the local node */
+                nodeId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description May be left out (nodeId in the query, or the local node) */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeBodyDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutboundDto"][];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

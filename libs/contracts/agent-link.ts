@@ -66,6 +66,21 @@ export const peerCountersSchema = z.object({
 });
 export type PeerCounters = z.infer<typeof peerCountersSchema>;
 
+/**
+ * Bytes one hop (outbound, by id) carried since the previous batch, by the node's nftables
+ * counters of the hop's mark (apps/agent/src/host/routing/hop-counters.ts): up is what clients
+ * sent into it, down what came back to them. A hop that moved nothing is left out.
+ */
+export const hopCountersSchema = z.object({
+  id: z.uuid(),
+  upBytes: z.number().int().nonnegative().max(MAX_PEER_BYTES_PER_BATCH),
+  downBytes: z.number().int().nonnegative().max(MAX_PEER_BYTES_PER_BATCH),
+});
+export type HopCounters = z.infer<typeof hopCountersSchema>;
+
+/** Hops a node runs at most (one per slot, libs/contracts/routing.ts). */
+export const MAX_HOPS_PER_BATCH = 250;
+
 export const MAX_VERSION_TEXT = 64;
 export const MAX_GAPS = 50;
 export const MAX_GAP_TEXT = 500;
@@ -98,6 +113,11 @@ export const agentMessageSchema = z.discriminatedUnion('type', [
      */
     since: timestampMs.optional(),
     peers: z.array(peerCountersSchema).max(MAX_PEERS_PER_BATCH),
+    /**
+     * The hops' bytes since the previous batch, recorded with the peers' (once per seq). Absent
+     * from older agents, and when no hop moved anything.
+     */
+    hops: z.array(hopCountersSchema).max(MAX_HOPS_PER_BATCH).optional(),
   }),
   z.object({ type: z.literal('applied'), result: applyResultSchema }),
   z.object({

@@ -3,6 +3,7 @@ import {
   controllerMessageSchema,
   MAX_GAP_TEXT,
   MAX_GAPS,
+  MAX_HOPS_PER_BATCH,
   MAX_PEER_BYTES_PER_BATCH,
   MAX_PEERS_PER_BATCH,
   MAX_VERSION_TEXT,
@@ -31,6 +32,12 @@ const peer = {
   txBytes: MAX_PEER_BYTES_PER_BATCH,
   lastHandshake: MAX_TIMESTAMP_MS,
   endpoint: `[${'f'.repeat(60)}]:1`,
+};
+
+const hop = {
+  id: '6f1c2f4e-0d1b-4c55-9a51-6a2b2f0c9e11',
+  upBytes: MAX_PEER_BYTES_PER_BATCH,
+  downBytes: MAX_PEER_BYTES_PER_BATCH,
 };
 
 /** The largest message of each type the schemas accept (but counters: one peer, then scaled). */
@@ -62,6 +69,7 @@ const largest: Record<AgentMessage['type'], AgentMessage> = {
     at: MAX_TIMESTAMP_MS,
     since: MAX_TIMESTAMP_MS,
     peers: [peer],
+    hops: Array.from({ length: MAX_HOPS_PER_BATCH }, () => hop),
   },
   applied: {
     type: 'applied',

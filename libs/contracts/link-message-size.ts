@@ -1,6 +1,7 @@
 import {
   MAX_ERROR_TEXT,
   MAX_GAP_TEXT,
+  MAX_HOPS_PER_BATCH,
   MAX_GAPS,
   MAX_PEER_BYTES_PER_BATCH,
   MAX_PEERS_PER_BATCH,
@@ -8,6 +9,7 @@ import {
   type AgentMessage,
   type Capabilities,
   type ControllerMessage,
+  type HopCounters,
   type PeerCounters,
 } from './agent-link.js';
 import {
@@ -62,6 +64,12 @@ const PEER = object<PeerCounters>({
   txBytes: whole(MAX_PEER_BYTES_PER_BATCH),
   lastHandshake: Math.max(whole(MAX_TIMESTAMP_MS), NULL),
   endpoint: Math.max(ascii(64), NULL),
+});
+
+const HOP = object<HopCounters>({
+  id: ascii(36),
+  upBytes: whole(MAX_PEER_BYTES_PER_BATCH),
+  downBytes: whole(MAX_PEER_BYTES_PER_BATCH),
 });
 
 const CAPABILITIES = object<Capabilities>({
@@ -135,6 +143,7 @@ export const AGENT_MESSAGE_BYTES: Sizes<AgentMessage> = {
     at: whole(MAX_TIMESTAMP_MS),
     since: whole(MAX_TIMESTAMP_MS),
     peers: array(MAX_PEERS_PER_BATCH, PEER),
+    hops: array(MAX_HOPS_PER_BATCH, HOP),
   }),
   applied: object<Extract<AgentMessage, { type: 'applied' }>>({ type: type('applied'), result: APPLY_RESULT }),
   'rule-hits': object<Extract<AgentMessage, { type: 'rule-hits' }>>({

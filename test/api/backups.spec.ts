@@ -184,6 +184,7 @@ describe('a backup round trip', () => {
         tables: ['outbound_subscriptions'],
         columns: { outbounds: ['subscription_id', 'subscription_key', 'subscription_gone'] },
       },
+      Migration20261127010200_hop_counters: { columns: { outbounds: ['up_bytes', 'down_bytes', 'traffic_since'] } },
     };
     const migrations = a.panel.app.get(BackupsRepository).migrations;
     const level = migrations.findIndex((migration) => migration.name === 'Migration20261126180300_sharing') - 1;

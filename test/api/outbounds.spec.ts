@@ -673,6 +673,91 @@ describe('outbounds', () => {
   });
 });
 
+describe('hop traffic', () => {
+  test("counter batches add each hop's bytes once; another node's hop adds nothing; reset one and all, audited", async () => {
+    const { t } = session();
+    const node = await createNode();
+    const other = await createNode();
+    const hop = await createOutbound({ nodeId: node.id, tag: 'counted', kind: 'socks', address: '203.0.113.7:1080' });
+    const second = await createOutbound({
+      nodeId: node.id,
+      tag: 'counted-2',
+      kind: 'socks',
+      address: '203.0.113.8:1080',
+    });
+    const foreign = await createOutbound({
+      nodeId: other.id,
+      tag: 'foreign',
+      kind: 'socks',
+      address: '203.0.113.9:1080',
+    });
+    expect(hop.traffic).toEqual({ upBytes: 0, downBytes: 0, since: hop.createdAt });
+
+    const { credential } = await enrol(t, node.enrolment!.secret);
+    const link = await helloAs(t, credential);
+    const batch = (seq: number, hops: { id: string; upBytes: number; downBytes: number }[]) =>
+      link.send({ type: 'counters', seq, at: Date.now(), peers: [], hops });
+    batch(1, [
+      { id: hop.id, upBytes: 1000, downBytes: 50_000 },
+      { id: foreign.id, upBytes: 7, downBytes: 7 },
+    ]);
+    expect(await link.next('ack')).toEqual({ type: 'ack', seq: 1 });
+    // The same batch again (a resend after a lost acknowledgement): acknowledged, counted once.
+    batch(1, [{ id: hop.id, upBytes: 1000, downBytes: 50_000 }]);
+    expect(await link.next('ack')).toEqual({ type: 'ack', seq: 1 });
+    batch(2, [
+      { id: hop.id, upBytes: 24, downBytes: 0 },
+      { id: second.id, upBytes: 5, downBytes: 6 },
+    ]);
+    expect(await link.next('ack')).toEqual({ type: 'ack', seq: 2 });
+    const trafficOf = async (nodeId: string) =>
+      Object.fromEntries((await listOutbounds(nodeId)).map((o) => [o.tag, [o.traffic.upBytes, o.traffic.downBytes]]));
+    expect(await trafficOf(node.id)).toEqual({
+      direct: [0, 0],
+      blocked: [0, 0],
+      counted: [1024, 50_000],
+      'counted-2': [5, 6],
+    });
+    expect((await trafficOf(other.id)).foreign).toEqual([0, 0]);
+
+    // Reset one: zero from now on, since moves; the other keeps its bytes.
+    const reset = await answer(typed().POST('/api/outbounds/{id}/reset', { params: { path: { id: hop.id } } }));
+    expect(reset.status).toBe(200);
+    expect(reset.body.traffic).toMatchObject({ upBytes: 0, downBytes: 0 });
+    expect(Date.parse(reset.body.traffic.since)).toBeGreaterThan(Date.parse(hop.createdAt));
+    expect((await trafficOf(node.id))['counted-2']).toEqual([5, 6]);
+    batch(3, [{ id: hop.id, upBytes: 10, downBytes: 20 }]);
+    expect(await link.next('ack')).toEqual({ type: 'ack', seq: 3 });
+    expect((await trafficOf(node.id)).counted).toEqual([10, 20]);
+
+    // Reset all of a node: nodeId in the body (W-UI) or the query; not two different ones.
+    const all = await call('POST', 'outbounds/reset', { nodeId: node.id });
+    expect(all.status).toBe(200);
+    expect((all.body as { tag: string; traffic: { upBytes: number } }[]).map((o) => o.traffic.upBytes)).toEqual([
+      0, 0, 0, 0,
+    ]);
+    expect(await trafficOf(node.id)).toEqual({ direct: [0, 0], blocked: [0, 0], counted: [0, 0], 'counted-2': [0, 0] });
+    const byQuery = await call('POST', `outbounds/reset?nodeId=${other.id}`);
+    expect(byQuery.status).toBe(200);
+    await expectRefused('POST', `outbounds/reset?nodeId=${other.id}`, { nodeId: node.id }, 400, 'nodeId', /twice/);
+    await expectRefused('POST', 'outbounds/reset', { nodeId: '00000000-0000-4000-8000-000000000000' }, 404, 'nodeId');
+    await expectRefused('POST', 'outbounds/00000000-0000-4000-8000-000000000000/reset', undefined, 404, 'id');
+    await expectRefused('POST', 'outbounds/reset', { nodeId: node.id, all: true }, 400, 'all');
+    await expectRefused('POST', 'outbounds/reset', { nodeId: 7 }, 400, 'nodeId');
+    await expectRefused('POST', 'outbounds/reset', [], 400, '');
+
+    const audited = await t.query<{ route: string; target_id: string | null; outcome: string }>(
+      `select route, target_id, outcome from audit_entries where action = 'outbounds.reset' and outcome <> 'refused' order by at`,
+    );
+    expect(audited.map((e) => [e.route, e.target_id])).toEqual([
+      ['/api/outbounds/{id}/reset', hop.id],
+      ['/api/outbounds/reset', null],
+      ['/api/outbounds/reset', null],
+    ]);
+    link.socket.terminate();
+  });
+});
+
 describe('probes', () => {
   /** Probe jobs a fake agent took, by outbound. */
   const taken: Job[] = [];

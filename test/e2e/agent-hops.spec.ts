@@ -16,6 +16,7 @@ import { generateKeyPair } from '../../libs/wireguard/keys.js';
 import { probeHost, type HostProbe } from '../../apps/agent/src/host/capabilities.js';
 import { CommandRunner } from '../../apps/agent/src/host/command-runner.js';
 import { RuleHitReader } from '../../apps/agent/src/host/routing/rule-hits.js';
+import { readHopCounters } from '../../apps/agent/src/host/routing/hop-counters.js';
 import { WireGuardHost } from '../../apps/agent/src/host/wireguard-host.js';
 import { probeThroughRunner } from '../../apps/agent/src/work/probe/probe-runner.js';
 import { startDnsResponder } from '../support/dns-responder.js';
@@ -665,6 +666,102 @@ describe('policy routing (egress seen by the internet server)', () => {
       await expectEgressAsMatched({ defaultOutbound: 'via-wg', rules: [rule('direct', { sourceIps: [c1] })] }),
     ).toEqual(['direct', 'direct', 'via-wg', 'via-wg']);
     await apply(desired([], {}));
+  });
+
+  test('hop traffic: each hop counts the IP bytes its clients sent and got back through it; an apply keeps the counts', async () => {
+    microsocks ??= upstream.start('microsocks', '-i', UPSTREAM, '-p', String(SOCKS_PORT));
+    // A bulk server: a POST answers how many bytes it read, GET /get/N answers N bytes.
+    const bulk = internet.start(
+      process.execPath,
+      '-e',
+      `require('node:http').createServer((q,s)=>{let n=0;q.on('data',d=>n+=d.length);q.on('end',()=>s.end(q.url.startsWith('/get/')?Buffer.alloc(Number(q.url.slice(5)),97):String(n)))}).listen(8081,'${SERVER_IP}',()=>console.log('listening'))`,
+    );
+    try {
+      await waitFor('the bulk server', () => bulk.output().includes('listening'), 10_000, 50).catch((e) => {
+        console.log(bulk.output());
+        throw e;
+      });
+      const viaWg = rule('via-wg', { sourceIps: [`${clients[0].ip}/32`] });
+      const viaSocks = rule('via-socks', { sourceIps: [`${clients[1].ip}/32`], network: 'tcp' });
+      await apply(desired([wgHop, socksHop], { rules: [viaWg, viaSocks], failClosed: true }));
+      await waitFor(
+        'each client through its hop',
+        async () => (await egressOf(0)) === HOP_EGRESS && (await egressOf(1)) === HOP_EGRESS,
+      );
+      const counters = async () => {
+        const read = await readHopCounters(runner, host.hops.table);
+        return Object.fromEntries((read ?? []).map((h) => [h.id, [h.upBytes, h.downBytes]]));
+      };
+      /** The counters once nothing moves for a second (a connection's last FIN and ACK come late). */
+      const quiet = async () => {
+        let last = JSON.stringify(await counters());
+        await waitFor(
+          'the hop counters quiet',
+          async () => {
+            const now = JSON.stringify(await counters());
+            const still = now === last;
+            last = now;
+            return still;
+          },
+          20_000,
+          1000,
+        );
+        return JSON.parse(last) as Record<string, [number, number]>;
+      };
+      /** [tx, rx] of a client's tunnel interface: the IP packets it sent into and got from the tunnel. */
+      const tunnelBytes = async (client: number) => {
+        const dir = `/sys/class/net/wt${suffix}c${client}/statistics`;
+        const [tx, rx] = (await clients[client].ns.exec('cat', `${dir}/tx_bytes`, `${dir}/rx_bytes`))
+          .trim()
+          .split('\n')
+          .map(Number);
+        return [tx, rx];
+      };
+      const before = await quiet();
+      const tunnelsBefore = [await tunnelBytes(0), await tunnelBytes(1)];
+      expect(before[wgHop.id]).toBeDefined();
+      expect(before[socksHop.id]).toBeDefined();
+
+      const upload = join(workDir, 'upload.bin');
+      writeFileSync(upload, Buffer.alloc(2_000_000, 7));
+      for (const client of [0, 1]) {
+        const ns = clients[client].ns;
+        expect(
+          (await ns.exec('curl', '-sS', '-m', '30', '--data-binary', `@${upload}`, `http://${SERVER_IP}:8081/`)).trim(),
+        ).toBe('2000000');
+        const got = await ns.exec('sh', '-c', `curl -sS -m 30 http://${SERVER_IP}:8081/get/3000000 | wc -c`);
+        expect(Number(got.trim())).toBe(3_000_000);
+      }
+      const after = await quiet();
+      const tunnelsAfter = [await tunnelBytes(0), await tunnelBytes(1)];
+      for (const [client, hop] of [
+        [0, wgHop],
+        [1, socksHop],
+      ] as const) {
+        const up = after[hop.id][0] - before[hop.id][0];
+        const down = after[hop.id][1] - before[hop.id][1];
+        // Every byte the client sent and got went through this hop: the counts are the payload plus
+        // the packets' headers, which is the documented overhead (docs/agent-host.md, "Hop traffic"):
+        // at most 20 % of the payload one way plus 10 % of the other way's (its ACKs). Not the client
+        // interface's count to the byte: GRO and GSO merge and split packets differently on each side.
+        const [sent, got] = [
+          tunnelsAfter[client][0] - tunnelsBefore[client][0],
+          tunnelsAfter[client][1] - tunnelsBefore[client][1],
+        ];
+        console.log(`hop ${hop.tag}: up ${up} (client's tunnel ${sent}), down ${down} (client's tunnel ${got})`);
+        expect(up).toBeGreaterThan(2_000_000);
+        expect(down).toBeGreaterThan(3_000_000);
+        expect(up).toBeLessThan(2_000_000 * 1.2 + 3_000_000 * 0.1);
+        expect(down).toBeLessThan(3_000_000 * 1.2 + 2_000_000 * 0.1);
+      }
+
+      // A re-apply replaces the table: the counts are carried into the new one, not reset or doubled.
+      await apply(desired([wgHop, socksHop], { rules: [viaSocks, viaWg], failClosed: true }));
+      expect(await counters()).toEqual(after);
+    } finally {
+      await bulk.stop();
+      await apply(desired([], {}));
+    }
   });
 
   test('a rule on domains matches what the tunnel gateway’s resolver (dnsmasq nftset) answered for them', async () => {

@@ -8,7 +8,8 @@ import { waitFor } from '../support/wait-for.js';
 /**
  * Issue 26's web parts in a real browser: the security warnings card on the Overview (both
  * languages), the version on the sign-in page (GET /api/meta), and on Outbounds a hop made from
- * a pasted share link, Check all and the order buttons.
+ * a pasted share link, Check all and the order buttons, and each hop's traffic with its reset
+ * buttons (one hop, and all of the node's, each asking first).
  */
 describe('security warnings, meta and hop tools in the web panel', () => {
   const { session, url, browserAt } = webPanel();
@@ -77,5 +78,53 @@ describe('security warnings, meta and hop tools in the web panel', () => {
     } finally {
       await worker.close();
     }
+  });
+
+  test("each hop's traffic; Reset traffic on one hop and on all, each confirmed first", async () => {
+    const made: string[] = [];
+    for (const [tag, address] of [
+      ['counted-a', '203.0.113.61:1080'],
+      ['counted-b', '203.0.113.62:1080'],
+    ]) {
+      const created = await f.call('POST', 'outbounds', { tag, kind: 'socks', address });
+      expect(created.status).toBe(201);
+      made.push(created.body.id);
+    }
+    // What an agent's counter batches would have added (test/api/outbounds.spec.ts sends them).
+    await session().t.query(
+      `update outbounds set up_bytes = 1048576, down_bytes = 2097152 where id = any($1::uuid[])`,
+      [made],
+    );
+    const { page } = await browserAt();
+    await openSettled(page, url('/outbounds'));
+    const row = (tag: string) => page.locator(`[data-testid="outbound-row"][data-tag="${tag}"]`);
+    await row('counted-a').getByTestId('outbound-traffic').getByText('↑ 1.0 MiB · ↓ 2.0 MiB').waitFor();
+    const traffic = async () =>
+      (
+        await session().t.query<{ up_bytes: string; down_bytes: string }>(
+          'select up_bytes, down_bytes from outbounds where id = any($1::uuid[]) order by tag',
+          [made],
+        )
+      ).map((r) => [Number(r.up_bytes), Number(r.down_bytes)]);
+
+    // One hop: asks first; cancelling changes nothing.
+    await row('counted-a').getByTestId('reset-outbound-traffic').click();
+    await page.getByRole('dialog').getByText('Zero the traffic counters of counted-a?', { exact: false }).waitFor();
+    await page.keyboard.press('Escape');
+    expect(await traffic()).toEqual([
+      [1048576, 2097152],
+      [1048576, 2097152],
+    ]);
+    await row('counted-a').getByTestId('reset-outbound-traffic').click();
+    await page.getByRole('dialog').getByTestId('confirm').click();
+    await waitFor('counted-a zeroed', async () => (await traffic())[0][0] === 0);
+    expect((await traffic())[1]).toEqual([1048576, 2097152]);
+    await row('counted-a').getByTestId('outbound-traffic').getByText('↑ 0 B · ↓ 0 B').waitFor();
+
+    // All of the node's.
+    await page.getByTestId('reset-all-traffic').click();
+    await page.getByRole('dialog').getByTestId('confirm').click();
+    await waitFor('every hop zeroed', async () => (await traffic()).every(([up, down]) => up === 0 && down === 0));
+    await row('counted-b').getByTestId('outbound-traffic').getByText('↑ 0 B · ↓ 0 B').waitFor();
   });
 });

@@ -8,6 +8,7 @@ import { AGENT_CONFIG, HOST_DRIVER, type HostDriver } from './host-driver.js';
 import { SYSTEM_SAMPLER } from './system-sampler.js';
 import { RuleHitReader } from './host/routing/rule-hits.js';
 import { gatherHostFacts } from './host/host-facts.js';
+import { readHopCounters } from './host/routing/hop-counters.js';
 import { probeThroughRunner } from './work/probe/probe-runner.js';
 
 /** The host drivers behind the agent's seam; every command runs in WARREN_NETNS when set. */
@@ -26,6 +27,7 @@ export function createHostDriver(config: AgentConfig): HostDriver {
     applied: () => record.applied,
     missingInterfaces: () => host.missingInterfaces(),
     readCounters: () => counters.read(),
+    readHopCounters: () => readHopCounters(runner, host.hops.table),
     onCountersReset: (listener) => host.onCountersReset(listener),
     correctQuotas: () => host.correctQuotas(),
     collectState: () => host.collectState(),

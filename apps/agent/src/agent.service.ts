@@ -192,7 +192,9 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
       void this.correctQuotas();
       if (!this.spool.pending) {
         const readings = await this.host.readCounters();
-        this.spool.cut(readings);
+        // The hops' bytes ride in the same batch: recorded once with it, whatever the link does.
+        const hops = this.host.readHopCounters ? await this.host.readHopCounters() : null;
+        this.spool.cut(readings, Date.now(), hops);
       }
       this.sendPendingCounters();
       const hits = await this.host.readRuleHits();
@@ -226,6 +228,13 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
   private sendPendingCounters(): void {
     const batch = this.spool.pending;
     if (batch)
-      this.link.send({ type: 'counters', seq: batch.seq, at: batch.at, since: batch.since, peers: batch.peers });
+      this.link.send({
+        type: 'counters',
+        seq: batch.seq,
+        at: batch.at,
+        since: batch.since,
+        peers: batch.peers,
+        ...(batch.hops ? { hops: batch.hops } : {}),
+      });
   }
 }

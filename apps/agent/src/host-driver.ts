@@ -5,6 +5,7 @@ import type { ApplyResult } from '#libs/contracts/node-queue.js';
 import type { NodeProbeAnswer } from '#libs/contracts/node-probe.js';
 import type { ProbeJob, ProbeResult } from '#libs/contracts/routing.js';
 import type { AppliedRecord, PeerReading } from './host/index.js';
+import type { HopReading } from './host/routing/hop-counters.js';
 
 /** What the agent needs from its host: the seam between the agent's work and host/ drivers. */
 export interface HostDriver {
@@ -16,6 +17,11 @@ export interface HostDriver {
   /** Managed interfaces that should exist but do not (deleted behind the agent's back). */
   missingInterfaces(): Promise<string[]>;
   readCounters(): Promise<PeerReading[]>;
+  /**
+   * The hops' traffic counters, absolute (host/routing/hop-counters.ts); null when they could not
+   * be read this time. Drivers that run no hops omit it.
+   */
+  readHopCounters?(): Promise<HopReading[] | null>;
   /**
    * Registers who takes an interface's last reading when a restart re-creates its link (the
    * counter spool: its counters start from 0 again). Drivers that never re-create links omit it.

@@ -2,11 +2,13 @@ import { join } from 'node:path';
 import {
   COUNTER_SEQ_WINDOW,
   MAX_PEER_BYTES_PER_BATCH,
+  type HopCounters,
   MAX_PEERS_PER_BATCH,
   peerEndpoint,
   type PeerCounters,
 } from '#libs/contracts/agent-link.js';
 import type { PeerReading } from '../host/index.js';
+import type { HopReading } from '../host/routing/hop-counters.js';
 import { readJsonFile, writeJsonAtomic } from '#libs/files/atomic-file.js';
 
 export interface CounterBatch {
@@ -15,7 +17,12 @@ export interface CounterBatch {
   /** When the previous reading was taken (the batch's bytes moved since then); absent on the first. */
   since?: number;
   peers: PeerCounters[];
+  /** Hops that moved bytes (absent when none did). */
+  hops?: HopCounters[];
 }
+
+/** [up, down] bytes per outbound id, as the hop counters last read (hop-counters.ts). */
+type HopBaseline = Record<string, [number, number]>;
 
 /**
  * [rx, tx, lastHandshake] per "interface publicKey". A plain object (it is the file's JSON), safe
@@ -43,6 +50,8 @@ interface SpoolFile {
    * went and not yet in a batch ("interface publicKey" → [rx, tx, lastHandshake]). Absent: none.
    */
   carry?: Baseline;
+  /** The hops' counters at the last reading, by outbound id. Absent in older files: none read yet. */
+  hops?: HopBaseline;
 }
 
 /**
@@ -120,15 +129,22 @@ export class CounterSpool {
    * Cuts the next batch from a reading, unless one is still in flight or nothing moved.
    * Returns the batch to send (already on disk).
    */
-  cut(readings: readonly PeerReading[], at = Date.now()): CounterBatch | null {
+  cut(
+    readings: readonly PeerReading[],
+    at = Date.now(),
+    hopReadings: readonly HopReading[] | null = [],
+  ): CounterBatch | null {
     if (this.state.pending) return null;
     if (this.state.baselineUnknown) {
       const baseline: Baseline = {};
       for (const r of readings) baseline[baselineKey(r)] = [r.rxBytes, r.txBytes, r.lastHandshake];
-      this.state = { nextSeq: this.state.nextSeq, baseline, pending: null, readAt: at };
+      const hops: HopBaseline = {};
+      for (const r of hopReadings ?? []) hops[r.id] = [r.upBytes, r.downBytes];
+      this.state = { nextSeq: this.state.nextSeq, baseline, pending: null, readAt: at, hops };
       this.save();
       return null;
     }
+    const { hops, hopBaseline } = this.hopDeltas(hopReadings);
     const baseline: Baseline = {};
     const peers: PeerCounters[] = [];
     const carried: Baseline = { ...this.state.carry };
@@ -175,13 +191,22 @@ export class CounterSpool {
     // not since the previous batch: `since` is that reading's time (the controller's rate).
     const since = this.state.readAt !== undefined && this.state.readAt < at ? this.state.readAt : undefined;
     const batch =
-      peers.length > 0 ? { seq: this.state.nextSeq, at, ...(since === undefined ? {} : { since }), peers } : null;
+      peers.length > 0 || hops.length > 0
+        ? {
+            seq: this.state.nextSeq,
+            at,
+            ...(since === undefined ? {} : { since }),
+            peers,
+            ...(hops.length > 0 ? { hops } : {}),
+          }
+        : null;
     this.state = {
       nextSeq: this.state.nextSeq + (batch ? 1 : 0),
       baseline,
       pending: batch,
       readAt: at,
       ...(Object.keys(carried).length > 0 ? { carry: carried } : {}),
+      hops: hopBaseline,
     };
     // Without a batch the baseline moved only where nothing counts: new or vanished peers, or
     // counters that restarted at 0. Losing that to a crash is harmless (a lower reading than the
@@ -189,6 +214,30 @@ export class CounterSpool {
     if (batch) this.save();
     else this.saveLazily();
     return batch;
+  }
+
+  /**
+   * The hops' deltas since the baseline, by the peers' rules: a counter below its baseline was
+   * made again (the routing table went with the node's last tunnel) and counts from 0. A hop
+   * absent from the reading leaves the baseline (its counters are gone with it). `null`: the
+   * counters could not be read this time; the baseline stays and the bytes wait for a reading.
+   */
+  private hopDeltas(readings: readonly HopReading[] | null): { hops: HopCounters[]; hopBaseline: HopBaseline } {
+    const before = this.state.hops ?? {};
+    if (readings === null) return { hops: [], hopBaseline: before };
+    const hops: HopCounters[] = [];
+    const hopBaseline: HopBaseline = {};
+    for (const reading of readings) {
+      const was = Object.hasOwn(before, reading.id) ? before[reading.id] : undefined;
+      const continues = was !== undefined && reading.upBytes >= was[0] && reading.downBytes >= was[1];
+      const fromUp = continues ? was[0] : 0;
+      const fromDown = continues ? was[1] : 0;
+      const upBytes = Math.min(reading.upBytes - fromUp, MAX_PEER_BYTES_PER_BATCH);
+      const downBytes = Math.min(reading.downBytes - fromDown, MAX_PEER_BYTES_PER_BATCH);
+      hopBaseline[reading.id] = [fromUp + upBytes, fromDown + downBytes];
+      if (upBytes > 0 || downBytes > 0) hops.push({ id: reading.id, upBytes, downBytes });
+    }
+    return { hops, hopBaseline };
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
-import { COUNTER_SEQ_WINDOW, type PeerCounters } from '#libs/contracts/agent-link.js';
+import { COUNTER_SEQ_WINDOW, type HopCounters, type PeerCounters } from '#libs/contracts/agent-link.js';
+import { addHopTraffic } from '../outbounds/hop-traffic.js';
 import { ResellerLimitsRepository } from '../resellers/reseller-limits.repository.js';
 import { bumpRevisions } from '../revisions/revisions.js';
 import { activationOnFirstUse, affectsPeers, nextStatus } from './client-status.js';
@@ -19,6 +20,8 @@ import { WARREN_CONFIG } from '../runtime.js';
 export interface BatchReading {
   at: number;
   since?: number;
+  /** The hops' bytes the batch carries (outbounds/hop-traffic.ts): recorded once with it. */
+  hops?: readonly HopCounters[];
 }
 
 /** An interval longer than this (an agent that was down) says nothing about the current rate. */
@@ -76,9 +79,12 @@ export class UsageService implements OnModuleInit {
     reading?: BatchReading,
   ): Promise<CountersOutcome> {
     const record = this.recordOf(now, reading);
+    const hops = reading?.hops ?? [];
     for (let attempt = 1; ; attempt++) {
       try {
-        const outcome = await this.orm.em.fork().transactional((em) => this.apply(em, nodeId, seq, peers, now, record));
+        const outcome = await this.orm.em
+          .fork()
+          .transactional((em) => this.apply(em, nodeId, seq, peers, now, record, hops));
         if (outcome.transitions > 0) this.totals.changed();
         return outcome;
       } catch (error) {
@@ -113,6 +119,7 @@ export class UsageService implements OnModuleInit {
     peers: readonly PeerCounters[],
     now: Date,
     record: BatchRecord,
+    hops: readonly HopCounters[],
   ): Promise<CountersOutcome> {
     const claim = await this.usage.claimBatch(em, nodeId, seq, COUNTER_SEQ_WINDOW);
     if (!claim.claimed && claim.repeat) return { duplicate: true, matched: 0, transitions: 0 };
@@ -120,6 +127,7 @@ export class UsageService implements OnModuleInit {
       const refused = `counter batch ${seq} is more than ${COUNTER_SEQ_WINDOW} ahead of the last one recorded (${claim.recorded})`;
       return { duplicate: false, refused, matched: 0, transitions: 0 };
     }
+    await addHopTraffic(em, nodeId, hops);
     if (peers.length === 0) return { duplicate: false, matched: 0, transitions: 0 };
     // Before the counters move the accounts' last endpoints: a move is a change from that one.
     const disabled = await this.sharing.recordMoves(em, nodeId, peers, now);

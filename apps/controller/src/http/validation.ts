@@ -33,6 +33,19 @@ function inheritedKey(value: unknown, path = ''): string | undefined {
   return undefined;
 }
 
+/** Body DTOs a request may leave out entirely (see OptionalBody). */
+const OPTIONAL_BODIES = new WeakSet<object>();
+
+/**
+ * A body DTO (every field optional) that a request may leave out: an absent body reads as `{}`.
+ * For actions W-UI's clients post without a body (`POST /api/outbounds/reset`).
+ */
+export function OptionalBody(): ClassDecorator {
+  return (target) => {
+    OPTIONAL_BODIES.add(target);
+  };
+}
+
 /**
  * Validates every DTO: unknown fields are refused (not silently dropped), types are converted
  * only where a DTO says so, and every failure names its field as a path like `items.2.name`.
@@ -53,6 +66,7 @@ export class StrictValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const isDto =
       metadata.metatype && !([String, Number, Boolean, Array, Object] as unknown[]).includes(metadata.metatype);
+    if (isDto && metadata.type === 'body' && value === undefined && OPTIONAL_BODIES.has(metadata.metatype!)) value = {};
     if (isDto && metadata.type === 'body' && (value === null || typeof value !== 'object' || Array.isArray(value))) {
       throw badRequest('The request body must be a JSON object.');
     }

@@ -67,6 +67,17 @@ export const Outbound = defineEntity({
     subscriptionKey: p.string().length(64).nullable(),
     /** Gone from its subscription's list but kept, because a rule or the node's default uses it. */
     subscriptionGone: p.boolean().default(false),
+    /**
+     * Bytes the hop carried for clients since `trafficSince` (its creation or last reset): up is
+     * what clients sent into it, down what came back (docs/outbounds.md, "Traffic").
+     */
+    upBytes: p.bigint('number').default(0),
+    downBytes: p.bigint('number').default(0),
+    /** A default, not onCreate: the trigger that makes the built-ins with each node inserts in SQL. */
+    trafficSince: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

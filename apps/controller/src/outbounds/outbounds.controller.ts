@@ -1,13 +1,16 @@
 import { Body, Controller, Param, Query } from '@nestjs/common';
+import { ApiBody } from '@nestjs/swagger';
 import { MANAGERS, SIGNED_IN } from '#libs/contracts/user-roles.js';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import type { Principal } from '../auth/principal.js';
 import { DeletedDto } from '../http/api-fields.js';
+import { badRequest } from '../http/api-error.js';
 import { IdPipe } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
 import {
   CheckQueryDto,
   CreateOutboundDto,
+  NodeBodyDto,
   NodeQueryDto,
   OutboundOrderDto,
   UpdateOutboundDto,
@@ -24,6 +27,14 @@ import {
 import { OutboundToolsService } from './outbound-tools.service.js';
 import { OutboundsService } from './outbounds.service.js';
 import { ProbesService } from './probes.service.js';
+
+/** The node a body or query names: either may say (W-UI's clients send it in the body); not two different ones. */
+function nodeIdOf(body: NodeBodyDto, query: NodeQueryDto): string | undefined {
+  const inBody = body.nodeId;
+  if (inBody !== undefined && query.nodeId !== undefined && inBody !== query.nodeId)
+    throw badRequest('nodeId is given twice (body and query) with different values', 'nodeId');
+  return inBody ?? query.nodeId;
+}
 
 /** Outbounds (hops) and their probes; rules and decisions are in docs/outbounds.md. */
 @Controller()
@@ -152,6 +163,38 @@ export class OutboundsController {
   })
   checkAll(@Query() query: CheckAllQueryDto) {
     return this.tools.checkAll(query.nodeId, query.mode ?? 'http');
+  }
+
+  @Route({
+    method: 'POST',
+    path: 'outbounds/:id/reset',
+    group: 'outbounds',
+    roles: MANAGERS,
+    summary: "Zero a hop's traffic counters (upBytes, downBytes; since becomes now); answers the outbound",
+    response: OutboundDto,
+  })
+  resetTraffic(@Param('id', new IdPipe('outbound')) id: string) {
+    return this.outbounds.resetTraffic(id);
+  }
+
+  @Route({
+    method: 'POST',
+    path: 'outbounds/reset',
+    group: 'outbounds',
+    roles: MANAGERS,
+    summary:
+      "Zero the traffic counters of every outbound of a node (nodeId in the body or the query; default: the local node); answers the node's outbounds",
+    query: { nodeId: 'the node (default: the local node)' },
+    response: [OutboundDto],
+    errors: [404],
+  })
+  @ApiBody({
+    type: NodeBodyDto,
+    required: false,
+    description: 'May be left out (nodeId in the query, or the local node)',
+  })
+  resetAllTraffic(@Query() query: NodeQueryDto, @Body() body: NodeBodyDto) {
+    return this.outbounds.resetAllTraffic(nodeIdOf(body, query));
   }
 
   @Route({

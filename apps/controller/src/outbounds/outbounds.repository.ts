@@ -46,6 +46,7 @@ export interface OutboundView {
   egressIp: string | null;
   subscriptionId: string | null;
   subscriptionGone: boolean;
+  traffic: { upBytes: number; downBytes: number; since: Date };
   createdAt: Date;
   updatedAt: Date;
 }
@@ -73,6 +74,9 @@ export type NewOutbound = Omit<
   | 'subscription'
   | 'subscriptionKey'
   | 'subscriptionGone'
+  | 'upBytes'
+  | 'downBytes'
+  | 'trafficSince'
 > & { nodeId: string; subscriptionId?: string; subscriptionKey?: string };
 
 /** A hop's health changing with a check (null: it had never been checked). */
@@ -154,6 +158,7 @@ function view(row: Outbound, agent: AgentReport | undefined): OutboundView {
     egressIp: row.egressIp ?? null,
     subscriptionId: row.subscription?.id ?? null,
     subscriptionGone: row.subscriptionGone,
+    traffic: { upBytes: row.upBytes, downBytes: row.downBytes, since: row.trafficSince },
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -264,6 +269,14 @@ export class OutboundsRepository {
 
   async delete(em: EntityManager, id: string): Promise<void> {
     await em.nativeDelete(Outbound, { id });
+  }
+
+  /** Zeroes the traffic of one outbound, or of every outbound of a node, from now on. */
+  async resetTraffic(em: EntityManager, where: { id: string } | { nodeId: string }): Promise<void> {
+    const [column, value] = 'id' in where ? ['id', where.id] : ['node_id', where.nodeId];
+    await em.execute(`update outbounds set up_bytes = 0, down_bytes = 0, traffic_since = now() where ${column} = ?`, [
+      value,
+    ]);
   }
 
   /** The rules routing through this outbound, in their order (routing_rules, by table name). */

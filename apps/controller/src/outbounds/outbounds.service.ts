@@ -338,6 +338,25 @@ export class OutboundsService {
     return this.outbounds.list(node);
   }
 
+  /**
+   * Zeroes one outbound's traffic (its `since` becomes now). What the node meanwhile counted and
+   * reports later counts from the reset on: the agent reports deltas, never totals.
+   */
+  async resetTraffic(id: string): Promise<OutboundView> {
+    await this.write(async (em) => {
+      await this.lock(em, id);
+      await this.outbounds.resetTraffic(em, { id });
+    });
+    return this.get(id);
+  }
+
+  /** Zeroes the traffic of every outbound of a node; answers the node's outbounds. */
+  async resetAllTraffic(nodeId: string | undefined): Promise<OutboundView[]> {
+    const node = await this.nodeOf(nodeId);
+    await this.write((em) => this.outbounds.resetTraffic(em, { nodeId: node }));
+    return this.outbounds.list(node);
+  }
+
   /** Refused for the built-ins, and while rules or the node's default still route through it (409 naming them). */
   async remove(id: string): Promise<{ id: string; deleted: true }> {
     return this.write(async (em) => {

@@ -498,6 +498,13 @@ export const en = {
       'Paste an ss://, socks5://, socks:// or http:// link, or a WireGuard .conf: the fields below are filled in.',
     parse: 'Read',
     ignored: 'Not used by a hop: {{list}}',
+    traffic: 'Traffic',
+    trafficHelp: 'Bytes clients sent through the hop (↑) and got back (↓) since {{since}}',
+    resetTraffic: 'Reset traffic',
+    confirmResetTraffic: 'Zero the traffic counters of {{tag}}? Counting starts again from now.',
+    resetAllTraffic: 'Reset all traffic',
+    confirmResetAllTraffic: 'Zero the traffic counters of every outbound of this node? Counting starts again from now.',
+    trafficReset: 'Traffic counters zeroed.',
   },
   outboundSubs: {
     tab: 'Subscriptions',

@@ -5,7 +5,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must } from '../api.js';
-import { EmptyState, notifyFailure, PageHeader } from '../components/common.js';
+import { ConfirmButton, EmptyState, notifyFailure, PageHeader } from '../components/common.js';
 import { NodeSelect } from '../components/node-select.js';
 import { useCanManage } from '../session.js';
 import { queryKeys, useOutbounds } from '../api/queries.js';
@@ -64,6 +64,18 @@ export default function OutboundsPage() {
     onSuccess: refresh,
     onError: notifyFailure,
   });
+  // Traffic counters: one hop's, or every outbound's of the node (the buttons ask first).
+  const resetTraffic = useMutation({
+    mutationFn: async (outbound: Outbound | 'all'): Promise<unknown> =>
+      outbound === 'all'
+        ? must(api.POST('/api/outbounds/reset', { body: { nodeId: nodeId! } }))
+        : must(api.POST('/api/outbounds/{id}/reset', { params: { path: { id: outbound.id } } })),
+    onSuccess: () => {
+      notifications.show({ message: t('hopTools.trafficReset'), color: 'teal' });
+      refresh();
+    },
+    onError: notifyFailure,
+  });
   const remove = useMutation({
     mutationFn: (id: string) => must(api.DELETE('/api/outbounds/{id}', { params: { path: { id } } })),
     onSuccess: refresh,
@@ -84,6 +96,18 @@ export default function OutboundsPage() {
           >
             {t('hopTools.checkAll')}
           </Button>
+        )}
+        {canManage && (
+          <ConfirmButton
+            size="sm"
+            message={t('hopTools.confirmResetAllTraffic')}
+            onConfirm={() => resetTraffic.mutate('all')}
+            loading={resetTraffic.isPending && resetTraffic.variables === 'all'}
+            disabled={!nodeId || !outbounds.data?.some((outbound) => !outbound.builtin)}
+            data-testid="reset-all-traffic"
+          >
+            {t('hopTools.resetAllTraffic')}
+          </ConfirmButton>
         )}
         {canManage && (
           <Button
@@ -117,6 +141,7 @@ export default function OutboundsPage() {
               onEdit={setEditing}
               onDelete={(outbound) => remove.mutate(outbound.id)}
               onMove={(outbound, by) => move.mutate({ outbound, by })}
+              onResetTraffic={(outbound) => resetTraffic.mutate(outbound)}
             />
           )}
         </Tabs.Panel>

@@ -164,6 +164,7 @@ export class HopHost {
       }
       const wireguardName = outbound.config.kind === 'wireguard' ? outbound.config.interfaceName : null;
       hopRoutes.set(outbound.tag, {
+        id: outbound.id,
         kind: outbound.config.kind,
         mark: numbers.mark,
         port: numbers.port,
@@ -370,6 +371,7 @@ export class HopHost {
           tunnels: isDefault ? [] : context.tunnels,
           hops,
           counters: live.counters,
+          hopCounters: live.hopCounters,
           domainElements: live.domainElements,
           redirectDns,
         });
@@ -399,7 +401,7 @@ export class HopHost {
       // The same table as last loaded (counters aside) that still holds all its rules is not
       // loaded again: a no-op apply of 1,000 rules costs the read instead of read + load.
       const sha256 = createHash('sha256')
-        .update(ruleset.text.replace(/counter packets \d+ bytes \d+/g, 'counter'))
+        .update(ruleset.text.replace(/packets \d+ bytes \d+/g, ''))
         .digest('hex');
       const unchanged = live.exists && sha256 === state.routingSha256 && live.counters.size === rendered;
       if (!unchanged) {

@@ -1,4 +1,5 @@
 import { DEFAULT_ROUTING, type DesiredRule } from '#libs/contracts/routing.js';
+import { hopCounterNames, hopOfCounter, parseHopCounters } from './hop-counters.js';
 import { hopNumbers } from './hop-numbers.js';
 import { policyRouteCommands } from './policy-routes.js';
 import {
@@ -27,9 +28,9 @@ function rule(n: number, outbound: string, criteria: Partial<DesiredRule> = {}):
   };
 }
 const hops = new Map<string, HopRoute>([
-  ['wg', { kind: 'wireguard', mark: 0x5703, port: 12303, up: true, interfaceName: 'hop0' }],
-  ['socks', { kind: 'socks', mark: 0x5707, port: 12307, up: true, interfaceName: null }],
-  ['down', { kind: 'socks', mark: 0x5708, port: 12308, up: false, interfaceName: null }],
+  ['wg', { id: id(103), kind: 'wireguard', mark: 0x5703, port: 12303, up: true, interfaceName: 'hop0' }],
+  ['socks', { id: id(107), kind: 'socks', mark: 0x5707, port: 12307, up: true, interfaceName: null }],
+  ['down', { id: id(108), kind: 'socks', mark: 0x5708, port: 12308, up: false, interfaceName: null }],
 ]);
 const render = (routing: Partial<typeof DEFAULT_ROUTING>, counters = new Map()) =>
   renderRuleset({
@@ -178,4 +179,33 @@ test('policy routes: only what differs, only at the agent’s preferences and ta
     'rule del pref 22009',
     `route del unreachable default table ${n.table} metric 4000000000`,
   ]);
+});
+
+test('hop traffic: two named counters per hop by outbound id, carried over; proxies count TCP; replies by ct mark', () => {
+  const names = hopCounterNames(id(103));
+  expect(names).toEqual({ up: 'hu_00000000000040008000000000000103', down: 'hd_00000000000040008000000000000103' });
+  expect(hopOfCounter(names.down)).toEqual({ id: id(103), way: 'down' });
+  expect(hopOfCounter('hu_nothex')).toBeNull();
+  const { text } = renderRuleset({
+    table: 'warren_routing',
+    routing: DEFAULT_ROUTING,
+    tunnels: ['wg0'],
+    hops,
+    counters: new Map(),
+    hopCounters: new Map([[names.up, { packets: 3, bytes: 4242 }]]),
+    domainElements: new Map(),
+  });
+  expect(text).toContain(`counter ${names.up} {\n\t\tpackets 3 bytes 4242\n\t}`);
+  expect(text).toContain(`counter ${names.down} {\n\t\tpackets 0 bytes 0\n\t}`);
+  // A hop that is down keeps its counters (it may come back): only the route chain skips it.
+  expect(text).toContain(`counter ${hopCounterNames(id(108)).up} {`);
+  expect(text).toContain(`meta mark 0x5703 ct mark set 0x5703 counter name "${names.up}" return`);
+  expect(text).toContain(
+    `meta mark 0x5707 meta l4proto tcp ct mark set 0x5707 counter name "${hopCounterNames(id(107)).up}" return`,
+  );
+  expect(text).toContain(`ct mark 0x5703 counter name "${names.down}"`);
+  expect(text).toContain('type filter hook postrouting priority -140; policy accept;');
+  expect(
+    parseHopCounters(JSON.stringify({ nftables: [{ counter: { name: names.up, packets: 1, bytes: 9 } }] })),
+  ).toEqual(new Map([[names.up, { packets: 1, bytes: 9 }]]));
 });

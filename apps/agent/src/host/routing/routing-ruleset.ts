@@ -8,6 +8,7 @@ import {
   ruleElements,
 } from '#libs/contracts/routing-match.js';
 import { tunnelArg } from '../host-arguments.js';
+import { renderHopCounters } from './hop-counters.js';
 import { hex, REDIRECT_PORT_BASE, MAX_SLOT } from './hop-numbers.js';
 
 /**
@@ -23,6 +24,8 @@ import { hex, REDIRECT_PORT_BASE, MAX_SLOT } from './hop-numbers.js';
  */
 
 export interface HopRoute {
+  /** The outbound's id: its traffic counters' names (hop-counters.ts). */
+  id: string;
   kind: 'wireguard' | 'socks' | 'http' | 'shadowsocks';
   mark: number;
   port: number;
@@ -46,6 +49,8 @@ export interface RulesetInput {
   hops: ReadonlyMap<string, HopRoute>;
   /** Rule counters read from the table being replaced, carried over so no hit is lost. */
   counters: ReadonlyMap<string, Counter>;
+  /** The hops' traffic counters read from the table being replaced, by counter name (hop-counters.ts). */
+  hopCounters?: ReadonlyMap<string, Counter>;
   /** Elements the resolver put into domain sets, carried over by set name. */
   domainElements: ReadonlyMap<string, readonly string[]>;
   /**
@@ -198,6 +203,14 @@ export function renderRuleset(input: RulesetInput): Ruleset {
       );
     }
   }
+  body.push(
+    ...renderHopCounters(
+      input.hops.values(),
+      input.tunnels,
+      input.hopCounters ?? new Map(),
+      quoted(input.tunnels.map(tunnelArg)),
+    ),
+  );
   const wireguard = [...input.hops.values()].filter((h) => h.kind === 'wireguard' && h.interfaceName);
   if (wireguard.length) {
     body.push(

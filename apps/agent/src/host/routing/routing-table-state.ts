@@ -1,15 +1,18 @@
 import type { CommandRunner } from '../command-runner.js';
+import { parseHopCounters } from './hop-counters.js';
 import type { Counter } from './routing-ruleset.js';
 
 /**
  * What the agent's routing table holds right now, from one `nft -j list table`: each rule's
- * counter by rule id (the rule's comment) and the addresses the resolver put into domain sets.
+ * counter by rule id (the rule's comment), the hops' traffic counters and the addresses the resolver put into domain sets.
  * Read before the table is replaced, so both are carried into the new one.
  */
 
 export interface LiveRoutingTable {
   exists: boolean;
   counters: Map<string, Counter>;
+  /** The hops' traffic counters by name (hop-counters.ts). */
+  hopCounters: Map<string, Counter>;
   domainElements: Map<string, string[]>;
 }
 
@@ -26,7 +29,7 @@ export async function readLiveRoutingTable(runner: CommandRunner, table: string)
     ({ stdout } = await runner.run('nft', ['-j', 'list', 'table', 'ip', table]));
   } catch {
     // No such table (first apply, or removed by hand): nothing to carry.
-    return { exists: false, counters: new Map(), domainElements: new Map() };
+    return { exists: false, counters: new Map(), hopCounters: new Map(), domainElements: new Map() };
   }
   return { exists: true, ...parseRoutingTable(stdout) };
 }
@@ -34,6 +37,7 @@ export async function readLiveRoutingTable(runner: CommandRunner, table: string)
 export function parseRoutingTable(json: string): Omit<LiveRoutingTable, 'exists'> {
   const counters = new Map<string, Counter>();
   const domainElements = new Map<string, string[]>();
+  const hopCounters = parseHopCounters(json);
   const parsed = JSON.parse(json) as NftJson;
   for (const item of parsed.nftables ?? []) {
     if (item.rule?.comment && item.rule.chain === 'route') {
@@ -51,5 +55,5 @@ export function parseRoutingTable(json: string): Omit<LiveRoutingTable, 'exists'
       domainElements.set(item.set.name, values);
     }
   }
-  return { counters, domainElements };
+  return { counters, hopCounters, domainElements };
 }

@@ -26,6 +26,7 @@ import { Migration20261126210200_client_writes } from './Migration20261126210200
 import { Migration20261126210400_password_changed } from './Migration20261126210400_password_changed.js';
 import { Migration20261126210500_tunnels } from './Migration20261126210500_tunnels.js';
 import { Migration20261127010100_outbound_subs } from './Migration20261127010100_outbound_subs.js';
+import { Migration20261127010200_hop_counters } from './Migration20261127010200_hop_counters.js';
 
 /** Committed migrations in the order they run. `npm run migration:create` writes new files; list them here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -65,4 +66,5 @@ export const MIGRATIONS: MigrationObject[] = [
   },
   { name: 'Migration20261126210500_tunnels', class: Migration20261126210500_tunnels },
   { name: 'Migration20261127010100_outbound_subs', class: Migration20261127010100_outbound_subs },
+  { name: 'Migration20261127010200_hop_counters', class: Migration20261127010200_hop_counters },
 ];

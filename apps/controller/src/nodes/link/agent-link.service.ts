@@ -46,6 +46,7 @@ export class AgentLinkService {
         const outcome = await this.usage.recordCounters(nodeId, message.seq, message.peers, new Date(), {
           at: message.at,
           since: message.since,
+          hops: message.hops,
         });
         this.metrics.counterBatches.inc({
           outcome: outcome.refused ? 'refused' : outcome.duplicate ? 'duplicate' : 'recorded',

@@ -14,6 +14,7 @@ import {
 } from 'class-validator';
 import { HOP_KINDS, OUTBOUND_TAG, SHADOWSOCKS_METHODS, type HopKind } from '#libs/contracts/routing.js';
 import { OptionalNotNull } from '../../http/validators.js';
+import { OptionalBody } from '../../http/validation.js';
 
 /** A WireGuard key as `wg` prints it: base64 of 32 bytes. */
 export const WG_KEY = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw480]=$/;
@@ -149,6 +150,15 @@ export class UpdateOutboundDto {
 export class NodeQueryDto {
   @ApiPropertyOptional({ description: 'The node (its id); defaults to the local node' })
   @IsOptional()
+  @IsString()
+  nodeId?: string;
+}
+
+/** `{ nodeId }` as a body, which may be left out (the node then comes from the query, or is the local one). */
+@OptionalBody()
+export class NodeBodyDto {
+  @ApiPropertyOptional({ description: 'The node (its id); or nodeId in the query; defaults to the local node' })
+  @OptionalNotNull()
   @IsString()
   nodeId?: string;
 }

@@ -33,6 +33,18 @@ export class WireguardHopDto {
   interfaceName!: string;
 }
 
+/** What a hop carried for clients (docs/outbounds.md, "Traffic"); the built-ins are not counted. */
+export class HopTrafficDto {
+  @IntField({ minimum: 0, description: 'Bytes clients sent into the hop (IP packets as they arrived on the tunnel)' })
+  upBytes!: number;
+
+  @IntField({ minimum: 0, description: 'Bytes that came back to clients from the hop' })
+  downBytes!: number;
+
+  @DateTimeField({ description: 'Counted since then: the hop was created or its traffic last reset' })
+  since!: string;
+}
+
 export class OutboundDto {
   @IdField()
   id!: string;
@@ -115,6 +127,12 @@ export class OutboundDto {
     description: "Gone from its subscription's list but kept because a rule or the default outbound uses it",
   })
   subscriptionGone!: boolean;
+
+  @ApiProperty({
+    type: HopTrafficDto,
+    description: "The hop's traffic as its node's agent reported it (at most a report interval behind)",
+  })
+  traffic!: HopTrafficDto;
 
   @DateTimeField()
   createdAt!: string;

@@ -1,7 +1,7 @@
 import { ActionIcon, Badge, Button, Text } from '@mantine/core';
 import { IconArrowDown, IconArrowUp, IconRadar } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { EditAndDelete, Ltr } from '../../components/common.js';
+import { ConfirmButton, EditAndDelete, formatBytes, formatDate, Ltr, Sizes } from '../../components/common.js';
 import { ListTable } from '../../components/list-table.js';
 import { LastCheck, OutboundState } from './outbound-state.js';
 import type { Outbound } from './types.js';
@@ -15,6 +15,7 @@ export function OutboundsTable({
   onEdit,
   onDelete,
   onMove,
+  onResetTraffic,
 }: {
   outbounds: Outbound[] | undefined;
   canManage: boolean;
@@ -25,9 +26,11 @@ export function OutboundsTable({
   onDelete: (outbound: Outbound) => void;
   /** Moves a hop one place up (-1) or down (1) among the node's hops (the built-ins stay first). */
   onMove: (outbound: Outbound, by: -1 | 1) => void;
+  /** Zeroes a hop's traffic counters (asked first). */
+  onResetTraffic: (outbound: Outbound) => void;
 }) {
   const hops = (outbounds ?? []).filter((outbound) => !outbound.builtin);
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   return (
     <ListTable
       rows={outbounds}
@@ -78,6 +81,21 @@ export function OutboundsTable({
           header: t('outbounds.lastCheck'),
           cell: (outbound) => <LastCheck outbound={outbound} />,
         },
+        {
+          header: t('hopTools.traffic'),
+          // The built-ins carry no counters of their own (docs/outbounds.md, "Traffic").
+          cell: (outbound) =>
+            outbound.builtin ? (
+              '—'
+            ) : (
+              <span
+                title={t('hopTools.trafficHelp', { since: formatDate(outbound.traffic.since, i18n.language) })}
+                data-testid="outbound-traffic"
+              >
+                <Sizes>{`↑ ${formatBytes(outbound.traffic.upBytes)} · ↓ ${formatBytes(outbound.traffic.downBytes)}`}</Sizes>
+              </span>
+            ),
+        },
       ]}
       actions={(outbound) => (
         <>
@@ -114,6 +132,15 @@ export function OutboundsTable({
                 <IconArrowDown size={16} />
               </ActionIcon>
             </>
+          )}
+          {!outbound.builtin && canManage && (
+            <ConfirmButton
+              message={t('hopTools.confirmResetTraffic', { tag: outbound.tag })}
+              onConfirm={() => onResetTraffic(outbound)}
+              data-testid="reset-outbound-traffic"
+            >
+              {t('hopTools.resetTraffic')}
+            </ConfirmButton>
           )}
           {!outbound.builtin && canManage && (
             <EditAndDelete
