@@ -25,6 +25,7 @@ import { Migration20261126210100_telegram } from './Migration20261126210100_tele
 import { Migration20261126210200_client_writes } from './Migration20261126210200_client_writes.js';
 import { Migration20261126210400_password_changed } from './Migration20261126210400_password_changed.js';
 import { Migration20261126210500_tunnels } from './Migration20261126210500_tunnels.js';
+import { Migration20261127010000_host_groups } from './Migration20261127010000_host_groups.js';
 
 /** Committed migrations in the order they run. `npm run migration:create` writes new files; list them here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -63,4 +64,5 @@ export const MIGRATIONS: MigrationObject[] = [
     class: Migration20261126210400_password_changed,
   },
   { name: 'Migration20261126210500_tunnels', class: Migration20261126210500_tunnels },
+  { name: 'Migration20261127010000_host_groups', class: Migration20261127010000_host_groups },
 ];
