@@ -3709,9 +3709,9 @@ export interface components {
         HostGroupBulkDto: {
             /**
              * Format: uuid
-             * @description The host group; null: the hosts leave their groups
+             * @description The host group; null or absent: the hosts leave their groups
              */
-            groupId: string | null;
+            groupId?: string | null;
             /** @description Host ids */
             hostIds: string[];
         };

@@ -72,7 +72,12 @@ describe('POST /api/hosts/{id}/check', () => {
     expect(missing.error).toContain('NXDOMAIN');
     const asked = dns.queries().length;
     expect(await check('203.0.113.8')).toMatchObject({ resolves: true, addresses: ['203.0.113.8'], matchesNode: true });
-    expect(dns.queries().slice(asked).some((query) => query.startsWith('203.0.113.8'))).toBe(false);
+    expect(
+      dns
+        .queries()
+        .slice(asked)
+        .some((query) => query.startsWith('203.0.113.8')),
+    ).toBe(false);
   });
 
   test('an unknown host is a 404 naming id', async () => {
@@ -87,7 +92,7 @@ describe('tags, bulk actions and order', () => {
     let rev = await revision();
     const tagged = await call('POST', 'hosts/bulk', { ids, action: 'tag', tags: [' cdn ', 'fast'] });
     expect(tagged).toMatchObject({ status: 200, body: { action: 'tag', ids, changed: 3 } });
-    expect(await revision()).toBe(++rev);
+    expect(await revision()).toBe(rev + 1);
     await call('POST', 'hosts/bulk', { ids: [a.id], action: 'untag', tags: ['fast'] });
     expect((await hostsById()).get(a.id)!.tags).toEqual(['cdn']);
     expect((await hostsById()).get(b.id)!.tags).toEqual(['cdn', 'fast']);
@@ -215,12 +220,23 @@ describe('host groups', () => {
       ['PUT', 'hosts/groups/nope', { name: 'ok' }, 404, 'gid'],
       ['DELETE', `hosts/groups/${randomUUID()}`, undefined, 404, 'gid'],
       ['POST', 'hosts/groups/reorder', { ids: [randomUUID()] }, 404, 'ids'],
-      ['POST', 'hosts/groups/bulk', { hostIds: [randomUUID()] }, 400, 'groupId'],
-      ['POST', 'hosts', { interfaceId: iface.id, name: 'g', address: 'g.example', groupId: randomUUID() }, 404, 'groupId'],
+      ['POST', 'hosts/groups/bulk', { groupId: 'nope', hostIds: [randomUUID()] }, 400, 'groupId'],
+      [
+        'POST',
+        'hosts',
+        { interfaceId: iface.id, name: 'g', address: 'g.example', groupId: randomUUID() },
+        404,
+        'groupId',
+      ],
     ];
     for (const [method, path, body, status, field] of cases) {
       const response = await call(method, path, body);
-      expect({ path, body, status: response.status, field: response.body.field }).toEqual({ path, body, status, field });
+      expect({ path, body, status: response.status, field: response.body.field }).toEqual({
+        path,
+        body,
+        status,
+        field,
+      });
     }
     expect(await count('host_groups')).toBe(before);
   });

@@ -16,7 +16,13 @@ import { type Device } from './device.entity.js';
  * type says; rows therefore go through the readers in sql.ts.
  */
 export type ClientsDb = InferKyselyDB<
-  typeof Client | typeof ClientInterface | typeof Device | typeof Account | typeof TunnelInterface | typeof Host | typeof HostGroup
+  | typeof Client
+  | typeof ClientInterface
+  | typeof Device
+  | typeof Account
+  | typeof TunnelInterface
+  | typeof Host
+  | typeof HostGroup
 > & { node_agents: CounterSequence };
 
 /**

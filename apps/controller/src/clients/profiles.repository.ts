@@ -114,9 +114,7 @@ export class ProfilesRepository {
         sql<HostRow[] | null>`(select json_agg(json_build_object('id', h.id, 'name', h.name, 'address', h.address,
           'port', h.port, 'priority', h.priority, 'enabled', h.enabled, 'position', h.position,
           'groupPosition', g.position, 'clientGroups', g.client_groups))
-          from hosts h left join host_groups g on g.id = h.group_id where h.interface_id = a.interface_id)`.as(
-          'hosts',
-        ),
+          from hosts h left join host_groups g on g.id = h.group_id where h.interface_id = a.interface_id)`.as('hosts'),
       )
       .compile();
     type Row = Parameters<typeof toSource>[0] & { hosts: HostRow[] | null };

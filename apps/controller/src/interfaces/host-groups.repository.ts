@@ -77,7 +77,9 @@ export class HostGroupsRepository {
 
   /** The ids among these that name a group. */
   async existing(em: EntityManager, ids: readonly string[]): Promise<Set<string>> {
-    const rows = await em.execute<{ id: string }[]>(`select id from host_groups where id = any(?::uuid[])`, [uuidArray(ids)]);
+    const rows = await em.execute<{ id: string }[]>(`select id from host_groups where id = any(?::uuid[])`, [
+      uuidArray(ids),
+    ]);
     return new Set(rows.map((row) => row.id));
   }
 
@@ -120,4 +122,3 @@ export class HostGroupsRepository {
     return new Set(rows.map((row) => row.id));
   }
 }
-

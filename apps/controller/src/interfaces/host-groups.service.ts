@@ -55,7 +55,10 @@ export class HostGroupsService {
   }
 
   /** Several hosts into one group (null: out of any), all or nothing. */
-  async bulk(groupId: string | null, hostIds: string[]): Promise<{ groupId: string | null; hostIds: string[]; changed: number }> {
+  async bulk(
+    groupId: string | null,
+    hostIds: string[],
+  ): Promise<{ groupId: string | null; hostIds: string[]; changed: number }> {
     const changed = await this.groups.transaction(async (em) => {
       if (groupId !== null) await this.lock(em, groupId, 'groupId');
       return this.assign(em, groupId, hostIds, 'hostIds');
@@ -99,6 +102,7 @@ export class HostGroupsService {
 
   /** Group names are unique regardless of case (the host_groups_name_lower_unique index holds the same). */
   private async assertNameFree(em: EntityManager, name: string, except?: string): Promise<void> {
-    if (await this.groups.nameTaken(em, name, except)) throw conflict(`a host group named "${name}" already exists`, 'name');
+    if (await this.groups.nameTaken(em, name, except))
+      throw conflict(`a host group named "${name}" already exists`, 'name');
   }
 }

@@ -100,7 +100,7 @@ export class HostsController {
     path: 'hosts/:id/check',
     group: 'hosts',
     roles: MANAGERS,
-    summary: "Check a host: whether its address resolves, and to the node serving its interface",
+    summary: 'Check a host: whether its address resolves, and to the node serving its interface',
     response: HostCheckDto,
     audit: false,
   })
@@ -216,7 +216,7 @@ export class HostsController {
     audit: { target: 'host-groups' },
   })
   bulkGroup(@Body() body: HostGroupBulkDto) {
-    return this.groups.bulk(body.groupId, body.hostIds);
+    return this.groups.bulk(body.groupId ?? null, body.hostIds);
   }
 
   @Route({

@@ -139,11 +139,13 @@ export class HostsRepository {
 
   /** The node serving an interface, with what the panel knows of its public address. */
   async nodeOf(interfaceId: string): Promise<{ id: string; name: string; address: string; endpointHost: string }> {
-    const [row] = await this.orm.em.fork().execute<{ id: string; name: string; address: string; endpointHost: string }[]>(
-      `select n.id, n.name, n.address, i.endpoint_host as "endpointHost"
+    const [row] = await this.orm.em
+      .fork()
+      .execute<{ id: string; name: string; address: string; endpointHost: string }[]>(
+        `select n.id, n.name, n.address, i.endpoint_host as "endpointHost"
          from interfaces i join nodes n on n.id = i.node_id where i.id = ?`,
-      [interfaceId],
-    );
+        [interfaceId],
+      );
     return row;
   }
 

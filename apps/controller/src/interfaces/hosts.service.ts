@@ -119,7 +119,11 @@ export class HostsService {
       }
       const touched = current.filter((host) => applyBulk(host, action, tags));
       if (touched.length === 0) return 0;
-      if (action === 'delete') await this.hosts.deleteMany(em, touched.map((host) => host.id));
+      if (action === 'delete')
+        await this.hosts.deleteMany(
+          em,
+          touched.map((host) => host.id),
+        );
       else await this.hosts.save(em);
       await bumpRevisions(em, new Set(touched.map((host) => locked.get(host.interface.id)!)));
       return touched.length;

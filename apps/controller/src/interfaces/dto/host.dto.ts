@@ -90,7 +90,9 @@ export class CreateHostDto {
   @IsOptional()
   @IsUUID('all', { message: 'groupId must be a host group id (a UUID)' })
   groupId?: string | null;
-  @ApiPropertyOptional({ description: 'Labels; no effect on configs' }) @OptionalNotNull() @Tags()
+  @ApiPropertyOptional({ description: 'Labels; no effect on configs' })
+  @OptionalNotNull()
+  @Tags()
   tags?: string[];
 }
 
@@ -105,7 +107,9 @@ export class UpdateHostDto {
   @IsOptional()
   @IsUUID('all', { message: 'groupId must be a host group id (a UUID)' })
   groupId?: string | null;
-  @ApiPropertyOptional({ description: 'Replaces its tags' }) @OptionalNotNull() @Tags()
+  @ApiPropertyOptional({ description: 'Replaces its tags' })
+  @OptionalNotNull()
+  @Tags()
   tags?: string[];
 }
 
@@ -150,7 +154,10 @@ const CLIENT_GROUPS_DOC = {
 
 export class CreateHostGroupDto {
   @ApiProperty({ description: 'Unique regardless of case' }) @GroupName() name!: string;
-  @ApiPropertyOptional({ ...CLIENT_GROUPS_DOC, default: [] }) @OptionalNotNull() @ClientGroups() clientGroups?: string[];
+  @ApiPropertyOptional({ ...CLIENT_GROUPS_DOC, default: [] })
+  @OptionalNotNull()
+  @ClientGroups()
+  clientGroups?: string[];
   @ApiPropertyOptional({ description: 'Hosts put in the group' })
   @OptionalNotNull()
   @Ids('host')
@@ -160,15 +167,18 @@ export class CreateHostGroupDto {
 /** A group replaced: its name and its ties (clientGroups omitted: none). */
 export class ReplaceHostGroupDto {
   @ApiProperty({ description: 'Unique regardless of case' }) @GroupName() name!: string;
-  @ApiPropertyOptional({ ...CLIENT_GROUPS_DOC, default: [] }) @OptionalNotNull() @ClientGroups() clientGroups?: string[];
+  @ApiPropertyOptional({ ...CLIENT_GROUPS_DOC, default: [] })
+  @OptionalNotNull()
+  @ClientGroups()
+  clientGroups?: string[];
 }
 
-/** Several hosts into one group (or out of any, with groupId null). */
+/** Several hosts into one group (or out of any, with groupId null or absent). */
 export class HostGroupBulkDto {
-  @ApiProperty({ description: 'The host group; null: the hosts leave their groups', nullable: true })
-  @ValidateIf((dto: HostGroupBulkDto) => dto.groupId !== null)
+  @ApiPropertyOptional({ description: 'The host group; null or absent: the hosts leave their groups', nullable: true })
+  @IsOptional()
   @IsUUID('all', { message: 'groupId must be a host group id (a UUID)' })
-  groupId!: string | null;
+  groupId?: string | null;
   @ApiProperty({ description: 'Host ids' }) @Ids('host') hostIds!: string[];
 }
 

@@ -110,7 +110,8 @@ export class HostCheckDto {
 
   @ApiProperty({
     type: [String],
-    description: "The node's public addresses as the panel knows them (its address and the interface endpoint, resolved)",
+    description:
+      "The node's public addresses as the panel knows them (its address and the interface endpoint, resolved)",
   })
   nodeAddresses!: string[];
 
