@@ -47,7 +47,7 @@ describe('the Hosts page', () => {
     await page.getByTestId('host-group-client-groups').fill('premium');
     await page.keyboard.press('Enter');
     await page.getByRole('button', { name: 'Create' }).click();
-    await page.getByTestId('host-groups-table').getByText('Premium').waitFor();
+    await page.getByTestId('host-groups-table').getByRole('cell', { name: 'Premium', exact: true }).waitFor();
     expect(await rows('select name, client_groups from host_groups')).toEqual([
       { name: 'Premium', client_groups: ['premium'] },
     ]);
@@ -55,13 +55,13 @@ describe('the Hosts page', () => {
     await page.getByRole('checkbox', { name: 'Select alpha' }).check();
     await page.getByRole('checkbox', { name: 'Select bravo' }).check();
     await page.getByTestId('host-bulk').getByText('2 selected').waitFor();
-    await page.getByTestId('host-bulk').getByRole('textbox', { name: 'Tags' }).fill('cdn');
+    await page.getByTestId('host-bulk-tags').fill('cdn');
     await page.keyboard.press('Enter');
     await page.getByRole('button', { name: 'Add tags' }).click();
     await waitFor('the tags', async () => (await rows(`select id from hosts where tags @> '{cdn}'`)).length === 2);
 
     await page.getByRole('checkbox', { name: 'Select every host' }).check();
-    await page.getByRole('textbox', { name: 'Move to group…' }).click();
+    await page.getByTestId('host-bulk-group').click();
     await page.getByRole('option', { name: 'Premium' }).click();
     await waitFor(
       'the hosts in the group',
@@ -89,7 +89,7 @@ describe('the Hosts page', () => {
     opened.push(browser);
     await browser.page.goto(url('/hosts'));
     await browser.page.getByText('گروه‌های میزبان').waitFor();
-    await browser.page.getByTestId('host-groups-table').getByText('Premium').waitFor();
+    await browser.page.getByTestId('host-groups-table').getByRole('cell', { name: 'Premium', exact: true }).waitFor();
     await browser.page.getByText('گروه میزبان جدید').waitFor();
   });
 });

@@ -68,6 +68,7 @@ export function HostBulkBar({
           value={tags}
           onChange={setTags}
           w={180}
+          data-testid="host-bulk-tags"
         />
         <Button size="xs" variant="default" disabled={tags.length === 0} onClick={() => bulk.mutate('tag')}>
           {t('hosts.bulk.tag')}
@@ -86,6 +87,7 @@ export function HostBulkBar({
           value={null}
           onChange={(value) => value !== null && group.mutate(value === '' ? null : value)}
           w={180}
+          data-testid="host-bulk-group"
         />
       </Group>
     </Paper>
