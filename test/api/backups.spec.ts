@@ -180,6 +180,10 @@ describe('a backup round trip', () => {
       Migration20261126210200_client_writes: {},
       Migration20261126210400_password_changed: { columns: { users: ['password_changed_at'] } },
       Migration20261126210500_tunnels: { columns: { interfaces: ['restart_serial'], nodes: ['tunnels_stopped'] } },
+      Migration20261127010000_host_groups: {
+        tables: ['host_groups'],
+        columns: { hosts: ['group_id', 'tags', 'position'] },
+      },
       Migration20261127010100_outbound_subs: {
         tables: ['outbound_subscriptions'],
         columns: { outbounds: ['subscription_id', 'subscription_key', 'subscription_gone'] },

@@ -47,6 +47,9 @@ describe('hosts', () => {
       effectivePort: 51820,
       priority: 0,
       enabled: true,
+      groupId: null,
+      tags: [],
+      position: expect.any(Number),
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { TestNamespace } from './netns.js';
 import { GiveUp, waitFor } from './wait-for.js';
 
@@ -12,7 +12,7 @@ import { GiveUp, waitFor } from './wait-for.js';
 
 const PROGRAM = `
 const dgram = require('node:dgram');
-const [address, json] = process.argv.slice(1);
+const [address, json, port] = process.argv.slice(1);
 const records = JSON.parse(json);
 const socket = dgram.createSocket('udp4');
 socket.on('message', (query, from) => {
@@ -38,7 +38,7 @@ socket.on('message', (query, from) => {
   socket.send(Buffer.concat([header, query.subarray(12, questionEnd), answer]), from.port, from.address);
   console.log('query ' + name + ' from ' + from.address);
 });
-socket.bind(53, address, () => console.log('ready'));
+socket.bind(Number(port ?? 53), address, () => console.log('ready ' + socket.address().port));
 `;
 
 export interface DnsResponder {
@@ -58,20 +58,49 @@ export async function startDnsResponder(
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
+  // It lives as long as its namespace: TestNamespace.destroy() ends every process inside.
+  return (await watch(child)).responder;
+}
+
+/**
+ * The same server on the test machine's loopback, on a port of the system's choosing, for a
+ * panel told to ask it (WARREN_DNS_SERVERS=127.0.0.1:<port>): no namespace, nothing sent out.
+ */
+export async function startLocalDnsResponder(
+  records: Record<string, string>,
+): Promise<DnsResponder & { server: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ['-e', PROGRAM, '127.0.0.1', JSON.stringify(records), '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const { responder, port } = await watch(child);
+  return {
+    ...responder,
+    server: `127.0.0.1:${port}`,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill();
+      await exited;
+    },
+  };
+}
+
+async function watch(child: ChildProcess): Promise<{ responder: DnsResponder; port: number }> {
   let out = '';
   let err = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  // It lives as long as its namespace: TestNamespace.destroy() ends every process inside.
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
   await waitFor('the DNS responder to listen', () => {
     if (child.exitCode !== null) throw new GiveUp(`the DNS responder exited with ${child.exitCode}: ${err}`);
     return out.includes('ready');
   });
-  return {
+  const port = Number(/ready (\d+)/.exec(out)![1]);
+  const responder = {
     queries: () =>
       out
         .split('\n')
         .filter((line) => line.startsWith('query '))
         .map((line) => line.slice('query '.length)),
   };
+  return { responder, port };
 }

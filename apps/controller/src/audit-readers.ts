@@ -3,6 +3,7 @@ import { ModuleRef } from '@nestjs/core';
 import { AuditTargets } from './audit/audit-targets.js';
 import { ALL_CLIENTS } from './auth/operator-scope.js';
 import { ClientsService } from './clients/clients.service.js';
+import { HostGroupsService } from './interfaces/host-groups.service.js';
 import { HostsService } from './interfaces/hosts.service.js';
 import { InterfacesService } from './interfaces/interfaces.service.js';
 import { NodesService } from './nodes/nodes.service.js';
@@ -36,6 +37,10 @@ export class AuditReaders implements OnModuleInit {
     targets.register('settings', () => get(SettingsService).get());
     targets.register('telegram', () => get(TelegramSettingsService).view());
     targets.register('hosts', async (id) => (await get(HostsService).list()).find((host) => host.id === id) ?? null);
+    targets.register(
+      'host-groups',
+      async (id) => (await get(HostGroupsService).list()).find((group) => group.id === id) ?? null,
+    );
     targets.register(
       'tokens',
       async (id) => (await get(TokensRepository).list({})).find((token) => token.id === id) ?? null,

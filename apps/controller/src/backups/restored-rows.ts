@@ -10,7 +10,7 @@ import { UpdateClientDto } from '../clients/dto/client.dto.js';
 import { SaveGroupDto } from '../groups/dto/group.dto.js';
 import { normalizeCidr, normalizeList } from '../common/network-text.js';
 import { ApiError, badRequest } from '../http/api-error.js';
-import { CreateHostDto } from '../interfaces/dto/host.dto.js';
+import { CreateHostDto, CreateHostGroupDto } from '../interfaces/dto/host.dto.js';
 import { CreateInterfaceDto } from '../interfaces/dto/interface.dto.js';
 import { UpdateNodeDto } from '../nodes/dto/node.dto.js';
 import { CreateOutboundDto } from '../outbounds/dto/outbound.dto.js';
@@ -103,8 +103,18 @@ const CHECKS: { table: string; sql: string; check: (row: Row, path: string) => P
   },
   {
     table: 'hosts',
-    sql: `select id, interface_id as "interfaceId", name, address, port, priority, enabled from hosts order by id`,
+    sql: `select id, interface_id as "interfaceId", name, address, port, priority, enabled, group_id as "groupId", tags
+            from hosts order by id`,
     check: async (row, path) => void (await dto(CreateHostDto, row, path)),
+  },
+  {
+    table: 'host_groups',
+    sql: `select id, name, client_groups as "clientGroups" from host_groups order by id`,
+    check: async (row, path) => {
+      if (typeof row.name === 'string' && row.name.trim() !== row.name)
+        wrongAt(path, badRequest('name must not start or end with white space', 'name'));
+      await dto(CreateHostGroupDto, row, path);
+    },
   },
   {
     table: 'outbounds',

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Kysely } from 'kysely';
 import { type Host } from '../interfaces/host.entity.js';
+import { type HostGroup } from '../interfaces/host-group.entity.js';
 import { type TunnelInterface } from '../interfaces/interface.entity.js';
 import { type Account } from './account.entity.js';
 import { type Client } from './client.entity.js';
@@ -15,7 +16,13 @@ import { type Device } from './device.entity.js';
  * type says; rows therefore go through the readers in sql.ts.
  */
 export type ClientsDb = InferKyselyDB<
-  typeof Client | typeof ClientInterface | typeof Device | typeof Account | typeof TunnelInterface | typeof Host
+  | typeof Client
+  | typeof ClientInterface
+  | typeof Device
+  | typeof Account
+  | typeof TunnelInterface
+  | typeof Host
+  | typeof HostGroup
 > & { node_agents: CounterSequence };
 
 /**

@@ -13,6 +13,8 @@ import { readNumber } from './sql.js';
 /** One device with one of its accounts (secrets included) and that account's interface. */
 export interface ProfileSource {
   clientName: string;
+  /** The client's groups: which hosts its configs carry follows them (dialTargets). */
+  clientGroups: string[];
   deviceId: string;
   deviceName: string;
   /** The account part is null for a device without accounts. */
@@ -52,8 +54,20 @@ export class ProfilesRepository {
     if (interfaceIds.length === 0) return byInterface;
     const rows = await kysely(em)
       .selectFrom('hosts')
-      .select(['id', 'interface_id', 'name', 'address', 'port', 'priority', 'enabled'])
-      .where('interface_id', 'in', [...interfaceIds])
+      .leftJoin('host_groups as g', 'g.id', 'hosts.group_id')
+      .select([
+        'hosts.id',
+        'hosts.interface_id',
+        'hosts.name',
+        'hosts.address',
+        'hosts.port',
+        'hosts.priority',
+        'hosts.enabled',
+        'hosts.position',
+        'g.position as group_position',
+        'g.client_groups',
+      ])
+      .where('hosts.interface_id', 'in', [...interfaceIds])
       .execute();
     for (const row of rows) {
       const list = byInterface.get(row.interface_id) ?? [];
@@ -64,6 +78,9 @@ export class ProfilesRepository {
         port: readNumber(row.port),
         priority: readNumber(row.priority),
         enabled: row.enabled,
+        position: readNumber(row.position),
+        groupPosition: row.group_position === null ? null : readNumber(row.group_position),
+        clientGroups: row.client_groups ?? [],
       });
       byInterface.set(row.interface_id, list);
     }
@@ -95,9 +112,9 @@ export class ProfilesRepository {
     const compiled = this.sourcesQuery(em, 'd.client_id', clientId)
       .select(
         sql<HostRow[] | null>`(select json_agg(json_build_object('id', h.id, 'name', h.name, 'address', h.address,
-          'port', h.port, 'priority', h.priority, 'enabled', h.enabled)) from hosts h where h.interface_id = a.interface_id)`.as(
-          'hosts',
-        ),
+          'port', h.port, 'priority', h.priority, 'enabled', h.enabled, 'position', h.position,
+          'groupPosition', g.position, 'clientGroups', g.client_groups))
+          from hosts h left join host_groups g on g.id = h.group_id where h.interface_id = a.interface_id)`.as('hosts'),
       )
       .compile();
     type Row = Parameters<typeof toSource>[0] & { hosts: HostRow[] | null };
@@ -119,6 +136,7 @@ export class ProfilesRepository {
       .leftJoin('interfaces as i', 'i.id', 'a.interface_id')
       .select([
         'c.name as client_name',
+        'c.groups as client_groups',
         'd.id as device_id',
         'd.name as device_name',
         'a.interface_id',
@@ -149,6 +167,7 @@ type SourceRow = Awaited<ReturnType<ReturnType<ProfilesRepository['sourcesQuery'
 function toSource(row: SourceRow): ProfileSource {
   return {
     clientName: row.client_name,
+    clientGroups: row.client_groups ?? [],
     deviceId: row.device_id,
     deviceName: row.device_name,
     account: row.interface_id

@@ -141,7 +141,10 @@ export class ProfilesService {
     };
   }
 
-  /** One profile per account and dial target: each enabled host of the interface, else its own endpoint. */
+  /**
+   * One profile per account and dial target: each enabled host of the interface the client's
+   * groups let it carry (host groups), else the interface's own endpoint.
+   */
   private async render(
     em: EntityManager,
     rows: readonly ProfileSource[],
@@ -158,7 +161,7 @@ export class ProfilesService {
       }
       const account = row.account;
       if (!account) continue;
-      const targets = dialTargets(account, hostsByInterface.get(account.interfaceId) ?? []);
+      const targets = dialTargets(account, hostsByInterface.get(account.interfaceId) ?? [], row.clientGroups);
       for (const target of targets) {
         device.profiles.push({
           filename: profileFilename(row.clientName, device.deviceName, target.hostName, account.interfaceName),

@@ -61,10 +61,20 @@ describe('configuration', () => {
     [{ WARREN_PUBLIC_URL: 'https://panel.example/x7k2' }, 'WARREN_PUBLIC_URL'],
     [{ WARREN_PUBLIC_URL: 'https://user:pw@panel.example' }, 'WARREN_PUBLIC_URL'],
     [{ WARREN_PUBLIC_URL: 'https://panel.example/?a=1' }, 'WARREN_PUBLIC_URL'],
+    [{ WARREN_DNS_SERVERS: '127.0.0.1,dns.example' }, 'WARREN_DNS_SERVERS'],
   ])('%j is refused naming %s', (env, variable) => {
     const error = failure(env as Record<string, string>);
     expect(error.variable).toBe(variable);
     expect(error.message.startsWith(`${variable}:`)).toBe(true);
+  });
+
+  test('WARREN_DNS_SERVERS: ip or ip:port, comma-separated; unset, the system resolver', () => {
+    expect(loadConfig({}).dnsServers).toBeUndefined();
+    expect(loadConfig({ WARREN_DNS_SERVERS: '127.0.0.1:5353, [::1]:53,9.9.9.9' }).dnsServers).toEqual([
+      '127.0.0.1:5353',
+      '[::1]:53',
+      '9.9.9.9',
+    ]);
   });
 
   test('WARREN_PUBLIC_URL is kept as scheme://host[:port]; unset, each request says where it reached', () => {

@@ -71,6 +71,11 @@ export interface WarrenConfig {
    * https://api.telegram.org): a self-hosted Bot API server, or a test's local stand-in.
    */
   telegramApiRoot: string;
+  /**
+   * DNS servers (`ip` or `ip:port`) host checks ask (WARREN_DNS_SERVERS, comma-separated);
+   * unset: the system's resolver (/etc/hosts and resolv.conf). Tests point it at a local server.
+   */
+  dnsServers?: string[];
 }
 
 /** The periods of the controller's recurring work; the defaults are production's. */
@@ -258,6 +263,14 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
       'WARREN_LOCAL_AGENT',
       '"external" needs REDIS_URL (the external agent takes its jobs from Redis)',
     );
+  const dnsServers = text(env, 'WARREN_DNS_SERVERS')
+    ?.split(',')
+    .map((server) => server.trim())
+    .filter(Boolean);
+  for (const server of dnsServers ?? []) {
+    const ip = server.replace(/^\[(.*)\](:\d+)?$/, '$1').replace(/^([\d.]+):\d+$/, '$1');
+    if (isIP(ip) === 0) throw new ConfigError('WARREN_DNS_SERVERS', `"${server}" is not ip or ip:port`);
+  }
   return {
     dataDir,
     host,
@@ -289,6 +302,7 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
       /\/+$/,
       '',
     ),
+    ...(dnsServers?.length ? { dnsServers } : {}),
   };
 }
 

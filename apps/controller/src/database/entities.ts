@@ -14,6 +14,7 @@ import { DeviceEndpoint } from '../clients/sharing/device-endpoint.entity.js';
 import { ClientUsageRow, NodeUsageRow } from '../clients/usage-history.entity.js';
 import { DownloadLink } from '../subscriptions/download-link.entity.js';
 import { Host } from '../interfaces/host.entity.js';
+import { HostGroup } from '../interfaces/host-group.entity.js';
 import { TunnelInterface } from '../interfaces/interface.entity.js';
 import { Node } from '../revisions/node.entity.js';
 import { NodeAgent } from '../nodes/node-agent.entity.js';
@@ -44,6 +45,7 @@ export const ENTITIES = [
   NodeAgent,
   TunnelInterface,
   Host,
+  HostGroup,
   Client,
   ClientInterface,
   Device,

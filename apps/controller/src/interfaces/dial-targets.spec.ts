@@ -54,4 +54,24 @@ describe('dialTargets', () => {
     dialTargets(iface, hosts);
     expect(hosts.map((h) => h.id)).toEqual(['x', 'y']);
   });
+
+  test('a client carries hosts of groups tied to its groups, and untied ones, in group order', () => {
+    const hosts = [
+      host({ id: 'open', name: 'open', priority: 9 }),
+      host({ id: 'gold', name: 'gold', groupPosition: 1, clientGroups: ['gold'] }),
+      host({ id: 'trial', name: 'trial', groupPosition: 0, clientGroups: ['trial'] }),
+      host({ id: 'shared', name: 'shared', groupPosition: 2, clientGroups: [] }),
+    ];
+    const ids = (groups?: string[]) => dialTargets(iface, hosts, groups).map((t) => t.hostId);
+    expect(ids(['gold'])).toEqual(['gold', 'shared', 'open']);
+    expect(ids(['gold', 'trial'])).toEqual(['trial', 'gold', 'shared', 'open']);
+    expect(ids([])).toEqual(['shared', 'open']);
+    // No client in view (the template, the agent): every enabled host.
+    expect(ids()).toEqual(['trial', 'gold', 'shared', 'open']);
+  });
+
+  test('position decides between hosts of equal priority, before the name', () => {
+    const hosts = [host({ id: 'a', name: 'a', position: 1 }), host({ id: 'b', name: 'b', position: 0 })];
+    expect(dialTargets(iface, hosts).map((t) => t.hostId)).toEqual(['b', 'a']);
+  });
 });

@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
+import { HostGroup } from './host-group.entity.js';
 import { TunnelInterface } from './interface.entity.js';
 
 /** An address clients may dial for an interface; one profile is rendered per enabled host. */
@@ -18,6 +19,12 @@ export const Host = defineEntity({
     port: p.integer().default(0),
     priority: p.integer().default(0),
     enabled: p.boolean().default(true),
+    /** Its group (null: none, carried for every client); the group going leaves the host ungrouped. */
+    group: () => p.manyToOne(HostGroup).nullable().deleteRule('set null').updateRule('cascade').index(),
+    /** Free labels for finding and bulk-selecting hosts; no effect on configs. */
+    tags: p.array().default([]),
+    /** Lower first among hosts of equal priority (POST /api/hosts/reorder). */
+    position: p.integer().default(0),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { HostGroupsRepository } from './host-groups.repository.js';
+import { HostGroupsService } from './host-groups.service.js';
 import { HostsController } from './hosts.controller.js';
 import { HostsRepository } from './hosts.repository.js';
 import { HostsService } from './hosts.service.js';
@@ -7,12 +9,19 @@ import { InterfacesRepository } from './interfaces.repository.js';
 import { InterfacesService } from './interfaces.service.js';
 
 /**
- * Interfaces (tunnels) and their hosts. clients/ uses only the entities and dial-targets.ts,
+ * Interfaces (tunnels), their hosts and host groups. clients/ uses only the entities and dial-targets.ts,
  * plain imports; the services are exported for the template (template/).
  */
 @Module({
   controllers: [InterfacesController, HostsController],
-  providers: [InterfacesService, InterfacesRepository, HostsService, HostsRepository],
-  exports: [InterfacesService, HostsService],
+  providers: [
+    InterfacesService,
+    InterfacesRepository,
+    HostsService,
+    HostsRepository,
+    HostGroupsService,
+    HostGroupsRepository,
+  ],
+  exports: [InterfacesService, HostsService, HostGroupsService],
 })
 export class InterfacesModule {}

@@ -23,6 +23,8 @@ export const queryKeys = {
   interfaces: ['interfaces'] as const,
   nodes: ['nodes'] as const,
   hosts: ['hosts'] as const,
+  hostGroups: ['hosts', 'groups'] as const,
+  hostTags: ['hosts', 'tags'] as const,
   tokens: ['tokens'] as const,
   totp: ['auth', 'totp'] as const,
   backups: ['backups'] as const,
@@ -64,6 +66,14 @@ export function useNodes(options: Watch = {}) {
 
 export function useHosts() {
   return useQuery({ queryKey: queryKeys.hosts, queryFn: () => must(api.GET('/api/hosts')) });
+}
+
+export function useHostGroups() {
+  return useQuery({ queryKey: queryKeys.hostGroups, queryFn: () => must(api.GET('/api/hosts/groups')) });
+}
+
+export function useHostTags() {
+  return useQuery({ queryKey: queryKeys.hostTags, queryFn: () => must(api.GET('/api/hosts/tags')) });
 }
 
 export function useTotpStatus() {

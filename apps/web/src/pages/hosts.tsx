@@ -1,6 +1,6 @@
-import { Badge, Button, Group, Select, Switch, TextInput } from '@mantine/core';
+import { ActionIcon, Badge, Button, Checkbox, Group, Select, Switch, TagsInput, TextInput } from '@mantine/core';
 import { NumberInput } from '../components/number-input.js';
-import { IconPlus } from '@tabler/icons-react';
+import { IconArrowDown, IconArrowUp, IconPlus } from '@tabler/icons-react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -12,17 +12,39 @@ import { ListTable } from '../components/list-table.js';
 import { NodeOfflineBadge, NodeUnmanagedBadge } from '../components/node-health.js';
 import { useCanManage } from '../session.js';
 import { localDigits } from '../format.js';
-import { queryKeys, useHosts, useInterfaceOptions } from '../api/queries.js';
+import { queryKeys, useHostGroups, useHosts, useHostTags, useInterfaceOptions } from '../api/queries.js';
+import { HostBulkBar } from './hosts/host-bulk.js';
+import { HostCheckButton } from './hosts/host-check.js';
+import { HostGroupsSection, moved } from './hosts/host-groups.js';
 
 type Host = Schemas['HostDto'];
 
-/** Hosts: the alternative addresses clients dial for an interface, highest priority first. */
+/**
+ * Hosts: the alternative addresses clients dial for an interface, highest priority first; their
+ * groups (tied to client groups: which clients carry them), tags, bulk actions, order and check.
+ */
 export default function HostsPage() {
   const { t } = useTranslation();
   const canManage = useCanManage();
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<Host | 'new' | null>(null);
+  const [selected, setSelected] = useState<string[]>([]);
   const hosts = useHosts();
+  const groups = useHostGroups();
+  const groupNames = new Map((groups.data ?? []).map((group) => [group.id, group.name]));
+  const reorder = useMutation({
+    mutationFn: (ids: string[]) => must(api.POST('/api/hosts/reorder', { body: { ids } })),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.hosts }),
+    onError: notifyFailure,
+  });
+  /** The hosts a host can trade places with: same interface and priority, in list order. */
+  const peersOf = (host: Host) =>
+    (hosts.data ?? [])
+      .filter((other) => other.interfaceId === host.interfaceId && other.priority === host.priority)
+      .map((other) => other.id);
+  const allIds = (hosts.data ?? []).map((host) => host.id);
+  const toggle = (id: string, on: boolean) =>
+    setSelected((before) => (on ? [...before, id] : before.filter((other) => other !== id)));
   const interfaces = useInterfaceOptions();
   const names = new Map(interfaces.options.map((option) => [option.value, option.label]));
   const offline = new Set(interfaces.data?.filter((entry) => entry.nodeOffline).map((entry) => entry.id));
@@ -45,13 +67,39 @@ export default function HostsPage() {
           </Button>
         )}
       </PageHeader>
+      <HostGroupsSection canManage={canManage} />
+      {canManage && selected.length > 0 && (
+        <HostBulkBar selected={selected} groups={groups.data ?? []} onDone={() => setSelected([])} />
+      )}
       <ListTable
         rows={hosts.data}
         empty={interfaces.data?.length ? t('hosts.empty') : t('hosts.needInterface')}
         cards
         rowKey={(host) => host.id}
         minWidth={600}
+        testId="hosts-table"
         columns={[
+          ...(canManage
+            ? [
+                {
+                  header: (
+                    <Checkbox
+                      aria-label={t('hosts.selectAll')}
+                      checked={allIds.length > 0 && selected.length === allIds.length}
+                      indeterminate={selected.length > 0 && selected.length < allIds.length}
+                      onChange={(e) => setSelected(e.currentTarget.checked ? allIds : [])}
+                    />
+                  ),
+                  cell: (host: Host) => (
+                    <Checkbox
+                      aria-label={t('hosts.select', { name: host.name })}
+                      checked={selected.includes(host.id)}
+                      onChange={(e) => toggle(host.id, e.currentTarget.checked)}
+                    />
+                  ),
+                },
+              ]
+            : []),
           {
             header: t('common.name'),
             naming: true,
@@ -75,14 +123,46 @@ export default function HostsPage() {
             cell: (host) => <HostPort host={host.address} port={host.effectivePort} />,
           },
           { header: t('hosts.priority'), cell: (host) => localDigits(host.priority) },
+          { header: t('hosts.group'), cell: (host) => (host.groupId ? groupNames.get(host.groupId) : '') },
+          {
+            header: t('hosts.tags'),
+            cell: (host) => (
+              <Group gap={4}>
+                {host.tags.map((tag) => (
+                  <Badge key={tag} variant="outline" size="sm">
+                    {tag}
+                  </Badge>
+                ))}
+              </Group>
+            ),
+          },
         ]}
         actions={(host) =>
           canManage && (
-            <EditAndDelete
-              onEdit={() => setEditing(host)}
-              confirmMessage={t('hosts.confirmDelete', { name: host.name })}
-              onDelete={() => remove.mutate(host.id)}
-            />
+            <>
+              <ActionIcon
+                variant="default"
+                aria-label={t('hosts.moveUp', { name: host.name })}
+                disabled={peersOf(host)[0] === host.id}
+                onClick={() => reorder.mutate(moved(peersOf(host), host.id, -1))}
+              >
+                <IconArrowUp size={14} />
+              </ActionIcon>
+              <ActionIcon
+                variant="default"
+                aria-label={t('hosts.moveDown', { name: host.name })}
+                disabled={peersOf(host).at(-1) === host.id}
+                onClick={() => reorder.mutate(moved(peersOf(host), host.id, 1))}
+              >
+                <IconArrowDown size={14} />
+              </ActionIcon>
+              <HostCheckButton host={host} />
+              <EditAndDelete
+                onEdit={() => setEditing(host)}
+                confirmMessage={t('hosts.confirmDelete', { name: host.name })}
+                onDelete={() => remove.mutate(host.id)}
+              />
+            </>
           )
         }
       />
@@ -90,6 +170,7 @@ export default function HostsPage() {
         <HostModal
           host={editing === 'new' ? undefined : editing}
           interfaces={interfaces.options}
+          groups={(groups.data ?? []).map((group) => ({ value: group.id, label: group.name }))}
           onClose={() => setEditing(null)}
         />
       )}
@@ -100,13 +181,16 @@ export default function HostsPage() {
 function HostModal({
   host,
   interfaces,
+  groups,
   onClose,
 }: {
   host?: Host;
   interfaces: { value: string; label: string }[];
+  groups: { value: string; label: string }[];
   onClose: () => void;
 }) {
   const { t } = useTranslation();
+  const tags = useHostTags();
   const queryClient = useQueryClient();
   const [values, setValues] = useState({
     interfaceId: host?.interfaceId ?? interfaces[0]?.value ?? '',
@@ -115,6 +199,8 @@ function HostModal({
     port: host?.port ?? 0,
     priority: host?.priority ?? 0,
     enabled: host?.enabled ?? true,
+    groupId: host?.groupId ?? null,
+    tags: host?.tags ?? [],
   });
   const set = (key: keyof typeof values, value: unknown) => setValues((before) => ({ ...before, [key]: value }));
   const save = useMutation({
@@ -125,6 +211,8 @@ function HostModal({
         port: Number(values.port),
         priority: Number(values.priority),
         enabled: values.enabled,
+        groupId: values.groupId,
+        tags: values.tags,
       };
       return host
         ? must(api.PATCH('/api/hosts/{id}', { params: { path: { id: host.id } }, body }))
@@ -141,7 +229,7 @@ function HostModal({
       title={host ? host.name : t('hosts.new')}
       onClose={onClose}
       save={save}
-      fields={['interfaceId', 'name', 'address', 'port', 'priority', 'enabled']}
+      fields={['interfaceId', 'name', 'address', 'port', 'priority', 'enabled', 'groupId', 'tags']}
       editing={Boolean(host)}
     >
       {!host && (
@@ -180,6 +268,22 @@ function HostModal({
           error={errors.of('priority')}
         />
       </Group>
+      <Select
+        label={t('hosts.group')}
+        placeholder={t('hosts.noGroup')}
+        data={groups}
+        value={values.groupId}
+        onChange={(value) => set('groupId', value)}
+        clearable
+        error={errors.of('groupId')}
+      />
+      <TagsInput
+        label={t('hosts.tags')}
+        data={(tags.data ?? []).map((entry) => entry.tag)}
+        value={values.tags}
+        onChange={(value) => set('tags', value)}
+        error={errors.of('tags')}
+      />
       <Switch
         label={t('hosts.enabled')}
         checked={values.enabled}

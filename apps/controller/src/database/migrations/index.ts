@@ -25,6 +25,7 @@ import { Migration20261126210100_telegram } from './Migration20261126210100_tele
 import { Migration20261126210200_client_writes } from './Migration20261126210200_client_writes.js';
 import { Migration20261126210400_password_changed } from './Migration20261126210400_password_changed.js';
 import { Migration20261126210500_tunnels } from './Migration20261126210500_tunnels.js';
+import { Migration20261127010000_host_groups } from './Migration20261127010000_host_groups.js';
 import { Migration20261127010100_outbound_subs } from './Migration20261127010100_outbound_subs.js';
 import { Migration20261127010200_hop_counters } from './Migration20261127010200_hop_counters.js';
 
@@ -65,6 +66,7 @@ export const MIGRATIONS: MigrationObject[] = [
     class: Migration20261126210400_password_changed,
   },
   { name: 'Migration20261126210500_tunnels', class: Migration20261126210500_tunnels },
+  { name: 'Migration20261127010000_host_groups', class: Migration20261127010000_host_groups },
   { name: 'Migration20261127010100_outbound_subs', class: Migration20261127010100_outbound_subs },
   { name: 'Migration20261127010200_hop_counters', class: Migration20261127010200_hop_counters },
 ];

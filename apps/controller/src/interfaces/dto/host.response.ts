@@ -26,9 +26,112 @@ export class HostDto {
   @ApiProperty()
   enabled!: boolean;
 
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'Its host group, or null' })
+  groupId!: string | null;
+
+  @ApiProperty({ type: [String] })
+  tags!: string[];
+
+  @IntField({ description: 'Lower first among hosts of equal priority' })
+  position!: number;
+
   @DateTimeField()
   createdAt!: string;
 
   @DateTimeField()
   updatedAt!: string;
+}
+
+export class HostGroupDto {
+  @IdField()
+  id!: string;
+
+  @ApiProperty()
+  name!: string;
+
+  @IntField({ description: 'Lower first' })
+  position!: number;
+
+  @ApiProperty({ type: [String], description: 'Client groups its hosts go to; empty: every client' })
+  clientGroups!: string[];
+
+  @IntField({ minimum: 0, description: 'Hosts in the group' })
+  hosts!: number;
+
+  @DateTimeField()
+  createdAt!: string;
+
+  @DateTimeField()
+  updatedAt!: string;
+}
+
+export class HostTagDto {
+  @ApiProperty()
+  tag!: string;
+
+  @IntField({ minimum: 1, description: 'Hosts carrying it' })
+  hosts!: number;
+}
+
+export class HostBulkResultDto {
+  @ApiProperty()
+  action!: string;
+
+  @ApiProperty({ type: [String], format: 'uuid' })
+  ids!: string[];
+
+  @IntField({ minimum: 0, description: 'Hosts the action changed' })
+  changed!: number;
+}
+
+export class OrderResultDto {
+  @ApiProperty({ type: [String], format: 'uuid', description: 'The ids in their new order' })
+  ids!: string[];
+}
+
+export class HostCheckDto {
+  @IdField()
+  hostId!: string;
+
+  @ApiProperty({ description: "The host's address as stored" })
+  address!: string;
+
+  @ApiProperty({ description: 'Whether the address resolved to at least one IP address (an IP literal always does)' })
+  resolves!: boolean;
+
+  @ApiProperty({ type: [String], description: 'What it resolved to' })
+  addresses!: string[];
+
+  @IdField()
+  nodeId!: string;
+
+  @ApiProperty()
+  nodeName!: string;
+
+  @ApiProperty({
+    type: [String],
+    description:
+      "The node's public addresses as the panel knows them (its address and the interface endpoint, resolved)",
+  })
+  nodeAddresses!: string[];
+
+  @ApiProperty({ description: 'Whether one of addresses is one of nodeAddresses' })
+  matchesNode!: boolean;
+
+  @ApiProperty({ required: false, description: "Why the host's address did not resolve" })
+  error?: string;
+
+  @ApiProperty({ required: false, description: "Why one of the node's names did not resolve" })
+  nodeError?: string;
+}
+
+export class HostGroupBulkResultDto {
+  @ApiProperty({ format: 'uuid', nullable: true, type: String })
+  groupId!: string | null;
+
+  @ApiProperty({ type: [String], format: 'uuid' })
+  hostIds!: string[];
+
+  @IntField({ minimum: 0, description: 'Hosts that moved' })
+  changed!: number;
 }
