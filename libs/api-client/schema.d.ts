@@ -650,7 +650,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A new subscription link for the client; the old one answers 404 from now on
+         * A new subscription link for the client; the old one, and the client's unspent one-time links, answer 404 from now on
          * @description Roles: owner, admin, reseller.
          */
         post: operations["post_clients_id_subscription_rotate"];
@@ -970,7 +970,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A one-time download link for one config of the device (to send over chat): it works once, for `minutes` (default 30)
+         * A one-time download link for one config of the device (to send over chat): a page whose button (`?download=1`) hands the config out once, for `minutes` (default 30)
          * @description Roles: owner, admin, reseller.
          */
         post: operations["post_devices_id_profile_link"];
@@ -1724,6 +1724,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/nodes/{id}/probe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Probe a node over its agent's link: the round trip, the agent's and the panel's versions (with a warning when they differ) and the host's facts (kernel, OS, WireGuard and nft versions, CPUs, memory, uptime, load)
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_nodes_id_probe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/openapi.json": {
         parameters: {
             query?: never;
@@ -1738,6 +1758,134 @@ export interface paths {
         get: operations["get_openapi_json"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/outbound-subs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the outbound subscriptions in their order, each with its last fetch and the hops it has
+         * @description Roles: owner, admin, viewer.
+         */
+        get: operations["get_outbound_subs"];
+        put?: never;
+        /**
+         * Add a subscription (a URL listing hops as share links) for a node; nothing is fetched until a refresh (asked for, or its schedule within 30 s)
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_outbound_subs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/outbound-subs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a subscription and the hops it made; hops a rule or the default outbound uses stay, as ordinary hops
+         * @description Roles: owner, admin.
+         */
+        delete: operations["delete_outbound_subs_id"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a subscription (name, url, enabled, intervalSeconds); never its node
+         * @description Roles: owner, admin.
+         */
+        patch: operations["patch_outbound_subs_id"];
+        trace?: never;
+    };
+    "/api/outbound-subs/{id}/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fetch the subscription's list now and bring its hops in line: listed ones updated in place or made, gone ones deleted (kept and flagged while a rule uses them); a failed fetch leaves them and is stored as lastError
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_outbound_subs_id_refresh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/outbound-subs/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the order of the subscriptions (display and refresh-all order): ids lists every one once
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_outbound_subs_order"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/outbound-subs/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fetch a list and read it without saving anything: the hops a refresh would make and the lines it would skip; a URL that cannot be fetched is a 400 on url
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_outbound_subs_preview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/outbound-subs/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refresh every enabled subscription now (a few at a time); a failed fetch is stored as its lastError
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_outbound_subs_refresh"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1836,6 +1984,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/outbounds/{id}/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Zero a hop's traffic counters (upBytes, downBytes; since becomes now); answers the outbound
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_outbounds_id_reset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/outbounds/check": {
         parameters: {
             query?: never;
@@ -1890,6 +2058,26 @@ export interface paths {
          * @description Roles: owner, admin.
          */
         post: operations["post_outbounds_parse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/outbounds/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Zero the traffic counters of every outbound of a node (nodeId in the body or the query; default: the local node); answers the node's outbounds
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_outbounds_reset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1980,6 +2168,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/routing/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-apply the routing now: the node's revision (every node's without nodeId) moves on and its agent applies again
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_routing_apply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/routing/rules": {
         parameters: {
             query?: never;
@@ -2038,6 +2246,26 @@ export interface paths {
          * @description Roles: owner, admin.
          */
         post: operations["post_routing_rules_order"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/routing/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Which rule decides a packet from a client (or tunnel address) to an address or domain, and which outbound carries it: the node's routing as its agent applies it
+         * @description Roles: owner, admin, reseller, viewer.
+         */
+        post: operations["post_routing_test"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2607,6 +2835,12 @@ export interface components {
             jmin: number;
             s1: number;
             s2: number;
+        };
+        AppliedNodeDto: {
+            /** Format: uuid */
+            nodeId: string;
+            /** @description The desired-state revision the agent now applies */
+            revision: number;
         };
         ApplyResultDto: {
             durationMs: number;
@@ -3329,6 +3563,27 @@ export interface components {
             /** @description socks and http only; null for none */
             username?: string | null;
         };
+        CreateOutboundSubDto: {
+            /**
+             * @description A disabled subscription is not refreshed on its schedule
+             * @default true
+             */
+            enabled?: boolean;
+            /**
+             * @description Seconds between scheduled refreshes: 0 (only when asked for) or 300..604800
+             * @default 3600
+             */
+            intervalSeconds?: number;
+            /** @description Unique among subscriptions */
+            name: string;
+            /** @description The node its hops run on; defaults to the local node; cannot change */
+            nodeId?: string;
+            /**
+             * @description http or https URL of the list: share links one a line, or base64 of that. No user name or password in it; not the panel's own or a private address unless settings allow private targets
+             * @example https://provider.example.com/sub/hops.txt
+             */
+            url: string;
+        };
         CreateRuleDto: {
             /** @description Client ids: matches their devices' tunnel addresses on this node */
             clients?: string[];
@@ -3455,7 +3710,7 @@ export interface components {
             expiresAt: string;
             filename: string;
             path: string;
-            /** @description Works once, until expiresAt: https://panel.example/<base>/dl/<token> */
+            /** @description https://panel.example/<base>/dl/<token>: a page (nothing spent, so a chat preview cannot use it up) whose button, `?download=1`, hands out the config once, until expiresAt */
             url: string;
         };
         EndpointMoveDto: {
@@ -3644,6 +3899,17 @@ export interface components {
             id: string;
             result: components["schemas"]["ProbeResultDto"];
             tag: string;
+        };
+        HopTrafficDto: {
+            /** @description Bytes that came back to clients from the hop */
+            downBytes: number;
+            /**
+             * Format: date-time
+             * @description Counted since then: the hop was created or its traffic last reset
+             */
+            since: string;
+            /** @description Bytes clients sent into the hop (IP packets as they arrived on the tunnel) */
+            upBytes: number;
         };
         HostBulkDto: {
             /** @enum {string} */
@@ -4027,6 +4293,10 @@ export interface components {
             state: "never-enrolled" | "enrolled" | "connected" | "disconnected" | "unmanaged";
             version: string | null;
         };
+        NodeBodyDto: {
+            /** @description The node (its id); or nodeId in the query; defaults to the local node */
+            nodeId?: string;
+        };
         NodeDeletedDto: {
             /** @enum {boolean} */
             deleted: true;
@@ -4052,6 +4322,55 @@ export interface components {
             tunnelsStopped: boolean;
             /** Format: date-time */
             updatedAt: string;
+        };
+        NodeHostFactsDto: {
+            /** @example x64 */
+            arch: string;
+            /** @description CPUs the agent may use */
+            cpus: number;
+            hostname: string;
+            /**
+             * @description The running kernel (`uname -r`)
+             * @example 6.8.0-45-generic
+             */
+            kernel: string;
+            /** @description Load averages over 1, 5 and 15 minutes */
+            load: number[];
+            /** @description MemAvailable of /proc/meminfo */
+            memoryAvailableBytes: number;
+            memoryTotalBytes: number;
+            /**
+             * @description PRETTY_NAME of /etc/os-release, else the OS type
+             * @example Ubuntu 24.04.1 LTS
+             */
+            os: string;
+            uptimeSeconds: number;
+        };
+        NodeProbeDto: {
+            /** @description The version the agent runs */
+            agentVersion: string;
+            /** @description When the agent answered, ms since the epoch by its clock */
+            answeredAt: number;
+            /** @description The agent's clock minus the panel's, ms (rough: within the round trip) */
+            clockOffsetMs: number;
+            host: components["schemas"]["NodeHostFactsDto"];
+            /** @description `nft --version`; null when nftables is missing */
+            nft: string | null;
+            /** Format: uuid */
+            nodeId: string;
+            nodeName: string;
+            /** @description The panel's version */
+            panelVersion: string;
+            /** @description Panel to agent and back over the node's queue, ms by the panel's clock (to about 10 ms) */
+            roundTripMs: number;
+            /**
+             * @description The agent's version against the panel's (the rule of the security warning about old agents)
+             * @enum {string}
+             */
+            versionSkew: "same" | "older" | "newer" | "different";
+            /** @description What to do when the agent's version is not the panel's; null when they match */
+            versionWarning: string | null;
+            wireguard: components["schemas"]["NodeWireGuardFactsDto"];
         };
         NodeStatesDto: {
             /** @description Agent connected, applied revision below the desired one */
@@ -4083,10 +4402,25 @@ export interface components {
             /** @description The newest recent sample, or null */
             system: components["schemas"]["SampleDto"] | null;
         };
+        NodeWireGuardFactsDto: {
+            /**
+             * @description What new interfaces use: the kernel module when it works, else wireguard-go, else none
+             * @enum {string}
+             */
+            implementation: "kernel" | "wireguard-go" | "none";
+            /** @description The kernel module's version when loaded as a module (null when built in or absent) */
+            kernelModule: string | null;
+            /** @description `wg --version`; null when wireguard-tools is missing */
+            tools: string | null;
+            /** @description `wireguard-go --version`; null when not installed */
+            wireguardGo: string | null;
+        };
         NotifySettingsDto: {
             /** @description The channels this panel has (a channel not built in is not listed) */
             channels: ("webhook" | "telegram" | "mail")[];
             expiryNoticeDays: number;
+            /** @description Days events are kept after they happened, and webhook delivery attempts; older ones are pruned */
+            retentionDays: number;
             /** @description Every kind × channel */
             switches: components["schemas"]["NotifySwitchDto"][];
         };
@@ -4220,7 +4554,16 @@ export interface components {
             state: "up" | "down" | "failed" | "disabled" | "unknown" | "offline";
             /** @description Why the hop failed on its node */
             stateError: string | null;
+            /** @description Gone from its subscription's list but kept because a rule or the default outbound uses it */
+            subscriptionGone: boolean;
+            /**
+             * Format: uuid
+             * @description The outbound subscription that made the hop (its refreshes update it); null: made by hand
+             */
+            subscriptionId: string | null;
             tag: string;
+            /** @description The hop's traffic as its node's agent reported it (at most a report interval behind) */
+            traffic: components["schemas"]["HopTrafficDto"];
             /** Format: date-time */
             updatedAt: string;
             username: string | null;
@@ -4237,6 +4580,69 @@ export interface components {
             state: "up" | "failed";
             /** @description The hop's tag */
             tag: string;
+        };
+        OutboundSubDto: {
+            /** @description Hops made from it now on its node */
+            count: number;
+            /** Format: date-time */
+            createdAt: string;
+            enabled: boolean;
+            /** Format: uuid */
+            id: string;
+            /** @description 0: refreshed only when asked for */
+            intervalSeconds: number;
+            /** @description Of those, hops gone from the list but kept because a rule or the default uses them */
+            kept: number;
+            /** @description Why the last fetch failed (its hops were left as they were); null when it worked */
+            lastError: string | null;
+            /**
+             * Format: date-time
+             * @description The last fetch, whether it worked or not; null: never fetched
+             */
+            lastFetchedAt: string | null;
+            name: string;
+            /** Format: uuid */
+            nodeId: string;
+            position: number;
+            /** @description Lines of the last list that gave no hop, each with its reason (at most 20) */
+            skipped: string[];
+            /** Format: date-time */
+            updatedAt: string;
+            url: string;
+        };
+        OutboundSubHopDto: {
+            /** @example 203.0.113.7:1080 */
+            address: string;
+            /** @description The link carries a password (never shown) */
+            hasPassword: boolean;
+            /** @enum {string} */
+            kind: "direct" | "blocked" | "wireguard" | "socks" | "http" | "shadowsocks";
+            /** @description The link's line in the (decoded) list */
+            line: number;
+            method: string | null;
+            tag: string;
+            username: string | null;
+        };
+        OutboundSubOrderDto: {
+            /** @description Every subscription id, each once, in the new order (display and refresh order) */
+            ids: string[];
+        };
+        OutboundSubPreviewDto: {
+            /** @description The hops a refresh would make or update, in list order */
+            hops: components["schemas"]["OutboundSubHopDto"][];
+            /** @description Lines that would give no hop, each with its reason (at most 20) */
+            skipped: string[];
+        };
+        OutboundSubRefreshDto: {
+            /** @description Hops made */
+            added: number;
+            /** @description Hops gone from the list but kept (a rule or the default uses them), flagged */
+            kept: number;
+            /** @description Hops gone from the list and deleted */
+            removed: number;
+            subscription: components["schemas"]["OutboundSubDto"];
+            /** @description Hops changed in place */
+            updated: number;
         };
         OverviewDto: {
             /** Format: date-time */
@@ -4303,6 +4709,13 @@ export interface components {
         PostgresQueueAccessDto: {
             /** @enum {string} */
             kind: "postgres";
+        };
+        PreviewOutboundSubDto: {
+            /**
+             * @description http or https URL of the list: share links one a line, or base64 of that. No user name or password in it; not the panel's own or a private address unless settings allow private targets
+             * @example https://provider.example.com/sub/hops.txt
+             */
+            url: string;
         };
         ProbeResultDto: {
             /** @description The address the test server saw, when it says */
@@ -4485,6 +4898,77 @@ export interface components {
             /** @description Nodes that now get the restored desired state */
             nodes: number;
             tables: number;
+        };
+        RouteTestDestinationDto: {
+            /** @description The address tested */
+            address: string;
+            /** @description The domain given, when one was */
+            domain: string | null;
+            /** @description What the domain resolved to (IPv4); the first is tested. null: an address was given */
+            resolved: string[] | null;
+        };
+        RouteTestDto: {
+            /** @description A client (its id): the source is its first device's tunnel address on the node. Give this or source */
+            clientId?: string;
+            /** @description An IPv4 address, or a domain the node resolves as its resolver would */
+            destination: string;
+            /** @description The node (its id); defaults to the local node */
+            nodeId?: string;
+            /** @description Destination port (TCP, UDP) */
+            port?: number;
+            /**
+             * @default tcp
+             * @enum {string}
+             */
+            protocol?: "tcp" | "udp" | "icmp";
+            /** @description A tunnel address (IPv4) of the node the traffic comes from. Give this or clientId */
+            source?: string;
+            /** @description Source port, for rules on source ports (else they do not match) */
+            sourcePort?: number;
+        };
+        RouteTestResultDto: {
+            destination: components["schemas"]["RouteTestDestinationDto"];
+            /** @description The criteria that matched (of the rule, or the list: blockIps, directDomains…) */
+            matched: string[];
+            /** Format: uuid */
+            nodeId: string;
+            /** @description What the answer cannot know, in words */
+            notes: string[];
+            /** @description Tag of the outbound that carries it: direct, blocked or a hop; null: the node resolver answers it */
+            outbound: string | null;
+            port: number | null;
+            /** @enum {string} */
+            protocol: "tcp" | "udp" | "icmp";
+            /** @description The rule that matched (step rule) */
+            rule: components["schemas"]["RouteTestRuleDto"] | null;
+            source: components["schemas"]["RouteTestSourceDto"];
+            /**
+             * @description What decided: the node resolver (DNS of tunnels with domain criteria), a block list, the BitTorrent ports, a direct list, a rule, or the default outbound
+             * @enum {string}
+             */
+            step: "resolver" | "block-list" | "bittorrent" | "direct-list" | "rule" | "default";
+        };
+        RouteTestRuleDto: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description The rule's position in the node's matching order */
+            position: number;
+        };
+        RouteTestSourceDto: {
+            /** @description Tunnel address */
+            address: string;
+            /** Format: uuid */
+            clientId: string | null;
+            /** @description The tunnel interface (host name) it arrives on */
+            interface: string;
+        };
+        RoutingAppliedDto: {
+            nodes: components["schemas"]["AppliedNodeDto"][];
+        };
+        RoutingApplyDto: {
+            /** @description The node (its id); absent: every node */
+            nodeId?: string;
         };
         RoutingBasicDto: {
             blockBitTorrent: boolean;
@@ -5156,6 +5640,8 @@ export interface components {
         UpdateNotifySettingsDto: {
             /** @description Days before expiry that client.expiring fires */
             expiryNoticeDays?: number;
+            /** @description Days events are kept after they happened, and webhook delivery attempts (default 30) */
+            retentionDays?: number;
             switches?: components["schemas"]["NotifySwitchDto"][];
         };
         UpdateOutboundDto: {
@@ -5211,6 +5697,19 @@ export interface components {
             tunnelAddress?: string;
             /** @description socks and http only; null for none */
             username?: string | null;
+        };
+        UpdateOutboundSubDto: {
+            enabled?: boolean;
+            /** @description Seconds between scheduled refreshes: 0 (only when asked for) or 300..604800 */
+            intervalSeconds?: number;
+            name?: string;
+            /** @description Cannot change: only the current node is accepted */
+            nodeId?: string;
+            /**
+             * @description http or https URL of the list: share links one a line, or base64 of that. No user name or password in it; not the panel's own or a private address unless settings allow private targets
+             * @example https://provider.example.com/sub/hops.txt
+             */
+            url?: string;
         };
         UpdateRoutingDto: {
             /** @description Drop BitTorrent traffic */
@@ -13695,6 +14194,109 @@ export interface operations {
             };
         };
     };
+    post_nodes_id_probe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NodeProbeDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     get_openapi_json: {
         parameters: {
             query?: never;
@@ -13733,6 +14335,668 @@ export interface operations {
             };
             /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_outbound_subs: {
+        parameters: {
+            query?: {
+                /** @description The node (its id); defaults to the local node */
+                nodeId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutboundSubDto"][];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_outbound_subs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateOutboundSubDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutboundSubDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    delete_outbound_subs_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patch_outbound_subs_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateOutboundSubDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutboundSubDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_outbound_subs_id_refresh: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutboundSubRefreshDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_outbound_subs_order: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OutboundSubOrderDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutboundSubDto"][];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_outbound_subs_preview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreviewOutboundSubDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutboundSubPreviewDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_outbound_subs_refresh: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutboundSubRefreshDto"][];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14329,6 +15593,91 @@ export interface operations {
             };
         };
     };
+    post_outbounds_id_reset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutboundDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     post_outbounds_check: {
         parameters: {
             query?: {
@@ -14549,6 +15898,97 @@ export interface operations {
             };
             /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_outbounds_reset: {
+        parameters: {
+            query?: {
+                /** @description The node (its id); defaults to the local node */
+                nodeId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description May be left out (nodeId in the query, or the local node) */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeBodyDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutboundDto"][];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14913,6 +16353,93 @@ export interface operations {
             };
         };
     };
+    post_routing_apply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoutingApplyDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingAppliedDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     post_routing_rules: {
         parameters: {
             query?: {
@@ -15209,6 +16736,93 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RoutingDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_routing_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RouteTestDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RouteTestResultDto"];
                 };
             };
             /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
