@@ -1772,7 +1772,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the outbound subscriptions in their order, each with its last fetch and the hops it has
+         * List the outbound subscriptions in their order, each with its last fetch and the hops it has; a viewer gets each URL cut to its origin (its path may hold the provider's token)
          * @description Roles: owner, admin, viewer.
          */
         get: operations["get_outbound_subs"];
@@ -4608,6 +4608,7 @@ export interface components {
             skipped: string[];
             /** Format: date-time */
             updatedAt: string;
+            /** @description The list's URL; to a viewer only its origin (`https://provider.example.com/…`): a path or query may hold the provider's token */
             url: string;
         };
         OutboundSubHopDto: {

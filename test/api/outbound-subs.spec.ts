@@ -71,6 +71,24 @@ describe('the forbidden-target rules apply to the URL', () => {
   });
 });
 
+describe('what a viewer reads', () => {
+  test("a viewer gets each URL cut to its origin (the provider's token stays with managers)", async () => {
+    await allowPrivateTargets(true);
+    const secret = `${list.url}?token=provider-secret`;
+    const sub = await createSub('viewer-url', secret);
+    const viewer = await f.createUser('viewer');
+    const admin = await f.createUser('admin');
+    const asViewer = await session().t.call('GET', 'outbound-subs', { token: viewer.token });
+    expect(asViewer.status).toBe(200);
+    const seen = (asViewer.body as { id: string; url: string }[]).find((row) => row.id === sub.id);
+    expect(seen?.url).toBe(`${new URL(secret).origin}/…`);
+    expect(JSON.stringify(asViewer.body)).not.toContain('provider-secret');
+    const asAdmin = await session().t.call('GET', 'outbound-subs', { token: admin.token });
+    expect((asAdmin.body as { id: string; url: string }[]).find((row) => row.id === sub.id)?.url).toBe(secret);
+    expect((await call('DELETE', `outbound-subs/${sub.id}`)).status).toBe(200);
+  });
+});
+
 describe('preview, refresh, order, delete (against a local HTTP server)', () => {
   beforeAll(async () => {
     await allowPrivateTargets(true);

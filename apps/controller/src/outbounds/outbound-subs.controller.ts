@@ -1,5 +1,7 @@
 import { Body, Controller, Param, Query } from '@nestjs/common';
 import { MANAGERS, SIGNED_IN } from '#libs/contracts/user-roles.js';
+import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import type { Principal } from '../auth/principal.js';
 import { DeletedDto } from '../http/api-fields.js';
 import { IdPipe } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
@@ -25,13 +27,14 @@ export class OutboundSubsController {
     path: 'outbound-subs',
     group: 'outbounds',
     roles: SIGNED_IN,
-    summary: 'List the outbound subscriptions in their order, each with its last fetch and the hops it has',
+    summary:
+      "List the outbound subscriptions in their order, each with its last fetch and the hops it has; a viewer gets each URL cut to its origin (its path may hold the provider's token)",
     query: { nodeId: "only this node's (default: all)" },
     response: [OutboundSubDto],
     errors: [404],
   })
-  list(@Query() query: NodeQueryDto) {
-    return this.subs.list(query.nodeId);
+  list(@Query() query: NodeQueryDto, @CurrentPrincipal() principal: Principal) {
+    return this.subs.list(query.nodeId, MANAGERS.includes(principal.role));
   }
 
   @Route({

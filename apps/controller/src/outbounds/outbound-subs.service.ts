@@ -82,9 +82,15 @@ export class OutboundSubsService {
     private readonly settings: SettingsService,
   ) {}
 
-  async list(nodeId: string | undefined): Promise<OutboundSubView[]> {
+  /**
+   * `withUrls` false (a viewer): each URL is cut to its origin. A provider's list URL carries its
+   * access token in its path or query, and whoever holds it fetches the hops' passwords, which
+   * the API never shows; a viewer reads nothing secret (docs/roles.md).
+   */
+  async list(nodeId: string | undefined, withUrls: boolean): Promise<OutboundSubView[]> {
     if (nodeId !== undefined) await this.outbounds.nodeOf(nodeId);
-    return this.subs.list(nodeId);
+    const subs = await this.subs.list(nodeId);
+    return withUrls ? subs : subs.map((sub) => ({ ...sub, url: urlOrigin(sub.url) }));
   }
 
   async create(input: CreateOutboundSubDto): Promise<OutboundSubView> {
@@ -425,4 +431,15 @@ function previewOf(hop: ListedHop): OutboundSubHopDto {
     hasPassword: hop.fields.password !== null,
     method: hop.fields.method,
   };
+}
+
+/** A URL without what may hold a secret: `https://provider.example/…` (the origin, then an ellipsis when there was more). */
+export function urlOrigin(text: string): string {
+  try {
+    const url = new URL(text);
+    const rest = `${url.pathname}${url.search}${url.hash}`;
+    return rest === '/' || rest === '' ? `${url.origin}/` : `${url.origin}/…`;
+  } catch {
+    return '…';
+  }
 }

@@ -3,11 +3,13 @@ import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { matchRoute, inElements } from '#libs/contracts/routing-match.js';
 import { domainName, type DesiredRouting } from '#libs/contracts/routing.js';
+import { forbiddenReason } from '#libs/net/forbidden-targets.js';
 import { isIpv4 } from '#libs/wireguard/ipv4.js';
 import type { OperatorScope } from '../auth/operator-scope.js';
 import { badRequest, forbidden, notFound } from '../http/api-error.js';
 import { isId } from '../http/id.js';
 import { OutboundsService } from '../outbounds/outbounds.service.js';
+import { SettingsService } from '../settings/settings.service.js';
 import type { RouteTestDto, RouteTestResultDto } from './dto/route-test.dto.js';
 import { RouteTestRepository, type RuleLabel, type TunnelRow } from './route-test.repository.js';
 
@@ -25,6 +27,7 @@ export class RouteTestService {
   constructor(
     private readonly repository: RouteTestRepository,
     private readonly outbounds: OutboundsService,
+    private readonly settings: SettingsService,
   ) {}
 
   async test(input: RouteTestDto, scope: OperatorScope): Promise<RouteTestResultDto> {
@@ -71,6 +74,7 @@ export class RouteTestService {
           `${destination.domain} has no IPv4 address (the node's resolver would answer none)`,
           'destination',
         );
+      if (!(await this.settings.get()).allowPrivateTargets) assertPublicAnswers(destination.domain, resolved);
       address = resolved[0];
       notes.push(
         `${destination.domain} resolved to ${resolved.join(', ')} by the panel's resolver; a client's traffic matches the domain's rules only when it resolved the name through the node's resolver (the tunnel gateway)`,
@@ -136,6 +140,21 @@ function destinationOf(text: string): { address: string; domain: string | null }
   if (!domainName.safeParse(name).success || !name.includes('.') || /^[\d.]+$/.test(name))
     throw badRequest('destination must be an IPv4 address or a domain name (example.com)', 'destination');
   return { address: '', domain: name };
+}
+
+/**
+ * Resellers and viewers may test routes, and the answer names what a domain resolved to: without
+ * this, anyone who may test could map the panel's internal DNS one name at a time (the rule
+ * docs/outbounds.md states for hop and probe refusals). A domain that resolves to a private,
+ * loopback, link-local or the host's own address is refused without naming the address, unless
+ * settings allow private targets.
+ */
+export function assertPublicAnswers(domain: string, addresses: readonly string[], own?: readonly string[]): void {
+  if (addresses.some((address) => forbiddenReason(address, own) !== null))
+    throw badRequest(
+      `${domain} resolves to a forbidden address (private, loopback, link-local or this host's); test it by an address, or allow private targets in settings`,
+      'destination',
+    );
 }
 
 function tunnelOf(tunnels: readonly TunnelRow[], ip: string): TunnelRow | undefined {

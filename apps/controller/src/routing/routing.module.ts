@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { OutboundsModule } from '../outbounds/outbounds.module.js';
+import { SettingsModule } from '../settings/settings.module.js';
 import { RoutingController } from './routing.controller.js';
 import { RoutingRepository } from './routing.repository.js';
 import { RoutingService } from './routing.service.js';
@@ -9,7 +10,7 @@ import { RuleHitsService } from './rule-hits.service.js';
 
 /** Policy routing per node. Exports RuleHitsService for the agent link (nodes/). */
 @Module({
-  imports: [OutboundsModule],
+  imports: [OutboundsModule, SettingsModule],
   controllers: [RoutingController],
   providers: [RoutingService, RoutingRepository, RuleHitsService, RouteTestService, RouteTestRepository],
   exports: [RuleHitsService, RoutingService],

@@ -102,7 +102,11 @@ export class OutboundSubDto {
   @IdField() id!: string;
   @IdField() nodeId!: string;
   @ApiProperty() name!: string;
-  @ApiProperty() url!: string;
+  @ApiProperty({
+    description:
+      "The list's URL; to a viewer only its origin (`https://provider.example.com/…`): a path or query may hold the provider's token",
+  })
+  url!: string;
   @ApiProperty() enabled!: boolean;
   @IntField({ minimum: 0, description: '0: refreshed only when asked for' }) intervalSeconds!: number;
   @IntField({ minimum: 0 }) position!: number;
