@@ -284,12 +284,12 @@ describe('the web panel in a browser', () => {
   test('a host is added to the interface', async () => {
     await f.createInterface({ name: 'wg-hosts' });
     await open('/hosts');
-    await page.getByRole('button', { name: 'New host' }).click();
+    await page.getByRole('button', { name: 'New host', exact: true }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('Name').fill('second-address');
     await dialog.getByLabel('Address').fill('127.0.0.2');
     await dialog.getByRole('button', { name: 'Create' }).click();
-    await page.getByRole('cell', { name: 'second-address' }).waitFor();
+    await page.getByRole('row', { name: /second-address/ }).waitFor();
     await screenshot(page, 'hosts');
   });
 
@@ -393,7 +393,8 @@ describe('the web panel in a browser', () => {
       'first-rule',
       'second-rule',
     ]);
-    // Drag the second rule's handle above the first.
+    // Drag the second rule's handle above the first (both in view: the page has more above them).
+    await rules.nth(1).scrollIntoViewIfNeeded();
     const handle = rules.nth(1).getByTestId('drag-handle');
     const from = (await handle.boundingBox())!;
     const to = (await rules.nth(0).boundingBox())!;
@@ -651,7 +652,7 @@ describe('the web panel in a browser', () => {
 
   test('an expired session goes to sign-in, then back to the page the person was on', async () => {
     await open('/hosts');
-    await page.getByRole('button', { name: 'New host' }).waitFor();
+    await page.getByRole('button', { name: 'New host', exact: true }).waitFor();
     await browser.context.clearCookies();
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
