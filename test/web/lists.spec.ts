@@ -212,8 +212,9 @@ describe('the web panel’s lists', () => {
       await page.getByTestId('skeleton-row').first().waitFor({ state: 'detached' });
       await page.unroute(pattern, hold);
     }
-    // No host yet: the empty state, and no table of headers alone.
-    await page.getByTestId('empty-state').waitFor();
+    // No host (and no host group) yet: each list's empty state, and no table of headers alone.
+    await page.getByTestId('empty-state').filter({ hasText: 'No hosts' }).waitFor();
+    await page.getByTestId('empty-state').filter({ hasText: 'No host groups' }).waitFor();
     expect(await page.locator('table').count()).toBe(0);
   });
 });
