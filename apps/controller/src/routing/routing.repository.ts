@@ -165,6 +165,11 @@ export class RoutingRepository {
     return new Set(rows.map((row) => row.id));
   }
 
+  /** Every node's id: what a re-apply of all routing moves on. */
+  async nodeIds(em: EntityManager): Promise<string[]> {
+    return (await em.execute<{ id: string }[]>('select id from nodes')).map((row) => row.id);
+  }
+
   async ruleIds(em: EntityManager, nodeId: string): Promise<string[]> {
     const rows = await em.find(RoutingRule, { node: nodeId }, { fields: ['id'] });
     return rows.map((row) => row.id);

@@ -200,7 +200,7 @@ export class RoutingService {
   async apply(nodeId: string | undefined, all: boolean): Promise<{ nodes: { nodeId: string; revision: number }[] }> {
     const only = all ? null : await this.outbounds.nodeOf(nodeId);
     const revisions = await this.routing.transaction(async (em) => {
-      const ids = only ? [only] : (await em.execute<{ id: string }[]>('select id from nodes')).map((row) => row.id);
+      const ids = only ? [only] : await this.routing.nodeIds(em);
       return bumpRevisions(em, ids);
     });
     return {
