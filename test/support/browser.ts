@@ -93,6 +93,16 @@ export async function dismissToasts(page: Page): Promise<void> {
   await toasts.first().waitFor({ state: 'detached' });
 }
 
+/**
+ * Presses Confirm in the dialog that asks `asks` and waits until that dialog has gone. A dialog
+ * closed a moment earlier may still be fading out under load, so "the dialog" alone can match two.
+ */
+export async function confirmDialog(page: Page, asks: string): Promise<void> {
+  const dialog = page.getByRole('dialog').filter({ hasText: asks });
+  await dialog.getByTestId('confirm').click();
+  await dialog.waitFor({ state: 'detached' });
+}
+
 /** Opens one of the panel's pages at `url` and waits for its title and for it to settle. */
 export async function openSettled(page: Page, url: string): Promise<void> {
   await page.goto(url);

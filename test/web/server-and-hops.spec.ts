@@ -1,5 +1,5 @@
 import { WARREN_VERSION } from '#libs/version/warren-version.js';
-import { launchBrowser, openSettled } from '../support/browser.js';
+import { confirmDialog, launchBrowser, openSettled } from '../support/browser.js';
 import { fixtures } from '../support/fixtures.js';
 import { fakeAgentWorker } from '../support/node-queue.js';
 import { webPanel } from '../support/web-panel.js';
@@ -111,19 +111,20 @@ describe('security warnings, meta and hop tools in the web panel', () => {
     await row('counted-a').getByTestId('reset-outbound-traffic').click();
     await page.getByRole('dialog').getByText('Zero the traffic counters of counted-a?', { exact: false }).waitFor();
     await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
     expect(await traffic()).toEqual([
       [1048576, 2097152],
       [1048576, 2097152],
     ]);
     await row('counted-a').getByTestId('reset-outbound-traffic').click();
-    await page.getByRole('dialog').getByTestId('confirm').click();
+    await confirmDialog(page, 'Zero the traffic counters of counted-a?');
     await waitFor('counted-a zeroed', async () => (await traffic())[0][0] === 0);
     expect((await traffic())[1]).toEqual([1048576, 2097152]);
     await row('counted-a').getByTestId('outbound-traffic').getByText('↑ 0 B · ↓ 0 B').waitFor();
 
     // All of the node's.
     await page.getByTestId('reset-all-traffic').click();
-    await page.getByRole('dialog').getByTestId('confirm').click();
+    await confirmDialog(page, 'every outbound of this node');
     await waitFor('every hop zeroed', async () => (await traffic()).every(([up, down]) => up === 0 && down === 0));
     await row('counted-b').getByTestId('outbound-traffic').getByText('↑ 0 B · ↓ 0 B').waitFor();
   });
