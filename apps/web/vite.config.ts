@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -9,17 +9,28 @@ const outDir = fileURLToPath(new URL('../../dist/web', import.meta.url));
 /**
  * Writes `.br` and `.gz` beside every script and stylesheet once, at build time: the controller
  * sends them to browsers that accept them (@fastify/static `preCompressed`), so serving costs no
- * compression work and the first load transfers a fraction of the bytes.
+ * compression work and the first load transfers a fraction of the bytes. Then removes what an
+ * earlier build left in `assets/`: the output directory is not emptied first (`emptyOutDir`
+ * off), so a build beside a running panel never leaves it without the files its pages name.
  */
 function precompress(): Plugin {
+  const written = new Set<string>();
   return {
     name: 'warren-precompress',
     apply: 'build',
+    writeBundle(_options, bundle) {
+      for (const name of Object.keys(bundle)) written.add(name);
+    },
     closeBundle() {
       const assets = join(outDir, 'assets');
       for (const name of readdirSync(assets)) {
-        if (!/\.(js|css)$/.test(name)) continue;
         const file = join(assets, name);
+        const source = name.replace(/\.(gz|br)$/, '');
+        if (!written.has(`assets/${source}`)) {
+          rmSync(file, { force: true });
+          continue;
+        }
+        if (name !== source || !/\.(js|css)$/.test(name)) continue;
         const body = readFileSync(file);
         writeFileSync(`${file}.gz`, gzipSync(body, { level: 9 }));
         writeFileSync(`${file}.br`, brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
@@ -37,7 +48,7 @@ export default defineConfig({
   plugins: [precompress()],
   build: {
     outDir,
-    emptyOutDir: true,
+    emptyOutDir: false,
     chunkSizeWarningLimit: 800,
     reportCompressedSize: false,
     rolldownOptions: {

@@ -4,6 +4,12 @@ import { scrubText } from './redact.js';
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug';
 
 /**
+ * Nest's own start-up chatter: a line per module and per route (about 200 on every start), which
+ * buried what an operator starting the panel needs to read. It is kept at `debug`.
+ */
+const STARTUP_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+
+/**
  * Nest's LoggerService (matched by shape: this library has no framework glue) writing to pino.
  * Every `new Logger('delivery').warn(…)` in the apps lands here: Nest appends the logger's
  * context as the last argument, and `error` gets the stack before it.
@@ -12,7 +18,7 @@ export class NestPinoLogger {
   constructor(readonly pino: Logger) {}
 
   log(message: unknown, ...rest: unknown[]): void {
-    this.write('info', message, rest);
+    this.write(STARTUP_CONTEXTS.has(rest.at(-1) as string) ? 'debug' : 'info', message, rest);
   }
   error(message: unknown, ...rest: unknown[]): void {
     this.write('error', message, rest);
