@@ -169,6 +169,9 @@ describe('host groups', () => {
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
+    // ISO 8601 in UTC, as every other timestamp: Date.toJSON's form exactly, not PostgreSQL's text.
+    const iso = (value: string) => new Date(value).toISOString();
+    expect([first.body.createdAt, first.body.updatedAt].map(iso)).toEqual([first.body.createdAt, first.body.updatedAt]);
     expect((await hostsById()).get(h.id)!.groupId).toBe(first.body.id);
     const second = (await call('POST', 'hosts/groups', { name: 'Beta' })).body;
     expect((await call('POST', 'hosts/groups', { name: 'alpha' })).body).toEqual(
@@ -184,6 +187,8 @@ describe('host groups', () => {
       [first.body.id, second.id].includes(g.id),
     );
     expect(listed.map((g) => g.name)).toEqual(['Beta', 'Alpha 2']);
+    for (const group of listed)
+      expect([iso(group.createdAt), iso(group.updatedAt)]).toEqual([group.createdAt, group.updatedAt]);
 
     expect((await call('DELETE', `hosts/groups/${first.body.id}`)).body).toEqual({ id: first.body.id, deleted: true });
     expect((await hostsById()).get(h.id)!.groupId).toBeNull();
