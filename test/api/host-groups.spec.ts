@@ -150,7 +150,10 @@ describe('tags, bulk actions and order', () => {
     expect((await call('POST', 'hosts/reorder', { ids: [b.id, a.id] })).body).toEqual({ ids: [b.id, a.id] });
     const after = await hostsById();
     expect([after.get(b.id)!.position, after.get(a.id)!.position]).toEqual([0, 1]);
-    expect((await call('POST', 'hosts/reorder', { ids: [a.id, randomUUID()] })).status).toBe(404);
+    const unknown = randomUUID();
+    expect((await call('POST', 'hosts/reorder', { ids: [a.id, unknown] })).body).toEqual(
+      refusal('ids', `host ${unknown} not found`),
+    );
     expect((await hostsById()).get(a.id)!.position).toBe(1);
   });
 });
