@@ -752,6 +752,10 @@ describe('hop traffic', () => {
     await expectRefused('POST', 'outbounds/00000000-0000-4000-8000-000000000000/reset', undefined, 404, 'id');
     await expectRefused('POST', 'outbounds/reset', { nodeId: node.id, all: true }, 400, 'all');
     await expectRefused('POST', 'outbounds/reset', { nodeId: 7 }, 400, 'nodeId');
+    // Something that cannot be a node id is bad input, in the body or the query; an unknown node a 404.
+    await expectRefused('POST', 'outbounds/reset', { nodeId: 'nope' }, 400, 'nodeId', /a node id/);
+    await expectRefused('POST', 'outbounds/reset', { nodeId: '' }, 400, 'nodeId', /a node id/);
+    await expectRefused('POST', 'outbounds/reset?nodeId=nope', undefined, 400, 'nodeId', /a node id/);
     await expectRefused('POST', 'outbounds/reset', [], 400, '');
 
     const audited = await t.query<{ route: string; target_id: string | null; outcome: string }>(
