@@ -21,6 +21,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -188,6 +189,37 @@ async function populate(api) {
   });
   await o('POST', `routing/rules?nodeId=${node.id}`, { name: 'drop smtp', ports: ['587'], outboundTag: 'blocked' });
 
+  // Host groups: one tied to a client group holding the CDN host, one untied, in an order of their own.
+  const mirror = await o('POST', 'hosts', { interfaceId: wg0.id, name: 'mirror', address: 'mirror.example.net' });
+  const premium = await o('POST', 'hosts/groups', { name: 'premium', clientGroups: ['family'] });
+  const everyone = await o('POST', 'hosts/groups', { name: 'everyone', hostIds: [mirror.id] });
+  const front = (await o('GET', `hosts?interfaceId=${wg0.id}`)).find((host) => host.name === 'cdn front');
+  await o('POST', 'hosts/groups/bulk', { groupId: premium.id, hostIds: [front.id] });
+  await o('POST', 'hosts/groups/reorder', { ids: [everyone.id, premium.id] });
+
+  // Outbound subscriptions: one fetched (its hops made, a line skipped), one disabled and never
+  // fetched, in an order of their own. The list is served here, on loopback (private targets are
+  // allowed above); the upgraded panel runs no scheduled refresh in the tests.
+  await withListServer(
+    [
+      `ss://${Buffer.from('aes-256-gcm:fixture-ss-secret').toString('base64url')}@203.0.113.41:8388#provider-ss`,
+      'socks5://fixture:socks-pass@203.0.113.42:1080#provider-socks',
+      'vmess://not-a-hop-kind',
+    ].join('\n'),
+    async (url) => {
+      const provider = await o('POST', 'outbound-subs', { nodeId: node.id, name: 'provider', url });
+      await o('POST', `outbound-subs/${provider.id}/refresh`);
+      const spare = await o('POST', 'outbound-subs', {
+        nodeId: node.id,
+        name: 'spare provider',
+        url: `${url}?spare`,
+        enabled: false,
+        intervalSeconds: 7200,
+      });
+      await o('POST', 'outbound-subs/order', { ids: [spare.id, provider.id] });
+    },
+  );
+
   // Groups, and the operators: an admin, a viewer and a reseller with ceilings.
   await o('POST', 'groups', { name: 'trial', quotaBytes: 5368709120, expiryDays: 7, deviceLimit: 1 });
   await o('POST', 'groups', { name: 'family', note: 'shared plan', deviceLimit: 4, interfaceIds: [wg0.id] });
@@ -276,7 +308,7 @@ async function populate(api) {
   for (const { as: token, body } of apiTokens) issued.push(await call('POST', 'tokens', body, token));
   await o('PATCH', `tokens/${issued[3].id}`, { enabled: false });
 
-  // Usage as the node's agent reports it: counter batches over the link, per account.
+  // Usage as the node's agent reports it: counter batches over the link, per account and per hop.
   await report(api, as(owner), call, node, [wg0, wg1]);
 
   // What the API answers now: the upgrade test expects the same from a later build.
@@ -290,6 +322,10 @@ async function populate(api) {
     answers[path] = await o('GET', path);
   answers.interfaces = await o('GET', 'interfaces');
   answers.routing = await o('GET', `routing?nodeId=${node.id}`);
+  // Absent from fixtures made before host groups, outbound subscriptions and hop traffic.
+  answers.hostGroups = await o('GET', 'hosts/groups');
+  answers.outboundSubs = await o('GET', 'outbound-subs');
+  answers.nodeOutbounds = await o('GET', `outbounds?nodeId=${node.id}`);
   return {
     schema,
     migrations,
@@ -306,7 +342,21 @@ async function populate(api) {
   };
 }
 
-/** Enrols the node's agent by hand, sends two counter batches for every account, and unlinks. */
+/** Serves `body` as an outbound subscription list on loopback while `work` runs with its URL. */
+async function withListServer(body, work) {
+  const server = createServer((_request, response) => response.end(body));
+  await new Promise((done) => server.listen(0, '127.0.0.1', done));
+  try {
+    await work(`http://127.0.0.1:${server.address().port}/list.txt`);
+  } finally {
+    await new Promise((done) => server.close(done));
+  }
+}
+
+/**
+ * Enrols the node's agent by hand, sends two counter batches for every account and every hop of
+ * the node (one hop's traffic reset between them, so its `since` moves), and unlinks.
+ */
 async function report(api, o, call, node, interfaces) {
   const { credential } = await call('POST', 'agent/enrol', { secret: node.enrolment.secret });
   const socket = new WebSocket(`${api.replace(/^http/, 'ws')}/agent/link`, {
@@ -341,8 +391,13 @@ async function report(api, o, call, node, interfaces) {
     for (const device of detail.devices)
       for (const account of device.accounts) accounts.push({ ...account, clientName: detail.name });
   }
+  const hops = (await o('GET', `outbounds?nodeId=${node.id}`)).filter(
+    (hop) => !['direct', 'blocked'].includes(hop.kind),
+  );
   const at = Date.now();
   for (const seq of [1, 2]) {
+    // Reset between the batches: the second batch's bytes are all this hop has after it.
+    if (seq === 2) await o('POST', `outbounds/${hops.find((hop) => hop.tag === 'upstream-wg').id}/reset`);
     const peers = accounts.map((account, i) => ({
       interface: ifnames[account.interfaceId],
       publicKey: account.publicKey,
@@ -352,7 +407,14 @@ async function report(api, o, call, node, interfaces) {
       lastHandshake: account.clientName === 'erin' ? null : at - 60_000 * (i + 1),
       endpoint: `198.51.100.${i + 1}:${40000 + i}`,
     }));
-    socket.send(JSON.stringify({ type: 'counters', seq, at: at - 1000 * (2 - seq), since: at - 2000, peers }));
+    const hopBytes = hops.map((hop, i) => ({
+      id: hop.id,
+      upBytes: 30_011 * (i + 1) * seq,
+      downBytes: 90_007 * (i + 1) + seq,
+    }));
+    socket.send(
+      JSON.stringify({ type: 'counters', seq, at: at - 1000 * (2 - seq), since: at - 2000, peers, hops: hopBytes }),
+    );
     await next('ack');
   }
   socket.close();

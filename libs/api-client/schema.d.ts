@@ -3928,21 +3928,25 @@ export interface components {
         HostCheckDto: {
             /** @description The host's address as stored */
             address: string;
-            /** @description What it resolved to */
+            /** @description What it resolved to; a name's private addresses (forbidden targets) only when settings allow private targets (see note) */
             addresses: string[];
             /** @description Why the host's address did not resolve */
             error?: string;
             /** Format: uuid */
             hostId: string;
-            /** @description Whether one of addresses is one of nodeAddresses */
+            /** @description Whether one of the address's addresses is one of the node's (private ones compared too, unprinted) */
             matchesNode: boolean;
-            /** @description The node's public addresses as the panel knows them (its address and the interface endpoint, resolved) */
+            /** @description The node's addresses as the panel knows them (its address and the interface endpoint, resolved); private ones as in addresses (see nodeNote) */
             nodeAddresses: string[];
             /** @description Why one of the node's names did not resolve */
             nodeError?: string;
             /** Format: uuid */
             nodeId: string;
             nodeName: string;
+            /** @description Said when one of the node's names resolves to a private address */
+            nodeNote?: string;
+            /** @description Said when the address resolves to a private address that addresses leaves out */
+            note?: string;
             /** @description Whether the address resolved to at least one IP address (an IP literal always does) */
             resolves: boolean;
         };
@@ -14828,6 +14832,15 @@ export interface operations {
             };
             /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -20,6 +20,8 @@ beforeAll(async () => {
     'edge.test': '203.0.113.7',
     'node.test': '203.0.113.7',
     'elsewhere.test': '198.51.100.9',
+    'inside.test': '10.20.30.40',
+    'node-inside.test': '10.20.30.40',
   });
   t = await startTestPanel({ WARREN_DNS_SERVERS: dns.server, WARREN_TRUSTED_PROXIES: '127.0.0.1' });
   token = await t.login();
@@ -78,6 +80,61 @@ describe('POST /api/hosts/{id}/check', () => {
         .slice(asked)
         .some((query) => query.startsWith('203.0.113.8')),
     ).toBe(false);
+  });
+
+  test('names resolve through DNS only: /etc/hosts is not read', async () => {
+    const asked = dns.queries().length;
+    const local = await check('localhost');
+    expect(local).toMatchObject({ resolves: false, addresses: [], matchesNode: false });
+    expect(local.error).toContain('NXDOMAIN');
+    expect(
+      dns
+        .queries()
+        .slice(asked)
+        .some((query) => query.startsWith('localhost ')),
+    ).toBe(true);
+  });
+
+  test('private addresses a name resolves to are compared, not printed, unless private targets are allowed', async () => {
+    // A node on a private address is legitimate: a host resolving to it matches, unprinted.
+    const inside = await createNode({ name: 'inside-node', address: 'node-inside.test' });
+    const insideIface = await createInterface({ nodeId: inside.id, endpointHost: 'node-inside.test' });
+    const made = await createHost({ interfaceId: insideIface.id, name: 'inside-host', address: 'inside.test' });
+    const checkInside = async () => {
+      const response = await answer(typed().POST('/api/hosts/{id}/check', { params: { path: { id: made.id } } }));
+      expect(response.status).toBe(200);
+      return response.body;
+    };
+    const hidden = await checkInside();
+    expect(hidden).toEqual({
+      hostId: made.id,
+      address: 'inside.test',
+      resolves: true,
+      addresses: [],
+      nodeId: inside.id,
+      nodeName: 'inside-node',
+      nodeAddresses: [],
+      matchesNode: true,
+      note: 'inside.test resolves to a private address (not shown: settings do not allow private targets)',
+      nodeNote: 'node-inside.test resolves to a private address (not shown: settings do not allow private targets)',
+    });
+    expect(JSON.stringify(hidden)).not.toContain('10.20.30.40');
+    // A private IP literal is what the operator wrote: printed as it is.
+    expect(await check('10.20.30.41')).toMatchObject({ addresses: ['10.20.30.41'] });
+    expect(await check('10.20.30.41')).not.toHaveProperty('note');
+
+    expect((await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: true } }))).status).toBe(200);
+    try {
+      expect(await checkInside()).toEqual({
+        ...hidden,
+        addresses: ['10.20.30.40'],
+        nodeAddresses: ['10.20.30.40'],
+        note: undefined,
+        nodeNote: undefined,
+      });
+    } finally {
+      await answer(typed().PATCH('/api/settings', { body: { allowPrivateTargets: false } }));
+    }
   });
 
   test('an unknown host is a 404 naming id', async () => {
@@ -150,7 +207,10 @@ describe('tags, bulk actions and order', () => {
     expect((await call('POST', 'hosts/reorder', { ids: [b.id, a.id] })).body).toEqual({ ids: [b.id, a.id] });
     const after = await hostsById();
     expect([after.get(b.id)!.position, after.get(a.id)!.position]).toEqual([0, 1]);
-    expect((await call('POST', 'hosts/reorder', { ids: [a.id, randomUUID()] })).status).toBe(404);
+    const unknown = randomUUID();
+    expect((await call('POST', 'hosts/reorder', { ids: [a.id, unknown] })).body).toEqual(
+      refusal('ids', `host ${unknown} not found`),
+    );
     expect((await hostsById()).get(a.id)!.position).toBe(1);
   });
 });
@@ -169,6 +229,9 @@ describe('host groups', () => {
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
+    // ISO 8601 in UTC, as every other timestamp: Date.toJSON's form exactly, not PostgreSQL's text.
+    const iso = (value: string) => new Date(value).toISOString();
+    expect([first.body.createdAt, first.body.updatedAt].map(iso)).toEqual([first.body.createdAt, first.body.updatedAt]);
     expect((await hostsById()).get(h.id)!.groupId).toBe(first.body.id);
     const second = (await call('POST', 'hosts/groups', { name: 'Beta' })).body;
     expect((await call('POST', 'hosts/groups', { name: 'alpha' })).body).toEqual(
@@ -184,6 +247,8 @@ describe('host groups', () => {
       [first.body.id, second.id].includes(g.id),
     );
     expect(listed.map((g) => g.name)).toEqual(['Beta', 'Alpha 2']);
+    for (const group of listed)
+      expect([iso(group.createdAt), iso(group.updatedAt)]).toEqual([group.createdAt, group.updatedAt]);
 
     expect((await call('DELETE', `hosts/groups/${first.body.id}`)).body).toEqual({ id: first.body.id, deleted: true });
     expect((await hostsById()).get(h.id)!.groupId).toBeNull();

@@ -256,6 +256,17 @@ describe('preview, refresh, order, delete (against a local HTTP server)', () => 
     expect(ordered.body.map((sub) => sub.id)).toEqual(reversed);
     await expectRefused('POST', 'outbound-subs/order', { ids: reversed.slice(1) }, 400, 'ids', /every subscription/);
     await expectRefused('POST', 'outbound-subs/order', { ids: [reversed[0], reversed[0]] }, 400, 'ids');
+    // An id naming no subscription is a 404, as in every order route (hosts/reorder included).
+    const unknown = crypto.randomUUID();
+    await expectRefused(
+      'POST',
+      'outbound-subs/order',
+      { ids: [...reversed.slice(1), unknown] },
+      404,
+      'ids',
+      new RegExp(`subscription ${unknown} not found`),
+    );
+    expect((await answer(typed().GET('/api/outbound-subs'))).body.map((sub) => sub.id)).toEqual(reversed);
   });
 
   test('bad changes are refused by field', async () => {

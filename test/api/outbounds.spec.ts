@@ -489,12 +489,20 @@ describe('outbounds', () => {
     for (const [body, message] of [
       [{ ids: [...reversed, reversed[0]] }, /listed twice/],
       [{ ids: reversed.slice(1) }, /every hop.*1 missing/],
-      [{ ids: [...reversed.slice(1), other.id] }, /not an outbound of this node/],
-      [{ ids: [...reversed.slice(1), '00000000-0000-4000-8000-000000000000'] }, /not an outbound of this node/],
       [{ ids: [...reversed, direct.id] }, /built-in/],
       [{ ids: [...reversed.slice(1), 'not-an-id'] }, /not an outbound id/],
     ] as [unknown, RegExp][])
       await expectRefused('POST', path, body, 400, 'ids', message);
+    // An id naming no hop of this node (unknown, or another node's) is a 404, as in every order route.
+    for (const id of [other.id, '00000000-0000-4000-8000-000000000000'])
+      await expectRefused(
+        'POST',
+        path,
+        { ids: [...reversed.slice(1), id] },
+        404,
+        'ids',
+        /not an outbound of this node/,
+      );
     await expectRefused('POST', path, { ids: 'x' }, 400, 'ids');
     await expectRefused('POST', path, {}, 400, 'ids');
     await expectRefused(
@@ -744,6 +752,10 @@ describe('hop traffic', () => {
     await expectRefused('POST', 'outbounds/00000000-0000-4000-8000-000000000000/reset', undefined, 404, 'id');
     await expectRefused('POST', 'outbounds/reset', { nodeId: node.id, all: true }, 400, 'all');
     await expectRefused('POST', 'outbounds/reset', { nodeId: 7 }, 400, 'nodeId');
+    // Something that cannot be a node id is bad input, in the body or the query; an unknown node a 404.
+    await expectRefused('POST', 'outbounds/reset', { nodeId: 'nope' }, 400, 'nodeId', /a node id/);
+    await expectRefused('POST', 'outbounds/reset', { nodeId: '' }, 400, 'nodeId', /a node id/);
+    await expectRefused('POST', 'outbounds/reset?nodeId=nope', undefined, 400, 'nodeId', /a node id/);
     await expectRefused('POST', 'outbounds/reset', [], 400, '');
 
     const audited = await t.query<{ route: string; target_id: string | null; outcome: string }>(

@@ -220,20 +220,20 @@ test('bad rules are refused with the field at fault and nothing applied', async 
   await expectRefused('PATCH', 'routing/rules/00000000-0000-4000-8000-000000000000', { enabled: false }, 404, 'id');
 });
 
-test('POST /api/routing/rules/order sets the order; unknown, repeated or missing ids are a 400 on ids', async () => {
+test('POST /api/routing/rules/order sets the order; unknown ids are a 404, repeated or missing ones a 400 on ids', async () => {
   const node = await createNode();
   const rules = [];
   for (const name of ['a', 'b', 'c'])
     rules.push(await createRule({ name, ports: ['1'], outboundTag: 'direct' }, node.id));
   const [a, b, c] = rules.map((rule) => rule.id);
   const path = `routing/rules/order?nodeId=${node.id}`;
-  await expectRefused('POST', path, { ids: [c, a, '00000000-0000-4000-8000-000000000000'] }, 400, 'ids');
+  await expectRefused('POST', path, { ids: [c, a, '00000000-0000-4000-8000-000000000000'] }, 404, 'ids');
   await expectRefused('POST', path, { ids: [c, a, a] }, 400, 'ids');
   await expectRefused('POST', path, { ids: [c, a] }, 400, 'ids');
   await expectRefused('POST', path, { ids: [c, a, b, 'x'] }, 400, 'ids');
   const otherNode = await createNode();
   const foreign = await createRule({ name: 'z', ports: ['1'], outboundTag: 'direct' }, otherNode.id);
-  await expectRefused('POST', path, { ids: [c, a, foreign.id] }, 400, 'ids');
+  await expectRefused('POST', path, { ids: [c, a, foreign.id] }, 404, 'ids');
 
   const before = await f.revision(node.id);
   const ordered = await answer(

@@ -33,7 +33,9 @@ const KEPT_TABLES = [
   'settings',
   'nodes',
   'interfaces',
+  'host_groups',
   'hosts',
+  'outbound_subscriptions',
   'outbounds',
   'routing_basics',
   'routing_rules',
@@ -230,6 +232,34 @@ describe.each(fixtures.map((fixture) => [fixture.name, fixture] as const))(
           note: node.note,
         });
     });
+
+    // Fixtures made since host groups, outbound subscriptions and hop traffic carry them (their
+    // manifest has the answers); older ones had none to keep, and their tables, when the schema
+    // had them, are checked row by row above with the rest.
+    const later = manifest.answers.hostGroups === undefined ? test.skip : test;
+    later(
+      'host groups, outbound subscriptions and hop traffic come through, row by row and in the answers',
+      async () => {
+        // The fixture holds them, so the row-by-row check above (lostRows) covered every one.
+        const rows = (table: string) => [...(before.get(table)?.values() ?? [])];
+        expect(rows('host_groups').length).toBeGreaterThan(0);
+        expect(rows('hosts').some((host) => host.group_id !== null)).toBe(true);
+        expect(rows('outbound_subscriptions').length).toBeGreaterThan(0);
+        expect(rows('outbounds').some((hop) => hop.subscription_id !== null)).toBe(true);
+        expect(rows('outbounds').some((hop) => Number(hop.up_bytes) > 0 && Number(hop.down_bytes) > 0)).toBe(true);
+        expect(rows('outbounds').some((hop) => hop.traffic_since !== hop.created_at)).toBe(true);
+
+        const token = await t.login();
+        for (const [path, recorded] of [
+          ['hosts/groups', manifest.answers.hostGroups],
+          ['outbound-subs', manifest.answers.outboundSubs],
+          [`outbounds?nodeId=${manifest.nodeId}`, manifest.answers.nodeOutbounds],
+        ] as const) {
+          const answer = await t.call('GET', path, { token });
+          expect([path, answer.status, stored(answer.body)]).toMatchObject([path, 200, stored(recorded)]);
+        }
+      },
+    );
 
     test('every device profile carries the same private key, address, peer key, preshared key and endpoint', async () => {
       const token = await t.login();

@@ -1,12 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
 import { freshInterface } from '../support/fixtures.js';
-import { startPanelProcess, type PanelProcess } from '../support/spawned-process.js';
-import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
-import { processApi } from '../support/panel-process-api.js';
-import { OWNER } from '../support/test-panel.js';
+import { restartablePanel } from '../support/panel-process-api.js';
 import { waitFor } from '../support/wait-for.js';
 
 /**
@@ -15,46 +8,9 @@ import { waitFor } from '../support/wait-for.js';
  * queue store the embedded default uses: BullMQ on PostgreSQL, no REDIS_URL.
  */
 const CLIENTS = 30_000;
-let database: TestDatabase;
-let db: pg.Client;
-let panel: PanelProcess | undefined;
-let token: string;
-const dataDir = mkdtempSync(join(tmpdir(), 'warren-bulk-restart-'));
-
-const { call, signIn } = processApi(
-  () => panel!.origin,
-  () => token,
-);
-
-async function query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-  return (await db.query(sql, params)).rows as T[];
-}
-
-function start(): Promise<PanelProcess> {
-  return startPanelProcess({
-    WARREN_DATA_DIR: dataDir,
-    DATABASE_URL: database.url,
-    WARREN_ADMIN_USERNAME: OWNER.username,
-    WARREN_ADMIN_PASSWORD: OWNER.password,
-    WARREN_LOCAL_AGENT: 'off',
-    WARREN_LOG_LEVEL: 'log',
-  });
-}
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  db = new pg.Client({ connectionString: database.url });
-  await db.connect();
-  panel = await start();
-  token = await signIn();
-}, 180_000);
-
-afterAll(async () => {
-  await panel?.stop();
-  await db?.end();
-  await database?.drop();
-  rmSync(dataDir, { recursive: true, force: true });
-}, 120_000);
+const session = restartablePanel({ name: 'bulk-restart' });
+const call: ReturnType<typeof session>['call'] = (...args) => session().call(...args);
+const query: ReturnType<typeof session>['query'] = (...args) => session().query(...args);
 
 test('a controller killed during an extend of 30,000 clients: after the restart the job completes, none extended twice', async () => {
   const made = await call('POST', 'interfaces', freshInterface());
@@ -91,8 +47,7 @@ test('a controller killed during an extend of 30,000 clients: after the restart 
     60_000,
     20,
   );
-  panel!.spawned.child.kill('SIGKILL');
-  await panel!.spawned.exited;
+  await session().kill();
   const [interrupted] = await query<{ done: number; finished_at: string | null }>(
     `select done, finished_at from client_bulk_jobs where id = $1`,
     [id],
@@ -105,8 +60,7 @@ test('a controller killed during an extend of 30,000 clients: after the restart 
     desired_revision: before,
   });
 
-  panel = await start();
-  token = await signIn();
+  await session().restart();
   const job = await waitFor(
     'the job to end after the restart',
     async () => {

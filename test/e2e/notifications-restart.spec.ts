@@ -1,16 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
 import type { PeerCounters } from '#libs/contracts/agent-link.js';
 import { closeLinks, helloAs, type OpenLink } from '../support/agent-link-client.js';
 import { freshInterface } from '../support/fixtures.js';
-import { startPanelProcess, type PanelProcess } from '../support/spawned-process.js';
-import { REDIS_URL } from '../support/environment.js';
-import { dropRedisPrefix, testQueuePrefix } from '../support/leftovers.js';
-import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
-import { processApi } from '../support/panel-process-api.js';
-import { OWNER, type TestPanel } from '../support/test-panel.js';
+import { restartablePanel } from '../support/panel-process-api.js';
+import type { TestPanel } from '../support/test-panel.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -21,60 +13,28 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
  * sends it again), between the commit and the hand-over to the queue, or after. On Redis: a
  * remote node's agent needs its queue user there.
  */
-let database: TestDatabase;
-let db: pg.Client;
-let panel: PanelProcess | undefined;
-let token: string;
 let target: WebhookReceiver;
-const queuePrefix = testQueuePrefix();
-const dataDir = mkdtempSync(join(tmpdir(), 'warren-notify-restart-'));
-
-const { call, signIn } = processApi(
-  () => panel!.origin,
-  () => token,
-);
+// A remote node's agent needs Redis (its queue user); both runs share one prefix.
+const session = restartablePanel({ name: 'notify-restart', redis: true });
+const call: ReturnType<typeof session>['call'] = (...args) => session().call(...args);
 
 /** What the agent-link helpers need of a panel: its API address and an unchecked call. */
 function linkTarget(): TestPanel {
   return {
-    api: `${panel!.origin}/api`,
+    api: `${session().panel.origin}/api`,
     call: (method: string, path: string, options: { body?: unknown } = {}) =>
       call(method, path.replace(/^\//, ''), options.body),
   } as unknown as TestPanel;
 }
 
-function start(): Promise<PanelProcess> {
-  return startPanelProcess({
-    WARREN_DATA_DIR: dataDir,
-    DATABASE_URL: database.url,
-    WARREN_ADMIN_USERNAME: OWNER.username,
-    WARREN_ADMIN_PASSWORD: OWNER.password,
-    WARREN_LOCAL_AGENT: 'off',
-    WARREN_LOG_LEVEL: 'log',
-    // A remote node's agent needs Redis (its queue user); both runs share one prefix.
-    REDIS_URL,
-    WARREN_QUEUE_PREFIX: queuePrefix,
-  });
-}
-
 beforeAll(async () => {
-  database = await createTestDatabase();
-  db = new pg.Client({ connectionString: database.url });
-  await db.connect();
   target = await startWebhookReceiver();
-  panel = await start();
-  token = await signIn();
-}, 180_000);
+});
 
 afterAll(async () => {
   closeLinks();
-  await panel?.stop();
-  await dropRedisPrefix(REDIS_URL, queuePrefix);
   await target?.close();
-  await db?.end();
-  await database?.drop();
-  rmSync(dataDir, { recursive: true, force: true });
-}, 120_000);
+});
 
 test('quota crossings fire once each across a controller SIGKILL and restart', async () => {
   expect((await call('PATCH', 'settings', { allowPrivateTargets: true })).status).toBe(200);
@@ -91,7 +51,7 @@ test('quota crossings fire once each across a controller SIGKILL and restart', a
   expect(iface.status).toBe(201);
   const client = await call('POST', 'clients', { interfaceIds: [iface.body.id], quotaBytes: 1000 });
   expect(client.status).toBe(201);
-  const { rows } = await db.query<{ public_key: string }>(
+  const { rows } = await session().db.query<{ public_key: string }>(
     `select a.public_key from accounts a join devices d on d.id = a.device_id where d.client_id = $1`,
     [client.body.id],
   );
@@ -117,12 +77,10 @@ test('quota crossings fire once each across a controller SIGKILL and restart', a
 
   // Batch 2 crosses 95 %; the controller is killed the moment it is sent, not waiting for its ack.
   counters(link, 2, 110);
-  panel!.spawned.child.kill('SIGKILL');
-  await panel!.spawned.exited;
+  await session().kill();
   closeLinks();
 
-  panel = await start();
-  token = await signIn();
+  await session().restart();
   link = await helloAs(linkTarget(), credential);
   const welcome = link.messages.find((message) => message.type === 'welcome') as { countersSeq: number };
   // An agent sends again what the controller has not recorded; sending a recorded one again is harmless too.
@@ -135,7 +93,7 @@ test('quota crossings fire once each across a controller SIGKILL and restart', a
   await waitFor('every crossing at the receiver', () =>
     kinds.every((kind) => target.received.some((got) => got.event.kind === kind)),
   );
-  const recorded = await db.query<{ kind: string; n: string }>(
+  const recorded = await session().db.query<{ kind: string; n: string }>(
     `select kind, count(*) as n from notification_events where subject_id = $1 group by kind order by kind`,
     [client.body.id],
   );

@@ -1,3 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { REDIS_URL } from './environment.js';
+import { dropRedisPrefix, testQueuePrefix } from './leftovers.js';
+import { startPanelProcess, type PanelProcess } from './spawned-process.js';
+import { createTestDatabase, type TestDatabase } from './test-database.js';
 import { OWNER } from './test-panel.js';
 
 /**
@@ -28,4 +36,90 @@ export function processApi(origin: () => string, token: () => string) {
       return ((await response.json()) as { token: string }).token;
     },
   };
+}
+
+export interface RestartablePanel {
+  /** The panel process running now (another one after restart()). */
+  readonly panel: PanelProcess;
+  readonly database: TestDatabase;
+  /** A connection of the test's own to the panel's database. */
+  readonly db: pg.Client;
+  /** A call as the owner, to whichever process runs now. */
+  call: ReturnType<typeof processApi>['call'];
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** SIGKILL, no shutdown: what the process had not committed or handed over is lost. */
+  kill(): Promise<void>;
+  /** Starts the panel again on the same database and data directory, and signs in. */
+  restart(): Promise<void>;
+}
+
+/**
+ * One panel process the test kills and starts again (the restart specs in test/e2e/): its own
+ * database and data directory, the owner signed in, no local agent; everything removed after
+ * the file. `redis: true` puts its queues on Redis under a prefix of its own (both runs share it;
+ * dropped after the last stop), for a remote node's agent, which needs its queue user there;
+ * else the embedded default (BullMQ on PostgreSQL). Registers its beforeAll and afterAll: call it
+ * at the top of the file, and use the answer in tests.
+ */
+export function restartablePanel(options: { name: string; redis?: boolean }): () => RestartablePanel {
+  const dataDir = mkdtempSync(join(tmpdir(), `warren-${options.name}-`));
+  const queuePrefix = options.redis ? testQueuePrefix() : undefined;
+  let database: TestDatabase | undefined;
+  let db: pg.Client | undefined;
+  let panel: PanelProcess | undefined;
+  let token = '';
+  const { call, signIn } = processApi(
+    () => panel!.origin,
+    () => token,
+  );
+
+  const start = async () => {
+    panel = await startPanelProcess({
+      WARREN_DATA_DIR: dataDir,
+      DATABASE_URL: database!.url,
+      WARREN_ADMIN_USERNAME: OWNER.username,
+      WARREN_ADMIN_PASSWORD: OWNER.password,
+      WARREN_LOCAL_AGENT: 'off',
+      WARREN_LOG_LEVEL: 'log',
+      ...(queuePrefix ? { REDIS_URL, WARREN_QUEUE_PREFIX: queuePrefix } : {}),
+    });
+    token = await signIn();
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    await start();
+  }, 180_000);
+
+  afterAll(async () => {
+    await panel?.stop();
+    if (queuePrefix) await dropRedisPrefix(REDIS_URL, queuePrefix);
+    await db?.end();
+    await database?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }, 120_000);
+
+  const restartable: RestartablePanel = {
+    get panel() {
+      return panel!;
+    },
+    get database() {
+      return database!;
+    },
+    get db() {
+      return db!;
+    },
+    call,
+    async query<T>(sql: string, params: unknown[] = []) {
+      return (await db!.query(sql, params)).rows as T[];
+    },
+    async kill() {
+      panel!.spawned.child.kill('SIGKILL');
+      await panel!.spawned.exited;
+    },
+    restart: start,
+  };
+  return () => restartable;
 }

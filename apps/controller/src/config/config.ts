@@ -73,7 +73,7 @@ export interface WarrenConfig {
   telegramApiRoot: string;
   /**
    * DNS servers (`ip` or `ip:port`) host checks ask (WARREN_DNS_SERVERS, comma-separated);
-   * unset: the system's resolver (/etc/hosts and resolv.conf). Tests point it at a local server.
+   * unset: the system's DNS servers (resolv.conf; never /etc/hosts). Tests point it at a local server.
    */
   dnsServers?: string[];
 }

@@ -1,5 +1,6 @@
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
+import { forbiddenReason } from '#libs/net/forbidden-targets.js';
 
 /** How long one name may take to resolve before the check says it did not. */
 export const RESOLVE_TIMEOUT_MS = 3000;
@@ -10,9 +11,11 @@ export interface Resolution {
 }
 
 /**
- * A name's IPv4 and IPv6 addresses. An IP literal is its own answer (no lookup). With `servers`
- * those DNS servers are asked (A and AAAA); without, the system resolver (getaddrinfo: /etc/hosts,
- * then resolv.conf). Never throws: a failure or the timeout is the answer's `error`.
+ * A name's IPv4 and IPv6 addresses. An IP literal is its own answer (no lookup). Otherwise DNS
+ * is asked (A and AAAA): `servers`, or without them the system's DNS servers (resolv.conf). Never
+ * the system resolver's files: /etc/hosts names the panel host's own and internal machines, and a
+ * check must not read them out to whoever may run it. Never throws: a failure or the timeout is
+ * the answer's `error`.
  */
 export async function resolveName(name: string, servers?: readonly string[]): Promise<Resolution> {
   const bare = name.replace(/^\[(.*)\]$/, '$1');
@@ -22,7 +25,7 @@ export async function resolveName(name: string, servers?: readonly string[]): Pr
     timer = setTimeout(() => reject(new Error(`no answer within ${RESOLVE_TIMEOUT_MS} ms`)), RESOLVE_TIMEOUT_MS);
   });
   try {
-    const addresses = await Promise.race([servers?.length ? ask(bare, servers) : lookup(bare), timeout]);
+    const addresses = await Promise.race([ask(bare, servers), timeout]);
     return addresses.length > 0 ? { addresses } : { addresses, error: 'the name has no address' };
   } catch (error) {
     return { addresses: [], error: describe(error) };
@@ -31,18 +34,42 @@ export async function resolveName(name: string, servers?: readonly string[]): Pr
   }
 }
 
-async function lookup(name: string): Promise<string[]> {
-  const found = await dns.lookup(name, { all: true, verbatim: true });
-  return unique(found.map((entry) => canonical(entry.address)));
+/** A and AAAA from DNS (a new Resolver starts with the system's servers, from resolv.conf). */
+async function ask(name: string, servers?: readonly string[]): Promise<string[]> {
+  const resolver = new dns.Resolver({ timeout: RESOLVE_TIMEOUT_MS, tries: 1 });
+  if (servers?.length) resolver.setServers([...servers]);
+  try {
+    const [v4, v6] = await Promise.allSettled([resolver.resolve4(name), resolver.resolve6(name)]);
+    const addresses = [v4, v6].flatMap((result) => (result.status === 'fulfilled' ? result.value : []));
+    if (addresses.length === 0 && v4.status === 'rejected') throw v4.reason;
+    return unique(addresses.map(canonical));
+  } finally {
+    resolver.cancel();
+  }
 }
 
-async function ask(name: string, servers: readonly string[]): Promise<string[]> {
-  const resolver = new dns.Resolver({ timeout: RESOLVE_TIMEOUT_MS, tries: 1 });
-  resolver.setServers([...servers]);
-  const [v4, v6] = await Promise.allSettled([resolver.resolve4(name), resolver.resolve6(name)]);
-  const addresses = [v4, v6].flatMap((result) => (result.status === 'fulfilled' ? result.value : []));
-  if (addresses.length === 0 && v4.status === 'rejected') throw v4.reason;
-  return unique(addresses.map(canonical));
+/** What a check may print of a resolution. */
+export interface Shown {
+  addresses: string[];
+  /** Said instead of the addresses left out. */
+  note?: string;
+}
+
+/**
+ * What a check prints of `name`'s resolution: unless settings allow private targets, no address
+ * a name resolved to that is forbidden as a target (private, loopback, link-local, this host's;
+ * libs/net/forbidden-targets.ts), only that there was one, as hop, probe and route-test refusals
+ * say it: otherwise whoever may check could map internal DNS one name at a time. An IP literal
+ * is what the caller wrote, so it is printed as it is.
+ */
+export function shownResolution(name: string, found: Resolution, allowPrivate: boolean): Shown {
+  if (allowPrivate || isIP(name.replace(/^\[(.*)\]$/, '$1')) !== 0) return { addresses: found.addresses };
+  const addresses = found.addresses.filter((address) => forbiddenReason(address) === null);
+  if (addresses.length === found.addresses.length) return { addresses };
+  return {
+    addresses,
+    note: `${name} resolves to a private address (not shown: settings do not allow private targets)`,
+  };
 }
 
 function describe(error: unknown): string {

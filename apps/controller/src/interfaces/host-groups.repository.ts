@@ -10,14 +10,22 @@ export interface HostGroupView {
   clientGroups: string[];
   /** Hosts in the group. */
   hosts: number;
-  createdAt: Date;
-  updatedAt: Date;
+  /** ISO 8601 in UTC, as every other timestamp of the API (ISO, below). */
+  createdAt: string;
+  updatedAt: string;
 }
 
 type Row = Omit<HostGroupView, 'hosts'> & { hosts: string | number };
 
-const SELECT = `select g.id, g.name, g.position, g.client_groups as "clientGroups", g.created_at as "createdAt",
-       g.updated_at as "updatedAt", (select count(*) from hosts h where h.group_id = g.id) as hosts
+/**
+ * A raw execute hands timestamptz back as PostgreSQL's text ("2026-11-27 04:21:44.123+00"); the
+ * API answers Date.toJSON's form (2026-11-27T04:21:44.123Z), so the query writes that form.
+ */
+const ISO = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+const SELECT = `select g.id, g.name, g.position, g.client_groups as "clientGroups",
+       ${ISO('g.created_at')} as "createdAt", ${ISO('g.updated_at')} as "updatedAt",
+       (select count(*) from hosts h where h.group_id = g.id) as hosts
   from host_groups g`;
 
 function view(row: Row): HostGroupView {

@@ -2,11 +2,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { badRequest, conflict, notFound } from '../http/api-error.js';
 import { isId } from '../http/id.js';
 import { bumpRevisions } from '../revisions/revisions.js';
+import { SettingsService } from '../settings/settings.service.js';
 import { Inject, Injectable } from '@nestjs/common';
 import type { WarrenConfig } from '../config/config.js';
 import { WARREN_CONFIG } from '../runtime.js';
 import { TAG_LIMITS, type CreateHostDto, type HostBulkAction, type UpdateHostDto } from './dto/host.dto.js';
-import { resolveName } from './host-check.js';
+import { resolveName, shownResolution } from './host-check.js';
 import type { Host } from './host.entity.js';
 import { HostsRepository, type HostView } from './hosts.repository.js';
 import { InterfacesRepository } from './interfaces.repository.js';
@@ -25,6 +26,7 @@ export class HostsService {
     private readonly hosts: HostsRepository,
     private readonly interfaces: InterfacesService,
     private readonly transactions: InterfacesRepository,
+    private readonly settings: SettingsService,
     @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
   ) {}
 
@@ -148,27 +150,36 @@ export class HostsService {
 
   /**
    * Whether the host's address resolves, and to the node serving its interface: the node's
-   * address and the interface's endpoint, both resolved, are what the panel knows of it.
+   * address and the interface's endpoint, both resolved, are what the panel knows of it. The
+   * match compares every address; the answer prints only those shownResolution allows (a node
+   * on a private address is legitimate, and still matches, unprinted).
    */
   async check(id: string) {
     const host = await this.get(id);
     const node = await this.hosts.nodeOf(host.interfaceId);
     const servers = this.config.dnsServers;
+    const nodeNames = [...new Set([node.address, node.endpointHost].filter(Boolean))];
     const [own, ...nodeSide] = await Promise.all([
       resolveName(host.address, servers),
-      ...[...new Set([node.address, node.endpointHost].filter(Boolean))].map((name) => resolveName(name, servers)),
+      ...nodeNames.map((name) => resolveName(name, servers)),
     ]);
-    const nodeAddresses = [...new Set(nodeSide.flatMap((found) => found.addresses))];
+    const allowPrivate = (await this.settings.get()).allowPrivateTargets;
+    const everyNodeAddress = new Set(nodeSide.flatMap((found) => found.addresses));
+    const shown = shownResolution(host.address, own, allowPrivate);
+    const nodeShown = nodeNames.map((name, i) => shownResolution(name, nodeSide[i], allowPrivate));
+    const nodeNote = nodeShown.find((found) => found.note)?.note;
     const nodeError = nodeSide.find((found) => found.error)?.error;
     return {
       hostId: host.id,
       address: host.address,
       resolves: own.addresses.length > 0,
-      addresses: own.addresses,
+      addresses: shown.addresses,
       nodeId: node.id,
       nodeName: node.name,
-      nodeAddresses,
-      matchesNode: own.addresses.some((address) => nodeAddresses.includes(address)),
+      nodeAddresses: [...new Set(nodeShown.flatMap((found) => found.addresses))],
+      matchesNode: own.addresses.some((address) => everyNodeAddress.has(address)),
+      ...(shown.note ? { note: shown.note } : {}),
+      ...(nodeNote ? { nodeNote } : {}),
       ...(own.error ? { error: own.error } : {}),
       ...(nodeError ? { nodeError } : {}),
     };

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { SettingsModule } from '../settings/settings.module.js';
 import { HostGroupsRepository } from './host-groups.repository.js';
 import { HostGroupsService } from './host-groups.service.js';
 import { HostsController } from './hosts.controller.js';
@@ -13,6 +14,7 @@ import { InterfacesService } from './interfaces.service.js';
  * plain imports; the services are exported for the template (template/).
  */
 @Module({
+  imports: [SettingsModule],
   controllers: [InterfacesController, HostsController],
   providers: [
     InterfacesService,

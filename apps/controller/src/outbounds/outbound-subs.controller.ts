@@ -61,6 +61,7 @@ export class OutboundSubsController {
     summary: 'Set the order of the subscriptions (display and refresh-all order): ids lists every one once',
     example: { ids: ['6f1c2f4e-0d1b-4c55-9a51-6a2b2f0c9e11'] },
     response: [OutboundSubDto],
+    errors: [404],
   })
   order(@Body() body: OutboundSubOrderDto) {
     return this.subs.order(body.ids);

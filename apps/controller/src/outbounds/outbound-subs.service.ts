@@ -160,7 +160,7 @@ export class OutboundSubsService {
     await this.write(async (em) => {
       // Lock-free: positions are display and refresh order only, and the statement is one update.
       const existing = new Set(await this.subs.ids(em));
-      for (const id of seen) if (!existing.has(id)) throw badRequest(`subscription ${id} does not exist`, 'ids');
+      for (const id of seen) if (!existing.has(id)) throw notFound(`subscription ${id} not found`, 'ids');
       if (seen.size !== existing.size)
         throw badRequest(
           `ids must list every subscription once (${existing.size}); ${existing.size - seen.size} missing`,

@@ -5,7 +5,7 @@ import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import type { Principal } from '../auth/principal.js';
 import { DeletedDto } from '../http/api-fields.js';
 import { badRequest } from '../http/api-error.js';
-import { IdPipe } from '../http/id.js';
+import { IdPipe, isId } from '../http/id.js';
 import { Route } from '../http/route.decorator.js';
 import {
   CheckQueryDto,
@@ -28,12 +28,17 @@ import { OutboundToolsService } from './outbound-tools.service.js';
 import { OutboundsService } from './outbounds.service.js';
 import { ProbesService } from './probes.service.js';
 
-/** The node a body or query names: either may say (W-UI's clients send it in the body); not two different ones. */
+/**
+ * The node a body or query names: either may say (W-UI's clients send it in the body); not two
+ * different ones. Something that cannot be a node id is bad input (400), not an unknown node (404).
+ */
 function nodeIdOf(body: NodeBodyDto, query: NodeQueryDto): string | undefined {
   const inBody = body.nodeId;
   if (inBody !== undefined && query.nodeId !== undefined && inBody !== query.nodeId)
     throw badRequest('nodeId is given twice (body and query) with different values', 'nodeId');
-  return inBody ?? query.nodeId;
+  const nodeId = inBody ?? query.nodeId;
+  if (nodeId !== undefined && !isId(nodeId)) throw badRequest('nodeId must be a node id (a UUID)', 'nodeId');
+  return nodeId;
 }
 
 /** Outbounds (hops) and their probes; rules and decisions are in docs/outbounds.md. */

@@ -326,7 +326,7 @@ export class OutboundsService {
       const kinds = await this.outbounds.kindsOnNode(em, node);
       for (const id of seen) {
         const kind = kinds.get(id);
-        if (kind === undefined) throw badRequest(`outbound ${id} is not an outbound of this node`, 'ids');
+        if (kind === undefined) throw notFound(`outbound ${id} is not an outbound of this node`, 'ids');
         if (isBuiltin(kind))
           throw badRequest(`outbound ${id} is the built-in ${kind}, always listed first; list only hops`, 'ids');
       }

@@ -179,7 +179,7 @@ export class RoutingService {
       await lockNode(em, node, 'nodeId');
       const existing = new Set(await this.routing.ruleIds(em, node));
       const unknown = [...seen].find((id) => !existing.has(id));
-      if (unknown) throw badRequest(`rule ${unknown} is not a rule of this node`, 'ids');
+      if (unknown) throw notFound(`rule ${unknown} is not a rule of this node`, 'ids');
       if (seen.size !== existing.size) {
         throw badRequest(
           `ids must list every rule of the node once (${existing.size}); ${existing.size - seen.size} missing`,

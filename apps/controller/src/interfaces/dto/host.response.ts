@@ -99,7 +99,11 @@ export class HostCheckDto {
   @ApiProperty({ description: 'Whether the address resolved to at least one IP address (an IP literal always does)' })
   resolves!: boolean;
 
-  @ApiProperty({ type: [String], description: 'What it resolved to' })
+  @ApiProperty({
+    type: [String],
+    description:
+      "What it resolved to; a name's private addresses (forbidden targets) only when settings allow private targets (see note)",
+  })
   addresses!: string[];
 
   @IdField()
@@ -111,12 +115,23 @@ export class HostCheckDto {
   @ApiProperty({
     type: [String],
     description:
-      "The node's public addresses as the panel knows them (its address and the interface endpoint, resolved)",
+      "The node's addresses as the panel knows them (its address and the interface endpoint, resolved); private ones as in addresses (see nodeNote)",
   })
   nodeAddresses!: string[];
 
-  @ApiProperty({ description: 'Whether one of addresses is one of nodeAddresses' })
+  @ApiProperty({
+    description: "Whether one of the address's addresses is one of the node's (private ones compared too, unprinted)",
+  })
   matchesNode!: boolean;
+
+  @ApiProperty({
+    required: false,
+    description: 'Said when the address resolves to a private address that addresses leaves out',
+  })
+  note?: string;
+
+  @ApiProperty({ required: false, description: "Said when one of the node's names resolves to a private address" })
+  nodeNote?: string;
 
   @ApiProperty({ required: false, description: "Why the host's address did not resolve" })
   error?: string;

@@ -45,6 +45,11 @@ export function HostCheckButton({ host }: { host: Schemas['HostDto'] }) {
                 </List.Item>
               ))}
             </List>
+            {result.note && (
+              <Text size="sm" c="dimmed">
+                {result.note}
+              </Text>
+            )}
             <Text size="sm" fw={500}>
               {t('hosts.check.nodeAddresses', { node: result.nodeName })}
             </Text>
@@ -55,6 +60,11 @@ export function HostCheckButton({ host }: { host: Schemas['HostDto'] }) {
                 </List.Item>
               ))}
             </List>
+            {result.nodeNote && (
+              <Text size="sm" c="dimmed">
+                {result.nodeNote}
+              </Text>
+            )}
             {result.nodeError && (
               <Text size="sm" c="dimmed">
                 {result.nodeError}
