@@ -488,6 +488,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/balancers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a node's balancers, each with its hops' health and where its traffic goes now
+         * @description Roles: owner, admin, viewer.
+         */
+        get: operations["get_balancers"];
+        put?: never;
+        /**
+         * Create a balancer of a node's hops (failover in order by health, or hash: clients spread by address)
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_balancers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/balancers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a balancer no routing rule targets
+         * @description Roles: owner, admin.
+         */
+        delete: operations["delete_balancers_id"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a balancer's tag, strategy, hops or note; never its node
+         * @description Roles: owner, admin.
+         */
+        patch: operations["patch_balancers_id"];
+        trace?: never;
+    };
+    "/api/balancers/{id}/override": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pin one of the hops until cleared (outboundId null clears): its traffic goes there whatever the checks say
+         * @description Roles: owner, admin.
+         */
+        post: operations["post_balancers_id_override"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clients": {
         parameters: {
             query?: never;
@@ -2979,6 +3047,49 @@ export interface components {
             /** @description The backup or restore waiting or running now, with its progress */
             running: components["schemas"]["BackupJobDto"] | null;
         };
+        BalancerDto: {
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Where its traffic goes now: the picked hop (failover, an override), the hops clients spread over (hash), or blocked / direct when no hop is usable */
+            current: string[];
+            /** @description In order */
+            hops: components["schemas"]["BalancerHopDto"][];
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            nodeId: string;
+            note: string | null;
+            /**
+             * Format: uuid
+             * @description The pinned hop (POST /api/balancers/{id}/override); null: none
+             */
+            overrideId: string | null;
+            /** @enum {string} */
+            strategy: "failover" | "hash";
+            tag: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        BalancerHopDto: {
+            enabled: boolean;
+            /**
+             * @description The periodic checks' verdict (null: never checked)
+             * @enum {string|null}
+             */
+            health: "up" | "down" | null;
+            /** Format: uuid */
+            id: string;
+            tag: string;
+            /** @description The balancer may send traffic to it: enabled and not found down */
+            usable: boolean;
+        };
+        BalancerOverrideDto: {
+            /**
+             * Format: uuid
+             * @description One of the balancer's hops to pin (whatever its health) until cleared; null clears the override
+             */
+            outboundId: string | null;
+        };
         BatchCreateClientsDto: {
             /** @description How many clients to create. */
             count: number;
@@ -3334,6 +3445,21 @@ export interface components {
             /** @description What they sign in with: 1..64 letters, digits, ".", "_", "@", "-" */
             username: string;
         };
+        CreateBalancerDto: {
+            /** @description Outbound ids (hops of the node, not direct or blocked), in order, each once */
+            hops: string[];
+            /** @description The node whose hops it balances; defaults to the local node; cannot change */
+            nodeId?: string;
+            /** @description Free text for operators */
+            note?: string | null;
+            /**
+             * @description failover: the first healthy hop in order; hash: clients spread over the healthy hops by their tunnel address
+             * @enum {string}
+             */
+            strategy: "failover" | "hash";
+            /** @description Unique on the node among outbounds and balancers; routing rules name it as outboundTag */
+            tag: string;
+        };
         CreateClientDto: {
             /** @description At most this many devices; 0 = unlimited. */
             deviceLimit?: number;
@@ -3603,7 +3729,7 @@ export interface components {
              * @enum {string|null}
              */
             network?: "tcp" | "udp" | "icmp" | null;
-            /** @description Tag of an outbound of the node, or direct / blocked */
+            /** @description Tag of an outbound or a balancer of the node, or direct / blocked */
             outboundTag: string;
             /** @description Ports or ranges: "443", "6881-6889" */
             ports?: string[];
@@ -4932,6 +5058,8 @@ export interface components {
             sourcePort?: number;
         };
         RouteTestResultDto: {
+            /** @description Tag of the balancer the rule targets, whose pick for this source `outbound` is now (by the hops' last checks); null: none */
+            balancer: string | null;
             destination: components["schemas"]["RouteTestDestinationDto"];
             /** @description The criteria that matched (of the rule, or the list: blockIps, directDomains…) */
             matched: string[];
@@ -5005,6 +5133,11 @@ export interface components {
             state: "up" | "failed";
         };
         RoutingRuleDto: {
+            /**
+             * Format: uuid
+             * @description The balancer the rule targets (GET /api/balancers); null: an outbound
+             */
+            balancerId: string | null;
             /** @description Client ids */
             clients: string[];
             /** Format: date-time */
@@ -5025,8 +5158,12 @@ export interface components {
             network: "tcp" | "udp" | "icmp" | null;
             /** Format: uuid */
             nodeId: string;
-            /** Format: uuid */
-            outboundId: string;
+            /**
+             * Format: uuid
+             * @description The outbound; null when the rule targets a balancer
+             */
+            outboundId: string | null;
+            /** @description Tag of the rule's outbound or balancer */
             outboundTag: string;
             ports: string[];
             /** @description Matching order: the first rule whose criteria all match decides */
@@ -5539,6 +5676,21 @@ export interface components {
             /** @description Rename: 1..64 letters, digits, ".", "_", "@", "-" */
             username?: string;
         };
+        UpdateBalancerDto: {
+            /** @description Outbound ids (hops of the node, not direct or blocked), in order, each once */
+            hops?: string[];
+            /** @description Cannot change: only the current node is accepted */
+            nodeId?: string;
+            /** @description Free text for operators */
+            note?: string | null;
+            /**
+             * @description failover: the first healthy hop in order; hash: clients spread over the healthy hops by their tunnel address
+             * @enum {string}
+             */
+            strategy?: "failover" | "hash";
+            /** @description Unique on the node among outbounds and balancers; routing rules name it as outboundTag */
+            tag?: string;
+        };
         UpdateClientDto: {
             /** @description At most this many devices; 0 = unlimited. */
             deviceLimit?: number;
@@ -5752,7 +5904,7 @@ export interface components {
              * @enum {string|null}
              */
             network?: "tcp" | "udp" | "icmp" | null;
-            /** @description Tag of an outbound of the node, or direct / blocked */
+            /** @description Tag of an outbound or a balancer of the node, or direct / blocked */
             outboundTag?: string;
             /** @description Ports or ranges: "443", "6881-6889" */
             ports?: string[];
@@ -8253,6 +8405,451 @@ export interface operations {
             };
             /** @description conflicts with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_balancers: {
+        parameters: {
+            query?: {
+                /** @description The node (its id); defaults to the local node */
+                nodeId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BalancerDto"][];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_balancers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBalancerDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BalancerDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    delete_balancers_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patch_balancers_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateBalancerDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BalancerDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_balancers_id_override: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BalancerOverrideDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BalancerDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -41,6 +41,7 @@ test('the first rule whose criteria all match decides; the matched criteria are 
     ruleIndex: 1,
     matched: ['network', 'sourceIps', 'ports'],
     outbound: 'hop-b',
+    balancer: null,
   });
   expect(matchRoute(routing({ rules: [first, second] }), tunnels, query({ port: 80 })).outbound).toBe('hop-a');
   expect(matchRoute(routing({ rules: [first], defaultOutbound: 'hop-z' }), tunnels, query())).toMatchObject({
@@ -109,4 +110,24 @@ test('source ports match only a given source port', () => {
   expect(matchRoute(routing({ rules: [sport] }), tunnels, query({ sourcePort: 5500 })).matched).toEqual([
     'sourcePorts',
   ]);
+});
+
+test('a balancer named by a rule or the default resolves to its pick for the source address', () => {
+  const balancers = [
+    { tag: 'pool', outbounds: ['a', 'b', 'c'] },
+    { tag: 'one', outbounds: ['b'] },
+  ];
+  const routed = routing({ rules: [rule('pool', { ports: ['443'] })], defaultOutbound: 'one', balancers });
+  expect(matchRoute(routed, tunnels, query({ sourceIp: '10.8.0.4' }))).toMatchObject({
+    step: 'rule',
+    balancer: 'pool',
+    outbound: 'b', // 4 % 3
+  });
+  expect(matchRoute(routed, tunnels, query({ sourceIp: '10.8.0.6' })).outbound).toBe('a');
+  expect(matchRoute(routed, tunnels, query({ port: 80 }))).toMatchObject({
+    step: 'default',
+    balancer: 'one',
+    outbound: 'b',
+  });
+  expect(matchRoute(routing({}), tunnels, query()).balancer).toBeNull();
 });

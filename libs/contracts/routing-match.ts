@@ -115,6 +115,17 @@ export type MatchedCriterion =
   | 'directIps'
   | 'directDomains';
 
+/**
+ * The outbound a balancer sends a source address to: with one entry (failover, an override)
+ * that one; with several (`hash`), the entry at the address's last octet modulo their number,
+ * so one client always takes the same hop while the set of healthy hops stays. The agent's
+ * ruleset writes the same choice as an nft verdict map on `ip saddr & 0.0.0.255`.
+ */
+export function balancerPick(outbounds: readonly string[], sourceIp: string): string {
+  if (outbounds.length === 1 || !isIpv4(sourceIp)) return outbounds[0];
+  return outbounds[(ipToInt(sourceIp) & 0xff) % outbounds.length];
+}
+
 export interface RouteMatch {
   step: RouteStep;
   /** The rule that decided (step `rule`): its id and index in `routing.rules`. */
@@ -123,6 +134,8 @@ export interface RouteMatch {
   matched: MatchedCriterion[];
   /** The outbound tag that carries it: `direct`, `blocked` or a hop's tag; null: the resolver answers. */
   outbound: string | null;
+  /** The balancer the rule or default named, whose pick `outbound` is; null: none. */
+  balancer: string | null;
 }
 
 /** Whether the IPv4 `ip` lies in one of the nft elements (addresses or networks). */
@@ -176,6 +189,18 @@ export function matchRoute(
   query: RouteQuery,
   redirectDns = true,
 ): RouteMatch {
+  const match = matchTarget(routing, tunnels, query, redirectDns);
+  const balancer = routing.balancers?.find((entry) => entry.tag === match.outbound);
+  if (!balancer) return match;
+  return { ...match, balancer: balancer.tag, outbound: balancerPick(balancer.outbounds, query.sourceIp) };
+}
+
+function matchTarget(
+  routing: DesiredRouting,
+  tunnels: readonly string[],
+  query: RouteQuery,
+  redirectDns: boolean,
+): RouteMatch {
   const l4 = query.protocol === 'tcp' || query.protocol === 'udp';
   const port = l4 ? query.port : null;
   const sourcePort = l4 ? query.sourcePort : null;
@@ -185,6 +210,7 @@ export function matchRoute(
     ruleIndex: null,
     matched,
     outbound,
+    balancer: null,
   });
   const domain = (list: readonly string[]) => query.domain !== null && domainListed(query.domain, list);
 
@@ -201,7 +227,8 @@ export function matchRoute(
 
   for (const [index, rule] of routing.rules.entries()) {
     const matched = ruleMatches(rule, query, port, sourcePort);
-    if (matched) return { step: 'rule', ruleId: rule.id, ruleIndex: index, matched, outbound: rule.outbound };
+    if (matched)
+      return { step: 'rule', ruleId: rule.id, ruleIndex: index, matched, outbound: rule.outbound, balancer: null };
   }
   return decided('default', routing.defaultOutbound);
 }

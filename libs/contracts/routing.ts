@@ -151,6 +151,20 @@ export const desiredRuleSchema = z.object({
 });
 export type DesiredRule = z.infer<typeof desiredRuleSchema>;
 
+/**
+ * A balancer as the node realises it, already resolved by the controller (it knows the hops'
+ * health; the agent needs none): `outbounds` holds the one hop a failover balancer (or an
+ * override) picks now, or the healthy hops a `hash` balancer spreads its clients over. A rule or
+ * the default naming the balancer's tag goes to `balancerPick` of the packet's source address.
+ * Each entry is a hop the node runs or a built-in (`blocked` when no hop is usable and
+ * fail-closed is on, `direct` when it is off).
+ */
+export const desiredBalancerSchema = z.object({
+  tag: outboundTag,
+  outbounds: z.array(outboundTag).min(1).max(250),
+});
+export type DesiredBalancer = z.infer<typeof desiredBalancerSchema>;
+
 export const desiredRoutingSchema = z.object({
   /** Where traffic no rule matched goes: a built-in or one of this node's outbounds. */
   defaultOutbound: outboundTag,
@@ -167,6 +181,8 @@ export const desiredRoutingSchema = z.object({
   directIps: z.array(cidr).max(MAX_LIST_ENTRIES),
   directDomains: z.array(domainName).max(MAX_LIST_ENTRIES),
   rules: z.array(desiredRuleSchema).max(MAX_RULES_PER_NODE),
+  /** The node's balancers (rules and the default may name their tags); absent = none. */
+  balancers: z.array(desiredBalancerSchema).max(250).optional(),
 });
 export type DesiredRouting = z.infer<typeof desiredRoutingSchema>;
 

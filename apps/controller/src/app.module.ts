@@ -21,6 +21,7 @@ import { MailModule } from './notifications/mail/mail.module.js';
 import { WebhooksModule } from './notifications/webhooks/webhooks.module.js';
 import { OverviewModule } from './overview/overview.module.js';
 import { OutboundsModule } from './outbounds/outbounds.module.js';
+import { BalancersModule } from './balancers/balancers.module.js';
 import { RoutingModule } from './routing/routing.module.js';
 import type { PanelRuntime } from './runtime.js';
 import { RuntimeModule } from './runtime.module.js';
@@ -55,6 +56,7 @@ export class AppModule {
         BackupsModule,
         TelegramModule,
         OutboundsModule,
+        BalancersModule,
         RoutingModule,
         SystemModule,
         NodesModule,

@@ -8,6 +8,7 @@ import { HostsService } from './interfaces/hosts.service.js';
 import { InterfacesService } from './interfaces/interfaces.service.js';
 import { NodesService } from './nodes/nodes.service.js';
 import { OutboundsService } from './outbounds/outbounds.service.js';
+import { BalancersService } from './balancers/balancers.service.js';
 import { SettingsService } from './settings/settings.service.js';
 import { TelegramSettingsService } from './telegram/telegram-settings.service.js';
 import { TokensRepository } from './tokens/tokens.repository.js';
@@ -34,6 +35,7 @@ export class AuditReaders implements OnModuleInit {
     targets.register('interfaces', (id) => get(InterfacesService).get(byId(id)));
     targets.register('nodes', (id) => get(NodesService).get(byId(id)));
     targets.register('outbounds', (id) => get(OutboundsService).get(byId(id)));
+    targets.register('balancers', (id) => get(BalancersService).get(byId(id)));
     targets.register('settings', () => get(SettingsService).get());
     targets.register('telegram', () => get(TelegramSettingsService).view());
     targets.register('hosts', async (id) => (await get(HostsService).list()).find((host) => host.id === id) ?? null);

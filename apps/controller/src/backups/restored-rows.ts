@@ -1,3 +1,4 @@
+import { CreateBalancerDto } from '../balancers/dto/balancer.dto.js';
 import type { Type } from '@nestjs/common';
 import { isTunnelName, TUNNEL_NAME_RULE } from '#libs/contracts/interface-names.js';
 import { BUILTIN_OUTBOUNDS } from '#libs/contracts/routing.js';
@@ -175,6 +176,13 @@ const CHECKS: { table: string; sql: string; check: (row: Row, path: string) => P
     },
   },
   {
+    table: 'balancers',
+    sql: `select id, tag, strategy, hops, note from balancers order by id`,
+    check: async (row, path) => {
+      await dto(CreateBalancerDto, given(row), path);
+    },
+  },
+  {
     table: 'routing_basics',
     sql: `select b.node_id as id, b.block_bit_torrent as "blockBitTorrent", b.block_ips as "blockIps", b.block_domains as "blockDomains",
                  b.block_ports as "blockPorts", b.direct_ips as "directIps", b.direct_domains as "directDomains",
@@ -188,8 +196,10 @@ const CHECKS: { table: string; sql: string; check: (row: Row, path: string) => P
   {
     table: 'routing_rules',
     sql: `select r.id, r.name, r.enabled, r.source_ips as "sourceIps", r.source_ports as "sourcePorts", r.network,
-                 r.dest_ips as "destIps", r.domains, r.ports, r.clients, r.groups, r.interfaces, o.tag as "outboundTag"
-            from routing_rules r join outbounds o on o.id = r.outbound_id order by r.id`,
+                 r.dest_ips as "destIps", r.domains, r.ports, r.clients, r.groups, r.interfaces,
+                 coalesce(o.tag, lb.tag) as "outboundTag"
+            from routing_rules r left join outbounds o on o.id = r.outbound_id left join balancers lb on lb.id = r.balancer_id
+           order by r.id`,
     check: async (row, path) => {
       const body = await dto(CreateRuleDto, row, path);
       await rule(path, () => checkLists(body, ''));

@@ -26,6 +26,7 @@ import { SystemSampleRow } from '../system/system-sample.entity.js';
 import { Outbound } from '../outbounds/outbound.entity.js';
 import { OutboundTransition } from '../outbounds/outbound-transition.entity.js';
 import { OutboundSubscription } from '../outbounds/outbound-subscription.entity.js';
+import { Balancer } from '../balancers/balancer.entity.js';
 import { RoutingBasic } from '../routing/routing-basic.entity.js';
 import { RoutingRule } from '../routing/routing-rule.entity.js';
 import { NotificationEventRow } from '../notifications/events/notification-event.entity.js';
@@ -59,6 +60,7 @@ export const ENTITIES = [
   Outbound,
   OutboundTransition,
   OutboundSubscription,
+  Balancer,
   RoutingBasic,
   RoutingRule,
   AuditEntry,

@@ -364,9 +364,13 @@ export class OutboundSubsService {
     return outcome;
   }
 
-  /** A rule routes through the hop, or it is the node's default: it may not go. */
+  /** A rule routes through the hop, a balancer lists it, or it is the node's default: it may not go. */
   private async inUse(em: EntityManager, hopId: string): Promise<boolean> {
-    return (await this.hops.rulesUsing(em, hopId)).length > 0 || (await this.hops.isDefault(em, hopId));
+    return (
+      (await this.hops.rulesUsing(em, hopId)).length > 0 ||
+      (await this.hops.balancersUsing(em, hopId)).length > 0 ||
+      (await this.hops.isDefault(em, hopId))
+    );
   }
 
   /**

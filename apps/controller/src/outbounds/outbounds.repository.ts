@@ -6,6 +6,9 @@ import { agentState, isOffline, isUnmanaged, type AgentState } from '../system/a
 import type { WarrenConfig } from '../config/config.js';
 import { WARREN_CONFIG } from '../runtime.js';
 import { Node } from '../revisions/node.entity.js';
+import { bumpRevisions } from '../revisions/revisions.js';
+import { balancerTargets, type PickHop } from '../balancers/balancer-pick.js';
+import type { BalancerStrategy } from '../balancers/balancer.entity.js';
 import { formatHopAddress } from './hop-address.js';
 import { Outbound, type OutboundKind } from './outbound.entity.js';
 import { OutboundSubscription } from './outbound-subscription.entity.js';
@@ -287,6 +290,22 @@ export class OutboundsRepository {
     );
   }
 
+  /** The balancers listing this outbound as a hop (balancers, by table name). */
+  async balancersUsing(em: EntityManager, outboundId: string): Promise<{ id: string; tag: string }[]> {
+    return em.execute<{ id: string; tag: string }[]>('select id, tag from balancers where ? = any(hops) order by tag', [
+      outboundId,
+    ]);
+  }
+
+  /** Whether a balancer of the node has this tag (balancers, by table name): tags name both. */
+  async balancerTagged(em: EntityManager, nodeId: string, tag: string): Promise<boolean> {
+    const rows = await em.execute<{ id: string }[]>('select id from balancers where node_id = ? and tag = ?', [
+      nodeId,
+      tag,
+    ]);
+    return rows.length > 0;
+  }
+
   /** Whether the outbound is its node's default outbound (routing_basics, by table name). */
   async isDefault(em: EntityManager, outboundId: string): Promise<boolean> {
     const rows = await em.execute<{ node_id: string }[]>(
@@ -338,6 +357,8 @@ export class OutboundsRepository {
         at,
       });
       await em.flush();
+      // A balancer whose pick this changes moves the node (its agent gets the new hop).
+      if (await this.balancerPickMoved(em, row.node.id, id, from, health)) await bumpRevisions(em, [row.node.id]);
       // Down from any state (a first check that fails too), up only from down: a new hop's first
       // passing check is no news. Keyed by the transition, which is itself written once.
       if (health === 'down' || from === 'down')
@@ -349,6 +370,40 @@ export class OutboundsRepository {
           occurredAt: at,
         });
       return transition;
+    });
+  }
+
+  /** Whether a balancer of the node listing the hop sends traffic elsewhere after its health changed. */
+  private async balancerPickMoved(
+    em: EntityManager,
+    nodeId: string,
+    hopId: string,
+    from: HopHealth | null,
+    to: HopHealth,
+  ): Promise<boolean> {
+    const balancers = await em.execute<{ strategy: BalancerStrategy; hops: string[]; override_id: string | null }[]>(
+      'select strategy, hops, override_id from balancers where node_id = ? and ? = any(hops)',
+      [nodeId, hopId],
+    );
+    if (balancers.length === 0) return false;
+    const hops = await em.execute<PickHop[]>(
+      `select id, tag, enabled, health from outbounds where node_id = ? and kind not in ('direct', 'blocked')`,
+      [nodeId],
+    );
+    const [basic] = await em.execute<{ fail_closed: boolean }[]>(
+      'select fail_closed from routing_basics where node_id = ?',
+      [nodeId],
+    );
+    const failClosed = basic?.fail_closed ?? true;
+    const withHealth = (health: HopHealth | null) =>
+      new Map(hops.map((hop) => [hop.id, hop.id === hopId ? { ...hop, health } : hop]));
+    const [before, after] = [withHealth(from), withHealth(to)];
+    return balancers.some((row) => {
+      const rule = { strategy: row.strategy, hops: row.hops, overrideId: row.override_id };
+      return (
+        JSON.stringify(balancerTargets(rule, before, failClosed)) !==
+        JSON.stringify(balancerTargets(rule, after, failClosed))
+      );
     });
   }
 

@@ -204,6 +204,8 @@ export class OutboundsService {
       const placements = await this.outbounds.placementsOnNode(em, nodeId);
       if (placements.some((other) => other.tag === input.tag))
         throw conflict(`an outbound tagged "${input.tag}" already exists on this node`, 'tag');
+      if (await this.outbounds.balancerTagged(em, nodeId, input.tag))
+        throw conflict(`a balancer tagged "${input.tag}" already exists on this node`, 'tag');
       const used = new Set(placements.map((other) => other.slot));
       const slot = Array.from({ length: MAX_SLOT }, (_, i) => i + 1).find((candidate) => !used.has(candidate));
       if (slot === undefined) throw conflict(`a node runs at most ${MAX_SLOT} hops`);
@@ -250,6 +252,8 @@ export class OutboundsService {
         const placements = await this.outbounds.placementsOnNode(em, nodeId);
         if (placements.some((other) => other.tag === changes.tag))
           throw conflict(`an outbound tagged "${changes.tag}" already exists on this node`, 'tag');
+        if (await this.outbounds.balancerTagged(em, nodeId, changes.tag))
+          throw conflict(`a balancer tagged "${changes.tag}" already exists on this node`, 'tag');
       }
       if (changes.enabled === false && row.enabled && (await this.outbounds.isDefault(em, row.id))) {
         throw conflict(
@@ -373,6 +377,13 @@ export class OutboundsService {
       }
       if (await this.outbounds.isDefault(em, id))
         throw conflict(`outbound "${row.tag}" is the node's default outbound; choose another default first`);
+      const balancers = await this.outbounds.balancersUsing(em, id);
+      if (balancers.length > 0) {
+        const tags = balancers.map((balancer) => `"${balancer.tag}" (${balancer.id})`).join(', ');
+        throw conflict(
+          `outbound "${row.tag}" is a hop of ${balancers.length === 1 ? 'balancer' : 'balancers'} ${tags}; take it out of them first`,
+        );
+      }
       await this.outbounds.delete(em, id);
       await bumpRevisions(em, [nodeId]);
       return { id, deleted: true as const };

@@ -19,12 +19,14 @@ const outbound = (over: Partial<OutboundRow>): OutboundRow => ({
   mtu: null,
   keepalive: null,
   interface_name: null,
+  health: null,
   ...over,
 });
 
 const rule = (over: Partial<RuleRow>): RuleRow => ({
   id: 'r',
   outbound_id: 'direct',
+  balancer_id: null,
   source_ips: [],
   source_ports: [],
   network: null,
@@ -109,4 +111,45 @@ test('interfaces become host names; a rule whose interfaces are all gone matches
   ]).rules;
   expect(present).toMatchObject({ inInterfaces: ['wg0'], matchesNothing: false });
   expect(gone).toMatchObject({ inInterfaces: [], matchesNothing: true });
+});
+
+describe('balancers', () => {
+  const hops = [
+    outbound({ id: 'direct', tag: 'direct', kind: 'direct', slot: null }),
+    outbound({ id: 'a', tag: 'a', slot: 1, health: 'down' }),
+    outbound({ id: 'b', tag: 'b', slot: 2, health: 'up' }),
+    outbound({ id: 'c', tag: 'c', slot: 3, health: null }),
+    outbound({ id: 'd', tag: 'd', slot: 4, enabled: false }),
+  ];
+  // No routing basics: fail-closed, the default.
+  const routed = (balancer: { strategy: 'failover' | 'hash'; hops: string[]; override_id?: string | null }) =>
+    desiredRouting({
+      outbounds: hops,
+      basic: undefined,
+      rules: [rule({ outbound_id: null, balancer_id: 'lb', ports: ['443'] })],
+      addresses: [],
+      interfaceNames: new Map(),
+      balancers: [{ id: 'lb', tag: 'pool', override_id: null, ...balancer }],
+    });
+
+  test('a rule names the balancer; failover resolves to the first usable hop in order', () => {
+    const routing = routed({ strategy: 'failover', hops: ['d', 'a', 'b', 'c'] });
+    expect(routing.rules[0].outbound).toBe('pool');
+    expect(routing.balancers).toEqual([{ tag: 'pool', outbounds: ['b'] }]);
+  });
+
+  test('hash resolves to every usable hop; unchecked counts as usable', () => {
+    expect(routed({ strategy: 'hash', hops: ['a', 'b', 'c', 'd'] }).balancers).toEqual([
+      { tag: 'pool', outbounds: ['b', 'c'] },
+    ]);
+  });
+
+  test('an override pins its hop whatever its health; no usable hop is blocked (fail-closed)', () => {
+    expect(routed({ strategy: 'failover', hops: ['a', 'b'], override_id: 'a' }).balancers).toEqual([
+      { tag: 'pool', outbounds: ['a'] },
+    ]);
+    expect(routed({ strategy: 'failover', hops: ['a', 'd'] }).balancers).toEqual([
+      { tag: 'pool', outbounds: ['blocked'] },
+    ]);
+  });
 });

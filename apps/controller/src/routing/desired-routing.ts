@@ -6,6 +6,8 @@ import {
   type DesiredRule,
   type HopConfig,
 } from '#libs/contracts/routing.js';
+import { balancerTargets } from '../balancers/balancer-pick.js';
+import type { BalancerStrategy } from '../balancers/balancer.entity.js';
 
 /** An outbound row of the node as delivery reads it (secrets included: they go to the agent). */
 export interface OutboundRow {
@@ -27,6 +29,16 @@ export interface OutboundRow {
   mtu: number | null;
   keepalive: number | null;
   interface_name: string | null;
+  health: 'up' | 'down' | null;
+}
+
+/** A balancer of the node as delivery reads it. */
+export interface BalancerRow {
+  id: string;
+  tag: string;
+  strategy: BalancerStrategy;
+  hops: string[];
+  override_id: string | null;
 }
 
 export interface BasicRow {
@@ -42,7 +54,9 @@ export interface BasicRow {
 
 export interface RuleRow {
   id: string;
-  outbound_id: string;
+  /** Exactly one of outbound_id and balancer_id is set. */
+  outbound_id: string | null;
+  balancer_id: string | null;
   source_ips: string[];
   source_ports: string[];
   network: 'tcp' | 'udp' | 'icmp' | null;
@@ -117,7 +131,8 @@ function within(ip: string, cidrs: readonly string[]): boolean {
  * being down would. Client and group criteria become the tunnel addresses of those clients'
  * devices on this node (all of them must match: a client of the named ones, in a named group,
  * inside the rule's own sourceIps when it has them); interface ids become host interface names.
- * A rule whose clients, groups or interfaces name nothing on this node matches nothing.
+ * A rule whose clients, groups or interfaces name nothing on this node matches nothing. A rule
+ * for a balancer names the balancer's tag; `balancers` says what each sends traffic to now.
  */
 export function desiredRouting(input: {
   outbounds: readonly OutboundRow[];
@@ -125,6 +140,7 @@ export function desiredRouting(input: {
   rules: readonly RuleRow[];
   addresses: readonly ClientAddress[];
   interfaceNames: ReadonlyMap<string, string>;
+  balancers?: readonly BalancerRow[];
 }): DesiredRouting {
   const failClosed = input.basic?.fail_closed ?? DEFAULT_ROUTING.failClosed;
   const byId = new Map(input.outbounds.map((row) => [row.id, row]));
@@ -134,6 +150,20 @@ export function desiredRouting(input: {
     if (row.kind === 'direct' || row.kind === 'blocked' || row.enabled) return row.tag;
     return failClosed ? 'blocked' : 'direct';
   };
+  const hops = new Map(
+    input.outbounds.map((row) => [row.id, { id: row.id, tag: row.tag, enabled: row.enabled, health: row.health }]),
+  );
+  // Each balancer resolved now (the controller knows the hops' health; the agent needs none).
+  const balancers = (input.balancers ?? []).map((row) => ({
+    id: row.id,
+    tag: row.tag,
+    outbounds: balancerTargets(
+      { strategy: row.strategy, hops: row.hops, overrideId: row.override_id },
+      hops,
+      failClosed,
+    ),
+  }));
+  const balancerTags = new Map(balancers.map((balancer) => [balancer.id, balancer.tag]));
   const rules = input.rules.map((rule): DesiredRule => {
     let sourceIps = [...rule.source_ips];
     let matchesNothing = false;
@@ -155,7 +185,7 @@ export function desiredRouting(input: {
     if (rule.interfaces.length > 0 && inInterfaces.length === 0) matchesNothing = true;
     return {
       id: rule.id,
-      outbound: target(rule.outbound_id),
+      outbound: rule.balancer_id !== null ? (balancerTags.get(rule.balancer_id) ?? 'direct') : target(rule.outbound_id),
       sourceIps,
       sourcePorts: [...rule.source_ports],
       network: rule.network,
@@ -176,5 +206,6 @@ export function desiredRouting(input: {
     directIps: [...(input.basic?.direct_ips ?? [])],
     directDomains: [...(input.basic?.direct_domains ?? [])],
     rules,
+    ...(balancers.length ? { balancers: balancers.map(({ tag, outbounds }) => ({ tag, outbounds })) } : {}),
   };
 }

@@ -3,6 +3,7 @@ import type { DesiredOutbound, DesiredRouting } from '#libs/contracts/routing.js
 import {
   desiredOutbounds,
   desiredRouting,
+  type BalancerRow,
   type BasicRow,
   type ClientAddress,
   type OutboundRow,
@@ -20,7 +21,7 @@ export async function nodeRouting(
 ): Promise<{ outbounds: DesiredOutbound[]; routing: DesiredRouting }> {
   const outbounds = await tx.execute<OutboundRow[]>(
     `select id, tag, kind, enabled, slot, host, port, username, password, method, private_key, peer_public_key,
-            preshared_key, allowed_ips, tunnel_address, mtu, keepalive, interface_name
+            preshared_key, allowed_ips, tunnel_address, mtu, keepalive, interface_name, health
        from outbounds where node_id = ? order by slot nulls first, tag`,
     [nodeId],
   );
@@ -30,8 +31,12 @@ export async function nodeRouting(
     [nodeId],
   );
   const rules = await tx.execute<RuleRow[]>(
-    `select id, outbound_id, source_ips, source_ports, network, dest_ips, domains, ports, clients, groups, interfaces
+    `select id, outbound_id, balancer_id, source_ips, source_ports, network, dest_ips, domains, ports, clients, groups, interfaces
        from routing_rules where node_id = ? and enabled order by position, created_at, id`,
+    [nodeId],
+  );
+  const balancers = await tx.execute<BalancerRow[]>(
+    'select id, tag, strategy, hops, override_id from balancers where node_id = ? order by tag',
     [nodeId],
   );
   const clientIds = [...new Set(rules.flatMap((rule) => rule.clients))];
@@ -61,6 +66,6 @@ export async function nodeRouting(
   }
   return {
     outbounds: desiredOutbounds(outbounds),
-    routing: desiredRouting({ outbounds, basic, rules, addresses, interfaceNames }),
+    routing: desiredRouting({ outbounds, basic, rules, addresses, interfaceNames, balancers }),
   };
 }

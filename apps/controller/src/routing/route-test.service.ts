@@ -101,6 +101,10 @@ export class RouteTestService {
       },
     );
     const label = match.ruleId === null ? undefined : snapshot.rules.get(match.ruleId);
+    if (match.balancer !== null)
+      notes.push(
+        `balancer ${match.balancer} picks ${match.outbound} now, by its hops' last checks; its pick moves when their health does`,
+      );
     if (match.outbound !== null && !['direct', 'blocked'].includes(match.outbound))
       notes.push(
         snapshot.routing.failClosed
@@ -127,6 +131,7 @@ export class RouteTestService {
       rule: label ? { id: label.id, name: label.name, position: label.position } : null,
       matched: label ? namedCriteria(match.matched, label) : match.matched,
       outbound: match.outbound,
+      balancer: match.balancer,
       notes,
     };
   }

@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
+import { Balancer } from '../balancers/balancer.entity.js';
 import { Outbound } from '../outbounds/outbound.entity.js';
 import { Node } from '../revisions/node.entity.js';
 
@@ -34,7 +35,9 @@ export const RoutingRule = defineEntity({
     clients: p.array().default([]),
     groups: p.array().default([]),
     interfaces: p.array().default([]),
-    outbound: () => p.manyToOne(Outbound).deleteRule('no action').index(),
+    /** Exactly one of outbound and balancer is set: what the rule's traffic goes to. */
+    outbound: () => p.manyToOne(Outbound).deleteRule('no action').index().nullable(),
+    balancer: () => p.manyToOne(Balancer).deleteRule('no action').index().nullable(),
     /** Packets matched, added up from the agents' rule-hits reports. */
     hits: p.bigint('number').default(0),
     createdAt: p.datetime().onCreate(() => new Date()),

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LockMode, MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { DEFAULT_ROUTING } from '#libs/contracts/routing.js';
+import { Balancer } from '../balancers/balancer.entity.js';
 import { Outbound } from '../outbounds/outbound.entity.js';
 import { Node } from '../revisions/node.entity.js';
 import { RoutingBasic } from './routing-basic.entity.js';
@@ -36,8 +37,10 @@ export interface RoutingRuleView extends RuleCriteria {
   name: string;
   enabled: boolean;
   position: number;
+  /** The outbound's or the balancer's tag. */
   outboundTag: string;
-  outboundId: string;
+  outboundId: string | null;
+  balancerId: string | null;
   hits: number;
   createdAt: Date;
   updatedAt: Date;
@@ -47,6 +50,8 @@ export interface OutboundRef {
   id: string;
   tag: string;
   enabled: boolean;
+  /** A balancer's tag names it as a target too (balancers/). */
+  balancer?: true;
 }
 
 export type NewRule = RuleCriteria & {
@@ -54,7 +59,7 @@ export type NewRule = RuleCriteria & {
   name: string;
   enabled: boolean;
   position: number;
-  outboundId: string;
+  target: OutboundRef;
 };
 export type BasicFields = Omit<RoutingBasicView, 'defaultOutbound'> & { defaultOutboundId: string | null };
 
@@ -74,8 +79,9 @@ function ruleView(row: RoutingRule): RoutingRuleView {
     clients: [...row.clients],
     groups: [...row.groups],
     interfaces: [...row.interfaces],
-    outboundTag: row.outbound.tag,
-    outboundId: row.outbound.id,
+    outboundTag: row.balancer?.tag ?? row.outbound?.tag ?? '',
+    outboundId: row.outbound?.id ?? null,
+    balancerId: row.balancer?.id ?? null,
     hits: row.hits,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
@@ -126,13 +132,13 @@ export class RoutingRepository {
     const rows = await em.find(
       RoutingRule,
       { node: nodeId },
-      { populate: ['outbound'], orderBy: { position: 'asc', createdAt: 'asc', id: 'asc' } },
+      { populate: ['outbound', 'balancer'], orderBy: { position: 'asc', createdAt: 'asc', id: 'asc' } },
     );
     return rows.map(ruleView);
   }
 
   async rule(id: string): Promise<RoutingRuleView | null> {
-    const row = await this.orm.em.fork().findOne(RoutingRule, { id }, { populate: ['outbound'] });
+    const row = await this.orm.em.fork().findOne(RoutingRule, { id }, { populate: ['outbound', 'balancer'] });
     return row && ruleView(row);
   }
 
@@ -144,6 +150,14 @@ export class RoutingRepository {
   async outboundByTag(em: EntityManager, nodeId: string, tag: string): Promise<OutboundRef | null> {
     const row = await em.findOne(Outbound, { node: nodeId, tag }, { fields: ['id', 'tag', 'enabled'] });
     return row && { id: row.id, tag: row.tag, enabled: row.enabled };
+  }
+
+  /** An outbound or, failing one, a balancer of the node by tag (tags are unique across both). */
+  async targetByTag(em: EntityManager, nodeId: string, tag: string): Promise<OutboundRef | null> {
+    const outbound = await this.outboundByTag(em, nodeId, tag);
+    if (outbound) return outbound;
+    const row = await em.findOne(Balancer, { node: nodeId, tag }, { fields: ['id', 'tag'] });
+    return row && { id: row.id, tag: row.tag, enabled: true, balancer: true };
   }
 
   /** Which of these client ids exist (clients, by table name). */
@@ -184,19 +198,21 @@ export class RoutingRepository {
   }
 
   async insertRule(em: EntityManager, input: NewRule): Promise<string> {
-    const { nodeId, outboundId, ...fields } = input;
+    const { nodeId, target, ...fields } = input;
     const row = em.create(RoutingRule, {
       ...fields,
       node: em.getReference(Node, nodeId),
-      outbound: em.getReference(Outbound, outboundId),
+      outbound: target.balancer ? null : em.getReference(Outbound, target.id),
+      balancer: target.balancer ? em.getReference(Balancer, target.id) : null,
     });
     await em.flush();
     return row.id;
   }
 
-  /** Points a locked rule at another outbound (then save). */
-  setOutbound(em: EntityManager, row: RoutingRule, outboundId: string): void {
-    row.outbound = em.getReference(Outbound, outboundId);
+  /** Points a locked rule at another outbound or balancer (then save). */
+  setTarget(em: EntityManager, row: RoutingRule, target: OutboundRef): void {
+    row.outbound = target.balancer ? null : em.getReference(Outbound, target.id);
+    row.balancer = target.balancer ? em.getReference(Balancer, target.id) : null;
   }
 
   async save(em: EntityManager): Promise<void> {

@@ -111,7 +111,7 @@ export class RoutingService {
         name: ruleName(input.name),
         enabled: input.enabled ?? true,
         position: await this.routing.nextPosition(em, node),
-        outboundId: target.id,
+        target,
         ...criteria,
       });
       await bumpRevisions(em, [node]);
@@ -143,8 +143,8 @@ export class RoutingService {
         interfaces: changes.interfaces !== undefined ? criteria.interfaces : [],
       });
       const before = JSON.stringify(snapshot(row));
-      if (changes.outboundTag !== undefined && changes.outboundTag !== row.outbound.tag) {
-        this.routing.setOutbound(em, row, (await this.outboundOf(em, node, changes.outboundTag)).id);
+      if (changes.outboundTag !== undefined && changes.outboundTag !== (row.balancer ?? row.outbound)?.tag) {
+        this.routing.setTarget(em, row, await this.outboundOf(em, node, changes.outboundTag));
       }
       if (changes.name !== undefined) row.name = ruleName(changes.name);
       if (changes.enabled !== undefined) row.enabled = changes.enabled;
@@ -224,13 +224,13 @@ export class RoutingService {
   private async lockRule(em: EntityManager, id: string): Promise<RoutingRule> {
     const row = isId(id) ? await this.routing.lockRule(em, id) : null;
     if (!row) throw notFound('rule not found', 'id');
-    await em.populate(row, ['outbound']);
+    await em.populate(row, ['outbound', 'balancer']);
     return row;
   }
 
   private async outboundOf(em: EntityManager, nodeId: string, tag: string): Promise<OutboundRef> {
-    const target = await this.routing.outboundByTag(em, nodeId, tag);
-    if (!target) throw badRequest(`there is no outbound tagged "${tag}" on this node`, 'outboundTag');
+    const target = await this.routing.targetByTag(em, nodeId, tag);
+    if (!target) throw badRequest(`there is no outbound or balancer tagged "${tag}" on this node`, 'outboundTag');
     return target;
   }
 
@@ -299,5 +299,5 @@ function normalizeCriteria(input: RuleCriteria): RuleCriteria {
 }
 
 function snapshot(row: RoutingRule) {
-  return [row.name, row.enabled, row.outbound.id, ...CRITERIA.map((key) => row[key] ?? null)];
+  return [row.name, row.enabled, row.outbound?.id, row.balancer?.id, ...CRITERIA.map((key) => row[key] ?? null)];
 }

@@ -13,6 +13,7 @@ import { OutboundModal } from './outbounds/outbound-modal.js';
 import { OutboundsTable } from './outbounds/outbounds-table.js';
 import { ProbeModal } from './outbounds/probe-modal.js';
 import { SubscriptionsSection } from './outbounds/subscriptions.js';
+import { BalancersSection } from './outbounds/balancers.js';
 import type { Outbound, Probe } from './outbounds/types.js';
 
 export { OutboundState } from './outbounds/outbound-state.js';
@@ -128,6 +129,9 @@ export default function OutboundsPage() {
           <Tabs.Tab value="subscriptions" data-testid="subscriptions-tab">
             {t('outboundSubs.tab')}
           </Tabs.Tab>
+          <Tabs.Tab value="balancers" data-testid="balancers-tab">
+            {t('balancers.tab')}
+          </Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="hops">
           {outbounds.data?.every((outbound) => outbound.builtin) && outbounds.data.length <= 2 && !canManage ? (
@@ -147,6 +151,9 @@ export default function OutboundsPage() {
         </Tabs.Panel>
         <Tabs.Panel value="subscriptions">
           <SubscriptionsSection nodeId={nodeId} canManage={canManage} />
+        </Tabs.Panel>
+        <Tabs.Panel value="balancers">
+          <BalancersSection nodeId={nodeId} canManage={canManage} />
         </Tabs.Panel>
       </Tabs>
       {editing && nodeId && (

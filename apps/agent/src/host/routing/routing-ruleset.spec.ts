@@ -209,3 +209,31 @@ test('hop traffic: two named counters per hop by outbound id, carried over; prox
     parseHopCounters(JSON.stringify({ nftables: [{ counter: { name: names.up, packets: 1, bytes: 9 } }] })),
   ).toEqual(new Map([[names.up, { packets: 1, bytes: 9 }]]));
 });
+
+describe('balancers', () => {
+  test("a rule for a balancer with one pick takes that hop's verdict", () => {
+    const { text } = render({
+      rules: [rule(1, 'pool', { ports: ['443'] })],
+      balancers: [{ tag: 'pool', outbounds: ['socks'] }],
+    });
+    expect(text).toContain(`meta mark set 0x5707 accept comment "${id(1)}"`);
+    expect(text).not.toContain('vmap');
+  });
+
+  test('a hash balancer is a verdict map on the last octet of the source, each hop by its own mark chain', () => {
+    const { text } = render({
+      rules: [rule(1, 'pool', { ports: ['443'] })],
+      defaultOutbound: 'pool',
+      balancers: [{ tag: 'pool', outbounds: ['wg', 'socks', 'down'] }],
+    });
+    expect(text).toContain('\tchain mark_0x5703 {\n\t\tmeta mark set 0x5703 accept\n\t}');
+    expect(text).toContain('\tchain mark_0x5707 {\n\t\tmeta mark set 0x5707 accept\n\t}');
+    // balancerPick: octet % 3 → wg, socks, down (not running: dropped, fail-closed).
+    expect(text).toContain(
+      'ip saddr & 0.0.0.255 vmap { 0.0.0.0 : goto mark_0x5703, 0.0.0.1 : goto mark_0x5707, 0.0.0.2 : drop, 0.0.0.3 : goto mark_0x5703',
+    );
+    expect(text).toContain('0.0.0.255 : goto mark_0x5703 }');
+    // The default names the balancer too.
+    expect(text.split('\n').filter((line) => line.includes('vmap'))).toHaveLength(2);
+  });
+});

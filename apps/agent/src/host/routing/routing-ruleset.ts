@@ -19,7 +19,8 @@ import { hex, REDIRECT_PORT_BASE, MAX_SLOT } from './hop-numbers.js';
  *
  * Order in the `route` chain (first match wins): block lists, BitTorrent, direct lists, then the
  * rules in order (each with a counter and its id as comment), then the default outbound. A rule
- * for a hop sets the hop's fwmark; `ip rule fwmark → table` (WireGuard hops) or the `redirect`
+ * for a hop sets the hop's fwmark (for a balancer, the mark of the hop it picks for the source);
+ * `ip rule fwmark → table` (WireGuard hops) or the `redirect`
  * chain (proxy hops: TCP to the local redsocks/ss-redir) does the rest.
  */
 
@@ -115,13 +116,30 @@ export function renderRuleset(input: RulesetInput): Ruleset {
   };
   const ports = (items: readonly string[]) => items.map(portElement).filter((p): p is string => p !== null);
 
-  const verdict = (tag: string): string => {
+  const hopVerdict = (tag: string): string => {
     if (tag === 'blocked') return 'drop';
     if (tag === 'direct') return 'accept';
     const hop = input.hops.get(tag);
     // A hop that is not running (or not on this node): dropped when fail-closed, else direct.
     if (!hop || !hop.up) return routing.failClosed ? 'drop' : 'accept';
     return `meta mark set ${hex(hop.mark)} accept`;
+  };
+  const balancers = new Map((routing.balancers ?? []).map((balancer) => [balancer.tag, balancer.outbounds]));
+  const markChains = new Map<string, string>();
+  // A balancer's pick by source address (balancerPick): one outbound is its verdict; several are
+  // a verdict map on the address's last octet, each hop's mark set in a chain of its own.
+  const verdict = (tag: string): string => {
+    const outbounds = balancers.get(tag);
+    if (!outbounds) return hopVerdict(tag);
+    if (outbounds.length === 1) return hopVerdict(outbounds[0]);
+    const entries = Array.from({ length: 256 }, (_, octet) => {
+      const target = hopVerdict(outbounds[octet % outbounds.length]);
+      if (!target.startsWith('meta mark set ')) return `0.0.0.${octet} : ${target}`;
+      const name = `mark_${target.split(' ')[3]}`;
+      markChains.set(name, `\tchain ${name} {\n\t\t${target}\n\t}`);
+      return `0.0.0.${octet} : goto ${name}`;
+    });
+    return `ip saddr & 0.0.0.255 vmap ${list(entries)}`;
   };
 
   chain.push(`\t\tiifname != ${quoted(input.tunnels.map(tunnelArg))} return`, '\t\tfib daddr type local return');
@@ -166,6 +184,7 @@ export function renderRuleset(input: RulesetInput): Ruleset {
 
   const body = [
     ...sets,
+    ...markChains.values(),
     '\tchain route {',
     '\t\ttype filter hook prerouting priority mangle; policy accept;',
     ...chain,

@@ -137,6 +137,14 @@ export class RouteTestResultDto {
   })
   outbound!: string | null;
 
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      "Tag of the balancer the rule targets, whose pick for this source `outbound` is now (by the hops' last checks); null: none",
+  })
+  balancer!: string | null;
+
   @ApiProperty({ type: [String], description: 'What the answer cannot know, in words' })
   notes!: string[];
 }

@@ -48,7 +48,7 @@ const DOC = {
   defaultOutbound: {
     description: 'Tag of an enabled outbound of the node (default direct)',
   },
-  outboundTag: { description: 'Tag of an outbound of the node, or direct / blocked' },
+  outboundTag: { description: 'Tag of an outbound or a balancer of the node, or direct / blocked' },
   network: { description: 'null: any' },
   clients: {
     description: "Client ids: matches their devices' tunnel addresses on this node",

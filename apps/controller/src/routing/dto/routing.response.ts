@@ -72,11 +72,14 @@ export class RoutingRuleDto {
   @ApiProperty({ type: [String], description: 'Interface ids' })
   interfaces!: string[];
 
-  @ApiProperty()
+  @ApiProperty({ description: "Tag of the rule's outbound or balancer" })
   outboundTag!: string;
 
-  @IdField()
-  outboundId!: string;
+  @IdField({ nullable: true, description: 'The outbound; null when the rule targets a balancer' })
+  outboundId!: string | null;
+
+  @IdField({ nullable: true, description: 'The balancer the rule targets (GET /api/balancers); null: an outbound' })
+  balancerId!: string | null;
 
   @IntField({ minimum: 0, description: 'Packets matched, as the node reports them' })
   hits!: number;
