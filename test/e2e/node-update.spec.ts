@@ -11,7 +11,7 @@ import { requireTools, TestNamespace } from '../support/netns.js';
 import { queuesOf } from '../support/node-queue.js';
 import { randomSuffix } from '../support/random-suffix.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
-import { waitFor } from '../support/wait-for.js';
+import { GiveUp, waitFor } from '../support/wait-for.js';
 
 /**
  * POST /api/nodes/{id}/update with real agents run through their launcher
@@ -107,7 +107,7 @@ test("an agent updates to the panel's package: it restarts into it, reports the 
     async () => {
       const update = await updateOf(node.id);
       if (update.state === 'failed' || update.state === 'rolled-back')
-        throw new Error(`update ${update.state}: ${update.error}\n${agent.output()}`);
+        throw new GiveUp(`update ${update.state}: ${update.error}\n${agent.output()}`);
       return update.state === 'done';
     },
     120_000,
@@ -174,7 +174,7 @@ test('a new release that never links is rolled back by the launcher, and the old
     async () => {
       const update = await updateOf(node.id);
       if (update.state === 'failed' || update.state === 'done')
-        throw new Error(`update ${update.state}: ${update.error}\n${agent.output()}`);
+        throw new GiveUp(`update ${update.state}: ${update.error}\n${agent.output()}`);
       return update.state === 'rolled-back' ? update : undefined;
     },
     120_000,
