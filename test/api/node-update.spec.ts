@@ -60,7 +60,11 @@ test("the job carries the panel's package version and checksum; the agent-only d
     // The package the agent fetches with its credential hashes to what the job says.
     const answer = await download(`Bearer ${credential}`);
     expect(answer.status).toBe(200);
-    expect(createHash('sha256').update(Buffer.from(await answer.arrayBuffer())).digest('hex')).toBe(jobs[0].sha256);
+    expect(
+      createHash('sha256')
+        .update(Buffer.from(await answer.arrayBuffer()))
+        .digest('hex'),
+    ).toBe(jobs[0].sha256);
 
     await waitFor('the update to wait for the restart', async () => {
       const update = await call('GET', `nodes/${node.id}/update`);

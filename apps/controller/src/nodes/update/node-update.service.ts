@@ -55,6 +55,9 @@ export class NodeUpdateService implements OnModuleDestroy {
   private readonly logger = new Logger('node-update');
   private readonly updates = new Map<string, NodeUpdate>();
   private stopped = false;
+  /** Resolves when the module stops: a follow waiting on a job gives up then, not 15 minutes later. */
+  private readonly stopping = new Promise<void>((resolve) => (this.stop = resolve));
+  private stop!: () => void;
 
   constructor(
     private readonly nodes: NodesService,
@@ -65,6 +68,7 @@ export class NodeUpdateService implements OnModuleDestroy {
 
   onModuleDestroy(): void {
     this.stopped = true;
+    this.stop();
   }
 
   /** The node's latest update on this controller. */
@@ -130,7 +134,12 @@ export class NodeUpdateService implements OnModuleDestroy {
 
   private async follow(update: NodeUpdate, jobId: string): Promise<void> {
     const queue = this.queues.queue(nodeQueueName(update.nodeId));
-    const outcome = await awaitJob(queue, jobId, INSTALL_WAIT_MS, { firstMs: 100, maxMs: 1000 });
+    const outcome = await Promise.race([
+      awaitJob(queue, jobId, INSTALL_WAIT_MS, { firstMs: 100, maxMs: 1000 }),
+      this.stopping.then(() => ({ state: 'stopped' as const })),
+    ]);
+    if (outcome.state === 'stopped')
+      return this.finish(update, 'failed', 'the panel stopped while the agent was installing');
     if (outcome.state === 'pending') {
       await queue.remove(jobId).catch(() => undefined);
       return this.finish(
