@@ -9,8 +9,10 @@
 #      shadowsocks-libev and dnsmasq, npm to install the agent);
 #   2. checks the panel's certificate against --pin before it downloads anything from it;
 #   3. downloads the agent's package from the panel (its own build: the same version) into
-#      /opt/warren-agent and installs its dependencies with npm, Node itself included (the `node`
-#      package, pinned as the panel pins it: the system's Node is not used);
+#      /opt/warren-agent/releases/<version> and installs its dependencies with npm, Node itself
+#      included (the `node` package, pinned as the panel pins it: the system's Node is not used);
+#      /opt/warren-agent/current points at it, and the launcher (the agent's rollback watchdog for
+#      updates from the panel) is /opt/warren-agent/warren-agent-launcher;
 #   4. writes /etc/warren/agent.env (0600) and the unit warren-agent.service, starts it with the
 #      enrolment secret once, waits for the enrolment, then removes the secret from agent.env.
 # Run again to upgrade (the agent's identity is kept; with a new --enrol it enrols again). A run
@@ -115,7 +117,7 @@ created=() changed=()
 note_created() { [ -e "$1" ] || created+=("$1"); }
 cleanup() {
   local status=$?
-  rm -rf "${work:-}"
+  rm -rf "${work:-}" "${stage:-}"
   [ "$status" -ne 0 ] || return 0
   if [ "${#created[@]}" -gt 0 ]; then
     # A unit this run created and enabled goes with its wants link, stopped first.
@@ -181,22 +183,46 @@ elif [ -n "$CA" ]; then
   curl_trust=(--cacert "$CA")
 fi
 
-# 3. The agent's package, from the panel, installed with npm (Node comes with it).
+# 3. The agent's package, from the panel, installed with npm (Node comes with it), as a release
+# beside any other: <prefix>/releases/<version>/, <prefix>/current -> it (switched atomically), so
+# that an update from the panel (POST /api/nodes/{id}/update) can install the next one beside it
+# and its launcher switch back (docs/agents.md, "Updating nodes").
 work=$(mktemp -d)
 echo "install-agent.sh: downloading the agent from $CONTROLLER"
 curl -fsS "${curl_trust[@]}" -o "$work/agent.tgz" "$CONTROLLER/api/agent/package.tgz" || fail "could not download $CONTROLLER/api/agent/package.tgz"
 if [ -e "$PREFIX" ]; then changed+=("$PREFIX"); else note_created "$PREFIX"; fi
-install -d -m 0755 "$PREFIX"
-# A previous version's build goes; its node_modules stay for npm to update in place.
-rm -rf "$PREFIX/dist" "$PREFIX/bin"
-tar -xzf "$work/agent.tgz" -C "$PREFIX" --strip-components=1 --no-same-owner
+install -d -m 0755 "$PREFIX" "$PREFIX/releases"
+stage=$PREFIX/releases/.install-$$
+mkdir "$stage"
+tar -xzf "$work/agent.tgz" -C "$stage" --strip-components=1 --no-same-owner
+# package.json is written two spaces deep, one field a line (agent-package.ts).
+VERSION=$(sed -n 's/^  "version": "\([^"]*\)",\{0,1\}$/\1/p' "$stage/package.json" | head -n 1)
+[[ "$VERSION" =~ ^[0-9A-Za-z][0-9A-Za-z._+-]*$ ]] || fail "the panel's package has no usable version ($VERSION)"
+RELEASE=$PREFIX/releases/$VERSION
+# A tree npm can update in place: this version's own (a second run), else the one of an install
+# from before releases (everything directly in <prefix>).
+if [ -d "$RELEASE/node_modules" ]; then
+  mv "$RELEASE/node_modules" "$stage/"
+elif [ -d "$PREFIX/node_modules" ] && [ ! -L "$PREFIX/current" ]; then
+  mv "$PREFIX/node_modules" "$stage/"
+fi
 echo "install-agent.sh: installing its dependencies and Node (npm)"
 # shellcheck disable=SC2086 # the extra flags are words
-(cd "$PREFIX" && npm install --omit=dev --no-audit --no-fund --loglevel=error ${WARREN_INSTALL_NPM_FLAGS:-} </dev/null >"$work/npm.log" 2>&1) ||
-  { tail -n 30 "$work/npm.log" >&2; fail "npm install failed in $PREFIX"; }
-NODE=$PREFIX/node_modules/.bin/node
-AGENT_MAIN=$PREFIX/dist/apps/agent/src/main.js
-[ -x "$NODE" ] && [ -f "$AGENT_MAIN" ] || fail "the package did not install an agent and its Node ($NODE, $AGENT_MAIN)"
+(cd "$stage" && npm install --omit=dev --no-audit --no-fund --loglevel=error ${WARREN_INSTALL_NPM_FLAGS:-} </dev/null >"$work/npm.log" 2>&1) ||
+  { tail -n 30 "$work/npm.log" >&2; fail "npm install failed in $stage"; }
+[ -x "$stage/node_modules/.bin/node" ] && [ -f "$stage/dist/apps/agent/src/main.js" ] ||
+  fail "the package did not install an agent and its Node ($stage)"
+rm -rf "$RELEASE"
+mv "$stage" "$RELEASE"
+# The build of an install from before releases goes (its node_modules moved above).
+[ -L "$PREFIX/current" ] || rm -rf "$PREFIX/dist" "$PREFIX/bin" "$PREFIX/deploy" "$PREFIX/package.json" "$PREFIX/package-lock.json" "$PREFIX/.npmrc"
+ln -sfn "releases/$VERSION" "$PREFIX/current.install-tmp"
+mv -Tf "$PREFIX/current.install-tmp" "$PREFIX/current"
+# An update the panel left pending is settled by this install; the launcher lives outside the
+# releases (an update never replaces the watchdog that may have to undo it).
+rm -f "$PREFIX/update-pending"
+install -m 0755 "$RELEASE/bin/warren-agent-launcher" "$PREFIX/warren-agent-launcher"
+NODE=$PREFIX/current/node_modules/.bin/node
 echo "install-agent.sh: agent installed in $PREFIX ($("$NODE" --version))"
 
 # 4. Settings, then the unit (or the foreground agent).
@@ -230,11 +256,11 @@ if [ "$SKIP_SYSTEMD" = 1 ]; then
   set +a
   [ -z "$ENROL" ] || export WARREN_ENROL_SECRET=$ENROL
   rm -rf "$work"
-  exec "$NODE" "$AGENT_MAIN"
+  exec "$PREFIX/warren-agent-launcher" "$PREFIX"
 fi
 
 if [ -e "$UNIT_DIR/warren-agent.service" ]; then changed+=("$UNIT_DIR/warren-agent.service"); else note_created "$UNIT_DIR/warren-agent.service"; fi
-sed -e "s|/opt/warren-agent|$PREFIX|g" -e "s|/var/lib/warren-agent|$DATA_DIR|g" -e "s|/etc/warren/|$ETC/|g" "$PREFIX/deploy/warren-agent.service" >"$UNIT_DIR/warren-agent.service"
+sed -e "s|/opt/warren-agent|$PREFIX|g" -e "s|/var/lib/warren-agent|$DATA_DIR|g" -e "s|/etc/warren/|$ETC/|g" "$RELEASE/deploy/warren-agent.service" >"$UNIT_DIR/warren-agent.service"
 systemctl daemon-reload
 systemctl enable --quiet warren-agent
 unit_enabled=1

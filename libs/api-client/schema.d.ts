@@ -172,6 +172,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent/update/package.tgz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The agent's package for a node update, to an agent only (Authorization: Bearer with its node credential); the update job carries its SHA-256
+         * @description Public: no credentials needed.
+         */
+        get: operations["get_agent_update_package_tgz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -1806,6 +1826,30 @@ export interface paths {
          * @description Roles: owner, admin.
          */
         post: operations["post_nodes_id_probe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/nodes/{id}/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The node's latest agent update started on this panel: its state (installing, restarting, done, rolled-back, failed) and error
+         * @description Roles: owner.
+         */
+        get: operations["get_nodes_id_update"];
+        put?: never;
+        /**
+         * Update the node's agent to the panel's own package (checksum verified on the node, installed beside the running release); 202 with the update to follow: done when the new version links, rolled back by the node's launcher when it does not within the deadline
+         * @description Roles: owner.
+         */
+        post: operations["post_nodes_id_update"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4532,6 +4576,33 @@ export interface components {
             /** @description The newest recent sample, or null */
             system: components["schemas"]["SampleDto"] | null;
         };
+        NodeUpdateDto: {
+            error: string | null;
+            /** Format: date-time */
+            finishedAt: string | null;
+            /** @description The agent version when the update started */
+            fromVersion: string;
+            /**
+             * Format: uuid
+             * @description The update (a job id of this panel)
+             */
+            id: string;
+            linkDeadlineSeconds: number;
+            /** Format: uuid */
+            nodeId: string;
+            nodeName: string;
+            /** @description SHA-256 of the package (hex), checked by the agent before anything is switched */
+            sha256: string;
+            /** Format: date-time */
+            startedAt: string;
+            /**
+             * @description installing: the agent downloads, verifies and unpacks the package; restarting: it switched and restarts, the panel waits for it to link with the new version; done: it did; rolled-back: the new one did not link in time and the previous version linked again; failed: see error (nothing switched when the agent refused)
+             * @enum {string}
+             */
+            state: "installing" | "restarting" | "done" | "rolled-back" | "failed";
+            /** @description The panel's package version the agent is updated to */
+            toVersion: string;
+        };
         NodeWireGuardFactsDto: {
             /**
              * @description What new interfaces use: the kernel module when it works, else wireguard-go, else none
@@ -5339,6 +5410,13 @@ export interface components {
             /** @description The session token: send as `Authorization: Bearer <token>` (also set as an HttpOnly cookie) */
             token?: string;
             user?: components["schemas"]["UserDto"];
+        };
+        StartNodeUpdateDto: {
+            /**
+             * @description Seconds the new agent has to link to the panel after it restarts; past it, the node's launcher switches back to the previous release
+             * @default 120
+             */
+            linkDeadlineSeconds?: number;
         };
         SubscriptionLinkDto: {
             /** Format: uuid */
@@ -6896,6 +6974,63 @@ export interface operations {
             };
             /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_agent_update_package_tgz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": string;
+                    "application/json": components["schemas"]["AgentPackageDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14814,6 +14949,180 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NodeProbeDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_nodes_id_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NodeUpdateDto"];
+                };
+            };
+            /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no valid credentials (or, signing in, a wrong username or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such resource (or an id that cannot be one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal error (no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_nodes_id_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartNodeUpdateDto"];
+            };
+        };
+        responses: {
+            /** @description success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NodeUpdateDto"];
                 };
             };
             /** @description invalid input: bad JSON, an unknown field or a failed rule (`field` names it) */

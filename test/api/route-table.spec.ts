@@ -25,13 +25,14 @@ describe('route table', () => {
     expect(new Set(listed).size).toBe(listed.length);
   });
 
-  test("only login, health, agent enrolment, what a new agent host downloads (the installer, the agent's package) and what the sign-in page reads (meta, messages) are public", () => {
+  test("only login, health, agent enrolment, what a new agent host downloads (the installer, the agent's package), the package an updating agent downloads (its node credential, checked by the handler) and what the sign-in page reads (meta, messages) are public", () => {
     const publicRoutes = endpoints
       .filter((endpoint) => !endpoint.auth)
       .map((endpoint) => `${endpoint.method} ${endpoint.path}`);
     expect(publicRoutes.sort()).toEqual([
       'GET /api/agent/install.sh',
       'GET /api/agent/package.tgz',
+      'GET /api/agent/update/package.tgz',
       'GET /api/health',
       'GET /api/health/ready',
       'GET /api/i18n/{locale}',

@@ -1,9 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run, ROOT, type Spawned } from './spawned-process.js';
+import { run, ROOT, runProgram, type Spawned } from './spawned-process.js';
 
 export const AGENT_MAIN = join(ROOT, 'dist/apps/agent/src/main.js');
+/** The agent's launcher and update watchdog (what warren-agent.service runs). */
+export const AGENT_LAUNCHER = join(ROOT, 'bin/warren-agent-launcher');
 
 export interface AgentProcess {
   dataDir: string;
@@ -18,13 +20,16 @@ export interface AgentProcess {
 
 /**
  * The built agent (`dist/`, as production runs it) as a child process applying inside a test's
- * network namespace, with its own data directory.
+ * network namespace, with its own data directory. With `installDir` (a releases layout:
+ * test/support/agent-install-dir.ts) it runs through its launcher, as warren-agent.service does,
+ * in a process group of its own so that kill() ends the agent under it too.
  */
 export function startAgent(options: {
   controllerUrl: string;
   enrolSecret?: string;
   netns: string;
   env?: Record<string, string>;
+  installDir?: string;
 }): AgentProcess {
   const dataDir = mkdtempSync(join(tmpdir(), 'warren-agent-'));
   const env = {
@@ -45,7 +50,9 @@ export function startAgent(options: {
   ];
   let log = '';
   const launch = (args: string[]) => {
-    const spawned = run(AGENT_MAIN, args, env);
+    const spawned = options.installDir
+      ? runProgram(AGENT_LAUNCHER, [options.installDir, ...args], env, { group: true })
+      : run(AGENT_MAIN, args, env);
     void spawned.exited.then(() => (log += spawned.stdout + spawned.stderr));
     return spawned;
   };
@@ -57,7 +64,8 @@ export function startAgent(options: {
       return agent.current;
     },
     async kill() {
-      agent.current.child.kill('SIGKILL');
+      if (options.installDir) process.kill(-agent.current.child.pid!, 'SIGKILL');
+      else agent.current.child.kill('SIGKILL');
       await agent.current.exited;
     },
     async stop() {

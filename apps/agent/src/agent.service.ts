@@ -17,6 +17,14 @@ import { ApplyWorker, parseApplyJob, parseProbeJob } from './work/apply-worker.j
 import type { ProbeResult } from '#libs/contracts/routing.js';
 import { PROBE_JOB } from '#libs/contracts/routing.js';
 import { NODE_PROBE_JOB, nodeProbeJobSchema, type NodeProbeAnswer } from '#libs/contracts/node-probe.js';
+import {
+  NODE_UPDATE_JOB,
+  nodeUpdateJobSchema,
+  RESTART_EXIT_CODE,
+  type NodeUpdateResult,
+} from '#libs/contracts/node-update.js';
+import type { ControllerTrust } from './link/controller-trust.js';
+import { installBeside, markLinked } from './update/self-update.js';
 
 /** How often the host is checked for interfaces that vanished behind the agent's back. */
 const WATCHDOG_MS = 10_000;
@@ -38,6 +46,8 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
   private watchdogTimer?: NodeJS.Timeout;
   private reporting = false;
   private correctingQuotas = false;
+  private trust?: ControllerTrust;
+  private updating = false;
 
   constructor(
     @Inject(AGENT_CONFIG) private readonly config: AgentConfig,
@@ -54,10 +64,10 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const trust = await resolveControllerTrust({
+    const trust = (this.trust = await resolveControllerTrust({
       ...this.config,
       controllerUrl: this.config.controllerUrl ?? storedControllerUrl(this.config.dataDir),
-    });
+    }));
     this.identity = await loadOrEnrol(this.config, trust);
     this.probe = await this.host.probe();
     for (const gap of this.probe.gaps) this.logger.warn(`host: ${gap}`);
@@ -84,6 +94,8 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
           appliedRevision: this.host.applied().revision,
         }),
         welcome: (message) => {
+          // The panel has this agent's hello (its version): the launcher keeps an update now.
+          if (this.config.installDir) markLinked(this.config.installDir, AGENT_VERSION);
           this.spool.resume(message.countersSeq);
           const { result } = this.host.applied();
           if (result) this.link.send({ type: 'applied', result });
@@ -103,6 +115,7 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
       [PROBE_JOB]: (job) => this.probeJob(job),
       [NODE_PROBE_JOB]: (job) => this.nodeProbeJob(job),
       [HOST_STATE_JOB]: () => this.host.collectState(),
+      [NODE_UPDATE_JOB]: (job) => this.updateJob(job),
     });
 
     this.reportTimer = setInterval(() => void this.report(), this.config.reportIntervalMs);
@@ -165,6 +178,44 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
     nodeProbeJobSchema.parse(job.data);
     const facts = await this.host.hostFacts(this.probe!.capabilities);
     return { agentVersion: AGENT_VERSION, answeredAt: Date.now(), ...facts };
+  }
+
+  /**
+   * An update from the panel (`POST /api/nodes/{id}/update`): the new release is installed beside
+   * this one and `current` switched to it (update/self-update.ts); then this agent stops with
+   * RESTART_EXIT_CODE, once the job's result is recorded, and its launcher starts the new one.
+   */
+  private async updateJob(job: Job): Promise<NodeUpdateResult> {
+    const request = nodeUpdateJobSchema.parse(job.data);
+    const installDir = this.config.installDir;
+    if (!installDir)
+      throw new Error(
+        'this agent was not started by its launcher from a releases layout (install it again with install-agent.sh): it cannot update itself',
+      );
+    if (this.updating) throw new Error('an update is already being installed');
+    this.updating = true;
+    try {
+      const result = await installBeside(
+        {
+          installDir,
+          controllerUrl: this.identity.controllerUrl,
+          credential: this.identity.credential,
+          trust: this.trust,
+          runningVersion: AGENT_VERSION,
+        },
+        request,
+      );
+      this.logger.log(`updated ${result.from} -> ${result.to}: restarting into it`);
+      // After the job's completion is written (the worker's close waits for it), not before.
+      setTimeout(() => {
+        process.exitCode = RESTART_EXIT_CODE;
+        process.kill(process.pid, 'SIGTERM');
+      }, 200).unref();
+      return result;
+    } catch (error) {
+      this.updating = false;
+      throw error;
+    }
   }
 
   private async reapply(reason: string): Promise<void> {

@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { PIN_PATTERN } from '#libs/contracts/certificate-pin.js';
 import { AGENT_ENV } from '#libs/contracts/local-agent.js';
+import { AGENT_INSTALL_DIR_ENV } from '#libs/contracts/node-update.js';
 
 /** What the agent reads from its command line and environment, validated once at start. */
 export interface AgentConfig {
@@ -29,6 +30,11 @@ export interface AgentConfig {
   logLevel: 'error' | 'warn' | 'log' | 'debug';
   /** Unset: pretty on a terminal, JSON otherwise. */
   logFormat?: 'json' | 'pretty';
+  /**
+   * The releases layout the agent runs from (`current` -> `releases/<version>/`), set by its
+   * launcher (bin/warren-agent-launcher): only then can it update itself from the panel.
+   */
+  installDir?: string;
 }
 
 export class AgentConfigError extends Error {}
@@ -110,6 +116,9 @@ export function loadAgentConfig(argv: readonly string[], env: Env = process.env)
   const logFormat = text(AGENT_ENV.logFormat)?.toLowerCase();
   if (logFormat !== undefined && logFormat !== 'json' && logFormat !== 'pretty')
     throw new AgentConfigError('WARREN_LOG_FORMAT: must be json or pretty');
+  const installDir = text(AGENT_INSTALL_DIR_ENV);
+  if (installDir && !isAbsolute(installDir))
+    throw new AgentConfigError(`${AGENT_INSTALL_DIR_ENV}: must be an absolute path (its launcher sets it)`);
   return {
     controllerUrl: controllerUrl?.replace(/\/+$/, ''),
     enrolSecret: text('WARREN_ENROL_SECRET'),
@@ -122,6 +131,7 @@ export function loadAgentConfig(argv: readonly string[], env: Env = process.env)
     reportIntervalMs: interval,
     logLevel,
     ...(logFormat ? { logFormat } : {}),
+    ...(installDir ? { installDir } : {}),
   };
 }
 

@@ -42,8 +42,9 @@ function stop(reason: string): void {
   if (stopping) return;
   stopping = true;
   new Logger('agent').log(`${reason}: stopping`);
-  setTimeout(() => process.exit(0), 10_000).unref();
-  void (app?.close() ?? Promise.resolve()).finally(() => process.exit(0));
+  setTimeout(() => process.exit(), 10_000).unref();
+  // process.exitCode: 0, or RESTART_EXIT_CODE after an update switched releases (its launcher restarts it).
+  void (app?.close() ?? Promise.resolve()).finally(() => process.exit());
 }
 process.once('SIGTERM', () => stop('SIGTERM'));
 process.once('SIGINT', () => stop('SIGINT'));

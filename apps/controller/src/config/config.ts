@@ -32,6 +32,12 @@ export interface WarrenConfig {
    * REDIS_URL without its credentials. Set it when agents reach Redis by another address.
    */
   agentRedisUrl?: string;
+  /**
+   * WARREN_AGENT_PACKAGE: a prebuilt agent package (.tgz, as GET /api/agent/package.tgz serves)
+   * served to installers and node updates instead of one built from this panel's own dist/;
+   * read at each request, so replacing the file takes effect at once.
+   */
+  agentPackageFile?: string;
   /** Run an agent for the local node beside the controller (WARREN_LOCAL_AGENT, default on). */
   localAgent: boolean;
   /**
@@ -283,6 +289,7 @@ export function loadConfig(env: Env = process.env): WarrenConfig {
       url(env, 'WARREN_AGENT_REDIS_URL', ['redis:', 'rediss:']) ??
       (redisUrl ? withoutCredentials(redisUrl) : undefined),
     localAgent: ['on', 'true', '1', 'external'].includes(localAgent),
+    ...(text(env, 'WARREN_AGENT_PACKAGE') ? { agentPackageFile: absolute(text(env, 'WARREN_AGENT_PACKAGE')!) } : {}),
     localAgentExternal: localAgent === 'external',
     queuePrefix: prefix,
     admin: { username, password: password === '' ? undefined : password },

@@ -1,6 +1,6 @@
 import { Body, Controller, Inject, Param, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { MANAGERS, SIGNED_IN } from '#libs/contracts/user-roles.js';
+import { MANAGERS, OWNER_ONLY, SIGNED_IN } from '#libs/contracts/user-roles.js';
 import type { WarrenConfig } from '../config/config.js';
 import { IdPipe } from '../http/id.js';
 import { requestOrigin } from '../http/request-origin.js';
@@ -12,6 +12,8 @@ import { NodesService } from './nodes.service.js';
 import { CreatedNodeDto, NodeDeletedDto, NodeDto } from './dto/node.response.js';
 import { NodeProbeDto } from './dto/node-probe.response.js';
 import { NodeProbeService } from './probe/node-probe.service.js';
+import { NodeUpdateDto, StartNodeUpdateDto } from './dto/node-update.dto.js';
+import { NodeUpdateService } from './update/node-update.service.js';
 
 /** The registry of tunnel hosts; each has a desired-state revision and the revision its agent applied. */
 @Controller()
@@ -19,6 +21,7 @@ export class NodesController {
   constructor(
     private readonly nodes: NodesService,
     private readonly probes: NodeProbeService,
+    private readonly agentUpdates: NodeUpdateService,
     @Inject(WARREN_CONFIG) private readonly config: WarrenConfig,
   ) {}
 
@@ -101,5 +104,36 @@ export class NodesController {
   })
   probe(@Param('id', new IdPipe('node')) id: string) {
     return this.probes.probe(id);
+  }
+
+  @Route({
+    method: 'POST',
+    path: 'nodes/:id/update',
+    group: 'nodes',
+    roles: OWNER_ONLY,
+    summary:
+      "Update the node's agent to the panel's own package (checksum verified on the node, installed beside the running release); 202 with the update to follow: done when the new version links, rolled back by the node's launcher when it does not within the deadline",
+    example: { linkDeadlineSeconds: 120 },
+    status: 202,
+    response: NodeUpdateDto,
+    errors: [404, 409, 503],
+    audit: { action: 'nodes.agent.update' },
+  })
+  startUpdate(@Param('id', new IdPipe('node')) id: string, @Body() body: StartNodeUpdateDto) {
+    return this.agentUpdates.start(id, body.linkDeadlineSeconds);
+  }
+
+  @Route({
+    method: 'GET',
+    path: 'nodes/:id/update',
+    group: 'nodes',
+    roles: OWNER_ONLY,
+    summary:
+      "The node's latest agent update started on this panel: its state (installing, restarting, done, rolled-back, failed) and error",
+    response: NodeUpdateDto,
+    errors: [404],
+  })
+  latestUpdate(@Param('id', new IdPipe('node')) id: string) {
+    return this.agentUpdates.latest(id);
   }
 }

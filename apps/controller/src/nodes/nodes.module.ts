@@ -16,6 +16,7 @@ import { NodesController } from './nodes.controller.js';
 import { NodesRepository } from './nodes.repository.js';
 import { NodesService } from './nodes.service.js';
 import { NodeProbeService } from './probe/node-probe.service.js';
+import { NodeUpdateService } from './update/node-update.service.js';
 
 /**
  * Nodes and their agents: the registry, enrolment and credentials, delivery of desired state,
@@ -39,6 +40,7 @@ import { NodeProbeService } from './probe/node-probe.service.js';
     AgentLinkGateway,
     AgentInstallService,
     NodeProbeService,
+    NodeUpdateService,
   ],
   exports: [NodesService, DeliveryRepository],
 })

@@ -738,6 +738,19 @@ export const en = {
         start: 'The tunnels of {{name}} are starting',
       },
     },
+    update: {
+      button: 'Update agent',
+      title: 'Update the agent of {{name}}',
+      confirm:
+        "Update the agent of {{name}} from {{from}} to the panel's {{to}}? The node downloads the panel's package, checks its checksum and restarts its agent; if the new agent does not link within 2 minutes, the node goes back to {{from}}. Its tunnels keep running.",
+      state: {
+        installing: 'The node is downloading and installing {{to}}…',
+        restarting: 'The agent restarted into {{to}}; waiting for it to link…',
+        done: 'The agent runs {{to}} and is linked.',
+        'rolled-back': 'The node went back to {{from}}: {{to}} did not link in time.',
+        failed: 'The update to {{to}} failed.',
+      },
+    },
     probe: {
       button: 'Probe',
       title: 'Probe of {{name}}',

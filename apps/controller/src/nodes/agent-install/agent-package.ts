@@ -22,6 +22,7 @@ const BUILT_PATHS = [
   'dist/apps/agent',
   'dist/libs',
   'bin/warren-agent.js',
+  'bin/warren-agent-launcher',
   'deploy/warren-agent.service',
   'package-lock.json',
 ];
@@ -80,9 +81,11 @@ export function agentManifest(manifest: PanelManifest): Record<string, unknown> 
  * (so an agent installed from a panel runs exactly the panel's version). Undefined when the agent
  * is not built (sources only: `npm run build`).
  */
-export async function buildAgentPackage(root: string): Promise<Buffer | undefined> {
+export async function buildAgentPackage(root: string, options: { version?: string } = {}): Promise<Buffer | undefined> {
   if (!BUILT_PATHS.every((path) => existsSync(join(root, path)))) return undefined;
   const manifest = agentManifest(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as PanelManifest);
+  // Another version string on the same build (tests make packages to update between).
+  if (options.version) manifest.version = options.version;
   // A staging directory of links to the build plus the rewritten package.json; tar follows the links.
   const stage = mkdtempSync(join(tmpdir(), 'warren-agent-package-'));
   try {
@@ -112,5 +115,27 @@ export async function buildAgentPackage(root: string): Promise<Buffer | undefine
     return Buffer.concat(chunks);
   } finally {
     rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+/** The version in a package's `warren-agent/package.json`, or undefined when it has none. */
+export async function packageVersion(archive: Buffer): Promise<string | undefined> {
+  let text = '';
+  await new Promise<void>((resolve, reject) => {
+    const parser = new tar.Parser({
+      onReadEntry: (entry) => {
+        if (entry.path === 'warren-agent/package.json') entry.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        else entry.resume();
+      },
+    });
+    parser.on('end', resolve);
+    parser.on('error', reject);
+    parser.end(archive);
+  });
+  try {
+    const version = (JSON.parse(text) as { version?: unknown }).version;
+    return typeof version === 'string' && version ? version : undefined;
+  } catch {
+    return undefined;
   }
 }

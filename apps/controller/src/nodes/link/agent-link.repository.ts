@@ -59,6 +59,18 @@ export class AgentLinkRepository {
     });
   }
 
+  /** What the node's agent last said on a link, and since when that link is up (a node update follows it). */
+  async linkOf(
+    nodeId: string,
+  ): Promise<{ version: string | null; connected: boolean; connectedAt: Date | null } | undefined> {
+    const row = await this.orm.em
+      .fork()
+      .findOne(NodeAgent, { node: nodeId }, { fields: ['version', 'connected', 'connectedAt'] });
+    return row
+      ? { version: row.version ?? null, connected: row.connected, connectedAt: row.connectedAt ?? null }
+      : undefined;
+  }
+
   async seen(nodeId: string): Promise<void> {
     await this.orm.em.fork().nativeUpdate(NodeAgent, { node: nodeId }, { lastSeenAt: new Date(), connected: true });
   }

@@ -14,7 +14,7 @@ import { ApiError, conflict } from '../../http/api-error.js';
 import { awaitJob } from '../../queue/await-job.js';
 import type { QueueBackend } from '../../queue/queue-backend.js';
 import { QUEUE_BACKEND } from '../../runtime.js';
-import { isOffline, type AgentState } from '../../system/agent-state.js';
+import { requireLinkedAgent } from '../agent-reachable.js';
 import { NodesService } from '../nodes.service.js';
 
 /**
@@ -27,13 +27,6 @@ export const NODE_PROBE_WAIT_MS = 10_000;
 const POLL_MS = 10;
 /** A queue store that does not take the job this soon is a 503, not a request that hangs. */
 const QUEUE_TIMEOUT_MS = 5_000;
-
-/** Why a node's agent cannot be asked now, by its state. */
-const NOT_LINKED: Partial<Record<AgentState, string>> = {
-  'never-enrolled': 'has never been enrolled',
-  enrolled: 'was enrolled but has never linked to the panel',
-  disconnected: 'is not linked to the panel (disconnected)',
-};
 
 export interface NodeProbe extends NodeProbeAnswer {
   nodeId: string;
@@ -64,17 +57,7 @@ export class NodeProbeService {
 
   async probe(nodeId: string): Promise<NodeProbe> {
     const node = await this.nodes.get(nodeId);
-    const state = node.agent.state;
-    if (state === 'unmanaged')
-      throw conflict(
-        `node ${node.id} (${node.name}) is unmanaged: no agent runs for it (WARREN_LOCAL_AGENT=off), so nothing can answer a probe`,
-        'id',
-      );
-    if (isOffline(state))
-      throw conflict(
-        `the agent of node ${node.id} (${node.name}) ${NOT_LINKED[state] ?? 'is not linked to the panel'}: nothing can answer a probe`,
-        'id',
-      );
+    requireLinkedAgent(node, 'answer a probe');
 
     const queue = this.queues.queue(nodeQueueName(node.id));
     const sentAt = Date.now();

@@ -16,12 +16,18 @@ export function NodesTable({
   onEdit,
   onEnrolment,
   onProbe,
+  onUpdate,
+  panelVersion,
 }: {
   /** Absent for people who may not change nodes: no buttons then. */
   onEdit?: (node: Node) => void;
   onEnrolment: (enrolment: Enrolment) => void;
   /** Probes the node (POST /api/nodes/{id}/probe); shown beside onEdit's buttons. */
   onProbe: (node: Node) => void;
+  /** Updates the node's agent (POST /api/nodes/{id}/update): the owner only; absent otherwise. */
+  onUpdate?: (node: Node) => void;
+  /** The panel's version (GET /api/meta): the update is offered where the agent's differs. */
+  panelVersion?: string;
 }) {
   const { t, i18n } = useTranslation();
   const queryClient = useQueryClient();
@@ -46,6 +52,19 @@ export function NodesTable({
     node.agent.state !== 'unmanaged' && (
       <Button size="xs" variant="default" onClick={() => onProbe(node)} data-testid="node-probe">
         {t('nodes.probe.button')}
+      </Button>
+    );
+  // A remote node whose linked agent runs another version than the panel's (the local agent
+  // updates with the panel itself).
+  const updateButton = (node: Node) =>
+    onUpdate &&
+    panelVersion &&
+    !node.isLocal &&
+    node.agent.state === 'connected' &&
+    node.agent.version &&
+    node.agent.version !== panelVersion && (
+      <Button size="xs" variant="light" color="orange" onClick={() => onUpdate(node)} data-testid="node-update">
+        {t('nodes.update.button')}
       </Button>
     );
   return (
@@ -134,6 +153,7 @@ export function NodesTable({
           ) : (
             <>
               {probeButton(node)}
+              {updateButton(node)}
               <TunnelButtons node={node} />
               {!node.isLocal && (
                 <Button size="xs" variant="default" onClick={() => reissue.mutate(node)}>
