@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DesiredInterface } from '#libs/contracts/desired-state.js';
-import { renderServerConfig } from '#libs/wireguard/server-config.js';
+import type { DesiredInterface, DesiredPeer } from '#libs/contracts/desired-state.js';
+import { keyValue } from '#libs/wireguard/config-text.js';
+import { renderServerConfig, renderServerPeers } from '#libs/wireguard/server-config.js';
 import type { CommandRunner } from './command-runner.js';
 import { tunnelArg } from './host-arguments.js';
 import { writeFileAtomic } from '#libs/files/atomic-file.js';
@@ -94,4 +96,39 @@ export async function livePeersMatch(runner: CommandRunner, name: string, desire
     from = to + 1;
   }
   return count === keys.size;
+}
+
+/** Peers named in one `wg set`: keeps its argument list far below the kernel's limit. */
+const PEERS_PER_SET = 1000;
+
+/**
+ * A delta's peers on a live interface, touching no other peer (they keep their sessions,
+ * endpoints and counters without `wg` reading the whole device): the added and changed ones
+ * through `wg addconf` of a file with their [Peer] blocks alone (each block replaces the peer's
+ * allowed IPs), then one `wg set` removing the gone ones and clearing the preshared key of those
+ * that have none. Commands and bytes grow with the changed peers, not with the interface.
+ */
+export async function setPeers(
+  runner: CommandRunner,
+  stateDir: string,
+  name: string,
+  change: { peers: readonly DesiredPeer[]; removedPeers: readonly string[] },
+): Promise<void> {
+  const dev = tunnelArg(name);
+  if (change.peers.length > 0) {
+    // A file of its own, 0600 (preshared keys); rendering refuses bad keys and duplicates first.
+    const file = join(stateDir, `${dev}.delta.conf`);
+    writeFileAtomic(file, renderServerPeers(change.peers), { durable: false });
+    try {
+      await runner.run('wg', ['addconf', dev, file], { timeoutMs: Math.max(30_000, change.peers.length * 3) });
+    } finally {
+      rmSync(file, { force: true });
+    }
+  }
+  const args: string[][] = [];
+  for (const key of change.removedPeers) args.push(['peer', keyValue('peer public key', key), 'remove']);
+  for (const peer of change.peers)
+    if (!peer.presharedKey) args.push(['peer', peer.publicKey, 'preshared-key', '/dev/null']);
+  for (let i = 0; i < args.length; i += PEERS_PER_SET)
+    await runner.run('wg', ['set', dev, ...args.slice(i, i + PEERS_PER_SET).flat()], { timeoutMs: 30_000 });
 }
