@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { applyDelta, type DesiredDelta } from '#libs/contracts/desired-delta.js';
 import type { DesiredState } from '#libs/contracts/desired-state.js';
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
@@ -102,10 +102,12 @@ export class ApplyRecord {
     }
     this.current = { revision: result.ok ? state.revision : this.current.revision, state, result };
     const line = `${JSON.stringify({ delta, result } satisfies JournalEntry)}\n`;
+    // Not flushed to disk: a process crash keeps what the kernel was given, and a power loss
+    // takes the host's interfaces too (they are rebuilt from the record either way). A lost tail
+    // only makes the agent report an older revision, which is sent the whole state.
     const fd = openSync(this.journal, 'a', 0o600);
     try {
       writeSync(fd, line);
-      fsyncSync(fd);
     } finally {
       closeSync(fd);
     }

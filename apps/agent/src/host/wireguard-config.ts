@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DesiredInterface, DesiredPeer } from '#libs/contracts/desired-state.js';
-import { keyValue } from '#libs/wireguard/config-text.js';
+import { ConfigValueError, keyValue } from '#libs/wireguard/config-text.js';
+import { isIpv4 } from '#libs/wireguard/ipv4.js';
 import { renderServerConfig, renderServerPeers } from '#libs/wireguard/server-config.js';
 import type { CommandRunner } from './command-runner.js';
 import { tunnelArg } from './host-arguments.js';
@@ -103,10 +104,11 @@ const PEERS_PER_SET = 1000;
 
 /**
  * A delta's peers on a live interface, touching no other peer (they keep their sessions,
- * endpoints and counters without `wg` reading the whole device): the added and changed ones
- * through `wg addconf` of a file with their [Peer] blocks alone (each block replaces the peer's
- * allowed IPs), then one `wg set` removing the gone ones and clearing the preshared key of those
- * that have none. Commands and bytes grow with the changed peers, not with the interface.
+ * endpoints and counters, and `wg` never reads the whole device): peers with a preshared key
+ * through `wg addconf` of a file with their [Peer] blocks alone (the key is read from a file, and
+ * each block replaces the peer's allowed IPs); then one `wg set` removing the gone peers and
+ * setting those without a preshared key (clearing any it had). A typical delta (a device added,
+ * changed or removed) is one command; commands and bytes grow with the changed peers only.
  */
 export async function setPeers(
   runner: CommandRunner,
@@ -115,20 +117,31 @@ export async function setPeers(
   change: { peers: readonly DesiredPeer[]; removedPeers: readonly string[] },
 ): Promise<void> {
   const dev = tunnelArg(name);
-  if (change.peers.length > 0) {
+  const keyed = change.peers.filter((peer) => peer.presharedKey);
+  if (keyed.length > 0) {
     // A file of its own, 0600 (preshared keys); rendering refuses bad keys and duplicates first.
     const file = join(stateDir, `${dev}.delta.conf`);
-    writeFileAtomic(file, renderServerPeers(change.peers), { durable: false });
+    writeFileAtomic(file, renderServerPeers(keyed), { durable: false });
     try {
-      await runner.run('wg', ['addconf', dev, file], { timeoutMs: Math.max(30_000, change.peers.length * 3) });
+      await runner.run('wg', ['addconf', dev, file], { timeoutMs: Math.max(30_000, keyed.length * 3) });
     } finally {
       rmSync(file, { force: true });
     }
   }
   const args: string[][] = [];
   for (const key of change.removedPeers) args.push(['peer', keyValue('peer public key', key), 'remove']);
-  for (const peer of change.peers)
-    if (!peer.presharedKey) args.push(['peer', peer.publicKey, 'preshared-key', '/dev/null']);
+  for (const peer of change.peers) {
+    if (peer.presharedKey) continue;
+    if (!isIpv4(peer.ip)) throw new ConfigValueError(`peer address ${JSON.stringify(peer.ip)} is not IPv4`);
+    args.push([
+      'peer',
+      keyValue('peer public key', peer.publicKey),
+      'preshared-key',
+      '/dev/null',
+      'allowed-ips',
+      `${peer.ip}/32`,
+    ]);
+  }
   for (let i = 0; i < args.length; i += PEERS_PER_SET)
     await runner.run('wg', ['set', dev, ...args.slice(i, i + PEERS_PER_SET).flat()], { timeoutMs: 30_000 });
 }

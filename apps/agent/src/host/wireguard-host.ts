@@ -181,8 +181,8 @@ export class WireGuardHost {
     return this.state;
   }
 
-  private saveState(): void {
-    saveManagedState(this.stateDir, this.loadState());
+  private saveState(options: { durable?: boolean } = {}): void {
+    saveManagedState(this.stateDir, this.loadState(), options);
   }
 
   private async applyNow(desired: DesiredState): Promise<ApplyResult> {
@@ -253,12 +253,18 @@ export class WireGuardHost {
       const entry = state.interfaces.get(change.name);
       if (!entry || !outcome || (outcome.state !== 'up' && outcome.state !== 'down')) return whole();
     }
+    // managed.json is written only when a config hash is dropped (the first delta after a whole
+    // apply), before the peers change (its peer counts are informational), and without waiting for
+    // the disk: a stale hash matters only while the interface lives, which a power loss ends.
     try {
       for (const change of delta.interfaces) {
         if (change.peers.length + change.removedPeers.length === 0) continue;
         const entry = state.interfaces.get(change.name)!;
-        // Unknown from here until it succeeds: a later whole apply loads the config again.
-        entry.configSha256 = null;
+        // The host no longer holds the config on record: a later whole apply loads it again.
+        if (entry.configSha256 !== null) {
+          entry.configSha256 = null;
+          this.saveState({ durable: false });
+        }
         await setPeers(this.runner, this.stateDir, change.name, change);
       }
     } catch {
@@ -291,7 +297,6 @@ export class WireGuardHost {
       durationMs: Math.min(MAX_APPLY_DURATION_MS, Math.round((performance.now() - started) * 10) / 10),
     };
     try {
-      this.saveState();
       this.record.recordDelta(delta, desired, result);
     } catch (error) {
       // Only the state directory failing gets here: recorded as a failed apply of the whole state.
