@@ -130,7 +130,8 @@ async function collect([namespace, ifname, secondsText, intervalText]) {
 
 async function waitForGone(ifname) {
   const { wireguardGoPids } = await links();
-  for (let i = 0; i < 250; i++) {
+  // Up to 30 s: wireguard-go with tens of thousands of peers takes seconds to exit on a busy machine.
+  for (let i = 0; i < 1500; i++) {
     if (!existsSync(`/var/run/wireguard/${ifname}.sock`) && wireguardGoPids(ifname).length === 0) return;
     await sleep(20);
   }

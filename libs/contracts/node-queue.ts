@@ -32,7 +32,8 @@ export function applyJobIdPrefix(nodeId: string): string {
  * so it is not collapsed into it.
  */
 export function resyncJobId(nodeId: string, revision: number): string {
-  return `${applyJobId(nodeId, revision)}:full`;
+  // BullMQ refuses custom ids with a colon unless they have exactly three parts.
+  return `${applyJobId(nodeId, revision)}-full`;
 }
 
 /** An apply job carrying the whole state. */

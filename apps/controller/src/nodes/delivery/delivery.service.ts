@@ -202,7 +202,9 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
    * lost or applied out of order): it gets the whole state, under an id of its own.
    */
   gap(nodeId: string, revision: number, appliedRevision: number): void {
-    this.logger.log(`node ${nodeId}: gap at revision ${revision} (agent at ${appliedRevision}): sending the whole state`);
+    this.logger.log(
+      `node ${nodeId}: gap at revision ${revision} (agent at ${appliedRevision}): sending the whole state`,
+    );
     this.delivered.delete(nodeId);
     this.deliver(nodeId, 'resync');
   }
