@@ -253,6 +253,10 @@ export class WireGuardHost {
       const entry = state.interfaces.get(change.name);
       if (!entry || !outcome || (outcome.state !== 'up' && outcome.state !== 'down')) return whole();
     }
+    // Quotas before the peers they count: a device added to a client with a quota moves no byte
+    // unmetered (its address is in the client's quota before its peer exists).
+    const quotasChanged = delta.quotas !== undefined || delta.removedQuotas !== undefined;
+    if (quotasChanged) await this.reconcileQuotas(desired, outcomes, probe);
     // managed.json is written only when a config hash is dropped (the first delta after a whole
     // apply), before the peers change (its peer counts are informational), and without waiting for
     // the disk: a stale hash matters only while the interface lives, which a power loss ends.
@@ -288,7 +292,6 @@ export class WireGuardHost {
         probe.shaping,
       );
     }
-    if (delta.quotas || delta.removedQuotas) await this.reconcileQuotas(desired, outcomes, probe);
     const result: ApplyResult = {
       ...previous,
       revision: delta.revision,
