@@ -73,8 +73,11 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
   /** Nodes being delivered now; the value says whether another run is due after this one. */
   private readonly inFlight = new Map<string, { again: boolean; force: Force }>();
   private readonly pacing = new DeliveryPacing(MAX_REST_MS);
-  /** Per node, the last job this controller enqueued: its id, revision, and whether a delta. */
-  private readonly lastJob = new Map<string, { id: string; revision: number; delta: boolean }>();
+  /**
+   * Per node, the last job this controller enqueued: its id, revision, and for a delta the state
+   * it applies on top of (what a delta replacing it while it still waits is built against).
+   */
+  private readonly lastJob = new Map<string, { id: string; revision: number; base?: DesiredState }>();
   /**
    * Per node whose agent takes deltas, the state last enqueued: the next delta's base. Forgotten
    * at every (re)link and gap, so the next delivery carries the whole state. Whole states, kept
@@ -320,7 +323,15 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
     if (!state) return undefined; // the node was deleted
     const queue = this.queues.queue(nodeQueueName(nodeId));
     const takesDeltas = this.deltaAgents.has(nodeId);
-    const base = force === 'none' && takesDeltas ? this.delivered.get(nodeId) : undefined;
+    // A job no agent has taken yet is replaced, not followed: the new job carries its changes too
+    // (built against the state it applied on top of), so a burst while the agent is busy or away
+    // still ends in one job. Taken (or gone), it stands, and the new delta applies on top of it.
+    const previous = this.lastJob.get(nodeId);
+    let superseded = false;
+    if (previous && previous.revision < state.revision && waiting(await queue.getJobState(previous.id)))
+      superseded = (await queue.remove(previous.id).catch(() => 0)) === 1;
+    const base =
+      force !== 'none' || !takesDeltas ? undefined : superseded ? previous?.base : this.delivered.get(nodeId);
     const delta = base ? buildDesiredDelta(base, state) : null;
     const jobId = force === 'resync' ? resyncJobId(nodeId, state.revision) : applyJobId(nodeId, state.revision);
     if (force !== 'none') {
@@ -335,11 +346,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
       removeOnComplete: { count: 10 },
       removeOnFail: { count: 20 },
     });
-    // An older job still waiting is superseded by a whole state: the agent would apply it only to
-    // apply this next. A delta supersedes nothing: it applies on top of the job before it.
-    const previous = this.lastJob.get(nodeId);
-    if (!delta && previous && previous.id !== jobId) await queue.remove(previous.id).catch(() => undefined);
-    this.lastJob.set(nodeId, { id: jobId, revision: state.revision, delta: delta !== null });
+    this.lastJob.set(nodeId, { id: jobId, revision: state.revision, ...(delta && base ? { base } : {}) });
     if (takesDeltas) this.delivered.set(nodeId, state);
     else this.delivered.delete(nodeId);
     await this.repository.markDelivered(nodeId, state.revision);
@@ -353,4 +360,9 @@ type Force = 'none' | 'force' | 'resync';
 function stronger(a: Force, b: Force): Force {
   const order: Force[] = ['none', 'force', 'resync'];
   return order[Math.max(order.indexOf(a), order.indexOf(b))];
+}
+
+/** A job's state in which no agent has taken it yet. */
+function waiting(state: string): boolean {
+  return state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'paused';
 }
