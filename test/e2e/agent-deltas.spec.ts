@@ -27,7 +27,7 @@ const { call, createClient, accountsOf, getClient, revision } = lab;
 
 /** The agent's apply journal: the deltas applied since the last whole state (apply-record.ts). */
 function journalRevisions(): number[] {
-  let text = '';
+  let text: string;
   try {
     text = readFileSync(join(lab.agent.dataDir, 'applied.json.journal'), 'utf8');
   } catch {
