@@ -7,7 +7,10 @@
 // Settings (environment): BENCH_ADDITIONS (200 measured additions per detector and queue
 // backend), BENCH_WARMUP_ADDITIONS (10 per detector), BENCH_QUEUES (redis,postgres),
 // BENCH_DETECTORS (wg,uapi: taken in turns), BENCH_POLL_MS (5), BENCH_BARE (200 bare `wg set`
-// per detector), BENCH_WRITE=0 (print only), DATABASE_URL / REDIS_URL (the machine's servers).
+// per detector), BENCH_PEERS (1: clients already on the measured interface before the
+// additions, one peer each, inserted with SQL), BENCH_CLIENTS (as many: clients in the panel in
+// all, the rest on interfaces of a second node without an agent), BENCH_WRITE=0 (print only),
+// DATABASE_URL / REDIS_URL (the machine's servers).
 // Needs root, wireguard-go, wireguard-tools, iproute2.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -42,6 +45,7 @@ import { dropRedisPrefix, redisVersion } from './lib/redis-cleanup.js';
 import { fixed, markdownTable, ms, percent as pct, textTable } from './lib/report.js';
 import { publishReport } from './lib/bench-panel.js';
 import { envList, envNumber } from './lib/settings.js';
+import { insertClients } from './lib/sql-seed.js';
 
 export const ID = 'agent-propagation';
 export const TITLE = 'Agent propagation: API call to peer on the node';
@@ -51,6 +55,12 @@ export const SMOKE = { BENCH_ADDITIONS: '3', BENCH_WARMUP_ADDITIONS: '1', BENCH_
 
 const exec = promisify(execFile);
 const TARGET_P99_MS = 1000;
+/** Issue 27: with 10,000 peers on the interface and 100,000 clients in the panel. */
+const TARGET_LARGE_P99_MS = 150;
+/** Clients per idle interface (each a /16 of its own on the second node). */
+const IDLE_PER_INTERFACE = 50_000;
+/** Clients inserted per transaction. */
+const SEED_CHUNK = 5_000;
 const SUBNET = '10.77.0.0/16';
 const BARE_NET = '10.251';
 
@@ -62,6 +72,8 @@ export function settingsFromEnv() {
     detectors: envList('BENCH_DETECTORS', 'wg,uapi', ['wg', 'uapi']),
     pollMs: envNumber('BENCH_POLL_MS', 5, 0),
     bare: envNumber('BENCH_BARE', 200, 0),
+    peers: envNumber('BENCH_PEERS', 1, 1),
+    clients: envNumber('BENCH_CLIENTS', 1, 1),
   };
 }
 
@@ -191,6 +203,45 @@ async function openJobReader({ kind, databaseUrl, queuePrefix, nodeId }) {
 // ---------------------------------------------------------------------------------------------
 // One queue backend: fresh database, panel, namespace and agent; additions; the bare baseline.
 
+/**
+ * The panel's other clients, before the agent starts: BENCH_PEERS - 1 more on the measured
+ * interface (so it holds BENCH_PEERS peers before the first addition), and the rest up to
+ * BENCH_CLIENTS on interfaces of a second node no agent runs for (in the panel, not on this host).
+ */
+async function seedClients({ api, db, kind, settings, iface }) {
+  const onInterface = settings.peers - 1;
+  const elsewhere = Math.max(0, settings.clients - settings.peers);
+  if (onInterface + elsewhere === 0) return;
+  process.stderr.write(
+    `bench: [${kind}] inserting ${onInterface.toLocaleString('en-US')} clients on the interface and ${elsewhere.toLocaleString('en-US')} elsewhere…\n`,
+  );
+  const insert = async (target, subnet, count, tag) => {
+    for (let done = 0; done < count; done += SEED_CHUNK) {
+      const specs = Array.from({ length: Math.min(SEED_CHUNK, count - done) }, (_, i) => ({
+        name: `${tag}-${done + i}`,
+        deviceLimit: 1,
+      }));
+      await insertClients(db, { iface: target, subnet, specs });
+    }
+  };
+  await insert(iface, SUBNET, onInterface, 'peer');
+  if (elsewhere === 0) return;
+  const idle = await api.expect(
+    201,
+    api.client.POST('/api/nodes', { body: { name: `bench-idle-${randomHex(6)}`, address: '10.200.0.9' } }),
+  );
+  for (let i = 0; i * IDLE_PER_INTERFACE < elsewhere; i++) {
+    const subnet = `10.${80 + i}.0.0/16`;
+    const other = await api.expect(
+      201,
+      api.client.POST('/api/interfaces', {
+        body: { nodeId: idle.id, name: `wbidle${i}`, listenPort: 51821 + i, subnet, endpointHost: '10.200.0.9' },
+      }),
+    );
+    await insert(other, subnet, Math.min(IDLE_PER_INTERFACE, elsewhere - i * IDLE_PER_INTERFACE), `idle${i}`);
+  }
+}
+
 async function runBackend({ kind, settings, scope }) {
   const database = await createBenchDatabase();
   scope.add(`drop database ${database.name}`, () => database.drop());
@@ -259,6 +310,7 @@ async function runBackend({ kind, settings, scope }) {
     201,
     api.client.POST('/api/clients', { body: { name: 'propagation', deviceLimit: 0, interfaceIds: [iface.id] } }),
   );
+  await seedClients({ api, db, kind, settings, iface });
 
   if (kind === 'redis') {
     process.stderr.write(`bench: [${kind}] starting the agent in ${ns.name}…\n`);
@@ -405,7 +457,7 @@ async function runBackend({ kind, settings, scope }) {
     elapsedMs: elapsed,
     additions: order.length,
   };
-  const peersAtEnd = order.length + 1;
+  const peersAtEnd = order.length + settings.peers;
 
   // Baseline: a bare `wg set … peer` on the same interface (same namespace, same peer count),
   // seen by the same detectors. The agent's next apply would remove these; none comes meanwhile.
@@ -480,6 +532,8 @@ const median = (values) => summarise(values).p50;
 const QUEUE_LABEL = { redis: 'Redis (remote node, own ACL user)', postgres: 'PostgreSQL (local node)' };
 
 function render({ settings, machine, command, results, versions, background }) {
+  // Issue 27's target once the interface is large: p99 under 150 ms at 10,000 peers.
+  const TARGET = settings.peers >= 10_000 ? TARGET_LARGE_P99_MS : TARGET_P99_MS;
   const header = [
     'queue backend',
     'detector',
@@ -490,7 +544,7 @@ function render({ settings, machine, command, results, versions, background }) {
     'visible p90',
     'visible p99',
     'max',
-    `p99 < ${TARGET_P99_MS} ms`,
+    `p99 < ${TARGET} ms`,
   ];
   const rows = [];
   const breakdownHeader = [
@@ -535,7 +589,7 @@ function render({ settings, machine, command, results, versions, background }) {
         ms(vis.p90),
         `**${ms(vis.p99)}**`,
         ms(vis.max),
-        vis.p99 < TARGET_P99_MS ? 'pass' : '**FAIL**',
+        vis.p99 < TARGET ? 'pass' : '**FAIL**',
       ]);
       breakdown.push([
         QUEUE_LABEL[r.kind],
@@ -625,31 +679,31 @@ function render({ settings, machine, command, results, versions, background }) {
     '',
     `Other processes: ${results.map((r) => `${r.kind}: ${r.others.map(([l, p]) => `${l} ${pct(p)}`).join(', ') || 'none'}`).join('; ')}`,
     worst
-      ? `Target p99 < ${TARGET_P99_MS} ms: worst p99 ${ms(worst.p99)} (${worst.kind}, ${worst.detector}): ${worst.p99 < TARGET_P99_MS ? 'met' : 'MISSED'}`
+      ? `Target p99 < ${TARGET} ms: worst p99 ${ms(worst.p99)} (${worst.kind}, ${worst.detector}): ${worst.p99 < TARGET ? 'met' : 'MISSED'}`
       : '',
   ].join('\n');
 
-  const envShown = `BENCH_ADDITIONS=${settings.additions} BENCH_WARMUP_ADDITIONS=${settings.warmup} BENCH_QUEUES=${settings.queues.join(',')} BENCH_DETECTORS=${settings.detectors.join(',')} BENCH_POLL_MS=${settings.pollMs} BENCH_BARE=${settings.bare}`;
+  const envShown = `BENCH_ADDITIONS=${settings.additions} BENCH_WARMUP_ADDITIONS=${settings.warmup} BENCH_QUEUES=${settings.queues.join(',')} BENCH_DETECTORS=${settings.detectors.join(',')} BENCH_POLL_MS=${settings.pollMs} BENCH_BARE=${settings.bare} BENCH_PEERS=${settings.peers} BENCH_CLIENTS=${settings.clients}`;
   const pgResult = results.find((r) => r.kind === 'postgres');
   const peersAtEnd = Math.max(...results.map((r) => r.peersAtEnd));
   const markdown = `
 ## ${TITLE}
 
-How long an API change takes to reach a tunnel host: \`POST /api/clients/{id}/devices\` (a new device, with an account on the client's one interface) on the real panel (\`dist/apps/controller/src/main.js\` in a child process, fresh database), until the new peer's public key is listed by WireGuard on the node. The node runs the real agent (the built \`dist/apps/agent/src/main.js\`: in the Redis run started by the bench as \`--controller … --enrol <secret> --data-dir … --netns …\`, in the PostgreSQL run the panel's own local agent, see the notes), applying with wireguard-go and \`wg syncconf\` in a network namespace of the bench's own. Full path: the API transaction bumps the node's revision → NOTIFY → the controller enqueues the \`apply\` job with the whole desired state → the agent's BullMQ worker takes it → reconcile (\`wg syncconf\` from a 0600 file, addresses, NAT table) → peer visible.
+How long an API change takes to reach a tunnel host: \`POST /api/clients/{id}/devices\` (a new device, with an account on the client's one interface) on the real panel (\`dist/apps/controller/src/main.js\` in a child process, fresh database), until the new peer's public key is listed by WireGuard on the node. The node runs the real agent (the built \`dist/apps/agent/src/main.js\`: in the Redis run started by the bench as \`--controller … --enrol <secret> --data-dir … --netns …\`, in the PostgreSQL run the panel's own local agent, see the notes), applying with wireguard-go and \`wg syncconf\` in a network namespace of the bench's own. Full path: the API transaction bumps the node's revision → NOTIFY → the controller reads the node's desired state and enqueues an \`apply\` job with what changed since its previous delivery (a delta, libs/contracts/desired-delta.ts; the whole state only on the agent's first delivery after it linked) → the agent's BullMQ worker takes it → the delta's peer is set alone (\`wg addconf\` of its [Peer] block) → peer visible.
 
 - Command: \`${command ?? 'node bench/run.js'}\` with \`BENCH_ONLY=${ID}\` (${envShown})
 - Date: ${new Date().toISOString()}
 - Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, ${machine.platform}
 - Software: Node ${machine.node}, PostgreSQL ${versions.postgres ?? 'unknown'} and Redis ${versions.redis ?? 'unknown'} on the same machine (TCP to 127.0.0.1); ${versions.wireguardGo || 'wireguard-go'}, ${versions.wg || 'wg'}; plain HTTP (\`WARREN_TLS=off\`), panel log level error, agent reporting every 2 s (its default)
 - Code: ${versions.code}
-- Method: one client (\`deviceLimit: 0\`) on one interface; devices added one at a time, the next 20 ms after the previous one's apply job finished, so additions never overlap (this is latency, not throughput). ${settings.warmup} warm-up additions per detector first (not counted). The interface grows to ${fixed(peersAtEnd)} peers during a run. Each queue backend gets its own database, panel, namespace and agent.
+- Method: one client (\`deviceLimit: 0\`) on one interface; devices added one at a time, the next 20 ms after the previous one's apply job finished, so additions never overlap (this is latency, not throughput). ${settings.warmup} warm-up additions per detector first (not counted). The interface holds ${fixed(settings.peers)} peers before the first addition (${fixed(settings.peers - 1)} other clients inserted with SQL, one device each) and grows to ${fixed(peersAtEnd)} during a run; the panel holds ${fixed(Math.max(settings.clients, settings.peers))} clients in all (the rest on interfaces of a second node no agent runs for). Each queue backend gets its own database, panel, namespace and agent.
 - Detection: polling starts with the API call; a poll, then ${settings.pollMs} ms of sleep, again. Two detectors, taken in turns (addition 1 with the first, 2 with the second, …) so both see the same conditions: **wg** runs \`ip netns exec <ns> wg show <if> peers\` (a new process pair every poll, as asked), **uapi** asks wireguard-go's UAPI socket for \`get=1\` from the bench process (the exact answer \`wg show\` reads, without the two processes). "Visible" is when the successful poll returned: an upper bound, at most one poll cycle late.
 
 ### API call → peer on the node
 
 ${markdownTable(header, rows)}
 
-**Target "p99 under 1 s": ${worst ? (worst.p99 < TARGET_P99_MS ? `met` : `**missed**`) : '–'}** (worst p99 ${worst ? ms(worst.p99) : '–'}, ${worst ? `${QUEUE_LABEL[worst.kind]}, detector ${worst.detector}` : ''}).
+**Target "p99 under ${TARGET >= 1000 ? `${TARGET / 1000} s` : `${TARGET} ms`}": ${worst ? (worst.p99 < TARGET ? `met` : `**missed**`) : '–'}** (worst p99 ${worst ? ms(worst.p99) : '–'}, ${worst ? `${QUEUE_LABEL[worst.kind]}, detector ${worst.detector}` : ''}).
 
 ### Where the time goes
 
@@ -678,7 +732,7 @@ How honest these numbers are:
 - "Peer visible" can come after "taken + apply": the detector sees the peer up to one poll cycle late, and these are medians of each step taken separately, which need not add up.
 - One addition at a time on an idle panel: the figures are the latency of one change, not a throughput. Bursts coalesce by design (a revision that grows while a delivery runs is delivered once, with the newest state), so a burst costs fewer applies than changes.
 - Everything shares ${machine.cores} cores (panel, agent, wireguard-go, PostgreSQL, Redis, the bench); loopback only, no TLS, no network between controller, queue store and node. A remote node adds its network round trips to Redis (the worker's blocking pop) and to the controller.
-- The whole desired state travels in every job and \`wg syncconf\` re-reads the whole config: apply time grows with the node's peer count (here at most ${fixed(peersAtEnd)} peers; see the agent-host benchmark for 10,000).
+- Each job carries a delta of one peer and the agent sets that peer alone, so the agent's apply does not grow with the interface (here up to ${fixed(peersAtEnd)} peers; see the agent-host benchmark for 60,000). The controller still reads the node's whole desired state per delivery (to diff it against the one delivered before), which does grow with the node's peers.
 ${pgResult ? `- PostgreSQL queue backend: the panel without \`REDIS_URL\` refuses to enrol a remote node (\`POST /api/nodes\` for one answered \`enrolment: null\`, "${pgResult.remoteRefusal}"), since a PostgreSQL queue cannot limit a host to its own jobs. So that run uses the panel's **local node** and the agent the panel itself starts for it (\`WARREN_LOCAL_AGENT\`, on by default): a fresh node credential written to the agent's data directory (0600) and the database address in its environment, never over HTTP. The bench passes \`WARREN_NETNS=<bench namespace>\` in the panel's environment, which the panel ignores and its agent inherits, so that agent applies inside the bench's namespace too. Its worker waits for jobs with PostgreSQL LISTEN/NOTIFY.` : '- The PostgreSQL queue backend was not run (BENCH_QUEUES).'}
 `;
   return { text, markdown };

@@ -94,6 +94,23 @@ export const agentMessageSchema = z.discriminatedUnion('type', [
     gaps: z.array(storableText(MAX_GAP_TEXT)).max(MAX_GAPS),
     /** The revision the host matches now (0 when nothing applied yet). */
     appliedRevision: revisionNumber,
+    /**
+     * The agent applies deltas (libs/contracts/desired-delta.ts); absent from older agents, which
+     * are sent the whole state every time.
+     */
+    deltas: z.boolean().optional(),
+  }),
+  /**
+   * A delta did not fit the state the agent last applied (its base revision is not the agent's):
+   * the controller sends the whole state. The delta's job fails too, so a lost message is caught
+   * by the delivery sweep.
+   */
+  z.object({
+    type: z.literal('gap'),
+    /** The delta's revision. */
+    revision: revisionNumber,
+    /** The revision of the state the agent last applied (0 when none). */
+    appliedRevision: revisionNumber,
   }),
   z.object({ type: z.literal('heartbeat'), at: timestampMs }),
   z.object({ type: z.literal('system'), sample: systemSampleSchema }),

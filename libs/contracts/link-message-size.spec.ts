@@ -48,7 +48,9 @@ const largest: Record<AgentMessage['type'], AgentMessage> = {
     capabilities: { root: false, wireguardKernel: false, wireguardGo: false, wg: false, nft: false, ip: false },
     gaps: Array.from({ length: MAX_GAPS }, () => widest(MAX_GAP_TEXT)),
     appliedRevision: Number.MAX_SAFE_INTEGER,
+    deltas: false,
   },
+  gap: { type: 'gap', revision: Number.MAX_SAFE_INTEGER, appliedRevision: Number.MAX_SAFE_INTEGER },
   heartbeat: { type: 'heartbeat', at: MAX_TIMESTAMP_MS },
   system: {
     type: 'system',

@@ -131,6 +131,12 @@ export const AGENT_MESSAGE_BYTES: Sizes<AgentMessage> = {
     capabilities: CAPABILITIES,
     gaps: array(MAX_GAPS, text(MAX_GAP_TEXT)),
     appliedRevision: whole(Number.MAX_SAFE_INTEGER),
+    deltas: BOOLEAN,
+  }),
+  gap: object<Extract<AgentMessage, { type: 'gap' }>>({
+    type: type('gap'),
+    revision: whole(Number.MAX_SAFE_INTEGER),
+    appliedRevision: whole(Number.MAX_SAFE_INTEGER),
   }),
   heartbeat: object<Extract<AgentMessage, { type: 'heartbeat' }>>({
     type: type('heartbeat'),

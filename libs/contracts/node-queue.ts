@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { desiredDeltaSchema } from './desired-delta.js';
 import { desiredStateSchema } from './desired-state.js';
 import { revisionNumber } from './numbers.js';
 import { MAX_RULES_PER_NODE } from './routing.js';
@@ -25,7 +26,20 @@ export function applyJobIdPrefix(nodeId: string): string {
   return `apply:${nodeId}:`;
 }
 
+/**
+ * The whole state a gap asked for (the agent could not apply the delta of this revision: see
+ * desired-delta.ts) while that delta's job, under applyJobId, may still be running: its own id,
+ * so it is not collapsed into it.
+ */
+export function resyncJobId(nodeId: string, revision: number): string {
+  // BullMQ refuses custom ids with a colon unless they have exactly three parts.
+  return `${applyJobId(nodeId, revision)}-full`;
+}
+
+/** An apply job carrying the whole state. */
 export const applyJobSchema = desiredStateSchema;
+/** An apply job carrying a delta (`kind: 'delta'`): only to agents that said they take them. */
+export const applyDeltaJobSchema = desiredDeltaSchema;
 
 /** Outcomes in one apply result: far more interfaces than a host runs (each needs its own port). */
 export const MAX_INTERFACES_PER_APPLY = 4096;

@@ -24,6 +24,7 @@ export function createHostDriver(config: AgentConfig): HostDriver {
       return { capabilities: probe.capabilities, gaps: probe.gaps };
     },
     apply: (state) => host.apply(state),
+    applyDelta: (delta) => host.applyDelta(delta),
     applied: () => record.applied,
     missingInterfaces: () => host.missingInterfaces(),
     readCounters: () => counters.read(),

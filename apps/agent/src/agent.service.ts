@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { Job } from 'bullmq';
+import { UnrecoverableError, type Job } from 'bullmq';
 import type { Capabilities } from '#libs/contracts/agent-link.js';
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
 import { HOST_STATE_JOB } from '#libs/contracts/host-state.js';
@@ -92,6 +92,7 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
           capabilities: this.probe!.capabilities,
           gaps: this.probe!.gaps,
           appliedRevision: this.host.applied().revision,
+          deltas: true,
         }),
         welcome: (message) => {
           // The panel has this agent's hello (its version): the launcher keeps an update now.
@@ -154,10 +155,28 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
     const state = parseApplyJob(job);
     if (state.nodeId !== this.identity.nodeId)
       throw new Error(`job for node ${state.nodeId} on the queue of ${this.identity.nodeId}`);
-    const result = await this.host.apply(state);
+    let result: ApplyResult;
+    if ('kind' in state) {
+      const outcome = await this.host.applyDelta(state);
+      if ('gap' in outcome) {
+        // The controller sends the whole state on this; the job fails (not retried: the same delta
+        // would not fit again), which its sweep also acts on should this message be lost.
+        this.logger.warn(
+          `revision ${state.revision}: delta on top of ${state.baseRevision}, but revision ${outcome.gap} is applied: asking for the whole state`,
+        );
+        this.link.send({ type: 'gap', revision: state.revision, appliedRevision: outcome.gap });
+        throw new UnrecoverableError(`gap: delta on top of revision ${state.baseRevision}, applied ${outcome.gap}`);
+      }
+      result = outcome.result;
+      this.logger.log(
+        `revision ${state.revision}: delta of ${outcome.peers} peers applied ${outcome.full ? 'as the whole state' : 'alone'} in ${result.durationMs} ms`,
+      );
+    } else {
+      result = await this.host.apply(state);
+    }
     this.link.send({ type: 'applied', result });
     if (!result.ok) {
-      const failed = result.interfaces.filter((outcome) => outcome.state === 'failed');
+      const failed = result.interfaces.filter((outcome) => outcome.state === 'failed' || outcome.error);
       this.logger.warn(
         `revision ${state.revision}: ${failed.map((outcome) => `${outcome.name}: ${outcome.error}`).join('; ')}`,
       );

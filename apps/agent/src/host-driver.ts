@@ -1,4 +1,5 @@
 import type { Capabilities } from '#libs/contracts/agent-link.js';
+import type { DesiredDelta } from '#libs/contracts/desired-delta.js';
 import type { DesiredState } from '#libs/contracts/desired-state.js';
 import type { HostState } from '#libs/contracts/host-state.js';
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
@@ -6,12 +7,15 @@ import type { NodeProbeAnswer } from '#libs/contracts/node-probe.js';
 import type { ProbeJob, ProbeResult } from '#libs/contracts/routing.js';
 import type { AppliedRecord, PeerReading } from './host/index.js';
 import type { HopReading } from './host/routing/hop-counters.js';
+import type { DeltaOutcome } from './host/wireguard-host.js';
 
 /** What the agent needs from its host: the seam between the agent's work and host/ drivers. */
 export interface HostDriver {
   probe(): Promise<{ capabilities: Capabilities; gaps: string[] }>;
   /** Reconciles the host and records the apply; an older revision than the newest applied is not applied over it. */
   apply(state: DesiredState): Promise<ApplyResult>;
+  /** Applies a delta on top of the last applied state, or answers a gap (host/wireguard-host.ts). */
+  applyDelta(delta: DesiredDelta): Promise<DeltaOutcome>;
   /** The record of what the host has applied. */
   applied(): Readonly<AppliedRecord>;
   /** Managed interfaces that should exist but do not (deleted behind the agent's back). */

@@ -7,6 +7,6 @@ export {
   type CommandRunnerOptions,
 } from './command-runner.js';
 export { probeHost, type HostProbe, type ProbeOptions } from './capabilities.js';
-export { WireGuardHost, type WireGuardHostOptions } from './wireguard-host.js';
+export { WireGuardHost, type DeltaOutcome, type WireGuardHostOptions } from './wireguard-host.js';
 export { CounterReader, parseWgDump, type PeerReading } from './counters.js';
 export { ApplyRecord, type AppliedRecord } from './apply-record.js';

@@ -65,9 +65,13 @@ export function loadManagedState(stateDir: string): ManagedState {
   return { natTable: parsed.natTable ?? false, interfaces: new Map(Object.entries(parsed.interfaces ?? {})) };
 }
 
-/** Replaces the file atomically (write, then rename): a crash leaves the old or the new state. */
-export function saveManagedState(stateDir: string, state: ManagedState): void {
+/**
+ * Replaces the file atomically (write, then rename): a crash leaves the old or the new state.
+ * `durable: false` skips the wait for the disk, for what only matters while the host's
+ * interfaces live (a power loss takes them too).
+ */
+export function saveManagedState(stateDir: string, state: ManagedState, options: { durable?: boolean } = {}): void {
   // Object.fromEntries defines own keys (never the prototype), so `__proto__` is written too.
   const file = { natTable: state.natTable, interfaces: Object.fromEntries(state.interfaces) };
-  writeFileAtomic(join(stateDir, FILE), `${JSON.stringify(file, null, 1)}\n`);
+  writeFileAtomic(join(stateDir, FILE), `${JSON.stringify(file, null, 1)}\n`, options);
 }

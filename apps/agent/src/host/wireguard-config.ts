@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DesiredInterface } from '#libs/contracts/desired-state.js';
-import { renderServerConfig } from '#libs/wireguard/server-config.js';
+import type { DesiredInterface, DesiredPeer } from '#libs/contracts/desired-state.js';
+import { ConfigValueError, keyValue } from '#libs/wireguard/config-text.js';
+import { isIpv4 } from '#libs/wireguard/ipv4.js';
+import { renderServerConfig, renderServerPeers } from '#libs/wireguard/server-config.js';
 import type { CommandRunner } from './command-runner.js';
 import { tunnelArg } from './host-arguments.js';
 import { writeFileAtomic } from '#libs/files/atomic-file.js';
@@ -94,4 +97,51 @@ export async function livePeersMatch(runner: CommandRunner, name: string, desire
     from = to + 1;
   }
   return count === keys.size;
+}
+
+/** Peers named in one `wg set`: keeps its argument list far below the kernel's limit. */
+const PEERS_PER_SET = 1000;
+
+/**
+ * A delta's peers on a live interface, touching no other peer (they keep their sessions,
+ * endpoints and counters, and `wg` never reads the whole device): peers with a preshared key
+ * through `wg addconf` of a file with their [Peer] blocks alone (the key is read from a file, and
+ * each block replaces the peer's allowed IPs); then one `wg set` removing the gone peers and
+ * setting those without a preshared key (clearing any it had). A typical delta (a device added,
+ * changed or removed) is one command; commands and bytes grow with the changed peers only.
+ */
+export async function setPeers(
+  runner: CommandRunner,
+  stateDir: string,
+  name: string,
+  change: { peers: readonly DesiredPeer[]; removedPeers: readonly string[] },
+): Promise<void> {
+  const dev = tunnelArg(name);
+  const keyed = change.peers.filter((peer) => peer.presharedKey);
+  if (keyed.length > 0) {
+    // A file of its own, 0600 (preshared keys); rendering refuses bad keys and duplicates first.
+    const file = join(stateDir, `${dev}.delta.conf`);
+    writeFileAtomic(file, renderServerPeers(keyed), { durable: false });
+    try {
+      await runner.run('wg', ['addconf', dev, file], { timeoutMs: Math.max(30_000, keyed.length * 3) });
+    } finally {
+      rmSync(file, { force: true });
+    }
+  }
+  const args: string[][] = [];
+  for (const key of change.removedPeers) args.push(['peer', keyValue('peer public key', key), 'remove']);
+  for (const peer of change.peers) {
+    if (peer.presharedKey) continue;
+    if (!isIpv4(peer.ip)) throw new ConfigValueError(`peer address ${JSON.stringify(peer.ip)} is not IPv4`);
+    args.push([
+      'peer',
+      keyValue('peer public key', peer.publicKey),
+      'preshared-key',
+      '/dev/null',
+      'allowed-ips',
+      `${peer.ip}/32`,
+    ]);
+  }
+  for (let i = 0; i < args.length; i += PEERS_PER_SET)
+    await runner.run('wg', ['set', dev, ...args.slice(i, i + PEERS_PER_SET).flat()], { timeoutMs: 30_000 });
 }

@@ -4,6 +4,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { DesiredInterface, DesiredState } from '#libs/contracts/desired-state.js';
+import { deltaPeers, type DesiredDelta } from '#libs/contracts/desired-delta.js';
 import {
   MAX_APPLY_DURATION_MS,
   MAX_OUTCOME_ERROR_TEXT,
@@ -25,7 +26,7 @@ import {
   type ManagedState,
 } from './managed-state.js';
 import { applyNat, DEFAULT_NAT_TABLE, natRuleProblem, type NatRule } from './nat.js';
-import { configPath, livePeersMatch, renderInterfaceConfig, syncConfig } from './wireguard-config.js';
+import { configPath, livePeersMatch, renderInterfaceConfig, setPeers, syncConfig } from './wireguard-config.js';
 import { createLink, removeLink } from './wireguard-link.js';
 import { mtuArg, tunnelArg } from './host-arguments.js';
 import { HopHost } from './routing/hop-host.js';
@@ -63,6 +64,12 @@ interface Reconciled {
   outbounds?: OutboundOutcome[];
   routing?: RoutingOutcome;
 }
+
+/**
+ * What came of a delta: its outcome, with `full` true when it was applied as the whole state it
+ * leads to (see applyDelta); or the revision last applied when it does not fit that (a gap).
+ */
+export type DeltaOutcome = { result: ApplyResult; full: boolean; peers: number } | { gap: number };
 
 /** The kind `ip -d link` reports for a link each driver creates. */
 const LINK_KIND: Record<Driver, string> = { kernel: 'wireguard', 'wireguard-go': 'tun' };
@@ -133,6 +140,20 @@ export class WireGuardHost {
   }
 
   /**
+   * Applies a delta (libs/contracts/desired-delta.ts) on top of the last applied state; never
+   * rejects, serialized with applies. Only the changed peers are set (`wg addconf`/`wg set`), and
+   * only the speed limits and quotas the delta changes are applied again; the rest of the host is
+   * not read. A delta that does not fit the last applied state is a gap (nothing is done). One that
+   * fits but cannot be applied alone (the base apply was not complete, a changed interface is not
+   * up, a `wg` command failed) is applied as the whole state it leads to, which is then exact.
+   */
+  applyDelta(delta: DesiredDelta): Promise<DeltaOutcome> {
+    const run = this.queue.then(() => this.applyDeltaNow(delta));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
    * Names of interfaces the agent manages that no longer exist (one `ip` command): a watchdog's
    * cue to apply the last desired state again. (An interface whose creation failed is not
    * managed, so it is not reported over and over.)
@@ -160,8 +181,8 @@ export class WireGuardHost {
     return this.state;
   }
 
-  private saveState(): void {
-    saveManagedState(this.stateDir, this.loadState());
+  private saveState(options: { durable?: boolean } = {}): void {
+    saveManagedState(this.stateDir, this.loadState(), options);
   }
 
   private async applyNow(desired: DesiredState): Promise<ApplyResult> {
@@ -207,6 +228,89 @@ export class WireGuardHost {
       }
       return result;
     }
+  }
+
+  private async applyDeltaNow(delta: DesiredDelta): Promise<DeltaOutcome> {
+    const started = performance.now();
+    const fit = this.record.fit(delta);
+    if (fit.verdict === 'gap') return { gap: fit.appliedRevision };
+    if (fit.verdict === 'stale') return { result: fit.result, full: false, peers: 0 };
+    const desired = fit.state;
+    const whole = async (): Promise<DeltaOutcome> => ({
+      result: await this.applyNow(desired),
+      full: true,
+      peers: deltaPeers(delta),
+    });
+    const previous = this.record.applied.result;
+    const probe = this.probe;
+    if (!previous?.ok || !probe || incomplete(probe)) return whole();
+    const state = this.loadState();
+    const outcomes = previous.interfaces
+      .filter((o) => o.state !== 'removed')
+      .map((o): InterfaceOutcome => ({ ...o, error: undefined }));
+    for (const change of delta.interfaces) {
+      const outcome = outcomes.find((o) => o.name === change.name);
+      const entry = state.interfaces.get(change.name);
+      if (!entry || !outcome || (outcome.state !== 'up' && outcome.state !== 'down')) return whole();
+    }
+    // Quotas before the peers they count: a device added to a client with a quota moves no byte
+    // unmetered (its address is in the client's quota before its peer exists).
+    const quotasChanged = delta.quotas !== undefined || delta.removedQuotas !== undefined;
+    if (quotasChanged) await this.reconcileQuotas(desired, outcomes, probe);
+    // managed.json is written only when a config hash is dropped (the first delta after a whole
+    // apply), before the peers change (its peer counts are informational), and without waiting for
+    // the disk: a stale hash matters only while the interface lives, which a power loss ends.
+    try {
+      for (const change of delta.interfaces) {
+        if (change.peers.length + change.removedPeers.length === 0) continue;
+        const entry = state.interfaces.get(change.name)!;
+        // The host no longer holds the config on record: a later whole apply loads it again.
+        if (entry.configSha256 !== null) {
+          entry.configSha256 = null;
+          this.saveState({ durable: false });
+        }
+        await setPeers(this.runner, this.stateDir, change.name, change);
+      }
+    } catch {
+      // Half set: the whole state's syncconf makes the interface exact again.
+      return whole();
+    }
+    const peers = new Map(desired.interfaces.map((iface) => [iface.name, iface.peers.length]));
+    for (const outcome of outcomes) {
+      outcome.peers = peers.get(outcome.name) ?? outcome.peers;
+      const entry = state.interfaces.get(outcome.name);
+      if (entry) entry.peers = outcome.peers;
+    }
+    const limited = delta.interfaces.filter((change) => change.speedLimits || change.removedSpeedLimits);
+    if (limited.length > 0) {
+      await this.shaping.apply(
+        limited.map((change) => ({
+          iface: desired.interfaces.find((iface) => iface.name === change.name)!,
+          outcome: outcomes.find((o) => o.name === change.name)!,
+        })),
+        new Set(desired.interfaces.map((iface) => iface.name)),
+        probe.shaping,
+      );
+    }
+    const result: ApplyResult = {
+      ...previous,
+      revision: delta.revision,
+      ok: outcomes.every((o) => o.state !== 'failed' && o.error === undefined),
+      interfaces: outcomes.map((o) => bounded(o.error === undefined ? withoutError(o) : o)),
+      durationMs: Math.min(MAX_APPLY_DURATION_MS, Math.round((performance.now() - started) * 10) / 10),
+    };
+    try {
+      this.record.recordDelta(delta, desired, result);
+    } catch (error) {
+      // Only the state directory failing gets here: recorded as a failed apply of the whole state.
+      const text = `apply failed: ${errorText(error)}`;
+      return {
+        result: { ...result, ok: false, interfaces: outcomes.map((o) => ({ ...o, error: text })) },
+        full: false,
+        peers: deltaPeers(delta),
+      };
+    }
+    return { result, full: false, peers: deltaPeers(delta) };
   }
 
   private async reconcile(desired: DesiredState, state: ManagedState): Promise<Reconciled> {
@@ -507,6 +611,12 @@ function reportQuotas(desired: DesiredState, outcomes: InterfaceOutcome[], why: 
 
 function incomplete({ capabilities: c }: HostProbe): boolean {
   return !c.ip || !c.wg || !c.nft || !(c.wireguardKernel || c.wireguardGo);
+}
+
+/** The outcome without an `error` key (an absent error, not an undefined one, in the report). */
+function withoutError(outcome: InterfaceOutcome): InterfaceOutcome {
+  const { error: _error, ...rest } = outcome;
+  return rest;
 }
 
 function bounded<T extends { error?: string }>(outcome: T): T {

@@ -1,6 +1,14 @@
 import { Worker, createPostgresBackend, type Job } from 'bullmq';
 import pg from 'pg';
-import { APPLY_JOB, applyJobSchema, nodeQueueName, type ApplyResult } from '#libs/contracts/node-queue.js';
+import {
+  APPLY_JOB,
+  applyDeltaJobSchema,
+  applyJobSchema,
+  nodeQueueName,
+  type ApplyResult,
+} from '#libs/contracts/node-queue.js';
+import type { DesiredDelta } from '#libs/contracts/desired-delta.js';
+import type { DesiredState } from '#libs/contracts/desired-state.js';
 import { probeJobSchema, type ProbeResult } from '#libs/contracts/routing.js';
 import type { QueueAccess } from '#libs/contracts/agent-link.js';
 import { QUEUE_SCHEMA } from '#libs/contracts/queue-store.js';
@@ -114,8 +122,10 @@ export class ApplyWorker {
   }
 }
 
-export function parseApplyJob(job: Job) {
-  return applyJobSchema.parse(job.data);
+/** The whole state, or a delta (`kind: 'delta'`). */
+export function parseApplyJob(job: Job): DesiredState | DesiredDelta {
+  const data = job.data as { kind?: unknown } | null;
+  return data?.kind === 'delta' ? applyDeltaJobSchema.parse(data) : applyJobSchema.parse(data);
 }
 
 export function parseProbeJob(job: Job) {

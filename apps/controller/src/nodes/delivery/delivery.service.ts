@@ -5,13 +5,16 @@ import {
   applyJobIdPrefix,
   applyResultSchema,
   nodeQueueName,
+  resyncJobId,
   type ApplyResult,
 } from '#libs/contracts/node-queue.js';
+import type { DesiredState } from '#libs/contracts/desired-state.js';
 import type { QueueBackend } from '../../queue/queue-backend.js';
 import { RevisionListener } from '../../revisions/revision-listener.js';
 import { PANEL_RUNTIME, QUEUE_BACKEND, type PanelRuntime } from '../../runtime.js';
 import { agentState, isUnmanaged } from '../../system/agent-state.js';
 import { DeliveryPacing } from './delivery-pacing.js';
+import { buildDesiredDelta } from './desired-delta-builder.js';
 import { DeliveryRepository, type NodeAgentFacts } from './delivery.repository.js';
 
 /** A job that failed is offered again after this long (the agent may have been fixed meanwhile). */
@@ -19,13 +22,14 @@ const FAILED_RETRY_MS = 60_000;
 /** The longest a node's next delivery waits for the one before it (see run); the default sweep period. */
 const MAX_REST_MS = 5000;
 /**
- * A delivery this large is followed by a full garbage collection (when the panel runs with
+ * A full delivery this large is followed by a full garbage collection (when the panel runs with
  * --expose-gc, as every launcher starts it: docs/memory.md). Its rows, peers and serialised job
  * (tens of MB at 100,000 peers) are garbage once it is queued, and V8 left them for its next full
  * collection, so the next delivery piled its own on top: the controller's RSS peaked at 321-323 MiB
  * at 100,000 clients, against 258 MiB with a collection after each (memory probe, same session).
  * One collection costs tens of milliseconds beside a delivery's hundreds; smaller deliveries
- * leave little garbage and are not worth one.
+ * leave little garbage and are not worth one, and neither is a delta (its job is a few hundred
+ * bytes; the state read for it stays as the next delta's base: see `delivered`).
  */
 const LARGE_DELIVERY_PEERS = 10_000;
 
@@ -34,8 +38,11 @@ function collectGarbage(): void {
 }
 
 /**
- * Delivers desired state: when a node's revision grows, an `apply` job carrying the node's whole
- * state at that revision goes onto the node's queue. The trigger is PostgreSQL's NOTIFY from
+ * Delivers desired state: when a node's revision grows, an `apply` job goes onto the node's
+ * queue carrying what changed since the previous delivery (a delta chained by revision,
+ * desired-delta-builder.ts) when the node's agent takes deltas and this controller delivered the
+ * revision before, or else the node's whole state at that revision. The whole state goes after
+ * every (re)link, a gap the agent reports, a forced delivery, and any change a delta cannot carry. The trigger is PostgreSQL's NOTIFY from
  * bumpRevisions, which arrives only after the change committed; `nodes.delivered_revision` is the
  * outbox mark, so a sweep finds changes no job carries yet (listener down, controller crashed
  * between commit and enqueue, a queue store that lost its jobs) and delivers them.
@@ -64,9 +71,22 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
   private readonly sweepEveryMs: number;
   private closed = false;
   /** Nodes being delivered now; the value says whether another run is due after this one. */
-  private readonly inFlight = new Map<string, { again: boolean; force: boolean }>();
+  private readonly inFlight = new Map<string, { again: boolean; force: Force }>();
   private readonly pacing = new DeliveryPacing(MAX_REST_MS);
-  private readonly lastJob = new Map<string, string>();
+  /**
+   * Per node, the last job this controller enqueued: its id, revision, and for a delta the state
+   * it applies on top of (what a delta replacing it while it still waits is built against).
+   */
+  private readonly lastJob = new Map<string, { id: string; revision: number; base?: DesiredState }>();
+  /**
+   * Per node whose agent takes deltas, the state last enqueued: the next delta's base. Forgotten
+   * at every (re)link and gap, so the next delivery carries the whole state. Whole states, kept
+   * on purpose (about 200 bytes a peer: docs/memory.md): diffing against them is what lets the
+   * job carry only the changes.
+   */
+  private readonly delivered = new Map<string, DesiredState>();
+  /** Nodes whose linked agent said it applies deltas (hello). */
+  private readonly deltaAgents = new Set<string>();
   /** Per node, the completed job whose result the sweep has read (it reads each once). */
   private readonly resultRead = new Map<string, string>();
   /** Per node, its failed job and when the sweep first saw it failed. */
@@ -111,6 +131,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
   private async restored(): Promise<void> {
     this.logger.log('the database was restored from a backup: every node gets its restored state');
     this.lastJob.clear();
+    this.delivered.clear();
     this.resultRead.clear();
     this.failedSince.clear();
     this.withdrawn.clear();
@@ -135,18 +156,20 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /**
-   * Delivers the node's current state. `force` re-enqueues even when a job for the revision
-   * already ran (the agent says it is behind: its host lost state, or the job was lost).
+   * Delivers the node's current state. `force` re-enqueues the whole state even when a job for
+   * the revision already ran (the agent says it is behind: its host lost state, or the job was
+   * lost); `resync` also gives it an id of its own (a gap: the delta's job may still be running).
    */
-  deliver(nodeId: string, force = false): void {
+  deliver(nodeId: string, force: boolean | Force = false): void {
+    const level: Force = force === true ? 'force' : force === false ? 'none' : force;
     const running = this.inFlight.get(nodeId);
     if (running) {
       running.again = true;
-      running.force ||= force;
+      running.force = stronger(running.force, level);
       return;
     }
-    this.inFlight.set(nodeId, { again: false, force: false });
-    void this.run(nodeId, force);
+    this.inFlight.set(nodeId, { again: false, force: 'none' });
+    void this.run(nodeId, level);
   }
 
   /** Resolves when no delivery is running (tests and shutdown). */
@@ -168,9 +191,25 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
    * The agent's applied revision (hello) is the host's truth: a rebuilt host may be behind what
    * was recorded. A node that is behind gets a full apply.
    */
-  async hostReports(nodeId: string, appliedRevision: number): Promise<void> {
+  async hostReports(nodeId: string, appliedRevision: number, deltas = false): Promise<void> {
+    // A (re)link: whatever the agent applied, the next delivery carries the whole state.
+    this.delivered.delete(nodeId);
+    if (deltas) this.deltaAgents.add(nodeId);
+    else this.deltaAgents.delete(nodeId);
     const desired = await this.repository.setAppliedRevision(nodeId, appliedRevision);
     if (desired !== undefined && desired > appliedRevision) this.deliver(nodeId, true);
+  }
+
+  /**
+   * The agent could not apply a delta (its base is not the state the agent last applied: a job
+   * lost or applied out of order): it gets the whole state, under an id of its own.
+   */
+  gap(nodeId: string, revision: number, appliedRevision: number): void {
+    this.logger.log(
+      `node ${nodeId}: gap at revision ${revision} (agent at ${appliedRevision}): sending the whole state`,
+    );
+    this.delivered.delete(nodeId);
+    this.deliver(nodeId, 'resync');
   }
 
   /** Finds nodes whose state no live job carries and delivers them. */
@@ -192,7 +231,8 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
         // 15 MB at 100,000 clients), and this runs every 5 s for as long as an agent is behind.
         // ioredis keeps a buffer of three times the largest reply it parsed (docs/memory.md).
         const queue = this.queues.queue(nodeQueueName(node.id));
-        const jobId = applyJobId(node.id, desired);
+        const last = this.lastJob.get(node.id);
+        const jobId = last?.revision === desired ? last.id : applyJobId(node.id, desired);
         const state = await queue.getJobState(jobId);
         if (state === 'unknown') {
           this.deliver(node.id, true);
@@ -221,13 +261,13 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
     }
   }
 
-  private async run(nodeId: string, force: boolean): Promise<void> {
+  private async run(nodeId: string, force: Force): Promise<void> {
     const started = await this.pacing.rest(nodeId, !this.closed);
     let exists = true;
     try {
-      const peers = await this.enqueue(nodeId, force);
-      exists = peers !== undefined;
-      if (peers !== undefined && peers >= LARGE_DELIVERY_PEERS) collectGarbage();
+      const delivered = await this.enqueue(nodeId, force);
+      exists = delivered !== undefined;
+      if (delivered?.full && delivered.peers >= LARGE_DELIVERY_PEERS) collectGarbage();
     } catch (error) {
       // The sweep retries: delivered_revision did not move.
       this.logger.warn(`delivering node ${nodeId} failed: ${(error as Error).message}`);
@@ -235,7 +275,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
     this.pacing.ended(nodeId, started, exists);
     const state = this.inFlight.get(nodeId)!;
     if (state.again && !this.closed) {
-      this.inFlight.set(nodeId, { again: false, force: false });
+      this.inFlight.set(nodeId, { again: false, force: 'none' });
       void this.run(nodeId, state.force);
       return;
     }
@@ -263,41 +303,66 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
     const prefix = applyJobIdPrefix(nodeId);
     for (const jobId of waiting.filter((id) => id.startsWith(prefix))) await queue.remove(jobId).catch(() => undefined);
     this.lastJob.delete(nodeId);
+    this.delivered.delete(nodeId);
     this.withdrawn.add(nodeId);
   }
 
   /**
-   * Enqueues the node's state; returns how many peers it carries (0 for an unmanaged node, which
-   * gets none), undefined when the node no longer exists.
+   * Enqueues the node's state, or what changed in it (see the class); returns how many peers it
+   * has and whether the job carries them all (0 peers for an unmanaged node, which gets none),
+   * undefined when the node no longer exists.
    */
-  private async enqueue(nodeId: string, force: boolean): Promise<number | undefined> {
+  private async enqueue(nodeId: string, force: Force): Promise<{ peers: number; full: boolean } | undefined> {
     // Only the local node can be unmanaged, and only here: a panel with its local agent on asks nothing.
     if (!this.localAgent) {
       const facts = await this.repository.agentFactsOf(nodeId);
       if (!facts) return undefined; // the node was deleted
-      if (this.unmanaged(facts)) return 0;
+      if (this.unmanaged(facts)) return { peers: 0, full: true };
     }
     const state = await this.repository.desiredState(nodeId);
     if (!state) return undefined; // the node was deleted
     const queue = this.queues.queue(nodeQueueName(nodeId));
-    const jobId = applyJobId(nodeId, state.revision);
-    if (force) {
+    const takesDeltas = this.deltaAgents.has(nodeId);
+    // A job no agent has taken yet is replaced, not followed: the new job carries its changes too
+    // (built against the state it applied on top of), so a burst while the agent is busy or away
+    // still ends in one job. Taken (or gone), it stands, and the new delta applies on top of it.
+    const previous = this.lastJob.get(nodeId);
+    let superseded = false;
+    if (previous && previous.revision < state.revision && waiting(await queue.getJobState(previous.id)))
+      superseded = (await queue.remove(previous.id).catch(() => 0)) === 1;
+    const base =
+      force !== 'none' || !takesDeltas ? undefined : superseded ? previous?.base : this.delivered.get(nodeId);
+    const delta = base ? buildDesiredDelta(base, state) : null;
+    const jobId = force === 'resync' ? resyncJobId(nodeId, state.revision) : applyJobId(nodeId, state.revision);
+    if (force !== 'none') {
       // By state, not getJob: that would read the whole state of the finished job back (see sweep).
       const existing = await queue.getJobState(jobId);
       if (existing === 'completed' || existing === 'failed') await queue.remove(jobId);
     }
-    await queue.add(APPLY_JOB, state, {
+    await queue.add(APPLY_JOB, delta ?? state, {
       jobId,
       attempts: 5,
       backoff: { type: 'exponential', delay: 1000 },
       removeOnComplete: { count: 10 },
       removeOnFail: { count: 20 },
     });
-    // An older job still waiting is superseded: the agent would apply it only to apply this next.
-    const previous = this.lastJob.get(nodeId);
-    if (previous && previous !== jobId) await queue.remove(previous).catch(() => undefined);
-    this.lastJob.set(nodeId, jobId);
+    this.lastJob.set(nodeId, { id: jobId, revision: state.revision, ...(delta && base ? { base } : {}) });
+    if (takesDeltas) this.delivered.set(nodeId, state);
+    else this.delivered.delete(nodeId);
     await this.repository.markDelivered(nodeId, state.revision);
-    return state.interfaces.reduce((sum, iface) => sum + iface.peers.length, 0);
+    return { peers: state.interfaces.reduce((sum, iface) => sum + iface.peers.length, 0), full: delta === null };
   }
+}
+
+/** How a delivery is forced: not; the whole state; the whole state under an id of its own (a gap). */
+type Force = 'none' | 'force' | 'resync';
+
+function stronger(a: Force, b: Force): Force {
+  const order: Force[] = ['none', 'force', 'resync'];
+  return order[Math.max(order.indexOf(a), order.indexOf(b))];
+}
+
+/** A job's state in which no agent has taken it yet. */
+function waiting(state: string): boolean {
+  return state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'paused';
 }

@@ -62,6 +62,10 @@ export class AgentLinkService {
         await this.delivery.recordApplied(nodeId, message.result);
         await this.seen(nodeId, true);
         return undefined;
+      case 'gap':
+        this.delivery.gap(nodeId, message.revision, message.appliedRevision);
+        await this.seen(nodeId);
+        return undefined;
       case 'rule-hits':
         await this.ruleHits.record(nodeId, message.rules);
         await this.seen(nodeId);
@@ -84,7 +88,7 @@ export class AgentLinkService {
       gaps: message.gaps,
     });
     this.lastSeenWritten.set(nodeId, Date.now());
-    await this.delivery.hostReports(nodeId, message.appliedRevision);
+    await this.delivery.hostReports(nodeId, message.appliedRevision, message.deltas === true);
     return { type: 'welcome', nodeId, countersSeq };
   }
 
