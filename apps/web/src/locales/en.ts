@@ -19,6 +19,11 @@ export const en = {
     api: 'API',
     operators: 'Operators',
   },
+  access: {
+    staffOnly: 'Only the owner, admins and viewers use this page; a reseller manages their own clients.',
+    managersOnly: 'Only the owner and admins manage this page.',
+    refused: 'Your role may not use this page.',
+  },
   header: {
     language: 'Language',
     theme: 'Light or dark theme',
@@ -1153,6 +1158,7 @@ export const en = {
       unknown: 'Interrupted',
     },
     targets: {
+      auth: 'Sign-in',
       users: 'User',
       clients: 'Client',
       devices: 'Device',
@@ -1236,6 +1242,16 @@ export const en = {
       devices_profile_link: 'One-time download link made',
     },
     fields: {
+      count: 'How many',
+      devicesEach: 'Devices each',
+      digits: 'Digits',
+      start: 'First number',
+      namePrefix: 'Name prefix',
+      nodeIds: 'Nodes',
+      maxClients: 'Most clients',
+      maxExpiryDays: 'Longest expiry (days)',
+      maxQuotaBytes: 'Largest quota (bytes)',
+      trafficPoolBytes: 'Traffic pool (bytes)',
       action: 'Action',
       address: 'Address',
       allowPrivateTargets: 'Private targets allowed',

@@ -21,6 +21,11 @@ export const fa: Translation = {
     api: 'API',
     operators: 'اپراتورها',
   },
+  access: {
+    staffOnly: 'این صفحه فقط برای مالک، مدیران و بینندگان است؛ فروشنده تنها کاربران خودش را مدیریت می‌کند.',
+    managersOnly: 'تنها مالک و مدیران این صفحه را مدیریت می‌کنند.',
+    refused: 'نقش شما اجازهٔ استفاده از این صفحه را ندارد.',
+  },
   header: {
     language: 'زبان',
     theme: 'پوسته روشن یا تیره',
@@ -1169,6 +1174,7 @@ export const fa: Translation = {
       unknown: 'نیمه‌کاره',
     },
     targets: {
+      auth: 'ورود',
       users: 'کاربر پنل',
       clients: 'کاربر',
       devices: 'دستگاه',
@@ -1252,6 +1258,16 @@ export const fa: Translation = {
       devices_profile_link: 'ساخت پیوند دانلود یک‌بارمصرف',
     },
     fields: {
+      count: 'تعداد',
+      devicesEach: 'دستگاه برای هر کاربر',
+      digits: 'تعداد رقم',
+      start: 'شمارهٔ نخست',
+      namePrefix: 'پیشوند نام',
+      nodeIds: 'نودها',
+      maxClients: 'بیشترین تعداد کاربر',
+      maxExpiryDays: 'بیشترین مدت اعتبار (روز)',
+      maxQuotaBytes: 'بیشترین سهمیه (بایت)',
+      trafficPoolBytes: 'سهمیهٔ کل ترافیک (بایت)',
       action: 'کار',
       address: 'نشانی',
       allowPrivateTargets: 'اجازهٔ مقصدهای خصوصی',
