@@ -29,7 +29,7 @@ afterAll(async () => {
 function cliActions(): string[] {
   const source = readFileSync(new URL('../../apps/controller/src/cli/main.ts', import.meta.url), 'utf8');
   const table = source.slice(source.indexOf('const COMMANDS'));
-  const entries = [...table.matchAll(/^ {2}'([a-z -]+)': \{$/gm)];
+  const entries = [...table.matchAll(/^ {2}'?([a-z][a-z -]*)'?: \{$/gm)];
   return entries
     .filter((entry, i) => table.slice(entry.index, entries[i + 1]?.index ?? table.length).includes('audit:'))
     .map((entry) => `cli.${entry[1].replaceAll(' ', '.')}`);

@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Group, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Badge, Box, Button, Group, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { createContext, Fragment, useContext, useState, type ReactNode } from 'react';
@@ -429,16 +429,20 @@ export default function AuditPage() {
         <Alert color="red">{log.error.message}</Alert>
       ) : (
         <IdNames.Provider value={idNames}>
-          <ListTable
-            rows={rows}
-            columns={columns}
-            rowKey={(entry) => entry.id}
-            minWidth={900}
-            empty={t('audit.none')}
-            testId="audit-list"
-            rowProps={(entry) => ({ 'data-entry': entry.id, 'data-action': entry.action })}
-            cards
-          />
+          {/* A long unbroken value (a user agent, a token's name, a list of addresses) wraps where
+              it must, so the table fits its area and the last columns stay in view. */}
+          <Box style={{ overflowWrap: 'anywhere' }} data-testid="audit-wrap">
+            <ListTable
+              rows={rows}
+              columns={columns}
+              rowKey={(entry) => entry.id}
+              minWidth={900}
+              empty={t('audit.none')}
+              testId="audit-list"
+              rowProps={(entry) => ({ 'data-entry': entry.id, 'data-action': entry.action })}
+              cards
+            />
+          </Box>
         </IdNames.Provider>
       )}
       <Group justify="center" mt="md">
