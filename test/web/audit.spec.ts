@@ -157,8 +157,8 @@ describe('the Audit page', () => {
     const [direct] = await t.query<{ id: string }>("select id from outbounds where tag = 'direct' limit 1");
     expect((await f.call('POST', `outbounds/${direct.id}/check?mode=tcp`)).status).toBe(200);
     // One long unbroken value: it must wrap, not widen the table past its area.
-    const client = await f.createClient({ name: 'audit-long-note', interfaceIds: [iface.id] });
-    expect((await f.call('PATCH', `clients/${client.id}`, { note: 'x'.repeat(400) })).status).toBe(200);
+    // (Made with it, not changed: the Persian test below counts the one client change.)
+    await f.createClient({ name: 'audit-long-note', interfaceIds: [iface.id], note: 'x'.repeat(400) });
 
     const page = await browserAt({ viewport: { width: 1400, height: 900 } });
     await page.goto(url('/audit'));
