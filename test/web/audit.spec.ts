@@ -135,6 +135,59 @@ describe('the Audit page', () => {
     await page.getByTestId('empty-state').waitFor();
   });
 
+  test('every entry in words: a batch, a reseller’s ceilings, a checked outbound by name; long values wrap', async () => {
+    const iface = await f.createInterface();
+    const batch = await f.call('POST', 'clients/batch', {
+      namePrefix: 'audit-batch-',
+      count: 2,
+      start: 7,
+      digits: 3,
+      devicesEach: 1,
+      interfaceIds: [iface.id],
+    });
+    expect(batch.status).toBeLessThan(300);
+    const limits = { maxClients: 4, trafficPoolBytes: 2 * 1024 ** 3, maxExpiryDays: 30 };
+    const made = await f.call('POST', 'admins', {
+      username: 'audit-ceilings',
+      password: 'audit-ceilings-pass-1',
+      role: 'reseller',
+      limits,
+    });
+    expect(made.status).toBe(201);
+    const [direct] = await t.query<{ id: string }>("select id from outbounds where tag = 'direct' limit 1");
+    expect((await f.call('POST', `outbounds/${direct.id}/check?mode=tcp`)).status).toBe(200);
+    // One long unbroken value: it must wrap, not widen the table past its area.
+    // (Made with it, not changed: the Persian test below counts the one client change.)
+    await f.createClient({ name: 'audit-long-note', interfaceIds: [iface.id], note: 'x'.repeat(400) });
+
+    const page = await browserAt({ viewport: { width: 1400, height: 900 } });
+    await page.goto(url('/audit'));
+    await entries(page).first().waitFor();
+    const batchEntry = page.locator('[data-action="clients.batch"]').first();
+    expect(await batchEntry.getByTestId('audit-action-cell').innerText()).toBe('Clients created in a batch');
+    const batchChanges = await batchEntry.getByTestId('audit-changes').innerText();
+    for (const field of ['How many: 2', 'First number: 7', 'Digits: 3', 'Devices each: 1'])
+      expect(batchChanges).toContain(field);
+    const ceilings = await page
+      .locator('[data-action="admins.create"]')
+      .first()
+      .getByTestId('audit-changes')
+      .innerText();
+    expect(ceilings).toContain('Most clients: 4');
+    expect(ceilings).toContain('Longest expiry (days): 30');
+    expect(ceilings).not.toContain('{');
+    const check = page.locator('[data-action="outbounds.check"]').first();
+    expect(await check.innerText()).toContain('direct');
+    expect(await check.innerText()).not.toContain(direct.id);
+    // The sign-in's target reads as a word, not `auth`.
+    expect(await page.locator('[data-action="auth.login"]').first().innerText()).toContain('Sign-in');
+    const fits = await page.getByTestId('audit-wrap').evaluate((wrap: any) => ({
+      table: wrap.querySelector('table').getBoundingClientRect().width,
+      area: wrap.getBoundingClientRect().width,
+    }));
+    expect(fits.table).toBeLessThanOrEqual(fits.area + 1);
+  });
+
   test('only the owner has the page: an admin sees no menu entry and is told so', async () => {
     const page = await browserAt({ user: admin });
     await page.goto(url('/overview'));

@@ -1,6 +1,6 @@
 import { Badge, DirectionProvider, MantineProvider, createTheme, useDirection } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { WEB_PAGES } from '../../../libs/contracts/web-paths.js';
 import { useTranslation } from 'react-i18next';
@@ -9,6 +9,7 @@ import { ApiError } from './api.js';
 import { basePath } from './env.js';
 import { directionOf } from './i18n.js';
 import { Layout } from './layout.js';
+import { noteRefusal } from './page-access.js';
 import { PageSlot } from './pages.js';
 import { readableColors } from './readable-colors.js';
 import { SessionGate } from './session.js';
@@ -30,6 +31,8 @@ const theme = createTheme({
 });
 
 const queryClient = new QueryClient({
+  // A read the API refuses for the role turns the page into its refusal (page-access.tsx).
+  queryCache: new QueryCache({ onError: noteRefusal }),
   defaultOptions: {
     queries: {
       // A refusal from the API is final; a lost connection is retried (the banner says so).

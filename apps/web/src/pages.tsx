@@ -1,6 +1,8 @@
 import { useEffect, useState, type ComponentType } from 'react';
 import type { WebPage } from '../../../libs/contracts/web-paths.js';
 import { PageLoader } from './components/page-loader.js';
+import { mayUse, RoleRefusal, useRefusals } from './page-access.js';
+import { useUser } from './session.js';
 
 type PageModule = { default: ComponentType };
 
@@ -50,15 +52,19 @@ export function pageOf(pathname: string): WebPage | undefined {
 }
 
 /**
- * A page, rendered as soon as its chunk is there. Not React.lazy: a Suspense boundary that showed
+ * A page, rendered as soon as its chunk is there; a page the signed-in role may not use is its
+ * refusal instead (page-access.tsx), as is one whose reads the API refuses for the role. Not React.lazy: a Suspense boundary that showed
  * its fallback reveals the page no sooner than 300 ms later (React's fallback throttle), which
  * would be most of the time the clients page takes to show.
  */
 export function PageSlot({ name }: { name: WebPage }) {
   const [Page, setPage] = useState<ComponentType | undefined>(() => loaded.get(name));
   const [failed, setFailed] = useState(false);
+  const allowed = mayUse(name, useUser().role);
+  const refusals = useRefusals();
+  const [refusalsBefore] = useState(refusals);
   useEffect(() => {
-    if (Page) return;
+    if (Page || !allowed) return;
     let live = true;
     preloadPage(name).then(
       (component) => live && setPage(() => component),
@@ -67,7 +73,9 @@ export function PageSlot({ name }: { name: WebPage }) {
     return () => {
       live = false;
     };
-  }, [name, Page]);
+  }, [name, Page, allowed]);
+  if (!allowed) return <RoleRefusal page={name} />;
+  if (refusals > refusalsBefore) return <RoleRefusal page={name} message="access.refused" />;
   if (failed) throw new Error(`the ${name} page could not be loaded`);
   return Page ? <Page /> : <PageLoader />;
 }

@@ -78,6 +78,7 @@ describe('the changes recorded', () => {
     expect(recordable('x'.repeat(5000))).toBe('[5002 characters, not recorded]');
     expect(nameOf({ name: 'alice' })).toBe('alice');
     expect(nameOf({ username: 'owner' })).toBe('owner');
+    expect(nameOf({ id: 'x', tag: 'direct' })).toBe('direct');
     expect(nameOf(null)).toBeNull();
   });
 });

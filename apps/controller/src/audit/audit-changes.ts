@@ -82,6 +82,7 @@ export function removedFields(before: unknown): AuditChange[] {
 /** The target's name for the log, when it has one. */
 export function nameOf(view: unknown): string | null {
   if (!isPlainObject(view)) return null;
-  const name = view.name ?? view.username;
+  // A hop (outbound) is named by its tag ("direct").
+  const name = view.name ?? view.username ?? view.tag;
   return typeof name === 'string' ? name.slice(0, 256) : null;
 }

@@ -132,6 +132,9 @@ export class AuditRecorder implements OnApplicationBootstrap {
     const changesTarget = request.method === 'PATCH' || request.method === 'PUT' || request.method === 'DELETE';
     // The target as it was, for old values: only when the call changes the target the path names.
     const before = changesTarget ? await this.targets.read(route.targetType, targetId) : null;
+    // An action on a target the path names (POST outbounds/{id}/check): no old values, but its
+    // name, so the log reads "direct" and not only its id.
+    const acted = !changesTarget && route.idParam ? await this.targets.read(route.targetType, targetId) : null;
     const requested = (): AuditChange[] => (route.fields ? requestedChanges(body, before, null) : []);
     const opened: OpenedEntry & { at: Date } = {
       id: randomUUID(),
@@ -147,7 +150,7 @@ export class AuditRecorder implements OnApplicationBootstrap {
       route: route.route,
       targetType: route.targetType,
       targetId,
-      targetName: nameOf(before) ?? (route.self ? (principal?.username ?? null) : null),
+      targetName: nameOf(before ?? acted) ?? (route.self ? (principal?.username ?? null) : null),
       changes: requested(),
       address: text(request.ip, 64),
       userAgent: text(request.headers['user-agent'], 512),

@@ -148,26 +148,14 @@ export function useOverview(options: Watch = { refetchInterval: 5000 }) {
  * Interfaces with the name of their node: two nodes may each have a "wg0", so wherever an
  * interface is listed or picked it is named with its node ("wg0 · edge-1"); and whether that
  * node is offline (its agent not linked) or unmanaged (no agent meant to run), so nothing of it
- * is shown as its last reported state or as waiting to be applied.
+ * is shown as its last reported state or as waiting to be applied. The panel's staff only (a
+ * reseller may not read interfaces or nodes: `useInterfaceChoices` is what they get).
  */
 export function useInterfacesWithNodes(options: Watch = {}) {
-  // A reseller may not read the panel's interfaces or nodes: the interfaces they may use come
-  // with their overview (GET /api/overview), by id and name.
-  const reseller = useUser().role === 'reseller';
-  const mine = useMyOverview({ enabled: reseller && options.enabled !== false });
-  const interfaces = useInterfaces({ ...options, enabled: !reseller && options.enabled !== false });
-  const nodes = useNodes({ enabled: !reseller && options.enabled !== false });
+  const staff = useUser().role !== 'reseller';
+  const interfaces = useInterfaces({ ...options, enabled: staff && options.enabled !== false });
+  const nodes = useNodes({ enabled: staff && options.enabled !== false });
   const byId = new Map((nodes.data ?? []).map((node) => [node.id, node]));
-  if (reseller)
-    return {
-      data: mine.data?.reseller?.interfaces.map((entry) => ({
-        ...(entry as unknown as Schemas['InterfaceDto']),
-        nodeName: '',
-        nodeOffline: false,
-        nodeUnmanaged: false,
-        nodeStopped: false,
-      })),
-    };
   return {
     data: interfaces.data?.map((entry) => ({
       ...entry,
@@ -181,6 +169,31 @@ export function useInterfacesWithNodes(options: Watch = {}) {
   };
 }
 
+/**
+ * An interface as a picker or a client's details name it. The staff read the whole interface; a
+ * reseller gets only what their overview says of the interfaces they may use (id and name), so
+ * the node's name and the public key are there for the staff only, and nothing here claims more.
+ */
+export interface InterfaceChoice {
+  id: string;
+  name: string;
+  nodeName: string;
+  /** The interface's public key (what a device's config names as its peer); the staff's only. */
+  publicKey?: string;
+}
+
+/** The interfaces the signed-in user may attach clients to (every one for the staff). */
+export function useInterfaceChoices(): { data: InterfaceChoice[] | undefined } {
+  const reseller = useUser().role === 'reseller';
+  const mine = useMyOverview({ enabled: reseller });
+  const staff = useInterfacesWithNodes();
+  if (!reseller)
+    return {
+      data: staff.data?.map(({ id, name, nodeName, publicKey }) => ({ id, name, nodeName, publicKey })),
+    };
+  return { data: mine.data?.reseller?.interfaces.map(({ id, name }) => ({ id, name, nodeName: '' })) };
+}
+
 /** "wg0 · edge-1": an interface named with its node (the node's name once known). */
 export function interfaceLabel(entry: { name: string; nodeName?: string }): string {
   return entry.nodeName ? `${entry.name} · ${entry.nodeName}` : entry.name;
@@ -188,6 +201,6 @@ export function interfaceLabel(entry: { name: string; nodeName?: string }): stri
 
 /** Select options for interfaces, each named with its node. */
 export function useInterfaceOptions() {
-  const { data } = useInterfacesWithNodes();
-  return { data, options: (data ?? []).map((entry) => ({ value: entry.id, label: interfaceLabel(entry) })) };
+  const { data } = useInterfaceChoices();
+  return { options: (data ?? []).map((entry) => ({ value: entry.id, label: interfaceLabel(entry) })) };
 }

@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Group, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Badge, Box, Button, Group, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { createContext, Fragment, useContext, useState, type ReactNode } from 'react';
@@ -12,95 +12,10 @@ import { formatNumber } from '../format.js';
 import { useUser } from '../session.js';
 import { interfaceLabel, useInterfacesWithNodes, useNodes } from '../api/queries.js';
 
+import { AUDIT_ACTIONS, AUDIT_TARGETS } from './audit-names.js';
+
 type Entry = Schemas['AuditEntryDto'];
 type Change = Schemas['AuditChangeDto'];
-
-/** The actions the route table records today (docs/audit.md), offered as a filter; each has its words in the locales. */
-export const AUDIT_ACTIONS = [
-  'auth.login',
-  'auth.logout',
-  'auth.password',
-  'auth.me.update',
-  'auth.sessions.delete',
-  'auth.totp.start',
-  'auth.totp.confirm',
-  'auth.totp.disable',
-  'admins.create',
-  'admins.update',
-  'admins.delete',
-  'admins.bulk',
-  'admins.reset-usage',
-  'admins.reset-2fa',
-  'clients.create',
-  'clients.update',
-  'clients.delete',
-  'clients.reset',
-  'clients.rotate-keys',
-  'clients.subscription.rotate',
-  'devices.create',
-  'devices.delete',
-  'devices.profile.link',
-  'interfaces.create',
-  'interfaces.update',
-  'interfaces.delete',
-  'hosts.create',
-  'hosts.update',
-  'hosts.delete',
-  'nodes.create',
-  'nodes.update',
-  'nodes.delete',
-  'nodes.enrolment',
-  'agent.enrol',
-  'outbounds.create',
-  'outbounds.update',
-  'outbounds.delete',
-  'outbounds.order',
-  'outbounds.check',
-  'routing.replace',
-  'routing.rules.create',
-  'routing.rules.update',
-  'routing.rules.delete',
-  'routing.rules.order',
-  'template.replace',
-  'settings.update',
-  'subscription.replace',
-  'subscription.preview',
-  'tokens.create',
-  'tokens.update',
-  'tokens.delete',
-  'backups.create',
-  'backups.upload',
-  'backups.delete',
-  'backups.restore',
-  'cli.token.issue',
-  'cli.token.revoke',
-  'cli.backup.create',
-  'cli.backup.restore',
-  'cli.migrate',
-  'cli.admin.reset-password',
-] as const;
-
-/** The kinds of target, as the API's paths name them. */
-export const AUDIT_TARGETS = [
-  'users',
-  'admins',
-  'sessions',
-  'clients',
-  'devices',
-  'interfaces',
-  'hosts',
-  'nodes',
-  'outbounds',
-  'routing',
-  'rules',
-  'template',
-  'settings',
-  'subscription',
-  'tokens',
-  'backups',
-  'database',
-  'agent',
-] as const;
 
 const PAGE_SIZE = 50;
 const OUTCOME_COLORS: Record<AuditOutcome, string> = {
@@ -167,7 +82,7 @@ const MOMENT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2
 /** Names of the ids a change may hold (an interface "alborz · edge-1", a node), by id. */
 const IdNames = createContext<Map<string, string>>(new Map());
 /** Fields whose values are ids of things with names. */
-const ID_FIELDS = new Set(['interfaceIds', 'interfaceId', 'nodeId', 'interfaces', 'nodes']);
+const ID_FIELDS = new Set(['interfaceIds', 'interfaceId', 'nodeId', 'nodeIds', 'interfaces', 'nodes']);
 /**
  * Fields whose numbers are amounts (bytes, a rate, a duration): grouped in thousands. Every other
  * number (a port, an id such as a Telegram user's, an MTU, AmneziaWG's parameters, a routing table)
@@ -216,7 +131,10 @@ function List({ items, field }: { items: (string | number)[]; field: string }) {
   );
 }
 
-/** One value of a change, as people read it: numbers in the page's digits, text isolated, lists comma-separated, objects as JSON. */
+/**
+ * One value of a change, as people read it: numbers in the page's digits, text isolated, lists
+ * comma-separated, an object's fields each with its value; only a list of objects as JSON.
+ */
 function Value({ value, field }: { value: unknown; field: string }) {
   const { t, i18n } = useTranslation();
   if (value === null || value === undefined || value === '')
@@ -250,6 +168,17 @@ function Value({ value, field }: { value: unknown; field: string }) {
     );
   if (Array.isArray(value) && value.every((item) => typeof item === 'string' || typeof item === 'number'))
     return <List items={value as (string | number)[]} field={field} />;
+  // A set of values (a reseller's ceilings): each as a field with its value, never a JSON blob.
+  if (typeof value === 'object' && !Array.isArray(value))
+    return (
+      <Stack gap={0} component="span" data-testid="audit-object">
+        {Object.entries(value as Record<string, unknown>).map(([key, inner]) => (
+          <span key={key}>
+            <FieldName field={key} />: <Value value={inner} field={key} />
+          </span>
+        ))}
+      </Stack>
+    );
   return (
     <Text span ff="monospace" size="xs">
       <Ltr>{JSON.stringify(value).replaceAll(`"${AUDIT_SECRET_MARK}"`, `"${t('audit.secretChanged')}"`)}</Ltr>
@@ -500,16 +429,20 @@ export default function AuditPage() {
         <Alert color="red">{log.error.message}</Alert>
       ) : (
         <IdNames.Provider value={idNames}>
-          <ListTable
-            rows={rows}
-            columns={columns}
-            rowKey={(entry) => entry.id}
-            minWidth={900}
-            empty={t('audit.none')}
-            testId="audit-list"
-            rowProps={(entry) => ({ 'data-entry': entry.id, 'data-action': entry.action })}
-            cards
-          />
+          {/* A long unbroken value (a user agent, a token's name, a list of addresses) wraps where
+              it must, so the table fits its area and the last columns stay in view. */}
+          <Box style={{ overflowWrap: 'anywhere' }} data-testid="audit-wrap">
+            <ListTable
+              rows={rows}
+              columns={columns}
+              rowKey={(entry) => entry.id}
+              minWidth={900}
+              empty={t('audit.none')}
+              testId="audit-list"
+              rowProps={(entry) => ({ 'data-entry': entry.id, 'data-action': entry.action })}
+              cards
+            />
+          </Box>
         </IdNames.Provider>
       )}
       <Group justify="center" mt="md">

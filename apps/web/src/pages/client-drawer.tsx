@@ -5,7 +5,7 @@ import { messageOf } from '../api.js';
 import { PageLoader } from '../components/page-loader.js';
 import { useCanManage } from '../session.js';
 import { ClientForm, initialValues, toBody } from './client-form.js';
-import { useClient, useInterfacesWithNodes } from '../api/queries.js';
+import { useClient, useInterfaceChoices } from '../api/queries.js';
 import { Drawer } from '../components/layers.js';
 import { ClientSummary } from './client-drawer/client-summary.js';
 import { Devices } from './client-drawer/devices.js';
@@ -22,7 +22,7 @@ export default function ClientDrawer({ id, onClose }: { id: string; onClose: () 
   const [editing, setEditing] = useState(false);
   const [configs, setConfigs] = useState(false);
   const client = useClient(id);
-  const interfaceList = useInterfacesWithNodes().data;
+  const interfaceList = useInterfaceChoices().data;
   const interfaces = interfaceList && new Map(interfaceList.map((entry) => [entry.id, entry]));
   const { refresh, update, toggle, reset, rotate, remove } = useClientMutations(id, {
     onSaved: () => setEditing(false),

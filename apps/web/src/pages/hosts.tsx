@@ -12,7 +12,14 @@ import { ListTable } from '../components/list-table.js';
 import { NodeOfflineBadge, NodeUnmanagedBadge } from '../components/node-health.js';
 import { useCanManage } from '../session.js';
 import { localDigits } from '../format.js';
-import { queryKeys, useHostGroups, useHosts, useHostTags, useInterfaceOptions } from '../api/queries.js';
+import {
+  queryKeys,
+  useHostGroups,
+  useHosts,
+  useHostTags,
+  useInterfaceOptions,
+  useInterfacesWithNodes,
+} from '../api/queries.js';
 import { HostBulkBar } from './hosts/host-bulk.js';
 import { HostCheckButton } from './hosts/host-check.js';
 import { HostGroupsSection, moved } from './hosts/host-groups.js';
@@ -45,7 +52,7 @@ export default function HostsPage() {
   const allIds = (hosts.data ?? []).map((host) => host.id);
   const toggle = (id: string, on: boolean) =>
     setSelected((before) => (on ? [...before, id] : before.filter((other) => other !== id)));
-  const interfaces = useInterfaceOptions();
+  const interfaces = { ...useInterfaceOptions(), data: useInterfacesWithNodes().data };
   const names = new Map(interfaces.options.map((option) => [option.value, option.label]));
   const offline = new Set(interfaces.data?.filter((entry) => entry.nodeOffline).map((entry) => entry.id));
   const unmanaged = new Set(interfaces.data?.filter((entry) => entry.nodeUnmanaged).map((entry) => entry.id));

@@ -2,14 +2,14 @@ import { Button, Code, Group, Stack, Switch, Table, Text } from '@mantine/core';
 import { IconQrcode } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { interfaceLabel, type useClient, type useInterfacesWithNodes } from '../../api/queries.js';
+import { interfaceLabel, type InterfaceChoice, type useClient } from '../../api/queries.js';
 import { ConfirmButton, Copy, formatBytes, formatDate, Ltr, Sizes, Unbroken } from '../../components/common.js';
 import { localDigits } from '../../format.js';
 import { StatusBadge } from '../clients.js';
 import { OnlineState } from '../clients/online-state.js';
 import { CurrentRate } from '../../components/current-rate.js';
 
-type Interface = NonNullable<ReturnType<typeof useInterfacesWithNodes>['data']>[number];
+type Interface = InterfaceChoice;
 
 /** A client's state and numbers, with the buttons that act on it (the managing ones only for those who manage). */
 export function ClientSummary({
@@ -153,22 +153,31 @@ export function ClientSummary({
 
 /** One interface of the client: its name with its node, and its public key (what a peer config names) to copy. */
 function InterfaceKey({ id, entry }: { id: string; entry: Interface | undefined }) {
-  const { t } = useTranslation();
   if (!entry) return <Code dir="ltr">{id}</Code>;
   return (
     <div data-testid="client-interface">
       <Text size="sm">{interfaceLabel(entry)}</Text>
-      {/* The interface's (the server's) key, what a device's config names as its peer: not the client's. */}
+      {/* The interface's (the server's) key, what a device's config names as its peer: not the client's.
+          A reseller's overview names their interfaces without it. */}
+      {entry.publicKey && <InterfacePublicKey label={interfaceLabel(entry)} publicKey={entry.publicKey} />}
+    </div>
+  );
+}
+
+function InterfacePublicKey({ label, publicKey }: { label: string; publicKey: string }) {
+  const { t } = useTranslation();
+  return (
+    <>
       <Text size="xs" c="dimmed" data-testid="interface-key-label">
         {t('clients.interfacePublicKey')}
       </Text>
       <Group gap={4} wrap="nowrap">
         <Code dir="ltr" style={{ wordBreak: 'break-all' }}>
-          {entry.publicKey}
+          {publicKey}
         </Code>
-        <Copy value={entry.publicKey} name={t('clients.copyInterfaceKey', { name: interfaceLabel(entry) })} />
+        <Copy value={publicKey} name={t('clients.copyInterfaceKey', { name: label })} />
       </Group>
-    </div>
+    </>
   );
 }
 
