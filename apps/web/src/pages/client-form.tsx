@@ -2,6 +2,7 @@ import { Button, Group, MultiSelect, Select, SimpleGrid, Stack, TagsInput, Texta
 import { NumberInput } from '../components/number-input.js';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { localDigits } from '../format.js';
 import { type Schemas } from '../api.js';
 import { FormError, useFieldErrors } from '../components/form-errors.js';
 import { useGroupNames, useGroups, useInterfaceOptions } from '../api/queries.js';
@@ -172,7 +173,9 @@ export function ClientForm({
         <NumberInput
           label={t('clients.quotaGb')}
           description={fromGroup ? `${fromGroup} · ${unlimited}` : unlimited}
-          placeholder={group ? (group.quotaBytes ? String(+(group.quotaBytes / GB).toFixed(3)) : '∞') : '∞'}
+          placeholder={localDigits(
+            group ? (group.quotaBytes ? String(+(group.quotaBytes / GB).toFixed(3)) : '∞') : '∞',
+          )}
           min={0}
           decimalScale={3}
           value={values.quotaGb}
@@ -183,7 +186,7 @@ export function ClientForm({
         <NumberInput
           label={t('clients.deviceLimit')}
           description={fromGroup ? `${fromGroup} · ${unlimited}` : unlimited}
-          placeholder={group ? (group.deviceLimit ? String(group.deviceLimit) : '∞') : '1'}
+          placeholder={localDigits(group ? (group.deviceLimit ? String(group.deviceLimit) : '∞') : '1')}
           name="deviceLimit"
           min={0}
           value={values.deviceLimit}
@@ -230,7 +233,7 @@ export function ClientForm({
       <NumberInput
         label={t('clients.speed')}
         description={fromGroup ? `${fromGroup} · ${t('clients.speedHint')}` : t('clients.speedHint')}
-        placeholder={group?.rateBitsPerSec ? String(group.rateBitsPerSec / MBIT) : '∞'}
+        placeholder={localDigits(group?.rateBitsPerSec ? String(group.rateBitsPerSec / MBIT) : '∞')}
         min={0}
         decimalScale={3}
         value={values.speedMbit}

@@ -14,6 +14,7 @@ import {
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { localDigits } from '../../format.js';
 import { api, must, type Schemas } from '../../api.js';
 import { queryKeys, useGroupNames, useGroups, useInterfaceOptions } from '../../api/queries.js';
 import { defaultsGroup } from '../client-form.js';
@@ -161,7 +162,7 @@ export default function BatchCreateModal({ onClose }: { onClose: () => void }) {
             <NumberInput
               label={t('clients.quotaGb')}
               description={fromGroup ? `${fromGroup} · ${unlimited}` : unlimited}
-              placeholder={group?.quotaBytes ? String(+(group.quotaBytes / GB).toFixed(3)) : '∞'}
+              placeholder={localDigits(group?.quotaBytes ? String(+(group.quotaBytes / GB).toFixed(3)) : '∞')}
               value={values.quotaGb}
               onChange={(quotaGb) => set({ quotaGb })}
               min={0}
@@ -183,7 +184,7 @@ export default function BatchCreateModal({ onClose }: { onClose: () => void }) {
             <NumberInput
               label={t('clients.deviceLimit')}
               description={fromGroup ? `${fromGroup} · ${unlimited}` : unlimited}
-              placeholder={group ? (group.deviceLimit ? String(group.deviceLimit) : '∞') : '1'}
+              placeholder={localDigits(group ? (group.deviceLimit ? String(group.deviceLimit) : '∞') : '1')}
               value={values.deviceLimit}
               onChange={(deviceLimit) => set({ deviceLimit })}
               min={0}
