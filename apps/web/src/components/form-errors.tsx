@@ -24,7 +24,7 @@ export function translateFailure(t: TFunction, failure: FieldError): string {
   const params = failure.params ?? {};
   const key = failure.code === 'tooShort' && Number(params.min) === 1 ? 'empty' : failure.code;
   const field = failure.field.split('.').find((part) => !/^\d+$/.test(part)) ?? '';
-  const specific = t(`fieldErrors.byField.${field}.${key}`, { defaultValue: '', ...params });
+  const specific = t(`fieldErrors.byField.${field}.${key}`, { defaultValue: '', ...params, message: failure.message });
   if (key && field && specific) return specific;
   if (!key || !t(`fieldErrors.${key}`, { defaultValue: '' }))
     return t('fieldErrors.fallback', { message: failure.message });

@@ -1122,7 +1122,8 @@ export const en = {
         conflict: 'This name is taken already.',
         notFound: 'There is no group of this name.',
       },
-      namePrefix: { conflict: 'A client with one of these names exists already: choose another prefix or start.' },
+      // The server's English sentence names the client that exists: English keeps it.
+      namePrefix: { conflict: '{{message}}' },
       deviceLimit: { conflict: 'The client has more devices than this now: remove some first.' },
       deviceNames: { invalid: 'More names than the device limit allows.' },
       listenPort: { conflict: 'This port is used by another interface on the node.' },
