@@ -16,6 +16,7 @@ import { waitFor } from '../support/wait-for.js';
  */
 // What the callbacks given to page.evaluate() see: they run in the page, not in Node.
 declare const document: any;
+declare const getComputedStyle: any;
 
 let t: TestPanel;
 let token = '';
@@ -161,6 +162,22 @@ test('on a phone in Persian: offline, stale and the gaps in Persian, nothing cut
   expect(await card.getByTestId('agent-gaps').locator('li').first().textContent()).toBe(
     'nftables (nft) نصب نیست: NAT برای زیرشبکه‌های تونل برپا نمی‌شود.',
   );
+  // Each item keeps the page's right-to-left direction, so its bullet sits in the list's own
+  // padding on the right, inside the card (an item turned left to right put it outside, on the left).
+  const items = await card
+    .getByTestId('agent-gaps')
+    .locator('li')
+    .evaluateAll((lis: any[]) =>
+      lis.map((li) => {
+        const list = li.parentElement.getBoundingClientRect();
+        return { direction: getComputedStyle(li).direction, room: list.right - li.getBoundingClientRect().right };
+      }),
+    );
+  expect(items.length).toBeGreaterThan(0);
+  for (const item of items) {
+    expect(item.direction).toBe('rtl');
+    expect(item.room).toBeGreaterThan(5);
+  }
   // A badge keeps its whole word (no ellipsis), and the page does not scroll sideways.
   const badge = card.locator('[data-state="offline"]');
   expect(await badge.evaluate((element: any) => element.scrollWidth <= element.clientWidth + 1)).toBe(true);

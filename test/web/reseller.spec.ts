@@ -62,6 +62,9 @@ describe('resellers in the web panel', () => {
     await dialog.getByTestId('ceiling-pool').fill('50');
     await dialog.getByTestId('ceiling-expiry').fill('30');
     await dialog.getByTestId('ceiling-quota').fill('10');
+    // Sizes are GiB (1024³ bytes), and the labels say so.
+    await dialog.getByText('Traffic pool (GiB)').waitFor();
+    await dialog.getByText('Largest quota per client (GiB)').waitFor();
     // The nodes ceiling: the interface's node, picked by its name.
     const [node] = await session().t.query<{ id: string; name: string }>(
       'select n.id, n.name from nodes n join interfaces i on i.node_id = n.id where i.id = $1',

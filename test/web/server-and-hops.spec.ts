@@ -29,6 +29,29 @@ describe('security warnings, meta and hop tools in the web panel', () => {
     expect(await code.textContent()).toContain('ورود دومرحله‌ای');
   });
 
+  test('the private-targets warning names the setting in words, in both languages, and links to Settings', async () => {
+    expect((await f.call('PATCH', 'settings', { allowPrivateTargets: true })).status).toBe(200);
+    try {
+      const { page } = await browserAt();
+      await openSettled(page, url('/'));
+      const warning = page.getByTestId('security-warnings').locator('[data-code="private-targets-allowed"]');
+      await warning.waitFor();
+      expect(await warning.textContent()).toContain('“Allow private addresses as outbound and probe targets”');
+      const persian = await browserAt({ language: 'fa' });
+      await openSettled(persian.page, url('/'));
+      const fa = persian.page.getByTestId('security-warnings').locator('[data-code="private-targets-allowed"]');
+      await fa.waitFor();
+      expect(await fa.textContent()).toContain('«اجازه آدرس‌های خصوصی به عنوان مقصد خروجی و آزمون»');
+      for (const text of [await warning.textContent(), await fa.textContent()])
+        expect(text).not.toContain('allowPrivateTargets');
+      await warning.getByTestId('warning-fix').click();
+      await page.waitForURL(/\/settings$/);
+      await page.getByText('Allow private addresses as outbound and probe targets').waitFor();
+    } finally {
+      expect((await f.call('PATCH', 'settings', { allowPrivateTargets: false })).status).toBe(200);
+    }
+  });
+
   test('the sign-in page shows the version it read from /api/meta, before anyone signs in', async () => {
     const browser = await launchBrowser();
     try {

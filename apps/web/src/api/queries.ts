@@ -48,6 +48,9 @@ export const queryKeys = {
   /** A client's traffic over a range, or every client's (clientId null: the overview's). */
   usage: (range: string, clientId: string | null) => ['usage', range, clientId] as const,
   template: (section: string) => ['template', section] as const,
+  /** The client groups with their defaults (the Groups page's list). */
+  groups: ['groups'] as const,
+  groupNames: ['groups', 'names'] as const,
 };
 
 /** A refetch interval (ms), or off: what a page that watches live state passes. */
@@ -203,4 +206,14 @@ export function interfaceLabel(entry: { name: string; nodeName?: string }): stri
 export function useInterfaceOptions() {
   const { data } = useInterfaceChoices();
   return { options: (data ?? []).map((entry) => ({ value: entry.id, label: interfaceLabel(entry) })) };
+}
+
+/** Every client group with its defaults (what a client created in it takes for what it leaves out). */
+export function useGroups() {
+  return useQuery({ queryKey: queryKeys.groups, queryFn: () => must(api.GET('/api/groups')) });
+}
+
+/** Every group name the signed-in user may pick (a reseller's too), for the client form's suggestions. */
+export function useGroupNames() {
+  return useQuery({ queryKey: queryKeys.groupNames, queryFn: () => must(api.GET('/api/groups/names')) });
 }

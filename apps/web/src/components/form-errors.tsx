@@ -12,13 +12,22 @@ import { ApiError, messageOf } from '../api.js';
  */
 
 /** Codes whose server sentence carries the specifics (which subnet overlaps, which id is unknown). */
-const DETAILED = new Set(['invalid', 'format', 'notFound', 'conflict', 'forbidden']);
+const DETAILED = new Set(['invalid', 'format', 'notFound', 'conflict', 'forbidden', 'ceiling']);
 
-/** One failure in the page's language, without the field's name: it shows under its input. */
+/**
+ * One failure in the page's language, without the field's name: it shows under its input. A
+ * sentence for this field and code (`fieldErrors.byField.interfaceIds.invalid`) comes first, then
+ * the code's own; a code this build does not know gets a generic sentence. English shows the
+ * server's sentence for the detailed codes; Persian never shows it (it is English).
+ */
 export function translateFailure(t: TFunction, failure: FieldError): string {
   const params = failure.params ?? {};
   const key = failure.code === 'tooShort' && Number(params.min) === 1 ? 'empty' : failure.code;
-  if (!key || !t(`fieldErrors.${key}`, { defaultValue: '' })) return failure.message;
+  const field = failure.field.split('.').find((part) => !/^\d+$/.test(part)) ?? '';
+  const specific = t(`fieldErrors.byField.${field}.${key}`, { defaultValue: '', ...params, message: failure.message });
+  if (key && field && specific) return specific;
+  if (!key || !t(`fieldErrors.${key}`, { defaultValue: '' }))
+    return t('fieldErrors.fallback', { message: failure.message });
   if (DETAILED.has(key)) return t(`fieldErrors.${key}`, { message: failure.message });
   const count = Number(params.min ?? params.max ?? 0);
   return t(`fieldErrors.${key}`, { ...params, count });

@@ -82,8 +82,10 @@ export function AgentGaps({ gaps }: { gaps: string[] }) {
         {gaps.map((gap) => {
           const key = hostGapOf(gap);
           return (
-            <li key={gap} dir="auto" title={gap}>
-              {key ? t(`health.gap.${key}`) : gap}
+            // The item keeps the page's direction (its bullet inside the list's padding, on the
+            // right in Persian); only the agent's own words, English, run left to right within it.
+            <li key={gap} title={gap}>
+              {key ? t(`health.gap.${key}`) : <bdi>{gap}</bdi>}
             </li>
           );
         })}

@@ -1,9 +1,13 @@
-import { Alert, Badge, Card, Group, Stack, Text } from '@mantine/core';
+import { Alert, Anchor, Badge, Card, Group, Stack, Text } from '@mantine/core';
 import { IconShieldCheck, IconShieldExclamation } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 import { api, must } from '../api.js';
 import { useUser } from '../session.js';
+
+/** Warnings a setting fixes: a link to the page that holds it. */
+const FIXED_ON: Record<string, string> = { 'private-targets-allowed': '/settings' };
 
 const COLOR = { critical: 'red', warning: 'orange', info: 'blue' } as const;
 
@@ -49,7 +53,17 @@ export function SecurityWarningsCard() {
                   <Badge size="xs" variant="light" color={COLOR[warning.severity as keyof typeof COLOR] ?? 'gray'}>
                     {t(`server.severity.${warning.severity}`)}
                   </Badge>
-                  <Text size="sm">{i18n.exists(key) ? t(key) : `${warning.message} ${warning.action}`}</Text>
+                  <Text size="sm">
+                    {i18n.exists(key) ? t(key) : `${warning.message} ${warning.action}`}
+                    {FIXED_ON[warning.code] && i18n.exists(key) && (
+                      <>
+                        {' '}
+                        <Anchor component={Link} to={FIXED_ON[warning.code]!} size="sm" data-testid="warning-fix">
+                          {t('server.openSettings')}
+                        </Anchor>
+                      </>
+                    )}
+                  </Text>
                 </Group>
               </Alert>
             );

@@ -118,9 +118,9 @@ export const en = {
     ceilings: 'Ceilings',
     ceilingsHint: 'Empty: no limit. A create or change past one is refused, naming it.',
     maxClients: 'Clients at most',
-    trafficPoolGb: 'Traffic pool (GB)',
+    trafficPoolGb: 'Traffic pool (GiB)',
     maxExpiryDays: 'Longest expiry (days)',
-    maxQuotaGb: 'Largest quota per client (GB)',
+    maxQuotaGb: 'Largest quota per client (GiB)',
     allowedInterfaces: 'Interfaces they may use (none chosen: any)',
     allowedNodes: 'Nodes they may use (none chosen: any)',
     pool: 'Pool',
@@ -298,6 +298,7 @@ export const en = {
     groups: 'Groups',
     status: { active: 'active', disabled: 'disabled', expired: 'expired', exhausted: 'exhausted' },
     empty: 'No clients yet. Create an interface first, then press “New client”.',
+    emptyReady: 'No clients yet. Press “New client” to make the first.',
     noMatch: 'No client matches these filters.',
     usage: 'Usage',
     devices: 'Devices',
@@ -309,6 +310,16 @@ export const en = {
     noInterfaces: 'No interfaces: create one on the Interfaces page',
     quotaGb: 'Quota (GiB)',
     zeroUnlimited: '0 means unlimited',
+    fromGroup: 'Empty: the group “{{group}}” decides',
+    groupExpiry: 'Empty: {{count}} days from now (group “{{group}}”)',
+    groupExpiry_one: 'Empty: {{count}} day from now (group “{{group}}”)',
+    groupExpiry_other: 'Empty: {{count}} days from now (group “{{group}}”)',
+    groupInterfaces: 'Empty: the interfaces of the group “{{group}}”',
+    groupsHelp: 'A client made in a group takes its defaults for the fields left empty',
+    speed: 'Speed limit (Mbit/s)',
+    speedHint: 'Empty or 0: no limit',
+    speedLimit: 'Speed limit',
+    mbits: '{{value}} Mbit/s',
     plusDays: '+{{days}} days',
     noExpiry: 'No expiry',
     pickDate: 'Pick the expiry date',
@@ -515,6 +526,7 @@ export const en = {
     warnings: 'Security warnings',
     noWarnings: 'Nothing weakens this panel’s security right now.',
     severity: { critical: 'critical', warning: 'warning', info: 'note' },
+    openSettings: 'Open Settings',
     warning: {
       'owner-password-unchanged': 'The owner still uses the password given at installation. Change it under Account.',
       'owner-two-factor-off':
@@ -522,7 +534,7 @@ export const en = {
       'tls-off-without-proxy':
         'The panel serves plain HTTP and trusts no proxy: passwords may cross the network unencrypted. Serve HTTPS, or name your TLS proxy in WARREN_TRUSTED_PROXIES.',
       'private-targets-allowed':
-        'Hops and probes may reach private and loopback addresses. Turn off allowPrivateTargets in Settings unless your hops need it.',
+        'Hops and probes may reach private and loopback addresses. Turn off “Allow private addresses as outbound and probe targets” in Settings unless your hops need it.',
       'backups-not-scheduled': 'Scheduled backups are off. Set a backup interval in Settings.',
       'agents-older-than-panel': 'Some nodes run an agent older than the panel. Update them.',
       'redis-without-maxmemory': 'The queue store’s Redis has no memory limit. Set maxmemory (policy noeviction).',
@@ -1132,6 +1144,37 @@ export const en = {
     notFound: '{{message}}',
     conflict: '{{message}}',
     forbidden: '{{message}}',
+    ceiling: '{{message}}',
+    fallback: '{{message}}',
+    /** Sentences for one field's code, before the code's own (the API's codes for the client, group and interface forms). */
+    byField: {
+      interfaceIds: {
+        invalid: 'Choose at least one interface (or a group that gives some).',
+        notFound: 'One of the chosen interfaces no longer exists.',
+        tooFew: 'Choose at least one interface (or a group that gives some).',
+      },
+      expiresAt: { invalid: 'Must lie in the future.' },
+      name: {
+        conflict: 'This name is taken already.',
+        notFound: 'There is no group of this name.',
+      },
+      // The server's English sentence names the client that exists: English keeps it.
+      namePrefix: { conflict: '{{message}}' },
+      deviceLimit: { conflict: 'The client has more devices than this now: remove some first.' },
+      deviceNames: { invalid: 'More names than the device limit allows.' },
+      listenPort: { conflict: 'This port is used by another interface on the node.' },
+      subnet: {
+        conflict: 'Overlaps the subnet of another interface on the node.',
+        invalid: 'Not a usable IPv4 subnet (such as 10.8.0.0/24).',
+      },
+      nodeId: {
+        notFound: 'No such node.',
+        invalid: 'An interface cannot move to another node: create one there instead.',
+      },
+      mode: { invalid: 'The mode cannot change: create a new interface instead.' },
+      awg: { invalid: 'These parameters apply only to the AmneziaWG mode.' },
+      newName: { invalid: 'This is the current name.' },
+    },
     entry: 'Entry {{entry}}: {{text}}',
   },
   subscription: {

@@ -19,6 +19,8 @@ export default function ClientCreateModal({
       must(api.POST('/api/clients', { body })),
     onSuccess: (client) => {
       void queryClient.invalidateQueries({ queryKey: queryKeys.clients });
+      // A group typed here for the first time is a new name in the pickers.
+      void queryClient.invalidateQueries({ queryKey: queryKeys.groupNames });
       onClose();
       onCreated(client);
     },
@@ -33,7 +35,7 @@ export default function ClientCreateModal({
         submitLabel={t('common.create')}
         onSubmit={(values) =>
           create.mutate({
-            ...toBody(values),
+            ...toBody(values, true),
             // Left empty, the API names the client (client- and six random characters).
             ...(values.name.trim() ? {} : { name: undefined }),
             ...(values.deviceNames.length ? { deviceNames: values.deviceNames } : {}),

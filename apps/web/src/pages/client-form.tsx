@@ -2,12 +2,14 @@ import { Button, Group, MultiSelect, Select, SimpleGrid, Stack, TagsInput, Texta
 import { NumberInput } from '../components/number-input.js';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { localDigits } from '../format.js';
 import { type Schemas } from '../api.js';
 import { FormError, useFieldErrors } from '../components/form-errors.js';
-import { useInterfaceOptions } from '../api/queries.js';
+import { useGroupNames, useGroups, useInterfaceOptions } from '../api/queries.js';
 import { JalaliDateTimeInput } from '../components/jalali-picker.js';
 
 const GB = 1024 ** 3;
+const MBIT = 1_000_000;
 const FIELDS = [
   'name',
   'note',
@@ -19,6 +21,7 @@ const FIELDS = [
   'interfaceIds',
   'resetCycle',
   'deviceNames',
+  'rateBitsPerSec',
 ];
 
 export interface ClientFormValues {
@@ -29,6 +32,8 @@ export interface ClientFormValues {
   quotaGb: number | string;
   expiresAt: string;
   deviceLimit: number | string;
+  /** Mbit/s; empty: no speed limit (at creation: the group's). */
+  speedMbit: number | string;
   interfaceIds: string[];
   resetCycle: Schemas['ClientDto']['resetCycle'];
   /** At creation only: the first devices' names (none given: the API makes "device-1"). */
@@ -41,10 +46,12 @@ export function initialValues(client?: Schemas['ClientDto']): ClientFormValues {
     note: client?.note ?? '',
     groups: client?.groups ?? [],
     telegramId: client?.telegramId?.toString() ?? '',
-    quotaGb: client?.quotaBytes ? +(client.quotaBytes / GB).toFixed(3) : 0,
+    // A new client's numbers start empty: left so, the API gives the group's default (or its own).
+    quotaGb: client ? +(client.quotaBytes / GB).toFixed(3) : '',
     // datetime-local wants local time without zone
     expiresAt: client?.expiresAt ? toLocalInput(client.expiresAt) : '',
-    deviceLimit: client?.deviceLimit ?? 1,
+    deviceLimit: client?.deviceLimit ?? '',
+    speedMbit: client?.rateBitsPerSec ? client.rateBitsPerSec / MBIT : '',
     interfaceIds: client?.interfaceIds ?? [],
     resetCycle: client?.resetCycle ?? 'none',
     deviceNames: [],
@@ -62,20 +69,37 @@ function toLocalInput(iso: string): string {
   return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 }
 
-/** The body fields both create and change take, from what the form holds (the API validates; its message shows next to the field). */
-export function toBody(values: ClientFormValues) {
+const blank = (value: number | string) => value === '' || value === undefined;
+
+/**
+ * The body fields both create and change take, from what the form holds (the API validates; its
+ * message shows next to the field). At creation a field left empty is left out, so the API fills it
+ * from the client's group (docs/groups.md) or its own default; an explicit 0 stays (unlimited). On
+ * a change an emptied number means 0 (unlimited) and an emptied expiry means never.
+ */
+export function toBody(values: ClientFormValues, creating = false) {
   const telegram = values.telegramId.trim();
+  const number = (value: number | string, unit: number) =>
+    blank(value) ? (creating ? undefined : 0) : Math.round(Number(value) * unit);
   return {
     name: values.name.trim(),
     note: values.note,
     groups: values.groups,
     telegramId: telegram === '' ? null : Number(telegram),
-    quotaBytes: Math.round(Number(values.quotaGb || 0) * GB),
-    expiresAt: values.expiresAt ? new Date(values.expiresAt).toISOString() : null,
-    deviceLimit: Number(values.deviceLimit),
-    interfaceIds: values.interfaceIds,
+    quotaBytes: number(values.quotaGb, GB),
+    expiresAt: values.expiresAt ? new Date(values.expiresAt).toISOString() : creating ? undefined : null,
+    deviceLimit: number(values.deviceLimit, 1),
+    rateBitsPerSec: number(values.speedMbit, MBIT),
+    interfaceIds: creating && values.interfaceIds.length === 0 ? undefined : values.interfaceIds,
     resetCycle: values.resetCycle,
   };
+}
+
+type Group = NonNullable<ReturnType<typeof useGroups>['data']>[number];
+
+/** The group whose defaults a new client takes: the first of its groups that is defined, as the API picks it. */
+export function defaultsGroup(groups: Group[] | undefined, names: string[]): Group | undefined {
+  return names.map((name) => groups?.find((group) => group.defined && group.name === name)).find(Boolean);
 }
 
 /** The client's fields; keeps what was typed when the server refuses (the error shows beside its field). */
@@ -99,7 +123,19 @@ export function ClientForm({
   const set = <K extends keyof ClientFormValues>(key: K, value: ClientFormValues[K]) =>
     setValues((before) => ({ ...before, [key]: value }));
   const interfaces = useInterfaceOptions();
-  const errors = useFieldErrors(error, { ...values, quotaBytes: values.quotaGb });
+  const groups = useGroups();
+  const groupNames = useGroupNames();
+  // Only a creation takes group defaults; an edit shows and sends the client's own values.
+  const group = creating ? defaultsGroup(groups.data, values.groups) : undefined;
+  const errors = useFieldErrors(error, { ...values, quotaBytes: values.quotaGb, rateBitsPerSec: values.speedMbit });
+  const fromGroup = group && t('clients.fromGroup', { group: group.name });
+  const unlimited = t('clients.zeroUnlimited');
+  const interfaceNames = (ids: string[]) =>
+    ids.map((id) => interfaces.options.find((option) => option.value === id)?.label ?? id).join(', ');
+  const expiryHint =
+    group && group.expiryDays > 0 && !values.expiresAt
+      ? t('clients.groupExpiry', { group: group.name, count: group.expiryDays })
+      : undefined;
   const submit = (event: FormEvent) => {
     event.preventDefault();
     onSubmit(values);
@@ -127,21 +163,30 @@ export function ClientForm({
         onChange={(value) => set('interfaceIds', value)}
         error={errors.of('interfaceIds')}
         nothingFoundMessage={t('clients.noInterfaces')}
+        description={group?.interfaceIds.length ? t('clients.groupInterfaces', { group: group.name }) : undefined}
+        placeholder={
+          group?.interfaceIds.length && !values.interfaceIds.length ? interfaceNames(group.interfaceIds) : undefined
+        }
         data-testid="client-interfaces"
       />
       <SimpleGrid cols={{ base: 1, xs: 2 }}>
         <NumberInput
           label={t('clients.quotaGb')}
-          description={t('clients.zeroUnlimited')}
+          description={fromGroup ? `${fromGroup} · ${unlimited}` : unlimited}
+          placeholder={localDigits(
+            group ? (group.quotaBytes ? String(+(group.quotaBytes / GB).toFixed(3)) : '∞') : '∞',
+          )}
           min={0}
           decimalScale={3}
           value={values.quotaGb}
           onChange={(value) => set('quotaGb', value)}
           error={errors.of('quotaBytes')}
+          data-testid="client-quota"
         />
         <NumberInput
           label={t('clients.deviceLimit')}
-          description={t('clients.zeroUnlimited')}
+          description={fromGroup ? `${fromGroup} · ${unlimited}` : unlimited}
+          placeholder={localDigits(group ? (group.deviceLimit ? String(group.deviceLimit) : '∞') : '1')}
           name="deviceLimit"
           min={0}
           value={values.deviceLimit}
@@ -157,6 +202,7 @@ export function ClientForm({
             value={values.expiresAt}
             onChange={(value) => set('expiresAt', value)}
             error={errors.of('expiresAt')}
+            description={expiryHint}
             rightSectionWidth={88}
             rightSection={renew}
           />
@@ -168,6 +214,7 @@ export function ClientForm({
             value={values.expiresAt}
             onChange={(e) => set('expiresAt', e.currentTarget.value)}
             error={errors.of('expiresAt')}
+            description={expiryHint}
             rightSectionWidth={88}
             rightSection={renew}
           />
@@ -183,6 +230,17 @@ export function ClientForm({
           error={errors.of('resetCycle')}
         />
       </SimpleGrid>
+      <NumberInput
+        label={t('clients.speed')}
+        description={fromGroup ? `${fromGroup} · ${t('clients.speedHint')}` : t('clients.speedHint')}
+        placeholder={localDigits(group?.rateBitsPerSec ? String(group.rateBitsPerSec / MBIT) : '∞')}
+        min={0}
+        decimalScale={3}
+        value={values.speedMbit}
+        onChange={(value) => set('speedMbit', value)}
+        error={errors.of('rateBitsPerSec')}
+        data-testid="client-speed"
+      />
       {creating && (
         <TagsInput
           label={t('clients.deviceNames')}
@@ -194,7 +252,10 @@ export function ClientForm({
       )}
       <TagsInput
         label={t('clients.groups')}
+        description={creating ? t('clients.groupsHelp') : undefined}
+        data={groupNames.data?.names ?? []}
         value={values.groups}
+        data-testid="client-groups"
         onChange={(value) => set('groups', value)}
         error={errors.of('groups')}
       />

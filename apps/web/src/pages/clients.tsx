@@ -3,7 +3,7 @@ import { IconFileImport, IconPlus, IconStack2 } from '@tabler/icons-react';
 import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate, useParams } from 'react-router';
-import { useClientList, type ClientListQuery } from '../api/queries.js';
+import { useClientList, useInterfaces, type ClientListQuery } from '../api/queries.js';
 import { PageHeader } from '../components/common.js';
 import { Pager } from '../components/pager.js';
 import { useCanManage, useIsReseller } from '../session.js';
@@ -50,6 +50,8 @@ export default function ClientsPage() {
   const cursor = view.page > 1 ? cursors.get(`${signature}#${view.page}`) : undefined;
   const query: ClientListQuery = { ...filters, ...(cursor ? { cursor } : view.page > 1 ? { page: view.page } : {}) };
   const clients = useClientList(query);
+  // Only an empty list asks: it says "create an interface first" only when there is none.
+  const interfaces = useInterfaces({ enabled: clients.data?.total === 0 });
   const data = clients.isPlaceholderData ? undefined : clients.data;
   useEffect(() => {
     const key = `${signature}#${view.page + 1}`;
@@ -150,7 +152,13 @@ export default function ClientsPage() {
       </Suspense>
       <ClientsList
         clients={clients.data?.items}
-        empty={filtered ? t('clients.noMatch') : t('clients.empty')}
+        empty={
+          filtered
+            ? t('clients.noMatch')
+            : interfaces.data && interfaces.data.length === 0
+              ? t('clients.empty')
+              : t('clients.emptyReady')
+        }
         sort={view.sort}
         onSort={onSort}
         onOpen={onOpen}

@@ -16,7 +16,7 @@ import { useCanManage } from '../session.js';
 type Group = Schemas['GroupDto'];
 const GIB = 1024 ** 3;
 const MBIT = 1_000_000;
-export const GROUPS_KEY = ['groups'] as const;
+export const GROUPS_KEY = queryKeys.groups;
 
 /**
  * Groups (W-UI's /api/groups): every group with its member count and the defaults it gives the

@@ -318,9 +318,9 @@ function OperatorModal({ operator, onClose }: { operator?: Operator; onClose: ()
   );
 }
 
-const GB = 1024 ** 3;
+const GB = 1024 ** 3; // GiB, as the labels say
 
-/** The form's ceiling fields from a reseller's (sizes in GB; empty: no ceiling). */
+/** The form's ceiling fields from a reseller's (sizes in GiB; empty: no ceiling). */
 function ceilingValues(reseller: Operator['reseller']) {
   const gb = (bytes: number | null | undefined): number | string => (bytes ? bytes / GB : '');
   return {

@@ -72,6 +72,17 @@ export function ClientSummary({
             label={t('clients.devices')}
             value={<Ltr>{localDigits(`${data.deviceCount} / ${data.deviceLimit || '∞'}`)}</Ltr>}
           />
+          <Info
+            label={t('clients.speedLimit')}
+            testId="client-speed-limit"
+            value={
+              data.rateBitsPerSec ? (
+                <Ltr>{localDigits(t('clients.mbits', { value: +(data.rateBitsPerSec / 1_000_000).toFixed(3) }))}</Ltr>
+              ) : (
+                '∞'
+              )
+            }
+          />
           <Info label={t('clients.groups')} value={data.groups.join(', ') || '—'} />
           <Info label={t('clients.telegramId')} value={data.telegramId?.toString() ?? '—'} />
           <Info

@@ -14,8 +14,10 @@ import {
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { localDigits } from '../../format.js';
 import { api, must, type Schemas } from '../../api.js';
-import { queryKeys, useInterfaceOptions } from '../../api/queries.js';
+import { queryKeys, useGroupNames, useGroups, useInterfaceOptions } from '../../api/queries.js';
+import { defaultsGroup } from '../client-form.js';
 import { Ltr } from '../../components/common.js';
 import { FormError, useFieldErrors } from '../../components/form-errors.js';
 import { Modal } from '../../components/layers.js';
@@ -45,15 +47,18 @@ export default function BatchCreateModal({ onClose }: { onClose: () => void }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const { options } = useInterfaceOptions();
+  const groups = useGroups();
+  const groupNames = useGroupNames();
   const [values, setValues] = useState({
     namePrefix: '',
     count: 10 as number | string,
     start: 1 as number | string,
     digits: 0 as number | string,
     interfaceIds: [] as string[],
-    quotaGb: 0 as number | string,
+    // Empty numbers are left out: the API fills them from the group (or its own defaults).
+    quotaGb: '' as number | string,
     expiresAt: '',
-    deviceLimit: 1 as number | string,
+    deviceLimit: '' as number | string,
     devicesEach: 1 as number | string,
     groups: [] as string[],
   });
@@ -63,10 +68,10 @@ export default function BatchCreateModal({ onClose }: { onClose: () => void }) {
     count: Number(values.count),
     start: Number(values.start),
     digits: Number(values.digits),
-    interfaceIds: values.interfaceIds,
-    quotaBytes: Math.round(Number(values.quotaGb) * GB),
+    ...(values.interfaceIds.length ? { interfaceIds: values.interfaceIds } : {}),
+    ...(values.quotaGb === '' ? {} : { quotaBytes: Math.round(Number(values.quotaGb) * GB) }),
     ...(values.expiresAt ? { expiresAt: new Date(values.expiresAt).toISOString() } : {}),
-    deviceLimit: Number(values.deviceLimit),
+    ...(values.deviceLimit === '' ? {} : { deviceLimit: Number(values.deviceLimit) }),
     devicesEach: Number(values.devicesEach),
     ...(values.groups.length ? { groups: values.groups } : {}),
   };
@@ -75,6 +80,9 @@ export default function BatchCreateModal({ onClose }: { onClose: () => void }) {
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.clients }),
   });
   const errors = useFieldErrors(create.error, { ...body, expiresAt: values.expiresAt });
+  const group = defaultsGroup(groups.data, values.groups);
+  const fromGroup = group && t('clients.fromGroup', { group: group.name });
+  const unlimited = t('clients.zeroUnlimited');
   const submit = (event: FormEvent) => {
     event.preventDefault();
     create.mutate();
@@ -146,13 +154,15 @@ export default function BatchCreateModal({ onClose }: { onClose: () => void }) {
             value={values.interfaceIds}
             onChange={(interfaceIds) => set({ interfaceIds })}
             error={errors.of('interfaceIds')}
-            required
+            required={!group?.interfaceIds.length}
+            description={group?.interfaceIds.length ? t('clients.groupInterfaces', { group: group.name }) : undefined}
             data-testid="batch-interfaces"
           />
           <SimpleGrid cols={{ base: 1, sm: 2 }}>
             <NumberInput
               label={t('clients.quotaGb')}
-              description={t('clients.zeroUnlimited')}
+              description={fromGroup ? `${fromGroup} · ${unlimited}` : unlimited}
+              placeholder={localDigits(group?.quotaBytes ? String(+(group.quotaBytes / GB).toFixed(3)) : '∞')}
               value={values.quotaGb}
               onChange={(quotaGb) => set({ quotaGb })}
               min={0}
@@ -165,9 +175,16 @@ export default function BatchCreateModal({ onClose }: { onClose: () => void }) {
               value={values.expiresAt}
               onChange={(event) => set({ expiresAt: event.currentTarget.value })}
               error={errors.of('expiresAt')}
+              description={
+                group && group.expiryDays > 0 && !values.expiresAt
+                  ? t('clients.groupExpiry', { group: group.name, count: group.expiryDays })
+                  : undefined
+              }
             />
             <NumberInput
               label={t('clients.deviceLimit')}
+              description={fromGroup ? `${fromGroup} · ${unlimited}` : unlimited}
+              placeholder={localDigits(group ? (group.deviceLimit ? String(group.deviceLimit) : '∞') : '1')}
               value={values.deviceLimit}
               onChange={(deviceLimit) => set({ deviceLimit })}
               min={0}
@@ -185,6 +202,8 @@ export default function BatchCreateModal({ onClose }: { onClose: () => void }) {
           </SimpleGrid>
           <TagsInput
             label={t('clients.groups')}
+            data={groupNames.data?.names ?? []}
+            data-testid="batch-groups"
             value={values.groups}
             onChange={(groups) => set({ groups })}
             error={errors.of('groups')}
