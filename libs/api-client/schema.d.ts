@@ -3132,7 +3132,7 @@ export interface components {
              * Format: uuid
              * @description One of the balancer's hops to pin (whatever its health) until cleared; null clears the override
              */
-            outboundId: string | null;
+            outboundId?: string | null;
         };
         BatchCreateClientsDto: {
             /** @description How many clients to create. */

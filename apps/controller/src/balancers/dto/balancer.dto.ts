@@ -1,5 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  MaxLength,
+} from 'class-validator';
 import { OUTBOUND_TAG } from '#libs/contracts/routing.js';
 import { OptionalNotNull } from '../../http/validators.js';
 import { BALANCER_STRATEGIES, type BalancerStrategy } from '../balancer.entity.js';
@@ -61,13 +71,13 @@ export class UpdateBalancerDto {
 }
 
 export class BalancerOverrideDto {
-  @ApiProperty({
+  @ApiPropertyOptional({
     type: String,
     format: 'uuid',
     nullable: true,
     description: "One of the balancer's hops to pin (whatever its health) until cleared; null clears the override",
   })
   @IsOptional()
-  @IsString()
-  outboundId!: string | null;
+  @IsUUID('all')
+  outboundId?: string | null;
 }
