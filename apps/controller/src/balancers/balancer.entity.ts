@@ -1,9 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
+import { type BalancerStrategy } from '../outbounds/balancer-pick.js';
 import { Node } from '../revisions/node.entity.js';
-
-export const BALANCER_STRATEGIES = ['failover', 'hash'] as const;
-export type BalancerStrategy = (typeof BALANCER_STRATEGIES)[number];
 
 /**
  * A balancer (docs/outbounds.md, "Balancers"): several hops of one node (`hops`, outbound ids in

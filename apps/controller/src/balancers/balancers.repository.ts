@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LockMode, MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { Node } from '../revisions/node.entity.js';
-import { balancerTargets, usable, type PickHop } from './balancer-pick.js';
-import { Balancer, type BalancerStrategy } from './balancer.entity.js';
+import { balancerTargets, usable, type BalancerStrategy, type PickHop } from '../outbounds/balancer-pick.js';
+import { Balancer } from './balancer.entity.js';
 
 export interface BalancerView {
   id: string;

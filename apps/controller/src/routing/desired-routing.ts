@@ -6,8 +6,7 @@ import {
   type DesiredRule,
   type HopConfig,
 } from '#libs/contracts/routing.js';
-import { balancerTargets } from '../balancers/balancer-pick.js';
-import type { BalancerStrategy } from '../balancers/balancer.entity.js';
+import { balancerTargets, type BalancerStrategy } from '../outbounds/balancer-pick.js';
 
 /** An outbound row of the node as delivery reads it (secrets included: they go to the agent). */
 export interface OutboundRow {

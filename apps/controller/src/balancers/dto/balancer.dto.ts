@@ -12,7 +12,7 @@ import {
 } from 'class-validator';
 import { OUTBOUND_TAG } from '#libs/contracts/routing.js';
 import { OptionalNotNull } from '../../http/validators.js';
-import { BALANCER_STRATEGIES, type BalancerStrategy } from '../balancer.entity.js';
+import { BALANCER_STRATEGIES, type BalancerStrategy } from '../../outbounds/balancer-pick.js';
 
 /** Hops one balancer may list. */
 export const MAX_BALANCER_HOPS = 16;

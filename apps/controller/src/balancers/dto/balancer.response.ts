@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { DateTimeField, IdField } from '../../http/api-fields.js';
-import { BALANCER_STRATEGIES, type BalancerStrategy } from '../balancer.entity.js';
+import { BALANCER_STRATEGIES, type BalancerStrategy } from '../../outbounds/balancer-pick.js';
 
 export class BalancerHopDto {
   @IdField()

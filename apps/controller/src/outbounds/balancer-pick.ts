@@ -1,4 +1,6 @@
-import type { BalancerStrategy } from './balancer.entity.js';
+/** How a balancer picks (balancers/ owns the rows; the pick lives here for the hop checks). */
+export const BALANCER_STRATEGIES = ['failover', 'hash'] as const;
+export type BalancerStrategy = (typeof BALANCER_STRATEGIES)[number];
 
 /** A hop as a balancer's choice needs it. */
 export interface PickHop {
