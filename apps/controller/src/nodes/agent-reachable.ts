@@ -1,5 +1,10 @@
-import { conflict } from '../http/api-error.js';
+import { withTimeout } from '../common/with-timeout.js';
+import { ApiError, conflict } from '../http/api-error.js';
+import type { AnyQueue } from '../queue/queue-backend.js';
 import { isOffline, type AgentState } from '../system/agent-state.js';
+
+/** A queue store that does not take the job this soon is a 503, not a request that hangs. */
+const QUEUE_TIMEOUT_MS = 5_000;
 
 /** Why a node's agent cannot be asked now, by its state. */
 const NOT_LINKED: Partial<Record<AgentState, string>> = {
@@ -28,4 +33,29 @@ export function requireLinkedAgent(
       `the agent of node ${node.id} (${node.name}) ${NOT_LINKED[state] ?? 'is not linked to the panel'}: nothing can ${what}`,
       'id',
     );
+}
+
+/**
+ * Puts one piece of work (a probe, an update) on a node's queue for its agent: one attempt, kept
+ * `keepSeconds` after it ends. A queue store that does not answer in time is a 503 saying the
+ * node cannot `what` ("be probed") until it does.
+ */
+export async function addAgentJob(
+  queue: AnyQueue,
+  work: { name: string; data: object; jobId: string; keepSeconds: number },
+  node: { id: string },
+  what: string,
+): Promise<void> {
+  await withTimeout(
+    queue.add(work.name, work.data, {
+      jobId: work.jobId,
+      attempts: 1,
+      removeOnComplete: { age: work.keepSeconds },
+      removeOnFail: { age: work.keepSeconds },
+    }),
+    QUEUE_TIMEOUT_MS,
+    'the queue store',
+  ).catch((error: Error) => {
+    throw new ApiError(503, `${error.message}: node ${node.id} cannot ${what} until it answers`);
+  });
 }

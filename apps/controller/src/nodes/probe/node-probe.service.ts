@@ -9,12 +9,11 @@ import {
 } from '#libs/contracts/node-probe.js';
 import { versionSkew, type VersionSkew } from '#libs/version/version-skew.js';
 import { WARREN_VERSION } from '#libs/version/warren-version.js';
-import { withTimeout } from '../../common/with-timeout.js';
 import { ApiError, conflict } from '../../http/api-error.js';
 import { awaitJob } from '../../queue/await-job.js';
 import type { QueueBackend } from '../../queue/queue-backend.js';
 import { QUEUE_BACKEND } from '../../runtime.js';
-import { requireLinkedAgent } from '../agent-reachable.js';
+import { addAgentJob, requireLinkedAgent } from '../agent-reachable.js';
 import { NodesService } from '../nodes.service.js';
 
 /**
@@ -25,8 +24,6 @@ import { NodesService } from '../nodes.service.js';
 export const NODE_PROBE_WAIT_MS = 10_000;
 /** The round trip is read by polling the job's state this often: it is exact to about this. */
 const POLL_MS = 10;
-/** A queue store that does not take the job this soon is a 503, not a request that hangs. */
-const QUEUE_TIMEOUT_MS = 5_000;
 
 export interface NodeProbe extends NodeProbeAnswer {
   nodeId: string;
@@ -63,18 +60,7 @@ export class NodeProbeService {
     const sentAt = Date.now();
     const job: NodeProbeJob = { sentAt };
     const jobId = `node-probe:${node.id}:${randomUUID()}`;
-    await withTimeout(
-      queue.add(NODE_PROBE_JOB, job, {
-        jobId,
-        attempts: 1,
-        removeOnComplete: { age: 300 },
-        removeOnFail: { age: 300 },
-      }),
-      QUEUE_TIMEOUT_MS,
-      'the queue store',
-    ).catch((error: Error) => {
-      throw new ApiError(503, `${error.message}: node ${node.id} cannot be probed until it answers`);
-    });
+    await addAgentJob(queue, { name: NODE_PROBE_JOB, data: job, jobId, keepSeconds: 300 }, node, 'be probed');
     const outcome = await awaitJob(queue, jobId, NODE_PROBE_WAIT_MS, { firstMs: POLL_MS, maxMs: POLL_MS });
     const answeredAt = Date.now();
     if (outcome.state === 'pending') {

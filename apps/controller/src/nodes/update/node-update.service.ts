@@ -7,13 +7,12 @@ import {
   nodeUpdateResultSchema,
   type NodeUpdateJob,
 } from '#libs/contracts/node-update.js';
-import { withTimeout } from '../../common/with-timeout.js';
-import { ApiError, conflict, notFound } from '../../http/api-error.js';
+import { conflict, notFound } from '../../http/api-error.js';
 import { awaitJob } from '../../queue/await-job.js';
 import type { QueueBackend } from '../../queue/queue-backend.js';
 import { QUEUE_BACKEND } from '../../runtime.js';
 import { AgentInstallService } from '../agent-install/agent-install.service.js';
-import { requireLinkedAgent } from '../agent-reachable.js';
+import { addAgentJob, requireLinkedAgent } from '../agent-reachable.js';
 import { AgentLinkRepository } from '../link/agent-link.repository.js';
 import { NodesService } from '../nodes.service.js';
 
@@ -39,7 +38,6 @@ const INSTALL_WAIT_MS = 15 * 60_000;
 /** Past the launcher's deadline, what it takes to stop the new agent and for the old one to link. */
 const ROLLBACK_GRACE_MS = 45_000;
 const LINK_POLL_MS = 500;
-const QUEUE_TIMEOUT_MS = 5_000;
 
 /**
  * Updates a node's agent to the panel's own package (docs/agents.md, "Updating nodes"): a
@@ -114,18 +112,7 @@ export class NodeUpdateService implements OnModuleDestroy {
     };
     const queue = this.queues.queue(nodeQueueName(node.id));
     const jobId = `node-update:${node.id}:${update.id}`;
-    await withTimeout(
-      queue.add(NODE_UPDATE_JOB, job, {
-        jobId,
-        attempts: 1,
-        removeOnComplete: { age: 3600 },
-        removeOnFail: { age: 3600 },
-      }),
-      QUEUE_TIMEOUT_MS,
-      'the queue store',
-    ).catch((error: Error) => {
-      throw new ApiError(503, `${error.message}: node ${node.id} cannot be updated until it answers`);
-    });
+    await addAgentJob(queue, { name: NODE_UPDATE_JOB, data: job, jobId, keepSeconds: 3600 }, node, 'be updated');
     this.updates.set(node.id, update);
     this.logger.log(`node ${node.name} (${node.id}): updating its agent ${fromVersion} -> ${pkg.version}`);
     void this.follow(update, jobId).catch((error: Error) => this.finish(update, 'failed', error.message));
