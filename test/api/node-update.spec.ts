@@ -117,6 +117,13 @@ describe('refusals', () => {
     expect(never.body.error).toContain(`the agent of node ${node.id}`);
   });
 
+  test('parallel requests start one update; the others are 409s', async () => {
+    const { node } = await linkedNode('0.0.1');
+    const answers = await Promise.all(Array.from({ length: 5 }, () => call('POST', `nodes/${node.id}/update`)));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([202, 409, 409, 409, 409]);
+    expect(answers.find((answer) => answer.status === 409)!.body).toMatchObject({ field: 'id' });
+  });
+
   test("an agent already on the panel's version is a 409", async () => {
     const { node } = await linkedNode(WARREN_VERSION);
     const same = await call('POST', `nodes/${node.id}/update`);

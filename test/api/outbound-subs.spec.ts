@@ -223,6 +223,17 @@ describe('preview, refresh, order, delete (against a local HTTP server)', () => 
     expect((await hopsOf(sub.id)).map((hop) => hop.tag)).toEqual(['taken-2']);
   });
 
+  test("a listed tag a balancer has takes a suffix: a list cannot capture the balancer's rules", async () => {
+    const hop = await call('POST', 'outbounds', { tag: 'pool-hop', kind: 'socks', address: '203.0.113.42:1080' });
+    expect(hop.status).toBe(201);
+    const balancer = await call('POST', 'balancers', { tag: 'pool', strategy: 'failover', hops: [hop.body.id] });
+    expect(balancer.status).toBe(201);
+    list.body = 'socks5://203.0.113.43:1080#pool';
+    const sub = await createSub('balancer-tag');
+    await refresh(sub.id);
+    expect((await hopsOf(sub.id)).map((listed) => listed.tag)).toEqual(['pool-2']);
+  });
+
   test('a failed fetch is stored on the subscription and leaves its hops as they were', async () => {
     list.body = 'http://203.0.113.51:3128#f-one';
     const sub = await createSub('failing');

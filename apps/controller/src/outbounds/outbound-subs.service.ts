@@ -292,7 +292,8 @@ export class OutboundSubsService {
     await lockNode(em, nodeId, 'nodeId');
     const byKey = new Map(current.map((hop) => [hop.subscriptionKey ?? '', hop]));
     const placements = await this.hops.placementsOnNode(em, nodeId);
-    const tags = new Set(placements.map((hop) => hop.tag));
+    // Rules name hops and balancers by tag alike: a listed name must not take a balancer's.
+    const tags = new Set([...placements.map((hop) => hop.tag), ...(await this.hops.balancerTags(em, nodeId))]);
     const slots = new Set(placements.map((hop) => hop.slot));
     const skipped = [...listed.skipped];
     const outcome = { added: 0, updated: 0, removed: 0, kept: 0 };

@@ -296,6 +296,12 @@ export class OutboundsRepository {
     ]);
   }
 
+  /** The tags of the node's balancers (balancers, by table name): a new hop's tag must differ. */
+  async balancerTags(em: EntityManager, nodeId: string): Promise<string[]> {
+    const rows = await em.execute<{ tag: string }[]>('select tag from balancers where node_id = ?', [nodeId]);
+    return rows.map((row) => row.tag);
+  }
+
   /** Whether a balancer of the node has this tag (balancers, by table name): tags name both. */
   async balancerTagged(em: EntityManager, nodeId: string, tag: string): Promise<boolean> {
     const rows = await em.execute<{ id: string }[]>('select id from balancers where node_id = ? and tag = ?', [

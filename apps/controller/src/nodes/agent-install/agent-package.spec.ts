@@ -27,11 +27,13 @@ describe("the agent's package", () => {
     const archive = await buildAgentPackage(root);
     if (!archive) throw new Error('the agent is not built: npm run build first');
     const paths: string[] = [];
+    const stamped: string[] = [];
     let npmrc = '';
     await new Promise<void>((resolve, reject) => {
       const parser = new tar.Parser({
         onReadEntry: (entry) => {
           paths.push(entry.path);
+          if (entry.mtime) stamped.push(entry.path);
           if (entry.path === 'warren-agent/.npmrc') entry.on('data', (chunk: Buffer) => (npmrc += chunk.toString()));
           else entry.resume();
         },
@@ -55,5 +57,8 @@ describe("the agent's package", () => {
     // client) and not the project's .npmrc (an operator's registry token may live there).
     expect(paths.filter((path) => path.endsWith('.map') || path.includes('api-client'))).toEqual([]);
     expect(npmrc).toBe('fund=false\naudit=false\n');
+    // No times: the same build gives the same bytes in every controller process, so the SHA-256 an
+    // update job names (from one controller) matches the package another controller serves.
+    expect(stamped).toEqual([]);
   });
 });

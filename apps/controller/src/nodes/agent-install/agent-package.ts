@@ -101,6 +101,9 @@ export async function buildAgentPackage(root: string, options: { version?: strin
         gzip: true,
         cwd: stage,
         portable: true,
+        // Times would make each process's package differ (package.json is written afresh), so an
+        // update's checksum from one controller would not match another's download.
+        noMtime: true,
         follow: true,
         prefix: 'warren-agent',
         filter: (path) => !LEFT_OUT(`/${path.replace(/^\.\//, '')}`),

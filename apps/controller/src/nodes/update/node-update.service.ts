@@ -52,6 +52,8 @@ const LINK_POLL_MS = 500;
 export class NodeUpdateService implements OnModuleDestroy {
   private readonly logger = new Logger('node-update');
   private readonly updates = new Map<string, NodeUpdate>();
+  /** Nodes whose update is between its checks and its job: a second request meanwhile is a 409. */
+  private readonly starting = new Set<string>();
   private stopped = false;
   /** Resolves when the module stops: a follow waiting on a job gives up then, not 15 minutes later. */
   private readonly stopping = new Promise<void>((resolve) => (this.stop = resolve));
@@ -86,8 +88,21 @@ export class NodeUpdateService implements OnModuleDestroy {
         'id',
       );
     const running = this.updates.get(node.id);
-    if (running && !running.finishedAt)
-      throw conflict(`node ${node.id} (${node.name}) is already being updated to ${running.toVersion}`, 'id');
+    if ((running && !running.finishedAt) || this.starting.has(node.id))
+      throw conflict(`node ${node.id} (${node.name}) is already being updated`, 'id');
+    // Claimed before the first wait, so parallel requests cannot each queue an update.
+    this.starting.add(node.id);
+    try {
+      return await this.queueUpdate(node, linkDeadlineSeconds);
+    } finally {
+      this.starting.delete(node.id);
+    }
+  }
+
+  private async queueUpdate(
+    node: Awaited<ReturnType<NodesService['get']>>,
+    linkDeadlineSeconds: number,
+  ): Promise<NodeUpdate> {
     const pkg = await this.install.described();
     const fromVersion = node.agent.version ?? 'unknown';
     if (fromVersion === pkg.version)
@@ -125,8 +140,11 @@ export class NodeUpdateService implements OnModuleDestroy {
       awaitJob(queue, jobId, INSTALL_WAIT_MS, { firstMs: 100, maxMs: 1000 }),
       this.stopping.then(() => ({ state: 'stopped' as const })),
     ]);
-    if (outcome.state === 'stopped')
+    if (outcome.state === 'stopped') {
+      // A job no agent has taken yet would run unobserved after this panel is gone.
+      await queue.remove(jobId).catch(() => undefined);
       return this.finish(update, 'failed', 'the panel stopped while the agent was installing');
+    }
     if (outcome.state === 'pending') {
       await queue.remove(jobId).catch(() => undefined);
       return this.finish(
