@@ -23,7 +23,12 @@ const DETAILED = new Set(['invalid', 'format', 'notFound', 'conflict', 'forbidde
 export function translateFailure(t: TFunction, failure: FieldError): string {
   const params = failure.params ?? {};
   const key = failure.code === 'tooShort' && Number(params.min) === 1 ? 'empty' : failure.code;
-  const field = failure.field.split('.').find((part) => !/^\d+$/.test(part)) ?? '';
+  // The innermost name: `awg.s2` is s2's failure (not one of `awg` as a whole), `dns.1` is dns's.
+  const field =
+    failure.field
+      .split('.')
+      .filter((part) => !/^\d+$/.test(part))
+      .at(-1) ?? '';
   const specific = t(`fieldErrors.byField.${field}.${key}`, { defaultValue: '', ...params, message: failure.message });
   if (key && field && specific) return specific;
   if (!key || !t(`fieldErrors.${key}`, { defaultValue: '' }))
