@@ -275,7 +275,7 @@ ${markdownTable(splitHeader, splitRows)}
 
 The one-by-one sample's CPU per client (a steadier figure than its rate when other processes take the cores): the panel ${fixed(r.singleCpu.panelMs, 2)} ms, the database's backends ${fixed(r.singleCpu.databaseMs, 2)} ms.
 
-The baseline ran in the same run on the same machine, so the ratio carries over where the absolute times do not: with other processes keeping both cores busy, every step here is several times slower than on a quiet machine (the clients-100k section's one-by-one rate against this one's shows by how much).
+The baseline ran in the same run on the same machine, so the ratio carries over where the absolute times do not${Math.max(...r.busy) >= 50 ? ": with other processes keeping the cores busy, every step here is slower than on a quiet machine (the clients-100k section's one-by-one rate against this one's shows by how much)" : ''}.
 `;
   return { text, markdown };
 }
