@@ -408,14 +408,18 @@ async function runBackend({ kind, settings, scope }) {
     });
     const seen = waitPresent(
       {
-        present: async (k) =>
-          key ? detectors[detector].present(k()) : (await detectors[detector].present('-'), false),
+        present: async () => (key ? detectors[detector].present(key) : (await detectors[detector].present('-'), false)),
       },
-      () => key,
+      "(the new device's)",
       settings.pollMs,
-      10_000,
+      60_000,
     );
-    const [response, visible] = await Promise.all([keyKnown, seen]);
+    const [response, visible] = await Promise.all([keyKnown, seen]).catch(async (error) => {
+      const view = await api.client.GET('/api/nodes/{id}', { params: { path: { id: node.id } } });
+      throw new Error(
+        `${error.message} (key ${key ?? 'not yet known'}; node: ${JSON.stringify(view.data ?? view.error).slice(0, 600)})${describeFailure()}`,
+      );
+    });
     const childrenMs = childrenCpuMsOf(selfPid) - childrenBefore;
     const { desired_revision: revision } = (
       await db.query('select desired_revision from nodes where id = $1', [node.id])
