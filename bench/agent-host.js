@@ -16,7 +16,7 @@
 // Counters are read both ways in the same run, in turns: through the wireguard-go UAPI socket
 // (what the agent does) and through `wg show all dump` (what it did before, the baseline).
 //
-// Internal: `node bench/agent-host.js --collect <namespace> <interface> <seconds> <interval-ms> <uapi|wg>`
+// Internal: `node bench/agent-host.js --collect <namespace> <interface,…> <seconds> <interval-ms> <uapi|wg>`
 // is the collector process.
 import { execFile, fork } from 'node:child_process';
 import { connect } from 'node:net';
@@ -81,6 +81,10 @@ const serverConfig = () => import(new URL('libs/wireguard/server-config.js', DIS
 const links = () => import(new URL('apps/agent/src/host/wireguard-link.js', DIST).href);
 const spool = () => import(new URL('apps/agent/src/counters/counter-spool.js', DIST).href);
 
+/** wireguard-go's limit per device (MaxPeers, 1 << 16): it refuses the 65,537th peer. */
+const WIREGUARD_GO_MAX_PEERS = 65_536;
+/** A counters-only run puts at most this many peers on each of its interfaces. */
+const PEERS_PER_INTERFACE = Number(process.env.BENCH_PEERS_PER_INTERFACE || 50_000);
 /** The interface's network: 10.64.0.0/10, room for 4 million peers (a /16 stopped at 65,536). */
 const ADDRESS = '10.64.0.1/10';
 const SUBNET = '10.64.0.0/10';
@@ -103,12 +107,14 @@ const spread = (values) => `${ms(median(values))} (${ms(Math.min(...values))}–
 // them (through the UAPI socket, or `wg show all dump` for the baseline) and cut a batch from
 // them in the counter spool (counter-spool.ts, with its file; a batch is acknowledged at once).
 
-async function collect([namespace, ifname, secondsText, intervalText, mode]) {
+async function collect([namespace, names, secondsText, intervalText, mode]) {
   const { CommandRunner, CounterReader } = await driver();
   const { CounterSpool } = await spool();
   const seconds = Number(secondsText);
   const interval = Number(intervalText);
-  const reader = new CounterReader(new CommandRunner({ namespace }), () => [ifname], { uapi: mode === 'uapi' });
+  const reader = new CounterReader(new CommandRunner({ namespace }), () => names.split(','), {
+    uapi: mode === 'uapi',
+  });
   const spoolDir = mkdtempSync(join(tmpdir(), 'warren-bench-spool-'));
   const counterSpool = new CounterSpool(spoolDir);
   const rssBefore = process.memoryUsage().rss;
@@ -250,13 +256,27 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     let configBytes = 0;
     let keep = null;
     const applyPhase = settings.phases.includes('apply');
+    if (applyPhase && settings.peers > WIREGUARD_GO_MAX_PEERS)
+      throw new Error(
+        `one wireguard-go interface holds at most ${WIREGUARD_GO_MAX_PEERS} peers: use BENCH_PHASES=counters`,
+      );
     if (!applyPhase) {
-      // Counters only: one interface with every peer, made by the driver as an agent makes it.
-      const name = `wb${tag}a0`;
+      // Counters only: the peers split over interfaces of at most PEERS_PER_INTERFACE each (one
+      // wireguard-go device refuses more than 65,536), made by the driver as an agent makes them.
+      const count = Math.ceil(settings.peers / PEERS_PER_INTERFACE);
+      const names = Array.from({ length: count }, (_, i) => `wb${tag}c${i}`);
+      const interfaces = names.map((name, i) => ({
+        ...iface(name),
+        listenPort: 51820 + i,
+        // An address of its own per interface (the peers' /32s are all in 10.64.0.0/10).
+        address: `10.${128 + i}.0.1/16`,
+        subnet: `10.${128 + i}.0.0/16`,
+        peers: peers.slice(i * PEERS_PER_INTERFACE, (i + 1) * PEERS_PER_INTERFACE),
+      }));
       const host = new WireGuardHost({ runner, probe, stateDir: join(workDir, 'state-0') });
-      const result = await host.apply({ nodeId, revision: 1, interfaces: [iface(name)] });
+      const result = await host.apply({ nodeId, revision: 1, interfaces });
       if (!result.ok) throw new Error(`apply failed: ${JSON.stringify(result.interfaces)}`);
-      keep = { host, name };
+      keep = { host, names };
     }
     for (let rep = 0; applyPhase && rep < settings.reps; rep++) {
       // Baseline: what any agent must at least spend: wg syncconf of the file on a fresh interface.
@@ -354,35 +374,36 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       }
       state.revision = revision;
       if (rep === settings.reps - 1) {
-        keep = { host, name };
+        keep = { host, names: [name] };
         break;
       }
       t = performance.now();
       await host.apply({ ...state, revision: state.revision + 1, interfaces: [] });
       driverRuns.remove.push(performance.now() - t);
     }
-    const dump = (await ns.exec('wg', 'show', keep.name, 'dump')).trim().split('\n');
+    let held = 0;
+    for (const name of keep.names) held += (await ns.exec('wg', 'show', name, 'dump')).trim().split('\n').length - 1;
     const expected = settings.peers + (applyPhase ? 2 * settings.addReps : 0);
-    if (dump.length !== expected + 1)
-      throw new Error(`the interface holds ${dump.length - 1} peers, expected ${expected}`);
+    if (held !== expected) throw new Error(`the interfaces hold ${held} peers, expected ${expected}`);
 
     // Counters: a process doing nothing else, on the interface left up with all its peers; the
     // baseline (`wg show all dump`) first, then the UAPI socket, each in a collector of its own.
     const { wireguardGoPids } = await links();
-    const [daemonPid] = wireguardGoPids(keep.name);
+    const daemonPids = keep.names.map((name) => wireguardGoPids(name)[0]);
+    const daemonsCpuMs = () => daemonPids.reduce((sum, pid) => sum + cpuMsOf(pid), 0);
     const counters = {};
     for (const mode of ['wg', 'uapi']) {
       process.stderr.write(
         `bench: counter collection (${mode}) every ${settings.counterIntervalMs} ms for ${settings.counterSeconds} s…\n`,
       );
-      const daemonBefore = cpuMsOf(daemonPid);
+      const daemonBefore = daemonsCpuMs();
       const collected = await new Promise((resolve, reject) => {
         const child = fork(
           SELF,
           [
             '--collect',
             namespace,
-            keep.name,
+            keep.names.join(','),
             String(settings.counterSeconds),
             String(settings.counterIntervalMs),
             mode,
@@ -396,7 +417,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
         child.once('error', reject);
         child.once('exit', (code) => reject(new Error(`collector exited with code ${code} before reporting`)));
       });
-      const daemonCpuMs = cpuMsOf(daemonPid) - daemonBefore;
+      const daemonCpuMs = daemonsCpuMs() - daemonBefore;
       if (collected.peers !== expected)
         throw new Error(`collector (${mode}) read ${collected.peers} peers, expected ${expected}`);
       counters[mode] = { collected, daemonCpuMs };
@@ -405,13 +426,18 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     // Parse alone, in this process, on a real dump of the interface and a real UAPI answer.
     const { parseWgDump, UapiCounterParser } = await driver();
     const allDump = await ns.exec('wg', 'show', 'all', 'dump');
-    const answer = await uapiAnswer(keep.name);
-    const ours = (name) => name === keep.name;
+    const answers = [];
+    for (const name of keep.names) answers.push({ name, answer: await uapiAnswer(name) });
+    const ours = (name) => keep.names.includes(name);
     const parseUapi = () => {
-      const parser = new UapiCounterParser(keep.name);
-      // In 64 KiB chunks, as a unix socket delivers it.
-      for (let at = 0; at < answer.length; at += 65536) parser.push(answer.subarray(at, at + 65536));
-      return parser.readings;
+      let readings = [];
+      for (const { name, answer } of answers) {
+        const parser = new UapiCounterParser(name);
+        // In 64 KiB chunks, as a unix socket delivers it.
+        for (let at = 0; at < answer.length; at += 65536) parser.push(answer.subarray(at, at + 65536));
+        readings = readings.concat(parser.readings);
+      }
+      return readings;
     };
     if (parseUapi().length !== expected) throw new Error('the UAPI answer parsed to the wrong number of peers');
     const timed = (fn) => {
@@ -440,7 +466,8 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       counters,
       parseMs,
       uapiParseMs,
-      answerBytes: answer.length,
+      answerBytes: answers.reduce((sum, { answer }) => sum + answer.length, 0),
+      interfaces: keep.names.length,
       dumpBytes: Buffer.byteLength(allDump),
       wgVersion: (await exec('wg', ['--version'])).stdout.trim(),
       wgGoVersion: (await exec('wireguard-go', ['--version'])).stdout.split('\n')[0].trim(),
@@ -632,7 +659,7 @@ How honest these numbers are:
 }
 
 /** The counter figures of both ways, side by side: the baseline (`wg`) and the UAPI socket. */
-function counterTable({ settings, counters, parseMs, uapiParseMs, answerBytes, dumpBytes }) {
+function counterTable({ settings, counters, parseMs, uapiParseMs, answerBytes, dumpBytes, interfaces = 1 }) {
   const both = (fn) => [fn(counters.wg), fn(counters.uapi)];
   const percentOf = (run, cpuMs) => (100 * cpuMs) / run.collected.elapsedMs;
   const percent = (run, cpuMs) => `${fixed(percentOf(run, cpuMs), 2)}%`;
@@ -680,7 +707,7 @@ function counterTable({ settings, counters, parseMs, uapiParseMs, answerBytes, d
     ['collector live heap after a full GC at the end', ...both((r) => mib(r.collected.liveHeap / 2 ** 20, 1))],
   ];
   const uapiPercent = agentPercent(counters.uapi);
-  const counterText = `A Node process doing what the agent does with counters and nothing else, every ${settings.counterIntervalMs / 1000} s for ${settings.counterSeconds} s, on an interface with ${peers} peers: \`CounterReader.read()\` of the managed interface, then \`CounterSpool.cut()\` of the reading (the spool file included; a batch, if one is cut, is acknowledged at once). First the baseline, reading through \`wg show all dump\` (via \`ip netns exec\`, as before this change), then the UAPI socket, each in a collector process of its own, in the same run. \`wg show all dump\` reads every wireguard-go socket of the host, other interfaces than the agent's too (on this shared machine, other engineers' test interfaces); the UAPI reader asks only the agent's own.
+  const counterText = `A Node process doing what the agent does with counters and nothing else, every ${settings.counterIntervalMs / 1000} s for ${settings.counterSeconds} s, on ${interfaces === 1 ? 'an interface' : `${interfaces} interfaces`} with ${peers} peers${interfaces === 1 ? '' : ` in all (at most ${PEERS_PER_INTERFACE.toLocaleString('en-US')} each: one wireguard-go device refuses its 65,537th peer, \`MaxPeers\` = 2^16)`}: \`CounterReader.read()\` of the managed interfaces, then \`CounterSpool.cut()\` of the reading (the spool file included; a batch, if one is cut, is acknowledged at once). First the baseline, reading through \`wg show all dump\` (via \`ip netns exec\`, as before this change), then the UAPI socket, each in a collector process of its own, in the same run. \`wg show all dump\` reads every wireguard-go socket of the host, other interfaces than the agent's too (on this shared machine, other engineers' test interfaces); the UAPI reader asks only the agent's own.
 
 **Agent (Node + the tool it reads through): ${fixed(uapiPercent, 2)}% of one core through the UAPI socket, against ${fixed(agentPercent(counters.wg), 2)}% through \`wg\` in the same run (target < ${TARGET_COUNTERS_PERCENT}%: ${uapiPercent < TARGET_COUNTERS_PERCENT ? 'pass' : '**FAIL**'}).** wireguard-go's own work answering (it builds the whole answer under the device lock) is the same request either way and is reported apart.`;
   return {
