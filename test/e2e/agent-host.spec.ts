@@ -17,7 +17,7 @@ import { applyResultSchema } from '../../libs/contracts/node-queue.js';
 import { generateKeyPair, generatePresharedKey, publicKeyFromPrivate } from '../../libs/wireguard/keys.js';
 import { probeHost, type HostProbe } from '../../apps/agent/src/host/capabilities.js';
 import { CommandRunner } from '../../apps/agent/src/host/command-runner.js';
-import { CounterReader } from '../../apps/agent/src/host/counters.js';
+import { CounterReader, type PeerReading } from '../../apps/agent/src/host/counters.js';
 import { DEFAULT_NAT_TABLE } from '../../apps/agent/src/host/nat.js';
 import { WireGuardHost } from '../../apps/agent/src/host/wireguard-host.js';
 import { readUapiCounters } from '../../apps/agent/src/host/uapi-counters.js';
@@ -310,16 +310,19 @@ test('a real handshake and ping through the tunnel, then the counters show traff
 
   // Those readings came from wireguard-go's UAPI socket; `wg show all dump` of the same interface
   // (the reader's way before, and still for kernel interfaces) says exactly the same, to the byte.
-  // The tunnel is quiet now (no keepalive), so nothing moves between the two reads.
-  const viaWg = await new CounterReader(runner, () => host.managedInterfaces(), { uapi: false }).read();
-  expect(await readUapiCounters(socketPath(name), name)).toEqual(viaWg);
-  expect(readings).toEqual(viaWg);
+  // The tunnel is quiet now (no keepalive), so nothing moves between the two reads. wireguard-go
+  // lists peers in its map's order, different at each read: compared by key.
+  const byKey = (list: PeerReading[]) => [...list].sort((a, b) => a.publicKey.localeCompare(b.publicKey));
+  const viaWg = async () =>
+    byKey(await new CounterReader(runner, () => host.managedInterfaces(), { uapi: false }).read());
+  expect(byKey(await readUapiCounters(socketPath(name), name))).toEqual(await viaWg());
+  expect(byKey(readings)).toEqual(await viaWg());
   // More traffic: both ways see it, and agree again.
   await client!.exec('ping', '-c', '2', '-i', '0.2', '-s', '1000', '-W', '3', '10.82.0.1');
-  const after = await readUapiCounters(socketPath(name), name);
+  const after = byKey(await readUapiCounters(socketPath(name), name));
   const moved = after.find((r) => r.publicKey === clientKeys.publicKey)!;
   expect(moved.rxBytes).toBeGreaterThan(reading.rxBytes + 2000);
-  expect(after).toEqual(await new CounterReader(runner, () => host.managedInterfaces(), { uapi: false }).read());
+  expect(after).toEqual(await viaWg());
 });
 
 test('NAT: the agent table masquerades the subnet out of natInterface, and is gone when no interface wants NAT', async () => {
