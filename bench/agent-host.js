@@ -127,6 +127,7 @@ async function collect([namespace, names, secondsText, intervalText, mode]) {
   const cuts = [];
   let batches = 0;
   let batchPeers = 0;
+  let cutCpuMs = 0;
   const rss = [];
   let peers = 0;
   const started = performance.now();
@@ -140,7 +141,10 @@ async function collect([namespace, names, secondsText, intervalText, mode]) {
     reads.push(performance.now() - t0);
     peers = readings.length;
     const t1 = performance.now();
+    const cpu1 = process.cpuUsage();
     const batch = counterSpool.cut(readings);
+    const cutCpu = process.cpuUsage(cpu1);
+    cutCpuMs += (cutCpu.user + cutCpu.system) / 1000;
     cuts.push(performance.now() - t1);
     if (batch) {
       batches++;
@@ -160,6 +164,7 @@ async function collect([namespace, names, secondsText, intervalText, mode]) {
     mode,
     reads,
     cuts,
+    cutCpuMs,
     batches,
     batchPeers,
     peers,
@@ -689,6 +694,10 @@ function counterTable({ settings, counters, parseMs, uapiParseMs, answerBytes, d
         (r) =>
           `${Math.round(r.collected.ownCpuMs)} ms = ${percent(r, r.collected.ownCpuMs)}, ${perRead(r, r.collected.ownCpuMs)}`,
       ),
+    ],
+    [
+      'of which the spool cut',
+      ...both((r) => `${Math.round(r.collected.cutCpuMs)} ms, ${perRead(r, r.collected.cutCpuMs)}`),
     ],
     [
       'collector CPU: `wg` children (10 ms clock ticks), % of the window',
