@@ -17,10 +17,11 @@ import { applyResultSchema } from '../../libs/contracts/node-queue.js';
 import { generateKeyPair, generatePresharedKey, publicKeyFromPrivate } from '../../libs/wireguard/keys.js';
 import { probeHost, type HostProbe } from '../../apps/agent/src/host/capabilities.js';
 import { CommandRunner } from '../../apps/agent/src/host/command-runner.js';
-import { CounterReader } from '../../apps/agent/src/host/counters.js';
+import { CounterReader, type PeerReading } from '../../apps/agent/src/host/counters.js';
 import { DEFAULT_NAT_TABLE } from '../../apps/agent/src/host/nat.js';
 import { WireGuardHost } from '../../apps/agent/src/host/wireguard-host.js';
-import { wireguardGoPids } from '../../apps/agent/src/host/wireguard-link.js';
+import { readUapiCounters } from '../../apps/agent/src/host/uapi-counters.js';
+import { socketPath, wireguardGoPids } from '../../apps/agent/src/host/wireguard-link.js';
 import { readHostFacts, type HostFacts } from '../support/host-facts.js';
 import { requireTools, TestNamespace } from '../support/netns.js';
 import { randomSuffix } from '../support/random-suffix.js';
@@ -306,6 +307,22 @@ test('a real handshake and ping through the tunnel, then the counters show traff
   expect(reading.endpoint).toMatch(new RegExp(`^${CLIENT_VETH_IP.replace(/\./g, '\\.')}:\\d+$`));
   const idle = readings.find((r) => r.publicKey !== clientKeys.publicKey)!;
   expect(idle).toMatchObject({ rxBytes: 0, txBytes: 0, lastHandshake: null, endpoint: null });
+
+  // Those readings came from wireguard-go's UAPI socket; `wg show all dump` of the same interface
+  // (the reader's way before, and still for kernel interfaces) says exactly the same, to the byte.
+  // The tunnel is quiet now (no keepalive), so nothing moves between the two reads. wireguard-go
+  // lists peers in its map's order, different at each read: compared by key.
+  const byKey = (list: PeerReading[]) => [...list].sort((a, b) => a.publicKey.localeCompare(b.publicKey));
+  const viaWg = async () =>
+    byKey(await new CounterReader(runner, () => host.managedInterfaces(), { uapi: false }).read());
+  expect(byKey(await readUapiCounters(socketPath(name), name))).toEqual(await viaWg());
+  expect(byKey(readings)).toEqual(await viaWg());
+  // More traffic: both ways see it, and agree again.
+  await client!.exec('ping', '-c', '2', '-i', '0.2', '-s', '1000', '-W', '3', '10.82.0.1');
+  const after = byKey(await readUapiCounters(socketPath(name), name));
+  const moved = after.find((r) => r.publicKey === clientKeys.publicKey)!;
+  expect(moved.rxBytes).toBeGreaterThan(reading.rxBytes + 2000);
+  expect(after).toEqual(await viaWg());
 });
 
 test('NAT: the agent table masquerades the subnet out of natInterface, and is gone when no interface wants NAT', async () => {

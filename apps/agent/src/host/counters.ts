@@ -1,8 +1,12 @@
+import { existsSync } from 'node:fs';
+import { isTunnelName } from '#libs/contracts/interface-names.js';
 import { CommandError, type CommandRunner } from './command-runner.js';
+import { readUapiCounters, UapiGone } from './uapi-counters.js';
+import { socketPath } from './wireguard-link.js';
 
 /**
- * Per-peer traffic counters of the agent's interfaces, read with one `wg show all dump` for all
- * of them. Values are absolute, as WireGuard keeps them (since the interface came up); turning
+ * Per-peer traffic counters of the agent's interfaces: from wireguard-go's UAPI socket, or with
+ * one `wg show all dump` for interfaces that have none (the kernel module). Values are absolute, as WireGuard keeps them (since the interface came up); turning
  * them into deltas, and treating a drop as an interface restart, is the caller's job.
  */
 
@@ -83,20 +87,56 @@ function digits(text: string, from: number, to: number): number {
   return value;
 }
 
+export interface CounterReaderOptions {
+  /**
+   * false: every interface through `wg show all dump`, as before the UAPI reads (the bench's
+   * same-run baseline). Default true.
+   */
+  uapi?: boolean;
+}
+
+/**
+ * Reads the managed interfaces' counters. A wireguard-go interface (one with a UAPI socket) is
+ * read from its socket directly (uapi-counters.ts); the others, kernel-module interfaces, through
+ * one `wg show all dump`. Netlink for those is not done here: no kernel module on the machine
+ * this was built on, so it could not be tested (docs/agent-host.md, "Counters").
+ */
 export class CounterReader {
   constructor(
     private readonly runner: CommandRunner,
-    /** The interfaces to report (the agent's own): others in the dump are ignored. */
+    /** The interfaces to report (the agent's own): others on the host are ignored. */
     private readonly interfaces: () => Iterable<string>,
+    private readonly options: CounterReaderOptions = {},
   ) {}
 
   /**
-   * One reading of every managed interface's peers. When an interface vanishes mid-read, wg
-   * exits non-zero after printing the others: those are still returned.
+   * One reading of every managed interface's peers. An interface that vanishes mid-read is left
+   * out (its counters went with it); the others are still returned.
    */
   async read(): Promise<PeerReading[]> {
     const names = new Set(this.interfaces());
     if (names.size === 0) return [];
+    const viaWg = new Set<string>();
+    let readings: PeerReading[] = [];
+    for (const name of names) {
+      // A name from managed.json is checked before it becomes a path (the socket's).
+      if (this.options.uapi === false || !isTunnelName(name) || !existsSync(socketPath(name))) {
+        viaWg.add(name);
+        continue;
+      }
+      try {
+        const read = await readUapiCounters(socketPath(name), name);
+        readings = readings.length === 0 ? read : readings.concat(read);
+      } catch (error) {
+        if (!(error instanceof UapiGone)) throw error;
+      }
+    }
+    if (viaWg.size > 0) readings = readings.concat(await this.readWg(viaWg));
+    return readings;
+  }
+
+  /** When an interface vanishes mid-read, wg exits non-zero after printing the others: those are kept. */
+  private async readWg(names: ReadonlySet<string>): Promise<PeerReading[]> {
     let dump: string;
     try {
       dump = (await this.runner.run('wg', ['show', 'all', 'dump'])).stdout;
