@@ -17,6 +17,7 @@ import { seededRandom, testSeed } from '../support/seeded-random.js';
 import { startRedisServer, type TestRedisServer } from '../support/redis-server.js';
 import { fixtures, type Fixtures } from '../support/fixtures.js';
 import { REDIS_URL } from '../support/environment.js';
+import { startTcpRelay, type TcpRelay } from '../support/tcp-relay.js';
 import { dropRedisPrefix, testQueuePrefix } from '../support/leftovers.js';
 import { createTestDatabase } from '../support/test-database.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
@@ -111,7 +112,12 @@ function panelStop(t: TestPanel): () => Promise<unknown> {
 async function makeRig(
   t: TestPanel,
   spaces: { nodeNs: TestNamespace; clientNs?: TestNamespace; workDir: string },
-  { prefix = 'wf', subnet = TUNNEL }: { prefix?: string; subnet?: string } = {},
+  {
+    prefix = 'wf',
+    subnet = TUNNEL,
+    controllerUrl = t.api.replace(/\/api$/, ''),
+    agentEnv,
+  }: { prefix?: string; subnet?: string; controllerUrl?: string; agentEnv?: Record<string, string> } = {},
 ): Promise<Rig> {
   const token = await t.login();
   const api = fixtures(() => ({ t, token }));
@@ -125,9 +131,10 @@ async function makeRig(
     endpointHost: NODE_ADDRESS,
   });
   const agent = startAgent({
-    controllerUrl: t.api.replace(/\/api$/, ''),
+    controllerUrl,
     enrolSecret: node.enrolment!.secret,
     netns: spaces.nodeNs.name,
+    env: agentEnv,
   });
   onCleanup('agent', async () => {
     await agent.stop();
@@ -212,10 +219,13 @@ async function tunnelClient(rig: Rig): Promise<TunnelClient> {
 }
 
 /** A panel of its own, a node in sync with a client namespace beside it, and a client whose tunnel is up. */
-async function tunnelRig(): Promise<{ t: TestPanel; rig: Rig; client: TunnelClient }> {
-  const t = await startTestPanel();
+async function tunnelRig(
+  panelEnv: Record<string, string> = {},
+  rigOptions: (t: TestPanel) => Promise<Parameters<typeof makeRig>[2]> = async () => ({}),
+): Promise<{ t: TestPanel; rig: Rig; client: TunnelClient }> {
+  const t = await startTestPanel(panelEnv);
   onCleanup('panel', panelStop(t));
-  const rig = await makeRig(t, await makeNamespaces(true));
+  const rig = await makeRig(t, await makeNamespaces(true), await rigOptions(t));
   return { t, rig, client: await tunnelClient(rig) };
 }
 
@@ -736,3 +746,60 @@ test('spool edge cases: a counter below its baseline after the interface was re-
   expect(final.rx - first.rx).toBeGreaterThan(hostRx + 1024 * 1024);
   expect(rig.agent.output()).toContain('counter spool lost');
 }, 240_000);
+
+test('a half-open link (packets dropped, no FIN or RST) with counters in flight: both ends drop it, the agent relinks, usage is exact', async () => {
+  // The agent reaches the controller through a relay the test freezes: from then on every byte
+  // is dropped both ways and neither end is told. The controller pings every second here (15 s
+  // by default) and the agent gives up after 3 s of silence (45 s by default).
+  let relay: TcpRelay | undefined;
+  const { t, rig, client } = await tunnelRig({ WARREN_AGENT_PING_MS: '1000' }, async (panel) => {
+    relay = await startTcpRelay({ host: '127.0.0.1', port: Number(new URL(panel.api).port) });
+    onCleanup('relay', () => relay!.close());
+    return {
+      controllerUrl: `http://127.0.0.1:${relay.port}${panel.config.basePath}`,
+      agentEnv: { WARREN_AGENT_LINK_SILENCE_MS: '3000' },
+    };
+  });
+  const gateway = t.panel.app.get(AgentLinkGateway);
+  const linked = () => gateway.connectedNodes().includes(rig.nodeId);
+  const traffic = keepSending(rig);
+  await waitFor(
+    'traffic to be counted',
+    async () => (await api(rig).getClient(client.clientId)).upBytes > 1024 * 1024,
+    20_000,
+    200,
+  );
+
+  for (let round = 1; round <= 2; round++) {
+    const sentBefore = traffic.sent();
+    const outputBefore = rig.agent.output().length;
+    relay!.freeze();
+    // Counters keep moving and go into the dead link: a batch is sent and never acknowledged.
+    await waitFor(
+      'a counter batch in flight on the dead link',
+      async () => traffic.sent() > sentBefore && readSpool(rig)?.pending !== null,
+      20_000,
+      50,
+    );
+    // A change made meanwhile: delivered through the queue, its applied revision lost with the link.
+    await createClients(rig, 1, 1, [rig.interfaceId]);
+    await waitFor('the controller to drop the silent link', async () => !linked(), 20_000, 50);
+    await waitFor(
+      'the agent to find the link dead by itself',
+      async () => rig.agent.output().slice(outputBefore).includes('nothing heard from the controller'),
+      20_000,
+      100,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\n--- agent output\n${rig.agent.output().slice(-4000)}`);
+    });
+    // Still frozen: not linked again through the dead path.
+    expect(linked()).toBe(false);
+    relay!.thaw();
+    await inSync(rig);
+  }
+  const sent = await traffic.stop();
+  const { rx } = await usageMatchesHost(rig, client);
+  expect(rx).toBeGreaterThan(sent);
+  expect(await hostPeers(rig.nodeNs, rig.ifname)).toEqual(await desiredPeers(t, rig.interfaceId));
+  process.stdout.write(`agent-faults: 2 half-open links detected by both ends, ${sent} bytes sent, usage exact\n`);
+}, 180_000);
