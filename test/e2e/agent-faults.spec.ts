@@ -872,3 +872,53 @@ test('Redis crashed and restarted from an older snapshot under traffic: the stal
   const { rx } = await usageMatchesHost(rig, client);
   expect(rx).toBeGreaterThan(sent);
 }, 180_000);
+
+test('apply jobs delivered twice (again after they ran, and an older one after a newer): nothing changes, no gap, usage exact', async () => {
+  const { t, rig, client } = await tunnelRig();
+  const queue = adminQueue(t, rig.nodeId);
+  const traffic = keepSending(rig);
+  await waitFor(
+    'traffic to be counted',
+    async () => (await api(rig).getClient(client.clientId)).upBytes > 1024 * 1024,
+    60_000,
+    200,
+  );
+  const ranJob = async (revision: number) =>
+    waitFor(`the job of revision ${revision} done`, async () => {
+      const job = await queue.getJob(applyJobId(rig.nodeId, revision));
+      return job && (await job.getState()) === 'completed' ? job : undefined;
+    });
+  /** The job's payload handed to the agent once more, as a stalled job run again would be; its outcome. */
+  const again = async (job: { data: unknown; id?: string }) => {
+    // An id of its own (the queue's next number): the original's id would collapse into it.
+    const copy = await queue.add('apply', job.data);
+    return waitFor(`the copy of ${job.id} to end`, async () => {
+      const state = await copy.getState();
+      if (state === 'failed') throw new Error(`the copy failed: ${(await queue.getJob(copy.id!))?.failedReason}`);
+      return state === 'completed' ? (await queue.getJob(copy.id!))!.returnvalue : undefined;
+    });
+  };
+
+  // A client added: one job (a delta on top of what the agent had), run, then delivered again.
+  const [added] = await createClients(rig, 1, 1, [rig.interfaceId]);
+  const first = await inSync(rig);
+  const firstJob = await ranJob(first.appliedRevision);
+  const outcome = await again(firstJob);
+  expect(outcome).toMatchObject({ ok: true, revision: first.appliedRevision });
+  expect(await hostPeers(rig.nodeNs, rig.ifname)).toEqual(await desiredPeers(t, rig.interfaceId));
+  expect(await hostPeers(rig.nodeNs, rig.ifname)).toHaveLength(2);
+
+  // The client disabled (its peer leaves), then the job that added it delivered once more: an
+  // older revision than the host's, which must not bring the peer back.
+  expect((await api(rig).call('PATCH', `clients/${added}`, { enabled: false })).status).toBe(200);
+  const second = await inSync(rig);
+  expect(second.appliedRevision).toBeGreaterThan(first.appliedRevision);
+  await again(firstJob);
+  expect(await hostPeers(rig.nodeNs, rig.ifname)).toEqual([client.publicKey]);
+  expect(await inSync(rig)).toMatchObject({ appliedRevision: second.appliedRevision });
+  expect(rig.agent.output()).not.toContain('asking for the whole state');
+
+  const sent = await traffic.stop();
+  const { rx } = await usageMatchesHost(rig, client);
+  expect(rx).toBeGreaterThan(sent);
+}, 180_000);
