@@ -23,6 +23,7 @@ import { createTestDatabase } from '../support/test-database.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 import {
   bringUpProfile,
+  desiredPeersOf,
   peersOf,
   pingOnce,
   sendThrough,
@@ -166,14 +167,8 @@ async function inSync(rig: Rig, timeoutMs = 30_000): Promise<{ desiredRevision: 
   });
 }
 
-/** Public keys the database says must be on the interface: enabled accounts of active clients. */
 async function desiredPeers(t: TestPanel, interfaceId: string): Promise<string[]> {
-  const rows = await t.query<{ public_key: string }>(
-    `select a.public_key from accounts a join devices d on d.id = a.device_id join clients c on c.id = d.client_id
-      where a.interface_id = $1 and a.enabled and c.status = 'active'`,
-    [interfaceId],
-  );
-  return rows.map((row) => row.public_key).sort();
+  return desiredPeersOf((sql, params) => t.query(sql, params), interfaceId);
 }
 
 async function hostPeers(ns: TestNamespace, ifname: string): Promise<string[]> {

@@ -42,6 +42,8 @@ export interface RestartablePanel {
   /** The panel process running now (another one after restart()). */
   readonly panel: PanelProcess;
   readonly database: TestDatabase;
+  /** The Redis key prefix of its queues (with `redis: true`). */
+  readonly queuePrefix?: string;
   /** A connection of the test's own to the panel's database. */
   readonly db: pg.Client;
   /** A call as the owner, to whichever process runs now. */
@@ -65,7 +67,7 @@ export function restartablePanel(options: {
   name: string;
   redis?: boolean;
   /** More settings for every start (read when it starts: a test's beforeAll may prepare them). */
-  env?: () => Record<string, string>;
+  env?: () => Record<string, string> | Promise<Record<string, string>>;
 }): () => RestartablePanel {
   const dataDir = mkdtempSync(join(tmpdir(), `warren-${options.name}-`));
   const queuePrefix = options.redis ? testQueuePrefix() : undefined;
@@ -87,7 +89,7 @@ export function restartablePanel(options: {
       WARREN_LOCAL_AGENT: 'off',
       WARREN_LOG_LEVEL: 'log',
       ...(queuePrefix ? { REDIS_URL, WARREN_QUEUE_PREFIX: queuePrefix } : {}),
-      ...options.env?.(),
+      ...(await options.env?.()),
     });
     token = await signIn();
   };
@@ -114,6 +116,7 @@ export function restartablePanel(options: {
     get database() {
       return database!;
     },
+    queuePrefix,
     get db() {
       return db!;
     },
