@@ -25,6 +25,8 @@ export const AGENT_ENV = {
   allowInsecureHttp: 'WARREN_ALLOW_INSECURE_HTTP',
   /** How often the agent reports counters and samples (ms); the operator's, passed on as it is. */
   reportIntervalMs: 'WARREN_AGENT_REPORT_INTERVAL_MS',
+  /** How long the link may stay silent before the agent counts it dead and relinks (ms). */
+  linkSilenceMs: 'WARREN_AGENT_LINK_SILENCE_MS',
   /** The network namespace the agent applies in (`--netns`); the operator's, passed on as it is. */
   netns: 'WARREN_NETNS',
 } as const;

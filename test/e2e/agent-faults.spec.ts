@@ -17,11 +17,13 @@ import { seededRandom, testSeed } from '../support/seeded-random.js';
 import { startRedisServer, type TestRedisServer } from '../support/redis-server.js';
 import { fixtures, type Fixtures } from '../support/fixtures.js';
 import { REDIS_URL } from '../support/environment.js';
+import { startTcpRelay, type TcpRelay } from '../support/tcp-relay.js';
 import { dropRedisPrefix, testQueuePrefix } from '../support/leftovers.js';
 import { createTestDatabase } from '../support/test-database.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 import {
   bringUpProfile,
+  desiredPeersOf,
   peersOf,
   pingOnce,
   sendThrough,
@@ -111,7 +113,12 @@ function panelStop(t: TestPanel): () => Promise<unknown> {
 async function makeRig(
   t: TestPanel,
   spaces: { nodeNs: TestNamespace; clientNs?: TestNamespace; workDir: string },
-  { prefix = 'wf', subnet = TUNNEL }: { prefix?: string; subnet?: string } = {},
+  {
+    prefix = 'wf',
+    subnet = TUNNEL,
+    controllerUrl = t.api.replace(/\/api$/, ''),
+    agentEnv,
+  }: { prefix?: string; subnet?: string; controllerUrl?: string; agentEnv?: Record<string, string> } = {},
 ): Promise<Rig> {
   const token = await t.login();
   const api = fixtures(() => ({ t, token }));
@@ -125,9 +132,10 @@ async function makeRig(
     endpointHost: NODE_ADDRESS,
   });
   const agent = startAgent({
-    controllerUrl: t.api.replace(/\/api$/, ''),
+    controllerUrl,
     enrolSecret: node.enrolment!.secret,
     netns: spaces.nodeNs.name,
+    env: agentEnv,
   });
   onCleanup('agent', async () => {
     await agent.stop();
@@ -159,14 +167,8 @@ async function inSync(rig: Rig, timeoutMs = 30_000): Promise<{ desiredRevision: 
   });
 }
 
-/** Public keys the database says must be on the interface: enabled accounts of active clients. */
 async function desiredPeers(t: TestPanel, interfaceId: string): Promise<string[]> {
-  const rows = await t.query<{ public_key: string }>(
-    `select a.public_key from accounts a join devices d on d.id = a.device_id join clients c on c.id = d.client_id
-      where a.interface_id = $1 and a.enabled and c.status = 'active'`,
-    [interfaceId],
-  );
-  return rows.map((row) => row.public_key).sort();
+  return desiredPeersOf((sql, params) => t.query(sql, params), interfaceId);
 }
 
 async function hostPeers(ns: TestNamespace, ifname: string): Promise<string[]> {
@@ -212,10 +214,13 @@ async function tunnelClient(rig: Rig): Promise<TunnelClient> {
 }
 
 /** A panel of its own, a node in sync with a client namespace beside it, and a client whose tunnel is up. */
-async function tunnelRig(): Promise<{ t: TestPanel; rig: Rig; client: TunnelClient }> {
-  const t = await startTestPanel();
+async function tunnelRig(
+  panelEnv: Record<string, string> = {},
+  rigOptions: (t: TestPanel) => Promise<Parameters<typeof makeRig>[2]> = async () => ({}),
+): Promise<{ t: TestPanel; rig: Rig; client: TunnelClient }> {
+  const t = await startTestPanel(panelEnv);
   onCleanup('panel', panelStop(t));
-  const rig = await makeRig(t, await makeNamespaces(true));
+  const rig = await makeRig(t, await makeNamespaces(true), await rigOptions(t));
   return { t, rig, client: await tunnelClient(rig) };
 }
 
@@ -343,6 +348,7 @@ function signalAll(pids: number[], signal: NodeJS.Signals): void {
 function adminQueue(t: TestPanel, nodeId: string): Queue {
   const connection = new Redis(t.config.redisUrl!, { maxRetriesPerRequest: 1 });
   const queue = new Queue(nodeQueueName(nodeId), { connection, prefix: t.config.queuePrefix });
+  queue.on('error', () => undefined); // a Redis the test restarts is away for a moment
   onCleanup('admin queue', async () => {
     await queue.close();
     await connection.quit().catch(() => connection.disconnect());
@@ -736,3 +742,178 @@ test('spool edge cases: a counter below its baseline after the interface was re-
   expect(final.rx - first.rx).toBeGreaterThan(hostRx + 1024 * 1024);
   expect(rig.agent.output()).toContain('counter spool lost');
 }, 240_000);
+
+test('a half-open link (packets dropped, no FIN or RST) with counters in flight: both ends drop it, the agent relinks, usage is exact', async () => {
+  // The agent reaches the controller through a relay the test freezes: from then on every byte
+  // is dropped both ways and neither end is told. The controller pings every second here (15 s
+  // by default) and the agent gives up after 3 s of silence (45 s by default).
+  let relay: TcpRelay | undefined;
+  const { t, rig, client } = await tunnelRig({ WARREN_AGENT_PING_MS: '1000' }, async (panel) => {
+    relay = await startTcpRelay({ host: '127.0.0.1', port: Number(new URL(panel.api).port) });
+    onCleanup('relay', () => relay!.close());
+    return {
+      controllerUrl: `http://127.0.0.1:${relay.port}${panel.config.basePath}`,
+      agentEnv: { WARREN_AGENT_LINK_SILENCE_MS: '3000' },
+    };
+  });
+  const gateway = t.panel.app.get(AgentLinkGateway);
+  const linked = () => gateway.connectedNodes().includes(rig.nodeId);
+  const traffic = keepSending(rig);
+  await waitFor(
+    'traffic to be counted',
+    async () => (await api(rig).getClient(client.clientId)).upBytes > 1024 * 1024,
+    60_000,
+    200,
+  );
+
+  for (let round = 1; round <= 2; round++) {
+    const sentBefore = traffic.sent();
+    const outputBefore = rig.agent.output().length;
+    relay!.freeze();
+    // Counters keep moving and go into the dead link: a batch is sent and never acknowledged.
+    await waitFor(
+      'a counter batch in flight on the dead link',
+      async () => traffic.sent() > sentBefore && readSpool(rig)?.pending !== null,
+      20_000,
+      50,
+    );
+    // A change made meanwhile: delivered through the queue, its applied revision lost with the link.
+    await createClients(rig, 1, 1, [rig.interfaceId]);
+    await waitFor('the controller to drop the silent link', async () => !linked(), 20_000, 50);
+    await waitFor(
+      'the agent to find the link dead by itself',
+      async () => rig.agent.output().slice(outputBefore).includes('nothing heard from the controller'),
+      20_000,
+      100,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\n--- agent output\n${rig.agent.output().slice(-4000)}`);
+    });
+    // Still frozen: not linked again through the dead path.
+    expect(linked()).toBe(false);
+    relay!.thaw();
+    await inSync(rig);
+  }
+  const sent = await traffic.stop();
+  const { rx } = await usageMatchesHost(rig, client);
+  expect(rx).toBeGreaterThan(sent);
+  expect(await hostPeers(rig.nodeNs, rig.ifname)).toEqual(await desiredPeers(t, rig.interfaceId));
+  process.stdout.write(`agent-faults: 2 half-open links detected by both ends, ${sent} bytes sent, usage exact\n`);
+}, 180_000);
+
+test('Redis crashed and restarted from an older snapshot under traffic: the stale apply job changes nothing, the node converges, usage is exact', async () => {
+  // Redis as packaged (RDB snapshots, no append-only file) killed by the OOM killer or a host
+  // crash: it comes back with the data of its last snapshot. Here the snapshot holds an apply
+  // job the agent has since run, and the agent's Redis user as it was then.
+  const redis = await startRedisServer({ snapshots: true });
+  onCleanup('redis-server', () => redis.stop());
+  const { t, rig, client } = await tunnelRig({ REDIS_URL: redis.url });
+  const admin = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+  admin.on('error', () => undefined);
+  onCleanup('admin connection', () => admin.quit().catch(() => admin.disconnect()));
+  const traffic = keepSending(rig);
+  await waitFor(
+    'traffic to be counted',
+    async () => (await api(rig).getClient(client.clientId)).upBytes > 1024 * 1024,
+    60_000,
+    200,
+  );
+
+  // An apply job waiting while the agent is held still, caught in the snapshot; then applied.
+  const queue = adminQueue(t, rig.nodeId);
+  process.kill(rig.agent.current.child.pid!, 'SIGSTOP');
+  let stale: number;
+  let staleJobs: string[];
+  try {
+    await createClients(rig, 1, 2, [rig.interfaceId]);
+    stale = (await api(rig).getNode(rig.nodeId)).desiredRevision;
+    await waitFor('the apply job waiting', async () => (await queue.getJobCounts('waiting')).waiting > 0, 10_000, 50);
+    staleJobs = (await queue.getJobs(['waiting'])).map((job) => job.id!);
+    await admin.call('SAVE');
+  } finally {
+    process.kill(rig.agent.current.child.pid!, 'SIGCONT');
+  }
+  await inSync(rig);
+  // Changes after the snapshot, applied: a client disabled, another added.
+  const [later] = await createClients(rig, 1, 1, [rig.interfaceId]);
+  expect((await api(rig).call('PATCH', `clients/${later}`, { enabled: false })).status).toBe(200);
+  const beforeCrash = await inSync(rig);
+  expect(beforeCrash.appliedRevision).toBeGreaterThan(stale);
+
+  await redis.restart();
+  // The snapshot's jobs are back, and the agent takes them: revisions older than it applied.
+  await waitFor(
+    'the stale apply jobs back and taken',
+    async () => {
+      const states = await Promise.all(staleJobs.map(async (id) => (await queue.getJob(id))?.getState()));
+      return states.every((state) => state === 'completed' || state === 'failed');
+    },
+    30_000,
+    200,
+  );
+  const wanted = await desiredPeers(t, rig.interfaceId);
+  expect(await hostPeers(rig.nodeNs, rig.ifname)).toEqual(wanted);
+  expect((await inSync(rig)).appliedRevision).toBe(beforeCrash.appliedRevision);
+
+  // A change after the restart reaches the host.
+  expect((await api(rig).call('PATCH', `clients/${later}`, { enabled: true })).status).toBe(200);
+  await waitFor(
+    'the client enabled again on the host',
+    async () => (await hostPeers(rig.nodeNs, rig.ifname)).length === wanted.length + 1,
+  );
+  const node = await inSync(rig, 60_000);
+  expect(node.appliedRevision).toBe(node.desiredRevision);
+  expect(await hostPeers(rig.nodeNs, rig.ifname)).toEqual(await desiredPeers(t, rig.interfaceId));
+  const sent = await traffic.stop();
+  const { rx } = await usageMatchesHost(rig, client);
+  expect(rx).toBeGreaterThan(sent);
+}, 180_000);
+
+test('apply jobs delivered twice (again after they ran, and an older one after a newer): nothing changes, no gap, usage exact', async () => {
+  const { t, rig, client } = await tunnelRig();
+  const queue = adminQueue(t, rig.nodeId);
+  const traffic = keepSending(rig);
+  await waitFor(
+    'traffic to be counted',
+    async () => (await api(rig).getClient(client.clientId)).upBytes > 1024 * 1024,
+    60_000,
+    200,
+  );
+  const ranJob = async (revision: number) =>
+    waitFor(`the job of revision ${revision} done`, async () => {
+      const job = await queue.getJob(applyJobId(rig.nodeId, revision));
+      return job && (await job.getState()) === 'completed' ? job : undefined;
+    });
+  /** The job's payload handed to the agent once more, as a stalled job run again would be; its outcome. */
+  const again = async (job: { data: unknown; id?: string }) => {
+    // An id of its own (the queue's next number): the original's id would collapse into it.
+    const copy = await queue.add('apply', job.data);
+    return waitFor(`the copy of ${job.id} to end`, async () => {
+      const state = await copy.getState();
+      if (state === 'failed') throw new Error(`the copy failed: ${(await queue.getJob(copy.id!))?.failedReason}`);
+      return state === 'completed' ? (await queue.getJob(copy.id!))!.returnvalue : undefined;
+    });
+  };
+
+  // A client added: one job (a delta on top of what the agent had), run, then delivered again.
+  const [added] = await createClients(rig, 1, 1, [rig.interfaceId]);
+  const first = await inSync(rig);
+  const firstJob = await ranJob(first.appliedRevision);
+  const outcome = await again(firstJob);
+  expect(outcome).toMatchObject({ ok: true, revision: first.appliedRevision });
+  expect(await hostPeers(rig.nodeNs, rig.ifname)).toEqual(await desiredPeers(t, rig.interfaceId));
+  expect(await hostPeers(rig.nodeNs, rig.ifname)).toHaveLength(2);
+
+  // The client disabled (its peer leaves), then the job that added it delivered once more: an
+  // older revision than the host's, which must not bring the peer back.
+  expect((await api(rig).call('PATCH', `clients/${added}`, { enabled: false })).status).toBe(200);
+  const second = await inSync(rig);
+  expect(second.appliedRevision).toBeGreaterThan(first.appliedRevision);
+  await again(firstJob);
+  expect(await hostPeers(rig.nodeNs, rig.ifname)).toEqual([client.publicKey]);
+  expect(await inSync(rig)).toMatchObject({ appliedRevision: second.appliedRevision });
+  expect(rig.agent.output()).not.toContain('asking for the whole state');
+
+  const sent = await traffic.stop();
+  const { rx } = await usageMatchesHost(rig, client);
+  expect(rx).toBeGreaterThan(sent);
+}, 180_000);

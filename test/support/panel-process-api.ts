@@ -42,6 +42,8 @@ export interface RestartablePanel {
   /** The panel process running now (another one after restart()). */
   readonly panel: PanelProcess;
   readonly database: TestDatabase;
+  /** The Redis key prefix of its queues (with `redis: true`). */
+  readonly queuePrefix?: string;
   /** A connection of the test's own to the panel's database. */
   readonly db: pg.Client;
   /** A call as the owner, to whichever process runs now. */
@@ -58,10 +60,15 @@ export interface RestartablePanel {
  * database and data directory, the owner signed in, no local agent; everything removed after
  * the file. `redis: true` puts its queues on Redis under a prefix of its own (both runs share it;
  * dropped after the last stop), for a remote node's agent, which needs its queue user there;
- * else the embedded default (BullMQ on PostgreSQL). Registers its beforeAll and afterAll: call it
+ * else the embedded default (BullMQ on PostgreSQL). `env` adds settings (a backup directory). Registers its beforeAll and afterAll: call it
  * at the top of the file, and use the answer in tests.
  */
-export function restartablePanel(options: { name: string; redis?: boolean }): () => RestartablePanel {
+export function restartablePanel(options: {
+  name: string;
+  redis?: boolean;
+  /** More settings for every start (read when it starts: a test's beforeAll may prepare them). */
+  env?: () => Record<string, string> | Promise<Record<string, string>>;
+}): () => RestartablePanel {
   const dataDir = mkdtempSync(join(tmpdir(), `warren-${options.name}-`));
   const queuePrefix = options.redis ? testQueuePrefix() : undefined;
   let database: TestDatabase | undefined;
@@ -82,6 +89,7 @@ export function restartablePanel(options: { name: string; redis?: boolean }): ()
       WARREN_LOCAL_AGENT: 'off',
       WARREN_LOG_LEVEL: 'log',
       ...(queuePrefix ? { REDIS_URL, WARREN_QUEUE_PREFIX: queuePrefix } : {}),
+      ...(await options.env?.()),
     });
     token = await signIn();
   };
@@ -108,6 +116,7 @@ export function restartablePanel(options: { name: string; redis?: boolean }): ()
     get database() {
       return database!;
     },
+    queuePrefix,
     get db() {
       return db!;
     },

@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort } from '../../libs/net/free-port.js';
 import { redisAnswers } from '../../libs/net/redis-ping.js';
 import { GiveUp, waitFor } from './wait-for.js';
@@ -6,19 +9,25 @@ import { GiveUp, waitFor } from './wait-for.js';
 /**
  * A Redis server of the test's own (never the machine's shared one), on a free port, keeping
  * nothing on disk: killed and started again it comes back empty, ACL users included, as a Redis
- * without persistence does after a crash. Our child process: stop() is for afterAll.
+ * without persistence does after a crash. With `snapshots`, it keeps an RDB file in a directory
+ * of its own, written only when the test asks (`SAVE`): killed and started again it comes back
+ * with the data of the last snapshot, as Redis with its default RDB persistence does after a
+ * crash (what changed since the snapshot is lost, older jobs come back). Our child process:
+ * stop() is for afterAll.
  */
 export interface TestRedisServer {
   port: number;
   url: string;
-  /** SIGKILL, then a new server on the same port (empty). */
+  /** SIGKILL, then a new server on the same port (empty, or from the last snapshot). */
   restart(): Promise<void>;
   stop(): Promise<void>;
   output(): string;
 }
 
-export async function startRedisServer(): Promise<TestRedisServer> {
+export async function startRedisServer(options: { snapshots?: boolean } = {}): Promise<TestRedisServer> {
   const port = await freePort();
+  const snapshotDir = options.snapshots ? mkdtempSync(join(tmpdir(), 'warren-redis-')) : undefined;
+  const persistence = snapshotDir ? ['--dir', snapshotDir, '--dbfilename', 'dump.rdb'] : [];
   let child: ChildProcess | undefined;
   let log = '';
 
@@ -38,6 +47,7 @@ export async function startRedisServer(): Promise<TestRedisServer> {
         'no',
         '--loglevel',
         'warning',
+        ...persistence,
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
@@ -72,7 +82,10 @@ export async function startRedisServer(): Promise<TestRedisServer> {
       await kill();
       await launch();
     },
-    stop: kill,
+    async stop() {
+      await kill();
+      if (snapshotDir) rmSync(snapshotDir, { recursive: true, force: true });
+    },
     output: () => log,
   };
 }

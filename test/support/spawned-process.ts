@@ -182,7 +182,8 @@ export async function startPanelProcess(env: NodeJS.ProcessEnv): Promise<PanelPr
   await waitForOutput(spawned, 'warren: panel listening on', 120_000);
   return {
     spawned,
-    origin: `http://127.0.0.1:${port}`,
+    // A port the caller chose (a restart where its agents look for it) wins over the free one.
+    origin: `http://127.0.0.1:${env.WARREN_PORT ?? port}`,
     pid: spawned.child.pid!,
     async stop() {
       if (spawned.child.exitCode !== null || spawned.child.signalCode !== null) return;

@@ -150,3 +150,16 @@ export async function sendThrough(
   const received = Number(out.split('\n')[1]);
   if (received !== bytes) throw new Error(`the sink received ${received} of ${bytes} bytes`);
 }
+
+/** Public keys the database says must be on the interface: enabled accounts of active clients. */
+export async function desiredPeersOf(
+  query: <T>(sql: string, params: unknown[]) => Promise<T[]>,
+  interfaceId: string,
+): Promise<string[]> {
+  const rows = await query<{ public_key: string }>(
+    `select a.public_key from accounts a join devices d on d.id = a.device_id join clients c on c.id = d.client_id
+      where a.interface_id = $1 and a.enabled and c.status = 'active'`,
+    [interfaceId],
+  );
+  return rows.map((row) => row.public_key).sort();
+}

@@ -106,6 +106,7 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
         refused: () => this.restartIfCredentialReplaced(),
       },
       trust,
+      this.config.linkSilenceMs,
     );
     this.link.start();
 

@@ -27,6 +27,11 @@ export interface AgentConfig {
   allowInsecureHttp: boolean;
   /** How often counters and system samples are read, ms. */
   reportIntervalMs: number;
+  /**
+   * A link that brings nothing (no message, ping or pong) for this long is dead: a half-open
+   * connection (packets dropped, no FIN or RST) is ended and the agent links again.
+   */
+  linkSilenceMs: number;
   logLevel: 'error' | 'warn' | 'log' | 'debug';
   /** Unset: pretty on a terminal, JSON otherwise. */
   logFormat?: 'json' | 'pretty';
@@ -38,6 +43,12 @@ export interface AgentConfig {
 }
 
 export class AgentConfigError extends Error {}
+
+/**
+ * Three of the controller's ping intervals (15 s): a live link, even one whose controller is
+ * slow to acknowledge under load, is heard from well within it.
+ */
+export const DEFAULT_LINK_SILENCE_MS = 45_000;
 
 export const AGENT_USAGE = `Usage: warren-agent [--controller URL] [--enrol SECRET] [--pin sha256:HEX] [--data-dir DIR] [--ca FILE] [--netns NAME] [--allow-insecure-http]
 
@@ -110,6 +121,10 @@ export function loadAgentConfig(argv: readonly string[], env: Env = process.env)
   if (!Number.isInteger(interval) || interval < 100 || interval > 60_000) {
     throw new AgentConfigError('WARREN_AGENT_REPORT_INTERVAL_MS: must be a whole number of ms in 100..60000');
   }
+  const linkSilenceMs = Number(text(AGENT_ENV.linkSilenceMs) ?? DEFAULT_LINK_SILENCE_MS);
+  if (!Number.isInteger(linkSilenceMs) || linkSilenceMs < 1000 || linkSilenceMs > 600_000) {
+    throw new AgentConfigError(`${AGENT_ENV.linkSilenceMs}: must be a whole number of ms in 1000..600000`);
+  }
   const logLevel = (text(AGENT_ENV.logLevel) ?? 'log') as AgentConfig['logLevel'];
   if (!['error', 'warn', 'log', 'debug'].includes(logLevel))
     throw new AgentConfigError('WARREN_LOG_LEVEL: must be one of error, warn, log, debug');
@@ -129,6 +144,7 @@ export function loadAgentConfig(argv: readonly string[], env: Env = process.env)
     queueDatabaseUrl: text(AGENT_ENV.queueDatabaseUrl),
     allowInsecureHttp,
     reportIntervalMs: interval,
+    linkSilenceMs,
     logLevel,
     ...(logFormat ? { logFormat } : {}),
     ...(installDir ? { installDir } : {}),

@@ -21,6 +21,8 @@ export interface LinkEvents {
 
 const HEARTBEAT_MS = 10_000;
 const MAX_BACKOFF_MS = 15_000;
+/** The default for `silenceMs` (the agent's config sets it: WARREN_AGENT_LINK_SILENCE_MS). */
+const SILENCE_MS = 45_000;
 
 /**
  * The agent's one WebSocket to the controller, kept up for the agent's life: reconnects with
@@ -36,6 +38,9 @@ export class ControllerLink {
   private attempt = 0;
   private reconnectTimer?: NodeJS.Timeout;
   private heartbeatTimer?: NodeJS.Timeout;
+  private livenessTimer?: NodeJS.Timeout;
+  /** When the current connection last brought anything (a message, a ping, a pong). */
+  private heardAt = 0;
   /** Why the current connection attempt failed (its last error), for the outage's one warning. */
   private failure?: string;
   /** Since when the agent has no link to the controller, once that outage has been reported. */
@@ -46,6 +51,12 @@ export class ControllerLink {
     private readonly credential: string,
     private readonly events: LinkEvents,
     private readonly trust?: ControllerTrust,
+    /**
+     * A link silent this long is dead. Without it a half-open connection (the path drops packets,
+     * no FIN or RST arrives) looked alive until TCP gave up, about 15 minutes later: counters
+     * and applied revisions went nowhere meanwhile, while the controller had long dropped it.
+     */
+    private readonly silenceMs = SILENCE_MS,
   ) {}
 
   /** True once the controller has answered hello on the current connection. */
@@ -62,6 +73,7 @@ export class ControllerLink {
     this.stopped = true;
     clearTimeout(this.reconnectTimer);
     clearInterval(this.heartbeatTimer);
+    clearInterval(this.livenessTimer);
     const socket = this.socket;
     if (!socket || socket.readyState === WebSocket.CLOSED) return;
     await new Promise<void>((resolve) => {
@@ -104,8 +116,14 @@ export class ControllerLink {
       clearInterval(this.heartbeatTimer);
       this.heartbeatTimer = setInterval(() => this.send({ type: 'heartbeat', at: Date.now() }), HEARTBEAT_MS);
       this.heartbeatTimer.unref();
+      this.watchLiveness(socket);
     });
-    socket.on('message', (data) => this.receive(String(data)));
+    socket.on('message', (data) => {
+      this.heardAt = Date.now();
+      this.receive(String(data));
+    });
+    socket.on('ping', () => (this.heardAt = Date.now()));
+    socket.on('pong', () => (this.heardAt = Date.now()));
     socket.on('unexpected-response', (_request, response) => {
       this.failure = `refused: HTTP ${response.statusCode}`;
       this.logger.warn(
@@ -121,6 +139,7 @@ export class ControllerLink {
       const wasReady = this.ready;
       this.ready = false;
       clearInterval(this.heartbeatTimer);
+      clearInterval(this.livenessTimer);
       if (this.socket !== socket || this.stopped) return;
       this.reportOutage(
         wasReady,
@@ -129,6 +148,30 @@ export class ControllerLink {
       this.failure = undefined;
       this.scheduleReconnect();
     });
+  }
+
+  /**
+   * Pings the controller three times per `silenceMs` (its pong proves the path both ways) and
+   * ends the connection when nothing at all came back for `silenceMs`: terminate(), not close(),
+   * since a close handshake cannot cross a dead path. The close handler then relinks.
+   */
+  private watchLiveness(socket: WebSocket): void {
+    this.heardAt = Date.now();
+    clearInterval(this.livenessTimer);
+    this.livenessTimer = setInterval(
+      () => {
+        if (this.socket !== socket || socket.readyState !== WebSocket.OPEN) return;
+        const silentMs = Date.now() - this.heardAt;
+        if (silentMs >= this.silenceMs) {
+          this.failure = `nothing heard from the controller for ${Math.round(silentMs / 1000)} s (a dead connection)`;
+          socket.terminate();
+          return;
+        }
+        socket.ping();
+      },
+      Math.max(200, Math.floor(this.silenceMs / 3)),
+    );
+    this.livenessTimer.unref();
   }
 
   private receive(text: string): void {

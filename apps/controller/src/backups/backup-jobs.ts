@@ -7,7 +7,7 @@ import type { AnyWorker, QueueBackend } from '../queue/queue-backend.js';
 import { QUEUE_BACKEND } from '../runtime.js';
 import { BackupNotices } from './backup-notices.js';
 import { ArchiveRefused } from './backup-archive.js';
-import { BackupRunner, type RunProgress } from './backup-runner.js';
+import { BackupDiskFull, BackupRunner, type RunProgress } from './backup-runner.js';
 import { BackupsRepository } from './backups.repository.js';
 
 export const BACKUPS_QUEUE = 'backups';
@@ -123,9 +123,9 @@ export class BackupJobs implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** The refusal in a failed run's reason, if it was one: [status, message]. */
-  static refusal(reason: string): [400 | 409 | 503, string] | null {
-    const m = /^refused (400|409|503) ([\s\S]*)$/.exec(reason);
-    return m ? [Number(m[1]) as 400 | 409 | 503, m[2]] : null;
+  static refusal(reason: string): [400 | 409 | 503 | 507, string] | null {
+    const m = /^refused (400|409|503|507) ([\s\S]*)$/.exec(reason);
+    return m ? [Number(m[1]) as 400 | 409 | 503 | 507, m[2]] : null;
   }
 
   /**
@@ -139,7 +139,11 @@ export class BackupJobs implements OnApplicationBootstrap, OnModuleDestroy {
   private async process(job: Job<RunData>): Promise<unknown> {
     const report = (progress: RunProgress) => job.updateProgress(progress as unknown as object);
     try {
-      const outcome = await this.repository.withRunLock<unknown>(() => {
+      const outcome = await this.repository.withRunLock<unknown>(async () => {
+        // A run killed with its controller (kill -9) left its staging and half-packed archive:
+        // holding the lock, no run is going on anywhere, so they go now rather than in an hour.
+        const swept = await this.runner.store.sweepDeadRuns().catch(() => 0);
+        if (swept > 0) this.logger.log(`removed ${swept} scratch entr${swept === 1 ? 'y' : 'ies'} of runs that died`);
         if (job.name === 'backup') return this.runner.backup(report, job.data.trigger);
         if (job.name === 'restore') return this.runner.restore(job.data.name ?? '', report);
         throw new UnrecoverableError(`no handler for backups job "${job.name}"`);
@@ -158,6 +162,7 @@ export class BackupJobs implements OnApplicationBootstrap, OnModuleDestroy {
       if (job.name === 'backup' && !(error instanceof UnrecoverableError && error.message.startsWith(REFUSED)))
         await this.notices.backupFailed(job, (error as Error).message).catch(() => undefined);
       if (error instanceof ArchiveRefused) throw new UnrecoverableError(`${REFUSED}${error.status} ${error.message}`);
+      if (error instanceof BackupDiskFull) throw new UnrecoverableError(`${REFUSED}507 ${error.message}`);
       throw error;
     }
   }

@@ -28,6 +28,21 @@ const AGENT_NOT_LINKED: Record<AgentState, string> = {
   unmanaged: 'the node is not managed by an agent (WARREN_LOCAL_AGENT=off)',
 };
 
+/** A backup that found its directory's disk full: refused as 507 with this sentence (backup-jobs.ts). */
+export class BackupDiskFull extends Error {}
+
+/**
+ * A full backup directory, said so: Node's own text (`ENOSPC: no space left on device, write`)
+ * names neither the directory nor what became of the backup. Other errors pass unchanged.
+ */
+function noSpaceInWords(error: unknown, dir: string): unknown {
+  const failure = error as NodeJS.ErrnoException;
+  if (failure?.code !== 'ENOSPC' && !/\bENOSPC\b/.test(String(failure?.message))) return error;
+  return new BackupDiskFull(
+    `no space left on the disk of the backup directory ${dir} (ENOSPC): the backup was not made and nothing of it was kept; free space there or set WARREN_BACKUP_DIR to a larger disk`,
+  );
+}
+
 /** An archive unpacks to at most this many times its own size (COPY text compresses about 5-10x). */
 const MAX_EXPANSION = 64;
 
@@ -119,6 +134,8 @@ export class BackupRunner {
         await this.applyRetention();
       }
       return backup;
+    } catch (error) {
+      throw noSpaceInWords(error, this.store.dir);
     } finally {
       await this.store.discardDir(staging);
       await this.store.discard(scratch);

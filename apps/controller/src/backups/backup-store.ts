@@ -12,6 +12,11 @@ export const BACKUP_NAME_RULE = 'backup-YYYYMMDD-HHMMSS.tar.gz';
 /** Beside an archive the schedule made (`<name>.scheduled`): the archives retention may prune. */
 export const SCHEDULED_MARK = '.scheduled';
 
+/** The scratch entries the store makes (`.<kind>-…`), and those made by backup and restore runs alone. */
+const SCRATCH_KINDS = ['staging', 'archive', 'upload', 'check', 'restore'] as const;
+type ScratchKind = (typeof SCRATCH_KINDS)[number];
+const RUN_SCRATCH_KINDS: readonly ScratchKind[] = ['staging', 'archive', 'restore'];
+
 export interface BackupFile {
   name: string;
   size: number;
@@ -87,14 +92,24 @@ export class BackupStore {
   }
 
   /**
+   * What a backup or restore run leaves behind if its controller dies (kill -9, power loss): only
+   * runs make these, one at a time under the run lock, so whoever holds the lock may sweep them
+   * whatever their age.
+   */
+  async sweepDeadRuns(): Promise<number> {
+    return this.sweepScratch(0, RUN_SCRATCH_KINDS);
+  }
+
+  /**
    * Removes what runs that died left behind (staging and check directories, partial uploads):
    * entries of the scratch kinds older than an hour, so a run in progress on another controller
    * sharing the directory is left alone.
    */
-  async sweepScratch(olderThanMs = 3_600_000): Promise<number> {
+  async sweepScratch(olderThanMs = 3_600_000, kinds: readonly ScratchKind[] = SCRATCH_KINDS): Promise<number> {
     const names = await readdir(this.dir).catch(() => [] as string[]);
+    const pattern = new RegExp(`^\\.(${kinds.join('|')})-`);
     let removed = 0;
-    for (const name of names.filter((entry) => /^\.(staging|archive|upload|check|restore)-/.test(entry))) {
+    for (const name of names.filter((entry) => pattern.test(entry))) {
       const info = await lstat(join(this.dir, name)).catch(() => null);
       if (!info || Date.now() - info.mtimeMs < olderThanMs) continue;
       await this.discardDir(join(this.dir, name));

@@ -47,7 +47,7 @@ export class BackupsController {
     status: 201,
     response: BackupDto,
     accepted: BackupJobDto,
-    errors: [409],
+    errors: [409, 507],
   })
   async create(@Res({ passthrough: true }) reply: FastifyReply) {
     return answer(reply, await this.backups.create(), HttpStatus.CREATED);

@@ -20,7 +20,7 @@ import { ApiErrorDto } from './api-error.dto.js';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** Error statuses a route may answer besides the ones every route of its kind can (see errorStatuses). */
-export type ExtraErrorStatus = 401 | 403 | 404 | 409 | 429 | 503;
+export type ExtraErrorStatus = 401 | 403 | 404 | 409 | 429 | 503 | 507;
 
 /** What a handler declares beside its route; the docs, OpenAPI and the API page all read it. */
 interface RouteDeclaration {
@@ -122,6 +122,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   429: 'too many attempts; see Retry-After',
   500: 'internal error (no detail)',
   503: 'a store the route depends on cannot be reached',
+  507: 'the disk the route writes to is full (nothing was kept)',
 };
 
 /**
