@@ -156,12 +156,15 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     scope.add('http agent', () => api.close());
     await signIn(api);
     api.token = await issueApiToken(api, 'bench-overview');
-    const iface = await benchInterface(api, { listenPort: 51999, subnet: subnetFor(settings.clients) });
     const db = await benchDatabaseClient(scope, database);
-
-    const seedSeconds = await seed(db, { id: iface.id, nodeId: iface.nodeId }, settings.clients, now);
-    process.stderr.write('bench: spreading statuses, traffic and handshakes with SQL, then VACUUM ANALYZE…\n');
-    await spread(db);
+    // A kept database (BENCH_REUSE_DATABASE, e.g. the clients bench's) is measured as it is.
+    let seedSeconds = 0;
+    if (!database.reused) {
+      const iface = await benchInterface(api, { listenPort: 51999, subnet: subnetFor(settings.clients) });
+      seedSeconds = await seed(db, { id: iface.id, nodeId: iface.nodeId }, settings.clients, now);
+      process.stderr.write('bench: spreading statuses, traffic and handshakes with SQL, then VACUUM ANALYZE…\n');
+      await spread(db);
+    }
     // The seeding's deltas are folded by the panel's own 10-second job: measure the steady state.
     const foldStarted = performance.now();
     for (;;) {
@@ -220,6 +223,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       targets,
       runs,
       seedSeconds,
+      reused: Boolean(database.reused),
       expected,
       inventory: first.body.inventory,
       sizes,
@@ -246,6 +250,7 @@ function render({
   targets,
   runs,
   seedSeconds,
+  reused,
   expected,
   inventory,
   sizes,
@@ -297,7 +302,7 @@ function render({
   const markdown = `
 ## ${title}
 
-The real panel (\`node dist/apps/controller/src/main.js\` with the flags \`npm start\` uses) in a child process on a fresh database: one interface on the local node (no agent), ${fixed(settings.clients)} clients inserted with SQL exactly as \`POST /api/clients\` makes them (client, device, interface link, account with keys and address; ${fixed(seedSeconds, 1)} s), then spread by SQL: 10% disabled, 5% expired, 5% exhausted, traffic on most of the rest, a handshake on 60% of the devices (a third of those within the last 2 minutes). The seeding's counter deltas were folded by the panel's own job before measuring. Then \`GET /api/overview/full\` and the floor \`GET /api/auth/me\` (auth guard, NestJS, fastify, one PostgreSQL look-up) under load with the same API token, in interleaved rounds so both see the same machine.
+The real panel (\`node dist/apps/controller/src/main.js\` with the flags \`npm start\` uses) in a child process ${reused ? `on the database the clients bench kept (BENCH_REUSE_DATABASE: ${fixed(settings.clients)} clients, one interface, statuses and traffic spread, no handshakes)` : `on a fresh database: one interface on the local node (no agent), ${fixed(settings.clients)} clients inserted with SQL exactly as \`POST /api/clients\` makes them (client, device, interface link, account with keys and address; ${fixed(seedSeconds, 1)} s), then spread by SQL: 10% disabled, 5% expired, 5% exhausted, traffic on most of the rest, a handshake on 60% of the devices (a third of those within the last 2 minutes)`}. The seeding's counter deltas were folded by the panel's own job before measuring. Then \`GET /api/overview/full\` and the floor \`GET /api/auth/me\` (auth guard, NestJS, fastify, one PostgreSQL look-up) under load with the same API token, in interleaved rounds so both see the same machine.
 
 - Command: \`BENCH_ONLY=overview ${command ?? 'node bench/run.js'}\` (${envShown})
 - Date: ${new Date().toISOString()}; code: ${code}
