@@ -498,8 +498,12 @@ async function keptData(db, clients, expected) {
   const [{ spread }] = (await db.query(`select exists (select 1 from clients where status = 'disabled') as spread`))
     .rows;
   if (!spread) {
-    process.stderr.write('bench: spreading statuses and traffic with SQL, then VACUUM ANALYZE…\n');
-    await spreadStatuses(db);
+    // Only the disabled tenth (the status the lists filter by), then ANALYZE: the full spread
+    // rewrites every client several times, which at 1,000,000 on a busy machine takes too long.
+    process.stderr.write('bench: disabling every tenth client with SQL, then ANALYZE…\n');
+    await db.query(`update clients set status = 'disabled', updated_at = now()
+                     where (substring(name from '^client-(\\d+)'))::int % 20 in (0, 1)`);
+    for (const table of ['clients', 'devices', 'accounts', 'client_interfaces']) await db.query(`analyze ${table}`);
   }
   const [counted] = (
     await db.query(
@@ -1017,7 +1021,7 @@ ${markdownTable(
   targets.map((t) => seqRow(t, true)),
 )}
 
-**Target "list pages p99 under ${TARGET_P99_MS} ms at 100,000 clients"${N === 100_000 ? '' : ` (this run: ${fixed(N)} clients, so it does not count as the target measurement)`}:** ${
+**${N >= 1_000_000 ? `List pages p99 under ${TARGET_P99_MS} ms at ${fixed(N)} clients (issue 27 asks it of the first page one at a time)` : `Target "list pages p99 under ${TARGET_P99_MS} ms at 100,000 clients"${N === 100_000 ? '' : ` (this run: ${fixed(N)} clients, so it does not count as the target measurement)`}`}:** ${
     loadFails.length === 0
       ? `**met under ${settings.connections} concurrent connections** (worst p99 ${ms(Math.max(...lists.map((t) => loaded[t.key].latency.p99)))}, ${lists.reduce((a, t) => (loaded[t.key].latency.p99 > loaded[a.key].latency.p99 ? t : a)).label})`
       : `**missed under ${settings.connections} concurrent connections** by ${loadFails.map((t) => `${t.label} (p99 ${ms(loaded[t.key].latency.p99)})`).join(', ')}`
