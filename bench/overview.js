@@ -12,7 +12,7 @@ import { codeVersion } from './lib/code-version.js';
 import { postgresVersion } from './lib/database.js';
 import { describeMachine } from './lib/machine.js';
 import { apiClient, issueApiToken, reportPanelEnd, signIn } from './lib/panel-process.js';
-import { cpuMsOf } from './lib/proc-stats.js';
+import { backgroundBusy, cpuMsOf } from './lib/proc-stats.js';
 import { redisVersion } from './lib/redis-cleanup.js';
 import { fixed, latencyMs as ms, markdownTable, percent as pct, textTable } from './lib/report.js';
 import { benchDatabaseClient, benchInterface, publishReport, startBenchPanel } from './lib/bench-panel.js';
@@ -33,7 +33,8 @@ export const SMOKE = {
 
 /** The issue's target: the overview at no less than this share of the floor's throughput. */
 const TARGET_RATIO = 0.25;
-const SUBNET = '10.64.0.0/14';
+/** A /14 (262,141 addresses) up to 250,000 clients, as the 100,000 runs had; a /12 beyond (1,000,000). */
+const subnetFor = (clients) => (clients > 250_000 ? '10.64.0.0/12' : '10.64.0.0/14');
 const GIB = 2 ** 30;
 const DAY_MS = 86_400_000;
 
@@ -57,11 +58,12 @@ function clientSpec(i, now) {
 }
 
 async function seed(db, iface, total, now) {
+  const subnet = subnetFor(total);
   const started = performance.now();
   for (let start = 0; start < total; start += 2000) {
     const specs = [];
     for (let i = start; i < Math.min(total, start + 2000); i++) specs.push(clientSpec(i, now));
-    await insertClients(db, { iface, subnet: SUBNET, specs });
+    await insertClients(db, { iface, subnet, specs });
     if ((start + specs.length) % 20_000 === 0 || start + specs.length === total) {
       process.stderr.write(`bench: inserted ${fixed(start + specs.length)} of ${fixed(total)} clients with SQL\n`);
     }
@@ -141,6 +143,10 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
   const settings = settingsFromEnv();
   const machine = describeMachine();
   const now = Date.now();
+  const id = settings.clients === 100_000 ? ID : `overview-${settings.clients}`;
+  const title =
+    settings.clients === 100_000 ? TITLE : `Overview: GET /api/overview/full at ${fixed(settings.clients)} clients`;
+  const background = await backgroundBusy();
   const scope = cleanupScope('the overview run (stopping the panel, dropping its database)');
   let panel;
   try {
@@ -150,12 +156,15 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     scope.add('http agent', () => api.close());
     await signIn(api);
     api.token = await issueApiToken(api, 'bench-overview');
-    const iface = await benchInterface(api, { listenPort: 51999, subnet: SUBNET });
     const db = await benchDatabaseClient(scope, database);
-
-    const seedSeconds = await seed(db, { id: iface.id, nodeId: iface.nodeId }, settings.clients, now);
-    process.stderr.write('bench: spreading statuses, traffic and handshakes with SQL, then VACUUM ANALYZE…\n');
-    await spread(db);
+    // A kept database (BENCH_REUSE_DATABASE, e.g. the clients bench's) is measured as it is.
+    let seedSeconds = 0;
+    if (!database.reused) {
+      const iface = await benchInterface(api, { listenPort: 51999, subnet: subnetFor(settings.clients) });
+      seedSeconds = await seed(db, { id: iface.id, nodeId: iface.nodeId }, settings.clients, now);
+      process.stderr.write('bench: spreading statuses, traffic and handshakes with SQL, then VACUUM ANALYZE…\n');
+      await spread(db);
+    }
     // The seeding's deltas are folded by the panel's own 10-second job: measure the steady state.
     const foldStarted = performance.now();
     for (;;) {
@@ -209,9 +218,12 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       settings,
       machine,
       command,
+      title,
+      background,
       targets,
       runs,
       seedSeconds,
+      reused: Boolean(database.reused),
       expected,
       inventory: first.body.inventory,
       sizes,
@@ -219,7 +231,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       postgres: await postgresVersion().catch(() => undefined),
       redis: await redisVersion(),
     });
-    publishReport(report, { writeDoc, docFile, id: ID, title: TITLE });
+    publishReport(report, { writeDoc, docFile, id, title });
     return { runs };
   } catch (error) {
     if (panel) await reportPanelEnd(panel);
@@ -233,9 +245,12 @@ function render({
   settings,
   machine,
   command,
+  title,
+  background,
   targets,
   runs,
   seedSeconds,
+  reused,
   expected,
   inventory,
   sizes,
@@ -281,16 +296,17 @@ function render({
     textTable(header, targets.map(row)),
     '',
     verdict,
+    `Other processes kept the machine ${pct(background)} busy (of ${machine.cores * 100}%) before the run`,
   ].join('\n');
   const envShown = `BENCH_CLIENTS=${settings.clients} BENCH_CONNECTIONS=${settings.connections} BENCH_DURATION=${settings.durationSeconds} BENCH_WARMUP=${settings.warmupSeconds} BENCH_ROUNDS=${settings.rounds}`;
   const markdown = `
-## ${TITLE}
+## ${title}
 
-The real panel (\`node dist/apps/controller/src/main.js\` with the flags \`npm start\` uses) in a child process on a fresh database: one interface on the local node (no agent), ${fixed(settings.clients)} clients inserted with SQL exactly as \`POST /api/clients\` makes them (client, device, interface link, account with keys and address; ${fixed(seedSeconds, 1)} s), then spread by SQL: 10% disabled, 5% expired, 5% exhausted, traffic on most of the rest, a handshake on 60% of the devices (a third of those within the last 2 minutes). The seeding's counter deltas were folded by the panel's own job before measuring. Then \`GET /api/overview/full\` and the floor \`GET /api/auth/me\` (auth guard, NestJS, fastify, one PostgreSQL look-up) under load with the same API token, in interleaved rounds so both see the same machine.
+The real panel (\`node dist/apps/controller/src/main.js\` with the flags \`npm start\` uses) in a child process ${reused ? `on the database the clients bench kept (BENCH_REUSE_DATABASE: ${fixed(settings.clients)} clients, one interface, statuses and traffic spread, no handshakes)` : `on a fresh database: one interface on the local node (no agent), ${fixed(settings.clients)} clients inserted with SQL exactly as \`POST /api/clients\` makes them (client, device, interface link, account with keys and address; ${fixed(seedSeconds, 1)} s), then spread by SQL: 10% disabled, 5% expired, 5% exhausted, traffic on most of the rest, a handshake on 60% of the devices (a third of those within the last 2 minutes)`}. The seeding's counter deltas were folded by the panel's own job before measuring. Then \`GET /api/overview/full\` and the floor \`GET /api/auth/me\` (auth guard, NestJS, fastify, one PostgreSQL look-up) under load with the same API token, in interleaved rounds so both see the same machine.
 
 - Command: \`BENCH_ONLY=overview ${command ?? 'node bench/run.js'}\` (${envShown})
 - Date: ${new Date().toISOString()}; code: ${code}
-- Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, ${machine.platform}; shared with other engineers' test runs (the ratio, not the absolute rate, is what carries over)
+- Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, ${machine.platform}; shared with other engineers' test runs (the ratio, not the absolute rate, is what carries over): other processes kept it ${pct(background)} busy (of ${machine.cores * 100}%) in the 3 s before the run
 - Software: Node ${machine.node}, PostgreSQL ${postgres ?? 'unknown'} and Redis ${redis ?? 'unknown'} on the same machine; plain HTTP, \`WARREN_LOG_LEVEL=error\`
 - Data: database ${sizes.database}; inventory_counts ${fixed(sizes.count_rows)} rows. The first answer was checked against a scan of the tables: clients ${JSON.stringify(expected.clients)}, devices ${fixed(expected.devices.total)} (online ${fixed(inventory.devices.online)}, scan ${fixed(expected.devices.online)}), usedBytes ${fixed(expected.usedBytes)}
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createBenchDatabase, REDIS_URL } from './database.js';
+import { createBenchDatabase, REDIS_URL, SERVER_DATABASE_URL } from './database.js';
 import { startPanelProcess } from './panel-process.js';
 import { dropRedisPrefix } from './redis-cleanup.js';
 import { writeSection } from './report.js';
@@ -11,7 +11,8 @@ import { writeSection } from './report.js';
 /**
  * What a bench's panel stands on, each piece undone by `scope`: a data directory
  * (`warren-bench-<tag>-*`), a Redis key prefix (`<prefix><8 hex>`: its keys and the per-node ACL
- * users go) and a database of its own (kept with BENCH_KEEP_DATABASE=1, to look at afterwards).
+ * users go) and a database of its own (kept with BENCH_KEEP_DATABASE=1, to look at afterwards or
+ * to run on again with BENCH_REUSE_DATABASE=<its name>).
  */
 export async function benchPlace(scope, { tag, prefix }) {
   const dataDir = mkdtempSync(join(tmpdir(), `warren-bench-${tag}-`));
@@ -21,6 +22,16 @@ export async function benchPlace(scope, { tag, prefix }) {
     const { users } = await dropRedisPrefix(queuePrefix);
     if (users) process.stderr.write(`bench: removed ${users} Redis ACL users ${queuePrefix}-node-*\n`);
   });
+  // A database kept by an earlier run (BENCH_KEEP_DATABASE=1) to measure again without seeding it
+  // again; the panel migrates it on start, and it stays afterwards.
+  const reused = process.env.BENCH_REUSE_DATABASE;
+  if (reused) {
+    if (!/^warren_bench_[a-z0-9_]+$/.test(reused))
+      throw new Error(`BENCH_REUSE_DATABASE must name a bench database (warren_bench_…), got "${reused}"`);
+    const url = new URL(SERVER_DATABASE_URL);
+    url.pathname = `/${reused}`;
+    return { dataDir, queuePrefix, database: { name: reused, url: url.toString(), reused: true } };
+  }
   const database = await createBenchDatabase();
   scope.add(`drop database ${database.name}`, async () => {
     if (process.env.BENCH_KEEP_DATABASE === '1')

@@ -413,6 +413,10 @@ describe('GET /api/clients', () => {
   test('filters by status, group and interface', async () => {
     expect(names(await list('status=disabled'))).toEqual(['gamma']);
     expect(names(await list('status=active')).sort()).toEqual(['alpha', 'beta_user', 'zeta Corp']);
+    // A status alone is totalled from the inventory counters, any other filter by counting rows.
+    expect((await list('status=active')).total).toBe(3);
+    expect((await list('status=expired')).total).toBe(0);
+    expect((await list('status=active&group=eu')).total).toBe(2);
     expect(names(await list('group=eu')).sort()).toEqual(['alpha', 'zeta Corp']);
     expect(names(await list('group=vip&status=active'))).toEqual(['zeta Corp']);
     const onOther = await call('GET', `clients?interfaceId=${other.id}`);
