@@ -566,7 +566,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Pin one of the hops until cleared (outboundId null clears): its traffic goes there whatever the checks say
+         * Pin one of the hops until cleared (outboundId null or absent clears): its traffic goes there whatever the checks say
          * @description Roles: owner, admin.
          */
         post: operations["post_balancers_id_override"];
@@ -3130,7 +3130,7 @@ export interface components {
         BalancerOverrideDto: {
             /**
              * Format: uuid
-             * @description One of the balancer's hops to pin (whatever its health) until cleared; null clears the override
+             * @description One of the balancer's hops to pin (whatever its health) until cleared; null or absent (an empty body) clears the override
              */
             outboundId?: string | null;
         };

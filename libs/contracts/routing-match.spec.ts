@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { matchRoute, resolverTunnels, ruleElements, type RouteQuery } from './routing-match.js';
+import {
+  balancerPick,
+  hashPick,
+  hashTable,
+  matchRoute,
+  resolverTunnels,
+  ruleElements,
+  type RouteQuery,
+} from './routing-match.js';
 import { DEFAULT_ROUTING, type DesiredRouting, type DesiredRule } from './routing.js';
 
 function rule(outbound: string, criteria: Partial<DesiredRule> = {}): DesiredRule {
@@ -130,4 +138,34 @@ test('a balancer named by a rule or the default resolves to its pick for the sou
     outbound: 'b',
   });
   expect(matchRoute(routing({}), tunnels, query()).balancer).toBeNull();
+});
+
+test('hash: a down hop moves only its own clients, over the usable hops, and they return with it', () => {
+  const hops = ['a', 'b', 'c'];
+  const address = (octet: number) => `10.8.0.${octet}`;
+  const octets = Array.from({ length: 256 }, (_, octet) => octet);
+  const own = octets.map((octet) => hashPick(hops, hops, address(octet)));
+  expect(own.slice(0, 4)).toEqual(['a', 'b', 'c', 'a']);
+  // c down: c's clients spread over a and b (octet % 2), everyone else keeps their hop.
+  const withoutC = octets.map((octet) => hashPick(hops, ['a', 'b'], address(octet)));
+  octets.forEach((octet) => {
+    if (own[octet] !== 'c') expect(withoutC[octet]).toBe(own[octet]);
+    else expect(withoutC[octet]).toBe(['a', 'b'][octet % 2]);
+  });
+  expect(new Set(withoutC.filter((_, octet) => own[octet] === 'c'))).toEqual(new Set(['a', 'b']));
+  // The table the node gets picks the same for every octet, whatever the hop counts.
+  const tags = Array.from({ length: 16 }, (_, i) => `h${i}`);
+  for (const [listed, ready] of [
+    [hops, hops],
+    [hops, ['a', 'b']],
+    [hops, ['b']],
+    [tags, tags.slice(1)],
+    [tags.slice(0, 15), tags.slice(0, 14)],
+  ]) {
+    const table = hashTable(listed, ready);
+    expect(table.length).toBeLessThanOrEqual(240);
+    for (const octet of octets)
+      expect(balancerPick(table, address(octet))).toBe(hashPick(listed, ready, address(octet)));
+  }
+  expect(hashTable(hops, ['a', 'b'])).toEqual(['a', 'b', 'a', 'a', 'b', 'b']);
 });

@@ -117,13 +117,42 @@ export type MatchedCriterion =
 
 /**
  * The outbound a balancer sends a source address to: with one entry (failover, an override)
- * that one; with several (`hash`), the entry at the address's last octet modulo their number,
- * so one client always takes the same hop while the set of healthy hops stays. The agent's
- * ruleset writes the same choice as an nft verdict map on `ip saddr & 0.0.0.255`.
+ * that one; with several, the entry at the address's last octet modulo their number. The agent's
+ * ruleset writes the same choice as an nft verdict map on `ip saddr & 0.0.0.255`. A `hash`
+ * balancer's entries are its table (`hashTable`), so this is `hashPick` of its hops.
  */
 export function balancerPick(outbounds: readonly string[], sourceIp: string): string {
   if (outbounds.length === 1 || !isIpv4(sourceIp)) return outbounds[0];
   return outbounds[(ipToInt(sourceIp) & 0xff) % outbounds.length];
+}
+
+/**
+ * The hop a `hash` balancer gives a source address: its own hop, `hops` at the address's last
+ * octet modulo their number, while that one is usable; when it is not, the usable hop at the
+ * octet modulo their number. So a hop going down moves only its own clients (spread over the
+ * others) and they return when it is back; nobody else moves. `usable` is a non-empty subset of
+ * `hops`.
+ */
+export function hashPick(hops: readonly string[], usable: readonly string[], sourceIp: string): string {
+  const octet = isIpv4(sourceIp) ? ipToInt(sourceIp) & 0xff : 0;
+  const own = hops[octet % hops.length];
+  return usable.includes(own) ? own : usable[octet % usable.length];
+}
+
+/**
+ * `hashPick` as a list `balancerPick` reads (what the desired state carries, so the agent needs
+ * no health logic): entry i is the pick for octet i. Its length is the least common multiple of
+ * the numbers of hops and usable hops (at most 240 for 16 hops), so the octet modulo it
+ * determines both moduli; just the usable hops while all are usable.
+ */
+export function hashTable(hops: readonly string[], usable: readonly string[]): string[] {
+  if (usable.length === hops.length) return [...usable];
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  const length = (hops.length * usable.length) / gcd(hops.length, usable.length);
+  return Array.from({ length }, (_, i) => {
+    const own = hops[i % hops.length];
+    return usable.includes(own) ? own : usable[i % usable.length];
+  });
 }
 
 export interface RouteMatch {

@@ -69,7 +69,12 @@ test('created, listed, changed, overridden and deleted; each change moves the no
   expect(await f.revision(node.id)).toBe(before + 3);
   const cleared = await call('POST', `balancers/${balancer.id}/override`, { outboundId: null });
   expect(cleared.body).toMatchObject({ overrideId: null, current: ['hop-b', 'hop-a'] });
-  expect(await f.revision(node.id)).toBe(before + 4);
+  // An empty body clears too (the field is optional in the OpenAPI document).
+  await call('POST', `balancers/${balancer.id}/override`, { outboundId: a });
+  const emptied = await call('POST', `balancers/${balancer.id}/override`, {});
+  expect(emptied.status).toBe(200);
+  expect(emptied.body).toMatchObject({ overrideId: null, current: ['hop-b', 'hop-a'] });
+  expect(await f.revision(node.id)).toBe(before + 6);
 
   // A disabled hop is not usable.
   await call('PATCH', `outbounds/${b}`, { enabled: false });
@@ -89,6 +94,20 @@ test('created, listed, changed, overridden and deleted; each change moves the no
   expect(new Set(actions)).toEqual(
     new Set(['balancers.create', 'balancers.update', 'balancers.override', 'balancers.delete']),
   );
+  // The deletion lists the balancer's own values as old, as every deletion does (docs/audit.md):
+  // its scalar fields, not the hops' health or the pick of the moment.
+  const page = await call('GET', `logs?targetType=balancers&targetId=${balancer.id}`);
+  const removal = (
+    page.body as { items: { action: string; target: { name: string }; changes: { field: string }[] }[] }
+  ).items.find((item) => item.action === 'balancers.delete')!;
+  expect(removal.target.name).toBe('pool');
+  expect(removal.changes).toEqual(
+    expect.arrayContaining([
+      { field: 'tag', old: 'pool' },
+      { field: 'strategy', old: 'hash' },
+    ]),
+  );
+  expect(removal.changes.map((change) => change.field)).not.toEqual(expect.arrayContaining(['hops']));
 });
 
 test('bad input is a 400 naming the field; nothing is written', async () => {
@@ -100,6 +119,9 @@ test('bad input is a 400 naming the field; nothing is written', async () => {
   await expectRefused('POST', 'balancers', { ...body, hops: [] }, 400, 'hops');
   await expectRefused('POST', 'balancers', { ...body, hops: [a, a] }, 400, 'hops.1', /twice/);
   await expectRefused('POST', 'balancers', { ...body, hops: [a, 'nope'] }, 400, 'hops.1');
+  // Wrong types name the entry too, on create and on change.
+  await expectRefused('POST', 'balancers', { ...body, hops: [1, 2] }, 400, 'hops.0', /outbound id/);
+  await expectRefused('POST', 'balancers', { ...body, hops: [a, null] }, 400, 'hops.1');
   await expectRefused('POST', 'balancers', { ...body, hops: [a, other.a] }, 400, 'hops.1', /not a hop of this node/);
   const direct = ((await call('GET', `outbounds?nodeId=${node.id}`)).body as { id: string; tag: string }[]).find(
     (outbound) => outbound.tag === 'direct',
@@ -120,9 +142,9 @@ test('bad input is a 400 naming the field; nothing is written', async () => {
     'tag',
   );
   await expectRefused('POST', `balancers/${made.id}/override`, { outboundId: other.a }, 400, 'outboundId');
-  await expectRefused('POST', `balancers/${made.id}/override`, {}, 400, 'outboundId');
   await expectRefused('PATCH', `balancers/${made.id}`, { nodeId: other.node.id }, 400, 'nodeId');
   await expectRefused('PATCH', `balancers/${made.id}`, { hops: null }, 400, 'hops');
+  await expectRefused('PATCH', `balancers/${made.id}`, { hops: [b, 7] }, 400, 'hops.1', /outbound id/);
   await expectRefused('PATCH', 'balancers/00000000-0000-4000-8000-000000000000', { tag: 'x' }, 404, 'id');
   await expectRefused('DELETE', 'balancers/not-an-id', undefined, 404, 'id');
 });

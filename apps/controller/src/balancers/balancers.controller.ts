@@ -79,7 +79,7 @@ export class BalancersController {
     group: 'routing',
     roles: MANAGERS,
     summary:
-      'Pin one of the hops until cleared (outboundId null clears): its traffic goes there whatever the checks say',
+      'Pin one of the hops until cleared (outboundId null or absent clears): its traffic goes there whatever the checks say',
     example: { outboundId: '0b7d9a3c-3f0e-4b8e-8f43-2f5d1c7e6a20' },
     response: BalancerDto,
   })

@@ -76,14 +76,12 @@ export class BalancersService {
     return this.get(id);
   }
 
-  /** Pins one of the balancer's hops (`outboundId`) until cleared with null. */
+  /** Pins one of the balancer's hops (`outboundId`) until cleared with null or an empty body. */
   async override(id: string, outboundId: string | null | undefined): Promise<BalancerView> {
-    if (outboundId === undefined)
-      throw badRequest('give outboundId: one of the hops to pin, or null to clear', 'outboundId');
     await this.write(async (em) => {
       const row = await this.lock(em, id);
       await lockNode(em, row.node.id, 'nodeId');
-      const pinned = outboundId === null ? null : outboundId.toLowerCase();
+      const pinned = outboundId == null ? null : outboundId.toLowerCase();
       if (pinned !== null && !row.hops.includes(pinned))
         throw badRequest(`outbound ${outboundId} is not a hop of balancer "${row.tag}"`, 'outboundId');
       if ((row.overrideId ?? null) === pinned) return;
@@ -133,12 +131,12 @@ export class BalancersService {
   }
 
   /** Hop ids, each a hop (not a built-in) of this node, each once; normalised to lower case. */
-  private async checkHops(em: EntityManager, nodeId: string, ids: readonly string[]): Promise<string[]> {
+  private async checkHops(em: EntityManager, nodeId: string, ids: readonly unknown[]): Promise<string[]> {
     const hops = await this.balancers.hops(em, nodeId);
     const seen: string[] = [];
     ids.forEach((given, index) => {
       const field = `hops.${index}`;
-      if (!isId(given)) throw badRequest(`${field} must be an outbound id`, field);
+      if (!isId(given)) throw badRequest(`${field} must be an outbound id (a string)`, field);
       const id = given.toLowerCase();
       if (!hops.has(id)) throw badRequest(`${field}: outbound ${given} is not a hop of this node`, field);
       if (seen.includes(id)) throw badRequest(`${field}: outbound ${given} is listed twice`, field);

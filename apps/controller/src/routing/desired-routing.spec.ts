@@ -138,10 +138,13 @@ describe('balancers', () => {
     expect(routing.balancers).toEqual([{ tag: 'pool', outbounds: ['b'] }]);
   });
 
-  test('hash resolves to every usable hop; unchecked counts as usable', () => {
+  test('hash resolves to the table of the pick of each octet: usable hops keep their clients', () => {
+    // a down, d disabled, c unchecked (usable): octet % 4 → a, b, c, d; a's and d's clients go
+    // to the usable hop at octet % 2.
     expect(routed({ strategy: 'hash', hops: ['a', 'b', 'c', 'd'] }).balancers).toEqual([
-      { tag: 'pool', outbounds: ['b', 'c'] },
+      { tag: 'pool', outbounds: ['b', 'b', 'c', 'c'] },
     ]);
+    expect(routed({ strategy: 'hash', hops: ['b', 'c'] }).balancers).toEqual([{ tag: 'pool', outbounds: ['b', 'c'] }]);
   });
 
   test('an override pins its hop whatever its health; no usable hop is blocked (fail-closed)', () => {

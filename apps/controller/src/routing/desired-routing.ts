@@ -6,7 +6,7 @@ import {
   type DesiredRule,
   type HopConfig,
 } from '#libs/contracts/routing.js';
-import { balancerTargets, type BalancerStrategy } from '../outbounds/balancer-pick.js';
+import { balancerOutbounds, type BalancerStrategy } from '../outbounds/balancer-pick.js';
 
 /** An outbound row of the node as delivery reads it (secrets included: they go to the agent). */
 export interface OutboundRow {
@@ -156,7 +156,7 @@ export function desiredRouting(input: {
   const balancers = (input.balancers ?? []).map((row) => ({
     id: row.id,
     tag: row.tag,
-    outbounds: balancerTargets(
+    outbounds: balancerOutbounds(
       { strategy: row.strategy, hops: row.hops, overrideId: row.override_id },
       hops,
       failClosed,

@@ -28,6 +28,8 @@ const DOC = {
   note: { description: 'Free text for operators' },
 };
 
+// `hops` entries are checked by the service (balancers.service checkHops), which names the entry
+// (`hops.1`); a validator's `each` would name only `hops`.
 const Tag = () => Matches(OUTBOUND_TAG, { message: 'tag must be 1..64 characters of A-Z, a-z, 0-9, "_" and "-"' });
 const Strategy = () =>
   IsIn(BALANCER_STRATEGIES, { message: `strategy must be one of ${BALANCER_STRATEGIES.join(', ')}` });
@@ -40,7 +42,6 @@ export class CreateBalancerDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_BALANCER_HOPS)
-  @IsString({ each: true })
   hops!: string[];
   @ApiPropertyOptional({ ...DOC.note, type: String, nullable: true })
   @IsOptional()
@@ -61,7 +62,6 @@ export class UpdateBalancerDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_BALANCER_HOPS)
-  @IsString({ each: true })
   hops?: string[];
   @ApiPropertyOptional({ ...DOC.note, type: String, nullable: true })
   @IsOptional()
@@ -75,7 +75,8 @@ export class BalancerOverrideDto {
     type: String,
     format: 'uuid',
     nullable: true,
-    description: "One of the balancer's hops to pin (whatever its health) until cleared; null clears the override",
+    description:
+      "One of the balancer's hops to pin (whatever its health) until cleared; null or absent (an empty body) clears the override",
   })
   @IsOptional()
   @IsUUID('all')

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WarrenConfig } from '../../config/config.js';
 import { ApiError } from '../../http/api-error.js';
@@ -26,6 +26,8 @@ export interface AgentPackage {
 export class AgentInstallService {
   private readonly root = installRoot();
   private packageBuild?: Promise<AgentPackage | undefined>;
+  /** The prebuilt package as last read, under the path, time and size it had then. */
+  private prebuilt?: { key: string; described: Promise<AgentPackage> };
 
   constructor(@Inject(WARREN_CONFIG) private readonly config: WarrenConfig) {}
 
@@ -37,14 +39,13 @@ export class AgentInstallService {
     return (await this.described()).archive;
   }
 
-  /** The package, its SHA-256 and version (a prebuilt WARREN_AGENT_PACKAGE is read afresh each time). */
+  /**
+   * The package, its SHA-256 and version. A prebuilt WARREN_AGENT_PACKAGE is read (and hashed)
+   * again only when its modification time or size changed: the route serving it is public, and
+   * every download re-reading a file of many megabytes would let anyone keep the disk busy.
+   */
   async described(): Promise<AgentPackage> {
-    if (this.config.agentPackageFile) {
-      const archive = await readFile(this.config.agentPackageFile).catch((error: Error) => {
-        throw new ApiError(503, `the agent package WARREN_AGENT_PACKAGE cannot be read: ${error.message}`);
-      });
-      return describe(archive);
-    }
+    if (this.config.agentPackageFile) return this.prebuiltPackage(this.config.agentPackageFile);
     // Built once: the build under this process does not change while it runs.
     this.packageBuild ??= buildAgentPackage(this.root).then((archive) => archive && describe(archive));
     const built = await this.packageBuild.catch((error: Error) => {
@@ -56,6 +57,23 @@ export class AgentInstallService {
       throw new ApiError(503, 'the agent is not built on this panel (npm run build): its package cannot be served');
     }
     return built;
+  }
+
+  private async prebuiltPackage(path: string): Promise<AgentPackage> {
+    const unreadable = (error: Error) => {
+      throw new ApiError(503, `the agent package WARREN_AGENT_PACKAGE cannot be read: ${error.message}`);
+    };
+    const file = await stat(path).catch(unreadable);
+    const key = `${path}\0${file.mtimeMs}\0${file.size}`;
+    if (this.prebuilt?.key !== key) {
+      const described = readFile(path).catch(unreadable).then(describe);
+      this.prebuilt = { key, described };
+      // A failed read is not kept: the next download tries again.
+      described.catch(() => {
+        if (this.prebuilt?.described === described) this.prebuilt = undefined;
+      });
+    }
+    return this.prebuilt.described;
   }
 }
 

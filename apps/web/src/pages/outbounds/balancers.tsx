@@ -1,12 +1,12 @@
-import { Badge, Group, MultiSelect, Select, Stack, Text, TextInput, Button } from '@mantine/core';
-import { IconPlus } from '@tabler/icons-react';
+import { Badge, Group, MultiSelect, Select, TextInput } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, must, type Schemas } from '../../api.js';
-import { EditAndDelete, EmptyState, notifyFailure } from '../../components/common.js';
+import { EditAndDelete, notifyFailure } from '../../components/common.js';
 import { useFieldErrors } from '../../components/form-errors.js';
 import { FormModal } from '../../components/form-modal.js';
+import { ListSection } from '../../components/list-section.js';
 import { ListTable } from '../../components/list-table.js';
 import { queryKeys, useOutbounds } from '../../api/queries.js';
 
@@ -48,88 +48,84 @@ export function BalancersSection({ nodeId, canManage }: { nodeId: string | null;
     onError: notifyFailure,
   });
   return (
-    <Stack gap="sm" data-testid="balancers">
-      <Text size="sm" c="dimmed">
-        {t('balancers.help')}
-      </Text>
-      {canManage && (
-        <Group>
-          <Button
-            leftSection={<IconPlus size={16} />}
-            onClick={() => setEditing('new')}
-            disabled={!nodeId}
-            data-testid="new-balancer"
-          >
-            {t('balancers.new')}
-          </Button>
-        </Group>
-      )}
-      {balancers.data && balancers.data.length === 0 ? (
-        <EmptyState>{t('balancers.empty')}</EmptyState>
-      ) : (
-        <ListTable
-          rows={balancers.data}
-          rowKey={(balancer) => balancer.id}
-          minWidth={720}
-          cards
-          testId="balancers-table"
-          rowProps={(balancer) => ({ 'data-testid': 'balancer-row', 'data-tag': balancer.tag })}
-          columns={[
-            { header: t('balancers.tag'), naming: true, cell: (balancer) => balancer.tag },
-            { header: t('balancers.strategy'), cell: (balancer) => t(`balancers.strategies.${balancer.strategy}`) },
-            {
-              header: t('balancers.hops'),
-              cell: (balancer) => (
-                <Group gap={4}>
-                  {balancer.hops.map((hop) => (
-                    <HopBadge key={hop.id} hop={hop} />
-                  ))}
-                </Group>
-              ),
-            },
-            {
-              header: t('balancers.current'),
-              cell: (balancer) => <span data-testid="balancer-current">{balancer.current.join(', ')}</span>,
-            },
-            {
-              header: t('balancers.override'),
-              cell: (balancer) => (
-                <Select
-                  size="xs"
-                  aria-label={t('balancers.override')}
-                  disabled={!canManage}
-                  data={[
-                    { value: '', label: t('balancers.noOverride') },
-                    ...balancer.hops.map((hop) => ({ value: hop.id, label: hop.tag })),
-                  ]}
-                  value={balancer.overrideId ?? ''}
-                  onChange={(value) => override.mutate({ id: balancer.id, outboundId: value ? value : null })}
-                  allowDeselect={false}
-                  data-testid="balancer-override"
-                />
-              ),
-            },
-          ]}
-          actions={(balancer) =>
-            canManage && (
-              <EditAndDelete
-                onEdit={() => setEditing(balancer)}
-                confirmMessage={t('balancers.confirmDelete', { tag: balancer.tag })}
-                onDelete={() => remove.mutate(balancer.id)}
+    <ListSection
+      testId="balancers"
+      help={t('balancers.help')}
+      canManage={canManage}
+      create={{
+        label: t('balancers.new'),
+        onClick: () => setEditing('new'),
+        disabled: !nodeId,
+        testId: 'new-balancer',
+      }}
+      empty={balancers.data?.length === 0}
+      emptyText={t('balancers.empty')}
+      dialog={
+        editing &&
+        nodeId && (
+          <BalancerModal
+            nodeId={nodeId}
+            balancer={editing === 'new' ? undefined : editing}
+            onClose={() => setEditing(null)}
+            onSaved={changed}
+          />
+        )
+      }
+    >
+      <ListTable
+        rows={balancers.data}
+        rowKey={(balancer) => balancer.id}
+        minWidth={720}
+        cards
+        testId="balancers-table"
+        rowProps={(balancer) => ({ 'data-testid': 'balancer-row', 'data-tag': balancer.tag })}
+        columns={[
+          { header: t('balancers.tag'), naming: true, cell: (balancer) => balancer.tag },
+          { header: t('balancers.strategy'), cell: (balancer) => t(`balancers.strategies.${balancer.strategy}`) },
+          {
+            header: t('balancers.hops'),
+            cell: (balancer) => (
+              <Group gap={4}>
+                {balancer.hops.map((hop) => (
+                  <HopBadge key={hop.id} hop={hop} />
+                ))}
+              </Group>
+            ),
+          },
+          {
+            header: t('balancers.current'),
+            cell: (balancer) => <span data-testid="balancer-current">{balancer.current.join(', ')}</span>,
+          },
+          {
+            header: t('balancers.override'),
+            cell: (balancer) => (
+              <Select
+                size="xs"
+                aria-label={t('balancers.override')}
+                disabled={!canManage}
+                data={[
+                  { value: '', label: t('balancers.noOverride') },
+                  ...balancer.hops.map((hop) => ({ value: hop.id, label: hop.tag })),
+                ]}
+                value={balancer.overrideId ?? ''}
+                onChange={(value) => override.mutate({ id: balancer.id, outboundId: value ? value : null })}
+                allowDeselect={false}
+                data-testid="balancer-override"
               />
-            )
-          }
-        />
-      )}
-      {editing && nodeId && (
-        <BalancerModal
-          nodeId={nodeId}
-          balancer={editing === 'new' ? undefined : editing}
-          onClose={() => setEditing(null)}
-          onSaved={changed}
-        />
-      )}
-    </Stack>
+            ),
+          },
+        ]}
+        actions={(balancer) =>
+          canManage && (
+            <EditAndDelete
+              onEdit={() => setEditing(balancer)}
+              confirmMessage={t('balancers.confirmDelete', { tag: balancer.tag })}
+              onDelete={() => remove.mutate(balancer.id)}
+            />
+          )
+        }
+      />
+    </ListSection>
   );
 }
 

@@ -1,14 +1,15 @@
 import { ActionIcon, Badge, Button, Group, List, Select, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { IconArrowDown, IconArrowUp, IconEye, IconPlus, IconRefresh } from '@tabler/icons-react';
+import { IconArrowDown, IconArrowUp, IconEye, IconRefresh } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import { api, must, type Schemas } from '../../api.js';
-import { EditAndDelete, EmptyState, formatAgo, Ltr, notifyFailure } from '../../components/common.js';
+import { EditAndDelete, formatAgo, Ltr, notifyFailure } from '../../components/common.js';
 import { useFieldErrors } from '../../components/form-errors.js';
 import { FormModal } from '../../components/form-modal.js';
+import { ListSection } from '../../components/list-section.js';
 import { ListTable } from '../../components/list-table.js';
 import { queryKeys } from '../../api/queries.js';
 
@@ -82,147 +83,145 @@ export function SubscriptionsSection({ nodeId, canManage }: { nodeId: string | n
     onError: notifyFailure,
   });
   return (
-    <Stack gap="sm" data-testid="outbound-subs">
-      <Text size="sm" c="dimmed">
-        {t('outboundSubs.help')}
-      </Text>
-      {canManage && (
-        <Group>
-          <Button
-            leftSection={<IconPlus size={16} />}
-            onClick={() => setEditing('new')}
-            disabled={!nodeId}
-            data-testid="new-outbound-sub"
-          >
-            {t('outboundSubs.new')}
-          </Button>
-          <Button
-            variant="light"
-            leftSection={<IconRefresh size={16} />}
-            onClick={() => refreshAll.mutate()}
-            loading={refreshAll.isPending}
-            disabled={!all.data?.some((sub) => sub.enabled)}
-            data-testid="refresh-all-outbound-subs"
-          >
-            {t('outboundSubs.refreshAll')}
-          </Button>
-        </Group>
-      )}
-      {all.data && shown.length === 0 ? (
-        <EmptyState>{t('outboundSubs.empty')}</EmptyState>
-      ) : (
-        <ListTable
-          rows={all.data ? shown : undefined}
-          rowKey={(sub) => sub.id}
-          minWidth={720}
-          cards
-          testId="outbound-subs-table"
-          rowProps={(sub) => ({ 'data-testid': 'outbound-sub-row', 'data-name': sub.name })}
-          columns={[
-            {
-              header: t('outboundSubs.name'),
-              naming: true,
-              cell: (sub) => (
-                <>
-                  {sub.name}
-                  {!sub.enabled && (
-                    <Badge ms="xs" size="xs" variant="outline" color="gray">
-                      {t('outbounds.state.disabled')}
-                    </Badge>
-                  )}
-                </>
-              ),
-            },
-            {
-              header: t('outboundSubs.url'),
-              cell: (sub) => (
-                <Text size="sm" style={{ wordBreak: 'break-all' }}>
-                  <Ltr>{sub.url}</Ltr>
-                </Text>
-              ),
-            },
-            { header: t('outboundSubs.interval'), cell: (sub) => intervalLabel(t, sub.intervalSeconds) },
-            {
-              header: t('outboundSubs.hops'),
-              cell: (sub) => (
-                <span data-testid="outbound-sub-count">
-                  {sub.kept > 0 ? t('outboundSubs.hopsKept', { count: sub.count, kept: sub.kept }) : sub.count}
-                </span>
-              ),
-            },
-            {
-              header: t('outboundSubs.lastFetch'),
-              cell: (sub) => (
-                <>
-                  {sub.lastFetchedAt ? formatAgo(sub.lastFetchedAt, i18n.language) : t('outboundSubs.never')}
-                  {sub.lastError && (
-                    <Text size="xs" c="red" data-testid="outbound-sub-error">
-                      {sub.lastError}
-                    </Text>
-                  )}
-                  {sub.skipped.length > 0 && (
-                    <Text size="xs" c="orange" title={sub.skipped.join('\n')}>
-                      {t('outboundSubs.skipped', { count: sub.skipped.length })}
-                    </Text>
-                  )}
-                </>
-              ),
-            },
-          ]}
-          actions={(sub) =>
-            canManage && (
+    <ListSection
+      testId="outbound-subs"
+      help={t('outboundSubs.help')}
+      canManage={canManage}
+      create={{
+        label: t('outboundSubs.new'),
+        onClick: () => setEditing('new'),
+        disabled: !nodeId,
+        testId: 'new-outbound-sub',
+      }}
+      buttons={
+        <Button
+          variant="light"
+          leftSection={<IconRefresh size={16} />}
+          onClick={() => refreshAll.mutate()}
+          loading={refreshAll.isPending}
+          disabled={!all.data?.some((sub) => sub.enabled)}
+          data-testid="refresh-all-outbound-subs"
+        >
+          {t('outboundSubs.refreshAll')}
+        </Button>
+      }
+      empty={Boolean(all.data) && shown.length === 0}
+      emptyText={t('outboundSubs.empty')}
+      dialog={
+        editing &&
+        nodeId && (
+          <SubscriptionModal
+            nodeId={nodeId}
+            subscription={editing === 'new' ? undefined : editing}
+            onClose={() => setEditing(null)}
+            onSaved={(saved, isNew) => {
+              changed();
+              // A new subscription is fetched at once, so its hops show without waiting for the schedule.
+              if (isNew) refresh.mutate(saved.id);
+            }}
+          />
+        )
+      }
+    >
+      <ListTable
+        rows={all.data ? shown : undefined}
+        rowKey={(sub) => sub.id}
+        minWidth={720}
+        cards
+        testId="outbound-subs-table"
+        rowProps={(sub) => ({ 'data-testid': 'outbound-sub-row', 'data-name': sub.name })}
+        columns={[
+          {
+            header: t('outboundSubs.name'),
+            naming: true,
+            cell: (sub) => (
               <>
-                <Button
-                  size="xs"
-                  variant="light"
-                  leftSection={<IconRefresh size={14} />}
-                  loading={refresh.isPending && refresh.variables === sub.id}
-                  onClick={() => refresh.mutate(sub.id)}
-                  data-testid="refresh-outbound-sub"
-                >
-                  {t('outboundSubs.refresh')}
-                </Button>
-                <ActionIcon
-                  variant="subtle"
-                  aria-label={t('hopTools.moveUp')}
-                  disabled={shown[0]?.id === sub.id}
-                  onClick={() => move.mutate({ sub, by: -1 })}
-                  data-testid="move-sub-up"
-                >
-                  <IconArrowUp size={16} />
-                </ActionIcon>
-                <ActionIcon
-                  variant="subtle"
-                  aria-label={t('hopTools.moveDown')}
-                  disabled={shown.at(-1)?.id === sub.id}
-                  onClick={() => move.mutate({ sub, by: 1 })}
-                  data-testid="move-sub-down"
-                >
-                  <IconArrowDown size={16} />
-                </ActionIcon>
-                <EditAndDelete
-                  onEdit={() => setEditing(sub)}
-                  confirmMessage={t('outboundSubs.confirmDelete', { name: sub.name })}
-                  onDelete={() => remove.mutate(sub.id)}
-                />
+                {sub.name}
+                {!sub.enabled && (
+                  <Badge ms="xs" size="xs" variant="outline" color="gray">
+                    {t('outbounds.state.disabled')}
+                  </Badge>
+                )}
               </>
-            )
-          }
-        />
-      )}
-      {editing && nodeId && (
-        <SubscriptionModal
-          nodeId={nodeId}
-          subscription={editing === 'new' ? undefined : editing}
-          onClose={() => setEditing(null)}
-          onSaved={(saved, isNew) => {
-            changed();
-            // A new subscription is fetched at once, so its hops show without waiting for the schedule.
-            if (isNew) refresh.mutate(saved.id);
-          }}
-        />
-      )}
-    </Stack>
+            ),
+          },
+          {
+            header: t('outboundSubs.url'),
+            cell: (sub) => (
+              <Text size="sm" style={{ wordBreak: 'break-all' }}>
+                <Ltr>{sub.url}</Ltr>
+              </Text>
+            ),
+          },
+          { header: t('outboundSubs.interval'), cell: (sub) => intervalLabel(t, sub.intervalSeconds) },
+          {
+            header: t('outboundSubs.hops'),
+            cell: (sub) => (
+              <span data-testid="outbound-sub-count">
+                {sub.kept > 0 ? t('outboundSubs.hopsKept', { count: sub.count, kept: sub.kept }) : sub.count}
+              </span>
+            ),
+          },
+          {
+            header: t('outboundSubs.lastFetch'),
+            cell: (sub) => (
+              <>
+                {sub.lastFetchedAt ? formatAgo(sub.lastFetchedAt, i18n.language) : t('outboundSubs.never')}
+                {sub.lastError && (
+                  <Text size="xs" c="red" data-testid="outbound-sub-error">
+                    {sub.lastError}
+                  </Text>
+                )}
+                {sub.skipped.length > 0 && (
+                  <Text size="xs" c="orange" title={sub.skipped.join('\n')}>
+                    {t('outboundSubs.skipped', { count: sub.skipped.length })}
+                  </Text>
+                )}
+              </>
+            ),
+          },
+        ]}
+        actions={(sub) =>
+          canManage && (
+            <>
+              <Button
+                size="xs"
+                variant="light"
+                leftSection={<IconRefresh size={14} />}
+                loading={refresh.isPending && refresh.variables === sub.id}
+                onClick={() => refresh.mutate(sub.id)}
+                data-testid="refresh-outbound-sub"
+              >
+                {t('outboundSubs.refresh')}
+              </Button>
+              <ActionIcon
+                variant="subtle"
+                aria-label={t('hopTools.moveUp')}
+                disabled={shown[0]?.id === sub.id}
+                onClick={() => move.mutate({ sub, by: -1 })}
+                data-testid="move-sub-up"
+              >
+                <IconArrowUp size={16} />
+              </ActionIcon>
+              <ActionIcon
+                variant="subtle"
+                aria-label={t('hopTools.moveDown')}
+                disabled={shown.at(-1)?.id === sub.id}
+                onClick={() => move.mutate({ sub, by: 1 })}
+                data-testid="move-sub-down"
+              >
+                <IconArrowDown size={16} />
+              </ActionIcon>
+              <EditAndDelete
+                onEdit={() => setEditing(sub)}
+                confirmMessage={t('outboundSubs.confirmDelete', { name: sub.name })}
+                onDelete={() => remove.mutate(sub.id)}
+              />
+            </>
+          )
+        }
+      />
+    </ListSection>
   );
 }
 
