@@ -105,6 +105,10 @@ export function slopePerMinute(points) {
   return den === 0 ? undefined : (num / den) * 60;
 }
 
+/** Per cent of `span` ms that a counter (ms so far) moved by between two readings; undefined without one. */
+const share = (before, after, span) =>
+  before === undefined || after === undefined ? undefined : (100 * (after - before)) / span;
+
 // ---------------------------------------------------------------------------------------------
 // The operators: open-loop request streams, one per kind.
 
@@ -305,6 +309,8 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
           redis: (100 * cpuDelta(mark.redis, now.redis)) / span,
           load: (100 * (now.load - mark.load)) / span,
           machine: machineBusyPercent(mark.machine, now.machine),
+          panelWait: share(mark.panelWait, now.panelWait, span),
+          pressure: share(mark.pressure, now.pressure, span),
           rss: memoryOf(panel.pid).rss,
         });
         mark = now;
@@ -339,6 +345,8 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       redis: (100 * cpuDelta(first.redis, last.redis)) / span,
       load: (100 * (last.load - first.load)) / span,
       machine: machineBusyPercent(first.machine, last.machine),
+      panelWait: share(first.panelWait, last.panelWait, span),
+      pressure: share(first.pressure, last.pressure, span),
       others: topOthers(everyoneBefore, everyoneAfter, span, ours),
     };
 
@@ -413,6 +421,8 @@ function render({
     'PostgreSQL: rest',
     'Redis',
     'rest of machine',
+    'CPU pressure',
+    'controller waiting for a core',
     'controller RSS',
   ];
   const rest = (c) =>
@@ -429,6 +439,8 @@ function render({
       pct(c.pgOthers),
       pct(c.redis),
       pct(rest(c)),
+      pct(c.pressure),
+      pct(c.panelWait),
       mib(c.rss),
     ];
   });
@@ -517,7 +529,7 @@ function render({
     `Agent jobs: ${jobsLine}`,
     `Controller RSS slope over the last ${settings.slopeSeconds} s: ${fixed(slope, 2)} MiB/min (whole window ${fixed(slopeAll, 2)} MiB/min; ${rssValues.length} samples, ${mib(Math.min(...rssValues))}–${mib(Math.max(...rssValues))})`,
     `Exactly once: ${exactly}`,
-    `Whole window: controller ${pct(whole.panel)}, PostgreSQL bench DB ${pct(whole.pgOurs)}, rest ${pct(whole.pgOthers)}, Redis ${pct(whole.redis)}, load ${pct(whole.load)}; machine busy ${pct(whole.machine)}, before the run ${pct(background)}; other processes: ${othersText}`,
+    `Whole window: controller ${pct(whole.panel)}, PostgreSQL bench DB ${pct(whole.pgOurs)}, rest ${pct(whole.pgOthers)}, Redis ${pct(whole.redis)}, load ${pct(whole.load)}; machine busy ${pct(whole.machine)}, before the run ${pct(background)}; CPU pressure ${pct(whole.pressure)}, controller waiting for a core ${pct(whole.panelWait)}; other processes: ${othersText}`,
     `Verdict: ${verdict.replace(/\*\*/g, '')}`,
   ].join('\n');
 
@@ -552,7 +564,7 @@ ${markdownTable(header, rows)}
 - **Exactly once**: after the window the operators stopped, the links stopped and waited for every pending ack; ${exactly}: ${difference === 0 && !totals.unacked ? '**equal, to the byte**' : '**not equal**'}.
 - **Whole window**: controller ${pct(whole.panel)} of a core, PostgreSQL backends of the bench database ${pct(whole.pgOurs)}, the rest of PostgreSQL ${pct(whole.pgOthers)}, Redis ${pct(whole.redis)}, the load process ${pct(whole.load)}.
 
-How busy the machine was with other work: ${pct(background)} of a core before the run, with nothing of the soak running; over the window the whole machine was ${pct(whole.machine)} busy, and the biggest processes not the soak's were ${othersText} (other engineers' work sharing these ${machine.cores} cores; "PostgreSQL: rest" includes their databases' backends). Latencies under such load are pessimistic; the controller's own CPU and RSS are per process and hold.
+How busy the machine was with other work: ${pct(background)} of a core before the run, with nothing of the soak running; over the window the whole machine was ${pct(whole.machine)} busy (of ${machine.cores * 100}%), and the biggest long-running processes not the soak's were ${othersText} (other engineers' work sharing these ${machine.cores} cores; processes that ended within the window, such as test runs and builds, show only in "rest of machine"; "PostgreSQL: rest" includes their databases' backends). **CPU pressure** (\`/proc/pressure/cpu\`, "some": the share of the time at least one runnable task waited for a core) was ${pct(whole.pressure)} over the window, and the controller's event loop (its main thread, \`/proc/<pid>/schedstat\`) spent ${pct(whole.panelWait)} of the window runnable but waiting for a core${whole.panelWait !== undefined && whole.panel > 0 ? `, ${fixed(whole.panelWait / whole.panel, 1)}× the time it ran` : ''}. ${whole.pressure !== undefined && whole.pressure > 50 ? "**The machine was saturated**: latencies and the counter path's backlog here measure the machine's queue for a core as much as the panel; the error count, the exactly-once check and the controller's RSS hold regardless." : 'The machine had cores to spare for most of the window.'}
 `;
   return { text, markdown, failures };
 }

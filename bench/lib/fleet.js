@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { exitWatch } from './child.js';
 import { REDIS_URL } from './database.js';
 import { machineCpuTicks } from './machine.js';
-import { cmdlineOf, cpuMsOf, cpuMsOfProcesses } from './proc-stats.js';
+import { cmdlineOf, cpuMsOf, cpuMsOfProcesses, cpuPressureMs, runQueueWaitMsOf } from './proc-stats.js';
 import { insertClients } from './sql-seed.js';
 
 const LOAD = fileURLToPath(new URL('./fleet-load.js', import.meta.url));
@@ -218,6 +218,9 @@ export function readings({ panelPid, loadPid, databaseName }) {
     pgOthers: others,
     redis: cpuMsOfProcesses(redisPids),
     machine: machineCpuTicks(),
+    /** The panel's event loop waiting for a core, and the machine's CPU pressure (ms so far). */
+    panelWait: runQueueWaitMsOf(panelPid),
+    pressure: cpuPressureMs(),
   };
 }
 
