@@ -478,7 +478,8 @@ function render({
   if (fleet.errors) failures.push(`${fleet.errors} error messages on agent links`);
   if (jobFailures) failures.push(`${jobFailures} queue jobs failed in the simulated agents`);
   if (fleet.fatal) failures.push(fleet.fatal);
-  if (difference !== 0 || totals.unacked) failures.push(`exactly-once: difference ${difference} bytes`);
+  if (difference !== 0) failures.push(`exactly-once: a difference of ${difference} bytes`);
+  if (totals.unacked) failures.push(`${totals.unacked} batches not acknowledged 30 s after the links stopped`);
 
   const kindRows = perKind.map((k) => {
     const a = all[k];
