@@ -12,24 +12,16 @@
 // BENCH_SEED=api|sql (api: clients through POST /api/clients; sql: direct inserts shaped as the
 // API makes them), BENCH_CREATE_CONCURRENCY (8), BENCH_WRITE=0 (print only), DATABASE_URL /
 // REDIS_URL (the machine's servers).
-import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import pg from 'pg';
-import { exitWatch } from './lib/child.js';
 import { cleanupScope } from './lib/cleanup.js';
-import { postgresVersion, REDIS_URL } from './lib/database.js';
-import { describeMachine, machineCpuTicks } from './lib/machine.js';
+import { postgresVersion } from './lib/database.js';
+import { describeMachine } from './lib/machine.js';
 import { apiClient, reportPanelEnd, signIn } from './lib/panel-process.js';
 import {
   allProcessesCpu,
   backgroundBusy,
-  cmdlineOf,
   cpuDelta,
-  cpuMsOf,
-  cpuMsOfProcesses,
   machineBusyPercent,
   memoryOf,
   topOthers,
@@ -39,7 +31,7 @@ import { redisVersion } from './lib/redis-cleanup.js';
 import { fixed, markdownTable, mib, ms, percentFine as pct, textTable } from './lib/report.js';
 import { publishReport, startBenchPanel } from './lib/bench-panel.js';
 import { envNumber } from './lib/settings.js';
-import { insertClients } from './lib/sql-seed.js';
+import { linkSpecs, readings, scheduledJobs, seed, startLoad } from './lib/fleet.js';
 
 export const ID = 'agent-fleet';
 export const TITLE = 'Agent fleet: 200 agents reporting every 2 s into one controller';
@@ -53,10 +45,6 @@ export const SMOKE = {
   BENCH_INTERVAL_MS: '1000',
 };
 
-const LOAD = fileURLToPath(new URL('./lib/fleet-load.js', import.meta.url));
-const IFNAME = 'wg0';
-const SUBNET = '10.66.0.0/24';
-
 export function settingsFromEnv() {
   const seed = process.env.BENCH_SEED || 'api';
   if (!['api', 'sql'].includes(seed)) throw new Error(`BENCH_SEED must be api or sql, got "${seed}"`);
@@ -68,211 +56,6 @@ export function settingsFromEnv() {
     intervalMs: envNumber('BENCH_INTERVAL_MS', 2000, 100),
     seed,
     createConcurrency: envNumber('BENCH_CREATE_CONCURRENCY', 8, 1),
-  };
-}
-
-/** Runs `worker(i)` for i in [0, count) with `concurrency` in flight; fails on the first error. */
-async function pool(count, concurrency, worker) {
-  let next = 0;
-  let failure;
-  const run = async () => {
-    while (!failure && next < count) {
-      const i = next++;
-      try {
-        await worker(i);
-      } catch (error) {
-        failure ??= error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, run));
-  if (failure) throw failure;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Seeding: nodes, enrolment, interfaces, clients.
-
-export async function seed({ api, db, settings }) {
-  const nodes = new Array(settings.nodes);
-  const t0 = performance.now();
-  await pool(settings.nodes, settings.createConcurrency, async (i) => {
-    const created = await api.expect(
-      201,
-      api.client.POST('/api/nodes', {
-        body: { name: `fleet-${String(i).padStart(4, '0')}`, address: `10.${100 + (i >> 8)}.${i & 255}.1` },
-      }),
-    );
-    if (!created.enrolment?.secret)
-      throw new Error(`POST /api/nodes gave no enrolment secret: ${JSON.stringify(created).slice(0, 300)}`);
-    // The agent's own call: public, the secret is the only credential.
-    const enrolled = await api.expect(
-      200,
-      api.client.POST('/api/agent/enrol', { body: { secret: created.enrolment.secret } }),
-    );
-    if (enrolled.nodeId !== created.id || enrolled.queue?.kind !== 'redis')
-      throw new Error(
-        `enrolment answered ${JSON.stringify({ ...enrolled, credential: '…', queue: enrolled.queue?.kind })}`,
-      );
-    const iface = await api.expect(
-      201,
-      api.client.POST('/api/interfaces', {
-        body: {
-          nodeId: created.id,
-          name: IFNAME,
-          listenPort: 51820,
-          subnet: settings.subnet ?? SUBNET,
-          endpointHost: `10.${100 + (i >> 8)}.${i & 255}.1`,
-        },
-      }),
-    );
-    nodes[i] = { id: created.id, credential: enrolled.credential, interfaceId: iface.id };
-  });
-  const nodesSeconds = (performance.now() - t0) / 1000;
-
-  const total = settings.nodes * settings.clientsPerNode;
-  const t1 = performance.now();
-  if (settings.seed === 'api') {
-    let done = 0;
-    let lastReport = t1;
-    await pool(total, settings.createConcurrency, async (k) => {
-      const node = nodes[k % settings.nodes];
-      await api.expect(
-        201,
-        api.client.POST('/api/clients', {
-          body: { name: `fleet-client-${String(k).padStart(5, '0')}`, interfaceIds: [node.interfaceId] },
-        }),
-      );
-      done++;
-      if (performance.now() - lastReport > 10_000) {
-        lastReport = performance.now();
-        process.stderr.write(
-          `bench: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} clients (${Math.round(done / ((lastReport - t1) / 1000))}/s)\n`,
-        );
-      }
-    });
-  } else {
-    await seedWithSql({ db, nodes, settings });
-  }
-  const clientsSeconds = (performance.now() - t1) / 1000;
-
-  // What each simulated agent reports on: its interface's peers, and the revision it "applied".
-  const rows = (await db.query(`select a.node_id, a.public_key from accounts a order by a.node_id, a.created_at`)).rows;
-  const keysByNode = new Map();
-  for (const row of rows) {
-    if (!keysByNode.has(row.node_id)) keysByNode.set(row.node_id, []);
-    keysByNode.get(row.node_id).push(row.public_key);
-  }
-  const revisions = new Map(
-    (await db.query('select id, desired_revision from nodes')).rows.map((r) => [r.id, Number(r.desired_revision)]),
-  );
-  for (const node of nodes) {
-    node.keys = keysByNode.get(node.id) ?? [];
-    node.appliedRevision = revisions.get(node.id);
-    if (node.keys.length !== settings.clientsPerNode)
-      throw new Error(`node ${node.id} has ${node.keys.length} accounts, expected ${settings.clientsPerNode}`);
-  }
-  return { nodes, nodesSeconds, clientsSeconds, clients: total };
-}
-
-/** Clients shaped exactly as POST /api/clients makes them (client, device-1, link, account), per node. */
-async function seedWithSql({ db, nodes, settings }) {
-  for (const [n, node] of nodes.entries()) {
-    const specs = Array.from({ length: settings.clientsPerNode }, (_, j) => ({
-      name: `fleet-client-${String(n * settings.clientsPerNode + j).padStart(5, '0')}`,
-      deviceLimit: 0,
-    }));
-    await insertClients(db, {
-      iface: { id: node.interfaceId, nodeId: node.id },
-      subnet: settings.subnet ?? SUBNET,
-      specs,
-    });
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The load process.
-
-export function startLoad() {
-  const child = fork(LOAD, [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const waiting = new Map();
-  const { exit, exited, stop } = exitWatch(child);
-  child.on('message', (message) => {
-    if (message.type === 'error') {
-      for (const { reject } of waiting.values()) reject(new Error(`load process: ${message.message}`));
-      waiting.clear();
-      return;
-    }
-    const waiter = waiting.get(message.type);
-    if (waiter) {
-      waiting.delete(message.type);
-      waiter.resolve(message);
-    }
-  });
-  exit.then(({ code, signal }) => {
-    for (const { reject } of waiting.values())
-      reject(new Error(`the load process exited (code ${code}, signal ${signal})`));
-    waiting.clear();
-  });
-  const request = (message, answer, timeoutMs = 120_000) =>
-    new Promise((resolve, reject) => {
-      if (exited()) return reject(new Error('the load process is gone'));
-      const timer = setTimeout(() => {
-        waiting.delete(answer);
-        reject(new Error(`the load process did not answer ${message.type} within ${timeoutMs / 1000} s`));
-      }, timeoutMs);
-      waiting.set(answer, {
-        resolve: (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        reject: (error) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      });
-      child.send(message);
-    });
-  return {
-    pid: child.pid,
-    request,
-    send: (message) => child.send(message),
-    stop: () =>
-      stop({
-        graceMs: 3000,
-        ask: () => {
-          try {
-            child.send({ type: 'close' });
-          } catch {
-            // channel closed already
-          }
-        },
-      }),
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Readings over a window.
-
-const isPostgresProcess = (cmdline) =>
-  cmdline.startsWith('postgres') || cmdline.includes('/postgres ') || cmdline.includes('bin/postgres');
-const redisPids = (cmdline) => cmdline.startsWith('redis-server') || cmdline.includes('/redis-server');
-
-function readings({ panelPid, loadPid, databaseName }) {
-  const postgres = cpuMsOfProcesses((cmdline) => isPostgresProcess(cmdline));
-  const ours = new Map();
-  const others = new Map();
-  for (const [pid, ms] of postgres) {
-    // Backends' titles: "postgres: <cluster>: <user> <database> <client> <state>".
-    (cmdlineOf(pid).includes(` ${databaseName} `) ? ours : others).set(pid, ms);
-  }
-  return {
-    at: performance.now(),
-    panel: cpuMsOf(panelPid),
-    load: cpuMsOf(loadPid),
-    pgOurs: ours,
-    pgOthers: others,
-    redis: cpuMsOfProcesses(redisPids),
-    machine: machineCpuTicks(),
   };
 }
 
@@ -299,37 +82,6 @@ async function tableStats(db) {
     )
   ).rows;
   return Object.fromEntries(rows.map((r) => [r.relname, r]));
-}
-
-/** The controller's own scheduled queues (clients' time transitions, system history maintenance). */
-const SCHEDULED_QUEUES = ['system', 'system-history'];
-
-/** The controller's scheduled jobs that ran recently: name, id, start and end (ms since the epoch), and the worker that ran it. */
-export async function scheduledJobs(prefix) {
-  const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-  connection.on('error', () => undefined);
-  const out = [];
-  try {
-    for (const name of SCHEDULED_QUEUES) {
-      const queue = new Queue(name, { connection, prefix, skipWaitingForReady: true });
-      queue.on('error', () => undefined);
-      try {
-        const jobs = await queue.getJobs(['completed', 'failed'], 0, 200);
-        out.push(
-          ...jobs
-            .filter((j) => j.processedOn && j.finishedOn)
-            .map((j) => ({ name: j.name, id: j.id, start: j.processedOn, end: j.finishedOn, by: j.processedBy })),
-        );
-      } catch {
-        // not there in this build
-      } finally {
-        await queue.close().catch(() => undefined);
-      }
-    }
-  } finally {
-    connection.disconnect();
-  }
-  return out;
 }
 
 /** Slow acks (over 250 ms), and how many of them were in flight while a scheduled job ran. */
@@ -492,12 +244,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
         type: 'start',
         url,
         intervalMs: settings.intervalMs,
-        links: seeded.nodes.map((n) => ({
-          credential: n.credential,
-          ifname: IFNAME,
-          keys: n.keys,
-          appliedRevision: n.appliedRevision,
-        })),
+        links: linkSpecs(seeded.nodes),
       },
       'connected',
     );

@@ -2,13 +2,13 @@
 // BENCH_SMOKE=1 (`npm run bench:smoke`, run by .ci/run): every benchmark at its smoke size (the
 // SMOKE settings each file exports: every phase once, a few seconds each), nothing written to
 // docs/benchmarks.md; a change that breaks a bench fails CI. A setting given in the environment wins.
-// BENCH_ONLY=http-auth|clients|client-batch|audit|overview|subscription-page|reseller-list|agent-host|agent-propagation|agent-fleet|routing-apply|speed-limits|web|two-controllers|wireguard-libs|bulk-extend|usage-history (comma-separated) runs just those.
+// BENCH_ONLY=http-auth|clients|client-batch|audit|overview|subscription-page|reseller-list|agent-host|agent-propagation|agent-fleet|routing-apply|speed-limits|web|two-controllers|wireguard-libs|bulk-extend|usage-history|soak (comma-separated) runs just those.
 // Settings of http-auth (environment): BENCH_DURATION seconds per measured run (10), BENCH_WARMUP (2),
 // BENCH_CONNECTIONS (16), BENCH_PIPELINING (1), BENCH_ROUNDS (1), BENCH_CLIENT=process|inline,
 // BENCH_TARGETS=bare,token,session (a subset skips the doc), BENCH_LOG_LEVEL (the panel's WARREN_LOG_LEVEL, default error). Settings of clients: see bench/clients.js
 // (BENCH_CLIENTS, BENCH_CREATE_CONCURRENCY, BENCH_LIST_CONNECTIONS, BENCH_SEQUENTIAL, BENCH_DURATION…). Settings of audit: see bench/audit.js; of client-batch: bench/client-batch.js.
 // Both: BENCH_WRITE=0 (print only), DATABASE_URL / REDIS_URL (the machine's servers; a throw-away
-// database is created and dropped). overview, agent-propagation and agent-fleet: settings at the top of each file.
+// database is created and dropped). overview, agent-propagation, agent-fleet and soak: settings at the top of each file.
 import { fileURLToPath } from 'node:url';
 import * as httpAuth from './http-auth.js';
 import * as clients from './clients.js';
@@ -27,6 +27,7 @@ import * as twoControllers from './two-controllers.js';
 import * as wireguardLibs from './wireguard-libs.js';
 import * as bulkExtend from './bulk-extend.js';
 import * as usageHistory from './usage-history.js';
+import * as soak from './soak.js';
 
 const BENCHMARKS = {
   'http-auth': httpAuth,
@@ -46,6 +47,7 @@ const BENCHMARKS = {
   'wireguard-libs': wireguardLibs,
   'bulk-extend': bulkExtend,
   'usage-history': usageHistory,
+  soak,
 };
 
 const docFile = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));

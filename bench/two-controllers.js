@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { scheduledJobs, seed, startLoad } from './agent-fleet.js';
+import { scheduledJobs, seed, startLoad } from './lib/fleet.js';
 import { cleanupScope } from './lib/cleanup.js';
 import { codeVersion } from './lib/code-version.js';
 import { createBenchDatabase, postgresVersion, REDIS_URL } from './lib/database.js';

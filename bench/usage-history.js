@@ -19,7 +19,7 @@
 // (print only), DATABASE_URL / REDIS_URL (the machine's servers).
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
-import { seed } from './agent-fleet.js';
+import { seed } from './lib/fleet.js';
 import { cleanupScope } from './lib/cleanup.js';
 import { postgresVersion } from './lib/database.js';
 import { describeMachine } from './lib/machine.js';

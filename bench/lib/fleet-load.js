@@ -1,8 +1,9 @@
 // The load process of bench/agent-fleet.js: N simulated agents, each one WebSocket to the
 // controller's agent link, in this one process (its own event loop, so the bench's bookkeeping
 // does not delay it). Driven over IPC by the parent:
-//   {type:'start', url, intervalMs, links:[{credential, ifname, keys, appliedRevision, url?}]} (a link's own url: another controller)
-//        → {type:'connected', ms, welcomes}
+//   {type:'start', url, intervalMs, links:[{credential, ifname, keys, appliedRevision, url?, nodeId?, queue?}]}
+//        (a link's own url: another controller; with nodeId and queue, the enrolment's QueueAccess, the link
+//        also takes its node's jobs as the agent's worker does: see answerJobs) → {type:'connected', ms, welcomes}
 //   {type:'mode', mode:'heartbeat'|'full'}   switches what every link sends each interval
 //   {type:'mark'}                            starts a measurement window → {type:'marked'}
 //   {type:'report'}                          ends it → {type:'report', stats}
@@ -10,6 +11,9 @@
 //   {type:'close'}                           closes the links and exits
 // Each link behaves like apps/agent: hello, then per interval a counter batch (a new one when the
 // last was acknowledged, else the pending one again, as the agent's spool does) and a system sample.
+// A link given its queue access answers its node's jobs through the agent's own worker
+// (apps/agent/src/work/apply-worker.ts, from dist): an apply as applied at once (the interfaces
+// up, `applied` sent over the link), a node probe with host facts; nothing touches the host.
 import WebSocket from 'ws';
 
 let links = [];
@@ -36,6 +40,86 @@ function newWindow() {
     peers: 0,
     late: 0,
   };
+}
+
+/** Jobs the links' workers answered (and failed) since the start, by name; worker errors. */
+const jobs = { answered: {}, failed: {}, workerErrors: 0, workerErrorTexts: new Map() };
+const count = (table, name) => (table[name] = (table[name] ?? 0) + 1);
+
+/** What the agent's apply returns for a state it matched at once: every interface up with its peers. */
+function appliedResult(state) {
+  return {
+    revision: state.revision,
+    ok: true,
+    interfaces: (state.interfaces ?? []).map((i) => ({
+      name: i.name,
+      state: 'up',
+      driver: 'kernel',
+      peers: i.peers?.length ?? 0,
+    })),
+    durationMs: 1,
+  };
+}
+
+/** A node probe's answer (libs/contracts/node-probe.ts) from a host that is not there. */
+function probeAnswer(link, version) {
+  return {
+    agentVersion: version,
+    answeredAt: Date.now(),
+    host: {
+      kernel: '6.8.0-bench',
+      os: 'Bench Linux',
+      arch: 'x64',
+      hostname: `fleet-${link.index}`,
+      cpus: link.system.cores,
+      memoryTotalBytes: link.system.memTotal,
+      memoryAvailableBytes: Math.round(link.system.memTotal - link.system.mem),
+      uptimeSeconds: Math.round((Date.now() - link.system.bootedAt) / 1000),
+      load: [0.2, 0.15, 0.1],
+    },
+    wireguard: {
+      implementation: 'kernel',
+      kernelModule: null,
+      tools: 'wireguard-tools v1.0.20210914',
+      wireguardGo: null,
+    },
+    nft: 'nftables v1.0.9',
+  };
+}
+
+/** The agent's worker on the link's node queue (its Redis user, EVALSHA only), answering as above. */
+async function startWorker(link, spec) {
+  const [{ ApplyWorker }, { NODE_PROBE_JOB }, { WARREN_VERSION }] = await Promise.all([
+    import('../../dist/apps/agent/src/work/apply-worker.js'),
+    import('../../dist/libs/contracts/node-probe.js'),
+    import('../../dist/libs/version/warren-version.js'),
+  ]);
+  const onError = (error) => {
+    jobs.workerErrors++;
+    const text = String(error?.message ?? error).slice(0, 200);
+    jobs.workerErrorTexts.set(text, (jobs.workerErrorTexts.get(text) ?? 0) + 1);
+  };
+  link.worker = new ApplyWorker(spec.nodeId, spec.queue, undefined, onError);
+  const answering = (name, answer) => async (job) => {
+    try {
+      const value = await answer(job);
+      count(jobs.answered, name);
+      return value;
+    } catch (error) {
+      count(jobs.failed, name);
+      throw error;
+    }
+  };
+  link.worker.start(
+    answering('apply', async (job) => {
+      // As the agent: an older job than what is applied answers with the newer revision.
+      link.appliedRevision = Math.max(link.appliedRevision, job.data.revision);
+      const result = { ...appliedResult(job.data), revision: link.appliedRevision };
+      send(link, { type: 'applied', result });
+      return result;
+    }),
+    { [NODE_PROBE_JOB]: answering(NODE_PROBE_JOB, async () => probeAnswer(link, WARREN_VERSION)) },
+  );
 }
 
 function rand(min, max) {
@@ -172,6 +256,7 @@ function connect(url, spec, index) {
       ws,
       ifname: spec.ifname,
       keys: spec.keys,
+      appliedRevision: spec.appliedRevision ?? 0,
       seq: 0,
       pending: undefined,
       acked: 0,
@@ -250,6 +335,7 @@ process.on('message', async (message) => {
           )),
         );
       }
+      for (const [i, spec] of message.links.entries()) if (spec.queue) await startWorker(links[i], spec);
       const ms = performance.now() - started;
       // Every link reports on its own timer, spread evenly over one interval.
       links.forEach((link, i) => {
@@ -293,6 +379,7 @@ process.on('message', async (message) => {
           cpuMs: (cpu.user + cpu.system) / 1000,
           open: links.filter((l) => l.ws.readyState === WebSocket.OPEN).length,
           fatal,
+          jobs: { ...jobs, workerErrorTexts: [...jobs.workerErrorTexts.entries()].slice(0, 5) },
         },
       });
     } else if (message.type === 'drain') {
@@ -318,6 +405,7 @@ process.on('message', async (message) => {
       });
     } else if (message.type === 'close') {
       closing = true;
+      await Promise.all(links.map((link) => link.worker?.stop()));
       for (const link of links) link.ws.close(1000, 'bench done');
       setTimeout(() => process.exit(0), 500);
     }

@@ -168,3 +168,32 @@ function shortCommand(cmdline) {
   const script = words.slice(1).find((w) => /\.(c?m?js|ts)$/.test(w) || w.includes('jest') || w.includes('tsc'));
   return script ? `${program} ${script.split('/').slice(-3).join('/')}` : program;
 }
+
+/**
+ * Time a process's main thread (its event loop, for Node) has spent runnable but waiting for a
+ * core so far, in ms (/proc/<pid>/schedstat: on-CPU ns, run-queue wait ns, slices); undefined
+ * where the kernel does not keep it. Over a window, wait ÷ elapsed is how much of it the
+ * process was held up by other work on the machine rather than by its own.
+ */
+export function runQueueWaitMsOf(pid) {
+  try {
+    const wait = Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(/\s+/)[1]);
+    return Number.isFinite(wait) ? wait / 1e6 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The machine's CPU pressure so far (/proc/pressure/cpu, "some": time in which at least one
+ * runnable task waited for a core), in ms; undefined without PSI. Over a window, its increase ÷
+ * elapsed is the share of the window the machine had more runnable work than cores.
+ */
+export function cpuPressureMs() {
+  try {
+    const some = readFileSync('/proc/pressure/cpu', 'utf8').match(/^some .*total=(\d+)/m);
+    return some ? Number(some[1]) / 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -140,6 +140,29 @@ describe('numbers in agent messages', () => {
     expect(await seqOf()).toBe(String(1 + COUNTER_SEQ_WINDOW));
   });
 
+  test('a batch sent again on its link once recorded is acknowledged without the database; a new link asks it again', async () => {
+    const node = await createNode({ name: `resend-${randomSuffix(8)}` });
+    const access = await enrol(t, node.enrolment!.secret);
+    const link = await helloAs(t, access.credential);
+    const seqOf = async () =>
+      (await t.query<{ s: string }>('select counters_seq as s from node_agents where node_id = $1', [node.id]))[0].s;
+    link.send({ type: 'counters', seq: 1, at: Date.now(), peers: [] });
+    expect(await link.next('ack')).toEqual({ type: 'ack', seq: 1 });
+    expect(await seqOf()).toBe('1');
+    // Behind the controller's back (nothing moves it back in earnest): a resend that went to the
+    // database would be taken as new and move it to 1 again.
+    await t.query('update node_agents set counters_seq = 0 where node_id = $1', [node.id]);
+    link.send({ type: 'counters', seq: 1, at: Date.now(), peers: [] });
+    expect(await link.next('ack')).toEqual({ type: 'ack', seq: 1 });
+    expect(await seqOf()).toBe('0');
+    // A new link (the agent's hello) is looked up in the database again.
+    link.socket.close();
+    const again = await helloAs(t, access.credential);
+    again.send({ type: 'counters', seq: 1, at: Date.now(), peers: [] });
+    expect(await again.next('ack')).toEqual({ type: 'ack', seq: 1 });
+    expect(await seqOf()).toBe('1');
+  });
+
   test('text no database can store (NUL, unpaired surrogates) is refused as invalid, not retried forever', async () => {
     const { id, link } = await linkedNode();
     link.send({ type: 'hello', version: '1.0\u0000x', capabilities: CAPABILITIES, gaps: [], appliedRevision: 0 });

@@ -262,26 +262,31 @@ export class ClientsService {
 
   /**
    * Zeroes the traffic of the client, its devices and accounts, stamps lastResetAt and recomputes
-   * the status: exhausted comes back, expired and disabled stay as they are.
+   * the status: exhausted comes back, expired and disabled stay as they are. It locks the client
+   * first and then its devices and accounts, the reverse of a counter batch (accounts, devices,
+   * clients), so the two can deadlock: PostgreSQL aborts one, and the reset is tried again as the
+   * batch is (the soak met it as a 500 once in 10 minutes).
    */
   async reset(
     id: string,
     scope: OperatorScope,
   ): Promise<{ client: ClientView; previous: { usedBytes: number; upBytes: number; downBytes: number } }> {
     const now = new Date();
-    const previous = await this.orm.em.fork().transactional(async (em) => {
-      const client = await this.clients.lock(em, id, scope);
-      // A reset gives the client its quota again: not once the reseller's pool is used up.
-      if (scope.ceilings) checkPoolNotSpent(await this.resellers.lock(em, scope.userId));
-      const status = nextStatus(
-        client.status,
-        { quotaBytes: client.quotaBytes, usedBytes: 0, expiresAt: client.expiresAt },
-        now,
-      );
-      await this.clients.resetTraffic(em, id, status, now);
-      if (affectsPeers(client.status, status)) await bumpRevisions(em, await this.clients.nodesOf(em, [id]));
-      return { usedBytes: client.usedBytes, upBytes: client.upBytes, downBytes: client.downBytes };
-    });
+    const previous = await retryDeadlocks(() =>
+      this.orm.em.fork().transactional(async (em) => {
+        const client = await this.clients.lock(em, id, scope);
+        // A reset gives the client its quota again: not once the reseller's pool is used up.
+        if (scope.ceilings) checkPoolNotSpent(await this.resellers.lock(em, scope.userId));
+        const status = nextStatus(
+          client.status,
+          { quotaBytes: client.quotaBytes, usedBytes: 0, expiresAt: client.expiresAt },
+          now,
+        );
+        await this.clients.resetTraffic(em, id, status, now);
+        if (affectsPeers(client.status, status)) await bumpRevisions(em, await this.clients.nodesOf(em, [id]));
+        return { usedBytes: client.usedBytes, upBytes: client.upBytes, downBytes: client.downBytes };
+      }),
+    );
     this.totals.changed();
     const { devices: _devices, ...client } = await this.get(id, scope);
     return { client, previous };
@@ -314,5 +319,19 @@ export class ClientsService {
       await this.clients.detachInterfaces(em, clientId, removed);
     }
     return nodes;
+  }
+}
+
+/** Deadlock and serialization failures: the transaction was whole or nothing, so it is run again. */
+const RETRYABLE = new Set(['40P01', '40001']);
+
+async function retryDeadlocks<T>(work: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (attempt >= attempts || !code || !RETRYABLE.has(code)) throw error;
+    }
   }
 }

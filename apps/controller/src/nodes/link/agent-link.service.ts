@@ -19,6 +19,15 @@ const LAST_SEEN_WRITE_MS = 10_000;
 export class AgentLinkService {
   private readonly logger = new Logger('agent-link');
   private readonly lastSeenWritten = new Map<string, number>();
+  /**
+   * The highest counter batch recorded (committed) here for each linked node. The agent sends its
+   * pending batch again every interval until it is acknowledged, so on a controller short of CPU
+   * the resends queue up behind the original on its link; once that is recorded they are
+   * duplicates for certain (`counters_seq` only moves forward) and are acknowledged from here,
+   * not with a transaction each: the soak (docs/benchmarks.md) measured 35 resends per batch, and
+   * acks 2.6 minutes late, when each one went to the database. Forgotten with the link.
+   */
+  private readonly recordedSeq = new Map<string, number>();
   constructor(
     private readonly agents: AgentLinkRepository,
     private readonly delivery: DeliveryService,
@@ -43,6 +52,10 @@ export class AgentLinkService {
         await this.seen(nodeId);
         return undefined;
       case 'counters': {
+        if (message.seq <= (this.recordedSeq.get(nodeId) ?? 0)) {
+          this.metrics.counterBatches.inc({ outcome: 'duplicate' });
+          return { type: 'ack', seq: message.seq };
+        }
         const outcome = await this.usage.recordCounters(nodeId, message.seq, message.peers, new Date(), {
           at: message.at,
           since: message.since,
@@ -55,6 +68,7 @@ export class AgentLinkService {
         if (!outcome.refused && !outcome.duplicate)
           this.metrics.counterBatchLag.observe(Math.max(0, Date.now() - message.at) / 1000);
         if (outcome.refused) throw new RefusedMessage(outcome.refused);
+        this.recordedSeq.set(nodeId, Math.max(message.seq, this.recordedSeq.get(nodeId) ?? 0));
         return { type: 'ack', seq: message.seq };
       }
       case 'applied':
@@ -75,6 +89,7 @@ export class AgentLinkService {
 
   async disconnected(nodeId: string): Promise<void> {
     this.lastSeenWritten.delete(nodeId);
+    this.recordedSeq.delete(nodeId);
     await this.agents
       .disconnected(nodeId)
       .catch((error: Error) => this.logger.warn(`recording that node ${nodeId} went away failed: ${error.message}`));
@@ -88,6 +103,7 @@ export class AgentLinkService {
       gaps: message.gaps,
     });
     this.lastSeenWritten.set(nodeId, Date.now());
+    this.recordedSeq.delete(nodeId);
     await this.delivery.hostReports(nodeId, message.appliedRevision, message.deltas === true);
     return { type: 'welcome', nodeId, countersSeq };
   }
