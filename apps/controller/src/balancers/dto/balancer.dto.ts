@@ -28,8 +28,8 @@ const DOC = {
   note: { description: 'Free text for operators' },
 };
 
-// `hops` entries are checked by the service (balancers.service checkHops), which names the entry
-// (`hops.1`); a validator's `each` would name only `hops`.
+// `hops` entries that are not text are refused here, naming `hops` (a validator's `each` cannot
+// name the entry); the service (checkHops) names the entry for every other fault (`hops.1`).
 const Tag = () => Matches(OUTBOUND_TAG, { message: 'tag must be 1..64 characters of A-Z, a-z, 0-9, "_" and "-"' });
 const Strategy = () =>
   IsIn(BALANCER_STRATEGIES, { message: `strategy must be one of ${BALANCER_STRATEGIES.join(', ')}` });
@@ -42,6 +42,7 @@ export class CreateBalancerDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_BALANCER_HOPS)
+  @IsString({ each: true })
   hops!: string[];
   @ApiPropertyOptional({ ...DOC.note, type: String, nullable: true })
   @IsOptional()
@@ -62,6 +63,7 @@ export class UpdateBalancerDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_BALANCER_HOPS)
+  @IsString({ each: true })
   hops?: string[];
   @ApiPropertyOptional({ ...DOC.note, type: String, nullable: true })
   @IsOptional()
