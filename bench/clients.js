@@ -21,7 +21,7 @@ import { redisVersion } from './lib/redis-cleanup.js';
 import { fixed, latencyMs as ms, markdownTable, mib, percent as pct, textTable } from './lib/report.js';
 import { benchDatabaseClient, publishReport, startBenchPanel } from './lib/bench-panel.js';
 import { envList, envNumber } from './lib/settings.js';
-import { insertClients } from './lib/sql-seed.js';
+import { clientSpecColumns, insertClients } from './lib/sql-seed.js';
 
 export const ID = 'clients-100k';
 export const TITLE = 'Clients: 100,000 clients, creation and list pages';
@@ -336,17 +336,7 @@ async function varyBatchClients({ db, ids, from, digits, now }) {
     const rows = [];
     for (let k = at; k < Math.min(ids.length, at + step); k++) {
       const spec = clientSpec(from + k, digits, now);
-      rows.push({
-        id: ids[k],
-        name: spec.name,
-        note: spec.note ?? '',
-        groups: spec.groups ?? [],
-        telegram_id: spec.telegramId ?? null,
-        quota_bytes: spec.quotaBytes ?? 0,
-        expires_at: spec.expiresAt ?? null,
-        device_limit: spec.deviceLimit,
-        reset_cycle: spec.resetCycle ?? 'none',
-      });
+      rows.push({ id: ids[k], ...clientSpecColumns(spec) });
     }
     const { rowCount } = await db.query(
       `update clients c set name = x.name, note = x.note, groups = array(select jsonb_array_elements_text(x.groups)),

@@ -4,6 +4,20 @@ import { builtFile } from './child.js';
 
 const built = (path) => import(pathToFileURL(builtFile(path)).href);
 
+/** A creation body's columns of `clients`, with the API's defaults for what it leaves out. */
+export function clientSpecColumns(spec) {
+  return {
+    name: spec.name,
+    note: spec.note ?? '',
+    groups: spec.groups ?? [],
+    telegram_id: spec.telegramId ?? null,
+    quota_bytes: spec.quotaBytes ?? 0,
+    expires_at: spec.expiresAt ?? null,
+    device_limit: spec.deviceLimit,
+    reset_cycle: spec.resetCycle ?? 'none',
+  };
+}
+
 /**
  * Inserts clients with SQL, shaped exactly as POST /api/clients makes them: the client, its
  * device "device-1", its interface link and one account with a fresh key pair, preshared key and
@@ -37,14 +51,7 @@ export async function insertClients(db, { iface, subnet, specs, ownerId = null }
       const at = new Date(createdAt.getTime() + i).toISOString();
       clients.push({
         id: clientId,
-        name: spec.name,
-        note: spec.note ?? '',
-        groups: spec.groups ?? [],
-        telegram_id: spec.telegramId ?? null,
-        quota_bytes: spec.quotaBytes ?? 0,
-        expires_at: spec.expiresAt ?? null,
-        device_limit: spec.deviceLimit,
-        reset_cycle: spec.resetCycle ?? 'none',
+        ...clientSpecColumns(spec),
         sub_id: generateSubId(),
         created_at: at,
       });

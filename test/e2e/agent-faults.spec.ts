@@ -298,6 +298,22 @@ function keepSending(rig: Rig, chunk = 1024 * 1024): { sent(): number; stop(): P
   };
 }
 
+/** Starts keepSending and waits until the panel has counted the client's first MiB of it. */
+async function sendingCounted(
+  rig: Rig,
+  client: TunnelClient,
+  timeoutMs = 60_000,
+): Promise<ReturnType<typeof keepSending>> {
+  const traffic = keepSending(rig);
+  await waitFor(
+    'traffic to be counted',
+    async () => (await api(rig).getClient(client.clientId)).upBytes > 1024 * 1024,
+    timeoutMs,
+    200,
+  );
+  return traffic;
+}
+
 /**
  * The client's usage through the API equals what the node's WireGuard counted for its peer, to
  * the byte (polled: the last report may still be on its way). Returns the counters.
@@ -465,13 +481,7 @@ test('a controller restarted on the same database, Redis and port: changes reach
   const client = await tunnelClient(rig);
 
   // Traffic throughout: before, while the controller is away, and after it is back.
-  const traffic = keepSending(rig);
-  await waitFor(
-    'traffic to be counted',
-    async () => (await api(rig).getClient(client.clientId)).upBytes > 1024 * 1024,
-    20_000,
-    200,
-  );
+  const traffic = await sendingCounted(rig, client, 20_000);
   await first.stop();
   // While it is down (several report intervals) the tunnel carries on and the node keeps counting.
   const stoppedAt = Date.now();
@@ -770,13 +780,7 @@ test('a half-open link (packets dropped, no FIN or RST) with counters in flight:
   });
   const gateway = t.panel.app.get(AgentLinkGateway);
   const linked = () => gateway.connectedNodes().includes(rig.nodeId);
-  const traffic = keepSending(rig);
-  await waitFor(
-    'traffic to be counted',
-    async () => (await api(rig).getClient(client.clientId)).upBytes > 1024 * 1024,
-    60_000,
-    200,
-  );
+  const traffic = await sendingCounted(rig, client);
 
   for (let round = 1; round <= 2; round++) {
     const sentBefore = traffic.sent();
@@ -822,13 +826,7 @@ test('Redis crashed and restarted from an older snapshot under traffic: the stal
   const admin = new Redis(redis.url, { maxRetriesPerRequest: 1 });
   admin.on('error', () => undefined);
   onCleanup('admin connection', () => admin.quit().catch(() => admin.disconnect()));
-  const traffic = keepSending(rig);
-  await waitFor(
-    'traffic to be counted',
-    async () => (await api(rig).getClient(client.clientId)).upBytes > 1024 * 1024,
-    60_000,
-    200,
-  );
+  const traffic = await sendingCounted(rig, client);
 
   // An apply job waiting while the agent is held still, caught in the snapshot; then applied.
   const queue = adminQueue(t, rig.nodeId);
@@ -883,13 +881,7 @@ test('Redis crashed and restarted from an older snapshot under traffic: the stal
 test('apply jobs delivered twice (again after they ran, and an older one after a newer): nothing changes, no gap, usage exact', async () => {
   const { t, rig, client } = await tunnelRig();
   const queue = adminQueue(t, rig.nodeId);
-  const traffic = keepSending(rig);
-  await waitFor(
-    'traffic to be counted',
-    async () => (await api(rig).getClient(client.clientId)).upBytes > 1024 * 1024,
-    60_000,
-    200,
-  );
+  const traffic = await sendingCounted(rig, client);
   const ranJob = async (revision: number) =>
     waitFor(`the job of revision ${revision} done`, async () => {
       const job = await queue.getJob(applyJobId(rig.nodeId, revision));
