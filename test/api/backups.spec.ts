@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
   existsSync,
   mkdirSync,
@@ -608,6 +608,12 @@ describe('bad archives and names', () => {
       body: { name: 'crafted-rule', domains: ['example.com'], outboundTag: 'crafted-hop' },
     });
     expect(ruleMade.status).toBe(201);
+    const balancer = await a.call('POST', 'balancers', {
+      token: ownerA,
+      body: { tag: 'crafted-balancer', strategy: 'failover', hops: [hop.id] },
+    });
+    expect(balancer.status).toBe(201);
+    const bal = (balancer.body as { id: string }).id;
     const client = await A.createClient({ interfaceIds: [iface.id] });
     const archive = await download(a, ownerA, (await makeBackup(a, ownerA)).name);
     const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
@@ -652,11 +658,20 @@ describe('bad archives and names', () => {
       ['outbounds', hop.id, 'interface_name', () => 'whop1', 'interfaceName'],
       ['routing_rules', rule, 'domains', () => '{"example.com/#ip#evil"}', 'domains'],
       ['clients', client.id, 'name', () => 'line\nbreak', 'name'],
+      // What the balancers service checks across rows (the API answers 400 or 409 for each).
+      ['balancers', bal, 'hops', () => `{${randomUUID()}}`, 'hops'],
+      ['balancers', bal, 'hops', () => `{${hop.id},${hop.id}}`, 'hops'],
+      ['balancers', bal, 'override_id', () => wgHop.id, 'overrideId'],
+      ['balancers', bal, 'tag', () => 'crafted-hop', 'tag'],
     ];
     const configs = async () => (await a.call('GET', `clients/${client.id}/configs`, { token: ownerA })).body;
     const before = { configs: await configs(), clients: await A.count('clients'), hops: await A.count('outbounds') };
     for (const [i, [table, id, column, edit, field]] of cases.entries()) {
-      const uploaded = await upload(a, ownerA, crafted(`2001-02-01T00:00:0${i}.000Z`, table, id, column, edit));
+      const uploaded = await upload(
+        a,
+        ownerA,
+        crafted(`2001-02-01T00:00:${String(i).padStart(2, '0')}.000Z`, table, id, column, edit),
+      );
       expect([table, column, uploaded.status]).toEqual([table, column, 201]);
       const refused = await a.call('POST', `backups/${uploaded.body.name}/restore`, { token: ownerA });
       expect([table, column, refused.status, refused.body.field]).toEqual([table, column, 400, 'name']);

@@ -177,9 +177,25 @@ const CHECKS: { table: string; sql: string; check: (row: Row, path: string) => P
   },
   {
     table: 'balancers',
-    sql: `select id, tag, strategy, hops, note from balancers order by id`,
-    check: async (row, path) => {
+    // What balancers.service checks across rows, read beside the row (the DTO sees only the row):
+    // every hop a hop of the balancer's own node (not direct or blocked), each once; the override
+    // one of its hops; its tag no outbound's on the node.
+    sql: `select b.id, b.tag, b.strategy, b.hops, b.note,
+                 exists (select 1 from unnest(b.hops) h where not exists (
+                   select 1 from outbounds o where o.id::text = h and o.node_id = b.node_id
+                      and o.kind not in ('direct', 'blocked'))) as "foreignHop",
+                 cardinality(b.hops) <> (select count(distinct h) from unnest(b.hops) h) as "repeatedHop",
+                 b.override_id is not null and not (b.override_id::text = any(b.hops)) as "strayOverride",
+                 exists (select 1 from outbounds o where o.node_id = b.node_id and o.tag = b.tag) as "tagTaken"
+            from balancers b order by b.id`,
+    check: async ({ foreignHop, repeatedHop, strayOverride, tagTaken, ...row }, path) => {
       await dto(CreateBalancerDto, given(row), path);
+      await rule(path, () => {
+        if (foreignHop) throw badRequest("every hop must be a hop of the balancer's node", 'hops');
+        if (repeatedHop) throw badRequest('a hop is listed twice', 'hops');
+        if (strayOverride) throw badRequest("the override must be one of the balancer's hops", 'overrideId');
+        if (tagTaken) throw badRequest('an outbound of the node has the same tag', 'tag');
+      });
     },
   },
   {
