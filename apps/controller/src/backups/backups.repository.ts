@@ -25,6 +25,8 @@ import { RESTORE_GATE_KEY, RestoreGate } from './restore-gate.js';
  * `inventory_deltas` are derived (the overview's counters): the triggers on the restored tables
  * count them again as the rows are loaded. `client_bulk_jobs` and `client_bulk_items` are the
  * running bulk jobs of the panel being restored into, whose queue entries are its own.
+ * `peer_changes` is the delivery's journal of recent peer changes: after a restore every node
+ * gets its whole state, so nothing reads the journal's past.
  */
 export const TABLES_LEFT_OUT = [
   'warren_migrations',
@@ -34,6 +36,7 @@ export const TABLES_LEFT_OUT = [
   'inventory_deltas',
   'client_bulk_jobs',
   'client_bulk_items',
+  'peer_changes',
 ];
 
 export interface DumpedTable {
@@ -437,6 +440,8 @@ export class BackupsRepository implements OnModuleInit {
       // Held to what the API would take, in today's shape (restored-rows.ts); a refusal rolls back.
       await checkRestoredRows(async (sql) => (await client.query<Record<string, unknown>>(sql)).rows);
 
+      // The journal rows the loading wrote: every node gets its whole state after a restore.
+      await client.query('delete from peer_changes');
       // What must not go back in time (see above).
       const previous = JSON.stringify(
         before.rows.map((row) => ({

@@ -57,6 +57,22 @@ export function affectsPeers(before: ClientStatus, after: ClientStatus): boolean
 }
 
 /**
+ * True when a live client's quota allowance on its nodes changed other than by traffic: its quota
+ * was set or changed, or its usage went down (a reset). Its nodes' kernels hold an allowance armed
+ * from the remaining bytes they were last given (docs/agent-host.md, "Quotas"), so they need a
+ * new revision to arm the new one; without it a client whose quota was raised while active was
+ * still cut where the old quota ended.
+ */
+export function allowanceMoved(
+  after: ClientStatus,
+  quota: { before: number; after: number },
+  usageWentDown: boolean,
+): boolean {
+  if (!isLive(after)) return false;
+  return quota.before !== quota.after || (usageWentDown && quota.after > 0);
+}
+
+/**
  * Start on first use: the first handshake starts the service period, once. Returns the stamps to
  * store, or null when the client does not start on first use or has already started.
  */

@@ -10,7 +10,7 @@ import { nameCreatedTarget } from '../database/change-record.js';
 import { AccountsRepository } from './accounts.repository.js';
 import { ClientListRepository, type ClientFilter } from './client-list.repository.js';
 import { decodeCursor, encodeCursor } from './client-cursor.js';
-import { affectsPeers, nextStatus } from './client-status.js';
+import { affectsPeers, allowanceMoved, nextStatus } from './client-status.js';
 import { ClientTotals } from './client-totals.js';
 import type { ClientListItem, ClientView, DeviceView } from './client-view.js';
 import { ClientsRepository } from './clients.repository.js';
@@ -193,7 +193,8 @@ export class ClientsService {
         for (const nodeId of await this.changeInterfaces(em, id, dto.interfaceIds, now)) touchedNodes.add(nodeId);
       }
       const rateChanged = dto.rateBitsPerSec !== undefined && dto.rateBitsPerSec !== client.rateBitsPerSec;
-      if (affectsPeers(client.status, status) || rateChanged) {
+      const allowance = allowanceMoved(status, { before: client.quotaBytes, after: quotaBytes }, false);
+      if (affectsPeers(client.status, status) || rateChanged || allowance) {
         for (const nodeId of await this.clients.nodesOf(em, [id])) touchedNodes.add(nodeId);
       }
       // Routing rules may name groups: those nodes resolve them to the client's addresses (docs/outbounds.md).
@@ -283,7 +284,9 @@ export class ClientsService {
           now,
         );
         await this.clients.resetTraffic(em, id, status, now);
-        if (affectsPeers(client.status, status)) await bumpRevisions(em, await this.clients.nodesOf(em, [id]));
+        const quota = { before: client.quotaBytes, after: client.quotaBytes };
+        if (affectsPeers(client.status, status) || allowanceMoved(status, quota, client.usedBytes > 0))
+          await bumpRevisions(em, await this.clients.nodesOf(em, [id]));
         return { usedBytes: client.usedBytes, upBytes: client.upBytes, downBytes: client.downBytes };
       }),
     );

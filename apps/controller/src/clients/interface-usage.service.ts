@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { notFound } from '../http/api-error.js';
 import { bumpRevisions } from '../revisions/revisions.js';
-import { affectsPeers, nextStatus } from './client-status.js';
+import { affectsPeers, allowanceMoved, nextStatus } from './client-status.js';
 import { ClientTotals } from './client-totals.js';
 import { ClientsRepository } from './clients.repository.js';
 import { UsageRepository, type StatusChange } from './usage.repository.js';
@@ -45,14 +45,15 @@ export class InterfaceUsageService {
           { quotaBytes: client.quotaBytes, usedBytes: client.usedBytes, expiresAt: client.expiresAt },
           now,
         );
+        // Its usage went down: its nodes arm its quota afresh (client-status.ts, allowanceMoved).
+        const quota = { before: client.quotaBytes, after: client.quotaBytes };
+        if (allowanceMoved(status, quota, true)) lostOrGainedPeers.push(client.id);
         if (status === client.status) continue;
         changes.push({ id: client.id, status, activatedAt: client.activatedAt, expiresAt: client.expiresAt });
         if (affectsPeers(client.status, status)) lostOrGainedPeers.push(client.id);
       }
-      if (changes.length > 0) {
-        await this.usage.applyStatusChanges(em, changes, now);
-        await bumpRevisions(em, await this.clients.nodesOf(em, lostOrGainedPeers));
-      }
+      if (changes.length > 0) await this.usage.applyStatusChanges(em, changes, now);
+      if (lostOrGainedPeers.length > 0) await bumpRevisions(em, await this.clients.nodesOf(em, lostOrGainedPeers));
       return { id: interfaceId, accounts: reset.accounts, bytes: reset.bytes, statusChanged: changes.length };
     });
     this.totals.changed();

@@ -57,7 +57,10 @@ export class TimeTransitionsService {
         now,
       );
       await recordExpiring(em, (await this.notificationSettings.notify()).expiryNoticeDays, now);
-      const nodes = await this.clients.nodesOf(em, [...expiredLive, ...revived.map((row) => row.id)]);
+      // Renewed live clients too: their usage went to 0, so their nodes arm their quota afresh
+      // (client-status.ts, allowanceMoved); one without a quota costs its nodes a revision, no more.
+      const live = renewed.filter((row) => row.previous === 'active' || row.previous === 'exhausted');
+      const nodes = await this.clients.nodesOf(em, [...expiredLive, ...live.map((row) => row.id)]);
       await bumpRevisions(em, nodes);
       const done: TimeTransitionsResult = {
         expired: expiredLive.length + expiredExhausted.length,

@@ -20,6 +20,7 @@ import { Node } from '../revisions/node.entity.js';
 import { NodeAgent } from '../nodes/node-agent.entity.js';
 import { InventoryCount } from '../overview/inventory-count.entity.js';
 import { InventoryDelta } from '../overview/inventory-delta.entity.js';
+import { PeerChange } from '../nodes/delivery/peer-change.entity.js';
 import { ScheduledRun } from '../queue/scheduled-run.entity.js';
 import { Setting } from '../settings/setting.entity.js';
 import { SystemSampleRow } from '../system/system-sample.entity.js';
@@ -57,6 +58,7 @@ export const ENTITIES = [
   ScheduledRun,
   InventoryCount,
   InventoryDelta,
+  PeerChange,
   Outbound,
   OutboundTransition,
   OutboundSubscription,

@@ -93,6 +93,13 @@ export class PanelMetrics {
     registers: [this.registry],
   });
 
+  readonly deliveryReads = new Counter({
+    name: 'warren_delivery_reads_total',
+    help: "How deliveries read a node's state: journal (the last state patched with the peer journal's changes) or whole",
+    labelNames: ['read'] as const,
+    registers: [this.registry],
+  });
+
   readonly counterBatches = new Counter({
     name: 'warren_counter_batches_total',
     help: 'Usage counter batches from agents by outcome (recorded, duplicate, refused)',

@@ -29,11 +29,20 @@ export async function bumpRevisions(em: EntityManager, nodeIds: Iterable<string>
   // em.execute runs inside the caller's transaction when there is one. It inlines parameters and
   // spells an array as a comma list, hence `array[?]`. The rows are locked in id order first, so
   // two transactions bumping overlapping sets of nodes cannot deadlock on each other.
+  // The same statement stamps the peer journal's rows this transaction wrote for these nodes with
+  // the new revision (Migration20261127150000_peer_journal): under the node row's lock, so the
+  // revisions order the rows as the commits do, and a delivery reads a revision's rows exactly.
   const rows = await em.execute<{ id: string; desired_revision: string }[]>(
-    `with locked as (select id from nodes where id = any(array[?]::uuid[]) order by id for update)
-     update nodes set desired_revision = desired_revision + 1, updated_at = now()
-       from locked where nodes.id = locked.id
-     returning nodes.id, nodes.desired_revision`,
+    `with locked as (select id from nodes where id = any(array[?]::uuid[]) order by id for update),
+     bumped as (
+       update nodes set desired_revision = desired_revision + 1, updated_at = now()
+         from locked where nodes.id = locked.id
+       returning nodes.id, nodes.desired_revision
+     ), stamped as (
+       update peer_changes p set revision = bumped.desired_revision
+         from bumped where p.node_id = bumped.id and p.revision is null
+     )
+     select id, desired_revision from bumped`,
     [ids],
   );
   // Delivered only on commit (and not at all on rollback): the delivery service listens and

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { changePassesCeiling, mayUseAll, poolSpent } from '../../resellers/ceilings.js';
 import type { ResellerLimitsRepository } from '../../resellers/reseller-limits.repository.js';
-import { affectsPeers, nextStatus } from '../client-status.js';
+import { affectsPeers, allowanceMoved, nextStatus } from '../client-status.js';
 import type { ClientsRepository } from '../clients.repository.js';
 import type { ProvisioningService } from '../provisioning.service.js';
 import type { BulkJobsRepository, ChunkClient, ClientWrite } from './bulk-jobs.repository.js';
@@ -101,7 +101,7 @@ export async function applyChunk(
         id: client.id,
         status: nextStatus(client.status, { ...client, usedBytes: 0 }, now),
       }));
-      return write(em, tools, clients, writes, now, present.length);
+      return write(em, tools, clients, writes, now, present.length, true);
     }
     default: {
       // A raise or an extension by a reseller: their ceilings again, under the lock creates take
@@ -155,10 +155,17 @@ async function write(
   writes: readonly ClientWrite[],
   now: Date,
   changed: number,
+  usageReset = false,
 ): Promise<ChunkOutcome> {
   await tools.jobs.writeClients(em, writes, now);
-  const before = new Map(clients.map((client) => [client.id, client.status]));
-  const crossing = writes.filter((w) => affectsPeers(before.get(w.id)!, w.status)).map((w) => w.id);
+  const before = new Map(clients.map((client) => [client.id, client]));
+  const crossing = writes
+    .filter((w) => {
+      const was = before.get(w.id)!;
+      const quota = { before: was.quotaBytes, after: w.quotaBytes ?? was.quotaBytes };
+      return affectsPeers(was.status, w.status) || allowanceMoved(w.status, quota, usageReset && was.usedBytes > 0);
+    })
+    .map((w) => w.id);
   return { changed, nodes: await tools.clients.nodesOf(em, crossing) };
 }
 

@@ -1,14 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
-import type { AmneziaParams } from '#libs/wireguard/amnezia.js';
-import { gatewayAddress } from '#libs/wireguard/address-pool.js';
-import { parseCidr } from '#libs/wireguard/ipv4.js';
-import type { DesiredInterface, DesiredPeer, DesiredQuota, DesiredState } from '#libs/contracts/desired-state.js';
+import type { DesiredQuota, DesiredState } from '#libs/contracts/desired-state.js';
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
 import { MAX_REVISION } from '#libs/contracts/numbers.js';
 import { NodeAgent, type NodeTables } from '../node-agent.entity.js';
 import { nodeRouting } from '../../routing/node-routing.query.js';
-import { speedLimitsByInterface, type PeerRow } from './desired-speed-limits.js';
+import { speedLimitsByInterface } from './desired-speed-limits.js';
+import {
+  assembleState,
+  formerOwners,
+  peerLists,
+  type InterfaceRow,
+  type JournalRow,
+  type NodeChanges,
+  type NodeHead,
+  type PeerListRow,
+} from './desired-state-patch.js';
 
 /** A node and what its agent row says, as delivery decides whether any agent is waited for. */
 export interface NodeAgentFacts {
@@ -142,6 +149,50 @@ export class DeliveryRepository {
    * tables of the interfaces and clients domains without pulling their entities in here.
    */
   async desiredState(nodeId: string): Promise<DesiredState | undefined> {
+    return this.snapshot(async (tx) => {
+      const head = await this.head(tx, nodeId);
+      if (!head) return undefined;
+      const peers = await this.peers(tx, nodeId);
+      return assembleState(head, peerLists(peers), speedLimitsByInterface(peers), await this.quotas(tx, nodeId));
+    });
+  }
+
+  /**
+   * What changed on the node since `base` (a state this controller delivered): the node's own
+   * settings, interfaces and routing as they are now (a few rows), and from the peer journal
+   * (Migration20261127150000_peer_journal) the accounts whose peers changed since base's revision,
+   * with the current peers, speed limits and quotas of every client those accounts belong or
+   * belonged to. The caller patches `base` with it (desired-state-patch.ts). Reads rows in
+   * proportion to the change, not to the node: the point of a delta (issue 27, item 1).
+   * `undefined` when the node is gone; 'whole' past `most` journal rows (the whole state is cheaper).
+   */
+  async changesSince(nodeId: string, base: DesiredState, most: number): Promise<NodeChanges | 'whole' | undefined> {
+    return this.snapshot(async (tx) => {
+      const head = await this.head(tx, nodeId);
+      if (!head) return undefined;
+      // Rows stamped after base's revision, and rows no bump has stamped yet that this snapshot
+      // sees (committed, so already part of this state: a write that bumped before it changed).
+      const journal = await tx.execute<JournalRow[]>(
+        `select account_id, old_interface_id, old_public_key, old_ip from peer_changes
+          where node_id = ? and (revision > ? or revision is null) limit ?`,
+        [nodeId, base.revision, most + 1],
+      );
+      if (journal.length > most) return 'whole';
+      if (journal.length === 0) return { head, journal, peers: [], clients: [], quotas: [] };
+      const accounts = [...new Set(journal.map((row) => row.account_id))];
+      const owners = await tx.execute<{ client_id: string }[]>(
+        `select distinct d.client_id from accounts a join devices d on d.id = a.device_id
+          where a.id = any(array[?]::uuid[])`,
+        [accounts],
+      );
+      const clients = [...new Set([...owners.map((row) => row.client_id), ...formerOwners(base, journal)])];
+      const peers = await this.peers(tx, nodeId, { accounts, clients });
+      return { head, journal, peers, clients, quotas: await this.quotas(tx, nodeId, clients) };
+    });
+  }
+
+  /** One repeatable-read snapshot, so the revision and the rows belong together. */
+  private snapshot<T>(read: (tx: EntityManager) => Promise<T>): Promise<T> {
     return this.orm.em.fork().transactional(
       async (tx) => {
         // The peers query sorts a whole node's accounts (100,000 rows, ~12 MB). With the defaults
@@ -151,89 +202,65 @@ export class DeliveryRepository {
         // background work, so using less CPU beats finishing 40 ms sooner.
         await tx.execute(`set local max_parallel_workers_per_gather = 0`);
         await tx.execute(`set local work_mem = '32MB'`);
-        const [node] = await tx.execute<{ desired_revision: string; tunnels_stopped: boolean }[]>(
-          'select desired_revision, tunnels_stopped from nodes where id = ?',
-          [nodeId],
-        );
-        if (!node) return undefined;
-        const interfaces = await tx.execute<
-          {
-            id: string;
-            name: string;
-            mode: 'standard' | 'amnezia';
-            private_key: string;
-            listen_port: number;
-            subnet: string;
-            mtu: number;
-            nat_interface: string | null;
-            awg: AmneziaParams | null;
-            restart_serial: number;
-          }[]
-        >(
-          `select id, name, mode, private_key, listen_port, subnet, mtu, nat_interface, awg, restart_serial
-             from interfaces where node_id = ? and enabled order by name`,
-          [nodeId],
-        );
-        const peers = await tx.execute<
-          (PeerRow & { interface_id: string; public_key: string; preshared_key: string; ip: string })[]
-        >(
-          `select a.interface_id, a.public_key, a.preshared_key, a.ip, d.client_id, c.rate_bits_per_sec
-             from accounts a
-             join devices d on d.id = a.device_id
-             join clients c on c.id = d.client_id
-            where a.node_id = ? and a.enabled and c.status = 'active'
-            order by a.interface_id, a.ip`,
-          [nodeId],
-        );
-        const byInterface = new Map<string, DesiredPeer[]>();
-        for (const row of peers) {
-          let list = byInterface.get(row.interface_id);
-          if (!list) byInterface.set(row.interface_id, (list = []));
-          list.push({ publicKey: row.public_key, presharedKey: row.preshared_key || null, ip: row.ip });
-        }
-        const limits = speedLimitsByInterface(peers);
-        const quotas = await this.quotas(tx, nodeId);
-        const { outbounds, routing } = await nodeRouting(tx, nodeId);
-        // The agent checks its hops' resolved addresses against it (settings change bumps every node with hops).
-        const [allowPrivate] = await tx.execute<{ value: unknown }[]>(
-          `select value from settings where key = 'allowPrivateTargets'`,
-        );
-        return {
-          nodeId,
-          revision: Number(node.desired_revision),
-          outbounds,
-          routing,
-          allowPrivateTargets: allowPrivate?.value === true,
-          ...(quotas.length > 0 ? { quotas } : {}),
-          interfaces: interfaces.map((row): DesiredInterface => ({
-            name: row.name,
-            mode: row.mode,
-            privateKey: row.private_key,
-            listenPort: row.listen_port,
-            address: `${gatewayAddress(row.subnet)}/${parseCidr(row.subnet).prefix}`,
-            subnet: row.subnet,
-            mtu: row.mtu,
-            natInterface: row.nat_interface,
-            amnezia: row.mode === 'amnezia' ? row.awg : null,
-            peers: byInterface.get(row.id) ?? [],
-            ...(limits.has(row.id) ? { speedLimits: limits.get(row.id) } : {}),
-            // Only when set: a node never restarted or stopped sends what older agents know.
-            ...(row.restart_serial > 0 ? { restartSerial: row.restart_serial } : {}),
-            ...(node.tunnels_stopped ? { down: true } : {}),
-          })),
-        };
+        return read(tx);
       },
       { isolationLevel: 'repeatable read', readOnly: true },
     );
   }
 
+  /** The node's revision and everything of its state but peers, speed limits and quotas. */
+  private async head(tx: EntityManager, nodeId: string): Promise<NodeHead | undefined> {
+    const [node] = await tx.execute<{ desired_revision: string; tunnels_stopped: boolean }[]>(
+      'select desired_revision, tunnels_stopped from nodes where id = ?',
+      [nodeId],
+    );
+    if (!node) return undefined;
+    const interfaces = await tx.execute<InterfaceRow[]>(
+      `select id, name, mode, private_key, listen_port, subnet, mtu, nat_interface, awg, restart_serial
+         from interfaces where node_id = ? and enabled order by name`,
+      [nodeId],
+    );
+    const { outbounds, routing } = await nodeRouting(tx, nodeId);
+    // The agent checks its hops' resolved addresses against it (settings change bumps every node with hops).
+    const [allowPrivate] = await tx.execute<{ value: unknown }[]>(
+      `select value from settings where key = 'allowPrivateTargets'`,
+    );
+    return {
+      nodeId,
+      revision: Number(node.desired_revision),
+      tunnelsStopped: node.tunnels_stopped,
+      interfaces,
+      outbounds,
+      routing,
+      allowPrivateTargets: allowPrivate?.value === true,
+    };
+  }
+
+  /**
+   * Peers of active clients' enabled accounts on the node: all of them, or only those of the given
+   * accounts and clients (a delta's).
+   */
+  private peers(tx: EntityManager, nodeId: string, only?: { accounts: string[]; clients: string[] }) {
+    return tx.execute<PeerListRow[]>(
+      `select a.interface_id, a.public_key, a.preshared_key, a.ip, d.client_id, c.rate_bits_per_sec
+         from accounts a
+         join devices d on d.id = a.device_id
+         join clients c on c.id = d.client_id
+        where a.node_id = ? and a.enabled and c.status = 'active'
+          ${only ? 'and (a.id = any(array[?]::uuid[]) or d.client_id = any(array[?]::uuid[]))' : ''}
+        order by a.interface_id, a.ip`,
+      only ? [nodeId, only.accounts, only.clients] : [nodeId],
+    );
+  }
+
   /**
    * Kernel byte allowances (docs/agent-host.md, "Quotas"): each active client with a quota that has
-   * peers here, with what it has left as of this snapshot and its peer addresses on this node.
+   * peers here, with what it has left as of this snapshot and its peer addresses on this node; all
+   * of them, or those of the given clients.
    * A query of its own rather than columns on the peers query: a node without quota clients pays
    * one index walk, and the peers query stays the hot path it was measured as.
    */
-  private async quotas(tx: EntityManager, nodeId: string): Promise<DesiredQuota[]> {
+  private async quotas(tx: EntityManager, nodeId: string, clients?: string[]): Promise<DesiredQuota[]> {
     const rows = await tx.execute<{ client_id: string; remaining: string; ips: string[] }[]>(
       `select c.id as client_id, greatest(c.quota_bytes - c.used_bytes, 0) as remaining,
               array_agg(a.ip order by a.ip) as ips
@@ -241,11 +268,25 @@ export class DeliveryRepository {
          join devices d on d.id = a.device_id
          join clients c on c.id = d.client_id
         where a.node_id = ? and a.enabled and c.status = 'active' and c.quota_bytes > 0
+          ${clients ? 'and c.id = any(array[?]::uuid[])' : ''}
         group by c.id
         order by c.id`,
-      [nodeId],
+      clients ? [nodeId, clients] : [nodeId],
     );
     return rows.map((row) => ({ client: row.client_id, remainingBytes: Number(row.remaining), ips: row.ips }));
+  }
+
+  /**
+   * Journal rows older than `keepMinutes` go: a delivery patches only a base younger than that
+   * (DeliveryService), so nothing still needs them.
+   */
+  async pruneJournal(keepMinutes: number): Promise<number> {
+    const [row] = await this.orm.em.fork().execute<{ pruned: number }[]>(
+      `with gone as (delete from peer_changes where created_at < clock_timestamp() - make_interval(mins => ?) returning 1)
+       select count(*)::int as pruned from gone`,
+      [keepMinutes],
+    );
+    return row?.pruned ?? 0;
   }
 }
 

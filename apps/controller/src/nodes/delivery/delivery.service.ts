@@ -15,7 +15,27 @@ import { PANEL_RUNTIME, QUEUE_BACKEND, type PanelRuntime } from '../../runtime.j
 import { agentState, isUnmanaged } from '../../system/agent-state.js';
 import { DeliveryPacing } from './delivery-pacing.js';
 import { buildDesiredDelta } from './desired-delta-builder.js';
+import { patchDesiredState } from './desired-state-patch.js';
+import { PanelMetrics } from '../../metrics/panel-metrics.js';
 import { DeliveryRepository, type NodeAgentFacts } from './delivery.repository.js';
+
+/**
+ * How old the state last enqueued may be for the next delivery to patch it from the peer journal
+ * (currentState); the journal keeps its rows JOURNAL_KEPT_MINUTES, longer than this and than any
+ * transaction that wrote them (a row is dated when written, stamped at its commit's bump).
+ */
+const JOURNAL_TRUSTED_MS = 10 * 60_000;
+const JOURNAL_KEPT_MINUTES = 20;
+const JOURNAL_PRUNE_EVERY_MS = 60_000;
+
+/**
+ * A patch reads the journal's accounts and their clients' peers; past this many journal rows the
+ * whole state costs about as much, and the delta would go as the whole state anyway
+ * (desired-delta-builder.ts, MAX_CHANGED_SHARE).
+ */
+function maxPatchedChanges(base: DesiredState): number {
+  return Math.max(1000, base.interfaces.reduce((sum, iface) => sum + iface.peers.length, 0) / 2);
+}
 
 /** A job that failed is offered again after this long (the agent may have been fixed meanwhile). */
 const FAILED_RETRY_MS = 60_000;
@@ -84,7 +104,9 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
    * on purpose (about 200 bytes a peer: docs/memory.md): diffing against them is what lets the
    * job carry only the changes.
    */
-  private readonly delivered = new Map<string, DesiredState>();
+  private readonly delivered = new Map<string, { state: DesiredState; at: number }>();
+  /** When the peer journal was last pruned (pruneJournal). */
+  private prunedAt = 0;
   /** Nodes whose linked agent said it applies deltas (hello). */
   private readonly deltaAgents = new Set<string>();
   /** Per node, the completed job whose result the sweep has read (it reads each once). */
@@ -101,6 +123,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
 
   constructor(
     private readonly repository: DeliveryRepository,
+    private readonly metrics: PanelMetrics,
     @Inject(QUEUE_BACKEND) private readonly queues: QueueBackend,
     @Inject(PANEL_RUNTIME) runtime: PanelRuntime,
   ) {
@@ -216,6 +239,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
   async sweep(): Promise<void> {
     if (this.closed) return;
     try {
+      await this.pruneJournal();
       for (const node of await this.repository.nodesBehind()) {
         if (this.unmanaged(node)) {
           if (!this.withdrawn.has(node.id)) await this.withdraw(node.id);
@@ -286,6 +310,35 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
     }
   }
 
+  /**
+   * The node's state now. For a delta, the state last enqueued patched with the peer journal's
+   * changes since (desired-state-patch.ts): rows read in proportion to the change, so one device
+   * added to a node of 10,000 peers reads a few rows, not 10,000. The whole state is read instead
+   * when there is no such state younger than JOURNAL_TRUSTED_MS, when the change is large, and
+   * when the patch cannot say (an interface added or re-enabled).
+   */
+  private async currentState(nodeId: string, delta: boolean): Promise<DesiredState | undefined> {
+    const last = delta ? this.delivered.get(nodeId) : undefined;
+    if (last && Date.now() - last.at < JOURNAL_TRUSTED_MS) {
+      const changes = await this.repository.changesSince(nodeId, last.state, maxPatchedChanges(last.state));
+      if (changes === undefined) return undefined; // the node was deleted
+      const patched = changes === 'whole' ? undefined : patchDesiredState(last.state, changes);
+      if (patched) {
+        this.metrics.deliveryReads.inc({ read: 'journal' });
+        return patched;
+      }
+    }
+    this.metrics.deliveryReads.inc({ read: 'whole' });
+    return this.repository.desiredState(nodeId);
+  }
+
+  /** Journal rows older than the trust window and a margin go (every sweep, in one statement). */
+  private async pruneJournal(): Promise<void> {
+    if (Date.now() - this.prunedAt < JOURNAL_PRUNE_EVERY_MS) return;
+    this.prunedAt = Date.now();
+    await this.repository.pruneJournal(JOURNAL_KEPT_MINUTES);
+  }
+
   /** Whether no agent is meant to run for the node and none is linked (system/agent-state.ts). */
   private unmanaged(node: NodeAgentFacts): boolean {
     return (
@@ -319,10 +372,10 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
       if (!facts) return undefined; // the node was deleted
       if (this.unmanaged(facts)) return { peers: 0, full: true };
     }
-    const state = await this.repository.desiredState(nodeId);
+    const takesDeltas = this.deltaAgents.has(nodeId);
+    const state = await this.currentState(nodeId, takesDeltas && force === 'none');
     if (!state) return undefined; // the node was deleted
     const queue = this.queues.queue(nodeQueueName(nodeId));
-    const takesDeltas = this.deltaAgents.has(nodeId);
     // A job no agent has taken yet is replaced, not followed: the new job carries its changes too
     // (built against the state it applied on top of), so a burst while the agent is busy or away
     // still ends in one job. Taken (or gone), it stands, and the new delta applies on top of it.
@@ -331,7 +384,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
     if (previous && previous.revision < state.revision && waiting(await queue.getJobState(previous.id)))
       superseded = (await queue.remove(previous.id).catch(() => 0)) === 1;
     const base =
-      force !== 'none' || !takesDeltas ? undefined : superseded ? previous?.base : this.delivered.get(nodeId);
+      force !== 'none' || !takesDeltas ? undefined : superseded ? previous?.base : this.delivered.get(nodeId)?.state;
     const delta = base ? buildDesiredDelta(base, state) : null;
     const jobId = force === 'resync' ? resyncJobId(nodeId, state.revision) : applyJobId(nodeId, state.revision);
     if (force !== 'none') {
@@ -347,7 +400,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
       removeOnFail: { count: 20 },
     });
     this.lastJob.set(nodeId, { id: jobId, revision: state.revision, ...(delta && base ? { base } : {}) });
-    if (takesDeltas) this.delivered.set(nodeId, state);
+    if (takesDeltas) this.delivered.set(nodeId, { state, at: Date.now() });
     else this.delivered.delete(nodeId);
     await this.repository.markDelivered(nodeId, state.revision);
     return { peers: state.interfaces.reduce((sum, iface) => sum + iface.peers.length, 0), full: delta === null };

@@ -1,0 +1,98 @@
+import type { DesiredState } from '#libs/contracts/desired-state.js';
+import { DeliveryRepository } from '../../apps/controller/src/nodes/delivery/delivery.repository.js';
+import { patchDesiredState } from '../../apps/controller/src/nodes/delivery/desired-state-patch.js';
+import { fixtures, signedInPanel } from '../support/fixtures.js';
+
+/**
+ * The peer journal (docs/agents.md, "Deltas"): a delivery builds the node's state from the state
+ * it last delivered and the journal's changes since, reading only the accounts that changed.
+ * After each kind of change the API makes, that patched state must be the whole state read
+ * from the database, peer for peer, limit for limit, quota for quota.
+ */
+const session = signedInPanel();
+const f = fixtures(session);
+const { call } = f;
+
+/** The state with its lists in one order: the patch appends, the whole read sorts by address. */
+function canonical(state: DesiredState | undefined) {
+  if (!state) return state;
+  const byKey =
+    <T>(key: (entry: T) => string) =>
+    (a: T, b: T) =>
+      key(a).localeCompare(key(b));
+  return {
+    ...state,
+    quotas: [...(state.quotas ?? [])]
+      .map((quota) => ({ ...quota, ips: [...quota.ips].sort() }))
+      .sort(byKey((quota) => quota.client)),
+    interfaces: state.interfaces.map((iface) => ({
+      ...iface,
+      peers: [...iface.peers].sort(byKey((peer) => peer.publicKey)),
+      speedLimits: [...(iface.speedLimits ?? [])]
+        .map((limit) => ({ ...limit, ips: [...limit.ips].sort() }))
+        .sort(byKey((limit) => limit.clientId)),
+    })),
+  };
+}
+
+async function ok(method: string, path: string, body?: unknown) {
+  const answer = await call(method, path, body);
+  expect({ method, path, status: answer.status < 300 }).toEqual({ method, path, status: true });
+  return answer.body;
+}
+
+test('a state patched from the peer journal equals the whole state, after every kind of change', async () => {
+  const { t } = session();
+  const repository = t.panel.app.get(DeliveryRepository);
+  const { node, iface } = await f.createNodeWithInterface();
+  const second = await f.createInterface({ nodeId: node.id });
+  const both = [iface.id, second.id];
+  const quoted = await f.createClient({ quotaBytes: 5_000_000_000, interfaceIds: both, deviceLimit: 0 });
+  const limited = await f.createClient({ rateBitsPerSec: 8_000_000, interfaceIds: [iface.id], deviceLimit: 0 });
+  const plain = await f.createClient({ interfaceIds: both, deviceLimit: 0 });
+
+  let base = (await repository.desiredState(node.id))!;
+  let patched = 0;
+  /** Makes the change, then patches the last state and reads the whole one: they must agree. */
+  async function after(change: string, make: () => Promise<unknown>, expectPatch = true) {
+    await make();
+    const changes = await repository.changesSince(node.id, base, 10_000);
+    expect({ change, whole: changes === 'whole' || changes === undefined }).toEqual({ change, whole: false });
+    const fromJournal = patchDesiredState(base, changes as Exclude<typeof changes, 'whole' | undefined>);
+    const whole = (await repository.desiredState(node.id))!;
+    expect({ change, revisionMoved: whole.revision > base.revision }).toEqual({ change, revisionMoved: true });
+    if (expectPatch) {
+      expect({ change, state: canonical(fromJournal) }).toEqual({ change, state: canonical(whole) });
+      patched++;
+    } else {
+      // The patch cannot say (an interface it never saw): the caller reads the whole state.
+      expect({ change, state: fromJournal }).toEqual({ change, state: undefined });
+    }
+    base = whole;
+  }
+
+  await after('a device added', () => ok('POST', `clients/${quoted.id}/devices`, { name: 'tablet' }));
+  await after('a device added to a limited client', () => ok('POST', `clients/${limited.id}/devices`, { name: 'pad' }));
+  await after('a client added', () => f.createClient({ quotaBytes: 1_000_000, interfaceIds: both }));
+  await after('a quota raised', () => ok('PATCH', `clients/${quoted.id}`, { quotaBytes: 9_000_000_000 }));
+  await after('a speed limit changed', () => ok('PATCH', `clients/${limited.id}`, { rateBitsPerSec: 16_000_000 }));
+  await after('a speed limit set', () => ok('PATCH', `clients/${plain.id}`, { rateBitsPerSec: 1_000_000 }));
+  await after('a client disabled', () => ok('PATCH', `clients/${quoted.id}`, { enabled: false }));
+  await after('a client enabled again', () => ok('PATCH', `clients/${quoted.id}`, { enabled: true }));
+  // Usage counted (as a counter batch would: up only), then reset: the quota's remaining bytes grow.
+  await t.query('update clients set used_bytes = 1234567, up_bytes = 1234567 where id = $1', [quoted.id]);
+  await after('a traffic reset', () => ok('POST', `clients/${quoted.id}/reset`));
+  await after('keys rotated', () => ok('POST', `clients/${limited.id}/rotate-keys`));
+  await after('a client taken off an interface', () =>
+    ok('PATCH', `clients/${quoted.id}`, { interfaceIds: [iface.id] }),
+  );
+  await after('a client put on an interface', () => ok('PATCH', `clients/${limited.id}`, { interfaceIds: both }));
+  const devices = (await f.getClient(quoted.id)).devices;
+  await after('a device deleted', () => ok('DELETE', `devices/${devices[devices.length - 1].id}`));
+  await after('a client deleted', () => ok('DELETE', `clients/${limited.id}`));
+  await after('an interface changed', () => ok('PATCH', `interfaces/${second.id}`, { mtu: 1380 }));
+  await after('an interface disabled', () => ok('PATCH', `interfaces/${second.id}`, { enabled: false }));
+  await after('an interface enabled again', () => ok('PATCH', `interfaces/${second.id}`, { enabled: true }), false);
+  await after('a device added after that', () => ok('POST', `clients/${plain.id}/devices`, { name: 'laptop' }));
+  expect(patched).toBe(17);
+});
