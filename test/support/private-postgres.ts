@@ -78,6 +78,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       await pgCtl('restart', '-m', 'fast');
       const after = postmasterOf(dataDir);
       if (!after || after === before) throw new Error('pg_ctl restart left no new postmaster');
+      await embedded.stop(); // the server it started is gone: this forgets it (and its stop on exit)
     },
     async kill() {
       const pid = postmasterOf(dataDir);
@@ -87,6 +88,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       // Its backends notice the postmaster's death and end; a new server refuses to start while
       // one still holds the shared memory.
       await waitFor('the killed server’s processes to end', () => ![pid, ...children].some(alive), 30_000, 50);
+      await embedded.stop(); // forgets the dead server (and its stop on exit)
     },
     async start() {
       embedded = await startEmbeddedPostgres(dataDir, log);
