@@ -6213,6 +6213,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_admins: {
@@ -6300,6 +6309,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_admins_id: {
@@ -6360,6 +6378,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6454,6 +6481,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6559,6 +6595,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_admins_id_reset_2fa: {
@@ -6637,6 +6682,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6731,6 +6785,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6834,6 +6897,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_agent_enrol: {
@@ -6903,7 +6975,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a store the route depends on cannot be reached */
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6951,6 +7023,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_agent_package_tgz: {
@@ -6990,7 +7071,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a store the route depends on cannot be reached */
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7047,7 +7128,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a store the route depends on cannot be reached */
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7143,6 +7224,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_auth_logout: {
@@ -7217,6 +7307,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_auth_me: {
@@ -7266,6 +7365,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7360,6 +7468,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_auth_password: {
@@ -7447,6 +7564,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_auth_sessions: {
@@ -7496,6 +7622,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7570,6 +7705,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7662,6 +7806,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_auth_totp: {
@@ -7711,6 +7864,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7798,6 +7960,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7901,6 +8072,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_auth_totp_start: {
@@ -7997,6 +8177,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_backups: {
@@ -8046,6 +8235,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8145,6 +8343,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the disk the route writes to is full (nothing was kept) */
             507: {
                 headers: {
@@ -8215,6 +8422,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8309,6 +8525,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8419,7 +8644,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a store the route depends on cannot be reached */
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8488,6 +8713,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8583,6 +8817,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_balancers: {
@@ -8644,6 +8887,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8747,6 +8999,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     delete_balancers_id: {
@@ -8834,6 +9095,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8939,6 +9209,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_balancers_id_override: {
@@ -9028,6 +9307,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_clients: {
@@ -9090,6 +9378,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9193,6 +9490,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_clients_id: {
@@ -9253,6 +9559,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9338,6 +9653,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9443,6 +9767,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_clients_id_configs: {
@@ -9506,6 +9839,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9611,6 +9953,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_clients_id_reset: {
@@ -9689,6 +10040,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9781,6 +10141,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_clients_id_subscription: {
@@ -9841,6 +10210,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9933,6 +10311,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_clients_id_usage: {
@@ -9995,6 +10382,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10089,7 +10485,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a store the route depends on cannot be reached */
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10194,6 +10590,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_clients_bulk: {
@@ -10281,7 +10686,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a store the route depends on cannot be reached */
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10345,6 +10750,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10439,7 +10853,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a store the route depends on cannot be reached */
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10505,6 +10919,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10617,6 +11040,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_clients_purge: {
@@ -10704,7 +11136,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a store the route depends on cannot be reached */
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10800,7 +11232,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a store the route depends on cannot be reached */
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10905,7 +11337,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a store the route depends on cannot be reached */
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11010,7 +11442,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a store the route depends on cannot be reached */
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11068,6 +11500,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11160,6 +11601,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_devices_id_profile: {
@@ -11227,6 +11677,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11323,6 +11782,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_devices_id_profiles: {
@@ -11393,6 +11861,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_docs: {
@@ -11449,6 +11926,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_groups: {
@@ -11498,6 +11984,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11592,6 +12087,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_groups_action: {
@@ -11679,7 +12183,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a store the route depends on cannot be reached */
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11784,6 +12288,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_groups_delete: {
@@ -11880,6 +12393,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_groups_names: {
@@ -11929,6 +12451,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12032,6 +12563,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_health: {
@@ -12063,6 +12603,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12185,6 +12734,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_hosts: {
@@ -12281,6 +12839,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     delete_hosts_id: {
@@ -12359,6 +12926,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12464,6 +13040,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_hosts_id_check: {
@@ -12542,6 +13127,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12636,6 +13230,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_hosts_groups: {
@@ -12685,6 +13288,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12781,6 +13393,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12886,6 +13507,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     delete_hosts_groups_gid: {
@@ -12964,6 +13594,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13058,6 +13697,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_hosts_groups_reorder: {
@@ -13138,6 +13786,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13232,6 +13889,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_hosts_tags: {
@@ -13288,6 +13954,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_i18n_locale: {
@@ -13330,6 +14005,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13398,6 +14082,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13501,6 +14194,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_interfaces_id: {
@@ -13561,6 +14263,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13658,6 +14369,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13763,6 +14483,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_interfaces_id_clear: {
@@ -13845,6 +14574,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13950,6 +14688,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_interfaces_id_profile: {
@@ -14010,6 +14757,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14095,6 +14851,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14196,6 +14961,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_jobs_id: {
@@ -14263,7 +15037,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a store the route depends on cannot be reached */
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14345,6 +15119,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_meta: {
@@ -14376,6 +15159,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14439,6 +15231,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_nodes: {
@@ -14488,6 +15289,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14582,6 +15392,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_nodes_id: {
@@ -14642,6 +15461,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14739,6 +15567,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14844,6 +15681,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_nodes_id_enrolment: {
@@ -14931,6 +15777,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15032,7 +15887,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a store the route depends on cannot be reached */
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15101,6 +15956,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15206,7 +16070,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description a store the route depends on cannot be reached */
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15264,6 +16128,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15332,6 +16205,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15435,6 +16317,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     delete_outbound_subs_id: {
@@ -15513,6 +16404,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15618,6 +16518,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_outbound_subs_id_refresh: {
@@ -15696,6 +16605,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15790,6 +16708,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_outbound_subs_preview: {
@@ -15861,6 +16788,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15942,6 +16878,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_outbounds: {
@@ -16003,6 +16948,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16106,6 +17060,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_outbounds_id: {
@@ -16166,6 +17129,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16260,6 +17232,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16365,6 +17346,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_outbounds_id_check: {
@@ -16453,6 +17443,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_outbounds_id_config: {
@@ -16513,6 +17512,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16605,6 +17613,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_outbounds_check: {
@@ -16686,6 +17703,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16783,6 +17809,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_outbounds_parse: {
@@ -16854,6 +17889,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16952,6 +17996,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_overview: {
@@ -17001,6 +18054,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17064,6 +18126,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_overview_usage: {
@@ -17115,6 +18186,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17183,6 +18263,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17280,6 +18369,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_routing_apply: {
@@ -17360,6 +18458,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17466,6 +18573,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     delete_routing_rules_id: {
@@ -17544,6 +18660,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17633,6 +18758,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17730,6 +18864,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_routing_test: {
@@ -17817,6 +18960,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_security_warnings: {
@@ -17873,6 +19025,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_settings: {
@@ -17922,6 +19083,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18007,6 +19177,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_settings_mail: {
@@ -18056,6 +19235,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18134,6 +19322,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18228,6 +19425,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_settings_notify: {
@@ -18277,6 +19483,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18362,6 +19577,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_settings_notify_test: {
@@ -18436,6 +19660,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_settings_telegram: {
@@ -18485,6 +19718,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18570,6 +19812,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_sharing: {
@@ -18626,6 +19877,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_subscription: {
@@ -18675,6 +19935,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18760,6 +20029,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_subscription_preview: {
@@ -18838,6 +20116,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_system: {
@@ -18887,6 +20174,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18963,6 +20259,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_template: {
@@ -19015,6 +20320,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19121,6 +20435,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_tokens: {
@@ -19170,6 +20493,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19248,6 +20580,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19340,6 +20681,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     patch_tokens_id: {
@@ -19422,6 +20772,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19525,6 +20884,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     post_tunnels_start: {
@@ -19605,6 +20973,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19699,6 +21076,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_webhooks: {
@@ -19748,6 +21134,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19833,6 +21228,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     delete_webhooks_id: {
@@ -19911,6 +21315,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20007,6 +21420,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_webhooks_id_deliveries: {
@@ -20067,6 +21489,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20141,6 +21572,15 @@ export interface operations {
             };
             /** @description internal error (no detail) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

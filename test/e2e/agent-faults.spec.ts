@@ -25,6 +25,7 @@ import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 import {
   bringUpProfile,
   desiredPeersOf,
+  keepSending as sendContinuously,
   peersOf,
   pingOnce,
   sendThrough,
@@ -274,28 +275,11 @@ async function killAndRestart(rig: Rig, meanwhile: () => Promise<unknown> = asyn
   );
 }
 
-/** Sends 1 MiB after 1 MiB through the tunnel until stopped; stop() resolves to the bytes sent. */
-function keepSending(rig: Rig, chunk = 1024 * 1024): { sent(): number; stop(): Promise<number> } {
-  let stopping = false;
-  let sent = 0;
-  const loop = (async () => {
-    while (!stopping) {
-      await sendThrough(rig.clientNs!, rig.nodeNs, GATEWAY, chunk);
-      sent += chunk;
-    }
-  })();
-  onCleanup('traffic', async () => {
-    stopping = true;
-    await loop.catch(() => undefined);
-  });
-  return {
-    sent: () => sent,
-    async stop() {
-      stopping = true;
-      await loop;
-      return sent;
-    },
-  };
+/** Sends 1 MiB after 1 MiB through the tunnel until stopped (stopped after the test at the latest). */
+function keepSending(rig: Rig, chunk = 1024 * 1024): ReturnType<typeof sendContinuously> {
+  const traffic = sendContinuously(rig.clientNs!, rig.nodeNs, GATEWAY, chunk);
+  onCleanup('traffic', () => traffic.stop().catch(() => undefined));
+  return traffic;
 }
 
 /** Starts keepSending and waits until the panel has counted the client's first MiB of it. */

@@ -68,10 +68,16 @@ export function restartablePanel(options: {
   redis?: boolean;
   /** More settings for every start (read when it starts: a test's beforeAll may prepare them). */
   env?: () => Record<string, string> | Promise<Record<string, string>>;
+  /**
+   * A PostgreSQL server of the test's own to put the database on (one it restarts and kills:
+   * private-postgres.ts), started before the panel and stopped after it; else the shared one.
+   */
+  postgres?: () => Promise<{ url: string; stop(): Promise<void> }>;
 }): () => RestartablePanel {
   const dataDir = mkdtempSync(join(tmpdir(), `warren-${options.name}-`));
   const queuePrefix = options.redis ? testQueuePrefix() : undefined;
   let database: TestDatabase | undefined;
+  let server: { url: string; stop(): Promise<void> } | undefined;
   let db: pg.Client | undefined;
   let panel: PanelProcess | undefined;
   let token = '';
@@ -79,6 +85,16 @@ export function restartablePanel(options: {
     () => panel!.origin,
     () => token,
   );
+
+  /** The test's own connection; a server the test restarted ended it, and query() makes another. */
+  let broken = false;
+  const connect = async () => {
+    const client = new pg.Client({ connectionString: database!.url });
+    client.on('error', () => (broken = true));
+    await client.connect();
+    broken = false;
+    return client;
+  };
 
   const start = async () => {
     panel = await startPanelProcess({
@@ -95,17 +111,18 @@ export function restartablePanel(options: {
   };
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    db = new pg.Client({ connectionString: database.url });
-    await db.connect();
+    server = await options.postgres?.();
+    database = await createTestDatabase(server?.url);
+    db = await connect();
     await start();
   }, 180_000);
 
   afterAll(async () => {
     await panel?.stop();
     if (queuePrefix) await dropRedisPrefix(REDIS_URL, queuePrefix);
-    await db?.end();
+    await db?.end().catch(() => undefined);
     await database?.drop();
+    await server?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }, 120_000);
 
@@ -122,6 +139,10 @@ export function restartablePanel(options: {
     },
     call,
     async query<T>(sql: string, params: unknown[] = []) {
+      if (broken) {
+        await db!.end().catch(() => undefined);
+        db = await connect();
+      }
       return (await db!.query(sql, params)).rows as T[];
     },
     async kill() {

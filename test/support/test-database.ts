@@ -12,8 +12,8 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-async function onServer(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: SERVER_DATABASE_URL });
+async function onServer(sql: string, server = SERVER_DATABASE_URL): Promise<void> {
+  const client = new pg.Client({ connectionString: server });
   await client.connect();
   try {
     await client.query(sql);
@@ -22,12 +22,13 @@ async function onServer(sql: string): Promise<void> {
   }
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** On the shared server, or on `server` (the URL of any database there: a private server of the test's own). */
+export async function createTestDatabase(server = SERVER_DATABASE_URL): Promise<TestDatabase> {
   const name = testDatabaseName();
-  await onServer(`CREATE DATABASE ${name}`);
-  const url = new URL(SERVER_DATABASE_URL);
+  await onServer(`CREATE DATABASE ${name}`, server);
+  const url = new URL(server);
   url.pathname = `/${name}`;
-  return { url: url.toString(), name, drop: () => onServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  return { url: url.toString(), name, drop: () => onServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`, server) };
 }
 
 /** The tables in a database's public schema, sorted: what a command created or left there. */

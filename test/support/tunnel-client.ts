@@ -151,6 +151,35 @@ export async function sendThrough(
   if (received !== bytes) throw new Error(`the sink received ${received} of ${bytes} bytes`);
 }
 
+/**
+ * Sends `chunk` bytes after `chunk` bytes from `from` to `to` (sendThrough) until stopped, so that
+ * counters move all the while; stop() waits for the chunk under way and resolves to the bytes sent.
+ */
+export function keepSending(
+  from: TestNamespace,
+  to: TestNamespace,
+  address: string,
+  chunk = 1024 * 1024,
+): { sent(): number; stop(): Promise<number> } {
+  let stopping = false;
+  let sent = 0;
+  const loop = (async () => {
+    while (!stopping) {
+      await sendThrough(from, to, address, chunk);
+      sent += chunk;
+    }
+  })();
+  loop.catch(() => undefined); // rethrown by stop()
+  return {
+    sent: () => sent,
+    async stop() {
+      stopping = true;
+      await loop;
+      return sent;
+    },
+  };
+}
+
 /** Public keys the database says must be on the interface: enabled accounts of active clients. */
 export async function desiredPeersOf(
   query: <T>(sql: string, params: unknown[]) => Promise<T[]>,

@@ -5,7 +5,14 @@ import {
   ForeignKeyConstraintViolationException,
 } from '@mikro-orm/core';
 import type { ApiErrorBody } from '#libs/contracts/api-error.js';
+import { databaseUnreachable } from '../database/database-unreachable.js';
 import { ApiError } from './api-error.js';
+
+/** What a request that met the database away answers (503): the same process serves again once it is back. */
+export const DATABASE_UNREACHABLE =
+  'the database cannot be reached (stopped, restarting or unreachable); try again shortly';
+/** Seconds a client is asked to wait before trying again: about what a PostgreSQL restart takes. */
+const DATABASE_RETRY_AFTER_S = 5;
 
 export interface ErrorResponse {
   status: number;
@@ -76,6 +83,8 @@ export function toErrorResponse(error: unknown): ErrorResponse {
     return reply(status, message);
   }
   if (error instanceof SyntaxError && candidate?.statusCode === 400) return reply(400, 'malformed JSON body');
+  if (databaseUnreachable(error))
+    return reply(503, DATABASE_UNREACHABLE, '', { 'Retry-After': String(DATABASE_RETRY_AFTER_S) });
   if (
     candidate &&
     typeof candidate.statusCode === 'number' &&

@@ -121,25 +121,28 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   415: 'body is not JSON',
   429: 'too many attempts; see Retry-After',
   500: 'internal error (no detail)',
-  503: 'a store the route depends on cannot be reached',
+  503: 'a store the route depends on (the database, the queue store) cannot be reached now; see Retry-After',
   507: 'the disk the route writes to is full (nothing was kept)',
 };
 
 /**
- * Every route can refuse malformed input (400, a bad URL or JSON body) and fail (500); private
+ * Every route can refuse malformed input (400, a bad URL or JSON body), fail (500) and meet the
+ * database away (503, http/error-response.ts: PostgreSQL restarting or down); private
  * routes refuse missing credentials, and a role they are not granted, a user whose temporary
  * password is still to change, a session cookie sent by another site with an unsafe method or
  * an API token whose scope does not reach them (403); `:id` routes name nothing for an unknown id;
  * routes whose method carries a body refuse big and non-JSON ones.
  */
 export function errorStatuses(spec: RouteSpec): number[] {
-  const statuses = new Set<number>([400, 500, ...(spec.errors ?? [])]);
+  const statuses = new Set<number>([400, 500, 503, ...(spec.errors ?? [])]);
   if (!spec.public) statuses.add(401);
   // Every private route: a role it does not list, a temporary password still to change, a cookie
   // from another site, or an API token whose scope (read-only, route groups) does not reach it.
   if (!spec.public) statuses.add(403);
   if (spec.path.includes(':')) statuses.add(404);
   if (spec.method !== 'GET') statuses.add(413).add(415);
+  // A status answered with the success body (readiness' 503) is declared as that alone.
+  for (const status of spec.alsoAnswers ?? []) statuses.delete(status);
   return [...statuses].sort((a, b) => a - b);
 }
 
