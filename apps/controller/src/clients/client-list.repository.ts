@@ -199,8 +199,8 @@ export class ClientListRepository {
   /**
    * A list counter (Migration20261127140000_client_scale, bucket -1): `group:<name>` or
    * `interface:<id>`, kept by the database's triggers like the inventory counters, exact in the
-   * statement's snapshot. 0.1 ms where counting a group's or an interface's rows read them all
-   * (0.6-1.6 s at 1,000,000 clients: docs/benchmarks.md, "Issue 27, item 5").
+   * statement's snapshot. 1-6 ms where counting a group's or an interface's rows read them all
+   * (0.6-3.8 s at 1,000,000 clients: docs/benchmarks.md, "the leftovers at 1,000,000").
    */
   private async listCount(counter: string): Promise<number> {
     const [row] = await this.prepared.query<{ total: string }>(
