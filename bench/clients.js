@@ -89,6 +89,8 @@ const GROUPS = ['retail', 'family', 'business', 'trial', 'partner'];
 const SEARCH_TERM = 'walrus';
 const NO_MATCH_TERM = 'nosuchclient';
 const GROUP_FILTER = 'business';
+/** A group no client has: its page and total must not read every client (issue 27 item 5). */
+const NO_GROUP = 'nosuchgroup';
 
 function checkWords() {
   if (WORDS.length !== 100 || new Set(WORDS).size !== 100)
@@ -508,7 +510,7 @@ async function keptData(db, clients, expected) {
 }
 
 /** The list requests measured, each with what a correct answer must look like. */
-function listTargets({ total, expected, statuses }) {
+function listTargets({ total, expected, statuses, ifaceId }) {
   const deepPage = Math.max(1, Math.floor(total / PER_PAGE) - 1);
   const t = (key, label, query, expectTotal, extra = {}) => ({
     key,
@@ -530,6 +532,8 @@ function listTargets({ total, expected, statuses }) {
     t('nomatch', `search "${NO_MATCH_TERM}" (no match)`, `perPage=${PER_PAGE}&search=${NO_MATCH_TERM}`, 0),
     t('status', 'status=disabled', `perPage=${PER_PAGE}&status=disabled`, statuses.disabled ?? 0),
     t('group', `group=${GROUP_FILTER}`, `perPage=${PER_PAGE}&group=${GROUP_FILTER}`, expected.group),
+    t('nogroup', `group=${NO_GROUP} (nobody has it)`, `perPage=${PER_PAGE}&group=${NO_GROUP}`, 0),
+    t('iface', 'interfaceId= (every client)', `perPage=${PER_PAGE}&interfaceId=${ifaceId}`, total),
     t('traffic', 'sort=traffic', `perPage=${PER_PAGE}&sort=traffic`, total, { sortedBy: 'usedBytes' }),
   ];
 }
@@ -669,7 +673,8 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     ).rows[0];
     memory.seeded = memoryOf(panel.pid);
 
-    let targets = listTargets({ total: settings.clients, expected, statuses: spread.statuses });
+    const [{ id: ifaceId }] = (await db.query('select id from interfaces order by created_at limit 1')).rows;
+    let targets = listTargets({ total: settings.clients, expected, statuses: spread.statuses, ifaceId });
     if (settings.deep)
       targets.splice(
         2,

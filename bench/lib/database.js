@@ -15,9 +15,14 @@ async function onServer(sql) {
   }
 }
 
-/** A throw-away database for one bench run on the machine's PostgreSQL; dropped by `drop()`. */
+/**
+ * A throw-away database for one bench run on the machine's PostgreSQL; dropped by `drop()`.
+ * BENCH_DATABASE_TAG (lowercase letters, digits, _) goes into its name, so a kept one says whose it is.
+ */
 export async function createBenchDatabase() {
-  const name = `warren_bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const tag = process.env.BENCH_DATABASE_TAG ?? '';
+  if (!/^[a-z0-9_]*$/.test(tag)) throw new Error(`BENCH_DATABASE_TAG must be [a-z0-9_]*, got "${tag}"`);
+  const name = `warren_bench_${tag ? `${tag}_` : ''}${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   await onServer(`CREATE DATABASE ${name}`);
   const url = new URL(SERVER_DATABASE_URL);
   url.pathname = `/${name}`;

@@ -179,6 +179,56 @@ describe('reset cycles', () => {
     });
   });
 
+  test('the job renews only clients whose next_reset_at has come; the trigger keeps it on every change', async () => {
+    const iface = (await createNodeWithInterface()).iface;
+    const anchor = new Date(Math.ceil((Date.now() + 300 * DAY) / 1000) * 1000);
+    const due = (await createClient({ interfaceIds: [iface.id], resetCycle: 'daily' })).id;
+    const notDue = (await createClient({ interfaceIds: [iface.id], resetCycle: 'weekly' })).id;
+    const none = (await createClient({ interfaceIds: [iface.id] })).id;
+    for (const id of [due, notDue, none]) await anchorWithTraffic(id, anchor);
+    const nextReset = async (id: string) => {
+      const [row] = await t.query<{ at: Date | null }>(`select next_reset_at as at from clients where id = $1`, [id]);
+      return row.at === null ? null : row.at.toISOString();
+    };
+    const at = (ms: number) => new Date(anchor.getTime() + ms).toISOString();
+    // Set from the anchor (created_at here) and the cycle; none without a cycle.
+    expect([await nextReset(due), await nextReset(notDue), await nextReset(none)]).toEqual([
+      at(DAY),
+      at(7 * DAY),
+      null,
+    ]);
+
+    await transitions.applyTimeTransitions(new Date(anchor.getTime() + 2 * DAY));
+    expect((await traffic(due)).used).toBe(0);
+    expect((await traffic(notDue)).used).toBe(700);
+    expect((await traffic(none)).used).toBe(700);
+    // The renewal stamped lastResetAt = anchor + 2 days: the next one a day after.
+    expect(await nextReset(due)).toBe(at(3 * DAY));
+
+    // A changed cycle moves it; no cycle clears it.
+    const patch = (id: string, body: { resetCycle: ResetCycle }) =>
+      answer(typed().PATCH('/api/clients/{id}', { params: { path: { id } }, body }));
+    await patch(notDue, { resetCycle: 'daily' });
+    expect(await nextReset(notDue)).toBe(at(DAY));
+    await patch(none, { resetCycle: 'none' });
+    expect(await nextReset(none)).toBeNull();
+
+    // The job reads next_reset_at alone: a client it names as not due yet is left, though its
+    // anchor is days old; once due, it renews to its latest boundary.
+    await t.query(`update clients set next_reset_at = $2 where id = $1`, [notDue, at(100 * DAY)]);
+    await transitions.applyTimeTransitions(new Date(anchor.getTime() + 5 * DAY));
+    expect((await traffic(notDue)).used).toBe(700);
+    await t.query(`update clients set next_reset_at = $2 where id = $1`, [notDue, at(DAY)]);
+    await transitions.applyTimeTransitions(new Date(anchor.getTime() + 5 * DAY));
+    expect((await traffic(notDue)).used).toBe(0);
+    expect((await getClient(notDue)).lastResetAt).toBe(at(5 * DAY));
+    expect(await nextReset(notDue)).toBe(at(6 * DAY));
+
+    // A reset by hand moves it from the reset.
+    const reset = await answer(typed().POST('/api/clients/{id}/reset', { params: { path: { id: due } } }));
+    expect(await nextReset(due)).toBe(new Date(new Date(reset.body.client.lastResetAt!).getTime() + DAY).toISOString());
+  });
+
   test('the SQL boundaries agree with lastCycleBoundary (monthly clamps to short months, activation beats creation)', async () => {
     const iface = (await createNodeWithInterface()).iface;
     const now = new Date('2300-03-31T12:00:00.000Z');

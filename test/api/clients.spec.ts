@@ -4,6 +4,8 @@ import type { components } from '#libs/api-client/index.js';
 import { answer, fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 import { refusal } from '../support/refusal.js';
+import { ClientTotals } from '../../apps/controller/src/clients/client-totals.js';
+import { InventoryRepository } from '../../apps/controller/src/overview/inventory.repository.js';
 
 let t: TestPanel;
 let token: string;
@@ -421,6 +423,68 @@ describe('GET /api/clients', () => {
     expect(names(await list('group=vip&status=active'))).toEqual(['zeta Corp']);
     const onOther = await call('GET', `clients?interfaceId=${other.id}`);
     expect(names(onOther.body)).toEqual(['gamma']);
+  });
+
+  test("a group's and an interface's total are kept counts: exact through creation, edits, links and deletes", async () => {
+    const group = `kept-${randomUUID().slice(0, 8)}`;
+    const iface = await createInterface();
+    const totals = async () => ({
+      group: (await call('GET', `clients?group=${group}`)).body.total,
+      iface: (await call('GET', `clients?interfaceId=${iface.id.toUpperCase()}`)).body.total,
+    });
+    // What counting the rows gives, to hold the kept counts against.
+    const counted = async () => {
+      const [row] = await t.query<{ group: number; iface: number }>(
+        `select (select count(*)::int from clients where groups @> array[$1]) as group,
+                (select count(*)::int from client_interfaces where interface_id = $2) as iface`,
+        [group, iface.id],
+      );
+      return row;
+    };
+    const a = (await createClient({ interfaceIds: [iface.id], groups: [group, 'x'] })).id;
+    const b = (await createClient({ interfaceIds: [iface.id, listIface.id], groups: [group] })).id;
+    const c = (await createClient({ interfaceIds: [listIface.id] })).id;
+    expect(await totals()).toEqual({ group: 2, iface: 2 });
+    await patchClient(c, { groups: ['y', group], interfaceIds: [iface.id] });
+    expect(await totals()).toEqual({ group: 3, iface: 3 });
+    await patchClient(a, { groups: ['x'] });
+    await patchClient(c, { groups: [group, 'y'] });
+    expect(await totals()).toEqual({ group: 2, iface: 3 });
+    await answer(typed().DELETE('/api/clients/{id}', { params: { path: { id: b } } }));
+    expect(await totals()).toEqual({ group: 1, iface: 2 });
+    // Writes the panel's code does not make are counted too (the database keeps the counts).
+    await t.query(`update clients set groups = array[$1, 'z'] where id = $2`, [group, a]);
+    await t.query(`delete from client_interfaces where client_id = $1 and interface_id = $2`, [c, iface.id]);
+    t.panel.app.get(ClientTotals).changed();
+    expect(await totals()).toEqual({ group: 2, iface: 1 });
+    expect(await counted()).toEqual({ group: 2, iface: 1 });
+    // The fold moves the deltas into the counts without changing them; a group of no one is 0.
+    await t.panel.app.get(InventoryRepository).fold();
+    expect(await totals()).toEqual({ group: 2, iface: 1 });
+    expect((await call('GET', `clients?group=${group}-nobody`)).body).toMatchObject({ items: [], total: 0 });
+  });
+
+  test("a group's pages are the same rows in the same order whether it is rare or common", async () => {
+    const group = `paged-${randomUUID().slice(0, 8)}`;
+    const made: string[] = [];
+    for (let i = 0; i < 6; i++)
+      made.push((await createClient({ name: `paged ${i}`, interfaceIds: [listIface.id], groups: [group] })).id);
+    const newestFirst = [...made].reverse();
+    // perPage 200 makes any group rare (read from the GIN index), perPage 1 a group of 6 common
+    // next to the other clients here (walked along the order's index): both give the same rows.
+    const all = await call('GET', `clients?group=${group}&perPage=200`);
+    expect(all.body.items.map((item: { id: string }) => item.id)).toEqual(newestFirst);
+    expect(all.body.total).toBe(6);
+    const walked: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await call('GET', `clients?group=${group}&perPage=1${cursor ? `&cursor=${cursor}` : ''}`);
+      walked.push(...page.body.items.map((item: { id: string }) => item.id));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    expect(walked).toEqual(newestFirst);
+    const third = await call('GET', `clients?group=${group}&perPage=2&page=2&sort=oldest`);
+    expect(third.body.items.map((item: { id: string }) => item.id)).toEqual(made.slice(2, 4));
   });
 
   test('items carry the client view, with device count and interface ids', async () => {

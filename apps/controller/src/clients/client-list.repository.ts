@@ -133,7 +133,13 @@ export class ClientListRepository {
     if ('after' in position) where.push(after(order, position.after, params));
     // One row more than the page tells whether another page follows.
     const limit = rowLimit(perPage + 1);
-    const filtered = `from clients c ${where.length ? `where ${where.join(' and ')}` : ''}`;
+    const selected = where.length ? `where ${where.join(' and ')}` : '';
+    // A rare group's rows come from the groups' GIN index, behind an `offset 0` fence so the order's
+    // index cannot lead: walking it would read every client before finding none of a group nobody has.
+    const filtered =
+      filter.group !== undefined && (await this.isRareGroup(filter.group, limit))
+        ? `from (select * from clients c ${selected} offset 0) c`
+        : `from clients c ${selected}`;
     const skip = 'offset' in position ? position.offset : 0;
     const text =
       skip === 0
@@ -166,9 +172,12 @@ export class ClientListRepository {
    * status) the total is the inventory counters' (Migration20261125110000_inventory_counters:
    * kept by the database's own triggers, exact in the statement's snapshot): 0.1 ms instead of
    * counting every row (EXPLAIN ANALYZE at 1,000,000 clients: docs/benchmarks.md, "Clients:
-   * 1,000,000"). Any other filter counts its rows.
+   * 1,000,000"). A group or an interface alone is its list counter's (listCount). Any other
+   * filter counts its rows.
    */
   async count(filter: ClientFilter): Promise<number> {
+    const counter = listCounter(filter);
+    if (counter) return this.listCount(counter);
     const statuses = countedStatuses(filter);
     if (statuses) {
       const [row] = await this.prepared.query<{ total: string }>(
@@ -185,6 +194,44 @@ export class ClientListRepository {
     const text = `select count(*) as total from clients c ${where.length ? `where ${where.join(' and ')}` : ''}`;
     const [row] = await this.prepared.query<{ total: string }>(statementName(text), text, params.values);
     return readNumber(row.total);
+  }
+
+  /**
+   * A list counter (Migration20261127140000_client_scale, bucket -1): `group:<name>` or
+   * `interface:<id>`, kept by the database's triggers like the inventory counters, exact in the
+   * statement's snapshot. 1-6 ms where counting a group's or an interface's rows read them all
+   * (0.6-3.8 s at 1,000,000 clients: docs/benchmarks.md, "the leftovers at 1,000,000").
+   */
+  private async listCount(counter: string): Promise<number> {
+    const [row] = await this.prepared.query<{ total: string }>(
+      'clients_list_kept_total',
+      `select coalesce(sum(v), 0)::text as total from (
+         select value as v from inventory_counts where bucket = -1 and counter = $1
+         union all select delta from inventory_deltas where bucket = -1 and counter = $1) x`,
+      [counter],
+    );
+    return readNumber(row.total);
+  }
+
+  /**
+   * Whether a page of this group is cheaper from the groups' GIN index (reading its m members,
+   * then sorting them) than walking the order's index until `limit` members turn up (about
+   * limit × clients / m rows): when m² < limit × clients. At 1,000,000 clients and 51 rows, a
+   * group of fewer than ~7,000 clients.
+   */
+  private async isRareGroup(group: string, limit: number): Promise<boolean> {
+    const [row] = await this.prepared.query<{ members: string; clients: string }>(
+      'clients_list_group_size',
+      `select (select coalesce(sum(v), 0) from (
+                 select value as v from inventory_counts where bucket = -1 and counter = $1
+                 union all select delta from inventory_deltas where bucket = -1 and counter = $1) g)::text as members,
+              (select coalesce(sum(v), 0) from (
+                 select value as v from inventory_counts where bucket = 0 and counter like 'clients.%'
+                 union all select delta from inventory_deltas where bucket = 0 and counter like 'clients.%') c)::text as clients`,
+      [`group:${group}`],
+    );
+    const members = readNumber(row.members);
+    return members * members < limit * readNumber(row.clients);
   }
 
   /** The ids of every client the filter selects, in id order. */
@@ -212,6 +259,15 @@ function checkColumns(columns: string[]): void {
 function rowLimit(count: number): number {
   if (!Number.isSafeInteger(count) || count < 1) throw new Error(`row limit must be a positive integer, got ${count}`);
   return count;
+}
+
+/** The list counter that holds the filter's total: a group's or an interface's, when it selects by that alone. */
+function listCounter(filter: ClientFilter): string | undefined {
+  const { group, interfaceId, ...others } = filter;
+  if (Object.values(others).some((value) => value !== undefined)) return undefined;
+  if (group !== undefined && interfaceId === undefined) return `group:${group}`;
+  if (interfaceId !== undefined && group === undefined) return `interface:${interfaceId.toLowerCase()}`;
+  return undefined;
 }
 
 /** The statuses whose counters add up to the filter's total, when it selects by status alone. */

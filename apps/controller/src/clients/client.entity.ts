@@ -26,6 +26,11 @@ export const Client = defineEntity({
       expression: `create index "clients_search_trgm" on "clients" using gin ((lower("name" || ' ' || "note")) gin_trgm_ops)`,
     },
     { name: 'clients_groups_gin', expression: `create index "clients_groups_gin" on "clients" using gin ("groups")` },
+    // The enforcement job reads only the clients whose cycle is due (Migration20261127140000_client_scale).
+    {
+      name: 'clients_next_reset_at_index',
+      expression: `create index "clients_next_reset_at_index" on "clients" ("next_reset_at") where "next_reset_at" is not null`,
+    },
   ],
   properties: {
     id: p
@@ -56,6 +61,12 @@ export const Client = defineEntity({
     /** Length of the service period that starts on first use. */
     durationSeconds: p.integer().default(0),
     activatedAt: p.datetime().nullable(),
+    /**
+     * When the reset cycle next renews (cycle anchor + one period), null without a cycle. Kept by
+     * a database trigger (Migration20261127140000_client_scale) from reset_cycle, last_reset_at,
+     * activated_at and created_at on every write; never written by the panel's code.
+     */
+    nextResetAt: p.datetime().nullable(),
     status: p.string().length(16).$type<ClientStatus>(),
     /**
      * When `status` last changed, kept by a database trigger (Migration20261126180100_groups) on

@@ -49,13 +49,17 @@ export class TimeTransitionsRepository {
    * its devices and accounts zeroed, lastResetAt = the boundary, exhausted back to active (an
    * exhausted client here is not past its expiry: expire() ran first). The re-check of the anchor
    * in the update skips a client whose traffic was reset by hand meanwhile. Raw SQL: calendar
-   * arithmetic over all clients in one statement, with data-modifying CTEs.
+   * arithmetic in one statement, with data-modifying CTEs. Only clients whose next_reset_at
+   * (anchor + one period, kept by a trigger: Migration20261127140000_client_scale) has come are
+   * read, through its partial index: a boundary in (anchor, now] exists exactly when
+   * anchor + one period <= now, so the boundary arithmetic runs for the due clients alone instead
+   * of every client with a cycle every 30 s. Setting last_reset_at moves next_reset_at on.
    */
   async renewDueCycles(em: EntityManager, now: Date): Promise<{ id: string; previous: ClientStatus }[]> {
     return em.execute<{ id: string; previous: ClientStatus }[]>(
       `with due as (
          select c.id, c.status, b.boundary from clients c ${CYCLE_BOUNDARY}
-          where c.reset_cycle <> 'none' and b.boundary > a.anchor
+          where c.next_reset_at <= ? and c.reset_cycle <> 'none' and b.boundary > a.anchor
        ), renewed as (
          update clients c
             set used_bytes = 0, up_bytes = 0, down_bytes = 0, last_reset_at = due.boundary, updated_at = ?,
@@ -69,7 +73,7 @@ export class TimeTransitionsRepository {
          update accounts a set up_bytes = 0, down_bytes = 0 from devices_reset where a.device_id = devices_reset.id
        )
        select id, previous from renewed`,
-      [now, now, now, now],
+      [now, now, now, now, now],
     );
   }
 }

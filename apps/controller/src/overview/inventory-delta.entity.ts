@@ -12,7 +12,7 @@ export const InventoryDelta = defineEntity({
   tableName: 'inventory_deltas',
   properties: {
     id: p.bigint('number').primary().autoincrement(),
-    counter: p.string().length(32),
+    counter: p.string().length(80),
     bucket: p.bigint('number').default(0),
     delta: p.decimal('string').columnType('numeric'),
   },
