@@ -142,7 +142,9 @@ test('compaction: snapshots under a new generation, one journal left, state as i
       rx[n] += 1000 + n;
       tx[n] += 3;
     }
-    const readings = rx.map((bytes, n) => reading(n, bytes, tx[n])).filter((_, n) => n === 0 || n >= Math.min(round, 10));
+    const readings = rx
+      .map((bytes, n) => reading(n, bytes, tx[n]))
+      .filter((_, n) => n === 0 || n >= Math.min(round, 10));
     const [name] = journals();
     const text = readdirSync(dir).includes(name ?? '') ? readFileSync(join(dir, name)) : undefined;
     const batch = compacted.cut(readings, round * 2000);

@@ -42,7 +42,9 @@ interface LoadedSpool {
 }
 
 /** The spool in a data directory: its snapshot with the journal replayed (undefined: none). */
-function loadSpool(dataDir: string): { spool: LoadedSpool; files: NonNullable<ReturnType<typeof readSpoolFiles>> } | undefined {
+function loadSpool(
+  dataDir: string,
+): { spool: LoadedSpool; files: NonNullable<ReturnType<typeof readSpoolFiles>> } | undefined {
   const files = readSpoolFiles<CounterBatch>(dataDir);
   if (!files) return undefined;
   const { snapshot } = files;
@@ -236,7 +238,14 @@ export class CounterSpool {
       const unread: PeerReading[] = [];
       for (const [iface, publicKey, held] of this.state.carry.entries()) {
         if (this.state.baseline.get(iface, publicKey)?.seen === round) continue;
-        unread.push({ interface: iface, publicKey, rxBytes: 0, txBytes: 0, lastHandshake: held.handshake, endpoint: null });
+        unread.push({
+          interface: iface,
+          publicKey,
+          rxBytes: 0,
+          txBytes: 0,
+          lastHandshake: held.handshake,
+          endpoint: null,
+        });
       }
       for (const reading of unread) seen += this.step(reading, round, peers);
     }
@@ -322,8 +331,7 @@ export class CounterSpool {
       txBytes: tx + heldTx,
       lastHandshake: reading.lastHandshake,
       // An endpoint the contract cannot carry (never seen from wg) is left out, not the batch.
-      endpoint:
-        reading.endpoint !== null && peerEndpoint.safeParse(reading.endpoint).success ? reading.endpoint : null,
+      endpoint: reading.endpoint !== null && peerEndpoint.safeParse(reading.endpoint).success ? reading.endpoint : null,
     });
     return first;
   }

@@ -107,7 +107,9 @@ function syncDirectory(dir: string): void {
 /** The snapshot, and the journal of its generation if there is one (read only: nothing is repaired). */
 export function readSpoolFiles<Batch>(
   dataDir: string,
-): { snapshot: SpoolState<Batch>; records: JournalRecord<Batch>[]; validBytes: number; journalBytes: number } | undefined {
+):
+  | { snapshot: SpoolState<Batch>; records: JournalRecord<Batch>[]; validBytes: number; journalBytes: number }
+  | undefined {
   const snapshot = readJsonFile<SpoolState<Batch>>(join(dataDir, SNAPSHOT));
   if (!snapshot) return undefined;
   const journal = join(dataDir, journalName(snapshot.generation ?? 0));
