@@ -176,3 +176,18 @@ test('compaction: snapshots under a new generation, one journal left, state as i
   reported.add(restarted.cut(final, 100_000));
   for (const r of final) expect(reported.bytes.get(r.publicKey)).toEqual([r.rxBytes, r.txBytes]);
 });
+
+test('a spool written before the journal (counters.json alone) is read as it was and counted on from it', () => {
+  const batch = { seq: 4, at: 1000, peers: [{ ...reading(2, 9), rxBytes: 9 }] };
+  writeFileSync(
+    join(dir, 'counters.json'),
+    JSON.stringify({ nextSeq: 5, baseline: { [`wg0 ${key(1)}`]: [100, 10, null] }, pending: batch, readAt: 1000 }),
+  );
+  const spool = new CounterSpool(dir);
+  expect(spool.started).toBe(false);
+  expect(spool.pending).toEqual(batch);
+  spool.acknowledge(4);
+  expect(journals()).toEqual(['counters.0.journal']);
+  const next = new CounterSpool(dir).cut([reading(1, 130, 10)], 3000)!;
+  expect(next).toMatchObject({ seq: 5, since: 1000, peers: [{ rxBytes: 30, txBytes: 0 }] });
+});
