@@ -15,8 +15,12 @@
 //
 // Counters are read both ways in the same run, in turns: through the wireguard-go UAPI socket
 // (what the agent does) and through `wg show all dump` (what it did before, the baseline).
+// BENCH_SPOOL_BEFORE=<path of a built counter-spool.js of an earlier commit> adds a third
+// collector: the UAPI socket with that spool, the before of a spool change in the same run.
+// BENCH_MOVED_PERCENT (0: an idle tunnel) makes that share of the peers move each round in the
+// collectors (bytes added to their readings, a different slice each round), as traffic would.
 //
-// Internal: `node bench/agent-host.js --collect <namespace> <interface,…> <seconds> <interval-ms> <uapi|wg>`
+// Internal: `node bench/agent-host.js --collect <namespace> <interface,…> <seconds> <interval-ms> <uapi|wg|before> <moved-percent> [<spool module>]`
 // is the collector process.
 import { execFile, fork } from 'node:child_process';
 import { connect } from 'node:net';
@@ -72,6 +76,8 @@ export function settingsFromEnv() {
     counterSeconds: envNumber('BENCH_COUNTER_SECONDS', 30, 2),
     counterIntervalMs: envNumber('BENCH_COUNTER_INTERVAL_MS', 2000, 100),
     phases: envList('BENCH_PHASES', 'apply,counters', ['apply', 'counters']),
+    movedPercent: envNumber('BENCH_MOVED_PERCENT', 0, 0, { integer: false }),
+    spoolBefore: process.env.BENCH_SPOOL_BEFORE || null,
   };
 }
 
@@ -107,16 +113,36 @@ const spread = (values) => `${ms(median(values))} (${ms(Math.min(...values))}–
 // them (through the UAPI socket, or `wg show all dump` for the baseline) and cut a batch from
 // them in the counter spool (counter-spool.ts, with its file; a batch is acknowledged at once).
 
-async function collect([namespace, names, secondsText, intervalText, mode]) {
+async function collect([namespace, names, secondsText, intervalText, mode, movedText, spoolModule]) {
   const { CommandRunner, CounterReader } = await driver();
-  const { CounterSpool } = await spool();
+  const { CounterSpool } = spoolModule ? await import(new URL(spoolModule, 'file:///').href) : await spool();
   const seconds = Number(secondsText);
   const interval = Number(intervalText);
   const reader = new CounterReader(new CommandRunner({ namespace }), () => names.split(','), {
-    uapi: mode === 'uapi',
+    uapi: mode !== 'wg',
   });
+  // Traffic, made up: a slice of the peers (another each round) gains bytes, as if they moved.
+  const movedShare = Number(movedText) / 100;
+  let added = null;
+  let movedFrom = 0;
+  const addTraffic = (readings) => {
+    if (movedShare <= 0 || readings.length === 0) return readings;
+    added ??= new Float64Array(readings.length);
+    const count = Math.max(1, Math.round(readings.length * movedShare));
+    for (let k = 0; k < count; k++) added[(movedFrom + k) % readings.length] += 1500;
+    movedFrom = (movedFrom + count) % readings.length;
+    for (let i = 0; i < readings.length; i++) {
+      readings[i].rxBytes += added[i];
+      readings[i].txBytes += added[i] / 2;
+    }
+    return readings;
+  };
   const spoolDir = mkdtempSync(join(tmpdir(), 'warren-bench-spool-'));
   const counterSpool = new CounterSpool(spoolDir);
+  // One round before the window, as a running agent has had: its spool already holds every peer
+  // (the first reading of a new spool takes each one in, once), and the code is compiled.
+  const warmUp = counterSpool.cut(addTraffic(await reader.read()));
+  if (warmUp) counterSpool.acknowledge(warmUp.seq);
   const rssBefore = process.memoryUsage().rss;
   // CPU of this process's reaped children (wg, via `ip netns exec`, which execs it in place). Read
   // before our own: the first reading asks getconf for the clock rate, work outside the figures.
@@ -138,6 +164,7 @@ async function collect([namespace, names, secondsText, intervalText, mode]) {
     if (performance.now() - started >= seconds * 1000) break;
     const t0 = performance.now();
     const readings = await reader.read();
+    addTraffic(readings);
     reads.push(performance.now() - t0);
     peers = readings.length;
     const t1 = performance.now();
@@ -397,7 +424,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const daemonPids = keep.names.map((name) => wireguardGoPids(name)[0]);
     const daemonsCpuMs = () => daemonPids.reduce((sum, pid) => sum + cpuMsOf(pid), 0);
     const counters = {};
-    for (const mode of ['wg', 'uapi']) {
+    for (const mode of ['wg', ...(settings.spoolBefore ? ['before'] : []), 'uapi']) {
       process.stderr.write(
         `bench: counter collection (${mode}) every ${settings.counterIntervalMs} ms for ${settings.counterSeconds} s…\n`,
       );
@@ -412,6 +439,8 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
             String(settings.counterSeconds),
             String(settings.counterIntervalMs),
             mode,
+            String(settings.movedPercent),
+            ...(mode === 'before' ? [settings.spoolBefore] : []),
           ],
           {
             execArgv: ['--expose-gc'],
@@ -665,7 +694,9 @@ How honest these numbers are:
 
 /** The counter figures of both ways, side by side: the baseline (`wg`) and the UAPI socket. */
 function counterTable({ settings, counters, parseMs, uapiParseMs, answerBytes, dumpBytes, interfaces = 1 }) {
-  const both = (fn) => [fn(counters.wg), fn(counters.uapi)];
+  const modes = ['wg', ...(counters.before ? ['before'] : []), 'uapi'];
+  const both = (fn) => modes.map((mode) => fn(counters[mode]));
+  const parsed = (wg, uapi) => modes.map((mode) => (mode === 'wg' ? wg : uapi));
   const percentOf = (run, cpuMs) => (100 * cpuMs) / run.collected.elapsedMs;
   const percent = (run, cpuMs) => `${fixed(percentOf(run, cpuMs), 2)}%`;
   // Per read, against the interval: on a busy machine a read can take longer than the interval, so
@@ -676,15 +707,22 @@ function counterTable({ settings, counters, parseMs, uapiParseMs, answerBytes, d
     settings.counterIntervalMs;
   const perRead = (run, cpuMs) => `${(cpuMs / run.collected.reads.length).toFixed(1)} ms per read`;
   const peers = counters.uapi.collected.peers.toLocaleString('en-US');
-  const counterHeader = ['what', '`wg show all dump` (before, baseline)', 'UAPI socket (now)'];
+  const counterHeader = [
+    'what',
+    '`wg show all dump` (before, baseline)',
+    ...(counters.before ? ['UAPI socket, the spool before (`BENCH_SPOOL_BEFORE`)'] : []),
+    'UAPI socket (now)',
+  ];
   const counterRows = [
     ['reads', ...both((r) => `${r.collected.reads.length} in ${(r.collected.elapsedMs / 1000).toFixed(1)} s`)],
     ['one read, median (min–max)', ...both((r) => spread(r.collected.reads))],
-    ['parse alone, median of 10 (bench process)', ms(parseMs), ms(uapiParseMs)],
+    ['parse alone, median of 10 (bench process)', ...parsed(ms(parseMs), ms(uapiParseMs))],
     [
       'text parsed per read',
-      `${mib(dumpBytes / 2 ** 20, 1)} (\`wg\` prints it from the UAPI answer)`,
-      `${mib(answerBytes / 2 ** 20, 1)}`,
+      ...parsed(
+        `${mib(dumpBytes / 2 ** 20, 1)} (\`wg\` prints it from the UAPI answer)`,
+        `${mib(answerBytes / 2 ** 20, 1)}`,
+      ),
     ],
     ['spool cut per read, median (counter-spool.ts)', ...both((r) => spread(r.collected.cuts))],
     ['batches cut (peers in them)', ...both((r) => `${r.collected.batches} (${r.collected.batchPeers})`)],
@@ -718,15 +756,15 @@ function counterTable({ settings, counters, parseMs, uapiParseMs, answerBytes, d
       ),
     ],
     [
-      'collector RSS before the first read / at most after a read',
+      'collector RSS after its warm-up round / at most after a read',
       ...both((r) => `${mib(r.collected.rssBefore / 2 ** 20, 1)} / ${mib(r.collected.rssMax / 2 ** 20, 1)}`),
     ],
     ['collector live heap after a full GC at the end', ...both((r) => mib(r.collected.liveHeap / 2 ** 20, 1))],
   ];
   const uapiPercent = agentPercent(counters.uapi);
-  const counterText = `A Node process doing what the agent does with counters and nothing else, every ${settings.counterIntervalMs / 1000} s for ${settings.counterSeconds} s, on ${interfaces === 1 ? 'an interface' : `${interfaces} interfaces`} with ${peers} peers${interfaces === 1 ? '' : ` in all (at most ${PEERS_PER_INTERFACE.toLocaleString('en-US')} each: one wireguard-go device refuses its 65,537th peer, \`MaxPeers\` = 2^16)`}: \`CounterReader.read()\` of the managed interfaces, then \`CounterSpool.cut()\` of the reading (the spool file included; a batch, if one is cut, is acknowledged at once). First the baseline, reading through \`wg show all dump\` (via \`ip netns exec\`, as before this change), then the UAPI socket, each in a collector process of its own, in the same run. \`wg show all dump\` reads every wireguard-go socket of the host, other interfaces than the agent's too (on this shared machine, other engineers' test interfaces); the UAPI reader asks only the agent's own.
+  const counterText = `A Node process doing what the agent does with counters and nothing else, every ${settings.counterIntervalMs / 1000} s for ${settings.counterSeconds} s, on ${interfaces === 1 ? 'an interface' : `${interfaces} interfaces`} with ${peers} peers${interfaces === 1 ? '' : ` in all (at most ${PEERS_PER_INTERFACE.toLocaleString('en-US')} each: one wireguard-go device refuses its 65,537th peer, \`MaxPeers\` = 2^16)`}: \`CounterReader.read()\` of the managed interfaces, then \`CounterSpool.cut()\` of the reading (the spool's files included; a batch, if one is cut, is acknowledged at once), after one such round outside the figures (a running agent's spool already holds its peers). First the baseline, reading through \`wg show all dump\` (via \`ip netns exec\`, as before this change), then the UAPI socket, each in a collector process of its own, in the same run. \`wg show all dump\` reads every wireguard-go socket of the host, other interfaces than the agent's too (on this shared machine, other engineers' test interfaces); the UAPI reader asks only the agent's own.${counters.before ? ` Between them, the UAPI socket with the counter spool of an earlier build (\`BENCH_SPOOL_BEFORE\`: ${settings.spoolBefore}), the before of the spool in the same run.` : ''}${settings.movedPercent > 0 ? ` Traffic is made up in the collectors: each round ${settings.movedPercent}% of the peers (another slice each round) gain bytes in the reading before it is cut, so that many peers move per round and go into a batch.` : ''}
 
-**Agent (Node + the tool it reads through): ${fixed(uapiPercent, 2)}% of one core through the UAPI socket, against ${fixed(agentPercent(counters.wg), 2)}% through \`wg\` in the same run (target < ${TARGET_COUNTERS_PERCENT}%: ${uapiPercent < TARGET_COUNTERS_PERCENT ? 'pass' : '**FAIL**'}).** wireguard-go's own work answering (it builds the whole answer under the device lock) is the same request either way and is reported apart.`;
+**Agent (Node + the tool it reads through): ${fixed(uapiPercent, 2)}% of one core through the UAPI socket, against ${fixed(agentPercent(counters.wg), 2)}% through \`wg\`${counters.before ? ` and ${fixed(agentPercent(counters.before), 2)}% through the socket with the spool before` : ''} in the same run (target < ${TARGET_COUNTERS_PERCENT}%: ${uapiPercent < TARGET_COUNTERS_PERCENT ? 'pass' : '**FAIL**'}).** wireguard-go's own work answering (it builds the whole answer under the device lock) is the same request either way and is reported apart.`;
   return {
     counterHeader,
     counterRows,
@@ -747,7 +785,7 @@ function renderCountersOnly(facts) {
       : `The machine was ${idleBusy < 15 ? 'quiet' : 'busy'} before the run (${idleBusy.toFixed(0)}% of one core in use by other work over 1 s)${machineBusy === undefined ? '' : `; during the run the whole machine averaged ${machineBusy.toFixed(0)}% of one core (of ${machine.cores * 100}%)`}.`;
   const markdown = `## ${countersTitle(settings)}
 
-- Command: \`${command}\` with \`BENCH_ONLY=agent-host\` (${settingsText})
+- Command: \`${command}\` with \`BENCH_ONLY=agent-host\` (${settingsText}${settings.movedPercent > 0 ? ` BENCH_MOVED_PERCENT=${settings.movedPercent}` : ''}${settings.spoolBefore ? ' BENCH_SPOOL_BEFORE=…' : ''})
 - Date: ${new Date().toISOString()}
 - Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, ${machine.platform}
 - Software: Node ${machine.node}, ${wgVersion.split(' - ')[0]}, ${wgGoVersion}; the interface made by the agent's driver (apply()) in a namespace of the bench's own
@@ -759,7 +797,7 @@ ${markdownTable(counterHeader, counterRows)}
 
 How honest these numbers are:
 - CPU is what the processes spent (/proc), not wall time: a busy machine stretches the reads' wall time but hardly the CPU they cost. \`wg\`'s figure comes in 10 ms clock ticks.
-- The tunnel is idle, so no peer moves and no batch is cut after the first reading: the cut's cost here is the spool's walk over every peer; with traffic, the batch carries the peers that moved (only those) and the spool file is written once per batch.
+- ${settings.movedPercent > 0 ? `The tunnel is idle; the traffic is the collectors' own (${settings.movedPercent}% of the peers a round, added to the readings in the Node process, a loop over the reading that counts in its CPU). wireguard-go's answer is the same size either way.` : "The tunnel is idle, so no peer moves and no batch is cut after the first reading: the cut's cost here is the spool's walk over every peer; with traffic, the batch carries the peers that moved (only those) and the spool's journal gets those peers once per batch."}
 - The kernel module is absent on this machine: its interfaces are still read through \`wg show all dump\` and are not measured here (docs/agent-host.md, "Counters").
 `;
   const text = `${textTable(

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyJobId, nodeQueueName } from '#libs/contracts/node-queue.js';
@@ -9,6 +9,7 @@ import { UsageService } from '../../apps/controller/src/clients/usage.service.js
 import { PanelMetrics } from '../../apps/controller/src/metrics/panel-metrics.js';
 import { agentRedisUsername } from '../../apps/controller/src/nodes/enrolment/agent-queue-access.js';
 import { wireguardGoPids } from '../../apps/agent/src/host/wireguard-link.js';
+import { readCounterSpool, type SpoolFile } from '../../apps/agent/src/counters/counter-spool.js';
 import { freePort } from '../../libs/net/free-port.js';
 import { startAgent, type AgentProcess } from '../support/agent-process.js';
 import { waitFor } from '../support/wait-for.js';
@@ -248,18 +249,14 @@ async function silence(
   return usageMatchesHost(rig, client, 20_000, before);
 }
 
+/** The counter spool's snapshot (its journal beside it is stale without it: the spool is lost). */
 function spoolFile(rig: Rig): string {
   return join(rig.agent.dataDir, 'counters.json');
 }
 
-/** The agent's counter spool as on disk (null before the first write). */
-function readSpool(rig: Rig): {
-  nextSeq: number;
-  baseline: Record<string, number[]>;
-  pending: { seq: number } | null;
-  baselineUnknown?: boolean;
-} | null {
-  return existsSync(spoolFile(rig)) ? JSON.parse(readFileSync(spoolFile(rig), 'utf8')) : null;
+/** The agent's counter spool as on disk, its journal replayed (null before the first write). */
+function readSpool(rig: Rig): SpoolFile | null {
+  return readCounterSpool(rig.agent.dataDir) ?? null;
 }
 
 /** SIGKILL (no shutdown hooks), `meanwhile` (the host as the dead agent leaves it), then a restart on the same data directory, linked again. */

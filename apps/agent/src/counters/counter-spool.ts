@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import {
   COUNTER_SEQ_WINDOW,
   MAX_PEER_BYTES_PER_BATCH,
@@ -9,7 +8,8 @@ import {
 } from '#libs/contracts/agent-link.js';
 import type { PeerReading } from '../host/index.js';
 import type { HopReading } from '../host/routing/hop-counters.js';
-import { readJsonFile, writeJsonAtomic } from '#libs/files/atomic-file.js';
+import { PeerTable } from './peer-table.js';
+import { readSpoolFiles, SpoolJournal, type JournalRecord, type SpoolState } from './spool-journal.js';
 
 export interface CounterBatch {
   seq: number;
@@ -24,63 +24,131 @@ export interface CounterBatch {
 /** [up, down] bytes per outbound id, as the hop counters last read (hop-counters.ts). */
 type HopBaseline = Record<string, [number, number]>;
 
-/**
- * [rx, tx, lastHandshake] per "interface publicKey". A plain object (it is the file's JSON), safe
- * as one: every key holds a space, which no name on Object.prototype (`__proto__`...) does.
- */
-type Baseline = Record<string, [number, number, number | null]>;
+/** The spool as on disk, in the snapshot's form (spool-journal.ts). */
+export type SpoolFile = SpoolState<CounterBatch>;
 
-function baselineKey(reading: PeerReading): string {
-  return `${reading.interface} ${reading.publicKey}`;
+/** A round that moved no counter writes its baseline changes (peers come and gone) this often at most. */
+const LAZY_WRITE_MS = 30_000;
+
+/** The spool's state in memory: the baseline and carry as tables changed in place. */
+interface LoadedSpool {
+  nextSeq: number;
+  pending: CounterBatch | null;
+  baselineUnknown: boolean;
+  readAt?: number;
+  hops?: HopBaseline;
+  baseline: PeerTable;
+  carry: PeerTable;
 }
 
-interface SpoolFile {
-  nextSeq: number;
-  baseline: Baseline;
-  pending: CounterBatch | null;
-  /**
-   * The counters on the host were already reported, up to a point this spool no longer knows
-   * (it was lost): the next reading only sets the baseline. Absent in older files: false.
-   */
-  baselineUnknown?: boolean;
-  /** When the baseline was read (ms); absent in older files and before the first reading. */
-  readAt?: number;
-  /**
-   * Bytes of peers whose interface was re-created by a restart, read from the old link before it
-   * went and not yet in a batch ("interface publicKey" → [rx, tx, lastHandshake]). Absent: none.
-   */
-  carry?: Baseline;
-  /** The hops' counters at the last reading, by outbound id. Absent in older files: none read yet. */
-  hops?: HopBaseline;
+/** The spool in a data directory: its snapshot with the journal replayed (undefined: none). */
+function loadSpool(
+  dataDir: string,
+): { spool: LoadedSpool; files: NonNullable<ReturnType<typeof readSpoolFiles>> } | undefined {
+  const files = readSpoolFiles<CounterBatch>(dataDir);
+  if (!files) return undefined;
+  const { snapshot } = files;
+  const spool: LoadedSpool = {
+    nextSeq: snapshot.nextSeq,
+    pending: snapshot.pending,
+    baselineUnknown: snapshot.baselineUnknown === true,
+    readAt: snapshot.readAt,
+    hops: snapshot.hops,
+    baseline: PeerTable.fromRecord(snapshot.baseline),
+    carry: PeerTable.fromRecord(snapshot.carry),
+  };
+  for (const record of files.records) {
+    spool.nextSeq = record.nextSeq;
+    spool.pending = record.pending;
+    spool.baselineUnknown = record.baselineUnknown === true;
+    spool.readAt = record.readAt;
+    spool.hops = record.hops;
+    if (record.b) spool.baseline.replay(record.b);
+    if (record.c) spool.carry.replay(record.c);
+  }
+  return { spool, files };
+}
+
+function toFile(spool: LoadedSpool): SpoolFile {
+  return {
+    nextSeq: spool.nextSeq,
+    baseline: spool.baseline.toRecord(),
+    pending: spool.pending,
+    ...(spool.baselineUnknown ? { baselineUnknown: true } : {}),
+    ...(spool.readAt === undefined ? {} : { readAt: spool.readAt }),
+    ...(spool.carry.size > 0 ? { carry: spool.carry.toRecord() } : {}),
+    ...(spool.hops === undefined ? {} : { hops: spool.hops }),
+  };
+}
+
+/**
+ * The spool of a data directory as the agent would load it (its snapshot with the journal
+ * replayed), in the snapshot's form; undefined when there is none. Read only: safe beside a
+ * running agent (a record it is appending is not whole yet and is left out).
+ */
+export function readCounterSpool(dataDir: string): SpoolFile | undefined {
+  const loaded = loadSpool(dataDir);
+  return loaded && toFile(loaded.spool);
+}
+
+function sameHops(a: HopBaseline | undefined, b: HopBaseline): boolean {
+  if (a === undefined) return Object.keys(b).length === 0;
+  const keys = Object.keys(b);
+  if (Object.keys(a).length !== keys.length) return false;
+  return keys.every((id) => Object.hasOwn(a, id) && a[id][0] === b[id][0] && a[id][1] === b[id][1]);
 }
 
 /**
  * Turns absolute counters into deltas that reach the controller exactly once.
  *
  * One batch is in flight at a time. Reading, cutting a batch and moving the baseline are one
- * atomic file write, made before the batch is sent: a crash before it leaves the bytes in the
- * kernel counters for the next reading, a crash after it resends the same batch (same sequence
- * number, which the controller records once). While a batch waits for its acknowledgement no new
- * one is cut; traffic meanwhile stays in the counters and goes into the next batch, so an outage
- * of any length costs one batch of memory, not one per interval.
+ * atomic durable step, made before the batch is sent: one journal record (the batch and the
+ * baselines that moved), flushed to disk (spool-journal.ts). A crash before it is whole leaves
+ * the bytes in the kernel counters for the next reading (a torn record is never replayed), a
+ * crash after it resends the same batch (same sequence number, which the controller records
+ * once). While a batch waits for its acknowledgement no new one is cut; traffic meanwhile stays
+ * in the counters and goes into the next batch, so an outage of any length costs one batch of
+ * memory, not one per interval.
  *
  * A counter lower than the baseline means the interface was re-created (counters restart at 0):
  * the new value is the delta. A peer absent from the reading leaves the baseline (a removed and
  * re-added peer starts from 0 again). A batch stays within the contract's bounds (peers per
  * batch, bytes per peer): the rest stays above the baseline for the next one.
+ *
+ * The cost of a round follows what moved: the baseline is a table changed in place (a peer that
+ * did not move costs one look-up), and the disk gets the changed peers only, once per batch; a
+ * round in which nothing moved writes nothing (see cut()).
  */
 export class CounterSpool {
-  private state: SpoolFile;
-  private readonly file: string;
+  private state: LoadedSpool;
+  private readonly journal: SpoolJournal;
+  /** Reading rounds so far (a baseline entry's `seen` says the last one that listed it). */
+  private round = 0;
+  private lastWriteAt = Date.now();
 
-  /** No spool file was found: a first start, or a spool lost (see baselineUnknown). */
+  /** No spool file was found: a first start, or a spool lost (see baselineLost). */
   readonly started: boolean;
 
-  constructor(dataDir: string) {
-    this.file = join(dataDir, 'counters.json');
-    const found = readJsonFile<SpoolFile>(this.file);
-    this.started = found === undefined;
-    this.state = found ?? { nextSeq: 1, baseline: {}, pending: null };
+  /** `compactAtBytes`: the journal's size that makes a snapshot at least (tests make it small). */
+  constructor(dataDir: string, options: { compactAtBytes?: number } = {}) {
+    const loaded = loadSpool(dataDir);
+    this.started = loaded === undefined;
+    this.state = loaded?.spool ?? {
+      nextSeq: 1,
+      pending: null,
+      baselineUnknown: false,
+      baseline: new PeerTable(),
+      carry: new PeerTable(),
+    };
+    this.journal = new SpoolJournal(
+      dataDir,
+      loaded && {
+        generation: loaded.files.snapshot.generation ?? 0,
+        validBytes: loaded.files.validBytes,
+        journalBytes: loaded.files.journalBytes,
+      },
+      options.compactAtBytes,
+    );
   }
 
   /**
@@ -91,33 +159,38 @@ export class CounterSpool {
    * that reading (at most one report interval plus the downtime); charging less is the lesser wrong.
    */
   baselineLost(): void {
-    this.state = { ...this.state, baseline: {}, pending: null, baselineUnknown: true };
-    this.save();
+    this.state.baseline.clear();
+    this.state.pending = null;
+    this.state.baselineUnknown = true;
+    this.snapshot();
   }
 
   /**
    * An interface was re-created (a restart): `final` is its last reading from the old link, whose
    * counters are gone. What those peers moved since the baseline is carried into the next batch,
-   * and their baseline goes, so the new link's counters count from 0. One atomic write, made after
-   * the old link is gone: a crash before it loses at most what moved since the last reading (the
-   * new counters, below the old baseline, count as a re-creation), and never counts a byte twice.
+   * and their baseline goes, so the new link's counters count from 0. One durable record, made
+   * after the old link is gone: a crash before it loses at most what moved since the last reading
+   * (the new counters, below the old baseline, count as a re-creation), and never counts a byte twice.
    */
   carry(final: readonly PeerReading[]): void {
     if (final.length === 0 || this.state.baselineUnknown) return;
-    const baseline = { ...this.state.baseline };
-    const carry: Baseline = { ...this.state.carry };
+    const { baseline, carry } = this.state;
     for (const reading of final) {
-      const key = baselineKey(reading);
-      const before = baseline[key];
-      const continues = before !== undefined && reading.rxBytes >= before[0] && reading.txBytes >= before[1];
-      const rx = reading.rxBytes - (continues ? before[0] : 0);
-      const tx = reading.txBytes - (continues ? before[1] : 0);
-      delete baseline[key];
-      const held = carry[key] ?? [0, 0, null];
-      carry[key] = [held[0] + rx, held[1] + tx, reading.lastHandshake ?? held[2]];
+      const before = baseline.get(reading.interface, reading.publicKey);
+      const continues = before !== undefined && reading.rxBytes >= before.rx && reading.txBytes >= before.tx;
+      const rx = reading.rxBytes - (continues ? before.rx : 0);
+      const tx = reading.txBytes - (continues ? before.tx : 0);
+      baseline.delete(reading.interface, reading.publicKey);
+      const held = carry.get(reading.interface, reading.publicKey);
+      carry.put(
+        reading.interface,
+        reading.publicKey,
+        (held?.rx ?? 0) + rx,
+        (held?.tx ?? 0) + tx,
+        reading.lastHandshake ?? held?.handshake ?? null,
+      );
     }
-    this.state = { ...this.state, baseline, carry };
-    this.save();
+    this.record(true);
   }
 
   /** The batch waiting for its acknowledgement, if any. */
@@ -128,6 +201,14 @@ export class CounterSpool {
   /**
    * Cuts the next batch from a reading, unless one is still in flight or nothing moved.
    * Returns the batch to send (already on disk).
+   *
+   * A round without a batch writes nothing at once: its baseline moved only where nothing counts
+   * (new peers at 0, vanished peers, counters that restarted at 0, hops likewise) and the time of
+   * the reading. Losing that to a crash is harmless: a peer missing from the baseline counts its
+   * whole counter, which is then what it moved since it came; a lower reading than the baseline
+   * is a restart, and its value is the delta; the next batch's `since` is then an older reading's
+   * time (a lower rate, no byte more or less). Such changes are written, not flushed, every
+   * LAZY_WRITE_MS at most, and with the next batch's record in any case.
    */
   cut(
     readings: readonly PeerReading[],
@@ -136,57 +217,40 @@ export class CounterSpool {
   ): CounterBatch | null {
     if (this.state.pending) return null;
     if (this.state.baselineUnknown) {
-      const baseline: Baseline = {};
-      for (const r of readings) baseline[baselineKey(r)] = [r.rxBytes, r.txBytes, r.lastHandshake];
+      const { baseline } = this.state;
+      baseline.clear();
+      for (const r of readings) baseline.put(r.interface, r.publicKey, r.rxBytes, r.txBytes, r.lastHandshake);
       const hops: HopBaseline = {};
       for (const r of hopReadings ?? []) hops[r.id] = [r.upBytes, r.downBytes];
-      this.state = { nextSeq: this.state.nextSeq, baseline, pending: null, readAt: at, hops };
-      this.save();
+      this.state.carry.clear();
+      this.state = { ...this.state, pending: null, baselineUnknown: false, readAt: at, hops };
+      this.snapshot();
       return null;
     }
+    const round = ++this.round;
     const { hops, hopBaseline } = this.hopDeltas(hopReadings);
-    const baseline: Baseline = {};
     const peers: PeerCounters[] = [];
-    const carried: Baseline = { ...this.state.carry };
-    for (const reading of this.carriedOnly(readings)) {
-      const key = baselineKey(reading);
-      const before = this.state.baseline[key];
-      // Counters below the baseline: the interface was re-created and counts from 0 again.
-      const continues = before !== undefined && reading.rxBytes >= before[0] && reading.txBytes >= before[1];
-      const fromRx = continues ? before[0] : 0;
-      const fromTx = continues ? before[1] : 0;
-      const handshakeBefore = before?.[2] ?? null;
-      // The contract bounds a batch (agent-link.ts): what is beyond it stays above the baseline
-      // and goes into the next batch, so no byte is lost and none counted twice.
-      const rx = Math.min(reading.rxBytes - fromRx, MAX_PEER_BYTES_PER_BATCH);
-      const tx = Math.min(reading.txBytes - fromTx, MAX_PEER_BYTES_PER_BATCH);
-      // Bytes of the peer's old link (a restart re-created it): they go with this batch.
-      const held = carried[key];
-      const heldRx = held ? Math.min(held[0], MAX_PEER_BYTES_PER_BATCH - rx) : 0;
-      const heldTx = held ? Math.min(held[1], MAX_PEER_BYTES_PER_BATCH - tx) : 0;
-      const handshakeMoved = reading.lastHandshake !== null && reading.lastHandshake !== handshakeBefore;
-      const moved = rx + heldRx > 0 || tx + heldTx > 0 || handshakeMoved;
-      if (moved && peers.length >= MAX_PEERS_PER_BATCH) {
-        baseline[key] = [fromRx, fromTx, handshakeBefore]; // the batch is full: this peer waits for the next
-        continue;
+    let seen = 0;
+    for (const reading of readings) seen += this.step(reading, round, peers);
+    // Carried bytes are sent whether or not the peer shows up again (gone with the restart, or
+    // not handshaken on the new link yet): as a reading of 0 for each carried peer not read.
+    if (this.state.carry.size > 0) {
+      const unread: PeerReading[] = [];
+      for (const [iface, publicKey, held] of this.state.carry.entries()) {
+        if (this.state.baseline.get(iface, publicKey)?.seen === round) continue;
+        unread.push({
+          interface: iface,
+          publicKey,
+          rxBytes: 0,
+          txBytes: 0,
+          lastHandshake: held.handshake,
+          endpoint: null,
+        });
       }
-      baseline[key] = [fromRx + rx, fromTx + tx, reading.lastHandshake];
-      if (held) {
-        if (heldRx === held[0] && heldTx === held[1]) delete carried[key];
-        else carried[key] = [held[0] - heldRx, held[1] - heldTx, held[2]];
-      }
-      if (!moved) continue;
-      peers.push({
-        interface: reading.interface,
-        publicKey: reading.publicKey,
-        rxBytes: rx + heldRx,
-        txBytes: tx + heldTx,
-        lastHandshake: reading.lastHandshake,
-        // An endpoint the contract cannot carry (never seen from wg) is left out, not the batch.
-        endpoint:
-          reading.endpoint !== null && peerEndpoint.safeParse(reading.endpoint).success ? reading.endpoint : null,
-      });
+      for (const reading of unread) seen += this.step(reading, round, peers);
     }
+    // Peers absent from the reading leave the baseline: found without a walk when none did.
+    if (seen < this.state.baseline.size) this.state.baseline.dropUnseen(round);
     // The baseline moves at every reading, so a batch's bytes moved since the previous reading,
     // not since the previous batch: `since` is that reading's time (the controller's rate).
     const since = this.state.readAt !== undefined && this.state.readAt < at ? this.state.readAt : undefined;
@@ -200,20 +264,76 @@ export class CounterSpool {
             ...(hops.length > 0 ? { hops } : {}),
           }
         : null;
-    this.state = {
-      nextSeq: this.state.nextSeq + (batch ? 1 : 0),
-      baseline,
-      pending: batch,
-      readAt: at,
-      ...(Object.keys(carried).length > 0 ? { carry: carried } : {}),
-      hops: hopBaseline,
-    };
-    // Without a batch the baseline moved only where nothing counts: new or vanished peers, or
-    // counters that restarted at 0. Losing that to a crash is harmless (a lower reading than the
-    // baseline is a restart, and its value is the delta), so the disk is spared a write per tick.
-    if (batch) this.save();
-    else this.saveLazily();
+    const hopsChanged = !sameHops(this.state.hops, hopBaseline);
+    this.state.nextSeq += batch ? 1 : 0;
+    this.state.pending = batch;
+    this.state.readAt = at;
+    this.state.hops = hopBaseline;
+    if (batch) this.record(true);
+    else if (
+      (hopsChanged || this.state.baseline.hasChanges || this.state.carry.hasChanges) &&
+      Date.now() - this.lastWriteAt >= LAZY_WRITE_MS
+    )
+      this.record(false);
     return batch;
+  }
+
+  /**
+   * One peer's reading against its baseline: moves the baseline, takes carried bytes, and adds
+   * the peer to the batch if it moved. Returns 1 when this is the round's first sight of a peer
+   * the baseline holds (or now holds), else 0: the count that tells whether any peer vanished.
+   */
+  private step(reading: PeerReading, round: number, peers: PeerCounters[]): number {
+    const { baseline, carry } = this.state;
+    const before = baseline.get(reading.interface, reading.publicKey);
+    const first = before === undefined || before.seen !== round ? 1 : 0;
+    const held = carry.size > 0 ? carry.get(reading.interface, reading.publicKey) : undefined;
+    // Nothing moved and nothing carried (most peers, most rounds): the baseline stands as it is.
+    if (
+      before !== undefined &&
+      held === undefined &&
+      reading.rxBytes === before.rx &&
+      reading.txBytes === before.tx &&
+      reading.lastHandshake === before.handshake
+    ) {
+      before.seen = round;
+      return first;
+    }
+    // Counters below the baseline: the interface was re-created and counts from 0 again.
+    const continues = before !== undefined && reading.rxBytes >= before.rx && reading.txBytes >= before.tx;
+    const fromRx = continues ? before.rx : 0;
+    const fromTx = continues ? before.tx : 0;
+    const handshakeBefore = before?.handshake ?? null;
+    // The contract bounds a batch (agent-link.ts): what is beyond it stays above the baseline
+    // and goes into the next batch, so no byte is lost and none counted twice.
+    const rx = Math.min(reading.rxBytes - fromRx, MAX_PEER_BYTES_PER_BATCH);
+    const tx = Math.min(reading.txBytes - fromTx, MAX_PEER_BYTES_PER_BATCH);
+    // Bytes of the peer's old link (a restart re-created it): they go with this batch.
+    const heldRx = held ? Math.min(held.rx, MAX_PEER_BYTES_PER_BATCH - rx) : 0;
+    const heldTx = held ? Math.min(held.tx, MAX_PEER_BYTES_PER_BATCH - tx) : 0;
+    const handshakeMoved = reading.lastHandshake !== null && reading.lastHandshake !== handshakeBefore;
+    const moved = rx + heldRx > 0 || tx + heldTx > 0 || handshakeMoved;
+    if (moved && peers.length >= MAX_PEERS_PER_BATCH) {
+      // The batch is full: this peer waits for the next.
+      baseline.put(reading.interface, reading.publicKey, fromRx, fromTx, handshakeBefore, round);
+      return first;
+    }
+    baseline.put(reading.interface, reading.publicKey, fromRx + rx, fromTx + tx, reading.lastHandshake, round);
+    if (held) {
+      if (heldRx === held.rx && heldTx === held.tx) carry.delete(reading.interface, reading.publicKey);
+      else carry.put(reading.interface, reading.publicKey, held.rx - heldRx, held.tx - heldTx, held.handshake);
+    }
+    if (!moved) return first;
+    peers.push({
+      interface: reading.interface,
+      publicKey: reading.publicKey,
+      rxBytes: rx + heldRx,
+      txBytes: tx + heldTx,
+      lastHandshake: reading.lastHandshake,
+      // An endpoint the contract cannot carry (never seen from wg) is left out, not the batch.
+      endpoint: reading.endpoint !== null && peerEndpoint.safeParse(reading.endpoint).success ? reading.endpoint : null,
+    });
+    return first;
   }
 
   /**
@@ -240,36 +360,11 @@ export class CounterSpool {
     return { hops, hopBaseline };
   }
 
-  /**
-   * The reading, plus a zero reading of each carried peer it lacks (its peer gone with the
-   * restart, or not handshaken on the new link yet): carried bytes are sent whether or not the
-   * peer shows up again.
-   */
-  private carriedOnly(readings: readonly PeerReading[]): readonly PeerReading[] {
-    const carry = this.state.carry;
-    if (!carry) return readings;
-    const read = new Set(readings.map(baselineKey));
-    const extra: PeerReading[] = [];
-    for (const [key, held] of Object.entries(carry)) {
-      if (read.has(key)) continue;
-      const space = key.indexOf(' ');
-      extra.push({
-        interface: key.slice(0, space),
-        publicKey: key.slice(space + 1),
-        rxBytes: 0,
-        txBytes: 0,
-        lastHandshake: held[2],
-        endpoint: null,
-      });
-    }
-    return extra.length === 0 ? readings : [...readings, ...extra];
-  }
-
   /** The controller recorded this batch (or an older one). */
   acknowledge(seq: number): void {
     if (this.state.pending && this.state.pending.seq <= seq) {
       this.state.pending = null;
-      this.save();
+      this.record(true);
     }
   }
 
@@ -289,22 +384,30 @@ export class CounterSpool {
       if (this.state.pending) this.state.pending = { ...this.state.pending, seq: recordedSeq + 1 };
       this.state.nextSeq = recordedSeq + (this.state.pending ? 2 : 1);
     }
-    this.save();
+    this.record(true);
   }
 
-  private lazyTimer?: NodeJS.Timeout;
-
-  private saveLazily(): void {
-    this.lazyTimer ??= setTimeout(() => {
-      this.lazyTimer = undefined;
-      this.save();
-    }, 30_000);
-    this.lazyTimer.unref();
+  /** Appends what changed since the last record to the journal; `durable`: flushed before returning. */
+  private record(durable: boolean): void {
+    const { state } = this;
+    const record: JournalRecord<CounterBatch> = {
+      nextSeq: state.nextSeq,
+      pending: state.pending,
+      ...(state.readAt === undefined ? {} : { readAt: state.readAt }),
+      ...(state.baselineUnknown ? { baselineUnknown: true } : {}),
+      ...(state.hops === undefined ? {} : { hops: state.hops }),
+      ...(state.baseline.hasChanges ? { b: state.baseline.takeChanges() } : {}),
+      ...(state.carry.hasChanges ? { c: state.carry.takeChanges() } : {}),
+    };
+    this.journal.append(record, durable, () => toFile(state));
+    this.lastWriteAt = Date.now();
   }
 
-  private save(): void {
-    clearTimeout(this.lazyTimer);
-    this.lazyTimer = undefined;
-    writeJsonAtomic(this.file, this.state);
+  /** The whole state as a new snapshot (a whole-state change: a lost or re-taken baseline). */
+  private snapshot(): void {
+    this.state.baseline.forgetChanges();
+    this.state.carry.forgetChanges();
+    this.journal.compact(toFile(this.state));
+    this.lastWriteAt = Date.now();
   }
 }
