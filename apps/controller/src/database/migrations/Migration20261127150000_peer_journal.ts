@@ -30,7 +30,7 @@ export class Migration20261127150000_peer_journal extends Migration {
       "created_at" timestamptz not null default clock_timestamp()
     );`);
     this.addSql(`alter table "peer_changes" add constraint "peer_changes_node_id_foreign"
-      foreign key ("node_id") references "nodes" ("id") on update cascade on delete cascade;`);
+      foreign key ("node_id") references "nodes" ("id") on delete cascade;`);
     // Also the unstamped rows' index: a btree finds `revision is null` as well.
     this.addSql(`create index "peer_changes_node_revision_index" on "peer_changes" ("node_id", "revision");`);
     this.addSql(`create index "peer_changes_created_at_index" on "peer_changes" ("created_at");`);
