@@ -3017,6 +3017,11 @@ export interface components {
             /** @description What a refusal or failure told the caller */
             error: string | null;
             /**
+             * @description The refusal's stable code: the first failing field's code as the answer gave it (errors[0].code), else one by status (invalid, unauthenticated, forbidden, notFound, conflict, bodyTooLarge, mediaType, throttled, internal, unavailable, diskFull; commandRefused for the CLI); null on success and on entries older than the column
+             * @example tooLarge
+             */
+            errorCode: string | null;
+            /**
              * Format: date-time
              * @description When it was answered
              */
@@ -3113,6 +3118,8 @@ export interface components {
             tag: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description What is wrong with it as it stands (override-hop-disabled: pinned to a disabled hop, so no hop carries its traffic); empty when nothing is */
+            warnings: components["schemas"]["BalancerWarningDto"][];
         };
         BalancerHopDto: {
             enabled: boolean;
@@ -3133,6 +3140,19 @@ export interface components {
              * @description One of the balancer's hops to pin (whatever its health) until cleared; null or absent (an empty body) clears the override
              */
             outboundId?: string | null;
+        };
+        BalancerWarningDto: {
+            /** @description What to do about it (English) */
+            action: string;
+            /**
+             * @description Stable: the web panel words each code in its own language
+             * @enum {string}
+             */
+            code: "override-hop-disabled";
+            /** @description One sentence: what is wrong (English) */
+            message: string;
+            /** @enum {string} */
+            severity: "warning";
         };
         BatchCreateClientsDto: {
             /** @description How many clients to create. */

@@ -43,6 +43,7 @@ interface EntryRow {
   outcome: string;
   status: number | null;
   error: string | null;
+  error_code: string | null;
   address: string | null;
   user_agent: string | null;
   request_id: string | null;
@@ -244,6 +245,30 @@ describe('what an entry says', () => {
     const unknown = randomUUID();
     const missing = await recorded('PATCH', `clients/${unknown}`, { token: ownerToken, body: { note: 'x' } });
     expect(missing.entries[0]).toMatchObject({ outcome: 'refused', status: 404, target_id: unknown });
+  });
+
+  test('a refusal keeps its stable code beside the sentence: the first field’s code, else one by status; the log returns it', async () => {
+    const cases: [string, string, unknown, number, string][] = [
+      // A field's own code, as the answer's errors[0].code gives it.
+      ['POST', 'clients', { name: 'x'.repeat(300) }, 400, 'tooLong'],
+      ['POST', 'clients', { name: 'coded', quotaBytes: -1, interfaceIds: [randomUUID()] }, 400, 'tooSmall'],
+      // By status when no field's code says more.
+      ['PATCH', `clients/${randomUUID()}`, { note: 'x' }, 404, 'notFound'],
+    ];
+    for (const [method, path, body, status, code] of cases) {
+      const { answer, entries } = await recorded(method, path, { token: ownerToken, body });
+      expect([path, answer.status]).toEqual([path, status]);
+      expect([path, entries[0].error_code]).toEqual([path, code]);
+      if (answer.body.errors) expect(answer.body.errors[0].code).toBe(code);
+    }
+    // Through the log's own route: the code beside the sentence; a success has none.
+    const page = await t.call('GET', 'logs?outcome=refused&perPage=100', { token: ownerToken });
+    const refused = (page.body.items as { errorCode: string | null; error: string | null }[]).filter(
+      (item) => item.errorCode !== null,
+    );
+    expect(refused.map((item) => item.errorCode)).toEqual(expect.arrayContaining(['tooLong', 'tooSmall', 'notFound']));
+    const ok = await t.call('GET', 'logs?outcome=success&perPage=5', { token: ownerToken });
+    for (const item of ok.body.items as { errorCode: string | null }[]) expect(item.errorCode).toBeNull();
   });
 
   test("a client change is written once, in the change's own transaction (docs/audit.md, one write)", async () => {

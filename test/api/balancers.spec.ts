@@ -20,6 +20,7 @@ interface BalancerView {
   hops: { id: string; tag: string; enabled: boolean; health: string | null; usable: boolean }[];
   overrideId: string | null;
   current: string[];
+  warnings: { code: string; severity: string; message: string; action: string }[];
 }
 
 async function hop(nodeId: string, tag: string, host: string): Promise<string> {
@@ -79,7 +80,25 @@ test('created, listed, changed, overridden and deleted; each change moves the no
   // A disabled hop is not usable.
   await call('PATCH', `outbounds/${b}`, { enabled: false });
   const after = await call('GET', `balancers?nodeId=${node.id}`);
-  expect((after.body as BalancerView[])[0]).toMatchObject({ current: ['hop-a'] });
+  expect((after.body as BalancerView[])[0]).toMatchObject({ current: ['hop-a'], warnings: [] });
+
+  // Pinning it is accepted (as documented) but blocks the balancer's traffic: the answer, and every
+  // read while it lasts, warn in the security warnings' shape; clearing the override ends it.
+  const blocked = await call('POST', `balancers/${balancer.id}/override`, { outboundId: b });
+  expect(blocked.status).toBe(200);
+  expect(blocked.body).toMatchObject({ overrideId: b, current: [expect.stringMatching(/^(blocked|direct)$/)] });
+  expect((blocked.body as BalancerView).warnings).toEqual([
+    {
+      code: 'override-hop-disabled',
+      severity: 'warning',
+      message: expect.stringContaining('disabled hop "hop-b"'),
+      action: expect.stringContaining('Enable the hop "hop-b"'),
+    },
+  ]);
+  const read = ((await call('GET', `balancers?nodeId=${node.id}`)).body as BalancerView[])[0];
+  expect(read.warnings.map((warning) => warning.code)).toEqual(['override-hop-disabled']);
+  const unpinned = await call('POST', `balancers/${balancer.id}/override`, { outboundId: null });
+  expect((unpinned.body as BalancerView).warnings).toEqual([]);
 
   const deleted = await call('DELETE', `balancers/${balancer.id}`);
   expect(deleted.body).toEqual({ id: balancer.id, deleted: true });

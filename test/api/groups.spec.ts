@@ -52,12 +52,31 @@ describe('groups', () => {
     expect(Math.abs(expiry - (before + 7 * 86_400_000))).toBeLessThan(60_000);
     const own = await createClient({ groups: ['trial'], quotaBytes: 9, deviceLimit: 1, expiresAt: null });
     expect(own).toMatchObject({ quotaBytes: 9, deviceLimit: 1, expiresAt: null });
+    // "Never expires" said explicitly (expiresAt: null) wins over the group's expiry days, in a
+    // batch too; left out, the group's days apply.
+    const batch = await call('POST', 'clients/batch', {
+      namePrefix: 'never-',
+      count: 2,
+      groups: ['trial'],
+      expiresAt: null,
+    });
+    expect(batch.status).toBe(201);
+    const batchExpiries = await t.query<{ expires_at: Date | null }>(
+      `select expires_at from clients where name like 'never-%' order by name`,
+    );
+    expect(batchExpiries).toEqual([{ expires_at: null }, { expires_at: null }]);
+    const dated = await call('POST', 'clients/batch', { namePrefix: 'dated-', count: 1, groups: ['trial'] });
+    expect(dated.status).toBe(201);
+    const [datedRow] = await t.query<{ expires_at: Date | null }>(
+      `select expires_at from clients where name like 'dated-%'`,
+    );
+    expect(datedRow.expires_at).not.toBeNull();
     // Replacing the defaults: POST again with the same name.
     expect((await call('POST', 'groups', { name: 'trial', quotaBytes: 7 })).body).toMatchObject({
       quotaBytes: 7,
       expiryDays: 0,
       interfaceIds: [],
-      members: 2,
+      members: 5,
     });
     // Without a group's interfaces, a creation must name some.
     expect((await call('POST', 'clients', { groups: ['trial'] })).body.field).toBe('interfaceIds');

@@ -180,6 +180,9 @@ describe('the local agent', () => {
       REDIS_URL: redisUrl,
       WARREN_ADMIN_USERNAME: 'owner',
       WARREN_LOCAL_AGENT: 'on',
+      // The operator's agent settings, passed on as they are (the link silence once was not).
+      [AGENT_ENV.reportIntervalMs]: '1500',
+      [AGENT_ENV.linkSilenceMs]: '30000',
       ...planted,
     });
     panel = started.spawned;
@@ -218,6 +221,9 @@ describe('the local agent', () => {
     for (const secret of ['controller-redis-secret', ...Object.values(planted), database.url]) {
       expect(environ.filter((entry) => entry.includes(secret))).toEqual([]);
     }
+    expect(environ).toEqual(
+      expect.arrayContaining([`${AGENT_ENV.reportIntervalMs}=1500`, `${AGENT_ENV.linkSilenceMs}=30000`]),
+    );
     // Redis queue mode: its queue access is its own Redis user, from its identity file.
     expect(names).not.toContain(AGENT_ENV.queueDatabaseUrl);
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { assertWebBuilt, signedInBrowser, type TestBrowser } from '../support/browser.js';
 import { fixtures, type TestUser } from '../support/fixtures.js';
@@ -229,5 +230,29 @@ describe('the Audit page', () => {
     await pick(page, 'audit-action', 'ساخت خروجی');
     await waitFor('the outbound', async () => (await cards.count()) === 1 || undefined);
     expect(await cards.first().locator('[data-testid="secret-changed"]').textContent()).toBe('تغییر کرد');
+  });
+  test('a refusal reads in the panel’s language by its code; the English sentence stays as its tooltip', async () => {
+    const missing = await f.call('PATCH', `clients/${randomUUID()}`, { note: 'x' });
+    expect(missing.status).toBe(404);
+    const long = await f.call('POST', 'clients', { name: 'x'.repeat(300) });
+    expect([long.status, long.body.errors?.[0]?.code]).toEqual([400, 'tooLong']);
+    const expected: ['fa' | undefined, string, string[]][] = [
+      [undefined, 'Refused', ['A field was too long.', 'What it named does not exist.']],
+      ['fa', 'رد شد', ['آنچه نام برده شده بود وجود ندارد.', 'یک فیلد بیش از اندازه بلند بود.']],
+    ];
+    for (const [language, refusedLabel, texts] of expected) {
+      const page = await browserAt(language ? { language } : {});
+      await page.goto(url('/audit'));
+      await pick(page, 'audit-outcome', refusedLabel);
+      const errors = page.getByTestId('audit-error');
+      await waitFor('the two refusals', async () => (await errors.count()) === 2 || undefined);
+      expect((await errors.allTextContents()).sort()).toEqual([...texts].sort());
+      const titles = await errors.evaluateAll((nodes: any[]) => nodes.map((node) => node.getAttribute('title')));
+      expect(titles.sort()).toEqual([long.body.error, missing.body.error].sort());
+      expect(await errors.evaluateAll((nodes: any[]) => nodes.map((node) => node.dataset.code).sort())).toEqual([
+        'notFound',
+        'tooLong',
+      ]);
+    }
   });
 });

@@ -49,9 +49,23 @@ describe('balancers in the web panel', () => {
       async () => (await row.getByTestId('balancer-current').textContent()) === 'web-hop-b',
     );
     expect((await balancer()).overrideId).toEqual(expect.any(String));
+    // Pinned to a hop that is then disabled: the tab warns, naming both, until the override is cleared.
+    const hopB = ((await f.call('GET', 'outbounds')).body as { id: string; tag: string }[]).find(
+      (hop) => hop.tag === 'web-hop-b',
+    )!;
+    expect((await f.call('PATCH', `outbounds/${hopB.id}`, { enabled: false })).status).toBe(200);
+    await page.reload();
+    await page.getByTestId('balancers-tab').click();
+    const warning = page.locator('[data-testid="balancer-warning"][data-tag="web-pool"]');
+    await warning.waitFor();
+    expect(await warning.getAttribute('data-code')).toBe('override-hop-disabled');
+    expect(await warning.textContent()).toBe(
+      'Balancer web-pool is pinned to the disabled hop web-hop-b: no hop carries its traffic. Enable web-hop-b or clear the override.',
+    );
     await row.getByTestId('balancer-override').click();
     await page.getByRole('option', { name: 'None (by health)' }).click();
     await waitFor('the override cleared', async () => (await balancer()).overrideId === null);
+    await warning.waitFor({ state: 'detached' });
 
     await row.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();

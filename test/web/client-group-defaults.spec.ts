@@ -108,6 +108,22 @@ describe('client forms and group defaults', () => {
     });
   });
 
+  test('in the same group “Never expires” makes a client that never expires, not the group’s 7 days', async () => {
+    await openSettled(page, url('/clients'));
+    await page.getByTestId('new-client').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.locator('input[name="name"]').fill('dave');
+    await dialog.getByTestId('client-groups').fill('trial');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Escape');
+    await dialog.getByText('Empty: 7 days from now (group “trial”)').waitFor();
+    await dialog.getByTestId('client-never-expires').check();
+    expect(await dialog.getByText('Empty: 7 days from now (group “trial”)').count()).toBe(0);
+    await dialog.getByTestId('client-submit').click();
+    await page.getByText('Client created').waitFor();
+    expect(await clientNamed('dave')).toMatchObject({ groups: ['trial'], expiresAt: null, quotaBytes: 50 * GIB });
+  });
+
   test('a batch made in the group takes its quota, not unlimited', async () => {
     await openSettled(page, url('/clients'));
     await page.getByTestId('clients-batch').click();

@@ -695,7 +695,7 @@ describe('the web panel in a browser', () => {
       await view.getByTestId('interfaces-table').waitFor();
       expect(await view.getByTestId('new-interface').count()).toBe(0);
       await view.getByRole('link', { name: 'Backups' }).click();
-      await view.getByText('Only the owner manages backups.').waitFor();
+      await view.getByText('Only the owner and admins make and list backups.').waitFor();
       expect(second.pageErrors).toEqual([]);
       await expectOnlyListedRoutes(t, second, 3);
     } finally {

@@ -90,7 +90,7 @@ describe('each page as a reseller and as a viewer', () => {
     expect(seen).toEqual(expected);
     // The message says who the page is for, as Backups always did.
     await openPage(page, panel.url('/backups'));
-    await page.getByText('Only the owner manages backups.').waitFor();
+    await page.getByText('Only the owner and admins make and list backups.').waitFor();
     if (role === 'reseller') {
       await openPage(page, panel.url('/interfaces'));
       await page.getByText('Only the owner, admins and viewers use this page').waitFor();
@@ -101,5 +101,29 @@ describe('each page as a reseller and as a viewer', () => {
       expect(await page.getByTestId('interface-key-label').count()).toBe(0);
       expect(browser.pageErrors).toEqual([]);
     }
+  });
+});
+
+describe('Backups as an admin', () => {
+  test('shows the list and the buttons of what an admin may do (make one), and says the rest is the owner’s', async () => {
+    expect((await f.call('POST', 'backups')).status).toBe(201);
+    const admin = await f.createUser('admin');
+    const browser = await panel.browserAt({}, admin);
+    const { page } = browser;
+    await openPage(page, panel.url('/backups'));
+    expect(await page.getByTestId('role-refusal').count()).toBe(0);
+    await page.getByTestId('backups-table').getByText('.tar.gz', { exact: false }).first().waitFor();
+    await page.getByTestId('backups-admin-hint').waitFor();
+    // Making one is an admin's (POST /api/backups); download, upload, restore and delete are the owner's.
+    const buttons = await mainButtons(page);
+    expect(buttons).toContain('Create backup');
+    expect(buttons.filter((name) => /^(download|upload|restore|delete)\b/i.test(name))).toEqual([]);
+    const before = ((await f.call('GET', 'backups')).body.backups as unknown[]).length;
+    await page.getByTestId('create-backup').click();
+    await waitFor(
+      'the backup made by the admin listed',
+      async () => ((await f.call('GET', 'backups')).body.backups as unknown[]).length === before + 1,
+    );
+    expect(browser.pageErrors).toEqual([]);
   });
 });

@@ -33,7 +33,7 @@ export const PAGE_ACCESS: Record<WebPage, { roles: readonly Role[]; refusal: str
   system: { roles: STAFF, refusal: 'access.staffOnly' },
   settings: { roles: STAFF, refusal: 'access.staffOnly' },
   notifications: { roles: MANAGERS, refusal: 'access.managersOnly' },
-  backups: { roles: OWNER, refusal: 'backups.ownerOnly' },
+  backups: { roles: MANAGERS, refusal: 'backups.managersOnly' },
   audit: { roles: OWNER, refusal: 'audit.ownerOnly' },
   operators: { roles: OWNER, refusal: 'operators.ownerOnly' },
 };

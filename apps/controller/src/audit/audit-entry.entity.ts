@@ -48,6 +48,8 @@ export const AuditEntry = defineEntity({
     status: p.integer().nullable(),
     /** The refusal's message (what the caller was told), never a secret. */
     error: p.string().length(512).nullable(),
+    /** Its stable code (audit-error-code.ts), for the web panel to word; null on success. */
+    errorCode: p.string().length(32).nullable(),
     address: p.string().length(64).nullable(),
     userAgent: p.string().length(512).nullable(),
     requestId: p.string().length(128).nullable(),

@@ -22,6 +22,7 @@ import {
   type SettledEntry,
 } from './audit.repository.js';
 import { AuditTargets } from './audit-targets.js';
+import { auditErrorCode } from './audit-error-code.js';
 
 /** One request being recorded: opened before the handler runs, settled once when it is answered. */
 export interface OpenRecord {
@@ -48,6 +49,7 @@ const sameEnding = (written: RecordedEntry, final: RecordedEntry): boolean =>
   written.outcome === final.outcome &&
   written.status === final.status &&
   written.error === final.error &&
+  written.errorCode === final.errorCode &&
   written.targetId === final.targetId &&
   written.targetName === final.targetName &&
   written.actorId === final.actorId &&
@@ -111,6 +113,7 @@ export class AuditRecorder implements OnApplicationBootstrap {
       outcome: 'success',
       status: null,
       error: null,
+      errorCode: null,
       targetId: null,
       targetName: null,
       changes: [],
@@ -167,6 +170,7 @@ export class AuditRecorder implements OnApplicationBootstrap {
           isRecord(response) && response.needCode === true ? 'awaiting-code' : status === 202 ? 'accepted' : 'success',
         status,
         error: null,
+        errorCode: null,
         targetId: created ? (response as { id: string }).id : signedIn,
         targetName: created ? nameOf(response) : signedIn ? nameOf(user) : null,
         changes: !route.fields
@@ -185,6 +189,7 @@ export class AuditRecorder implements OnApplicationBootstrap {
         outcome: answer.status >= 500 ? 'failed' : 'refused',
         status: answer.status,
         error: text(answer.body.error, 512),
+        errorCode: auditErrorCode(answer.status, answer.body),
         targetId: null,
         targetName: null,
         changes: requested(),
@@ -259,6 +264,7 @@ export class AuditRecorder implements OnApplicationBootstrap {
           outcome: route.status === 202 ? 'accepted' : 'success',
           status: route.status,
           error: null,
+          errorCode: null,
           targetId: record.created?.id ?? null,
           targetName: record.created?.name ?? null,
           changes: changesAtCommit(),

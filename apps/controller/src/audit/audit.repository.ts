@@ -39,6 +39,8 @@ export interface SettledEntry {
   outcome: Exclude<AuditOutcome, 'pending'>;
   status: number | null;
   error: string | null;
+  /** The refusal's stable code (auditErrorCode), which the web panel words in its own language; null on success. */
+  errorCode: string | null;
   targetId: string | null;
   targetName: string | null;
   changes: AuditChange[];
@@ -69,6 +71,7 @@ export interface AuditRow extends OpenedEntry {
   outcome: AuditOutcome;
   status: number | null;
   error: string | null;
+  errorCode: string | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -112,7 +115,7 @@ export async function settleEntry(runner: StatementRunner, id: string, settled: 
   await runner.query(
     'audit_settle',
     `update audit_entries
-        set finished_at = now(), outcome = $2::text, status = $3::int, error = $4::text,
+        set finished_at = now(), outcome = $2::text, status = $3::int, error = $4::text, error_code = $10::text,
             target_id = coalesce($5::text, target_id), target_name = coalesce($6::text, target_name),
             changes = $7::jsonb, actor_id = coalesce(actor_id, $8::uuid), actor_role = coalesce(actor_role, $9::text)
       where id = $1::uuid and outcome = 'pending'`,
@@ -126,6 +129,7 @@ export async function settleEntry(runner: StatementRunner, id: string, settled: 
       JSON.stringify(settled.changes),
       settled.actorId,
       settled.actorRole,
+      settled.errorCode,
     ],
   );
 }
@@ -141,11 +145,11 @@ export function recordStatement(entry: RecordedEntry): { name: string; text: str
     name: 'audit_record',
     text: `insert into audit_entries (id, at, finished_at, actor_id, actor_name, actor_role, via, credential_id, credential_name,
             action, method, route, target_type, target_id, target_name, changes, outcome, status, error, address, user_agent,
-            request_id)
+            request_id, error_code)
      values ($1::uuid, $2::timestamptz, now(), $3::uuid, $4::text, $5::text, $6::text, $7::uuid,
              case when $6::text = 'token' then (select name from api_tokens where id = $7::uuid) end,
              $8::text, $9::text, $10::text, $11::text, $12::text, $13::text, $14::jsonb, $15::text, $16::int, $17::text,
-             $18::text, $19::text, $20::text)`,
+             $18::text, $19::text, $20::text, $21::text)`,
     values: [
       entry.id,
       entry.at,
@@ -167,6 +171,7 @@ export function recordStatement(entry: RecordedEntry): { name: string; text: str
       entry.address,
       entry.userAgent,
       entry.requestId,
+      entry.errorCode,
     ],
   };
 }
@@ -179,7 +184,7 @@ export async function amendEntry(runner: StatementRunner, id: string, settled: S
   await runner.query(
     'audit_amend',
     `update audit_entries
-        set finished_at = now(), outcome = $2::text, status = $3::int, error = $4::text,
+        set finished_at = now(), outcome = $2::text, status = $3::int, error = $4::text, error_code = $10::text,
             target_id = coalesce($5::text, target_id), target_name = coalesce($6::text, target_name),
             changes = $7::jsonb, actor_id = coalesce(actor_id, $8::uuid), actor_role = coalesce(actor_role, $9::text)
       where id = $1::uuid`,
@@ -193,6 +198,7 @@ export async function amendEntry(runner: StatementRunner, id: string, settled: S
       JSON.stringify(settled.changes),
       settled.actorId,
       settled.actorRole,
+      settled.errorCode,
     ],
   );
 }
@@ -246,6 +252,7 @@ export class AuditRepository {
       outcome: row.outcome as AuditOutcome,
       status: row.status,
       error: row.error,
+      errorCode: row.error_code,
       address: row.address,
       userAgent: row.user_agent,
       requestId: row.request_id,

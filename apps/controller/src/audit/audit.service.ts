@@ -28,6 +28,7 @@ const view = (row: AuditRow): AuditEntryDto => ({
   outcome: row.outcome,
   status: row.status,
   error: row.error,
+  errorCode: row.errorCode,
   address: row.address,
   userAgent: row.userAgent,
   requestId: row.requestId,

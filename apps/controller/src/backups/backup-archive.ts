@@ -108,10 +108,15 @@ export async function unpackArchive(
         `unknown backup format version ${JSON.stringify(raw.formatVersion)} (this panel reads version ${BACKUP_FORMAT_VERSION})`,
       );
     }
-    manifest = manifestSchema.parse(raw);
+    const parsed = manifestSchema.safeParse(raw);
+    if (!parsed.success) throw new ArchiveRefused(manifestFault(parsed.error.issues[0]));
+    manifest = parsed.data;
   } catch (error) {
     if (error instanceof ArchiveRefused) throw error;
-    throw new ArchiveRefused(`the archive has no readable manifest: ${(error as Error).message.slice(0, 200)}`);
+    // JSON.parse's own words, which name a position in the file and nothing of the panel's.
+    throw new ArchiveRefused(
+      `the archive's manifest.json is not readable JSON (${(error as Error).message.slice(0, 120)})`,
+    );
   }
   if (!knownMigrations.includes(manifest.migration)) {
     throw new ArchiveRefused(
@@ -132,6 +137,25 @@ export async function unpackArchive(
   for (const table of manifest.tables)
     if (!(table.file in manifest.files)) throw new ArchiveRefused(`table ${table.name} has no part`);
   return manifest;
+}
+
+/** What each manifest field must be, in words (zod's own text quotes its regular expressions). */
+const MANIFEST_FIELDS: Record<string, string> = {
+  panelVersion: 'a version of at most 64 characters',
+  createdAt: 'a UTC date and time such as 2026-11-25T10:00:37.000Z, within the years 2000..9998',
+  migration: 'a migration name such as Migration20261122060245_initial',
+  tables: 'a list of tables, each with its name, columns, row count and part file',
+  nodes: 'a list of nodes, each with its id, name, state, error and part file',
+  files: 'the SHA-256 (64 hexadecimal digits) of every part, by path',
+};
+
+/** One sentence for a manifest that does not have the shape a backup writes, naming the field. */
+function manifestFault(issue: { path: PropertyKey[] } | undefined): string {
+  const path = (issue?.path ?? []).map(String);
+  const field = path.join('.');
+  if (!field) return "the archive's manifest is not a backup manifest (not a JSON object)";
+  const rule = MANIFEST_FIELDS[path[0]];
+  return `the archive's manifest has an invalid ${field}${rule ? `: it must be ${rule}` : ''}`;
 }
 
 async function listParts(dir: string): Promise<string[]> {

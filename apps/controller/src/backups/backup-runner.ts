@@ -69,9 +69,7 @@ export class BackupRunner {
    * admin may make them) ever removes one (docs/backups.md, "Schedule and retention").
    */
   async backup(report: ReportProgress, trigger: 'api' | 'schedule' = 'api'): Promise<BackupFile> {
-    // Names have one-second resolution: a second backup within the same second takes the next free one.
-    let createdAt = new Date(Math.floor(Date.now() / 1000) * 1000);
-    while (await this.store.get(backupNameAt(createdAt))) createdAt = new Date(createdAt.getTime() + 1000);
+    const createdAt = await this.freeSecond();
     const name = backupNameAt(createdAt);
     const staging = await this.store.scratch('staging');
     const scratch = await this.store.scratch('archive');
@@ -143,6 +141,20 @@ export class BackupRunner {
   }
 
   /**
+   * The second this backup is named by: now, or when a backup of this second exists already, the
+   * next second once it has come. Names have one-second resolution; taking the next free name
+   * instead (as backups once did) named back-to-back backups up to 2 s ahead of their time, and
+   * a name in the future sorts above backups made after it.
+   */
+  private async freeSecond(): Promise<Date> {
+    for (;;) {
+      const second = new Date(Math.floor(Date.now() / 1000) * 1000);
+      if (!(await this.store.get(backupNameAt(second)))) return second;
+      await new Promise((resolve) => setTimeout(resolve, second.getTime() + 1000 - Date.now() + 1));
+    }
+  }
+
+  /**
    * Keeps the newest `backupKeep` scheduled archives (settings) and deletes the older scheduled
    * ones. Archives made by hand or uploaded are never pruned: they go when the owner deletes them.
    */
@@ -185,6 +197,19 @@ export class BackupRunner {
     const { size } = await stat(path);
     const known = this.repository.migrations.map((migration) => migration.name);
     return unpackArchive(path, dir, Math.max(256 * 1024 * 1024, size * MAX_EXPANSION), known);
+  }
+
+  /**
+   * Checks an upload as a restore would (verify, then the tables and rows, backups.repository.ts
+   * `check`), without restoring it; throws ArchiveRefused with the restore's own refusal.
+   */
+  async checkUpload(path: string, dir: string): Promise<Manifest> {
+    const manifest = await this.verify(path, dir);
+    if ((await this.repository.check(dir, manifest)) === 'not-permitted')
+      this.logger.warn(
+        'an uploaded archive was kept with its rows unchecked: the database user may not create a schema to check them in (a restore checks them)',
+      );
+    return manifest;
   }
 
   /** A fresh directory inside the store for checking an upload. */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
@@ -124,21 +124,22 @@ export class BackupsRepository implements OnModuleInit {
   }
 
   /** Panel tables in the public schema, in an order foreign keys accept for inserts (parents first). */
-  private async tables(client: pg.Client): Promise<{ name: string; columns: string[] }[]> {
+  private async tables(client: pg.Client, schema = 'public'): Promise<{ name: string; columns: string[] }[]> {
     const { rows } = await client.query<{ name: string; columns: string[] }>(
       `select c.relname::text as name, array_agg(a.attname::text order by a.attnum) as columns
          from pg_class c
-         join pg_namespace n on n.oid = c.relnamespace and n.nspname = 'public'
+         join pg_namespace n on n.oid = c.relnamespace and n.nspname = $3
          join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped and a.attgenerated = ''
         where c.relkind in ('r', 'p') and c.relname <> all($1::text[]) and c.relname = any($2::text[])
         group by c.relname order by c.relname`,
-      [TABLES_LEFT_OUT, this.panelTables()],
+      [TABLES_LEFT_OUT, this.panelTables(), schema],
     );
     const { rows: edges } = await client.query<{ child: string; parent: string }>(
       `select c.relname as child, p.relname as parent from pg_constraint k
          join pg_class c on c.oid = k.conrelid join pg_class p on p.oid = k.confrelid
-         join pg_namespace n on n.oid = c.relnamespace and n.nspname = 'public'
+         join pg_namespace n on n.oid = c.relnamespace and n.nspname = $1
         where k.contype = 'f' and c.oid <> p.oid`,
+      [schema],
     );
     const parents = new Map<string, Set<string>>(rows.map((table) => [table.name, new Set()]));
     for (const edge of edges) parents.get(edge.child)?.add(edge.parent);
@@ -343,6 +344,103 @@ export class BackupsRepository implements OnModuleInit {
   }
 
   /**
+   * Builds the schema `schema` (its tables empty) at the backup's migration level, loads the
+   * archive's tables into it, then runs the migrations the backup predates over the loaded data.
+   */
+  private async load(
+    client: pg.Client,
+    schema: string,
+    dir: string,
+    manifest: Manifest,
+    level: number,
+    progress: (done: number, total: number) => Promise<void>,
+  ): Promise<void> {
+    await this.runMigrations(client, 0, level + 1);
+    // Only the panel's tables at the backup's level, with their own columns, can be loaded.
+    const existing = new Map((await this.tables(client, schema)).map((table) => [table.name, new Set(table.columns)]));
+    const seen = new Set<string>();
+    for (const table of manifest.tables) {
+      const columns = existing.get(table.name);
+      if (!columns)
+        throw new ArchiveRefused(
+          `the archive names a table a panel at ${manifest.migration} does not back up: ${table.name}`,
+        );
+      if (seen.has(table.name)) throw new ArchiveRefused(`the archive names the table ${table.name} twice`);
+      const foreign = table.columns.find((column) => !columns.has(column));
+      if (foreign || new Set(table.columns).size !== table.columns.length)
+        throw new ArchiveRefused(
+          `the archive's table ${table.name} names a column it does not have: ${foreign ?? 'a repeated one'}`,
+        );
+      seen.add(table.name);
+    }
+    const total = manifest.tables.length;
+    let done = 0;
+    for (const table of manifest.tables) {
+      const target = `${quote(schema)}.${quote(table.name)}`;
+      // Rows triggers made while earlier tables loaded (every node's built-in outbounds) are
+      // replaced by the backup's own: the table holds exactly what the backup holds.
+      await client.query(`delete from ${target}`);
+      try {
+        await pipeline(
+          createReadStream(join(dir, table.file)),
+          client.query(copyStreams.from(`copy ${target} (${table.columns.map(quote).join(', ')}) from stdin`)),
+        );
+      } catch (error) {
+        // Said without PostgreSQL's message: it quotes the archive's values.
+        const code = (error as { code?: string }).code;
+        if (code)
+          throw new ArchiveRefused(
+            `the archive's table ${table.name} does not load into this panel: ${loadFailure(code)} (PostgreSQL error ${code})`,
+          );
+        throw error;
+      }
+      await progress(++done, total);
+    }
+    await this.runMigrations(client, level + 1, this.migrations.length);
+  }
+
+  private async checkRows(client: pg.Client): Promise<void> {
+    await checkRestoredRows(async (sql) => (await client.query<Record<string, unknown>>(sql)).rows);
+  }
+
+  /**
+   * Everything a restore checks of an archive's tables and rows (restored-rows.ts), without
+   * touching the panel's own: an upload is checked so, and an archive a restore would refuse is
+   * never kept. The archive is loaded into a schema of its own, made inside one transaction that
+   * is always rolled back (so nothing of it outlives the check, crash included), with the
+   * schema first on the search path: the migrations, triggers and checks, which name tables
+   * unqualified, all work on it. Throws ArchiveRefused as a restore would. Needs the right to
+   * create a schema (CREATE on the database, which the embedded PostgreSQL's user has): without
+   * it the rows are left to the restore, which checks them again anyway, and this says so.
+   */
+  async check(dir: string, manifest: Manifest): Promise<'checked' | 'not-permitted'> {
+    const level = this.migrations.findIndex((migration) => migration.name === manifest.migration);
+    if (level < 0) throw new Error(`unknown migration level ${manifest.migration}`);
+    const schema = `warren_check_${randomBytes(8).toString('hex')}`;
+    const client = await this.connect();
+    try {
+      await client.query('begin');
+      try {
+        await client.query(`create schema ${quote(schema)}`);
+      } catch (error) {
+        if ((error as { code?: string }).code === '42501') return 'not-permitted';
+        throw error;
+      }
+      // The migrator's own table, which no migration makes: its rows say which migrations ran.
+      await client.query(
+        `create table ${quote(schema)}.warren_migrations (id serial primary key, name varchar(255), executed_at timestamptz)`,
+      );
+      await client.query(`set local search_path = ${quote(schema)}, public`);
+      await this.load(client, schema, dir, manifest, level, async () => undefined);
+      await this.checkRows(client);
+      return 'checked';
+    } finally {
+      await client.query('rollback').catch(() => undefined);
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  /**
    * Replaces the whole database with the backup extracted in `dir`, in one transaction: nothing
    * changes unless everything does. The schema is rebuilt to the backup's migration level, the
    * tables are loaded, then the migrations the backup predates run over the loaded data, so an
@@ -389,48 +487,7 @@ export class BackupsRepository implements OnModuleInit {
       for (const fn of dropFunctions) await client.query(`drop function ${fn.signature} cascade`);
       await client.query('delete from warren_migrations');
 
-      await this.runMigrations(client, 0, level + 1);
-      // Only the panel's tables at the backup's level, with their own columns, can be loaded.
-      const existing = new Map((await this.tables(client)).map((table) => [table.name, new Set(table.columns)]));
-      const seen = new Set<string>();
-      for (const table of manifest.tables) {
-        const columns = existing.get(table.name);
-        if (!columns)
-          throw new ArchiveRefused(
-            `the archive names a table a panel at ${manifest.migration} does not back up: ${table.name}`,
-          );
-        if (seen.has(table.name)) throw new ArchiveRefused(`the archive names the table ${table.name} twice`);
-        const foreign = table.columns.find((column) => !columns.has(column));
-        if (foreign || new Set(table.columns).size !== table.columns.length)
-          throw new ArchiveRefused(
-            `the archive's table ${table.name} names a column it does not have: ${foreign ?? 'a repeated one'}`,
-          );
-        seen.add(table.name);
-      }
-      const total = manifest.tables.length;
-      let done = 0;
-      for (const table of manifest.tables) {
-        const target = `public.${quote(table.name)}`;
-        // Rows triggers made while earlier tables loaded (every node's built-in outbounds) are
-        // replaced by the backup's own: the table holds exactly what the backup holds.
-        await client.query(`delete from ${target}`);
-        try {
-          await pipeline(
-            createReadStream(join(dir, table.file)),
-            client.query(copyStreams.from(`copy ${target} (${table.columns.map(quote).join(', ')}) from stdin`)),
-          );
-        } catch (error) {
-          // Said without PostgreSQL's message: it quotes the archive's values.
-          const code = (error as { code?: string }).code;
-          if (code)
-            throw new ArchiveRefused(
-              `the archive's table ${table.name} does not load into this panel: ${loadFailure(code)} (PostgreSQL error ${code})`,
-            );
-          throw error;
-        }
-        await progress(++done, total);
-      }
-      await this.runMigrations(client, level + 1, this.migrations.length);
+      await this.load(client, 'public', dir, manifest, level, progress);
       if (auditColumns.length > 0) {
         const columns = auditColumns.map(quote).join(', ');
         await client.query(
@@ -438,7 +495,7 @@ export class BackupsRepository implements OnModuleInit {
         );
       }
       // Held to what the API would take, in today's shape (restored-rows.ts); a refusal rolls back.
-      await checkRestoredRows(async (sql) => (await client.query<Record<string, unknown>>(sql)).rows);
+      await this.checkRows(client);
 
       // The journal rows the loading wrote: every node gets its whole state after a restore.
       await client.query('delete from peer_changes');

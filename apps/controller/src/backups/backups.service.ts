@@ -74,7 +74,8 @@ export class BackupsService {
   /**
    * Takes an archive from the request stream: written to a scratch file as it arrives (never
    * held in memory), cut off past the size limit, then checked exactly as a restore checks it
-   * (manifest, format version, checksums). It is kept under the name its manifest's time gives;
+   * (manifest, format version, checksums, then its tables and rows loaded beside the panel's and
+   * held to what the API takes): an archive a restore would refuse is refused here. It is kept under the name its manifest's time gives;
    * the same archive uploaded twice is the same backup, a different one under a taken name is 409.
    */
   async upload(body: unknown): Promise<BackupFile> {
@@ -96,7 +97,7 @@ export class BackupsService {
       if (received === 0) throw badRequest('the upload is empty', 'archive');
       let createdAt: string;
       try {
-        createdAt = (await this.runner.verify(scratch, dir)).createdAt;
+        createdAt = (await this.runner.checkUpload(scratch, dir)).createdAt;
       } catch (error) {
         if (error instanceof ArchiveRefused) throw new ApiError(error.status, error.message, 'archive');
         throw error;

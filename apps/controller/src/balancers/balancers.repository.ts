@@ -3,6 +3,7 @@ import { LockMode, MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { Node } from '../revisions/node.entity.js';
 import { balancerTargets, usable, type BalancerStrategy, type PickHop } from '../outbounds/balancer-pick.js';
 import { Balancer } from './balancer.entity.js';
+import { balancerWarnings, type BalancerWarning } from './balancer-warnings.js';
 
 export interface BalancerView {
   id: string;
@@ -12,6 +13,7 @@ export interface BalancerView {
   hops: (PickHop & { usable: boolean })[];
   overrideId: string | null;
   current: string[];
+  warnings: BalancerWarning[];
   note: string | null;
   createdAt: Date;
   updatedAt: Date;
@@ -124,6 +126,7 @@ export class BalancersRepository {
         hops,
         failClosed,
       ),
+      warnings: balancerWarnings({ tag: row.tag, overrideId: row.overrideId ?? null }, hops, failClosed),
       note: row.note ?? null,
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,

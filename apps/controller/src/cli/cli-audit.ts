@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
 import type { AuditChange } from '#libs/contracts/audit.js';
+import { CLI_ERROR_CODES } from '../audit/audit-error-code.js';
 import { openEntry, settleEntry } from '../audit/audit.repository.js';
 import { PreparedPool } from '../database/prepared-pool.js';
 import { CommandFailed } from './usage.js';
@@ -67,6 +68,7 @@ export async function runAudited(
           outcome,
           status: outcome === 'success' ? 0 : 1,
           error,
+          errorCode: outcome === 'success' ? null : CLI_ERROR_CODES[outcome],
           targetId: null,
           targetName: null,
           changes: audit.changes?.(options) ?? [],

@@ -15,12 +15,22 @@ const MAX_BACKOFF_MS = 30_000;
 /**
  * What the local agent inherits of the controller's environment: what any process needs to run
  * (the tools' PATH, locale, time zone, temporary directory) and the operator's own agent settings
- * (its report interval; WARREN_NETNS, the namespace it applies in), nothing else. Not the controller's settings: REDIS_URL and DATABASE_URL carry its credentials,
+ * (its report interval and link silence; WARREN_NETNS, the namespace it applies in), nothing else. Not the controller's settings: REDIS_URL and DATABASE_URL carry its credentials,
  * WARREN_ADMIN_PASSWORD and the TLS key path are its secrets, and whatever else the operator keeps
  * in its environment is none of the agent's business. The agent gets its queue access from its
  * identity file and, in PostgreSQL queue mode only, the database address it needs.
  */
-const INHERITED = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', AGENT_ENV.reportIntervalMs, AGENT_ENV.netns];
+const INHERITED = [
+  'PATH',
+  'HOME',
+  'LANG',
+  'LC_ALL',
+  'TZ',
+  'TMPDIR',
+  AGENT_ENV.reportIntervalMs,
+  AGENT_ENV.linkSilenceMs,
+  AGENT_ENV.netns,
+];
 
 function localAgentEnvironment(parent: NodeJS.ProcessEnv, own: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};

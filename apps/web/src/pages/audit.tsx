@@ -392,11 +392,7 @@ export default function AuditPage() {
       cell: (entry) => (
         <Stack gap={2}>
           <Changes changes={entry.changes} />
-          {entry.error && (
-            <Text size="xs" c="orange" data-testid="audit-error">
-              <bdi>{entry.error}</bdi>
-            </Text>
-          )}
+          {entry.error && <AuditError error={entry.error} code={entry.errorCode} />}
         </Stack>
       ),
     },
@@ -449,5 +445,22 @@ export default function AuditPage() {
         {more}
       </Group>
     </>
+  );
+}
+
+/**
+ * A refusal's words: its code in the panel's language where the panel knows the code (the
+ * English sentence the caller was told stays as the tooltip, for the field and values it names),
+ * else that sentence. Entries older than the code, and codes that mean only their sentence
+ * (`invalid`, `format`), show the sentence.
+ */
+function AuditError({ error, code }: { error: string; code: string | null }) {
+  const { t, i18n } = useTranslation();
+  const key = code ? `audit.errorCodes.${code}` : '';
+  const known = code !== null && i18n.exists(key);
+  return (
+    <Text size="xs" c="orange" data-testid="audit-error" data-code={code ?? ''} title={known ? error : undefined}>
+      <bdi>{known ? t(key) : error}</bdi>
+    </Text>
   );
 }

@@ -9,6 +9,7 @@ import { ConfirmButton, formatBytes, formatDate, Sizes, PageHeader } from '../co
 import { ListTable } from '../components/list-table.js';
 import { useUser } from '../session.js';
 import { queryKeys } from '../api/queries.js';
+import { mayUse } from '../page-access.js';
 
 type Job = Schemas['BackupJobDto'];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -27,16 +28,21 @@ async function followJob(id: string, onProgress: (job: Job) => void): Promise<Jo
   }
 }
 
-/** Backups (owner only): create with progress, download, upload, restore after confirmation, delete. */
+/**
+ * Backups (docs/backups.md): the owner and admins make them (with progress) and list them; the
+ * owner alone downloads, uploads, restores and deletes archives (they hold every secret of the
+ * panel), so an admin is offered the buttons of what an admin may do and told the rest is the owner's.
+ */
 export default function BackupsPage() {
   const { t, i18n } = useTranslation();
   const user = useUser();
+  const owner = user.role === 'owner';
   const queryClient = useQueryClient();
   const [job, setJob] = useState<Job | null>(null);
   const backups = useQuery({
     queryKey: queryKeys.backups,
     queryFn: () => must(api.GET('/api/backups')),
-    enabled: user.role === 'owner',
+    enabled: mayUse('backups', user.role),
     // While a backup or restore runs, its progress is asked every second.
     refetchInterval: (query) => (query.state.data?.running || job ? 1000 : false),
   });
@@ -98,25 +104,26 @@ export default function BackupsPage() {
     onError: onFailed,
   });
 
-  if (user.role !== 'owner') return <Alert color="gray">{t('backups.ownerOnly')}</Alert>;
   const running = job ?? backups.data?.running;
   const busy = Boolean(running) || create.isPending || restore.isPending || upload.isPending;
   return (
     <>
       <PageHeader title={t('nav.backups')}>
-        <FileButton onChange={(file) => file && upload.mutate(file)} accept=".gz,.tar.gz,application/gzip">
-          {(props) => (
-            <Button
-              {...props}
-              variant="default"
-              leftSection={<IconUpload size={16} />}
-              loading={upload.isPending}
-              disabled={busy}
-            >
-              {t('backups.upload')}
-            </Button>
-          )}
-        </FileButton>
+        {owner && (
+          <FileButton onChange={(file) => file && upload.mutate(file)} accept=".gz,.tar.gz,application/gzip">
+            {(props) => (
+              <Button
+                {...props}
+                variant="default"
+                leftSection={<IconUpload size={16} />}
+                loading={upload.isPending}
+                disabled={busy}
+              >
+                {t('backups.upload')}
+              </Button>
+            )}
+          </FileButton>
+        )}
         <Button
           leftSection={<IconPlus size={16} />}
           onClick={() => create.mutate()}
@@ -127,6 +134,11 @@ export default function BackupsPage() {
           {t('backups.create')}
         </Button>
       </PageHeader>
+      {!owner && (
+        <Alert mb="md" color="gray" data-testid="backups-admin-hint">
+          {t('backups.adminHint')}
+        </Alert>
+      )}
       {running && (
         <Alert mb="md" color="blue" title={t(`backups.running.${running.kind}`)} data-testid="backup-progress">
           <Stack gap={4}>
@@ -153,35 +165,37 @@ export default function BackupsPage() {
           { header: t('backups.size'), cell: (backup) => <Sizes>{formatBytes(backup.size)}</Sizes> },
           { header: t('backups.createdAt'), cell: (backup) => formatDate(backup.createdAt, i18n.language) },
         ]}
-        actions={(backup) => (
-          <>
-            <Button
-              size="xs"
-              variant="default"
-              leftSection={<IconDownload size={14} />}
-              onClick={() => download.mutate(backup.name)}
-              data-testid="download-backup"
-            >
-              {t('common.download')}
-            </Button>
-            <ConfirmButton
-              color="orange"
-              disabled={busy}
-              message={t('backups.confirmRestore', { name: backup.name })}
-              confirmLabel={t('backups.restore')}
-              onConfirm={() => restore.mutate(backup.name)}
-            >
-              {t('backups.restore')}
-            </ConfirmButton>
-            <ConfirmButton
-              disabled={busy}
-              message={t('backups.confirmDelete', { name: backup.name })}
-              onConfirm={() => remove.mutate(backup.name)}
-            >
-              {t('common.delete')}
-            </ConfirmButton>
-          </>
-        )}
+        actions={(backup) =>
+          owner && (
+            <>
+              <Button
+                size="xs"
+                variant="default"
+                leftSection={<IconDownload size={14} />}
+                onClick={() => download.mutate(backup.name)}
+                data-testid="download-backup"
+              >
+                {t('common.download')}
+              </Button>
+              <ConfirmButton
+                color="orange"
+                disabled={busy}
+                message={t('backups.confirmRestore', { name: backup.name })}
+                confirmLabel={t('backups.restore')}
+                onConfirm={() => restore.mutate(backup.name)}
+              >
+                {t('backups.restore')}
+              </ConfirmButton>
+              <ConfirmButton
+                disabled={busy}
+                message={t('backups.confirmDelete', { name: backup.name })}
+                onConfirm={() => remove.mutate(backup.name)}
+              >
+                {t('common.delete')}
+              </ConfirmButton>
+            </>
+          )
+        }
       />
     </>
   );

@@ -1,4 +1,15 @@
-import { Button, Group, MultiSelect, Select, SimpleGrid, Stack, TagsInput, Textarea, TextInput } from '@mantine/core';
+import {
+  Button,
+  Checkbox,
+  Group,
+  MultiSelect,
+  Select,
+  SimpleGrid,
+  Stack,
+  TagsInput,
+  Textarea,
+  TextInput,
+} from '@mantine/core';
 import { NumberInput } from '../components/number-input.js';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -31,6 +42,11 @@ export interface ClientFormValues {
   telegramId: string;
   quotaGb: number | string;
   expiresAt: string;
+  /**
+   * At creation: "never expires" said explicitly (expiresAt: null), so a group's expiry days do
+   * not apply; an empty expiry alone leaves it to the group (docs/groups.md).
+   */
+  neverExpires: boolean;
   deviceLimit: number | string;
   /** Mbit/s; empty: no speed limit (at creation: the group's). */
   speedMbit: number | string;
@@ -50,6 +66,7 @@ export function initialValues(client?: Schemas['ClientDto']): ClientFormValues {
     quotaGb: client ? +(client.quotaBytes / GB).toFixed(3) : '',
     // datetime-local wants local time without zone
     expiresAt: client?.expiresAt ? toLocalInput(client.expiresAt) : '',
+    neverExpires: false,
     deviceLimit: client?.deviceLimit ?? '',
     speedMbit: client?.rateBitsPerSec ? client.rateBitsPerSec / MBIT : '',
     interfaceIds: client?.interfaceIds ?? [],
@@ -87,7 +104,11 @@ export function toBody(values: ClientFormValues, creating = false) {
     groups: values.groups,
     telegramId: telegram === '' ? null : Number(telegram),
     quotaBytes: number(values.quotaGb, GB),
-    expiresAt: values.expiresAt ? new Date(values.expiresAt).toISOString() : creating ? undefined : null,
+    expiresAt: values.expiresAt
+      ? new Date(values.expiresAt).toISOString()
+      : creating && !values.neverExpires
+        ? undefined
+        : null,
     deviceLimit: number(values.deviceLimit, 1),
     rateBitsPerSec: number(values.speedMbit, MBIT),
     interfaceIds: creating && values.interfaceIds.length === 0 ? undefined : values.interfaceIds,
@@ -132,16 +153,39 @@ export function ClientForm({
   const unlimited = t('clients.zeroUnlimited');
   const interfaceNames = (ids: string[]) =>
     ids.map((id) => interfaces.options.find((option) => option.value === id)?.label ?? id).join(', ');
+  const groupExpires = Boolean(group && group.expiryDays > 0);
+  const neverExpires = groupExpires && values.neverExpires;
   const expiryHint =
-    group && group.expiryDays > 0 && !values.expiresAt
+    group && groupExpires && !values.expiresAt && !neverExpires
       ? t('clients.groupExpiry', { group: group.name, count: group.expiryDays })
       : undefined;
+  // Only where a group would give an expiry is "never" something to say (elsewhere empty is never).
+  const never = groupExpires && group && (
+    <Checkbox
+      label={t('clients.neverExpires', { group: group.name })}
+      checked={values.neverExpires}
+      onChange={(event) => {
+        const checked = event.currentTarget.checked;
+        setValues((before) => ({ ...before, neverExpires: checked, expiresAt: checked ? '' : before.expiresAt }));
+      }}
+      data-testid="client-never-expires"
+    />
+  );
+  // A date typed or picked is said instead of "never".
+  const setExpiry = (value: string) =>
+    setValues((before) => ({ ...before, expiresAt: value, neverExpires: value ? false : before.neverExpires }));
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    onSubmit(values);
+    onSubmit({ ...values, neverExpires });
   };
   const renew = (
-    <Button size="compact-xs" variant="light" onClick={() => set('expiresAt', renewed(values.expiresAt, 30))}>
+    <Button
+      size="compact-xs"
+      variant="light"
+      onClick={() =>
+        setValues((before) => ({ ...before, neverExpires: false, expiresAt: renewed(before.expiresAt, 30) }))
+      }
+    >
       {t('clients.plusDays', { days: 30 })}
     </Button>
   );
@@ -200,7 +244,7 @@ export function ClientForm({
           <JalaliDateTimeInput
             label={t('clients.expires')}
             value={values.expiresAt}
-            onChange={(value) => set('expiresAt', value)}
+            onChange={setExpiry}
             error={errors.of('expiresAt')}
             description={expiryHint}
             rightSectionWidth={88}
@@ -212,7 +256,7 @@ export function ClientForm({
             label={t('clients.expires')}
             name="expiresAt"
             value={values.expiresAt}
-            onChange={(e) => set('expiresAt', e.currentTarget.value)}
+            onChange={(e) => setExpiry(e.currentTarget.value)}
             error={errors.of('expiresAt')}
             description={expiryHint}
             rightSectionWidth={88}
@@ -230,6 +274,7 @@ export function ClientForm({
           error={errors.of('resetCycle')}
         />
       </SimpleGrid>
+      {never}
       <NumberInput
         label={t('clients.speed')}
         description={fromGroup ? `${fromGroup} · ${t('clients.speedHint')}` : t('clients.speedHint')}

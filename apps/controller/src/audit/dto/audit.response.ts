@@ -104,6 +104,15 @@ export class AuditEntryDto {
   @ApiProperty({ type: String, nullable: true, description: 'What a refusal or failure told the caller' })
   error!: string | null;
 
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'tooLarge',
+    description:
+      "The refusal's stable code: the first failing field's code as the answer gave it (errors[0].code), else one by status (invalid, unauthenticated, forbidden, notFound, conflict, bodyTooLarge, mediaType, throttled, internal, unavailable, diskFull; commandRefused for the CLI); null on success and on entries older than the column",
+  })
+  errorCode!: string | null;
+
   @ApiProperty({ type: String, nullable: true })
   address!: string | null;
 

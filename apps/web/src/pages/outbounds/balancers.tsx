@@ -1,4 +1,4 @@
-import { Badge, Group, MultiSelect, Select, TextInput } from '@mantine/core';
+import { Alert, Badge, Group, MultiSelect, Select, Stack, TextInput } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -72,6 +72,7 @@ export function BalancersSection({ nodeId, canManage }: { nodeId: string | null;
         )
       }
     >
+      <BalancerWarnings balancers={balancers.data ?? []} />
       <ListTable
         rows={balancers.data}
         rowKey={(balancer) => balancer.id}
@@ -126,6 +127,35 @@ export function BalancersSection({ nodeId, canManage }: { nodeId: string | null;
         }
       />
     </ListSection>
+  );
+}
+
+/**
+ * The balancers' warnings (their `warnings`, shaped as the security warnings): each in the panel's
+ * language by its code, the API's English sentence when the code is new to this panel.
+ */
+function BalancerWarnings({ balancers }: { balancers: Balancer[] }) {
+  const { t, i18n } = useTranslation();
+  const shown = balancers.flatMap((balancer) => balancer.warnings.map((warning) => ({ balancer, warning })));
+  if (shown.length === 0) return null;
+  return (
+    <Stack gap="xs">
+      {shown.map(({ balancer, warning }) => {
+        const key = `balancers.warning.${warning.code}`;
+        const pinned = balancer.hops.find((hop) => hop.id === balancer.overrideId)?.tag ?? '';
+        return (
+          <Alert
+            key={`${balancer.id}-${warning.code}`}
+            color="orange"
+            data-testid="balancer-warning"
+            data-code={warning.code}
+            data-tag={balancer.tag}
+          >
+            {i18n.exists(key) ? t(key, { tag: balancer.tag, hop: pinned }) : `${warning.message} ${warning.action}`}
+          </Alert>
+        );
+      })}
+    </Stack>
   );
 }
 
