@@ -191,6 +191,7 @@ describe('a backup round trip', () => {
       Migration20261127010200_hop_counters: { columns: { outbounds: ['up_bytes', 'down_bytes', 'traffic_since'] } },
       Migration20261127040000_balancers: { tables: ['balancers'], columns: { routing_rules: ['balancer_id'] } },
       Migration20261127090100_million_clients: {},
+      Migration20261127140200_counter_batches: {},
     };
     const migrations = a.panel.app.get(BackupsRepository).migrations;
     const level = migrations.findIndex((migration) => migration.name === 'Migration20261126180300_sharing') - 1;

@@ -30,6 +30,7 @@ import { Migration20261127010100_outbound_subs } from './Migration20261127010100
 import { Migration20261127010200_hop_counters } from './Migration20261127010200_hop_counters.js';
 import { Migration20261127040000_balancers } from './Migration20261127040000_balancers.js';
 import { Migration20261127090100_million_clients } from './Migration20261127090100_million_clients.js';
+import { Migration20261127140200_counter_batches } from './Migration20261127140200_counter_batches.js';
 
 /** Committed migrations in the order they run. `npm run migration:create` writes new files; list them here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -73,4 +74,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261127010200_hop_counters', class: Migration20261127010200_hop_counters },
   { name: 'Migration20261127040000_balancers', class: Migration20261127040000_balancers },
   { name: 'Migration20261127090100_million_clients', class: Migration20261127090100_million_clients },
+  { name: 'Migration20261127140200_counter_batches', class: Migration20261127140200_counter_batches },
 ];
