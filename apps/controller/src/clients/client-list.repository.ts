@@ -59,11 +59,14 @@ interface SortOrder {
 
 /**
  * The step of used_bytes (Migration20261127140200_counter_batches, clients.used_step), over a
- * cursor's values: no traffic splits by the id's first two bytes, traffic counts 1/16 doublings.
+ * cursor's values: no traffic splits by the id's first two bytes; traffic counts 64 MiB steps up
+ * to 1 GiB, then 1/16 doublings. (`greatest` only keeps the planner from folding a logarithm of
+ * a small constant key in the arm that key never takes.)
  */
 function usedStepOf(key: string, id: string): string {
   return `(case when ${key} <= 0 then get_byte(uuid_send(${id}), 0) * 256 + get_byte(uuid_send(${id}), 1) - 65536
-            else 1 + floor(ln(${key}::float8) * 23.083120654223414)::int end)`;
+            when ${key} < 1073741824 then (1 + ${key} / 67108864)::int
+            else 17 + floor(ln(greatest(${key}, 1073741824)::float8 / 1073741824) * 23.083120654223414)::int end)`;
 }
 const ORDERS: Record<ClientSort, SortOrder> = {
   newest: { key: 'c.created_at', cast: 'timestamptz', direction: 'desc', nullsLast: false },
