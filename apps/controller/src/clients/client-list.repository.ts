@@ -52,21 +52,20 @@ interface SortOrder {
    * A stored column that never decreases as (key, id) grows, indexed with id, that leads the
    * order when the key itself has no index (one the counter batches would rewrite every time):
    * the index walk gives the rows in steps and PostgreSQL's incremental sort orders each step.
-   * `of` is the step of a cursor's (key, id), the column's generated expression over them.
+   * `of` is the step of a cursor's (key, id), the column's generated expression over them;
+   * `zeroKeys`: keys ≤ 0 have steps of their own, each holding only equal keys.
    */
-  step?: { column: string; of: (key: string, id: string) => string };
+  step?: { column: string; of: (key: string, id: string) => string; zeroKeys?: boolean };
 }
 
 /**
  * The step of used_bytes (Migration20261127140200_counter_batches, clients.used_step), over a
- * cursor's values: no traffic splits by the id's first two bytes; traffic counts 64 MiB steps up
- * to 1 GiB, then 1/16 doublings. (`greatest` only keeps the planner from folding a logarithm of
- * a small constant key in the arm that key never takes.)
+ * cursor's values: no traffic splits by the id's first two bytes, traffic counts 1/16 doublings.
+ * (`greatest` only keeps the planner from folding ln(0) in the arm a key of 0 never takes.)
  */
 function usedStepOf(key: string, id: string): string {
   return `(case when ${key} <= 0 then get_byte(uuid_send(${id}), 0) * 256 + get_byte(uuid_send(${id}), 1) - 65536
-            when ${key} < 1073741824 then (1 + ${key} / 67108864)::int
-            else 17 + floor(ln(greatest(${key}, 1073741824)::float8 / 1073741824) * 23.083120654223414)::int end)`;
+            else 1 + floor(ln(greatest(${key}, 1)::float8) * 23.083120654223414)::int end)`;
 }
 const ORDERS: Record<ClientSort, SortOrder> = {
   newest: { key: 'c.created_at', cast: 'timestamptz', direction: 'desc', nullsLast: false },
@@ -77,7 +76,7 @@ const ORDERS: Record<ClientSort, SortOrder> = {
     cast: 'int8',
     direction: 'desc',
     nullsLast: false,
-    step: { column: 'c.used_step', of: usedStepOf },
+    step: { column: 'c.used_step', of: usedStepOf, zeroKeys: true },
   },
   remaining: {
     key: '(case when c.quota_bytes = 0 then null else c.quota_bytes - c.used_bytes end)',
@@ -121,9 +120,13 @@ export function selectionWhere(filter: ClientFilter): { where: string; values: u
 function after(order: SortOrder, cursor: ClientCursor, params: Params): string {
   const cmp = order.direction === 'asc' ? '>' : '<';
   if (order.step) {
-    // The step bound makes the page an index range; the row comparison keeps it exact.
     const key = `${params.add(cursor.key)}::${order.cast}`;
     const id = `${params.add(cursor.id)}::uuid`;
+    // Among clients without traffic a step holds one key (0), so the order is (step, id) alone:
+    // one index range, as a row comparison on the index's columns.
+    if (order.step.zeroKeys && Number(cursor.key) <= 0)
+      return `(${order.step.column}, c.id) ${cmp} (${order.step.of(key, id)}, ${id})`;
+    // The step bound makes the page an index range; the row comparison keeps it exact.
     return `${order.step.column} ${cmp}= ${order.step.of(key, id)} and (${order.key}, c.id) ${cmp} (${key}, ${id})`;
   }
   if (!order.nullsLast)

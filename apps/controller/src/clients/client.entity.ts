@@ -48,13 +48,13 @@ export const Client = defineEntity({
     quotaBytes: p.bigint('number').default(0),
     usedBytes: p.bigint('number').default(0),
     /**
-     * Kept by the database (Migration20261127140200_counter_batches): a step of usedBytes (64 MiB,
-     * or 1/16 of a doubling above 1 GiB), non-decreasing in (usedBytes, id); the traffic order leads with it.
+     * Kept by the database (Migration20261127140200_counter_batches): a step of usedBytes (1/16 of a
+     * doubling; no traffic: by the id's first two bytes), non-decreasing in (usedBytes, id); the traffic order leads with it.
      */
     usedStep: p
       .integer()
       .generated(
-        `(case when "used_bytes" <= 0 then get_byte(uuid_send("id"), 0) * 256 + get_byte(uuid_send("id"), 1) - 65536 when "used_bytes" < 1073741824 then (1 + "used_bytes" / 67108864)::int else 17 + floor(ln("used_bytes"::float8 / 1073741824) * 23.083120654223414)::int end) stored`,
+        `(case when "used_bytes" <= 0 then get_byte(uuid_send("id"), 0) * 256 + get_byte(uuid_send("id"), 1) - 65536 else 1 + floor(ln("used_bytes"::float8) * 23.083120654223414)::int end) stored`,
       )
       .nullable(),
     upBytes: p.bigint('number').default(0),
