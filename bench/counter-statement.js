@@ -76,7 +76,16 @@ function nextBatch() {
     address: '198.51.100.7',
   }));
   const bucket = new Date(Math.floor(now.getTime() / 300_000) * 300_000);
-  return [JSON.stringify(peers), node.id, node.seq, 1_000_000, 2, new Date(now.getTime() + 3000).toISOString(), bucket.toISOString(), now.toISOString()];
+  return [
+    JSON.stringify(peers),
+    node.id,
+    node.seq,
+    1_000_000,
+    2,
+    new Date(now.getTime() + 3000).toISOString(),
+    bucket.toISOString(),
+    now.toISOString(),
+  ];
 }
 
 async function clientsUpdates() {
@@ -128,7 +137,9 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 await client.end();
-console.log(`PostgreSQL per 50-peer counter batch, ${database}, ${nodes.length} nodes, ${rounds} rounds × ${batches} batches per variant:`);
+console.log(
+  `PostgreSQL per 50-peer counter batch, ${database}, ${nodes.length} nodes, ${rounds} rounds × ${batches} batches per variant:`,
+);
 for (const [name, total] of totals) {
   console.log(
     `${name.padEnd(34)} CPU ${(total.cpuMs / total.n).toFixed(2)} ms  wall ${(total.wallMs / total.n).toFixed(2)} ms  clients HOT ${total.upd ? ((100 * total.hot) / total.upd).toFixed(0) : '–'}%`,

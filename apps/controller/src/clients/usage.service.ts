@@ -122,7 +122,15 @@ export class UsageService implements OnModuleInit {
     hops: readonly HopCounters[],
   ): Promise<CountersOutcome> {
     // One statement claims the batch's number, records the endpoint moves and adds the counters.
-    const { claim, moved, clients } = await this.usage.countBatch(em, nodeId, seq, COUNTER_SEQ_WINDOW, peers, record, now);
+    const { claim, moved, clients } = await this.usage.countBatch(
+      em,
+      nodeId,
+      seq,
+      COUNTER_SEQ_WINDOW,
+      peers,
+      record,
+      now,
+    );
     if (!claim.claimed && claim.repeat) return { duplicate: true, matched: 0, transitions: 0 };
     if (!claim.claimed) {
       const refused = `counter batch ${seq} is more than ${COUNTER_SEQ_WINDOW} ahead of the last one recorded (${claim.recorded})`;
