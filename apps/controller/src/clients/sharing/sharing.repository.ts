@@ -61,7 +61,7 @@ export class SharingRepository {
   /**
    * Keeps the endpoint rows of devices that just moved bounded: old rows, and all but the newest
    * per device, go. The moves themselves are recorded by the counter batch's statement
-   * (usage.repository.ts, with ENDPOINT_MOVES below), before its counters move the accounts' last
+   * (usage.repository.ts, with endpointMoves above), before its counters move the accounts' last
    * endpoints.
    */
   async pruneMoved(em: EntityManager, devices: readonly string[], now: Date): Promise<void> {
