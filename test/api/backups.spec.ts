@@ -194,6 +194,7 @@ describe('a backup round trip', () => {
       Migration20261127090100_million_clients: {},
       Migration20261127140000_client_scale: { columns: { clients: ['next_reset_at'] } },
       Migration20261127140100_audit_codes: { columns: { audit_entries: ['error_code'] } },
+      Migration20261127140200_counter_batches: {},
       Migration20261127150000_peer_journal: {},
     };
     const migrations = a.panel.app.get(BackupsRepository).migrations;

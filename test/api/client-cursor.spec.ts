@@ -91,3 +91,34 @@ test('malformed cursors, a cursor of another sort, and cursor with page are a 40
   expect((await call('GET', `clients?sort=name&cursor=${name}&page=2`)).body).toMatchObject({ field: 'cursor' });
   expect((await call('GET', `clients?sort=name&cursor=${name}`)).status).toBe(200);
 });
+
+test('sort=traffic is exactly used bytes descending, then id, across steps and among clients without traffic', async () => {
+  // The order walks a stepped column (clients.used_step, 1/16 of a doubling; no traffic: by id):
+  // totals inside one step, across steps, far apart, equal, and zero.
+  const totals = [0, 0, 0, 1, 1000, 1001, 1001, 1030, 2 ** 30, 2 ** 30 + 1, 2 ** 53 - 1];
+  const ids = (await t.query<{ id: string }>(`select id from clients where name like 'cursor-%' order by id`)).map(
+    (row) => row.id,
+  );
+  expect(ids).toHaveLength(totals.length);
+  for (const [i, id] of ids.entries())
+    await t.query(`update clients set used_bytes = $1 where id = $2`, [totals[(i * 7) % totals.length], id]);
+  const rows = await t.query<{ id: string; used_bytes: string }>(
+    `select id, used_bytes::text from clients where name like 'cursor-%'`,
+  );
+  const expected = rows
+    .sort((a, b) => Number(BigInt(b.used_bytes) - BigInt(a.used_bytes)) || (a.id < b.id ? 1 : -1))
+    .map((row) => row.id);
+  const walked: string[] = [];
+  let cursor = '';
+  do {
+    const page = await call('GET', `clients?interfaceId=${ifaceId}&sort=traffic&perPage=2${cursor}`);
+    walked.push(...page.body.items.map((item: { id: string }) => item.id));
+    cursor = page.body.nextCursor ? `&cursor=${page.body.nextCursor}` : '';
+  } while (cursor);
+  expect(walked).toEqual(expected);
+  expect(
+    (await call('GET', `clients?interfaceId=${ifaceId}&sort=traffic&perPage=200`)).body.items.map(
+      (item: { id: string }) => item.id,
+    ),
+  ).toEqual(expected);
+});

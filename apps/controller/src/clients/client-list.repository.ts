@@ -48,12 +48,36 @@ interface SortOrder {
   cast: string;
   direction: 'asc' | 'desc';
   nullsLast: boolean;
+  /**
+   * A stored column that never decreases as (key, id) grows, indexed with id, that leads the
+   * order when the key itself has no index (one the counter batches would rewrite every time):
+   * the index walk gives the rows in steps and PostgreSQL's incremental sort orders each step.
+   * `of` is the step of a cursor's (key, id), the column's generated expression over them;
+   * `zeroKeys`: keys ≤ 0 have steps of their own, each holding only equal keys.
+   */
+  step?: { column: string; of: (key: string, id: string) => string; zeroKeys?: boolean };
+}
+
+/**
+ * The step of used_bytes (Migration20261127140200_counter_batches, clients.used_step), over a
+ * cursor's values: no traffic splits by the id's first two bytes, traffic counts 1/16 doublings.
+ * (`greatest` only keeps the planner from folding ln(0) in the arm a key of 0 never takes.)
+ */
+function usedStepOf(key: string, id: string): string {
+  return `(case when ${key} <= 0 then get_byte(uuid_send(${id}), 0) * 256 + get_byte(uuid_send(${id}), 1) - 65536
+            else 1 + floor(ln(greatest(${key}, 1)::float8) * 23.083120654223414)::int end)`;
 }
 const ORDERS: Record<ClientSort, SortOrder> = {
   newest: { key: 'c.created_at', cast: 'timestamptz', direction: 'desc', nullsLast: false },
   oldest: { key: 'c.created_at', cast: 'timestamptz', direction: 'asc', nullsLast: false },
   name: { key: 'c.name', cast: 'text', direction: 'asc', nullsLast: false },
-  traffic: { key: 'c.used_bytes', cast: 'int8', direction: 'desc', nullsLast: false },
+  traffic: {
+    key: 'c.used_bytes',
+    cast: 'int8',
+    direction: 'desc',
+    nullsLast: false,
+    step: { column: 'c.used_step', of: usedStepOf, zeroKeys: true },
+  },
   remaining: {
     key: '(case when c.quota_bytes = 0 then null else c.quota_bytes - c.used_bytes end)',
     cast: 'int8',
@@ -64,7 +88,8 @@ const ORDERS: Record<ClientSort, SortOrder> = {
 };
 
 function orderBy(order: SortOrder): string {
-  return `${order.key} ${order.direction}${order.nullsLast ? ' nulls last' : ''}, c.id ${order.direction}`;
+  const step = order.step ? `${order.step.column} ${order.direction}, ` : '';
+  return `${step}${order.key} ${order.direction}${order.nullsLast ? ' nulls last' : ''}, c.id ${order.direction}`;
 }
 
 /**
@@ -94,6 +119,16 @@ export function selectionWhere(filter: ClientFilter): { where: string; values: u
 /** The rows strictly after the cursor's row in `order`. */
 function after(order: SortOrder, cursor: ClientCursor, params: Params): string {
   const cmp = order.direction === 'asc' ? '>' : '<';
+  if (order.step) {
+    const key = `${params.add(cursor.key)}::${order.cast}`;
+    const id = `${params.add(cursor.id)}::uuid`;
+    // Among clients without traffic a step holds one key (0), so the order is (step, id) alone:
+    // one index range, as a row comparison on the index's columns.
+    if (order.step.zeroKeys && Number(cursor.key) <= 0)
+      return `(${order.step.column}, c.id) ${cmp} (${order.step.of(key, id)}, ${id})`;
+    // The step bound makes the page an index range; the row comparison keeps it exact.
+    return `${order.step.column} ${cmp}= ${order.step.of(key, id)} and (${order.key}, c.id) ${cmp} (${key}, ${id})`;
+  }
   if (!order.nullsLast)
     return `(${order.key}, c.id) ${cmp} (${params.add(cursor.key)}::${order.cast}, ${params.add(cursor.id)}::uuid)`;
   if (cursor.key === null) return `(${order.key} is null and c.id ${cmp} ${params.add(cursor.id)}::uuid)`;

@@ -18,7 +18,9 @@ export const Client = defineEntity({
     // A reseller's list (their clients, newest first) is one index walk however many others there are.
     { properties: ['owner', 'createdAt', 'id'] },
     { properties: ['name', 'id'] },
-    { properties: ['usedBytes', 'id'] },
+    // The traffic order walks a step of usedBytes (usedStep), not usedBytes itself: a counter
+    // batch then changes no indexed column and its updates stay HOT (Migration20261127140200).
+    { properties: ['usedStep', 'id'] },
     { properties: ['expiresAt'] },
     // Case-insensitive substring search over name and note stays an index scan at 100,000 clients.
     {
@@ -50,6 +52,16 @@ export const Client = defineEntity({
     telegramId: p.bigint('number').nullable().index(),
     quotaBytes: p.bigint('number').default(0),
     usedBytes: p.bigint('number').default(0),
+    /**
+     * Kept by the database (Migration20261127140200_counter_batches): a step of usedBytes (1/16 of a
+     * doubling; no traffic: by the id's first two bytes), non-decreasing in (usedBytes, id); the traffic order leads with it.
+     */
+    usedStep: p
+      .integer()
+      .generated(
+        `(case when "used_bytes" <= 0 then get_byte(uuid_send("id"), 0) * 256 + get_byte(uuid_send("id"), 1) - 65536 else 1 + floor(ln("used_bytes"::float8) * 23.083120654223414)::int end) stored`,
+      )
+      .nullable(),
     upBytes: p.bigint('number').default(0),
     downBytes: p.bigint('number').default(0),
     expiresAt: p.datetime().nullable(),

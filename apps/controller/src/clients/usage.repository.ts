@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PeerCounters } from '#libs/contracts/agent-link.js';
 import type { ClientStatus } from './client.entity.js';
-import { kysely } from './clients-db.js';
+import { executeNamed } from '../database/named-statement.js';
+import { addressOf, endpointMoves } from './sharing/sharing.repository.js';
 import { readNumber, readTimestamp } from './sql.js';
 import { FIVE_MINUTES } from './usage-tiers.js';
 
@@ -56,123 +57,46 @@ export interface BatchRecord {
 }
 
 /**
- * The accounts' rate columns for a batch. `seconds` is a finite positive number the service
- * computed, so it is written into the statement; the time travels as a parameter.
+ * A counter batch's statement (UsageRepository.countBatch), run as a named prepared statement:
+ * parsed once per connection, and planned once PostgreSQL settles on its generic plan. Its
+ * parameters: $1 the batch (JSON rows), $2 the node, $3 the batch's sequence number, $4 the
+ * window a new one may lie ahead, $5 the seconds of the rate's interval (null: rates left as they
+ * are), $6 until when the rate holds, $7 the usage history's bucket (null: no history), $8 now.
+ *
+ * Every part sees the tables as they were before the statement: the claim is made once, and only
+ * a claimed batch's peers match (`hit` joins `claim`); the endpoint moves compare with the
+ * accounts' last endpoints before this batch's counters move them. Server rx is what the client
+ * sent (upload), server tx what it received (download). Totals saturate at MAX_BYTES: they stay
+ * exact in JSON, and no node, however many bytes it reports for a client it shares with other
+ * nodes, can push the client's totals past bigint and make every later batch of those other
+ * nodes fail (sums of a batch are numeric: no overflow there). The first row says whether the
+ * batch was claimed and which devices moved; each row carries a client touched, if any.
  */
-function rateColumns(record: BatchRecord): { set: string; params: unknown[] } {
-  if (!record.rate) return { set: '', params: [] };
-  const seconds = record.rate.seconds;
-  if (!(Number.isFinite(seconds) && seconds > 0)) throw new Error(`a rate needs a positive interval, got ${seconds}`);
-  return {
-    set: `,
-                up_rate = round(hit.rx / ${seconds}::float8)::bigint, down_rate = round(hit.tx / ${seconds}::float8)::bigint,
-                rate_until = ?::timestamptz`,
-    params: [record.rate.until.toISOString()],
-  };
-}
-
-/**
- * The usage history's writes for a batch: each client's bytes added to its current 5-minute
- * row, and the node's sum to the node's row, in the same statement as the totals: the history
- * counts a batch exactly when the totals do. One upsert per client and bucket, not a row per
- * report; only the byte columns change, and no index holds them, so the update is HOT.
- */
-function historyWrites(nodeId: string, record: BatchRecord): { sql: string; params: unknown[] } {
-  if (!record.bucket) return { sql: '', params: [] };
-  const at = record.bucket.toISOString();
-  return {
-    sql: `, client_history as (
-         insert into client_usage_history as h (client_id, tier, at, up_bytes, down_bytes)
-         select id, ${FIVE_MINUTES.seconds}, ?::timestamptz, rx, tx from cli where rx > 0 or tx > 0
-         on conflict (client_id, tier, at) do update
-            set up_bytes = least(h.up_bytes + excluded.up_bytes, ${MAX_BYTES}),
-                down_bytes = least(h.down_bytes + excluded.down_bytes, ${MAX_BYTES})
-       ), node_history as (
-         insert into node_usage_history as h (node_id, tier, at, up_bytes, down_bytes)
-         select ?::uuid, ${FIVE_MINUTES.seconds}, ?::timestamptz, sum(rx), sum(tx) from cli having sum(rx) + sum(tx) > 0
-         on conflict (node_id, tier, at) do update
-            set up_bytes = least(h.up_bytes + excluded.up_bytes, ${MAX_BYTES}),
-                down_bytes = least(h.down_bytes + excluded.down_bytes, ${MAX_BYTES})
-       )`,
-    params: [at, nodeId, at],
-  };
-}
-
-export type BatchClaim =
-  { claimed: true } | { claimed: false; repeat: true } | { claimed: false; repeat: false; recorded: number };
-
-/** Traffic counters of accounts, devices and clients, and the per-node sequence that makes a batch count once. */
-@Injectable()
-export class UsageRepository {
-  /**
-   * Claims sequence number `seq` of the node's counter batches when it is new and at most
-   * `window` above the last one recorded. Otherwise says why not: a repeat, or too far ahead
-   * (with the last number recorded).
-   */
-  async claimBatch(em: EntityManager, nodeId: string, seq: number, window: number): Promise<BatchClaim> {
-    const rows = await kysely(em)
-      .updateTable('node_agents')
-      .set({ counters_seq: seq })
-      .where('node_id', '=', nodeId)
-      .where('counters_seq', '<', seq)
-      .where('counters_seq', '>=', seq - window)
-      .returning('node_id')
-      .execute();
-    if (rows.length > 0) return { claimed: true };
-    const row = await kysely(em)
-      .selectFrom('node_agents')
-      .select('counters_seq')
-      .where('node_id', '=', nodeId)
-      .executeTakeFirst();
-    const recorded = row ? readNumber(row.counters_seq) : 0;
-    return seq <= recorded ? { claimed: false, repeat: true } : { claimed: false, repeat: false, recorded };
-  }
-
-  /**
-   * Adds a batch of peer counters to accounts, their devices and clients; returns the clients
-   * touched. Raw SQL, measured: one statement for the whole batch (10,000 peers in a few
-   * milliseconds), the batch sent as one JSON parameter that jsonb_to_recordset turns back into
-   * rows, each level updated from the one below in data-modifying CTEs.
-   */
-  async addCounters(
-    em: EntityManager,
-    nodeId: string,
-    peers: readonly PeerCounters[],
-    record: BatchRecord = {},
-  ): Promise<CountedOwnedClient[]> {
-    const batch = JSON.stringify(
-      peers.map((peer) => ({
-        ifname: peer.interface,
-        public_key: peer.publicKey,
-        rx: peer.rxBytes,
-        tx: peer.txBytes,
-        handshake: peer.lastHandshake === null ? null : new Date(peer.lastHandshake).toISOString(),
-        endpoint: peer.endpoint,
-      })),
-    );
-    const rate = rateColumns(record);
-    const history = historyWrites(nodeId, record);
-    // Server rx is what the client sent (upload), server tx what it received (download). Totals
-    // saturate at MAX_BYTES: they stay exact in JSON, and no node, however many bytes it reports
-    // for a client it shares with other nodes, can push the client's totals past bigint and make
-    // every later batch of those other nodes fail (sums of a batch are numeric: no overflow there).
-    const rows = await em.execute<Record<string, unknown>[]>(
-      `with batch as (
-         select * from jsonb_to_recordset(?::jsonb)
-           as b(ifname text, public_key text, rx bigint, tx bigint, handshake timestamptz, endpoint text)
+const COUNT_BATCH = `with claim as (
+         update node_agents set counters_seq = $3::int8
+          where node_id = $2::uuid and counters_seq < $3::int8 and counters_seq >= $3::int8 - $4::int8
+         returning node_id
+       ), batch as (
+         select * from jsonb_to_recordset($1::jsonb)
+           as b(ifname text, public_key text, rx bigint, tx bigint, handshake timestamptz, endpoint text, address text)
        ), hit as (
          -- A handshake cannot lie in the future: a stamp past now (a wrong clock, or a node
          -- that lies) would pin its client online, since the newest stamp wins.
-         select a.id, b.rx, b.tx, case when b.handshake > now() then now() else b.handshake end as handshake, b.endpoint
-           from batch b
-           join interfaces i on i.node_id = ? and i.name = b.ifname
+         select a.id, a.device_id, a.last_endpoint, b.rx, b.tx,
+                case when b.handshake > now() then now() else b.handshake end as handshake, b.endpoint, b.address
+           from claim
+           join interfaces i on i.node_id = claim.node_id
+           join batch b on b.ifname = i.name
            join accounts a on a.interface_id = i.id and a.public_key = b.public_key
-       ), acc as (
+       ), ${endpointMoves('$8::timestamptz')}, acc as (
          update accounts a
             set up_bytes = least(a.up_bytes + hit.rx, ${MAX_BYTES}),
                 down_bytes = least(a.down_bytes + hit.tx, ${MAX_BYTES}),
                 last_handshake = greatest(a.last_handshake, hit.handshake),
-                last_endpoint = coalesce(hit.endpoint, a.last_endpoint)${rate.set}
+                last_endpoint = coalesce(hit.endpoint, a.last_endpoint),
+                up_rate = case when $5::float8 is null then a.up_rate else round(hit.rx / $5::float8)::bigint end,
+                down_rate = case when $5::float8 is null then a.down_rate else round(hit.tx / $5::float8)::bigint end,
+                rate_until = case when $5::float8 is null then a.rate_until else $6::timestamptz end
            from hit where a.id = hit.id
          returning a.device_id, hit.rx, hit.tx, hit.handshake
        ), dev as (
@@ -205,34 +129,127 @@ export class UsageRepository {
          on conflict (user_id) do update
            set pool_used_bytes = least(reseller_limits.pool_used_bytes + excluded.pool_used_bytes, ${MAX_BYTES})
          returning user_id, traffic_pool_bytes is not null and pool_used_bytes >= traffic_pool_bytes as spent
-       )${history.sql}
-       select cli.id, cli.owner_id, cli.status, cli.quota_bytes, cli.used_bytes, cli.expires_at, cli.start_on_first_use,
+       ), client_history as (
+         -- The usage history: each client's bytes added to its current 5-minute row, and the
+         -- node's sum to the node's row, counted exactly when the totals are. One upsert per
+         -- client and bucket; only the byte columns change, and no index holds them (HOT).
+         insert into client_usage_history as h (client_id, tier, at, up_bytes, down_bytes)
+         select id, ${FIVE_MINUTES.seconds}, $7::timestamptz, rx, tx from cli
+          where $7::timestamptz is not null and (rx > 0 or tx > 0)
+         on conflict (client_id, tier, at) do update
+            set up_bytes = least(h.up_bytes + excluded.up_bytes, ${MAX_BYTES}),
+                down_bytes = least(h.down_bytes + excluded.down_bytes, ${MAX_BYTES})
+       ), node_history as (
+         insert into node_usage_history as h (node_id, tier, at, up_bytes, down_bytes)
+         select $2::uuid, ${FIVE_MINUTES.seconds}, $7::timestamptz, sum(rx), sum(tx) from cli
+          where $7::timestamptz is not null having sum(rx) + sum(tx) > 0
+         on conflict (node_id, tier, at) do update
+            set up_bytes = least(h.up_bytes + excluded.up_bytes, ${MAX_BYTES}),
+                down_bytes = least(h.down_bytes + excluded.down_bytes, ${MAX_BYTES})
+       )
+       select head.claimed, head.moved,
+              cli.id, cli.owner_id, cli.status, cli.quota_bytes, cli.used_bytes, cli.expires_at, cli.start_on_first_use,
               cli.activated_at, cli.duration_seconds, cli.handshake, cli.matched, coalesce(pool.spent, false) as pool_spent,
               cli.bytes, cli.name, cli.telegram_id::text as telegram_id, cli.last_reset_at
-         from cli left join pool on pool.user_id = cli.owner_id`,
-      [batch, nodeId, ...rate.params, ...history.params],
-    );
-    return rows.map((row) => ({
-      id: row.id as string,
+         from (select exists (select 1 from claim) as claimed,
+                      (select string_agg(distinct device_id::text, ',') from moves) as moved) head
+         left join (cli left join pool on pool.user_id = cli.owner_id) on true`;
+
+/** What a counter batch's statement did. */
+export interface CountedBatch {
+  claim: BatchClaim;
+  /** Devices whose endpoint moved to an address other than their account's last. */
+  moved: string[];
+  clients: CountedOwnedClient[];
+}
+
+function countedClient(row: Record<string, unknown>): CountedOwnedClient {
+  return {
+    id: row.id as string,
+    ownerId: row.owner_id as string,
+    poolSpent: row.pool_spent === true,
+    status: row.status as ClientStatus,
+    quotaBytes: readNumber(row.quota_bytes),
+    usedBytes: readNumber(row.used_bytes),
+    expiresAt: readTimestamp(row.expires_at),
+    startOnFirstUse: row.start_on_first_use as boolean,
+    activatedAt: readTimestamp(row.activated_at),
+    durationSeconds: readNumber(row.duration_seconds),
+    handshake: readTimestamp(row.handshake),
+    matched: readNumber(row.matched),
+    batch: {
+      addedBytes: readNumber(row.bytes),
+      name: row.name as string,
       ownerId: row.owner_id as string,
-      poolSpent: row.pool_spent === true,
-      status: row.status as ClientStatus,
-      quotaBytes: readNumber(row.quota_bytes),
-      usedBytes: readNumber(row.used_bytes),
-      expiresAt: readTimestamp(row.expires_at),
-      startOnFirstUse: row.start_on_first_use as boolean,
-      activatedAt: readTimestamp(row.activated_at),
-      durationSeconds: readNumber(row.duration_seconds),
-      handshake: readTimestamp(row.handshake),
-      matched: readNumber(row.matched),
-      batch: {
-        addedBytes: readNumber(row.bytes),
-        name: row.name as string,
-        ownerId: row.owner_id as string,
-        telegramId: (row.telegram_id as string | null) ?? null,
-        lastResetAt: readTimestamp(row.last_reset_at),
-      },
-    }));
+      telegramId: (row.telegram_id as string | null) ?? null,
+      lastResetAt: readTimestamp(row.last_reset_at),
+    },
+  };
+}
+
+export type BatchClaim =
+  { claimed: true } | { claimed: false; repeat: true } | { claimed: false; repeat: false; recorded: number };
+
+/** Traffic counters of accounts, devices and clients, and the per-node sequence that makes a batch count once. */
+@Injectable()
+export class UsageRepository {
+  /**
+   * Counts a counter batch, all in one statement (COUNT_BATCH): claims its sequence number `seq`
+   * when it is new and at most `window` above the last one recorded, and only then records the
+   * endpoint moves and adds the peers' counters to accounts, their devices and clients (and the
+   * resellers' pools and the usage history). Returns the claim (or why not: a repeat, or too far
+   * ahead, with the last number recorded), the devices whose endpoints moved and the clients touched.
+   */
+  async countBatch(
+    em: EntityManager,
+    nodeId: string,
+    seq: number,
+    window: number,
+    peers: readonly PeerCounters[],
+    record: BatchRecord,
+    now: Date,
+  ): Promise<CountedBatch> {
+    const batch = JSON.stringify(
+      peers.map((peer) => ({
+        ifname: peer.interface,
+        public_key: peer.publicKey,
+        rx: peer.rxBytes,
+        tx: peer.txBytes,
+        handshake: peer.lastHandshake === null ? null : new Date(peer.lastHandshake).toISOString(),
+        endpoint: peer.endpoint,
+        address: peer.endpoint === null ? null : addressOf(peer.endpoint),
+      })),
+    );
+    const seconds = record.rate?.seconds ?? null;
+    if (seconds !== null && !(Number.isFinite(seconds) && seconds > 0))
+      throw new Error(`a rate needs a positive interval, got ${seconds}`);
+    const rows = await executeNamed<Record<string, unknown>>(em, 'warren_count_batch', COUNT_BATCH, [
+      batch,
+      nodeId,
+      seq,
+      window,
+      seconds,
+      record.rate?.until.toISOString() ?? null,
+      record.bucket?.toISOString() ?? null,
+      now.toISOString(),
+    ]);
+    const [head] = rows;
+    if (head.claimed !== true) {
+      // Read again, in a snapshot of its own: a batch claimed by a transaction this one waited for
+      // (the same batch arriving twice at once) was committed after this statement's snapshot.
+      const [row] = await em.execute<{ counters_seq: string }[]>(
+        `select counters_seq from node_agents where node_id = ?`,
+        [nodeId],
+      );
+      const recorded = row ? readNumber(row.counters_seq) : 0;
+      const claim: BatchClaim =
+        seq <= recorded ? { claimed: false, repeat: true } : { claimed: false, repeat: false, recorded };
+      return { claim, moved: [], clients: [] };
+    }
+    const claim: BatchClaim = { claimed: true };
+    const moved = head.moved ? String(head.moved).split(',') : [];
+    const clients = rows.filter((row) => row.id !== null).map(countedClient);
+    return { claim, moved, clients };
   }
 
   /**

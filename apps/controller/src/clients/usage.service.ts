@@ -121,19 +121,31 @@ export class UsageService implements OnModuleInit {
     record: BatchRecord,
     hops: readonly HopCounters[],
   ): Promise<CountersOutcome> {
-    const claim = await this.usage.claimBatch(em, nodeId, seq, COUNTER_SEQ_WINDOW);
+    // One statement claims the batch's number, records the endpoint moves and adds the counters.
+    const { claim, moved, clients } = await this.usage.countBatch(
+      em,
+      nodeId,
+      seq,
+      COUNTER_SEQ_WINDOW,
+      peers,
+      record,
+      now,
+    );
     if (!claim.claimed && claim.repeat) return { duplicate: true, matched: 0, transitions: 0 };
     if (!claim.claimed) {
       const refused = `counter batch ${seq} is more than ${COUNTER_SEQ_WINDOW} ahead of the last one recorded (${claim.recorded})`;
       return { duplicate: false, refused, matched: 0, transitions: 0 };
     }
     await addHopTraffic(em, nodeId, hops);
-    if (peers.length === 0) return { duplicate: false, matched: 0, transitions: 0 };
-    // Before the counters move the accounts' last endpoints: a move is a change from that one.
-    const disabled = await this.sharing.recordMoves(em, nodeId, peers, now);
+    // The moves were compared with the endpoints before this batch; a client the sharing rule
+    // disables now is disabled for what follows, as if that had come first.
+    const disabled = await this.sharing.afterMoves(em, moved, now);
     if (disabled.length > 0) await bumpRevisions(em, await this.clients.nodesOf(em, disabled));
     await recordRuleChange(em, 'client.disabled', disabled, 'sharing', 'c.status_changed_at', now);
-    const touched = await this.usage.addCounters(em, nodeId, peers, record);
+    const disabledNow = new Set(disabled);
+    const touched = clients.map((client) =>
+      disabledNow.has(client.id) ? { ...client, status: 'disabled' as const } : client,
+    );
     // Quota crossings commit with the counters that made them (the batch counts once, so do they).
     await this.notifications.record(em, ...touched.flatMap((client) => quotaCrossings(client, now)));
 

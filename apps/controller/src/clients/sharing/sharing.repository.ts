@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { PeerCounters } from '#libs/contracts/agent-link.js';
 import {
   DEFAULT_SETTINGS,
   SETTING_BOUNDS,
@@ -33,6 +32,26 @@ export interface DeviceMoves {
 }
 
 /**
+ * The statement part that records a counter batch's endpoint moves (an endpoint whose address
+ * differs from the account's last one, or its first), as a CTE `moves` over the batch's matched
+ * peers `hit` (columns device_id, address, last_endpoint: the account's before this batch) and
+ * the time `now` (an SQL expression). In the batch's statement, whose every part sees the rows as
+ * they were before it, so the comparison is with the last endpoint before this batch.
+ */
+export function endpointMoves(now: string): string {
+  return `moves as (
+         insert into device_endpoints as e (device_id, address, first_seen, last_seen, moves)
+         select distinct hit.device_id, hit.address, ${now}, ${now}, 1
+           from hit
+          where hit.address is not null
+            and (hit.last_endpoint is null
+                 or regexp_replace(regexp_replace(hit.last_endpoint, ':\\d+$', ''), '^\\[(.*)\\]$', '\\1') <> hit.address)
+         on conflict (device_id, address) do update set last_seen = excluded.last_seen, moves = e.moves + 1
+         returning e.device_id
+       )`;
+}
+
+/**
  * Where devices' endpoints moved: an address per device and place (the endpoint without its port),
  * recorded from agents' counter batches when an account's endpoint changes address. Raw SQL for
  * the same reason as the usage batch: one statement per batch whatever its size.
@@ -40,46 +59,22 @@ export interface DeviceMoves {
 @Injectable()
 export class SharingRepository {
   /**
-   * Records the batch's endpoint moves (an endpoint whose address differs from the account's
-   * last one, or its first). Runs before the batch's counters update the accounts' last
-   * endpoints. Returns the devices that moved.
+   * Keeps the endpoint rows of devices that just moved bounded: old rows, and all but the newest
+   * per device, go. The moves themselves are recorded by the counter batch's statement
+   * (usage.repository.ts, with endpointMoves above), before its counters move the accounts' last
+   * endpoints.
    */
-  async recordMoves(em: EntityManager, nodeId: string, peers: readonly PeerCounters[], now: Date): Promise<string[]> {
-    const withEndpoint = peers
-      .filter((peer) => peer.endpoint !== null)
-      .map((peer) => ({ ifname: peer.interface, public_key: peer.publicKey, address: addressOf(peer.endpoint!) }));
-    if (withEndpoint.length === 0) return [];
-    const rows = await em.execute<{ device_id: string }[]>(
-      `with batch as (
-         select * from jsonb_to_recordset(?::jsonb) as b(ifname text, public_key text, address text)
-       ), moved as (
-         select distinct a.device_id, b.address
-           from batch b
-           join interfaces i on i.node_id = ? and i.name = b.ifname
-           join accounts a on a.interface_id = i.id and a.public_key = b.public_key
-          where a.last_endpoint is null
-             or regexp_replace(regexp_replace(a.last_endpoint, ':\\d+$', ''), '^\\[(.*)\\]$', '\\1') <> b.address
-       )
-       insert into device_endpoints as e (device_id, address, first_seen, last_seen, moves)
-       select device_id, address, ?, ?, 1 from moved
-       on conflict (device_id, address) do update set last_seen = excluded.last_seen, moves = e.moves + 1
-       returning e.device_id`,
-      [JSON.stringify(withEndpoint), nodeId, now, now],
+  async pruneMoved(em: EntityManager, devices: readonly string[], now: Date): Promise<void> {
+    if (devices.length === 0) return;
+    await em.execute(
+      `delete from device_endpoints e
+        where e.device_id = any(array[?]::uuid[])
+          and (e.last_seen < ?::timestamptz - interval '${KEPT_FOR}'
+               or (e.device_id, e.address) not in (
+                 select k.device_id, k.address from device_endpoints k where k.device_id = e.device_id
+                  order by k.last_seen desc limit ${ADDRESSES_KEPT_PER_DEVICE}))`,
+      [[...devices], now],
     );
-    const devices = [...new Set(rows.map((row) => row.device_id))];
-    if (devices.length > 0) {
-      // Bounded: old rows, and all but the newest per device, go (only of the devices that moved).
-      await em.execute(
-        `delete from device_endpoints e
-          where e.device_id = any(array[?]::uuid[])
-            and (e.last_seen < ?::timestamptz - interval '${KEPT_FOR}'
-                 or (e.device_id, e.address) not in (
-                   select k.device_id, k.address from device_endpoints k where k.device_id = e.device_id
-                    order by k.last_seen desc limit ${ADDRESSES_KEPT_PER_DEVICE}))`,
-        [devices, now],
-      );
-    }
-    return devices;
   }
 
   /**

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
-import type { PeerCounters } from '#libs/contracts/agent-link.js';
 import { sharingReason, type SharingReason } from './sharing-rule.js';
 import {
   readSharingSettings,
@@ -35,13 +34,14 @@ export class SharingService {
   }
 
   /**
-   * Inside a counter batch's transaction, before its counters update the accounts: records the
-   * endpoint moves and, when the rule says disable, disables the clients of devices found
-   * sharing. Returns the clients it disabled (their peers must leave their nodes).
+   * Inside a counter batch's transaction, after its statement recorded the endpoint moves of
+   * `moved` devices (usage.repository.ts): keeps their rows bounded and, when the rule says
+   * disable, disables the clients of devices found sharing. Returns the clients it disabled
+   * (their peers must leave their nodes).
    */
-  async recordMoves(em: EntityManager, nodeId: string, peers: readonly PeerCounters[], now: Date): Promise<string[]> {
-    const moved = await this.sharing.recordMoves(em, nodeId, peers, now);
+  async afterMoves(em: EntityManager, moved: readonly string[], now: Date): Promise<string[]> {
     if (moved.length === 0) return [];
+    await this.sharing.pruneMoved(em, moved, now);
     const settings = await readSharingSettings(em);
     if (settings.action !== 'disable') return [];
     const since = new Date(now.getTime() - settings.windowMinutes * 60_000);

@@ -32,6 +32,7 @@ import { Migration20261127040000_balancers } from './Migration20261127040000_bal
 import { Migration20261127090100_million_clients } from './Migration20261127090100_million_clients.js';
 import { Migration20261127140000_client_scale } from './Migration20261127140000_client_scale.js';
 import { Migration20261127140100_audit_codes } from './Migration20261127140100_audit_codes.js';
+import { Migration20261127140200_counter_batches } from './Migration20261127140200_counter_batches.js';
 import { Migration20261127150000_peer_journal } from './Migration20261127150000_peer_journal.js';
 
 /** Committed migrations in the order they run. `npm run migration:create` writes new files; list them here. */
@@ -78,5 +79,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261127090100_million_clients', class: Migration20261127090100_million_clients },
   { name: 'Migration20261127140000_client_scale', class: Migration20261127140000_client_scale },
   { name: 'Migration20261127140100_audit_codes', class: Migration20261127140100_audit_codes },
+  { name: 'Migration20261127140200_counter_batches', class: Migration20261127140200_counter_batches },
   { name: 'Migration20261127150000_peer_journal', class: Migration20261127150000_peer_journal },
 ];
