@@ -5,7 +5,7 @@ import {
   ForeignKeyConstraintViolationException,
 } from '@mikro-orm/core';
 import type { ApiErrorBody } from '#libs/contracts/api-error.js';
-import { databaseUnreachable } from '../database/database-unreachable.js';
+import { databaseUnreachable } from './database-unreachable.js';
 import { ApiError } from './api-error.js';
 
 /** What a request that met the database away answers (503): the same process serves again once it is back. */

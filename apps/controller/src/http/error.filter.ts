@@ -9,7 +9,10 @@ export class ErrorFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = toErrorResponse(exception);
-    if (response.unexpected) this.logger.error(exception instanceof Error ? exception.stack : String(exception));
+    const detail = exception instanceof Error ? exception.stack : String(exception);
+    if (response.unexpected) this.logger.error(detail);
+    // A 503 says "try again"; logged, so one that never clears (a leak starving the pool) is seen.
+    else if (response.status === 503) this.logger.warn(detail);
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     reply.status(response.status).headers(response.headers).send(response.body);
   }

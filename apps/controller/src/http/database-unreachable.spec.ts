@@ -1,5 +1,5 @@
 import { DriverException, UniqueConstraintViolationException } from '@mikro-orm/core';
-import { toErrorResponse } from '../http/error-response.js';
+import { toErrorResponse } from './error-response.js';
 import { databaseUnreachable } from './database-unreachable.js';
 
 /** What node-postgres and MikroORM throw when PostgreSQL is away, and what they throw when it refused a statement. */
@@ -29,6 +29,8 @@ describe('databaseUnreachable', () => {
   it.each([
     ['a statement error', pgError('syntax error at or near "x"', '42601')],
     ['a unique violation', new UniqueConstraintViolationException(pgError('duplicate key', '23505'))],
+    // Class 08 but the server's answer to a malformed message (too many bind parameters): a defect.
+    ['a protocol violation', pgError('bind message supplies 70000 parameters', '08P01')],
     ['a defect', new TypeError('cannot read properties of undefined')],
     ['nothing', undefined],
   ])('%s: no', (_, error) => {

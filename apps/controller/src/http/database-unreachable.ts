@@ -22,9 +22,11 @@ const NETWORK_CODES = new Set([
  * SQLSTATEs of a server going away or not taking connections: 57P01 admin_shutdown (a fast
  * shutdown ends the sessions), 57P02 crash_shutdown (another backend crashed), 57P03
  * cannot_connect_now (starting up, shutting down, in recovery), 53300 too_many_connections; and
- * class 08, connection exceptions.
+ * class 08, connection exceptions, except 08P01 protocol_violation: the server answers that to a
+ * malformed message (a bind with more parameters than it takes), a defect to log, not to retry.
  */
 const SERVER_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
+const CONNECTION_CLASS = /^08(?!P01)/;
 
 /** node-postgres's own words for a connection that ended under it (it gives them no code). */
 const DRIVER_MESSAGES =
@@ -39,7 +41,8 @@ export function databaseUnreachable(error: unknown, depth = 0): boolean {
     previous?: unknown;
     errors?: unknown;
   };
-  if (typeof code === 'string' && (NETWORK_CODES.has(code) || SERVER_CODES.has(code) || /^08/.test(code))) return true;
+  if (typeof code === 'string' && (NETWORK_CODES.has(code) || SERVER_CODES.has(code) || CONNECTION_CLASS.test(code)))
+    return true;
   if (typeof message === 'string' && DRIVER_MESSAGES.test(message)) return true;
   if (Array.isArray(errors) && errors.some((inner) => databaseUnreachable(inner, depth + 1))) return true;
   return databaseUnreachable(cause, depth + 1) || databaseUnreachable(previous, depth + 1);
