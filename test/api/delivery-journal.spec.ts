@@ -1,7 +1,8 @@
 import type { DesiredState } from '#libs/contracts/desired-state.js';
 import { DeliveryRepository } from '../../apps/controller/src/nodes/delivery/delivery.repository.js';
 import { patchDesiredState } from '../../apps/controller/src/nodes/delivery/desired-state-patch.js';
-import { fixtures, signedInPanel } from '../support/fixtures.js';
+import { WHOLE_STATE_MARKER } from '../../apps/controller/src/revisions/revisions.js';
+import { freshInterface, fixtures, signedInPanel } from '../support/fixtures.js';
 
 /**
  * The peer journal (docs/agents.md, "Deltas"): a delivery builds the node's state from the state
@@ -51,18 +52,25 @@ test('a state patched from the peer journal equals the whole state, after every 
   const limited = await f.createClient({ rateBitsPerSec: 8_000_000, interfaceIds: [iface.id], deviceLimit: 0 });
   const plain = await f.createClient({ interfaceIds: both, deviceLimit: 0 });
 
-  let base = (await repository.desiredState(node.id))!;
+  let base = (await repository.wholeState(node.id))!;
   let patched = 0;
   /** Makes the change, then patches the last state and reads the whole one: they must agree. */
   async function after(change: string, make: () => Promise<unknown>, expectPatch = true) {
     await make();
-    const changes = await repository.changesSince(node.id, base, 10_000);
+    const changes = await repository.changesSince(node.id, base.state, 10_000);
     expect({ change, whole: changes === 'whole' || changes === undefined }).toEqual({ change, whole: false });
     const fromJournal = patchDesiredState(base, changes as Exclude<typeof changes, 'whole' | undefined>);
-    const whole = (await repository.desiredState(node.id))!;
-    expect({ change, revisionMoved: whole.revision > base.revision }).toEqual({ change, revisionMoved: true });
+    const whole = (await repository.wholeState(node.id))!;
+    expect({ change, revisionMoved: whole.state.revision > base.state.revision }).toEqual({
+      change,
+      revisionMoved: true,
+    });
     if (expectPatch) {
-      expect({ change, state: canonical(fromJournal) }).toEqual({ change, state: canonical(whole) });
+      expect({ change, state: canonical(fromJournal?.state), ids: fromJournal?.interfaceIds }).toEqual({
+        change,
+        state: canonical(whole.state),
+        ids: whole.interfaceIds,
+      });
       patched++;
     } else {
       // The patch cannot say (an interface it never saw): the caller reads the whole state.
@@ -91,8 +99,34 @@ test('a state patched from the peer journal equals the whole state, after every 
   await after('a device deleted', () => ok('DELETE', `devices/${devices[devices.length - 1].id}`));
   await after('a client deleted', () => ok('DELETE', `clients/${limited.id}`));
   await after('an interface changed', () => ok('PATCH', `interfaces/${second.id}`, { mtu: 1380 }));
-  await after('an interface disabled', () => ok('PATCH', `interfaces/${second.id}`, { enabled: false }));
+  await after('an interface disabled', () => ok('PATCH', `interfaces/${second.id}`, { enabled: false }), false);
   await after('an interface enabled again', () => ok('PATCH', `interfaces/${second.id}`, { enabled: true }), false);
   await after('a device added after that', () => ok('POST', `clients/${plain.id}/devices`, { name: 'laptop' }));
-  expect(patched).toBe(17);
+  // One interface deleted and another made under its name, between two deliveries: the name now
+  // stands for other peers, so the patch must not carry the old ones over.
+  const reused = { ...freshInterface({ nodeId: node.id }), name: second.name };
+  await after(
+    'an interface deleted and another made under its name',
+    async () => {
+      await ok('DELETE', `interfaces/${second.id}?force=true`);
+      await ok('POST', 'interfaces', reused);
+    },
+    false,
+  );
+  expect(patched).toBe(16);
+});
+
+test("a restore's marker makes the next delivery read the whole state", async () => {
+  const { t } = session();
+  const repository = t.panel.app.get(DeliveryRepository);
+  const { node, iface } = await f.createNodeWithInterface();
+  await f.createClient({ interfaceIds: [iface.id] });
+  const before = (await repository.wholeState(node.id))!;
+  // As a restore leaves it (backups.repository.ts): the node's revision moved and one marker row.
+  await t.query(
+    `with bumped as (update nodes set desired_revision = desired_revision + 1 where id = $1 returning desired_revision)
+     insert into peer_changes (node_id, account_id, revision) select $1, $2, desired_revision from bumped`,
+    [node.id, WHOLE_STATE_MARKER],
+  );
+  expect(await repository.changesSince(node.id, before.state, 10_000)).toBe('whole');
 });

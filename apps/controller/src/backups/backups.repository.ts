@@ -9,7 +9,7 @@ import type { AbstractSqlDriver } from '@mikro-orm/sql';
 import pg from 'pg';
 import copyStreams from 'pg-copy-streams';
 import type { MigrationObject } from '@mikro-orm/core';
-import { RESTORED_CHANNEL, REVISIONS_CHANNEL } from '../revisions/revisions.js';
+import { RESTORED_CHANNEL, REVISIONS_CHANNEL, WHOLE_STATE_MARKER } from '../revisions/revisions.js';
 import { PANEL_RUNTIME, type PanelRuntime } from '../runtime.js';
 import type { AgentFacts } from '../system/agent-state.js';
 import { ArchiveRefused } from './backup-archive.js';
@@ -497,7 +497,8 @@ export class BackupsRepository implements OnModuleInit {
       // Held to what the API would take, in today's shape (restored-rows.ts); a refusal rolls back.
       await this.checkRows(client);
 
-      // The journal rows the loading wrote: every node gets its whole state after a restore.
+      // The journal rows the loading wrote go; every node gets its whole state after a restore,
+      // said by a marker row per node at its new revision (below, WHOLE_STATE_MARKER).
       await client.query('delete from peer_changes');
       // What must not go back in time (see above).
       const previous = JSON.stringify(
@@ -512,6 +513,10 @@ export class BackupsRepository implements OnModuleInit {
          update nodes set desired_revision = greatest(nodes.desired_revision, coalesce(p.revision, 0)) + 1, delivered_revision = 0, updated_at = now()
            from nodes n left join previous p on p.id = n.id where nodes.id = n.id`,
         [previous],
+      );
+      await client.query(
+        `insert into peer_changes (node_id, account_id, revision) select id, $1::uuid, desired_revision from nodes`,
+        [WHOLE_STATE_MARKER],
       );
       await client.query(
         `with previous as (select * from json_to_recordset($1::json) as p(id uuid, revision bigint, seq bigint))

@@ -17,6 +17,14 @@ export const RESTORED_CHANNEL = 'warren_restored';
 export const CREDENTIALS_CHANNEL = 'warren_credentials';
 
 /**
+ * The peer journal's account id of a row that says "the node's whole state, not a patch": a
+ * restore writes one per node, stamped with the node's new revision, so a controller that still
+ * holds a state from before the restore (a delivery in flight when it was told, or a notification
+ * it missed) reads the whole state instead of patching the old one (DeliveryRepository.changesSince).
+ */
+export const WHOLE_STATE_MARKER = '00000000-0000-0000-0000-000000000000';
+
+/**
  * Marks that these nodes must change: their desired-state revision grows by one. Call it inside
  * the same transaction as the change itself, so a revision never exists without its change (or
  * the other way round). Returns the new revision per node.

@@ -15,7 +15,9 @@ import {
   type NodeChanges,
   type NodeHead,
   type PeerListRow,
+  type ReadState,
 } from './desired-state-patch.js';
+import { WHOLE_STATE_MARKER } from '../../revisions/revisions.js';
 
 /** A node and what its agent row says, as delivery decides whether any agent is waited for. */
 export interface NodeAgentFacts {
@@ -149,11 +151,20 @@ export class DeliveryRepository {
    * tables of the interfaces and clients domains without pulling their entities in here.
    */
   async desiredState(nodeId: string): Promise<DesiredState | undefined> {
+    return (await this.wholeState(nodeId))?.state;
+  }
+
+  /** The node's whole state, and the ids of its interfaces in the state's order (what a patch checks). */
+  async wholeState(nodeId: string): Promise<ReadState | undefined> {
     return this.snapshot(async (tx) => {
       const head = await this.head(tx, nodeId);
       if (!head) return undefined;
       const peers = await this.peers(tx, nodeId);
-      return assembleState(head, peerLists(peers), speedLimitsByInterface(peers), await this.quotas(tx, nodeId));
+      const quotas = await this.quotas(tx, nodeId);
+      return {
+        state: assembleState(head, peerLists(peers), speedLimitsByInterface(peers), quotas),
+        interfaceIds: head.interfaces.map((row) => row.id),
+      };
     });
   }
 
@@ -177,7 +188,8 @@ export class DeliveryRepository {
           where node_id = ? and (revision > ? or revision is null) limit ?`,
         [nodeId, base.revision, most + 1],
       );
-      if (journal.length > most) return 'whole';
+      // More rows than a patch is worth, or a restore's marker: the whole state.
+      if (journal.length > most || journal.some((row) => row.account_id === WHOLE_STATE_MARKER)) return 'whole';
       if (journal.length === 0) return { head, journal, peers: [], clients: [], quotas: [] };
       const accounts = [...new Set(journal.map((row) => row.account_id))];
       const owners = await tx.execute<{ client_id: string }[]>(

@@ -15,7 +15,7 @@ import { PANEL_RUNTIME, QUEUE_BACKEND, type PanelRuntime } from '../../runtime.j
 import { agentState, isUnmanaged } from '../../system/agent-state.js';
 import { DeliveryPacing } from './delivery-pacing.js';
 import { buildDesiredDelta } from './desired-delta-builder.js';
-import { patchDesiredState } from './desired-state-patch.js';
+import { patchDesiredState, type ReadState } from './desired-state-patch.js';
 import { PanelMetrics } from '../../metrics/panel-metrics.js';
 import { DeliveryRepository, type NodeAgentFacts } from './delivery.repository.js';
 
@@ -104,7 +104,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
    * on purpose (about 200 bytes a peer: docs/memory.md): diffing against them is what lets the
    * job carry only the changes.
    */
-  private readonly delivered = new Map<string, { state: DesiredState; at: number }>();
+  private readonly delivered = new Map<string, { read: ReadState; at: number }>();
   /** When the peer journal was last pruned (pruneJournal). */
   private prunedAt = 0;
   /** Nodes whose linked agent said it applies deltas (hello). */
@@ -317,19 +317,19 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
    * when there is no such state younger than JOURNAL_TRUSTED_MS, when the change is large, and
    * when the patch cannot say (an interface added or re-enabled).
    */
-  private async currentState(nodeId: string, delta: boolean): Promise<DesiredState | undefined> {
+  private async currentState(nodeId: string, delta: boolean): Promise<ReadState | undefined> {
     const last = delta ? this.delivered.get(nodeId) : undefined;
     if (last && Date.now() - last.at < JOURNAL_TRUSTED_MS) {
-      const changes = await this.repository.changesSince(nodeId, last.state, maxPatchedChanges(last.state));
+      const changes = await this.repository.changesSince(nodeId, last.read.state, maxPatchedChanges(last.read.state));
       if (changes === undefined) return undefined; // the node was deleted
-      const patched = changes === 'whole' ? undefined : patchDesiredState(last.state, changes);
+      const patched = changes === 'whole' ? undefined : patchDesiredState(last.read, changes);
       if (patched) {
         this.metrics.deliveryReads.inc({ read: 'journal' });
         return patched;
       }
     }
     this.metrics.deliveryReads.inc({ read: 'whole' });
-    return this.repository.desiredState(nodeId);
+    return this.repository.wholeState(nodeId);
   }
 
   /** Journal rows older than the trust window and a margin go (every sweep, in one statement). */
@@ -373,8 +373,9 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
       if (this.unmanaged(facts)) return { peers: 0, full: true };
     }
     const takesDeltas = this.deltaAgents.has(nodeId);
-    const state = await this.currentState(nodeId, takesDeltas && force === 'none');
-    if (!state) return undefined; // the node was deleted
+    const read = await this.currentState(nodeId, takesDeltas && force === 'none');
+    if (!read) return undefined; // the node was deleted
+    const { state } = read;
     const queue = this.queues.queue(nodeQueueName(nodeId));
     // A job no agent has taken yet is replaced, not followed: the new job carries its changes too
     // (built against the state it applied on top of), so a burst while the agent is busy or away
@@ -384,7 +385,11 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
     if (previous && previous.revision < state.revision && waiting(await queue.getJobState(previous.id)))
       superseded = (await queue.remove(previous.id).catch(() => 0)) === 1;
     const base =
-      force !== 'none' || !takesDeltas ? undefined : superseded ? previous?.base : this.delivered.get(nodeId)?.state;
+      force !== 'none' || !takesDeltas
+        ? undefined
+        : superseded
+          ? previous?.base
+          : this.delivered.get(nodeId)?.read.state;
     const delta = base ? buildDesiredDelta(base, state) : null;
     const jobId = force === 'resync' ? resyncJobId(nodeId, state.revision) : applyJobId(nodeId, state.revision);
     if (force !== 'none') {
@@ -400,7 +405,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnApplicationShu
       removeOnFail: { count: 20 },
     });
     this.lastJob.set(nodeId, { id: jobId, revision: state.revision, ...(delta && base ? { base } : {}) });
-    if (takesDeltas) this.delivered.set(nodeId, { state, at: Date.now() });
+    if (takesDeltas) this.delivered.set(nodeId, { read, at: Date.now() });
     else this.delivered.delete(nodeId);
     await this.repository.markDelivered(nodeId, state.revision);
     return { peers: state.interfaces.reduce((sum, iface) => sum + iface.peers.length, 0), full: delta === null };

@@ -58,6 +58,12 @@ export interface NodeChanges {
   quotas: DesiredQuota[];
 }
 
+/** A node's state as read or patched, with its interfaces' ids in the state's order. */
+export interface ReadState {
+  state: DesiredState;
+  interfaceIds: string[];
+}
+
 /** Peer rows grouped by interface id, in the rows' order. */
 export function peerLists(rows: readonly PeerListRow[]): Map<string, DesiredPeer[]> {
   const byInterface = new Map<string, DesiredPeer[]>();
@@ -121,18 +127,26 @@ export function formerOwners(base: DesiredState, journal: readonly JournalRow[])
 }
 
 /**
- * `base` with `changes` applied: the node's state at the changes' revision, built from the base
- * and the changed rows alone. Per interface, the journal's peers leave by their old key and come
- * back as they are now (if still active and enabled); the re-read clients' speed limits and
- * quotas replace theirs; everything else is the head as read now. Undefined when an interface is
- * not in base (it was added or re-enabled: its peers were never journaled as new), so the caller
- * reads the whole state.
+ * The last state read with `changes` applied: the node's state at the changes' revision, built
+ * from it and the changed rows alone. Per interface, the journal's peers leave by their old key
+ * and come back as they are now (if still active and enabled); the re-read clients' speed limits
+ * and quotas replace theirs; everything else is the head as read now. Undefined unless the node
+ * has the same interfaces under the same names as then (one added or re-enabled: its peers were
+ * never journaled as new), so the caller reads the whole state. Quotas of clients the journal does not name keep the remaining bytes
+ * `base` gave them: their kernel allowance is corrected from WireGuard's counters on the host
+ * (docs/agent-host.md, "Quotas"), so only a changed client is armed again.
  */
-export function patchDesiredState(base: DesiredState, changes: NodeChanges): DesiredState | undefined {
+export function patchDesiredState(last: ReadState, changes: NodeChanges): ReadState | undefined {
   const { head } = changes;
+  const base = last.state;
+  // The same interfaces, each under the same name: an interface added, removed, renamed, or a
+  // name now another interface's (one deleted and one made under its name) is read whole, since
+  // the journal says which accounts changed, not which interface a name stands for.
+  if (head.interfaces.length !== last.interfaceIds.length) return undefined;
+  const baseNameOf = new Map(last.interfaceIds.map((id, i) => [id, base.interfaces[i]?.name]));
+  if (head.interfaces.some((row) => baseNameOf.get(row.id) !== row.name)) return undefined;
   const baseByName = new Map(base.interfaces.map((iface) => [iface.name, iface]));
   const nameOf = new Map(head.interfaces.map((row) => [row.id, row.name]));
-  if (head.interfaces.some((row) => !baseByName.has(row.name))) return undefined;
 
   // Keys to take out, per interface name: every journal account's old key and its current one.
   const leaving = new Map<string, Set<string>>();
@@ -164,5 +178,8 @@ export function patchDesiredState(base: DesiredState, changes: NodeChanges): Des
     mergedLimits.set(row.id, [...keptLimits, ...(limits.get(row.id) ?? [])]);
   }
   const quotas = [...(base.quotas ?? []).filter((quota) => !reread.has(quota.client)), ...changes.quotas];
-  return assembleState(head, peers, mergedLimits, quotas);
+  return {
+    state: assembleState(head, peers, mergedLimits, quotas),
+    interfaceIds: head.interfaces.map((row) => row.id),
+  };
 }
