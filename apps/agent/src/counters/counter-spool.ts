@@ -120,8 +120,8 @@ function sameHops(a: HopBaseline | undefined, b: HopBaseline): boolean {
  * round in which nothing moved writes nothing (see cut()).
  */
 export class CounterSpool {
-  private state: LoadedSpool;
-  private readonly journal: SpoolJournal;
+  private state!: LoadedSpool;
+  private journal!: SpoolJournal;
   /** Reading rounds so far (a baseline entry's `seen` says the last one that listed it). */
   private round = 0;
   private lastWriteAt = Date.now();
@@ -130,9 +130,17 @@ export class CounterSpool {
   readonly started: boolean;
 
   /** `compactAtBytes`: the journal's size that makes a snapshot at least (tests make it small). */
-  constructor(dataDir: string, options: { compactAtBytes?: number } = {}) {
+  constructor(
+    private readonly dataDir: string,
+    private readonly options: { compactAtBytes?: number } = {},
+  ) {
+    this.started = this.load();
+  }
+
+  /** Reads the spool from disk into memory (a start, or after a failed write); true when none was found. */
+  private load(): boolean {
+    const { dataDir, options } = this;
     const loaded = loadSpool(dataDir);
-    this.started = loaded === undefined;
     this.state = loaded?.spool ?? {
       nextSeq: 1,
       pending: null,
@@ -149,6 +157,24 @@ export class CounterSpool {
       },
       options.compactAtBytes,
     );
+    return loaded === undefined;
+  }
+
+  /**
+   * Runs a write of the spool. Should it fail (a full disk, an I/O error), memory may hold what
+   * the disk does not (a batch cut, baselines moved, their changes taken for the record): so
+   * memory goes back to what the disk holds, and the error goes on. The batch is then not sent,
+   * and the next reading cuts it again from the durable baseline: no byte sent that a restart
+   * would count again.
+   */
+  private written(write: () => void): void {
+    try {
+      write();
+    } catch (error) {
+      this.journal.close();
+      this.load();
+      throw error;
+    }
   }
 
   /**
@@ -399,7 +425,7 @@ export class CounterSpool {
       ...(state.baseline.hasChanges ? { b: state.baseline.takeChanges() } : {}),
       ...(state.carry.hasChanges ? { c: state.carry.takeChanges() } : {}),
     };
-    this.journal.append(record, durable, () => toFile(state));
+    this.written(() => this.journal.append(record, durable, () => toFile(state)));
     this.lastWriteAt = Date.now();
   }
 
@@ -407,7 +433,7 @@ export class CounterSpool {
   private snapshot(): void {
     this.state.baseline.forgetChanges();
     this.state.carry.forgetChanges();
-    this.journal.compact(toFile(this.state));
+    this.written(() => this.journal.compact(toFile(this.state)));
     this.lastWriteAt = Date.now();
   }
 }

@@ -160,10 +160,22 @@ export class SpoolJournal {
    */
   append<Batch>(record: JournalRecord<Batch>, durable: boolean, snapshot: () => SpoolState<Batch>): void {
     if (this.needsSnapshot) return this.compact(snapshot());
-    const line = encodeRecord(record);
+    const bytes = Buffer.from(encodeRecord(record));
     const fd = this.open();
-    this.journalBytes += writeSync(fd, line);
-    if (durable) fsyncSync(fd);
+    try {
+      // writeSync may write part of it (a disk filling up) without throwing: the rest follows.
+      for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done);
+      if (durable) fsyncSync(fd);
+    } catch (error) {
+      // Nothing after a torn record would be replayed: the file goes back to its last whole one.
+      try {
+        ftruncateSync(fd, this.journalBytes);
+      } catch {
+        // The next load cuts the torn tail itself.
+      }
+      throw error;
+    }
+    this.journalBytes += bytes.length;
     if (this.journalBytes >= Math.max(this.compactAtBytes, this.snapshotBytes)) this.compact(snapshot());
   }
 
