@@ -163,11 +163,10 @@ export interface CountedBatch {
   clients: CountedOwnedClient[];
 }
 
-function countedClient(row: Record<string, unknown>): CountedOwnedClient {
+/** What the status rules read of a client row a counter statement returned (`handshake` when it has one). */
+function clientFacts(row: Record<string, unknown>): CountedClient {
   return {
     id: row.id as string,
-    ownerId: row.owner_id as string,
-    poolSpent: row.pool_spent === true,
     status: row.status as ClientStatus,
     quotaBytes: readNumber(row.quota_bytes),
     usedBytes: readNumber(row.used_bytes),
@@ -177,6 +176,14 @@ function countedClient(row: Record<string, unknown>): CountedOwnedClient {
     durationSeconds: readNumber(row.duration_seconds),
     handshake: readTimestamp(row.handshake),
     matched: readNumber(row.matched),
+  };
+}
+
+function countedClient(row: Record<string, unknown>): CountedOwnedClient {
+  return {
+    ...clientFacts(row),
+    ownerId: row.owner_id as string,
+    poolSpent: row.pool_spent === true,
     batch: {
       addedBytes: readNumber(row.bytes),
       name: row.name as string,
@@ -288,18 +295,7 @@ export class UsageRepository {
       [interfaceId],
     );
     return {
-      clients: rows.map((row) => ({
-        id: row.id as string,
-        status: row.status as ClientStatus,
-        quotaBytes: readNumber(row.quota_bytes),
-        usedBytes: readNumber(row.used_bytes),
-        expiresAt: readTimestamp(row.expires_at),
-        startOnFirstUse: row.start_on_first_use as boolean,
-        activatedAt: readTimestamp(row.activated_at),
-        durationSeconds: readNumber(row.duration_seconds),
-        handshake: null,
-        matched: readNumber(row.matched),
-      })),
+      clients: rows.map(clientFacts),
       accounts: rows.reduce((sum, row) => sum + readNumber(row.matched), 0),
       bytes: rows.reduce((sum, row) => sum + Number(row.bytes), 0),
     };
