@@ -40,15 +40,21 @@ export async function bumpRevisions(em: EntityManager, nodeIds: Iterable<string>
   // The same statement stamps the peer journal's rows this transaction wrote for these nodes with
   // the new revision (Migration20261127150000_peer_journal): under the node row's lock, so the
   // revisions order the rows as the commits do, and a delivery reads a revision's rows exactly.
+  // Rows another transaction left unstamped (committed, so a delivery reads them anyway) are
+  // stamped too; another transaction's uncommitted rows are invisible here.
+  // `for no key update`, not `for update`: writing a journal row takes a key-share lock on its
+  // node (the foreign key), which `for update` waits for; two transactions that each wrote rows
+  // for a node and then bumped it deadlocked on each other.
   const rows = await em.execute<{ id: string; desired_revision: string }[]>(
-    `with locked as (select id from nodes where id = any(array[?]::uuid[]) order by id for update),
+    `with locked as (select id from nodes where id = any(array[?]::uuid[]) order by id for no key update),
      bumped as (
        update nodes set desired_revision = desired_revision + 1, updated_at = now()
          from locked where nodes.id = locked.id
        returning nodes.id, nodes.desired_revision
      ), stamped as (
        update peer_changes p set revision = bumped.desired_revision
-         from bumped where p.node_id = bumped.id and p.revision is null
+         from bumped
+        where p.node_id = bumped.id and p.revision is null
      )
      select id, desired_revision from bumped`,
     [ids],
@@ -71,7 +77,9 @@ export async function lockNode(em: EntityManager, nodeId: string, field: string)
     .selectFrom('nodes')
     .select('id')
     .where('id', '=', nodeId)
-    .forUpdate()
+    // As bumpRevisions: it serializes the node's writers without waiting for key-share holders
+    // (the peer journal's rows hold one on their node).
+    .forNoKeyUpdate()
     .executeTakeFirst();
   if (!locked) throw notFound('node not found', field);
 }

@@ -45,7 +45,7 @@ export class TunnelsRepository {
 
   async lockNode(em: EntityManager, id: string): Promise<TunnelNode | null> {
     const [row] = await em.execute<{ id: string; tunnels_stopped: boolean }[]>(
-      'select id, tunnels_stopped from nodes where id = ? for update',
+      'select id, tunnels_stopped from nodes where id = ? for no key update',
       [id],
     );
     if (!row) return null;
