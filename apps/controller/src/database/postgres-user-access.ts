@@ -101,6 +101,8 @@ export function useReachableBinaries(log: (message: string) => void): void {
     chmodSync(copy, 0o755);
     writeFileSync(marker, version);
   }
+  // Inside Jest, whose module loader takes no hooks, jest.config.js maps the import to the copy.
+  if (process.env.JEST_WORKER_ID !== undefined) return;
   const target = pathToFileURL(join(copy, 'dist', 'index.js')).href;
   registerHooks({
     resolve(specifier, context, nextResolve) {
