@@ -124,13 +124,15 @@ export async function resolveIn(ns: TestNamespace, server: string, name: string)
 
 /**
  * Sends `bytes` over TCP from `from` to a sink listening in `to` on `address`, through whatever
- * route connects them (the tunnel). Both ends are small Node programs inside the namespaces.
+ * route connects them (the tunnel). Both ends are small Node programs inside the namespaces. A
+ * send not done within `timeoutMs` fails, and both ends are ended.
  */
 export async function sendThrough(
   from: TestNamespace,
   to: TestNamespace,
   address: string,
   bytes: number,
+  timeoutMs = 60_000,
 ): Promise<void> {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const sink = `const s=require('net').createServer(c=>{let n=0;c.on('data',d=>n+=d.length);c.on('end',()=>{c.end();s.close();console.log(n)})});s.listen(${port},'${address}',()=>console.log('ready'));`;
@@ -145,7 +147,13 @@ export async function sendThrough(
   });
   await waitFor('the sink to start', () => out.includes('ready'), 20_000, 50);
   const source = `const c=require('net').connect(${port},'${address}',()=>{const b=Buffer.alloc(65536,7);let left=${bytes};const w=()=>{while(left>0){const n=Math.min(left,b.length);left-=n;if(!c.write(b.subarray(0,n))){c.once('drain',w);return}}c.end()};w()});c.on('data',()=>{});c.on('close',()=>process.exit(0));c.on('error',e=>{console.error(e.message);process.exit(1)})`;
-  await exec('ip', ['netns', 'exec', from.name, process.execPath, '-e', source], { timeout: 60_000 });
+  try {
+    await exec('ip', ['netns', 'exec', from.name, process.execPath, '-e', source], { timeout: timeoutMs });
+  } catch (error) {
+    done.catch(() => undefined);
+    server.kill('SIGKILL');
+    throw error;
+  }
   await done;
   const received = Number(out.split('\n')[1]);
   if (received !== bytes) throw new Error(`the sink received ${received} of ${bytes} bytes`);
