@@ -127,9 +127,12 @@ test('the kernel cuts a 100 Mbit/s download within 64 KiB of the quota, a raised
   const client = await createClient({ interfaceIds: [iface.id], quotaBytes: quota });
   const [account] = await accountsOf(client.id);
   await waitFor('the peer on the node', async () => (await peersOf(nodeNs, ifname)).includes(account.public_key));
-  // The node's kernel holds the client's quota.
-  const table = await nodeNs.exec('nft', 'list', 'table', 'ip', 'warren_quota');
-  expect(table).toContain(`quota c_${client.id.replaceAll('-', '')}`);
+  // The node's kernel holds the client's quota (the same apply sets it just after the peer).
+  await waitFor('the client’s quota in the kernel', async () =>
+    (await nodeNs.exec('nft', 'list', 'table', 'ip', 'warren_quota').catch(String)).includes(
+      `quota c_${client.id.replaceAll('-', '')}`,
+    ),
+  );
 
   const configs = await call('GET', `clients/${client.id}/configs`);
   await bringUpProfile(clientNs, configs.body.devices[0].profiles[0].body, workDir, TUNNEL);
