@@ -262,10 +262,11 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
     try {
       void this.correctQuotas();
       if (!this.spool.pending) {
+        const mark = this.spool.readingMark();
         const readings = await this.host.readCounters();
         // The hops' bytes ride in the same batch: recorded once with it, whatever the link does.
         const hops = this.host.readHopCounters ? await this.host.readHopCounters() : null;
-        this.spool.cut(readings, Date.now(), hops);
+        this.spool.cut(readings, Date.now(), hops, mark);
       }
       this.sendPendingCounters();
       const hits = await this.host.readRuleHits();

@@ -61,3 +61,15 @@ test('a carry while a batch is in flight waits for the next batch', () => {
   spool.acknowledge(first.seq);
   expect(cut(spool, [at(A, 20, 0)])).toEqual({ [A]: [100, 0] });
 });
+
+test('a reading begun before a restart holds the old link: it is dropped, not counted again', () => {
+  const spool = new CounterSpool(dir);
+  expect(cut(spool, [at(A, 1000, 500)])).toEqual({ [A]: [1000, 500] });
+  // A report round starts reading; meanwhile an apply restarts the interface (the old link read
+  // 1000/500 last, nothing moved since), and the round's reading of the old link arrives after it.
+  const mark = spool.readingMark();
+  spool.carry([at(A, 1000, 500)]);
+  expect(spool.cut([at(A, 1000, 500)], Date.now(), [], mark)).toBeNull();
+  // The next round reads the new link: its bytes alone.
+  expect(cut(spool, [at(A, 300, 20)])).toEqual({ [A]: [300, 20] });
+});

@@ -125,6 +125,8 @@ export class CounterSpool {
   /** Reading rounds so far (a baseline entry's `seen` says the last one that listed it). */
   private round = 0;
   private lastWriteAt = Date.now();
+  /** Carries so far (readingMark): a reading begun before one may hold a gone link's counters. */
+  private carries = 0;
 
   /** No spool file was found: a first start, or a spool lost (see baselineLost). */
   readonly started: boolean;
@@ -199,6 +201,7 @@ export class CounterSpool {
    * (the new counters, below the old baseline, count as a re-creation), and never counts a byte twice.
    */
   carry(final: readonly PeerReading[]): void {
+    this.carries++;
     if (final.length === 0 || this.state.baselineUnknown) return;
     const { baseline, carry } = this.state;
     for (const reading of final) {
@@ -219,14 +222,24 @@ export class CounterSpool {
     this.record(true);
   }
 
+  /**
+   * To take before a reading and give to cut(). A reading is awaited while an apply may restart an
+   * interface: begun before the restart, it holds the old link's counters, whose baseline the
+   * carry just removed, so cutting it would count the old link's bytes a second time. Such a
+   * reading is dropped (cut() returns null) and the next round reads again.
+   */
+  readingMark(): number {
+    return this.carries;
+  }
+
   /** The batch waiting for its acknowledgement, if any. */
   get pending(): CounterBatch | null {
     return this.state.pending;
   }
 
   /**
-   * Cuts the next batch from a reading, unless one is still in flight or nothing moved.
-   * Returns the batch to send (already on disk).
+   * Cuts the next batch from a reading, unless one is still in flight, nothing moved, or the
+   * reading began before a carry (`mark` from readingMark() then). Returns the batch to send (already on disk).
    *
    * A round without a batch writes nothing at once: its baseline moved only where nothing counts
    * (new peers at 0, vanished peers, counters that restarted at 0, hops likewise) and the time of
@@ -240,8 +253,9 @@ export class CounterSpool {
     readings: readonly PeerReading[],
     at = Date.now(),
     hopReadings: readonly HopReading[] | null = [],
+    mark = this.carries,
   ): CounterBatch | null {
-    if (this.state.pending) return null;
+    if (this.state.pending || mark !== this.carries) return null;
     if (this.state.baselineUnknown) {
       const { baseline } = this.state;
       baseline.clear();
