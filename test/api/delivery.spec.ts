@@ -23,22 +23,35 @@ test("during a burst of changes a node's deliveries never overlap, and the last 
   await currentJob(node.id);
   const { t } = session();
 
-  // Each delivery of this node, from reading its state to marking it delivered.
+  // Each delivery of this node, from reading its state (the journal's changes, or the whole
+  // state: a patch the journal cannot make reads it next, in the same delivery) to marking it delivered.
   const repository = t.panel.app.get(DeliveryRepository);
   let running = 0;
   let overlaps = 0;
   let deliveries = 0;
-  const { desiredState, markDelivered } = repository;
-  repository.desiredState = async (nodeId) => {
-    if (nodeId === node.id) {
-      deliveries++;
-      if (++running > 1) overlaps++;
-    }
-    return desiredState.call(repository, nodeId);
+  let readJournal = false;
+  const begins = (nodeId: string) => {
+    if (nodeId !== node.id) return;
+    deliveries++;
+    if (++running > 1) overlaps++;
+  };
+  const { wholeState, changesSince, markDelivered } = repository;
+  repository.changesSince = async (nodeId, base, most) => {
+    begins(nodeId);
+    readJournal = nodeId === node.id;
+    return changesSince.call(repository, nodeId, base, most);
+  };
+  repository.wholeState = async (nodeId) => {
+    if (nodeId === node.id && !readJournal) begins(nodeId);
+    if (nodeId === node.id) readJournal = false;
+    return wholeState.call(repository, nodeId);
   };
   repository.markDelivered = async (nodeId, delivered) => {
     await markDelivered.call(repository, nodeId, delivered);
-    if (nodeId === node.id) running--;
+    if (nodeId === node.id) {
+      running--;
+      readJournal = false;
+    }
   };
   try {
     const burst = Array.from({ length: 24 }, () => createClient({ interfaceIds: [iface.id] }));
@@ -57,8 +70,7 @@ test("during a burst of changes a node's deliveries never overlap, and the last 
         )[0].ok,
     );
   } finally {
-    repository.desiredState = desiredState;
-    repository.markDelivered = markDelivered;
+    Object.assign(repository, { wholeState, changesSince, markDelivered });
   }
   expect(deliveries).toBeGreaterThanOrEqual(1);
   expect(overlaps).toBe(0);
