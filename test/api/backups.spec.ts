@@ -200,39 +200,9 @@ describe('a backup round trip', () => {
     const migrations = a.panel.app.get(BackupsRepository).migrations;
     const level = migrations.findIndex((migration) => migration.name === 'Migration20261126180300_sharing') - 1;
     expect(migrations.slice(level + 1).map((migration) => migration.name)).toEqual(Object.keys(madeAfterLevel));
-    const newerTables = new Set(Object.values(madeAfterLevel).flatMap((made) => made.tables ?? []));
-    const newerColumns = new Map<string, string[]>();
-    for (const made of Object.values(madeAfterLevel))
-      for (const [table, columns] of Object.entries(made.columns ?? {}))
-        newerColumns.set(table, [...(newerColumns.get(table) ?? []), ...columns]);
     const client = await A.createClient({ interfaceIds: [(await A.createInterface()).id] });
     const current = readTar(await download(a, ownerA, (await makeBackup(a, ownerA)).name));
-    const manifest = JSON.parse(current.get('manifest.json')!.toString());
-    type TablePart = { name: string; columns: string[]; file: string };
-    const newer = (manifest.tables as TablePart[]).filter((table) => newerTables.has(table.name));
-    expect(newer.map((table) => table.name).sort()).toEqual([...newerTables].sort());
-    for (const table of newer) {
-      current.delete(table.file);
-      delete manifest.files[table.file];
-    }
-    manifest.tables = (manifest.tables as TablePart[]).filter((table) => !newerTables.has(table.name));
-    // A part is COPY text: one line per row, its fields split by tabs (a tab inside a value is written \t).
-    for (const table of manifest.tables as TablePart[]) {
-      const dropped = (newerColumns.get(table.name) ?? []).map((column) => table.columns.indexOf(column));
-      if (dropped.length === 0) continue;
-      expect(dropped).not.toContain(-1);
-      const lines = current.get(table.file)!.toString().split('\n');
-      const kept = (fields: string[]) => fields.filter((_, index) => !dropped.includes(index));
-      const part = Buffer.from(
-        lines.map((line) => (line === '' ? line : kept(line.split('\t')).join('\t'))).join('\n'),
-      );
-      current.set(table.file, part);
-      manifest.files[table.file] = createHash('sha256').update(part).digest('hex');
-      table.columns = kept(table.columns);
-    }
-    manifest.migration = migrations[level].name;
-    manifest.createdAt = '2026-01-02T03:04:05.000Z';
-    current.set('manifest.json', Buffer.from(JSON.stringify(manifest)));
+    atOlderLevel(current, migrations[level].name, Object.values(madeAfterLevel), '2026-01-02T03:04:05.000Z');
     await answer(A.typed().PATCH('/api/settings', { body: { backupKeep: 3 } }));
     await a.query('delete from clients where id = $1', [client.id]);
 
@@ -264,6 +234,48 @@ describe('a backup round trip', () => {
     await answer(A.typed().PATCH('/api/settings', { body: { backupKeep: 7 } }));
   });
 });
+
+type TablePart = { name: string; columns: string[]; file: string };
+
+/**
+ * The files of a current archive edited into what a panel at migration `level` wrote: without
+ * the tables and columns the later migrations `made` (their checksums recomputed), dated `at`.
+ */
+function atOlderLevel(
+  files: Map<string, Buffer>,
+  level: string,
+  made: { tables?: string[]; columns?: Record<string, string[]> }[],
+  at: string,
+): void {
+  const newerTables = new Set(made.flatMap((one) => one.tables ?? []));
+  const newerColumns = new Map<string, string[]>();
+  for (const one of made)
+    for (const [table, columns] of Object.entries(one.columns ?? {}))
+      newerColumns.set(table, [...(newerColumns.get(table) ?? []), ...columns]);
+  const manifest = JSON.parse(files.get('manifest.json')!.toString());
+  const newer = (manifest.tables as TablePart[]).filter((table) => newerTables.has(table.name));
+  expect(newer.map((table) => table.name).sort()).toEqual([...newerTables].sort());
+  for (const table of newer) {
+    files.delete(table.file);
+    delete manifest.files[table.file];
+  }
+  manifest.tables = (manifest.tables as TablePart[]).filter((table) => !newerTables.has(table.name));
+  // A part is COPY text: one line per row, its fields split by tabs (a tab inside a value is written \t).
+  for (const table of manifest.tables as TablePart[]) {
+    const dropped = (newerColumns.get(table.name) ?? []).map((column) => table.columns.indexOf(column));
+    if (dropped.length === 0) continue;
+    expect(dropped).not.toContain(-1);
+    const lines = files.get(table.file)!.toString().split('\n');
+    const kept = (fields: string[]) => fields.filter((_, index) => !dropped.includes(index));
+    const part = Buffer.from(lines.map((line) => (line === '' ? line : kept(line.split('\t')).join('\t'))).join('\n'));
+    files.set(table.file, part);
+    manifest.files[table.file] = createHash('sha256').update(part).digest('hex');
+    table.columns = kept(table.columns);
+  }
+  manifest.migration = level;
+  manifest.createdAt = at;
+  files.set('manifest.json', Buffer.from(JSON.stringify(manifest)));
+}
 
 /** The files of a .tar.gz, by path (read with the same tar library the panel uses). */
 /** An archive copied into the backup directory by hand (no upload checks it), by the name its manifest's time gives. */
@@ -628,6 +640,53 @@ describe('bad archives and names', () => {
       before,
     );
     expect((await a.call('GET', 'auth/me', { token: ownerA })).status).toBe(200);
+  });
+
+  test('an archive whose rows a migration it predates refuses is 400 at upload and at restore, naming the migration, and nothing is kept', async () => {
+    // A panel at Migration20261127090100_million_clients took group names of any length in
+    // clients.groups; Migration20261127140000_client_scale counts each group in a varchar(80)
+    // counter ("group:" + name), which a name of 100 characters does not fit: the replayed
+    // migration fails on the archive's data (it answered 500).
+    const client = await A.createClient({ interfaceIds: [(await A.createInterface()).id] });
+    const files = readTar(await download(a, ownerA, (await makeBackup(a, ownerA)).name));
+    const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+    atOlderLevel(
+      files,
+      'Migration20261127090100_million_clients',
+      [{ columns: { clients: ['next_reset_at'], audit_entries: ['error_code'] } }],
+      '2001-03-01T00:00:00.000Z',
+    );
+    const manifest = JSON.parse(files.get('manifest.json')!.toString());
+    const part = (manifest.tables as TablePart[]).find((table) => table.name === 'clients')!;
+    const lines = files.get(part.file)!.toString().split('\n');
+    const row = lines.findIndex((line) => line.split('\t')[part.columns.indexOf('id')] === client.id);
+    const cells = lines[row].split('\t');
+    cells[part.columns.indexOf('groups')] = `{${'g'.repeat(100)}}`;
+    lines[row] = cells.join('\t');
+    files.set(part.file, Buffer.from(lines.join('\n')));
+    manifest.files[part.file] = sha(files.get(part.file)!);
+    files.set('manifest.json', Buffer.from(JSON.stringify(manifest)));
+    const archive = writeTarGz(files);
+
+    const listed = async () =>
+      ((await a.call('GET', 'backups', { token: ownerA })).body.backups as { name: string }[]).map((b) => b.name);
+    const kept = await listed();
+    const said =
+      "the archive's data does not pass the migration Migration20261127140000_client_scale, which brings it to this panel's schema: a value is longer than its column allows (PostgreSQL error 22001)";
+    const uploaded = await upload(a, ownerA, archive);
+    expect([uploaded.status, uploaded.body.error, uploaded.body.field]).toEqual([400, said, 'archive']);
+    expect(await listed()).toEqual(kept);
+    expect(readdirSync(a.config.backupDir).filter((name) => name.startsWith('.'))).toEqual([]);
+    // Nothing of the check outlives it: its schema went with its transaction.
+    expect(await a.query(`select nspname from pg_namespace where nspname like 'warren\\_check\\_%'`)).toEqual([]);
+    // A restore of it (copied into the directory by hand) is refused with the same sentence.
+    const clientsBefore = await A.count('clients');
+    const name = placeInStore(archive);
+    const refused = await a.call('POST', `backups/${name}/restore`, { token: ownerA });
+    expect([refused.status, refused.body.error, refused.body.field]).toEqual([400, said, 'name']);
+    expect(await A.count('clients')).toBe(clientsBefore);
+    expect((await a.call('GET', 'auth/me', { token: ownerA })).status).toBe(200);
+    expect((await a.call('DELETE', `backups/${name}`, { token: ownerA })).status).toBe(200);
   });
 
   test('rows the API would refuse are refused at upload and at restore, naming the row and field, and nothing changes: AmneziaWG headers, hosts, hops, domains, names', async () => {

@@ -53,6 +53,9 @@ const AUDIT_KEPT = 'warren_audit_kept';
 /** How long a restore keeps trying to take its locks before it answers 503 (see beginHoldingEveryTable). */
 const RESTORE_LOCK_WAIT_MS = 60_000;
 
+/** PostgreSQL's SQLSTATE of a statement cut off by statement_timeout. */
+const STATEMENT_CUT_OFF = '57014';
+
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** Counts rows and bytes of a COPY stream while hashing it. */
@@ -264,12 +267,27 @@ export class BackupsRepository implements OnModuleInit {
     });
   }
 
-  private async runMigrations(client: pg.Client, from: number, to: number): Promise<void> {
+  /**
+   * Runs the committed migrations `from` up to `to`. `overArchive`: they run over an archive's
+   * rows, so one that fails on them (a value a newer column's type or rule refuses, say) is the
+   * archive's fault, refused as a 400 naming the migration, like a row that does not load (it
+   * answered 500). Said without PostgreSQL's message, which quotes the archive's values. A
+   * statement cut off by a time limit (57014) is not the archive's fault and passes unchanged.
+   */
+  private async runMigrations(client: pg.Client, from: number, to: number, overArchive = false): Promise<void> {
     for (let i = from; i < to; i++) {
-      for (const sql of await this.migrationSql(i)) await client.query(sql);
-      await client.query('insert into warren_migrations (name, executed_at) values ($1, now())', [
-        this.migrations[i].name,
-      ]);
+      const { name } = this.migrations[i];
+      try {
+        for (const sql of await this.migrationSql(i)) await client.query(sql);
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (overArchive && code && code !== STATEMENT_CUT_OFF)
+          throw new ArchiveRefused(
+            `the archive's data does not pass the migration ${name}, which brings it to this panel's schema: ${loadFailure(code)} (PostgreSQL error ${code})`,
+          );
+        throw error;
+      }
+      await client.query('insert into warren_migrations (name, executed_at) values ($1, now())', [name]);
     }
   }
 
@@ -396,7 +414,7 @@ export class BackupsRepository implements OnModuleInit {
       }
       await progress(++done, total);
     }
-    await this.runMigrations(client, level + 1, this.migrations.length);
+    await this.runMigrations(client, level + 1, this.migrations.length, true);
   }
 
   private async checkRows(client: pg.Client): Promise<void> {
