@@ -409,6 +409,38 @@ describe('bad archives and names', () => {
     expect(leftovers).toEqual([]);
   });
 
+  test('one upload at a time per controller: another while one is received or checked is 409 and kept nothing; then uploads go on', async () => {
+    const listed = async () =>
+      ((await a.call('GET', 'backups', { token: ownerA })).body.backups as { name: string }[]).map((b) => b.name);
+    // The first upload's body arrives in two pieces, the second when this test sends it.
+    let send!: ReadableStreamDefaultController<Uint8Array>;
+    const body = new ReadableStream<Uint8Array>({ start: (controller) => void (send = controller) });
+    const first = fetch(`${a.api}/backups/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ownerA}`, 'content-type': 'application/gzip' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    send.enqueue(new Uint8Array(good.subarray(0, 1024)));
+    await waitFor('the first upload being received', async () =>
+      readdirSync(a.config.backupDir).some((name) => name.startsWith('.upload-')) ? true : undefined,
+    );
+    const kept = await listed();
+    const second = await upload(a, ownerA, good);
+    expect([second.status, second.body.error, second.body.field]).toEqual([
+      409,
+      'another upload is being received or checked; send this one again when it is done',
+      'archive',
+    ]);
+    expect(await listed()).toEqual(kept);
+    send.enqueue(new Uint8Array(good.subarray(1024)));
+    send.close();
+    const answered = await first;
+    expect([answered.status, ((await answered.json()) as { name: string }).name]).toEqual([201, goodName]);
+    // Done: the next upload is checked again (the same archive is the same backup).
+    expect((await upload(a, ownerA, good)).status).toBe(201);
+  });
+
   test('a manifest field out of shape is refused with a sentence naming it, not the validation library’s output', async () => {
     const files = readTar(good);
     const manifest = JSON.parse(files.get('manifest.json')!.toString());

@@ -56,6 +56,16 @@ const RESTORE_LOCK_WAIT_MS = 60_000;
 /** PostgreSQL's SQLSTATE of a statement cut off by statement_timeout. */
 const STATEMENT_CUT_OFF = '57014';
 
+/**
+ * The longest one statement of an upload's check may run (`set local statement_timeout` in its
+ * transaction). The check loads a whole archive and replays migrations over it inside a request:
+ * unbounded, an archive that loads slowly (or a database that stalls) kept the request, a
+ * connection and the check's locks for as long as it took. A backup of 100,000 clients loads
+ * and checks in seconds; a statement running a minute is a check that will not end in a useful
+ * time. A restore has no such bound: the owner asked for it and waits for its job.
+ */
+export const UPLOAD_CHECK_STATEMENT_TIMEOUT_MS = 60_000;
+
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** Counts rows and bytes of a COPY stream while hashing it. */
@@ -406,7 +416,7 @@ export class BackupsRepository implements OnModuleInit {
       } catch (error) {
         // Said without PostgreSQL's message: it quotes the archive's values.
         const code = (error as { code?: string }).code;
-        if (code)
+        if (code && code !== STATEMENT_CUT_OFF)
           throw new ArchiveRefused(
             `the archive's table ${table.name} does not load into this panel: ${loadFailure(code)} (PostgreSQL error ${code})`,
           );
@@ -438,6 +448,7 @@ export class BackupsRepository implements OnModuleInit {
     const client = await this.connect();
     try {
       await client.query('begin');
+      await client.query(`set local statement_timeout = ${UPLOAD_CHECK_STATEMENT_TIMEOUT_MS}`);
       try {
         await client.query(`create schema ${quote(schema)}`);
       } catch (error) {
@@ -452,6 +463,13 @@ export class BackupsRepository implements OnModuleInit {
       await this.load(client, schema, dir, manifest, level, async () => undefined);
       await this.checkRows(client);
       return 'checked';
+    } catch (error) {
+      if ((error as { code?: string }).code === STATEMENT_CUT_OFF)
+        throw new ArchiveRefused(
+          `the archive could not be checked: a step of its check ran past ${UPLOAD_CHECK_STATEMENT_TIMEOUT_MS / 1000} s (the database is busy or the archive very large); try again later, or copy it into the backup directory, where a restore checks it without this limit`,
+          503,
+        );
+      throw error;
     } finally {
       await client.query('rollback').catch(() => undefined);
       await client.end().catch(() => undefined);

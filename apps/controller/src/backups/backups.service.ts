@@ -21,6 +21,17 @@ export type RunAnswer<T> = { done: true; result: T } | { done: false; job: RunVi
 /** Backups: what may be made, read, uploaded, deleted and restored, and when. */
 @Injectable()
 export class BackupsService {
+  /**
+   * Whether an upload is being received or checked in this process. One at a time: a check
+   * loads the whole archive into a schema of its own and replays migrations over it (a database
+   * connection and up to 64× the archive's size on disk each), and nothing bounded how many ran.
+   * A second is refused with 409, not queued, as backups and restores are (BackupJobs.start
+   * answers 409 while one waits or runs): a queued upload would hold its request, its body and
+   * its scratch file open for as long as the check before it takes, and the owner can send it
+   * again. Across controllers the database bounds the rest (each check one connection).
+   */
+  private uploading = false;
+
   constructor(
     private readonly runner: BackupRunner,
     private readonly jobs: BackupJobs,
@@ -80,6 +91,17 @@ export class BackupsService {
    */
   async upload(body: unknown): Promise<BackupFile> {
     if (!body || typeof (body as Readable).pipe !== 'function') throw uploadRefused();
+    if (this.uploading)
+      throw conflict('another upload is being received or checked; send this one again when it is done', 'archive');
+    this.uploading = true;
+    try {
+      return await this.receiveAndCheck(body as Readable);
+    } finally {
+      this.uploading = false;
+    }
+  }
+
+  private async receiveAndCheck(body: Readable): Promise<BackupFile> {
     const limit = this.runner.maxUploadBytes;
     const scratch = await this.store.scratch('upload');
     const dir = await this.runner.checkDir();
@@ -93,7 +115,7 @@ export class BackupsService {
           else done(null, chunk);
         },
       });
-      await pipeline(body as Readable, limiter, createWriteStream(scratch, { mode: 0o600 }));
+      await pipeline(body, limiter, createWriteStream(scratch, { mode: 0o600 }));
       if (received === 0) throw badRequest('the upload is empty', 'archive');
       let createdAt: string;
       try {
