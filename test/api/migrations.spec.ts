@@ -27,6 +27,35 @@ describe('migrations', () => {
     }
   });
 
+  test("every function the migrations make is named warren_…, as a restore drops the panel's by that prefix; down() gives back the old names", async () => {
+    const database = await createTestDatabase();
+    try {
+      const orm = await openDatabase(database.url);
+      try {
+        // As the restore finds them (backups.repository.ts): public, not an extension's.
+        const functions = async () =>
+          (
+            await orm.em.fork().execute<{ name: string }[]>(
+              `select p.proname::text as name from pg_proc p join pg_namespace n on n.oid = p.pronamespace and n.nspname = 'public'
+                where not exists (select 1 from pg_depend d where d.objid = p.oid and d.deptype = 'e') order by 1`,
+            )
+          ).map((row) => row.name);
+        expect((await functions()).filter((name) => !name.startsWith('warren_'))).toEqual([]);
+        await orm.migrator.down(); // this migration only
+        expect((await functions()).filter((name) => !name.startsWith('warren_'))).toEqual([
+          'clients_next_reset_fn',
+          'clients_status_changed_fn',
+        ]);
+        await orm.migrator.up();
+        expect((await functions()).filter((name) => !name.startsWith('warren_'))).toEqual([]);
+      } finally {
+        await orm.close(true);
+      }
+    } finally {
+      await database.drop();
+    }
+  });
+
   test('fail closed becomes the default for new nodes; existing nodes keep what they routed by (issue 19 item 8)', async () => {
     const database = await createTestDatabase();
     const client = new pg.Client({ connectionString: database.url });

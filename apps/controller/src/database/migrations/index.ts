@@ -34,6 +34,7 @@ import { Migration20261127140000_client_scale } from './Migration20261127140000_
 import { Migration20261127140100_audit_codes } from './Migration20261127140100_audit_codes.js';
 import { Migration20261127140200_counter_batches } from './Migration20261127140200_counter_batches.js';
 import { Migration20261127150000_peer_journal } from './Migration20261127150000_peer_journal.js';
+import { Migration20261127170000_warren_function_names } from './Migration20261127170000_warren_function_names.js';
 
 /** Committed migrations in the order they run. `npm run migration:create` writes new files; list them here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -81,4 +82,8 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261127140100_audit_codes', class: Migration20261127140100_audit_codes },
   { name: 'Migration20261127140200_counter_batches', class: Migration20261127140200_counter_batches },
   { name: 'Migration20261127150000_peer_journal', class: Migration20261127150000_peer_journal },
+  {
+    name: 'Migration20261127170000_warren_function_names',
+    class: Migration20261127170000_warren_function_names,
+  },
 ];
