@@ -551,7 +551,7 @@ export class BackupsRepository implements OnModuleInit {
         [previous],
       );
       await client.query(
-        `insert into peer_changes (node_id, account_id, revision) select id, $1::uuid, desired_revision from nodes`,
+        `insert into peer_changes (node_id, account_id, revision, stamped_at) select id, $1::uuid, desired_revision, clock_timestamp() from nodes`,
         [WHOLE_STATE_MARKER],
       );
       await client.query(

@@ -41,7 +41,9 @@ export async function bumpRevisions(em: EntityManager, nodeIds: Iterable<string>
   // the new revision (Migration20261127150000_peer_journal): under the node row's lock, so the
   // revisions order the rows as the commits do, and a delivery reads a revision's rows exactly.
   // Rows another transaction left unstamped (committed, so a delivery reads them anyway) are
-  // stamped too; another transaction's uncommitted rows are invisible here.
+  // stamped too; another transaction's uncommitted rows are invisible here. `stamped_at` is what
+  // the journal is pruned by (DeliveryRepository.pruneJournal): the stamp is at the end of the
+  // writing transaction, where `created_at` may be long before its commit.
   // `for no key update`, not `for update`: writing a journal row takes a key-share lock on its
   // node (the foreign key), which `for update` waits for; two transactions that each wrote rows
   // for a node and then bumped it deadlocked on each other.
@@ -52,7 +54,7 @@ export async function bumpRevisions(em: EntityManager, nodeIds: Iterable<string>
          from locked where nodes.id = locked.id
        returning nodes.id, nodes.desired_revision
      ), stamped as (
-       update peer_changes p set revision = bumped.desired_revision
+       update peer_changes p set revision = bumped.desired_revision, stamped_at = clock_timestamp()
          from bumped
         where p.node_id = bumped.id and p.revision is null
      )

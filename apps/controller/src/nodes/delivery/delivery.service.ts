@@ -21,8 +21,9 @@ import { DeliveryRepository, type NodeAgentFacts } from './delivery.repository.j
 
 /**
  * How old the state last enqueued may be for the next delivery to patch it from the peer journal
- * (currentState); the journal keeps its rows JOURNAL_KEPT_MINUTES, longer than this and than any
- * transaction that wrote them (a row is dated when written, stamped at its commit's bump).
+ * (currentState); the journal keeps its rows JOURNAL_KEPT_MINUTES after they were stamped with
+ * their revision (at the bump that ends the transaction that wrote them, however long it was
+ * open), longer than this: the margin covers a transaction's commit after its bump.
  */
 const JOURNAL_TRUSTED_MS = 10 * 60_000;
 const JOURNAL_KEPT_MINUTES = 20;
