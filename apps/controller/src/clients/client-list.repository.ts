@@ -53,9 +53,9 @@ interface SortOrder {
    * order when the key itself has no index (one the counter batches would rewrite every time):
    * the index walk gives the rows in steps and PostgreSQL's incremental sort orders each step.
    * `of` is the step of a cursor's (key, id), the column's generated expression over them;
-   * `zeroKeys`: keys ≤ 0 have steps of their own, each holding only equal keys.
+   * `singleKey`: whether a cursor's key has steps of its own, each holding only that key.
    */
-  step?: { column: string; of: (key: string, id: string) => string; zeroKeys?: boolean };
+  step?: { column: string; of: (key: string, id: string) => string; singleKey?: (key: string | null) => boolean };
 }
 
 /**
@@ -67,6 +67,25 @@ function usedStepOf(key: string, id: string): string {
   return `(case when ${key} <= 0 then get_byte(uuid_send(${id}), 0) * 256 + get_byte(uuid_send(${id}), 1) - 65536
             else 1 + floor(ln(greatest(${key}, 1)::float8) * 23.083120654223414)::int end)`;
 }
+
+/**
+ * The step of the remaining key (Migration20261127170100_remaining_step, clients.remaining_step),
+ * over a cursor's values: ⌊key / 1 GiB⌋ in the high bits; a whole number of GiB split by the id's
+ * top 12 bits; otherwise 1/64 doublings of the key (of −key over quota); no key (unlimited) after
+ * every finite step, split by the id's first two bytes. (`greatest` as in usedStepOf.)
+ */
+function remainingStepOf(key: string, id: string): string {
+  return `(case when ${key} is null then 4503599627370496 + get_byte(uuid_send(${id}), 0) * 256 + get_byte(uuid_send(${id}), 1)
+            else (${key} >> 30) * 65536 + case
+              when ${key} & 1073741823 = 0 then get_byte(uuid_send(${id}), 0) * 16 + get_byte(uuid_send(${id}), 1) / 16
+              when ${key} > 0 then 4096 + floor(ln(greatest(${key}, 1)::float8) * 92.33248261689366)::int
+              else 8128 - floor(ln(greatest(-${key}, 1)::float8) * 92.33248261689366)::int end end)`;
+}
+
+/** A whole number of GiB, or no key at all: remainingStepOf gives such a key steps of its own. */
+function isWholeGibOrNone(key: string | null): boolean {
+  return key === null || BigInt(key) % 1073741824n === 0n;
+}
 const ORDERS: Record<ClientSort, SortOrder> = {
   newest: { key: 'c.created_at', cast: 'timestamptz', direction: 'desc', nullsLast: false },
   oldest: { key: 'c.created_at', cast: 'timestamptz', direction: 'asc', nullsLast: false },
@@ -76,13 +95,14 @@ const ORDERS: Record<ClientSort, SortOrder> = {
     cast: 'int8',
     direction: 'desc',
     nullsLast: false,
-    step: { column: 'c.used_step', of: usedStepOf, zeroKeys: true },
+    step: { column: 'c.used_step', of: usedStepOf, singleKey: (key) => Number(key) <= 0 },
   },
   remaining: {
     key: '(case when c.quota_bytes = 0 then null else c.quota_bytes - c.used_bytes end)',
     cast: 'int8',
     direction: 'asc',
     nullsLast: true,
+    step: { column: 'c.remaining_step', of: remainingStepOf, singleKey: isWholeGibOrNone },
   },
   expiry: { key: 'c.expires_at', cast: 'timestamptz', direction: 'asc', nullsLast: true },
 };
@@ -122,12 +142,14 @@ function after(order: SortOrder, cursor: ClientCursor, params: Params): string {
   if (order.step) {
     const key = `${params.add(cursor.key)}::${order.cast}`;
     const id = `${params.add(cursor.id)}::uuid`;
-    // Among clients without traffic a step holds one key (0), so the order is (step, id) alone:
-    // one index range, as a row comparison on the index's columns.
-    if (order.step.zeroKeys && Number(cursor.key) <= 0)
+    // Where a step holds one key (traffic: no traffic; remaining: whole GiB, unlimited), the
+    // order is (step, id) alone: one index range, as a row comparison on the index's columns.
+    if (order.step.singleKey?.(cursor.key))
       return `(${order.step.column}, c.id) ${cmp} (${order.step.of(key, id)}, ${id})`;
-    // The step bound makes the page an index range; the row comparison keeps it exact.
-    return `${order.step.column} ${cmp}= ${order.step.of(key, id)} and (${order.key}, c.id) ${cmp} (${key}, ${id})`;
+    // The step bound makes the page an index range; the row comparison keeps it exact. Rows
+    // without a key come after every key (their steps too), where the comparison cannot tell.
+    const keyless = order.nullsLast ? ` or ${order.key} is null` : '';
+    return `${order.step.column} ${cmp}= ${order.step.of(key, id)} and ((${order.key}, c.id) ${cmp} (${key}, ${id})${keyless})`;
   }
   if (!order.nullsLast)
     return `(${order.key}, c.id) ${cmp} (${params.add(cursor.key)}::${order.cast}, ${params.add(cursor.id)}::uuid)`;

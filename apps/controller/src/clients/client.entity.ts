@@ -21,6 +21,8 @@ export const Client = defineEntity({
     // The traffic order walks a step of usedBytes (usedStep), not usedBytes itself: a counter
     // batch then changes no indexed column and its updates stay HOT (Migration20261127140200).
     { properties: ['usedStep', 'id'] },
+    // The remaining order likewise walks a step of quota − used (remainingStep, Migration20261127170100).
+    { properties: ['remainingStep', 'id'] },
     { properties: ['expiresAt'] },
     // Case-insensitive substring search over name and note stays an index scan at 100,000 clients.
     {
@@ -60,6 +62,17 @@ export const Client = defineEntity({
       .integer()
       .generated(
         `(case when "used_bytes" <= 0 then get_byte(uuid_send("id"), 0) * 256 + get_byte(uuid_send("id"), 1) - 65536 else 1 + floor(ln("used_bytes"::float8) * 23.083120654223414)::int end) stored`,
+      )
+      .nullable(),
+    /**
+     * Kept by the database (Migration20261127170100_remaining_step): a step of quotaBytes − usedBytes
+     * (whole GiB, 1/64 doublings within; a whole number of GiB split by id; unlimited last, by id),
+     * non-decreasing in (remaining, id); the remaining order leads with it.
+     */
+    remainingStep: p
+      .bigint('number')
+      .generated(
+        `(case when "quota_bytes" = 0 then 4503599627370496 + get_byte(uuid_send("id"), 0) * 256 + get_byte(uuid_send("id"), 1) else (("quota_bytes" - "used_bytes") >> 30) * 65536 + case when ("quota_bytes" - "used_bytes") & 1073741823 = 0 then get_byte(uuid_send("id"), 0) * 16 + get_byte(uuid_send("id"), 1) / 16 when ("quota_bytes" - "used_bytes") > 0 then 4096 + floor(ln(("quota_bytes" - "used_bytes")::float8) * 92.33248261689366)::int else 8128 - floor(ln((-("quota_bytes" - "used_bytes"))::float8) * 92.33248261689366)::int end end) stored`,
       )
       .nullable(),
     upBytes: p.bigint('number').default(0),

@@ -35,6 +35,7 @@ import { Migration20261127140100_audit_codes } from './Migration20261127140100_a
 import { Migration20261127140200_counter_batches } from './Migration20261127140200_counter_batches.js';
 import { Migration20261127150000_peer_journal } from './Migration20261127150000_peer_journal.js';
 import { Migration20261127170000_warren_function_names } from './Migration20261127170000_warren_function_names.js';
+import { Migration20261127170100_remaining_step } from './Migration20261127170100_remaining_step.js';
 
 /** Committed migrations in the order they run. `npm run migration:create` writes new files; list them here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -86,4 +87,5 @@ export const MIGRATIONS: MigrationObject[] = [
     name: 'Migration20261127170000_warren_function_names',
     class: Migration20261127170000_warren_function_names,
   },
+  { name: 'Migration20261127170100_remaining_step', class: Migration20261127170100_remaining_step },
 ];
