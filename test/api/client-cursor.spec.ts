@@ -122,3 +122,91 @@ test('sort=traffic is exactly used bytes descending, then id, across steps and a
     ),
   ).toEqual(expected);
 });
+
+test('sort=remaining is exactly quota − used ascending, unlimited last, then id, by cursor pages of 2 and 3', async () => {
+  // The order walks a stepped column (clients.remaining_step): over quota (far, a whole GiB, a
+  // little), used up exactly, a little left, whole GiB left (an untouched plan) and just above
+  // it, unlimited; equal keys in each kind of step (1/64 doublings, whole GiB, unlimited).
+  const GIB = 2 ** 30;
+  const usage: [quota: number, used: number][] = [
+    [0, 0],
+    [0, 5000],
+    [10 * GIB, 0],
+    [10 * GIB, 0],
+    [5000, 5000],
+    [3000, 3000],
+    [1000, 4000],
+    [2000, 5000],
+    [GIB, 2 * GIB],
+    [2000, 1001],
+    [11 * GIB + 5, GIB],
+  ];
+  const ids = await cursorClientIds();
+  expect(ids).toHaveLength(usage.length);
+  for (const [i, id] of ids.entries())
+    await t.query(`update clients set quota_bytes = $1, used_bytes = $2 where id = $3`, [...usage[(i * 5) % 11], id]);
+  const expected = await exactRemainingOrder();
+  for (const perPage of [2, 3]) expect(await walkRemaining(perPage)).toEqual(expected);
+  expect(
+    (await call('GET', `clients?interfaceId=${ifaceId}&sort=remaining&perPage=200`)).body.items.map(
+      (item: { id: string }) => item.id,
+    ),
+  ).toEqual(expected);
+
+  // Usage grows between pages (a counter batch): a client already shown moves further ahead, one
+  // not shown yet moves behind the cursor; no page shows a client twice, and every other client
+  // is shown once.
+  const walked: string[] = [];
+  let cursor = '';
+  let batches = 0;
+  do {
+    const page = await call('GET', `clients?interfaceId=${ifaceId}&sort=remaining&perPage=3${cursor}`);
+    walked.push(...page.body.items.map((item: { id: string }) => item.id));
+    cursor = page.body.nextCursor ? `&cursor=${page.body.nextCursor}` : '';
+    if (batches++ === 0) {
+      await t.query(`update clients set used_bytes = used_bytes + $1::int8 where id = $2`, [3 * GIB, walked[2]]);
+      await t.query(`update clients set used_bytes = used_bytes + $1::int8 where id = $2`, [11 * GIB, expected[8]]);
+    }
+  } while (cursor);
+  expect(new Set(walked).size).toBe(walked.length);
+  expect(walked.slice(0, 3)).toEqual(expected.slice(0, 3));
+  expect(walked.filter((id) => id !== expected[8]).sort()).toEqual(expected.filter((id) => id !== expected[8]).sort());
+});
+
+async function cursorClientIds(): Promise<string[]> {
+  return (await t.query<{ id: string }>(`select id from clients where name like 'cursor-%' order by id`)).map(
+    (row) => row.id,
+  );
+}
+
+/** The remaining order computed here: quota − used ascending, unlimited (quota 0) last, then id. */
+async function exactRemainingOrder(): Promise<string[]> {
+  const rows = await t.query<{ id: string; quota_bytes: string; used_bytes: string }>(
+    `select id, quota_bytes::text, used_bytes::text from clients where name like 'cursor-%'`,
+  );
+  const remaining = (row: (typeof rows)[number]) =>
+    BigInt(row.quota_bytes) === 0n ? null : BigInt(row.quota_bytes) - BigInt(row.used_bytes);
+  return rows
+    .sort((a, b) => {
+      const [ra, rb] = [remaining(a), remaining(b)];
+      if (ra !== rb) {
+        if (ra === null) return 1;
+        if (rb === null) return -1;
+        return ra < rb ? -1 : 1;
+      }
+      return a.id < b.id ? -1 : 1;
+    })
+    .map((row) => row.id);
+}
+
+async function walkRemaining(perPage: number): Promise<string[]> {
+  const walked: string[] = [];
+  let cursor = '';
+  do {
+    const page = await call('GET', `clients?interfaceId=${ifaceId}&sort=remaining&perPage=${perPage}${cursor}`);
+    expect(page.status).toBe(200);
+    walked.push(...page.body.items.map((item: { id: string }) => item.id));
+    cursor = page.body.nextCursor ? `&cursor=${page.body.nextCursor}` : '';
+  } while (cursor);
+  return walked;
+}
