@@ -264,15 +264,34 @@ export class DeliveryRepository {
    * accounts and clients (a delta's).
    */
   private peers(tx: EntityManager, nodeId: string, only?: { accounts: string[]; clients: string[] }) {
+    if (!only)
+      return tx.execute<PeerListRow[]>(
+        `select a.interface_id, a.public_key, a.preshared_key, a.ip, d.client_id, c.rate_bits_per_sec
+           from accounts a
+           join devices d on d.id = a.device_id
+           join clients c on c.id = d.client_id
+          where a.node_id = ? and a.enabled and c.status = 'active'
+          order by a.interface_id, a.ip`,
+        [nodeId],
+      );
+    // The accounts are found by their ids and their clients' devices first (index probes), then
+    // kept if on the node: with `a.id = any(…) or d.client_id = any(…)` beside `a.node_id = ?`
+    // PostgreSQL could use no index for the `or` across two tables and joined every account of
+    // the node (70 ms at 10,000 peers, a loaded machine) to find a delta's few rows.
     return tx.execute<PeerListRow[]>(
-      `select a.interface_id, a.public_key, a.preshared_key, a.ip, d.client_id, c.rate_bits_per_sec
-         from accounts a
+      `with wanted as (
+         select id from accounts where id = any(array[?]::uuid[])
+         union
+         select a.id from devices d join accounts a on a.device_id = d.id where d.client_id = any(array[?]::uuid[])
+       )
+       select a.interface_id, a.public_key, a.preshared_key, a.ip, d.client_id, c.rate_bits_per_sec
+         from wanted w
+         join accounts a on a.id = w.id
          join devices d on d.id = a.device_id
          join clients c on c.id = d.client_id
         where a.node_id = ? and a.enabled and c.status = 'active'
-          ${only ? 'and (a.id = any(array[?]::uuid[]) or d.client_id = any(array[?]::uuid[]))' : ''}
         order by a.interface_id, a.ip`,
-      only ? [nodeId, only.accounts, only.clients] : [nodeId],
+      [only.accounts, only.clients, nodeId],
     );
   }
 
