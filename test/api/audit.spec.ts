@@ -311,6 +311,45 @@ describe('what an entry says', () => {
     expect(await t.query(`select 1 from clients where name = 'one-write-refused'`)).toHaveLength(0);
   });
 
+  test("a device addition is written once, in its own transaction, naming its client (docs/audit.md, one write)", async () => {
+    const client = await t.call('POST', 'clients', {
+      token: ownerToken,
+      body: { name: 'one-write-devices', interfaceIds, deviceLimit: 2 },
+    });
+    expect(client.status).toBe(201);
+    const added = await recorded('POST', `clients/${client.body.id}/devices`, {
+      token: ownerToken,
+      body: { name: 'tablet' },
+    });
+    expect(added.answer.status).toBe(201);
+    expect(added.entries).toHaveLength(1);
+    expect(added.entries[0]).toMatchObject({
+      action: 'devices.create',
+      outcome: 'success',
+      status: 201,
+      target_type: 'clients',
+      target_id: client.body.id,
+      target_name: 'one-write-devices',
+      changes: [{ field: 'name', new: 'tablet' }],
+    });
+    // The device's row and its entry committed together, and the entry was not updated after.
+    const [device] = await t.query<{ xmin: string }>(`select xmin::text from devices where id = $1`, [
+      added.answer.body.id,
+    ]);
+    const [entry] = await t.query<{ xmin: string }>(`select xmin::text from audit_entries where id = $1`, [
+      added.entries[0].id,
+    ]);
+    expect(entry.xmin).toBe(device.xmin);
+    // Refused inside the transaction (over the device limit): rolled back, then written once.
+    const refused = await recorded('POST', `clients/${client.body.id}/devices`, {
+      token: ownerToken,
+      body: { name: 'phone-2' },
+    });
+    expect(refused.answer.status).toBe(409);
+    expect(refused.entries).toHaveLength(1);
+    expect(refused.entries[0]).toMatchObject({ outcome: 'refused', status: 409, target_name: 'one-write-devices' });
+  });
+
   test('secrets are recorded as changed, never their values, anywhere in the table', async () => {
     const session = await t.call('POST', 'auth/login', {
       body: { username: admin.username, password: admin.password },

@@ -1,7 +1,9 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
+import { MikroORM } from '@mikro-orm/postgresql';
 import { AuditTargets } from './audit/audit-targets.js';
 import { ALL_CLIENTS } from './auth/operator-scope.js';
+import { ClientsRepository } from './clients/clients.repository.js';
 import { ClientsService } from './clients/clients.service.js';
 import { HostGroupsService } from './interfaces/host-groups.service.js';
 import { HostsService } from './interfaces/hosts.service.js';
@@ -31,7 +33,11 @@ export class AuditReaders implements OnModuleInit {
       return id;
     };
     // The audit log is the owner's: old values are read whoever made the change.
-    targets.register('clients', (id) => get(ClientsService).get(byId(id), ALL_CLIENTS));
+    targets.register(
+      'clients',
+      (id) => get(ClientsService).get(byId(id), ALL_CLIENTS),
+      (id) => get(ClientsRepository).nameOf(get(MikroORM).em.fork(), byId(id), ALL_CLIENTS),
+    );
     targets.register('interfaces', (id) => get(InterfacesService).get(byId(id)));
     targets.register('nodes', (id) => get(NodesService).get(byId(id)));
     targets.register('outbounds', (id) => get(OutboundsService).get(byId(id)));

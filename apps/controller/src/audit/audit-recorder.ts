@@ -137,7 +137,7 @@ export class AuditRecorder implements OnApplicationBootstrap {
     const before = changesTarget ? await this.targets.read(route.targetType, targetId) : null;
     // An action on a target the path names (POST outbounds/{id}/check): no old values, but its
     // name, so the log reads "direct" and not only its id.
-    const acted = !changesTarget && route.idParam ? await this.targets.read(route.targetType, targetId) : null;
+    const actedName = !changesTarget && route.idParam ? await this.targets.name(route.targetType, targetId) : null;
     const requested = (): AuditChange[] => (route.fields ? requestedChanges(body, before, null) : []);
     const opened: OpenedEntry & { at: Date } = {
       id: randomUUID(),
@@ -153,7 +153,7 @@ export class AuditRecorder implements OnApplicationBootstrap {
       route: route.route,
       targetType: route.targetType,
       targetId,
-      targetName: nameOf(before ?? acted) ?? (route.self ? (principal?.username ?? null) : null),
+      targetName: nameOf(before) ?? actedName ?? (route.self ? (principal?.username ?? null) : null),
       changes: requested(),
       address: text(request.ip, 64),
       userAgent: text(request.headers['user-agent'], 512),

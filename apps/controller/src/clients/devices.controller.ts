@@ -25,7 +25,8 @@ export class DevicesController {
     roles: CLIENT_MANAGERS,
     summary: "Add a device to a client (an account on each of the client's interfaces); at most deviceLimit devices",
     example: { name: 'tablet' },
-    audit: { action: 'devices.create' },
+    // One transaction adds the device: its entry is written in it (docs/audit.md, "One write").
+    audit: { action: 'devices.create', inChangeTransaction: true },
     status: 201,
     response: DeviceDto,
     errors: [409],
