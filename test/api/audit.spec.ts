@@ -311,7 +311,7 @@ describe('what an entry says', () => {
     expect(await t.query(`select 1 from clients where name = 'one-write-refused'`)).toHaveLength(0);
   });
 
-  test("a device addition is written once, in its own transaction, naming its client (docs/audit.md, one write)", async () => {
+  test('a device addition is written once, in its own transaction, naming its client (docs/audit.md, one write)', async () => {
     const client = await t.call('POST', 'clients', {
       token: ownerToken,
       body: { name: 'one-write-devices', interfaceIds, deviceLimit: 2 },
