@@ -167,7 +167,7 @@ export class DeliveryRepository {
 
   /** The node's whole state, and the ids of its interfaces in the state's order (what a patch checks). */
   async wholeState(nodeId: string): Promise<ReadState | undefined> {
-    return this.snapshot(async (tx) => {
+    return this.snapshot({ whole: true }, async (tx) => {
       const head = await this.head(tx, nodeId);
       if (!head) return undefined;
       const peers = await this.peers(tx, nodeId);
@@ -189,7 +189,7 @@ export class DeliveryRepository {
    * `undefined` when the node is gone; 'whole' past `most` journal rows (the whole state is cheaper).
    */
   async changesSince(nodeId: string, base: DesiredState, most: number): Promise<NodeChanges | 'whole' | undefined> {
-    return this.snapshot(async (tx) => {
+    return this.snapshot({ whole: false }, async (tx) => {
       const head = await this.head(tx, nodeId);
       if (!head) return undefined;
       // Rows stamped after base's revision, and rows no bump has stamped yet that this snapshot
@@ -214,8 +214,11 @@ export class DeliveryRepository {
     });
   }
 
-  /** One repeatable-read snapshot, so the revision and the rows belong together. */
-  private snapshot<T>(read: (tx: EntityManager) => Promise<T>): Promise<T> {
+  /**
+   * One repeatable-read snapshot, so the revision and the rows belong together. `whole`: it reads
+   * a whole node's peers (a patch's few rows need neither setting, nor the round trips for them).
+   */
+  private snapshot<T>({ whole }: { whole: boolean }, read: (tx: EntityManager) => Promise<T>): Promise<T> {
     return this.orm.em.fork().transactional(
       async (tx) => {
         // The peers query sorts a whole node's accounts (100,000 rows, ~12 MB). With the defaults
@@ -223,8 +226,10 @@ export class DeliveryRepository {
         // streams are merged again: ~330 ms of machine CPU per delivery at 100,000 peers, against
         // ~255 ms in memory in one process (pgbench; docs/benchmarks.md). A delivery is
         // background work, so using less CPU beats finishing 40 ms sooner.
-        await tx.execute(`set local max_parallel_workers_per_gather = 0`);
-        await tx.execute(`set local work_mem = '32MB'`);
+        if (whole) {
+          await tx.execute(`set local max_parallel_workers_per_gather = 0`);
+          await tx.execute(`set local work_mem = '32MB'`);
+        }
         return read(tx);
       },
       { isolationLevel: 'repeatable read', readOnly: true },
