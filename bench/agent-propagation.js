@@ -225,20 +225,26 @@ async function seedClients({ api, db, kind, settings, iface }) {
     }
   };
   await insert(iface, SUBNET, onInterface, 'peer');
-  if (elsewhere === 0) return;
-  const idle = await api.expect(
-    201,
-    api.client.POST('/api/nodes', { body: { name: `bench-idle-${randomHex(6)}`, address: '10.200.0.9' } }),
-  );
-  for (let i = 0; i * IDLE_PER_INTERFACE < elsewhere; i++) {
-    const subnet = `10.${80 + i}.0.0/16`;
-    const other = await api.expect(
+  if (elsewhere > 0) await insertElsewhere();
+  // Rows inserted in a burst have no planner statistics until autovacuum gets to them (a minute
+  // or more later, mid-run): a running panel's tables have theirs. Without them PostgreSQL took
+  // the node's 10,000 accounts for a few dozen and planned a delta's read around them.
+  await db.query('analyze');
+  async function insertElsewhere() {
+    const idle = await api.expect(
       201,
-      api.client.POST('/api/interfaces', {
-        body: { nodeId: idle.id, name: `wbidle${i}`, listenPort: 51821 + i, subnet, endpointHost: '10.200.0.9' },
-      }),
+      api.client.POST('/api/nodes', { body: { name: `bench-idle-${randomHex(6)}`, address: '10.200.0.9' } }),
     );
-    await insert(other, subnet, Math.min(IDLE_PER_INTERFACE, elsewhere - i * IDLE_PER_INTERFACE), `idle${i}`);
+    for (let i = 0; i * IDLE_PER_INTERFACE < elsewhere; i++) {
+      const subnet = `10.${80 + i}.0.0/16`;
+      const other = await api.expect(
+        201,
+        api.client.POST('/api/interfaces', {
+          body: { nodeId: idle.id, name: `wbidle${i}`, listenPort: 51821 + i, subnet, endpointHost: '10.200.0.9' },
+        }),
+      );
+      await insert(other, subnet, Math.min(IDLE_PER_INTERFACE, elsewhere - i * IDLE_PER_INTERFACE), `idle${i}`);
+    }
   }
 }
 
@@ -700,7 +706,7 @@ How long an API change takes to reach a tunnel host: \`POST /api/clients/{id}/de
 - Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, ${machine.platform}
 - Software: Node ${machine.node}, PostgreSQL ${versions.postgres ?? 'unknown'} and Redis ${versions.redis ?? 'unknown'} on the same machine (TCP to 127.0.0.1); ${versions.wireguardGo || 'wireguard-go'}, ${versions.wg || 'wg'}; plain HTTP (\`WARREN_TLS=off\`), panel log level error, agent reporting every 2 s (its default)
 - Code: ${versions.code}
-- Method: one client (\`deviceLimit: 0\`) on one interface; devices added one at a time, the next 20 ms after the previous one's apply job finished, so additions never overlap (this is latency, not throughput). ${settings.warmup} warm-up additions per detector first (not counted). The interface holds ${fixed(settings.peers)} peers before the first addition (${fixed(settings.peers - 1)} other clients inserted with SQL, one device each) and grows to ${fixed(peersAtEnd)} during a run; the panel holds ${fixed(Math.max(settings.clients, settings.peers))} clients in all (the rest on interfaces of a second node no agent runs for). Each queue backend gets its own database, panel, namespace and agent.
+- Method: one client (\`deviceLimit: 0\`) on one interface; devices added one at a time, the next 20 ms after the previous one's apply job finished, so additions never overlap (this is latency, not throughput). ${settings.warmup} warm-up additions per detector first (not counted). The interface holds ${fixed(settings.peers)} peers before the first addition (${fixed(settings.peers - 1)} other clients inserted with SQL, one device each, then \`analyze\` so the planner knows the tables as a running panel's) and grows to ${fixed(peersAtEnd)} during a run; the panel holds ${fixed(Math.max(settings.clients, settings.peers))} clients in all (the rest on interfaces of a second node no agent runs for). Each queue backend gets its own database, panel, namespace and agent.
 - Detection: polling starts with the API call; a poll, then ${settings.pollMs} ms of sleep, again. Two detectors, taken in turns (addition 1 with the first, 2 with the second, …) so both see the same conditions: **wg** runs \`ip netns exec <ns> wg show <if> peers\` (a new process pair every poll, as asked), **uapi** asks wireguard-go's UAPI socket for \`get=1\` from the bench process (the exact answer \`wg show\` reads, without the two processes). "Visible" is when the successful poll returned: an upper bound, at most one poll cycle late.
 
 ### API call → peer on the node
