@@ -197,6 +197,7 @@ describe('a backup round trip', () => {
       Migration20261127140200_counter_batches: {},
       Migration20261127150000_peer_journal: {},
       Migration20261127170000_warren_function_names: {},
+      Migration20261127170100_remaining_step: {},
     };
     const migrations = a.panel.app.get(BackupsRepository).migrations;
     const level = migrations.findIndex((migration) => migration.name === 'Migration20261126180300_sharing') - 1;
