@@ -2703,14 +2703,14 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete an API token for good; only the owner reaches other users' tokens
+         * Delete an API token for good; only the owner reaches other users' tokens, and a request made with a token deletes only tokens no wider than itself
          * @description Roles: owner, admin, reseller, viewer.
          */
         delete: operations["delete_tokens_id"];
         options?: never;
         head?: never;
         /**
-         * Rename, disable or re-enable an API token (takes effect on the next request); only the owner reaches other users' tokens
+         * Rename, disable or re-enable an API token (takes effect on the next request); only the owner reaches other users' tokens, and a request made with a token changes only tokens no wider than itself
          * @description Roles: owner, admin, reseller, viewer.
          */
         patch: operations["patch_tokens_id"];

@@ -20,6 +20,11 @@ afterAll(async () => {
 });
 
 const { createToken, createUser } = fixtures(() => ({ t, token: session }));
+/** Calls made with `caller` (a token), each refusal leaving every token row as it was. */
+let caller: string;
+const asCaller = fixtures(() => ({ t, token: caller }), {
+  unchanged: () => t.query('select id, name, enabled from api_tokens order by id'),
+});
 const inAnHour = () => new Date(Date.now() + 3600_000).toISOString();
 
 describe('issuing a scoped token', () => {
@@ -123,6 +128,77 @@ describe('using a scoped token', () => {
     const reenable = await t.call('PATCH', `tokens/${wide.id}`, { token: narrow.token, body: { enabled: true } });
     expect([reenable.status, reenable.body.field]).toEqual([403, 'enabled']);
     expect((await t.call('GET', 'auth/me', { token: wide.token })).status).toBe(401);
+  });
+
+  test('a scoped token disables, renames or deletes only tokens no wider than itself', async () => {
+    const expiresAt = inAnHour();
+    const narrow = await createToken({ name: 'narrow-changer', expiresAt, routeGroups: ['tokens'] });
+    caller = narrow.token;
+    const wider = [
+      await createToken({ name: 'unscoped' }),
+      await createToken({ name: 'more-groups', expiresAt, routeGroups: ['tokens', 'clients'] }),
+      await createToken({
+        name: 'later',
+        routeGroups: ['tokens'],
+        expiresAt: new Date(Date.now() + 7200_000).toISOString(),
+      }),
+    ];
+    for (const target of wider) {
+      for (const body of [{ enabled: false }, { name: 'renamed' }])
+        await asCaller.expectRefused('PATCH', `tokens/${target.id}`, body, 403, 'id', /reaches further/);
+      await asCaller.expectRefused('DELETE', `tokens/${target.id}`, undefined, 403, 'id', /reaches further/);
+    }
+    expect((await t.call('GET', 'auth/me', { token: wider[0].token })).status).toBe(200);
+
+    // No wider: the same scope, or narrower on every count; the token itself too.
+    const equal = await createToken({ name: 'equal', expiresAt, routeGroups: ['tokens'] });
+    const narrower = await createToken({
+      name: 'narrower',
+      readOnly: true,
+      expiresAt: new Date(Date.now() + 1800_000).toISOString(),
+      routeGroups: ['tokens'],
+    });
+    for (const target of [equal, narrower, narrow]) {
+      const renamed = await t.call('PATCH', `tokens/${target.id}`, { token: narrow.token, body: { name: 'renamed' } });
+      expect([target.name, renamed.status, renamed.body.name]).toEqual([target.name, 200, 'renamed']);
+    }
+    for (const target of [equal, narrower]) {
+      const disabled = await t.call('PATCH', `tokens/${target.id}`, { token: narrow.token, body: { enabled: false } });
+      expect([target.name, disabled.status, disabled.body.enabled]).toEqual([target.name, 200, false]);
+      expect((await t.call('DELETE', `tokens/${target.id}`, { token: narrow.token })).status).toBe(200);
+    }
+
+    // A session is the user: it reaches every token of theirs, however wide.
+    const [unscoped, moreGroups] = wider;
+    expect((await t.call('PATCH', `tokens/${unscoped.id}`, { token: session, body: { name: 'renamed' } })).status).toBe(
+      200,
+    );
+    const off = await t.call('PATCH', `tokens/${unscoped.id}`, { token: session, body: { enabled: false } });
+    expect([off.status, off.body.enabled]).toEqual([200, false]);
+    expect((await t.call('DELETE', `tokens/${moreGroups.id}`, { token: session })).status).toBe(200);
+  });
+
+  test("an owner's scoped token reaches other users' tokens by the same rule; out of reach stays 404", async () => {
+    const expiresAt = inAnHour();
+    const owners = await createToken({ name: 'owner-narrow', expiresAt, routeGroups: ['tokens'] });
+    const admin = await createUser('admin');
+    const adminsWide = await createToken({ name: 'admins-wide' }, admin.token);
+    const adminsNarrow = await createToken({ name: 'admins-narrow', expiresAt, routeGroups: ['tokens'] }, admin.token);
+    caller = owners.token;
+    await asCaller.expectRefused('PATCH', `tokens/${adminsWide.id}`, { enabled: false }, 403, 'id', /reaches further/);
+    await asCaller.expectRefused('DELETE', `tokens/${adminsWide.id}`, undefined, 403, 'id', /reaches further/);
+    expect((await t.call('GET', 'auth/me', { token: adminsWide.token })).status).toBe(200);
+    const off = await t.call('PATCH', `tokens/${adminsNarrow.id}`, { token: owners.token, body: { enabled: false } });
+    expect([off.status, off.body.enabled]).toEqual([200, false]);
+
+    // The admin's narrow token does not see the owner's tokens: 404 as for a made-up id, never 403.
+    const adminsOwn = await createToken({ name: 'admins-own', expiresAt, routeGroups: ['tokens'] }, admin.token);
+    caller = adminsOwn.token;
+    const ownersWide = await createToken({ name: 'owners-wide' });
+    for (const id of [ownersWide.id, owners.id, '00000000-0000-4000-8000-000000000000']) {
+      await asCaller.expectRefused('PATCH', `tokens/${id}`, { enabled: false }, 404, 'id');
+      await asCaller.expectRefused('DELETE', `tokens/${id}`, undefined, 404, 'id');
+    }
   });
 
   test('last use is recorded at most once a minute per token', async () => {

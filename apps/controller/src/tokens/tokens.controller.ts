@@ -53,7 +53,7 @@ export class TokensController {
     group: 'tokens',
     roles: EVERY_ROLE,
     summary:
-      "Rename, disable or re-enable an API token (takes effect on the next request); only the owner reaches other users' tokens",
+      "Rename, disable or re-enable an API token (takes effect on the next request); only the owner reaches other users' tokens, and a request made with a token changes only tokens no wider than itself",
     example: { enabled: false },
     response: TokenDto,
   })
@@ -70,7 +70,8 @@ export class TokensController {
     path: 'tokens/:id',
     group: 'tokens',
     roles: EVERY_ROLE,
-    summary: "Delete an API token for good; only the owner reaches other users' tokens",
+    summary:
+      "Delete an API token for good; only the owner reaches other users' tokens, and a request made with a token deletes only tokens no wider than itself",
     response: DeletedDto,
   })
   remove(@CurrentPrincipal() principal: Principal, @Param('id', new IdPipe('token')) id: string) {

@@ -61,6 +61,12 @@ export class TokensRepository {
     return tokens.map(view);
   }
 
+  /** One token within reach, or null: out of reach reads as absent. */
+  async find(reach: TokenReach, id: string): Promise<TokenView | null> {
+    const token = await this.orm.em.fork().findOne(ApiToken, { id, ...within(reach) }, { populate: ['user'] });
+    return token ? view(token) : null;
+  }
+
   async insert(
     userId: string,
     token: { name: string; hint: string; secretHash: string } & TokenScopeView,

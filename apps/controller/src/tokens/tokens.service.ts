@@ -21,8 +21,8 @@ export interface RequestedScope {
 
 /**
  * Where `scope` reaches beyond `limit` (the scope of the token making the request): a scoped
- * token must not make or turn back on a token that can do more than itself, or its scope would
- * be one request away from gone. Null when it does not.
+ * token must not make, turn back on, switch off, rename or delete a token that can do more than
+ * itself, or its scope would be one request away from gone. Null when it does not.
  */
 function widerThan(scope: TokenScopeView, limit: TokenScope): { field: string; message: string } | null {
   if (limit.readOnly && !scope.readOnly)
@@ -65,18 +65,32 @@ export class TokensService {
   }
 
   async update(principal: Principal, id: string, changes: { name?: string; enabled?: boolean }): Promise<TokenView> {
-    if (changes.enabled === true && principal.scope) {
-      const target = (await this.tokens.list(reachOf(principal))).find((token) => token.id === id);
-      const wider = target && widerThan(target, principal.scope);
-      if (wider) throw forbidden(wider.message, 'enabled');
-    }
+    // Re-enabling keeps naming `enabled`, the field asking for more, as it did before the rule
+    // covered every change.
+    await this.assertNoWider(principal, id, changes.enabled === true ? 'enabled' : 'id');
     const token = await this.tokens.update(reachOf(principal), id, changes);
     if (!token) throw notFound('token not found', 'id');
     return token;
   }
 
   async remove(principal: Principal, id: string): Promise<{ id: string; deleted: true }> {
+    await this.assertNoWider(principal, id, 'id');
     if (!(await this.tokens.remove(reachOf(principal), id))) throw notFound('token not found', 'id');
     return { id, deleted: true };
+  }
+
+  /**
+   * A request made with a token changes or deletes only tokens no wider than that token, whoever
+   * owns them: otherwise a narrow token (a CI secret limited to `tokens`, expiring tonight) could
+   * switch off, rename or delete its user's wide ones. A session is the user and reaches all of
+   * their tokens. Out of reach is 404 before anything else, so a 403 tells nothing the caller's
+   * own list does not. A token's scope never changes after issue, so the check cannot go stale.
+   */
+  private async assertNoWider(principal: Principal, id: string, field: string): Promise<void> {
+    if (!principal.scope) return;
+    const target = await this.tokens.find(reachOf(principal), id);
+    if (!target) throw notFound('token not found', 'id');
+    const wider = widerThan(target, principal.scope);
+    if (wider) throw forbidden(`this token reaches further than the one making the request: ${wider.message}`, field);
   }
 }
