@@ -1,3 +1,6 @@
+import { lookup } from 'node:dns/promises';
+import { hostname } from 'node:os';
+import { forbiddenReason } from '#libs/net/forbidden-targets.js';
 import { answer, fixtures, signedInPanel } from '../support/fixtures.js';
 import { startListServer, type ListServer } from '../support/list-server.js';
 import { refusal } from '../support/refusal.js';
@@ -48,6 +51,38 @@ describe('the forbidden-target rules apply to the URL', () => {
     await expectRefused('POST', 'outbound-subs/preview', { url: list.url }, 400, 'url', /private targets/);
     await expectRefused('POST', 'outbound-subs', { name: 'local', url: 'http://localhost:1/x' }, 400, 'url');
     expect(list.requests).toBe(before);
+  });
+
+  test('an internal name and an unknown one are refused in the same words, on save, preview and refresh', async () => {
+    // This host's own name resolves (through /etc/hosts) to a loopback or private address.
+    const internal = hostname();
+    const addresses = await lookup(internal, { all: true });
+    expect(addresses.some(({ address }) => forbiddenReason(address) !== null)).toBe(true);
+    const unknown = 'no-such-name.invalid';
+    const sentence = (host: string) =>
+      `${host} cannot be fetched: it does not resolve to a public address; subscriptions may not point at the panel's own or private addresses unless settings allow private targets`;
+    await allowPrivateTargets(false);
+    for (const host of [internal, unknown]) {
+      const url = `http://${host}:18999/list`;
+      const saved = await expectRefused('POST', 'outbound-subs', { name: 'probe', url }, 400, 'url');
+      expect(saved.error).toBe(sentence(host));
+      const previewed = await expectRefused('POST', 'outbound-subs/preview', { url }, 400, 'url');
+      expect(previewed.error).toBe(sentence(host));
+    }
+    // Saved while private targets were allowed, fetched once they are not: the same words again.
+    await allowPrivateTargets(true);
+    const subs = [
+      await createSub('internal', `http://${internal}:18999/list`),
+      await createSub('unknown', `http://${unknown}:18999/list`),
+    ];
+    await allowPrivateTargets(false);
+    for (const [sub, host] of [
+      [subs[0], internal],
+      [subs[1], unknown],
+    ] as const)
+      expect((await refresh(sub.id)).subscription.lastError).toBe(sentence(host));
+    await allowPrivateTargets(true);
+    for (const sub of subs) expect((await call('DELETE', `outbound-subs/${sub.id}`)).status).toBe(200);
   });
 
   test('a URL that is not http(s), or carries credentials, is refused on url', async () => {

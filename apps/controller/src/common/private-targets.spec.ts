@@ -31,4 +31,21 @@ describe('assertPublicTarget', () => {
     const failing: Resolver = () => Promise.reject(new Error('ENOTFOUND'));
     await expect(assertPublicTarget('nowhere.example', 'address', 'hops', failing)).resolves.toBe(undefined);
   });
+
+  test('for a URL the panel fetches, a name resolving to a forbidden address and one not resolving read the same', async () => {
+    const failing: Resolver = () => Promise.reject(new Error('getaddrinfo ENOTFOUND nowhere.example'));
+    const answers: string[] = [];
+    for (const resolver of [resolvingTo('203.0.113.9', '10.1.2.3'), failing, resolvingTo()]) {
+      const refused = await assertPublicTarget('db.corp.example', 'url', 'subscriptions', resolver, true).catch(
+        (e) => e,
+      );
+      expect(refused).toMatchObject({ status: 400, field: 'url' });
+      answers.push(refused.message);
+    }
+    expect(answers).toEqual(Array(3).fill(answers[0]));
+    expect(answers[0]).toMatch(/^db\.corp\.example cannot be fetched: it does not resolve to a public address;/);
+    await expect(
+      assertPublicTarget('example.org', 'url', 'subscriptions', resolvingTo('203.0.113.9'), true),
+    ).resolves.toBe(undefined);
+  });
 });

@@ -1,17 +1,28 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { Logger } from '@nestjs/common';
 import { forbiddenReason, isLocalhostName } from '#libs/net/forbidden-targets.js';
 import { badRequest } from '../http/api-error.js';
 import { withTimeout } from './with-timeout.js';
 
 const RESOLVE_TIMEOUT_MS = 2000;
+const logger = new Logger('private-targets');
+
+/**
+ * What the caller hears about a name the panel itself would fetch from when it resolves to a
+ * forbidden address and when it does not resolve at all: one sentence, or the difference would
+ * tell an admin which internal names exist. The server log keeps which it was.
+ */
+export const notPublic = (host: string) => `${host} cannot be fetched: it does not resolve to a public address`;
 
 /**
  * Refuses a target (a hop's host, the probe URL's host) that is, or resolves to, an address of
  * libs/net/forbidden-targets.ts (loopback, private, link-local, multicast, the panel host's own…),
  * unless settings allow private targets: the panel would otherwise make requests into internal
  * networks on a caller's behalf. A name that does not resolve now (or not within 2 s) is
- * accepted: the agent checks what it resolves to where it runs (probes and hop daemons alike).
+ * accepted: the agent checks what it resolves to where it runs (probes and hop daemons alike);
+ * a URL the panel fetches itself (`fetchedByPanel`) is refused then, in the same words as one
+ * resolving to a forbidden address (notPublic).
  */
 export type Resolver = (host: string) => Promise<{ address: string }[]>;
 
@@ -27,6 +38,8 @@ export async function assertPublicTarget(
   field: string,
   what: string,
   resolve: Resolver = systemResolver,
+  /** The panel itself fetches from it (subscriptions): a name must resolve now. */
+  fetchedByPanel = false,
 ): Promise<void> {
   const refuse = (reason: string) =>
     badRequest(
@@ -39,7 +52,16 @@ export async function assertPublicTarget(
     if (reason) throw refuse(`${host} is ${reason}`);
     return;
   }
-  const resolved = await withTimeout(resolve(host), RESOLVE_TIMEOUT_MS, `resolving ${host}`).catch(() => []);
-  if (resolved.some(({ address }) => forbiddenReason(address) !== null))
-    throw refuse(`${host} resolves to a forbidden address`);
+  let failure: string | null = null;
+  const resolved = await withTimeout(resolve(host), RESOLVE_TIMEOUT_MS, `resolving ${host}`).catch((error: Error) => {
+    failure = error.message;
+    return [];
+  });
+  const forbidden = resolved.some(({ address }) => forbiddenReason(address) !== null);
+  if (fetchedByPanel && (forbidden || resolved.length === 0)) {
+    if (forbidden) logger.warn(`${what}: ${host} refused: it resolves to a forbidden address`);
+    else logger.debug(`${what}: ${host} refused: it does not resolve (${failure ?? 'no addresses'})`);
+    throw refuse(notPublic(host));
+  }
+  if (forbidden) throw refuse(`${host} resolves to a forbidden address`);
 }

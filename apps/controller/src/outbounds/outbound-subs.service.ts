@@ -390,7 +390,7 @@ export class OutboundSubsService {
       throw badRequest('url must be an http or https URL', 'url');
     if (url.username || url.password) throw badRequest('url must not carry a user name or password', 'url');
     if (!(await this.settings.get()).allowPrivateTargets)
-      await assertPublicTarget(url.hostname.replace(/^\[(.*)\]$/, '$1'), 'url', 'subscriptions');
+      await assertPublicTarget(url.hostname.replace(/^\[(.*)\]$/, '$1'), 'url', 'subscriptions', undefined, true);
   }
 
   private async limits() {
