@@ -61,6 +61,38 @@ describe('bulk actions and groups', () => {
     expect(page.url()).not.toMatch(/\/clients\/[0-9a-f-]{36}/);
   });
 
+  test('Reset traffic on two rows asks first (how many, usage to 0), then zeroes only them', async () => {
+    await session().t.query(
+      `update clients set used_bytes = 5368709120 where name in ('bulk-02', 'bulk-03', 'bulk-04')`,
+    );
+    const used = async () =>
+      session().t.query<{ name: string; used: string }>(
+        `select name, used_bytes::text as used from clients where name in ('bulk-02', 'bulk-03', 'bulk-04') order by name`,
+      );
+    await page.goto(url('/clients?group=web-bulk&sort=name'));
+    await page.getByTestId('clients-table').getByText('bulk-02').waitFor();
+    await page.getByRole('checkbox', { name: 'Select bulk-02' }).check();
+    await page.getByRole('checkbox', { name: 'Select bulk-03' }).check();
+    await page.getByTestId('bulk-count').getByText('2 selected').waitFor();
+    await page.getByTestId('bulk-actions').click();
+    await page.getByTestId('bulk-reset').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('Reset the traffic of 2 clients? Their usage goes to 0').waitFor();
+    // Cancel leaves every counter as it was.
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await waitFor('the question to close', async () => (await page.getByRole('dialog').count()) === 0);
+    expect((await used()).map((row) => row.used)).toEqual(['5368709120', '5368709120', '5368709120']);
+    await page.getByTestId('bulk-actions').click();
+    await page.getByTestId('bulk-reset').click();
+    await page.getByRole('dialog').getByTestId('confirm').click();
+    await page.getByText('Reset traffic: 2 of 2 clients changed').waitFor();
+    expect(await used()).toEqual([
+      { name: 'bulk-02', used: '0' },
+      { name: 'bulk-03', used: '0' },
+      { name: 'bulk-04', used: '5368709120' },
+    ]);
+  });
+
   test('all 30 matching the filter selected and extended by 10 days', async () => {
     await page.goto(url('/clients?group=web-bulk&sort=name'));
     await page.getByTestId('clients-table').getByText('bulk-00').waitFor();

@@ -867,6 +867,7 @@ export const en = {
     deltaGb: 'GiB to add (negative to take away)',
     groupName: 'Group',
     run: 'Run',
+    confirmReset: 'Reset the traffic of {{count}} clients? Their usage goes to 0; this cannot be undone.',
     confirmDelete: 'Delete {{count}} clients with their devices? This cannot be undone.',
     running: 'Working: {{done}} of {{total}} clients',
     done: '{{action}}: {{changed}} of {{total}} clients changed',

@@ -869,6 +869,7 @@ export const fa: Translation = {
     deltaGb: 'گیگابایت افزوده (منفی برای کاستن)',
     groupName: 'گروه',
     run: 'اجرا',
+    confirmReset: 'ترافیک {{count, n}} کاربر صفر شود؟ مصرفشان به ۰ برمی‌گردد؛ این کار برگشت‌پذیر نیست.',
     confirmDelete: '{{count}} کاربر با دستگاه‌هایشان حذف شوند؟ این کار برگشت‌پذیر نیست.',
     running: 'در حال انجام: {{done}} از {{total}} کاربر',
     done: '{{action}}: {{changed}} از {{total}} کاربر تغییر کرد',

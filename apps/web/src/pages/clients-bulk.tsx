@@ -16,7 +16,7 @@ type Job = Schemas['BulkJobDto'];
 type Filter = Schemas['ClientFilterDto'];
 /** What a bulk request selects: these ids, or everything the list's filter matches. */
 export type Selection = { ids: string[] } | { filter: Filter };
-type Dialog = 'extend' | 'adjust' | 'addToGroup' | 'removeFromGroup' | 'delete' | null;
+type Dialog = 'extend' | 'adjust' | 'addToGroup' | 'removeFromGroup' | 'delete' | 'reset' | null;
 const GIB = 1024 ** 3;
 
 /**
@@ -126,7 +126,7 @@ export function BulkBar({
             <Menu.Item onClick={() => setDialog('adjust')} data-testid="bulk-adjust">
               {t('bulk.adjust')}
             </Menu.Item>
-            <Menu.Item onClick={() => simple.mutate('reset')} data-testid="bulk-reset">
+            <Menu.Item onClick={() => setDialog('reset')} data-testid="bulk-reset">
               {t('bulk.reset')}
             </Menu.Item>
             <Menu.Item onClick={() => setDialog('addToGroup')} data-testid="bulk-add-group">
@@ -156,6 +156,17 @@ export function BulkBar({
           </Text>
         </>
       )}
+      {/* Usage cannot be brought back once zeroed: asked first, like delete and a single client's reset. */}
+      <ConfirmDialog
+        opened={dialog === 'reset'}
+        onClose={() => setDialog(null)}
+        message={t('bulk.confirmReset', { count: allMatching ? total : count })}
+        confirmLabel={t('bulk.reset')}
+        onConfirm={() => {
+          setDialog(null);
+          simple.mutate('reset');
+        }}
+      />
       <ConfirmDialog
         opened={dialog === 'delete'}
         onClose={() => setDialog(null)}
