@@ -13,6 +13,7 @@ import { errorUnder, expectErrorUnder } from '../support/field-error.js';
  */
 // What the callbacks given to page.evaluate() see: they run in the page, not in Node.
 declare const localStorage: any;
+declare const document: any;
 
 const session = signedInPanel();
 const f = fixtures(session);
@@ -45,6 +46,33 @@ describe('forms, dialogs and drawers in a browser', () => {
   });
   afterEach(() => {
     expect(browser.pageErrors).toEqual([]);
+  });
+
+  test('New client starts with the only interface; without it, the refusal is scrolled to and focused', async () => {
+    // First in the file: the panel has no interface yet, so this one is the only one.
+    const only = await f.createInterface();
+    await open('/clients', 'en');
+    await page.getByTestId('new-client').click();
+    const dialog = page.getByRole('dialog');
+    const input = dialog.getByTestId('client-interfaces');
+    const pill = dialog.locator('.mantine-Pill-root').filter({ hasText: only.name });
+    await pill.waitFor();
+    // Cleared, the dialog scrolled down to its button, then Create: the API's refusal must show.
+    await pill.locator('.mantine-Pill-remove').click();
+    await pill.waitFor({ state: 'detached' });
+    await dialog.getByTestId('client-submit').click();
+    await expectErrorUnder(input, 'Choose at least one interface (or a group that gives some).');
+    await waitFor('the interfaces input to have the focus', () =>
+      page.evaluate(() => document.activeElement?.getAttribute('data-testid') === 'client-interfaces'),
+    );
+    // In view: below the dialog's header, above its bottom edge (not left under the header).
+    const header = (await dialog.locator('.mantine-Modal-header').boundingBox())!;
+    const content = (await dialog.boundingBox())!;
+    const box = (await input.boundingBox())!;
+    expect(box.y).toBeGreaterThanOrEqual(header.y + header.height);
+    expect(box.y + box.height).toBeLessThanOrEqual(content.y + content.height);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
   });
 
   test('every refused field shows its own error under it, in Persian, and loses it when changed', async () => {

@@ -1,6 +1,6 @@
 import { Alert, List } from '@mantine/core';
 import type { TFunction } from 'i18next';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { FieldError } from '../../../../libs/contracts/api-error.js';
 import { ApiError, messageOf } from '../api.js';
@@ -99,23 +99,43 @@ function snapshot(values: Record<string, unknown>): Record<string, string> {
  */
 export function FormError({ error, fields = [] }: { error: unknown; fields?: string[] }) {
   const { t } = useTranslation();
+  const anchor = useRef<HTMLSpanElement>(null);
+  useEffect(() => revealFirstError(anchor.current), [error]);
   if (!error) return null;
   const failures = failuresOf(error);
   const elsewhere = failures.filter((failure) => !fields.some((field) => under(failure.field, field)));
-  if (failures.length && !elsewhere.length) return null;
+  const place = <span ref={anchor} hidden />;
+  if (failures.length && !elsewhere.length) return place;
   return (
-    <Alert color="red" variant="light" role="alert" data-testid="form-error">
-      {elsewhere.length === 0 ? (
-        messageOf(error)
-      ) : elsewhere.length === 1 ? (
-        `${translateFailure(t, elsewhere[0]!)} (${elsewhere[0]!.field})`
-      ) : (
-        <List size="sm">
-          {elsewhere.map((failure) => (
-            <List.Item key={failure.field}>{`${translateFailure(t, failure)} (${failure.field})`}</List.Item>
-          ))}
-        </List>
-      )}
-    </Alert>
+    <>
+      {place}
+      <Alert color="red" variant="light" role="alert" data-testid="form-error">
+        {elsewhere.length === 0 ? (
+          messageOf(error)
+        ) : elsewhere.length === 1 ? (
+          `${translateFailure(t, elsewhere[0]!)} (${elsewhere[0]!.field})`
+        ) : (
+          <List size="sm">
+            {elsewhere.map((failure) => (
+              <List.Item key={failure.field}>{`${translateFailure(t, failure)} (${failure.field})`}</List.Item>
+            ))}
+          </List>
+        )}
+      </Alert>
+    </>
   );
+}
+
+/**
+ * After a refusal, the first input with an error (in the form's order), or else the alert, is
+ * scrolled into the middle of its dialog or page and an input gets the focus: a long dialog left
+ * scrolled to its button hid "Choose at least one interface" under its header. Every form that
+ * shows the API's refusal renders FormError, so this is the one place it happens.
+ */
+function revealFirstError(anchor: HTMLElement | null): void {
+  const form = anchor?.closest('form') ?? anchor?.parentElement;
+  const first = form?.querySelector<HTMLElement>('[aria-invalid="true"], [data-testid="form-error"]');
+  if (!first) return;
+  first.scrollIntoView({ block: 'center' });
+  if (first.matches('input, textarea, select')) first.focus({ preventScroll: true });
 }

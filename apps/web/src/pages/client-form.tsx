@@ -144,6 +144,14 @@ export function ClientForm({
   const set = <K extends keyof ClientFormValues>(key: K, value: ClientFormValues[K]) =>
     setValues((before) => ({ ...before, [key]: value }));
   const interfaces = useInterfaceOptions();
+  // With one interface in the panel there is nothing to choose: a new client starts with it (once,
+  // when the list arrives; clearing it afterwards stays cleared).
+  const [preselected, setPreselected] = useState(false);
+  const only = creating && interfaces.options.length === 1 ? interfaces.options[0]!.value : undefined;
+  if (only && !preselected) {
+    setPreselected(true);
+    if (!values.interfaceIds.length) setValues((before) => ({ ...before, interfaceIds: [only] }));
+  }
   const groups = useGroups();
   const groupNames = useGroupNames();
   // Only a creation takes group defaults; an edit shows and sends the client's own values.
