@@ -1,5 +1,4 @@
 import { Badge, DirectionProvider, MantineProvider, createTheme, useDirection } from '@mantine/core';
-import { Notifications } from '@mantine/notifications';
 import { QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { WEB_PAGES } from '../../../libs/contracts/web-paths.js';
@@ -10,6 +9,7 @@ import { basePath } from './env.js';
 import { directionOf } from './i18n.js';
 import { Layout } from './layout.js';
 import { noteRefusal } from './page-access.js';
+import { Toasts } from './components/toasts.js';
 import { PageSlot } from './pages.js';
 import { readableColors } from './readable-colors.js';
 import { SessionGate } from './session.js';
@@ -59,11 +59,9 @@ export function App() {
     <DirectionProvider initialDirection={directionOf(i18n.language)} detectDirection={false}>
       <MantineProvider theme={theme} defaultColorScheme="auto" cssVariablesResolver={readableColors}>
         <DirectionSync />
-        {/* Toasts at the bottom left, away from the drawer (Mantine opens it on the right in either
-            direction): "Client created" no longer covers the drawer's title. */}
-        <Notifications position="bottom-left" />
         <QueryClientProvider client={queryClient}>
           <BrowserRouter basename={basePath || '/'}>
+            <Toasts />
             <Routes>
               <Route path="/sign-in" element={<SignInPage />} />
               <Route
