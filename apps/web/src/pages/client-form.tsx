@@ -221,7 +221,7 @@ export function ClientForm({
         }
         data-testid="client-interfaces"
       />
-      <SimpleGrid cols={{ base: 1, xs: 2 }}>
+      <SimpleGrid cols={{ base: 1, xs: 2 }} style={{ alignItems: 'end' }}>
         <NumberInput
           label={t('clients.quotaGb')}
           description={fromGroup ? `${fromGroup} · ${unlimited}` : unlimited}
@@ -246,7 +246,7 @@ export function ClientForm({
           error={errors.of('deviceLimit')}
         />
       </SimpleGrid>
-      <SimpleGrid cols={{ base: 1, xs: 2 }}>
+      <SimpleGrid cols={{ base: 1, xs: 2 }} style={{ alignItems: 'end' }}>
         {i18n.language === 'fa' ? (
           // The browser's own date picker knows only the Gregorian calendar.
           <JalaliDateTimeInput

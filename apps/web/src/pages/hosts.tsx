@@ -260,7 +260,7 @@ function HostModal({
         onChange={(e) => set('address', e.currentTarget.value)}
         error={errors.of('address')}
       />
-      <Group grow>
+      <Group grow align="flex-end">
         <NumberInput
           label={t('hosts.port')}
           description={t('hosts.portZero')}

@@ -365,7 +365,7 @@ function Mail() {
           checked={values.enabled}
           onChange={(e) => set({ enabled: e.currentTarget.checked })}
         />
-        <Group grow wrap="wrap">
+        <Group grow wrap="wrap" align="flex-end">
           <TextInput
             label={t('notify.host')}
             dir="ltr"
@@ -388,7 +388,7 @@ function Mail() {
           checked={values.secure}
           onChange={(e) => set({ secure: e.currentTarget.checked })}
         />
-        <Group grow wrap="wrap">
+        <Group grow wrap="wrap" align="flex-end">
           <TextInput
             label={t('notify.user')}
             dir="ltr"

@@ -69,7 +69,7 @@ export default function SettingsPage() {
       <PageHeader title={t('nav.settings')} />
       <Card withBorder maw={640}>
         <Stack component="form" onSubmit={submit} gap="sm">
-          <Group grow>
+          <Group grow align="flex-end">
             <NumberInput
               label={t('settings.backupIntervalHours')}
               description={t('settings.zeroOff')}
@@ -122,7 +122,7 @@ export default function SettingsPage() {
             disabled={locked('auditRetentionDays')}
             data-testid="audit-retention"
           />
-          <Group grow>
+          <Group grow align="flex-end">
             <NumberInput
               label={t('settings.sharingWindowMinutes')}
               min={1}

@@ -107,7 +107,7 @@ export default function BatchCreateModal({ onClose }: { onClose: () => void }) {
         </Stack>
       ) : (
         <Stack component="form" onSubmit={submit} gap="sm">
-          <SimpleGrid cols={{ base: 1, sm: 2 }}>
+          <SimpleGrid cols={{ base: 1, sm: 2 }} style={{ alignItems: 'end' }}>
             <TextInput
               label={t('clientTransfer.namePrefix')}
               value={values.namePrefix}
@@ -158,7 +158,7 @@ export default function BatchCreateModal({ onClose }: { onClose: () => void }) {
             description={group?.interfaceIds.length ? t('clients.groupInterfaces', { group: group.name }) : undefined}
             data-testid="batch-interfaces"
           />
-          <SimpleGrid cols={{ base: 1, sm: 2 }}>
+          <SimpleGrid cols={{ base: 1, sm: 2 }} style={{ alignItems: 'end' }}>
             <NumberInput
               label={t('clients.quotaGb')}
               description={fromGroup ? `${fromGroup} · ${unlimited}` : unlimited}

@@ -93,7 +93,7 @@ export function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose:
         )
       }
     >
-      <Group grow>
+      <Group grow align="flex-end">
         <TextInput
           label={t('common.name')}
           name="name"
@@ -130,7 +130,7 @@ export function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose:
           {nodeWarning}
         </Alert>
       )}
-      <Group grow>
+      <Group grow align="flex-end">
         <TextInput
           label={t('interfaces.endpointHost')}
           name="endpointHost"
@@ -157,7 +157,7 @@ export function InterfaceModal({ entry, onClose }: { entry?: Interface; onClose:
           error={errors.of('listenPort')}
         />
       </Group>
-      <Group grow>
+      <Group grow align="flex-end">
         <TextInput
           label={t('interfaces.subnet')}
           name="subnet"
