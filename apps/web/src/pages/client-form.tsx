@@ -158,6 +158,8 @@ export function ClientForm({
   const group = creating ? defaultsGroup(groups.data, values.groups) : undefined;
   const errors = useFieldErrors(error, { ...values, quotaBytes: values.quotaGb, rateBitsPerSec: values.speedMbit });
   const fromGroup = group && t('clients.fromGroup', { group: group.name });
+  // One wording for what 0 means in every limit (here, in batch create and in the group form); the
+  // placeholder shows what an empty field gets (∞, or 1 device).
   const unlimited = t('clients.zeroUnlimited');
   const interfaceNames = (ids: string[]) =>
     ids.map((id) => interfaces.options.find((option) => option.value === id)?.label ?? id).join(', ');
@@ -285,7 +287,7 @@ export function ClientForm({
       {never}
       <NumberInput
         label={t('clients.speed')}
-        description={fromGroup ? `${fromGroup} · ${t('clients.speedHint')}` : t('clients.speedHint')}
+        description={fromGroup ? `${fromGroup} · ${unlimited}` : unlimited}
         placeholder={localDigits(group?.rateBitsPerSec ? String(group.rateBitsPerSec / MBIT) : '∞')}
         min={0}
         decimalScale={3}

@@ -223,7 +223,7 @@ function GroupModal({ group, onClose, onSaved }: { group?: Group; onClose: () =>
       />
       <NumberInput
         label={t('groups.speed')}
-        description={t('groups.speedHint')}
+        description={t('clients.zeroUnlimited')}
         min={0}
         value={values.speedMbit}
         onChange={(value) => set('speedMbit', number(value))}
