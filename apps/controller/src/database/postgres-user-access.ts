@@ -101,12 +101,17 @@ export function useReachableBinaries(log: (message: string) => void): void {
     chmodSync(copy, 0o755);
     writeFileSync(marker, version);
   }
-  // Inside Jest, whose module loader takes no hooks, jest.config.js maps the import to the copy.
-  if (process.env.JEST_WORKER_ID !== undefined) return;
   const target = pathToFileURL(join(copy, 'dist', 'index.js')).href;
-  registerHooks({
-    resolve(specifier, context, nextResolve) {
-      return specifier === PLATFORM_PACKAGE ? { url: target, shortCircuit: true } : nextResolve(specifier, context);
-    },
-  });
+  try {
+    registerHooks({
+      resolve(specifier, context, nextResolve) {
+        return specifier === PLATFORM_PACKAGE ? { url: target, shortCircuit: true } : nextResolve(specifier, context);
+      },
+    });
+  } catch (error) {
+    // Inside Jest, whose module loader refuses hooks (it throws), jest.config.js maps the import to
+    // the copy instead. Not an environment check: a panel a test starts inherits JEST_WORKER_ID but
+    // runs outside Jest, and needs the hook (a 0700 checkout's embedded-start.spec failed so).
+    if (process.env.JEST_WORKER_ID === undefined) throw error;
+  }
 }
