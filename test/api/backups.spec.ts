@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { dirname, join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { createGzip, gzipSync } from 'node:zlib';
 import * as tar from 'tar';
 import pg from 'pg';
 import { BackupsRepository } from '../../apps/controller/src/backups/backups.repository.js';
@@ -441,6 +441,28 @@ describe('bad archives and names', () => {
     expect([answered.status, ((await answered.json()) as { name: string }).name]).toEqual([201, goodName]);
     // Done: the next upload is checked again (the same archive is the same backup).
     expect((await upload(a, ownerA, good)).status).toBe(201);
+  });
+
+  test('an archive that unpacks past the limit is refused without inflating the rest, and nothing is left behind', async () => {
+    // A tar header claiming a 1 GiB part, then 1 GiB of zeros: ~1 MiB gzip-compressed, far past
+    // the 256 MiB floor of the unpack limit. Skipping the entry used to inflate it to its end.
+    const header = new tar.Header({ path: 'database/clients.copy', size: 1024 ** 3, type: 'File', mode: 0o600 });
+    const block = Buffer.alloc(512);
+    header.encode(block);
+    const gzip = createGzip({ level: 1 });
+    const chunks: Buffer[] = [];
+    gzip.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const done = new Promise((resolve) => gzip.on('end', resolve));
+    gzip.write(block);
+    const zeros = Buffer.alloc(1024 * 1024);
+    for (let i = 0; i < 1024; i++) if (!gzip.write(zeros)) await new Promise((resolve) => gzip.once('drain', resolve));
+    gzip.end();
+    await done;
+    const before = readdirSync(a.config.backupDir).sort();
+    const refused = await upload(a, ownerA, Buffer.concat(chunks));
+    expect([refused.status, refused.body.field]).toEqual([400, 'archive']);
+    expect(refused.body.error).toMatch(/^the archive unpacks to more than \d+ bytes$/);
+    expect(readdirSync(a.config.backupDir).sort()).toEqual(before);
   });
 
   test('a manifest field out of shape is refused with a sentence naming it, not the validation library’s output', async () => {

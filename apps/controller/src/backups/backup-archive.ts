@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as tar from 'tar';
@@ -61,32 +62,44 @@ export async function unpackArchive(
 
   let unpacked = 0;
   let refusal: string | undefined;
+  const source = createReadStream(file);
+  const unpack = new tar.Unpack({
+    cwd: targetDir,
+    strict: true,
+    preservePaths: false,
+    preserveOwner: false,
+    filter: (path, entry) => {
+      const type = 'type' in entry ? entry.type : 'File';
+      const size = 'size' in entry ? Number(entry.size) : 0;
+      const clean = path.replace(/^\.\//, '');
+      // `tar czf x.tar.gz -C dir .` writes the directories too, `./` first.
+      if (type === 'Directory' && /^(\.?\/?|database\/?|nodes\/?|nodes\/[0-9a-f-]{36}\/?)$/.test(clean)) return true;
+      if (type !== 'File' || !(clean === MANIFEST_FILE || TABLE_PART.test(clean) || NODE_PART.test(clean))) {
+        refusal ??= `the archive holds an entry a backup does not have: ${clean.slice(0, 100)}`;
+        return false;
+      }
+      unpacked += size;
+      if (unpacked > maxBytes) {
+        refusal ??= `the archive unpacks to more than ${maxBytes} bytes`;
+        // Skipping the entry would still inflate it to its end (a 4 GiB entry took 36 s): stop
+        // reading and inflating now, the archive is refused whatever follows.
+        source.destroy();
+        unpack.abort(new Error(refusal));
+        return false;
+      }
+      return true;
+    },
+  });
   try {
-    await tar.extract({
-      file,
-      cwd: targetDir,
-      strict: true,
-      preservePaths: false,
-      preserveOwner: false,
-      filter: (path, entry) => {
-        const type = 'type' in entry ? entry.type : 'File';
-        const size = 'size' in entry ? Number(entry.size) : 0;
-        const clean = path.replace(/^\.\//, '');
-        // `tar czf x.tar.gz -C dir .` writes the directories too, `./` first.
-        if (type === 'Directory' && /^(\.?\/?|database\/?|nodes\/?|nodes\/[0-9a-f-]{36}\/?)$/.test(clean)) return true;
-        if (type !== 'File' || !(clean === MANIFEST_FILE || TABLE_PART.test(clean) || NODE_PART.test(clean))) {
-          refusal ??= `the archive holds an entry a backup does not have: ${clean.slice(0, 100)}`;
-          return false;
-        }
-        unpacked += size;
-        if (unpacked > maxBytes) {
-          refusal ??= `the archive unpacks to more than ${maxBytes} bytes`;
-          return false;
-        }
-        return true;
-      },
+    await new Promise<void>((resolve, reject) => {
+      unpack.on('error', reject);
+      unpack.on('abort', reject);
+      unpack.on('close', () => resolve());
+      source.on('error', reject);
+      source.pipe(unpack);
     });
   } catch {
+    source.destroy();
     // The tar library's own words (base256, TAR_BAD_ARCHIVE) tell an operator nothing.
     throw new ArchiveRefused(refusal ?? 'the archive is damaged or truncated (not a readable .tar.gz)');
   }
