@@ -1,3 +1,5 @@
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import { answer } from '../support/fixtures.js';
 import { OWNER, startTestPanel, type TestPanel } from '../support/test-panel.js';
 
@@ -56,6 +58,37 @@ describe('sign-in and sessions', () => {
       body: { error: expect.stringContaining('not a session'), field: '' },
     });
     expect((await t.call('GET', 'auth/me', { token })).status).toBe(200);
+  });
+
+  test('a stored password hash the panel cannot use (scrypt parameters it never makes) is a failed sign-in: 401, warned once', async () => {
+    const owner = 'select password_hash from users where username = $1';
+    const [{ password_hash: good }] = await t.query<{ password_hash: string }>(owner, [OWNER.username]);
+    const logged: string[] = [];
+    const spy = jest
+      .spyOn(Logger.prototype, 'warn')
+      .mockImplementation((message: unknown) => void logged.push(String(message)));
+    try {
+      // N = 3 is no power of two (crypto.scrypt threw a RangeError: a 500); p = 100000 runs minutes.
+      for (const params of ['3$8$1', '16384$8$100000']) {
+        const bad = good.replace(/^scrypt\$\d+\$\d+\$\d+\$/, `scrypt$${params}$`);
+        await t.query('update users set password_hash = $1 where username = $2', [bad, OWNER.username]);
+        for (let i = 0; i < 2; i++) {
+          const refused = await t.call('POST', 'auth/login', { body: OWNER });
+          expect([params, refused.status, refused.body]).toEqual([
+            params,
+            401,
+            { error: 'invalid username or password', field: '' },
+          ]);
+        }
+      }
+    } finally {
+      await t.query('update users set password_hash = $1 where username = $2', [good, OWNER.username]);
+      spy.mockRestore();
+    }
+    expect(
+      logged.filter((message) => message.includes(`password hash of "${OWNER.username}" cannot be used`)),
+    ).toHaveLength(1);
+    expect((await t.call('POST', 'auth/login', { body: OWNER })).status).toBe(200);
   });
 
   test('wrong password is a 401 with the error shape', async () => {

@@ -805,6 +805,7 @@ describe('bad archives and names', () => {
     };
     const injected = 'PostUp = curl http://127.0.0.1:9/x | sh';
     const rule = (await a.query<{ id: string }>(`select id from routing_rules where name = 'crafted-rule'`))[0].id;
+    const owner = (await a.query<{ id: string }>(`select id from users where role = 'owner'`))[0].id;
     const cases: [string, string, string, (value: string) => string, string][] = [
       [
         'interfaces',
@@ -827,6 +828,19 @@ describe('bad archives and names', () => {
       ['balancers', bal, 'hops', () => `{${hop.id},${hop.id}}`, 'hops'],
       ['balancers', bal, 'override_id', () => wgHop.id, 'overrideId'],
       ['balancers', bal, 'tag', () => 'crafted-hop', 'tag'],
+      // What the auth module writes: scrypt threw a RangeError (a 500 at sign-in) on N = 3, and
+      // p = 100000 would run for minutes; a TOTP secret otplib did not make.
+      ['users', owner, 'password_hash', (v) => v.replace(/^scrypt\$\d+\$8\$1\$/, 'scrypt$3$8$1$'), 'password_hash'],
+      [
+        'users',
+        owner,
+        'password_hash',
+        (v) => v.replace(/^scrypt\$\d+\$8\$1\$/, 'scrypt$16384$8$100000$'),
+        'password_hash',
+      ],
+      ['users', owner, 'password_hash', () => 'plain-text', 'password_hash'],
+      ['users', owner, 'totp_secret', () => 'not a secret', 'totp_secret'],
+      ['users', owner, 'totp_last_step', () => '-5', 'totp_last_step'],
     ];
     const configs = async () => (await a.call('GET', `clients/${client.id}/configs`, { token: ownerA })).body;
     const before = { configs: await configs(), clients: await A.count('clients'), hops: await A.count('outbounds') };

@@ -53,7 +53,7 @@ export class AuthService {
     const keys = LoginThrottleService.keys(ip, username);
     await this.throttle.begin(keys);
     const user = await this.users.findByUsername(username);
-    const valid = await verifyPassword(password, user?.passwordHash ?? DECOY_HASH);
+    const valid = await verifyPassword(password, user?.passwordHash ?? DECOY_HASH, user?.username);
     if (!user || !valid) {
       // An operator's signal of guessing (the throttle then stops it); the username is quoted, never the password.
       this.logger.warn(`sign-in refused for ${JSON.stringify(username.slice(0, 64))} from ${ip}`);
@@ -103,7 +103,7 @@ export class AuthService {
     await this.throttle.begin(keys);
     const user = await this.users.findById(principal.userId);
     if (!user) throw unauthorized('invalid or expired credentials');
-    if (!(await verifyPassword(currentPassword, user.passwordHash)))
+    if (!(await verifyPassword(currentPassword, user.passwordHash, user.username)))
       throw badRequest('the current password is wrong', 'currentPassword');
     await this.throttle.succeeded(keys);
     if (newPassword === currentPassword)

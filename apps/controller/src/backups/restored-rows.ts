@@ -30,9 +30,13 @@ import {
 import { checkLists } from '../template/template-plan.service.js';
 import { validRow } from '../template/row-validation.js';
 import { UpdateTokenDto } from '../tokens/dto/token.dto.js';
+import { passwordHashFault } from '../auth/password.js';
 import { ArchiveRefused } from './backup-archive.js';
 
 type Row = Record<string, unknown>;
+
+/** What otplib's generateSecret gives (auth/totp): 20 random bytes in base32, no padding. */
+const TOTP_SECRET = /^[A-Z2-7]{32}$/;
 export type RowQuery = (sql: string) => Promise<Row[]>;
 
 /** A value the API would have had to take: absent when the column holds SQL null. */
@@ -262,6 +266,22 @@ const CHECKS: { table: string; sql: string; check: (row: Row, path: string) => P
         // An imported peer may have no preshared key (''), as its old panel had it (docs/import.md).
         if (!isWireGuardKey(row[key]) && !(key === 'preshared_key' && row[key] === ''))
           wrongAt(path, badRequest(`${key} must be a WireGuard key`, key));
+    },
+  },
+  {
+    table: 'users',
+    sql: `select id, password_hash, totp_secret, totp_enabled, totp_last_step from users order by id`,
+    // No route writes these as given (auth hashes the password, otplib makes the secret): held to
+    // what the auth module writes. A hash crypto.scrypt cannot take answered sign-in with a 500.
+    check: async (row, path) => {
+      const fault = passwordHashFault(row.password_hash);
+      if (fault) wrongAt(path, badRequest(`the password hash cannot be used: ${fault}`, 'password_hash'));
+      if (row.totp_secret !== null && !(typeof row.totp_secret === 'string' && TOTP_SECRET.test(row.totp_secret)))
+        wrongAt(path, badRequest('totp_secret must be a TOTP secret (32 base32 characters)', 'totp_secret'));
+      if (row.totp_enabled === true && row.totp_secret === null)
+        wrongAt(path, badRequest('two-factor sign-in is on without a secret', 'totp_enabled'));
+      if (row.totp_last_step !== null && !/^\d{1,15}$/.test(String(row.totp_last_step)))
+        wrongAt(path, badRequest('totp_last_step must be a time step (a whole number)', 'totp_last_step'));
     },
   },
   {

@@ -82,7 +82,8 @@ export class TotpService {
     await this.throttle.begin(keys);
     const user = await this.users.findById(principal.userId);
     if (!user) throw notFound('user not found');
-    if (!(await verifyPassword(password, user.passwordHash))) throw badRequest('the password is wrong', 'password');
+    if (!(await verifyPassword(password, user.passwordHash, user.username)))
+      throw badRequest('the password is wrong', 'password');
     await this.throttle.succeeded(keys);
     const secret = generateSecret();
     if (!(await this.totp.setPending(principal.userId, secret)))
