@@ -14,6 +14,7 @@ import {
   killAllSpawned,
   postmasterOf,
   run,
+  runProgram,
   runToEnd,
   stopPostmaster,
   waitForOutput,
@@ -237,6 +238,26 @@ test(
     expect(me.status).toBe(200);
     expect(me.body.via).toBe('token');
     expect((await stopPanel('SIGTERM')).code).toBe(0);
+  },
+  SLOW,
+);
+
+test(
+  'Ctrl-C in a terminal (SIGINT to the whole process group) stops the panel before its PostgreSQL, cleanly',
+  async () => {
+    // A terminal sends SIGINT to every process of its foreground group; the panel runs in a group
+    // of its own here, so signalling that group is what Ctrl-C on `npm start` does to it.
+    const started = runProgram(process.execPath, [PANEL_MAIN], env, { group: true });
+    await waitForOutput(started, LISTENING, SLOW);
+    const postmaster = postmasterOf(dataDir);
+    expect(postmaster).toBeDefined();
+    process.kill(-started.child.pid!, 'SIGINT');
+    const exited = await started.exited;
+    const output = `${started.stdout}\n${started.stderr}`;
+    expect({ ...exited, output }).toEqual({ code: 0, signal: null, output });
+    expect(output).not.toMatch(/failed|administrator command|database system is shutting down/);
+    expect(output).toContain('warren: SIGINT received, shutting down');
+    expect(postmasterOf(dataDir)).toBeUndefined();
   },
   SLOW,
 );

