@@ -252,7 +252,9 @@ test(
     const postmaster = postmasterOf(dataDir);
     expect(postmaster).toBeDefined();
     process.kill(-started.child.pid!, 'SIGINT');
+    const closed = new Promise((resolve) => started.child.once('close', resolve)); // all output read
     const exited = await started.exited;
+    await closed;
     const output = `${started.stdout}\n${started.stderr}`;
     expect({ ...exited, output }).toEqual({ code: 0, signal: null, output });
     expect(output).not.toMatch(/failed|administrator command|database system is shutting down/);

@@ -32,11 +32,15 @@ let packageLoaded: Promise<typeof EmbeddedPostgresClass> | undefined;
  * Makes the package spawn the PostgreSQL server in a session of its own, out of reach of a
  * terminal's Ctrl-C (why and the alternatives: postgres-own-session.ts), by giving the package
  * postgres-own-session.js wherever it imports `child_process`. Must run before the package loads.
- * Inside Jest, whose module loader takes no hooks, the server stays in the test process's group:
- * no terminal signals reach a Jest worker, and the end-to-end tests run the built panel.
+ * Inside Jest, whose module loader takes no hooks, the hook is inert and the server stays in the
+ * test process's group: no terminal's signals reach a Jest worker. (Not skipped by JEST_WORKER_ID:
+ * a panel that a test runs as a child inherits that variable and must get its own session.)
  */
+const SESSION_HOOK = Symbol.for('warren.postgres-own-session');
 function runPostgresInOwnSession(): void {
-  if (process.env.JEST_WORKER_ID !== undefined) return;
+  const registry = globalThis as { [SESSION_HOOK]?: boolean };
+  if (registry[SESSION_HOOK]) return;
+  registry[SESSION_HOOK] = true;
   const replacement = new URL('./postgres-own-session.js', import.meta.url).href;
   registerHooks({
     resolve(specifier, context, nextResolve) {
