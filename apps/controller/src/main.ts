@@ -1,5 +1,6 @@
 import { loadConfigOrReport } from './config/config.js';
 import { changePasswordHint } from './auth/owner-bootstrap.js';
+import { listeningLine } from './listening-line.js';
 import { startPanel } from './panel.js';
 
 /** `npm start`: validate configuration, start the panel, print how to reach it. */
@@ -8,7 +9,16 @@ async function main(): Promise<void> {
   if (!config) process.exit(2);
   const panel = await startPanel(config);
   const url = `${panel.origin}${config.basePath}/`;
-  console.log(`warren: panel listening on ${url} (API: ${url}api/docs)`);
+  const origin = new URL(panel.origin);
+  const port = Number(origin.port) || (origin.protocol === 'https:' ? 443 : 80);
+  const where = listeningLine({
+    localUrl: url,
+    bindHost: config.host,
+    port,
+    basePath: config.basePath,
+    publicUrl: config.publicUrl,
+  });
+  console.log(`${where} (API: ${url}api/docs)`);
   if (panel.owner?.generatedPassword) {
     console.log(
       `warren: created the owner account. username: ${panel.owner.username}  password: ${panel.owner.generatedPassword}\n` +
