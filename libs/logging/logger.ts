@@ -32,7 +32,32 @@ export interface LoggerOptions {
 const stdout: DestinationStream = { write: (line: string) => void process.stdout.write(line) };
 const stderr: DestinationStream = { write: (line: string) => void process.stderr.write(line) };
 
+/**
+ * In the terminal, a request line is one line, `GET /api/nodes 200 3.1 ms (reqId)`: pino-pretty
+ * would print each of its six fields on a line of its own, and at a few requests a second the
+ * owner's password printed at the first start scrolled away. JSON lines keep every field.
+ */
+export function oneLineRequest(line: string): string {
+  if (!line.includes('"msg":"request answered"')) return line;
+  const {
+    reqId,
+    method,
+    path,
+    route: _route,
+    status,
+    ms,
+    msg: _msg,
+    ...rest
+  } = JSON.parse(line) as Record<string, unknown>;
+  return `${JSON.stringify({ ...rest, msg: `${String(method)} ${String(path)} ${String(status)} ${String(ms)} ms (${String(reqId)})` })}\n`;
+}
+
 function prettyTo(fd: 1 | 2): DestinationStream {
+  const pretty = prettyStream(fd);
+  return { write: (line: string) => void pretty.write(oneLineRequest(line)) };
+}
+
+function prettyStream(fd: 1 | 2): DestinationStream {
   return PinoPretty({
     colorize: Boolean((fd === 1 ? process.stdout : process.stderr).isTTY),
     translateTime: 'SYS:HH:MM:ss.l',
