@@ -145,7 +145,9 @@ describe('bulk actions and groups', () => {
               (select id from users where role = 'owner' order by created_at limit 1), now(), now()
          from generate_series(1, 20000) n`,
     );
-    await page.goto(url('/clients?group=web-big'));
+    await page.goto(url('/clients?group=web-big&sort=name'));
+    // The page's rows first: ticked before they arrive, the box is reset when they do.
+    await page.getByTestId('clients-table').getByText('big-1', { exact: true }).waitFor();
     await page.getByTestId('select-page').check();
     await page.getByTestId('select-all-matching').click();
     await page.getByText('All 20000 clients matching the filter are selected').waitFor();
