@@ -25,13 +25,6 @@ export interface PrivatePostgres {
   restartFast(): Promise<void>;
   /** SIGKILL to the postmaster, then waits until every server process it had is gone (nothing of it answers). */
   kill(): Promise<void>;
-  /**
-   * SIGSTOP to the postmaster and every process it has (backends, checkpointer, ...): the server
-   * stalls as behind a network partition; connections are neither refused nor answered.
-   */
-  stall(): void;
-  /** SIGCONT to the processes stall() stopped: the server answers again where it left off. */
-  resume(): void;
   /** Starts the server again after kill() (crash recovery from the WAL); resolves once it accepts connections. */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -67,8 +60,6 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const log = () => undefined;
   let embedded: EmbeddedDatabase = await startEmbeddedPostgres(dataDir, log);
   const url = embedded.url;
-  /** The processes stall() stopped, until resume(). */
-  let stalled: number[] = [];
 
   /** pg_ctl beside the postgres binary the server runs (postmaster.opts names it), as the user it runs as. */
   const pgCtl = async (...args: string[]) => {
@@ -99,21 +90,10 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       await waitFor('the killed server’s processes to end', () => ![pid, ...children].some(alive), 30_000, 50);
       await embedded.stop(); // forgets the dead server (and its stop on exit)
     },
-    stall() {
-      const pid = postmasterOf(dataDir);
-      if (!pid) throw new Error('no postmaster to stall');
-      stalled = [pid, ...childrenOf(pid)];
-      for (const each of stalled) process.kill(each, 'SIGSTOP');
-    },
-    resume() {
-      for (const each of stalled) if (alive(each)) process.kill(each, 'SIGCONT');
-      stalled = [];
-    },
     async start() {
       embedded = await startEmbeddedPostgres(dataDir, log);
     },
     async stop() {
-      for (const each of stalled) if (alive(each)) process.kill(each, 'SIGCONT');
       await embedded.stop();
       await stopPostmaster(dataDir); // one that pg_ctl started
       rmSync(dataDir, { recursive: true, force: true });

@@ -5,13 +5,8 @@ import { withAdvisoryLock } from './advisory-lock.js';
 import { ChangeRecordSubscriber } from './change-record.js';
 import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
-import { CONNECT_TIMEOUT_MS, discardTimedOutConnections, ORM_STATEMENT_TIMEOUT_MS } from './statement-bounds.js';
 
-/**
- * `bounded`: the pool's statements are cut off past ORM_STATEMENT_TIMEOUT_MS (statement-bounds.ts),
- * as the request path needs; migrations run unbounded (one may rewrite a large table).
- */
-export function ormOptions(url: string, bounded = true): Options {
+export function ormOptions(url: string): Options {
   return {
     clientUrl: url,
     entities: ENTITIES,
@@ -22,12 +17,6 @@ export function ormOptions(url: string, bounded = true): Options {
     allowGlobalContext: false,
     // About two connections per core: more only make PostgreSQL processes compete (docs/benchmarks.md).
     pool: { min: 1, max: 8 },
-    // Passed to pg.Pool: a stalled database (no refusal, no answer) fails a request with a 503
-    // after these bounds instead of holding it forever.
-    driverOptions: {
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      ...(bounded ? { query_timeout: ORM_STATEMENT_TIMEOUT_MS, onPoolCreated: discardTimedOutConnections } : {}),
-    },
     // BullMQ owns QUEUE_SCHEMA; without this the schema diff proposes dropping its tables. The
     // triggers that keep the clients' summaries (Migration20261125090000_client_summaries) use
     // transition tables, which entity trigger definitions cannot declare: they live in that
@@ -75,12 +64,12 @@ export function openDatabaseAsIs(url: string): Promise<MikroORM> {
  * controller (or CLI) at a time: two starting together would both run the same migration.
  */
 export async function openDatabase(url: string): Promise<MikroORM> {
-  // Migrations on an unbounded ORM of their own; the one returned has the request path's bounds.
-  const migrating = await MikroORM.init(ormOptions(url, false));
+  const orm = await MikroORM.init(ormOptions(url));
   try {
-    await withAdvisoryLock(url, 'warren.migrations', () => migrating.migrator.up());
-  } finally {
-    await migrating.close(true);
+    await withAdvisoryLock(url, 'warren.migrations', () => orm.migrator.up());
+  } catch (error) {
+    await orm.close(true);
+    throw error;
   }
-  return MikroORM.init(ormOptions(url));
+  return orm;
 }

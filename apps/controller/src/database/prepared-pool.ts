@@ -1,5 +1,4 @@
 import pg from 'pg';
-import { CONNECT_TIMEOUT_MS, LOOKUP_STATEMENT_TIMEOUT_MS } from './statement-bounds.js';
 
 /**
  * A small pg pool for the few queries on every request's path (credential look-ups). They run as
@@ -11,14 +10,7 @@ export class PreparedPool {
   private readonly pool: pg.Pool;
 
   constructor(url: string, max = 4) {
-    // Bounded (statement-bounds.ts): a stalled database answers 503, not a request that hangs.
-    // pool.query releases a connection with its error, so a timed-out one is dropped, not reused.
-    this.pool = new pg.Pool({
-      connectionString: url,
-      max,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      query_timeout: LOOKUP_STATEMENT_TIMEOUT_MS,
-    });
+    this.pool = new pg.Pool({ connectionString: url, max });
     this.pool.on('error', () => undefined); // a dropped idle connection is replaced on next use
   }
 

@@ -28,12 +28,9 @@ const NETWORK_CODES = new Set([
 const SERVER_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
 const CONNECTION_CLASS = /^08(?!P01)/;
 
-/**
- * node-postgres's own words for a connection that ended under it, or a statement or connection
- * past its bound (database/statement-bounds.ts: a stalled server) (it gives them no code).
- */
+/** node-postgres's own words for a connection that ended under it (it gives them no code). */
 const DRIVER_MESSAGES =
-  /^(Query read timeout|Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect|Connection ended unexpectedly)/;
+  /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect|Connection ended unexpectedly)/;
 
 export function databaseUnreachable(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 5) return false;
