@@ -55,8 +55,9 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(SYSTEM_SAMPLER) private readonly sampler: SystemSampler,
   ) {
     this.spool = new CounterSpool(config.dataDir);
-    // A restarted interface's last counters go into the next batch (its new link counts from 0).
-    host.onCountersReset?.((final) => this.spool.carry(final));
+    // A restarted interface's last counters go into the next batch (its new link counts from 0);
+    // no batch is cut while it restarts.
+    host.onCountersReset?.({ starting: () => this.spool.holdCuts(), done: (final) => this.spool.carry(final) });
   }
 
   get nodeId(): string {

@@ -6,6 +6,7 @@ import type { ApplyResult } from '#libs/contracts/node-queue.js';
 import type { NodeProbeAnswer } from '#libs/contracts/node-probe.js';
 import type { ProbeJob, ProbeResult } from '#libs/contracts/routing.js';
 import type { AppliedRecord, PeerReading } from './host/index.js';
+import type { CountersResetListener } from './host/counters.js';
 import type { HopReading } from './host/routing/hop-counters.js';
 import type { DeltaOutcome } from './host/wireguard-host.js';
 
@@ -30,7 +31,7 @@ export interface HostDriver {
    * Registers who takes an interface's last reading when a restart re-creates its link (the
    * counter spool: its counters start from 0 again). Drivers that never re-create links omit it.
    */
-  onCountersReset?(listener: (final: PeerReading[]) => void): void;
+  onCountersReset?(listener: CountersResetListener): void;
   /** Corrects clients' kernel quotas from WireGuard's counters (each report round); the failure, or null. */
   correctQuotas(): Promise<string | null>;
   /** What the agent manages on the host, for a backup. */

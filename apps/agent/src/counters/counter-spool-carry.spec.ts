@@ -73,3 +73,23 @@ test('a reading begun before a restart holds the old link: it is dropped, not co
   // The next round reads the new link: its bytes alone.
   expect(cut(spool, [at(A, 300, 20)])).toEqual({ [A]: [300, 20] });
 });
+
+test('no batch is cut while a restart is under way: the old link, read after its last reading, is not counted twice', () => {
+  const spool = new CounterSpool(dir);
+  expect(cut(spool, [at(A, 1000, 500)])).toEqual({ [A]: [1000, 500] });
+  // The restart begins and takes the old link's last reading (1200/600); a report round reads the
+  // link again before it is gone (1300/650: it moved on) and tries to cut.
+  spool.holdCuts();
+  expect(spool.cut([at(A, 1300, 650)], Date.now(), [], spool.readingMark())).toBeNull();
+  spool.carry([at(A, 1200, 600)]);
+  // The new link: its bytes and the carried ones, once (the 100/50 after the last reading are lost).
+  expect(cut(spool, [at(A, 50, 5)])).toEqual({ [A]: [250, 105] });
+});
+
+test('a restart that failed releases the hold and carries nothing', () => {
+  const spool = new CounterSpool(dir);
+  cut(spool, [at(A, 1000, 500)]);
+  spool.holdCuts();
+  spool.carry([]);
+  expect(cut(spool, [at(A, 1100, 500)])).toEqual({ [A]: [100, 0] });
+});

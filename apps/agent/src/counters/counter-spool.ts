@@ -127,6 +127,8 @@ export class CounterSpool {
   private lastWriteAt = Date.now();
   /** Carries so far (readingMark): a reading begun before one may hold a gone link's counters. */
   private carries = 0;
+  /** A restart is under way (holdCuts() until carry()): no batch is cut meanwhile. */
+  private holding = false;
 
   /** No spool file was found: a first start, or a spool lost (see baselineLost). */
   readonly started: boolean;
@@ -202,6 +204,7 @@ export class CounterSpool {
    */
   carry(final: readonly PeerReading[]): void {
     this.carries++;
+    this.holding = false;
     if (final.length === 0 || this.state.baselineUnknown) return;
     const { baseline, carry } = this.state;
     for (const reading of final) {
@@ -223,6 +226,17 @@ export class CounterSpool {
   }
 
   /**
+   * A restart begins: no batch is cut until its carry(). Its last reading of the old link comes
+   * next; a batch cut between that reading and the carry would move the baseline past it (or drop
+   * the peers, their socket already gone), and the carry would then count the old link's bytes
+   * in full a second time. The traffic meanwhile stays in the counters for the next batch.
+   */
+  holdCuts(): void {
+    this.carries++;
+    this.holding = true;
+  }
+
+  /**
    * To take before a reading and give to cut(). A reading is awaited while an apply may restart an
    * interface: begun before the restart, it holds the old link's counters, whose baseline the
    * carry just removed, so cutting it would count the old link's bytes a second time. Such a
@@ -238,8 +252,8 @@ export class CounterSpool {
   }
 
   /**
-   * Cuts the next batch from a reading, unless one is still in flight, nothing moved, or the
-   * reading began before a carry (`mark` from readingMark() then). Returns the batch to send (already on disk).
+   * Cuts the next batch from a reading, unless one is still in flight, nothing moved, a restart
+   * is under way (holdCuts), or the reading began before a carry (`mark` from readingMark() then). Returns the batch to send (already on disk).
    *
    * A round without a batch writes nothing at once: its baseline moved only where nothing counts
    * (new peers at 0, vanished peers, counters that restarted at 0, hops likewise) and the time of
@@ -255,7 +269,7 @@ export class CounterSpool {
     hopReadings: readonly HopReading[] | null = [],
     mark = this.carries,
   ): CounterBatch | null {
-    if (this.state.pending || mark !== this.carries) return null;
+    if (this.state.pending || this.holding || mark !== this.carries) return null;
     if (this.state.baselineUnknown) {
       const { baseline } = this.state;
       baseline.clear();

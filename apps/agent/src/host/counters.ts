@@ -147,3 +147,14 @@ export class CounterReader {
     return parseWgDump(dump, (name) => names.has(name));
   }
 }
+
+/**
+ * A restart's two moments for the counter spool: `starting` before the old link's last reading
+ * (no batch may be cut from then on: one cut between that reading and `done` would move the
+ * baseline past it, and the carry would count the old link's bytes again), `done` with that
+ * reading once the link is gone (empty when the restart failed: the old link still counts).
+ */
+export interface CountersResetListener {
+  starting(): void;
+  done(final: PeerReading[]): void;
+}

@@ -31,7 +31,7 @@ import { createLink, removeLink } from './wireguard-link.js';
 import { mtuArg, tunnelArg } from './host-arguments.js';
 import { HopHost } from './routing/hop-host.js';
 import { ShapingHost } from './shaping/shaping-host.js';
-import { CounterReader, type PeerReading } from './counters.js';
+import { CounterReader, type CountersResetListener, type PeerReading } from './counters.js';
 import { QuotaHost } from './quotas/quota-host.js';
 
 /**
@@ -89,7 +89,7 @@ export class WireGuardHost {
   /** Clients' byte allowances in the kernel, applied after the tunnels whose peers they count. */
   private readonly quotas: QuotaHost;
   private readonly counters: CounterReader;
-  private countersReset?: (final: PeerReading[]) => void;
+  private countersReset?: CountersResetListener;
 
   constructor(options: WireGuardHostOptions) {
     this.runner = options.runner;
@@ -105,10 +105,11 @@ export class WireGuardHost {
   }
 
   /**
-   * Called with an interface's last reading when a restart deleted its link (its counters start
-   * from 0 on the new one): the counter spool carries those bytes over (counter-spool.ts).
+   * Told when a restart begins, and given an interface's last reading when it deleted its link
+   * (its counters start from 0 on the new one): the counter spool carries those bytes over
+   * (counter-spool.ts; host-driver.ts CountersResetListener).
    */
-  onCountersReset(listener: (final: PeerReading[]) => void): void {
+  onCountersReset(listener: CountersResetListener): void {
     this.countersReset = listener;
   }
 
@@ -507,20 +508,23 @@ export class WireGuardHost {
    * Returns why it could not, or null.
    */
   private async restartLink(name: string, entry: ManagedInterface): Promise<string | null> {
+    this.countersReset?.starting();
     let final: PeerReading[];
     try {
       final = (await this.counters.read()).filter((reading) => reading.interface === name);
     } catch (error) {
+      this.countersReset?.done([]);
       return `cannot read the counters before the restart: ${errorText(error)}`;
     }
     try {
       await removeLink(this.runner, name, entry.driver, true);
     } catch (error) {
+      this.countersReset?.done([]);
       return `could not restart: ${errorText(error)}`;
     }
     this.loadState().interfaces.delete(name);
     this.saveState();
-    this.countersReset?.(final);
+    this.countersReset?.done(final);
     return null;
   }
 
