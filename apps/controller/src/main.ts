@@ -41,6 +41,9 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // A closed terminal: the same orderly stop (its default would end the process at once, and the
+  // embedded PostgreSQL, in a session of its own, would only get a last-resort SIGINT).
+  process.on('SIGHUP', () => stop('SIGHUP'));
 }
 
 main().catch((error: unknown) => {
