@@ -56,6 +56,9 @@ const RESTORE_LOCK_WAIT_MS = 60_000;
 /** PostgreSQL's SQLSTATE of a statement cut off by statement_timeout. */
 const STATEMENT_CUT_OFF = '57014';
 
+/** SQLSTATE classes of a migration failing on an archive's rows: data exceptions, constraint violations. */
+const ARCHIVE_FAULT_CLASSES = new Set(['22', '23']);
+
 /**
  * The longest one statement of an upload's check may run (`set local statement_timeout` in its
  * transaction). The check loads a whole archive and replays migrations over it inside a request:
@@ -283,8 +286,9 @@ export class BackupsRepository implements OnModuleInit {
    * Runs the committed migrations `from` up to `to`. `overArchive`: they run over an archive's
    * rows, so one that fails on them (a value a newer column's type or rule refuses, say) is the
    * archive's fault, refused as a 400 naming the migration, like a row that does not load (it
-   * answered 500). Said without PostgreSQL's message, which quotes the archive's values. A
-   * statement cut off by a time limit (57014) is not the archive's fault and passes unchanged.
+   * answered 500). Said without PostgreSQL's message, which quotes the archive's values. Only
+   * data and constraint errors (SQLSTATE classes 22 and 23) are the archive's; anything else (a
+   * time limit, a full disk, a deadlock, a lock wait) passes unchanged.
    */
   private async runMigrations(client: pg.Client, from: number, to: number, overArchive = false): Promise<void> {
     for (let i = from; i < to; i++) {
@@ -293,7 +297,7 @@ export class BackupsRepository implements OnModuleInit {
         for (const sql of await this.migrationSql(i)) await client.query(sql);
       } catch (error) {
         const code = (error as { code?: string }).code;
-        if (overArchive && code && code !== STATEMENT_CUT_OFF)
+        if (overArchive && code && ARCHIVE_FAULT_CLASSES.has(code.slice(0, 2)))
           throw new ArchiveRefused(
             `the archive's data does not pass the migration ${name}, which brings it to this panel's schema: ${loadFailure(code)} (PostgreSQL error ${code})`,
           );
