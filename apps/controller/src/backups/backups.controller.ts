@@ -75,7 +75,7 @@ export class BackupsController {
     status: 201,
     response: BackupDto,
     uploads: UPLOAD_MEDIA_TYPES,
-    errors: [409, 503],
+    errors: [408, 409, 503],
   })
   upload(@Req() request: FastifyRequest) {
     return this.backups.upload(request.body);

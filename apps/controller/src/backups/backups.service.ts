@@ -16,6 +16,13 @@ export const REQUEST_WAIT_MS = 25_000;
 /** When to try a restore again that found the panel too busy to take its locks. */
 const BUSY_RETRY_AFTER_S = 5;
 
+/**
+ * An upload whose body stops arriving for this long is cut off (408): one upload is received at a
+ * time (upload()), and a client that sent part of a body and went silent would otherwise hold
+ * every other upload at 409 until its TCP connection died.
+ */
+const UPLOAD_IDLE_MS = 60_000;
+
 export type RunAnswer<T> = { done: true; result: T } | { done: false; job: RunView };
 
 /** Backups: what may be made, read, uploaded, deleted and restored, and when. */
@@ -107,15 +114,25 @@ export class BackupsService {
     const dir = await this.runner.checkDir();
     try {
       let received = 0;
+      const stalled = () =>
+        body.destroy(
+          new ApiError(408, `the upload stalled: nothing arrived for ${UPLOAD_IDLE_MS / 1000} s`, 'archive'),
+        );
+      const idle = setTimeout(stalled, UPLOAD_IDLE_MS);
       const limiter = new Transform({
         transform(chunk: Buffer, _encoding, done) {
+          idle.refresh();
           received += chunk.length;
           if (received > limit)
             done(new ApiError(413, `the archive is larger than the upload limit (${limit} bytes)`, 'archive'));
           else done(null, chunk);
         },
       });
-      await pipeline(body, limiter, createWriteStream(scratch, { mode: 0o600 }));
+      try {
+        await pipeline(body, limiter, createWriteStream(scratch, { mode: 0o600 }));
+      } finally {
+        clearTimeout(idle);
+      }
       if (received === 0) throw badRequest('the upload is empty', 'archive');
       let createdAt: string;
       try {

@@ -20,7 +20,7 @@ import { ApiErrorDto } from './api-error.dto.js';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** Error statuses a route may answer besides the ones every route of its kind can (see errorStatuses). */
-export type ExtraErrorStatus = 401 | 403 | 404 | 409 | 429 | 503 | 507;
+export type ExtraErrorStatus = 401 | 403 | 404 | 408 | 409 | 429 | 503 | 507;
 
 /** What a handler declares beside its route; the docs, OpenAPI and the API page all read it. */
 interface RouteDeclaration {
@@ -116,6 +116,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: 'no valid credentials (or, signing in, a wrong username or password)',
   403: "not allowed: the caller's role is not granted the route, a temporary password is still to be changed, the API token's scope does not reach it (read-only, route groups), or a session cookie came from another site",
   404: 'no such resource (or an id that cannot be one)',
+  408: 'the request body stopped arriving (nothing was kept)',
   409: 'conflicts with the current state',
   413: 'body larger than 1 MiB',
   415: 'body is not JSON',
