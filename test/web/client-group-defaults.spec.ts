@@ -167,7 +167,11 @@ describe('client forms and group defaults', () => {
       await openSettled(persian.page, url('/clients'));
       await persian.page.getByTestId('new-client').click();
       const dialog = persian.page.getByRole('dialog');
-      // No interface and no group: the API refuses `interfaceIds`.
+      // The panel's one interface comes preselected; cleared, with no group the API refuses `interfaceIds`.
+      const pill = dialog.locator('.mantine-Pill-root').filter({ hasText: 'wgtrial' });
+      await pill.waitFor();
+      await pill.locator('.mantine-Pill-remove').click();
+      await pill.waitFor({ state: 'detached' });
       await dialog.getByTestId('client-submit').click();
       const error = dialog.locator('.mantine-MultiSelect-error');
       await error.waitFor();
