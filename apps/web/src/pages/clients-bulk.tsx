@@ -156,27 +156,22 @@ export function BulkBar({
           </Text>
         </>
       )}
-      {/* Usage cannot be brought back once zeroed: asked first, like delete and a single client's reset. */}
-      <ConfirmDialog
-        opened={dialog === 'reset'}
-        onClose={() => setDialog(null)}
-        message={t('bulk.confirmReset', { count: allMatching ? total : count })}
-        confirmLabel={t('bulk.reset')}
-        onConfirm={() => {
-          setDialog(null);
-          simple.mutate('reset');
-        }}
-      />
-      <ConfirmDialog
-        opened={dialog === 'delete'}
-        onClose={() => setDialog(null)}
-        message={t('bulk.confirmDelete', { count: allMatching ? total : count })}
-        confirmLabel={t('bulk.delete')}
-        onConfirm={() => {
-          setDialog(null);
-          simple.mutate('delete');
-        }}
-      />
+      {/* Neither can be undone (usage zeroed, clients gone): asked first, like a single client's reset. */}
+      {(['reset', 'delete'] as const).map((action) => (
+        <ConfirmDialog
+          key={action}
+          opened={dialog === action}
+          onClose={() => setDialog(null)}
+          message={t(action === 'reset' ? 'bulk.confirmReset' : 'bulk.confirmDelete', {
+            count: allMatching ? total : count,
+          })}
+          confirmLabel={t(action === 'reset' ? 'bulk.reset' : 'bulk.delete')}
+          onConfirm={() => {
+            setDialog(null);
+            simple.mutate(action);
+          }}
+        />
+      ))}
       {dialog === 'extend' && <ExtendModal selection={selection} onClose={() => setDialog(null)} onStarted={started} />}
       {dialog === 'adjust' && <AdjustModal selection={selection} onClose={() => setDialog(null)} onStarted={started} />}
       {(dialog === 'addToGroup' || dialog === 'removeFromGroup') && (
