@@ -294,7 +294,8 @@ async function probe(endpoint: Endpoint, kind: string, path: string, body?: Body
     // A bulk job changes clients after its 202: the next fingerprint is taken once it has ended.
     if (answer.status === 202 && typeof answer.body?.id === 'string')
       await jobEnded((jobPath) => t.call('GET', jobPath, { token }), answer.body.id as string);
-    if (endpoint.method !== 'GET') known = undefined;
+    // Even a GET may write: a client's subscription link is made the first time it is asked for.
+    known = undefined;
     return;
   }
   tally.refused++;
