@@ -10,7 +10,8 @@
 // Settings (environment): BENCH_NODES (200), BENCH_CLIENTS_PER_NODE (50), BENCH_WINDOW (60 s
 // measured per phase), BENCH_SETTLE (10 s before each window), BENCH_INTERVAL_MS (2000),
 // BENCH_SEED=api|sql (api: clients through POST /api/clients; sql: direct inserts shaped as the
-// API makes them), BENCH_CREATE_CONCURRENCY (8), BENCH_WRITE=0 (print only), DATABASE_URL /
+// API makes them), BENCH_USAGE=zero|history (history: every client starts with the traffic of a
+// panel in operation, 100 MiB to 100 GiB, log-uniform; zero: a fresh panel's), BENCH_CREATE_CONCURRENCY (8), BENCH_WRITE=0 (print only), DATABASE_URL /
 // REDIS_URL (the machine's servers).
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
@@ -22,6 +23,7 @@ import {
   allProcessesCpu,
   backgroundBusy,
   cpuDelta,
+  cpuTrail,
   machineBusyPercent,
   memoryOf,
   topOthers,
@@ -48,6 +50,8 @@ export const SMOKE = {
 export function settingsFromEnv() {
   const seed = process.env.BENCH_SEED || 'api';
   if (!['api', 'sql'].includes(seed)) throw new Error(`BENCH_SEED must be api or sql, got "${seed}"`);
+  const usage = process.env.BENCH_USAGE || 'zero';
+  if (!['zero', 'history'].includes(usage)) throw new Error(`BENCH_USAGE must be zero or history, got "${usage}"`);
   return {
     nodes: envNumber('BENCH_NODES', 200, 1),
     clientsPerNode: envNumber('BENCH_CLIENTS_PER_NODE', 50, 1),
@@ -55,6 +59,7 @@ export function settingsFromEnv() {
     settleSeconds: envNumber('BENCH_SETTLE', 10, 0),
     intervalMs: envNumber('BENCH_INTERVAL_MS', 2000, 100),
     seed,
+    usage,
     createConcurrency: envNumber('BENCH_CREATE_CONCURRENCY', 8, 1),
   };
 }
@@ -116,18 +121,25 @@ async function measureWindow({ db, panel, load, database, settings, label, queue
   process.stderr.write(`bench: ${label}: measuring ${settings.windowSeconds} s…\n`);
   const slices = [];
   let sliceMark = before;
+  // PostgreSQL's backends come and go (pools close idle connections): seen every second.
+  const pgOurs = cpuTrail(before.pgOurs);
+  const pgOthers = cpuTrail(before.pgOthers);
+  let sliceMarkPg = 0;
   while (performance.now() - started < settings.windowSeconds * 1000) {
     await sleep(1000);
     if (!panel.alive()) throw new Error(`the panel exited during the window:\n${panel.tail()}`);
     rss.push(memoryOf(panel.pid).rss);
-    if (performance.now() - sliceMark.at >= SLICE_MS - 500) {
-      const now = readings({ panelPid: panel.pid, loadPid: load.pid, databaseName: database.name });
+    const now = readings({ panelPid: panel.pid, loadPid: load.pid, databaseName: database.name });
+    pgOurs.see(now.pgOurs);
+    pgOthers.see(now.pgOthers);
+    if (now.at - sliceMark.at >= SLICE_MS - 500) {
       const span = now.at - sliceMark.at;
       slices.push({
         panel: (100 * (now.panel - sliceMark.panel)) / span,
-        pgOurs: (100 * cpuDelta(sliceMark.pgOurs, now.pgOurs)) / span,
+        pgOurs: (100 * (pgOurs.total() - sliceMarkPg)) / span,
       });
       sliceMark = now;
+      sliceMarkPg = pgOurs.total();
     }
   }
   const { stats } = await load.request({ type: 'report', sliceMs: SLICE_MS }, 'report');
@@ -158,8 +170,8 @@ async function measureWindow({ db, panel, load, database, settings, label, queue
     cpu: {
       panel: share(after.panel - before.panel),
       load: share(after.load - before.load),
-      pgOurs: share(cpuDelta(before.pgOurs, after.pgOurs)),
-      pgOthers: share(cpuDelta(before.pgOthers, after.pgOthers)),
+      pgOurs: share((pgOurs.see(after.pgOurs), pgOurs.total())),
+      pgOthers: share((pgOthers.see(after.pgOthers), pgOthers.total())),
       redis: share(cpuDelta(before.redis, after.redis)),
       machine: machineBusy,
     },
@@ -294,7 +306,12 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       baseline,
       full,
       totals,
-      counted: { clients: Number(counted.used), accounts: Number(accountsSum.bytes), seqs: seqs.seqs },
+      counted: {
+        // What the window's batches added: the bytes seeded before it (BENCH_USAGE=history) taken off.
+        clients: Number(counted.used) - seeded.startBytes,
+        accounts: Number(accountsSum.bytes) - seeded.startBytes,
+        seqs: seqs.seqs,
+      },
       memory: { start: memoryAtStart, seeded: memorySeeded, end: memoryOf(panel.pid) },
       background,
       versions: {
@@ -442,11 +459,11 @@ function render({
     `Exactly once: acknowledged batches carried ${fixed(totals.bytes)} bytes; clients' used_bytes sum ${fixed(counted.clients)} (accounts ${fixed(counted.accounts)}); difference ${fixed(lost)}${totals.unacked ? `; ${totals.unacked} batches never acknowledged` : ''}`,
   ].join('\n');
 
-  const envShown = `BENCH_NODES=${N} BENCH_CLIENTS_PER_NODE=${M} BENCH_WINDOW=${settings.windowSeconds} BENCH_SETTLE=${settings.settleSeconds} BENCH_INTERVAL_MS=${settings.intervalMs} BENCH_SEED=${settings.seed} BENCH_CREATE_CONCURRENCY=${settings.createConcurrency}`;
+  const envShown = `BENCH_NODES=${N} BENCH_CLIENTS_PER_NODE=${M} BENCH_WINDOW=${settings.windowSeconds} BENCH_SETTLE=${settings.settleSeconds} BENCH_INTERVAL_MS=${settings.intervalMs} BENCH_SEED=${settings.seed} BENCH_USAGE=${settings.usage} BENCH_CREATE_CONCURRENCY=${settings.createConcurrency}`;
   const markdown = `
 ## ${TITLE}
 
-${fixed(N)} simulated agents, each one WebSocket to the real panel's agent link (\`dist/apps/controller/src/main.js\` in a child process, Redis queues, fresh database, \`WARREN_LOCAL_AGENT=off\`), all from one load process (\`bench/lib/fleet-load.js\`, the \`ws\` package, its own event loop). Every node was created with \`POST /api/nodes\` and enrolled with its one-time secret through \`POST /api/agent/enrol\` (so each has its node credential and its Redis ACL user), and has one interface with ${fixed(M)} clients (one device and one account each), ${settings.seed === 'api' ? `all ${fixed(seeded.clients)} created through \`POST /api/clients\`` : `${fixed(seeded.clients)} inserted with SQL shaped as \`POST /api/clients\` makes them (BENCH_SEED=sql)`}: counter batches update real accounts, devices and clients.
+${fixed(N)} simulated agents, each one WebSocket to the real panel's agent link (\`dist/apps/controller/src/main.js\` in a child process, Redis queues, fresh database, \`WARREN_LOCAL_AGENT=off\`), all from one load process (\`bench/lib/fleet-load.js\`, the \`ws\` package, its own event loop). Every node was created with \`POST /api/nodes\` and enrolled with its one-time secret through \`POST /api/agent/enrol\` (so each has its node credential and its Redis ACL user), and has one interface with ${fixed(M)} clients (one device and one account each), ${settings.seed === 'api' ? `all ${fixed(seeded.clients)} created through \`POST /api/clients\`` : `${fixed(seeded.clients)} inserted with SQL shaped as \`POST /api/clients\` makes them (BENCH_SEED=sql)`}${settings.usage === 'history' ? ', each starting with the traffic of a panel in operation (BENCH_USAGE=history: 100 MiB to 100 GiB per client, log-uniform, then VACUUM ANALYZE)' : ', each starting at 0 bytes (a fresh panel)'}: counter batches update real accounts, devices and clients.
 
 Each link says hello (claiming the node's current revision, so no apply is due), then on its own timer, spread evenly over the ${fixed(settings.intervalMs / 1000)} s interval, sends what \`apps/agent\` sends: a \`counters\` batch (${fixed(M)} peers with small deltas, the sequence number one higher than the last acknowledged; a batch not acknowledged by the next tick is sent again, as the agent's spool does) and a \`system\` sample (a realistic \`SystemSample\`, values drifting). **Baseline in the same run, on the same ${fixed(N)} links**: a \`heartbeat\` every ${fixed(settings.intervalMs / 1000)} s instead. Each phase gets ${settings.settleSeconds} s to settle, then ${settings.windowSeconds} s measured.
 
@@ -473,7 +490,7 @@ The counters window slice by slice (acks by when they arrived; CPU per cent of o
 
 ${markdownTable(sliceHeader, sliceRows)}
 
-What the counters do to the tables they update, over the counters window (\`pg_stat_user_tables\`, \`pg_total_relation_size\`). An update is HOT (no index entries written) only when no indexed column changes and the page has room; \`clients.used_bytes\` is indexed (\`(used_bytes, id)\`, for the list's traffic order), so every client row a batch touches gets new entries in every index of \`clients\`:
+What the counters do to the tables they update, over the counters window (\`pg_stat_user_tables\`, \`pg_total_relation_size\`). An update is HOT (no index entries written) only when no indexed column changes and the page has room; of what a batch changes, only \`clients.used_step\` and \`remaining_step\` are indexed (for the list's traffic and remaining orders), and they move when a client's total crosses a sixteenth of a doubling: often for a client near zero (BENCH_USAGE=zero), rarely for one with gigabytes behind it:
 
 ${markdownTable(tableHeader, tableRows)}
 
@@ -483,8 +500,8 @@ How honest these numbers are:
 - "Rest of machine" is not the bench's: the biggest other processes over the windows were ${[baseline, full].map((w) => `${w.label}: ${w.others.map(([l, p]) => `\`${l}\` ${pct(p)}`).join(', ') || 'none above 1%'}`).join('; ')} (other work sharing this machine; its processes that ended within a window are not listed).
 - ${background !== undefined && background > 20 ? `**The machine was not quiet**: ${pct(background)} of a core was busy before the run with nothing of the bench running (other work on the box, e.g. test suites, shows in "rest of machine" and in "PostgreSQL: rest of server"). The controller's and the bench database's own CPU are measured per process and hold regardless; ack latencies are pessimistic.` : `The machine was quiet before the run (${background === undefined ? '–' : pct(background)} of a core busy).`}
 - Everything shares ${machine.cores} cores: the panel, PostgreSQL, Redis and the load process (${pct(full.cpu.load)} of a core for ${fixed(N)} links in the counters phase). On a deployment the database has cores of its own and the agents are elsewhere, so the controller would have more room; the ack latency includes waiting for a core.
-- Deltas are small and no client has a quota or expiry, so no batch changes a client's status (no revision bumps, no apply jobs): this is the steady-state cost of accounting, not of enforcement. Each batch covers all ${fixed(M)} peers of its node (idle peers too, with zero bytes), as the agent sends every peer it reads.
-- PostgreSQL CPU is attributed by process title; a backend that ends within the window takes its CPU with it (the pools keep theirs open, so this is small). Redis is the whole server (nothing else of the bench uses it in the window).
+- Deltas are small and no client has a quota or expiry, so no batch changes a client's status (no revision bumps, no apply jobs): this is the steady-state cost of accounting, not of enforcement. Each batch covers all ${fixed(M)} peers of its node, every one with traffic: the agent sends only the peers that moved, so this is its largest batch.
+- PostgreSQL CPU is attributed by process title, every backend seen each second: one that ends within the window (a pool closing an idle connection) counts what it spent until last seen. Redis is the whole server (nothing else of the bench uses it in the window).
 - Loopback only, no TLS: real agents pay TLS and network round trips, which lengthen each ack but cost the controller little CPU.
 `;
   return { text, markdown };

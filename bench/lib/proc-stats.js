@@ -86,6 +86,26 @@ export function cpuMsOfProcesses(match) {
 }
 
 /** Sum over pids present in both readings (ms); pids only in `after` count from 0. */
+/**
+ * CPU of a changing set of processes over a window, seen at several moments: a process gone
+ * before the window's end (a pooled connection closed while idle) still counts what it spent
+ * until last seen, which a difference of the first and last moments alone would drop. Each
+ * process counts from its CPU at the start (0 for one born in the window) to its CPU last seen.
+ */
+export function cpuTrail(start) {
+  const last = new Map();
+  return {
+    see(now) {
+      for (const [pid, ms] of now) last.set(pid, ms);
+    },
+    total() {
+      let sum = 0;
+      for (const [pid, ms] of last) sum += ms - (start.get(pid) ?? 0);
+      return sum;
+    },
+  };
+}
+
 export function cpuDelta(before, after) {
   let sum = 0;
   for (const [pid, ms] of after) sum += ms - (before.get(pid) ?? 0);
