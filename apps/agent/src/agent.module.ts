@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createSampler } from '#libs/system/sampler.js';
 import { AgentService } from './agent.service.js';
 import type { AgentConfig } from './config.js';
-import { ApplyRecord, CommandRunner, CounterReader, probeHost, WireGuardHost } from './host/index.js';
+import { ApplyRecord, CommandRunner, probeHost, WireGuardHost } from './host/index.js';
 import { AGENT_CONFIG, HOST_DRIVER, type HostDriver } from './host-driver.js';
 import { SYSTEM_SAMPLER } from './system-sampler.js';
 import { RuleHitReader } from './host/routing/rule-hits.js';
@@ -16,7 +16,6 @@ export function createHostDriver(config: AgentConfig): HostDriver {
   const runner = new CommandRunner({ namespace: config.netns });
   const record = new ApplyRecord(join(config.dataDir, 'applied.json'));
   const host = new WireGuardHost({ runner, stateDir: join(config.dataDir, 'host'), record });
-  const counters = new CounterReader(runner, () => host.managedInterfaces());
   const ruleHits = new RuleHitReader(runner, () => host.hops.table);
   return {
     probe: async () => {
@@ -27,7 +26,8 @@ export function createHostDriver(config: AgentConfig): HostDriver {
     applyDelta: (delta) => host.applyDelta(delta),
     applied: () => record.applied,
     missingInterfaces: () => host.missingInterfaces(),
-    readCounters: () => counters.read(),
+    // The host's reader: its readings also serve the quota correction (wireguard-host.ts).
+    readCounters: () => host.readCounters(),
     readHopCounters: () => readHopCounters(runner, host.hops.table),
     onCountersReset: (listener) => host.onCountersReset(listener),
     correctQuotas: () => host.correctQuotas(),

@@ -31,7 +31,8 @@ import { createLink, removeLink } from './wireguard-link.js';
 import { mtuArg, tunnelArg } from './host-arguments.js';
 import { HopHost } from './routing/hop-host.js';
 import { ShapingHost } from './shaping/shaping-host.js';
-import { CounterReader, type CountersResetListener, type PeerReading } from './counters.js';
+import { CounterReader, type CounterReaderOptions, type CountersResetListener, type PeerReading } from './counters.js';
+import { SharedReading } from './shared-reading.js';
 import { QuotaHost } from './quotas/quota-host.js';
 
 /**
@@ -56,6 +57,8 @@ export interface WireGuardHostOptions {
   routingTable?: string;
   /** The agent's quota table (family ip); `warren_quota` when absent. */
   quotaTable?: string;
+  /** How counters are read (counters.ts); tests read wireguard-go's through `wg` to count the reads. */
+  counters?: CounterReaderOptions;
 }
 
 /** What one reconcile produced, before it is timed and bounded into an ApplyResult. */
@@ -82,6 +85,8 @@ export class WireGuardHost {
   private state: ManagedState | undefined;
   private readonly record: ApplyRecord;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Jobs on the queue not yet finished: none, and a correction asked for runs at once. */
+  private queued = 0;
   /** Hops and policy routing, applied after the tunnels they route. */
   readonly hops: HopHost;
   /** Clients' speed limits on the tunnels (tc). */
@@ -89,6 +94,10 @@ export class WireGuardHost {
   /** Clients' byte allowances in the kernel, applied after the tunnels whose peers they count. */
   private readonly quotas: QuotaHost;
   private readonly counters: CounterReader;
+  /** The counter readings the report round and the quota correction share (shared-reading.ts). */
+  private readonly readings: SharedReading<PeerReading[]>;
+  /** Set while a correction that runs at once reads the kernel: counter reads wait for it. */
+  private kernelFirst: Promise<void> | undefined;
   private countersReset?: CountersResetListener;
 
   constructor(options: WireGuardHostOptions) {
@@ -99,9 +108,22 @@ export class WireGuardHost {
     this.record = options.record ?? new ApplyRecord(join(options.stateDir, 'applied.json'));
     this.hops = new HopHost(this.runner, this.stateDir, options.routingTable);
     this.shaping = new ShapingHost(this.runner, this.stateDir);
-    const counters = new CounterReader(this.runner, () => this.managedInterfaces());
+    const counters = new CounterReader(this.runner, () => this.managedInterfaces(), options.counters);
     this.counters = counters;
-    this.quotas = new QuotaHost(this.runner, this.stateDir, () => counters.read(), options.quotaTable);
+    const readings = new SharedReading(() => counters.read());
+    this.readings = readings;
+    this.quotas = new QuotaHost(this.runner, this.stateDir, (since) => readings.since(since), options.quotaTable);
+  }
+
+  /**
+   * One reading of every managed interface's peers, begun after this call (the counter spool's).
+   * When a quota correction is reading the kernel right now (correctQuotas), the reading begins
+   * once it has: the correction then takes the same one instead of reading 100,000 peers again.
+   */
+  async readCounters(): Promise<PeerReading[]> {
+    const asked = performance.now();
+    if (this.kernelFirst) await this.kernelFirst;
+    return this.readings.since(asked);
   }
 
   /**
@@ -118,12 +140,35 @@ export class WireGuardHost {
    * applies. Never rejects: a failure is returned, and the kernel keeps the last limits.
    */
   correctQuotas(): Promise<string | null> {
-    const run = this.queue.then(() =>
-      this.quotas.correct().then(
-        () => null,
-        (error: unknown) => errorText(error),
-      ),
-    );
+    // Nothing ahead: it runs at once, and a report round's counter read waits for its kernel
+    // reading (a few ms), so that one WireGuard reading, begun after it, serves both. Behind an
+    // apply it reads on its own: the report's counters never wait for an apply.
+    let kernelRead = (): void => undefined;
+    if (this.queued === 0) {
+      let done!: () => void;
+      const gate = new Promise<void>((resolve) => (done = resolve));
+      this.kernelFirst = gate;
+      kernelRead = () => {
+        done();
+        if (this.kernelFirst === gate) this.kernelFirst = undefined;
+      };
+    }
+    return this.enqueue(async () => {
+      try {
+        await this.quotas.correct(kernelRead);
+        return null;
+      } catch (error) {
+        return errorText(error);
+      } finally {
+        kernelRead();
+      }
+    });
+  }
+
+  /** Runs `job` after every job queued before it (applies, deltas, corrections). */
+  private enqueue<T>(job: () => Promise<T>): Promise<T> {
+    this.queued++;
+    const run = this.queue.then(job).finally(() => this.queued--);
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -135,9 +180,7 @@ export class WireGuardHost {
 
   /** Reconciles the host; never rejects. Concurrent calls run one after another, in call order. */
   apply(desired: DesiredState): Promise<ApplyResult> {
-    const run = this.queue.then(() => this.applyNow(desired));
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.enqueue(() => this.applyNow(desired));
   }
 
   /**
@@ -149,9 +192,7 @@ export class WireGuardHost {
    * up, a `wg` command failed) is applied as the whole state it leads to, which is then exact.
    */
   applyDelta(delta: DesiredDelta): Promise<DeltaOutcome> {
-    const run = this.queue.then(() => this.applyDeltaNow(delta));
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.enqueue(() => this.applyDeltaNow(delta));
   }
 
   /**

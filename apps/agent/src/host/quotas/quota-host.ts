@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { DesiredInterface, DesiredQuota } from '#libs/contracts/desired-state.js';
 import { readJsonFile, writeFileAtomic } from '#libs/files/atomic-file.js';
 import type { CommandRunner } from '../command-runner.js';
@@ -38,8 +39,11 @@ export class QuotaHost {
   constructor(
     private readonly runner: CommandRunner,
     stateDir: string,
-    /** One WireGuard reading of the agent's interfaces (counters.ts). */
-    private readonly readPeers: () => Promise<PeerReading[]>,
+    /**
+     * A WireGuard reading of the agent's interfaces (counters.ts) begun at or after `since`
+     * (performance.now()): the report round's own when it began late enough (shared-reading.ts).
+     */
+    private readonly readPeers: (since: number) => Promise<PeerReading[]>,
     readonly table = DEFAULT_QUOTA_TABLE,
   ) {
     this.file = join(stateDir, 'quotas.json');
@@ -70,14 +74,19 @@ export class QuotaHost {
     const peerOf = new Map<string, string>();
     for (const iface of interfaces)
       for (const peer of iface.peers) peerOf.set(peer.ip, `${iface.name} ${peer.publicKey}`);
-    const kernel = state.table ? await this.readKernel() : new Map<string, KernelQuota>();
-    const wire = await this.readWire();
-    const clients: Record<string, ArmedClient> = {};
-    const lines: QuotaLine[] = [];
+    const listed: { quota: DesiredQuota; ips: string[]; peers: string[] }[] = [];
     for (const quota of quotas) {
       const ips = quota.ips.filter((ip) => peerOf.has(ip));
-      if (ips.length === 0) continue;
-      const peers = ips.map((ip) => peerOf.get(ip)!);
+      if (ips.length > 0) listed.push({ quota, ips, peers: ips.map((ip) => peerOf.get(ip)!) });
+    }
+    const kernel = state.table ? await this.readKernel() : new Map<string, KernelQuota>();
+    const wire = await this.readWire(
+      performance.now(),
+      listed.flatMap((client) => client.peers),
+    );
+    const clients: Record<string, ArmedClient> = {};
+    const lines: QuotaLine[] = [];
+    for (const { quota, ips, peers } of listed) {
       const readings = pick(wire, peers);
       const before = Object.hasOwn(state.clients, quota.client) ? state.clients[quota.client] : undefined;
       let arm: QuotaArm;
@@ -100,15 +109,26 @@ export class QuotaHost {
     this.save();
   }
 
-  /** One report round's corrections of the kernel limits (none armed: nothing runs). */
-  async correct(): Promise<void> {
+  /**
+   * One report round's corrections of the kernel limits (none armed: nothing runs). `kernelRead`
+   * is called once the kernel's quotas are read (or nothing is to be read): from then on a
+   * WireGuard reading that begins may serve this correction too (wireguard-host.ts).
+   */
+  async correct(kernelRead: () => void = () => undefined): Promise<void> {
     const state = this.load();
     const armed = Object.entries(state.clients);
-    if (armed.length === 0 || !state.table) return;
+    if (armed.length === 0 || !state.table) return kernelRead();
     // The kernel first, WireGuard second: bytes moving in between count against the client, so
-    // a limit set from them falls short (corrected next round), never over.
+    // a limit set from them falls short (corrected next round), never over. Hence a reading begun
+    // once the kernel's answer is in, not merely once it was asked for: nft reads the kernel
+    // somewhere within its run, and a WireGuard reading begun meanwhile may precede it.
     const kernel = await this.readKernel();
-    const wire = await this.readWire();
+    const since = performance.now();
+    kernelRead();
+    const wire = await this.readWire(
+      since,
+      armed.flatMap(([, arm]) => arm.peers),
+    );
     const lines: QuotaLine[] = [];
     for (const [client, arm] of armed) {
       countWire(arm, pick(wire, arm.peers));
@@ -126,10 +146,24 @@ export class QuotaHost {
     await this.runner.run('nft', ['-f', file]);
   }
 
-  private async readWire(): Promise<Map<string, number>> {
+  /**
+   * rx + tx of `peers` ("interface publicKey", the armed clients') from a reading begun at or after
+   * `since`. The reading has every peer of the agent's interfaces (100,000 on a big node): only
+   * these are kept, looked up without making a key per reading. No peers: nothing is read.
+   */
+  private async readWire(since: number, peers: readonly string[]): Promise<Map<string, number>> {
     const wire = new Map<string, number>();
-    for (const reading of await this.readPeers())
-      wire.set(`${reading.interface} ${reading.publicKey}`, reading.rxBytes + reading.txBytes);
+    if (peers.length === 0) return wire;
+    const wanted = new Map<string, Set<string>>();
+    for (const peer of peers) {
+      const [name, publicKey] = peer.split(' ');
+      let keys = wanted.get(name);
+      if (!keys) wanted.set(name, (keys = new Set()));
+      keys.add(publicKey);
+    }
+    for (const reading of await this.readPeers(since))
+      if (wanted.get(reading.interface)?.has(reading.publicKey))
+        wire.set(`${reading.interface} ${reading.publicKey}`, reading.rxBytes + reading.txBytes);
     return wire;
   }
 
