@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DesiredState } from '../../libs/contracts/desired-state.js';
+import { generateKeyPair } from '../../libs/wireguard/keys.js';
+import { CommandRunner, type CommandOutput, type RunOptions } from '../../apps/agent/src/host/command-runner.js';
+import { WireGuardHost } from '../../apps/agent/src/host/wireguard-host.js';
+import { requireTools, TestNamespace } from '../support/netns.js';
+import { randomSuffix } from '../support/random-suffix.js';
+
+/**
+ * How often a report round with quotas armed reads WireGuard's counters: once, for the counter
+ * spool and the quota correction both, and after the correction's kernel reading (the safety rule
+ * of quota-host.ts). The agent's WireGuardHost in a namespace with wireguard-go, its counters read
+ * through `wg show all dump` (the kernel module's way) so that the runner sees each reading.
+ */
+
+/** The runner, keeping the commands it ran in order. */
+class CountingRunner extends CommandRunner {
+  readonly ran: string[] = [];
+  override run(program: string, args: readonly string[], options?: RunOptions): Promise<CommandOutput> {
+    this.ran.push([program, ...args].join(' '));
+    return super.run(program, args, options);
+  }
+}
+
+const DUMP = 'wg show all dump';
+const isKernelRead = (command: string) => command.startsWith('nft -j list quotas');
+
+let ns: TestNamespace;
+let workDir: string;
+const suffix = randomSuffix(7);
+/** Each test's own interface: one made by another test's host is foreign to this one's. */
+const names = [`wq${suffix}a`, `wq${suffix}b`];
+
+beforeAll(async () => {
+  if (process.getuid?.() !== 0) throw new Error('agent-quota-reads.spec needs root (network namespaces, wireguard-go)');
+  await requireTools(['wg', 'wireguard-go', 'ip', 'nft'], 'wireguard-tools wireguard-go iproute2 nftables');
+  workDir = mkdtempSync(join(tmpdir(), 'warren-quota-reads-'));
+  ns = await TestNamespace.create('warren-qr');
+});
+
+afterAll(async () => {
+  await ns?.destroy();
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+  for (const name of names) rmSync(`/var/run/wireguard/${name}.sock`, { force: true });
+});
+
+function desired(name: string, revision: number): DesiredState {
+  const peer = (ip: string) => ({ publicKey: generateKeyPair().publicKey, presharedKey: null, ip });
+  return {
+    nodeId: '00000000-0000-4000-8000-000000000002',
+    revision,
+    interfaces: [
+      {
+        name,
+        mode: 'standard',
+        privateKey: generateKeyPair().privateKey,
+        listenPort: 53000 + Math.floor(Math.random() * 90),
+        address: '10.71.0.1/24',
+        subnet: '10.71.0.0/24',
+        mtu: 1420,
+        natInterface: null,
+        amnezia: null,
+        peers: [peer('10.71.0.2'), peer('10.71.0.3'), peer('10.71.0.4')],
+      },
+    ],
+    quotas: [{ client: randomUUID(), remainingBytes: 50_000_000, ips: ['10.71.0.2'] }],
+  };
+}
+
+/** A report round as agent.service.ts runs one: the correction kicked off, then the counters read. */
+async function reportRound(host: WireGuardHost) {
+  const correcting = host.correctQuotas();
+  const readings = await host.readCounters();
+  return { readings, failure: await correcting };
+}
+
+test('a report round with quotas armed reads the counters once, after the kernel, and both use it', async () => {
+  const runner = new CountingRunner({ namespace: ns.name });
+  const host = new WireGuardHost({
+    runner,
+    stateDir: join(workDir, 'once'),
+    quotaTable: `wq_${randomSuffix(6)}`,
+    counters: { uapi: false },
+  });
+  const name = names[0];
+  const state = desired(name, 1);
+  expect((await host.apply(state)).ok).toBe(true);
+
+  for (let round = 0; round < 3; round++) {
+    runner.ran.length = 0;
+    const { readings, failure } = await reportRound(host);
+    expect(failure).toBeNull();
+    expect(readings.map((r) => r.interface)).toEqual([name, name, name]);
+    // One kernel reading, then one WireGuard reading begun after it: the spool's and the correction's.
+    expect(runner.ran.filter((command) => command === DUMP)).toHaveLength(1);
+    expect(runner.ran.filter(isKernelRead)).toHaveLength(1);
+    expect(runner.ran.findIndex(isKernelRead)).toBeLessThan(runner.ran.indexOf(DUMP));
+  }
+});
+
+test('a correction behind an apply reads on its own after its kernel reading; the counters do not wait', async () => {
+  const runner = new CountingRunner({ namespace: ns.name });
+  const host = new WireGuardHost({
+    runner,
+    stateDir: join(workDir, 'behind'),
+    quotaTable: `wq_${randomSuffix(6)}`,
+    counters: { uapi: false },
+  });
+  const state = desired(names[1], 1);
+  expect((await host.apply(state)).ok).toBe(true);
+
+  runner.ran.length = 0;
+  let applied = false;
+  const applying = host.apply({ ...state, revision: 2 }).then((result) => {
+    applied = true;
+    return result;
+  });
+  const correcting = host.correctQuotas();
+  const readings = await host.readCounters();
+  // The round's counters came while the apply ran: they were not held behind it.
+  expect(applied).toBe(false);
+  expect(readings).toHaveLength(3);
+  expect(await correcting).toBeNull();
+  expect((await applying).ok).toBe(true);
+  // The correction ran last: its kernel reading, then a WireGuard reading of its own.
+  const lastKernel = runner.ran.findLastIndex(isKernelRead);
+  expect(runner.ran.slice(lastKernel)).toContain(DUMP);
+  expect(runner.ran.slice(lastKernel + 1).filter((command) => command === DUMP)).toHaveLength(1);
+});
