@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DesiredState } from '../../libs/contracts/desired-state.js';
 import { generateKeyPair } from '../../libs/wireguard/keys.js';
 import { CommandRunner, type CommandOutput, type RunOptions } from '../../apps/agent/src/host/command-runner.js';
-import { WireGuardHost } from '../../apps/agent/src/host/wireguard-host.js';
+import { KERNEL_FIRST_WAIT_MS, WireGuardHost } from '../../apps/agent/src/host/wireguard-host.js';
 import { requireTools, TestNamespace } from '../support/netns.js';
 import { randomSuffix } from '../support/random-suffix.js';
 
@@ -16,23 +18,33 @@ import { randomSuffix } from '../support/random-suffix.js';
  * through `wg show all dump` (the kernel module's way) so that the runner sees each reading.
  */
 
-/** The runner, keeping the commands it ran in order. */
-class CountingRunner extends CommandRunner {
-  readonly ran: string[] = [];
-  override run(program: string, args: readonly string[], options?: RunOptions): Promise<CommandOutput> {
-    this.ran.push([program, ...args].join(' '));
-    return super.run(program, args, options);
-  }
-}
-
 const DUMP = 'wg show all dump';
 const isKernelRead = (command: string) => command.startsWith('nft -j list quotas');
+const KERNEL_DONE = '(the kernel reading came back)';
+
+/**
+ * The runner, keeping the commands it started in order, and when a kernel reading came back
+ * (KERNEL_DONE); `kernelDelayMs` makes the kernel's quotas slow to come.
+ */
+class CountingRunner extends CommandRunner {
+  readonly ran: string[] = [];
+  kernelDelayMs = 0;
+  override async run(program: string, args: readonly string[], options?: RunOptions): Promise<CommandOutput> {
+    const command = [program, ...args].join(' ');
+    this.ran.push(command);
+    if (!isKernelRead(command)) return super.run(program, args, options);
+    if (this.kernelDelayMs > 0) await sleep(this.kernelDelayMs);
+    const output = await super.run(program, args, options);
+    this.ran.push(KERNEL_DONE);
+    return output;
+  }
+}
 
 let ns: TestNamespace;
 let workDir: string;
 const suffix = randomSuffix(7);
 /** Each test's own interface: one made by another test's host is foreign to this one's. */
-const names = [`wq${suffix}a`, `wq${suffix}b`];
+const names = [`wq${suffix}a`, `wq${suffix}b`, `wq${suffix}c`];
 
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error('agent-quota-reads.spec needs root (network namespaces, wireguard-go)');
@@ -94,10 +106,11 @@ test('a report round with quotas armed reads the counters once, after the kernel
     const { readings, failure } = await reportRound(host);
     expect(failure).toBeNull();
     expect(readings.map((r) => r.interface)).toEqual([name, name, name]);
-    // One kernel reading, then one WireGuard reading begun after it: the spool's and the correction's.
+    // One kernel reading, then one WireGuard reading begun once it came back: the spool's and the
+    // correction's.
     expect(runner.ran.filter((command) => command === DUMP)).toHaveLength(1);
     expect(runner.ran.filter(isKernelRead)).toHaveLength(1);
-    expect(runner.ran.findIndex(isKernelRead)).toBeLessThan(runner.ran.indexOf(DUMP));
+    expect(runner.ran.indexOf(KERNEL_DONE)).toBeLessThan(runner.ran.indexOf(DUMP));
   }
 });
 
@@ -125,8 +138,33 @@ test('a correction behind an apply reads on its own after its kernel reading; th
   expect(readings).toHaveLength(3);
   expect(await correcting).toBeNull();
   expect((await applying).ok).toBe(true);
-  // The correction ran last: its kernel reading, then a WireGuard reading of its own.
-  const lastKernel = runner.ran.findLastIndex(isKernelRead);
-  expect(runner.ran.slice(lastKernel)).toContain(DUMP);
+  // The correction ran last: its kernel reading, then a WireGuard reading of its own begun after.
+  const lastKernel = runner.ran.lastIndexOf(KERNEL_DONE);
   expect(runner.ran.slice(lastKernel + 1).filter((command) => command === DUMP)).toHaveLength(1);
+});
+
+test('a kernel reading that hangs holds the counters up for a second at most; the correction then reads on its own', async () => {
+  const runner = new CountingRunner({ namespace: ns.name });
+  const host = new WireGuardHost({
+    runner,
+    stateDir: join(workDir, 'slow'),
+    quotaTable: `wq_${randomSuffix(6)}`,
+    counters: { uapi: false },
+  });
+  expect((await host.apply(desired(names[2], 1))).ok).toBe(true);
+
+  runner.ran.length = 0;
+  runner.kernelDelayMs = KERNEL_FIRST_WAIT_MS + 2000;
+  const started = performance.now();
+  const correcting = host.correctQuotas();
+  const readings = await host.readCounters();
+  const waited = performance.now() - started;
+  expect(readings).toHaveLength(3);
+  expect(waited).toBeGreaterThanOrEqual(KERNEL_FIRST_WAIT_MS - 50);
+  expect(waited).toBeLessThan(KERNEL_FIRST_WAIT_MS + 1500);
+  expect(await correcting).toBeNull();
+  // The round's reading began before the kernel's answer: the correction read again after it.
+  const kernelDone = runner.ran.indexOf(KERNEL_DONE);
+  expect(runner.ran.indexOf(DUMP)).toBeLessThan(kernelDone);
+  expect(runner.ran.slice(kernelDone + 1).filter((command) => command === DUMP)).toHaveLength(1);
 });

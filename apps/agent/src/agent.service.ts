@@ -261,6 +261,8 @@ export class AgentService implements OnApplicationBootstrap, OnApplicationShutdo
     if (this.reporting) return; // a slow round is not stacked on
     this.reporting = true;
     try {
+      // Kicked off first: a correction that runs at once reads the kernel, and the counter read
+      // below begins after that and serves it too (one reading a round: wireguard-host.ts).
       void this.correctQuotas();
       if (!this.spool.pending) {
         const mark = this.spool.readingMark();

@@ -61,6 +61,12 @@ export interface WireGuardHostOptions {
   counters?: CounterReaderOptions;
 }
 
+/**
+ * The longest a report round's counter read waits for a quota correction's kernel reading (a few
+ * ms as a rule) before it reads on its own (readCounters).
+ */
+export const KERNEL_FIRST_WAIT_MS = 1000;
+
 /** What one reconcile produced, before it is timed and bounded into an ApplyResult. */
 interface Reconciled {
   interfaces: InterfaceOutcome[];
@@ -122,7 +128,14 @@ export class WireGuardHost {
    */
   async readCounters(): Promise<PeerReading[]> {
     const asked = performance.now();
-    if (this.kernelFirst) await this.kernelFirst;
+    if (this.kernelFirst) {
+      // Not for long: an nft that hangs is killed only after 30 s. Past this the round reads on its
+      // own, and the correction then reads after its kernel reading, as behind an apply.
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, KERNEL_FIRST_WAIT_MS)));
+      await Promise.race([this.kernelFirst, waited]);
+      clearTimeout(timer);
+    }
     return this.readings.since(asked);
   }
 

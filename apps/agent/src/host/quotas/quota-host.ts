@@ -79,6 +79,7 @@ export class QuotaHost {
       const ips = quota.ips.filter((ip) => peerOf.has(ip));
       if (ips.length > 0) listed.push({ quota, ips, peers: ips.map((ip) => peerOf.get(ip)!) });
     }
+    // As in correct(): the kernel first, then a WireGuard reading begun after its answer.
     const kernel = state.table ? await this.readKernel() : new Map<string, KernelQuota>();
     const wire = await this.readWire(
       performance.now(),
