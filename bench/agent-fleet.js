@@ -308,8 +308,8 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
       totals,
       counted: {
         // What the window's batches added: the bytes seeded before it (BENCH_USAGE=history) taken off.
-        clients: Number(counted.used) - seeded.startBytes,
-        accounts: Number(accountsSum.bytes) - seeded.startBytes,
+        clients: Number(counted.used) - seeded.startBytes.clients,
+        accounts: Number(accountsSum.bytes) - seeded.startBytes.accounts,
         seqs: seqs.seqs,
       },
       memory: { start: memoryAtStart, seeded: memorySeeded, end: memoryOf(panel.pid) },
@@ -500,7 +500,7 @@ How honest these numbers are:
 - "Rest of machine" is not the bench's: the biggest other processes over the windows were ${[baseline, full].map((w) => `${w.label}: ${w.others.map(([l, p]) => `\`${l}\` ${pct(p)}`).join(', ') || 'none above 1%'}`).join('; ')} (other work sharing this machine; its processes that ended within a window are not listed).
 - ${background !== undefined && background > 20 ? `**The machine was not quiet**: ${pct(background)} of a core was busy before the run with nothing of the bench running (other work on the box, e.g. test suites, shows in "rest of machine" and in "PostgreSQL: rest of server"). The controller's and the bench database's own CPU are measured per process and hold regardless; ack latencies are pessimistic.` : `The machine was quiet before the run (${background === undefined ? '–' : pct(background)} of a core busy).`}
 - Everything shares ${machine.cores} cores: the panel, PostgreSQL, Redis and the load process (${pct(full.cpu.load)} of a core for ${fixed(N)} links in the counters phase). On a deployment the database has cores of its own and the agents are elsewhere, so the controller would have more room; the ack latency includes waiting for a core.
-- Deltas are small and no client has a quota or expiry, so no batch changes a client's status (no revision bumps, no apply jobs): this is the steady-state cost of accounting, not of enforcement. Each batch covers all ${fixed(M)} peers of its node, every one with traffic: the agent sends only the peers that moved, so this is its largest batch.
+- Deltas are small and no client has a quota or expiry, so no batch changes a client's status (no revision bumps, no apply jobs): this is the steady-state cost of accounting, not of enforcement. Each batch covers all ${fixed(M)} peers of its node, about 1 in 17 idle with zero bytes (the agent leaves a peer that did not move out of its batch, so its batches are no larger than these).
 - PostgreSQL CPU is attributed by process title, every backend seen each second: one that ends within the window (a pool closing an idle connection) counts what it spent until last seen. Redis is the whole server (nothing else of the bench uses it in the window).
 - Loopback only, no TLS: real agents pay TLS and network round trips, which lengthen each ack but cost the controller little CPU.
 `;

@@ -16,11 +16,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { envNumber } from './lib/settings.js';
 
 const dist = resolve(process.argv[2] ?? 'dist');
-const peers = Number(process.env.BENCH_PEERS ?? 100_000);
-const armedCount = Number(process.env.BENCH_ARMED ?? 100);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 20);
+const peers = envNumber('BENCH_PEERS', 100_000, 1);
+const armedCount = envNumber('BENCH_ARMED', 100, 1);
+const rounds = envNumber('BENCH_ROUNDS', 20, 1);
 const WARM_UP = 3;
 const PER_INTERFACE = 50_000;
 
@@ -95,18 +96,21 @@ const ownReader = new CounterReader(runner, () => host.managedInterfaces(), { ua
 const readCounters = shared ? () => host.readCounters() : () => ownReader.read();
 
 const cpu = [];
-for (let round = 0; round < WARM_UP + rounds; round++) {
-  const before = process.cpuUsage();
-  const correcting = host.correctQuotas();
-  const readings = await readCounters();
-  const failure = await correcting;
-  const used = process.cpuUsage(before);
-  if (failure) throw new Error(`correction failed: ${failure}`);
-  if (readings.length !== peers) throw new Error(`read ${readings.length} peers, not ${peers}`);
-  if (round === WARM_UP - 1) Object.assign(counts, { dump: 0, kernel: 0 });
-  if (round >= WARM_UP) cpu.push((used.user + used.system) / 1000);
+try {
+  for (let round = 0; round < WARM_UP + rounds; round++) {
+    const before = process.cpuUsage();
+    const correcting = host.correctQuotas();
+    const readings = await readCounters();
+    const failure = await correcting;
+    const used = process.cpuUsage(before);
+    if (failure) throw new Error(`correction failed: ${failure}`);
+    if (readings.length !== peers) throw new Error(`read ${readings.length} peers, not ${peers}`);
+    if (round === WARM_UP - 1) Object.assign(counts, { dump: 0, kernel: 0 });
+    if (round >= WARM_UP) cpu.push((used.user + used.system) / 1000);
+  }
+} finally {
+  rmSync(stateDir, { recursive: true, force: true });
 }
-rmSync(stateDir, { recursive: true, force: true });
 
 const sorted = [...cpu].sort((a, b) => a - b);
 const median = sorted[Math.floor(sorted.length / 2)];

@@ -28,6 +28,7 @@ import {
   allProcessesCpu,
   backgroundBusy,
   cpuDelta,
+  cpuTrail,
   machineBusyPercent,
   memoryOf,
   summarise,
@@ -287,6 +288,10 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const machineMinutes = [];
     const rss = [];
     let mark = first;
+    // PostgreSQL's backends come and go (pools close idle connections): seen every second.
+    const pgOurs = cpuTrail(first.pgOurs);
+    const pgOthers = cpuTrail(first.pgOthers);
+    let markPg = { ours: 0, others: 0 };
     let nextRss = 0;
     process.stderr.write(`bench: soaking for ${settings.durationSeconds} s…\n`);
     const endAt = windowStart + settings.durationSeconds * 1000;
@@ -299,13 +304,16 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
         nextRss += settings.rssEverySeconds;
       }
       const boundary = windowStart + (machineMinutes.length + 1) * settings.minuteSeconds * 1000;
-      if (performance.now() >= boundary - 250 || performance.now() >= endAt) {
-        const now = readings({ panelPid: panel.pid, loadPid: load.pid, databaseName: database.name });
+      const now = readings({ panelPid: panel.pid, loadPid: load.pid, databaseName: database.name });
+      pgOurs.see(now.pgOurs);
+      pgOthers.see(now.pgOthers);
+      if (now.at >= boundary - 250 || now.at >= endAt) {
         const span = now.at - mark.at;
+        const pgNow = { ours: pgOurs.total(), others: pgOthers.total() };
         machineMinutes.push({
           panel: (100 * (now.panel - mark.panel)) / span,
-          pgOurs: (100 * cpuDelta(mark.pgOurs, now.pgOurs)) / span,
-          pgOthers: (100 * cpuDelta(mark.pgOthers, now.pgOthers)) / span,
+          pgOurs: (100 * (pgNow.ours - markPg.ours)) / span,
+          pgOthers: (100 * (pgNow.others - markPg.others)) / span,
           redis: (100 * cpuDelta(mark.redis, now.redis)) / span,
           load: (100 * (now.load - mark.load)) / span,
           machine: machineBusyPercent(mark.machine, now.machine),
@@ -314,6 +322,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
           rss: memoryOf(panel.pid).rss,
         });
         mark = now;
+        markPg = pgNow;
         const m = machineMinutes.length;
         process.stderr.write(
           `bench: minute ${m}: controller ${pct(machineMinutes[m - 1].panel)}, RSS ${mib(machineMinutes[m - 1].rss)}\n`,
@@ -340,8 +349,8 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const span = last.at - first.at;
     const whole = {
       panel: (100 * (last.panel - first.panel)) / span,
-      pgOurs: (100 * cpuDelta(first.pgOurs, last.pgOurs)) / span,
-      pgOthers: (100 * cpuDelta(first.pgOthers, last.pgOthers)) / span,
+      pgOurs: (100 * (pgOurs.see(last.pgOurs), pgOurs.total())) / span,
+      pgOthers: (100 * (pgOthers.see(last.pgOthers), pgOthers.total())) / span,
       redis: (100 * cpuDelta(first.redis, last.redis)) / span,
       load: (100 * (last.load - first.load)) / span,
       machine: machineBusyPercent(first.machine, last.machine),

@@ -23,7 +23,7 @@ import { createBenchDatabase, postgresVersion, REDIS_URL } from './lib/database.
 import { describeMachine } from './lib/machine.js';
 import { randomHex } from './lib/netns.js';
 import { apiClient, reportPanelEnd, signIn, startPanelProcess } from './lib/panel-process.js';
-import { cpuDelta, cpuMsOf, cpuMsOfProcesses, memoryOf } from './lib/proc-stats.js';
+import { cpuMsOf, cpuMsOfProcesses, cpuTrail, memoryOf } from './lib/proc-stats.js';
 import { dropRedisPrefix, redisVersion } from './lib/redis-cleanup.js';
 import { fixed, markdownTable, mib, percentFine as pct, textTable } from './lib/report.js';
 import { publishReport } from './lib/bench-panel.js';
@@ -101,8 +101,11 @@ async function measure({ panels, settings, apis, nodes, queuePrefix, label }) {
   const startedAt = Date.now();
   const churn = changeLoop(apis, nodes, settings.changesPerSecond);
   process.stderr.write(`bench: ${label}: measuring ${settings.windowSeconds} s…\n`);
+  // PostgreSQL's backends come and go (pools close idle connections): seen every second.
+  const pg = cpuTrail(pgBefore);
   while (Date.now() - startedAt < settings.windowSeconds * 1000) {
     await sleep(1000);
+    pg.see(cpuMsOfProcesses(isPostgres));
     panels.forEach((p, i) => {
       if (!p.alive()) throw new Error(`controller ${i + 1} exited during the window:\n${p.tail()}`);
       rss[i].push(memoryOf(p.pid).rss);
@@ -111,7 +114,8 @@ async function measure({ panels, settings, apis, nodes, queuePrefix, label }) {
   await churn.stop();
   const elapsed = Date.now() - startedAt;
   const cpu = panels.map((p, i) => (100 * (cpuMsOf(p.pid) - before[i])) / elapsed);
-  const pgCpu = (100 * cpuDelta(pgBefore, cpuMsOfProcesses(isPostgres))) / elapsed;
+  pg.see(cpuMsOfProcesses(isPostgres));
+  const pgCpu = (100 * pg.total()) / elapsed;
   const jobs = (await scheduledJobs(queuePrefix)).filter((job) => job.start >= startedAt && job.name in TICKS);
   return {
     label,

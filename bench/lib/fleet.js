@@ -99,7 +99,7 @@ export async function seed({ api, db, settings }) {
     await seedWithSql({ db, nodes, settings });
   }
   const clientsSeconds = (performance.now() - t1) / 1000;
-  const startBytes = settings.usage === 'history' ? await seedHistory(db) : 0;
+  const startBytes = settings.usage === 'history' ? await seedHistory(db) : { clients: 0, accounts: 0 };
 
   // What each simulated agent reports on: its interface's peers, and the revision it "applied".
   const rows = (await db.query(`select a.node_id, a.public_key from accounts a order by a.node_id, a.created_at`)).rows;
@@ -126,7 +126,7 @@ export async function seed({ api, db, settings }) {
  * inventory's triggers count it too). Then VACUUM ANALYZE, as autovacuum would have by then.
  * A fresh panel's clients (zero) move their list order's step with nearly every batch, which a
  * client with gigabytes behind it does once in thousands (docs/benchmarks.md). Answers the bytes
- * counted before the window, which the exactly-once check takes off.
+ * counted before the window (clients' and accounts' sums), which the exactly-once check takes off.
  */
 async function seedHistory(db) {
   await db.query(`update accounts a set up_bytes = s.x / 5, down_bytes = s.x - s.x / 5
@@ -139,8 +139,11 @@ async function seedHistory(db) {
                     from (select client_id, sum(up_bytes) as up, sum(down_bytes) as down from devices group by client_id) s
                    where c.id = s.client_id`);
   await db.query('vacuum analyze accounts, devices, clients');
-  const [row] = (await db.query('select coalesce(sum(used_bytes), 0)::text as used from clients')).rows;
-  return Number(row.used);
+  const [row] = (
+    await db.query(`select (select coalesce(sum(used_bytes), 0) from clients)::text as clients,
+                           (select coalesce(sum(up_bytes + down_bytes), 0) from accounts)::text as accounts`)
+  ).rows;
+  return { clients: Number(row.clients), accounts: Number(row.accounts) };
 }
 
 /** Clients shaped exactly as POST /api/clients makes them (client, device-1, link, account), per node. */

@@ -85,27 +85,38 @@ export function cpuMsOfProcesses(match) {
   return byPid;
 }
 
-/** Sum over pids present in both readings (ms); pids only in `after` count from 0. */
 /**
  * CPU of a changing set of processes over a window, seen at several moments: a process gone
  * before the window's end (a pooled connection closed while idle) still counts what it spent
  * until last seen, which a difference of the first and last moments alone would drop. Each
- * process counts from its CPU at the start (0 for one born in the window) to its CPU last seen.
+ * process counts from its CPU at the start (0 for one born in the window) to its CPU last seen;
+ * a pid whose CPU went down is a new process under a reused pid: the old one's share is kept
+ * and the new one counts from 0.
  */
 export function cpuTrail(start) {
   const last = new Map();
+  const from = new Map(start);
+  let retired = 0;
   return {
     see(now) {
-      for (const [pid, ms] of now) last.set(pid, ms);
+      for (const [pid, ms] of now) {
+        const before = last.get(pid) ?? from.get(pid);
+        if (before !== undefined && ms < before) {
+          retired += (last.get(pid) ?? before) - (from.get(pid) ?? 0);
+          from.set(pid, 0);
+        }
+        last.set(pid, ms);
+      }
     },
     total() {
-      let sum = 0;
-      for (const [pid, ms] of last) sum += ms - (start.get(pid) ?? 0);
+      let sum = retired;
+      for (const [pid, ms] of last) sum += ms - (from.get(pid) ?? 0);
       return sum;
     },
   };
 }
 
+/** Sum over pids present in both readings (ms); pids only in `after` count from 0. */
 export function cpuDelta(before, after) {
   let sum = 0;
   for (const [pid, ms] of after) sum += ms - (before.get(pid) ?? 0);
