@@ -21,7 +21,7 @@ export interface HostDriver {
   applied(): Readonly<AppliedRecord>;
   /** Managed interfaces that should exist but do not (deleted behind the agent's back). */
   missingInterfaces(): Promise<string[]>;
-  readCounters(): Promise<PeerReading[]>;
+  readCounters(): Promise<readonly PeerReading[]>;
   /**
    * The hops' traffic counters, absolute (host/routing/hop-counters.ts); null when they could not
    * be read this time. Drivers that run no hops omit it.

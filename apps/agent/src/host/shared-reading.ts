@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 /**
  * One reading serving whoever needs one begun after a given moment. A report round reads every
  * peer's counters for the counter spool, and the quota correction needs a reading begun after its
- * kernel reading (quotas/quota-host.ts): at 100,000 peers a reading is ~115 ms of CPU, so the two
+ * kernel reading (quotas/quota-host.ts): at 100,000 peers a reading is ~90 ms of CPU, so the two
  * share one when its start suits both (docs/agent-host.md, "Counters").
  *
  * Only a reading still in flight is shared: once it settles it is forgotten, so a failure is never

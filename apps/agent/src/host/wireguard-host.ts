@@ -101,7 +101,7 @@ export class WireGuardHost {
   private readonly quotas: QuotaHost;
   private readonly counters: CounterReader;
   /** The counter readings the report round and the quota correction share (shared-reading.ts). */
-  private readonly readings: SharedReading<PeerReading[]>;
+  private readonly readings: SharedReading<readonly PeerReading[]>;
   /** Set while a correction that runs at once reads the kernel: counter reads wait for it. */
   private kernelFirst: Promise<void> | undefined;
   private countersReset?: CountersResetListener;
@@ -126,13 +126,13 @@ export class WireGuardHost {
    * When a quota correction is reading the kernel right now (correctQuotas), the reading begins
    * once it has: the correction then takes the same one instead of reading 100,000 peers again.
    */
-  async readCounters(): Promise<PeerReading[]> {
+  async readCounters(): Promise<readonly PeerReading[]> {
     const asked = performance.now();
     if (this.kernelFirst) {
       // Not for long: an nft that hangs is killed only after 30 s. Past this the round reads on its
       // own, and the correction then reads after its kernel reading, as behind an apply.
       let timer: NodeJS.Timeout | undefined;
-      const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, KERNEL_FIRST_WAIT_MS)));
+      const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, KERNEL_FIRST_WAIT_MS).unref()));
       await Promise.race([this.kernelFirst, waited]);
       clearTimeout(timer);
     }

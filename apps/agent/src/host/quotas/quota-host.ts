@@ -43,7 +43,7 @@ export class QuotaHost {
      * A WireGuard reading of the agent's interfaces (counters.ts) begun at or after `since`
      * (performance.now()): the report round's own when it began late enough (shared-reading.ts).
      */
-    private readonly readPeers: (since: number) => Promise<PeerReading[]>,
+    private readonly readPeers: (since: number) => Promise<readonly PeerReading[]>,
     readonly table = DEFAULT_QUOTA_TABLE,
   ) {
     this.file = join(stateDir, 'quotas.json');
@@ -137,7 +137,14 @@ export class QuotaHost {
       lines.push({ client, ips: arm.ips, change: nextChange(arm, kernel.get(name)), exists: kernel.has(name) });
     }
     const text = renderQuotaCorrections(this.table, lines);
-    if (text) await this.runNft(text);
+    try {
+      if (text) await this.runNft(text);
+    } catch (error) {
+      // The arms moved in memory but the kernel kept its limits: back to the arms saved with
+      // those limits (quotas.json), so the next round counts and learns from both alike.
+      this.state = undefined;
+      throw error;
+    }
     this.save();
   }
 
