@@ -9,6 +9,7 @@ import { NodeFactsRepository } from './node-facts.repository.js';
 import { SampleWriter } from './sample-writer.js';
 import { SystemController } from './system.controller.js';
 import { SystemService } from './system.service.js';
+import { TableUpkeep } from './table-upkeep.js';
 
 /**
  * Host state and history. Exports SystemService alone: the agent link records nodes' samples
@@ -25,6 +26,7 @@ import { SystemService } from './system.service.js';
     ControllerHostSampler,
     SystemHistoryMaintenance,
     SystemHistoryScheduler,
+    TableUpkeep,
   ],
   exports: [SystemService],
 })
