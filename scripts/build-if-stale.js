@@ -1,5 +1,5 @@
 // Builds dist/ (npm run build) unless it was built from the sources as they are now: `npm start`
-// and `npm run cli` then start in a second instead of after a minute's build, and still never run
+// and `npm run cli` then start at once instead of after a build (7 s here), and still never run
 // a build older than the code. The sources' digest (every file under apps/ and libs/, and the
 // build's own settings) is kept in dist/.sources after a build that succeeded; the digest is
 // taken after the build, which writes some of its inputs (the OpenAPI metadata).
