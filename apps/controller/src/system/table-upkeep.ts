@@ -15,16 +15,19 @@ export interface UpkeepResult {
  */
 const DUE_TABLES = `
   with t as (
-    select c.relname as name, s.n_dead_tup as dead, s.n_mod_since_analyze as changed,
+    select format('%I.%I', s.schemaname, c.relname) as qualified, c.relname as name,
+           s.n_dead_tup as dead, s.n_mod_since_analyze as changed,
            greatest(c.reltuples, 0) as tuples,
            (select o.option_value from pg_options_to_table(c.reloptions) o where o.option_name = 'autovacuum_vacuum_threshold') as vt,
            (select o.option_value from pg_options_to_table(c.reloptions) o where o.option_name = 'autovacuum_vacuum_scale_factor') as vs,
            (select o.option_value from pg_options_to_table(c.reloptions) o where o.option_name = 'autovacuum_analyze_threshold') as at,
            (select o.option_value from pg_options_to_table(c.reloptions) o where o.option_name = 'autovacuum_analyze_scale_factor') as "as"
       from pg_stat_user_tables s join pg_class c on c.oid = s.relid
-     where s.schemaname = current_schema()
+     -- The panel's own: its schema, and tables its role owns (another role's table in a shared
+     -- schema is not the panel's to maintain, and would run that role's index functions).
+     where s.schemaname = current_schema() and pg_has_role(c.relowner, 'USAGE')
   )
-  select name,
+  select qualified, name,
          dead > coalesce(vt::float8, current_setting('autovacuum_vacuum_threshold')::float8)
               + coalesce(vs::float8, current_setting('autovacuum_vacuum_scale_factor')::float8) * tuples as vacuum,
          changed > coalesce(at::float8, current_setting('autovacuum_analyze_threshold')::float8)
@@ -51,16 +54,19 @@ export class TableUpkeep {
     const em = this.orm.em.fork();
     const [setting] = await em.execute<{ on: boolean }[]>(`select current_setting('autovacuum') = 'on' as on`);
     if (setting?.on) return { ran: false, vacuumed: [], analyzed: [] };
-    const due = await em.execute<{ name: string; vacuum: boolean; analyze: boolean }[]>(DUE_TABLES);
+    const due = await em.execute<{ qualified: string; name: string; vacuum: boolean; analyze: boolean }[]>(DUE_TABLES);
     const result: UpkeepResult = { ran: true, vacuumed: [], analyzed: [] };
     for (const table of due) {
       if (!table.vacuum && !table.analyze) continue;
-      // VACUUM runs outside a transaction (em.execute without one is a statement of its own).
-      const quoted = `"${table.name.replaceAll('"', '""')}"`;
+      // VACUUM runs outside a transaction (em.execute without one is a statement of its own); the
+      // name is schema-qualified, so a like-named table earlier on the search path is not taken.
+      const { qualified } = table;
       try {
         // SKIP_LOCKED: a table another session holds (a restore, a migration) waits for next time.
         await em.execute(
-          table.vacuum ? `vacuum (skip_locked, analyze ${table.analyze}) ${quoted}` : `analyze (skip_locked) ${quoted}`,
+          table.vacuum
+            ? `vacuum (skip_locked, analyze ${table.analyze}) ${qualified}`
+            : `analyze (skip_locked) ${qualified}`,
         );
       } catch (error) {
         // A table dropped meanwhile (a restore): next minute again.
