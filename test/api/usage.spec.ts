@@ -1,6 +1,8 @@
+import { jest } from '@jest/globals';
 import { generateKeyPair } from '../../libs/wireguard/keys.js';
 import type { PeerCounters } from '../../libs/contracts/agent-link.js';
 import { UsageService } from '../../apps/controller/src/clients/usage.service.js';
+import { CounterCommits } from '../../apps/controller/src/clients/counter-commits.js';
 import { answer, fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
@@ -14,11 +16,13 @@ import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 let t: TestPanel;
 let token: string;
 let usage: UsageService;
+let commits: CounterCommits;
 
 beforeAll(async () => {
   t = await startTestPanel();
   token = await t.login();
   usage = t.panel.app.get(UsageService);
+  commits = t.panel.app.get(CounterCommits);
 });
 
 afterAll(async () => {
@@ -262,4 +266,126 @@ test("totals saturate at 2^53 - 1: bytes one node reports for a shared client ne
     downBytes: Number.MAX_SAFE_INTEGER,
   });
   expect(await getClient(other.id)).toMatchObject({ usedBytes: 3000 });
+});
+
+describe('batches of several nodes recorded together (group commit, clients/counter-commits.ts)', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  /** The node's usage history rows summed: what its batches brought, as the node's charts read it. */
+  async function nodeHistory(nodeId: string) {
+    const [row] = await t.query<{ up: string | null; down: string | null }>(
+      'select sum(up_bytes)::text as up, sum(down_bytes)::text as down from node_usage_history where node_id = $1',
+      [nodeId],
+    );
+    return { up: Number(row.up ?? 0), down: Number(row.down ?? 0) };
+  }
+
+  test('one statement: each batch is claimed, a repeat or refused on its own; a shared client gets the sum', async () => {
+    const [a, b, c, d] = [await fixture(), await fixture(), await fixture(), await fixture()];
+    const shared = await createClient({ interfaceIds: [a.ifaceId, b.ifaceId] });
+    const keys = await accountsOf(shared.id);
+    const keyOn = (f: Fixture) => keys.find((row) => row.interface_id === f.ifaceId)!.public_key as string;
+    const onC = await clientOn(c);
+    const onD = await clientOn(d);
+    expect(await usage.recordCounters(c.nodeId, 1, [peer(c, onC.keys[0], 5, 5)])).toMatchObject({ duplicate: false });
+
+    const outcomes = await usage.recordBatches([
+      { nodeId: a.nodeId, seq: 1, peers: [peer(a, keyOn(a), 100, 1000)] },
+      { nodeId: b.nodeId, seq: 1, peers: [peer(b, keyOn(b), 20, 200), peer(b, onD.keys[0], 1, 1)] },
+      // c's batch 1 was recorded before: a repeat, nothing counted.
+      { nodeId: c.nodeId, seq: 1, peers: [peer(c, onC.keys[0], 7, 7)] },
+      // Far ahead of d's last (0): refused, nothing counted.
+      { nodeId: d.nodeId, seq: 10_000_000, peers: [peer(d, onD.keys[0], 9, 9)] },
+    ]);
+    expect(outcomes[0]).toEqual({ duplicate: false, matched: 1, transitions: 0 });
+    // The key of d's client on b's batch has no account on b: it does not match.
+    expect(outcomes[1]).toEqual({ duplicate: false, matched: 1, transitions: 0 });
+    expect(outcomes[2]).toEqual({ duplicate: true, matched: 0, transitions: 0 });
+    expect(outcomes[3]).toMatchObject({ duplicate: false, matched: 0, refused: expect.stringContaining('ahead') });
+
+    expect(await getClient(shared.id)).toMatchObject({ upBytes: 120, downBytes: 1200, usedBytes: 1320 });
+    expect(await getClient(onC.id)).toMatchObject({ usedBytes: 10 });
+    expect(await getClient(onD.id)).toMatchObject({ usedBytes: 0 });
+    expect(await nodeHistory(a.nodeId)).toEqual({ up: 100, down: 1000 });
+    expect(await nodeHistory(b.nodeId)).toEqual({ up: 20, down: 200 });
+    expect(await nodeHistory(c.nodeId)).toEqual({ up: 5, down: 5 });
+    expect(await nodeHistory(d.nodeId)).toEqual({ up: 0, down: 0 });
+    const seqs = await t.query<{ node_id: string; counters_seq: string }>(
+      'select node_id, counters_seq::text from node_agents where node_id = any($1::uuid[])',
+      [[a.nodeId, b.nodeId, c.nodeId, d.nodeId]],
+    );
+    expect(Object.fromEntries(seqs.map((row) => [row.node_id, Number(row.counters_seq)]))).toEqual({
+      [a.nodeId]: 1,
+      [b.nodeId]: 1,
+      [c.nodeId]: 1,
+      [d.nodeId]: 0,
+    });
+    // Two batches of one node cannot share a statement (an account would match twice).
+    await expect(
+      usage.recordBatches([
+        { nodeId: a.nodeId, seq: 2, peers: [] },
+        { nodeId: a.nodeId, seq: 3, peers: [] },
+      ]),
+    ).rejects.toThrow('distinct nodes');
+  });
+
+  test("batches arriving together share transactions; a node's two batches never share one", async () => {
+    const nodes = await Promise.all(Array.from({ length: 8 }, () => fixture()));
+    const clients = await Promise.all(nodes.map((f) => clientOn(f)));
+    const groups: number[][] = [];
+    const recordBatches = usage.recordBatches.bind(usage);
+    jest.spyOn(usage, 'recordBatches').mockImplementation((batches, now) => {
+      groups.push(batches.map((batch) => batch.seq));
+      return recordBatches(batches, now);
+    });
+    const sent = nodes.flatMap((f, n) => [
+      commits.record({ nodeId: f.nodeId, seq: 1, peers: [peer(f, clients[n].keys[0], 10, 100)] }),
+      // The same batch again at once (a resend on a second link): counted once.
+      commits.record({ nodeId: f.nodeId, seq: 1, peers: [peer(f, clients[n].keys[0], 10, 100)] }),
+      commits.record({ nodeId: f.nodeId, seq: 2, peers: [peer(f, clients[n].keys[0], 1, 1)] }),
+    ]);
+    const outcomes = await Promise.all(sent);
+    for (let n = 0; n < nodes.length; n++) {
+      const [first, again, second] = outcomes.slice(3 * n, 3 * n + 3);
+      // Either copy may be the one counted (they race); exactly one is.
+      expect([first, again].map((outcome) => outcome.duplicate).sort()).toEqual([false, true]);
+      expect(second).toMatchObject({ duplicate: false, matched: 1 });
+      expect(await getClient(clients[n].id)).toMatchObject({ upBytes: 11, downBytes: 101 });
+    }
+    // 24 batches in fewer transactions than batches, each of distinct nodes.
+    expect(groups.flat()).toHaveLength(24);
+    expect(groups.length).toBeLessThan(24);
+    expect(Math.max(...groups.map((group) => group.length))).toBeGreaterThan(1);
+  });
+
+  test('a batch PostgreSQL refuses fails alone: the others of its transaction are recorded one at a time', async () => {
+    const nodes = await Promise.all(Array.from({ length: 5 }, () => fixture()));
+    const clients = await Promise.all(nodes.map((f) => clientOn(f)));
+    const groups: number[] = [];
+    const recordBatches = usage.recordBatches.bind(usage);
+    jest.spyOn(usage, 'recordBatches').mockImplementation((batches, now) => {
+      groups.push(batches.length);
+      return recordBatches(batches, now);
+    });
+    const batchOf = (n: number, rx: number) => ({
+      nodeId: nodes[n].nodeId,
+      seq: 1,
+      peers: [peer(nodes[n], clients[n].keys[0], rx, 1)],
+    });
+    // Past bigint: the link's schema would refuse it; here it reaches PostgreSQL, which does.
+    const sent = [0, 1, 2, 3, 4].map((n) => commits.record(batchOf(n, n === 3 ? 2 ** 64 : 1000)));
+    const settled = await Promise.allSettled(sent);
+    expect(settled.map((result) => result.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    for (const n of [0, 1, 2, 4]) expect(await getClient(clients[n].id)).toMatchObject({ upBytes: 1000, downBytes: 1 });
+    expect(await getClient(clients[3].id)).toMatchObject({ usedBytes: 0 });
+    // The three that waited went together, failed, then one at a time.
+    expect(groups).toContain(3);
+    expect(groups.filter((size) => size === 1).length).toBeGreaterThanOrEqual(5);
+  });
 });

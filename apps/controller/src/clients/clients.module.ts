@@ -9,6 +9,7 @@ import { ClientBatchService } from './client-batch.service.js';
 import { ClientTransferController } from './client-transfer.controller.js';
 import { ClientListRepository } from './client-list.repository.js';
 import { ClientTotals } from './client-totals.js';
+import { CounterCommits } from './counter-commits.js';
 import { ClientsController } from './clients.controller.js';
 import { InterfaceUsageController } from './interface-usage.controller.js';
 import { InterfaceUsageService } from './interface-usage.service.js';
@@ -40,7 +41,7 @@ import { UsageHistoryService } from './usage-history.service.js';
 /**
  * Clients, their devices, accounts and profiles, traffic accounting and the scheduled status
  * transitions. Needs the runtime (ORM, queue store) from the global RuntimeModule; the agent link
- * records counters through UsageService; the overview reads the total traffic from UsageHistoryService.
+ * records counters through CounterCommits; the overview reads the total traffic from UsageHistoryService.
  */
 @Module({
   imports: [ResellersModule],
@@ -74,6 +75,7 @@ import { UsageHistoryService } from './usage-history.service.js';
     DevicesService,
     ProfilesService,
     UsageService,
+    CounterCommits,
     TimeTransitionsService,
     TimeTransitionsScheduler,
     BulkJobsRepository,
@@ -87,6 +89,7 @@ import { UsageHistoryService } from './usage-history.service.js';
   exports: [
     ClientsService,
     UsageService,
+    CounterCommits,
     ProfilesService,
     BulkJobsService,
     ClientListRepository,

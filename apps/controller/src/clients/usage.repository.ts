@@ -42,63 +42,71 @@ export interface StatusChange {
   expiresAt: Date | null;
 }
 
-/** What a counter batch writes besides the totals. */
-export interface BatchRecord {
-  /**
-   * The 5-minute bucket the batch's bytes are added to, per client and for the node (usage
-   * history); absent: no history written (WARREN_USAGE_HISTORY=off, the bench's baseline).
-   */
-  bucket?: Date;
+/** One node's counter batch, as the batches' statement takes it. */
+export interface SentBatch {
+  nodeId: string;
+  /** Its sequence number: counted only when new and at most the window above the node's last. */
+  seq: number;
+  peers: readonly PeerCounters[];
   /**
    * The seconds between the agent's reading before this batch and this batch's: each peer's rate
-   * is its bytes over them, holding until `rateUntil`. Absent: the rates are left as they are.
+   * is its bytes over them, holding until `until`. Absent: the rates are left as they are.
    */
   rate?: { seconds: number; until: Date };
 }
 
 /**
- * A counter batch's statement (UsageRepository.countBatch), run as a named prepared statement:
- * parsed once per connection, and planned once PostgreSQL settles on its generic plan. Its
- * parameters: $1 the batch (JSON rows), $2 the node, $3 the batch's sequence number, $4 the
- * window a new one may lie ahead, $5 the seconds of the rate's interval (null: rates left as they
- * are), $6 until when the rate holds, $7 the usage history's bucket (null: no history), $8 now.
+ * The counter batches' statement (UsageRepository.countBatches), for one batch or several nodes'
+ * batches at once (clients/counter-commits.ts), run as a named prepared statement: parsed once per
+ * connection, and planned once PostgreSQL settles on its generic plan. Its parameters: $1 the
+ * batches (JSON rows: `i` its place in the list, the node, its sequence number, the seconds of its
+ * rate's interval (null: rates left as they are) and until when that rate holds), $2 their peers
+ * (JSON rows, `i` naming the batch), $3 the window a new sequence number may lie ahead, $4 the
+ * usage history's bucket (null: no history), $5 now.
  *
- * Every part sees the tables as they were before the statement: the claim is made once, and only
- * a claimed batch's peers match (`hit` joins `claim`); the endpoint moves compare with the
- * accounts' last endpoints before this batch's counters move them. Server rx is what the client
- * sent (upload), server tx what it received (download). Totals saturate at MAX_BYTES: they stay
- * exact in JSON, and no node, however many bytes it reports for a client it shares with other
- * nodes, can push the client's totals past bigint and make every later batch of those other
- * nodes fail (sums of a batch are numeric: no overflow there). The first row says whether the
- * batch was claimed and which devices moved; each row carries a client touched, if any.
+ * Every part sees the tables as they were before the statement: each node's claim is made once,
+ * and only a claimed batch's peers match (`hit` joins `claim`); the endpoint moves compare with
+ * the accounts' last endpoints before this batch's counters move them. A node has at most one
+ * batch in the list (the caller's rule): an account then matches at most once. Devices and
+ * clients sum what all the batches brought them, so a client with devices on several of the
+ * nodes is written once. Server rx is what the client sent (upload), server tx what it received
+ * (download). Totals saturate at MAX_BYTES: they stay exact in JSON, and no node, however many
+ * bytes it reports for a client it shares with other nodes, can push the client's totals past
+ * bigint and make every later batch of those other nodes fail (sums of a batch are numeric: no
+ * overflow there). The first row says which batches were claimed, how many peers of each matched
+ * and which devices moved; each row carries a client touched, if any.
  */
-const COUNT_BATCH = `with claim as (
-         update node_agents set counters_seq = $3::int8
-          where node_id = $2::uuid and counters_seq < $3::int8 and counters_seq >= $3::int8 - $4::int8
-         returning node_id
-       ), batch as (
+const COUNT_BATCHES = `with sent as (
          select * from jsonb_to_recordset($1::jsonb)
-           as b(ifname text, public_key text, rx bigint, tx bigint, handshake timestamptz, endpoint text, address text)
+           as s(i int, node_id uuid, seq int8, seconds float8, rate_until timestamptz)
+       ), claim as (
+         update node_agents n set counters_seq = s.seq
+           from sent s
+          where n.node_id = s.node_id and n.counters_seq < s.seq and n.counters_seq >= s.seq - $3::int8
+         returning s.i, s.node_id, s.seconds, s.rate_until
+       ), batch as (
+         select * from jsonb_to_recordset($2::jsonb)
+           as b(i int, ifname text, public_key text, rx bigint, tx bigint, handshake timestamptz, endpoint text, address text)
        ), hit as (
          -- A handshake cannot lie in the future: a stamp past now (a wrong clock, or a node
          -- that lies) would pin its client online, since the newest stamp wins.
-         select a.id, a.device_id, a.last_endpoint, b.rx, b.tx,
+         select a.id, a.device_id, a.last_endpoint, claim.i, claim.node_id, claim.seconds, claim.rate_until, b.rx, b.tx,
                 case when b.handshake > now() then now() else b.handshake end as handshake, b.endpoint, b.address
            from claim
            join interfaces i on i.node_id = claim.node_id
-           join batch b on b.ifname = i.name
+           join batch b on b.i = claim.i and b.ifname = i.name
            join accounts a on a.interface_id = i.id and a.public_key = b.public_key
-       ), ${endpointMoves('$8::timestamptz')}, acc as (
+       ), ${endpointMoves('$5::timestamptz')}, acc as (
          update accounts a
             set up_bytes = least(a.up_bytes + hit.rx, ${MAX_BYTES}),
                 down_bytes = least(a.down_bytes + hit.tx, ${MAX_BYTES}),
                 last_handshake = greatest(a.last_handshake, hit.handshake),
                 last_endpoint = coalesce(hit.endpoint, a.last_endpoint),
-                up_rate = case when $5::float8 is null then a.up_rate else round(hit.rx / $5::float8)::bigint end,
-                down_rate = case when $5::float8 is null then a.down_rate else round(hit.tx / $5::float8)::bigint end,
-                rate_until = case when $5::float8 is null then a.rate_until else $6::timestamptz end
+                up_rate = case when hit.seconds is null then a.up_rate else round(hit.rx / hit.seconds)::bigint end,
+                down_rate = case when hit.seconds is null then a.down_rate else round(hit.tx / hit.seconds)::bigint end,
+                rate_until = case when hit.seconds is null then a.rate_until else hit.rate_until end
            from hit where a.id = hit.id
-         returning a.device_id, hit.rx, hit.tx, hit.handshake
+         returning a.device_id, hit.node_id, hit.rx, hit.tx, hit.handshake
        ), dev as (
          update devices d
             set up_bytes = least(d.up_bytes + s.rx, ${MAX_BYTES}), down_bytes = least(d.down_bytes + s.tx, ${MAX_BYTES}),
@@ -130,36 +138,40 @@ const COUNT_BATCH = `with claim as (
            set pool_used_bytes = least(reseller_limits.pool_used_bytes + excluded.pool_used_bytes, ${MAX_BYTES})
          returning user_id, traffic_pool_bytes is not null and pool_used_bytes >= traffic_pool_bytes as spent
        ), client_history as (
-         -- The usage history: each client's bytes added to its current 5-minute row, and the
+         -- The usage history: each client's bytes added to its current 5-minute row, and each
          -- node's sum to the node's row, counted exactly when the totals are. One upsert per
          -- client and bucket; only the byte columns change, and no index holds them (HOT).
          insert into client_usage_history as h (client_id, tier, at, up_bytes, down_bytes)
-         select id, ${FIVE_MINUTES.seconds}, $7::timestamptz, rx, tx from cli
-          where $7::timestamptz is not null and (rx > 0 or tx > 0)
+         select id, ${FIVE_MINUTES.seconds}, $4::timestamptz, rx, tx from cli
+          where $4::timestamptz is not null and (rx > 0 or tx > 0)
          on conflict (client_id, tier, at) do update
             set up_bytes = least(h.up_bytes + excluded.up_bytes, ${MAX_BYTES}),
                 down_bytes = least(h.down_bytes + excluded.down_bytes, ${MAX_BYTES})
        ), node_history as (
          insert into node_usage_history as h (node_id, tier, at, up_bytes, down_bytes)
-         select $2::uuid, ${FIVE_MINUTES.seconds}, $7::timestamptz, sum(rx), sum(tx) from cli
-          where $7::timestamptz is not null having sum(rx) + sum(tx) > 0
+         select node_id, ${FIVE_MINUTES.seconds}, $4::timestamptz, sum(rx), sum(tx) from acc
+          where $4::timestamptz is not null group by node_id having sum(rx) + sum(tx) > 0
          on conflict (node_id, tier, at) do update
             set up_bytes = least(h.up_bytes + excluded.up_bytes, ${MAX_BYTES}),
                 down_bytes = least(h.down_bytes + excluded.down_bytes, ${MAX_BYTES})
        )
-       select head.claimed, head.moved,
+       select head.claimed, head.batch_matched, head.moved,
               cli.id, cli.owner_id, cli.status, cli.quota_bytes, cli.used_bytes, cli.expires_at, cli.start_on_first_use,
-              cli.activated_at, cli.duration_seconds, cli.handshake, cli.matched, coalesce(pool.spent, false) as pool_spent,
-              cli.bytes, cli.name, cli.telegram_id::text as telegram_id, cli.last_reset_at
-         from (select exists (select 1 from claim) as claimed,
+              cli.activated_at, cli.duration_seconds, cli.handshake, cli.matched,
+              coalesce(pool.spent, false) as pool_spent, cli.bytes, cli.name, cli.telegram_id::text as telegram_id,
+              cli.last_reset_at
+         from (select (select string_agg(i::text, ',') from claim) as claimed,
+                      (select string_agg(i::text || ':' || n, ',') from (select i, count(*) as n from hit group by i) m) as batch_matched,
                       (select string_agg(distinct device_id::text, ',') from moves) as moved) head
          left join (cli left join pool on pool.user_id = cli.owner_id) on true`;
 
-/** What a counter batch's statement did. */
-export interface CountedBatch {
-  claim: BatchClaim;
+/** What the batches' statement did. */
+export interface CountedBatches {
+  /** Each batch's claim (or why not), in the order given, with how many of its peers matched an account. */
+  batches: { claim: BatchClaim; matched: number }[];
   /** Devices whose endpoint moved to an address other than their account's last. */
   moved: string[];
+  /** The clients touched, once each whatever number of the batches brought them bytes. */
   clients: CountedOwnedClient[];
 }
 
@@ -201,23 +213,31 @@ export type BatchClaim =
 @Injectable()
 export class UsageRepository {
   /**
-   * Counts a counter batch, all in one statement (COUNT_BATCH): claims its sequence number `seq`
-   * when it is new and at most `window` above the last one recorded, and only then records the
-   * endpoint moves and adds the peers' counters to accounts, their devices and clients (and the
-   * resellers' pools and the usage history). Returns the claim (or why not: a repeat, or too far
+   * Counts counter batches of distinct nodes, all in one statement (COUNT_BATCHES): claims each
+   * batch's sequence number when it is new and at most `window` above the last one recorded for
+   * its node, and only for the batches claimed records the endpoint moves and adds the peers'
+   * counters to accounts, their devices and clients (and the resellers' pools and the usage
+   * history's `bucket`, when given). Returns each batch's claim (or why not: a repeat, or too far
    * ahead, with the last number recorded), the devices whose endpoints moved and the clients touched.
    */
-  async countBatch(
+  async countBatches(
     em: EntityManager,
-    nodeId: string,
-    seq: number,
+    batches: readonly SentBatch[],
     window: number,
-    peers: readonly PeerCounters[],
-    record: BatchRecord,
+    bucket: Date | undefined,
     now: Date,
-  ): Promise<CountedBatch> {
-    const batch = JSON.stringify(
-      peers.map((peer) => ({
+  ): Promise<CountedBatches> {
+    if (new Set(batches.map((batch) => batch.nodeId)).size !== batches.length)
+      throw new Error('counter batches counted together must be of distinct nodes');
+    const sent = batches.map((batch, i) => {
+      const seconds = batch.rate?.seconds ?? null;
+      if (seconds !== null && !(Number.isFinite(seconds) && seconds > 0))
+        throw new Error(`a rate needs a positive interval, got ${seconds}`);
+      return { i, node_id: batch.nodeId, seq: batch.seq, seconds, rate_until: batch.rate?.until.toISOString() ?? null };
+    });
+    const peers = batches.flatMap((batch, i) =>
+      batch.peers.map((peer) => ({
+        i,
         ifname: peer.interface,
         public_key: peer.publicKey,
         rx: peer.rxBytes,
@@ -227,42 +247,55 @@ export class UsageRepository {
         address: peer.endpoint === null ? null : addressOf(peer.endpoint),
       })),
     );
-    const seconds = record.rate?.seconds ?? null;
-    if (seconds !== null && !(Number.isFinite(seconds) && seconds > 0))
-      throw new Error(`a rate needs a positive interval, got ${seconds}`);
-    const rows = await executeNamed<Record<string, unknown>>(em, 'warren_count_batch', COUNT_BATCH, [
-      batch,
-      nodeId,
-      seq,
+    const rows = await executeNamed<Record<string, unknown>>(em, 'warren_count_batches', COUNT_BATCHES, [
+      JSON.stringify(sent),
+      JSON.stringify(peers),
       window,
-      seconds,
-      record.rate?.until.toISOString() ?? null,
-      record.bucket?.toISOString() ?? null,
+      bucket?.toISOString() ?? null,
       now.toISOString(),
     ]);
     const [head] = rows;
-    if (head.claimed !== true) {
-      // Read again, in a snapshot of its own: a batch claimed by a transaction this one waited for
-      // (the same batch arriving twice at once) was committed after this statement's snapshot.
-      const [row] = await em.execute<{ counters_seq: string }[]>(
-        `select counters_seq from node_agents where node_id = ?`,
-        [nodeId],
-      );
-      const recorded = row ? readNumber(row.counters_seq) : 0;
-      const claim: BatchClaim =
-        seq <= recorded ? { claimed: false, repeat: true } : { claimed: false, repeat: false, recorded };
-      return { claim, moved: [], clients: [] };
-    }
-    const claim: BatchClaim = { claimed: true };
-    const moved = head.moved ? String(head.moved).split(',') : [];
-    const clients = rows.filter((row) => row.id !== null).map(countedClient);
-    return { claim, moved, clients };
+    const claimed = new Set(head.claimed ? String(head.claimed).split(',').map(Number) : []);
+    const matched = new Map(
+      head.batch_matched
+        ? String(head.batch_matched)
+            .split(',')
+            .map((pair) => pair.split(':').map(Number) as [number, number])
+        : [],
+    );
+    const unclaimed = batches.filter((_, i) => !claimed.has(i));
+    const recorded = await this.recordedSeqs(em, unclaimed.map((batch) => batch.nodeId));
+    return {
+      batches: batches.map((batch, i) => {
+        if (claimed.has(i)) return { claim: { claimed: true }, matched: matched.get(i) ?? 0 };
+        const last = recorded.get(batch.nodeId) ?? 0;
+        const claim: BatchClaim =
+          batch.seq <= last ? { claimed: false, repeat: true } : { claimed: false, repeat: false, recorded: last };
+        return { claim, matched: 0 };
+      }),
+      moved: head.moved ? String(head.moved).split(',') : [],
+      clients: claimed.size === 0 ? [] : rows.filter((row) => row.id !== null).map(countedClient),
+    };
+  }
+
+  /**
+   * The last sequence number recorded for each node, read again in a snapshot of its own: a batch
+   * claimed by a transaction the statement waited for (the same batch arriving twice at once) was
+   * committed after the statement's snapshot.
+   */
+  private async recordedSeqs(em: EntityManager, nodeIds: readonly string[]): Promise<Map<string, number>> {
+    if (nodeIds.length === 0) return new Map();
+    const rows = await em.execute<{ node_id: string; counters_seq: string }[]>(
+      `select node_id, counters_seq from node_agents where node_id = any(array[?]::uuid[])`,
+      [[...nodeIds]],
+    );
+    return new Map(rows.map((row) => [row.node_id, readNumber(row.counters_seq)]));
   }
 
   /**
    * Zeroes the usage of every account on one interface and takes exactly those bytes off their
    * devices' and clients' totals (the interface's `reset-usage`): the same levels, in the same
-   * order (accounts, devices, clients), as addCounters, so the two cannot deadlock. Null when the
+   * order (accounts, devices, clients), as countBatches, so the two cannot deadlock. Null when the
    * interface does not exist; else the clients touched, with their totals after, and the bytes.
    */
   async resetInterface(
@@ -303,7 +336,7 @@ export class UsageRepository {
 
   /**
    * Writes the status changes the batch caused, all in one statement. Raw SQL for the same reason
-   * as addCounters: a batch can change thousands of clients at once.
+   * as countBatches: a batch can change thousands of clients at once.
    */
   async applyStatusChanges(em: EntityManager, changes: readonly StatusChange[], now: Date): Promise<void> {
     if (changes.length === 0) return;

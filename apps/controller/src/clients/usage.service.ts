@@ -7,7 +7,7 @@ import { bumpRevisions } from '../revisions/revisions.js';
 import { activationOnFirstUse, affectsPeers, nextStatus } from './client-status.js';
 import { ClientTotals } from './client-totals.js';
 import { ClientsRepository } from './clients.repository.js';
-import { UsageRepository, type BatchRecord, type StatusChange } from './usage.repository.js';
+import { UsageRepository, type SentBatch, type StatusChange } from './usage.repository.js';
 import { SharingService } from './sharing/sharing.service.js';
 import { currentBucket } from './usage-tiers.js';
 import { quotaCrossings } from './quota-crossings.js';
@@ -15,6 +15,14 @@ import { recordRuleChange } from './client-notices.js';
 import { NotificationEvents } from '../notifications/events/notification-events.js';
 import type { WarrenConfig } from '../config/config.js';
 import { WARREN_CONFIG } from '../runtime.js';
+
+/** One node's counter batch as its link received it. */
+export interface NodeBatch {
+  nodeId: string;
+  seq: number;
+  peers: readonly PeerCounters[];
+  reading?: BatchReading;
+}
 
 /** The agent's reading times of a batch (agent-link.ts `at`, `since`), for the current rate. */
 export interface BatchReading {
@@ -37,7 +45,10 @@ export interface CountersOutcome {
   refused?: string;
   /** Peers of the batch that matched an account (others were removed meanwhile; their bytes have no owner). */
   matched: number;
-  /** Clients whose status changed (exhausted by this traffic, or started on first use). */
+  /**
+   * Clients whose status changed (exhausted by this traffic, or started on first use): of all the
+   * batches recorded with this one (counter-commits.ts), since a client's change is theirs together.
+   */
   transitions: number;
 }
 
@@ -71,6 +82,7 @@ export class UsageService implements OnModuleInit {
       );
   }
 
+  /** Records one node's counter batch in a transaction of its own. */
   async recordCounters(
     nodeId: string,
     seq: number,
@@ -78,15 +90,30 @@ export class UsageService implements OnModuleInit {
     now = new Date(),
     reading?: BatchReading,
   ): Promise<CountersOutcome> {
-    const record = this.recordOf(now, reading);
-    const hops = reading?.hops ?? [];
+    const [outcome] = await this.recordBatches([{ nodeId, seq, peers, reading }], now);
+    return outcome;
+  }
+
+  /**
+   * Records batches of distinct nodes in one transaction and one statement (counter-commits.ts
+   * gathers them): each counts exactly once, or is a duplicate or refused on its own. Returns
+   * each batch's outcome, in order.
+   */
+  async recordBatches(batches: readonly NodeBatch[], now = new Date()): Promise<CountersOutcome[]> {
+    const sent: SentBatch[] = batches.map((batch) => ({
+      nodeId: batch.nodeId,
+      seq: batch.seq,
+      peers: batch.peers,
+      rate: this.rateOf(now, batch.reading),
+    }));
+    const bucket = this.config.usageHistory ? currentBucket(now) : undefined;
     for (let attempt = 1; ; attempt++) {
       try {
-        const outcome = await this.orm.em
+        const outcomes = await this.orm.em
           .fork()
-          .transactional((em) => this.apply(em, nodeId, seq, peers, now, record, hops));
-        if (outcome.transitions > 0) this.totals.changed();
-        return outcome;
+          .transactional((em) => this.apply(em, sent, batches, bucket, now));
+        if (outcomes.some((outcome) => outcome.transitions > 0)) this.totals.changed();
+        return outcomes;
       } catch (error) {
         const code = (error as { code?: string }).code;
         if (attempt >= 5 || !code || !RETRYABLE.has(code)) throw error;
@@ -95,48 +122,39 @@ export class UsageService implements OnModuleInit {
   }
 
   /**
-   * Where the batch's bytes go in the usage history (the 5-minute bucket of its arrival, as
-   * system samples are stamped on arrival: a host with a wrong clock still lands in the right
-   * bucket) and the peers' current rate: bytes over the agent's interval between its two
-   * readings (one clock, so its skew cancels). The rate holds until the next reading is due and
-   * half an interval more (at least a second): a peer that moved nothing is left out of that
-   * batch, and its rate then lapses to 0.
+   * The peers' current rate: bytes over the agent's interval between its two readings (one clock,
+   * so its skew cancels). The rate holds until the next reading is due and half an interval more
+   * (at least a second): a peer that moved nothing is left out of that batch, and its rate then
+   * lapses to 0. The bytes go to the usage history's 5-minute bucket of their arrival (as system
+   * samples are stamped on arrival: a host with a wrong clock still lands in the right bucket).
    */
-  private recordOf(now: Date, reading: BatchReading | undefined): BatchRecord {
-    const record: BatchRecord = this.config.usageHistory ? { bucket: currentBucket(now) } : {};
+  private rateOf(now: Date, reading: BatchReading | undefined): SentBatch['rate'] {
     const intervalMs = reading?.since === undefined ? 0 : reading.at - reading.since;
-    if (intervalMs > 0 && intervalMs <= MAX_RATE_INTERVAL_MS) {
-      const until = new Date(now.getTime() + intervalMs + Math.max(1000, intervalMs / 2));
-      record.rate = { seconds: intervalMs / 1000, until };
-    }
-    return record;
+    if (!(intervalMs > 0 && intervalMs <= MAX_RATE_INTERVAL_MS)) return undefined;
+    const until = new Date(now.getTime() + intervalMs + Math.max(1000, intervalMs / 2));
+    return { seconds: intervalMs / 1000, until };
   }
 
   private async apply(
     em: EntityManager,
-    nodeId: string,
-    seq: number,
-    peers: readonly PeerCounters[],
+    sent: readonly SentBatch[],
+    batches: readonly NodeBatch[],
+    bucket: Date | undefined,
     now: Date,
-    record: BatchRecord,
-    hops: readonly HopCounters[],
-  ): Promise<CountersOutcome> {
-    // One statement claims the batch's number, records the endpoint moves and adds the counters.
-    const { claim, moved, clients } = await this.usage.countBatch(
-      em,
-      nodeId,
-      seq,
-      COUNTER_SEQ_WINDOW,
-      peers,
-      record,
-      now,
-    );
-    if (!claim.claimed && claim.repeat) return { duplicate: true, matched: 0, transitions: 0 };
-    if (!claim.claimed) {
-      const refused = `counter batch ${seq} is more than ${COUNTER_SEQ_WINDOW} ahead of the last one recorded (${claim.recorded})`;
+  ): Promise<CountersOutcome[]> {
+    // One statement claims the batches' numbers, records the endpoint moves and adds the counters.
+    const counted = await this.usage.countBatches(em, sent, COUNTER_SEQ_WINDOW, bucket, now);
+    const { moved, clients } = counted;
+    const outcomes: CountersOutcome[] = counted.batches.map(({ claim, matched }, i) => {
+      if (claim.claimed) return { duplicate: false, matched, transitions: 0 };
+      if (claim.repeat) return { duplicate: true, matched: 0, transitions: 0 };
+      const refused = `counter batch ${batches[i].seq} is more than ${COUNTER_SEQ_WINDOW} ahead of the last one recorded (${claim.recorded})`;
       return { duplicate: false, refused, matched: 0, transitions: 0 };
-    }
-    await addHopTraffic(em, nodeId, hops);
+    });
+    const claimed = outcomes.filter((outcome) => !outcome.duplicate && !outcome.refused);
+    if (claimed.length === 0) return outcomes;
+    for (const [i, batch] of batches.entries())
+      if (counted.batches[i].claim.claimed) await addHopTraffic(em, batch.nodeId, batch.reading?.hops ?? []);
     // The moves were compared with the endpoints before this batch; a client the sharing rule
     // disables now is disabled for what follows, as if that had come first.
     const disabled = await this.sharing.afterMoves(em, moved, now);
@@ -174,7 +192,8 @@ export class UsageService implements OnModuleInit {
     const spent = [...new Set(touched.filter((client) => client.poolSpent).map((client) => client.ownerId))];
     const cut = await this.resellers.applyPool(em, spent, false, now);
     await bumpRevisions(em, cut.nodeIds);
-    const matched = touched.reduce((sum, client) => sum + client.matched, 0);
-    return { duplicate: false, matched, transitions: changes.length + disabled.length + cut.clients };
+    const transitions = changes.length + disabled.length + cut.clients;
+    for (const outcome of claimed) outcome.transitions = transitions;
+    return outcomes;
   }
 }

@@ -114,6 +114,13 @@ export class PanelMetrics {
     registers: [this.registry],
   });
 
+  readonly counterCommitBatches = new Histogram({
+    name: 'warren_counter_commit_batches',
+    help: 'Counter batches recorded together in one transaction (clients/counter-commits.ts)',
+    buckets: [1, 2, 4, 8, 16, 32, 64],
+    registers: [this.registry],
+  });
+
   readonly historyWritten = new Counter({
     name: 'warren_history_samples_written_total',
     help: 'System history samples written to the database (rate() gives the write rate)',

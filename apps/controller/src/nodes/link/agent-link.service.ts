@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { AgentMessage, ControllerMessage } from '#libs/contracts/agent-link.js';
-import { UsageService } from '../../clients/usage.service.js';
+import { CounterCommits } from '../../clients/counter-commits.js';
 import { RuleHitsService } from '../../routing/rule-hits.service.js';
 import { PanelMetrics } from '../../metrics/panel-metrics.js';
 import { SystemService } from '../../system/system.service.js';
@@ -31,8 +31,8 @@ export class AgentLinkService {
   constructor(
     private readonly agents: AgentLinkRepository,
     private readonly delivery: DeliveryService,
-    /** Counter batches belong to the clients domain, samples to the system domain. */
-    private readonly usage: UsageService,
+    /** Counter batches belong to the clients domain (several nodes' recorded together), samples to the system domain. */
+    private readonly counters: CounterCommits,
     private readonly system: SystemService,
     /** Rule-hit deltas belong to the routing domain. */
     private readonly ruleHits: RuleHitsService,
@@ -56,10 +56,11 @@ export class AgentLinkService {
           this.metrics.counterBatches.inc({ outcome: 'duplicate' });
           return { type: 'ack', seq: message.seq };
         }
-        const outcome = await this.usage.recordCounters(nodeId, message.seq, message.peers, new Date(), {
-          at: message.at,
-          since: message.since,
-          hops: message.hops,
+        const outcome = await this.counters.record({
+          nodeId,
+          seq: message.seq,
+          peers: message.peers,
+          reading: { at: message.at, since: message.since, hops: message.hops },
         });
         this.metrics.counterBatches.inc({
           outcome: outcome.refused ? 'refused' : outcome.duplicate ? 'duplicate' : 'recorded',
