@@ -19,6 +19,7 @@ import { RuleHitReader } from '../../apps/agent/src/host/routing/rule-hits.js';
 import { readHopCounters } from '../../apps/agent/src/host/routing/hop-counters.js';
 import { WireGuardHost } from '../../apps/agent/src/host/wireguard-host.js';
 import { probeThroughRunner } from '../../apps/agent/src/work/probe/probe-runner.js';
+import { desiredInterface, desiredPeer, desiredState } from '../support/desired-state.js';
 import { startDnsResponder } from '../support/dns-responder.js';
 import { requireTools, TestNamespace } from '../support/netns.js';
 import { resolveIn } from '../support/tunnel-client.js';
@@ -67,7 +68,6 @@ let microsocks: ReturnType<TestNamespace['start']> | undefined;
 let ssServer: ReturnType<TestNamespace['start']> | undefined;
 let revision = 0;
 
-const nodeId = randomUUID();
 const tunnelKeys = generateKeyPair();
 const hopKeys = generateKeyPair();
 const upstreamKeys = generateKeyPair();
@@ -111,18 +111,12 @@ const ssHop: DesiredOutbound = {
 };
 
 function tunnel(): DesiredInterface {
-  return {
-    name: names.tunnel,
-    mode: 'standard',
+  return desiredInterface(names.tunnel, 77, {
     privateKey: tunnelKeys.privateKey,
     listenPort: TUNNEL_PORT,
-    address: '10.77.0.1/24',
-    subnet: '10.77.0.0/24',
-    mtu: 1380,
     natInterface: uplink,
-    amnezia: null,
-    peers: clients.map((c) => ({ publicKey: c.keys.publicKey, presharedKey: null, ip: c.ip })),
-  };
+    peers: clients.map((c) => desiredPeer(c.ip, { publicKey: c.keys.publicKey, presharedKey: null })),
+  });
 }
 
 function rule(outbound: string, criteria: Partial<DesiredRule> = {}): DesiredRule {
@@ -142,13 +136,7 @@ function rule(outbound: string, criteria: Partial<DesiredRule> = {}): DesiredRul
 }
 
 function desired(outbounds: DesiredOutbound[], routing: Partial<DesiredRouting> = {}): DesiredState {
-  return {
-    nodeId,
-    revision: ++revision,
-    interfaces: [tunnel()],
-    outbounds,
-    routing: { ...DEFAULT_ROUTING, ...routing },
-  };
+  return desiredState(++revision, [tunnel()], { outbounds, routing: { ...DEFAULT_ROUTING, ...routing } });
 }
 
 async function apply(state: DesiredState) {
@@ -880,13 +868,8 @@ describe('policy routing (egress seen by the internet server)', () => {
     // An agent of its own in the node namespace, with no tunnel: its routing table is never rendered.
     const bare = new WireGuardHost({ runner, probe, stateDir: join(workDir, 'guarded'), routingTable: 'wt_guarded' });
     const hop: DesiredOutbound = { ...socksHop, tag: 'guarded', slot: 12 };
-    const state = (revision: number, outbounds: DesiredOutbound[]): DesiredState => ({
-      nodeId,
-      revision,
-      interfaces: [],
-      outbounds,
-      routing: DEFAULT_ROUTING,
-    });
+    const state = (revision: number, outbounds: DesiredOutbound[]) =>
+      desiredState(revision, [], { outbounds, routing: DEFAULT_ROUTING });
     // redsocks listens on 0.0.0.0:12312; a client on the node's veth tries it directly.
     const reachable = () =>
       clients[0].ns.exec('timeout', '2', 'bash', '-c', 'echo > /dev/tcp/172.30.1.1/12312').then(
@@ -912,13 +895,9 @@ describe('policy routing (egress seen by the internet server)', () => {
   test('a missing redirector tool is a failed outbound and a capability gap, never a crash', async () => {
     const bare = new CommandRunner({ namespace: node.name, programs: { redsocks: '/nonexistent/redsocks' } });
     const other = new WireGuardHost({ runner: bare, probe, stateDir: join(workDir, 'other') });
-    const result = await other.apply({
-      nodeId,
-      revision: 1,
-      interfaces: [],
-      outbounds: [{ ...socksHop, slot: 11 }],
-      routing: DEFAULT_ROUTING,
-    });
+    const result = await other.apply(
+      desiredState(1, [], { outbounds: [{ ...socksHop, slot: 11 }], routing: DEFAULT_ROUTING }),
+    );
     expect(result.outbounds).toEqual([
       { tag: 'via-socks', state: 'failed', error: expect.stringMatching(/redsocks is not installed/) },
     ]);

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   existsSync,
   mkdtempSync,
@@ -12,7 +11,6 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import type { DesiredInterface, DesiredPeer, DesiredState } from '../../libs/contracts/desired-state.js';
 import { applyResultSchema } from '../../libs/contracts/node-queue.js';
 import { generateKeyPair, generatePresharedKey, publicKeyFromPrivate } from '../../libs/wireguard/keys.js';
 import { probeHost, type HostProbe } from '../../apps/agent/src/host/capabilities.js';
@@ -22,6 +20,7 @@ import { DEFAULT_NAT_TABLE } from '../../apps/agent/src/host/nat.js';
 import { WireGuardHost } from '../../apps/agent/src/host/wireguard-host.js';
 import { readUapiCounters } from '../../apps/agent/src/host/uapi-counters.js';
 import { socketPath, wireguardGoPids } from '../../apps/agent/src/host/wireguard-link.js';
+import { desiredInterface, desiredPeer, desiredState } from '../support/desired-state.js';
 import { readHostFacts, type HostFacts } from '../support/host-facts.js';
 import { requireTools, TestNamespace } from '../support/netns.js';
 import { randomSuffix } from '../support/random-suffix.js';
@@ -59,7 +58,6 @@ let hostProbe: HostProbe;
 let probe: HostProbe;
 let facts: HostFacts;
 let workDir: string;
-let listenPort = 52100 + Math.floor(Math.random() * 800);
 
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error('agent-host.spec needs root (network namespaces, wireguard-go)');
@@ -103,31 +101,6 @@ function newHost(options: { natTable?: string; runner?: CommandRunner; probe?: H
     natTable: options.natTable,
   });
   return { host, stateDir };
-}
-
-function peer(ip: string, withPsk = true): DesiredPeer {
-  return { publicKey: generateKeyPair().publicKey, presharedKey: withPsk ? generatePresharedKey() : null, ip };
-}
-
-function iface(name: string, subnet: number, overrides: Partial<DesiredInterface> = {}): DesiredInterface {
-  return {
-    name,
-    mode: 'standard',
-    privateKey: generateKeyPair().privateKey,
-    listenPort: listenPort++,
-    address: `10.${subnet}.0.1/24`,
-    subnet: `10.${subnet}.0.0/24`,
-    mtu: 1380,
-    natInterface: null,
-    amnezia: null,
-    peers: [],
-    ...overrides,
-  };
-}
-
-const nodeId = randomUUID();
-function state(revision: number, interfaces: DesiredInterface[]): DesiredState {
-  return { nodeId, revision, interfaces };
 }
 
 interface DumpPeer {
@@ -178,10 +151,14 @@ test('the probe finds the tools installed here, and the kernel module and Amnezi
 test('apply creates the interface with address, MTU, up and the exact peers; a second apply changes only what changed', async () => {
   const { host, stateDir } = newHost();
   const name = ifname('m');
-  const [kept, rekeyed, dropped] = [peer('10.81.0.2'), peer('10.81.0.3', false), peer('10.81.0.4')];
-  const first = iface(name, 81, { peers: [kept, rekeyed, dropped] });
+  const [kept, rekeyed, dropped] = [
+    desiredPeer('10.81.0.2'),
+    desiredPeer('10.81.0.3', { presharedKey: null }),
+    desiredPeer('10.81.0.4'),
+  ];
+  const first = desiredInterface(name, 81, { peers: [kept, rekeyed, dropped] });
 
-  const result = await host.apply(state(1, [first]));
+  const result = await host.apply(desiredState(1, [first]));
   expect(applyResultSchema.parse(result)).toEqual(result);
   expect(result).toMatchObject({
     revision: 1,
@@ -213,10 +190,10 @@ test('apply creates the interface with address, MTU, up and the exact peers; a s
   // And an address nobody asked for.
   await server!.exec('ip', 'address', 'add', '10.99.0.9/32', 'dev', name);
 
-  const added = peer('10.81.0.5');
+  const added = desiredPeer('10.81.0.5');
   const newPsk = generatePresharedKey();
   const second = { ...first, mtu: 1400, peers: [kept, { ...rekeyed, presharedKey: newPsk }, added] };
-  expect(await host.apply(state(2, [second]))).toMatchObject({
+  expect(await host.apply(desiredState(2, [second]))).toMatchObject({
     revision: 2,
     ok: true,
     interfaces: [{ name, state: 'up', peers: 3 }],
@@ -246,7 +223,7 @@ test('apply creates the interface with address, MTU, up and the exact peers; a s
   const configFile = join(stateDir, `${name}.conf`);
   const written = statSync(configFile).mtimeMs;
   await new Promise((resolve) => setTimeout(resolve, 20));
-  const again = await host.apply(state(3, [second]));
+  const again = await host.apply(desiredState(3, [second]));
   expect(statSync(configFile).mtimeMs).toBe(written);
   expect(again).toMatchObject({ revision: 3, ok: true, interfaces: [{ name, state: 'up', peers: 3 }] });
   expect((await wgDump(name)).peers).toEqual(dump.peers);
@@ -254,7 +231,7 @@ test('apply creates the interface with address, MTU, up and the exact peers; a s
 
   // A peer removed by hand: the unchanged config is loaded again rather than trusted.
   await server!.exec('wg', 'set', name, 'peer', added.publicKey, 'remove');
-  expect((await host.apply(state(4, [second]))).ok).toBe(true);
+  expect((await host.apply(desiredState(4, [second]))).ok).toBe(true);
   expect([...(await wgDump(name)).peers.keys()]).toContain(added.publicKey);
   expect(statSync(configFile).mtimeMs).toBeGreaterThan(written);
 });
@@ -264,10 +241,13 @@ test('a real handshake and ping through the tunnel, then the counters show traff
   const name = ifname('t');
   const clientName = ifname('c');
   const clientKeys = generateKeyPair();
-  const desired = iface(name, 82, {
-    peers: [{ publicKey: clientKeys.publicKey, presharedKey: null, ip: '10.82.0.2' }, peer('10.82.0.3')],
+  const desired = desiredInterface(name, 82, {
+    peers: [
+      desiredPeer('10.82.0.2', { publicKey: clientKeys.publicKey, presharedKey: null }),
+      desiredPeer('10.82.0.3'),
+    ],
   });
-  expect((await host.apply(state(1, [desired]))).ok).toBe(true);
+  expect((await host.apply(desiredState(1, [desired]))).ok).toBe(true);
 
   const keyFile = join(workDir, 'client.key');
   writeFileSync(keyFile, clientKeys.privateKey, { mode: 0o600 });
@@ -329,8 +309,8 @@ test('NAT: the agent table masquerades the subnet out of natInterface, and is go
   const table = `warren_${suffix}`;
   const { host } = newHost({ natTable: table });
   const name = ifname('n');
-  const desired = iface(name, 83, { natInterface: veth.mine, peers: [peer('10.83.0.2')] });
-  const result = await host.apply(state(1, [desired]));
+  const desired = desiredInterface(name, 83, { natInterface: veth.mine, peers: [desiredPeer('10.83.0.2')] });
+  const result = await host.apply(desiredState(1, [desired]));
   expect(result).toMatchObject({ ok: true, interfaces: [{ name, state: 'up' }] });
   expect(result.interfaces[0].error).toBeUndefined();
 
@@ -353,15 +333,15 @@ test('NAT: the agent table masquerades the subnet out of natInterface, and is go
   expect(ruleset.nftables.find((o) => o.chain)?.chain).toMatchObject({ type: 'nat', hook: 'postrouting' });
   expect((await server!.exec('cat', '/proc/sys/net/ipv4/ip_forward')).trim()).toBe('1');
 
-  expect((await host.apply(state(2, [{ ...desired, natInterface: null }]))).ok).toBe(true);
+  expect((await host.apply(desiredState(2, [{ ...desired, natInterface: null }]))).ok).toBe(true);
   await expect(server!.exec('nft', 'list', 'table', 'ip', table)).rejects.toThrow(/No such file or directory/);
-  await host.apply(state(3, []));
+  await host.apply(desiredState(3, []));
 });
 
 test("wireguard-go's daemon runs in a session of its own: a Ctrl-C to the agent's process group leaves the tunnel up", async () => {
   const { host } = newHost();
   const name = ifname('s');
-  expect((await host.apply(state(1, [iface(name, 86)]))).ok).toBe(true);
+  expect((await host.apply(desiredState(1, [desiredInterface(name, 86)]))).ok).toBe(true);
   const [daemon] = wireguardGoPids(name);
   const sessionAndGroup = (pid: number | string) => {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
@@ -373,15 +353,15 @@ test("wireguard-go's daemon runs in a session of its own: a Ctrl-C to the agent'
   const started = sessionAndGroup(daemon);
   expect(started.session).not.toBe(agent.session);
   expect(started.group).not.toBe(agent.group);
-  await host.apply(state(2, []));
+  await host.apply(desiredState(2, []));
 });
 
 test('an interface deleted behind the agent is reported missing and re-created by the next apply', async () => {
   const { host } = newHost();
   const name = ifname('v');
   const other = ifname('w');
-  const peers = [peer('10.84.0.2'), peer('10.84.0.3')];
-  const desired = state(1, [iface(name, 84, { peers }), iface(other, 85)]);
+  const peers = [desiredPeer('10.84.0.2'), desiredPeer('10.84.0.3')];
+  const desired = desiredState(1, [desiredInterface(name, 84, { peers }), desiredInterface(other, 85)]);
   expect((await host.apply(desired)).ok).toBe(true);
   expect(await host.missingInterfaces()).toEqual([]);
   const before = await ipAddr(name);
@@ -403,7 +383,7 @@ test('an interface deleted behind the agent is reported missing and re-created b
   expect(inet(after)).toEqual(['10.84.0.1/24']);
   expect(after.flags).toContain('UP');
   expect([...(await wgDump(name)).peers.keys()].sort()).toEqual(peers.map((p) => p.publicKey).sort());
-  await host.apply(state(3, []));
+  await host.apply(desiredState(3, []));
 });
 
 test('an interface no longer desired is removed with its daemon; an interface the agent did not create is left alone', async () => {
@@ -412,12 +392,12 @@ test('an interface no longer desired is removed with its daemon; an interface th
   await server!.wireguardGo(foreign);
   const foreignBefore = await ipAddr(foreign);
 
-  const keptIface = iface(kept, 86, { peers: [peer('10.86.0.2')] });
-  expect((await host.apply(state(1, [keptIface, iface(gone, 87)]))).ok).toBe(true);
+  const keptIface = desiredInterface(kept, 86, { peers: [desiredPeer('10.86.0.2')] });
+  expect((await host.apply(desiredState(1, [keptIface, desiredInterface(gone, 87)]))).ok).toBe(true);
   expect(wireguardGoPids(gone)).toHaveLength(1);
   expect(host.managedInterfaces().sort()).toEqual([gone, kept].sort());
 
-  const result = await host.apply(state(2, [keptIface]));
+  const result = await host.apply(desiredState(2, [keptIface]));
   expect(result.interfaces).toEqual([
     { name: kept, state: 'up', driver: 'wireguard-go', peers: 1 },
     { name: gone, state: 'removed', driver: 'wireguard-go', peers: 0 },
@@ -429,7 +409,9 @@ test('an interface no longer desired is removed with its daemon; an interface th
   expect(host.managedInterfaces()).toEqual([kept]);
 
   // Desiring the foreign name does not make it the agent's: refused, and untouched.
-  const claim = await host.apply(state(3, [keptIface, iface(foreign, 88, { peers: [peer('10.88.0.2')] })]));
+  const claim = await host.apply(
+    desiredState(3, [keptIface, desiredInterface(foreign, 88, { peers: [desiredPeer('10.88.0.2')] })]),
+  );
   expect(claim.ok).toBe(false);
   expect(claim.interfaces[1]).toMatchObject({
     name: foreign,
@@ -439,7 +421,7 @@ test('an interface no longer desired is removed with its daemon; an interface th
   expect(claim.interfaces[0]).toMatchObject({ name: kept, state: 'up' });
   expect((await wgDump(foreign)).peers.size).toBe(0);
 
-  await host.apply(state(4, []));
+  await host.apply(desiredState(4, []));
   expect(await linkExists(kept)).toBe(false);
   const foreignAfter = await ipAddr(foreign);
   expect(foreignAfter.ifindex).toBe(foreignBefore.ifindex);
@@ -462,9 +444,9 @@ test('an AmneziaWG interface fails with the reason while the others are applied'
     h4: 100_000_001,
   };
   const result = await host.apply(
-    state(1, [
-      iface(amnezia, 89, { mode: 'amnezia', amnezia: params }),
-      iface(standard, 90, { peers: [peer('10.90.0.2')] }),
+    desiredState(1, [
+      desiredInterface(amnezia, 89, { mode: 'amnezia', amnezia: params }),
+      desiredInterface(standard, 90, { peers: [desiredPeer('10.90.0.2')] }),
     ]),
   );
   expect(result.ok).toBe(false);
@@ -480,15 +462,18 @@ test('an AmneziaWG interface fails with the reason while the others are applied'
   ]);
   expect(await linkExists(amnezia)).toBe(false);
   expect((await ipAddr(standard)).flags).toContain('UP');
-  await host.apply(state(2, []));
+  await host.apply(desiredState(2, []));
 });
 
 test('a listen port already taken fails that interface with the port named, and only that one', async () => {
   const { host } = newHost();
   const [first, second] = [ifname('o'), ifname('u')];
-  const taken = iface(first, 95, { peers: [peer('10.95.0.2')] });
+  const taken = desiredInterface(first, 95, { peers: [desiredPeer('10.95.0.2')] });
   const result = await host.apply(
-    state(1, [taken, iface(second, 96, { listenPort: taken.listenPort, peers: [peer('10.96.0.2')] })]),
+    desiredState(1, [
+      taken,
+      desiredInterface(second, 96, { listenPort: taken.listenPort, peers: [desiredPeer('10.96.0.2')] }),
+    ]),
   );
   expect(result.ok).toBe(false);
   expect(result.interfaces).toEqual([
@@ -502,21 +487,23 @@ test('a listen port already taken fails that interface with the port named, and 
     },
   ]);
   // Fixed by the next revision: the interface is kept and loaded again.
-  const fixed = await host.apply(state(2, [taken, iface(second, 96, { peers: [peer('10.96.0.2')] })]));
+  const fixed = await host.apply(
+    desiredState(2, [taken, desiredInterface(second, 96, { peers: [desiredPeer('10.96.0.2')] })]),
+  );
   expect(fixed.ok).toBe(true);
   expect((await wgDump(second)).peers.size).toBe(1);
-  await host.apply(state(3, []));
+  await host.apply(desiredState(3, []));
   expect(await linkExists(second)).toBe(false);
 });
 
 test('concurrent applies run one after another, and an older revision does not undo a newer one', async () => {
   const { host } = newHost();
   const name = ifname('q');
-  const base = iface(name, 91);
-  const [a, b] = [peer('10.91.0.2'), peer('10.91.0.3')];
+  const base = desiredInterface(name, 91);
+  const [a, b] = [desiredPeer('10.91.0.2'), desiredPeer('10.91.0.3')];
   const results = await Promise.all([
-    host.apply(state(5, [{ ...base, peers: [a] }])),
-    host.apply(state(6, [{ ...base, peers: [b] }])),
+    host.apply(desiredState(5, [{ ...base, peers: [a] }])),
+    host.apply(desiredState(6, [{ ...base, peers: [b] }])),
   ]);
   expect(results.map((r) => [r.revision, r.ok])).toEqual([
     [5, true],
@@ -524,11 +511,11 @@ test('concurrent applies run one after another, and an older revision does not u
   ]);
   expect([...(await wgDump(name)).peers.keys()]).toEqual([b.publicKey]);
 
-  const stale = await host.apply(state(4, [{ ...base, peers: [a] }]));
+  const stale = await host.apply(desiredState(4, [{ ...base, peers: [a] }]));
   expect(stale.revision).toBe(6);
   expect([...(await wgDump(name)).peers.keys()]).toEqual([b.publicKey]);
   expect(host.appliedRevision()).toBe(6);
-  await host.apply(state(7, []));
+  await host.apply(desiredState(7, []));
 });
 
 describe('missing tools', () => {
@@ -578,7 +565,7 @@ describe('missing tools', () => {
     );
     const name = ifname('y');
     const { host } = newHost({ runner: bare, probe: found });
-    const result = await host.apply(state(1, [iface(name, 92, { natInterface: veth.mine })]));
+    const result = await host.apply(desiredState(1, [desiredInterface(name, 92, { natInterface: veth.mine })]));
     expect(result).toMatchObject({
       ok: false,
       interfaces: [{ name, state: 'failed', error: expect.stringMatching(/wg\) not installed/) }],
@@ -600,7 +587,7 @@ describe('missing tools', () => {
     expect(found.gaps[0]).toBe('not running as root: interfaces cannot be created');
     // The host probes for itself when not given a probe.
     const { host } = newHost({ runner: none, probe: null });
-    const result = await host.apply(state(1, [iface(ifname('z'), 93)]));
+    const result = await host.apply(desiredState(1, [desiredInterface(ifname('z'), 93)]));
     expect(result).toMatchObject({
       ok: false,
       interfaces: [{ state: 'failed', error: expect.stringMatching(/ip\) not installed/) }],
@@ -619,7 +606,7 @@ describe('missing tools', () => {
     const name = ifname('p');
     const { host } = newHost({ runner: noNft, probe: withoutKernelModule(found) });
     const result = await host.apply(
-      state(1, [iface(name, 94, { natInterface: veth.mine, peers: [peer('10.94.0.2')] })]),
+      desiredState(1, [desiredInterface(name, 94, { natInterface: veth.mine, peers: [desiredPeer('10.94.0.2')] })]),
     );
     expect(result.ok).toBe(false);
     expect(result.interfaces).toEqual([
@@ -632,7 +619,7 @@ describe('missing tools', () => {
       },
     ]);
     expect((await ipAddr(name)).flags).toContain('UP');
-    await host.apply(state(2, []));
+    await host.apply(desiredState(2, []));
     expect(await linkExists(name)).toBe(false);
   });
 });
@@ -643,8 +630,8 @@ test('an interface named __proto__ is recorded, survives a restart of the agent,
   const name = '__proto__';
   usedNames.add(name);
   const { host, stateDir } = newHost();
-  const client = peer('10.91.0.2');
-  const result = await host.apply(state(1, [iface(name, 91, { peers: [client] })]));
+  const client = desiredPeer('10.91.0.2');
+  const result = await host.apply(desiredState(1, [desiredInterface(name, 91, { peers: [client] })]));
   expect(result).toMatchObject({ ok: true, interfaces: [{ name, state: 'up', peers: 1 }] });
   expect(host.managedInterfaces()).toEqual([name]);
   expect(await host.missingInterfaces()).toEqual([]);
@@ -658,10 +645,10 @@ test('an interface named __proto__ is recorded, survives a restart of the agent,
   // Deleted behind its back: reported missing, so the watchdog re-applies.
   await server!.exec('ip', 'link', 'del', 'dev', name);
   expect(await restarted.missingInterfaces()).toEqual([name]);
-  expect((await restarted.apply(state(2, [iface(name, 91, { peers: [client] })]))).ok).toBe(true);
+  expect((await restarted.apply(desiredState(2, [desiredInterface(name, 91, { peers: [client] })]))).ok).toBe(true);
   expect(await linkExists(name)).toBe(true);
 
-  const removed = await restarted.apply(state(3, []));
+  const removed = await restarted.apply(desiredState(3, []));
   expect(removed.interfaces).toEqual([{ name, state: 'removed', driver: 'wireguard-go', peers: 0 }]);
   expect(await linkExists(name)).toBe(false);
   expect(wireguardGoPids(name)).toEqual([]);
@@ -676,10 +663,10 @@ test('values no host tool may see are refused by the agent itself, before anythi
   const bad = ['-f', 'all', 'interfaces', '../../x', 'wg 0', 'wg0:1', '.', ''];
   const badMtu = ifname('mt');
   const result = await host.apply(
-    state(1, [
-      ...bad.map((name, i) => iface(name, 100 + i)),
-      iface(badMtu, 110, { mtu: 100_000 }),
-      iface(good, 111, { peers: [peer('10.111.0.2')], natInterface: 'eth0"; flush ruleset; #' }),
+    desiredState(1, [
+      ...bad.map((name, i) => desiredInterface(name, 100 + i)),
+      desiredInterface(badMtu, 110, { mtu: 100_000 }),
+      desiredInterface(good, 111, { peers: [desiredPeer('10.111.0.2')], natInterface: 'eth0"; flush ruleset; #' }),
     ]),
   );
   expect(result.interfaces.slice(0, bad.length)).toEqual(
@@ -717,5 +704,5 @@ test('values no host tool may see are refused by the agent itself, before anythi
   await expect(server!.exec('nft', 'list', 'table', 'ip', DEFAULT_NAT_TABLE)).rejects.toThrow(
     /No such file or directory/,
   );
-  await host.apply(state(2, []));
+  await host.apply(desiredState(2, []));
 });

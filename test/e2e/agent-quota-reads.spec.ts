@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DesiredState } from '../../libs/contracts/desired-state.js';
-import { generateKeyPair } from '../../libs/wireguard/keys.js';
 import { CommandRunner, type CommandOutput, type RunOptions } from '../../apps/agent/src/host/command-runner.js';
 import { KERNEL_FIRST_WAIT_MS, WireGuardHost } from '../../apps/agent/src/host/wireguard-host.js';
+import { desiredInterface, desiredPeer, desiredState } from '../support/desired-state.js';
 import { requireTools, TestNamespace } from '../support/netns.js';
 import { randomSuffix } from '../support/random-suffix.js';
 
@@ -59,27 +59,12 @@ afterAll(async () => {
   for (const name of names) rmSync(`/var/run/wireguard/${name}.sock`, { force: true });
 });
 
+/** `name` with three devices (no preshared keys), the first one's client under a quota. */
 function desired(name: string, revision: number): DesiredState {
-  const peer = (ip: string) => ({ publicKey: generateKeyPair().publicKey, presharedKey: null, ip });
-  return {
-    nodeId: '00000000-0000-4000-8000-000000000002',
-    revision,
-    interfaces: [
-      {
-        name,
-        mode: 'standard',
-        privateKey: generateKeyPair().privateKey,
-        listenPort: 53000 + Math.floor(Math.random() * 90),
-        address: '10.71.0.1/24',
-        subnet: '10.71.0.0/24',
-        mtu: 1420,
-        natInterface: null,
-        amnezia: null,
-        peers: [peer('10.71.0.2'), peer('10.71.0.3'), peer('10.71.0.4')],
-      },
-    ],
+  const peers = ['10.71.0.2', '10.71.0.3', '10.71.0.4'].map((ip) => desiredPeer(ip, { presharedKey: null }));
+  return desiredState(revision, [desiredInterface(name, 71, { peers })], {
     quotas: [{ client: randomUUID(), remainingBytes: 50_000_000, ips: ['10.71.0.2'] }],
-  };
+  });
 }
 
 /** A report round as agent.service.ts runs one: the correction kicked off, then the counters read. */

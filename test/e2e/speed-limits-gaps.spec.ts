@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DesiredState } from '../../libs/contracts/desired-state.js';
 import { HOST_GAPS } from '../../libs/contracts/host-gaps.js';
-import { generateKeyPair, generatePresharedKey } from '../../libs/wireguard/keys.js';
 import { probeHost } from '../../apps/agent/src/host/capabilities.js';
 import { CommandRunner } from '../../apps/agent/src/host/command-runner.js';
 import { WireGuardHost } from '../../apps/agent/src/host/wireguard-host.js';
+import { desiredInterface, desiredPeer, desiredState } from '../support/desired-state.js';
 import { requireTools, TestNamespace } from '../support/netns.js';
 import { randomSuffix } from '../support/random-suffix.js';
 
@@ -34,29 +33,6 @@ afterAll(async () => {
   rmSync(`/var/run/wireguard/${name}.sock`, { force: true });
 });
 
-function desired(revision: number): DesiredState {
-  const clientId = randomUUID();
-  return {
-    nodeId: '00000000-0000-4000-8000-000000000001',
-    revision,
-    interfaces: [
-      {
-        name,
-        mode: 'standard',
-        privateKey: generateKeyPair().privateKey,
-        listenPort: 52900 + Math.floor(Math.random() * 90),
-        address: '10.70.0.1/24',
-        subnet: '10.70.0.0/24',
-        mtu: 1420,
-        natInterface: null,
-        amnezia: null,
-        peers: [{ publicKey: generateKeyPair().publicKey, presharedKey: generatePresharedKey(), ip: '10.70.0.2' }],
-        speedLimits: [{ clientId, rateBitsPerSec: 5_000_000, ips: ['10.70.0.2'] }],
-      },
-    ],
-  };
-}
-
 test('without tc the limit is a gap and an outcome error, the tunnel is up; with tc it is shaped', async () => {
   const noTc = new CommandRunner({ namespace: ns.name, programs: { tc: '/nonexistent/tc' } });
   const probe = await probeHost(noTc);
@@ -64,7 +40,12 @@ test('without tc the limit is a gap and an outcome error, the tunnel is up; with
   expect(probe.shaping).toMatchObject({ tc: false, ifb: true });
 
   const stateDir = join(workDir, 'state');
-  const state = desired(1);
+  const state = desiredState(1, [
+    desiredInterface(name, 70, {
+      peers: [desiredPeer('10.70.0.2')],
+      speedLimits: [{ clientId: randomUUID(), rateBitsPerSec: 5_000_000, ips: ['10.70.0.2'] }],
+    }),
+  ]);
   const without = await new WireGuardHost({ runner: noTc, probe, stateDir }).apply(state);
   expect(without.interfaces).toEqual([
     expect.objectContaining({
