@@ -1,37 +1,18 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DesiredDelta } from '#libs/contracts/desired-delta.js';
-import type { DesiredState } from '#libs/contracts/desired-state.js';
 import type { ApplyResult } from '#libs/contracts/node-queue.js';
+import { desiredInterface, desiredPeer, desiredState, testNodeId } from '../../../../test/support/desired-state.js';
 import { ApplyRecord } from './apply-record.js';
 
-const key = () => randomBytes(32).toString('base64');
-const nodeId = randomUUID();
 let dir: string;
 beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'warren-apply-record-'))));
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const peer = (ip: string) => ({ publicKey: key(), presharedKey: null, ip });
-const base: DesiredState = {
-  nodeId,
-  revision: 7,
-  interfaces: [
-    {
-      name: 'wg0',
-      mode: 'standard',
-      privateKey: key(),
-      listenPort: 51820,
-      address: '10.8.0.1/24',
-      subnet: '10.8.0.0/24',
-      mtu: 1420,
-      natInterface: null,
-      amnezia: null,
-      peers: [peer('10.8.0.2'), peer('10.8.0.3')],
-    },
-  ],
-};
+const peer = (ip: string) => desiredPeer(ip, { presharedKey: null });
+const base = desiredState(7, [desiredInterface('wg0', 8, { peers: [peer('10.8.0.2'), peer('10.8.0.3')] })]);
 const ok = (revision: number): ApplyResult => ({
   revision,
   ok: true,
@@ -40,7 +21,7 @@ const ok = (revision: number): ApplyResult => ({
 });
 const delta = (revision: number, baseRevision: number): DesiredDelta => ({
   kind: 'delta',
-  nodeId,
+  nodeId: testNodeId,
   revision,
   baseRevision,
   interfaces: [{ name: 'wg0', peers: [peer(`10.8.0.${revision + 10}`)], removedPeers: [] }],

@@ -1,5 +1,6 @@
 import { ConfigValueError } from '#libs/files/config-value.js';
 import { generateKeyPair } from '#libs/wireguard/keys.js';
+import { desiredInterface } from '../../../../test/support/desired-state.js';
 import { renderResolverConfig } from './routing/domain-resolver.js';
 import { hopFiles, renderProxyHop, type ProxyHop } from './routing/proxy-hop-config.js';
 import { renderWireguardHop, type WireguardHop } from './routing/wireguard-hop.js';
@@ -15,18 +16,7 @@ const LINE = '\nPostUp = sh -c id';
 const AMNEZIA = { jc: 4, jmin: 40, jmax: 120, s1: 20, s2: 33, h1: 123456, h2: 1234567, h3: 12345678, h4: 123456789 };
 
 describe('the agent interface config (wg/awg syncconf)', () => {
-  const desired = {
-    name: 'wg0',
-    mode: 'amnezia' as const,
-    privateKey: generateKeyPair().privateKey,
-    listenPort: 51820,
-    address: '10.8.0.1/24',
-    subnet: '10.8.0.0/24',
-    mtu: 1420,
-    natInterface: null,
-    amnezia: AMNEZIA,
-    peers: [],
-  };
+  const desired = desiredInterface('wg0', 8, { mode: 'amnezia', amnezia: AMNEZIA });
   test('renders AmneziaWG parameters as integers', () => {
     expect(renderInterfaceConfig(desired).text).toContain('H4 = 123456789\n');
   });

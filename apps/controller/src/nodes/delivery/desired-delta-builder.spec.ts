@@ -1,42 +1,21 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { applyDelta } from '#libs/contracts/desired-delta.js';
-import type { DesiredInterface, DesiredPeer, DesiredState } from '#libs/contracts/desired-state.js';
+import type { DesiredPeer, DesiredState } from '#libs/contracts/desired-state.js';
+import { desiredInterface, desiredPeer, desiredState, testNodeId } from '../../../../../test/support/desired-state.js';
 import { buildDesiredDelta } from './desired-delta-builder.js';
 
-const key = () => randomBytes(32).toString('base64');
-const peer = (n: number): DesiredPeer => ({ publicKey: key(), presharedKey: key(), ip: `10.8.${n >> 8}.${n & 255}` });
-const nodeId = randomUUID();
+const peer = (n: number) => desiredPeer(`10.8.${n >> 8}.${n & 255}`);
 
-function iface(name: string, peers: DesiredPeer[], extra: Partial<DesiredInterface> = {}): DesiredInterface {
-  return {
-    name,
-    mode: 'standard',
-    privateKey: key(),
-    listenPort: 51820,
-    address: '10.8.0.1/16',
-    subnet: '10.8.0.0/16',
-    mtu: 1420,
-    natInterface: null,
-    amnezia: null,
-    peers,
-    ...extra,
-  };
-}
-
-function state(revision: number, interfaces: DesiredInterface[], extra: Partial<DesiredState> = {}): DesiredState {
-  return { nodeId, revision, interfaces, allowPrivateTargets: false, ...extra };
-}
-
-const base = state(4, [
-  iface(
-    'wg0',
-    Array.from({ length: 10 }, (_, i) => peer(2 + i)),
-  ),
-  iface('wg1', [peer(50)], { listenPort: 51821 }),
+const base = desiredState(4, [
+  desiredInterface('wg0', 8, { peers: Array.from({ length: 10 }, (_, i) => peer(2 + i)) }),
+  desiredInterface('wg1', 9, { peers: [desiredPeer('10.9.0.2')] }),
 ]);
 /** The base's wg0 with its first three peers replaced by `first` (the rest kept). */
 const withPeers = (first: DesiredPeer[]) =>
-  state(5, [{ ...base.interfaces[0], peers: [...first, ...base.interfaces[0].peers.slice(3)] }, base.interfaces[1]]);
+  desiredState(5, [
+    { ...base.interfaces[0], peers: [...first, ...base.interfaces[0].peers.slice(3)] },
+    base.interfaces[1],
+  ]);
 
 test('a device added, one changed and one removed travel as the changes alone, on top of the base revision', () => {
   const [a, b, c] = base.interfaces[0].peers;
@@ -46,7 +25,7 @@ test('a device added, one changed and one removed travel as the changes alone, o
   const delta = buildDesiredDelta(base, next)!;
   expect(delta).toEqual({
     kind: 'delta',
-    nodeId,
+    nodeId: testNodeId,
     revision: 5,
     baseRevision: 4,
     interfaces: [{ name: 'wg0', peers: [changed, added], removedPeers: [c.publicKey] }],
@@ -112,11 +91,13 @@ test('speed limits and quotas travel by client, added, changed and removed', () 
 test('anything but peers, speed limits and quotas goes as the whole state', () => {
   const next = (change: Partial<DesiredState>) => buildDesiredDelta(base, { ...base, revision: 5, ...change });
   // An interface's own settings, an interface added or removed, renamed, hops and routing, the setting.
-  expect(next({ interfaces: [{ ...base.interfaces[0], mtu: 1380 }, base.interfaces[1]] })).toBeNull();
+  expect(
+    next({ interfaces: [{ ...base.interfaces[0], mtu: base.interfaces[0].mtu + 20 }, base.interfaces[1]] }),
+  ).toBeNull();
   expect(next({ interfaces: [{ ...base.interfaces[0], down: true }, base.interfaces[1]] })).toBeNull();
   expect(next({ interfaces: [{ ...base.interfaces[0], restartSerial: 1 }, base.interfaces[1]] })).toBeNull();
   expect(next({ interfaces: [base.interfaces[0]] })).toBeNull();
-  expect(next({ interfaces: [...base.interfaces, iface('wg2', [])] })).toBeNull();
+  expect(next({ interfaces: [...base.interfaces, desiredInterface('wg2', 10)] })).toBeNull();
   expect(next({ interfaces: [base.interfaces[0], { ...base.interfaces[1], name: 'wg9' }] })).toBeNull();
   expect(next({ allowPrivateTargets: true })).toBeNull();
   expect(next({ outbounds: [] })).toBeNull();
@@ -127,9 +108,9 @@ test('anything but peers, speed limits and quotas goes as the whole state', () =
 
 test('more than half of the peers changed goes as the whole state', () => {
   const peers = Array.from({ length: 10 }, (_, i) => peer(10 + i));
-  const from = state(1, [iface('wg0', peers)]);
+  const from = desiredState(1, [desiredInterface('wg0', 8, { peers })]);
   const some = peers.map((p, i) => (i < 5 ? { ...p, ip: `10.8.1.${i}` } : p));
   const most = peers.map((p, i) => (i < 6 ? { ...p, ip: `10.8.1.${i}` } : p));
-  expect(buildDesiredDelta(from, state(2, [{ ...from.interfaces[0], peers: some }]))).not.toBeNull();
-  expect(buildDesiredDelta(from, state(2, [{ ...from.interfaces[0], peers: most }]))).toBeNull();
+  expect(buildDesiredDelta(from, desiredState(2, [{ ...from.interfaces[0], peers: some }]))).not.toBeNull();
+  expect(buildDesiredDelta(from, desiredState(2, [{ ...from.interfaces[0], peers: most }]))).toBeNull();
 });
