@@ -74,7 +74,8 @@ export interface SentBatch {
  * bytes it reports for a client it shares with other nodes, can push the client's totals past
  * bigint and make every later batch of those other nodes fail (sums of a batch are numeric: no
  * overflow there). The first row says which batches were claimed, how many peers of each matched
- * and which devices moved; each row carries a client touched, if any.
+ * and which devices moved; each row carries a client touched that the status, quota and pool
+ * rules may act on, if any (most clients a batch touches need nothing more: they are not read).
  */
 const COUNT_BATCHES = `with sent as (
          select * from jsonb_to_recordset($1::jsonb)
@@ -163,7 +164,19 @@ const COUNT_BATCHES = `with sent as (
          from (select (select string_agg(i::text, ',') from claim) as claimed,
                       (select string_agg(i::text || ':' || n, ',') from (select i, count(*) as n from hit group by i) m) as batch_matched,
                       (select string_agg(distinct device_id::text, ',') from moves) as moved) head
-         left join (cli left join pool on pool.user_id = cli.owner_id) on true`;
+         -- Only the clients the rules may act on (usage.service.ts): a status the numbers no longer
+         -- bear out (clients/client-status.ts), a first use that starts a period, a quota line
+         -- (80, 95, 100%, with room for the rules' floating point) possibly crossed by these bytes,
+         -- a reseller pool spent. The rest need nothing more, and are not sent to the controller.
+         left join (cli left join pool on pool.user_id = cli.owner_id)
+           on (cli.status <> 'disabled'
+               and cli.status <> case when cli.expires_at <= $5::timestamptz then 'expired'
+                                      when cli.quota_bytes > 0 and cli.used_bytes >= cli.quota_bytes then 'exhausted'
+                                      else 'active' end)
+           or (cli.start_on_first_use and cli.activated_at is null and cli.duration_seconds > 0 and cli.handshake is not null)
+           or (cli.quota_bytes > 0 and cli.used_bytes::numeric * 100 >= cli.quota_bytes::numeric * 79
+               and cli.used_bytes - cli.bytes < cli.quota_bytes)
+           or pool.spent`;
 
 /** What the batches' statement did. */
 export interface CountedBatches {
@@ -171,7 +184,10 @@ export interface CountedBatches {
   batches: { claim: BatchClaim; matched: number }[];
   /** Devices whose endpoint moved to an address other than their account's last. */
   moved: string[];
-  /** The clients touched, once each whatever number of the batches brought them bytes. */
+  /**
+   * The clients touched that the status, quota and pool rules may act on (the statement leaves out
+   * the rest), once each whatever number of the batches brought them bytes.
+   */
   clients: CountedOwnedClient[];
 }
 
