@@ -73,7 +73,9 @@ export interface SentBatch {
  * (download). Totals saturate at MAX_BYTES: they stay exact in JSON, and no node, however many
  * bytes it reports for a client it shares with other nodes, can push the client's totals past
  * bigint and make every later batch of those other nodes fail (sums of a batch are numeric: no
- * overflow there). The first row says which batches were claimed, how many peers of each matched
+ * overflow there). Rows are updated in the order of their ids, level by level: two transactions
+ * of batches that share clients (a client with devices on several nodes) then lock them in the
+ * same order rather than deadlock (a deadlock is retried, but costs both a round). The first row says which batches were claimed, how many peers of each matched
  * and which devices moved; each row carries a client touched that the status, quota and pool
  * rules may act on, if any (most clients a batch touches need nothing more: they are not read).
  */
@@ -106,14 +108,14 @@ const COUNT_BATCHES = `with sent as (
                 up_rate = case when hit.seconds is null then a.up_rate else round(hit.rx / hit.seconds)::bigint end,
                 down_rate = case when hit.seconds is null then a.down_rate else round(hit.tx / hit.seconds)::bigint end,
                 rate_until = case when hit.seconds is null then a.rate_until else hit.rate_until end
-           from hit where a.id = hit.id
+           from (select * from hit order by id) hit where a.id = hit.id
          returning a.device_id, hit.node_id, hit.rx, hit.tx, hit.handshake
        ), dev as (
          update devices d
             set up_bytes = least(d.up_bytes + s.rx, ${MAX_BYTES}), down_bytes = least(d.down_bytes + s.tx, ${MAX_BYTES}),
                 last_handshake = greatest(d.last_handshake, s.handshake)
            from (select device_id, sum(rx) as rx, sum(tx) as tx, max(handshake) as handshake, count(*) as n
-                   from acc group by device_id) s
+                   from acc group by device_id order by device_id) s
           where d.id = s.device_id
          returning d.client_id, s.rx, s.tx, s.handshake, s.n
        ), cli as (
@@ -122,7 +124,7 @@ const COUNT_BATCHES = `with sent as (
                 used_bytes = least(c.used_bytes + s.rx + s.tx, ${MAX_BYTES}),
                 last_handshake = greatest(c.last_handshake, s.handshake)
            from (select client_id, sum(rx) as rx, sum(tx) as tx, max(handshake) as handshake, sum(n) as n
-                   from dev group by client_id) s
+                   from dev group by client_id order by client_id) s
           where c.id = s.client_id
          returning c.id, c.owner_id, s.rx + s.tx as bytes, c.status, c.quota_bytes, c.used_bytes, c.expires_at,
                    c.start_on_first_use, c.activated_at, c.duration_seconds, s.handshake, s.n as matched, s.rx, s.tx,
