@@ -108,8 +108,24 @@ function slowAcksAgainst(slow, jobs) {
   return { count: slow.length, overlapping, during: [...during.entries()], runs: [...runs.entries()] };
 }
 
-async function measureWindow({ db, panel, load, database, settings, label, queuePrefix }) {
+/**
+ * The panel's count of counter transactions and the batches they carried
+ * (`warren_counter_commit_batches`, clients/counter-commits.ts), from GET /api/metrics.
+ */
+async function counterCommits(panel, api) {
+  const response = await fetch(`${panel.origin}/api/metrics`, { headers: { authorization: `Bearer ${api.token}` } });
+  if (!response.ok) throw new Error(`GET /api/metrics answered ${response.status}`);
+  const text = await response.text();
+  const read = (name) => Number(text.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1] ?? 0);
+  return {
+    transactions: read('warren_counter_commit_batches_count'),
+    batches: read('warren_counter_commit_batches_sum'),
+  };
+}
+
+async function measureWindow({ db, panel, api, load, database, settings, label, queuePrefix }) {
   await sleep(settings.settleSeconds * 1000);
+  const commitsBefore = await counterCommits(panel, api);
   const tablesBefore = await tableStats(db);
   const everyoneBefore = allProcessesCpu();
   const before = readings({ panelPid: panel.pid, loadPid: load.pid, databaseName: database.name });
@@ -143,6 +159,7 @@ async function measureWindow({ db, panel, load, database, settings, label, queue
     }
   }
   const { stats } = await load.request({ type: 'report', sliceMs: SLICE_MS }, 'report');
+  const commitsAfter = await counterCommits(panel, api);
   const scheduled = await scheduledJobs(queuePrefix);
   const after = readings({ panelPid: panel.pid, loadPid: load.pid, databaseName: database.name });
   const everyoneAfter = allProcessesCpu();
@@ -190,6 +207,10 @@ async function measureWindow({ db, panel, load, database, settings, label, queue
           }
         : undefined,
     usedBytesPerSecond: (usageAfter.used - usageBefore.used) / seconds,
+    commits: {
+      transactions: commitsAfter.transactions - commitsBefore.transactions,
+      batches: commitsAfter.batches - commitsBefore.batches,
+    },
     slices,
     others,
     slowAcks: slowAcksAgainst(stats.slow, scheduled),
@@ -268,6 +289,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const baseline = await measureWindow({
       db,
       panel,
+      api,
       load,
       database,
       settings,
@@ -278,6 +300,7 @@ export async function run({ writeDoc = true, docFile, command } = {}) {
     const full = await measureWindow({
       db,
       panel,
+      api,
       load,
       database,
       settings,
@@ -450,7 +473,7 @@ function render({
     'Tables the counters write, over the counters window:',
     textTable(tableHeader, plain(tableRows)),
     '',
-    `Counter batches: ${fixed(batchesPerSecond, 1)}/s (${fixed(peerUpdatesPerSecond)} peer updates/s), resent unacknowledged ${l.resends}, errors ${l.errors}${l.errorTexts.length ? ` (${l.errorTexts.map(([t, n]) => `${n}× ${t}`).join('; ')})` : ''}; links open at the end ${l.open}/${N}${l.fatal ? `; ${l.fatal}` : ''}`,
+    `Counter batches: ${fixed(batchesPerSecond, 1)}/s (${fixed(peerUpdatesPerSecond)} peer updates/s) in ${fixed(full.commits.transactions / full.seconds, 1)} transactions/s, resent unacknowledged ${l.resends}, errors ${l.errors}${l.errorTexts.length ? ` (${l.errorTexts.map(([t, n]) => `${n}× ${t}`).join('; ')})` : ''}; links open at the end ${l.open}/${N}${l.fatal ? `; ${l.fatal}` : ''}`,
     `Added by counters: controller ${pct(delta('panel'))} of a core (${ms(controllerMsPerBatch)} per batch), PostgreSQL bench backends ${pct(delta('pgOurs'))} (${ms(pgMsPerBatch)} per batch)`,
     `Slow acks (> 250 ms) in the counters window: ${full.slowAcks.count}, of them ${full.slowAcks.overlapping} in flight while a scheduled system job ran (${full.slowAcks.during.map(([n, c]) => `${n}: ${c}`).join(', ') || 'none'}); scheduled job runs seen: ${full.slowAcks.runs.map(([n, r]) => `${n} ×${r.count}, longest ${ms(r.maxMs)}`).join('; ') || 'none'}`,
     `History: ${full.history ? `${fixed(full.history.rawPerSecond, 1)} raw rows/s (expected ${fixed(expectedRaw)}/s), all tiers ${fixed(full.history.allPerSecond, 1)}/s` : 'system_samples table not present'}`,
@@ -480,7 +503,7 @@ CPU columns are per cent of one core over the window (the machine has ${machine.
 
 ${markdownTable(header, rows)}
 
-- **Counters**: ${fixed(batchesPerSecond, 1)} batches/s, ${fixed(peerUpdatesPerSecond)} peer updates/s (each one an account, its device and its client updated in one transaction per batch); ${l.resends} batches sent again for want of an ack within ${fixed(settings.intervalMs / 1000)} s; ${l.errors} error answers${l.errorTexts.length ? ` (${l.errorTexts.map(([t, n]) => `${n}× "${t}"`).join('; ')})` : ''}; ${l.open} of ${fixed(N)} links open at the end.
+- **Counters**: ${fixed(batchesPerSecond, 1)} batches/s, ${fixed(peerUpdatesPerSecond)} peer updates/s (each one an account, its device and its client updated), in ${fixed(full.commits.transactions / full.seconds, 1)} transactions/s (${fixed(full.commits.transactions ? full.commits.batches / full.commits.transactions : 0, 1)} batches each on average: several nodes' batches arriving together share one, clients/counter-commits.ts); ${l.resends} batches sent again for want of an ack within ${fixed(settings.intervalMs / 1000)} s; ${l.errors} error answers${l.errorTexts.length ? ` (${l.errorTexts.map(([t, n]) => `${n}× "${t}"`).join('; ')})` : ''}; ${l.open} of ${fixed(N)} links open at the end.
 - **Slow acks** (over 250 ms) in the counters window: ${fixed(full.slowAcks.count)}${full.slowAcks.count ? `, of them ${fixed(full.slowAcks.overlapping)} in flight while one of the controller's scheduled jobs ran (${full.slowAcks.during.map(([n, c]) => `${n}: ${fixed(c)}`).join(', ') || 'none'})` : ''}. Scheduled job runs seen in the queue store: ${full.slowAcks.runs.map(([n, r]) => `\`${n}\` ×${r.count}, longest ${ms(r.maxMs)}`).join('; ') || 'none'}.
 - **What the counters add** over the heartbeat baseline: controller ${pct(delta('panel'))} of a core (${ms(controllerMsPerBatch)} of CPU per batch of ${fixed(M)} peers, system sample included), PostgreSQL backends of the bench database ${pct(delta('pgOurs'))} (${ms(pgMsPerBatch)} per batch), rest of PostgreSQL ${pct(delta('pgOthers'))}.
 - **History**: ${full.history ? `${fixed(full.history.rawPerSecond, 1)} raw rows/s written (${fixed(expectedRaw)}/s expected: ${fixed(N)} agents every ${fixed(settings.intervalMs / 1000)} s), ${fixed(full.history.allPerSecond, 1)} rows/s over all tiers; during the heartbeat baseline ${fixed(baseline.history.rawPerSecond, 1)} raw rows/s (the controller's own sampler).` : 'the system_samples table did not exist in this build: no history write rate.'}
