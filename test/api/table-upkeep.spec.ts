@@ -1,4 +1,13 @@
-import { TableUpkeep } from '../../apps/controller/src/system/table-upkeep.js';
+import pg from 'pg';
+import { holdOffTableUpkeep, TABLE_UPKEEP_APPLICATION } from '../../apps/controller/src/database/upkeep-hold-off.js';
+import type { QueueBackend } from '../../apps/controller/src/queue/queue-backend.js';
+import { QUEUE_BACKEND } from '../../apps/controller/src/runtime.js';
+import { TableUpkeep, type DueTable } from '../../apps/controller/src/system/table-upkeep.js';
+import {
+  TABLE_UPKEEP_EVERY_MS,
+  TABLE_UPKEEP_JOB,
+  TABLE_UPKEEP_QUEUE,
+} from '../../apps/controller/src/system/table-upkeep.scheduler.js';
 import { fixtures } from '../support/fixtures.js';
 import { waitFor } from '../support/wait-for.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
@@ -6,15 +15,24 @@ import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 /**
  * The panel's stand-in for autovacuum (system/table-upkeep.ts), on the server the tests run on:
  * this machine's PostgreSQL has autovacuum off, the tests' own embedded one (WARREN_TEST_SERVICES=
- * own) has it on. Either way the test checks what that server needs.
+ * own) has it on. Either way the test checks what that server needs. On the PostgreSQL queue
+ * store (REDIS_URL unset), whose schema the upkeep keeps too.
  */
 
 let t: TestPanel;
 let token: string;
 
 beforeAll(async () => {
-  t = await startTestPanel();
+  t = await startTestPanel({ REDIS_URL: '' });
   token = await t.login();
+  const queue = t.panel.app.get<QueueBackend>(QUEUE_BACKEND).queue(TABLE_UPKEEP_QUEUE);
+  const scheduler = await waitFor(
+    'the table upkeep job scheduler',
+    async () => (await queue.getJobScheduler(TABLE_UPKEEP_JOB)) ?? undefined,
+  );
+  expect(scheduler).toMatchObject({ every: TABLE_UPKEEP_EVERY_MS });
+  // The runs below are the tests' own: the minute's run would take their tables first.
+  await queue.pause();
 });
 afterAll(async () => {
   await t?.stop();
@@ -43,11 +61,10 @@ test('analyzes and vacuums the tables past autovacuum thresholds when the server
   const upkeep = t.panel.app.get(TableUpkeep);
 
   if (autovacuum === 'on') {
-    expect(await upkeep.run()).toEqual({ ran: false, vacuumed: [], analyzed: [] });
+    expect(await upkeep.run()).toEqual({ ran: false, vacuumed: [], analyzed: [], deferred: [] });
     return;
   }
-  // Statistics reach pg_stat_user_tables when a transaction ends, at most once a second; the
-  // panel's own minute tick may be the run that does it.
+  // Statistics reach pg_stat_user_tables when a transaction ends, at most once a second.
   const runs: Awaited<ReturnType<TableUpkeep['run']>>[] = [];
   const stats = await waitFor('clients vacuumed and analyzed', async () => {
     runs.push(await upkeep.run());
@@ -61,4 +78,115 @@ test('analyzes and vacuums the tables past autovacuum thresholds when the server
   const again = await upkeep.run();
   expect(again.vacuumed).not.toContain('clients');
   expect(again.analyzed).not.toContain('clients');
+});
+
+/** Tables of the test's own, due at once (thresholds 0), which the server's autovacuum leaves alone. */
+async function dueTable(name: string, rows: number, deleted: number) {
+  await t.query(
+    `create table ${name} (x int) with (autovacuum_enabled = false, autovacuum_vacuum_threshold = 0,
+       autovacuum_vacuum_scale_factor = 0, autovacuum_analyze_threshold = 0, autovacuum_analyze_scale_factor = 0)`,
+  );
+  await t.query(`insert into ${name} select generate_series(1, ${rows})`);
+  await t.query(`delete from ${name} where x <= ${deleted}`);
+  // The statistics of a session reach pg_stat_user_tables when it ends (at most a second later).
+  await waitFor(`${name} counted`, async () => {
+    const [row] = await t.query<{ dead: number }>(
+      `select n_dead_tup::int as dead from pg_stat_user_tables where schemaname = current_schema() and relname = $1`,
+      [name],
+    );
+    return row?.dead === deleted;
+  });
+}
+
+const only =
+  (...names: string[]) =>
+  (due: DueTable[]) =>
+    due.filter((table) => names.includes(table.name));
+
+test('most due first, and no table started past the time budget: the rest is left for the next run', async () => {
+  await dueTable('upkeep_little', 1000, 10); // 10 dead rows over a threshold of 0, in 990
+  await dueTable('upkeep_much', 1000, 500); // 500 in 500
+  const upkeep = t.panel.app.get(TableUpkeep);
+  expect(await upkeep.runOn(only('upkeep_little', 'upkeep_much'), 0)).toEqual({
+    ran: true,
+    vacuumed: [],
+    analyzed: [],
+    deferred: ['upkeep_much', 'upkeep_little'],
+  });
+  expect(await upkeep.runOn(only('upkeep_little', 'upkeep_much'))).toEqual({
+    ran: true,
+    vacuumed: ['upkeep_much', 'upkeep_little'],
+    analyzed: ['upkeep_much', 'upkeep_little'],
+    deferred: [],
+  });
+});
+
+test("the queue store's tables are the upkeep's too", async () => {
+  // BullMQ's job table changes with every tick of the panel's recurring jobs; a threshold of 0
+  // makes it due at its next change.
+  await t.query(`alter table bullmq.job set (autovacuum_analyze_threshold = 0, autovacuum_analyze_scale_factor = 0)`);
+  const upkeep = t.panel.app.get(TableUpkeep);
+  const run = await waitFor('bullmq.job due', async () => {
+    const result = await upkeep.runOn(only('bullmq.job'));
+    return result.analyzed.length > 0 ? result : undefined;
+  });
+  expect(run.analyzed).toEqual(['bullmq.job']);
+});
+
+test('an upkeep VACUUM gives way to a restore or migration: its table is locked at once, and no other is started meanwhile', async () => {
+  // A VACUUM that would run a minute: its ANALYZE evaluates the expression index over the rows,
+  // and the expression sleeps in the upkeep's session (only there: the inserts do not).
+  await t.query(`
+    create function upkeep_slow(x int) returns int language plpgsql immutable as $$
+    begin
+      if current_setting('application_name') = '${TABLE_UPKEEP_APPLICATION}' then perform pg_sleep(60); end if;
+      return x;
+    end $$`);
+  await dueTable('upkeep_held', 20, 10);
+  await t.query(`create index upkeep_held_slow on upkeep_held ((upkeep_slow(x)))`);
+  const upkeep = t.panel.app.get(TableUpkeep);
+  const started = Date.now();
+  const running = upkeep.runOn(only('upkeep_held'));
+  await waitFor('the upkeep asleep in its VACUUM', async () => {
+    const rows = await t.query(
+      `select 1 from pg_stat_activity where datname = current_database() and application_name = $1
+          and query like 'vacuum%upkeep_held' and wait_event = 'PgSleep'`,
+      [TABLE_UPKEEP_APPLICATION],
+    );
+    return rows.length > 0;
+  });
+
+  // What a restore (backups.repository.ts, beginHoldingEveryTable) and the start's migrations
+  // (database/orm.ts) do before they take their tables.
+  const restore = new pg.Client({ connectionString: t.database.url });
+  await restore.connect();
+  try {
+    await holdOffTableUpkeep(restore);
+    await restore.query('begin');
+    // Without the hold-off this waits for the VACUUM's minutes asleep, and fails after 20 s.
+    await restore.query(`set local lock_timeout = '20s'`);
+    await restore.query('lock table upkeep_held in access exclusive mode');
+    await restore.query('commit');
+    expect(await running).toEqual({ ran: true, vacuumed: [], analyzed: [], deferred: ['upkeep_held'] });
+    // The VACUUM's minute did not pass (a bound with room to spare, not a measurement).
+    expect(Date.now() - started).toBeLessThan(30_000);
+
+    // Held off: a run starts nothing while the restore's session lasts.
+    await t.query(`create or replace function upkeep_slow(x int) returns int language sql immutable as 'select x'`);
+    expect(await upkeep.runOn(only('upkeep_held'))).toEqual({
+      ran: true,
+      vacuumed: [],
+      analyzed: [],
+      deferred: ['upkeep_held'],
+    });
+  } finally {
+    await restore.end();
+  }
+  // And after it, the table is taken again (its ANALYZE: the VACUUM's pass over the rows ended
+  // before the cancel, in the ANALYZE that slept).
+  expect(await upkeep.runOn(only('upkeep_held'))).toMatchObject({
+    ran: true,
+    analyzed: ['upkeep_held'],
+    deferred: [],
+  });
 });

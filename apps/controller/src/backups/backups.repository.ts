@@ -9,6 +9,7 @@ import type { AbstractSqlDriver } from '@mikro-orm/sql';
 import pg from 'pg';
 import copyStreams from 'pg-copy-streams';
 import type { MigrationObject } from '@mikro-orm/core';
+import { holdOffTableUpkeep } from '../database/upkeep-hold-off.js';
 import { RESTORED_CHANNEL, REVISIONS_CHANNEL, WHOLE_STATE_MARKER } from '../revisions/revisions.js';
 import { PANEL_RUNTIME, type PanelRuntime } from '../runtime.js';
 import type { AgentFacts } from '../system/agent-state.js';
@@ -339,6 +340,9 @@ export class BackupsRepository implements OnModuleInit {
         await client.query('set statement_timeout to default');
       }
     }
+    // A table upkeep VACUUM holds its table until it ends, and the LOCK below would be cut off
+    // and tried again for as long: the upkeep gives way, held off until this connection ends.
+    await holdOffTableUpkeep(client);
     for (;;) {
       await client.query('begin');
       try {

@@ -4,6 +4,7 @@ import { QUEUE_SCHEMA } from '#libs/contracts/queue-store.js';
 import { withAdvisoryLock } from './advisory-lock.js';
 import { ChangeRecordSubscriber } from './change-record.js';
 import { ENTITIES } from './entities.js';
+import { holdOffTableUpkeep } from './upkeep-hold-off.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 export function ormOptions(url: string): Options {
@@ -66,7 +67,12 @@ export function openDatabaseAsIs(url: string): Promise<MikroORM> {
 export async function openDatabase(url: string): Promise<MikroORM> {
   const orm = await MikroORM.init(ormOptions(url));
   try {
-    await withAdvisoryLock(url, 'warren.migrations', () => orm.migrator.up());
+    await withAdvisoryLock(url, 'warren.migrations', async (client) => {
+      // A migration's ALTER would queue behind another controller's table upkeep VACUUM, and every
+      // request behind the ALTER: the upkeep gives way first, held off until the lock's session ends.
+      if ((await orm.migrator.getPending()).length > 0) await holdOffTableUpkeep(client);
+      await orm.migrator.up();
+    });
   } catch (error) {
     await orm.close(true);
     throw error;

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { withLogContext } from '#libs/logging/index.js';
 import { withTimeout } from '../common/with-timeout.js';
 import { QUEUE_SCHEMA } from '#libs/contracts/queue-store.js';
+import { holdOffTableUpkeep, releaseTableUpkeep } from '../database/upkeep-hold-off.js';
 
 export type QueueBackendKind = 'redis' | 'postgres';
 
@@ -204,7 +205,15 @@ async function openStore(options: {
   pool.setMaxListeners(0);
   const client = await pool.connect();
   try {
-    await runMigrations(client, QUEUE_SCHEMA);
+    // BullMQ's migrations alter the queue store's tables, which the table upkeep vacuums: it gives
+    // way first (upkeep-hold-off.ts). Every start, as BullMQ tells no pending migrations apart:
+    // at most one upkeep statement cut short, taken again next minute.
+    await holdOffTableUpkeep(client);
+    try {
+      await runMigrations(client, QUEUE_SCHEMA);
+    } finally {
+      await releaseTableUpkeep(client);
+    }
   } finally {
     client.release();
   }

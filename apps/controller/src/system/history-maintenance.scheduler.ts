@@ -4,7 +4,6 @@ import { RecurringJob } from '../queue/recurring-job.js';
 import type { WarrenConfig } from '../config/config.js';
 import { QUEUE_BACKEND, WARREN_CONFIG } from '../runtime.js';
 import { SystemHistoryMaintenance } from './history-maintenance.service.js';
-import { TableUpkeep } from './table-upkeep.js';
 
 /**
  * Its own queue rather than `system`: a recurring job's worker fails every job name it does not
@@ -15,9 +14,8 @@ export const HISTORY_MAINTENANCE_JOB = 'system.history-maintenance';
 
 /**
  * Rolls up and prunes the system history once a minute (WARREN_HISTORY_MAINTENANCE_MS: minute
- * rollups need a run a minute; a partial window is at most this old in the 6h/24h charts), and
- * keeps the tables vacuumed and analyzed where the server's autovacuum is off (table-upkeep.ts),
- * once per tick across replicas: the rollup is one set-based statement over every source, and
+ * rollups need a run a minute; a partial window is at most this old in the 6h/24h charts), once
+ * per tick across replicas: the rollup is one set-based statement over every source, and
  * running it on every replica would only repeat it.
  */
 @Injectable()
@@ -28,15 +26,13 @@ export class SystemHistoryScheduler implements OnApplicationBootstrap, OnModuleD
     @Inject(QUEUE_BACKEND) queues: QueueBackend,
     @Inject(WARREN_CONFIG) config: WarrenConfig,
     maintenance: SystemHistoryMaintenance,
-    upkeep: TableUpkeep,
   ) {
     this.job = new RecurringJob(queues, new Logger('system'), {
       queue: SYSTEM_HISTORY_QUEUE,
       name: HISTORY_MAINTENANCE_JOB,
       everyMs: config.intervals.historyMaintenanceMs,
-      what: 'system history rollups and table upkeep',
-      // The tables' upkeep rides on this minute's tick: it stands in for autovacuum when that is off.
-      run: async () => ({ history: await maintenance.run(new Date()), upkeep: await upkeep.run() }),
+      what: 'system history rollups',
+      run: () => maintenance.run(new Date()),
     });
   }
 

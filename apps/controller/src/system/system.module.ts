@@ -10,6 +10,7 @@ import { SampleWriter } from './sample-writer.js';
 import { SystemController } from './system.controller.js';
 import { SystemService } from './system.service.js';
 import { TableUpkeep } from './table-upkeep.js';
+import { TableUpkeepScheduler } from './table-upkeep.scheduler.js';
 
 /**
  * Host state and history. Exports SystemService alone: the agent link records nodes' samples
@@ -27,6 +28,7 @@ import { TableUpkeep } from './table-upkeep.js';
     SystemHistoryMaintenance,
     SystemHistoryScheduler,
     TableUpkeep,
+    TableUpkeepScheduler,
   ],
   exports: [SystemService],
 })

@@ -1,38 +1,78 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { MikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
+import { QUEUE_SCHEMA } from '#libs/contracts/queue-store.js';
+import { END_UPKEEP_TURN, TABLE_UPKEEP_APPLICATION, TAKE_UPKEEP_TURN } from '../database/upkeep-hold-off.js';
+import { PANEL_RUNTIME, type PanelRuntime } from '../runtime.js';
 
 export interface UpkeepResult {
   /** False when the server's autovacuum runs: then it does this, and nothing here runs. */
   ran: boolean;
   vacuumed: string[];
   analyzed: string[];
+  /** Due, not started: the run's time was up, or a migration or a restore needed the tables. */
+  deferred: string[];
+}
+
+export interface DueTable {
+  /** Schema-qualified and quoted, for the statement. */
+  qualified: string;
+  /** As reported: bare in the panel's schema, `bullmq.job` in the queue store's. */
+  name: string;
+  vacuum: boolean;
+  analyze: boolean;
 }
 
 /**
  * The panel's tables past autovacuum's own thresholds (the table's settings, else the server's):
- * whether each needs a VACUUM (dead rows) or an ANALYZE (rows changed since the last one).
- * A table never analyzed counts as empty, so its first 50 rows make it due.
+ * whether each needs a VACUUM (dead rows) or an ANALYZE (rows changed since the last one), most
+ * due first (how many times over its threshold, the larger of the two). A table never
+ * analyzed counts as empty, so its first 50 rows make it due. The panel's own: its schema and the
+ * queue store's (BullMQ on PostgreSQL, whose job rows are updated at every step of every job),
+ * tables its role owns (another role's table in a shared schema is not the panel's to maintain,
+ * and would run that role's index functions). $1: the queue store's schema.
  */
 const DUE_TABLES = `
   with t as (
-    select format('%I.%I', s.schemaname, c.relname) as qualified, c.relname as name,
+    select format('%I.%I', s.schemaname, c.relname) as qualified,
+           case when s.schemaname = current_schema() then c.relname::text else s.schemaname || '.' || c.relname end as name,
            s.n_dead_tup as dead, s.n_mod_since_analyze as changed,
-           greatest(c.reltuples, 0) as tuples,
-           (select o.option_value from pg_options_to_table(c.reloptions) o where o.option_name = 'autovacuum_vacuum_threshold') as vt,
-           (select o.option_value from pg_options_to_table(c.reloptions) o where o.option_name = 'autovacuum_vacuum_scale_factor') as vs,
-           (select o.option_value from pg_options_to_table(c.reloptions) o where o.option_name = 'autovacuum_analyze_threshold') as at,
-           (select o.option_value from pg_options_to_table(c.reloptions) o where o.option_name = 'autovacuum_analyze_scale_factor') as "as"
+           coalesce(o.v_base, current_setting('autovacuum_vacuum_threshold')::float8)
+             + coalesce(o.v_scale, current_setting('autovacuum_vacuum_scale_factor')::float8) * greatest(c.reltuples, 0) as vacuum_at,
+           coalesce(o.a_base, current_setting('autovacuum_analyze_threshold')::float8)
+             + coalesce(o.a_scale, current_setting('autovacuum_analyze_scale_factor')::float8) * greatest(c.reltuples, 0) as analyze_at
       from pg_stat_user_tables s join pg_class c on c.oid = s.relid
-     -- The panel's own: its schema, and tables its role owns (another role's table in a shared
-     -- schema is not the panel's to maintain, and would run that role's index functions).
-     where s.schemaname = current_schema() and pg_has_role(c.relowner, 'USAGE')
+     cross join lateral (
+       select (max(option_value) filter (where option_name = 'autovacuum_vacuum_threshold'))::float8 as v_base,
+              (max(option_value) filter (where option_name = 'autovacuum_vacuum_scale_factor'))::float8 as v_scale,
+              (max(option_value) filter (where option_name = 'autovacuum_analyze_threshold'))::float8 as a_base,
+              (max(option_value) filter (where option_name = 'autovacuum_analyze_scale_factor'))::float8 as a_scale
+         from pg_options_to_table(c.reloptions)
+     ) o
+     where s.schemaname in (current_schema(), $1) and pg_has_role(c.relowner, 'USAGE')
   )
-  select qualified, name,
-         dead > coalesce(vt::float8, current_setting('autovacuum_vacuum_threshold')::float8)
-              + coalesce(vs::float8, current_setting('autovacuum_vacuum_scale_factor')::float8) * tuples as vacuum,
-         changed > coalesce(at::float8, current_setting('autovacuum_analyze_threshold')::float8)
-              + coalesce("as"::float8, current_setting('autovacuum_analyze_scale_factor')::float8) * tuples as analyze
-    from t order by name`;
+  select qualified, name, dead > vacuum_at as vacuum, changed > analyze_at as analyze
+    from t
+   where dead > vacuum_at or changed > analyze_at
+   order by greatest(dead / greatest(vacuum_at, 1), changed / greatest(analyze_at, 1)) desc, name`;
+
+/**
+ * The upkeep's session, set as autovacuum's (its defaults: 2 ms asleep each 200 cost units, about
+ * 40 MB/s of pages dirtied at most): a manual VACUUM runs unthrottled (vacuum_cost_delay 0) and
+ * took the disk from the requests. statement_timeout is the upper bound on what one statement of
+ * the upkeep can hold up that does not hold it off (upkeep-hold-off.ts); a table cut off by it is
+ * taken again next run.
+ */
+const SESSION = `
+  set application_name = '${TABLE_UPKEEP_APPLICATION}';
+  set statement_timeout = '5min';
+  set vacuum_cost_delay = '2ms';
+  set vacuum_cost_limit = 200`;
+
+/** PostgreSQL's SQLSTATE of a cancelled statement (pg_cancel_backend, or statement_timeout). */
+const CANCELLED = '57014';
+
+/** No new table is started after this long into a run: the rest waits for the next, most due first. */
+export const UPKEEP_BUDGET_MS = 20_000;
 
 /**
  * Autovacuum's work on the panel's own tables when the server has it off (`autovacuum = off`, as
@@ -41,34 +81,80 @@ const DUE_TABLES = `
  * devices through a sequential scan of every account while holding its interface's address lock,
  * and creation one at a time fell to 5 a second at 1,000,000 clients (docs/benchmarks.md); and
  * nothing is vacuumed, so tables that counter batches update grow without end. Same thresholds
- * as autovacuum, checked once a minute with the system history's upkeep (one replica per tick).
+ * as autovacuum, checked once a minute (table-upkeep.scheduler.ts), throttled as autovacuum is,
+ * and giving way to migrations and restores as autovacuum does (upkeep-hold-off.ts).
  * With autovacuum on (PostgreSQL's default) this reads one setting and does nothing.
+ *
+ * One connection of its own per run (not the ORM's pool): the session's settings must hold for
+ * its VACUUMs, which cannot run in a transaction, and must not stay on a pooled connection.
  */
 @Injectable()
 export class TableUpkeep {
   private readonly logger = new Logger('database');
 
-  constructor(@Inject(MikroORM) private readonly orm: MikroORM) {}
+  constructor(@Inject(PANEL_RUNTIME) private readonly runtime: Pick<PanelRuntime, 'databaseUrl'>) {}
 
-  async run(): Promise<UpkeepResult> {
-    const em = this.orm.em.fork();
-    const [setting] = await em.execute<{ on: boolean }[]>(`select current_setting('autovacuum') = 'on' as on`);
-    if (setting?.on) return { ran: false, vacuumed: [], analyzed: [] };
-    const due = await em.execute<{ qualified: string; name: string; vacuum: boolean; analyze: boolean }[]>(DUE_TABLES);
-    const result: UpkeepResult = { ran: true, vacuumed: [], analyzed: [] };
-    for (const table of due) {
-      if (!table.vacuum && !table.analyze) continue;
-      // VACUUM runs outside a transaction (em.execute without one is a statement of its own); the
-      // name is schema-qualified, so a like-named table earlier on the search path is not taken.
-      const { qualified } = table;
+  async run(budgetMs = UPKEEP_BUDGET_MS): Promise<UpkeepResult> {
+    return this.session(async (client) => {
+      const { rows } = await client.query<{ on: boolean }>(`select current_setting('autovacuum') = 'on' as on`);
+      if (rows[0]?.on) return { ran: false, vacuumed: [], analyzed: [], deferred: [] };
+      return this.maintain(client, await this.due(client), budgetMs);
+    });
+  }
+
+  /**
+   * Vacuums and analyzes `tables` in order, whatever the server's autovacuum does (tests: a
+   * server with it on still shows how the upkeep gives way).
+   */
+  async runOn(tables: (due: DueTable[]) => DueTable[], budgetMs = UPKEEP_BUDGET_MS): Promise<UpkeepResult> {
+    return this.session(async (client) => this.maintain(client, tables(await this.due(client)), budgetMs));
+  }
+
+  private async session<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+    const client = new pg.Client({ connectionString: this.runtime.databaseUrl });
+    client.on('error', () => undefined); // surfaced by the query that fails
+    await client.connect();
+    try {
+      await client.query(SESSION);
+      return await work(client);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  private async due(client: pg.Client): Promise<DueTable[]> {
+    return (await client.query<DueTable>(DUE_TABLES, [QUEUE_SCHEMA])).rows;
+  }
+
+  private async maintain(client: pg.Client, due: DueTable[], budgetMs: number): Promise<UpkeepResult> {
+    const result: UpkeepResult = { ran: true, vacuumed: [], analyzed: [], deferred: [] };
+    const until = Date.now() + budgetMs;
+    for (const [i, table] of due.entries()) {
+      const rest = () => due.slice(i).map((t) => t.name);
+      if (Date.now() >= until) return { ...result, deferred: rest() };
       try {
-        // SKIP_LOCKED: a table another session holds (a restore, a migration) waits for next time.
-        await em.execute(
-          table.vacuum
-            ? `vacuum (skip_locked, analyze ${table.analyze}) ${qualified}`
-            : `analyze (skip_locked) ${qualified}`,
-        );
+        const { rows } = await client.query<{ granted: boolean }>(TAKE_UPKEEP_TURN);
+        // A migration or a restore holds the tables: they are its now, the rest waits.
+        if (!rows[0]?.granted) return { ...result, deferred: rest() };
+        try {
+          // VACUUM runs outside a transaction (a statement of its own on this connection); the
+          // name is schema-qualified, so a like-named table earlier on the search path is not
+          // taken. SKIP_LOCKED: a table another session holds waits for next time.
+          await client.query(
+            table.vacuum
+              ? `vacuum (skip_locked, analyze ${table.analyze}) ${table.qualified}`
+              : `analyze (skip_locked) ${table.qualified}`,
+          );
+        } finally {
+          await client.query(END_UPKEEP_TURN);
+        }
       } catch (error) {
+        // Cancelled by a migration or a restore (or cut off by statement_timeout): the tables
+        // are wanted, this run ends here.
+        if ((error as { code?: string }).code === CANCELLED) {
+          this.logger.log(`upkeep of ${table.name} gave way: ${(error as Error).message}`);
+          return { ...result, deferred: rest() };
+        }
         // A table dropped meanwhile (a restore): next minute again.
         this.logger.warn(`upkeep of ${table.name}: ${(error as Error).message}`);
         continue;
