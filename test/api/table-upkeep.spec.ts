@@ -190,3 +190,45 @@ test('an upkeep VACUUM gives way to a restore or migration: its table is locked 
     deferred: [],
   });
 });
+
+test("a restore through the API takes the panel's tables from an upkeep VACUUM of one of them", async () => {
+  const backup = await call('POST', 'backups');
+  expect(backup.status).toBe(201);
+  const { name } = backup.body as { name: string };
+  // `clients` due at its next change, and a VACUUM of it asleep in its ANALYZE pass (as above).
+  await t.query(`
+    create function upkeep_nap(id text) returns text language plpgsql immutable as $$
+    begin
+      if current_setting('application_name') = '${TABLE_UPKEEP_APPLICATION}' then perform pg_sleep(60); end if;
+      return id;
+    end $$`);
+  await t.query(`create index clients_upkeep_nap on clients ((upkeep_nap(id::text)))`);
+  await t.query(
+    `alter table clients set (autovacuum_vacuum_threshold = 0, autovacuum_vacuum_scale_factor = 0,
+       autovacuum_analyze_threshold = 0, autovacuum_analyze_scale_factor = 0)`,
+  );
+  await t.query(`update clients set note = 'napping'`);
+  await waitFor('the update counted', async () => {
+    const [row] = await t.query<{ changed: number }>(
+      `select n_mod_since_analyze::int as changed from pg_stat_user_tables where schemaname = current_schema() and relname = 'clients'`,
+    );
+    return row.changed > 0;
+  });
+  const upkeep = t.panel.app.get(TableUpkeep);
+  const running = upkeep.runOn(only('clients'));
+  await waitFor('the upkeep asleep in its VACUUM', async () => {
+    const rows = await t.query(
+      `select 1 from pg_stat_activity where datname = current_database() and application_name = $1
+          and query like 'vacuum%clients' and wait_event = 'PgSleep'`,
+      [TABLE_UPKEEP_APPLICATION],
+    );
+    return rows.length > 0;
+  });
+
+  // Done within the request (200). Without the upkeep giving way, the restore's lock is cut off
+  // and tried again for 60 s, then fails (503): the request answered 202 after its 25 s, the
+  // restore still trying.
+  const restored = await call('POST', `backups/${name}/restore`);
+  expect(restored.status).toBe(200);
+  expect(await running).toMatchObject({ ran: true, deferred: ['clients'] });
+});

@@ -18,11 +18,15 @@ const UPKEEP_LOCK = `hashtext('warren.table-upkeep')`;
 export const TAKE_UPKEEP_TURN = `select pg_try_advisory_lock_shared(${UPKEEP_LOCK}) as granted`;
 export const END_UPKEEP_TURN = `select pg_advisory_unlock_shared(${UPKEEP_LOCK})`;
 
-/** Cancels the upkeep's running statements in this database, every controller's. */
+/**
+ * Cancels the upkeep's running statements in this database, every controller's: sessions of the
+ * panel's role (the upkeep's), as cancelling another role's is an error, not a no-op.
+ */
 const CANCEL_UPKEEP = `
   select count(*) filter (where pg_cancel_backend(pid))::int as cancelled
     from pg_stat_activity
-   where datname = current_database() and application_name = '${TABLE_UPKEEP_APPLICATION}' and pid <> pg_backend_pid()`;
+   where datname = current_database() and application_name = '${TABLE_UPKEEP_APPLICATION}'
+     and pid <> pg_backend_pid() and pg_has_role(usesysid, 'USAGE')`;
 
 /** A connection of one's own: the lock is its session's (pg.Client, or a pool's client kept meanwhile). */
 export interface Queryable {
