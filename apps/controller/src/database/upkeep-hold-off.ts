@@ -48,11 +48,10 @@ export async function holdOffTableUpkeep(client: Queryable): Promise<boolean> {
   for (;;) {
     await client.query(CANCEL_UPKEEP);
     const { rows } = await client.query<{ locked: boolean }>(`select pg_try_advisory_lock(${UPKEEP_LOCK}) as locked`);
-    if (rows[0]?.locked) {
-      // One more: a statement that began between the cancel above and the lock.
-      await client.query(CANCEL_UPKEEP);
-      return true;
-    }
+    // Granted: no upkeep holds a turn, so none is in a VACUUM or ANALYZE, and none starts one.
+    // Not: one holds its turn, in its statement or about to send it (a cancel then finds the
+    // session idle, and does nothing): cancelled on the next try.
+    if (rows[0]?.locked) return true;
     if (Date.now() > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
