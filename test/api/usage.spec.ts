@@ -329,51 +329,56 @@ describe('batches of several nodes recorded together (group commit, clients/coun
     ).rejects.toThrow('distinct nodes');
   });
 
-  test("batches arriving together share transactions; a node's two batches never share one", async () => {
-    const nodes = await Promise.all(Array.from({ length: 8 }, () => fixture()));
-    const clients = await Promise.all(nodes.map((f) => clientOn(f)));
-    const groups: number[][] = [];
+  /** The node ids of each transaction UsageService.recordBatches is asked for, from here on. */
+  function watchTransactions(): string[][] {
+    const transactions: string[][] = [];
     const recordBatches = usage.recordBatches.bind(usage);
     jest.spyOn(usage, 'recordBatches').mockImplementation((batches, now) => {
-      groups.push(batches.map((batch) => batch.seq));
+      transactions.push(batches.map((batch) => batch.nodeId));
       return recordBatches(batches, now);
     });
-    const sent = nodes.flatMap((f, n) => [
-      commits.record({ nodeId: f.nodeId, seq: 1, peers: [peer(f, clients[n].keys[0], 10, 100)] }),
-      // The same batch again at once (a resend on a second link): counted once.
-      commits.record({ nodeId: f.nodeId, seq: 1, peers: [peer(f, clients[n].keys[0], 10, 100)] }),
-      commits.record({ nodeId: f.nodeId, seq: 2, peers: [peer(f, clients[n].keys[0], 1, 1)] }),
-    ]);
-    const outcomes = await Promise.all(sent);
-    for (let n = 0; n < nodes.length; n++) {
-      const [first, again, second] = outcomes.slice(3 * n, 3 * n + 3);
-      // Either copy may be the one counted (they race); exactly one is.
-      expect([first, again].map((outcome) => outcome.duplicate).sort()).toEqual([false, true]);
-      expect(second).toMatchObject({ duplicate: false, matched: 1 });
-      expect(await getClient(clients[n].id)).toMatchObject({ upBytes: 11, downBytes: 101 });
-    }
-    // 24 batches in fewer transactions than batches, each of distinct nodes.
-    expect(groups.flat()).toHaveLength(24);
-    expect(groups.length).toBeLessThan(24);
-    expect(Math.max(...groups.map((group) => group.length))).toBeGreaterThan(1);
+    return transactions;
+  }
+
+  test("batches arriving together share a transaction; a node's batch waits while its last is in flight; a newer link's copy replaces a waiting one", async () => {
+    const nodes = await Promise.all(Array.from({ length: 10 }, () => fixture()));
+    const clients = await Promise.all(nodes.map((f) => clientOn(f)));
+    const transactions = watchTransactions();
+    const batch = (n: number, seq: number, rx: number) => ({
+      nodeId: nodes[n].nodeId,
+      seq,
+      peers: [peer(nodes[n], clients[n].keys[0], rx, 1)],
+    });
+    // The first two start at once, alone; the other eight wait.
+    const first = nodes.map((_, n) => commits.record(batch(n, 1, 10)));
+    // Node 0's next batch while its first is in flight: it waits for that one.
+    const next = commits.record(batch(0, 2, 5));
+    // Node 9's batch again, on a newer link (its agent reconnected): the waiting copy is dropped.
+    const copy = commits.record(batch(9, 1, 10));
+    const superseded = expect(first[9]).rejects.toThrow('newer copy');
+    const outcomes = await Promise.all([...first.slice(0, 9), next, copy]);
+    await superseded;
+    for (const outcome of outcomes) expect(outcome).toMatchObject({ duplicate: false, matched: 1 });
+    expect(await getClient(clients[0].id)).toMatchObject({ upBytes: 15, downBytes: 2 });
+    for (let n = 1; n < 10; n++) expect(await getClient(clients[n].id)).toMatchObject({ upBytes: 10, downBytes: 1 });
+    // 11 batches, none redone alone, in fewer transactions, none with a node twice.
+    expect(transactions.flat()).toHaveLength(11);
+    expect(transactions.length).toBeLessThan(11);
+    for (const nodeIds of transactions) expect(new Set(nodeIds).size).toBe(nodeIds.length);
+    expect(Math.max(...transactions.map((nodeIds) => nodeIds.length))).toBeGreaterThan(1);
   });
 
-  test('a batch PostgreSQL refuses fails alone: the others of its transaction are recorded one at a time', async () => {
+  test('a batch PostgreSQL refuses fails alone, and its node goes alone from then on', async () => {
     const nodes = await Promise.all(Array.from({ length: 5 }, () => fixture()));
     const clients = await Promise.all(nodes.map((f) => clientOn(f)));
-    const groups: number[] = [];
-    const recordBatches = usage.recordBatches.bind(usage);
-    jest.spyOn(usage, 'recordBatches').mockImplementation((batches, now) => {
-      groups.push(batches.length);
-      return recordBatches(batches, now);
-    });
-    const batchOf = (n: number, rx: number) => ({
+    const transactions = watchTransactions();
+    const batchOf = (n: number, seq: number, rx: number) => ({
       nodeId: nodes[n].nodeId,
-      seq: 1,
+      seq,
       peers: [peer(nodes[n], clients[n].keys[0], rx, 1)],
     });
     // Past bigint: the link's schema would refuse it; here it reaches PostgreSQL, which does.
-    const sent = [0, 1, 2, 3, 4].map((n) => commits.record(batchOf(n, n === 3 ? 2 ** 64 : 1000)));
+    const sent = [0, 1, 2, 3, 4].map((n) => commits.record(batchOf(n, 1, n === 3 ? 2 ** 64 : 1000)));
     const settled = await Promise.allSettled(sent);
     expect(settled.map((result) => result.status)).toEqual([
       'fulfilled',
@@ -385,7 +390,48 @@ describe('batches of several nodes recorded together (group commit, clients/coun
     for (const n of [0, 1, 2, 4]) expect(await getClient(clients[n].id)).toMatchObject({ upBytes: 1000, downBytes: 1 });
     expect(await getClient(clients[3].id)).toMatchObject({ usedBytes: 0 });
     // The three that waited went together, failed, then one at a time.
-    expect(groups).toContain(3);
-    expect(groups.filter((size) => size === 1).length).toBeGreaterThanOrEqual(5);
+    expect(transactions.map((nodeIds) => nodeIds.length)).toEqual([1, 1, 3, 1, 1, 1]);
+
+    // Sent again (as an agent does every round), it no longer takes others down with it.
+    transactions.length = 0;
+    const again = [0, 1, 3, 2, 4].map((n) => commits.record(batchOf(n, n === 3 ? 1 : 2, n === 3 ? 2 ** 64 : 1)));
+    const settledAgain = await Promise.allSettled(again);
+    expect(settledAgain.map((result) => result.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    const withNode3 = transactions.filter((nodeIds) => nodeIds.includes(nodes[3].nodeId));
+    expect(withNode3).toEqual([[nodes[3].nodeId]]);
+    expect(transactions.flat()).toHaveLength(5);
+  });
+
+  test("a node's hop totals saturate at 2^53 - 1 rather than fail the transaction it shares", async () => {
+    const a = await fixture();
+    const b = await fixture();
+    const onB = await clientOn(b);
+    const [hop] = await t.query<{ id: string }>('select id from outbounds where node_id = $1 limit 1', [a.nodeId]);
+    await t.query('update outbounds set up_bytes = $2, down_bytes = $2 where id = $1', [
+      hop.id,
+      Number.MAX_SAFE_INTEGER - 10,
+    ]);
+    const outcomes = await usage.recordBatches([
+      {
+        nodeId: a.nodeId,
+        seq: 1,
+        peers: [],
+        reading: { at: Date.now(), hops: [{ id: hop.id, upBytes: 2 ** 44, downBytes: 5 }] },
+      },
+      { nodeId: b.nodeId, seq: 1, peers: [peer(b, onB.keys[0], 7, 7)] },
+    ]);
+    expect(outcomes.map((outcome) => outcome.duplicate)).toEqual([false, false]);
+    const [row] = await t.query<{ up: string; down: string }>(
+      'select up_bytes::text as up, down_bytes::text as down from outbounds where id = $1',
+      [hop.id],
+    );
+    expect(row).toEqual({ up: String(Number.MAX_SAFE_INTEGER), down: String(Number.MAX_SAFE_INTEGER - 5) });
+    expect(await getClient(onB.id)).toMatchObject({ usedBytes: 14 });
   });
 });

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { PanelMetrics } from '../metrics/panel-metrics.js';
 import { UsageService, type CountersOutcome, type NodeBatch } from './usage.service.js';
 
@@ -10,16 +10,21 @@ import { UsageService, type CountersOutcome, type NodeBatch } from './usage.serv
 const IN_FLIGHT = 2;
 /**
  * A transaction's batches at most. Most of what there is to share is shared by 16 (PostgreSQL's
- * CPU per batch: bench/counter-statement.js), and a bound keeps one transaction's locks and its
- * wait short.
+ * CPU per batch: bench/counter-statement.js); at 1,000 agents 32 carried 12% more batches a
+ * second than 16 (docs/benchmarks.md), and a bound keeps one transaction's locks and wait short.
  */
-const MAX_BATCHES = 16;
+const MAX_BATCHES = 32;
 /**
  * A transaction's peers at most (a larger batch goes alone). Also the controller's memory: a
  * transaction's JSON and rows grow with its peers, and large ones live until V8's next full
  * collection (at 64 batches of 50 peers the controller peaked at 1 GiB against 290 MiB alone).
  */
 const MAX_PEERS = 2_000;
+/**
+ * How long a node whose batch failed on its own is recorded alone: a batch PostgreSQL refuses is
+ * sent again every round, and in a shared transaction it would fail the others' too, each time.
+ */
+const ALONE_MS = 5 * 60_000;
 
 interface Waiting {
   batch: NodeBatch;
@@ -28,22 +33,31 @@ interface Waiting {
 }
 
 /**
- * Group commit of agents' counter batches (issue 27, docs/benchmarks.md "Counter batches
- * committed together"). A batch alone costs PostgreSQL a transaction, a statement's fixed work
- * (the claim, finding the peers' accounts, two statement triggers) and a commit; at 500 batches a
- * second that fixed cost was most of a core. Batches of distinct nodes that wait at the same time
- * are recorded by one statement in one transaction (UsageService.recordBatches): each still counts
- * exactly once or is a duplicate or refused on its own, and its link hears its own outcome only
- * after the commit. A node's batch never shares a transaction with another of the same node (its
- * link sends the next only after this one's answer; a resend on a second link waits for the next
- * transaction). When a transaction fails for anything but a retried deadlock, its batches are
- * recorded again one at a time, so a batch PostgreSQL refuses fails alone.
+ * Group commit of agents' counter batches (issue 27, docs/agents.md "Counters, exactly once"). A
+ * batch alone costs PostgreSQL a transaction, a statement's fixed work (the claim, finding the
+ * peers' accounts, two statement triggers) and a commit. Batches of distinct nodes that wait at
+ * the same time are recorded by one statement in one transaction (UsageService.recordBatches):
+ * each still counts exactly once or is a duplicate or refused on its own, and its link hears its
+ * own outcome only after the commit.
+ *
+ * A node has at most one batch here: its link sends the next only after this one's answer, so a
+ * second one is a copy sent on a newer link (the agent reconnected), and it replaces the waiting
+ * one (whose link is gone; the claim makes any copy count once). A node's batch waits while
+ * another of the node's is in flight (it would only wait for that one's row lock, and hold up the
+ * others of its transaction). When a transaction fails for anything but a retried deadlock, its
+ * batches are recorded again one at a time, so a batch PostgreSQL refuses fails alone; its node
+ * then goes alone for ALONE_MS.
  */
 @Injectable()
-export class CounterCommits {
+export class CounterCommits implements BeforeApplicationShutdown {
   private readonly logger = new Logger('clients');
+  /** In arrival order, one per node. */
   private waiting: Waiting[] = [];
+  private readonly inFlightNodes = new Set<string>();
   private inFlight = 0;
+  /** Nodes whose batch failed on its own, until when they are recorded alone. */
+  private readonly alone = new Map<string, number>();
+  private stopping = false;
 
   constructor(
     private readonly usage: UsageService,
@@ -52,41 +66,61 @@ export class CounterCommits {
 
   /** Records the batch with whatever others wait with it; resolves once it is committed (or not). */
   record(batch: NodeBatch): Promise<CountersOutcome> {
+    if (this.stopping) return Promise.reject(new Error('the controller is stopping'));
     return new Promise((resolve, reject) => {
+      const older = this.waiting.findIndex((waiting) => waiting.batch.nodeId === batch.nodeId);
+      if (older >= 0) {
+        this.waiting[older].reject(new Error('a newer copy of the node’s batch arrived on another link'));
+        this.waiting.splice(older, 1);
+      }
       this.waiting.push({ batch, resolve, reject });
       this.startNext();
     });
   }
 
+  /** Nothing new starts; what waits is not recorded (its agents send it again to the next controller). */
+  beforeApplicationShutdown(): void {
+    this.stopping = true;
+    for (const waiting of this.waiting) waiting.reject(new Error('the controller is stopping'));
+    this.waiting = [];
+  }
+
   private startNext(): void {
-    while (this.inFlight < IN_FLIGHT && this.waiting.length > 0) {
+    while (this.inFlight < IN_FLIGHT) {
       const group = this.takeGroup();
+      if (group.length === 0) return;
       this.inFlight++;
+      for (const waiting of group) this.inFlightNodes.add(waiting.batch.nodeId);
       void this.commit(group).finally(() => {
         this.inFlight--;
+        for (const waiting of group) this.inFlightNodes.delete(waiting.batch.nodeId);
         this.startNext();
       });
     }
   }
 
-  /** The oldest waiting batches, one per node, within the bounds; the rest keep their order. */
+  /** The oldest waiting batches of nodes not in flight, within the bounds; the rest keep their order. */
   private takeGroup(): Waiting[] {
     const group: Waiting[] = [];
     const rest: Waiting[] = [];
-    const nodes = new Set<string>();
+    const now = Date.now();
     let peers = 0;
+    let closed = false;
     for (const waiting of this.waiting) {
-      const size = waiting.batch.peers.length;
+      const { nodeId, peers: batchPeers } = waiting.batch;
+      const alone = (this.alone.get(nodeId) ?? 0) > now;
       const fits =
-        group.length === 0 ||
-        (group.length < MAX_BATCHES && peers + size <= MAX_PEERS && !nodes.has(waiting.batch.nodeId));
+        !closed &&
+        !this.inFlightNodes.has(nodeId) &&
+        (group.length === 0 || (!alone && group.length < MAX_BATCHES && peers + batchPeers.length <= MAX_PEERS));
       if (!fits) {
         rest.push(waiting);
         continue;
       }
       group.push(waiting);
-      nodes.add(waiting.batch.nodeId);
-      peers += size;
+      peers += batchPeers.length;
+      // A node recorded alone, or a batch as large as a transaction, closes its group.
+      if (alone || peers >= MAX_PEERS) closed = true;
     }
     this.waiting = rest;
     return group;
@@ -101,16 +135,16 @@ export class CounterCommits {
       );
       group.forEach((waiting, i) => waiting.resolve(outcomes[i]));
     } catch (error) {
-      if (group.length === 1) return group[0].reject(error);
+      if (group.length === 1) {
+        const now = Date.now();
+        for (const [nodeId, until] of this.alone) if (until <= now) this.alone.delete(nodeId);
+        this.alone.set(group[0].batch.nodeId, now + ALONE_MS);
+        return group[0].reject(error);
+      }
       this.logger.warn(
         `${group.length} counter batches recorded together failed (${(error as Error).message}); recording them one at a time`,
       );
-      for (const waiting of group) {
-        await this.usage.recordBatches([waiting.batch], new Date()).then(
-          ([outcome]) => waiting.resolve(outcome),
-          (alone: unknown) => waiting.reject(alone),
-        );
-      }
+      for (const waiting of group) await this.commit([waiting]);
     }
   }
 }

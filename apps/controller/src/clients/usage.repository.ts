@@ -73,9 +73,11 @@ export interface SentBatch {
  * (download). Totals saturate at MAX_BYTES: they stay exact in JSON, and no node, however many
  * bytes it reports for a client it shares with other nodes, can push the client's totals past
  * bigint and make every later batch of those other nodes fail (sums of a batch are numeric: no
- * overflow there). Rows are updated in the order of their ids, level by level: two transactions
- * of batches that share clients (a client with devices on several nodes) then lock them in the
- * same order rather than deadlock (a deadlock is retried, but costs both a round). The first row says which batches were claimed, how many peers of each matched
+ * overflow there). Rows are fed to each update in the order of their ids: where PostgreSQL
+ * updates through a nested loop over them (tables past a few pages), two transactions of batches
+ * that share clients (a client with devices on several nodes) lock them in the same order rather
+ * than deadlock; on small tables it hashes them and walks the table in its own order, the same
+ * for both. What deadlocks is retried (usage.service.ts), at the cost of a round for both. The first row says which batches were claimed, how many peers of each matched
  * and which devices moved; each row carries a client touched that the status, quota and pool
  * rules may act on, if any (most clients a batch touches need nothing more: they are not read).
  */
@@ -247,12 +249,21 @@ export class UsageRepository {
   ): Promise<CountedBatches> {
     if (new Set(batches.map((batch) => batch.nodeId)).size !== batches.length)
       throw new Error('counter batches counted together must be of distinct nodes');
-    const sent = batches.map((batch, i) => {
-      const seconds = batch.rate?.seconds ?? null;
-      if (seconds !== null && !(Number.isFinite(seconds) && seconds > 0))
-        throw new Error(`a rate needs a positive interval, got ${seconds}`);
-      return { i, node_id: batch.nodeId, seq: batch.seq, seconds, rate_until: batch.rate?.until.toISOString() ?? null };
-    });
+    // In the order of the nodes' ids: the claim locks their rows as it meets them.
+    const sent = batches
+      .map((batch, i) => {
+        const seconds = batch.rate?.seconds ?? null;
+        if (seconds !== null && !(Number.isFinite(seconds) && seconds > 0))
+          throw new Error(`a rate needs a positive interval, got ${seconds}`);
+        return {
+          i,
+          node_id: batch.nodeId,
+          seq: batch.seq,
+          seconds,
+          rate_until: batch.rate?.until.toISOString() ?? null,
+        };
+      })
+      .sort((a, b) => (a.node_id < b.node_id ? -1 : a.node_id > b.node_id ? 1 : 0));
     const peers = batches.flatMap((batch, i) =>
       batch.peers.map((peer) => ({
         i,
@@ -282,7 +293,10 @@ export class UsageRepository {
         : [],
     );
     const unclaimed = batches.filter((_, i) => !claimed.has(i));
-    const recorded = await this.recordedSeqs(em, unclaimed.map((batch) => batch.nodeId));
+    const recorded = await this.recordedSeqs(
+      em,
+      unclaimed.map((batch) => batch.nodeId),
+    );
     return {
       batches: batches.map((batch, i) => {
         if (claimed.has(i)) return { claim: { claimed: true }, matched: matched.get(i) ?? 0 };

@@ -109,9 +109,7 @@ export class UsageService implements OnModuleInit {
     const bucket = this.config.usageHistory ? currentBucket(now) : undefined;
     for (let attempt = 1; ; attempt++) {
       try {
-        const outcomes = await this.orm.em
-          .fork()
-          .transactional((em) => this.apply(em, sent, batches, bucket, now));
+        const outcomes = await this.orm.em.fork().transactional((em) => this.apply(em, sent, batches, bucket, now));
         if (outcomes.some((outcome) => outcome.transitions > 0)) this.totals.changed();
         return outcomes;
       } catch (error) {

@@ -12,7 +12,11 @@
  */
 export const TABLE_UPKEEP_APPLICATION = 'warren table upkeep';
 
-const UPKEEP_LOCK = `hashtext('warren.table-upkeep')`;
+/**
+ * The two-key form: its key space is apart from the one-key locks BullMQ takes per failed job
+ * (`hashtext('bullmq:parent:…')`), which a job id could otherwise collide with.
+ */
+const UPKEEP_LOCK = `hashtext('warren'), hashtext('table-upkeep')`;
 
 /** The upkeep's turn for one table: false while a migration or a restore holds the tables. */
 export const TAKE_UPKEEP_TURN = `select pg_try_advisory_lock_shared(${UPKEEP_LOCK}) as granted`;
@@ -20,13 +24,16 @@ export const END_UPKEEP_TURN = `select pg_advisory_unlock_shared(${UPKEEP_LOCK})
 
 /**
  * Cancels the upkeep's running statements in this database, every controller's: sessions of the
- * panel's role (the upkeep's), as cancelling another role's is an error, not a no-op.
+ * panel's role (the upkeep's), as cancelling another role's is an error, not a no-op; and no
+ * superuser's unless the panel is one (cancelling a superuser's session is an error too, even for
+ * a role that is a member of it).
  */
 const CANCEL_UPKEEP = `
-  select count(*) filter (where pg_cancel_backend(pid))::int as cancelled
-    from pg_stat_activity
-   where datname = current_database() and application_name = '${TABLE_UPKEEP_APPLICATION}'
-     and pid <> pg_backend_pid() and pg_has_role(usesysid, 'USAGE')`;
+  select count(*) filter (where pg_cancel_backend(a.pid))::int as cancelled
+    from pg_stat_activity a left join pg_roles r on r.oid = a.usesysid
+   where a.datname = current_database() and a.application_name = '${TABLE_UPKEEP_APPLICATION}'
+     and a.pid <> pg_backend_pid() and pg_has_role(a.usesysid, 'USAGE')
+     and (not coalesce(r.rolsuper, false) or (select rolsuper from pg_roles where rolname = current_user))`;
 
 /** A connection of one's own: the lock is its session's (pg.Client, or a pool's client kept meanwhile). */
 export interface Queryable {

@@ -34,19 +34,21 @@ export interface DeviceMoves {
 /**
  * The statement part that records a counter batch's endpoint moves (an endpoint whose address
  * differs from the account's last one, or its first), as a CTE `moves` over the batch's matched
- * peers `hit` (columns device_id, address, last_endpoint: the account's before this batch) and
- * the time `now` (an SQL expression). In the batch's statement, whose every part sees the rows as
+ * peers `hit` (columns device_id, node_id, address, last_endpoint: the account's before this
+ * batch) and the time `now` (an SQL expression). A move counts once per node that saw it, as it
+ * did when each node's batch had a statement of its own (counter-commits.ts records several). In the batch's statement, whose every part sees the rows as
  * they were before it, so the comparison is with the last endpoint before this batch.
  */
 export function endpointMoves(now: string): string {
   return `moves as (
          insert into device_endpoints as e (device_id, address, first_seen, last_seen, moves)
-         select distinct hit.device_id, hit.address, ${now}, ${now}, 1
+         select hit.device_id, hit.address, ${now}, ${now}, count(distinct hit.node_id)
            from hit
           where hit.address is not null
             and (hit.last_endpoint is null
                  or regexp_replace(regexp_replace(hit.last_endpoint, ':\\d+$', ''), '^\\[(.*)\\]$', '\\1') <> hit.address)
-         on conflict (device_id, address) do update set last_seen = excluded.last_seen, moves = e.moves + 1
+          group by hit.device_id, hit.address
+         on conflict (device_id, address) do update set last_seen = excluded.last_seen, moves = e.moves + excluded.moves
          returning e.device_id
        )`;
 }
