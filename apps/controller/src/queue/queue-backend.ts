@@ -191,8 +191,8 @@ async function openStore(options: {
   if (options.redisUrl) return new RedisQueueBackend(options.redisUrl, options.prefix);
   // The pool is ours, so BullMQ cannot set search_path on it: every connection starts in its schema.
   // Every worker on a user-supplied pool holds one pooled connection for its LISTEN as long as it
-  // runs: the controller's five workers (system, system history, inventory, backups, backup
-  // schedule), and room for queries. With 5 the workers alone took the pool and every queue
+  // runs: the controller's workers (system, system history, table upkeep, inventory, backups,
+  // backup schedule, …), and room for queries. With 5 the workers alone took the pool and every queue
   // operation waited forever.
   const pool = new pg.Pool({
     connectionString: options.databaseUrl,
