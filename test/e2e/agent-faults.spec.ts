@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyJobId, nodeQueueName } from '#libs/contracts/node-queue.js';
 import { AgentLinkGateway } from '../../apps/controller/src/nodes/link/agent-link.gateway.js';
-import { UsageService } from '../../apps/controller/src/clients/usage.service.js';
+import { CounterCommits } from '../../apps/controller/src/clients/counter-commits.js';
 import { PanelMetrics } from '../../apps/controller/src/metrics/panel-metrics.js';
 import { agentRedisUsername } from '../../apps/controller/src/nodes/enrolment/agent-queue-access.js';
 import { wireguardGoPids } from '../../apps/agent/src/host/wireguard-link.js';
@@ -559,7 +559,7 @@ test('Redis restarted empty (jobs and ACL users gone): the node converges again 
 test('the agent link cut again and again while counters are in flight: usage equals the node counters exactly', async () => {
   const { t, rig, client } = await tunnelRig();
   const gateway = t.panel.app.get(AgentLinkGateway);
-  const usage = t.panel.app.get(UsageService);
+  const commits = t.panel.app.get(CounterCommits);
   const linked = () => gateway.connectedNodes().includes(rig.nodeId);
   // Repeats refused in all: by the database's claim (seen below as `duplicate`), or from the
   // link's memory of the batches it recorded, which never reach the usage service.
@@ -578,9 +578,10 @@ test('the agent link cut again and again while counters are in flight: usage equ
   const injected: Record<Fault, number> = { 'cut after recording': 0, 'lost with the link': 0, 'slow ack': 0 };
   let recorded = 0;
   let repeats = 0;
-  const record = usage.recordCounters.bind(usage);
-  usage.recordCounters = async (...args: Parameters<UsageService['recordCounters']>) => {
-    const [nodeId, , peers] = args;
+  // Where the link hands its batches over (clients/counter-commits.ts).
+  const record = commits.record.bind(commits);
+  commits.record = async (batch) => {
+    const { nodeId, peers } = batch;
     const fault =
       nodeId === rig.nodeId && peers.some((peer) => peer.publicKey === client.publicKey && peer.rxBytes > 0)
         ? armed
@@ -593,7 +594,7 @@ test('the agent link cut again and again while counters are in flight: usage equ
       gateway.disconnect(rig.nodeId);
       throw new Error('lost with the link (injected by the test)');
     }
-    const outcome = await record(...args);
+    const outcome = await record(batch);
     if (nodeId === rig.nodeId) {
       recorded++;
       if (outcome.duplicate) repeats++;
@@ -602,8 +603,8 @@ test('the agent link cut again and again while counters are in flight: usage equ
     if (fault === 'slow ack') await new Promise((resolve) => setTimeout(resolve, 1500));
     return outcome;
   };
-  onCleanup('usage service', async () => {
-    usage.recordCounters = record;
+  onCleanup('counter commits', async () => {
+    commits.record = record;
   });
 
   const traffic = keepSending(rig);
@@ -650,7 +651,7 @@ test('the agent link cut again and again while counters are in flight: usage equ
 
 test('the agent SIGKILLed again and again while traffic flows and counter batches are in flight: usage equals the node counters to the byte', async () => {
   const { t, rig, client } = await tunnelRig();
-  const usage = t.panel.app.get(UsageService);
+  const commits = t.panel.app.get(CounterCommits);
 
   // Batches carrying the client's traffic can be held at the controller, before or after they
   // are recorded, so that the agent dies with one of them in flight (cut, on disk, sent, not
@@ -659,23 +660,24 @@ test('the agent SIGKILLed again and again while traffic flows and counter batche
   type Hold = 'before recording' | 'after recording';
   let armed: Hold | undefined;
   let held: { hold: Hold; release: () => void } | undefined;
-  const record = usage.recordCounters.bind(usage);
-  usage.recordCounters = async (...args: Parameters<UsageService['recordCounters']>) => {
-    const [nodeId, , peers] = args;
+  // Where the link hands its batches over (clients/counter-commits.ts).
+  const record = commits.record.bind(commits);
+  commits.record = async (batch) => {
+    const { nodeId, peers } = batch;
     const hold =
       nodeId === rig.nodeId && peers.some((peer) => peer.publicKey === client.publicKey && peer.rxBytes > 0)
         ? armed
         : undefined;
-    if (!hold) return record(...args);
+    if (!hold) return record(batch);
     armed = undefined;
     const released = new Promise<void>((resolve) => (held = { hold, release: resolve }));
     if (hold === 'before recording') await released;
-    const outcome = await record(...args);
+    const outcome = await record(batch);
     if (hold === 'after recording') await released;
     return outcome;
   };
-  onCleanup('usage service', async () => {
-    usage.recordCounters = record;
+  onCleanup('counter commits', async () => {
+    commits.record = record;
     held?.release();
   });
 
