@@ -1,8 +1,10 @@
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import pg from 'pg';
 import { holdOffTableUpkeep, TABLE_UPKEEP_APPLICATION } from '../../apps/controller/src/database/upkeep-hold-off.js';
 import type { QueueBackend } from '../../apps/controller/src/queue/queue-backend.js';
 import { QUEUE_BACKEND } from '../../apps/controller/src/runtime.js';
-import { TableUpkeep, type DueTable } from '../../apps/controller/src/system/table-upkeep.js';
+import { HELD_OFF_WARN_MS, TableUpkeep, type DueTable } from '../../apps/controller/src/system/table-upkeep.js';
 import {
   TABLE_UPKEEP_EVERY_MS,
   TABLE_UPKEEP_JOB,
@@ -133,28 +135,40 @@ test("the queue store's tables are the upkeep's too", async () => {
   expect(run.analyzed).toEqual(['bullmq.job']);
 });
 
-test('an upkeep VACUUM gives way to a restore or migration: its table is locked at once, and no other is started meanwhile', async () => {
-  // A VACUUM that would run a minute: its ANALYZE evaluates the expression index over the rows,
-  // and the expression sleeps in the upkeep's session (only there: the inserts do not).
+/**
+ * An identity function `name`(`type`) for an expression index that sleeps a minute in the
+ * upkeep's session (only there: the tests' own writes do not): a VACUUM's ANALYZE evaluates it
+ * over the rows, so an upkeep VACUUM of a table with such an index runs a minute.
+ */
+async function sleepyInUpkeep(name: string, type: 'int' | 'text') {
   await t.query(`
-    create function upkeep_slow(x int) returns int language plpgsql immutable as $$
+    create function ${name}(x ${type}) returns ${type} language plpgsql immutable as $$
     begin
       if current_setting('application_name') = '${TABLE_UPKEEP_APPLICATION}' then perform pg_sleep(60); end if;
       return x;
     end $$`);
+}
+
+/** Until the upkeep's VACUUM of `table` sleeps in such a function. */
+async function upkeepAsleepIn(table: string) {
+  await waitFor(`the upkeep asleep in its VACUUM of ${table}`, async () => {
+    const rows = await t.query(
+      `select 1 from pg_stat_activity where datname = current_database() and application_name = $1
+          and query like 'vacuum%' || $2 and wait_event = 'PgSleep'`,
+      [TABLE_UPKEEP_APPLICATION, table],
+    );
+    return rows.length > 0;
+  });
+}
+
+test('an upkeep VACUUM gives way to a restore or migration: its table is locked at once, and no other is started meanwhile', async () => {
+  await sleepyInUpkeep('upkeep_slow', 'int');
   await dueTable('upkeep_held', 20, 10);
   await t.query(`create index upkeep_held_slow on upkeep_held ((upkeep_slow(x)))`);
   const upkeep = t.panel.app.get(TableUpkeep);
   const started = Date.now();
   const running = upkeep.runOn(only('upkeep_held'));
-  await waitFor('the upkeep asleep in its VACUUM', async () => {
-    const rows = await t.query(
-      `select 1 from pg_stat_activity where datname = current_database() and application_name = $1
-          and query like 'vacuum%upkeep_held' and wait_event = 'PgSleep'`,
-      [TABLE_UPKEEP_APPLICATION],
-    );
-    return rows.length > 0;
-  });
+  await upkeepAsleepIn('upkeep_held');
 
   // What a restore (backups.repository.ts, beginHoldingEveryTable) and the start's migrations
   // (database/orm.ts) do before they take their tables.
@@ -196,12 +210,7 @@ test("a restore through the API takes the panel's tables from an upkeep VACUUM o
   expect(backup.status).toBe(201);
   const { name } = backup.body as { name: string };
   // `clients` due at its next change, and a VACUUM of it asleep in its ANALYZE pass (as above).
-  await t.query(`
-    create function upkeep_nap(id text) returns text language plpgsql immutable as $$
-    begin
-      if current_setting('application_name') = '${TABLE_UPKEEP_APPLICATION}' then perform pg_sleep(60); end if;
-      return id;
-    end $$`);
+  await sleepyInUpkeep('upkeep_nap', 'text');
   await t.query(`create index clients_upkeep_nap on clients ((upkeep_nap(id::text)))`);
   await t.query(
     `alter table clients set (autovacuum_vacuum_threshold = 0, autovacuum_vacuum_scale_factor = 0,
@@ -216,14 +225,7 @@ test("a restore through the API takes the panel's tables from an upkeep VACUUM o
   });
   const upkeep = t.panel.app.get(TableUpkeep);
   const running = upkeep.runOn(only('clients'));
-  await waitFor('the upkeep asleep in its VACUUM', async () => {
-    const rows = await t.query(
-      `select 1 from pg_stat_activity where datname = current_database() and application_name = $1
-          and query like 'vacuum%clients' and wait_event = 'PgSleep'`,
-      [TABLE_UPKEEP_APPLICATION],
-    );
-    return rows.length > 0;
-  });
+  await upkeepAsleepIn('clients');
 
   // Done within the request (200). Without the upkeep giving way, the restore's lock is cut off
   // and tried again for 60 s, then fails (503): the request answered 202 after its 25 s, the
@@ -231,4 +233,41 @@ test("a restore through the API takes the panel's tables from an upkeep VACUUM o
   const restored = await call('POST', `backups/${name}/restore`);
   expect(restored.status).toBe(200);
   expect(await running).toMatchObject({ ran: true, deferred: ['clients'] });
+});
+
+test('an upkeep held off for ten minutes says so, naming the session that holds it', async () => {
+  await dueTable('upkeep_waiting', 20, 10);
+  const upkeep = t.panel.app.get(TableUpkeep);
+  const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  const saidHeldOff = () => warn.mock.calls.map(([message]) => String(message)).filter((m) => m.includes('held off'));
+  const holder = new pg.Client({ connectionString: t.database.url, application_name: 'stuck restore' });
+  await holder.connect();
+  const start = Date.now();
+  // Only around the runs: the panel shares this process's clock.
+  const runAt = async (offsetMs: number) => {
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(start + offsetMs);
+    try {
+      return await upkeep.runOn(only('upkeep_waiting'));
+    } finally {
+      clock.mockRestore();
+    }
+  };
+  try {
+    await holdOffTableUpkeep(holder);
+    expect(await runAt(0)).toMatchObject({ vacuumed: [], deferred: ['upkeep_waiting'] });
+    expect(await runAt(HELD_OFF_WARN_MS - 60_000)).toMatchObject({ deferred: ['upkeep_waiting'] });
+    expect(saidHeldOff()).toEqual([]);
+    await runAt(HELD_OFF_WARN_MS);
+    expect(saidHeldOff()).toEqual([expect.stringMatching(/held off for 10 min.*pid \d+ \(stuck restore, user /)]);
+    // Said once per ten minutes, not at every run.
+    await runAt(HELD_OFF_WARN_MS + 60_000);
+    expect(saidHeldOff()).toHaveLength(1);
+    await runAt(2 * HELD_OFF_WARN_MS);
+    expect(saidHeldOff()).toHaveLength(2);
+  } finally {
+    await holder.end();
+    warn.mockRestore();
+  }
+  // Let go, the upkeep takes the table, and a later hold-off counts from zero again.
+  expect(await upkeep.runOn(only('upkeep_waiting'))).toMatchObject({ vacuumed: ['upkeep_waiting'], deferred: [] });
 });

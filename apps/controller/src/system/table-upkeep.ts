@@ -75,6 +75,24 @@ const CANCELLED = '57014';
 export const UPKEEP_BUDGET_MS = 20_000;
 
 /**
+ * Held off this long (every run finding the upkeep's lock taken), the upkeep says so, and again
+ * each time as long again: a restore or a migration holds it for seconds to minutes, while a
+ * session that keeps it (a stuck restore, or any role of the database taking the same advisory
+ * lock) would silence the upkeep, and the tables would grow unseen.
+ */
+export const HELD_OFF_WARN_MS = 10 * 60_000;
+
+/** Who holds the upkeep off: the sessions holding its lock exclusively (upkeep-hold-off.ts). */
+const HOLDERS = `
+  select string_agg(format('pid %s (%s, user %s, since %s)', a.pid, coalesce(nullif(a.application_name, ''), 'no application name'),
+                           a.usename, a.backend_start), ', ' order by a.pid) as holders
+    from pg_locks l join pg_stat_activity a on a.pid = l.pid
+   where l.locktype = 'advisory' and l.mode = 'ExclusiveLock' and l.granted and l.database = a.datid
+     and a.datname = current_database() and l.objsubid = 2
+     and l.classid = ((hashtext('warren')::int8 + 4294967296) % 4294967296)::oid
+     and l.objid = ((hashtext('table-upkeep')::int8 + 4294967296) % 4294967296)::oid`;
+
+/**
  * Autovacuum's work on the panel's own tables when the server has it off (`autovacuum = off`, as
  * on some shared or tuned servers; this machine's is one). Without it nothing is ever analyzed,
  * so the planner takes tables of a million rows for empty ones: a client's creation read its
@@ -91,6 +109,8 @@ export const UPKEEP_BUDGET_MS = 20_000;
 @Injectable()
 export class TableUpkeep {
   private readonly logger = new Logger('database');
+  /** Since when every run found the upkeep held off, and when that was last said (HELD_OFF_WARN_MS). */
+  private heldOff: { since: number; said: number } | undefined;
 
   constructor(@Inject(PANEL_RUNTIME) private readonly runtime: Pick<PanelRuntime, 'databaseUrl'>) {}
 
@@ -135,7 +155,11 @@ export class TableUpkeep {
       try {
         const { rows } = await client.query<{ granted: boolean }>(TAKE_UPKEEP_TURN);
         // A migration or a restore holds the tables: they are its now, the rest waits.
-        if (!rows[0]?.granted) return { ...result, deferred: rest() };
+        if (!rows[0]?.granted) {
+          await this.noteHeldOff(client);
+          return { ...result, deferred: rest() };
+        }
+        this.heldOff = undefined;
         try {
           // VACUUM runs outside a transaction (a statement of its own on this connection); the
           // name is schema-qualified, so a like-named table earlier on the search path is not
@@ -163,5 +187,17 @@ export class TableUpkeep {
       if (table.analyze) result.analyzed.push(table.name);
     }
     return result;
+  }
+
+  private async noteHeldOff(client: pg.Client): Promise<void> {
+    const now = Date.now();
+    this.heldOff ??= { since: now, said: now };
+    if (now - this.heldOff.said < HELD_OFF_WARN_MS) return;
+    this.heldOff.said = now;
+    const { rows } = await client.query<{ holders: string | null }>(HOLDERS);
+    const minutes = Math.round((now - this.heldOff.since) / 60_000);
+    this.logger.warn(
+      `table upkeep held off for ${minutes} min, nothing vacuumed or analyzed meanwhile: its lock is held by ${rows[0]?.holders ?? 'a session that has ended'}`,
+    );
   }
 }
