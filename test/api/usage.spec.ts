@@ -340,15 +340,24 @@ describe('batches of several nodes recorded together (group commit, clients/coun
     return transactions;
   }
 
-  test("batches arriving together share a transaction; a node's batch waits while its last is in flight; a newer link's copy replaces a waiting one", async () => {
-    const nodes = await Promise.all(Array.from({ length: 10 }, () => fixture()));
+  /**
+   * `count` nodes with a client each, and `batch(n, seq, rx)`: node n's batch `seq` carrying `rx`
+   * bytes up and one down for its client.
+   */
+  async function nodesWithAClient(count: number) {
+    const nodes = await Promise.all(Array.from({ length: count }, () => fixture()));
     const clients = await Promise.all(nodes.map((f) => clientOn(f)));
-    const transactions = watchTransactions();
     const batch = (n: number, seq: number, rx: number) => ({
       nodeId: nodes[n].nodeId,
       seq,
       peers: [peer(nodes[n], clients[n].keys[0], rx, 1)],
     });
+    return { nodes, clients, batch };
+  }
+
+  test("batches arriving together share a transaction; a node's batch waits while its last is in flight; a newer link's copy replaces a waiting one", async () => {
+    const { nodes, clients, batch } = await nodesWithAClient(10);
+    const transactions = watchTransactions();
     // The first two start at once, alone; the other eight wait.
     const first = nodes.map((_, n) => commits.record(batch(n, 1, 10)));
     // Node 0's next batch while its first is in flight: it waits for that one.
@@ -369,16 +378,10 @@ describe('batches of several nodes recorded together (group commit, clients/coun
   });
 
   test('a batch PostgreSQL refuses fails alone, and its node goes alone from then on', async () => {
-    const nodes = await Promise.all(Array.from({ length: 5 }, () => fixture()));
-    const clients = await Promise.all(nodes.map((f) => clientOn(f)));
+    const { nodes, clients, batch } = await nodesWithAClient(5);
     const transactions = watchTransactions();
-    const batchOf = (n: number, seq: number, rx: number) => ({
-      nodeId: nodes[n].nodeId,
-      seq,
-      peers: [peer(nodes[n], clients[n].keys[0], rx, 1)],
-    });
     // Past bigint: the link's schema would refuse it; here it reaches PostgreSQL, which does.
-    const sent = [0, 1, 2, 3, 4].map((n) => commits.record(batchOf(n, 1, n === 3 ? 2 ** 64 : 1000)));
+    const sent = [0, 1, 2, 3, 4].map((n) => commits.record(batch(n, 1, n === 3 ? 2 ** 64 : 1000)));
     const settled = await Promise.allSettled(sent);
     expect(settled.map((result) => result.status)).toEqual([
       'fulfilled',
@@ -394,7 +397,7 @@ describe('batches of several nodes recorded together (group commit, clients/coun
 
     // Sent again (as an agent does every round), it no longer takes others down with it.
     transactions.length = 0;
-    const again = [0, 1, 3, 2, 4].map((n) => commits.record(batchOf(n, n === 3 ? 1 : 2, n === 3 ? 2 ** 64 : 1)));
+    const again = [0, 1, 3, 2, 4].map((n) => commits.record(batch(n, n === 3 ? 1 : 2, n === 3 ? 2 ** 64 : 1)));
     const settledAgain = await Promise.allSettled(again);
     expect(settledAgain.map((result) => result.status)).toEqual([
       'fulfilled',
@@ -406,6 +409,42 @@ describe('batches of several nodes recorded together (group commit, clients/coun
     const withNode3 = transactions.filter((nodeIds) => nodeIds.includes(nodes[3].nodeId));
     expect(withNode3).toEqual([[nodes[3].nodeId]]);
     expect(transactions.flat()).toHaveLength(5);
+  });
+
+  test("the hops of several nodes' batches are added in one statement: each node's own, once", async () => {
+    const [a, b, c] = [await fixture(), await fixture(), await fixture()];
+    const hopOf = async (f: Fixture) =>
+      (await t.query<{ id: string }>('select id from outbounds where node_id = $1 order by id limit 1', [f.nodeId]))[0]
+        .id;
+    const [hopA, hopB, hopC] = [await hopOf(a), await hopOf(b), await hopOf(c)];
+    const totals = async () =>
+      Object.fromEntries(
+        (
+          await t.query<{ id: string; up: string; down: string }>(
+            'select id, up_bytes::text as up, down_bytes::text as down from outbounds where id = any($1::uuid[])',
+            [[hopA, hopB, hopC]],
+          )
+        ).map((row) => [row.id, [Number(row.up), Number(row.down)]]),
+      );
+    const before = await totals();
+    const hops = (...list: [string, number, number][]) => ({
+      at: Date.now(),
+      hops: list.map(([id, upBytes, downBytes]) => ({ id, upBytes, downBytes })),
+    });
+    await usage.recordCounters(c.nodeId, 1, []);
+    const outcomes = await usage.recordBatches([
+      { nodeId: a.nodeId, seq: 1, peers: [], reading: hops([hopA, 10, 20]) },
+      // b names a's hop too: not b's, it takes nothing.
+      { nodeId: b.nodeId, seq: 1, peers: [], reading: hops([hopB, 3, 4], [hopA, 1000, 1000]) },
+      // c's batch 1 again: a repeat, its hop counts nothing.
+      { nodeId: c.nodeId, seq: 1, peers: [], reading: hops([hopC, 7, 7]) },
+    ]);
+    expect(outcomes.map((outcome) => outcome.duplicate)).toEqual([false, false, true]);
+    expect(await totals()).toEqual({
+      [hopA]: [before[hopA][0] + 10, before[hopA][1] + 20],
+      [hopB]: [before[hopB][0] + 3, before[hopB][1] + 4],
+      [hopC]: before[hopC],
+    });
   });
 
   test("a node's hop totals saturate at 2^53 - 1 rather than fail the transaction it shares", async () => {

@@ -329,6 +329,7 @@ export class UsageRepository {
    * devices' and clients' totals (the interface's `reset-usage`): the same levels, in the same
    * order (accounts, devices, clients), as countBatches, so the two cannot deadlock. Null when the
    * interface does not exist; else the clients touched, with their totals after, and the bytes.
+   * Rows go to each update in id order, as countBatches feeds its own.
    */
   async resetInterface(
     em: EntityManager,
@@ -346,14 +347,16 @@ export class UsageRepository {
        ), dev as (
          update devices d
             set up_bytes = greatest(d.up_bytes - s.up, 0), down_bytes = greatest(d.down_bytes - s.down, 0)
-           from (select device_id, sum(up) as up, sum(down) as down, count(*) as n from acc group by device_id) s
+           from (select device_id, sum(up) as up, sum(down) as down, count(*) as n
+                   from acc group by device_id order by device_id) s
           where d.id = s.device_id
          returning d.client_id, s.up, s.down, s.n
        )
        update clients c
           set up_bytes = greatest(c.up_bytes - s.up, 0), down_bytes = greatest(c.down_bytes - s.down, 0),
               used_bytes = greatest(c.used_bytes - s.up - s.down, 0)
-         from (select client_id, sum(up) as up, sum(down) as down, sum(n) as n from dev group by client_id) s
+         from (select client_id, sum(up) as up, sum(down) as down, sum(n) as n
+                 from dev group by client_id order by client_id) s
         where c.id = s.client_id
        returning c.id, c.status, c.quota_bytes, c.used_bytes, c.expires_at, c.start_on_first_use,
                  c.activated_at, c.duration_seconds, s.n as matched, (s.up + s.down)::text as bytes`,

@@ -151,8 +151,12 @@ export class UsageService implements OnModuleInit {
     });
     const claimed = outcomes.filter((outcome) => !outcome.duplicate && !outcome.refused);
     if (claimed.length === 0) return outcomes;
-    for (const [i, batch] of batches.entries())
-      if (counted.batches[i].claim.claimed) await addHopTraffic(em, batch.nodeId, batch.reading?.hops ?? []);
+    await addHopTraffic(
+      em,
+      batches
+        .filter((_, i) => counted.batches[i].claim.claimed)
+        .map((batch) => ({ nodeId: batch.nodeId, hops: batch.reading?.hops ?? [] })),
+    );
     // The moves were compared with the endpoints before this batch; a client the sharing rule
     // disables now is disabled for what follows, as if that had come first.
     const disabled = await this.sharing.afterMoves(em, moved, now);

@@ -2,24 +2,38 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { HopCounters } from '#libs/contracts/agent-link.js';
 
 /**
- * Adds the hop deltas of an agent's counter batch to its node's outbounds, inside the batch's
- * transaction (clients/usage.service.ts): the batch's sequence number is claimed there, so a
- * batch sent twice adds its hops' bytes once, like its peers'. Only outbounds of the agent's own
- * node count; one deleted meanwhile takes nothing. One statement for the whole batch. Totals
- * saturate at 2^53 - 1, as the clients' do (clients/usage.repository.ts): a node reporting the
- * most the link allows for a long time cannot overflow bigint and make its own batches, and the
- * other nodes' batches recorded in the same transaction, fail.
+ * Adds the hop deltas of agents' counter batches to their nodes' outbounds, inside the batches'
+ * transaction (clients/usage.service.ts): each batch's sequence number is claimed there, so a
+ * batch sent twice adds its hops' bytes once, like its peers'. Only outbounds of a batch's own
+ * node count; one deleted meanwhile takes nothing. One statement for all the batches of a
+ * transaction (clients/counter-commits.ts), rows taken in id order as the counters take theirs.
+ * Totals saturate at 2^53 - 1, as the clients' do (clients/usage.repository.ts): a node reporting
+ * the most the link allows for a long time cannot overflow bigint and make its own batches, and
+ * the other nodes' batches recorded in the same transaction, fail.
  */
 const MAX_BYTES = Number.MAX_SAFE_INTEGER;
 
-export async function addHopTraffic(em: EntityManager, nodeId: string, hops: readonly HopCounters[]): Promise<void> {
-  if (hops.length === 0) return;
+/** One claimed batch's hop counters, with the node that sent them. */
+export interface NodeHops {
+  nodeId: string;
+  hops: readonly HopCounters[];
+}
+
+export async function addHopTraffic(em: EntityManager, batches: readonly NodeHops[]): Promise<void> {
+  const rows = batches.flatMap(({ nodeId, hops }) => hops.map((hop) => ({ nodeId, ...hop })));
+  if (rows.length === 0) return;
   await em.execute(
     `update outbounds o set up_bytes = least(o.up_bytes + h.up, ${MAX_BYTES}),
                             down_bytes = least(o.down_bytes + h.down, ${MAX_BYTES})
-       from (select unnest(array[?]::uuid[]) as id, unnest(array[?]::bigint[]) as up,
-                    unnest(array[?]::bigint[]) as down) h
-      where o.id = h.id and o.node_id = ?`,
-    [hops.map((hop) => hop.id), hops.map((hop) => hop.upBytes), hops.map((hop) => hop.downBytes), nodeId],
+       from (select unnest(array[?]::uuid[]) as id, unnest(array[?]::uuid[]) as node_id,
+                    unnest(array[?]::bigint[]) as up, unnest(array[?]::bigint[]) as down
+              order by 1) h
+      where o.id = h.id and o.node_id = h.node_id`,
+    [
+      rows.map((row) => row.id),
+      rows.map((row) => row.nodeId),
+      rows.map((row) => row.upBytes),
+      rows.map((row) => row.downBytes),
+    ],
   );
 }

@@ -171,20 +171,27 @@ export class ResellerLimitsRepository {
          select r.user_id, r.traffic_pool_bytes is not null and r.pool_used_bytes >= r.traffic_pool_bytes as spent
            from reseller_limits r join users u on u.id = r.user_id and u.role = 'reseller'
           where r.user_id = any(array[?]::uuid[])
+       ), target as (
+         -- Locked in id order, as the counters' statement takes clients (clients/usage.repository.ts):
+         -- a pool change and a counter batch over the same clients queue rather than deadlock.
+         select c.id, pool.spent
+           from clients c join pool on c.owner_id = pool.user_id
+          where (pool.spent and c.status = 'active')
+             or (?::boolean and not pool.spent and c.status = 'exhausted'
+                 and (c.quota_bytes = 0 or c.used_bytes < c.quota_bytes)
+                 and (c.expires_at is null or c.expires_at > ?::timestamptz))
+          order by c.id
+            for update of c
        ), changed as (
-         update clients c set status = case when pool.spent then 'exhausted' else 'active' end, updated_at = ?::timestamptz
-           from pool
-          where c.owner_id = pool.user_id
-            and ((pool.spent and c.status = 'active')
-              or (?::boolean and not pool.spent and c.status = 'exhausted'
-                  and (c.quota_bytes = 0 or c.used_bytes < c.quota_bytes)
-                  and (c.expires_at is null or c.expires_at > ?::timestamptz)))
+         update clients c set status = case when target.spent then 'exhausted' else 'active' end, updated_at = ?::timestamptz
+           from target
+          where c.id = target.id
          returning c.id
        )
        select changed.id, (select array_agg(distinct i.node_id::text) from client_interfaces ci
                              join interfaces i on i.id = ci.interface_id where ci.client_id = changed.id) as node_ids
          from changed`,
-      [userIds, now.toISOString(), readmit, now.toISOString()],
+      [userIds, readmit, now.toISOString(), now.toISOString()],
     );
     return { clients: rows.length, nodeIds: [...new Set(rows.flatMap((row) => row.node_ids ?? []))] };
   }
