@@ -1,10 +1,14 @@
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import pg from 'pg';
-import { holdOffTableUpkeep, TABLE_UPKEEP_APPLICATION } from '../../apps/controller/src/database/upkeep-hold-off.js';
+import {
+  holdOffTableUpkeep,
+  releaseTableUpkeep,
+  TABLE_UPKEEP_APPLICATION,
+} from '../../apps/controller/src/database/upkeep-hold-off.js';
 import type { QueueBackend } from '../../apps/controller/src/queue/queue-backend.js';
 import { QUEUE_BACKEND } from '../../apps/controller/src/runtime.js';
-import { HELD_OFF_WARN_MS, TableUpkeep, type DueTable } from '../../apps/controller/src/system/table-upkeep.js';
+import { HELD_OFF_GAP_MS, TableUpkeep, type DueTable } from '../../apps/controller/src/system/table-upkeep.js';
 import {
   TABLE_UPKEEP_EVERY_MS,
   TABLE_UPKEEP_JOB,
@@ -241,33 +245,50 @@ test('an upkeep held off for ten minutes says so, naming the session that holds 
   const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
   const saidHeldOff = () => warn.mock.calls.map(([message]) => String(message)).filter((m) => m.includes('held off'));
   const holder = new pg.Client({ connectionString: t.database.url, application_name: 'stuck restore' });
-  await holder.connect();
+  const minute = 60_000;
   const start = Date.now();
-  // Only around the runs: the panel shares this process's clock.
-  const runAt = async (offsetMs: number) => {
-    const clock = jest.spyOn(Date, 'now').mockReturnValue(start + offsetMs);
-    try {
-      return await upkeep.runOn(only('upkeep_waiting'));
-    } finally {
-      clock.mockRestore();
-    }
+  // The upkeep's own clock, minutes on: the panel's other parts keep the process's.
+  const runAt = (minutes: number) => {
+    upkeep.clock = () => start + minutes * minute;
+    return upkeep.runOn(only('upkeep_waiting'));
   };
   try {
+    await holder.connect();
     await holdOffTableUpkeep(holder);
+    // The job runs every minute; every third minute is enough here (the gap is longer).
     expect(await runAt(0)).toMatchObject({ vacuumed: [], deferred: ['upkeep_waiting'] });
-    expect(await runAt(HELD_OFF_WARN_MS - 60_000)).toMatchObject({ deferred: ['upkeep_waiting'] });
+    for (const minutes of [3, 6, 9]) expect(await runAt(minutes)).toMatchObject({ deferred: ['upkeep_waiting'] });
     expect(saidHeldOff()).toEqual([]);
-    await runAt(HELD_OFF_WARN_MS);
-    expect(saidHeldOff()).toEqual([expect.stringMatching(/held off for 10 min.*pid \d+ \(stuck restore, user /)]);
+    await runAt(10);
+    expect(saidHeldOff()).toEqual([
+      expect.stringMatching(/held off for 10 min.*pid \d+ \(application 'stuck restore', user \S+, connected /),
+    ]);
     // Said once per ten minutes, not at every run.
-    await runAt(HELD_OFF_WARN_MS + 60_000);
+    for (const minutes of [11, 14, 17]) await runAt(minutes);
     expect(saidHeldOff()).toHaveLength(1);
-    await runAt(2 * HELD_OFF_WARN_MS);
+    await runAt(20);
+    expect(saidHeldOff()).toHaveLength(2);
+
+    // Let go: the next run takes the table, and a hold-off after it counts from zero.
+    await releaseTableUpkeep(holder);
+    expect(await runAt(21)).toMatchObject({ vacuumed: ['upkeep_waiting'], deferred: [] });
+    await holdOffTableUpkeep(holder);
+    await dueTable('upkeep_waiting_again', 20, 10);
+    const runAgainAt = (minutes: number) => {
+      upkeep.clock = () => start + minutes * minute;
+      return upkeep.runOn(only('upkeep_waiting_again'));
+    };
+    expect(await runAgainAt(22)).toMatchObject({ deferred: ['upkeep_waiting_again'] });
+    for (const minutes of [25, 28, 31]) await runAgainAt(minutes);
+    expect(saidHeldOff()).toHaveLength(2);
+    // Held off again after runs that did not try the lock for longer than the gap (nothing due,
+    // or another controller's turn): a new hold-off too.
+    const back = 31 + HELD_OFF_GAP_MS / minute + 1;
+    for (const minutes of [back, back + 3, back + 6, back + 9]) await runAgainAt(minutes);
     expect(saidHeldOff()).toHaveLength(2);
   } finally {
+    upkeep.clock = () => Date.now();
     await holder.end();
     warn.mockRestore();
   }
-  // Let go, the upkeep takes the table, and a later hold-off counts from zero again.
-  expect(await upkeep.runOn(only('upkeep_waiting'))).toMatchObject({ vacuumed: ['upkeep_waiting'], deferred: [] });
 });

@@ -81,11 +81,20 @@ export const UPKEEP_BUDGET_MS = 20_000;
  * lock) would silence the upkeep, and the tables would grow unseen.
  */
 export const HELD_OFF_WARN_MS = 10 * 60_000;
+/**
+ * A hold-off seen again after this long without one is a new one: runs that did not try the lock
+ * in between (nothing due, or the minute's run taken by another controller) say nothing about it.
+ */
+export const HELD_OFF_GAP_MS = 3 * 60_000;
 
-/** Who holds the upkeep off: the sessions holding its lock exclusively (upkeep-hold-off.ts). */
+/**
+ * Who holds the upkeep off: the sessions holding its lock exclusively (upkeep-hold-off.ts). The
+ * application name is the client's to choose: quoted, so it cannot pass for the rest of the line.
+ * Another role's session shows no connection time without pg_read_all_stats.
+ */
 const HOLDERS = `
-  select string_agg(format('pid %s (%s, user %s, since %s)', a.pid, coalesce(nullif(a.application_name, ''), 'no application name'),
-                           a.usename, a.backend_start), ', ' order by a.pid) as holders
+  select string_agg(format('pid %s (application %s, user %s, connected %s)', a.pid, quote_literal(a.application_name),
+                           a.usename, coalesce(a.backend_start::text, 'unknown')), ', ' order by a.pid) as holders
     from pg_locks l join pg_stat_activity a on a.pid = l.pid
    where l.locktype = 'advisory' and l.mode = 'ExclusiveLock' and l.granted and l.database = a.datid
      and a.datname = current_database() and l.objsubid = 2
@@ -109,8 +118,13 @@ const HOLDERS = `
 @Injectable()
 export class TableUpkeep {
   private readonly logger = new Logger('database');
-  /** Since when every run found the upkeep held off, and when that was last said (HELD_OFF_WARN_MS). */
-  private heldOff: { since: number; said: number } | undefined;
+  /**
+   * Since when every run that tried the lock found the upkeep held off, when that was last said
+   * (HELD_OFF_WARN_MS) and last seen (HELD_OFF_GAP_MS).
+   */
+  private heldOff: { since: number; said: number; seen: number } | undefined;
+  /** The upkeep's clock: the time budget's and the hold-off's (tests move it, not the process's). */
+  clock: () => number = () => Date.now();
 
   constructor(@Inject(PANEL_RUNTIME) private readonly runtime: Pick<PanelRuntime, 'databaseUrl'>) {}
 
@@ -148,10 +162,10 @@ export class TableUpkeep {
 
   private async maintain(client: pg.Client, due: DueTable[], budgetMs: number): Promise<UpkeepResult> {
     const result: UpkeepResult = { ran: true, vacuumed: [], analyzed: [], deferred: [] };
-    const until = Date.now() + budgetMs;
+    const until = this.clock() + budgetMs;
     for (const [i, table] of due.entries()) {
       const rest = () => due.slice(i).map((t) => t.name);
-      if (Date.now() >= until) return { ...result, deferred: rest() };
+      if (this.clock() >= until) return { ...result, deferred: rest() };
       try {
         const { rows } = await client.query<{ granted: boolean }>(TAKE_UPKEEP_TURN);
         // A migration or a restore holds the tables: they are its now, the rest waits.
@@ -190,14 +204,19 @@ export class TableUpkeep {
   }
 
   private async noteHeldOff(client: pg.Client): Promise<void> {
-    const now = Date.now();
-    this.heldOff ??= { since: now, said: now };
+    const now = this.clock();
+    if (!this.heldOff || now - this.heldOff.seen > HELD_OFF_GAP_MS) this.heldOff = { since: now, said: now, seen: now };
+    this.heldOff.seen = now;
     if (now - this.heldOff.said < HELD_OFF_WARN_MS) return;
-    this.heldOff.said = now;
-    const { rows } = await client.query<{ holders: string | null }>(HOLDERS);
+    // Said even when the holders cannot be read (the query cancelled by a restore's hold-off).
+    const holders = await client
+      .query<{ holders: string | null }>(HOLDERS)
+      .then(({ rows }) => rows[0]?.holders ?? 'no session now (released meanwhile)')
+      .catch((error: Error) => `sessions not read (${error.message})`);
     const minutes = Math.round((now - this.heldOff.since) / 60_000);
     this.logger.warn(
-      `table upkeep held off for ${minutes} min, nothing vacuumed or analyzed meanwhile: its lock is held by ${rows[0]?.holders ?? 'a session that has ended'}`,
+      `table upkeep held off for ${minutes} min, nothing vacuumed or analyzed meanwhile: its lock is held by ${holders}`,
     );
+    this.heldOff.said = now;
   }
 }
