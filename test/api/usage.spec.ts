@@ -433,15 +433,16 @@ describe('batches of several nodes recorded together (group commit, clients/coun
     });
     await usage.recordCounters(c.nodeId, 1, []);
     const outcomes = await usage.recordBatches([
-      { nodeId: a.nodeId, seq: 1, peers: [], reading: hops([hopA, 10, 20]) },
-      // b names a's hop too: not b's, it takes nothing.
-      { nodeId: b.nodeId, seq: 1, peers: [], reading: hops([hopB, 3, 4], [hopA, 1000, 1000]) },
+      // A hop listed twice in a batch counts twice.
+      { nodeId: a.nodeId, seq: 1, peers: [], reading: hops([hopA, 10, 20], [hopA, 1, 2]) },
+      // b names c's hop too: not b's, it takes nothing (and c's own batch is a repeat).
+      { nodeId: b.nodeId, seq: 1, peers: [], reading: hops([hopB, 3, 4], [hopC, 1000, 1000]) },
       // c's batch 1 again: a repeat, its hop counts nothing.
       { nodeId: c.nodeId, seq: 1, peers: [], reading: hops([hopC, 7, 7]) },
     ]);
     expect(outcomes.map((outcome) => outcome.duplicate)).toEqual([false, false, true]);
     expect(await totals()).toEqual({
-      [hopA]: [before[hopA][0] + 10, before[hopA][1] + 20],
+      [hopA]: [before[hopA][0] + 11, before[hopA][1] + 22],
       [hopB]: [before[hopB][0] + 3, before[hopB][1] + 4],
       [hopC]: before[hopC],
     });

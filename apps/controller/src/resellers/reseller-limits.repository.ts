@@ -172,8 +172,10 @@ export class ResellerLimitsRepository {
            from reseller_limits r join users u on u.id = r.user_id and u.role = 'reseller'
           where r.user_id = any(array[?]::uuid[])
        ), target as (
-         -- Locked in id order, as the counters' statement takes clients (clients/usage.repository.ts):
-         -- a pool change and a counter batch over the same clients queue rather than deadlock.
+         -- Locked in id order, the order the counters' statement feeds its clients in
+         -- (clients/usage.repository.ts), so the two meet in one order more often than not; a
+         -- deadlock left (a counter transaction applies a spent pool after its own statement) is
+         -- retried by both callers.
          select c.id, pool.spent
            from clients c join pool on c.owner_id = pool.user_id
           where (pool.spent and c.status = 'active')
