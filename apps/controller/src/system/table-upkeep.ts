@@ -84,8 +84,10 @@ export const HELD_OFF_WARN_MS = 10 * 60_000;
 /**
  * A hold-off seen again after this long without one is a new one: runs that did not try the lock
  * in between (nothing due, or the minute's run taken by another controller) say nothing about it.
+ * As long as the warning's own wait: with several controllers each sees the minute's run only
+ * now and then, and a shorter gap would start every one's count afresh and silence them all.
  */
-export const HELD_OFF_GAP_MS = 3 * 60_000;
+export const HELD_OFF_GAP_MS = HELD_OFF_WARN_MS;
 
 /**
  * Who holds the upkeep off: the sessions holding its lock exclusively (upkeep-hold-off.ts). The
