@@ -248,9 +248,9 @@ test('an upkeep held off for ten minutes says so, naming the session that holds 
   const minute = 60_000;
   const start = Date.now();
   // The upkeep's own clock, minutes on: the panel's other parts keep the process's.
-  const runAt = (minutes: number) => {
+  const runAt = (minutes: number, table = 'upkeep_waiting') => {
     upkeep.clock = () => start + minutes * minute;
-    return upkeep.runOn(only('upkeep_waiting'));
+    return upkeep.runOn(only(table));
   };
   try {
     await holder.connect();
@@ -274,10 +274,7 @@ test('an upkeep held off for ten minutes says so, naming the session that holds 
     expect(await runAt(21)).toMatchObject({ vacuumed: ['upkeep_waiting'], deferred: [] });
     await holdOffTableUpkeep(holder);
     await dueTable('upkeep_waiting_again', 20, 10);
-    const runAgainAt = (minutes: number) => {
-      upkeep.clock = () => start + minutes * minute;
-      return upkeep.runOn(only('upkeep_waiting_again'));
-    };
+    const runAgainAt = (minutes: number) => runAt(minutes, 'upkeep_waiting_again');
     expect(await runAgainAt(22)).toMatchObject({ deferred: ['upkeep_waiting_again'] });
     for (const minutes of [25, 28, 31]) await runAgainAt(minutes);
     expect(saidHeldOff()).toHaveLength(2);
