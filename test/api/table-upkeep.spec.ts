@@ -261,7 +261,7 @@ test('an upkeep held off for ten minutes says so, naming the session that holds 
     expect(saidHeldOff()).toEqual([]);
     await runAt(10);
     expect(saidHeldOff()).toEqual([
-      expect.stringMatching(/held off for 10 min.*pid \d+ \(application 'stuck restore', user \S+, connected /),
+      expect.stringMatching(/held off for 10 min.*pid \d+ \(application 'stuck restore', user '\S+', connected /),
     ]);
     // Said once per ten minutes, not at every run.
     for (const minutes of [11, 14, 17]) await runAt(minutes);

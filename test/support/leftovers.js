@@ -90,7 +90,7 @@ async function redisLeftovers(redisUrl, run, remove) {
     }
     const prefixes = [...new Set(keys.map((key) => key.split(':')[0]))];
     // The keys themselves, a few: what wrote one after its file's cleanup is told by its name.
-    const named = keys.slice(0, 5).join(', ') + (keys.length > 5 ? ', …' : '');
+    const named = keys.toSorted().slice(0, 5).join(', ') + (keys.length > 5 ? ', …' : '');
     return [
       ...(keys.length ? [`${keys.length} Redis keys under ${prefixes.join(', ')} (${named})`] : []),
       ...(users.length ? [`Redis ACL users ${users.join(', ')}`] : []),

@@ -91,12 +91,13 @@ export const HELD_OFF_GAP_MS = HELD_OFF_WARN_MS;
 
 /**
  * Who holds the upkeep off: the sessions holding its lock exclusively (upkeep-hold-off.ts). The
- * application name is the client's to choose: quoted, so it cannot pass for the rest of the line.
+ * application and user names are the client's and a role creator's to choose: quoted, so they
+ * cannot pass for the rest of the line.
  * Another role's session shows no connection time without pg_read_all_stats.
  */
 const HOLDERS = `
   select string_agg(format('pid %s (application %s, user %s, connected %s)', a.pid, quote_literal(a.application_name),
-                           a.usename, coalesce(a.backend_start::text, 'unknown')), ', ' order by a.pid) as holders
+                           quote_literal(a.usename), coalesce(a.backend_start::text, 'unknown')), ', ' order by a.pid) as holders
     from pg_locks l join pg_stat_activity a on a.pid = l.pid
    where l.locktype = 'advisory' and l.mode = 'ExclusiveLock' and l.granted and l.database = a.datid
      and a.datname = current_database() and l.objsubid = 2
@@ -208,17 +209,19 @@ export class TableUpkeep {
   private async noteHeldOff(client: pg.Client): Promise<void> {
     const now = this.clock();
     if (!this.heldOff || now - this.heldOff.seen > HELD_OFF_GAP_MS) this.heldOff = { since: now, said: now, seen: now };
-    this.heldOff.seen = now;
-    if (now - this.heldOff.said < HELD_OFF_WARN_MS) return;
+    const state = this.heldOff;
+    state.seen = now;
+    if (now - state.said < HELD_OFF_WARN_MS) return;
     // Said even when the holders cannot be read (the query cancelled by a restore's hold-off).
     const holders = await client
       .query<{ holders: string | null }>(HOLDERS)
       .then(({ rows }) => rows[0]?.holders ?? 'no session now (released meanwhile)')
       .catch((error: Error) => `sessions not read (${error.message})`);
-    const minutes = Math.round((now - this.heldOff.since) / 60_000);
+    // What this controller saw: another one's run may have found the lock free in between.
+    const minutes = Math.round((now - state.since) / 60_000);
     this.logger.warn(
-      `table upkeep held off for ${minutes} min, nothing vacuumed or analyzed meanwhile: its lock is held by ${holders}`,
+      `table upkeep held off for ${minutes} min (every run of this controller found its lock taken): its lock is held by ${holders}`,
     );
-    this.heldOff.said = now;
+    state.said = now;
   }
 }
