@@ -377,6 +377,37 @@ describe('batches of several nodes recorded together (group commit, clients/coun
     expect(Math.max(...transactions.map((nodeIds) => nodeIds.length))).toBeGreaterThan(1);
   });
 
+  test('while batches arrive often, a batch waits a little for company; on a quiet panel it starts at once', async () => {
+    const { nodes, batch } = await nodesWithAClient(27);
+    const ids = (from: number, to: number) => nodes.slice(from, to).map((f) => f.nodeId);
+    // The commits' own clock, moved by hand: what counts is the arrivals' spacing, not this machine's speed.
+    let now = 1_000_000;
+    commits.clock = () => now;
+    try {
+      // A stream: 21 batches in the last second, more than one expected in any 50 ms.
+      const stream = nodes.slice(0, 21).map((_, n) => commits.record(batch(n, 1, 1)));
+      now += 50;
+      await Promise.all(stream);
+      now += 450;
+      const transactions = watchTransactions();
+      const gathered = [21, 22, 23].map((n) => commits.record(batch(n, 1, 1)));
+      // Three at once would go as two alone and a third after them; they wait for the linger.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(transactions).toEqual([]);
+      now += 50;
+      await Promise.all(gathered);
+      expect(transactions).toEqual([ids(21, 24)]);
+
+      // The stream is over: a second later the rate is that of these three, and nothing waits.
+      transactions.length = 0;
+      now += 1_000;
+      await Promise.all([24, 25, 26].map((n) => commits.record(batch(n, 1, 1))));
+      expect(transactions.map((nodeIds) => nodeIds.length)).toEqual([1, 1, 1]);
+    } finally {
+      commits.clock = () => performance.now();
+    }
+  });
+
   test('a batch PostgreSQL refuses fails alone, and its node goes alone from then on', async () => {
     const { nodes, clients, batch } = await nodesWithAClient(5);
     const transactions = watchTransactions();
