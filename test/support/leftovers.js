@@ -64,10 +64,13 @@ export async function dropRedisPrefix(redisUrl, prefix, { keys: dropKeys = true 
   const redis = redisClient(redisUrl);
   try {
     await redis.connect();
-    const keys = dropKeys ? await scanKeys(redis, `${prefix}:*`) : [];
-    for (let i = 0; i < keys.length; i += 500) await redis.unlink(...keys.slice(i, i + 500));
+    // Users first: deleting one closes its connections, so an agent still running (stopped after
+    // its panel) cannot write under the prefix once its keys are scanned (a key its queue worker
+    // wrote between the scan and the users' removal outlived a test file in CI once).
     const users = (await redis.call('ACL', 'USERS')).filter((user) => user.startsWith(`${prefix}-node-`));
     if (users.length > 0) await redis.call('ACL', 'DELUSER', ...users);
+    const keys = dropKeys ? await scanKeys(redis, `${prefix}:*`) : [];
+    for (let i = 0; i < keys.length; i += 500) await redis.unlink(...keys.slice(i, i + 500));
     return { keys: keys.length, users: users.length };
   } catch {
     return { keys: 0, users: 0 };
