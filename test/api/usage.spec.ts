@@ -3,6 +3,7 @@ import { generateKeyPair } from '../../libs/wireguard/keys.js';
 import type { PeerCounters } from '../../libs/contracts/agent-link.js';
 import { UsageService } from '../../apps/controller/src/clients/usage.service.js';
 import { CounterCommits } from '../../apps/controller/src/clients/counter-commits.js';
+import { PanelMetrics } from '../../apps/controller/src/metrics/panel-metrics.js';
 import { answer, fixtures } from '../support/fixtures.js';
 import { startTestPanel, type TestPanel } from '../support/test-panel.js';
 
@@ -377,35 +378,43 @@ describe('batches of several nodes recorded together (group commit, clients/coun
     expect(Math.max(...transactions.map((nodeIds) => nodeIds.length))).toBeGreaterThan(1);
   });
 
-  test('while batches arrive often, a batch waits a little for company; on a quiet panel it starts at once', async () => {
-    const { nodes, batch } = await nodesWithAClient(27);
-    const ids = (from: number, to: number) => nodes.slice(from, to).map((f) => f.nodeId);
-    // The commits' own clock, moved by hand: what counts is the arrivals' spacing, not this machine's speed.
-    let now = 1_000_000;
-    commits.clock = () => now;
-    try {
-      // A stream: 21 batches in the last second, more than one expected in any 50 ms.
-      const stream = nodes.slice(0, 21).map((_, n) => commits.record(batch(n, 1, 1)));
-      now += 50;
-      await Promise.all(stream);
-      now += 450;
-      const transactions = watchTransactions();
-      const gathered = [21, 22, 23].map((n) => commits.record(batch(n, 1, 1)));
-      // Three at once would go as two alone and a third after them; they wait for the linger.
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(transactions).toEqual([]);
-      now += 50;
-      await Promise.all(gathered);
-      expect(transactions).toEqual([ids(21, 24)]);
+  test('while 20 or more batches arrived in the last second, a batch waits up to 50 ms for company, 16 start at once', async () => {
+    const { nodes, batch } = await nodesWithAClient(18);
+    const ids = (...ns: number[]) => ns.map((n) => nodes[n].nodeId);
+    // A group commit of its own, on a clock moved by hand: what counts is the arrivals' spacing,
+    // not this machine's speed, and the panel's own keeps its real clock for the other tests.
+    const lingering = new CounterCommits(usage, t.panel.app.get(PanelMetrics));
+    let now = 0;
+    lingering.clock = () => now;
+    const transactions = watchTransactions();
+    // 18 at once: nobody waits for company (the first two start, the rest wait for them).
+    await Promise.all(nodes.map((_, n) => lingering.record(batch(n, 1, 1))));
+    transactions.length = 0;
 
-      // The stream is over: a second later the rate is that of these three, and nothing waits.
-      transactions.length = 0;
-      now += 1_000;
-      await Promise.all([24, 25, 26].map((n) => commits.record(batch(n, 1, 1))));
-      expect(transactions.map((nodeIds) => nodeIds.length)).toEqual([1, 1, 1]);
-    } finally {
-      commits.clock = () => performance.now();
-    }
+    now = 500;
+    // The 19th arrival in a second starts at once; the 20th waits, as does the 21st, 30 ms later.
+    const first = lingering.record(batch(0, 2, 1));
+    const second = lingering.record(batch(1, 2, 1));
+    now = 530;
+    const third = lingering.record(batch(2, 2, 1));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(transactions).toEqual([ids(0)]);
+    // 50 ms after the oldest waiting one arrived (not after the last), they go together.
+    now = 551;
+    await Promise.all([first, second, third]);
+    expect(transactions).toEqual([ids(0), ids(1, 2)]);
+
+    // 16 waiting do not wait for more.
+    now = 600;
+    const sixteen = nodes.slice(0, 16).map((_, n) => lingering.record(batch(n, 3, 1)));
+    expect(transactions.map((nodeIds) => nodeIds.length)).toEqual([1, 2, 16]);
+    await Promise.all(sixteen);
+
+    // A second later the stream is over: the last 20 arrivals are older than a second, nothing waits.
+    transactions.length = 0;
+    now = 1_601;
+    await Promise.all([0, 1, 2].map((n) => lingering.record(batch(n, 4, 1))));
+    expect(transactions.map((nodeIds) => nodeIds.length)).toEqual([1, 1, 1]);
   });
 
   test('a batch PostgreSQL refuses fails alone, and its node goes alone from then on', async () => {

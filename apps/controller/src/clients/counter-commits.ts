@@ -40,8 +40,12 @@ const LINGER_MS = 50;
  * (MAX_BATCHES), and waiting for more only adds to their acks' latency.
  */
 const GROUP_AIM = 16;
-/** The arrivals that make the rate: those of the last second. */
+/**
+ * Batches arriving often: at least COMPANY_RATE in the last RATE_WINDOW_MS, one every LINGER_MS
+ * on average, so that a batch that lingers can expect another.
+ */
 const RATE_WINDOW_MS = 1000;
+const COMPANY_RATE = RATE_WINDOW_MS / LINGER_MS;
 
 interface Waiting {
   batch: NodeBatch;
@@ -77,7 +81,7 @@ export class CounterCommits implements BeforeApplicationShutdown {
   /** Nodes whose batch failed on its own, until when they are recorded alone. */
   private readonly alone = new Map<string, number>();
   private stopping = false;
-  /** Arrival times of the last RATE_WINDOW_MS, oldest first. */
+  /** The last COMPANY_RATE arrival times, oldest first. */
   private arrivals: number[] = [];
   /** The wake-up of the oldest waiting batch's linger, when one is set. */
   private lingerTimer: NodeJS.Timeout | undefined;
@@ -100,7 +104,7 @@ export class CounterCommits implements BeforeApplicationShutdown {
       }
       const at = this.clock();
       this.arrivals.push(at);
-      while (this.arrivals[0] <= at - RATE_WINDOW_MS) this.arrivals.shift();
+      if (this.arrivals.length > COMPANY_RATE) this.arrivals.shift();
       this.waiting.push({ batch, at, resolve, reject });
       this.startNext();
     });
@@ -137,15 +141,16 @@ export class CounterCommits implements BeforeApplicationShutdown {
   private lingers(): boolean {
     if (this.waiting.length === 0 || this.waiting.length >= GROUP_AIM) return false;
     const now = this.clock();
-    const recent = this.arrivals.filter((at) => at > now - RATE_WINDOW_MS).length;
-    if ((recent * LINGER_MS) / RATE_WINDOW_MS < 1) return false;
-    const left = this.waiting[0].at + LINGER_MS - now;
-    if (left <= 0) return false;
+    if (this.arrivals.length < COMPANY_RATE || this.arrivals[0] <= now - RATE_WINDOW_MS) return false;
+    // Within a millisecond is over: a timer may fire that much early (it counts whole milliseconds
+    // from the event loop's cached time).
+    const left = Math.min(this.waiting[0].at + LINGER_MS - now, LINGER_MS);
+    if (left < 1) return false;
     if (this.lingerTimer === undefined) {
       this.lingerTimer = setTimeout(() => {
         this.lingerTimer = undefined;
         this.startNext();
-      }, left);
+      }, Math.ceil(left));
       this.lingerTimer.unref();
     }
     return true;
